@@ -1,0 +1,66 @@
+package llm
+
+import "encoding/json"
+
+// ToolDef is a tool as the model sees it: a name, prose, and the JSON schema
+// of its input.
+type ToolDef struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"input_schema"`
+
+	// Cache marks a prompt-cache breakpoint after this tool (normally the last
+	// one). Set per request, never persisted.
+	Cache bool `json:"-"`
+}
+
+// Thinking configures extended thinking. A nil *Thinking means off.
+type Thinking struct {
+	// BudgetTokens enables thinking with a fixed budget (≥ 1024). Zero with
+	// Adaptive set lets the model decide.
+	BudgetTokens int  `json:"budget_tokens,omitempty"`
+	Adaptive     bool `json:"adaptive,omitempty"`
+}
+
+// Request is one call to a model. Builders must produce it deterministically:
+// the same inputs give the same bytes on the wire, which prompt caching needs.
+type Request struct {
+	Model     string
+	System    []Block // text blocks
+	Tools     []ToolDef
+	Messages  []Message
+	MaxTokens int
+	Thinking  *Thinking
+	// Effort is the output effort level ("low", "medium", "high", "xhigh",
+	// "max"); empty leaves the provider default.
+	Effort      string
+	Temperature *float64
+	StopSeqs    []string
+
+	// Background marks a request made for a background agent; providers use
+	// it to skip retries that only make sense while a user waits (529).
+	Background bool
+}
+
+// Breakpoints counts the cache markers set in r.
+func (r *Request) Breakpoints() int {
+	n := 0
+	for _, t := range r.Tools {
+		if t.Cache {
+			n++
+		}
+	}
+	for _, b := range r.System {
+		if b.Cache {
+			n++
+		}
+	}
+	for _, m := range r.Messages {
+		for _, b := range m.Content {
+			if b.Cache {
+				n++
+			}
+		}
+	}
+	return n
+}

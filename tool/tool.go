@@ -1,0 +1,93 @@
+// Package tool defines what a tool is to the engine: a definition the model
+// sees, traits that decide scheduling and approval, and a Run method. The
+// built-in tools live in sub-packages by family (tool/file, tool/shell, …);
+// the Agent tool lives in agenttool.
+//
+// Env is Cohort's ToolUseContext: the per-agent facts a tool needs (cwd,
+// agent id, depth, the read-file cache, an optional write guard). The abort
+// signal is the ctx passed to Run.
+package tool
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/cohort-dev/cohort/llm"
+)
+
+// Tool is one capability the model can call. Implementations are safe for
+// concurrent use: several agents, and parallel calls of one agent, share them.
+type Tool interface {
+	// Def returns the name, description and input schema. It must return the
+	// same bytes every time: the tool array is part of the cached prefix.
+	Def() llm.ToolDef
+	// Traits classifies one call. input has passed schema validation.
+	Traits(input json.RawMessage) Traits
+	// Run executes one call. A failure the model should read is a Result
+	// with IsError; a Go error means the infrastructure failed (or ctx ended)
+	// and the engine reports it as an is_error result too.
+	Run(ctx context.Context, env *Env, input json.RawMessage) (Result, error)
+}
+
+// Traits classify a call.
+type Traits struct {
+	// ReadOnly calls change nothing outside the agent; in default permission
+	// mode they need no approval.
+	ReadOnly bool
+	// ConcurrencySafe calls may run in parallel with other safe calls.
+	ConcurrencySafe bool
+}
+
+// Result is what a call returns to the model.
+type Result struct {
+	Content []llm.Block // text and image blocks
+	IsError bool
+	// Meta carries structured data for the engine and UIs (never sent to the
+	// model), e.g. an Agent call's usage.
+	Meta any
+}
+
+// Text returns a successful result holding s.
+func Text(s string) Result { return Result{Content: []llm.Block{llm.Text(s)}} }
+
+// Errorf returns an is_error result with a formatted message.
+func Errorf(format string, args ...any) Result {
+	return Result{Content: []llm.Block{llm.Text(fmt.Sprintf(format, args...))}, IsError: true}
+}
+
+// TextOf returns the text of r's text blocks.
+func (r Result) TextOf() string { return llm.JoinText(r.Content) }
+
+// Env is the per-agent context a call runs in (Claude Code's ToolUseContext).
+// The engine owns it; tools read it and must not retain it past Run.
+type Env struct {
+	// Cwd is the agent's working directory (a worktree for isolated agents);
+	// relative paths resolve against it. The process cwd never changes.
+	Cwd string
+	// AgentID identifies the calling agent; SessionID its session.
+	AgentID   string
+	SessionID string
+	// Depth is 0 for the lead and parent+1 for each nested agent.
+	Depth int
+	// ToolUseID is the id of the tool_use block being run.
+	ToolUseID string
+	// Files records what the agent has read; Edit and Write consult it.
+	Files *FileCache
+	// Guard, when set, vets every path a tool is about to write.
+	Guard WriteGuard
+}
+
+// WriteGuard refuses writes outside an agent's allowed area (worktree
+// isolation). Safe for concurrent use.
+type WriteGuard interface {
+	CheckWrite(path string) error
+}
+
+// CheckWrite asks the guard, if any, whether path may be written.
+func (e *Env) CheckWrite(path string) error {
+	if e == nil || e.Guard == nil {
+		return nil
+	}
+	return e.Guard.CheckWrite(path)
+}
