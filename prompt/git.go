@@ -1,0 +1,50 @@
+package prompt
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"strings"
+	"time"
+)
+
+// maxStatusLines caps the status listing in the git snapshot.
+const maxStatusLines = 40
+
+// GitSnapshot renders the repository state at session start: branch, short
+// status and recent commits. It returns "" outside a repository or when git
+// is missing. The snapshot is frozen: it will not be updated during the
+// conversation, and it says so.
+func GitSnapshot(ctx context.Context, dir string) string {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	run := func(args ...string) (string, bool) {
+		cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir, "--no-optional-locks"}, args...)...)
+		cmd.Env = append(cmd.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat")
+		out, err := cmd.Output()
+		return strings.TrimRight(string(out), "\n"), err == nil
+	}
+	if _, ok := run("rev-parse", "--is-inside-work-tree"); !ok {
+		return ""
+	}
+	branch, _ := run("branch", "--show-current")
+	if branch == "" {
+		branch = "(detached HEAD)"
+	}
+	status, _ := run("status", "--short")
+	lines := strings.Split(status, "\n")
+	if status == "" {
+		lines = []string{"(clean)"}
+	} else if len(lines) > maxStatusLines {
+		lines = append(lines[:maxStatusLines], fmt.Sprintf("… and %d more", len(lines)-maxStatusLines))
+	}
+	log, _ := run("log", "--oneline", "-n", "5")
+	var b strings.Builder
+	b.WriteString("<git-snapshot>\nThis is the repository state when the session started; it is not updated as you work.\n")
+	fmt.Fprintf(&b, "Current branch: %s\n\nStatus:\n%s\n", branch, strings.Join(lines, "\n"))
+	if log != "" {
+		fmt.Fprintf(&b, "\nRecent commits:\n%s\n", log)
+	}
+	b.WriteString("</git-snapshot>")
+	return b.String()
+}
