@@ -1,0 +1,157 @@
+package claude
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
+
+	"github.com/cohort-dev/cohort/llm"
+)
+
+// Defaults for the zero fields of Config and llm.Request.
+const (
+	DefaultMaxAttempts = 10
+	DefaultIdleTimeout = 90 * time.Second
+	DefaultMaxTokens   = 8192
+)
+
+// Config configures a Model. The zero value of every field but the
+// credentials is a sensible default.
+//
+// The retry policy: 408, 409, 429, 5xx and 529, connection errors, streams
+// cut before message_stop, stalled streams and error events inside a stream
+// are retried, up to MaxAttempts attempts in all. 400, 401, 403, 404, 413 and
+// a 429 for a reached spend limit are never retried; neither is 529 (or an
+// overloaded_error) for a request marked Background. The wait before attempt
+// n+1 is the server's retry-after-ms or retry-after header, capped at 60 s;
+// without one it is 0.5 s·2^(n-1), capped at 32 s, plus up to 25 % jitter.
+type Config struct {
+	// APIKey is sent as the API key credential; AuthToken as a bearer token.
+	// One of them is required; APIKey wins when both are set.
+	APIKey    string
+	AuthToken string
+	// BaseURL replaces https://api.anthropic.com (a proxy or llm/fakeapi).
+	BaseURL string
+	// HTTPClient sends the requests; nil uses a client on
+	// http.DefaultTransport.
+	HTTPClient *http.Client
+
+	// MaxAttempts bounds the attempts per request, the first included
+	// (default 10).
+	MaxAttempts int
+	// IdleTimeout abandons an attempt (as a retryable error) when no byte of
+	// the response has arrived for this long (default 90 s; negative turns
+	// the watchdog off).
+	IdleTimeout time.Duration
+
+	// Sleep waits between attempts; it must return early with ctx's error
+	// when ctx is done. Nil uses a timer. Tests inject one that records.
+	Sleep func(ctx context.Context, d time.Duration) error
+	// Rand returns a number in [0, 1) for the backoff jitter; nil uses
+	// math/rand/v2. It must be safe for concurrent use.
+	Rand func() float64
+	// Now is the clock used to read an HTTP-date retry-after; nil is
+	// time.Now.
+	Now func() time.Time
+	// Logf, when set, receives one line per retry.
+	Logf func(format string, args ...any)
+}
+
+// ConfigFromEnv reads ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN and
+// ANTHROPIC_BASE_URL through getenv (os.Getenv in production).
+func ConfigFromEnv(getenv func(string) string) Config {
+	return Config{
+		APIKey:    getenv("ANTHROPIC_API_KEY"),
+		AuthToken: getenv("ANTHROPIC_AUTH_TOKEN"),
+		BaseURL:   getenv("ANTHROPIC_BASE_URL"),
+	}
+}
+
+// ErrNoCredentials reports a Config with neither an API key nor a token.
+var ErrNoCredentials = errors.New("claude: no Anthropic credentials: set ANTHROPIC_API_KEY (an API key) or ANTHROPIC_AUTH_TOKEN (a bearer token)")
+
+// Model streams responses from the Messages API. It is safe for concurrent
+// use; each Stream call is independent.
+type Model struct {
+	client anthropic.Client
+	cfg    Config
+}
+
+var _ llm.Model = (*Model)(nil)
+
+// New checks cfg, fills in its defaults and returns a Model.
+func New(cfg Config) (*Model, error) {
+	if cfg.APIKey == "" && cfg.AuthToken == "" {
+		return nil, ErrNoCredentials
+	}
+	if cfg.MaxAttempts < 0 {
+		return nil, fmt.Errorf("claude: MaxAttempts is %d; use a positive number (0 means %d)", cfg.MaxAttempts, DefaultMaxAttempts)
+	}
+	if cfg.MaxAttempts == 0 {
+		cfg.MaxAttempts = DefaultMaxAttempts
+	}
+	if cfg.IdleTimeout == 0 {
+		cfg.IdleTimeout = DefaultIdleTimeout
+	}
+	if cfg.Sleep == nil {
+		cfg.Sleep = sleep
+	}
+	if cfg.Rand == nil {
+		cfg.Rand = rand.Float64
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.HTTPClient == nil {
+		cfg.HTTPClient = &http.Client{}
+	}
+	opts := []option.RequestOption{
+		option.WithoutEnvironmentDefaults(),
+		option.WithMaxRetries(0),
+		option.WithHTTPClient(cfg.HTTPClient),
+	}
+	if cfg.APIKey != "" {
+		if cfg.AuthToken != "" {
+			cfg.logf("claude: both an API key and an auth token are configured; using the API key")
+		}
+		opts = append(opts, option.WithAPIKey(cfg.APIKey))
+	} else {
+		opts = append(opts, option.WithAuthToken(cfg.AuthToken))
+	}
+	if cfg.BaseURL != "" {
+		u, err := url.Parse(cfg.BaseURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, fmt.Errorf("claude: base URL %q (ANTHROPIC_BASE_URL) is not an http(s) URL; set it like https://api.anthropic.com", cfg.BaseURL)
+		}
+		opts = append(opts, option.WithBaseURL(cfg.BaseURL))
+	}
+	return &Model{client: anthropic.NewClient(opts...), cfg: cfg}, nil
+}
+
+func (c *Config) logf(format string, args ...any) {
+	if c.Logf != nil {
+		c.Logf(format, args...)
+	}
+}
+
+// sleep waits for d or until ctx is done.
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
