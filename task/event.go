@@ -1,0 +1,40 @@
+package task
+
+// Event subtypes, as Claude Code's stream-json names them.
+const (
+	SubtypeTaskStarted      = "task_started"
+	SubtypeTaskProgress     = "task_progress"
+	SubtypeTaskNotification = "task_notification"
+)
+
+// Event is one stream-json system message about a task, shaped like Claude
+// Code's `--output-format stream-json` output
+// ({"type":"system","subtype":"task_started",…}); the CLI prints it as one
+// JSON line. Which optional fields are set depends on Subtype:
+//
+//   - task_started: task_id, tool_use_id, description, task_type, prompt,
+//     subagent_type, is_backgrounded, parent_task_id
+//   - task_progress: task_id, tool_use_id, description, usage,
+//     last_tool_name
+//   - task_notification: task_id, tool_use_id, status
+//     (completed|failed|stopped — a killed task is "stopped" here),
+//     output_file, summary, usage (agent tasks)
+type Event struct {
+	Type           string `json:"type"`
+	Subtype        string `json:"subtype"`
+	TaskID         string `json:"task_id"`
+	ToolUseID      string `json:"tool_use_id,omitempty"`
+	Description    string `json:"description,omitempty"`
+	TaskType       string `json:"task_type,omitempty"`
+	Prompt         string `json:"prompt,omitempty"`
+	SubagentType   string `json:"subagent_type,omitempty"`
+	IsBackgrounded *bool  `json:"is_backgrounded,omitempty"`
+	ParentTaskID   string `json:"parent_task_id,omitempty"`
+	Status         string `json:"status,omitempty"`
+	OutputFile     string `json:"output_file,omitempty"`
+	Summary        string `json:"summary,omitempty"`
+	Usage          *Usage `json:"usage,omitempty"`
+	LastToolName   string `json:"last_tool_name,omitempty"`
+	UUID           string `json:"uuid"`
+	SessionID      string `json:"session_id"`
+}
