@@ -1,0 +1,66 @@
+// Package mailbox is the durable message transport between the agents of a
+// team: one append-only JSONL inbox per agent, written by any number of
+// processes and consumed by exactly one reader.
+//
+// # Layout
+//
+// A mailbox directory (normally $COHORT_HOME/teams/{team}/inboxes/) holds, per
+// registered agent:
+//
+//	{agent}.jsonl        the inbox, one JSON message a line
+//	{agent}.lock         flock(2) sidecar serialising appends and compaction
+//	{agent}.cursor       the reader's durable position (written atomically)
+//	{agent}.reader.lock  flock(2) sidecar held by the one live Reader
+//
+// Lock files are never deleted, so every process always locks the same
+// inode; the inbox itself is replaced only by compaction, which is why a
+// writer opens it only after taking the lock.
+//
+// # Decisions the spec leaves open
+//
+//   - Durability: appends are not fsynced by default. An acknowledged append
+//     has completed write(2), so the bytes are in the page cache and survive a
+//     SIGKILL of any process, which is the failure the design must tolerate;
+//     surviving power loss costs an fsync per message (Config.Sync). Cursor
+//     and compaction writes are always fsynced, because a reader that replays
+//     or skips after a crash is worse than a slow one.
+//   - Lock waits poll flock(LOCK_NB) with a short exponential back-off (tens
+//     of microseconds up to 2 ms, jittered) instead of a blocking flock: a
+//     blocked flock cannot be cancelled, and every wait here must honour its
+//     context. Config.LockTimeout bounds waits whose context has no deadline.
+//   - Ids are 128 bits: a 48-bit millisecond timestamp followed by 80 random
+//     bits, as 32 lower-case hex digits, so they sort by creation time and are
+//     unique across processes without coordination. A caller may supply its
+//     own id to make a re-send idempotent: the reader drops repeats.
+//   - Acknowledgement is per message id. The durable cursor is the byte offset
+//     of the longest fully acknowledged prefix of the inbox; ids acknowledged
+//     out of order beyond it, and a window of recently acknowledged ids
+//     (Config.DedupeWindow), are stored in the cursor too. A restarted Reader
+//     therefore redelivers exactly the unacknowledged messages, once.
+//   - States: a message is pending until a Reader returns it, processing
+//     until it is acknowledged, then processed (Reader.State). Processing
+//     falls back to pending when the reader dies before acknowledging.
+//   - Only the Reader compacts, from Ack, once the acknowledged prefix passes
+//     Config.CompactBytes. Under the append lock it copies the unconsumed tail
+//     to a temporary file, records the new file's identity (device and inode)
+//     in the cursor together with the old identity and offset, and renames
+//     the copy over the inbox. A reader that restarts after a crash between
+//     those steps finds the old inode in the cursor's "prev" entry and
+//     resumes at the old offset; a file identity it does not recognise is
+//     reported and re-read from the start, with ids deduplicated.
+//   - Bad lines never stop delivery. A corrupt or oversized line, or one
+//     addressed to another agent, is skipped and reported through
+//     Config.OnProblem with file and line number. A final line without its
+//     newline is treated as in progress and left unconsumed; the next append
+//     terminates it first (so it becomes a corrupt line, reported once).
+//   - Watching uses fsnotify on the directory, filtered to the inbox file,
+//     and always keeps a stat poll (Config.PollInterval, 250 ms) as a safety
+//     net for filesystems where inotify misses writes.
+//   - Messages from this package are agent-originated (Origin): Render wraps
+//     them in a <teammate-message> element with escaped attributes and a
+//     neutralised body, so text from another agent can neither close the
+//     element nor pose as the user.
+//
+// Transport and Inbox are the seams a NATS JetStream backend will fill for
+// cross-machine teams; Dir is the file implementation.
+package mailbox

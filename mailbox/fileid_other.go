@@ -1,0 +1,13 @@
+//go:build !unix
+
+package mailbox
+
+import "os"
+
+// identify returns the zero fileID where the platform offers no inode: the
+// cursor then trusts its offset, and a crash in the middle of a compaction
+// may redeliver (never lose) messages, which dedupe mostly absorbs.
+func identify(f *os.File) (fileID, error) {
+	_, err := f.Stat()
+	return fileID{}, err
+}
