@@ -1,0 +1,52 @@
+// Package settings loads Cohort's settings files and keeps every value
+// together with the file it came from.
+//
+// The files have Claude Code's shape: a JSON object with "permissions"
+// ({allow, ask, deny, defaultMode, additionalDirectories}), "hooks", "env",
+// "model", "flags" and any other keys. This package interprets only what is
+// common to all readers (where files live, their precedence, JSON syntax,
+// positions for error messages) and the "permissions" lists it has to
+// protect; every other section is kept raw per source so the package that
+// owns it (hooks, flags, models, worktrees) decodes it with [Collect] or
+// [Settings.Section].
+//
+// # Sources and precedence
+//
+// Lowest to highest (a later source wins for scalar values; lists such as
+// permission rules concatenate, each entry remembering its file):
+//
+//  1. user: ~/.claude/settings.json (compatibility), then $COHORT_HOME/settings.json
+//  2. project: .claude/settings.json, then .cohort/settings.json
+//  3. local: .claude/settings.local.json, then .cohort/settings.local.json
+//  4. the command line (added by the caller, not by this package)
+//
+// The .claude files are read unless COHORT_CLAUDE_COMPAT=0 (also "false",
+// "off", "no").
+//
+// Project and local files are looked up in two directories: the project
+// root (the nearest ancestor of the working directory holding a .git entry;
+// the working directory itself outside a repository) and then the working
+// directory when it differs, so a file closer to where the user started
+// wins. Within one directory the .cohort file beats the .claude one. A path
+// reached twice (for example when the working directory is the home
+// directory, so .cohort/settings.json is also $COHORT_HOME/settings.json) is
+// read once, at its lowest precedence.
+//
+// # Errors and failing closed
+//
+// A file that is missing is simply not a source. A file that exists but
+// cannot be read or is not valid JSON is reported as a [Problem] naming the
+// file, the line and column and what to do, and is skipped: the other files
+// still load. Because a broken file may have held deny rules, such a source
+// is still listed by [Settings.Permissions] with Incomplete set; the
+// permission package then refuses to auto-allow anything until the file is
+// fixed. The same happens when "permissions", "deny" or "ask" has the wrong
+// JSON type. Problems are warnings for the caller to print; Load itself
+// never fails.
+//
+// # Writing
+//
+// [Edit] rewrites one settings file atomically (temporary file and rename,
+// under a lock file) and keeps the order of top-level keys; it refuses to
+// touch a file it cannot parse, so a user's broken file is never clobbered.
+package settings
