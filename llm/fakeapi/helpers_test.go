@@ -111,8 +111,10 @@ func body(msgs ...map[string]any) map[string]any {
 	return map[string]any{"model": "claude-test", "max_tokens": 4096, "stream": true, "messages": msgs}
 }
 
-func user(content any) map[string]any      { return map[string]any{"role": "user", "content": content} }
-func assistant(content any) map[string]any { return map[string]any{"role": "assistant", "content": content} }
+func user(content any) map[string]any { return map[string]any{"role": "user", "content": content} }
+func assistant(content any) map[string]any {
+	return map[string]any{"role": "assistant", "content": content}
+}
 
 // decoded reassembles a stream the way a client does.
 type decoded struct {

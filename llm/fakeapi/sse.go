@@ -123,8 +123,12 @@ type event struct {
 // Text, thinking and tool input are split by fragments.
 func blockEvents(i int, b Block, rng *rand.Rand) []event {
 	var evs []event
-	delta := func(d any) { evs = append(evs, event{"content_block_delta", evBlockDelta{"content_block_delta", i, d}}) }
-	start := func(cb any) { evs = append(evs, event{"content_block_start", evBlockStart{"content_block_start", i, cb}}) }
+	delta := func(d any) {
+		evs = append(evs, event{"content_block_delta", evBlockDelta{"content_block_delta", i, d}})
+	}
+	start := func(cb any) {
+		evs = append(evs, event{"content_block_start", evBlockStart{"content_block_start", i, cb}})
+	}
 	switch b.Type {
 	case "text":
 		start(wireText{"text", ""})
