@@ -206,20 +206,33 @@ func (r *Registry) evict(t *Task) {
 	if r.byAgent[t.spec.AgentID] == t {
 		delete(r.byAgent, t.spec.AgentID)
 	}
-	if len(r.kids[t.id]) == 0 {
-		delete(r.kids, t.id)
-	}
-	// Unlink t from its parent; drop the parent's entry once it is gone
-	// and childless.
-	p := t.parentID
-	if p == "" {
+	if len(r.kids[t.id]) > 0 {
+		// Keep the path to t's listed descendants for a later cascade.
+		r.ghosts[t.id] = t.parentID
 		return
 	}
-	r.kids[p] = slices.DeleteFunc(r.kids[p], func(id string) bool { return id == t.id })
-	if len(r.kids[p]) == 0 {
-		if _, listed := r.tasks[p]; !listed {
-			delete(r.kids, p)
+	delete(r.kids, t.id)
+	r.unlinkLocked(t.id, t.parentID)
+}
+
+// unlinkLocked removes a gone, childless id from its parent's child list,
+// and walks up through evicted ancestors that become childless in turn.
+func (r *Registry) unlinkLocked(id, parent string) {
+	for parent != "" {
+		r.kids[parent] = slices.DeleteFunc(r.kids[parent], func(k string) bool { return k == id })
+		if len(r.kids[parent]) > 0 {
+			return
 		}
+		delete(r.kids, parent)
+		if _, listed := r.tasks[parent]; listed {
+			return
+		}
+		grand, ghost := r.ghosts[parent]
+		if !ghost {
+			return
+		}
+		delete(r.ghosts, parent)
+		id, parent = parent, grand
 	}
 }
 

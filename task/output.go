@@ -14,11 +14,11 @@ import (
 
 // Output defaults.
 const (
-	DefaultOutputCap     int64 = 5 << 30 // 5 GiB
-	DefaultMaxPending          = 1 << 20 // bytes buffered ahead of the disk
-	DefaultBlockTimeout        = 2 * time.Second
-	DefaultTailLines           = 1000
-	DefaultMaxTailLine         = 4096
+	DefaultOutputCap    int64 = 5 << 30 // 5 GiB
+	DefaultMaxPending         = 1 << 20 // bytes buffered ahead of the disk
+	DefaultBlockTimeout       = 2 * time.Second
+	DefaultTailLines          = 1000
+	DefaultMaxTailLine        = 4096
 )
 
 // ErrOutputClosed is returned by writes after Close.

@@ -82,6 +82,7 @@ type Registry struct {
 	byName  map[string]*Task
 	byAgent map[string]*Task
 	kids    map[string][]string // parent id → child ids, kept while a child is listed
+	ghosts  map[string]string   // evicted id → its parent id, while it has listed descendants
 }
 
 // NewRegistry prepares Home/tmp/SessionID/tasks (directories 0700, none of
@@ -112,7 +113,7 @@ func NewRegistry(cfg Config) (*Registry, error) {
 	return &Registry{
 		cfg: cfg, clock: cfg.Clock, dir: dir, root: root,
 		tasks: map[string]*Task{}, byName: map[string]*Task{}, byAgent: map[string]*Task{},
-		kids: map[string][]string{},
+		kids: map[string][]string{}, ghosts: map[string]string{},
 	}, nil
 }
 

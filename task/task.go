@@ -169,11 +169,12 @@ func (t *Task) signal(reason string) bool {
 	return true
 }
 
-// stopping reports whether the task ended or was asked to.
+// stopping reports whether the task was asked to stop (killed tasks
+// included).
 func (t *Task) stopping() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.stopRequested || t.status.Terminal()
+	return t.stopRequested
 }
 
 func (t *Task) running() bool {

@@ -49,11 +49,11 @@ func NewOutputTool(reg *Registry, queue *Queue) *OutputTool {
 	return &OutputTool{reg: reg, queue: queue}
 }
 
-var outputSchema = json.RawMessage(`{"type":"object","properties":{` +
-	`"task_id":{"type":"string","description":"Id of the task to read."},` +
-	`"block":{"type":"boolean","default":true,"description":"Wait for the task to finish before answering."},` +
-	`"timeout":{"type":"number","minimum":0,"maximum":600000,"default":30000,"description":"Longest wait in milliseconds when block is true."}` +
-	`},"required":["task_id"],"additionalProperties":false}`)
+var outputSchema = tool.Object(
+	tool.Required("task_id", tool.String("Id of the task to read.")),
+	tool.Optional("block", tool.Boolean("Wait for the task to finish before answering (default true).")),
+	tool.Optional("timeout", tool.Number("Longest wait in milliseconds when block is true (default 30000).").WithMin(0).WithMax(MaxOutputTimeoutMs)),
+).JSON()
 
 // Def implements tool.Tool.
 func (*OutputTool) Def() llm.ToolDef {
@@ -163,10 +163,10 @@ type StopTool struct{ reg *Registry }
 // NewStopTool returns TaskStop over reg.
 func NewStopTool(reg *Registry) *StopTool { return &StopTool{reg: reg} }
 
-var stopSchema = json.RawMessage(`{"type":"object","properties":{` +
-	`"task_id":{"type":"string","description":"Id of the task to stop, or the name of a running agent."},` +
-	`"shell_id":{"type":"string","description":"Deprecated: use task_id."}` +
-	`},"additionalProperties":false}`)
+var stopSchema = tool.Object(
+	tool.Optional("task_id", tool.String("Id of the task to stop, or the name of a running agent.")),
+	tool.Optional("shell_id", tool.String("Deprecated: use task_id.")),
+).JSON()
 
 // Def implements tool.Tool.
 func (*StopTool) Def() llm.ToolDef {
