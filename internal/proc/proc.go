@@ -1,0 +1,455 @@
+//go:build unix
+
+package proc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Defaults for Command's zero values.
+const (
+	DefaultGrace = 2 * time.Second
+	DefaultDrain = time.Second
+)
+
+// Why a process was stopped (Exit.Stopped).
+var (
+	ErrTimeout = errors.New("process timed out")
+	ErrStopped = errors.New("process stopped")
+)
+
+// Command describes a process to start. The zero values of the optional
+// fields are sensible; a Command may be reused.
+type Command struct {
+	// Path is the program; a name without a slash is looked up in PATH.
+	Path string
+	// Args are the arguments, not including the program name.
+	Args []string
+	// Dir is the working directory; empty means ours.
+	Dir string
+	// Env is the full environment; nil inherits ours.
+	Env []string
+	// Stdin feeds the process; nil means /dev/null (never our stdin). A
+	// reader that is not an *os.File is copied by a goroutine that Wait
+	// waits for, so it must eventually return (a bytes.Reader, a pipe whose
+	// writer closes).
+	Stdin io.Reader
+	// StdinPipe gives the caller a writer to the process's stdin through
+	// Process.Stdin, for conversations with long-lived children (it excludes
+	// Stdin). Closing it is the first, gentlest stop step.
+	StdinPipe bool
+	// Stdout and Stderr receive the output; nil discards it. Each is written
+	// from one goroutine; if they are the same writer without MergeStderr,
+	// that writer must be safe for concurrent use.
+	Stdout io.Writer
+	Stderr io.Writer
+	// MergeStderr sends stderr down stdout's pipe, keeping the interleaving
+	// the process produced. Stderr is then ignored.
+	MergeStderr bool
+	// Timeout stops the process after this long; 0 means no timeout.
+	Timeout time.Duration
+	// Grace is how long each stop step (closing stdin, SIGTERM) waits before
+	// the next one; 0 means DefaultGrace.
+	Grace time.Duration
+	// Drain is how long Wait keeps reading output after the process group is
+	// gone (a process outside the group may hold the pipe); 0 means
+	// DefaultDrain.
+	Drain time.Duration
+	// KeepGroup leaves the other members of the process group running when
+	// the leader exits on its own. They are still killed when the process
+	// is stopped (timeout, Stop, ctx).
+	KeepGroup bool
+}
+
+// Exit describes how a process ended.
+type Exit struct {
+	// Code is the exit status, or -1 when a signal killed the process.
+	Code int
+	// Signal is the signal that killed the process, 0 if it exited.
+	Signal syscall.Signal
+	// Stopped says why we stopped the process: nil if it ended by itself,
+	// ErrTimeout, ErrStopped, or the cause of the context ending.
+	Stopped error
+}
+
+// Success reports whether the process exited 0 by itself.
+func (e Exit) Success() bool { return e.Code == 0 && e.Stopped == nil }
+
+func (e Exit) String() string {
+	var s string
+	if e.Signal != 0 {
+		s = "killed by signal " + e.Signal.String()
+	} else {
+		s = "exit code " + strconv.Itoa(e.Code)
+	}
+	if e.Stopped != nil {
+		s += " (stopped: " + e.Stopped.Error() + ")"
+	}
+	return s
+}
+
+// Process is a started command. Its methods are safe for concurrent use.
+//
+// A Process owns the goroutines that watch it; they all end, and the whole
+// process group is gone and reaped, by the time Wait returns. They end on
+// their own when the process ends, so a caller that loses interest can call
+// Stop and need not call Wait, but should.
+type Process struct {
+	cmd       *exec.Cmd
+	pid       int
+	grace     time.Duration
+	drain     time.Duration
+	keepGroup bool
+
+	stopCh   chan struct{}
+	stopOnce sync.Once
+	exited   chan struct{} // closed when the leader has exited
+	reaped   bool          // set before exited closes: the waiter reaped it
+	reapErr  error
+	done     chan struct{} // closed when everything is over
+	exit     Exit
+	err      error
+
+	stdinW     *os.File // our end of the stdin pipe, if we own one
+	stdinPipe  bool     // stdinW is handed to the caller (Command.StdinPipe)
+	stdinOnce  sync.Once
+	stdinDone  chan struct{} // closed when the stdin copier ends
+	outR       []*os.File    // our ends of the output pipes
+	readers    sync.WaitGroup
+	readerDone chan struct{}
+}
+
+// Start starts c in a new process group. When ctx ends, or c.Timeout
+// passes, the process is stopped. The returned Process must be waited for
+// with Wait to learn the outcome.
+func Start(ctx context.Context, c Command) (*Process, error) {
+	if c.Path == "" {
+		return nil, errors.New("proc: empty command path")
+	}
+	cmd := exec.Command(c.Path, c.Args...)
+	cmd.Dir = c.Dir
+	cmd.Env = c.Env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	p := &Process{
+		cmd:        cmd,
+		grace:      orDefault(c.Grace, DefaultGrace),
+		drain:      orDefault(c.Drain, DefaultDrain),
+		keepGroup:  c.KeepGroup,
+		stdinPipe:  c.StdinPipe,
+		stopCh:     make(chan struct{}),
+		exited:     make(chan struct{}),
+		done:       make(chan struct{}),
+		stdinDone:  make(chan struct{}),
+		readerDone: make(chan struct{}),
+	}
+	childEnds, copies, err := p.pipes(c)
+	if err != nil {
+		closeAll(childEnds)
+		closeAll(p.outR)
+		return nil, fmt.Errorf("start %s: %w", c.Path, err)
+	}
+	if err := cmd.Start(); err != nil {
+		closeAll(childEnds)
+		closeAll(p.outR)
+		if p.stdinW != nil {
+			p.stdinW.Close()
+		}
+		return nil, fmt.Errorf("start %s: %w", c.Path, err)
+	}
+	closeAll(childEnds)
+	p.pid = cmd.Process.Pid
+
+	for i, r := range p.outR {
+		p.readers.Add(1)
+		go p.copyOut(r, copies[i])
+	}
+	go func() { p.readers.Wait(); close(p.readerDone) }()
+	if p.stdinW != nil && !p.stdinPipe {
+		go p.copyIn(c.Stdin)
+	} else {
+		close(p.stdinDone)
+	}
+	go p.waitLeader()
+	go p.supervise(ctx, c.Timeout)
+	return p, nil
+}
+
+// pipes wires stdin and the output writers. It returns the child's ends
+// (to close after the start) and, per entry of p.outR, the writer it feeds.
+func (p *Process) pipes(c Command) (childEnds []*os.File, copies []io.Writer, err error) {
+	if c.StdinPipe {
+		if c.Stdin != nil {
+			return nil, nil, errors.New("both Stdin and StdinPipe set")
+		}
+		r, w, err := os.Pipe()
+		if err != nil {
+			return nil, nil, err
+		}
+		p.cmd.Stdin, p.stdinW = r, w
+		childEnds = append(childEnds, r)
+	}
+	switch in := c.Stdin.(type) {
+	case nil:
+	case *os.File:
+		p.cmd.Stdin = in
+	default:
+		r, w, err := os.Pipe()
+		if err != nil {
+			return childEnds, nil, err
+		}
+		p.cmd.Stdin, p.stdinW = r, w
+		childEnds = append(childEnds, r)
+	}
+	out := func(dst io.Writer) (*os.File, error) {
+		if dst == nil {
+			return nil, nil // os/exec connects /dev/null
+		}
+		r, w, err := os.Pipe()
+		if err != nil {
+			return nil, err
+		}
+		childEnds = append(childEnds, w)
+		p.outR = append(p.outR, r)
+		copies = append(copies, dst)
+		return w, nil
+	}
+	w, err := out(c.Stdout)
+	if err != nil {
+		return childEnds, nil, err
+	}
+	if w != nil {
+		p.cmd.Stdout = w
+	}
+	if c.MergeStderr {
+		if w != nil {
+			p.cmd.Stderr = w
+		}
+		return childEnds, copies, nil
+	}
+	w, err = out(c.Stderr)
+	if err != nil {
+		return childEnds, nil, err
+	}
+	if w != nil {
+		p.cmd.Stderr = w
+	}
+	return childEnds, copies, nil
+}
+
+// Stdin returns the writer to the process's stdin when Command.StdinPipe
+// was set, nil otherwise. Writes may block while the child does not read;
+// Close (idempotent) sends EOF. Stop closes it too.
+func (p *Process) Stdin() io.WriteCloser {
+	if !p.stdinPipe {
+		return nil
+	}
+	return stdinWriter{p}
+}
+
+type stdinWriter struct{ p *Process }
+
+func (w stdinWriter) Write(b []byte) (int, error) { return w.p.stdinW.Write(b) }
+func (w stdinWriter) Close() error                { w.p.closeStdin(); return nil }
+
+// Pid returns the process id, which is also its process group id.
+func (p *Process) Pid() int { return p.pid }
+
+// Stop asks for the process to be stopped (close stdin → SIGTERM → SIGKILL,
+// to the whole group). It returns at once; Wait reports the outcome with
+// Exit.Stopped set to ErrStopped. Stopping an ended process does nothing.
+func (p *Process) Stop() { p.stopOnce.Do(func() { close(p.stopCh) }) }
+
+// Done is closed when the process group is gone and Wait would not block.
+func (p *Process) Done() <-chan struct{} { return p.done }
+
+// Wait blocks until the process and its group have ended and been reaped
+// and the output has been delivered. It may be called any number of times.
+// The error is non-nil only if the process could not be observed.
+func (p *Process) Wait() (Exit, error) {
+	<-p.done
+	return p.exit, p.err
+}
+
+func (p *Process) waitLeader() {
+	defer close(p.exited)
+	if err := waitExited(p.pid); err != nil {
+		// No way to wait without reaping: reap now, then clean up the group
+		// with a best-effort liveness check.
+		p.reapErr = p.cmd.Wait()
+		p.reaped = true
+	}
+}
+
+func (p *Process) supervise(ctx context.Context, timeout time.Duration) {
+	defer close(p.done)
+	var timer <-chan time.Time
+	if timeout > 0 {
+		t := time.NewTimer(timeout)
+		defer t.Stop()
+		timer = t.C
+	}
+	var stopped error
+	select {
+	case <-p.exited:
+	case <-ctx.Done():
+		stopped = context.Cause(ctx)
+	case <-timer:
+		stopped = ErrTimeout
+	case <-p.stopCh:
+		stopped = ErrStopped
+	}
+	if stopped != nil {
+		p.terminate()
+	}
+	if stopped != nil || !p.keepGroup {
+		p.cleanGroup()
+	}
+	if !p.reaped {
+		p.reapErr = p.cmd.Wait()
+	}
+	p.closeStdin()
+	<-p.stdinDone
+	p.drainOutput()
+	p.exit, p.err = exitOf(p.cmd.ProcessState, p.reapErr)
+	p.exit.Stopped = stopped
+}
+
+// terminate runs the stop sequence on the leader and its group until the
+// leader has exited.
+func (p *Process) terminate() {
+	if p.stdinW != nil {
+		p.closeStdin()
+		if p.waitExit(p.grace) {
+			return
+		}
+	}
+	_ = syscall.Kill(-p.pid, syscall.SIGTERM)
+	if p.waitExit(p.grace) {
+		return
+	}
+	_ = syscall.Kill(-p.pid, syscall.SIGKILL)
+	<-p.exited // SIGKILL cannot be ignored
+}
+
+func (p *Process) waitExit(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-p.exited:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+// pollEvery is how often cleanGroup looks at the group while it waits.
+const pollEvery = 20 * time.Millisecond
+
+// cleanGroup stops the members of the group that are still running after
+// the leader exited: SIGTERM, then SIGKILL after the grace period.
+func (p *Process) cleanGroup() {
+	if !groupAlive(p.pid) {
+		return
+	}
+	_ = syscall.Kill(-p.pid, syscall.SIGTERM)
+	if p.pollGroupGone(p.grace) {
+		return
+	}
+	_ = syscall.Kill(-p.pid, syscall.SIGKILL)
+	// Killed processes vanish at once unless stuck in the kernel; do not
+	// wait for those forever.
+	p.pollGroupGone(max(p.grace, time.Second))
+}
+
+func (p *Process) pollGroupGone(d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for groupAlive(p.pid) {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(pollEvery)
+	}
+	return true
+}
+
+func (p *Process) closeStdin() {
+	if p.stdinW != nil {
+		p.stdinOnce.Do(func() { p.stdinW.Close() })
+	}
+}
+
+func (p *Process) copyIn(src io.Reader) {
+	defer close(p.stdinDone)
+	_, _ = io.Copy(p.stdinW, src)
+	p.closeStdin() // EOF for the child
+}
+
+func (p *Process) copyOut(r *os.File, dst io.Writer) {
+	defer p.readers.Done()
+	if _, err := io.Copy(dst, r); err != nil && !errors.Is(err, os.ErrDeadlineExceeded) && !errors.Is(err, os.ErrClosed) {
+		// The writer failed: keep draining so the child never blocks on a
+		// full pipe.
+		_, _ = io.Copy(io.Discard, r)
+	}
+}
+
+// drainOutput lets the readers finish, forcing them after p.drain when a
+// process outside the group still holds a pipe.
+func (p *Process) drainOutput() {
+	if !p.waitReaders(p.drain) {
+		now := time.Now()
+		for _, r := range p.outR {
+			_ = r.SetReadDeadline(now)
+		}
+		<-p.readerDone
+	}
+	closeAll(p.outR)
+}
+
+func (p *Process) waitReaders(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-p.readerDone:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+func exitOf(ps *os.ProcessState, waitErr error) (Exit, error) {
+	if ps == nil {
+		if waitErr == nil {
+			waitErr = errors.New("no process state")
+		}
+		return Exit{Code: -1}, fmt.Errorf("wait: %w", waitErr)
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return Exit{Code: -1, Signal: ws.Signal()}, nil
+	}
+	return Exit{Code: ps.ExitCode()}, nil
+}
+
+func orDefault(d, def time.Duration) time.Duration {
+	if d <= 0 {
+		return def
+	}
+	return d
+}
+
+func closeAll(files []*os.File) {
+	for _, f := range files {
+		if f != nil {
+			f.Close()
+		}
+	}
+}
