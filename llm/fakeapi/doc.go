@@ -102,29 +102,30 @@
 // first rule whose conditions all hold, and whose `times` is not used up,
 // answers it. A rule:
 //
-//   - name: delegate                # names the rule in logs and Recorded.Label
-//     match:                        # every condition given must hold
-//     system: "You are the lead"  # substring of the system prompt text
-//     system_re: "lead|planner"   # RE2 regexp on the same text
-//     first_user: "fix the bug"   # substring of the first user message
-//     last_user: "done"           # substring of the last user message: its
-//     # text and its tool_result text
-//     tool_result: "exit 0"       # substring of the last user message's
-//     # tool_result text only
-//     turn: 1                     # assistant messages so far (0 = first call)
-//     attempt: 1                  # Request.Attempt (1 = not a retry)
-//     model: "haiku"              # substring of the model name
-//     tool: "Agent"               # a tool of this name is offered
-//     # first_user_re, last_user_re, tool_result_re: regexps as above
-//     times: 1                      # answer at most this many requests
-//     reply:                        # blocks, in order (or a plain string)
-//   - thinking: "Plan it."      # optional signature: ...
-//   - text: "Delegating: {{first_user}}"
-//   - tool_use: {name: Agent, input: {description: "fix", prompt: "{{last_user}}"}}
-//     stop_reason: tool_use         # default: tool_use if a tool_use block, else end_turn
-//     fault: {kind: overloaded, retry_after: "1", message: "busy"}
-//     first_token_delay: 50ms
-//     output_tokens: 42
+//	rules:
+//	  - name: delegate                # names the rule in logs and Recorded.Label
+//	    match:                        # every condition given must hold
+//	      system: "You are the lead"  # substring of the system prompt text
+//	      system_re: "lead|planner"   # RE2 regexp on the same text
+//	      first_user: "fix the bug"   # substring of the first user message
+//	      last_user: "done"           # substring of the last user message: its
+//	                                  # text and its tool_result text
+//	      tool_result: "exit 0"       # substring of the last user message's
+//	                                  # tool_result text only
+//	      turn: 1                     # assistant messages so far (0 = first call)
+//	      attempt: 1                  # Request.Attempt (1 = not a retry)
+//	      model: "haiku"              # substring of the model name
+//	      tool: "Agent"               # a tool of this name is offered
+//	      # first_user_re, last_user_re, tool_result_re: regexps as above
+//	    times: 1                      # answer at most this many requests
+//	    reply:                        # blocks, in order (or a plain string)
+//	      - thinking: "Plan it."      # optional signature: ...
+//	      - text: "Delegating: {{first_user}}"
+//	      - tool_use: {name: Agent, input: {description: "fix", prompt: "{{last_user}}"}}
+//	    stop_reason: tool_use         # default: tool_use if a tool_use block, else end_turn
+//	    fault: {kind: overloaded, retry_after: "1", message: "busy"}
+//	    first_token_delay: 50ms
+//	    output_tokens: 42
 //
 // A rule needs a reply or a fault (or both: a stream_error fault sends part of
 // the reply first). A tool_use without an id gets a generated one. Text,

@@ -90,13 +90,10 @@ func call(t testing.TB, c *http.Client, url, path string, body any) result {
 			t.Fatal(err)
 		}
 	}
-	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, url+path, bytes.NewReader(raw))
+	req, err := newRequest(t, url+path, raw)
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Header.Set("content-type", "application/json")
-	req.Header.Set("anthropic-version", "2023-06-01")
-	req.Header.Set("x-api-key", "test")
 	resp, err := c.Do(req)
 	if err != nil {
 		t.Fatalf("POST %s: %v", path, err)
@@ -104,6 +101,18 @@ func call(t testing.TB, c *http.Client, url, path string, body any) result {
 	defer resp.Body.Close()
 	data, rerr := io.ReadAll(resp.Body)
 	return result{resp.StatusCode, resp.Header, data, rerr}
+}
+
+// newRequest returns a POST with the headers the SDK sends.
+func newRequest(t testing.TB, url string, raw []byte) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, url, bytes.NewReader(raw))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("content-type", "application/json")
+	req.Header.Set("anthropic-version", "2023-06-01")
+	req.Header.Set("x-api-key", "test")
+	return req, nil
 }
 
 // body builds a minimal valid streaming request around messages.
