@@ -10,13 +10,17 @@ const (
 	Verification   = "verification"
 )
 
-// readOnlyTools are what the read-only built-ins work with. Their Bash is
-// held to read-only commands by their prompt and by plan mode (Explore,
-// Plan) or by the permission pipeline of a background agent (verification).
-var readOnlyTools = []string{"Read", "Glob", "Grep", "Bash"}
+// readOnlyTools returns what the read-only built-ins work with, plus extra:
+// a fresh slice each time, so callers cannot change each other's. Their
+// Bash is held to read-only commands by their prompt and by plan mode
+// (Explore, Plan) or by the permission pipeline of a background agent
+// (verification).
+func readOnlyTools(extra ...string) []string {
+	return append([]string{"Read", "Glob", "Grep", "Bash"}, extra...)
+}
 
 // BuiltIns returns Cohort's own definitions that fs enables, in a fixed
-// order. A nil fs reads as the flag defaults.
+// order, freshly built on every call. A nil fs reads as the flag defaults.
 func BuiltIns(fs *flags.Set) []*Definition {
 	all := []*Definition{
 		{
@@ -27,7 +31,7 @@ func BuiltIns(fs *flags.Set) []*Definition {
 		{
 			Name:           Explore,
 			Description:    "Fast, read-only codebase explorer. Use it to find files by pattern, locate where something is defined or used, or answer a question about how the code works. Say how thorough to be: \"quick\" for a single lookup, \"medium\" for a moderate search, \"very thorough\" to check every likely place and naming convention.",
-			Tools:          readOnlyTools,
+			Tools:          readOnlyTools(),
 			Model:          "haiku",
 			PermissionMode: ModePlan,
 			Prompt:         explorePrompt,
@@ -37,7 +41,7 @@ func BuiltIns(fs *flags.Set) []*Definition {
 		{
 			Name:           Plan,
 			Description:    "Read-only software architect. Use it to design how to implement a change: it studies the relevant code and returns a step-by-step plan naming the files to touch, the approach, its trade-offs and the risks.",
-			Tools:          append(readOnlyTools[:len(readOnlyTools):len(readOnlyTools)], "WebFetch"),
+			Tools:          readOnlyTools("WebFetch"),
 			Model:          "inherit",
 			PermissionMode: ModePlan,
 			Prompt:         planPrompt,
@@ -47,7 +51,7 @@ func BuiltIns(fs *flags.Set) []*Definition {
 		{
 			Name:        Verification,
 			Description: "Independent, read-only check of finished work. Give it what was supposed to be done and where; it inspects the change, runs the project's tests and checks, and ends with a verdict line: VERDICT: PASS, FAIL or PARTIAL. Always runs in the background.",
-			Tools:       append(readOnlyTools[:len(readOnlyTools):len(readOnlyTools)], "WebFetch"),
+			Tools:       readOnlyTools("WebFetch"),
 			Model:       "inherit",
 			Background:  true,
 			Prompt:      verificationPrompt,
