@@ -121,6 +121,12 @@ func (r *Registry) Wait(ctx context.Context, idOrName string) (State, error) {
 	if err != nil {
 		return State{}, err
 	}
+	return t.Wait(ctx)
+}
+
+// Wait blocks until the task ends or ctx does. On ctx's end it returns the
+// current state and ctx's error.
+func (t *Task) Wait(ctx context.Context) (State, error) {
 	select {
 	case <-t.done:
 		return t.State(), nil

@@ -159,10 +159,10 @@ func TestKillCompleteRace(t *testing.T) {
 	q := NewQueue()
 	const n = 300
 	tasks := make([]*Task, n)
-	go_ := make(chan struct{})
+	gate := make(chan struct{})
 	for i := range tasks {
 		tk, err := r.Start(t.Context(), Spec{Kind: KindLocalAgent, Description: fmt.Sprint(i), Background: true, Queue: q},
-			func(ctx context.Context, _ *Task) (Outcome, error) { <-go_; return Outcome{Text: "ok"}, nil })
+			func(ctx context.Context, _ *Task) (Outcome, error) { <-gate; return Outcome{Text: "ok"}, nil })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -172,7 +172,7 @@ func TestKillCompleteRace(t *testing.T) {
 	for _, tk := range tasks {
 		for range 3 {
 			wg.Go(func() {
-				<-go_
+				<-gate
 				err := r.Kill(tk.ID())
 				if err != nil && !errors.Is(err, ErrNotRunning) {
 					t.Error(err)
@@ -181,7 +181,7 @@ func TestKillCompleteRace(t *testing.T) {
 			})
 		}
 	}
-	close(go_)
+	close(gate)
 	wg.Wait()
 	counts := map[Status]int{}
 	for _, tk := range tasks {

@@ -39,8 +39,8 @@ func TestNotificationXML(t *testing.T) {
 		{"completed", Notification{
 			TaskID: "a0123abcd", Kind: KindLocalAgent, ToolUseID: "toolu_01", OutputFile: out,
 			Status: StatusCompleted, Summary: summary(KindLocalAgent, "Audit auth module", StatusCompleted, "", nil),
-			Result: "Found 3 issues.\nSee src/auth.go:42.",
-			Usage:  &Usage{TotalTokens: 12345, ToolUses: 7, DurationMs: 65432},
+			Result:       "Found 3 issues.\nSee src/auth.go:42.",
+			Usage:        &Usage{TotalTokens: 12345, ToolUses: 7, DurationMs: 65432},
 			WorktreePath: "/repo/.cohort/worktrees/agent-a0123abcd", WorktreeBranch: "cohort/agent-a0123abcd",
 		}},
 		{"failed", Notification{

@@ -162,16 +162,23 @@ func (o *Output) WriteLine(s string) error {
 		return nil
 	}
 	data := len(s) + 1
-	if o.accepted+int64(data)+noteReserve > o.cfg.MaxBytes {
+	if !o.waitSpaceLocked(data) {
+		return o.errAfterWaitLocked()
+	}
+	if o.capped { // another writer reached the cap while this one waited
+		return nil
+	}
+	marker := ""
+	if o.dropped > 0 {
+		marker = fmt.Sprintf("[%d lines dropped: the output writer fell behind]", o.dropped)
+	}
+	if o.accepted+int64(len(marker)+data)+noteReserve > o.cfg.MaxBytes {
 		o.capped = true
 		o.appendLocked(fmt.Sprintf("[output truncated: the file reached its %d-byte cap; later lines are not saved]", o.cfg.MaxBytes))
 		return nil
 	}
-	if !o.waitSpaceLocked(data) {
-		return o.errAfterWaitLocked()
-	}
-	if o.dropped > 0 {
-		o.appendLocked(fmt.Sprintf("[%d lines dropped: the output writer fell behind]", o.dropped))
+	if marker != "" {
+		o.appendLocked(marker)
 		o.dropped = 0
 	}
 	o.appendLocked(s)

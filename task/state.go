@@ -41,8 +41,8 @@ type Spec struct {
 	// Linked ties the task to the ctx passed to Start: when that ctx ends,
 	// the task is killed — until the task is moved to the background, which
 	// unlinks it. Synchronous children are linked; background agents are
-	// independent of the turn that spawned them. Context values are
-	// inherited either way.
+	// independent of the turn that spawned them (Linked has no effect with
+	// Background). Context values are inherited either way.
 	Linked bool
 	// AutoBackground moves a foreground task to the background after this
 	// long (zero: never).

@@ -101,7 +101,7 @@ func (o *OutputTool) Run(ctx context.Context, env *tool.Env, raw json.RawMessage
 		if in.Block == nil || *in.Block {
 			wctx, cancel := context.WithTimeout(ctx, time.Duration(timeout*float64(time.Millisecond)))
 			var err error
-			st, err = o.reg.Wait(wctx, t.ID())
+			st, err = t.Wait(wctx)
 			cancel()
 			switch {
 			case ctx.Err() != nil:
@@ -195,11 +195,10 @@ func (s *StopTool) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) 
 	if id == "" {
 		return tool.Errorf("TaskStop needs a task_id."), nil
 	}
-	if _, ok := s.reg.Get(id); !ok {
-		return UnknownTask(s.reg, id), nil
-	}
 	st, err := s.reg.Stop(ctx, id)
 	switch {
+	case errors.Is(err, ErrNotFound):
+		return UnknownTask(s.reg, id), nil
 	case errors.Is(err, ErrNotRunning):
 		return tool.Errorf("Task %s is not running (status: %s); there is nothing to stop.", st.ID, st.Status), nil
 	case errors.Is(err, ErrStopTimeout):
