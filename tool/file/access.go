@@ -1,0 +1,265 @@
+package file
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/cohort-dev/cohort/tool"
+)
+
+// failure is a problem the model should read: it becomes an is_error
+// result rather than a Go error.
+type failure string
+
+func (f failure) Error() string { return string(f) }
+
+func failf(format string, args ...any) error { return failure(fmt.Sprintf(format, args...)) }
+
+// toResult turns a failure into an is_error result and passes other errors
+// through as infrastructure errors.
+func toResult(r tool.Result, err error) (tool.Result, error) {
+	var f failure
+	if errors.As(err, &f) {
+		return tool.Errorf("%s", string(f)), nil
+	}
+	return r, err
+}
+
+// decode unmarshals a validated input defensively.
+func decode(input json.RawMessage, v any) error {
+	if err := json.Unmarshal(input, v); err != nil {
+		return failf("invalid input: %v", err)
+	}
+	return nil
+}
+
+// absPath checks that p is absolute and returns it cleaned.
+func absPath(env *tool.Env, field, p string) (string, error) {
+	if p == "" {
+		return "", failf("%s is empty; pass the absolute path of the file", field)
+	}
+	if !filepath.IsAbs(p) {
+		hint := ""
+		if env != nil && env.Cwd != "" {
+			hint = fmt.Sprintf(" (relative to the working directory that would be %q)", filepath.Join(env.Cwd, p))
+		}
+		return "", failf("%s must be an absolute path; got %q%s", field, p, hint)
+	}
+	return filepath.Clean(p), nil
+}
+
+// statFile returns the file's info, or nil if it does not exist. Anything
+// that is not a regular file is a failure.
+func statFile(path string) (fs.FileInfo, error) {
+	info, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, failf("cannot access %s: %v", path, unwrapPath(err))
+	}
+	if info.IsDir() {
+		return nil, failf("%s is a directory, not a file; use Glob or `ls` through Bash to list it", path)
+	}
+	if !info.Mode().IsRegular() {
+		return nil, failf("%s is not a regular file (%s); only regular files can be read or edited", path, info.Mode().Type())
+	}
+	return info, nil
+}
+
+// unwrapPath drops the path from an *fs.PathError, which messages already
+// name.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// notFound describes a missing file, suggesting similar names nearby.
+func notFound(path string) error {
+	msg := "File does not exist: " + path
+	dir := filepath.Dir(path)
+	if _, err := os.Stat(dir); err != nil {
+		return failure(msg + fmt.Sprintf(" (the directory %s does not exist either)", dir))
+	}
+	if s := similarNames(path); len(s) > 0 {
+		msg += ". Similar names in that directory: " + strings.Join(s, ", ")
+	}
+	return failure(msg)
+}
+
+// similarNames returns up to three entries of path's directory whose names
+// resemble its base name. It gives up on very large directories.
+func similarNames(path string) []string {
+	const maxEntries = 5000
+	d, err := os.Open(filepath.Dir(path))
+	if err != nil {
+		return nil
+	}
+	defer d.Close()
+	names, _ := d.Readdirnames(maxEntries + 1)
+	if len(names) > maxEntries {
+		return nil
+	}
+	base := filepath.Base(path)
+	lower := strings.ToLower(base)
+	stem := strings.TrimSuffix(lower, filepath.Ext(lower))
+	var out []string
+	slices.Sort(names)
+	for _, n := range names {
+		ln := strings.ToLower(n)
+		if ln == lower || strings.TrimSuffix(ln, filepath.Ext(ln)) == stem || editDistance(ln, lower, 2) <= 2 {
+			out = append(out, n)
+			if len(out) == 3 {
+				break
+			}
+		}
+	}
+	return out
+}
+
+// editDistance returns the Levenshtein distance of a and b, or limit+1 as
+// soon as it is certain to exceed limit.
+func editDistance(a, b string, limit int) int {
+	ra, rb := []rune(a), []rune(b)
+	if d := len(ra) - len(rb); d > limit || -d > limit {
+		return limit + 1
+	}
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		best := cur[0]
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			best = min(best, cur[j])
+		}
+		if best > limit {
+			return limit + 1
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}
+
+// checkFresh enforces read-before-write: the agent must have read path and
+// the file must not have changed since.
+func checkFresh(env *tool.Env, path string, info fs.FileInfo) error {
+	if env == nil || env.Files == nil {
+		return failf("cannot verify that %s was read first (no read-file cache in this context); refusing to change it", path)
+	}
+	state, ok := env.Files.Get(path)
+	if !ok {
+		return failf("%s has not been read yet; Read it first, then change it", path)
+	}
+	if !state.ModTime.Equal(info.ModTime()) || state.Size != info.Size() {
+		return failf("%s has changed since it was last read (by the user, a formatter or another agent); Read it again before changing it", path)
+	}
+	return nil
+}
+
+// record notes the current state of path in the agent's read-file cache.
+func record(env *tool.Env, path string, partial bool) {
+	if env == nil || env.Files == nil {
+		return
+	}
+	if info, err := os.Stat(path); err == nil {
+		env.Files.Put(path, tool.FileState{ModTime: info.ModTime(), Size: info.Size(), Partial: partial})
+	}
+}
+
+// checkWrite asks the write guard about path and, if symlinks lead
+// elsewhere, about the real target too.
+func checkWrite(env *tool.Env, path string) error {
+	if err := env.CheckWrite(path); err != nil {
+		return failf("writing %s is not allowed: %v", path, err)
+	}
+	real, err := resolveExisting(path)
+	if err != nil {
+		return failf("cannot resolve %s: %v", path, err)
+	}
+	if real != path {
+		if err := env.CheckWrite(real); err != nil {
+			return failf("writing %s (which resolves to %s) is not allowed: %v", path, real, err)
+		}
+	}
+	return nil
+}
+
+// resolveExisting resolves symlinks in the longest existing prefix of path
+// and appends the rest.
+func resolveExisting(path string) (string, error) {
+	rest := ""
+	p := path
+	for {
+		real, err := filepath.EvalSymlinks(p)
+		if err == nil {
+			return filepath.Join(real, rest), nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return "", err
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return path, nil
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+		p = parent
+	}
+}
+
+// writeFile writes data to path in place, creating parent directories and
+// keeping the permissions of an existing file.
+func writeFile(path string, data []byte, existing fs.FileInfo) error {
+	perm := fs.FileMode(0o644)
+	if existing != nil {
+		perm = existing.Mode().Perm()
+	} else if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return failf("cannot create the directory for %s: %v", path, unwrapPath(err))
+	}
+	if err := os.WriteFile(path, data, perm); err != nil {
+		return failf("cannot write %s: %v", path, unwrapPath(err))
+	}
+	return nil
+}
+
+// isBinary reports whether the start of a file looks binary.
+func isBinary(head []byte) bool { return bytes.IndexByte(head, 0) >= 0 }
+
+// sniffLen is how much of a file binary detection looks at.
+const sniffLen = 8 << 10
+
+// countLines counts lines as an editor shows them.
+func countLines(s string) int {
+	if s == "" {
+		return 0
+	}
+	n := strings.Count(s, "\n")
+	if !strings.HasSuffix(s, "\n") {
+		n++
+	}
+	return n
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, word)
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}

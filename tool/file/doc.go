@@ -1,0 +1,35 @@
+// Package file holds the tools that read and change files: Read, Write,
+// Edit and NotebookEdit. Their names and input fields are Claude Code's.
+//
+// Decisions the spec leaves open:
+//
+//   - Paths must be absolute, as in Claude Code. A relative path is an
+//     is_error result that shows the absolute path it would have meant
+//     (resolved against Env.Cwd), so the model can retry at once; guessing
+//     silently would hide which file was touched. Paths are cleaned
+//     (filepath.Clean) and that cleaned form is the key in Env.Files.
+//   - Read-before-write: Write (on an existing file), Edit and NotebookEdit
+//     need an Env.Files entry for the path whose modification time and size
+//     still match the file. A partial read (offset/limit) counts, as in
+//     Claude Code. Without an Env.Files cache the rule cannot be checked,
+//     and those calls fail closed.
+//   - Read shows lines as `cat -n` does: the 1-based number right-aligned in
+//     six columns, a tab, the line (a trailing \r is not shown). offset 0 is
+//     accepted as 1. Lines longer than 2000 characters are cut with a
+//     marker, and one call returns at most 2000 lines and about 100 KB; a
+//     note says where to continue. Only regular files are opened, so a FIFO
+//     or device can never block a call.
+//   - Binary files (a NUL byte in the first 8 KB, or a known binary
+//     extension) are refused with a message; PNG, JPEG, GIF and WebP images
+//     up to 3.75 MB come back as image blocks. Notebooks (.ipynb) are shown
+//     cell by cell with the ids NotebookEdit takes; a cell without an id is
+//     addressed as "cell-N" (N counts from 0).
+//   - Edit keeps a file's line endings: in a file whose line breaks are all
+//     CRLF, old_string and new_string are matched and written with CRLF
+//     whatever the model sent. Files are written in place (same inode and
+//     permissions), not replaced by a rename.
+//   - Every write is vetted by Env.CheckWrite, for the path as given and,
+//     when it differs, for the path with symlinks resolved.
+//   - Notebooks are written back as Jupyter writes them: keys sorted, one
+//     space of indentation, non-ASCII text unescaped, a final newline.
+package file

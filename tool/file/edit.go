@@ -1,0 +1,197 @@
+package file
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+
+	"github.com/cohort-dev/cohort/llm"
+	"github.com/cohort-dev/cohort/tool"
+)
+
+// maxEditBytes bounds the files Edit loads into memory.
+const maxEditBytes = 64 << 20
+
+// Edit is the Edit tool. Safe for concurrent use.
+type Edit struct{}
+
+// NewEdit returns the Edit tool.
+func NewEdit() *Edit { return &Edit{} }
+
+const editDescription = `Replaces exact text in a file.
+
+- file_path must be an absolute path, and you must have read the file with Read first; if it changed since, read it again.
+- old_string must match the file exactly, including indentation and whitespace. Copy it from the Read output without the line-number prefix (the number and the tab before each line).
+- old_string must occur exactly once, unless replace_all is true. If it occurs more than once, include more surrounding lines to make it unique, or set replace_all to change every occurrence (useful for renaming).
+- new_string must differ from old_string.
+- With an empty old_string, Edit creates a file that does not exist yet (or fills an empty one) with new_string.
+- Line endings of the file are kept.`
+
+var editSchema = tool.Object(
+	tool.Required("file_path", tool.String("The absolute path of the file to change.")),
+	tool.Required("old_string", tool.String("The exact text to replace.")),
+	tool.Required("new_string", tool.String("The text to put in its place (must differ from old_string).")),
+	tool.Optional("replace_all", tool.Boolean("Replace every occurrence of old_string instead of exactly one (default false).")),
+).JSON()
+
+// Def implements tool.Tool.
+func (e *Edit) Def() llm.ToolDef {
+	return llm.ToolDef{Name: "Edit", Description: editDescription, InputSchema: editSchema}
+}
+
+// Traits implements tool.Tool: editing changes files.
+func (e *Edit) Traits(json.RawMessage) tool.Traits { return tool.Traits{} }
+
+type editInput struct {
+	FilePath   string `json:"file_path"`
+	OldString  string `json:"old_string"`
+	NewString  string `json:"new_string"`
+	ReplaceAll bool   `json:"replace_all"`
+}
+
+// Run implements tool.Tool.
+func (e *Edit) Run(_ context.Context, env *tool.Env, input json.RawMessage) (tool.Result, error) {
+	return toResult(e.run(env, input))
+}
+
+func (e *Edit) run(env *tool.Env, input json.RawMessage) (tool.Result, error) {
+	var in editInput
+	if err := decode(input, &in); err != nil {
+		return tool.Result{}, err
+	}
+	path, err := absPath(env, "file_path", in.FilePath)
+	if err != nil {
+		return tool.Result{}, err
+	}
+	if in.OldString == in.NewString {
+		return tool.Result{}, failf("old_string and new_string are identical; there is nothing to change")
+	}
+	info, err := statFile(path)
+	if err != nil {
+		return tool.Result{}, err
+	}
+	if info == nil {
+		if in.OldString != "" {
+			return tool.Result{}, notFound(path)
+		}
+		return e.create(env, path, in.NewString)
+	}
+	if err := checkFresh(env, path, info); err != nil {
+		return tool.Result{}, err
+	}
+	if info.Size() > maxEditBytes {
+		return tool.Result{}, failf("%s is %d bytes, too large to Edit (limit %d); change it through Bash instead", path, info.Size(), maxEditBytes)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return tool.Result{}, failf("cannot read %s: %v", path, unwrapPath(err))
+	}
+	if isBinary(data[:min(len(data), sniffLen)]) {
+		return tool.Result{}, failf("%s is a binary file; Edit only changes text", path)
+	}
+	updated, first, n, err := replace(path, string(data), in)
+	if err != nil {
+		return tool.Result{}, err
+	}
+	if err := checkWrite(env, path); err != nil {
+		return tool.Result{}, err
+	}
+	if err := writeFile(path, []byte(updated), info); err != nil {
+		return tool.Result{}, err
+	}
+	record(env, path, false)
+	what := "1 occurrence"
+	if n != 1 {
+		what = fmt.Sprintf("all %d occurrences (the first is shown)", n)
+	}
+	return tool.Text(fmt.Sprintf("Edited %s: replaced %s. The changed region now reads:\n%s",
+		path, what, snippet(updated, first, first+len(toFileEOL(updated, in.NewString))))), nil
+}
+
+func (e *Edit) create(env *tool.Env, path, content string) (tool.Result, error) {
+	if err := checkWrite(env, path); err != nil {
+		return tool.Result{}, err
+	}
+	if err := writeFile(path, []byte(content), nil); err != nil {
+		return tool.Result{}, err
+	}
+	record(env, path, false)
+	return tool.Text(fmt.Sprintf("Created %s (%s).", path, plural(countLines(content), "line"))), nil
+}
+
+// replace applies the edit to content and returns the result, the byte
+// offset of the first replacement in it, and how many were made.
+func replace(path, content string, in editInput) (string, int, int, error) {
+	if in.OldString == "" {
+		if content != "" {
+			return "", 0, 0, failf("old_string is empty but %s is not; give the text to replace, or use Write to replace the whole file", path)
+		}
+		return in.NewString, 0, 1, nil
+	}
+	old := toFileEOL(content, in.OldString)
+	repl := toFileEOL(content, in.NewString)
+	n := strings.Count(content, old)
+	switch {
+	case n == 0:
+		return "", 0, 0, failf("old_string was not found in %s. It must match the file exactly, including whitespace and indentation; Read the file again if unsure.%s",
+			path, lineNumberHint(in.OldString))
+	case n > 1 && !in.ReplaceAll:
+		return "", 0, 0, failf("old_string occurs %d times in %s. Include more surrounding lines to make it unique, or set replace_all to true to change every occurrence.", n, path)
+	}
+	first := strings.Index(content, old)
+	if in.ReplaceAll {
+		return strings.ReplaceAll(content, old, repl), first, n, nil
+	}
+	return content[:first] + repl + content[first+len(old):], first, 1, nil
+}
+
+// toFileEOL converts s to CRLF line breaks when every line break of content
+// is CRLF, so text the model typed with \n matches and stays consistent.
+func toFileEOL(content, s string) string {
+	if !allCRLF(content) {
+		return s
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\n", "\r\n")
+}
+
+func allCRLF(content string) bool {
+	crlf := strings.Count(content, "\r\n")
+	return crlf > 0 && crlf == strings.Count(content, "\n")
+}
+
+var lineNumberPrefix = regexp.MustCompile(`(?m)^\s*\d+\t`)
+
+// lineNumberHint spots old_string copied with Read's line-number prefixes.
+func lineNumberHint(old string) string {
+	if lineNumberPrefix.MatchString(old) {
+		return " old_string seems to include line-number prefixes from Read output; leave them out."
+	}
+	return ""
+}
+
+// snippet shows the lines around content[start:end] in cat -n form, with
+// four lines of context on each side.
+func snippet(content string, start, end int) string {
+	const context = 4
+	lines := strings.SplitAfter(content, "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	first := strings.Count(content[:start], "\n")
+	last := first + strings.Count(content[start:max(end, start)], "\n")
+	if end > start && strings.HasSuffix(content[start:end], "\n") {
+		last--
+	}
+	from, to := max(first-context, 0), min(last+context, len(lines)-1)
+	var b strings.Builder
+	for i := from; i <= to; i++ {
+		fmt.Fprintf(&b, "%6d\t%s\n", i+1, strings.TrimRight(lines[i], "\r\n"))
+	}
+	if b.Len() == 0 {
+		return "(the file is now empty)"
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}

@@ -1,0 +1,288 @@
+package file
+
+import (
+	"bufio"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/cohort-dev/cohort/llm"
+	"github.com/cohort-dev/cohort/tool"
+)
+
+// ReadConfig tunes Read. Zero values take the defaults.
+type ReadConfig struct {
+	// DefaultLimit is how many lines a call returns without a limit (2000).
+	DefaultLimit int
+	// MaxLineChars cuts longer lines (2000 characters).
+	MaxLineChars int
+	// MaxOutputBytes bounds one call's text (100,000 bytes).
+	MaxOutputBytes int
+	// MaxImageBytes bounds images returned as image blocks (3.75 MB, which
+	// base64-encodes to the API's 5 MB limit).
+	MaxImageBytes int64
+}
+
+// Read is the Read tool. Safe for concurrent use.
+type Read struct{ cfg ReadConfig }
+
+// NewRead returns the Read tool.
+func NewRead(cfg ReadConfig) *Read {
+	if cfg.DefaultLimit <= 0 {
+		cfg.DefaultLimit = 2000
+	}
+	if cfg.MaxLineChars <= 0 {
+		cfg.MaxLineChars = 2000
+	}
+	if cfg.MaxOutputBytes <= 0 {
+		cfg.MaxOutputBytes = 100_000
+	}
+	if cfg.MaxImageBytes <= 0 {
+		cfg.MaxImageBytes = 3_750_000
+	}
+	return &Read{cfg: cfg}
+}
+
+const readDescription = `Reads a file from the local filesystem and returns its contents with line numbers.
+
+- file_path must be an absolute path.
+- By default up to 2000 lines are returned from the start of the file. For long files, pass offset (the 1-based line to start at) and limit (how many lines) to read the part you need; a note tells you where to continue when output is cut.
+- Each line is shown as its line number, a tab, then the text. The number and tab are not part of the file: leave them out of old_string when you Edit.
+- Lines longer than 2000 characters are cut off.
+- Images (PNG, JPEG, GIF, WebP) are returned as images you can see. Jupyter notebooks (.ipynb) are shown cell by cell with their ids and outputs. Other binary files are refused.
+- You can read several files in parallel by making multiple Read calls at once.
+- Reading a file is required before you Edit or overwrite it.
+- To list a directory use Glob, or ls through Bash; Read only reads files.`
+
+var readSchema = tool.Object(
+	tool.Required("file_path", tool.String("The absolute path of the file to read.")),
+	tool.Optional("offset", tool.Integer("The line number to start reading from (1-based). Use it with limit for large files.").WithMin(0)),
+	tool.Optional("limit", tool.Integer("The number of lines to read.").WithMin(1)),
+).JSON()
+
+// Def implements tool.Tool.
+func (r *Read) Def() llm.ToolDef {
+	return llm.ToolDef{Name: "Read", Description: readDescription, InputSchema: readSchema}
+}
+
+// Traits implements tool.Tool: reading is read-only and concurrency-safe.
+func (r *Read) Traits(json.RawMessage) tool.Traits {
+	return tool.Traits{ReadOnly: true, ConcurrencySafe: true}
+}
+
+type readInput struct {
+	FilePath string `json:"file_path"`
+	Offset   int    `json:"offset"`
+	Limit    int    `json:"limit"`
+}
+
+// Run implements tool.Tool.
+func (r *Read) Run(ctx context.Context, env *tool.Env, input json.RawMessage) (tool.Result, error) {
+	return toResult(r.run(ctx, env, input))
+}
+
+func (r *Read) run(ctx context.Context, env *tool.Env, input json.RawMessage) (tool.Result, error) {
+	var in readInput
+	if err := decode(input, &in); err != nil {
+		return tool.Result{}, err
+	}
+	path, err := absPath(env, "file_path", in.FilePath)
+	if err != nil {
+		return tool.Result{}, err
+	}
+	info, err := statFile(path)
+	if err != nil {
+		return tool.Result{}, err
+	}
+	if info == nil {
+		return tool.Result{}, notFound(path)
+	}
+	ext := strings.ToLower(filepath.Ext(path))
+	if mt, ok := imageTypes[ext]; ok {
+		return r.readImage(env, path, info, mt)
+	}
+	if binaryExts[ext] {
+		return tool.Result{}, failf("%s is a binary file (%s); Read only shows text, images and notebooks", path, ext)
+	}
+	if ext == ".ipynb" {
+		if res, ok := r.readNotebook(env, path); ok {
+			return res, nil
+		}
+	}
+	return r.readText(ctx, env, path, info, in)
+}
+
+func (r *Read) readText(ctx context.Context, env *tool.Env, path string, info fs.FileInfo, in readInput) (tool.Result, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return tool.Result{}, failf("cannot open %s: %v", path, unwrapPath(err))
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 64<<10)
+	head, _ := br.Peek(sniffLen)
+	if isBinary(head) {
+		return tool.Result{}, failf("%s looks like a binary file (it contains NUL bytes); Read only shows text. Inspect it through Bash (file, xxd, strings) if you must", path)
+	}
+	if info.Size() == 0 && len(head) == 0 {
+		record(env, path, false)
+		return tool.Text(fmt.Sprintf("(%s exists but is empty.)", path)), nil
+	}
+	offset := max(in.Offset, 1)
+	limit := in.Limit
+	if limit <= 0 {
+		limit = r.cfg.DefaultLimit
+	}
+	page, err := r.page(ctx, br, offset, limit)
+	if err != nil {
+		return tool.Result{}, err
+	}
+	partial := offset > 1 || page.more
+	record(env, path, partial)
+	if page.shown == 0 {
+		return tool.Text(fmt.Sprintf("(%s has %s; offset %d is past the end.)", path, plural(page.lastLine, "line"), offset)), nil
+	}
+	text := page.text
+	switch {
+	case page.stoppedForSize:
+		text += fmt.Sprintf("\n[Output stopped after line %d to stay under %d bytes; Read again with offset=%d to continue.]",
+			page.lastLine, r.cfg.MaxOutputBytes, page.lastLine+1)
+	case page.more:
+		text += fmt.Sprintf("\n[The file continues after line %d; Read again with offset=%d to see more.]", page.lastLine, page.lastLine+1)
+	}
+	return tool.Text(text), nil
+}
+
+type page struct {
+	text           string
+	shown          int  // lines in text
+	lastLine       int  // number of the last line read
+	more           bool // lines follow the page
+	stoppedForSize bool
+}
+
+// page reads lines [offset, offset+limit) from br in cat -n form.
+func (r *Read) page(ctx context.Context, br *bufio.Reader, offset, limit int) (page, error) {
+	var p page
+	var out strings.Builder
+	for n := 1; ; n++ {
+		if n%4096 == 0 && ctx.Err() != nil {
+			return p, ctx.Err()
+		}
+		line, err := readLine(br, r.cfg.MaxLineChars)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return p, failf("reading failed at line %d: %v", n, err)
+		}
+		if n < offset {
+			p.lastLine = n
+			continue
+		}
+		if p.shown == limit {
+			p.more = true
+			break
+		}
+		entry := fmt.Sprintf("%6d\t%s\n", n, line)
+		if out.Len()+len(entry) > r.cfg.MaxOutputBytes && p.shown > 0 {
+			p.more, p.stoppedForSize = true, true
+			break
+		}
+		out.WriteString(entry)
+		p.shown++
+		p.lastLine = n
+	}
+	p.text = strings.TrimSuffix(out.String(), "\n")
+	return p, nil
+}
+
+// readLine returns the next line without its line break (and without a
+// trailing \r), cut to maxChars characters with a marker. It returns io.EOF
+// only when no line is left.
+func readLine(br *bufio.Reader, maxChars int) (string, error) {
+	var buf []byte
+	cut := false
+	maxBytes := maxChars * utf8.UTFMax
+	got := false
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(chunk) > 0 {
+			got = true
+		}
+		if !cut {
+			buf = append(buf, chunk...)
+			if len(buf) > maxBytes {
+				buf, cut = buf[:maxBytes], true
+			}
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if err == io.EOF && got {
+			break
+		}
+		if err != nil {
+			return "", err
+		}
+		break
+	}
+	s := strings.TrimSuffix(string(buf), "\n")
+	s = strings.TrimSuffix(s, "\r")
+	if cut || utf8.RuneCountInString(s) > maxChars {
+		rs := []rune(s)
+		if len(rs) > maxChars {
+			s = string(rs[:maxChars])
+		}
+		s += " … [line cut]"
+	}
+	return s, nil
+}
+
+var imageTypes = map[string]string{
+	".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif", ".webp": "image/webp",
+}
+
+// binaryExts are refused without looking inside: these formats can start
+// with long stretches of text-like bytes.
+var binaryExts = map[string]bool{}
+
+func init() {
+	for _, e := range strings.Fields(`.exe .dll .so .dylib .o .a .lib .obj .class .jar .war .pyc .pyo .wasm
+		.zip .gz .tgz .bz2 .xz .zst .7z .rar .tar .iso .dmg .deb .rpm
+		.pdf .doc .docx .xls .xlsx .ppt .pptx .odt .ods .odp
+		.mp3 .mp4 .m4a .mov .avi .mkv .wav .flac .ogg .webm
+		.bmp .ico .tif .tiff .psd .heic .avif
+		.ttf .otf .woff .woff2 .eot .sqlite .db .bin .dat`) {
+		binaryExts[e] = true
+	}
+}
+
+func (r *Read) readImage(env *tool.Env, path string, info fs.FileInfo, mediaType string) (tool.Result, error) {
+	if info.Size() > r.cfg.MaxImageBytes {
+		return tool.Result{}, failf("%s is an image of %d bytes, more than the %d bytes that can be shown", path, info.Size(), r.cfg.MaxImageBytes)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return tool.Result{}, failf("cannot read %s: %v", path, unwrapPath(err))
+	}
+	sniffed := http.DetectContentType(data)
+	if strings.HasPrefix(sniffed, "image/") {
+		mediaType = sniffed
+	} else {
+		return tool.Result{}, failf("%s has an image extension but its content is not a PNG, JPEG, GIF or WebP image (%s)", path, sniffed)
+	}
+	record(env, path, false)
+	return tool.Result{Content: []llm.Block{
+		llm.Text(fmt.Sprintf("Image %s (%s, %d bytes):", path, mediaType, len(data))),
+		{Type: llm.BlockImage, MediaType: mediaType, Data: base64.StdEncoding.EncodeToString(data)},
+	}}, nil
+}
