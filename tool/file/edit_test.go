@@ -141,7 +141,7 @@ func TestEdit(t *testing.T) {
 		{name: "delete text", content: "keep\ndrop\nkeep\n", input: map[string]any{"old_string": "drop\n", "new_string": ""},
 			want: outcome{"Edited FILE: replaced 1 occurrence. The changed region now reads:\n     1\tkeep\n     2\tkeep", false}, wantFile: "keep\nkeep\n"},
 		{name: "crlf file keeps crlf", content: "one\r\ntwo\r\nthree\r\n", input: map[string]any{"old_string": "one\ntwo", "new_string": "1\n2\n2.5"},
-			want: outcome{"Edited FILE: replaced 1 occurrence. The changed region now reads:\n     1\t1\n     2\t2\n     3\t2.5\n     4\tthree", false},
+			want:     outcome{"Edited FILE: replaced 1 occurrence. The changed region now reads:\n     1\t1\n     2\t2\n     3\t2.5\n     4\tthree", false},
 			wantFile: "1\r\n2\r\n2.5\r\nthree\r\n"},
 		{name: "crlf file with crlf input", content: "one\r\ntwo\r\n", input: map[string]any{"old_string": "one\r\ntwo", "new_string": "x\ny"},
 			want: outcome{"Edited FILE: replaced 1 occurrence. The changed region now reads:\n     1\tx\n     2\ty", false}, wantFile: "x\r\ny\r\n"},
