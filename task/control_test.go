@@ -314,8 +314,14 @@ func TestBackgroundFlip(t *testing.T) {
 	}
 	awaited := make(chan error, 1)
 	go func() { _, err := tk.Await(callerCtx); awaited <- err }()
+	if r.Outstanding(q) != 0 {
+		t.Fatal("a foreground task counted as outstanding")
+	}
 	if err := r.Background(tk.ID()); err != nil {
 		t.Fatal(err)
+	}
+	if r.Outstanding(q) != 1 || r.Outstanding(NewQueue()) != 0 {
+		t.Fatal("Outstanding does not count the backgrounded task for its queue only")
 	}
 	if err := <-awaited; !errors.Is(err, ErrBackgrounded) {
 		t.Fatalf("Await = %v, want ErrBackgrounded", err)
@@ -331,6 +337,9 @@ func TestBackgroundFlip(t *testing.T) {
 	st := waitDoneT(t, tk)
 	if st.Status != StatusCompleted {
 		t.Fatalf("status %s (%s)", st.Status, st.Err)
+	}
+	if r.Outstanding(q) != 0 {
+		t.Fatal("a finished task counted as outstanding")
 	}
 	items := q.Drain()
 	if len(items) != 1 || items[0].Notification.Result != "late answer" {

@@ -44,7 +44,9 @@
 //
 // The Queue orders what waits for an agent's next turn boundary: user
 // prompts first, then teammate messages, then task notifications, FIFO
-// within each kind.
+// within each kind. Registry.Outstanding tells a print-mode lead how many
+// background tasks will still notify its queue, so it keeps running until
+// they have.
 //
 // # Eviction
 //

@@ -32,6 +32,8 @@ type Usage struct {
 }
 
 // XML renders n as the <task-notification> block the parent model reads.
+// <tool-use-id> is left out when the task had no tool call (dream tasks);
+// <result>, <usage> and <worktree> when they are empty.
 // Field text is not escaped — it is prose for a model — but any closing tag
 // that could end the block (or the element holding the text) early is
 // neutralised to "<\/…", so a result quoting "</task-notification>" stays

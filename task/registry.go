@@ -343,9 +343,11 @@ func (r *Registry) finish(t *Task, oc Outcome, runErr error) {
 
 	t.mu.Lock()
 	status, errText, sum := t.decideLocked(oc, runErr)
-	if err := transition(t.status, status); err != nil {
+	if transition(t.status, status) != nil {
+		// Unreachable: finish runs once per task and is the only way to a
+		// terminal state. Keep the first outcome rather than rewrite it.
 		t.mu.Unlock()
-		panic("task: " + err.Error()) // finish runs once per task; reaching this is a registry bug
+		return
 	}
 	t.status, t.result, t.errText, t.end = status, res, errText, end
 	if outErr != nil {
@@ -440,4 +442,24 @@ func (r *Registry) List() []State {
 // Running returns the states of the running tasks, oldest first.
 func (r *Registry) Running() []State {
 	return slices.DeleteFunc(r.List(), func(s State) bool { return s.Status.Terminal() })
+}
+
+// Outstanding counts the running background tasks that will notify q when
+// they end. A print-mode lead keeps going while this is non-zero or q holds
+// items: it waits on q and starts a turn for each arrival.
+func (r *Registry) Outstanding(q *Queue) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, t := range r.tasks {
+		if t.spec.Queue != q || q == nil {
+			continue
+		}
+		t.mu.Lock()
+		if t.backgrounded && !t.status.Terminal() {
+			n++
+		}
+		t.mu.Unlock()
+	}
+	return n
 }
