@@ -64,6 +64,11 @@ type Command struct {
 	// gone (a process outside the group may hold the pipe); 0 means
 	// DefaultDrain.
 	Drain time.Duration
+	// NewSession starts the process in a new session (setsid) instead of
+	// only a new process group: it then has no controlling terminal, so a
+	// program that opens /dev/tty to prompt fails at once instead of
+	// stopping the group or waiting for a keypress that never comes.
+	NewSession bool
 	// KeepGroup leaves the other members of the process group running when
 	// the leader exits on its own. They are still killed when the process
 	// is stopped (timeout, Stop, ctx).
@@ -138,7 +143,7 @@ func Start(ctx context.Context, c Command) (*Process, error) {
 	cmd := exec.Command(c.Path, c.Args...)
 	cmd.Dir = c.Dir
 	cmd.Env = c.Env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: !c.NewSession, Setsid: c.NewSession}
 	p := &Process{
 		cmd:        cmd,
 		grace:      orDefault(c.Grace, DefaultGrace),

@@ -114,6 +114,8 @@ func TestOutputAndExit(t *testing.T) {
 		{"killed by signal", sh("kill -9 $$"), "", -1, syscall.SIGKILL},
 		{"stdin is dev null", Command{Path: "cat"}, "", 0, 0},
 		{"stdin reader", Command{Path: "cat", Stdin: strings.NewReader("fed\n")}, "fed\n", 0, 0},
+		{"new session has no terminal", Command{Path: "sh", Args: []string{"-c", `[ "$(ps -o sid= -p $$ | tr -d ' ')" = "$$" ] && ! (: </dev/tty) 2>/dev/null && echo detached`},
+			NewSession: true}, "detached\n", 0, 0},
 		{"dir and env", Command{Path: "sh", Args: []string{"-c", `echo "$X $(basename "$PWD")"`},
 			Dir: "/", Env: []string{"X=set"}}, "set /\n", 0, 0},
 	}
