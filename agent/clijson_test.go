@@ -90,3 +90,27 @@ func TestParseCLIProblems(t *testing.T) {
 		})
 	}
 }
+
+func FuzzParseCLI(f *testing.F) {
+	for _, s := range []string{
+		`{"x": {"description": "d", "prompt": "p"}}`,
+		`{"x": {"description": "d", "tools": "Read, Agent(a, b)", "maxTurns": 3, "hooks": {"Stop": []}}}`,
+		`{"x": null}`, `[]`, `{`, `{"": {}}`, `{"x": {"maxTurns": 1e400}}`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		defs, _, errs := ParseCLI(s, known)
+		for _, err := range errs {
+			var pe *ParseError
+			if !errors.As(err, &pe) || pe.Path != CLIPath {
+				t.Fatalf("error does not name --agents: %v", err)
+			}
+		}
+		for _, d := range defs {
+			if !NamePattern.MatchString(d.Name) || d.Description == "" || d.Source.Level != LevelCLI {
+				t.Fatalf("accepted an invalid definition: %+v", d)
+			}
+		}
+	})
+}

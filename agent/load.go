@@ -21,7 +21,7 @@ type LoadConfig struct {
 	Cwd string
 	// ProjectRoot holds .cohort/agents and .claude/agents. Empty means the
 	// nearest ancestor of Cwd (itself included) holding a .git entry, or Cwd
-	// outside a repository.
+	// outside a repository; with Cwd empty too, no project directory is read.
 	ProjectRoot string
 	// CohortHome holds the user's agents/ directory; empty skips it.
 	CohortHome string
@@ -78,6 +78,9 @@ func (cfg LoadConfig) dirs() []dirSpec {
 func ProjectRoot(cwd string) string {
 	if cwd == "" {
 		return ""
+	}
+	if abs, err := filepath.Abs(cwd); err == nil {
+		cwd = abs
 	}
 	for dir := filepath.Clean(cwd); ; {
 		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {

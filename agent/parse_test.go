@@ -96,6 +96,8 @@ func TestParseShapes(t *testing.T) {
 			&Definition{Tools: []string{"Read", "Grep", "Glob"}}},
 		{"comma string keeps Agent(...) whole", head + "tools: Read, Agent(a, b), Task\n---\nbody",
 			&Definition{Tools: []string{"Read", "Agent"}}},
+		{"flow list splits Agent(...) and is joined back", head + "tools: [Read, Agent(a, b), Grep]\n---\nbody",
+			&Definition{Tools: []string{"Read", "Agent", "Grep"}}},
 		{"Task is Agent", head + "tools: [Task]\n---\nbody",
 			&Definition{Tools: []string{"Agent"}}},
 		{"star means all", head + "tools: '*'\n---\nbody", &Definition{}},
@@ -156,6 +158,7 @@ func TestParseAgentTypes(t *testing.T) {
 		{"Agent()", []string{}},       // names none: may spawn nothing
 		{"Task(worker)", []string{"worker"}},
 		{"Agent(bad name!, ok)", []string{"ok"}},
+		{"[Agent(x, y), Read]", []string{"x", "y"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.tools, func(t *testing.T) {

@@ -44,13 +44,29 @@ func (dc *decoder) refs(key string, v *yaml.Node) (out []ref, present bool) {
 		return out, true
 	case v.Kind == yaml.SequenceNode:
 		out = []ref{}
+		// In a flow list, [Read, Agent(a, b)], YAML splits inside the
+		// parentheses; items are joined back until they balance.
+		var pending string
+		var pendingNode *yaml.Node
 		for _, item := range v.Content {
 			item = deref(item)
 			if item.Kind != yaml.ScalarNode || isNull(item) {
 				dc.errorf(item, "%s: entries must be text, got %s", key, kindName(item))
 				continue
 			}
-			out = dc.appendRef(out, key, item.Value, item)
+			text, node := item.Value, item
+			if pendingNode != nil {
+				text, node = pending+", "+text, pendingNode
+			}
+			if strings.Count(text, "(") > strings.Count(text, ")") {
+				pending, pendingNode = text, node
+				continue
+			}
+			pending, pendingNode = "", nil
+			out = dc.appendRef(out, key, text, node)
+		}
+		if pendingNode != nil {
+			out = dc.appendRef(out, key, pending, pendingNode)
 		}
 		return out, true
 	}
