@@ -22,9 +22,9 @@
 // # Foreground, background and Await
 //
 // A synchronous Agent call starts its child in the foreground (Spec.Linked,
-// so cancelling the turn kills it) and waits in Task.Await. Registry.
-// Background (or Spec.AutoBackground, measured on the injected Clock) moves
-// it to the background: Await returns ErrBackgrounded, the child stops
+// so cancelling the turn kills it) and waits in Task.Await.
+// Registry.Background (or Spec.AutoBackground, measured on the injected
+// Clock) moves it to the background: Await returns ErrBackgrounded, the child stops
 // following the caller's context, and its result comes later as a
 // notification. Under the task's lock, completion reads the background flag
 // and Background refuses a terminal task, so the result arrives exactly
@@ -66,8 +66,8 @@
 //
 // # Output files
 //
-// Each task's transcript goes to $COHORT_HOME/tmp/{sessionId}/tasks/
-// {taskId}.output: directories 0700 (never through a planted symbolic
+// Each task's transcript goes to
+// $COHORT_HOME/tmp/{sessionId}/tasks/{taskId}.output: directories 0700 (never through a planted symbolic
 // link), the file created 0600 with O_EXCL|O_NOFOLLOW relative to the
 // opened tasks directory, so a link planted at the path is refused with
 // ErrSymlink rather than followed. Writes go through a bounded buffer
