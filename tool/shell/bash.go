@@ -1,0 +1,245 @@
+// Package shell holds the Bash tool: it runs a command line through bash
+// (or sh where bash is missing) in the agent's working directory and
+// returns its combined output.
+//
+// Decisions the spec leaves open:
+//
+//   - Every call is a fresh `bash -c` in Env.Cwd; a `cd` or an exported
+//     variable does not carry over to the next call. The engine owns the
+//     working directory, and a persistent shell would let one agent's state
+//     leak into the next call in ways the model cannot see.
+//   - The command runs in a new session (internal/proc): its own process
+//     group, no controlling terminal, stdin at /dev/null. A program that
+//     wants to prompt fails at once rather than hanging until the timeout.
+//     The environment is ours plus COHORT=1 (so scripts can tell), and
+//     GIT_EDITOR=true and GIT_TERMINAL_PROMPT=0 so git never waits for a
+//     person.
+//   - When the command finishes, times out or is cancelled, its whole
+//     process group is stopped (SIGTERM, then SIGKILL) and reaped before
+//     Run returns; `server &` does not survive the call. Long-running work
+//     goes through run_in_background, which hands the command to the task
+//     engine via Config.Background.
+//   - Output is stdout and stderr interleaved as produced, capped at 30,000
+//     bytes: the first and last halves are kept and a line in between says
+//     how much was left out. A non-zero exit is an is_error result that
+//     starts with the exit code and still carries the output. A timeout is
+//     an is_error result; cancellation (ctx) is a Go error, as the tool
+//     contract asks.
+package shell
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/cohort-dev/cohort/internal/proc"
+	"github.com/cohort-dev/cohort/llm"
+	"github.com/cohort-dev/cohort/tool"
+)
+
+// Limits of the timeout field, in milliseconds (Claude Code's).
+const (
+	DefaultTimeoutMS = 120_000
+	MaxTimeoutMS     = 600_000
+)
+
+// BackgroundFunc starts command as a background task for the calling agent
+// and returns the task's id and the file its output goes to.
+type BackgroundFunc func(ctx context.Context, env *tool.Env, command, description string) (taskID, outputFile string, err error)
+
+// Config configures the Bash tool. Zero values take the defaults.
+type Config struct {
+	// Background runs commands with run_in_background; nil makes such calls
+	// fail with a message saying background shells are unavailable.
+	Background BackgroundFunc
+	// Shell is the shell binary; empty means bash from PATH, else sh.
+	Shell string
+	// MaxOutput caps the returned output in bytes (30,000).
+	MaxOutput int
+	// Grace is the wait between SIGTERM and SIGKILL (internal/proc's
+	// default when zero).
+	Grace time.Duration
+}
+
+// Bash is the Bash tool. Safe for concurrent use.
+type Bash struct{ cfg Config }
+
+// NewBash returns the Bash tool.
+func NewBash(cfg Config) *Bash {
+	if cfg.MaxOutput <= 0 {
+		cfg.MaxOutput = 30_000
+	}
+	return &Bash{cfg: cfg}
+}
+
+const description = `Runs a shell command with bash in the working directory and returns its output (stdout and stderr together) and exit status.
+
+- Each call starts a fresh shell in the working directory: cd and exported variables do not carry over to the next call. Use absolute paths, or chain commands with && in one call.
+- Quote paths that contain spaces, e.g. cd "/path/with spaces".
+- timeout is in milliseconds: 120000 (2 minutes) by default, at most 600000 (10 minutes). When it runs out, the command and every process it started are stopped.
+- Output beyond 30000 bytes is cut in the middle; the beginning and the end are kept. Pipe long output through head, tail or grep.
+- Commands cannot be interactive: stdin is empty and there is no terminal. Pass flags that avoid prompts (e.g. --yes, -y).
+- Processes started with & are stopped when the command ends. For servers, watchers and other long-running work set run_in_background to true; the command then runs as a background task and you are told how to read its output.
+- Prefer the dedicated tools over shell equivalents: Glob instead of find or ls for finding files, Grep instead of grep or rg, Read instead of cat, head or tail, Edit or Write instead of sed, awk or echo redirection.
+- Give a short description of what the command does (5–10 words), e.g. "Run the unit tests".
+- Independent commands can be run in parallel through separate calls; dependent ones belong in one call joined with &&.`
+
+var schema = tool.Object(
+	tool.Required("command", tool.String("The command line to run.")),
+	tool.Optional("timeout", tool.Integer("Timeout in milliseconds (default 120000, max 600000).").WithMin(1).WithMax(MaxTimeoutMS)),
+	tool.Optional("description", tool.String("What the command does, in 5–10 words.")),
+	tool.Optional("run_in_background", tool.Boolean("Run the command as a background task and return at once (default false).")),
+).JSON()
+
+// Def implements tool.Tool.
+func (b *Bash) Def() llm.ToolDef {
+	return llm.ToolDef{Name: "Bash", Description: description, InputSchema: schema}
+}
+
+// Traits implements tool.Tool: a shell command may change anything.
+func (b *Bash) Traits(json.RawMessage) tool.Traits { return tool.Traits{} }
+
+type input struct {
+	Command         string `json:"command"`
+	Timeout         int    `json:"timeout"`
+	Description     string `json:"description"`
+	RunInBackground bool   `json:"run_in_background"`
+}
+
+// Outcome is the Meta of a foreground Bash result, for UIs.
+type Outcome struct {
+	ExitCode     int
+	Signal       string // e.g. "killed", empty if the command exited
+	TimedOut     bool
+	OutputBytes  int64
+	DroppedBytes int64
+	Duration     time.Duration
+}
+
+// BackgroundStarted is the Meta of a run_in_background result.
+type BackgroundStarted struct {
+	TaskID     string
+	OutputFile string
+}
+
+// Run implements tool.Tool.
+func (b *Bash) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) (tool.Result, error) {
+	var in input
+	if err := json.Unmarshal(raw, &in); err != nil {
+		return tool.Errorf("invalid input: %v", err), nil
+	}
+	if strings.TrimSpace(in.Command) == "" {
+		return tool.Errorf("command is empty; pass the command line to run"), nil
+	}
+	if in.RunInBackground {
+		return b.background(ctx, env, in)
+	}
+	dir, err := workDir(env)
+	if err != nil {
+		return tool.Errorf("%v", err), nil
+	}
+	timeout := time.Duration(DefaultTimeoutMS) * time.Millisecond
+	if in.Timeout > 0 {
+		timeout = time.Duration(min(in.Timeout, MaxTimeoutMS)) * time.Millisecond
+	}
+	start := time.Now()
+	res, err := proc.Output(ctx, proc.Command{
+		Path:       b.shell(),
+		Args:       []string{"-c", in.Command},
+		Dir:        dir,
+		Env:        childEnv(),
+		Timeout:    timeout,
+		Grace:      b.cfg.Grace,
+		NewSession: true,
+	}, b.cfg.MaxOutput)
+	if err != nil {
+		return tool.Result{}, fmt.Errorf("bash: %w", err)
+	}
+	meta := Outcome{ExitCode: res.Code, TimedOut: errors.Is(res.Stopped, proc.ErrTimeout),
+		OutputBytes: res.Total, DroppedBytes: res.Dropped, Duration: time.Since(start)}
+	if res.Signal != 0 {
+		meta.Signal = res.Signal.String()
+	}
+	out := strings.TrimRight(res.Output, "\n")
+	switch {
+	case res.Stopped != nil && !meta.TimedOut:
+		r := tool.Result{Content: []llm.Block{llm.Text(joinNonEmpty("Command interrupted.", out))}, IsError: true, Meta: meta}
+		return r, fmt.Errorf("bash: command interrupted: %w", res.Stopped)
+	case meta.TimedOut:
+		return result(true, meta, fmt.Sprintf("Command timed out after %s and was stopped, with every process it started.", timeout), out), nil
+	case res.Signal != 0:
+		return result(true, meta, "Command was killed by signal "+meta.Signal+".", out), nil
+	case res.Code != 0:
+		return result(true, meta, fmt.Sprintf("Exit code %d", res.Code), out), nil
+	case out == "":
+		return result(false, meta, "(no output)", ""), nil
+	}
+	return result(false, meta, "", out), nil
+}
+
+func (b *Bash) background(ctx context.Context, env *tool.Env, in input) (tool.Result, error) {
+	if b.cfg.Background == nil {
+		return tool.Errorf("Background shells are not available in this build. Run the command in the foreground instead (timeout up to %d ms), or leave out run_in_background.", MaxTimeoutMS), nil
+	}
+	id, file, err := b.cfg.Background(ctx, env, in.Command, in.Description)
+	if err != nil {
+		return tool.Errorf("could not start the command in the background: %v", err), nil
+	}
+	msg := fmt.Sprintf("Command started in the background as task %s. Its output is written to %s; you will be notified when it finishes.", id, file)
+	return tool.Result{Content: []llm.Block{llm.Text(msg)}, Meta: BackgroundStarted{TaskID: id, OutputFile: file}}, nil
+}
+
+func result(isError bool, meta Outcome, head, out string) tool.Result {
+	return tool.Result{Content: []llm.Block{llm.Text(joinNonEmpty(head, out))}, IsError: isError, Meta: meta}
+}
+
+func joinNonEmpty(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "\n" + b
+}
+
+func (b *Bash) shell() string {
+	if b.cfg.Shell != "" {
+		return b.cfg.Shell
+	}
+	if p, err := exec.LookPath("bash"); err == nil {
+		return p
+	}
+	return "sh"
+}
+
+// workDir returns the agent's working directory, checking that it exists.
+func workDir(env *tool.Env) (string, error) {
+	dir := ""
+	if env != nil {
+		dir = env.Cwd
+	}
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", fmt.Errorf("no working directory: %v", err)
+		}
+		dir = wd
+	}
+	info, err := os.Stat(dir)
+	if err != nil || !info.IsDir() {
+		return "", fmt.Errorf("the working directory %s does not exist or is not a directory", dir)
+	}
+	return dir, nil
+}
+
+// childEnv is our environment with the markers described in the package
+// doc; later entries win over inherited ones.
+func childEnv() []string {
+	return append(os.Environ(), "COHORT=1", "GIT_EDITOR=true", "GIT_TERMINAL_PROMPT=0")
+}
