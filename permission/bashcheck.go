@@ -1,0 +1,414 @@
+package permission
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+// checkBash decides a Bash call from the analysed command line: a deny or
+// ask rule matching any command (at any wrapper layer) decides; an allow
+// needs every command allowed by a rule or read-only inside the working
+// directories, and nothing in the line that could not be analysed.
+func (e *evaluation) checkBash() Decision {
+	line, err := commandOf(e.req.Input)
+	if err != nil {
+		return Decision{Behavior: Deny, Reason: "Permission check failed: " + err.Error()}
+	}
+	an := analyze(line, e.cwd, e.sh.home)
+	e.bash = an
+	for _, b := range []Behavior{Deny, Ask} {
+		if d, ok := e.bashRules(b, an); ok {
+			return d
+		}
+		if d, ok := e.bashPaths(b, an); ok {
+			return d
+		}
+		if len(an.opaque) > 0 && e.bashRelevant(b) {
+			return Decision{Behavior: Ask, Reason: fmt.Sprintf("This command needs approval: it could not be checked against the %s rules because %s.", b, strings.Join(an.opaque, "; "))}
+		}
+	}
+	return e.bashAllow(an)
+}
+
+func (e *evaluation) bashCovers(r *Rule) bool { return r.coversTool("Bash") }
+
+// pathRuleForBash selects path rules that also apply to shell commands.
+func pathRuleForBash(r *Rule) bool {
+	return r.path != nil && (readTools[r.Tool] || editTools[r.Tool])
+}
+
+// bashRelevant reports whether any rule with behavior b could apply to a
+// Bash command.
+func (e *evaluation) bashRelevant(b Behavior) bool {
+	return len(e.rulesFor(b, e.bashCovers)) > 0 || len(e.rulesFor(b, pathRuleForBash)) > 0
+}
+
+func (e *evaluation) bashRules(b Behavior, an *analysis) (Decision, bool) {
+	for _, r := range e.rulesFor(b, e.bashCovers) {
+		hit := ""
+		switch {
+		case r.Specifier == "":
+			hit = an.line
+		case r.bash.rawOnly:
+			if r.bash.matchLine(an.line, true) {
+				hit = an.line
+			}
+		default:
+			hit = matchAnyLayer(r.bash, an)
+		}
+		if hit == "" {
+			continue
+		}
+		if b == Deny {
+			return deniedBy("Bash", r, "run `"+hit+"`"), true
+		}
+		return askedBy("Bash", r), true
+	}
+	return Decision{}, false
+}
+
+// matchAnyLayer returns the first command layer (as text) a deny or ask
+// pattern matches: its words, its words with the command name reduced to
+// its base name ("/bin/rm" is rm), and the alternative readings of
+// wrappers whose options were not understood.
+func matchAnyLayer(p *bashPattern, an *analysis) string {
+	for _, c := range an.commands {
+		for _, l := range c.layers {
+			cands := append([][]string{l.words}, l.alts...)
+			if n := l.name(); strings.Contains(n, "/") {
+				cands = append(cands, append([]string{filepath.Base(n)}, l.words[1:]...))
+			}
+			for _, ws := range cands {
+				if p.matchWords(ws, true) {
+					return wordsText(l.words)
+				}
+			}
+		}
+	}
+	return ""
+}
+
+func wordsText(ws []string) string {
+	out := make([]string, len(ws))
+	for i, w := range ws {
+		if w == dynWord {
+			w = "$…"
+		}
+		out[i] = w
+	}
+	return strings.Join(out, " ")
+}
+
+// bashPaths applies Read and Edit path rules to the paths a command line
+// names: every argument that could be a path, relative to every directory
+// the command may run in, plus redirection targets. Read rules apply to
+// every command, Edit rules to commands that are not read-only and to
+// output redirections.
+func (e *evaluation) bashPaths(b Behavior, an *analysis) (Decision, bool) {
+	rules := e.rulesFor(b, pathRuleForBash)
+	if len(rules) == 0 {
+		return Decision{}, false
+	}
+	var unknown []string
+	check := func(cwds []string, cand string, write bool) (Decision, bool) {
+		forms, ok := e.expandPath(cwds, cand)
+		if !ok {
+			unknown = append(unknown, cand)
+			return Decision{}, false
+		}
+		for _, r := range rules {
+			if !readTools[r.Tool] && !(write && editTools[r.Tool]) {
+				continue
+			}
+			for _, f := range forms {
+				if e.pathMatch(r, f, true) {
+					if b == Deny {
+						return deniedBy("Bash", r, fmt.Sprintf("touch %s from Bash", f.literal)), true
+					}
+					return askedBy("Bash", r), true
+				}
+			}
+		}
+		return Decision{}, false
+	}
+	for _, c := range an.commands {
+		ro, _ := readOnlyWords(c.inner().words)
+		for _, cand := range commandPathArgs(c) {
+			if d, ok := check(c.cwds, cand, !ro); ok {
+				return d, true
+			}
+		}
+	}
+	for _, r := range an.redirs {
+		if d, ok := check(r.cwds, r.target, r.write); ok {
+			return d, true
+		}
+	}
+	if len(unknown) > 0 {
+		return Decision{Behavior: Ask, Reason: fmt.Sprintf("This command needs approval: the paths %s are only known at run time, so the %s rules for paths cannot be checked.", wordsText(unknown), b)}, true
+	}
+	return Decision{}, false
+}
+
+// commandPathArgs lists the words of a command that may name files: the
+// non-option arguments of every layer, values of --opt=value, attached
+// values of short options that look like paths, and command names that
+// are paths. Arguments of commands known to take no paths (echo) are
+// skipped.
+func commandPathArgs(c *command) []string {
+	var out []string
+	for _, l := range c.layers {
+		if len(l.words) == 0 {
+			continue
+		}
+		if n := l.name(); strings.Contains(n, "/") {
+			out = append(out, n)
+		}
+		if spec := readOnlyCommands[filepath.Base(l.name())]; spec != nil && !spec.paths && spec.sub == nil {
+			continue
+		}
+		for _, w := range l.words[1:] {
+			switch {
+			case w == dynWord || !strings.HasPrefix(w, "-") || w == "-":
+				out = append(out, w)
+			case strings.Contains(w, "="):
+				_, v, _ := strings.Cut(w, "=")
+				out = append(out, v)
+			case !strings.HasPrefix(w, "--") && len(w) > 2 && strings.Contains(w[2:], "/"):
+				out = append(out, w[2:])
+			}
+		}
+	}
+	return out
+}
+
+// expandPath turns a command's path word into path forms for every cwd it
+// may run in, expanding globs against the file system. ok is false when the
+// path cannot be known (dynamic word, unknown cwd, too many matches).
+func (e *evaluation) expandPath(cwds []string, cand string) (forms []pathForms, ok bool) {
+	if cand == dynWord {
+		return nil, false
+	}
+	if cand == "" || cand == "-" {
+		return nil, true
+	}
+	for _, cwd := range cwds {
+		if cwd == "" && !filepath.IsAbs(cand) {
+			return nil, false
+		}
+		names := []string{cand}
+		if strings.ContainsAny(cand, "*?[") {
+			matches, err := filepath.Glob(absolute(cwd, cand))
+			if err == nil && len(matches) > maxGlobResult {
+				return nil, false
+			}
+			names = append(names, matches...)
+		}
+		for _, n := range names {
+			f, err := formsOf(cwd, n)
+			if err != nil {
+				return nil, false
+			}
+			forms = append(forms, f)
+		}
+	}
+	return forms, true
+}
+
+// bashAllow is the allow stage and the mode default for Bash.
+func (e *evaluation) bashAllow(an *analysis) Decision {
+	allows := e.rulesFor(Allow, e.bashCovers)
+	planBlocks := e.mode == ModePlan
+	for _, r := range allows {
+		if r.Specifier == "" && !planBlocks {
+			return allowedBy(r)
+		}
+		if r.bash != nil && r.bash.rawOnly && r.bash.matchLine(an.line, false) && !planBlocks {
+			return allowedBy(r)
+		}
+	}
+	problems := append(append([]string(nil), an.opaque...), an.unsafe...)
+	problems = append(problems, e.cdProblems(an)...)
+	problems = append(problems, e.redirectProblems(an)...)
+	var needs []string
+	var used *Rule
+	readOnly := true
+	for _, c := range an.commands {
+		if e.readOnlyOK(c) {
+			continue
+		}
+		readOnly = false
+		if r := e.allowRuleFor(c, allows); r != nil {
+			used = r
+			continue
+		}
+		needs = append(needs, wordsText(c.inner().words))
+	}
+	if len(problems) == 0 && len(needs) == 0 {
+		switch {
+		case readOnly:
+			return Decision{Behavior: Allow, Reason: "read-only command inside the working directories"}
+		case !planBlocks:
+			return allowedBy(used)
+		}
+	}
+	switch {
+	case e.mode == ModeBypass:
+		return Decision{Behavior: Allow, Reason: "bypassPermissions mode"}
+	case planBlocks:
+		// A read-only line that reaches outside the working directories may
+		// still be approved; anything else is not for plan mode.
+		if ro, _ := an.readOnly(); !ro {
+			return Decision{Behavior: Deny, Reason: planReason}
+		}
+	}
+	var why []string
+	if len(needs) > 0 {
+		why = append(why, "`"+strings.Join(needs, "`, `")+"` "+pick(len(needs) == 1, "is", "are")+" not pre-approved")
+	}
+	why = append(why, problems...)
+	return Decision{Behavior: Ask, Reason: "This Bash command needs the user's approval: " + strings.Join(why, "; ") + "."}
+}
+
+func pick(c bool, a, b string) string {
+	if c {
+		return a
+	}
+	return b
+}
+
+// allowRuleFor finds an allow rule for a command: a rule matching one of
+// its layers, with every layer outside that one a transparent wrapper.
+func (e *evaluation) allowRuleFor(c *command, allows []*Rule) *Rule {
+	for _, l := range c.layers {
+		for _, r := range allows {
+			if r.bash == nil || r.bash.rawOnly {
+				continue
+			}
+			if l.openArgs && !r.bash.hasWildcard() {
+				continue // an exact rule cannot vouch for arguments read at run time
+			}
+			if r.bash.matchWords(l.words, false) {
+				return r
+			}
+		}
+		if !l.transparent {
+			return nil
+		}
+	}
+	return nil
+}
+
+// readOnlyOK reports whether a command only reads, and only inside the
+// working directories (or paths a Read or Edit allow rule covers).
+func (e *evaluation) readOnlyOK(c *command) bool {
+	for _, l := range c.layers[:len(c.layers)-1] {
+		if !l.transparent {
+			return false
+		}
+	}
+	in := c.inner()
+	ok, paths := readOnlyWords(in.words)
+	if !ok {
+		return false
+	}
+	if in.openArgs {
+		if spec := readOnlyCommands[filepath.Base(in.name())]; spec == nil || spec.paths {
+			return false
+		}
+	}
+	for _, p := range paths {
+		if !e.readable(c.cwds, p) {
+			return false
+		}
+	}
+	return true
+}
+
+// readable reports whether a path word resolves inside the working
+// directories (or under a Read/Edit allow rule) from every cwd.
+func (e *evaluation) readable(cwds []string, p string) bool {
+	forms, ok := e.expandPath(cwds, p)
+	if !ok {
+		return false
+	}
+	allows := e.rulesFor(Allow, func(r *Rule) bool { return pathRuleForBash(r) })
+	for _, f := range forms {
+		if e.inWorkDirs(f.resolved) {
+			continue
+		}
+		covered := false
+		for _, r := range allows {
+			if e.pathMatch(r, f, false) {
+				covered = true
+				break
+			}
+		}
+		if !covered {
+			return false
+		}
+	}
+	return true
+}
+
+// cdProblems reports cd targets outside the working directories.
+func (e *evaluation) cdProblems(an *analysis) []string {
+	var out []string
+	for _, d := range an.cds {
+		if d == "" {
+			continue // already reported as unsafe
+		}
+		f, err := formsOf("/", d)
+		if err != nil || !e.inWorkDirs(f.resolved) {
+			out = append(out, "it changes to "+d+", outside the working directories")
+		}
+	}
+	return out
+}
+
+// redirectProblems reports redirections an allow must not cover: output
+// into files that are not editable without asking, input from files
+// outside the working directories.
+func (e *evaluation) redirectProblems(an *analysis) []string {
+	var out []string
+	edits := e.rulesFor(Allow, func(r *Rule) bool { return r.path != nil && editTools[r.Tool] })
+	for _, r := range an.redirs {
+		if !r.write {
+			if !e.readable(r.cwds, r.target) {
+				out = append(out, "it reads "+wordsText([]string{r.target})+" from outside the working directories")
+			}
+			continue
+		}
+		if harmlessTarget(r.target) {
+			continue
+		}
+		forms, ok := e.expandPath(r.cwds, r.target)
+		if !ok {
+			out = append(out, "it writes to a file only known at run time")
+			continue
+		}
+		for _, f := range forms {
+			if !e.editable(f, edits) {
+				out = append(out, "it writes to "+f.literal)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// editable reports whether a write to f needs no approval: an Edit allow
+// rule covers it, or acceptEdits (or bypass) mode is on and it is an
+// unprotected path inside the working directories.
+func (e *evaluation) editable(f pathForms, edits []*Rule) bool {
+	for _, r := range edits {
+		if e.pathMatch(r, f, false) {
+			return true
+		}
+	}
+	if e.mode != ModeAcceptEdits && e.mode != ModeBypass {
+		return false
+	}
+	return e.inWorkDirs(f.resolved) && !e.protected(f.resolved) && !e.protected(f.literal)
+}

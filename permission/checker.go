@@ -1,0 +1,302 @@
+package permission
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/cohort-dev/cohort/settings"
+)
+
+// Config builds a Checker.
+type Config struct {
+	// Env gives the session's working directory, home and $COHORT_HOME.
+	Env settings.Env
+	// Settings are the loaded settings files (nil for none).
+	Settings *settings.Settings
+	// Mode is --permission-mode; empty means the settings' defaultMode, or
+	// default.
+	Mode Mode
+	// Allow, Deny and Ask are rules from the command line
+	// (--allowedTools, --disallowedTools), already split with SplitRules.
+	Allow, Deny, Ask []string
+	// AdditionalDirs are extra working directories from the command line.
+	AdditionalDirs []string
+	// Persist writes a rule update to its settings file (see
+	// SettingsPersister); nil keeps updates in memory.
+	Persist func(context.Context, RuleUpdate) error
+}
+
+// Checker decides whether a tool call may run. It is safe for concurrent
+// use. Children made with ForChild share the parent's rules and working
+// directories (an "always allow" answered for one agent holds for all) but
+// have their own mode.
+type Checker struct {
+	sh   *shared
+	mu   sync.RWMutex
+	mode Mode
+}
+
+// shared is the state every checker of a session sees.
+type shared struct {
+	home, cohortHome, cwd string
+	persist               func(context.Context, RuleUpdate) error
+	bypassDisabled        bool
+	// degraded lists settings files whose deny rules may be missing; while
+	// it is non-empty nothing is auto-allowed.
+	degraded []string
+	problems []error
+
+	mu    sync.RWMutex
+	rules []*Rule
+	dirs  []workDir
+}
+
+// workDir is a working directory in its written and resolved forms.
+type workDir struct {
+	path, resolved string
+}
+
+// New builds a Checker. Invalid rules and modes in settings files are not
+// errors: they are reported by Problems and handled failing closed (an
+// invalid deny rule denies every call of its tool; an invalid ask rule asks
+// for every call of its tool; an invalid allow rule is dropped). Invalid
+// command-line rules or mode are errors, as is bypassPermissions when a
+// settings file disables it.
+func New(cfg Config) (*Checker, error) {
+	env := cfg.Env
+	if !filepath.IsAbs(env.Cwd) || !filepath.IsAbs(env.Home) {
+		return nil, fmt.Errorf("permission: working directory %q and home %q must be absolute", env.Cwd, env.Home)
+	}
+	sh := &shared{home: filepath.Clean(env.Home), cohortHome: filepath.Clean(env.CohortHome), cwd: filepath.Clean(env.Cwd), persist: cfg.Persist}
+	sh.addDir(sh.cwd)
+	mode := ModeDefault
+	if cfg.Settings != nil {
+		mode = sh.loadSettings(cfg.Settings)
+	}
+	var errs []error
+	for _, list := range []struct {
+		b     Behavior
+		flag  string
+		rules []string
+	}{{Allow, "--allowedTools", cfg.Allow}, {Deny, "--disallowedTools", cfg.Deny}, {Ask, "--ask", cfg.Ask}} {
+		for _, text := range list.rules {
+			r, err := ParseRule(text)
+			if err != nil {
+				var re *RuleError
+				errors.As(err, &re)
+				re.Source = list.flag
+				errs = append(errs, re)
+				continue
+			}
+			r.Behavior, r.Source, r.Root, r.dest = list.b, list.flag, sh.cwd, DestCLI
+			sh.rules = append(sh.rules, r)
+		}
+	}
+	for _, d := range cfg.AdditionalDirs {
+		sh.addDir(expandDir(d, sh.home, sh.cwd))
+	}
+	if cfg.Mode != "" {
+		if !cfg.Mode.Valid() || cfg.Mode == ModeBubble {
+			_, err := ParseMode(string(cfg.Mode))
+			errs = append(errs, err)
+		}
+		mode = cfg.Mode
+	}
+	if mode == ModeBypass && sh.bypassDisabled {
+		if cfg.Mode == ModeBypass {
+			errs = append(errs, errors.New("bypassPermissions mode is disabled by disableBypassPermissionsMode in settings"))
+		}
+		mode = ModeDefault
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return &Checker{sh: sh, mode: mode}, nil
+}
+
+// loadSettings adds the rules, directories and mode of every settings
+// source and returns the mode they select.
+func (sh *shared) loadSettings(s *settings.Settings) Mode {
+	mode := ModeDefault
+	for _, sp := range s.Permissions() {
+		src, p := sp.Source, sp.Value
+		if p.Incomplete {
+			sh.degraded = append(sh.degraded, src.Path)
+		}
+		if p.DisableBypass {
+			sh.bypassDisabled = true
+		}
+		dest := destOfScope(src.Scope)
+		for _, list := range []struct {
+			b     Behavior
+			rules []settings.Text
+		}{{Deny, p.Deny}, {Ask, p.Ask}, {Allow, p.Allow}} {
+			for _, t := range list.rules {
+				sh.addSettingsRule(list.b, t, src, dest)
+			}
+		}
+		for _, d := range p.AdditionalDirectories {
+			sh.addDir(expandDir(d.Value, sh.home, src.Root))
+		}
+		if v := p.DefaultMode; v.Value != "" {
+			m, err := ParseMode(v.Value)
+			if err != nil {
+				sh.problems = append(sh.problems, fmt.Errorf("%s:%d:%d: permissions.defaultMode: %v (using %s)", src.Path, v.Line, v.Col, err, ModeDefault))
+				m = ModeDefault
+			}
+			mode = m
+		}
+	}
+	if mode == ModeBypass && sh.bypassDisabled {
+		sh.problems = append(sh.problems, errors.New("permissions.defaultMode is bypassPermissions but disableBypassPermissionsMode is set; using default"))
+	}
+	return mode
+}
+
+func (sh *shared) addSettingsRule(b Behavior, t settings.Text, src *settings.Source, dest Destination) {
+	r, err := ParseRule(t.Value)
+	if err == nil {
+		r.Behavior, r.Source, r.Line, r.Col, r.Root, r.dest = b, src.Path, t.Line, t.Col, src.Root, dest
+		sh.rules = append(sh.rules, r)
+		return
+	}
+	var re *RuleError
+	errors.As(err, &re)
+	re.Source, re.Line, re.Col = src.Path, t.Line, t.Col
+	if b == Allow {
+		sh.problems = append(sh.problems, fmt.Errorf("%w (the rule is ignored)", re))
+		return
+	}
+	// Fail closed: the broken rule still covers its whole tool.
+	tool := toolOf(t.Value)
+	what := "every call of " + tool
+	if tool == "*" {
+		what = "every tool call"
+	}
+	verb := map[Behavior]string{Deny: "denies", Ask: "asks for"}[b]
+	sh.problems = append(sh.problems, fmt.Errorf("%w (until it is fixed, Cohort %s %s)", re, verb, what))
+	sh.rules = append(sh.rules, &Rule{Tool: tool, Behavior: b, Source: src.Path, Line: t.Line, Col: t.Col, Invalid: t.Value, dest: dest})
+}
+
+// toolOf extracts the tool name of an invalid rule, or "*" when even that
+// is unreadable.
+func toolOf(text string) string {
+	name := strings.TrimSpace(text)
+	if i := strings.IndexByte(name, '('); i >= 0 {
+		name = name[:i]
+	}
+	if checkToolName(name) != "" {
+		return "*"
+	}
+	if name == "Task" {
+		return "Agent"
+	}
+	return name
+}
+
+// expandDir makes a configured directory absolute: "~/" is home, relative
+// paths are relative to base.
+func expandDir(d, home, base string) string {
+	switch {
+	case d == "~" || strings.HasPrefix(d, "~/"):
+		return filepath.Join(home, strings.TrimPrefix(d, "~"))
+	case filepath.IsAbs(d):
+		return filepath.Clean(d)
+	}
+	return filepath.Join(base, d)
+}
+
+func (sh *shared) addDir(d string) {
+	res, err := resolvePath(d)
+	if err != nil {
+		res = d
+	}
+	for _, w := range sh.dirs {
+		if w.path == d {
+			return
+		}
+	}
+	sh.dirs = append(sh.dirs, workDir{path: d, resolved: res})
+}
+
+// Problems returns what was wrong with the settings' rules and modes, for
+// the caller to show as warnings.
+func (c *Checker) Problems() []error { return append([]error(nil), c.sh.problems...) }
+
+// Mode returns the current mode.
+func (c *Checker) Mode() Mode {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.mode
+}
+
+// SetMode changes this checker's mode (EnterPlanMode, the mode switch in
+// the UI). Children already made keep theirs.
+func (c *Checker) SetMode(m Mode) error {
+	if !m.Valid() {
+		_, err := ParseMode(string(m))
+		return err
+	}
+	if m == ModeBypass && c.sh.bypassDisabled {
+		return errors.New("bypassPermissions mode is disabled by disableBypassPermissionsMode in settings")
+	}
+	c.mu.Lock()
+	c.mode = m
+	c.mu.Unlock()
+	return nil
+}
+
+// ForChild returns the checker for a subagent whose definition asks for
+// mode def ("" for none). The child inherits the parent's mode unless the
+// definition sets one; a parent in bypassPermissions or acceptEdits keeps
+// its mode regardless. Rules and working directories are shared, so they
+// apply at every depth.
+func (c *Checker) ForChild(def Mode) *Checker {
+	parent := c.Mode()
+	m := parent
+	if parent != ModeBypass && parent != ModeAcceptEdits && def != "" && def.Valid() {
+		m = def
+	}
+	if m == ModeBypass && c.sh.bypassDisabled {
+		m = ModeDefault
+	}
+	return &Checker{sh: c.sh, mode: m}
+}
+
+// WorkingDirs returns the working directories (the session's cwd first).
+func (c *Checker) WorkingDirs() []string {
+	c.sh.mu.RLock()
+	defer c.sh.mu.RUnlock()
+	out := make([]string, len(c.sh.dirs))
+	for i, d := range c.sh.dirs {
+		out[i] = d.path
+	}
+	return out
+}
+
+// Rules returns the rules with the given behavior, in evaluation order.
+func (c *Checker) Rules(b Behavior) []*Rule {
+	var out []*Rule
+	for _, r := range c.sh.snapshot() {
+		if r.Behavior == b {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func (sh *shared) snapshot() []*Rule {
+	sh.mu.RLock()
+	defer sh.mu.RUnlock()
+	return append([]*Rule(nil), sh.rules...)
+}
+
+func (sh *shared) dirSnapshot() []workDir {
+	sh.mu.RLock()
+	defer sh.mu.RUnlock()
+	return append([]workDir(nil), sh.dirs...)
+}

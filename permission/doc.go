@@ -1,0 +1,153 @@
+// Package permission decides whether a tool call may run: permission modes,
+// Claude Code compatible rules, the evaluation order, and the prompters that
+// answer when the answer is "ask".
+//
+// # Evaluation
+//
+// [Checker.Check] looks at deny rules, then ask rules, then allow rules,
+// then the mode's default. The first that applies decides. Deny rules win
+// in every mode, bypassPermissions included; so do ask rules (a user who
+// wrote one wants to be asked). Mode defaults:
+//
+//   - default: read-only tools run when every path they touch is inside the
+//     working directories (the session's cwd plus additionalDirectories and
+//     --add-dir); anything else asks.
+//   - acceptEdits: as default, and Edit/Write/NotebookEdit inside the working
+//     directories run, except on protected paths (.git/, .claude/,
+//     .cohort/settings*, .cohort/agents/, $COHORT_HOME outside project
+//     memory), which ask: editing them would let an agent grant itself
+//     permissions or run hooks.
+//   - plan: read-only calls as in default; every other call is denied with a
+//     reason telling the model it is planning, even when an allow rule
+//     matches. Agent, EnterPlanMode, ExitPlanMode (asks: the user approves
+//     the plan), AskUserQuestion and TodoWrite keep their usual treatment.
+//   - dontAsk: as default, with every ask turned into a deny.
+//   - bypassPermissions: everything that no deny or ask rule stops.
+//   - bubble (internal, forks): as default, with every ask marked
+//     [Decision.Bubble] for the caller to route to the parent's approver.
+//
+// Agent calls need no approval by default (the subagent's own calls are
+// checked), nor does EnterPlanMode. WebFetch and MCP tools ask by default
+// even when they claim to be read-only: fetching is a way out for data, and
+// MCP read-only hints come from the server. A call whose tool is not Bash
+// uses Request.ReadOnly (the tool's traits).
+//
+// # Rules
+//
+// "Tool" covers every call of a tool; "Tool(specifier)" narrows it:
+//
+//   - Bash: "git diff:*" (the words "git diff" and any further words, so not
+//     "git diffx"), "npm test" (exactly that command), "npm run *" (a
+//     trailing lone * is the newer spelling of :*; a lone * elsewhere
+//     matches any number of words, and * inside a word any characters).
+//     Specifiers are parsed with the shell parser and compared word by word
+//     with the parsed command, so quoting and spacing do not matter. A
+//     specifier that is not one simple command ("ls | wc") is compared with
+//     the whole command line as text (exactly for allow rules).
+//   - Read, Edit, Write, NotebookEdit, Glob, Grep: gitignore-style paths.
+//     "//abs/path" is absolute, "~/x" is in the home directory, "/x" is
+//     relative to the settings file's project directory (the directory
+//     holding .cohort/ or .claude/; for user settings the directory holding
+//     the file; for the command line the cwd), "x" and "./x" are relative to
+//     the agent's cwd, as in Claude Code. Deny and ask rules with relative
+//     patterns are also tried against the session's cwd and the settings
+//     file's project directory, so a rule protects what its author meant
+//     wherever an agent runs. A pattern without a slash ("*.env") matches
+//     at any depth; a pattern for a directory covers everything inside;
+//     "dir/" matches directories only; "**" crosses directories. Edit rules
+//     cover Write, NotebookEdit and MultiEdit (all file-editing tools), Read
+//     rules cover Glob and Grep, and an Edit allow rule also allows reading.
+//   - WebFetch(domain:example.com): exactly that host (any port);
+//     WebFetch(domain:*.example.com): any subdomain, not the domain itself.
+//   - mcp__server covers all of a server's tools, mcp__server__tool one,
+//     mcp__server__get_* those with the prefix. MCP rules take no specifier.
+//   - Agent(name): calls with that subagent_type (omitted means
+//     general-purpose). "Task" is accepted as the Agent tool's old name.
+//   - Any other tool: the specifier must equal Request.Subject.
+//
+// # Paths
+//
+// Paths are made absolute against the agent's cwd and resolved the way the
+// kernel opens them (symbolic links component by component, ".." applied
+// after a link), with the part that does not exist yet appended. Deny and
+// ask rules match if either the written or the resolved path matches; allow
+// rules and the working-directory test use the resolved path. So a symlink
+// inside the project that points into a denied directory is denied, and
+// ".." cannot climb out of an allowed one.
+//
+// # Bash
+//
+// A command line is parsed with mvdan.cc/sh/v3/syntax and every simple
+// command is extracted: across ;, &&, ||, |, newlines, subshells, { },
+// if/while/for/case bodies, function bodies, command and process
+// substitutions and here-documents. Wrappers are looked through and kept
+// as layers: env, nohup, nice, timeout, stdbuf, time, command, builtin,
+// exec, setsid, ionice, xargs, sudo, doas, chroot, watch, busybox, find
+// -exec, and shells with -c (bash, sh, zsh, dash, ksh, mksh, ash; the
+// script is parsed recursively), plus eval, alias and trap, whose text is
+// parsed as a script. Assignments before a command are dropped from its
+// words ("FOO=1 rm x" is the command "rm x"). Words are compared after
+// quote removal and brace expansion ("'r'm" is rm, "{rm,-rf,x}" is
+// "rm -rf x").
+//
+// A deny or ask rule matching any layer of any command decides (the base
+// name of a command given as a path is tried too, so /bin/rm is rm). An
+// allow needs every command allowed: by a rule matching one of its layers
+// with only transparent wrappers (nohup, timeout, bash -c with a known
+// script, ...) outside it, or by being read-only (see IsReadOnlyCommand)
+// with every path it reads inside the working directories. sudo, doas,
+// eval and similar are not transparent: the rule must name them.
+//
+// The analysis fails closed. What it cannot see into (a parse error, a
+// command name known only at run time such as $CMD, a script read from a
+// file or from stdin, "source", a bash -c script built at run time) is
+// never auto-allowed, and when deny or ask rules exist that could apply, the
+// call asks even in bypassPermissions mode. What it understands but must not
+// auto-allow (eval, alias, arithmetic evaluation, cd outside the working
+// directories or to an unknown place, wrapper options it does not know,
+// setting an environment variable that is not on a short list of harmless
+// ones such as NODE_ENV or LANG; PATH, LD_PRELOAD, GIT_* and the like can
+// change what an allowed command runs) asks.
+//
+// cd is tracked: later commands may run in the directory before or after
+// it, and their relative paths are checked against both. Output
+// redirections are writes: Edit deny rules apply to their targets, and an
+// allowed command that writes to a file is only allowed when an Edit allow
+// rule covers the file or acceptEdits mode would allow editing it. Every
+// argument that may be a path is checked against Read deny rules (and Edit
+// deny rules for commands that are not read-only), globs expanded against
+// the file system, so "cd secrets && cat key", "cat secr*" and
+// "cat ./link-to-secrets/key" are denied by Read(./secrets/**).
+//
+// Limitations, by design of a rule system rather than a sandbox: what a
+// program does internally (python -c, make, a script file) is not seen;
+// rules constrain what the shell runs. CDPATH is not modelled; the Bash
+// tool should unset it. Case-insensitive file systems can defeat
+// case-sensitive path patterns. Paths are checked before the call runs,
+// so a file system that changes in between is not covered.
+//
+// # Broken settings
+//
+// An invalid deny rule becomes a rule denying every call of its tool (every
+// tool when even the tool name is unreadable); an invalid ask rule asks for
+// every call of its tool; an invalid allow rule is dropped. A settings file
+// that cannot be read or parsed (or whose permission lists have the wrong
+// shape) may have held deny rules, so while it is broken nothing is
+// auto-allowed: every allow becomes an ask. All of these are reported by
+// [Checker.Problems] naming the file, line and rule.
+//
+// # Subagents
+//
+// [Checker.ForChild] gives a subagent its mode: the parent's, unless the
+// agent definition sets one; a parent in bypassPermissions or acceptEdits
+// keeps its mode regardless. Rules, working directories and runtime rule
+// updates are shared by the whole tree.
+//
+// # Prompters
+//
+// An ask goes to a [Prompter]: [Headless] (print mode) denies with a reason
+// that tells the model how the user could allow the call; [Command] runs
+// the --permission-prompt-command program with Claude Code's permission
+// prompt JSON; the terminal dialog and the team lead's mailbox implement
+// the same interface elsewhere. [Checker.Resolve] runs the whole sequence.
+package permission

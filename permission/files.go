@@ -1,0 +1,226 @@
+package permission
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+// checkFiles handles the file tools (Read, Edit, Write, NotebookEdit, Glob,
+// Grep) and other tools that report paths.
+func (e *evaluation) checkFiles() Decision {
+	tool := e.req.Tool
+	paths, builtin, err := PathsOf(tool, e.req.Input)
+	if err != nil {
+		return Decision{Behavior: Deny, Reason: "Permission check failed: " + err.Error()}
+	}
+	paths = append(paths, e.req.Paths...)
+	write := editTools[tool] || (!builtin && !e.req.ReadOnly)
+	var forms []pathForms
+	for _, p := range paths {
+		f, err := formsOf(e.cwd, p)
+		if err != nil {
+			return Decision{Behavior: Ask, Reason: fmt.Sprintf("%s needs approval: the path %s could not be resolved (%v).", tool, p, err)}
+		}
+		forms = append(forms, f)
+	}
+	covers := func(r *Rule) bool {
+		if builtin {
+			return r.coversTool(tool)
+		}
+		return r.coversTool(tool) || (write && editTools[r.Tool]) || (!write && r.Tool == "Read")
+	}
+	for _, r := range e.rulesFor(Deny, covers) {
+		for _, f := range forms {
+			if e.pathMatch(r, f, true) {
+				return deniedBy(tool, r, fmt.Sprintf("use %s on %s", tool, f.literal))
+			}
+		}
+	}
+	for _, r := range e.rulesFor(Ask, covers) {
+		for _, f := range forms {
+			if e.pathMatch(r, f, true) {
+				return askedBy(tool, r)
+			}
+		}
+	}
+	if !(write && e.mode == ModePlan) {
+		if d, ok := e.allowedPaths(forms, write, covers); ok {
+			return d
+		}
+	}
+	return e.filesDefault(forms, write)
+}
+
+// allowedPaths reports whether allow rules cover every path. For reads,
+// rules that allow editing a path allow reading it too.
+func (e *evaluation) allowedPaths(forms []pathForms, write bool, covers func(*Rule) bool) (Decision, bool) {
+	rules := e.rulesFor(Allow, func(r *Rule) bool { return covers(r) || (!write && editTools[r.Tool]) })
+	var first *Rule
+	for _, f := range forms {
+		var hit *Rule
+		for _, r := range rules {
+			if e.pathMatch(r, f, false) {
+				hit = r
+				break
+			}
+		}
+		if hit == nil {
+			return Decision{}, false
+		}
+		if first == nil {
+			first = hit
+		}
+	}
+	if first == nil {
+		return Decision{}, false
+	}
+	return allowedBy(first), true
+}
+
+func (e *evaluation) filesDefault(forms []pathForms, write bool) Decision {
+	tool := e.req.Tool
+	outside := e.outside(forms)
+	if !write {
+		if outside == "" {
+			return Decision{Behavior: Allow, Reason: "read inside the working directories"}
+		}
+		return Decision{Behavior: Ask, Reason: fmt.Sprintf("%s of %s needs approval: it is outside the working directories (%s).", tool, outside, strings.Join(e.dirNames(), ", "))}
+	}
+	switch e.mode {
+	case ModeBypass:
+		return Decision{Behavior: Allow, Reason: "bypassPermissions mode"}
+	case ModePlan:
+		return Decision{Behavior: Deny, Reason: planReason}
+	case ModeAcceptEdits:
+		if outside != "" {
+			return Decision{Behavior: Ask, Reason: fmt.Sprintf("Editing %s needs approval: it is outside the working directories.", outside)}
+		}
+		for _, f := range forms {
+			if e.protected(f.resolved) || e.protected(f.literal) {
+				return Decision{Behavior: Ask, Reason: fmt.Sprintf("Editing %s needs approval: it can change Cohort's settings, agents or git internals.", f.literal)}
+			}
+		}
+		return Decision{Behavior: Allow, Reason: "acceptEdits mode"}
+	}
+	what := "the file"
+	if len(forms) > 0 {
+		what = forms[0].literal
+	}
+	return Decision{Behavior: Ask, Reason: fmt.Sprintf("%s of %s needs the user's approval.", tool, what)}
+}
+
+// outside returns the first path that is not inside a working directory
+// (judged by its resolved form), or "".
+func (e *evaluation) outside(forms []pathForms) string {
+	for _, f := range forms {
+		if !e.inWorkDirs(f.resolved) {
+			return f.literal
+		}
+	}
+	return ""
+}
+
+func (e *evaluation) inWorkDirs(resolved string) bool {
+	for _, d := range e.dirs {
+		if within(resolved, d.resolved) {
+			return true
+		}
+	}
+	return false
+}
+
+func (e *evaluation) dirNames() []string {
+	out := make([]string, len(e.dirs))
+	for i, d := range e.dirs {
+		out[i] = d.path
+	}
+	return out
+}
+
+// pathMatch matches a path rule. broad (deny and ask) tries the literal and
+// the resolved path against every root a relative pattern could mean; strict
+// (allow) needs the resolved path to match.
+func (e *evaluation) pathMatch(r *Rule, f pathForms, broad bool) bool {
+	if r.path == nil {
+		return r.Specifier == "" // tool-wide, or an invalid stand-in
+	}
+	for _, base := range e.rootsOf(r, broad) {
+		if r.path.matchUnder(base, f.resolved) || (broad && r.path.matchUnder(base, f.literal)) {
+			return true
+		}
+	}
+	return false
+}
+
+// rootsOf lists the directories a rule's pattern is relative to, each in
+// its written and resolved form. "./x" and "x" mean the agent's cwd (as in
+// Claude Code); deny and ask rules also try the session's cwd and the
+// settings file's project directory, so a rule protects what its author
+// most likely meant wherever the agent runs.
+func (e *evaluation) rootsOf(r *Rule, broad bool) []string {
+	var raw []string
+	root := r.Root
+	if root == "" {
+		root = e.sh.cwd
+	}
+	switch r.path.anchor {
+	case anchorAbs:
+		return []string{"/"}
+	case anchorHome:
+		raw = []string{e.sh.home}
+	case anchorRoot:
+		raw = []string{root}
+	case anchorCwd:
+		raw = []string{e.cwd}
+		if broad {
+			raw = append(raw, e.sh.cwd, root)
+		}
+	}
+	var out []string
+	for _, b := range raw {
+		out = append(out, b)
+		res, ok := e.bases[b]
+		if !ok {
+			var err error
+			if res, err = resolvePath(b); err != nil {
+				res = b
+			}
+			e.bases[b] = res
+		}
+		if res != b {
+			out = append(out, res)
+		}
+	}
+	return out
+}
+
+// protected reports paths an agent must not edit without an explicit rule
+// even in acceptEdits mode: settings and agent definitions (they grant
+// permissions and define hooks), git internals (hooks run code), and
+// $COHORT_HOME (mailboxes, teams, tasks).
+func (e *evaluation) protected(p string) bool {
+	parts := strings.Split(p, "/")
+	for i, c := range parts {
+		switch c {
+		case ".git", ".claude":
+			return true
+		case ".cohort":
+			if i+1 == len(parts) {
+				return true
+			}
+			next := parts[i+1]
+			if strings.HasPrefix(next, "settings") || next == "agents" {
+				return true
+			}
+		}
+	}
+	if e.sh.cohortHome == "" || !within(p, e.sh.cohortHome) {
+		return false
+	}
+	// Project memory ($COHORT_HOME/projects/<slug>/memory/...) is the
+	// agents' to write.
+	rel, _ := filepath.Rel(e.sh.cohortHome, p)
+	mem := strings.Split(rel, "/")
+	return !(len(mem) >= 3 && mem[0] == "projects" && mem[2] == "memory")
+}
