@@ -49,7 +49,7 @@ func (c *command) inner() *layer { return c.layers[len(c.layers)-1] }
 type redirect struct {
 	write  bool
 	target string // dynWord when not static
-	cwds    []string
+	cwds   []string
 }
 
 // analysis is everything a line does that permissions care about.

@@ -17,13 +17,13 @@ type unwrapped struct {
 // optSpec describes a wrapper's options well enough to find the command
 // after them.
 type optSpec struct {
-	withArg   string   // short options that take the next word (or the rest of the cluster)
-	attached  string   // short options whose optional argument can only be attached (-i{} for xargs)
-	known     string   // short options without an argument
-	longArg   []string // long options that take an argument
-	longKnown []string // long options without an argument
-	positional int     // words before the command (timeout's duration)
-	digits    bool     // "-10" is an option (nice)
+	withArg    string   // short options that take the next word (or the rest of the cluster)
+	attached   string   // short options whose optional argument can only be attached (-i{} for xargs)
+	known      string   // short options without an argument
+	longArg    []string // long options that take an argument
+	longKnown  []string // long options without an argument
+	positional int      // words before the command (timeout's duration)
+	digits     bool     // "-10" is an option (nice)
 }
 
 // skipOpts returns the index in args of the command a wrapper runs (-1 for
