@@ -74,6 +74,8 @@ func classifyAPIError(e *anthropic.Error, background bool, now time.Time) failur
 	switch {
 	case isSpendLimit(e):
 		// Waiting does not lift a spend limit.
+	case e.Response != nil && e.Response.Header.Get("x-should-retry") == "false":
+		// The server vetoes a retry; it cannot force one (see the package doc).
 	case status == 529 || typ == "overloaded_error":
 		f.retryable = !background
 	case status == http.StatusRequestTimeout, status == http.StatusConflict, status == http.StatusTooManyRequests:

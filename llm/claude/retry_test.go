@@ -122,6 +122,8 @@ func TestClassifyAPIError(t *testing.T) {
 		{"429 spend limit by code", 429, spendCode, map[string]string{"retry-after": "4"}, false, false, 4 * time.Second},
 		{"429 spend limit by message", 429, errBody("rate_limit_error", "You have reached your spend limit."), nil, false, false, 0},
 		{"500", 500, errBody("api_error", "oops"), nil, false, true, 0},
+		{"500 vetoed by x-should-retry", 500, errBody("api_error", "oops"), map[string]string{"x-should-retry": "false"}, false, false, 0},
+		{"400 not forced by x-should-retry", 400, errBody("invalid_request_error", "x"), map[string]string{"x-should-retry": "true"}, false, false, 0},
 		{"502 html", 502, "<html>bad gateway</html>", nil, false, true, 0},
 		{"529", 529, errBody("overloaded_error", "busy"), nil, false, true, 0},
 		{"529 in the background", 529, errBody("overloaded_error", "busy"), nil, true, false, 0},
