@@ -1,0 +1,243 @@
+package worktree
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Errors callers branch on. Returned errors wrap them with the details.
+var (
+	ErrGitNotFound   = errors.New("worktree: git not found")
+	ErrNotRepository = errors.New("worktree: not a git repository")
+	ErrInvalidSlug   = errors.New("worktree: invalid slug")
+	ErrExists        = errors.New("worktree: already exists")
+	ErrNotFound      = errors.New("worktree: no such worktree")
+	ErrInUse         = errors.New("worktree: in use by another agent")
+	ErrDirty         = errors.New("worktree: has changes that removal would lose")
+)
+
+// WorktreesDir is where Cohort's worktrees live, relative to the repo root.
+const WorktreesDir = ".cohort/worktrees"
+
+// DefaultGrace is how long an unlocked worktree must sit untouched before the
+// sweep treats it as orphaned.
+const DefaultGrace = 5 * time.Minute
+
+// Config configures a Manager.
+type Config struct {
+	// Dir is any directory inside the repository, typically the lead's cwd.
+	Dir string
+	// Git is the git executable: a path, or a name looked up on the PATH of
+	// Env. Default "git".
+	Git string
+	// Env is the environment git runs with. Default os.Environ(). Variables
+	// that point git at another repository (GIT_DIR, GIT_WORK_TREE, ...) are
+	// always removed.
+	Env []string
+	// Base is the commit new worktrees start from. Default "HEAD" of the
+	// main worktree.
+	Base string
+	// Symlinks are directories, relative to the repo root, that each new
+	// worktree gets as a symlink to the main checkout's copy instead of its
+	// own (e.g. "node_modules"), when the main checkout has them and the new
+	// checkout does not.
+	Symlinks []string
+	// Sparse, when non-empty, makes new worktrees cone-mode sparse checkouts
+	// of these directories (plus the files at the top level).
+	Sparse []string
+	// RunHooks lets git run the repository's hooks (post-checkout, ...)
+	// during Cohort's own git calls. Default off: creating a scratch
+	// worktree should not trigger project automation.
+	RunHooks bool
+	// CommandTimeout bounds every git call. Default 2 minutes.
+	CommandTimeout time.Duration
+	// Alive reports whether a process exists; the sweep uses it on the pids
+	// recorded in lock reasons. Default: signal 0 on Unix.
+	Alive func(pid int) bool
+	// Now is the clock for the sweep's grace period. Default time.Now.
+	Now func() time.Time
+	// Grace is how long an unlocked, unkept worktree must be untouched
+	// before the sweep may remove it. Default DefaultGrace.
+	Grace time.Duration
+}
+
+// Owner identifies who uses a worktree; it is recorded in the git lock.
+type Owner struct {
+	SessionID string
+	AgentID   string
+}
+
+// Manager creates, inspects and removes the worktrees of one repository.
+// It is safe for concurrent use: any number of agents may create and finish
+// worktrees at the same time, also from several processes.
+type Manager struct {
+	git    *gitRunner
+	root   string // canonical repo root (main worktree, or the bare repo)
+	common string // git common dir
+	cfg    Config
+	host   string
+	pid    int
+
+	excludeMu   sync.Mutex
+	excludeDone bool
+}
+
+// list returns the repository's worktrees, main first.
+func (m *Manager) list(ctx context.Context) ([]listEntry, error) {
+	return listWorktrees(ctx, m.git, m.root)
+}
+
+// worktreeCmd runs `git worktree <args>` (a command that enumerates the
+// worktrees) in the repo root, retrying transient failures.
+func (m *Manager) worktreeCmd(ctx context.Context, args ...string) (string, error) {
+	return m.git.runRetry(ctx, m.root, append([]string{"worktree"}, args...)...)
+}
+
+// New finds git and the canonical root of the repository containing
+// cfg.Dir. Without git the error wraps ErrGitNotFound, outside a repository
+// ErrNotRepository: isolation was asked for and is impossible, and the
+// caller must not fall back to running unisolated.
+func New(ctx context.Context, cfg Config) (*Manager, error) {
+	if cfg.Dir == "" {
+		return nil, errors.New("worktree: Config.Dir is empty; pass the directory the agents work in")
+	}
+	if err := checkRelDirs("Symlinks", cfg.Symlinks); err != nil {
+		return nil, err
+	}
+	if err := checkRelDirs("Sparse", cfg.Sparse); err != nil {
+		return nil, err
+	}
+	if strings.HasPrefix(cfg.Base, "-") {
+		return nil, fmt.Errorf("worktree: base %q is not a git revision", cfg.Base)
+	}
+	g, err := newGitRunner(ctx, cfg.Git, cfg.Env, cfg.CommandTimeout, cfg.RunHooks)
+	if err != nil {
+		return nil, err
+	}
+	if len(cfg.Sparse) > 0 && g.version.less(minGitSparse) {
+		return nil, fmt.Errorf("worktree: sparse checkout needs git %s or newer, but %s is %s; upgrade git or drop the sparse setting", minGitSparse, g.path, g.version)
+	}
+	main, err := mainWorktree(ctx, g, cfg.Dir)
+	if err != nil {
+		return nil, err
+	}
+	common, err := commonDir(ctx, g, main.Path)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Base == "" {
+		cfg.Base = "HEAD"
+	}
+	if cfg.Alive == nil {
+		cfg.Alive = processAlive
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Grace <= 0 {
+		cfg.Grace = DefaultGrace
+	}
+	host, _ := os.Hostname()
+	return &Manager{git: g, root: main.Path, common: common, cfg: cfg, host: sanitizeField(host), pid: os.Getpid()}, nil
+}
+
+// checkRelDirs vets configured directories: relative, inside the repo.
+func checkRelDirs(field string, dirs []string) error {
+	for i, d := range dirs {
+		clean := filepath.ToSlash(filepath.Clean(filepath.FromSlash(d)))
+		switch {
+		case d == "" || clean == ".":
+			return fmt.Errorf("worktree: %s[%d] is empty; name a directory relative to the repo root", field, i)
+		case filepath.IsAbs(d) || strings.HasPrefix(d, "/"):
+			return fmt.Errorf("worktree: %s[%d] %q is absolute; name it relative to the repo root", field, i, d)
+		case clean == ".." || strings.HasPrefix(clean, "../"):
+			return fmt.Errorf("worktree: %s[%d] %q leaves the repository", field, i, d)
+		case strings.HasPrefix(clean, "-"):
+			return fmt.Errorf("worktree: %s[%d] %q starts with '-'", field, i, d)
+		case clean == ".git" || strings.HasPrefix(clean, ".git/") || clean == ".cohort" || strings.HasPrefix(clean, WorktreesDir):
+			return fmt.Errorf("worktree: %s[%d] %q names git's or Cohort's own directory", field, i, d)
+		}
+	}
+	return nil
+}
+
+// Root returns the canonical repo root.
+func (m *Manager) Root() string { return m.root }
+
+// Worktree is a worktree handed to one agent. It is owned by that agent:
+// its methods' callers must not use one Worktree from several goroutines.
+type Worktree struct {
+	Path       string // absolute, symlinks resolved
+	Branch     string // checked-out branch; "" when HEAD is detached
+	Slug       string // relative to WorktreesDir; "" for worktrees elsewhere
+	HeadCommit string // HEAD when the handle was made
+	BaseCommit string // what changes are measured against; "" if unknown
+
+	admin string   // git's administrative directory for the worktree
+	links []string // symlinks Cohort made, relative to Path, slash-separated
+}
+
+// worktreesRoot returns <root>/.cohort/worktrees.
+func (m *Manager) worktreesRoot() string {
+	return filepath.Join(m.root, filepath.FromSlash(WorktreesDir))
+}
+
+// slugOf returns the slug of a worktree path under worktreesRoot, or "".
+func (m *Manager) slugOf(path string) string {
+	rel, err := filepath.Rel(m.worktreesRoot(), path)
+	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+		return ""
+	}
+	s := filepath.ToSlash(rel)
+	if ValidateSlug(s) != nil {
+		return ""
+	}
+	return s
+}
+
+// ensureExcluded makes the main checkout ignore WorktreesDir by adding it to
+// info/exclude (shared by all worktrees, never tracked), once per Manager.
+// Two processes racing here may both append the line; a duplicate pattern
+// is harmless.
+func (m *Manager) ensureExcluded() error {
+	m.excludeMu.Lock()
+	defer m.excludeMu.Unlock()
+	if m.excludeDone {
+		return nil
+	}
+	const pattern = "/" + WorktreesDir + "/"
+	path := filepath.Join(m.common, "info", "exclude")
+	data, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("worktree: read %s: %w", path, err)
+	}
+	for line := range strings.SplitSeq(string(data), "\n") {
+		if strings.TrimSpace(line) == pattern {
+			m.excludeDone = true
+			return nil
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("worktree: %w", err)
+	}
+	add := "# Cohort agent worktrees\n" + pattern + "\n"
+	if len(data) > 0 && !strings.HasSuffix(string(data), "\n") {
+		add = "\n" + add
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("worktree: %w", err)
+	}
+	_, werr := f.WriteString(add)
+	if err := errors.Join(werr, f.Close()); err != nil {
+		return fmt.Errorf("worktree: append to %s: %w", path, err)
+	}
+	m.excludeDone = true
+	return nil
+}
