@@ -55,7 +55,7 @@ func TestFakeText(t *testing.T) {
 	want := &llm.Response{
 		ID: recs[0].MessageID, Model: "claude-test", StopReason: llm.StopEndTurn, RequestID: recs[0].RequestID,
 		Content: []llm.Block{llm.Text("Hello from the fake, 你好 🙂")},
-		Usage: llm.Usage{InputTokens: int64(recs[0].Usage.InputTokens), OutputTokens: int64(recs[0].Usage.OutputTokens)},
+		Usage:   llm.Usage{InputTokens: int64(recs[0].Usage.InputTokens), OutputTokens: int64(recs[0].Usage.OutputTokens)},
 	}
 	if diff := cmp.Diff(want, resp); diff != "" {
 		t.Errorf("response (-want +got):\n%s", diff)
