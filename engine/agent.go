@@ -1,0 +1,258 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/cohort-dev/cohort/llm"
+	"github.com/cohort-dev/cohort/session"
+	"github.com/cohort-dev/cohort/tool"
+)
+
+// Stop reasons of a Send, as Claude Code's result subtypes.
+const (
+	StopSuccess   = "success"
+	StopMaxTurns  = "error_max_turns"
+	StopBudget    = "error_max_budget_usd"
+	StopExecution = "error_during_execution"
+)
+
+// Result summarises one Send.
+type Result struct {
+	// Text is the text of the final assistant message.
+	Text string
+	// Stop is one of the Stop* constants.
+	Stop string
+	// Turns counts model calls; ToolUses counts executed tool calls.
+	Turns    int
+	ToolUses int
+	// Usage and CostUSD cover this Send only.
+	Usage    llm.Usage
+	CostUSD  float64
+	Duration time.Duration
+}
+
+// Agent is one conversation with a model. Send must not be called
+// concurrently; the other methods are safe for concurrent use.
+type Agent struct {
+	cfg   Config
+	tools map[string]tool.Tool
+	defs  []llm.ToolDef
+
+	mu       sync.Mutex
+	history  []llm.Message
+	lastReq  *llm.Request // the last request sent, for forks
+	usage    llm.Usage    // lifetime
+	cost     float64
+	lastSeen int64 // total input+output tokens of the last response
+}
+
+// New returns an agent ready to Send.
+func New(cfg Config) *Agent {
+	cfg.defaults()
+	a := &Agent{cfg: cfg, tools: make(map[string]tool.Tool, len(cfg.Tools))}
+	for _, t := range cfg.Tools {
+		d := t.Def()
+		a.tools[d.Name] = t
+		a.defs = append(a.defs, d)
+	}
+	a.history = llm.CloneMessages(cfg.History)
+	return a
+}
+
+// ID returns the agent's id.
+func (a *Agent) ID() string { return a.cfg.Env.AgentID }
+
+// History returns a copy of the conversation so far.
+func (a *Agent) History() []llm.Message {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return llm.CloneMessages(a.history)
+}
+
+// Usage returns the agent's lifetime usage and cost.
+func (a *Agent) Usage() (llm.Usage, float64) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.usage, a.cost
+}
+
+// LastRequest returns a copy of the last request sent (nil before the first).
+// Forks build their request from it.
+func (a *Agent) LastRequest() *llm.Request {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.lastReq == nil {
+		return nil
+	}
+	r := *a.lastReq
+	r.Messages = llm.CloneMessages(r.Messages)
+	return &r
+}
+
+// Send appends a user message holding content and runs the loop until the
+// model ends its turn. origin labels the message in the transcript
+// (session.Origin*; empty for the user). The returned error is non-nil only
+// for infrastructure failures and cancellation; hitting a limit is a Result
+// with a non-success Stop.
+func (a *Agent) Send(ctx context.Context, content []llm.Block, origin string) (*Result, error) {
+	start := a.cfg.Now()
+	res := &Result{Stop: StopSuccess}
+	defer func() { res.Duration = a.cfg.Now().Sub(start) }()
+	if len(content) > 0 {
+		if err := a.appendUser(content, origin); err != nil {
+			return res, err
+		}
+	}
+	for {
+		if a.cfg.MaxTurns > 0 && res.Turns >= a.cfg.MaxTurns {
+			res.Stop = StopMaxTurns
+			return res, nil
+		}
+		if a.cfg.MaxBudgetUSD > 0 && a.costNow() >= a.cfg.MaxBudgetUSD {
+			res.Stop = StopBudget
+			return res, nil
+		}
+		if err := a.maybeCompact(ctx); err != nil {
+			return res, err
+		}
+		resp, err := a.turn(ctx)
+		if err != nil {
+			return res, err
+		}
+		res.Turns++
+		res.Usage = res.Usage.Add(resp.Usage)
+		res.CostUSD += a.cfg.Prices.Cost(a.cfg.ModelName, resp.Usage)
+		res.Text = llm.JoinText(resp.Content)
+
+		uses := resp.Message().ToolUses()
+		if len(uses) == 0 && resp.StopReason != llm.StopPauseTurn {
+			// The turn ended; content that arrived meanwhile starts another.
+			injected := a.drainInbox()
+			if len(injected) == 0 {
+				return res, nil
+			}
+			if err := a.appendUser(injected, session.OriginSystem); err != nil {
+				return res, err
+			}
+			continue
+		}
+		if len(uses) == 0 {
+			continue // pause_turn: send the conversation back as is
+		}
+		results, runErr := a.runTools(ctx, uses)
+		res.ToolUses += len(uses)
+		blocks := append(results, a.drainInbox()...)
+		if err := a.appendUser(blocks, session.OriginToolResult); err != nil {
+			return res, err
+		}
+		if runErr != nil {
+			return res, runErr
+		}
+	}
+}
+
+func (a *Agent) costNow() float64 {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.cost
+}
+
+func (a *Agent) drainInbox() []llm.Block {
+	if a.cfg.Inbox == nil {
+		return nil
+	}
+	return a.cfg.Inbox.Drain()
+}
+
+// appendUser adds a user message, merging into a trailing user message so
+// that roles keep alternating.
+func (a *Agent) appendUser(content []llm.Block, origin string) error {
+	msg := llm.Message{Role: llm.RoleUser, Content: content}
+	a.mu.Lock()
+	if n := len(a.history); n > 0 && a.history[n-1].Role == llm.RoleUser {
+		a.history[n-1].Content = append(a.history[n-1].Content, content...)
+	} else {
+		a.history = append(a.history, msg)
+	}
+	a.mu.Unlock()
+	a.emit(Event{Kind: EventUser, Message: &msg})
+	return a.record(session.Entry{Type: session.TypeUser, Message: &msg, Origin: origin})
+}
+
+func (a *Agent) record(e session.Entry) error {
+	if a.cfg.Recorder == nil {
+		return nil
+	}
+	if err := a.cfg.Recorder.Append(e); err != nil {
+		return fmt.Errorf("engine: record transcript: %w", err)
+	}
+	return nil
+}
+
+func (a *Agent) emit(ev Event) {
+	if a.cfg.Sink == nil {
+		return
+	}
+	ev.AgentID = a.cfg.Env.AgentID
+	ev.ParentToolUseID = a.cfg.ParentToolUseID
+	if ev.Time.IsZero() {
+		ev.Time = a.cfg.Now()
+	}
+	a.cfg.Sink(ev)
+}
+
+// turn sends one request and appends the assistant message it returns.
+func (a *Agent) turn(ctx context.Context) (*llm.Response, error) {
+	req := a.buildRequest()
+	a.mu.Lock()
+	a.lastReq = req
+	a.mu.Unlock()
+	resp, err := a.stream(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	msg := resp.Message()
+	a.mu.Lock()
+	a.history = append(a.history, msg)
+	a.usage = a.usage.Add(resp.Usage)
+	a.cost += a.cfg.Prices.Cost(a.cfg.ModelName, resp.Usage)
+	a.lastSeen = resp.Usage.TotalInput() + resp.Usage.OutputTokens
+	a.mu.Unlock()
+	a.emit(Event{Kind: EventAssistant, Message: &msg, Response: resp})
+	u := resp.Usage
+	return resp, a.record(session.Entry{Type: session.TypeAssistant, Message: &msg, Usage: &u,
+		Model: resp.Model, RequestID: resp.RequestID})
+}
+
+// stream runs one model call, forwarding stream events to the sink.
+func (a *Agent) stream(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+	var resp *llm.Response
+	for ev, err := range a.cfg.Model.Stream(ctx, req) {
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, fmt.Errorf("engine: model request: %w", err)
+		}
+		switch ev.Type {
+		case llm.EventDone:
+			resp = ev.Response
+		case llm.EventRetry:
+			a.emit(Event{Kind: EventRetry, Retry: ev.Retry})
+		default:
+			e := ev
+			a.emit(Event{Kind: EventStream, Stream: &e})
+		}
+	}
+	if resp == nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, errors.New("engine: model stream ended without a response")
+	}
+	return resp, nil
+}

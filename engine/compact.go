@@ -1,0 +1,136 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/cohort-dev/cohort/llm"
+	"github.com/cohort-dev/cohort/session"
+)
+
+// summaryInstruction asks the model for the summary that replaces older turns.
+const summaryInstruction = `The conversation is about to be compacted: everything before this point will be replaced by your summary, so write the summary now instead of continuing the task. Do not call tools.
+
+Write it for yourself, as the notes you need to carry on without the earlier messages:
+1. The user's requests and intent, in their own words where it matters.
+2. Decisions made and why, constraints discovered, approaches rejected.
+3. Files and code touched or read that still matter, with paths and the key details.
+4. Errors met and how they were resolved.
+5. The current state of the work and the precise next step.
+
+Be complete about facts and brief in wording.`
+
+// summaryPreamble opens the user message that carries the summary.
+const summaryPreamble = "This conversation continues an earlier one that was compacted to save context. A summary of the earlier part follows; the most recent messages come after it verbatim.\n\n<summary>\n"
+
+// needsCompaction reports whether the last response used enough of the
+// context window to compact before the next request.
+func (a *Agent) needsCompaction() bool {
+	c := a.cfg.Compaction
+	if c.Disabled {
+		return false
+	}
+	a.mu.Lock()
+	seen, n := a.lastSeen, len(a.history)
+	a.mu.Unlock()
+	return n > c.KeepRecent+1 && float64(seen) >= c.Threshold*float64(c.ContextWindow)
+}
+
+func (a *Agent) maybeCompact(ctx context.Context) error {
+	if !a.needsCompaction() {
+		return nil
+	}
+	return a.Compact(ctx)
+}
+
+// Compact replaces older turns with a model-written summary, keeping the
+// most recent messages verbatim, and records the boundary in the transcript.
+func (a *Agent) Compact(ctx context.Context) error {
+	a.mu.Lock()
+	before := a.lastSeen
+	history := slices.Clone(a.history)
+	a.mu.Unlock()
+	cut := compactionCut(history, a.cfg.Compaction.KeepRecent)
+	if cut <= 0 {
+		return nil
+	}
+	summary, err := a.summarize(ctx, history)
+	if err != nil {
+		return err
+	}
+	head := llm.Message{Role: llm.RoleUser, Content: []llm.Block{llm.Text(summaryPreamble + summary + "\n</summary>")}}
+	kept := history[cut:]
+	next := append([]llm.Message{head}, kept...)
+
+	a.mu.Lock()
+	// Messages appended while summarising stay after the kept ones.
+	next = append(next, a.history[len(history):]...)
+	a.history = next
+	a.lastSeen = 0
+	a.mu.Unlock()
+
+	a.emit(Event{Kind: EventCompact, Compact: &CompactInfo{TokensBefore: before, Summary: summary, Kept: len(kept)}})
+	if err := a.record(session.Entry{Type: session.TypeSystem, Subtype: session.SubtypeCompactBoundary,
+		Content: fmt.Sprintf("compacted %d messages (%d tokens) into a summary; kept %d", cut, before, len(kept))}); err != nil {
+		return err
+	}
+	if err := a.record(session.Entry{Type: session.TypeUser, Message: &head, Origin: session.OriginCompactSummary}); err != nil {
+		return err
+	}
+	for i := range kept {
+		m := kept[i]
+		typ, origin := session.TypeAssistant, ""
+		if m.Role == llm.RoleUser {
+			typ, origin = session.TypeUser, session.OriginToolResult
+		}
+		if err := a.record(session.Entry{Type: typ, Message: &m, Origin: origin}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// compactionCut returns the index of the first kept message: an assistant
+// message about keep messages from the end, so that the summary (a user
+// message) can precede it. Zero means there is nothing worth compacting.
+func compactionCut(history []llm.Message, keep int) int {
+	cut := len(history) - keep
+	for cut > 0 && history[cut].Role != llm.RoleAssistant {
+		cut--
+	}
+	if cut < 2 {
+		return 0
+	}
+	return cut
+}
+
+// summarize asks the model for a summary of history. The request shares the
+// agent's system prompt, tools and history so it reads the prompt cache.
+func (a *Agent) summarize(ctx context.Context, history []llm.Message) (string, error) {
+	req := a.requestFor(slices.Clone(history))
+	n := len(req.Messages)
+	if n == 0 || req.Messages[n-1].Role != llm.RoleUser {
+		return "", errors.New("engine: compaction needs a history that ends with a user message")
+	}
+	last := req.Messages[n-1]
+	last.Content = append(slices.Clone(last.Content), llm.Text(summaryInstruction))
+	req.Messages[n-1] = last
+	PlaceCacheMarkers(req)
+	req.MaxTokens = a.cfg.Compaction.MaxSummaryTokens
+	req.Thinking = nil
+	resp, err := a.stream(ctx, req)
+	if err != nil {
+		return "", fmt.Errorf("engine: compaction: %w", err)
+	}
+	a.mu.Lock()
+	a.usage = a.usage.Add(resp.Usage)
+	a.cost += a.cfg.Prices.Cost(a.cfg.ModelName, resp.Usage)
+	a.mu.Unlock()
+	text := llm.JoinText(resp.Content)
+	if text == "" {
+		return "", errors.New("engine: compaction: the model returned no summary text")
+	}
+	return text, nil
+}

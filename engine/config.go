@@ -1,0 +1,155 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/cohort-dev/cohort/llm"
+	"github.com/cohort-dev/cohort/session"
+	"github.com/cohort-dev/cohort/tool"
+)
+
+// Config describes one agent. The zero values of the optional fields are
+// usable defaults.
+type Config struct {
+	Model     llm.Model
+	ModelName string
+	// System is the rendered system prompt; it is sent unchanged every turn.
+	System []llm.Block
+	// Tools is the agent's pool, in the order the model sees it.
+	Tools     []tool.Tool
+	MaxTokens int // default 32000
+	Thinking  *llm.Thinking
+	Effort    string
+
+	// MaxTurns bounds the model calls of one Send (0: no limit).
+	MaxTurns int
+	// MaxBudgetUSD stops the loop once the agent's cost reaches it (0: none).
+	MaxBudgetUSD float64
+	Prices       llm.PriceTable // default llm.DefaultPrices
+
+	// Env is the tool context; the engine fills ToolUseID per call.
+	Env tool.Env
+
+	Gate     Gate
+	Hooks    Hooks
+	Inbox    Inbox
+	Recorder Recorder
+	Sink     Sink
+
+	// ParentToolUseID is set on every event of a spawned agent.
+	ParentToolUseID string
+	// MaxParallelTools bounds concurrent read-only calls (default 10).
+	MaxParallelTools int
+	// Background marks requests of background agents (no 529 retries).
+	Background bool
+	Compaction Compaction
+
+	// History seeds the conversation (resume, fork).
+	History []llm.Message
+	// CacheMarkers, when set, places the breakpoints instead of the
+	// default policy (forks use it).
+	CacheMarkers func(req *llm.Request)
+
+	Now func() time.Time
+}
+
+// Compaction configures automatic history compaction.
+type Compaction struct {
+	Disabled bool
+	// ContextWindow is the model's window in tokens (default 200,000).
+	ContextWindow int64
+	// Threshold is the fraction of the window that triggers compaction
+	// (default 0.8).
+	Threshold float64
+	// KeepRecent is how many recent messages are kept verbatim (default 6).
+	KeepRecent int
+	// MaxSummaryTokens bounds the summary response (default 8,192).
+	MaxSummaryTokens int
+}
+
+// Gate decides whether a tool call may run. It resolves "ask" itself
+// (through a prompter, the lead, or policy) and returns the final verdict.
+type Gate interface {
+	Check(ctx context.Context, c *Call) Verdict
+}
+
+// Call is one tool call as the gate and hooks see it.
+type Call struct {
+	ID     string
+	Name   string
+	Input  json.RawMessage
+	Traits tool.Traits
+	Env    *tool.Env
+}
+
+// Verdict is a gate's decision. A denial's Reason is shown to the model.
+// Input, when set, replaces the call's input (a prompter may edit it).
+type Verdict struct {
+	Allow  bool
+	Reason string
+	Input  json.RawMessage
+}
+
+// Hooks run user-configured commands around tool calls and turns. Each
+// method may block or rewrite; a nil Hooks runs nothing.
+type Hooks interface {
+	// PreToolUse may deny a call (Allow false with a reason) or replace its
+	// input; a zero HookVerdict means no opinion.
+	PreToolUse(ctx context.Context, c *Call) HookVerdict
+	// PostToolUse sees the result; returned text, if any, is appended to it.
+	PostToolUse(ctx context.Context, c *Call, r *tool.Result) string
+}
+
+// HookVerdict is a hook's opinion on a call.
+type HookVerdict struct {
+	Deny   bool
+	Allow  bool // skip the permission gate
+	Reason string
+	Input  json.RawMessage
+}
+
+// Inbox supplies content to inject at tool-result boundaries and turn ends:
+// teammate messages, task notifications, queued user prompts. Drain must be
+// safe for concurrent use and never block.
+type Inbox interface {
+	Drain() []llm.Block
+}
+
+// Recorder persists the conversation (the session transcript). Append is
+// called from the agent's goroutine only.
+type Recorder interface {
+	Append(e session.Entry) error
+}
+
+func (c *Config) defaults() {
+	if c.MaxTokens == 0 {
+		c.MaxTokens = 32000
+	}
+	if c.Prices == nil {
+		c.Prices = llm.DefaultPrices
+	}
+	if c.MaxParallelTools <= 0 {
+		c.MaxParallelTools = 10
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.Env.Files == nil {
+		c.Env.Files = tool.NewFileCache()
+	}
+	cp := &c.Compaction
+	if cp.ContextWindow == 0 {
+		cp.ContextWindow = 200_000
+	}
+	if cp.Threshold == 0 {
+		cp.Threshold = 0.8
+	}
+	if cp.KeepRecent == 0 {
+		cp.KeepRecent = 6
+	}
+	if cp.MaxSummaryTokens == 0 {
+		cp.MaxSummaryTokens = 8192
+	}
+}

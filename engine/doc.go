@@ -1,0 +1,31 @@
+// Package engine runs one agent: the query loop that sends a request, streams
+// the response, executes the tool calls it asks for, feeds the results back
+// and repeats until the model ends its turn, a limit is hit or the context is
+// cancelled.
+//
+// An Agent owns its conversation. Send appends user content and runs the loop;
+// calling Send again continues the same conversation (print mode uses this
+// when a background task's notification wakes the lead).
+//
+// Design decisions the spec leaves open:
+//
+//   - Events go to a Sink (a func safe for concurrent use) rather than being
+//     returned as a pull iterator, because nested agents (subagents, forks,
+//     teammates) report through the same sink from their own goroutines.
+//     Stream adapts an agent run to an iter.Seq2 for callers that want one.
+//   - Tool calls are grouped in order: a run of consecutive calls that are
+//     both read-only and concurrency-safe executes in parallel (bounded by
+//     Config.MaxParallelTools); any other call runs alone. Results keep the
+//     order of the calls.
+//   - Injected content (teammate messages, task notifications) is drained
+//     from Config.Inbox at every tool-result boundary and appended after the
+//     tool_result blocks of that user message, so a message that arrives
+//     mid-turn reaches the model at the next boundary rather than after the
+//     whole turn.
+//   - Requests are rebuilt from the history every turn with fresh cache
+//     markers: one on the last tool, one on the last system block, one on the
+//     last block of the last message (at most three; forks add a fourth), so
+//     stale markers can never accumulate.
+//   - A tool's Go error is shown to the model as an is_error result, like a
+//     tool failure; only cancellation of the agent's context ends the loop.
+package engine

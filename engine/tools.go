@@ -1,0 +1,157 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/cohort-dev/cohort/llm"
+	"github.com/cohort-dev/cohort/tool"
+)
+
+// runTools executes the calls of one assistant message and returns their
+// tool_result blocks in call order. It returns ctx's error, with every call
+// answered (unfinished ones as interrupted), when the agent is cancelled.
+func (a *Agent) runTools(ctx context.Context, uses []llm.Block) ([]llm.Block, error) {
+	results := make([]llm.Block, len(uses))
+	calls := make([]*pending, len(uses))
+	for i, u := range uses {
+		calls[i] = a.prepare(u)
+	}
+	for i := 0; i < len(calls); {
+		j := i + 1
+		if calls[i].parallel() {
+			for j < len(calls) && calls[j].parallel() {
+				j++
+			}
+		}
+		g, gctx := errgroup.WithContext(ctx)
+		g.SetLimit(a.cfg.MaxParallelTools)
+		for k := i; k < j; k++ {
+			g.Go(func() error {
+				results[k] = a.execute(gctx, calls[k])
+				return nil
+			})
+		}
+		_ = g.Wait()
+		if ctx.Err() != nil {
+			for k := j; k < len(calls); k++ {
+				results[k] = llm.ToolResult(calls[k].use.ID, "Interrupted: the agent was stopped before this call ran.", true)
+			}
+			return results, ctx.Err()
+		}
+		i = j
+	}
+	return results, nil
+}
+
+// pending is a tool call after lookup and validation.
+type pending struct {
+	use    llm.Block
+	tool   tool.Tool
+	traits tool.Traits
+	// fail, when set, is the is_error text to return without running.
+	fail string
+}
+
+func (p *pending) parallel() bool {
+	return p.fail == "" && p.traits.ReadOnly && p.traits.ConcurrencySafe
+}
+
+func (a *Agent) prepare(u llm.Block) *pending {
+	p := &pending{use: u}
+	t, ok := a.tools[u.Name]
+	if !ok {
+		p.fail = fmt.Sprintf("Error: no tool named %q is available to this agent. Available tools: %s.", u.Name, a.toolNames())
+		return p
+	}
+	p.tool = t
+	input := u.Input
+	if len(input) == 0 {
+		input = json.RawMessage(`{}`)
+	}
+	if err := tool.ValidateInput(t.Def().InputSchema, input); err != nil {
+		p.fail = fmt.Sprintf("InputValidationError: %s input is invalid: %v", u.Name, err)
+		return p
+	}
+	p.use.Input = input
+	p.traits = t.Traits(input)
+	return p
+}
+
+func (a *Agent) toolNames() string {
+	names := make([]string, 0, len(a.defs))
+	for _, d := range a.defs {
+		names = append(names, d.Name)
+	}
+	slices.Sort(names)
+	return strings.Join(names, ", ")
+}
+
+// execute runs one call through hooks and the gate and returns its
+// tool_result block.
+func (a *Agent) execute(ctx context.Context, p *pending) llm.Block {
+	start := a.cfg.Now()
+	a.emit(Event{Kind: EventToolStart, Tool: &ToolEvent{ID: p.use.ID, Name: p.use.Name, Input: p.use.Input}})
+	res := a.call(ctx, p)
+	a.emit(Event{Kind: EventToolDone, Tool: &ToolEvent{ID: p.use.ID, Name: p.use.Name, Input: p.use.Input,
+		Result: &res, Duration: a.cfg.Now().Sub(start)}})
+	content := res.Content
+	if len(content) == 0 {
+		content = []llm.Block{llm.Text("(no output)")}
+	}
+	return llm.Block{Type: llm.BlockToolResult, ToolUseID: p.use.ID, Content: content, IsError: res.IsError}
+}
+
+func (a *Agent) call(ctx context.Context, p *pending) tool.Result {
+	if p.fail != "" {
+		return tool.Errorf("%s", p.fail)
+	}
+	env := a.cfg.Env
+	env.ToolUseID = p.use.ID
+	c := &Call{ID: p.use.ID, Name: p.use.Name, Input: p.use.Input, Traits: p.traits, Env: &env}
+	skipGate := false
+	if a.cfg.Hooks != nil {
+		hv := a.cfg.Hooks.PreToolUse(ctx, c)
+		if hv.Deny {
+			return tool.Errorf("Blocked by a PreToolUse hook: %s", hv.Reason)
+		}
+		if hv.Input != nil {
+			if err := tool.ValidateInput(p.tool.Def().InputSchema, hv.Input); err != nil {
+				return tool.Errorf("A PreToolUse hook rewrote the input into an invalid one: %v", err)
+			}
+			c.Input = hv.Input
+			c.Traits = p.tool.Traits(hv.Input)
+		}
+		skipGate = hv.Allow
+	}
+	if a.cfg.Gate != nil && !skipGate {
+		v := a.cfg.Gate.Check(ctx, c)
+		if !v.Allow {
+			return tool.Errorf("Permission denied: %s", v.Reason)
+		}
+		if v.Input != nil {
+			if err := tool.ValidateInput(p.tool.Def().InputSchema, v.Input); err != nil {
+				return tool.Errorf("The approved input is invalid: %v", err)
+			}
+			c.Input = v.Input
+		}
+	}
+	res, err := p.tool.Run(ctx, &env, c.Input)
+	if err != nil {
+		if ctx.Err() != nil {
+			return tool.Errorf("Interrupted: the agent was stopped while %s was running.", p.use.Name)
+		}
+		res = tool.Errorf("Error: %v", err)
+	}
+	if a.cfg.Hooks != nil {
+		if extra := a.cfg.Hooks.PostToolUse(ctx, c, &res); extra != "" {
+			res.Content = append(res.Content, llm.Text(extra))
+		}
+	}
+	return res
+}
