@@ -43,9 +43,9 @@ type Event struct {
 	Message *llm.Message // EventAssistant, EventUser
 	// Response is the complete model response behind an EventAssistant.
 	Response *llm.Response
-	Tool    *ToolEvent   // EventToolStart, EventToolDone
-	Retry   *llm.RetryInfo
-	Compact *CompactInfo
+	Tool     *ToolEvent // EventToolStart, EventToolDone
+	Retry    *llm.RetryInfo
+	Compact  *CompactInfo
 }
 
 // ToolEvent describes one tool call.
