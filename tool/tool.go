@@ -68,6 +68,10 @@ type Env struct {
 	// AgentID identifies the calling agent; SessionID its session.
 	AgentID   string
 	SessionID string
+	// AgentName is the agent's addressable name, if it has one; Team is the
+	// team it belongs to, if any ("alice" and "t1" for agent alice@t1).
+	AgentName string
+	Team      string
 	// Depth is 0 for the lead and parent+1 for each nested agent.
 	Depth int
 	// ToolUseID is the id of the tool_use block being run.
