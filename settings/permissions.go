@@ -91,8 +91,8 @@ func (s *Settings) readPermissions(src *Source) Permissions {
 // is present with the wrong shape or holds a non-string entry.
 func (s *Settings) stringList(src *Source, parent *node, key, consequence string) (out []Text, ok bool) {
 	n := parent.fields[key]
-	if n == nil {
-		return nil, true
+	if n == nil || (n.kind == 'v' && n.str == "null") {
+		return nil, true // null holds no rules
 	}
 	path := "permissions." + key
 	if n.kind != '[' {
