@@ -255,6 +255,14 @@ func (c *cache) render(req *Request) []point {
 			add(m.Role, i, canonical(b.raw, b), cc)
 		}
 	}
+	if present(req.CacheControl) && len(req.Messages) > 0 && len(pts) > 0 && !pts[len(pts)-1].bp {
+		// Automatic caching: the top-level marker applies to the last block.
+		last := &pts[len(pts)-1]
+		last.bp, last.ttl = true, c.cfg.TTL
+		if cc, _ := parseCacheControl(req.CacheControl, ""); cc.TTL == "1h" {
+			last.ttl = time.Hour
+		}
+	}
 	return pts
 }
 

@@ -35,7 +35,7 @@ func decodeRequest(body []byte, countOnly bool) (*Request, *apiError) {
 	if err := dec.Decode(&w); err != nil {
 		return nil, invalid("request body: %v", err)
 	}
-	req := &Request{Thinking: w.Thinking, Stream: w.Stream, Tools: w.Tools}
+	req := &Request{Thinking: w.Thinking, Stream: w.Stream, Tools: w.Tools, CacheControl: w.CacheControl}
 	if w.Model == nil || *w.Model == "" {
 		return nil, invalid("model: Field required")
 	}
@@ -279,6 +279,9 @@ func validateCacheControl(req *Request) *apiError {
 		}
 		n++
 		_, e := parseCacheControl(raw, where)
+		return e
+	}
+	if e := check(req.CacheControl, "request"); e != nil {
 		return e
 	}
 	for i, t := range req.Tools {

@@ -20,6 +20,9 @@ type Request struct {
 	Messages  []Message
 	Thinking  json.RawMessage // the "thinking" object as sent, nil when absent
 	Stream    bool
+	// CacheControl is the top-level cache_control (automatic caching): a
+	// breakpoint on the last block of the last message.
+	CacheControl json.RawMessage
 
 	// Raw is the exact body the client sent.
 	Raw []byte
@@ -172,6 +175,8 @@ type wireRequest struct {
 	Messages  *[]Message      `json:"messages"`
 	Thinking  json.RawMessage `json:"thinking"`
 	Stream    bool            `json:"stream"`
+
+	CacheControl json.RawMessage `json:"cache_control"`
 }
 
 // SystemText returns the system prompt's text blocks joined by newlines.
