@@ -1,6 +1,7 @@
 package permission
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -131,4 +132,8 @@ func (f *fixture) checkerWith(mode Mode, allow, deny, ask []string) *Checker {
 		f.t.Fatal(err)
 	}
 	return c
+}
+
+func contextWithCancel(t *testing.T) (context.Context, context.CancelFunc) {
+	return context.WithCancel(t.Context())
 }
