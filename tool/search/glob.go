@@ -1,0 +1,193 @@
+package search
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/cohort-dev/cohort/llm"
+	"github.com/cohort-dev/cohort/tool"
+)
+
+// GlobConfig configures Glob. Zero values take the defaults.
+type GlobConfig struct {
+	// MaxResults caps the listed files (100).
+	MaxResults int
+}
+
+// Glob is the Glob tool. Safe for concurrent use.
+type Glob struct{ cfg GlobConfig }
+
+// NewGlob returns the Glob tool.
+func NewGlob(cfg GlobConfig) *Glob {
+	if cfg.MaxResults <= 0 {
+		cfg.MaxResults = 100
+	}
+	return &Glob{cfg: cfg}
+}
+
+// errEnough stops a walk that has collected maxCollected matches.
+var errEnough = errors.New("enough matches")
+
+// maxCollected bounds how many matches Glob gathers before sorting.
+const maxCollected = 1_000_000
+
+const globDescription = `Finds files by name with a glob pattern, in any size of codebase.
+
+- Patterns: "**/*.go" matches Go files at any depth, "src/**/*.{ts,tsx}" TypeScript files under src, "*.md" Markdown files in the directory itself. * and ? do not cross /, ** spans directories, {a,b} is an alternation, [abc] a character class.
+- path is the directory to search in (default: the working directory). Leave it out rather than passing "." or "undefined".
+- Returns absolute paths of matching files, most recently modified first, at most 100; the .git directory is never searched.
+- To search file contents, use Grep. For open-ended searches that need several rounds of globbing and grepping, consider delegating to an agent.
+- You can run several searches in parallel by making multiple calls at once.`
+
+var globSchema = tool.Object(
+	tool.Required("pattern", tool.String("The glob pattern to match file paths against.")),
+	tool.Optional("path", tool.String("The directory to search in (default: the working directory).")),
+).JSON()
+
+// Def implements tool.Tool.
+func (g *Glob) Def() llm.ToolDef {
+	return llm.ToolDef{Name: "Glob", Description: globDescription, InputSchema: globSchema}
+}
+
+// Traits implements tool.Tool: globbing is read-only and concurrency-safe.
+func (g *Glob) Traits(json.RawMessage) tool.Traits {
+	return tool.Traits{ReadOnly: true, ConcurrencySafe: true}
+}
+
+// Run implements tool.Tool.
+func (g *Glob) Run(ctx context.Context, env *tool.Env, input json.RawMessage) (tool.Result, error) {
+	var in struct {
+		Pattern string `json:"pattern"`
+		Path    string `json:"path"`
+	}
+	if err := json.Unmarshal(input, &in); err != nil {
+		return tool.Errorf("invalid input: %v", err), nil
+	}
+	root, pattern, err := globRoot(env, in.Path, in.Pattern)
+	if err != nil {
+		var f failure
+		if errors.As(err, &f) {
+			return tool.Errorf("%s", string(f)), nil
+		}
+		return tool.Result{}, err
+	}
+	type match struct {
+		path  string
+		mtime time.Time
+	}
+	var matches []match
+	more := false
+	err = doublestar.GlobWalk(noGitFS{os.DirFS(root)}, pattern, func(p string, d fs.DirEntry) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if len(matches) == maxCollected {
+			more = true
+			return errEnough
+		}
+		m := match{path: filepath.Join(root, filepath.FromSlash(p))}
+		if info, err := d.Info(); err == nil {
+			m.mtime = info.ModTime()
+		}
+		matches = append(matches, m)
+		return nil
+	}, doublestar.WithFilesOnly(), doublestar.WithNoFollow())
+	if err != nil && !errors.Is(err, errEnough) {
+		if ctx.Err() != nil {
+			return tool.Result{}, ctx.Err()
+		}
+		return tool.Errorf("glob %q in %s failed: %v", pattern, root, err), nil
+	}
+	if len(matches) == 0 {
+		return tool.Text("No files found"), nil
+	}
+	slices.SortFunc(matches, func(a, b match) int {
+		if c := b.mtime.Compare(a.mtime); c != 0 {
+			return c
+		}
+		return strings.Compare(a.path, b.path)
+	})
+	var b strings.Builder
+	for i, m := range matches[:min(len(matches), g.cfg.MaxResults)] {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(m.path)
+	}
+	if len(matches) > g.cfg.MaxResults || more {
+		total := fmt.Sprint(len(matches))
+		if more {
+			total = "more than " + total
+		}
+		fmt.Fprintf(&b, "\n[Showing the %d most recently modified of %s files. Use a more specific pattern or path to see the rest.]", g.cfg.MaxResults, total)
+	}
+	return tool.Text(b.String()), nil
+}
+
+// globRoot resolves the directory to walk and the pattern relative to it.
+// An absolute pattern brings its own root (its part before any wildcard).
+func globRoot(env *tool.Env, dir, pattern string) (string, string, error) {
+	if pattern == "" {
+		return "", "", failf("pattern is empty; pass a glob such as \"**/*.go\"")
+	}
+	root, err := searchRoot(env, dir)
+	if err != nil {
+		return "", "", err
+	}
+	if strings.HasPrefix(pattern, "/") {
+		base, rest := doublestar.SplitPattern(pattern)
+		root, pattern = filepath.Clean(base), rest
+	}
+	pattern = path.Clean(pattern)
+	if !doublestar.ValidatePattern(pattern) {
+		return "", "", failf("invalid glob pattern %q (check brackets and braces)", pattern)
+	}
+	info, err := os.Stat(root)
+	if err != nil {
+		return "", "", failf("directory %s does not exist or cannot be read: %v", root, unwrapPath(err))
+	}
+	if !info.IsDir() {
+		return "", "", failf("%s is not a directory; pass a directory as path", root)
+	}
+	return root, pattern, nil
+}
+
+// noGitFS hides every .git directory from the walk.
+type noGitFS struct{ fsys fs.FS }
+
+func inGit(name string) bool {
+	return name == ".git" || strings.HasPrefix(name, ".git/") || strings.Contains(name, "/.git/") || strings.HasSuffix(name, "/.git")
+}
+
+func (n noGitFS) Open(name string) (fs.File, error) {
+	if inGit(name) {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	return n.fsys.Open(name)
+}
+
+func (n noGitFS) Stat(name string) (fs.FileInfo, error) {
+	if inGit(name) {
+		return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
+	}
+	return fs.Stat(n.fsys, name)
+}
+
+func (n noGitFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	if inGit(name) {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: fs.ErrNotExist}
+	}
+	entries, err := fs.ReadDir(n.fsys, name)
+	return slices.DeleteFunc(entries, func(e fs.DirEntry) bool { return e.Name() == ".git" }), err
+}
