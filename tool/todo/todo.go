@@ -1,0 +1,155 @@
+// Package todo holds the TodoWrite tool: each agent keeps a task list that
+// the model rewrites whole on every call, so it can plan multi-step work
+// and show progress.
+//
+// Decisions the spec leaves open:
+//
+//   - Lists live in memory in the tool value, keyed by Env.AgentID (the
+//     lead's id too), so subagents never see or clobber each other's lists.
+//     They are not persisted; a resumed session starts with the list the
+//     model writes next.
+//   - As in Claude Code, when every item is completed the stored list is
+//     cleared: a finished plan is no longer shown.
+//   - The tool does not enforce "exactly one in_progress"; the description
+//     asks for it and the confirmation reminds the model when it is off.
+//   - UIs read lists with List and can subscribe with Config.OnChange.
+package todo
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/cohort-dev/cohort/llm"
+	"github.com/cohort-dev/cohort/tool"
+)
+
+// Statuses of an item.
+const (
+	Pending    = "pending"
+	InProgress = "in_progress"
+	Completed  = "completed"
+)
+
+// Item is one entry of a list. The JSON names are Claude Code's.
+type Item struct {
+	Content    string `json:"content"`
+	Status     string `json:"status"`
+	ActiveForm string `json:"activeForm"`
+}
+
+// Config configures the tool.
+type Config struct {
+	// OnChange, if set, is called after an agent's list changed, with a
+	// copy of the new list (nil when cleared). It runs on the calling
+	// goroutine while the tool's lock is held, so calls arrive in order; it
+	// must be quick and must not call back into the tool.
+	OnChange func(agentID string, items []Item)
+}
+
+// TodoWrite is the TodoWrite tool and the store of every agent's list.
+// Safe for concurrent use.
+type TodoWrite struct {
+	cfg   Config
+	mu    sync.Mutex
+	lists map[string][]Item
+}
+
+// New returns the TodoWrite tool with no lists.
+func New(cfg Config) *TodoWrite {
+	return &TodoWrite{cfg: cfg, lists: map[string][]Item{}}
+}
+
+const description = `Creates and updates your task list for the current work. Each call replaces the whole list, so always send every item with its current status.
+
+Use it for work with three or more distinct steps, when the user gives several tasks, or when asked to; skip it for a single simple step or pure conversation. It shows the user your plan and progress.
+
+- Each item has content (the task in imperative form, e.g. "Run the tests"), activeForm (the same task as ongoing action, e.g. "Running the tests", shown while it is in progress) and status: pending, in_progress or completed.
+- Keep exactly one item in_progress at a time: mark it in_progress before you start, and completed as soon as it is fully done (not when tests still fail or work is partial). Then move on to the next.
+- Add items you discover along the way; remove ones that no longer apply.`
+
+var schema = tool.Object(
+	tool.Required("todos", tool.Array("The complete, updated task list.", tool.Object(
+		tool.Required("content", tool.String("The task, in imperative form.").WithMinLength(1)),
+		tool.Required("status", tool.Enum("The task's state.", Pending, InProgress, Completed)),
+		tool.Required("activeForm", tool.String("The task as ongoing action, shown while it is in progress.").WithMinLength(1)),
+	))),
+).JSON()
+
+// Def implements tool.Tool.
+func (t *TodoWrite) Def() llm.ToolDef {
+	return llm.ToolDef{Name: "TodoWrite", Description: description, InputSchema: schema}
+}
+
+// Traits implements tool.Tool: the list is the agent's own state, so the
+// call is read-only as far as the world is concerned.
+func (t *TodoWrite) Traits(json.RawMessage) tool.Traits {
+	return tool.Traits{ReadOnly: true, ConcurrencySafe: true}
+}
+
+// Change is the Meta of a TodoWrite result.
+type Change struct {
+	Old, New []Item
+}
+
+// Run implements tool.Tool.
+func (t *TodoWrite) Run(_ context.Context, env *tool.Env, input json.RawMessage) (tool.Result, error) {
+	var in struct {
+		Todos []Item `json:"todos"`
+	}
+	if err := json.Unmarshal(input, &in); err != nil {
+		return tool.Errorf("invalid input: %v", err), nil
+	}
+	agent := ""
+	if env != nil {
+		agent = env.AgentID
+	}
+	items := slices.Clone(in.Todos)
+	inProgress := 0
+	allDone := true
+	for _, it := range items {
+		if it.Status == InProgress {
+			inProgress++
+		}
+		allDone = allDone && it.Status == Completed
+	}
+	stored := items
+	if allDone {
+		stored = nil
+	}
+	t.mu.Lock()
+	old := t.lists[agent]
+	if stored == nil {
+		delete(t.lists, agent)
+	} else {
+		t.lists[agent] = stored
+	}
+	if t.cfg.OnChange != nil {
+		t.cfg.OnChange(agent, slices.Clone(stored)) // under the lock: calls arrive in order
+	}
+	t.mu.Unlock()
+	msg := "Task list updated. Keep it current as you work: mark each task completed as soon as it is done and start the next."
+	switch {
+	case len(items) > 0 && allDone:
+		msg = "Task list updated: every task is completed, so the list has been cleared."
+	case inProgress > 1:
+		msg += fmt.Sprintf(" Note: %d tasks are in_progress; keep exactly one in progress at a time.", inProgress)
+	}
+	return tool.Result{Content: []llm.Block{llm.Text(msg)}, Meta: Change{Old: old, New: slices.Clone(stored)}}, nil
+}
+
+// List returns a copy of the agent's current list (nil if it has none).
+func (t *TodoWrite) List(agentID string) []Item {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return slices.Clone(t.lists[agentID])
+}
+
+// Forget drops the agent's list, for when the agent ends.
+func (t *TodoWrite) Forget(agentID string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	delete(t.lists, agentID)
+}
