@@ -1,0 +1,137 @@
+package hook
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Event names a point in an agent's life where hooks fire. The names are
+// Claude Code's and appear as keys of the settings "hooks" object and as
+// hook_event_name in the input.
+type Event string
+
+// The events Cohort fires.
+const (
+	PreToolUse         Event = "PreToolUse"
+	PostToolUse        Event = "PostToolUse"
+	PostToolUseFailure Event = "PostToolUseFailure"
+	UserPromptSubmit   Event = "UserPromptSubmit"
+	Stop               Event = "Stop"
+	SubagentStart      Event = "SubagentStart"
+	SubagentStop       Event = "SubagentStop"
+	TeammateIdle       Event = "TeammateIdle"
+	TaskCompleted      Event = "TaskCompleted"
+	WorktreeCreate     Event = "WorktreeCreate"
+	WorktreeRemove     Event = "WorktreeRemove"
+)
+
+// Events lists every event Cohort fires, in a stable order.
+var Events = []Event{
+	PreToolUse, PostToolUse, PostToolUseFailure, UserPromptSubmit, Stop,
+	SubagentStart, SubagentStop, TeammateIdle, TaskCompleted,
+	WorktreeCreate, WorktreeRemove,
+}
+
+// claudeOnly are Claude Code events Cohort has no counterpart for. A
+// settings file shared with Claude Code may configure them; they are
+// skipped without a warning.
+var claudeOnly = []string{"SessionStart", "SessionEnd", "Notification", "PreCompact", "PermissionRequest"}
+
+func (e Event) known() bool { return slices.Contains(Events, e) }
+
+// toolEvent reports whether the matcher applies to a tool name.
+func (e Event) toolEvent() bool {
+	return e == PreToolUse || e == PostToolUse || e == PostToolUseFailure
+}
+
+// agentEvent reports whether the matcher applies to an agent type.
+func (e Event) agentEvent() bool { return e == SubagentStart || e == SubagentStop }
+
+// blockable reports whether a blocking answer (exit 2, decision "block")
+// changes what happens next. For the other events it is only reported.
+func (e Event) blockable() bool {
+	switch e {
+	case PreToolUse, UserPromptSubmit, Stop, SubagentStop, TeammateIdle, TaskCompleted, WorktreeCreate:
+		return true
+	}
+	return false
+}
+
+// suggest returns the event name s was probably meant to be, or "".
+func suggest(s string) string {
+	for _, e := range Events {
+		if strings.EqualFold(string(e), s) || editDistance(strings.ToLower(string(e)), strings.ToLower(s)) <= 2 {
+			return string(e)
+		}
+	}
+	return ""
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// simpleMatcher is a matcher made only of names and "|": it lists exact
+// names rather than being a regular expression (Claude Code's rule; spaces
+// around "|" are also allowed here).
+var simpleMatcher = regexp.MustCompile(`^[A-Za-z0-9_| ]+$`)
+
+// matcher decides which tool names (or agent types) a group applies to.
+type matcher struct {
+	all   bool
+	names []string
+	re    *regexp.Regexp
+}
+
+// compileMatcher follows Claude Code: empty or "*" matches everything; a
+// pattern of letters, digits, "_" and "|" lists exact names; anything else
+// is a regular expression that must match somewhere in the name
+// (unanchored). A pattern that does not compile matches everything, so a
+// guard with a typo in its matcher still runs (failing closed), and the
+// error is returned for the caller to report.
+func compileMatcher(s string) (matcher, error) {
+	if strings.TrimSpace(s) == "" || s == "*" {
+		return matcher{all: true}, nil
+	}
+	if simpleMatcher.MatchString(s) {
+		var names []string
+		for n := range strings.SplitSeq(s, "|") {
+			if n = strings.TrimSpace(n); n != "" {
+				names = append(names, n)
+			}
+		}
+		return matcher{names: names}, nil
+	}
+	re, err := regexp.Compile(s)
+	if err != nil {
+		return matcher{all: true}, err
+	}
+	return matcher{re: re}, nil
+}
+
+func (m matcher) match(name string) bool {
+	switch {
+	case m.all:
+		return true
+	case m.re != nil:
+		return m.re.MatchString(name)
+	}
+	return slices.Contains(m.names, name)
+}

@@ -1,0 +1,68 @@
+package hook
+
+import "encoding/json"
+
+// Input is the JSON document a hook command reads on stdin. The common
+// fields come first; the per-event fields are set only for their event.
+// Field names are Claude Code's, plus Cohort's agent fields (see the
+// package doc).
+type Input struct {
+	SessionID      string `json:"session_id"`
+	TranscriptPath string `json:"transcript_path"`
+	Cwd            string `json:"cwd"`
+	HookEventName  Event  `json:"hook_event_name"`
+	PermissionMode string `json:"permission_mode"`
+
+	// Cohort's additions: which agent the event belongs to. Depth is 0 for
+	// the lead; AgentID and AgentType are empty for a lead started without
+	// an agent definition; ParentToolUseID is the id of the Agent call that
+	// spawned the agent.
+	AgentID         string `json:"agent_id,omitempty"`
+	AgentType       string `json:"agent_type,omitempty"`
+	Depth           int    `json:"depth"`
+	ParentToolUseID string `json:"parent_tool_use_id,omitempty"`
+
+	// PreToolUse, PostToolUse, PostToolUseFailure.
+	ToolName  string          `json:"tool_name,omitempty"`
+	ToolInput json.RawMessage `json:"tool_input,omitempty"`
+	ToolUseID string          `json:"tool_use_id,omitempty"`
+	// ToolResponse (PostToolUse) is the text of the tool's result.
+	ToolResponse *string `json:"tool_response,omitempty"`
+	// Error (PostToolUseFailure) is the text of the failed result.
+	Error string `json:"error,omitempty"`
+
+	// UserPromptSubmit and SubagentStart.
+	Prompt string `json:"prompt,omitempty"`
+
+	// Stop and SubagentStop: set when the agent is already continuing
+	// because a Stop hook blocked it, so a hook can avoid looping forever.
+	StopHookActive *bool `json:"stop_hook_active,omitempty"`
+
+	// TeammateIdle, TaskCompleted.
+	TeammateName string `json:"teammate_name,omitempty"`
+	TeamName     string `json:"team_name,omitempty"`
+
+	// TaskCompleted.
+	TaskID          string `json:"task_id,omitempty"`
+	TaskSubject     string `json:"task_subject,omitempty"`
+	TaskDescription string `json:"task_description,omitempty"`
+	Status          string `json:"status,omitempty"`
+	Summary         string `json:"summary,omitempty"`
+
+	// WorktreeCreate, WorktreeRemove.
+	WorktreePath string `json:"worktree_path,omitempty"`
+	Branch       string `json:"branch,omitempty"`
+}
+
+// Task describes a finished task for TaskCompleted.
+type Task struct {
+	ID string
+	// Status is completed, failed or killed (background tasks) or
+	// completed (shared task list).
+	Status  string
+	Summary string
+	// Subject and Description are set for shared task-list tasks.
+	Subject, Description string
+	// TeammateName and TeamName are set when a teammate completed it.
+	TeammateName, TeamName string
+}

@@ -1,0 +1,272 @@
+package hook
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/cohort-dev/cohort/internal/proc"
+)
+
+// Decision is a PreToolUse permission decision.
+type Decision string
+
+// Decisions, weakest first. When hooks disagree the strongest wins.
+const (
+	NoDecision Decision = ""
+	Allow      Decision = "allow"
+	Ask        Decision = "ask"
+	Deny       Decision = "deny"
+)
+
+func (d Decision) rank() int {
+	switch d {
+	case Allow:
+		return 1
+	case Ask:
+		return 2
+	case Deny:
+		return 3
+	}
+	return 0
+}
+
+// output is the JSON a hook may print on stdout when it exits 0 (Claude
+// Code's fields). Unknown fields are ignored; a known field of the wrong
+// type makes the whole answer unreadable.
+type output struct {
+	Continue       *bool           `json:"continue"`
+	StopReason     string          `json:"stopReason"`
+	SuppressOutput bool            `json:"suppressOutput"`
+	SystemMessage  string          `json:"systemMessage"`
+	Decision       string          `json:"decision"`
+	Reason         string          `json:"reason"`
+	Specific       *specificOutput `json:"hookSpecificOutput"`
+}
+
+type specificOutput struct {
+	HookEventName            string          `json:"hookEventName"`
+	PermissionDecision       string          `json:"permissionDecision"`
+	PermissionDecisionReason string          `json:"permissionDecisionReason"`
+	UpdatedInput             json.RawMessage `json:"updatedInput"`
+	AdditionalContext        string          `json:"additionalContext"`
+}
+
+// ran is what happened when one command ran.
+type ran struct {
+	cmd       *Command
+	exit      proc.Exit
+	err       error // it could not be started or observed
+	stdout    string
+	stdoutCut bool
+	stderr    string
+	dur       time.Duration
+}
+
+// verdict is one command's answer, interpreted for its event.
+type verdict struct {
+	decision   Decision // PreToolUse only
+	block      bool
+	reason     string
+	input      json.RawMessage
+	context    string
+	stop       bool
+	stopReason string
+	message    string // for the user
+	err        error  // the hook failed; execution continues
+}
+
+func (v verdict) label() string {
+	switch {
+	case v.block && v.decision == Deny:
+		return "deny"
+	case v.block:
+		return "block"
+	case v.stop:
+		return "stop"
+	case v.err != nil:
+		return "error"
+	case v.decision != NoDecision:
+		return string(v.decision)
+	case v.context != "":
+		return "context"
+	}
+	return "none"
+}
+
+// interpret turns one run into a verdict for ev.
+func interpret(ev Event, r ran) verdict {
+	stderr := strings.TrimSpace(r.stderr)
+	switch {
+	case r.err != nil:
+		return failed(fmt.Errorf("%s hook %q could not run: %w", ev, r.cmd.Cmd, r.err))
+	case errors.Is(r.exit.Stopped, proc.ErrTimeout):
+		return failed(fmt.Errorf("%s hook %q timed out after %s and was stopped", ev, r.cmd.Cmd, r.dur.Round(time.Millisecond)))
+	case r.exit.Stopped != nil:
+		err := fmt.Errorf("%s hook %q was interrupted: %w", ev, r.cmd.Cmd, r.exit.Stopped)
+		if ev == PreToolUse {
+			return verdict{decision: Deny, block: true, reason: "the call was interrupted while a PreToolUse hook was checking it", err: err}
+		}
+		return failed(err)
+	case r.exit.Signal != 0:
+		return failed(fmt.Errorf("%s hook %q was killed by %s%s", ev, r.cmd.Cmd, r.exit.Signal, withText(stderr)))
+	case r.exit.Code == 2:
+		if stderr == "" {
+			stderr = fmt.Sprintf("the %s hook %q exited with status 2 without saying why", ev, r.cmd.Cmd)
+		}
+		return blocking(ev, stderr)
+	case r.exit.Code != 0:
+		return failed(fmt.Errorf("%s hook %q exited with status %d%s", ev, r.cmd.Cmd, r.exit.Code, withText(stderr)))
+	}
+	text := strings.TrimSpace(r.stdout)
+	switch {
+	case text == "":
+		return verdict{}
+	case text[0] != '{':
+		if ev == UserPromptSubmit {
+			return verdict{context: text} // plain output is context, as in Claude Code
+		}
+		return verdict{} // plain output of other events is only logged
+	case r.stdoutCut:
+		return unreadable(ev, r.cmd, fmt.Sprintf("printed more than %d bytes", stdoutLimit))
+	}
+	var out output
+	if err := json.Unmarshal([]byte(text), &out); err != nil {
+		return unreadable(ev, r.cmd, fmt.Sprintf("printed invalid JSON (%v)", err))
+	}
+	return answer(ev, r.cmd, out)
+}
+
+func withText(s string) string {
+	if s == "" {
+		return ""
+	}
+	return ": " + s
+}
+
+func failed(err error) verdict { return verdict{err: err, message: err.Error()} }
+
+// blocking is a blocking answer (exit 2 or decision "block") for ev.
+func blocking(ev Event, reason string) verdict {
+	switch {
+	case ev == PostToolUse || ev == PostToolUseFailure:
+		return verdict{context: reason} // the tool already ran: tell the model
+	case ev == PreToolUse:
+		return verdict{decision: Deny, block: true, reason: reason}
+	case ev.blockable():
+		return verdict{block: true, reason: reason}
+	}
+	return verdict{message: reason} // cannot block: tell the user
+}
+
+// unreadable is a hook whose stdout looked like JSON but could not be read.
+// For PreToolUse that answer might have been a deny, so the call is
+// blocked; elsewhere it is a non-blocking error.
+func unreadable(ev Event, c *Command, why string) verdict {
+	err := fmt.Errorf("%s hook %q %s", ev, c.Cmd, why)
+	if ev == PreToolUse {
+		return verdict{decision: Deny, block: true, err: err, message: err.Error(),
+			reason: fmt.Sprintf("the PreToolUse hook %q gave an answer that could not be read (%s), so the call is blocked; the hook needs fixing", c.Cmd, why)}
+	}
+	return failed(err)
+}
+
+// answer interprets a hook's JSON output.
+func answer(ev Event, c *Command, out output) verdict {
+	var v verdict
+	var errs []error
+	spec := out.Specific
+	if spec != nil && spec.HookEventName != "" && spec.HookEventName != string(ev) {
+		errs = append(errs, fmt.Errorf("%s hook %q answered with hookSpecificOutput for %q; it is ignored", ev, c.Cmd, spec.HookEventName))
+		if ev != PreToolUse || spec.PermissionDecision != string(Deny) {
+			spec = nil // a deny is honoured whatever the label says
+		}
+	}
+	if ev == PreToolUse {
+		v = preToolUse(c, out, spec)
+	} else {
+		switch out.Decision {
+		case "", "approve":
+		case "block":
+			reason := out.Reason
+			if reason == "" {
+				reason = fmt.Sprintf("the %s hook %q blocked without saying why", ev, c.Cmd)
+			}
+			v = blocking(ev, reason)
+		default:
+			errs = append(errs, fmt.Errorf(`%s hook %q returned decision %q; use "block" or leave it out`, ev, c.Cmd, out.Decision))
+		}
+		if spec != nil && spec.AdditionalContext != "" {
+			switch ev {
+			case PostToolUse, PostToolUseFailure, UserPromptSubmit, SubagentStart:
+				v.context = strings.TrimSpace(strings.Join([]string{v.context, spec.AdditionalContext}, "\n"))
+			}
+		}
+	}
+	if out.Continue != nil && !*out.Continue {
+		v.stop, v.stopReason = true, out.StopReason
+	}
+	if out.SystemMessage != "" {
+		v.message = strings.TrimSpace(strings.Join([]string{v.message, out.SystemMessage}, "\n"))
+	}
+	if err := errors.Join(append(errs, v.err)...); err != nil {
+		v.err = err
+		if v.message == "" {
+			v.message = err.Error()
+		}
+	}
+	return v
+}
+
+// preToolUse reads a PreToolUse answer: hookSpecificOutput's
+// permissionDecision and the legacy decision "approve"/"block". When both
+// are given the stronger wins; a value that is not understood denies.
+func preToolUse(c *Command, out output, spec *specificOutput) verdict {
+	var v verdict
+	deny := func(reason string, err error) verdict {
+		return verdict{decision: Deny, block: true, reason: reason, err: err}
+	}
+	legacy := NoDecision
+	switch out.Decision {
+	case "":
+	case "approve":
+		legacy = Allow
+	case "block":
+		legacy = Deny
+	default:
+		err := fmt.Errorf(`PreToolUse hook %q returned decision %q; use "approve" or "block"`, c.Cmd, out.Decision)
+		return deny(fmt.Sprintf("the PreToolUse hook %q gave an answer that is not understood (decision %q), so the call is blocked", c.Cmd, out.Decision), err)
+	}
+	v.decision, v.reason = legacy, out.Reason
+	if spec != nil {
+		d := Decision(spec.PermissionDecision)
+		switch d {
+		case NoDecision, Allow, Ask, Deny:
+		case "defer":
+			d = Ask // let the permission gate decide
+		default:
+			err := fmt.Errorf(`PreToolUse hook %q returned permissionDecision %q; use "allow", "deny" or "ask"`, c.Cmd, d)
+			return deny(fmt.Sprintf("the PreToolUse hook %q gave an answer that is not understood (permissionDecision %q), so the call is blocked", c.Cmd, d), err)
+		}
+		if d.rank() >= v.decision.rank() && d != NoDecision {
+			v.decision, v.reason = d, spec.PermissionDecisionReason
+		}
+		if in := bytes.TrimSpace(spec.UpdatedInput); len(in) > 0 && !bytes.Equal(in, []byte("null")) {
+			if in[0] != '{' {
+				err := fmt.Errorf("PreToolUse hook %q returned updatedInput that is %s, not an object", c.Cmd, kindOf(in))
+				return deny(fmt.Sprintf("the PreToolUse hook %q rewrote the input into %s, so the call is blocked", c.Cmd, kindOf(in)), err)
+			}
+			v.input = json.RawMessage(in)
+		}
+	}
+	if v.decision == Deny {
+		if v.reason == "" {
+			v.reason = fmt.Sprintf("denied by the PreToolUse hook %q", c.Cmd)
+		}
+		v.block, v.input = true, nil
+	}
+	return v
+}

@@ -1,0 +1,154 @@
+package hook
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cohort-dev/cohort/internal/proc"
+)
+
+// Defaults for Config's zero values and output limits.
+const (
+	DefaultTimeout = 60 * time.Second
+	DefaultShell   = "/bin/sh"
+	// stdoutLimit bounds what is kept of a hook's stdout. It is large
+	// because updatedInput may carry a whole file; an answer cut at the
+	// limit cannot be parsed and counts as unreadable.
+	stdoutLimit = 8 << 20
+	// stderrLimit bounds the reason text (head and tail are kept).
+	stderrLimit = 64 << 10
+)
+
+// Config configures a Runner. Zero values of optional fields are defaults.
+type Config struct {
+	// Hooks are the configured commands (usually FromSettings).
+	Hooks *Set
+	// ProjectDir is exported to commands as COHORT_PROJECT_DIR and
+	// CLAUDE_PROJECT_DIR; empty means the agent's cwd.
+	ProjectDir string
+	// Env is the base environment of the commands; nil means ours.
+	Env []string
+	// Shell runs each command as Shell -c COMMAND (default /bin/sh).
+	Shell string
+	// Timeout applies to commands without their own (default 60 s).
+	Timeout time.Duration
+	// Grace is how long each stop step waits before the next (close
+	// stdin, SIGTERM, SIGKILL); 0 means proc.DefaultGrace.
+	Grace time.Duration
+	// Observer, when set, is told about every command run (for --verbose
+	// and traces). It is called from the goroutine that fired the event,
+	// after all of that event's commands ended, once per command in
+	// configuration order; different agents may call it concurrently.
+	Observer func(Record)
+	// Now is the clock used for durations (default time.Now).
+	Now func() time.Time
+}
+
+// Record describes one command run, for the Observer.
+type Record struct {
+	Event   Event
+	AgentID string
+	Depth   int
+	Command *Command
+	// ExitCode is the command's status; -1 when it was killed by a signal
+	// or never started.
+	ExitCode int
+	Duration time.Duration
+	// Decision is what the run amounted to: allow, ask, deny, block, stop,
+	// context, error or none.
+	Decision string
+	// Err is set when the hook failed without blocking (could not start,
+	// timed out, crashed, non-2 exit status, unreadable answer).
+	Err error
+	// Stderr is the (capped) standard error of the command.
+	Stderr string
+}
+
+// Runner runs hook commands. It is safe for concurrent use: one Runner
+// serves every agent of a session; For binds it to one agent.
+type Runner struct {
+	cfg Config
+	env []string
+}
+
+// NewRunner returns a Runner for cfg.
+func NewRunner(cfg Config) *Runner {
+	if cfg.Shell == "" {
+		cfg.Shell = DefaultShell
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	base := cfg.Env
+	if base == nil {
+		base = os.Environ()
+	}
+	env := make([]string, 0, len(base)+2)
+	for _, kv := range base {
+		if !strings.HasPrefix(kv, "COHORT_PROJECT_DIR=") && !strings.HasPrefix(kv, "CLAUDE_PROJECT_DIR=") {
+			env = append(env, kv)
+		}
+	}
+	return &Runner{cfg: cfg, env: env}
+}
+
+// runAll runs cmds in parallel with stdin as their input and returns what
+// happened, in the order of cmds.
+func (r *Runner) runAll(ctx context.Context, cmds []*Command, stdin []byte, cwd string) []ran {
+	out := make([]ran, len(cmds))
+	var wg sync.WaitGroup
+	for i, c := range cmds {
+		wg.Go(func() { out[i] = r.run(ctx, c, stdin, cwd) })
+	}
+	wg.Wait()
+	return out
+}
+
+func (r *Runner) run(ctx context.Context, c *Command, stdin []byte, cwd string) ran {
+	timeout := c.Timeout
+	if timeout <= 0 {
+		timeout = r.cfg.Timeout
+	}
+	project := r.cfg.ProjectDir
+	if project == "" {
+		project = cwd
+	}
+	env := append(r.env[:len(r.env):len(r.env)], "COHORT_PROJECT_DIR="+project, "CLAUDE_PROJECT_DIR="+project)
+	stdout, stderr := proc.NewCapture(stdoutLimit), proc.NewCapture(stderrLimit)
+	start := r.cfg.Now()
+	exit, err := proc.Run(ctx, proc.Command{
+		Path:       r.cfg.Shell,
+		Args:       []string{"-c", c.Cmd},
+		Dir:        cwd,
+		Env:        env,
+		Stdin:      bytes.NewReader(stdin),
+		Stdout:     stdout,
+		Stderr:     stderr,
+		Timeout:    timeout,
+		Grace:      r.cfg.Grace,
+		NewSession: true, // no terminal: a hook cannot stop on a prompt
+	})
+	res := ran{cmd: c, exit: exit, err: err, dur: r.cfg.Now().Sub(start),
+		stdout: stdout.String(), stdoutCut: stdout.Dropped() > 0, stderr: stderr.String()}
+	if err != nil {
+		res.exit.Code = -1
+	}
+	return res
+}
+
+func (r *Runner) observe(ev Event, a *Agent, runs []ran, vs []verdict) {
+	if r.cfg.Observer == nil {
+		return
+	}
+	for i, x := range runs {
+		r.cfg.Observer(Record{Event: ev, AgentID: a.ID, Depth: a.Depth, Command: x.cmd,
+			ExitCode: x.exit.Code, Duration: x.dur, Decision: vs[i].label(), Err: vs[i].err, Stderr: x.stderr})
+	}
+}
