@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/gofrs/flock"
 )
 
 // Compact rewrites the inbox without its acknowledged prefix. Ack calls it
@@ -22,25 +24,56 @@ func (r *Reader) Compact(ctx context.Context) error {
 	if r.closed {
 		return ErrClosed
 	}
-	if err := r.compactLocked(ctx); err != nil {
-		return fmt.Errorf("mailbox compact %s: %w", r.agent, err)
-	}
-	return nil
-}
-
-func (r *Reader) compactLocked(ctx context.Context) error {
 	if r.acked == 0 {
 		return nil
 	}
 	lk, err := lockPath(ctx, r.d.lockFile(r.agent), false, r.d.cfg.LockTimeout)
 	if errors.Is(err, errNoLockFile) {
-		return ErrUnknownRecipient
+		err = ErrUnknownRecipient
+	}
+	if err == nil {
+		err = r.compactHoldingLock()
+		lk.Unlock()
 	}
 	if err != nil {
-		return err
+		return fmt.Errorf("mailbox compact %s: %w", r.agent, err)
 	}
-	defer lk.Unlock()
-	f, err := os.Open(r.path)
+	return nil
+}
+
+// maybeCompact compacts once the acknowledged prefix passes CompactBytes.
+// It does not wait for writers: if the append lock is busy it tries again at
+// the next Ack, so a consumer is never held up behind a stream of appends.
+// Only when the prefix has grown past four times the threshold does it wait
+// (bounded by ctx and LockTimeout), so the file cannot grow without bound.
+func (r *Reader) maybeCompact(ctx context.Context) {
+	limit := r.d.cfg.CompactBytes
+	if limit <= 0 || r.acked < limit {
+		return
+	}
+	var lk *flock.Flock
+	var err error
+	if r.acked < 4*limit {
+		lk, err = tryLockExisting(r.d.lockFile(r.agent))
+		if lk == nil && err == nil {
+			return // busy: next time
+		}
+	} else {
+		lk, err = lockPath(ctx, r.d.lockFile(r.agent), false, r.d.cfg.LockTimeout)
+	}
+	if err == nil {
+		err = r.compactHoldingLock()
+		lk.Unlock()
+	}
+	if err != nil {
+		r.report(0, fmt.Sprintf("compaction failed, will retry: %v", err))
+	}
+}
+
+// compactHoldingLock does the compaction; the caller holds r.mu and the
+// append lock.
+func (r *Reader) compactHoldingLock() error {
+	f, err := os.OpenFile(r.path, os.O_RDONLY|fastOpen, 0)
 	if err != nil {
 		return err
 	}

@@ -243,7 +243,7 @@ func (d *Dir) appendLine(ctx context.Context, agent string, line []byte) error {
 		return err
 	}
 	defer lk.Unlock()
-	f, err := os.OpenFile(d.inboxPath(agent), os.O_RDWR|os.O_APPEND, 0)
+	f, err := os.OpenFile(d.inboxPath(agent), os.O_RDWR|os.O_APPEND|fastOpen, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return ErrUnknownRecipient
 	}

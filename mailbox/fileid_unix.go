@@ -7,6 +7,13 @@ import (
 	"syscall"
 )
 
+// fastOpen is or-ed into the flags of files opened on hot paths. An
+// O_NONBLOCK open tells package os the descriptor needs no switch to
+// non-blocking mode before it tries (and, for a regular file, fails) to add
+// it to the netpoller: four fcntl calls fewer per open. Regular files ignore
+// the flag.
+const fastOpen = syscall.O_NONBLOCK
+
 // identify returns the device and inode of an open file.
 func identify(f *os.File) (fileID, error) {
 	st, err := f.Stat()

@@ -30,7 +30,7 @@ var errNoLockFile = errors.New("lock file missing")
 // opens its own descriptor, so two goroutines of one process exclude each
 // other just as two processes do.
 func lockPath(ctx context.Context, path string, create bool, timeout time.Duration) (*flock.Flock, error) {
-	flag := os.O_RDONLY
+	flag := os.O_RDONLY | fastOpen
 	if create {
 		flag |= os.O_CREATE
 	}
@@ -70,6 +70,17 @@ func lockResult(lk *flock.Flock, err error, path string) (*flock.Flock, error) {
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
 	return lk, nil
+}
+
+// tryLockExisting takes an exclusive flock on path without waiting; it
+// returns nil and no error when someone else holds it.
+func tryLockExisting(path string) (*flock.Flock, error) {
+	lk := flock.New(path, flock.SetFlag(os.O_RDONLY|fastOpen))
+	ok, err := lk.TryLock()
+	if !ok && err == nil {
+		return nil, nil
+	}
+	return lockResult(lk, err, path)
 }
 
 // tryLockPath takes an exclusive flock on path (creating it) without

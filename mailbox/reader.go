@@ -169,7 +169,7 @@ func (r *Reader) Read(ctx context.Context) ([]Message, error) {
 }
 
 func (r *Reader) readLocked() ([]Message, error) {
-	f, err := os.Open(r.path)
+	f, err := os.OpenFile(r.path, os.O_RDONLY|fastOpen, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, ErrUnknownRecipient
 	}
@@ -338,9 +338,10 @@ func (r *Reader) popDone() bool {
 
 // Ack marks messages as handled and makes that durable before returning.
 // Acknowledging an id twice is harmless; an id this Reader never returned
-// gives ErrNotDelivered (after the known ids are acknowledged). Ack may
-// compact the inbox; a failed compaction is reported through
-// Config.OnProblem and retried by a later Ack.
+// gives ErrNotDelivered (after the known ids are acknowledged).
+//
+// Ack may compact the inbox (see maybeCompact); a failed compaction is
+// reported through Config.OnProblem and retried by a later Ack.
 func (r *Reader) Ack(ctx context.Context, ids ...string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -370,11 +371,7 @@ func (r *Reader) Ack(ctx context.Context, ids ...string) error {
 		if err := r.persist(); err != nil {
 			return fmt.Errorf("mailbox ack %s: %w", r.agent, err)
 		}
-		if c := r.d.cfg.CompactBytes; c > 0 && r.acked >= c {
-			if err := r.compactLocked(ctx); err != nil {
-				r.report(0, fmt.Sprintf("compaction failed, will retry: %v", err))
-			}
-		}
+		r.maybeCompact(ctx)
 	}
 	if len(unknown) > 0 {
 		return fmt.Errorf("mailbox ack %s: %w: %s", r.agent, ErrNotDelivered, strings.Join(unknown, ", "))

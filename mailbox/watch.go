@@ -83,7 +83,7 @@ type fileSig struct {
 }
 
 func statSig(path string) fileSig {
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|fastOpen, 0)
 	if err != nil {
 		return fileSig{}
 	}
