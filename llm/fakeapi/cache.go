@@ -159,7 +159,7 @@ func (c *cache) commit(pl cachePlan) {
 	defer c.mu.Unlock()
 	now := c.now()
 	if pl.hasRead {
-		if e, ok := c.entries[pl.readKey]; ok {
+		if e, ok := c.entries[pl.readKey]; ok && now.Before(e.expires) {
 			e.expires = now.Add(e.ttl)
 			c.entries[pl.readKey] = e
 		}

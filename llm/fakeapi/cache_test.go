@@ -306,3 +306,14 @@ func TestCacheDisabled(t *testing.T) {
 		}
 	}
 }
+
+func TestCacheTopLevelMarker(t *testing.T) {
+	srv := start(t, Config{Now: newClock().Now})
+	c := httpClient(t)
+	b := with(body(user(longUser)), "cache_control", cc())
+	first := usageOf(t, call(t, c, srv.URL, "/v1/messages", b))
+	second := usageOf(t, call(t, c, srv.URL, "/v1/messages", b))
+	if first.CacheCreationInputTokens == 0 || second.CacheReadInputTokens != first.CacheCreationInputTokens {
+		t.Errorf("automatic caching: first %+v second %+v", first, second)
+	}
+}

@@ -164,6 +164,9 @@ func validateBlock(b Block, role, where string) *apiError {
 	case b.Type == "tool_result" && b.ToolUseID == "":
 		return invalid("%s.tool_use_id: Field required", where)
 	}
+	if b.Type != "tool_result" {
+		return nil
+	}
 	for k, c := range b.Content {
 		if c.Type != "text" && c.Type != "image" && c.Type != "document" && c.Type != "search_result" {
 			return invalid("%s.content.%d.type: tool_result content must be text, image, document or search_result blocks (got %q)", where, k, c.Type)

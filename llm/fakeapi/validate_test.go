@@ -95,6 +95,12 @@ func TestValidation(t *testing.T) {
 		{"bad tool name", with(ok, "tools", []any{schemaTool("has space")}), "String should match pattern"},
 		{"tool without schema", with(ok, "tools", []any{with(schemaTool("a"), "input_schema", nil)}), "input_schema: Field required"},
 		{"server tool without schema", with(ok, "tools", []any{map[string]any{"type": "web_search_20250305", "name": "web_search"}}), ""},
+		{"server tool results", body(user("a"), assistant([]any{
+			map[string]any{"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": map[string]any{"query": "x"}},
+			map[string]any{"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": []any{map[string]any{"type": "web_search_result", "url": "u", "title": "t"}}},
+			map[string]any{"type": "code_execution_tool_result", "tool_use_id": "srvtoolu_2", "content": map[string]any{"type": "code_execution_result", "stdout": ""}},
+		}), user("b")), ""},
+		{"top-level cache_control counts", with(marked(4), "cache_control", cc()), "Found 5."},
 		{"system string", with(ok, "system", "be brief"), ""},
 		{"system non-text block", with(ok, "system", []any{map[string]any{"type": "image"}}), "system.0.type"},
 		{"wrong field type", with(ok, "max_tokens", "many"), "request body"},

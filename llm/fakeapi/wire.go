@@ -117,10 +117,15 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 }
 
 // decodeContent decodes a string-or-array content field. A string becomes one
-// text block; null or absent stays nil.
+// text block; null, absent or an object stays nil.
 func decodeContent(raw json.RawMessage) ([]Block, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	if raw[0] == '{' {
+		// Some server-tool result blocks carry an object here; the fake
+		// keeps it only in the block's raw bytes.
 		return nil, nil
 	}
 	if raw[0] == '"' {
