@@ -1,0 +1,91 @@
+// Package team is the data layer of a Cohort team: the team file
+// $COHORT_HOME/teams/{team}/config.json, the member list inside it, and the
+// team's shared task list under tasks/, together with the four task-list
+// tools (TaskCreate, TaskGet, TaskUpdate, TaskList) that teammates call.
+// Spawning teammates, backends and message routing live in the swarm, which
+// builds on Store and TaskList.
+//
+// # Layout
+//
+//	$COHORT_HOME/teams/{team}/
+//	    config.json      the team file (Claude Code's fields, camelCase)
+//	    config.lock      flock(2) sidecar serialising read-modify-write of config.json
+//	    inboxes/         the team's mailbox directory (package mailbox)
+//	    tasks/
+//	        {id}.json    one file per task
+//	        .lock        flock(2) sidecar serialising every task-list mutation
+//	        .highwatermark  the highest task id ever allocated
+//	        .generation  a counter bumped by every task-list mutation
+//
+// # Decisions the spec leaves open
+//
+//   - Writes go to a temporary file in the same directory, which is fsynced,
+//     renamed over the target, and followed by an fsync of the directory, so
+//     a reader sees the old file or the new one, never a mix, and a crash
+//     loses at most the write in progress. Readers of a single file take no
+//     lock; read-modify-write always happens under the lock.
+//   - Lock waits poll flock(LOCK_NB) with a short jittered back-off, because
+//     a blocking flock cannot be cancelled. Every wait ends with its context
+//     or StoreConfig.LockTimeout, whichever is first. After taking a lock the
+//     waiter checks that the lock file is still the one at its path (a team
+//     deleted and re-created while it waited is reported as not found rather
+//     than locked through a stale inode).
+//   - A team file edited into invalid JSON is reported with the file, line
+//     and column, and with what to do; nothing ever overwrites it. Fields
+//     Cohort does not know are kept verbatim (at the top level, in members
+//     and in allowed paths) and written back after Cohort's own fields, so
+//     a file written by a newer Claude Code survives our rewrite. A member
+//     without "isActive" is active, as Claude Code reads it.
+//   - Times (createdAt, joinedAt, addedAt, and a task's createdAt/updatedAt)
+//     are epoch milliseconds, as Claude Code writes them.
+//   - isActive means the member is part of the running team: AddMember sets
+//     it, the swarm clears it (SetActive) when the member shuts down or dies.
+//     A new member may take the name of an inactive one; the old entry is
+//     replaced. Names are compared case-insensitively, so two members never
+//     share an inbox on a case-insensitive file system.
+//   - Colors: the lead has none (it is the user's own session); teammates get
+//     red, blue, green, yellow, purple, orange, pink, cyan in that order, the
+//     next one after the color of the most recently added teammate, wrapping
+//     after cyan. The order is therefore the order of joining, also when
+//     several processes add members at once (they serialise on the lock).
+//   - RemoveMember edits the team file only; the member's inbox stays, so no
+//     message sent to it is lost and a member re-added under the same name
+//     reads them. Delete removes the whole directory; shutting members down
+//     first is the caller's job (ActiveMembers lists them).
+//   - A team directory without config.json (a Create that crashed) is not
+//     listed and not loadable, blocks a new Create of that name, and is
+//     removed by Delete.
+//
+// # Task list
+//
+//   - Ids are increasing integers written as strings ("1", "2", …), Claude
+//     Code's scheme: the next id is one more than the larger of the high-water
+//     mark and the largest existing id, so ids of deleted tasks are never
+//     reused.
+//   - blocks and blockedBy are kept symmetric: "A blocks B" is recorded on
+//     both tasks in one locked operation. Self-dependencies and edges that
+//     would close a cycle are refused.
+//   - Dependencies keep their history: completing a task does not remove it
+//     from its dependents' blockedBy. A task is blocked while any task in its
+//     blockedBy is not completed (Task.OpenBlockers); reopening a blocker
+//     blocks its dependents again. Deleting a task removes it from every list.
+//   - Moving a task to in_progress (by Update or Claim) is refused while it is
+//     blocked; the check happens at that transition only.
+//   - Claim gives a task to one owner: it succeeds if the task is unowned or
+//     already the caller's, and sets in_progress. Under contention, from
+//     goroutines or processes, exactly one claimant wins.
+//   - Reads (Get, List) take the list lock shared, so they see a consistent
+//     set of files even while a dependency edge is being written to two.
+//     A corrupt task file does not hide the others: List returns the good
+//     tasks together with an error naming each bad file.
+//   - Generation returns a counter that every mutation increments; the swarm
+//     can poll it (or watch the tasks directory) to learn of changes.
+//
+// # Tools
+//
+// The tools find the team in tool.Env.Team and the caller in
+// tool.Env.AgentName. TaskUpdate with status in_progress and no owner is a
+// Claim by the caller, so two teammates cannot both start a task. Status
+// "deleted" (as in Claude Code) deletes the task. All other input fields
+// match Claude Code's.
+package team

@@ -1,0 +1,247 @@
+package team
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"time"
+	"unicode/utf8"
+
+	"github.com/gofrs/flock"
+)
+
+// FileError reports a file that cannot be used: where (path, and line and
+// column when known), what is wrong, and what to do.
+type FileError struct {
+	Path string
+	Line int // 1-based; 0 when the problem is not at one place
+	Col  int // 1-based, in characters
+	Err  error
+	Hint string // what the user should do, e.g. "fix it by hand or delete it"
+}
+
+func (e *FileError) Error() string {
+	where := e.Path
+	if e.Line > 0 {
+		where = fmt.Sprintf("%s:%d:%d", e.Path, e.Line, e.Col)
+	}
+	msg := where + ": " + e.Err.Error()
+	if e.Hint != "" {
+		msg += "; " + e.Hint
+	}
+	return msg
+}
+
+func (e *FileError) Unwrap() error { return e.Err }
+
+// jsonError turns a decoding error of data (read from path) into a
+// FileError that names the line and column.
+func jsonError(path string, data []byte, err error, hint string) *FileError {
+	off := -1
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	var trail *trailingError
+	switch {
+	case errors.As(err, &syn):
+		off = int(syn.Offset)
+		err = fmt.Errorf("invalid JSON: %v", syn)
+	case errors.As(err, &typ):
+		off = int(typ.Offset)
+		field := typ.Field
+		if field == "" {
+			field = "value"
+		}
+		err = fmt.Errorf("%s: expected %s, found %s", field, jsonKind(typ.Type), typ.Value)
+	case errors.As(err, &trail):
+		off = trail.off
+		err = errors.New("unexpected data after the JSON value")
+	default:
+		if len(bytes.TrimSpace(data)) == 0 {
+			err = errors.New("the file is empty")
+		} else {
+			err = fmt.Errorf("invalid JSON: %v", err)
+		}
+	}
+	fe := &FileError{Path: path, Err: err, Hint: hint}
+	if off >= 0 {
+		fe.Line, fe.Col = lineCol(data, off)
+	}
+	return fe
+}
+
+// jsonKind names the JSON type that decodes into t.
+func jsonKind(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == reflect.TypeFor[json.Number]() {
+		return "a number"
+	}
+	switch t.Kind() {
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	}
+	return "a number"
+}
+
+// trailingError: more data follows the JSON value, at byte offset off.
+type trailingError struct{ off int }
+
+func (e *trailingError) Error() string { return "unexpected data after the JSON value" }
+
+// decodeStrict decodes exactly one JSON value from data into v.
+func decodeStrict(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	rest := data[dec.InputOffset():]
+	if trimmed := bytes.TrimLeft(rest, " \t\r\n"); len(trimmed) > 0 {
+		return &trailingError{off: len(data) - len(trimmed)}
+	}
+	return nil
+}
+
+// lineCol converts a byte offset into a 1-based line and column.
+func lineCol(data []byte, off int) (line, col int) {
+	off = min(max(off, 0), len(data))
+	before := data[:off]
+	line = 1 + bytes.Count(before, []byte{'\n'})
+	col = 1 + utf8.RuneCount(before[bytes.LastIndexByte(before, '\n')+1:])
+	return line, col
+}
+
+// writeAtomic replaces path with data: a temporary file in the same
+// directory is written, fsynced and renamed over path, then the directory
+// is fsynced.
+func writeAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	ok := false
+	defer func() {
+		if !ok {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	if _, err := f.Write(data); err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return err
+	}
+	ok = true
+	return syncDir(dir)
+}
+
+// syncDir fsyncs a directory so that a rename or create in it is durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// Back-off between flock(LOCK_NB) attempts: short at first (critical
+// sections last well under a millisecond), capped so that many waiters stay
+// responsive.
+const (
+	lockFirstDelay = 50 * time.Microsecond
+	lockMaxDelay   = 5 * time.Millisecond
+)
+
+// errLockGone: the directory holding the lock file does not exist.
+var errLockGone = errors.New("lock file's directory is gone")
+
+// lockFile takes a flock on path (created if missing, but never its
+// directory), exclusive or shared. It waits until ctx ends or timeout
+// passes. The lock is released with Unlock.
+func lockFile(ctx context.Context, path string, shared bool, timeout time.Duration) (*flock.Flock, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var timer *time.Timer
+	delay := lockFirstDelay
+	for {
+		lk, err := tryLockFile(path, shared)
+		if lk != nil || err != nil {
+			return lk, err
+		}
+		if timer == nil {
+			timer = time.NewTimer(0)
+			defer timer.Stop()
+			<-timer.C
+		}
+		timer.Reset(delay/2 + rand.N(delay/2+1))
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("lock %s: %w (another process holds it; if none should, look for a hung cohort process)", path, context.Cause(ctx))
+		case <-timer.C:
+		}
+		delay = min(delay*2, lockMaxDelay)
+	}
+}
+
+// tryLockFile makes one attempt. It returns nil, nil when the lock is held
+// elsewhere or when the file was replaced while we locked it (the caller
+// retries on the new file).
+func tryLockFile(path string, shared bool) (*flock.Flock, error) {
+	lk := flock.New(path, flock.SetFlag(os.O_CREATE|os.O_RDONLY), flock.SetPermissions(0o600))
+	var ok bool
+	var err error
+	if shared {
+		ok, err = lk.TryRLock()
+	} else {
+		ok, err = lk.TryLock()
+	}
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, errLockGone
+		}
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	if !ok {
+		return nil, nil
+	}
+	// The directory may have been deleted (and perhaps re-created) while we
+	// waited: a lock on an unlinked inode excludes nobody.
+	held, herr := lk.Stat()
+	cur, cerr := os.Stat(path)
+	if herr == nil && cerr == nil && os.SameFile(held, cur) {
+		return lk, nil
+	}
+	lk.Unlock()
+	if errors.Is(cerr, fs.ErrNotExist) {
+		if _, derr := os.Stat(filepath.Dir(path)); errors.Is(derr, fs.ErrNotExist) {
+			return nil, errLockGone
+		}
+	}
+	return nil, nil
+}
