@@ -100,4 +100,3 @@ func renderTask(t *Task) string {
 	fmt.Fprintf(&b, "Description:\n%s", desc)
 	return b.String()
 }
-
