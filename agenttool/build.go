@@ -1,0 +1,144 @@
+package agenttool
+
+import (
+	"slices"
+
+	"github.com/cohort-dev/cohort/agent"
+	"github.com/cohort-dev/cohort/engine"
+	"github.com/cohort-dev/cohort/flags"
+	"github.com/cohort-dev/cohort/llm"
+	"github.com/cohort-dev/cohort/prompt"
+	"github.com/cohort-dev/cohort/task"
+	"github.com/cohort-dev/cohort/tool"
+)
+
+// plan is everything needed to start an agent's engine.
+type plan struct {
+	cfg     engine.Config
+	opening []llm.Block // blocks that open the first user message
+	closers []func() error
+}
+
+func (p *plan) close() {
+	for _, c := range slices.Backward(p.closers) {
+		_ = c()
+	}
+}
+
+// slim reports whether a's definition runs without memory files and the git
+// snapshot (read-only built-ins under slim_subagent_memory).
+func (rt *Runtime) slim(a *Agent) bool {
+	return a.Depth > 0 && a.Def != nil && a.Def.BuiltIn && a.Def.ReadOnly &&
+		rt.flags().Bool(flags.SlimSubagentMemory)
+}
+
+func (rt *Runtime) flags() *flags.Set { return rt.cfg.Flags }
+
+// pool cuts a's tool pool from the runtime's tools.
+func (rt *Runtime) pool(a *Agent) []tool.Tool {
+	tools, _ := agent.PoolTools(rt.AllTools(), agent.PoolInput{
+		Role:        a.Role,
+		Def:         a.Def,
+		Depth:       a.Depth,
+		MaxDepth:    rt.cfg.MaxDepth,
+		PlanMode:    a.Mode == agent.ModePlan,
+		ReadOnly:    rt.cfg.ReadOnly,
+		Coordinator: a.Role == agent.RoleMain && rt.flags().Bool(flags.CoordinatorMode),
+	})
+	return tools
+}
+
+// environment renders a's environment details.
+func (rt *Runtime) environment(a *Agent, tools []tool.Tool) prompt.Environment {
+	env := rt.cfg.Environment
+	env.Cwd = a.Cwd
+	env.Model = a.Model
+	env.Tools = nil
+	for _, t := range tools {
+		env.Tools = append(env.Tools, t.Def().Name)
+	}
+	return env
+}
+
+// buildPlan assembles a's engine config. chain holds the prompt candidates
+// other than the definition's (which buildPlan fills in).
+func (rt *Runtime) buildPlan(a *Agent, chain prompt.Chain, system []llm.Block) (*plan, error) {
+	tools := rt.pool(a)
+	a.mu.Lock()
+	a.tools = tools
+	a.mu.Unlock()
+	if a.Def != nil {
+		chain.Agent = a.Def.Prompt
+		chain.Proactive = rt.cfg.Proactive
+	}
+	git := rt.cfg.GitSnapshot
+	if rt.slim(a) {
+		git = ""
+	}
+	if system == nil {
+		system = prompt.System(chain, rt.environment(a, tools), git)
+	}
+	p := &plan{cfg: engine.Config{
+		Model:      rt.cfg.Model,
+		ModelName:  a.Model,
+		System:     system,
+		Tools:      tools,
+		Prices:     rt.cfg.Prices,
+		Compaction: rt.cfg.Compaction,
+		Inbox:      queueInbox{a.Queue},
+		Sink:       rt.cfg.Sink,
+		Now:        rt.cfg.Now,
+		Env: tool.Env{
+			Cwd:       a.Cwd,
+			AgentID:   a.ID,
+			AgentName: a.Name,
+			SessionID: rt.cfg.SessionID,
+			Depth:     a.Depth,
+		},
+	}}
+	if a.Def != nil {
+		p.cfg.MaxTurns = a.Def.MaxTurns
+		p.cfg.Effort = a.Def.EffortFor("")
+	}
+	if !rt.slim(a) {
+		if b, ok := prompt.UserContext(rt.cfg.Memory); ok {
+			p.opening = append(p.opening, b)
+		}
+	}
+	if rt.cfg.Gates != nil {
+		p.cfg.Gate = rt.cfg.Gates(a)
+	}
+	if rt.cfg.Hooks != nil {
+		p.cfg.Hooks = rt.cfg.Hooks(a)
+	}
+	if rt.cfg.Transcripts != nil {
+		rec, closeFn, err := rt.cfg.Transcripts(a)
+		if err != nil {
+			return nil, err
+		}
+		p.cfg.Recorder = rec
+		if closeFn != nil {
+			p.closers = append(p.closers, closeFn)
+		}
+	}
+	return p, nil
+}
+
+// queueInbox feeds an agent's task queue to its engine at tool-result
+// boundaries.
+type queueInbox struct{ q *task.Queue }
+
+func (qi queueInbox) Drain() []llm.Block {
+	if qi.q == nil {
+		return nil
+	}
+	items := qi.q.Drain()
+	if len(items) == 0 {
+		return nil
+	}
+	out := make([]llm.Block, 0, len(items))
+	for _, it := range items {
+		out = append(out, llm.Text(it.ModelText()))
+	}
+	return out
+}

@@ -1,0 +1,88 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+// Invocation is everything the CLI takes from its environment.
+type Invocation struct {
+	Args   []string
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	// Getenv and Environ read the environment (os.Getenv, os.Environ).
+	Getenv  func(string) string
+	Environ func() []string
+	// Getwd is the process cwd (os.Getwd).
+	Getwd func() (string, error)
+}
+
+// Run runs the CLI with the process environment and returns the exit code.
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return Main(ctx, Invocation{Args: args, Stdin: stdin, Stdout: stdout, Stderr: stderr,
+		Getenv: os.Getenv, Environ: os.Environ, Getwd: os.Getwd})
+}
+
+// exitError carries a specific exit code out of a command.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// Main runs the CLI for inv and returns the exit code: 0 success, 1 a failed
+// run, 2 bad usage or configuration.
+func Main(ctx context.Context, inv Invocation) int {
+	root := newRoot(ctx, &inv)
+	root.SetArgs(inv.Args)
+	root.SetIn(inv.Stdin)
+	root.SetOut(inv.Stdout)
+	root.SetErr(inv.Stderr)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return 0
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil && ee.code != 0 {
+			fmt.Fprintf(inv.Stderr, "cohort: %v\n", ee.err)
+		}
+		return ee.code
+	}
+	fmt.Fprintf(inv.Stderr, "cohort: %v\n", err)
+	return 2
+}
+
+func newRoot(ctx context.Context, inv *Invocation) *cobra.Command {
+	o := &options{}
+	root := &cobra.Command{
+		Use:   "cohort [flags] [prompt]",
+		Short: "Cohort: a runtime for teams of coding agents",
+		Long: `Cohort runs a lead coding agent that can delegate to subagents, background
+agents, forks of itself and named teammates.
+
+  cohort -p "fix the failing test"             run one job and print the result
+  cohort demo                                  see a team at work on a scripted model
+  cohort -p "…" --model scripted:FILE          run on a scripted model, no API key
+
+Real models need ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN); ANTHROPIC_BASE_URL
+points the client at a proxy.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Args:          cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runRoot(cmd.Context(), inv, o, args)
+		},
+	}
+	o.register(root)
+	root.AddCommand(newAgentsCmd(inv, o), newFlagsCmd(inv, o))
+	return root
+}

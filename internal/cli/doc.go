@@ -1,0 +1,20 @@
+// Package cli is the cohort command line: flag parsing, wiring a session
+// together (settings, flags, model, tools, permissions, agents, tasks,
+// transcripts) and print mode's output formats.
+//
+// Design decisions the spec leaves open:
+//
+//   - Run takes its environment as an Invocation (args, streams, getenv), so
+//     tests run the CLI in-process, in parallel, without touching the real
+//     environment; cmd/cohort passes the process's.
+//   - Print mode keeps the lead alive while background tasks run: after the
+//     lead ends a turn, the CLI waits on the lead's queue and starts a new
+//     turn for each batch of notifications; it exits when the lead is idle and
+//     nothing is outstanding. SIGINT cancels everything, stops the tasks, and
+//     still prints a result.
+//   - --model scripted:FILE starts the fake Messages API (llm/fakeapi) on a
+//     loopback port inside the process and points the real Anthropic client at
+//     it, so the whole stack runs with no API key.
+//   - stream-json is always verbose (Claude Code requires --verbose with it;
+//     we accept and ignore the flag there).
+package cli

@@ -1,0 +1,79 @@
+package cli
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/spf13/cobra"
+)
+
+// options are the root command's flags.
+type options struct {
+	print              bool
+	outputFormat       string
+	model              string
+	maxTurns           int
+	systemPrompt       string
+	appendSystemPrompt string
+	cwd                string
+	resume             string
+	continueLast       bool
+	permissionMode     string
+	allowedTools       []string
+	disallowedTools    []string
+	addDirs            []string
+	verbose            bool
+	agentName          string
+	agentsJSON         string
+	flags              []string
+	maxConcurrent      int
+	maxBudgetUSD       float64
+	permPromptCommand  string
+	trace              string
+}
+
+var outputFormats = []string{"text", "json", "stream-json"}
+
+func (o *options) register(cmd *cobra.Command) {
+	f := cmd.PersistentFlags()
+	f.BoolVarP(&o.print, "print", "p", false, "print mode: run the prompt (argument or stdin) to completion and print the result")
+	f.StringVar(&o.outputFormat, "output-format", "text", "print mode output: text, json or stream-json")
+	f.StringVar(&o.model, "model", "", "model id or alias (opus, sonnet, haiku), or scripted:FILE for a scripted model")
+	f.IntVar(&o.maxTurns, "max-turns", 0, "stop the lead after this many model calls per prompt (0: no limit)")
+	f.StringVar(&o.systemPrompt, "system-prompt", "", "replace the default system prompt")
+	f.StringVar(&o.appendSystemPrompt, "append-system-prompt", "", "append text to the system prompt")
+	f.StringVar(&o.cwd, "cwd", "", "working directory of the session (default: the current directory)")
+	f.StringVarP(&o.resume, "resume", "r", "", "resume the session with this id")
+	f.BoolVarP(&o.continueLast, "continue", "c", false, "continue the most recent session in this project")
+	f.StringVar(&o.permissionMode, "permission-mode", "", "permission mode: default, acceptEdits, plan, dontAsk, bypassPermissions")
+	f.StringArrayVar(&o.allowedTools, "allowedTools", nil, `allow rules, comma- or space-separated, e.g. "Bash(git diff:*) Edit"`)
+	f.StringArrayVar(&o.disallowedTools, "disallowedTools", nil, "deny rules, comma- or space-separated")
+	f.StringArrayVar(&o.allowedTools, "allowed-tools", nil, "same as --allowedTools")
+	f.StringArrayVar(&o.disallowedTools, "disallowed-tools", nil, "same as --disallowedTools")
+	f.StringArrayVar(&o.addDirs, "add-dir", nil, "additional working directory (repeatable)")
+	f.BoolVar(&o.verbose, "verbose", false, "more detail on stderr (and in text output)")
+	f.StringVar(&o.agentName, "agent", "", "run the lead as this agent type")
+	f.StringVar(&o.agentsJSON, "agents", "", `agent definitions as JSON: {"name": {"description": …, "prompt": …, "tools": […]}}`)
+	f.StringArrayVar(&o.flags, "flag", nil, "set a feature flag: name=value (repeatable; see cohort flags)")
+	f.IntVar(&o.maxConcurrent, "max-concurrent-agents", 0, "agents that may run at once; more wait for a slot (default 32)")
+	f.Float64Var(&o.maxBudgetUSD, "max-budget-usd", 0, "stop the lead once its cost reaches this many dollars")
+	f.StringVar(&o.permPromptCommand, "permission-prompt-command", "", "program that decides permission prompts in print mode (JSON on stdin and stdout)")
+	f.StringVar(&o.trace, "trace", "", "write a Chrome trace-event file of every agent, turn, request and tool call")
+}
+
+func (o *options) validate() error {
+	if !slices.Contains(outputFormats, o.outputFormat) {
+		return usageErr("--output-format %q is not one of text, json, stream-json", o.outputFormat)
+	}
+	if o.resume != "" && o.continueLast {
+		return usageErr("--resume and --continue cannot be used together")
+	}
+	if o.maxTurns < 0 || o.maxConcurrent < 0 || o.maxBudgetUSD < 0 {
+		return usageErr("--max-turns, --max-concurrent-agents and --max-budget-usd must not be negative")
+	}
+	return nil
+}
+
+func usageErr(format string, args ...any) error {
+	return &exitError{code: 2, err: fmt.Errorf(format, args...)}
+}

@@ -1,0 +1,360 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/cohort-dev/cohort/agent"
+	"github.com/cohort-dev/cohort/agenttool"
+	"github.com/cohort-dev/cohort/engine"
+	"github.com/cohort-dev/cohort/flags"
+	"github.com/cohort-dev/cohort/llm"
+	"github.com/cohort-dev/cohort/permission"
+	"github.com/cohort-dev/cohort/prompt"
+	"github.com/cohort-dev/cohort/session"
+	"github.com/cohort-dev/cohort/settings"
+	"github.com/cohort-dev/cohort/task"
+	"github.com/cohort-dev/cohort/tool"
+	"github.com/cohort-dev/cohort/worktree"
+)
+
+// base is what every command needs: paths, settings and flags.
+type base struct {
+	inv         *Invocation
+	o           *options
+	cwd         string
+	env         settings.Env
+	settings    *settings.Settings
+	flags       *flags.Set
+	projectRoot string // canonical repo root, or the cwd outside git
+	projectDir  string // $COHORT_HOME/projects/{slug}
+}
+
+// loadBase resolves the cwd, settings and flags.
+func loadBase(ctx context.Context, inv *Invocation, o *options) (*base, error) {
+	cwd := o.cwd
+	if cwd == "" {
+		wd, err := inv.Getwd()
+		if err != nil {
+			return nil, fmt.Errorf("working directory: %w", err)
+		}
+		cwd = wd
+	}
+	cwd, err := filepath.Abs(cwd)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
+		return nil, usageErr("--cwd %s is not a directory", cwd)
+	}
+	env, err := settings.NewEnv(inv.Getenv, cwd)
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	b := &base{inv: inv, o: o, cwd: cwd, env: env}
+	b.settings = settings.Load(env)
+	for _, p := range b.settings.Problems {
+		fmt.Fprintf(inv.Stderr, "cohort: warning: %v\n", p)
+	}
+	if b.flags, err = resolveFlags(inv, o, b.settings); err != nil {
+		return nil, &exitError{code: 2, err: err}
+	}
+	b.projectRoot = cwd
+	if root, err := worktree.RepoRoot(ctx, cwd); err == nil {
+		b.projectRoot = root
+	}
+	b.projectDir = session.ProjectDir(env.CohortHome, worktree.ProjectSlug(b.projectRoot))
+	return b, nil
+}
+
+func resolveFlags(inv *Invocation, o *options, s *settings.Settings) (*flags.Set, error) {
+	var fs []flags.Settings
+	for _, sec := range s.Section("flags") {
+		var m map[string]any
+		if err := json.Unmarshal(sec.Value, &m); err != nil {
+			return nil, fmt.Errorf("%s:%d: \"flags\" must be an object of flag names to values: %v", sec.Source.Path, sec.Line, err)
+		}
+		fs = append(fs, flags.Settings{Path: sec.Source.Path, Flags: m})
+	}
+	return flags.Resolve(flags.Config{Settings: fs, Environ: inv.Environ(), CLI: o.flags})
+}
+
+// settingString returns the highest-precedence string value of key.
+func (b *base) settingString(key string) string {
+	secs := b.settings.Section(key)
+	for i := len(secs) - 1; i >= 0; i-- {
+		var s string
+		if json.Unmarshal(secs[i].Value, &s) == nil && s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// catalog loads agent definitions; problems are warnings on stderr.
+func (b *base) catalog(ctx context.Context, known []string) *agent.Catalog {
+	cat, warns, errs := agent.Load(ctx, agent.LoadConfig{
+		Cwd: b.cwd, ProjectRoot: b.projectRoot, CohortHome: b.env.CohortHome, Home: b.env.Home,
+		ClaudeCompat: b.env.ClaudeCompat, CLIJSON: b.o.agentsJSON, KnownTools: known, Flags: b.flags,
+	})
+	for _, w := range warns {
+		fmt.Fprintf(b.inv.Stderr, "cohort: warning: %v\n", w)
+	}
+	for _, e := range errs {
+		fmt.Fprintf(b.inv.Stderr, "cohort: error: %v (the other agent definitions still load)\n", e)
+	}
+	return cat
+}
+
+// sess is a wired-up session ready to run the lead.
+type sess struct {
+	*base
+	id       string
+	model    *openedModel
+	tasks    *task.Registry
+	checker  *permission.Checker
+	rt       *agenttool.Runtime
+	lead     *agenttool.Lead
+	resumed  *session.Transcript
+	out      *printer
+	queue    *task.Queue // the lead's
+	closers  []func()
+	modeName string
+}
+
+func (s *sess) close() {
+	for i := len(s.closers) - 1; i >= 0; i-- {
+		s.closers[i]()
+	}
+}
+
+// openSession wires everything the lead needs. On error everything opened
+// so far is closed.
+func openSession(ctx context.Context, b *base, out *printer) (_ *sess, err error) {
+	s := &sess{base: b, out: out}
+	defer func() {
+		if err != nil {
+			s.close()
+		}
+	}()
+	if err := s.pickSession(); err != nil {
+		return nil, err
+	}
+	out.sessionID = s.id
+	spec := b.o.model
+	if spec == "" {
+		spec = b.settingString("model")
+	}
+	if spec == "" {
+		spec = "sonnet"
+	}
+	if s.model, err = openModel(spec, b.inv.Getenv); err != nil {
+		return nil, &exitError{code: 2, err: err}
+	}
+	s.closers = append(s.closers, s.model.close)
+
+	s.tasks, err = task.NewRegistry(task.Config{Home: b.env.CohortHome, SessionID: s.id, OnEvent: out.taskEvent})
+	if err != nil {
+		return nil, err
+	}
+	s.closers = append(s.closers, func() {
+		cctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+		defer cancel()
+		_ = s.tasks.Close(cctx)
+	})
+	if err := s.permissions(); err != nil {
+		return nil, err
+	}
+	if err := s.runtime(ctx); err != nil {
+		return nil, err
+	}
+	return s, s.startLead()
+}
+
+// pickSession chooses a new session id or the one to resume.
+func (s *sess) pickSession() error {
+	switch {
+	case s.o.resume != "":
+		s.id = s.o.resume
+	case s.o.continueLast:
+		id, err := session.Latest(s.projectDir)
+		if err != nil {
+			return &exitError{code: 2, err: fmt.Errorf("--continue: no earlier session in this project (%s)", s.projectDir)}
+		}
+		s.id = id
+	default:
+		s.id = session.NewID()
+		return nil
+	}
+	t, err := session.Load(session.Path(s.projectDir, s.id))
+	if err != nil {
+		return &exitError{code: 2, err: fmt.Errorf("cannot resume session %s: %w", s.id, err)}
+	}
+	for _, p := range t.Problems {
+		fmt.Fprintf(s.inv.Stderr, "cohort: warning: %s\n", p)
+	}
+	s.resumed = t
+	return nil
+}
+
+func (s *sess) permissions() error {
+	mode := permission.Mode(s.o.permissionMode)
+	if mode != "" {
+		if _, err := permission.ParseMode(string(mode)); err != nil {
+			return usageErr("--permission-mode: %v", err)
+		}
+	}
+	var allow, deny []string
+	for _, a := range s.o.allowedTools {
+		allow = append(allow, permission.SplitRules(a)...)
+	}
+	for _, d := range s.o.disallowedTools {
+		deny = append(deny, permission.SplitRules(d)...)
+	}
+	c, err := permission.New(permission.Config{Env: s.env, Settings: s.settings, Mode: mode,
+		Allow: allow, Deny: deny, AdditionalDirs: s.o.addDirs, Persist: permission.SettingsPersister(s.env)})
+	if err != nil {
+		return &exitError{code: 2, err: err}
+	}
+	for _, p := range c.Problems() {
+		fmt.Fprintf(s.inv.Stderr, "cohort: warning: %v\n", p)
+	}
+	s.checker = c
+	s.modeName = string(c.Mode())
+	return nil
+}
+
+func (s *sess) prompter() permission.Prompter {
+	if s.o.permPromptCommand != "" {
+		return &permission.Command{Command: s.o.permPromptCommand, Dir: s.cwd}
+	}
+	return permission.Headless{}
+}
+
+func (s *sess) runtime(ctx context.Context) error {
+	tools := s.tools()
+	known := []string{agenttool.Name}
+	for _, t := range tools {
+		known = append(known, t.Def().Name)
+	}
+	cat := s.catalog(ctx, known)
+	memory, err := prompt.LoadMemory(prompt.MemoryConfig{
+		UserDirs: []string{s.env.CohortHome, filepath.Join(s.env.Home, ".claude")},
+		Root:     s.projectRoot, Cwd: s.cwd,
+	})
+	if err != nil {
+		fmt.Fprintf(s.inv.Stderr, "cohort: warning: %v\n", err)
+	}
+	readOnly := readOnlyTools(tools)
+	prompter := s.prompter()
+	s.rt, err = agenttool.New(agenttool.Config{
+		Model: s.model.model, Catalog: cat, Flags: s.flags, Tools: tools, Tasks: s.tasks,
+		Gates: func(a *agenttool.Agent) engine.Gate {
+			c := s.checker
+			if a.Depth > 0 {
+				c = s.checker.ForChild(permission.Mode(a.Mode))
+			}
+			return agenttool.PermissionGate{Checker: c, Prompter: prompter}
+		},
+		Transcripts:   s.transcriptFor,
+		Sink:          s.out.engineEvent,
+		MaxConcurrent: s.o.maxConcurrent,
+		SessionID:     s.id,
+		Cwd:           s.cwd,
+		Environment: prompt.Environment{Platform: runtime.GOOS, Date: time.Now().Format(time.DateOnly),
+			IsGitRepo: s.projectRoot != s.cwd || isGitDir(s.cwd)},
+		Memory:      memory,
+		GitSnapshot: prompt.GitSnapshot(ctx, s.cwd),
+		Getenv:      s.inv.Getenv,
+		ReadOnly:    readOnly,
+	})
+	return err
+}
+
+// transcriptFor opens a subagent's sidechain transcript.
+func (s *sess) transcriptFor(a *agenttool.Agent) (engine.Recorder, func() error, error) {
+	if a.Depth == 0 {
+		return nil, nil, nil // the lead's transcript is opened by startLead
+	}
+	w, err := session.Create(session.WriterConfig{Path: session.SidechainPath(s.projectDir, s.id, a.ID),
+		SessionID: s.id, AgentID: a.ID, Sidechain: true, Cwd: a.Cwd})
+	if err != nil {
+		return nil, nil, err
+	}
+	return w, w.Close, nil
+}
+
+func (s *sess) startLead() error {
+	w, err := session.Create(session.WriterConfig{Path: session.Path(s.projectDir, s.id), SessionID: s.id, Cwd: s.cwd})
+	if err != nil {
+		return err
+	}
+	s.closers = append(s.closers, func() { _ = w.Close() })
+	cfg := agenttool.LeadConfig{Model: s.model.name, Mode: s.modeName, MaxTurns: s.o.maxTurns,
+		MaxBudgetUSD: s.o.maxBudgetUSD, Recorder: w, Queue: s.leadQueue(),
+		Chain: prompt.Chain{Custom: s.o.systemPrompt, Append: s.o.appendSystemPrompt}}
+	if s.o.agentName != "" {
+		def, ok := s.rt.Catalog().Get(s.o.agentName)
+		if !ok {
+			return usageErr("--agent %q: no such agent type (see cohort agents)", s.o.agentName)
+		}
+		cfg.Def = def
+	}
+	if s.resumed != nil {
+		cfg.History = s.resumed.Messages
+		if s.resumed.Init != nil {
+			cfg.System = s.resumed.Init.System
+			if s.o.model == "" && s.resumed.Init.Model != "" {
+				cfg.Model = s.resumed.Init.Model
+			}
+		}
+	}
+	s.lead, err = s.rt.NewLead(cfg)
+	if err != nil {
+		return err
+	}
+	s.closers = append(s.closers, s.lead.Close)
+	if s.resumed == nil {
+		return w.Append(session.Entry{Type: session.TypeSystem, Subtype: session.SubtypeInit,
+			System: s.lead.System, Model: s.lead.Model, Tools: s.lead.ToolNames()})
+	}
+	return nil
+}
+
+// readOnlyTools classifies tools for plan-mode pools by their traits on an
+// empty input; Bash counts as read-only because plan mode's permission check
+// refuses its mutating commands.
+func readOnlyTools(tools []tool.Tool) func(string) bool {
+	ro := map[string]bool{"Bash": true}
+	for _, t := range tools {
+		if t.Traits(json.RawMessage(`{}`)).ReadOnly {
+			ro[t.Def().Name] = true
+		}
+	}
+	return func(name string) bool { return ro[name] }
+}
+
+func isGitDir(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, ".git"))
+	return err == nil
+}
+
+// userBlocks renders a prompt as the first (or a later) user message.
+func userBlocks(opening []llm.Block, text string) []llm.Block {
+	return append(append([]llm.Block(nil), opening...), llm.Text(strings.TrimRight(text, "\n")))
+}
+
+// leadQueue returns the lead's queue (TaskOutput uses it to withdraw a
+// notification it already delivered).
+func (s *sess) leadQueue() *task.Queue {
+	if s.queue == nil {
+		s.queue = task.NewQueue()
+	}
+	return s.queue
+}
