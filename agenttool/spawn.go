@@ -82,8 +82,8 @@ func (rt *Runtime) spawnSubagent(ctx context.Context, parent *Agent, env *tool.E
 	}
 	child := &Agent{
 		ID: newAgentID(), Name: in.Name, Type: def.Name, Def: def, Role: role, Depth: depth,
-		Model:    agent.ResolveModel(rt.cfg.Getenv, in.Model, def.Model, parent.Model, rt.cfg.Aliases),
-		Mode:     mode, Cwd: cwd, ParentID: parent.ID, Queue: task.NewQueue(), ToolUseID: env.ToolUseID,
+		Model: agent.ResolveModel(rt.cfg.Getenv, in.Model, def.Model, parent.Model, rt.cfg.Aliases),
+		Mode:  mode, Cwd: cwd, ParentID: parent.ID, Queue: task.NewQueue(), ToolUseID: env.ToolUseID,
 	}
 	p, err := rt.buildPlan(child, prompt.Chain{}, nil)
 	if err != nil {
