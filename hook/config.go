@@ -234,7 +234,7 @@ func (o origin) unknownEvent(ev member, key string) *settings.Problem {
 		}
 		hint = "; the events are " + strings.Join(names, ", ")
 	}
-	return o.problem(ev.off, key, "%q is not a hook event Cohort fires%s; these hooks never run", ev.key, hint)
+	return o.problem(ev.keyOff, key, "%q is not a hook event Cohort fires%s; these hooks never run", ev.key, hint)
 }
 
 // group parses one {"matcher": …, "hooks": […]} object.
@@ -257,7 +257,7 @@ func (o origin) group(ev Event, key string, g member) ([]*Command, []*settings.P
 		case "hooks":
 			list = &f
 		default:
-			probs = append(probs, o.problem(f.off, key+"."+f.key, `unknown key; a group has only "matcher" and "hooks" (ignored)`))
+			probs = append(probs, o.problem(f.keyOff, key+"."+f.key, `unknown key; a group has only "matcher" and "hooks" (ignored)`))
 		}
 	}
 	if list == nil {

@@ -9,9 +9,10 @@ import (
 // member is one value inside a JSON object or array, with where it starts
 // in the document it was cut from (so problems can name a line).
 type member struct {
-	key string // object key; empty for array elements
-	off int    // byte offset of the value in the enclosing document
-	val json.RawMessage
+	key    string // object key; empty for array elements
+	keyOff int    // byte offset of the key (of the value for elements)
+	off    int    // byte offset of the value in the enclosing document
+	val    json.RawMessage
 }
 
 var errNotContainer = errors.New("not a container")
@@ -31,6 +32,7 @@ func members(raw json.RawMessage, open json.Delim, base int) ([]member, error) {
 	var out []member
 	for dec.More() {
 		var m member
+		m.keyOff = base + valueStart(raw, int(dec.InputOffset()))
 		if open == '{' {
 			k, err := dec.Token()
 			if err != nil {
