@@ -2,6 +2,7 @@ package permission
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 )
@@ -199,8 +200,8 @@ func (e *evaluation) expandPath(cwds []string, cand string) (forms []pathForms, 
 		}
 		names := []string{cand}
 		if strings.ContainsAny(cand, "*?[") {
-			matches, err := filepath.Glob(absolute(cwd, cand))
-			if err == nil && len(matches) > maxGlobResult {
+			matches, ok := boundedGlob(absolute(cwd, cand), maxGlobResult)
+			if !ok {
 				return nil, false
 			}
 			names = append(names, matches...)
@@ -411,4 +412,55 @@ func (e *evaluation) editable(f pathForms, edits []*Rule) bool {
 		return false
 	}
 	return e.inWorkDirs(f.resolved) && !e.protected(f.resolved) && !e.protected(f.literal)
+}
+
+// boundedGlob expands an absolute glob pattern like the shell (a * also
+// matches names starting with a dot, to err on the side of matching), but
+// gives up (ok false) when more than limit paths match at any level or
+// more than 20*limit directory entries would have to be read, so a line
+// like "cat /*/*/*/*" cannot make the check walk the whole disk.
+func boundedGlob(pattern string, limit int) (matches []string, ok bool) {
+	cur := []string{"/"}
+	read := 0
+	for _, comp := range strings.Split(pattern, "/") {
+		if comp == "" {
+			continue
+		}
+		if !strings.ContainsAny(comp, "*?[") {
+			for i, d := range cur {
+				cur[i] = d + pickSep(d) + comp
+			}
+			continue
+		}
+		if _, err := filepath.Match(comp, ""); err != nil {
+			return nil, true // not a valid pattern: the shell keeps the word as it is
+		}
+		var next []string
+		for _, d := range cur {
+			entries, err := os.ReadDir(d)
+			if err != nil {
+				continue
+			}
+			if read += len(entries); read > 20*limit {
+				return nil, false
+			}
+			for _, e := range entries {
+				if m, _ := filepath.Match(comp, e.Name()); m {
+					next = append(next, d+pickSep(d)+e.Name())
+				}
+			}
+			if len(next) > limit {
+				return nil, false
+			}
+		}
+		cur = next
+	}
+	return cur, true
+}
+
+func pickSep(dir string) string {
+	if strings.HasSuffix(dir, "/") {
+		return ""
+	}
+	return "/"
 }

@@ -1,6 +1,7 @@
 package permission
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -230,4 +231,27 @@ func TestBypassInvalidDenyRuleFailsClosed(t *testing.T) {
 	expect(t, c, bash("rm -rf x"), Deny)
 	expect(t, c, bash("ls"), Deny) // the whole tool, until the rule is fixed
 	expect(t, c, read("src/main.go"), Allow)
+}
+
+func TestBypassExpansionBombs(t *testing.T) {
+	f := newFixture(t)
+	c := f.checkerWith(ModeBypass, nil, []string{"Read(./secrets/**)"}, nil)
+	// Both must finish quickly and not be allowed blindly.
+	expect(t, c, bash("cat "+strings.Repeat("{a,b}", 40)), Ask)
+	expect(t, c, bash("cat {1..99999999}"), Ask)
+	expect(t, c, bash("cat /*/*/*/*/*/*"), Ask)
+}
+
+func TestBoundedGlob(t *testing.T) {
+	f := newFixture(t)
+	got, ok := boundedGlob(f.cwd+"/s*/*", 100)
+	if !ok || len(got) != 2 || got[0] != f.path("proj/secrets/key") || got[1] != f.path("proj/src/main.go") {
+		t.Fatalf("got %v %v", got, ok)
+	}
+	if _, ok := boundedGlob(f.cwd+"/*/*", 1); ok {
+		t.Fatal("limit not enforced")
+	}
+	if got, ok := boundedGlob(f.cwd+"/[/x", 10); !ok || got != nil {
+		t.Fatalf("bad pattern: %v %v", got, ok)
+	}
 }

@@ -13,9 +13,15 @@ import (
 
 func TestOtherTools(t *testing.T) {
 	f := newFixture(t)
-	fetch := func(u string) Request { return Request{Tool: "WebFetch", Input: input("url", u, "prompt", "p"), ReadOnly: true} }
-	agent := func(typ string) Request { return Request{Tool: "Agent", Input: input("description", "d", "prompt", "p", "subagent_type", typ)} }
-	mcp := func(name string, ro bool) Request { return Request{Tool: name, Input: json.RawMessage(`{}`), ReadOnly: ro} }
+	fetch := func(u string) Request {
+		return Request{Tool: "WebFetch", Input: input("url", u, "prompt", "p"), ReadOnly: true}
+	}
+	agent := func(typ string) Request {
+		return Request{Tool: "Agent", Input: input("description", "d", "prompt", "p", "subagent_type", typ)}
+	}
+	mcp := func(name string, ro bool) Request {
+		return Request{Tool: name, Input: json.RawMessage(`{}`), ReadOnly: ro}
+	}
 	tests := []struct {
 		name             string
 		mode             Mode

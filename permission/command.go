@@ -87,7 +87,7 @@ func (c *Command) Prompt(ctx context.Context, req PromptRequest) (PromptDecision
 	var exitErr *exec.ExitError
 	switch {
 	case errors.As(runErr, &exitErr):
-		return deny("failed (%v)%s", exitErr, stderrNote(stderr.String()))
+		return deny("failed with exit status %d%s", exitErr.ExitCode(), stderrNote(stderr.String()))
 	case runErr != nil && !errors.Is(runErr, exec.ErrWaitDelay):
 		return deny("could not run (%v)", runErr)
 	case stdout.over:
@@ -137,19 +137,23 @@ func stderrNote(s string) string {
 }
 
 // capped is a buffer that keeps at most limit bytes and remembers overflow.
+// It deliberately has no ReadFrom, so io.Copy goes through Write.
 type capped struct {
-	bytes.Buffer
+	buf   bytes.Buffer
 	limit int
 	over  bool
 }
 
 func (c *capped) Write(p []byte) (int, error) {
-	if room := c.limit - c.Len(); room < len(p) {
+	if room := c.limit - c.buf.Len(); room < len(p) {
 		c.over = true
 		if room > 0 {
-			c.Buffer.Write(p[:room])
+			c.buf.Write(p[:room])
 		}
 		return len(p), nil
 	}
-	return c.Buffer.Write(p)
+	return c.buf.Write(p)
 }
+
+func (c *capped) Bytes() []byte  { return c.buf.Bytes() }
+func (c *capped) String() string { return c.buf.String() }

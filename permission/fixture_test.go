@@ -16,11 +16,11 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // fixture is a home directory and a git project in a temporary directory.
 type fixture struct {
-	t                           *testing.T
+	t                           testing.TB
 	base, home, cohortHome, cwd string
 }
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	base, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {

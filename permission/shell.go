@@ -3,6 +3,7 @@ package permission
 import (
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"mvdan.cc/sh/v3/expand"
@@ -75,14 +76,18 @@ const (
 	maxCommands   = 1000
 	maxCwds       = 16
 	maxGlobResult = 1000
+	maxFields     = 10000 // words after brace expansion, per line
 )
 
 type analyzer struct {
-	home  string
-	res   *analysis
-	cwds  []string
-	outer []*layer
-	depth int
+	home   string
+	nwords int // words produced so far
+	res    *analysis
+	cwds   []string
+	outer  []*layer
+	depth  int
+	// tooMany is set once the word limit was hit.
+	tooMany bool
 }
 
 // analyze parses a Bash command line. cwd is where it starts ("" when
@@ -292,12 +297,84 @@ func (a *analyzer) fields(w *syntax.Word) []string {
 	if !staticWord(w) {
 		return []string{dynWord}
 	}
+	if n := braceFields(w); n > maxFields || a.nwords+n > maxFields {
+		if !a.tooMany {
+			a.tooMany = true
+			a.opaque("brace expansion produces more than %d words", maxFields)
+		}
+		return []string{dynWord}
+	}
 	cfg := &expand.Config{Env: expand.ListEnviron("HOME=" + a.home)}
 	fs, err := expand.Fields(cfg, w)
 	if err != nil || len(fs) == 0 {
 		return []string{dynWord}
 	}
+	a.nwords += len(fs)
 	return fs
+}
+
+// braceFields bounds how many words brace expansion makes of w (an
+// overestimate: nested and sibling braces multiply).
+func braceFields(w *syntax.Word) int {
+	cp := *w
+	cp.Parts = append([]syntax.WordPart(nil), w.Parts...)
+	if !syntax.SplitBraces(&cp) {
+		return 1
+	}
+	return braceProduct(cp.Parts)
+}
+
+// braceProduct multiplies the sizes of the brace expressions in parts
+// (syntax.Walk does not visit BraceExp nodes, so this walks by hand).
+func braceProduct(parts []syntax.WordPart) int {
+	n := 1
+	for _, p := range parts {
+		b, ok := p.(*syntax.BraceExp)
+		if !ok {
+			continue
+		}
+		k := len(b.Elems)
+		if b.Sequence {
+			k = sequenceLen(b)
+		}
+		n *= max(k, 1)
+		for _, e := range b.Elems {
+			if n > maxFields {
+				return n
+			}
+			n *= braceProduct(e.Parts)
+		}
+		if n > maxFields {
+			return n
+		}
+	}
+	return n
+}
+
+// sequenceLen is the length of {x..y[..step]}, or more than maxFields when
+// it cannot be told.
+func sequenceLen(b *syntax.BraceExp) int {
+	if len(b.Elems) < 2 {
+		return maxFields + 1
+	}
+	from, to := b.Elems[0].Lit(), b.Elems[1].Lit()
+	x, err1 := strconv.Atoi(from)
+	y, err2 := strconv.Atoi(to)
+	if err1 != nil || err2 != nil {
+		if len(from) == 1 && len(to) == 1 {
+			x, y = int(from[0]), int(to[0])
+		} else {
+			return maxFields + 1
+		}
+	}
+	d := y - x
+	if d < 0 {
+		d = -d
+	}
+	if d > maxFields {
+		return maxFields + 1
+	}
+	return d + 1
 }
 
 // staticWord reports whether w's value is fixed by the text alone.
