@@ -192,3 +192,12 @@ func FuzzValidateInput(f *testing.F) {
 		}
 	})
 }
+
+func BenchmarkValidateInput(b *testing.B) {
+	input := json.RawMessage(`{"file_path":"/a/b.go","timeout":1000,"mode":"count","todos":[{"content":"x","status":"pending"}]}`)
+	for b.Loop() {
+		if err := ValidateInput(testSchema, input); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"regexp"
+	"regexp/syntax"
 	"runtime"
 	"sort"
 	"strconv"
@@ -36,6 +37,7 @@ func (goBackend) search(ctx context.Context, q *query) ([]byte, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
+	pre := prefilter(q)
 	w, err := newWalker(q)
 	if err != nil {
 		return nil, false, failf("%v", err)
@@ -51,7 +53,7 @@ func (goBackend) search(ctx context.Context, q *query) ([]byte, bool, error) {
 				if gctx.Err() != nil {
 					return gctx.Err()
 				}
-				results[i] = searchFile(path, re, q)
+				results[i] = searchFile(path, re, pre, q)
 				return nil
 			})
 		}
@@ -95,15 +97,54 @@ func (goBackend) search(ctx context.Context, q *query) ([]byte, bool, error) {
 	return p.out.Bytes(), false, nil
 }
 
+// prefilter returns a regexp that matches a whole file whenever the
+// line-by-line search would match one of its lines, so most files are
+// dismissed in one pass. It is nil when no such regexp exists (multiline
+// mode needs none; \A and \z mean something else in a whole file).
+func prefilter(q *query) *regexp.Regexp {
+	if q.multiline {
+		return nil
+	}
+	flags := "m"
+	if q.ignoreCase {
+		flags += "i"
+	}
+	src := "(?" + flags + ")" + q.pattern
+	parsed, err := syntax.Parse(src, syntax.Perl)
+	if err != nil || hasTextAnchor(parsed) {
+		return nil
+	}
+	re, err := regexp.Compile(src)
+	if err != nil {
+		return nil
+	}
+	return re
+}
+
+func hasTextAnchor(re *syntax.Regexp) bool {
+	if re.Op == syntax.OpBeginText || re.Op == syntax.OpEndText {
+		return true
+	}
+	for _, sub := range re.Sub {
+		if hasTextAnchor(sub) {
+			return true
+		}
+	}
+	return false
+}
+
 // searchFile searches one file; nil means nothing to report (no match,
 // unreadable, binary, too large).
-func searchFile(path string, re *regexp.Regexp, q *query) *hits {
+func searchFile(path string, re, pre *regexp.Regexp, q *query) *hits {
 	info, err := os.Stat(path)
 	if err != nil || info.Size() > maxSearchBytes {
 		return nil
 	}
 	data, err := os.ReadFile(path)
 	if err != nil || bytes.IndexByte(data, 0) >= 0 {
+		return nil
+	}
+	if pre != nil && !pre.Match(data) {
 		return nil
 	}
 	lines := bytes.Split(data, []byte("\n"))

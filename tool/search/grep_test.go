@@ -275,6 +275,8 @@ func TestGrepGoOnly(t *testing.T) {
 		{map[string]any{"pattern": `foo\nx|y`, "multiline": true, "output_mode": "count", "path": "m.txt"}, "ROOT/m.txt:2\nFound 2 matching lines in 1 file."},
 		{map[string]any{"pattern": "foo", "output_mode": "content", "path": "long.txt"}, "1:" + strings.Repeat("é", 498) + " … [105 more characters]"},
 		{map[string]any{"pattern": "foo$", "output_mode": "content", "path": "crlf.txt"}, "No matches found"},
+		{map[string]any{"pattern": `\Afoo`, "output_mode": "content", "path": "m.txt"}, "1:foo foo\n2:foo"},
+		{map[string]any{"pattern": `y\z`, "output_mode": "content", "path": "m.txt"}, "4:bar y"},
 		{map[string]any{"pattern": "foo", "output_mode": "content", "path": "nofinal"}, "2:foo"},
 		{map[string]any{"pattern": "foo"}, "Found 4 files\nROOT/crlf.txt\nROOT/long.txt\nROOT/m.txt\nROOT/nofinal"},
 	}
