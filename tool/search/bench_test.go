@@ -43,8 +43,10 @@ func benchmarkGrep(b *testing.B, cfg GrepConfig, mode string) {
 	}
 }
 
-func BenchmarkGrepGoFiles(b *testing.B)   { benchmarkGrep(b, GrepConfig{Backend: BackendGo}, modeFiles) }
-func BenchmarkGrepGoContent(b *testing.B) { benchmarkGrep(b, GrepConfig{Backend: BackendGo}, modeContent) }
+func BenchmarkGrepGoFiles(b *testing.B) { benchmarkGrep(b, GrepConfig{Backend: BackendGo}, modeFiles) }
+func BenchmarkGrepGoContent(b *testing.B) {
+	benchmarkGrep(b, GrepConfig{Backend: BackendGo}, modeContent)
+}
 
 func BenchmarkGrepRipgrepFiles(b *testing.B) {
 	if rgOrNil() == nil {
