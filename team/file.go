@@ -50,7 +50,7 @@ func jsonError(path string, data []byte, err error, hint string) *FileError {
 	var trail *trailingError
 	switch {
 	case errors.As(err, &syn):
-		off = int(syn.Offset)
+		off = int(syn.Offset) - 1 // Offset counts the offending byte
 		err = fmt.Errorf("invalid JSON: %v", syn)
 	case errors.As(err, &typ):
 		off = int(typ.Offset)

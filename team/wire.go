@@ -222,7 +222,7 @@ func (w *wireConfig) config() (Config, error) {
 	c := Config{
 		Name: w.Name, Description: w.Description, CreatedAt: created,
 		LeadAgentID: w.LeadAgentID, LeadSessionID: w.LeadSessionID,
-		HiddenPaneIDs: w.HiddenPaneIDs, Extra: w.extra,
+		HiddenPaneIDs: nilIfEmpty(w.HiddenPaneIDs), Extra: w.extra,
 	}
 	for i, a := range w.TeamAllowedPaths {
 		at, err := millisTime(a.AddedAt, fmt.Sprintf("teamAllowedPaths[%d].addedAt", i))
@@ -243,7 +243,7 @@ func (w *wireConfig) config() (Config, error) {
 			Prompt: m.Prompt, Color: m.Color, PlanModeRequired: m.PlanModeRequired,
 			JoinedAt: joined, TmuxPaneID: m.TmuxPaneID, Cwd: m.Cwd,
 			WorktreePath: m.WorktreePath, SessionID: m.SessionID,
-			Subscriptions: m.Subscriptions, BackendType: BackendType(m.BackendType),
+			Subscriptions: nilIfEmpty(m.Subscriptions), BackendType: BackendType(m.BackendType),
 			IsActive: m.IsActive == nil || *m.IsActive, Mode: m.Mode, Extra: m.extra,
 		})
 	}
@@ -302,6 +302,13 @@ func indentJSON(v any) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+func nilIfEmpty[T any](s []T) []T {
+	if len(s) == 0 {
+		return nil
+	}
+	return s
 }
 
 func nonNil[T any](s []T) []T {
