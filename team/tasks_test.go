@@ -534,4 +534,3 @@ func TestTaskListOfDeletedTeam(t *testing.T) {
 		t.Errorf("Tasks of a deleted team: %v", err)
 	}
 }
-
