@@ -73,7 +73,7 @@ func (r *Reader) maybeCompact(ctx context.Context) {
 // compactHoldingLock does the compaction; the caller holds r.mu and the
 // append lock.
 func (r *Reader) compactHoldingLock() error {
-	f, err := os.OpenFile(r.path, os.O_RDONLY|fastOpen, 0)
+	f, err := os.OpenFile(r.path, os.O_RDONLY|openFlags, 0)
 	if err != nil {
 		return err
 	}

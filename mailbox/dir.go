@@ -109,7 +109,7 @@ func OpenDir(cfg Config) (*Dir, error) {
 	}
 	if cfg.OnProblem == nil {
 		log := cfg.Logger
-		cfg.OnProblem = func(p Problem) { log.Warn("mailbox: skipped", "problem", p.String()) }
+		cfg.OnProblem = func(p Problem) { log.Warn("mailbox: " + p.String()) }
 	}
 	return &Dir{cfg: cfg}, nil
 }
@@ -133,7 +133,7 @@ func (d *Dir) Register(ctx context.Context, agent string) error {
 		return fmt.Errorf("mailbox register %s: %w", agent, err)
 	}
 	defer lk.Unlock()
-	f, err := os.OpenFile(d.inboxPath(agent), os.O_RDONLY|os.O_CREATE, 0o600)
+	f, err := os.OpenFile(d.inboxPath(agent), os.O_RDONLY|os.O_CREATE|openFlags, 0o600)
 	if err != nil {
 		return fmt.Errorf("mailbox register %s: %w", agent, err)
 	}
@@ -243,7 +243,7 @@ func (d *Dir) appendLine(ctx context.Context, agent string, line []byte) error {
 		return err
 	}
 	defer lk.Unlock()
-	f, err := os.OpenFile(d.inboxPath(agent), os.O_RDWR|os.O_APPEND|fastOpen, 0)
+	f, err := os.OpenFile(d.inboxPath(agent), os.O_RDWR|os.O_APPEND|openFlags, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return ErrUnknownRecipient
 	}

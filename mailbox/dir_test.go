@@ -185,3 +185,24 @@ func TestAppendTerminatesTornLine(t *testing.T) {
 		t.Errorf("new line does not parse: %v", err)
 	}
 }
+
+func TestSymlinkedInboxRefused(t *testing.T) {
+	d, _ := testDir(t, Config{}, "bob")
+	target := filepath.Join(t.TempDir(), "elsewhere")
+	if err := os.WriteFile(target, []byte("precious\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(d.inboxPath("bob"))
+	if err := os.Symlink(target, d.inboxPath("bob")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Append(t.Context(), Message{From: "eve", To: "bob", Text: "redirected?"}); err == nil {
+		t.Fatal("Append through a symlinked inbox succeeded")
+	}
+	if _, err := d.OpenReader("bob"); err == nil {
+		t.Fatal("OpenReader through a symlinked inbox succeeded")
+	}
+	if data, _ := os.ReadFile(target); string(data) != "precious\n" {
+		t.Errorf("symlink target changed: %q", data)
+	}
+}

@@ -4,8 +4,8 @@ package mailbox
 
 import "os"
 
-// fastOpen adds nothing where O_NONBLOCK has no meaning for files.
-const fastOpen = 0
+// openFlags adds nothing where the Unix flags do not exist.
+const openFlags = 0
 
 // identify returns the zero fileID where the platform offers no inode: the
 // cursor then trusts its offset, and a crash in the middle of a compaction

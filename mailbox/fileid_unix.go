@@ -7,12 +7,13 @@ import (
 	"syscall"
 )
 
-// fastOpen is or-ed into the flags of files opened on hot paths. An
-// O_NONBLOCK open tells package os the descriptor needs no switch to
-// non-blocking mode before it tries (and, for a regular file, fails) to add
-// it to the netpoller: four fcntl calls fewer per open. Regular files ignore
-// the flag.
-const fastOpen = syscall.O_NONBLOCK
+// openFlags is or-ed into the flags of every inbox and lock file open.
+// O_NOFOLLOW refuses a symlink planted in place of a mailbox file, so an
+// append can never be redirected to another file. O_NONBLOCK tells package
+// os that the descriptor needs no switch to non-blocking mode before it
+// tries (and, for a regular file, fails) to add it to the netpoller: four
+// fcntl calls fewer per open on the append path. Regular files ignore it.
+const openFlags = syscall.O_NOFOLLOW | syscall.O_NONBLOCK
 
 // identify returns the device and inode of an open file.
 func identify(f *os.File) (fileID, error) {

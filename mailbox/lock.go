@@ -30,7 +30,7 @@ var errNoLockFile = errors.New("lock file missing")
 // opens its own descriptor, so two goroutines of one process exclude each
 // other just as two processes do.
 func lockPath(ctx context.Context, path string, create bool, timeout time.Duration) (*flock.Flock, error) {
-	flag := os.O_RDONLY | fastOpen
+	flag := os.O_RDONLY | openFlags
 	if create {
 		flag |= os.O_CREATE
 	}
@@ -75,7 +75,7 @@ func lockResult(lk *flock.Flock, err error, path string) (*flock.Flock, error) {
 // tryLockExisting takes an exclusive flock on path without waiting; it
 // returns nil and no error when someone else holds it.
 func tryLockExisting(path string) (*flock.Flock, error) {
-	lk := flock.New(path, flock.SetFlag(os.O_RDONLY|fastOpen))
+	lk := flock.New(path, flock.SetFlag(os.O_RDONLY|openFlags))
 	ok, err := lk.TryLock()
 	if !ok && err == nil {
 		return nil, nil
@@ -86,7 +86,7 @@ func tryLockExisting(path string) (*flock.Flock, error) {
 // tryLockPath takes an exclusive flock on path (creating it) without
 // waiting; held reports whether someone else has it.
 func tryLockPath(path string) (lk *flock.Flock, held bool, err error) {
-	lk = flock.New(path, flock.SetFlag(os.O_RDONLY|os.O_CREATE), flock.SetPermissions(0o600))
+	lk = flock.New(path, flock.SetFlag(os.O_RDONLY|os.O_CREATE|openFlags), flock.SetPermissions(0o600))
 	ok, err := lk.TryLock()
 	if err != nil {
 		return nil, false, fmt.Errorf("lock %s: %w", path, err)

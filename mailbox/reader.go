@@ -107,7 +107,7 @@ func (r *Reader) load() error {
 	if err != nil {
 		return err
 	}
-	f, err := os.Open(r.path)
+	f, err := os.OpenFile(r.path, os.O_RDONLY|openFlags, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return ErrUnknownRecipient
 	}
@@ -169,7 +169,7 @@ func (r *Reader) Read(ctx context.Context) ([]Message, error) {
 }
 
 func (r *Reader) readLocked() ([]Message, error) {
-	f, err := os.OpenFile(r.path, os.O_RDONLY|fastOpen, 0)
+	f, err := os.OpenFile(r.path, os.O_RDONLY|openFlags, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, ErrUnknownRecipient
 	}

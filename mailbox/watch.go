@@ -83,7 +83,7 @@ type fileSig struct {
 }
 
 func statSig(path string) fileSig {
-	f, err := os.OpenFile(path, os.O_RDONLY|fastOpen, 0)
+	f, err := os.OpenFile(path, os.O_RDONLY|openFlags, 0)
 	if err != nil {
 		return fileSig{}
 	}
