@@ -146,6 +146,15 @@ func (e *evaluation) bashPaths(b Behavior, an *analysis) (Decision, bool) {
 			return d, true
 		}
 	}
+	// Changing into a directory reads it: "cd secrets && ls" lists it.
+	for _, d := range an.cds {
+		if d == "" {
+			continue // unknown: reported as unsafe already
+		}
+		if dec, ok := check([]string{"/"}, d, false); ok {
+			return dec, true
+		}
+	}
 	if len(unknown) > 0 {
 		return Decision{Behavior: Ask, Reason: fmt.Sprintf("This command needs approval: the paths %s are only known at run time, so the %s rules for paths cannot be checked.", wordsText(unknown), b)}, true
 	}

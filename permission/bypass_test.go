@@ -81,6 +81,8 @@ func TestBypassCdIntoDeniedDirThenRead(t *testing.T) {
 	expect(t, c, bash("cd secrets && cat key"), Deny)
 	expect(t, c, bash("cd src; cd ../secrets; head -1 key"), Deny)
 	expect(t, c, bash("pushd secrets >/dev/null && cat key"), Deny)
+	expect(t, c, bash("cd secrets && ls"), Deny)
+	expect(t, c, bash("cd src && ls"), Allow)
 }
 
 func TestBypassCdOutsideWorkingDirs(t *testing.T) {

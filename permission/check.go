@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strings"
 )
 
@@ -72,7 +73,10 @@ func (c *Checker) Check(ctx context.Context, req Request) Decision {
 	e := &evaluation{sh: c.sh, rules: c.sh.snapshot(), dirs: c.sh.dirSnapshot(), mode: c.Mode(), req: req, cwd: c.sh.cwd,
 		bases: map[string]string{}}
 	if req.Cwd != "" {
-		e.cwd = req.Cwd
+		if !filepath.IsAbs(req.Cwd) {
+			return Decision{Behavior: Deny, Reason: fmt.Sprintf("Permission check failed: the working directory %q is not absolute.", req.Cwd)}
+		}
+		e.cwd = filepath.Clean(req.Cwd)
 	}
 	var d Decision
 	switch {
@@ -84,6 +88,26 @@ func (c *Checker) Check(ctx context.Context, req Request) Decision {
 		d = e.checkOther()
 	}
 	return e.finish(d)
+}
+
+// DeniedRead reports whether Read deny rules cover path (relative to cwd,
+// "" for the session's), so that tools returning many files (Glob, Grep)
+// can leave denied ones out of their results. Safe for concurrent use.
+func (c *Checker) DeniedRead(cwd, path string) bool {
+	e := &evaluation{sh: c.sh, rules: c.sh.snapshot(), cwd: c.sh.cwd, bases: map[string]string{}}
+	if cwd != "" {
+		e.cwd = cwd
+	}
+	f, err := formsOf(e.cwd, path)
+	if err != nil {
+		return true
+	}
+	for _, r := range e.rulesFor(Deny, func(r *Rule) bool { return r.coversTool("Read") }) {
+		if e.pathMatch(r, f, true) {
+			return true
+		}
+	}
+	return false
 }
 
 // finish applies what holds for every tool: broken settings allow nothing,

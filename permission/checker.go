@@ -71,7 +71,10 @@ func New(cfg Config) (*Checker, error) {
 	if !filepath.IsAbs(env.Cwd) || !filepath.IsAbs(env.Home) {
 		return nil, fmt.Errorf("permission: working directory %q and home %q must be absolute", env.Cwd, env.Home)
 	}
-	sh := &shared{home: filepath.Clean(env.Home), cohortHome: filepath.Clean(env.CohortHome), cwd: filepath.Clean(env.Cwd), persist: cfg.Persist}
+	sh := &shared{home: filepath.Clean(env.Home), cwd: filepath.Clean(env.Cwd), persist: cfg.Persist}
+	if env.CohortHome != "" {
+		sh.cohortHome = filepath.Clean(env.CohortHome)
+	}
 	sh.addDir(sh.cwd)
 	mode := ModeDefault
 	if cfg.Settings != nil {

@@ -319,3 +319,26 @@ func TestNewRejectsRelativeDirs(t *testing.T) {
 		t.Fatalf("ParseRule error is %T", err)
 	}
 }
+
+func TestDeniedRead(t *testing.T) {
+	f := newFixture(t)
+	f.symlink(f.path("proj/secrets"), "proj/alias")
+	c := f.checkerWith(ModeDefault, nil, []string{"Read(./secrets/**)", "Read(*.pem)"}, nil)
+	for path, want := range map[string]bool{
+		"secrets/key": true, "alias/key": true, "src/main.go": false, "src/x.pem": true, f.path("outside/data"): false,
+	} {
+		if got := c.DeniedRead("", path); got != want {
+			t.Errorf("DeniedRead(%s) = %v, want %v", path, got, want)
+		}
+	}
+	if got := c.DeniedRead(filepath.Join(f.cwd, "src"), "../secrets/key"); !got {
+		t.Error("relative to another cwd")
+	}
+}
+
+func TestRelativeRequestCwdDenied(t *testing.T) {
+	f := newFixture(t)
+	r := read("x")
+	r.Cwd = "relative/dir"
+	expect(t, f.checkerWith(ModeBypass, nil, nil, nil), r, Deny)
+}
