@@ -58,15 +58,36 @@ func (c Changes) String() string {
 // Changes reports what wt holds beyond its base commit: uncommitted and
 // untracked files (ignored files do not count) and new commits.
 func (m *Manager) Changes(ctx context.Context, wt *Worktree) (Changes, error) {
-	out, err := m.git.runRead(ctx, wt.Path, "status", "--porcelain=v1", "-z", "--untracked-files=normal", "--no-renames", "--ignore-submodules=none")
-	if err != nil {
-		return Changes{}, err
-	}
-	var c Changes
-	c.Modified, c.Untracked = parseStatus(out)
-	c.Untracked = m.dropOwnLinks(wt, c.Untracked)
-	c.NewCommits, err = m.newCommits(ctx, wt.Path, wt.Branch, m.branchTip(ctx, wt.Branch), wt.BaseCommit)
+	c, _, err := m.inspect(ctx, wt)
 	return c, err
+}
+
+// state is what inspect learned besides the changes.
+type state struct {
+	tip    string // commit of wt's cohort/ branch; "" if it has none
+	branch string // the branch checked out now; "" when HEAD is detached
+}
+
+// inspect returns wt's changes and state. In the common case — HEAD on the
+// cohort/ branch, still at the base — a single `git status` answers all.
+func (m *Manager) inspect(ctx context.Context, wt *Worktree) (Changes, state, error) {
+	out, err := m.git.runRead(ctx, wt.Path, "status", "--porcelain=v2", "--branch", "-z", "--untracked-files=normal", "--no-renames", "--ignore-submodules=none")
+	if err != nil {
+		return Changes{}, state{}, err
+	}
+	st := parseStatus(out)
+	c := Changes{Modified: st.modified, Untracked: m.dropOwnLinks(wt, st.untracked)}
+	s := state{branch: st.branch}
+	if st.branch == wt.Branch && strings.HasPrefix(wt.Branch, BranchPrefix) {
+		s.tip = st.head
+	} else {
+		s.tip = m.branchTip(ctx, wt.Branch)
+	}
+	if wt.BaseCommit != "" && st.head == wt.BaseCommit && (s.tip == "" || s.tip == wt.BaseCommit) {
+		return c, s, nil // neither HEAD nor the branch moved
+	}
+	c.NewCommits, err = m.newCommits(ctx, wt.Path, st.branch, s.tip, wt.BaseCommit)
+	return c, s, err
 }
 
 // branchTip returns the commit a cohort/ branch points at, or "" when the
@@ -109,7 +130,8 @@ func (m *Manager) isOwnLink(wt *Worktree, rel string) bool {
 }
 
 // newCommits lists commits reachable from HEAD in dir and from tip (the
-// cohort/ branch's commit, if any) but not from base.
+// cohort/ branch's commit, if any) but not from base; without a base, those
+// no ref other than the checked-out branch has.
 func (m *Manager) newCommits(ctx context.Context, dir, branch, tip, base string) ([]string, error) {
 	args := []string{"log", "--no-color", "--format=%H %s", "-z", "HEAD"}
 	if tip != "" {
@@ -137,31 +159,66 @@ func (m *Manager) newCommits(ctx context.Context, dir, branch, tip, base string)
 	return commits, nil
 }
 
-// parseStatus splits `git status --porcelain=v1 -z` output into changed
-// tracked paths and untracked paths. Records are "XY path"; a rename or
-// copy record is followed by a second field, its source path.
-func parseStatus(out string) (modified, untracked []string) {
+// status is parsed `git status --porcelain=v2 --branch -z` output.
+type status struct {
+	head      string // HEAD's commit; "" before the first commit
+	branch    string // HEAD's branch; "" when detached
+	modified  []string
+	untracked []string
+}
+
+// parseStatus reads NUL-terminated porcelain v2 records: "# branch.oid
+// <sha>", "# branch.head <name>", "1 XY sub mH mI mW hH hI path" (changed),
+// "2 ... Xscore path" followed by a field with the source path (renamed or
+// copied), "u XY sub m1 m2 m3 mW h1 h2 h3 path" (unmerged), "? path"
+// (untracked) and "! path" (ignored). Unknown records are skipped.
+func parseStatus(out string) status {
+	var st status
 	fields := strings.Split(out, "\x00")
 	for i := 0; i < len(fields); i++ {
 		rec := fields[i]
-		if len(rec) < 4 || rec[2] != ' ' {
-			continue
-		}
-		xy, path := rec[:2], rec[3:]
-		switch {
-		case xy == "??":
-			untracked = append(untracked, path)
-		case xy == "!!":
-			// ignored: not a change
-		default:
-			modified = append(modified, path)
-			if (xy[0] == 'R' || xy[0] == 'C' || xy[1] == 'R' || xy[1] == 'C') && i+1 < len(fields) {
-				i++
-				if xy[0] == 'R' || xy[1] == 'R' {
-					modified = append(modified, fields[i])
+		kind, rest, _ := strings.Cut(rec, " ")
+		switch kind {
+		case "#":
+			key, val, _ := strings.Cut(rest, " ")
+			switch {
+			case key == "branch.oid" && val != "(initial)":
+				st.head = val
+			case key == "branch.head" && val != "(detached)":
+				st.branch = val
+			}
+		case "?":
+			if rest != "" {
+				st.untracked = append(st.untracked, rest)
+			}
+		case "1":
+			if p := field(rec, 8); p != "" {
+				st.modified = append(st.modified, p)
+			}
+		case "2":
+			if p := field(rec, 9); p != "" {
+				st.modified = append(st.modified, p)
+				if i+1 < len(fields) && strings.HasPrefix(field(rec, 8), "R") && fields[i+1] != "" {
+					st.modified = append(st.modified, fields[i+1])
 				}
+			}
+			i++ // the source path
+		case "u":
+			if p := field(rec, 10); p != "" {
+				st.modified = append(st.modified, p)
 			}
 		}
 	}
-	return modified, untracked
+	return st
+}
+
+// field returns the n-th space-separated field of rec (from 0), where the
+// last field asked for may itself contain spaces (a path). Fields before a
+// path are never empty, so "" means a malformed record.
+func field(rec string, n int) string {
+	parts := strings.SplitN(rec, " ", n+1)
+	if len(parts) != n+1 {
+		return ""
+	}
+	return parts[n]
 }

@@ -85,7 +85,7 @@ func assertNothingLeft(t *testing.T, r *testRepo) {
 func TestCreateFromSeveralProcesses(t *testing.T) {
 	t.Parallel()
 	r := newRepo(t)
-	const procs, each = 3, 4
+	const procs, each = 2, 3
 	children := make([]*child, procs)
 	for p := range children {
 		children[p] = startChild(t, r, "many", fmt.Sprintf("COHORT_TEST_SLUG=proc%d", p), fmt.Sprintf("COHORT_TEST_N=%d", each))

@@ -60,7 +60,7 @@ func (m *Manager) Enter(ctx context.Context, t Target, owner Owner) (*Worktree, 
 		return nil, err
 	}
 	if err := os.Remove(filepath.Join(admin, keptFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, errors.Join(fmt.Errorf("worktree: %w", err), m.unlock(ctx, path))
+		return nil, errors.Join(fmt.Errorf("worktree: %w", err), m.unlock(ctx, wt))
 	}
 	return wt, nil
 }
@@ -93,7 +93,7 @@ func (m *Manager) takeOver(ctx context.Context, wt *Worktree) error {
 	case m.ownerAlive(r):
 		return fmt.Errorf("%w: %s is used by agent %s of session %s (pid %d)", ErrInUse, wt.Path, r.Agent, r.Session, r.PID)
 	}
-	return m.unlock(ctx, wt.Path)
+	return m.unlock(ctx, wt)
 }
 
 func worktreePaths(entries []listEntry) string {

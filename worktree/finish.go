@@ -40,7 +40,7 @@ func (e *DirtyError) Is(target error) bool { return target == ErrDirty }
 // kept (unlocked and marked kept) and the Outcome says where and what.
 // If the changes cannot be determined the worktree is kept.
 func (m *Manager) Finish(ctx context.Context, wt *Worktree) (Outcome, error) {
-	ch, err := m.Changes(ctx, wt)
+	ch, st, err := m.inspect(ctx, wt)
 	if err != nil {
 		out, kerr := m.keep(ctx, wt, Changes{})
 		return out, errors.Join(fmt.Errorf("worktree: cannot tell whether %s has changes, keeping it: %w", wt.Path, err), kerr)
@@ -48,7 +48,7 @@ func (m *Manager) Finish(ctx context.Context, wt *Worktree) (Outcome, error) {
 	if !ch.Empty() {
 		return m.keep(ctx, wt, ch)
 	}
-	if err := m.removeWorktree(ctx, wt, false); err != nil {
+	if err := m.removeWorktree(ctx, wt, false, st.tip); err != nil {
 		return Outcome{Path: wt.Path, Branch: wt.Branch, Kept: true}, err
 	}
 	return Outcome{Path: wt.Path, Branch: wt.Branch}, nil
@@ -68,7 +68,7 @@ func (m *Manager) keep(ctx context.Context, wt *Worktree, ch Changes) (Outcome, 
 	if wt.admin != "" {
 		werr = writeMeta(wt.admin, keptFile, m.cfg.Now().UTC().Format(time.RFC3339)+"\n")
 	}
-	return out, errors.Join(werr, m.unlock(ctx, wt.Path))
+	return out, errors.Join(werr, m.unlock(ctx, wt))
 }
 
 // Remove deletes wt and, if it is one of Cohort's, its cohort/ branch
@@ -77,30 +77,32 @@ func (m *Manager) keep(ctx context.Context, wt *Worktree, ch Changes) (Outcome, 
 // a detached HEAD holds — Remove refuses with a *DirtyError listing them,
 // unless discard is true. The Outcome lists what was lost.
 func (m *Manager) Remove(ctx context.Context, wt *Worktree, discard bool) (Outcome, error) {
-	ch, err := m.Changes(ctx, wt)
+	ch, st, err := m.inspect(ctx, wt)
 	if err != nil {
 		return Outcome{Path: wt.Path, Branch: wt.Branch, Kept: true}, err
 	}
 	lost := Changes{Modified: ch.Modified, Untracked: ch.Untracked}
-	if wt.Branch == "" || strings.HasPrefix(wt.Branch, BranchPrefix) {
+	if st.branch == "" || st.tip != "" || strings.HasPrefix(st.branch, BranchPrefix) {
+		// A detached HEAD, or a cohort/ branch that goes with the worktree:
+		// the new commits go too. A user's branch keeps them.
 		lost.NewCommits = ch.NewCommits
 	}
 	if !lost.Empty() && !discard {
 		return Outcome{Path: wt.Path, Branch: wt.Branch, Kept: true, Changes: lost}, &DirtyError{Path: wt.Path, Lost: lost}
 	}
 	force := len(lost.Modified)+len(lost.Untracked) > 0
-	if err := m.removeWorktree(ctx, wt, force); err != nil {
+	if err := m.removeWorktree(ctx, wt, force, st.tip); err != nil {
 		return Outcome{Path: wt.Path, Branch: wt.Branch, Kept: true, Changes: lost}, err
 	}
 	return Outcome{Path: wt.Path, Branch: wt.Branch, Changes: lost}, nil
 }
 
 // removeWorktree removes Cohort's symlinks, unlocks, removes the worktree
-// and deletes its cohort/ branch at the tip it had before. Without force,
-// git itself refuses a worktree with modified or untracked files: a second
+// and deletes its cohort/ branch if it still points at tip, the commit seen
+// when the changes were checked ("" keeps the branch). Without force, git
+// itself refuses a worktree with modified or untracked files: a second
 // check that fails closed.
-func (m *Manager) removeWorktree(ctx context.Context, wt *Worktree, force bool) error {
-	tip := m.branchTip(ctx, wt.Branch)
+func (m *Manager) removeWorktree(ctx context.Context, wt *Worktree, force bool, tip string) error {
 	for _, l := range wt.links {
 		if m.isOwnLink(wt, l) {
 			if err := os.Remove(filepath.Join(wt.Path, filepath.FromSlash(l))); err != nil {
@@ -108,7 +110,7 @@ func (m *Manager) removeWorktree(ctx context.Context, wt *Worktree, force bool) 
 			}
 		}
 	}
-	if err := m.unlock(ctx, wt.Path); err != nil {
+	if err := m.unlock(ctx, wt); err != nil {
 		return err
 	}
 	args := []string{"remove"}
@@ -127,7 +129,7 @@ func (m *Manager) removeWorktree(ctx context.Context, wt *Worktree, force bool) 
 
 // discard force-removes a worktree Create just made, with its branch.
 func (m *Manager) discard(ctx context.Context, wt *Worktree) error {
-	if err := m.unlock(ctx, wt.Path); err != nil {
+	if err := m.unlock(ctx, wt); err != nil {
 		return err
 	}
 	if _, err := m.worktreeCmd(ctx, "remove", "--force", wt.Path); err != nil {

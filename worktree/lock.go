@@ -154,13 +154,22 @@ func (m *Manager) lock(ctx context.Context, wt *Worktree, owner Owner) error {
 }
 
 // unlock releases the worktree lock; an unlocked worktree is not an error.
-func (m *Manager) unlock(ctx context.Context, path string) error {
-	_, err := m.worktreeCmd(ctx, "unlock", path)
-	var ge *GitError
-	if errors.As(err, &ge) && strings.Contains(ge.Stderr, "not locked") {
-		return nil
+// With the administrative directory known it deletes its "locked" file,
+// which is all `git worktree unlock` does (gitrepository-layout(5)), and
+// saves starting a git process.
+func (m *Manager) unlock(ctx context.Context, wt *Worktree) error {
+	if wt.admin == "" {
+		_, err := m.worktreeCmd(ctx, "unlock", wt.Path)
+		var ge *GitError
+		if errors.As(err, &ge) && strings.Contains(ge.Stderr, "not locked") {
+			return nil
+		}
+		return err
 	}
-	return err
+	if err := os.Remove(filepath.Join(wt.admin, "locked")); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("worktree: unlock %s: %w", wt.Path, err)
+	}
+	return nil
 }
 
 // ownerAlive reports whether the process that took a Cohort lock may still

@@ -183,9 +183,10 @@ type Worktree struct {
 	links []string // symlinks Cohort made, relative to Path, slash-separated
 }
 
-// worktreesRoot returns <root>/.cohort/worktrees.
+// worktreesRoot returns <root>/.cohort/worktrees, symlinks resolved (in
+// case .cohort is a link) so it compares equal to paths git reports.
 func (m *Manager) worktreesRoot() string {
-	return filepath.Join(m.root, filepath.FromSlash(WorktreesDir))
+	return canonical(filepath.Join(m.root, filepath.FromSlash(WorktreesDir)))
 }
 
 // slugOf returns the slug of a worktree path under worktreesRoot, or "".

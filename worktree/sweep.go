@@ -107,7 +107,7 @@ func (m *Manager) sweepOne(ctx context.Context, e listEntry) (SweepResult, error
 	if _, err := os.Stat(e.Path); errors.Is(err, os.ErrNotExist) {
 		return m.sweepMissing(ctx, wt, res)
 	}
-	ch, err := m.Changes(ctx, wt)
+	ch, st, err := m.inspect(ctx, wt)
 	if err != nil {
 		res.Action = SweepKept
 		return res, err
@@ -115,9 +115,9 @@ func (m *Manager) sweepOne(ctx context.Context, e listEntry) (SweepResult, error
 	if !ch.Empty() {
 		res.Action, res.Changes = SweepKept, ch
 		res.Reason += "; it has changes"
-		return res, m.unlock(ctx, wt.Path)
+		return res, m.unlock(ctx, wt)
 	}
-	if err := m.removeWorktree(ctx, wt, false); err != nil {
+	if err := m.removeWorktree(ctx, wt, false, st.tip); err != nil {
 		res.Action = SweepKept
 		return res, err
 	}
@@ -129,7 +129,7 @@ func (m *Manager) sweepOne(ctx context.Context, e listEntry) (SweepResult, error
 // registration goes; its branch goes too unless it has new commits.
 func (m *Manager) sweepMissing(ctx context.Context, wt *Worktree, res SweepResult) (SweepResult, error) {
 	res.Action = SweepKept
-	if err := m.unlock(ctx, wt.Path); err != nil {
+	if err := m.unlock(ctx, wt); err != nil {
 		return res, err
 	}
 	if _, err := m.worktreeCmd(ctx, "prune"); err != nil {
