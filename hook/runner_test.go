@@ -215,7 +215,7 @@ wait`
 	hang := script(t, dir, "hang.sh", body)
 	var recs records
 	r := newRunner(t, Config{Observer: recs.add, Grace: 50 * time.Millisecond},
-		spec{event: PreToolUse, cmd: hang, timeout: 0.3})
+		spec{event: PreToolUse, cmd: hang, timeout: 1})
 	o := r.For(Agent{Cwd: dir}).Fire(t.Context(), toolInput(PreToolUse, call(dir, "Bash", `{}`)))
 	if o.Block || o.Decision != NoDecision || len(o.Errors) != 1 {
 		t.Fatalf("outcome = %+v; want a non-blocking error", o)

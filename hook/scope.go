@@ -72,7 +72,9 @@ type Outcome struct {
 	// feedback, UserPromptSubmit's plain output), in configuration order.
 	Context []string
 	// Stop is set when a hook answered "continue": false: the agent should
-	// stop after this event, showing StopReason to the user.
+	// stop after this event, showing StopReason to the user. It takes
+	// precedence over Block (a Stop hook that blocks and says "continue":
+	// false stops).
 	Stop       bool
 	StopReason string
 	// Messages are for the user: systemMessage values and reports of
