@@ -443,15 +443,26 @@ func (p *parser) toolUse(n *yaml.Node, what, signature string) (Block, error) {
 	return b, err
 }
 
-// maxInputNodes bounds the JSON a tool_use input expands to, so that YAML
-// aliases cannot multiply a small file into a huge reply.
-const maxInputNodes = 100_000
+// maxInputNodes and maxInputDepth bound the JSON a tool_use input expands
+// to, so that YAML aliases cannot multiply a small file into a huge reply or
+// refer to themselves.
+const (
+	maxInputNodes = 10_000
+	maxInputDepth = 64
+)
 
 // toJSON writes n as JSON, keeping mapping order, and checks templates in
 // strings.
 func (p *parser) toJSON(n *yaml.Node, buf *bytes.Buffer) error {
+	return p.toJSONDepth(n, buf, 0)
+}
+
+func (p *parser) toJSONDepth(n *yaml.Node, buf *bytes.Buffer, depth int) error {
 	if p.budget++; p.budget > maxInputNodes {
 		return p.errf(n.Line, "tool_use input is too large (more than %d values after expanding aliases)", maxInputNodes)
+	}
+	if depth > maxInputDepth {
+		return p.errf(n.Line, "tool_use input nests deeper than %d levels (an alias that refers to itself?)", maxInputDepth)
 	}
 	n = resolve(n)
 	switch n.Kind {
@@ -468,7 +479,7 @@ func (p *parser) toJSON(n *yaml.Node, buf *bytes.Buffer) error {
 			key, _ := marshalNoEscape(k.Value)
 			buf.Write(key)
 			buf.WriteByte(':')
-			if err := p.toJSON(n.Content[i+1], buf); err != nil {
+			if err := p.toJSONDepth(n.Content[i+1], buf, depth+1); err != nil {
 				return err
 			}
 		}
@@ -479,7 +490,7 @@ func (p *parser) toJSON(n *yaml.Node, buf *bytes.Buffer) error {
 			if i > 0 {
 				buf.WriteByte(',')
 			}
-			if err := p.toJSON(c, buf); err != nil {
+			if err := p.toJSONDepth(c, buf, depth+1); err != nil {
 				return err
 			}
 		}

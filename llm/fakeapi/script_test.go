@@ -44,6 +44,7 @@ func TestParseScriptErrors(t *testing.T) {
 		{"signature on text", "- reply:\n    - {text: a, signature: s}\n", "signature belongs to a thinking block"},
 		{"infinite number", "- reply:\n    - tool_use: {name: a, input: {x: .inf}}\n", "is not a finite number"},
 		{"top-level mapping without rules", "other: 1\n", `s.yaml:1: unknown top-level key "other"`},
+		{"self-referential input", "- reply:\n    - tool_use: {name: x, input: &x {a: [*x]}}\n", "nests deeper than 64 levels"},
 		{"rule not a mapping", "- just text\n", "s.yaml:1: rule 1 must be a mapping"},
 	}
 	for _, tt := range tests {

@@ -1,0 +1,5 @@
+//go:build !race
+
+package fakeapi
+
+const raceEnabled = false
