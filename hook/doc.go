@@ -80,7 +80,9 @@
 //     failed, another hook's allow is dropped and the permission gate
 //     decides as if no hook had spoken.
 //   - Output that starts like JSON but cannot be read (syntax error, a
-//     field of the wrong type, cut at the 8 MiB limit) denies the call, as
+//     field of the wrong type, cut at the 8 MiB limit), or text with a line
+//     that starts like JSON (a log line printed before the answer), denies
+//     the call, as
 //     does a decision or permissionDecision value that is not understood
 //     ("defer" is read as "ask") and an updatedInput that is not an
 //     object. For other events these are non-blocking errors.

@@ -125,6 +125,9 @@ func interpret(ev Event, r ran) verdict {
 	switch {
 	case text == "":
 		return verdict{}
+	case text[0] != '{' && ev == PreToolUse && jsonLine(text):
+		// A log line before the answer: the answer may be a deny.
+		return unreadable(ev, r.cmd, "printed other text around its JSON answer (the answer must be all of stdout)")
 	case text[0] != '{':
 		if ev == UserPromptSubmit {
 			return verdict{context: text} // plain output is context, as in Claude Code
@@ -138,6 +141,16 @@ func interpret(ev Event, r ran) verdict {
 		return unreadable(ev, r.cmd, fmt.Sprintf("printed invalid JSON (%v)", err))
 	}
 	return answer(ev, r.cmd, out)
+}
+
+// jsonLine reports whether a line of text starts like a JSON object.
+func jsonLine(text string) bool {
+	for line := range strings.Lines(text) {
+		if strings.HasPrefix(strings.TrimSpace(line), "{") {
+			return true
+		}
+	}
+	return false
 }
 
 func withText(s string) string {

@@ -71,6 +71,8 @@ func TestPreToolUseAnswers(t *testing.T) {
 		{name: "plain stdout ignored", body: `echo "all good"; echo "noise" >&2`, decision: "none"},
 		{name: "garbage json denies", body: `echo '{"hookSpecificOutput": {"permissionDecision": "deny"'`,
 			want: engine.HookVerdict{Deny: true}, reason: "could not be read", decision: "deny", errs: 1},
+		{name: "log line before the answer denies", body: `echo "checking path"; echo '{"decision": "block", "reason": "r"}'`,
+			want: engine.HookVerdict{Deny: true}, reason: "other text around its JSON answer", decision: "deny", errs: 1},
 		{name: "trailing garbage denies", body: `echo '{"decision": "approve"} and more'`,
 			want: engine.HookVerdict{Deny: true}, reason: "could not be read", decision: "deny", errs: 1},
 		{name: "wrong field type denies", body: `echo '{"continue": "no"}'`,
