@@ -13,62 +13,73 @@
 //
 // Design decisions the spec leaves open:
 //
-//   - Canonical root. RepoRoot is the first entry of `git worktree list`
-//     (git always lists the main worktree first), with symlinks resolved, so
-//     a path inside any linked worktree — ours included — maps to the main
-//     checkout and worktrees are never nested in worktrees. For a bare
-//     repository it is the bare repository's directory.
-//   - Environment. Variables that point git elsewhere (GIT_DIR,
-//     GIT_WORK_TREE, GIT_INDEX_FILE, ...) are dropped, since every call names
-//     its directory; GIT_TERMINAL_PROMPT=0 and LC_ALL=C are set (the latter
-//     so lock-contention messages can be recognized). Repository hooks are
-//     off (core.hooksPath=/dev/null) unless Config.RunHooks: making a
-//     scratch checkout should not run project automation. Git is looked up
-//     on the PATH of Config.Env, skipping relative entries; minimum git 2.33
-//     (2.35 with sparse checkout), checked in New.
+//   - Canonical root. RepoRoot is the first entry of `git worktree list` (git
+//     always lists the main worktree first), with symlinks resolved, so a path
+//     inside any linked worktree — ours included — maps to the main checkout
+//     and worktrees are never nested in worktrees. For a bare repository it is
+//     the bare repository's directory.
+//   - Environment. Variables that point git elsewhere (GIT_DIR, GIT_WORK_TREE,
+//     GIT_INDEX_FILE, ...) are dropped, since every call names its directory;
+//     GIT_TERMINAL_PROMPT=0 and LC_ALL=C are set (the latter so
+//     lock-contention messages can be recognized). Repository hooks are off
+//     (core.hooksPath=/dev/null) unless Config.RunHooks: making a scratch
+//     checkout should not run project automation. Git is looked up on the PATH
+//     of Config.Env, skipping relative entries; minimum git 2.33 (2.35 with
+//     sparse checkout), checked in New.
 //   - Locks. `git worktree add --lock --reason` locks a worktree from its
 //     first moment, so a concurrent sweep never mistakes a half-made one for
 //     an orphan. The reason is "cohort pid=<pid> session=<id> agent=<id>
 //     host=<host> base=<sha>"; a lock from another host counts as live. A
-//     reused pid makes a dead owner look alive, which errs on keeping. The
-//     base commit is also written to cohort-base in git's administrative
-//     directory for the worktree (which git deletes with the worktree), and
-//     the symlinks Cohort made to cohort-links.
-//   - Concurrency. Creation is not serialized: worktree add takes only
-//     per-worktree and per-ref locks, so agents create theirs in parallel
-//     and from several processes. Any git failure that reports a held lock
-//     file (index.lock, config.lock, a ref's or packed-refs' lock) is
-//     retried with jittered exponential backoff; a failed `worktree add` is
-//     undone before it is retried. The only shared file Cohort writes is
-//     info/exclude (once per Manager; a duplicate line from a racing
-//     process is harmless).
-//   - Ignoring. .cohort/worktrees/ is added to the repository's
-//     info/exclude, which is never tracked, so the main checkout's status
-//     stays clean without editing .gitignore.
+//     reused pid makes a dead owner look alive, which errs on keeping.
+//     Unlocking deletes the worktree's "locked" file, which is all `git
+//     worktree unlock` does, without starting a process. The base commit is
+//     also written to cohort-base in git's administrative directory for the
+//     worktree (which git deletes with the worktree), and the symlinks Cohort
+//     made to cohort-links.
+//   - Concurrency. Creation is not serialized: the branch is created first
+//     (which settles who owns a slug), then `worktree add --no-checkout`
+//     registers it, then `read-tree -mu HEAD` checks it out, and none of these
+//     takes a repository-wide lock, so agents create worktrees in parallel,
+//     also from several processes. Git does trip over itself in two ways, both
+//     retried with jittered exponential backoff: lock files held by another
+//     git (index.lock, config.lock, a ref's lock), and commands that enumerate
+//     worktrees dying on one that another git is half-way through adding or
+//     removing ("failed to read .git/worktrees/x/commondir"). Both fail before
+//     changing anything. Sweeps are serialized across processes by a kernel
+//     lock (cohort-sweep.lock in the git directory). The only shared file
+//     Cohort edits is info/exclude (once per Manager; a duplicate line from a
+//     racing process is harmless). Git's output is collected in temporary
+//     files rather than pipes, so a busy machine cannot turn a slow pipe drain
+//     into a failed command.
+//   - Ignoring. .cohort/worktrees/ is added to the repository's info/exclude,
+//     which is never tracked, so the main checkout's status stays clean
+//     without editing .gitignore.
 //   - Changes are measured against the recorded base: `git status` (index,
-//     working tree, untracked files; ignored files do not count; an
-//     untracked directory is one entry) and the commits on HEAD and on the
-//     cohort/ branch that the base lacks. Cohort's own symlinks are not
-//     changes. Without a recorded base, commits count when no other branch,
-//     tag or remote-tracking ref has them.
-//   - Removal fails closed: the symlinks are removed first, then `git
-//     worktree remove` runs without --force, so git itself refuses a
-//     worktree that gained files after the check; the branch is deleted by
-//     compare-and-swap (update-ref -d <ref> <old>) at the tip seen before.
-//     Remove deletes only cohort/ branches; a user's branch survives, so its
-//     commits are not counted as lost.
+//     working tree, untracked files; ignored files do not count; an untracked
+//     directory is one entry) and the commits on HEAD and on the cohort/
+//     branch that the base lacks. Cohort's own symlinks are not changes.
+//     Without a recorded base, commits count when no other branch, tag or
+//     remote-tracking ref has them.
+//   - Removal fails closed: Cohort's symlinks are removed first (if git then
+//     refuses, the worktree stays without them), then `git worktree remove`
+//     runs without --force, so git itself refuses a worktree that gained files
+//     after the check; the branch is deleted by compare-and-swap (update-ref
+//     -d <ref> <old>) at the tip seen before. Remove deletes only cohort/
+//     branches; a user's branch survives, so its commits are not counted as
+//     lost.
 //   - Keeping. Finish and Keep unlock a kept worktree and mark it kept
-//     (cohort-kept); the sweep never removes a kept worktree. Enter clears
-//     the mark. An unlocked, unmarked worktree (a crash between unlock and
+//     (cohort-kept); the sweep never removes a kept worktree. Enter clears the
+//     mark. An unlocked, unmarked worktree (a crash between unlock and
 //     removal) counts as an orphan once untouched for Config.Grace.
-//   - Sparse checkouts are added with --no-checkout, then `sparse-checkout
-//     set --cone` and `read-tree -mu HEAD`, so only the cone is ever
-//     written. Symlinked directories are linked only where the new checkout
-//     has no such path and has the parent directory.
+//   - Sparse checkouts are added with --no-checkout, then `sparse-checkout set
+//     --cone` and `read-tree -mu HEAD`, so only the cone is ever written.
+//     Symlinked directories are linked only where the new checkout has no such
+//     path and has the parent directory.
 //   - Guard resolves paths like the kernel does (symlinks, dangling ones
 //     included, and ".." after them) and refuses anything that lands in the
 //     main checkout, git's directory or another worktree; a symlink Cohort
 //     made into the main checkout (node_modules) is therefore read-only
-//     through Edit/Write. Paths outside the repository are allowed. The
-//     Bash tool cannot be vetted path by path; the guard covers its cwd.
+//     through Edit/Write. Paths outside the repository are allowed. A shell
+//     command cannot be vetted path by path; a Bash tool can at least check
+//     its working directory with CheckWrite.
 package worktree

@@ -187,11 +187,6 @@ func (r *testRepo) worktrees() []string {
 	return paths
 }
 
-func exists(path string) bool {
-	_, err := os.Lstat(path)
-	return err == nil
-}
-
 // child is the test binary running as another Cohort process.
 type child struct {
 	cmd  *exec.Cmd

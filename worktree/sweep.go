@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/gofrs/flock"
 )
 
 // SweepAction is what the sweep did with one worktree.
@@ -42,7 +44,16 @@ type SweepResult struct {
 // changes; one with changes is kept and unlocked. A worktree locked by a
 // live process, kept by its agent, or locked by anyone but Cohort is never
 // touched. Errors on one worktree do not stop the others; they are joined.
+// Sweeps of one repository run one at a time, also across processes (a
+// kernel lock on cohort-sweep.lock in the git directory).
 func (m *Manager) Sweep(ctx context.Context) ([]SweepResult, error) {
+	// One sweep at a time per repository, across processes: two sessions
+	// starting together would otherwise trip over each other's removals.
+	lock := flock.New(filepath.Join(m.common, "cohort-sweep.lock"))
+	if _, err := lock.TryLockContext(ctx, 20*time.Millisecond); err != nil {
+		return nil, fmt.Errorf("worktree: wait for another sweep: %w", err)
+	}
+	defer func() { _ = lock.Unlock() }()
 	if _, err := m.worktreeCmd(ctx, "prune"); err != nil {
 		return nil, err
 	}
@@ -156,6 +167,11 @@ func (m *Manager) sweepMissing(ctx context.Context, wt *Worktree, res SweepResul
 	}
 	res.Action = SweepRemoved
 	return res, nil
+}
+
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
 }
 
 // findAdmin returns the administrative directory of the worktree at path,

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -168,4 +169,38 @@ func TestSweepAfterKill(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestConcurrentSweeps runs two sweeps (as two starting processes would)
+// over the same orphans: each orphan is removed once and neither fails.
+func TestConcurrentSweeps(t *testing.T) {
+	t.Parallel()
+	r := newRepo(t)
+	dead := r.manager(Config{})
+	dead.pid = deadPID
+	for i := range 4 {
+		if _, err := dead.Create(t.Context(), "orphan-"+string(rune('a'+i)), Owner{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	alive := func(pid int) bool { return pid != deadPID }
+	sweepers := []*Manager{r.manager(Config{Alive: alive}), r.manager(Config{Alive: alive})}
+	results := make([][]SweepResult, len(sweepers))
+	errs := make([]error, len(sweepers))
+	var wg sync.WaitGroup
+	for i, m := range sweepers {
+		wg.Go(func() { results[i], errs[i] = m.Sweep(t.Context()) })
+	}
+	wg.Wait()
+	for i := range sweepers {
+		if errs[i] != nil {
+			t.Errorf("sweep %d: %v", i, errs[i])
+		}
+		for _, res := range results[i] {
+			if res.Action != SweepRemoved {
+				t.Errorf("sweep %d: %s %s (%s)", i, res.Path, res.Action, res.Reason)
+			}
+		}
+	}
+	assertNothingLeft(t, r)
 }
