@@ -233,6 +233,11 @@ func TestIsReadOnlyCommand(t *testing.T) {
 		want bool
 	}{
 		{"ls -la", true},
+		{"ls *.go src/*", true},
+		{"head -5 src/*.go", true},
+		{"rg foo *", false},
+		{"sort *.txt", false},
+		{"git diff -- *", false},
 		{"cat a b | grep -n foo | head -5 | wc -l", true},
 		{"git status --short && git diff HEAD --stat", true},
 		{"git --no-pager log -p -3", true},

@@ -96,7 +96,7 @@ func wordsText(ws []string) string {
 		if w == dynWord {
 			w = "$…"
 		}
-		out[i] = w
+		out[i] = plain(w)
 	}
 	return strings.Join(out, " ")
 }
@@ -200,6 +200,7 @@ func (e *evaluation) expandPath(cwds []string, cand string) (forms []pathForms, 
 	if cand == dynWord {
 		return nil, false
 	}
+	cand = plain(cand)
 	if cand == "" || cand == "-" {
 		return nil, true
 	}
@@ -390,7 +391,7 @@ func (e *evaluation) redirectProblems(an *analysis) []string {
 			}
 			continue
 		}
-		if harmlessTarget(r.target) {
+		if harmlessTarget(plain(r.target)) {
 			continue
 		}
 		forms, ok := e.expandPath(r.cwds, r.target)

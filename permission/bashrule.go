@@ -3,6 +3,7 @@ package permission
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -177,21 +178,43 @@ func (p *bashPattern) matchWords(words []string, broad bool) bool {
 			if i == 0 && j == 0 {
 				continue
 			}
-			dyn := j > 1 && broad && words[j-1] == dynWord
+			var w string
+			if j > 0 {
+				w = words[j-1]
+			}
+			dyn := j > 1 && broad && w == dynWord
+			glob := j > 1 && broad && isGlob(w)
 			v := false
 			if i > 0 && pats[i-1].any {
 				v = ok[i-1][j] || (j > 0 && ok[i][j-1])
 			} else if i > 0 && j > 0 && ok[i-1][j-1] {
-				v = dyn || (words[j-1] != dynWord && globSegs(pats[i-1].segs, words[j-1]))
+				v = dyn || (glob && globCouldBe(w, pats[i-1])) || (w != dynWord && globSegs(pats[i-1].segs, plain(w)))
 			}
 			if dyn {
 				// The dynamic word may expand to nothing or to several words.
 				v = v || ok[i][j-1] || (i > 0 && ok[i-1][j])
 			}
+			if glob && i > 0 && !pats[i-1].any && ok[i-1][j] && globCouldBe(w, pats[i-1]) {
+				v = true // a glob may expand to several words
+			}
 			ok[i][j] = v
 		}
 	}
 	return ok[len(pats)][len(words)]
+}
+
+// globCouldBe reports whether a glob word could expand to a word the
+// pattern word matches (a file of that name may exist when it runs).
+func globCouldBe(glob string, wp wordPat) bool {
+	var lit strings.Builder
+	for _, sg := range wp.segs {
+		if sg.star {
+			return true
+		}
+		lit.WriteString(sg.text)
+	}
+	m, err := filepath.Match(plain(glob), lit.String())
+	return m || err != nil
 }
 
 // hasWildcard reports whether the pattern accepts extra words.

@@ -257,3 +257,29 @@ func TestBoundedGlob(t *testing.T) {
 		t.Fatalf("bad pattern: %v %v", got, ok)
 	}
 }
+
+func TestBypassGlobExpandsToOption(t *testing.T) {
+	f := newFixture(t)
+	f.write("proj/--force", "")
+	f.write("proj/-oevil", "")
+	c := f.checkerWith(ModeDefault, []string{"Bash(git push:*)"}, []string{"Bash(git push --force:*)"}, nil)
+	expect(t, c, bash("git push --forc?"), Deny)
+	expect(t, c, bash("git push --f*ce origin main"), Deny)
+	expect(t, c, bash("git push origin main"), Allow)
+	d := f.checkerWith(ModeDefault, nil, nil, nil)
+	expect(t, d, bash("sort -o* src/main.go"), Ask)
+	expect(t, d, bash("uniq *"), Ask)
+}
+
+func TestBypassGlobCommandName(t *testing.T) {
+	f := newFixture(t)
+	expect(t, f.checkerWith(ModeBypass, nil, denyRm, nil), bash("/bin/r? -rf x"), Ask)
+	expect(t, f.checkerWith(ModeBypass, nil, denyRm, nil), bash("find . -exe? rm {} \\;"), Ask)
+}
+
+func TestBypassCdIntoGlob(t *testing.T) {
+	f := newFixture(t)
+	c := f.checkerWith(ModeBypass, nil, []string{"Read(./secrets/**)"}, nil)
+	expect(t, c, bash("cd secr* && cat key"), Deny)
+	expect(t, f.checkerWith(ModeDefault, nil, nil, nil), bash("cd sr* && ls"), Ask)
+}

@@ -99,6 +99,18 @@ func (s *roSpec) check(args []string) (bool, []string) {
 				return false, nil // a path only known at run time
 			}
 			positional++
+		case isGlob(w):
+			p := plain(w)
+			if s.maxPos >= 0 {
+				return false, nil // it may expand to several arguments
+			}
+			if len(s.bad) > 0 && (strings.HasPrefix(p, "-") || strings.ContainsAny(p[:1], "*?[")) {
+				return false, nil // it may expand to an option such as --output=x
+			}
+			positional++
+			if s.paths {
+				paths = append(paths, w)
+			}
 		case afterDashes || !strings.HasPrefix(w, "-") || w == "-":
 			positional++
 			if s.paths && w != "-" {
@@ -174,7 +186,7 @@ func (an *analysis) readOnly() (bool, []cmdPaths) {
 		return false, nil
 	}
 	for _, r := range an.redirs {
-		if r.write && !harmlessTarget(r.target) {
+		if r.write && !harmlessTarget(plain(r.target)) {
 			return false, nil
 		}
 	}

@@ -319,8 +319,11 @@ func (a *analyzer) record(layers []*layer) {
 		a.opaque("wrappers are nested more than %d levels deep", maxLayers)
 	}
 	cmd := &command{layers: layers, cwds: append([]string(nil), a.cwds...)}
-	if cur.name() == dynWord {
+	switch n := cur.name(); {
+	case n == dynWord:
 		a.opaque("the command name is only known at run time")
+	case isGlob(n):
+		a.opaque("the command name %s is a pattern the shell expands", plain(n))
 	}
 	a.res.commands = append(a.res.commands, cmd)
 	a.builtinEffects(cmd)
@@ -354,6 +357,7 @@ func (a *analyzer) builtinEffects(cmd *command) {
 		a.unsafe("%s can change which program a command name runs", in.name())
 	case "read", "mapfile", "readarray", "getopts":
 		for _, w := range in.words[1:] {
+			w = plain(w)
 			if !strings.HasPrefix(w, "-") && w != dynWord && !safeShellVar(w) && validName(w) {
 				a.unsafe("%s may assign %s, which can change what later commands run", in.name(), w)
 			}
@@ -384,6 +388,17 @@ func (a *analyzer) cd(l *layer) {
 		target = a.home
 	default:
 		target = l.words[i]
+	}
+	if isGlob(target) {
+		// The shell picks the directory when it runs: check what the pattern
+		// matches against deny rules, but track the cwd as unknown.
+		for _, cwd := range a.cwds {
+			if cwd != "" {
+				a.res.cds = append(a.res.cds, absolute(cwd, plain(target)))
+			}
+		}
+		a.setCwdUnknown("cd to a directory given as a pattern")
+		return
 	}
 	if target == "" || target == "-" || target == dynWord || strings.HasPrefix(target, "+") {
 		a.setCwdUnknown("cd to a directory that cannot be determined")

@@ -17,11 +17,11 @@ var subcommandTools = map[string]bool{
 // suggestBashRule returns a prefix rule that would allow a command like
 // this one ("Bash(git push:*)"), or "" when no safe suggestion exists.
 func suggestBashRule(words []string) string {
-	if len(words) == 0 || words[0] == dynWord || strings.Contains(words[0], "/") || strings.ContainsAny(words[0], "()") {
+	if len(words) == 0 || words[0] == dynWord || isGlob(words[0]) || strings.Contains(words[0], "/") || strings.ContainsAny(words[0], "()") {
 		return ""
 	}
 	prefix := words[0]
-	if subcommandTools[prefix] && len(words) > 1 && !strings.HasPrefix(words[1], "-") && words[1] != dynWord &&
+	if subcommandTools[prefix] && len(words) > 1 && !strings.HasPrefix(words[1], "-") && words[1] != dynWord && !isGlob(words[1]) &&
 		!strings.ContainsAny(words[1], " ()*\t") {
 		prefix += " " + words[1]
 	}

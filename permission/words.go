@@ -27,7 +27,47 @@ func (a *analyzer) fields(w *syntax.Word) []string {
 		return []string{dynWord}
 	}
 	a.nwords += len(fs)
+	if hasUnquotedGlob(w) {
+		for i := range fs {
+			fs[i] = globMark + fs[i]
+		}
+	}
 	return fs
+}
+
+// globMark prefixes a word holding unquoted glob characters: when the
+// command runs, the shell replaces it with the names it matches, which may
+// be anything a file can be called (including "-rf" or "--output=x").
+const globMark = "\x01"
+
+func isGlob(w string) bool { return strings.HasPrefix(w, globMark) }
+
+// plain returns a word without its glob mark.
+func plain(w string) string { return strings.TrimPrefix(w, globMark) }
+
+// hasUnquotedGlob reports whether w has *, ? or a [...] class outside
+// quotes.
+func hasUnquotedGlob(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		l, ok := p.(*syntax.Lit)
+		if !ok {
+			continue
+		}
+		v := l.Value
+		for i := 0; i < len(v); i++ {
+			switch v[i] {
+			case '\\':
+				i++
+			case '*', '?':
+				return true
+			case '[':
+				if strings.IndexByte(v[i+1:], ']') >= 0 {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // braceFields bounds how many words brace expansion makes of w (an

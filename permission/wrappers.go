@@ -34,7 +34,7 @@ func skipOpts(args []string, spec optSpec) (idx int, seen map[string]bool, certa
 	for i := 0; i < len(args); i++ {
 		w := args[i]
 		switch {
-		case w == dynWord:
+		case w == dynWord || isGlob(w):
 			return i, seen, false
 		case w == "--":
 			i++
@@ -207,9 +207,7 @@ func (a *analyzer) unwrap(l *layer) unwrapped {
 		l.transparent = transparentWrappers[base] && plainName(name)
 	}
 	if base == "watch" && !seen["-x"] && !seen["--exec"] {
-		s := strings.Join(args[idx:], " ")
-		u.script = &s
-		return u
+		return scriptOf("watch", args[idx:], u.unsafe)
 	}
 	inner := &layer{words: args[idx:], openArgs: base == "xargs"}
 	if base == "sudo" {
@@ -254,7 +252,11 @@ func scriptOf(what string, args []string, unsafe string) unwrapped {
 			return unwrapped{opaque: what + " runs text that is only known at run time"}
 		}
 	}
-	s := strings.Join(args, " ")
+	plainArgs := make([]string, len(args))
+	for i, w := range args {
+		plainArgs[i] = plain(w)
+	}
+	s := strings.Join(plainArgs, " ")
 	return unwrapped{script: &s, unsafe: unsafe}
 }
 
@@ -264,7 +266,7 @@ loop:
 	for ; i < len(args); i++ {
 		w := args[i]
 		switch {
-		case w == dynWord:
+		case w == dynWord || (isGlob(w) && !cflag):
 			return unwrapped{opaque: base + " with options only known at run time"}
 		case w == "--" || w == "-":
 			i++
@@ -288,7 +290,7 @@ loop:
 		return unwrapped{opaque: base + " -c runs a script only known at run time"}
 	case cflag && i < len(args):
 		l.transparent = plainName(l.name())
-		s := args[i]
+		s := plain(args[i])
 		return unwrapped{script: &s}
 	case cflag:
 		return unwrapped{}
@@ -304,7 +306,7 @@ func unwrapEnv(l *layer, args []string) unwrapped {
 	for ; i < len(args); i++ {
 		w := args[i]
 		switch {
-		case w == dynWord:
+		case w == dynWord || isGlob(w):
 			return unwrapped{opaque: "env with arguments only known at run time"}
 		case w == "-" || w == "-i" || w == "-0" || w == "-v" || w == "--ignore-environment" || w == "--null" || w == "--debug":
 		case w == "-u" || w == "--unset":
@@ -335,6 +337,9 @@ func unwrapEnv(l *layer, args []string) unwrapped {
 func unwrapFind(args []string) unwrapped {
 	var u unwrapped
 	for i := 0; i < len(args); i++ {
+		if isGlob(args[i]) && findExecGlob(args[i]) {
+			return unwrapped{opaque: "find with a pattern that may expand to -exec"}
+		}
 		switch args[i] {
 		case "-exec", "-execdir", "-ok", "-okdir":
 			j := i + 1
@@ -348,6 +353,17 @@ func unwrapFind(args []string) unwrapped {
 		}
 	}
 	return u
+}
+
+// findExecGlob reports whether a glob may expand to a find action that
+// runs a command.
+func findExecGlob(w string) bool {
+	for _, a := range []string{"-exec", "-execdir", "-ok", "-okdir"} {
+		if m, err := filepath.Match(plain(w), a); m || err != nil {
+			return true
+		}
+	}
+	return false
 }
 
 func unwrapSu(args []string) unwrapped {
@@ -374,7 +390,7 @@ func unwrapAlias(args []string) unwrapped {
 		if w == dynWord {
 			return unwrapped{opaque: "alias with a definition only known at run time"}
 		}
-		if _, v, ok := strings.Cut(w, "="); ok {
+		if _, v, ok := strings.Cut(plain(w), "="); ok {
 			scripts = append(scripts, v)
 		}
 	}
