@@ -1,0 +1,92 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+var (
+	buildOnce sync.Once
+	builtBin  string
+	buildErr  error
+)
+
+// buildBinary builds cmd/cohort once per test run.
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "cohort-bin-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		builtDir = dir
+		builtBin = filepath.Join(dir, "cohort")
+		args := []string{"build", "-o", builtBin}
+		if raceEnabled {
+			args = append(args, "-race")
+		}
+		_, file, _, _ := runtime.Caller(0)
+		cmd := exec.Command("go", append(args, "./cmd/cohort")...)
+		cmd.Dir = filepath.Join(filepath.Dir(file), "..", "..")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			buildErr = err
+			builtBin = string(out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatalf("build cohort: %v\n%s", buildErr, builtBin)
+	}
+	return builtBin
+}
+
+// TestSIGINTStopsBashAndExitsCleanly runs the real binary, sends SIGINT
+// while a Bash call runs, and checks that the process group of that call is
+// gone and the CLI still reported a result.
+func TestSIGINTStopsBashAndExitsCleanly(t *testing.T) {
+	t.Parallel()
+	bin := buildBinary(t)
+	c := newConv()
+	h := newHarness(t, c.policy)
+	pidFile := filepath.Join(h.dir, "bash.pid")
+	c.on("run something slow", calls(use("Bash", map[string]any{
+		"command": "echo $$ > " + pidFile + "; sleep 300 & sleep 300; wait"})))
+	cmd := exec.Command(bin, "-p", "run something slow", "--output-format", "json", "--allowedTools", "Bash", "--cwd", h.dir)
+	cmd.Env = h.environ()
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	pgid := waitForPID(t, pidFile)
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-exited:
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+			t.Fatalf("exit: %v (want exit code 1)\nstderr: %s", err, errb.String())
+		}
+	case <-time.After(30 * time.Second):
+		_ = cmd.Process.Kill()
+		<-exited
+		t.Fatal("the CLI did not exit after SIGINT")
+	}
+	if pids := groupMembers(pgid); len(pids) > 0 {
+		t.Fatalf("Bash's process group %d still has running members %v", pgid, pids)
+	}
+	r := h.result(out.String())
+	if !r.IsError || !strings.Contains(r.Result, "interrupted") {
+		t.Fatalf("result after SIGINT = %+v", r)
+	}
+}
