@@ -85,7 +85,11 @@
 //
 // The tools find the team in tool.Env.Team and the caller in
 // tool.Env.AgentName. TaskUpdate with status in_progress and no owner is a
-// Claim by the caller, so two teammates cannot both start a task. Status
-// "deleted" (as in Claude Code) deletes the task. All other input fields
-// match Claude Code's.
+// Claim by the caller, so two teammates cannot both start a task; an
+// explicit owner must be an active member of the team (a typo would
+// otherwise leave the task waiting for nobody). Status "deleted" (as in
+// Claude Code) deletes the task, and taskId may be written "#3". Input
+// fields match Claude Code's. Failures the model can act on (unknown id,
+// cycle, blocked, claimed, a corrupt task file) are is_error results;
+// lock timeouts, I/O errors and cancellation are Go errors.
 package team

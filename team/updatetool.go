@@ -3,6 +3,7 @@ package team
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -75,6 +76,9 @@ func (u *UpdateTool) Run(ctx context.Context, env *tool.Env, raw json.RawMessage
 		return *r, nil
 	}
 	id := normalizeID(in.TaskID)
+	if r := u.checkOwner(env.Team, in.Owner); r != nil {
+		return *r, nil
+	}
 	if in.Status != nil && *in.Status == statusDeleted {
 		if err := l.Delete(ctx, id); err != nil {
 			return failure(err)
@@ -99,6 +103,30 @@ func (u *UpdateTool) Run(ctx context.Context, env *tool.Env, raw json.RawMessage
 		text += freed(ctx, l, t.Blocks)
 	}
 	return tool.Result{Content: []llm.Block{llm.Text(text)}, Meta: t}, nil
+}
+
+// memberLookup is implemented by *Store; with it TaskUpdate refuses an
+// owner who is not an active member of the team.
+type memberLookup interface {
+	Member(team, name string) (Member, error)
+}
+
+// checkOwner returns a result for the model when owner names nobody in the
+// team, so that a typo does not leave a task with an owner who never comes.
+func (u *UpdateTool) checkOwner(team string, owner *string) *tool.Result {
+	ml, ok := u.lists.(memberLookup)
+	if !ok || owner == nil || *owner == "" {
+		return nil
+	}
+	m, err := ml.Member(team, *owner)
+	if err == nil && m.IsActive {
+		return nil
+	}
+	if err != nil && !errors.Is(err, ErrNoMember) && !errors.Is(err, ErrInvalidName) {
+		return nil // the update itself reports a broken or missing team
+	}
+	r := tool.Errorf("%q is not an active member of team %s; set owner to a member's name, or leave it out to take the task yourself.", *owner, team)
+	return &r
 }
 
 func normalizeIDs(ids []string) []string {

@@ -173,17 +173,18 @@ func millisTime(n json.Number, field string) (time.Time, error) {
 	if n == "" {
 		return time.Time{}, nil
 	}
-	if i, err := n.Int64(); err == nil {
-		if i == 0 {
-			return time.Time{}, nil
+	ms, err := n.Int64()
+	if err != nil {
+		f, ferr := n.Float64()
+		if ferr != nil || math.IsInf(f, 0) || math.Abs(f) > 1<<53 {
+			return time.Time{}, fmt.Errorf("%s: %s is not a time in epoch milliseconds", field, n)
 		}
-		return time.UnixMilli(i), nil
+		ms = int64(f)
 	}
-	f, err := n.Float64()
-	if err != nil || math.IsInf(f, 0) || math.Abs(f) > 1<<53 {
-		return time.Time{}, fmt.Errorf("%s: %s is not a time in epoch milliseconds", field, n)
+	if ms == 0 {
+		return time.Time{}, nil
 	}
-	return time.UnixMilli(int64(f)), nil
+	return time.UnixMilli(ms), nil
 }
 
 // millisNumber is the inverse of millisTime.
