@@ -206,3 +206,45 @@ func FuzzFragment(f *testing.F) {
 		}
 	})
 }
+
+// FuzzStreamEvents sends a text block and a tool_use block built from
+// arbitrary text through the event builder, pings and the SSE encoder, and
+// checks that a client's reading rebuilds both exactly, in protocol order.
+func FuzzStreamEvents(f *testing.F) {
+	f.Add("hello", uint64(1))
+	f.Add(`quote " backslash \ newline
+ emoji 😀 nul `+"\x00", uint64(2))
+	f.Add("\u2028\u2029</script>&<>", uint64(3))
+	f.Fuzz(func(t *testing.T, s string, seed uint64) {
+		s = strings.ToValidUTF8(s, "?")
+		input, _ := marshalNoEscape(map[string]string{"v": s})
+		reply, err := normalize(Reply{Content: []Block{TextBlock(s), ToolUseBlock("", "Echo", json.RawMessage(input))}}, [32]byte{1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(seed, 7))
+		evs := []event{{"message_start", evMessageStart{"message_start", wireMessage{ID: "msg_1", Content: []any{}}}}}
+		for i, b := range reply.Content {
+			evs = append(evs, blockEvents(i, b, rng)...)
+		}
+		evs = append(evs, event{"message_stop", evType{"message_stop"}})
+		var stream bytes.Buffer
+		sw := &sseWriter{w: &stream}
+		for _, ev := range withPings(evs, rng) {
+			if err := sw.write(ev); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := readSSE(&stream)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := decode(t, got)
+		if d.Names[0] != "message_start" || d.Names[len(d.Names)-1] != "message_stop" || got[0].Name != "message_start" {
+			t.Fatalf("order %v", d.Names)
+		}
+		if d.Text[0] != s || d.Text[1] != string(reply.Content[1].Input) {
+			t.Fatalf("rebuilt %q and %q, want %q and %s", d.Text[0], d.Text[1], s, reply.Content[1].Input)
+		}
+	})
+}
