@@ -22,8 +22,8 @@
 //   - Writes go to a temporary file in the same directory, which is fsynced,
 //     renamed over the target, and followed by an fsync of the directory, so
 //     a reader sees the old file or the new one, never a mix, and a crash
-//     loses at most the write in progress. Readers of a single file take no
-//     lock; read-modify-write always happens under the lock.
+//     loses at most the write in progress. Load reads the team file
+//     without a lock; every read-modify-write happens under it.
 //   - Lock waits poll flock(LOCK_NB) with a short jittered back-off, because
 //     a blocking flock cannot be cancelled. Every wait ends with its context
 //     or StoreConfig.LockTimeout, whichever is first. After taking a lock the
