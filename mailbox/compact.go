@@ -78,19 +78,15 @@ func (r *Reader) compactHoldingLock() error {
 		return err
 	}
 	defer f.Close()
-	id, err := identify(f)
+	id, size, err := statFile(f)
 	if err != nil {
 		return err
 	}
 	if id != r.file {
 		return nil // the next Read notices the replacement and recovers
 	}
-	st, err := f.Stat()
-	if err != nil {
-		return err
-	}
 	tmpPath := r.path + ".compact"
-	newID, err := copyTail(tmpPath, f, r.acked, st.Size()-r.acked)
+	newID, err := copyTail(tmpPath, f, r.acked, size-r.acked)
 	if err != nil {
 		return err
 	}
@@ -141,5 +137,6 @@ func copyTail(path string, src *os.File, off, n int64) (id fileID, err error) {
 	if err = dst.Sync(); err != nil {
 		return fileID{}, err
 	}
-	return identify(dst)
+	id, _, err = statFile(dst)
+	return id, err
 }

@@ -24,10 +24,13 @@
 //     surviving power loss costs an fsync per message (Config.Sync). Cursor
 //     and compaction writes are always fsynced, because a reader that replays
 //     or skips after a crash is worse than a slow one.
-//   - Lock waits poll flock(LOCK_NB) with a short exponential back-off (tens
-//     of microseconds up to 2 ms, jittered) instead of a blocking flock: a
-//     blocked flock cannot be cancelled, and every wait here must honour its
-//     context. Config.LockTimeout bounds waits whose context has no deadline.
+//   - Lock waits poll flock(LOCK_NB) with a jittered exponential back-off
+//     (20 µs up to 2 ms) instead of a blocking flock. A blocked flock cannot
+//     be cancelled, so one stopped process (Ctrl-Z in a tmux pane) holding
+//     the lock would hang every sender; polling keeps every wait bounded by
+//     its context, and Config.LockTimeout (10 s) bounds waits whose context
+//     has no deadline. The price is CPU under heavy contention: with 32
+//     processes appending flat out, most of the cost is retries.
 //   - Ids are 128 bits: a 48-bit millisecond timestamp followed by 80 random
 //     bits, as 32 lower-case hex digits, so they sort by creation time and are
 //     unique across processes without coordination. A caller may supply its
@@ -41,13 +44,20 @@
 //     until it is acknowledged, then processed (Reader.State). Processing
 //     falls back to pending when the reader dies before acknowledging.
 //   - Only the Reader compacts, from Ack, once the acknowledged prefix passes
-//     Config.CompactBytes. Under the append lock it copies the unconsumed tail
-//     to a temporary file, records the new file's identity (device and inode)
-//     in the cursor together with the old identity and offset, and renames
-//     the copy over the inbox. A reader that restarts after a crash between
-//     those steps finds the old inode in the cursor's "prev" entry and
-//     resumes at the old offset; a file identity it does not recognise is
-//     reported and re-read from the start, with ids deduplicated.
+//     Config.CompactBytes; it does so only if the append lock is free at that
+//     moment (and waits for it only past four times the threshold), so the
+//     consumer is not held up behind writers. Under the append lock it copies
+//     the unconsumed tail to a temporary file, records the new file's
+//     identity (device and inode) in the cursor together with the old
+//     identity and offset, and renames the copy over the inbox. A reader that
+//     restarts after a crash between those steps finds the old inode in the
+//     cursor's "prev" entry and resumes at the old offset; a file identity it
+//     does not recognise is reported and re-read from the start, with ids
+//     deduplicated. Writers cannot lose a message to compaction because they
+//     open the inbox only after taking the lock.
+//   - Agent names are checked against ^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$ before
+//     any path is built, and inbox and lock files are opened with O_NOFOLLOW,
+//     so neither a name nor a planted symlink can point a write elsewhere.
 //   - Bad lines never stop delivery. A corrupt or oversized line, or one
 //     addressed to another agent, is skipped and reported through
 //     Config.OnProblem with file and line number. A final line without its

@@ -15,15 +15,15 @@ import (
 // fcntl calls fewer per open on the append path. Regular files ignore it.
 const openFlags = syscall.O_NOFOLLOW | syscall.O_NONBLOCK
 
-// identify returns the device and inode of an open file.
-func identify(f *os.File) (fileID, error) {
+// statFile returns the identity (device and inode) and size of an open file.
+func statFile(f *os.File) (fileID, int64, error) {
 	st, err := f.Stat()
 	if err != nil {
-		return fileID{}, err
+		return fileID{}, 0, err
 	}
 	sys, ok := st.Sys().(*syscall.Stat_t)
 	if !ok {
-		return fileID{}, nil
+		return fileID{}, st.Size(), nil
 	}
-	return fileID{Dev: uint64(sys.Dev), Ino: uint64(sys.Ino)}, nil
+	return fileID{Dev: uint64(sys.Dev), Ino: uint64(sys.Ino)}, st.Size(), nil
 }

@@ -50,7 +50,11 @@ func lockPath(ctx context.Context, path string, create bool, timeout time.Durati
 		timer.Reset(delay/2 + rand.N(delay/2+1))
 		select {
 		case <-ctx.Done():
-			return nil, fmt.Errorf("lock %s: %w (another process holds it; if none should, check for a hung cohort process)", path, context.Cause(ctx))
+			err := context.Cause(ctx)
+			if errors.Is(err, context.DeadlineExceeded) {
+				return nil, fmt.Errorf("lock %s: %w (another process held it throughout; look for a stopped or hung cohort process)", path, err)
+			}
+			return nil, fmt.Errorf("lock %s: %w", path, err)
 		case <-timer.C:
 		}
 		ok, err := lk.TryLock()

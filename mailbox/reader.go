@@ -115,11 +115,7 @@ func (r *Reader) load() error {
 		return err
 	}
 	defer f.Close()
-	id, err := identify(f)
-	if err != nil {
-		return err
-	}
-	st, err := f.Stat()
+	id, size, err := statFile(f)
 	if err != nil {
 		return err
 	}
@@ -134,8 +130,8 @@ func (r *Reader) load() error {
 	default:
 		r.report(0, "inbox is not the file the cursor refers to (replaced outside a compaction?); re-reading it from the start, already-acknowledged ids are still dropped")
 	}
-	if pos.Offset > st.Size() {
-		r.report(0, fmt.Sprintf("cursor offset %d is past the end of the inbox (%d bytes); re-reading it from the start", pos.Offset, st.Size()))
+	if pos.Offset > size {
+		r.report(0, fmt.Sprintf("cursor offset %d is past the end of the inbox (%d bytes); re-reading it from the start", pos.Offset, size))
 		pos = position{File: id}
 	}
 	r.file, r.acked, r.ackLine = pos.File, pos.Offset, pos.Line
@@ -177,15 +173,10 @@ func (r *Reader) readLocked() ([]Message, error) {
 		return nil, err
 	}
 	defer f.Close()
-	id, err := identify(f)
+	id, size, err := statFile(f)
 	if err != nil {
 		return nil, err
 	}
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	size := st.Size()
 	if id != r.file {
 		r.reset(id, "inbox was replaced by something other than this reader's compaction; re-reading it from the start, already-acknowledged ids are still dropped")
 	} else if size < r.readOff {

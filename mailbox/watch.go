@@ -92,7 +92,7 @@ func statSig(path string) fileSig {
 	if err != nil {
 		return fileSig{}
 	}
-	id, _ := identify(f)
+	id, _, _ := statFile(f)
 	return fileSig{id: id, size: st.Size(), mtime: st.ModTime()}
 }
 
