@@ -85,7 +85,7 @@ func New(cfg Config) (*Checker, error) {
 		b     Behavior
 		flag  string
 		rules []string
-	}{{Allow, "--allowedTools", cfg.Allow}, {Deny, "--disallowedTools", cfg.Deny}, {Ask, "--ask", cfg.Ask}} {
+	}{{Allow, "--allowedTools", cfg.Allow}, {Deny, "--disallowedTools", cfg.Deny}, {Ask, "command line", cfg.Ask}} {
 		for _, text := range list.rules {
 			r, err := ParseRule(text)
 			if err != nil {

@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/cohort-dev/cohort/settings"
@@ -341,4 +343,43 @@ func TestRelativeRequestCwdDenied(t *testing.T) {
 	r := read("x")
 	r.Cwd = "relative/dir"
 	expect(t, f.checkerWith(ModeBypass, nil, nil, nil), r, Deny)
+}
+
+func TestConcurrentUse(t *testing.T) {
+	f := newFixture(t)
+	c := f.checkerWith(ModeDefault, []string{"Bash(git diff:*)"}, denyRm, nil)
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			child := c.ForChild("")
+			for j := range 20 {
+				child.Check(t.Context(), bash("git diff && rm x"))
+				child.Check(t.Context(), read("src/main.go"))
+				if j%5 == 0 {
+					_ = c.AddRules(t.Context(), Allow, []string{"Bash(tool" + strconv.Itoa(i) + ":*)"}, DestSession)
+					_ = child.SetMode(ModeAcceptEdits)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	expect(t, c, bash("tool3 x"), Allow)
+}
+
+func BenchmarkCheckBash(b *testing.B) {
+	f := newFixture(b)
+	c := f.checkerWith(ModeDefault, []string{"Bash(git diff:*)", "Bash(go test:*)"}, []string{"Bash(rm:*)", "Read(./secrets/**)"}, nil)
+	req := bash("cd src && go test ./... 2>&1 | grep -v ok | head -50; git diff --stat")
+	for b.Loop() {
+		c.Check(b.Context(), req)
+	}
+}
+
+func BenchmarkCheckRead(b *testing.B) {
+	f := newFixture(b)
+	c := f.checkerWith(ModeDefault, nil, []string{"Read(./secrets/**)", "Read(*.pem)"}, nil)
+	req := read("src/main.go")
+	for b.Loop() {
+		c.Check(b.Context(), req)
+	}
 }
