@@ -119,6 +119,16 @@
 // the file system, so "cd secrets && cat key", "cat secr*" and
 // "cat ./link-to-secrets/key" are denied by Read(./secrets/**).
 //
+// Unquoted glob patterns are treated as what they may become: a deny rule
+// matches "git push --forc?" (a file named --force would make it so), a
+// glob cannot make a command read-only when it could expand to an option or
+// to extra arguments ("sort -o*", "uniq *"), and a glob in the command name
+// is opaque. Brace and glob expansion are bounded so that hostile lines stay
+// cheap to check.
+//
+// Glob and Grep return many files from one call: [Checker.DeniedRead] lets
+// them leave out files that Read deny rules cover.
+//
 // Limitations, by design of a rule system rather than a sandbox: what a
 // program does internally (python -c, make, a script file) is not seen;
 // rules constrain what the shell runs. CDPATH is not modelled; the Bash
