@@ -11,7 +11,7 @@ import (
 
 // respond answers a valid /v1/messages request: it plans the cache, asks the
 // policy, and sends an error, a JSON message or a stream.
-func (s *Server) respond(w http.ResponseWriter, ctx context.Context, rec *Recorded, req *Request, sum [32]byte) {
+func (s *Server) respond(ctx context.Context, w http.ResponseWriter, rec *Recorded, req *Request, sum [32]byte) {
 	// Plan before the policy runs: a policy that blocks (a test barrier)
 	// must not let another request's commit leak into this one's reads.
 	pl := s.cache.plan(req)
@@ -52,7 +52,7 @@ func (s *Server) respond(w http.ResponseWriter, ctx context.Context, rec *Record
 		s.respondJSON(w, rec, msg, reply, pl)
 		return
 	}
-	s.stream(w, ctx, rec, msg, reply, pl, rng)
+	s.stream(ctx, w, rec, msg, reply, pl, rng)
 }
 
 // decide calls the policy, turning a panic into an error.
@@ -107,7 +107,7 @@ func (s *Server) respondJSON(w http.ResponseWriter, rec *Recorded, msg wireMessa
 
 // stream sends the reply as server-sent events, failing it part-way when the
 // reply carries a StreamError or CutConnection fault.
-func (s *Server) stream(w http.ResponseWriter, ctx context.Context, rec *Recorded, msg wireMessage, reply Reply, pl cachePlan, rng *rand.Rand) {
+func (s *Server) stream(ctx context.Context, w http.ResponseWriter, rec *Recorded, msg wireMessage, reply Reply, pl cachePlan, rng *rand.Rand) {
 	h := w.Header()
 	h.Set("content-type", "text/event-stream; charset=utf-8")
 	h.Set("cache-control", "no-cache")

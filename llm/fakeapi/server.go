@@ -84,9 +84,9 @@ type Server struct {
 	cancel context.CancelFunc
 
 	msgSeq atomic.Int64
-	reqSeq atomic.Int64
 
 	mu       sync.Mutex
+	reqSeq   int
 	records  []*Recorded
 	attempts map[[32]byte]int
 }
@@ -174,10 +174,11 @@ func (s *Server) CacheStats() CacheStats { return s.cache.snapshot() }
 
 // record appends a new record for r and returns it.
 func (s *Server) record(r *http.Request) *Recorded {
-	n := int(s.reqSeq.Add(1))
-	rec := &Recorded{Index: n, Method: r.Method, Path: r.URL.Path, RequestID: fmt.Sprintf("req_fake%020d", n)}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.reqSeq++ // under the lock, so records stay in index order
+	n := s.reqSeq
+	rec := &Recorded{Index: n, Method: r.Method, Path: r.URL.Path, RequestID: fmt.Sprintf("req_fake%020d", n)}
 	s.records = append(s.records, rec)
 	if lim := s.cfg.RecordLimit; lim > 0 && len(s.records) > lim {
 		s.records = append(s.records[:0:0], s.records[len(s.records)-lim:]...)
@@ -209,11 +210,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("request-id", rec.RequestID)
 	switch r.URL.Path {
 	case "/v1/messages", "/v1/messages/count_tokens":
-		if r.Method != http.MethodPost {
+		if r.Method == http.MethodPost {
+			s.messages(w, r, rec)
+		} else {
 			s.fail(w, rec, &apiError{405, "invalid_request_error", fmt.Sprintf("fakeapi: %s %s is not allowed; use POST", r.Method, r.URL.Path)}, nil)
-			return
 		}
-		s.messages(w, r, rec)
 	case "/v1/chat/completions":
 		s.fail(w, rec, &apiError{404, "not_found_error", "fakeapi: the OpenAI-compatible /v1/chat/completions endpoint is not implemented yet; use POST /v1/messages"}, nil)
 	default:
@@ -257,7 +258,7 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request, rec *Recorded)
 		}{tokens})
 		return
 	}
-	s.respond(w, r.Context(), rec, req, sum)
+	s.respond(r.Context(), w, rec, req, sum)
 }
 
 // checkHeaders applies the API's header rules.
