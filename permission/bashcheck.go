@@ -26,7 +26,7 @@ func (e *evaluation) checkBash() Decision {
 			return d
 		}
 		if len(an.opaque) > 0 && e.bashRelevant(b) {
-			return Decision{Behavior: Ask, Reason: fmt.Sprintf("This command needs approval: it could not be checked against the %s rules because %s.", b, strings.Join(an.opaque, "; "))}
+			return Decision{Behavior: Ask, FailClosed: true, Reason: fmt.Sprintf("This command needs approval: it could not be checked against the %s rules because %s.", b, strings.Join(an.opaque, "; "))}
 		}
 	}
 	return e.bashAllow(an)
@@ -156,7 +156,7 @@ func (e *evaluation) bashPaths(b Behavior, an *analysis) (Decision, bool) {
 		}
 	}
 	if len(unknown) > 0 {
-		return Decision{Behavior: Ask, Reason: fmt.Sprintf("This command needs approval: the paths %s are only known at run time, so the %s rules for paths cannot be checked.", wordsText(unknown), b)}, true
+		return Decision{Behavior: Ask, FailClosed: true, Reason: fmt.Sprintf("This command needs approval: the paths %s are only known at run time, so the %s rules for paths cannot be checked.", wordsText(unknown), b)}, true
 	}
 	return Decision{}, false
 }

@@ -39,6 +39,11 @@ type Decision struct {
 	// Bubble marks an ask in bubble mode: the caller routes it to the
 	// parent agent's approver.
 	Bubble bool
+	// FailClosed marks an ask that exists because something could not be
+	// checked (a deny rule against a command it cannot see into, a broken
+	// settings file), not because of the mode. Automatic approvals such as
+	// a hook's allow must not answer it; a person may.
+	FailClosed bool
 	// Suggestions are updates that would allow this call next time (for
 	// "always allow" answers and the headless hint).
 	Suggestions []RuleUpdate
@@ -114,7 +119,7 @@ func (c *Checker) DeniedRead(cwd, path string) bool {
 // dontAsk turns asks into denies, bubble marks them.
 func (e *evaluation) finish(d Decision) Decision {
 	if d.Behavior == Allow && len(e.sh.degraded) > 0 {
-		d = Decision{Behavior: Ask, Reason: fmt.Sprintf("%s needs approval because the settings file %s could not be read completely, so some deny rules may be missing. Fix the file to restore automatic approvals.",
+		d = Decision{Behavior: Ask, FailClosed: true, Reason: fmt.Sprintf("%s needs approval because the settings file %s could not be read completely, so some deny rules may be missing. Fix the file to restore automatic approvals.",
 			e.req.Tool, strings.Join(e.sh.degraded, ", "))}
 	}
 	if d.Rule != nil {

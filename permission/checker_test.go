@@ -383,3 +383,18 @@ func BenchmarkCheckRead(b *testing.B) {
 		c.Check(b.Context(), req)
 	}
 }
+
+func TestFailClosedMarksAsks(t *testing.T) {
+	f := newFixture(t)
+	c := f.checkerWith(ModeBypass, nil, denyRm, nil)
+	if d := c.Check(t.Context(), bash("$CMD x")); d.Behavior != Ask || !d.FailClosed {
+		t.Fatalf("opaque under deny rules: %+v", d)
+	}
+	if d := f.checkerWith(ModeDefault, nil, nil, nil).Check(t.Context(), bash("make")); d.Behavior != Ask || d.FailClosed {
+		t.Fatalf("ordinary ask: %+v", d)
+	}
+	f.write("proj/.cohort/settings.json", "{")
+	if d := f.checker(ModeDefault).Check(t.Context(), read("src/main.go")); d.Behavior != Ask || !d.FailClosed {
+		t.Fatalf("broken settings: %+v", d)
+	}
+}

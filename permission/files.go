@@ -20,7 +20,7 @@ func (e *evaluation) checkFiles() Decision {
 	for _, p := range paths {
 		f, err := formsOf(e.cwd, p)
 		if err != nil {
-			return Decision{Behavior: Ask, Reason: fmt.Sprintf("%s needs approval: the path %s could not be resolved (%v).", tool, p, err)}
+			return Decision{Behavior: Ask, FailClosed: true, Reason: fmt.Sprintf("%s needs approval: the path %s could not be resolved (%v).", tool, p, err)}
 		}
 		forms = append(forms, f)
 	}
