@@ -41,7 +41,8 @@
 // is still listed by [Settings.Permissions] with Incomplete set; the
 // permission package then refuses to auto-allow anything until the file is
 // fixed. The same happens when "permissions", "deny" or "ask" has the wrong
-// JSON type. Problems are warnings for the caller to print; Load itself
+// JSON type (null counts as an empty list). An empty file is an empty
+// object. Problems are warnings for the caller to print; Load itself
 // never fails.
 //
 // # Writing
