@@ -13,11 +13,16 @@
 //
 // Design decisions the spec leaves open:
 //
-//   - Canonical root. RepoRoot is the first entry of `git worktree list` (git
-//     always lists the main worktree first), with symlinks resolved, so a path
-//     inside any linked worktree — ours included — maps to the main checkout
-//     and worktrees are never nested in worktrees. For a bare repository it is
-//     the bare repository's directory.
+//   - Canonical root. It comes from `git rev-parse --git-common-dir --git-dir
+//     --show-toplevel`: inside the main worktree, its top level; from a linked
+//     worktree (ours included) or the git directory, the parent of the common
+//     git directory when that is named .git, the bare repository itself, or
+//     the core.worktree a submodule's git directory records. So agents in
+//     worktrees agree on the root and worktrees are never nested in worktrees.
+//     (`git worktree list` names the main worktree after the git directory,
+//     which is wrong for submodules.) A repository made with
+//     --separate-git-dir records no main checkout, so from its linked
+//     worktrees New fails with a clear error.
 //   - Environment. Variables that point git elsewhere (GIT_DIR, GIT_WORK_TREE,
 //     GIT_INDEX_FILE, ...) are dropped, since every call names its directory;
 //     GIT_TERMINAL_PROMPT=0 and LC_ALL=C are set (the latter so

@@ -42,7 +42,7 @@ func (m *Manager) Enter(ctx context.Context, t Target, owner Owner) (*Worktree, 
 	switch {
 	case found == nil:
 		return nil, fmt.Errorf("%w: %s is not a worktree of %s; known worktrees: %s", ErrNotFound, path, m.root, worktreePaths(entries[1:]))
-	case found == &entries[0] || found.Bare:
+	case found == &entries[0] || found.Bare || found.Path == m.root:
 		return nil, fmt.Errorf("worktree: %s is the main checkout, not a linked worktree; isolation needs a separate worktree", path)
 	case found.Prunable:
 		return nil, fmt.Errorf("%w: %s is registered but its directory is gone; run git worktree prune", ErrNotFound, path)

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -79,19 +80,39 @@ func newGitRunner(ctx context.Context, name string, env []string, timeout time.D
 		timeout = 2 * time.Minute
 	}
 	g := &gitRunner{path: path, env: gitEnv(env), timeout: timeout, hooks: hooks}
-	out, err := g.run(ctx, "", "version")
+	v, err := g.checkVersion(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("%w: running %s failed: %v", ErrGitNotFound, path, err)
-	}
-	v, ok := parseVersion(out)
-	if !ok {
-		return nil, fmt.Errorf("worktree: cannot read the version of %s from %q", path, strings.TrimSpace(out))
-	}
-	if v.less(minGit) {
-		return nil, fmt.Errorf("worktree: isolation needs git %s or newer, but %s is %s; upgrade git", minGit, path, v)
+		return nil, err
 	}
 	g.version = v
 	return g, nil
+}
+
+// versions caches checked git versions by executable (path, size and
+// modification time), so that making a Manager costs no `git version`.
+var versions sync.Map
+
+func (g *gitRunner) checkVersion(ctx context.Context) (version, error) {
+	key := g.path
+	if fi, err := os.Stat(g.path); err == nil {
+		key = fmt.Sprintf("%s\x00%d\x00%d", g.path, fi.Size(), fi.ModTime().UnixNano())
+	}
+	if v, ok := versions.Load(key); ok {
+		return v.(version), nil
+	}
+	out, err := g.run(ctx, "", "version")
+	if err != nil {
+		return version{}, fmt.Errorf("%w: running %s failed: %v", ErrGitNotFound, g.path, err)
+	}
+	v, ok := parseVersion(out)
+	if !ok {
+		return version{}, fmt.Errorf("worktree: cannot read the version of %s from %q", g.path, strings.TrimSpace(out))
+	}
+	if v.less(minGit) {
+		return version{}, fmt.Errorf("worktree: isolation needs git %s or newer, but %s is %s; upgrade git", minGit, g.path, v)
+	}
+	versions.Store(key, v)
+	return v, nil
 }
 
 // lookPath resolves name against pathList (not the process's PATH, so that a

@@ -123,11 +123,7 @@ func New(ctx context.Context, cfg Config) (*Manager, error) {
 	if len(cfg.Sparse) > 0 && g.version.less(minGitSparse) {
 		return nil, fmt.Errorf("worktree: sparse checkout needs git %s or newer, but %s is %s; upgrade git or drop the sparse setting", minGitSparse, g.path, g.version)
 	}
-	main, err := mainWorktree(ctx, g, cfg.Dir)
-	if err != nil {
-		return nil, err
-	}
-	common, err := commonDir(ctx, g, main.Path)
+	loc, err := locate(ctx, g, cfg.Dir)
 	if err != nil {
 		return nil, err
 	}
@@ -144,7 +140,7 @@ func New(ctx context.Context, cfg Config) (*Manager, error) {
 		cfg.Grace = DefaultGrace
 	}
 	host, _ := os.Hostname()
-	return &Manager{git: g, root: main.Path, common: common, cfg: cfg, host: sanitizeField(host), pid: os.Getpid()}, nil
+	return &Manager{git: g, root: loc.root, common: loc.common, cfg: cfg, host: sanitizeField(host), pid: os.Getpid()}, nil
 }
 
 // checkRelDirs vets configured directories: relative, inside the repo.

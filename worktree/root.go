@@ -20,33 +20,66 @@ func RepoRoot(ctx context.Context, dir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	main, err := mainWorktree(ctx, g, dir)
-	if err != nil {
-		return "", err
-	}
-	return main.Path, nil
+	loc, err := locate(ctx, g, dir)
+	return loc.root, err
 }
 
-// mainWorktree lists the worktrees of the repository containing dir and
-// returns the main one (git lists it first).
-func mainWorktree(ctx context.Context, g *gitRunner, dir string) (listEntry, error) {
+// location is where a repository lives.
+type location struct {
+	root   string // canonical repo root
+	common string // git directory shared by all worktrees
+}
+
+// locate finds the repository containing dir. `git worktree list` is no
+// help here: it names the main worktree after the git directory, which is
+// wrong whenever that is not <root>/.git (submodules, --separate-git-dir).
+func locate(ctx context.Context, g *gitRunner, dir string) (location, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return listEntry{}, fmt.Errorf("worktree: resolve %s: %w", dir, err)
+		return location{}, fmt.Errorf("worktree: resolve %s: %w", dir, err)
 	}
 	if fi, err := os.Stat(abs); err != nil {
-		return listEntry{}, fmt.Errorf("worktree: repository directory: %w", err)
+		return location{}, fmt.Errorf("worktree: repository directory: %w", err)
 	} else if !fi.IsDir() {
-		return listEntry{}, fmt.Errorf("worktree: %s is not a directory", abs)
+		return location{}, fmt.Errorf("worktree: %s is not a directory", abs)
 	}
-	entries, err := listWorktrees(ctx, g, abs)
+	out, err := g.runReadRetry(ctx, abs, "rev-parse", "--path-format=absolute", "--git-common-dir", "--git-dir", "--show-toplevel")
+	if notRepository(err) {
+		return location{}, fmt.Errorf("%w: %s is not inside a git repository, so the agent cannot be isolated in a worktree; run it from a repository (git init) or without isolation", ErrNotRepository, abs)
+	}
+	if err == nil {
+		f := strings.Split(strings.TrimSpace(out), "\n")
+		if len(f) != 3 {
+			return location{}, fmt.Errorf("worktree: unexpected git rev-parse output %q", out)
+		}
+		common := canonical(f[0])
+		if canonical(f[1]) == common {
+			return location{root: canonical(f[2]), common: common}, nil // the main worktree
+		}
+		return mainOf(ctx, g, common)
+	}
+	// Not in a working tree: a bare repository, or inside a git directory.
+	out, err = g.runReadRetry(ctx, abs, "rev-parse", "--path-format=absolute", "--git-common-dir")
 	if err != nil {
-		return listEntry{}, err
+		return location{}, err
 	}
-	if len(entries) == 0 {
-		return listEntry{}, fmt.Errorf("worktree: git worktree list printed nothing in %s", abs)
+	return mainOf(ctx, g, canonical(strings.TrimSpace(out)))
+}
+
+// mainOf finds the main worktree of the repository whose git directory is
+// common, from somewhere else (a linked worktree, the git directory).
+func mainOf(ctx context.Context, g *gitRunner, common string) (location, error) {
+	if filepath.Base(common) == ".git" {
+		return location{root: filepath.Dir(common), common: common}, nil
 	}
-	return entries[0], nil
+	if out, err := g.runReadRetry(ctx, common, "rev-parse", "--is-bare-repository"); err == nil && strings.TrimSpace(out) == "true" {
+		return location{root: common, common: common}, nil
+	}
+	// A submodule's git directory records its worktree in core.worktree.
+	if out, err := g.runReadRetry(ctx, common, "rev-parse", "--show-toplevel"); err == nil && strings.TrimSpace(out) != "" {
+		return location{root: canonical(strings.TrimSpace(out)), common: common}, nil
+	}
+	return location{}, fmt.Errorf("worktree: cannot tell where the main checkout of the repository in %s is (a repository made with --separate-git-dir keeps no record of it); start Cohort in the main checkout", common)
 }
 
 // listEntry is one record of `git worktree list --porcelain`.
@@ -125,13 +158,4 @@ func canonical(p string) string {
 func notRepository(err error) bool {
 	var ge *GitError
 	return errors.As(err, &ge) && strings.Contains(ge.Stderr, "not a git repository")
-}
-
-// commonDir returns the absolute git directory shared by all worktrees.
-func commonDir(ctx context.Context, g *gitRunner, dir string) (string, error) {
-	out, err := g.runRead(ctx, dir, "rev-parse", "--path-format=absolute", "--git-common-dir")
-	if err != nil {
-		return "", err
-	}
-	return canonical(strings.TrimSpace(out)), nil
 }

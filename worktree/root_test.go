@@ -2,6 +2,7 @@ package worktree
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -23,9 +24,9 @@ func TestRepoRoot(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, dir := range []string{r.dir, filepath.Join(r.dir, "src"), filepath.Join(wt.Path, "docs"), userWT, filepath.Join(r.dir, ".git")} {
-		main, err := mainWorktree(t.Context(), g, dir)
-		if err != nil || main.Path != r.dir {
-			t.Errorf("root of %s = %q, %v; want %s", dir, main.Path, err, r.dir)
+		loc, err := locate(t.Context(), g, dir)
+		if err != nil || loc.root != r.dir || loc.common != filepath.Join(r.dir, ".git") {
+			t.Errorf("location of %s = %+v, %v; want root %s", dir, loc, err, r.dir)
 		}
 		// A Manager made from inside a worktree puts new ones at the root,
 		// never nested.
@@ -53,9 +54,11 @@ func TestRepoRootOfBareRepository(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	main, err := mainWorktree(t.Context(), g, linked)
-	if err != nil || main.Path != bare || !main.Bare {
-		t.Errorf("root = %+v, %v; want the bare repository %s", main, err, bare)
+	for _, dir := range []string{linked, bare} {
+		loc, err := locate(t.Context(), g, dir)
+		if err != nil || loc.root != bare || loc.common != bare {
+			t.Errorf("location of %s = %+v, %v; want the bare repository %s", dir, loc, err, bare)
+		}
 	}
 }
 
@@ -71,5 +74,61 @@ func TestParseWorktreeList(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, parseWorktreeList(out)); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestSeparateGitDir(t *testing.T) {
+	t.Parallel()
+	gitDir := filepath.Join(canonical(t.TempDir()), "repo.git")
+	r := &testRepo{t: t, dir: canonical(t.TempDir()), env: hermeticEnv(t)}
+	r.git("init", "--quiet", "--separate-git-dir="+gitDir)
+	r.write("a.txt", "a\n")
+	r.git("add", ".")
+	r.git("commit", "--quiet", "-m", "a")
+	m := r.manager(Config{})
+	if m.Root() != r.dir || m.common != gitDir {
+		t.Errorf("root %s, git dir %s; want %s and %s", m.Root(), m.common, r.dir, gitDir)
+	}
+	wt, err := m.Create(t.Context(), "sep", Owner{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// git keeps no record of where the main checkout of such a repository
+	// is, so from a linked worktree it cannot be found: a clear error.
+	if _, err := New(t.Context(), Config{Dir: wt.Path, Env: r.env}); err == nil || !strings.Contains(err.Error(), "start Cohort in the main checkout") {
+		t.Errorf("New from a linked worktree of a --separate-git-dir repository = %v", err)
+	}
+	if out, err := m.Finish(t.Context(), wt); err != nil || out.Kept {
+		t.Errorf("Finish = %+v, %v", out, err)
+	}
+	if got := r.branches(); len(got) != 0 {
+		t.Errorf("branches left: %v", got)
+	}
+}
+
+func TestSubmodule(t *testing.T) {
+	t.Parallel()
+	lib := newRepo(t)
+	super := newRepo(t)
+	super.git("-c", "protocol.file.allow=always", "submodule", "add", "--quiet", lib.dir, "lib")
+	super.git("commit", "--quiet", "-m", "add lib")
+	sub := filepath.Join(super.dir, "lib")
+	m := super.manager(Config{Dir: sub})
+	if m.Root() != sub || m.common != filepath.Join(super.dir, ".git", "modules", "lib") {
+		t.Fatalf("root %s, git dir %s; want the submodule's", m.Root(), m.common)
+	}
+	wt, err := m.Create(t.Context(), "in-sub", Owner{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(wt.Path, filepath.Join(sub, ".cohort", "worktrees")+string(filepath.Separator)) {
+		t.Errorf("worktree at %s, want it under the submodule's checkout", wt.Path)
+	}
+	// From inside that worktree the root is still the submodule checkout.
+	if got := super.manager(Config{Dir: wt.Path}).Root(); got != sub {
+		t.Errorf("root from the submodule's worktree = %s, want %s", got, sub)
+	}
+	if out, err := m.Finish(t.Context(), wt); err != nil || out.Kept {
+		t.Errorf("Finish = %+v, %v", out, err)
 	}
 }
