@@ -198,3 +198,9 @@ func mustContain(t *testing.T, s, sub string) {
 		t.Errorf("%q does not contain %q", s, sub)
 	}
 }
+
+// readFile returns testdata/name as a string.
+func readFile(name string) (string, error) {
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	return string(b), err
+}

@@ -64,7 +64,22 @@ func (t *translator) apply(ev anthropic.MessageStreamEventUnion) (llm.Event, boo
 	return llm.Event{}, false, nil
 }
 
+// deltaBlock is the block type each delta kind extends.
+var deltaBlock = map[string]string{
+	"text_delta":       "text",
+	"citations_delta":  "text",
+	"input_json_delta": "tool_use",
+	"thinking_delta":   "thinking",
+	"signature_delta":  "thinking",
+}
+
 func (t *translator) delta(ev anthropic.MessageStreamEventUnion) (llm.Event, bool, error) {
+	if want, ok := deltaBlock[ev.Delta.Type]; ok {
+		// Accumulate has checked the index.
+		if got := t.msg.Content[ev.Index].Type; got != want {
+			return llm.Event{}, false, protocolf("%s for content block %d, which is a %s block", ev.Delta.Type, ev.Index, got)
+		}
+	}
 	e := llm.Event{Type: llm.EventDelta, Index: int(ev.Index)}
 	switch ev.Delta.Type {
 	case "text_delta":

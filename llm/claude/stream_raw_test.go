@@ -94,6 +94,10 @@ func TestStreamBadInput(t *testing.T) {
 		{"delta for a missing block", func(w http.ResponseWriter) {
 			writeSSE(w, head+sse("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x"}}`))
 		}, "only 0 content blocks", ErrProtocol, 1},
+		{"delta of the wrong kind", func(w http.ResponseWriter) {
+			writeSSE(w, head+sse("content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":""}}`)+
+				sse("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x"}}`))
+		}, "text_delta for content block 0, which is a thinking block", ErrProtocol, 1},
 		{"two message starts", func(w http.ResponseWriter) { writeSSE(w, head+head) }, "second message_start", ErrProtocol, 1},
 		{"unsupported block type", func(w http.ResponseWriter) {
 			writeSSE(w, head+sse("content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"server_tool_use","id":"s","name":"web_search","input":{}}}`))
