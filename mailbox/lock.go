@@ -41,12 +41,12 @@ func lockPath(ctx context.Context, path string, create bool, timeout time.Durati
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	timer := time.NewTimer(0)
+	timer := time.NewTimer(time.Hour) // reset before every wait
 	defer timer.Stop()
-	<-timer.C
 	delay := lockFirstDelay
 	for {
-		// Full jitter keeps contending processes from retrying in lockstep.
+		// Jitter (half to all of delay) keeps contending processes from
+		// retrying in lockstep.
 		timer.Reset(delay/2 + rand.N(delay/2+1))
 		select {
 		case <-ctx.Done():
