@@ -40,7 +40,8 @@ type Config struct {
 	// BaseURL replaces https://api.anthropic.com (a proxy or llm/fakeapi).
 	BaseURL string
 	// HTTPClient sends the requests; nil uses a client on
-	// http.DefaultTransport.
+	// http.DefaultTransport. Leave its Timeout at zero: a long answer
+	// streams for minutes, and IdleTimeout already catches a stalled one.
 	HTTPClient *http.Client
 
 	// MaxAttempts bounds the attempts per request, the first included
@@ -53,9 +54,11 @@ type Config struct {
 
 	// Sleep waits between attempts; it must return early with ctx's error
 	// when ctx is done. Nil uses a timer. Tests inject one that records.
+	// Sleep, Rand, Now and Logf are called from every concurrent Stream and
+	// must be safe for concurrent use.
 	Sleep func(ctx context.Context, d time.Duration) error
 	// Rand returns a number in [0, 1) for the backoff jitter; nil uses
-	// math/rand/v2. It must be safe for concurrent use.
+	// math/rand/v2.
 	Rand func() float64
 	// Now is the clock used to read an HTTP-date retry-after; nil is
 	// time.Now.

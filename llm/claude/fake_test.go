@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -402,5 +404,37 @@ func TestFakeAuthToken(t *testing.T) {
 				t.Errorf("err = %v, want %q", err, tc.err)
 			}
 		})
+	}
+}
+
+// TestFakeConcurrent runs several streams on one Model at once; each gets
+// the reply to its own conversation.
+func TestFakeConcurrent(t *testing.T) {
+	srv := newFake(t, 4, func(r *fakeapi.Request) fakeapi.Reply {
+		if r.Attempt == 1 && strings.HasSuffix(r.Messages[0].Content[0].Text, "3") {
+			return fakeapi.Reply{Fault: &fakeapi.Fault{Kind: fakeapi.StreamError}, Content: []fakeapi.Block{fakeapi.TextBlock("partial answer")}}
+		}
+		return fakeapi.TextReply("echo: " + r.Messages[0].Content[0].Text)
+	})
+	m := newTestModel(t, srv.URL, &recorder{}, nil)
+	const n = 8
+	got := make([]string, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			resp, err := llm.Collect(m.Stream(t.Context(), simpleRequest(fmt.Sprintf("agent %d", i))))
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			got[i] = resp.Message().TextContent()
+		})
+	}
+	wg.Wait()
+	for i := range n {
+		if want := fmt.Sprintf("echo: agent %d", i); errs[i] != nil || got[i] != want {
+			t.Errorf("stream %d: %q, %v; want %q", i, got[i], errs[i], want)
+		}
 	}
 }
