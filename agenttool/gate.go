@@ -19,6 +19,17 @@ type PermissionGate struct {
 func (g PermissionGate) Check(ctx context.Context, c *engine.Call) engine.Verdict {
 	req := permission.Request{Tool: c.Name, Input: c.Input, ReadOnly: c.Traits.ReadOnly,
 		Cwd: c.Env.Cwd, AgentID: c.Env.AgentID, ToolUseID: c.ID}
+	if c.HookApproved {
+		// A hook's allow replaces the prompt, not the rules: deny rules and
+		// explicit ask rules still decide.
+		d := g.Checker.Check(ctx, req)
+		switch {
+		case d.Behavior == permission.Deny:
+			return engine.Verdict{Reason: d.Reason}
+		case d.Behavior == permission.Allow || (d.Rule == nil && !d.FailClosed):
+			return engine.Verdict{Allow: true}
+		}
+	}
 	out, err := g.Checker.Resolve(ctx, req, g.Prompter)
 	if !out.Allow {
 		msg := out.Message

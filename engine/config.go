@@ -82,6 +82,9 @@ type Call struct {
 	Input  json.RawMessage
 	Traits tool.Traits
 	Env    *tool.Env
+	// HookApproved is set when a PreToolUse hook allowed the call: the gate
+	// skips prompting but still applies deny and ask rules.
+	HookApproved bool
 }
 
 // Verdict is a gate's decision. A denial's Reason is shown to the model.
@@ -104,8 +107,10 @@ type Hooks interface {
 
 // HookVerdict is a hook's opinion on a call.
 type HookVerdict struct {
-	Deny   bool
-	Allow  bool // skip the permission gate
+	Deny bool
+	// Allow pre-approves the call: no prompt, but deny and ask rules still
+	// apply (the gate sees Call.HookApproved).
+	Allow  bool
 	Reason string
 	Input  json.RawMessage
 }

@@ -114,7 +114,6 @@ func (a *Agent) call(ctx context.Context, p *pending) tool.Result {
 	env := a.cfg.Env
 	env.ToolUseID = p.use.ID
 	c := &Call{ID: p.use.ID, Name: p.use.Name, Input: p.use.Input, Traits: p.traits, Env: &env}
-	skipGate := false
 	if a.cfg.Hooks != nil {
 		hv := a.cfg.Hooks.PreToolUse(ctx, c)
 		if hv.Deny {
@@ -127,9 +126,9 @@ func (a *Agent) call(ctx context.Context, p *pending) tool.Result {
 			c.Input = hv.Input
 			c.Traits = p.tool.Traits(hv.Input)
 		}
-		skipGate = hv.Allow
+		c.HookApproved = hv.Allow
 	}
-	if a.cfg.Gate != nil && !skipGate {
+	if a.cfg.Gate != nil {
 		v := a.cfg.Gate.Check(ctx, c)
 		if !v.Allow {
 			return tool.Errorf("Permission denied: %s", v.Reason)

@@ -43,7 +43,7 @@ func openModel(spec string, getenv func(string) string) (*openedModel, error) {
 // openScripted serves script from an in-process fake on loopback and points
 // the real client at it.
 func openScripted(script *fakeapi.Script) (*openedModel, error) {
-	srv, err := fakeapi.Start(fakeapi.Config{Script: script})
+	srv, err := fakeapi.Start(fakeapi.Config{Script: script, RecordLimit: 100})
 	if err != nil {
 		return nil, fmt.Errorf("start the scripted model: %w", err)
 	}

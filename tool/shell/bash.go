@@ -11,8 +11,9 @@
 //   - The command runs in a new session (internal/proc): its own process
 //     group, no controlling terminal, stdin at /dev/null. A program that
 //     wants to prompt fails at once rather than hanging until the timeout.
-//     The environment is ours plus COHORT=1 (so scripts can tell), and
-//     GIT_EDITOR=true and GIT_TERMINAL_PROMPT=0 so git never waits for a
+//     The environment is ours plus COHORT=1 (so scripts can tell), an empty
+//     CDPATH (so cd goes where the text says, as the permission check
+//     assumes), and GIT_EDITOR=true and GIT_TERMINAL_PROMPT=0 so git never waits for a
 //     person.
 //   - When the command finishes, times out or is cancelled, its whole
 //     process group is stopped (SIGTERM, then SIGKILL) and reaped before
@@ -241,5 +242,7 @@ func workDir(env *tool.Env) (string, error) {
 // childEnv is our environment with the markers described in the package
 // doc; later entries win over inherited ones.
 func childEnv() []string {
-	return append(os.Environ(), "COHORT=1", "GIT_EDITOR=true", "GIT_TERMINAL_PROMPT=0")
+	// CDPATH is cleared so that "cd dir" goes where the text says: the
+	// permission check reasons about the command as written.
+	return append(os.Environ(), "COHORT=1", "GIT_EDITOR=true", "GIT_TERMINAL_PROMPT=0", "CDPATH=")
 }
