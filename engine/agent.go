@@ -47,6 +47,7 @@ type Agent struct {
 	lastReq  *llm.Request // the last request sent, for forks
 	usage    llm.Usage    // lifetime
 	cost     float64
+	requests int // model requests sent, for event numbering
 	lastSeen int64 // total input+output tokens of the last response
 }
 
@@ -210,7 +211,10 @@ func (a *Agent) turn(ctx context.Context) (*llm.Response, error) {
 	req := a.buildRequest()
 	a.mu.Lock()
 	a.lastReq = req
+	a.requests++
+	n := a.requests
 	a.mu.Unlock()
+	a.emit(Event{Kind: EventRequest, Turn: n})
 	resp, err := a.stream(ctx, req)
 	if err != nil {
 		return nil, err
@@ -222,7 +226,7 @@ func (a *Agent) turn(ctx context.Context) (*llm.Response, error) {
 	a.cost += a.cfg.Prices.Cost(a.cfg.ModelName, resp.Usage)
 	a.lastSeen = resp.Usage.TotalInput() + resp.Usage.OutputTokens
 	a.mu.Unlock()
-	a.emit(Event{Kind: EventAssistant, Message: &msg, Response: resp})
+	a.emit(Event{Kind: EventAssistant, Message: &msg, Response: resp, Turn: n})
 	u := resp.Usage
 	return resp, a.record(session.Entry{Type: session.TypeAssistant, Message: &msg, Usage: &u,
 		Model: resp.Model, RequestID: resp.RequestID})

@@ -23,6 +23,9 @@ const (
 	// EventToolStart and EventToolDone bracket one tool call.
 	EventToolStart EventKind = "tool_start"
 	EventToolDone  EventKind = "tool_done"
+	// EventRequest marks the start of a model request (Turn counts the
+	// agent's requests from 1); the matching EventAssistant ends it.
+	EventRequest EventKind = "request"
 	// EventRetry reports a model request being retried.
 	EventRetry EventKind = "retry"
 	// EventCompact reports that the history was compacted.

@@ -17,7 +17,10 @@ type APIError struct {
 }
 
 func (e *APIError) Error() string {
-	s := fmt.Sprintf("model API error %d %s: %s", e.StatusCode, e.Type, e.Message)
+	s := fmt.Sprintf("model API error %d: %s", e.StatusCode, e.Message)
+	if e.Type != "" {
+		s = fmt.Sprintf("model API error %d %s: %s", e.StatusCode, e.Type, e.Message)
+	}
 	if e.RequestID != "" {
 		s += " (request " + e.RequestID + ")"
 	}
