@@ -47,7 +47,7 @@ type Agent struct {
 	lastReq  *llm.Request // the last request sent, for forks
 	usage    llm.Usage    // lifetime
 	cost     float64
-	requests int // model requests sent, for event numbering
+	requests int   // model requests sent, for event numbering
 	lastSeen int64 // total input+output tokens of the last response
 }
 

@@ -49,6 +49,8 @@ type Event struct {
 	Tool     *ToolEvent // EventToolStart, EventToolDone
 	Retry    *llm.RetryInfo
 	Compact  *CompactInfo
+	// Turn numbers the agent's model requests (EventRequest, EventAssistant).
+	Turn int
 }
 
 // ToolEvent describes one tool call.
