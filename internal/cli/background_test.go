@@ -1,0 +1,186 @@
+package cli
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/cohort-dev/cohort/llm/fakeapi"
+	"github.com/cohort-dev/cohort/task"
+)
+
+// TestFiveBackgroundAgentsNotifyOnce is issue 5's end-to-end test: the
+// lead launches five background agents in one message and ends its turn;
+// every later lead turn is started by notifications; the lead sees each
+// agent's notification exactly once, with its result, and the run ends.
+func TestFiveBackgroundAgentsNotifyOnce(t *testing.T) {
+	t.Parallel()
+	rt := &router{}
+	h := newHarness(t, rt.policy)
+	notes := h.write("notes.txt", "the notes\n")
+	together := newBarrier(5)
+	leadIdle := newGate()
+
+	var launches []fakeapi.Block
+	for i := 1; i <= 5; i++ {
+		launches = append(launches, use("Agent", map[string]any{
+			"description": fmt.Sprintf("helper %d", i), "run_in_background": true,
+			"prompt": fmt.Sprintf("SUB-%d: read the notes and report", i)}))
+	}
+	rt.on("LEAD-five:", func(r *fakeapi.Request) fakeapi.Reply {
+		switch r.Turn() {
+		case 0:
+			return fakeapi.Reply{Content: launches}
+		case 1:
+			leadIdle.open()
+			return fakeapi.TextReply("five helpers are working")
+		}
+		return fakeapi.TextReply(fmt.Sprintf("seen %d of 5", len(userNotices(r.Messages))))
+	})
+	for i := 1; i <= 5; i++ {
+		n := i
+		rt.on(fmt.Sprintf("SUB-%d:", n), func(r *fakeapi.Request) fakeapi.Reply {
+			if r.Turn() == 0 {
+				if !together.wait(r.Context()) {
+					return fakeapi.TextReply("the five agents did not run at the same time")
+				}
+				return fakeapi.Reply{Content: []fakeapi.Block{use("Read", map[string]any{"file_path": notes})}}
+			}
+			// Finish only after the lead's first turn has ended, so the
+			// notifications have to start new lead turns.
+			if !leadIdle.wait(r.Context()) {
+				return fakeapi.TextReply("the lead never ended its first turn")
+			}
+			saw := strings.Contains(r.LastToolResultText(), "the notes")
+			return fakeapi.TextReply(fmt.Sprintf("report %d (read the notes: %v)", n, saw))
+		})
+	}
+
+	out, errOut, code := h.run("-p", "LEAD-five: start five helpers", "--output-format", "stream-json")
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	s := parseStream(t, out)
+	if s.result.IsError || s.result.Result != "seen 5 of 5" {
+		t.Fatalf("result = %+v", s.result)
+	}
+
+	// The lead model's view: every request after its first turn was
+	// started by notifications, and the final history holds each once.
+	leadReqs := convRequests(h.srv, "LEAD-five:")
+	for _, r := range leadReqs {
+		if r.Turn() >= 2 && len(lastUserNotices(r)) == 0 {
+			t.Errorf("lead request at turn %d carries no notification: %+v", r.Turn(), r.Messages[len(r.Messages)-1])
+		}
+	}
+	hist := finalHistory(t, h.srv, "LEAD-five:")
+	uses := toolUseIDs(hist, "Agent")
+	if len(uses) != 5 {
+		t.Fatalf("the lead made %d Agent calls, want 5", len(uses))
+	}
+	launched := resultBlocks(hist)
+	got := map[string]notice{}
+	for _, n := range userNotices(hist) {
+		if _, dup := got[n.ToolUseID]; dup {
+			t.Errorf("notification for %s delivered twice", n.ToolUseID)
+		}
+		got[n.ToolUseID] = n
+	}
+	if len(got) != 5 {
+		t.Fatalf("the lead saw %d distinct notifications, want 5: %+v", len(got), got)
+	}
+	taskIDs := map[string]bool{}
+	for i, id := range uses {
+		n, ok := got[id]
+		if !ok {
+			t.Fatalf("no notification for agent %d (tool_use %s)", i+1, id)
+		}
+		taskIDs[n.TaskID] = true
+		want := notice{TaskID: n.TaskID, ToolUseID: id, OutputFile: n.OutputFile, Status: "completed",
+			Summary:  fmt.Sprintf(`Agent "helper %d" completed`, i+1),
+			Result:   fmt.Sprintf("report %d (read the notes: true)", i+1),
+			HasUsage: true}
+		if d := cmp.Diff(want, n); d != "" {
+			t.Errorf("notification of agent %d (-want +got):\n%s", i+1, d)
+		}
+		if !strings.HasPrefix(n.TaskID, "a") || filepath.Base(n.OutputFile) != n.TaskID+".output" {
+			t.Errorf("agent %d: task id %q, output file %q", i+1, n.TaskID, n.OutputFile)
+		}
+		if lr := launched[id]; lr.IsError || !strings.Contains(lr.Text, "running in the background") ||
+			!strings.Contains(lr.Text, n.OutputFile) {
+			t.Errorf("agent %d: launch result %+v does not point at %s", i+1, lr, n.OutputFile)
+		}
+	}
+	if len(taskIDs) != 5 {
+		t.Fatalf("task ids are not distinct: %v", taskIDs)
+	}
+	checkTaskEvents(t, s, uses, got, "completed")
+}
+
+// checkTaskEvents checks the stream-json task events against the
+// notifications the lead read: one task_started and one task_notification
+// per agent, progress only in between, the same ids, statuses and files.
+func checkTaskEvents(t *testing.T, s streamed, uses []string, got map[string]notice, status string) {
+	t.Helper()
+	started, finished := s.events(task.SubtypeTaskStarted), s.events(task.SubtypeTaskNotification)
+	if len(started) != len(uses) || len(finished) != len(uses) {
+		t.Fatalf("%d task_started and %d task_notification events, want %d of each", len(started), len(finished), len(uses))
+	}
+	byTool := map[string]task.Event{}
+	for _, ev := range started {
+		byTool[ev.ToolUseID] = ev
+		if ev.TaskType != string(task.KindLocalAgent) || ev.IsBackgrounded == nil || !*ev.IsBackgrounded ||
+			ev.SessionID != s.result.SessionID || ev.UUID == "" {
+			t.Errorf("task_started = %+v", ev)
+		}
+	}
+	for _, ev := range finished {
+		st, ok := byTool[ev.ToolUseID]
+		n := got[ev.ToolUseID]
+		if !ok || st.TaskID != ev.TaskID || n.TaskID != ev.TaskID {
+			t.Errorf("task_notification %+v matches no task_started or notification", ev)
+			continue
+		}
+		if ev.Status != status || ev.OutputFile != n.OutputFile || ev.Summary != n.Summary ||
+			ev.Usage == nil || ev.Usage.TotalTokens <= 0 {
+			t.Errorf("task_notification = %+v, notification = %+v", ev, n)
+		}
+	}
+	// Per task: started first, notification last, progress in between.
+	phase := map[string]int{} // 0 before started, 1 running, 2 notified
+	for _, ev := range s.tasks {
+		switch ev.Subtype {
+		case task.SubtypeTaskStarted:
+			if phase[ev.TaskID] != 0 {
+				t.Errorf("task %s started twice", ev.TaskID)
+			}
+			phase[ev.TaskID] = 1
+		case task.SubtypeTaskProgress:
+			if phase[ev.TaskID] != 1 || ev.Usage == nil || ev.ToolUseID == "" {
+				t.Errorf("task_progress out of place or incomplete: %+v", ev)
+			}
+		case task.SubtypeTaskNotification:
+			if phase[ev.TaskID] != 1 {
+				t.Errorf("task_notification of %s out of place", ev.TaskID)
+			}
+			phase[ev.TaskID] = 2
+		}
+	}
+	for _, ev := range started {
+		if !hasProgress(s, ev.TaskID) {
+			t.Errorf("task %s emitted no task_progress", ev.TaskID)
+		}
+	}
+}
+
+func hasProgress(s streamed, id string) bool {
+	for _, ev := range s.events(task.SubtypeTaskProgress) {
+		if ev.TaskID == id {
+			return true
+		}
+	}
+	return false
+}
