@@ -1,10 +1,15 @@
 package cli
 
 import (
+	"context"
 	"fmt"
+	"math/rand/v2"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -183,4 +188,158 @@ func hasProgress(s streamed, id string) bool {
 		}
 	}
 	return false
+}
+
+// chaosAgent is one background agent's script in TestBackgroundNotifyLoop.
+type chaosAgent struct {
+	turns  int             // model replies: turns-1 Read calls, then the final text
+	sleeps []time.Duration // before each reply
+	fail   int             // the turn whose request gets a 400 (-1: none)
+	flaky  int             // the turn whose first attempt gets a 500 (-1: none)
+}
+
+func (a chaosAgent) status() string {
+	if a.fail >= 0 {
+		return "failed"
+	}
+	return "completed"
+}
+
+func newChaosAgent(rng *rand.Rand) chaosAgent {
+	a := chaosAgent{turns: 1 + rng.IntN(3), fail: -1, flaky: -1}
+	for range a.turns {
+		a.sleeps = append(a.sleeps, time.Duration(rng.IntN(21))*time.Millisecond)
+	}
+	switch rng.IntN(5) {
+	case 0:
+		a.fail = rng.IntN(a.turns)
+	case 1:
+		a.flaky = rng.IntN(a.turns)
+	}
+	return a
+}
+
+// TestBackgroundNotifyLoop repeats the five-agent run 50 times with random
+// agent lengths and delays, agents that fail on a non-retryable API error,
+// and requests (the lead's too) that succeed only on a retry: every agent
+// must notify exactly once with the right status, and no run may hang.
+// Set COHORT_BG_SEED to replay a failing seed.
+func TestBackgroundNotifyLoop(t *testing.T) {
+	t.Parallel()
+	seed := uint64(time.Now().UnixNano())
+	if s := os.Getenv("COHORT_BG_SEED"); s != "" {
+		var err error
+		if seed, err = strconv.ParseUint(s, 10, 64); err != nil {
+			t.Fatalf("COHORT_BG_SEED=%q: %v", s, err)
+		}
+	}
+	t.Logf("seed %d (replay with COHORT_BG_SEED=%d)", seed, seed)
+	for iter := range 50 {
+		rng := rand.New(rand.NewPCG(seed, uint64(iter)))
+		if !t.Run(fmt.Sprintf("iter%02d", iter), func(t *testing.T) { chaosRun(t, rng, iter) }) {
+			t.Fatalf("iteration %d failed (seed %d)", iter, seed)
+		}
+	}
+}
+
+func chaosRun(t *testing.T, rng *rand.Rand, iter int) {
+	rt := &router{}
+	h := newHarness(t, rt.policy)
+	defer h.srv.Close()
+	notes := h.write("notes.txt", "the notes\n")
+	plans := make([]chaosAgent, 5)
+	var launches []fakeapi.Block
+	for i := range plans {
+		plans[i] = newChaosAgent(rng)
+		launches = append(launches, use("Agent", map[string]any{
+			"description": fmt.Sprintf("chaos %d", i), "run_in_background": true,
+			"prompt": fmt.Sprintf("CHAOS-%d: do step work", i)}))
+	}
+	leadFlaky := map[int]bool{}
+	for turn := range 7 {
+		leadFlaky[turn] = rng.IntN(8) == 0
+	}
+	rt.on("LEAD-chaos:", func(r *fakeapi.Request) fakeapi.Reply {
+		if leadFlaky[r.Turn()] && r.Attempt == 1 {
+			return fakeapi.Reply{Fault: &fakeapi.Fault{Kind: fakeapi.ServerError, RetryAfterMs: "1"}}
+		}
+		if r.Turn() == 0 {
+			return fakeapi.Reply{Content: launches}
+		}
+		return fakeapi.TextReply(fmt.Sprintf("seen %d of 5", len(userNotices(r.Messages))))
+	})
+	for i, p := range plans {
+		rt.on(fmt.Sprintf("CHAOS-%d:", i), func(r *fakeapi.Request) fakeapi.Reply {
+			turn := r.Turn()
+			if turn >= p.turns {
+				return fakeapi.Reply{Fault: &fakeapi.Fault{Kind: fakeapi.BadRequest, Message: "agent ran past its script"}}
+			}
+			if !pause(r.Context(), p.sleeps[turn]) {
+				return fakeapi.TextReply("cancelled")
+			}
+			switch {
+			case turn == p.fail:
+				return fakeapi.Reply{Fault: &fakeapi.Fault{Kind: fakeapi.BadRequest, Message: fmt.Sprintf("injected failure %d", i)}}
+			case turn == p.flaky && r.Attempt == 1:
+				return fakeapi.Reply{Fault: &fakeapi.Fault{Kind: fakeapi.ServerError, RetryAfterMs: "1"}}
+			case turn < p.turns-1:
+				return fakeapi.Reply{Content: []fakeapi.Block{use("Read", map[string]any{"file_path": notes})}}
+			}
+			return fakeapi.TextReply(fmt.Sprintf("done %d/%d", i, iter))
+		})
+	}
+
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	out, errOut, code := h.runCtx(ctx, "-p", "LEAD-chaos: start five helpers", "--output-format", "stream-json")
+	if ctx.Err() != nil {
+		t.Fatalf("the run hung (plans %+v)\nstdout: %s\nstderr: %s", plans, out, errOut)
+	}
+	if code != 0 {
+		t.Fatalf("exit %d (plans %+v)\nstdout: %s\nstderr: %s", code, plans, out, errOut)
+	}
+	s := parseStream(t, out)
+	if s.result.Result != "seen 5 of 5" {
+		t.Fatalf("result %+v (plans %+v)", s.result, plans)
+	}
+	hist := finalHistory(t, h.srv, "LEAD-chaos:")
+	uses := toolUseIDs(hist, "Agent")
+	got := map[string]notice{}
+	for _, n := range userNotices(hist) {
+		if _, dup := got[n.ToolUseID]; dup {
+			t.Fatalf("notification for %s delivered twice (plans %+v)", n.ToolUseID, plans)
+		}
+		got[n.ToolUseID] = n
+	}
+	if len(uses) != 5 || len(got) != 5 {
+		t.Fatalf("%d Agent calls, %d notifications, want 5 and 5 (plans %+v)", len(uses), len(got), plans)
+	}
+	for i, id := range uses {
+		n, p := got[id], plans[i]
+		if n.Status != p.status() {
+			t.Errorf("agent %d (%+v): status %q, want %q: %+v", i, p, n.Status, p.status(), n)
+		}
+		switch p.status() {
+		case "completed":
+			if n.Result != fmt.Sprintf("done %d/%d", i, iter) {
+				t.Errorf("agent %d: result %q", i, n.Result)
+			}
+		case "failed":
+			if !strings.HasPrefix(n.Summary, fmt.Sprintf(`Agent "chaos %d" failed: `, i)) ||
+				!strings.Contains(n.Summary, fmt.Sprintf("injected failure %d", i)) || n.Result != "" {
+				t.Errorf("agent %d: failed notification %+v", i, n)
+			}
+		}
+	}
+	// The task events say the same, agent by agent.
+	for _, ev := range s.events(task.SubtypeTaskNotification) {
+		for i, id := range uses {
+			if ev.ToolUseID == id && (ev.Status != plans[i].status() || ev.TaskID != got[id].TaskID) {
+				t.Errorf("agent %d: task_notification %+v, want status %s", i, ev, plans[i].status())
+			}
+		}
+	}
+	if n := len(s.events(task.SubtypeTaskNotification)); n != 5 {
+		t.Errorf("%d task_notification events, want 5", n)
+	}
 }
