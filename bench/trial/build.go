@@ -1,0 +1,53 @@
+package trial
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// Binaries are the programs a trial runs, built into a temp directory.
+type Binaries struct {
+	Cohort    string
+	FakeServe string
+	dir       string
+}
+
+// Build compiles cmd/cohort and bench/cmd/fakeserve of the module that
+// holds the current directory into a new temp directory, with the default
+// (release) build flags. The caller must Remove them.
+func Build(ctx context.Context) (*Binaries, error) {
+	out, err := exec.CommandContext(ctx, "go", "env", "GOMOD").Output()
+	if err != nil {
+		return nil, fmt.Errorf("go env GOMOD: %w", err)
+	}
+	gomod := strings.TrimSpace(string(out))
+	if gomod == "" || gomod == os.DevNull {
+		return nil, fmt.Errorf("run the benchmarks from inside the cohort module (go env GOMOD found none)")
+	}
+	root := filepath.Dir(gomod)
+	dir, err := os.MkdirTemp("", "cohort-bench-bin-")
+	if err != nil {
+		return nil, err
+	}
+	b := &Binaries{Cohort: filepath.Join(dir, "cohort"), FakeServe: filepath.Join(dir, "fakeserve"), dir: dir}
+	for _, t := range []struct{ out, pkg string }{{b.Cohort, "./cmd/cohort"}, {b.FakeServe, "./bench/cmd/fakeserve"}} {
+		cmd := exec.CommandContext(ctx, "go", "build", "-o", t.out, t.pkg)
+		cmd.Dir = root
+		if msg, err := cmd.CombinedOutput(); err != nil {
+			b.Remove()
+			return nil, fmt.Errorf("go build %s: %w\n%s", t.pkg, err, msg)
+		}
+	}
+	return b, nil
+}
+
+// Remove deletes the binaries.
+func (b *Binaries) Remove() {
+	if b != nil && b.dir != "" {
+		os.RemoveAll(b.dir)
+	}
+}

@@ -1,0 +1,334 @@
+// Package trial runs one end-to-end benchmark workload: the real cohort
+// binary as a child process against bench/cmd/fakeserve in another child
+// process, timed from the outside.
+//
+// What is measured, and why this way:
+//
+//   - Wall time is from just before the cohort process is started to the
+//     return of wait4 on it: process start, runtime start-up, every model
+//     request, every tool call and the exit are all in it. The fake is
+//     started (and its URL read) before the clock starts.
+//   - Peak memory is the kernel's ru_maxrss for the cohort process as wait4
+//     reports it: the high-water mark of its resident set, in the child, not
+//     an estimate from Go's heap statistics. Linux reports the larger of the
+//     process's own peak and that of its largest reaped child; the Bash
+//     children are a few MB, so it is cohort's.
+//   - CPU is ru_utime + ru_stime of the cohort process, which on Linux
+//     includes the children it reaped (the bash processes of Bash calls).
+//     The fake's CPU is reported separately: it runs on the same cores, so on
+//     a 2-core machine it competes with cohort for wall time even though it
+//     is not counted in cohort's CPU or memory.
+//   - The fake writes nothing to disk and logs nothing; cohort writes its
+//     transcripts and task output files under a fresh temp COHORT_HOME, as it
+//     would for a user.
+//
+// Both children run in their own process groups (a terminal's Ctrl-C goes to
+// the benchmark, which then stops them); on any error, deadline or
+// cancellation they are sent SIGTERM and then SIGKILL and are always reaped,
+// and the temp directory is removed.
+package trial
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/cohort-dev/cohort/bench/scenario"
+)
+
+// Config describes one trial.
+type Config struct {
+	// Cohort and FakeServe are the binaries (see Build).
+	Cohort    string
+	FakeServe string
+	// Spec is the workload. For scenario.ToolsMixed its File is filled in
+	// with a file Run creates in the project directory.
+	Spec scenario.Spec
+	// MaxConcurrent is passed as --max-concurrent-agents when non-zero.
+	MaxConcurrent int
+	// Args are extra cohort arguments.
+	Args []string
+	// FakeArgs are extra fakeserve arguments (e.g. -nocache).
+	FakeArgs []string
+	// Timeout bounds the cohort run (default 2 minutes).
+	Timeout time.Duration
+}
+
+// Result is one trial's measurements.
+type Result struct {
+	Wall    time.Duration
+	MaxRSS  int64 // bytes, ru_maxrss of the cohort process
+	CPU     time.Duration
+	FakeCPU time.Duration
+	// Summary is what the fake saw; Check is nil when it shows the whole
+	// workload done exactly once.
+	Summary scenario.Summary
+	Check   error
+	// NumTurns is the lead's turn count from cohort's JSON result.
+	NumTurns int
+}
+
+// grace is how long each stop step waits before the next one.
+const grace = 3 * time.Second
+
+// Run runs one trial. An error means the trial could not be measured
+// (cohort failed, a process hung); a run that completed but did the wrong
+// work is reported in Result.Check.
+func Run(ctx context.Context, cfg Config) (res Result, err error) {
+	if cfg.Timeout == 0 {
+		cfg.Timeout = 2 * time.Minute
+	}
+	tmp, err := os.MkdirTemp("", "cohort-trial-")
+	if err != nil {
+		return res, err
+	}
+	defer os.RemoveAll(tmp)
+	home, project := filepath.Join(tmp, "home"), filepath.Join(tmp, "project")
+	for _, d := range []string{home, project} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return res, err
+		}
+	}
+	spec := cfg.Spec
+	if spec.Tools == scenario.ToolsMixed {
+		spec.File = filepath.Join(project, "data.txt")
+		if err := os.WriteFile(spec.File, []byte(sampleFile), 0o644); err != nil {
+			return res, err
+		}
+	}
+	if err := spec.Validate(); err != nil {
+		return res, err
+	}
+
+	fake, err := startFake(ctx, cfg.FakeServe, cfg.FakeArgs)
+	if err != nil {
+		return res, err
+	}
+	defer func() {
+		sum, cpu, ferr := fake.finish()
+		res.Summary, res.FakeCPU = sum, cpu
+		if err == nil && ferr != nil {
+			err = ferr
+		}
+		if err == nil {
+			res.Check = spec.Check(sum)
+		}
+	}()
+
+	args := []string{"-p", spec.Prompt(), "--output-format", "json", "--allowedTools", "Bash", "--cwd", project}
+	if cfg.MaxConcurrent > 0 {
+		args = append(args, "--max-concurrent-agents", strconv.Itoa(cfg.MaxConcurrent))
+	}
+	args = append(args, cfg.Args...)
+	env := []string{
+		"HOME=" + home, "COHORT_HOME=" + filepath.Join(home, ".cohort"),
+		"ANTHROPIC_API_KEY=bench", "ANTHROPIC_BASE_URL=" + fake.url,
+		"PATH=" + os.Getenv("PATH"), "TMPDIR=" + tmp,
+	}
+	out, err := runCohort(ctx, cfg.Cohort, args, env, tmp, cfg.Timeout)
+	if err != nil {
+		return res, err
+	}
+	res.Wall, res.MaxRSS, res.CPU = out.wall, out.maxRSS, out.cpu
+	var r struct {
+		IsError  bool   `json:"is_error"`
+		Result   string `json:"result"`
+		NumTurns int    `json:"num_turns"`
+	}
+	if err := json.Unmarshal(lastLine(out.stdout), &r); err != nil {
+		return res, fmt.Errorf("cohort exit %d; its output is not a JSON result (%v)\nstdout: %.2000s\nstderr: %.2000s", out.code, err, out.stdout, out.stderr)
+	}
+	if out.code != 0 || r.IsError {
+		return res, fmt.Errorf("cohort exit %d: %.500s\nstderr: %.2000s", out.code, r.Result, out.stderr)
+	}
+	res.NumTurns = r.NumTurns
+	return res, nil
+}
+
+func lastLine(b []byte) []byte {
+	b = []byte(strings.TrimSpace(string(b)))
+	if i := strings.LastIndexByte(string(b), '\n'); i >= 0 {
+		return b[i+1:]
+	}
+	return b
+}
+
+// sampleFile is what Read returns to the agents: a few KB of source.
+var sampleFile = strings.Repeat("// Package sample is read by benchmark agents.\npackage sample\n\nfunc Sum(xs []int) (n int) {\n\tfor _, x := range xs {\n\t\tn += x\n\t}\n\treturn n\n}\n\n", 20)
+
+// cohortRun is what runCohort observed.
+type cohortRun struct {
+	wall           time.Duration
+	maxRSS         int64
+	cpu            time.Duration
+	code           int
+	stdout, stderr []byte
+}
+
+// runCohort runs the binary to completion with output going to files (no
+// copying goroutines inside the timed span) and returns its rusage.
+func runCohort(ctx context.Context, bin string, args, env []string, dir string, timeout time.Duration) (cohortRun, error) {
+	var r cohortRun
+	stdout, err := os.CreateTemp(dir, "stdout-")
+	if err != nil {
+		return r, err
+	}
+	defer stdout.Close()
+	stderr, err := os.CreateTemp(dir, "stderr-")
+	if err != nil {
+		return r, err
+	}
+	defer stderr.Close()
+	cmd := exec.Command(bin, args...)
+	cmd.Env, cmd.Dir, cmd.Stdout, cmd.Stderr = env, dir, stdout, stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return r, fmt.Errorf("start cohort: %w", err)
+	}
+	waitErr := waitGroup(ctx, cmd, timeout)
+	r.wall = time.Since(start)
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		r.maxRSS = ru.Maxrss * 1024 // kilobytes on Linux
+		r.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	r.code = cmd.ProcessState.ExitCode()
+	r.stdout, _ = os.ReadFile(stdout.Name())
+	r.stderr, _ = os.ReadFile(stderr.Name())
+	var ee *exec.ExitError
+	if waitErr != nil && !errors.As(waitErr, &ee) {
+		return r, fmt.Errorf("cohort: %w\nstderr: %.2000s", waitErr, r.stderr)
+	}
+	return r, nil
+}
+
+// errTimeout reports a process stopped at its deadline.
+var errTimeout = errors.New("timed out")
+
+// waitGroup waits for cmd (started in its own process group). If ctx ends
+// or timeout passes first, it gets SIGTERM, then SIGKILL, and it is reaped
+// either way. Signals go through os.Process (a pidfd), never to a bare
+// process or group id that might have been reused; cohort stops the
+// process groups of its own tools when it is terminated.
+func waitGroup(ctx context.Context, cmd *exec.Cmd, timeout time.Duration) error {
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	var why error
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		why = ctx.Err()
+	case <-timer.C:
+		why = fmt.Errorf("%s after %s", errTimeout, timeout)
+	}
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-done:
+	case <-time.After(grace):
+		_ = cmd.Process.Kill()
+		<-done
+	}
+	return fmt.Errorf("%s stopped: %w", filepath.Base(cmd.Path), why)
+}
+
+// fakeProc is a running fakeserve.
+type fakeProc struct {
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+	lines chan string
+	url   string
+	ctx   context.Context
+}
+
+// startFake starts fakeserve and reads its URL.
+func startFake(ctx context.Context, bin string, args []string) (*fakeProc, error) {
+	cmd := exec.Command(bin, args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start fakeserve: %w", err)
+	}
+	f := &fakeProc{cmd: cmd, stdin: stdin, lines: make(chan string, 2), ctx: ctx}
+	go func() { // ends at fakeserve's EOF, which finish waits for
+		defer close(f.lines)
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			f.lines <- sc.Text()
+		}
+	}()
+	select {
+	case line, ok := <-f.lines:
+		if ok && strings.HasPrefix(line, "http://") {
+			f.url = line
+			return f, nil
+		}
+		f.finish()
+		return nil, fmt.Errorf("fakeserve printed %q instead of its URL", line)
+	case <-time.After(30 * time.Second):
+	case <-ctx.Done():
+	}
+	f.finish()
+	return nil, errors.New("fakeserve did not print its URL")
+}
+
+// finish closes fakeserve's stdin (its signal to stop), reads its summary
+// and reaps it.
+func (f *fakeProc) finish() (scenario.Summary, time.Duration, error) {
+	var sum scenario.Summary
+	f.stdin.Close()
+	var summary string
+	var readErr error
+	timer := time.NewTimer(30 * time.Second)
+	defer timer.Stop()
+	select {
+	case line, ok := <-f.lines:
+		if ok {
+			summary = line
+		}
+	case <-timer.C:
+		readErr = errors.New("fakeserve did not print its summary")
+	}
+	waitErr := waitGroup(context.WithoutCancel(f.ctx), f.cmd, grace)
+	for range f.lines { // the reader ends with the pipe
+	}
+	var cpu time.Duration
+	if ru, ok := f.cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	switch {
+	case readErr != nil:
+		return sum, cpu, readErr
+	case waitErr != nil:
+		return sum, cpu, fmt.Errorf("fakeserve: %w", waitErr)
+	}
+	if summary == "" {
+		return sum, cpu, errors.New("fakeserve exited without a summary")
+	}
+	if err := json.Unmarshal([]byte(summary), &sum); err != nil {
+		return sum, cpu, fmt.Errorf("fakeserve summary %.200q: %w", summary, err)
+	}
+	return sum, cpu, nil
+}
