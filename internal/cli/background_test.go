@@ -343,3 +343,96 @@ func chaosRun(t *testing.T, rng *rand.Rand, iter int) {
 		t.Errorf("%d task_notification events, want 5", n)
 	}
 }
+
+// TestTaskStopKillsABackgroundAgent stops a background agent whose Bash
+// call is running: TaskStop returns only after the command's process group
+// is gone, the agent ends killed, and the lead is told exactly once.
+func TestTaskStopKillsABackgroundAgent(t *testing.T) {
+	t.Parallel()
+	rt := &router{}
+	h := newHarness(t, rt.policy)
+	pidFile := filepath.Join(h.dir, "sleeper.pid")
+	var (
+		pgid       int
+		stopResult []string
+		survivors  []int
+		stopNotes  []notice
+		leadErr    string
+	)
+	rt.on("LEAD-stop:", func(r *fakeapi.Request) fakeapi.Reply {
+		switch r.Turn() {
+		case 0:
+			return fakeapi.Reply{Content: []fakeapi.Block{use("Agent", map[string]any{
+				"description": "long sleeper", "run_in_background": true,
+				"prompt": "SLEEPER: run the long command"})}}
+		case 1:
+			// The model knows the agent by the id in the launch result.
+			m := agentIDText.FindStringSubmatch(r.LastToolResultText())
+			if m == nil {
+				leadErr = "no agentId in the launch result: " + r.LastToolResultText()
+				return fakeapi.TextReply("lost")
+			}
+			var err error
+			if pgid, err = awaitPID(r.Context(), pidFile); err != nil {
+				leadErr = err.Error()
+				return fakeapi.TextReply("lost")
+			}
+			return fakeapi.Reply{Content: []fakeapi.Block{use("TaskStop", map[string]any{"task_id": m[1]})}}
+		case 2:
+			// TaskStop has returned: its command must be gone already.
+			stopResult = toolResults(r)
+			survivors = groupMembers(pgid)
+			stopNotes = lastUserNotices(r)
+			return fakeapi.TextReply("stopped the sleeper")
+		}
+		return fakeapi.TextReply("unexpected turn")
+	})
+	rt.on("SLEEPER:", func(r *fakeapi.Request) fakeapi.Reply {
+		if r.Turn() > 0 {
+			return fakeapi.TextReply("the command ended by itself")
+		}
+		return fakeapi.Reply{Content: []fakeapi.Block{use("Bash", map[string]any{
+			"command": "echo $$ > " + pidFile + "; sleep 300 & sleep 300; wait"})}}
+	})
+
+	out, errOut, code := h.run("-p", "LEAD-stop: start and stop a sleeper", "--output-format", "stream-json",
+		"--allowedTools", "Bash,TaskStop")
+	if leadErr != "" {
+		t.Fatal(leadErr)
+	}
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	s := parseStream(t, out)
+	if s.result.Result != "stopped the sleeper" {
+		t.Fatalf("result = %+v", s.result)
+	}
+	if len(stopResult) != 1 || strings.HasPrefix(stopResult[0], "ERROR:") || !strings.Contains(stopResult[0], "Successfully stopped task") {
+		t.Fatalf("TaskStop result = %q", stopResult)
+	}
+	if pgid == 0 || len(survivors) > 0 {
+		t.Fatalf("after TaskStop returned, the Bash process group %d still has members %v", pgid, survivors)
+	}
+	// The notification came with the TaskStop result, and only then.
+	if len(stopNotes) != 1 {
+		t.Fatalf("the request after TaskStop carries %d notifications, want 1", len(stopNotes))
+	}
+	hist := finalHistory(t, h.srv, "LEAD-stop:")
+	notes := userNotices(hist)
+	uses := toolUseIDs(hist, "Agent")
+	if len(notes) != 1 || len(uses) != 1 {
+		t.Fatalf("%d notifications and %d Agent calls, want 1 and 1: %+v", len(notes), len(uses), notes)
+	}
+	want := notice{TaskID: notes[0].TaskID, ToolUseID: uses[0], OutputFile: notes[0].OutputFile, Status: "killed",
+		Summary: `Agent "long sleeper" was stopped`, HasUsage: true}
+	if d := cmp.Diff(want, notes[0]); d != "" {
+		t.Fatalf("notification (-want +got):\n%s", d)
+	}
+	if !strings.Contains(stopResult[0], notes[0].TaskID) {
+		t.Errorf("TaskStop result %q does not name task %s", stopResult[0], notes[0].TaskID)
+	}
+	finished := s.events(task.SubtypeTaskNotification)
+	if len(finished) != 1 || finished[0].Status != "stopped" || finished[0].TaskID != notes[0].TaskID {
+		t.Fatalf("task_notification events = %+v, want one with status stopped", finished)
+	}
+}
