@@ -198,7 +198,7 @@ func (w *Writer) endTurn(t *track, ts int64, cut bool) {
 	if cut && (unfinished || tn.running > 0 || !tn.answered) {
 		end, unfinished = ts, true
 	}
-	args := map[string]any{"tool_calls": tn.done}
+	args := map[string]any{"tool_calls": tn.expect}
 	if unfinished {
 		args["unfinished"] = true
 	}

@@ -147,8 +147,17 @@ func (v *validator) array(dec *json.Decoder, truncOK bool) error {
 		var ev rawEvent
 		off := dec.InputOffset()
 		if err := dec.Decode(&ev); err != nil {
-			if errors.Is(err, io.ErrUnexpectedEOF) {
+			var te *json.UnmarshalTypeError
+			switch {
+			case errors.Is(err, io.EOF) && truncOK:
+				v.sum.Truncated = true // a comma and nothing after it
+				return nil
+			case errors.Is(err, io.ErrUnexpectedEOF):
 				return fmt.Errorf("trace: event %d (byte %d) is cut off", v.sum.Events+1, off)
+			case errors.As(err, &te) && te.Field == "":
+				return fmt.Errorf("trace: event %d (byte %d) is a JSON %s, not an object", v.sum.Events+1, off, te.Value)
+			case errors.As(err, &te):
+				return fmt.Errorf("trace: event %d (byte %d): %q is a JSON %s, not a %s", v.sum.Events+1, off, te.Field, te.Value, te.Type)
 			}
 			return fmt.Errorf("trace: event %d (byte %d): %w", v.sum.Events+1, off, err)
 		}

@@ -34,6 +34,8 @@ func spans(kv ...any) map[string]int {
 // agentSpans is what a finished agent with n turns shows on its thread.
 func agentSpans(n int) map[string]int { return spans("agent", 1, "turn", n, "model", n) }
 
+var cmpEmpty = cmpopts.EquateEmpty()
+
 var taskInstants = spans("task_started", 1, "task_notification", 1)
 
 func leadWithThreeSubagents() []any {
@@ -171,7 +173,7 @@ func TestWriterTracks(t *testing.T) {
 				t.Fatal(err)
 			}
 			sum := validateFile(t, path)
-			if diff := cmp.Diff(tt.want, views(sum), cmpopts.EquateEmpty()); diff != "" {
+			if diff := cmp.Diff(tt.want, views(sum), cmpEmpty); diff != "" {
 				t.Errorf("tracks (-want +got):\n%s", diff)
 			}
 			if sum.Unfinished != tt.unfinished {
