@@ -55,7 +55,6 @@ func fixtureRequest(b *testing.B) *llm.Request {
 	return a.LastRequest()
 }
 
-
 // sdkParams converts the block types the fixture uses the way llm/claude
 // does (text, tool_use, tool_result; schemas as raw JSON).
 func sdkParams(req *llm.Request) anthropic.MessageNewParams {
