@@ -436,3 +436,256 @@ func TestTaskStopKillsABackgroundAgent(t *testing.T) {
 		t.Fatalf("task_notification events = %+v, want one with status stopped", finished)
 	}
 }
+
+// TestBackgroundOutputFileGrows looks at a background agent's output file
+// twice while the agent is paused between requests: it is a private file
+// of JSON lines, and it grows by appending.
+func TestBackgroundOutputFileGrows(t *testing.T) {
+	t.Parallel()
+	rt := &router{}
+	h := newHarness(t, rt.policy)
+	notes := h.write("notes.txt", "the notes\n")
+	paths := make(chan string, 1)
+	at1, at2, go1, go2 := newGate(), newGate(), newGate(), newGate()
+	rt.on("LEAD-file:", func(r *fakeapi.Request) fakeapi.Reply {
+		switch r.Turn() {
+		case 0:
+			return fakeapi.Reply{Content: []fakeapi.Block{use("Agent", map[string]any{
+				"description": "transcriber", "run_in_background": true, "prompt": "TRANSCRIBER: read the notes twice"})}}
+		case 1:
+			path := ""
+			if m := outputText.FindStringSubmatch(r.LastToolResultText()); m != nil {
+				path = m[1]
+			}
+			select {
+			case paths <- path:
+			default:
+			}
+			return fakeapi.TextReply("waiting for the transcriber")
+		}
+		return fakeapi.TextReply("transcript seen")
+	})
+	readNotes := fakeapi.Reply{Content: []fakeapi.Block{use("Read", map[string]any{"file_path": notes})}}
+	rt.on("TRANSCRIBER:", func(r *fakeapi.Request) fakeapi.Reply {
+		switch r.Turn() {
+		case 0:
+			return readNotes
+		case 1:
+			at1.open()
+			if !go1.wait(r.Context()) {
+				return fakeapi.TextReply("the test never looked")
+			}
+			return readNotes
+		}
+		at2.open()
+		if !go2.wait(r.Context()) {
+			return fakeapi.TextReply("the test never looked again")
+		}
+		return fakeapi.TextReply("two reads done")
+	})
+
+	run := startCLI(t, h, "-p", "LEAD-file: start a transcriber", "--output-format", "json")
+	var path string
+	select {
+	case path = <-paths:
+	case <-run.done:
+		t.Fatalf("the run ended early: exit %d\n%s\n%s", run.code, run.stdout, run.stderr)
+	case <-time.After(20 * time.Second):
+		t.Fatal("the lead never saw the launch result")
+	}
+	if !strings.HasPrefix(path, filepath.Join(h.vars["COHORT_HOME"], "tmp")+"/") {
+		t.Fatalf("output file %q is not under $COHORT_HOME/tmp", path)
+	}
+	if !at1.wait(t.Context()) {
+		t.Fatal("the agent never made its second request")
+	}
+	// Paused before its second request: the opening prompt, the first
+	// reply and the first tool result.
+	first, fi1, err := transcriptLines(path, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := lineTypes(first), []string{"user", "assistant", "user"}; !cmp.Equal(got, want) {
+		t.Fatalf("transcript while paused = %v, want %v:\n%s", got, want, strings.Join(first, "\n"))
+	}
+	if !fi1.Mode().IsRegular() || fi1.Mode().Perm() != 0o600 {
+		t.Fatalf("output file mode = %v, want a regular file with 0600", fi1.Mode())
+	}
+	go1.open()
+	if !at2.wait(t.Context()) {
+		t.Fatal("the agent never made its third request")
+	}
+	second, fi2, err := transcriptLines(path, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(second) != 5 || fi2.Size() <= fi1.Size() {
+		t.Fatalf("the transcript did not grow by two lines: %d → %d lines, %d → %d bytes", len(first), len(second), fi1.Size(), fi2.Size())
+	}
+	if d := cmp.Diff(first, second[:len(first)]); d != "" {
+		t.Fatalf("earlier lines changed (-before +after):\n%s", d)
+	}
+	if !strings.Contains(second[4], "the notes") {
+		t.Errorf("the second tool result is not in the transcript: %s", second[4])
+	}
+	go2.open()
+	run.wait(t)
+	if run.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", run.code, run.stdout, run.stderr)
+	}
+	if r := h.result(run.stdout); r.Result != "transcript seen" {
+		t.Fatalf("result = %+v", r)
+	}
+	final, _, err := transcriptLines(path, 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(final) != 6 || !strings.Contains(final[5], "two reads done") {
+		t.Fatalf("final transcript has %d lines, last %s", len(final), final[len(final)-1])
+	}
+	notes2 := userNotices(finalHistory(t, h.srv, "LEAD-file:"))
+	if len(notes2) != 1 || notes2[0].OutputFile != path || notes2[0].Status != "completed" {
+		t.Fatalf("notifications = %+v, want one completed pointing at %s", notes2, path)
+	}
+}
+
+// TestUnknownTaskIDListsRunningTasks gives TaskOutput and TaskStop ids that
+// match nothing: each answers with an is_error result that lists what is
+// running, so the model can correct itself; with nothing running it says so.
+func TestUnknownTaskIDListsRunningTasks(t *testing.T) {
+	t.Parallel()
+	rt := &router{}
+	h := newHarness(t, rt.policy)
+	release := newGate()
+	var whileRunning, afterwards []string
+	rt.on("LEAD-unknown:", func(r *fakeapi.Request) fakeapi.Reply {
+		switch r.Turn() {
+		case 0:
+			return fakeapi.Reply{Content: []fakeapi.Block{use("Agent", map[string]any{
+				"description": "blocked worker", "run_in_background": true, "prompt": "BLOCKED: wait for the signal"})}}
+		case 1:
+			return fakeapi.Reply{Content: []fakeapi.Block{
+				use("TaskOutput", map[string]any{"task_id": "a-nope"}),
+				use("TaskStop", map[string]any{"task_id": "b-nope"})}}
+		case 2:
+			whileRunning = toolResults(r)
+			release.open()
+			return fakeapi.TextReply("waiting for the worker")
+		case 3:
+			return fakeapi.Reply{Content: []fakeapi.Block{use("TaskStop", map[string]any{"task_id": "a-nope"})}}
+		case 4:
+			afterwards = toolResults(r)
+		}
+		return fakeapi.TextReply("done")
+	})
+	rt.on("BLOCKED:", func(r *fakeapi.Request) fakeapi.Reply {
+		if !release.wait(r.Context()) {
+			return fakeapi.TextReply("never released")
+		}
+		return fakeapi.TextReply("worker finished")
+	})
+
+	out, errOut, code := h.run("-p", "LEAD-unknown: ask about tasks that do not exist",
+		"--output-format", "stream-json", "--allowedTools", "TaskStop")
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	s := parseStream(t, out)
+	started := s.events(task.SubtypeTaskStarted)
+	if len(started) != 1 {
+		t.Fatalf("%d task_started events, want 1", len(started))
+	}
+	listing := fmt.Sprintf("Running tasks:\n- %s (local_agent, running): blocked worker", started[0].TaskID)
+	if len(whileRunning) != 2 {
+		t.Fatalf("results while running = %q", whileRunning)
+	}
+	for i, id := range []string{"a-nope", "b-nope"} {
+		res := whileRunning[i]
+		if !strings.HasPrefix(res, "ERROR:") || !strings.Contains(res, fmt.Sprintf("No task found with id or name %q.", id)) ||
+			!strings.Contains(res, listing) {
+			t.Errorf("result for %s = %q, want an error listing %q", id, res, listing)
+		}
+	}
+	if len(afterwards) != 1 || !strings.HasPrefix(afterwards[0], "ERROR:") || !strings.Contains(afterwards[0], "No tasks are running.") {
+		t.Errorf("result with nothing running = %q", afterwards)
+	}
+	if notes := userNotices(finalHistory(t, h.srv, "LEAD-unknown:")); len(notes) != 1 || notes[0].Status != "completed" {
+		t.Errorf("notifications = %+v, want the worker's, once", notes)
+	}
+}
+
+// TestTaskOutputBlockReadsTheResultOnce waits for a running background
+// agent with TaskOutput: a short timeout reports it still running; a
+// blocking read returns its result; and the notification that would have
+// repeated that result is withdrawn, so the lead reads the result once.
+func TestTaskOutputBlockReadsTheResultOnce(t *testing.T) {
+	t.Parallel()
+	rt := &router{}
+	h := newHarness(t, rt.policy)
+	release := newGate()
+	var agentID string
+	var peek, final []string
+	rt.on("LEAD-wait:", func(r *fakeapi.Request) fakeapi.Reply {
+		switch r.Turn() {
+		case 0:
+			return fakeapi.Reply{Content: []fakeapi.Block{use("Agent", map[string]any{
+				"description": "slow writer", "run_in_background": true, "prompt": "SLOW: write the report"})}}
+		case 1:
+			if m := agentIDText.FindStringSubmatch(r.LastToolResultText()); m != nil {
+				agentID = m[1]
+			}
+			return fakeapi.Reply{Content: []fakeapi.Block{use("TaskOutput", map[string]any{
+				"task_id": agentID, "block": true, "timeout": 50})}}
+		case 2:
+			peek = toolResults(r)
+			release.open()
+			return fakeapi.Reply{Content: []fakeapi.Block{use("TaskOutput", map[string]any{"task_id": agentID, "block": true})}}
+		case 3:
+			final = toolResults(r)
+			return fakeapi.TextReply("read the report")
+		}
+		return fakeapi.TextReply("an extra turn")
+	})
+	rt.on("SLOW:", func(r *fakeapi.Request) fakeapi.Reply {
+		if !release.wait(r.Context()) {
+			return fakeapi.TextReply("never released")
+		}
+		// Most likely answered while TaskOutput already waits; the outcome
+		// must be the same either way.
+		return fakeapi.Reply{Content: []fakeapi.Block{fakeapi.TextBlock("the report")}, FirstTokenDelay: 50 * time.Millisecond}
+	})
+
+	out, errOut, code := h.run("-p", "LEAD-wait: wait for a slow writer", "--output-format", "stream-json")
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	s := parseStream(t, out)
+	if s.result.Result != "read the report" {
+		t.Fatalf("result = %+v (an extra turn means a notification repeated the result)", s.result)
+	}
+	started := s.events(task.SubtypeTaskStarted)
+	if agentID == "" || len(started) != 1 {
+		t.Fatalf("agent id %q, %d task_started events", agentID, len(started))
+	}
+	id := started[0].TaskID
+	for _, w := range []string{"<retrieval_status>timeout</retrieval_status>", "<task_id>" + id + "</task_id>", "<status>running</status>"} {
+		if len(peek) != 1 || strings.HasPrefix(peek[0], "ERROR:") || !strings.Contains(peek[0], w) {
+			t.Fatalf("TaskOutput with a short timeout = %q, want it to contain %q", peek, w)
+		}
+	}
+	for _, w := range []string{"<retrieval_status>success</retrieval_status>", "<status>completed</status>", "<output>\nthe report\n</output>"} {
+		if len(final) != 1 || strings.HasPrefix(final[0], "ERROR:") || !strings.Contains(final[0], w) {
+			t.Fatalf("blocking TaskOutput = %q, want it to contain %q", final, w)
+		}
+	}
+	if notes := userNotices(finalHistory(t, h.srv, "LEAD-wait:")); len(notes) != 0 {
+		t.Fatalf("the lead got %d notifications after reading the result through TaskOutput: %+v", len(notes), notes)
+	}
+	if n := len(convRequests(h.srv, "LEAD-wait:")); n != 4 {
+		t.Fatalf("the lead made %d requests, want 4", n)
+	}
+	// The stream still reports the task's end.
+	if fin := s.events(task.SubtypeTaskNotification); len(fin) != 1 || fin[0].TaskID != id || fin[0].Status != "completed" {
+		t.Fatalf("task_notification events = %+v", fin)
+	}
+}
