@@ -10,10 +10,16 @@
 // The session is one process (pid 1, named by a process_name event). Each
 // agent is one thread, named by a thread_name event: "lead" for the first
 // agent without a parent call, "<subagent_type>: <description>" for an
-// agent whose task_started was seen (its engine events carry the Agent
-// call's id as ParentToolUseID, which task_started carries as tool_use_id),
-// and "agent <id>" otherwise. thread_sort_index puts the lead first and
-// the other agents in the order they started.
+// agent whose task_started was seen, and "agent <id>" otherwise.
+// thread_sort_index puts the lead first and the other agents in the order
+// their tasks (or, without a task, their first events) started.
+//
+// Task events carry no agent id, so an agent task is matched to its agent
+// through the Agent call: the task's tool_use_id is the ParentToolUseID of
+// the agent's engine events. Until the agent's first engine event the task
+// is pending; its thread is made then (a remote agent, which sends none,
+// gets it when its task ends, or at Close). An agent resumed under a new
+// task keeps its thread: the new task's agent span opens on it again.
 //
 // An agent's main thread holds nested complete ("X") events: the agent
 // (from its first event, or its task_started, to its task_notification), its

@@ -7,9 +7,23 @@ import (
 // taskRef is what the writer knows about a running task.
 type taskRef struct {
 	id    string
-	track *track // the agent the task runs (agent tasks) or started it (others)
+	call  string // the tool_use_id that started it
+	track *track // the agent it runs (agent tasks; nil while pending) or that started it
 	agent bool
 	span  *span // a background shell's span on its owner's lane
+}
+
+// pendingTask is an agent task whose agent has sent no engine event yet.
+// Its track is made (or, for an agent resumed under a new task, found) by
+// the first engine event that names its call; a task that ends first (a
+// remote agent, a failed start) gets its track then.
+type pendingTask struct {
+	ref   *taskRef
+	name  string
+	order int   // its place in the sort order, taken at task_started
+	start int64 // the task_started stamp, where the agent span begins
+	mark  int64 // the stamp after it, for the task_started instant
+	args  map[string]any
 }
 
 // taskEvent turns one task event, stamped s, into spans and instants.
@@ -20,44 +34,56 @@ func (w *Writer) taskEvent(ev task.Event, s int64) {
 	case task.SubtypeTaskNotification:
 		w.taskEnded(ev, s)
 	case task.SubtypeTaskProgress:
-		if ref := w.tasks[ev.TaskID]; ref != nil && ref.agent && ref.track.open {
+		if ref := w.tasks[ev.TaskID]; ref != nil && ref.agent && ref.track != nil && ref.track.open {
 			ref.track.last = s // a remote agent's only sign of life
 		}
 	}
 }
 
-// taskStarted opens an agent task's agent span on the track its engine
-// events will bind to, or a background shell's span on a lane of the agent
-// whose tool call started it.
+// taskStarted starts an agent task's agent span (on the track of its
+// agent if that has sent events already, else pending until it does), or
+// a background shell's span on a lane of the agent whose tool call
+// started it.
 func (w *Writer) taskStarted(ev task.Event, s int64) {
 	if ev.TaskID == "" || w.tasks[ev.TaskID] != nil {
 		return
 	}
-	ref := &taskRef{id: ev.TaskID, agent: task.Kind(ev.TaskType).IsAgent()}
+	ref := &taskRef{id: ev.TaskID, call: ev.ToolUseID, agent: task.Kind(ev.TaskType).IsAgent()}
+	w.tasks[ev.TaskID] = ref
 	args := startedArgs(ev)
-	if ref.agent {
-		t := w.byCall[ev.ToolUseID]
-		if t == nil || ev.ToolUseID == "" {
-			t = w.newTrack(agentName(ev), false)
-			if ev.ToolUseID != "" {
-				w.byCall[ev.ToolUseID] = t
-			}
-		} else {
-			w.rename(t, agentName(ev))
-		}
-		ref.track, t.task = t, ref
-		s = w.begin(t, s)
-		w.instant(t.tid, "task", "task_started", s, args)
-		t.last = w.last
-	} else {
+	if !ref.agent {
 		t := w.owner(ev.ToolUseID)
 		ref.track = t
 		ref.span = &span{name: clip(taskLabel(ev), nameCap), cat: "task", start: s, lane: w.takeLane(t),
 			args: map[string]any{"task_id": ev.TaskID, "task_type": ev.TaskType}}
 		w.instant(t.tid, "task", "task_started", w.next(), args)
 		t.last = max(t.last, w.last)
+		return
 	}
-	w.tasks[ev.TaskID] = ref
+	p := &pendingTask{ref: ref, name: agentName(ev), order: w.takeOrder(), start: s, mark: w.next(), args: args}
+	switch t := w.byCall[ev.ToolUseID]; {
+	case ev.ToolUseID == "":
+		w.attach(w.newTrack(p.name, p.order), p)
+	case t != nil:
+		w.attach(t, p)
+	default:
+		w.pending[ev.ToolUseID] = p
+	}
+}
+
+// attach puts a pending agent task on track t: names it, opens its agent
+// span at the task's start and marks the start.
+func (w *Writer) attach(t *track, p *pendingTask) {
+	if w.pending[p.ref.call] == p {
+		delete(w.pending, p.ref.call)
+	}
+	w.rename(t, p.name)
+	t.task, p.ref.track = p.ref, t
+	if !t.open {
+		t.open, t.spanStart = true, p.start
+	}
+	w.instant(t.tid, "task", "task_started", p.mark, p.args)
+	t.last = max(t.last, p.mark)
 }
 
 // taskEnded ends what taskStarted opened.
@@ -68,29 +94,32 @@ func (w *Writer) taskEnded(ev task.Event, s int64) {
 		// The start was missed (the writer came later): mark the end on
 		// the agent it belongs to, if known.
 		t := w.byCall[ev.ToolUseID]
-		if t == nil {
+		if t == nil || ev.ToolUseID == "" {
 			t = w.owner(ev.ToolUseID)
 		}
 		w.instant(t.tid, "task", "task_notification", s, args)
 		return
 	}
 	delete(w.tasks, ev.TaskID)
-	t := ref.track
-	if ref.agent {
-		w.instant(t.tid, "task", "task_notification", s, args)
-		extra := map[string]any{"status": ev.Status}
-		if ev.Usage != nil {
-			extra["usage"] = ev.Usage
-		}
-		w.endAgent(t, w.next(), extra, false)
-		if t.task == ref {
-			t.task = nil
-		}
+	if !ref.agent {
+		ref.span.args["status"] = ev.Status
+		w.endSpan(ref.span, s, false)
+		w.instant(ref.track.tid, "task", "task_notification", w.next(), args)
 		return
 	}
-	ref.span.args["status"] = ev.Status
-	w.endSpan(ref.span, s, false)
-	w.instant(t.tid, "task", "task_notification", w.next(), args)
+	if p := w.pending[ref.call]; p != nil && p.ref == ref {
+		w.attach(w.newTrack(p.name, p.order), p)
+	}
+	t := ref.track
+	w.instant(t.tid, "task", "task_notification", s, args)
+	extra := map[string]any{"status": ev.Status}
+	if ev.Usage != nil {
+		extra["usage"] = ev.Usage
+	}
+	w.endAgent(t, w.next(), extra, false)
+	if t.task == ref {
+		t.task = nil
+	}
 }
 
 // owner returns the agent whose open tool call has id callID; the lead

@@ -64,52 +64,65 @@ type request struct {
 	firstToken int64 // -1 until the first stream event
 }
 
-// newTrack adds an agent's main thread, named and placed in the sort order.
-func (w *Writer) newTrack(name string, lead bool) *track {
+// newTrack adds an agent's main thread, named and placed in the sort
+// order (0 for the lead; others take w.takeOrder()).
+func (w *Writer) newTrack(name string, order int) *track {
 	w.nextTID++
-	t := &track{tid: w.nextTID, name: name, tools: map[string]*span{}}
-	if !lead {
-		w.nextOrder++
-		t.order = w.nextOrder
-	}
+	t := &track{tid: w.nextTID, order: order, name: name, tools: map[string]*span{}}
 	w.tracks = append(w.tracks, t)
 	w.nameThread(t.tid, t.name, t.order*sortStride)
 	return t
 }
 
+// takeOrder returns the next place in the sort order after the lead.
+func (w *Writer) takeOrder() int {
+	w.nextOrder++
+	return w.nextOrder
+}
+
 // leadTrack returns the lead's track, creating it on first use.
 func (w *Writer) leadTrack() *track {
 	if w.lead == nil {
-		w.lead = w.newTrack("lead", true)
+		w.lead = w.newTrack("lead", 0)
 	}
 	return w.lead
 }
 
 // agentTrack returns the track of the agent an engine event came from,
 // creating or binding one on the agent's first event. A subagent binds to
-// the track its task_started made (matched by the Agent call's
-// tool_use_id); the first agent without a parent call is the lead.
+// what its task_started left (matched by the Agent call's tool_use_id); the
+// first agent without a parent call is the lead.
 func (w *Writer) agentTrack(agentID, parentCall string) *track {
-	if t := w.byAgent[agentID]; t != nil {
-		return t
-	}
-	var t *track
-	switch {
-	case parentCall != "":
-		if c := w.byCall[parentCall]; c != nil && c.agentID == "" {
-			t = c
-		}
-	case w.lead == nil || w.lead.agentID == "":
-		t = w.leadTrack()
-	}
+	t := w.byAgent[agentID]
 	if t == nil {
-		t = w.newTrack(clip("agent "+agentID, nameCap), false)
-		if parentCall != "" {
+		switch {
+		case parentCall != "":
+			if c := w.byCall[parentCall]; c != nil && c.agentID == "" {
+				t = c
+			}
+		case w.lead == nil || w.lead.agentID == "":
+			t = w.leadTrack()
+		}
+		if t == nil {
+			name, order := clip("agent "+agentID, nameCap), 0
+			if p := w.pending[parentCall]; p != nil && parentCall != "" {
+				name, order = p.name, p.order
+			} else {
+				order = w.takeOrder()
+			}
+			t = w.newTrack(name, order)
+		}
+		t.agentID = agentID
+		w.byAgent[agentID] = t
+	}
+	if parentCall != "" {
+		if p := w.pending[parentCall]; p != nil {
+			w.attach(t, p)
+		}
+		if w.byCall[parentCall] == nil {
 			w.byCall[parentCall] = t
 		}
 	}
-	t.agentID = agentID
-	w.byAgent[agentID] = t
 	return t
 }
 
@@ -247,6 +260,10 @@ func (w *Writer) endAgent(t *track, ts int64, extra map[string]any, unfinished b
 
 // closeAll ends every open span at ts, for Close.
 func (w *Writer) closeAll(ts int64) {
+	waiting := slices.SortedFunc(maps.Values(w.pending), func(a, b *pendingTask) int { return cmp.Compare(a.start, b.start) })
+	for _, p := range waiting {
+		w.attach(w.newTrack(p.name, p.order), p)
+	}
 	open := map[string]*span{}
 	for id, ref := range w.tasks {
 		if ref.span != nil {

@@ -77,6 +77,7 @@ type Writer struct {
 	byCall    map[string]*track // subagent tracks by the tool_use_id that spawned them
 	calls     map[string]*track // open tool calls: tool_use_id → calling agent
 	tasks     map[string]*taskRef
+	pending   map[string]*pendingTask // agent tasks by call id, until their agent's first event
 }
 
 // Create creates (or truncates) the trace file at path with mode 0600 and
@@ -99,7 +100,7 @@ func Create(path string, cfg Config) (*Writer, error) {
 	w := &Writer{
 		cfg: cfg, f: f, first: true, last: -1,
 		byAgent: map[string]*track{}, byCall: map[string]*track{},
-		calls: map[string]*track{}, tasks: map[string]*taskRef{},
+		calls: map[string]*track{}, tasks: map[string]*taskRef{}, pending: map[string]*pendingTask{},
 	}
 	w.enc = json.NewEncoder(&w.scratch)
 	w.enc.SetEscapeHTML(false)
@@ -174,7 +175,7 @@ func (w *Writer) Close() error {
 		w.err = fmt.Errorf("trace: close %s: %w", w.f.Name(), err)
 	}
 	w.closeErr = w.err
-	w.buf, w.tracks, w.byAgent, w.byCall, w.calls, w.tasks = nil, nil, nil, nil, nil, nil
+	w.buf, w.tracks, w.byAgent, w.byCall, w.calls, w.tasks, w.pending = nil, nil, nil, nil, nil, nil, nil
 	return w.closeErr
 }
 

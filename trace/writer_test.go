@@ -137,6 +137,41 @@ func TestWriterTracks(t *testing.T) {
 		},
 		want: []view{{"Plan: late start", agentSpans(1), taskInstants}},
 	}, {
+		name: "an agent resumed under a new task stays on its track",
+		events: append(subagent("a01", "agent-1", "c1", "first run"),
+			started("a02", "local_agent", "m1", "resumed", "Explore"),
+			req("agent-1", "m1", 3), answer("agent-1", "m1", 3),
+			notified("a02", "m1", "completed"),
+		),
+		want: []view{
+			{"Explore: resumed", spans("agent", 2, "turn", 3, "model", 3), spans("task_started", 2, "task_notification", 2)},
+			{"Explore: resumed · tools 1", tool1, nil},
+			{"Explore: resumed · tools 2", tool1, nil},
+		},
+	}, {
+		name: "an agent task without engine events gets its track when it ends",
+		events: []any{
+			started("r01", "remote_agent", "c1", "far away", ""),
+			req("lead", "", 1), answer("lead", "", 1),
+			progress("r01", "c1"),
+			notified("r01", "c1", "completed"),
+		},
+		want: []view{
+			{"lead", agentSpans(1), nil},
+			{"remote_agent: far away", spans("agent", 1), taskInstants},
+		},
+	}, {
+		name: "an agent task still waiting at Close",
+		events: []any{
+			req("lead", "", 1), answer("lead", "", 1),
+			started("a01", "local_agent", "c1", "queued", "Plan"),
+		},
+		want: []view{
+			{"lead", agentSpans(1), nil},
+			{"Plan: queued", spans("agent", 1), spans("task_started", 1)},
+		},
+		unfinished: 1,
+	}, {
 		name: "retries and compactions are instants",
 		events: []any{
 			req("lead", "", 1), retry("lead", ""), token("lead", ""), answer("lead", "", 1),
