@@ -191,3 +191,22 @@ func checkTruncated(t *testing.T, data []byte) Summary {
 	}
 	return sum
 }
+
+// TestWriteErrorIsReported checks that a failed write stops the writer and
+// surfaces from Flush and Close instead of being lost.
+func TestWriteErrorIsReported(t *testing.T) {
+	t.Parallel()
+	w, path := newWriter(t, Config{BufferSize: 1})
+	w.f.Close() // every write now fails
+	feed(w, leadWithThreeSubagents()...)
+	err := w.Flush()
+	if err == nil || !strings.Contains(err.Error(), "write "+path) {
+		t.Fatalf("Flush: %v, want a write error naming %s", err, path)
+	}
+	if cerr := w.Close(); cerr == nil || cerr.Error() != err.Error() {
+		t.Errorf("Close: %v, want %v", cerr, err)
+	}
+	if cerr := w.Close(); cerr == nil {
+		t.Error("a second Close forgot the error")
+	}
+}

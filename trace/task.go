@@ -77,6 +77,9 @@ func (w *Writer) attach(t *track, p *pendingTask) {
 	if w.pending[p.ref.call] == p {
 		delete(w.pending, p.ref.call)
 	}
+	if c := p.ref.call; c != "" && w.byCall[c] == nil {
+		w.byCall[c] = t
+	}
 	w.rename(t, p.name)
 	t.task, p.ref.track = p.ref, t
 	if !t.open {

@@ -105,7 +105,7 @@ func (w *Writer) agentTrack(agentID, parentCall string) *track {
 		}
 		if t == nil {
 			name, order := clip("agent "+agentID, nameCap), 0
-			if p := w.pending[parentCall]; p != nil && parentCall != "" {
+			if p := w.pending[parentCall]; p != nil {
 				name, order = p.name, p.order
 			} else {
 				order = w.takeOrder()
