@@ -234,11 +234,16 @@ func TestBackgroundNotifyLoop(t *testing.T) {
 		}
 	}
 	t.Logf("seed %d (replay with COHORT_BG_SEED=%d)", seed, seed)
+	// The iterations run as parallel subtests: -parallel (GOMAXPROCS by
+	// default) bounds how many run at once.
 	for iter := range 50 {
-		rng := rand.New(rand.NewPCG(seed, uint64(iter)))
-		if !t.Run(fmt.Sprintf("iter%02d", iter), func(t *testing.T) { chaosRun(t, rng, iter) }) {
-			t.Fatalf("iteration %d failed (seed %d)", iter, seed)
-		}
+		t.Run(fmt.Sprintf("iter%02d", iter), func(t *testing.T) {
+			t.Parallel()
+			chaosRun(t, rand.New(rand.NewPCG(seed, uint64(iter))), iter)
+			if t.Failed() {
+				t.Logf("replay with COHORT_BG_SEED=%d", seed)
+			}
+		})
 	}
 }
 
