@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/cohort-dev/cohort/engine"
 	"github.com/cohort-dev/cohort/llm"
@@ -115,26 +114,17 @@ func (f *turnFixture) model(b *testing.B, url string, rt http.RoundTripper) llm.
 	return m
 }
 
-// cpuTime returns the process's user+system CPU time so far.
-func cpuTime(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // loop runs body under b.Loop and reports the process CPU per iteration
 // (cpu-ns/op) next to the wall time: GC and every goroutine count.
 func loop(b *testing.B, body func()) {
 	b.ReportAllocs()
-	start := cpuTime(b)
+	start := rusage(b, syscall.RUSAGE_SELF)
 	n := 0
 	for b.Loop() {
 		body()
 		n++
 	}
-	b.ReportMetric(float64(cpuTime(b)-start)/float64(n), "cpu-ns/op")
+	b.ReportMetric(float64(rusage(b, syscall.RUSAGE_SELF)-start)/float64(n), "cpu-ns/op")
 }
 
 // BenchmarkQueryLoopTurn measures one query-loop turn at 50 KB of history

@@ -81,6 +81,66 @@ type Result struct {
 // grace is how long each stop step waits before the next one.
 const grace = 3 * time.Second
 
+// Workspace is the directories of one run: a temp HOME (with COHORT_HOME
+// inside) and a project directory, and the workload with its paths filled
+// in.
+type Workspace struct {
+	Dir     string // the temp root; Remove deletes it
+	Home    string
+	Project string
+	Spec    scenario.Spec
+}
+
+// NewWorkspace creates the directories for spec (and, for
+// scenario.ToolsMixed, the file its agents read).
+func NewWorkspace(spec scenario.Spec) (*Workspace, error) {
+	tmp, err := os.MkdirTemp("", "cohort-trial-")
+	if err != nil {
+		return nil, err
+	}
+	w := &Workspace{Dir: tmp, Home: filepath.Join(tmp, "home"), Project: filepath.Join(tmp, "project"), Spec: spec}
+	for _, d := range []string{w.Home, w.Project} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			w.Remove()
+			return nil, err
+		}
+	}
+	if spec.Tools == scenario.ToolsMixed {
+		w.Spec.File = filepath.Join(w.Project, "data.txt")
+		if err := os.WriteFile(w.Spec.File, []byte(sampleFile), 0o644); err != nil {
+			w.Remove()
+			return nil, err
+		}
+	}
+	if err := w.Spec.Validate(); err != nil {
+		w.Remove()
+		return nil, err
+	}
+	return w, nil
+}
+
+// Remove deletes the workspace.
+func (w *Workspace) Remove() { os.RemoveAll(w.Dir) }
+
+// Args returns cohort's arguments for the workload: print mode, JSON
+// result, Bash pre-approved.
+func (w *Workspace) Args(maxConcurrent int, extra ...string) []string {
+	args := []string{"-p", w.Spec.Prompt(), "--output-format", "json", "--allowedTools", "Bash", "--cwd", w.Project}
+	if maxConcurrent > 0 {
+		args = append(args, "--max-concurrent-agents", strconv.Itoa(maxConcurrent))
+	}
+	return append(args, extra...)
+}
+
+// Env returns cohort's whole environment: nothing of the caller's but PATH.
+func (w *Workspace) Env(baseURL string) []string {
+	return []string{
+		"HOME=" + w.Home, "COHORT_HOME=" + filepath.Join(w.Home, ".cohort"),
+		"ANTHROPIC_API_KEY=bench", "ANTHROPIC_BASE_URL=" + baseURL,
+		"PATH=" + os.Getenv("PATH"), "TMPDIR=" + w.Dir,
+	}
+}
+
 // Run runs one trial. An error means the trial could not be measured
 // (cohort failed, a process hung); a run that completed but did the wrong
 // work is reported in Result.Check.
@@ -88,71 +148,49 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 	if cfg.Timeout == 0 {
 		cfg.Timeout = 2 * time.Minute
 	}
-	tmp, err := os.MkdirTemp("", "cohort-trial-")
+	w, err := NewWorkspace(cfg.Spec)
 	if err != nil {
 		return res, err
 	}
-	defer os.RemoveAll(tmp)
-	home, project := filepath.Join(tmp, "home"), filepath.Join(tmp, "project")
-	for _, d := range []string{home, project} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return res, err
-		}
-	}
-	spec := cfg.Spec
-	if spec.Tools == scenario.ToolsMixed {
-		spec.File = filepath.Join(project, "data.txt")
-		if err := os.WriteFile(spec.File, []byte(sampleFile), 0o644); err != nil {
-			return res, err
-		}
-	}
-	if err := spec.Validate(); err != nil {
-		return res, err
-	}
-
-	fake, err := startFake(ctx, cfg.FakeServe, cfg.FakeArgs)
+	defer w.Remove()
+	fake, err := StartFake(ctx, cfg.FakeServe, cfg.FakeArgs...)
 	if err != nil {
 		return res, err
 	}
 	defer func() {
-		sum, cpu, ferr := fake.finish()
+		sum, cpu, ferr := fake.Finish()
 		res.Summary, res.FakeCPU = sum, cpu
 		if err == nil && ferr != nil {
 			err = ferr
 		}
 		if err == nil {
-			res.Check = spec.Check(sum)
+			res.Check = w.Spec.Check(sum)
 		}
 	}()
-
-	args := []string{"-p", spec.Prompt(), "--output-format", "json", "--allowedTools", "Bash", "--cwd", project}
-	if cfg.MaxConcurrent > 0 {
-		args = append(args, "--max-concurrent-agents", strconv.Itoa(cfg.MaxConcurrent))
-	}
-	args = append(args, cfg.Args...)
-	env := []string{
-		"HOME=" + home, "COHORT_HOME=" + filepath.Join(home, ".cohort"),
-		"ANTHROPIC_API_KEY=bench", "ANTHROPIC_BASE_URL=" + fake.url,
-		"PATH=" + os.Getenv("PATH"), "TMPDIR=" + tmp,
-	}
-	out, err := runCohort(ctx, cfg.Cohort, args, env, tmp, cfg.Timeout)
+	out, err := runCohort(ctx, cfg.Cohort, w.Args(cfg.MaxConcurrent, cfg.Args...), w.Env(fake.URL), w.Dir, cfg.Timeout)
 	if err != nil {
 		return res, err
 	}
 	res.Wall, res.MaxRSS, res.CPU = out.wall, out.maxRSS, out.cpu
+	res.NumTurns, err = CheckResult(out.stdout, out.stderr, out.code)
+	return res, err
+}
+
+// CheckResult decodes cohort's --output-format json result and returns its
+// num_turns, or an error when the run failed.
+func CheckResult(stdout, stderr []byte, code int) (int, error) {
 	var r struct {
 		IsError  bool   `json:"is_error"`
 		Result   string `json:"result"`
 		NumTurns int    `json:"num_turns"`
 	}
-	if err := json.Unmarshal(lastLine(out.stdout), &r); err != nil {
-		return res, fmt.Errorf("cohort exit %d; its output is not a JSON result (%v)\nstdout: %.2000s\nstderr: %.2000s", out.code, err, out.stdout, out.stderr)
+	if err := json.Unmarshal(lastLine(stdout), &r); err != nil {
+		return 0, fmt.Errorf("cohort exit %d; its output is not a JSON result (%v)\nstdout: %.2000s\nstderr: %.2000s", code, err, stdout, stderr)
 	}
-	if out.code != 0 || r.IsError {
-		return res, fmt.Errorf("cohort exit %d: %.500s\nstderr: %.2000s", out.code, r.Result, out.stderr)
+	if code != 0 || r.IsError {
+		return r.NumTurns, fmt.Errorf("cohort exit %d: %.500s\nstderr: %.2000s", code, r.Result, stderr)
 	}
-	res.NumTurns = r.NumTurns
-	return res, nil
+	return r.NumTurns, nil
 }
 
 func lastLine(b []byte) []byte {
@@ -245,17 +283,20 @@ func waitGroup(ctx context.Context, cmd *exec.Cmd, timeout time.Duration) error 
 	return fmt.Errorf("%s stopped: %w", filepath.Base(cmd.Path), why)
 }
 
-// fakeProc is a running fakeserve.
-type fakeProc struct {
+// Fake is a running fakeserve process.
+type Fake struct {
+	// URL is the fake's base URL.
+	URL string
+
 	cmd   *exec.Cmd
 	stdin io.WriteCloser
 	lines chan string
-	url   string
 	ctx   context.Context
 }
 
-// startFake starts fakeserve and reads its URL.
-func startFake(ctx context.Context, bin string, args []string) (*fakeProc, error) {
+// StartFake starts fakeserve with args and reads its URL. The caller must
+// call Finish.
+func StartFake(ctx context.Context, bin string, args ...string) (*Fake, error) {
 	cmd := exec.Command(bin, args...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Stderr = os.Stderr
@@ -270,7 +311,7 @@ func startFake(ctx context.Context, bin string, args []string) (*fakeProc, error
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start fakeserve: %w", err)
 	}
-	f := &fakeProc{cmd: cmd, stdin: stdin, lines: make(chan string, 2), ctx: ctx}
+	f := &Fake{cmd: cmd, stdin: stdin, lines: make(chan string, 2), ctx: ctx}
 	go func() { // ends at fakeserve's EOF, which finish waits for
 		defer close(f.lines)
 		sc := bufio.NewScanner(stdout)
@@ -282,21 +323,21 @@ func startFake(ctx context.Context, bin string, args []string) (*fakeProc, error
 	select {
 	case line, ok := <-f.lines:
 		if ok && strings.HasPrefix(line, "http://") {
-			f.url = line
+			f.URL = line
 			return f, nil
 		}
-		f.finish()
+		f.Finish()
 		return nil, fmt.Errorf("fakeserve printed %q instead of its URL", line)
 	case <-time.After(30 * time.Second):
 	case <-ctx.Done():
 	}
-	f.finish()
+	f.Finish()
 	return nil, errors.New("fakeserve did not print its URL")
 }
 
-// finish closes fakeserve's stdin (its signal to stop), reads its summary
-// and reaps it.
-func (f *fakeProc) finish() (scenario.Summary, time.Duration, error) {
+// Finish closes fakeserve's stdin (its signal to stop), reads its summary
+// and reaps it. It returns the summary and the fake's CPU time.
+func (f *Fake) Finish() (scenario.Summary, time.Duration, error) {
 	var sum scenario.Summary
 	f.stdin.Close()
 	var summary string

@@ -2,7 +2,7 @@
 // process, so that a benchmark can time the cohort binary without the
 // fake's CPU and memory counted in it.
 //
-//	fakeserve [-script FILE] [-nocache]
+//	fakeserve [-script FILE] [-nocache] [-cpuprofile FILE] [-v]
 //
 // It prints the base URL (http://127.0.0.1:PORT) as the first line of
 // stdout; point cohort at it with ANTHROPIC_BASE_URL. Without -script it
@@ -21,6 +21,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 
 	"github.com/cohort-dev/cohort/bench/scenario"
@@ -37,6 +38,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	script := fs.String("script", "", "answer from this fakeapi script (YAML or JSON) instead of the benchmark policy")
 	noCache := fs.Bool("nocache", false, "turn the prompt-cache simulator off (less work for the fake)")
 	verbose := fs.Bool("v", false, "log every request on stderr")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the fake to this file")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -59,6 +61,19 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	} else {
 		pol = scenario.NewPolicy()
 		cfg.Policy = pol.Reply
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			fmt.Fprintf(stderr, "fakeserve: %v\n", err)
+			return 2
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintf(stderr, "fakeserve: %v\n", err)
+			return 2
+		}
+		defer pprof.StopCPUProfile()
 	}
 	srv, err := fakeapi.Start(cfg)
 	if err != nil {

@@ -1,0 +1,161 @@
+// Command benchall runs Cohort's end-to-end benchmarks and prints a table of
+// the results, ready to paste into BENCHMARKS.md.
+//
+//	go run ./bench/cmd/benchall [-runs N] [-only REGEXP] [-nocache] [-json FILE]
+//
+// It builds cmd/cohort and bench/cmd/fakeserve into a temp directory, then
+// runs each workload of bench/trial (the cohort binary against fakeserve in
+// its own process) several times and reports the median wall time, the
+// peak RSS, the CPU time of cohort (with the bash processes it ran) and of
+// the fake, and whether every run did the whole workload exactly once. It
+// prints the machine's facts first: CPU, core count, Go version, load
+// average, and how long a fork+exec of /bin/true takes right now, since on a
+// busy machine that dominates the Bash-heavy workloads. It exits 1 if a run
+// failed or did the wrong work; missing a target is reported, not fatal.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"regexp"
+	"syscall"
+	"time"
+
+	"github.com/cohort-dev/cohort/bench/trial"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+type options struct {
+	runs    int
+	only    *regexp.Regexp
+	noCache bool
+	jsonOut string
+	timeout time.Duration
+}
+
+func parse(args []string, stderr io.Writer) (*options, error) {
+	fs := flag.NewFlagSet("benchall", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	o := &options{}
+	fs.IntVar(&o.runs, "runs", 0, "runs per workload (0: each workload's default)")
+	only := fs.String("only", "", "run only the workloads whose name matches this regexp")
+	fs.BoolVar(&o.noCache, "nocache", false, "turn off the fake's prompt-cache simulator (less CPU for the fake)")
+	fs.StringVar(&o.jsonOut, "json", "", "also write every run's measurements to this file as JSON")
+	fs.DurationVar(&o.timeout, "timeout", 5*time.Minute, "deadline of one cohort run")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	re, err := regexp.Compile(*only)
+	if err != nil {
+		return nil, fmt.Errorf("-only: %w", err)
+	}
+	o.only = re
+	if o.runs < 0 {
+		return nil, fmt.Errorf("-runs %d must not be negative", o.runs)
+	}
+	return o, nil
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	o, err := parse(args, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "benchall: %v\n", err)
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	fmt.Fprintln(stderr, "benchall: building cohort and fakeserve…")
+	bins, err := trial.Build(ctx)
+	if err != nil {
+		fmt.Fprintf(stderr, "benchall: %v\n", err)
+		return 1
+	}
+	defer bins.Remove()
+
+	facts := machineFacts(ctx)
+	facts.print(stdout)
+	var all []workloadResult
+	failed := false
+	for _, w := range trial.Workloads {
+		if !o.only.MatchString(w.Name) {
+			continue
+		}
+		wr := runWorkload(ctx, o, bins, w, stderr)
+		failed = failed || wr.Failed
+		all = append(all, wr)
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	facts.LoadAfter = loadAverage()
+	printTable(stdout, all)
+	fmt.Fprintf(stdout, "\nLoad average after: %s\n", facts.LoadAfter)
+	if o.jsonOut != "" {
+		if err := writeJSON(o.jsonOut, facts, all); err != nil {
+			fmt.Fprintf(stderr, "benchall: %v\n", err)
+			return 1
+		}
+	}
+	if failed {
+		return 1
+	}
+	return 0
+}
+
+// runWorkload runs w the configured number of times.
+func runWorkload(ctx context.Context, o *options, bins *trial.Binaries, w trial.Workload, stderr io.Writer) workloadResult {
+	n := o.runs
+	if n == 0 {
+		n = w.Runs
+	}
+	wr := workloadResult{Workload: w}
+	for i := range n {
+		cfg := trial.Config{Cohort: bins.Cohort, FakeServe: bins.FakeServe, Spec: w.Spec,
+			MaxConcurrent: w.MaxConcurrent, Timeout: o.timeout}
+		if o.noCache {
+			cfg.FakeArgs = []string{"-nocache"}
+		}
+		res, err := trial.Run(ctx, cfg)
+		switch {
+		case err != nil:
+			wr.Failed = true
+			wr.Errors = append(wr.Errors, err.Error())
+			fmt.Fprintf(stderr, "benchall: %s run %d: %v\n", w.Name, i+1, err)
+		case res.Check != nil:
+			wr.Failed = true
+			wr.Errors = append(wr.Errors, res.Check.Error())
+			fmt.Fprintf(stderr, "benchall: %s run %d: %v\n", w.Name, i+1, res.Check)
+		default:
+			fmt.Fprintf(stderr, "benchall: %s run %d/%d: %s, %.1f MB\n", w.Name, i+1, n,
+				res.Wall.Round(time.Millisecond), float64(res.MaxRSS)/(1<<20))
+		}
+		wr.Runs = append(wr.Runs, runJSON(res, err))
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	return wr
+}
+
+func writeJSON(path string, m facts, all []workloadResult) error {
+	data, err := json.MarshalIndent(struct {
+		Machine   facts            `json:"machine"`
+		Workloads []workloadResult `json:"workloads"`
+	}{m, all}, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(data, '\n'), 0o644)
+}

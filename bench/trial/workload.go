@@ -1,0 +1,45 @@
+package trial
+
+import (
+	"time"
+
+	"github.com/cohort-dev/cohort/bench/scenario"
+)
+
+// Workload is a named end-to-end benchmark with its targets.
+type Workload struct {
+	Name string
+	// Issue is the issue whose target this is.
+	Issue string
+	Spec  scenario.Spec
+	// MaxConcurrent is --max-concurrent-agents (0: the default, 32).
+	MaxConcurrent int
+	// Runs is how many runs the median is taken over by default.
+	Runs int
+	// TargetWall and TargetRSS are the issue's targets (wall time and peak
+	// RSS of the cohort process).
+	TargetWall time.Duration
+	TargetRSS  int64
+	// Reference describes the comparison figure the issue gives, if any.
+	Reference string
+}
+
+// Workloads are the end-to-end benchmarks of issues 4 and 5.
+var Workloads = []Workload{
+	{
+		Name: "parallel-10x5", Issue: "issue 4",
+		Spec: scenario.Spec{Agents: 10, Turns: 5, Tools: scenario.ToolsBash},
+		Runs: 7, TargetWall: 240 * time.Millisecond, TargetRSS: 62 << 20,
+		Reference: "a Node-based CLI: about 2.4 s and 310 MB",
+	},
+	{
+		Name: "scale-1000x3-limit1000", Issue: "issue 5",
+		Spec:          scenario.Spec{Agents: 1000, Turns: 3, Tools: scenario.ToolsMixed, Background: true},
+		MaxConcurrent: 1000, Runs: 3, TargetWall: 10 * time.Second, TargetRSS: 500 << 20,
+	},
+	{
+		Name: "scale-1000x3-limit32", Issue: "issue 5",
+		Spec: scenario.Spec{Agents: 1000, Turns: 3, Tools: scenario.ToolsMixed, Background: true},
+		Runs: 3, TargetWall: 10 * time.Second, TargetRSS: 500 << 20,
+	},
+}
