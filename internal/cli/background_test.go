@@ -264,12 +264,25 @@ func chaosRun(t *testing.T, rng *rand.Rand, iter int) {
 	for turn := range 7 {
 		leadFlaky[turn] = rng.IntN(8) == 0
 	}
+	// In some runs the lead stops one agent right after launching: the stop
+	// races the agent's own end, and either outcome must be consistent.
+	victim := -1
+	if rng.IntN(3) == 0 {
+		victim = rng.IntN(len(plans))
+	}
 	rt.on("LEAD-chaos:", func(r *fakeapi.Request) fakeapi.Reply {
 		if leadFlaky[r.Turn()] && r.Attempt == 1 {
 			return fakeapi.Reply{Fault: &fakeapi.Fault{Kind: fakeapi.ServerError, RetryAfterMs: "1"}}
 		}
-		if r.Turn() == 0 {
+		switch {
+		case r.Turn() == 0:
 			return fakeapi.Reply{Content: launches}
+		case r.Turn() == 1 && victim >= 0:
+			launched := resultBlocks(r.Messages)[toolUseIDs(r.Messages, "Agent")[victim]]
+			if m := agentIDText.FindStringSubmatch(launched.Text); m != nil {
+				return fakeapi.Reply{Content: []fakeapi.Block{use("TaskStop", map[string]any{"task_id": m[1]})}}
+			}
+			return fakeapi.TextReply("no agent id in " + launched.Text)
 		}
 		return fakeapi.TextReply(fmt.Sprintf("seen %d of 5", len(userNotices(r.Messages))))
 	})
@@ -296,7 +309,8 @@ func chaosRun(t *testing.T, rng *rand.Rand, iter int) {
 
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
-	out, errOut, code := h.runCtx(ctx, "-p", "LEAD-chaos: start five helpers", "--output-format", "stream-json")
+	out, errOut, code := h.runCtx(ctx, "-p", "LEAD-chaos: start five helpers", "--output-format", "stream-json",
+		"--allowedTools", "TaskStop")
 	if ctx.Err() != nil {
 		t.Fatalf("the run hung (plans %+v)\nstdout: %s\nstderr: %s", plans, out, errOut)
 	}
@@ -319,12 +333,23 @@ func chaosRun(t *testing.T, rng *rand.Rand, iter int) {
 	if len(uses) != 5 || len(got) != 5 {
 		t.Fatalf("%d Agent calls, %d notifications, want 5 and 5 (plans %+v)", len(uses), len(got), plans)
 	}
+	want := make([]string, len(plans))
+	for i, p := range plans {
+		want[i] = p.status()
+	}
+	if victim >= 0 {
+		want[victim] = stopOutcome(t, hist, want[victim])
+	}
 	for i, id := range uses {
 		n, p := got[id], plans[i]
-		if n.Status != p.status() {
-			t.Errorf("agent %d (%+v): status %q, want %q: %+v", i, p, n.Status, p.status(), n)
+		if n.Status != want[i] {
+			t.Errorf("agent %d (%+v, stopped: %v): status %q, want %q: %+v", i, p, i == victim, n.Status, want[i], n)
 		}
-		switch p.status() {
+		switch want[i] {
+		case "killed":
+			if n.Summary != fmt.Sprintf(`Agent "chaos %d" was stopped`, i) {
+				t.Errorf("agent %d: killed notification %+v", i, n)
+			}
 		case "completed":
 			if n.Result != fmt.Sprintf("done %d/%d", i, iter) {
 				t.Errorf("agent %d: result %q", i, n.Result)
@@ -336,17 +361,39 @@ func chaosRun(t *testing.T, rng *rand.Rand, iter int) {
 			}
 		}
 	}
-	// The task events say the same, agent by agent.
+	// The task events say the same, agent by agent ("stopped" for killed,
+	// as Claude Code's stream says).
 	for _, ev := range s.events(task.SubtypeTaskNotification) {
 		for i, id := range uses {
-			if ev.ToolUseID == id && (ev.Status != plans[i].status() || ev.TaskID != got[id].TaskID) {
-				t.Errorf("agent %d: task_notification %+v, want status %s", i, ev, plans[i].status())
+			st := strings.Replace(want[i], "killed", "stopped", 1)
+			if ev.ToolUseID == id && (ev.Status != st || ev.TaskID != got[id].TaskID) {
+				t.Errorf("agent %d: task_notification %+v, want status %s", i, ev, st)
 			}
 		}
 	}
 	if n := len(s.events(task.SubtypeTaskNotification)); n != 5 {
 		t.Errorf("%d task_notification events, want 5", n)
 	}
+}
+
+// stopOutcome reads the lead's TaskStop result: a successful stop means
+// the agent ends killed; a stop that lost the race to the agent's own end
+// must say so with the status the agent ended with.
+func stopOutcome(t *testing.T, hist []fakeapi.Message, planned string) string {
+	t.Helper()
+	ids := toolUseIDs(hist, "TaskStop")
+	if len(ids) != 1 {
+		t.Fatalf("the lead made %d TaskStop calls, want 1", len(ids))
+	}
+	res := resultBlocks(hist)[ids[0]]
+	switch {
+	case !res.IsError && strings.Contains(res.Text, "Successfully stopped task"):
+		return "killed"
+	case res.IsError && strings.Contains(res.Text, "is not running (status: "+planned+")"):
+		return planned
+	}
+	t.Fatalf("TaskStop result %+v fits neither a stop nor a lost race with a %s agent", res, planned)
+	return ""
 }
 
 // TestTaskStopKillsABackgroundAgent stops a background agent whose Bash
