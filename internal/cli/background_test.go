@@ -221,9 +221,10 @@ func newChaosAgent(rng *rand.Rand) chaosAgent {
 
 // TestBackgroundNotifyLoop repeats the five-agent run 50 times with random
 // agent lengths and delays, agents that fail on a non-retryable API error,
-// and requests (the lead's too) that succeed only on a retry: every agent
-// must notify exactly once with the right status, and no run may hang.
-// Set COHORT_BG_SEED to replay a failing seed.
+// requests (the lead's too) that succeed only on a retry, and in some runs
+// a TaskStop racing an agent's end: every agent must notify exactly once
+// with the right status, and no run may hang. Set COHORT_BG_SEED to replay
+// a failing seed.
 func TestBackgroundNotifyLoop(t *testing.T) {
 	t.Parallel()
 	seed := uint64(time.Now().UnixNano())
@@ -396,20 +397,22 @@ func stopOutcome(t *testing.T, hist []fakeapi.Message, planned string) string {
 	return ""
 }
 
-// TestTaskStopKillsABackgroundAgent stops a background agent whose Bash
-// call is running: TaskStop returns only after the command's process group
-// is gone, the agent ends killed, and the lead is told exactly once.
+// TestTaskStopKillsABackgroundAgent stops a background agent while its
+// Bash call runs and a background Bash command it started runs too:
+// TaskStop returns only after both process groups are gone, the agent and
+// its command end killed, and the lead is told exactly once.
 func TestTaskStopKillsABackgroundAgent(t *testing.T) {
 	t.Parallel()
 	rt := &router{}
 	h := newHarness(t, rt.policy)
 	pidFile := filepath.Join(h.dir, "sleeper.pid")
+	bgPidFile := filepath.Join(h.dir, "background.pid")
 	var (
-		pgid       int
-		stopResult []string
-		survivors  []int
-		stopNotes  []notice
-		leadErr    string
+		pgid, bgPgid int
+		stopResult   []string
+		survivors    []int
+		stopNotes    []notice
+		leadErr      string
 	)
 	rt.on("LEAD-stop:", func(r *fakeapi.Request) fakeapi.Reply {
 		switch r.Turn() {
@@ -425,7 +428,10 @@ func TestTaskStopKillsABackgroundAgent(t *testing.T) {
 				return fakeapi.TextReply("lost")
 			}
 			var err error
-			if pgid, err = awaitPID(r.Context(), pidFile); err != nil {
+			if bgPgid, err = awaitPID(r.Context(), bgPidFile); err == nil {
+				pgid, err = awaitPID(r.Context(), pidFile)
+			}
+			if err != nil {
 				leadErr = err.Error()
 				return fakeapi.TextReply("lost")
 			}
@@ -433,18 +439,23 @@ func TestTaskStopKillsABackgroundAgent(t *testing.T) {
 		case 2:
 			// TaskStop has returned: its command must be gone already.
 			stopResult = toolResults(r)
-			survivors = groupMembers(pgid)
+			survivors = append(groupMembers(pgid), groupMembers(bgPgid)...)
 			stopNotes = lastUserNotices(r)
 			return fakeapi.TextReply("stopped the sleeper")
 		}
 		return fakeapi.TextReply("unexpected turn")
 	})
 	rt.on("SLEEPER:", func(r *fakeapi.Request) fakeapi.Reply {
-		if r.Turn() > 0 {
-			return fakeapi.TextReply("the command ended by itself")
+		switch r.Turn() {
+		case 0:
+			return fakeapi.Reply{Content: []fakeapi.Block{use("Bash", map[string]any{
+				"command": "echo $$ > " + bgPidFile + "; sleep 300", "run_in_background": true,
+				"description": "background sleep"})}}
+		case 1:
+			return fakeapi.Reply{Content: []fakeapi.Block{use("Bash", map[string]any{
+				"command": "echo $$ > " + pidFile + "; sleep 300 & sleep 300; wait"})}}
 		}
-		return fakeapi.Reply{Content: []fakeapi.Block{use("Bash", map[string]any{
-			"command": "echo $$ > " + pidFile + "; sleep 300 & sleep 300; wait"})}}
+		return fakeapi.TextReply("the command ended by itself")
 	})
 
 	out, errOut, code := h.run("-p", "LEAD-stop: start and stop a sleeper", "--output-format", "stream-json",
@@ -462,8 +473,8 @@ func TestTaskStopKillsABackgroundAgent(t *testing.T) {
 	if len(stopResult) != 1 || strings.HasPrefix(stopResult[0], "ERROR:") || !strings.Contains(stopResult[0], "Successfully stopped task") {
 		t.Fatalf("TaskStop result = %q", stopResult)
 	}
-	if pgid == 0 || len(survivors) > 0 {
-		t.Fatalf("after TaskStop returned, the Bash process group %d still has members %v", pgid, survivors)
+	if pgid == 0 || bgPgid == 0 || len(survivors) > 0 {
+		t.Fatalf("after TaskStop returned, the Bash process groups %d and %d still have members %v", pgid, bgPgid, survivors)
 	}
 	// The notification came with the TaskStop result, and only then.
 	if len(stopNotes) != 1 {
@@ -483,9 +494,19 @@ func TestTaskStopKillsABackgroundAgent(t *testing.T) {
 	if !strings.Contains(stopResult[0], notes[0].TaskID) {
 		t.Errorf("TaskStop result %q does not name task %s", stopResult[0], notes[0].TaskID)
 	}
-	finished := s.events(task.SubtypeTaskNotification)
-	if len(finished) != 1 || finished[0].Status != "stopped" || finished[0].TaskID != notes[0].TaskID {
-		t.Fatalf("task_notification events = %+v, want one with status stopped", finished)
+	// The stream shows both tasks: the agent and, below it, its command;
+	// both were stopped.
+	started := s.events(task.SubtypeTaskStarted)
+	if len(started) != 2 || started[0].TaskID != notes[0].TaskID || started[1].TaskType != string(task.KindLocalBash) ||
+		started[1].ParentTaskID != notes[0].TaskID {
+		t.Fatalf("task_started events = %+v, want the agent's, then its background command's", started)
+	}
+	stopped := map[string]string{}
+	for _, ev := range s.events(task.SubtypeTaskNotification) {
+		stopped[ev.TaskID] = ev.Status
+	}
+	if d := cmp.Diff(map[string]string{started[0].TaskID: "stopped", started[1].TaskID: "stopped"}, stopped); d != "" {
+		t.Fatalf("task_notification statuses (-want +got):\n%s", d)
 	}
 }
 
