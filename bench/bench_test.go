@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"encoding/json"
 	"net/http"
 	"testing"
 
@@ -90,5 +91,26 @@ func stream(t *testing.T, url string, rt http.RoundTripper, req *llm.Request) []
 func TestRecorderWithoutResponse(t *testing.T) {
 	if _, err := (&Recorder{}).Last(); err == nil {
 		t.Fatal("Last on an unused recorder returned no error")
+	}
+}
+
+// TestWireStructsMatchSDK: BenchmarkRequestJSON compares like with like only
+// if both encodings say the same thing.
+func TestWireStructsMatchSDK(t *testing.T) {
+	req := fixtureRequest(t)
+	decode := func(v any) map[string]any {
+		data, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(data, &m); err != nil {
+			t.Fatal(err)
+		}
+		delete(m, "stream") // the SDK adds it when it sends
+		return m
+	}
+	if d := cmp.Diff(decode(sdkParams(req)), decode(wireOf(req))); d != "" {
+		t.Fatalf("the two encodings differ (-sdk +wire):\n%s", d)
 	}
 }

@@ -82,3 +82,36 @@ func rusage(b *testing.B, who int) time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// BenchmarkBinary runs the real binary on each workload, as benchall does
+// (which also takes medians and prints the machine's facts). Metrics: wall-s
+// (mean wall time of the cohort process), peak-rss-MB (the largest ru_maxrss
+// over the iterations), cpu-s (cohort and its bash children) and
+// fake-cpu-s.
+func BenchmarkBinary(b *testing.B) {
+	for _, w := range trial.Workloads {
+		b.Run(w.Name, func(b *testing.B) {
+			bins := binaries(b)
+			var wall, cpu, fake time.Duration
+			var peak int64
+			n := 0
+			for b.Loop() {
+				res, err := trial.Run(b.Context(), trial.Config{Cohort: bins.Cohort, FakeServe: bins.FakeServe,
+					Spec: w.Spec, MaxConcurrent: w.MaxConcurrent, Timeout: 5 * time.Minute})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if res.Check != nil {
+					b.Fatal(res.Check)
+				}
+				wall, cpu, fake = wall+res.Wall, cpu+res.CPU, fake+res.FakeCPU
+				peak = max(peak, res.MaxRSS)
+				n++
+			}
+			b.ReportMetric(wall.Seconds()/float64(n), "wall-s")
+			b.ReportMetric(float64(peak)/(1<<20), "peak-rss-MB")
+			b.ReportMetric(cpu.Seconds()/float64(n), "cpu-s")
+			b.ReportMetric(fake.Seconds()/float64(n), "fake-cpu-s")
+		})
+	}
+}

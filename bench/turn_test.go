@@ -52,7 +52,7 @@ type turnFixture struct {
 	history []llm.Message
 }
 
-func newTurnFixture(b *testing.B) *turnFixture {
+func newTurnFixture(b testing.TB) *turnFixture {
 	b.Helper()
 	dir := b.TempDir()
 	tools := append(builtin.All(builtin.Config{}), noop{})
@@ -74,7 +74,7 @@ func newTurnFixture(b *testing.B) *turnFixture {
 }
 
 // run does one turn on a fresh agent seeded with the history.
-func (f *turnFixture) run(b *testing.B, cfg engine.Config) {
+func (f *turnFixture) run(b testing.TB, cfg engine.Config) {
 	cfg.History = f.history
 	cfg.Env.Files = tool.NewFileCache()
 	a := engine.New(cfg)
@@ -89,7 +89,7 @@ func (f *turnFixture) run(b *testing.B, cfg engine.Config) {
 
 // record plays one turn against the in-process fake and returns its
 // response bytes for replay.
-func (f *turnFixture) record(b *testing.B) *Replay {
+func (f *turnFixture) record(b testing.TB) *Replay {
 	b.Helper()
 	srv := fakeapi.New(fakeapi.Config{Policy: turnReply})
 	defer srv.Close()
@@ -106,7 +106,7 @@ func (f *turnFixture) record(b *testing.B) *Replay {
 	return r
 }
 
-func (f *turnFixture) model(b *testing.B, url string, rt http.RoundTripper) llm.Model {
+func (f *turnFixture) model(b testing.TB, url string, rt http.RoundTripper) llm.Model {
 	m, err := claude.New(claude.Config{APIKey: "bench", BaseURL: url, HTTPClient: &http.Client{Transport: rt}})
 	if err != nil {
 		b.Fatal(err)

@@ -42,7 +42,7 @@ func BenchmarkRequestJSON(b *testing.B) {
 }
 
 // fixtureRequest returns the request of one fixture turn.
-func fixtureRequest(b *testing.B) *llm.Request {
+func fixtureRequest(b testing.TB) *llm.Request {
 	f := newTurnFixture(b)
 	replay := f.record(b)
 	cfg := f.cfg
