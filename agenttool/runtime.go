@@ -75,6 +75,7 @@ type Runtime struct {
 
 	mu     sync.Mutex
 	agents map[string]*Agent
+	forks  map[string]*forkGate // fan-out gates by parent message
 }
 
 // Agent is one agent of the session, running or finished.
