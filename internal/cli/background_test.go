@@ -46,22 +46,7 @@ func TestFiveBackgroundAgentsNotifyOnce(t *testing.T) {
 		return fakeapi.TextReply(fmt.Sprintf("seen %d of 5", len(userNotices(r.Messages))))
 	})
 	for i := 1; i <= 5; i++ {
-		n := i
-		rt.on(fmt.Sprintf("SUB-%d:", n), func(r *fakeapi.Request) fakeapi.Reply {
-			if r.Turn() == 0 {
-				if !together.wait(r.Context()) {
-					return fakeapi.TextReply("the five agents did not run at the same time")
-				}
-				return fakeapi.Reply{Content: []fakeapi.Block{use("Read", map[string]any{"file_path": notes})}}
-			}
-			// Finish only after the lead's first turn has ended, so the
-			// notifications have to start new lead turns.
-			if !leadIdle.wait(r.Context()) {
-				return fakeapi.TextReply("the lead never ended its first turn")
-			}
-			saw := strings.Contains(r.LastToolResultText(), "the notes")
-			return fakeapi.TextReply(fmt.Sprintf("report %d (read the notes: %v)", n, saw))
-		})
+		rt.on(fmt.Sprintf("SUB-%d:", i), helperScript(i, notes, together, leadIdle))
 	}
 
 	out, errOut, code := h.run("-p", "LEAD-five: start five helpers", "--output-format", "stream-json")
@@ -82,28 +67,10 @@ func TestFiveBackgroundAgentsNotifyOnce(t *testing.T) {
 		}
 	}
 	hist := finalHistory(t, h.srv, "LEAD-five:")
-	uses := toolUseIDs(hist, "Agent")
-	if len(uses) != 5 {
-		t.Fatalf("the lead made %d Agent calls, want 5", len(uses))
-	}
+	uses, got := noticesByCall(t, hist, 5)
 	launched := resultBlocks(hist)
-	got := map[string]notice{}
-	for _, n := range userNotices(hist) {
-		if _, dup := got[n.ToolUseID]; dup {
-			t.Errorf("notification for %s delivered twice", n.ToolUseID)
-		}
-		got[n.ToolUseID] = n
-	}
-	if len(got) != 5 {
-		t.Fatalf("the lead saw %d distinct notifications, want 5: %+v", len(got), got)
-	}
-	taskIDs := map[string]bool{}
 	for i, id := range uses {
-		n, ok := got[id]
-		if !ok {
-			t.Fatalf("no notification for agent %d (tool_use %s)", i+1, id)
-		}
-		taskIDs[n.TaskID] = true
+		n := got[id]
 		want := notice{TaskID: n.TaskID, ToolUseID: id, OutputFile: n.OutputFile, Status: "completed",
 			Summary:  fmt.Sprintf(`Agent "helper %d" completed`, i+1),
 			Result:   fmt.Sprintf("report %d (read the notes: true)", i+1),
@@ -119,104 +86,26 @@ func TestFiveBackgroundAgentsNotifyOnce(t *testing.T) {
 			t.Errorf("agent %d: launch result %+v does not point at %s", i+1, lr, n.OutputFile)
 		}
 	}
-	if len(taskIDs) != 5 {
-		t.Fatalf("task ids are not distinct: %v", taskIDs)
-	}
 	checkTaskEvents(t, s, uses, got, "completed")
 }
 
-// checkTaskEvents checks the stream-json task events against the
-// notifications the lead read: one task_started and one task_notification
-// per agent, progress only in between, the same ids, statuses and files.
-func checkTaskEvents(t *testing.T, s streamed, uses []string, got map[string]notice, status string) {
-	t.Helper()
-	started, finished := s.events(task.SubtypeTaskStarted), s.events(task.SubtypeTaskNotification)
-	if len(started) != len(uses) || len(finished) != len(uses) {
-		t.Fatalf("%d task_started and %d task_notification events, want %d of each", len(started), len(finished), len(uses))
-	}
-	byTool := map[string]task.Event{}
-	for _, ev := range started {
-		byTool[ev.ToolUseID] = ev
-		if ev.TaskType != string(task.KindLocalAgent) || ev.IsBackgrounded == nil || !*ev.IsBackgrounded ||
-			ev.SessionID != s.result.SessionID || ev.UUID == "" {
-			t.Errorf("task_started = %+v", ev)
-		}
-	}
-	for _, ev := range finished {
-		st, ok := byTool[ev.ToolUseID]
-		n := got[ev.ToolUseID]
-		if !ok || st.TaskID != ev.TaskID || n.TaskID != ev.TaskID {
-			t.Errorf("task_notification %+v matches no task_started or notification", ev)
-			continue
-		}
-		if ev.Status != status || ev.OutputFile != n.OutputFile || ev.Summary != n.Summary ||
-			ev.Usage == nil || ev.Usage.TotalTokens <= 0 {
-			t.Errorf("task_notification = %+v, notification = %+v", ev, n)
-		}
-	}
-	// Per task: started first, notification last, progress in between.
-	phase := map[string]int{} // 0 before started, 1 running, 2 notified
-	for _, ev := range s.tasks {
-		switch ev.Subtype {
-		case task.SubtypeTaskStarted:
-			if phase[ev.TaskID] != 0 {
-				t.Errorf("task %s started twice", ev.TaskID)
+// helperScript is agent n's part in TestFiveBackgroundAgentsNotifyOnce: it
+// reads the notes once all five agents run, and reports once the lead's
+// first turn has ended, so that the notifications start new lead turns.
+func helperScript(n int, notes string, together *barrier, leadIdle *gate) func(*fakeapi.Request) fakeapi.Reply {
+	return func(r *fakeapi.Request) fakeapi.Reply {
+		if r.Turn() == 0 {
+			if !together.wait(r.Context()) {
+				return fakeapi.TextReply("the five agents did not run at the same time")
 			}
-			phase[ev.TaskID] = 1
-		case task.SubtypeTaskProgress:
-			if phase[ev.TaskID] != 1 || ev.Usage == nil || ev.ToolUseID == "" {
-				t.Errorf("task_progress out of place or incomplete: %+v", ev)
-			}
-		case task.SubtypeTaskNotification:
-			if phase[ev.TaskID] != 1 {
-				t.Errorf("task_notification of %s out of place", ev.TaskID)
-			}
-			phase[ev.TaskID] = 2
+			return fakeapi.Reply{Content: []fakeapi.Block{use("Read", map[string]any{"file_path": notes})}}
 		}
-	}
-	for _, ev := range started {
-		if !hasProgress(s, ev.TaskID) {
-			t.Errorf("task %s emitted no task_progress", ev.TaskID)
+		if !leadIdle.wait(r.Context()) {
+			return fakeapi.TextReply("the lead never ended its first turn")
 		}
+		saw := strings.Contains(r.LastToolResultText(), "the notes")
+		return fakeapi.TextReply(fmt.Sprintf("report %d (read the notes: %v)", n, saw))
 	}
-}
-
-func hasProgress(s streamed, id string) bool {
-	for _, ev := range s.events(task.SubtypeTaskProgress) {
-		if ev.TaskID == id {
-			return true
-		}
-	}
-	return false
-}
-
-// chaosAgent is one background agent's script in TestBackgroundNotifyLoop.
-type chaosAgent struct {
-	turns  int             // model replies: turns-1 Read calls, then the final text
-	sleeps []time.Duration // before each reply
-	fail   int             // the turn whose request gets a 400 (-1: none)
-	flaky  int             // the turn whose first attempt gets a 500 (-1: none)
-}
-
-func (a chaosAgent) status() string {
-	if a.fail >= 0 {
-		return "failed"
-	}
-	return "completed"
-}
-
-func newChaosAgent(rng *rand.Rand) chaosAgent {
-	a := chaosAgent{turns: 1 + rng.IntN(3), fail: -1, flaky: -1}
-	for range a.turns {
-		a.sleeps = append(a.sleeps, time.Duration(rng.IntN(21))*time.Millisecond)
-	}
-	switch rng.IntN(5) {
-	case 0:
-		a.fail = rng.IntN(a.turns)
-	case 1:
-		a.flaky = rng.IntN(a.turns)
-	}
-	return a
 }
 
 // TestBackgroundNotifyLoop repeats the five-agent run 50 times with random
@@ -252,149 +141,28 @@ func chaosRun(t *testing.T, rng *rand.Rand, iter int) {
 	rt := &router{}
 	h := newHarness(t, rt.policy)
 	defer h.srv.Close()
-	notes := h.write("notes.txt", "the notes\n")
-	plans := make([]chaosAgent, 5)
-	var launches []fakeapi.Block
-	for i := range plans {
-		plans[i] = newChaosAgent(rng)
-		launches = append(launches, use("Agent", map[string]any{
-			"description": fmt.Sprintf("chaos %d", i), "run_in_background": true,
-			"prompt": fmt.Sprintf("CHAOS-%d: do step work", i)}))
-	}
-	leadFlaky := map[int]bool{}
-	for turn := range 7 {
-		leadFlaky[turn] = rng.IntN(8) == 0
-	}
-	// In some runs the lead stops one agent right after launching: the stop
-	// races the agent's own end, and either outcome must be consistent.
-	victim := -1
-	if rng.IntN(3) == 0 {
-		victim = rng.IntN(len(plans))
-	}
-	rt.on("LEAD-chaos:", func(r *fakeapi.Request) fakeapi.Reply {
-		if leadFlaky[r.Turn()] && r.Attempt == 1 {
-			return fakeapi.Reply{Fault: &fakeapi.Fault{Kind: fakeapi.ServerError, RetryAfterMs: "1"}}
+	c := newChaos(rng, iter)
+	c.install(rt, h.write("notes.txt", "the notes\n"))
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("agents %+v, lead retries %v, stopped agent %d", c.plans, c.leadFlaky, c.victim)
 		}
-		switch {
-		case r.Turn() == 0:
-			return fakeapi.Reply{Content: launches}
-		case r.Turn() == 1 && victim >= 0:
-			launched := resultBlocks(r.Messages)[toolUseIDs(r.Messages, "Agent")[victim]]
-			if m := agentIDText.FindStringSubmatch(launched.Text); m != nil {
-				return fakeapi.Reply{Content: []fakeapi.Block{use("TaskStop", map[string]any{"task_id": m[1]})}}
-			}
-			return fakeapi.TextReply("no agent id in " + launched.Text)
-		}
-		return fakeapi.TextReply(fmt.Sprintf("seen %d of 5", len(userNotices(r.Messages))))
 	})
-	for i, p := range plans {
-		rt.on(fmt.Sprintf("CHAOS-%d:", i), func(r *fakeapi.Request) fakeapi.Reply {
-			turn := r.Turn()
-			if turn >= p.turns {
-				return fakeapi.Reply{Fault: &fakeapi.Fault{Kind: fakeapi.BadRequest, Message: "agent ran past its script"}}
-			}
-			if !pause(r.Context(), p.sleeps[turn]) {
-				return fakeapi.TextReply("cancelled")
-			}
-			switch {
-			case turn == p.fail:
-				return fakeapi.Reply{Fault: &fakeapi.Fault{Kind: fakeapi.BadRequest, Message: fmt.Sprintf("injected failure %d", i)}}
-			case turn == p.flaky && r.Attempt == 1:
-				return fakeapi.Reply{Fault: &fakeapi.Fault{Kind: fakeapi.ServerError, RetryAfterMs: "1"}}
-			case turn < p.turns-1:
-				return fakeapi.Reply{Content: []fakeapi.Block{use("Read", map[string]any{"file_path": notes})}}
-			}
-			return fakeapi.TextReply(fmt.Sprintf("done %d/%d", i, iter))
-		})
-	}
-
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
 	out, errOut, code := h.runCtx(ctx, "-p", "LEAD-chaos: start five helpers", "--output-format", "stream-json",
 		"--allowedTools", "TaskStop")
 	if ctx.Err() != nil {
-		t.Fatalf("the run hung (plans %+v)\nstdout: %s\nstderr: %s", plans, out, errOut)
+		t.Fatalf("the run hung\nstdout: %s\nstderr: %s", out, errOut)
 	}
 	if code != 0 {
-		t.Fatalf("exit %d (plans %+v)\nstdout: %s\nstderr: %s", code, plans, out, errOut)
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
 	}
 	s := parseStream(t, out)
 	if s.result.Result != "seen 5 of 5" {
-		t.Fatalf("result %+v (plans %+v)", s.result, plans)
+		t.Fatalf("result %+v", s.result)
 	}
-	hist := finalHistory(t, h.srv, "LEAD-chaos:")
-	uses := toolUseIDs(hist, "Agent")
-	got := map[string]notice{}
-	for _, n := range userNotices(hist) {
-		if _, dup := got[n.ToolUseID]; dup {
-			t.Fatalf("notification for %s delivered twice (plans %+v)", n.ToolUseID, plans)
-		}
-		got[n.ToolUseID] = n
-	}
-	if len(uses) != 5 || len(got) != 5 {
-		t.Fatalf("%d Agent calls, %d notifications, want 5 and 5 (plans %+v)", len(uses), len(got), plans)
-	}
-	want := make([]string, len(plans))
-	for i, p := range plans {
-		want[i] = p.status()
-	}
-	if victim >= 0 {
-		want[victim] = stopOutcome(t, hist, want[victim])
-	}
-	for i, id := range uses {
-		n, p := got[id], plans[i]
-		if n.Status != want[i] {
-			t.Errorf("agent %d (%+v, stopped: %v): status %q, want %q: %+v", i, p, i == victim, n.Status, want[i], n)
-		}
-		switch want[i] {
-		case "killed":
-			if n.Summary != fmt.Sprintf(`Agent "chaos %d" was stopped`, i) {
-				t.Errorf("agent %d: killed notification %+v", i, n)
-			}
-		case "completed":
-			if n.Result != fmt.Sprintf("done %d/%d", i, iter) {
-				t.Errorf("agent %d: result %q", i, n.Result)
-			}
-		case "failed":
-			if !strings.HasPrefix(n.Summary, fmt.Sprintf(`Agent "chaos %d" failed: `, i)) ||
-				!strings.Contains(n.Summary, fmt.Sprintf("injected failure %d", i)) || n.Result != "" {
-				t.Errorf("agent %d: failed notification %+v", i, n)
-			}
-		}
-	}
-	// The task events say the same, agent by agent ("stopped" for killed,
-	// as Claude Code's stream says).
-	for _, ev := range s.events(task.SubtypeTaskNotification) {
-		for i, id := range uses {
-			st := strings.Replace(want[i], "killed", "stopped", 1)
-			if ev.ToolUseID == id && (ev.Status != st || ev.TaskID != got[id].TaskID) {
-				t.Errorf("agent %d: task_notification %+v, want status %s", i, ev, st)
-			}
-		}
-	}
-	if n := len(s.events(task.SubtypeTaskNotification)); n != 5 {
-		t.Errorf("%d task_notification events, want 5", n)
-	}
-}
-
-// stopOutcome reads the lead's TaskStop result: a successful stop means
-// the agent ends killed; a stop that lost the race to the agent's own end
-// must say so with the status the agent ended with.
-func stopOutcome(t *testing.T, hist []fakeapi.Message, planned string) string {
-	t.Helper()
-	ids := toolUseIDs(hist, "TaskStop")
-	if len(ids) != 1 {
-		t.Fatalf("the lead made %d TaskStop calls, want 1", len(ids))
-	}
-	res := resultBlocks(hist)[ids[0]]
-	switch {
-	case !res.IsError && strings.Contains(res.Text, "Successfully stopped task"):
-		return "killed"
-	case res.IsError && strings.Contains(res.Text, "is not running (status: "+planned+")"):
-		return planned
-	}
-	t.Fatalf("TaskStop result %+v fits neither a stop nor a lost race with a %s agent", res, planned)
-	return ""
+	c.check(t, finalHistory(t, h.srv, "LEAD-chaos:"), s)
 }
 
 // TestTaskStopKillsABackgroundAgent stops a background agent while its
@@ -405,63 +173,12 @@ func TestTaskStopKillsABackgroundAgent(t *testing.T) {
 	t.Parallel()
 	rt := &router{}
 	h := newHarness(t, rt.policy)
-	pidFile := filepath.Join(h.dir, "sleeper.pid")
-	bgPidFile := filepath.Join(h.dir, "background.pid")
-	var (
-		pgid, bgPgid int
-		stopResult   []string
-		survivors    []int
-		stopNotes    []notice
-		leadErr      string
-	)
-	rt.on("LEAD-stop:", func(r *fakeapi.Request) fakeapi.Reply {
-		switch r.Turn() {
-		case 0:
-			return fakeapi.Reply{Content: []fakeapi.Block{use("Agent", map[string]any{
-				"description": "long sleeper", "run_in_background": true,
-				"prompt": "SLEEPER: run the long command"})}}
-		case 1:
-			// The model knows the agent by the id in the launch result.
-			m := agentIDText.FindStringSubmatch(r.LastToolResultText())
-			if m == nil {
-				leadErr = "no agentId in the launch result: " + r.LastToolResultText()
-				return fakeapi.TextReply("lost")
-			}
-			var err error
-			if bgPgid, err = awaitPID(r.Context(), bgPidFile); err == nil {
-				pgid, err = awaitPID(r.Context(), pidFile)
-			}
-			if err != nil {
-				leadErr = err.Error()
-				return fakeapi.TextReply("lost")
-			}
-			return fakeapi.Reply{Content: []fakeapi.Block{use("TaskStop", map[string]any{"task_id": m[1]})}}
-		case 2:
-			// TaskStop has returned: its command must be gone already.
-			stopResult = toolResults(r)
-			survivors = append(groupMembers(pgid), groupMembers(bgPgid)...)
-			stopNotes = lastUserNotices(r)
-			return fakeapi.TextReply("stopped the sleeper")
-		}
-		return fakeapi.TextReply("unexpected turn")
-	})
-	rt.on("SLEEPER:", func(r *fakeapi.Request) fakeapi.Reply {
-		switch r.Turn() {
-		case 0:
-			return fakeapi.Reply{Content: []fakeapi.Block{use("Bash", map[string]any{
-				"command": "echo $$ > " + bgPidFile + "; sleep 300", "run_in_background": true,
-				"description": "background sleep"})}}
-		case 1:
-			return fakeapi.Reply{Content: []fakeapi.Block{use("Bash", map[string]any{
-				"command": "echo $$ > " + pidFile + "; sleep 300 & sleep 300; wait"})}}
-		}
-		return fakeapi.TextReply("the command ended by itself")
-	})
-
+	sl := &sleeper{pidFile: filepath.Join(h.dir, "sleeper.pid"), bgPidFile: filepath.Join(h.dir, "background.pid")}
+	sl.install(rt)
 	out, errOut, code := h.run("-p", "LEAD-stop: start and stop a sleeper", "--output-format", "stream-json",
 		"--allowedTools", "Bash,TaskStop")
-	if leadErr != "" {
-		t.Fatal(leadErr)
+	if sl.leadErr != "" {
+		t.Fatal(sl.leadErr)
 	}
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
@@ -470,35 +187,32 @@ func TestTaskStopKillsABackgroundAgent(t *testing.T) {
 	if s.result.Result != "stopped the sleeper" {
 		t.Fatalf("result = %+v", s.result)
 	}
-	if len(stopResult) != 1 || strings.HasPrefix(stopResult[0], "ERROR:") || !strings.Contains(stopResult[0], "Successfully stopped task") {
-		t.Fatalf("TaskStop result = %q", stopResult)
+	if len(sl.stopResult) != 1 || strings.HasPrefix(sl.stopResult[0], "ERROR:") ||
+		!strings.Contains(sl.stopResult[0], "Successfully stopped task") {
+		t.Fatalf("TaskStop result = %q", sl.stopResult)
 	}
-	if pgid == 0 || bgPgid == 0 || len(survivors) > 0 {
-		t.Fatalf("after TaskStop returned, the Bash process groups %d and %d still have members %v", pgid, bgPgid, survivors)
+	if sl.pgid == 0 || sl.bgPgid == 0 || len(sl.survivors) > 0 {
+		t.Fatalf("after TaskStop returned, the Bash process groups %d and %d still have members %v", sl.pgid, sl.bgPgid, sl.survivors)
 	}
 	// The notification came with the TaskStop result, and only then.
-	if len(stopNotes) != 1 {
-		t.Fatalf("the request after TaskStop carries %d notifications, want 1", len(stopNotes))
+	if len(sl.stopNotes) != 1 {
+		t.Fatalf("the request after TaskStop carries %d notifications, want 1", len(sl.stopNotes))
 	}
-	hist := finalHistory(t, h.srv, "LEAD-stop:")
-	notes := userNotices(hist)
-	uses := toolUseIDs(hist, "Agent")
-	if len(notes) != 1 || len(uses) != 1 {
-		t.Fatalf("%d notifications and %d Agent calls, want 1 and 1: %+v", len(notes), len(uses), notes)
-	}
-	want := notice{TaskID: notes[0].TaskID, ToolUseID: uses[0], OutputFile: notes[0].OutputFile, Status: "killed",
+	uses, got := noticesByCall(t, finalHistory(t, h.srv, "LEAD-stop:"), 1)
+	n := got[uses[0]]
+	want := notice{TaskID: n.TaskID, ToolUseID: uses[0], OutputFile: n.OutputFile, Status: "killed",
 		Summary: `Agent "long sleeper" was stopped`, HasUsage: true}
-	if d := cmp.Diff(want, notes[0]); d != "" {
+	if d := cmp.Diff(want, n); d != "" {
 		t.Fatalf("notification (-want +got):\n%s", d)
 	}
-	if !strings.Contains(stopResult[0], notes[0].TaskID) {
-		t.Errorf("TaskStop result %q does not name task %s", stopResult[0], notes[0].TaskID)
+	if !strings.Contains(sl.stopResult[0], n.TaskID) {
+		t.Errorf("TaskStop result %q does not name task %s", sl.stopResult[0], n.TaskID)
 	}
-	// The stream shows both tasks: the agent and, below it, its command;
-	// both were stopped.
+	// The stream shows both tasks, the agent's command below the agent,
+	// and both stopped.
 	started := s.events(task.SubtypeTaskStarted)
-	if len(started) != 2 || started[0].TaskID != notes[0].TaskID || started[1].TaskType != string(task.KindLocalBash) ||
-		started[1].ParentTaskID != notes[0].TaskID {
+	if len(started) != 2 || started[0].TaskID != n.TaskID || started[1].TaskType != string(task.KindLocalBash) ||
+		started[1].ParentTaskID != n.TaskID {
 		t.Fatalf("task_started events = %+v, want the agent's, then its background command's", started)
 	}
 	stopped := map[string]string{}
@@ -510,6 +224,67 @@ func TestTaskStopKillsABackgroundAgent(t *testing.T) {
 	}
 }
 
+// sleeper scripts TestTaskStopKillsABackgroundAgent and records what the
+// lead's policy observed.
+type sleeper struct {
+	pidFile, bgPidFile string
+
+	pgid, bgPgid int
+	stopResult   []string
+	survivors    []int
+	stopNotes    []notice
+	leadErr      string
+}
+
+func (sl *sleeper) install(rt *router) {
+	rt.on("LEAD-stop:", sl.lead)
+	// The agent starts a background command, then runs a foreground one.
+	rt.on("SLEEPER:", func(r *fakeapi.Request) fakeapi.Reply {
+		switch r.Turn() {
+		case 0:
+			return fakeapi.Reply{Content: []fakeapi.Block{use("Bash", map[string]any{
+				"command": "echo $$ > " + sl.bgPidFile + "; sleep 300", "run_in_background": true,
+				"description": "background sleep"})}}
+		case 1:
+			return fakeapi.Reply{Content: []fakeapi.Block{use("Bash", map[string]any{
+				"command": "echo $$ > " + sl.pidFile + "; sleep 300 & sleep 300; wait"})}}
+		}
+		return fakeapi.TextReply("the command ended by itself")
+	})
+}
+
+func (sl *sleeper) lead(r *fakeapi.Request) fakeapi.Reply {
+	switch r.Turn() {
+	case 0:
+		return fakeapi.Reply{Content: []fakeapi.Block{use("Agent", map[string]any{
+			"description": "long sleeper", "run_in_background": true, "prompt": "SLEEPER: run the long command"})}}
+	case 1:
+		// The model knows the agent by the id in the launch result; it
+		// stops the agent once both commands run.
+		m := agentIDText.FindStringSubmatch(r.LastToolResultText())
+		if m == nil {
+			sl.leadErr = "no agentId in the launch result: " + r.LastToolResultText()
+			return fakeapi.TextReply("lost")
+		}
+		var err error
+		if sl.bgPgid, err = awaitPID(r.Context(), sl.bgPidFile); err == nil {
+			sl.pgid, err = awaitPID(r.Context(), sl.pidFile)
+		}
+		if err != nil {
+			sl.leadErr = err.Error()
+			return fakeapi.TextReply("lost")
+		}
+		return fakeapi.Reply{Content: []fakeapi.Block{use("TaskStop", map[string]any{"task_id": m[1]})}}
+	case 2:
+		// TaskStop has returned: the commands must be gone already.
+		sl.stopResult = toolResults(r)
+		sl.survivors = append(groupMembers(sl.pgid), groupMembers(sl.bgPgid)...)
+		sl.stopNotes = lastUserNotices(r)
+		return fakeapi.TextReply("stopped the sleeper")
+	}
+	return fakeapi.TextReply("unexpected turn")
+}
+
 // TestBackgroundOutputFileGrows looks at a background agent's output file
 // twice while the agent is paused between requests: it is a private file
 // of JSON lines, and it grows by appending.
@@ -517,50 +292,12 @@ func TestBackgroundOutputFileGrows(t *testing.T) {
 	t.Parallel()
 	rt := &router{}
 	h := newHarness(t, rt.policy)
-	notes := h.write("notes.txt", "the notes\n")
-	paths := make(chan string, 1)
-	at1, at2, go1, go2 := newGate(), newGate(), newGate(), newGate()
-	rt.on("LEAD-file:", func(r *fakeapi.Request) fakeapi.Reply {
-		switch r.Turn() {
-		case 0:
-			return fakeapi.Reply{Content: []fakeapi.Block{use("Agent", map[string]any{
-				"description": "transcriber", "run_in_background": true, "prompt": "TRANSCRIBER: read the notes twice"})}}
-		case 1:
-			path := ""
-			if m := outputText.FindStringSubmatch(r.LastToolResultText()); m != nil {
-				path = m[1]
-			}
-			select {
-			case paths <- path:
-			default:
-			}
-			return fakeapi.TextReply("waiting for the transcriber")
-		}
-		return fakeapi.TextReply("transcript seen")
-	})
-	readNotes := fakeapi.Reply{Content: []fakeapi.Block{use("Read", map[string]any{"file_path": notes})}}
-	rt.on("TRANSCRIBER:", func(r *fakeapi.Request) fakeapi.Reply {
-		switch r.Turn() {
-		case 0:
-			return readNotes
-		case 1:
-			at1.open()
-			if !go1.wait(r.Context()) {
-				return fakeapi.TextReply("the test never looked")
-			}
-			return readNotes
-		}
-		at2.open()
-		if !go2.wait(r.Context()) {
-			return fakeapi.TextReply("the test never looked again")
-		}
-		return fakeapi.TextReply("two reads done")
-	})
-
+	tr := newTranscriber()
+	tr.install(rt, h.write("notes.txt", "the notes\n"))
 	run := startCLI(t, h, "-p", "LEAD-file: start a transcriber", "--output-format", "json")
 	var path string
 	select {
-	case path = <-paths:
+	case path = <-tr.paths:
 	case <-run.done:
 		t.Fatalf("the run ended early: exit %d\n%s\n%s", run.code, run.stdout, run.stderr)
 	case <-time.After(20 * time.Second):
@@ -569,39 +306,35 @@ func TestBackgroundOutputFileGrows(t *testing.T) {
 	if !strings.HasPrefix(path, filepath.Join(h.vars["COHORT_HOME"], "tmp")+"/") {
 		t.Fatalf("output file %q is not under $COHORT_HOME/tmp", path)
 	}
-	if !at1.wait(t.Context()) {
-		t.Fatal("the agent never made its second request")
+	// At each pause the agent waits to send request k+2: the transcript
+	// holds the opening prompt and k+1 replies and tool results.
+	types := []string{"user", "assistant", "user", "assistant", "user"}
+	var prev []string
+	var prevSize int64
+	for k, n := range []int{3, 5} {
+		if !tr.paused[k].wait(t.Context()) {
+			t.Fatalf("the agent never sent request %d", k+2)
+		}
+		lines, fi, err := transcriptLines(path, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !fi.Mode().IsRegular() || fi.Mode().Perm() != 0o600 {
+			t.Fatalf("output file mode = %v, want a regular file with 0600", fi.Mode())
+		}
+		if got := lineTypes(lines); !cmp.Equal(got, types[:n]) || fi.Size() <= prevSize {
+			t.Fatalf("pause %d: transcript lines %v (%d bytes, %d before), want %v:\n%s",
+				k+1, got, fi.Size(), prevSize, types[:n], strings.Join(lines, "\n"))
+		}
+		if d := cmp.Diff(prev, lines[:len(prev)]); prev != nil && d != "" {
+			t.Fatalf("earlier lines changed (-before +after):\n%s", d)
+		}
+		if !strings.Contains(lines[n-1], "the notes") {
+			t.Errorf("the latest tool result is not in the transcript: %s", lines[n-1])
+		}
+		prev, prevSize = lines, fi.Size()
+		tr.resume[k].open()
 	}
-	// Paused before its second request: the opening prompt, the first
-	// reply and the first tool result.
-	first, fi1, err := transcriptLines(path, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, want := lineTypes(first), []string{"user", "assistant", "user"}; !cmp.Equal(got, want) {
-		t.Fatalf("transcript while paused = %v, want %v:\n%s", got, want, strings.Join(first, "\n"))
-	}
-	if !fi1.Mode().IsRegular() || fi1.Mode().Perm() != 0o600 {
-		t.Fatalf("output file mode = %v, want a regular file with 0600", fi1.Mode())
-	}
-	go1.open()
-	if !at2.wait(t.Context()) {
-		t.Fatal("the agent never made its third request")
-	}
-	second, fi2, err := transcriptLines(path, 5)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(second) != 5 || fi2.Size() <= fi1.Size() {
-		t.Fatalf("the transcript did not grow by two lines: %d → %d lines, %d → %d bytes", len(first), len(second), fi1.Size(), fi2.Size())
-	}
-	if d := cmp.Diff(first, second[:len(first)]); d != "" {
-		t.Fatalf("earlier lines changed (-before +after):\n%s", d)
-	}
-	if !strings.Contains(second[4], "the notes") {
-		t.Errorf("the second tool result is not in the transcript: %s", second[4])
-	}
-	go2.open()
 	run.wait(t)
 	if run.code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", run.code, run.stdout, run.stderr)
@@ -616,10 +349,60 @@ func TestBackgroundOutputFileGrows(t *testing.T) {
 	if len(final) != 6 || !strings.Contains(final[5], "two reads done") {
 		t.Fatalf("final transcript has %d lines, last %s", len(final), final[len(final)-1])
 	}
-	notes2 := userNotices(finalHistory(t, h.srv, "LEAD-file:"))
-	if len(notes2) != 1 || notes2[0].OutputFile != path || notes2[0].Status != "completed" {
-		t.Fatalf("notifications = %+v, want one completed pointing at %s", notes2, path)
+	got := userNotices(finalHistory(t, h.srv, "LEAD-file:"))
+	if len(got) != 1 || got[0].OutputFile != path || got[0].Status != "completed" {
+		t.Fatalf("notifications = %+v, want one completed pointing at %s", got, path)
 	}
+}
+
+// transcriber scripts TestBackgroundOutputFileGrows: the lead passes on
+// the output file named in the launch result; the agent reads the notes
+// twice and pauses before its second and third requests until resumed.
+type transcriber struct {
+	paths          chan string
+	paused, resume [2]*gate
+}
+
+func newTranscriber() *transcriber {
+	tr := &transcriber{paths: make(chan string, 1)}
+	for k := range 2 {
+		tr.paused[k], tr.resume[k] = newGate(), newGate()
+	}
+	return tr
+}
+
+func (tr *transcriber) install(rt *router, notes string) {
+	rt.on("LEAD-file:", func(r *fakeapi.Request) fakeapi.Reply {
+		switch r.Turn() {
+		case 0:
+			return fakeapi.Reply{Content: []fakeapi.Block{use("Agent", map[string]any{
+				"description": "transcriber", "run_in_background": true, "prompt": "TRANSCRIBER: read the notes twice"})}}
+		case 1:
+			path := ""
+			if m := outputText.FindStringSubmatch(r.LastToolResultText()); m != nil {
+				path = m[1]
+			}
+			select {
+			case tr.paths <- path:
+			default:
+			}
+			return fakeapi.TextReply("waiting for the transcriber")
+		}
+		return fakeapi.TextReply("transcript seen")
+	})
+	rt.on("TRANSCRIBER:", func(r *fakeapi.Request) fakeapi.Reply {
+		turn := min(r.Turn(), 2)
+		if turn > 0 {
+			tr.paused[turn-1].open()
+			if !tr.resume[turn-1].wait(r.Context()) {
+				return fakeapi.TextReply("the test never looked")
+			}
+		}
+		if turn < 2 {
+			return fakeapi.Reply{Content: []fakeapi.Block{use("Read", map[string]any{"file_path": notes})}}
+		}
+		return fakeapi.TextReply("two reads done")
+	})
 }
 
 // TestUnknownTaskIDListsRunningTasks gives TaskOutput and TaskStop ids that

@@ -21,6 +21,7 @@ import (
 	"github.com/cohort-dev/cohort/settings"
 	"github.com/cohort-dev/cohort/task"
 	"github.com/cohort-dev/cohort/tool"
+	"github.com/cohort-dev/cohort/trace"
 	"github.com/cohort-dev/cohort/worktree"
 )
 
@@ -126,6 +127,41 @@ type sess struct {
 	queue    *task.Queue // the lead's
 	closers  []func()
 	modeName string
+	trace    *trace.Writer
+}
+
+// openTrace starts the --trace file. It is closed after the task registry,
+// so the last notifications are in it.
+func (s *sess) openTrace() error {
+	if s.o.trace == "" {
+		return nil
+	}
+	w, err := trace.Create(s.o.trace, trace.Config{Session: s.id})
+	if err != nil {
+		return usageErr("--trace: %v", err)
+	}
+	s.trace = w
+	s.closers = append(s.closers, func() {
+		if err := w.Close(); err != nil {
+			fmt.Fprintf(s.inv.Stderr, "cohort: warning: trace %s: %v\n", s.o.trace, err)
+		}
+	})
+	return nil
+}
+
+// engineEvent fans an agent event out to the output and the trace.
+func (s *sess) engineEvent(ev engine.Event) {
+	s.out.engineEvent(ev)
+	if s.trace != nil {
+		s.trace.Engine(ev)
+	}
+}
+
+func (s *sess) taskEvent(ev task.Event) {
+	s.out.taskEvent(ev)
+	if s.trace != nil {
+		s.trace.Task(ev)
+	}
 }
 
 func (s *sess) close() {
@@ -159,7 +195,10 @@ func openSession(ctx context.Context, b *base, out *printer) (_ *sess, err error
 	}
 	s.closers = append(s.closers, s.model.close)
 
-	s.tasks, err = task.NewRegistry(task.Config{Home: b.env.CohortHome, SessionID: s.id, OnEvent: out.taskEvent})
+	if err := s.openTrace(); err != nil {
+		return nil, err
+	}
+	s.tasks, err = task.NewRegistry(task.Config{Home: b.env.CohortHome, SessionID: s.id, OnEvent: s.taskEvent})
 	if err != nil {
 		return nil, err
 	}
@@ -263,7 +302,7 @@ func (s *sess) runtime(ctx context.Context) error {
 			return agenttool.PermissionGate{Checker: c, Prompter: prompter}
 		},
 		Transcripts:   s.transcriptFor,
-		Sink:          s.out.engineEvent,
+		Sink:          s.engineEvent,
 		MaxConcurrent: s.o.maxConcurrent,
 		SessionID:     s.id,
 		Cwd:           s.cwd,
