@@ -38,6 +38,9 @@ type Config struct {
 	Transcripts func(a *Agent) (engine.Recorder, func() error, error)
 	// Sink receives every agent's events.
 	Sink engine.Sink
+	// Teammates spawns named team members (Agent with team_name and name);
+	// nil means teams are not available.
+	Teammates TeammateSpawner
 
 	MaxDepth      int // default 3
 	MaxConcurrent int // default 32
@@ -82,6 +85,7 @@ type Runtime struct {
 type Agent struct {
 	ID       string
 	Name     string // SendMessage address, if any
+	Team     string // the team it is a member of, if any
 	Type     string // definition name; empty for a lead without one
 	Def      *agent.Definition
 	Role     agent.Role
@@ -210,6 +214,12 @@ func newAgentID() string {
 func (rt *Runtime) modelFor(m string) string { return agent.ResolveAlias(m, rt.cfg.Aliases) }
 
 func errorf(format string, args ...any) error { return fmt.Errorf(format, args...) }
+
+// TeammateSpawner runs the teammate path of the Agent tool (the swarm
+// package implements it). Safe for concurrent use.
+type TeammateSpawner interface {
+	SpawnTeammate(ctx context.Context, parent *Agent, env *tool.Env, in Input) (tool.Result, error)
+}
 
 // Catalog returns the session's agent definitions.
 func (rt *Runtime) Catalog() *agent.Catalog { return rt.cfg.Catalog }

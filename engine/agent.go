@@ -64,6 +64,22 @@ func New(cfg Config) *Agent {
 	return a
 }
 
+// SetTools replaces the agent's tools from the next request on (a plan-mode
+// pool that widens after approval). The tool array is part of the cached
+// prefix, so this costs a cache miss; call it rarely.
+func (a *Agent) SetTools(tools []tool.Tool) {
+	m := make(map[string]tool.Tool, len(tools))
+	defs := make([]llm.ToolDef, 0, len(tools))
+	for _, t := range tools {
+		d := t.Def()
+		m[d.Name] = t
+		defs = append(defs, d)
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.tools, a.defs = m, defs
+}
+
 // ID returns the agent's id.
 func (a *Agent) ID() string { return a.cfg.Env.AgentID }
 

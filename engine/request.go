@@ -18,10 +18,13 @@ func (a *Agent) buildRequest() *llm.Request {
 
 // requestFor renders a request around msgs, which it takes ownership of.
 func (a *Agent) requestFor(msgs []llm.Message) *llm.Request {
+	a.mu.Lock()
+	defs := slices.Clone(a.defs)
+	a.mu.Unlock()
 	req := &llm.Request{
 		Model:      a.cfg.ModelName,
 		System:     slices.Clone(a.cfg.System),
-		Tools:      slices.Clone(a.defs),
+		Tools:      defs,
 		Messages:   msgs,
 		MaxTokens:  a.cfg.MaxTokens,
 		Thinking:   a.cfg.Thinking,

@@ -64,7 +64,9 @@ func (p *pending) parallel() bool {
 
 func (a *Agent) prepare(u llm.Block) *pending {
 	p := &pending{use: u}
+	a.mu.Lock()
 	t, ok := a.tools[u.Name]
+	a.mu.Unlock()
 	if !ok {
 		p.fail = fmt.Sprintf("Error: no tool named %q is available to this agent. Available tools: %s.", u.Name, a.toolNames())
 		return p
@@ -84,6 +86,8 @@ func (a *Agent) prepare(u llm.Block) *pending {
 }
 
 func (a *Agent) toolNames() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
 	names := make([]string, 0, len(a.defs))
 	for _, d := range a.defs {
 		names = append(names, d.Name)
