@@ -15,7 +15,7 @@ date -u +%Y-%m-%dT%H:%M:%SZ
 
 echo
 echo "== query-loop turn at 50 KB of history (issue 3)"
-go test -run '^$' -bench 'QueryLoopTurn|RequestJSON|ResponseSSE' -benchtime 3s -count 3 ./bench/
+go test -run '^$' -bench 'QueryLoopTurn|RequestJSON|ResponseSSE|Calibration' -benchtime 3s -count 3 ./bench/
 
 echo
 echo "== mailbox"

@@ -180,3 +180,16 @@ func BenchmarkQueryLoopTurn(b *testing.B) {
 		loop(b, func() { f.run(b, cfg) })
 	})
 }
+
+// BenchmarkCalibration is a fixed piece of CPU work like the turn's
+// (encoding/json over the same 50 KB history, from the standard library
+// only). The machines these benchmarks run on are shared and busy: read the
+// turn's cost against this figure measured in the same run.
+func BenchmarkCalibration(b *testing.B) {
+	h := History(historyBytes)
+	loop(b, func() {
+		if _, err := json.Marshal(h); err != nil {
+			b.Fatal(err)
+		}
+	})
+}
