@@ -15,6 +15,20 @@ import (
 	"github.com/cohort-dev/cohort/mailbox"
 )
 
+// Peer is the process that sent a message, as the kernel reports it.
+type Peer struct {
+	UID int
+	PID int // 0 where the platform does not say (macOS, FreeBSD)
+}
+
+type peerKey struct{}
+
+// PeerFrom returns the sender of the message a Handler was called for.
+func PeerFrom(ctx context.Context) (Peer, bool) {
+	p, ok := ctx.Value(peerKey{}).(Peer)
+	return p, ok
+}
+
 // reply is the one JSON line answering each message.
 type reply struct {
 	OK    bool   `json:"ok"`
@@ -44,16 +58,17 @@ func writeReply(c net.Conn, r reply) error {
 func (l *Listener) serve(ctx context.Context, c *net.UnixConn) {
 	defer l.wg.Done()
 	defer l.untrack(c)
-	uid, err := peerUID(c)
-	if err != nil || !l.cfg.allowUID(uid) {
-		msg := fmt.Sprintf("refused: peer uid %d is not the session owner", uid)
+	peer, err := peerCred(c)
+	if err != nil || !l.cfg.allowUID(peer.UID) {
+		msg := fmt.Sprintf("refused: peer uid %d is not the session owner", peer.UID)
 		if err != nil {
 			msg = fmt.Sprintf("refused: cannot read the peer's credentials: %v", err)
 		}
-		l.log.Warn("session socket peer refused", "path", l.path, "uid", uid, "err", err)
+		l.log.Warn("session socket peer refused", "path", l.path, "uid", peer.UID, "pid", peer.PID, "err", err)
 		l.refuse(c, msg)
 		return
 	}
+	ctx = context.WithValue(ctx, peerKey{}, peer)
 	br := bufio.NewReaderSize(c, 64<<10)
 	for {
 		_ = c.SetReadDeadline(time.Now().Add(l.cfg.IdleTimeout))

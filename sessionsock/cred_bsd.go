@@ -8,22 +8,22 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// peerUID returns the user id of the process at the other end of c:
-// LOCAL_PEERCRED.
-func peerUID(c *net.UnixConn) (int, error) {
+// peerCred returns the user at the other end of c: LOCAL_PEERCRED (which
+// carries no pid).
+func peerCred(c *net.UnixConn) (Peer, error) {
 	raw, err := c.SyscallConn()
 	if err != nil {
-		return -1, err
+		return Peer{UID: -1}, err
 	}
 	var cred *unix.Xucred
 	var credErr error
 	if err := raw.Control(func(fd uintptr) {
 		cred, credErr = unix.GetsockoptXucred(int(fd), unix.SOL_LOCAL, unix.LOCAL_PEERCRED)
 	}); err != nil {
-		return -1, err
+		return Peer{UID: -1}, err
 	}
 	if credErr != nil {
-		return -1, credErr
+		return Peer{UID: -1}, credErr
 	}
-	return int(cred.Uid), nil
+	return Peer{UID: int(cred.Uid)}, nil
 }

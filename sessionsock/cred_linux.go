@@ -6,22 +6,22 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// peerUID returns the user id of the process at the other end of c, as the
-// kernel recorded it at connect(2) (or listen(2)): SO_PEERCRED.
-func peerUID(c *net.UnixConn) (int, error) {
+// peerCred returns who is at the other end of c, as the kernel recorded it
+// at connect(2) (or listen(2)): SO_PEERCRED.
+func peerCred(c *net.UnixConn) (Peer, error) {
 	raw, err := c.SyscallConn()
 	if err != nil {
-		return -1, err
+		return Peer{UID: -1}, err
 	}
 	var cred *unix.Ucred
 	var credErr error
 	if err := raw.Control(func(fd uintptr) {
 		cred, credErr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
 	}); err != nil {
-		return -1, err
+		return Peer{UID: -1}, err
 	}
 	if credErr != nil {
-		return -1, credErr
+		return Peer{UID: -1}, credErr
 	}
-	return int(cred.Uid), nil
+	return Peer{UID: int(cred.Uid), PID: int(cred.Pid)}, nil
 }

@@ -7,8 +7,8 @@ import (
 	"net"
 )
 
-// peerUID cannot tell who is at the other end here, so every peer is
+// peerCred cannot tell who is at the other end here, so every peer is
 // refused: fail closed.
-func peerUID(*net.UnixConn) (int, error) {
-	return -1, errors.ErrUnsupported
+func peerCred(*net.UnixConn) (Peer, error) {
+	return Peer{UID: -1}, errors.ErrUnsupported
 }

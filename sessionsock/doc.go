@@ -41,7 +41,7 @@
 //     kernel (SO_PEERCRED on Linux, LOCAL_PEERCRED on macOS and FreeBSD)
 //     and refuses other users with an error reply before reading a byte;
 //     where the platform cannot say, every peer is refused. Root gets no
-//     exception. Send checks the listener's uid the same way, so a message
+//     exception. The handler finds the sender's uid and pid with PeerFrom. Send checks the listener's uid the same way, so a message
 //     never goes to a socket another user planted.
 //   - Ownership of a socket path is a flock(2) on {sessionId}.sock.lock
 //     beside it, held for the Listener's life and gone with its process.

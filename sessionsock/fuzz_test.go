@@ -28,6 +28,7 @@ func FuzzHandle(f *testing.F) {
 			got = append(got, m)
 			return nil
 		}}), seen: newRecent(8)}
+		l.log = l.cfg.Logger
 		r := l.handle(context.Background(), line)
 		if r.OK != (len(got) == 1) || len(got) > 1 {
 			t.Fatalf("reply %+v after %d deliveries", r, len(got))

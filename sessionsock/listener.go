@@ -97,6 +97,9 @@ func Listen(ctx context.Context, cfg Config) (*Listener, error) {
 		return nil, err
 	}
 	cfg = withDefaults(cfg)
+	if err := mailbox.ValidateName(cfg.Recipient); err != nil {
+		return nil, fmt.Errorf("sessionsock.Config.Recipient: %w", err)
+	}
 	if err := ensureDir(cfg.Dir); err != nil {
 		return nil, err
 	}

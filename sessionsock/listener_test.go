@@ -535,4 +535,29 @@ func TestPathErrors(t *testing.T) {
 	if _, err := Listen(testCtx(t), Config{Dir: t.TempDir(), SessionID: "s"}); err == nil {
 		t.Error("Listen without a handler")
 	}
+	if _, err := Listen(testCtx(t), Config{Dir: t.TempDir(), SessionID: "s", Handler: (&inbox{}).handle, Recipient: "../lead"}); !errors.Is(err, mailbox.ErrInvalidName) {
+		t.Errorf("Listen with a bad recipient: %v", err)
+	}
+}
+
+func TestPeerFrom(t *testing.T) {
+	t.Parallel()
+	peers := make(chan Peer, 1)
+	l, _ := listen(t, Config{Handler: func(ctx context.Context, m mailbox.Message) error {
+		p, ok := PeerFrom(ctx)
+		if !ok {
+			return errors.New("no peer in the context")
+		}
+		peers <- p
+		return nil
+	}})
+	if _, err := Send(testCtx(t), l.Path(), mailbox.Message{From: "a", Text: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(Peer{UID: os.Geteuid(), PID: os.Getpid()}, <-peers); diff != "" {
+		t.Errorf("peer (-want +got):\n%s", diff)
+	}
+	if _, ok := PeerFrom(context.Background()); ok {
+		t.Error("PeerFrom found a peer in a bare context")
+	}
 }

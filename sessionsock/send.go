@@ -56,12 +56,12 @@ func send(ctx context.Context, path string, m mailbox.Message, allowUID func(int
 	defer c.Close()
 	// The peer is checked too: a message must not go to a socket another
 	// user planted.
-	uid, err := peerUID(c)
+	peer, err := peerCred(c)
 	if err != nil {
 		return "", fmt.Errorf("%w: cannot tell who listens on %s: %v", ErrRefused, path, err)
 	}
-	if !allowUID(uid) {
-		return "", fmt.Errorf("%w: %s belongs to uid %d, not to us", ErrRefused, path, uid)
+	if !allowUID(peer.UID) {
+		return "", fmt.Errorf("%w: %s belongs to uid %d, not to us", ErrRefused, path, peer.UID)
 	}
 	r, err := exchange(ctx, c, line)
 	if err != nil {

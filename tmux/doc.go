@@ -1,9 +1,10 @@
 // Package tmux is the terminal layer of the tmux teammate backend: it puts
 // a teammate's command (`cohort teammate --team T --name N …`) in a new
 // tmux pane, watches whether it still runs, shows its output and removes
-// it. Every operation is one short-lived tmux client run through
-// internal/proc, bounded by its context (or a 10 s default when the context
-// has no deadline); failures carry tmux's own message (CommandError).
+// it. Every call to tmux is a short-lived client run through
+// internal/proc, bounded by the caller's context (or a 10 s default when the
+// context has no deadline); failures carry tmux's own message
+// (CommandError).
 //
 // A Server is either the user's tmux (Current, found through $TMUX, with
 // panes split from $TMUX_PANE) or a private server on a socket of our own

@@ -173,6 +173,9 @@ func (s *Server) start(ctx context.Context, id string, spec PaneSpec) (Pane, err
 	}
 	args := s.startArgs(id, spec)
 	out, err := s.run(ctx, args...)
+	if errors.Is(err, ErrNoPane) {
+		err = fmt.Errorf("%w (the placeholder %q ended early: is it on the tmux server's PATH?)", err, strings.Join(placeholder, " "))
+	}
 	if err == nil {
 		pid, perr := strconv.Atoi(firstLine(out))
 		if perr == nil && pid > 0 {

@@ -235,6 +235,9 @@ func newPrivate(ctx context.Context, cfg ServerConfig) (*Server, error) {
 	if !sessionNamePattern.MatchString(cfg.Session) {
 		return nil, fmt.Errorf("tmux session name %q: use 1-64 letters, digits, '_' or '-'", truncate(cfg.Session, 70))
 	}
+	if err := os.MkdirAll(filepath.Dir(socket), 0o700); err != nil {
+		return nil, fmt.Errorf("tmux socket directory: %w", err)
+	}
 	timeout := orDefault(cfg.Timeout, DefaultTimeout)
 	bin, v, err := detect(ctx, cfg.Bin, timeout)
 	if err != nil {
