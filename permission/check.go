@@ -53,7 +53,14 @@ const planReason = "Cohort is in plan mode, where only read-only tools may run. 
 
 // planExempt tools keep their usual treatment in plan mode: they plan,
 // ask, or spawn agents that inherit plan mode.
-var planExempt = map[string]bool{"Agent": true, "EnterPlanMode": true, "ExitPlanMode": true, "AskUserQuestion": true, "TodoWrite": true}
+var planExempt = map[string]bool{"Agent": true, "EnterPlanMode": true, "ExitPlanMode": true, "AskUserQuestion": true, "TodoWrite": true,
+	"SendMessage": true, "TaskGet": true, "TaskList": true, "TaskOutput": true}
+
+// coordination are the tools that only steer the agent's own team and tasks:
+// they touch no file and run nothing, so they need no approval.
+var coordination = map[string]bool{"Agent": true, "EnterPlanMode": true, "SendMessage": true,
+	"TaskOutput": true, "TaskStop": true, "TeamCreate": true, "TeamDelete": true,
+	"TaskCreate": true, "TaskGet": true, "TaskUpdate": true, "TaskList": true}
 
 // evaluation holds one Check's state.
 type evaluation struct {
@@ -218,8 +225,9 @@ func (e *evaluation) checkOther() Decision {
 func (e *evaluation) otherDefault(tool, subject string) Decision {
 	ask := Decision{Behavior: Ask, Reason: tool + " needs the user's approval."}
 	switch {
-	case tool == "Agent" || tool == "EnterPlanMode":
-		// A subagent's own calls are checked one by one.
+	case coordination[tool]:
+		// A subagent's own calls are checked one by one; the others steer
+		// the agent's own team and tasks.
 		return Decision{Behavior: Allow, Reason: tool + " needs no approval"}
 	case e.mode == ModeBypass:
 		return Decision{Behavior: Allow, Reason: "bypassPermissions mode"}

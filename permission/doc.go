@@ -20,14 +20,17 @@
 //   - plan: read-only calls as in default; every other call is denied with a
 //     reason telling the model it is planning, even when an allow rule
 //     matches. Agent, EnterPlanMode, ExitPlanMode (asks: the user approves
-//     the plan), AskUserQuestion and TodoWrite keep their usual treatment.
+//     the plan), AskUserQuestion, TodoWrite, SendMessage, TaskGet, TaskList
+//     and TaskOutput keep their usual treatment.
 //   - dontAsk: as default, with every ask turned into a deny.
 //   - bypassPermissions: everything that no deny or ask rule stops.
 //   - bubble (internal, forks): as default, with every ask marked
 //     [Decision.Bubble] for the caller to route to the parent's approver.
 //
 // Agent calls need no approval by default (the subagent's own calls are
-// checked), nor does EnterPlanMode. WebFetch and MCP tools ask by default
+// checked), nor do the coordination tools that only steer the agent's own
+// team and tasks: EnterPlanMode, SendMessage, TaskOutput, TaskStop,
+// TeamCreate, TeamDelete and the shared task-list tools. WebFetch and MCP tools ask by default
 // even when they claim to be read-only: fetching is a way out for data, and
 // MCP read-only hints come from the server. A call whose tool is not Bash
 // uses Request.ReadOnly (the tool's traits).

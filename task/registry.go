@@ -199,13 +199,31 @@ func checkSpec(spec *Spec, run RunFunc) error {
 	if strings.TrimSpace(spec.Description) == "" {
 		return errors.New("task start: description is empty")
 	}
+	if spec.ID != "" && !validID.MatchString(spec.ID) {
+		return fmt.Errorf("task start: id %q must be 2-64 lower-case letters and digits, starting with a letter", spec.ID)
+	}
 	return nil
 }
+
+// validID is what a caller-chosen task id must look like: it names a file.
+var validID = regexp.MustCompile(`^[a-z][a-z0-9]{1,63}$`)
 
 // createOutput picks a fresh id and creates its file. The file system is
 // the authority on uniqueness: O_EXCL fails on any id used before, even by
 // an earlier process of the same session, and a fresh id is drawn.
 func (r *Registry) createOutput(t *Task) error {
+	if id := t.spec.ID; id != "" {
+		name := id + ".output"
+		out, err := createOutputIn(r.root, name, filepath.Join(r.dir, name), r.cfg.Output)
+		if errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("task start: id %q is already used in %s", id, r.dir)
+		}
+		if err != nil {
+			return err
+		}
+		t.id, t.out, t.outputName = id, out, name
+		return nil
+	}
 	for range 8 {
 		r.randMu.Lock()
 		id, err := newID(r.cfg.Rand, t.spec.Kind)

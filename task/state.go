@@ -8,6 +8,10 @@ import (
 // Spec describes a task to Start. Description is required; the rest is
 // optional and depends on the kind.
 type Spec struct {
+	// ID, when set, is the task's id (an agent uses its agent id, so the
+	// model sees one id for the agent and its task); empty draws a fresh
+	// one. It must be unused in the session.
+	ID          string
 	Kind        Kind
 	Description string // 3–5 words from the Agent call, or the shell command's description
 	Prompt      string // the agent's prompt (agent kinds)
