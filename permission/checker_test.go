@@ -59,7 +59,7 @@ func TestOtherTools(t *testing.T) {
 		{name: "coordination tool", req: Request{Tool: "SendMessage"}, want: Allow},
 		{name: "coordination tool plan", mode: ModePlan, req: Request{Tool: "SendMessage"}, want: Allow},
 		{name: "task stop", req: Request{Tool: "TaskStop"}, want: Allow},
-		{name: "task stop plan", mode: ModePlan, req: Request{Tool: "TaskStop"}, want: Deny},
+		{name: "task stop plan", mode: ModePlan, req: Request{Tool: "TaskStop"}, want: Allow},
 		{name: "coordination deny rule", deny: []string{"SendMessage"}, req: Request{Tool: "SendMessage"}, want: Deny},
 		{name: "other tool subject rule", allow: []string{"Skill(review)"}, req: Request{Tool: "Skill", Subject: "review"}, want: Allow},
 		{name: "other tool subject mismatch", allow: []string{"Skill(review)"}, req: Request{Tool: "Skill", Subject: "deploy"}, want: Ask},
