@@ -198,7 +198,7 @@ func (rt *Runtime) spawnFork(ctx context.Context, parent *Agent, env *tool.Env, 
 		}
 	}
 	gate, first := rt.gateFor(parent.ID + "/" + assistantKey(assistant))
-	spec := task.Spec{Kind: task.KindLocalAgent, Description: in.Description, Prompt: in.Prompt,
+	spec := task.Spec{ID: child.ID, Kind: task.KindLocalAgent, Description: in.Description, Prompt: in.Prompt,
 		SubagentType: "fork", AgentID: child.ID, Name: in.Name, ToolUseID: env.ToolUseID,
 		ParentAgentID: parent.ID, Queue: parent.Queue, Background: true}
 	rt.register(child)
@@ -263,6 +263,7 @@ func (rt *Runtime) forkRun(child *Agent, p *plan, history []llm.Message, gate *f
 		child.engine = eng
 		child.mu.Unlock()
 		res, err := eng.Send(ctx, nil, "")
+		res, err = rt.settle(ctx, eng, child.Queue, res, err)
 		child.setResult(res)
 		if err != nil {
 			return task.Outcome{}, err

@@ -97,7 +97,7 @@ func (rt *Runtime) spawnSubagent(ctx context.Context, parent *Agent, env *tool.E
 	}
 	opening := append(p.opening, llm.Text(in.Prompt))
 	spec := task.Spec{
-		Kind: task.KindLocalAgent, Description: in.Description, Prompt: in.Prompt,
+		ID: child.ID, Kind: task.KindLocalAgent, Description: in.Description, Prompt: in.Prompt,
 		SubagentType: def.Name, AgentID: child.ID, Name: in.Name, ToolUseID: env.ToolUseID,
 		ParentAgentID: parent.ID, Queue: parent.Queue, Background: background, Linked: !background,
 	}
@@ -156,6 +156,7 @@ func (rt *Runtime) runFunc(child *Agent, p *plan, opening []llm.Block) task.RunF
 		child.engine = eng
 		child.mu.Unlock()
 		res, err := eng.Send(ctx, opening, "")
+		res, err = rt.settle(ctx, eng, child.Queue, res, err)
 		child.setResult(res)
 		if err != nil {
 			if errors.Is(err, context.DeadlineExceeded) && rt.cfg.Deadline > 0 {

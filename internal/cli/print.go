@@ -47,6 +47,9 @@ func runRoot(ctx context.Context, inv *Invocation, o *options, args []string) er
 		PermissionMode: s.modeName, APIKeySource: apiKeySource(inv.Getenv, s.model.name)})
 	start := time.Now()
 	turns, res, runErr := s.drive(ctx, text)
+	// Stop what still runs before the result, so that the result is the
+	// last line of stream-json (killed tasks report first).
+	s.stopTasks()
 	r := resultLine{Subtype: engine.StopSuccess, NumTurns: turns, DurationMs: time.Since(start).Milliseconds()}
 	switch {
 	case runErr != nil:

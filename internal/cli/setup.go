@@ -130,6 +130,19 @@ type sess struct {
 	trace    *trace.Writer
 }
 
+// stopTasks stops every task still running and waits for them (bounded).
+// Safe to call more than once.
+func (s *sess) stopTasks() {
+	if s.tasks == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	if err := s.tasks.Close(ctx); err != nil {
+		fmt.Fprintf(s.inv.Stderr, "cohort: warning: %v\n", err)
+	}
+}
+
 // openTrace starts the --trace file. It is closed after the task registry,
 // so the last notifications are in it.
 func (s *sess) openTrace() error {
@@ -202,11 +215,7 @@ func openSession(ctx context.Context, b *base, out *printer) (_ *sess, err error
 	if err != nil {
 		return nil, err
 	}
-	s.closers = append(s.closers, func() {
-		cctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-		defer cancel()
-		_ = s.tasks.Close(cctx)
-	})
+	s.closers = append(s.closers, s.stopTasks)
 	if err := s.permissions(); err != nil {
 		return nil, err
 	}
