@@ -21,7 +21,8 @@ import (
 // the same 50 KB-history request (the one BenchmarkQueryLoopTurn sends)
 // marshalled through the SDK's parameter types, as llm/claude does, and
 // through plain encoding/json structs of the wire shape. The gap is what
-// sending a pre-serialized body (option.WithRequestBody) would save.
+// handing the SDK a pre-serialized body would save (BENCHMARKS.md, suggested
+// fixes).
 func BenchmarkRequestJSON(b *testing.B) {
 	req := fixtureRequest(b)
 	b.Run("sdk-params", func(b *testing.B) {
