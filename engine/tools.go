@@ -115,7 +115,7 @@ func (a *Agent) call(ctx context.Context, p *pending) tool.Result {
 	if p.fail != "" {
 		return tool.Errorf("%s", p.fail)
 	}
-	env := a.cfg.Env
+	env := a.toolEnv()
 	env.ToolUseID = p.use.ID
 	c := &Call{ID: p.use.ID, Name: p.use.Name, Input: p.use.Input, Traits: p.traits, Env: &env}
 	if a.cfg.Hooks != nil {

@@ -67,6 +67,21 @@ type Config struct {
 	Grace time.Duration
 }
 
+// CommandGuard is a tool.WriteGuard that also vets whole command lines
+// (an agent isolated in a worktree: tool/isolation.Guard). When Env.Guard
+// implements it, Bash asks it before running anything, in the foreground
+// or the background; a refusal is an is_error result and nothing runs.
+type CommandGuard interface {
+	CheckCommand(command, dir string) error
+}
+
+func envGuard(env *tool.Env) tool.WriteGuard {
+	if env == nil {
+		return nil
+	}
+	return env.Guard
+}
+
 // Bash is the Bash tool. Safe for concurrent use.
 type Bash struct{ cfg Config }
 
@@ -136,6 +151,11 @@ func (b *Bash) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) (too
 	}
 	if strings.TrimSpace(in.Command) == "" {
 		return tool.Errorf("command is empty; pass the command line to run"), nil
+	}
+	if g, ok := envGuard(env).(CommandGuard); ok {
+		if err := g.CheckCommand(in.Command, env.Cwd); err != nil {
+			return tool.Errorf("Command refused: %v", err), nil
+		}
 	}
 	if in.RunInBackground {
 		return b.background(ctx, env, in)
