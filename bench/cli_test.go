@@ -66,7 +66,7 @@ func runInProcess(b *testing.B, bins *trial.Binaries, spec scenario.Spec, maxCon
 	if ferr != nil {
 		b.Fatal(ferr)
 	}
-	if err := ws.Spec.Check(sum); err != nil {
+	if err := ws.Spec.Check(sum, trial.Limit(maxConcurrent)); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportMetric(wall.Seconds(), "wall-s")

@@ -16,6 +16,10 @@ type Policy struct {
 	mu   sync.Mutex
 	sum  Summary
 	seen leadSeen
+	// started and ended hold the subagent ids seen at their first and
+	// final request; active is how many are between the two.
+	started, ended map[int]bool
+	active         int
 }
 
 // Summary is what a run did, as the fake saw it.
@@ -27,6 +31,11 @@ type Summary struct {
 	SubRequests  int `json:"sub_requests"`
 	// Finished counts subagents that were given their final reply.
 	Finished int `json:"finished"`
+	// MaxActive is the most subagents seen between their first and their
+	// final request at the same time. Each agent holds a concurrency slot
+	// for longer than that, so MaxActive never exceeds the agent limit when
+	// the limit holds.
+	MaxActive int `json:"max_active"`
 	// ToolErrors counts is_error tool results subagents sent back.
 	ToolErrors     int    `json:"tool_errors"`
 	FirstToolError string `json:"first_tool_error,omitempty"`
@@ -67,7 +76,7 @@ func NewPolicy() *Policy { return &Policy{} }
 func (p *Policy) Reset() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.sum, p.seen = Summary{}, leadSeen{}
+	p.sum, p.seen, p.started, p.ended, p.active = Summary{}, leadSeen{}, nil, nil, 0
 }
 
 // Reply is a fakeapi.Policy.
@@ -114,11 +123,29 @@ func (p *Policy) subReply(r *fakeapi.Request, w sub) fakeapi.Reply {
 	if turn >= w.turns {
 		p.sum.Finished++
 	}
+	p.track(w.id, turn == 0, turn >= w.turns)
 	p.mu.Unlock()
 	if turn >= w.turns {
 		return fakeapi.TextReply(fmt.Sprintf("bench-report id=%d: made %d tool calls.", w.id, w.turns))
 	}
 	return fakeapi.Reply{Content: []fakeapi.Block{w.call(turn)}}
+}
+
+// track counts agent id as active from its first request to its final
+// one. Retried requests are not counted twice. The caller holds p.mu.
+func (p *Policy) track(id int, first, final bool) {
+	if p.started == nil {
+		p.started, p.ended = map[int]bool{}, map[int]bool{}
+	}
+	if first && !p.started[id] {
+		p.started[id] = true
+		p.active++
+		p.sum.MaxActive = max(p.sum.MaxActive, p.active)
+	}
+	if final && p.started[id] && !p.ended[id] {
+		p.ended[id] = true
+		p.active--
+	}
 }
 
 // call is the tool call of turn t.
@@ -165,8 +192,9 @@ func (p *Policy) Summary() Summary {
 	return sum
 }
 
-// Check verifies that sum shows the whole of s done exactly once.
-func (s Spec) Check(sum Summary) error {
+// Check verifies that sum shows the whole of s done exactly once, with at
+// most limit agents running at a time (0: no limit to check).
+func (s Spec) Check(sum Summary, limit int) error {
 	var errs []string
 	want := func(what string, got, exp int) {
 		if got != exp {
@@ -181,6 +209,9 @@ func (s Spec) Check(sum Summary) error {
 	want("Agent calls answered with an error", sum.AgentErrors, 0)
 	want("distinct reports the lead received", sum.Reports, s.Agents)
 	want("duplicate notifications", sum.Duplicates, 0)
+	if limit > 0 && sum.MaxActive > limit {
+		errs = append(errs, fmt.Sprintf("%d agents were active at once, over the limit of %d", sum.MaxActive, limit))
+	}
 	if s.Background {
 		want("notified tasks", sum.Notified, s.Agents)
 		want("completed notifications", sum.Completed, s.Agents)

@@ -68,7 +68,7 @@ func TestWorkloadsRunAndVerify(t *testing.T) {
 		t.Run(fmt.Sprintf("agents=%d background=%t", s.Agents, s.Background), func(t *testing.T) {
 			t.Parallel()
 			sum := runCLI(t, s, "--allowedTools", "Bash")
-			if err := s.Check(sum); err != nil {
+			if err := s.Check(sum, 32); err != nil {
 				t.Fatalf("%v\nsummary: %+v", err, sum)
 			}
 			if sum.LeadRequests < 2 || sum.LeadBytes == 0 {
@@ -84,9 +84,29 @@ func TestCheckCatchesRefusedTools(t *testing.T) {
 	t.Parallel()
 	s := Spec{Agents: 2, Turns: 1, Tools: ToolsBash}
 	sum := runCLI(t, s, "--disallowedTools", "Bash")
-	err := s.Check(sum)
+	err := s.Check(sum, 0)
 	if err == nil || !strings.Contains(err.Error(), "tool errors = 2, want 0") || !strings.Contains(err.Error(), "first tool error") {
 		t.Fatalf("Check = %v; want it to report the two refused Bash calls", err)
+	}
+}
+
+// TestAgentLimitIsVisible: with --max-concurrent-agents 2, six background
+// agents queue; the fake never sees more than two active, and a check
+// against a limit of one notices the difference.
+func TestAgentLimitIsVisible(t *testing.T) {
+	t.Parallel()
+	s := Spec{Agents: 6, Turns: 2, Background: true, Tools: ToolsMixed}
+	sum := runCLI(t, s, "--allowedTools", "Bash", "--max-concurrent-agents", "2")
+	if err := s.Check(sum, 2); err != nil {
+		t.Fatalf("%v\nsummary: %+v", err, sum)
+	}
+	if sum.MaxActive < 1 || sum.MaxActive > 2 {
+		t.Fatalf("MaxActive = %d; want 1 or 2", sum.MaxActive)
+	}
+	if sum.MaxActive == 2 {
+		if err := s.Check(sum, 1); err == nil || !strings.Contains(err.Error(), "over the limit of 1") {
+			t.Fatalf("Check with limit 1 = %v; want the excess reported", err)
+		}
 	}
 }
 
@@ -161,7 +181,7 @@ func TestDuplicateNotificationIsCounted(t *testing.T) {
 	if sum.Duplicates != 1 || sum.Notified != 1 {
 		t.Fatalf("summary = %+v; want one duplicate of one task", sum)
 	}
-	if err := s.Check(sum); err == nil || !strings.Contains(err.Error(), "duplicate notifications = 1") {
+	if err := s.Check(sum, 0); err == nil || !strings.Contains(err.Error(), "duplicate notifications = 1") {
 		t.Fatalf("Check = %v; want the duplicate reported", err)
 	}
 }

@@ -13,16 +13,22 @@
 //   - Replies are keyed on the conversation, never on arrival order: the lead
 //     is recognised by the "bench-lead" line of its first user message, a
 //     subagent by the "bench-sub" line of its prompt, and the reply is picked
-//     by the number of assistant messages so far. A thousand agents talking
-//     at once each get their own script.
+//     by the number of assistant messages so far (for the lead: by the
+//     highest agent id it has started). A thousand agents talking at once
+//     each get their own script.
 //   - The policy proves the work happened rather than trusting exit codes:
 //     every tool result a subagent sends back must not be an error (so a Bash
-//     call refused by permissions fails the run), and the lead's last request
-//     must hold one Agent result per spawned agent and, for background agents,
+//     call refused by permissions fails the run), and the lead must have
+//     received one Agent result per spawned agent and, for background agents,
 //     exactly one <task-notification> per agent (none lost, none twice).
-//   - Counting uses the lead's largest request only (its history only grows),
-//     analysed once when the summary is taken, so the fake does no per-request
-//     scanning of a history that reaches megabytes.
+//   - Counts survive compaction of the lead's history: every lead request is
+//     scanned in full (linear, no regular expressions) and the Agent results,
+//     notified task ids and reports found are merged into sets, so a
+//     notification summarised away later still counts, and one that appears
+//     twice in any single request is a duplicate. The lead's text replies
+//     carry the spec line with the next agent id, so that after compaction
+//     (when the first user message is the summary) the fake still knows the
+//     run and does not start agents twice.
 package scenario
 
 import (

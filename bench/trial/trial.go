@@ -78,6 +78,17 @@ type Result struct {
 	NumTurns int
 }
 
+// DefaultLimit is cohort's default --max-concurrent-agents (agenttool's).
+const DefaultLimit = 32
+
+// Limit returns the agent limit a run with --max-concurrent-agents n has.
+func Limit(n int) int {
+	if n <= 0 {
+		return DefaultLimit
+	}
+	return n
+}
+
 // grace is how long each stop step waits before the next one.
 const grace = 3 * time.Second
 
@@ -164,7 +175,7 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 			err = ferr
 		}
 		if err == nil {
-			res.Check = w.Spec.Check(sum)
+			res.Check = w.Spec.Check(sum, Limit(cfg.MaxConcurrent))
 		}
 	}()
 	out, err := runCohort(ctx, cfg.Cohort, w.Args(cfg.MaxConcurrent, cfg.Args...), w.Env(fake.URL), w.Dir, cfg.Timeout)
@@ -235,7 +246,7 @@ func runCohort(ctx context.Context, bin string, args, env []string, dir string, 
 	if err := cmd.Start(); err != nil {
 		return r, fmt.Errorf("start cohort: %w", err)
 	}
-	waitErr := waitGroup(ctx, cmd, timeout)
+	waitErr := awaitExit(ctx, cmd, timeout)
 	r.wall = time.Since(start)
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		r.maxRSS = ru.Maxrss * 1024 // kilobytes on Linux
@@ -254,12 +265,12 @@ func runCohort(ctx context.Context, bin string, args, env []string, dir string, 
 // errTimeout reports a process stopped at its deadline.
 var errTimeout = errors.New("timed out")
 
-// waitGroup waits for cmd (started in its own process group). If ctx ends
+// awaitExit waits for cmd (started in its own process group). If ctx ends
 // or timeout passes first, it gets SIGTERM, then SIGKILL, and it is reaped
 // either way. Signals go through os.Process (a pidfd), never to a bare
 // process or group id that might have been reused; cohort stops the
 // process groups of its own tools when it is terminated.
-func waitGroup(ctx context.Context, cmd *exec.Cmd, timeout time.Duration) error {
+func awaitExit(ctx context.Context, cmd *exec.Cmd, timeout time.Duration) error {
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	timer := time.NewTimer(timeout)
@@ -352,7 +363,7 @@ func (f *Fake) Finish() (scenario.Summary, time.Duration, error) {
 	case <-timer.C:
 		readErr = errors.New("fakeserve did not print its summary")
 	}
-	waitErr := waitGroup(context.WithoutCancel(f.ctx), f.cmd, grace)
+	waitErr := awaitExit(context.WithoutCancel(f.ctx), f.cmd, grace)
 	for range f.lines { // the reader ends with the pipe
 	}
 	var cpu time.Duration

@@ -45,7 +45,7 @@ func TestTable(t *testing.T) {
 	var b strings.Builder
 	printTable(&b, []workloadResult{ok})
 	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
-	want := "| w | 3/4 | 900 ms (800 ms–1.20 s) | 1.00 s met | 45 MB (50 MB) | 100 MB met | 0 ms | 0 ms | 0 | NO: exit 1 |"
+	want := "| w | 3/4 | 900 ms (800 ms–1.20 s) | 1.00 s met | 45 MB (50 MB) | 100 MB met | 0 ms | 0 ms | 0 | 0 | NO: exit 1 |"
 	if d := cmp.Diff(want, lines[len(lines)-1]); d != "" {
 		t.Fatalf("table row (-want +got):\n%s", d)
 	}

@@ -135,36 +135,37 @@ func (wr workloadResult) good() []runRecord {
 }
 
 func printTable(w io.Writer, all []workloadResult) {
-	fmt.Fprintln(w, "| workload | runs ok | wall median (min–max) | target | peak RSS median (max) | target | cohort CPU | fake CPU | requests | verified |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| workload | runs ok | wall median (min–max) | target | peak RSS median (max) | target | cohort CPU | fake CPU | requests | max active | verified |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, wr := range all {
 		good := wr.good()
 		var walls, cpus, fakes []time.Duration
 		var rss []int64
-		requests := 0
+		requests, active := 0, 0
 		for _, r := range good {
 			walls = append(walls, time.Duration(r.WallNs))
 			cpus = append(cpus, time.Duration(r.CPUNs))
 			fakes = append(fakes, time.Duration(r.FakeCPUNs))
 			rss = append(rss, r.MaxRSS)
 			requests = r.Summary.Requests
+			active = max(active, r.Summary.MaxActive)
 		}
 		verified := "yes"
 		if wr.Failed {
 			verified = "NO: " + strings.Join(wr.Errors, "; ")
 		}
 		if len(good) == 0 {
-			fmt.Fprintf(w, "| %s | 0/%d | – | %s | – | %s | – | – | – | %s |\n", wr.Workload.Name, len(wr.Runs),
+			fmt.Fprintf(w, "| %s | 0/%d | – | %s | – | %s | – | – | – | – | %s |\n", wr.Workload.Name, len(wr.Runs),
 				dur(wr.Workload.TargetWall), mb(wr.Workload.TargetRSS), verified)
 			continue
 		}
-		fmt.Fprintf(w, "| %s | %d/%d | %s (%s–%s) | %s %s | %s (%s) | %s %s | %s | %s | %d | %s |\n",
+		fmt.Fprintf(w, "| %s | %d/%d | %s (%s–%s) | %s %s | %s (%s) | %s %s | %s | %s | %d | %d | %s |\n",
 			wr.Workload.Name, len(good), len(wr.Runs),
 			dur(median(walls)), dur(slices.Min(walls)), dur(slices.Max(walls)),
 			dur(wr.Workload.TargetWall), mark(median(walls) <= wr.Workload.TargetWall),
 			mb(median(rss)), mb(slices.Max(rss)),
 			mb(wr.Workload.TargetRSS), mark(slices.Max(rss) <= wr.Workload.TargetRSS),
-			dur(median(cpus)), dur(median(fakes)), requests, verified)
+			dur(median(cpus)), dur(median(fakes)), requests, active, verified)
 	}
 }
 
