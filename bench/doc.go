@@ -1,8 +1,22 @@
-// Package bench holds Cohort's benchmarks: Go benchmarks of the hot paths
-// (go test -run '^$' -bench . ./bench/) and, in sub-packages, the
-// end-to-end workloads that time the cohort binary from outside
-// (bench/cmd/benchall, bench/run.sh). BENCHMARKS.md at the repository root
-// records the results and the commands that produced them.
+// Package bench holds Cohort's benchmarks; BENCHMARKS.md at the repository
+// root records the results and the commands that produced them, and
+// bench/run.sh refreshes them all.
+//
+// Go benchmarks (go test -run '^$' -bench NAME ./bench/):
+//
+//   - QueryLoopTurn, RequestJSON, ResponseSSE, Calibration: one engine turn
+//     at 50 KB of history and its parts, in-process, seconds each.
+//   - CLI: the end-to-end workloads through cli.Main in this process, for
+//     -cpuprofile, -memprofile and -trace (the fake runs in its own
+//     process). The 1,000-agent workloads take about a minute per iteration:
+//     use -benchtime 1x.
+//   - Binary: the same workloads on the real binary, timed from outside.
+//
+// The end-to-end machinery lives in sub-packages: bench/scenario (the
+// workloads and the fake's policy that serves and verifies them),
+// bench/trial (builds the binaries, runs and measures one trial),
+// bench/cmd/fakeserve (the fake Messages API in its own process) and
+// bench/cmd/benchall (runs every workload, prints the table).
 //
 // The package's own code is what the query-loop benchmark needs to measure
 // only our CPU:
@@ -18,7 +32,7 @@
 //
 // Design decisions:
 //
-//   - The recorded stream is produced by llm/fakeapi itself (Record), not
+//   - The recorded stream is produced by llm/fakeapi itself ([Recorder]), not
 //     written by hand, so it has the API's grammar with the fake's
 //     fragmentation and pings: the same bytes a test run parses.
 //   - Replay drains and closes every request body, as a transport writing to
