@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bytes"
+	"context"
 	"strings"
 	"syscall"
 	"testing"
@@ -50,8 +51,10 @@ func runInProcess(b *testing.B, bins *trial.Binaries, spec scenario.Spec, maxCon
 	}
 	var stdout, stderr bytes.Buffer
 	self, children := rusage(b, syscall.RUSAGE_SELF), rusage(b, syscall.RUSAGE_CHILDREN)
+	ctx, cancel := context.WithTimeout(b.Context(), 5*time.Minute)
+	defer cancel()
 	start := time.Now()
-	code := cli.Main(b.Context(), cli.Invocation{
+	code := cli.Main(ctx, cli.Invocation{
 		Args: ws.Args(maxConcurrent), Stdin: strings.NewReader(""), Stdout: &stdout, Stderr: &stderr,
 		Getenv: func(k string) string { return vars[k] }, Environ: func() []string { return env },
 		Getwd: func() (string, error) { return ws.Project, nil },
