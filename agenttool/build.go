@@ -52,6 +52,7 @@ func (rt *Runtime) pool(a *Agent) []tool.Tool {
 func (rt *Runtime) environment(a *Agent, tools []tool.Tool) prompt.Environment {
 	env := rt.cfg.Environment
 	env.Cwd = a.Cwd
+	env.Worktree = a.Worktree
 	env.Model = a.Model
 	env.Tools = nil
 	for _, t := range tools {

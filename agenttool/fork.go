@@ -147,9 +147,6 @@ func (rt *Runtime) spawnFork(ctx context.Context, parent *Agent, env *tool.Env, 
 	if depth > rt.cfg.MaxDepth {
 		return tool.Errorf("Cannot fork: the nesting limit of %d levels is reached. Do this part of the work yourself.", rt.cfg.MaxDepth), nil
 	}
-	if in.Isolation == "worktree" {
-		return tool.Errorf("isolation: worktree is not available in this build yet."), nil
-	}
 	peng := parent.Engine()
 	base := peng.LastRequest()
 	hist := peng.History()
@@ -165,11 +162,15 @@ func (rt *Runtime) spawnFork(ctx context.Context, parent *Agent, env *tool.Env, 
 		Depth: depth, Model: base.Model, Mode: parent.Mode, Cwd: parent.Cwd, ParentID: parent.ID,
 		Fork: true, Queue: task.NewQueue(), ToolUseID: env.ToolUseID,
 	}
+	ws, bad := rt.isolate(ctx, child, env, in)
+	if bad != nil {
+		return *bad, nil
+	}
 	parent.mu.Lock()
 	tools := slices.Clone(parent.tools)
 	parent.mu.Unlock()
 	child.tools = tools
-	history := BuildForkedMessages(base.Messages, assistant, in.Prompt)
+	history := BuildForkedMessages(base.Messages, assistant, ws.directive(in.Prompt))
 	cfg := engine.Config{
 		Model: rt.cfg.Model, ModelName: base.Model, System: base.System, Tools: tools,
 		MaxTokens: base.MaxTokens, Thinking: base.Thinking, Effort: base.Effort,
@@ -181,6 +182,7 @@ func (rt *Runtime) spawnFork(ctx context.Context, parent *Agent, env *tool.Env, 
 			Depth: depth, Files: env.Files.Clone()},
 	}
 	p := &plan{cfg: cfg}
+	ws.apply(&p.cfg)
 	if rt.cfg.Gates != nil {
 		p.cfg.Gate = rt.cfg.Gates(child)
 	}
@@ -190,6 +192,7 @@ func (rt *Runtime) spawnFork(ctx context.Context, parent *Agent, env *tool.Env, 
 	if rt.cfg.Transcripts != nil {
 		rec, closeFn, err := rt.cfg.Transcripts(child)
 		if err != nil {
+			ws.abandon(ctx)
 			return tool.Errorf("Could not prepare the fork: %v", err), nil
 		}
 		p.cfg.Recorder = rec
@@ -202,10 +205,11 @@ func (rt *Runtime) spawnFork(ctx context.Context, parent *Agent, env *tool.Env, 
 		SubagentType: "fork", AgentID: child.ID, Name: in.Name, ToolUseID: env.ToolUseID,
 		ParentAgentID: parent.ID, Queue: parent.Queue, Background: true}
 	rt.register(child)
-	t, err := rt.cfg.Tasks.Start(ctx, spec, rt.forkRun(child, p, history, gate, first))
+	t, err := rt.cfg.Tasks.Start(ctx, spec, ws.wrap(rt.forkRun(child, p, history, gate, first)))
 	if err != nil {
 		gate.release()
 		p.close()
+		ws.abandon(ctx)
 		return tool.Errorf("Could not start the fork: %v", err), nil
 	}
 	return asyncLaunched(child, in, t.State().OutputFile), nil

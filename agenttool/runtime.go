@@ -16,6 +16,7 @@ import (
 	"github.com/cohort-dev/cohort/prompt"
 	"github.com/cohort-dev/cohort/task"
 	"github.com/cohort-dev/cohort/tool"
+	"github.com/cohort-dev/cohort/tool/isolation"
 )
 
 // Config wires a Runtime. Model, Catalog, Tasks and Cwd are required.
@@ -41,6 +42,9 @@ type Config struct {
 	// Teammates spawns named team members (Agent with team_name and name);
 	// nil means teams are not available.
 	Teammates TeammateSpawner
+	// Worktrees leases git worktrees to agents (isolation "worktree",
+	// EnterWorktree); nil makes isolation an is_error result.
+	Worktrees *isolation.Workspaces
 
 	MaxDepth      int // default 3
 	MaxConcurrent int // default 32
@@ -100,6 +104,8 @@ type Agent struct {
 	Queue *task.Queue
 	// ToolUseID is the Agent call that spawned it.
 	ToolUseID string
+	// Worktree is the worktree the agent is confined to, if any.
+	Worktree string
 
 	mu     sync.Mutex
 	engine *engine.Agent

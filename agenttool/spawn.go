@@ -85,10 +85,16 @@ func (rt *Runtime) spawnSubagent(ctx context.Context, parent *Agent, env *tool.E
 		Model: agent.ResolveModel(rt.cfg.Getenv, in.Model, def.Model, parent.Model, rt.cfg.Aliases),
 		Mode:  mode, Cwd: cwd, ParentID: parent.ID, Queue: task.NewQueue(), ToolUseID: env.ToolUseID,
 	}
+	ws, bad := rt.isolate(ctx, child, env, in)
+	if bad != nil {
+		return *bad, nil
+	}
 	p, err := rt.buildPlan(child, prompt.Chain{}, nil)
 	if err != nil {
+		ws.abandon(ctx)
 		return tool.Errorf("Could not prepare the agent: %v", err), nil
 	}
+	ws.apply(&p.cfg)
 	p.cfg.ParentToolUseID = env.ToolUseID
 	p.cfg.Background = background
 	p.cfg.Env.Files = env.Files.Clone()
@@ -105,9 +111,10 @@ func (rt *Runtime) spawnSubagent(ctx context.Context, parent *Agent, env *tool.E
 		spec.AutoBackground = time.Duration(rt.flags().Int(flags.AutoBackgroundAfterS)) * time.Second
 	}
 	rt.register(child)
-	t, err := rt.cfg.Tasks.Start(ctx, spec, rt.runFunc(child, p, opening))
+	t, err := rt.cfg.Tasks.Start(ctx, spec, ws.wrap(rt.runFunc(child, p, opening)))
 	if err != nil {
 		p.close()
+		ws.abandon(ctx)
 		return tool.Errorf("Could not start the agent: %v", err), nil
 	}
 	if background {

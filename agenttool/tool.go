@@ -134,9 +134,6 @@ func (t *Tool) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) (too
 	if def == nil {
 		return t.rt.spawnFork(ctx, parent, env, in)
 	}
-	if in.Isolation == "worktree" {
-		return tool.Errorf("isolation: worktree is not available in this build yet."), nil
-	}
 	background := in.RunInBackground || def.Background
 	return t.rt.spawnSubagent(ctx, parent, env, in, def, background)
 }
