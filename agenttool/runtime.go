@@ -209,6 +209,9 @@ func (rt *Runtime) acquire(ctx context.Context, t *task.Task) error {
 
 func (rt *Runtime) release() { <-rt.sem }
 
+// NewAgentID returns a fresh agent id: "a" and 16 hex digits.
+func NewAgentID() string { return newAgentID() }
+
 // newAgentID returns a fresh agent id: "a" and 16 hex digits.
 func newAgentID() string {
 	var b [8]byte
@@ -232,3 +235,18 @@ func (rt *Runtime) Catalog() *agent.Catalog { return rt.cfg.Catalog }
 
 // Tasks returns the session's task registry.
 func (rt *Runtime) Tasks() *task.Registry { return rt.cfg.Tasks }
+
+// Cwd returns the session's working directory.
+func (rt *Runtime) Cwd() string { return rt.cfg.Cwd }
+
+// LookupName returns a running agent with the given name, if any.
+func (rt *Runtime) LookupName(name string) (*Agent, bool) {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	for _, a := range rt.agents {
+		if a.Name == name {
+			return a, true
+		}
+	}
+	return nil, false
+}

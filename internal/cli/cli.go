@@ -83,6 +83,6 @@ points the client at a proxy.`,
 		},
 	}
 	o.register(root)
-	root.AddCommand(newAgentsCmd(inv, o), newFlagsCmd(inv, o))
+	root.AddCommand(newAgentsCmd(inv, o), newFlagsCmd(inv, o), newTeammateCmd(inv, o))
 	return root
 }

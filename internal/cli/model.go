@@ -17,6 +17,8 @@ type openedModel struct {
 	model llm.Model
 	name  string
 	close func()
+	// url and key reach the same model from a teammate process.
+	url, key string
 }
 
 // openModel opens the provider for spec: "scripted:FILE" runs the fake
@@ -37,7 +39,7 @@ func openModel(spec string, getenv func(string) string) (*openedModel, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &openedModel{model: m, name: spec, close: func() {}}, nil
+	return &openedModel{model: m, name: spec, close: func() {}, url: cfg.BaseURL, key: cfg.APIKey}, nil
 }
 
 // openScripted serves script from an in-process fake on loopback and points
@@ -52,5 +54,5 @@ func openScripted(script *fakeapi.Script) (*openedModel, error) {
 		srv.Close()
 		return nil, err
 	}
-	return &openedModel{model: m, name: "scripted", close: srv.Close}, nil
+	return &openedModel{model: m, name: "scripted", close: srv.Close, url: srv.URL, key: "scripted"}, nil
 }

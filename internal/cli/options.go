@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/spf13/cobra"
 )
@@ -30,6 +31,8 @@ type options struct {
 	maxBudgetUSD       float64
 	permPromptCommand  string
 	trace              string
+	teammateMode       string
+	permissionTimeout  time.Duration
 }
 
 var outputFormats = []string{"text", "json", "stream-json"}
@@ -59,6 +62,8 @@ func (o *options) register(cmd *cobra.Command) {
 	f.Float64Var(&o.maxBudgetUSD, "max-budget-usd", 0, "stop the lead once its cost reaches this many dollars")
 	f.StringVar(&o.permPromptCommand, "permission-prompt-command", "", "program that decides permission prompts in print mode (JSON on stdin and stdout)")
 	f.StringVar(&o.trace, "trace", "", "write a Chrome trace-event file of every agent, turn, request and tool call")
+	f.StringVar(&o.teammateMode, "teammate-mode", "", "where teammates run: auto (tmux inside tmux, else in-process), in-process or tmux")
+	f.DurationVar(&o.permissionTimeout, "teammate-permission-timeout", 0, "how long a teammate waits for the lead to answer a permission request (default 5m; no answer denies)")
 }
 
 func (o *options) validate() error {

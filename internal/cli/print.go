@@ -47,6 +47,7 @@ func runRoot(ctx context.Context, inv *Invocation, o *options, args []string) er
 		PermissionMode: s.modeName, APIKeySource: apiKeySource(inv.Getenv, s.model.name)})
 	start := time.Now()
 	turns, res, runErr := s.drive(ctx, text)
+	s.endTeam()
 	// Stop what still runs before the result, so that the result is the
 	// last line of stream-json (killed tasks report first).
 	s.stopTasks()
@@ -96,6 +97,9 @@ func (s *sess) drive(ctx context.Context, text string) (int, *engine.Result, err
 	}
 }
 
+// teamPoll is how often an idle lead re-checks its team's state.
+const teamPoll = 200 * time.Millisecond
+
 // awaitQueue waits until the lead's queue holds something, or returns false
 // once nothing can arrive any more (no outstanding background task).
 func (s *sess) awaitQueue(ctx context.Context) ([]llm.Block, bool, error) {
@@ -111,13 +115,16 @@ func (s *sess) awaitQueue(ctx context.Context) ([]llm.Block, bool, error) {
 			}
 			return blocks, true, nil
 		}
-		if outstanding == 0 {
+		busy := s.teamBusy()
+		if outstanding == 0 && !busy {
 			return nil, false, nil
 		}
 		select {
 		case <-q.Ready():
 		case <-ctx.Done():
 			return nil, false, ctx.Err()
+		case <-time.After(teamPoll):
+			// Teammates' states change without touching the queue.
 		}
 	}
 }

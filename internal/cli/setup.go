@@ -20,6 +20,8 @@ import (
 	"github.com/cohort-dev/cohort/session"
 	"github.com/cohort-dev/cohort/settings"
 	"github.com/cohort-dev/cohort/task"
+	"github.com/cohort-dev/cohort/swarm"
+	"github.com/cohort-dev/cohort/team"
 	"github.com/cohort-dev/cohort/tool"
 	"github.com/cohort-dev/cohort/trace"
 	"github.com/cohort-dev/cohort/worktree"
@@ -128,6 +130,12 @@ type sess struct {
 	closers  []func()
 	modeName string
 	trace    *trace.Writer
+	leadID   string
+	teams    *team.Store
+	swarm    *swarm.Swarm
+	socket   string // this session's uds: address, if listening
+	// onTeamEvent, when set, also receives team events (cohort demo).
+	onTeamEvent func(swarm.Event)
 }
 
 // stopTasks stops every task still running and waits for them (bounded).
@@ -219,9 +227,15 @@ func openSession(ctx context.Context, b *base, out *printer) (_ *sess, err error
 	if err := s.permissions(); err != nil {
 		return nil, err
 	}
+	s.leadID = agenttool.NewAgentID()
+	if err := s.openSwarm(); err != nil {
+		return nil, err
+	}
 	if err := s.runtime(ctx); err != nil {
 		return nil, err
 	}
+	s.bindSwarm()
+	s.listen(ctx)
 	return s, s.startLead()
 }
 
@@ -312,6 +326,7 @@ func (s *sess) runtime(ctx context.Context) error {
 		},
 		Transcripts:   s.transcriptFor,
 		Sink:          s.engineEvent,
+		Teammates:     s.teammates(),
 		MaxConcurrent: s.o.maxConcurrent,
 		SessionID:     s.id,
 		Cwd:           s.cwd,
@@ -344,7 +359,7 @@ func (s *sess) startLead() error {
 		return err
 	}
 	s.closers = append(s.closers, func() { _ = w.Close() })
-	cfg := agenttool.LeadConfig{Model: s.model.name, Mode: s.modeName, MaxTurns: s.o.maxTurns,
+	cfg := agenttool.LeadConfig{ID: s.leadID, Model: s.model.name, Mode: s.modeName, MaxTurns: s.o.maxTurns,
 		MaxBudgetUSD: s.o.maxBudgetUSD, Recorder: w, Queue: s.leadQueue(),
 		Chain: prompt.Chain{Custom: s.o.systemPrompt, Append: s.o.appendSystemPrompt}}
 	if s.o.agentName != "" {
@@ -405,4 +420,13 @@ func (s *sess) leadQueue() *task.Queue {
 		s.queue = task.NewQueue()
 	}
 	return s.queue
+}
+
+// teammates is the runtime's teammate spawner (nil without teams; never a
+// typed nil in the interface).
+func (s *sess) teammates() agenttool.TeammateSpawner {
+	if s.swarm == nil {
+		return nil
+	}
+	return s.swarm
 }

@@ -18,7 +18,7 @@ func (s *sess) tools() []tool.Tool {
 	if s.tasks != nil {
 		ts = append(ts, task.NewOutputTool(s.tasks, s.leadQueue()), task.NewStopTool(s.tasks))
 	}
-	return ts
+	return append(ts, s.teamTools()...)
 }
 
 // backgroundShell hands run_in_background commands to the runtime, which

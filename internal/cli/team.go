@@ -1,0 +1,121 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/cohort-dev/cohort/flags"
+	"github.com/cohort-dev/cohort/mailbox"
+	"github.com/cohort-dev/cohort/sessionsock"
+	"github.com/cohort-dev/cohort/swarm"
+	"github.com/cohort-dev/cohort/task"
+	"github.com/cohort-dev/cohort/team"
+	"github.com/cohort-dev/cohort/tool"
+)
+
+// openSwarm prepares the team machinery when the agent_teams flag is on.
+// The swarm is bound to the runtime once that exists (bindSwarm).
+func (s *sess) openSwarm() error {
+	if !s.flags.Bool(flags.AgentTeams) {
+		return nil
+	}
+	store, err := team.NewStore(team.StoreConfig{Root: filepath.Join(s.env.CohortHome, "teams")})
+	if err != nil {
+		return err
+	}
+	s.teams = store
+	s.swarm, err = swarm.New(swarm.Config{
+		Store: store, Tasks: s.tasks, Checker: s.checker, Prompter: s.prompter(),
+		SessionID: s.id, LeadID: s.leadID, LeadQueue: s.leadQueue(), LeadModel: s.model.name,
+		Backend: s.teammateBackend(), Process: s.processBackend(),
+		PermissionTimeout: s.o.permissionTimeout,
+		Logf: func(format string, args ...any) {
+			if s.o.verbose {
+				fmt.Fprintf(s.inv.Stderr, "cohort: "+format+"\n", args...)
+			}
+		},
+		OnEvent: s.teamEvent,
+	})
+	if err != nil {
+		return err
+	}
+	s.closers = append(s.closers, s.swarm.Close)
+	return nil
+}
+
+// teamTools are the tools of teams: messaging, team files, the shared task
+// list and plan mode.
+func (s *sess) teamTools() []tool.Tool {
+	if s.swarm == nil {
+		return nil
+	}
+	ts := []tool.Tool{swarm.NewSendTool(s.swarm)}
+	ts = append(ts, swarm.TeamTools(s.swarm)...)
+	ts = append(ts, team.TaskTools(s.teams)...)
+	return append(ts, swarm.PlanTools(s.swarm)...)
+}
+
+// bindSwarm connects the swarm to the runtime and the lead.
+func (s *sess) bindSwarm() {
+	if s.swarm == nil {
+		return
+	}
+	s.swarm.Bind(s.rt)
+	s.swarm.RegisterAgent(s.leadID, s.checker)
+}
+
+func (s *sess) teammateBackend() string {
+	if s.o.teammateMode != "" {
+		return s.o.teammateMode
+	}
+	if v := s.settingString("teammateMode"); v != "" {
+		return v
+	}
+	return swarm.BackendAuto
+}
+
+// teamEvent shows team activity in verbose text mode.
+func (s *sess) teamEvent(ev swarm.Event) {
+	if s.onTeamEvent != nil {
+		s.onTeamEvent(ev)
+	}
+	if s.o.verbose && s.o.outputFormat == "text" {
+		fmt.Fprintf(s.inv.Stderr, "[team %s] %s %s→%s %s\n", ev.Team, ev.Kind, ev.From, ev.To, clip(ev.Text, 100))
+	}
+}
+
+// teamBusy reports whether teammates still work or have unread mail.
+func (s *sess) teamBusy() bool { return s.swarm != nil && s.swarm.Busy() }
+
+// endTeam asks every teammate to shut down (print mode's end).
+func (s *sess) endTeam() {
+	if s.swarm == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s.swarm.Shutdown(ctx, "the session is ending")
+}
+
+// listen serves uds:<path> messages for this session: they reach the lead
+// like a teammate's message. A failure (a path too long for a socket) is a
+// warning; the session runs without it.
+func (s *sess) listen(ctx context.Context) {
+	l, err := sessionsock.Listen(ctx, sessionsock.Config{
+		Dir: filepath.Join(s.env.CohortHome, "sessions"), SessionID: s.id,
+		Handler: func(_ context.Context, m mailbox.Message) error {
+			s.leadQueue().Enqueue(task.Item{Kind: task.ItemTeammateMessage, Text: mailbox.Render(m)})
+			return nil
+		},
+	})
+	if err != nil {
+		if s.o.verbose {
+			fmt.Fprintf(s.inv.Stderr, "cohort: warning: no session socket: %v\n", err)
+		}
+		return
+	}
+	s.socket = l.Path()
+	s.closers = append(s.closers, func() { _ = l.Close() })
+}

@@ -1,0 +1,169 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cohort-dev/cohort/swarm"
+	"github.com/cohort-dev/cohort/team"
+	"github.com/cohort-dev/cohort/tmux"
+)
+
+// processBackend returns the tmux backend when teammates should run as
+// separate processes: inside tmux with mode auto, or with mode tmux (a
+// private tmux server when we are not inside one). Nil means in-process.
+func (s *sess) processBackend() swarm.ProcessBackend {
+	mode := s.teammateBackend()
+	inside := tmux.Inside(s.inv.Getenv)
+	if mode == swarm.BackendInProcess || (mode == swarm.BackendAuto && !inside) {
+		return nil
+	}
+	return &tmuxBackend{s: s}
+}
+
+// tmuxBackend starts teammates as `cohort teammate` processes in tmux panes.
+type tmuxBackend struct {
+	s    *sess
+	once sync.Once
+	srv  *tmux.Server
+	err  error
+}
+
+// server opens the user's tmux server (inside tmux) or starts a private one,
+// once.
+func (b *tmuxBackend) server(ctx context.Context) (*tmux.Server, error) {
+	b.once.Do(func() {
+		s := b.s
+		if _, err := tmux.Available(ctx); err != nil {
+			b.err = fmt.Errorf("the tmux teammate backend needs tmux: %w (or use --teammate-mode in-process)", err)
+			return
+		}
+		if tmux.Inside(s.inv.Getenv) {
+			b.srv, b.err = tmux.Current(ctx, s.inv.Getenv)
+			return
+		}
+		dir := filepath.Join(s.env.CohortHome, "tmux")
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			b.err = err
+			return
+		}
+		b.srv, b.err = tmux.StartServer(ctx, tmux.ServerConfig{Socket: filepath.Join(dir, s.id[:8]+".sock"),
+			Session: "cohort-" + s.id[:8], Env: s.inv.Environ()})
+		if b.err == nil {
+			srv := b.srv
+			s.closers = append(s.closers, func() {
+				cctx, cancel := context.WithTimeout(context.Background(), stopWaitCLI)
+				defer cancel()
+				_ = srv.Close(cctx)
+			})
+		}
+	})
+	return b.srv, b.err
+}
+
+// Spawn runs `cohort teammate` for m in a new pane.
+func (b *tmuxBackend) Spawn(ctx context.Context, teamName string, m team.Member) (string, error) {
+	srv, err := b.server(ctx)
+	if err != nil {
+		return "", err
+	}
+	s := b.s
+	bin := s.inv.Getenv("COHORT_TEAMMATE_BIN")
+	if bin == "" {
+		if bin, err = os.Executable(); err != nil {
+			return "", fmt.Errorf("find the cohort executable: %w", err)
+		}
+	}
+	argv := append([]string{bin, "teammate", "--team", teamName, "--name", m.Name, "--session", s.id}, s.childFlags()...)
+	env := map[string]string{}
+	for _, k := range []string{"HOME", "COHORT_HOME", "PATH", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "COHORT_CLAUDE_COMPAT"} {
+		if v := s.inv.Getenv(k); v != "" {
+			env[k] = v
+		}
+	}
+	env["COHORT_HOME"] = s.env.CohortHome
+	if s.model.name == "scripted" {
+		env["ANTHROPIC_BASE_URL"], env["ANTHROPIC_API_KEY"] = s.model.url, s.model.key
+	}
+	for _, kv := range s.inv.Environ() {
+		if strings.HasPrefix(kv, "COHORT_FLAG_") {
+			k, v, _ := strings.Cut(kv, "=")
+			env[k] = v
+		}
+	}
+	pane, err := srv.SplitPane(ctx, tmux.PaneSpec{Argv: argv, Env: env, Cwd: m.Cwd,
+		Title: fmt.Sprintf("%s · %s", m.Name, teamName), Layout: tmux.Tiled})
+	if err != nil {
+		return "", err
+	}
+	return pane.ID, nil
+}
+
+func (b *tmuxBackend) Alive(ctx context.Context, pane string) bool {
+	if b.srv == nil {
+		return false
+	}
+	ok, err := b.srv.Alive(ctx, pane)
+	return err == nil && ok
+}
+
+func (b *tmuxBackend) Kill(ctx context.Context, pane string) error {
+	if b.srv == nil {
+		return nil
+	}
+	return b.srv.Kill(ctx, pane)
+}
+
+// childFlags are the lead's settings a teammate process must share.
+func (s *sess) childFlags() []string {
+	var out []string
+	model := s.model.name
+	if s.o.model != "" && !strings.HasPrefix(s.o.model, scriptedPrefix) {
+		model = s.o.model
+	}
+	out = append(out, "--model", model, "--cwd", s.cwd)
+	if s.o.permissionMode != "" {
+		out = append(out, "--permission-mode", s.o.permissionMode)
+	}
+	for _, a := range s.o.allowedTools {
+		out = append(out, "--allowedTools", a)
+	}
+	for _, d := range s.o.disallowedTools {
+		out = append(out, "--disallowedTools", d)
+	}
+	for _, f := range s.o.flags {
+		out = append(out, "--flag", f)
+	}
+	for _, d := range s.o.addDirs {
+		out = append(out, "--add-dir", d)
+	}
+	if s.o.verbose {
+		out = append(out, "--verbose")
+	}
+	return out
+}
+
+func newTeammateCmd(inv *Invocation, o *options) *cobra.Command {
+	var teamName, name, sessionID string
+	cmd := &cobra.Command{
+		Use:    "teammate --team T --name N",
+		Short:  "Run one teammate of a team as its own process (started by the lead)",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runTeammate(cmd.Context(), inv, o, teamName, name, sessionID)
+		},
+	}
+	cmd.Flags().StringVar(&teamName, "team", "", "team name")
+	cmd.Flags().StringVar(&name, "name", "", "member name")
+	cmd.Flags().StringVar(&sessionID, "session", "", "the lead's session id (for transcripts)")
+	_ = cmd.MarkFlagRequired("team")
+	_ = cmd.MarkFlagRequired("name")
+	return cmd
+}

@@ -1,0 +1,358 @@
+package swarm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cohort-dev/cohort/agent"
+	"github.com/cohort-dev/cohort/agenttool"
+	"github.com/cohort-dev/cohort/engine"
+	"github.com/cohort-dev/cohort/llm"
+	"github.com/cohort-dev/cohort/mailbox"
+	"github.com/cohort-dev/cohort/permission"
+	"github.com/cohort-dev/cohort/prompt"
+	"github.com/cohort-dev/cohort/session"
+	"github.com/cohort-dev/cohort/team"
+)
+
+// TeammateConfig describes one teammate to run in this process.
+type TeammateConfig struct {
+	Team    string
+	Member  team.Member // name, color, prompt, type, model, mode, plan
+	Store   *team.Store
+	Runtime *agenttool.Runtime
+	Def     *agent.Definition
+	// LeadModel is the model a teammate without one of its own uses.
+	LeadModel string
+	// Checker is the teammate's rule state; its mode is set from Member.
+	Checker *permission.Checker
+	// PermissionTimeout bounds a wait for the lead's answer (default 5 min);
+	// no answer denies.
+	PermissionTimeout time.Duration
+	// PlanTimeout bounds a wait for plan approval (default 30 min).
+	PlanTimeout time.Duration
+	Heartbeat   time.Duration // default 1 s
+	Now         func() time.Time
+	Logf        func(format string, args ...any)
+	OnEvent     func(Event)
+	// Swarm, when set, lets the teammate's tools reach the team (the
+	// in-process backend shares the lead's).
+	Swarm *Swarm
+}
+
+// Teammate is one running team member. Start registers it; Run runs it.
+type Teammate struct {
+	cfg     TeammateConfig
+	name    string
+	mbox    *mailbox.Dir
+	reader  *mailbox.Reader
+	status  *publisher
+	chat    *chatQueue
+	control chan mailbox.Message
+	replies waiters
+	built   *agenttool.Built
+	eng     *engine.Agent
+	planned bool // plan approved (or never required)
+	mu      sync.Mutex
+}
+
+func (c *TeammateConfig) defaults() {
+	if c.PermissionTimeout == 0 {
+		c.PermissionTimeout = 5 * time.Minute
+	}
+	if c.PlanTimeout == 0 {
+		c.PlanTimeout = 30 * time.Minute
+	}
+	if c.Heartbeat == 0 {
+		c.Heartbeat = time.Second
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.Logf == nil {
+		c.Logf = func(string, ...any) {}
+	}
+}
+
+// StartTeammate registers a teammate: it takes its inbox (only one reader
+// may hold it, in any process), publishes its status and builds its agent.
+// Spawning is acknowledged only once this has returned.
+func StartTeammate(cfg TeammateConfig) (*Teammate, error) {
+	cfg.defaults()
+	m := cfg.Member
+	tm := &Teammate{cfg: cfg, name: m.Name, control: make(chan mailbox.Message, 4), planned: !m.PlanModeRequired}
+	dir, err := cfg.Store.Dir(cfg.Team)
+	if err != nil {
+		return nil, err
+	}
+	if tm.mbox, err = cfg.Store.Mailbox(cfg.Team); err != nil {
+		return nil, err
+	}
+	if tm.reader, err = tm.mbox.OpenReader(m.Name); err != nil {
+		return nil, fmt.Errorf("teammate %s: %w", m.Name, err)
+	}
+	if tm.status, err = newPublisher(dir, m.Name, cfg.Now); err != nil {
+		tm.reader.Close()
+		return nil, fmt.Errorf("teammate %s: status file: %w", m.Name, err)
+	}
+	tm.chat = newChatQueue(func(ids []string) {
+		if err := tm.reader.Ack(context.Background(), ids...); err != nil {
+			cfg.Logf("teammate %s: acknowledge: %v", m.Name, err)
+		}
+	})
+	if err := tm.build(); err != nil {
+		tm.reader.Close()
+		return nil, err
+	}
+	return tm, nil
+}
+
+// build prepares the teammate's agent: its pool (plan-mode when a plan must
+// be approved first), system prompt with its role, and gate.
+func (tm *Teammate) build() error {
+	m := tm.cfg.Member
+	mode := m.Mode
+	if m.PlanModeRequired {
+		mode = agent.ModePlan
+	}
+	if mode == "" {
+		mode = string(tm.cfg.Checker.Mode())
+	}
+	if err := tm.cfg.Checker.SetMode(permission.Mode(mode)); err != nil {
+		return fmt.Errorf("teammate %s: mode %q: %w", m.Name, mode, err)
+	}
+	spec := agenttool.AgentSpec{
+		ID: m.AgentID, Name: m.Name, Team: tm.cfg.Team, Def: tm.cfg.Def, Role: agent.RoleTeammate,
+		Depth: 1, Model: m.Model, ParentModel: tm.cfg.LeadModel, Mode: mode, Cwd: m.Cwd,
+		Chain: prompt.Chain{Append: roleNote(tm.cfg.Team, m)},
+		Gate:  &teammateGate{tm: tm},
+		Inbox: tm.chat,
+	}
+	b, err := tm.cfg.Runtime.Build(spec)
+	if err != nil {
+		return fmt.Errorf("teammate %s: %w", m.Name, err)
+	}
+	tm.built = b
+	cfg := b.Config
+	tm.eng = tm.cfg.Runtime.Start(b, cfg)
+	if tm.cfg.Swarm != nil {
+		tm.cfg.Swarm.registerChecker(m.AgentID, tm.cfg.Checker, tm)
+	}
+	return nil
+}
+
+// roleNote tells a teammate who it is and how the team works.
+func roleNote(teamName string, m team.Member) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Your team\nYou are %s, a member of team %q. Your lead is %s.\n", m.Name, teamName, team.LeadName)
+	b.WriteString("- Talk to the lead and other members with SendMessage (to: a member's name, or \"*\" for everyone). Only SendMessage reaches them; your plain replies are not seen by anyone.\n")
+	b.WriteString("- The team shares a task list: use TaskList to see it, TaskUpdate to claim a task (status in_progress) and to mark it completed, TaskCreate to add work you discover.\n")
+	b.WriteString("- When you have finished what you were asked, report to the lead with SendMessage and end your turn; you will be woken when a message arrives.\n")
+	if m.PlanModeRequired {
+		b.WriteString("- You start in plan mode: investigate with read-only tools, then submit your plan with ExitPlanMode and wait for the lead's approval before changing anything.\n")
+	}
+	return b.String()
+}
+
+// Name returns the teammate's name.
+func (tm *Teammate) Name() string { return tm.name }
+
+// Run runs the teammate until it is shut down or ctx ends. It starts with
+// the member's spawn prompt, then takes a turn per batch of messages.
+func (tm *Teammate) Run(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	defer func() {
+		cancel()
+		wg.Wait()
+		tm.reader.Close()
+		tm.built.Close()
+	}()
+	wg.Add(2)
+	go func() { defer wg.Done(); receiveLoop(ctx, tm.reader, tm.dispatch, tm.cfg.Logf) }()
+	go func() { defer wg.Done(); tm.heartbeat(ctx) }()
+
+	blocks := append(append([]llm.Block(nil), tm.built.Opening...), llm.Text(tm.cfg.Member.Prompt))
+	origin := ""
+	for {
+		_ = tm.status.set(StateBusy)
+		res, err := tm.eng.Send(ctx, blocks, origin)
+		if ctx.Err() != nil {
+			_ = tm.status.set(StateStopped)
+			return ctx.Err()
+		}
+		idle := mailbox.IdleNotification{IdleReason: "available"}
+		if err != nil {
+			idle.IdleReason, idle.FailureReason = "failed", err.Error()
+		} else if res != nil {
+			idle.Summary = clip(res.Text, 300)
+		}
+		if tm.chat.len() > 0 {
+			blocks, origin = tm.chat.Drain(), session.OriginTeammate
+			continue
+		}
+		_ = tm.status.set(StateIdle)
+		tm.notifyIdle(ctx, idle)
+		select {
+		case <-tm.chat.Ready():
+			blocks, origin = tm.chat.Drain(), session.OriginTeammate
+		case m := <-tm.control:
+			if tm.shutdown(ctx, m) {
+				_ = tm.status.set(StateStopped)
+				return nil
+			}
+			blocks = nil
+		case <-ctx.Done():
+			_ = tm.status.set(StateStopped)
+			return ctx.Err()
+		}
+	}
+}
+
+func (tm *Teammate) notifyIdle(ctx context.Context, idle mailbox.IdleNotification) {
+	msg, err := mailbox.NewMessage(tm.name, team.LeadName, idle)
+	if err != nil {
+		return
+	}
+	msg.Color = tm.cfg.Member.Color
+	if _, err := tm.mbox.Append(ctx, msg); err != nil {
+		tm.cfg.Logf("teammate %s: idle notification: %v", tm.name, err)
+	}
+	tm.emit(Event{Kind: EventIdle, Team: tm.cfg.Team, From: tm.name, Text: idle.Summary})
+}
+
+// dispatch sorts a batch from the inbox: chat for the model, responses for
+// the goroutines waiting on them, shutdown requests for the loop.
+func (tm *Teammate) dispatch(msgs []mailbox.Message) {
+	ctx := context.Background()
+	for _, m := range msgs {
+		switch m.Type {
+		case mailbox.TypeShutdownRequest:
+			tm.ack(ctx, m)
+			if m.From != team.LeadName {
+				tm.cfg.Logf("teammate %s: shutdown request from %s ignored: only the lead may ask", tm.name, m.From)
+				continue
+			}
+			if tm.status.state() == StateBusy {
+				tm.refuseShutdown(ctx, m)
+				continue
+			}
+			select {
+			case tm.control <- m:
+			default:
+			}
+		case mailbox.TypePermissionResponse, mailbox.TypePlanApprovalResponse:
+			tm.ack(ctx, m)
+			if m.From != team.LeadName {
+				tm.cfg.Logf("teammate %s: %s from %s dropped: only the lead may answer", tm.name, m.Type, m.From)
+				continue
+			}
+			if !tm.replies.deliver(requestID(m), m) {
+				tm.cfg.Logf("teammate %s: %s for an unknown request dropped", tm.name, m.Type)
+			}
+		default:
+			tm.chat.push(m)
+			tm.emit(Event{Kind: EventMessage, Team: tm.cfg.Team, From: m.From, To: tm.name, Text: m.Text, Detail: string(m.Type)})
+		}
+	}
+}
+
+func (tm *Teammate) ack(ctx context.Context, m mailbox.Message) {
+	if err := tm.reader.Ack(ctx, m.ID); err != nil {
+		tm.cfg.Logf("teammate %s: acknowledge %s: %v", tm.name, m.ID, err)
+	}
+}
+
+func (tm *Teammate) refuseShutdown(ctx context.Context, m mailbox.Message) {
+	p, _ := m.Payload()
+	req, ok := p.(mailbox.ShutdownRequest)
+	if !ok {
+		return
+	}
+	tm.reply(ctx, mailbox.ShutdownResponse{RequestID: req.RequestID, Approve: false,
+		Reason: "busy with a turn; ask again once I am idle"})
+}
+
+// shutdown approves an idle teammate's shutdown request.
+func (tm *Teammate) shutdown(ctx context.Context, m mailbox.Message) bool {
+	p, err := m.Payload()
+	req, ok := p.(mailbox.ShutdownRequest)
+	if err != nil || !ok {
+		return false
+	}
+	tm.reply(ctx, mailbox.ShutdownResponse{RequestID: req.RequestID, Approve: true})
+	tm.emit(Event{Kind: EventShutdown, Team: tm.cfg.Team, From: tm.name, Text: req.Reason})
+	return true
+}
+
+func (tm *Teammate) reply(ctx context.Context, p mailbox.Payload) {
+	msg, err := mailbox.NewMessage(tm.name, team.LeadName, p)
+	if err != nil {
+		return
+	}
+	msg.Color = tm.cfg.Member.Color
+	if _, err := tm.mbox.Append(ctx, msg); err != nil {
+		tm.cfg.Logf("teammate %s: reply: %v", tm.name, err)
+	}
+}
+
+func (tm *Teammate) heartbeat(ctx context.Context) {
+	t := time.NewTicker(tm.cfg.Heartbeat)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if err := tm.status.beat(); err != nil {
+				tm.cfg.Logf("teammate %s: heartbeat: %v", tm.name, err)
+			}
+		}
+	}
+}
+
+func (tm *Teammate) emit(ev Event) {
+	if tm.cfg.OnEvent != nil {
+		tm.cfg.OnEvent(ev)
+	}
+}
+
+// ask sends a request to the lead and waits for the response with the same
+// request id, up to timeout.
+func (tm *Teammate) ask(ctx context.Context, id string, p mailbox.Payload, timeout time.Duration) (mailbox.Message, error) {
+	ch := tm.replies.add(id)
+	defer tm.replies.remove(id)
+	msg, err := mailbox.NewMessage(tm.name, team.LeadName, p)
+	if err != nil {
+		return mailbox.Message{}, err
+	}
+	msg.Color = tm.cfg.Member.Color
+	if _, err := tm.mbox.Append(ctx, msg); err != nil {
+		return mailbox.Message{}, err
+	}
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case m := <-ch:
+		return m, nil
+	case <-t.C:
+		return mailbox.Message{}, errNoAnswer
+	case <-ctx.Done():
+		return mailbox.Message{}, ctx.Err()
+	}
+}
+
+var errNoAnswer = errors.New("no answer from the lead in time")
+
+func clip(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
