@@ -51,7 +51,7 @@ func (sw *Swarm) SpawnTeammate(ctx context.Context, parent *agenttool.Agent, env
 	if rank(mode) > rank(string(sw.cfg.Checker.Mode())) {
 		return tool.Errorf("mode %q would give the teammate more permissions than you have (%s).", mode, sw.cfg.Checker.Mode()), nil
 	}
-	backend := sw.backend()
+	backend := sw.backend(in.Name)
 	m, err := sw.cfg.Store.AddMember(ctx, current, team.MemberSpec{Name: in.Name, AgentType: def.Name,
 		Model: in.Model, Prompt: in.Prompt, PlanModeRequired: plan, Cwd: parent.Cwd,
 		SessionID: sw.cfg.SessionID, BackendType: team.BackendType(backend), Mode: mode})
@@ -79,18 +79,13 @@ func (sw *Swarm) SpawnTeammate(ctx context.Context, parent *agenttool.Agent, env
 	return tool.Result{Content: tool.Text(text).Content, Meta: m}, nil
 }
 
-func (sw *Swarm) backend() string {
-	switch sw.cfg.Backend {
-	case BackendInProcess:
-		return BackendInProcess
-	case BackendTmux:
-		if sw.cfg.Process != nil {
-			return BackendTmux
-		}
-	case BackendAuto:
-		if sw.cfg.Process != nil {
-			return BackendTmux
-		}
+func (sw *Swarm) backend(name string) string {
+	choice := sw.cfg.Backend
+	if b, ok := sw.cfg.Backends[name]; ok {
+		choice = b
+	}
+	if choice == BackendTmux && sw.cfg.Process != nil {
+		return BackendTmux
 	}
 	return BackendInProcess
 }

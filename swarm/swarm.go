@@ -39,6 +39,8 @@ type Config struct {
 	LeadModel string
 	// Backend is auto, in-process or tmux.
 	Backend string
+	// Backends overrides Backend for named teammates (name → backend).
+	Backends map[string]string
 	// Process starts teammates in separate processes (the tmux backend);
 	// nil makes every teammate in-process.
 	Process ProcessBackend

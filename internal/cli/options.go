@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -32,6 +33,7 @@ type options struct {
 	permPromptCommand  string
 	trace              string
 	teammateMode       string
+	teammateBackends   []string
 	permissionTimeout  time.Duration
 }
 
@@ -63,12 +65,24 @@ func (o *options) register(cmd *cobra.Command) {
 	f.StringVar(&o.permPromptCommand, "permission-prompt-command", "", "program that decides permission prompts in print mode (JSON on stdin and stdout)")
 	f.StringVar(&o.trace, "trace", "", "write a Chrome trace-event file of every agent, turn, request and tool call")
 	f.StringVar(&o.teammateMode, "teammate-mode", "", "where teammates run: auto (tmux inside tmux, else in-process), in-process or tmux")
+	f.StringArrayVar(&o.teammateBackends, "teammate-backend", nil, "run one teammate on a given backend: name=in-process|tmux (repeatable)")
 	f.DurationVar(&o.permissionTimeout, "teammate-permission-timeout", 0, "how long a teammate waits for the lead to answer a permission request (default 5m; no answer denies)")
 }
 
 func (o *options) validate() error {
 	if !slices.Contains(outputFormats, o.outputFormat) {
 		return usageErr("--output-format %q is not one of text, json, stream-json", o.outputFormat)
+	}
+	switch o.teammateMode {
+	case "", "auto", "in-process", "tmux":
+	default:
+		return usageErr("--teammate-mode %q is not one of auto, in-process, tmux", o.teammateMode)
+	}
+	for _, kv := range o.teammateBackends {
+		name, b, ok := strings.Cut(kv, "=")
+		if !ok || name == "" || (b != "in-process" && b != "tmux") {
+			return usageErr("--teammate-backend %q: want name=in-process or name=tmux", kv)
+		}
 	}
 	if o.resume != "" && o.continueLast {
 		return usageErr("--resume and --continue cannot be used together")

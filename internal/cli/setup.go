@@ -136,6 +136,7 @@ type sess struct {
 	socket   string // this session's uds: address, if listening
 	// onTeamEvent, when set, also receives team events (cohort demo).
 	onTeamEvent func(swarm.Event)
+	wt          *sessionWorktrees // worktree isolation (worktree.go)
 }
 
 // stopTasks stops every task still running and waits for them (bounded).
@@ -231,6 +232,7 @@ func openSession(ctx context.Context, b *base, out *printer) (_ *sess, err error
 	if err := s.openSwarm(); err != nil {
 		return nil, err
 	}
+	s.openWorktrees(ctx)
 	if err := s.runtime(ctx); err != nil {
 		return nil, err
 	}
@@ -327,6 +329,7 @@ func (s *sess) runtime(ctx context.Context) error {
 		Transcripts:   s.transcriptFor,
 		Sink:          s.engineEvent,
 		Teammates:     s.teammates(),
+		Worktrees:     s.wt.workspaces(),
 		MaxConcurrent: s.o.maxConcurrent,
 		SessionID:     s.id,
 		Cwd:           s.cwd,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/cohort-dev/cohort/flags"
@@ -12,6 +13,7 @@ import (
 	"github.com/cohort-dev/cohort/swarm"
 	"github.com/cohort-dev/cohort/task"
 	"github.com/cohort-dev/cohort/team"
+	"github.com/cohort-dev/cohort/tmux"
 	"github.com/cohort-dev/cohort/tool"
 )
 
@@ -29,7 +31,7 @@ func (s *sess) openSwarm() error {
 	s.swarm, err = swarm.New(swarm.Config{
 		Store: store, Tasks: s.tasks, Checker: s.checker, Prompter: s.prompter(),
 		SessionID: s.id, LeadID: s.leadID, LeadQueue: s.leadQueue(), LeadModel: s.model.name,
-		Backend: s.teammateBackend(), Process: s.processBackend(),
+		Backend: s.teammateBackend(), Backends: s.backendOverrides(), Process: s.processBackend(),
 		PermissionTimeout: s.o.permissionTimeout,
 		Logf: func(format string, args ...any) {
 			if s.o.verbose {
@@ -66,14 +68,31 @@ func (s *sess) bindSwarm() {
 	s.swarm.RegisterAgent(s.leadID, s.checker)
 }
 
+// backendOverrides parses --teammate-backend name=backend.
+func (s *sess) backendOverrides() map[string]string {
+	out := map[string]string{}
+	for _, kv := range s.o.teammateBackends {
+		name, b, _ := strings.Cut(kv, "=")
+		out[name] = b
+	}
+	return out
+}
+
+// teammateBackend resolves where teammates run: --teammate-mode, the
+// teammateMode setting, else auto; auto means tmux inside tmux and
+// in-process otherwise.
 func (s *sess) teammateBackend() string {
-	if s.o.teammateMode != "" {
-		return s.o.teammateMode
+	mode := s.o.teammateMode
+	if mode == "" {
+		mode = s.settingString("teammateMode")
 	}
-	if v := s.settingString("teammateMode"); v != "" {
-		return v
+	if mode == "" || mode == swarm.BackendAuto {
+		if tmux.Inside(s.inv.Getenv) {
+			return swarm.BackendTmux
+		}
+		return swarm.BackendInProcess
 	}
-	return swarm.BackendAuto
+	return mode
 }
 
 // teamEvent shows team activity in verbose text mode.

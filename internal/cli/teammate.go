@@ -19,9 +19,11 @@ import (
 // separate processes: inside tmux with mode auto, or with mode tmux (a
 // private tmux server when we are not inside one). Nil means in-process.
 func (s *sess) processBackend() swarm.ProcessBackend {
-	mode := s.teammateBackend()
-	inside := tmux.Inside(s.inv.Getenv)
-	if mode == swarm.BackendInProcess || (mode == swarm.BackendAuto && !inside) {
+	wanted := s.teammateBackend() == swarm.BackendTmux
+	for _, b := range s.backendOverrides() {
+		wanted = wanted || b == swarm.BackendTmux
+	}
+	if !wanted {
 		return nil
 	}
 	return &tmuxBackend{s: s}

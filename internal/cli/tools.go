@@ -18,6 +18,7 @@ func (s *sess) tools() []tool.Tool {
 	if s.tasks != nil {
 		ts = append(ts, task.NewOutputTool(s.tasks, s.leadQueue()), task.NewStopTool(s.tasks))
 	}
+	ts = append(ts, s.worktreeTools()...)
 	return append(ts, s.teamTools()...)
 }
 

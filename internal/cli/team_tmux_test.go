@@ -1,0 +1,205 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/cohort-dev/cohort/llm/fakeapi"
+	"github.com/cohort-dev/cohort/mailbox"
+	"github.com/cohort-dev/cohort/sessionsock"
+)
+
+// shortHome points COHORT_HOME at a short path: Unix socket paths (the
+// session socket, the private tmux server) must fit in 107 bytes.
+func (h *harness) shortHome() {
+	h.t.Helper()
+	dir, err := os.MkdirTemp("", "ch")
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	h.t.Cleanup(func() { os.RemoveAll(dir) })
+	h.vars["COHORT_HOME"] = dir
+}
+
+func needTmux(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed (CI installs it; .ci/run does)")
+	}
+}
+
+var requestIDRe = regexp.MustCompile(`request_id: \\?"([0-9a-f]+)\\?"`)
+
+// TestMixedTeamOverTmux is the team end-to-end test: a lead with one
+// in-process teammate (alice) and one teammate in its own process in a tmux
+// pane (bob, who must get his plan approved): a broadcast, messages both
+// ways, plan approval across processes, a uds: message to another session,
+// and shutdown, with the team file checked along the way.
+func TestMixedTeamOverTmux(t *testing.T) {
+	needTmux(t)
+	t.Parallel()
+	bin := buildBinary(t)
+	var mu sync.Mutex
+	var snapshots []map[string]bool
+	planAnswered, udsSent := false, false
+	var h *harness
+	udsDir, err := os.MkdirTemp("", "uds")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(udsDir)
+	got := make(chan mailbox.Message, 4)
+	other, err := sessionsock.Listen(t.Context(), sessionsock.Config{Dir: udsDir, SessionID: "other",
+		Handler: func(_ context.Context, m mailbox.Message) error { got <- m; return nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+
+	policy := func(r *fakeapi.Request) fakeapi.Reply {
+		first, turn, last := r.FirstUserText(), r.Turn(), r.LastUserText()
+		switch {
+		case strings.Contains(first, "alice-job"):
+			switch turn {
+			case 0:
+				return fakeapi.Reply{Content: []fakeapi.Block{use("SendMessage", map[string]any{"to": "*", "message": "alice broadcast: hello team"})}}
+			case 1:
+				return fakeapi.Reply{Content: []fakeapi.Block{use("SendMessage", map[string]any{"to": "team-lead", "message": "alice: done"})}}
+			}
+			return fakeapi.TextReply("alice idle")
+		case strings.Contains(first, "bob-job"):
+			if turn == 0 {
+				return fakeapi.Reply{Content: []fakeapi.Block{use("ExitPlanMode", map[string]any{"plan": "bob plan: read the notes, change nothing"})}}
+			}
+			if strings.Contains(r.LastToolResultText(), "approved your plan") {
+				return fakeapi.Reply{Content: []fakeapi.Block{use("SendMessage", map[string]any{"to": "team-lead", "message": "bob: done, plan approved"})}}
+			}
+			return fakeapi.TextReply("bob idle")
+		case strings.Contains(first, "lead-start"):
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case turn == 0:
+				return fakeapi.Reply{Content: []fakeapi.Block{use("TeamCreate", map[string]any{"team_name": "mix"})}}
+			case turn == 1:
+				return fakeapi.Reply{Content: []fakeapi.Block{
+					use("Agent", map[string]any{"description": "alice", "team_name": "mix", "name": "alice", "prompt": "alice-job: say hello"}),
+					use("Agent", map[string]any{"description": "bob", "team_name": "mix", "name": "bob", "prompt": "bob-job: plan first", "mode": "plan"}),
+				}}
+			case !planAnswered && strings.Contains(last, "asks you to approve its plan"):
+				m := requestIDRe.FindStringSubmatch(last)
+				if m == nil {
+					return fakeapi.TextReply("no request id in: " + last)
+				}
+				planAnswered = true
+				return fakeapi.Reply{Content: []fakeapi.Block{use("SendMessage", map[string]any{"to": "bob",
+					"type": "plan_approval_response", "request_id": m[1], "approve": true, "message": "go ahead"})}}
+			case !udsSent && strings.Contains(r.Messages[len(r.Messages)-1].Content[0].Text+last, "bob: done"):
+				udsSent = true
+				snapshots = append(snapshots, memberActive(h.teamConfig("mix")))
+				return fakeapi.Reply{Content: []fakeapi.Block{use("SendMessage", map[string]any{"to": "uds:" + other.Path(), "message": "hello from the lead"})}}
+			}
+			return fakeapi.TextReply("noted")
+		}
+		return fakeapi.Reply{Fault: &fakeapi.Fault{Kind: fakeapi.BadRequest, Message: "no rule"}}
+	}
+	h = newHarness(t, policy)
+	h.shortHome()
+	h.vars["COHORT_TEAMMATE_BIN"] = bin
+	out, errOut, code := h.run("-p", "lead-start: run a mixed team", "--output-format", "json",
+		"--teammate-mode", "in-process", "--teammate-backend", "bob=tmux")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	// The other session got the lead's uds: message.
+	select {
+	case m := <-got:
+		if m.Text != "hello from the lead" || m.From != "team-lead" {
+			t.Fatalf("uds message = %+v", m)
+		}
+	default:
+		t.Fatal("the uds: message never arrived")
+	}
+	// Every message reached bob's model exactly once, across processes.
+	var bobLast *fakeapi.Request
+	var leadSaw strings.Builder
+	for _, rec := range h.srv.Requests() {
+		if rec.Request == nil {
+			continue
+		}
+		if strings.Contains(rec.Request.FirstUserText(), "bob-job") {
+			bobLast = rec.Request
+		}
+		if strings.Contains(rec.Request.FirstUserText(), "lead-start") {
+			leadSaw.Write(rec.Body)
+		}
+	}
+	if bobLast == nil {
+		t.Fatal("bob never called the model")
+	}
+	body, _ := json.Marshal(bobLast.Messages)
+	if n := strings.Count(string(body), "alice broadcast: hello team"); n != 1 {
+		t.Fatalf("bob saw alice's broadcast %d times, want exactly once", n)
+	}
+	for _, want := range []string{"alice: done", "bob: done, plan approved", "asks you to approve its plan"} {
+		if !strings.Contains(leadSaw.String(), want) {
+			t.Fatalf("the lead never saw %q", want)
+		}
+	}
+	if len(snapshots) != 1 || !snapshots[0]["alice"] || !snapshots[0]["bob"] {
+		t.Fatalf("mid-run the team file should show alice and bob active: %v", snapshots)
+	}
+	cfg := h.teamConfig("mix")
+	active := memberActive(cfg)
+	if active["alice"] || active["bob"] {
+		t.Fatalf("teammates still active after shutdown: %v", active)
+	}
+	for _, m := range cfg["members"].([]any) {
+		mm := m.(map[string]any)
+		if mm["name"] == "bob" && (mm["backendType"] != "tmux" || mm["tmuxPaneId"] == "") {
+			t.Fatalf("bob should be recorded as a tmux teammate with a pane: %v", mm)
+		}
+	}
+	st := readStatusFile(t, h, "mix", "bob")
+	if st.PID == 0 || processRunning(st.PID) {
+		t.Fatalf("bob's process %d should have exited (status %+v)", st.PID, st)
+	}
+}
+
+type statusFile struct {
+	State string `json:"state"`
+	PID   int    `json:"pid"`
+}
+
+func readStatusFile(t *testing.T, h *harness, teamName, name string) statusFile {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(h.vars["COHORT_HOME"], "teams", teamName, "status", name+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st statusFile
+	if err := json.Unmarshal(data, &st); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// processRunning reports whether pid runs and is not a zombie.
+func processRunning(pid int) bool {
+	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return false
+	}
+	s := string(data)
+	i := strings.LastIndexByte(s, ')')
+	f := strings.Fields(s[i+1:])
+	return len(f) > 0 && f[0] != "Z" && f[0] != "X"
+}
