@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/cohort-dev/cohort/llm/fakeapi"
@@ -202,4 +203,65 @@ func processRunning(pid int) bool {
 	i := strings.LastIndexByte(s, ')')
 	f := strings.Fields(s[i+1:])
 	return len(f) > 0 && f[0] != "Z" && f[0] != "X"
+}
+
+// TestKilledTeammateIsReportedDead SIGKILLs a teammate process in the middle
+// of its turn: the lead must be told it is dead, the team file must mark it
+// inactive, and the run must still end.
+func TestKilledTeammateIsReportedDead(t *testing.T) {
+	needTmux(t)
+	t.Parallel()
+	bin := buildBinary(t)
+	var h *harness
+	var mu sync.Mutex
+	var leadSawDead string
+	killed := false
+	policy := func(r *fakeapi.Request) fakeapi.Reply {
+		first, turn, last := r.FirstUserText(), r.Turn(), r.LastUserText()
+		switch {
+		case strings.Contains(first, "carl-job"):
+			mu.Lock()
+			if !killed {
+				killed = true
+				st := readStatusFile(t, h, "doomed", "carl")
+				_ = syscall.Kill(st.PID, syscall.SIGKILL)
+			}
+			mu.Unlock()
+			<-r.Context().Done() // the caller is gone
+			return fakeapi.TextReply("unreachable")
+		case strings.Contains(first, "lead-start"):
+			switch {
+			case turn == 0:
+				return fakeapi.Reply{Content: []fakeapi.Block{use("TeamCreate", map[string]any{"team_name": "doomed"})}}
+			case turn == 1:
+				return fakeapi.Reply{Content: []fakeapi.Block{use("Agent", map[string]any{"description": "carl",
+					"team_name": "doomed", "name": "carl", "prompt": "carl-job: work for a while"})}}
+			case strings.Contains(last, `state="dead"`):
+				mu.Lock()
+				leadSawDead = last
+				mu.Unlock()
+				return fakeapi.TextReply("carl is gone; stopping")
+			}
+			return fakeapi.TextReply("waiting")
+		}
+		return fakeapi.Reply{Fault: &fakeapi.Fault{Kind: fakeapi.BadRequest, Message: "no rule"}}
+	}
+	h = newHarness(t, policy)
+	h.shortHome()
+	h.vars["COHORT_TEAMMATE_BIN"] = bin
+	out, errOut, code := h.run("-p", "lead-start: a doomed team", "--output-format", "json", "--teammate-mode", "tmux")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !strings.Contains(leadSawDead, "carl") {
+		t.Fatalf("the lead was never told that carl died")
+	}
+	if memberActive(h.teamConfig("doomed"))["carl"] {
+		t.Fatal("carl is still active in the team file")
+	}
+	if st := readStatusFile(t, h, "doomed", "carl"); st.State != "dead" {
+		t.Fatalf("carl's status = %q, want dead", st.State)
+	}
 }
