@@ -103,5 +103,9 @@ func canonical(p string) string {
 // trimSentinel returns a guard error's text without the sentinel prefix,
 // for messages that say it in their own words.
 func trimSentinel(err error) string {
-	return strings.TrimPrefix(err.Error(), worktree.ErrOutsideWorktree.Error()+": ")
+	s := strings.TrimPrefix(err.Error(), worktree.ErrOutsideWorktree.Error()+": ")
+	if i := strings.Index(s, ", but this agent is isolated in the worktree"); i > 0 {
+		s = s[:i] // the caller says that in its own words
+	}
+	return s
 }
