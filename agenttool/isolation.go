@@ -202,3 +202,24 @@ func (rt *Runtime) LeaseWorktree(ctx context.Context, spec AgentSpec, descriptio
 	owner := worktree.Owner{SessionID: rt.cfg.SessionID, AgentID: spec.ID}
 	return rt.cfg.Worktrees.Create(ctx, isolation.AgentSlug(spec.ID, spec.Name, description), owner, rt.worktreeHooks(a))
 }
+
+// TeammateIsolator is implemented by a TeammateSpawner that gives
+// teammates spawned with isolation "worktree" a worktree of their own (see
+// LeaseWorktree). Without it such a spawn is refused, never run
+// unisolated.
+type TeammateIsolator interface {
+	IsolatesTeammates() bool
+}
+
+// teammateIsolation refuses isolation "worktree" for teammates when the
+// spawner cannot honour it.
+func (rt *Runtime) teammateIsolation(in Input) *tool.Result {
+	if in.Isolation != "worktree" {
+		return nil
+	}
+	if ti, ok := rt.cfg.Teammates.(TeammateIsolator); ok && ti.IsolatesTeammates() {
+		return nil
+	}
+	r := tool.Errorf(`isolation: "worktree" is not available for teammates in this session, so %q was not started. Spawn the teammate without isolation, or start a background agent with isolation: "worktree" instead.`, in.Name)
+	return &r
+}

@@ -45,6 +45,7 @@ type isoConfig struct {
 	policy fakeapi.Policy
 	flags  []string
 	noRepo bool // the cwd is not a git repository
+	mates  TeammateSpawner
 }
 
 func newIsoRig(t *testing.T, ic isoConfig) *isoRig {
@@ -99,6 +100,7 @@ func newIsoRig(t *testing.T, ic isoConfig) *isoRig {
 		Environment: prompt.Environment{Platform: "linux", Date: "2026-11-30"},
 		Hooks:       func(a *Agent) engine.Hooks { return r.hooks },
 		Worktrees:   ws,
+		Teammates:   ic.mates,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -553,5 +555,51 @@ func TestLeadEntersAndLeavesAWorktree(t *testing.T) {
 	}
 	if got := r.read(filepath.Join(r.dir, "shared.txt")); got != "original\n" {
 		t.Errorf("shared.txt = %q", got)
+	}
+}
+
+// fakeMates records teammate spawns; isolates says whether it claims to
+// honour isolation "worktree".
+type fakeMates struct {
+	isolates bool
+	mu       sync.Mutex
+	spawned  []string
+}
+
+func (f *fakeMates) SpawnTeammate(_ context.Context, _ *Agent, _ *tool.Env, in Input) (tool.Result, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.spawned = append(f.spawned, in.Name)
+	return tool.Text("spawned " + in.Name), nil
+}
+
+type isolatingMates struct{ *fakeMates }
+
+func (isolatingMates) IsolatesTeammates() bool { return true }
+
+func TestIsolatedTeammateNeedsASpawnerThatIsolates(t *testing.T) {
+	for _, isolates := range []bool{false, true} {
+		mates := &fakeMates{}
+		var spawner TeammateSpawner = mates
+		if isolates {
+			spawner = isolatingMates{mates}
+		}
+		var got string
+		r := newIsoRig(t, isoConfig{mates: spawner, policy: routes(map[string]func(*fakeapi.Request) fakeapi.Reply{
+			"LEAD:": turnScript(
+				reply(call("Agent", map[string]any{"description": "mate", "prompt": "work", "name": "alice",
+					"team_name": "t1", "isolation": "worktree"})),
+				func(q *fakeapi.Request) fakeapi.Reply { got = lastToolResultBlocks(q)[0]; return fakeapi.TextReply("ok") }),
+		})})
+		r.send("LEAD: spawn")
+		if isolates {
+			if got != "spawned alice" || len(mates.spawned) != 1 {
+				t.Errorf("an isolating spawner was not used: %q", got)
+			}
+			continue
+		}
+		if !strings.HasPrefix(got, `ERROR:isolation: "worktree" is not available for teammates in this session, so "alice" was not started`) || len(mates.spawned) != 0 {
+			t.Errorf("a teammate that cannot be isolated: %q, spawned %v", got, mates.spawned)
+		}
 	}
 }

@@ -19,5 +19,8 @@ func (rt *Runtime) spawnTeammate(ctx context.Context, parent *Agent, env *tool.E
 	if parent.Depth > 0 {
 		return tool.Errorf("Only the lead of a team can spawn teammates; you are a subagent. Start a subagent instead."), nil
 	}
+	if bad := rt.teammateIsolation(in); bad != nil {
+		return *bad, nil
+	}
 	return rt.cfg.Teammates.SpawnTeammate(ctx, parent, env, in)
 }
