@@ -23,7 +23,22 @@
 //     child moved to the background (task.Registry.Background, or
 //     auto-background) turns the call's result into async_launched and
 //     notifies later.
-//   - Paths not built yet (teammates before teams, remote agents, worktree
-//     isolation before worktrees) answer with an is_error result saying so,
-//     never with a silent fallback to another path.
+//   - Paths not built yet (remote agents; isolated teammates while the
+//     teammate spawner cannot isolate them) answer with an is_error result
+//     saying so, never with a silent fallback to another path.
+//   - Worktree isolation (isolation: "worktree", Config.Worktrees): the
+//     worktree is made at spawn, before the task starts, so a missing git or
+//     repository, or a WorktreeCreate hook's refusal, is the Agent call's
+//     is_error result and the agent never runs unisolated. Its slug comes
+//     from the agent's name or description plus its id. The agent's cwd is
+//     the same directory inside the worktree, its env's write guard the
+//     worktree's (file tools and Bash consult it), and its environment
+//     says it is isolated. When the task body returns — finished, failed or
+//     stopped — a clean worktree goes with its branch and a changed one is
+//     kept and named in the result and the notification. Children of a
+//     confined agent inherit its cwd and guard. A fork keeps its parent's
+//     system prompt and tools byte for byte; the note that its paths differ
+//     goes into its directive. WorktreeCreate and WorktreeRemove fire
+//     through the agent's engine hooks when those implement
+//     isolation.Hooks (hook.Scope does).
 package agenttool
