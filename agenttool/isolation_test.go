@@ -165,7 +165,9 @@ type recHooks struct {
 	events []string
 }
 
-func (h *recHooks) PreToolUse(context.Context, *engine.Call) engine.HookVerdict { return engine.HookVerdict{} }
+func (h *recHooks) PreToolUse(context.Context, *engine.Call) engine.HookVerdict {
+	return engine.HookVerdict{}
+}
 func (h *recHooks) PostToolUse(context.Context, *engine.Call, *tool.Result) string {
 	return ""
 }
@@ -344,7 +346,10 @@ func TestCleanIsolatedAgentLeavesNoWorktree(t *testing.T) {
 		"LEAD:": turnScript(
 			reply(call("Agent", map[string]any{"description": "look around", "prompt": "CHILD: read only",
 				"isolation": "worktree", "name": "scout"})),
-			func(q *fakeapi.Request) fakeapi.Reply { leadSaw = q.LastToolResultText(); return fakeapi.TextReply("ok") }),
+			func(q *fakeapi.Request) fakeapi.Reply {
+				leadSaw = q.LastToolResultText()
+				return fakeapi.TextReply("ok")
+			}),
 		"CHILD:": turnScript(
 			func(q *fakeapi.Request) fakeapi.Reply {
 				childCwd = cwdOf(q)
@@ -361,7 +366,10 @@ func TestCleanIsolatedAgentLeavesNoWorktree(t *testing.T) {
 					call("Bash", map[string]any{"command": "touch " + filepath.Join(r.dir, "y.txt")}),
 				}}
 			},
-			func(q *fakeapi.Request) fakeapi.Reply { grandSaw = lastToolResultBlocks(q); return fakeapi.TextReply("grand done") }),
+			func(q *fakeapi.Request) fakeapi.Reply {
+				grandSaw = lastToolResultBlocks(q)
+				return fakeapi.TextReply("grand done")
+			}),
 	})})
 	r.send("LEAD: go")
 	if !strings.Contains(filepath.Base(childCwd), "scout-") || grandCwd != childCwd {
@@ -401,7 +409,10 @@ func TestIsolationThatCannotHappenIsAnError(t *testing.T) {
 				"LEAD:": turnScript(
 					reply(call("Agent", map[string]any{"description": tc.desc, "prompt": "CHILD: must not run",
 						"isolation": "worktree", "run_in_background": true})),
-					func(q *fakeapi.Request) fakeapi.Reply { got = lastToolResultBlocks(q)[0]; return fakeapi.TextReply("ok") }),
+					func(q *fakeapi.Request) fakeapi.Reply {
+						got = lastToolResultBlocks(q)[0]
+						return fakeapi.TextReply("ok")
+					}),
 			})})
 			r.send("LEAD: go")
 			if !strings.HasPrefix(got, `ERROR:isolation: "worktree" was requested but is not possible, so the agent was not started`) ||
@@ -589,7 +600,10 @@ func TestIsolatedTeammateNeedsASpawnerThatIsolates(t *testing.T) {
 			"LEAD:": turnScript(
 				reply(call("Agent", map[string]any{"description": "mate", "prompt": "work", "name": "alice",
 					"team_name": "t1", "isolation": "worktree"})),
-				func(q *fakeapi.Request) fakeapi.Reply { got = lastToolResultBlocks(q)[0]; return fakeapi.TextReply("ok") }),
+				func(q *fakeapi.Request) fakeapi.Reply {
+					got = lastToolResultBlocks(q)[0]
+					return fakeapi.TextReply("ok")
+				}),
 		})})
 		r.send("LEAD: spawn")
 		if isolates {
