@@ -1,7 +1,7 @@
 package cli
 
 import (
-		"fmt"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
