@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"context"
 	"errors"
 	"io"
@@ -76,8 +77,14 @@ func runRoot(ctx context.Context, inv *Invocation, o *options, args []string) er
 // the turns taken and the last Send's result.
 func (s *sess) drive(ctx context.Context, text string) (int, *engine.Result, error) {
 	lead := s.lead.Engine()
+	scope := s.hookScope(s.lead.Agent)
 	content, origin := userBlocks(s.lead.Opening, text), ""
-	turns := 0
+	if out := scope.UserPromptSubmit(ctx, text); out.Block || out.Stop {
+		return 0, nil, fmt.Errorf("the prompt was blocked by a UserPromptSubmit hook: %s", firstNonEmpty(out.Reason, out.StopReason))
+	} else if len(out.Context) > 0 {
+		content = append(content, llm.Text(hookContext(out.Context)))
+	}
+	turns, stopActive := 0, false
 	for {
 		res, err := lead.Send(ctx, content, origin)
 		if res != nil {
@@ -86,6 +93,12 @@ func (s *sess) drive(ctx context.Context, text string) (int, *engine.Result, err
 		if err != nil || res.Stop != engine.StopSuccess {
 			return turns, res, err
 		}
+		// A Stop hook may keep the lead going, with its reason as input.
+		if out := scope.Stop(ctx, stopActive); out.Block && !out.Stop {
+			content, origin, stopActive = []llm.Block{llm.Text(hookContext([]string{"A Stop hook asks you to continue: " + out.Reason}))}, session.OriginSystem, true
+			continue
+		}
+		stopActive = false
 		next, ok, err := s.awaitQueue(ctx)
 		if err != nil {
 			return turns, res, err
@@ -95,6 +108,20 @@ func (s *sess) drive(ctx context.Context, text string) (int, *engine.Result, err
 		}
 		content, origin = next, session.OriginNotification
 	}
+}
+
+// hookContext wraps hook output for the model.
+func hookContext(parts []string) string {
+	return "<system-reminder>\n" + strings.Join(parts, "\n") + "\n</system-reminder>"
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
 }
 
 // teamPoll is how often an idle lead re-checks its team's state.

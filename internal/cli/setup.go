@@ -14,6 +14,7 @@ import (
 	"github.com/cohort-dev/cohort/agenttool"
 	"github.com/cohort-dev/cohort/engine"
 	"github.com/cohort-dev/cohort/flags"
+	"github.com/cohort-dev/cohort/hook"
 	"github.com/cohort-dev/cohort/llm"
 	"github.com/cohort-dev/cohort/permission"
 	"github.com/cohort-dev/cohort/prompt"
@@ -130,6 +131,7 @@ type sess struct {
 	closers  []func()
 	modeName string
 	trace    *trace.Writer
+	hooks    *hook.Runner
 	leadID   string
 	teams    *team.Store
 	swarm    *swarm.Swarm
@@ -229,6 +231,7 @@ func openSession(ctx context.Context, b *base, out *printer) (_ *sess, err error
 		return nil, err
 	}
 	s.leadID = agenttool.NewAgentID()
+	s.openHooks()
 	if err := s.openSwarm(); err != nil {
 		return nil, err
 	}
@@ -327,6 +330,7 @@ func (s *sess) runtime(ctx context.Context) error {
 			return agenttool.PermissionGate{Checker: c, Prompter: prompter}
 		},
 		Transcripts:   s.transcriptFor,
+		Hooks:         s.engineHooks,
 		Sink:          s.engineEvent,
 		Teammates:     s.teammates(),
 		Worktrees:     s.wt.workspaces(),

@@ -62,6 +62,7 @@ func runTeammate(ctx context.Context, inv *Invocation, o *options, teamName, nam
 		return err
 	}
 	s.teams = store
+	s.openHooks()
 	if s.swarm, err = swarm.New(swarm.Config{Store: store, Tasks: s.tasks, Checker: s.checker,
 		SessionID: s.id, LeadQueue: task.NewQueue(), Logf: s.logf}); err != nil {
 		return err
