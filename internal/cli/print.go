@@ -1,9 +1,9 @@
 package cli
 
 import (
-	"fmt"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"time"
