@@ -1,9 +1,13 @@
 package isolation
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
@@ -37,10 +41,14 @@ type commandCheck struct {
 	steps   int
 	nfields int
 	err     error
+	// Per-check caches of what directories were found to be (a cwd's
+	// CheckWrite verdict; whether it lies inside the worktree).
+	cwdErr map[string]error
+	inside map[string]bool
 }
 
 func newCommandCheck(g *Guard, dir string) *commandCheck {
-	c := &commandCheck{g: g, funcs: map[string]*syntax.Stmt{}}
+	c := &commandCheck{g: g, funcs: map[string]*syntax.Stmt{}, cwdErr: map[string]error{}, inside: map[string]bool{}}
 	if filepath.IsAbs(dir) {
 		c.cwds = []string{filepath.Clean(dir)}
 	} else {
@@ -480,7 +488,12 @@ func (c *commandCheck) vet(x *syntax.CallExpr, args []arg) {
 			c.refuse("`%s` may run in a directory only known at run time (after a cd to a variable or to -), and it is not a read-only command", show)
 			return
 		}
-		if err := c.g.files.CheckWrite(cwd); err != nil {
+		err, seen := c.cwdErr[cwd]
+		if !seen {
+			err = c.g.files.CheckWrite(cwd)
+			c.cwdErr[cwd] = err
+		}
+		if err != nil {
 			c.refuse("`%s` would run in %s, inside the main checkout, and it is not a read-only command", show, cwd)
 			return
 		}
@@ -527,6 +540,9 @@ func (c *commandCheck) vetOperand(what, v string) {
 		}
 		cand = globBase(cand)
 		for _, cwd := range c.cwds {
+			if c.staysInside(cwd, cand) {
+				continue
+			}
 			p, ok := join(cwd, cand)
 			if !ok {
 				continue // refused by the cwd check already for commands
@@ -537,6 +553,44 @@ func (c *commandCheck) vetOperand(what, v string) {
 			}
 		}
 	}
+}
+
+// staysInside is the fast path of vetOperand: a relative operand without
+// ".." in a directory inside the worktree names a path inside the
+// worktree unless one of its existing components is a symlink (which the
+// full check then resolves). Most operands (flags, messages, ./...) end
+// here after a stat or two.
+func (c *commandCheck) staysInside(cwd, rel string) bool {
+	if cwd == "" || filepath.IsAbs(rel) || strings.HasPrefix(rel, "~") {
+		return false
+	}
+	in, seen := c.inside[cwd]
+	if !seen {
+		real := canonical(cwd)
+		in = real == c.g.worktree || above(c.g.worktree, real)
+		c.inside[cwd] = in
+	}
+	if !in {
+		return false
+	}
+	p := cwd
+	for _, part := range strings.Split(filepath.ToSlash(rel), "/") {
+		switch part {
+		case "", ".":
+			continue
+		case "..":
+			return false
+		}
+		p = filepath.Join(p, part)
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) // the rest is made as written
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // writers are programs whose arguments are files they create, change or

@@ -181,3 +181,15 @@ func FuzzCheckCommand(f *testing.F) {
 		_ = l.guard.CheckCommand(cmd, l.wt) // must not panic or hang
 	})
 }
+
+// BenchmarkCheckCommand times the check of a typical agent command line
+// (it runs before every Bash call of an isolated agent).
+func BenchmarkCheckCommand(b *testing.B) {
+	l := newLayout(b)
+	cmd := l.expand(`cd src && go test ./... 2>&1 | tail -20 && git add -A && git commit -m "fix: handle empty input" && cp $TMP/x ./out.txt`)
+	for b.Loop() {
+		if err := l.guard.CheckCommand(cmd, l.wt); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
