@@ -438,3 +438,120 @@ func TestWorktreeSettings(t *testing.T) {
 		}
 	}
 }
+
+// TestLeadEntersAndExitsAWorktree: EnterWorktree moves the lead (Bash runs
+// in the worktree, writes to the main checkout are refused), ExitWorktree
+// keep leaves it in place and moves the lead back.
+func TestLeadEntersAndExitsAWorktree(t *testing.T) {
+	t.Parallel()
+	var h *harness
+	var saw [][]string
+	policy := func(r *fakeapi.Request) fakeapi.Reply {
+		if r.Turn() > 0 {
+			saw = append(saw, toolResults(r))
+		}
+		steps := [][]fakeapi.Block{
+			{use("EnterWorktree", map[string]any{"name": "topic"})},
+			{use("Bash", map[string]any{"command": "pwd && echo work > work.txt"}),
+				use("Bash", map[string]any{"command": "echo no > " + filepath.Join(h.dir, "main.txt")})},
+			{use("ExitWorktree", map[string]any{"action": "keep"})},
+			{use("Bash", map[string]any{"command": "pwd"})},
+		}
+		if r.Turn() < len(steps) {
+			return fakeapi.Reply{Content: steps[r.Turn()]}
+		}
+		return fakeapi.TextReply("done")
+	}
+	h = newHarness(t, policy)
+	gitRepo(t, h, map[string]string{"a.txt": "a\n"})
+	out, errOut, code := h.run("-p", "LEAD-enter: work apart", "--permission-mode", "bypassPermissions")
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	wt := filepath.Join(h.dir, ".cohort", "worktrees", "topic")
+	if len(saw) != 4 {
+		t.Fatalf("results: %q", saw)
+	}
+	if !strings.HasPrefix(saw[0][0], "Created and entered the worktree "+wt+" on branch cohort/topic.") {
+		t.Errorf("enter: %q", saw[0])
+	}
+	if saw[1][0] != wt || !strings.HasPrefix(saw[1][1], "ERROR:Command refused") {
+		t.Errorf("in the worktree: %q", saw[1])
+	}
+	if !strings.Contains(saw[2][0], "stays in place on branch cohort/topic with these changes:") || !strings.Contains(saw[2][0], "work.txt") {
+		t.Errorf("exit: %q", saw[2])
+	}
+	if saw[3][0] != h.dir {
+		t.Errorf("after exit the lead runs in %q", saw[3][0])
+	}
+	if _, err := os.Stat(filepath.Join(wt, "work.txt")); err != nil {
+		t.Errorf("the kept worktree lost its file: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(h.dir, "main.txt")); err == nil {
+		t.Error("the lead wrote into the main checkout from its worktree")
+	}
+}
+
+// TestWorktreeHooksOverTheCLI: the settings' WorktreeCreate and
+// WorktreeRemove hooks run around an isolated agent's worktree, and a
+// WorktreeCreate hook that exits 2 refuses the isolation.
+func TestWorktreeHooksOverTheCLI(t *testing.T) {
+	t.Parallel()
+	c := newConv()
+	h := newHarness(t, c.policy)
+	gitRepo(t, h, map[string]string{"a.txt": "a\n"})
+	log := filepath.Join(t.TempDir(), "hooks.log")
+	hooks := map[string]any{"hooks": map[string]any{
+		"WorktreeCreate": []any{map[string]any{"hooks": []any{map[string]any{"type": "command",
+			"command": `input=$(cat); echo "$input" >> ` + log + `; case "$input" in *refused*) echo "not this one" >&2; exit 2;; esac`}}}},
+		"WorktreeRemove": []any{map[string]any{"hooks": []any{map[string]any{"type": "command",
+			"command": `cat >> ` + log + `; echo >> ` + log}}}},
+	}}
+	h.write(".cohort/settings.local.json", string(mustJSON(t, hooks)))
+	var results []string
+	c.on("LEAD-hooks:", calls(
+		use("Agent", map[string]any{"description": "clean", "isolation": "worktree", "prompt": "CLEAN: nothing to do"}),
+		use("Agent", map[string]any{"description": "refused", "isolation": "worktree", "prompt": "REFUSED: never"}),
+	), func(r *fakeapi.Request) fakeapi.Reply {
+		results = toolResults(r)
+		return fakeapi.TextReply("ok")
+	})
+	c.on("CLEAN:", text("nothing changed"))
+	out, errOut, code := h.run("-p", "LEAD-hooks: go", "--permission-mode", "bypassPermissions")
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	if len(results) != 2 || strings.HasPrefix(results[0], "ERROR:") ||
+		!strings.HasPrefix(results[1], `ERROR:isolation: "worktree" was requested but is not possible`) || !strings.Contains(results[1], "not this one") {
+		t.Fatalf("results: %q", results)
+	}
+	data, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var events []string
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		if line == "" {
+			continue
+		}
+		var in struct {
+			Event  string `json:"hook_event_name"`
+			Branch string `json:"branch"`
+			Path   string `json:"worktree_path"`
+		}
+		if err := jsonUnmarshal(line, &in); err != nil {
+			t.Fatalf("hook input %q: %v", line, err)
+		}
+		if !strings.HasPrefix(in.Path, filepath.Join(h.dir, ".cohort", "worktrees")+"/") {
+			t.Errorf("%s hook got worktree_path %q", in.Event, in.Path)
+		}
+		events = append(events, in.Event+" "+strings.SplitN(strings.TrimPrefix(in.Branch, "cohort/"), "-", 2)[0])
+	}
+	sort.Strings(events)
+	if d := cmp.Diff([]string{"WorktreeCreate clean", "WorktreeCreate refused", "WorktreeRemove clean"}, events); d != "" {
+		t.Errorf("hook events (-want +got):\n%s", d)
+	}
+	if b := h.git("for-each-ref", "refs/heads/cohort/"); b != "" {
+		t.Errorf("branches left: %s", b)
+	}
+}
