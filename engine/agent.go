@@ -80,6 +80,22 @@ func (a *Agent) SetTools(tools []tool.Tool) {
 	a.tools, a.defs = m, defs
 }
 
+// SetSink replaces where events go from the next event on (a resumed agent
+// reports to its new task). Must not be called during Send.
+func (a *Agent) SetSink(s Sink) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.cfg.Sink = s
+}
+
+// SetRecorder replaces the transcript the agent appends to (a resumed agent
+// reopens its transcript). Must not be called during Send.
+func (a *Agent) SetRecorder(r Recorder) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.cfg.Recorder = r
+}
+
 // ID returns the agent's id.
 func (a *Agent) ID() string { return a.cfg.Env.AgentID }
 
@@ -201,17 +217,23 @@ func (a *Agent) appendUser(content []llm.Block, origin string) error {
 }
 
 func (a *Agent) record(e session.Entry) error {
-	if a.cfg.Recorder == nil {
+	a.mu.Lock()
+	rec := a.cfg.Recorder
+	a.mu.Unlock()
+	if rec == nil {
 		return nil
 	}
-	if err := a.cfg.Recorder.Append(e); err != nil {
+	if err := rec.Append(e); err != nil {
 		return fmt.Errorf("engine: record transcript: %w", err)
 	}
 	return nil
 }
 
 func (a *Agent) emit(ev Event) {
-	if a.cfg.Sink == nil {
+	a.mu.Lock()
+	sink := a.cfg.Sink
+	a.mu.Unlock()
+	if sink == nil {
 		return
 	}
 	ev.AgentID = a.cfg.Env.AgentID
@@ -219,7 +241,7 @@ func (a *Agent) emit(ev Event) {
 	if ev.Time.IsZero() {
 		ev.Time = a.cfg.Now()
 	}
-	a.cfg.Sink(ev)
+	sink(ev)
 }
 
 // turn sends one request and appends the assistant message it returns.

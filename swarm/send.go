@@ -8,10 +8,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cohort-dev/cohort/agenttool"
 	"github.com/cohort-dev/cohort/llm"
 	"github.com/cohort-dev/cohort/mailbox"
 	"github.com/cohort-dev/cohort/sessionsock"
-	"github.com/cohort-dev/cohort/task"
 	"github.com/cohort-dev/cohort/team"
 	"github.com/cohort-dev/cohort/tool"
 )
@@ -83,9 +83,14 @@ func (t *SendTool) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) 
 	if in.To == "*" {
 		return t.sw.broadcast(ctx, env, msg)
 	}
-	if a, ok := t.sw.cfg.Runtime.LookupName(in.To); ok && a.Team == "" && a.Queue != nil {
-		a.Queue.Enqueue(task.Item{Kind: task.ItemTeammateMessage, Text: mailbox.Render(msg)})
-		return tool.Text(fmt.Sprintf("Message delivered to %s.", in.To)), nil
+	if msg.Type == mailbox.TypeText {
+		note, err := t.sw.cfg.Runtime.Deliver(ctx, in.To, mailbox.Block(msg))
+		switch {
+		case err == nil:
+			return tool.Text(note), nil
+		case !errors.Is(err, agenttool.ErrNoAgent):
+			return tool.Errorf("Could not deliver to %s: %v", in.To, err), nil
+		}
 	}
 	return t.sw.toMember(ctx, env, msg)
 }
