@@ -343,6 +343,7 @@ func (s *sess) runtime(ctx context.Context) error {
 		GitSnapshot: prompt.GitSnapshot(ctx, s.cwd),
 		Getenv:      s.inv.Getenv,
 		ReadOnly:    readOnly,
+		Compaction:  s.compaction(),
 	})
 	return err
 }
