@@ -112,7 +112,7 @@ printf '%s\n' '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissio
 		Tools: []tool.Tool{file.NewWrite()},
 		Env:   tool.Env{Cwd: dir},
 		Hooks: r.For(Agent{Cwd: dir}),
-		Gate:  denyAll{}, // the hook's allow skips the gate
+		Gate:  askAll{}, // the hook's allow stands in for the approval the gate would ask for
 	})
 	if _, err := a.Send(t.Context(), []llm.Block{llm.Text("write")}, ""); err != nil {
 		t.Fatal(err)
@@ -131,8 +131,14 @@ printf '%s\n' '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissio
 	}
 }
 
-type denyAll struct{}
+// askAll stands for a permission gate with no rule for the call: it would
+// ask, so it denies unless a hook pre-approved the call (Call.HookApproved),
+// which is how the real gate treats a hook's allow.
+type askAll struct{}
 
-func (denyAll) Check(context.Context, *engine.Call) engine.Verdict {
+func (askAll) Check(_ context.Context, c *engine.Call) engine.Verdict {
+	if c.HookApproved {
+		return engine.Verdict{Allow: true}
+	}
 	return engine.Verdict{Reason: "the gate says no"}
 }
