@@ -19,6 +19,9 @@ type openedModel struct {
 	close func()
 	// url and key reach the same model from a teammate process.
 	url, key string
+	// fake is the scripted model's server (nil for real models): what it
+	// recorded is what each agent sent (cohort demo's test reads it).
+	fake *fakeapi.Server
 }
 
 // openModel opens the provider for spec: "scripted:FILE" runs the fake
@@ -54,5 +57,5 @@ func openScripted(script *fakeapi.Script) (*openedModel, error) {
 		srv.Close()
 		return nil, err
 	}
-	return &openedModel{model: m, name: "scripted", close: srv.Close, url: srv.URL, key: "scripted"}, nil
+	return &openedModel{model: m, name: "scripted", close: srv.Close, url: srv.URL, key: "scripted", fake: srv}, nil
 }

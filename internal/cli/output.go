@@ -27,6 +27,12 @@ type printer struct {
 	usage   llm.Usage // every agent's
 	costUSD float64
 	apiTime time.Duration
+
+	// onEngine and onTask, when set before the session starts, also see
+	// every event (cohort demo narrates from them). They are called from
+	// many goroutines, outside the lock, and must be safe for that.
+	onEngine func(engine.Event)
+	onTask   func(task.Event)
 }
 
 func newPrinter(w, errw io.Writer, format string, verbose bool) *printer {
@@ -70,6 +76,9 @@ type messageLine struct {
 
 // engineEvent is the runtime's sink.
 func (p *printer) engineEvent(ev engine.Event) {
+	if p.onEngine != nil {
+		p.onEngine(ev)
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if ev.Kind == engine.EventAssistant && ev.Response != nil {
@@ -120,6 +129,9 @@ func (p *printer) verboseEvent(ev engine.Event) {
 
 // taskEvent is the task registry's observer.
 func (p *printer) taskEvent(ev task.Event) {
+	if p.onTask != nil {
+		p.onTask(ev)
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	ev.SessionID = p.sessionID
