@@ -84,5 +84,6 @@ points the client at a proxy.`,
 	}
 	o.register(root)
 	root.AddCommand(newAgentsCmd(inv, o), newFlagsCmd(inv, o), newTeammateCmd(inv, o))
+	root.AddCommand(newDemoCmd(inv, o))
 	return root
 }
