@@ -126,7 +126,10 @@ func (sw *Swarm) markDead(ctx context.Context, teamName string, h *handle, reaso
 		return
 	}
 	h.dead = true
+	lease := h.lease
+	h.lease = nil
 	sw.mu.Unlock()
+	sw.finishLease(teamName, h.name, lease, nil)
 	if _, err := sw.cfg.Store.SetActive(ctx, teamName, h.name, false); err != nil {
 		sw.cfg.Logf("swarm: mark %s inactive: %v", h.name, err)
 	}
@@ -276,5 +279,10 @@ func (sw *Swarm) force(ctx context.Context, teamName, member string) {
 		if err := sw.cfg.Process.Kill(ctx, h.process); err != nil {
 			sw.cfg.Logf("swarm: kill %s: %v", member, err)
 		}
+		sw.mu.Lock()
+		lease := h.lease
+		h.lease = nil
+		sw.mu.Unlock()
+		sw.finishLease(teamName, member, lease, nil)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/cohort-dev/cohort/mailbox"
 	"github.com/cohort-dev/cohort/permission"
 	"github.com/cohort-dev/cohort/task"
+	"github.com/cohort-dev/cohort/tool/isolation"
 	"github.com/cohort-dev/cohort/team"
 )
 
@@ -89,6 +90,9 @@ type handle struct {
 	inProc  *task.Task // in-process teammate's task
 	process string     // process backend handle (tmux pane)
 	dead    bool
+	// lease is an isolated process teammate's worktree, finished by the
+	// lead once the process is gone.
+	lease *isolation.Lease
 }
 
 // New returns a Swarm; Close stops what it started.

@@ -17,6 +17,7 @@ import (
 	"github.com/cohort-dev/cohort/prompt"
 	"github.com/cohort-dev/cohort/session"
 	"github.com/cohort-dev/cohort/team"
+	"github.com/cohort-dev/cohort/tool"
 )
 
 // TeammateConfig describes one teammate to run in this process.
@@ -42,6 +43,9 @@ type TeammateConfig struct {
 	// Swarm, when set, lets the teammate's tools reach the team (the
 	// in-process backend shares the lead's).
 	Swarm *Swarm
+	// Guard confines an isolated teammate to its worktree (its Member.Cwd
+	// lies inside it).
+	Guard tool.WriteGuard
 }
 
 // Teammate is one running team member. Start registers it; Run runs it.
@@ -138,6 +142,9 @@ func (tm *Teammate) build() error {
 	}
 	tm.built = b
 	cfg := b.Config
+	if tm.cfg.Guard != nil {
+		cfg.Env.Guard = tm.cfg.Guard
+	}
 	tm.eng = tm.cfg.Runtime.Start(b, cfg)
 	if tm.cfg.Swarm != nil {
 		tm.cfg.Swarm.registerChecker(m.AgentID, tm.cfg.Checker, tm)

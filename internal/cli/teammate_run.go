@@ -12,6 +12,8 @@ import (
 	"github.com/cohort-dev/cohort/swarm"
 	"github.com/cohort-dev/cohort/task"
 	"github.com/cohort-dev/cohort/team"
+	"github.com/cohort-dev/cohort/tool/isolation"
+	"github.com/cohort-dev/cohort/worktree"
 )
 
 // stopWaitCLI bounds how long the CLI waits for something it is stopping.
@@ -76,9 +78,19 @@ func runTeammate(ctx context.Context, inv *Invocation, o *options, teamName, nam
 	if !ok {
 		return &exitError{code: 2, err: fmt.Errorf("teammate %s: unknown agent type %q", name, m.AgentType)}
 	}
-	tm, err := swarm.StartTeammate(swarm.TeammateConfig{Team: teamName, Member: m, Store: store, Runtime: s.rt,
+	tcfg := swarm.TeammateConfig{Team: teamName, Member: m, Store: store, Runtime: s.rt,
 		Def: def, LeadModel: s.model.name, Checker: s.checker, PermissionTimeout: o.permissionTimeout,
-		Logf: s.logf, Swarm: s.swarm})
+		Logf: s.logf, Swarm: s.swarm}
+	if m.WorktreePath != "" {
+		// The lead made and locked the worktree; this process confines the
+		// teammate to it.
+		root, err := worktree.RepoRoot(ctx, m.WorktreePath)
+		if err != nil {
+			return &exitError{code: 2, err: fmt.Errorf("teammate %s: worktree %s: %w", name, m.WorktreePath, err)}
+		}
+		tcfg.Guard = isolation.NewGuard(worktree.NewGuard(m.WorktreePath, root), m.WorktreePath, root, s.env.Home)
+	}
+	tm, err := swarm.StartTeammate(tcfg)
 	if err != nil {
 		return err
 	}
