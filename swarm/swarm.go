@@ -11,8 +11,8 @@ import (
 	"github.com/cohort-dev/cohort/mailbox"
 	"github.com/cohort-dev/cohort/permission"
 	"github.com/cohort-dev/cohort/task"
-	"github.com/cohort-dev/cohort/tool/isolation"
 	"github.com/cohort-dev/cohort/team"
+	"github.com/cohort-dev/cohort/tool/isolation"
 )
 
 // Backends a teammate can run on.
