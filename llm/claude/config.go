@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
@@ -39,9 +41,13 @@ type Config struct {
 	AuthToken string
 	// BaseURL replaces https://api.anthropic.com (a proxy or llm/fakeapi).
 	BaseURL string
-	// HTTPClient sends the requests; nil uses a client on
-	// http.DefaultTransport. Leave its Timeout at zero: a long answer
-	// streams for minutes, and IdleTimeout already catches a stalled one.
+	// HTTPClient sends the requests; nil uses a client on a transport shared
+	// by every Model of the process: http.DefaultTransport's settings, but
+	// keeping up to [MaxIdleConnsPerHost] idle connections to the API
+	// instead of 2, so that hundreds of agents streaming at once reuse
+	// their connections rather than dial one per request. Leave its Timeout
+	// at zero: a long answer streams for minutes, and IdleTimeout already
+	// catches a stalled one.
 	HTTPClient *http.Client
 
 	// MaxAttempts bounds the attempts per request, the first included
@@ -80,11 +86,28 @@ func ConfigFromEnv(getenv func(string) string) Config {
 // ErrNoCredentials reports a Config with neither an API key nor a token.
 var ErrNoCredentials = errors.New("claude: no Anthropic credentials: set ANTHROPIC_API_KEY (an API key) or ANTHROPIC_AUTH_TOKEN (a bearer token)")
 
+// MaxIdleConnsPerHost is how many idle connections to the API the default
+// transport keeps: enough for one per agent at the default agent limits.
+const MaxIdleConnsPerHost = 256
+
+// defaultTransport is the transport of Models without Config.HTTPClient.
+var defaultTransport = sync.OnceValue(func() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConns = max(t.MaxIdleConns, MaxIdleConnsPerHost)
+	t.MaxIdleConnsPerHost = MaxIdleConnsPerHost
+	return t
+})
+
 // Model streams responses from the Messages API. It is safe for concurrent
 // use; each Stream call is independent.
 type Model struct {
 	client anthropic.Client
 	cfg    Config
+	// schemas caches compacted tool schemas across requests.
+	schemas schemaCache
+	// lastSize is the size of the last request body, to allocate the next
+	// one at once.
+	lastSize atomic.Int64
 }
 
 var _ llm.Model = (*Model)(nil)
@@ -113,7 +136,7 @@ func New(cfg Config) (*Model, error) {
 		cfg.Now = time.Now
 	}
 	if cfg.HTTPClient == nil {
-		cfg.HTTPClient = &http.Client{}
+		cfg.HTTPClient = &http.Client{Transport: defaultTransport()}
 	}
 	opts := []option.RequestOption{
 		option.WithoutEnvironmentDefaults(),
@@ -136,6 +159,16 @@ func New(cfg Config) (*Model, error) {
 		opts = append(opts, option.WithBaseURL(cfg.BaseURL))
 	}
 	return &Model{client: anthropic.NewClient(opts...), cfg: cfg}, nil
+}
+
+// encode checks req and serializes its body.
+func (m *Model) encode(req *llm.Request) ([]byte, error) {
+	last := int(m.lastSize.Load())
+	body, err := encodeRequest(req, &m.schemas, last+last/8)
+	if err == nil {
+		m.lastSize.Store(int64(len(body)))
+	}
+	return body, err
 }
 
 func (c *Config) logf(format string, args ...any) {

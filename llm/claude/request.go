@@ -1,14 +1,9 @@
 package claude
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"math"
-
-	"github.com/anthropics/anthropic-sdk-go/v2"
-	"github.com/anthropics/anthropic-sdk-go/v2/option"
-	"github.com/anthropics/anthropic-sdk-go/v2/packages/param"
+	"strconv"
 
 	"github.com/cohort-dev/cohort/llm"
 )
@@ -21,77 +16,113 @@ const MaxBreakpoints = 4
 const minThinkingBudget = 1024
 
 // efforts are the output effort levels the API knows.
-var efforts = map[string]anthropic.OutputConfigEffort{
-	"low":    anthropic.OutputConfigEffortLow,
-	"medium": anthropic.OutputConfigEffortMedium,
-	"high":   anthropic.OutputConfigEffortHigh,
-	"xhigh":  anthropic.OutputConfigEffortXhigh,
-	"max":    anthropic.OutputConfigEffortMax,
-}
+var efforts = map[string]bool{"low": true, "medium": true, "high": true, "xhigh": true, "max": true}
 
-// buildParams translates req into fresh SDK parameters plus the per-call
-// options that carry what the parameters cannot (temperature). Nothing in
-// the result shares memory with req.
-func buildParams(req *llm.Request) (anthropic.MessageNewParams, []option.RequestOption, error) {
-	var p anthropic.MessageNewParams
-	if req == nil {
-		return p, nil, fmt.Errorf("claude: nil request")
+// cacheMarker is the cache_control member of a marked block or tool.
+const cacheMarker = `,"cache_control":{"type":"ephemeral"}`
+
+// encodeRequest checks req and writes the body of a streaming Messages
+// request for it: the JSON the SDK's MessageNewParams would marshal to, with
+// "temperature" and "stream" appended as the SDK's option.WithJSONSet
+// appends them, members in the SDK's order. The result shares no memory with
+// req. sizeHint, when positive, is the expected body size.
+func encodeRequest(req *llm.Request, schemas *schemaCache, sizeHint int) ([]byte, error) {
+	if err := checkRequest(req); err != nil {
+		return nil, err
 	}
-	if req.Model == "" {
-		return p, nil, fmt.Errorf("claude: request names no model; set Request.Model (for example claude-sonnet-4-5)")
+	maxTokens := int64(req.MaxTokens)
+	if maxTokens == 0 {
+		maxTokens = DefaultMaxTokens
 	}
-	if n := countMarkers(req); n > MaxBreakpoints {
-		return p, nil, fmt.Errorf("claude: request has %d cache breakpoints; the Messages API accepts at most %d (clear stale markers before setting new ones)", n, MaxBreakpoints)
+	if err := checkThinking(req.Thinking, maxTokens); err != nil {
+		return nil, err
 	}
-	p.Model = anthropic.Model(req.Model)
-	p.MaxTokens = int64(req.MaxTokens)
-	if req.MaxTokens < 0 {
-		return p, nil, fmt.Errorf("claude: MaxTokens is %d; it must be positive", req.MaxTokens)
-	}
-	if req.MaxTokens == 0 {
-		p.MaxTokens = DefaultMaxTokens
-	}
-	for i, b := range req.System {
-		if b.Type != llm.BlockText {
-			return p, nil, fmt.Errorf("claude: system block %d has type %q; the system prompt holds text blocks only", i, b.Type)
+	dst := make([]byte, 0, max(sizeHint, 1024))
+	dst = append(dst, `{"max_tokens":`...)
+	dst = strconv.AppendInt(dst, maxTokens, 10)
+	var err error
+	if len(req.Messages) > 0 {
+		dst = append(dst, `,"messages":[`...)
+		for i, m := range req.Messages {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			if dst, err = appendMessage(dst, m); err != nil {
+				return nil, fmt.Errorf("claude: message %d: %w", i, err)
+			}
 		}
-		p.System = append(p.System, textParam(b))
+		dst = append(dst, ']')
 	}
-	for i, t := range req.Tools {
-		tp, err := toolParam(t)
-		if err != nil {
-			return p, nil, fmt.Errorf("claude: tool %d (%s): %w", i, t.Name, err)
-		}
-		p.Tools = append(p.Tools, tp)
-	}
-	for i, m := range req.Messages {
-		mp, err := messageParam(m)
-		if err != nil {
-			return p, nil, fmt.Errorf("claude: message %d: %w", i, err)
-		}
-		p.Messages = append(p.Messages, mp)
-	}
-	if err := setThinking(&p, req.Thinking); err != nil {
-		return p, nil, err
-	}
+	dst = append(dst, `,"model":`...)
+	dst = appendString(dst, req.Model)
 	if req.Effort != "" {
-		e, ok := efforts[req.Effort]
-		if !ok {
-			return p, nil, fmt.Errorf("claude: effort %q is not one of low, medium, high, xhigh, max", req.Effort)
-		}
-		p.OutputConfig.Effort = e
+		dst = append(dst, `,"output_config":{"effort":`...)
+		dst = append(appendString(dst, req.Effort), '}')
 	}
 	if len(req.StopSeqs) > 0 {
-		p.StopSequences = append([]string(nil), req.StopSeqs...)
-	}
-	var opts []option.RequestOption
-	if t := req.Temperature; t != nil {
-		if math.IsNaN(*t) || *t < 0 || *t > 1 {
-			return p, nil, fmt.Errorf("claude: temperature %v is not a number from 0 to 1", *t)
+		dst = append(dst, `,"stop_sequences":[`...)
+		for i, s := range req.StopSeqs {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendString(dst, s)
 		}
-		opts = append(opts, option.WithJSONSet("temperature", *t))
+		dst = append(dst, ']')
 	}
-	return p, opts, nil
+	if len(req.System) > 0 {
+		dst = append(dst, `,"system":[`...)
+		for i, b := range req.System {
+			if b.Type != llm.BlockText {
+				return nil, fmt.Errorf("claude: system block %d has type %q; the system prompt holds text blocks only", i, b.Type)
+			}
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendText(dst, b)
+		}
+		dst = append(dst, ']')
+	}
+	dst = appendThinking(dst, req.Thinking)
+	if len(req.Tools) > 0 {
+		dst = append(dst, `,"tools":[`...)
+		for i, t := range req.Tools {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			if dst, err = appendTool(dst, t, schemas); err != nil {
+				return nil, fmt.Errorf("claude: tool %d (%s): %w", i, t.Name, err)
+			}
+		}
+		dst = append(dst, ']')
+	}
+	if t := req.Temperature; t != nil {
+		dst = append(dst, `,"temperature":`...)
+		dst = strconv.AppendFloat(dst, *t, 'f', -1, 64)
+	}
+	return append(dst, `,"stream":true}`...), nil
+}
+
+// checkRequest validates the scalar parts of req.
+func checkRequest(req *llm.Request) error {
+	if req == nil {
+		return fmt.Errorf("claude: nil request")
+	}
+	if req.Model == "" {
+		return fmt.Errorf("claude: request names no model; set Request.Model (for example claude-sonnet-4-5)")
+	}
+	if n := countMarkers(req); n > MaxBreakpoints {
+		return fmt.Errorf("claude: request has %d cache breakpoints; the Messages API accepts at most %d (clear stale markers before setting new ones)", n, MaxBreakpoints)
+	}
+	if req.MaxTokens < 0 {
+		return fmt.Errorf("claude: MaxTokens is %d; it must be positive", req.MaxTokens)
+	}
+	if req.Effort != "" && !efforts[req.Effort] {
+		return fmt.Errorf("claude: effort %q is not one of low, medium, high, xhigh, max", req.Effort)
+	}
+	if t := req.Temperature; t != nil && (math.IsNaN(*t) || *t < 0 || *t > 1) {
+		return fmt.Errorf("claude: temperature %v is not a number from 0 to 1", *t)
+	}
+	return nil
 }
 
 // countMarkers counts every cache marker in req, those inside tool results
@@ -110,150 +141,153 @@ func countMarkers(req *llm.Request) int {
 	return n
 }
 
-func setThinking(p *anthropic.MessageNewParams, t *llm.Thinking) error {
+func checkThinking(t *llm.Thinking, maxTokens int64) error {
+	switch {
+	case t == nil, t.BudgetTokens <= 0 && t.Adaptive:
+		return nil
+	case t.BudgetTokens > 0:
+		if t.BudgetTokens < minThinkingBudget || int64(t.BudgetTokens) >= maxTokens {
+			return fmt.Errorf("claude: thinking budget %d must be at least %d and below max_tokens (%d)", t.BudgetTokens, minThinkingBudget, maxTokens)
+		}
+		return nil
+	}
+	return fmt.Errorf("claude: thinking is set with budget %d and adaptive off; give a budget of at least %d or set Adaptive", t.BudgetTokens, minThinkingBudget)
+}
+
+// appendThinking appends the thinking member for a checked t.
+func appendThinking(dst []byte, t *llm.Thinking) []byte {
 	switch {
 	case t == nil:
+		return dst
 	case t.BudgetTokens > 0:
-		if t.BudgetTokens < minThinkingBudget || int64(t.BudgetTokens) >= p.MaxTokens {
-			return fmt.Errorf("claude: thinking budget %d must be at least %d and below max_tokens (%d)", t.BudgetTokens, minThinkingBudget, p.MaxTokens)
-		}
-		p.Thinking.OfEnabled = &anthropic.ThinkingConfigEnabledParam{BudgetTokens: int64(t.BudgetTokens)}
-	case t.Adaptive:
-		p.Thinking.OfAdaptive = &anthropic.ThinkingConfigAdaptiveParam{}
-	default:
-		return fmt.Errorf("claude: thinking is set with budget %d and adaptive off; give a budget of at least %d or set Adaptive", t.BudgetTokens, minThinkingBudget)
+		dst = append(dst, `,"thinking":{"budget_tokens":`...)
+		dst = strconv.AppendInt(dst, int64(t.BudgetTokens), 10)
+		return append(dst, `,"type":"enabled"}`...)
 	}
-	return nil
+	return append(dst, `,"thinking":{"type":"adaptive"}`...)
 }
 
-func cacheControl(on bool) anthropic.CacheControlEphemeralParam {
+func appendCache(dst []byte, on bool) []byte {
 	if on {
-		return anthropic.NewCacheControlEphemeralParam()
+		return append(dst, cacheMarker...)
 	}
-	return anthropic.CacheControlEphemeralParam{}
+	return dst
 }
 
-func textParam(b llm.Block) anthropic.TextBlockParam {
-	return anthropic.TextBlockParam{Text: b.Text, CacheControl: cacheControl(b.Cache)}
+func appendText(dst []byte, b llm.Block) []byte {
+	dst = append(dst, `{"text":`...)
+	dst = appendString(dst, b.Text)
+	dst = appendCache(dst, b.Cache)
+	return append(dst, `,"type":"text"}`...)
 }
 
-// rawObject returns a private, compacted copy of raw, or fallback when raw
-// is empty. Compacting is what encoding/json would do on the wire anyway; doing
-// it here makes the error for bad JSON ours, with its location.
-func rawObject(raw json.RawMessage, fallback string) (json.RawMessage, error) {
-	if len(bytes.TrimSpace(raw)) == 0 {
-		return json.RawMessage(fallback), nil
-	}
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, raw); err != nil {
-		return nil, fmt.Errorf("not valid JSON: %w", err)
-	}
-	if buf.Bytes()[0] != '{' {
-		return nil, fmt.Errorf("JSON %.40q is not an object", buf.String())
-	}
-	return buf.Bytes(), nil
-}
-
-func toolParam(t llm.ToolDef) (anthropic.ToolUnionParam, error) {
+func appendTool(dst []byte, t llm.ToolDef, schemas *schemaCache) ([]byte, error) {
 	if t.Name == "" {
-		return anthropic.ToolUnionParam{}, fmt.Errorf("tool has no name")
+		return dst, fmt.Errorf("tool has no name")
 	}
-	schema, err := rawObject(t.InputSchema, `{"type":"object"}`)
+	// The schema goes out as the caller's JSON (compacted), key order and
+	// unknown keywords included, never through a map whose order is random.
+	schema, err := schemas.get(t.InputSchema)
 	if err != nil {
-		return anthropic.ToolUnionParam{}, fmt.Errorf("input schema: %w", err)
+		return dst, fmt.Errorf("input schema: %w", err)
 	}
-	tp := &anthropic.ToolParam{
-		Name: t.Name,
-		// The schema goes out as the caller's JSON, not through the SDK's
-		// Properties/ExtraFields, whose map order is random.
-		InputSchema:  param.Override[anthropic.ToolInputSchemaParam](schema),
-		CacheControl: cacheControl(t.Cache),
-	}
+	dst = append(dst, `{"input_schema":`...)
+	dst = append(dst, schema...)
+	dst = append(dst, `,"name":`...)
+	dst = appendString(dst, t.Name)
 	if t.Description != "" {
-		tp.Description = param.NewOpt(t.Description)
+		dst = append(dst, `,"description":`...)
+		dst = appendString(dst, t.Description)
 	}
-	return anthropic.ToolUnionParam{OfTool: tp}, nil
+	dst = appendCache(dst, t.Cache)
+	return append(dst, '}'), nil
 }
 
-func messageParam(m llm.Message) (anthropic.MessageParam, error) {
+func appendMessage(dst []byte, m llm.Message) ([]byte, error) {
 	if len(m.Content) == 0 {
-		return anthropic.MessageParam{}, fmt.Errorf("%s message has no content blocks", m.Role)
+		return dst, fmt.Errorf("%s message has no content blocks", m.Role)
 	}
-	blocks := make([]anthropic.ContentBlockParamUnion, 0, len(m.Content))
+	if m.Role != llm.RoleUser && m.Role != llm.RoleAssistant {
+		return dst, fmt.Errorf("role %q is neither user nor assistant", m.Role)
+	}
+	dst = append(dst, `{"content":[`...)
 	for i, b := range m.Content {
-		cb, err := contentParam(b)
-		if err != nil {
-			return anthropic.MessageParam{}, fmt.Errorf("block %d (%s): %w", i, b.Type, err)
+		if i > 0 {
+			dst = append(dst, ',')
 		}
-		blocks = append(blocks, cb)
+		var err error
+		if dst, err = appendBlock(dst, b); err != nil {
+			return dst, fmt.Errorf("block %d (%s): %w", i, b.Type, err)
+		}
 	}
-	switch m.Role {
-	case llm.RoleUser:
-		return anthropic.MessageParam{OfUser: &anthropic.UserMessageParam{Content: blocks}}, nil
-	case llm.RoleAssistant:
-		return anthropic.MessageParam{OfAssistant: &anthropic.AssistantMessageParam{Content: blocks}}, nil
-	}
-	return anthropic.MessageParam{}, fmt.Errorf("role %q is neither user nor assistant", m.Role)
+	dst = append(dst, `],"role":`...)
+	dst = appendString(dst, string(m.Role))
+	return append(dst, '}'), nil
 }
 
-func contentParam(b llm.Block) (anthropic.ContentBlockParamUnion, error) {
-	var u anthropic.ContentBlockParamUnion
+func appendBlock(dst []byte, b llm.Block) ([]byte, error) {
 	switch b.Type {
 	case llm.BlockText:
-		t := textParam(b)
-		u.OfText = &t
+		return appendText(dst, b), nil
 	case llm.BlockImage:
-		img, err := imageParam(b)
-		if err != nil {
-			return u, err
-		}
-		u.OfImage = img
+		return appendImage(dst, b)
 	case llm.BlockToolUse:
-		input, err := rawObject(b.Input, `{}`)
+		input, err := compactObject(b.Input, `{}`)
 		if err != nil {
-			return u, fmt.Errorf("tool_use %s input: %w", b.ID, err)
+			return dst, fmt.Errorf("tool_use %s input: %w", b.ID, err)
 		}
-		u.OfToolUse = &anthropic.ToolUseBlockParam{ID: b.ID, Name: b.Name, Input: input, CacheControl: cacheControl(b.Cache)}
+		dst = append(dst, `{"id":`...)
+		dst = appendString(dst, b.ID)
+		dst = append(dst, `,"input":`...)
+		dst = append(dst, input...)
+		dst = append(dst, `,"name":`...)
+		dst = appendString(dst, b.Name)
+		dst = appendCache(dst, b.Cache)
+		return append(dst, `,"type":"tool_use"}`...), nil
 	case llm.BlockToolResult:
-		tr, err := toolResultParam(b)
-		if err != nil {
-			return u, err
-		}
-		u.OfToolResult = tr
+		return appendToolResult(dst, b)
 	case llm.BlockThinking, llm.BlockRedactedThinking:
 		if b.Cache {
-			return u, fmt.Errorf("a cache marker cannot sit on a %s block; put it on the next text or tool block", b.Type)
+			return dst, fmt.Errorf("a cache marker cannot sit on a %s block; put it on the next text or tool block", b.Type)
 		}
-		if b.Type == llm.BlockThinking {
-			u.OfThinking = &anthropic.ThinkingBlockParam{Thinking: b.Thinking, Signature: b.Signature}
-		} else {
-			u.OfRedactedThinking = &anthropic.RedactedThinkingBlockParam{Data: b.Data}
+		if b.Type == llm.BlockRedactedThinking {
+			dst = append(dst, `{"data":`...)
+			dst = appendString(dst, b.Data)
+			return append(dst, `,"type":"redacted_thinking"}`...), nil
 		}
-	default:
-		return u, fmt.Errorf("unknown block type %q", b.Type)
+		dst = append(dst, `{"signature":`...)
+		dst = appendString(dst, b.Signature)
+		dst = append(dst, `,"thinking":`...)
+		dst = appendString(dst, b.Thinking)
+		return append(dst, `,"type":"thinking"}`...), nil
 	}
-	return u, nil
+	return dst, fmt.Errorf("unknown block type %q", b.Type)
 }
 
-func imageParam(b llm.Block) (*anthropic.ImageBlockParam, error) {
+func appendImage(dst []byte, b llm.Block) ([]byte, error) {
 	if b.Data == "" || b.MediaType == "" {
-		return nil, fmt.Errorf("image needs base64 Data and a MediaType")
+		return dst, fmt.Errorf("image needs base64 Data and a MediaType")
 	}
-	src := &anthropic.Base64ImageSourceParam{Data: b.Data, MediaType: anthropic.Base64ImageSourceMediaType(b.MediaType)}
-	return &anthropic.ImageBlockParam{
-		Source:       anthropic.ImageBlockParamSourceUnion{OfBase64: src},
-		CacheControl: cacheControl(b.Cache),
-	}, nil
+	dst = append(dst, `{"source":{"data":`...)
+	dst = appendString(dst, b.Data)
+	dst = append(dst, `,"media_type":`...)
+	dst = appendString(dst, b.MediaType)
+	dst = append(dst, `,"type":"base64"}`...)
+	dst = appendCache(dst, b.Cache)
+	return append(dst, `,"type":"image"}`...), nil
 }
 
-func toolResultParam(b llm.Block) (*anthropic.ToolResultBlockParam, error) {
-	tr := &anthropic.ToolResultBlockParam{ToolUseID: b.ToolUseID, CacheControl: cacheControl(b.Cache)}
+func appendToolResult(dst []byte, b llm.Block) ([]byte, error) {
 	if b.ToolUseID == "" {
-		return nil, fmt.Errorf("tool_result has no tool_use_id")
+		return dst, fmt.Errorf("tool_result has no tool_use_id")
 	}
+	dst = append(dst, `{"tool_use_id":`...)
+	dst = appendString(dst, b.ToolUseID)
 	if b.IsError {
-		tr.IsError = param.NewOpt(true)
+		dst = append(dst, `,"is_error":true`...)
 	}
+	dst = appendCache(dst, b.Cache)
+	items := 0
 	for i, c := range b.Content {
 		switch c.Type {
 		case llm.BlockText:
@@ -261,17 +295,27 @@ func toolResultParam(b llm.Block) (*anthropic.ToolResultBlockParam, error) {
 			if c.Text == "" && !c.Cache {
 				continue
 			}
-			t := textParam(c)
-			tr.Content = append(tr.Content, anthropic.ToolResultBlockParamContentUnion{OfText: &t})
 		case llm.BlockImage:
-			img, err := imageParam(c)
-			if err != nil {
-				return nil, fmt.Errorf("tool_result content %d: %w", i, err)
-			}
-			tr.Content = append(tr.Content, anthropic.ToolResultBlockParamContentUnion{OfImage: img})
 		default:
-			return nil, fmt.Errorf("tool_result content %d has type %q; only text and image are allowed", i, c.Type)
+			return dst, fmt.Errorf("tool_result content %d has type %q; only text and image are allowed", i, c.Type)
+		}
+		if items == 0 {
+			dst = append(dst, `,"content":[`...)
+		} else {
+			dst = append(dst, ',')
+		}
+		items++
+		if c.Type == llm.BlockText {
+			dst = appendText(dst, c)
+			continue
+		}
+		var err error
+		if dst, err = appendImage(dst, c); err != nil {
+			return dst, fmt.Errorf("tool_result content %d: %w", i, err)
 		}
 	}
-	return tr, nil
+	if items > 0 {
+		dst = append(dst, ']')
+	}
+	return append(dst, `,"type":"tool_result"}`...), nil
 }

@@ -5,10 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"slices"
+	"net/http"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
+	"github.com/anthropics/anthropic-sdk-go/v2/packages/ssestream"
 
 	"github.com/cohort-dev/cohort/llm"
 )
@@ -19,13 +20,13 @@ import (
 // an error that wraps ctx's.
 func (m *Model) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Event, error] {
 	return func(yield func(llm.Event, error) bool) {
-		params, opts, err := buildParams(req)
+		body, err := m.encode(req)
 		if err != nil {
 			yield(llm.Event{}, err)
 			return
 		}
 		for n := 1; ; n++ {
-			f, finished := m.attempt(ctx, params, opts, req.Background, yield)
+			f, finished := m.attempt(ctx, body, req.Background, yield)
 			if finished {
 				return
 			}
@@ -58,20 +59,27 @@ func (m *Model) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Even
 // attempt sends the request once and yields its events. finished reports
 // that the sequence is over: the response was delivered or the consumer
 // stopped. Otherwise f describes the failure.
-func (m *Model) attempt(ctx context.Context, params anthropic.MessageNewParams, opts []option.RequestOption,
-	background bool, yield func(llm.Event, error) bool) (f failure, finished bool) {
+func (m *Model) attempt(ctx context.Context, body []byte, background bool,
+	yield func(llm.Event, error) bool) (f failure, finished bool) {
 	actx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	w := newWatch(m.cfg.IdleTimeout, cancel)
 	defer w.stop()
 
-	callOpts := append(slices.Clip(opts), option.WithMiddleware(w.middleware))
-	stream := m.client.Messages.NewStreaming(actx, params, callOpts...)
+	// What Messages.NewStreaming does, minus the parameter marshalling: the
+	// SDK sends our bytes (a []byte body goes out as it is) with its headers
+	// and credentials, turns error statuses into *anthropic.Error, and its
+	// ssestream frames the events, turning error events into
+	// *anthropic.Error too.
+	var raw *http.Response
+	err := m.client.Post(actx, "v1/messages", body, &raw, option.WithMiddleware(w.middleware))
+	stream := ssestream.NewStream[wireEvent](ssestream.NewDecoder(raw), err)
 	defer stream.Close()
 
 	var tr translator
 	for stream.Next() {
-		ev, emit, err := tr.apply(stream.Current())
+		cur := stream.Current()
+		ev, emit, err := tr.apply(&cur)
 		if err != nil {
 			return failure{err: err}, false
 		}

@@ -113,7 +113,7 @@ func TestStreamBadInput(t *testing.T) {
 			w.Header().Set("Content-Type", "text/html")
 			w.WriteHeader(502)
 			io.WriteString(w, "<html><body>Bad gateway</body></html>")
-		}, "model API error 502 : Bad Gateway; response body: <html><body>Bad gateway</body></html>", nil, 2},
+		}, "model API error 502: Bad Gateway; response body: <html><body>Bad gateway</body></html>", nil, 2},
 		{"html 400", func(w http.ResponseWriter) {
 			w.WriteHeader(400)
 			io.WriteString(w, "<h1>no</h1>")

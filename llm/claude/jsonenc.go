@@ -1,0 +1,161 @@
+package claude
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"unicode/utf8"
+)
+
+// The request body is written by hand with these appenders rather than
+// through the SDK's parameter types: it is the same JSON, byte for byte
+// (request_sdk_test.go compares the two), for a fraction of the CPU. The
+// escaping follows encoding/json, HTML-safe characters included, because
+// that is what the SDK sends.
+
+const hexDigits = "0123456789abcdef"
+
+// plainASCII marks the ASCII bytes a JSON string carries as they are.
+var plainASCII = func() (t [utf8.RuneSelf]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = true
+	}
+	for _, c := range `"\<>&` {
+		t[c] = false
+	}
+	return t
+}()
+
+// appendString appends s as a JSON string, escaped as encoding/json escapes
+// it: control characters, quote and backslash, the HTML-sensitive <, > and
+// &, U+2028 and U+2029; invalid UTF-8 becomes U+FFFD.
+func appendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if plainASCII[c] {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// appendHTMLEscaped appends valid, compact JSON with <, >, &, U+2028 and
+// U+2029 escaped, which is what encoding/json does to the raw JSON a
+// json.Marshaler returns. In valid JSON these only occur inside strings.
+func appendHTMLEscaped(dst, src []byte) []byte {
+	start := 0
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		if c == '<' || c == '>' || c == '&' {
+			dst = append(dst, src[start:i]...)
+			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			start = i + 1
+		}
+		// U+2028 and U+2029 are E2 80 A8 and E2 80 A9.
+		if c == 0xe2 && i+2 < len(src) && src[i+1] == 0x80 && src[i+2]&^1 == 0xa8 {
+			dst = append(dst, src[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[src[i+2]&0xf])
+			i += 2
+			start = i + 1
+		}
+	}
+	return append(dst, src[start:]...)
+}
+
+// compactObject returns raw compacted and HTML-escaped, or fallback when
+// raw is empty. It fails when raw is not a JSON object. Compacting is what
+// encoding/json would do on the wire anyway; doing it here makes the error
+// for bad JSON ours, with its location.
+func compactObject(raw json.RawMessage, fallback string) ([]byte, error) {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return []byte(fallback), nil
+	}
+	var buf bytes.Buffer
+	buf.Grow(len(raw))
+	if err := json.Compact(&buf, raw); err != nil {
+		return nil, fmt.Errorf("not valid JSON: %w", err)
+	}
+	if buf.Bytes()[0] != '{' {
+		return nil, fmt.Errorf("JSON %.40q is not an object", buf.String())
+	}
+	return appendHTMLEscaped(make([]byte, 0, buf.Len()+16), buf.Bytes()), nil
+}
+
+// maxCachedSchemas bounds a schemaCache; past it schemas are compacted on
+// every request (a pool that large changes all the time anyway).
+const maxCachedSchemas = 1024
+
+// schemaCache keeps the compacted form of tool input schemas, keyed by the
+// bytes the caller gave. An agent sends the same tool definitions on every
+// request, so each schema is validated and compacted once per Model rather
+// than once per request. Keys are the content, not the caller's slice, so a
+// caller that edits a schema in place gets a fresh entry. Safe for
+// concurrent use.
+type schemaCache struct {
+	mu sync.RWMutex
+	m  map[string][]byte // raw schema → compacted form, read-only
+}
+
+// get returns the compacted form of raw; the result must not be modified.
+func (c *schemaCache) get(raw json.RawMessage) ([]byte, error) {
+	c.mu.RLock()
+	out, ok := c.m[string(raw)] // no copy of raw for the lookup
+	c.mu.RUnlock()
+	if ok {
+		return out, nil
+	}
+	out, err := compactObject(raw, `{"type":"object"}`)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	if c.m == nil {
+		c.m = make(map[string][]byte)
+	}
+	if len(c.m) < maxCachedSchemas {
+		c.m[string(raw)] = out
+	}
+	c.mu.Unlock()
+	return out, nil
+}

@@ -1,0 +1,202 @@
+package claude
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/cohort-dev/cohort/llm"
+)
+
+// captureTransport records the body of each request and answers with an
+// empty event stream. It starts no goroutines.
+type captureTransport struct {
+	mu   sync.Mutex
+	body []byte
+}
+
+func (c *captureTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	b, err := io.ReadAll(r.Body)
+	r.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	c.body = b
+	c.mu.Unlock()
+	return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}},
+		Body: io.NopCloser(strings.NewReader("")), Request: r}, nil
+}
+
+// sdkBody returns the body the SDK sends for req when it is given the
+// parameters sdkParams builds: the bytes encodeRequest must reproduce.
+func sdkBody(t testing.TB, req *llm.Request) ([]byte, error) {
+	t.Helper()
+	params, opts, err := sdkParams(req)
+	if err != nil {
+		return nil, err
+	}
+	tr := &captureTransport{}
+	client := anthropic.NewClient(option.WithoutEnvironmentDefaults(), option.WithAPIKey("k"),
+		option.WithBaseURL("http://oracle.invalid"), option.WithMaxRetries(0),
+		option.WithHTTPClient(&http.Client{Transport: tr}))
+	stream := client.Messages.NewStreaming(t.Context(), params, opts...)
+	for stream.Next() {
+	}
+	stream.Close()
+	if err := stream.Err(); err != nil {
+		t.Fatalf("the SDK did not send the request: %v", err)
+	}
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	return tr.body, nil
+}
+
+// checkMatchesSDK fails unless encodeRequest and the SDK agree on req: the
+// same bytes, or both an error.
+func checkMatchesSDK(t *testing.T, req *llm.Request) {
+	t.Helper()
+	want, wantErr := sdkBody(t, req)
+	got, err := encodeRequest(req, &schemaCache{}, 0)
+	if (err != nil) != (wantErr != nil) {
+		t.Fatalf("encodeRequest error %v, SDK translation error %v", err, wantErr)
+	}
+	if err != nil {
+		return
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Fatalf("body differs from the SDK's (-sdk +ours):\n%s", diff)
+	}
+	if !json.Valid(got) {
+		t.Fatalf("body is not JSON: %s", got)
+	}
+}
+
+// awkward holds every character class the string escaping treats apart.
+const awkward = "plain \"quoted\" back\\slash <b>&amp; \u2028\u2029 tab\t nl\n cr\r bs\b ff\f nul\x00 esc\x1b del\x7f é 世界 🙂 bad\xff\xfe utf8 \xe2\x80 cut"
+
+func TestEncodeMatchesSDK(t *testing.T) {
+	marked := func(b llm.Block) llm.Block { b.Cache = true; return b }
+	user := func(bs ...llm.Block) llm.Message { return llm.Message{Role: llm.RoleUser, Content: bs} }
+	img := llm.Block{Type: llm.BlockImage, MediaType: "image/png", Data: "iVBORw0KGgo="}
+	temp := func(v float64) *float64 { return &v }
+	tests := []struct {
+		name string
+		req  *llm.Request
+	}{
+		{"golden", goldenRequest()},
+		{"model only", &llm.Request{Model: "claude-x"}},
+		{"awkward strings everywhere", &llm.Request{Model: awkward, MaxTokens: 5, StopSeqs: []string{awkward, ""},
+			System: []llm.Block{llm.Text(awkward)},
+			Tools:  []llm.ToolDef{{Name: awkward, Description: awkward, InputSchema: json.RawMessage(`{"description":"<a> & \u2028 b"}`)}},
+			Messages: []llm.Message{user(llm.Text(awkward), llm.ToolResult(awkward, awkward, true)),
+				{Role: llm.RoleAssistant, Content: []llm.Block{
+					{Type: llm.BlockThinking, Thinking: awkward, Signature: awkward},
+					{Type: llm.BlockRedactedThinking, Data: awkward},
+					llm.ToolUse(awkward, awkward, json.RawMessage(" {\n \"x\" : \"<\u2029>\" , \"y\":[1, 2.5e3, null, true] } ")),
+				}}}}},
+		{"markers on every kind", &llm.Request{Model: "m",
+			Tools: []llm.ToolDef{{Name: "T", InputSchema: json.RawMessage(`{}`), Cache: true}},
+			Messages: []llm.Message{user(marked(img), llm.Block{Type: llm.BlockToolResult, ToolUseID: "t", Cache: true, Content: []llm.Block{
+				marked(llm.Text("")), img}}),
+				{Role: llm.RoleAssistant, Content: []llm.Block{marked(llm.ToolUse("u", "T", nil))}}}}},
+		{"empty results", &llm.Request{Model: "m", Messages: []llm.Message{user(
+			llm.Block{Type: llm.BlockToolResult, ToolUseID: "a"},
+			llm.Block{Type: llm.BlockToolResult, ToolUseID: "b", Content: []llm.Block{}},
+			llm.ToolResult("c", "", false), llm.Text(""))}}},
+		{"thinking without signature", &llm.Request{Model: "m", Messages: []llm.Message{
+			{Role: llm.RoleAssistant, Content: []llm.Block{{Type: llm.BlockThinking}}}}}},
+		{"adaptive thinking", &llm.Request{Model: "m", Thinking: &llm.Thinking{Adaptive: true}}},
+		{"budget wins over adaptive", &llm.Request{Model: "m", Thinking: &llm.Thinking{BudgetTokens: 2000, Adaptive: true}}},
+		{"schemas", &llm.Request{Model: "m", Tools: []llm.ToolDef{
+			{Name: "none"}, {Name: "blank", InputSchema: json.RawMessage(" \n ")},
+			{Name: "spaced", Description: "d", InputSchema: json.RawMessage("{ \"type\" : \"object\" ,\n\t\"properties\": {} }")}}}},
+		{"temperature 0", &llm.Request{Model: "m", Temperature: temp(0)}},
+		{"temperature 1", &llm.Request{Model: "m", Temperature: temp(1)}},
+		{"temperature tiny", &llm.Request{Model: "m", Temperature: temp(1e-7)}},
+		{"temperature third", &llm.Request{Model: "m", Temperature: temp(1.0 / 3)}},
+		{"effort", &llm.Request{Model: "m", Effort: "xhigh", MaxTokens: 1}},
+		{"invalid", &llm.Request{Model: "m", Messages: []llm.Message{user(llm.Block{Type: "video"})}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) { checkMatchesSDK(t, tt.req) })
+	}
+}
+
+// FuzzEncodeMatchesSDK puts arbitrary strings and JSON where a request
+// carries them: whatever they are, our body is the SDK's, or both refuse.
+func FuzzEncodeMatchesSDK(f *testing.F) {
+	f.Add("hello", `{"a":1}`, `{"type":"object"}`, "Read", false)
+	f.Add(awkward, " {\"x\" : \"<>&\u2028\" } ", "{}", "<T>", true)
+	f.Add("\xff", `[1]`, `{"a":`, "", false)
+	f.Add("", "", "", "n", true)
+	f.Fuzz(func(t *testing.T, text, input, schema, name string, cache bool) {
+		req := &llm.Request{Model: name + "-model",
+			System: []llm.Block{{Type: llm.BlockText, Text: text, Cache: cache}},
+			Tools:  []llm.ToolDef{{Name: name, Description: text, InputSchema: json.RawMessage(schema), Cache: cache}},
+			Messages: []llm.Message{
+				llm.UserText(text),
+				{Role: llm.RoleAssistant, Content: []llm.Block{llm.Text(text), llm.ToolUse(name, name, json.RawMessage(input))}},
+				{Role: llm.RoleUser, Content: []llm.Block{{Type: llm.BlockToolResult, ToolUseID: name + "x", IsError: cache,
+					Content: []llm.Block{llm.Text(text)}}}},
+			}}
+		checkMatchesSDK(t, req)
+	})
+}
+
+// FuzzAppendString checks the string escaping against encoding/json's.
+func FuzzAppendString(f *testing.F) {
+	for _, s := range []string{"", "plain", awkward, "\u2028", "\xe2\x80\xa8", "\xe2\x80", "<", strings.Repeat("é", 3)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := appendString([]byte("x"), s); string(got) != "x"+string(want) {
+			t.Fatalf("appendString(%q) = %s, encoding/json says %s", s, got[1:], want)
+		}
+	})
+}
+
+func TestSchemaCache(t *testing.T) {
+	var c schemaCache
+	schema := json.RawMessage(`{ "type": "object", "description": "<x>" }`)
+	first, err := c.get(schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"type":"object","description":"\u003cx\u003e"}`; string(first) != want {
+		t.Fatalf("get = %s, want %s", first, want)
+	}
+	again, _ := c.get(append(json.RawMessage(nil), schema...))
+	if &again[0] != &first[0] {
+		t.Error("the same schema was compacted twice")
+	}
+	// A schema edited in place is a different key.
+	schema[strings.IndexByte(string(schema), 'x')] = 'y'
+	edited, _ := c.get(schema)
+	if !strings.Contains(string(edited), `\u003cy\u003e`) {
+		t.Errorf("edited schema gave %s", edited)
+	}
+	if _, err := c.get(json.RawMessage(`{"type":`)); err == nil {
+		t.Error("invalid schema accepted")
+	}
+	for i := range maxCachedSchemas + 10 {
+		if _, err := c.get(json.RawMessage(fmt.Sprintf(`{"n":%d}`, i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := len(c.m); n != maxCachedSchemas {
+		t.Errorf("cache holds %d schemas, want the bound %d", n, maxCachedSchemas)
+	}
+}
