@@ -177,7 +177,7 @@ func (ws *demoWorkspace) options(o *options) *options {
 	so.print = true
 	so.model = scriptedPrefix + ws.script
 	so.cwd = ws.project
-	so.teammateMode = swarm.BackendInProcess
+	so.teammateMode, so.teammateBackends = swarm.BackendInProcess, nil
 	so.permissionMode = string(permission.ModeAcceptEdits)
 	so.flags = append(slices.Clone(o.flags), flags.AgentTeams+"=on", flags.CoordinatorMode+"=off", flags.ForkSubagent+"=off")
 	return &so

@@ -41,12 +41,11 @@ type narrator struct {
 	mu     sync.Mutex
 	leadID string
 	teams  *team.Store
-	labels map[string]string          // Agent tool-use id → the label of the agent it started
-	colors map[string]string          // teammate name → palette color
-	sends  map[string]swarm.SendInput // SendMessage tool-use id → its input
-	mates  map[string]bool            // task ids of in-process teammates
-	agents map[string]bool            // labels of agents that called the model
-	calls  int                        // model calls, all agents
+	labels map[string]string // Agent tool-use id → the label of the agent it started
+	colors map[string]string // teammate name → palette color
+	mates  map[string]bool   // task ids of in-process teammates
+	agents map[string]bool   // labels of agents that called the model
+	calls  int               // model calls, all agents
 	usage  llm.Usage
 	cost   float64
 	// notified counts <task-notification> blocks the lead was given.
@@ -58,7 +57,7 @@ func newNarrator(cfg narratorConfig) *narrator {
 		cfg.Now = time.Now
 	}
 	return &narrator{cfg: cfg, labels: map[string]string{}, colors: map[string]string{},
-		sends: map[string]swarm.SendInput{}, mates: map[string]bool{}, agents: map[string]bool{}}
+		mates: map[string]bool{}, agents: map[string]bool{}}
 }
 
 // bind names the lead and gives the team store (for colors and the final
@@ -186,8 +185,8 @@ func (n *narrator) engineEvent(ev engine.Event) {
 	}
 }
 
-// toolStart shows file work as it starts and remembers what later lines
-// need: the label of a started agent, a message's summary.
+// toolStart shows file work and messages as they start, and remembers the
+// label of an agent an Agent call starts.
 func (n *narrator) toolStart(who string, t *engine.ToolEvent) {
 	var in struct {
 		FilePath    string `json:"file_path"`
@@ -205,9 +204,15 @@ func (n *narrator) toolStart(who string, t *engine.ToolEvent) {
 		}
 		n.labels[t.ID] = clip(label, 8)
 	case "SendMessage":
+		// Shown as it starts: its delivery can be seen before the call
+		// returns. A failure follows as its own line.
 		var s swarm.SendInput
 		_ = json.Unmarshal(t.Input, &s)
-		n.sends[t.ID] = s
+		text := s.Summary
+		if text == "" {
+			text = clip(firstLine(s.Message), 80)
+		}
+		n.linef(who, "→ %s: %s", n.paint(n.style(s.To), s.To), text)
 	case "Read", "Edit", "Write":
 		verb := map[string]string{"Read": "reads", "Edit": "edits", "Write": "writes"}[t.Name]
 		n.linef(who, "%s %s", verb, n.rel(in.FilePath))
@@ -218,7 +223,7 @@ func (n *narrator) toolStart(who string, t *engine.ToolEvent) {
 	}
 }
 
-// toolDone shows what changed the team: the task list and messages.
+// toolDone shows failures and what changed the shared task list.
 func (n *narrator) toolDone(who string, t *engine.ToolEvent) {
 	r := t.Result
 	if r == nil {
@@ -252,14 +257,6 @@ func (n *narrator) toolDone(who string, t *engine.ToolEvent) {
 			}
 			n.linef(who, "checks the shared list: %s", strings.Join(parts, ", "))
 		}
-	case "SendMessage":
-		s := n.sends[t.ID]
-		delete(n.sends, t.ID)
-		text := s.Summary
-		if text == "" {
-			text = clip(firstLine(s.Message), 80)
-		}
-		n.linef(who, "→ %s: %s", n.paint(n.style(s.To), s.To), text)
 	}
 }
 
