@@ -162,8 +162,9 @@ func (rt *Runtime) runFunc(child *Agent, p *plan, opening []llm.Block) task.RunF
 		child.mu.Lock()
 		child.engine = eng
 		child.mu.Unlock()
-		res, err := eng.Send(ctx, opening, "")
+		res, err := eng.Send(ctx, subagentStart(ctx, cfg.Hooks, opening), "")
 		res, err = rt.settle(ctx, eng, child.Queue, res, err)
+		res, err = rt.subagentStop(ctx, cfg.Hooks, eng, res, err)
 		child.setResult(res)
 		if err != nil {
 			if errors.Is(err, context.DeadlineExceeded) && rt.cfg.Deadline > 0 {

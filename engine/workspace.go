@@ -27,3 +27,13 @@ func (a *Agent) toolEnv() tool.Env {
 	defer a.mu.Unlock()
 	return a.cfg.Env
 }
+
+// SetTeam records the team the agent belongs to or leads and its name in
+// it (a lead that creates a team becomes "team-lead" of it); team-scoped
+// tools read them from their Env.
+func (a *Agent) SetTeam(team, name string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.cfg.Env.Team = team
+	a.cfg.Env.AgentName = name
+}

@@ -172,6 +172,7 @@ func (sw *Swarm) CreateTeam(ctx context.Context, name, description string) (*tea
 		receiveLoop(tctx, r, func(msgs []mailbox.Message) { sw.leadDispatch(r, msgs) }, sw.cfg.Logf)
 	}()
 	go func() { defer twg.Done(); sw.monitor(tctx, name) }()
+	sw.setLeadTeam(name, team.LeadName)
 	sw.emit(Event{Kind: EventTeamCreated, Team: name, Text: description})
 	return t, nil
 }
@@ -194,9 +195,23 @@ func (sw *Swarm) Close() {
 	sw.wg.Wait()
 }
 
+// setLeadTeam tells the lead's engine which team it leads, so its
+// team-scoped tools (the shared task list) find it.
+func (sw *Swarm) setLeadTeam(teamName, name string) {
+	if sw.cfg.Runtime == nil {
+		return
+	}
+	if a, ok := sw.cfg.Runtime.Lookup(sw.cfg.LeadID); ok {
+		if eng := a.Engine(); eng != nil {
+			eng.SetTeam(teamName, name)
+		}
+	}
+}
+
 // leave forgets the current team (after TeamDelete): its readers and
 // monitor stop.
 func (sw *Swarm) leave() {
+	sw.setLeadTeam("", "")
 	sw.mu.Lock()
 	stop := sw.stopTeam
 	sw.team, sw.mbox, sw.stopTeam = "", nil, nil

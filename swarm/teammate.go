@@ -11,6 +11,7 @@ import (
 	"github.com/cohort-dev/cohort/agent"
 	"github.com/cohort-dev/cohort/agenttool"
 	"github.com/cohort-dev/cohort/engine"
+	"github.com/cohort-dev/cohort/hook"
 	"github.com/cohort-dev/cohort/llm"
 	"github.com/cohort-dev/cohort/mailbox"
 	"github.com/cohort-dev/cohort/permission"
@@ -186,6 +187,7 @@ func (tm *Teammate) Run(ctx context.Context) error {
 
 	blocks := append(append([]llm.Block(nil), tm.built.Opening...), llm.Text(tm.cfg.Member.Prompt))
 	origin := ""
+	idleBlocks := 0
 	for {
 		_ = tm.status.set(StateBusy)
 		res, err := tm.eng.Send(ctx, blocks, origin)
@@ -203,6 +205,11 @@ func (tm *Teammate) Run(ctx context.Context) error {
 			blocks, origin = tm.chat.Drain(), session.OriginTeammate
 			continue
 		}
+		if reason, again := tm.idleHook(ctx, &idleBlocks); again {
+			blocks, origin = []llm.Block{llm.Text("<system-reminder>\nA TeammateIdle hook asks you to keep working: " + reason + "\n</system-reminder>")}, session.OriginSystem
+			continue
+		}
+		idleBlocks = 0
 		_ = tm.status.set(StateIdle)
 		tm.notifyIdle(ctx, idle)
 		select {
@@ -219,6 +226,30 @@ func (tm *Teammate) Run(ctx context.Context) error {
 			return ctx.Err()
 		}
 	}
+}
+
+// idleHooks is the TeammateIdle hook of a teammate (hook.Scope has it).
+type idleHooks interface {
+	TeammateIdle(ctx context.Context, teammate, team string) hook.Outcome
+}
+
+// maxIdleBlocks bounds how often TeammateIdle hooks may keep a teammate
+// working before it goes idle anyway.
+const maxIdleBlocks = 3
+
+// idleHook fires TeammateIdle before the teammate goes idle; a hook that
+// blocks keeps it working with the hook's reason.
+func (tm *Teammate) idleHook(ctx context.Context, count *int) (string, bool) {
+	h, ok := tm.built.Config.Hooks.(idleHooks)
+	if !ok || *count >= maxIdleBlocks {
+		return "", false
+	}
+	out := h.TeammateIdle(ctx, tm.name, tm.cfg.Team)
+	if !out.Block || out.Stop {
+		return "", false
+	}
+	*count++
+	return out.Reason, true
 }
 
 func (tm *Teammate) notifyIdle(ctx context.Context, idle mailbox.IdleNotification) {

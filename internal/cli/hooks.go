@@ -1,12 +1,16 @@
 package cli
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/cohort-dev/cohort/agenttool"
 	"github.com/cohort-dev/cohort/engine"
 	"github.com/cohort-dev/cohort/hook"
 	"github.com/cohort-dev/cohort/session"
+	"github.com/cohort-dev/cohort/tool"
 )
 
 // openHooks loads the settings' hooks into a runner shared by every agent
@@ -62,4 +66,41 @@ func (s *sess) transcriptPath(a *agenttool.Agent) string {
 		return session.Path(s.projectDir, s.id)
 	}
 	return session.SidechainPath(s.projectDir, s.id, a.ID)
+}
+
+// completionHooks wraps the shared task list's TaskUpdate so that marking a
+// task completed fires the TaskCompleted hooks of the calling agent; a hook
+// that blocks keeps the task open and tells the model why.
+type completionHooks struct {
+	tool.Tool
+	s *sess
+}
+
+func (c completionHooks) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) (tool.Result, error) {
+	var in struct {
+		TaskID string `json:"taskId"`
+		Status string `json:"status"`
+	}
+	if json.Unmarshal(raw, &in) != nil || in.Status != "completed" || c.s.rt == nil {
+		return c.Tool.Run(ctx, env, raw)
+	}
+	a, ok := c.s.rt.Lookup(env.AgentID)
+	if !ok {
+		return c.Tool.Run(ctx, env, raw)
+	}
+	if out := c.s.hookScope(a).TaskCompleted(ctx, hook.Task{ID: strings.TrimPrefix(in.TaskID, "#"), Status: "completed",
+		TeammateName: env.AgentName, TeamName: env.Team}); out.Block {
+		return tool.Errorf("A TaskCompleted hook kept task %s open: %s", in.TaskID, out.Reason), nil
+	}
+	return c.Tool.Run(ctx, env, raw)
+}
+
+// withCompletionHooks wraps TaskUpdate in ts.
+func (s *sess) withCompletionHooks(ts []tool.Tool) []tool.Tool {
+	for i, t := range ts {
+		if t.Def().Name == "TaskUpdate" {
+			ts[i] = completionHooks{Tool: t, s: s}
+		}
+	}
+	return ts
 }
