@@ -17,4 +17,13 @@
 //     it, so the whole stack runs with no API key.
 //   - stream-json is always verbose (Claude Code requires --verbose with it;
 //     we accept and ignore the flag there).
+//   - cohort demo is a print-mode session like any other (openSession,
+//     drive), not a simulation: its model is the embedded script
+//     (demo/team.yaml) written into a temporary directory and loaded through
+//     --model scripted:FILE, its project and HOME are temporary, and its
+//     environment is sealed (no API keys, COHORT_FLAG_* or user settings), so
+//     the user's configuration cannot derail the story. Its narrative is
+//     built from the same engine, task and team events the other outputs
+//     use. At the end it checks the story's outcome on disk and exits 1 when
+//     it was not reached, which makes it a smoke test.
 package cli
