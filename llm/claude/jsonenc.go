@@ -34,6 +34,13 @@ func appendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		// Skip eight plain ASCII bytes at a time: most text has long runs.
+		for i+8 <= len(s) && plainWord(s[i:i+8]) {
+			i += 8
+		}
+		if i >= len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if plainASCII[c] {
@@ -78,6 +85,30 @@ func appendString(dst []byte, s string) []byte {
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
+}
+
+// Word-at-a-time tests (each reports whether any of the eight bytes of x
+// is so).
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+func hasZero(x uint64) bool { return (x-ones)&^x&highs != 0 }
+
+// plainWord reports whether the eight bytes of w are all plainASCII.
+func plainWord(w string) bool {
+	_ = w[7]
+	x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+		uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+	// Non-ASCII sets a high bit. Then no byte is above 0x7f, so adding 0x60
+	// to each carries into no other and sets its high bit exactly when the
+	// byte is at least 0x20.
+	if x&highs != 0 || (x+0x6060606060606060)&highs != highs {
+		return false
+	}
+	return !hasZero(x^(ones*'"')) && !hasZero(x^(ones*'\\')) && !hasZero(x^(ones*'<')) &&
+		!hasZero(x^(ones*'>')) && !hasZero(x^(ones*'&'))
 }
 
 // appendHTMLEscaped appends valid, compact JSON with <, >, &, U+2028 and

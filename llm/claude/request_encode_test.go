@@ -157,6 +157,12 @@ func FuzzAppendString(f *testing.F) {
 	for _, s := range []string{"", "plain", awkward, "\u2028", "\xe2\x80\xa8", "\xe2\x80", "<", strings.Repeat("é", 3)} {
 		f.Add(s)
 	}
+	// Every special byte at every position of an eight-byte word.
+	for _, c := range []byte("\x00\x1f \"\\<>&\x7f\x80\xe2") {
+		for i := range 9 {
+			f.Add(strings.Repeat("a", i) + string([]byte{c}) + strings.Repeat("b", 16-i))
+		}
+	}
 	f.Fuzz(func(t *testing.T, s string) {
 		want, err := json.Marshal(s)
 		if err != nil {
