@@ -9,12 +9,38 @@
 //
 // Design decisions the spec leaves open:
 //
-//   - Parameters are built fresh from the llm.Request on every call, and every
-//     byte slice the SDK marshals is copied first, so nothing set for one
-//     request (a cache marker above all) can leak into another or into the
-//     caller's history. Tool input schemas and tool_use inputs are sent as the
-//     raw JSON the caller gave (compacted), never through a Go map, so the
-//     bytes on the wire are deterministic and the schema is preserved exactly.
+//   - The SDK is the HTTP client — base URL, credentials, anthropic-version and
+//     the other headers, middleware, *anthropic.Error for error statuses and
+//     for error events in the stream, and the SSE framing (ssestream) — but
+//     this package writes the request body and reads the event payloads
+//     itself. The SDK's parameter types marshal through nested MarshalJSON
+//     calls that cost about six times plain encoding and allocate eight times
+//     the body; its event union and Message.Accumulate cost 11–14 µs an event.
+//     Together they were about 85 % of a query-loop turn's CPU (BENCHMARKS.md).
+//   - The body is the SDK's own bytes for the same request: members in the
+//     order its MessageNewParams marshals them, strings escaped as
+//     encoding/json escapes them (HTML characters included), "temperature"
+//     and "stream" last, where option.WithJSONSet puts them. A test keeps the
+//     old translation through the SDK's types as an oracle and compares the
+//     two byte for byte, by table and by fuzzing. So prompt-cache prefixes
+//     are what they were, and the body is deterministic: the same request
+//     gives the same bytes. It is written fresh from the llm.Request on every
+//     call and shares no memory with it, so a cache marker set for one
+//     request cannot leak into another or into the caller's history.
+//   - Tool input schemas and tool_use inputs are sent as the raw JSON the
+//     caller gave (compacted), never through a Go map, so the schema is
+//     preserved exactly. Compacted schemas are cached per Model, keyed by
+//     their bytes (not by the caller's slice, which may change): an agent
+//     sends the same tools on every request.
+//   - Stream events are decoded with encoding/json into one small struct of
+//     the members this package reads, and the message is accumulated here,
+//     with the same checks the SDK's accumulator made (blocks in index
+//     order, deltas for existing blocks of the matching kind). A fuzz test
+//     compares the result with the SDK's accumulation.
+//   - Without Config.HTTPClient, Models share one transport that keeps up to
+//     MaxIdleConnsPerHost idle connections per host (http.DefaultTransport
+//     keeps 2): hundreds of agents streaming at once would otherwise dial
+//     a new connection for most requests to an HTTP/1.1 endpoint.
 //   - The SDK's own retries are off (option.WithMaxRetries(0)); this package
 //     owns the policy described on [Config]. A response counts only once
 //     message_stop has arrived: a stream that ends before it, a dropped
@@ -33,7 +59,7 @@
 //     which statuses are retried and that list wins over "true".
 //   - When both ANTHROPIC_API_KEY and ANTHROPIC_AUTH_TOKEN are set, the API key
 //     is used, as the SDK does; the SDK refuses two credentials at once.
-//   - Temperature is not a field of the SDK's MessageNewParams (v2.15.0); it is
-//     set in the body with option.WithJSONSet, so it still reaches the API.
+//   - Temperature is not a field of the SDK's MessageNewParams (v2.15.0); the
+//     body carries it where option.WithJSONSet would put it.
 //   - A request with MaxTokens zero gets [DefaultMaxTokens].
 package claude
