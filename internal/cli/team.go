@@ -55,7 +55,7 @@ func (s *sess) teamTools() []tool.Tool {
 	}
 	ts := []tool.Tool{swarm.NewSendTool(s.swarm)}
 	ts = append(ts, swarm.TeamTools(s.swarm)...)
-	ts = append(ts, s.withCompletionHooks(s.leadTaskTools(team.TaskTools(s.teams)))...)
+	ts = append(ts, s.withCompletionHooks(team.TaskTools(s.teams))...)
 	return append(ts, swarm.PlanTools(s.swarm)...)
 }
 
