@@ -18,7 +18,7 @@ var update = flag.Bool("update", false, "rewrite golden files")
 
 // forkRig starts a lead that fans out to n forks in one message; extra
 // blocks go into that message after the Agent calls.
-func forkRig(t *testing.T, n int, cache fakeapi.CacheConfig, extra ...fakeapi.Block) (*rig, *script) {
+func forkRig(t testing.TB, n int, cache fakeapi.CacheConfig, extra ...fakeapi.Block) (*rig, *script) {
 	s := &script{}
 	s.on(lastUserHas("Your directive: directive-"), func(r *fakeapi.Request) fakeapi.Reply {
 		d := r.LastUserText()
@@ -139,11 +139,8 @@ func TestForksReadTheSharedPrefixFromCache(t *testing.T) {
 			continue
 		}
 		u := rec.Usage
-		total := u.CacheReadInputTokens + u.CacheCreationInputTokens + u.InputTokens
-		// What is not shared is the last block: boilerplate and directive.
-		last := rec.Request.Messages[len(rec.Request.Messages)-1].Content
-		unique := len(mustMarshal(t, last[len(last)-1]))/4 + 16
-		shared := total - unique
+		// Everything but the last block (boilerplate and directive) is shared.
+		shared := sharedPrefixTokens(t, r.srv, rec.Request)
 		if float64(u.CacheReadInputTokens) < 0.99*float64(shared) {
 			t.Fatalf("fork %s read %d of its %d shared prefix tokens from cache (usage %+v)", d, u.CacheReadInputTokens, shared, u)
 		}
@@ -233,7 +230,7 @@ var (
 	scrubTmp = regexp.MustCompile(`/tmp/[^"\\ ]*`)
 )
 
-func mustMarshal(t *testing.T, v any) []byte {
+func mustMarshal(t testing.TB, v any) []byte {
 	t.Helper()
 	b, err := json.Marshal(v)
 	if err != nil {

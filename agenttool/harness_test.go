@@ -25,7 +25,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // rig is an in-process runtime on the fake API with the real client.
 type rig struct {
-	t    *testing.T
+	t    testing.TB
 	dir  string
 	srv  *fakeapi.Server
 	rt   *Runtime
@@ -39,7 +39,7 @@ type rigConfig struct {
 	cache  fakeapi.CacheConfig
 }
 
-func newRig(t *testing.T, rc rigConfig) *rig {
+func newRig(t testing.TB, rc rigConfig) *rig {
 	t.Helper()
 	r := &rig{t: t, dir: t.TempDir()}
 	home := t.TempDir()
