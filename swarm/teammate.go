@@ -210,8 +210,11 @@ func (tm *Teammate) Run(ctx context.Context) error {
 			continue
 		}
 		idleBlocks = 0
-		_ = tm.status.set(StateIdle)
+		// Notify before publishing idle: the lead treats an idle teammate
+		// with an empty inbox as done, so the notification must already
+		// be in the lead's inbox by then.
 		tm.notifyIdle(ctx, idle)
+		_ = tm.status.set(StateIdle)
 		select {
 		case <-tm.chat.Ready():
 			blocks, origin = tm.chat.Drain(), session.OriginTeammate
