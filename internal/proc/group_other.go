@@ -2,7 +2,10 @@
 
 package proc
 
-import "errors"
+import (
+	"errors"
+	"syscall"
+)
 
 // waitExited is unavailable here: the leader is reaped by Wait and the
 // group cleaned up afterwards.
@@ -10,3 +13,11 @@ func waitExited(int) error { return errors.ErrUnsupported }
 
 // groupAlive reports whether any member of group pgid can be signalled.
 func groupAlive(pgid int) bool { return killZero(pgid) }
+
+// leaderRef is unavailable here: groups are signalled by number.
+type leaderRef struct{}
+
+func openLeader(int) leaderRef                     { return leaderRef{} }
+func (leaderRef) ok() bool                         { return false }
+func (leaderRef) signalGroup(syscall.Signal) error { return errors.ErrUnsupported }
+func (leaderRef) close()                           {}

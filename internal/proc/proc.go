@@ -111,6 +111,7 @@ func (e Exit) String() string {
 type Process struct {
 	cmd       *exec.Cmd
 	pid       int
+	leader    leaderRef // signals the group by identity, where the kernel can
 	grace     time.Duration
 	drain     time.Duration
 	keepGroup bool
@@ -172,6 +173,7 @@ func Start(ctx context.Context, c Command) (*Process, error) {
 	}
 	closeAll(childEnds)
 	p.pid = cmd.Process.Pid
+	p.leader = openLeader(p.pid) // before anything can reap it
 
 	for i, r := range p.outR {
 		p.readers.Add(1)
@@ -315,9 +317,17 @@ func (p *Process) supervise(ctx context.Context, timeout time.Duration) {
 	if stopped != nil {
 		p.terminate()
 	}
+	if p.leader.ok() && !p.reaped {
+		// The group is signalled through the pidfd from here on, so the
+		// zombie need not hold the number: reap it, and the group check
+		// below sees only the other members.
+		p.reapErr = p.cmd.Wait()
+		p.reaped = true
+	}
 	if stopped != nil || !p.keepGroup {
 		p.cleanGroup()
 	}
+	p.leader.close()
 	if !p.reaped {
 		p.reapErr = p.cmd.Wait()
 	}
@@ -337,11 +347,11 @@ func (p *Process) terminate() {
 			return
 		}
 	}
-	_ = syscall.Kill(-p.pid, syscall.SIGTERM)
+	p.signalGroup(syscall.SIGTERM)
 	if p.waitExit(p.grace) {
 		return
 	}
-	_ = syscall.Kill(-p.pid, syscall.SIGKILL)
+	p.signalGroup(syscall.SIGKILL)
 	<-p.exited // SIGKILL cannot be ignored
 }
 
@@ -362,14 +372,14 @@ const pollEvery = 20 * time.Millisecond
 // cleanGroup stops the members of the group that are still running after
 // the leader exited: SIGTERM, then SIGKILL after the grace period.
 func (p *Process) cleanGroup() {
-	if !groupAlive(p.pid) {
+	if !p.groupAlive() {
 		return
 	}
-	_ = syscall.Kill(-p.pid, syscall.SIGTERM)
+	p.signalGroup(syscall.SIGTERM)
 	if p.pollGroupGone(p.grace) {
 		return
 	}
-	_ = syscall.Kill(-p.pid, syscall.SIGKILL)
+	p.signalGroup(syscall.SIGKILL)
 	// Killed processes vanish at once unless stuck in the kernel; do not
 	// wait for those forever.
 	p.pollGroupGone(max(p.grace, time.Second))
@@ -377,13 +387,39 @@ func (p *Process) cleanGroup() {
 
 func (p *Process) pollGroupGone(d time.Duration) bool {
 	deadline := time.Now().Add(d)
-	for groupAlive(p.pid) {
+	for p.groupAlive() {
 		if time.Now().After(deadline) {
 			return false
 		}
 		time.Sleep(pollEvery)
 	}
 	return true
+}
+
+// groupAlive reports whether a member of the process's group other than a
+// zombie is running. With a pidfd and the leader reaped, an empty group —
+// the common case — is one system call; otherwise /proc is read.
+func (p *Process) groupAlive() bool {
+	if p.leader.ok() && p.reaped {
+		if err := p.leader.signalGroup(0); errors.Is(err, syscall.ESRCH) {
+			return false
+		}
+		// Members exist, so the number is still the group's (the kernel
+		// does not hand out a number a group uses). If they exit while
+		// /proc is read and the number goes to a new group, that group may
+		// look alive once, but signals go through the pidfd and cannot
+		// reach it, and the next check sees ESRCH.
+	}
+	return groupAlive(p.pid)
+}
+
+// signalGroup sends sig to every member of the group.
+func (p *Process) signalGroup(sig syscall.Signal) {
+	if p.leader.ok() {
+		_ = p.leader.signalGroup(sig)
+		return
+	}
+	_ = syscall.Kill(-p.pid, sig)
 }
 
 func (p *Process) closeStdin() {
