@@ -25,17 +25,18 @@ Be complete about facts and brief in wording.`
 // summaryPreamble opens the user message that carries the summary.
 const summaryPreamble = "This conversation continues an earlier one that was compacted to save context. A summary of the earlier part follows; the most recent messages come after it verbatim.\n\n<summary>\n"
 
-// needsCompaction reports whether the last response used enough of the
-// context window to compact before the next request.
+// needsCompaction reports whether the next request, as estimated before it
+// is sent (estimate.go), would use enough of the context window to compact
+// first.
 func (a *Agent) needsCompaction() bool {
 	c := a.cfg.Compaction
 	if c.Disabled {
 		return false
 	}
 	a.mu.Lock()
-	seen, n := a.lastSeen, len(a.history)
+	n := len(a.history)
 	a.mu.Unlock()
-	return n > c.KeepRecent+1 && float64(seen) >= c.Threshold*float64(c.ContextWindow)
+	return n > c.KeepRecent+1 && float64(a.nextRequestTokens()) >= c.Threshold*float64(c.ContextWindow)
 }
 
 func (a *Agent) maybeCompact(ctx context.Context) error {
