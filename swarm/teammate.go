@@ -270,36 +270,42 @@ func (tm *Teammate) notifyIdle(ctx context.Context, idle mailbox.IdleNotificatio
 // dispatch sorts a batch from the inbox: chat for the model, responses for
 // the goroutines waiting on them, shutdown requests for the loop.
 func (tm *Teammate) dispatch(msgs []mailbox.Message) {
-	ctx := context.Background()
 	for _, m := range msgs {
-		switch m.Type {
-		case mailbox.TypeShutdownRequest:
-			tm.ack(ctx, m)
-			if m.From != team.LeadName {
-				tm.cfg.Logf("teammate %s: shutdown request from %s ignored: only the lead may ask", tm.name, m.From)
-				continue
-			}
-			if tm.status.state() == StateBusy {
-				tm.refuseShutdown(ctx, m)
-				continue
-			}
-			select {
-			case tm.control <- m:
-			default:
-			}
-		case mailbox.TypePermissionResponse, mailbox.TypePlanApprovalResponse:
-			tm.ack(ctx, m)
-			if m.From != team.LeadName {
-				tm.cfg.Logf("teammate %s: %s from %s dropped: only the lead may answer", tm.name, m.Type, m.From)
-				continue
-			}
-			if !tm.replies.deliver(requestID(m), m) {
-				tm.cfg.Logf("teammate %s: %s for an unknown request dropped", tm.name, m.Type)
-			}
-		default:
-			tm.chat.push(m)
-			tm.emit(Event{Kind: EventMessage, Team: tm.cfg.Team, From: m.From, To: tm.name, Text: m.Text, Detail: string(m.Type)})
+		tm.dispatchWith(m, func(m mailbox.Message) { tm.ack(context.Background(), m) })
+	}
+}
+
+// dispatchWith handles one message; ack acknowledges a message handled
+// here (chat is acknowledged later, when the engine takes it).
+func (tm *Teammate) dispatchWith(m mailbox.Message, ack func(mailbox.Message)) {
+	ctx := context.Background()
+	switch m.Type {
+	case mailbox.TypeShutdownRequest:
+		ack(m)
+		if m.From != team.LeadName {
+			tm.cfg.Logf("teammate %s: shutdown request from %s ignored: only the lead may ask", tm.name, m.From)
+			return
 		}
+		if tm.status.state() == StateBusy {
+			tm.refuseShutdown(ctx, m)
+			return
+		}
+		select {
+		case tm.control <- m:
+		default:
+		}
+	case mailbox.TypePermissionResponse, mailbox.TypePlanApprovalResponse:
+		ack(m)
+		if m.From != team.LeadName {
+			tm.cfg.Logf("teammate %s: %s from %s dropped: only the lead may answer", tm.name, m.Type, m.From)
+			return
+		}
+		if !tm.replies.deliver(requestID(m), m) {
+			tm.cfg.Logf("teammate %s: %s for an unknown request dropped", tm.name, m.Type)
+		}
+	default:
+		tm.chat.push(m)
+		tm.emit(Event{Kind: EventMessage, Team: tm.cfg.Team, From: m.From, To: tm.name, Text: m.Text, Detail: string(m.Type)})
 	}
 }
 
