@@ -90,3 +90,56 @@ func TestSIGINTStopsBashAndExitsCleanly(t *testing.T) {
 		t.Fatalf("result after SIGINT = %+v", r)
 	}
 }
+
+// runBinary runs the built cohort binary in the harness's environment.
+func (h *harness) runBinary(args ...string) (stdout, stderr string, code int) {
+	h.t.Helper()
+	bin := buildBinary(h.t)
+	cmd := exec.CommandContext(h.t.Context(), bin, append([]string{"--cwd", h.dir}, args...)...)
+	cmd.Env = h.environ()
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code = 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		h.t.Fatal(err)
+	}
+	return out.String(), errb.String(), code
+}
+
+// TestBinaryToolSequence drives write → read → edit → grep → glob → bash
+// through the built binary, over HTTP to the fake API (ANTHROPIC_BASE_URL).
+func TestBinaryToolSequence(t *testing.T) {
+	t.Parallel()
+	c := newConv()
+	h := newHarness(t, c.policy)
+	a := filepath.Join(h.dir, "a.txt")
+	c.on("binary sequence",
+		calls(use("Write", map[string]any{"file_path": a, "content": "one two\n"})),
+		calls(use("Read", map[string]any{"file_path": a})),
+		calls(use("Edit", map[string]any{"file_path": a, "old_string": "two", "new_string": "three"})),
+		calls(use("Grep", map[string]any{"pattern": "three", "path": h.dir, "output_mode": "content"})),
+		calls(use("Glob", map[string]any{"pattern": "*.txt", "path": h.dir})),
+		calls(use("Bash", map[string]any{"command": "wc -w < a.txt > count.txt"})),
+		text("sequence done"),
+	)
+	out, errOut, code := h.runBinary("-p", "binary sequence", "--output-format", "json",
+		"--permission-mode", "acceptEdits", "--allowedTools", "Bash")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	if r := h.result(out); r.Result != "sequence done" || r.NumTurns != 7 {
+		t.Fatalf("result = %+v", r)
+	}
+	if got := h.read("a.txt"); got != "one three\n" {
+		t.Fatalf("a.txt = %q", got)
+	}
+	if got := strings.TrimSpace(h.read("count.txt")); got != "2" {
+		t.Fatalf("count.txt = %q", got)
+	}
+	if n := len(h.srv.Requests()); n != 7 {
+		t.Fatalf("the fake saw %d requests over HTTP, want 7", n)
+	}
+}
