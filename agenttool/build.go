@@ -102,7 +102,7 @@ func (rt *Runtime) buildPlan(a *Agent, chain prompt.Chain, system []llm.Block) (
 		p.cfg.Effort = a.Def.EffortFor("")
 	}
 	if !rt.slim(a) {
-		if b, ok := prompt.UserContext(rt.cfg.Memory); ok {
+		if b, ok := prompt.UserContext(rt.cfg.Memory, rt.agentListAttachment(tools)); ok {
 			p.opening = append(p.opening, b)
 		}
 	}
@@ -142,4 +142,20 @@ func (qi queueInbox) Drain() []llm.Block {
 		out = append(out, llm.Text(it.ModelText()))
 	}
 	return out
+}
+
+// agentListAttachment is the list of agent types for the first user
+// message, when the agent_list_attachment flag moves it there (so adding an
+// agent type changes no cached tool description). Empty when the flag is
+// off or the agent cannot spawn agents.
+func (rt *Runtime) agentListAttachment(tools []tool.Tool) string {
+	if !rt.flags().Bool(flags.AgentListAttachment) {
+		return ""
+	}
+	for _, t := range tools {
+		if t.Def().Name == Name {
+			return AgentList(rt.cfg.Catalog)
+		}
+	}
+	return ""
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/cohort-dev/cohort/llm/fakeapi"
@@ -128,4 +129,89 @@ func TestListingCommands(t *testing.T) {
 	if code != 2 || !strings.Contains(errOut, "fork_subagent") {
 		t.Fatalf("bad value: exit %d, %s", code, errOut)
 	}
+}
+
+// TestAgentListAttachmentMovesTheList: with agent_list_attachment on, the
+// agent types are listed in a system reminder of the first user message,
+// not in the Agent tool's description; plan mode tools exist without teams.
+func TestAgentListAttachmentMovesTheList(t *testing.T) {
+	t.Parallel()
+	var agentDesc, first string
+	var tools []string
+	h := newHarness(t, func(r *fakeapi.Request) fakeapi.Reply {
+		for _, tl := range r.Tools {
+			tools = append(tools, tl.Name)
+			if tl.Name == "Agent" {
+				agentDesc = tl.Description
+			}
+		}
+		first = r.FirstUserText()
+		return fakeapi.TextReply("ok")
+	})
+	if out, errOut, code := h.run("-p", "hello", "--flag", "agent_list_attachment=on", "--flag", "agent_teams=off"); code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	if strings.Contains(agentDesc, "general-purpose:") || !strings.Contains(first, "- general-purpose:") {
+		t.Fatalf("the agent list should be in the first user message, not the tool description\ndescription: %s\nfirst: %s", agentDesc, first)
+	}
+	if !slices.Contains(tools, "EnterPlanMode") || slices.Contains(tools, "SendMessage") {
+		t.Fatalf("without teams: plan tools stay, team tools go; got %v", tools)
+	}
+}
+
+// TestSubagentLimits: --agent-max-turns stops a looping subagent, and
+// --max-agent-depth 1 removes the Agent tool from subagents (and refuses
+// a spawn at the limit).
+func TestSubagentLimits(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var childTools []string
+	var leadSaw string
+	policy := func(r *fakeapi.Request) fakeapi.Reply {
+		first, turn := r.FirstUserText(), r.Turn()
+		switch {
+		case strings.Contains(first, "loop-job"):
+			mu.Lock()
+			childTools = childTools[:0]
+			for _, tl := range r.Tools {
+				childTools = append(childTools, tl.Name)
+			}
+			mu.Unlock()
+			return fakeapi.Reply{Content: []fakeapi.Block{use("Glob", map[string]any{"pattern": "*"})}}
+		case strings.Contains(first, "lead-start"):
+			if turn == 0 {
+				return fakeapi.Reply{Content: []fakeapi.Block{use("Agent", map[string]any{"description": "loop", "prompt": "loop-job: keep globbing"})}}
+			}
+			mu.Lock()
+			leadSaw = r.LastToolResultText()
+			mu.Unlock()
+			return fakeapi.TextReply("done")
+		}
+		return fakeapi.Reply{Fault: &fakeapi.Fault{Kind: fakeapi.BadRequest, Message: "no rule"}}
+	}
+	h := newHarness(t, policy)
+	if out, errOut, code := h.run("-p", "lead-start: limits", "--agent-max-turns", "3", "--max-agent-depth", "1"); code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !strings.Contains(leadSaw, "turn limit") {
+		t.Fatalf("the subagent should stop at its turn limit: %q", leadSaw)
+	}
+	if slices.Contains(childTools, "Agent") {
+		t.Fatalf("at the depth limit the subagent must not have the Agent tool: %v", childTools)
+	}
+	if n := countRequests(h, "loop-job"); n != 3 {
+		t.Fatalf("the subagent made %d requests, want 3", n)
+	}
+}
+
+func countRequests(h *harness, marker string) int {
+	n := 0
+	for _, rec := range h.srv.Requests() {
+		if rec.Request != nil && strings.Contains(rec.Request.FirstUserText(), marker) {
+			n++
+		}
+	}
+	return n
 }

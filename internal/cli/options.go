@@ -33,6 +33,9 @@ type options struct {
 	permPromptCommand  string
 	trace              string
 	teammateMode       string
+	agentMaxTurns      int
+	agentTimeout       time.Duration
+	maxDepth           int
 	teammateBackends   []string
 	permissionTimeout  time.Duration
 }
@@ -61,6 +64,9 @@ func (o *options) register(cmd *cobra.Command) {
 	f.StringVar(&o.agentsJSON, "agents", "", `agent definitions as JSON: {"name": {"description": …, "prompt": …, "tools": […]}}`)
 	f.StringArrayVar(&o.flags, "flag", nil, "set a feature flag: name=value (repeatable; see cohort flags)")
 	f.IntVar(&o.maxConcurrent, "max-concurrent-agents", 0, "agents that may run at once; more wait for a slot (default 32)")
+	f.IntVar(&o.agentMaxTurns, "agent-max-turns", 0, "bound every subagent's model calls when its definition sets no maxTurns (0: no bound)")
+	f.DurationVar(&o.agentTimeout, "agent-timeout", 0, "wall-clock deadline for each subagent (0: none)")
+	f.IntVar(&o.maxDepth, "max-agent-depth", 0, "how deep agents may nest (default 3)")
 	f.Float64Var(&o.maxBudgetUSD, "max-budget-usd", 0, "stop the lead once its cost reaches this many dollars")
 	f.StringVar(&o.permPromptCommand, "permission-prompt-command", "", "program that decides permission prompts in print mode (JSON on stdin and stdout)")
 	f.StringVar(&o.trace, "trace", "", "write a Chrome trace-event file of every agent, turn, request and tool call")
@@ -87,8 +93,8 @@ func (o *options) validate() error {
 	if o.resume != "" && o.continueLast {
 		return usageErr("--resume and --continue cannot be used together")
 	}
-	if o.maxTurns < 0 || o.maxConcurrent < 0 || o.maxBudgetUSD < 0 {
-		return usageErr("--max-turns, --max-concurrent-agents and --max-budget-usd must not be negative")
+	if o.maxTurns < 0 || o.maxConcurrent < 0 || o.maxBudgetUSD < 0 || o.agentMaxTurns < 0 || o.agentTimeout < 0 || o.maxDepth < 0 {
+		return usageErr("--max-turns, --max-concurrent-agents, --max-budget-usd, --agent-max-turns, --agent-timeout and --max-agent-depth must not be negative")
 	}
 	return nil
 }

@@ -135,6 +135,7 @@ type sess struct {
 	leadID   string
 	teams    *team.Store
 	swarm    *swarm.Swarm
+	teamsOn  bool   // the agent_teams flag
 	socket   string // this session's uds: address, if listening
 	// onTeamEvent, when set, also receives team events (cohort demo).
 	onTeamEvent func(swarm.Event)
@@ -335,6 +336,9 @@ func (s *sess) runtime(ctx context.Context) error {
 		Teammates:     s.teammates(),
 		Worktrees:     s.wt.workspaces(),
 		MaxConcurrent: s.o.maxConcurrent,
+		MaxTurns:      s.o.agentMaxTurns,
+		Deadline:      s.o.agentTimeout,
+		MaxDepth:      s.o.maxDepth,
 		SessionID:     s.id,
 		Cwd:           s.cwd,
 		Environment: prompt.Environment{Platform: runtime.GOOS, Date: time.Now().Format(time.DateOnly),
@@ -433,7 +437,7 @@ func (s *sess) leadQueue() *task.Queue {
 // teammates is the runtime's teammate spawner (nil without teams; never a
 // typed nil in the interface).
 func (s *sess) teammates() agenttool.TeammateSpawner {
-	if s.swarm == nil {
+	if s.swarm == nil || !s.teamsOn {
 		return nil
 	}
 	return s.swarm

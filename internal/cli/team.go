@@ -20,18 +20,15 @@ import (
 // openSwarm prepares the team machinery when the agent_teams flag is on.
 // The swarm is bound to the runtime once that exists (bindSwarm).
 func (s *sess) openSwarm() error {
-	if !s.flags.Bool(flags.AgentTeams) {
-		return nil
-	}
 	store, err := team.NewStore(team.StoreConfig{Root: filepath.Join(s.env.CohortHome, "teams")})
 	if err != nil {
 		return err
 	}
 	s.teams = store
-	s.swarm, err = swarm.New(swarm.Config{
+	s.teamsOn = s.flags.Bool(flags.AgentTeams)
+	cfg := swarm.Config{
 		Store: store, Tasks: s.tasks, Checker: s.checker, Prompter: s.prompter(),
 		SessionID: s.id, LeadID: s.leadID, LeadQueue: s.leadQueue(), LeadModel: s.model.name,
-		Backend: s.teammateBackend(), Backends: s.backendOverrides(), Process: s.processBackend(),
 		PermissionTimeout: s.o.permissionTimeout,
 		Logf: func(format string, args ...any) {
 			if s.o.verbose {
@@ -39,7 +36,11 @@ func (s *sess) openSwarm() error {
 			}
 		},
 		OnEvent: s.teamEvent,
-	})
+	}
+	if s.teamsOn {
+		cfg.Backend, cfg.Backends, cfg.Process = s.teammateBackend(), s.backendOverrides(), s.processBackend()
+	}
+	s.swarm, err = swarm.New(cfg)
 	if err != nil {
 		return err
 	}
@@ -47,11 +48,14 @@ func (s *sess) openSwarm() error {
 	return nil
 }
 
-// teamTools are the tools of teams: messaging, team files, the shared task
-// list and plan mode.
+// teamTools are the tools of teams (messaging, team files, the shared task
+// list; only with the agent_teams flag) and plan mode (always).
 func (s *sess) teamTools() []tool.Tool {
 	if s.swarm == nil {
 		return nil
+	}
+	if !s.teamsOn {
+		return swarm.PlanTools(s.swarm)
 	}
 	ts := []tool.Tool{swarm.NewSendTool(s.swarm)}
 	ts = append(ts, swarm.TeamTools(s.swarm)...)
@@ -106,7 +110,7 @@ func (s *sess) teamEvent(ev swarm.Event) {
 }
 
 // teamBusy reports whether teammates still work or have unread mail.
-func (s *sess) teamBusy() bool { return s.swarm != nil && s.swarm.Busy() }
+func (s *sess) teamBusy() bool { return s.teamsOn && s.swarm.Busy() }
 
 // endTeam asks every teammate to shut down (print mode's end).
 func (s *sess) endTeam() {

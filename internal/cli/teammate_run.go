@@ -63,7 +63,7 @@ func runTeammate(ctx context.Context, inv *Invocation, o *options, teamName, nam
 	if err := s.teamAllowedPaths(ctx, store, teamName); err != nil {
 		return err
 	}
-	s.teams = store
+	s.teams, s.teamsOn = store, true
 	s.openHooks()
 	if s.swarm, err = swarm.New(swarm.Config{Store: store, Tasks: s.tasks, Checker: s.checker,
 		SessionID: s.id, LeadQueue: task.NewQueue(), Logf: s.logf}); err != nil {
