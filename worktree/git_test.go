@@ -28,7 +28,7 @@ func TestHungGitIsStopped(t *testing.T) {
 		t.Fatal(err)
 	}
 	repo := t.TempDir()
-	_, err := New(t.Context(), Config{Dir: repo, Git: fake, Env: hermeticEnv(t), CommandTimeout: 500 * time.Millisecond})
+	_, err := New(t.Context(), Config{Dir: repo, Git: fake, Env: hermeticEnv(t), CommandTimeout: 2 * time.Second})
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("New with a hanging git = %v; want the deadline error", err)
 	}
