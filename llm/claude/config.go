@@ -103,8 +103,8 @@ var defaultTransport = sync.OnceValue(func() *http.Transport {
 type Model struct {
 	client anthropic.Client
 	cfg    Config
-	// schemas caches compacted tool schemas across requests.
-	schemas schemaCache
+	// stable caches the encoded tool definitions and system prompt.
+	stable stableCache
 	// lastSize is the size of the last request body, to allocate the next
 	// one at once.
 	lastSize atomic.Int64
@@ -164,7 +164,7 @@ func New(cfg Config) (*Model, error) {
 // encode checks req and serializes its body.
 func (m *Model) encode(req *llm.Request) ([]byte, error) {
 	last := int(m.lastSize.Load())
-	body, err := encodeRequest(req, &m.schemas, last+last/8)
+	body, err := encodeRequest(req, &m.stable, last+last/8)
 	if err == nil {
 		m.lastSize.Store(int64(len(body)))
 	}

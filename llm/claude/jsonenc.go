@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"sync"
 	"unicode/utf8"
 )
 
@@ -151,42 +150,4 @@ func compactObject(raw json.RawMessage, fallback string) ([]byte, error) {
 		return nil, fmt.Errorf("JSON %.40q is not an object", buf.String())
 	}
 	return appendHTMLEscaped(make([]byte, 0, buf.Len()+16), buf.Bytes()), nil
-}
-
-// maxCachedSchemas bounds a schemaCache; past it schemas are compacted on
-// every request (a pool that large changes all the time anyway).
-const maxCachedSchemas = 1024
-
-// schemaCache keeps the compacted form of tool input schemas, keyed by the
-// bytes the caller gave. An agent sends the same tool definitions on every
-// request, so each schema is validated and compacted once per Model rather
-// than once per request. Keys are the content, not the caller's slice, so a
-// caller that edits a schema in place gets a fresh entry. Safe for
-// concurrent use.
-type schemaCache struct {
-	mu sync.RWMutex
-	m  map[string][]byte // raw schema → compacted form, read-only
-}
-
-// get returns the compacted form of raw; the result must not be modified.
-func (c *schemaCache) get(raw json.RawMessage) ([]byte, error) {
-	c.mu.RLock()
-	out, ok := c.m[string(raw)] // no copy of raw for the lookup
-	c.mu.RUnlock()
-	if ok {
-		return out, nil
-	}
-	out, err := compactObject(raw, `{"type":"object"}`)
-	if err != nil {
-		return nil, err
-	}
-	c.mu.Lock()
-	if c.m == nil {
-		c.m = make(map[string][]byte)
-	}
-	if len(c.m) < maxCachedSchemas {
-		c.m[string(raw)] = out
-	}
-	c.mu.Unlock()
-	return out, nil
 }

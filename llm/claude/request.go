@@ -25,8 +25,9 @@ const cacheMarker = `,"cache_control":{"type":"ephemeral"}`
 // request for it: the JSON the SDK's MessageNewParams would marshal to, with
 // "temperature" and "stream" appended as the SDK's option.WithJSONSet
 // appends them, members in the SDK's order. The result shares no memory with
-// req. sizeHint, when positive, is the expected body size.
-func encodeRequest(req *llm.Request, schemas *schemaCache, sizeHint int) ([]byte, error) {
+// req. cache keeps the encoded stable parts across calls; sizeHint, when
+// positive, is the expected body size.
+func encodeRequest(req *llm.Request, cache *stableCache, sizeHint int) ([]byte, error) {
 	if err := checkRequest(req); err != nil {
 		return nil, err
 	}
@@ -78,7 +79,10 @@ func encodeRequest(req *llm.Request, schemas *schemaCache, sizeHint int) ([]byte
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendText(dst, b)
+			dst = append(dst, `{"text":`...)
+			dst = cache.texts.appendString(dst, b.Text)
+			dst = appendCache(dst, b.Cache)
+			dst = append(dst, `,"type":"text"}`...)
 		}
 		dst = append(dst, ']')
 	}
@@ -89,7 +93,7 @@ func encodeRequest(req *llm.Request, schemas *schemaCache, sizeHint int) ([]byte
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			if dst, err = appendTool(dst, t, schemas); err != nil {
+			if dst, err = appendTool(dst, t, cache); err != nil {
 				return nil, fmt.Errorf("claude: tool %d (%s): %w", i, t.Name, err)
 			}
 		}
@@ -181,13 +185,13 @@ func appendText(dst []byte, b llm.Block) []byte {
 	return append(dst, `,"type":"text"}`...)
 }
 
-func appendTool(dst []byte, t llm.ToolDef, schemas *schemaCache) ([]byte, error) {
+func appendTool(dst []byte, t llm.ToolDef, cache *stableCache) ([]byte, error) {
 	if t.Name == "" {
 		return dst, fmt.Errorf("tool has no name")
 	}
 	// The schema goes out as the caller's JSON (compacted), key order and
 	// unknown keywords included, never through a map whose order is random.
-	schema, err := schemas.get(t.InputSchema)
+	schema, err := cache.schemas.get(t.InputSchema)
 	if err != nil {
 		return dst, fmt.Errorf("input schema: %w", err)
 	}
@@ -197,7 +201,7 @@ func appendTool(dst []byte, t llm.ToolDef, schemas *schemaCache) ([]byte, error)
 	dst = appendString(dst, t.Name)
 	if t.Description != "" {
 		dst = append(dst, `,"description":`...)
-		dst = appendString(dst, t.Description)
+		dst = cache.texts.appendString(dst, t.Description)
 	}
 	dst = appendCache(dst, t.Cache)
 	return append(dst, '}'), nil

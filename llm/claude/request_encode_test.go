@@ -65,7 +65,9 @@ func sdkBody(t testing.TB, req *llm.Request) ([]byte, error) {
 func checkMatchesSDK(t *testing.T, req *llm.Request) {
 	t.Helper()
 	want, wantErr := sdkBody(t, req)
-	got, err := encodeRequest(req, &schemaCache{}, 0)
+	// Twice with one cache: the second time the stable parts come from it.
+	cache := &stableCache{}
+	got, err := encodeRequest(req, cache, 0)
 	if (err != nil) != (wantErr != nil) {
 		t.Fatalf("encodeRequest error %v, SDK translation error %v", err, wantErr)
 	}
@@ -74,6 +76,10 @@ func checkMatchesSDK(t *testing.T, req *llm.Request) {
 	}
 	if diff := cmp.Diff(string(want), string(got)); diff != "" {
 		t.Fatalf("body differs from the SDK's (-sdk +ours):\n%s", diff)
+	}
+	again, err := encodeRequest(req, cache, len(got))
+	if err != nil || string(again) != string(got) {
+		t.Fatalf("the second encoding, from the cache, differs (%v):\n%s\n%s", err, got, again)
 	}
 	if !json.Valid(got) {
 		t.Fatalf("body is not JSON: %s", got)
@@ -94,6 +100,8 @@ func TestEncodeMatchesSDK(t *testing.T) {
 	}{
 		{"golden", goldenRequest()},
 		{"model only", &llm.Request{Model: "claude-x"}},
+		{"long stable texts", &llm.Request{Model: "m", System: []llm.Block{llm.Text(strings.Repeat(awkward, 10)), llm.Text("short")},
+			Tools: []llm.ToolDef{{Name: "T", Description: strings.Repeat("<desc> ", 100)}, {Name: "U", Description: strings.Repeat("<desc> ", 100)}}}},
 		{"awkward strings everywhere", &llm.Request{Model: awkward, MaxTokens: 5, StopSeqs: []string{awkward, ""},
 			System: []llm.Block{llm.Text(awkward)},
 			Tools:  []llm.ToolDef{{Name: awkward, Description: awkward, InputSchema: json.RawMessage(`{"description":"<a> & \u2028 b"}`)}},
@@ -204,5 +212,29 @@ func TestSchemaCache(t *testing.T) {
 	}
 	if n := len(c.m); n != maxCachedSchemas {
 		t.Errorf("cache holds %d schemas, want the bound %d", n, maxCachedSchemas)
+	}
+}
+
+func TestTextCache(t *testing.T) {
+	var c textCache
+	long := strings.Repeat(awkward, 5)
+	first := c.appendString([]byte("x"), long)
+	if want := appendString([]byte("x"), long); string(first) != string(want) {
+		t.Fatalf("cached escaping differs:\n%s\n%s", first, want)
+	}
+	if again := c.appendString(nil, long); string(again) != string(first[1:]) {
+		t.Fatalf("second lookup gave %s", again)
+	}
+	if got := c.appendString(nil, "short <"); string(got) != `"short \u003c"` {
+		t.Errorf("short string gave %s", got)
+	}
+	if len(c.m) != 1 {
+		t.Errorf("cache holds %d texts, want only the long one", len(c.m))
+	}
+	for i := range maxCachedTexts + 10 {
+		c.appendString(nil, fmt.Sprintf("%04d%s", i, strings.Repeat("a", minCachedText)))
+	}
+	if len(c.m) != maxCachedTexts {
+		t.Errorf("cache holds %d texts, want the bound %d", len(c.m), maxCachedTexts)
 	}
 }
