@@ -12,6 +12,12 @@
 //     use -benchtime 1x.
 //   - Binary: the same workloads on the real binary, timed from outside.
 //
+// Benchmarks of the hot paths' parts live with their packages:
+// llm/claude's RequestBody and ResponseStream (its request writer and event
+// decoder against the SDK's own path) and internal/proc's RunTrue and
+// GroupScan (the fixed cost of a command, and the /proc scan older kernels
+// pay after each one). bench/run.sh runs them too.
+//
 // The end-to-end machinery lives in sub-packages: bench/scenario (the
 // workloads and the fake's policy that serves and verifies them),
 // bench/trial (builds the binaries, runs and measures one trial),

@@ -18,6 +18,11 @@ echo "== query-loop turn at 50 KB of history (issue 3)"
 go test -run '^$' -bench 'QueryLoopTurn|RequestJSON|ResponseSSE|Calibration' -benchtime 3s -count 3 ./bench/
 
 echo
+echo "== its parts: request body and event stream (llm/claude), process start and group check (internal/proc)"
+go test -run '^$' -bench 'RequestBody|ResponseStream' -benchtime 3s -count 3 ./llm/claude/
+go test -run '^$' -bench 'RunTrue|GroupScan' -benchtime 3s -count 3 ./internal/proc/
+
+echo
 echo "== mailbox"
 go test -run '^$' -bench . -benchtime 3s ./mailbox/
 

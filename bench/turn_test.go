@@ -129,8 +129,9 @@ func loop(b *testing.B, body func()) {
 
 // BenchmarkQueryLoopTurn measures one query-loop turn at 50 KB of history
 // (issue 3; target < 1 ms of our own CPU): build the request from the
-// history, serialize it with the SDK, parse the SSE response, accumulate
-// it, run one (no-op) tool call and append the results.
+// history, serialize it (llm/claude writes the body; the SDK sends it),
+// parse the SSE response, accumulate it, run one (no-op) tool call and
+// append the results.
 //
 //   - replay: the SDK talks to a Replay transport serving the fake's
 //     recorded bytes — no server, no socket — so all CPU measured is ours.
