@@ -39,6 +39,10 @@ func pathRuleForBash(r *Rule) bool {
 	return r.path != nil && (readTools[r.Tool] || editTools[r.Tool])
 }
 
+// maxGlobResult bounds how many paths one glob in a command may match
+// before its check gives up (and asks).
+const maxGlobResult = 1000
+
 // bashRelevant reports whether any rule with behavior b could apply to a
 // Bash command.
 func (e *evaluation) bashRelevant(b Behavior) bool {
@@ -116,7 +120,6 @@ func (e *evaluation) bashPaths(b Behavior, an *analysis) (Decision, bool) {
 		forms, ok := e.expandPath(cwds, cand)
 		if !ok {
 			unknown = append(unknown, cand)
-			return Decision{}, false
 		}
 		for _, r := range rules {
 			if !readTools[r.Tool] && !(write && editTools[r.Tool]) {
@@ -195,7 +198,9 @@ func commandPathArgs(c *command) []string {
 
 // expandPath turns a command's path word into path forms for every cwd it
 // may run in, expanding globs against the file system. ok is false when the
-// path cannot be known (dynamic word, unknown cwd, too many matches).
+// path cannot be fully known (dynamic word, an unknown cwd, too many
+// matches); forms then still holds what could be known, so that a deny
+// rule matching one of them is not lost.
 func (e *evaluation) expandPath(cwds []string, cand string) (forms []pathForms, ok bool) {
 	if cand == dynWord {
 		return nil, false
@@ -204,27 +209,28 @@ func (e *evaluation) expandPath(cwds []string, cand string) (forms []pathForms, 
 	if cand == "" || cand == "-" {
 		return nil, true
 	}
+	ok = true
 	for _, cwd := range cwds {
 		if cwd == "" && !filepath.IsAbs(cand) {
-			return nil, false
+			ok = false
+			continue
 		}
 		names := []string{cand}
 		if strings.ContainsAny(cand, "*?[") {
-			matches, ok := boundedGlob(absolute(cwd, cand), maxGlobResult)
-			if !ok {
-				return nil, false
-			}
+			matches, all := boundedGlob(absolute(cwd, cand), maxGlobResult)
+			ok = ok && all
 			names = append(names, matches...)
 		}
 		for _, n := range names {
 			f, err := formsOf(cwd, n)
 			if err != nil {
-				return nil, false
+				ok = false
+				continue
 			}
 			forms = append(forms, f)
 		}
 	}
-	return forms, true
+	return forms, ok
 }
 
 // bashAllow is the allow stage and the mode default for Bash.

@@ -1,6 +1,10 @@
 package permission
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/cohort-dev/cohort/shellcmd"
+)
 
 // safeEnv are environment variables that cannot change which program runs
 // or make a program run other code. Setting any other variable for a
@@ -35,5 +39,32 @@ func safeShellVar(name string) bool {
 	if name == "" || specialLower[name] || strings.HasPrefix(name, "npm_config_") {
 		return false
 	}
-	return strings.ToLower(name) == name && validName(name)
+	return strings.ToLower(name) == name && shellcmd.IsName(name)
+}
+
+// assignProblem says why setting a variable keeps a line from being
+// auto-allowed, or "" when it is harmless. Variables set for a command
+// (NAME=value cmd, env, sudo) or exported reach programs and must be on
+// the safe list; shell variables must pass safeShellVar.
+func assignProblem(as *shellcmd.Assignment) string {
+	switch as.Builtin {
+	case "read", "mapfile", "readarray", "getopts":
+		if !safeShellVar(as.Name) {
+			return as.Builtin + " may assign " + as.Name + ", which can change what later commands run"
+		}
+		return ""
+	case "printf":
+		if !safeShellVar(as.Name) {
+			return "printf -v assigns " + as.Name + ", which can change what later commands run"
+		}
+		return ""
+	}
+	exported := as.Prefix || as.Builtin == "export" || as.Builtin == "declare" || as.Builtin == "typeset"
+	switch {
+	case exported && !safeEnvVar(as.Name):
+		return "setting " + as.Name + " for a command can change what it runs"
+	case !exported && !safeShellVar(as.Name):
+		return "setting " + as.Name + " can change what later commands run"
+	}
+	return ""
 }

@@ -3,6 +3,8 @@ package permission
 import (
 	"path/filepath"
 	"strings"
+
+	"github.com/cohort-dev/cohort/shellcmd"
 )
 
 // roSpec describes a command that only reads.
@@ -65,7 +67,7 @@ var readOnlyCommands = map[string]*roSpec{
 // readOnlyWords reports whether one command only reads, and which of its
 // arguments are paths it may read.
 func readOnlyWords(words []string) (ok bool, paths []string) {
-	if len(words) == 0 || !plainName(words[0]) {
+	if len(words) == 0 || !shellcmd.PlainName(words[0]) {
 		return false, nil
 	}
 	spec, found := readOnlyCommands[filepath.Base(words[0])]
@@ -192,20 +194,9 @@ func (an *analysis) readOnly() (bool, []cmdPaths) {
 	}
 	var out []cmdPaths
 	for _, c := range an.commands {
-		for _, l := range c.layers[:len(c.layers)-1] {
-			if !l.transparent {
-				return false, nil
-			}
-		}
-		in := c.inner()
-		ok, paths := readOnlyWords(in.words)
+		ok, paths := c.readOnly()
 		if !ok {
 			return false, nil
-		}
-		if in.openArgs {
-			if spec := readOnlyCommands[filepath.Base(in.name())]; spec == nil || spec.paths {
-				return false, nil // paths arrive on standard input
-			}
 		}
 		out = append(out, cmdPaths{cwds: c.cwds, paths: paths})
 	}
@@ -215,6 +206,69 @@ func (an *analysis) readOnly() (bool, []cmdPaths) {
 		}
 	}
 	return true, out
+}
+
+// readOnly reports whether one command only reads, wherever its paths
+// point: its wrappers are transparent, its program is a read-only command
+// used without options that write, and it does not take paths from
+// standard input (xargs cat). It lists the paths it reads.
+func (c *command) readOnly() (bool, []string) {
+	for _, l := range c.layers[:len(c.layers)-1] {
+		if !l.transparent {
+			return false, nil
+		}
+	}
+	in := c.inner()
+	ok, paths := readOnlyWords(in.words)
+	if !ok {
+		return false, nil
+	}
+	if in.openArgs {
+		if spec := readOnlyCommands[filepath.Base(in.name())]; spec == nil || spec.paths {
+			return false, nil // paths arrive on standard input
+		}
+	}
+	return true, paths
+}
+
+// ReadOnlyCommands reports, for each command of an analysed line (in the
+// order of an.Commands), whether it only reads in the sense of
+// IsReadOnlyCommand, judged on its own: its wrappers are transparent, its
+// program is a known read-only command without options that write or run
+// programs, nothing about it was noted (a cd into the unknown, a wrapper
+// option not understood, a command name only known at run time), and the
+// variables set for it are harmless. Nothing else in the line may change
+// what a name runs: one variable assignment that is not harmless (PATH=x,
+// export LD_PRELOAD=y) or a hash, enable or alias anywhere makes every
+// command count as not read-only. Where paths point is not looked at.
+// Safe for concurrent use.
+func ReadOnlyCommands(an *shellcmd.Analysis) []bool {
+	out := make([]bool, len(an.Commands))
+	for _, as := range an.Assigns {
+		if !as.Prefix && assignProblem(as) != "" {
+			return out
+		}
+	}
+	for _, c := range an.Commands {
+		for _, l := range c.Layers {
+			switch l.Name().Value {
+			case "hash", "enable", "alias":
+				return out
+			}
+		}
+	}
+	for i, c := range an.Commands {
+		if len(c.Notes) > 0 {
+			continue
+		}
+		harmless := true
+		for _, as := range c.Assigns {
+			harmless = harmless && assignProblem(as) == ""
+		}
+		out[i], _ = toCommand(c).readOnly()
+		out[i] = out[i] && harmless
+	}
+	return out
 }
 
 // cmdPaths are paths a command reads, relative to its possible cwds.

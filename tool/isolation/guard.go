@@ -51,12 +51,11 @@ func (g *Guard) CheckWrite(path string) error { return g.files.CheckWrite(path) 
 // model, when the line aims a write at the main checkout or when the
 // analysis cannot tell where it writes.
 func (g *Guard) CheckCommand(command, dir string) error {
-	c := newCommandCheck(g, dir)
-	c.script(command)
-	if c.err == nil {
+	err := g.check(command, dir)
+	if err == nil {
 		return nil
 	}
-	return fmt.Errorf("%w: %v. This agent is isolated in the worktree %s, a full checkout of the same repository: run the command there, on the worktree's copies of the files", worktree.ErrOutsideWorktree, c.err, g.worktree)
+	return fmt.Errorf("%w: %v. This agent is isolated in the worktree %s, a full checkout of the same repository: run the command there, on the worktree's copies of the files", worktree.ErrOutsideWorktree, err, g.worktree)
 }
 
 // checkPath refuses a path a writing command names: inside a protected

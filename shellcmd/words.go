@@ -1,4 +1,4 @@
-package permission
+package shellcmd
 
 import (
 	"strconv"
@@ -8,42 +8,51 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// fields expands a word without running anything: quote removal, brace
-// and tilde expansion. A word with expansions yields dynWord.
-func (a *analyzer) fields(w *syntax.Word) []string {
+// fields expands a word without running anything: quote removal, brace and
+// tilde expansion. A word with expansions is one dynamic word.
+func (a *analyzer) fields(w *syntax.Word) []Word {
+	dyn := []Word{{Dynamic: true, src: w}}
 	if !staticWord(w) {
-		return []string{dynWord}
+		return dyn
 	}
-	if n := braceFields(w); n > maxFields || a.nwords+n > maxFields {
-		if !a.tooMany {
-			a.tooMany = true
-			a.opaque("brace expansion produces more than %d words", maxFields)
-		}
-		return []string{dynWord}
+	n := braceFields(w)
+	switch {
+	case n > maxFields:
+		a.note(Unknown, "brace expansion produces more than %d words", maxFields)
+		return dyn
+	case a.nwords+n > maxFields:
+		a.note(Unknown, "the command has more than %d words after brace expansion", maxFields)
+		return dyn
 	}
-	cfg := &expand.Config{Env: expand.ListEnviron("HOME=" + a.home)}
-	fs, err := expand.Fields(cfg, w)
+	fs, err := expand.Fields(a.expand, w)
 	if err != nil || len(fs) == 0 {
-		return []string{dynWord}
+		return dyn
 	}
 	a.nwords += len(fs)
-	if hasUnquotedGlob(w) {
-		for i := range fs {
-			fs[i] = globMark + fs[i]
-		}
+	glob := hasUnquotedGlob(w)
+	out := make([]Word, len(fs))
+	for i, f := range fs {
+		out[i] = Word{Value: f, Glob: glob}
 	}
-	return fs
+	return out
 }
 
-// globMark prefixes a word holding unquoted glob characters: when the
-// command runs, the shell replaces it with the names it matches, which may
-// be anything a file can be called (including "-rf" or "--output=x").
-const globMark = "\x01"
-
-func isGlob(w string) bool { return strings.HasPrefix(w, globMark) }
-
-// plain returns a word without its glob mark.
-func plain(w string) string { return strings.TrimPrefix(w, globMark) }
+// literal expands an assignment's value, which Bash neither splits nor
+// brace-expands nor globs.
+func (a *analyzer) literal(w *syntax.Word) Word {
+	if !staticWord(w) {
+		return Word{Dynamic: true, src: w}
+	}
+	if a.nwords++; a.nwords > maxFields {
+		a.note(Unknown, "the command has more than %d words after brace expansion", maxFields)
+		return Word{Dynamic: true, src: w}
+	}
+	v, err := expand.Literal(a.expand, w)
+	if err != nil {
+		return Word{Dynamic: true, src: w}
+	}
+	return Word{Value: v}
+}
 
 // hasUnquotedGlob reports whether w has *, ? or a [...] class outside
 // quotes.
@@ -118,11 +127,10 @@ func sequenceLen(b *syntax.BraceExp) int {
 	x, err1 := strconv.Atoi(from)
 	y, err2 := strconv.Atoi(to)
 	if err1 != nil || err2 != nil {
-		if len(from) == 1 && len(to) == 1 {
-			x, y = int(from[0]), int(to[0])
-		} else {
+		if len(from) != 1 || len(to) != 1 {
 			return maxFields + 1
 		}
+		x, y = int(from[0]), int(to[0])
 	}
 	d := y - x
 	if d < 0 {
@@ -144,6 +152,11 @@ func staticWord(w *syntax.Word) bool {
 				return false
 			}
 		case *syntax.SglQuoted:
+			// $'\cx' is a control character to Bash (\c@ even ends the
+			// word) but stays as written in mvdan.cc/sh: let the shell decide.
+			if pt.Dollar && strings.Contains(pt.Value, `\c`) {
+				return false
+			}
 		case *syntax.DblQuoted:
 			for _, in := range pt.Parts {
 				if _, ok := in.(*syntax.Lit); !ok {
@@ -151,6 +164,18 @@ func staticWord(w *syntax.Word) bool {
 				}
 			}
 		default:
+			return false
+		}
+	}
+	return true
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
 			return false
 		}
 	}

@@ -1,0 +1,397 @@
+package shellcmd
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Limits that keep the analysis of hostile input cheap.
+const (
+	maxLineBytes = 1 << 20
+	maxDepth     = 8
+	maxSteps     = 5000
+	maxCommands  = 1000
+	maxCwds      = 16
+	maxFields    = 10000 // words after brace expansion, per line
+	maxLayers    = 64
+)
+
+// frame is what surrounds a script being walked: the wrapper layers that
+// run it, the variables they set and the notes about them.
+type frame struct {
+	layers  []*Layer
+	assigns []*Assignment
+	notes   []Note
+}
+
+type analyzer struct {
+	opts   Options
+	res    *Analysis
+	parser *syntax.Parser
+	expand *expand.Config
+	// cwds are the directories the next command may run in; they only grow.
+	cwds  []string
+	frame frame
+	// call is the simple command being recorded; pending collects notes
+	// about it while its words are read.
+	call    *syntax.CallExpr
+	pending *[]Note
+	funcs   map[string]*syntax.Stmt
+	cdpath  bool
+	depth   int
+	steps   int
+	nwords  int
+}
+
+func newAnalyzer(line string, opts Options) *analyzer {
+	return &analyzer{
+		opts:   opts,
+		res:    &Analysis{Line: line},
+		parser: syntax.NewParser(syntax.Variant(syntax.LangBash)),
+		expand: &expand.Config{Env: expand.ListEnviron("HOME=" + opts.Home)},
+		cwds:   []string{opts.Dir},
+		funcs:  map[string]*syntax.Stmt{},
+	}
+}
+
+// note records a note for the line, and for the command being read if any.
+func (a *analyzer) note(kind NoteKind, format string, args ...any) Note {
+	n := Note{Kind: kind, Reason: fmt.Sprintf(format, args...)}
+	if !slices.Contains(a.res.Notes, n) {
+		a.res.Notes = append(a.res.Notes, n)
+	}
+	if a.pending != nil {
+		*a.pending = append(*a.pending, n)
+	}
+	return n
+}
+
+// script parses and walks a (possibly nested) script.
+func (a *analyzer) script(src string) {
+	if len(src) > maxLineBytes {
+		a.note(Unknown, "the command is longer than %d bytes", maxLineBytes)
+		return
+	}
+	if a.depth >= maxDepth {
+		a.note(Unknown, "commands are nested more than %d levels deep", maxDepth)
+		return
+	}
+	if strings.Contains(src, "CDPATH") {
+		a.cdpath = true
+	}
+	f, err := a.parser.Parse(strings.NewReader(src), "")
+	if err != nil {
+		a.note(Unknown, "the shell parser cannot read the command (%v)", err)
+		return
+	}
+	a.depth++
+	a.stmts(f.Stmts)
+	a.depth--
+}
+
+// nest walks statements one level deeper (substitutions, function calls).
+func (a *analyzer) nest(ss ...*syntax.Stmt) {
+	if a.depth >= maxDepth {
+		a.note(Unknown, "commands are nested more than %d levels deep", maxDepth)
+		return
+	}
+	a.depth++
+	a.stmts(ss)
+	a.depth--
+}
+
+func (a *analyzer) stmts(ss []*syntax.Stmt) {
+	for _, s := range ss {
+		a.stmt(s)
+	}
+}
+
+func (a *analyzer) stmt(s *syntax.Stmt) {
+	if s == nil {
+		return
+	}
+	if a.steps++; a.steps > maxSteps {
+		a.note(Unknown, "the command has more than %d parts", maxSteps)
+		return
+	}
+	if len(a.res.Commands) >= maxCommands {
+		a.note(Unknown, "the command runs more than %d commands", maxCommands)
+		return
+	}
+	for _, r := range s.Redirs {
+		a.redirect(r) // opened before the command runs
+	}
+	a.command(s.Cmd)
+}
+
+// command walks one compound or simple command.
+func (a *analyzer) command(cmd syntax.Command) {
+	switch c := cmd.(type) {
+	case nil:
+	case *syntax.CallExpr:
+		a.callExpr(c)
+	case *syntax.BinaryCmd:
+		a.stmt(c.X)
+		a.stmt(c.Y)
+	case *syntax.Subshell:
+		a.stmts(c.Stmts)
+	case *syntax.Block:
+		a.stmts(c.Stmts)
+	case *syntax.IfClause:
+		for cl := c; cl != nil; cl = cl.Else {
+			a.stmts(cl.Cond)
+			a.stmts(cl.Then)
+		}
+	case *syntax.WhileClause:
+		a.loop(func() {
+			a.stmts(c.Cond)
+			a.stmts(c.Do)
+		})
+	case *syntax.ForClause:
+		a.forLoop(c)
+	case *syntax.CaseClause:
+		a.substitutions(c.Word)
+		for _, it := range c.Items {
+			for _, p := range it.Patterns {
+				a.substitutions(p)
+			}
+			a.stmts(it.Stmts)
+		}
+	case *syntax.FuncDecl:
+		a.funcDecl(c)
+	case *syntax.ArithmCmd, *syntax.LetClause:
+		a.substitutions(c)
+		a.note(Caution, "arithmetic evaluation can run commands hidden in variables")
+	case *syntax.TestClause:
+		a.testClause(c)
+	case *syntax.DeclClause:
+		a.decl(c)
+	case *syntax.TimeClause:
+		a.stmt(c.Stmt)
+	case *syntax.CoprocClause:
+		a.stmt(c.Stmt)
+	case *syntax.TestDecl:
+		a.substitutions(c.Description)
+		a.stmt(c.Body)
+	default:
+		a.note(Unknown, "the command uses a shell construct (%T) the analysis does not know", c)
+	}
+}
+
+func (a *analyzer) forLoop(c *syntax.ForClause) {
+	switch l := c.Loop.(type) {
+	case *syntax.WordIter:
+		for _, w := range l.Items {
+			a.substitutions(w)
+		}
+	case *syntax.CStyleLoop:
+		a.substitutions(l)
+		a.note(Caution, "arithmetic evaluation can run commands hidden in variables")
+	}
+	a.loop(func() { a.stmts(c.Do) })
+}
+
+// funcDecl walks a function's body as if it ran where it is defined, then
+// remembers it for the places it is called.
+func (a *analyzer) funcDecl(c *syntax.FuncDecl) {
+	a.stmt(c.Body)
+	if c.Name != nil {
+		a.funcs[c.Name.Value] = c.Body
+	}
+	for _, n := range c.Names {
+		a.funcs[n.Value] = c.Body
+	}
+}
+
+func (a *analyzer) testClause(c *syntax.TestClause) {
+	a.substitutions(c)
+	dyn := false
+	syntax.Walk(c, func(n syntax.Node) bool {
+		if _, ok := n.(*syntax.ParamExp); ok {
+			dyn = true
+		}
+		return !dyn
+	})
+	if dyn {
+		a.note(Caution, "[[ ]] with variables can evaluate arithmetic that runs commands")
+	}
+}
+
+// decl handles declare, local, export, readonly, typeset and nameref.
+func (a *analyzer) decl(c *syntax.DeclClause) {
+	for _, as := range c.Args {
+		if as.Name == nil {
+			a.substitutions(as) // an option such as -x
+			continue
+		}
+		a.assign(as, c.Variant.Value, false)
+	}
+}
+
+// assign records one NAME=value (or NAME, or NAME=(...)).
+func (a *analyzer) assign(as *syntax.Assign, builtin string, prefix bool) *Assignment {
+	a.substitutions(as)
+	if as.Name == nil {
+		return nil
+	}
+	x := &Assignment{Name: as.Name.Value, Builtin: builtin, Prefix: prefix, Dirs: slices.Clone(a.cwds)}
+	if as.Value != nil && as.Array == nil {
+		x.Values = []Word{a.literal(as.Value)}
+	}
+	a.res.Assigns = append(a.res.Assigns, x)
+	return x
+}
+
+// substitutions walks n for command and process substitutions, which run
+// as commands of their own before the command holding them.
+func (a *analyzer) substitutions(n syntax.Node) {
+	if n == nil {
+		return
+	}
+	if w, ok := n.(*syntax.Word); ok && w == nil {
+		return
+	}
+	syntax.Walk(n, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.CmdSubst:
+			a.nest(x.Stmts...)
+			return false
+		case *syntax.ProcSubst:
+			a.nest(x.Stmts...)
+			return false
+		case *syntax.ParamExp:
+			if x.Exp != nil && x.Exp.Op == syntax.OtherParamOps {
+				a.note(Caution, "${var@op} can expand text as a prompt or command")
+			}
+		}
+		return true
+	})
+}
+
+func (a *analyzer) redirect(r *syntax.Redirect) {
+	if r.Hdoc != nil {
+		a.substitutions(r.Hdoc) // an unquoted here-document runs its $(...)
+	}
+	if r.Word == nil {
+		return
+	}
+	a.substitutions(r.Word)
+	switch r.Op {
+	case syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+		return
+	}
+	fs := a.fields(r.Word)
+	target := Word{Dynamic: true, src: r.Word}
+	if len(fs) == 1 {
+		target = fs[0]
+	}
+	write := true
+	switch r.Op {
+	case syntax.RdrIn:
+		write = false
+	case syntax.DplIn, syntax.DplOut:
+		if target.Is("-") || (target.Static() && isDigits(target.Value)) {
+			return // duplicates or closes a descriptor
+		}
+		write = r.Op == syntax.DplOut
+	}
+	a.res.Redirects = append(a.res.Redirects, &Redirect{Write: write, Target: target, Dirs: slices.Clone(a.cwds)})
+}
+
+// callExpr walks a simple command: its assignments, its substitutions,
+// then the command itself.
+func (a *analyzer) callExpr(c *syntax.CallExpr) {
+	savedCall, savedPending := a.call, a.pending
+	defer func() { a.call, a.pending = savedCall, savedPending }()
+	var own []Note
+	a.call, a.pending = c, &own
+	var assigns []*Assignment
+	for _, as := range c.Assigns {
+		if x := a.assign(as, "", len(c.Args) > 0); x != nil && len(c.Args) > 0 {
+			assigns = append(assigns, x)
+		}
+	}
+	if len(c.Args) == 0 {
+		return
+	}
+	for _, w := range c.Args {
+		a.substitutions(w)
+	}
+	l := &Layer{}
+	for _, w := range c.Args {
+		l.Words = append(l.Words, a.fields(w)...)
+	}
+	before := len(a.res.Commands)
+	a.pending = nil
+	a.record(append(slices.Clone(a.frame.layers), l),
+		append(slices.Clone(a.frame.assigns), assigns...),
+		append(slices.Clone(a.frame.notes), own...))
+	name := l.Name()
+	body, isFunc := a.funcs[name.Value]
+	if !isFunc || !name.Static() {
+		return
+	}
+	if n := a.res.Commands[before:]; len(n) == 1 && len(n[0].Layers) == len(a.frame.layers)+1 {
+		n[0].Function = true
+	}
+	a.nest(body) // a function runs where it is called
+}
+
+// record adds the command whose layers are given, after unwrapping its
+// innermost layer: a wrapper adds the command it runs as one more layer, a
+// shell with -c adds every command of its script, find adds one command per
+// -exec.
+func (a *analyzer) record(layers []*Layer, assigns []*Assignment, notes []Note) {
+	cur := layers[len(layers)-1]
+	u := a.unwrap(cur)
+	if len(u.assigns) > 0 {
+		assigns = append(slices.Clone(assigns), u.assigns...)
+	}
+	for _, n := range u.notes {
+		notes = append(slices.Clone(notes), a.note(n.Kind, "%s", n.Reason))
+	}
+	if u.script == nil && len(u.inner) == 0 && len(u.notes) == 0 && a.opts.ScriptArgs {
+		u.inner = scriptArgs(cur)
+	}
+	switch {
+	case u.script != nil:
+		a.nested(layers, assigns, notes, *u.script)
+		return
+	case len(u.inner) > 0 && len(layers) < maxLayers:
+		for _, in := range u.inner {
+			a.record(append(slices.Clone(layers), in), assigns, notes)
+		}
+		return
+	case len(u.inner) > 0:
+		notes = append(slices.Clone(notes), a.note(Unknown, "wrappers are nested more than %d levels deep", maxLayers))
+	}
+	cmd := &Command{Layers: layers, Dirs: slices.Clone(a.cwds), Assigns: assigns, Notes: notes, call: a.call}
+	switch n := cur.Name(); {
+	case n.Dynamic:
+		cmd.Notes = append(cmd.Notes, a.note(Unknown, "the command name %s is only known at run time", n))
+	case n.Glob:
+		cmd.Notes = append(cmd.Notes, a.note(Unknown, "the command name %s is a pattern the shell expands", n))
+	}
+	a.res.Commands = append(a.res.Commands, cmd)
+	a.builtin(cmd)
+}
+
+// nested walks a script a wrapper runs (bash -c, eval, su -c) with the
+// wrapper's layers outside every command inside.
+func (a *analyzer) nested(layers []*Layer, assigns []*Assignment, notes []Note, src string) {
+	before := len(a.res.Commands)
+	savedFrame, savedPending, call := a.frame, a.pending, a.call
+	var own []Note
+	a.frame, a.pending = frame{layers: layers, assigns: assigns, notes: notes}, &own
+	a.script(src)
+	a.frame, a.pending = savedFrame, savedPending
+	if len(a.res.Commands) == before {
+		// Nothing inside: the wrapper itself is the command.
+		a.res.Commands = append(a.res.Commands, &Command{Layers: layers, Dirs: slices.Clone(a.cwds),
+			Assigns: assigns, Notes: append(slices.Clone(notes), own...), call: call})
+	}
+}
