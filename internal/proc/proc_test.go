@@ -24,8 +24,11 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // fast keeps the stop steps short so tests that exercise them stay quick.
 const fast = 100 * time.Millisecond
 
+// sh runs script. Its Drain is long: these scripts leave no process holding
+// the pipes, so Wait returns at EOF, and a loaded machine may take longer
+// than fast to schedule the readers of the last output.
 func sh(script string) Command {
-	return Command{Path: "sh", Args: []string{"-c", script}, Grace: fast, Drain: fast}
+	return Command{Path: "sh", Args: []string{"-c", script}, Grace: fast, Drain: 30 * time.Second}
 }
 
 // watcher is an output sink that signals once a marker has been written.
