@@ -80,18 +80,20 @@
 //
 // # Bash
 //
-// A command line is parsed with mvdan.cc/sh/v3/syntax and every simple
-// command is extracted: across ;, &&, ||, |, newlines, subshells, { },
-// if/while/for/case bodies, function bodies, command and process
-// substitutions and here-documents. Wrappers are looked through and kept
-// as layers: env, nohup, nice, timeout, stdbuf, time, command, builtin,
-// exec, setsid, ionice, xargs, sudo, doas, chroot, watch, busybox, find
-// -exec, and shells with -c (bash, sh, zsh, dash, ksh, mksh, ash; the
+// A command line is read by package shellcmd, the shell analysis this
+// package shares with the worktree guard: every simple command is
+// extracted across ;, &&, ||, |, newlines, subshells, { }, if/while/for/case
+// bodies, function bodies (where defined and again where called), command
+// and process substitutions and here-documents. Wrappers are looked through
+// and kept as layers: env, nohup, nice, timeout, stdbuf, time, command,
+// builtin, exec, setsid, ionice, xargs, sudo, doas, chroot, watch, busybox,
+// find -exec, and shells with -c (bash, sh, zsh, dash, ksh, mksh, ash; the
 // script is parsed recursively), plus eval, alias and trap, whose text is
 // parsed as a script. Assignments before a command are dropped from its
 // words ("FOO=1 rm x" is the command "rm x"). Words are compared after
 // quote removal and brace expansion ("'r'm" is rm, "{rm,-rf,x}" is
-// "rm -rf x").
+// "rm -rf x"). This package adds the policy: rule matching, the read-only
+// list and which variables are harmless.
 //
 // A deny or ask rule matching any layer of any command decides (the base
 // name of a command given as a path is tried too, so /bin/rm is rm). An
@@ -113,7 +115,10 @@
 // change what an allowed command runs) asks.
 //
 // cd is tracked: later commands may run in the directory before or after
-// it, and their relative paths are checked against both. Output
+// it, and their relative paths are checked against both (a loop body that
+// moves is followed through a second pass). When one of the directories a
+// path may be relative to is unknown, the known ones are still checked
+// against deny rules before the call asks. Output
 // redirections are writes: Edit deny rules apply to their targets, and an
 // allowed command that writes to a file is only allowed when an Edit allow
 // rule covers the file or acceptEdits mode would allow editing it. Every
@@ -134,8 +139,9 @@
 //
 // Limitations, by design of a rule system rather than a sandbox: what a
 // program does internally (python -c, make, a script file) is not seen;
-// rules constrain what the shell runs. CDPATH is not modelled; the Bash
-// tool should unset it. Case-insensitive file systems can defeat
+// rules constrain what the shell runs. A relative cd in a line that
+// mentions CDPATH may go anywhere; a CDPATH inherited from the environment
+// is not seen, so the Bash tool should unset it. Case-insensitive file systems can defeat
 // case-sensitive path patterns. Paths are checked before the call runs,
 // so a file system that changes in between is not covered.
 //

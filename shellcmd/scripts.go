@@ -157,11 +157,14 @@ func unwrapAlias(args []Word) unwrapped {
 	return u
 }
 
+// maxScriptArgs bounds the scripts read from one command's arguments.
+const maxScriptArgs = 16
+
 // scriptArgs finds scripts in the arguments of a program the analysis does
 // not know (Options.ScriptArgs): a shell given -c and a script, su with -c,
 // eval. Each becomes a layer inside the program's, starting at the shell.
-func scriptArgs(l *Layer) []*Layer {
-	var out []*Layer
+// ok is false when there are more than maxScriptArgs.
+func scriptArgs(l *Layer) (out []*Layer, ok bool) {
 	for i := 1; i < len(l.Words); i++ {
 		w := l.Words[i]
 		if !w.Static() {
@@ -175,9 +178,12 @@ func scriptArgs(l *Layer) []*Layer {
 		default:
 			continue
 		}
+		if len(out) == maxScriptArgs {
+			return nil, false
+		}
 		out = append(out, &Layer{Words: l.Words[i:]})
 	}
-	return out
+	return out, true
 }
 
 // hasScript reports whether a shell's arguments give it -c and a script.

@@ -12,6 +12,7 @@ import (
 // Limits that keep the analysis of hostile input cheap.
 const (
 	maxLineBytes = 1 << 20
+	maxParsed    = 4 << 20 // bytes of script parsed, and of words expanded, in all (nested scripts and loops repeat text)
 	maxDepth     = 8
 	maxSteps     = 5000
 	maxCommands  = 1000
@@ -44,7 +45,9 @@ type analyzer struct {
 	cdpath  bool
 	depth   int
 	steps   int
-	nwords  int
+	nwords  int // words expanded so far
+	nbytes  int // and their bytes
+	parsed  int // bytes of script parsed so far
 }
 
 func newAnalyzer(line string, opts Options) *analyzer {
@@ -79,6 +82,13 @@ func (a *analyzer) script(src string) {
 	if a.depth >= maxDepth {
 		a.note(Unknown, "commands are nested more than %d levels deep", maxDepth)
 		return
+	}
+	if a.parsed += len(src); a.parsed > maxParsed {
+		a.note(Unknown, "the command holds more than %d bytes of scripts in all", maxParsed)
+		return
+	}
+	if a.steps >= maxSteps || len(a.res.Commands) >= maxCommands {
+		return // reported by stmt already
 	}
 	if strings.Contains(src, "CDPATH") {
 		a.cdpath = true
@@ -346,6 +356,10 @@ func (a *analyzer) callExpr(c *syntax.CallExpr) {
 // shell with -c adds every command of its script, find adds one command per
 // -exec.
 func (a *analyzer) record(layers []*Layer, assigns []*Assignment, notes []Note) {
+	if len(a.res.Commands) >= maxCommands {
+		a.note(Unknown, "the command runs more than %d commands", maxCommands)
+		return
+	}
 	cur := layers[len(layers)-1]
 	u := a.unwrap(cur)
 	if len(u.assigns) > 0 {
@@ -355,7 +369,10 @@ func (a *analyzer) record(layers []*Layer, assigns []*Assignment, notes []Note) 
 		notes = append(slices.Clone(notes), a.note(n.Kind, "%s", n.Reason))
 	}
 	if u.script == nil && len(u.inner) == 0 && len(u.notes) == 0 && a.opts.ScriptArgs {
-		u.inner = scriptArgs(cur)
+		var ok bool
+		if u.inner, ok = scriptArgs(cur); !ok {
+			notes = append(slices.Clone(notes), a.note(Unknown, "%s has more than %d scripts among its arguments", cur.Name(), maxScriptArgs))
+		}
 	}
 	switch {
 	case u.script != nil:

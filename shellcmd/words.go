@@ -12,8 +12,8 @@ import (
 // tilde expansion. A word with expansions is one dynamic word.
 func (a *analyzer) fields(w *syntax.Word) []Word {
 	dyn := []Word{{Dynamic: true, src: w}}
-	if !staticWord(w) {
-		return dyn
+	if a.nwords > maxFields || !staticWord(w) {
+		return dyn // past the limit (reported when it was crossed) or dynamic
 	}
 	n := braceFields(w)
 	switch {
@@ -22,6 +22,7 @@ func (a *analyzer) fields(w *syntax.Word) []Word {
 		return dyn
 	case a.nwords+n > maxFields:
 		a.note(Unknown, "the command has more than %d words after brace expansion", maxFields)
+		a.nwords = maxFields + 1
 		return dyn
 	}
 	fs, err := expand.Fields(a.expand, w)
@@ -29,6 +30,14 @@ func (a *analyzer) fields(w *syntax.Word) []Word {
 		return dyn
 	}
 	a.nwords += len(fs)
+	for _, f := range fs {
+		a.nbytes += len(f)
+	}
+	if a.nbytes > maxParsed {
+		a.note(Unknown, "the command expands to more than %d bytes of words", maxParsed)
+		a.nwords = maxFields + 1
+		return dyn
+	}
 	glob := hasUnquotedGlob(w)
 	out := make([]Word, len(fs))
 	for i, f := range fs {
@@ -48,7 +57,7 @@ func (a *analyzer) literal(w *syntax.Word) Word {
 		return Word{Dynamic: true, src: w}
 	}
 	v, err := expand.Literal(a.expand, w)
-	if err != nil {
+	if a.nbytes += len(v); err != nil || a.nbytes > maxParsed {
 		return Word{Dynamic: true, src: w}
 	}
 	return Word{Value: v}
