@@ -401,6 +401,11 @@ func (r *Registry) finish(t *Task, oc Outcome, runErr error) {
 		}
 		r.scheduleEviction(t)
 	}
+	// Only now does the task stop counting as outstanding: its
+	// notification (if any) is already in the queue.
+	t.mu.Lock()
+	t.settled = true
+	t.mu.Unlock()
 	close(t.done)
 }
 
@@ -462,9 +467,11 @@ func (r *Registry) Running() []State {
 	return slices.DeleteFunc(r.List(), func(s State) bool { return s.Status.Terminal() })
 }
 
-// Outstanding counts the running background tasks that will notify q when
-// they end. A print-mode lead keeps going while this is non-zero or q holds
-// items: it waits on q and starts a turn for each arrival.
+// Outstanding counts the background tasks that will still notify q: those
+// running, and those that ended but whose notification is not in q yet (a
+// task stops counting only after its notification is enqueued). A
+// print-mode lead keeps going while this is non-zero or q holds items: it
+// checks Outstanding first, then q, and waits on q for each arrival.
 func (r *Registry) Outstanding(q *Queue) int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -474,7 +481,7 @@ func (r *Registry) Outstanding(q *Queue) int {
 			continue
 		}
 		t.mu.Lock()
-		if t.backgrounded && !t.status.Terminal() {
+		if t.backgrounded && !t.settled {
 			n++
 		}
 		t.mu.Unlock()

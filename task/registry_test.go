@@ -348,3 +348,31 @@ func TestSnapshotsAreCopies(t *testing.T) {
 		t.Fatal("Result is shared")
 	}
 }
+
+// TestOutstandingCoversTheNotification checks the order a waiter relies on:
+// a background task stops counting as outstanding only once its
+// notification is in the queue, so "nothing outstanding, queue empty" never
+// loses a notification.
+func TestOutstandingCoversTheNotification(t *testing.T) {
+	r, _ := newReg(t, nil)
+	q := NewQueue()
+	for i := range 200 {
+		release := make(chan struct{})
+		_, err := r.Start(t.Context(), Spec{Kind: KindLocalAgent, Description: "d", Background: true, Queue: q},
+			func(ctx context.Context, _ *Task) (Outcome, error) { <-release; return Outcome{Text: "ok"}, nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		close(release)
+		for {
+			out := r.Outstanding(q)
+			if n := q.Len(); n > 0 {
+				q.Drain()
+				break
+			}
+			if out == 0 {
+				t.Fatalf("iteration %d: nothing outstanding and nothing queued: the notification was lost", i)
+			}
+		}
+	}
+}

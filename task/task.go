@@ -29,9 +29,13 @@ type Task struct {
 	notified   atomic.Bool
 	outputName string // file name inside the registry's tasks dir
 
-	mu            sync.Mutex
-	status        Status
-	backgrounded  bool
+	mu           sync.Mutex
+	status       Status
+	backgrounded bool
+	// settled is set once finish has delivered (or deliberately skipped)
+	// the notification: until then a background task still counts as
+	// outstanding, so a waiter cannot see it ended but miss its message.
+	settled       bool
 	stopRequested bool
 	stopReason    string
 	unlink        func() bool // detaches a linked task from its caller's ctx
