@@ -61,8 +61,9 @@ type CacheStats struct {
 // cache is the prompt-cache simulator. Its mutex is held only for map
 // lookups and updates, never while a response streams.
 type cache struct {
-	cfg CacheConfig
-	now func() time.Time
+	cfg  CacheConfig
+	now  func() time.Time
+	memo *memo // canonical digests of blocks seen before
 
 	mu        sync.Mutex
 	entries   map[[32]byte]cacheEntry
@@ -96,7 +97,7 @@ type cachePlan struct {
 }
 
 func newCache(cfg CacheConfig, now func() time.Time) *cache {
-	return &cache{cfg: cfg.withDefaults(), now: now, entries: map[[32]byte]cacheEntry{}, nextSweep: 256}
+	return &cache{cfg: cfg.withDefaults(), now: now, memo: newMemo(memoMaxBytes), entries: map[[32]byte]cacheEntry{}, nextSweep: 256}
 }
 
 // plan computes the request's usage against the entries that are readable
@@ -207,9 +208,10 @@ func (c *cache) tokens(req *Request) int {
 
 // render lays the request out in the API's cache order — tools, then system,
 // then every message block — and hashes the prefix at each block. The hash
-// starts from the model, covers each block's canonical JSON without its
-// cache_control (moving a marker does not change content), and the role and
-// message index of message blocks. Tokens are cumulative bytes/4.
+// starts from the model, covers the digest of each block's canonical JSON
+// without its cache_control (moving a marker does not change content), and
+// the role and message index of message blocks. Tokens are cumulative
+// bytes/4 of the canonical JSON.
 func (c *cache) render(req *Request) []point {
 	n := len(req.Tools) + len(req.System)
 	for _, m := range req.Messages {
@@ -218,17 +220,15 @@ func (c *cache) render(req *Request) []point {
 	pts := make([]point, 0, n)
 	prev := sha256.Sum256([]byte("model\x00" + req.Model))
 	size := 0
-	add := func(tag string, index int, canon []byte, cc json.RawMessage) {
-		h := sha256.New()
-		h.Write(prev[:])
-		h.Write([]byte(tag))
-		var num [16]byte
-		binary.BigEndian.PutUint64(num[:8], uint64(index))
-		binary.BigEndian.PutUint64(num[8:], uint64(len(canon)))
-		h.Write(num[:])
-		h.Write(canon)
-		copy(prev[:], h.Sum(nil))
-		size += len(canon)
+	buf := make([]byte, 0, 32+16+32+16)
+	add := func(tag string, index int, canon canonSum, cc json.RawMessage) {
+		buf = append(buf[:0], prev[:]...)
+		buf = append(buf, tag...)
+		buf = binary.BigEndian.AppendUint64(buf, uint64(index))
+		buf = binary.BigEndian.AppendUint64(buf, uint64(canon.n))
+		buf = append(buf, canon.sum[:]...)
+		prev = sha256.Sum256(buf)
+		size += canon.n
 		p := point{key: prev, tokens: size / 4}
 		if present(cc) {
 			p.bp, p.ttl = true, c.cfg.TTL
@@ -239,10 +239,10 @@ func (c *cache) render(req *Request) []point {
 		pts = append(pts, p)
 	}
 	for i, t := range req.Tools {
-		add("tool", i, canonical(t.raw, t), t.CacheControl)
+		add("tool", i, c.memo.canonical(t.raw, t), t.CacheControl)
 	}
 	for i, b := range req.System {
-		add("system", i, canonical(b.raw, b), b.CacheControl)
+		add("system", i, c.memo.canonical(b.raw, b), b.CacheControl)
 	}
 	for i, m := range req.Messages {
 		for _, b := range m.Content {
@@ -252,7 +252,7 @@ func (c *cache) render(req *Request) []point {
 					cc = inner.CacheControl
 				}
 			}
-			add(m.Role, i, canonical(b.raw, b), cc)
+			add(m.Role, i, c.memo.canonical(b.raw, b), cc)
 		}
 	}
 	if present(req.CacheControl) && len(req.Messages) > 0 && len(pts) > 0 && !pts[len(pts)-1].bp {

@@ -80,6 +80,7 @@ type Server struct {
 	cfg    Config
 	policy Policy
 	cache  *cache
+	memo   *memo // messages and tools decoded before, by their bytes
 	hs     *httptest.Server
 	cancel context.CancelFunc
 
@@ -137,6 +138,7 @@ func newServer(cfg Config) *Server {
 	}
 	s := &Server{cfg: cfg, attempts: map[[32]byte]int{}}
 	s.cache = newCache(cfg.Cache, cfg.Now)
+	s.memo = newMemo(memoMaxBytes)
 	switch {
 	case cfg.Policy != nil:
 		s.policy = cfg.Policy
@@ -241,7 +243,7 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request, rec *Recorded)
 		return
 	}
 	countOnly := r.URL.Path == "/v1/messages/count_tokens"
-	req, e := decodeRequest(body, countOnly)
+	req, e := decodeRequest(body, countOnly, s.memo)
 	if e != nil {
 		s.fail(w, rec, e, nil)
 		return

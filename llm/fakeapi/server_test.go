@@ -178,7 +178,7 @@ func BenchmarkStream(b *testing.B) {
 // BenchmarkCachePlan measures the cache simulator on a large conversation.
 func BenchmarkCachePlan(b *testing.B) {
 	raw, _ := json.Marshal(cachedBody(longSystem, longTools, user(longUser), assistant("ok"), markedUser("more")))
-	req, e := decodeRequest(raw, false)
+	req, e := decodeRequest(raw, false, nil)
 	if e != nil {
 		b.Fatal(e.message)
 	}

@@ -3,6 +3,7 @@ package fakeapi
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -26,16 +27,28 @@ var toolNamePattern = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,128}$`)
 
 // decodeRequest decodes and validates a /v1/messages body. countOnly relaxes
 // the rules that only apply to generation (max_tokens), for count_tokens.
-func decodeRequest(body []byte, countOnly bool) (*Request, *apiError) {
-	if !json.Valid(body) {
-		return nil, invalid("request body is not valid JSON; send a JSON object with model, max_tokens and messages")
-	}
+// Messages and tools come from mm when their exact bytes were decoded
+// before (mm may be nil).
+func decodeRequest(body []byte, countOnly bool, mm *memo) (*Request, *apiError) {
 	var w wireRequest
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if err := dec.Decode(&w); err != nil {
+	if err := json.Unmarshal(body, &w); err != nil {
+		var syntax *json.SyntaxError
+		if errors.As(err, &syntax) {
+			return nil, invalid("request body is not valid JSON; send a JSON object with model, max_tokens and messages")
+		}
 		return nil, invalid("request body: %v", err)
 	}
-	req := &Request{Thinking: w.Thinking, Stream: w.Stream, Tools: w.Tools, CacheControl: w.CacheControl}
+	req := &Request{Thinking: w.Thinking, Stream: w.Stream, CacheControl: w.CacheControl}
+	if w.Tools != nil {
+		req.Tools = make([]Tool, len(w.Tools))
+	}
+	for i, raw := range w.Tools {
+		t, err := mm.tool(raw)
+		if err != nil {
+			return nil, invalid("tools.%d: %v", i, err)
+		}
+		req.Tools[i] = t
+	}
 	if w.Model == nil || *w.Model == "" {
 		return nil, invalid("model: Field required")
 	}
@@ -52,7 +65,14 @@ func decodeRequest(body []byte, countOnly bool) (*Request, *apiError) {
 	if w.Messages == nil {
 		return nil, invalid("messages: Field required")
 	}
-	req.Messages = *w.Messages
+	req.Messages = make([]Message, len(*w.Messages))
+	for i, raw := range *w.Messages {
+		m, err := mm.message(raw)
+		if err != nil {
+			return nil, invalid("messages.%d: %v", i, err)
+		}
+		req.Messages[i] = m
+	}
 	system, err := decodeContent(w.System)
 	if err != nil {
 		return nil, invalid("system: %v", err)

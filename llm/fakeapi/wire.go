@@ -173,13 +173,13 @@ func (t *Tool) UnmarshalJSON(data []byte) error {
 // wireRequest is the body as decoded, with pointers where the API tells a
 // missing field from a zero one.
 type wireRequest struct {
-	Model     *string         `json:"model"`
-	MaxTokens *int            `json:"max_tokens"`
-	System    json.RawMessage `json:"system"`
-	Tools     []Tool          `json:"tools"`
-	Messages  *[]Message      `json:"messages"`
-	Thinking  json.RawMessage `json:"thinking"`
-	Stream    bool            `json:"stream"`
+	Model     *string            `json:"model"`
+	MaxTokens *int               `json:"max_tokens"`
+	System    json.RawMessage    `json:"system"`
+	Tools     []json.RawMessage  `json:"tools"`
+	Messages  *[]json.RawMessage `json:"messages"`
+	Thinking  json.RawMessage    `json:"thinking"`
+	Stream    bool               `json:"stream"`
 
 	CacheControl json.RawMessage `json:"cache_control"`
 }
