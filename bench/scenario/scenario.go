@@ -88,6 +88,15 @@ func (s Spec) Validate() error {
 	return nil
 }
 
+// BashCalls returns how many Bash processes a run of the spec starts: one
+// per turn with ToolsBash, every third turn with ToolsMixed.
+func (s Spec) BashCalls() int {
+	if s.Tools == ToolsMixed {
+		return s.Agents * (s.Turns / 3)
+	}
+	return s.Agents * s.Turns
+}
+
 // Prompt renders the lead's prompt: one line the fake parses, then prose.
 func (s Spec) Prompt() string {
 	return s.line() + "\nBenchmark run: start the agents, wait for all of them, then report."

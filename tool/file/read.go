@@ -127,7 +127,13 @@ func (r *Read) readText(ctx context.Context, env *tool.Env, path string, info fs
 		return tool.Result{}, failf("cannot open %s: %v", path, unwrapPath(err))
 	}
 	defer f.Close()
-	br := bufio.NewReaderSize(f, 64<<10)
+	// A small file gets a buffer its size (a Read of a 2 KB file should not
+	// allocate and clear 64 KB); Peek needs room for sniffLen.
+	bufSize := 64 << 10
+	if n := info.Size(); n >= 0 && n < int64(bufSize) {
+		bufSize = max(int(n)+1, sniffLen)
+	}
+	br := bufio.NewReaderSize(f, bufSize)
 	head, _ := br.Peek(sniffLen)
 	if isBinary(head) {
 		return tool.Result{}, failf("%s looks like a binary file (it contains NUL bytes); Read only shows text. Inspect it through Bash (file, xxd, strings) if you must", path)

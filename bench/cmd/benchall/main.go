@@ -100,7 +100,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	facts.LoadAfter = loadAverage()
-	printTable(stdout, all)
+	printTable(stdout, facts, all)
 	fmt.Fprintf(stdout, "\nLoad average after: %s\n", facts.LoadAfter)
 	if o.jsonOut != "" {
 		if err := writeJSON(o.jsonOut, facts, all); err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/cohort-dev/cohort/bench/scenario"
 	"github.com/cohort-dev/cohort/bench/trial"
 )
 
@@ -35,7 +36,8 @@ func TestParseFlags(t *testing.T) {
 }
 
 func TestTable(t *testing.T) {
-	w := trial.Workload{Name: "w", TargetWall: time.Second, TargetRSS: 100 << 20}
+	w := trial.Workload{Name: "w", TargetWall: time.Second, TargetRSS: 100 << 20,
+		Spec: scenario.Spec{Agents: 4, Turns: 5, Tools: scenario.ToolsBash}}
 	ok := workloadResult{Workload: w, Runs: []runRecord{
 		{WallNs: int64(800 * time.Millisecond), MaxRSS: 40 << 20},
 		{WallNs: int64(1200 * time.Millisecond), MaxRSS: 50 << 20},
@@ -43,9 +45,10 @@ func TestTable(t *testing.T) {
 		{Error: "exit 1"},
 	}, Failed: true, Errors: []string{"exit 1"}}
 	var b strings.Builder
-	printTable(&b, []workloadResult{ok})
+	// Two at a time is faster here, so the floor is 20 Bash calls × 4 ms.
+	printTable(&b, facts{BashSerial: 6 * time.Millisecond, BashPair: 4 * time.Millisecond}, []workloadResult{ok})
 	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
-	want := "| w | 3/4 | 900 ms (800 ms–1.20 s) | 1.00 s met | 45 MB (50 MB) | 100 MB met | 0 ms | 0 ms | 0 | 0 | NO: exit 1 |"
+	want := "| w | 3/4 | 900 ms (800 ms–1.20 s) | 1.00 s met | 80 ms (20 × bash) | 45 MB (50 MB) | 100 MB met | 0 ms | 0 ms | 0 | 0 | NO: exit 1 |"
 	if d := cmp.Diff(want, lines[len(lines)-1]); d != "" {
 		t.Fatalf("table row (-want +got):\n%s", d)
 	}

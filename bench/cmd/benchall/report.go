@@ -10,6 +10,8 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cohort-dev/cohort/bench/scenario"
@@ -26,11 +28,28 @@ type facts struct {
 	LoadAfter  string `json:"load_after"`
 	// ForkExec is the median time to fork, exec and reap /bin/true, now.
 	ForkExec time.Duration `json:"fork_exec_ns"`
+	// BashSerial and BashPair are the wall time per `bash -c true` when 40
+	// run one at a time and two at a time. On a VM that serialises process
+	// creation the pair is no faster, and the better of the two, times a
+	// workload's Bash calls, is a floor under its wall time that no agent
+	// runtime can go below.
+	BashSerial time.Duration `json:"bash_serial_ns"`
+	BashPair   time.Duration `json:"bash_pair_ns"`
+}
+
+// bashFloor is the wall time n Bash processes need here at least.
+func (f facts) bashFloor(n int) time.Duration {
+	best := f.BashSerial
+	if f.BashPair > 0 && f.BashPair < best {
+		best = f.BashPair
+	}
+	return time.Duration(n) * best
 }
 
 func machineFacts(ctx context.Context) facts {
 	f := facts{Date: time.Now().UTC().Format(time.RFC3339), CPU: cpuModel(), NumCPU: runtime.NumCPU(),
 		GoVersion: runtime.Version(), LoadBefore: loadAverage(), ForkExec: forkExec(ctx)}
+	f.BashSerial, f.BashPair = bashSpawn(ctx, 1), bashSpawn(ctx, 2)
 	if out, err := exec.CommandContext(ctx, "go", "version").Output(); err == nil {
 		f.GoVersion = strings.TrimSpace(string(out)) // the toolchain that built the binaries
 	}
@@ -38,8 +57,10 @@ func machineFacts(ctx context.Context) facts {
 }
 
 func (f facts) print(w io.Writer) {
-	fmt.Fprintf(w, "Date: %s\nCPU: %s, nproc %d\nGo: %s\nLoad average before: %s\nfork+exec+wait of /bin/true (median of 20): %s\n\n",
+	fmt.Fprintf(w, "Date: %s\nCPU: %s, nproc %d\nGo: %s\nLoad average before: %s\nfork+exec+wait of /bin/true (median of 20): %s\n",
 		f.Date, f.CPU, f.NumCPU, f.GoVersion, f.LoadBefore, f.ForkExec.Round(10*time.Microsecond))
+	fmt.Fprintf(w, "bash -c true, wall per process: %s one at a time, %s two at a time\n\n",
+		f.BashSerial.Round(10*time.Microsecond), f.BashPair.Round(10*time.Microsecond))
 }
 
 func cpuModel() string {
@@ -80,6 +101,34 @@ func forkExec(ctx context.Context) time.Duration {
 		ds = append(ds, time.Since(start))
 	}
 	return median(ds)
+}
+
+// bashSpawn runs 40 `bash -c true` with par of them at a time and returns
+// the wall time per process (0 when bash cannot run).
+func bashSpawn(ctx context.Context, par int) time.Duration {
+	const n = 40
+	jobs := make(chan struct{}, n)
+	for range n {
+		jobs <- struct{}{}
+	}
+	close(jobs)
+	var failed atomic.Bool
+	var wg sync.WaitGroup
+	start := time.Now()
+	for range par {
+		wg.Go(func() {
+			for range jobs {
+				if err := exec.CommandContext(ctx, "bash", "-c", "true").Run(); err != nil {
+					failed.Store(true)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if failed.Load() {
+		return 0
+	}
+	return time.Since(start) / n
 }
 
 // runRecord is one run's measurements, as JSON.
@@ -134,9 +183,9 @@ func (wr workloadResult) good() []runRecord {
 	return out
 }
 
-func printTable(w io.Writer, all []workloadResult) {
-	fmt.Fprintln(w, "| workload | runs ok | wall median (min–max) | target | peak RSS median (max) | target | cohort CPU | fake CPU | requests | max active | verified |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|")
+func printTable(w io.Writer, f facts, all []workloadResult) {
+	fmt.Fprintln(w, "| workload | runs ok | wall median (min–max) | target | bash floor | peak RSS median (max) | target | cohort CPU | fake CPU | requests | max active | verified |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, wr := range all {
 		good := wr.good()
 		var walls, cpus, fakes []time.Duration
@@ -150,19 +199,23 @@ func printTable(w io.Writer, all []workloadResult) {
 			requests = r.Summary.Requests
 			active = max(active, r.Summary.MaxActive)
 		}
+		floor := "–"
+		if n := wr.Workload.Spec.BashCalls(); n > 0 && f.BashSerial > 0 {
+			floor = fmt.Sprintf("%s (%d × bash)", dur(f.bashFloor(n)), n)
+		}
 		verified := "yes"
 		if wr.Failed {
 			verified = "NO: " + strings.Join(wr.Errors, "; ")
 		}
 		if len(good) == 0 {
-			fmt.Fprintf(w, "| %s | 0/%d | – | %s | – | %s | – | – | – | – | %s |\n", wr.Workload.Name, len(wr.Runs),
-				dur(wr.Workload.TargetWall), mb(wr.Workload.TargetRSS), verified)
+			fmt.Fprintf(w, "| %s | 0/%d | – | %s | %s | – | %s | – | – | – | – | %s |\n", wr.Workload.Name, len(wr.Runs),
+				dur(wr.Workload.TargetWall), floor, mb(wr.Workload.TargetRSS), verified)
 			continue
 		}
-		fmt.Fprintf(w, "| %s | %d/%d | %s (%s–%s) | %s %s | %s (%s) | %s %s | %s | %s | %d | %d | %s |\n",
+		fmt.Fprintf(w, "| %s | %d/%d | %s (%s–%s) | %s %s | %s | %s (%s) | %s %s | %s | %s | %d | %d | %s |\n",
 			wr.Workload.Name, len(good), len(wr.Runs),
 			dur(median(walls)), dur(slices.Min(walls)), dur(slices.Max(walls)),
-			dur(wr.Workload.TargetWall), mark(median(walls) <= wr.Workload.TargetWall),
+			dur(wr.Workload.TargetWall), mark(median(walls) <= wr.Workload.TargetWall), floor,
 			mb(median(rss)), mb(slices.Max(rss)),
 			mb(wr.Workload.TargetRSS), mark(slices.Max(rss) <= wr.Workload.TargetRSS),
 			dur(median(cpus)), dur(median(fakes)), requests, active, verified)
