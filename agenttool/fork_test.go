@@ -125,10 +125,9 @@ func TestForksReadTheSharedPrefixFromCache(t *testing.T) {
 	r.notified("fan out")
 	forks := forkRequests(r.srv)
 	first := forks["directive-A"]
-	for d, rec := range forks {
+	for _, rec := range forks {
 		if rec.Index < first.Index {
 			first = rec
-			_ = d
 		}
 	}
 	if got := first.Usage.CacheCreationInputTokens; got >= 1000 {
