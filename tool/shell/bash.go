@@ -36,6 +36,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cohort-dev/cohort/internal/proc"
@@ -233,10 +234,34 @@ func (b *Bash) shell() string {
 	if b.cfg.Shell != "" {
 		return b.cfg.Shell
 	}
-	if p, err := exec.LookPath("bash"); err == nil {
+	if p := lookBash(); p != "" {
 		return p
 	}
 	return "sh"
+}
+
+// bashPath remembers where bash was found for a given PATH: the lookup
+// stats every PATH entry, and agents make thousands of Bash calls.
+var bashPath struct {
+	sync.Mutex
+	path, found string
+}
+
+// lookBash returns bash's path under the current PATH, or "" when there is
+// none (not remembered, so a bash installed later is found).
+func lookBash() string {
+	path := os.Getenv("PATH")
+	bashPath.Lock()
+	defer bashPath.Unlock()
+	if bashPath.found != "" && bashPath.path == path {
+		return bashPath.found
+	}
+	p, err := exec.LookPath("bash")
+	if err != nil {
+		return ""
+	}
+	bashPath.path, bashPath.found = path, p
+	return p
 }
 
 // workDir returns the agent's working directory, checking that it exists.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -260,5 +261,30 @@ func TestBashShellFallback(t *testing.T) {
 	b = NewBash(Config{Shell: "/nonexistent/shell"})
 	if _, err := run(t, b, t.Context(), &tool.Env{Cwd: t.TempDir()}, map[string]any{"command": "true"}); err == nil {
 		t.Errorf("a missing shell is not an error")
+	}
+}
+
+// TestLookBashFollowsPATH checks that the remembered bash is dropped when
+// PATH changes, and that a missing bash is not remembered.
+func TestLookBashFollowsPATH(t *testing.T) {
+	want, err := exec.LookPath("bash")
+	if err != nil {
+		t.Fatalf("bash is needed for this test: %v", err)
+	}
+	if got := lookBash(); got != want {
+		t.Fatalf("lookBash() = %q, want %q", got, want)
+	}
+	dir := t.TempDir()
+	other := filepath.Join(dir, "bash")
+	if err := os.WriteFile(other, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir)
+	if got := lookBash(); got != other {
+		t.Fatalf("after PATH changed, lookBash() = %q, want %q", got, other)
+	}
+	t.Setenv("PATH", t.TempDir())
+	if got := lookBash(); got != "" {
+		t.Fatalf("with no bash on PATH, lookBash() = %q, want \"\"", got)
 	}
 }
