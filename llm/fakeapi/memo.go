@@ -58,49 +58,38 @@ func (m *memo) admit(n int) {
 // message decodes raw as a Message, or returns the one decoded from the
 // same bytes before. A nil memo decodes every time.
 func (m *memo) message(raw json.RawMessage) (Message, error) {
-	if m != nil {
-		m.mu.Lock()
-		msg, ok := m.msgs[string(raw)]
-		m.mu.Unlock()
-		if ok {
-			return msg, nil
-		}
-	}
-	var msg Message
-	if err := json.Unmarshal(raw, &msg); err != nil {
-		return Message{}, err
-	}
-	if m != nil {
-		m.mu.Lock()
-		m.admit(len(raw))
-		m.msgs[string(raw)] = msg
-		m.mu.Unlock()
-	}
-	return msg, nil
+	return remembered(m, func(m *memo) map[string]Message { return m.msgs }, raw)
 }
 
 // tool decodes raw as a Tool, or returns the one decoded from the same
 // bytes before.
 func (m *memo) tool(raw json.RawMessage) (Tool, error) {
+	return remembered(m, func(m *memo) map[string]Tool { return m.tools }, raw)
+}
+
+// remembered decodes raw into a T through the memo table that table picks
+// (picked again after admit, which may start the memo over).
+func remembered[T any](m *memo, table func(*memo) map[string]T, raw json.RawMessage) (T, error) {
 	if m != nil {
 		m.mu.Lock()
-		t, ok := m.tools[string(raw)]
+		v, ok := table(m)[string(raw)]
 		m.mu.Unlock()
 		if ok {
-			return t, nil
+			return v, nil
 		}
 	}
-	var t Tool
-	if err := json.Unmarshal(raw, &t); err != nil {
-		return Tool{}, err
+	var v T
+	if err := json.Unmarshal(raw, &v); err != nil {
+		var zero T
+		return zero, err
 	}
 	if m != nil {
 		m.mu.Lock()
 		m.admit(len(raw))
-		m.tools[string(raw)] = t
+		table(m)[string(raw)] = v
 		m.mu.Unlock()
 	}
-	return t, nil
+	return v, nil
 }
 
 // canonical returns the digest of canonical(raw, v), remembered by raw. A
