@@ -1,6 +1,7 @@
 package agenttool
 
 import (
+	"context"
 	"slices"
 
 	"github.com/cohort-dev/cohort/agent"
@@ -73,8 +74,15 @@ func (rt *Runtime) buildPlan(a *Agent, chain prompt.Chain, system []llm.Block) (
 		chain.Proactive = rt.cfg.Proactive
 	}
 	git := rt.cfg.GitSnapshot
-	if rt.slim(a) {
+	switch {
+	case rt.slim(a):
 		git = ""
+	case git != "" && a.Worktree != "" && system == nil:
+		// The session's snapshot describes the main checkout (its branch,
+		// its uncommitted files); an agent confined to a worktree is told
+		// about the worktree it works in instead. (A fork keeps its
+		// parent's bytes: system is already set.)
+		git = prompt.GitSnapshot(context.Background(), a.Worktree)
 	}
 	if system == nil {
 		system = prompt.System(chain, rt.environment(a, tools), git)

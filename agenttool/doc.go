@@ -33,7 +33,9 @@
 //     from the agent's name or description plus its id. The agent's cwd is
 //     the same directory inside the worktree, its env's write guard the
 //     worktree's (file tools and Bash consult it), and its environment
-//     says it is isolated. When the task body returns — finished, failed or
+//     says it is isolated; when the session has a git snapshot, the agent's
+//     is taken in its worktree (its branch and status, not the main
+//     checkout's uncommitted files). When the task body returns — finished, failed or
 //     stopped — a clean worktree goes with its branch and a changed one is
 //     kept and named in the result and the notification. Children of a
 //     confined agent inherit its cwd and guard. A fork keeps its parent's

@@ -45,7 +45,10 @@ type isoConfig struct {
 	policy fakeapi.Policy
 	flags  []string
 	noRepo bool // the cwd is not a git repository
-	mates  TeammateSpawner
+	// gitSnapshot gives the session the main checkout's git snapshot, as
+	// the CLI does.
+	gitSnapshot bool
+	mates       TeammateSpawner
 }
 
 func newIsoRig(t *testing.T, ic isoConfig) *isoRig {
@@ -94,8 +97,13 @@ func newIsoRig(t *testing.T, ic isoConfig) *isoRig {
 		_ = r.reg.Close(ctx)
 		_ = ws.Close(ctx)
 	})
+	snapshot := ""
+	if ic.gitSnapshot {
+		snapshot = prompt.GitSnapshot(t.Context(), r.dir)
+	}
 	rt, err = New(Config{
-		Model: model, Catalog: agent.NewCatalog(agent.BuiltIns(fs)), Flags: fs,
+		GitSnapshot: snapshot,
+		Model:       model, Catalog: agent.NewCatalog(agent.BuiltIns(fs)), Flags: fs,
 		Tools: append(builtin.All(builtin.Config{}), ws.Tools()...), Tasks: r.reg, Cwd: r.dir, SessionID: "s1",
 		Environment: prompt.Environment{Platform: "linux", Date: "2026-11-30"},
 		Hooks:       func(a *Agent) engine.Hooks { return r.hooks },
@@ -234,12 +242,17 @@ func routes(m map[string]func(*fakeapi.Request) fakeapi.Reply) fakeapi.Policy {
 func TestIsolatedSubagentIsConfinedToItsWorktree(t *testing.T) {
 	var leadSaw, childSaw []string
 	var mu sync.Mutex
-	var childCwd, childSystem string
+	var childCwd, childSystem, leadSystem string
 	var r *isoRig
-	r = newIsoRig(t, isoConfig{policy: routes(map[string]func(*fakeapi.Request) fakeapi.Reply{
+	r = newIsoRig(t, isoConfig{gitSnapshot: true, policy: routes(map[string]func(*fakeapi.Request) fakeapi.Reply{
 		"LEAD:": turnScript(
-			reply(call("Agent", map[string]any{"description": "edit in isolation", "prompt": "CHILD: change shared.txt",
-				"isolation": "worktree"})),
+			func(q *fakeapi.Request) fakeapi.Reply {
+				mu.Lock()
+				leadSystem = q.SystemText()
+				mu.Unlock()
+				return reply(call("Agent", map[string]any{"description": "edit in isolation", "prompt": "CHILD: change shared.txt",
+					"isolation": "worktree"}))(q)
+			},
 			func(q *fakeapi.Request) fakeapi.Reply {
 				mu.Lock()
 				leadSaw = append(leadSaw, q.LastToolResultText())
@@ -274,6 +287,13 @@ func TestIsolatedSubagentIsConfinedToItsWorktree(t *testing.T) {
 	wt := filepath.Join(r.dir, ".cohort", "worktrees", childCwd[strings.LastIndex(childCwd, "/")+1:])
 	if childCwd != wt || !strings.Contains(childSystem, "Isolated git worktree: "+wt) {
 		t.Fatalf("child cwd %q, system prompt:\n%s", childCwd, childSystem)
+	}
+	// Each is told about the checkout it works in.
+	if !strings.Contains(leadSystem, "Current branch: main\n") {
+		t.Errorf("the lead's git snapshot does not show main:\n%s", leadSystem)
+	}
+	if !strings.Contains(childSystem, "Current branch: cohort/"+filepath.Base(wt)+"\n") || strings.Contains(childSystem, "Current branch: main") {
+		t.Errorf("the isolated child's git snapshot is not its worktree's:\n%s", childSystem)
 	}
 	if len(childSaw) != 5 {
 		t.Fatalf("child saw %d results: %q", len(childSaw), childSaw)
