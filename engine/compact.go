@@ -39,11 +39,15 @@ func (a *Agent) needsCompaction() bool {
 	return n > c.KeepRecent+1 && float64(a.nextRequestTokens()) >= c.Threshold*float64(c.ContextWindow)
 }
 
+// maybeCompact compacts when the next request calls for it, then cuts what
+// is still too large (fit.go).
 func (a *Agent) maybeCompact(ctx context.Context) error {
-	if !a.needsCompaction() {
-		return nil
+	if a.needsCompaction() {
+		if err := a.Compact(ctx); err != nil {
+			return err
+		}
 	}
-	return a.Compact(ctx)
+	return a.fitHistory()
 }
 
 // Compact replaces older turns with a model-written summary, keeping the
@@ -73,24 +77,8 @@ func (a *Agent) Compact(ctx context.Context) error {
 	a.mu.Unlock()
 
 	a.emit(Event{Kind: EventCompact, Compact: &CompactInfo{TokensBefore: before, Summary: summary, Kept: len(kept)}})
-	if err := a.record(session.Entry{Type: session.TypeSystem, Subtype: session.SubtypeCompactBoundary,
-		Content: fmt.Sprintf("compacted %d messages (%d tokens) into a summary; kept %d", cut, before, len(kept))}); err != nil {
-		return err
-	}
-	if err := a.record(session.Entry{Type: session.TypeUser, Message: &head, Origin: session.OriginCompactSummary}); err != nil {
-		return err
-	}
-	for i := range kept {
-		m := kept[i]
-		typ, origin := session.TypeAssistant, ""
-		if m.Role == llm.RoleUser {
-			typ, origin = session.TypeUser, session.OriginToolResult
-		}
-		if err := a.record(session.Entry{Type: typ, Message: &m, Origin: origin}); err != nil {
-			return err
-		}
-	}
-	return nil
+	return a.recordRewrite(fmt.Sprintf("compacted %d messages (%d tokens) into a summary; kept %d", cut, before, len(kept)),
+		append([]llm.Message{head}, kept...), session.OriginCompactSummary)
 }
 
 // compactionCut returns the index of the first kept message: an assistant
@@ -110,6 +98,9 @@ func compactionCut(history []llm.Message, keep int) int {
 // summarize asks the model for a summary of history. The request shares the
 // agent's system prompt, tools and history so it reads the prompt cache.
 func (a *Agent) summarize(ctx context.Context, history []llm.Message) (string, error) {
+	// A history too large to send is cut for this request only (fit.go).
+	c := a.cfg.Compaction
+	history, _ = fitMessages(history, c.ContextWindow-int64(c.MaxSummaryTokens)-a.fixedTokens())
 	req := a.requestFor(slices.Clone(history))
 	n := len(req.Messages)
 	if n == 0 || req.Messages[n-1].Role != llm.RoleUser {

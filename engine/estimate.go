@@ -28,8 +28,8 @@ const bytesPerToken = 4
 const imageTokens = 1600
 
 // blockOverhead is what each block adds to the estimate besides its
-// contents (type, ids, names, JSON punctuation), in bytes.
-const blockOverhead = 16
+// contents, ids and names (its type and the JSON punctuation), in bytes.
+const blockOverhead = 40
 
 // nextRequestTokens estimates the input tokens of the next request.
 func (a *Agent) nextRequestTokens() int64 {
@@ -42,12 +42,7 @@ func (a *Agent) nextRequestTokens() int64 {
 		}
 		return a.lastSeen + messagesTokens(a.history[since:])
 	}
-	var bytes int64
-	for _, d := range a.defs {
-		bytes += int64(len(d.Name)+len(d.Description)+len(d.InputSchema)) + blockOverhead
-	}
-	tokens := bytes/bytesPerToken + blocksTokens(a.cfg.System)
-	return tokens + messagesTokens(a.history)
+	return a.fixedTokensLocked() + messagesTokens(a.history)
 }
 
 // messagesTokens estimates the tokens of msgs.
@@ -70,7 +65,7 @@ func blocksTokens(blocks []llm.Block) int64 {
 				images++
 				continue
 			}
-			bytes += int64(len(b.Text)+len(b.Input)+len(b.Thinking)+len(b.Data)) + blockOverhead
+			bytes += int64(len(b.Text)+len(b.Input)+len(b.Thinking)+len(b.Data)+len(b.ID)+len(b.ToolUseID)+len(b.Name)) + blockOverhead
 			walk(b.Content)
 		}
 	}

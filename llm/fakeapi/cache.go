@@ -48,6 +48,11 @@ type Usage struct {
 	OutputTokens             int `json:"output_tokens"`
 }
 
+// total is the request's whole input: uncached, written and read.
+func (u Usage) total() int {
+	return u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens
+}
+
 // CacheStats summarises what the simulator has done since the server started.
 type CacheStats struct {
 	Entries        int   // live (unexpired) entries now

@@ -15,6 +15,10 @@ func (s *Server) respond(ctx context.Context, w http.ResponseWriter, rec *Record
 	// Plan before the policy runs: a policy that blocks (a test barrier)
 	// must not let another request's commit leak into this one's reads.
 	pl := s.cache.plan(req)
+	if in := pl.usage.total(); s.cfg.ContextWindow > 0 && in > s.cfg.ContextWindow {
+		s.fail(w, rec, invalid("prompt is too long: %d tokens > %d maximum", in, s.cfg.ContextWindow), nil)
+		return
+	}
 	reply, err := s.decide(req)
 	if err == nil {
 		reply, err = normalize(reply, sum)

@@ -41,6 +41,10 @@ type Config struct {
 	// RecordLimit bounds Requests to the most recent N requests (0 keeps
 	// all). Long-running demos set it; tests usually leave it at 0.
 	RecordLimit int
+	// ContextWindow, when set, is the most input tokens (counted as the
+	// cache simulator counts them) a request may have: a larger one gets
+	// the API's 400 "prompt is too long". 0 accepts any size.
+	ContextWindow int
 }
 
 // Recorded is one request the server received and what it answered.

@@ -211,3 +211,22 @@ func BenchmarkConcurrentStreams(b *testing.B) {
 		wg.Wait()
 	}
 }
+
+// TestContextWindow: a request over the configured window is refused as the
+// API refuses it, before the policy sees it; one under it is answered.
+func TestContextWindow(t *testing.T) {
+	asked := 0
+	srv := start(t, Config{ContextWindow: 1000, Policy: func(*Request) Reply { asked++; return TextReply("ok") }})
+	c := httpClient(t)
+	big := call(t, c, srv.URL, "/v1/messages", body(user(strings.Repeat("word ", 1000)))) // 5,000 bytes ≈ 1,250 tokens
+	if big.Status != 400 || !strings.Contains(string(big.Body), "prompt is too long: ") || !strings.Contains(string(big.Body), "> 1000 maximum") {
+		t.Fatalf("oversized request: status %d, body %s", big.Status, big.Body)
+	}
+	small := call(t, c, srv.URL, "/v1/messages", body(user(strings.Repeat("word ", 100))))
+	if small.Status != 200 {
+		t.Fatalf("small request: status %d, body %s", small.Status, small.Body)
+	}
+	if asked != 1 {
+		t.Fatalf("the policy was asked %d times, want once (only for the request that fits)", asked)
+	}
+}
