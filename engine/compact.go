@@ -100,7 +100,7 @@ func compactionCut(history []llm.Message, keep int) int {
 func (a *Agent) summarize(ctx context.Context, history []llm.Message) (string, error) {
 	// A history too large to send is cut for this request only (fit.go).
 	c := a.cfg.Compaction
-	history, _ = fitMessages(history, c.ContextWindow-int64(c.MaxSummaryTokens)-a.fixedTokens())
+	history, _ = fitMessages(history, a.fitBudget()-int64(c.MaxSummaryTokens)-a.fixedTokens())
 	req := a.requestFor(slices.Clone(history))
 	n := len(req.Messages)
 	if n == 0 || req.Messages[n-1].Role != llm.RoleUser {

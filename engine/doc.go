@@ -28,4 +28,11 @@
 //     stale markers can never accumulate.
 //   - A tool's Go error is shown to the model as an is_error result, like a
 //     tool failure; only cancellation of the agent's context ends the loop.
+//   - Before every request its size is estimated (estimate.go); over the
+//     compaction threshold the older turns are summarised (compact.go), and
+//     when the recent turns kept verbatim are still too large, the longest
+//     tool results and user texts are cut to one common length with a note
+//     (fit.go) rather than sending a request the API would refuse. Each
+//     rewrite is recorded after a compaction boundary so resumes send the
+//     same bytes.
 package engine

@@ -65,10 +65,27 @@ func blocksTokens(blocks []llm.Block) int64 {
 				images++
 				continue
 			}
-			bytes += int64(len(b.Text)+len(b.Input)+len(b.Thinking)+len(b.Data)+len(b.ID)+len(b.ToolUseID)+len(b.Name)) + blockOverhead
+			bytes += jsonLen(b.Text) + jsonLen(b.Thinking) + int64(len(b.Input)+len(b.Data)+len(b.ID)+len(b.ToolUseID)+len(b.Name)) + blockOverhead
 			walk(b.Content)
 		}
 	}
 	walk(blocks)
 	return bytes/bytesPerToken + images*imageTokens
+}
+
+// jsonLen is the length of s as a JSON string's contents: quotes,
+// backslashes and control characters take more bytes escaped. Tool results
+// are often JSON or code, full of quotes and newlines, and the API counts
+// what is sent.
+func jsonLen(s string) int64 {
+	n := int64(len(s))
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t' || c == '\b' || c == '\f':
+			n++
+		case c < 0x20:
+			n += 5
+		}
+	}
+	return n
 }

@@ -103,7 +103,8 @@ func (a *Agent) recordRewrite(note string, msgs []llm.Message, firstOrigin strin
 }
 
 // cuttable is one text the fitter may shorten: msgs[msg].Content[block],
-// or the inner block of that tool_result when inner >= 0.
+// or the inner block of that tool_result when inner >= 0; size is its
+// length as sent (JSON-escaped).
 type cuttable struct{ msg, block, inner, size int }
 
 // fitMessages returns msgs with their longest cuttable texts cut to a
@@ -124,13 +125,13 @@ func fitMessages(msgs []llm.Message, budget int64) ([]llm.Message, int) {
 		for j, b := range msgs[i].Content {
 			switch b.Type {
 			case llm.BlockText:
-				cs = append(cs, cuttable{i, j, -1, len(b.Text)})
-				cutBytes += int64(len(b.Text))
+				cs = append(cs, cuttable{i, j, -1, int(jsonLen(b.Text))})
+				cutBytes += jsonLen(b.Text)
 			case llm.BlockToolResult:
 				for k, in := range b.Content {
 					if in.Type == llm.BlockText {
-						cs = append(cs, cuttable{i, j, k, len(in.Text)})
-						cutBytes += int64(len(in.Text))
+						cs = append(cs, cuttable{i, j, k, int(jsonLen(in.Text))})
+						cutBytes += jsonLen(in.Text)
 					}
 				}
 			}
@@ -186,11 +187,16 @@ func capFor(cs []cuttable, room int64) int {
 	return max(sizes[len(sizes)-1], minCutBytes) // everything fits uncut
 }
 
-// cutText shortens s to at most limit bytes, note included, cutting at a
-// character boundary.
+// cutText shortens s to at most limit bytes as sent (JSON-escaped, note
+// included), cutting at a character boundary.
 func cutText(s string, limit int) string {
-	keep := max(limit-cutNoteRoom, 0)
-	for keep > 0 && !utf8.RuneStart(s[keep]) {
+	room := int64(limit - cutNoteRoom)
+	keep := 0
+	for keep < len(s) && jsonLen(s[keep:keep+1]) <= room {
+		room -= jsonLen(s[keep : keep+1])
+		keep++
+	}
+	for keep > 0 && keep < len(s) && !utf8.RuneStart(s[keep]) {
 		keep--
 	}
 	return s[:keep] + fmt.Sprintf(cutNote, len(s)-keep)

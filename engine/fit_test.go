@@ -98,6 +98,11 @@ func TestCutTextKeepsCharactersWhole(t *testing.T) {
 	if strings.Trim(kept, "é") != "" {
 		t.Fatalf("a character was split: %q", kept)
 	}
+	// Quotes take two bytes each once escaped, and the limit is on those.
+	quoted := cutText(strings.Repeat(`"`, 1000), 300)
+	if n := jsonLen(quoted); n > 300 || n < 250 {
+		t.Fatalf("cutText of quotes is %d bytes escaped, want at most 300 (and not far below)", n)
+	}
 }
 
 // TestEngineFitsAnOversizedTurn: one turn's results are far over the window

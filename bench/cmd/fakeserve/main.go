@@ -2,7 +2,7 @@
 // process, so that a benchmark can time the cohort binary without the
 // fake's CPU and memory counted in it.
 //
-//	fakeserve [-script FILE] [-nocache] [-cpuprofile FILE] [-v]
+//	fakeserve [-script FILE] [-nocache] [-window TOKENS] [-cpuprofile FILE] [-v]
 //
 // It prints the base URL (http://127.0.0.1:PORT) as the first line of
 // stdout; point cohort at it with ANTHROPIC_BASE_URL. Without -script it
@@ -10,7 +10,10 @@
 // workload from the lead's prompt. It serves until stdin reaches EOF (the
 // parent closed it or died) or it gets SIGINT or SIGTERM, then closes the
 // server, prints one JSON line — the scenario summary, or for a script the
-// request count — and exits 0.
+// request count — and exits 0. Like the real API it refuses a request over
+// the model's context window (-window, 200,000 tokens by default), so a
+// benchmark run whose lead outgrows the window fails instead of passing on
+// a request the API would never have answered.
 package main
 
 import (
@@ -39,6 +42,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	noCache := fs.Bool("nocache", false, "turn the prompt-cache simulator off (less work for the fake)")
 	verbose := fs.Bool("v", false, "log every request on stderr")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the fake to this file")
+	window := fs.Int("window", 200_000, "refuse a request over this many input tokens with the API's \"prompt is too long\" (0: any size)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -46,7 +50,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "fakeserve: unexpected argument %q; see -h\n", fs.Arg(0))
 		return 2
 	}
-	cfg := fakeapi.Config{RecordLimit: 8, Cache: fakeapi.CacheConfig{Disabled: *noCache}}
+	if *window < 0 {
+		fmt.Fprintf(stderr, "fakeserve: -window %d must not be negative\n", *window)
+		return 2
+	}
+	cfg := fakeapi.Config{RecordLimit: 8, Cache: fakeapi.CacheConfig{Disabled: *noCache}, ContextWindow: *window}
 	if *verbose {
 		cfg.Logf = func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) }
 	}

@@ -67,7 +67,7 @@ func TestServesUntilStdinCloses(t *testing.T) {
 }
 
 func TestBadArguments(t *testing.T) {
-	for _, args := range [][]string{{"extra"}, {"-script", "/no/such/script.yaml"}, {"-nosuchflag"}} {
+	for _, args := range [][]string{{"extra"}, {"-script", "/no/such/script.yaml"}, {"-nosuchflag"}, {"-window", "-1"}} {
 		var errb strings.Builder
 		if code := run(args, strings.NewReader(""), io.Discard, &errb); code != 2 || errb.Len() == 0 {
 			t.Errorf("run(%q) = %d with stderr %q; want 2 and a message", args, code, errb.String())
