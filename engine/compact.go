@@ -28,7 +28,7 @@ const summaryPreamble = "This conversation continues an earlier one that was com
 // needsCompaction reports whether the next request, as estimated before it
 // is sent (estimate.go), would use enough of the context window to compact
 // first.
-func (a *Agent) needsCompaction() bool {
+func (a *Agent) needsCompaction(estimate int64) bool {
 	c := a.cfg.Compaction
 	if c.Disabled {
 		return false
@@ -36,18 +36,23 @@ func (a *Agent) needsCompaction() bool {
 	a.mu.Lock()
 	n := len(a.history)
 	a.mu.Unlock()
-	return n > c.KeepRecent+1 && float64(a.nextRequestTokens()) >= c.Threshold*float64(c.ContextWindow)
+	return n > c.KeepRecent+1 && float64(estimate) >= c.Threshold*float64(c.ContextWindow)
 }
 
 // maybeCompact compacts when the next request calls for it, then cuts what
 // is still too large (fit.go).
 func (a *Agent) maybeCompact(ctx context.Context) error {
-	if a.needsCompaction() {
+	if a.cfg.Compaction.Disabled {
+		return nil
+	}
+	estimate := a.nextRequestTokens()
+	if a.needsCompaction(estimate) {
 		if err := a.Compact(ctx); err != nil {
 			return err
 		}
+		estimate = a.nextRequestTokens()
 	}
-	return a.fitHistory()
+	return a.fitHistory(estimate)
 }
 
 // Compact replaces older turns with a model-written summary, keeping the

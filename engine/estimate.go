@@ -80,12 +80,18 @@ func blocksTokens(blocks []llm.Block) int64 {
 func jsonLen(s string) int64 {
 	n := int64(len(s))
 	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t' || c == '\b' || c == '\f':
-			n++
-		case c < 0x20:
-			n += 5
-		}
+		n += int64(jsonExtra[s[i]])
 	}
 	return n
 }
+
+// jsonExtra is how many bytes escaping adds to each byte value.
+var jsonExtra = func() (t [256]uint8) {
+	for c := range 0x20 {
+		t[c] = 5 // \u00XX
+	}
+	for _, c := range []byte{'"', '\\', '\n', '\r', '\t', '\b', '\f'} {
+		t[c] = 1
+	}
+	return t
+}()

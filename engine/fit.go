@@ -59,11 +59,12 @@ func (a *Agent) fixedTokensLocked() int64 {
 	return bytes/bytesPerToken + blocksTokens(a.cfg.System)
 }
 
-// fitHistory cuts the history to the budget when the next request would
-// exceed it, and records the result. It does nothing when compaction is
-// disabled (the caller keeps the history as it is) or the request fits.
-func (a *Agent) fitHistory() error {
-	if a.cfg.Compaction.Disabled || a.nextRequestTokens() <= a.fitBudget() {
+// fitHistory cuts the history to the budget when the next request, of
+// estimate tokens, would exceed it, and records the result. It does nothing
+// when compaction is disabled (the caller keeps the history as it is) or the
+// request fits.
+func (a *Agent) fitHistory(estimate int64) error {
+	if a.cfg.Compaction.Disabled || estimate <= a.fitBudget() {
 		return nil
 	}
 	fixed := a.fixedTokens()
