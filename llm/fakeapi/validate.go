@@ -3,7 +3,6 @@ package fakeapi
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -30,12 +29,26 @@ var toolNamePattern = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,128}$`)
 // Messages and tools come from mm when their exact bytes were decoded
 // before (mm may be nil).
 func decodeRequest(body []byte, countOnly bool, mm *memo) (*Request, *apiError) {
+	return decodeWith(body, countOnly, mm, splitBody)
+}
+
+// decodeWith is decodeRequest with the body's first reading done by split
+// (a test compares splitBody with json.Unmarshal through it). Whatever else
+// is wrong, a body that is not valid JSON is reported as such, as the API
+// (and json.Unmarshal, which checks the whole body first) does; splitBody
+// leaves the insides of messages to their own decoding, so the body is
+// checked again on the error path.
+func decodeWith(body []byte, countOnly bool, mm *memo, split func([]byte, *wireRequest) error) (*Request, *apiError) {
+	req, e := decodeParts(body, countOnly, mm, split)
+	if e != nil && !json.Valid(body) {
+		return nil, notJSON()
+	}
+	return req, e
+}
+
+func decodeParts(body []byte, countOnly bool, mm *memo, split func([]byte, *wireRequest) error) (*Request, *apiError) {
 	var w wireRequest
-	if err := json.Unmarshal(body, &w); err != nil {
-		var syntax *json.SyntaxError
-		if errors.As(err, &syntax) {
-			return nil, invalid("request body is not valid JSON; send a JSON object with model, max_tokens and messages")
-		}
+	if err := split(body, &w); err != nil {
 		return nil, invalid("request body: %v", err)
 	}
 	req := &Request{Thinking: w.Thinking, Stream: w.Stream, CacheControl: w.CacheControl}
@@ -82,6 +95,10 @@ func decodeRequest(body []byte, countOnly bool, mm *memo) (*Request, *apiError) 
 		return nil, e
 	}
 	return req, nil
+}
+
+func notJSON() *apiError {
+	return invalid("request body is not valid JSON; send a JSON object with model, max_tokens and messages")
 }
 
 // validate applies the API's structural rules to a decoded request.
