@@ -9,8 +9,11 @@
 // peak RSS, the CPU time of cohort (with the bash processes it ran) and of
 // the fake, and whether every run did the whole workload exactly once. It
 // prints the machine's facts first: CPU, core count, Go version, load
-// average, and how long a fork+exec of /bin/true takes right now, since on a
-// busy machine that dominates the Bash-heavy workloads. It exits 1 if a run
+// average, how long a fork+exec of /bin/true takes right now, and what a
+// `bash -c true` costs one and two at a time, since on a busy machine (or a
+// VM that creates processes one at a time) that dominates the Bash-heavy
+// workloads; each workload's row shows its "bash floor", its Bash calls
+// times that cost. It exits 1 if a run
 // failed or did the wrong work; missing a target is reported, not fatal.
 package main
 
