@@ -194,19 +194,22 @@ type sseWriter struct {
 	w     io.Writer
 	flush func() error
 	buf   bytes.Buffer
+	enc   *json.Encoder // writes into buf, HTML left unescaped as the API does
 }
 
 func (s *sseWriter) write(ev event) error {
-	data, err := marshalNoEscape(ev.payload)
-	if err != nil {
-		return err
+	if s.enc == nil {
+		s.enc = json.NewEncoder(&s.buf)
+		s.enc.SetEscapeHTML(false)
 	}
 	s.buf.Reset()
 	s.buf.WriteString("event: ")
 	s.buf.WriteString(ev.name)
 	s.buf.WriteString("\ndata: ")
-	s.buf.Write(data)
-	s.buf.WriteString("\n\n")
+	if err := s.enc.Encode(ev.payload); err != nil { // ends the line
+		return err
+	}
+	s.buf.WriteByte('\n')
 	if _, err := s.w.Write(s.buf.Bytes()); err != nil {
 		return err
 	}

@@ -24,6 +24,21 @@ const maxBreakpoints = 4
 
 var toolNamePattern = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,128}$`)
 
+// validToolName is toolNamePattern.MatchString without the regexp engine:
+// every request's tools are checked.
+func validToolName(name string) bool {
+	if len(name) < 1 || len(name) > 128 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
 // decodeRequest decodes and validates a /v1/messages body. countOnly relaxes
 // the rules that only apply to generation (max_tokens), for count_tokens.
 // Messages and tools come from mm when their exact bytes were decoded
@@ -126,7 +141,7 @@ func validate(req *Request) *apiError {
 func validateTools(tools []Tool) *apiError {
 	seen := make(map[string]bool, len(tools))
 	for i, t := range tools {
-		if !toolNamePattern.MatchString(t.Name) {
+		if !validToolName(t.Name) {
 			return invalid("tools.%d.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$' (got %q)", i, t.Name)
 		}
 		if seen[t.Name] {
@@ -139,10 +154,7 @@ func validateTools(tools []Tool) *apiError {
 		if len(t.InputSchema) == 0 {
 			return invalid("tools.%d.input_schema: Field required", i)
 		}
-		var schema struct {
-			Type string `json:"type"`
-		}
-		if json.Unmarshal(t.InputSchema, &schema) != nil || schema.Type != "object" {
+		if t.schemaType() != "object" {
 			return invalid("tools.%d.input_schema: must be a JSON schema object with \"type\": \"object\"", i)
 		}
 	}

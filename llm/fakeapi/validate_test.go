@@ -174,3 +174,15 @@ func TestHeaderRules(t *testing.T) {
 		t.Errorf("missing anthropic-version: status %d", resp.StatusCode)
 	}
 }
+
+// FuzzValidToolName holds validToolName to the API's pattern.
+func FuzzValidToolName(f *testing.F) {
+	for _, s := range []string{"", "a", "Bash", "mcp__srv__tool-1", "has space", "ü", "a.b", strings.Repeat("x", 128), strings.Repeat("x", 129)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		if got, want := validToolName(name), toolNamePattern.MatchString(name); got != want {
+			t.Fatalf("validToolName(%q) = %v, the pattern says %v", name, got, want)
+		}
+	})
+}

@@ -156,6 +156,9 @@ type Tool struct {
 	CacheControl json.RawMessage `json:"cache_control,omitempty"`
 
 	raw json.RawMessage
+	// schema is the "type" of InputSchema, read once when the tool is
+	// decoded (a decoded tool is remembered and checked on every request).
+	schema string
 }
 
 // UnmarshalJSON decodes a tool and keeps its raw bytes for the cache hash.
@@ -167,7 +170,27 @@ func (t *Tool) UnmarshalJSON(data []byte) error {
 	}
 	*t = Tool(p)
 	t.raw = append(json.RawMessage(nil), data...)
+	t.schema = schemaTypeOf(t.InputSchema)
 	return nil
+}
+
+// schemaType returns the "type" of the tool's input schema ("" when it has
+// none or is not an object).
+func (t Tool) schemaType() string {
+	if t.raw != nil {
+		return t.schema
+	}
+	return schemaTypeOf(t.InputSchema) // a Tool built in Go
+}
+
+func schemaTypeOf(schema json.RawMessage) string {
+	var s struct {
+		Type string `json:"type"`
+	}
+	if len(schema) == 0 || json.Unmarshal(schema, &s) != nil {
+		return ""
+	}
+	return s.Type
 }
 
 // wireRequest is the body as decoded, with pointers where the API tells a
