@@ -117,8 +117,7 @@ func (s *Server) stream(ctx context.Context, w http.ResponseWriter, rec *Recorde
 	h.Set("cache-control", "no-cache")
 	w.WriteHeader(200)
 	s.update(rec, func(rc *Recorded) { rc.Status = 200 })
-	rc := http.NewResponseController(w)
-	sw := &sseWriter{w: w, flush: rc.Flush}
+	sw := &sseWriter{w: w}
 
 	var content []event
 	for i, b := range reply.Content {
