@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"iter"
 	"net/http"
+	"time"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
@@ -91,6 +93,7 @@ func (m *Model) attempt(ctx context.Context, body []byte, background bool,
 			if err != nil {
 				return failure{err: err}, false
 			}
+			finishBody(raw.Body, cancel)
 			w.yield(yield, llm.Event{Type: llm.EventDone, Response: resp})
 			return failure{}, true
 		}
@@ -118,4 +121,26 @@ func (m *Model) classify(ctx, actx context.Context, err error, w *watch, backgro
 		return failure{err: fmt.Errorf("claude: request not sent: %w", err)}
 	}
 	return failure{err: fmt.Errorf("%w: %w", ErrProtocol, err)}
+}
+
+// Bounds of finishBody.
+var (
+	finishTimeout       = time.Second
+	finishMax     int64 = 64 << 10
+)
+
+// errFinish cancels an attempt whose body did not end after message_stop.
+var errFinish = errors.New("claude: the response body did not end after message_stop")
+
+// finishBody reads what is left of a delivered response (normally only the
+// end of the chunked body) before it is closed. net/http reuses a
+// connection only when its body was read to the end; closing it right after
+// message_stop would make every request pay a new TCP (and, against the
+// API, TLS) handshake. A server that keeps sending or holds the body open
+// is given up on after finishMax bytes or finishTimeout, by cancelling the
+// attempt; the message is complete either way.
+func finishBody(body io.Reader, cancel context.CancelCauseFunc) {
+	t := time.AfterFunc(finishTimeout, func() { cancel(errFinish) })
+	defer t.Stop()
+	_, _ = io.CopyN(io.Discard, body, finishMax)
 }
