@@ -197,7 +197,7 @@ func fragments(s string, rng *rand.Rand, maxBytes int) []string {
 type sseWriter struct {
 	w   io.Writer
 	buf bytes.Buffer
-	enc   *json.Encoder // writes into buf, HTML left unescaped as the API does
+	enc *json.Encoder // writes into buf, HTML left unescaped as the API does
 }
 
 func (s *sseWriter) write(ev event) error {
