@@ -19,12 +19,13 @@ import (
 // The memo is bounded by the bytes of its keys; when full it starts over,
 // which costs only the re-decoding.
 type memo struct {
-	mu    sync.Mutex
-	msgs  map[string]Message
-	tools map[string]Tool
-	canon map[string]canonSum
-	bytes int
-	max   int
+	mu     sync.Mutex
+	msgs   map[string]Message
+	system map[string][]Block
+	tools  map[string]Tool
+	canon  map[string]canonSum
+	bytes  int
+	max    int
 }
 
 // canonSum is the digest of a block's canonical JSON and that JSON's length
@@ -43,7 +44,7 @@ func newMemo(max int) *memo {
 }
 
 func (m *memo) reset() {
-	m.msgs, m.tools, m.canon, m.bytes = map[string]Message{}, map[string]Tool{}, map[string]canonSum{}, 0
+	m.msgs, m.system, m.tools, m.canon, m.bytes = map[string]Message{}, map[string][]Block{}, map[string]Tool{}, map[string]canonSum{}, 0
 }
 
 // admit accounts for a new key of n bytes, starting over when the memo is
@@ -58,18 +59,32 @@ func (m *memo) admit(n int) {
 // message decodes raw as a Message, or returns the one decoded from the
 // same bytes before. A nil memo decodes every time.
 func (m *memo) message(raw json.RawMessage) (Message, error) {
-	return remembered(m, func(m *memo) map[string]Message { return m.msgs }, raw)
+	return remembered(m, func(m *memo) map[string]Message { return m.msgs }, raw, decodeMessage)
+}
+
+// systemBlocks decodes a request's system field, or returns the blocks
+// decoded from the same bytes before (an agent sends one system prompt on
+// every turn).
+func (m *memo) systemBlocks(raw json.RawMessage) ([]Block, error) {
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	return remembered(m, func(m *memo) map[string][]Block { return m.system }, raw, decodeSystem)
 }
 
 // tool decodes raw as a Tool, or returns the one decoded from the same
 // bytes before.
 func (m *memo) tool(raw json.RawMessage) (Tool, error) {
-	return remembered(m, func(m *memo) map[string]Tool { return m.tools }, raw)
+	return remembered(m, func(m *memo) map[string]Tool { return m.tools }, raw, func(raw json.RawMessage) (Tool, error) {
+		var t Tool
+		err := json.Unmarshal(raw, &t)
+		return t, err
+	})
 }
 
-// remembered decodes raw into a T through the memo table that table picks
-// (picked again after admit, which may start the memo over).
-func remembered[T any](m *memo, table func(*memo) map[string]T, raw json.RawMessage) (T, error) {
+// remembered decodes raw into a T with decode, through the memo table that
+// table picks (picked again after admit, which may start the memo over).
+func remembered[T any](m *memo, table func(*memo) map[string]T, raw json.RawMessage, decode func(json.RawMessage) (T, error)) (T, error) {
 	if m != nil {
 		m.mu.Lock()
 		v, ok := table(m)[string(raw)]
@@ -78,8 +93,8 @@ func remembered[T any](m *memo, table func(*memo) map[string]T, raw json.RawMess
 			return v, nil
 		}
 	}
-	var v T
-	if err := json.Unmarshal(raw, &v); err != nil {
+	v, err := decode(raw)
+	if err != nil {
 		var zero T
 		return zero, err
 	}

@@ -101,7 +101,7 @@ func decodeParts(body []byte, countOnly bool, mm *memo, split func([]byte, *wire
 		}
 		req.Messages[i] = m
 	}
-	system, err := decodeContent(w.System)
+	system, err := mm.systemBlocks(w.System)
 	if err != nil {
 		return nil, invalid("system: %v", err)
 	}

@@ -133,8 +133,7 @@ func decodeContent(raw json.RawMessage) ([]Block, error) {
 		if err := json.Unmarshal(raw, &s); err != nil {
 			return nil, err
 		}
-		rawBlock, _ := json.Marshal(map[string]string{"type": "text", "text": s})
-		return []Block{{Type: "text", Text: s, raw: rawBlock}}, nil
+		return []Block{textBlock(s)}, nil
 	}
 	var blocks []Block
 	if err := json.Unmarshal(raw, &blocks); err != nil {
@@ -144,6 +143,12 @@ func decodeContent(raw json.RawMessage) ([]Block, error) {
 		blocks = []Block{}
 	}
 	return blocks, nil
+}
+
+// textBlock is the block a string content stands for.
+func textBlock(s string) Block {
+	raw, _ := json.Marshal(map[string]string{"type": "text", "text": s})
+	return Block{Type: "text", Text: s, raw: raw}
 }
 
 // Tool is a tool definition as sent. Type is empty or "custom" for client
