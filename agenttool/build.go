@@ -18,6 +18,9 @@ type plan struct {
 	cfg     engine.Config
 	opening []llm.Block // blocks that open the first user message
 	closers []func() error
+	// transcript is the path of the agent's transcript file, when its
+	// recorder writes one: its task's output file links to it.
+	transcript string
 }
 
 func (p *plan) close() {
@@ -120,17 +123,29 @@ func (rt *Runtime) buildPlan(a *Agent, chain prompt.Chain, system []llm.Block) (
 	if rt.cfg.Hooks != nil {
 		p.cfg.Hooks = rt.cfg.Hooks(a)
 	}
-	if rt.cfg.Transcripts != nil {
-		rec, closeFn, err := rt.cfg.Transcripts(a)
-		if err != nil {
-			return nil, err
-		}
-		p.cfg.Recorder = rec
-		if closeFn != nil {
-			p.closers = append(p.closers, closeFn)
-		}
+	if err := rt.openTranscript(p, a); err != nil {
+		return nil, err
 	}
 	return p, nil
+}
+
+// openTranscript opens a's transcript (Config.Transcripts) as p's recorder.
+func (rt *Runtime) openTranscript(p *plan, a *Agent) error {
+	if rt.cfg.Transcripts == nil {
+		return nil
+	}
+	rec, closeFn, err := rt.cfg.Transcripts(a)
+	if err != nil {
+		return err
+	}
+	p.cfg.Recorder = rec
+	if closeFn != nil {
+		p.closers = append(p.closers, closeFn)
+	}
+	if f, ok := rec.(interface{ Path() string }); ok {
+		p.transcript = f.Path()
+	}
+	return nil
 }
 
 // queueInbox feeds an agent's task queue to its engine at tool-result

@@ -189,21 +189,14 @@ func (rt *Runtime) spawnFork(ctx context.Context, parent *Agent, env *tool.Env, 
 	if rt.cfg.Hooks != nil {
 		p.cfg.Hooks = rt.cfg.Hooks(child)
 	}
-	if rt.cfg.Transcripts != nil {
-		rec, closeFn, err := rt.cfg.Transcripts(child)
-		if err != nil {
-			ws.abandon(ctx)
-			return tool.Errorf("Could not prepare the fork: %v", err), nil
-		}
-		p.cfg.Recorder = rec
-		if closeFn != nil {
-			p.closers = append(p.closers, closeFn)
-		}
+	if err := rt.openTranscript(p, child); err != nil {
+		ws.abandon(ctx)
+		return tool.Errorf("Could not prepare the fork: %v", err), nil
 	}
 	gate, first := rt.gateFor(parent.ID + "/" + assistantKey(assistant))
 	spec := task.Spec{ID: child.ID, Kind: task.KindLocalAgent, Description: in.Description, Prompt: in.Prompt,
 		SubagentType: "fork", AgentID: child.ID, Name: in.Name, ToolUseID: env.ToolUseID,
-		ParentAgentID: parent.ID, Queue: parent.Queue, Background: true}
+		ParentAgentID: parent.ID, Queue: parent.Queue, Background: true, Transcript: p.transcript}
 	rt.register(child)
 	t, err := rt.cfg.Tasks.Start(ctx, spec, ws.wrap(rt.forkRun(child, p, history, gate, first)))
 	if err != nil {

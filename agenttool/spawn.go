@@ -106,6 +106,7 @@ func (rt *Runtime) spawnSubagent(ctx context.Context, parent *Agent, env *tool.E
 		ID: child.ID, Kind: task.KindLocalAgent, Description: in.Description, Prompt: in.Prompt,
 		SubagentType: def.Name, AgentID: child.ID, Name: in.Name, ToolUseID: env.ToolUseID,
 		ParentAgentID: parent.ID, Queue: parent.Queue, Background: background, Linked: !background,
+		Transcript: p.transcript,
 	}
 	if !background && rt.flags().Bool(flags.AutoBackgroundAgents) {
 		spec.AutoBackground = time.Duration(rt.flags().Int(flags.AutoBackgroundAfterS)) * time.Second
@@ -191,6 +192,9 @@ func outcomeText(res *engine.Result) string {
 // taskSink forwards events and feeds the task's progress and output file.
 func taskSink(t *task.Task, next engine.Sink) engine.Sink {
 	out := t.Output()
+	if out != nil && out.Linked() {
+		out = nil // the output file is the transcript the engine records
+	}
 	return func(ev engine.Event) {
 		if next != nil {
 			next(ev)

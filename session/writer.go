@@ -50,8 +50,10 @@ func Create(cfg WriterConfig) (*Writer, error) {
 	}
 	w := &Writer{f: f, path: cfg.Path, sessionID: cfg.SessionID, agentID: cfg.AgentID,
 		sidechain: cfg.Sidechain, cwd: cfg.Cwd, now: now}
-	if last, err := lastUUID(cfg.Path); err == nil {
-		w.last = last
+	if fi, err := f.Stat(); err != nil || fi.Size() > 0 { // a new file has no last entry to read
+		if last, err := lastUUID(cfg.Path); err == nil {
+			w.last = last
+		}
 	}
 	return w, nil
 }

@@ -79,6 +79,15 @@
 // cap one truncation note is written. The last 1,000 lines (each cut to
 // 4 KiB) stay in memory for the UI and TaskOutput.
 //
+// An agent task whose Spec names its Transcript gets no second copy: its
+// output file is a hard link to the sidechain transcript the agent's engine
+// already writes (made without following links, checked through the opened
+// directory, chmod 0600), as Claude Code points an agent's output file at
+// its transcript. That file is written synchronously by the transcript
+// writer and never capped; TaskOutput reads its last lines from disk. When
+// the two paths cannot be linked (different file systems), the task falls
+// back to a file of its own. See linked.go.
+//
 // # Events
 //
 // Config.OnEvent receives stream-json system events shaped like Claude

@@ -69,9 +69,10 @@ func (c OutputConfig) withDefaults() OutputConfig {
 // something to write, so idle tasks cost no goroutine. Safe for concurrent
 // use; Close may be called more than once.
 type Output struct {
-	path string
-	f    *os.File
-	cfg  OutputConfig
+	path   string
+	f      *os.File // nil when linked
+	cfg    OutputConfig
+	linked bool // the file is a transcript someone else writes (linked.go)
 
 	mu       sync.Mutex
 	pending  []byte
@@ -154,6 +155,9 @@ func (o *Output) WriteLine(s string) error {
 	}
 	for line := range strings.SplitSeq(s, "\n") {
 		o.pushTail(line)
+	}
+	if o.linked {
+		return nil // the file is the transcript; lines written here stay in memory
 	}
 	if o.werr != nil {
 		return o.werr
@@ -271,15 +275,8 @@ func (o *Output) drain() {
 }
 
 func (o *Output) pushTail(line string) {
-	if len(line) > o.cfg.MaxTailLine {
-		cut := o.cfg.MaxTailLine
-		for cut > 0 && !utf8.RuneStart(line[cut]) {
-			cut--
-		}
-		line = line[:cut] + "… [line truncated]"
-	}
 	// Copy so the tail never pins a caller's large backing array.
-	line = strings.Clone(line)
+	line = strings.Clone(cutLine(line, o.cfg.MaxTailLine))
 	if len(o.tail) < o.cfg.TailLines {
 		o.tail = append(o.tail, line)
 		return
@@ -288,9 +285,30 @@ func (o *Output) pushTail(line string) {
 	o.tailHead = (o.tailHead + 1) % len(o.tail)
 }
 
+// cutLine shortens line to at most max bytes (on a character boundary),
+// marking the cut.
+func cutLine(line string, max int) string {
+	if len(line) <= max {
+		return line
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(line[cut]) {
+		cut--
+	}
+	return line[:cut] + "… [line truncated]"
+}
+
 // Tail returns up to n of the most recent lines, oldest first; n ≤ 0 means
 // all that are kept.
 func (o *Output) Tail(n int) []string {
+	if o.linked {
+		return o.linkedTail(n)
+	}
+	return o.memTail(n)
+}
+
+// memTail is Tail from the in-memory ring.
+func (o *Output) memTail(n int) []string {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	total := len(o.tail)
@@ -306,6 +324,9 @@ func (o *Output) Tail(n int) []string {
 
 // Size returns the bytes accepted for the file so far (notes included).
 func (o *Output) Size() int64 {
+	if o.linked {
+		return o.linkedSize()
+	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return o.accepted
@@ -337,7 +358,9 @@ func (o *Output) Close() error {
 		o.mu.Lock()
 		werr := o.werr
 		o.mu.Unlock()
-		o.closeErr = errors.Join(werr, o.f.Close())
+		if o.f != nil {
+			o.closeErr = errors.Join(werr, o.f.Close())
+		}
 	})
 	return o.closeErr
 }

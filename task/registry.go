@@ -214,7 +214,7 @@ var validID = regexp.MustCompile(`^[a-z][a-z0-9]{1,63}$`)
 func (r *Registry) createOutput(t *Task) error {
 	if id := t.spec.ID; id != "" {
 		name := id + ".output"
-		out, err := createOutputIn(r.root, name, filepath.Join(r.dir, name), r.cfg.Output)
+		out, err := r.openOutput(t, name)
 		if errors.Is(err, fs.ErrExist) {
 			return fmt.Errorf("task start: id %q is already used in %s", id, r.dir)
 		}
@@ -232,7 +232,7 @@ func (r *Registry) createOutput(t *Task) error {
 			return err
 		}
 		name := id + ".output"
-		out, err := createOutputIn(r.root, name, filepath.Join(r.dir, name), r.cfg.Output)
+		out, err := r.openOutput(t, name)
 		if errors.Is(err, ErrSymlink) || (err != nil && !errors.Is(err, fs.ErrExist)) {
 			return err
 		}
@@ -242,6 +242,17 @@ func (r *Registry) createOutput(t *Task) error {
 		}
 	}
 	return fmt.Errorf("task start: could not find an unused task id in %s; is the random source broken?", r.dir)
+}
+
+// openOutput creates the output file name for t: a link to its transcript
+// when it has one (linked.go), else a new file.
+func (r *Registry) openOutput(t *Task, name string) (*Output, error) {
+	if t.spec.Transcript != "" {
+		if out, ok, err := linkOutputIn(r.root, r.dir, name, t.spec.Transcript, r.cfg.Output); ok {
+			return out, err
+		}
+	}
+	return createOutputIn(r.root, name, filepath.Join(r.dir, name), r.cfg.Output)
 }
 
 func (r *Registry) discardOutput(t *Task) {

@@ -53,6 +53,12 @@ type Spec struct {
 	AutoBackground time.Duration
 	// Retain marks the task as shown in a panel from the start.
 	Retain bool
+	// Transcript, when set, is the path of a file that already holds the
+	// task's transcript (an agent's sidechain file, written as the agent
+	// runs). The output file is then a hard link to it — one file, written
+	// once — rather than a copy; see Output. When no link can be made
+	// (another file system), the task gets a file of its own as usual.
+	Transcript string
 }
 
 // RunFunc is a task's body. It runs in a goroutine the registry owns; ctx

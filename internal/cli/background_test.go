@@ -353,6 +353,17 @@ func TestBackgroundOutputFileGrows(t *testing.T) {
 	if len(got) != 1 || got[0].OutputFile != path || got[0].Status != "completed" {
 		t.Fatalf("notifications = %+v, want one completed pointing at %s", got, path)
 	}
+	// The output file is the agent's sidechain transcript itself, not a
+	// second copy of the conversation.
+	agentID := strings.TrimSuffix(filepath.Base(path), ".output")
+	sidechains, _ := filepath.Glob(filepath.Join(h.vars["COHORT_HOME"], "projects", "*", "*", "subagents", "agent-"+agentID+".jsonl"))
+	out, err := os.Stat(path)
+	if err != nil || len(sidechains) != 1 {
+		t.Fatalf("output %s (%v), sidechain transcripts %v", path, err, sidechains)
+	}
+	if side, err := os.Stat(sidechains[0]); err != nil || !os.SameFile(out, side) {
+		t.Fatalf("the output file %s is not the sidechain transcript %s", path, sidechains[0])
+	}
 }
 
 // transcriber scripts TestBackgroundOutputFileGrows: the lead passes on
