@@ -210,6 +210,13 @@ func (s *scan) str() error {
 		return errSyntax
 	}
 	for s.i < len(s.b) {
+		// Skip plain bytes first: nearly all of a string is plain.
+		for s.i < len(s.b) && strPlain[s.b[s.i]] {
+			s.i++
+		}
+		if s.i >= len(s.b) {
+			break
+		}
 		c := s.b[s.i]
 		switch {
 		case c == '"':
@@ -238,6 +245,15 @@ func (s *scan) str() error {
 	}
 	return errSyntax
 }
+
+// strPlain marks the bytes a string holds as they are: not a quote, a
+// backslash or a control character.
+var strPlain = func() (t [256]bool) {
+	for c := range t {
+		t[c] = c >= 0x20 && c != '"' && c != '\\'
+	}
+	return t
+}()
 
 func isHex4(b []byte) bool {
 	for _, c := range b {

@@ -2,6 +2,7 @@ package fakeapi
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -60,4 +61,26 @@ func FuzzSplitBody(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) { checkSplitAgrees(t, body) })
+}
+
+// BenchmarkSplitBody splits a lead-sized body: 2,000 messages of text and
+// tool results, about 1 MB.
+func BenchmarkSplitBody(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteString(`{"model":"m","max_tokens":5,"messages":[`)
+	for i := range 2000 {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		fmt.Fprintf(&sb, `{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_%06d","content":"line one of the output\nline two, \"quoted\" %s"}]}`, i, strings.Repeat("x", 400))
+	}
+	sb.WriteString(`]}`)
+	body := []byte(sb.String())
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		var w wireRequest
+		if err := splitBody(body, &w); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
