@@ -130,6 +130,11 @@ func (sw *Swarm) markDead(ctx context.Context, teamName string, h *handle, reaso
 	h.lease = nil
 	sw.mu.Unlock()
 	sw.finishLease(teamName, h.name, lease, nil)
+	// Tell the lead before the member stops counting as busy: a lead that
+	// sees no busy teammate and an empty queue ends its run, and would
+	// never hear of the death.
+	sw.cfg.LeadQueue.Enqueue(task.Item{Kind: task.ItemTeammateMessage,
+		Text: fmt.Sprintf("<team-notification member=%q state=\"dead\">Teammate %s is no longer running (%s). It will not answer messages; spawn a new teammate if its work must continue.</team-notification>", h.name, h.name, reason)})
 	if _, err := sw.cfg.Store.SetActive(ctx, teamName, h.name, false); err != nil {
 		sw.cfg.Logf("swarm: mark %s inactive: %v", h.name, err)
 	}
@@ -140,8 +145,6 @@ func (sw *Swarm) markDead(ctx context.Context, teamName string, h *handle, reaso
 		}
 	}
 	sw.emit(Event{Kind: EventDead, Team: teamName, From: h.name, Text: reason})
-	sw.cfg.LeadQueue.Enqueue(task.Item{Kind: task.ItemTeammateMessage,
-		Text: fmt.Sprintf("<team-notification member=%q state=\"dead\">Teammate %s is no longer running (%s). It will not answer messages; spawn a new teammate if its work must continue.</team-notification>", h.name, h.name, reason)})
 }
 
 // Busy reports whether the team still has work in flight: a teammate that

@@ -132,9 +132,12 @@ const teamPoll = 200 * time.Millisecond
 func (s *sess) awaitQueue(ctx context.Context) ([]llm.Block, bool, error) {
 	q := s.lead.Queue
 	for {
-		// Outstanding first: a task stops counting only after its
-		// notification is enqueued, so nothing can slip between the checks.
+		// Outstanding and busy first: a task stops counting only after its
+		// notification is enqueued, and a teammate stops counting as busy
+		// only after what it had for the lead is queued or in the lead's
+		// inbox, so nothing can slip between the checks.
 		outstanding := s.tasks.Outstanding(q)
+		busy := s.teamBusy()
 		if q.Len() > 0 {
 			var blocks []llm.Block
 			for _, it := range q.Drain() {
@@ -142,7 +145,6 @@ func (s *sess) awaitQueue(ctx context.Context) ([]llm.Block, bool, error) {
 			}
 			return blocks, true, nil
 		}
-		busy := s.teamBusy()
 		if outstanding == 0 && !busy {
 			return nil, false, nil
 		}

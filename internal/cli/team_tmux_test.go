@@ -12,6 +12,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/cohort-dev/cohort/llm/fakeapi"
 	"github.com/cohort-dev/cohort/mailbox"
@@ -71,6 +72,11 @@ func TestMixedTeamOverTmux(t *testing.T) {
 		case strings.Contains(first, "alice-job"):
 			switch turn {
 			case 0:
+				// A broadcast reaches the members of its moment; alice and
+				// bob are spawned in parallel, so wait until bob has joined.
+				if !waitMember(r.Context(), h, "mix", "bob") {
+					return fakeapi.TextReply("bob never joined")
+				}
 				return fakeapi.Reply{Content: []fakeapi.Block{use("SendMessage", map[string]any{"to": "*", "message": "alice broadcast: hello team"})}}
 			case 1:
 				return fakeapi.Reply{Content: []fakeapi.Block{use("SendMessage", map[string]any{"to": "team-lead", "message": "alice: done"})}}
@@ -172,6 +178,30 @@ func TestMixedTeamOverTmux(t *testing.T) {
 	st := readStatusFile(t, h, "mix", "bob")
 	if st.PID == 0 || processRunning(st.PID) {
 		t.Fatalf("bob's process %d should have exited (status %+v)", st.PID, st)
+	}
+}
+
+// waitMember waits until the team file lists name, or ctx ends.
+func waitMember(ctx context.Context, h *harness, teamName, name string) bool {
+	path := filepath.Join(h.vars["COHORT_HOME"], "teams", teamName, "config.json")
+	for {
+		var cfg struct {
+			Members []struct {
+				Name string `json:"name"`
+			} `json:"members"`
+		}
+		if data, err := os.ReadFile(path); err == nil && json.Unmarshal(data, &cfg) == nil {
+			for _, m := range cfg.Members {
+				if m.Name == name {
+					return true
+				}
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(10 * time.Millisecond):
+		}
 	}
 }
 
