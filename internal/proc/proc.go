@@ -436,12 +436,19 @@ func (p *Process) copyIn(src io.Reader) {
 
 func (p *Process) copyOut(r *os.File, dst io.Writer) {
 	defer p.readers.Done()
-	if _, err := io.Copy(dst, r); err != nil && !errors.Is(err, os.ErrDeadlineExceeded) && !errors.Is(err, os.ErrClosed) {
+	buf := copyBufs.Get().(*[]byte)
+	defer copyBufs.Put(buf)
+	// Through the pooled buffer: io.Copy would let the file's WriteTo
+	// allocate 32 KB for every process.
+	if _, err := io.CopyBuffer(dst, struct{ io.Reader }{r}, *buf); err != nil && !errors.Is(err, os.ErrDeadlineExceeded) && !errors.Is(err, os.ErrClosed) {
 		// The writer failed: keep draining so the child never blocks on a
 		// full pipe.
 		_, _ = io.Copy(io.Discard, r)
 	}
 }
+
+// copyBufs holds the buffers copyOut reads a process's output through.
+var copyBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
 // drainOutput lets the readers finish, forcing them after p.drain when a
 // process outside the group still holds a pipe.
