@@ -38,7 +38,7 @@ func runInProcess(b *testing.B, bins *trial.Binaries, spec scenario.Spec, maxCon
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer ws.Remove()
+	defer trash.Put(ws) // deleted by TestMain, after the last run
 	fake, err := trial.StartFake(b.Context(), bins.FakeServe)
 	if err != nil {
 		b.Fatal(err)

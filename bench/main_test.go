@@ -14,6 +14,7 @@ import (
 
 func TestMain(m *testing.M) {
 	code := m.Run()
+	trash.Empty()
 	built.bins.Remove()
 	if code == 0 {
 		if err := goleak.Find(); err != nil {
@@ -23,6 +24,10 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(code)
 }
+
+// trash keeps the end-to-end benchmarks' workspaces until the last run
+// (trial.Trash says why).
+var trash trial.Trash
 
 // built holds the binaries of the end-to-end benchmarks, built on first use
 // and removed by TestMain.

@@ -2,6 +2,8 @@ package trial
 
 import (
 	"context"
+	"errors"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -92,5 +94,38 @@ func TestCheckResult(t *testing.T) {
 func TestNewWorkspaceRejectsABadSpec(t *testing.T) {
 	if _, err := NewWorkspace(scenario.Spec{Agents: 0, Tools: scenario.ToolsBash}); err == nil {
 		t.Fatal("a spec with no agents was accepted")
+	}
+}
+
+// Workspaces put in a Trash stay until Empty, then are all gone.
+func TestTrashKeepsWorkspacesUntilEmpty(t *testing.T) {
+	var trash Trash
+	var dirs []string
+	for range 2 {
+		w, err := NewWorkspace(scenario.Spec{Agents: 1, Turns: 1, Tools: scenario.ToolsMixed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		discard(w, &trash)
+		dirs = append(dirs, w.Dir)
+	}
+	for _, d := range dirs {
+		if _, err := os.Stat(d); err != nil {
+			t.Fatalf("workspace %s gone before Empty: %v", d, err)
+		}
+	}
+	trash.Empty()
+	for _, d := range dirs {
+		if _, err := os.Stat(d); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("workspace %s still there after Empty: %v", d, err)
+		}
+	}
+	w, err := NewWorkspace(scenario.Spec{Agents: 1, Turns: 1, Tools: scenario.ToolsMixed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	discard(w, nil)
+	if _, err := os.Stat(w.Dir); !errors.Is(err, os.ErrNotExist) {
+		t.Fatal("without a Trash the workspace is not deleted at once")
 	}
 }

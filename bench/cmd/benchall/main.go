@@ -89,13 +89,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 	facts := machineFacts(ctx)
 	facts.print(stdout)
+	trash := &trial.Trash{} // workspaces are deleted after the last run
+	defer trash.Empty()
 	var all []workloadResult
 	failed := false
 	for _, w := range trial.Workloads {
 		if !o.only.MatchString(w.Name) {
 			continue
 		}
-		wr := runWorkload(ctx, o, bins, w, stderr)
+		wr := runWorkload(ctx, o, bins, w, trash, stderr)
 		failed = failed || wr.Failed
 		all = append(all, wr)
 		if ctx.Err() != nil {
@@ -118,7 +120,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 // runWorkload runs w the configured number of times.
-func runWorkload(ctx context.Context, o *options, bins *trial.Binaries, w trial.Workload, stderr io.Writer) workloadResult {
+func runWorkload(ctx context.Context, o *options, bins *trial.Binaries, w trial.Workload, trash *trial.Trash, stderr io.Writer) workloadResult {
 	n := o.runs
 	if n == 0 {
 		n = w.Runs
@@ -126,7 +128,7 @@ func runWorkload(ctx context.Context, o *options, bins *trial.Binaries, w trial.
 	wr := workloadResult{Workload: w}
 	for i := range n {
 		cfg := trial.Config{Cohort: bins.Cohort, FakeServe: bins.FakeServe, Spec: w.Spec,
-			MaxConcurrent: w.MaxConcurrent, Timeout: o.timeout}
+			MaxConcurrent: w.MaxConcurrent, Timeout: o.timeout, Trash: trash}
 		if o.noCache {
 			cfg.FakeArgs = []string{"-nocache"}
 		}
