@@ -12,6 +12,14 @@
 //     turn for each batch of notifications; it exits when the lead is idle and
 //     nothing is outstanding. SIGINT cancels everything, stops the tasks, and
 //     still prints a result.
+//   - An idle lead's wake-up is coalesced: once a notification arrives, the
+//     CLI waits until nothing new has come for 25 ms (at most 200 ms in all,
+//     and not at all when nothing else is outstanding) so that agents
+//     finishing together make one turn. Every wake-up is a model turn that
+//     re-sends the lead's whole history; with a fast model, a thousand agents
+//     finishing in a trickle cost hundreds of turns where a handful do.
+//     COHORT_NOTIFY_COALESCE sets the quiet window (a duration; "0" turns it
+//     off); the cap is eight windows.
 //   - --model scripted:FILE starts the fake Messages API (llm/fakeapi) on a
 //     loopback port inside the process and points the real Anthropic client at
 //     it, so the whole stack runs with no API key.

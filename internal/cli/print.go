@@ -11,6 +11,7 @@ import (
 	"github.com/cohort-dev/cohort/engine"
 	"github.com/cohort-dev/cohort/llm"
 	"github.com/cohort-dev/cohort/session"
+	"github.com/cohort-dev/cohort/task"
 )
 
 // maxStdinPrompt bounds a prompt read from stdin.
@@ -131,6 +132,7 @@ const teamPoll = 200 * time.Millisecond
 // once nothing can arrive any more (no outstanding background task).
 func (s *sess) awaitQueue(ctx context.Context) ([]llm.Block, bool, error) {
 	q := s.lead.Queue
+	waited := false
 	for {
 		// Outstanding and busy first: a task stops counting only after its
 		// notification is enqueued, and a teammate stops counting as busy
@@ -139,6 +141,9 @@ func (s *sess) awaitQueue(ctx context.Context) ([]llm.Block, bool, error) {
 		outstanding := s.tasks.Outstanding(q)
 		busy := s.teamBusy()
 		if q.Len() > 0 {
+			if waited {
+				s.coalesce(ctx, q)
+			}
 			var blocks []llm.Block
 			for _, it := range q.Drain() {
 				blocks = append(blocks, llm.Text(it.ModelText()))
@@ -155,7 +160,78 @@ func (s *sess) awaitQueue(ctx context.Context) ([]llm.Block, bool, error) {
 		case <-time.After(teamPoll):
 			// Teammates' states change without touching the queue.
 		}
+		waited = true
 	}
+}
+
+// Coalescing an idle lead's wake-up: what arrives within coalesceQuiet of
+// the previous item (up to coalesceMax in all) joins the same turn.
+// COHORT_NOTIFY_COALESCE sets the quiet window ("0" turns it off).
+const (
+	defaultCoalesceQuiet = 25 * time.Millisecond
+	coalesceMaxFactor    = 8
+)
+
+// coalesce holds an idle lead's wake-up briefly so that notifications
+// arriving together make one turn. Agents started together tend to finish
+// together, and every wake-up is a model turn that re-sends the lead's whole
+// history: with a fast model, a thousand agents finishing in a trickle
+// cost hundreds of lead turns where a handful would do. It returns once
+// nothing new has arrived for the quiet window, after eight windows in all,
+// or at once when nothing more can arrive (no task outstanding, the team
+// not busy).
+func (s *sess) coalesce(ctx context.Context, q *task.Queue) {
+	quiet := s.coalesceQuiet()
+	if quiet <= 0 {
+		return
+	}
+	deadline := time.Now().Add(coalesceMaxFactor * quiet)
+	n := q.Len()
+	for {
+		if s.tasks.Outstanding(q) == 0 && !s.teamBusy() {
+			return
+		}
+		wait := min(quiet, time.Until(deadline))
+		if wait <= 0 {
+			return
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		m := q.Len()
+		if m == n {
+			return
+		}
+		n = m
+	}
+}
+
+// coalesceQuiet is the quiet window: COHORT_NOTIFY_COALESCE when set (a
+// duration; "0" turns coalescing off), else the default. A value that is
+// not a duration is reported once and the default used.
+func (s *sess) coalesceQuiet() time.Duration {
+	s.quiet.Do(func() {
+		s.quietD = defaultCoalesceQuiet
+		v := s.inv.Getenv("COHORT_NOTIFY_COALESCE")
+		if v == "" {
+			return
+		}
+		if v == "0" {
+			s.quietD = 0
+			return
+		}
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			fmt.Fprintf(s.inv.Stderr, "cohort: warning: COHORT_NOTIFY_COALESCE=%q is not a duration such as 25ms (or 0 to turn it off); using %s\n", v, defaultCoalesceQuiet)
+			return
+		}
+		s.quietD = d
+	})
+	return s.quietD
 }
 
 func apiKeySource(getenv func(string) string, model string) string {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cohort-dev/cohort/agent"
@@ -140,6 +141,8 @@ type sess struct {
 	// onTeamEvent, when set, also receives team events (cohort demo).
 	onTeamEvent func(swarm.Event)
 	wt          *sessionWorktrees // worktree isolation (worktree.go)
+	quiet       sync.Once         // reads COHORT_NOTIFY_COALESCE once (print.go)
+	quietD      time.Duration
 }
 
 // stopTasks stops every task still running and waits for them (bounded).

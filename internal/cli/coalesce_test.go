@@ -1,0 +1,80 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cohort-dev/cohort/llm/fakeapi"
+)
+
+// staggeredRun has the lead start five background agents that finish 100 ms
+// apart once its first turn has ended, and returns the lead's requests
+// and the run's stderr.
+func staggeredRun(t *testing.T, coalesce string) ([]*fakeapi.Request, string) {
+	t.Helper()
+	rt := &router{}
+	h := newHarness(t, rt.policy)
+	h.vars["COHORT_NOTIFY_COALESCE"] = coalesce
+	leadIdle := newGate()
+	var launches []fakeapi.Block
+	for i := 1; i <= 5; i++ {
+		launches = append(launches, use("Agent", map[string]any{
+			"description": fmt.Sprintf("late %d", i), "run_in_background": true,
+			"prompt": fmt.Sprintf("LATE-%d: report", i)}))
+	}
+	rt.on("LEAD-late:", func(r *fakeapi.Request) fakeapi.Reply {
+		switch r.Turn() {
+		case 0:
+			return fakeapi.Reply{Content: launches}
+		case 1:
+			leadIdle.open()
+			return fakeapi.TextReply("five agents are working")
+		}
+		return fakeapi.TextReply(fmt.Sprintf("seen %d of 5", len(userNotices(r.Messages))))
+	})
+	for i := 1; i <= 5; i++ {
+		rt.on(fmt.Sprintf("LATE-%d:", i), func(r *fakeapi.Request) fakeapi.Reply {
+			if !leadIdle.wait(r.Context()) {
+				return fakeapi.TextReply("the lead never ended its first turn")
+			}
+			select { // finish 100 ms after the previous agent
+			case <-time.After(time.Duration(i) * 100 * time.Millisecond):
+			case <-r.Context().Done():
+			}
+			return fakeapi.TextReply(fmt.Sprintf("report %d", i))
+		})
+	}
+	out, errOut, code := h.run("-p", "LEAD-late: start five agents", "--output-format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	if r := h.result(out); r.Result != "seen 5 of 5" {
+		t.Fatalf("result = %+v", r)
+	}
+	return convRequests(h.srv, "LEAD-late:"), errOut
+}
+
+// Notifications that arrive close together wake an idle lead once: five
+// agents finishing 100 ms apart, with a 1 s quiet window, make one turn
+// carrying all five, where each would otherwise start a turn of its own.
+func TestNotificationsArrivingTogetherMakeOneTurn(t *testing.T) {
+	t.Parallel()
+	reqs, _ := staggeredRun(t, "1s")
+	if len(reqs) != 3 {
+		t.Fatalf("the lead made %d requests, want 3 (launch, idle, one turn for all five)", len(reqs))
+	}
+	if n := len(lastUserNotices(reqs[2])); n != 5 {
+		t.Fatalf("the wake-up turn carries %d notifications, want 5", n)
+	}
+}
+
+// A value that is not a duration is reported, and the run still completes.
+func TestBadCoalesceWindowIsReported(t *testing.T) {
+	t.Parallel()
+	_, errOut := staggeredRun(t, "soon")
+	if !strings.Contains(errOut, `COHORT_NOTIFY_COALESCE="soon" is not a duration`) {
+		t.Fatalf("no warning about the bad value in stderr:\n%s", errOut)
+	}
+}
