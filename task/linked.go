@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -34,7 +35,7 @@ func (o *Output) Linked() bool { return o.linked }
 // of its own); an existing entry at name — a planted symbolic link or an
 // id in use — is an error as for createOutputIn.
 func linkOutputIn(root *os.Root, dir, name, transcript string, cfg OutputConfig) (out *Output, ok bool, err error) {
-	path := dir + string(os.PathSeparator) + name
+	path := filepath.Join(dir, name)
 	if err := os.Link(transcript, path); err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			return nil, true, openError(path, err, func() (fs.FileInfo, error) { return root.Lstat(name) })

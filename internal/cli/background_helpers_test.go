@@ -642,3 +642,26 @@ func (c *chaos) check(t *testing.T, hist []fakeapi.Message, s streamed) {
 		}
 	}
 }
+
+// fanOut scripts a lead (its first user text starts with lead) that starts
+// n background agents — described "desc i", prompted "MARKER-i: task" — in
+// its first turn, opens idle as it ends its second, and then answers each
+// wake-up with how many notifications it has seen ("seen k of n").
+func fanOut(rt *router, lead, desc, marker, task string, n int, idle *gate) {
+	var launches []fakeapi.Block
+	for i := 1; i <= n; i++ {
+		launches = append(launches, use("Agent", map[string]any{
+			"description": fmt.Sprintf("%s %d", desc, i), "run_in_background": true,
+			"prompt": fmt.Sprintf("%s-%d: %s", marker, i, task)}))
+	}
+	rt.on(lead, func(r *fakeapi.Request) fakeapi.Reply {
+		switch r.Turn() {
+		case 0:
+			return fakeapi.Reply{Content: launches}
+		case 1:
+			idle.open()
+			return fakeapi.TextReply(fmt.Sprintf("%d agents are working", n))
+		}
+		return fakeapi.TextReply(fmt.Sprintf("seen %d of %d", len(userNotices(r.Messages)), n))
+	})
+}

@@ -29,22 +29,7 @@ func TestFiveBackgroundAgentsNotifyOnce(t *testing.T) {
 	together := newBarrier(5)
 	leadIdle := newGate()
 
-	var launches []fakeapi.Block
-	for i := 1; i <= 5; i++ {
-		launches = append(launches, use("Agent", map[string]any{
-			"description": fmt.Sprintf("helper %d", i), "run_in_background": true,
-			"prompt": fmt.Sprintf("SUB-%d: read the notes and report", i)}))
-	}
-	rt.on("LEAD-five:", func(r *fakeapi.Request) fakeapi.Reply {
-		switch r.Turn() {
-		case 0:
-			return fakeapi.Reply{Content: launches}
-		case 1:
-			leadIdle.open()
-			return fakeapi.TextReply("five helpers are working")
-		}
-		return fakeapi.TextReply(fmt.Sprintf("seen %d of 5", len(userNotices(r.Messages))))
-	})
+	fanOut(rt, "LEAD-five:", "helper", "SUB", "read the notes and report", 5, leadIdle)
 	for i := 1; i <= 5; i++ {
 		rt.on(fmt.Sprintf("SUB-%d:", i), helperScript(i, notes, together, leadIdle))
 	}

@@ -18,22 +18,7 @@ func staggeredRun(t *testing.T, coalesce string) ([]*fakeapi.Request, string) {
 	h := newHarness(t, rt.policy)
 	h.vars["COHORT_NOTIFY_COALESCE"] = coalesce
 	leadIdle := newGate()
-	var launches []fakeapi.Block
-	for i := 1; i <= 5; i++ {
-		launches = append(launches, use("Agent", map[string]any{
-			"description": fmt.Sprintf("late %d", i), "run_in_background": true,
-			"prompt": fmt.Sprintf("LATE-%d: report", i)}))
-	}
-	rt.on("LEAD-late:", func(r *fakeapi.Request) fakeapi.Reply {
-		switch r.Turn() {
-		case 0:
-			return fakeapi.Reply{Content: launches}
-		case 1:
-			leadIdle.open()
-			return fakeapi.TextReply("five agents are working")
-		}
-		return fakeapi.TextReply(fmt.Sprintf("seen %d of 5", len(userNotices(r.Messages))))
-	})
+	fanOut(rt, "LEAD-late:", "late", "LATE", "report", 5, leadIdle)
 	for i := 1; i <= 5; i++ {
 		rt.on(fmt.Sprintf("LATE-%d:", i), func(r *fakeapi.Request) fakeapi.Reply {
 			if !leadIdle.wait(r.Context()) {
