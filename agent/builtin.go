@@ -1,6 +1,9 @@
 package agent
 
-import "github.com/cohort-dev/cohort/flags"
+import (
+	"github.com/cohort-dev/cohort/flags"
+	"github.com/cohort-dev/cohort/permission"
+)
 
 // Names of the built-in agent types.
 const (
@@ -33,7 +36,7 @@ func BuiltIns(fs *flags.Set) []*Definition {
 			Description:    "Fast, read-only codebase explorer. Use it to find files by pattern, locate where something is defined or used, or answer a question about how the code works. Say how thorough to be: \"quick\" for a single lookup, \"medium\" for a moderate search, \"very thorough\" to check every likely place and naming convention.",
 			Tools:          readOnlyTools(),
 			Model:          "haiku",
-			PermissionMode: ModePlan,
+			PermissionMode: permission.ModePlan,
 			Prompt:         explorePrompt,
 			ReadOnly:       true,
 			Flag:           flags.BuiltinExplorePlanAgents,
@@ -43,7 +46,7 @@ func BuiltIns(fs *flags.Set) []*Definition {
 			Description:    "Read-only software architect. Use it to design how to implement a change: it studies the relevant code and returns a step-by-step plan naming the files to touch, the approach, its trade-offs and the risks.",
 			Tools:          readOnlyTools("WebFetch"),
 			Model:          "inherit",
-			PermissionMode: ModePlan,
+			PermissionMode: permission.ModePlan,
 			Prompt:         planPrompt,
 			ReadOnly:       true,
 			Flag:           flags.BuiltinExplorePlanAgents,

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cohort-dev/cohort/permission"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -102,7 +103,7 @@ func (dc *decoder) field(k, v *yaml.Node, d *Definition, cli bool) {
 		d.Model, _ = dc.str(key, v)
 		d.Model = strings.TrimSpace(d.Model)
 	case "permissionMode":
-		d.PermissionMode = dc.enum(key, v, permissionModes, false)
+		d.PermissionMode = permission.Mode(dc.enum(key, v, permissionModes, false))
 	case "maxTurns":
 		d.MaxTurns = dc.positive(key, v)
 	case "skills":

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+
+	"github.com/cohort-dev/cohort/permission"
 )
 
 // Level is where a definition comes from. A higher level overrides a lower
@@ -58,18 +60,10 @@ func (s Source) rank() int {
 	return r
 }
 
-// Permission modes a definition may ask for (section 9). The internal
-// "bubble" mode of forks is not selectable by a definition.
-const (
-	ModeDefault           = "default"
-	ModeAcceptEdits       = "acceptEdits"
-	ModePlan              = "plan"
-	ModeDontAsk           = "dontAsk"
-	ModeBypassPermissions = "bypassPermissions"
-)
-
 var (
-	permissionModes = []string{ModeDefault, ModeAcceptEdits, ModePlan, ModeDontAsk, ModeBypassPermissions}
+	// permissionModes a definition may ask for (section 9): permission.Modes,
+	// so the internal "bubble" mode of forks is not selectable.
+	permissionModes = modeNames()
 	isolations      = []string{"worktree", "remote"}
 	memoryScopes    = []string{"user", "project", "local"}
 	efforts         = []string{"low", "medium", "high", "xhigh", "max"}
@@ -102,7 +96,7 @@ type Definition struct {
 	Model string `json:"model,omitempty"`
 	// PermissionMode, when set, is the mode the agent runs in (subject to
 	// ResolveMode); empty inherits the parent's.
-	PermissionMode string `json:"permissionMode,omitempty"`
+	PermissionMode permission.Mode `json:"permissionMode,omitempty"`
 	// MaxTurns caps the agent's query loop; 0 means the engine's default.
 	MaxTurns int `json:"maxTurns,omitempty"`
 	// Skills is parsed and ignored: Cohort has no skills (a warning says so).
@@ -164,12 +158,20 @@ func (d *Definition) EffortFor(parent string) string {
 // read-only built-in that asks for plan mode always gets it, whatever the
 // parent runs in: its Bash is read-only only because plan mode refuses
 // anything else.
-func ResolveMode(parent string, d *Definition) string {
-	if d.BuiltIn && d.ReadOnly && d.PermissionMode == ModePlan {
-		return ModePlan
+func ResolveMode(parent permission.Mode, d *Definition) permission.Mode {
+	if d.BuiltIn && d.ReadOnly && d.PermissionMode == permission.ModePlan {
+		return permission.ModePlan
 	}
-	if parent == ModeBypassPermissions || parent == ModeAcceptEdits || d.PermissionMode == "" {
+	if parent == permission.ModeBypassPermissions || parent == permission.ModeAcceptEdits || d.PermissionMode == "" {
 		return parent
 	}
 	return d.PermissionMode
+}
+
+func modeNames() []string {
+	names := make([]string, len(permission.Modes))
+	for i, m := range permission.Modes {
+		names[i] = string(m)
+	}
+	return names
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cohort-dev/cohort/permission"
 	"go.uber.org/goleak"
 )
 
@@ -17,18 +18,18 @@ func TestResolveMode(t *testing.T) {
 	}
 	tests := []struct {
 		name   string
-		parent string
+		parent permission.Mode
 		def    *Definition
-		want   string
+		want   permission.Mode
 	}{
-		{"inherits when unset", ModeDefault, &Definition{}, ModeDefault},
-		{"definition sets it", ModeDefault, &Definition{PermissionMode: ModePlan}, ModePlan},
-		{"definition beats a plan parent", ModePlan, &Definition{PermissionMode: ModeAcceptEdits}, ModeAcceptEdits},
-		{"bypass parent wins", ModeBypassPermissions, &Definition{PermissionMode: ModePlan}, ModeBypassPermissions},
-		{"acceptEdits parent wins", ModeAcceptEdits, &Definition{PermissionMode: ModeDefault}, ModeAcceptEdits},
-		{"dontAsk parent does not win", ModeDontAsk, &Definition{PermissionMode: ModeDefault}, ModeDefault},
-		{"read-only built-in stays in plan under bypass", ModeBypassPermissions, explore, ModePlan},
-		{"custom plan agent under bypass", ModeBypassPermissions, &Definition{PermissionMode: ModePlan, ReadOnly: true}, ModeBypassPermissions},
+		{"inherits when unset", permission.ModeDefault, &Definition{}, permission.ModeDefault},
+		{"definition sets it", permission.ModeDefault, &Definition{PermissionMode: permission.ModePlan}, permission.ModePlan},
+		{"definition beats a plan parent", permission.ModePlan, &Definition{PermissionMode: permission.ModeAcceptEdits}, permission.ModeAcceptEdits},
+		{"bypass parent wins", permission.ModeBypassPermissions, &Definition{PermissionMode: permission.ModePlan}, permission.ModeBypassPermissions},
+		{"acceptEdits parent wins", permission.ModeAcceptEdits, &Definition{PermissionMode: permission.ModeDefault}, permission.ModeAcceptEdits},
+		{"dontAsk parent does not win", permission.ModeDontAsk, &Definition{PermissionMode: permission.ModeDefault}, permission.ModeDefault},
+		{"read-only built-in stays in plan under bypass", permission.ModeBypassPermissions, explore, permission.ModePlan},
+		{"custom plan agent under bypass", permission.ModeBypassPermissions, &Definition{PermissionMode: permission.ModePlan, ReadOnly: true}, permission.ModeBypassPermissions},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -68,7 +69,7 @@ func TestBuiltIns(t *testing.T) {
 	if gp := byName[GeneralPurpose]; gp.Tools != nil || gp.ReadOnly {
 		t.Error("general-purpose is restricted")
 	}
-	if e := byName[Explore]; e.Model != "haiku" || e.PermissionMode != ModePlan || !e.ReadOnly {
+	if e := byName[Explore]; e.Model != "haiku" || e.PermissionMode != permission.ModePlan || !e.ReadOnly {
 		t.Errorf("Explore: %+v", e)
 	}
 	for _, d := range BuiltIns(flagsOn(t, "verification_agent=on")) {

@@ -17,7 +17,9 @@ import (
 	"github.com/cohort-dev/cohort/llm/claude"
 	"github.com/cohort-dev/cohort/llm/fakeapi"
 	"github.com/cohort-dev/cohort/prompt"
+	"github.com/cohort-dev/cohort/runtime"
 	"github.com/cohort-dev/cohort/task"
+	"github.com/cohort-dev/cohort/tool"
 	"github.com/cohort-dev/cohort/tool/builtin"
 )
 
@@ -28,9 +30,9 @@ type rig struct {
 	t    testing.TB
 	dir  string
 	srv  *fakeapi.Server
-	rt   *Runtime
+	rt   *runtime.Runtime
 	reg  *task.Registry
-	lead *Lead
+	lead *runtime.Agent
 }
 
 type rigConfig struct {
@@ -62,21 +64,29 @@ func newRig(t testing.TB, rc rigConfig) *rig {
 		defer cancel()
 		_ = r.reg.Close(ctx)
 	})
-	r.rt, err = New(Config{
+	r.rt, err = runtime.New(runtime.Config{
 		Model: model, Catalog: agent.NewCatalog(agent.BuiltIns(fs)), Flags: fs,
-		Tools: builtin.All(builtin.Config{}), Tasks: r.reg, Cwd: r.dir, SessionID: "s1",
+		Tools: withAgentTool(nil, builtin.All(builtin.Config{})...), Tasks: r.reg, Cwd: r.dir, SessionID: "s1",
 		Environment: prompt.Environment{Platform: "linux", Date: "2026-11-30"},
 		ReadOnly:    func(n string) bool { return n == "Read" || n == "Glob" || n == "Grep" || n == "Bash" },
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.lead, err = r.rt.NewLead(LeadConfig{Model: "claude-sonnet-5-5", Mode: "bypassPermissions"})
+	r.lead, err = r.rt.NewLead(t.Context(), runtime.LeadConfig{Model: "claude-sonnet-5-5", Mode: "bypassPermissions"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(r.lead.Close)
 	return r
+}
+
+// withAgentTool is a runtime tool factory: the Agent tool (with mates as
+// its teammate spawner) in front of tools, and more built from the runtime.
+func withAgentTool(mates TeammateSpawner, tools ...tool.Tool) func(*runtime.Runtime) []tool.Tool {
+	return func(rt *runtime.Runtime) []tool.Tool {
+		return append([]tool.Tool{New(Config{Runtime: rt, Teammates: mates})}, tools...)
+	}
 }
 
 // send runs one lead turn.
@@ -98,13 +108,13 @@ type llmResult struct{ Text string }
 func (r *rig) waitIdle() []task.Item {
 	r.t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
-	for r.reg.Outstanding(r.lead.Queue) > 0 {
+	for r.reg.Outstanding(r.lead.Queue()) > 0 {
 		if time.Now().After(deadline) {
 			r.t.Fatal("background tasks did not finish")
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	return r.lead.Queue.Drain()
+	return r.lead.Queue().Drain()
 }
 
 // notified waits for the background work to end and counts the distinct

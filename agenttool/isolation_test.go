@@ -21,10 +21,10 @@ import (
 	"github.com/cohort-dev/cohort/llm/claude"
 	"github.com/cohort-dev/cohort/llm/fakeapi"
 	"github.com/cohort-dev/cohort/prompt"
+	"github.com/cohort-dev/cohort/runtime"
 	"github.com/cohort-dev/cohort/task"
 	"github.com/cohort-dev/cohort/tool"
 	"github.com/cohort-dev/cohort/tool/builtin"
-	"github.com/cohort-dev/cohort/tool/isolation"
 	"github.com/cohort-dev/cohort/worktree"
 )
 
@@ -36,8 +36,8 @@ type isoRig struct {
 	env   []string
 	srv   *fakeapi.Server
 	reg   *task.Registry
-	rt    *Runtime
-	lead  *Lead
+	rt    *runtime.Runtime
+	lead  *runtime.Agent
 	hooks *recHooks
 }
 
@@ -81,40 +81,36 @@ func newIsoRig(t *testing.T, ic isoConfig) *isoRig {
 	var once sync.Once
 	var mgr *worktree.Manager
 	var mgrErr error
-	var rt *Runtime
-	ws := isolation.New(isolation.Config{
-		SessionID: "s1",
-		Manager: func(ctx context.Context) (*worktree.Manager, error) {
-			once.Do(func() { mgr, mgrErr = worktree.New(ctx, worktree.Config{Dir: r.dir, Env: r.env}) })
-			return mgr, mgrErr
-		},
-		Move:  func(id, cwd string, g tool.WriteGuard) error { return rt.MoveAgent(id, cwd, g) },
-		Hooks: func(id string) isolation.Hooks { return rt.WorktreeHooks(id) },
-	})
+	var rt *runtime.Runtime
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
 		_ = r.reg.Close(ctx)
-		_ = ws.Close(ctx)
+		_ = rt.Workspaces().Close(ctx)
 	})
 	snapshot := ""
 	if ic.gitSnapshot {
 		snapshot = prompt.GitSnapshot(t.Context(), r.dir)
 	}
-	rt, err = New(Config{
+	rt, err = runtime.New(runtime.Config{
 		GitSnapshot: snapshot,
 		Model:       model, Catalog: agent.NewCatalog(agent.BuiltIns(fs)), Flags: fs,
-		Tools: append(builtin.All(builtin.Config{}), ws.Tools()...), Tasks: r.reg, Cwd: r.dir, SessionID: "s1",
+		Tools: func(rt *runtime.Runtime) []tool.Tool {
+			return withAgentTool(ic.mates, append(builtin.All(builtin.Config{}), rt.Workspaces().Tools()...)...)(rt)
+		},
+		Tasks: r.reg, Cwd: r.dir, SessionID: "s1",
 		Environment: prompt.Environment{Platform: "linux", Date: "2026-11-30"},
-		Hooks:       func(a *Agent) engine.Hooks { return r.hooks },
-		Worktrees:   ws,
-		Teammates:   ic.mates,
+		Hooks:       func(a *runtime.Agent) engine.Hooks { return r.hooks },
+		Worktrees: func(ctx context.Context) (*worktree.Manager, error) {
+			once.Do(func() { mgr, mgrErr = worktree.New(ctx, worktree.Config{Dir: r.dir, Env: r.env}) })
+			return mgr, mgrErr
+		},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	r.rt = rt
-	r.lead, err = rt.NewLead(LeadConfig{Model: "claude-sonnet-5-5", Mode: "bypassPermissions"})
+	r.lead, err = rt.NewLead(t.Context(), runtime.LeadConfig{Model: "claude-sonnet-5-5", Mode: "bypassPermissions"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -489,10 +485,10 @@ func TestIsolatedForkKeepsTheParentsPrefix(t *testing.T) {
 	}})
 	r.send("LEAD: fork one")
 	deadline := time.Now().Add(30 * time.Second)
-	for r.reg.Outstanding(r.lead.Queue) > 0 && time.Now().Before(deadline) {
+	for r.reg.Outstanding(r.lead.Queue()) > 0 && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
 	}
-	items := r.lead.Queue.Drain()
+	items := r.lead.Queue().Drain()
 	mu.Lock()
 	defer mu.Unlock()
 	if forkFirst == nil || leadNext == nil {
@@ -597,7 +593,7 @@ type fakeMates struct {
 	spawned  []string
 }
 
-func (f *fakeMates) SpawnTeammate(_ context.Context, _ *Agent, _ *tool.Env, in Input) (tool.Result, error) {
+func (f *fakeMates) SpawnTeammate(_ context.Context, _ *runtime.Runtime, _ *runtime.Agent, _ *tool.Env, in Input) (tool.Result, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.spawned = append(f.spawned, in.Name)

@@ -1,12 +1,11 @@
 package agenttool
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
-	"github.com/cohort-dev/cohort/engine"
 	"github.com/cohort-dev/cohort/llm"
+	"github.com/cohort-dev/cohort/runtime"
 	"github.com/cohort-dev/cohort/task"
 	"github.com/cohort-dev/cohort/tool"
 )
@@ -34,34 +33,23 @@ type Launched struct {
 	OutputFile  string `json:"outputFile"`
 }
 
-func (a *Agent) setResult(r *engine.Result) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.result = r
-}
-
-func (a *Agent) lastResult() *engine.Result {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.result
-}
-
-func syncResult(child *Agent, st task.State) tool.Result {
+func syncResult(child *runtime.Agent, st task.State) tool.Result {
 	if st.Status != task.StatusCompleted {
 		reason := st.Err
 		if reason == "" {
 			reason = string(st.Status)
 		}
-		return tool.Errorf("The agent (%s) did not finish: %s", child.ID, reason)
+		return tool.Errorf("The agent (%s) did not finish: %s", child.ID(), reason)
 	}
-	r := Result{AgentID: child.ID, Content: st.Result.Text}
+	r := Result{AgentID: child.ID()}
 	if st.Result != nil {
+		r.Content = st.Result.Text
 		r.TotalToolUseCount = st.Result.ToolUses
 		r.TotalDurationMs = st.Result.Duration.Milliseconds()
 		r.TotalTokens = st.Result.TotalTokens
 		r.WorktreePath, r.WorktreeBranch = st.Result.WorktreePath, st.Result.WorktreeBranch
 	}
-	if res := child.lastResult(); res != nil {
+	if res := child.Result(); res != nil {
 		r.Usage = res.Usage
 	}
 	text := r.Content
@@ -77,27 +65,9 @@ func syncResult(child *Agent, st task.State) tool.Result {
 	return tool.Result{Content: []llm.Block{llm.Text(text + trailer)}, Meta: r}
 }
 
-func asyncLaunched(child *Agent, in Input, outputFile string) tool.Result {
-	l := Launched{Status: "async_launched", AgentID: child.ID, Description: in.Description,
+func asyncLaunched(child *runtime.Agent, in Input, outputFile string) tool.Result {
+	l := Launched{Status: "async_launched", AgentID: child.ID(), Description: in.Description,
 		Prompt: in.Prompt, OutputFile: outputFile}
-	text := fmt.Sprintf("The agent is running in the background (agentId: %s). You will get a <task-notification> when it finishes; do not wait or poll for it, continue with other work. Its transcript is written to %s.", child.ID, outputFile)
+	text := fmt.Sprintf("The agent is running in the background (agentId: %s). You will get a <task-notification> when it finishes; do not wait or poll for it, continue with other work. Its transcript is written to %s.", child.ID(), outputFile)
 	return tool.Result{Content: []llm.Block{llm.Text(text)}, Meta: l}
-}
-
-// activity summarises a tool input for the progress ring: the first string
-// field that says what the call does.
-func activity(input json.RawMessage) string {
-	var m map[string]any
-	if json.Unmarshal(input, &m) != nil {
-		return ""
-	}
-	for _, k := range []string{"description", "command", "file_path", "pattern", "url", "prompt"} {
-		if s, ok := m[k].(string); ok && s != "" {
-			if len(s) > 80 {
-				s = s[:80] + "…"
-			}
-			return s
-		}
-	}
-	return ""
 }

@@ -4,23 +4,40 @@ import (
 	"context"
 
 	"github.com/cohort-dev/cohort/flags"
+	"github.com/cohort-dev/cohort/runtime"
 	"github.com/cohort-dev/cohort/tool"
 )
 
+// TeammateSpawner runs the teammate path of the Agent tool (package
+// teammate implements it). Safe for concurrent use.
+type TeammateSpawner interface {
+	SpawnTeammate(ctx context.Context, rt *runtime.Runtime, parent *runtime.Agent, env *tool.Env, in Input) (tool.Result, error)
+}
+
+// TeammateIsolator is implemented by a TeammateSpawner that gives
+// teammates spawned with isolation "worktree" a worktree of their own (see
+// runtime.LeaseWorktree). Without it such a spawn is refused, never run
+// unisolated.
+type TeammateIsolator interface {
+	IsolatesTeammates() bool
+}
+
 // spawnTeammate runs the teammate path (ARCHITECTURE.md section 5) through
 // the configured spawner.
-func (rt *Runtime) spawnTeammate(ctx context.Context, parent *Agent, env *tool.Env, in Input) (tool.Result, error) {
-	if !rt.flags().Bool(flags.AgentTeams) {
+func (t *Tool) spawnTeammate(ctx context.Context, parent *runtime.Agent, env *tool.Env, in Input) (tool.Result, error) {
+	if !t.rt.Flags().Bool(flags.AgentTeams) {
 		return tool.Errorf("Teams are turned off (the agent_teams flag); start a background agent (run_in_background: true) instead."), nil
 	}
-	if rt.cfg.Teammates == nil {
+	if t.mates == nil {
 		return tool.Errorf("Teammates are not available in this session; start a background agent (run_in_background: true) instead."), nil
 	}
-	if parent.Depth > 0 {
+	if parent.Info().Depth > 0 {
 		return tool.Errorf("Only the lead of a team can spawn teammates; you are a subagent. Start a subagent instead."), nil
 	}
-	if bad := rt.teammateIsolation(in); bad != nil {
-		return *bad, nil
+	if in.Isolation == "worktree" {
+		if ti, ok := t.mates.(TeammateIsolator); !ok || !ti.IsolatesTeammates() {
+			return tool.Errorf(`isolation: "worktree" is not available for teammates in this session, so %q was not started. Spawn the teammate without isolation, or start a background agent with isolation: "worktree" instead.`, in.Name), nil
+		}
 	}
-	return rt.cfg.Teammates.SpawnTeammate(ctx, parent, env, in)
+	return t.mates.SpawnTeammate(ctx, t.rt, parent, env, in)
 }

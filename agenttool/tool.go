@@ -3,6 +3,7 @@ package agenttool
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -10,11 +11,14 @@ import (
 	"github.com/cohort-dev/cohort/agent"
 	"github.com/cohort-dev/cohort/flags"
 	"github.com/cohort-dev/cohort/llm"
+	"github.com/cohort-dev/cohort/permission"
+	"github.com/cohort-dev/cohort/runtime"
+	"github.com/cohort-dev/cohort/task"
 	"github.com/cohort-dev/cohort/tool"
 )
 
 // Name is the Agent tool's name (Claude Code's).
-const Name = "Agent"
+const Name = runtime.AgentToolName
 
 // namePattern is what an agent name must match (Claude Code's pattern).
 var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
@@ -33,11 +37,25 @@ type Input struct {
 	Cwd             string `json:"cwd,omitempty"`
 }
 
+// Config wires the Agent tool.
+type Config struct {
+	// Runtime builds the agents it spawns (required).
+	Runtime *runtime.Runtime
+	// Teammates runs the teammate path (team_name and name); nil means
+	// teams are not available in the session.
+	Teammates TeammateSpawner
+}
+
 // Tool is the Agent tool. Its definition depends on the session's catalog
 // and flags, which are fixed for the session, so it is stable.
 type Tool struct {
-	rt *Runtime
+	rt    *runtime.Runtime
+	mates TeammateSpawner
 }
+
+// New returns the Agent tool; make it in the runtime's tool factory
+// (runtime.Config.Tools), which hands it the runtime.
+func New(cfg Config) *Tool { return &Tool{rt: cfg.Runtime, mates: cfg.Teammates} }
 
 const agentToolIntro = `Start another agent to carry out a task on its own and report back. Each agent begins with a fresh context: it sees only the prompt you write, so include the goal, the relevant paths and facts you already know, constraints, and what its report should contain.
 
@@ -56,31 +74,14 @@ func (t *Tool) Def() llm.ToolDef {
 func (t *Tool) description() string {
 	var b strings.Builder
 	b.WriteString(agentToolIntro)
-	if t.rt.flags().Bool(flags.AgentListAttachment) {
+	if t.rt.Flags().Bool(flags.AgentListAttachment) {
 		b.WriteString("\n\nThe agent types you can choose from are listed in a system reminder in the conversation.")
 		return b.String()
 	}
 	b.WriteString("\n\n")
-	b.WriteString(AgentList(t.rt.cfg.Catalog))
+	b.WriteString(runtime.AgentList(t.rt.Catalog()))
 	return b.String()
 }
-
-// AgentList renders the available agent types, one per line, for the tool
-// description or (with agent_list_attachment) a system reminder.
-func AgentList(cat *agent.Catalog) string {
-	var b strings.Builder
-	b.WriteString("Agent types (subagent_type):\n")
-	for _, d := range cat.List() {
-		tools := "all tools"
-		if len(d.Tools) > 0 {
-			tools = strings.Join(d.Tools, ", ")
-		}
-		fmt.Fprintf(&b, "- %s: %s (Tools: %s)\n", d.Name, oneLine(d.Description), tools)
-	}
-	return strings.TrimRight(b.String(), "\n")
-}
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func (t *Tool) schema() tool.Schema {
 	props := []tool.Property{
@@ -94,7 +95,7 @@ func (t *Tool) schema() tool.Schema {
 		tool.Optional("mode", tool.Enum("Permission mode for the agent.", "default", "acceptEdits", "plan", "dontAsk", "bypassPermissions")),
 		tool.Optional("isolation", tool.Enum("Run the agent in its own git worktree, or on a remote worker.", "worktree", "remote")),
 	}
-	if t.rt.flags().Bool(flags.AgentCwd) {
+	if t.rt.Flags().Bool(flags.AgentCwd) {
 		props = append(props, tool.Optional("cwd", tool.String("Working directory for the agent (absolute path).")))
 	}
 	return tool.Object(props...)
@@ -112,53 +113,69 @@ func (t *Tool) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) (too
 	if err := json.Unmarshal(raw, &in); err != nil {
 		return tool.Errorf("Agent input is not valid: %v", err), nil
 	}
-	parent, ok := t.rt.Lookup(env.AgentID)
+	parent, ok := t.rt.Lookup(env.Agent.ID)
 	if !ok {
-		return tool.Result{}, errorf("agenttool: the calling agent %q is not registered with the runtime", env.AgentID)
+		return tool.Result{}, fmt.Errorf("agenttool: the calling agent %q is not registered with the runtime", env.Agent.ID)
 	}
 	if in.Name != "" && !namePattern.MatchString(in.Name) {
 		return tool.Errorf("Invalid agent name %q: a name must match %s (letters, digits, '_' and '-', starting with a letter or digit, at most 64 characters).", in.Name, namePattern), nil
 	}
 	switch {
 	case in.TeamName != "" && in.Name != "":
-		return t.rt.spawnTeammate(ctx, parent, env, in)
+		return t.spawnTeammate(ctx, parent, env, in)
 	case in.TeamName != "":
 		return tool.Errorf("team_name needs a name: a teammate is spawned with both team_name and name."), nil
 	case in.Isolation == "remote":
 		return tool.Errorf("isolation: remote is not available in this build yet (remote agents on NATS workers are a later feature). Run the agent locally instead."), nil
 	}
-	def, errRes := t.rt.resolveType(parent, in)
+	def, errRes := t.resolveType(parent, in)
 	if errRes != nil {
 		return *errRes, nil
 	}
-	if def == nil {
-		return t.rt.spawnFork(ctx, parent, env, in)
+	req := runtime.Request{Description: in.Description, Prompt: in.Prompt, Name: in.Name, Def: def,
+		Model: in.Model, Mode: permission.Mode(in.Mode), Isolation: in.Isolation, Cwd: in.Cwd}
+	if def != nil {
+		req.Background = in.RunInBackground || def.Background
 	}
-	background := in.RunInBackground || def.Background
-	return t.rt.spawnSubagent(ctx, parent, env, in, def, background)
+	s, err := t.rt.Spawn(ctx, parent, env, req)
+	if err != nil {
+		return tool.Errorf("%s", err.Error()), nil
+	}
+	if s.Background {
+		return asyncLaunched(s.Agent, in, s.Task.State().OutputFile), nil
+	}
+	st, err := s.Wait(ctx)
+	switch {
+	case errors.Is(err, task.ErrBackgrounded):
+		return asyncLaunched(s.Agent, in, st.OutputFile), nil
+	case err != nil:
+		return tool.Result{}, err
+	}
+	return syncResult(s.Agent, st), nil
 }
 
 // resolveType picks the definition for a call; nil with no error result
 // means the fork path.
-func (rt *Runtime) resolveType(parent *Agent, in Input) (*agent.Definition, *tool.Result) {
-	forkOn := rt.flags().Bool(flags.ForkSubagent)
+func (t *Tool) resolveType(parent *runtime.Agent, in Input) (*agent.Definition, *tool.Result) {
+	cat := t.rt.Catalog()
+	forkOn := t.rt.Flags().Bool(flags.ForkSubagent)
 	name := in.SubagentType
 	switch {
 	case name == "fork" && !forkOn:
-		r := tool.Errorf(`subagent_type "fork" needs the fork_subagent flag, which is off. Turn it on with --flag fork_subagent=on (or COHORT_FLAG_FORK_SUBAGENT=on), or choose an agent type: %s.`, typeNames(rt.cfg.Catalog))
+		r := tool.Errorf(`subagent_type "fork" needs the fork_subagent flag, which is off. Turn it on with --flag fork_subagent=on (or COHORT_FLAG_FORK_SUBAGENT=on), or choose an agent type: %s.`, typeNames(cat))
 		return nil, &r
 	case name == "fork", name == "" && forkOn:
 		return nil, nil
 	case name == "":
 		name = agent.GeneralPurpose
 	}
-	def, ok := rt.cfg.Catalog.Get(name)
+	def, ok := cat.Get(name)
 	if !ok {
-		r := tool.Errorf("Unknown subagent_type %q. Available agent types: %s.", name, typeNames(rt.cfg.Catalog))
+		r := tool.Errorf("Unknown subagent_type %q. Available agent types: %s.", name, typeNames(cat))
 		return nil, &r
 	}
-	if parent.Def != nil && !parent.Def.CanSpawn(def.Name) {
-		r := tool.Errorf("This agent may only start these agent types: %s.", strings.Join(parent.Def.AgentTypes, ", "))
+	if pd := parent.Def(); pd != nil && !pd.CanSpawn(def.Name) {
+		r := tool.Errorf("This agent may only start these agent types: %s.", strings.Join(pd.AgentTypes, ", "))
 		return nil, &r
 	}
 	return def, nil

@@ -68,7 +68,7 @@ func newTurnFixture(b testing.TB) *turnFixture {
 			System:    prompt.System(prompt.Chain{}, env, ""),
 			Tools:     tools,
 			MaxTurns:  1, // one model call, its tool call, the tool_result appended
-			Env:       tool.Env{Cwd: dir, AgentID: "bench", SessionID: "bench"},
+			Env:       tool.Env{Agent: tool.Agent{Cwd: dir, ID: "bench"}, SessionID: "bench"},
 		},
 	}
 }

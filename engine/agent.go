@@ -35,6 +35,22 @@ type Result struct {
 	Duration time.Duration
 }
 
+// Add adds a later Send's result to r, so that r describes both: the later
+// one's text and stop reason, the sums of turns, tool uses, usage, cost and
+// duration. An agent's activation of several Sends (a hook that sends it
+// back, notifications that wake it) reports one Result this way.
+func (r *Result) Add(later *Result) {
+	if later == nil {
+		return
+	}
+	r.Text, r.Stop = later.Text, later.Stop
+	r.Turns += later.Turns
+	r.ToolUses += later.ToolUses
+	r.Usage = r.Usage.Add(later.Usage)
+	r.CostUSD += later.CostUSD
+	r.Duration += later.Duration
+}
+
 // Agent is one conversation with a model. Send must not be called
 // concurrently; the other methods are safe for concurrent use.
 type Agent struct {
@@ -97,7 +113,7 @@ func (a *Agent) SetRecorder(r Recorder) {
 }
 
 // ID returns the agent's id.
-func (a *Agent) ID() string { return a.cfg.Env.AgentID }
+func (a *Agent) ID() string { return a.cfg.Env.Agent.ID }
 
 // History returns a copy of the conversation so far.
 func (a *Agent) History() []llm.Message {
@@ -236,7 +252,7 @@ func (a *Agent) emit(ev Event) {
 	if sink == nil {
 		return
 	}
-	ev.AgentID = a.cfg.Env.AgentID
+	ev.AgentID = a.cfg.Env.Agent.ID
 	ev.ParentToolUseID = a.cfg.ParentToolUseID
 	if ev.Time.IsZero() {
 		ev.Time = a.cfg.Now()

@@ -71,6 +71,9 @@ type Compaction struct {
 
 // Gate decides whether a tool call may run. It resolves "ask" itself
 // (through a prompter, the lead, or policy) and returns the final verdict.
+// Check is called from several goroutines at once (an agent's parallel
+// read-only calls, and every agent that shares the gate), so it must be safe
+// for concurrent use; it may block (a prompt) until ctx ends.
 type Gate interface {
 	Check(ctx context.Context, c *Call) Verdict
 }
@@ -95,8 +98,13 @@ type Verdict struct {
 	Input  json.RawMessage
 }
 
-// Hooks run user-configured commands around tool calls and turns. Each
-// method may block or rewrite; a nil Hooks runs nothing.
+// Hooks run user-configured commands around tool calls. Each method may
+// block or rewrite; a nil Hooks runs nothing. Like Gate, the methods are
+// called from several goroutines at once and must be safe for concurrent
+// use. The engine uses only these two; the events of an agent's life
+// (SubagentStart, Stop, TeammateIdle, WorktreeCreate, …) are optional
+// interfaces listed in package hook (hook.SubagentHooks and the rest),
+// which the layers above the engine look for on the same value.
 type Hooks interface {
 	// PreToolUse may deny a call (Allow false with a reason) or replace its
 	// input; a zero HookVerdict means no opinion.

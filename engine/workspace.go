@@ -14,6 +14,17 @@ func (a *Agent) SetWorkspace(cwd string, guard tool.WriteGuard) {
 	a.cfg.Env.Guard = guard
 }
 
+// SetAgent replaces the agent's record (tool.Env.Agent) and write guard
+// from the next tool call on: the runtime calls it when the agent moves
+// into or out of a worktree or changes permission mode, so that its tools
+// see the same record the runtime keeps.
+func (a *Agent) SetAgent(rec tool.Agent, guard tool.WriteGuard) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.cfg.Env.Agent = rec
+	a.cfg.Env.Guard = guard
+}
+
 // Workspace returns the agent's current working directory and write guard.
 func (a *Agent) Workspace() (cwd string, guard tool.WriteGuard) {
 	a.mu.Lock()
@@ -26,14 +37,4 @@ func (a *Agent) toolEnv() tool.Env {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.cfg.Env
-}
-
-// SetTeam records the team the agent belongs to or leads and its name in
-// it (a lead that creates a team becomes "team-lead" of it); team-scoped
-// tools read them from their Env.
-func (a *Agent) SetTeam(team, name string) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.cfg.Env.Team = team
-	a.cfg.Env.AgentName = name
 }

@@ -41,7 +41,7 @@ func (m *mover) Run(_ context.Context, env *tool.Env, input json.RawMessage) (to
 func TestSetWorkspaceMovesLaterCalls(t *testing.T) {
 	mv := &mover{}
 	turn := 0
-	a := New(Config{ModelName: "m", Tools: []tool.Tool{mv}, Env: tool.Env{Cwd: "/start", AgentID: "a1"},
+	a := New(Config{ModelName: "m", Tools: []tool.Tool{mv}, Env: tool.Env{Agent: tool.Agent{Cwd: "/start", ID: "a1"}},
 		Model: replyFunc(func(*llm.Request) *llm.Response {
 			turn++
 			switch turn {

@@ -3,6 +3,8 @@ package hook
 import (
 	"path/filepath"
 	"testing"
+
+	"github.com/cohort-dev/cohort/tool"
 )
 
 // BenchmarkPreToolUse measures what a hook adds to a tool call: nothing
@@ -14,7 +16,7 @@ func BenchmarkPreToolUse(b *testing.B) {
 		b.Fatal(probs)
 	}
 	dir := b.TempDir()
-	s := NewRunner(Config{Hooks: set}).For(Agent{Cwd: dir, ID: "a", Depth: 1})
+	s := NewRunner(Config{Hooks: set}).For(Agent{Agent: tool.Agent{Cwd: dir, ID: "a", Depth: 1}})
 	for _, tool := range []string{"Read", "Bash"} {
 		b.Run(tool, func(b *testing.B) {
 			c := call(dir, tool, `{"command": "ls"}`)

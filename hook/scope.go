@@ -11,25 +11,17 @@ import (
 	"github.com/cohort-dev/cohort/tool"
 )
 
-// Agent is the agent hooks fire for: it fills the common input fields and
-// may bring hooks of its own.
+// Agent is the agent hooks fire for: its record (tool.Agent: id, type,
+// cwd, permission mode, depth, the Agent call that spawned it) fills the
+// common input fields, and it may bring hooks of its own. Commands run in
+// its Cwd; a tool call's Env.Cwd, when set, takes its place for tool
+// events. At Depth > 0 its own Stop hooks fire on SubagentStop instead.
 type Agent struct {
+	tool.Agent
 	SessionID      string
 	TranscriptPath string
-	// Cwd is the agent's working directory; commands run in it. A tool
-	// call's Env.Cwd, when set, takes its place for tool events.
-	Cwd string
-	// PermissionMode is reported as permission_mode ("default" if empty).
-	PermissionMode string
-	// ID and Type identify the agent (agent_id, agent_type); Depth is 0
-	// for the lead; ParentToolUseID is the Agent call that spawned it.
-	ID              string
-	Type            string
-	Depth           int
-	ParentToolUseID string
 	// Hooks are the agent definition's own hooks (FromDefinition). They run
-	// after the runner's; at Depth > 0 their Stop hooks fire on
-	// SubagentStop instead.
+	// after the runner's.
 	Hooks *Set
 }
 
@@ -127,7 +119,7 @@ func (s *Scope) fill(in *Input) {
 	or(&in.SessionID, a.SessionID)
 	or(&in.TranscriptPath, a.TranscriptPath)
 	or(&in.Cwd, a.Cwd)
-	or(&in.PermissionMode, a.PermissionMode)
+	or(&in.PermissionMode, string(a.Mode))
 	or(&in.PermissionMode, "default")
 	or(&in.AgentID, a.ID)
 	or(&in.AgentType, a.Type)

@@ -271,7 +271,7 @@ func (e *evaluation) bashAllow(an *analysis) Decision {
 		}
 	}
 	switch {
-	case e.mode == ModeBypass:
+	case e.mode == ModeBypassPermissions:
 		return Decision{Behavior: Allow, Reason: "bypassPermissions mode"}
 	case planBlocks:
 		// A read-only line that reaches outside the working directories may
@@ -424,7 +424,7 @@ func (e *evaluation) editable(f pathForms, edits []*Rule) bool {
 			return true
 		}
 	}
-	if e.mode != ModeAcceptEdits && e.mode != ModeBypass {
+	if e.mode != ModeAcceptEdits && e.mode != ModeBypassPermissions {
 		return false
 	}
 	return e.inWorkDirs(f.resolved) && !e.protected(f.resolved) && !e.protected(f.literal)

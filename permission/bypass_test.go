@@ -21,12 +21,12 @@ var denyRm = []string{"Bash(rm:*)"}
 func TestBypassBashDashC(t *testing.T) {
 	f := newFixture(t)
 	expect(t, f.checkerWith(ModeDefault, nil, denyRm, nil), bash("bash -c 'rm -rf x'"), Deny)
-	expect(t, f.checkerWith(ModeBypass, nil, denyRm, nil), bash("bash -c 'rm -rf x'"), Deny)
+	expect(t, f.checkerWith(ModeBypassPermissions, nil, denyRm, nil), bash("bash -c 'rm -rf x'"), Deny)
 }
 
 func TestBypassShDashC(t *testing.T) {
 	f := newFixture(t)
-	c := f.checkerWith(ModeBypass, nil, denyRm, nil)
+	c := f.checkerWith(ModeBypassPermissions, nil, denyRm, nil)
 	expect(t, c, bash(`sh -c "rm -rf x"`), Deny)
 	expect(t, c, bash(`zsh -c 'true && rm -rf x'`), Deny)
 	expect(t, c, bash(`dash -ec 'sh -c "rm -rf x"'`), Deny)
@@ -41,14 +41,14 @@ func TestBypassCommandSubstitutionInAllowedEcho(t *testing.T) {
 func TestBypassBackticks(t *testing.T) {
 	f := newFixture(t)
 	expect(t, f.checkerWith(ModeDefault, []string{"Bash(echo:*)"}, nil, nil), bash("echo `rm -rf x`"), Ask)
-	expect(t, f.checkerWith(ModeBypass, nil, denyRm, nil), bash("echo `rm -rf x`"), Deny)
+	expect(t, f.checkerWith(ModeBypassPermissions, nil, denyRm, nil), bash("echo `rm -rf x`"), Deny)
 }
 
 func TestBypassSymlinkIntoDeniedDir(t *testing.T) {
 	f := newFixture(t)
 	f.symlink(f.path("proj/secrets"), "proj/docs")
 	f.symlink("secrets/key", "proj/innocent.txt")
-	c := f.checkerWith(ModeBypass, []string{"Read"}, []string{"Read(./secrets/**)"}, nil)
+	c := f.checkerWith(ModeBypassPermissions, []string{"Read"}, []string{"Read(./secrets/**)"}, nil)
 	expect(t, c, read("docs/key"), Deny)
 	expect(t, c, read("innocent.txt"), Deny)
 	expect(t, c, bash("cat docs/key"), Deny)
@@ -77,7 +77,7 @@ func TestBypassDotDotTraversal(t *testing.T) {
 
 func TestBypassCdIntoDeniedDirThenRead(t *testing.T) {
 	f := newFixture(t)
-	c := f.checkerWith(ModeBypass, nil, []string{"Read(./secrets/**)"}, nil)
+	c := f.checkerWith(ModeBypassPermissions, nil, []string{"Read(./secrets/**)"}, nil)
 	expect(t, c, bash("cd secrets && cat key"), Deny)
 	expect(t, c, bash("cd src; cd ../secrets; head -1 key"), Deny)
 	expect(t, c, bash("pushd secrets >/dev/null && cat key"), Deny)
@@ -94,13 +94,13 @@ func TestBypassCdOutsideWorkingDirs(t *testing.T) {
 
 func TestBypassEnvAssignmentPrefix(t *testing.T) {
 	f := newFixture(t)
-	expect(t, f.checkerWith(ModeBypass, nil, denyRm, nil), bash("FOO=1 rm -rf x"), Deny)
-	expect(t, f.checkerWith(ModeBypass, nil, denyRm, nil), bash("A=1 B=$(true) rm -rf x"), Deny)
+	expect(t, f.checkerWith(ModeBypassPermissions, nil, denyRm, nil), bash("FOO=1 rm -rf x"), Deny)
+	expect(t, f.checkerWith(ModeBypassPermissions, nil, denyRm, nil), bash("A=1 B=$(true) rm -rf x"), Deny)
 }
 
 func TestBypassEnvCommand(t *testing.T) {
 	f := newFixture(t)
-	c := f.checkerWith(ModeBypass, nil, denyRm, nil)
+	c := f.checkerWith(ModeBypassPermissions, nil, denyRm, nil)
 	expect(t, c, bash("env rm -rf x"), Deny)
 	expect(t, c, bash("env -i FOO=1 rm -rf x"), Deny)
 	expect(t, c, bash("/usr/bin/env -u HOME rm -rf x"), Deny)
@@ -108,14 +108,14 @@ func TestBypassEnvCommand(t *testing.T) {
 
 func TestBypassXargs(t *testing.T) {
 	f := newFixture(t)
-	c := f.checkerWith(ModeBypass, nil, denyRm, nil)
+	c := f.checkerWith(ModeBypassPermissions, nil, denyRm, nil)
 	expect(t, c, bash("echo x | xargs rm -rf"), Deny)
 	expect(t, c, bash("ls | xargs -I{} -P4 rm {}"), Deny)
 }
 
 func TestBypassFindExec(t *testing.T) {
 	f := newFixture(t)
-	expect(t, f.checkerWith(ModeBypass, nil, denyRm, nil), bash(`find . -type f -exec rm -f {} +`), Deny)
+	expect(t, f.checkerWith(ModeBypassPermissions, nil, denyRm, nil), bash(`find . -type f -exec rm -f {} +`), Deny)
 }
 
 func TestBypassCommandAfterAllowedPrefix(t *testing.T) {
@@ -135,23 +135,23 @@ func TestBypassNewlineSeparatedCommands(t *testing.T) {
 
 func TestBypassEval(t *testing.T) {
 	f := newFixture(t)
-	expect(t, f.checkerWith(ModeBypass, nil, denyRm, nil), bash(`eval "rm -rf x"`), Deny)
-	expect(t, f.checkerWith(ModeBypass, nil, denyRm, nil), bash(`eval "$X"`), Ask)
+	expect(t, f.checkerWith(ModeBypassPermissions, nil, denyRm, nil), bash(`eval "rm -rf x"`), Deny)
+	expect(t, f.checkerWith(ModeBypassPermissions, nil, denyRm, nil), bash(`eval "$X"`), Ask)
 	expect(t, f.checkerWith(ModeDefault, []string{"Bash(ls:*)"}, nil, nil), bash(`eval ls`), Ask)
 }
 
 func TestBypassDynamicCommandNameUnderDenyRules(t *testing.T) {
 	f := newFixture(t)
-	c := f.checkerWith(ModeBypass, nil, denyRm, nil)
+	c := f.checkerWith(ModeBypassPermissions, nil, denyRm, nil)
 	expect(t, c, bash("$(echo rm) -rf x"), Ask)
 	expect(t, c, bash(`c=rm; $c -rf x`), Ask)
 	// Without deny rules bypass mode means what it says.
-	expect(t, f.checkerWith(ModeBypass, nil, nil, nil), bash("$(echo rm) -rf x"), Allow)
+	expect(t, f.checkerWith(ModeBypassPermissions, nil, nil, nil), bash("$(echo rm) -rf x"), Allow)
 }
 
 func TestBypassScriptFromStdin(t *testing.T) {
 	f := newFixture(t)
-	c := f.checkerWith(ModeBypass, nil, denyRm, nil)
+	c := f.checkerWith(ModeBypassPermissions, nil, denyRm, nil)
 	expect(t, c, bash("bash <<EOF\nrm -rf x\nEOF"), Ask)
 	expect(t, c, bash("echo 'rm -rf x' | sh"), Ask)
 	expect(t, c, bash("source ./script.sh"), Ask)
@@ -159,7 +159,7 @@ func TestBypassScriptFromStdin(t *testing.T) {
 
 func TestBypassRedirectIntoDeniedFile(t *testing.T) {
 	f := newFixture(t)
-	c := f.checkerWith(ModeBypass, nil, []string{"Edit(./.env)"}, nil)
+	c := f.checkerWith(ModeBypassPermissions, nil, []string{"Edit(./.env)"}, nil)
 	expect(t, c, bash("echo KEY=x > .env"), Deny)
 	expect(t, c, bash("cd src && echo KEY=x >> ../.env"), Deny)
 	expect(t, c, bash("cp /tmp/x .env"), Deny)
@@ -174,14 +174,14 @@ func TestBypassRedirectFromAllowedCommand(t *testing.T) {
 
 func TestBypassGlobIntoDeniedDir(t *testing.T) {
 	f := newFixture(t)
-	c := f.checkerWith(ModeBypass, nil, []string{"Read(./secrets/**)"}, nil)
+	c := f.checkerWith(ModeBypassPermissions, nil, []string{"Read(./secrets/**)"}, nil)
 	expect(t, c, bash("cat secr*/k?y"), Deny)
 	expect(t, c, bash("cat s{ecrets,x}/key"), Deny)
 }
 
 func TestBypassDynamicPathUnderPathRules(t *testing.T) {
 	f := newFixture(t)
-	c := f.checkerWith(ModeBypass, nil, []string{"Read(./secrets/**)"}, nil)
+	c := f.checkerWith(ModeBypassPermissions, nil, []string{"Read(./secrets/**)"}, nil)
 	expect(t, c, bash("cat $F"), Ask)
 	expect(t, c, bash("cat \"$(echo x)\""), Ask)
 	expect(t, c, bash("ls secrets"), Deny)
@@ -189,7 +189,7 @@ func TestBypassDynamicPathUnderPathRules(t *testing.T) {
 
 func TestBypassOptionValuePath(t *testing.T) {
 	f := newFixture(t)
-	c := f.checkerWith(ModeBypass, nil, []string{"Edit(./src/**)"}, nil)
+	c := f.checkerWith(ModeBypassPermissions, nil, []string{"Edit(./src/**)"}, nil)
 	expect(t, c, bash("gcc -o src/main.go x.c"), Deny)
 	expect(t, c, bash("gcc -osrc/main.go x.c"), Deny)
 	expect(t, c, bash("sort --output=src/main.go x"), Deny)
@@ -208,13 +208,13 @@ func TestBypassPathInjection(t *testing.T) {
 
 func TestBypassLookalikeCommandPath(t *testing.T) {
 	f := newFixture(t)
-	expect(t, f.checkerWith(ModeBypass, nil, denyRm, nil), bash("/usr/bin/rm -rf x"), Deny)
+	expect(t, f.checkerWith(ModeBypassPermissions, nil, denyRm, nil), bash("/usr/bin/rm -rf x"), Deny)
 	expect(t, f.checkerWith(ModeDefault, []string{"Bash(git diff:*)"}, nil, nil), bash("./git diff"), Ask)
 }
 
 func TestBypassSudoWrapping(t *testing.T) {
 	f := newFixture(t)
-	expect(t, f.checkerWith(ModeBypass, nil, denyRm, nil), bash("sudo -n rm -rf /"), Deny)
+	expect(t, f.checkerWith(ModeBypassPermissions, nil, denyRm, nil), bash("sudo -n rm -rf /"), Deny)
 	expect(t, f.checkerWith(ModeDefault, []string{"Bash(rm:*)"}, nil, nil), bash("sudo rm -rf /"), Ask)
 }
 
@@ -229,7 +229,7 @@ func TestBypassEditOwnSettingsInAcceptEdits(t *testing.T) {
 
 func TestBypassInvalidDenyRuleFailsClosed(t *testing.T) {
 	f := newFixture(t)
-	c := f.checkerWith(ModeBypass, nil, []string{"Bash(rm -rf:*"}, nil)
+	c := f.checkerWith(ModeBypassPermissions, nil, []string{"Bash(rm -rf:*"}, nil)
 	expect(t, c, bash("rm -rf x"), Deny)
 	expect(t, c, bash("ls"), Deny) // the whole tool, until the rule is fixed
 	expect(t, c, read("src/main.go"), Allow)
@@ -237,7 +237,7 @@ func TestBypassInvalidDenyRuleFailsClosed(t *testing.T) {
 
 func TestBypassExpansionBombs(t *testing.T) {
 	f := newFixture(t)
-	c := f.checkerWith(ModeBypass, nil, []string{"Read(./secrets/**)"}, nil)
+	c := f.checkerWith(ModeBypassPermissions, nil, []string{"Read(./secrets/**)"}, nil)
 	// Both must finish quickly and not be allowed blindly.
 	expect(t, c, bash("cat "+strings.Repeat("{a,b}", 40)), Ask)
 	expect(t, c, bash("cat {1..99999999}"), Ask)
@@ -273,13 +273,13 @@ func TestBypassGlobExpandsToOption(t *testing.T) {
 
 func TestBypassGlobCommandName(t *testing.T) {
 	f := newFixture(t)
-	expect(t, f.checkerWith(ModeBypass, nil, denyRm, nil), bash("/bin/r? -rf x"), Ask)
-	expect(t, f.checkerWith(ModeBypass, nil, denyRm, nil), bash("find . -exe? rm {} \\;"), Ask)
+	expect(t, f.checkerWith(ModeBypassPermissions, nil, denyRm, nil), bash("/bin/r? -rf x"), Ask)
+	expect(t, f.checkerWith(ModeBypassPermissions, nil, denyRm, nil), bash("find . -exe? rm {} \\;"), Ask)
 }
 
 func TestBypassCdIntoGlob(t *testing.T) {
 	f := newFixture(t)
-	c := f.checkerWith(ModeBypass, nil, []string{"Read(./secrets/**)"}, nil)
+	c := f.checkerWith(ModeBypassPermissions, nil, []string{"Read(./secrets/**)"}, nil)
 	expect(t, c, bash("cd secr* && cat key"), Deny)
 	expect(t, f.checkerWith(ModeDefault, nil, nil, nil), bash("cd sr* && ls"), Ask)
 }

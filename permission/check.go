@@ -229,7 +229,7 @@ func (e *evaluation) otherDefault(tool, subject string) Decision {
 		// A subagent's own calls are checked one by one; the others steer
 		// the agent's own team and tasks.
 		return Decision{Behavior: Allow, Reason: tool + " needs no approval"}
-	case e.mode == ModeBypass:
+	case e.mode == ModeBypassPermissions:
 		return Decision{Behavior: Allow, Reason: "bypassPermissions mode"}
 	case tool == "ExitPlanMode":
 		ask.Reason = "Leaving plan mode needs the user's approval of the plan."

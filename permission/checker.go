@@ -109,8 +109,8 @@ func New(cfg Config) (*Checker, error) {
 		}
 		mode = cfg.Mode
 	}
-	if mode == ModeBypass && sh.bypassDisabled {
-		if cfg.Mode == ModeBypass {
+	if mode == ModeBypassPermissions && sh.bypassDisabled {
+		if cfg.Mode == ModeBypassPermissions {
 			errs = append(errs, errors.New("bypassPermissions mode is disabled by disableBypassPermissionsMode in settings"))
 		}
 		mode = ModeDefault
@@ -154,7 +154,7 @@ func (sh *shared) loadSettings(s *settings.Settings) Mode {
 			mode = m
 		}
 	}
-	if mode == ModeBypass && sh.bypassDisabled {
+	if mode == ModeBypassPermissions && sh.bypassDisabled {
 		sh.problems = append(sh.problems, errors.New("permissions.defaultMode is bypassPermissions but disableBypassPermissionsMode is set; using default"))
 	}
 	return mode
@@ -244,7 +244,7 @@ func (c *Checker) SetMode(m Mode) error {
 		_, err := ParseMode(string(m))
 		return err
 	}
-	if m == ModeBypass && c.sh.bypassDisabled {
+	if m == ModeBypassPermissions && c.sh.bypassDisabled {
 		return errors.New("bypassPermissions mode is disabled by disableBypassPermissionsMode in settings")
 	}
 	c.mu.Lock()
@@ -261,10 +261,10 @@ func (c *Checker) SetMode(m Mode) error {
 func (c *Checker) ForChild(def Mode) *Checker {
 	parent := c.Mode()
 	m := parent
-	if parent != ModeBypass && parent != ModeAcceptEdits && def != "" && def.Valid() {
+	if parent != ModeBypassPermissions && parent != ModeAcceptEdits && def != "" && def.Valid() {
 		m = def
 	}
-	if m == ModeBypass && c.sh.bypassDisabled {
+	if m == ModeBypassPermissions && c.sh.bypassDisabled {
 		m = ModeDefault
 	}
 	return &Checker{sh: c.sh, mode: m}

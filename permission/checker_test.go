@@ -38,9 +38,9 @@ func TestOtherTools(t *testing.T) {
 		{name: "webfetch userinfo trick", allow: []string{"WebFetch(domain:example.com)"}, req: fetch("https://example.com@evil.net/"), want: Ask},
 		{name: "webfetch wildcard subdomain", allow: []string{"WebFetch(domain:*.example.com)"}, req: fetch("https://a.b.example.com/"), want: Allow},
 		{name: "webfetch wildcard not apex", allow: []string{"WebFetch(domain:*.example.com)"}, req: fetch("https://example.com/"), want: Ask},
-		{name: "webfetch deny", deny: []string{"WebFetch(domain:evil.net)"}, mode: ModeBypass, req: fetch("http://evil.net"), want: Deny},
-		{name: "webfetch bad url under deny rule", deny: []string{"WebFetch(domain:evil.net)"}, mode: ModeBypass, req: fetch("::::"), want: Deny},
-		{name: "webfetch bypass", mode: ModeBypass, req: fetch("https://x.org"), want: Allow},
+		{name: "webfetch deny", deny: []string{"WebFetch(domain:evil.net)"}, mode: ModeBypassPermissions, req: fetch("http://evil.net"), want: Deny},
+		{name: "webfetch bad url under deny rule", deny: []string{"WebFetch(domain:evil.net)"}, mode: ModeBypassPermissions, req: fetch("::::"), want: Deny},
+		{name: "webfetch bypass", mode: ModeBypassPermissions, req: fetch("https://x.org"), want: Allow},
 		{name: "agent needs no approval", req: agent("Explore"), want: Allow},
 		{name: "agent in plan mode", mode: ModePlan, req: agent("Plan"), want: Allow},
 		{name: "agent deny by name", deny: []string{"Agent(general-purpose)"}, req: agent(""), want: Deny},
@@ -51,7 +51,7 @@ func TestOtherTools(t *testing.T) {
 		{name: "mcp server rule other server", allow: []string{"mcp__github"}, req: mcp("mcp__githubx__get", false), want: Ask},
 		{name: "mcp tool rule", allow: []string{"mcp__github__get_issue"}, req: mcp("mcp__github__get_issues", false), want: Ask},
 		{name: "mcp prefix rule", allow: []string{"mcp__github__get_*"}, req: mcp("mcp__github__get_issues", false), want: Allow},
-		{name: "mcp deny server", deny: []string{"mcp__fs"}, mode: ModeBypass, req: mcp("mcp__fs__write", false), want: Deny},
+		{name: "mcp deny server", deny: []string{"mcp__fs"}, mode: ModeBypassPermissions, req: mcp("mcp__fs__write", false), want: Deny},
 		{name: "mcp plan write", mode: ModePlan, req: mcp("mcp__fs__write", false), want: Deny},
 		{name: "read-only tool", req: Request{Tool: "TaskList", ReadOnly: true}, want: Allow},
 		{name: "other tool asks", req: Request{Tool: "Skill"}, want: Ask},
@@ -63,12 +63,12 @@ func TestOtherTools(t *testing.T) {
 		{name: "coordination deny rule", deny: []string{"SendMessage"}, req: Request{Tool: "SendMessage"}, want: Deny},
 		{name: "other tool subject rule", allow: []string{"Skill(review)"}, req: Request{Tool: "Skill", Subject: "review"}, want: Allow},
 		{name: "other tool subject mismatch", allow: []string{"Skill(review)"}, req: Request{Tool: "Skill", Subject: "deploy"}, want: Ask},
-		{name: "other tool deny without subject fails closed", deny: []string{"Skill(deploy)"}, mode: ModeBypass, req: Request{Tool: "Skill"}, want: Deny},
+		{name: "other tool deny without subject fails closed", deny: []string{"Skill(deploy)"}, mode: ModeBypassPermissions, req: Request{Tool: "Skill"}, want: Deny},
 		{name: "exit plan mode asks", mode: ModePlan, req: Request{Tool: "ExitPlanMode"}, want: Ask},
 		{name: "enter plan mode", req: Request{Tool: "EnterPlanMode"}, want: Allow},
 		{name: "plan mode todo", mode: ModePlan, req: Request{Tool: "TodoWrite"}, want: Ask},
 		{name: "dontAsk other", mode: ModeDontAsk, req: Request{Tool: "Skill"}, want: Deny},
-		{name: "bypass other", mode: ModeBypass, req: Request{Tool: "Skill"}, want: Allow},
+		{name: "bypass other", mode: ModeBypassPermissions, req: Request{Tool: "Skill"}, want: Allow},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -120,12 +120,12 @@ func TestForChild(t *testing.T) {
 	}{
 		{ModeDefault, "", ModeDefault},
 		{ModeDefault, ModePlan, ModePlan},
-		{ModeDefault, ModeBypass, ModeBypass},
+		{ModeDefault, ModeBypassPermissions, ModeBypassPermissions},
 		{ModePlan, ModeAcceptEdits, ModeAcceptEdits},
 		{ModeDontAsk, "", ModeDontAsk},
 		{ModeAcceptEdits, ModePlan, ModeAcceptEdits},
-		{ModeBypass, ModePlan, ModeBypass},
-		{ModeBypass, "", ModeBypass},
+		{ModeBypassPermissions, ModePlan, ModeBypassPermissions},
+		{ModeBypassPermissions, "", ModeBypassPermissions},
 		{ModeDefault, ModeBubble, ModeBubble},
 		{ModeDefault, Mode("nonsense"), ModeDefault},
 	}
@@ -140,7 +140,7 @@ func TestForChild(t *testing.T) {
 
 func TestChildSharesRules(t *testing.T) {
 	f := newFixture(t)
-	parent := f.checkerWith(ModeBypass, nil, denyRm, nil)
+	parent := f.checkerWith(ModeBypassPermissions, nil, denyRm, nil)
 	child := parent.ForChild(ModePlan).ForChild("")
 	expect(t, child, bash("rm x"), Deny)
 	if err := child.AddRules(t.Context(), Deny, []string{"Bash(curl:*)"}, DestSession); err != nil {
@@ -151,7 +151,7 @@ func TestChildSharesRules(t *testing.T) {
 	if err := child.SetMode(ModePlan); err != nil {
 		t.Fatal(err)
 	}
-	if parent.Mode() != ModeBypass {
+	if parent.Mode() != ModeBypassPermissions {
 		t.Fatal("child's SetMode changed the parent")
 	}
 }
@@ -160,7 +160,7 @@ func TestBypassDisabledBySettings(t *testing.T) {
 	f := newFixture(t)
 	s := &settings.Settings{}
 	s.Add(settings.ScopeUser, "u.json", f.home, []byte(`{"permissions":{"disableBypassPermissionsMode":"disable"}}`))
-	_, err := New(Config{Env: f.env(), Settings: s, Mode: ModeBypass})
+	_, err := New(Config{Env: f.env(), Settings: s, Mode: ModeBypassPermissions})
 	if err == nil || !strings.Contains(err.Error(), "disableBypassPermissionsMode") {
 		t.Fatalf("err = %v", err)
 	}
@@ -168,10 +168,10 @@ func TestBypassDisabledBySettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.ForChild(ModeBypass).Mode() != ModeDefault {
+	if c.ForChild(ModeBypassPermissions).Mode() != ModeDefault {
 		t.Fatal("definition escalated to bypass although it is disabled")
 	}
-	if err := c.SetMode(ModeBypass); err == nil {
+	if err := c.SetMode(ModeBypassPermissions); err == nil {
 		t.Fatal("SetMode(bypass) allowed although disabled")
 	}
 }
@@ -232,7 +232,7 @@ func TestSettingsFailClosed(t *testing.T) {
   "deny": ["Bash(rm:*)", "WebFetch(evil.net)", "(garbage"],
   "ask": ["Edit(!x)"]
 }}`)
-		c := f.checker(ModeBypass)
+		c := f.checker(ModeBypassPermissions)
 		var msgs []string
 		for _, p := range c.Problems() {
 			msgs = append(msgs, p.Error())
@@ -258,7 +258,7 @@ func TestSettingsFailClosed(t *testing.T) {
 		if len(s.Problems) != 1 {
 			t.Fatalf("settings problems = %v", s.Problems)
 		}
-		c, err := New(Config{Env: f.env(), Settings: s, Mode: ModeBypass})
+		c, err := New(Config{Env: f.env(), Settings: s, Mode: ModeBypassPermissions})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -273,7 +273,7 @@ func TestSettingsFailClosed(t *testing.T) {
 	t.Run("deny list of the wrong shape", func(t *testing.T) {
 		f := newFixture(t)
 		f.write("proj/.cohort/settings.json", `{"permissions": {"deny": "Bash(rm:*)"}}`)
-		expect(t, f.checker(ModeBypass), bash("rm x"), Ask)
+		expect(t, f.checker(ModeBypassPermissions), bash("rm x"), Ask)
 	})
 }
 
@@ -311,7 +311,7 @@ func TestCancelledContextDenies(t *testing.T) {
 	f := newFixture(t)
 	ctx, cancel := contextWithCancel(t)
 	cancel()
-	if d := f.checkerWith(ModeBypass, nil, nil, nil).Check(ctx, read("x")); d.Behavior != Deny {
+	if d := f.checkerWith(ModeBypassPermissions, nil, nil, nil).Check(ctx, read("x")); d.Behavior != Deny {
 		t.Fatalf("decision = %+v", d)
 	}
 }
@@ -347,7 +347,7 @@ func TestRelativeRequestCwdDenied(t *testing.T) {
 	f := newFixture(t)
 	r := read("x")
 	r.Cwd = "relative/dir"
-	expect(t, f.checkerWith(ModeBypass, nil, nil, nil), r, Deny)
+	expect(t, f.checkerWith(ModeBypassPermissions, nil, nil, nil), r, Deny)
 }
 
 func TestConcurrentUse(t *testing.T) {
@@ -391,7 +391,7 @@ func BenchmarkCheckRead(b *testing.B) {
 
 func TestFailClosedMarksAsks(t *testing.T) {
 	f := newFixture(t)
-	c := f.checkerWith(ModeBypass, nil, denyRm, nil)
+	c := f.checkerWith(ModeBypassPermissions, nil, denyRm, nil)
 	if d := c.Check(t.Context(), bash("$CMD x")); d.Behavior != Ask || !d.FailClosed {
 		t.Fatalf("opaque under deny rules: %+v", d)
 	}

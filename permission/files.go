@@ -88,7 +88,7 @@ func (e *evaluation) filesDefault(forms []pathForms, write bool) Decision {
 		return Decision{Behavior: Ask, Reason: fmt.Sprintf("%s of %s needs approval: it is outside the working directories (%s).", tool, outside, strings.Join(e.dirNames(), ", "))}
 	}
 	switch e.mode {
-	case ModeBypass:
+	case ModeBypassPermissions:
 		return Decision{Behavior: Allow, Reason: "bypassPermissions mode"}
 	case ModePlan:
 		return Decision{Behavior: Deny, Reason: planReason}

@@ -11,16 +11,16 @@ type Mode string
 // The modes. ModeBubble is internal (forks use it) and cannot be chosen by
 // a user or an agent definition.
 const (
-	ModeDefault     Mode = "default"
-	ModeAcceptEdits Mode = "acceptEdits"
-	ModePlan        Mode = "plan"
-	ModeDontAsk     Mode = "dontAsk"
-	ModeBypass      Mode = "bypassPermissions"
-	ModeBubble      Mode = "bubble"
+	ModeDefault           Mode = "default"
+	ModeAcceptEdits       Mode = "acceptEdits"
+	ModePlan              Mode = "plan"
+	ModeDontAsk           Mode = "dontAsk"
+	ModeBypassPermissions Mode = "bypassPermissions"
+	ModeBubble            Mode = "bubble"
 )
 
 // Modes lists the modes a user can choose, in the order help text shows them.
-var Modes = []Mode{ModeDefault, ModeAcceptEdits, ModePlan, ModeDontAsk, ModeBypass}
+var Modes = []Mode{ModeDefault, ModeAcceptEdits, ModePlan, ModeDontAsk, ModeBypassPermissions}
 
 // ParseMode parses a user-facing mode name (exact spelling, as Claude Code).
 func ParseMode(s string) (Mode, error) {
@@ -42,8 +42,30 @@ func ParseMode(s string) (Mode, error) {
 // Valid reports whether m is one of the modes, bubble included.
 func (m Mode) Valid() bool {
 	switch m {
-	case ModeDefault, ModeAcceptEdits, ModePlan, ModeDontAsk, ModeBypass, ModeBubble:
+	case ModeDefault, ModeAcceptEdits, ModePlan, ModeDontAsk, ModeBypassPermissions, ModeBubble:
 		return true
 	}
 	return false
 }
+
+// Rank orders the user-facing modes by how much they allow without asking:
+// plan 0, default and dontAsk 1, acceptEdits 2, bypassPermissions 3. (dontAsk
+// denies what would ask, so it allows no more than default.) bubble, which
+// sends every question to a parent, ranks with default; an unknown mode
+// ranks lowest.
+func (m Mode) Rank() int {
+	switch m {
+	case ModeDefault, ModeDontAsk, ModeBubble:
+		return 1
+	case ModeAcceptEdits:
+		return 2
+	case ModeBypassPermissions:
+		return 3
+	}
+	return 0
+}
+
+// Exceeds reports whether m allows more without asking than limit: the test
+// for a mode an agent asks to give its child (a model cannot grant another
+// agent more than it has itself).
+func (m Mode) Exceeds(limit Mode) bool { return m.Rank() > limit.Rank() }

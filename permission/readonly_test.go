@@ -44,15 +44,15 @@ func TestReadOnlyCommands(t *testing.T) {
 // ends the word there, so such a word is only known at run time.
 func TestBashControlEscape(t *testing.T) {
 	f := newFixture(t)
-	expect(t, f.checkerWith(ModeBypass, nil, denyRm, nil), bash(`$'rm\c@' -rf x`), Ask)
-	expect(t, f.checkerWith(ModeBypass, nil, denyRm, nil), bash(`$'\x72m' -rf x`), Deny)
+	expect(t, f.checkerWith(ModeBypassPermissions, nil, denyRm, nil), bash(`$'rm\c@' -rf x`), Ask)
+	expect(t, f.checkerWith(ModeBypassPermissions, nil, denyRm, nil), bash(`$'\x72m' -rf x`), Deny)
 }
 
 // TestBashDenyWithUnknownDir: a path relative to a directory that cannot
 // be told still meets the deny rules through the directories that can.
 func TestBashDenyWithUnknownDir(t *testing.T) {
 	f := newFixture(t)
-	c := f.checkerWith(ModeBypass, nil, []string{"Read(./secrets/**)"}, nil)
+	c := f.checkerWith(ModeBypassPermissions, nil, []string{"Read(./secrets/**)"}, nil)
 	expect(t, c, bash("cd src; cd $X; cat ../secrets/key"), Deny)
 	expect(t, c, bash("CDPATH=/x cd src; cat ../secrets/key"), Deny)
 	expect(t, c, bash("cd $X; cat ../secrets/key"), Ask)

@@ -38,15 +38,15 @@ type StopInput struct {
 // OutputTool is the TaskOutput tool: the main agent reads a background
 // task's status and output, optionally waiting for it to end.
 type OutputTool struct {
-	reg   *Registry
-	queue *Queue
+	reg     *Registry
+	queueOf func(agentID string) *Queue
 }
 
-// NewOutputTool returns TaskOutput over reg. queue is the main agent's
-// notification queue: a result read through TaskOutput is not notified
-// again there.
-func NewOutputTool(reg *Registry, queue *Queue) *OutputTool {
-	return &OutputTool{reg: reg, queue: queue}
+// NewOutputTool returns TaskOutput over reg. queueOf finds the calling
+// agent's notification queue (nil: none): a result read through TaskOutput
+// is not notified again there.
+func NewOutputTool(reg *Registry, queueOf func(agentID string) *Queue) *OutputTool {
+	return &OutputTool{reg: reg, queueOf: queueOf}
 }
 
 var outputSchema = tool.Object(
@@ -114,7 +114,11 @@ func (o *OutputTool) Run(ctx context.Context, env *tool.Env, raw json.RawMessage
 		}
 	}
 	if st.Status.Terminal() {
-		o.reg.Consume(t.ID(), o.queue)
+		var q *Queue
+		if o.queueOf != nil {
+			q = o.queueOf(env.Agent.ID)
+		}
+		o.reg.Consume(t.ID(), q)
 	}
 	return tool.Result{Content: []llm.Block{llm.Text(renderOutput(retrieval, st, t.Output()))}, Meta: st}, nil
 }

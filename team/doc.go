@@ -2,7 +2,7 @@
 // $COHORT_HOME/teams/{team}/config.json, the member list inside it, and the
 // team's shared task list under tasks/, together with the four task-list
 // tools (TaskCreate, TaskGet, TaskUpdate, TaskList) that teammates call.
-// Spawning teammates, backends and message routing live in the swarm, which
+// Spawning teammates, backends and message routing live in package teammate, which
 // builds on Store and TaskList.
 //
 // # Layout
@@ -39,7 +39,7 @@
 //   - Times (createdAt, joinedAt, addedAt, and a task's createdAt/updatedAt)
 //     are epoch milliseconds, as Claude Code writes them.
 //   - isActive means the member is part of the running team: AddMember sets
-//     it, the swarm clears it (SetActive) when the member shuts down or dies.
+//     it, the team layer clears it (SetActive) when the member shuts down or dies.
 //     A new member may take the name of an inactive one; the old entry is
 //     replaced. Names are compared case-insensitively, so two members never
 //     share an inbox on a case-insensitive file system.
@@ -78,13 +78,13 @@
 //     set of files even while a dependency edge is being written to two.
 //     A corrupt task file does not hide the others: List returns the good
 //     tasks together with an error naming each bad file.
-//   - Generation returns a counter that every mutation increments; the swarm
+//   - Generation returns a counter that every mutation increments; the team layer
 //     can poll it (or watch the tasks directory) to learn of changes.
 //
 // # Tools
 //
 // The tools find the team in tool.Env.Team and the caller in
-// tool.Env.AgentName. TaskUpdate with status in_progress and no owner is a
+// tool.Env.Agent.Name. TaskUpdate with status in_progress and no owner is a
 // Claim by the caller, so two teammates cannot both start a task; an
 // explicit owner must be an active member of the team (a typo would
 // otherwise leave the task waiting for nobody). Status "deleted" (as in

@@ -88,7 +88,7 @@ func (u *UpdateTool) Run(ctx context.Context, env *tool.Env, raw json.RawMessage
 	p := Patch{
 		Subject: in.Subject, Description: in.Description, ActiveForm: in.ActiveForm, Owner: in.Owner,
 		AddBlocks: normalizeIDs(in.AddBlocks), AddBlockedBy: normalizeIDs(in.AddBlockedBy),
-		Metadata: in.Metadata, ClaimBy: env.AgentName,
+		Metadata: in.Metadata, ClaimBy: env.Agent.Name,
 	}
 	if in.Status != nil {
 		s := Status(*in.Status)

@@ -3,9 +3,9 @@
 // built-in tools live in sub-packages by family (tool/file, tool/shell, …);
 // the Agent tool lives in agenttool.
 //
-// Env is Cohort's ToolUseContext: the per-agent facts a tool needs (cwd,
-// agent id, depth, the read-file cache, an optional write guard). The abort
-// signal is the ctx passed to Run.
+// Env is Cohort's ToolUseContext: the calling agent's record (Agent: id,
+// name, cwd, mode, depth, …), the read-file cache and an optional write
+// guard. The abort signal is the ctx passed to Run.
 package tool
 
 import (
@@ -62,18 +62,12 @@ func (r Result) TextOf() string { return llm.JoinText(r.Content) }
 // Env is the per-agent context a call runs in (Claude Code's ToolUseContext).
 // The engine owns it; tools read it and must not retain it past Run.
 type Env struct {
-	// Cwd is the agent's working directory (a worktree for isolated agents);
-	// relative paths resolve against it. The process cwd never changes.
-	Cwd string
-	// AgentID identifies the calling agent; SessionID its session.
-	AgentID   string
+	// Agent is the calling agent's record as of this call: Env.Cwd is its
+	// working directory (a worktree for isolated agents), Env.Depth its
+	// nesting, Env.Agent.ID its id.
+	Agent
+	// SessionID is the session the agent belongs to.
 	SessionID string
-	// AgentName is the agent's addressable name, if it has one; Team is the
-	// team it belongs to, if any ("alice" and "t1" for agent alice@t1).
-	AgentName string
-	Team      string
-	// Depth is 0 for the lead and parent+1 for each nested agent.
-	Depth int
 	// ToolUseID is the id of the tool_use block being run.
 	ToolUseID string
 	// Files records what the agent has read; Edit and Write consult it.

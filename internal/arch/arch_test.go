@@ -45,21 +45,28 @@ func listPackages(t *testing.T) []pkg {
 }
 
 // forbidden maps a package (prefix) to module packages it must not import.
+// The layers, lowest first: llm; tool (and its families); engine; task,
+// team, mailbox, permission, hook, worktree, agent; runtime (builds and runs
+// every agent); agenttool (the Agent tool) and teammate (the team layer);
+// internal/cli on top.
 var forbidden = map[string][]string{
-	"llm":         {"engine", "agenttool", "swarm", "internal/cli", "task", "tool"},
-	"llm/claude":  {"engine", "agenttool", "swarm", "internal/cli", "task"},
-	"llm/fakeapi": {"engine", "agenttool", "swarm", "internal/cli", "task"},
-	"tool":        {"engine", "agenttool", "swarm", "internal/cli"},
-	"engine":      {"agenttool", "swarm", "internal/cli", "task", "team", "mailbox", "permission", "hook", "llm/claude", "llm/fakeapi"},
-	"mailbox":     {"engine", "agenttool", "swarm", "internal/cli", "team"},
-	"task":        {"engine", "agenttool", "swarm", "internal/cli"},
-	"team":        {"engine", "agenttool", "swarm", "internal/cli"},
-	"permission":  {"engine", "agenttool", "swarm", "internal/cli"},
-	"worktree":    {"engine", "agenttool", "swarm", "internal/cli"},
-	"agent":       {"engine", "agenttool", "swarm", "internal/cli"},
-	"agenttool":   {"swarm", "internal/cli"},
-	"swarm":       {"internal/cli"},
-	"session":     {"engine", "agenttool", "swarm", "internal/cli"},
+	"llm":           {"engine", "runtime", "agenttool", "teammate", "internal/cli", "task", "tool"},
+	"llm/claude":    {"engine", "runtime", "agenttool", "teammate", "internal/cli", "task"},
+	"llm/fakeapi":   {"engine", "runtime", "agenttool", "teammate", "internal/cli", "task"},
+	"tool":          {"engine", "runtime", "agenttool", "teammate", "internal/cli"},
+	"engine":        {"runtime", "agenttool", "teammate", "internal/cli", "task", "team", "mailbox", "permission", "hook", "llm/claude", "llm/fakeapi"},
+	"mailbox":       {"engine", "runtime", "agenttool", "teammate", "internal/cli", "team"},
+	"task":          {"engine", "runtime", "agenttool", "teammate", "internal/cli"},
+	"team":          {"engine", "runtime", "agenttool", "teammate", "internal/cli"},
+	"permission":    {"engine", "runtime", "agenttool", "teammate", "internal/cli", "tool"},
+	"worktree":      {"engine", "runtime", "agenttool", "teammate", "internal/cli"},
+	"agent":         {"engine", "runtime", "agenttool", "teammate", "internal/cli"},
+	"hook":          {"runtime", "agenttool", "teammate", "internal/cli"},
+	"internal/fork": {"runtime", "agenttool", "teammate", "internal/cli"},
+	"runtime":       {"agenttool", "teammate", "internal/cli"},
+	"agenttool":     {"teammate", "internal/cli"},
+	"teammate":      {"internal/cli"},
+	"session":       {"engine", "runtime", "agenttool", "teammate", "internal/cli"},
 }
 
 // TestDependenciesPointOneWay checks the forbidden import edges.

@@ -19,8 +19,8 @@ import (
 	"github.com/cohort-dev/cohort/flags"
 	"github.com/cohort-dev/cohort/llm/fakeapi"
 	"github.com/cohort-dev/cohort/permission"
-	"github.com/cohort-dev/cohort/swarm"
 	"github.com/cohort-dev/cohort/team"
+	"github.com/cohort-dev/cohort/teammate"
 )
 
 // demoScript is the scripted model's part in cohort demo: every agent's
@@ -177,7 +177,7 @@ func (ws *demoWorkspace) options(o *options) *options {
 	so.print = true
 	so.model = scriptedPrefix + ws.script
 	so.cwd = ws.project
-	so.teammateMode, so.teammateBackends = swarm.BackendInProcess, nil
+	so.teammateMode, so.teammateBackends = teammate.BackendInProcess, nil
 	so.permissionMode = string(permission.ModeAcceptEdits)
 	so.flags = append(slices.Clone(o.flags), flags.AgentTeams+"=on", flags.CoordinatorMode+"=off", flags.ForkSubagent+"=off")
 	return &so
@@ -234,12 +234,12 @@ func runDemoSession(ctx context.Context, inv *Invocation, o *options, ws *demoWo
 		return err
 	}
 	defer s.close()
-	n.bind(s.leadID, s.teams)
+	n.bind(s.lead.ID(), s.teams)
 	s.onTeamEvent = n.teamEvent
 	if p, ok := ctx.Value(demoProbeKey{}).(*demoProbe); ok {
-		*p = demoProbe{fake: s.model.fake, root: ws.root, cohortHome: ws.cohortHome, sessionID: s.id, leadID: s.leadID}
+		*p = demoProbe{fake: s.model.fake, root: ws.root, cohortHome: ws.cohortHome, sessionID: s.id, leadID: s.lead.ID()}
 	}
-	out.init(initLine{Cwd: s.cwd, Tools: s.lead.ToolNames(), Model: s.lead.Model,
+	out.init(initLine{Cwd: s.cwd, Tools: s.lead.ToolNames(), Model: s.lead.Info().Model,
 		PermissionMode: s.modeName, APIKeySource: "none"})
 	n.prompt(demoPrompt)
 

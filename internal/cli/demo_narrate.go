@@ -13,10 +13,11 @@ import (
 	"time"
 
 	"github.com/cohort-dev/cohort/engine"
+	"github.com/cohort-dev/cohort/internal/clip"
 	"github.com/cohort-dev/cohort/llm"
-	"github.com/cohort-dev/cohort/swarm"
 	"github.com/cohort-dev/cohort/task"
 	"github.com/cohort-dev/cohort/team"
+	"github.com/cohort-dev/cohort/teammate"
 )
 
 // narratorConfig configures a narrator.
@@ -158,7 +159,7 @@ func (n *narrator) who(ev engine.Event) string {
 	if l, ok := n.labels[ev.ParentToolUseID]; ok {
 		return l
 	}
-	return clip(ev.AgentID, 8)
+	return clip.String(ev.AgentID, 8)
 }
 
 func (n *narrator) engineEvent(ev engine.Event) {
@@ -174,7 +175,7 @@ func (n *narrator) engineEvent(ev engine.Event) {
 			n.cost += llm.DefaultPrices.Cost(r.Model, r.Usage)
 		}
 		if text := firstLine(llm.JoinText(ev.Message.Content)); text != "" {
-			n.linef(who, "%s", n.paint(ansiDim, "“"+clip(text, 110)+"”"))
+			n.linef(who, "%s", n.paint(ansiDim, "“"+clip.String(text, 110)+"”"))
 		}
 	case engine.EventToolStart:
 		n.toolStart(who, ev.Tool)
@@ -202,15 +203,15 @@ func (n *narrator) toolStart(who string, t *engine.ToolEvent) {
 		if label == "" {
 			label, _, _ = strings.Cut(strings.ToLower(in.Description), " ")
 		}
-		n.labels[t.ID] = clip(label, 8)
+		n.labels[t.ID] = clip.String(label, 8)
 	case "SendMessage":
 		// Shown as it starts: its delivery can be seen before the call
 		// returns. A failure follows as its own line.
-		var s swarm.SendInput
+		var s teammate.SendInput
 		_ = json.Unmarshal(t.Input, &s)
 		text := s.Summary
 		if text == "" {
-			text = clip(firstLine(s.Message), 80)
+			text = clip.String(firstLine(s.Message), 80)
 		}
 		n.linef(who, "→ %s: %s", n.paint(n.style(s.To), s.To), text)
 	case "Read", "Edit", "Write":
@@ -219,7 +220,7 @@ func (n *narrator) toolStart(who string, t *engine.ToolEvent) {
 	case "Glob", "Grep":
 		n.linef(who, "searches the project (%s %s)", t.Name, in.Pattern)
 	case "Bash":
-		n.linef(who, "runs %s", clip(firstLine(in.Command), 80))
+		n.linef(who, "runs %s", clip.String(firstLine(in.Command), 80))
 	}
 }
 
@@ -230,7 +231,7 @@ func (n *narrator) toolDone(who string, t *engine.ToolEvent) {
 		return
 	}
 	if r.IsError {
-		n.linef(who, "%s", n.paint(ansiRed, t.Name+" failed: "+clip(firstLine(llm.JoinText(r.Content)), 100)))
+		n.linef(who, "%s", n.paint(ansiRed, t.Name+" failed: "+clip.String(firstLine(llm.JoinText(r.Content)), 100)))
 		return
 	}
 	switch t.Name {
@@ -301,7 +302,7 @@ func (n *narrator) taskEvent(ev task.Event) {
 	}
 	who, ok := n.labels[ev.ToolUseID]
 	if !ok {
-		who = clip(ev.TaskID, 8)
+		who = clip.String(ev.TaskID, 8)
 	}
 	switch ev.Subtype {
 	case task.SubtypeTaskStarted:
@@ -317,13 +318,13 @@ func (n *narrator) taskEvent(ev task.Event) {
 	}
 }
 
-func (n *narrator) teamEvent(ev swarm.Event) {
+func (n *narrator) teamEvent(ev teammate.Event) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	switch ev.Kind {
-	case swarm.EventTeamCreated:
+	case teammate.EventTeamCreated:
 		n.linef("lead", "forms team %s: %s", ev.Team, ev.Text)
-	case swarm.EventJoined:
+	case teammate.EventJoined:
 		backend, color := "", ""
 		if n.teams != nil {
 			if m, err := n.teams.Member(ev.Team, ev.From); err == nil {
@@ -332,16 +333,16 @@ func (n *narrator) teamEvent(ev swarm.Event) {
 			}
 		}
 		n.linef(ev.From, "joins the team (%s, color %s)", backend, n.paint(paletteANSI[color], color))
-	case swarm.EventIdle:
+	case teammate.EventIdle:
 		n.linef(ev.From, "is idle, waiting for messages (the lead is told)")
-	case swarm.EventShutdown:
+	case teammate.EventShutdown:
 		n.linef(ev.From, "approves the shutdown request and stops")
-	case swarm.EventDead:
+	case teammate.EventDead:
 		n.linef(ev.From, "%s", n.paint(ansiRed, "stopped without shutting down: "+ev.Text))
-	case swarm.EventTeamDeleted:
+	case teammate.EventTeamDeleted:
 		n.linef("lead", "deletes team %s", ev.Team)
-	case swarm.EventPermission, swarm.EventPlan:
-		n.linef(ev.From, "%s → %s: %s", ev.Kind, ev.To, clip(ev.Text, 100))
+	case teammate.EventPermission, teammate.EventPlan:
+		n.linef(ev.From, "%s → %s: %s", ev.Kind, ev.To, clip.String(ev.Text, 100))
 	}
 }
 

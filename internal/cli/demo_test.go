@@ -18,9 +18,9 @@ import (
 	"github.com/cohort-dev/cohort/llm"
 	"github.com/cohort-dev/cohort/llm/fakeapi"
 	"github.com/cohort-dev/cohort/mailbox"
-	"github.com/cohort-dev/cohort/swarm"
 	"github.com/cohort-dev/cohort/task"
 	"github.com/cohort-dev/cohort/team"
+	"github.com/cohort-dev/cohort/teammate"
 	"github.com/cohort-dev/cohort/tool"
 )
 
@@ -507,9 +507,9 @@ func TestNarratorLines(t *testing.T) {
 		call(engine.EventToolDone, "alice@crew", "c6", "TaskList", `{}`, &tool.Result{Meta: []team.Task{{ID: "1", Status: team.StatusCompleted}, {ID: "2", Status: team.StatusPending}}}),
 		task.Event{Subtype: task.SubtypeTaskNotification, TaskID: "a1", ToolUseID: "call-1", Status: "completed", Usage: usage},
 		task.Event{Subtype: task.SubtypeTaskNotification, TaskID: "t1", Status: "completed"},
-		swarm.Event{Kind: swarm.EventIdle, From: "alice"},
-		swarm.Event{Kind: swarm.EventShutdown, From: "alice"},
-		swarm.Event{Kind: swarm.EventDead, From: "bob", Text: "its process exited"},
+		teammate.Event{Kind: teammate.EventIdle, From: "alice"},
+		teammate.Event{Kind: teammate.EventShutdown, From: "alice"},
+		teammate.Event{Kind: teammate.EventDead, From: "bob", Text: "its process exited"},
 	}
 	var b bytes.Buffer
 	start := time.Unix(0, 0)
@@ -521,7 +521,7 @@ func TestNarratorLines(t *testing.T) {
 			n.engineEvent(ev)
 		case task.Event:
 			n.taskEvent(ev)
-		case swarm.Event:
+		case teammate.Event:
 			n.teamEvent(ev)
 		}
 	}

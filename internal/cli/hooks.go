@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/cohort-dev/cohort/agenttool"
 	"github.com/cohort-dev/cohort/engine"
 	"github.com/cohort-dev/cohort/hook"
+	"github.com/cohort-dev/cohort/runtime"
 	"github.com/cohort-dev/cohort/session"
 	"github.com/cohort-dev/cohort/tool"
 )
@@ -33,18 +33,19 @@ func (s *sess) openHooks() {
 
 // hookScope binds the runner to one agent, adding its definition's own
 // hooks.
-func (s *sess) hookScope(a *agenttool.Agent) *hook.Scope {
-	if s.hooks == nil && (a.Def == nil || a.Def.Hooks == nil) {
+func (s *sess) hookScope(a *runtime.Agent) *hook.Scope {
+	def := a.Def()
+	if s.hooks == nil && (def == nil || def.Hooks == nil) {
 		return nil
 	}
 	runner := s.hooks
 	if runner == nil {
 		runner = hook.NewRunner(hook.Config{ProjectDir: s.projectRoot, Env: s.inv.Environ()})
 	}
-	ag := hook.Agent{SessionID: s.id, Cwd: a.Cwd, PermissionMode: a.Mode, ID: a.ID, Type: a.Type, Depth: a.Depth,
-		ParentToolUseID: a.ToolUseID, TranscriptPath: s.transcriptPath(a)}
-	if a.Def != nil && a.Def.Hooks != nil {
-		set, problems := hook.FromDefinition(a.Def.Source.Path, a.Def.Hooks)
+	info := a.Info()
+	ag := hook.Agent{Agent: info, SessionID: s.id, TranscriptPath: s.transcriptPath(info)}
+	if def != nil && def.Hooks != nil {
+		set, problems := hook.FromDefinition(def.Source.Path, def.Hooks)
 		for _, p := range problems {
 			fmt.Fprintf(s.inv.Stderr, "cohort: warning: %v\n", p)
 		}
@@ -54,14 +55,14 @@ func (s *sess) hookScope(a *agenttool.Agent) *hook.Scope {
 }
 
 // engineHooks is the runtime's hook factory (never a typed nil).
-func (s *sess) engineHooks(a *agenttool.Agent) engine.Hooks {
+func (s *sess) engineHooks(a *runtime.Agent) engine.Hooks {
 	if sc := s.hookScope(a); sc != nil {
 		return sc
 	}
 	return nil
 }
 
-func (s *sess) transcriptPath(a *agenttool.Agent) string {
+func (s *sess) transcriptPath(a tool.Agent) string {
 	if a.Depth == 0 {
 		return session.Path(s.projectDir, s.id)
 	}
@@ -73,7 +74,8 @@ func (s *sess) transcriptPath(a *agenttool.Agent) string {
 // that blocks keeps the task open and tells the model why.
 type completionHooks struct {
 	tool.Tool
-	s *sess
+	s  *sess
+	rt *runtime.Runtime
 }
 
 func (c completionHooks) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) (tool.Result, error) {
@@ -81,25 +83,29 @@ func (c completionHooks) Run(ctx context.Context, env *tool.Env, raw json.RawMes
 		TaskID string `json:"taskId"`
 		Status string `json:"status"`
 	}
-	if json.Unmarshal(raw, &in) != nil || in.Status != "completed" || c.s.rt == nil {
+	if json.Unmarshal(raw, &in) != nil || in.Status != "completed" || c.rt == nil {
 		return c.Tool.Run(ctx, env, raw)
 	}
-	a, ok := c.s.rt.Lookup(env.AgentID)
+	a, ok := c.rt.Lookup(env.Agent.ID)
 	if !ok {
 		return c.Tool.Run(ctx, env, raw)
 	}
-	if out := c.s.hookScope(a).TaskCompleted(ctx, hook.Task{ID: strings.TrimPrefix(in.TaskID, "#"), Status: "completed",
-		TeammateName: env.AgentName, TeamName: env.Team}); out.Block {
+	th, ok := c.s.engineHooks(a).(hook.TaskHooks)
+	if !ok {
+		return c.Tool.Run(ctx, env, raw)
+	}
+	if out := th.TaskCompleted(ctx, hook.Task{ID: strings.TrimPrefix(in.TaskID, "#"), Status: "completed",
+		TeammateName: env.Agent.Name, TeamName: env.Team}); out.Block {
 		return tool.Errorf("A TaskCompleted hook kept task %s open: %s", in.TaskID, out.Reason), nil
 	}
 	return c.Tool.Run(ctx, env, raw)
 }
 
 // withCompletionHooks wraps TaskUpdate in ts.
-func (s *sess) withCompletionHooks(ts []tool.Tool) []tool.Tool {
+func (s *sess) withCompletionHooks(rt *runtime.Runtime, ts []tool.Tool) []tool.Tool {
 	for i, t := range ts {
 		if t.Def().Name == "TaskUpdate" {
-			ts[i] = completionHooks{Tool: t, s: s}
+			ts[i] = completionHooks{Tool: t, s: s, rt: rt}
 		}
 	}
 	return ts

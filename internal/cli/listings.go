@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"github.com/cohort-dev/cohort/flags"
 	"github.com/spf13/cobra"
 )
 
@@ -14,13 +15,8 @@ func newAgentsCmd(inv *Invocation, o *options) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			s := &sess{base: b}
-			var known []string
-			for _, t := range s.tools() {
-				known = append(known, t.Def().Name)
-			}
-			known = append(known, "Agent")
-			return b.catalog(cmd.Context(), known).Render(inv.Stdout)
+			s := &sess{base: b, teamsOn: b.flags.Bool(flags.AgentTeams)}
+			return b.catalog(cmd.Context(), s.toolNames()).Render(inv.Stdout)
 		},
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cohort-dev/cohort/engine"
+	"github.com/cohort-dev/cohort/internal/clip"
 	"github.com/cohort-dev/cohort/llm"
 	"github.com/cohort-dev/cohort/session"
 	"github.com/cohort-dev/cohort/task"
@@ -119,7 +120,7 @@ func (p *printer) verboseEvent(ev engine.Event) {
 	}
 	switch ev.Kind {
 	case engine.EventToolStart:
-		fmt.Fprintf(p.errw, "[%s] %s %s\n", who, ev.Tool.Name, clip(string(ev.Tool.Input), 120))
+		fmt.Fprintf(p.errw, "[%s] %s %s\n", who, ev.Tool.Name, clip.String(string(ev.Tool.Input), 120))
 	case engine.EventRetry:
 		fmt.Fprintf(p.errw, "[%s] retrying the model request (attempt %d) in %s: %v\n", who, ev.Retry.Attempt, ev.Retry.Wait, ev.Retry.Err)
 	case engine.EventCompact:
@@ -140,7 +141,7 @@ func (p *printer) taskEvent(ev task.Event) {
 		p.line(ev)
 	case "text":
 		if p.verbose && ev.Subtype != task.SubtypeTaskProgress {
-			fmt.Fprintf(p.errw, "[task %s] %s %s\n", ev.TaskID, ev.Subtype, clip(ev.Description+ev.Summary, 100))
+			fmt.Fprintf(p.errw, "[task %s] %s %s\n", ev.TaskID, ev.Subtype, clip.String(ev.Description+ev.Summary, 100))
 		}
 	}
 }
@@ -205,11 +206,4 @@ func (p *printer) result(r resultLine) {
 		}
 		fmt.Fprintln(p.w, r.Result)
 	}
-}
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }

@@ -45,7 +45,7 @@ func runRoot(ctx context.Context, inv *Invocation, o *options, args []string) er
 		return err
 	}
 	defer s.close()
-	out.init(initLine{Cwd: s.cwd, Tools: s.lead.ToolNames(), Model: s.lead.Model,
+	out.init(initLine{Cwd: s.cwd, Tools: s.lead.ToolNames(), Model: s.lead.Info().Model,
 		PermissionMode: s.modeName, APIKeySource: apiKeySource(inv.Getenv, s.model.name)})
 	start := time.Now()
 	turns, res, runErr := s.drive(ctx, text)
@@ -78,8 +78,8 @@ func runRoot(ctx context.Context, inv *Invocation, o *options, args []string) er
 // the turns taken and the last Send's result.
 func (s *sess) drive(ctx context.Context, text string) (int, *engine.Result, error) {
 	lead := s.lead.Engine()
-	scope := s.hookScope(s.lead.Agent)
-	content, origin := userBlocks(s.lead.Opening, text), ""
+	scope := s.hookScope(s.lead)
+	content, origin := userBlocks(s.lead.Opening(), text), ""
 	if out := scope.UserPromptSubmit(ctx, text); out.Block || out.Stop {
 		return 0, nil, fmt.Errorf("the prompt was blocked by a UserPromptSubmit hook: %s", firstNonEmpty(out.Reason, out.StopReason))
 	} else if len(out.Context) > 0 {
@@ -131,7 +131,7 @@ const teamPoll = 200 * time.Millisecond
 // awaitQueue waits until the lead's queue holds something, or returns false
 // once nothing can arrive any more (no outstanding background task).
 func (s *sess) awaitQueue(ctx context.Context) ([]llm.Block, bool, error) {
-	q := s.lead.Queue
+	q := s.lead.Queue()
 	waited := false
 	for {
 		// Outstanding and busy first: a task stops counting only after its

@@ -6,24 +6,24 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
+	goruntime "runtime"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/cohort-dev/cohort/agent"
-	"github.com/cohort-dev/cohort/agenttool"
 	"github.com/cohort-dev/cohort/engine"
 	"github.com/cohort-dev/cohort/flags"
 	"github.com/cohort-dev/cohort/hook"
 	"github.com/cohort-dev/cohort/llm"
 	"github.com/cohort-dev/cohort/permission"
 	"github.com/cohort-dev/cohort/prompt"
+	"github.com/cohort-dev/cohort/runtime"
 	"github.com/cohort-dev/cohort/session"
 	"github.com/cohort-dev/cohort/settings"
-	"github.com/cohort-dev/cohort/swarm"
 	"github.com/cohort-dev/cohort/task"
 	"github.com/cohort-dev/cohort/team"
+	"github.com/cohort-dev/cohort/teammate"
 	"github.com/cohort-dev/cohort/tool"
 	"github.com/cohort-dev/cohort/trace"
 	"github.com/cohort-dev/cohort/worktree"
@@ -124,22 +124,20 @@ type sess struct {
 	model    *openedModel
 	tasks    *task.Registry
 	checker  *permission.Checker
-	rt       *agenttool.Runtime
-	lead     *agenttool.Lead
+	rt       *runtime.Runtime
+	lead     *runtime.Agent
 	resumed  *session.Transcript
 	out      *printer
-	queue    *task.Queue // the lead's
 	closers  []func()
 	modeName string
 	trace    *trace.Writer
 	hooks    *hook.Runner
-	leadID   string
 	teams    *team.Store
-	swarm    *swarm.Swarm
-	teamsOn  bool   // the agent_teams flag
-	socket   string // this session's uds: address, if listening
+	team     *teammate.Lead // the lead's side of a team
+	teamsOn  bool           // the agent_teams flag
+	socket   string         // this session's uds: address, if listening
 	// onTeamEvent, when set, also receives team events (cohort demo).
-	onTeamEvent func(swarm.Event)
+	onTeamEvent func(teammate.Event)
 	wt          *sessionWorktrees // worktree isolation (worktree.go)
 	quiet       sync.Once         // reads COHORT_NOTIFY_COALESCE once (print.go)
 	quietD      time.Duration
@@ -234,18 +232,19 @@ func openSession(ctx context.Context, b *base, out *printer) (_ *sess, err error
 	if err := s.permissions(); err != nil {
 		return nil, err
 	}
-	s.leadID = agenttool.NewAgentID()
 	s.openHooks()
-	if err := s.openSwarm(); err != nil {
+	if err := s.openTeams(); err != nil {
 		return nil, err
 	}
 	s.openWorktrees(ctx)
 	if err := s.runtime(ctx); err != nil {
 		return nil, err
 	}
-	s.bindSwarm()
+	if err := s.startLead(ctx); err != nil {
+		return nil, err
+	}
 	s.listen(ctx)
-	return s, s.startLead()
+	return s, nil
 }
 
 // pickSession chooses a new session id or the one to resume.
@@ -309,12 +308,7 @@ func (s *sess) prompter() permission.Prompter {
 }
 
 func (s *sess) runtime(ctx context.Context) error {
-	tools := s.tools()
-	known := []string{agenttool.Name}
-	for _, t := range tools {
-		known = append(known, t.Def().Name)
-	}
-	cat := s.catalog(ctx, known)
+	cat := s.catalog(ctx, s.toolNames())
 	memory, err := prompt.LoadMemory(prompt.MemoryConfig{
 		UserDirs: []string{s.env.CohortHome, filepath.Join(s.env.Home, ".claude")},
 		Root:     s.projectRoot, Cwd: s.cwd,
@@ -322,60 +316,59 @@ func (s *sess) runtime(ctx context.Context) error {
 	if err != nil {
 		fmt.Fprintf(s.inv.Stderr, "cohort: warning: %v\n", err)
 	}
-	readOnly := readOnlyTools(tools)
-	prompter := s.prompter()
-	s.rt, err = agenttool.New(agenttool.Config{
-		Model: s.model.model, Catalog: cat, Flags: s.flags, Tools: tools, Tasks: s.tasks,
-		Gates: func(a *agenttool.Agent) engine.Gate {
-			c := s.checker
-			if a.Depth > 0 {
-				c = s.checker.ForChild(permission.Mode(a.Mode))
-			}
-			return agenttool.PermissionGate{Checker: c, Prompter: prompter}
-		},
+	s.rt, err = runtime.New(runtime.Config{
+		Model: s.model.model, Catalog: cat, Flags: s.flags, Tools: s.tools, Tasks: s.tasks,
+		Permissions:   s.checker,
+		Prompter:      s.prompter(),
 		Transcripts:   s.transcriptFor,
 		Hooks:         s.engineHooks,
 		Sink:          s.engineEvent,
-		Teammates:     s.teammates(),
-		Worktrees:     s.wt.workspaces(),
+		Worktrees:     s.wt.worktrees(),
 		MaxConcurrent: s.o.maxConcurrent,
 		MaxTurns:      s.o.agentMaxTurns,
 		Deadline:      s.o.agentTimeout,
 		MaxDepth:      s.o.maxDepth,
 		SessionID:     s.id,
 		Cwd:           s.cwd,
-		Environment: prompt.Environment{Platform: runtime.GOOS, Date: time.Now().Format(time.DateOnly),
+		Environment: prompt.Environment{Platform: goruntime.GOOS, Date: time.Now().Format(time.DateOnly),
 			IsGitRepo: s.projectRoot != s.cwd || isGitDir(s.cwd)},
 		Memory:      memory,
 		GitSnapshot: prompt.GitSnapshot(ctx, s.cwd),
 		Getenv:      s.inv.Getenv,
-		ReadOnly:    readOnly,
+		ReadOnly:    readOnlyTools(s.tools(nil)),
 		Compaction:  s.compaction(),
 	})
-	return err
+	if err != nil {
+		return err
+	}
+	if s.wt != nil {
+		s.closers = append(s.closers, func() { s.wt.close(s.rt.Workspaces(), s.inv.Stderr, s.o.verbose) })
+	}
+	return nil
 }
 
 // transcriptFor opens a subagent's sidechain transcript.
-func (s *sess) transcriptFor(a *agenttool.Agent) (engine.Recorder, func() error, error) {
-	if a.Depth == 0 {
+func (s *sess) transcriptFor(a *runtime.Agent) (engine.Recorder, func() error, error) {
+	info := a.Info()
+	if info.Depth == 0 {
 		return nil, nil, nil // the lead's transcript is opened by startLead
 	}
-	w, err := session.Create(session.WriterConfig{Path: session.SidechainPath(s.projectDir, s.id, a.ID),
-		SessionID: s.id, AgentID: a.ID, Sidechain: true, Cwd: a.Cwd})
+	w, err := session.Create(session.WriterConfig{Path: session.SidechainPath(s.projectDir, s.id, info.ID),
+		SessionID: s.id, AgentID: info.ID, Sidechain: true, Cwd: info.Cwd})
 	if err != nil {
 		return nil, nil, err
 	}
 	return w, w.Close, nil
 }
 
-func (s *sess) startLead() error {
+func (s *sess) startLead(ctx context.Context) error {
 	w, err := session.Create(session.WriterConfig{Path: session.Path(s.projectDir, s.id), SessionID: s.id, Cwd: s.cwd})
 	if err != nil {
 		return err
 	}
 	s.closers = append(s.closers, func() { _ = w.Close() })
-	cfg := agenttool.LeadConfig{ID: s.leadID, Model: s.model.name, Mode: s.modeName, MaxTurns: s.o.maxTurns,
-		MaxBudgetUSD: s.o.maxBudgetUSD, Recorder: w, Queue: s.leadQueue(),
+	cfg := runtime.LeadConfig{Model: s.model.name, MaxTurns: s.o.maxTurns,
+		MaxBudgetUSD: s.o.maxBudgetUSD, Recorder: w,
 		Chain: prompt.Chain{Custom: s.o.systemPrompt, Append: s.o.appendSystemPrompt}}
 	if s.o.agentName != "" {
 		def, ok := s.rt.Catalog().Get(s.o.agentName)
@@ -393,14 +386,14 @@ func (s *sess) startLead() error {
 			}
 		}
 	}
-	s.lead, err = s.rt.NewLead(cfg)
+	s.lead, err = s.rt.NewLead(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	s.closers = append(s.closers, s.lead.Close)
 	if s.resumed == nil {
 		return w.Append(session.Entry{Type: session.TypeSystem, Subtype: session.SubtypeInit,
-			System: s.lead.System, Model: s.lead.Model, Tools: s.lead.ToolNames()})
+			System: s.lead.System(), Model: s.lead.Info().Model, Tools: s.lead.ToolNames()})
 	}
 	return nil
 }
@@ -426,22 +419,4 @@ func isGitDir(dir string) bool {
 // userBlocks renders a prompt as the first (or a later) user message.
 func userBlocks(opening []llm.Block, text string) []llm.Block {
 	return append(append([]llm.Block(nil), opening...), llm.Text(strings.TrimRight(text, "\n")))
-}
-
-// leadQueue returns the lead's queue (TaskOutput uses it to withdraw a
-// notification it already delivered).
-func (s *sess) leadQueue() *task.Queue {
-	if s.queue == nil {
-		s.queue = task.NewQueue()
-	}
-	return s.queue
-}
-
-// teammates is the runtime's teammate spawner (nil without teams; never a
-// typed nil in the interface).
-func (s *sess) teammates() agenttool.TeammateSpawner {
-	if s.swarm == nil || !s.teamsOn {
-		return nil
-	}
-	return s.swarm
 }

@@ -8,68 +8,53 @@ import (
 	"time"
 
 	"github.com/cohort-dev/cohort/flags"
+	"github.com/cohort-dev/cohort/internal/clip"
 	"github.com/cohort-dev/cohort/mailbox"
+	"github.com/cohort-dev/cohort/runtime"
 	"github.com/cohort-dev/cohort/sessionsock"
-	"github.com/cohort-dev/cohort/swarm"
 	"github.com/cohort-dev/cohort/task"
 	"github.com/cohort-dev/cohort/team"
+	"github.com/cohort-dev/cohort/teammate"
 	"github.com/cohort-dev/cohort/tmux"
 	"github.com/cohort-dev/cohort/tool"
 )
 
-// openSwarm prepares the team machinery when the agent_teams flag is on.
-// The swarm is bound to the runtime once that exists (bindSwarm).
-func (s *sess) openSwarm() error {
+// openTeams prepares the team machinery: the lead's side of a team (the
+// teammate package), made before the runtime, whose tools it adds to.
+func (s *sess) openTeams() error {
 	store, err := team.NewStore(team.StoreConfig{Root: filepath.Join(s.env.CohortHome, "teams")})
 	if err != nil {
 		return err
 	}
 	s.teams = store
 	s.teamsOn = s.flags.Bool(flags.AgentTeams)
-	cfg := swarm.Config{
+	cfg := teammate.LeadConfig{
 		Store: store, Tasks: s.tasks, Checker: s.checker, Prompter: s.prompter(),
-		SessionID: s.id, LeadID: s.leadID, LeadQueue: s.leadQueue(), LeadModel: s.model.name,
+		SessionID: s.id, LeadModel: s.model.name,
 		PermissionTimeout: s.o.permissionTimeout,
-		Logf: func(format string, args ...any) {
-			if s.o.verbose {
-				fmt.Fprintf(s.inv.Stderr, "cohort: "+format+"\n", args...)
-			}
-		},
-		OnEvent: s.teamEvent,
+		Logf:              s.logf,
+		OnEvent:           s.teamEvent,
 	}
 	if s.teamsOn {
 		cfg.Backend, cfg.Backends, cfg.Process = s.teammateBackend(), s.backendOverrides(), s.processBackend()
 	}
-	s.swarm, err = swarm.New(cfg)
+	s.team, err = teammate.NewLead(cfg)
 	if err != nil {
 		return err
 	}
-	s.closers = append(s.closers, s.swarm.Close)
+	s.closers = append(s.closers, s.team.Close)
 	return nil
 }
 
 // teamTools are the tools of teams (messaging, team files, the shared task
 // list; only with the agent_teams flag) and plan mode (always).
-func (s *sess) teamTools() []tool.Tool {
-	if s.swarm == nil {
-		return nil
+func (s *sess) teamTools(rt *runtime.Runtime) []tool.Tool {
+	if !s.teamsOn || s.team == nil {
+		return planTools(rt)
 	}
-	if !s.teamsOn {
-		return swarm.PlanTools(s.swarm)
-	}
-	ts := []tool.Tool{swarm.NewSendTool(s.swarm)}
-	ts = append(ts, swarm.TeamTools(s.swarm)...)
-	ts = append(ts, s.withCompletionHooks(team.TaskTools(s.teams))...)
-	return append(ts, swarm.PlanTools(s.swarm)...)
-}
-
-// bindSwarm connects the swarm to the runtime and the lead.
-func (s *sess) bindSwarm() {
-	if s.swarm == nil {
-		return
-	}
-	s.swarm.Bind(s.rt)
-	s.swarm.RegisterAgent(s.leadID, s.checker)
+	ts := s.team.Tools(rt)
+	ts = append(ts, s.team.Scope(s.withCompletionHooks(rt, team.TaskTools(s.teams)))...)
+	return append(ts, planTools(rt)...)
 }
 
 // backendOverrides parses --teammate-backend name=backend.
@@ -90,36 +75,36 @@ func (s *sess) teammateBackend() string {
 	if mode == "" {
 		mode = s.settingString("teammateMode")
 	}
-	if mode == "" || mode == swarm.BackendAuto {
+	if mode == "" || mode == teammate.BackendAuto {
 		if tmux.Inside(s.inv.Getenv) {
-			return swarm.BackendTmux
+			return teammate.BackendTmux
 		}
-		return swarm.BackendInProcess
+		return teammate.BackendInProcess
 	}
 	return mode
 }
 
 // teamEvent shows team activity in verbose text mode.
-func (s *sess) teamEvent(ev swarm.Event) {
+func (s *sess) teamEvent(ev teammate.Event) {
 	if s.onTeamEvent != nil {
 		s.onTeamEvent(ev)
 	}
 	if s.o.verbose && s.o.outputFormat == "text" {
-		fmt.Fprintf(s.inv.Stderr, "[team %s] %s %s→%s %s\n", ev.Team, ev.Kind, ev.From, ev.To, clip(ev.Text, 100))
+		fmt.Fprintf(s.inv.Stderr, "[team %s] %s %s→%s %s\n", ev.Team, ev.Kind, ev.From, ev.To, clip.String(ev.Text, 100))
 	}
 }
 
 // teamBusy reports whether teammates still work or have unread mail.
-func (s *sess) teamBusy() bool { return s.teamsOn && s.swarm.Busy() }
+func (s *sess) teamBusy() bool { return s.teamsOn && s.team.Busy() }
 
 // endTeam asks every teammate to shut down (print mode's end).
 func (s *sess) endTeam() {
-	if s.swarm == nil {
+	if s.team == nil {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	s.swarm.Shutdown(ctx, "the session is ending")
+	s.team.Shutdown(ctx, "the session is ending")
 }
 
 // listen serves uds:<path> messages for this session: they reach the lead
@@ -129,7 +114,7 @@ func (s *sess) listen(ctx context.Context) {
 	l, err := sessionsock.Listen(ctx, sessionsock.Config{
 		Dir: filepath.Join(s.env.CohortHome, "sessions"), SessionID: s.id,
 		Handler: func(_ context.Context, m mailbox.Message) error {
-			s.leadQueue().Enqueue(task.Item{Kind: task.ItemTeammateMessage, Text: mailbox.Render(m)})
+			s.lead.Queue().Enqueue(task.Item{Kind: task.ItemTeammateMessage, Text: mailbox.Render(m)})
 			return nil
 		},
 	})

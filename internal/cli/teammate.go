@@ -10,18 +10,18 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cohort-dev/cohort/swarm"
 	"github.com/cohort-dev/cohort/team"
+	"github.com/cohort-dev/cohort/teammate"
 	"github.com/cohort-dev/cohort/tmux"
 )
 
 // processBackend returns the tmux backend when teammates should run as
 // separate processes: inside tmux with mode auto, or with mode tmux (a
 // private tmux server when we are not inside one). Nil means in-process.
-func (s *sess) processBackend() swarm.ProcessBackend {
-	wanted := s.teammateBackend() == swarm.BackendTmux
+func (s *sess) processBackend() teammate.ProcessBackend {
+	wanted := s.teammateBackend() == teammate.BackendTmux
 	for _, b := range s.backendOverrides() {
-		wanted = wanted || b == swarm.BackendTmux
+		wanted = wanted || b == teammate.BackendTmux
 	}
 	if !wanted {
 		return nil

@@ -9,9 +9,9 @@ import (
 
 	"github.com/cohort-dev/cohort/permission"
 	"github.com/cohort-dev/cohort/session"
-	"github.com/cohort-dev/cohort/swarm"
 	"github.com/cohort-dev/cohort/task"
 	"github.com/cohort-dev/cohort/team"
+	"github.com/cohort-dev/cohort/teammate"
 	"github.com/cohort-dev/cohort/tool/isolation"
 	"github.com/cohort-dev/cohort/worktree"
 )
@@ -65,22 +65,21 @@ func runTeammate(ctx context.Context, inv *Invocation, o *options, teamName, nam
 	}
 	s.teams, s.teamsOn = store, true
 	s.openHooks()
-	if s.swarm, err = swarm.New(swarm.Config{Store: store, Tasks: s.tasks, Checker: s.checker,
-		SessionID: s.id, LeadQueue: task.NewQueue(), Logf: s.logf}); err != nil {
+	if s.team, err = teammate.NewLead(teammate.LeadConfig{Store: store, Tasks: s.tasks, Checker: s.checker,
+		SessionID: s.id, Logf: s.logf}); err != nil {
 		return err
 	}
-	s.closers = append(s.closers, s.swarm.Close)
+	s.closers = append(s.closers, s.team.Close)
 	if err := s.runtime(ctx); err != nil {
 		return err
 	}
-	s.swarm.Bind(s.rt)
 	def, ok := s.rt.Catalog().Get(m.AgentType)
 	if !ok {
 		return &exitError{code: 2, err: fmt.Errorf("teammate %s: unknown agent type %q", name, m.AgentType)}
 	}
-	tcfg := swarm.TeammateConfig{Team: teamName, Member: m, Store: store, Runtime: s.rt,
+	tcfg := teammate.Config{Team: teamName, Member: m, Store: store, Runtime: s.rt,
 		Def: def, LeadModel: s.model.name, Checker: s.checker, PermissionTimeout: o.permissionTimeout,
-		Logf: s.logf, Swarm: s.swarm}
+		Logf: s.logf}
 	if m.WorktreePath != "" {
 		// The lead made and locked the worktree; this process confines the
 		// teammate to it.
@@ -90,7 +89,7 @@ func runTeammate(ctx context.Context, inv *Invocation, o *options, teamName, nam
 		}
 		tcfg.Guard = isolation.NewGuard(worktree.NewGuard(m.WorktreePath, root), m.WorktreePath, root, s.env.Home)
 	}
-	tm, err := swarm.StartTeammate(tcfg)
+	tm, err := teammate.Start(ctx, tcfg)
 	if err != nil {
 		return err
 	}

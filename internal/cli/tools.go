@@ -1,29 +1,60 @@
 package cli
 
 import (
-	"context"
-
+	"github.com/cohort-dev/cohort/agenttool"
+	"github.com/cohort-dev/cohort/runtime"
 	"github.com/cohort-dev/cohort/task"
 	"github.com/cohort-dev/cohort/tool"
 	"github.com/cohort-dev/cohort/tool/builtin"
+	"github.com/cohort-dev/cohort/tool/isolation"
+	"github.com/cohort-dev/cohort/tool/plan"
 	"github.com/cohort-dev/cohort/tool/shell"
 )
 
-// tools returns every tool of the session but Agent, in canonical order
-// (the order is part of the cached prompt prefix).
-func (s *sess) tools() []tool.Tool {
+// tools builds every tool of the session in canonical order (the order is
+// part of the cached prompt prefix): the runtime's tool factory
+// (runtime.Config.Tools), called with the runtime being built. With rt nil
+// (listings, and the known names agent definitions are checked against)
+// the tools can only describe themselves.
+func (s *sess) tools(rt *runtime.Runtime) []tool.Tool {
+	var ts []tool.Tool
 	cfg := builtin.Config{}
-	cfg.Shell = shell.Config{Background: s.backgroundShell}
-	ts := builtin.All(cfg)
-	if s.tasks != nil {
-		ts = append(ts, task.NewOutputTool(s.tasks, s.leadQueue()), task.NewStopTool(s.tasks))
+	var reg *task.Registry
+	var queues func(string) *task.Queue
+	ws := isolation.New(isolation.Config{})
+	if rt != nil {
+		var mates agenttool.TeammateSpawner
+		if s.teamsOn && s.team != nil {
+			mates = s.team
+		}
+		ts = append(ts, agenttool.New(agenttool.Config{Runtime: rt, Teammates: mates}))
+		cfg.Shell = shell.Config{Background: rt.BackgroundShell}
+		reg, queues, ws = rt.Tasks(), rt.Queue, rt.Workspaces()
 	}
-	ts = append(ts, s.worktreeTools()...)
-	return append(ts, s.teamTools()...)
+	ts = append(ts, builtin.All(cfg)...)
+	ts = append(ts, task.NewOutputTool(reg, queues), task.NewStopTool(reg))
+	ts = append(ts, ws.Tools()...)
+	return append(ts, s.teamTools(rt)...)
 }
 
-// backgroundShell hands run_in_background commands to the runtime, which
-// exists only after the tools are built.
-func (s *sess) backgroundShell(ctx context.Context, env *tool.Env, command, description string) (string, string, error) {
-	return s.rt.BackgroundShell(ctx, env, command, description)
+// toolNames are the names of every tool a session has (Agent included): the
+// tools agent definitions may name.
+func (s *sess) toolNames() []string {
+	known := []string{agenttool.Name}
+	for _, t := range s.tools(nil) {
+		known = append(known, t.Def().Name)
+	}
+	return known
+}
+
+// planTools are EnterPlanMode and ExitPlanMode, finding the calling agent
+// in rt.
+func planTools(rt *runtime.Runtime) []tool.Tool {
+	return plan.Tools(func(id string) (plan.Agent, bool) {
+		if rt == nil {
+			return nil, false
+		}
+		a, ok := rt.Lookup(id)
+		return a, ok
+	})
 }

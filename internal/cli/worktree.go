@@ -13,7 +13,6 @@ import (
 
 	"github.com/cohort-dev/cohort/permission"
 	"github.com/cohort-dev/cohort/settings"
-	"github.com/cohort-dev/cohort/tool"
 	"github.com/cohort-dev/cohort/tool/isolation"
 	"github.com/cohort-dev/cohort/worktree"
 )
@@ -23,11 +22,10 @@ const sweepTimeout = time.Minute
 
 // sessionWorktrees is a session's worktree isolation: the manager of the
 // project's repository (made on first use, from the cwd, the environment
-// and the "worktree" settings), the Workspaces that lease worktrees to
-// agents and back EnterWorktree/ExitWorktree, and the start-up sweep of
-// orphaned worktrees. Safe for concurrent use.
+// and the "worktree" settings) that the runtime's Workspaces lease
+// worktrees from, and the start-up sweep of orphaned worktrees. Safe for
+// concurrent use.
 type sessionWorktrees struct {
-	ws    *isolation.Workspaces
 	cfg   worktree.Config
 	fresh bool // baseRef "fresh": start from origin/HEAD when it resolves
 
@@ -40,20 +38,12 @@ type sessionWorktrees struct {
 }
 
 // openWorktrees sets up worktree isolation for the session. It must run
-// after permissions and before the runtime (whose config and tool list it
-// feeds). Settings problems are warnings; a missing git or repository
-// only matters once an agent asks for isolation.
+// after permissions and before the runtime (whose config it feeds).
+// Settings problems are warnings; a missing git or repository only matters
+// once an agent asks for isolation.
 func (s *sess) openWorktrees(ctx context.Context) {
 	w := &sessionWorktrees{cfg: worktree.Config{Dir: s.cwd, Env: s.inv.Environ()}}
 	w.fresh = readWorktreeSettings(s.settings, &w.cfg, s.inv.Stderr)
-	w.ws = isolation.New(isolation.Config{
-		Manager:   w.manager,
-		SessionID: s.id,
-		Move: func(agentID, cwd string, guard tool.WriteGuard) error {
-			return s.rt.MoveAgent(agentID, cwd, guard)
-		},
-		Hooks: func(agentID string) isolation.Hooks { return s.rt.WorktreeHooks(agentID) },
-	})
 	s.wt = w
 	inRepo := s.projectRoot != s.cwd || isGitDir(s.cwd)
 	if inRepo && s.projectRoot != s.cwd && s.checker != nil {
@@ -66,24 +56,14 @@ func (s *sess) openWorktrees(ctx context.Context) {
 	if inRepo {
 		w.startSweep(ctx)
 	}
-	s.closers = append(s.closers, func() { w.close(s.inv.Stderr, s.o.verbose) })
 }
 
-// workspaces returns the Workspaces for agenttool.Config.Worktrees.
-func (w *sessionWorktrees) workspaces() *isolation.Workspaces {
+// worktrees returns the manager factory for runtime.Config.Worktrees.
+func (w *sessionWorktrees) worktrees() func(context.Context) (*worktree.Manager, error) {
 	if w == nil {
 		return nil
 	}
-	return w.ws
-}
-
-// worktreeTools returns EnterWorktree and ExitWorktree. Without a session
-// (listings) they are the same definitions, unable to run.
-func (s *sess) worktreeTools() []tool.Tool {
-	if s.wt == nil {
-		return isolation.New(isolation.Config{}).Tools()
-	}
-	return s.wt.ws.Tools()
+	return w.manager
 }
 
 // manager returns the repository's manager, making it on first use. A
@@ -134,7 +114,7 @@ func (w *sessionWorktrees) startSweep(ctx context.Context) {
 
 // close waits for the sweep, reports it, and lets go of the worktrees
 // agents entered and never left (removed when clean, else kept).
-func (w *sessionWorktrees) close(stderr io.Writer, verbose bool) {
+func (w *sessionWorktrees) close(ws *isolation.Workspaces, stderr io.Writer, verbose bool) {
 	if w.sweepDone != nil {
 		<-w.sweepDone // bounded by sweepTimeout
 		if w.sweepErr != nil {
@@ -148,7 +128,7 @@ func (w *sessionWorktrees) close(stderr io.Writer, verbose bool) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), sweepTimeout)
 	defer cancel()
-	if err := w.ws.Close(ctx); err != nil {
+	if err := ws.Close(ctx); err != nil {
 		fmt.Fprintf(stderr, "cohort: warning: letting go of entered worktrees: %v\n", err)
 	}
 }

@@ -119,7 +119,7 @@ func newRig(t *testing.T) *rig {
 func (r *rig) agent(id string) *tool.Env {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	e := &tool.Env{Cwd: r.repo.dir, AgentID: id, SessionID: "s1"}
+	e := &tool.Env{Agent: tool.Agent{Cwd: r.repo.dir, ID: id}, SessionID: "s1"}
 	r.envs[id] = e
 	return e
 }
@@ -169,5 +169,5 @@ func hookScope(t *testing.T, dir string, create, remove string) *hook.Scope {
 	if len(probs) > 0 {
 		t.Fatalf("hook settings: %v", probs)
 	}
-	return hook.NewRunner(hook.Config{Hooks: set}).For(hook.Agent{SessionID: "s1", Cwd: dir, ID: "a1", Type: "general-purpose", Depth: 1})
+	return hook.NewRunner(hook.Config{Hooks: set}).For(hook.Agent{Agent: tool.Agent{Cwd: dir, ID: "a1", Type: "general-purpose", Depth: 1}, SessionID: "s1"})
 }

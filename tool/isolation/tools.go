@@ -73,7 +73,7 @@ func (t *enterTool) Run(ctx context.Context, env *tool.Env, raw json.RawMessage)
 	}
 	w := t.w
 	switch {
-	case env == nil || env.AgentID == "" || w.cfg.Move == nil:
+	case env == nil || env.Agent.ID == "" || w.cfg.Move == nil:
 		return tool.Result{}, errors.New("isolation: EnterWorktree needs the calling agent's id and a way to move it (Config.Move)")
 	case env.Guard != nil:
 		if g, ok := env.Guard.(*Guard); ok {
@@ -83,35 +83,35 @@ func (t *enterTool) Run(ctx context.Context, env *tool.Env, raw json.RawMessage)
 	case in.Name != "" && in.Path != "":
 		return tool.Errorf("Give either name or path, not both."), nil
 	}
-	lease, created, err := t.open(ctx, env.AgentID, in.Name, in.Path)
+	lease, created, err := t.open(ctx, env.Agent.ID, in.Name, in.Path)
 	if err != nil {
 		return tool.Errorf("Could not enter a worktree: %v", err), nil
 	}
 	e := &entry{lease: lease, prevCwd: env.Cwd, prevGuard: env.Guard}
 	w.mu.Lock()
-	_, busy := w.entered[env.AgentID]
+	_, busy := w.entered[env.Agent.ID]
 	if !busy {
-		w.entered[env.AgentID] = e
+		w.entered[env.Agent.ID] = e
 	}
 	w.mu.Unlock()
 	cwd := lease.Cwd(env.Cwd)
 	var moveErr error
 	if !busy {
-		moveErr = w.cfg.Move(env.AgentID, cwd, lease.Guard)
+		moveErr = w.cfg.Move(env.Agent.ID, cwd, lease.Guard)
 	}
 	if busy || moveErr != nil {
 		fctx, cancel := w.FinishContext(ctx)
 		defer cancel()
 		if !busy {
 			w.mu.Lock()
-			delete(w.entered, env.AgentID)
+			delete(w.entered, env.Agent.ID)
 			w.mu.Unlock()
 		}
 		letGo(fctx, lease, created)
 		if busy {
 			return tool.Errorf("You are already in a worktree; leave it with ExitWorktree first."), nil
 		}
-		return tool.Result{}, fmt.Errorf("isolation: move agent %s into %s: %w", env.AgentID, cwd, moveErr)
+		return tool.Result{}, fmt.Errorf("isolation: move agent %s into %s: %w", env.Agent.ID, cwd, moveErr)
 	}
 	how := "Entered the existing worktree"
 	if created {
@@ -204,11 +204,11 @@ func (t *exitTool) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) 
 		return tool.Errorf("ExitWorktree input is not valid: %v", err), nil
 	}
 	w := t.w
-	if env == nil || env.AgentID == "" || w.cfg.Move == nil {
+	if env == nil || env.Agent.ID == "" || w.cfg.Move == nil {
 		return tool.Result{}, errors.New("isolation: ExitWorktree needs the calling agent's id and a way to move it (Config.Move)")
 	}
 	w.mu.Lock()
-	e := w.entered[env.AgentID]
+	e := w.entered[env.Agent.ID]
 	w.mu.Unlock()
 	if e == nil {
 		if g, ok := env.Guard.(*Guard); ok {
@@ -234,10 +234,10 @@ func (t *exitTool) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) 
 		return tool.Errorf("action must be \"keep\" or \"remove\", not %q.", in.Action), nil
 	}
 	w.mu.Lock()
-	delete(w.entered, env.AgentID)
+	delete(w.entered, env.Agent.ID)
 	w.mu.Unlock()
-	if merr := w.cfg.Move(env.AgentID, e.prevCwd, e.prevGuard); merr != nil {
-		return tool.Result{}, fmt.Errorf("isolation: move agent %s back to %s: %w", env.AgentID, e.prevCwd, merr)
+	if merr := w.cfg.Move(env.Agent.ID, e.prevCwd, e.prevGuard); merr != nil {
+		return tool.Result{}, fmt.Errorf("isolation: move agent %s back to %s: %w", env.Agent.ID, e.prevCwd, merr)
 	}
 	return exitResult(in.Action, e, out, err), nil
 }

@@ -15,13 +15,9 @@ import (
 	"github.com/cohort-dev/cohort/worktree"
 )
 
-// Hooks fire the user's hooks around an agent's worktree; hook.Scope
-// implements it. WorktreeCreate may refuse (Block); WorktreeRemove only
-// informs.
-type Hooks interface {
-	WorktreeCreate(ctx context.Context, path, branch string) hook.Outcome
-	WorktreeRemove(ctx context.Context, path, branch string) hook.Outcome
-}
+// Hooks fire the user's hooks around an agent's worktree: the optional
+// hook capability hook.WorktreeHooks (hook.Scope implements it).
+type Hooks = hook.WorktreeHooks
 
 // Config configures the Workspaces of a session.
 type Config struct {
@@ -35,7 +31,7 @@ type Config struct {
 	// Home expands "~" in Bash commands (default $HOME).
 	Home string
 	// Move switches a running agent to another working directory and write
-	// guard (agenttool.Runtime.MoveAgent). EnterWorktree and ExitWorktree
+	// guard (runtime.Runtime.MoveAgent). EnterWorktree and ExitWorktree
 	// need it.
 	Move func(agentID, cwd string, guard tool.WriteGuard) error
 	// Hooks returns an agent's worktree hooks; nil (or a nil result) fires

@@ -4,7 +4,7 @@
 //
 // Decisions the spec leaves open:
 //
-//   - Lists live in memory in the tool value, keyed by Env.AgentID (the
+//   - Lists live in memory in the tool value, keyed by Env.Agent.ID (the
 //     lead's id too), so subagents never see or clobber each other's lists.
 //     They are not persisted; a resumed session starts with the list the
 //     model writes next.
@@ -104,7 +104,7 @@ func (t *TodoWrite) Run(_ context.Context, env *tool.Env, input json.RawMessage)
 	}
 	agent := ""
 	if env != nil {
-		agent = env.AgentID
+		agent = env.Agent.ID
 	}
 	items := slices.Clone(in.Todos)
 	inProgress := 0

@@ -1,0 +1,58 @@
+package hook
+
+import "context"
+
+// The optional capabilities of an engine.Hooks, in one place. The engine
+// needs only PreToolUse and PostToolUse; the layers above it (the runtime,
+// the team layer, the session) look for these interfaces on an agent's
+// engine.Hooks value and fire their events when it has them. A custom
+// engine.Hooks that implements none of them fires none of these events:
+// implement the ones you need (or wrap a *Scope). *Scope implements all.
+//
+// Concurrency: an agent's hooks are called from several goroutines at once
+// (parallel tool calls of one agent, its subagents, the team layer's
+// readers), so implementations must be safe for concurrent use.
+
+// SubagentHooks fire around a spawned agent's work: SubagentStart before
+// its first turn (its context joins the agent's first message);
+// SubagentStop when it ends a piece of work (a block sends it back with the
+// reason; stopHookActive is true on the repeats).
+type SubagentHooks interface {
+	SubagentStart(ctx context.Context, prompt string) Outcome
+	SubagentStop(ctx context.Context, stopHookActive bool) Outcome
+}
+
+// TurnHooks fire around the lead's turns: UserPromptSubmit before a user
+// prompt reaches the model (a block refuses it), Stop when the lead is about
+// to end its turn (a block keeps it going with the reason).
+type TurnHooks interface {
+	UserPromptSubmit(ctx context.Context, prompt string) Outcome
+	Stop(ctx context.Context, stopHookActive bool) Outcome
+}
+
+// TeammateHooks fire when a teammate is about to go idle; a block keeps it
+// working with the reason.
+type TeammateHooks interface {
+	TeammateIdle(ctx context.Context, teammate, team string) Outcome
+}
+
+// TaskHooks fire when a shared task list entry is about to be marked
+// completed; a block keeps it open with the reason.
+type TaskHooks interface {
+	TaskCompleted(ctx context.Context, t Task) Outcome
+}
+
+// WorktreeHooks fire around an agent's worktree: WorktreeCreate may refuse
+// the creation (Block); WorktreeRemove only informs.
+type WorktreeHooks interface {
+	WorktreeCreate(ctx context.Context, path, branch string) Outcome
+	WorktreeRemove(ctx context.Context, path, branch string) Outcome
+}
+
+var (
+	_ SubagentHooks = (*Scope)(nil)
+	_ TurnHooks     = (*Scope)(nil)
+	_ TeammateHooks = (*Scope)(nil)
+	_ TaskHooks     = (*Scope)(nil)
+	_ WorktreeHooks = (*Scope)(nil)
+)

@@ -1,0 +1,111 @@
+package runtime
+
+import (
+	"context"
+
+	"github.com/cohort-dev/cohort/agent"
+	"github.com/cohort-dev/cohort/engine"
+	"github.com/cohort-dev/cohort/llm"
+	"github.com/cohort-dev/cohort/permission"
+	"github.com/cohort-dev/cohort/prompt"
+	"github.com/cohort-dev/cohort/task"
+	"github.com/cohort-dev/cohort/tool"
+)
+
+// AgentSpec describes an agent that another package drives itself — a
+// teammate, in this process or in its own: NewAgent builds it like every
+// other agent and Activate runs its pieces of work through the same path
+// as a subagent's.
+type AgentSpec struct {
+	ID    string // default: a new id
+	Name  string
+	Team  string
+	Kind  tool.Kind // default: teammate
+	Color string
+	Def   *agent.Definition
+	Role  agent.Role
+	Depth int
+	// Model is an id or alias; empty means the definition's, else
+	// ParentModel.
+	Model       string
+	ParentModel string
+	Mode        permission.Mode
+	Cwd         string // default: the session's
+	ParentID    string
+	// Append adds to the system prompt (a teammate's role in its team).
+	Append string
+	// Checker is the agent's permission state (default: a child of the
+	// session's, in Mode); Prompter answers its "ask" decisions (default:
+	// the session's).
+	Checker  *permission.Checker
+	Prompter permission.Prompter
+	// PlanApprover decides its plan when it leaves plan mode.
+	PlanApprover PlanApprover
+	// Inbox is drained at its tool-result boundaries, before its own
+	// queue (a teammate's mailbox chat).
+	Inbox engine.Inbox
+	// Guard confines it to a worktree (a LeaseWorktree lease's Guard).
+	Guard tool.WriteGuard
+}
+
+// specAgent makes the record of the agent spec describes.
+func (rt *Runtime) specAgent(spec AgentSpec) *Agent {
+	info := tool.Agent{ID: spec.ID, Name: spec.Name, Team: spec.Team, Kind: spec.Kind, Color: spec.Color,
+		Mode: spec.Mode, Cwd: spec.Cwd, Depth: spec.Depth, ParentID: spec.ParentID}
+	if info.ID == "" {
+		info.ID = NewAgentID()
+	}
+	if info.Kind == "" {
+		info.Kind = tool.KindTeammate
+	}
+	if info.Cwd == "" {
+		info.Cwd = rt.cfg.Cwd
+	}
+	defModel := ""
+	if spec.Def != nil {
+		info.Type = spec.Def.Name
+		defModel = spec.Def.Model
+	}
+	info.Model = agent.ResolveModel(rt.cfg.Getenv, spec.Model, defModel, spec.ParentModel, rt.cfg.Aliases)
+	info.Worktree = worktreeOf(spec.Guard)
+	a := &Agent{rt: rt, def: spec.Def, role: spec.Role, queue: task.NewQueue(), info: info,
+		checker: spec.Checker, prompter: spec.Prompter, approver: spec.PlanApprover, guard: spec.Guard}
+	if a.checker == nil && rt.cfg.Permissions != nil {
+		a.checker = rt.cfg.Permissions.ForChild(spec.Mode)
+	}
+	if a.prompter == nil {
+		a.prompter = rt.cfg.Prompter
+	}
+	return a
+}
+
+// NewAgent builds and registers the agent spec describes, its engine ready.
+// Run its work with Activate; Close it when it ends.
+func (rt *Runtime) NewAgent(ctx context.Context, spec AgentSpec) (*Agent, error) {
+	a := rt.specAgent(spec)
+	in := planInput{chain: prompt.Chain{Append: spec.Append}}
+	if spec.Inbox != nil {
+		in.inbox = inboxes{spec.Inbox, queueInbox{a.queue}}
+	}
+	p, err := rt.buildPlan(ctx, a, in)
+	if err != nil {
+		return nil, err
+	}
+	a.adopt(p)
+	rt.register(a)
+	return a, nil
+}
+
+// Activate runs one piece of a's work — content as its next user message
+// (its first, with first set, which fires SubagentStart) until it is done
+// with it — through the path every spawned agent takes: the per-agent
+// deadline, SubagentStart and SubagentStop, the notifications of its own
+// background tasks, one summed Result. Calls for one agent must not
+// overlap.
+func (rt *Runtime) Activate(ctx context.Context, a *Agent, content []llm.Block, origin string, first bool) (*engine.Result, error) {
+	prompt := ""
+	if n := len(content); n > 0 {
+		prompt = content[n-1].Text
+	}
+	return rt.activate(ctx, a, activation{content: content, origin: origin, prompt: prompt, start: first})
+}

@@ -1,0 +1,275 @@
+package runtime
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/cohort-dev/cohort/agent"
+	"github.com/cohort-dev/cohort/engine"
+	"github.com/cohort-dev/cohort/flags"
+	"github.com/cohort-dev/cohort/llm"
+	"github.com/cohort-dev/cohort/permission"
+	"github.com/cohort-dev/cohort/prompt"
+	"github.com/cohort-dev/cohort/task"
+	"github.com/cohort-dev/cohort/tool"
+	"github.com/cohort-dev/cohort/tool/isolation"
+	"github.com/cohort-dev/cohort/worktree"
+)
+
+// Config wires a Runtime. Model, Catalog, Tasks and Cwd are required.
+type Config struct {
+	// Model serves every model id the session uses.
+	Model   llm.Model
+	Aliases map[string]string // alias → model id (agent.DefaultAliases)
+	Catalog *agent.Catalog
+	Flags   *flags.Set
+	// Tools builds every tool of the session in canonical order (the order
+	// is part of the cached prompt prefix), the Agent tool included
+	// (package agenttool makes it). New calls it once with the runtime it
+	// is building, so a tool can keep rt for its calls — the Agent tool
+	// spawns through it, Bash starts background shells with it — but must
+	// not start an agent before New has returned. Nil means no tools.
+	Tools func(rt *Runtime) []tool.Tool
+	Tasks *task.Registry
+
+	// Permissions is the session's rule state and the lead's checker; each
+	// agent spawned below the lead gets a child of it in its own mode, and
+	// an agent built from an AgentSpec may bring its own. Nil allows every
+	// call.
+	Permissions *permission.Checker
+	// Prompter answers the "ask" decisions of the session's agents (nil:
+	// permission.Headless, which denies them).
+	Prompter permission.Prompter
+	// Hooks builds the hook runner of an agent; nil runs none. Its optional
+	// capabilities (hook.SubagentHooks, hook.WorktreeHooks, …) are used
+	// when the value has them.
+	Hooks func(a *Agent) engine.Hooks
+	// Transcripts opens an agent's transcript; nil keeps none.
+	Transcripts func(a *Agent) (engine.Recorder, func() error, error)
+	// Sink receives every agent's events.
+	Sink engine.Sink
+	// Worktrees returns the repository's worktree manager, for agents that
+	// ask for isolation "worktree" and for EnterWorktree (see Workspaces).
+	// Nil makes isolation an is_error result.
+	Worktrees func(ctx context.Context) (*worktree.Manager, error)
+	// Home expands "~" in the paths of isolated agents' Bash commands
+	// (default $HOME).
+	Home string
+
+	MaxDepth      int // default 3
+	MaxConcurrent int // default 32
+	// MaxTurns bounds each subagent's turns when its definition sets none
+	// (0: no bound).
+	MaxTurns int
+	// Deadline bounds each spawned agent's wall-clock time per activation
+	// (0: none).
+	Deadline time.Duration
+
+	SessionID string
+	Cwd       string
+	// Environment is the base environment (platform, date, OS); per-agent
+	// fields (cwd, model, tools) are filled in for each agent.
+	Environment prompt.Environment
+	Memory      []prompt.MemoryFile
+	GitSnapshot string
+	// Proactive appends agent prompts to the default prompt instead of
+	// replacing it.
+	Proactive bool
+
+	Getenv     func(string) string
+	Prices     llm.PriceTable
+	Compaction engine.Compaction
+	// ReadOnly classifies tools for plan-mode pools.
+	ReadOnly func(name string) bool
+	Now      func() time.Time
+}
+
+// Runtime holds what every agent of a session shares and builds every
+// agent: the lead, subagents, background agents, forks, resumed agents and
+// teammates. Safe for concurrent use.
+type Runtime struct {
+	cfg        Config
+	tools      []tool.Tool
+	sem        chan struct{}
+	workspaces *isolation.Workspaces
+
+	mu     sync.Mutex
+	agents map[string]*Agent
+	// named lists the agents started with each name, oldest first, so a
+	// name resolves to its running agent or, for a resume, its latest.
+	named map[string][]*Agent
+	lead  *Agent
+	forks map[string]*forkGate // fan-out gates by parent message
+}
+
+// New returns a Runtime, calling cfg.Tools to build its tools.
+func New(cfg Config) (*Runtime, error) {
+	switch {
+	case cfg.Model == nil:
+		return nil, errors.New("runtime: Config.Model is required")
+	case cfg.Catalog == nil:
+		return nil, errors.New("runtime: Config.Catalog is required")
+	case cfg.Tasks == nil:
+		return nil, errors.New("runtime: Config.Tasks is required")
+	case cfg.Cwd == "":
+		return nil, errors.New("runtime: Config.Cwd is required")
+	}
+	if cfg.MaxDepth == 0 {
+		cfg.MaxDepth = 3
+	}
+	if cfg.MaxConcurrent <= 0 {
+		cfg.MaxConcurrent = 32
+	}
+	if cfg.Aliases == nil {
+		cfg.Aliases = agent.DefaultAliases()
+	}
+	if cfg.Getenv == nil {
+		cfg.Getenv = func(string) string { return "" }
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.ReadOnly == nil {
+		cfg.ReadOnly = func(string) bool { return false }
+	}
+	if cfg.Prompter == nil {
+		cfg.Prompter = permission.Headless{}
+	}
+	rt := &Runtime{cfg: cfg, sem: make(chan struct{}, cfg.MaxConcurrent),
+		agents: map[string]*Agent{}, named: map[string][]*Agent{}, forks: map[string]*forkGate{}}
+	rt.workspaces = isolation.New(isolation.Config{Manager: cfg.Worktrees, SessionID: cfg.SessionID,
+		Home: cfg.Home, Move: rt.moveAgent, Hooks: rt.worktreeHooksOf})
+	if cfg.Tools != nil {
+		rt.tools = slices.Clip(cfg.Tools(rt))
+	}
+	return rt, nil
+}
+
+// Tools returns every tool of the session, the universe each agent's pool
+// is cut from.
+func (rt *Runtime) Tools() []tool.Tool { return rt.tools }
+
+// Workspaces returns the session's worktree leases: EnterWorktree and
+// ExitWorktree (its Tools) and what Close lets go of at the end.
+func (rt *Runtime) Workspaces() *isolation.Workspaces { return rt.workspaces }
+
+// Catalog returns the session's agent definitions.
+func (rt *Runtime) Catalog() *agent.Catalog { return rt.cfg.Catalog }
+
+// Tasks returns the session's task registry.
+func (rt *Runtime) Tasks() *task.Registry { return rt.cfg.Tasks }
+
+// Flags returns the session's feature flags.
+func (rt *Runtime) Flags() *flags.Set { return rt.cfg.Flags }
+
+// Cwd returns the session's working directory.
+func (rt *Runtime) Cwd() string { return rt.cfg.Cwd }
+
+// SessionID returns the session's id.
+func (rt *Runtime) SessionID() string { return rt.cfg.SessionID }
+
+// Lead returns the session's lead, once NewLead has made it.
+func (rt *Runtime) Lead() (*Agent, bool) {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	return rt.lead, rt.lead != nil
+}
+
+// Lookup returns the agent with id.
+func (rt *Runtime) Lookup(id string) (*Agent, bool) {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	a, ok := rt.agents[id]
+	return a, ok
+}
+
+// LookupName returns the agent a name addresses: the running agent with
+// that name if there is one, else — when latest is set, for a resume — the
+// most recently started one. A name reused after its first agent finished
+// therefore reaches the new agent, never the old one.
+func (rt *Runtime) LookupName(name string, latest bool) (*Agent, bool) {
+	rt.mu.Lock()
+	list := slices.Clone(rt.named[name])
+	rt.mu.Unlock()
+	for _, a := range slices.Backward(list) {
+		if rt.running(a) {
+			return a, true
+		}
+	}
+	if latest && len(list) > 0 {
+		return list[len(list)-1], true
+	}
+	return nil, false
+}
+
+// running reports whether a is working or about to: an activation runs,
+// or its task has not ended.
+func (rt *Runtime) running(a *Agent) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.live || a.busy > 0 {
+		return true
+	}
+	return a.task != nil && !a.task.State().Status.Terminal()
+}
+
+// Queue returns the notification queue of agent id (nil if unknown):
+// TaskOutput withdraws from it what it has already shown.
+func (rt *Runtime) Queue(id string) *task.Queue {
+	if a, ok := rt.Lookup(id); ok {
+		return a.queue
+	}
+	return nil
+}
+
+func (rt *Runtime) register(a *Agent) {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	rt.agents[a.ID()] = a
+	if name := a.Info().Name; name != "" {
+		rt.named[name] = append(rt.named[name], a)
+	}
+	if a.role == agent.RoleMain {
+		rt.lead = a
+	}
+}
+
+// acquire takes a concurrency slot, waiting (queued) while all are busy.
+func (rt *Runtime) acquire(ctx context.Context, t *task.Task) error {
+	select {
+	case rt.sem <- struct{}{}:
+		return nil
+	default:
+	}
+	if t != nil {
+		t.SetPhase("queued")
+	}
+	select {
+	case rt.sem <- struct{}{}:
+		if t != nil {
+			t.SetPhase("running")
+		}
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (rt *Runtime) release() { <-rt.sem }
+
+// NewAgentID returns a fresh agent id: "a" and 16 hex digits.
+func NewAgentID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return "a" + hex.EncodeToString(b[:])
+}
+
+// modelFor resolves a model id through the aliases.
+func (rt *Runtime) modelFor(m string) string { return agent.ResolveAlias(m, rt.cfg.Aliases) }
+
+func (rt *Runtime) flags() *flags.Set { return rt.cfg.Flags }

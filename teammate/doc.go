@@ -1,0 +1,39 @@
+// Package teammate runs teams at run time: the lead's side (Lead:
+// TeamCreate, TeamDelete, SendMessage, spawning teammates, answering their
+// permission requests, knowing when the team is quiet) and the teammate's
+// side (Loop: turning mailbox messages into pieces of work, idle
+// notifications, shutdown, plan approval). The team's data — the team file,
+// members, the shared task list — is package team; the agents themselves
+// are built and run by package runtime (NewAgent, Activate), like every
+// other agent. Teammates run in-process (a goroutine) or as separate
+// `cohort teammate` processes in tmux panes; both use the same Loop and
+// talk only through the team's mailboxes (package mailbox), so the two
+// backends behave the same.
+//
+// Design decisions the spec leaves open:
+//
+//   - Liveness and idleness are published by each teammate in a status file,
+//     teams/{team}/status/{name}.json (state, pid, a sequence number and a
+//     heartbeat time, written atomically). The lead reads them; a teammate is
+//     idle when its status says so and its inbox has no unacknowledged
+//     message (mailbox.Dir.Pending), and dead when its process is gone or its
+//     heartbeat is older than DeadAfter.
+//   - A teammate acknowledges a chat message when the engine takes it into
+//     the conversation (the Inbox drain), so a message is never lost while it
+//     waits for a tool-result boundary; control messages (permission and plan
+//     responses, shutdown requests) are acknowledged when handled.
+//   - Shutdown: an idle teammate approves a shutdown_request and exits; a busy
+//     one refuses, saying it is busy, and the lead may force it after a
+//     deadline (cancelling an in-process teammate, killing a pane).
+//   - Only the team lead may send permission and plan-approval responses; a
+//     response from anyone else is dropped and reported. SendMessage never
+//     lets a model send a permission response, so no agent message can
+//     approve a permission.
+//   - The agent leading a team keeps a record that names no team (it
+//     created the team, it did not join it); Lead.Membership maps it to
+//     "team-lead" of the team it leads, for SendMessage and (through
+//     Lead.Scope) the shared task list.
+//   - The lead decides teammates' permission requests with its own prompter
+//     (headless policy or --permission-prompt-command); the worker waits with
+//     a deadline and a timeout denies.
+package teammate

@@ -1,0 +1,286 @@
+package teammate
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/cohort-dev/cohort/mailbox"
+	"github.com/cohort-dev/cohort/permission"
+	"github.com/cohort-dev/cohort/runtime"
+	"github.com/cohort-dev/cohort/task"
+	"github.com/cohort-dev/cohort/team"
+	"github.com/cohort-dev/cohort/tool"
+	"github.com/cohort-dev/cohort/tool/isolation"
+)
+
+// Backends a teammate can run on.
+const (
+	BackendAuto      = "auto"
+	BackendInProcess = "in-process"
+	BackendTmux      = "tmux"
+)
+
+// LeadConfig wires a Lead: the lead's side of a team, one per session.
+type LeadConfig struct {
+	Store *team.Store
+	Tasks *task.Registry
+	// Checker is the session's rule state; teammates get a child of it.
+	Checker *permission.Checker
+	// Prompter answers teammates' permission requests (the lead's
+	// approver: headless policy or --permission-prompt-command).
+	Prompter  permission.Prompter
+	SessionID string
+	// LeadModel is the model a teammate without one of its own uses.
+	LeadModel string
+	// Backend is auto, in-process or tmux.
+	Backend string
+	// Backends overrides Backend for named teammates (name → backend).
+	Backends map[string]string
+	// Process starts teammates in separate processes (the tmux backend);
+	// nil makes every teammate in-process.
+	Process ProcessBackend
+
+	PermissionTimeout time.Duration // a teammate's wait for the lead (default 5 min)
+	ShutdownTimeout   time.Duration // wait for teammates to stop before forcing (default 10 s)
+	Heartbeat         time.Duration // status heartbeat (default 1 s)
+	DeadAfter         time.Duration // a heartbeat this old means dead (default 10 s)
+	Now               func() time.Time
+	Logf              func(format string, args ...any)
+	// OnEvent observes team activity (the demo prints it).
+	OnEvent func(Event)
+}
+
+// ProcessBackend starts a teammate as a separate process and reports on it.
+type ProcessBackend interface {
+	// Spawn starts `cohort teammate` for member and returns a handle id
+	// (a tmux pane id) once the process runs; registration is awaited by
+	// the lead.
+	Spawn(ctx context.Context, teamName string, m team.Member) (string, error)
+	// Alive reports whether the handle's process still runs.
+	Alive(ctx context.Context, handle string) bool
+	// Kill stops it.
+	Kill(ctx context.Context, handle string) error
+}
+
+// Lead is the lead's side of a team: the team it leads (one at a time),
+// its inbox, the teammates it started. Safe for concurrent use.
+type Lead struct {
+	cfg    LeadConfig
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu   sync.Mutex
+	team string
+	// leadID and queue are the leading agent's id and queue, where the
+	// team's messages arrive (set when it creates the team).
+	leadID   string
+	queue    *task.Queue
+	mbox     *mailbox.Dir
+	stopTeam func() // ends the current team's readers and monitor
+	members  map[string]*handle
+	shutdown waiters
+}
+
+// handle is a teammate this process started.
+type handle struct {
+	name    string
+	inProc  *task.Task // in-process teammate's task
+	process string     // process backend handle (tmux pane)
+	dead    bool
+	// lease is an isolated process teammate's worktree, finished by the
+	// lead once the process is gone.
+	lease *isolation.Lease
+}
+
+// NewLead returns a Lead; Close stops what it started.
+func NewLead(cfg LeadConfig) (*Lead, error) {
+	if cfg.Store == nil || cfg.Tasks == nil || cfg.Checker == nil {
+		return nil, errors.New("teammate: Store, Tasks and Checker are required")
+	}
+	if cfg.Prompter == nil {
+		cfg.Prompter = permission.Headless{}
+	}
+	if cfg.Backend == "" {
+		cfg.Backend = BackendAuto
+	}
+	if cfg.ShutdownTimeout == 0 {
+		cfg.ShutdownTimeout = 10 * time.Second
+	}
+	if cfg.Heartbeat == 0 {
+		cfg.Heartbeat = time.Second
+	}
+	if cfg.DeadAfter == 0 {
+		cfg.DeadAfter = 10 * time.Second
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Logf == nil {
+		cfg.Logf = func(string, ...any) {}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Lead{cfg: cfg, ctx: ctx, cancel: cancel, members: map[string]*handle{}}, nil
+}
+
+func (l *Lead) teamName() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.team
+}
+
+func (l *Lead) emit(ev Event) {
+	if l.cfg.OnEvent != nil {
+		l.cfg.OnEvent(ev)
+	}
+}
+
+// CreateTeam makes a team led by lead (the session's main agent) and
+// starts reading the lead's inbox: what arrives goes to lead's queue. A
+// session leads one team at a time.
+func (l *Lead) CreateTeam(ctx context.Context, lead *runtime.Agent, name, description string) (*team.Team, error) {
+	l.mu.Lock()
+	current := l.team
+	l.mu.Unlock()
+	if current != "" {
+		return nil, fmt.Errorf("this session already leads team %q; delete it with TeamDelete before creating another", current)
+	}
+	t, err := l.cfg.Store.Create(ctx, team.CreateSpec{Name: name, Description: description,
+		LeadSessionID: l.cfg.SessionID, LeadModel: l.cfg.LeadModel, Cwd: lead.Info().Cwd})
+	if err != nil {
+		return nil, err
+	}
+	mbox, err := l.cfg.Store.Mailbox(name)
+	if err != nil {
+		return nil, err
+	}
+	r, err := mbox.OpenReader(team.LeadName)
+	if err != nil {
+		return nil, err
+	}
+	tctx, cancel := context.WithCancel(l.ctx)
+	var twg sync.WaitGroup
+	l.mu.Lock()
+	l.team, l.mbox = name, mbox
+	l.leadID, l.queue = lead.ID(), lead.Queue()
+	l.stopTeam = func() { cancel(); twg.Wait() }
+	l.mu.Unlock()
+	twg.Add(2)
+	go func() {
+		defer twg.Done()
+		defer r.Close()
+		receiveLoop(tctx, r, func(msgs []mailbox.Message) { l.leadDispatch(r, msgs) }, l.cfg.Logf)
+	}()
+	go func() { defer twg.Done(); l.monitor(tctx, name) }()
+	l.emit(Event{Kind: EventTeamCreated, Team: name, Text: description})
+	return t, nil
+}
+
+// Close stops the lead's readers and monitors. Teammates are stopped by
+// Shutdown (gracefully) or by the task registry (when the session ends).
+func (l *Lead) Close() {
+	l.cancel()
+	l.mu.Lock()
+	stop := l.stopTeam
+	l.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
+	l.wg.Wait()
+}
+
+// leave forgets the current team (after TeamDelete): its readers and
+// monitor stop.
+func (l *Lead) leave() {
+	l.mu.Lock()
+	stop := l.stopTeam
+	l.team, l.mbox, l.stopTeam = "", nil, nil
+	l.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
+}
+
+// enqueueLead puts it in the queue of the agent leading the team.
+func (l *Lead) enqueueLead(it task.Item) {
+	l.mu.Lock()
+	q := l.queue
+	l.mu.Unlock()
+	if q != nil {
+		q.Enqueue(it)
+	}
+}
+
+// Membership is the team an agent of this session belongs to or leads,
+// and its name there: a teammate's from its record, the leading agent's
+// from the team it created ("team-lead"). Empty outside any team.
+func (l *Lead) Membership(env *tool.Env) (teamName, name string) {
+	if env.Agent.Team != "" {
+		return env.Agent.Team, env.Agent.Name
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.team != "" && env.Agent.ID == l.leadID {
+		return l.team, team.LeadName
+	}
+	return "", ""
+}
+
+// isLead reports whether env's agent leads this session's team (or, before
+// there is one, is the session's main agent).
+func (l *Lead) isLead(env *tool.Env) bool {
+	return env.Agent.Kind == tool.KindLead && env.Agent.Team == ""
+}
+
+// Mailbox returns the current team's mailbox, or nil.
+func (l *Lead) Mailbox() *mailbox.Dir {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.mbox
+}
+
+// sendPayload writes a structured message from the lead to member.
+func (l *Lead) sendPayload(ctx context.Context, to string, p mailbox.Payload) error {
+	mbox := l.Mailbox()
+	if mbox == nil {
+		return errors.New("no team")
+	}
+	msg, err := mailbox.NewMessage(team.LeadName, to, p)
+	if err != nil {
+		return err
+	}
+	_, err = mbox.Append(ctx, msg)
+	return err
+}
+
+// Scope wraps team-scoped tools (the shared task list) so that a call by
+// the agent leading the team runs as the team's "team-lead": its record
+// names no team (it created one; it did not join one), so the wrapper puts
+// the membership into the call's Env. Other agents' calls pass unchanged.
+func (l *Lead) Scope(ts []tool.Tool) []tool.Tool {
+	out := make([]tool.Tool, len(ts))
+	for i, t := range ts {
+		out[i] = scoped{Tool: t, l: l}
+	}
+	return out
+}
+
+type scoped struct {
+	tool.Tool
+	l *Lead
+}
+
+func (s scoped) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) (tool.Result, error) {
+	if env != nil && env.Team == "" {
+		if teamName, name := s.l.Membership(env); teamName != "" {
+			e := *env
+			e.Team, e.Agent.Name = teamName, name
+			env = &e
+		}
+	}
+	return s.Tool.Run(ctx, env, raw)
+}

@@ -1,0 +1,291 @@
+package teammate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/cohort-dev/cohort/mailbox"
+	"github.com/cohort-dev/cohort/task"
+	"github.com/cohort-dev/cohort/team"
+)
+
+// leadDispatch handles a batch from the lead's inbox: chat, idle
+// notifications and plan requests go to the lead model's queue; permission
+// requests are decided here; shutdown answers go to whoever waits.
+func (l *Lead) leadDispatch(r *mailbox.Reader, msgs []mailbox.Message) {
+	ctx := l.ctx
+	for _, m := range msgs {
+		switch m.Type {
+		case mailbox.TypePermissionRequest:
+			l.wg.Add(1)
+			go func() { defer l.wg.Done(); l.decide(ctx, m) }()
+		case mailbox.TypeShutdownResponse:
+			l.shutdown.deliver(requestID(m), m)
+		case mailbox.TypeIdleNotification:
+			l.enqueue(leadView(m))
+		case mailbox.TypePlanApprovalRequest:
+			l.emit(Event{Kind: EventPlan, Team: l.teamName(), From: m.From, To: team.LeadName, Text: "asks to approve a plan"})
+			l.enqueue(leadView(m))
+		default:
+			l.emit(Event{Kind: EventMessage, Team: l.teamName(), From: m.From, To: team.LeadName, Text: m.Text, Detail: string(m.Type)})
+			l.enqueue(m)
+		}
+		if err := r.Ack(ctx, m.ID); err != nil && ctx.Err() == nil {
+			l.cfg.Logf("teammate: acknowledge %s: %v", m.ID, err)
+		}
+	}
+}
+
+func (l *Lead) enqueue(m mailbox.Message) {
+	l.enqueueLead(task.Item{Kind: task.ItemTeammateMessage, Text: mailbox.Render(m)})
+}
+
+// leadView turns a structured message into the text the lead model reads.
+func leadView(m mailbox.Message) mailbox.Message {
+	p, err := m.Payload()
+	if err != nil {
+		return m
+	}
+	v := m
+	v.Type = mailbox.TypeText
+	switch p := p.(type) {
+	case mailbox.IdleNotification:
+		v.Summary = "idle"
+		switch {
+		case p.IdleReason == "failed":
+			v.Text = fmt.Sprintf("%s stopped its turn with an error (%s) and is waiting for messages.", m.From, p.FailureReason)
+		case p.Summary != "":
+			v.Text = fmt.Sprintf("%s finished its turn and is waiting for messages. Its last words: %s", m.From, p.Summary)
+		default:
+			v.Text = fmt.Sprintf("%s finished its turn and is waiting for messages.", m.From)
+		}
+	case mailbox.PlanApprovalRequest:
+		v.Summary = "plan approval request"
+		v.Text = fmt.Sprintf("%s asks you to approve its plan before it changes anything. Answer with SendMessage{to: %q, type: \"plan_approval_response\", request_id: %q, approve: true or false, message: feedback}.\n\n%s",
+			m.From, m.From, p.RequestID, p.Plan)
+	}
+	return v
+}
+
+// monitor watches the teammates started by other processes and reports the
+// ones that die without shutting down.
+func (l *Lead) monitor(ctx context.Context, teamName string) {
+	t := time.NewTicker(l.cfg.Heartbeat)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			l.checkLiveness(ctx, teamName)
+		}
+	}
+}
+
+func (l *Lead) checkLiveness(ctx context.Context, teamName string) {
+	l.mu.Lock()
+	var procs []*handle
+	for _, h := range l.members {
+		if h.process != "" && !h.dead {
+			procs = append(procs, h)
+		}
+	}
+	l.mu.Unlock()
+	dir, err := l.cfg.Store.Dir(teamName)
+	if err != nil {
+		return
+	}
+	for _, h := range procs {
+		st, ok, _ := readStatus(dir, h.name)
+		if ok && st.State == StateStopped {
+			continue
+		}
+		reason := ""
+		switch {
+		case l.cfg.Process != nil && !l.cfg.Process.Alive(ctx, h.process):
+			reason = "its process exited"
+		case ok && st.PID > 0 && !processAlive(st.PID):
+			reason = fmt.Sprintf("its process %d is gone", st.PID)
+		case ok && l.cfg.Now().Sub(st.Heartbeat) > l.cfg.DeadAfter:
+			reason = fmt.Sprintf("no heartbeat for %s", l.cfg.Now().Sub(st.Heartbeat).Round(time.Second))
+		}
+		if reason != "" {
+			l.markDead(ctx, teamName, h, reason)
+		}
+	}
+}
+
+// markDead records a teammate that stopped without shutting down and tells
+// the lead.
+func (l *Lead) markDead(ctx context.Context, teamName string, h *handle, reason string) {
+	l.mu.Lock()
+	if h.dead {
+		l.mu.Unlock()
+		return
+	}
+	h.dead = true
+	lease := h.lease
+	h.lease = nil
+	l.mu.Unlock()
+	l.finishLease(teamName, h.name, lease, nil)
+	// Tell the lead before the member stops counting as busy: a lead that
+	// sees no busy teammate and an empty queue ends its run, and would
+	// never hear of the death.
+	l.enqueueLead(task.Item{Kind: task.ItemTeammateMessage,
+		Text: fmt.Sprintf("<team-notification member=%q state=\"dead\">Teammate %s is no longer running (%s). It will not answer messages; spawn a new teammate if its work must continue.</team-notification>", h.name, h.name, reason)})
+	if _, err := l.cfg.Store.SetActive(ctx, teamName, h.name, false); err != nil {
+		l.cfg.Logf("teammate: mark %s inactive: %v", h.name, err)
+	}
+	if dir, err := l.cfg.Store.Dir(teamName); err == nil {
+		if st, ok, _ := readStatus(dir, h.name); ok && st.State != StateStopped {
+			pub := &publisher{path: statusPath(dir, h.name), st: st, now: l.cfg.Now}
+			_ = pub.set(StateDead)
+		}
+	}
+	l.emit(Event{Kind: EventDead, Team: teamName, From: h.name, Text: reason})
+}
+
+// Busy reports whether the team still has work in flight: a teammate that
+// is starting or busy, or a message nobody has taken yet (in a teammate's
+// inbox or the lead's).
+func (l *Lead) Busy() bool {
+	l.mu.Lock()
+	name, mbox := l.team, l.mbox
+	l.mu.Unlock()
+	if name == "" {
+		return false
+	}
+	dir, err := l.cfg.Store.Dir(name)
+	if err != nil {
+		return false
+	}
+	members, err := l.cfg.Store.ActiveMembers(name)
+	if err != nil {
+		return false
+	}
+	for _, m := range members {
+		if m.Name == team.LeadName {
+			continue
+		}
+		st, ok, _ := readStatus(dir, m.Name)
+		if !ok || st.State == StateStarting || st.State == StateBusy {
+			return true
+		}
+		if st.State == StateIdle {
+			if n, err := mbox.Pending(m.Name); err == nil && n > 0 {
+				return true
+			}
+		}
+	}
+	n, err := mbox.Pending(team.LeadName)
+	return err == nil && n > 0
+}
+
+// Shutdown asks every active teammate to stop, waits up to the shutdown
+// timeout, then forces those that did not, and marks them all inactive.
+func (l *Lead) Shutdown(ctx context.Context, reason string) {
+	name := l.teamName()
+	if name == "" {
+		return
+	}
+	members, err := l.cfg.Store.ActiveMembers(name)
+	if err != nil {
+		l.cfg.Logf("teammate: shutdown: %v", err)
+		return
+	}
+	deadline := time.Now().Add(l.cfg.ShutdownTimeout)
+	done := make(chan string, len(members))
+	n := 0
+	for _, m := range members {
+		if m.Name == team.LeadName {
+			continue
+		}
+		n++
+		go func() { l.stopOne(ctx, name, m.Name, reason, deadline); done <- m.Name }()
+	}
+	for range n {
+		<-done
+	}
+}
+
+// stopOne asks one teammate to shut down until it agrees or the deadline
+// passes, then forces it.
+func (l *Lead) stopOne(ctx context.Context, teamName, member, reason string, deadline time.Time) {
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		if l.askShutdown(ctx, member, reason, time.Until(deadline)) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	l.force(ctx, teamName, member)
+	if _, err := l.cfg.Store.SetActive(ctx, teamName, member, false); err != nil {
+		l.cfg.Logf("teammate: mark %s inactive: %v", member, err)
+	}
+}
+
+// askShutdown sends one shutdown_request and reports whether it was approved.
+func (l *Lead) askShutdown(ctx context.Context, member, reason string, wait time.Duration) bool {
+	id := mailbox.NewID(l.cfg.Now())
+	ch := l.shutdown.add(id)
+	defer l.shutdown.remove(id)
+	if err := l.sendPayload(ctx, member, mailbox.ShutdownRequest{RequestID: id, Reason: reason}); err != nil {
+		return false
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case m := <-ch:
+		p, _ := m.Payload()
+		resp, ok := p.(mailbox.ShutdownResponse)
+		return ok && resp.Approve
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	return false
+}
+
+// force ends a teammate this process started (its goroutine or process),
+// waiting for an approved one to exit on its own first.
+func (l *Lead) force(ctx context.Context, teamName, member string) {
+	l.mu.Lock()
+	h := l.members[member]
+	l.mu.Unlock()
+	if h == nil {
+		return
+	}
+	if h.inProc != nil {
+		select {
+		case <-h.inProc.Done():
+		case <-time.After(time.Second):
+			if _, err := l.cfg.Tasks.Stop(ctx, h.inProc.ID()); err != nil && !errors.Is(err, task.ErrNotRunning) {
+				l.cfg.Logf("teammate: stop %s: %v", member, err)
+			}
+		}
+		return
+	}
+	if h.process != "" && l.cfg.Process != nil {
+		dir, _ := l.cfg.Store.Dir(teamName)
+		for i := 0; i < 20; i++ {
+			if st, ok, _ := readStatus(dir, member); ok && st.State == StateStopped && !processAlive(st.PID) {
+				break
+			}
+			if !l.cfg.Process.Alive(ctx, h.process) {
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		if err := l.cfg.Process.Kill(ctx, h.process); err != nil {
+			l.cfg.Logf("teammate: kill %s: %v", member, err)
+		}
+		l.mu.Lock()
+		lease := h.lease
+		h.lease = nil
+		l.mu.Unlock()
+		l.finishLease(teamName, member, lease, nil)
+	}
+}

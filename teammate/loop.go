@@ -1,0 +1,388 @@
+package teammate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cohort-dev/cohort/agent"
+	"github.com/cohort-dev/cohort/hook"
+	"github.com/cohort-dev/cohort/internal/clip"
+	"github.com/cohort-dev/cohort/llm"
+	"github.com/cohort-dev/cohort/mailbox"
+	"github.com/cohort-dev/cohort/permission"
+	"github.com/cohort-dev/cohort/runtime"
+	"github.com/cohort-dev/cohort/session"
+	"github.com/cohort-dev/cohort/team"
+	"github.com/cohort-dev/cohort/tool"
+)
+
+// Config describes one teammate to run in this process.
+type Config struct {
+	Team    string
+	Member  team.Member // name, color, prompt, type, model, mode, plan
+	Store   *team.Store
+	Runtime *runtime.Runtime
+	Def     *agent.Definition
+	// ParentID is the agent that spawned it (the lead), when in this
+	// process.
+	ParentID string
+	// LeadModel is the model a teammate without one of its own uses.
+	LeadModel string
+	// Checker is the teammate's rule state; its mode is set from Member.
+	Checker *permission.Checker
+	// PermissionTimeout bounds a wait for the lead's answer (default 5 min);
+	// no answer denies.
+	PermissionTimeout time.Duration
+	// PlanTimeout bounds a wait for plan approval (default 30 min).
+	PlanTimeout time.Duration
+	Heartbeat   time.Duration // default 1 s
+	Now         func() time.Time
+	Logf        func(format string, args ...any)
+	OnEvent     func(Event)
+	// Guard confines an isolated teammate to its worktree (its Member.Cwd
+	// lies inside it).
+	Guard tool.WriteGuard
+}
+
+// Loop is one running team member: it turns the messages of its inbox
+// into pieces of work for its agent. Start registers it; Run runs it.
+type Loop struct {
+	cfg     Config
+	name    string
+	mbox    *mailbox.Dir
+	reader  *mailbox.Reader
+	status  *publisher
+	chat    *chatQueue
+	control chan mailbox.Message
+	replies waiters
+	agent   *runtime.Agent
+}
+
+func (c *Config) defaults() {
+	if c.PermissionTimeout == 0 {
+		c.PermissionTimeout = 5 * time.Minute
+	}
+	if c.PlanTimeout == 0 {
+		c.PlanTimeout = 30 * time.Minute
+	}
+	if c.Heartbeat == 0 {
+		c.Heartbeat = time.Second
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.Logf == nil {
+		c.Logf = func(string, ...any) {}
+	}
+}
+
+// Start registers a teammate: it takes its inbox (only one reader
+// may hold it, in any process), publishes its status and builds its agent.
+// Spawning is acknowledged only once this has returned.
+func Start(ctx context.Context, cfg Config) (*Loop, error) {
+	cfg.defaults()
+	m := cfg.Member
+	tm := &Loop{cfg: cfg, name: m.Name, control: make(chan mailbox.Message, 4)}
+	dir, err := cfg.Store.Dir(cfg.Team)
+	if err != nil {
+		return nil, err
+	}
+	if tm.mbox, err = cfg.Store.Mailbox(cfg.Team); err != nil {
+		return nil, err
+	}
+	if tm.reader, err = tm.mbox.OpenReader(m.Name); err != nil {
+		return nil, fmt.Errorf("teammate %s: %w", m.Name, err)
+	}
+	if tm.status, err = newPublisher(dir, m.Name, cfg.Now); err != nil {
+		tm.reader.Close()
+		return nil, fmt.Errorf("teammate %s: status file: %w", m.Name, err)
+	}
+	tm.chat = newChatQueue(func(ids []string) {
+		if err := tm.reader.Ack(context.Background(), ids...); err != nil {
+			cfg.Logf("teammate %s: acknowledge: %v", m.Name, err)
+		}
+	})
+	if err := tm.build(ctx); err != nil {
+		tm.reader.Close()
+		return nil, err
+	}
+	return tm, nil
+}
+
+// close releases what Start took (the inbox, the agent's transcript); Run
+// does it when it returns.
+func (tm *Loop) close() {
+	tm.reader.Close()
+	tm.agent.Close()
+}
+
+// build prepares the teammate's agent: its pool (plan-mode when a plan must
+// be approved first), system prompt with its role, permission state (its
+// "ask" decisions go to the lead) and plan approver (the lead).
+func (tm *Loop) build(ctx context.Context) error {
+	m := tm.cfg.Member
+	mode := permission.Mode(m.Mode)
+	if m.PlanModeRequired {
+		mode = permission.ModePlan
+	}
+	if mode == "" {
+		mode = tm.cfg.Checker.Mode()
+	}
+	if err := tm.cfg.Checker.SetMode(mode); err != nil {
+		return fmt.Errorf("teammate %s: mode %q: %w", m.Name, mode, err)
+	}
+	a, err := tm.cfg.Runtime.NewAgent(ctx, runtime.AgentSpec{
+		ID: m.AgentID, Name: m.Name, Team: tm.cfg.Team, Kind: tool.KindTeammate, Color: m.Color,
+		Def: tm.cfg.Def, Role: agent.RoleTeammate, Depth: 1, Model: m.Model, ParentModel: tm.cfg.LeadModel,
+		Mode: mode, Cwd: m.Cwd, ParentID: tm.cfg.ParentID, Append: roleNote(tm.cfg.Team, m),
+		Checker: tm.cfg.Checker, Prompter: leadPrompter{tm}, PlanApprover: tm.approvePlan,
+		Inbox: tm.chat, Guard: tm.cfg.Guard,
+	})
+	if err != nil {
+		return fmt.Errorf("teammate %s: %w", m.Name, err)
+	}
+	tm.agent = a
+	return nil
+}
+
+// roleNote tells a teammate who it is and how the team works.
+func roleNote(teamName string, m team.Member) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Your team\nYou are %s, a member of team %q. Your lead is %s.\n", m.Name, teamName, team.LeadName)
+	b.WriteString("- Talk to the lead and other members with SendMessage (to: a member's name, or \"*\" for everyone). Only SendMessage reaches them; your plain replies are not seen by anyone.\n")
+	b.WriteString("- The team shares a task list: use TaskList to see it, TaskUpdate to claim a task (status in_progress) and to mark it completed, TaskCreate to add work you discover.\n")
+	b.WriteString("- When you have finished what you were asked, report to the lead with SendMessage and end your turn; you will be woken when a message arrives.\n")
+	if m.PlanModeRequired {
+		b.WriteString("- You start in plan mode: investigate with read-only tools, then submit your plan with ExitPlanMode and wait for the lead's approval before changing anything.\n")
+	}
+	return b.String()
+}
+
+// Name returns the teammate's name.
+func (tm *Loop) Name() string { return tm.name }
+
+// Run runs the teammate until it is shut down or ctx ends. It starts with
+// the member's spawn prompt, then takes a turn per batch of messages.
+func (tm *Loop) Run(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	defer func() {
+		cancel()
+		wg.Wait()
+		tm.close()
+	}()
+	wg.Add(2)
+	go func() { defer wg.Done(); receiveLoop(ctx, tm.reader, tm.dispatch, tm.cfg.Logf) }()
+	go func() { defer wg.Done(); tm.heartbeat(ctx) }()
+
+	rt := tm.cfg.Runtime
+	blocks := append(append([]llm.Block(nil), tm.agent.Opening()...), llm.Text(tm.cfg.Member.Prompt))
+	origin := ""
+	idleBlocks := 0
+	for first := true; ; first = false {
+		_ = tm.status.set(StateBusy)
+		res, err := rt.Activate(ctx, tm.agent, blocks, origin, first)
+		if ctx.Err() != nil {
+			_ = tm.status.set(StateStopped)
+			return ctx.Err()
+		}
+		idle := mailbox.IdleNotification{IdleReason: "available"}
+		if err != nil {
+			idle.IdleReason, idle.FailureReason = "failed", err.Error()
+		} else if res != nil {
+			idle.Summary = clip.String(strings.TrimSpace(res.Text), 300)
+		}
+		if tm.chat.len() > 0 {
+			blocks, origin = tm.chat.Drain(), session.OriginTeammate
+			continue
+		}
+		if reason, again := tm.idleHook(ctx, &idleBlocks); again {
+			blocks, origin = []llm.Block{llm.Text("<system-reminder>\nA TeammateIdle hook asks you to keep working: " + reason + "\n</system-reminder>")}, session.OriginSystem
+			continue
+		}
+		idleBlocks = 0
+		// Notify before publishing idle: the lead treats an idle teammate
+		// with an empty inbox as done, so the notification must already
+		// be in the lead's inbox by then.
+		tm.notifyIdle(ctx, idle)
+		_ = tm.status.set(StateIdle)
+		select {
+		case <-tm.chat.Ready():
+			blocks, origin = tm.chat.Drain(), session.OriginTeammate
+		case m := <-tm.control:
+			if tm.shutdown(ctx, m) {
+				_ = tm.status.set(StateStopped)
+				return nil
+			}
+			blocks = nil
+		case <-ctx.Done():
+			_ = tm.status.set(StateStopped)
+			return ctx.Err()
+		}
+	}
+}
+
+// maxIdleBlocks bounds how often TeammateIdle hooks may keep a teammate
+// working before it goes idle anyway.
+const maxIdleBlocks = 3
+
+// idleHook fires TeammateIdle before the teammate goes idle; a hook that
+// blocks keeps it working with the hook's reason.
+func (tm *Loop) idleHook(ctx context.Context, count *int) (string, bool) {
+	h, ok := tm.agent.Hooks().(hook.TeammateHooks)
+	if !ok || *count >= maxIdleBlocks {
+		return "", false
+	}
+	out := h.TeammateIdle(ctx, tm.name, tm.cfg.Team)
+	if !out.Block || out.Stop {
+		return "", false
+	}
+	*count++
+	return out.Reason, true
+}
+
+func (tm *Loop) notifyIdle(ctx context.Context, idle mailbox.IdleNotification) {
+	msg, err := mailbox.NewMessage(tm.name, team.LeadName, idle)
+	if err != nil {
+		return
+	}
+	msg.Color = tm.cfg.Member.Color
+	if _, err := tm.mbox.Append(ctx, msg); err != nil {
+		tm.cfg.Logf("teammate %s: idle notification: %v", tm.name, err)
+	}
+	tm.emit(Event{Kind: EventIdle, Team: tm.cfg.Team, From: tm.name, Text: idle.Summary})
+}
+
+// dispatch sorts a batch from the inbox: chat for the model, responses for
+// the goroutines waiting on them, shutdown requests for the loop.
+func (tm *Loop) dispatch(msgs []mailbox.Message) {
+	for _, m := range msgs {
+		tm.dispatchWith(m, func(m mailbox.Message) { tm.ack(context.Background(), m) })
+	}
+}
+
+// dispatchWith handles one message; ack acknowledges a message handled
+// here (chat is acknowledged later, when the engine takes it).
+func (tm *Loop) dispatchWith(m mailbox.Message, ack func(mailbox.Message)) {
+	ctx := context.Background()
+	switch m.Type {
+	case mailbox.TypeShutdownRequest:
+		ack(m)
+		if m.From != team.LeadName {
+			tm.cfg.Logf("teammate %s: shutdown request from %s ignored: only the lead may ask", tm.name, m.From)
+			return
+		}
+		if tm.status.state() == StateBusy {
+			tm.refuseShutdown(ctx, m)
+			return
+		}
+		select {
+		case tm.control <- m:
+		default:
+		}
+	case mailbox.TypePermissionResponse, mailbox.TypePlanApprovalResponse:
+		ack(m)
+		if m.From != team.LeadName {
+			tm.cfg.Logf("teammate %s: %s from %s dropped: only the lead may answer", tm.name, m.Type, m.From)
+			return
+		}
+		if !tm.replies.deliver(requestID(m), m) {
+			tm.cfg.Logf("teammate %s: %s for an unknown request dropped", tm.name, m.Type)
+		}
+	default:
+		tm.chat.push(m)
+		tm.emit(Event{Kind: EventMessage, Team: tm.cfg.Team, From: m.From, To: tm.name, Text: m.Text, Detail: string(m.Type)})
+	}
+}
+
+func (tm *Loop) ack(ctx context.Context, m mailbox.Message) {
+	if err := tm.reader.Ack(ctx, m.ID); err != nil {
+		tm.cfg.Logf("teammate %s: acknowledge %s: %v", tm.name, m.ID, err)
+	}
+}
+
+func (tm *Loop) refuseShutdown(ctx context.Context, m mailbox.Message) {
+	p, _ := m.Payload()
+	req, ok := p.(mailbox.ShutdownRequest)
+	if !ok {
+		return
+	}
+	tm.reply(ctx, mailbox.ShutdownResponse{RequestID: req.RequestID, Approve: false,
+		Reason: "busy with a turn; ask again once I am idle"})
+}
+
+// shutdown approves an idle teammate's shutdown request.
+func (tm *Loop) shutdown(ctx context.Context, m mailbox.Message) bool {
+	p, err := m.Payload()
+	req, ok := p.(mailbox.ShutdownRequest)
+	if err != nil || !ok {
+		return false
+	}
+	tm.reply(ctx, mailbox.ShutdownResponse{RequestID: req.RequestID, Approve: true})
+	tm.emit(Event{Kind: EventShutdown, Team: tm.cfg.Team, From: tm.name, Text: req.Reason})
+	return true
+}
+
+func (tm *Loop) reply(ctx context.Context, p mailbox.Payload) {
+	msg, err := mailbox.NewMessage(tm.name, team.LeadName, p)
+	if err != nil {
+		return
+	}
+	msg.Color = tm.cfg.Member.Color
+	if _, err := tm.mbox.Append(ctx, msg); err != nil {
+		tm.cfg.Logf("teammate %s: reply: %v", tm.name, err)
+	}
+}
+
+func (tm *Loop) heartbeat(ctx context.Context) {
+	t := time.NewTicker(tm.cfg.Heartbeat)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if err := tm.status.beat(); err != nil {
+				tm.cfg.Logf("teammate %s: heartbeat: %v", tm.name, err)
+			}
+		}
+	}
+}
+
+func (tm *Loop) emit(ev Event) {
+	if tm.cfg.OnEvent != nil {
+		tm.cfg.OnEvent(ev)
+	}
+}
+
+// ask sends a request to the lead and waits for the response with the same
+// request id, up to timeout.
+func (tm *Loop) ask(ctx context.Context, id string, p mailbox.Payload, timeout time.Duration) (mailbox.Message, error) {
+	ch := tm.replies.add(id)
+	defer tm.replies.remove(id)
+	msg, err := mailbox.NewMessage(tm.name, team.LeadName, p)
+	if err != nil {
+		return mailbox.Message{}, err
+	}
+	msg.Color = tm.cfg.Member.Color
+	if _, err := tm.mbox.Append(ctx, msg); err != nil {
+		return mailbox.Message{}, err
+	}
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case m := <-ch:
+		return m, nil
+	case <-t.C:
+		return mailbox.Message{}, errNoAnswer
+	case <-ctx.Done():
+		return mailbox.Message{}, ctx.Err()
+	}
+}
+
+var errNoAnswer = errors.New("no answer from the lead in time")

@@ -1,0 +1,243 @@
+package teammate
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/cohort-dev/cohort/llm"
+	"github.com/cohort-dev/cohort/mailbox"
+	"github.com/cohort-dev/cohort/runtime"
+	"github.com/cohort-dev/cohort/sessionsock"
+	"github.com/cohort-dev/cohort/team"
+	"github.com/cohort-dev/cohort/tool"
+)
+
+// SendInput is SendMessage's input: Claude Code's {to, message, summary}
+// plus the fields of the protocol answers a model may give.
+type SendInput struct {
+	To      string `json:"to"`
+	Message string `json:"message"`
+	Summary string `json:"summary,omitempty"`
+	// Type is "message" (default), "shutdown_response" (a teammate
+	// answering the lead) or "plan_approval_response" (the lead answering
+	// a teammate's plan).
+	Type      string `json:"type,omitempty"`
+	RequestID string `json:"request_id,omitempty"`
+	Approve   *bool  `json:"approve,omitempty"`
+}
+
+// SendTool is SendMessage. It routes by address: "*" (the whole team), a
+// running agent's name (its queue), a team member (its mailbox),
+// "uds:<path>" (another session's socket), "bridge:<session>" (NATS,
+// later).
+type SendTool struct {
+	l  *Lead
+	rt *runtime.Runtime
+}
+
+const sendDescription = `Sends a message to another agent: a teammate, the team lead, a named agent running in this session, or another Cohort session. Your plain replies are not seen by other agents; this tool is how you reach them.
+
+- to: a teammate's name ("alice"), "team-lead" for the lead, "*" for every member of your team except you, "uds:<socket path>" for another Cohort session on this machine.
+- message: the text. Be specific: what you did, what you found, what you need. Include paths and ids.
+- summary: a 5-10 word preview shown in the recipient's list.
+- Messages arrive at the recipient's next tool-result boundary, or wake it when it is idle.
+- Protocol answers: a teammate answers the lead's shutdown request with type "shutdown_response", request_id and approve; the lead answers a teammate's plan with type "plan_approval_response", request_id, approve and feedback in message.`
+
+// Def returns the tool definition.
+func (t *SendTool) Def() llm.ToolDef {
+	s := tool.Object(
+		tool.Required("to", tool.String("Recipient: a member name, \"team-lead\", \"*\" (broadcast), or \"uds:<path>\".").WithMinLength(1)),
+		tool.Required("message", tool.String("The message text.")),
+		tool.Optional("summary", tool.String("A 5-10 word preview of the message.")),
+		tool.Optional("type", tool.Enum("The kind of message (default message).", "message", "shutdown_response", "plan_approval_response")),
+		tool.Optional("request_id", tool.String("For a protocol answer: the id of the request it answers.")),
+		tool.Optional("approve", tool.Boolean("For a protocol answer: approve (true) or reject (false).")),
+	)
+	return llm.ToolDef{Name: "SendMessage", Description: sendDescription, InputSchema: s.JSON()}
+}
+
+// Traits: a message changes nothing on disk but must keep its order.
+func (t *SendTool) Traits(json.RawMessage) tool.Traits { return tool.Traits{} }
+
+// Run sends one message.
+func (t *SendTool) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) (tool.Result, error) {
+	var in SendInput
+	if err := json.Unmarshal(raw, &in); err != nil {
+		return tool.Errorf("SendMessage input is not valid: %v", err), nil
+	}
+	from := t.l.senderName(env)
+	switch {
+	case strings.HasPrefix(in.To, "uds:"):
+		return t.sendUDS(ctx, from, in)
+	case strings.HasPrefix(in.To, "bridge:"):
+		return tool.Errorf("bridge: addresses reach sessions on other machines through NATS, which is not configured in this build. Use uds:<path> for a session on this machine."), nil
+	}
+	msg, bad := t.l.compose(env, from, in)
+	if bad != nil {
+		return *bad, nil
+	}
+	if in.To == "*" {
+		return t.l.broadcast(ctx, env, msg)
+	}
+	if msg.Type == mailbox.TypeText {
+		note, err := t.rt.Deliver(ctx, in.To, mailbox.Block(msg))
+		switch {
+		case err == nil:
+			return tool.Text(note), nil
+		case !errors.Is(err, runtime.ErrNoAgent):
+			return tool.Errorf("Could not deliver to %s: %v", in.To, err), nil
+		}
+	}
+	return t.l.toMember(ctx, env, msg)
+}
+
+// senderName is how env's agent signs messages.
+func (l *Lead) senderName(env *tool.Env) string {
+	switch {
+	case l.isLead(env):
+		return team.LeadName
+	case env.Agent.Name != "":
+		return env.Agent.Name
+	}
+	return env.Agent.ID
+}
+
+// compose builds the mailbox message for in, refusing what the sender may
+// not send.
+func (l *Lead) compose(env *tool.Env, from string, in SendInput) (mailbox.Message, *tool.Result) {
+	refuse := func(format string, args ...any) (mailbox.Message, *tool.Result) {
+		r := tool.Errorf(format, args...)
+		return mailbox.Message{}, &r
+	}
+	lead := from == team.LeadName
+	var p mailbox.Payload
+	switch in.Type {
+	case "", "message":
+		return mailbox.Message{From: from, To: in.To, Text: in.Message, Summary: in.Summary, Color: l.colorOf(env, from)}, nil
+	case "plan_approval_response":
+		if !lead {
+			return refuse("Only the team lead answers plan approval requests.")
+		}
+		if in.RequestID == "" || in.Approve == nil {
+			return refuse("A plan_approval_response needs request_id and approve.")
+		}
+		p = mailbox.PlanApprovalResponse{RequestID: in.RequestID, Approve: *in.Approve, Feedback: in.Message}
+	case "shutdown_response":
+		if lead {
+			return refuse("The lead does not answer shutdown requests; teammates do.")
+		}
+		if in.RequestID == "" || in.Approve == nil {
+			return refuse("A shutdown_response needs request_id and approve.")
+		}
+		p = mailbox.ShutdownResponse{RequestID: in.RequestID, Approve: *in.Approve, Reason: in.Message}
+	default:
+		return refuse("Unknown message type %q: use message, shutdown_response or plan_approval_response. (Permission answers cannot be sent as messages.)", in.Type)
+	}
+	m, err := mailbox.NewMessage(from, in.To, p)
+	if err != nil {
+		return refuse("Could not encode the message: %v", err)
+	}
+	m.Color = l.colorOf(env, from)
+	return m, nil
+}
+
+func (l *Lead) colorOf(env *tool.Env, name string) string {
+	teamName := l.teamFor(env)
+	if teamName == "" || name == team.LeadName {
+		return ""
+	}
+	m, err := l.cfg.Store.Member(teamName, name)
+	if err != nil {
+		return ""
+	}
+	return m.Color
+}
+
+// teamFor is the team the calling agent belongs to or leads.
+func (l *Lead) teamFor(env *tool.Env) string {
+	name, _ := l.Membership(env)
+	return name
+}
+
+func (l *Lead) toMember(ctx context.Context, env *tool.Env, msg mailbox.Message) (tool.Result, error) {
+	teamName := l.teamFor(env)
+	if teamName == "" {
+		return tool.Errorf("No agent named %q is running, and you are not in a team. Running agents can be addressed by the name they were started with.", msg.To), nil
+	}
+	mbox, err := l.cfg.Store.Mailbox(teamName)
+	if err != nil {
+		return tool.Errorf("Team %q is not available: %v", teamName, err), nil
+	}
+	if msg.To == msg.From {
+		return tool.Errorf("You cannot send a message to yourself."), nil
+	}
+	if _, err := l.cfg.Store.Member(teamName, msg.To); err != nil {
+		return tool.Errorf("No member named %q in team %q. Members: %s.", msg.To, teamName, l.memberList(teamName)), nil
+	}
+	if _, err := mbox.Append(ctx, msg); err != nil {
+		if errors.Is(err, mailbox.ErrUnknownRecipient) {
+			return tool.Errorf("No member named %q in team %q. Members: %s.", msg.To, teamName, l.memberList(teamName)), nil
+		}
+		return tool.Result{}, fmt.Errorf("teammate: send to %s: %w", msg.To, err)
+	}
+	l.emit(Event{Kind: EventMessage, Team: teamName, From: msg.From, To: msg.To, Text: msg.Text, Detail: string(msg.Type)})
+	return tool.Text(fmt.Sprintf("Message sent to %s.", msg.To)), nil
+}
+
+func (l *Lead) memberList(teamName string) string {
+	ms, err := l.cfg.Store.ActiveMembers(teamName)
+	if err != nil {
+		return "(unknown)"
+	}
+	var names []string
+	for _, m := range ms {
+		names = append(names, m.Name)
+	}
+	slices.Sort(names)
+	return strings.Join(names, ", ")
+}
+
+func (l *Lead) broadcast(ctx context.Context, env *tool.Env, msg mailbox.Message) (tool.Result, error) {
+	teamName := l.teamFor(env)
+	if teamName == "" {
+		return tool.Errorf("Broadcast (\"*\") needs a team; you are not in one."), nil
+	}
+	ms, err := l.cfg.Store.ActiveMembers(teamName)
+	if err != nil {
+		return tool.Errorf("Team %q is not available: %v", teamName, err), nil
+	}
+	mbox, err := l.cfg.Store.Mailbox(teamName)
+	if err != nil {
+		return tool.Errorf("Team %q is not available: %v", teamName, err), nil
+	}
+	var sent []string
+	for _, m := range ms {
+		if m.Name == msg.From {
+			continue
+		}
+		one := msg
+		one.To, one.ID = m.Name, ""
+		if _, err := mbox.Append(ctx, one); err != nil {
+			return tool.Result{}, fmt.Errorf("teammate: broadcast to %s: %w", m.Name, err)
+		}
+		sent = append(sent, m.Name)
+	}
+	l.emit(Event{Kind: EventMessage, Team: teamName, From: msg.From, To: "*", Text: msg.Text})
+	if len(sent) == 0 {
+		return tool.Text("Nobody else is in the team; the broadcast reached no one."), nil
+	}
+	return tool.Text(fmt.Sprintf("Message sent to %s.", strings.Join(sent, ", "))), nil
+}
+
+func (t *SendTool) sendUDS(ctx context.Context, from string, in SendInput) (tool.Result, error) {
+	path := strings.TrimPrefix(in.To, "uds:")
+	id, err := sessionsock.Send(ctx, path, mailbox.Message{From: from, Text: in.Message, Summary: in.Summary})
+	if err != nil {
+		return tool.Errorf("Could not deliver to %s: %v", in.To, err), nil
+	}
+	return tool.Text(fmt.Sprintf("Message delivered to the session at %s (id %s).", path, id)), nil
+}
