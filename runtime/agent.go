@@ -20,6 +20,7 @@ import (
 // state. Its fields are private; the methods are safe for concurrent use.
 type Agent struct {
 	rt    *Runtime
+	seq   int // order of registration
 	def   *agent.Definition
 	role  agent.Role
 	queue *task.Queue

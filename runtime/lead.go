@@ -5,6 +5,7 @@ import (
 
 	"github.com/cohort-dev/cohort/agent"
 	"github.com/cohort-dev/cohort/engine"
+	"github.com/cohort-dev/cohort/flags"
 	"github.com/cohort-dev/cohort/llm"
 	"github.com/cohort-dev/cohort/permission"
 	"github.com/cohort-dev/cohort/prompt"
@@ -58,7 +59,7 @@ func (rt *Runtime) NewLead(ctx context.Context, cfg LeadConfig) (*Agent, error) 
 	a := &Agent{rt: rt, def: cfg.Def, role: agent.RoleMain, queue: task.NewQueue(), info: info,
 		checker: rt.cfg.Permissions, prompter: rt.cfg.Prompter}
 	chain := cfg.Chain
-	if rt.flags().Bool("coordinator_mode") && chain.Coordinator == "" {
+	if rt.flags().Bool(flags.CoordinatorMode) && chain.Coordinator == "" {
 		chain.Coordinator = CoordinatorPrompt
 	}
 	p, err := rt.buildPlan(ctx, a, planInput{chain: chain, system: cfg.System, history: cfg.History})

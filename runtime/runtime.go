@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -104,6 +105,7 @@ type Runtime struct {
 	// name resolves to its running agent or, for a resume, its latest.
 	named map[string][]*Agent
 	lead  *Agent
+	seq   int
 	forks map[string]*forkGate // fan-out gates by parent message
 }
 
@@ -180,6 +182,19 @@ func (rt *Runtime) Lead() (*Agent, bool) {
 	return rt.lead, rt.lead != nil
 }
 
+// Agents returns every agent of the session, running or finished, in the
+// order they were made.
+func (rt *Runtime) Agents() []*Agent {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	out := make([]*Agent, 0, len(rt.agents))
+	for _, a := range rt.agents {
+		out = append(out, a)
+	}
+	slices.SortFunc(out, func(a, b *Agent) int { return cmp.Compare(a.seq, b.seq) })
+	return out
+}
+
 // Lookup returns the agent with id.
 func (rt *Runtime) Lookup(id string) (*Agent, bool) {
 	rt.mu.Lock()
@@ -230,6 +245,8 @@ func (rt *Runtime) Queue(id string) *task.Queue {
 func (rt *Runtime) register(a *Agent) {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
+	rt.seq++
+	a.seq = rt.seq
 	rt.agents[a.ID()] = a
 	if name := a.Info().Name; name != "" {
 		rt.named[name] = append(rt.named[name], a)
