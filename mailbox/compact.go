@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/cohort-dev/cohort/internal/atomicfile"
 	"github.com/gofrs/flock"
 )
 
@@ -112,7 +113,7 @@ func (r *Reader) compactHoldingLock() error {
 		e.end -= shift
 		e.line -= lines
 	}
-	return syncDir(r.d.cfg.Path)
+	return atomicfile.SyncDir(r.d.cfg.Path)
 }
 
 // copyTail writes n bytes of src from off into a new file at path, fsyncs

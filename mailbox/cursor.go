@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/cohort-dev/cohort/internal/atomicfile"
 )
 
 // cursorVersion is the cursor file format version.
@@ -74,40 +76,15 @@ func saveCursor(path string, c cursorFile) error {
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(path, data)
-}
-
-func writeFileAtomic(path string, data []byte) (err error) {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	if err = os.Rename(f.Name(), path); err != nil {
-		return err
-	}
-	return syncDir(dir)
+	return atomicfile.Write(path, data, 0o600)
 }
 
 // removeStaleTemps deletes temporary files a crashed reader left behind for
 // agent. Only the reader (which holds the reader lock) creates them.
 func removeStaleTemps(dir, agent string) {
-	for _, pattern := range []string{agent + ".cursor.*.tmp", agent + ".jsonl.compact"} {
+	// agent.cursor.*.tmp: the temporary cursors of earlier versions.
+	for _, pattern := range []string{filepath.Base(atomicfile.TempPattern(filepath.Join(dir, agent+".cursor"))),
+		agent + ".cursor.*.tmp", agent + ".jsonl.compact"} {
 		matches, _ := filepath.Glob(filepath.Join(dir, pattern))
 		for _, m := range matches {
 			os.Remove(m)

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/cohort-dev/cohort/internal/atomicfile"
 )
 
 // Config configures a Dir. Only Path is required.
@@ -140,7 +142,7 @@ func (d *Dir) Register(ctx context.Context, agent string) error {
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("mailbox register %s: %w", agent, err)
 	}
-	if err := syncDir(d.cfg.Path); err != nil {
+	if err := atomicfile.SyncDir(d.cfg.Path); err != nil {
 		return fmt.Errorf("mailbox register %s: %w", agent, err)
 	}
 	return nil
@@ -166,7 +168,7 @@ func (d *Dir) Remove(ctx context.Context, agent string) error {
 			return fmt.Errorf("mailbox remove %s: %w", agent, err)
 		}
 	}
-	return syncDir(d.cfg.Path)
+	return atomicfile.SyncDir(d.cfg.Path)
 }
 
 // Registered reports whether agent has an inbox.

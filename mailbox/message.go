@@ -12,6 +12,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/cohort-dev/cohort/internal/clip"
 )
 
 // Sentinel errors callers branch on. Returned errors wrap them with context.
@@ -148,7 +150,7 @@ func ValidateName(name string) error {
 // digit.
 func ValidateID(id string) error {
 	if !idPattern.MatchString(id) {
-		return fmt.Errorf("%w: id %q: use 1-128 letters, digits, '.', '_', ':' or '-'", ErrInvalidMessage, truncate(id, 40))
+		return fmt.Errorf("%w: id %q: use 1-128 letters, digits, '.', '_', ':' or '-'", ErrInvalidMessage, clip.String(id, 40))
 	}
 	return nil
 }
@@ -183,7 +185,7 @@ func (m Message) Validate() error {
 		return err
 	}
 	if m.Type != "" && !typePattern.MatchString(string(m.Type)) {
-		return fmt.Errorf("%w: type %q: use lower-case letters, digits and '_'", ErrInvalidMessage, truncate(string(m.Type), 40))
+		return fmt.Errorf("%w: type %q: use lower-case letters, digits and '_'", ErrInvalidMessage, clip.String(string(m.Type), 40))
 	}
 	return nil
 }
@@ -203,13 +205,6 @@ func checkText(field, s string, max int, multiline bool) error {
 		}
 	}
 	return nil
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }
 
 // NewID returns a fresh message id for time now: a 48-bit millisecond

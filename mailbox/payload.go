@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/cohort-dev/cohort/internal/clip"
 )
 
 // Message types. The values are the wire names Claude Code uses.
@@ -225,7 +227,7 @@ func (m Message) Payload() (Payload, error) {
 	case TypeIdleNotification:
 		return decodeAs[IdleNotification](m)
 	}
-	return nil, fmt.Errorf("%w %q in message %s from %s", ErrUnknownType, truncate(string(m.Type), 40), m.ID, m.From)
+	return nil, fmt.Errorf("%w %q in message %s from %s", ErrUnknownType, clip.String(string(m.Type), 40), m.ID, m.From)
 }
 
 func decodeAs[T Payload](m Message) (Payload, error) {
@@ -239,7 +241,7 @@ func decodeAs[T Payload](m Message) (Payload, error) {
 		return bad(err)
 	}
 	if head.Type != nil && *head.Type != m.Type {
-		return bad(fmt.Errorf("payload says type %q", truncate(string(*head.Type), 40)))
+		return bad(fmt.Errorf("payload says type %q", clip.String(string(*head.Type), 40)))
 	}
 	var p T
 	if err := json.Unmarshal([]byte(m.Text), &p); err != nil {

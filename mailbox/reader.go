@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/cohort-dev/cohort/internal/clip"
 	"github.com/gofrs/flock"
 )
 
@@ -345,7 +346,7 @@ func (r *Reader) Ack(ctx context.Context, ids ...string) error {
 		e, ok := r.processing[id]
 		if !ok {
 			if _, acked := r.ahead[id]; !acked && !r.recent.has(id) {
-				unknown = append(unknown, truncate(id, 40))
+				unknown = append(unknown, clip.String(id, 40))
 			}
 			continue
 		}

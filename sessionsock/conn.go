@@ -12,6 +12,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/cohort-dev/cohort/internal/clip"
 	"github.com/cohort-dev/cohort/mailbox"
 )
 
@@ -44,7 +45,7 @@ const (
 )
 
 func writeReply(c net.Conn, r reply) error {
-	r.Error = clip(r.Error, maxReplyError)
+	r.Error = clip.String(r.Error, maxReplyError)
 	line, err := json.Marshal(r)
 	if err != nil {
 		return err

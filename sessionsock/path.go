@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 
+	"github.com/cohort-dev/cohort/internal/clip"
 	"golang.org/x/sys/unix"
 )
 
@@ -33,7 +34,7 @@ var sessionIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
 // so it can neither leave the directory nor hide a file.
 func ValidateSessionID(id string) error {
 	if !sessionIDPattern.MatchString(id) {
-		return fmt.Errorf("%w %q: use 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit", ErrInvalidSessionID, clip(id, 60))
+		return fmt.Errorf("%w %q: use 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit", ErrInvalidSessionID, clip.String(id, 60))
 	}
 	return nil
 }
@@ -62,11 +63,4 @@ func checkLen(path string) error {
 		return fmt.Errorf("session socket path %s is %d bytes, but a Unix socket path holds at most %d: set COHORT_HOME to a shorter directory", path, len(path), maxPath)
 	}
 	return nil
-}
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }

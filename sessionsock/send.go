@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/cohort-dev/cohort/internal/clip"
 	"github.com/cohort-dev/cohort/mailbox"
 )
 
@@ -79,7 +80,7 @@ func send(ctx context.Context, path string, m mailbox.Message, allowUID func(int
 		return "", fmt.Errorf("%w by %s: %s", ErrRefused, path, r.Error)
 	}
 	if r.ID != m.ID {
-		return "", fmt.Errorf("send to %s: acknowledgement for %q, but %q was sent", path, clip(r.ID, 60), m.ID)
+		return "", fmt.Errorf("send to %s: acknowledgement for %q, but %q was sent", path, clip.String(r.ID, 60), m.ID)
 	}
 	return m.ID, nil
 }
@@ -117,7 +118,7 @@ func exchange(ctx context.Context, c *net.UnixConn, line []byte) (reply, error) 
 	}
 	var r reply
 	if err := json.Unmarshal(raw, &r); err != nil {
-		return reply{}, fmt.Errorf("reply %q is not JSON: %w", clip(string(raw), 80), err)
+		return reply{}, fmt.Errorf("reply %q is not JSON: %w", clip.String(string(raw), 80), err)
 	}
 	if !r.OK && r.Error == "" {
 		r.Error = "no reason given"

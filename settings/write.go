@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/cohort-dev/cohort/internal/atomicfile"
 	"github.com/gofrs/flock"
 )
 
@@ -169,7 +170,10 @@ func Edit(ctx context.Context, path string, fn func(d *Document) error) error {
 		return fmt.Errorf("settings: encode %s: %w", path, err)
 	}
 	out.WriteByte('\n')
-	return writeAtomic(path, out.Bytes(), mode)
+	if err := atomicfile.Write(path, out.Bytes(), mode); err != nil {
+		return fmt.Errorf("settings: write %s: %w", path, err)
+	}
+	return nil
 }
 
 func cmpErr(errs ...error) error {
@@ -179,38 +183,4 @@ func cmpErr(errs ...error) error {
 		}
 	}
 	return errors.New("lock not acquired")
-}
-
-func writeAtomic(path string, data []byte, mode fs.FileMode) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("settings: write %s: %w", path, err)
-	}
-	name := tmp.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			os.Remove(name)
-		}
-	}()
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("settings: write %s: %w", path, err)
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return fmt.Errorf("settings: write %s: %w", path, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("settings: write %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("settings: write %s: %w", path, err)
-	}
-	if err := os.Rename(name, path); err != nil {
-		return fmt.Errorf("settings: write %s: %w", path, err)
-	}
-	ok = true
-	return nil
 }

@@ -7,13 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
 	"time"
 	"unicode/utf8"
 
+	"github.com/cohort-dev/cohort/internal/filelock"
 	"github.com/gofrs/flock"
 )
 
@@ -124,60 +124,6 @@ func lineCol(data []byte, off int) (line, col int) {
 	return line, col
 }
 
-// writeAtomic replaces path with data: a temporary file in the same
-// directory is written, fsynced and renamed over path, then the directory
-// is fsynced.
-func writeAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if _, err := f.Write(data); err != nil {
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return err
-	}
-	ok = true
-	return syncDir(dir)
-}
-
-// syncDir fsyncs a directory so that a rename or create in it is durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
-
-// Back-off between flock(LOCK_NB) attempts: short at first (critical
-// sections last well under a millisecond), capped so that many waiters stay
-// responsive.
-const (
-	lockFirstDelay = 50 * time.Microsecond
-	lockMaxDelay   = 5 * time.Millisecond
-)
-
 // errLockGone: the directory holding the lock file does not exist.
 var errLockGone = errors.New("lock file's directory is gone")
 
@@ -185,63 +131,30 @@ var errLockGone = errors.New("lock file's directory is gone")
 // directory), exclusive or shared. It waits until ctx ends or timeout
 // passes. The lock is released with Unlock.
 func lockFile(ctx context.Context, path string, shared bool, timeout time.Duration) (*flock.Flock, error) {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	var timer *time.Timer
-	delay := lockFirstDelay
-	for {
-		lk, err := tryLockFile(path, shared)
-		if lk != nil || err != nil {
-			return lk, err
-		}
-		if timer == nil {
-			timer = time.NewTimer(0)
-			defer timer.Stop()
-			<-timer.C
-		}
-		timer.Reset(delay/2 + rand.N(delay/2+1))
-		select {
-		case <-ctx.Done():
-			return nil, fmt.Errorf("lock %s: %w (another process holds it; if none should, look for a hung cohort process)", path, context.Cause(ctx))
-		case <-timer.C:
-		}
-		delay = min(delay*2, lockMaxDelay)
+	lk, err := filelock.Lock(ctx, path, filelock.Options{Shared: shared, Create: true, Timeout: timeout,
+		FirstDelay: 50 * time.Microsecond, MaxDelay: 5 * time.Millisecond, Check: sameLockFile(path)})
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, errLockGone
 	}
+	return lk, err
 }
 
-// tryLockFile makes one attempt. It returns nil, nil when the lock is held
-// elsewhere or when the file was replaced while we locked it (the caller
-// retries on the new file).
-func tryLockFile(path string, shared bool) (*flock.Flock, error) {
-	lk := flock.New(path, flock.SetFlag(os.O_CREATE|os.O_RDONLY), flock.SetPermissions(0o600))
-	var ok bool
-	var err error
-	if shared {
-		ok, err = lk.TryRLock()
-	} else {
-		ok, err = lk.TryLock()
-	}
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, errLockGone
+// sameLockFile checks a lock just taken: the directory may have been
+// deleted (and perhaps re-created) while we waited, and a lock on an
+// unlinked inode excludes nobody. A replaced file is tried again; a
+// vanished directory is errLockGone.
+func sameLockFile(path string) func(*flock.Flock) (bool, error) {
+	return func(lk *flock.Flock) (bool, error) {
+		held, herr := lk.Stat()
+		cur, cerr := os.Stat(path)
+		if herr == nil && cerr == nil && os.SameFile(held, cur) {
+			return true, nil
 		}
-		return nil, fmt.Errorf("lock %s: %w", path, err)
-	}
-	if !ok {
-		return nil, nil
-	}
-	// The directory may have been deleted (and perhaps re-created) while we
-	// waited: a lock on an unlinked inode excludes nobody.
-	held, herr := lk.Stat()
-	cur, cerr := os.Stat(path)
-	if herr == nil && cerr == nil && os.SameFile(held, cur) {
-		return lk, nil
-	}
-	lk.Unlock()
-	if errors.Is(cerr, fs.ErrNotExist) {
-		if _, derr := os.Stat(filepath.Dir(path)); errors.Is(derr, fs.ErrNotExist) {
-			return nil, errLockGone
+		if errors.Is(cerr, fs.ErrNotExist) {
+			if _, derr := os.Stat(filepath.Dir(path)); errors.Is(derr, fs.ErrNotExist) {
+				return false, errLockGone
+			}
 		}
+		return false, nil
 	}
-	return nil, nil
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/cohort-dev/cohort/internal/clip"
 )
 
 // MemberSpec describes a teammate joining a team. Name is required; the
@@ -152,7 +154,7 @@ func (s *Store) AddAllowedPath(ctx context.Context, team string, p AllowedPath) 
 		return fmt.Errorf("team %q: an allowed path needs a path and a tool name", team)
 	}
 	if strings.ContainsAny(p.Path, "\x00\n") {
-		return fmt.Errorf("team %q: allowed path %q contains a NUL or newline", team, clip(p.Path, 80))
+		return fmt.Errorf("team %q: allowed path %q contains a NUL or newline", team, clip.Runes(p.Path, 80))
 	}
 	p.AddedAt = s.cfg.Now()
 	_, err := s.Update(ctx, team, func(c *Config) error {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/cohort-dev/cohort/internal/clip"
 )
 
 // Errors callers branch on. Returned errors wrap them with details.
@@ -36,7 +38,7 @@ var nameRE = regexp.MustCompile(NamePattern)
 // ValidateName reports whether name may name a team or an agent.
 func ValidateName(name string) error {
 	if !nameRE.MatchString(name) {
-		return fmt.Errorf("%w %q: use 1-64 letters, digits, '_' or '-', starting with a letter or digit", ErrInvalidName, clip(name, 80))
+		return fmt.Errorf("%w %q: use 1-64 letters, digits, '_' or '-', starting with a letter or digit", ErrInvalidName, clip.Runes(name, 80))
 	}
 	return nil
 }
@@ -48,7 +50,7 @@ func AgentID(name, team string) string { return name + "@" + team }
 func ParseAgentID(id string) (name, team string, err error) {
 	name, team, ok := strings.Cut(id, "@")
 	if !ok {
-		return "", "", fmt.Errorf("%w: agent id %q is not of the form name@team", ErrInvalidName, clip(id, 80))
+		return "", "", fmt.Errorf("%w: agent id %q is not of the form name@team", ErrInvalidName, clip.Runes(id, 80))
 	}
 	if err := ValidateName(name); err != nil {
 		return "", "", err
@@ -57,13 +59,4 @@ func ParseAgentID(id string) (name, team string, err error) {
 		return "", "", err
 	}
 	return name, team, nil
-}
-
-// clip shortens s for an error message.
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "…"
 }

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/cohort-dev/cohort/internal/atomicfile"
 	"github.com/cohort-dev/cohort/mailbox"
 )
 
@@ -210,7 +211,7 @@ func (s *Store) populate(ctx context.Context, dir, leadName string, cfg Config) 
 	if err != nil {
 		return err
 	}
-	return writeAtomic(filepath.Join(dir, ConfigFile), data)
+	return atomicfile.Write(filepath.Join(dir, ConfigFile), data, 0o600)
 }
 
 // Load reads team name's file. A file that is not valid JSON, or not a
@@ -287,7 +288,7 @@ func (s *Store) Delete(ctx context.Context, name string) error {
 	if err := os.Rename(dir, trash); err != nil {
 		return fmt.Errorf("team delete %q: %w", name, err)
 	}
-	if err := syncDir(s.cfg.Root); err != nil {
+	if err := atomicfile.SyncDir(s.cfg.Root); err != nil {
 		return fmt.Errorf("team delete %q: %w", name, err)
 	}
 	if err := os.RemoveAll(trash); err != nil {
@@ -327,7 +328,7 @@ func (s *Store) Update(ctx context.Context, name string, fn func(*Config) error)
 	if err != nil {
 		return Config{}, fmt.Errorf("team %q: %w", name, err)
 	}
-	if err := writeAtomic(s.configPath(name), data); err != nil {
+	if err := atomicfile.Write(s.configPath(name), data, 0o600); err != nil {
 		return Config{}, fmt.Errorf("team %q: write %s: %w", name, ConfigFile, err)
 	}
 	return cfg.Clone(), nil

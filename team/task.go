@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/cohort-dev/cohort/internal/clip"
 )
 
 // Status is a task's state.
@@ -77,7 +79,7 @@ var taskIDRE = regexp.MustCompile(`^[1-9][0-9]{0,14}$`)
 // integer without leading zeros. A leading '#' is not part of the id.
 func ValidateTaskID(id string) error {
 	if !taskIDRE.MatchString(id) {
-		return fmt.Errorf("%w: task id %q: use the number shown in the task list, such as \"3\"", ErrInvalidTask, clip(id, 40))
+		return fmt.Errorf("%w: task id %q: use the number shown in the task list, such as \"3\"", ErrInvalidTask, clip.Runes(id, 40))
 	}
 	return nil
 }
@@ -154,7 +156,7 @@ func (w *wireTask) task() (Task, error) {
 		status = StatusPending
 	}
 	if !status.Valid() {
-		return Task{}, fmt.Errorf("status %q is not one of pending, in_progress, completed", clip(w.Status, 40))
+		return Task{}, fmt.Errorf("status %q is not one of pending, in_progress, completed", clip.Runes(w.Status, 40))
 	}
 	if w.Owner != "" {
 		if err := ValidateName(w.Owner); err != nil {

@@ -14,6 +14,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cohort-dev/cohort/internal/atomicfile"
+	"github.com/cohort-dev/cohort/internal/clip"
 )
 
 // Files of a task list directory besides the tasks themselves.
@@ -206,7 +209,7 @@ func (l *TaskList) mutate(ctx context.Context, fn func(*listState) error) error 
 		if err != nil {
 			return fmt.Errorf("task #%s: %w", id, err)
 		}
-		if err := writeAtomic(filepath.Join(l.cfg.Dir, id+".json"), data); err != nil {
+		if err := atomicfile.Write(filepath.Join(l.cfg.Dir, id+".json"), data, 0o600); err != nil {
 			return fmt.Errorf("write task #%s: %w", id, err)
 		}
 	}
@@ -242,7 +245,7 @@ func readCounter(path string) uint64 {
 func (l *TaskList) bumpGeneration() error {
 	path := filepath.Join(l.cfg.Dir, generationFile)
 	n := readCounter(path) + 1
-	return writeAtomic(path, []byte(strconv.FormatUint(n, 10)))
+	return atomicfile.Write(path, []byte(strconv.FormatUint(n, 10)), 0o600)
 }
 
 // Generation returns a counter that every mutation of the list increments
@@ -310,7 +313,7 @@ func (l *TaskList) Create(ctx context.Context, spec TaskSpec) (Task, error) {
 		}
 		// The mark goes first, so an id is never handed out twice even if
 		// the task file is lost to a crash.
-		if err := writeAtomic(hwmPath, []byte(id)); err != nil {
+		if err := atomicfile.Write(hwmPath, []byte(id), 0o600); err != nil {
 			return fmt.Errorf("task list %s: %w", st.dir, err)
 		}
 		out = st.view(t)
@@ -388,7 +391,7 @@ func mergeMetadata(meta, patch map[string]json.RawMessage) (map[string]json.RawM
 			return nil, fmt.Errorf("%w: metadata keys must not be empty", ErrInvalidTask)
 		}
 		if !json.Valid(v) {
-			return nil, fmt.Errorf("%w: metadata %q is not valid JSON", ErrInvalidTask, clip(k, 40))
+			return nil, fmt.Errorf("%w: metadata %q is not valid JSON", ErrInvalidTask, clip.Runes(k, 40))
 		}
 		if string(bytes.TrimSpace(v)) == "null" {
 			delete(out, k)

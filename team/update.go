@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/cohort-dev/cohort/internal/clip"
 )
 
 // Patch is a change to a task; nil fields stay as they are.
@@ -47,7 +49,7 @@ func (p *Patch) check() error {
 		}
 	}
 	if p.Status != nil && !p.Status.Valid() {
-		return fmt.Errorf("%w: status %q is not one of pending, in_progress, completed", ErrInvalidTask, clip(string(*p.Status), 40))
+		return fmt.Errorf("%w: status %q is not one of pending, in_progress, completed", ErrInvalidTask, clip.Runes(string(*p.Status), 40))
 	}
 	if p.Owner != nil {
 		if err := checkOwner(*p.Owner); err != nil {

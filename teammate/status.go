@@ -10,6 +10,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/cohort-dev/cohort/internal/atomicfile"
 )
 
 // State is a teammate's published state.
@@ -106,11 +108,7 @@ func (p *publisher) writeLocked() error {
 	if err != nil {
 		return err
 	}
-	tmp := p.path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o600); err != nil {
-		return err
-	}
-	return os.Rename(tmp, p.path)
+	return atomicfile.Write(p.path, data, 0o600)
 }
 
 // processAlive reports whether pid runs on this host.

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cohort-dev/cohort/internal/clip"
 )
 
 // Layout is one of tmux's preset pane arrangements.
@@ -32,7 +34,7 @@ func (l Layout) check() error {
 	case EvenHorizontal, EvenVertical, MainHorizontal, MainVertical, Tiled:
 		return nil
 	}
-	return fmt.Errorf("tmux layout %q: use even-horizontal, even-vertical, main-horizontal, main-vertical or tiled", truncate(string(l), 40))
+	return fmt.Errorf("tmux layout %q: use even-horizontal, even-vertical, main-horizontal, main-vertical or tiled", clip.String(string(l), 40))
 }
 
 // PaneSpec describes the command a new pane runs and where it goes.
@@ -132,7 +134,7 @@ func (s *Server) NewWindow(ctx context.Context, spec PaneSpec) (Pane, error) {
 		return Pane{}, err
 	}
 	if spec.Name != "" && !windowNamePattern.MatchString(spec.Name) {
-		return Pane{}, fmt.Errorf("tmux window name %q: use 1-64 letters, digits, '_', '-', '.' or '@'", truncate(spec.Name, 70))
+		return Pane{}, fmt.Errorf("tmux window name %q: use 1-64 letters, digits, '_', '-', '.' or '@'", clip.String(spec.Name, 70))
 	}
 	target := cmp.Or(spec.Target, s.defaultTarget)
 	if strings.HasPrefix(target, "%") {
@@ -169,7 +171,7 @@ var windowNamePattern = regexp.MustCompile(`^[A-Za-z0-9@._-]{1,64}$`)
 // happen to the pane in between. If that fails the pane is killed.
 func (s *Server) start(ctx context.Context, id string, spec PaneSpec) (Pane, error) {
 	if err := checkPaneID(id); err != nil {
-		return Pane{}, fmt.Errorf("tmux printed %q for the new pane: %w", truncate(id, 40), err)
+		return Pane{}, fmt.Errorf("tmux printed %q for the new pane: %w", clip.String(id, 40), err)
 	}
 	args := s.startArgs(id, spec)
 	out, err := s.run(ctx, args...)
@@ -181,7 +183,7 @@ func (s *Server) start(ctx context.Context, id string, spec PaneSpec) (Pane, err
 		if perr == nil && pid > 0 {
 			return Pane{ID: id, PID: pid}, nil
 		}
-		err = fmt.Errorf("tmux printed %q as the pane's pid", truncate(out, 40))
+		err = fmt.Errorf("tmux printed %q as the pane's pid", clip.String(out, 40))
 	}
 	kctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.timeout)
 	defer cancel()
@@ -248,12 +250,12 @@ func (s *Server) checkSpec(spec PaneSpec) error {
 		// The program is then run by env(1), which would take these for
 		// an option or an assignment.
 		if a := spec.Argv[0]; strings.HasPrefix(a, "-") || strings.Contains(a, "=") {
-			return fmt.Errorf("tmux pane: program %q cannot be started through env(1); name it by a path such as ./%s", truncate(a, 60), truncate(a, 60))
+			return fmt.Errorf("tmux pane: program %q cannot be started through env(1); name it by a path such as ./%s", clip.String(a, 60), clip.String(a, 60))
 		}
 	}
 	for k, v := range spec.Env {
 		if !envKeyPattern.MatchString(k) {
-			return fmt.Errorf("tmux pane: environment variable name %q: use letters, digits and '_', not starting with a digit", truncate(k, 60))
+			return fmt.Errorf("tmux pane: environment variable name %q: use letters, digits and '_', not starting with a digit", clip.String(k, 60))
 		}
 		if strings.IndexByte(v, 0) >= 0 {
 			return fmt.Errorf("tmux pane: environment variable %s contains a NUL byte", k)
@@ -270,7 +272,7 @@ func (s *Server) checkSpec(spec PaneSpec) error {
 		}
 	}
 	if strings.ContainsFunc(spec.Title, isControl) {
-		return fmt.Errorf("tmux pane title %q contains a control character", truncate(spec.Title, 60))
+		return fmt.Errorf("tmux pane title %q contains a control character", clip.String(spec.Title, 60))
 	}
 	if spec.Cwd != "" {
 		// tmux silently falls back to another directory when this one is
@@ -295,7 +297,7 @@ var paneIDPattern = regexp.MustCompile(`^%[0-9]{1,9}$`)
 
 func checkPaneID(id string) error {
 	if !paneIDPattern.MatchString(id) {
-		return fmt.Errorf("%q is not a tmux pane id like %%12", truncate(id, 40))
+		return fmt.Errorf("%q is not a tmux pane id like %%12", clip.String(id, 40))
 	}
 	return nil
 }

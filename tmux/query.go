@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/cohort-dev/cohort/internal/clip"
 )
 
 // PaneStatus is what tmux knows about a pane.
@@ -51,11 +53,11 @@ func (s *Server) listPanes(ctx context.Context) ([]PaneStatus, error) {
 func parsePaneLine(line string) (PaneStatus, error) {
 	f := strings.Split(strings.TrimRight(line, "\r\n"), "|")
 	if len(f) != 5 {
-		return PaneStatus{}, fmt.Errorf("unexpected line %q", truncate(line, 80))
+		return PaneStatus{}, fmt.Errorf("unexpected line %q", clip.String(line, 80))
 	}
 	pid, err := strconv.Atoi(f[1])
 	if err != nil || checkPaneID(f[0]) != nil || (f[2] != "0" && f[2] != "1") {
-		return PaneStatus{}, fmt.Errorf("unexpected line %q", truncate(line, 80))
+		return PaneStatus{}, fmt.Errorf("unexpected line %q", clip.String(line, 80))
 	}
 	p := PaneStatus{ID: f[0], PID: pid, Dead: f[2] == "1", ExitStatus: -1}
 	if !p.Dead {
@@ -171,7 +173,7 @@ func (s *Server) SetTitle(ctx context.Context, id, title string) error {
 		return fmt.Errorf("tmux %s cannot set pane titles; 2.6 or newer can", s.version)
 	}
 	if strings.ContainsFunc(title, isControl) {
-		return fmt.Errorf("tmux pane title %q contains a control character", truncate(title, 60))
+		return fmt.Errorf("tmux pane title %q contains a control character", clip.String(title, 60))
 	}
 	if _, err := s.run(ctx, "select-pane", "-t", id, "-T", escapeFormat(title)); err != nil {
 		return fmt.Errorf("set title of tmux pane %s: %w", id, err)

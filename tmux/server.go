@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cohort-dev/cohort/internal/clip"
 	"github.com/cohort-dev/cohort/internal/proc"
 )
 
@@ -165,7 +166,7 @@ func parseTMUX(v string) (string, error) {
 	_, err1 := strconv.Atoi(idx)
 	_, err2 := strconv.Atoi(pid)
 	if !ok1 || !ok2 || err1 != nil || err2 != nil || !filepath.IsAbs(socket) {
-		return "", fmt.Errorf("$TMUX is %q, not \"<socket path>,<pid>,<session>\"", truncate(v, 120))
+		return "", fmt.Errorf("$TMUX is %q, not \"<socket path>,<pid>,<session>\"", clip.String(v, 120))
 	}
 	return socket, nil
 }
@@ -214,7 +215,7 @@ func StartServer(ctx context.Context, cfg ServerConfig) (*Server, error) {
 	pid, err := strconv.Atoi(strings.TrimSpace(out))
 	if err != nil || pid <= 0 {
 		_, _ = s.run(context.WithoutCancel(ctx), "kill-server")
-		return nil, fmt.Errorf("start tmux server on %s: it reported pid %q", s.socket, truncate(out, 40))
+		return nil, fmt.Errorf("start tmux server on %s: it reported pid %q", s.socket, clip.String(out, 40))
 	}
 	s.serverPID = pid
 	return s, nil
@@ -233,7 +234,7 @@ func newPrivate(ctx context.Context, cfg ServerConfig) (*Server, error) {
 		return nil, fmt.Errorf("tmux socket path %s is %d bytes; Unix sockets allow at most %d: use a shorter directory", socket, len(socket), maxSocketPath)
 	}
 	if !sessionNamePattern.MatchString(cfg.Session) {
-		return nil, fmt.Errorf("tmux session name %q: use 1-64 letters, digits, '_' or '-'", truncate(cfg.Session, 70))
+		return nil, fmt.Errorf("tmux session name %q: use 1-64 letters, digits, '_' or '-'", clip.String(cfg.Session, 70))
 	}
 	if err := os.MkdirAll(filepath.Dir(socket), 0o700); err != nil {
 		return nil, fmt.Errorf("tmux socket directory: %w", err)
@@ -439,14 +440,14 @@ func redact(args []string) string {
 		if a == "--" && i+1 < len(args) {
 			// A command line may carry secrets too (and the env prefix
 			// of old tmux does): name the program only.
-			fmt.Fprintf(&b, "-- %s …", truncate(args[i+1], 80))
+			fmt.Fprintf(&b, "-- %s …", clip.String(args[i+1], 80))
 			break
 		}
 		if b.Len() > 300 {
 			b.WriteString("…")
 			break
 		}
-		b.WriteString(truncate(a, 80))
+		b.WriteString(clip.String(a, 80))
 	}
 	return b.String()
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/cohort-dev/cohort/internal/clip"
 )
 
 // Version is a tmux release as reported by `tmux -V`.
@@ -35,7 +37,7 @@ func (v Version) String() string { return v.Raw }
 func ParseVersion(out string) (Version, error) {
 	fields := strings.Fields(out)
 	if len(fields) != 2 || fields[0] != "tmux" {
-		return Version{}, fmt.Errorf("tmux -V printed %q, not \"tmux <version>\"", truncate(out, 80))
+		return Version{}, fmt.Errorf("tmux -V printed %q, not \"tmux <version>\"", clip.String(out, 80))
 	}
 	word := fields[1]
 	switch {
@@ -45,14 +47,14 @@ func ParseVersion(out string) (Version, error) {
 	num := strings.TrimPrefix(word, "next-")
 	major, rest, ok := strings.Cut(num, ".")
 	if !ok {
-		return Version{}, fmt.Errorf("tmux version %q is not <major>.<minor>", truncate(word, 40))
+		return Version{}, fmt.Errorf("tmux version %q is not <major>.<minor>", clip.String(word, 40))
 	}
 	minorDigits := rest // "3a", "4-rc": the leading digits
 	if i := strings.IndexFunc(rest, func(r rune) bool { return r < '0' || r > '9' }); i >= 0 {
 		minorDigits = rest[:i]
 	}
 	if !isNumber(major) || !isNumber(minorDigits) {
-		return Version{}, fmt.Errorf("tmux version %q is not <major>.<minor>", truncate(word, 40))
+		return Version{}, fmt.Errorf("tmux version %q is not <major>.<minor>", clip.String(word, 40))
 	}
 	ma, _ := strconv.Atoi(major)
 	mi, _ := strconv.Atoi(minorDigits)
@@ -87,11 +89,4 @@ func featuresOf(v Version) features {
 		paneTitle:   v.AtLeast(2, 6),
 		sizePercent: v.AtLeast(3, 1),
 	}
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }

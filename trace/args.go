@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/cohort-dev/cohort/internal/clip"
 )
 
 // Caps on what goes into a trace, so the file holds a timeline and not the
@@ -16,21 +18,14 @@ const (
 	rawCap = 4 << 10
 )
 
-// clip shortens s to at most n runes, marking the cut with "…", and makes
+// fit shortens s to at most n runes, marking the cut with "…", and makes
 // it valid UTF-8.
-func clip(s string, n int) string {
+func fit(s string, n int) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
-	i, k := 0, 0
-	for i = range s {
-		if k == n-1 {
-			break
-		}
-		k++
-	}
-	return s[:i] + "…"
+	return clip.Runes(s, n-1) // n characters with the ellipsis
 }
 
 // summarizeJSON renders a tool input compactly (no insignificant white
@@ -41,10 +36,10 @@ func summarizeJSON(raw json.RawMessage) string {
 	}
 	var b bytes.Buffer
 	if len(raw) <= rawCap && json.Compact(&b, raw) == nil {
-		return clip(b.String(), argCap)
+		return fit(b.String(), argCap)
 	}
 	// Too long to compact whole, or not JSON: squeeze the white space of
 	// its beginning.
 	head := raw[:min(len(raw), rawCap)]
-	return clip(strings.Join(strings.Fields(string(head)), " "), argCap)
+	return fit(strings.Join(strings.Fields(string(head)), " "), argCap)
 }

@@ -120,7 +120,7 @@ func toolName(name string) string {
 	if name == "" {
 		return "tool"
 	}
-	return clip(name, nameCap)
+	return fit(name, nameCap)
 }
 
 func responseArgs(r *llm.Response) map[string]any {
@@ -143,7 +143,7 @@ func doneArgs(te *engine.ToolEvent) map[string]any {
 	if te.Result != nil {
 		args["is_error"] = te.Result.IsError
 		if te.Result.IsError {
-			args["error"] = clip(te.Result.TextOf(), argCap)
+			args["error"] = fit(te.Result.TextOf(), argCap)
 		}
 	}
 	return args
@@ -157,7 +157,7 @@ func retryArgs(r *llm.RetryInfo) map[string]any {
 	args["attempt"] = r.Attempt
 	args["wait_ms"] = millis(r.Wait.Nanoseconds())
 	if r.Err != nil {
-		args["error"] = clip(r.Err.Error(), argCap)
+		args["error"] = fit(r.Err.Error(), argCap)
 	}
 	return args
 }

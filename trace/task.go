@@ -54,7 +54,7 @@ func (w *Writer) taskStarted(ev task.Event, s int64) {
 	if !ref.agent {
 		t := w.owner(ev.ToolUseID)
 		ref.track = t
-		ref.span = &span{name: clip(taskLabel(ev), nameCap), cat: "task", start: s, lane: w.takeLane(t),
+		ref.span = &span{name: fit(taskLabel(ev), nameCap), cat: "task", start: s, lane: w.takeLane(t),
 			args: map[string]any{"task_id": ev.TaskID, "task_type": ev.TaskType}}
 		w.instant(t.tid, "task", "task_started", w.next(), args)
 		t.last = max(t.last, w.last)
@@ -142,11 +142,11 @@ func agentName(ev task.Event) string {
 	}
 	switch {
 	case ev.Description == "":
-		return clip(kind+" "+ev.TaskID, nameCap)
+		return fit(kind+" "+ev.TaskID, nameCap)
 	case kind == "":
-		return clip(ev.Description, nameCap)
+		return fit(ev.Description, nameCap)
 	}
-	return clip(kind+": "+ev.Description, nameCap)
+	return fit(kind+": "+ev.Description, nameCap)
 }
 
 func taskLabel(ev task.Event) string {
@@ -162,7 +162,7 @@ func startedArgs(ev task.Event) map[string]any {
 		args["tool_use_id"] = ev.ToolUseID
 	}
 	if ev.Description != "" {
-		args["description"] = clip(ev.Description, argCap)
+		args["description"] = fit(ev.Description, argCap)
 	}
 	if ev.SubagentType != "" {
 		args["subagent_type"] = ev.SubagentType
@@ -179,7 +179,7 @@ func startedArgs(ev task.Event) map[string]any {
 func endedArgs(ev task.Event) map[string]any {
 	args := map[string]any{"task_id": ev.TaskID, "status": ev.Status}
 	if ev.Summary != "" {
-		args["summary"] = clip(ev.Summary, argCap)
+		args["summary"] = fit(ev.Summary, argCap)
 	}
 	if ev.Usage != nil {
 		args["usage"] = ev.Usage

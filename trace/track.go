@@ -104,7 +104,7 @@ func (w *Writer) agentTrack(agentID, parentCall string) *track {
 			t = w.leadTrack()
 		}
 		if t == nil {
-			name, order := clip("agent "+agentID, nameCap), 0
+			name, order := fit("agent "+agentID, nameCap), 0
 			if p := w.pending[parentCall]; p != nil {
 				name, order = p.name, p.order
 			} else {

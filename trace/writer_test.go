@@ -327,8 +327,8 @@ func TestClip(t *testing.T) {
 		{"bad\xffutf8", 20, "bad\uFFFDutf8"},
 	}
 	for _, tt := range tests {
-		if got := clip(tt.in, tt.n); got != tt.want {
-			t.Errorf("clip(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
+		if got := fit(tt.in, tt.n); got != tt.want {
+			t.Errorf("fit(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
 		}
 	}
 }

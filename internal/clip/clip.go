@@ -32,3 +32,19 @@ func Prefix(s string, n int) string {
 	}
 	return s[:cut]
 }
+
+// Runes is String counting characters instead of bytes: s when it has at
+// most n characters, else its first n followed by Ellipsis.
+func Runes(s string, n int) string {
+	if n < 0 {
+		n = 0
+	}
+	k := 0
+	for i := range s {
+		if k == n {
+			return s[:i] + Ellipsis
+		}
+		k++
+	}
+	return s
+}

@@ -51,3 +51,23 @@ func FuzzPrefixIsValidAndShort(f *testing.F) {
 		}
 	})
 }
+
+func TestRunesCountsCharacters(t *testing.T) {
+	tests := []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"héllo", 5, "héllo"},
+		{"héllo", 2, "hé…"},
+		{"日本語", 1, "日…"},
+		{"日本語", 3, "日本語"},
+		{"abc", 0, "…"},
+		{"", 0, ""},
+	}
+	for _, tt := range tests {
+		if got := Runes(tt.in, tt.n); got != tt.want {
+			t.Errorf("Runes(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
+		}
+	}
+}

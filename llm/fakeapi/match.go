@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+
+	"github.com/cohort-dev/cohort/internal/clip"
 )
 
 // Policy returns a policy that answers from the script: the first rule whose
@@ -38,16 +40,10 @@ func (sc *Script) Policy() Policy {
 
 func (sc *Script) unmatched(req *Request) string {
 	return fmt.Sprintf("fakeapi: no rule in script %s matched this request (model %q, turn %d, attempt %d, first user message %s, last user message %s); add a rule whose match covers it",
-		sc.name, req.Model, req.Turn(), req.Attempt, clip(req.FirstUserText()), clip(req.LastUserText()))
+		sc.name, req.Model, req.Turn(), req.Attempt, quoted(req.FirstUserText()), quoted(req.LastUserText()))
 }
 
-func clip(s string) string {
-	const n = 120
-	if r := []rune(s); len(r) > n {
-		s = string(r[:n]) + "…"
-	}
-	return strconv.Quote(s)
-}
+func quoted(s string) string { return strconv.Quote(clip.Runes(s, 120)) }
 
 func (m *match) matches(req *Request) bool {
 	if m.model != "" && !strings.Contains(req.Model, m.model) {
