@@ -2,7 +2,6 @@ package agenttool
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/cohort-dev/cohort/agent"
 	"github.com/cohort-dev/cohort/flags"
-	"github.com/cohort-dev/cohort/llm"
 	"github.com/cohort-dev/cohort/permission"
 	"github.com/cohort-dev/cohort/runtime"
 	"github.com/cohort-dev/cohort/task"
@@ -46,16 +44,22 @@ type Config struct {
 	Teammates TeammateSpawner
 }
 
-// Tool is the Agent tool. Its definition depends on the session's catalog
-// and flags, which are fixed for the session, so it is stable.
+// Tool is the Agent tool's state. Its definition depends on the session's
+// catalog and flags, which are fixed for the session, so it is stable.
 type Tool struct {
 	rt    *runtime.Runtime
 	mates TeammateSpawner
 }
 
 // New returns the Agent tool; make it in the runtime's tool factory
-// (runtime.Config.Tools), which hands it the runtime.
-func New(cfg Config) *Tool { return &Tool{rt: cfg.Runtime, mates: cfg.Teammates} }
+// (runtime.Config.Tools), which hands it the runtime. Agent calls run in
+// parallel and need no approval themselves; the child's own calls are
+// checked.
+func New(cfg Config) tool.Tool {
+	t := &Tool{rt: cfg.Runtime, mates: cfg.Teammates}
+	return tool.New(tool.Spec[Input]{Name: Name, Description: t.description(), Input: t.schema(),
+		Traits: tool.Traits{ReadOnly: true, ConcurrencySafe: true}, Run: t.run})
+}
 
 const agentToolIntro = `Start another agent to carry out a task on its own and report back. Each agent begins with a fresh context: it sees only the prompt you write, so include the goal, the relevant paths and facts you already know, constraints, and what its report should contain.
 
@@ -65,11 +69,6 @@ Use agents for work that is self-contained: a broad search or investigation, an 
 - run_in_background: true returns at once; you are notified with a <task-notification> when the agent finishes. Without it you wait for the result.
 - The agent's final message is returned to you, not shown to the user; relay what matters.
 - Give an agent a name to address it later with SendMessage while it runs.`
-
-// Def returns the tool definition.
-func (t *Tool) Def() llm.ToolDef {
-	return llm.ToolDef{Name: Name, Description: t.description(), InputSchema: t.schema().JSON()}
-}
 
 func (t *Tool) description() string {
 	var b strings.Builder
@@ -101,18 +100,8 @@ func (t *Tool) schema() tool.Schema {
 	return tool.Object(props...)
 }
 
-// Traits: Agent calls run in parallel and need no approval themselves; the
-// child's own calls are checked.
-func (t *Tool) Traits(json.RawMessage) tool.Traits {
-	return tool.Traits{ReadOnly: true, ConcurrencySafe: true}
-}
-
-// Run routes one Agent call to its spawn path (ARCHITECTURE.md section 2).
-func (t *Tool) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) (tool.Result, error) {
-	var in Input
-	if err := json.Unmarshal(raw, &in); err != nil {
-		return tool.Errorf("Agent input is not valid: %v", err), nil
-	}
+// run routes one Agent call to its spawn path (ARCHITECTURE.md section 2).
+func (t *Tool) run(ctx context.Context, env *tool.Env, in Input) (tool.Result, error) {
 	parent, ok := t.rt.Lookup(env.Agent.ID)
 	if !ok {
 		return tool.Result{}, fmt.Errorf("agenttool: the calling agent %q is not registered with the runtime", env.Agent.ID)

@@ -2,13 +2,11 @@ package teammate
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
-	"github.com/cohort-dev/cohort/llm"
 	"github.com/cohort-dev/cohort/mailbox"
 	"github.com/cohort-dev/cohort/runtime"
 	"github.com/cohort-dev/cohort/sessionsock"
@@ -30,13 +28,29 @@ type SendInput struct {
 	Approve   *bool  `json:"approve,omitempty"`
 }
 
-// SendTool is SendMessage. It routes by address: "*" (the whole team), a
+// sendTool is SendMessage. It routes by address: "*" (the whole team), a
 // running agent's name (its queue), a team member (its mailbox),
 // "uds:<path>" (another session's socket), "bridge:<session>" (NATS,
 // later).
-type SendTool struct {
+type sendTool struct {
 	l  *Lead
 	rt *runtime.Runtime
+}
+
+var sendSchema = tool.Object(
+	tool.Required("to", tool.String("Recipient: a member name, \"team-lead\", \"*\" (broadcast), or \"uds:<path>\".").WithMinLength(1)),
+	tool.Required("message", tool.String("The message text.")),
+	tool.Optional("summary", tool.String("A 5-10 word preview of the message.")),
+	tool.Optional("type", tool.Enum("The kind of message (default message).", "message", "shutdown_response", "plan_approval_response")),
+	tool.Optional("request_id", tool.String("For a protocol answer: the id of the request it answers.")),
+	tool.Optional("approve", tool.Boolean("For a protocol answer: approve (true) or reject (false).")),
+)
+
+// newSendTool is SendMessage. A message changes nothing on disk but must
+// keep its order, so calls are not concurrency-safe.
+func newSendTool(l *Lead, rt *runtime.Runtime) tool.Tool {
+	t := &sendTool{l: l, rt: rt}
+	return tool.New(tool.Spec[SendInput]{Name: "SendMessage", Description: sendDescription, Input: sendSchema, Run: t.run})
 }
 
 const sendDescription = `Sends a message to another agent: a teammate, the team lead, a named agent running in this session, or another Cohort session. Your plain replies are not seen by other agents; this tool is how you reach them.
@@ -47,28 +61,8 @@ const sendDescription = `Sends a message to another agent: a teammate, the team 
 - Messages arrive at the recipient's next tool-result boundary, or wake it when it is idle.
 - Protocol answers: a teammate answers the lead's shutdown request with type "shutdown_response", request_id and approve; the lead answers a teammate's plan with type "plan_approval_response", request_id, approve and feedback in message.`
 
-// Def returns the tool definition.
-func (t *SendTool) Def() llm.ToolDef {
-	s := tool.Object(
-		tool.Required("to", tool.String("Recipient: a member name, \"team-lead\", \"*\" (broadcast), or \"uds:<path>\".").WithMinLength(1)),
-		tool.Required("message", tool.String("The message text.")),
-		tool.Optional("summary", tool.String("A 5-10 word preview of the message.")),
-		tool.Optional("type", tool.Enum("The kind of message (default message).", "message", "shutdown_response", "plan_approval_response")),
-		tool.Optional("request_id", tool.String("For a protocol answer: the id of the request it answers.")),
-		tool.Optional("approve", tool.Boolean("For a protocol answer: approve (true) or reject (false).")),
-	)
-	return llm.ToolDef{Name: "SendMessage", Description: sendDescription, InputSchema: s.JSON()}
-}
-
-// Traits: a message changes nothing on disk but must keep its order.
-func (t *SendTool) Traits(json.RawMessage) tool.Traits { return tool.Traits{} }
-
-// Run sends one message.
-func (t *SendTool) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) (tool.Result, error) {
-	var in SendInput
-	if err := json.Unmarshal(raw, &in); err != nil {
-		return tool.Errorf("SendMessage input is not valid: %v", err), nil
-	}
+// run sends one message.
+func (t *sendTool) run(ctx context.Context, env *tool.Env, in SendInput) (tool.Result, error) {
 	from := t.l.senderName(env)
 	switch {
 	case strings.HasPrefix(in.To, "uds:"):
@@ -233,7 +227,7 @@ func (l *Lead) broadcast(ctx context.Context, env *tool.Env, msg mailbox.Message
 	return tool.Text(fmt.Sprintf("Message sent to %s.", strings.Join(sent, ", "))), nil
 }
 
-func (t *SendTool) sendUDS(ctx context.Context, from string, in SendInput) (tool.Result, error) {
+func (t *sendTool) sendUDS(ctx context.Context, from string, in SendInput) (tool.Result, error) {
 	path := strings.TrimPrefix(in.To, "uds:")
 	id, err := sessionsock.Send(ctx, path, mailbox.Message{From: from, Text: in.Message, Summary: in.Summary})
 	if err != nil {

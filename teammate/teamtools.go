@@ -2,30 +2,26 @@ package teammate
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 
-	"github.com/cohort-dev/cohort/llm"
 	"github.com/cohort-dev/cohort/runtime"
 	"github.com/cohort-dev/cohort/team"
 	"github.com/cohort-dev/cohort/tool"
 )
 
-// CreateTool is TeamCreate{team_name, description?}.
-type CreateTool struct {
-	l  *Lead
-	rt *runtime.Runtime
-}
-
-// DeleteTool is TeamDelete{team_name, force?}.
-type DeleteTool struct{ l *Lead }
-
 // Tools returns the team tools of the session's lead side: SendMessage,
 // TeamCreate and TeamDelete, in that order; make them in the runtime's tool
 // factory (runtime.Config.Tools), which hands them rt.
 func (l *Lead) Tools(rt *runtime.Runtime) []tool.Tool {
-	return []tool.Tool{&SendTool{l: l, rt: rt}, &CreateTool{l: l, rt: rt}, &DeleteTool{l}}
+	return []tool.Tool{
+		newSendTool(l, rt),
+		tool.New(tool.Spec[createInput]{Name: "TeamCreate", Description: createDescription, Input: createSchema,
+			Run: func(ctx context.Context, env *tool.Env, in createInput) (tool.Result, error) {
+				return l.create(ctx, rt, env, in)
+			}}),
+		tool.New(tool.Spec[deleteInput]{Name: "TeamDelete", Description: deleteDescription, Input: deleteSchema, Run: l.delete}),
+	}
 }
 
 const createDescription = `Creates a team that you lead. Teammates you then spawn (Agent with team_name and name) work in parallel with their own contexts, share a task list (TaskCreate, TaskList, TaskUpdate) and talk with you and each other through SendMessage.
@@ -34,29 +30,34 @@ Use a team for work that needs several agents to coordinate over time; for one-o
 
 const deleteDescription = `Deletes a team you lead: its file, mailboxes and task list. Active teammates are asked to shut down first; without force, the deletion is refused while any of them keeps running.`
 
-func (t *CreateTool) Def() llm.ToolDef {
-	s := tool.Object(
-		tool.Required("team_name", tool.String("Name of the team to create.").WithMinLength(1)),
-		tool.Optional("description", tool.String("What the team is for.")),
-	)
-	return llm.ToolDef{Name: "TeamCreate", Description: createDescription, InputSchema: s.JSON()}
+// createInput is TeamCreate{team_name, description?}.
+type createInput struct {
+	TeamName    string `json:"team_name"`
+	Description string `json:"description"`
 }
 
-func (t *CreateTool) Traits(json.RawMessage) tool.Traits { return tool.Traits{} }
+var createSchema = tool.Object(
+	tool.Required("team_name", tool.String("Name of the team to create.").WithMinLength(1)),
+	tool.Optional("description", tool.String("What the team is for.")),
+)
 
-func (t *CreateTool) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) (tool.Result, error) {
-	var in struct {
-		TeamName    string `json:"team_name"`
-		Description string `json:"description"`
-	}
-	if err := json.Unmarshal(raw, &in); err != nil {
-		return tool.Errorf("TeamCreate input is not valid: %v", err), nil
-	}
-	lead, ok := t.rt.Lookup(env.Agent.ID)
-	if !t.l.isLead(env) || !ok {
+// deleteInput is TeamDelete{team_name, force?}.
+type deleteInput struct {
+	TeamName string `json:"team_name"`
+	Force    bool   `json:"force"`
+}
+
+var deleteSchema = tool.Object(
+	tool.Required("team_name", tool.String("Name of the team to delete.").WithMinLength(1)),
+	tool.Optional("force", tool.Boolean("Stop teammates that do not shut down when asked.")),
+)
+
+func (l *Lead) create(ctx context.Context, rt *runtime.Runtime, env *tool.Env, in createInput) (tool.Result, error) {
+	lead, ok := rt.Lookup(env.Agent.ID)
+	if !l.isLead(env) || !ok {
 		return tool.Errorf("Only the session's lead agent can create a team."), nil
 	}
-	tm, err := t.l.CreateTeam(ctx, lead, in.TeamName, in.Description)
+	tm, err := l.CreateTeam(ctx, lead, in.TeamName, in.Description)
 	switch {
 	case errors.Is(err, team.ErrInvalidName):
 		return tool.Errorf("Invalid team name %q: use letters, digits, '-' and '_' (at most 64, starting with a letter or digit).", in.TeamName), nil
@@ -69,25 +70,7 @@ func (t *CreateTool) Run(ctx context.Context, env *tool.Env, raw json.RawMessage
 		in.TeamName, tm.Config.LeadAgentID, in.TeamName)), nil
 }
 
-func (t *DeleteTool) Def() llm.ToolDef {
-	s := tool.Object(
-		tool.Required("team_name", tool.String("Name of the team to delete.").WithMinLength(1)),
-		tool.Optional("force", tool.Boolean("Stop teammates that do not shut down when asked.")),
-	)
-	return llm.ToolDef{Name: "TeamDelete", Description: deleteDescription, InputSchema: s.JSON()}
-}
-
-func (t *DeleteTool) Traits(json.RawMessage) tool.Traits { return tool.Traits{} }
-
-func (t *DeleteTool) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) (tool.Result, error) {
-	var in struct {
-		TeamName string `json:"team_name"`
-		Force    bool   `json:"force"`
-	}
-	if err := json.Unmarshal(raw, &in); err != nil {
-		return tool.Errorf("TeamDelete input is not valid: %v", err), nil
-	}
-	l := t.l
+func (l *Lead) delete(ctx context.Context, env *tool.Env, in deleteInput) (tool.Result, error) {
 	if !l.isLead(env) || l.teamName() != in.TeamName {
 		return tool.Errorf("You can only delete the team you lead (%q).", l.teamName()), nil
 	}

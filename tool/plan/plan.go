@@ -18,10 +18,8 @@ package plan
 
 import (
 	"context"
-	"encoding/json"
 	"sync"
 
-	"github.com/cohort-dev/cohort/llm"
 	"github.com/cohort-dev/cohort/permission"
 	"github.com/cohort-dev/cohort/tool"
 )
@@ -54,8 +52,18 @@ type Agents func(id string) (Agent, bool)
 // Tools returns EnterPlanMode and ExitPlanMode.
 func Tools(agents Agents) []tool.Tool {
 	s := &state{agents: agents, previous: map[string]permission.Mode{}}
-	return []tool.Tool{&enterPlan{s}, &exitPlan{s}}
+	return []tool.Tool{
+		tool.New(tool.Spec[struct{}]{Name: "EnterPlanMode", Description: enterPlanDescription, Input: tool.Object(),
+			Traits: tool.Traits{ReadOnly: true}, Run: s.enter}),
+		tool.New(tool.Spec[exitInput]{Name: "ExitPlanMode", Description: exitPlanDescription, Input: exitSchema, Run: s.exit}),
+	}
 }
+
+type exitInput struct {
+	Plan string `json:"plan"`
+}
+
+var exitSchema = tool.Object(tool.Required("plan", tool.String("The plan, in Markdown: steps, files to change, how to verify.").WithMinLength(1)))
 
 // state is what the two tools share: the mode each agent had before it
 // entered plan mode.
@@ -72,51 +80,29 @@ func (s *state) agent(env *tool.Env) (Agent, bool) {
 	return s.agents(env.Agent.ID)
 }
 
-type enterPlan struct{ s *state }
-type exitPlan struct{ s *state }
-
 const enterPlanDescription = `Switches you to plan mode: you investigate with read-only tools and design an approach before changing anything. Use it when a task is large or ambiguous enough that the approach should be agreed first. Leave plan mode with ExitPlanMode, which presents your plan for approval.`
 
 const exitPlanDescription = `Presents your plan for approval and, once it is approved, leaves plan mode so you can carry it out. Call it when your plan is complete: the steps, the files to change, and how you will verify the result. If the plan is rejected you get feedback and stay in plan mode to revise it.`
 
-func (t *enterPlan) Def() llm.ToolDef {
-	return llm.ToolDef{Name: "EnterPlanMode", Description: enterPlanDescription, InputSchema: tool.Object().JSON()}
-}
-
-func (t *enterPlan) Traits(json.RawMessage) tool.Traits { return tool.Traits{ReadOnly: true} }
-
-func (t *enterPlan) Run(_ context.Context, env *tool.Env, _ json.RawMessage) (tool.Result, error) {
-	a, ok := t.s.agent(env)
+func (s *state) enter(_ context.Context, env *tool.Env, _ struct{}) (tool.Result, error) {
+	a, ok := s.agent(env)
 	if !ok {
 		return tool.Errorf("Plan mode is not available for this agent."), nil
 	}
-	t.s.mu.Lock()
-	defer t.s.mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if a.Mode() == permission.ModePlan {
 		return tool.Text("You are already in plan mode."), nil
 	}
-	t.s.previous[env.Agent.ID] = a.Mode()
+	s.previous[env.Agent.ID] = a.Mode()
 	if err := a.SetMode(permission.ModePlan); err != nil {
 		return tool.Errorf("Could not enter plan mode: %v", err), nil
 	}
 	return tool.Text("You are in plan mode. Investigate with read-only tools and design the approach; calls that change files or run commands are refused until you leave it with ExitPlanMode."), nil
 }
 
-func (t *exitPlan) Def() llm.ToolDef {
-	s := tool.Object(tool.Required("plan", tool.String("The plan, in Markdown: steps, files to change, how to verify.").WithMinLength(1)))
-	return llm.ToolDef{Name: "ExitPlanMode", Description: exitPlanDescription, InputSchema: s.JSON()}
-}
-
-func (t *exitPlan) Traits(json.RawMessage) tool.Traits { return tool.Traits{} }
-
-func (t *exitPlan) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) (tool.Result, error) {
-	var in struct {
-		Plan string `json:"plan"`
-	}
-	if err := json.Unmarshal(raw, &in); err != nil {
-		return tool.Errorf("ExitPlanMode input is not valid: %v", err), nil
-	}
-	a, ok := t.s.agent(env)
+func (s *state) exit(ctx context.Context, env *tool.Env, in exitInput) (tool.Result, error) {
+	a, ok := s.agent(env)
 	if !ok {
 		return tool.Errorf("Plan mode is not available for this agent."), nil
 	}
@@ -135,16 +121,16 @@ func (t *exitPlan) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) 
 	case !v.Approved:
 		return tool.Text("The lead rejected the plan. Feedback: " + v.Feedback + "\nRevise the plan and call ExitPlanMode again."), nil
 	}
-	t.s.mu.Lock()
-	defer t.s.mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	next := v.Mode
 	if next == "" || next == permission.ModePlan {
-		next = t.s.previous[env.Agent.ID]
+		next = s.previous[env.Agent.ID]
 	}
 	if next == "" || next == permission.ModePlan {
 		next = permission.ModeDefault
 	}
-	delete(t.s.previous, env.Agent.ID)
+	delete(s.previous, env.Agent.ID)
 	if err := a.SetMode(next); err != nil {
 		return tool.Errorf("Could not leave plan mode: %v", err), nil
 	}

@@ -1,0 +1,69 @@
+package tool
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+type echoInput struct {
+	Text  string `json:"text"`
+	Loud  bool   `json:"loud"`
+	Count int    `json:"count"`
+}
+
+func echoTool() Tool {
+	return New(Spec[echoInput]{
+		Name: "Echo", Description: "Repeats its text.",
+		Input: Object(Required("text", String("What to say.")), Optional("loud", Boolean("Shout.")),
+			Optional("count", Integer("How often."))),
+		TraitsFor: func(in echoInput) Traits { return Traits{ReadOnly: !in.Loud, ConcurrencySafe: true} },
+		Run: func(_ context.Context, env *Env, in echoInput) (Result, error) {
+			text := strings.Repeat(in.Text, max(in.Count, 1))
+			if in.Loud {
+				text = strings.ToUpper(text)
+			}
+			return Text(env.Agent.ID + ": " + text), nil
+		},
+	})
+}
+
+func TestTypedToolDecodesItsInput(t *testing.T) {
+	tl := echoTool()
+	res, err := tl.Run(t.Context(), &Env{Agent: Agent{ID: "a1"}}, json.RawMessage(`{"text":"hi","loud":true,"count":2}`))
+	if err != nil || res.IsError || res.TextOf() != "a1: HIHI" {
+		t.Fatalf("Run: %+v, %v", res, err)
+	}
+	if got := tl.Traits(json.RawMessage(`{"text":"x"}`)); !got.ReadOnly || !got.ConcurrencySafe {
+		t.Errorf("a quiet call: %+v, want read-only and concurrency-safe", got)
+	}
+	if got := tl.Traits(json.RawMessage(`{"text":"x","loud":true}`)); got.ReadOnly {
+		t.Errorf("a loud call counts as read-only: %+v", got)
+	}
+	if got := tl.Traits(json.RawMessage(`{"text":7}`)); got != (Traits{}) {
+		t.Errorf("an undecodable call: %+v, want no traits (unsafe)", got)
+	}
+}
+
+func TestTypedToolRefusesInputItCannotDecode(t *testing.T) {
+	res, err := echoTool().Run(t.Context(), &Env{}, json.RawMessage(`{"text":["not","a","string"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.IsError || !strings.HasPrefix(res.TextOf(), "Echo input is not valid: ") {
+		t.Fatalf("got %+v, want an is_error result naming the tool", res)
+	}
+}
+
+func TestTypedToolDefinitionIsStable(t *testing.T) {
+	tl := echoTool()
+	a, b := tl.Def(), tl.Def()
+	if a.Name != "Echo" || a.Description != "Repeats its text." || !bytes.Equal(a.InputSchema, b.InputSchema) {
+		t.Fatalf("definitions differ or are wrong: %+v vs %+v", a, b)
+	}
+	if err := ValidateInput(a.InputSchema, json.RawMessage(`{"text":"ok"}`)); err != nil {
+		t.Fatalf("the schema refuses a valid input: %v", err)
+	}
+}
