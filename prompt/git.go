@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os/exec"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -27,18 +28,23 @@ func GitSnapshot(ctx context.Context, dir string) string {
 	if _, ok := run("rev-parse", "--is-inside-work-tree"); !ok {
 		return ""
 	}
-	branch, _ := run("branch", "--show-current")
+	// The three reads are independent: run them at once.
+	var branch, status, log string
+	var wg sync.WaitGroup
+	wg.Add(3)
+	go func() { defer wg.Done(); branch, _ = run("branch", "--show-current") }()
+	go func() { defer wg.Done(); status, _ = run("status", "--short") }()
+	go func() { defer wg.Done(); log, _ = run("log", "--oneline", "-n", "5") }()
+	wg.Wait()
 	if branch == "" {
 		branch = "(detached HEAD)"
 	}
-	status, _ := run("status", "--short")
 	lines := strings.Split(status, "\n")
 	if status == "" {
 		lines = []string{"(clean)"}
 	} else if len(lines) > maxStatusLines {
 		lines = append(lines[:maxStatusLines], fmt.Sprintf("… and %d more", len(lines)-maxStatusLines))
 	}
-	log, _ := run("log", "--oneline", "-n", "5")
 	var b strings.Builder
 	b.WriteString("<git-snapshot>\nThis is the repository state when the session started; it is not updated as you work.\n")
 	fmt.Fprintf(&b, "Current branch: %s\n\nStatus:\n%s\n", branch, strings.Join(lines, "\n"))

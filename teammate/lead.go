@@ -84,6 +84,7 @@ type Lead struct {
 	stopTeam func() // ends the current team's readers and monitor
 	members  map[string]*handle
 	shutdown waiters
+	changes  signal
 }
 
 // handle is a teammate this process started.
@@ -169,13 +170,14 @@ func (l *Lead) CreateTeam(ctx context.Context, lead *runtime.Agent, name, descri
 	l.leadID, l.queue = lead.ID(), lead.Queue()
 	l.stopTeam = func() { cancel(); twg.Wait() }
 	l.mu.Unlock()
-	twg.Add(2)
+	twg.Add(3)
 	go func() {
 		defer twg.Done()
 		defer r.Close()
 		receiveLoop(tctx, r, func(msgs []mailbox.Message) { l.leadDispatch(r, msgs) }, l.cfg.Logf)
 	}()
 	go func() { defer twg.Done(); l.monitor(tctx, name) }()
+	go func() { defer twg.Done(); l.watchStatus(tctx, t.Dir) }()
 	l.emit(Event{Kind: EventTeamCreated, Team: name, Text: description})
 	return t, nil
 }

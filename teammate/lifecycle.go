@@ -144,6 +144,7 @@ func (l *Lead) markDead(ctx context.Context, teamName string, h *handle, reason 
 			_ = pub.set(StateDead)
 		}
 	}
+	l.changes.notify()
 	l.emit(Event{Kind: EventDead, Team: teamName, From: h.name, Text: reason})
 }
 

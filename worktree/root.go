@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -158,4 +159,26 @@ func canonical(p string) string {
 func notRepository(err error) bool {
 	var ge *GitError
 	return errors.As(err, &ge) && strings.Contains(ge.Stderr, "not a git repository")
+}
+
+// MayBeRepository reports whether dir can be inside a git repository: dir
+// or one of its parents holds a .git entry. False means git would answer
+// "not a git repository", so a caller may skip running it (start-up runs no
+// git process in a project outside git); true means ask git (RepoRoot),
+// which also applies GIT_CEILING_DIRECTORIES and the rest of its rules.
+func MayBeRepository(dir string) bool {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return true
+	}
+	for {
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil || !errors.Is(err, fs.ErrNotExist) {
+			return true // present, or unreadable: let git decide
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return false
+		}
+		dir = parent
+	}
 }

@@ -1,6 +1,7 @@
 package worktree
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -130,5 +131,33 @@ func TestSubmodule(t *testing.T) {
 	}
 	if out, err := m.Finish(t.Context(), wt); err != nil || out.Kept {
 		t.Errorf("Finish = %+v, %v", out, err)
+	}
+}
+
+func TestMayBeRepositoryLooksForDotGitUpwards(t *testing.T) {
+	root := canonical(t.TempDir())
+	deep := filepath.Join(root, "a", "b")
+	if err := os.MkdirAll(deep, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if MayBeRepository(deep) {
+		t.Skipf("a parent of %s holds a .git entry; the negative case cannot be checked here", root)
+	}
+	if err := os.Mkdir(filepath.Join(root, "a", ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if !MayBeRepository(deep) {
+		t.Error("a .git two levels up was not seen")
+	}
+	// A worktree's .git is a file.
+	wt := filepath.Join(root, "wt")
+	if err := os.MkdirAll(wt, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(wt, ".git"), []byte("gitdir: /elsewhere\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if !MayBeRepository(wt) {
+		t.Error("a .git file was not seen")
 	}
 }

@@ -82,7 +82,7 @@ type Result struct {
 	NumTurns int
 }
 
-// DefaultLimit is cohort's default --max-concurrent-agents (agenttool's).
+// DefaultLimit is cohort's default --max-concurrent-agents (the runtime's).
 const DefaultLimit = 32
 
 // Limit returns the agent limit a run with --max-concurrent-agents n has.

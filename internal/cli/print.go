@@ -125,8 +125,10 @@ func firstNonEmpty(s ...string) string {
 	return ""
 }
 
-// teamPoll is how often an idle lead re-checks its team's state.
-const teamPoll = 200 * time.Millisecond
+// teamPoll is how often an idle lead re-checks its team's state when no
+// change has woken it: a safety net under the team layer's change signal
+// (fsnotify on the status files), which can drop events under overflow.
+const teamPoll = time.Second
 
 // awaitQueue waits until the lead's queue holds something, or returns false
 // once nothing can arrive any more (no outstanding background task).
@@ -138,6 +140,7 @@ func (s *sess) awaitQueue(ctx context.Context) ([]llm.Block, bool, error) {
 		// notification is enqueued, and a teammate stops counting as busy
 		// only after what it had for the lead is queued or in the lead's
 		// inbox, so nothing can slip between the checks.
+		changed := s.teamChanged()
 		outstanding := s.tasks.Outstanding(q)
 		busy := s.teamBusy()
 		if q.Len() > 0 {
@@ -155,10 +158,11 @@ func (s *sess) awaitQueue(ctx context.Context) ([]llm.Block, bool, error) {
 		}
 		select {
 		case <-q.Ready():
+		case <-changed:
+			// Teammates' states change without touching the queue.
 		case <-ctx.Done():
 			return nil, false, ctx.Err()
 		case <-time.After(teamPoll):
-			// Teammates' states change without touching the queue.
 		}
 		waited = true
 	}

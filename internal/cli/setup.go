@@ -38,6 +38,7 @@ type base struct {
 	settings    *settings.Settings
 	flags       *flags.Set
 	projectRoot string // canonical repo root, or the cwd outside git
+	inGit       bool   // a .git entry is in the cwd or above it
 	projectDir  string // $COHORT_HOME/projects/{slug}
 }
 
@@ -71,8 +72,10 @@ func loadBase(ctx context.Context, inv *Invocation, o *options) (*base, error) {
 		return nil, &exitError{code: 2, err: err}
 	}
 	b.projectRoot = cwd
-	if root, err := worktree.RepoRoot(ctx, cwd); err == nil {
-		b.projectRoot = root
+	if b.inGit = worktree.MayBeRepository(cwd); b.inGit {
+		if root, err := worktree.RepoRoot(ctx, cwd); err == nil {
+			b.projectRoot = root
+		}
 	}
 	b.projectDir = session.ProjectDir(env.CohortHome, worktree.ProjectSlug(b.projectRoot))
 	return b, nil
@@ -141,6 +144,9 @@ type sess struct {
 	wt          *sessionWorktrees // worktree isolation (worktree.go)
 	quiet       sync.Once         // reads COHORT_NOTIFY_COALESCE once (print.go)
 	quietD      time.Duration
+	// gitSnapshot waits for the session's git snapshot, taken while the
+	// rest of the session is set up.
+	gitSnapshot func() string
 }
 
 // stopTasks stops every task still running and waits for them (bounded).
@@ -205,6 +211,7 @@ func openSession(ctx context.Context, b *base, out *printer) (_ *sess, err error
 			s.close()
 		}
 	}()
+	s.startGitSnapshot(ctx)
 	if err := s.pickSession(); err != nil {
 		return nil, err
 	}
@@ -333,7 +340,7 @@ func (s *sess) runtime(ctx context.Context) error {
 		Environment: prompt.Environment{Platform: goruntime.GOOS, Date: time.Now().Format(time.DateOnly),
 			IsGitRepo: s.projectRoot != s.cwd || isGitDir(s.cwd)},
 		Memory:      memory,
-		GitSnapshot: prompt.GitSnapshot(ctx, s.cwd),
+		GitSnapshot: s.gitSnapshot(),
 		Getenv:      s.inv.Getenv,
 		ReadOnly:    readOnlyTools(s.tools(nil)),
 		Compaction:  s.compaction(),
@@ -409,6 +416,20 @@ func readOnlyTools(tools []tool.Tool) func(string) bool {
 		}
 	}
 	return func(name string) bool { return ro[name] }
+}
+
+// startGitSnapshot takes the session's git snapshot (four git processes in
+// a repository) in the background, so that it overlaps the rest of the
+// set-up; outside git it runs none.
+func (s *sess) startGitSnapshot(ctx context.Context) {
+	if !s.inGit {
+		s.gitSnapshot = func() string { return "" }
+		return
+	}
+	done := make(chan string, 1)
+	go func() { done <- prompt.GitSnapshot(ctx, s.cwd) }()
+	s.gitSnapshot = sync.OnceValue(func() string { return <-done })
+	s.closers = append(s.closers, func() { s.gitSnapshot() }) // never leave it running
 }
 
 func isGitDir(dir string) bool {

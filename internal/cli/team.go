@@ -94,6 +94,15 @@ func (s *sess) teamEvent(ev teammate.Event) {
 	}
 }
 
+// teamChanged returns a channel closed when the team's state may have
+// changed (nil, never ready, without a team).
+func (s *sess) teamChanged() <-chan struct{} {
+	if !s.teamsOn || s.team == nil {
+		return nil
+	}
+	return s.team.Changed()
+}
+
 // teamBusy reports whether teammates still work or have unread mail.
 func (s *sess) teamBusy() bool { return s.teamsOn && s.team.Busy() }
 

@@ -29,6 +29,7 @@ func runTeammate(ctx context.Context, inv *Invocation, o *options, teamName, nam
 	}
 	s := &sess{base: b, out: newPrinter(inv.Stdout, inv.Stderr, "text", o.verbose)}
 	defer s.close()
+	s.startGitSnapshot(ctx)
 	store, err := team.NewStore(team.StoreConfig{Root: filepath.Join(s.env.CohortHome, "teams")})
 	if err != nil {
 		return err
