@@ -13,10 +13,13 @@ import (
 type Binaries struct {
 	Cohort    string
 	FakeServe string
+	// MinClient is bench/cmd/minclient: the same work as cohort with
+	// nothing else, the floor a workload's wall time is read against.
+	MinClient string
 	dir       string
 }
 
-// Build compiles cmd/cohort and bench/cmd/fakeserve of the module that
+// Build compiles cmd/cohort, bench/cmd/fakeserve and bench/cmd/minclient of the module that
 // holds the current directory into a new temp directory, with the default
 // (release) build flags. The caller must Remove them.
 func Build(ctx context.Context) (*Binaries, error) {
@@ -33,8 +36,10 @@ func Build(ctx context.Context) (*Binaries, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &Binaries{Cohort: filepath.Join(dir, "cohort"), FakeServe: filepath.Join(dir, "fakeserve"), dir: dir}
-	for _, t := range []struct{ out, pkg string }{{b.Cohort, "./cmd/cohort"}, {b.FakeServe, "./bench/cmd/fakeserve"}} {
+	b := &Binaries{Cohort: filepath.Join(dir, "cohort"), FakeServe: filepath.Join(dir, "fakeserve"),
+		MinClient: filepath.Join(dir, "minclient"), dir: dir}
+	for _, t := range []struct{ out, pkg string }{{b.Cohort, "./cmd/cohort"}, {b.FakeServe, "./bench/cmd/fakeserve"},
+		{b.MinClient, "./bench/cmd/minclient"}} {
 		cmd := exec.CommandContext(ctx, "go", "build", "-o", t.out, t.pkg)
 		cmd.Dir = root
 		if msg, err := cmd.CombinedOutput(); err != nil {

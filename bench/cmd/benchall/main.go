@@ -97,9 +97,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if !o.only.MatchString(w.Name) {
 			continue
 		}
-		wr := runWorkload(ctx, o, bins, w, trash, stderr)
-		failed = failed || wr.Failed
-		all = append(all, wr)
+		for _, wr := range runWorkload(ctx, o, bins, w, trash, stderr) {
+			failed = failed || wr.Failed
+			all = append(all, wr)
+		}
 		if ctx.Err() != nil {
 			break
 		}
@@ -119,39 +120,52 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// runWorkload runs w the configured number of times.
-func runWorkload(ctx context.Context, o *options, bins *trial.Binaries, w trial.Workload, trash *trial.Trash, stderr io.Writer) workloadResult {
+// runWorkload runs w the configured number of times; with w.Floor each
+// cohort run is followed by a run of the minimal client, whose results come
+// second.
+func runWorkload(ctx context.Context, o *options, bins *trial.Binaries, w trial.Workload, trash *trial.Trash, stderr io.Writer) []workloadResult {
 	n := o.runs
 	if n == 0 {
 		n = w.Runs
 	}
-	wr := workloadResult{Workload: w}
+	out := []workloadResult{{Workload: w}}
+	bin := []string{bins.Cohort}
+	if w.Floor {
+		fw := w
+		fw.Name += " (minimal client)"
+		fw.TargetWall, fw.TargetRSS = 0, 0
+		out = append(out, workloadResult{Workload: fw})
+		bin = append(bin, bins.MinClient)
+	}
 	for i := range n {
-		cfg := trial.Config{Cohort: bins.Cohort, FakeServe: bins.FakeServe, Spec: w.Spec,
-			MaxConcurrent: w.MaxConcurrent, Timeout: o.timeout, Trash: trash}
-		if o.noCache {
-			cfg.FakeArgs = []string{"-nocache"}
-		}
-		res, err := trial.Run(ctx, cfg)
-		switch {
-		case err != nil:
-			wr.Failed = true
-			wr.Errors = append(wr.Errors, err.Error())
-			fmt.Fprintf(stderr, "benchall: %s run %d: %v\n", w.Name, i+1, err)
-		case res.Check != nil:
-			wr.Failed = true
-			wr.Errors = append(wr.Errors, res.Check.Error())
-			fmt.Fprintf(stderr, "benchall: %s run %d: %v\n", w.Name, i+1, res.Check)
-		default:
-			fmt.Fprintf(stderr, "benchall: %s run %d/%d: %s, %.1f MB\n", w.Name, i+1, n,
-				res.Wall.Round(time.Millisecond), float64(res.MaxRSS)/(1<<20))
-		}
-		wr.Runs = append(wr.Runs, runJSON(res, err))
-		if ctx.Err() != nil {
-			break
+		for k := range out {
+			wr := &out[k]
+			cfg := trial.Config{Cohort: bin[k], FakeServe: bins.FakeServe, Spec: w.Spec,
+				MaxConcurrent: w.MaxConcurrent, Timeout: o.timeout, Trash: trash}
+			if o.noCache {
+				cfg.FakeArgs = []string{"-nocache"}
+			}
+			res, err := trial.Run(ctx, cfg)
+			switch {
+			case err != nil:
+				wr.Failed = true
+				wr.Errors = append(wr.Errors, err.Error())
+				fmt.Fprintf(stderr, "benchall: %s run %d: %v\n", wr.Workload.Name, i+1, err)
+			case res.Check != nil:
+				wr.Failed = true
+				wr.Errors = append(wr.Errors, res.Check.Error())
+				fmt.Fprintf(stderr, "benchall: %s run %d: %v\n", wr.Workload.Name, i+1, res.Check)
+			default:
+				fmt.Fprintf(stderr, "benchall: %s run %d/%d: %s, %.1f MB\n", wr.Workload.Name, i+1, n,
+					res.Wall.Round(time.Millisecond), float64(res.MaxRSS)/(1<<20))
+			}
+			wr.Runs = append(wr.Runs, runJSON(res, err))
+			if ctx.Err() != nil {
+				return out
+			}
 		}
 	}
-	return wr
+	return out
 }
 
 func writeJSON(path string, m facts, all []workloadResult) error {

@@ -212,14 +212,53 @@ func printTable(w io.Writer, f facts, all []workloadResult) {
 				dur(wr.Workload.TargetWall), floor, mb(wr.Workload.TargetRSS), verified)
 			continue
 		}
-		fmt.Fprintf(w, "| %s | %d/%d | %s (%s–%s) | %s %s | %s | %s (%s) | %s %s | %s | %s | %d | %d | %s |\n",
+		fmt.Fprintf(w, "| %s | %d/%d | %s (%s–%s) | %s | %s | %s (%s) | %s | %s | %s | %d | %d | %s |\n",
 			wr.Workload.Name, len(good), len(wr.Runs),
 			dur(median(walls)), dur(slices.Min(walls)), dur(slices.Max(walls)),
-			dur(wr.Workload.TargetWall), mark(median(walls) <= wr.Workload.TargetWall), floor,
+			target(wr.Workload.TargetWall, median(walls)), floor,
 			mb(median(rss)), mb(slices.Max(rss)),
-			mb(wr.Workload.TargetRSS), mark(slices.Max(rss) <= wr.Workload.TargetRSS),
+			targetMB(wr.Workload.TargetRSS, slices.Max(rss)),
 			dur(median(cpus)), dur(median(fakes)), requests, active, verified)
 	}
+	printFloorRatios(w, all)
+}
+
+// printFloorRatios says, for each workload measured with its minimal
+// client, how many times the client's median wall time cohort's is.
+func printFloorRatios(w io.Writer, all []workloadResult) {
+	for i := 0; i+1 < len(all); i++ {
+		a, b := all[i], all[i+1]
+		if !a.Workload.Floor || b.Workload.Name != a.Workload.Name+" (minimal client)" {
+			continue
+		}
+		ca, cb := medianWall(a), medianWall(b)
+		if ca > 0 && cb > 0 {
+			fmt.Fprintf(w, "\n%s: cohort's median wall time is %.2f× the minimal client's (%s against %s; the target is 1.5×).\n",
+				a.Workload.Name, float64(ca)/float64(cb), dur(ca), dur(cb))
+		}
+	}
+}
+
+func medianWall(wr workloadResult) time.Duration {
+	var walls []time.Duration
+	for _, r := range wr.good() {
+		walls = append(walls, time.Duration(r.WallNs))
+	}
+	return median(walls)
+}
+
+func target(t, got time.Duration) string {
+	if t == 0 {
+		return "–"
+	}
+	return dur(t) + " " + mark(got <= t)
+}
+
+func targetMB(t, got int64) string {
+	if t == 0 {
+		return "–"
+	}
+	return mb(t) + " " + mark(got <= t)
 }
 
 func mark(ok bool) string {
