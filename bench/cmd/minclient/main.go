@@ -93,7 +93,7 @@ var tools = []map[string]any{
 			"subagent_type": map[string]any{"type": "string"}}, "required": []string{"description", "prompt"}}},
 	{"name": "Bash", "description": "Run a command.", "input_schema": map[string]any{"type": "object",
 		"properties": map[string]any{"command": map[string]any{"type": "string"}, "description": map[string]any{"type": "string"}},
-		"required": []string{"command"}}},
+		"required":   []string{"command"}}},
 }
 
 // lead runs the lead: one request, its Agent calls as parallel subagents,
