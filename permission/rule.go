@@ -132,9 +132,9 @@ func checkToolName(name string) string {
 
 func checkAgentName(s string) error {
 	for i, c := range s {
-		ok := c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || (i > 0 && (c == '_' || c == '-'))
+		ok := c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || (i > 0 && (c == '_' || c == '-' || c == '.'))
 		if !ok || i >= 64 {
-			return fmt.Errorf("agent name %q must match ^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$", s)
+			return fmt.Errorf("agent name %q must match ^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$", s)
 		}
 	}
 	return nil
