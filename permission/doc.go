@@ -27,6 +27,12 @@
 //   - bubble (internal, forks): as default, with every ask marked
 //     [Decision.Bubble] for the caller to route to the parent's approver.
 //
+// A settings file's defaultMode "auto" (Claude Code's mode in which a
+// classifier approves calls) has no counterpart: it is read as default with
+// a warning, which asks where auto might have approved. Other unknown
+// values are read as default too, with a suggestion for near misses
+// ("allowEdits").
+//
 // Agent calls need no approval by default (the subagent's own calls are
 // checked), nor do the coordination tools that only steer the agent's own
 // team and tasks: EnterPlanMode, SendMessage, TaskOutput, TaskStop,
@@ -147,9 +153,11 @@
 //
 // # Broken settings
 //
-// An invalid deny rule becomes a rule denying every call of its tool (every
-// tool when even the tool name is unreadable); an invalid ask rule asks for
-// every call of its tool; an invalid allow rule is dropped. A settings file
+// An invalid deny rule becomes a rule denying every call of its tool; an
+// invalid ask rule asks for every call of its tool; an invalid allow rule
+// is dropped. A rule whose tool name cannot be read (":(Skill*)") names no
+// tool and is ignored, as Claude Code ignores it: denying every call over
+// one typo in a list of fifty would stop the agent altogether. A settings file
 // that cannot be read or parsed (or whose permission lists have the wrong
 // shape) may have held deny rules, so while it is broken nothing is
 // auto-allowed: every allow becomes an ask. All of these are reported by
