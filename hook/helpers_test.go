@@ -30,6 +30,7 @@ type spec struct {
 	matcher string
 	cmd     string
 	timeout float64
+	cond    string // the entry's "if"
 }
 
 // settingsJSON renders specs as a settings file, one group per spec.
@@ -40,6 +41,9 @@ func settingsJSON(t *testing.T, specs ...spec) []byte {
 		h := map[string]any{"type": "command", "command": s.cmd}
 		if s.timeout > 0 {
 			h["timeout"] = s.timeout
+		}
+		if s.cond != "" {
+			h["if"] = s.cond
 		}
 		hooks[string(s.event)] = append(hooks[string(s.event)], map[string]any{"matcher": s.matcher, "hooks": []any{h}})
 	}
@@ -128,4 +132,11 @@ func readFile(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(data)
+}
+
+func writeFileT(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -175,7 +175,8 @@ func TestFailedHookDropsAllow(t *testing.T) {
 	if o.Decision != NoDecision || o.Block || len(o.Errors) != 1 {
 		t.Fatalf("outcome = %+v; want no decision, no block, one error", o)
 	}
-	if !strings.Contains(o.Messages[0], "exited with status 127: jq: not found") {
+	if !strings.Contains(o.Messages[0], "could not start its program (status 127: not found): jq: not found; check that it exists") ||
+		!strings.Contains(o.Messages[0], "settings.json:") {
 		t.Errorf("message %q", o.Messages[0])
 	}
 	if v := s.PreToolUse(t.Context(), call(dir, "Bash", `{"command": "ls"}`)); v.Allow || v.Deny {

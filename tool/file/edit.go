@@ -77,7 +77,7 @@ func (e *Edit) run(env *tool.Env, input json.RawMessage) (tool.Result, error) {
 		if in.OldString != "" {
 			return tool.Result{}, notFound(path)
 		}
-		return e.create(env, path, in.NewString)
+		return e.create(env, path, in)
 	}
 	if err := checkFresh(env, path, info); err != nil {
 		return tool.Result{}, err
@@ -107,19 +107,30 @@ func (e *Edit) run(env *tool.Env, input json.RawMessage) (tool.Result, error) {
 	if n != 1 {
 		what = fmt.Sprintf("all %d occurrences (the first is shown)", n)
 	}
-	return tool.Text(fmt.Sprintf("Edited %s: replaced %s. The changed region now reads:\n%s",
-		path, what, snippet(updated, first, first+len(toFileEOL(updated, in.NewString))))), nil
+	res := tool.Text(fmt.Sprintf("Edited %s: replaced %s. The changed region now reads:\n%s",
+		path, what, snippet(updated, first, first+len(toFileEOL(updated, in.NewString)))))
+	res.Response = in.response(path, string(data), updated)
+	return res, nil
 }
 
-func (e *Edit) create(env *tool.Env, path, content string) (tool.Result, error) {
+func (e *Edit) create(env *tool.Env, path string, in editInput) (tool.Result, error) {
 	if err := checkWrite(env, path); err != nil {
 		return tool.Result{}, err
 	}
-	if err := writeFile(path, []byte(content), nil); err != nil {
+	if err := writeFile(path, []byte(in.NewString), nil); err != nil {
 		return tool.Result{}, err
 	}
 	record(env, path, false)
-	return tool.Text(fmt.Sprintf("Created %s (%s).", path, plural(countLines(content), "line"))), nil
+	res := tool.Text(fmt.Sprintf("Created %s (%s).", path, plural(countLines(in.NewString), "line")))
+	res.Response = in.response(path, "", in.NewString)
+	return res, nil
+}
+
+// response is the structured result of an edit that turned original into
+// updated.
+func (in editInput) response(path, original, updated string) *EditResponse {
+	return &EditResponse{FilePath: path, OldString: in.OldString, NewString: in.NewString, OriginalFile: original,
+		StructuredPatch: structuredPatch(original, updated), ReplaceAll: in.ReplaceAll}
 }
 
 // replace applies the edit to content and returns the result, the byte

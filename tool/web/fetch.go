@@ -147,7 +147,29 @@ func (w *WebFetch) Run(ctx context.Context, _ *tool.Env, input json.RawMessage) 
 	return res, err
 }
 
+// FetchResponse is the structured result of a WebFetch call
+// (tool.Result.Response), in Claude Code's shape: the page's size and HTTP
+// status, what the call returned, how long it took and the URL fetched.
+type FetchResponse struct {
+	Bytes      int    `json:"bytes"`
+	Code       int    `json:"code"`
+	CodeText   string `json:"codeText"`
+	Result     string `json:"result"`
+	DurationMs int64  `json:"durationMs"`
+	URL        string `json:"url"`
+}
+
 func (w *WebFetch) run(ctx context.Context, rawURL, prompt string) (tool.Result, error) {
+	start := time.Now()
+	res, err := w.fetchPage(ctx, rawURL, prompt)
+	if page, ok := res.Meta.(Page); ok && err == nil {
+		res.Response = &FetchResponse{Bytes: page.Bytes, Code: page.Status, CodeText: http.StatusText(page.Status),
+			Result: res.TextOf(), DurationMs: time.Since(start).Milliseconds(), URL: page.URL}
+	}
+	return res, err
+}
+
+func (w *WebFetch) fetchPage(ctx context.Context, rawURL, prompt string) (tool.Result, error) {
 	u, err := checkURL(rawURL)
 	if err != nil {
 		return tool.Result{}, err
