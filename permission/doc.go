@@ -53,7 +53,7 @@
 //     with the parsed command, so quoting and spacing do not matter. A
 //     specifier that is not one simple command ("ls | wc") is compared with
 //     the whole command line as text (exactly for allow rules).
-//   - Read, Edit, Write, NotebookEdit, Glob, Grep: gitignore-style paths.
+//   - Read, Edit, MultiEdit, Write, NotebookEdit, Glob, Grep, LS: gitignore-style paths.
 //     "//abs/path" is absolute, "~/x" is in the home directory, "/x" is
 //     relative to the settings file's project directory (the directory
 //     holding .cohort/ or .claude/; for user settings the directory holding
@@ -65,7 +65,8 @@
 //     at any depth; a pattern for a directory covers everything inside;
 //     "dir/" matches directories only; "**" crosses directories. Edit rules
 //     cover Write, NotebookEdit and MultiEdit (all file-editing tools), Read
-//     rules cover Glob and Grep, and an Edit allow rule also allows reading.
+//     rules cover Glob, Grep and LS, and an Edit allow rule also allows
+//     reading.
 //   - WebFetch(domain:example.com): exactly that host (any port);
 //     WebFetch(domain:*.example.com): any subdomain, not the domain itself.
 //   - mcp__server covers all of a server's tools, mcp__server__tool one,

@@ -185,7 +185,7 @@ func (r *Rule) where() string {
 // file-reading tool.
 var (
 	editTools = map[string]bool{"Edit": true, "Write": true, "NotebookEdit": true, "MultiEdit": true}
-	readTools = map[string]bool{"Read": true, "Glob": true, "Grep": true}
+	readTools = map[string]bool{"Read": true, "Glob": true, "Grep": true, "LS": true}
 )
 
 func pathTool(name string) bool { return editTools[name] || readTools[name] }

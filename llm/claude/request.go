@@ -186,6 +186,9 @@ func appendText(dst []byte, b llm.Block) []byte {
 }
 
 func appendTool(dst []byte, t llm.ToolDef, cache *stableCache) ([]byte, error) {
+	if t.WebSearch != nil {
+		return appendWebSearchTool(dst, t)
+	}
 	if t.Name == "" {
 		return dst, fmt.Errorf("tool has no name")
 	}
@@ -250,6 +253,10 @@ func appendBlock(dst []byte, b llm.Block) ([]byte, error) {
 		return append(dst, `,"type":"tool_use"}`...), nil
 	case llm.BlockToolResult:
 		return appendToolResult(dst, b)
+	case llm.BlockServerToolUse:
+		return appendServerToolUse(dst, b)
+	case llm.BlockWebSearchResult:
+		return appendWebSearchResult(dst, b), nil
 	case llm.BlockThinking, llm.BlockRedactedThinking:
 		if b.Cache {
 			return dst, fmt.Errorf("a cache marker cannot sit on a %s block; put it on the next text or tool block", b.Type)
