@@ -36,9 +36,10 @@
 // Agent calls need no approval by default (the subagent's own calls are
 // checked), nor do the coordination tools that only steer the agent's own
 // team and tasks: EnterPlanMode, SendMessage, TaskOutput, TaskStop,
-// TeamCreate, TeamDelete and the shared task-list tools. WebFetch and MCP tools ask by default
-// even when they claim to be read-only: fetching is a way out for data, and
-// MCP read-only hints come from the server. A call whose tool is not Bash
+// TeamCreate, TeamDelete and the shared task-list tools. WebFetch,
+// WebSearch and MCP tools ask by default even when they claim to be
+// read-only: fetching and searching are ways out for data, and MCP
+// read-only hints come from the server. A call whose tool is not Bash
 // uses Request.ReadOnly (the tool's traits).
 //
 // # Rules

@@ -38,6 +38,14 @@
 //     blocks, while a missing program exits 127, which does not. A file
 //     whose record depends on python3 is reported as not checked, loudly,
 //     where python3 is not installed (.ci/run installs it).
+//   - Hook inputs are compared with expected/hooks.json's record of a
+//     logging hook (disler-loggers): every key Claude Code sent must be
+//     there and tool_response must be an object; the keys Cohort adds (its
+//     agent fields) are logged. The hook scenarios' other records name
+//     scripts that are not in the corpus; the "if" guard among them is
+//     rebuilt from its description (TestIfGuardBlocksOnlyItsFiles).
+//   - The tools Claude Code agent files name that Cohort added (WebSearch,
+//     MultiEdit, LS) run through the binary too.
 //   - A divergence listed in accepted.json is reported with its reason and
 //     not counted as a failure; a file listed there that now matches is
 //     reported too, so the list can shrink. Nothing is ever added to it by

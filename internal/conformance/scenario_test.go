@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -49,27 +50,40 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// stepTools are the tools of the scripted sequence, in order.
-var stepTools = []string{"Write", "Read", "Edit", "Grep", "Glob", "Bash"}
+// call is one step: a tool call the model makes.
+type call struct {
+	tool  string
+	input map[string]any
+}
 
-// scenario is one run of the scripted sequence in a fresh project: the
-// model (the fake) calls Write, Read, Edit, Grep, Glob and Bash, one per
-// turn, then ends.
+// scenario is one run of a scripted sequence in a fresh project: the model
+// (the fake) makes one call per turn, then ends. The default sequence is
+// Write, Read, Edit, Grep, Glob and Bash.
 type scenario struct {
 	t       *testing.T
 	home    string
 	project string
 	srv     *fakeapi.Server
 
+	// calls is the sequence (the default one unless a test sets it).
+	calls []call
+	// override replaces the input of some steps (by index).
+	override map[int]map[string]any
+	// side answers requests that are not the lead's (a WebSearch call's
+	// own request); nil answers them with a line of text.
+	side func(*fakeapi.Request) fakeapi.Reply
+
 	mu       sync.Mutex
 	requests int
-	results  map[int]bool // step index → the tool result was an error
+	results  map[int]bool   // step index → the tool result was an error
+	texts    map[int]string // step index → the tool result's text
 }
 
 func newScenario(t *testing.T) *scenario {
 	t.Helper()
 	root := t.TempDir()
-	sc := &scenario{t: t, home: filepath.Join(root, "home"), project: filepath.Join(root, "project"), results: map[int]bool{}}
+	sc := &scenario{t: t, home: filepath.Join(root, "home"), project: filepath.Join(root, "project"),
+		results: map[int]bool{}, texts: map[int]string{}}
 	// The home is empty but for ~/.claude, which Claude Code creates on its
 	// first run (hooks in the corpus append logs there).
 	for _, d := range []string{filepath.Join(sc.home, ".claude"), sc.project} {
@@ -77,9 +91,29 @@ func newScenario(t *testing.T) *scenario {
 			t.Fatal(err)
 		}
 	}
+	f := sc.file()
+	sc.calls = []call{
+		{"Write", map[string]any{"file_path": f, "content": "hello from the sequence\n"}},
+		{"Read", map[string]any{"file_path": f}},
+		{"Edit", map[string]any{"file_path": f, "old_string": "hello", "new_string": "goodbye"}},
+		{"Grep", map[string]any{"pattern": "goodbye", "path": sc.project}},
+		{"Glob", map[string]any{"pattern": "*.txt", "path": sc.project}},
+		{"Bash", map[string]any{"command": "ls", "description": "List the project"}},
+	}
 	sc.srv = fakeapi.New(fakeapi.Config{Policy: sc.policy})
 	t.Cleanup(sc.srv.Close)
 	return sc
+}
+
+// tools names the sequence's tools, for --allowedTools.
+func (sc *scenario) tools() []string {
+	var out []string
+	for _, c := range sc.calls {
+		if !slices.Contains(out, c.tool) {
+			out = append(out, c.tool)
+		}
+	}
+	return out
 }
 
 // file is the file the sequence writes, reads and edits.
@@ -87,6 +121,9 @@ func (sc *scenario) file() string { return filepath.Join(sc.project, "notes.txt"
 
 func (sc *scenario) policy(r *fakeapi.Request) fakeapi.Reply {
 	if !strings.Contains(r.FirstUserText(), "run the sequence") {
+		if sc.side != nil {
+			return sc.side(r)
+		}
 		return fakeapi.TextReply("(not part of the sequence)")
 	}
 	turn := r.Turn()
@@ -97,20 +134,19 @@ func (sc *scenario) policy(r *fakeapi.Request) fakeapi.Reply {
 		for _, b := range last.Content {
 			if b.Type == "tool_result" {
 				sc.results[turn-1] = b.IsError
+				for _, c := range b.Content {
+					sc.texts[turn-1] += c.Text
+				}
 			}
 		}
 	}
 	sc.mu.Unlock()
-	inputs := []map[string]any{
-		{"file_path": sc.file(), "content": "hello from the sequence\n"},
-		{"file_path": sc.file()},
-		{"file_path": sc.file(), "old_string": "hello", "new_string": "goodbye"},
-		{"pattern": "goodbye", "path": sc.project},
-		{"pattern": "*.txt", "path": sc.project},
-		{"command": "ls", "description": "List the project"},
-	}
-	if turn < len(inputs) {
-		return fakeapi.ToolReply("", stepTools[turn], inputs[turn])
+	if turn < len(sc.calls) {
+		c := sc.calls[turn]
+		if in, ok := sc.override[turn]; ok {
+			c.input = in
+		}
+		return fakeapi.ToolReply("", c.tool, c.input)
 	}
 	return fakeapi.TextReply("The sequence is done.")
 }
@@ -122,7 +158,7 @@ func (sc *scenario) run(extra ...string) (outcome, string) {
 	ctx, cancel := context.WithTimeout(sc.t.Context(), 3*time.Minute)
 	defer cancel()
 	args := append([]string{"-p", "run the sequence", "--output-format", "json",
-		"--allowedTools", strings.Join(stepTools, ",")}, extra...)
+		"--allowedTools", strings.Join(sc.tools(), ",")}, extra...)
 	cmd := exec.CommandContext(ctx, binary(sc.t), args...)
 	cmd.Dir = sc.project
 	cmd.Env = []string{
@@ -145,9 +181,9 @@ func (sc *scenario) outcome() outcome {
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
 	if sc.requests == 0 {
-		return outcome{Verdict: "PROMPT_BLOCKED", Steps: strings.Repeat("-", len(stepTools))}
+		return outcome{Verdict: "PROMPT_BLOCKED", Steps: strings.Repeat("-", len(sc.calls))}
 	}
-	steps := make([]byte, len(stepTools))
+	steps := make([]byte, len(sc.calls))
 	verdict := "OK"
 	for i := range steps {
 		isErr, ran := sc.results[i]
@@ -161,4 +197,11 @@ func (sc *scenario) outcome() outcome {
 		}
 	}
 	return outcome{Verdict: verdict, Steps: string(steps)}
+}
+
+// resultText returns the text of step i's tool result.
+func (sc *scenario) resultText(i int) string {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	return sc.texts[i]
 }
