@@ -63,21 +63,6 @@ func appendWebSearchTool(dst []byte, t llm.ToolDef) ([]byte, error) {
 	return dst, nil
 }
 
-func appendServerToolUse(dst []byte, b llm.Block) ([]byte, error) {
-	input, err := compactObject(b.Input, `{}`)
-	if err != nil {
-		return dst, fmt.Errorf("server_tool_use %s input: %w", b.ID, err)
-	}
-	dst = append(dst, `{"id":`...)
-	dst = appendString(dst, b.ID)
-	dst = append(dst, `,"input":`...)
-	dst = append(dst, input...)
-	dst = append(dst, `,"name":`...)
-	dst = appendString(dst, b.Name)
-	dst = appendCache(dst, b.Cache)
-	return append(dst, `,"type":"server_tool_use"}`...), nil
-}
-
 func appendWebSearchResult(dst []byte, b llm.Block) []byte {
 	dst = append(dst, `{"content":`...)
 	if b.ErrorCode != "" {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"regexp"
 	"strings"
@@ -79,20 +80,11 @@ func (e *Edit) run(env *tool.Env, input json.RawMessage) (tool.Result, error) {
 		}
 		return e.create(env, path, in)
 	}
-	if err := checkFresh(env, path, info); err != nil {
+	data, err := loadForEdit(env, path, info, "Edit")
+	if err != nil {
 		return tool.Result{}, err
 	}
-	if info.Size() > maxEditBytes {
-		return tool.Result{}, failf("%s is %d bytes, too large to Edit (limit %d); change it through Bash instead", path, info.Size(), maxEditBytes)
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return tool.Result{}, failf("cannot read %s: %v", path, unwrapPath(err))
-	}
-	if isBinary(data[:min(len(data), sniffLen)]) {
-		return tool.Result{}, failf("%s is a binary file; Edit only changes text", path)
-	}
-	updated, first, n, err := replace(path, string(data), in)
+	updated, first, n, err := replace(path, data, in)
 	if err != nil {
 		return tool.Result{}, err
 	}
@@ -109,8 +101,28 @@ func (e *Edit) run(env *tool.Env, input json.RawMessage) (tool.Result, error) {
 	}
 	res := tool.Text(fmt.Sprintf("Edited %s: replaced %s. The changed region now reads:\n%s",
 		path, what, snippet(updated, first, first+len(toFileEOL(updated, in.NewString)))))
-	res.Response = in.response(path, string(data), updated)
+	res.Response = in.response(path, data, updated)
 	return res, nil
+}
+
+// loadForEdit reads an existing file that a tool named by who is about to
+// change: it must be fresh (read since its last change), not too large and
+// text.
+func loadForEdit(env *tool.Env, path string, info fs.FileInfo, who string) (string, error) {
+	if err := checkFresh(env, path, info); err != nil {
+		return "", err
+	}
+	if info.Size() > maxEditBytes {
+		return "", failf("%s is %d bytes, too large to %s (limit %d); change it through Bash instead", path, info.Size(), who, maxEditBytes)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", failf("cannot read %s: %v", path, unwrapPath(err))
+	}
+	if isBinary(data[:min(len(data), sniffLen)]) {
+		return "", failf("%s is a binary file; %s only changes text", path, who)
+	}
+	return string(data), nil
 }
 
 func (e *Edit) create(env *tool.Env, path string, in editInput) (tool.Result, error) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 
 	"github.com/cohort-dev/cohort/llm"
 	"github.com/cohort-dev/cohort/tool"
@@ -79,20 +78,9 @@ func (m *MultiEdit) run(env *tool.Env, input json.RawMessage) (tool.Result, erro
 	case info == nil && in.Edits[0].OldString != "":
 		return tool.Result{}, notFound(path)
 	case info != nil:
-		if err := checkFresh(env, path, info); err != nil {
+		if original, err = loadForEdit(env, path, info, "MultiEdit"); err != nil {
 			return tool.Result{}, err
 		}
-		if info.Size() > maxEditBytes {
-			return tool.Result{}, failf("%s is %d bytes, too large to edit (limit %d); change it through Bash instead", path, info.Size(), maxEditBytes)
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return tool.Result{}, failf("cannot read %s: %v", path, unwrapPath(err))
-		}
-		if isBinary(data[:min(len(data), sniffLen)]) {
-			return tool.Result{}, failf("%s is a binary file; MultiEdit only changes text", path)
-		}
-		original = string(data)
 	}
 	updated, total := original, 0
 	for i, e := range in.Edits {
