@@ -14,14 +14,18 @@ import (
 	"github.com/cohort-dev/cohort/tool"
 )
 
-// script writes an executable shell script into dir and returns its path.
+// script writes a shell script into dir and returns the command that runs
+// it. The command is "/bin/sh PATH", not PATH: a file just written cannot
+// be executed while any process holds it open for writing, and a process
+// that another test forks at that moment inherits the descriptor until it
+// execs (ETXTBSY, "Text file busy"). sh only reads the file.
 func script(t *testing.T, dir, name, body string) string {
 	t.Helper()
 	path := filepath.Join(dir, name)
 	if err := os.WriteFile(path, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	return path
+	return "/bin/sh " + path
 }
 
 // spec is one hook for settingsJSON.
