@@ -120,9 +120,12 @@ func (sc *scenario) tools() []string {
 func (sc *scenario) file() string { return filepath.Join(sc.project, "notes.txt") }
 
 func (sc *scenario) policy(r *fakeapi.Request) fakeapi.Reply {
+	sc.mu.Lock()
+	calls, override, side := sc.calls, sc.override, sc.side
+	sc.mu.Unlock()
 	if !strings.Contains(r.FirstUserText(), "run the sequence") {
-		if sc.side != nil {
-			return sc.side(r)
+		if side != nil {
+			return side(r)
 		}
 		return fakeapi.TextReply("(not part of the sequence)")
 	}
@@ -141,9 +144,9 @@ func (sc *scenario) policy(r *fakeapi.Request) fakeapi.Reply {
 		}
 	}
 	sc.mu.Unlock()
-	if turn < len(sc.calls) {
-		c := sc.calls[turn]
-		if in, ok := sc.override[turn]; ok {
+	if turn < len(calls) {
+		c := calls[turn]
+		if in, ok := override[turn]; ok {
 			c.input = in
 		}
 		return fakeapi.ToolReply("", c.tool, c.input)
@@ -155,10 +158,16 @@ func (sc *scenario) policy(r *fakeapi.Request) fakeapi.Reply {
 // returns the outcome and the CLI's output.
 func (sc *scenario) run(extra ...string) (outcome, string) {
 	sc.t.Helper()
+	// Reading the sequence under the lock also publishes what the test set
+	// (calls, override, side) to the server's handlers, which read it under
+	// the same lock.
+	sc.mu.Lock()
+	allowed := sc.tools()
+	sc.mu.Unlock()
 	ctx, cancel := context.WithTimeout(sc.t.Context(), 3*time.Minute)
 	defer cancel()
 	args := append([]string{"-p", "run the sequence", "--output-format", "json",
-		"--allowedTools", strings.Join(sc.tools(), ",")}, extra...)
+		"--allowedTools", strings.Join(allowed, ",")}, extra...)
 	cmd := exec.CommandContext(ctx, binary(sc.t), args...)
 	cmd.Dir = sc.project
 	cmd.Env = []string{
