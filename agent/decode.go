@@ -114,7 +114,9 @@ func (dc *decoder) field(k, v *yaml.Node, d *Definition, cli bool) {
 	case "mcpServers":
 		d.MCPServers = dc.jsonValue(key, v)
 	case "hooks":
-		d.Hooks = dc.jsonValue(key, v)
+		if dc.checkHooks(v) {
+			d.Hooks = dc.jsonValue(key, v)
+		}
 	case "memory":
 		d.Memory = dc.enum(key, v, memoryScopes, true)
 	case "background":
@@ -145,9 +147,9 @@ func (dc *decoder) require(seen map[string]*yaml.Node, m *yaml.Node, d *Definiti
 	d.Description = strings.TrimSpace(d.Description)
 	switch {
 	case (seen["name"] == nil && !cli) || d.Name == "":
-		dc.errorf(or(seen["name"], m), `"name" is required (letters, digits, "_" and "-", at most 64)`)
+		dc.errorf(or(seen["name"], m), `"name" is required (letters, digits, "_", "-" and ".", at most 64)`)
 	case !NamePattern.MatchString(d.Name):
-		dc.errorf(seen["name"], "name %q is not valid: use letters, digits, \"_\" and \"-\", starting with a letter or digit, at most 64 characters", d.Name)
+		dc.errorf(seen["name"], "name %q is not valid: use letters, digits, \"_\", \"-\" and \".\", starting with a letter or digit, at most 64 characters", d.Name)
 	}
 	if seen["description"] == nil || d.Description == "" {
 		dc.errorf(or(seen["description"], m), `"description" is required: say when to use this agent`)

@@ -71,8 +71,11 @@ var (
 	Colors = []string{"red", "blue", "green", "yellow", "purple", "orange", "pink", "cyan"}
 )
 
-// NamePattern is the form of an agent name (Claude Code's rule).
-var NamePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
+// NamePattern is the form of an agent type's name. It is Claude Code's
+// rule, which also accepts dots after the first character: published agents
+// are named after versions (dotnet-framework-4.8-expert). Teammate names
+// keep the stricter team.NamePattern, since they become file names.
+var NamePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
 // Definition is one agent type: the frontmatter of its Markdown file (field
 // names as Claude Code's) and its body as the system prompt. A Definition

@@ -40,21 +40,31 @@
 // permission rules are where calls get narrowed) and, failing closed, remove
 // the whole tool in disallowedTools. A tools key that is absent, null or an
 // empty string means all tools; an empty list means none. Names that are
-// not tools (not in LoadConfig.KnownTools and not mcp__…) and tools Cohort
-// does not provide (WebSearch, Skill, ToolSearch) are dropped with a
-// warning; for an allow-list this leaves the agent with fewer tools, never
-// more.
+// not tools (not in LoadConfig.KnownTools, not in CohortTools and not
+// mcp__…), Claude Code tools Cohort does not provide (Skill, ToolSearch,
+// BashOutput, …) and WebSearch in a session whose provider has no
+// server-side search are dropped with a warning; for an allow-list this
+// leaves the agent with fewer tools, never more. A Cohort tool the session
+// merely lacks (the team tools with agent_teams off) is kept quietly.
 //
-// A value holding an unquoted ": " is invalid YAML but common in
-// hand-written descriptions; when the frontmatter fails to parse, such
-// top-level values are quoted and the parse retried, with a warning on each
-// line changed. Everything else that is wrong is an error naming the file
-// and line, except an unknown key, an unknown color and the unsupported
-// skills, which are warnings. A malformed file never stops the others from
-// loading.
+// Names are Claude Code's: letters, digits, "_", "-" and "." (published
+// agents are named after versions, dotnet-framework-4.8-expert), starting
+// with a letter or digit, at most 64 characters.
 //
-// hooks, mcpServers, memory, isolation and background are validated and
-// kept for the code that implements them. effort reaches the model through
+// Two kinds of invalid YAML are common in hand-written files and read by
+// Claude Code: a value holding an unquoted ": " (descriptions) and a bare
+// "*" (tools: *, which YAML takes for an alias). When the frontmatter fails
+// to parse, such top-level values are quoted and the parse retried, with a
+// warning on each line changed. Everything else that is wrong is an error
+// naming the file and line, except an unknown key, an unknown color and the
+// unsupported skills, which are warnings. A malformed file never stops the
+// others from loading.
+//
+// hooks must have the shape of Claude Code's schema (events mapping to
+// groups with a "hooks" list of typed entries); an agent whose hooks do not
+// is refused, as Claude Code refuses it: loading it without its hooks would
+// run it without the guards its author wrote. mcpServers, memory, isolation
+// and background are validated and kept for the code that implements them. effort reaches the model through
 // llm.Request.Effort (Definition.EffortFor: the agent's own level, else its
 // parent's). initialPrompt is the first user turn when a definition runs as
 // the main agent.

@@ -38,9 +38,8 @@ func Parse(path string, data []byte, known []string) (*Definition, []Warning, er
 	if err != nil {
 		return nil, nil, yamlError(path, err)
 	}
-	for _, line := range repaired {
-		dc.warns = append(dc.warns, Warning{Path: path, Line: line + 1,
-			Message: `value contains ": " and was read as quoted text; put it in quotes so YAML reads it as intended`})
+	for _, r := range repaired {
+		dc.warns = append(dc.warns, Warning{Path: path, Line: r.line + 1, Message: r.why})
 	}
 	d := &Definition{Prompt: strings.TrimSpace(body)}
 	if root == nil {
@@ -79,15 +78,22 @@ func split(path string, data []byte) (fm []byte, body string, err error) {
 	return nil, "", &ParseError{Path: path, Line: 1, Message: "frontmatter is not closed: add a '---' line after the YAML"}
 }
 
+// repair is one frontmatter line rewritten so that YAML can read it.
+type repair struct {
+	line int // in the frontmatter, 1-based
+	why  string
+}
+
 // parseYAML decodes the frontmatter into a node tree; root is nil for an
-// empty document. When YAML rejects it, values with an unquoted ": " (common
-// in hand-written descriptions, and accepted by Claude Code) are quoted and
-// the parse retried; repaired lists the frontmatter lines that were changed.
-func parseYAML(fm []byte) (root *yaml.Node, repaired []int, err error) {
+// empty document. When YAML rejects it, the top-level values that Claude
+// Code reads but YAML does not (an unquoted ": " in a description, a bare
+// "*" for all tools) are quoted and the parse retried; repaired lists the
+// lines that were changed.
+func parseYAML(fm []byte) (root *yaml.Node, repaired []repair, err error) {
 	var doc yaml.Node
 	err = yaml.Unmarshal(fm, &doc)
 	if err != nil {
-		fixed, lines := quoteColonValues(fm)
+		fixed, lines := quoteLooseValues(fm)
 		if len(lines) == 0 || yaml.Unmarshal(fixed, &doc) != nil {
 			return nil, nil, err
 		}
@@ -102,24 +108,38 @@ func parseYAML(fm []byte) (root *yaml.Node, repaired []int, err error) {
 var (
 	topLevelScalar = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_-]*):[ \t]+(.+)$`)
 	yamlLine       = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+	// bareStar is a value that YAML takes for an alias with no name: "*",
+	// "* ", "*, Read".
+	bareStar = regexp.MustCompile(`^\*([\s,]|$)`)
 )
 
-// quoteColonValues rewrites top-level `key: value` lines whose plain value
-// holds ": " into double-quoted strings. Lines followed by an indented
-// continuation are left alone. Line numbers do not move.
-func quoteColonValues(fm []byte) ([]byte, []int) {
+// quoteLooseValues rewrites top-level `key: value` lines whose plain value
+// holds ": " or starts with a bare "*" into double-quoted strings. Lines
+// followed by an indented continuation are left alone. Line numbers do not
+// move.
+func quoteLooseValues(fm []byte) ([]byte, []repair) {
 	lines := strings.Split(string(fm), "\n")
-	var changed []int
+	var changed []repair
 	for i, l := range lines {
 		m := topLevelScalar.FindStringSubmatch(l)
-		if m == nil || !strings.Contains(m[2], ": ") || strings.ContainsAny(m[2][:1], `"'[{|>&*!%@#`+"`") {
+		if m == nil {
 			continue
+		}
+		v := strings.TrimRight(m[2], " \t")
+		var why string
+		switch {
+		case bareStar.MatchString(v):
+			why = fmt.Sprintf(`value %s was read as text; write it in quotes ("%s") so YAML does not take it for an alias`, v, v)
+		case !strings.Contains(v, ": ") || strings.ContainsAny(v[:1], `"'[{|>&*!%@#`+"`"):
+			continue
+		default:
+			why = `value contains ": " and was read as quoted text; put it in quotes so YAML reads it as intended`
 		}
 		if i+1 < len(lines) && strings.HasPrefix(lines[i+1], " ") {
 			continue
 		}
-		lines[i] = m[1] + ": " + strconv.Quote(strings.TrimRight(m[2], " \t"))
-		changed = append(changed, i+1)
+		lines[i] = m[1] + ": " + strconv.Quote(v)
+		changed = append(changed, repair{line: i + 1, why: why})
 	}
 	return []byte(strings.Join(lines, "\n")), changed
 }

@@ -231,7 +231,7 @@ func TestLoadUnknownToolsWarn(t *testing.T) {
 	}
 	want := []string{
 		path + `:4: tools: unknown tool "Teleport" ignored`,
-		path + ":4: tools: Cohort does not provide WebSearch; ignored",
+		path + ":4: tools: WebSearch needs a provider with server-side web search (the Anthropic API), which this session lacks; ignored",
 	}
 	var got []string
 	for _, w := range warns {

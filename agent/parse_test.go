@@ -111,6 +111,11 @@ func TestParseShapes(t *testing.T) {
 			&Definition{Tools: []string{"Read"}, Prompt: "line one\nline two"}},
 		{"fence with trailing space", "--- \nname: x\ndescription: d\n---  \nbody", &Definition{}},
 		{"numeric name", "---\nname: 42\ndescription: d\n---\nbody", &Definition{Name: "42"}},
+		{"name with dots", "---\nname: dotnet-framework-4.8-expert\ndescription: d\n---\nbody", &Definition{Name: "dotnet-framework-4.8-expert"}},
+		{"unquoted star means all", head + "tools: *\n---\nbody", &Definition{}},
+		{"well-formed hooks load", head + "hooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - type: command\n          command: ./guard.sh\n          timeout: 5\n---\nbody",
+			&Definition{Hooks: map[string]any{"PreToolUse": []any{map[string]any{"matcher": "Bash",
+				"hooks": []any{map[string]any{"type": "command", "command": "./guard.sh", "timeout": 5}}}}}}},
 		{"block scalar description", "---\nname: x\ndescription: |\n  line one\n  line two\n---\nbody",
 			&Definition{Description: "line one\nline two"}},
 		{"anchors and aliases", head + "model: &m haiku\ninitialPrompt: *m\n---\nbody",
@@ -143,6 +148,25 @@ func cmpOr(a, b string) string {
 		return a
 	}
 	return b
+}
+
+// TestCohortToolsTheSessionLacks: a session without teams or a task
+// registry does not know the team and task tools, but a definition naming
+// them names real tools: they are kept without a warning, and the pool
+// takes only what the session has.
+func TestCohortToolsTheSessionLacks(t *testing.T) {
+	d, warns, err := Parse("f.md", []byte("---\nname: x\ndescription: d\ntools: Read, TeamCreate, SendMessage, TaskCreate, TaskList, TaskOutput, Frobnicate\n---\nb"),
+		[]string{"Read", "Bash"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Warning{{Path: "f.md", Line: 4, Message: `tools: unknown tool "Frobnicate" ignored`}}
+	if diff := cmp.Diff(want, warns); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"Read", "TeamCreate", "SendMessage", "TaskCreate", "TaskList", "TaskOutput"}, d.Tools); diff != "" {
+		t.Errorf("tools (-want +got):\n%s", diff)
+	}
 }
 
 func TestParseAgentTypes(t *testing.T) {
@@ -207,7 +231,14 @@ func TestParseErrors(t *testing.T) {
 		{"tools a mapping", head + "tools: {a: b}\n---\nb", 4, "list or a comma-separated"},
 		{"tools entry a list", head + "tools:\n  - Read\n  - [x]\n---\nb", 6, "entries must be text"},
 		{"duplicate key", head + "name: y\n---\nb", 4, "repeated (first on line 2)"},
-		{"infinite number in hooks", head + "hooks: {a: .inf}\n---\nb", 4, "JSON"},
+		{"infinite number in mcpServers", head + "mcpServers: {a: .inf}\n---\nb", 4, "JSON"},
+		{"hooks group without a hooks list", head + "hooks:\n  PreToolUse:\n    - matcher: Bash\n      command: ./guard.sh\n---\nb", 6, `no "hooks" list`},
+		{"hooks a list", head + "hooks: [a]\n---\nb", 4, "mapping of event names"},
+		{"hooks event a mapping", head + "hooks:\n  Stop: {hooks: []}\n---\nb", 5, "want a list of groups"},
+		{"hook entry without type", head + "hooks:\n  Stop:\n    - hooks:\n        - command: ./x\n---\nb", 7, "type: want one of"},
+		{"hook entry of an unknown type", head + "hooks:\n  Stop:\n    - hooks: [{type: shell, command: ./x}]\n---\nb", 6, "type: want one of"},
+		{"command hook without command", head + "hooks:\n  Stop:\n    - hooks: [{type: command}]\n---\nb", 6, "needs command:"},
+		{"hook timeout not a number", head + "hooks:\n  Stop:\n    - hooks: [{type: command, command: x, timeout: soon}]\n---\nb", 6, "timeout: want a number"},
 		{"too big", head + "---\n" + strings.Repeat("x", MaxFileSize), 1, "limited"},
 	}
 	for _, tt := range tests {
@@ -253,7 +284,7 @@ func TestParseWarnings(t *testing.T) {
 			[]Warning{{Line: 4, Message: `tools: unknown tool "Frobnicate" ignored`}}, []string{}},
 		{"tools Cohort lacks", head + "tools: Read, WebSearch, Skill, ToolSearch\n---\nb",
 			[]Warning{
-				{Line: 4, Message: "tools: Cohort does not provide WebSearch; ignored"},
+				{Line: 4, Message: "tools: WebSearch needs a provider with server-side web search (the Anthropic API), which this session lacks; ignored"},
 				{Line: 4, Message: "tools: Cohort does not provide Skill; ignored"},
 				{Line: 4, Message: "tools: Cohort does not provide ToolSearch; ignored"},
 			}, []string{"Read"}},
@@ -264,6 +295,13 @@ func TestParseWarnings(t *testing.T) {
 			[]Warning{{Line: 4, Message: `tools: "Read Grep" is not a tool name; ignored`}}, []string{}},
 		{"empty body", head + "---\n  \n",
 			[]Warning{{Line: 1, Message: "the body is empty, so the agent has no system prompt"}}, nil},
+		{"Claude Code tools Cohort lacks", head + "tools: Read, BashOutput, KillShell\n---\nb",
+			[]Warning{
+				{Line: 4, Message: "tools: Cohort does not provide BashOutput; ignored"},
+				{Line: 4, Message: "tools: Cohort does not provide KillShell; ignored"},
+			}, []string{"Read"}},
+		{"unquoted star", head + "tools: *\n---\nb",
+			[]Warning{{Line: 4, Message: `value * was read as text; write it in quotes ("*") so YAML does not take it for an alias`}}, nil},
 		{"repaired colon", "---\nname: x\ndescription: a: b\n---\nb",
 			[]Warning{{Line: 3, Message: `value contains ": " and was read as quoted text; put it in quotes so YAML reads it as intended`}}, nil},
 	}

@@ -36,8 +36,10 @@ var (
 	// customAgentDisallowed never reach an agent from a non-built-in
 	// definition.
 	customAgentDisallowed = set("TeamCreate", "TeamDelete")
-	// asyncAgentAllowed is all a background agent may have.
-	asyncAgentAllowed = set("Read", "Grep", "Glob", "Bash", "Edit", "Write", "NotebookEdit", "TodoWrite",
+	// asyncAgentAllowed is all a background agent may have: the spec's
+	// list, plus MultiEdit and LS, which do what Edit and Glob (on the list)
+	// do, so that a background agent whose file names them keeps them.
+	asyncAgentAllowed = set("Read", "Grep", "Glob", "LS", "Bash", "Edit", "MultiEdit", "Write", "NotebookEdit", "TodoWrite",
 		"WebFetch", "WebSearch", "Skill", "ToolSearch", "EnterWorktree", "ExitWorktree")
 	// teammateExtra are added to the async allow-list for teammates.
 	teammateExtra = set("SendMessage", "TaskCreate", "TaskGet", "TaskUpdate", "TaskList", "ExitPlanMode")

@@ -8,9 +8,31 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
+// CohortTools names every tool Cohort can provide, whether or not a given
+// session has it: the team and task-list tools need agent_teams, TaskOutput
+// and TaskStop a task registry, WebSearch a provider with server-side
+// search. A definition naming one the session lacks keeps the name without
+// a warning (it is a real tool, not a typo); the pool then takes only what
+// the session has.
+var CohortTools = []string{
+	"Agent", "Bash", "Glob", "Grep", "LS", "Read", "Edit", "MultiEdit", "Write", "NotebookEdit",
+	"WebFetch", "WebSearch", "TodoWrite", "TaskOutput", "TaskStop", "EnterWorktree", "ExitWorktree",
+	"EnterPlanMode", "ExitPlanMode", "SendMessage", "TeamCreate", "TeamDelete",
+	"TaskCreate", "TaskGet", "TaskUpdate", "TaskList",
+}
+
+// conditional are Cohort tools that only some providers or settings make
+// available; naming one a session lacks draws a warning saying why.
+var conditional = map[string]string{
+	"WebSearch": "WebSearch needs a provider with server-side web search (the Anthropic API)",
+}
+
 // notProvided are Claude Code tools Cohort has no counterpart for; a
 // definition naming them loads with a warning and without them.
-var notProvided = []string{"WebSearch", "Skill", "ToolSearch"}
+var notProvided = []string{
+	"Skill", "ToolSearch", "AskUserQuestion", "BashOutput", "KillShell", "KillBash", "LSP",
+	"ListMcpResourcesTool", "ReadMcpResourceTool", "NotebookRead", "SlashCommand", "TodoRead",
+}
 
 // legacyNames maps old Claude Code tool names to today's.
 var legacyNames = map[string]string{"Task": "Agent"}
@@ -120,6 +142,10 @@ func canonical(name string) string {
 func (dc *decoder) usable(key string, r ref, name string) bool {
 	switch {
 	case name == "*", isMCP(name), dc.known == nil, dc.known[name]:
+		return true
+	case conditional[name] != "":
+		dc.warnf(r.node, "%s: %s, which this session lacks; ignored", key, conditional[name])
+	case slices.Contains(CohortTools, name):
 		return true
 	case slices.Contains(notProvided, name):
 		dc.warnf(r.node, "%s: Cohort does not provide %s; ignored", key, name)

@@ -25,6 +25,20 @@ Be complete about facts and brief in wording.`
 // summaryPreamble opens the user message that carries the summary.
 const summaryPreamble = "This conversation continues an earlier one that was compacted to save context. A summary of the earlier part follows; the most recent messages come after it verbatim.\n\n<summary>\n"
 
+// Compaction triggers, as hooks see them.
+const (
+	CompactAuto   = "auto"   // the history nears the context window
+	CompactManual = "manual" // the user asked (Agent.Compact)
+)
+
+// CompactHooks is an optional capability of Config.Hooks (hook.Scope has
+// it): PreCompact runs before the history is compacted. For an automatic
+// compaction, skip true leaves it undone (the engine then only cuts what
+// would not fit, fit.go); a manual one goes ahead regardless.
+type CompactHooks interface {
+	PreCompact(ctx context.Context, trigger string) (skip bool)
+}
+
 // needsCompaction reports whether the next request, as estimated before it
 // is sent (estimate.go), would use enough of the context window to compact
 // first.
@@ -46,8 +60,8 @@ func (a *Agent) maybeCompact(ctx context.Context) error {
 		return nil
 	}
 	estimate := a.nextRequestTokens()
-	if a.needsCompaction(estimate) {
-		if err := a.Compact(ctx); err != nil {
+	if a.needsCompaction(estimate) && !a.preCompact(ctx, CompactAuto) {
+		if err := a.compact(ctx); err != nil {
 			return err
 		}
 		estimate = a.nextRequestTokens()
@@ -55,9 +69,22 @@ func (a *Agent) maybeCompact(ctx context.Context) error {
 	return a.fitHistory(estimate)
 }
 
+// preCompact runs the PreCompact hooks, if any, and reports whether they
+// asked to skip.
+func (a *Agent) preCompact(ctx context.Context, trigger string) bool {
+	h, ok := a.cfg.Hooks.(CompactHooks)
+	return ok && h.PreCompact(ctx, trigger)
+}
+
 // Compact replaces older turns with a model-written summary, keeping the
 // most recent messages verbatim, and records the boundary in the transcript.
+// It runs the PreCompact hooks with trigger "manual" first.
 func (a *Agent) Compact(ctx context.Context) error {
+	a.preCompact(ctx, CompactManual)
+	return a.compact(ctx)
+}
+
+func (a *Agent) compact(ctx context.Context) error {
 	a.mu.Lock()
 	before := a.lastSeen
 	history := slices.Clone(a.history)

@@ -88,6 +88,8 @@ type Call struct {
 	// HookApproved is set when a PreToolUse hook allowed the call: the gate
 	// skips prompting but still applies deny and ask rules.
 	HookApproved bool
+	// Duration is how long the tool ran; it is set before PostToolUse.
+	Duration time.Duration
 }
 
 // Verdict is a gate's decision. A denial's Reason is shown to the model.

@@ -34,5 +34,9 @@
 //     tool results and user texts are cut to one common length with a note
 //     (fit.go) rather than sending a request the API would refuse. Each
 //     rewrite is recorded after a compaction boundary so resumes send the
-//     same bytes.
+//     same bytes. Hooks that also implement CompactHooks run first
+//     (PreCompact) and may skip an automatic compaction; the cut still
+//     happens, so the request stays sendable.
+//   - Call.Duration is the tool's own run time (hooks and the permission
+//     gate excluded), set before PostToolUse, which reports it.
 package engine

@@ -144,7 +144,9 @@ func (a *Agent) call(ctx context.Context, p *pending) tool.Result {
 			c.Input = v.Input
 		}
 	}
+	ran := a.cfg.Now()
 	res, err := p.tool.Run(ctx, &env, c.Input)
+	c.Duration = a.cfg.Now().Sub(ran)
 	if err != nil {
 		if ctx.Err() != nil {
 			return tool.Errorf("Interrupted: the agent was stopped while %s was running.", p.use.Name)

@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/cohort-dev/cohort/permission"
 	"github.com/cohort-dev/cohort/settings"
 )
 
@@ -32,18 +33,37 @@ type Command struct {
 	Source    string
 	Line, Col int
 	Key       string
+	// If is the entry's "if" condition as written: a permission rule such
+	// as "Write(.env*)" that a tool call must match for the command to run
+	// ("" for none).
+	If string
 
 	match matcher
+	cond  *condition
 }
 
-// Matches reports whether the command applies to a tool name (tool events)
-// or agent type (SubagentStart, SubagentStop). Other events ignore the
-// matcher.
+// Matches reports whether the command's matcher accepts name: the tool
+// name for tool events, the agent type for SubagentStart and SubagentStop,
+// the source, reason, notification type or trigger for SessionStart,
+// SessionEnd, Notification and PreCompact. Other events ignore the
+// matcher. The "if" condition is not consulted (it needs the call).
 func (c *Command) Matches(name string) bool {
-	if !c.Event.toolEvent() && !c.Event.agentEvent() {
+	if _, ok := c.Event.matchedName(&Input{}); !ok {
 		return true
 	}
 	return c.match.match(name)
+}
+
+// configuredAt names where the command is configured, for messages:
+// " (from path:line)", or "" when unknown.
+func (c *Command) configuredAt() string {
+	switch {
+	case c.Source == "":
+		return ""
+	case c.Line > 0:
+		return fmt.Sprintf(" (from %s:%d)", c.Source, c.Line)
+	}
+	return fmt.Sprintf(" (from %s, %s)", c.Source, c.Key)
 }
 
 func (c *Command) String() string {
@@ -114,16 +134,19 @@ func (s *Set) asSubagent() *Set {
 	return out
 }
 
-// matching returns the commands for ev that apply to name, dropping
-// repeats of the same command text (it runs once, as in Claude Code).
-func (s *Set) matching(ev Event, name string) []*Command {
+// matching returns the commands for in's event that apply to it (matcher,
+// then "if" condition), dropping repeats of the same command text (it runs
+// once, as in Claude Code). home resolves "~/" in conditions.
+func (s *Set) matching(in *Input, home string) []*Command {
 	if s == nil {
 		return nil
 	}
+	ev := in.HookEventName
+	name, _ := ev.matchedName(in)
 	var out []*Command
 	seen := map[string]bool{}
 	for _, c := range s.byEvent[ev] {
-		if !c.Matches(name) || seen[c.Cmd] {
+		if !c.Matches(name) || seen[c.Cmd] || !c.cond.holds(in, home) {
 			continue
 		}
 		seen[c.Cmd] = true
@@ -140,7 +163,7 @@ func FromSettings(s *settings.Settings) (*Set, []*settings.Problem) {
 	set := &Set{byEvent: map[Event][]*Command{}}
 	var probs []*settings.Problem
 	for _, sec := range s.Section("hooks") {
-		o := origin{path: sec.Source.Path, raw: sec.Value, line: sec.Line, col: sec.Col}
+		o := origin{path: sec.Source.Path, root: sec.Source.Root, raw: sec.Value, line: sec.Line, col: sec.Col}
 		probs = append(probs, o.parse(set)...)
 	}
 	return set, probs
@@ -166,6 +189,7 @@ func FromDefinition(path string, hooks any) (*Set, []*settings.Problem) {
 // origin is one "hooks" value and where it sits in its file.
 type origin struct {
 	path      string
+	root      string // what "/x" in an "if" rule resolves against; "" for the agent's cwd
 	raw       []byte
 	line, col int // where raw starts; 0 when unknown (frontmatter)
 }
@@ -203,9 +227,7 @@ func (o origin) parse(set *Set) []*settings.Problem {
 	for _, ev := range evs {
 		key := "hooks." + ev.key
 		if !Event(ev.key).known() {
-			if !slices.Contains(claudeOnly, ev.key) {
-				probs = append(probs, o.unknownEvent(ev, key))
-			}
+			probs = append(probs, o.unknownEvent(ev, key))
 			continue
 		}
 		groups, err := members(ev.val, '[', ev.off)
@@ -224,6 +246,9 @@ func (o origin) parse(set *Set) []*settings.Problem {
 }
 
 func (o origin) unknownEvent(ev member, key string) *settings.Problem {
+	if slices.Contains(notFired, ev.key) {
+		return o.problem(ev.keyOff, key, "%q is a Claude Code hook event that Cohort does not fire; these hooks never run", ev.key)
+	}
 	hint := ""
 	if s := suggest(ev.key); s != "" {
 		hint = fmt.Sprintf(" (did you mean %q?)", s)
@@ -315,6 +340,10 @@ func (o origin) command(ev Event, key string, e member) (*Command, []*settings.P
 				probs = append(probs, o.problem(f.off, key+".timeout", "%s; the default timeout applies", msg))
 			}
 			c.Timeout = d
+		case "if":
+			if p := o.condition(ev, key+".if", f, c); p != nil {
+				probs = append(probs, p)
+			}
 		}
 		// Other keys (statusMessage, once, async, …) are Claude Code
 		// options Cohort does not use; they are ignored quietly so a file
@@ -332,6 +361,28 @@ func (o origin) command(ev Event, key string, e member) (*Command, []*settings.P
 			`is missing; add "type": "command" (the hook runs as a command meanwhile)`))
 	}
 	return c, probs
+}
+
+// condition reads an entry's "if". A condition that cannot be read is
+// reported and dropped, so the hook runs for every call its matcher
+// accepts: the hook is usually a guard, and failing closed means running
+// it too often rather than never.
+func (o origin) condition(ev Event, key string, f member, c *Command) *settings.Problem {
+	if json.Unmarshal(f.val, &c.If) != nil {
+		return o.problem(f.off, key, `must be a permission rule as a string, such as "Write(.env*)", not %s; until it is fixed the hook runs for every call its matcher accepts`, kindOf(f.val))
+	}
+	if strings.TrimSpace(c.If) == "" {
+		c.If = ""
+		return nil
+	}
+	if !ev.toolEvent() {
+		return o.problem(f.off, key, `applies to tool events only (PreToolUse, PostToolUse, PostToolUseFailure, PermissionRequest); it is ignored for %s`, ev)
+	}
+	if _, err := permission.ParseRule(c.If); err != nil {
+		return o.problem(f.off, key, "%v; until it is fixed the hook runs for every call its matcher accepts", err)
+	}
+	c.cond = newCondition(c.If, o.root)
+	return nil
 }
 
 // timeoutOf reads a timeout in seconds; it returns a message when the value

@@ -54,13 +54,13 @@ func TestMatcherIgnoredForNonToolEvents(t *testing.T) {
 	if len(probs) > 0 {
 		t.Fatal(probs)
 	}
-	if got := len(set.matching(Stop, "")); got != 1 {
+	if got := len(set.matching(&Input{HookEventName: Stop}, "")); got != 1 {
 		t.Errorf("Stop commands matching = %d, want 1 (matcher ignored)", got)
 	}
-	if got := len(set.matching(SubagentStart, "Plan")); got != 0 {
+	if got := len(set.matching(&Input{HookEventName: SubagentStart, AgentType: "Plan"}, "")); got != 0 {
 		t.Errorf("SubagentStart matched agent type Plan against Explore")
 	}
-	if got := len(set.matching(SubagentStart, "Explore")); got != 1 {
+	if got := len(set.matching(&Input{HookEventName: SubagentStart, AgentType: "Explore"}, "")); got != 1 {
 		t.Errorf("SubagentStart did not match agent type Explore")
 	}
 }
@@ -100,11 +100,12 @@ func TestParseLoadsCommands(t *testing.T) {
 		{"hooks.PreToolUse[0].hooks[1]", "Write|Edit", "echo second", 0, 7, 9},
 		{"hooks.PreToolUse[1].hooks[0]", "", "echo all", 500 * time.Millisecond, 9, 18},
 		{"hooks.Stop[0].hooks[0]", "", "stop.sh", 0, 11, 25},
+		{"hooks.SessionStart[0].hooks[0]", "", "claude-only.sh", 0, 12, 33},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("commands (-want +got):\n%s", diff)
 	}
-	if set.Len() != 4 {
+	if set.Len() != 5 {
 		t.Errorf("Len = %d", set.Len())
 	}
 }
@@ -208,8 +209,8 @@ func TestFromDefinition(t *testing.T) {
 		got = append(got, p.Error())
 	}
 	want := []string{
-		`/proj/.cohort/agents/reviewer.md: hooks.Bogus: "Bogus" is not a hook event Cohort fires; the events are PreToolUse, PostToolUse, PostToolUseFailure, UserPromptSubmit, Stop, SubagentStart, SubagentStop, TeammateIdle, TaskCompleted, WorktreeCreate, WorktreeRemove; these hooks never run`,
-		`/proj/.cohort/agents/reviewer.md: hooks.Finish: "Finish" is not a hook event Cohort fires; the events are PreToolUse, PostToolUse, PostToolUseFailure, UserPromptSubmit, Stop, SubagentStart, SubagentStop, TeammateIdle, TaskCompleted, WorktreeCreate, WorktreeRemove; these hooks never run`,
+		`/proj/.cohort/agents/reviewer.md: hooks.Bogus: "Bogus" is not a hook event Cohort fires; the events are PreToolUse, PostToolUse, PostToolUseFailure, UserPromptSubmit, Stop, SubagentStart, SubagentStop, TeammateIdle, TaskCompleted, WorktreeCreate, WorktreeRemove, SessionStart, SessionEnd, Notification, PreCompact, PermissionRequest; these hooks never run`,
+		`/proj/.cohort/agents/reviewer.md: hooks.Finish: "Finish" is not a hook event Cohort fires; the events are PreToolUse, PostToolUse, PostToolUseFailure, UserPromptSubmit, Stop, SubagentStart, SubagentStop, TeammateIdle, TaskCompleted, WorktreeCreate, WorktreeRemove, SessionStart, SessionEnd, Notification, PreCompact, PermissionRequest; these hooks never run`,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("problems (-want +got):\n%s", diff)
@@ -233,7 +234,7 @@ func TestDuplicateCommandsRunOnce(t *testing.T) {
 		mustSet(t, `{"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "same"}, {"type": "command", "command": "other"}]}]}}`),
 	)
 	var got []string
-	for _, c := range set.matching(PreToolUse, "Write") {
+	for _, c := range set.matching(&Input{HookEventName: PreToolUse, ToolName: "Write"}, "") {
 		got = append(got, c.Cmd)
 	}
 	if diff := cmp.Diff([]string{"same", "other"}, got); diff != "" {

@@ -14,39 +14,67 @@
 // FromDefinition reads an agent definition's frontmatter hooks, which
 // Runner.For adds to the settings hooks for that agent only. A broken entry
 // is skipped and reported as a settings.Problem naming the file, line and
-// JSON path (hooks.PreToolUse[0].hooks[1]); the rest still load. Entries
-// for the Claude Code events Cohort has no counterpart for (SessionStart,
-// SessionEnd, Notification, PreCompact, PermissionRequest) are skipped
-// quietly so a shared ~/.claude/settings.json loads without noise; any
-// other unknown event is reported, with a suggestion for near misses. Only
-// "type": "command" hooks run; a missing type is reported and the command
-// runs anyway. timeout is in seconds (fractions allowed, at most a day).
+// JSON path (hooks.PreToolUse[0].hooks[1]); the rest still load. The Claude
+// Code events Cohort does not fire (PostCompact, Setup, …) and unknown
+// names are reported, the latter with a suggestion for near misses: a hook
+// that never runs should not go unnoticed. Only "type": "command" hooks
+// run; other types ("prompt", "agent", "http") are skipped with a warning,
+// and a missing type is reported while the command runs anyway. timeout is
+// in seconds (fractions allowed, at most a day).
 //
 // Matchers follow Claude Code: "" or "*" match everything; a pattern made
 // of letters, digits, "_" and "|" is a list of exact names ("Write|Edit");
 // anything else is a regular expression (Go syntax) that may match
 // anywhere in the name ("mcp__.*", "Notebook.*"). The matcher applies to
-// the tool name for PreToolUse, PostToolUse and PostToolUseFailure, to the
-// agent type for SubagentStart and SubagentStop, and is ignored for the
-// other events. A matcher that does not compile is reported and, to fail
-// closed, matches every name. Identical command strings matching one event
-// run once.
+// the tool name for PreToolUse, PostToolUse, PostToolUseFailure and
+// PermissionRequest, to the agent type for SubagentStart and SubagentStop,
+// to the source of SessionStart, the reason of SessionEnd, the
+// notification_type of Notification and the trigger of PreCompact, and is
+// ignored for the other events. A matcher that does not compile is
+// reported and, to fail closed, matches every name. Identical command
+// strings matching one event run once.
+//
+// An entry's "if" is a permission rule ("Write(.env*)", "Bash(git push
+// *)") that a tool call must also match for the command to run. It is
+// matched as a deny rule of that text would be (package permission), so
+// Bash rules see every command of a compound line and path rules resolve
+// against the agent's cwd; a call the rule cannot be checked against (a
+// command known only at run time) counts as a match. An "if" that cannot
+// be read is reported and the hook runs for every call its matcher
+// accepts; an "if" on an event that is not about a tool call is reported
+// and ignored.
 //
 // # Input
 //
 // Common fields: session_id, transcript_path, cwd, hook_event_name,
-// permission_mode; then Cohort's additions: agent_id, agent_type (the
-// agent the event belongs to — for SubagentStart and SubagentStop the
-// subagent, as in Claude Code), depth (0 for the lead, always present) and
+// permission_mode and prompt_id (the latest user prompt's id: each
+// UserPromptSubmit, or Runner.NewPrompt, starts one; absent before the
+// first); then Cohort's additions: agent_id, agent_type (the agent the
+// event belongs to — for SubagentStart and SubagentStop the subagent, as
+// in Claude Code), depth (0 for the lead, always present) and
 // parent_tool_use_id (the Agent call that spawned the agent). Per event:
-// tool_name, tool_input, tool_use_id for tool events; tool_response (the
-// result's text) for PostToolUse; error (the failed result's text) for
+// tool_name, tool_input, tool_use_id for tool events; tool_response and
+// duration_ms for PostToolUse; error and duration_ms for
 // PostToolUseFailure; prompt for UserPromptSubmit and SubagentStart;
 // stop_hook_active for Stop and SubagentStop; teammate_name, team_name for
 // TeammateIdle; task_id, status, summary (plus task_subject,
 // task_description, teammate_name, team_name when known) for
 // TaskCompleted; worktree_path, branch for WorktreeCreate and
-// WorktreeRemove.
+// WorktreeRemove; source and model for SessionStart; reason for
+// SessionEnd; message, title, notification_type for Notification; trigger
+// and custom_instructions for PreCompact; tool_name, tool_input and
+// permission_suggestions for PermissionRequest.
+//
+// tool_response is the tool's structured result in Claude Code's shape
+// (tool.Result.Response: Write {type, filePath, content, structuredPatch,
+// originalFile}, Edit {filePath, oldString, newString, originalFile,
+// structuredPatch, userModified, replaceAll}, Bash {stdout, stderr,
+// interrupted, isImage}, Read {type, file}, Grep, Glob, WebFetch,
+// WebSearch, TodoWrite, MultiEdit likewise), so scripts that read
+// tool_response.filePath work unchanged. A tool without such a shape (the
+// Agent tool, MCP tools) gives its result's text as a JSON string. Bash
+// runs with stderr merged into stdout, in the order the model reads them,
+// so stdout holds both and stderr is empty.
 //
 // # Answers and failing closed
 //
@@ -60,18 +88,26 @@
 //
 //   - Exit 2 blocks, with stderr as the reason: PreToolUse denies the call,
 //     UserPromptSubmit refuses the prompt, Stop and SubagentStop continue
-//     the agent, TeammateIdle, TaskCompleted and WorktreeCreate refuse;
-//     for PostToolUse the stderr goes to the model (the tool already ran);
-//     SubagentStart and WorktreeRemove cannot block and report it to the
-//     user.
+//     the agent, TeammateIdle, TaskCompleted and WorktreeCreate refuse,
+//     PreCompact skips an automatic compaction (a manual one goes ahead),
+//     PermissionRequest denies the call; for PostToolUse the stderr goes
+//     to the model (the tool already ran); SubagentStart, WorktreeRemove,
+//     SessionStart, SessionEnd and Notification cannot block and report it
+//     to the user.
 //   - Exit 0 with JSON on stdout: continue/stopReason, systemMessage,
 //     decision/reason and hookSpecificOutput (permissionDecision,
-//     permissionDecisionReason, updatedInput, additionalContext), with
-//     Claude Code's meanings. Plain text on stdout is context for
-//     UserPromptSubmit and ignored otherwise.
+//     permissionDecisionReason, updatedInput, additionalContext, and for
+//     PermissionRequest decision {behavior, updatedInput, message,
+//     interrupt}), with Claude Code's meanings. Plain text on stdout is
+//     context for UserPromptSubmit and SessionStart and ignored otherwise.
+//   - A PermissionRequest hook answers a permission prompt for the user
+//     (Prompter wraps the approver): allow or deny decide, and with no
+//     answer the prompt goes ahead. A failed hook, or two that rewrite the
+//     input differently, never leave an allow behind.
 //   - Any other exit status, a crash, a timeout or a command that cannot
 //     start is a non-blocking error: reported to the user (Outcome.Messages
-//     and the Observer), and execution continues — as in Claude Code.
+//     and the Observer) with the file and line the hook is configured at
+//     and what to do, and execution continues — as in Claude Code.
 //
 // Decisions the protocol leaves open, made here to fail closed for
 // PreToolUse, where a lost deny would let a call through:

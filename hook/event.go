@@ -24,35 +24,70 @@ const (
 	TaskCompleted      Event = "TaskCompleted"
 	WorktreeCreate     Event = "WorktreeCreate"
 	WorktreeRemove     Event = "WorktreeRemove"
+	SessionStart       Event = "SessionStart"
+	SessionEnd         Event = "SessionEnd"
+	Notification       Event = "Notification"
+	PreCompact         Event = "PreCompact"
+	PermissionRequest  Event = "PermissionRequest"
 )
 
 // Events lists every event Cohort fires, in a stable order.
 var Events = []Event{
 	PreToolUse, PostToolUse, PostToolUseFailure, UserPromptSubmit, Stop,
 	SubagentStart, SubagentStop, TeammateIdle, TaskCompleted,
-	WorktreeCreate, WorktreeRemove,
+	WorktreeCreate, WorktreeRemove, SessionStart, SessionEnd, Notification,
+	PreCompact, PermissionRequest,
 }
 
-// claudeOnly are Claude Code events Cohort has no counterpart for. A
-// settings file shared with Claude Code may configure them; they are
-// skipped without a warning.
-var claudeOnly = []string{"SessionStart", "SessionEnd", "Notification", "PreCompact", "PermissionRequest"}
+// notFired are Claude Code events Cohort does not fire (yet). A settings
+// file shared with Claude Code may configure them; they load with a
+// warning that says so, since a hook that never runs should not go
+// unnoticed.
+var notFired = []string{"PostCompact", "Setup", "StopFailure", "PermissionDenied", "TaskCreated",
+	"ConfigChange", "InstructionsLoaded", "CwdChanged", "FileChanged", "Elicitation", "ElicitationResult"}
 
 func (e Event) known() bool { return slices.Contains(Events, e) }
 
-// toolEvent reports whether the matcher applies to a tool name.
+// toolEvent reports whether the event is about one tool call (the matcher
+// applies to the tool name, and "if" conditions apply).
 func (e Event) toolEvent() bool {
-	return e == PreToolUse || e == PostToolUse || e == PostToolUseFailure
+	return e == PreToolUse || e == PostToolUse || e == PostToolUseFailure || e == PermissionRequest
 }
 
 // agentEvent reports whether the matcher applies to an agent type.
 func (e Event) agentEvent() bool { return e == SubagentStart || e == SubagentStop }
 
+// matchedName returns what the matcher of e is compared with in in, and
+// false for the events that ignore their matcher: the tool name for tool
+// events, the agent type for SubagentStart and SubagentStop, the source of
+// a SessionStart, the reason of a SessionEnd, the notification_type of a
+// Notification and the trigger of a PreCompact (Claude Code's choices).
+func (e Event) matchedName(in *Input) (string, bool) {
+	switch {
+	case e.toolEvent():
+		return in.ToolName, true
+	case e.agentEvent():
+		return in.AgentType, true
+	}
+	switch e {
+	case SessionStart:
+		return in.Source, true
+	case SessionEnd:
+		return in.EndReason, true
+	case Notification:
+		return in.NotificationType, true
+	case PreCompact:
+		return in.Trigger, true
+	}
+	return "", false
+}
+
 // blockable reports whether a blocking answer (exit 2, decision "block")
 // changes what happens next. For the other events it is only reported.
 func (e Event) blockable() bool {
 	switch e {
-	case PreToolUse, UserPromptSubmit, Stop, SubagentStop, TeammateIdle, TaskCompleted, WorktreeCreate:
+	case PreToolUse, UserPromptSubmit, Stop, SubagentStop, TeammateIdle, TaskCompleted, WorktreeCreate,
+		PreCompact, PermissionRequest:
 		return true
 	}
 	return false

@@ -2,10 +2,15 @@ package hook
 
 import "context"
 
-// UserPromptSubmit fires before a prompt reaches the model. Block means
-// the prompt is refused (Reason is for the user); Context is added for the
-// model.
+// UserPromptSubmit fires before a prompt reaches the model. It starts a
+// new prompt (Runner.NewPrompt): this event and everything that follows
+// carry its prompt_id. Block means the prompt is refused (Reason is for
+// the user); Context is added for the model.
 func (s *Scope) UserPromptSubmit(ctx context.Context, prompt string) Outcome {
+	if s == nil {
+		return Outcome{}
+	}
+	s.r.NewPrompt()
 	return s.Fire(ctx, Input{HookEventName: UserPromptSubmit, Prompt: prompt})
 }
 

@@ -1,12 +1,15 @@
 package hook
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cohort-dev/cohort/llm"
+	"github.com/cohort-dev/cohort/permission"
 	"github.com/cohort-dev/cohort/tool"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -118,17 +121,19 @@ printf '%s\n%s\n%s\n' "$COHORT_PROJECT_DIR" "$CLAUDE_PROJECT_DIR" "$(pwd)" > "`+
 	if err := mkdir(out); err != nil {
 		t.Fatal(err)
 	}
-	r := newRunner(t, Config{ProjectDir: "/proj"}, specs...)
+	r := newRunner(t, Config{ProjectDir: "/proj", NewID: func() string { return "prompt-1" }}, specs...)
 	s := r.For(Agent{SessionID: "s1", TranscriptPath: "/t/s1.jsonl", Agent: tool.Agent{Cwd: dir, Mode: "acceptEdits",
 		ID: "a7", Type: "reviewer", Depth: 2, ParentToolUseID: "toolu_parent"}})
 	ctx := t.Context()
 	c := call(dir, "Edit", `{"file_path": "a.go", "old_string": "x", "new_string": "y"}`)
-	s.PreToolUse(ctx, c)
+	s.SessionStart(ctx, SourceStartup, "claude-sonnet-4-5")
+	s.PreToolUse(ctx, c) // before the first prompt: no prompt_id
+	s.UserPromptSubmit(ctx, "fix it")
+	c.Duration = 1500 * time.Millisecond
 	ok := tool.Text("done")
 	s.PostToolUse(ctx, c, &ok)
 	bad := tool.Result{Content: []llm.Block{llm.Text("old_string not found")}, IsError: true}
 	s.PostToolUse(ctx, c, &bad)
-	s.UserPromptSubmit(ctx, "fix it")
 	s.Stop(ctx, true)
 	s.SubagentStart(ctx, "review a.go")
 	s.SubagentStop(ctx, false)
@@ -136,10 +141,16 @@ printf '%s\n%s\n%s\n' "$COHORT_PROJECT_DIR" "$CLAUDE_PROJECT_DIR" "$(pwd)" > "`+
 	s.TaskCompleted(ctx, Task{ID: "b2", Status: "failed", Summary: `Agent "x" failed`})
 	s.WorktreeCreate(ctx, "/r/.cohort/worktrees/w", "cohort/w")
 	s.WorktreeRemove(ctx, "/r/.cohort/worktrees/w", "cohort/w")
+	s.Notification(ctx, Notice{Message: "Cohort needs your permission to use Bash", Title: "Permission needed", Type: NoticePermission})
+	s.PreCompact(ctx, "auto")
+	s.PermissionRequest(ctx, permission.PromptRequest{ToolName: "Bash", Input: json.RawMessage(`{"command": "make"}`), ToolUseID: "toolu_2",
+		Suggestions: []permission.RuleUpdate{{Type: "addRules", Behavior: permission.Allow, Destination: "localSettings",
+			Rules: []permission.RuleValue{{ToolName: "Bash", RuleContent: "make:*"}}}}})
+	s.SessionEnd(ctx, EndOther)
 
 	common := func(ev Event, extra map[string]any) map[string]any {
 		m := map[string]any{"session_id": "s1", "transcript_path": "/t/s1.jsonl", "cwd": dir,
-			"hook_event_name": string(ev), "permission_mode": "acceptEdits",
+			"hook_event_name": string(ev), "permission_mode": "acceptEdits", "prompt_id": "prompt-1",
 			"agent_id": "a7", "agent_type": "reviewer", "depth": 2.0, "parent_tool_use_id": "toolu_parent"}
 		for k, v := range extra {
 			m[k] = v
@@ -149,8 +160,8 @@ printf '%s\n%s\n%s\n' "$COHORT_PROJECT_DIR" "$CLAUDE_PROJECT_DIR" "$(pwd)" > "`+
 	editInput := map[string]any{"file_path": "a.go", "old_string": "x", "new_string": "y"}
 	want := map[Event]map[string]any{
 		PreToolUse:         common(PreToolUse, map[string]any{"tool_name": "Edit", "tool_input": editInput, "tool_use_id": "toolu_1"}),
-		PostToolUse:        common(PostToolUse, map[string]any{"tool_name": "Edit", "tool_input": editInput, "tool_use_id": "toolu_1", "tool_response": "done"}),
-		PostToolUseFailure: common(PostToolUseFailure, map[string]any{"tool_name": "Edit", "tool_input": editInput, "tool_use_id": "toolu_1", "error": "old_string not found"}),
+		PostToolUse:        common(PostToolUse, map[string]any{"tool_name": "Edit", "tool_input": editInput, "tool_use_id": "toolu_1", "tool_response": "done", "duration_ms": 1500.0}),
+		PostToolUseFailure: common(PostToolUseFailure, map[string]any{"tool_name": "Edit", "tool_input": editInput, "tool_use_id": "toolu_1", "error": "old_string not found", "duration_ms": 1500.0}),
 		UserPromptSubmit:   common(UserPromptSubmit, map[string]any{"prompt": "fix it"}),
 		Stop:               common(Stop, map[string]any{"stop_hook_active": true}),
 		SubagentStart:      common(SubagentStart, map[string]any{"prompt": "review a.go"}),
@@ -159,7 +170,17 @@ printf '%s\n%s\n%s\n' "$COHORT_PROJECT_DIR" "$CLAUDE_PROJECT_DIR" "$(pwd)" > "`+
 		TaskCompleted:      common(TaskCompleted, map[string]any{"task_id": "b2", "status": "failed", "summary": `Agent "x" failed`}),
 		WorktreeCreate:     common(WorktreeCreate, map[string]any{"worktree_path": "/r/.cohort/worktrees/w", "branch": "cohort/w"}),
 		WorktreeRemove:     common(WorktreeRemove, map[string]any{"worktree_path": "/r/.cohort/worktrees/w", "branch": "cohort/w"}),
+		SessionStart:       common(SessionStart, map[string]any{"source": "startup", "model": "claude-sonnet-4-5"}),
+		SessionEnd:         common(SessionEnd, map[string]any{"reason": "other"}),
+		Notification: common(Notification, map[string]any{"message": "Cohort needs your permission to use Bash",
+			"title": "Permission needed", "notification_type": "permission_prompt"}),
+		PreCompact: common(PreCompact, map[string]any{"trigger": "auto", "custom_instructions": ""}),
+		PermissionRequest: common(PermissionRequest, map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "make"},
+			"tool_use_id": "toolu_2", "permission_suggestions": []any{map[string]any{"type": "addRules", "behavior": "allow",
+				"destination": "localSettings", "rules": []any{map[string]any{"toolName": "Bash", "ruleContent": "make:*"}}}}}),
 	}
+	delete(want[PreToolUse], "prompt_id") // fired before the first prompt
+	delete(want[SessionStart], "prompt_id")
 	for _, ev := range Events {
 		if diff := cmp.Diff(want[ev], readJSON(t, filepath.Join(out, string(ev)+".json"))); diff != "" {
 			t.Errorf("%s input (-want +got):\n%s", ev, diff)

@@ -67,6 +67,15 @@ func FuzzAnswer(f *testing.F) {
 		v := interpret(ev, ran{cmd: c, stdout: stdout, stderr: stderr, exit: proc.Exit{Code: code}})
 		_ = v.label()
 		o := combine(ev, []verdict{v})
+		if ev == PermissionRequest {
+			if o.Decision == Allow && len(o.Errors) > 0 {
+				t.Fatalf("a failed PermissionRequest hook allowed: %+v", o)
+			}
+			if o.UpdatedInput != nil && (o.Decision != Allow || !json.Valid(o.UpdatedInput)) {
+				t.Fatalf("PermissionRequest rewrote the input without a valid allow: %+v", o)
+			}
+			return
+		}
 		if ev != PreToolUse {
 			if o.Decision != NoDecision || o.UpdatedInput != nil {
 				t.Fatalf("%s produced a permission decision: %+v", ev, o)

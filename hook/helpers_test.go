@@ -14,14 +14,18 @@ import (
 	"github.com/cohort-dev/cohort/tool"
 )
 
-// script writes an executable shell script into dir and returns its path.
+// script writes a shell script into dir and returns the command that runs
+// it. The command is "/bin/sh PATH", not PATH: a file just written cannot
+// be executed while any process holds it open for writing, and a process
+// that another test forks at that moment inherits the descriptor until it
+// execs (ETXTBSY, "Text file busy"). sh only reads the file.
 func script(t *testing.T, dir, name, body string) string {
 	t.Helper()
 	path := filepath.Join(dir, name)
 	if err := os.WriteFile(path, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	return path
+	return "/bin/sh " + path
 }
 
 // spec is one hook for settingsJSON.
@@ -30,6 +34,7 @@ type spec struct {
 	matcher string
 	cmd     string
 	timeout float64
+	cond    string // the entry's "if"
 }
 
 // settingsJSON renders specs as a settings file, one group per spec.
@@ -40,6 +45,9 @@ func settingsJSON(t *testing.T, specs ...spec) []byte {
 		h := map[string]any{"type": "command", "command": s.cmd}
 		if s.timeout > 0 {
 			h["timeout"] = s.timeout
+		}
+		if s.cond != "" {
+			h["if"] = s.cond
 		}
 		hooks[string(s.event)] = append(hooks[string(s.event)], map[string]any{"matcher": s.matcher, "hooks": []any{h}})
 	}
@@ -128,4 +136,11 @@ func readFile(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(data)
+}
+
+func writeFileT(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -12,6 +12,9 @@ type Input struct {
 	Cwd            string `json:"cwd"`
 	HookEventName  Event  `json:"hook_event_name"`
 	PermissionMode string `json:"permission_mode"`
+	// PromptID identifies the user prompt the event follows from (a new
+	// one per UserPromptSubmit); absent before the first prompt.
+	PromptID string `json:"prompt_id,omitempty"`
 
 	// Cohort's additions: which agent the event belongs to. Depth is 0 for
 	// the lead; AgentID and AgentType are empty for a lead started without
@@ -22,14 +25,23 @@ type Input struct {
 	Depth           int    `json:"depth"`
 	ParentToolUseID string `json:"parent_tool_use_id,omitempty"`
 
-	// PreToolUse, PostToolUse, PostToolUseFailure.
+	// PreToolUse, PostToolUse, PostToolUseFailure, PermissionRequest.
 	ToolName  string          `json:"tool_name,omitempty"`
 	ToolInput json.RawMessage `json:"tool_input,omitempty"`
 	ToolUseID string          `json:"tool_use_id,omitempty"`
-	// ToolResponse (PostToolUse) is the text of the tool's result.
-	ToolResponse *string `json:"tool_response,omitempty"`
+	// ToolResponse (PostToolUse) is the tool's structured result
+	// (tool.Result.Response: Write's {type, filePath, content,
+	// structuredPatch, originalFile}, Bash's {stdout, stderr, interrupted,
+	// isImage}, …), or the result's text as a JSON string for a tool that
+	// has no structured shape.
+	ToolResponse json.RawMessage `json:"tool_response,omitempty"`
 	// Error (PostToolUseFailure) is the text of the failed result.
 	Error string `json:"error,omitempty"`
+	// DurationMs (PostToolUse, PostToolUseFailure) is how long the tool ran.
+	DurationMs *int64 `json:"duration_ms,omitempty"`
+	// PermissionSuggestions (PermissionRequest) are the rule updates that
+	// would allow the call from now on.
+	PermissionSuggestions json.RawMessage `json:"permission_suggestions,omitempty"`
 
 	// UserPromptSubmit and SubagentStart.
 	Prompt string `json:"prompt,omitempty"`
@@ -52,6 +64,25 @@ type Input struct {
 	// WorktreeCreate, WorktreeRemove.
 	WorktreePath string `json:"worktree_path,omitempty"`
 	Branch       string `json:"branch,omitempty"`
+
+	// SessionStart: why the session starts (startup, resume, clear,
+	// compact) and the lead's model.
+	Source string `json:"source,omitempty"`
+	Model  string `json:"model,omitempty"`
+
+	// SessionEnd: why it ends (clear, logout, prompt_input_exit, other).
+	EndReason string `json:"reason,omitempty"`
+
+	// Notification: the text shown to the user and its kind
+	// (permission_prompt, idle_prompt, …).
+	Message          string `json:"message,omitempty"`
+	Title            string `json:"title,omitempty"`
+	NotificationType string `json:"notification_type,omitempty"`
+
+	// PreCompact: manual or auto, and the instructions given to /compact
+	// (always present, empty for auto).
+	Trigger            string  `json:"trigger,omitempty"`
+	CustomInstructions *string `json:"custom_instructions,omitempty"`
 }
 
 // Task describes a finished task for TaskCompleted.

@@ -53,6 +53,18 @@ type specificOutput struct {
 	PermissionDecisionReason string          `json:"permissionDecisionReason"`
 	UpdatedInput             json.RawMessage `json:"updatedInput"`
 	AdditionalContext        string          `json:"additionalContext"`
+	// Decision is PermissionRequest's answer.
+	Decision *requestDecision `json:"decision"`
+}
+
+// requestDecision is a PermissionRequest hook's answer to a permission
+// prompt: behavior allow or deny, optionally a rewritten input (allow), a
+// message for the model (deny) and interrupt (deny and stop the agent).
+type requestDecision struct {
+	Behavior     string          `json:"behavior"`
+	UpdatedInput json.RawMessage `json:"updatedInput"`
+	Message      string          `json:"message"`
+	Interrupt    bool            `json:"interrupt"`
 }
 
 // ran is what happened when one command ran.
@@ -100,26 +112,31 @@ func (v verdict) label() string {
 // interpret turns one run into a verdict for ev.
 func interpret(ev Event, r ran) verdict {
 	stderr := strings.TrimSpace(r.stderr)
+	at := r.cmd.configuredAt()
 	switch {
 	case r.err != nil:
-		return failed(fmt.Errorf("%s hook %q could not run: %w", ev, r.cmd.Cmd, r.err))
+		return failed(fmt.Errorf("%s hook %q%s could not run: %w", ev, r.cmd.Cmd, at, r.err))
 	case errors.Is(r.exit.Stopped, proc.ErrTimeout):
-		return failed(fmt.Errorf("%s hook %q timed out after %s and was stopped", ev, r.cmd.Cmd, r.dur.Round(time.Millisecond)))
+		return failed(fmt.Errorf("%s hook %q%s timed out after %s and was stopped; make it faster or raise its \"timeout\" (seconds)",
+			ev, r.cmd.Cmd, at, r.dur.Round(time.Millisecond)))
 	case r.exit.Stopped != nil:
-		err := fmt.Errorf("%s hook %q was interrupted: %w", ev, r.cmd.Cmd, r.exit.Stopped)
+		err := fmt.Errorf("%s hook %q%s was interrupted: %w", ev, r.cmd.Cmd, at, r.exit.Stopped)
 		if ev == PreToolUse {
 			return verdict{decision: Deny, block: true, reason: "the call was interrupted while a PreToolUse hook was checking it", err: err}
 		}
 		return failed(err)
 	case r.exit.Signal != 0:
-		return failed(fmt.Errorf("%s hook %q was killed by %s%s", ev, r.cmd.Cmd, r.exit.Signal, withText(stderr)))
+		return failed(fmt.Errorf("%s hook %q%s was killed by %s%s", ev, r.cmd.Cmd, at, r.exit.Signal, withText(stderr)))
 	case r.exit.Code == 2:
 		if stderr == "" {
 			stderr = fmt.Sprintf("the %s hook %q exited with status 2 without saying why", ev, r.cmd.Cmd)
 		}
 		return blocking(ev, stderr)
+	case r.exit.Code == 126 || r.exit.Code == 127:
+		return failed(fmt.Errorf("%s hook %q%s could not start its program (status %d: %s)%s; check that it exists, is executable and is on PATH",
+			ev, r.cmd.Cmd, at, r.exit.Code, map[int]string{126: "not executable", 127: "not found"}[r.exit.Code], withText(stderr)))
 	case r.exit.Code != 0:
-		return failed(fmt.Errorf("%s hook %q exited with status %d%s", ev, r.cmd.Cmd, r.exit.Code, withText(stderr)))
+		return failed(fmt.Errorf("%s hook %q%s exited with status %d%s", ev, r.cmd.Cmd, at, r.exit.Code, withText(stderr)))
 	}
 	text := strings.TrimSpace(r.stdout)
 	switch {
@@ -129,7 +146,7 @@ func interpret(ev Event, r ran) verdict {
 		// A log line before the answer: the answer may be a deny.
 		return unreadable(ev, r.cmd, "printed other text around its JSON answer (the answer must be all of stdout)")
 	case text[0] != '{':
-		if ev == UserPromptSubmit {
+		if ev == UserPromptSubmit || ev == SessionStart {
 			return verdict{context: text} // plain output is context, as in Claude Code
 		}
 		return verdict{} // plain output of other events is only logged
@@ -167,7 +184,7 @@ func blocking(ev Event, reason string) verdict {
 	switch {
 	case ev == PostToolUse || ev == PostToolUseFailure:
 		return verdict{context: reason} // the tool already ran: tell the model
-	case ev == PreToolUse:
+	case ev == PreToolUse || ev == PermissionRequest:
 		return verdict{decision: Deny, block: true, reason: reason}
 	case ev.blockable():
 		return verdict{block: true, reason: reason}
@@ -198,9 +215,12 @@ func answer(ev Event, c *Command, out output) verdict {
 			spec = nil // a deny is honoured whatever the label says
 		}
 	}
-	if ev == PreToolUse {
+	switch ev {
+	case PreToolUse:
 		v = preToolUse(c, out, spec)
-	} else {
+	case PermissionRequest:
+		v = permissionRequest(c, out, spec)
+	default:
 		switch out.Decision {
 		case "", "approve":
 		case "block":
@@ -214,7 +234,7 @@ func answer(ev Event, c *Command, out output) verdict {
 		}
 		if spec != nil && spec.AdditionalContext != "" {
 			switch ev {
-			case PostToolUse, PostToolUseFailure, UserPromptSubmit, SubagentStart:
+			case PostToolUse, PostToolUseFailure, UserPromptSubmit, SubagentStart, SessionStart:
 				v.context = strings.TrimSpace(strings.Join([]string{v.context, spec.AdditionalContext}, "\n"))
 			}
 		}
@@ -280,6 +300,42 @@ func preToolUse(c *Command, out output, spec *specificOutput) verdict {
 			v.reason = fmt.Sprintf("denied by the PreToolUse hook %q", c.Cmd)
 		}
 		v.block, v.input = true, nil
+	}
+	return v
+}
+
+// permissionRequest reads a PermissionRequest answer:
+// hookSpecificOutput.decision {behavior, updatedInput, message,
+// interrupt}, or the legacy decision "block". An answer that is not
+// understood decides nothing (the prompt goes ahead as if no hook had
+// spoken) and is reported; it never allows.
+func permissionRequest(c *Command, out output, spec *specificOutput) verdict {
+	var v verdict
+	if out.Decision == "block" {
+		v = verdict{decision: Deny, block: true, reason: out.Reason}
+	}
+	if spec == nil || spec.Decision == nil {
+		return v
+	}
+	d := spec.Decision
+	switch d.Behavior {
+	case string(Allow):
+		if in := bytes.TrimSpace(d.UpdatedInput); len(in) > 0 && !bytes.Equal(in, []byte("null")) {
+			if in[0] != '{' {
+				return verdict{err: fmt.Errorf("PermissionRequest hook %q returned updatedInput that is %s, not an object; it is ignored", c.Cmd, kindOf(in))}
+			}
+			v.input = json.RawMessage(in)
+		}
+		if v.decision != Deny {
+			v.decision = Allow
+		}
+	case string(Deny):
+		v = verdict{decision: Deny, block: true, reason: d.Message, stop: d.Interrupt}
+	default:
+		return verdict{err: fmt.Errorf(`PermissionRequest hook %q returned decision.behavior %q; use "allow" or "deny"`, c.Cmd, d.Behavior)}
+	}
+	if v.decision == Deny && v.reason == "" {
+		v.reason = fmt.Sprintf("denied by the PermissionRequest hook %q", c.Cmd)
 	}
 	return v
 }

@@ -6,9 +6,11 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cohort-dev/cohort/internal/proc"
+	"github.com/cohort-dev/cohort/session"
 )
 
 // Defaults for Config's zero values and output limits.
@@ -46,6 +48,11 @@ type Config struct {
 	Observer func(Record)
 	// Now is the clock used for durations (default time.Now).
 	Now func() time.Time
+	// Home resolves "~/" in "if" conditions; empty means HOME from Env
+	// (or the process's).
+	Home string
+	// NewID makes prompt ids (default session.NewID, random UUIDs).
+	NewID func() string
 }
 
 // Record describes one command run, for the Observer.
@@ -73,6 +80,8 @@ type Record struct {
 type Runner struct {
 	cfg Config
 	env []string
+	// prompt is the id of the latest user prompt (nil before the first).
+	prompt atomic.Pointer[string]
 }
 
 // NewRunner returns a Runner for cfg.
@@ -86,6 +95,9 @@ func NewRunner(cfg Config) *Runner {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.NewID == nil {
+		cfg.NewID = session.NewID
+	}
 	base := cfg.Env
 	if base == nil {
 		base = os.Environ()
@@ -95,8 +107,31 @@ func NewRunner(cfg Config) *Runner {
 		if !strings.HasPrefix(kv, "COHORT_PROJECT_DIR=") && !strings.HasPrefix(kv, "CLAUDE_PROJECT_DIR=") {
 			env = append(env, kv)
 		}
+		if h, ok := strings.CutPrefix(kv, "HOME="); ok && cfg.Home == "" {
+			cfg.Home = h
+		}
+	}
+	if cfg.Home == "" {
+		cfg.Home, _ = os.UserHomeDir()
 	}
 	return &Runner{cfg: cfg, env: env}
+}
+
+// NewPrompt starts a new user prompt: later events of every agent of the
+// runner carry its id as prompt_id. UserPromptSubmit calls it; a front end
+// that takes prompts without firing that event calls it itself.
+func (r *Runner) NewPrompt() string {
+	id := r.cfg.NewID()
+	r.prompt.Store(&id)
+	return id
+}
+
+// promptID returns the current prompt's id, "" before the first.
+func (r *Runner) promptID() string {
+	if p := r.prompt.Load(); p != nil {
+		return *p
+	}
+	return ""
 }
 
 // runAll runs cmds in parallel with stdin as their input and returns what

@@ -176,7 +176,8 @@ func TestFailedHookDropsAllow(t *testing.T) {
 	if o.Decision != NoDecision || o.Block || len(o.Errors) != 1 {
 		t.Fatalf("outcome = %+v; want no decision, no block, one error", o)
 	}
-	if !strings.Contains(o.Messages[0], "exited with status 127: jq: not found") {
+	if !strings.Contains(o.Messages[0], "could not start its program (status 127: not found): jq: not found; check that it exists") ||
+		!strings.Contains(o.Messages[0], "settings.json:") {
 		t.Errorf("message %q", o.Messages[0])
 	}
 	if v := s.PreToolUse(t.Context(), call(dir, "Bash", `{"command": "ls"}`)); v.Allow || v.Deny {
@@ -223,8 +224,9 @@ wait`
 	if o.Block || o.Decision != NoDecision || len(o.Errors) != 1 {
 		t.Fatalf("outcome = %+v; want a non-blocking error", o)
 	}
-	if !strings.Contains(o.Errors[0].Error(), "timed out") {
-		t.Errorf("error %q does not say it timed out", o.Errors[0])
+	if msg := o.Errors[0].Error(); !strings.Contains(msg, "timed out") || !strings.Contains(msg, `settings.json:`) ||
+		!strings.Contains(msg, `raise its "timeout"`) {
+		t.Errorf("error %q does not say it timed out, where it is configured and what to do", o.Errors[0])
 	}
 	for _, f := range []string{"hook.pid", "child.pid"} {
 		if pid := readPid(t, filepath.Join(dir, f)); alive(t, pid) {
@@ -284,5 +286,25 @@ func TestNoHooksNoProcesses(t *testing.T) {
 	o := r.For(Agent{}).Stop(t.Context(), false)
 	if o.Ran != 0 || o.Block {
 		t.Errorf("outcome %+v", o)
+	}
+}
+
+// TestMissingProgramIsReported: a hook whose program does not exist is a
+// non-blocking error that names the settings file and line and says what
+// to check; the other hooks of the event still run and decide.
+func TestMissingProgramIsReported(t *testing.T) {
+	dir := t.TempDir()
+	r := newRunner(t, Config{},
+		spec{event: PreToolUse, cmd: "no-such-program-cohort-test --check"},
+		spec{event: PreToolUse, cmd: script(t, dir, "deny.sh", `cat >/dev/null; echo "not here" >&2; exit 2`)})
+	o := r.For(Agent{Agent: tool.Agent{Cwd: dir}}).Fire(t.Context(), toolInput(PreToolUse, call(dir, "Bash", `{"command": "ls"}`)))
+	if !o.Block || o.Reason != "not here" || len(o.Errors) != 1 {
+		t.Fatalf("outcome = %+v; want the other hook's deny and one error", o)
+	}
+	msg := o.Errors[0].Error()
+	for _, want := range []string{`"no-such-program-cohort-test --check"`, "settings.json:", "status 127: not found", "check that it exists"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error %q lacks %q", msg, want)
+		}
 	}
 }

@@ -85,11 +85,7 @@ func (s *Scope) Fire(ctx context.Context, in Input) Outcome {
 	}
 	s.fill(&in)
 	ev := in.HookEventName
-	name := in.ToolName
-	if ev.agentEvent() {
-		name = in.AgentType
-	}
-	cmds := s.set.matching(ev, name)
+	cmds := s.set.matching(&in, s.r.cfg.Home)
 	if len(cmds) == 0 {
 		return Outcome{}
 	}
@@ -124,6 +120,7 @@ func (s *Scope) fill(in *Input) {
 	or(&in.AgentID, a.ID)
 	or(&in.AgentType, a.Type)
 	or(&in.ParentToolUseID, a.ParentToolUseID)
+	or(&in.PromptID, s.r.promptID())
 	if in.Depth == 0 {
 		in.Depth = a.Depth
 	}
@@ -176,6 +173,16 @@ func combine(ev Event, vs []verdict) Outcome {
 			} else if !sameJSON(input, v.input) {
 				conflict = true
 			}
+		}
+	}
+	if ev == PermissionRequest && !o.Block {
+		// A hook that failed, or two that rewrote the input differently,
+		// never leave an allow behind: the prompt goes ahead instead.
+		if o.Decision == Allow && (len(o.Errors) > 0 || conflict) {
+			o.Decision = NoDecision
+		}
+		if o.Decision == Allow {
+			o.UpdatedInput = input
 		}
 	}
 	if ev == PreToolUse {
@@ -232,12 +239,13 @@ func (s *Scope) PostToolUse(ctx context.Context, c *engine.Call, r *tool.Result)
 	if s == nil {
 		return ""
 	}
-	text := r.TextOf()
 	in := toolInput(PostToolUse, c)
+	ms := c.Duration.Milliseconds()
+	in.DurationMs = &ms
 	if r.IsError {
-		in.HookEventName, in.Error = PostToolUseFailure, text
+		in.HookEventName, in.Error = PostToolUseFailure, r.TextOf()
 	} else {
-		in.ToolResponse = &text
+		in.ToolResponse = toolResponse(r)
 	}
 	o := s.Fire(ctx, in)
 	parts := o.Context
@@ -248,6 +256,23 @@ func (s *Scope) PostToolUse(ctx context.Context, c *engine.Call, r *tool.Result)
 		parts[i] = fmt.Sprintf("[%s hook] %s", in.HookEventName, strings.TrimSpace(p))
 	}
 	return strings.Join(parts, "\n")
+}
+
+// toolResponse is a result as tool_response: the tool's structured
+// Response when it has one, else the result's text as a JSON string.
+func toolResponse(r *tool.Result) json.RawMessage {
+	if r.Response != nil {
+		if data, err := json.Marshal(r.Response); err == nil && len(data) > 0 && data[0] == '{' {
+			return data
+		}
+	}
+	return jsonString(r.TextOf())
+}
+
+// jsonString encodes s as a JSON string.
+func jsonString(s string) json.RawMessage {
+	data, _ := json.Marshal(s)
+	return data
 }
 
 func toolInput(ev Event, c *engine.Call) Input {

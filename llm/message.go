@@ -26,6 +26,18 @@ const (
 	BlockToolResult       BlockType = "tool_result"
 	BlockThinking         BlockType = "thinking"
 	BlockRedactedThinking BlockType = "redacted_thinking"
+	// BlockServerToolUse is a call of a tool the provider runs itself (the
+	// web search): ID, Name and Input as a tool_use, but answered by the
+	// provider in the same response, never by a tool_result.
+	BlockServerToolUse BlockType = "server_tool_use"
+	// BlockWebSearchResult answers a web search server_tool_use
+	// (ToolUseID): Content holds its BlockWebSearchHit blocks, or
+	// ErrorCode says why the search failed.
+	BlockWebSearchResult BlockType = "web_search_tool_result"
+	// BlockWebSearchHit is one search result: Title, URL, PageAge, and in
+	// Data the provider's encrypted copy of the page, which must be sent
+	// back unchanged when the conversation continues.
+	BlockWebSearchHit BlockType = "web_search_result"
 )
 
 // Block is one content block. Only the fields that belong to its Type are
@@ -55,6 +67,14 @@ type Block struct {
 
 	// MediaType is an image's MIME type ("image/png").
 	MediaType string `json:"media_type,omitempty"`
+
+	// Title, URL and PageAge describe a web_search_result block;
+	// ErrorCode is set on a web_search_tool_result whose search failed
+	// ("max_uses_exceeded", "too_many_requests", …).
+	Title     string `json:"title,omitempty"`
+	URL       string `json:"url,omitempty"`
+	PageAge   string `json:"page_age,omitempty"`
+	ErrorCode string `json:"error_code,omitempty"`
 
 	// Cache marks a prompt-cache breakpoint after this block. It is set per
 	// request by the request builder and never persisted.

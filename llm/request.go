@@ -12,6 +12,22 @@ type ToolDef struct {
 	// Cache marks a prompt-cache breakpoint after this tool (normally the last
 	// one). Set per request, never persisted.
 	Cache bool `json:"-"`
+
+	// WebSearch, when set, makes this the provider's server-side web search
+	// tool instead of a tool the caller runs: the provider searches and the
+	// response carries BlockServerToolUse and BlockWebSearchResult blocks.
+	// Description and InputSchema are then unused. Providers without one
+	// refuse the request.
+	WebSearch *WebSearchTool `json:"-"`
+}
+
+// WebSearchTool configures the server-side web search. AllowedDomains and
+// BlockedDomains are mutually exclusive; MaxUses bounds the searches in one
+// response (0 leaves the provider's default).
+type WebSearchTool struct {
+	MaxUses        int
+	AllowedDomains []string
+	BlockedDomains []string
 }
 
 // Thinking configures extended thinking. A nil *Thinking means off.

@@ -239,6 +239,10 @@ func (e *evaluation) otherDefault(tool, subject string) Decision {
 			ask.Reason = fmt.Sprintf("Fetching from %s needs the user's approval.", subject)
 		}
 		return ask
+	case tool == "WebSearch":
+		// The query leaves the machine, as a fetch's URL does.
+		ask.Reason = "Searching the web needs the user's approval."
+		return ask
 	case strings.HasPrefix(tool, "mcp__"):
 		// Read-only hints from MCP servers are not trusted.
 		if e.mode == ModePlan && !e.req.ReadOnly {

@@ -146,10 +146,9 @@ func (sh *shared) loadSettings(s *settings.Settings) Mode {
 			sh.addDir(expandDir(d.Value, sh.home, src.Root))
 		}
 		if v := p.DefaultMode; v.Value != "" {
-			m, err := ParseMode(v.Value)
+			m, err := settingsMode(v.Value)
 			if err != nil {
-				sh.problems = append(sh.problems, fmt.Errorf("%s:%d:%d: permissions.defaultMode: %v (using %s)", src.Path, v.Line, v.Col, err, ModeDefault))
-				m = ModeDefault
+				sh.problems = append(sh.problems, fmt.Errorf("%s:%d:%d: permissions.defaultMode: %v", src.Path, v.Line, v.Col, err))
 			}
 			mode = m
 		}
@@ -174,31 +173,34 @@ func (sh *shared) addSettingsRule(b Behavior, t settings.Text, src *settings.Sou
 		sh.problems = append(sh.problems, fmt.Errorf("%w (the rule is ignored)", re))
 		return
 	}
-	// Fail closed: the broken rule still covers its whole tool.
-	tool := toolOf(t.Value)
-	what := "every call of " + tool
-	if tool == "*" {
-		what = "every tool call"
+	// Fail closed for the tool the rule is about: the broken rule still
+	// covers the whole tool. A rule whose tool name cannot be read names no
+	// tool; Claude Code ignores it, and so does Cohort (denying every call
+	// over one typo would stop the agent altogether).
+	tool, ok := toolOf(t.Value)
+	if !ok {
+		sh.problems = append(sh.problems, fmt.Errorf("%w (the rule names no tool that can be read, so it is ignored, as Claude Code ignores it)", re))
+		return
 	}
 	verb := map[Behavior]string{Deny: "denies", Ask: "asks for"}[b]
-	sh.problems = append(sh.problems, fmt.Errorf("%w (until it is fixed, Cohort %s %s)", re, verb, what))
+	sh.problems = append(sh.problems, fmt.Errorf("%w (until it is fixed, Cohort %s every call of %s)", re, verb, tool))
 	sh.rules = append(sh.rules, &Rule{Tool: tool, Behavior: b, Source: src.Path, Line: t.Line, Col: t.Col, Invalid: t.Value, dest: dest})
 }
 
-// toolOf extracts the tool name of an invalid rule, or "*" when even that
-// is unreadable.
-func toolOf(text string) string {
-	name := strings.TrimSpace(text)
+// toolOf extracts the tool name of an invalid rule; ok is false when even
+// that is unreadable.
+func toolOf(text string) (name string, ok bool) {
+	name = strings.TrimSpace(text)
 	if i := strings.IndexByte(name, '('); i >= 0 {
 		name = name[:i]
 	}
 	if checkToolName(name) != "" {
-		return "*"
+		return "", false
 	}
 	if name == "Task" {
-		return "Agent"
+		return "Agent", true
 	}
-	return name
+	return name, true
 }
 
 // expandDir makes a configured directory absolute: "~/" is home, relative

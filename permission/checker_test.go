@@ -204,6 +204,54 @@ func TestModeFromSettingsAndCLI(t *testing.T) {
 	}
 }
 
+// TestModesClaudeCodeFilesName: "auto" (Claude Code's classifier mode,
+// named by real settings files) and the common misspelling "allowEdits"
+// load as default mode with a warning naming file and line, never as a
+// mode that asks less.
+func TestModesClaudeCodeFilesName(t *testing.T) {
+	tests := []struct{ mode, says string }{
+		{"auto", `"auto" is Claude Code's classifier-approved mode, which Cohort does not have; using default`},
+		{"allowEdits", `did you mean "acceptEdits"? (using default)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.mode, func(t *testing.T) {
+			f := newFixture(t)
+			s := &settings.Settings{}
+			s.Add(settings.ScopeUser, "u.json", f.home, []byte(`{"permissions":{"defaultMode":"bypassPermissions"}}`))
+			s.Add(settings.ScopeProject, "p.json", f.cwd, []byte("{\"permissions\": {\n  \"defaultMode\": \""+tt.mode+"\"}}"))
+			c, err := New(Config{Env: f.env(), Settings: s})
+			if err != nil || c.Mode() != ModeDefault {
+				t.Fatalf("mode = %v, %v; want default", c.Mode(), err)
+			}
+			p := c.Problems()
+			if len(p) != 1 || !strings.HasPrefix(p[0].Error(), "p.json:2:18: permissions.defaultMode: ") || !strings.Contains(p[0].Error(), tt.says) {
+				t.Fatalf("problems = %v", p)
+			}
+			expect(t, c, bash("touch x"), Ask)
+		})
+	}
+}
+
+// TestRuleWithoutAToolName is a rule from a real settings file whose tool
+// name cannot be read (":(Skill*)" in a deny list of fifty): it is
+// reported and ignored, as Claude Code ignores it, instead of denying every
+// call; the file's valid rules still apply.
+func TestRuleWithoutAToolName(t *testing.T) {
+	f := newFixture(t)
+	f.write("proj/.cohort/settings.json", `{"permissions": {
+  "deny": ["Bash(rm -rf:*)",
+    ":(Skill*)"]
+}}`)
+	c := f.checker(ModeBypassPermissions)
+	p := c.Problems()
+	if len(p) != 1 || !strings.Contains(p[0].Error(), "settings.json:3:5: rule \":(Skill*)\"") || !strings.Contains(p[0].Error(), "ignored") {
+		t.Fatalf("problems = %v", p)
+	}
+	expect(t, c, bash("ls"), Allow)
+	expect(t, c, read("src/main.go"), Allow)
+	expect(t, c, bash("rm -rf build"), Deny)
+}
+
 func TestCLIRules(t *testing.T) {
 	f := newFixture(t)
 	c, err := New(Config{Env: f.env(), Allow: SplitRules("Bash(npm run test:*) Read"), Deny: SplitRules("Bash(git push:*)")})
@@ -240,7 +288,7 @@ func TestSettingsFailClosed(t *testing.T) {
 		file := f.path("proj/.cohort/settings.json")
 		want := []string{
 			file + `:3:26: rule "WebFetch(evil.net)": WebFetch rules look like WebFetch(domain:example.com) (until it is fixed, Cohort denies every call of WebFetch)`,
-			file + `:3:48: rule "(garbage": missing closing parenthesis (until it is fixed, Cohort denies every tool call)`,
+			file + `:3:48: rule "(garbage": missing closing parenthesis (the rule names no tool that can be read, so it is ignored, as Claude Code ignores it)`,
 			file + `:4:11: rule "Edit(!x)": negated patterns (!) are not supported; write a deny rule instead (until it is fixed, Cohort asks for every call of Edit)`,
 			file + `:2:13: rule "Bash(npm:*": missing closing parenthesis (the rule is ignored)`,
 		}
@@ -248,7 +296,7 @@ func TestSettingsFailClosed(t *testing.T) {
 			t.Fatalf("problems (-want +got):\n%s", diff)
 		}
 		expect(t, c, Request{Tool: "WebFetch", Input: input("url", "https://ok.org")}, Deny)
-		expect(t, c, read("src/main.go"), Deny) // "(garbage" names no tool: everything is denied
+		expect(t, c, read("src/main.go"), Allow) // "(garbage" names no tool: ignored, Read stays allowed
 	})
 	t.Run("broken file allows nothing", func(t *testing.T) {
 		f := newFixture(t)

@@ -27,12 +27,19 @@
 //   - bubble (internal, forks): as default, with every ask marked
 //     [Decision.Bubble] for the caller to route to the parent's approver.
 //
+// A settings file's defaultMode "auto" (Claude Code's mode in which a
+// classifier approves calls) has no counterpart: it is read as default with
+// a warning, which asks where auto might have approved. Other unknown
+// values are read as default too, with a suggestion for near misses
+// ("allowEdits").
+//
 // Agent calls need no approval by default (the subagent's own calls are
 // checked), nor do the coordination tools that only steer the agent's own
 // team and tasks: EnterPlanMode, SendMessage, TaskOutput, TaskStop,
-// TeamCreate, TeamDelete and the shared task-list tools. WebFetch and MCP tools ask by default
-// even when they claim to be read-only: fetching is a way out for data, and
-// MCP read-only hints come from the server. A call whose tool is not Bash
+// TeamCreate, TeamDelete and the shared task-list tools. WebFetch,
+// WebSearch and MCP tools ask by default even when they claim to be
+// read-only: fetching and searching are ways out for data, and MCP
+// read-only hints come from the server. A call whose tool is not Bash
 // uses Request.ReadOnly (the tool's traits).
 //
 // # Rules
@@ -47,7 +54,7 @@
 //     with the parsed command, so quoting and spacing do not matter. A
 //     specifier that is not one simple command ("ls | wc") is compared with
 //     the whole command line as text (exactly for allow rules).
-//   - Read, Edit, Write, NotebookEdit, Glob, Grep: gitignore-style paths.
+//   - Read, Edit, MultiEdit, Write, NotebookEdit, Glob, Grep, LS: gitignore-style paths.
 //     "//abs/path" is absolute, "~/x" is in the home directory, "/x" is
 //     relative to the settings file's project directory (the directory
 //     holding .cohort/ or .claude/; for user settings the directory holding
@@ -59,7 +66,8 @@
 //     at any depth; a pattern for a directory covers everything inside;
 //     "dir/" matches directories only; "**" crosses directories. Edit rules
 //     cover Write, NotebookEdit and MultiEdit (all file-editing tools), Read
-//     rules cover Glob and Grep, and an Edit allow rule also allows reading.
+//     rules cover Glob, Grep and LS, and an Edit allow rule also allows
+//     reading.
 //   - WebFetch(domain:example.com): exactly that host (any port);
 //     WebFetch(domain:*.example.com): any subdomain, not the domain itself.
 //   - mcp__server covers all of a server's tools, mcp__server__tool one,
@@ -147,9 +155,11 @@
 //
 // # Broken settings
 //
-// An invalid deny rule becomes a rule denying every call of its tool (every
-// tool when even the tool name is unreadable); an invalid ask rule asks for
-// every call of its tool; an invalid allow rule is dropped. A settings file
+// An invalid deny rule becomes a rule denying every call of its tool; an
+// invalid ask rule asks for every call of its tool; an invalid allow rule
+// is dropped. A rule whose tool name cannot be read (":(Skill*)") names no
+// tool and is ignored, as Claude Code ignores it: denying every call over
+// one typo in a list of fifty would stop the agent altogether. A settings file
 // that cannot be read or parsed (or whose permission lists have the wrong
 // shape) may have held deny rules, so while it is broken nothing is
 // auto-allowed: every allow becomes an ask. All of these are reported by

@@ -17,7 +17,8 @@ type Pather interface {
 }
 
 // PathsOf returns the paths a call of a built-in file tool touches: Read,
-// Write, Edit and MultiEdit use file_path, NotebookEdit notebook_path,
+// Write, Edit and MultiEdit use file_path, NotebookEdit notebook_path, LS
+// path,
 // Glob and Grep path (the cwd when absent; Glob also the fixed directory
 // at the start of its pattern, which may point elsewhere). ok is false for
 // tools that are not file tools.
@@ -43,6 +44,8 @@ func PathsOf(tool string, input json.RawMessage) (paths []string, ok bool, err e
 	switch tool {
 	case "NotebookEdit":
 		return required("notebook_path", in.NotebookPath)
+	case "LS":
+		return required("path", in.Path)
 	case "Glob", "Grep":
 		base := "."
 		if in.Path != nil && *in.Path != "" {

@@ -69,3 +69,26 @@ func (m Mode) Rank() int {
 // for a mode an agent asks to give its child (a model cannot grant another
 // agent more than it has itself).
 func (m Mode) Exceeds(limit Mode) bool { return m.Rank() > limit.Rank() }
+
+// ModeAuto is Claude Code's "auto" mode, in which a model-based classifier
+// approves calls in the background. Cohort has no classifier; a settings
+// file that asks for it gets default mode with a warning (see
+// settingsMode), which asks where auto might have approved: the safe way
+// to be wrong.
+const ModeAuto = "auto"
+
+// settingsMode reads a settings file's defaultMode. A value Cohort cannot
+// honour is reported and read as default, with a suggestion for near
+// misses.
+func settingsMode(s string) (Mode, error) {
+	m, err := ParseMode(s)
+	switch {
+	case err == nil:
+		return m, nil
+	case s == ModeAuto:
+		return ModeDefault, fmt.Errorf(`%q is Claude Code's classifier-approved mode, which Cohort does not have; using %s, where calls no allow rule covers ask (pass --permission-mode acceptEdits, or add allow rules, to run more without asking)`, s, ModeDefault)
+	case strings.EqualFold(s, "allowEdits") || strings.EqualFold(s, string(ModeAcceptEdits)):
+		return ModeDefault, fmt.Errorf("%v; did you mean %q? (using %s)", err, ModeAcceptEdits, ModeDefault)
+	}
+	return ModeDefault, fmt.Errorf("%v (using %s)", err, ModeDefault)
+}

@@ -132,9 +132,9 @@ func checkToolName(name string) string {
 
 func checkAgentName(s string) error {
 	for i, c := range s {
-		ok := c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || (i > 0 && (c == '_' || c == '-'))
+		ok := c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || (i > 0 && (c == '_' || c == '-' || c == '.'))
 		if !ok || i >= 64 {
-			return fmt.Errorf("agent name %q must match ^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$", s)
+			return fmt.Errorf("agent name %q must match ^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$", s)
 		}
 	}
 	return nil
@@ -185,7 +185,7 @@ func (r *Rule) where() string {
 // file-reading tool.
 var (
 	editTools = map[string]bool{"Edit": true, "Write": true, "NotebookEdit": true, "MultiEdit": true}
-	readTools = map[string]bool{"Read": true, "Glob": true, "Grep": true}
+	readTools = map[string]bool{"Read": true, "Glob": true, "Grep": true, "LS": true}
 )
 
 func pathTool(name string) bool { return editTools[name] || readTools[name] }

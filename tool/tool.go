@@ -46,6 +46,13 @@ type Result struct {
 	// Meta carries structured data for the engine and UIs (never sent to the
 	// model), e.g. an Agent call's usage.
 	Meta any
+	// Response is the call's result in the structured shape Claude Code
+	// reports for its tool (tool_response in hook input): Write
+	// {type, filePath, content, structuredPatch, originalFile}, Bash
+	// {stdout, stderr, interrupted, isImage}, Read {type, file}, …, with
+	// Claude Code's field names. It must marshal to a JSON object. Nil means
+	// the tool has no such shape; hooks then get the result's text.
+	Response any
 }
 
 // Text returns a successful result holding s.

@@ -31,6 +31,7 @@ func (s *sess) tools(rt *runtime.Runtime) []tool.Tool {
 		cfg.Shell = shell.Config{Background: rt.BackgroundShell}
 		reg, queues, ws = rt.Tasks(), rt.Queue, rt.Workspaces()
 	}
+	cfg.Search = s.searchConfig()
 	ts = append(ts, builtin.All(cfg)...)
 	ts = append(ts, task.NewOutputTool(reg, queues), task.NewStopTool(reg))
 	ts = append(ts, ws.Tools()...)

@@ -62,4 +62,10 @@
 //   - Temperature is not a field of the SDK's MessageNewParams (v2.15.0); the
 //     body carries it where option.WithJSONSet would put it.
 //   - A request with MaxTokens zero gets [DefaultMaxTokens].
+//   - llm.ToolDef.WebSearch turns on the server-side web search
+//     (web_search_20250305, with max_uses and allowed or blocked domains).
+//     Its server_tool_use and web_search_tool_result blocks are read from
+//     the stream (the result arrives whole in content_block_start) and sent
+//     back unchanged, encrypted content included, when the conversation
+//     continues. Other server tools' blocks are a protocol error.
 package claude

@@ -186,6 +186,9 @@ func appendText(dst []byte, b llm.Block) []byte {
 }
 
 func appendTool(dst []byte, t llm.ToolDef, cache *stableCache) ([]byte, error) {
+	if t.WebSearch != nil {
+		return appendWebSearchTool(dst, t)
+	}
 	if t.Name == "" {
 		return dst, fmt.Errorf("tool has no name")
 	}
@@ -235,21 +238,12 @@ func appendBlock(dst []byte, b llm.Block) ([]byte, error) {
 		return appendText(dst, b), nil
 	case llm.BlockImage:
 		return appendImage(dst, b)
-	case llm.BlockToolUse:
-		input, err := compactObject(b.Input, `{}`)
-		if err != nil {
-			return dst, fmt.Errorf("tool_use %s input: %w", b.ID, err)
-		}
-		dst = append(dst, `{"id":`...)
-		dst = appendString(dst, b.ID)
-		dst = append(dst, `,"input":`...)
-		dst = append(dst, input...)
-		dst = append(dst, `,"name":`...)
-		dst = appendString(dst, b.Name)
-		dst = appendCache(dst, b.Cache)
-		return append(dst, `,"type":"tool_use"}`...), nil
+	case llm.BlockToolUse, llm.BlockServerToolUse:
+		return appendToolUse(dst, b)
 	case llm.BlockToolResult:
 		return appendToolResult(dst, b)
+	case llm.BlockWebSearchResult:
+		return appendWebSearchResult(dst, b), nil
 	case llm.BlockThinking, llm.BlockRedactedThinking:
 		if b.Cache {
 			return dst, fmt.Errorf("a cache marker cannot sit on a %s block; put it on the next text or tool block", b.Type)
@@ -266,6 +260,25 @@ func appendBlock(dst []byte, b llm.Block) ([]byte, error) {
 		return append(dst, `,"type":"thinking"}`...), nil
 	}
 	return dst, fmt.Errorf("unknown block type %q", b.Type)
+}
+
+// appendToolUse appends a tool_use or server_tool_use block: the same
+// members, in the same order.
+func appendToolUse(dst []byte, b llm.Block) ([]byte, error) {
+	input, err := compactObject(b.Input, `{}`)
+	if err != nil {
+		return dst, fmt.Errorf("%s %s input: %w", b.Type, b.ID, err)
+	}
+	dst = append(dst, `{"id":`...)
+	dst = appendString(dst, b.ID)
+	dst = append(dst, `,"input":`...)
+	dst = append(dst, input...)
+	dst = append(dst, `,"name":`...)
+	dst = appendString(dst, b.Name)
+	dst = appendCache(dst, b.Cache)
+	dst = append(dst, `,"type":"`...)
+	dst = append(dst, b.Type...)
+	return append(dst, `"}`...), nil
 }
 
 func appendImage(dst []byte, b llm.Block) ([]byte, error) {

@@ -133,6 +133,24 @@ func TestEncodeMatchesSDK(t *testing.T) {
 		{"temperature third", &llm.Request{Model: "m", Temperature: temp(1.0 / 3)}},
 		{"effort", &llm.Request{Model: "m", Effort: "xhigh", MaxTokens: 1}},
 		{"invalid", &llm.Request{Model: "m", Messages: []llm.Message{user(llm.Block{Type: "video"})}}},
+		{"web search tool", &llm.Request{Model: "m", Tools: []llm.ToolDef{{Name: "web_search",
+			WebSearch: &llm.WebSearchTool{MaxUses: 5, AllowedDomains: []string{"go.dev", "<a>.org"}}, Cache: true}}}},
+		{"web search tool, blocked domains", &llm.Request{Model: "m", Tools: []llm.ToolDef{{Name: "web_search",
+			WebSearch: &llm.WebSearchTool{BlockedDomains: []string{"spam.example"}}}}}},
+		{"web search tool, defaults", &llm.Request{Model: "m", Tools: []llm.ToolDef{{WebSearch: &llm.WebSearchTool{}}}}},
+		{"web search tool, both lists", &llm.Request{Model: "m", Tools: []llm.ToolDef{{WebSearch: &llm.WebSearchTool{
+			AllowedDomains: []string{"a"}, BlockedDomains: []string{"b"}}}}}},
+		{"web search blocks", &llm.Request{Model: "m", Messages: []llm.Message{user(llm.Text("search")),
+			{Role: llm.RoleAssistant, Content: []llm.Block{
+				{Type: llm.BlockServerToolUse, ID: "srvtoolu_1", Name: "web_search", Input: json.RawMessage(`{"query": "go <1.26>"}`)},
+				{Type: llm.BlockWebSearchResult, ToolUseID: "srvtoolu_1", Content: []llm.Block{
+					{Type: llm.BlockWebSearchHit, Title: "Go 1.26 & more", URL: "https://go.dev/doc/go1.26", Data: "enc1", PageAge: "2 days ago"},
+					{Type: llm.BlockWebSearchHit, Title: "t", URL: "https://e.org", Data: "enc2"}}},
+				{Type: llm.BlockServerToolUse, ID: "srvtoolu_2", Name: "web_search", Input: json.RawMessage(`{"query": "again"}`)},
+				marked(llm.Block{Type: llm.BlockWebSearchResult, ToolUseID: "srvtoolu_2", ErrorCode: "max_uses_exceeded"}),
+				{Type: llm.BlockWebSearchResult, ToolUseID: "srvtoolu_3", Content: []llm.Block{}},
+				llm.Text("Found it."),
+			}}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { checkMatchesSDK(t, tt.req) })

@@ -37,6 +37,10 @@ type wireBlockStart struct {
 	Thinking  string          `json:"thinking"`
 	Signature string          `json:"signature"`
 	Data      string          `json:"data"`
+	// ToolUseID and Content belong to web_search_tool_result, which
+	// arrives whole in its content_block_start.
+	ToolUseID string          `json:"tool_use_id"`
+	Content   json.RawMessage `json:"content"`
 }
 
 type wireDelta struct {
@@ -70,6 +74,8 @@ type block struct {
 	startInput json.RawMessage
 	input      []byte
 	hasInput   bool
+	// result is a web_search_tool_result, complete from its start.
+	result *llm.Block
 }
 
 // translator turns stream events into llm events and accumulates the
@@ -148,9 +154,15 @@ func (t *translator) start(ev *wireEvent) (llm.Event, bool, error) {
 	case llm.BlockText:
 		head.Text = cb.Text
 		b.text.WriteString(cb.Text)
-	case llm.BlockToolUse:
+	case llm.BlockToolUse, llm.BlockServerToolUse:
 		head.ID, head.Name = cb.ID, cb.Name
 		b.id, b.name, b.startInput = cb.ID, cb.Name, cb.Input
+	case llm.BlockWebSearchResult:
+		r, err := searchResultBlock(cb.ToolUseID, cb.Content)
+		if err != nil {
+			return llm.Event{}, false, err
+		}
+		b.result, head = &r, &r
 	case llm.BlockThinking:
 		head.Thinking, head.Signature = cb.Thinking, cb.Signature
 		b.text.WriteString(cb.Thinking)
@@ -184,7 +196,7 @@ var deltaBlock = map[string]llm.BlockType{
 func (t *translator) delta(ev *wireEvent) (llm.Event, bool, error) {
 	d := &ev.Delta
 	b := t.blocks[ev.Index]
-	if want, ok := deltaBlock[d.Type]; ok && b.typ != want {
+	if want, ok := deltaBlock[d.Type]; ok && b.typ != want && !(want == llm.BlockToolUse && b.typ == llm.BlockServerToolUse) {
 		return llm.Event{}, false, protocolf("%s for content block %d, which is a %s block", d.Type, ev.Index, b.typ)
 	}
 	e := llm.Event{Type: llm.EventDelta, Index: int(ev.Index)}
@@ -232,7 +244,9 @@ func (t *translator) response(requestID string) (*llm.Response, error) {
 		switch b.typ {
 		case llm.BlockText:
 			out.Text = b.text.String()
-		case llm.BlockToolUse:
+		case llm.BlockWebSearchResult:
+			out = b.result.Clone()
+		case llm.BlockToolUse, llm.BlockServerToolUse:
 			if err := t.checkInput(i); err != nil {
 				return nil, err
 			}

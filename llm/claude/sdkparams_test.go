@@ -137,6 +137,17 @@ func sdkRawObject(raw json.RawMessage, fallback string) (json.RawMessage, error)
 }
 
 func sdkTool(t llm.ToolDef) (anthropic.ToolUnionParam, error) {
+	if ws := t.WebSearch; ws != nil {
+		if len(ws.AllowedDomains) > 0 && len(ws.BlockedDomains) > 0 {
+			return anthropic.ToolUnionParam{}, fmt.Errorf("web search: allowed and blocked domains cannot both be set")
+		}
+		p := &anthropic.WebSearchTool20250305Param{AllowedDomains: ws.AllowedDomains, BlockedDomains: ws.BlockedDomains,
+			CacheControl: sdkCache(t.Cache)}
+		if ws.MaxUses > 0 {
+			p.MaxUses = param.NewOpt(int64(ws.MaxUses))
+		}
+		return anthropic.ToolUnionParam{OfWebSearchTool20250305: p}, nil
+	}
 	if t.Name == "" {
 		return anthropic.ToolUnionParam{}, fmt.Errorf("tool has no name")
 	}
@@ -202,6 +213,30 @@ func sdkContent(b llm.Block) (anthropic.ContentBlockParamUnion, error) {
 			return u, err
 		}
 		u.OfToolResult = tr
+	case llm.BlockServerToolUse:
+		input, err := sdkRawObject(b.Input, `{}`)
+		if err != nil {
+			return u, fmt.Errorf("server_tool_use %s input: %w", b.ID, err)
+		}
+		u.OfServerToolUse = &anthropic.ServerToolUseBlockParam{ID: b.ID, Name: anthropic.ServerToolUseBlockParamName(b.Name),
+			Input: input, CacheControl: sdkCache(b.Cache)}
+	case llm.BlockWebSearchResult:
+		wr := &anthropic.WebSearchToolResultBlockParam{ToolUseID: b.ToolUseID, CacheControl: sdkCache(b.Cache)}
+		if b.ErrorCode != "" {
+			wr.Content.OfRequestWebSearchToolResultError = &anthropic.WebSearchToolRequestErrorObjectParam{
+				ErrorCode: anthropic.WebSearchToolResultErrorCode(b.ErrorCode)}
+		} else {
+			hits := []anthropic.WebSearchResultBlockParam{}
+			for _, h := range b.Content {
+				hp := anthropic.WebSearchResultBlockParam{EncryptedContent: h.Data, Title: h.Title, URL: h.URL}
+				if h.PageAge != "" {
+					hp.PageAge = param.NewOpt(h.PageAge)
+				}
+				hits = append(hits, hp)
+			}
+			wr.Content.OfWebSearchToolResultBlockItem = hits
+		}
+		u.OfWebSearchToolResult = wr
 	case llm.BlockThinking, llm.BlockRedactedThinking:
 		if b.Cache {
 			return u, fmt.Errorf("a cache marker cannot sit on a %s block; put it on the next text or tool block", b.Type)

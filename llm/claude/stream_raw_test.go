@@ -100,8 +100,11 @@ func TestStreamBadInput(t *testing.T) {
 		}, "text_delta for content block 0, which is a thinking block", ErrProtocol, 1},
 		{"two message starts", func(w http.ResponseWriter) { writeSSE(w, head+head) }, "second message_start", ErrProtocol, 1},
 		{"unsupported block type", func(w http.ResponseWriter) {
-			writeSSE(w, head+sse("content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"server_tool_use","id":"s","name":"web_search","input":{}}}`))
-		}, `"server_tool_use"`, ErrProtocol, 1},
+			writeSSE(w, head+sse("content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"code_execution_tool_result","tool_use_id":"s","content":{}}}`))
+		}, `"code_execution_tool_result"`, ErrProtocol, 1},
+		{"web search result of the wrong shape", func(w http.ResponseWriter) {
+			writeSSE(w, head+sse("content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"web_search_tool_result","tool_use_id":"s","content":"nope"}}`))
+		}, "web_search_tool_result content is neither", ErrProtocol, 1},
 		{"garbage lines only", func(w http.ResponseWriter) { writeSSE(w, "hello\nworld\n\n:::\n\n") },
 			"ended before message_stop", llm.ErrIncomplete, 2},
 		{"empty body", func(w http.ResponseWriter) { writeSSE(w, "") }, "ended before message_stop", llm.ErrIncomplete, 2},

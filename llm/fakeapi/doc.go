@@ -127,6 +127,15 @@
 //	    first_token_delay: 50ms
 //	    output_tokens: 42
 //
+// A reply block "- web_search: {query: …, results: [{title, url,
+// page_age}]}" (or "error: max_uses_exceeded" instead of results) streams
+// a server-side web search as the API does: a server_tool_use block whose
+// input arrives as input_json_delta fragments, then a
+// web_search_tool_result block sent whole in its content_block_start (the
+// hits' encrypted_content is derived from their URLs). WebSearchBlocks
+// builds the same from Go. The fake never searches; requests that carry
+// the blocks back (after a pause_turn) are accepted.
+//
 // A rule needs a reply or a fault (or both: a stream_error fault sends part of
 // the reply first). A tool_use without an id gets a generated one. Text,
 // thinking and the string values of tool input may hold placeholders, filled

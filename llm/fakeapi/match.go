@@ -81,7 +81,7 @@ func (r *rule) render(req *Request) Reply {
 	for i, b := range r.reply.Content {
 		b.Text = expand(b.Text, req)
 		b.Thinking = expand(b.Thinking, req)
-		if b.Type == "tool_use" {
+		if b.Type == "tool_use" || b.Type == "server_tool_use" {
 			b.Input = expandJSON(b.Input, req)
 		}
 		out.Content[i] = b

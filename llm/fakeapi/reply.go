@@ -172,8 +172,15 @@ func normalize(r Reply, seed [32]byte) (Reply, error) {
 	}
 	content := make([]Block, len(r.Content))
 	hasTool, size := false, 0
+	lastServerUse := ""
 	for i, b := range r.Content {
 		switch b.Type {
+		case "server_tool_use", "web_search_tool_result":
+			var err error
+			if b, err = normalizeSearch(b, seed, i, &lastServerUse); err != nil {
+				return r, fmt.Errorf("content %d: %v", i, err)
+			}
+			size += len(b.Input)
 		case "text":
 			size += len(b.Text)
 		case "tool_use":
@@ -205,7 +212,7 @@ func normalize(r Reply, seed [32]byte) (Reply, error) {
 				return r, fmt.Errorf("content %d: redacted_thinking without data", i)
 			}
 		default:
-			return r, fmt.Errorf("content %d: the fake cannot stream %q blocks (use text, tool_use, thinking or redacted_thinking)", i, b.Type)
+			return r, fmt.Errorf("content %d: the fake cannot stream %q blocks (use text, tool_use, thinking, redacted_thinking, server_tool_use or web_search_tool_result)", i, b.Type)
 		}
 		content[i] = b
 	}

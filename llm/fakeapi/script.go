@@ -358,17 +358,36 @@ func (p *parser) blocks(n *yaml.Node, rule string) ([]Block, error) {
 		return []Block{TextBlock(s)}, err
 	}
 	if n.Kind != yaml.SequenceNode {
-		return nil, p.errf(n.Line, "%s reply must be a text or a list of blocks (- text: ..., - tool_use: {name: ..., input: {...}}, - thinking: ...)", rule)
+		return nil, p.errf(n.Line, "%s reply must be a text or a list of blocks (- text: ..., - tool_use: {name: ..., input: {...}}, - thinking: ..., - web_search: {query: ..., results: [...]})", rule)
 	}
 	var out []Block
 	for i, item := range n.Content {
-		b, err := p.block(item, fmt.Sprintf("%s reply block %d", rule, i+1))
+		what := fmt.Sprintf("%s reply block %d", rule, i+1)
+		if ws := webSearchNode(item); ws != nil {
+			bs, err := p.webSearch(ws, what)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, bs...)
+			continue
+		}
+		b, err := p.block(item, what)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, b)
 	}
 	return out, nil
+}
+
+// webSearchNode returns the value of a "- web_search: {…}" reply block (a
+// mapping with that one key), or nil.
+func webSearchNode(n *yaml.Node) *yaml.Node {
+	n = resolve(n)
+	if n.Kind == yaml.MappingNode && len(n.Content) == 2 && resolve(n.Content[0]).Value == "web_search" {
+		return n.Content[1]
+	}
+	return nil
 }
 
 func (p *parser) block(n *yaml.Node, what string) (Block, error) {

@@ -148,6 +148,13 @@ func blockEvents(i int, b Block, rng *rand.Rand) []event {
 		delta(wireSignatureDelta{"signature_delta", b.Signature})
 	case "redacted_thinking":
 		start(wireRedacted{"redacted_thinking", b.Data})
+	case "server_tool_use":
+		start(wireToolUse{"server_tool_use", b.ID, b.Name, json.RawMessage("{}")})
+		for _, f := range fragments(string(b.Input), rng, 8) {
+			delta(wireJSONDelta{"input_json_delta", f})
+		}
+	case "web_search_tool_result":
+		start(searchResultWire(b)) // the API sends it whole, with no deltas
 	}
 	return append(evs, event{"content_block_stop", evBlockStop{"content_block_stop", i}})
 }
@@ -161,6 +168,10 @@ func fullBlock(b Block) any {
 		return wireThinking{"thinking", b.Thinking, b.Signature}
 	case "redacted_thinking":
 		return wireRedacted{"redacted_thinking", b.Data}
+	case "server_tool_use":
+		return wireToolUse{"server_tool_use", b.ID, b.Name, b.Input}
+	case "web_search_tool_result":
+		return searchResultWire(b)
 	}
 	return wireText{"text", b.Text}
 }

@@ -164,7 +164,8 @@ func validateTools(tools []Tool) *apiError {
 // userOnly and assistantOnly name the block types that belong to one role.
 var (
 	userOnly      = map[string]bool{"tool_result": true, "image": true, "document": true}
-	assistantOnly = map[string]bool{"tool_use": true, "thinking": true, "redacted_thinking": true}
+	assistantOnly = map[string]bool{"tool_use": true, "thinking": true, "redacted_thinking": true,
+		"server_tool_use": true, "web_search_tool_result": true}
 )
 
 // validateMessages checks roles and block placement. Consecutive messages of

@@ -50,7 +50,10 @@ func (r *Request) Context() context.Context {
 // Block is one content block in wire shape. Which fields are meaningful
 // depends on Type, exactly as in the Messages API: text; tool_use (ID, Name,
 // Input); tool_result (ToolUseID, Content, IsError); thinking (Thinking,
-// Signature); redacted_thinking (Data); image and document (Source).
+// Signature); redacted_thinking (Data); image and document (Source);
+// server_tool_use (ID, Name, Input); web_search_tool_result (ToolUseID,
+// Content of web_search_result blocks, or ErrorCode in a reply);
+// web_search_result (Title, URL, PageAge, EncryptedContent).
 type Block struct {
 	Type         string          `json:"type"`
 	Text         string          `json:"text,omitempty"`
@@ -65,6 +68,15 @@ type Block struct {
 	Data         string          `json:"data,omitempty"`
 	Source       json.RawMessage `json:"source,omitempty"`
 	CacheControl json.RawMessage `json:"cache_control,omitempty"`
+
+	Title            string `json:"title,omitempty"`
+	URL              string `json:"url,omitempty"`
+	PageAge          string `json:"page_age,omitempty"`
+	EncryptedContent string `json:"encrypted_content,omitempty"`
+	// ErrorCode makes a web_search_tool_result of a reply a failed search
+	// ("max_uses_exceeded", "too_many_requests", …). A request's error
+	// object is kept only in the block's raw bytes.
+	ErrorCode string `json:"-"`
 
 	// raw is the block exactly as received; the cache simulator hashes it so
 	// that fields this type does not model still count.

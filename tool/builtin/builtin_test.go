@@ -2,9 +2,11 @@ package builtin
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
+	"iter"
 	"os"
 	"path/filepath"
 	"testing"
@@ -12,8 +14,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
 
+	"github.com/cohort-dev/cohort/llm"
 	"github.com/cohort-dev/cohort/tool"
 	"github.com/cohort-dev/cohort/tool/todo"
+	"github.com/cohort-dev/cohort/tool/web"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/defs.golden")
@@ -35,7 +39,7 @@ func render(tools []tool.Tool) []byte {
 // TestDefsGolden pins the tools' prose and schemas: they are the cached
 // prefix of every request. Run with -update after a deliberate change.
 func TestDefsGolden(t *testing.T) {
-	got := render(All(Config{}))
+	got := render(All(Config{Search: web.SearchConfig{Model: noModel{}}}))
 	path := filepath.Join("testdata", "defs.golden")
 	if *update {
 		if err := os.WriteFile(path, got, 0o644); err != nil {
@@ -49,14 +53,32 @@ func TestDefsGolden(t *testing.T) {
 	if diff := cmp.Diff(string(want), string(got)); diff != "" {
 		t.Errorf("tool definitions changed (-golden +got); run with -update if intended:\n%s", diff)
 	}
-	if again := render(All(Config{})); !bytes.Equal(again, got) {
+	if again := render(All(Config{Search: web.SearchConfig{Model: noModel{}}})); !bytes.Equal(again, got) {
 		t.Errorf("definitions differ between two builds")
+	}
+}
+
+// noModel stands for a model with server-side search; the definitions
+// never call it.
+type noModel struct{}
+
+func (noModel) Stream(context.Context, *llm.Request) iter.Seq2[llm.Event, error] {
+	return func(func(llm.Event, error) bool) {}
+}
+
+// TestWebSearchNeedsASearchModel: without a model whose provider searches,
+// there is no WebSearch tool (definitions naming it get a warning instead).
+func TestWebSearchNeedsASearchModel(t *testing.T) {
+	for _, tl := range All(Config{}) {
+		if tl.Def().Name == "WebSearch" {
+			t.Fatal("WebSearch is offered without a search model")
+		}
 	}
 }
 
 func TestAll(t *testing.T) {
 	todos := todo.New(todo.Config{})
-	tools := All(Config{Todos: todos})
+	tools := All(Config{Todos: todos, Search: web.SearchConfig{Model: noModel{}}})
 	var names []string
 	for _, tl := range tools {
 		names = append(names, tl.Def().Name)
@@ -71,6 +93,7 @@ func TestAll(t *testing.T) {
 		"Bash": {}, "Glob": {ReadOnly: true, ConcurrencySafe: true}, "Grep": {ReadOnly: true, ConcurrencySafe: true},
 		"Read": {ReadOnly: true, ConcurrencySafe: true}, "Edit": {}, "Write": {}, "NotebookEdit": {},
 		"WebFetch": {ConcurrencySafe: true}, "TodoWrite": {ReadOnly: true, ConcurrencySafe: true},
+		"LS": {ReadOnly: true, ConcurrencySafe: true}, "MultiEdit": {}, "WebSearch": {ReadOnly: true, ConcurrencySafe: true},
 	}
 	for _, tl := range tools {
 		d := tl.Def()
@@ -104,8 +127,11 @@ func TestFieldNames(t *testing.T) {
 		"NotebookEdit": {"notebook_path", "cell_id", "new_source", "cell_type", "edit_mode"},
 		"WebFetch":     {"url", "prompt"},
 		"TodoWrite":    {"todos"},
+		"LS":           {"path", "ignore"},
+		"MultiEdit":    {"file_path", "edits"},
+		"WebSearch":    {"query", "allowed_domains", "blocked_domains"},
 	}
-	for _, tl := range All(Config{}) {
+	for _, tl := range All(Config{Search: web.SearchConfig{Model: noModel{}}}) {
 		d := tl.Def()
 		var s struct {
 			Properties json.RawMessage `json:"properties"`

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"regexp"
 	"strings"
@@ -77,22 +78,13 @@ func (e *Edit) run(env *tool.Env, input json.RawMessage) (tool.Result, error) {
 		if in.OldString != "" {
 			return tool.Result{}, notFound(path)
 		}
-		return e.create(env, path, in.NewString)
+		return e.create(env, path, in)
 	}
-	if err := checkFresh(env, path, info); err != nil {
+	data, err := loadForEdit(env, path, info, "Edit")
+	if err != nil {
 		return tool.Result{}, err
 	}
-	if info.Size() > maxEditBytes {
-		return tool.Result{}, failf("%s is %d bytes, too large to Edit (limit %d); change it through Bash instead", path, info.Size(), maxEditBytes)
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return tool.Result{}, failf("cannot read %s: %v", path, unwrapPath(err))
-	}
-	if isBinary(data[:min(len(data), sniffLen)]) {
-		return tool.Result{}, failf("%s is a binary file; Edit only changes text", path)
-	}
-	updated, first, n, err := replace(path, string(data), in)
+	updated, first, n, err := replace(path, data, in)
 	if err != nil {
 		return tool.Result{}, err
 	}
@@ -107,19 +99,50 @@ func (e *Edit) run(env *tool.Env, input json.RawMessage) (tool.Result, error) {
 	if n != 1 {
 		what = fmt.Sprintf("all %d occurrences (the first is shown)", n)
 	}
-	return tool.Text(fmt.Sprintf("Edited %s: replaced %s. The changed region now reads:\n%s",
-		path, what, snippet(updated, first, first+len(toFileEOL(updated, in.NewString))))), nil
+	res := tool.Text(fmt.Sprintf("Edited %s: replaced %s. The changed region now reads:\n%s",
+		path, what, snippet(updated, first, first+len(toFileEOL(updated, in.NewString)))))
+	res.Response = in.response(path, data, updated)
+	return res, nil
 }
 
-func (e *Edit) create(env *tool.Env, path, content string) (tool.Result, error) {
+// loadForEdit reads an existing file that a tool named by who is about to
+// change: it must be fresh (read since its last change), not too large and
+// text.
+func loadForEdit(env *tool.Env, path string, info fs.FileInfo, who string) (string, error) {
+	if err := checkFresh(env, path, info); err != nil {
+		return "", err
+	}
+	if info.Size() > maxEditBytes {
+		return "", failf("%s is %d bytes, too large to %s (limit %d); change it through Bash instead", path, info.Size(), who, maxEditBytes)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", failf("cannot read %s: %v", path, unwrapPath(err))
+	}
+	if isBinary(data[:min(len(data), sniffLen)]) {
+		return "", failf("%s is a binary file; %s only changes text", path, who)
+	}
+	return string(data), nil
+}
+
+func (e *Edit) create(env *tool.Env, path string, in editInput) (tool.Result, error) {
 	if err := checkWrite(env, path); err != nil {
 		return tool.Result{}, err
 	}
-	if err := writeFile(path, []byte(content), nil); err != nil {
+	if err := writeFile(path, []byte(in.NewString), nil); err != nil {
 		return tool.Result{}, err
 	}
 	record(env, path, false)
-	return tool.Text(fmt.Sprintf("Created %s (%s).", path, plural(countLines(content), "line"))), nil
+	res := tool.Text(fmt.Sprintf("Created %s (%s).", path, plural(countLines(in.NewString), "line")))
+	res.Response = in.response(path, "", in.NewString)
+	return res, nil
+}
+
+// response is the structured result of an edit that turned original into
+// updated.
+func (in editInput) response(path, original, updated string) *EditResponse {
+	return &EditResponse{FilePath: path, OldString: in.OldString, NewString: in.NewString, OriginalFile: original,
+		StructuredPatch: structuredPatch(original, updated), ReplaceAll: in.ReplaceAll}
 }
 
 // replace applies the edit to content and returns the result, the byte

@@ -2,6 +2,7 @@ package file
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -140,7 +141,9 @@ func (r *Read) readText(ctx context.Context, env *tool.Env, path string, info fs
 	}
 	if info.Size() == 0 && len(head) == 0 {
 		record(env, path, false)
-		return tool.Text(fmt.Sprintf("(%s exists but is empty.)", path)), nil
+		res := tool.Text(fmt.Sprintf("(%s exists but is empty.)", path))
+		res.Response = &ReadResponse{Type: "text", File: &TextFile{FilePath: path, StartLine: 1}}
+		return res, nil
 	}
 	offset := max(in.Offset, 1)
 	limit := in.Limit
@@ -153,8 +156,12 @@ func (r *Read) readText(ctx context.Context, env *tool.Env, path string, info fs
 	}
 	partial := offset > 1 || page.more
 	record(env, path, partial)
+	resp := &ReadResponse{Type: "text", File: &TextFile{FilePath: path, Content: page.raw, NumLines: page.shown,
+		StartLine: offset, TotalLines: page.total}}
 	if page.shown == 0 {
-		return tool.Text(fmt.Sprintf("(%s has %s; offset %d is past the end.)", path, plural(page.lastLine, "line"), offset)), nil
+		res := tool.Text(fmt.Sprintf("(%s has %s; offset %d is past the end.)", path, plural(page.lastLine, "line"), offset))
+		res.Response = resp
+		return res, nil
 	}
 	text := page.text
 	switch {
@@ -164,27 +171,32 @@ func (r *Read) readText(ctx context.Context, env *tool.Env, path string, info fs
 	case page.more:
 		text += fmt.Sprintf("\n[The file continues after line %d; Read again with offset=%d to see more.]", page.lastLine, page.lastLine+1)
 	}
-	return tool.Text(text), nil
+	res := tool.Text(text)
+	res.Response = resp
+	return res, nil
 }
 
 type page struct {
 	text           string
-	shown          int  // lines in text
-	lastLine       int  // number of the last line read
-	more           bool // lines follow the page
+	raw            string // the lines shown, without line numbers
+	shown          int    // lines in text
+	lastLine       int    // number of the last line read
+	total          int    // lines in the file
+	more           bool   // lines follow the page
 	stoppedForSize bool
 }
 
 // page reads lines [offset, offset+limit) from br in cat -n form.
 func (r *Read) page(ctx context.Context, br *bufio.Reader, offset, limit int) (page, error) {
 	var p page
-	var out strings.Builder
+	var out, raw strings.Builder
 	for n := 1; ; n++ {
 		if n%4096 == 0 && ctx.Err() != nil {
 			return p, ctx.Err()
 		}
 		line, err := readLine(br, r.cfg.MaxLineChars)
 		if err == io.EOF {
+			p.total = n - 1
 			break
 		}
 		if err != nil {
@@ -196,19 +208,55 @@ func (r *Read) page(ctx context.Context, br *bufio.Reader, offset, limit int) (p
 		}
 		if p.shown == limit {
 			p.more = true
-			break
 		}
 		entry := fmt.Sprintf("%6d\t%s\n", n, line)
-		if out.Len()+len(entry) > r.cfg.MaxOutputBytes && p.shown > 0 {
+		if !p.more && out.Len()+len(entry) > r.cfg.MaxOutputBytes && p.shown > 0 {
 			p.more, p.stoppedForSize = true, true
+		}
+		if p.more {
+			// Line n was read but not shown; the rest is only counted.
+			rest, err := countRest(ctx, br)
+			if err != nil {
+				return p, err
+			}
+			p.total = n + rest
 			break
 		}
 		out.WriteString(entry)
+		raw.WriteString(line + "\n")
 		p.shown++
 		p.lastLine = n
 	}
 	p.text = strings.TrimSuffix(out.String(), "\n")
+	p.raw = strings.TrimSuffix(raw.String(), "\n")
 	return p, nil
+}
+
+// countRest counts the lines left in br (a last line without a line break
+// counts).
+func countRest(ctx context.Context, br *bufio.Reader) (int, error) {
+	n, last := 0, byte('\n')
+	buf := make([]byte, 64<<10)
+	for {
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		k, err := br.Read(buf)
+		if k > 0 {
+			n += bytes.Count(buf[:k], []byte{'\n'})
+			last = buf[k-1]
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return 0, failf("reading failed while counting lines: %v", err)
+		}
+	}
+	if last != '\n' {
+		n++
+	}
+	return n, nil
 }
 
 // readLine returns the next line without its line break (and without a
@@ -287,8 +335,9 @@ func (r *Read) readImage(env *tool.Env, path string, info fs.FileInfo, mediaType
 		return tool.Result{}, failf("%s has an image extension but its content is not a PNG, JPEG, GIF or WebP image (%s)", path, sniffed)
 	}
 	record(env, path, false)
+	b64 := base64.StdEncoding.EncodeToString(data)
 	return tool.Result{Content: []llm.Block{
 		llm.Text(fmt.Sprintf("Image %s (%s, %d bytes):", path, mediaType, len(data))),
-		{Type: llm.BlockImage, MediaType: mediaType, Data: base64.StdEncoding.EncodeToString(data)},
-	}}, nil
+		{Type: llm.BlockImage, MediaType: mediaType, Data: b64},
+	}, Response: &ReadResponse{Type: "image", File: &ImageFile{Base64: b64, Type: mediaType, OriginalSize: len(data)}}}, nil
 }

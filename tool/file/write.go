@@ -64,13 +64,20 @@ func (w *Write) run(env *tool.Env, input json.RawMessage) (tool.Result, error) {
 	if err := checkWrite(env, path); err != nil {
 		return tool.Result{}, err
 	}
+	resp := &WriteResponse{Type: "create", FilePath: path, Content: in.Content, StructuredPatch: []Hunk{},
+		OriginalFile: keptOriginal(path, info)}
 	if err := writeFile(path, []byte(in.Content), info); err != nil {
 		return tool.Result{}, err
 	}
 	record(env, path, false)
 	verb := "Created"
 	if info != nil {
-		verb = "Overwrote"
+		verb, resp.Type = "Overwrote", "update"
+		if resp.OriginalFile != nil {
+			resp.StructuredPatch = structuredPatch(*resp.OriginalFile, in.Content)
+		}
 	}
-	return tool.Text(fmt.Sprintf("%s %s (%s, %s).", verb, path, plural(countLines(in.Content), "line"), plural(len(in.Content), "byte"))), nil
+	res := tool.Text(fmt.Sprintf("%s %s (%s, %s).", verb, path, plural(countLines(in.Content), "line"), plural(len(in.Content), "byte")))
+	res.Response = resp
+	return res, nil
 }

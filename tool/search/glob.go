@@ -82,6 +82,7 @@ func (g *Glob) Run(ctx context.Context, env *tool.Env, input json.RawMessage) (t
 		}
 		return tool.Result{}, err
 	}
+	start := time.Now()
 	type match struct {
 		path  string
 		mtime time.Time
@@ -109,8 +110,11 @@ func (g *Glob) Run(ctx context.Context, env *tool.Env, input json.RawMessage) (t
 		}
 		return tool.Errorf("glob %q in %s failed: %v", pattern, root, err), nil
 	}
+	resp := &GlobResponse{Filenames: []string{}, DurationMs: time.Since(start).Milliseconds()}
 	if len(matches) == 0 {
-		return tool.Text("No files found"), nil
+		res := tool.Text("No files found")
+		res.Response = resp
+		return res, nil
 	}
 	slices.SortFunc(matches, func(a, b match) int {
 		if c := b.mtime.Compare(a.mtime); c != 0 {
@@ -124,15 +128,28 @@ func (g *Glob) Run(ctx context.Context, env *tool.Env, input json.RawMessage) (t
 			b.WriteByte('\n')
 		}
 		b.WriteString(m.path)
+		resp.Filenames = append(resp.Filenames, m.path)
 	}
-	if len(matches) > g.cfg.MaxResults || more {
+	resp.NumFiles, resp.Truncated = len(resp.Filenames), len(matches) > g.cfg.MaxResults || more
+	if resp.Truncated {
 		total := fmt.Sprint(len(matches))
 		if more {
 			total = "more than " + total
 		}
 		fmt.Fprintf(&b, "\n[Showing the %d most recently modified of %s files. Use a more specific pattern or path to see the rest.]", g.cfg.MaxResults, total)
 	}
-	return tool.Text(b.String()), nil
+	res := tool.Text(b.String())
+	res.Response = resp
+	return res, nil
+}
+
+// GlobResponse is the structured result of a Glob call
+// (tool.Result.Response), in Claude Code's shape.
+type GlobResponse struct {
+	Filenames  []string `json:"filenames"`
+	DurationMs int64    `json:"durationMs"`
+	NumFiles   int      `json:"numFiles"`
+	Truncated  bool     `json:"truncated"`
 }
 
 // globRoot resolves the directory to walk and the pattern relative to it.

@@ -160,7 +160,7 @@ func failf(format string, args ...any) error { return failure(fmt.Sprintf(format
 
 // Run implements tool.Tool.
 func (g *Grep) Run(ctx context.Context, env *tool.Env, input json.RawMessage) (tool.Result, error) {
-	text, err := g.run(ctx, env, input)
+	text, resp, err := g.run(ctx, env, input)
 	var f failure
 	if errors.As(err, &f) {
 		return tool.Errorf("%s", string(f)), nil
@@ -168,32 +168,35 @@ func (g *Grep) Run(ctx context.Context, env *tool.Env, input json.RawMessage) (t
 	if err != nil {
 		return tool.Result{}, err
 	}
-	return tool.Text(text), nil
+	res := tool.Text(text)
+	res.Response = resp
+	return res, nil
 }
 
-func (g *Grep) run(ctx context.Context, env *tool.Env, input json.RawMessage) (string, error) {
+func (g *Grep) run(ctx context.Context, env *tool.Env, input json.RawMessage) (string, *GrepResponse, error) {
 	var in grepInput
 	if err := json.Unmarshal(input, &in); err != nil {
-		return "", failf("invalid input: %v", err)
+		return "", nil, failf("invalid input: %v", err)
 	}
 	q, err := g.query(env, in)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	b, err := g.backend()
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, g.cfg.Timeout)
 	defer cancel()
 	raw, truncated, err := b.search(ctx, q)
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(context.Cause(ctx), context.DeadlineExceeded) && !errors.As(err, new(failure)) {
-			return "", failf("the search took longer than %s and was stopped; narrow it with path, glob or type", g.cfg.Timeout)
+			return "", nil, failf("the search took longer than %s and was stopped; narrow it with path, glob or type", g.cfg.Timeout)
 		}
-		return "", err
+		return "", nil, err
 	}
-	return g.present(q, in, raw, truncated), nil
+	text, resp := g.present(q, in, raw, truncated)
+	return text, resp, nil
 }
 
 // query validates the input and resolves defaults.

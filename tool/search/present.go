@@ -13,26 +13,48 @@ import (
 	"unicode/utf8"
 )
 
+// GrepResponse is the structured result of a Grep call
+// (tool.Result.Response), in Claude Code's shape: Mode is the output mode;
+// Filenames the files of the page (files_with_matches, count); Content the
+// page's lines (content, count); NumMatches the matching lines in all
+// (count); AppliedLimit and AppliedOffset are set when they cut the list.
+type GrepResponse struct {
+	Mode          string   `json:"mode"`
+	NumFiles      int      `json:"numFiles"`
+	Filenames     []string `json:"filenames"`
+	Content       string   `json:"content,omitempty"`
+	NumLines      int      `json:"numLines,omitempty"`
+	NumMatches    int      `json:"numMatches,omitempty"`
+	AppliedLimit  int      `json:"appliedLimit,omitempty"`
+	AppliedOffset int      `json:"appliedOffset,omitempty"`
+}
+
 // present turns a backend's ripgrep-style output into the text the model
 // reads: files sorted by modification time, counts summed, pages cut by
-// offset and head_limit, long lines shortened, the whole capped.
-func (g *Grep) present(q *query, in grepInput, raw []byte, truncated bool) string {
+// offset and head_limit, long lines shortened, the whole capped. It also
+// returns the structured result.
+func (g *Grep) present(q *query, in grepInput, raw []byte, truncated bool) (string, *GrepResponse) {
 	lines := splitLines(raw)
+	resp := &GrepResponse{Mode: q.mode, Filenames: []string{}, AppliedOffset: in.Offset}
+	if in.HeadLimit > 0 && in.Offset+in.HeadLimit < len(lines) {
+		resp.AppliedLimit = in.HeadLimit
+	}
 	var body []string
 	var header, footer string
 	switch q.mode {
 	case modeFiles:
 		if len(lines) == 0 {
-			return "No files found"
+			return "No files found", resp
 		}
 		sortByModTime(lines)
 		var note string
 		body, note = paginate(lines, in.Offset, in.HeadLimit, "files")
 		header = fmt.Sprintf("Found %s", plural(len(lines), "file"))
 		footer = note
+		resp.Filenames, resp.NumFiles = slices.Clone(body), len(body)
 	case modeCount:
 		if len(lines) == 0 {
-			return "No matches found"
+			return "No matches found", resp
 		}
 		total := 0
 		for i, l := range lines {
@@ -45,9 +67,14 @@ func (g *Grep) present(q *query, in grepInput, raw []byte, truncated bool) strin
 		var note string
 		body, note = paginate(lines, in.Offset, in.HeadLimit, "entries")
 		footer = joinNotes(note, fmt.Sprintf("Found %s in %s.", plural(total, "matching line"), plural(len(lines), "file")))
+		for _, l := range body {
+			name, _ := splitCount(l)
+			resp.Filenames = append(resp.Filenames, name)
+		}
+		resp.NumFiles, resp.NumMatches, resp.Content = len(lines), total, strings.Join(body, "\n")
 	default:
 		if len(lines) == 0 {
-			return "No matches found"
+			return "No matches found", resp
 		}
 		var note string
 		body, note = paginate(lines, in.Offset, in.HeadLimit, "lines")
@@ -55,11 +82,12 @@ func (g *Grep) present(q *query, in grepInput, raw []byte, truncated bool) strin
 			body[i] = cutLine(l, g.cfg.MaxLineChars)
 		}
 		footer = note
+		resp.Content, resp.NumLines = strings.Join(body, "\n"), len(body)
 	}
 	if truncated {
 		footer = joinNotes(footer, "[The search stopped early because its output grew too large, so results are incomplete. Narrow it with path, glob or type.]")
 	}
-	return g.capOutput(header, body, footer)
+	return g.capOutput(header, body, footer), resp
 }
 
 func splitLines(raw []byte) []string {

@@ -138,6 +138,19 @@ type Outcome struct {
 	Duration     time.Duration
 }
 
+// Response is the structured result of a Bash call (tool.Result.Response),
+// in Claude Code's shape. The command runs with stderr merged into stdout,
+// in the order the model reads them, so Stdout holds both and Stderr is
+// empty. Interrupted is set when the command was stopped before it ended
+// (its timeout ran out).
+type Response struct {
+	Stdout           string `json:"stdout"`
+	Stderr           string `json:"stderr"`
+	Interrupted      bool   `json:"interrupted"`
+	IsImage          bool   `json:"isImage"`
+	BackgroundTaskID string `json:"backgroundTaskId,omitempty"`
+}
+
 // BackgroundStarted is the Meta of a run_in_background result.
 type BackgroundStarted struct {
 	TaskID     string
@@ -213,11 +226,13 @@ func (b *Bash) background(ctx context.Context, env *tool.Env, in input) (tool.Re
 		return tool.Errorf("could not start the command in the background: %v", err), nil
 	}
 	msg := fmt.Sprintf("Command started in the background as task %s. Its output is written to %s; you will be notified when it finishes.", id, file)
-	return tool.Result{Content: []llm.Block{llm.Text(msg)}, Meta: BackgroundStarted{TaskID: id, OutputFile: file}}, nil
+	return tool.Result{Content: []llm.Block{llm.Text(msg)}, Meta: BackgroundStarted{TaskID: id, OutputFile: file},
+		Response: &Response{BackgroundTaskID: id}}, nil
 }
 
 func result(isError bool, meta Outcome, head, out string) tool.Result {
-	return tool.Result{Content: []llm.Block{llm.Text(joinNonEmpty(head, out))}, IsError: isError, Meta: meta}
+	return tool.Result{Content: []llm.Block{llm.Text(joinNonEmpty(head, out))}, IsError: isError, Meta: meta,
+		Response: &Response{Stdout: out, Interrupted: meta.TimedOut}}
 }
 
 func joinNonEmpty(a, b string) string {

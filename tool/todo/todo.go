@@ -137,7 +137,24 @@ func (t *TodoWrite) Run(_ context.Context, env *tool.Env, input json.RawMessage)
 	case inProgress > 1:
 		msg += fmt.Sprintf(" Note: %d tasks are in_progress; keep exactly one in progress at a time.", inProgress)
 	}
-	return tool.Result{Content: []llm.Block{llm.Text(msg)}, Meta: Change{Old: old, New: slices.Clone(stored)}}, nil
+	resp := &Response{OldTodos: orEmpty(slices.Clone(old)), NewTodos: orEmpty(slices.Clone(items))}
+	return tool.Result{Content: []llm.Block{llm.Text(msg)}, Meta: Change{Old: old, New: slices.Clone(stored)}, Response: resp}, nil
+}
+
+// Response is the structured result of a TodoWrite call
+// (tool.Result.Response), in Claude Code's shape: the list before the call
+// and the list the call wrote (as written, before a finished list is
+// cleared).
+type Response struct {
+	OldTodos []Item `json:"oldTodos"`
+	NewTodos []Item `json:"newTodos"`
+}
+
+func orEmpty(items []Item) []Item {
+	if items == nil {
+		return []Item{}
+	}
+	return items
 }
 
 // List returns a copy of the agent's current list (nil if it has none).

@@ -1,8 +1,18 @@
-// Package web holds the WebFetch tool: it fetches a URL, turns the page into
-// readable text and returns it with the model's question.
+// Package web holds the web tools. WebFetch fetches a URL, turns the page
+// into readable text and returns it with the model's question. WebSearch
+// searches the web through the provider's server-side search (the
+// Anthropic API's web_search tool), as Claude Code does: each call is one
+// request, with the query as its prompt, to a model that has the search
+// tool, and the hits and the model's summary come back.
 //
 // Decisions the spec leaves open:
 //
+//   - WebSearch exists only where the provider has server-side search
+//     (tool/builtin adds it when given a SearchConfig.Model). It asks for
+//     approval by default (package permission), like WebFetch: the query
+//     leaves the machine. A search turn that pauses (pause_turn) is
+//     resumed at most three times; failed searches are reported in the
+//     result, not as a tool error.
 //   - Only http and https URLs without credentials are fetched. http is
 //     upgraded to https, except for loopback hosts (localhost, 127.0.0.0/8,
 //     ::1), which usually serve plain http in development and tests.
@@ -147,7 +157,29 @@ func (w *WebFetch) Run(ctx context.Context, _ *tool.Env, input json.RawMessage) 
 	return res, err
 }
 
+// FetchResponse is the structured result of a WebFetch call
+// (tool.Result.Response), in Claude Code's shape: the page's size and HTTP
+// status, what the call returned, how long it took and the URL fetched.
+type FetchResponse struct {
+	Bytes      int    `json:"bytes"`
+	Code       int    `json:"code"`
+	CodeText   string `json:"codeText"`
+	Result     string `json:"result"`
+	DurationMs int64  `json:"durationMs"`
+	URL        string `json:"url"`
+}
+
 func (w *WebFetch) run(ctx context.Context, rawURL, prompt string) (tool.Result, error) {
+	start := time.Now()
+	res, err := w.fetchPage(ctx, rawURL, prompt)
+	if page, ok := res.Meta.(Page); ok && err == nil {
+		res.Response = &FetchResponse{Bytes: page.Bytes, Code: page.Status, CodeText: http.StatusText(page.Status),
+			Result: res.TextOf(), DurationMs: time.Since(start).Milliseconds(), URL: page.URL}
+	}
+	return res, err
+}
+
+func (w *WebFetch) fetchPage(ctx context.Context, rawURL, prompt string) (tool.Result, error) {
 	u, err := checkURL(rawURL)
 	if err != nil {
 		return tool.Result{}, err

@@ -1,0 +1,140 @@
+package search
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/cohort-dev/cohort/llm"
+	"github.com/cohort-dev/cohort/tool"
+)
+
+// LSConfig configures LS. Zero values take the defaults.
+type LSConfig struct {
+	// MaxEntries caps the listed files and directories (1000).
+	MaxEntries int
+}
+
+// LS is the LS tool: a directory's tree. Claude Code agent files still
+// list it. Safe for concurrent use.
+type LS struct{ cfg LSConfig }
+
+// NewLS returns the LS tool.
+func NewLS(cfg LSConfig) *LS {
+	if cfg.MaxEntries <= 0 {
+		cfg.MaxEntries = 1000
+	}
+	return &LS{cfg: cfg}
+}
+
+const lsDescription = `Lists the files and directories under a directory, as an indented tree.
+
+- path must be an absolute path to a directory.
+- ignore takes glob patterns of names or relative paths to leave out (for example "*.log" or "build/**").
+- Hidden entries (names starting with a dot) and __pycache__ directories are not listed; at most 1000 entries are shown.
+- Prefer Glob when you know the names you are looking for, and Grep to search contents.`
+
+var lsSchema = tool.Object(
+	tool.Required("path", tool.String("The absolute path of the directory to list.")),
+	tool.Optional("ignore", tool.Array("Glob patterns of entries to leave out.", tool.String("A glob pattern."))),
+).JSON()
+
+// Def implements tool.Tool.
+func (l *LS) Def() llm.ToolDef {
+	return llm.ToolDef{Name: "LS", Description: lsDescription, InputSchema: lsSchema}
+}
+
+// Traits implements tool.Tool: listing is read-only and concurrency-safe.
+func (l *LS) Traits(json.RawMessage) tool.Traits {
+	return tool.Traits{ReadOnly: true, ConcurrencySafe: true}
+}
+
+// errListed stops a walk that has listed MaxEntries entries.
+var errListed = errors.New("listing full")
+
+// Run implements tool.Tool.
+func (l *LS) Run(ctx context.Context, _ *tool.Env, input json.RawMessage) (tool.Result, error) {
+	var in struct {
+		Path   string   `json:"path"`
+		Ignore []string `json:"ignore"`
+	}
+	if err := json.Unmarshal(input, &in); err != nil {
+		return tool.Errorf("invalid input: %v", err), nil
+	}
+	if !filepath.IsAbs(in.Path) {
+		return tool.Errorf("path %q is not absolute; pass the absolute path of the directory to list", in.Path), nil
+	}
+	root := filepath.Clean(in.Path)
+	info, err := os.Stat(root)
+	switch {
+	case err != nil:
+		return tool.Errorf("cannot list %s: %v", root, unwrapPath(err)), nil
+	case !info.IsDir():
+		return tool.Errorf("%s is a file, not a directory; use Read to see it", root), nil
+	}
+	for _, p := range in.Ignore {
+		if !doublestar.ValidatePattern(p) {
+			return tool.Errorf("ignore pattern %q is not a valid glob", p), nil
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "- %s/\n", root)
+	n := 0
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if p == root || err != nil {
+			return nil // unreadable entries are left out
+		}
+		rel, _ := filepath.Rel(root, p)
+		if skipEntry(d, rel, in.Ignore) {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if n == l.cfg.MaxEntries {
+			return errListed
+		}
+		n++
+		depth := strings.Count(filepath.ToSlash(rel), "/") + 1
+		name := d.Name()
+		if d.IsDir() {
+			name += "/"
+		}
+		fmt.Fprintf(&b, "%s- %s\n", strings.Repeat("  ", depth), name)
+		return nil
+	})
+	switch {
+	case errors.Is(err, errListed):
+		fmt.Fprintf(&b, "[Stopped after %d entries; list a subdirectory, or use Glob with a pattern, to see the rest.]\n", l.cfg.MaxEntries)
+	case err != nil && ctx.Err() != nil:
+		return tool.Result{}, ctx.Err()
+	case n == 0:
+		b.WriteString("  (empty)\n")
+	}
+	return tool.Text(strings.TrimSuffix(b.String(), "\n")), nil
+}
+
+// skipEntry reports whether an entry is left out: hidden names,
+// __pycache__, and the ignore patterns (matched against the name and the
+// path relative to the listed directory).
+func skipEntry(d fs.DirEntry, rel string, ignore []string) bool {
+	name := d.Name()
+	if strings.HasPrefix(name, ".") || (d.IsDir() && name == "__pycache__") {
+		return true
+	}
+	rel = filepath.ToSlash(rel)
+	return slices.ContainsFunc(ignore, func(p string) bool {
+		return doublestar.MatchUnvalidated(p, name) || doublestar.MatchUnvalidated(p, rel)
+	})
+}
