@@ -1,6 +1,10 @@
 package hook
 
-import "context"
+import (
+	"context"
+
+	"github.com/cohort-dev/cohort/permission"
+)
 
 // The optional capabilities of an engine.Hooks, in one place. The engine
 // needs only PreToolUse and PostToolUse; the layers above it (the runtime,
@@ -49,10 +53,29 @@ type WorktreeHooks interface {
 	WorktreeRemove(ctx context.Context, path, branch string) Outcome
 }
 
+// PermissionHooks fire when a call is about to be put to whoever approves
+// it: PermissionRequest may answer instead (Prompter wraps an agent's
+// prompter with them), Notification tells a person a prompt is waiting.
+type PermissionHooks interface {
+	PermissionRequest(ctx context.Context, req permission.PromptRequest) Outcome
+	Notification(ctx context.Context, n Notice) Outcome
+}
+
+// SessionHooks fire at the start and end of a session (the lead's scope).
+type SessionHooks interface {
+	SessionStart(ctx context.Context, source, model string) Outcome
+	SessionEnd(ctx context.Context, reason string) Outcome
+}
+
+// PreCompact is an engine capability rather than one of these: the engine
+// itself compacts, so it looks for engine.CompactHooks (*Scope has it).
+
 var (
-	_ SubagentHooks = (*Scope)(nil)
-	_ TurnHooks     = (*Scope)(nil)
-	_ TeammateHooks = (*Scope)(nil)
-	_ TaskHooks     = (*Scope)(nil)
-	_ WorktreeHooks = (*Scope)(nil)
+	_ PermissionHooks = (*Scope)(nil)
+	_ SessionHooks    = (*Scope)(nil)
+	_ SubagentHooks   = (*Scope)(nil)
+	_ TurnHooks       = (*Scope)(nil)
+	_ TeammateHooks   = (*Scope)(nil)
+	_ TaskHooks       = (*Scope)(nil)
+	_ WorktreeHooks   = (*Scope)(nil)
 )

@@ -33,7 +33,8 @@ func (s *Scope) PermissionRequest(ctx context.Context, req permission.PromptRequ
 // With Notify set, a Notification (permission_prompt) fires before Next is
 // asked, for front ends where a person answers. Safe for concurrent use.
 type Prompter struct {
-	Scope  *Scope
+	// Hooks are the agent's (a *Scope); nil asks Next at once.
+	Hooks  PermissionHooks
 	Next   permission.Prompter
 	Notify bool
 }
@@ -42,7 +43,14 @@ var _ permission.Prompter = Prompter{}
 
 // Prompt implements permission.Prompter.
 func (p Prompter) Prompt(ctx context.Context, req permission.PromptRequest) (permission.PromptDecision, error) {
-	o := p.Scope.PermissionRequest(ctx, req)
+	next := p.Next
+	if next == nil {
+		next = permission.Headless{}
+	}
+	if p.Hooks == nil {
+		return next.Prompt(ctx, req)
+	}
+	o := p.Hooks.PermissionRequest(ctx, req)
 	switch {
 	case o.Block || o.Decision == Deny:
 		msg := o.Reason
@@ -54,12 +62,8 @@ func (p Prompter) Prompt(ctx context.Context, req permission.PromptRequest) (per
 		return permission.PromptDecision{Allow: true, UpdatedInput: o.UpdatedInput}, nil
 	}
 	if p.Notify {
-		p.Scope.Notification(ctx, Notice{Type: NoticePermission, Title: "Permission needed",
+		p.Hooks.Notification(ctx, Notice{Type: NoticePermission, Title: "Permission needed",
 			Message: "Cohort needs your permission to use " + req.ToolName})
-	}
-	next := p.Next
-	if next == nil {
-		next = permission.Headless{}
 	}
 	return next.Prompt(ctx, req)
 }

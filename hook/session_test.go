@@ -180,7 +180,7 @@ func TestPermissionRequest(t *testing.T) {
 				spec{event: PermissionRequest, matcher: "Bash", cmd: script(t, dir, strings.ReplaceAll(tt.name, " ", "-")+".sh", "cat >/dev/null\n"+tt.body)},
 				spec{event: Notification, matcher: "permission_prompt", cmd: "cat > " + log})
 			next := &recordingPrompter{}
-			p := Prompter{Scope: r.For(Agent{Agent: tool.Agent{Cwd: dir}}), Next: next, Notify: true}
+			p := Prompter{Hooks: r.For(Agent{Agent: tool.Agent{Cwd: dir}}), Next: next, Notify: true}
 			got, err := p.Prompt(t.Context(), permission.PromptRequest{ToolName: "Bash", Input: json.RawMessage(`{"command": "make deploy"}`)})
 			if err != nil {
 				t.Fatal(err)

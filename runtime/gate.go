@@ -5,6 +5,7 @@ import (
 	"context"
 
 	"github.com/cohort-dev/cohort/engine"
+	"github.com/cohort-dev/cohort/hook"
 	"github.com/cohort-dev/cohort/permission"
 )
 
@@ -20,12 +21,18 @@ type permissionGate struct {
 }
 
 // gateFor returns a's permission gate, nil when the session has no
-// permissions (everything allowed).
-func (rt *Runtime) gateFor(a *Agent) engine.Gate {
+// permissions (everything allowed). When a's hooks have PermissionRequest
+// (hook.PermissionHooks), they answer its prompts before its prompter is
+// asked.
+func (rt *Runtime) gateFor(a *Agent, hooks engine.Hooks) engine.Gate {
 	if a.checker == nil {
 		return nil
 	}
-	return permissionGate{checker: a.checker, prompter: a.prompter, planApprover: a.approver != nil}
+	prompter := a.prompter
+	if ph, ok := hooks.(hook.PermissionHooks); ok {
+		prompter = hook.Prompter{Hooks: ph, Next: prompter, Notify: rt.cfg.NotifyPrompts}
+	}
+	return permissionGate{checker: a.checker, prompter: prompter, planApprover: a.approver != nil}
 }
 
 // Check decides one call; an error from the prompter denies it (fail closed).

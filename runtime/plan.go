@@ -51,9 +51,7 @@ type planInput struct {
 	parent  *llm.Request
 	tools   []tool.Tool
 	history []llm.Message
-	// gate and inbox replace the agent's permission gate and queue inbox
-	// (an AgentSpec's).
-	gate  engine.Gate
+	// inbox replaces the agent's queue inbox (an AgentSpec's).
 	inbox engine.Inbox
 }
 
@@ -136,15 +134,12 @@ func (rt *Runtime) buildPlan(ctx context.Context, a *Agent, in planInput) (*setu
 	if info.Depth > 0 && p.cfg.MaxTurns == 0 {
 		p.cfg.MaxTurns = rt.cfg.MaxTurns
 	}
-	p.cfg.Gate = rt.gateFor(a)
-	if in.gate != nil {
-		p.cfg.Gate = in.gate
-	}
-	if in.inbox != nil {
-		p.cfg.Inbox = in.inbox
-	}
 	if rt.cfg.Hooks != nil {
 		p.cfg.Hooks = rt.cfg.Hooks(a)
+	}
+	p.cfg.Gate = rt.gateFor(a, p.cfg.Hooks)
+	if in.inbox != nil {
+		p.cfg.Inbox = in.inbox
 	}
 	a.mu.Lock()
 	a.hooks = p.cfg.Hooks

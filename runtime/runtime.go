@@ -44,8 +44,12 @@ type Config struct {
 	// call.
 	Permissions *permission.Checker
 	// Prompter answers the "ask" decisions of the session's agents (nil:
-	// permission.Headless, which denies them).
+	// permission.Headless, which denies them). An agent's PermissionRequest
+	// hooks answer first.
 	Prompter permission.Prompter
+	// NotifyPrompts fires the Notification hooks before a prompt is put to
+	// a person (front ends where one answers; not print mode).
+	NotifyPrompts bool
 	// Hooks builds the hook runner of an agent; nil runs none. Its optional
 	// capabilities (hook.SubagentHooks, hook.WorktreeHooks, …) are used
 	// when the value has them.

@@ -10,14 +10,17 @@ import (
 	"github.com/cohort-dev/cohort/llm/fakeapi"
 )
 
-// writeScript writes an executable shell script and returns its path.
+// writeScript writes a shell script and returns the command that runs it.
+// The command runs the script through /bin/sh rather than executing the
+// file: a file just written can fail to execute with "text file busy" while
+// another test's fork still holds the descriptor it was written through.
 func writeScript(t *testing.T, dir, name, body string) string {
 	t.Helper()
 	p := filepath.Join(dir, name)
 	if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	return p
+	return "/bin/sh " + p
 }
 
 // TestHookBlocksWriteAtDepthTwo configures a PreToolUse hook that blocks

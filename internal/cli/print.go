@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cohort-dev/cohort/engine"
+	"github.com/cohort-dev/cohort/hook"
 	"github.com/cohort-dev/cohort/llm"
 	"github.com/cohort-dev/cohort/session"
 	"github.com/cohort-dev/cohort/task"
@@ -49,6 +50,7 @@ func runRoot(ctx context.Context, inv *Invocation, o *options, args []string) er
 		PermissionMode: s.modeName, APIKeySource: apiKeySource(inv.Getenv, s.model.name)})
 	start := time.Now()
 	turns, res, runErr := s.drive(ctx, text)
+	s.endSession()
 	s.endTeam()
 	// Stop what still runs before the result, so that the result is the
 	// last line of stream-json (killed tasks report first).
@@ -80,6 +82,15 @@ func (s *sess) drive(ctx context.Context, text string) (int, *engine.Result, err
 	lead := s.lead.Engine()
 	scope := s.hookScope(s.lead)
 	content, origin := userBlocks(s.lead.Opening(), text), ""
+	source := hook.SourceStartup
+	if s.resumed != nil {
+		source = hook.SourceResume
+	}
+	start := scope.SessionStart(ctx, source, s.lead.Info().Model)
+	s.hookMessages(start)
+	if extra := hookContextBlock(start.Context); extra != nil {
+		content = append(content, *extra)
+	}
 	if out := scope.UserPromptSubmit(ctx, text); out.Block || out.Stop {
 		return 0, nil, fmt.Errorf("the prompt was blocked by a UserPromptSubmit hook: %s", firstNonEmpty(out.Reason, out.StopReason))
 	} else if len(out.Context) > 0 {
@@ -109,6 +120,31 @@ func (s *sess) drive(ctx context.Context, text string) (int, *engine.Result, err
 		}
 		content, origin = next, session.OriginNotification
 	}
+}
+
+// endSession fires the SessionEnd hooks, with a deadline of their own: the
+// run's context may be cancelled already (Ctrl-C).
+func (s *sess) endSession() {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s.hookMessages(s.hookScope(s.lead).SessionEnd(ctx, hook.EndOther))
+}
+
+// hookMessages shows what hooks said for the user (systemMessage, failures)
+// on stderr.
+func (s *sess) hookMessages(o hook.Outcome) {
+	for _, m := range o.Messages {
+		fmt.Fprintf(s.inv.Stderr, "cohort: hook: %s\n", m)
+	}
+}
+
+// hookContextBlock is hook output for the model as one block, or nil.
+func hookContextBlock(parts []string) *llm.Block {
+	if len(parts) == 0 {
+		return nil
+	}
+	b := llm.Text(hookContext(parts))
+	return &b
 }
 
 // hookContext wraps hook output for the model.
