@@ -35,12 +35,19 @@ type fixture struct {
 	lead  tool.Env
 	// sendTool is the session's SendMessage.
 	sendTool tool.Tool
+	rt       *runtime.Runtime
+	checker  *permission.Checker
+	fs       *flags.Set
 }
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t *testing.T) *fixture { return newFixtureWith(t, nil) }
+
+// newFixtureWith is newFixture with a model policy, for tests that run
+// teammates.
+func newFixtureWith(t *testing.T, policy fakeapi.Policy) *fixture {
 	t.Helper()
 	home := t.TempDir()
-	srv := fakeapi.New(fakeapi.Config{})
+	srv := fakeapi.New(fakeapi.Config{Policy: policy})
 	t.Cleanup(srv.Close)
 	model, err := claude.New(claude.Config{APIKey: "k", BaseURL: srv.URL})
 	if err != nil {
@@ -86,7 +93,8 @@ func newFixture(t *testing.T) *fixture {
 			t.Fatal(err)
 		}
 	}
-	return &fixture{l: l, store: store, mbox: l.Mailbox(), lead: tool.Env{Agent: lead.Info()}, sendTool: rt.Tools()[1]}
+	return &fixture{l: l, store: store, mbox: l.Mailbox(), lead: tool.Env{Agent: lead.Info()}, sendTool: rt.Tools()[1],
+		rt: rt, checker: checker, fs: fs}
 }
 
 func (f *fixture) send(t *testing.T, env tool.Env, in map[string]any) tool.Result {

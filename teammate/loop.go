@@ -60,6 +60,9 @@ type Loop struct {
 	control chan mailbox.Message
 	replies waiters
 	agent   *runtime.Agent
+	// testHookTaken, when set (tests), runs after the teammate has taken
+	// its next messages and before it works on them.
+	testHookTaken func()
 }
 
 func (c *Config) defaults() {
@@ -186,6 +189,9 @@ func (tm *Loop) Run(ctx context.Context) error {
 	idleBlocks := 0
 	for first := true; ; first = false {
 		_ = tm.status.set(StateBusy)
+		if tm.testHookTaken != nil {
+			tm.testHookTaken()
+		}
 		res, err := rt.Activate(ctx, tm.agent, blocks, origin, first)
 		if ctx.Err() != nil {
 			_ = tm.status.set(StateStopped)
@@ -211,18 +217,33 @@ func (tm *Loop) Run(ctx context.Context) error {
 		// be in the lead's inbox by then.
 		tm.notifyIdle(ctx, idle)
 		_ = tm.status.set(StateIdle)
+		var stop bool
+		if blocks, stop, err = tm.awaitWork(ctx); stop {
+			return err
+		}
+		origin = session.OriginTeammate
+	}
+}
+
+// awaitWork waits, idle, for the next messages: it publishes busy before it
+// takes them from the queue (acknowledging them in the mailbox), so that
+// from the moment a message is appended until the turn that reads it ends,
+// the lead's quiet check sees it in flight — pending in the inbox, then the
+// teammate busy. stop is set when the teammate is shut down or stopped.
+func (tm *Loop) awaitWork(ctx context.Context) (blocks []llm.Block, stop bool, err error) {
+	for {
 		select {
 		case <-tm.chat.Ready():
-			blocks, origin = tm.chat.Drain(), session.OriginTeammate
+			_ = tm.status.set(StateBusy)
+			return tm.chat.Drain(), false, nil
 		case m := <-tm.control:
 			if tm.shutdown(ctx, m) {
 				_ = tm.status.set(StateStopped)
-				return nil
+				return nil, true, nil
 			}
-			blocks = nil
 		case <-ctx.Done():
 			_ = tm.status.set(StateStopped)
-			return ctx.Err()
+			return nil, true, ctx.Err()
 		}
 	}
 }
