@@ -18,6 +18,11 @@ import (
 // offset and head_limit, long lines shortened, the whole capped.
 func (g *Grep) present(q *query, in grepInput, raw []byte, truncated bool) string {
 	lines := splitLines(raw)
+	if len(lines) == 0 && truncated {
+		// The backend stopped inside the first line: a match exists, on a
+		// line longer than the whole raw budget.
+		return fmt.Sprintf("The search found a match, but the output was cut before a whole line could be shown: the matching line is longer than %d MiB. Use output_mode \"count\" or \"files_with_matches\", or read the file in parts with Read.", q.maxRaw>>20)
+	}
 	var body []string
 	var header, footer string
 	switch q.mode {
