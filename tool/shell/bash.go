@@ -39,6 +39,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cohort-dev/cohort/internal/childenv"
 	"github.com/cohort-dev/cohort/internal/proc"
 	"github.com/cohort-dev/cohort/llm"
 	"github.com/cohort-dev/cohort/tool"
@@ -66,6 +67,10 @@ type Config struct {
 	// Grace is the wait between SIGTERM and SIGKILL (internal/proc's
 	// default when zero).
 	Grace time.Duration
+	// Env is added to every command's environment after Cohort's own (the
+	// settings "env" entries). Credentials Cohort holds reach a command
+	// only this way.
+	Env []string
 }
 
 // CommandGuard is a tool.WriteGuard that also vets whole command lines
@@ -174,7 +179,7 @@ func (b *Bash) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) (too
 		Path:       b.shell(),
 		Args:       []string{"-c", in.Command},
 		Dir:        dir,
-		Env:        childEnv(),
+		Env:        b.childEnv(),
 		Timeout:    timeout,
 		Grace:      b.cfg.Grace,
 		NewSession: true,
@@ -286,8 +291,9 @@ func workDir(env *tool.Env) (string, error) {
 
 // childEnv is our environment with the markers described in the package
 // doc; later entries win over inherited ones.
-func childEnv() []string {
+func (b *Bash) childEnv() []string {
 	// CDPATH is cleared so that "cd dir" goes where the text says: the
 	// permission check reasons about the command as written.
-	return append(os.Environ(), "COHORT=1", "GIT_EDITOR=true", "GIT_TERMINAL_PROMPT=0", "CDPATH=")
+	env := append(childenv.Scrub(os.Environ()), "COHORT=1", "GIT_EDITOR=true", "GIT_TERMINAL_PROMPT=0", "CDPATH=")
+	return append(env, b.cfg.Env...)
 }

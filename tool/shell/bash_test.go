@@ -288,3 +288,27 @@ func TestLookBashFollowsPATH(t *testing.T) {
 		t.Fatalf("with no bash on PATH, lookBash() = %q, want \"\"", got)
 	}
 }
+
+// Bash must not hand Cohort's credentials to the model: printenv, env and
+// jq -n env are read-only commands, so the variables must not be there.
+// A settings "env" entry (Config.Env) is the way to give one on purpose.
+func TestBashEnvHasNoCredentials(t *testing.T) {
+	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-secret")
+	t.Setenv("ANTHROPIC_AUTH_TOKEN", "tok-secret")
+	t.Setenv("OPENAI_API_KEY", "sk-openai-secret")
+	t.Setenv("NATS_CREDS", "/home/u/nats.creds")
+	b := NewBash(Config{Grace: 100 * time.Millisecond, Env: []string{"NATS_TOKEN=given-on-purpose"}})
+	res, err := run(t, b, t.Context(), &tool.Env{Cwd: t.TempDir()}, map[string]any{"command": "env; printenv ANTHROPIC_API_KEY; echo end"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := res.TextOf()
+	for _, secret := range []string{"sk-ant-secret", "tok-secret", "sk-openai-secret", "nats.creds"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("Bash's environment holds %q", secret)
+		}
+	}
+	if !strings.Contains(out, "NATS_TOKEN=given-on-purpose") || !strings.Contains(out, "end") {
+		t.Errorf("settings env missing or command failed:\n%s", out)
+	}
+}
