@@ -13,7 +13,8 @@
 //     working directories (the session's cwd plus additionalDirectories and
 //     --add-dir); anything else asks.
 //   - acceptEdits: as default, and Edit/Write/NotebookEdit inside the working
-//     directories run, except on protected paths (.git/, .claude/,
+//     directories run, except on protected paths (.git/, .claude/, the
+//     scripts configured hooks run (Config.Protected),
 //     .cohort/settings*, .cohort/agents/, $COHORT_HOME outside project
 //     memory), which ask: editing them would let an agent grant itself
 //     permissions or run hooks.

@@ -23,7 +23,7 @@ func (s *sess) openHooks() {
 	if set.Len() == 0 {
 		return
 	}
-	s.hooks = hook.NewRunner(hook.Config{Hooks: set, ProjectDir: s.projectRoot, Env: s.inv.Environ(),
+	s.hooks = hook.NewRunner(hook.Config{Hooks: set, ProjectDir: s.projectRoot, Env: s.inv.Environ(), ExtraEnv: s.settingsEnv(),
 		Observer: func(r hook.Record) {
 			if s.o.verbose {
 				fmt.Fprintf(s.inv.Stderr, "[hook] %s %s exit=%d %s %s\n", r.Event, r.Command.Cmd, r.ExitCode, r.Decision, r.Duration)
@@ -39,7 +39,7 @@ func (s *sess) hookScope(a *agenttool.Agent) *hook.Scope {
 	}
 	runner := s.hooks
 	if runner == nil {
-		runner = hook.NewRunner(hook.Config{ProjectDir: s.projectRoot, Env: s.inv.Environ()})
+		runner = hook.NewRunner(hook.Config{ProjectDir: s.projectRoot, Env: s.inv.Environ(), ExtraEnv: s.settingsEnv()})
 	}
 	ag := hook.Agent{SessionID: s.id, Cwd: a.Cwd, PermissionMode: a.Mode, ID: a.ID, Type: a.Type, Depth: a.Depth,
 		ParentToolUseID: a.ToolUseID, TranscriptPath: s.transcriptPath(a)}

@@ -289,7 +289,8 @@ func (s *sess) permissions() error {
 		deny = append(deny, permission.SplitRules(d)...)
 	}
 	c, err := permission.New(permission.Config{Env: s.env, Settings: s.settings, Mode: mode,
-		Allow: allow, Deny: deny, AdditionalDirs: s.o.addDirs, Persist: permission.SettingsPersister(s.env)})
+		Allow: allow, Deny: deny, AdditionalDirs: s.o.addDirs, Persist: permission.SettingsPersister(s.env),
+		Protected: s.hookScripts()})
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}

@@ -13,7 +13,7 @@ import (
 // (the order is part of the cached prompt prefix).
 func (s *sess) tools() []tool.Tool {
 	cfg := builtin.Config{}
-	cfg.Shell = shell.Config{Background: s.backgroundShell}
+	cfg.Shell = shell.Config{Background: s.backgroundShell, Env: s.settingsEnv()}
 	ts := builtin.All(cfg)
 	if s.tasks != nil {
 		ts = append(ts, task.NewOutputTool(s.tasks, s.leadQueue()), task.NewStopTool(s.tasks))
