@@ -20,9 +20,9 @@ var (
 	// ErrOutsideRepo: the worktrees directory, or a directory on the way
 	// to it, is a symlink that leads out of the repository.
 	ErrOutsideRepo = errors.New("worktree: worktrees directory resolves outside the repository")
-	ErrNotFound      = errors.New("worktree: no such worktree")
-	ErrInUse         = errors.New("worktree: in use by another agent")
-	ErrDirty         = errors.New("worktree: has changes that removal would lose")
+	ErrNotFound    = errors.New("worktree: no such worktree")
+	ErrInUse       = errors.New("worktree: in use by another agent")
+	ErrDirty       = errors.New("worktree: has changes that removal would lose")
 )
 
 // WorktreesDir is where Cohort's worktrees live, relative to the repo root.
