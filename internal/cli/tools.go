@@ -14,6 +14,7 @@ import (
 func (s *sess) tools() []tool.Tool {
 	cfg := builtin.Config{}
 	cfg.Shell = shell.Config{Background: s.backgroundShell, Env: s.settingsEnv()}
+	cfg.Web = s.webConfig()
 	ts := builtin.All(cfg)
 	if s.tasks != nil {
 		ts = append(ts, task.NewOutputTool(s.tasks, s.leadQueue()), task.NewStopTool(s.tasks))
