@@ -1,0 +1,56 @@
+package permission
+
+import "testing"
+
+// Issue 15, finding 1: commands hidden in the values of variables that
+// Bash evaluates as arithmetic or uses indirectly. Each of these lines ran
+// touch (or rm) with no prompt: none is read-only, and past a deny rule for
+// rm they ask (dontAsk: deny) even in bypassPermissions, since what they
+// run cannot be seen.
+var hiddenInArithmetic = []string{
+	`x='a[$(touch p)]'; echo $((x))`,
+	`x='a[$(touch p)]'; echo $[x]`,
+	`x='a[$(touch p)]'; a=(1); echo ${a[x]}`,
+	`x='a[$(touch p)]'; a[x]=1`,
+	`x='a[$(touch p)]'; a=(1); printf -v y %s ${a[x]}`,
+	`x='a[$(touch p)]'; y=abc; echo ${y:x}`,
+	`x='a[$(touch p)]'; y=abc; echo ${y:0:x}`,
+	`x='a[$(touch p)]'; echo ${!x}`,
+	`for x in "a[\$(touch p)]"; do echo $((x)); done`,
+	`x='a[$(touch p)]'; [[ x -eq 1 ]]`,
+	`[[ -v 'a[$(touch p)]' ]]`,
+	`test -v 'a[$(touch p)]'`,
+	`read 'a[$(touch p)]' <<< v`,
+	`printf -v 'a[$(touch p)]' %s v`,
+	`declare -i n='a[$(touch p)]'`,
+	`declare -n r='a[$(touch p)]'; echo $r`,
+	`x='$(touch p)'; echo ${x@P}`,
+	`echo $(( $(echo 'a[$(touch p)]') ))`,
+}
+
+func TestArithmeticHiddenCommandsNotReadOnly(t *testing.T) {
+	for _, line := range hiddenInArithmetic {
+		if IsReadOnlyCommand(line) {
+			t.Errorf("IsReadOnlyCommand(%q) = true; the line runs a command hidden in a variable", line)
+		}
+	}
+	for _, line := range []string{"echo $((1 + 2))", "echo ${a[0]} ${#b}", "a=(1 2); echo ${a[@]}"} {
+		if !IsReadOnlyCommand(line) {
+			t.Errorf("IsReadOnlyCommand(%q) = false; literal arithmetic only reads", line)
+		}
+	}
+}
+
+func TestArithmeticHiddenRmPastDenyRule(t *testing.T) {
+	f := newFixture(t)
+	for _, mode := range []Mode{ModeBypass, ModeDontAsk, ModeDefault} {
+		c := f.checkerWith(mode, nil, denyRm, nil)
+		for _, tmpl := range []string{`x='a[$(rm -f p)]'; echo $((x))`, `x='a[$(rm -f p)]'; echo ${!x}`} {
+			want := Ask
+			if mode == ModeDontAsk {
+				want = Deny
+			}
+			t.Run(string(mode)+"/"+tmpl, func(t *testing.T) { expect(t, c, bash(tmpl), want) })
+		}
+	}
+}
