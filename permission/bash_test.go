@@ -241,7 +241,7 @@ func TestIsReadOnlyCommand(t *testing.T) {
 		{"head -5 src/*.go", true},
 		{"rg foo *", false},
 		{"sort *.txt", false},
-		{"git diff -- *", false},
+		{"git diff -- *", true}, // after --, a name starting with "-" is a path
 		{"cat a b | grep -n foo | head -5 | wc -l", true},
 		{"git status --short && git diff HEAD --stat", true},
 		{"git --no-pager log -p -3", true},

@@ -178,8 +178,13 @@ func commandPathArgs(c *command) []string {
 		if n := l.name(); strings.Contains(n, "/") {
 			out = append(out, n)
 		}
-		if spec := readOnlyCommands[filepath.Base(l.name())]; spec != nil && !spec.paths && spec.sub == nil {
-			continue
+		if _, known := readOnlyCommands[filepath.Base(l.name())]; known {
+			// The allow-list knows which words are paths, options' values
+			// included (date -f FILE).
+			if ok, paths := readOnlyWords(append([]string{filepath.Base(l.name())}, l.words[1:]...)); ok {
+				out = append(out, paths...)
+				continue
+			}
 		}
 		for _, w := range l.words[1:] {
 			switch {
