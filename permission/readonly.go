@@ -57,7 +57,7 @@ type roSpec struct {
 	firstNotPath bool
 	noFirst      []string // options that take the place of that first positional
 	// vet checks the positional words further (jq refuses import).
-	vet func(pos []string) bool
+	vet     func(pos []string) bool
 	sub     map[string]*roSpec // subcommands (git)
 	globals []string           // options allowed before the subcommand
 }
@@ -200,31 +200,31 @@ var readOnlyCommands = map[string]*roSpec{
 	"echo": text(), "printf": text(), "pwd": noPaths("-L -P"), "true": text(), "false": text(),
 	"test": text(), "[": text(), "which": noPaths("-a -s"), "type": noPaths("-a -f -P -p -t"),
 	"whoami": noPaths(""), "id": noPaths("-a -Z -g -G -n -r -u -z --context --group --groups --name --real --user --zero"),
-	"uname": noPaths("-a -s -n -r -v -m -p -i -o --all --kernel-name --nodename --kernel-release --kernel-version --machine --processor --hardware-platform --operating-system"),
+	"uname":    noPaths("-a -s -n -r -v -m -p -i -o --all --kernel-name --nodename --kernel-release --kernel-version --machine --processor --hardware-platform --operating-system"),
 	"printenv": noPaths("-0 --null"), "basename": noPaths("-a -s= -z --multiple --suffix= --zero"),
 	"dirname": noPaths("-z --zero"), "tr": noPaths("-c -C -d -s -t --complement --delete --squeeze-repeats --truncate-set1"),
 	"seq": noPaths("-f= -s= -w --format= --separator= --equal-width"), "sleep": noPaths(""), "env": noPaths("-0 --null"),
 	"command": noPaths("-v -V -p"), "cd": noPaths("-L -P -e -@"), "nproc": noPaths("--all --ignore="), "arch": noPaths(""),
-	"groups": noPaths(""),
-	"date": {maxPos: -1, opts: opts("-d= -f@ -I? -R -r@ -u --date= --file@ --iso-8601? --rfc-email --rfc-3339= --reference@ --utc --universal --debug --resolution" + gnu)},
+	"groups":   noPaths(""),
+	"date":     {maxPos: -1, opts: opts("-d= -f@ -I? -R -r@ -u --date= --file@ --iso-8601? --rfc-email --rfc-3339= --reference@ --utc --universal --debug --resolution" + gnu)},
 	"hostname": {maxPos: 0, opts: opts("-a -d -f -i -I -s -y -A --alias --domain --fqdn --long --ip-address --all-ip-addresses --all-fqdns --short --yp --nis" + gnu)},
 
 	"git": {globals: []string{"--no-pager", "-P"}, sub: map[string]*roSpec{
-		"status":     gitSub("-s -b -v -u? -z --short --branch --porcelain? --long --verbose --untracked-files? --ignored? --ignore-submodules? --column? --no-column --ahead-behind --no-ahead-behind --renames --no-renames --find-renames? --show-stash"),
-		"blame":      gitSub("-L= -l -t -S@ -p -c -s -e -w -b -f -n -M? -C? --reverse= --porcelain --line-porcelain --incremental --root --show-stats --since= --abbrev= --date= --color-lines --color-by-age --ignore-rev= --ignore-revs-file@ --first-parent --show-name --show-number --show-email --contents@ --score-debug --minimal"),
-		"rev-parse":  gitSub("-q --abbrev-ref? --short? --verify --quiet --show-toplevel --git-dir --git-common-dir --is-inside-work-tree --is-inside-git-dir --is-bare-repository --absolute-git-dir --show-prefix --show-cdup --symbolic --symbolic-full-name --all --branches? --tags? --remotes? --glob= --exclude= --sq --default= --path-format= --show-superproject-working-tree --is-shallow-repository --local-env-vars --git-path= --since= --after= --until= --before= --shared-index-path --show-object-format? --show-ref-format --not --revs-only --no-revs --flags --no-flags --prefix= --end-of-options"),
-		"ls-files":   gitSub("-c -d -m -o -i -s -u -k -z -t -v -f --cached --deleted --modified --others --ignored --stage --unmerged --killed --directory --no-empty-directory --exclude= -x= -X@ --exclude-from@ --exclude-per-directory= --exclude-standard --error-unmatch --full-name --recurse-submodules --abbrev? --debug --eol --deduplicate --sparse --format= --with-tree="),
-		"ls-tree":    gitSub("-d -r -t -l -z --name-only --name-status --object-only --full-name --full-tree --abbrev? --format= --long"),
-		"describe":   gitSub("--all --tags --contains --abbrev= --candidates= --exact-match --debug --long --match= --exclude= --always --first-parent --dirty? --broken?"),
-		"shortlog":   gitSub(gitLogOpts + " -n -s -e -c -w? --numbered --summary --email --committer --group="),
-		"rev-list":   gitSub(gitLogOpts + " --objects --objects-edge --timestamp --disk-usage? --bisect --quiet --in-commit-order --no-object-names --object-names"),
-		"cat-file":   gitSub("-t -s -e -p --batch? --batch-check? --batch-command? --batch-all-objects --buffer --unordered --follow-symlinks --use-mailmap --no-use-mailmap --allow-unknown-type -Z"),
-		"show-ref":   gitSub("--head --heads --tags --branches -d --dereference -s --hash? --verify --abbrev? -q --quiet --exists"),
-		"merge-base": gitSub("-a --all --octopus --independent --is-ancestor --fork-point"),
-		"name-rev":   gitSub("--tags --refs= --exclude= --all --name-only --no-undefined --always"),
-		"diff":       gitDiff(gitDiffOpts),
-		"log":        gitDiff(gitDiffOpts + " " + gitLogOpts),
-		"show":       gitDiff(gitDiffOpts + " " + gitLogOpts),
+		"status":      gitSub("-s -b -v -u? -z --short --branch --porcelain? --long --verbose --untracked-files? --ignored? --ignore-submodules? --column? --no-column --ahead-behind --no-ahead-behind --renames --no-renames --find-renames? --show-stash"),
+		"blame":       gitSub("-L= -l -t -S@ -p -c -s -e -w -b -f -n -M? -C? --reverse= --porcelain --line-porcelain --incremental --root --show-stats --since= --abbrev= --date= --color-lines --color-by-age --ignore-rev= --ignore-revs-file@ --first-parent --show-name --show-number --show-email --contents@ --score-debug --minimal"),
+		"rev-parse":   gitSub("-q --abbrev-ref? --short? --verify --quiet --show-toplevel --git-dir --git-common-dir --is-inside-work-tree --is-inside-git-dir --is-bare-repository --absolute-git-dir --show-prefix --show-cdup --symbolic --symbolic-full-name --all --branches? --tags? --remotes? --glob= --exclude= --sq --default= --path-format= --show-superproject-working-tree --is-shallow-repository --local-env-vars --git-path= --since= --after= --until= --before= --shared-index-path --show-object-format? --show-ref-format --not --revs-only --no-revs --flags --no-flags --prefix= --end-of-options"),
+		"ls-files":    gitSub("-c -d -m -o -i -s -u -k -z -t -v -f --cached --deleted --modified --others --ignored --stage --unmerged --killed --directory --no-empty-directory --exclude= -x= -X@ --exclude-from@ --exclude-per-directory= --exclude-standard --error-unmatch --full-name --recurse-submodules --abbrev? --debug --eol --deduplicate --sparse --format= --with-tree="),
+		"ls-tree":     gitSub("-d -r -t -l -z --name-only --name-status --object-only --full-name --full-tree --abbrev? --format= --long"),
+		"describe":    gitSub("--all --tags --contains --abbrev= --candidates= --exact-match --debug --long --match= --exclude= --always --first-parent --dirty? --broken?"),
+		"shortlog":    gitSub(gitLogOpts + " -n -s -e -c -w? --numbered --summary --email --committer --group="),
+		"rev-list":    gitSub(gitLogOpts + " --objects --objects-edge --timestamp --disk-usage? --bisect --quiet --in-commit-order --no-object-names --object-names"),
+		"cat-file":    gitSub("-t -s -e -p --batch? --batch-check? --batch-command? --batch-all-objects --buffer --unordered --follow-symlinks --use-mailmap --no-use-mailmap --allow-unknown-type -Z"),
+		"show-ref":    gitSub("--head --heads --tags --branches -d --dereference -s --hash? --verify --abbrev? -q --quiet --exists"),
+		"merge-base":  gitSub("-a --all --octopus --independent --is-ancestor --fork-point"),
+		"name-rev":    gitSub("--tags --refs= --exclude= --all --name-only --no-undefined --always"),
+		"diff":        gitDiff(gitDiffOpts),
+		"log":         gitDiff(gitDiffOpts + " " + gitLogOpts),
+		"show":        gitDiff(gitDiffOpts + " " + gitLogOpts),
 		"whatchanged": gitDiff(gitDiffOpts + " " + gitLogOpts),
 		"grep": gitSub("-i -I -v -w -n -l -L -c -h -H -e= -f@ -E -F -G -P -o -q -z -A= -B= -C= -W -p --cached --untracked --no-index " +
 			"--recurse-submodules --and --or --not --all-match --max-depth= --threads= --color? --no-color --heading --break " +
