@@ -54,3 +54,32 @@ func TestArithmeticHiddenRmPastDenyRule(t *testing.T) {
 		}
 	}
 }
+
+// dangerouslyDisableSandbox asks first, even where the command would be
+// allowed, except in bypassPermissions; dontAsk refuses.
+func TestDangerouslyDisableSandboxAsks(t *testing.T) {
+	f := newFixture(t)
+	req := Request{Tool: "Bash", Input: []byte(`{"command": "ls", "dangerouslyDisableSandbox": true}`)}
+	expect(t, f.checkerWith(ModeDefault, nil, nil, nil), req, Ask)
+	expect(t, f.checkerWith(ModeAcceptEdits, []string{"Bash(ls:*)"}, nil, nil), req, Ask)
+	expect(t, f.checkerWith(ModeDontAsk, nil, nil, nil), req, Deny)
+	expect(t, f.checkerWith(ModeBypass, nil, nil, nil), req, Allow)
+	expect(t, f.checkerWith(ModeBypass, nil, []string{"Bash(ls:*)"}, nil), req, Deny)
+	expect(t, f.checkerWith(ModeDefault, nil, nil, nil), bash("ls"), Allow)
+}
+
+func TestCommandsMatch(t *testing.T) {
+	ex := []string{"docker:*", "make test"}
+	for line, want := range map[string]bool{
+		"docker ps":                     true,
+		"docker ps && make test":        true,
+		"docker ps && rm -rf ~":         false,
+		"make test; echo $(rm x)":       false,
+		"x='a[$(rm p)]'; docker $((x))": false,
+		"dockerx ps":                    false,
+	} {
+		if got := CommandsMatch(line, ex); got != want {
+			t.Errorf("CommandsMatch(%q) = %v, want %v", line, got, want)
+		}
+	}
+}

@@ -25,6 +25,6 @@ func (s *sess) tools() []tool.Tool {
 
 // backgroundShell hands run_in_background commands to the runtime, which
 // exists only after the tools are built.
-func (s *sess) backgroundShell(ctx context.Context, env *tool.Env, command, description string) (string, string, error) {
-	return s.rt.BackgroundShell(ctx, env, command, description)
+func (s *sess) backgroundShell(ctx context.Context, env *tool.Env, command, description string, run shell.RunFunc) (string, string, error) {
+	return s.rt.BackgroundShell(ctx, env, command, description, run)
 }

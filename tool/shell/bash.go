@@ -33,6 +33,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -42,6 +43,7 @@ import (
 	"github.com/cohort-dev/cohort/internal/childenv"
 	"github.com/cohort-dev/cohort/internal/proc"
 	"github.com/cohort-dev/cohort/llm"
+	"github.com/cohort-dev/cohort/sandbox"
 	"github.com/cohort-dev/cohort/tool"
 )
 
@@ -52,8 +54,14 @@ const (
 )
 
 // BackgroundFunc starts command as a background task for the calling agent
-// and returns the task's id and the file its output goes to.
-type BackgroundFunc func(ctx context.Context, env *tool.Env, command, description string) (taskID, outputFile string, err error)
+// and returns the task's id and the file its output goes to. The task runs
+// the command by calling run, which starts it the way the Bash tool starts
+// every command (sandboxed when the tool is) and returns when it ended.
+type BackgroundFunc func(ctx context.Context, env *tool.Env, command, description string, run RunFunc) (taskID, outputFile string, err error)
+
+// RunFunc runs a background command with its output (stdout and stderr
+// interleaved) going to out.
+type RunFunc func(ctx context.Context, out io.Writer) (proc.Exit, error)
 
 // Config configures the Bash tool. Zero values take the defaults.
 type Config struct {
@@ -71,6 +79,12 @@ type Config struct {
 	// settings "env" entries). Credentials Cohort holds reach a command
 	// only this way.
 	Env []string
+	// Sandbox, when set, confines every command (package sandbox); nil
+	// runs them as plain children.
+	Sandbox *sandbox.Sandbox
+	// Excluded reports command lines that run outside the sandbox
+	// (sandbox.excludedCommands); nil excludes none.
+	Excluded func(command string) bool
 }
 
 // CommandGuard is a tool.WriteGuard that also vets whole command lines
@@ -116,6 +130,7 @@ var schema = tool.Object(
 	tool.Optional("timeout", tool.Integer("Timeout in milliseconds (default 120000, max 600000).").WithMin(1).WithMax(MaxTimeoutMS)),
 	tool.Optional("description", tool.String("What the command does, in 5–10 words.")),
 	tool.Optional("run_in_background", tool.Boolean("Run the command as a background task and return at once (default false).")),
+	tool.Optional("dangerouslyDisableSandbox", tool.Boolean("Run this one command outside the sandbox (default false). The user is asked first unless permissions are bypassed; use it only when a command failed because the sandbox blocked something it needs.")),
 ).JSON()
 
 // Def implements tool.Tool.
@@ -131,6 +146,7 @@ type input struct {
 	Timeout         int    `json:"timeout"`
 	Description     string `json:"description"`
 	RunInBackground bool   `json:"run_in_background"`
+	NoSandbox       bool   `json:"dangerouslyDisableSandbox"`
 }
 
 // Outcome is the Meta of a foreground Bash result, for UIs.
@@ -175,15 +191,12 @@ func (b *Bash) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) (too
 		timeout = time.Duration(min(in.Timeout, MaxTimeoutMS)) * time.Millisecond
 	}
 	start := time.Now()
-	res, err := proc.Output(ctx, proc.Command{
-		Path:       b.shell(),
-		Args:       []string{"-c", in.Command},
-		Dir:        dir,
-		Env:        b.childEnv(),
-		Timeout:    timeout,
-		Grace:      b.cfg.Grace,
-		NewSession: true,
-	}, b.cfg.MaxOutput)
+	cmd, err := b.command(ctx, in, dir)
+	if err != nil {
+		return tool.Errorf("%v", err), nil
+	}
+	cmd.Timeout = timeout
+	res, err := proc.Output(ctx, cmd, b.cfg.MaxOutput)
 	if err != nil {
 		return tool.Result{}, fmt.Errorf("bash: %w", err)
 	}
@@ -193,6 +206,9 @@ func (b *Bash) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) (too
 		meta.Signal = res.Signal.String()
 	}
 	out := strings.TrimRight(res.Output, "\n")
+	if cmd.Launcher != nil && res.Code != 0 {
+		out = joinNonEmpty(out, b.explain(out, dir))
+	}
 	switch {
 	case res.Stopped != nil && !meta.TimedOut:
 		r := tool.Result{Content: []llm.Block{llm.Text(joinNonEmpty("Command interrupted.", out))}, IsError: true, Meta: meta}
@@ -213,12 +229,50 @@ func (b *Bash) background(ctx context.Context, env *tool.Env, in input) (tool.Re
 	if b.cfg.Background == nil {
 		return tool.Errorf("Background shells are not available in this build. Run the command in the foreground instead (timeout up to %d ms), or leave out run_in_background.", MaxTimeoutMS), nil
 	}
-	id, file, err := b.cfg.Background(ctx, env, in.Command, in.Description)
+	dir, err := workDir(env)
+	if err != nil {
+		return tool.Errorf("%v", err), nil
+	}
+	run := func(ctx context.Context, out io.Writer) (proc.Exit, error) {
+		cmd, err := b.command(ctx, in, dir)
+		if err != nil {
+			return proc.Exit{}, err
+		}
+		cmd.Stdout, cmd.MergeStderr = out, true
+		return proc.Run(ctx, cmd)
+	}
+	id, file, err := b.cfg.Background(ctx, env, in.Command, in.Description, run)
 	if err != nil {
 		return tool.Errorf("could not start the command in the background: %v", err), nil
 	}
 	msg := fmt.Sprintf("Command started in the background as task %s. Its output is written to %s; you will be notified when it finishes.", id, file)
 	return tool.Result{Content: []llm.Block{llm.Text(msg)}, Meta: BackgroundStarted{TaskID: id, OutputFile: file}}, nil
+}
+
+// command is how a call starts: one place for the foreground and the
+// background, sandboxed unless the tool has no sandbox, the line is
+// excluded, or the model asked for this one call to run outside it (which
+// the permission check asks the user about).
+func (b *Bash) command(ctx context.Context, in input, dir string) (proc.Command, error) {
+	cmd := proc.Command{Path: b.shell(), Args: []string{"-c", in.Command}, Dir: dir, Env: b.childEnv(),
+		Grace: b.cfg.Grace, NewSession: true}
+	sb := b.cfg.Sandbox
+	if sb == nil || in.NoSandbox || (b.cfg.Excluded != nil && b.cfg.Excluded(in.Command)) {
+		return cmd, nil
+	}
+	l, err := sb.Launcher(ctx, dir)
+	if err != nil {
+		return cmd, fmt.Errorf("Command not run: %v", err)
+	}
+	cmd.Launcher = l
+	cmd.Env = append(cmd.Env, sb.Env()...)
+	return cmd, nil
+}
+
+// explain adds the sandbox's notes about blocked writes.
+func (b *Bash) explain(out, dir string) string {
+	writable, protected := b.cfg.Sandbox.Writable(dir)
+	return sandbox.Explain(out, dir, writable, protected)
 }
 
 func result(isError bool, meta Outcome, head, out string) tool.Result {

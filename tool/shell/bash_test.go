@@ -209,7 +209,7 @@ func TestBashBackground(t *testing.T) {
 	}
 
 	var gotCmd, gotDesc, gotAgent string
-	b := NewBash(Config{Background: func(_ context.Context, env *tool.Env, command, description string) (string, string, error) {
+	b := NewBash(Config{Background: func(_ context.Context, env *tool.Env, command, description string, _ RunFunc) (string, string, error) {
 		gotCmd, gotDesc, gotAgent = command, description, env.AgentID
 		return "b42", "/tmp/out/b42.log", nil
 	}})
@@ -228,7 +228,7 @@ func TestBashBackground(t *testing.T) {
 		t.Errorf("meta = %+v", res.Meta)
 	}
 
-	failing := NewBash(Config{Background: func(context.Context, *tool.Env, string, string) (string, string, error) {
+	failing := NewBash(Config{Background: func(context.Context, *tool.Env, string, string, RunFunc) (string, string, error) {
 		return "", "", errors.New("too many tasks")
 	}})
 	res, _ = run(t, failing, t.Context(), env, map[string]any{"command": "x", "run_in_background": true})
