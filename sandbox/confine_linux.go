@@ -175,7 +175,12 @@ func mountPolicy(p *Policy, rep *Report) error {
 		}
 	}
 	for _, path := range p.ReWritable {
-		if err := unix.Mount(path, path, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+		// A bind takes the flags of the mount it comes through (read-only
+		// now); the remount clears that.
+		if err := unix.Mount(path, path, "", unix.MS_BIND, ""); err != nil {
+			return fmt.Errorf("keep %s writable: %w", path, err)
+		}
+		if err := remount(path, false); err != nil {
 			return fmt.Errorf("keep %s writable: %w", path, err)
 		}
 	}
@@ -203,11 +208,19 @@ func bindReadOnly(src, dst string) error {
 	if err := unix.Mount(src, dst, "", unix.MS_BIND, ""); err != nil {
 		return err
 	}
+	return remount(dst, true)
+}
+
+// remount changes a bind mount to read-only or writable.
+func remount(dst string, readOnly bool) error {
 	var sfs unix.Statfs_t
 	if err := unix.Statfs(dst, &sfs); err != nil {
 		return err
 	}
-	flags := uintptr(unix.MS_BIND | unix.MS_REMOUNT | unix.MS_RDONLY)
+	flags := uintptr(unix.MS_BIND | unix.MS_REMOUNT)
+	if readOnly {
+		flags |= unix.MS_RDONLY
+	}
 	for st, ms := range map[int64]uintptr{unix.ST_NOSUID: unix.MS_NOSUID, unix.ST_NODEV: unix.MS_NODEV,
 		unix.ST_NOEXEC: unix.MS_NOEXEC, unix.ST_NOATIME: unix.MS_NOATIME, unix.ST_NODIRATIME: unix.MS_NODIRATIME,
 		unix.ST_RELATIME: unix.MS_RELATIME} {

@@ -19,6 +19,7 @@ import (
 	"github.com/cohort-dev/cohort/llm"
 	"github.com/cohort-dev/cohort/permission"
 	"github.com/cohort-dev/cohort/prompt"
+	"github.com/cohort-dev/cohort/sandbox"
 	"github.com/cohort-dev/cohort/session"
 	"github.com/cohort-dev/cohort/settings"
 	"github.com/cohort-dev/cohort/swarm"
@@ -139,10 +140,12 @@ type sess struct {
 	teamsOn  bool   // the agent_teams flag
 	socket   string // this session's uds: address, if listening
 	// onTeamEvent, when set, also receives team events (cohort demo).
-	onTeamEvent func(swarm.Event)
-	wt          *sessionWorktrees // worktree isolation (worktree.go)
-	quiet       sync.Once         // reads COHORT_NOTIFY_COALESCE once (print.go)
-	quietD      time.Duration
+	onTeamEvent     func(swarm.Event)
+	wt              *sessionWorktrees // worktree isolation (worktree.go)
+	sandbox         *sandbox.Sandbox  // nil when off or unavailable (sandbox.go)
+	sandboxExcluded []string
+	quiet           sync.Once // reads COHORT_NOTIFY_COALESCE once (print.go)
+	quietD          time.Duration
 }
 
 // stopTasks stops every task still running and waits for them (bounded).
@@ -235,6 +238,9 @@ func openSession(ctx context.Context, b *base, out *printer) (_ *sess, err error
 		return nil, err
 	}
 	s.leadID = agenttool.NewAgentID()
+	if err := s.openSandbox(ctx); err != nil {
+		return nil, err
+	}
 	s.openHooks()
 	if err := s.openSwarm(); err != nil {
 		return nil, err

@@ -14,6 +14,9 @@ import (
 func (s *sess) tools() []tool.Tool {
 	cfg := builtin.Config{}
 	cfg.Shell = shell.Config{Background: s.backgroundShell, Env: s.settingsEnv()}
+	if s.sandbox != nil {
+		cfg.Shell.Sandbox, cfg.Shell.Excluded = s.sandbox, s.bashExcluded
+	}
 	cfg.Web = s.webConfig()
 	ts := builtin.All(cfg)
 	if s.tasks != nil {
