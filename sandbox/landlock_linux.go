@@ -44,7 +44,6 @@ type llRulesetAttr struct {
 	handledFS, handledNet, scoped uint64
 }
 
-
 const llCreateRulesetVersion = 1
 
 // llABI returns the kernel's Landlock ABI version, or an error.
