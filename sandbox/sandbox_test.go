@@ -63,7 +63,8 @@ func (e *env) bash(cwd, line string) (string, int) {
 		e.t.Fatalf("Launcher: %v", err)
 	}
 	res, err := proc.Output(e.t.Context(), proc.Command{Path: "/bin/bash", Args: []string{"-c", line}, Dir: cwd,
-		Env: append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + e.home}, e.sb.Env()...), Timeout: 30 * time.Second,
+		Env: append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + e.home, "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
+			"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com"}, e.sb.Env()...), Timeout: 30 * time.Second,
 		NewSession: true, Launcher: l}, 1<<20)
 	if err != nil {
 		e.t.Fatalf("run %q: %v", line, err)
