@@ -170,44 +170,36 @@ func TestDeniedReadHidden(t *testing.T) {
 // process group.
 func TestCloseStopsEverything(t *testing.T) {
 	e := newEnv(t, Config{})
-	pidFile := filepath.Join(e.project, "pid")
-	l, err := e.sb.Launcher(t.Context(), e.project)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_ = l
-	out, _ := e.bash(e.project, `setsid sleep 300 & echo $! > pid; disown; echo started`)
+	mark := fmt.Sprintf("cohort-escaped-%d-%d", os.Getpid(), time.Now().UnixNano())
+	// The command returns once the escaped process is running.
+	out, _ := e.bash(e.project, `setsid bash -c 'exec -a `+mark+` sleep 300' </dev/null >/dev/null 2>&1 & until grep -qas "^`+mark+`" /proc/[0-9]*/cmdline; do sleep 0.01; done; echo started`)
 	if !strings.Contains(out, "started") {
 		t.Fatal(out)
 	}
-	data, err := os.ReadFile(pidFile)
-	if err != nil || strings.TrimSpace(string(data)) == "" {
-		t.Fatalf("no pid: %v", err)
-	}
-	// The escaped sleep runs in the sandbox's pid namespace; find it from
-	// here by its command line.
-	before := countSleepers(t)
-	if before == 0 {
-		t.Fatal("the escaped process is not running; the test cannot tell whether Close stops it")
+	for deadline := time.Now().Add(5 * time.Second); countMarked(mark) != 1; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the escaped process is not running; the test cannot tell whether Close stops it")
+		}
 	}
 	if err := e.sb.Close(); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(5 * time.Second)
-	for countSleepers(t) >= before && time.Now().Before(deadline) {
+	for countMarked(mark) > 0 && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
-	if n := countSleepers(t); n >= before {
-		t.Errorf("%d sleepers left after Close", n)
+	if n := countMarked(mark); n > 0 {
+		t.Errorf("%d escaped processes left after Close", n)
 	}
 }
 
-func countSleepers(t *testing.T) int {
+// countMarked counts processes whose command line starts with mark.
+func countMarked(mark string) int {
 	entries, _ := os.ReadDir("/proc")
 	n := 0
 	for _, en := range entries {
 		data, err := os.ReadFile(filepath.Join("/proc", en.Name(), "cmdline"))
-		if err == nil && string(data) == "sleep\x00300\x00" {
+		if err == nil && strings.HasPrefix(string(data), mark+"\x00") {
 			n++
 		}
 	}
