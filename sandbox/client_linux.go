@@ -262,29 +262,80 @@ func (l *launched) Wait() (syscall.WaitStatus, error) {
 	}
 }
 
-// spawn starts one command with policy id.
-func (c *conn) spawn(ctx context.Context, policy uint64, spec proc.LaunchSpec) (proc.Launched, error) {
-	m := &message{Op: "spawn", PolicyID: policy, Path: spec.Path, Args: spec.Args, Env: spec.Env, Dir: spec.Dir, NewSession: spec.NewSession}
-	r, err := c.call(ctx, m, int(spec.Stdio[0].Fd()), int(spec.Stdio[1].Fd()), int(spec.Stdio[2].Fd()))
-	runtime.KeepAlive(spec.Stdio)
+// policyConn is Cohort's connection to one policy thread of the
+// launcher. One request at a time: the caller that sends reads the reply
+// itself, on its own thread, so a spawn wakes nothing else here.
+type policyConn struct {
+	c  *conn
+	mu sync.Mutex
+	fd int
+}
+
+// spawnTimeout bounds the wait for a spawn's reply (a fork: milliseconds).
+const spawnTimeout = 30 * time.Second
+
+func newPolicyConn(c *conn, f *os.File) (*policyConn, error) {
+	fd, err := unix.Dup(int(f.Fd()))
 	if err != nil {
 		return nil, err
 	}
-	if r.m.Err != "" {
-		closeFiles(r.files)
-		return nil, errors.New(r.m.Err)
+	unix.CloseOnExec(fd)
+	tv := unix.NsecToTimeval(spawnTimeout.Nanoseconds())
+	if err := unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv); err != nil {
+		unix.Close(fd)
+		return nil, err
 	}
-	if len(r.files) != 1 {
-		closeFiles(r.files)
-		return nil, errors.New("sandbox launcher: no pidfd in the reply")
+	return &policyConn{c: c, fd: fd}, nil
+}
+
+func (p *policyConn) close() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.fd >= 0 {
+		unix.Close(p.fd)
+		p.fd = -1
 	}
-	pidfd, err := unix.Dup(int(r.files[0].Fd()))
-	r.files[0].Close()
+}
+
+// spawn starts one command.
+func (p *policyConn) spawn(ctx context.Context, spec proc.LaunchSpec) (proc.Launched, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	m := &message{Op: "spawn", Path: spec.Path, Args: spec.Args, Env: spec.Env, Dir: spec.Dir, NewSession: spec.NewSession}
+	p.mu.Lock()
+	if p.fd < 0 {
+		p.mu.Unlock()
+		return nil, ErrClosed
+	}
+	err := send(p.fd, m, int(spec.Stdio[0].Fd()), int(spec.Stdio[1].Fd()), int(spec.Stdio[2].Fd()))
+	runtime.KeepAlive(spec.Stdio)
+	var r *message
+	var files []*os.File
+	if err == nil {
+		var buf [4096]byte
+		oob := make([]byte, unix.CmsgSpace(4*maxFiles))
+		r, files, err = recv(p.fd, buf[:], oob)
+	}
+	p.mu.Unlock()
+	if err != nil {
+		return nil, fmt.Errorf("sandbox launcher: %w", err)
+	}
+	if r.Err != "" || len(files) != 1 {
+		closeFiles(files)
+		if r.Err == "" {
+			r.Err = "no pidfd in the reply"
+		}
+		return nil, errors.New(r.Err)
+	}
+	pidfd, err := unix.Dup(int(files[0].Fd()))
+	files[0].Close()
 	if err != nil {
 		return nil, err
 	}
 	unix.CloseOnExec(pidfd)
-	l := &launched{c: c, pid: r.m.Pid, pidfd: pidfd, exit: make(chan int, 1)}
+	c := p.c
+	l := &launched{c: c, pid: r.Pid, pidfd: pidfd, exit: make(chan int, 1)}
 	c.mu.Lock()
 	if st, ok := c.early[l.pid]; ok {
 		delete(c.early, l.pid)

@@ -5,7 +5,6 @@ package sandbox
 import (
 	"fmt"
 	"os"
-	"os/signal"
 	"runtime"
 	"sync"
 	"syscall"
@@ -37,8 +36,8 @@ type launcher struct {
 	// mu orders a fork, its reply and the reaping of the child: the exit
 	// of a command is reported only after the reply that names it.
 	mu       sync.Mutex
+	cond     *sync.Cond // signalled when a child is added
 	children map[int]bool
-	policies map[uint64]*policyThread
 }
 
 func launcherMain(ns bool) int {
@@ -47,7 +46,8 @@ func launcherMain(ns bool) int {
 	// namespace, where getppid is 0 and it would kill us at once. The
 	// connection closing is the other way we learn Cohort is gone.
 	_ = unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(syscall.SIGKILL), 0, 0, 0)
-	l := &launcher{conn: launcherFd, ns: ns, children: map[int]bool{}, policies: map[uint64]*policyThread{}}
+	l := &launcher{conn: launcherFd, ns: ns, children: map[int]bool{}}
+	l.cond = sync.NewCond(&l.mu)
 	if ns {
 		if err := l.setUpNamespaces(); err != nil {
 			fmt.Fprintf(os.Stderr, "cohort sandbox launcher: %v\n", err)
@@ -56,9 +56,7 @@ func launcherMain(ns bool) int {
 	}
 	// The launcher reaps every child; it is pid 1 of its namespace, so
 	// orphans come to it too.
-	sigs := make(chan os.Signal, 16)
-	signal.Notify(sigs, syscall.SIGCHLD)
-	go l.reap(sigs)
+	go l.reap()
 	l.serve()
 	if !ns {
 		// Without a pid namespace the commands do not die with us: stop
@@ -94,8 +92,6 @@ func (l *launcher) serve() {
 		switch m.Op {
 		case "policy":
 			l.policy(m)
-		case "spawn":
-			l.spawn(m, files)
 		default:
 			_ = send(l.conn, &message{Op: "reply", ID: m.ID, Err: "unknown request " + m.Op})
 		}
@@ -104,14 +100,20 @@ func (l *launcher) serve() {
 }
 
 // policyThread is a locked OS thread restricted to one policy, which
-// forks that policy's commands.
+// forks that policy's commands. It has a connection of its own to Cohort,
+// so a spawn request wakes the thread that forks and nothing else.
 type policyThread struct {
-	reqs chan func()
+	conn int
 	err  error
 }
 
 func (l *launcher) policy(m *message) {
-	t := &policyThread{reqs: make(chan func())}
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		_ = send(l.conn, &message{Op: "reply", ID: m.ID, Err: "policy connection: " + err.Error()})
+		return
+	}
+	t := &policyThread{conn: fds[0]}
 	ready := make(chan *Report)
 	go func() {
 		// Locked for good: the thread carries the sandbox, and its
@@ -120,79 +122,91 @@ func (l *launcher) policy(m *message) {
 		rep, err := confine(m.Policy, l.ns)
 		t.err = err
 		ready <- rep
-		for f := range t.reqs {
-			f()
-		}
+		l.serveSpawns(t)
 	}()
 	rep := <-ready
-	l.policies[m.ID] = t
 	reply := &message{Op: "reply", ID: m.ID, Report: rep}
 	if t.err != nil {
 		reply.Err = t.err.Error()
 	}
-	_ = send(l.conn, reply)
+	_ = send(l.conn, reply, fds[1])
+	unix.Close(fds[1])
 }
 
-// spawn forks a command on its policy's thread and replies with its pid
-// and a pidfd.
-func (l *launcher) spawn(m *message, files []*os.File) {
-	t := l.policies[m.PolicyID]
+// serveSpawns forks the commands asked for on t's connection, on t's
+// thread, until Cohort closes it.
+func (l *launcher) serveSpawns(t *policyThread) {
+	buf, oob := make([]byte, maxPacket), make([]byte, unix.CmsgSpace(4*maxFiles))
+	for {
+		m, files, err := recv(t.conn, buf, oob)
+		if err != nil {
+			return
+		}
+		l.spawn(t, m, files)
+		closeFiles(files)
+	}
+}
+
+// spawn forks a command and replies with its pid and a pidfd. It runs on
+// the policy's thread.
+func (l *launcher) spawn(t *policyThread, m *message, files []*os.File) {
 	fail := func(format string, args ...any) {
-		_ = send(l.conn, &message{Op: "reply", ID: m.ID, Err: fmt.Sprintf(format, args...)})
+		_ = send(t.conn, &message{Op: "reply", ID: m.ID, Err: fmt.Sprintf(format, args...)})
 	}
 	switch {
-	case t == nil:
-		fail("unknown policy %d", m.PolicyID)
-		return
 	case t.err != nil:
 		fail("the sandbox could not be set up: %v", t.err)
 		return
-	case len(files) != 3:
-		fail("spawn needs 3 files, got %d", len(files))
+	case m.Op != "spawn" || len(files) != 3:
+		fail("want a spawn request with 3 files, got %s with %d", m.Op, len(files))
 		return
 	}
-	done := make(chan struct{})
-	t.reqs <- func() {
-		defer close(done)
-		pidfd := -1
-		attr := &syscall.ProcAttr{Dir: m.Dir, Env: m.Env, Files: []uintptr{files[0].Fd(), files[1].Fd(), files[2].Fd()},
-			Sys: &syscall.SysProcAttr{Setsid: m.NewSession, Setpgid: !m.NewSession, PidFD: &pidfd}}
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		pid, err := syscall.ForkExec(m.Path, append([]string{m.Path}, m.Args...), attr)
-		if err != nil {
-			fail("start %s: %v", m.Path, err)
-			return
-		}
-		l.children[pid] = true
-		if pidfd < 0 {
-			_ = send(l.conn, &message{Op: "reply", ID: m.ID, Pid: pid, Err: "no pidfd for the command"})
-			return
-		}
-		_ = send(l.conn, &message{Op: "reply", ID: m.ID, Pid: pid}, pidfd)
-		unix.Close(pidfd)
+	pidfd := -1
+	attr := &syscall.ProcAttr{Dir: m.Dir, Env: m.Env, Files: []uintptr{files[0].Fd(), files[1].Fd(), files[2].Fd()},
+		Sys: &syscall.SysProcAttr{Setsid: m.NewSession, Setpgid: !m.NewSession, PidFD: &pidfd}}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	pid, err := syscall.ForkExec(m.Path, append([]string{m.Path}, m.Args...), attr)
+	if err != nil {
+		fail("start %s: %v", m.Path, err)
+		return
 	}
-	<-done
+	l.children[pid] = true
+	l.cond.Signal()
+	if pidfd < 0 {
+		_ = unix.Kill(pid, unix.SIGKILL)
+		fail("no pidfd for the command")
+		return
+	}
+	_ = send(t.conn, &message{Op: "reply", ID: m.ID, Pid: pid}, pidfd)
+	unix.Close(pidfd)
 }
 
-// reap waits for every child and reports the commands' exits.
-func (l *launcher) reap(sigs <-chan os.Signal) {
-	for range sigs {
-		for {
-			var ws unix.WaitStatus
-			pid, err := unix.Wait4(-1, &ws, unix.WNOHANG, nil)
-			if err == unix.EINTR {
-				continue
-			}
-			if pid <= 0 || err != nil {
-				break
-			}
+// reap waits for every child and reports the commands' exits. It blocks
+// in wait4 itself, so an exit wakes it directly; with no child to wait
+// for it sleeps until a spawn.
+func (l *launcher) reap() {
+	for {
+		var ws unix.WaitStatus
+		pid, err := unix.Wait4(-1, &ws, unix.WALL, nil)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err == unix.ECHILD:
 			l.mu.Lock()
-			if l.children[pid] {
-				delete(l.children, pid)
-				_ = send(l.conn, &message{Op: "exit", Pid: pid, Status: int(ws)})
+			for len(l.children) == 0 {
+				l.cond.Wait()
 			}
 			l.mu.Unlock()
+			continue
+		case err != nil:
+			return
 		}
+		l.mu.Lock()
+		if l.children[pid] {
+			delete(l.children, pid)
+			_ = send(l.conn, &message{Op: "exit", Pid: pid, Status: int(ws)})
+		}
+		l.mu.Unlock()
 	}
 }

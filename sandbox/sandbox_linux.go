@@ -32,7 +32,7 @@ type Sandbox struct {
 
 type policyEntry struct {
 	ready  chan struct{}
-	id     uint64
+	conn   *policyConn
 	policy *Policy
 	report *Report
 	err    error
@@ -170,8 +170,14 @@ func (s *Sandbox) entry(ctx context.Context, cwd string) (*policyEntry, error) {
 		close(e.ready)
 		return nil, err
 	}
+	if len(r.files) == 1 {
+		e.conn, err = newPolicyConn(c, r.files[0])
+	}
 	closeFiles(r.files)
-	e.id, e.report = r.m.ID, r.m.Report
+	if e.conn == nil && r.m.Err == "" {
+		r.m.Err = fmt.Sprintf("no connection to the policy thread (%v)", err)
+	}
+	e.report = r.m.Report
 	if e.report == nil {
 		e.report = &Report{}
 	}
@@ -205,11 +211,7 @@ type policyLauncher struct {
 }
 
 func (l policyLauncher) Launch(ctx context.Context, spec proc.LaunchSpec) (proc.Launched, error) {
-	c, err := l.s.conn()
-	if err != nil {
-		return nil, err
-	}
-	return c.spawn(ctx, l.e.id, spec)
+	return l.e.conn.spawn(ctx, spec)
 }
 
 // Writable lists the trees commands of cwd's agent may write, and the
@@ -235,6 +237,15 @@ func (s *Sandbox) Close() error {
 	}
 	s.closed = true
 	c := s.c
+	for _, e := range s.policies {
+		select {
+		case <-e.ready: // e.conn is set before ready closes
+			if e.conn != nil {
+				e.conn.close()
+			}
+		default: // still being set up: closing the launcher ends it
+		}
+	}
 	s.mu.Unlock()
 	var err error
 	if c != nil {

@@ -60,6 +60,7 @@ var forbidden = map[string][]string{
 	"agenttool":   {"swarm", "internal/cli"},
 	"swarm":       {"internal/cli"},
 	"session":     {"engine", "agenttool", "swarm", "internal/cli"},
+	"sandbox":     {"engine", "agenttool", "swarm", "internal/cli", "tool", "permission", "llm"},
 }
 
 // TestDependenciesPointOneWay checks the forbidden import edges.
