@@ -11,10 +11,20 @@
 //   - The command runs in a new session (internal/proc): its own process
 //     group, no controlling terminal, stdin at /dev/null. A program that
 //     wants to prompt fails at once rather than hanging until the timeout.
-//     The environment is ours plus COHORT=1 (so scripts can tell), an empty
-//     CDPATH (so cd goes where the text says, as the permission check
-//     assumes), and GIT_EDITOR=true and GIT_TERMINAL_PROMPT=0 so git never waits for a
-//     person.
+//     The environment is ours without the credentials Cohort holds
+//     (internal/childenv), plus Config.Env (settings "env"), COHORT=1 (so
+//     scripts can tell), an empty CDPATH (so cd goes where the text says,
+//     as the permission check assumes), and GIT_EDITOR=true and
+//     GIT_TERMINAL_PROMPT=0 so git never waits for a person.
+//   - With Config.Sandbox every command, foreground or background, starts
+//     through the session's sandbox launcher (package sandbox) with the
+//     policy of the agent's working directory and TMPDIR set to the
+//     private temp dir; Bash.command is the one place a Bash child is
+//     built. A line whose commands all match sandbox.excludedCommands, or
+//     a call with dangerouslyDisableSandbox (which the permission check
+//     asks about, except in bypassPermissions), runs as a plain child. When
+//     a sandboxed command fails and its output names a write the sandbox
+//     blocked, the result says so and what the user can do.
 //   - When the command finishes, times out or is cancelled, its whole
 //     process group is stopped (SIGTERM, then SIGKILL) and reaped before
 //     Run returns; `server &` does not survive the call. Long-running work
