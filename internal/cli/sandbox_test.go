@@ -2,6 +2,7 @@ package cli
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -231,5 +232,55 @@ func TestDoctor(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("doctor output lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestSandboxNoLandlockFallback runs the real binary with a credential in
+// its environment from the start, on a kernel without Landlock (emulated
+// with COHORT_SANDBOX_DISABLE): Cohort says at start what is not enforced,
+// and a command cannot read the credential from its parent's environment,
+// the launcher's, which holds nothing of Cohort's. The control run with
+// the sandbox off shows the same command does read it from Cohort's.
+func TestSandboxNoLandlockFallback(t *testing.T) {
+	t.Parallel()
+	bin := buildBinary(t)
+	const secret = "sk-ant-e2e-fallback-secret"
+	var mu sync.Mutex
+	var results []string
+	c := newConv().on("peek", calls(use("Bash", map[string]any{"command": `tr '\0' '\n' < /proc/$PPID/environ; echo end`})),
+		func(r *fakeapi.Request) fakeapi.Reply {
+			mu.Lock()
+			results = append(results, toolResults(r)...)
+			mu.Unlock()
+			return fakeapi.TextReply("done")
+		})
+	h := newHarness(t, c.policy)
+	h.vars["ANTHROPIC_API_KEY"] = secret
+	h.vars["COHORT_SANDBOX_DISABLE"] = "landlock"
+	run := func(args ...string) string {
+		cmd := exec.CommandContext(t.Context(), bin, append([]string{"--cwd", h.dir, "-p", "peek", "--permission-mode", "bypassPermissions"}, args...)...)
+		cmd.Env = h.environ()
+		var errb strings.Builder
+		cmd.Stderr = &errb
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("cohort: %v\n%s", err, errb.String())
+		}
+		return errb.String()
+	}
+	errOut := run()
+	if !strings.Contains(errOut, "not enforced on this machine: writes outside the writable directories are not blocked") {
+		t.Errorf("stderr does not say what is not enforced:\n%s", errOut)
+	}
+	run("--sandbox", "off")
+	mu.Lock()
+	defer mu.Unlock()
+	if len(results) != 2 {
+		t.Fatalf("results %q", results)
+	}
+	if strings.Contains(results[0], secret) || !strings.Contains(results[0], "end") {
+		t.Errorf("in the fallback, /proc/$PPID/environ shows the credential: %q", results[0])
+	}
+	if !strings.Contains(results[1], secret) {
+		t.Errorf("control: with the sandbox off the parent is Cohort and its environment holds the credential, yet the command did not see it: %q", results[1])
 	}
 }
