@@ -205,3 +205,43 @@ func countMarked(mark string) int {
 	}
 	return n
 }
+
+// With sandbox.allowUnixSockets, the listed socket can be reached and the
+// known places (here $COHORT_HOME/sessions) stay hidden.
+func TestAllowUnixSockets(t *testing.T) {
+	root, _ := filepath.EvalSymlinks(t.TempDir())
+	allowed := filepath.Join(root, "allowed.sock")
+	cohortHome := filepath.Join(root, "cohort-home")
+	sessions := filepath.Join(cohortHome, "sessions")
+	if err := os.MkdirAll(sessions, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	session := filepath.Join(sessions, "s.sock")
+	for _, p := range []string{allowed, session} {
+		ln, err := net.Listen("unix", p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		go func() {
+			for {
+				c, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				c.Write([]byte("hello\n"))
+				c.Close()
+			}
+		}()
+	}
+	e := newEnv(t, Config{AllowUnixSockets: []string{allowed}, CohortHome: cohortHome})
+	probe := func(p string) string {
+		return `python3 -c 'import socket; s=socket.socket(socket.AF_UNIX); s.connect("` + p + `"); print("got", s.recv(16).decode().strip())' 2>&1 | tail -1`
+	}
+	if out, _ := e.bash(e.project, probe(allowed)); !strings.Contains(out, "got hello") {
+		t.Errorf("the allowed socket could not be reached:\n%s", out)
+	}
+	if out, _ := e.bash(e.project, probe(session)); strings.Contains(out, "got hello") {
+		t.Errorf("the session socket was reached with allowUnixSockets set:\n%s", out)
+	}
+}

@@ -284,3 +284,29 @@ func TestSandboxNoLandlockFallback(t *testing.T) {
 		t.Errorf("control: with the sandbox off the parent is Cohort and its environment holds the credential, yet the command did not see it: %q", results[1])
 	}
 }
+
+// TestSandboxBackgroundShell: run_in_background commands are sandboxed
+// like foreground ones; sandbox.excludedCommands run outside.
+func TestSandboxBackgroundAndExcluded(t *testing.T) {
+	t.Parallel()
+	var h *harness
+	c := newConv().on("background", func(*fakeapi.Request) fakeapi.Reply {
+		out := filepath.Dir(h.dir)
+		return fakeapi.Reply{Content: []fakeapi.Block{
+			use("Bash", map[string]any{"command": "touch " + filepath.Join(out, "from-background"), "run_in_background": true}),
+			use("Bash", map[string]any{"command": "touch " + filepath.Join(out, "excluded")}),
+		}}
+	}, text("started"), text("done"), text("done"), text("done"))
+	h = newHarness(t, c.policy)
+	h.write(".cohort/settings.json", `{"sandbox": {"excludedCommands": ["touch `+filepath.Join(filepath.Dir(h.dir), "excluded")+`"]}}`)
+	out, errOut, code := h.run("-p", "background", "--permission-mode", "bypassPermissions")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(h.dir), "from-background")); err == nil {
+		t.Errorf("a background shell wrote outside the project")
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(h.dir), "excluded")); err != nil {
+		t.Errorf("an excluded command should run outside the sandbox: %v", err)
+	}
+}
