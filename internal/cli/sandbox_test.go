@@ -285,7 +285,7 @@ func TestSandboxNoLandlockFallback(t *testing.T) {
 	}
 }
 
-// TestSandboxBackgroundShell: run_in_background commands are sandboxed
+// TestSandboxBackgroundAndExcluded: run_in_background commands are sandboxed
 // like foreground ones; sandbox.excludedCommands run outside.
 func TestSandboxBackgroundAndExcluded(t *testing.T) {
 	t.Parallel()
@@ -293,7 +293,7 @@ func TestSandboxBackgroundAndExcluded(t *testing.T) {
 	c := newConv().on("background", func(*fakeapi.Request) fakeapi.Reply {
 		out := filepath.Dir(h.dir)
 		return fakeapi.Reply{Content: []fakeapi.Block{
-			use("Bash", map[string]any{"command": "touch " + filepath.Join(out, "from-background"), "run_in_background": true}),
+			use("Bash", map[string]any{"command": "touch ran-in-background; touch " + filepath.Join(out, "from-background"), "run_in_background": true}),
 			use("Bash", map[string]any{"command": "touch " + filepath.Join(out, "excluded")}),
 		}}
 	}, text("started"), text("done"), text("done"), text("done"))
@@ -302,6 +302,9 @@ func TestSandboxBackgroundAndExcluded(t *testing.T) {
 	out, errOut, code := h.run("-p", "background", "--permission-mode", "bypassPermissions")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(h.dir, "ran-in-background")); err != nil {
+		t.Fatalf("the background shell did not run: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(filepath.Dir(h.dir), "from-background")); err == nil {
 		t.Errorf("a background shell wrote outside the project")
