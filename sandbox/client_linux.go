@@ -192,14 +192,11 @@ func (c *conn) call(ctx context.Context, m *message, files ...int) (reply, error
 		c.forget(m.ID)
 		return reply{}, c.deadErr
 	case <-ctx.Done():
-		// The launcher answers every request; a command it started for a
-		// caller that stopped waiting is killed at once.
+		// The launcher answers every request; the files of a reply nobody
+		// waits for any more are closed when it comes.
 		go func() {
 			select {
 			case r := <-ch:
-				for _, f := range r.files {
-					_ = unix.PidfdSendSignal(int(f.Fd()), unix.SIGKILL, nil, unix.PIDFD_SIGNAL_PROCESS_GROUP)
-				}
 				closeFiles(r.files)
 			case <-c.dead:
 			}
