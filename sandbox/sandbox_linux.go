@@ -150,7 +150,7 @@ func (s *Sandbox) entry(ctx context.Context, cwd string) (*policyEntry, error) {
 	s.mu.Lock()
 	e, ok := s.policies[cwd]
 	if !ok {
-		e = &policyEntry{ready: make(chan struct{}), policy: s.policy(cwd)}
+		e = &policyEntry{ready: make(chan struct{})}
 		s.policies[cwd] = e
 	}
 	s.mu.Unlock()
@@ -162,11 +162,13 @@ func (s *Sandbox) entry(ctx context.Context, cwd string) (*policyEntry, error) {
 			return nil, ctx.Err()
 		}
 	}
+	e.policy = s.policy(cwd) // runs git: not under s.mu; others wait on ready
 	r, err := c.call(ctx, &message{Op: "policy", Policy: e.policy})
 	if err != nil {
 		s.mu.Lock()
-		delete(s.policies, cwd)
+		delete(s.policies, cwd) // the next call tries again
 		s.mu.Unlock()
+		e.err = err // for those already waiting on this entry
 		close(e.ready)
 		return nil, err
 	}
@@ -220,10 +222,16 @@ func (s *Sandbox) Writable(cwd string) (writable, protected []string) {
 	s.mu.Lock()
 	e, ok := s.policies[cwd]
 	s.mu.Unlock()
-	p := s.policy(cwd)
 	if ok {
-		p = e.policy
+		select {
+		case <-e.ready:
+			if e.policy != nil {
+				return e.policy.Writable, e.policy.ReadOnly
+			}
+		default:
+		}
 	}
+	p := s.policy(cwd)
 	return p.Writable, p.ReadOnly
 }
 
