@@ -91,21 +91,7 @@ func TestCannotReachSessionSocket(t *testing.T) {
 
 // sandbox.network "deny": no TCP, UDP or DNS.
 func TestNetworkDeny(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Write([]byte("hello from outside\n"))
-			c.Close()
-		}
-	}()
+	ln := greeter(t, "tcp", "127.0.0.1:0", "hello from outside")
 	port := ln.Addr().(*net.TCPAddr).Port
 	probe := fmt.Sprintf(`python3 -c 'import socket; s=socket.create_connection(("127.0.0.1", %d), 2); print(s.recv(64).decode().strip())' 2>&1 | tail -1`, port)
 	open := newEnv(t, Config{})
@@ -218,21 +204,7 @@ func TestAllowUnixSockets(t *testing.T) {
 	}
 	session := filepath.Join(sessions, "s.sock")
 	for _, p := range []string{allowed, session} {
-		ln, err := net.Listen("unix", p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer ln.Close()
-		go func() {
-			for {
-				c, err := ln.Accept()
-				if err != nil {
-					return
-				}
-				c.Write([]byte("hello\n"))
-				c.Close()
-			}
-		}()
+		greeter(t, "unix", p, "hello")
 	}
 	e := newEnv(t, Config{AllowUnixSockets: []string{allowed}, CohortHome: cohortHome})
 	probe := func(p string) string {
@@ -244,4 +216,28 @@ func TestAllowUnixSockets(t *testing.T) {
 	if out, _ := e.bash(e.project, probe(session)); strings.Contains(out, "got hello") {
 		t.Errorf("the session socket was reached with allowUnixSockets set:\n%s", out)
 	}
+}
+
+// greeter listens on addr and writes msg to every connection until the
+// test ends; the cleanup closes the listener and waits for the goroutine.
+func greeter(t *testing.T, network, addr, msg string) net.Listener {
+	t.Helper()
+	ln, err := net.Listen(network, addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Write([]byte(msg + "\n"))
+			c.Close()
+		}
+	}()
+	t.Cleanup(func() { ln.Close(); <-done })
+	return ln
 }
