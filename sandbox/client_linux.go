@@ -32,6 +32,7 @@ type conn struct {
 	early   map[int]int // exits that came before their waiter registered
 	dead    chan struct{}
 	deadErr error
+	notes   []string      // what the launcher cannot enforce for any policy
 	read    chan struct{} // closed when the reader has ended
 }
 
@@ -77,8 +78,53 @@ func startLauncher(exe string, ns bool) (*conn, error) {
 	}
 	c := &conn{fd: fds[0], cmd: cmd, ns: ns, replies: map[uint64]chan reply{}, exits: map[int]chan int{},
 		early: map[int]int{}, dead: make(chan struct{}), read: make(chan struct{})}
+	hello, err := c.hello()
+	if err != nil {
+		_ = c.closeFd()
+		return nil, err
+	}
+	c.notes = hello.NotEnforced
 	go c.reader()
 	return c, nil
+}
+
+// helloTimeout bounds the launcher's start (an exec of our binary).
+const helloTimeout = 30 * time.Second
+
+// hello reads the launcher's first message: whether it could set itself
+// up, and what it cannot enforce for any policy.
+func (c *conn) hello() (*Report, error) {
+	tv := unix.NsecToTimeval(helloTimeout.Nanoseconds())
+	_ = unix.SetsockoptTimeval(c.fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv)
+	defer func() {
+		var zero unix.Timeval
+		_ = unix.SetsockoptTimeval(c.fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &zero)
+	}()
+	buf, oob := make([]byte, maxPacket), make([]byte, unix.CmsgSpace(4*maxFiles))
+	m, files, err := recv(c.fd, buf, oob)
+	closeFiles(files)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("sandbox launcher did not start: %w", err)
+	case m.Op != "hello":
+		return nil, fmt.Errorf("sandbox launcher: first message is %q", m.Op)
+	case m.Err != "":
+		return nil, fmt.Errorf("sandbox launcher: %s", m.Err)
+	}
+	if m.Report == nil {
+		m.Report = &Report{}
+	}
+	return m.Report, nil
+}
+
+// closeFd ends a launcher that failed to start.
+func (c *conn) closeFd() error {
+	_ = unix.Shutdown(c.fd, unix.SHUT_RDWR)
+	unix.Close(c.fd)
+	_ = c.cmd.Process.Kill()
+	err := c.cmd.Wait()
+	releaseLauncherThread()
+	return err
 }
 
 // spawnThread starts launchers. PR_SET_PDEATHSIG, which the launcher

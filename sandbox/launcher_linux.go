@@ -48,11 +48,16 @@ func launcherMain(ns bool) int {
 	_ = unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(syscall.SIGKILL), 0, 0, 0)
 	l := &launcher{conn: launcherFd, ns: ns, children: map[int]bool{}}
 	l.cond = sync.NewCond(&l.mu)
+	hello := &message{Op: "hello", Report: &Report{Namespaces: ns}}
 	if ns {
-		if err := l.setUpNamespaces(); err != nil {
-			fmt.Fprintf(os.Stderr, "cohort sandbox launcher: %v\n", err)
+		if err := l.setUpNamespaces(hello.Report); err != nil {
+			hello.Err = err.Error()
+			_ = send(l.conn, hello) // Cohort falls back to a launcher without namespaces
 			return 1
 		}
+	}
+	if err := send(l.conn, hello); err != nil {
+		return 1
 	}
 	// The launcher reaps every child; it is pid 1 of its namespace, so
 	// orphans come to it too.
@@ -72,12 +77,15 @@ func launcherMain(ns bool) int {
 
 // setUpNamespaces makes the mounts private and mounts a /proc of the new
 // pid namespace, so commands see no process outside the sandbox.
-func (l *launcher) setUpNamespaces() error {
+func (l *launcher) setUpNamespaces(rep *Report) error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("make mounts private: %w", err)
 	}
 	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
-		return fmt.Errorf("mount /proc: %w", err)
+		// A container may hide parts of /proc, and then a new one cannot
+		// be mounted: commands still die with the launcher, but see the
+		// processes outside.
+		rep.NotEnforced = append(rep.NotEnforced, fmt.Sprintf("processes outside the sandbox are visible in /proc (a /proc of the sandbox cannot be mounted here: %v)", err))
 	}
 	return nil
 }
