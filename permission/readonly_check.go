@@ -123,8 +123,8 @@ func (s *roSpec) positional(w string, afterDashes bool) bool {
 		if s.maxPos >= 0 {
 			return false // it may expand to several arguments
 		}
-		c := plain(w)
-		return afterDashes || s.globSafe || !strings.ContainsAny(c[:1], "*?[-")
+		c := plain(w) // "" for a literal word "\x01", which only looks like a glob
+		return afterDashes || s.globSafe || c == "" || !strings.ContainsAny(c[:1], "*?[-")
 	}
 	return true
 }
