@@ -83,3 +83,12 @@ func TestCommandsMatch(t *testing.T) {
 		}
 	}
 }
+
+// Found by FuzzReadOnlyDifferential: the variable name attached to -v.
+func TestPrintfAttachedVName(t *testing.T) {
+	for _, line := range []string{`printf -v'A[x A000000]' 0`, `printf -v'a[$(touch p)]' %s x`, `wait -p'a[x]' 1`, `read -a'a[$(touch p)]' <<< v`, `printf $opt x`} {
+		if IsReadOnlyCommand(line) {
+			t.Errorf("IsReadOnlyCommand(%q) = true; the name attached to the option is evaluated", line)
+		}
+	}
+}

@@ -37,6 +37,11 @@ func (a *analyzer) builtin(cmd *Command) {
 				if (name.Value == "mapfile" || name.Value == "readarray") && strings.Contains(w.Value, "C") {
 					addNote(Hidden, "%s -C runs a callback command given as text", name.Value)
 				}
+				// An array name may be attached to its option (read
+				// -aNAME): a subscript anywhere in the word is checked.
+				if strings.Contains(w.Value, "[") {
+					a.nameArg(Word{Value: w.Value[strings.IndexByte(w.Value, '['):]}, name.Value)
+				}
 				continue
 			}
 			if n := a.nameArg(w, name.Value); n != "" {
@@ -45,11 +50,24 @@ func (a *analyzer) builtin(cmd *Command) {
 		}
 	case "printf", "wait":
 		flag := map[string]string{"printf": "-v", "wait": "-p"}[name.Value]
-		for i, w := range in.Words[:len(in.Words)-1] {
-			if w.Is(flag) {
-				if n := a.nameArg(in.Words[i+1], name.Value+" "+flag); n != "" {
-					a.assignedAtRunTime(n, name.Value)
-				}
+		for i, w := range in.Words {
+			var target Word
+			switch {
+			case w.Is("--"):
+				return
+			case w.Is(flag) && i+1 < len(in.Words):
+				target = in.Words[i+1]
+			case w.Static() && strings.HasPrefix(w.Value, flag) && len(w.Value) > len(flag):
+				target = Word{Value: w.Value[len(flag):]} // -vNAME
+			case !w.Static() && i < 2:
+				// $x may be -vNAME when it runs.
+				addNote(Hidden, "%s takes options only known at run time, which may name a variable whose subscript runs a command", name.Value)
+				continue
+			default:
+				continue
+			}
+			if n := a.nameArg(target, name.Value+" "+flag); n != "" {
+				a.assignedAtRunTime(n, name.Value)
 			}
 		}
 	case "unset":
