@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cohort-dev/cohort/internal/childenv"
 	"github.com/cohort-dev/cohort/internal/proc"
 	"github.com/cohort-dev/cohort/session"
 )
@@ -33,7 +34,11 @@ type Config struct {
 	// CLAUDE_PROJECT_DIR; empty means the agent's cwd.
 	ProjectDir string
 	// Env is the base environment of the commands; nil means ours.
+	// Credentials Cohort holds (internal/childenv) are removed from it.
 	Env []string
+	// ExtraEnv is added after Env and kept whole, credentials included:
+	// the settings "env" entries, which the user put there on purpose.
+	ExtraEnv []string
 	// Shell runs each command as Shell -c COMMAND (default /bin/sh).
 	Shell string
 	// Timeout applies to commands without their own (default 60 s).
@@ -102,7 +107,8 @@ func NewRunner(cfg Config) *Runner {
 	if base == nil {
 		base = os.Environ()
 	}
-	env := make([]string, 0, len(base)+2)
+	base = childenv.Scrub(base)
+	env := make([]string, 0, len(base)+len(cfg.ExtraEnv)+2)
 	for _, kv := range base {
 		if !strings.HasPrefix(kv, "COHORT_PROJECT_DIR=") && !strings.HasPrefix(kv, "CLAUDE_PROJECT_DIR=") {
 			env = append(env, kv)
@@ -114,6 +120,7 @@ func NewRunner(cfg Config) *Runner {
 	if cfg.Home == "" {
 		cfg.Home, _ = os.UserHomeDir()
 	}
+	env = append(env, cfg.ExtraEnv...)
 	return &Runner{cfg: cfg, env: env}
 }
 

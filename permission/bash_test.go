@@ -186,11 +186,11 @@ func TestExtract(t *testing.T) {
 		{line: "coproc x", want: []string{"x"}},
 		{line: "while read l; do x \"$l\"; done < f", want: []string{"read l", "x $…"}},
 		{line: "[[ -f x ]] && y", want: []string{"y"}},
-		{line: "[[ $a -eq 1 ]]", want: nil, unsafe: true},
+		{line: "[[ $a -eq 1 ]]", want: nil, opaque: true, unsafe: true},
 		{line: "declare -x PATH=/x", want: nil, unsafe: true},
 		{line: "local x=1", want: nil},
 		{line: "a=$(b)", want: []string{"b"}},
-		{line: "echo ${x@P}", want: []string{"echo $…"}, unsafe: true},
+		{line: "echo ${x@P}", want: []string{"echo $…"}, opaque: true},
 		{line: "cd -", want: []string{"cd -"}, unsafe: true},
 		{line: "echo 'a", opaque: true},
 	}
@@ -241,7 +241,7 @@ func TestIsReadOnlyCommand(t *testing.T) {
 		{"head -5 src/*.go", true},
 		{"rg foo *", false},
 		{"sort *.txt", false},
-		{"git diff -- *", false},
+		{"git diff -- *", true}, // after --, a name starting with "-" is a path
 		{"cat a b | grep -n foo | head -5 | wc -l", true},
 		{"git status --short && git diff HEAD --stat", true},
 		{"git --no-pager log -p -3", true},

@@ -1,6 +1,7 @@
 package permission
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -29,7 +30,49 @@ func (e *evaluation) checkBash() Decision {
 			return Decision{Behavior: Ask, FailClosed: true, Reason: fmt.Sprintf("This command needs approval: it could not be checked against the %s rules because %s.", b, strings.Join(an.opaque, "; "))}
 		}
 	}
-	return e.bashAllow(an)
+	d := e.bashAllow(an)
+	if d.Behavior == Allow && e.mode != ModeBypassPermissions && unsandboxedOf(e.req.Input) {
+		// An allow rule or read-only analysis was given for a sandboxed
+		// run; running outside the sandbox is the user's call.
+		return Decision{Behavior: Ask, Reason: "This Bash command asks to run outside the sandbox (dangerouslyDisableSandbox), which needs the user's approval."}
+	}
+	return d
+}
+
+// unsandboxedOf reports a Bash call with dangerouslyDisableSandbox set.
+func unsandboxedOf(input json.RawMessage) bool {
+	var in struct {
+		NoSandbox bool `json:"dangerouslyDisableSandbox"`
+	}
+	return json.Unmarshal(input, &in) == nil && in.NoSandbox
+}
+
+// CommandsMatch reports whether every command of a Bash line matches one
+// of the specifiers as an allow rule would ("docker:*", "npm test"), and
+// the line holds nothing the analysis could not see or that could change
+// what runs. It decides sandbox.excludedCommands: a line runs outside the
+// sandbox only when all of it is excluded. Safe for concurrent use.
+func CommandsMatch(line string, specifiers []string) bool {
+	var pats []*bashPattern
+	for _, sp := range specifiers {
+		if p, err := compileBash(sp); err == nil && !p.rawOnly {
+			pats = append(pats, p)
+		}
+	}
+	an := analyze(line, "", "")
+	if len(pats) == 0 || len(an.opaque) > 0 || len(an.unsafe) > 0 || len(an.commands) == 0 {
+		return false
+	}
+	for _, c := range an.commands {
+		matched := false
+		for _, p := range pats {
+			matched = matched || p.matchWords(c.inner().words, false)
+		}
+		if !matched {
+			return false
+		}
+	}
+	return true
 }
 
 func (e *evaluation) bashCovers(r *Rule) bool { return r.coversTool("Bash") }
@@ -178,8 +221,13 @@ func commandPathArgs(c *command) []string {
 		if n := l.name(); strings.Contains(n, "/") {
 			out = append(out, n)
 		}
-		if spec := readOnlyCommands[filepath.Base(l.name())]; spec != nil && !spec.paths && spec.sub == nil {
-			continue
+		if _, known := readOnlyCommands[filepath.Base(l.name())]; known {
+			// The allow-list knows which words are paths, options' values
+			// included (date -f FILE).
+			if ok, paths := readOnlyWords(append([]string{filepath.Base(l.name())}, l.words[1:]...)); ok {
+				out = append(out, paths...)
+				continue
+			}
 		}
 		for _, w := range l.words[1:] {
 			switch {

@@ -28,6 +28,11 @@ type Config struct {
 	// Persist writes a rule update to its settings file (see
 	// SettingsPersister); nil keeps updates in memory.
 	Persist func(context.Context, RuleUpdate) error
+	// Protected are more files that count as protected paths (editing
+	// them asks even in acceptEdits): the scripts configured hooks run
+	// (hook.Set.Scripts), which would run rewritten code outside every
+	// check.
+	Protected []string
 }
 
 // Checker decides whether a tool call may run. It is safe for concurrent
@@ -43,6 +48,7 @@ type Checker struct {
 // shared is the state every checker of a session sees.
 type shared struct {
 	home, cohortHome, cwd string
+	protectedFiles        map[string]bool
 	persist               func(context.Context, RuleUpdate) error
 	bypassDisabled        bool
 	// degraded lists settings files whose deny rules may be missing; while
@@ -76,6 +82,12 @@ func New(cfg Config) (*Checker, error) {
 		sh.cohortHome = filepath.Clean(env.CohortHome)
 	}
 	sh.addDir(sh.cwd)
+	sh.protectedFiles = map[string]bool{}
+	for _, p := range cfg.Protected {
+		if filepath.IsAbs(p) {
+			sh.protectedFiles[filepath.Clean(p)] = true
+		}
+	}
 	mode := ModeDefault
 	if cfg.Settings != nil {
 		mode = sh.loadSettings(cfg.Settings)

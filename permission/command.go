@@ -7,9 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"time"
+
+	"github.com/cohort-dev/cohort/internal/childenv"
 )
 
 // Command is the Prompter behind --permission-prompt-command: it runs a
@@ -30,7 +33,8 @@ type Command struct {
 	Command string
 	// Dir is its working directory ("" for the current one).
 	Dir string
-	// Env is its environment (nil for Cohort's own).
+	// Env is its environment (nil for Cohort's own without the credentials
+	// Cohort holds; see internal/childenv).
 	Env []string
 	// Timeout bounds one answer (default 60s); Grace is the wait between
 	// SIGTERM and SIGKILL (default 2s).
@@ -66,6 +70,9 @@ func (c *Command) Prompt(ctx context.Context, req PromptRequest) (PromptDecision
 	defer cancel()
 	cmd := exec.CommandContext(runCtx, "/bin/sh", "-c", c.Command)
 	cmd.Dir, cmd.Env = c.Dir, c.Env
+	if cmd.Env == nil {
+		cmd.Env = childenv.Scrub(os.Environ())
+	}
 	cmd.Stdin = bytes.NewReader(body)
 	var stdout, stderr capped
 	stdout.limit, stderr.limit = maxAnswer, 4<<10

@@ -13,7 +13,8 @@
 //     working directories (the session's cwd plus additionalDirectories and
 //     --add-dir); anything else asks.
 //   - acceptEdits: as default, and Edit/Write/NotebookEdit inside the working
-//     directories run, except on protected paths (.git/, .claude/,
+//     directories run, except on protected paths (.git/, .claude/, the
+//     scripts configured hooks run (Config.Protected),
 //     .cohort/settings*, .cohort/agents/, $COHORT_HOME outside project
 //     memory), which ask: editing them would let an agent grant itself
 //     permissions or run hooks.
@@ -102,6 +103,21 @@
 // quote removal and brace expansion ("'r'm" is rm, "{rm,-rf,x}" is
 // "rm -rf x"). This package adds the policy: rule matching, the read-only
 // list and which variables are harmless.
+//
+// Read-only commands are a table of per-command option allow-lists
+// (readonly.go): an option a command's list does not hold makes the line
+// not read-only, and an option that reads a file (date -f, grep -f,
+// jq --slurpfile) names a path that the read rules and the working
+// directories apply to like a positional one. Options that write, run
+// programs or read lists of further files (sort --files0-from,
+// sha256sum -c) are not listed. A word known only at run time, or a
+// pattern that may expand to a name starting with "-", is refused where
+// an option of the real program could read, write or run.
+//
+// A Bash call with dangerouslyDisableSandbox asks even when its command
+// would be allowed, except in bypassPermissions: the allow was given for a
+// run inside the sandbox. CommandsMatch decides sandbox.excludedCommands
+// (every command of the line must match).
 //
 // A deny or ask rule matching any layer of any command decides (the base
 // name of a command given as a path is tried too, so /bin/rm is rm). An

@@ -198,8 +198,12 @@ func (e *evaluation) rootsOf(r *Rule, broad bool) []string {
 // protected reports paths an agent must not edit without an explicit rule
 // even in acceptEdits mode: settings and agent definitions (they grant
 // permissions and define hooks), git internals (hooks run code), and
-// $COHORT_HOME (mailboxes, teams, tasks).
+// $COHORT_HOME (mailboxes, teams, tasks), and the scripts hooks run
+// (Config.Protected).
 func (e *evaluation) protected(p string) bool {
+	if e.sh.protectedFiles[p] {
+		return true
+	}
 	parts := strings.Split(p, "/")
 	for i, c := range parts {
 		switch c {

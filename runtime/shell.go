@@ -6,16 +6,16 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/cohort-dev/cohort/internal/proc"
 	"github.com/cohort-dev/cohort/task"
 	"github.com/cohort-dev/cohort/tool"
+	"github.com/cohort-dev/cohort/tool/shell"
 )
 
 // BackgroundShell starts a Bash command as a background task of the calling
 // agent (Bash with run_in_background). Its output goes to the task's output
 // file; the agent is notified when it ends. It has the signature of
 // shell.BackgroundFunc.
-func (rt *Runtime) BackgroundShell(ctx context.Context, env *tool.Env, command, description string) (string, string, error) {
+func (rt *Runtime) BackgroundShell(ctx context.Context, env *tool.Env, command, description string, run shell.RunFunc) (string, string, error) {
 	caller, ok := rt.Lookup(env.Agent.ID)
 	if !ok {
 		return "", "", fmt.Errorf("runtime: background shell for unknown agent %q", env.Agent.ID)
@@ -25,11 +25,9 @@ func (rt *Runtime) BackgroundShell(ctx context.Context, env *tool.Env, command, 
 	}
 	spec := task.Spec{Kind: task.KindLocalBash, Description: description, Command: command,
 		ToolUseID: env.ToolUseID, ParentAgentID: caller.ID(), Queue: caller.queue, Background: true}
-	cwd := env.Cwd
 	t, err := rt.cfg.Tasks.Start(ctx, spec, func(ctx context.Context, t *task.Task) (task.Outcome, error) {
 		w := &lineWriter{out: t.Output()}
-		exit, err := proc.Run(ctx, proc.Command{Path: "bash", Args: []string{"-c", command}, Dir: cwd,
-			Stdout: w, MergeStderr: true, NewSession: true})
+		exit, err := run(ctx, w) // the Bash tool's own start: sandboxed like the foreground
 		w.flush()
 		if err != nil {
 			return task.Outcome{}, err

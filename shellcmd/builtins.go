@@ -28,19 +28,60 @@ func (a *analyzer) builtin(cmd *Command) {
 	case "hash", "enable":
 		addNote(Caution, "%s can change which program a command name runs", name.Value)
 	case "read", "mapfile", "readarray", "getopts":
-		for _, w := range in.Words[1:] {
-			if w.Static() && !strings.HasPrefix(w.Value, "-") && IsName(w.Value) {
-				a.assignedAtRunTime(w.Value, name.Value)
+		args := in.Words[1:]
+		if name.Value == "getopts" && len(args) > 0 {
+			args = args[1:] // the option string
+		}
+		for _, w := range args {
+			if w.Static() && strings.HasPrefix(w.Value, "-") {
+				if (name.Value == "mapfile" || name.Value == "readarray") && strings.Contains(w.Value, "C") {
+					addNote(Hidden, "%s -C runs a callback command given as text", name.Value)
+				}
+				// An array name may be attached to its option (read
+				// -aNAME): a subscript anywhere in the word is checked.
+				if strings.Contains(w.Value, "[") {
+					a.nameArg(Word{Value: w.Value[strings.IndexByte(w.Value, '['):]}, name.Value)
+				}
+				continue
+			}
+			if n := a.nameArg(w, name.Value); n != "" {
+				a.assignedAtRunTime(n, name.Value)
 			}
 		}
-	case "printf":
-		for i, w := range in.Words[:len(in.Words)-1] {
-			switch next := in.Words[i+1]; {
-			case !w.Is("-v"):
-			case next.Static():
-				a.assignedAtRunTime(next.Value, "printf")
+	case "printf", "wait":
+		flag := map[string]string{"printf": "-v", "wait": "-p"}[name.Value]
+		for i, w := range in.Words {
+			var target Word
+			switch {
+			case w.Is("--"):
+				return
+			case w.Is(flag) && i+1 < len(in.Words):
+				target = in.Words[i+1]
+			case w.Static() && strings.HasPrefix(w.Value, flag) && len(w.Value) > len(flag):
+				target = Word{Value: w.Value[len(flag):]} // -vNAME
+			case !w.Static() && i < 2:
+				// $x may be -vNAME when it runs.
+				addNote(Hidden, "%s takes options only known at run time, which may name a variable whose subscript runs a command", name.Value)
+				continue
 			default:
-				addNote(Caution, "printf -v assigns a variable whose name is only known at run time")
+				continue
+			}
+			if n := a.nameArg(target, name.Value+" "+flag); n != "" {
+				a.assignedAtRunTime(n, name.Value)
+			}
+		}
+	case "unset":
+		for _, w := range in.Words[1:] {
+			if !w.Static() || !strings.HasPrefix(w.Value, "-") {
+				if n := a.nameArg(w, "unset"); n != "" {
+					a.taint(n)
+				}
+			}
+		}
+	case "test", "[":
+		for i, w := range in.Words[:len(in.Words)-1] {
+			if w.Is("-v") || w.Is("-R") {
+				a.nameArg(in.Words[i+1], name.Value+" -v")
 			}
 		}
 	}
@@ -49,6 +90,7 @@ func (a *analyzer) builtin(cmd *Command) {
 // assignedAtRunTime records a variable a builtin sets to a value only
 // known when it runs.
 func (a *analyzer) assignedAtRunTime(name, builtin string) {
+	a.taint(name)
 	a.res.Assigns = append(a.res.Assigns, &Assignment{Name: name, Builtin: builtin,
 		Values: []Word{{Dynamic: true}}, Dirs: slices.Clone(a.cwds)})
 }

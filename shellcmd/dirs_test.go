@@ -174,8 +174,8 @@ func TestAssigns(t *testing.T) {
 			t.Errorf("%s: assigns %v, want FOO from the outer command", c.Source(), c.Assigns)
 		}
 	}
-	if an := Analyze("printf -v $n x", Options{}); len(an.Notes) != 1 || an.Notes[0].Kind != Caution {
-		t.Errorf("printf -v with a dynamic name: notes %q, want one caution", an.Notes)
+	if an := Analyze("printf -v $n x", Options{}); len(an.Notes) != 1 || an.Notes[0].Kind != Hidden {
+		t.Errorf("printf -v with a dynamic name: notes %q, want one hidden", an.Notes)
 	}
 }
 

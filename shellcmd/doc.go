@@ -57,7 +57,11 @@
 // a caller must fail closed, are [Unknown]: a line the parser rejects, a
 // command name or a -c/eval script only known at run time, a wrapper option
 // that changes what runs in a way not modelled (env -S, env -C), and lines
-// past the size limits. Things it understood but that can make later
+// past the size limits. Code hidden in the value of a variable that Bash
+// evaluates as arithmetic or uses as a name ($((x)), ${a[x]}, ${y:x},
+// ${!x}, [[ x -eq 1 ]], read 'a[...]', declare -n, ${x@P}; see arith.go)
+// is [Hidden] unless every such variable was set to a number on a path
+// that always runs first. Things it understood but that can make later
 // commands differ from their words (eval, alias, arithmetic evaluation,
 // ${x@P}, hash, a cd into the unknown, unrecognised wrapper options) are a
 // [Caution].

@@ -43,11 +43,14 @@ type analyzer struct {
 	pending *[]Note
 	funcs   map[string]*syntax.Stmt
 	cdpath  bool
-	depth   int
-	steps   int
-	nwords  int // words expanded so far
-	nbytes  int // and their bytes
-	parsed  int // bytes of script parsed so far
+	// numeric names hold a number at this point of the walk; tainted ones
+	// were set to something else; integer ones are declared -i (arith.go).
+	numeric, tainted, integer map[string]bool
+	depth                     int
+	steps                     int
+	nwords                    int // words expanded so far
+	nbytes                    int // and their bytes
+	parsed                    int // bytes of script parsed so far
 }
 
 func newAnalyzer(line string, opts Options) *analyzer {
@@ -58,6 +61,8 @@ func newAnalyzer(line string, opts Options) *analyzer {
 		expand: &expand.Config{Env: expand.ListEnviron("HOME=" + opts.Home)},
 		cwds:   []string{opts.Dir},
 		funcs:  map[string]*syntax.Stmt{},
+
+		numeric: map[string]bool{}, tainted: map[string]bool{}, integer: map[string]bool{},
 	}
 }
 
@@ -110,7 +115,7 @@ func (a *analyzer) nest(ss ...*syntax.Stmt) {
 		return
 	}
 	a.depth++
-	a.stmts(ss)
+	a.scoped(func() { a.stmts(ss) })
 	a.depth--
 }
 
@@ -145,37 +150,51 @@ func (a *analyzer) command(cmd syntax.Command) {
 	case *syntax.CallExpr:
 		a.callExpr(c)
 	case *syntax.BinaryCmd:
-		a.stmt(c.X)
-		a.stmt(c.Y)
+		if c.Op == syntax.AndStmt || c.Op == syntax.OrStmt {
+			a.stmt(c.X)
+			a.scoped(func() { a.stmt(c.Y) }) // may not run
+		} else {
+			a.scoped(func() { a.stmt(c.X) }) // pipeline parts run in subshells
+			a.scoped(func() { a.stmt(c.Y) })
+		}
 	case *syntax.Subshell:
-		a.stmts(c.Stmts)
+		a.scoped(func() { a.stmts(c.Stmts) })
 	case *syntax.Block:
 		a.stmts(c.Stmts)
 	case *syntax.IfClause:
-		for cl := c; cl != nil; cl = cl.Else {
-			a.stmts(cl.Cond)
-			a.stmts(cl.Then)
-		}
+		a.scoped(func() {
+			for cl := c; cl != nil; cl = cl.Else {
+				a.stmts(cl.Cond)
+				a.stmts(cl.Then)
+			}
+		})
 	case *syntax.WhileClause:
-		a.loop(func() {
-			a.stmts(c.Cond)
-			a.stmts(c.Do)
+		a.scoped(func() {
+			a.loop(func() {
+				a.stmts(c.Cond)
+				a.stmts(c.Do)
+			})
 		})
 	case *syntax.ForClause:
 		a.forLoop(c)
 	case *syntax.CaseClause:
 		a.substitutions(c.Word)
-		for _, it := range c.Items {
-			for _, p := range it.Patterns {
-				a.substitutions(p)
+		a.scoped(func() {
+			for _, it := range c.Items {
+				for _, p := range it.Patterns {
+					a.substitutions(p)
+				}
+				a.stmts(it.Stmts)
 			}
-			a.stmts(it.Stmts)
-		}
+		})
 	case *syntax.FuncDecl:
 		a.funcDecl(c)
-	case *syntax.ArithmCmd, *syntax.LetClause:
-		a.substitutions(c)
-		a.note(Caution, "arithmetic evaluation can run commands hidden in variables")
+	case *syntax.ArithmCmd:
+		a.arith(c.X, "((...))")
+	case *syntax.LetClause:
+		for _, x := range c.Exprs {
+			a.arith(x, "let")
+		}
 	case *syntax.TestClause:
 		a.testClause(c)
 	case *syntax.DeclClause:
@@ -195,20 +214,37 @@ func (a *analyzer) command(cmd syntax.Command) {
 func (a *analyzer) forLoop(c *syntax.ForClause) {
 	switch l := c.Loop.(type) {
 	case *syntax.WordIter:
+		numeric := true
 		for _, w := range l.Items {
 			a.substitutions(w)
+			numeric = numeric && len(w.Parts) == 1 && numericLiteral(w.Lit())
 		}
+		a.scoped(func() {
+			if l.Name != nil {
+				if numeric && len(l.Items) > 0 {
+					a.setNumeric(l.Name.Value)
+				} else {
+					a.taint(l.Name.Value)
+				}
+			}
+			a.loop(func() { a.stmts(c.Do) })
+		})
 	case *syntax.CStyleLoop:
-		a.substitutions(l)
-		a.note(Caution, "arithmetic evaluation can run commands hidden in variables")
+		a.arith(l.Init, "a for (( )) loop") // always runs
+		a.scoped(func() {
+			a.loop(func() {
+				a.arith(l.Cond, "a for (( )) loop")
+				a.stmts(c.Do)
+				a.arith(l.Post, "a for (( )) loop")
+			})
+		})
 	}
-	a.loop(func() { a.stmts(c.Do) })
 }
 
 // funcDecl walks a function's body as if it ran where it is defined, then
 // remembers it for the places it is called.
 func (a *analyzer) funcDecl(c *syntax.FuncDecl) {
-	a.stmt(c.Body)
+	a.scoped(func() { a.stmt(c.Body) })
 	if c.Name != nil {
 		a.funcs[c.Name.Value] = c.Body
 	}
@@ -218,7 +254,7 @@ func (a *analyzer) funcDecl(c *syntax.FuncDecl) {
 }
 
 func (a *analyzer) testClause(c *syntax.TestClause) {
-	a.substitutions(c)
+	a.testExpr(c.X)
 	dyn := false
 	syntax.Walk(c, func(n syntax.Node) bool {
 		if _, ok := n.(*syntax.ParamExp); ok {
@@ -233,20 +269,61 @@ func (a *analyzer) testClause(c *syntax.TestClause) {
 
 // decl handles declare, local, export, readonly, typeset and nameref.
 func (a *analyzer) decl(c *syntax.DeclClause) {
+	integer := false
 	for _, as := range c.Args {
-		if as.Name == nil {
-			a.substitutions(as) // an option such as -x
+		if as.Name != nil {
+			if integer {
+				a.integer[as.Name.Value] = true
+			}
+			a.assign(as, c.Variant.Value, false)
 			continue
 		}
-		a.assign(as, c.Variant.Value, false)
+		a.substitutions(as.Value) // an option such as -x, or a quoted name=value
+		for _, w := range a.fields(as.Value) {
+			switch v := w.Value; {
+			case w.Static() && strings.HasPrefix(v, "-") || strings.HasPrefix(v, "+"):
+				if strings.Contains(v, "n") {
+					a.note(Hidden, "%s -n makes a name refer to another variable, whose subscript may run a command", c.Variant.Value)
+				}
+				integer = integer || strings.Contains(v, "i")
+			default:
+				name, _, _ := strings.Cut(v, "=")
+				if n := a.nameArg(Word{Value: name, Dynamic: w.Dynamic, Glob: w.Glob}, c.Variant.Value); n != "" {
+					a.taint(n)
+				}
+			}
+		}
 	}
 }
 
 // assign records one NAME=value (or NAME, or NAME=(...)).
 func (a *analyzer) assign(as *syntax.Assign, builtin string, prefix bool) *Assignment {
-	a.substitutions(as)
+	if as.Index != nil {
+		a.arith(as.Index, "an array subscript")
+	}
+	a.substitutions(as.Value)
+	if as.Array != nil {
+		for _, el := range as.Array.Elems {
+			if el.Index != nil {
+				a.arith(el.Index, "an array subscript")
+			}
+			a.substitutions(el.Value)
+		}
+	}
 	if as.Name == nil {
 		return nil
+	}
+	switch {
+	case as.Value != nil && as.Index == nil && numericLiteral(as.Value.Lit()) && !as.Append:
+		if !prefix {
+			a.setNumeric(as.Name.Value)
+		}
+	case as.Naked:
+	default:
+		if a.integer[as.Name.Value] {
+			a.hiddenArith("%s is declared -i, so the value assigned to it is evaluated as arithmetic", as.Name.Value)
+		}
+		a.taint(as.Name.Value)
 	}
 	x := &Assignment{Name: as.Name.Value, Builtin: builtin, Prefix: prefix, Dirs: slices.Clone(a.cwds)}
 	if as.Value != nil && as.Array == nil {
@@ -273,10 +350,12 @@ func (a *analyzer) substitutions(n syntax.Node) {
 		case *syntax.ProcSubst:
 			a.nest(x.Stmts...)
 			return false
+		case *syntax.ArithmExp:
+			a.arith(x.X, "$((...))")
+			return false
 		case *syntax.ParamExp:
-			if x.Exp != nil && x.Exp.Op == syntax.OtherParamOps {
-				a.note(Caution, "${var@op} can expand text as a prompt or command")
-			}
+			a.paramExp(x)
+			return false
 		}
 		return true
 	})

@@ -15,7 +15,8 @@ import (
 // the main checkout and, if configured, the checkout is sparse.
 //
 // An invalid slug wraps ErrInvalidSlug; a slug whose directory or branch is
-// taken wraps ErrExists. On any failure nothing is left behind.
+// taken wraps ErrExists; a worktrees directory that a symlink leads out of
+// the repository wraps ErrOutsideRepo. On any failure nothing is left behind.
 func (m *Manager) Create(ctx context.Context, slug string, owner Owner) (*Worktree, error) {
 	if err := ValidateSlug(slug); err != nil {
 		return nil, err
@@ -29,6 +30,9 @@ func (m *Manager) Create(ctx context.Context, slug string, owner Owner) (*Worktr
 		return nil, err
 	}
 	path := filepath.Join(m.worktreesRoot(), filepath.FromSlash(slug))
+	if err := m.checkInside(slug); err != nil {
+		return nil, err
+	}
 	if err := m.checkFree(slug, path); err != nil {
 		return nil, err
 	}
@@ -52,6 +56,33 @@ func (m *Manager) resolveBase(ctx context.Context) (string, error) {
 		return "", fmt.Errorf("worktree: base %q is not a commit; fix the configured base: %w", m.cfg.Base, err)
 	}
 	return strings.TrimSpace(out), nil
+}
+
+// checkInside refuses a worktrees directory, or any directory on the way
+// from the repository root to the new worktree, that resolves outside the
+// root: a cloned repository can commit .cohort or .cohort/worktrees as a
+// symlink, and an agent's worktree must never land elsewhere.
+func (m *Manager) checkInside(slug string) error {
+	root := canonical(m.root)
+	dir := m.root
+	parts := append(strings.Split(filepath.ToSlash(WorktreesDir), "/"), strings.Split(slug, "/")...)
+	for _, seg := range parts {
+		dir = filepath.Join(dir, seg)
+		real, err := filepath.EvalSymlinks(dir)
+		if errors.Is(err, os.ErrNotExist) {
+			if fi, lerr := os.Lstat(dir); lerr == nil && fi.Mode()&os.ModeSymlink != 0 {
+				return fmt.Errorf("%w: %s is a symlink to a missing target; remove it", ErrOutsideRepo, dir)
+			}
+			return nil // the rest is created by git, inside
+		}
+		if err != nil {
+			return fmt.Errorf("worktree: resolve %s: %w", dir, err)
+		}
+		if !within(real, root) {
+			return fmt.Errorf("%w: %s leads to %s; remove the symlink (a repository must not choose where agent worktrees go)", ErrOutsideRepo, dir, real)
+		}
+	}
+	return nil
 }
 
 // checkFree refuses a slug whose directory exists or would sit inside

@@ -17,9 +17,12 @@ var (
 	ErrNotRepository = errors.New("worktree: not a git repository")
 	ErrInvalidSlug   = errors.New("worktree: invalid slug")
 	ErrExists        = errors.New("worktree: already exists")
-	ErrNotFound      = errors.New("worktree: no such worktree")
-	ErrInUse         = errors.New("worktree: in use by another agent")
-	ErrDirty         = errors.New("worktree: has changes that removal would lose")
+	// ErrOutsideRepo: the worktrees directory, or a directory on the way
+	// to it, is a symlink that leads out of the repository.
+	ErrOutsideRepo = errors.New("worktree: worktrees directory resolves outside the repository")
+	ErrNotFound    = errors.New("worktree: no such worktree")
+	ErrInUse       = errors.New("worktree: in use by another agent")
+	ErrDirty       = errors.New("worktree: has changes that removal would lose")
 )
 
 // WorktreesDir is where Cohort's worktrees live, relative to the repo root.

@@ -67,6 +67,7 @@ var forbidden = map[string][]string{
 	"agenttool":     {"teammate", "internal/cli"},
 	"teammate":      {"internal/cli"},
 	"session":       {"engine", "runtime", "agenttool", "teammate", "internal/cli"},
+	"sandbox":       {"engine", "runtime", "agenttool", "teammate", "internal/cli", "tool", "permission", "llm"},
 }
 
 // TestDependenciesPointOneWay checks the forbidden import edges.

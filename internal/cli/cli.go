@@ -84,6 +84,6 @@ points the client at a proxy.`,
 	}
 	o.register(root)
 	root.AddCommand(newAgentsCmd(inv, o), newFlagsCmd(inv, o), newTeammateCmd(inv, o))
-	root.AddCommand(newDemoCmd(inv, o))
+	root.AddCommand(newDemoCmd(inv, o), newDoctorCmd(inv, o))
 	return root
 }

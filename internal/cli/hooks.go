@@ -23,7 +23,7 @@ func (s *sess) openHooks() {
 	if set.Len() == 0 {
 		return
 	}
-	s.hooks = hook.NewRunner(hook.Config{Hooks: set, ProjectDir: s.projectRoot, Env: s.inv.Environ(),
+	s.hooks = hook.NewRunner(hook.Config{Hooks: set, ProjectDir: s.projectRoot, Env: s.inv.Environ(), ExtraEnv: s.settingsEnv(),
 		Observer: func(r hook.Record) {
 			if s.o.verbose {
 				fmt.Fprintf(s.inv.Stderr, "[hook] %s %s exit=%d %s %s\n", r.Event, r.Command.Cmd, r.ExitCode, r.Decision, r.Duration)
@@ -40,7 +40,7 @@ func (s *sess) hookScope(a *runtime.Agent) *hook.Scope {
 	}
 	runner := s.hooks
 	if runner == nil {
-		runner = hook.NewRunner(hook.Config{ProjectDir: s.projectRoot, Env: s.inv.Environ()})
+		runner = hook.NewRunner(hook.Config{ProjectDir: s.projectRoot, Env: s.inv.Environ(), ExtraEnv: s.settingsEnv()})
 	}
 	info := a.Info()
 	ag := hook.Agent{Agent: info, SessionID: s.id, TranscriptPath: s.transcriptPath(info)}

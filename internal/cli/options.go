@@ -38,6 +38,7 @@ type options struct {
 	maxDepth           int
 	teammateBackends   []string
 	permissionTimeout  time.Duration
+	sandbox            string
 }
 
 var outputFormats = []string{"text", "json", "stream-json"}
@@ -72,6 +73,7 @@ func (o *options) register(cmd *cobra.Command) {
 	f.StringVar(&o.trace, "trace", "", "write a Chrome trace-event file of every agent, turn, request and tool call")
 	f.StringVar(&o.teammateMode, "teammate-mode", "", "where teammates run: auto (tmux inside tmux, else in-process), in-process or tmux")
 	f.StringArrayVar(&o.teammateBackends, "teammate-backend", nil, "run one teammate on a given backend: name=in-process|tmux (repeatable)")
+	f.StringVar(&o.sandbox, "sandbox", "", "run Bash in the kernel sandbox: on or off (default: the settings' sandbox.enabled, on)")
 	f.DurationVar(&o.permissionTimeout, "teammate-permission-timeout", 0, "how long a teammate waits for the lead to answer a permission request (default 5m; no answer denies)")
 }
 

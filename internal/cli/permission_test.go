@@ -16,11 +16,18 @@ import (
 // another test's fork still holds the descriptor it was written through.
 func writeScript(t *testing.T, dir, name, body string) string {
 	t.Helper()
+	return "/bin/sh " + writeScriptFile(t, dir, name, body)
+}
+
+// writeScriptFile writes an executable shell script and returns its path,
+// for tests that need the file itself.
+func writeScriptFile(t *testing.T, dir, name, body string) string {
+	t.Helper()
 	p := filepath.Join(dir, name)
 	if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	return "/bin/sh " + p
+	return p
 }
 
 // TestHookBlocksWriteAtDepthTwo configures a PreToolUse hook that blocks

@@ -19,6 +19,7 @@ import (
 	"github.com/cohort-dev/cohort/permission"
 	"github.com/cohort-dev/cohort/prompt"
 	"github.com/cohort-dev/cohort/runtime"
+	"github.com/cohort-dev/cohort/sandbox"
 	"github.com/cohort-dev/cohort/session"
 	"github.com/cohort-dev/cohort/settings"
 	"github.com/cohort-dev/cohort/task"
@@ -140,10 +141,12 @@ type sess struct {
 	teamsOn  bool           // the agent_teams flag
 	socket   string         // this session's uds: address, if listening
 	// onTeamEvent, when set, also receives team events (cohort demo).
-	onTeamEvent func(teammate.Event)
-	wt          *sessionWorktrees // worktree isolation (worktree.go)
-	quiet       sync.Once         // reads COHORT_NOTIFY_COALESCE once (print.go)
-	quietD      time.Duration
+	onTeamEvent     func(teammate.Event)
+	wt              *sessionWorktrees // worktree isolation (worktree.go)
+	sandbox         *sandbox.Sandbox  // nil when off or unavailable (sandbox.go)
+	sandboxExcluded []string
+	quiet           sync.Once // reads COHORT_NOTIFY_COALESCE once (print.go)
+	quietD          time.Duration
 	// gitSnapshot waits for the session's git snapshot, taken while the
 	// rest of the session is set up.
 	gitSnapshot func() string
@@ -239,6 +242,9 @@ func openSession(ctx context.Context, b *base, out *printer) (_ *sess, err error
 	if err := s.permissions(); err != nil {
 		return nil, err
 	}
+	if err := s.openSandbox(ctx); err != nil {
+		return nil, err
+	}
 	s.openHooks()
 	if err := s.openTeams(); err != nil {
 		return nil, err
@@ -295,7 +301,8 @@ func (s *sess) permissions() error {
 		deny = append(deny, permission.SplitRules(d)...)
 	}
 	c, err := permission.New(permission.Config{Env: s.env, Settings: s.settings, Mode: mode,
-		Allow: allow, Deny: deny, AdditionalDirs: s.o.addDirs, Persist: permission.SettingsPersister(s.env)})
+		Allow: allow, Deny: deny, AdditionalDirs: s.o.addDirs, Persist: permission.SettingsPersister(s.env),
+		Protected: s.hookScripts()})
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}

@@ -8,7 +8,6 @@ import (
 	"github.com/cohort-dev/cohort/tool/builtin"
 	"github.com/cohort-dev/cohort/tool/isolation"
 	"github.com/cohort-dev/cohort/tool/plan"
-	"github.com/cohort-dev/cohort/tool/shell"
 )
 
 // tools builds every tool of the session in canonical order (the order is
@@ -28,9 +27,14 @@ func (s *sess) tools(rt *runtime.Runtime) []tool.Tool {
 			mates = s.team
 		}
 		ts = append(ts, agenttool.New(agenttool.Config{Runtime: rt, Teammates: mates}))
-		cfg.Shell = shell.Config{Background: rt.BackgroundShell}
+		cfg.Shell.Background = rt.BackgroundShell
 		reg, queues, ws = rt.Tasks(), rt.Queue, rt.Workspaces()
 	}
+	cfg.Shell.Env = s.settingsEnv()
+	if s.sandbox != nil {
+		cfg.Shell.Sandbox, cfg.Shell.Excluded = s.sandbox, s.bashExcluded
+	}
+	cfg.Web = s.webConfig()
 	cfg.Search = s.searchConfig()
 	ts = append(ts, builtin.All(cfg)...)
 	ts = append(ts, task.NewOutputTool(reg, queues), task.NewStopTool(reg))

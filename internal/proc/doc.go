@@ -37,6 +37,13 @@
 //     a grandchild that escaped the group and still holds the pipe cannot
 //     hang Wait: after the group is gone, output is drained for at most
 //     Command.Drain and then the pipes are closed.
+//   - A Command with a Launcher is started by another process (the
+//     sandbox's launcher, package sandbox), which forks it and reaps it;
+//     everything else is the same. Its group is addressed only through the
+//     pidfd the launcher hands back (it is not our child and may be in
+//     another pid namespace, so /proc cannot be scanned for it), which
+//     needs pidfd process-group signals: Start refuses a Launcher on older
+//     kernels rather than signal numbers that may be someone else's.
 //   - The child never inherits our stdin: a nil Command.Stdin is /dev/null.
 //   - A non-zero exit is not an error: Wait reports it in Exit, and the
 //     caller decides what it means. Errors are for failures to start or

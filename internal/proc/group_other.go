@@ -15,7 +15,10 @@ func waitExited(int) error { return errors.ErrUnsupported }
 func groupAlive(pgid int) bool { return killZero(pgid) }
 
 // leaderRef is unavailable here: groups are signalled by number.
-type leaderRef struct{}
+type leaderRef struct{ fd int }
+
+// pidfdGroups: no pidfds here, so no Launcher either.
+func pidfdGroups() bool { return false }
 
 func openLeader(int) leaderRef                     { return leaderRef{} }
 func (leaderRef) ok() bool                         { return false }

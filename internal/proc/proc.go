@@ -73,7 +73,45 @@ type Command struct {
 	// the leader exits on its own. They are still killed when the process
 	// is stopped (timeout, Stop, ctx).
 	KeepGroup bool
+	// Launcher, when set, starts the process instead of a fork of ours (a
+	// sandbox's launcher process forks it). Everything else is the same:
+	// the group is stopped and waited for through the leader's pidfd.
+	Launcher Launcher
 }
+
+// Launcher starts a process on our behalf in another process, which reaps
+// it. Implementations are safe for concurrent use.
+type Launcher interface {
+	Launch(ctx context.Context, spec LaunchSpec) (Launched, error)
+}
+
+// LaunchSpec is what a Launcher starts: Path with Args (not including the
+// program name) in Dir with Env, its standard streams on Stdio. The
+// process leads a new session when NewSession is set, else a new process
+// group. The Launcher duplicates the files; the caller closes its own.
+type LaunchSpec struct {
+	Path       string
+	Args, Env  []string
+	Dir        string
+	Stdio      [3]*os.File
+	NewSession bool
+}
+
+// Launched is a process a Launcher started.
+type Launched interface {
+	// Pidfd returns a pidfd of the process; the caller owns it from then
+	// on and closes it. It is called once.
+	Pidfd() int
+	// Wait blocks until the process has exited and been reaped, and
+	// returns its status.
+	Wait() (syscall.WaitStatus, error)
+}
+
+// GroupSignals reports whether this kernel can signal a process group
+// through its leader's pidfd (Linux 6.9), which processes started by a
+// Launcher need: they are not our children, and their group is stopped
+// after the launcher has reaped the leader.
+func GroupSignals() bool { return pidfdGroups() }
 
 // Exit describes how a process ended.
 type Exit struct {
@@ -110,6 +148,9 @@ func (e Exit) String() string {
 // Stop and need not call Wait, but should.
 type Process struct {
 	cmd       *exec.Cmd
+	launched  Launched // instead of cmd, for a process a Launcher started
+	status    syscall.WaitStatus
+	stdio     [3]*os.File // the child's ends of its streams (nil: /dev/null)
 	pid       int
 	leader    leaderRef // signals the group by identity, where the kernel can
 	grace     time.Duration
@@ -163,7 +204,7 @@ func Start(ctx context.Context, c Command) (*Process, error) {
 		closeAll(p.outR)
 		return nil, fmt.Errorf("start %s: %w", c.Path, err)
 	}
-	if err := cmd.Start(); err != nil {
+	if err := p.start(ctx, c); err != nil {
 		closeAll(childEnds)
 		closeAll(p.outR)
 		if p.stdinW != nil {
@@ -172,8 +213,6 @@ func Start(ctx context.Context, c Command) (*Process, error) {
 		return nil, fmt.Errorf("start %s: %w", c.Path, err)
 	}
 	closeAll(childEnds)
-	p.pid = cmd.Process.Pid
-	p.leader = openLeader(p.pid) // before anything can reap it
 
 	for i, r := range p.outR {
 		p.readers.Add(1)
@@ -190,6 +229,54 @@ func Start(ctx context.Context, c Command) (*Process, error) {
 	return p, nil
 }
 
+// start starts the process with its streams from p.stdio, by fork or
+// through the Launcher, and opens the leader's pidfd.
+func (p *Process) start(ctx context.Context, c Command) error {
+	if c.Launcher == nil {
+		// A nil *os.File must not become a non-nil io.Reader or Writer.
+		if p.stdio[0] != nil {
+			p.cmd.Stdin = p.stdio[0]
+		}
+		if p.stdio[1] != nil {
+			p.cmd.Stdout = p.stdio[1]
+		}
+		if p.stdio[2] != nil {
+			p.cmd.Stderr = p.stdio[2]
+		}
+		if err := p.cmd.Start(); err != nil {
+			return err
+		}
+		p.pid = p.cmd.Process.Pid
+		p.leader = openLeader(p.pid) // before anything can reap it
+		return nil
+	}
+	if !pidfdGroups() {
+		return errors.New("a launched process needs pidfd process-group signals (Linux 6.9)")
+	}
+	spec := LaunchSpec{Path: c.Path, Args: c.Args, Env: c.Env, Dir: c.Dir, Stdio: p.stdio, NewSession: c.NewSession}
+	var null *os.File
+	for i, f := range spec.Stdio {
+		if f != nil {
+			continue
+		}
+		if null == nil {
+			var err error
+			if null, err = os.OpenFile(os.DevNull, os.O_RDWR, 0); err != nil {
+				return err
+			}
+			defer null.Close()
+		}
+		spec.Stdio[i] = null
+	}
+	l, err := c.Launcher.Launch(ctx, spec)
+	if err != nil {
+		return err
+	}
+	p.launched = l
+	p.leader = leaderRef{fd: l.Pidfd()}
+	return nil
+}
+
 // pipes wires stdin and the output writers. It returns the child's ends
 // (to close after the start) and, per entry of p.outR, the writer it feeds.
 func (p *Process) pipes(c Command) (childEnds []*os.File, copies []io.Writer, err error) {
@@ -201,19 +288,19 @@ func (p *Process) pipes(c Command) (childEnds []*os.File, copies []io.Writer, er
 		if err != nil {
 			return nil, nil, err
 		}
-		p.cmd.Stdin, p.stdinW = r, w
+		p.stdio[0], p.stdinW = r, w
 		childEnds = append(childEnds, r)
 	}
 	switch in := c.Stdin.(type) {
 	case nil:
 	case *os.File:
-		p.cmd.Stdin = in
+		p.stdio[0] = in
 	default:
 		r, w, err := os.Pipe()
 		if err != nil {
 			return childEnds, nil, err
 		}
-		p.cmd.Stdin, p.stdinW = r, w
+		p.stdio[0], p.stdinW = r, w
 		childEnds = append(childEnds, r)
 	}
 	out := func(dst io.Writer) (*os.File, error) {
@@ -234,11 +321,11 @@ func (p *Process) pipes(c Command) (childEnds []*os.File, copies []io.Writer, er
 		return childEnds, nil, err
 	}
 	if w != nil {
-		p.cmd.Stdout = w
+		p.stdio[1] = w
 	}
 	if c.MergeStderr {
 		if w != nil {
-			p.cmd.Stderr = w
+			p.stdio[2] = w
 		}
 		return childEnds, copies, nil
 	}
@@ -247,7 +334,7 @@ func (p *Process) pipes(c Command) (childEnds []*os.File, copies []io.Writer, er
 		return childEnds, nil, err
 	}
 	if w != nil {
-		p.cmd.Stderr = w
+		p.stdio[2] = w
 	}
 	return childEnds, copies, nil
 }
@@ -267,7 +354,9 @@ type stdinWriter struct{ p *Process }
 func (w stdinWriter) Write(b []byte) (int, error) { return w.p.stdinW.Write(b) }
 func (w stdinWriter) Close() error                { w.p.closeStdin(); return nil }
 
-// Pid returns the process id, which is also its process group id.
+// Pid returns the process id, which is also its process group id; 0 for
+// a process a Launcher started (its number belongs to another pid
+// namespace).
 func (p *Process) Pid() int { return p.pid }
 
 // Stop asks for the process to be stopped (close stdin → SIGTERM → SIGKILL,
@@ -288,6 +377,11 @@ func (p *Process) Wait() (Exit, error) {
 
 func (p *Process) waitLeader() {
 	defer close(p.exited)
+	if p.launched != nil {
+		p.status, p.reapErr = p.launched.Wait()
+		p.reaped = true
+		return
+	}
 	if err := waitExited(p.pid); err != nil {
 		// No way to wait without reaping: reap now, then clean up the group
 		// with a best-effort liveness check.
@@ -334,7 +428,11 @@ func (p *Process) supervise(ctx context.Context, timeout time.Duration) {
 	p.closeStdin()
 	<-p.stdinDone
 	p.drainOutput()
-	p.exit, p.err = exitOf(p.cmd.ProcessState, p.reapErr)
+	if p.launched != nil {
+		p.exit, p.err = exitOfStatus(p.status, p.reapErr)
+	} else {
+		p.exit, p.err = exitOf(p.cmd.ProcessState, p.reapErr)
+	}
 	p.exit.Stopped = stopped
 }
 
@@ -400,6 +498,11 @@ func (p *Process) pollGroupGone(d time.Duration) bool {
 // zombie is running. With a pidfd and the leader reaped, an empty group —
 // the common case — is one system call; otherwise /proc is read.
 func (p *Process) groupAlive() bool {
+	if p.launched != nil {
+		// Not our children and maybe in another pid namespace: only the
+		// pidfd can tell. The launcher reaps orphans at once.
+		return p.leader.signalGroup(0) == nil
+	}
 	if p.leader.ok() && p.reaped {
 		if err := p.leader.signalGroup(0); errors.Is(err, syscall.ESRCH) {
 			return false
@@ -485,6 +588,16 @@ func exitOf(ps *os.ProcessState, waitErr error) (Exit, error) {
 		return Exit{Code: -1, Signal: ws.Signal()}, nil
 	}
 	return Exit{Code: ps.ExitCode()}, nil
+}
+
+func exitOfStatus(ws syscall.WaitStatus, waitErr error) (Exit, error) {
+	switch {
+	case waitErr != nil:
+		return Exit{Code: -1}, fmt.Errorf("wait: %w", waitErr)
+	case ws.Signaled():
+		return Exit{Code: -1, Signal: ws.Signal()}, nil
+	}
+	return Exit{Code: ws.ExitStatus()}, nil
 }
 
 func orDefault(d, def time.Duration) time.Duration {

@@ -118,7 +118,7 @@ func TestAll(t *testing.T) {
 // TestFieldNames pins the input fields to Claude Code's (spec section 14).
 func TestFieldNames(t *testing.T) {
 	want := map[string][]string{
-		"Bash":         {"command", "timeout", "description", "run_in_background"},
+		"Bash":         {"command", "timeout", "description", "run_in_background", "dangerouslyDisableSandbox"},
 		"Glob":         {"pattern", "path"},
 		"Grep":         {"pattern", "path", "glob", "output_mode", "-A", "-B", "-C", "context", "-n", "-i", "type", "head_limit", "offset", "multiline"},
 		"Read":         {"file_path", "offset", "limit"},

@@ -375,3 +375,23 @@ func TestTypeTableCompiles(t *testing.T) {
 		}
 	}
 }
+
+// A match on a line longer than the raw-output cap must never read as "no
+// match": the result says the output was cut.
+func TestGrepContentLongLineSaysCut(t *testing.T) {
+	dir := t.TempDir()
+	long := strings.Repeat("x", 9<<20) + " needle\n"
+	if err := os.WriteFile(filepath.Join(dir, "long.txt"), []byte(long), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, be := range backends(t) {
+		text, _ := grep(t, NewGrep(be.cfg), &tool.Env{Agent: tool.Agent{Cwd: dir}}, map[string]any{"pattern": "needle", "output_mode": "content"})
+		if strings.Contains(text, "No matches") || !strings.Contains(text, "output was cut") {
+			t.Errorf("%s: content mode on a 9 MiB line says %q, want that the output was cut", be.name, text)
+		}
+		count, _ := grep(t, NewGrep(be.cfg), &tool.Env{Agent: tool.Agent{Cwd: dir}}, map[string]any{"pattern": "needle", "output_mode": "count"})
+		if !strings.Contains(count, "1 matching line") {
+			t.Errorf("%s: count mode = %q, want 1 matching line", be.name, count)
+		}
+	}
+}

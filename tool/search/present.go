@@ -36,6 +36,11 @@ type GrepResponse struct {
 func (g *Grep) present(q *query, in grepInput, raw []byte, truncated bool) (string, *GrepResponse) {
 	lines := splitLines(raw)
 	resp := &GrepResponse{Mode: q.mode, Filenames: []string{}, AppliedOffset: in.Offset}
+	if len(lines) == 0 && truncated {
+		// The backend stopped inside the first line: a match exists, on a
+		// line longer than the whole raw budget.
+		return fmt.Sprintf("The search found a match, but the output was cut before a whole line could be shown: the matching line is longer than %d MiB. Use output_mode \"count\" or \"files_with_matches\", or read the file in parts with Read.", q.maxRaw>>20), resp
+	}
 	if in.HeadLimit > 0 && in.Offset+in.HeadLimit < len(lines) {
 		resp.AppliedLimit = in.HeadLimit
 	}

@@ -11,10 +11,20 @@
 //   - The command runs in a new session (internal/proc): its own process
 //     group, no controlling terminal, stdin at /dev/null. A program that
 //     wants to prompt fails at once rather than hanging until the timeout.
-//     The environment is ours plus COHORT=1 (so scripts can tell), an empty
-//     CDPATH (so cd goes where the text says, as the permission check
-//     assumes), and GIT_EDITOR=true and GIT_TERMINAL_PROMPT=0 so git never waits for a
-//     person.
+//     The environment is ours without the credentials Cohort holds
+//     (internal/childenv), plus Config.Env (settings "env"), COHORT=1 (so
+//     scripts can tell), an empty CDPATH (so cd goes where the text says,
+//     as the permission check assumes), and GIT_EDITOR=true and
+//     GIT_TERMINAL_PROMPT=0 so git never waits for a person.
+//   - With Config.Sandbox every command, foreground or background, starts
+//     through the session's sandbox launcher (package sandbox) with the
+//     policy of the agent's working directory and TMPDIR set to the
+//     private temp dir; Bash.command is the one place a Bash child is
+//     built. A line whose commands all match sandbox.excludedCommands, or
+//     a call with dangerouslyDisableSandbox (which the permission check
+//     asks about, except in bypassPermissions), runs as a plain child. When
+//     a sandboxed command fails and its output names a write the sandbox
+//     blocked, the result says so and what the user can do.
 //   - When the command finishes, times out or is cancelled, its whole
 //     process group is stopped (SIGTERM, then SIGKILL) and reaped before
 //     Run returns; `server &` does not survive the call. Long-running work
@@ -33,14 +43,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/cohort-dev/cohort/internal/childenv"
 	"github.com/cohort-dev/cohort/internal/proc"
 	"github.com/cohort-dev/cohort/llm"
+	"github.com/cohort-dev/cohort/sandbox"
 	"github.com/cohort-dev/cohort/tool"
 )
 
@@ -51,8 +64,14 @@ const (
 )
 
 // BackgroundFunc starts command as a background task for the calling agent
-// and returns the task's id and the file its output goes to.
-type BackgroundFunc func(ctx context.Context, env *tool.Env, command, description string) (taskID, outputFile string, err error)
+// and returns the task's id and the file its output goes to. The task runs
+// the command by calling run, which starts it the way the Bash tool starts
+// every command (sandboxed when the tool is) and returns when it ended.
+type BackgroundFunc func(ctx context.Context, env *tool.Env, command, description string, run RunFunc) (taskID, outputFile string, err error)
+
+// RunFunc runs a background command with its output (stdout and stderr
+// interleaved) going to out.
+type RunFunc func(ctx context.Context, out io.Writer) (proc.Exit, error)
 
 // Config configures the Bash tool. Zero values take the defaults.
 type Config struct {
@@ -66,6 +85,16 @@ type Config struct {
 	// Grace is the wait between SIGTERM and SIGKILL (internal/proc's
 	// default when zero).
 	Grace time.Duration
+	// Env is added to every command's environment after Cohort's own (the
+	// settings "env" entries). Credentials Cohort holds reach a command
+	// only this way.
+	Env []string
+	// Sandbox, when set, confines every command (package sandbox); nil
+	// runs them as plain children.
+	Sandbox *sandbox.Sandbox
+	// Excluded reports command lines that run outside the sandbox
+	// (sandbox.excludedCommands); nil excludes none.
+	Excluded func(command string) bool
 }
 
 // CommandGuard is a tool.WriteGuard that also vets whole command lines
@@ -111,6 +140,7 @@ var schema = tool.Object(
 	tool.Optional("timeout", tool.Integer("Timeout in milliseconds (default 120000, max 600000).").WithMin(1).WithMax(MaxTimeoutMS)),
 	tool.Optional("description", tool.String("What the command does, in 5–10 words.")),
 	tool.Optional("run_in_background", tool.Boolean("Run the command as a background task and return at once (default false).")),
+	tool.Optional("dangerouslyDisableSandbox", tool.Boolean("Run this one command outside the sandbox (default false). The user is asked first unless permissions are bypassed; use it only when a command failed because the sandbox blocked something it needs.")),
 ).JSON()
 
 // Def implements tool.Tool.
@@ -126,6 +156,7 @@ type input struct {
 	Timeout         int    `json:"timeout"`
 	Description     string `json:"description"`
 	RunInBackground bool   `json:"run_in_background"`
+	NoSandbox       bool   `json:"dangerouslyDisableSandbox"`
 }
 
 // Outcome is the Meta of a foreground Bash result, for UIs.
@@ -183,15 +214,12 @@ func (b *Bash) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) (too
 		timeout = time.Duration(min(in.Timeout, MaxTimeoutMS)) * time.Millisecond
 	}
 	start := time.Now()
-	res, err := proc.Output(ctx, proc.Command{
-		Path:       b.shell(),
-		Args:       []string{"-c", in.Command},
-		Dir:        dir,
-		Env:        childEnv(),
-		Timeout:    timeout,
-		Grace:      b.cfg.Grace,
-		NewSession: true,
-	}, b.cfg.MaxOutput)
+	cmd, err := b.command(ctx, in, dir)
+	if err != nil {
+		return tool.Errorf("%v", err), nil
+	}
+	cmd.Timeout = timeout
+	res, err := proc.Output(ctx, cmd, b.cfg.MaxOutput)
 	if err != nil {
 		return tool.Result{}, fmt.Errorf("bash: %w", err)
 	}
@@ -201,6 +229,9 @@ func (b *Bash) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) (too
 		meta.Signal = res.Signal.String()
 	}
 	out := strings.TrimRight(res.Output, "\n")
+	if cmd.Launcher != nil && res.Code != 0 {
+		out = joinNonEmpty(out, b.explain(out, dir))
+	}
 	switch {
 	case res.Stopped != nil && !meta.TimedOut:
 		r := tool.Result{Content: []llm.Block{llm.Text(joinNonEmpty("Command interrupted.", out))}, IsError: true, Meta: meta}
@@ -221,13 +252,51 @@ func (b *Bash) background(ctx context.Context, env *tool.Env, in input) (tool.Re
 	if b.cfg.Background == nil {
 		return tool.Errorf("Background shells are not available in this build. Run the command in the foreground instead (timeout up to %d ms), or leave out run_in_background.", MaxTimeoutMS), nil
 	}
-	id, file, err := b.cfg.Background(ctx, env, in.Command, in.Description)
+	dir, err := workDir(env)
+	if err != nil {
+		return tool.Errorf("%v", err), nil
+	}
+	run := func(ctx context.Context, out io.Writer) (proc.Exit, error) {
+		cmd, err := b.command(ctx, in, dir)
+		if err != nil {
+			return proc.Exit{}, err
+		}
+		cmd.Stdout, cmd.MergeStderr = out, true
+		return proc.Run(ctx, cmd)
+	}
+	id, file, err := b.cfg.Background(ctx, env, in.Command, in.Description, run)
 	if err != nil {
 		return tool.Errorf("could not start the command in the background: %v", err), nil
 	}
 	msg := fmt.Sprintf("Command started in the background as task %s. Its output is written to %s; you will be notified when it finishes.", id, file)
 	return tool.Result{Content: []llm.Block{llm.Text(msg)}, Meta: BackgroundStarted{TaskID: id, OutputFile: file},
 		Response: &Response{BackgroundTaskID: id}}, nil
+}
+
+// command is how a call starts: one place for the foreground and the
+// background, sandboxed unless the tool has no sandbox, the line is
+// excluded, or the model asked for this one call to run outside it (which
+// the permission check asks the user about).
+func (b *Bash) command(ctx context.Context, in input, dir string) (proc.Command, error) {
+	cmd := proc.Command{Path: b.shell(), Args: []string{"-c", in.Command}, Dir: dir, Env: b.childEnv(),
+		Grace: b.cfg.Grace, NewSession: true}
+	sb := b.cfg.Sandbox
+	if sb == nil || in.NoSandbox || (b.cfg.Excluded != nil && b.cfg.Excluded(in.Command)) {
+		return cmd, nil
+	}
+	l, err := sb.Launcher(ctx, dir)
+	if err != nil {
+		return cmd, fmt.Errorf("Command not run: %v", err)
+	}
+	cmd.Launcher = l
+	cmd.Env = append(cmd.Env, sb.Env()...)
+	return cmd, nil
+}
+
+// explain adds the sandbox's notes about blocked writes.
+func (b *Bash) explain(out, dir string) string {
+	writable, protected := b.cfg.Sandbox.Writable(dir)
+	return sandbox.Explain(out, dir, writable, protected)
 }
 
 func result(isError bool, meta Outcome, head, out string) tool.Result {
@@ -301,8 +370,9 @@ func workDir(env *tool.Env) (string, error) {
 
 // childEnv is our environment with the markers described in the package
 // doc; later entries win over inherited ones.
-func childEnv() []string {
+func (b *Bash) childEnv() []string {
 	// CDPATH is cleared so that "cd dir" goes where the text says: the
 	// permission check reasons about the command as written.
-	return append(os.Environ(), "COHORT=1", "GIT_EDITOR=true", "GIT_TERMINAL_PROMPT=0", "CDPATH=")
+	env := append(childenv.Scrub(os.Environ()), "COHORT=1", "GIT_EDITOR=true", "GIT_TERMINAL_PROMPT=0", "CDPATH=")
+	return append(env, b.cfg.Env...)
 }

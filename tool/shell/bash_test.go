@@ -209,7 +209,7 @@ func TestBashBackground(t *testing.T) {
 	}
 
 	var gotCmd, gotDesc, gotAgent string
-	b := NewBash(Config{Background: func(_ context.Context, env *tool.Env, command, description string) (string, string, error) {
+	b := NewBash(Config{Background: func(_ context.Context, env *tool.Env, command, description string, _ RunFunc) (string, string, error) {
 		gotCmd, gotDesc, gotAgent = command, description, env.Agent.ID
 		return "b42", "/tmp/out/b42.log", nil
 	}})
@@ -228,7 +228,7 @@ func TestBashBackground(t *testing.T) {
 		t.Errorf("meta = %+v", res.Meta)
 	}
 
-	failing := NewBash(Config{Background: func(context.Context, *tool.Env, string, string) (string, string, error) {
+	failing := NewBash(Config{Background: func(context.Context, *tool.Env, string, string, RunFunc) (string, string, error) {
 		return "", "", errors.New("too many tasks")
 	}})
 	res, _ = run(t, failing, t.Context(), env, map[string]any{"command": "x", "run_in_background": true})
@@ -286,5 +286,29 @@ func TestLookBashFollowsPATH(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
 	if got := lookBash(); got != "" {
 		t.Fatalf("with no bash on PATH, lookBash() = %q, want \"\"", got)
+	}
+}
+
+// Bash must not hand Cohort's credentials to the model: printenv, env and
+// jq -n env are read-only commands, so the variables must not be there.
+// A settings "env" entry (Config.Env) is the way to give one on purpose.
+func TestBashEnvHasNoCredentials(t *testing.T) {
+	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-secret")
+	t.Setenv("ANTHROPIC_AUTH_TOKEN", "tok-secret")
+	t.Setenv("OPENAI_API_KEY", "sk-openai-secret")
+	t.Setenv("NATS_CREDS", "/home/u/nats.creds")
+	b := NewBash(Config{Grace: 100 * time.Millisecond, Env: []string{"NATS_TOKEN=given-on-purpose"}})
+	res, err := run(t, b, t.Context(), &tool.Env{Agent: tool.Agent{Cwd: t.TempDir()}}, map[string]any{"command": "env; printenv ANTHROPIC_API_KEY; echo end"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := res.TextOf()
+	for _, secret := range []string{"sk-ant-secret", "tok-secret", "sk-openai-secret", "nats.creds"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("Bash's environment holds %q", secret)
+		}
+	}
+	if !strings.Contains(out, "NATS_TOKEN=given-on-purpose") || !strings.Contains(out, "end") {
+		t.Errorf("settings env missing or command failed:\n%s", out)
 	}
 }

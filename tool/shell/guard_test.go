@@ -31,7 +31,7 @@ func TestBashAsksACommandGuard(t *testing.T) {
 	dir := t.TempDir()
 	g := &lineGuard{word: "forbidden"}
 	started := false
-	b := NewBash(Config{Background: func(context.Context, *tool.Env, string, string) (string, string, error) {
+	b := NewBash(Config{Background: func(context.Context, *tool.Env, string, string, RunFunc) (string, string, error) {
 		started = true
 		return "t1", "/out", nil
 	}})

@@ -18,9 +18,18 @@
 //     ::1), which usually serve plain http in development and tests.
 //   - Redirects are followed, at most ten, only when they stay on the same
 //     host (ignoring a "www." prefix), port and scheme (or upgrade http to
-//     https). A redirect elsewhere is not followed: the result tells the
-//     model where it leads so it can decide to fetch that URL itself, as in
-//     Claude Code.
+//     https), and the permission rules allow the new URL without asking
+//     (Config.Allowed: a rule for example.com does not cover
+//     www.example.com). A redirect elsewhere is not followed: the result
+//     tells the model where it leads so it can decide to fetch that URL
+//     itself, as in Claude Code, which goes through the permission check.
+//   - Loopback, private, link-local (cloud metadata at 169.254.169.254) and
+//     other non-public addresses are refused unless a rule names the host
+//     (Config.NamedHost), in every permission mode. The check is on the
+//     address actually dialled: WebFetch resolves the name, checks each
+//     address and connects to that address, so DNS rebinding cannot get
+//     past it. Through a proxy from the environment the target's addresses
+//     are checked before the request.
 //   - One fetch takes at most 30 s and reads at most 10 MB; the text given to
 //     the model is cut to 100,000 characters, with a note. HTML is converted
 //     by a small converter of our own (see htmlText); text, JSON, XML and
@@ -36,6 +45,7 @@ package web
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -57,8 +67,8 @@ type SummarizeFunc func(ctx context.Context, content, prompt string) (string, er
 
 // Config configures WebFetch. Zero values take the defaults.
 type Config struct {
-	// Client performs requests; nil uses a client without keep-alives.
-	Client *http.Client
+	// TLS configures https connections (nil: the system's roots).
+	TLS *tls.Config
 	// Timeout bounds one fetch, redirects included (30 s).
 	Timeout time.Duration
 	// MaxBytes bounds the body read (10 MB).
@@ -69,12 +79,26 @@ type Config struct {
 	Summarize SummarizeFunc
 	// UserAgent is sent with every request.
 	UserAgent string
+	// Allowed reports whether the permission rules let u be fetched
+	// without asking. The first URL has passed the permission check; every
+	// redirect hop must pass Allowed too, or it is not followed. nil
+	// follows every same-host redirect.
+	Allowed func(ctx context.Context, u *url.URL) bool
+	// NamedHost reports whether a rule names host explicitly
+	// (WebFetch(domain:localhost)); only such a host may be reached at a
+	// loopback, private or link-local address. nil names none.
+	NamedHost func(host string) bool
+	// Resolve looks host names up (net.DefaultResolver). The addresses it
+	// returns are checked, then dialled as they are.
+	Resolve func(ctx context.Context, host string) ([]net.IP, error)
 }
 
 // WebFetch is the WebFetch tool. Safe for concurrent use.
 type WebFetch struct {
-	cfg    Config
-	client *http.Client
+	cfg     Config
+	client  *http.Client
+	proxy   func(*http.Request) (*url.URL, error)
+	proxies map[string]bool // host:port of the environment's proxies
 }
 
 // New returns the WebFetch tool.
@@ -91,16 +115,19 @@ func New(cfg Config) *WebFetch {
 	if cfg.UserAgent == "" {
 		cfg.UserAgent = "Cohort-WebFetch/1.0"
 	}
-	client := cfg.Client
-	if client == nil {
-		transport := http.DefaultTransport.(*http.Transport).Clone()
-		transport.DisableKeepAlives = true
-		client = &http.Client{Transport: transport}
+	w := &WebFetch{cfg: cfg, proxy: http.ProxyFromEnvironment}
+	w.proxies = proxyAddrs(w.proxy)
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	transport.DisableKeepAlives = true
+	transport.DialContext = w.dial
+	transport.Proxy = w.proxy
+	if cfg.TLS != nil {
+		transport.TLSClientConfig = cfg.TLS.Clone()
 	}
 	// Redirects are followed by hand, to check each hop.
-	c := *client
-	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	return &WebFetch{cfg: cfg, client: &c}
+	w.client = &http.Client{Transport: transport,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	return w
 }
 
 const description = `Fetches a web page and answers a question about it.
@@ -281,7 +308,14 @@ func (w *WebFetch) fetch(ctx context.Context, u *url.URL) (page Page, body, redi
 		}
 		req.Header.Set("User-Agent", w.cfg.UserAgent)
 		req.Header.Set("Accept", "text/html, text/markdown, text/plain, application/json;q=0.9, */*;q=0.5")
+		if err := w.checkViaProxy(ctx, req); err != nil {
+			return page, "", "", failf("%v", err)
+		}
 		resp, err := w.client.Do(req)
+		var ae *addressError
+		if errors.As(err, &ae) {
+			return page, "", "", failf("%v", ae)
+		}
 		if err != nil {
 			if errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
 				return page, "", "", context.DeadlineExceeded
@@ -295,7 +329,7 @@ func (w *WebFetch) fetch(ctx context.Context, u *url.URL) (page Page, body, redi
 			if err != nil {
 				return page, "", "", failf("%s redirects to an invalid location %q", u, resp.Header.Get("Location"))
 			}
-			if !permittedRedirect(u, next) {
+			if !permittedRedirect(u, next) || (w.cfg.Allowed != nil && !w.cfg.Allowed(ctx, next)) {
 				return page, "", next.String(), nil
 			}
 			if hop == maxRedirects {

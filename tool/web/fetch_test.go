@@ -111,6 +111,7 @@ func TestWebFetch(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			tt.cfg.NamedHost = loopbackNamed
 			res, err := fetch(t, New(tt.cfg), t.Context(), srv.URL+tt.path, "PROMPT")
 			if err != nil {
 				t.Fatal(err)
@@ -125,7 +126,7 @@ func TestWebFetch(t *testing.T) {
 
 func TestWebFetchCrossHostRedirect(t *testing.T) {
 	srv := site(t)
-	res, err := fetch(t, New(Config{}), t.Context(), srv.URL+"/away", "p")
+	res, err := fetch(t, New(Config{NamedHost: loopbackNamed}), t.Context(), srv.URL+"/away", "p")
 	if err != nil || res.IsError {
 		t.Fatalf("%q, %v", res.TextOf(), err)
 	}
@@ -140,7 +141,7 @@ func TestWebFetchCrossHostRedirect(t *testing.T) {
 func TestWebFetchSummarize(t *testing.T) {
 	srv := site(t)
 	var gotContent, gotPrompt string
-	w := New(Config{Summarize: func(_ context.Context, content, prompt string) (string, error) {
+	w := New(Config{NamedHost: loopbackNamed, Summarize: func(_ context.Context, content, prompt string) (string, error) {
 		gotContent, gotPrompt = content, prompt
 		return "It says: just text.", nil
 	}})
@@ -151,7 +152,7 @@ func TestWebFetchSummarize(t *testing.T) {
 	if gotContent != "just text\n<not html>" || gotPrompt != "what does it say?" {
 		t.Errorf("summariser got %q, %q", gotContent, gotPrompt)
 	}
-	failing := New(Config{Summarize: func(context.Context, string, string) (string, error) { return "", errors.New("model down") }})
+	failing := New(Config{NamedHost: loopbackNamed, Summarize: func(context.Context, string, string) (string, error) { return "", errors.New("model down") }})
 	res, _ = fetch(t, failing, t.Context(), srv.URL+"/plain", "p")
 	if !strings.Contains(res.TextOf(), "(summarising failed: model down; the page text follows):\n\njust text") {
 		t.Errorf("fallback: %q", res.TextOf())
@@ -162,7 +163,7 @@ func TestWebFetchCancel(t *testing.T) {
 	srv := site(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	if _, err := fetch(t, New(Config{}), ctx, srv.URL+"/slow", "p"); !errors.Is(err, context.Canceled) {
+	if _, err := fetch(t, New(Config{NamedHost: loopbackNamed}), ctx, srv.URL+"/slow", "p"); !errors.Is(err, context.Canceled) {
 		t.Errorf("err = %v, want context.Canceled", err)
 	}
 }
@@ -222,8 +223,11 @@ func TestPermittedRedirect(t *testing.T) {
 }
 
 func TestWebFetchDef(t *testing.T) {
-	w := New(Config{})
+	w := New(Config{NamedHost: loopbackNamed})
 	if tr := w.Traits(nil); tr.ReadOnly || !tr.ConcurrencySafe || w.Def().Name != "WebFetch" {
 		t.Errorf("Def/Traits wrong: %+v", tr)
 	}
 }
+
+// loopbackNamed stands for rules naming the test server's hosts.
+func loopbackNamed(host string) bool { return host == "127.0.0.1" || host == "localhost" }

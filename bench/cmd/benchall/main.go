@@ -26,6 +26,7 @@ import (
 	"os"
 	"os/signal"
 	"regexp"
+	"strings"
 	"syscall"
 	"time"
 
@@ -42,6 +43,7 @@ type options struct {
 	noCache bool
 	jsonOut string
 	timeout time.Duration
+	extra   []string // more cohort arguments (-args)
 }
 
 func parse(args []string, stderr io.Writer) (*options, error) {
@@ -53,6 +55,7 @@ func parse(args []string, stderr io.Writer) (*options, error) {
 	fs.BoolVar(&o.noCache, "nocache", false, "turn off the fake's prompt-cache simulator (less CPU for the fake)")
 	fs.StringVar(&o.jsonOut, "json", "", "also write every run's measurements to this file as JSON")
 	fs.DurationVar(&o.timeout, "timeout", 5*time.Minute, "deadline of one cohort run")
+	extra := fs.String("args", "", `more cohort arguments, space-separated (e.g. "--sandbox off")`)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -64,6 +67,7 @@ func parse(args []string, stderr io.Writer) (*options, error) {
 		return nil, fmt.Errorf("-only: %w", err)
 	}
 	o.only = re
+	o.extra = strings.Fields(*extra)
 	if o.runs < 0 {
 		return nil, fmt.Errorf("-runs %d must not be negative", o.runs)
 	}
@@ -141,7 +145,7 @@ func runWorkload(ctx context.Context, o *options, bins *trial.Binaries, w trial.
 		for k := range out {
 			wr := &out[k]
 			cfg := trial.Config{Cohort: bin[k], FakeServe: bins.FakeServe, Spec: w.Spec,
-				MaxConcurrent: w.MaxConcurrent, Timeout: o.timeout, Trash: trash}
+				MaxConcurrent: w.MaxConcurrent, Timeout: o.timeout, Trash: trash, Args: o.extra}
 			if o.noCache {
 				cfg.FakeArgs = []string{"-nocache"}
 			}

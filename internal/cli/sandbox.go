@@ -1,0 +1,211 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/cohort-dev/cohort/permission"
+	"github.com/cohort-dev/cohort/sandbox"
+)
+
+// sandboxSettings is the settings "sandbox" block (Claude Code's enabled
+// and excludedCommands, plus Cohort's allowWrite, allowUnixSockets and
+// network).
+type sandboxSettings struct {
+	Enabled          *bool    `json:"enabled"`
+	ExcludedCommands []string `json:"excludedCommands"`
+	AllowWrite       []string `json:"allowWrite"`
+	AllowUnixSockets []string `json:"allowUnixSockets"`
+	Network          string   `json:"network"`
+}
+
+// sandboxConf is the merged block: scalars from the highest-precedence
+// source that sets them, lists from all of them.
+type sandboxConf struct {
+	enabled                bool
+	excluded, allowWrite   []string
+	allowUnixSockets       []string
+	denyNetwork            bool
+	problems               []string
+	enabledSrc, networkSrc string
+}
+
+// sandboxConfig reads the settings' sandbox blocks. A block that does not
+// decode is reported with its file and line and ignored: the sandbox then
+// stays on with its defaults.
+func (b *base) sandboxConfig() sandboxConf {
+	c := sandboxConf{enabled: true}
+	for _, sec := range b.settings.Section("sandbox") {
+		where := fmt.Sprintf("%s:%d", sec.Source.Path, sec.Line)
+		var v sandboxSettings
+		dec := json.NewDecoder(bytes.NewReader(sec.Value))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&v); err != nil {
+			c.problems = append(c.problems, fmt.Sprintf("%s: \"sandbox\" is not a valid sandbox block (%v); it is ignored and the sandbox stays on with its defaults. Keys: enabled, excludedCommands, allowWrite, allowUnixSockets, network", where, err))
+			continue
+		}
+		if v.Enabled != nil {
+			c.enabled, c.enabledSrc = *v.Enabled, where
+		}
+		switch v.Network {
+		case "":
+		case "allow", "deny":
+			c.denyNetwork, c.networkSrc = v.Network == "deny", where
+		default:
+			c.problems = append(c.problems, fmt.Sprintf("%s: sandbox.network is %q; it must be \"allow\" or \"deny\" (ignored)", where, v.Network))
+		}
+		c.excluded = append(c.excluded, v.ExcludedCommands...)
+		for _, w := range v.AllowWrite {
+			c.allowWrite = append(c.allowWrite, b.settingsPath(w, sec.Source.Root))
+		}
+		for _, u := range v.AllowUnixSockets {
+			c.allowUnixSockets = append(c.allowUnixSockets, b.settingsPath(u, sec.Source.Root))
+		}
+	}
+	return c
+}
+
+// settingsPath resolves a path from a settings file: ~ is the home, a
+// relative path is relative to the file's project directory.
+func (b *base) settingsPath(p, root string) string {
+	switch {
+	case p == "~" || strings.HasPrefix(p, "~/"):
+		return filepath.Join(b.env.Home, strings.TrimPrefix(p, "~"))
+	case filepath.IsAbs(p):
+		return filepath.Clean(p)
+	}
+	return filepath.Join(root, p)
+}
+
+// sandboxOn decides --sandbox against the settings.
+func (b *base) sandboxOn(c sandboxConf) (bool, error) {
+	switch b.o.sandbox {
+	case "":
+		return c.enabled, nil
+	case "on":
+		return true, nil
+	case "off":
+		return false, nil
+	}
+	return false, usageErr("--sandbox %q: want on or off", b.o.sandbox)
+}
+
+// newSandbox builds the session's sandbox (nil when it is off), printing
+// once what it does not enforce on this machine.
+func (s *sess) openSandbox(ctx context.Context) error {
+	conf := s.sandboxConfig()
+	for _, p := range conf.problems {
+		fmt.Fprintf(s.inv.Stderr, "cohort: warning: %s\n", p)
+	}
+	on, err := s.sandboxOn(conf)
+	if err != nil {
+		return err
+	}
+	if !on {
+		fmt.Fprintf(s.inv.Stderr, "cohort: the sandbox is off: Bash commands run unconfined, and only the permission checks stand between them and your files\n")
+		return nil
+	}
+	sb, err := sandbox.New(s.sandboxCfg(conf))
+	if err != nil {
+		fmt.Fprintf(s.inv.Stderr, "cohort: warning: the sandbox is not available (%v): Bash commands run unconfined, and only the permission checks guard them\n", err)
+		return nil
+	}
+	rep, err := sb.Report(ctx, s.cwd)
+	for _, p := range sb.Problems() {
+		fmt.Fprintf(s.inv.Stderr, "cohort: warning: %s\n", p)
+	}
+	if err != nil {
+		_ = sb.Close()
+		fmt.Fprintf(s.inv.Stderr, "cohort: warning: the sandbox is not available (%v): Bash commands run unconfined, and only the permission checks guard them\n", err)
+		return nil
+	}
+	for _, n := range rep.NotEnforced {
+		fmt.Fprintf(s.inv.Stderr, "cohort: sandbox: not enforced on this machine: %s\n", n)
+	}
+	if s.o.verbose {
+		for _, n := range rep.Enforced {
+			fmt.Fprintf(s.inv.Stderr, "cohort: sandbox: %s\n", n)
+		}
+	}
+	s.sandbox, s.sandboxExcluded = sb, conf.excluded
+	s.closers = append(s.closers, func() {
+		if err := sb.Close(); err != nil {
+			fmt.Fprintf(s.inv.Stderr, "cohort: warning: sandbox: %v\n", err)
+		}
+	})
+	return nil
+}
+
+// sandboxCfg is the sandbox configuration of this session.
+func (s *sess) sandboxCfg(conf sandboxConf) sandbox.Config {
+	var without []string
+	if v := s.inv.Getenv("COHORT_SANDBOX_DISABLE"); v != "" {
+		without = strings.Split(v, ",")
+	}
+	return sandbox.Config{
+		SessionID:        s.id,
+		Dirs:             s.extraDirs(),
+		AllowWrite:       conf.allowWrite,
+		AllowUnixSockets: conf.allowUnixSockets,
+		DenyNetwork:      conf.denyNetwork,
+		Protected:        s.hookScripts(),
+		DenyRead:         s.deniedReadPaths(),
+		Home:             s.env.Home,
+		CacheDir:         s.inv.Getenv("XDG_CACHE_HOME"),
+		CohortHome:       s.env.CohortHome,
+		Without:          without,
+	}
+}
+
+// extraDirs are the working directories besides the session's own: an
+// agent writes its own cwd and these, so an agent isolated in a worktree
+// never writes the main checkout.
+func (s *sess) extraDirs() []string {
+	var out []string
+	for _, d := range s.checker.WorkingDirs() {
+		if d != s.cwd {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// bashExcluded reports lines that run outside the sandbox: every command
+// in them matches sandbox.excludedCommands.
+func (s *sess) bashExcluded(line string) bool {
+	return len(s.sandboxExcluded) > 0 && permission.CommandsMatch(line, s.sandboxExcluded)
+}
+
+// deniedReadPaths are the paths Read deny rules name literally ("./secrets/**",
+// "//etc/shadow"), which the sandbox hides. Patterns ("*.env") cannot be
+// hidden; the permission check still applies to them.
+func (s *sess) deniedReadPaths() []string {
+	var out []string
+	for _, r := range s.checker.Rules(permission.Deny) {
+		if r.Tool != "Read" || r.Specifier == "" {
+			continue
+		}
+		p := strings.TrimSuffix(strings.TrimSuffix(r.Specifier, "/**"), "/")
+		if strings.ContainsAny(p, "*?[") || !strings.Contains(p, "/") {
+			continue
+		}
+		switch {
+		case strings.HasPrefix(p, "//"):
+			out = append(out, filepath.Clean(p[1:]))
+		case strings.HasPrefix(p, "~/"):
+			out = append(out, filepath.Join(s.env.Home, p[2:]))
+		case strings.HasPrefix(p, "/"):
+			out = append(out, filepath.Join(r.Root, p))
+		default:
+			out = append(out, filepath.Join(s.cwd, p))
+			if r.Root != "" && r.Root != s.cwd {
+				out = append(out, filepath.Join(r.Root, p))
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,315 @@
+package cli
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/cohort-dev/cohort/llm/fakeapi"
+)
+
+// hostileCalls are Bash calls that try to create files under dir, each by
+// another route: hidden in an expansion, python -c, redirection, cp, tee,
+// a script, cd.
+func hostileCalls(dir string) []fakeapi.Block {
+	p := func(name string) string { return filepath.Join(dir, name) }
+	return []fakeapi.Block{
+		use("Bash", map[string]any{"command": `x='a[$(touch ` + p("expansion") + `)]'; echo $((x))`}),
+		use("Bash", map[string]any{"command": `python3 -c 'open("` + p("python") + `", "w").write("x")'`}),
+		use("Bash", map[string]any{"command": `echo pwned > ` + p("redirect")}),
+		use("Bash", map[string]any{"command": `echo x > src.txt; cp src.txt ` + p("cp")}),
+		use("Bash", map[string]any{"command": `echo x | tee ` + p("tee")}),
+		use("Bash", map[string]any{"command": `printf '#!/bin/sh\ntouch ` + p("script") + `\n' > s.sh; chmod +x s.sh; ./s.sh`}),
+		use("Bash", map[string]any{"command": `cd ` + dir + ` && touch cd`}),
+	}
+}
+
+var hostileNames = []string{"expansion", "python", "redirect", "cp", "tee", "script", "cd"}
+
+// TestSandboxHostileBash runs a scripted model's hostile Bash calls
+// through the CLI in default and bypassPermissions mode: aimed outside the
+// project they create nothing; aimed inside, in bypassPermissions, they
+// work.
+func TestSandboxHostileBash(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []string{"default", "bypassPermissions"} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			var h *harness
+			var mu sync.Mutex
+			var results []string
+			c := newConv()
+			c.on("attack outside", func(*fakeapi.Request) fakeapi.Reply {
+				return fakeapi.Reply{Content: hostileCalls(filepath.Join(filepath.Dir(h.dir), "outside"))}
+			}, func(r *fakeapi.Request) fakeapi.Reply {
+				mu.Lock()
+				results = toolResults(r)
+				mu.Unlock()
+				return fakeapi.TextReply("done")
+			})
+			c.on("work inside", func(*fakeapi.Request) fakeapi.Reply {
+				return fakeapi.Reply{Content: hostileCalls(filepath.Join(h.dir, "inside"))}
+			}, text("done"))
+			h = newHarness(t, c.policy)
+			outside := filepath.Join(filepath.Dir(h.dir), "outside")
+			if err := os.MkdirAll(outside, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.MkdirAll(filepath.Join(h.dir, "inside"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			out, errOut, code := h.run("-p", "attack outside", "--permission-mode", mode)
+			if code != 0 {
+				t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+			}
+			entries, _ := os.ReadDir(outside)
+			for _, e := range entries {
+				t.Errorf("%s mode: %s was created outside the project", mode, e.Name())
+			}
+			mu.Lock()
+			if mode == "bypassPermissions" && !strings.Contains(strings.Join(results, "\n"), "blocked by the sandbox: "+outside) {
+				t.Errorf("no result tells the model the sandbox blocked the write: %q", results)
+			}
+			mu.Unlock()
+			if mode != "bypassPermissions" {
+				return
+			}
+			out, errOut, code = h.run("-p", "work inside", "--permission-mode", mode)
+			if code != 0 {
+				t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+			}
+			for _, name := range hostileNames {
+				if _, err := os.Stat(filepath.Join(h.dir, "inside", name)); err != nil {
+					t.Errorf("inside the project, the %s route did not work: %v", name, err)
+				}
+			}
+		})
+	}
+}
+
+// TestSandboxWorktreeAgentCannotWriteMainCheckout: an agent isolated in a
+// worktree, in bypassPermissions, tries routes the worktree guard cannot
+// read (python, a script, a cd through a variable); the main checkout
+// stays as it was, and the agent's own work in the worktree lands.
+func TestSandboxWorktreeAgentCannotWriteMainCheckout(t *testing.T) {
+	t.Parallel()
+	c := newConv()
+	h := newHarness(t, c.policy)
+	gitRepo(t, h, map[string]string{"app.go": "package app\n"})
+	var saw []string
+	c.on("LEAD-iso:", calls(use("Agent", map[string]any{"description": "isolated", "isolation": "worktree",
+		"prompt": "ISO: try to escape"})), text("ok"))
+	c.on("ISO:", func(r *fakeapi.Request) fakeapi.Reply {
+		return fakeapi.Reply{Content: []fakeapi.Block{
+			use("Bash", map[string]any{"command": `python3 -c "import os; open(os.path.join('..','..','..','py-escape'),'w').write('x')"`}),
+			use("Bash", map[string]any{"command": `printf 'cd ../../.. && touch script-escape\n' > s.sh && chmod +x s.sh && ./s.sh`}),
+			use("Bash", map[string]any{"command": `up=..; cd $up/$up/$up && touch cd-escape`}),
+			use("Bash", map[string]any{"command": `python3 -c "open('../../../app.go','a').write('// pwned')"`}),
+			use("Bash", map[string]any{"command": `echo mine > mine.txt && git add mine.txt && git commit -qm 'agent work' && git log --oneline -1`}),
+		}}
+	}, func(r *fakeapi.Request) fakeapi.Reply {
+		saw = toolResults(r)
+		return fakeapi.TextReply("tried")
+	})
+	out, errOut, code := h.run("-p", "LEAD-iso: go", "--permission-mode", "bypassPermissions")
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	for _, f := range []string{"py-escape", "script-escape", "cd-escape"} {
+		if _, err := os.Stat(filepath.Join(h.dir, f)); err == nil {
+			t.Errorf("%s was written into the main checkout", f)
+		}
+	}
+	if got := h.read("app.go"); got != "package app\n" {
+		t.Errorf("app.go in the main checkout changed: %q", got)
+	}
+	if st := h.git("status", "--porcelain"); st != "" {
+		t.Errorf("the main checkout is not clean:\n%s", st)
+	}
+	if len(saw) != 5 || !strings.Contains(saw[4], "agent work") {
+		t.Errorf("the commit in the worktree should work; results %q", saw)
+	}
+}
+
+// TestSandboxSettingsProblems: a malformed sandbox block is reported with
+// its file and line and the sandbox stays on; an allowWrite entry that
+// does not exist is reported and skipped.
+func TestSandboxSettingsProblems(t *testing.T) {
+	t.Parallel()
+	var h *harness
+	c := newConv().on("write", func(*fakeapi.Request) fakeapi.Reply {
+		return fakeapi.Reply{Content: []fakeapi.Block{use("Bash", map[string]any{"command": "touch " + filepath.Join(filepath.Dir(h.dir), "escaped")})}}
+	}, text("done"))
+	h = newHarness(t, c.policy)
+	h.write(".cohort/settings.json", "{\n  \"sandbox\": {\"enabled\": \"no\"}\n}\n")
+	h.write(".cohort/settings.local.json", `{"sandbox": {"allowWrite": ["/no/such/dir"]}}`)
+	out, errOut, code := h.run("-p", "write", "--permission-mode", "bypassPermissions")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	settings := filepath.Join(h.dir, ".cohort", "settings.json")
+	if !strings.Contains(errOut, settings+":2") || !strings.Contains(errOut, "the sandbox stays on") {
+		t.Errorf("stderr does not report the malformed block with file and line:\n%s", errOut)
+	}
+	if !strings.Contains(errOut, "/no/such/dir does not exist") {
+		t.Errorf("stderr does not report the missing allowWrite entry:\n%s", errOut)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(h.dir), "escaped")); err == nil {
+		t.Errorf("the sandbox was off after a malformed block")
+	}
+}
+
+// TestSandboxOff: --sandbox off runs Bash unconfined and says so.
+func TestSandboxOff(t *testing.T) {
+	t.Parallel()
+	var h *harness
+	c := newConv().on("write", func(*fakeapi.Request) fakeapi.Reply {
+		return fakeapi.Reply{Content: []fakeapi.Block{use("Bash", map[string]any{"command": "touch " + filepath.Join(filepath.Dir(h.dir), "unconfined")})}}
+	}, text("done"))
+	h = newHarness(t, c.policy)
+	out, errOut, code := h.run("-p", "write", "--permission-mode", "bypassPermissions", "--sandbox", "off")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	if !strings.Contains(errOut, "the sandbox is off") {
+		t.Errorf("stderr does not say the sandbox is off:\n%s", errOut)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(h.dir), "unconfined")); err != nil {
+		t.Errorf("with --sandbox off the write should happen: %v", err)
+	}
+}
+
+// TestDangerouslyDisableSandbox: the flag runs one call outside the
+// sandbox in bypassPermissions; in default mode it asks first, so print
+// mode refuses it even with an allow rule for the command.
+func TestDangerouslyDisableSandbox(t *testing.T) {
+	t.Parallel()
+	var h *harness
+	var mu sync.Mutex
+	var results []string
+	c := newConv().on("escape", func(*fakeapi.Request) fakeapi.Reply {
+		return fakeapi.Reply{Content: []fakeapi.Block{use("Bash", map[string]any{
+			"command": "touch " + filepath.Join(filepath.Dir(h.dir), "unsandboxed"), "dangerouslyDisableSandbox": true})}}
+	}, func(r *fakeapi.Request) fakeapi.Reply {
+		mu.Lock()
+		results = append(results, toolResults(r)...)
+		mu.Unlock()
+		return fakeapi.TextReply("done")
+	})
+	h = newHarness(t, c.policy)
+	target := filepath.Join(filepath.Dir(h.dir), "unsandboxed")
+	if _, errOut, code := h.run("-p", "escape", "--allowedTools", "Bash(touch:*)"); code != 0 {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	if _, err := os.Stat(target); err == nil {
+		t.Fatalf("default mode ran the unsandboxed call without asking")
+	}
+	if _, errOut, code := h.run("-p", "escape", "--permission-mode", "bypassPermissions"); code != 0 {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	if _, err := os.Stat(target); err != nil {
+		t.Errorf("bypassPermissions: the unsandboxed call did not run: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(results) != 2 || !strings.Contains(results[0], "outside the sandbox") {
+		t.Errorf("results %q: the first should be refused for running outside the sandbox", results)
+	}
+}
+
+// TestDoctor prints what the sandbox enforces here.
+func TestDoctor(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, nil)
+	out, errOut, code := h.run("doctor")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, want := range []string{"Bash sandbox for " + h.dir, "Landlock ABI: ", "writable: " + h.dir, "enforced: writes only in the writable directories"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("doctor output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestSandboxNoLandlockFallback runs the real binary with a credential in
+// its environment from the start, on a kernel without Landlock (emulated
+// with COHORT_SANDBOX_DISABLE): Cohort says at start what is not enforced,
+// and a command cannot read the credential from its parent's environment,
+// the launcher's, which holds nothing of Cohort's. The control run with
+// the sandbox off shows the same command does read it from Cohort's.
+func TestSandboxNoLandlockFallback(t *testing.T) {
+	t.Parallel()
+	bin := buildBinary(t)
+	const secret = "sk-ant-e2e-fallback-secret"
+	var mu sync.Mutex
+	var results []string
+	c := newConv().on("peek", calls(use("Bash", map[string]any{"command": `tr '\0' '\n' < /proc/$PPID/environ; echo end`})),
+		func(r *fakeapi.Request) fakeapi.Reply {
+			mu.Lock()
+			results = append(results, toolResults(r)...)
+			mu.Unlock()
+			return fakeapi.TextReply("done")
+		})
+	h := newHarness(t, c.policy)
+	h.vars["ANTHROPIC_API_KEY"] = secret
+	h.vars["COHORT_SANDBOX_DISABLE"] = "landlock"
+	run := func(args ...string) string {
+		cmd := exec.CommandContext(t.Context(), bin, append([]string{"--cwd", h.dir, "-p", "peek", "--permission-mode", "bypassPermissions"}, args...)...)
+		cmd.Env = h.environ()
+		var errb strings.Builder
+		cmd.Stderr = &errb
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("cohort: %v\n%s", err, errb.String())
+		}
+		return errb.String()
+	}
+	errOut := run()
+	if !strings.Contains(errOut, "not enforced on this machine: writes outside the writable directories are not blocked") {
+		t.Errorf("stderr does not say what is not enforced:\n%s", errOut)
+	}
+	run("--sandbox", "off")
+	mu.Lock()
+	defer mu.Unlock()
+	if len(results) != 2 {
+		t.Fatalf("results %q", results)
+	}
+	if strings.Contains(results[0], secret) || !strings.Contains(results[0], "end") {
+		t.Errorf("in the fallback, /proc/$PPID/environ shows the credential: %q", results[0])
+	}
+	if !strings.Contains(results[1], secret) {
+		t.Errorf("control: with the sandbox off the parent is Cohort and its environment holds the credential, yet the command did not see it: %q", results[1])
+	}
+}
+
+// TestSandboxBackgroundAndExcluded: run_in_background commands are sandboxed
+// like foreground ones; sandbox.excludedCommands run outside.
+func TestSandboxBackgroundAndExcluded(t *testing.T) {
+	t.Parallel()
+	var h *harness
+	c := newConv().on("background", func(*fakeapi.Request) fakeapi.Reply {
+		out := filepath.Dir(h.dir)
+		return fakeapi.Reply{Content: []fakeapi.Block{
+			use("Bash", map[string]any{"command": "touch ran-in-background; touch " + filepath.Join(out, "from-background"), "run_in_background": true}),
+			use("Bash", map[string]any{"command": "touch " + filepath.Join(out, "excluded")}),
+		}}
+	}, text("started"), text("done"), text("done"), text("done"))
+	h = newHarness(t, c.policy)
+	h.write(".cohort/settings.json", `{"sandbox": {"excludedCommands": ["touch `+filepath.Join(filepath.Dir(h.dir), "excluded")+`"]}}`)
+	out, errOut, code := h.run("-p", "background", "--permission-mode", "bypassPermissions")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(h.dir, "ran-in-background")); err != nil {
+		t.Fatalf("the background shell did not run: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(h.dir), "from-background")); err == nil {
+		t.Errorf("a background shell wrote outside the project")
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(h.dir), "excluded")); err != nil {
+		t.Errorf("an excluded command should run outside the sandbox: %v", err)
+	}
+}

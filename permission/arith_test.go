@@ -1,0 +1,94 @@
+package permission
+
+import "testing"
+
+// Issue 15, finding 1: commands hidden in the values of variables that
+// Bash evaluates as arithmetic or uses indirectly. Each of these lines ran
+// touch (or rm) with no prompt: none is read-only, and past a deny rule for
+// rm they ask (dontAsk: deny) even in bypassPermissions, since what they
+// run cannot be seen.
+var hiddenInArithmetic = []string{
+	`x='a[$(touch p)]'; echo $((x))`,
+	`x='a[$(touch p)]'; echo $[x]`,
+	`x='a[$(touch p)]'; a=(1); echo ${a[x]}`,
+	`x='a[$(touch p)]'; a[x]=1`,
+	`x='a[$(touch p)]'; a=(1); printf -v y %s ${a[x]}`,
+	`x='a[$(touch p)]'; y=abc; echo ${y:x}`,
+	`x='a[$(touch p)]'; y=abc; echo ${y:0:x}`,
+	`x='a[$(touch p)]'; echo ${!x}`,
+	`for x in "a[\$(touch p)]"; do echo $((x)); done`,
+	`x='a[$(touch p)]'; [[ x -eq 1 ]]`,
+	`[[ -v 'a[$(touch p)]' ]]`,
+	`test -v 'a[$(touch p)]'`,
+	`read 'a[$(touch p)]' <<< v`,
+	`printf -v 'a[$(touch p)]' %s v`,
+	`declare -i n='a[$(touch p)]'`,
+	`declare -n r='a[$(touch p)]'; echo $r`,
+	`x='$(touch p)'; echo ${x@P}`,
+	`echo $(( $(echo 'a[$(touch p)]') ))`,
+}
+
+func TestArithmeticHiddenCommandsNotReadOnly(t *testing.T) {
+	for _, line := range hiddenInArithmetic {
+		if IsReadOnlyCommand(line) {
+			t.Errorf("IsReadOnlyCommand(%q) = true; the line runs a command hidden in a variable", line)
+		}
+	}
+	for _, line := range []string{"echo $((1 + 2))", "echo ${a[0]} ${#b}", "a=(1 2); echo ${a[@]}"} {
+		if !IsReadOnlyCommand(line) {
+			t.Errorf("IsReadOnlyCommand(%q) = false; literal arithmetic only reads", line)
+		}
+	}
+}
+
+func TestArithmeticHiddenRmPastDenyRule(t *testing.T) {
+	f := newFixture(t)
+	for _, mode := range []Mode{ModeBypassPermissions, ModeDontAsk, ModeDefault} {
+		c := f.checkerWith(mode, nil, denyRm, nil)
+		for _, tmpl := range []string{`x='a[$(rm -f p)]'; echo $((x))`, `x='a[$(rm -f p)]'; echo ${!x}`} {
+			want := Ask
+			if mode == ModeDontAsk {
+				want = Deny
+			}
+			t.Run(string(mode)+"/"+tmpl, func(t *testing.T) { expect(t, c, bash(tmpl), want) })
+		}
+	}
+}
+
+// dangerouslyDisableSandbox asks first, even where the command would be
+// allowed, except in bypassPermissions; dontAsk refuses.
+func TestDangerouslyDisableSandboxAsks(t *testing.T) {
+	f := newFixture(t)
+	req := Request{Tool: "Bash", Input: []byte(`{"command": "ls", "dangerouslyDisableSandbox": true}`)}
+	expect(t, f.checkerWith(ModeDefault, nil, nil, nil), req, Ask)
+	expect(t, f.checkerWith(ModeAcceptEdits, []string{"Bash(ls:*)"}, nil, nil), req, Ask)
+	expect(t, f.checkerWith(ModeDontAsk, nil, nil, nil), req, Deny)
+	expect(t, f.checkerWith(ModeBypassPermissions, nil, nil, nil), req, Allow)
+	expect(t, f.checkerWith(ModeBypassPermissions, nil, []string{"Bash(ls:*)"}, nil), req, Deny)
+	expect(t, f.checkerWith(ModeDefault, nil, nil, nil), bash("ls"), Allow)
+}
+
+func TestCommandsMatch(t *testing.T) {
+	ex := []string{"docker:*", "make test"}
+	for line, want := range map[string]bool{
+		"docker ps":                     true,
+		"docker ps && make test":        true,
+		"docker ps && rm -rf ~":         false,
+		"make test; echo $(rm x)":       false,
+		"x='a[$(rm p)]'; docker $((x))": false,
+		"dockerx ps":                    false,
+	} {
+		if got := CommandsMatch(line, ex); got != want {
+			t.Errorf("CommandsMatch(%q) = %v, want %v", line, got, want)
+		}
+	}
+}
+
+// Found by FuzzReadOnlyDifferential: the variable name attached to -v.
+func TestPrintfAttachedVName(t *testing.T) {
+	for _, line := range []string{`printf -v'A[x A000000]' 0`, `printf -v'a[$(touch p)]' %s x`, `wait -p'a[x]' 1`, `read -a'a[$(touch p)]' <<< v`, `printf $opt x`} {
+		if IsReadOnlyCommand(line) {
+			t.Errorf("IsReadOnlyCommand(%q) = true; the name attached to the option is evaluated", line)
+		}
+	}
+}

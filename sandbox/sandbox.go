@@ -1,0 +1,77 @@
+package sandbox
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Config configures a session's sandbox. Paths are absolute.
+type Config struct {
+	// SessionID names the private temporary directory.
+	SessionID string
+	// Dirs are more working directories every agent may write
+	// (additionalDirectories, --add-dir), besides its own cwd.
+	Dirs []string
+	// AllowWrite are the sandbox.allowWrite roots; Problems lists those
+	// that do not exist, which are left out.
+	AllowWrite []string
+	// AllowUnixSockets are the sandbox.allowUnixSockets entries.
+	AllowUnixSockets []string
+	// DenyNetwork is sandbox.network "deny".
+	DenyNetwork bool
+	// Protected are more files that must stay read-only inside writable
+	// directories: the scripts configured hooks run.
+	Protected []string
+	// DenyRead are the paths Read deny rules name literally; they are
+	// hidden.
+	DenyRead []string
+	// Home is the user's home; CacheDir defaults to $XDG_CACHE_HOME or
+	// Home/.cache; CohortHome holds the session sockets.
+	Home, CacheDir, CohortHome string
+	// TempRoot is where the private TMPDIR is made (os.TempDir()).
+	TempRoot string
+	// Without lists layers to leave out: "landlock", "namespaces",
+	// "seccomp", "mounts" (tests, and COHORT_SANDBOX_DISABLE).
+	Without []string
+	// Executable is the binary started as the launcher (os.Executable()).
+	Executable string
+}
+
+func (c *Config) without(layer string) bool {
+	for _, l := range c.Without {
+		if l == layer {
+			return true
+		}
+	}
+	return false
+}
+
+// within reports whether p is dir or inside it (both clean and absolute).
+func within(p, dir string) bool {
+	return p == dir || dir == "/" || strings.HasPrefix(p, dir+string(filepath.Separator))
+}
+
+// realDir resolves a directory's symlinks; ok is false when it does not
+// exist or is not a directory.
+func realDir(p string) (string, bool) {
+	r, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return "", false
+	}
+	fi, err := os.Stat(r)
+	return r, err == nil && fi.IsDir()
+}
+
+// Describe renders a report for people: what is enforced, and what not.
+func (r *Report) Describe() string {
+	var b strings.Builder
+	for _, e := range r.Enforced {
+		fmt.Fprintf(&b, "  enforced: %s\n", e)
+	}
+	for _, e := range r.NotEnforced {
+		fmt.Fprintf(&b, "  NOT enforced: %s\n", e)
+	}
+	return b.String()
+}

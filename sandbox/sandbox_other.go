@@ -1,0 +1,31 @@
+//go:build !linux
+
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"runtime"
+
+	"github.com/cohort-dev/cohort/internal/proc"
+)
+
+// Sandbox is unavailable on this system: New fails, and Cohort runs
+// commands unconfined, saying so.
+type Sandbox struct{}
+
+var errUnavailable = errors.New("the sandbox needs Linux (Landlock and namespaces); on " + runtime.GOOS + " commands are not confined")
+
+// New reports that there is no sandbox here.
+func New(Config) (*Sandbox, error) { return nil, errUnavailable }
+
+func (s *Sandbox) Problems() []string                              { return nil }
+func (s *Sandbox) TempDir() string                                 { return "" }
+func (s *Sandbox) Env() []string                                   { return nil }
+func (s *Sandbox) Start() error                                    { return errUnavailable }
+func (s *Sandbox) Report(context.Context, string) (*Report, error) { return nil, errUnavailable }
+func (s *Sandbox) Launcher(context.Context, string) (proc.Launcher, error) {
+	return nil, errUnavailable
+}
+func (s *Sandbox) Writable(string) (writable, protected []string) { return nil, nil }
+func (s *Sandbox) Close() error                                   { return nil }
