@@ -225,6 +225,15 @@ func (e *evaluation) checkOther() Decision {
 func (e *evaluation) otherDefault(tool, subject string) Decision {
 	ask := Decision{Behavior: Ask, Reason: tool + " needs the user's approval."}
 	switch {
+	case tool == "SendMessage" && !e.toSessionOrTeam():
+		// uds:<path> connects to a Unix socket: only a Cohort session's is
+		// a message's place; any other (tmux, docker, …) asks.
+		if e.mode == ModeBypassPermissions {
+			return Decision{Behavior: Allow, Reason: "bypassPermissions mode"}
+		}
+		ask.Reason = fmt.Sprintf("Sending a message to %s needs the user's approval: it is not the socket of a Cohort session (those are in %s).",
+			sendTarget(e.req.Input), filepath.Join(e.sh.cohortHome, "sessions"))
+		return ask
 	case coordination[tool]:
 		// A subagent's own calls are checked one by one; the others steer
 		// the agent's own team and tasks.
@@ -255,4 +264,35 @@ func (e *evaluation) otherDefault(tool, subject string) Decision {
 		return Decision{Behavior: Deny, Reason: planReason}
 	}
 	return ask
+}
+
+// sendTarget is a SendMessage call's "to".
+func sendTarget(input json.RawMessage) string {
+	var in struct {
+		To string `json:"to"`
+	}
+	_ = json.Unmarshal(input, &in)
+	return in.To
+}
+
+// toSessionOrTeam reports whether a SendMessage call stays among agents: a
+// teammate or named agent, or uds:<path> naming the socket of a Cohort
+// session ($COHORT_HOME/sessions/*.sock, symbolic links resolved).
+func (e *evaluation) toSessionOrTeam() bool {
+	to := sendTarget(e.req.Input)
+	path, ok := strings.CutPrefix(to, "uds:")
+	if !ok {
+		return true
+	}
+	if !filepath.IsAbs(path) || e.sh.cohortHome == "" || !strings.HasSuffix(path, ".sock") {
+		return false
+	}
+	resolve := func(p string) string {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return r
+		}
+		return filepath.Clean(p)
+	}
+	sessions := resolve(filepath.Join(e.sh.cohortHome, "sessions"))
+	return filepath.Dir(resolve(path)) == sessions
 }

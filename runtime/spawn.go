@@ -75,6 +75,11 @@ func (rt *Runtime) Spawn(ctx context.Context, parent *Agent, env *tool.Env, req 
 	if err != nil {
 		return nil, err
 	}
+	if req.Mode == "" {
+		if err := rt.ApproveMode(ctx, parent, env, req.Def, mode); err != nil {
+			return nil, err
+		}
+	}
 	cwd, err := rt.childCwd(parent, req)
 	if err != nil {
 		return nil, err
