@@ -53,18 +53,8 @@ func TestMixedTeamOverTmux(t *testing.T) {
 	var snapshots []map[string]bool
 	planAnswered, udsSent := false, false
 	var h *harness
-	udsDir, err := os.MkdirTemp("", "uds")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(udsDir)
 	got := make(chan mailbox.Message, 4)
-	other, err := sessionsock.Listen(t.Context(), sessionsock.Config{Dir: udsDir, SessionID: "other",
-		Handler: func(_ context.Context, m mailbox.Message) error { got <- m; return nil }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
+	var other *sessionsock.Listener // another Cohort session on this machine (below)
 
 	policy := func(r *fakeapi.Request) fakeapi.Reply {
 		first, turn, last := r.FirstUserText(), r.Turn(), r.LastUserText()
@@ -121,6 +111,15 @@ func TestMixedTeamOverTmux(t *testing.T) {
 	h = newHarness(t, policy)
 	h.shortHome()
 	h.vars["COHORT_TEAMMATE_BIN"] = bin
+	// The other session shares COHORT_HOME, so its socket is where every
+	// session's is: the only sockets SendMessage reaches without asking.
+	var err error
+	other, err = sessionsock.Listen(t.Context(), sessionsock.Config{Dir: filepath.Join(h.vars["COHORT_HOME"], "sessions"),
+		SessionID: "other", Handler: func(_ context.Context, m mailbox.Message) error { got <- m; return nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
 	out, errOut, code := h.run("-p", "lead-start: run a mixed team", "--output-format", "json",
 		"--teammate-mode", "in-process", "--teammate-backend", "bob=tmux")
 	if code != 0 {
