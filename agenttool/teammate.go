@@ -2,6 +2,7 @@ package agenttool
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/cohort-dev/cohort/flags"
 	"github.com/cohort-dev/cohort/runtime"
@@ -12,6 +13,45 @@ import (
 // teammate implements it). Safe for concurrent use.
 type TeammateSpawner interface {
 	SpawnTeammate(ctx context.Context, rt *runtime.Runtime, parent *runtime.Agent, env *tool.Env, in Input) (tool.Result, error)
+}
+
+// TeammateReserver is implemented by a TeammateSpawner that can add the
+// teammates of one assistant message to their team before any of them
+// starts (see tool.Preparer): SpawnTeammate then finds the call's member
+// reserved. ids are the calls' tool_use ids; release undoes what no spawn
+// took.
+type TeammateReserver interface {
+	Reserve(ctx context.Context, rt *runtime.Runtime, parent *runtime.Agent, ids []string, ins []Input) (release func())
+}
+
+// prepare reserves every teammate a message spawns, when the spawner can.
+func (t *Tool) prepare(ctx context.Context, env *tool.Env, calls []tool.Call) func() {
+	res, ok := t.mates.(TeammateReserver)
+	if !ok || !t.rt.Flags().Bool(flags.AgentTeams) {
+		return nil
+	}
+	parent, ok := t.rt.Lookup(env.Agent.ID)
+	if !ok || parent.Info().Depth > 0 {
+		return nil
+	}
+	var ids []string
+	var ins []Input
+	for _, c := range calls {
+		var in Input
+		if json.Unmarshal(c.Input, &in) != nil || in.TeamName == "" || !namePattern.MatchString(in.Name) {
+			continue
+		}
+		if in.Isolation == "worktree" {
+			if ti, ok := t.mates.(TeammateIsolator); !ok || !ti.IsolatesTeammates() {
+				continue
+			}
+		}
+		ids, ins = append(ids, c.ID), append(ins, in)
+	}
+	if len(ins) == 0 {
+		return nil
+	}
+	return res.Reserve(ctx, t.rt, parent, ids, ins)
 }
 
 // TeammateIsolator is implemented by a TeammateSpawner that gives

@@ -57,8 +57,18 @@ type Tool struct {
 // checked.
 func New(cfg Config) tool.Tool {
 	t := &Tool{rt: cfg.Runtime, mates: cfg.Teammates}
-	return tool.New(tool.Spec[Input]{Name: Name, Description: t.description(), Input: t.schema(),
-		Traits: tool.Traits{ReadOnly: true, ConcurrencySafe: true}, Run: t.run})
+	return preparing{Tool: tool.New(tool.Spec[Input]{Name: Name, Description: t.description(), Input: t.schema(),
+		Traits: tool.Traits{ReadOnly: true, ConcurrencySafe: true}, Run: t.run}), t: t}
+}
+
+// preparing is the Agent tool with its tool.Preparer side.
+type preparing struct {
+	tool.Tool
+	t *Tool
+}
+
+func (p preparing) Prepare(ctx context.Context, env *tool.Env, calls []tool.Call) func() {
+	return p.t.prepare(ctx, env, calls)
 }
 
 const agentToolIntro = `Start another agent to carry out a task on its own and report back. Each agent begins with a fresh context: it sees only the prompt you write, so include the goal, the relevant paths and facts you already know, constraints, and what its report should contain.

@@ -22,6 +22,9 @@ func (a *Agent) runTools(ctx context.Context, uses []llm.Block) ([]llm.Block, er
 	for i, u := range uses {
 		calls[i] = a.prepare(u)
 	}
+	for _, done := range a.prepareBatch(ctx, calls) {
+		defer done()
+	}
 	for i := 0; i < len(calls); {
 		j := i + 1
 		if calls[i].parallel() {
@@ -47,6 +50,33 @@ func (a *Agent) runTools(ctx context.Context, uses []llm.Block) ([]llm.Block, er
 		i = j
 	}
 	return results, nil
+}
+
+// prepareBatch calls Prepare on every tool of the message that implements
+// tool.Preparer, with its valid calls, and returns the done funcs.
+func (a *Agent) prepareBatch(ctx context.Context, calls []*pending) []func() {
+	var order []tool.Tool
+	byTool := map[tool.Tool][]tool.Call{}
+	for _, p := range calls {
+		if p.fail != "" {
+			continue
+		}
+		if _, ok := p.tool.(tool.Preparer); !ok {
+			continue
+		}
+		if _, seen := byTool[p.tool]; !seen {
+			order = append(order, p.tool)
+		}
+		byTool[p.tool] = append(byTool[p.tool], tool.Call{ID: p.use.ID, Input: p.use.Input})
+	}
+	var dones []func()
+	for _, t := range order {
+		env := a.toolEnv()
+		if done := t.(tool.Preparer).Prepare(ctx, &env, byTool[t]); done != nil {
+			dones = append(dones, done)
+		}
+	}
+	return dones
 }
 
 // pending is a tool call after lookup and validation.

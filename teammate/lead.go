@@ -85,6 +85,11 @@ type Lead struct {
 	members  map[string]*handle
 	shutdown waiters
 	changes  signal
+	// reserved are the teammates of a message added to the team file
+	// before any of them starts (Reserve), by the call's tool_use id.
+	reserved map[string]reservation
+	// testHookSpawn, when set (tests), runs as a teammate's spawn starts.
+	testHookSpawn func(name string)
 }
 
 // handle is a teammate this process started.

@@ -35,16 +35,18 @@ type fixture struct {
 	lead  tool.Env
 	// sendTool is the session's SendMessage.
 	sendTool tool.Tool
-	rt       *runtime.Runtime
-	checker  *permission.Checker
-	fs       *flags.Set
+	rt        *runtime.Runtime
+	checker   *permission.Checker
+	fs        *flags.Set
+	leadAgent *runtime.Agent
+	reg       *task.Registry
 }
 
-func newFixture(t *testing.T) *fixture { return newFixtureWith(t, nil) }
+func newFixture(t *testing.T) *fixture { return newFixtureWith(t, nil, "alice", "bob") }
 
 // newFixtureWith is newFixture with a model policy, for tests that run
-// teammates.
-func newFixtureWith(t *testing.T, policy fakeapi.Policy) *fixture {
+// teammates, and the members to add to the team file.
+func newFixtureWith(t *testing.T, policy fakeapi.Policy, members ...string) *fixture {
 	t.Helper()
 	home := t.TempDir()
 	srv := fakeapi.New(fakeapi.Config{Policy: policy})
@@ -68,7 +70,7 @@ func newFixtureWith(t *testing.T, policy fakeapi.Policy) *fixture {
 		t.Fatal(err)
 	}
 	fs, _ := flags.Resolve(flags.Config{})
-	l, err := NewLead(LeadConfig{Store: store, Tasks: reg, Checker: checker, SessionID: "s"})
+	l, err := NewLead(LeadConfig{Store: store, Tasks: reg, Checker: checker, SessionID: "s", LeadModel: "claude-sonnet-5-5"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +82,7 @@ func newFixtureWith(t *testing.T, policy fakeapi.Policy) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lead, err := rt.NewLead(t.Context(), runtime.LeadConfig{})
+	lead, err := rt.NewLead(t.Context(), runtime.LeadConfig{Model: "claude-sonnet-5-5"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,13 +90,13 @@ func newFixtureWith(t *testing.T, policy fakeapi.Policy) *fixture {
 	if _, err := l.CreateTeam(t.Context(), lead, "t", "test"); err != nil {
 		t.Fatal(err)
 	}
-	for _, n := range []string{"alice", "bob"} {
+	for _, n := range members {
 		if _, err := store.AddMember(t.Context(), "t", team.MemberSpec{Name: n, AgentType: "general-purpose"}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	return &fixture{l: l, store: store, mbox: l.Mailbox(), lead: tool.Env{Agent: lead.Info()}, sendTool: rt.Tools()[1],
-		rt: rt, checker: checker, fs: fs}
+		rt: rt, checker: checker, fs: fs, leadAgent: lead, reg: reg}
 }
 
 func (f *fixture) send(t *testing.T, env tool.Env, in map[string]any) tool.Result {

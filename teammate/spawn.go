@@ -20,19 +20,106 @@ import (
 // register (take its inbox and publish its status).
 const registerWait = 30 * time.Second
 
+// admission is a teammate spawn whose member is in the team file (and, when
+// isolated, has its worktree), not started yet.
+type admission struct {
+	m       team.Member
+	def     *agent.Definition
+	backend string
+	plan    bool
+	lease   *isolation.Lease
+}
+
 // SpawnTeammate is the teammate path of the Agent tool: it adds the member
-// to the team file and starts it on the chosen backend, returning once the
+// to the team file (unless Reserve already did, for every teammate of the
+// calling message) and starts it on the chosen backend, returning once the
 // teammate has registered.
 func (l *Lead) SpawnTeammate(ctx context.Context, rt *runtime.Runtime, parent *runtime.Agent, env *tool.Env, in agenttool.Input) (tool.Result, error) {
+	if l.testHookSpawn != nil {
+		l.testHookSpawn(in.Name)
+	}
+	ad, refused := l.take(env.ToolUseID)
+	if ad == nil && refused == nil {
+		ad, refused = l.admit(ctx, rt, parent, in)
+	}
+	if refused != nil {
+		return *refused, nil
+	}
+	return l.launch(ctx, rt, parent, env, in, ad)
+}
+
+// Reserve is the first half of SpawnTeammate for every teammate an
+// assistant message spawns (agenttool.TeammateReserver): each is added to
+// the team file before any of them starts, so that teammates spawned
+// together can message each other from their first turn. ids are the
+// calls' tool_use ids. The returned release undoes the reservations no
+// spawn took (a call a hook blocked, say).
+func (l *Lead) Reserve(ctx context.Context, rt *runtime.Runtime, parent *runtime.Agent, ids []string, ins []agenttool.Input) (release func()) {
+	l.mu.Lock()
+	if l.reserved == nil {
+		l.reserved = map[string]reservation{}
+	}
+	l.mu.Unlock()
+	for i, in := range ins {
+		ad, refused := l.admit(ctx, rt, parent, in)
+		l.mu.Lock()
+		l.reserved[ids[i]] = reservation{ad: ad, refused: refused}
+		l.mu.Unlock()
+	}
+	return func() {
+		for _, id := range ids {
+			if ad, _ := l.take(id); ad != nil {
+				l.abandon(ctx, ad)
+			}
+		}
+	}
+}
+
+// reservation is what Reserve prepared for one call.
+type reservation struct {
+	ad      *admission
+	refused *tool.Result
+}
+
+// take returns (and forgets) the reservation of call id, if any.
+func (l *Lead) take(id string) (*admission, *tool.Result) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	r, ok := l.reserved[id]
+	if !ok {
+		return nil, nil
+	}
+	delete(l.reserved, id)
+	return r.ad, r.refused
+}
+
+// abandon undoes an admission that was never launched.
+func (l *Lead) abandon(ctx context.Context, ad *admission) {
+	ctx = context.WithoutCancel(ctx)
+	if _, err := l.cfg.Store.SetActive(ctx, l.teamName(), ad.m.Name, false); err != nil {
+		l.cfg.Logf("teammate: release %s: %v", ad.m.Name, err)
+	}
+	if ad.lease != nil {
+		_, _ = ad.lease.Finish(ctx)
+	}
+}
+
+// admit checks a teammate spawn and adds the member to the team file (with
+// its worktree, when isolated). A refusal is the call's is_error result.
+func (l *Lead) admit(ctx context.Context, rt *runtime.Runtime, parent *runtime.Agent, in agenttool.Input) (*admission, *tool.Result) {
+	refuse := func(format string, args ...any) (*admission, *tool.Result) {
+		r := tool.Errorf(format, args...)
+		return nil, &r
+	}
 	current := l.teamName()
 	if current == "" {
-		return tool.Errorf("There is no team yet: create one with TeamCreate{team_name: %q}, then spawn teammates into it.", in.TeamName), nil
+		return refuse("There is no team yet: create one with TeamCreate{team_name: %q}, then spawn teammates into it.", in.TeamName)
 	}
 	if in.TeamName != current {
-		return tool.Errorf("This session leads team %q, not %q; spawn teammates into %q.", current, in.TeamName, current), nil
+		return refuse("This session leads team %q, not %q; spawn teammates into %q.", current, in.TeamName, current)
 	}
 	if in.Name == team.LeadName {
-		return tool.Errorf("%q is the lead's own name; choose another name for the teammate.", team.LeadName), nil
+		return refuse("%q is the lead's own name; choose another name for the teammate.", team.LeadName)
 	}
 	typ := in.SubagentType
 	if typ == "" || typ == "fork" {
@@ -40,7 +127,7 @@ func (l *Lead) SpawnTeammate(ctx context.Context, rt *runtime.Runtime, parent *r
 	}
 	def, ok := rt.Catalog().Get(typ)
 	if !ok {
-		return tool.Errorf("Unknown subagent_type %q for a teammate.", typ), nil
+		return refuse("Unknown subagent_type %q for a teammate.", typ)
 	}
 	lm := l.cfg.Checker.Mode()
 	mode := permission.Mode(in.Mode)
@@ -52,51 +139,55 @@ func (l *Lead) SpawnTeammate(ctx context.Context, rt *runtime.Runtime, parent *r
 		mode = agent.ResolveMode(lm, def)
 	}
 	if mode.Exceeds(lm) {
-		return tool.Errorf("mode %q would give the teammate more permissions than you have (%s).", mode, lm), nil
+		return refuse("mode %q would give the teammate more permissions than you have (%s).", mode, lm)
 	}
-	backend := l.backend(in.Name)
+	ad := &admission{def: def, backend: l.backend(in.Name), plan: plan}
 	cwd := parent.Info().Cwd
-	var lease *isolation.Lease
 	if in.Isolation == "worktree" {
 		ls, err := rt.LeaseWorktree(ctx, runtime.AgentSpec{ID: team.AgentID(in.Name, current),
 			Name: in.Name, Team: current, Def: def, Role: agent.RoleTeammate, Depth: 1, Mode: mode, Cwd: cwd}, in.Description)
 		if err != nil {
-			return tool.Errorf("Could not give teammate %q a worktree: %v", in.Name, err), nil
+			return refuse("Could not give teammate %q a worktree: %v", in.Name, err)
 		}
-		lease, cwd = ls, ls.Cwd(cwd)
+		ad.lease, cwd = ls, ls.Cwd(cwd)
 	}
 	spec := team.MemberSpec{Name: in.Name, AgentType: def.Name,
 		Model: in.Model, Prompt: in.Prompt, PlanModeRequired: plan, Cwd: cwd,
-		SessionID: l.cfg.SessionID, BackendType: team.BackendType(backend), Mode: string(mode)}
-	if lease != nil {
-		spec.WorktreePath = lease.Path()
+		SessionID: l.cfg.SessionID, BackendType: team.BackendType(ad.backend), Mode: string(mode)}
+	if ad.lease != nil {
+		spec.WorktreePath = ad.lease.Path()
 	}
 	m, err := l.cfg.Store.AddMember(ctx, current, spec)
-	if err != nil && lease != nil {
-		_, _ = lease.Finish(context.WithoutCancel(ctx))
+	if err != nil && ad.lease != nil {
+		_, _ = ad.lease.Finish(context.WithoutCancel(ctx))
 	}
 	if errors.Is(err, team.ErrMemberExists) {
-		return tool.Errorf("Team %q already has an active member named %q; choose another name.", current, in.Name), nil
+		return refuse("Team %q already has an active member named %q; choose another name.", current, in.Name)
 	}
 	if err != nil {
-		return tool.Errorf("Could not add %q to team %q: %v", in.Name, current, err), nil
+		return refuse("Could not add %q to team %q: %v", in.Name, current, err)
 	}
-	if backend == BackendTmux {
+	ad.m = m
+	return ad, nil
+}
+
+// launch starts an admitted teammate on its backend.
+func (l *Lead) launch(ctx context.Context, rt *runtime.Runtime, parent *runtime.Agent, env *tool.Env, in agenttool.Input, ad *admission) (tool.Result, error) {
+	m, current, lease := ad.m, l.teamName(), ad.lease
+	var err error
+	if ad.backend == BackendTmux {
 		err = l.spawnProcess(ctx, current, m, lease)
 	} else {
-		err = l.spawnInProcess(ctx, rt, parent, current, m, def, in, env, lease)
+		err = l.spawnInProcess(ctx, rt, parent, current, m, ad.def, in, env, lease)
 	}
 	if err != nil {
-		_, _ = l.cfg.Store.SetActive(context.WithoutCancel(ctx), current, m.Name, false)
-		if lease != nil {
-			_, _ = lease.Finish(context.WithoutCancel(ctx))
-		}
+		l.abandon(ctx, ad)
 		return tool.Errorf("Could not start teammate %q: %v", in.Name, err), nil
 	}
-	l.emit(Event{Kind: EventJoined, Team: current, From: m.Name, Text: fmt.Sprintf("%s (%s, %s)", m.AgentID, backend, m.Color)})
+	l.emit(Event{Kind: EventJoined, Team: current, From: m.Name, Text: fmt.Sprintf("%s (%s, %s)", m.AgentID, ad.backend, m.Color)})
 	text := fmt.Sprintf("Teammate %s (%s, color %s, %s backend) joined team %s and is working on its prompt. It reports with SendMessage when done; talk to it with SendMessage{to: %q}.",
-		m.Name, m.AgentID, m.Color, backend, current, m.Name)
-	if plan {
+		m.Name, m.AgentID, m.Color, ad.backend, current, m.Name)
+	if ad.plan {
 		text += " It starts in plan mode and will ask you to approve its plan first."
 	}
 	if lease != nil {

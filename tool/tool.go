@@ -96,3 +96,22 @@ func (e *Env) CheckWrite(path string) error {
 	}
 	return e.Guard.CheckWrite(path)
 }
+
+// Preparer is an optional interface of a Tool whose calls in one assistant
+// message share set-up. Before any call of the message runs, the engine
+// calls Prepare once with every call of the message to this tool that
+// passed validation; once all the message's calls have ended, it calls the
+// returned done (which may be nil). The Agent tool uses it to put every
+// teammate a message spawns into the team file before any of them starts,
+// so teammates spawned together can message each other at once. Prepare
+// must not run the calls; a call it cannot prepare still runs and fails on
+// its own.
+type Preparer interface {
+	Prepare(ctx context.Context, env *Env, calls []Call) (done func())
+}
+
+// Call is one tool call of a message, as Prepare sees it.
+type Call struct {
+	ID    string
+	Input json.RawMessage
+}
