@@ -34,7 +34,7 @@ type fixture struct {
 	mbox  *mailbox.Dir
 	lead  tool.Env
 	// sendTool is the session's SendMessage.
-	sendTool tool.Tool
+	sendTool  tool.Tool
 	rt        *runtime.Runtime
 	checker   *permission.Checker
 	fs        *flags.Set
