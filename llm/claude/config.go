@@ -15,6 +15,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 
 	"github.com/cohort-dev/cohort/llm"
+	"github.com/cohort-dev/cohort/llm/internal/retry"
 )
 
 // Defaults for the zero fields of Config and llm.Request.
@@ -127,7 +128,7 @@ func New(cfg Config) (*Model, error) {
 		cfg.IdleTimeout = DefaultIdleTimeout
 	}
 	if cfg.Sleep == nil {
-		cfg.Sleep = sleep
+		cfg.Sleep = retry.Sleep
 	}
 	if cfg.Rand == nil {
 		cfg.Rand = rand.Float64
@@ -174,20 +175,5 @@ func (m *Model) encode(req *llm.Request) ([]byte, error) {
 func (c *Config) logf(format string, args ...any) {
 	if c.Logf != nil {
 		c.Logf(format, args...)
-	}
-}
-
-// sleep waits for d or until ctx is done.
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
 	}
 }
