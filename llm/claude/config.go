@@ -15,6 +15,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 
 	"github.com/cohort-dev/cohort/llm"
+	"github.com/cohort-dev/cohort/llm/internal/jsonenc"
 	"github.com/cohort-dev/cohort/llm/internal/retry"
 )
 
@@ -105,7 +106,7 @@ type Model struct {
 	client anthropic.Client
 	cfg    Config
 	// stable caches the encoded tool definitions and system prompt.
-	stable stableCache
+	stable jsonenc.Cache
 	// lastSize is the size of the last request body, to allocate the next
 	// one at once.
 	lastSize atomic.Int64
