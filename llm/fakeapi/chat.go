@@ -187,13 +187,13 @@ func (c *chatReply) toolCallChunks(calls []Block, rng *rand.Rand) [][]byte {
 	var out [][]byte
 	if c.quirks[WholeToolCalls] {
 		for i, b := range calls {
-			out = append(out, call(i, b, piece{bytes: b.Input}, true))
+			out = append(out, call(i, b, piece{bytes: []byte(argsText(b))}, true))
 		}
 		return out
 	}
 	pieces := make([][]piece, len(calls))
 	for i, b := range calls {
-		pieces[i] = split(string(b.Input), rng, 8, c.quirks)
+		pieces[i] = split(argsText(b), rng, 8, c.quirks)
 		if !c.quirks[InterleavedToolCalls] {
 			out = append(out, call(i, b, piece{bytes: []byte{}}, true))
 			for _, p := range pieces[i] {
@@ -390,7 +390,7 @@ func (s *Server) respondChatJSON(w http.ResponseWriter, rec *Recorded, c *chatRe
 			calls = append(calls, `,"type":"function","function":{"name":`...)
 			calls = appendJSONString(calls, b.Name)
 			calls = append(calls, `,"arguments":`...)
-			calls = append(appendJSONString(calls, string(b.Input)), "}}"...)
+			calls = append(appendJSONString(calls, argsText(b)), "}}"...)
 		}
 	}
 	m := []byte(`{"role":"assistant","content":`)

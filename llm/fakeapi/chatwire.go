@@ -222,6 +222,11 @@ func chatAssistant(m chatMessage, where string) ([]Block, *apiError) {
 			blocks = append(blocks, b)
 		}
 	}
+	if len(blocks) == 0 && len(m.ToolCalls) == 0 {
+		// An assistant turn with nothing to say (its thinking dropped):
+		// OpenAI accepts it; it stands as an empty text block.
+		blocks = append(blocks, Block{Type: "text"})
+	}
 	for j, c := range m.ToolCalls {
 		if c.ID == "" || c.Function.Name == "" {
 			return nil, invalid("%s.tool_calls[%d]: a tool call needs an id and a function name", where, j)

@@ -204,6 +204,32 @@ func ToolUseBlock(id, name string, input any) Block {
 	return Block{Type: "tool_use", ID: id, Name: name, Input: raw}
 }
 
+// BadArguments returns a tool_use block whose arguments are text that is
+// not a JSON object, as a weak model writes them. Only the OpenAI protocols
+// can carry it (they send arguments as text); a Messages API stream refuses
+// it.
+func BadArguments(name, text string) Block {
+	raw, _ := json.Marshal(text)
+	return Block{Type: "tool_use", Name: name, Input: raw}
+}
+
+// textArgs reports an input that BadArguments made: a JSON string.
+func textArgs(in json.RawMessage) bool {
+	in = bytes.TrimSpace(in)
+	return len(in) > 0 && in[0] == '"' && json.Valid(in)
+}
+
+// argsText is a tool_use block's arguments as the OpenAI protocols send
+// them: the input's JSON, or the text BadArguments gave.
+func argsText(b Block) string {
+	if textArgs(b.Input) {
+		var s string
+		json.Unmarshal(b.Input, &s)
+		return s
+	}
+	return string(b.Input)
+}
+
 // ThinkingBlock returns a thinking block; an empty signature is generated.
 func ThinkingBlock(thinking, signature string) Block {
 	return Block{Type: "thinking", Thinking: thinking, Signature: signature}
@@ -248,10 +274,15 @@ func normalize(r Reply, seed [32]byte) (Reply, error) {
 				in = json.RawMessage("{}")
 			}
 			var buf bytes.Buffer
-			if !isJSONObject(in) || json.Compact(&buf, in) != nil {
+			switch {
+			case textArgs(in):
+				// Arguments that are not an object (BadArguments): the
+				// OpenAI protocols send the text as it is.
+			case !isJSONObject(in) || json.Compact(&buf, in) != nil:
 				return r, fmt.Errorf("content %d: tool_use %s input is not a JSON object: %.100s", i, b.Name, in)
+			default:
+				b.Input = buf.Bytes()
 			}
-			b.Input = buf.Bytes()
 			if b.ID == "" {
 				b.ID = "toolu_" + derivedID(seed, i)
 			}

@@ -23,6 +23,13 @@ func (s *Server) respond(ctx context.Context, w http.ResponseWriter, rec *Record
 	if err == nil {
 		reply, err = normalize(reply, sum)
 	}
+	if err == nil && req.API == APIMessages {
+		for i, b := range reply.Content {
+			if b.Type == "tool_use" && textArgs(b.Input) {
+				err = fmt.Errorf("content %d: tool_use %s has text arguments (BadArguments), which only the OpenAI protocols can carry", i, b.Name)
+			}
+		}
+	}
 	if err != nil {
 		s.fail(w, rec, &apiError{status: 500, typ: "api_error", message: "fakeapi: the policy's reply is unusable: " + err.Error()}, nil)
 		return

@@ -196,14 +196,14 @@ func (r *respReply) functionCall(index int, suffix string, b Block, rng *rand.Ra
 	}
 	at := itemFields(index, id)
 	evs := []sseLine{r.added(index, item("in_progress", ""))}
-	for _, p := range split(string(b.Input), rng, 8, r.quirks) {
+	for _, p := range split(argsText(b), rng, 8, r.quirks) {
 		d := append(append([]byte(nil), at...), `,"delta":`...)
 		evs = append(evs, r.ev("response.function_call_arguments.delta", appendPiece(d, p)))
 	}
 	done := append(append([]byte(nil), at...), `,"arguments":`...)
 	evs = append(evs,
-		r.ev("response.function_call_arguments.done", appendJSONString(done, string(b.Input))),
-		r.done(index, item("completed", string(b.Input))))
+		r.ev("response.function_call_arguments.done", appendJSONString(done, argsText(b))),
+		r.done(index, item("completed", argsText(b))))
 	return evs
 }
 

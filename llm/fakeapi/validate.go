@@ -172,8 +172,9 @@ var (
 // validateMessages checks roles and block placement. Consecutive messages of
 // the same role are rejected (the real API merges them; the fake is stricter
 // so that a client bug that produces them shows up in tests).
-// textArgs accepts tool_use input that is not an object: the OpenAI
-// protocols carry a tool call's arguments as text the model wrote.
+// textArgs applies the OpenAI protocols' rules: tool_use input that is not
+// an object (a tool call's arguments are text the model wrote) and an
+// assistant turn with empty content are accepted.
 func validateMessages(msgs []Message, textArgs bool) *apiError {
 	if len(msgs) == 0 {
 		return invalid("messages: at least one message is required")
@@ -208,7 +209,7 @@ func validateBlock(b Block, role, where string, textArgs bool) *apiError {
 		return invalid("%s: %s blocks can only be in user messages", where, b.Type)
 	case role == "user" && assistantOnly[b.Type]:
 		return invalid("%s: %s blocks can only be in assistant messages", where, b.Type)
-	case b.Type == "text" && b.Text == "":
+	case b.Type == "text" && b.Text == "" && !(textArgs && role == "assistant"):
 		return invalid("messages: text content blocks must be non-empty (%s)", where)
 	case b.Type == "tool_use" && (b.ID == "" || b.Name == ""):
 		return invalid("%s: tool_use blocks need an id and a name", where)

@@ -52,8 +52,9 @@ type Watch struct {
 
 	// Sent reports that the request went out.
 	Sent bool
-	// Status is the HTTP status of the response, 0 before one arrived.
+	// Status and Header are the response's, zero before one arrived.
 	Status    int
+	Header    http.Header
 	RequestID string
 	// TransportErr is set when the round trip or a body read failed.
 	TransportErr error
@@ -125,7 +126,7 @@ func (w *Watch) Middleware(req *http.Request, next func(*http.Request) (*http.Re
 		return nil, err
 	}
 	w.Touch()
-	w.Status = res.StatusCode
+	w.Status, w.Header = res.StatusCode, res.Header
 	if w.cfg.RequestIDHeader != "" {
 		w.RequestID = res.Header.Get(w.cfg.RequestIDHeader)
 	}
