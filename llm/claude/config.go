@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"net/http"
 	"net/url"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -21,8 +19,8 @@ import (
 
 // Defaults for the zero fields of Config and llm.Request.
 const (
-	DefaultMaxAttempts = 10
-	DefaultIdleTimeout = 90 * time.Second
+	DefaultMaxAttempts = retry.DefaultMaxAttempts
+	DefaultIdleTimeout = retry.DefaultIdleTimeout
 	DefaultMaxTokens   = 8192
 )
 
@@ -90,15 +88,7 @@ var ErrNoCredentials = errors.New("claude: no Anthropic credentials: set ANTHROP
 
 // MaxIdleConnsPerHost is how many idle connections to the API the default
 // transport keeps: enough for one per agent at the default agent limits.
-const MaxIdleConnsPerHost = 256
-
-// defaultTransport is the transport of Models without Config.HTTPClient.
-var defaultTransport = sync.OnceValue(func() *http.Transport {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.MaxIdleConns = max(t.MaxIdleConns, MaxIdleConnsPerHost)
-	t.MaxIdleConnsPerHost = MaxIdleConnsPerHost
-	return t
-})
+const MaxIdleConnsPerHost = retry.MaxIdleConnsPerHost
 
 // Model streams responses from the Messages API. It is safe for concurrent
 // use; each Stream call is independent.
@@ -119,27 +109,12 @@ func New(cfg Config) (*Model, error) {
 	if cfg.APIKey == "" && cfg.AuthToken == "" {
 		return nil, ErrNoCredentials
 	}
-	if cfg.MaxAttempts < 0 {
-		return nil, fmt.Errorf("claude: MaxAttempts is %d; use a positive number (0 means %d)", cfg.MaxAttempts, DefaultMaxAttempts)
+	set, err := retry.Settings{MaxAttempts: cfg.MaxAttempts, IdleTimeout: cfg.IdleTimeout, Sleep: cfg.Sleep,
+		Rand: cfg.Rand, Now: cfg.Now, HTTPClient: cfg.HTTPClient}.Fill("claude")
+	if err != nil {
+		return nil, err
 	}
-	if cfg.MaxAttempts == 0 {
-		cfg.MaxAttempts = DefaultMaxAttempts
-	}
-	if cfg.IdleTimeout == 0 {
-		cfg.IdleTimeout = DefaultIdleTimeout
-	}
-	if cfg.Sleep == nil {
-		cfg.Sleep = retry.Sleep
-	}
-	if cfg.Rand == nil {
-		cfg.Rand = rand.Float64
-	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
-	if cfg.HTTPClient == nil {
-		cfg.HTTPClient = &http.Client{Transport: defaultTransport()}
-	}
+	cfg.MaxAttempts, cfg.IdleTimeout, cfg.Sleep, cfg.Rand, cfg.Now, cfg.HTTPClient = set.MaxAttempts, set.IdleTimeout, set.Sleep, set.Rand, set.Now, set.HTTPClient
 	opts := []option.RequestOption{
 		option.WithoutEnvironmentDefaults(),
 		option.WithMaxRetries(0),

@@ -36,33 +36,23 @@ func encodeChat(req *llm.Request, cache *jsonenc.Cache, maxParam string, sizeHin
 		dst = append(cache.AppendText(dst, text), '}')
 		n++
 	}
-	for i, m := range req.Messages {
-		var err error
-		if dst, n, err = appendChatMessage(dst, n, m); err != nil {
-			return nil, fmt.Errorf("openai: message %d: %w", i, err)
-		}
+	dst, err := appendConversation(dst, n, req.Messages, appendChatMessage)
+	if err != nil {
+		return nil, err
 	}
 	dst = append(dst, ']')
-	if len(req.Tools) > 0 {
-		dst = append(dst, `,"tools":[`...)
-		for i, t := range req.Tools {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			schema, err := toolSchema(t, cache)
-			if err != nil {
-				return nil, fmt.Errorf("openai: tool %d (%s): %w", i, t.Name, err)
-			}
-			dst = append(dst, `{"type":"function","function":{"name":`...)
-			dst = jsonenc.AppendString(dst, t.Name)
-			if t.Description != "" {
-				dst = append(dst, `,"description":`...)
-				dst = cache.AppendText(dst, t.Description)
-			}
-			dst = append(dst, `,"parameters":`...)
-			dst = append(append(dst, schema...), "}}"...)
+	dst, err = appendTools(dst, req.Tools, cache, func(dst []byte, t llm.ToolDef, schema []byte) []byte {
+		dst = append(dst, `{"type":"function","function":{"name":`...)
+		dst = jsonenc.AppendString(dst, t.Name)
+		if t.Description != "" {
+			dst = append(dst, `,"description":`...)
+			dst = cache.AppendText(dst, t.Description)
 		}
-		dst = append(dst, ']')
+		dst = append(dst, `,"parameters":`...)
+		return append(append(dst, schema...), "}}"...)
+	})
+	if err != nil {
+		return nil, err
 	}
 	if req.MaxTokens > 0 && maxParam != OmitMaxTokens {
 		dst = append(dst, `,"`+maxParam+`":`...)
@@ -125,15 +115,39 @@ func systemText(blocks []llm.Block) (string, error) {
 	return strings.Join(parts, "\n\n"), nil
 }
 
-func toolSchema(t llm.ToolDef, cache *jsonenc.Cache) ([]byte, error) {
-	if t.Name == "" {
-		return nil, fmt.Errorf("tool has no name")
+// appendConversation appends the items (messages, input items) of msgs,
+// after the n written before.
+func appendConversation(dst []byte, n int, msgs []llm.Message, item func([]byte, int, llm.Message) ([]byte, int, error)) ([]byte, error) {
+	for i, m := range msgs {
+		var err error
+		if dst, n, err = item(dst, n, m); err != nil {
+			return nil, fmt.Errorf("openai: message %d: %w", i, err)
+		}
 	}
-	schema, err := cache.Schema(t.InputSchema)
-	if err != nil {
-		return nil, fmt.Errorf("input schema: %w", err)
+	return dst, nil
+}
+
+// appendTools appends the tools member, each tool written by tool with its
+// checked and compacted schema.
+func appendTools(dst []byte, tools []llm.ToolDef, cache *jsonenc.Cache, tool func([]byte, llm.ToolDef, []byte) []byte) ([]byte, error) {
+	if len(tools) == 0 {
+		return dst, nil
 	}
-	return schema, nil
+	dst = append(dst, `,"tools":[`...)
+	for i, t := range tools {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		if t.Name == "" {
+			return nil, fmt.Errorf("openai: tool %d: tool has no name", i)
+		}
+		schema, err := cache.Schema(t.InputSchema)
+		if err != nil {
+			return nil, fmt.Errorf("openai: tool %d (%s): input schema: %w", i, t.Name, err)
+		}
+		dst = tool(dst, t, schema)
+	}
+	return append(dst, ']'), nil
 }
 
 // appendChatMessage appends the chat messages for m after the n written so
@@ -180,31 +194,21 @@ func appendChatMessage(dst []byte, n int, m llm.Message) ([]byte, int, error) {
 		}
 		return append(dst, '}'), n, nil
 	case llm.RoleUser:
-		var rest []llm.Block
-		for i, b := range m.Content {
-			if b.Type != llm.BlockToolResult {
-				rest = append(rest, b)
-				continue
-			}
-			if b.ToolUseID == "" {
-				return dst, n, fmt.Errorf("block %d: tool_result has no tool_use_id", i)
-			}
-			text, images, err := resultParts(b)
-			if err != nil {
-				return dst, n, fmt.Errorf("block %d: %w", i, err)
-			}
+		results, rest, err := userParts(m.Content)
+		if err != nil {
+			return dst, n, err
+		}
+		for _, r := range results {
 			sep()
 			dst = append(dst, `{"role":"tool","tool_call_id":`...)
-			dst = jsonenc.AppendString(dst, b.ToolUseID)
+			dst = jsonenc.AppendString(dst, r.id)
 			dst = append(dst, `,"content":`...)
-			dst = append(jsonenc.AppendString(dst, text), '}')
-			rest = append(rest, images...)
+			dst = append(jsonenc.AppendString(dst, r.text), '}')
 		}
 		if len(rest) == 0 {
 			return dst, n, nil
 		}
 		sep()
-		var err error
 		dst, err = appendUserContent(append(dst, `{"role":"user","content":`...), rest)
 		return append(dst, '}'), n, err
 	}
@@ -250,27 +254,42 @@ func arguments(input json.RawMessage) string {
 	return string(input)
 }
 
-// resultParts returns a tool result's text and its images (which a tool
-// message cannot carry; they go in the user message after it). An error
+// toolResult is a tool_result block as these protocols carry it.
+type toolResult struct{ id, text string }
+
+// userParts splits a user message into its tool results and the rest, the
+// results' images included (a tool message or function_call_output cannot
+// carry them; they go in the user message after the results). An error
 // result's text starts with "Error:", as there is no is_error flag.
-func resultParts(b llm.Block) (string, []llm.Block, error) {
-	var texts []string
-	var images []llm.Block
-	for i, c := range b.Content {
-		switch c.Type {
-		case llm.BlockText:
-			texts = append(texts, c.Text)
-		case llm.BlockImage:
-			images = append(images, llm.Text("(The image returned by tool call "+b.ToolUseID+":)"), c)
-		default:
-			return "", nil, fmt.Errorf("tool_result content %d has type %q; only text and image are allowed", i, c.Type)
+func userParts(blocks []llm.Block) ([]toolResult, []llm.Block, error) {
+	var results []toolResult
+	var rest []llm.Block
+	for i, b := range blocks {
+		if b.Type != llm.BlockToolResult {
+			rest = append(rest, b)
+			continue
 		}
+		if b.ToolUseID == "" {
+			return nil, nil, fmt.Errorf("block %d: tool_result has no tool_use_id", i)
+		}
+		var texts []string
+		for j, c := range b.Content {
+			switch c.Type {
+			case llm.BlockText:
+				texts = append(texts, c.Text)
+			case llm.BlockImage:
+				rest = append(rest, llm.Text("(The image returned by tool call "+b.ToolUseID+":)"), c)
+			default:
+				return nil, nil, fmt.Errorf("block %d: tool_result content %d has type %q; only text and image are allowed", i, j, c.Type)
+			}
+		}
+		text := strings.Join(texts, "\n")
+		if b.IsError && !strings.HasPrefix(text, "Error") {
+			text = "Error: " + text
+		}
+		results = append(results, toolResult{b.ToolUseID, text})
 	}
-	text := strings.Join(texts, "\n")
-	if b.IsError && !strings.HasPrefix(text, "Error") {
-		text = "Error: " + text
-	}
-	return text, images, nil
+	return results, rest, nil
 }
 
 // appendUserContent appends a user message's content: a string when it is

@@ -113,19 +113,23 @@ func TestChatQuirksTogether(t *testing.T) {
 	checkRich(t, srv, evs, final(t, evs, err), true)
 }
 
-// TestChatRoundTrip sends a response's tool calls back with their results:
-// the server receives the calls exactly as its model wrote them and the
-// thinking not at all, and reads the shared prefix from its cache.
-func TestChatRoundTrip(t *testing.T) {
+// roundTrip asks for richReply under api, sends its tool calls back with
+// their results ("one", and the error "two"), and returns the fake and the
+// two responses. edit changes the request first.
+func roundTrip(t *testing.T, api API, edit func(*llm.Request)) (*fakeapi.Server, *llm.Response, *llm.Response) {
+	t.Helper()
 	srv := fake(t, fakeapi.Config{Policy: func(r *fakeapi.Request) fakeapi.Reply {
 		if r.Turn() == 0 {
 			return richReply()
 		}
 		return fakeapi.TextReply("saw " + r.LastToolResultText())
 	}})
-	m := model(t, srv.URL, Chat, &waits{}, nil)
+	m := model(t, srv.URL, api, &waits{}, nil)
 	req := ask("run both")
 	req.System = []llm.Block{llm.Text(strings.Repeat("A long, stable system prompt. ", 300))}
+	if edit != nil {
+		edit(req)
+	}
 	first := respond(t, m, req)
 	var results []llm.Block
 	for i, u := range first.Message().ToolUses() {
@@ -136,13 +140,20 @@ func TestChatRoundTrip(t *testing.T) {
 	if got := second.Message().TextContent(); got != "saw one\nError: two" {
 		t.Errorf("second answer %q", got)
 	}
+	if second.Usage.CacheReadInputTokens < 1000 || first.Usage.CacheReadInputTokens != 0 {
+		t.Errorf("cached tokens %d then %d: the second request should read the first's prefix", first.Usage.CacheReadInputTokens, second.Usage.CacheReadInputTokens)
+	}
+	return srv, first, second
+}
+
+// TestChatRoundTrip: the server receives the tool calls exactly as its
+// model wrote them, and the thinking not at all.
+func TestChatRoundTrip(t *testing.T) {
+	srv, _, _ := roundTrip(t, Chat, nil)
 	body := string(srv.Requests()[1].Body)
 	contains(t, body, `"arguments":"{\"command\":\"echo \\\"😀 ünï\\\" \u003ca\u003e \u0026 \\\\ tab\\t\",\"n\":[1,2.5,{\"deep\":null}]}"`)
 	if strings.Contains(body, "Think é") {
 		t.Error("thinking was sent back")
-	}
-	if second.Usage.CacheReadInputTokens < 1000 || first.Usage.CacheReadInputTokens != 0 {
-		t.Errorf("cached tokens %d then %d: the second request should read the first's prefix", first.Usage.CacheReadInputTokens, second.Usage.CacheReadInputTokens)
 	}
 }
 

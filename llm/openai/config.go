@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -35,8 +33,8 @@ const (
 
 // Defaults for the zero fields of Config.
 const (
-	DefaultMaxAttempts = 10
-	DefaultIdleTimeout = 90 * time.Second
+	DefaultMaxAttempts = retry.DefaultMaxAttempts
+	DefaultIdleTimeout = retry.DefaultIdleTimeout
 	// DefaultBaseURL is OpenAI's API.
 	DefaultBaseURL = "https://api.openai.com/v1"
 )
@@ -72,8 +70,8 @@ type Config struct {
 	// for Ollama).
 	BaseURL string
 	// HTTPClient sends the requests; nil uses a client on a transport shared
-	// by every Model of the process that keeps up to MaxIdleConnsPerHost
-	// idle connections per host. Leave its Timeout at zero: IdleTimeout
+	// by every Model of the process that keeps up to 256 idle connections
+	// per host. Leave its Timeout at zero: IdleTimeout
 	// catches a stalled stream.
 	HTTPClient *http.Client
 	// MaxTokensParam names the request member that carries
@@ -116,17 +114,6 @@ func ConfigFromEnv(getenv func(string) string) Config {
 // ErrNoCredentials reports a Config for OpenAI's own API without a key.
 var ErrNoCredentials = errors.New("openai: no OpenAI credentials: set OPENAI_API_KEY, or OPENAI_BASE_URL (--base-url) for a local server that needs no key")
 
-// MaxIdleConnsPerHost is how many idle connections to a server the default
-// transport keeps: enough for one per agent at the default agent limits.
-const MaxIdleConnsPerHost = 256
-
-var defaultTransport = sync.OnceValue(func() *http.Transport {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.MaxIdleConns = max(t.MaxIdleConns, MaxIdleConnsPerHost)
-	t.MaxIdleConnsPerHost = MaxIdleConnsPerHost
-	return t
-})
-
 // Model streams responses from an OpenAI-compatible server. It is safe for
 // concurrent use; each Stream call is independent.
 type Model struct {
@@ -153,8 +140,8 @@ func New(cfg Config) (*Model, error) {
 	if cfg.BaseURL == "" {
 		cfg.BaseURL = DefaultBaseURL
 	}
-	u, err := url.Parse(cfg.BaseURL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	u, perr := url.Parse(cfg.BaseURL)
+	if perr != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("openai: base URL %q (OPENAI_BASE_URL, --base-url) is not an http(s) URL; set it like http://localhost:8000/v1", cfg.BaseURL)
 	}
 	official := u.Host == "api.openai.com"
@@ -171,27 +158,12 @@ func New(cfg Config) (*Model, error) {
 	default:
 		return nil, fmt.Errorf("openai: MaxTokensParam %q is not one of %s, %s, %s", cfg.MaxTokensParam, MaxCompletionTokens, MaxTokens, OmitMaxTokens)
 	}
-	if cfg.MaxAttempts < 0 {
-		return nil, fmt.Errorf("openai: MaxAttempts is %d; use a positive number (0 means %d)", cfg.MaxAttempts, DefaultMaxAttempts)
+	set, err := retry.Settings{MaxAttempts: cfg.MaxAttempts, IdleTimeout: cfg.IdleTimeout, Sleep: cfg.Sleep,
+		Rand: cfg.Rand, Now: cfg.Now, HTTPClient: cfg.HTTPClient}.Fill("openai")
+	if err != nil {
+		return nil, err
 	}
-	if cfg.MaxAttempts == 0 {
-		cfg.MaxAttempts = DefaultMaxAttempts
-	}
-	if cfg.IdleTimeout == 0 {
-		cfg.IdleTimeout = DefaultIdleTimeout
-	}
-	if cfg.Sleep == nil {
-		cfg.Sleep = retry.Sleep
-	}
-	if cfg.Rand == nil {
-		cfg.Rand = rand.Float64
-	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
-	if cfg.HTTPClient == nil {
-		cfg.HTTPClient = &http.Client{Transport: defaultTransport()}
-	}
+	cfg.MaxAttempts, cfg.IdleTimeout, cfg.Sleep, cfg.Rand, cfg.Now, cfg.HTTPClient = set.MaxAttempts, set.IdleTimeout, set.Sleep, set.Rand, set.Now, set.HTTPClient
 	// The client is built from our options only: sdk.NewClient would
 	// also read OPENAI_* from the process environment, and credentials are
 	// resolved by the caller (ConfigFromEnv takes an injected getenv).

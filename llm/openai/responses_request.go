@@ -30,34 +30,23 @@ func encodeResponses(req *llm.Request, cache *jsonenc.Cache, maxParam string, si
 		dst = cache.AppendText(dst, text)
 	}
 	dst = append(dst, `,"input":[`...)
-	n := 0
-	for i, m := range req.Messages {
-		var err error
-		if dst, n, err = appendInputItems(dst, n, m); err != nil {
-			return nil, fmt.Errorf("openai: message %d: %w", i, err)
-		}
+	dst, err := appendConversation(dst, 0, req.Messages, appendInputItems)
+	if err != nil {
+		return nil, err
 	}
 	dst = append(dst, ']')
-	if len(req.Tools) > 0 {
-		dst = append(dst, `,"tools":[`...)
-		for i, t := range req.Tools {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			schema, err := toolSchema(t, cache)
-			if err != nil {
-				return nil, fmt.Errorf("openai: tool %d (%s): %w", i, t.Name, err)
-			}
-			dst = append(dst, `{"type":"function","name":`...)
-			dst = jsonenc.AppendString(dst, t.Name)
-			if t.Description != "" {
-				dst = append(dst, `,"description":`...)
-				dst = cache.AppendText(dst, t.Description)
-			}
-			dst = append(dst, `,"parameters":`...)
-			dst = append(append(dst, schema...), `,"strict":false}`...)
+	dst, err = appendTools(dst, req.Tools, cache, func(dst []byte, t llm.ToolDef, schema []byte) []byte {
+		dst = append(dst, `{"type":"function","name":`...)
+		dst = jsonenc.AppendString(dst, t.Name)
+		if t.Description != "" {
+			dst = append(dst, `,"description":`...)
+			dst = cache.AppendText(dst, t.Description)
 		}
-		dst = append(dst, ']')
+		dst = append(dst, `,"parameters":`...)
+		return append(append(dst, schema...), `,"strict":false}`...)
+	})
+	if err != nil {
+		return nil, err
 	}
 	if req.MaxTokens > 0 && maxParam != OmitMaxTokens {
 		dst = append(dst, `,"max_output_tokens":`...)
@@ -134,25 +123,16 @@ func appendInputItems(dst []byte, n int, m llm.Message) ([]byte, int, error) {
 		}
 		return dst, n, nil
 	case llm.RoleUser:
-		var rest []llm.Block
-		for i, b := range m.Content {
-			if b.Type != llm.BlockToolResult {
-				rest = append(rest, b)
-				continue
-			}
-			if b.ToolUseID == "" {
-				return dst, n, fmt.Errorf("block %d: tool_result has no tool_use_id", i)
-			}
-			text, images, err := resultParts(b)
-			if err != nil {
-				return dst, n, fmt.Errorf("block %d: %w", i, err)
-			}
+		results, rest, err := userParts(m.Content)
+		if err != nil {
+			return dst, n, err
+		}
+		for _, r := range results {
 			sep()
 			dst = append(dst, `{"type":"function_call_output","call_id":`...)
-			dst = jsonenc.AppendString(dst, b.ToolUseID)
+			dst = jsonenc.AppendString(dst, r.id)
 			dst = append(dst, `,"output":`...)
-			dst = append(jsonenc.AppendString(dst, text), '}')
-			rest = append(rest, images...)
+			dst = append(jsonenc.AppendString(dst, r.text), '}')
 		}
 		if len(rest) == 0 {
 			return dst, n, nil

@@ -21,16 +21,10 @@ import (
 // early closes the connection. Cancelling ctx ends the sequence at once with
 // an error that wraps ctx's.
 func (m *Model) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Event, error] {
-	return func(yield func(llm.Event, error) bool) {
-		body, err := m.encode(req)
-		if err != nil {
-			yield(llm.Event{}, err)
-			return
-		}
-		m.policy().Run(ctx, func(yield func(llm.Event, error) bool) (retry.Failure, bool) {
+	return m.policy().Stream(ctx, func() ([]byte, error) { return m.encode(req) },
+		func(body []byte, yield func(llm.Event, error) bool) (retry.Failure, bool) {
 			return m.attempt(ctx, body, req.Background, yield)
-		}, yield)
-	}
+		})
 }
 
 // translator turns one protocol's stream into llm events and accumulates
