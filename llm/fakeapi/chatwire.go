@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"strings"
 )
 
 // The OpenAI chat completions request as the fake reads it. A request is
@@ -21,7 +22,10 @@ import (
 //     when they are a JSON object and the arguments as a JSON string when
 //     they are not (the model wrote them; the API does not check them);
 //   - tool messages become tool_result blocks of one user message, together
-//     with the user message that follows them, if any.
+//     with the user message that follows them, if any; one whose text is
+//     wrapped in <tool_use_error> tags is an error result of the text
+//     inside, which is how llm/openai marks one (the protocol has no
+//     is_error).
 //
 // Then the Messages API's rules apply: roles alternate (two assistant
 // messages in a row are a client bug the fake reports), every tool call is
@@ -195,7 +199,7 @@ func chatMessages(req *Request, msgs []chatMessage) *apiError {
 			if pending == nil {
 				pending = []Block{}
 			}
-			pending = append(pending, Block{Type: "tool_result", ToolUseID: m.ToolCallID, Content: blocks})
+			pending = append(pending, resultBlock(m.ToolCallID, blocks))
 		default:
 			return invalid("Invalid value: '%s'. Supported values are: 'system', 'assistant', 'user', 'tool', and 'developer'. (%s.role)", m.Role, where)
 		}
@@ -285,6 +289,21 @@ func contentBlocks[P any](raw json.RawMessage, where string, part func(int, P) (
 		out = append(out, b)
 	}
 	return out, nil
+}
+
+// resultBlock is a tool message or function_call_output as a tool_result
+// block. These protocols have no error flag; a result whose text is
+// wrapped in <tool_use_error> tags, as llm/openai marks one, is an error
+// result (IsError) of the text inside.
+func resultBlock(id string, content []Block) Block {
+	b := Block{Type: "tool_result", ToolUseID: id, Content: content}
+	if len(content) == 1 && content[0].Type == "text" {
+		inner, ok := strings.CutPrefix(content[0].Text, "<tool_use_error>")
+		if inner, ok2 := strings.CutSuffix(inner, "</tool_use_error>"); ok && ok2 {
+			b.IsError, b.Content = true, []Block{{Type: "text", Text: inner}}
+		}
+	}
+	return b
 }
 
 // imageBlock is an image given by URL (a data: URL, normally).

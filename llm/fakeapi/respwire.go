@@ -192,7 +192,7 @@ func respInput(req *Request, raw json.RawMessage) *apiError {
 			if pending == nil {
 				pending = []Block{}
 			}
-			pending = append(pending, Block{Type: "tool_result", ToolUseID: it.CallID, Content: blocks})
+			pending = append(pending, resultBlock(it.CallID, blocks))
 		default:
 			return invalid("%s.type: the fake reads message, reasoning, function_call and function_call_output items (got %q)", where, it.Type)
 		}

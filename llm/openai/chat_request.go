@@ -257,10 +257,17 @@ func arguments(input json.RawMessage) string {
 // toolResult is a tool_result block as these protocols carry it.
 type toolResult struct{ id, text string }
 
+// The protocols have no is_error flag: an error result's text is wrapped
+// in these tags, as Claude Code renders a tool error.
+const (
+	errorOpen  = "<tool_use_error>"
+	errorClose = "</tool_use_error>"
+)
+
 // userParts splits a user message into its tool results and the rest, the
 // results' images included (a tool message or function_call_output cannot
 // carry them; they go in the user message after the results). An error
-// result's text starts with "Error:", as there is no is_error flag.
+// result's text is wrapped in <tool_use_error> tags.
 func userParts(blocks []llm.Block) ([]toolResult, []llm.Block, error) {
 	var results []toolResult
 	var rest []llm.Block
@@ -284,8 +291,8 @@ func userParts(blocks []llm.Block) ([]toolResult, []llm.Block, error) {
 			}
 		}
 		text := strings.Join(texts, "\n")
-		if b.IsError && !strings.HasPrefix(text, "Error") {
-			text = "Error: " + text
+		if b.IsError {
+			text = errorOpen + text + errorClose
 		}
 		results = append(results, toolResult{b.ToolUseID, text})
 	}

@@ -137,9 +137,13 @@ func roundTrip(t *testing.T, api API, edit func(*llm.Request)) (*fakeapi.Server,
 	}
 	req.Messages = append(req.Messages, first.Message(), llm.Message{Role: llm.RoleUser, Content: results})
 	second := respond(t, m, req)
-	if got := second.Message().TextContent(); got != "saw one\nError: two" {
+	if got := second.Message().TextContent(); got != "saw one\ntwo" {
 		t.Errorf("second answer %q", got)
 	}
+	if last := srv.Requests()[1].Request.Messages[2].Content; !last[1].IsError || last[0].IsError {
+		t.Errorf("the error result did not arrive as one: %+v", last)
+	}
+	contains(t, string(srv.Requests()[1].Body), `\u003ctool_use_error\u003etwo\u003c/tool_use_error\u003e"`)
 	if second.Usage.CacheReadInputTokens < 1000 || first.Usage.CacheReadInputTokens != 0 {
 		t.Errorf("cached tokens %d then %d: the second request should read the first's prefix", first.Usage.CacheReadInputTokens, second.Usage.CacheReadInputTokens)
 	}

@@ -52,8 +52,9 @@
 //   - The system prompt is one system message (one instructions string),
 //     its blocks joined by blank lines: most local chat templates accept a
 //     single system message, first. A tool result is a tool message; an
-//     error result's text starts with "Error:", since the protocol has no
-//     error flag; images in a tool result go in a user message after it.
+//     error result's text is wrapped in <tool_use_error> tags (as Claude
+//     Code renders tool errors), since the protocol has no error flag;
+//     images in a tool result go in a user message after it.
 //   - Tolerated in chat streams: a tool call whole in one chunk; parallel
 //     calls interleaved by index, or without an index (named by id, or
 //     continuing the last call); finish_reason "stop" after tool calls
