@@ -251,3 +251,17 @@ func (p *printer) count(r *llm.Response) {
 	m.CacheCreationInputTokens += r.Usage.CacheCreationInputTokens
 	m.CostUSD += cost
 }
+
+// keySource names where the lead's credential comes from, for the init
+// line's apiKeySource.
+func (om *openedModel) keySource(getenv func(string) string) string {
+	switch {
+	case om.name == "scripted":
+		return "none"
+	case om.provider == providerAnthropic:
+		return apiKeySource(getenv, om.name)
+	case getenv("OPENAI_API_KEY") != "":
+		return "OPENAI_API_KEY"
+	}
+	return "none"
+}
