@@ -48,6 +48,9 @@ func (h *harness) useProvider(provider string) {
 		settings = `{"provider": "anthropic"}`
 	}
 	h.writeUserSettings(settings)
+	// Also in the Claude-compatible user file, which a test that moves
+	// COHORT_HOME (shortHome, for tmux) keeps.
+	writeFile(h.t, filepath.Join(h.home, ".claude", "settings.json"), settings)
 	h.vars["OPENAI_BASE_URL"] = h.srv.URL + "/v1"
 	h.vars["OPENAI_API_KEY"] = "test-key"
 	h.t.Cleanup(func() {
@@ -63,21 +66,26 @@ func (h *harness) useProvider(provider string) {
 // writeUserSettings writes $COHORT_HOME/settings.json.
 func (h *harness) writeUserSettings(content string) {
 	h.t.Helper()
-	home := h.vars["COHORT_HOME"]
-	if err := os.MkdirAll(home, 0o755); err != nil {
-		h.t.Fatal(err)
+	writeFile(h.t, filepath.Join(h.vars["COHORT_HOME"], "settings.json"), content)
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(home, "settings.json"), []byte(content), 0o644); err != nil {
-		h.t.Fatal(err)
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 
 // providerScenarios are the end-to-end tests of each way an agent is
 // spawned, run again on every OpenAI provider: synchronous subagents,
 // background agents (notification, the chaos loop, TaskStop, a
-// grandchild, auto-backgrounding), and a fork in its own worktree. The team
-// scenario is TestTeamOnEveryProvider (TestInProcessTeam is flaky on every
-// provider: see its note there).
+// grandchild, auto-backgrounding), a fork in its own worktree, and teams
+// whose teammates run in tmux panes as their own cohort processes on the
+// provider (the in-process team is TestTeamOnEveryProvider:
+// TestInProcessTeam is flaky on every provider, see its note there).
 var providerScenarios = []string{
 	"TestThreeParallelSubagents",
 	"TestFiveBackgroundAgentsNotifyOnce",
@@ -88,6 +96,13 @@ var providerScenarios = []string{
 	"TestIsolatedForkEditsOnlyItsWorktree",
 }
 
+// tmuxScenarios need tmux (CI has it); without it they are left out of the
+// run rather than counted as passed.
+var tmuxScenarios = []string{
+	"TestMixedTeamOverTmux",
+	"TestTeammatePermissionsGoToTheLead",
+}
+
 // TestScenariosOnEveryProvider runs the scenarios unchanged, in a child
 // test process whose harness puts them on the provider; each must pass
 // there, and every request of theirs must have used the provider's
@@ -96,18 +111,24 @@ func TestScenariosOnEveryProvider(t *testing.T) {
 	if os.Getenv(testProviderEnv) != "" {
 		t.Fatal("this test must not run inside a provider run (its -test.run excludes it)")
 	}
+	scenarios := providerScenarios
+	if _, err := exec.LookPath("tmux"); err == nil {
+		scenarios = append(scenarios, tmuxScenarios...)
+	} else {
+		t.Logf("tmux is not installed: %v are left out", tmuxScenarios)
+	}
 	for _, provider := range []string{providerOpenAI, providerResponses} {
 		t.Run(provider, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 			defer cancel()
-			cmd := exec.CommandContext(ctx, os.Args[0], "-test.run", "^("+strings.Join(providerScenarios, "|")+")$",
+			cmd := exec.CommandContext(ctx, os.Args[0], "-test.run", "^("+strings.Join(scenarios, "|")+")$",
 				"-test.count=1", "-test.v", "-test.timeout=4m")
 			cmd.Env = append(os.Environ(), testProviderEnv+"="+provider)
 			out, err := cmd.CombinedOutput()
 			if err != nil {
 				t.Fatalf("the scenarios failed on %s: %v\n%s", provider, err, tail(string(out), 6000))
 			}
-			for _, name := range providerScenarios {
+			for _, name := range scenarios {
 				if !strings.Contains(string(out), "--- PASS: "+name+" ") {
 					t.Errorf("%s did not pass on %s:\n%s", name, provider, tail(string(out), 3000))
 				}
