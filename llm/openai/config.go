@@ -79,8 +79,10 @@ type Config struct {
 	// OmitMaxTokens. The default is MaxCompletionTokens for OpenAI's own
 	// API and OmitMaxTokens for every other server: local servers bound the
 	// answer by the context left, and a bound larger than that (the engine
-	// asks for 32,000 tokens) is an error there. The Responses API always
-	// uses max_output_tokens unless this is OmitMaxTokens.
+	// asks for 32,000 tokens) is an error there; an answer sent no bound is
+	// cut off by the client at twice MaxTokens (see the package doc). The
+	// Responses API always uses max_output_tokens unless this is
+	// OmitMaxTokens.
 	MaxTokensParam string
 
 	// MaxAttempts bounds the attempts per request, the first included

@@ -47,7 +47,11 @@
 //     nothing.
 //   - MaxTokens goes out as max_completion_tokens to OpenAI's own API and
 //     not at all to other servers, which bound an answer by the context
-//     left (Config.MaxTokensParam changes it). Stop sequences go out as
+//     left (Config.MaxTokensParam changes it). A response to a request that
+//     carried no bound is cut off by the client once it has streamed twice
+//     the bound (four bytes a token) and ends with max_tokens, as the
+//     server would have ended it: a server with no bound of its own
+//     (llama.cpp with context shift) would otherwise stream forever. Stop sequences go out as
 //     stop (the Responses protocol has none and drops them).
 //   - The system prompt is one system message (one instructions string),
 //     its blocks joined by blank lines: most local chat templates accept a

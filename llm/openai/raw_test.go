@@ -188,3 +188,26 @@ func TestChatNoEnd(t *testing.T) {
 		t.Errorf("error %v after %d requests", err, len(srv.Requests()))
 	}
 }
+
+// TestRawRunaway: a server sent no bound that never stops generating is
+// cut off at twice the request's MaxTokens; the answer so far is the
+// response, ending with max_tokens.
+func TestRawRunaway(t *testing.T) {
+	srv, n := rawServer(t, func(w http.ResponseWriter, r *http.Request) {
+		sse(w, chunk(`{"role":"assistant","content":""}`, ""))
+		for r.Context().Err() == nil {
+			if _, err := io.WriteString(w, "data: "+chunk(`{"content":"again and "}`, "")+"\n\n"); err != nil {
+				return
+			}
+			w.(http.Flusher).Flush()
+		}
+	})
+	m := model(t, srv.URL, Chat, &waits{}, nil)
+	req := ask("x")
+	req.MaxTokens = 16
+	resp := respond(t, m, req)
+	text := resp.Message().TextContent()
+	if resp.StopReason != llm.StopMaxTokens || len(text) <= 8*16 || len(text) > 8*16+len("again and ") || n.Load() != 1 {
+		t.Errorf("stop %q after %d bytes and %d requests", resp.StopReason, len(text), n.Load())
+	}
+}

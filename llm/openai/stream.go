@@ -23,7 +23,7 @@ import (
 func (m *Model) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Event, error] {
 	return m.policy().Stream(ctx, func() ([]byte, error) { return m.encode(req) },
 		func(body []byte, yield func(llm.Event, error) bool) (retry.Failure, bool) {
-			return m.attempt(ctx, body, req.Background, yield)
+			return m.attempt(ctx, body, req.Background, m.runaway(req), yield)
 		})
 }
 
@@ -66,7 +66,7 @@ var (
 // attempt sends the request once and yields its events. finished reports
 // that the sequence is over: the response was delivered or the consumer
 // stopped. Otherwise f describes the failure.
-func (m *Model) attempt(ctx context.Context, body []byte, background bool, yield func(llm.Event, error) bool) (retry.Failure, bool) {
+func (m *Model) attempt(ctx context.Context, body []byte, background bool, limit int, yield func(llm.Event, error) bool) (retry.Failure, bool) {
 	actx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	w := retry.NewWatch(retry.WatchConfig{Idle: m.cfg.IdleTimeout, Cancel: cancel, Stalled: ErrStalled,
@@ -88,7 +88,7 @@ func (m *Model) attempt(ctx context.Context, body []byte, background bool, yield
 	}
 	dec := ssestream.NewDecoder(raw)
 	defer dec.Close()
-	shortened := false
+	shortened, streamed := false, 0
 	for dec.Next() {
 		w.Touch()
 		ev := dec.Event()
@@ -101,6 +101,7 @@ func (m *Model) attempt(ctx context.Context, body []byte, background bool, yield
 			return retry.Failure{Err: err}, false
 		}
 		for _, e := range evs {
+			streamed += len(e.Delta)
 			if !w.Yield(yield, e) {
 				return retry.Failure{}, true
 			}
@@ -108,6 +109,11 @@ func (m *Model) attempt(ctx context.Context, body []byte, background bool, yield
 		if tr.done() {
 			retry.FinishBody(raw.Body, finishTimeout, finishMax, cancel, errFinish)
 			return m.deliver(tr, w, yield)
+		}
+		if limit > 0 && streamed > limit {
+			// A runaway answer on a server that was sent no bound: end it
+			// as the server would have at the bound.
+			return m.deliver(&cutOff{tr}, w, yield)
 		}
 		if tr.finished() && !shortened {
 			shortened = true
@@ -122,6 +128,29 @@ func (m *Model) attempt(ctx context.Context, body []byte, background bool, yield
 		return m.deliver(tr, w, yield)
 	}
 	return m.classify(ctx, actx, dec.Err(), w, background), false
+}
+
+// runaway is how many bytes of deltas a response may stream before it is
+// cut off: only when the request's MaxTokens was not sent
+// (Config.MaxTokensParam is OmitMaxTokens), at twice the bound (taking a
+// token for four bytes). A server told no bound (llama.cpp with context
+// shift, say) may otherwise generate forever.
+func (m *Model) runaway(req *llm.Request) int {
+	if m.cfg.MaxTokensParam != OmitMaxTokens || req.MaxTokens <= 0 {
+		return 0
+	}
+	return 8 * req.MaxTokens
+}
+
+// cutOff is a response ended by the client at its bound.
+type cutOff struct{ translator }
+
+func (c *cutOff) response(requestID string) ([]llm.Event, *llm.Response, error) {
+	evs, resp, err := c.translator.response(requestID)
+	if resp != nil {
+		resp.StopReason = llm.StopMaxTokens
+	}
+	return evs, resp, err
 }
 
 // deliver yields the stop events and the complete response.
