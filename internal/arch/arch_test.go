@@ -52,7 +52,7 @@ var forbidden = map[string][]string{
 	"llm/openai":   {"engine", "agenttool", "swarm", "internal/cli", "task"},
 	"llm/internal": {"engine", "agenttool", "swarm", "internal/cli", "task", "tool"},
 	"tool":         {"engine", "agenttool", "swarm", "internal/cli"},
-	"engine":       {"agenttool", "swarm", "internal/cli", "task", "team", "mailbox", "permission", "hook", "llm/claude", "llm/fakeapi"},
+	"engine":       {"agenttool", "swarm", "internal/cli", "task", "team", "mailbox", "permission", "hook", "llm/claude", "llm/openai", "llm/fakeapi"},
 	"mailbox":      {"engine", "agenttool", "swarm", "internal/cli", "team"},
 	"task":         {"engine", "agenttool", "swarm", "internal/cli"},
 	"team":         {"engine", "agenttool", "swarm", "internal/cli"},

@@ -63,7 +63,8 @@
 // finish chunk or with "choices": null or not at all, text and arguments
 // cut inside UTF-8 sequences or between escaped surrogate halves, parallel
 // tool calls interleaved by index, thinking as "reasoning", no [DONE],
-// keep-alive comments (quirk.go lists them).
+// keep-alive comments (quirk.go lists them). BadArguments makes a tool call
+// whose arguments are text that is not JSON, as a weak model writes them.
 //
 // Errors use the API's shape — HTTP status, {"type":"error","error":{"type",
 // "message"},"request_id"} — and every response carries a request-id header.
