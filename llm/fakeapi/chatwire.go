@@ -147,43 +147,81 @@ func chatTools(raws []json.RawMessage) ([]Tool, *apiError) {
 	return out, nil
 }
 
+// convo builds a Request's system prompt and messages from the items of
+// an OpenAI conversation: tool results wait for the user message that
+// follows them, and consecutive assistant items make one message.
+type convo struct {
+	req     *Request
+	pending []Block // tool results waiting for the user message
+}
+
+// system adds a system (or developer) message, which must come first.
+func (c *convo) system(blocks []Block, role, where string) *apiError {
+	if len(c.req.Messages) > 0 || c.pending != nil {
+		return invalid("%s: a %s message must come before the conversation (the chat templates of local models accept it only first)", where, role)
+	}
+	c.req.System = append(c.req.System, blocks...)
+	return nil
+}
+
+// user adds a user message, after the tool results waiting for one.
+func (c *convo) user(blocks []Block) {
+	if c.pending != nil {
+		blocks = append(c.pending, blocks...)
+		c.pending = nil
+	}
+	c.req.Messages = append(c.req.Messages, Message{Role: "user", Content: blocks})
+}
+
+// result adds a tool result.
+func (c *convo) result(id string, content []Block) {
+	if c.pending == nil {
+		c.pending = []Block{}
+	}
+	c.pending = append(c.pending, resultBlock(id, content))
+}
+
+// flush ends the tool results that no user message followed.
+func (c *convo) flush() {
+	if c.pending != nil {
+		c.req.Messages = append(c.req.Messages, Message{Role: "user", Content: c.pending})
+		c.pending = nil
+	}
+}
+
+// assistant returns the assistant message that takes the next blocks: the
+// last message when it is one, else a new one.
+func (c *convo) assistant() *Message {
+	c.flush()
+	if n := len(c.req.Messages); n > 0 && c.req.Messages[n-1].Role == "assistant" {
+		return &c.req.Messages[n-1]
+	}
+	c.req.Messages = append(c.req.Messages, Message{Role: "assistant"})
+	return &c.req.Messages[len(c.req.Messages)-1]
+}
+
 // chatMessages translates the messages into req.System and req.Messages.
 func chatMessages(req *Request, msgs []chatMessage) *apiError {
-	var pending []Block // tool results waiting for the user message
-	flush := func() {
-		if pending != nil {
-			req.Messages = append(req.Messages, Message{Role: "user", Content: pending})
-			pending = nil
-		}
-	}
+	c := &convo{req: req}
 	for i, m := range msgs {
 		where := fmt.Sprintf("messages[%d]", i)
+		blocks, e := chatContent(m.Content, where, m.Role == "user")
+		if e != nil {
+			return e
+		}
 		switch m.Role {
 		case "system", "developer":
-			if len(req.Messages) > 0 || pending != nil {
-				return invalid("%s: a %s message must come before the conversation (the chat templates of local models accept it only first)", where, m.Role)
-			}
-			blocks, e := chatContent(m.Content, where, false)
-			if e != nil {
+			if e := c.system(blocks, m.Role, where); e != nil {
 				return e
 			}
-			req.System = append(req.System, blocks...)
 		case "user":
-			blocks, e := chatContent(m.Content, where, true)
-			if e != nil {
-				return e
-			}
-			if pending != nil {
-				blocks = append(pending, blocks...)
-				pending = nil
-			}
-			req.Messages = append(req.Messages, Message{Role: "user", Content: blocks})
+			c.user(blocks)
 		case "assistant":
-			flush()
 			blocks, e := chatAssistant(m, where)
 			if e != nil {
 				return e
 			}
+			c.flush()
 			req.Messages = append(req.Messages, Message{Role: "assistant", Content: blocks})
 		case "tool":
 			if prev := i - 1; prev < 0 || (msgs[prev].Role != "tool" && len(msgs[prev].ToolCalls) == 0) {
@@ -192,19 +230,12 @@ func chatMessages(req *Request, msgs []chatMessage) *apiError {
 			if m.ToolCallID == "" {
 				return invalid("Missing required parameter: '%s.tool_call_id'.", where)
 			}
-			blocks, e := chatContent(m.Content, where, false)
-			if e != nil {
-				return e
-			}
-			if pending == nil {
-				pending = []Block{}
-			}
-			pending = append(pending, resultBlock(m.ToolCallID, blocks))
+			c.result(m.ToolCallID, blocks)
 		default:
 			return invalid("Invalid value: '%s'. Supported values are: 'system', 'assistant', 'user', 'tool', and 'developer'. (%s.role)", m.Role, where)
 		}
 	}
-	flush()
+	c.flush()
 	return nil
 }
 
@@ -235,15 +266,7 @@ func chatAssistant(m chatMessage, where string) ([]Block, *apiError) {
 		if c.ID == "" || c.Function.Name == "" {
 			return nil, invalid("%s.tool_calls[%d]: a tool call needs an id and a function name", where, j)
 		}
-		in := json.RawMessage(c.Function.Arguments)
-		if !isJSONObject(in) {
-			in, _ = json.Marshal(c.Function.Arguments)
-		} else {
-			var buf bytes.Buffer
-			json.Compact(&buf, in)
-			in = buf.Bytes()
-		}
-		blocks = append(blocks, Block{Type: "tool_use", ID: c.ID, Name: c.Function.Name, Input: in})
+		blocks = append(blocks, Block{Type: "tool_use", ID: c.ID, Name: c.Function.Name, Input: argsInput(c.Function.Arguments)})
 	}
 	return blocks, nil
 }
@@ -304,6 +327,20 @@ func resultBlock(id string, content []Block) Block {
 		}
 	}
 	return b
+}
+
+// argsInput is a tool call's arguments as tool_use input: the JSON object,
+// compacted, or, when the model wrote something else, that text as a JSON
+// string.
+func argsInput(args string) json.RawMessage {
+	in := json.RawMessage(args)
+	if !isJSONObject(in) {
+		in, _ = json.Marshal(args)
+		return in
+	}
+	var buf bytes.Buffer
+	json.Compact(&buf, in)
+	return buf.Bytes()
 }
 
 // imageBlock is an image given by URL (a data: URL, normally).

@@ -114,90 +114,64 @@ func respInput(req *Request, raw json.RawMessage) *apiError {
 	if err := json.Unmarshal(raw, &items); err != nil {
 		return invalid("input: must be a string or a list of input items: %v", err)
 	}
-	var pending []Block // tool outputs waiting for the user message
-	flush := func() {
-		if pending != nil {
-			req.Messages = append(req.Messages, Message{Role: "user", Content: pending})
-			pending = nil
-		}
-	}
-	// assistant returns the assistant message that takes the next block.
-	assistant := func() *Message {
-		flush()
-		if n := len(req.Messages); n > 0 && req.Messages[n-1].Role == "assistant" {
-			return &req.Messages[n-1]
-		}
-		req.Messages = append(req.Messages, Message{Role: "assistant"})
-		return &req.Messages[len(req.Messages)-1]
-	}
+	c := &convo{req: req}
 	for i, it := range items {
-		where := fmt.Sprintf("input[%d]", i)
-		typ := it.Type
-		if typ == "" && it.Role != "" {
-			typ = "message"
-		}
-		switch typ {
-		case "message":
-			blocks, e := respContent(it.Content, where)
-			if e != nil {
-				return e
-			}
-			switch it.Role {
-			case "system", "developer":
-				if len(req.Messages) > 0 || pending != nil {
-					return invalid("%s: a %s message must come before the conversation", where, it.Role)
-				}
-				req.System = append(req.System, blocks...)
-			case "user":
-				if pending != nil {
-					blocks = append(pending, blocks...)
-					pending = nil
-				}
-				req.Messages = append(req.Messages, Message{Role: "user", Content: blocks})
-			case "assistant":
-				a := assistant()
-				a.Content = append(a.Content, blocks...)
-			default:
-				return invalid("Invalid value: '%s'. Supported values are: 'assistant', 'system', 'developer', and 'user'. (%s.role)", it.Role, where)
-			}
-		case "reasoning":
-			var parts []string
-			for _, p := range it.Summary {
-				parts = append(parts, p.Text)
-			}
-			a := assistant()
-			a.Content = append(a.Content, Block{Type: "thinking", Thinking: strings.Join(parts, "\n\n"), Signature: it.EncryptedContent})
-		case "function_call":
-			if it.CallID == "" || it.Name == "" {
-				return invalid("%s: a function_call needs a call_id and a name", where)
-			}
-			in := json.RawMessage(it.Arguments)
-			if isJSONObject(in) {
-				var buf bytes.Buffer
-				json.Compact(&buf, in)
-				in = buf.Bytes()
-			} else {
-				in, _ = json.Marshal(it.Arguments)
-			}
-			a := assistant()
-			a.Content = append(a.Content, Block{Type: "tool_use", ID: it.CallID, Name: it.Name, Input: in})
-		case "function_call_output":
-			if it.CallID == "" {
-				return invalid("Missing required parameter: '%s.call_id'.", where)
-			}
-			blocks, e := respContent(it.Output, where+".output")
-			if e != nil {
-				return e
-			}
-			if pending == nil {
-				pending = []Block{}
-			}
-			pending = append(pending, resultBlock(it.CallID, blocks))
-		default:
-			return invalid("%s.type: the fake reads message, reasoning, function_call and function_call_output items (got %q)", where, it.Type)
+		if e := c.item(it, fmt.Sprintf("input[%d]", i)); e != nil {
+			return e
 		}
 	}
-	flush()
+	c.flush()
+	return nil
+}
+
+// item adds one input item.
+func (c *convo) item(it respItem, where string) *apiError {
+	typ := it.Type
+	if typ == "" && it.Role != "" {
+		typ = "message"
+	}
+	switch typ {
+	case "message":
+		blocks, e := respContent(it.Content, where)
+		if e != nil {
+			return e
+		}
+		switch it.Role {
+		case "system", "developer":
+			return c.system(blocks, it.Role, where)
+		case "user":
+			c.user(blocks)
+		case "assistant":
+			a := c.assistant()
+			a.Content = append(a.Content, blocks...)
+		default:
+			return invalid("Invalid value: '%s'. Supported values are: 'assistant', 'system', 'developer', and 'user'. (%s.role)", it.Role, where)
+		}
+	case "reasoning":
+		var parts []string
+		for _, p := range it.Summary {
+			parts = append(parts, p.Text)
+		}
+		a := c.assistant()
+		a.Content = append(a.Content, Block{Type: "thinking", Thinking: strings.Join(parts, "\n\n"), Signature: it.EncryptedContent})
+	case "function_call":
+		if it.CallID == "" || it.Name == "" {
+			return invalid("%s: a function_call needs a call_id and a name", where)
+		}
+		a := c.assistant()
+		a.Content = append(a.Content, Block{Type: "tool_use", ID: it.CallID, Name: it.Name, Input: argsInput(it.Arguments)})
+	case "function_call_output":
+		if it.CallID == "" {
+			return invalid("Missing required parameter: '%s.call_id'.", where)
+		}
+		blocks, e := respContent(it.Output, where+".output")
+		if e != nil {
+			return e
+		}
+		c.result(it.CallID, blocks)
+	default:
+		return invalid("%s.type: the fake reads message, reasoning, function_call and function_call_output items (got %q)", where, it.Type)
+	}
 	return nil
 }
 

@@ -85,43 +85,7 @@ func appendInputItems(dst []byte, n int, m llm.Message) ([]byte, int, error) {
 	}
 	switch m.Role {
 	case llm.RoleAssistant:
-		for i, b := range m.Content {
-			switch b.Type {
-			case llm.BlockText:
-				sep()
-				dst = append(dst, `{"type":"message","role":"assistant","content":[{"type":"output_text","text":`...)
-				dst = append(jsonenc.AppendString(dst, b.Text), "}]}"...)
-			case llm.BlockToolUse:
-				if b.ID == "" || b.Name == "" {
-					return dst, n, fmt.Errorf("block %d: tool_use needs an id and a name", i)
-				}
-				sep()
-				dst = append(dst, `{"type":"function_call","call_id":`...)
-				dst = jsonenc.AppendString(dst, b.ID)
-				dst = append(dst, `,"name":`...)
-				dst = jsonenc.AppendString(dst, b.Name)
-				dst = append(dst, `,"arguments":`...)
-				dst = append(jsonenc.AppendString(dst, arguments(b.Input)), '}')
-			case llm.BlockThinking:
-				if !strings.HasPrefix(b.ID, "rs_") || b.Signature == "" {
-					continue // not an OpenAI reasoning item: nothing to send back
-				}
-				sep()
-				dst = append(dst, `{"type":"reasoning","id":`...)
-				dst = jsonenc.AppendString(dst, b.ID)
-				dst = append(dst, `,"summary":[`...)
-				if b.Thinking != "" {
-					dst = append(dst, `{"type":"summary_text","text":`...)
-					dst = append(jsonenc.AppendString(dst, b.Thinking), '}')
-				}
-				dst = append(dst, `],"encrypted_content":`...)
-				dst = append(jsonenc.AppendString(dst, b.Signature), '}')
-			case llm.BlockRedactedThinking:
-			default:
-				return dst, n, fmt.Errorf("block %d has type %q, which an assistant message cannot carry", i, b.Type)
-			}
-		}
-		return dst, n, nil
+		return appendAssistantItems(dst, n, m.Content)
 	case llm.RoleUser:
 		results, rest, err := userParts(m.Content)
 		if err != nil {
@@ -160,4 +124,52 @@ func appendInputItems(dst []byte, n int, m llm.Message) ([]byte, int, error) {
 		return append(dst, "]}"...), n, nil
 	}
 	return dst, n, fmt.Errorf("role %q is neither user nor assistant", m.Role)
+}
+
+// appendAssistantItems appends an assistant message's items: reasoning,
+// message and function_call items in block order.
+func appendAssistantItems(dst []byte, n int, blocks []llm.Block) ([]byte, int, error) {
+	sep := func() {
+		if n > 0 {
+			dst = append(dst, ',')
+		}
+		n++
+	}
+	for i, b := range blocks {
+		switch b.Type {
+		case llm.BlockText:
+			sep()
+			dst = append(dst, `{"type":"message","role":"assistant","content":[{"type":"output_text","text":`...)
+			dst = append(jsonenc.AppendString(dst, b.Text), "}]}"...)
+		case llm.BlockToolUse:
+			if b.ID == "" || b.Name == "" {
+				return dst, n, fmt.Errorf("block %d: tool_use needs an id and a name", i)
+			}
+			sep()
+			dst = append(dst, `{"type":"function_call","call_id":`...)
+			dst = jsonenc.AppendString(dst, b.ID)
+			dst = append(dst, `,"name":`...)
+			dst = jsonenc.AppendString(dst, b.Name)
+			dst = append(dst, `,"arguments":`...)
+			dst = append(jsonenc.AppendString(dst, arguments(b.Input)), '}')
+		case llm.BlockThinking:
+			if !strings.HasPrefix(b.ID, "rs_") || b.Signature == "" {
+				continue // not an OpenAI reasoning item: nothing to send back
+			}
+			sep()
+			dst = append(dst, `{"type":"reasoning","id":`...)
+			dst = jsonenc.AppendString(dst, b.ID)
+			dst = append(dst, `,"summary":[`...)
+			if b.Thinking != "" {
+				dst = append(dst, `{"type":"summary_text","text":`...)
+				dst = append(jsonenc.AppendString(dst, b.Thinking), '}')
+			}
+			dst = append(dst, `],"encrypted_content":`...)
+			dst = append(jsonenc.AppendString(dst, b.Signature), '}')
+		case llm.BlockRedactedThinking:
+		default:
+			return dst, n, fmt.Errorf("block %d has type %q, which an assistant message cannot carry", i, b.Type)
+		}
+	}
+	return dst, n, nil
 }
