@@ -15,4 +15,16 @@
 //   - A streamed response that is retried mid-way emits EventRetry; consumers
 //     drop any partial content they were showing. Only EventDone carries a
 //     complete message, so a cut stream never yields a half message.
+//   - Agents of one session may use different providers. The runtime hands
+//     every agent the same Model and names each agent's model in
+//     Request.Model; a Router picks the provider from a "provider/model" id
+//     ("openai/qwen3"), so an agent definition's model field is all it takes
+//     to run an agent on another provider. Routed responses report their
+//     model with the prefix, and PriceTable.Lookup falls back to the id
+//     without it.
+//   - A tool call whose arguments were not a JSON object (a model's output,
+//     in the OpenAI protocols, which carry arguments as text) has those
+//     arguments as a JSON string in Block.Input: valid JSON, so transcripts
+//     keep it, but not an object, so the engine's input validation answers
+//     it with an is_error result instead of running the tool.
 package llm

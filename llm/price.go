@@ -34,8 +34,20 @@ var DefaultPrices = PriceTable{
 	"scripted":      {},
 }
 
-// Lookup returns the price for model and whether one was found.
+// Lookup returns the price for model and whether one was found. A routed
+// id ("openai/gpt-4.1", see Router) that the table does not list as such is
+// looked up again without its route.
 func (t PriceTable) Lookup(model string) (Price, bool) {
+	if p, ok := t.lookup(model); ok {
+		return p, true
+	}
+	if _, id, ok := strings.Cut(model, "/"); ok {
+		return t.lookup(id)
+	}
+	return Price{}, false
+}
+
+func (t PriceTable) lookup(model string) (Price, bool) {
 	if p, ok := t[model]; ok {
 		return p, true
 	}
@@ -48,7 +60,8 @@ func (t PriceTable) Lookup(model string) (Price, bool) {
 	return t[best], found
 }
 
-// Cost prices u for model; unknown models cost nothing.
+// Cost prices u for model; unknown models (every local model, unless the
+// table lists it) cost nothing.
 func (t PriceTable) Cost(model string, u Usage) float64 {
 	p, _ := t.Lookup(model)
 	return p.Cost(u)

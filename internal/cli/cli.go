@@ -74,7 +74,9 @@ agents, forks of itself and named teammates.
   cohort -p "…" --model scripted:FILE          run on a scripted model, no API key
 
 Real models need ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN); ANTHROPIC_BASE_URL
-points the client at a proxy.`,
+points the client at a proxy. --provider openai --base-url URL --model NAME runs on
+an OpenAI-compatible server (vLLM, llama.cpp, Ollama, LM Studio; OPENAI_API_KEY and
+OPENAI_BASE_URL are read too), and an agent's model may name one: openai/NAME.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Args:          cobra.ArbitraryArgs,

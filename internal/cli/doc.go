@@ -22,7 +22,16 @@
 //     off); the cap is eight windows.
 //   - --model scripted:FILE starts the fake Messages API (llm/fakeapi) on a
 //     loopback port inside the process and points the real Anthropic client at
-//     it, so the whole stack runs with no API key.
+//     it, so the whole stack runs with no API key. The OpenAI clients point at
+//     the same fake, so a scripted session runs on --provider openai or
+//     openai-responses too, and agents that name openai/… reach it.
+//   - Every agent gets the same model, an llm.Router over one client per
+//     provider (provider.go): the lead's provider answers plain ids, and a
+//     "provider/model" id reaches that provider whatever the lead runs on.
+//     Every provider is opened at the start; one that is not configured
+//     fails only the agents that use it, with the reason as their error.
+//     Cost comes from the default price table and the settings' "prices";
+//     the result line's modelUsage reports each model's share.
 //   - stream-json is always verbose (Claude Code requires --verbose with it;
 //     we accept and ignore the flag there).
 //   - cohort demo is a print-mode session like any other (openSession,

@@ -56,6 +56,7 @@ func newHarness(t *testing.T, policy fakeapi.Policy) *harness {
 		"ANTHROPIC_BASE_URL": h.srv.URL,
 		"PATH":               os.Getenv("PATH"),
 	}
+	h.useTestProvider()
 	return h
 }
 

@@ -2,10 +2,10 @@ package cli
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/cohort-dev/cohort/llm"
-	"github.com/cohort-dev/cohort/llm/claude"
 	"github.com/cohort-dev/cohort/llm/fakeapi"
 )
 
@@ -14,9 +14,15 @@ const scriptedPrefix = "scripted:"
 
 // openedModel is a model client and the name the lead uses.
 type openedModel struct {
+	// model routes each request to its provider (see provider.go).
 	model llm.Model
 	name  string
 	close func()
+	// provider is the lead's provider.
+	provider string
+	// prices and aliases are the session's price table and model aliases.
+	prices  llm.PriceTable
+	aliases map[string]string
 	// url and key reach the same model from a teammate process.
 	url, key string
 	// fake is the scripted model's server (nil for real models): what it
@@ -24,38 +30,80 @@ type openedModel struct {
 	fake *fakeapi.Server
 }
 
-// openModel opens the provider for spec: "scripted:FILE" runs the fake
-// Messages API in-process; anything else is a Claude model id or alias.
-func openModel(spec string, getenv func(string) string) (*openedModel, error) {
+// modelSpec is the lead's model: --model, else the settings' "model",
+// else sonnet on Anthropic's API (other providers need one named).
+func (b *base) modelSpec() string {
+	spec := b.o.model
+	if spec == "" {
+		spec = b.settingString("model")
+	}
+	if spec == "" {
+		if p, err := b.leadProvider(); err == nil && p == providerAnthropic {
+			spec = "sonnet"
+		}
+	}
+	return spec
+}
+
+// openModel opens the model for spec: "scripted:FILE" runs the fake API
+// in-process, serving every provider's protocol; anything else is a model
+// id (or alias) on the lead's provider, or a "provider/model" id. Every
+// configured provider is also a route for agents that name it.
+func (b *base) openModel(spec string) (*openedModel, error) {
+	provider, err := b.leadProvider()
+	if err != nil {
+		return nil, err
+	}
+	if p, _, ok := strings.Cut(spec, "/"); ok && b.o.provider == "" && isProvider(p) {
+		provider = p // --model openai/qwen3 names the provider too
+	}
+	prices, err := b.prices()
+	if err != nil {
+		return nil, err
+	}
+	om := &openedModel{name: spec, provider: provider, prices: prices, close: func() {}}
+	var routes map[string]llm.Model
 	if file, ok := strings.CutPrefix(spec, scriptedPrefix); ok {
 		script, err := fakeapi.LoadScript(file)
 		if err != nil {
 			return nil, fmt.Errorf("--model %s: %w", spec, err)
 		}
-		return openScripted(script)
+		if routes, err = om.startScripted(script); err != nil {
+			return nil, err
+		}
+	} else {
+		if spec == "" {
+			return nil, fmt.Errorf("--provider %s needs --model NAME: the id of a model the server serves (see its /v1/models), or \"model\" in the settings", provider)
+		}
+		if routes, err = b.routes(provider, b.o.baseURL); err != nil {
+			return nil, err
+		}
+		if f, ok := routes[provider].(llm.Failing); ok {
+			return nil, fmt.Errorf("%w (to use %q)", f.Err, spec)
+		}
 	}
-	cfg := claude.ConfigFromEnv(getenv)
-	if cfg.APIKey == "" && cfg.AuthToken == "" {
-		return nil, fmt.Errorf("no API key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN) to use %q, or run without a key on the scripted model: cohort demo, or --model scripted:FILE", spec)
-	}
-	m, err := claude.New(cfg)
-	if err != nil {
+	om.model = &llm.Router{Default: routes[provider], Routes: routes}
+	if om.aliases, err = b.aliases(provider, om.name); err != nil {
+		om.close()
 		return nil, err
 	}
-	return &openedModel{model: m, name: spec, close: func() {}, url: cfg.BaseURL, key: cfg.APIKey}, nil
+	return om, nil
 }
 
-// openScripted serves script from an in-process fake on loopback and points
-// the real client at it.
-func openScripted(script *fakeapi.Script) (*openedModel, error) {
+// startScripted serves script from an in-process fake on loopback and
+// points every provider's real client at it.
+func (om *openedModel) startScripted(script *fakeapi.Script) (map[string]llm.Model, error) {
 	srv, err := fakeapi.Start(fakeapi.Config{Script: script, RecordLimit: 100})
 	if err != nil {
 		return nil, fmt.Errorf("start the scripted model: %w", err)
 	}
-	m, err := claude.New(claude.Config{APIKey: "scripted", BaseURL: srv.URL})
+	routes, err := scriptedRoutes(srv.URL)
 	if err != nil {
 		srv.Close()
 		return nil, err
 	}
-	return &openedModel{model: m, name: "scripted", close: srv.Close, url: srv.URL, key: "scripted", fake: srv}, nil
+	om.name, om.close, om.url, om.key, om.fake = "scripted", srv.Close, srv.URL, "scripted", srv
+	return routes, nil
 }
+
+func isProvider(name string) bool { return slices.Contains(providerNames, name) }

@@ -14,6 +14,8 @@ type options struct {
 	print              bool
 	outputFormat       string
 	model              string
+	provider           string
+	baseURL            string
 	maxTurns           int
 	systemPrompt       string
 	appendSystemPrompt string
@@ -47,7 +49,9 @@ func (o *options) register(cmd *cobra.Command) {
 	f := cmd.PersistentFlags()
 	f.BoolVarP(&o.print, "print", "p", false, "print mode: run the prompt (argument or stdin) to completion and print the result")
 	f.StringVar(&o.outputFormat, "output-format", "text", "print mode output: text, json or stream-json")
-	f.StringVar(&o.model, "model", "", "model id or alias (opus, sonnet, haiku), or scripted:FILE for a scripted model")
+	f.StringVar(&o.model, "model", "", "model id or alias (opus, sonnet, haiku), provider/model (openai/qwen3), or scripted:FILE for a scripted model")
+	f.StringVar(&o.provider, "provider", "", "the lead's provider: anthropic (default), openai (chat completions) or openai-responses")
+	f.StringVar(&o.baseURL, "base-url", "", "the provider's base URL, for a local or third-party server (http://localhost:8000/v1)")
 	f.IntVar(&o.maxTurns, "max-turns", 0, "stop the lead after this many model calls per prompt (0: no limit)")
 	f.StringVar(&o.systemPrompt, "system-prompt", "", "replace the default system prompt")
 	f.StringVar(&o.appendSystemPrompt, "append-system-prompt", "", "append text to the system prompt")

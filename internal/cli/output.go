@@ -28,6 +28,8 @@ type printer struct {
 	usage   llm.Usage // every agent's
 	costUSD float64
 	apiTime time.Duration
+	// byModel is usage and cost per model, for the result's modelUsage.
+	byModel map[string]*modelUsage
 
 	// onEngine and onTask, when set before the session starts, also see
 	// every event (cohort demo narrates from them). They are called from
@@ -83,8 +85,7 @@ func (p *printer) engineEvent(ev engine.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if ev.Kind == engine.EventAssistant && ev.Response != nil {
-		p.usage = p.usage.Add(ev.Response.Usage)
-		p.costUSD += p.prices.Cost(ev.Response.Model, ev.Response.Usage)
+		p.count(ev.Response)
 	}
 	switch p.format {
 	case "stream-json":
@@ -186,7 +187,11 @@ type resultLine struct {
 	SessionID     string      `json:"session_id"`
 	TotalCostUSD  float64     `json:"total_cost_usd"`
 	Usage         resultUsage `json:"usage"`
-	UUID          string      `json:"uuid"`
+	// ModelUsage is usage and cost per model, as Claude Code reports them:
+	// in a session whose agents run on several models (a lead on Claude,
+	// agents on a local model), each one's share.
+	ModelUsage map[string]*modelUsage `json:"modelUsage,omitempty"`
+	UUID       string                 `json:"uuid"`
 }
 
 // result prints the final outcome in the chosen format.
@@ -196,6 +201,7 @@ func (p *printer) result(r resultLine) {
 	r.Type, r.SessionID, r.UUID = "result", p.sessionID, session.NewID()
 	r.TotalCostUSD = p.costUSD
 	r.Usage = resultUsage(p.usage)
+	r.ModelUsage = p.byModel
 	switch p.format {
 	case "json", "stream-json":
 		p.line(r)

@@ -47,7 +47,7 @@ func runRoot(ctx context.Context, inv *Invocation, o *options, args []string) er
 	}
 	defer s.close()
 	out.init(initLine{Cwd: s.cwd, Tools: s.lead.ToolNames(), Model: s.lead.Info().Model,
-		PermissionMode: s.modeName, APIKeySource: apiKeySource(inv.Getenv, s.model.name)})
+		PermissionMode: s.modeName, APIKeySource: s.model.keySource(inv.Getenv)})
 	start := time.Now()
 	turns, res, runErr := s.drive(ctx, text)
 	s.endSession()

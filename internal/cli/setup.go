@@ -219,16 +219,10 @@ func openSession(ctx context.Context, b *base, out *printer) (_ *sess, err error
 		return nil, err
 	}
 	out.sessionID = s.id
-	spec := b.o.model
-	if spec == "" {
-		spec = b.settingString("model")
-	}
-	if spec == "" {
-		spec = "sonnet"
-	}
-	if s.model, err = openModel(spec, b.inv.Getenv); err != nil {
+	if s.model, err = b.openModel(b.modelSpec()); err != nil {
 		return nil, &exitError{code: 2, err: err}
 	}
+	out.prices = s.model.prices
 	s.closers = append(s.closers, s.model.close)
 
 	if err := s.openTrace(); err != nil {
@@ -351,6 +345,8 @@ func (s *sess) runtime(ctx context.Context) error {
 		Getenv:      s.inv.Getenv,
 		ReadOnly:    readOnlyTools(s.tools(nil)),
 		Compaction:  s.compaction(),
+		Prices:      s.model.prices,
+		Aliases:     s.model.aliases,
 	})
 	if err != nil {
 		return err

@@ -84,7 +84,7 @@ func (b *tmuxBackend) Spawn(ctx context.Context, teamName string, m team.Member)
 	}
 	argv := append([]string{bin, "teammate", "--team", teamName, "--name", m.Name, "--session", s.id}, s.childFlags()...)
 	env := map[string]string{}
-	for _, k := range []string{"HOME", "COHORT_HOME", "PATH", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "COHORT_CLAUDE_COMPAT"} {
+	for _, k := range append([]string{"HOME", "COHORT_HOME", "PATH", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "COHORT_CLAUDE_COMPAT"}, providerEnv...) {
 		if v := s.inv.Getenv(k); v != "" {
 			env[k] = v
 		}
@@ -92,6 +92,7 @@ func (b *tmuxBackend) Spawn(ctx context.Context, teamName string, m team.Member)
 	env["COHORT_HOME"] = s.env.CohortHome
 	if s.model.name == "scripted" {
 		env["ANTHROPIC_BASE_URL"], env["ANTHROPIC_API_KEY"] = s.model.url, s.model.key
+		env["OPENAI_BASE_URL"], env["OPENAI_API_KEY"] = s.model.url+"/v1", s.model.key
 	}
 	for _, kv := range s.inv.Environ() {
 		if strings.HasPrefix(kv, "COHORT_FLAG_") {
@@ -130,6 +131,7 @@ func (s *sess) childFlags() []string {
 		model = s.o.model
 	}
 	out = append(out, "--model", model, "--cwd", s.cwd)
+	out = append(out, s.providerFlags()...)
 	if s.o.permissionMode != "" {
 		out = append(out, "--permission-mode", s.o.permissionMode)
 	}

@@ -50,7 +50,7 @@ func runTeammate(ctx context.Context, inv *Invocation, o *options, teamName, nam
 	if spec == "" {
 		spec = m.Model
 	}
-	if s.model, err = openModel(spec, inv.Getenv); err != nil {
+	if s.model, err = b.openModel(spec); err != nil {
 		return &exitError{code: 2, err: err}
 	}
 	s.closers = append(s.closers, s.model.close)

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"github.com/cohort-dev/cohort/agent"
+	"github.com/cohort-dev/cohort/llm"
 	"github.com/cohort-dev/cohort/llm/claude"
 	"github.com/cohort-dev/cohort/tool/web"
 )
@@ -14,8 +15,12 @@ func (s *sess) searchConfig() web.SearchConfig {
 	if s.model == nil {
 		return web.SearchConfig{}
 	}
-	if _, ok := s.model.model.(*claude.Model); !ok {
+	m := s.model.model
+	if r, ok := m.(*llm.Router); ok {
+		m = r.Default // the lead's provider; routes serve provider/model ids
+	}
+	if _, ok := m.(*claude.Model); !ok {
 		return web.SearchConfig{}
 	}
-	return web.SearchConfig{Model: s.model.model, ModelName: agent.ResolveAlias(s.model.name, agent.DefaultAliases())}
+	return web.SearchConfig{Model: m, ModelName: agent.ResolveAlias(s.model.name, agent.DefaultAliases())}
 }

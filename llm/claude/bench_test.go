@@ -12,6 +12,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2/packages/ssestream"
 
 	"github.com/cohort-dev/cohort/llm"
+	"github.com/cohort-dev/cohort/llm/internal/jsonenc"
 )
 
 // benchRequest is a request shaped like a working turn: a 10 KB system
@@ -50,7 +51,7 @@ func benchRequest() *llm.Request {
 func BenchmarkRequestBody(b *testing.B) {
 	req := benchRequest()
 	b.Run("ours", func(b *testing.B) {
-		var cache stableCache
+		var cache jsonenc.Cache
 		b.ReportAllocs()
 		n := 0
 		for b.Loop() {

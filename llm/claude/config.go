@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"net/http"
 	"net/url"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -15,12 +13,14 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 
 	"github.com/cohort-dev/cohort/llm"
+	"github.com/cohort-dev/cohort/llm/internal/jsonenc"
+	"github.com/cohort-dev/cohort/llm/internal/retry"
 )
 
 // Defaults for the zero fields of Config and llm.Request.
 const (
-	DefaultMaxAttempts = 10
-	DefaultIdleTimeout = 90 * time.Second
+	DefaultMaxAttempts = retry.DefaultMaxAttempts
+	DefaultIdleTimeout = retry.DefaultIdleTimeout
 	DefaultMaxTokens   = 8192
 )
 
@@ -88,15 +88,7 @@ var ErrNoCredentials = errors.New("claude: no Anthropic credentials: set ANTHROP
 
 // MaxIdleConnsPerHost is how many idle connections to the API the default
 // transport keeps: enough for one per agent at the default agent limits.
-const MaxIdleConnsPerHost = 256
-
-// defaultTransport is the transport of Models without Config.HTTPClient.
-var defaultTransport = sync.OnceValue(func() *http.Transport {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.MaxIdleConns = max(t.MaxIdleConns, MaxIdleConnsPerHost)
-	t.MaxIdleConnsPerHost = MaxIdleConnsPerHost
-	return t
-})
+const MaxIdleConnsPerHost = retry.MaxIdleConnsPerHost
 
 // Model streams responses from the Messages API. It is safe for concurrent
 // use; each Stream call is independent.
@@ -104,7 +96,7 @@ type Model struct {
 	client anthropic.Client
 	cfg    Config
 	// stable caches the encoded tool definitions and system prompt.
-	stable stableCache
+	stable jsonenc.Cache
 	// lastSize is the size of the last request body, to allocate the next
 	// one at once.
 	lastSize atomic.Int64
@@ -117,27 +109,12 @@ func New(cfg Config) (*Model, error) {
 	if cfg.APIKey == "" && cfg.AuthToken == "" {
 		return nil, ErrNoCredentials
 	}
-	if cfg.MaxAttempts < 0 {
-		return nil, fmt.Errorf("claude: MaxAttempts is %d; use a positive number (0 means %d)", cfg.MaxAttempts, DefaultMaxAttempts)
+	set, err := retry.Settings{MaxAttempts: cfg.MaxAttempts, IdleTimeout: cfg.IdleTimeout, Sleep: cfg.Sleep,
+		Rand: cfg.Rand, Now: cfg.Now, HTTPClient: cfg.HTTPClient}.Fill("claude")
+	if err != nil {
+		return nil, err
 	}
-	if cfg.MaxAttempts == 0 {
-		cfg.MaxAttempts = DefaultMaxAttempts
-	}
-	if cfg.IdleTimeout == 0 {
-		cfg.IdleTimeout = DefaultIdleTimeout
-	}
-	if cfg.Sleep == nil {
-		cfg.Sleep = sleep
-	}
-	if cfg.Rand == nil {
-		cfg.Rand = rand.Float64
-	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
-	if cfg.HTTPClient == nil {
-		cfg.HTTPClient = &http.Client{Transport: defaultTransport()}
-	}
+	cfg.MaxAttempts, cfg.IdleTimeout, cfg.Sleep, cfg.Rand, cfg.Now, cfg.HTTPClient = set.MaxAttempts, set.IdleTimeout, set.Sleep, set.Rand, set.Now, set.HTTPClient
 	opts := []option.RequestOption{
 		option.WithoutEnvironmentDefaults(),
 		option.WithMaxRetries(0),
@@ -174,20 +151,5 @@ func (m *Model) encode(req *llm.Request) ([]byte, error) {
 func (c *Config) logf(format string, args ...any) {
 	if c.Logf != nil {
 		c.Logf(format, args...)
-	}
-}
-
-// sleep waits for d or until ctx is done.
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
 	}
 }

@@ -1,12 +1,10 @@
 package claude
 
 import (
-	"context"
 	"errors"
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -87,16 +85,5 @@ func TestCredentialHeaders(t *testing.T) {
 				t.Errorf("logs %q", logs)
 			}
 		})
-	}
-}
-
-func TestDefaultSleep(t *testing.T) {
-	if err := sleep(t.Context(), 0); err != nil {
-		t.Errorf("zero sleep: %v", err)
-	}
-	ctx, cancel := context.WithCancel(t.Context())
-	cancel()
-	if err := sleep(ctx, time.Hour); !errors.Is(err, context.Canceled) {
-		t.Errorf("cancelled sleep: %v", err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/cohort-dev/cohort/llm"
+	"github.com/cohort-dev/cohort/llm/internal/jsonenc"
 )
 
 // MaxBreakpoints is the most cache markers the Messages API accepts in one
@@ -27,7 +28,7 @@ const cacheMarker = `,"cache_control":{"type":"ephemeral"}`
 // appends them, members in the SDK's order. The result shares no memory with
 // req. cache keeps the encoded stable parts across calls; sizeHint, when
 // positive, is the expected body size.
-func encodeRequest(req *llm.Request, cache *stableCache, sizeHint int) ([]byte, error) {
+func encodeRequest(req *llm.Request, cache *jsonenc.Cache, sizeHint int) ([]byte, error) {
 	if err := checkRequest(req); err != nil {
 		return nil, err
 	}
@@ -55,10 +56,10 @@ func encodeRequest(req *llm.Request, cache *stableCache, sizeHint int) ([]byte, 
 		dst = append(dst, ']')
 	}
 	dst = append(dst, `,"model":`...)
-	dst = appendString(dst, req.Model)
+	dst = jsonenc.AppendString(dst, req.Model)
 	if req.Effort != "" {
 		dst = append(dst, `,"output_config":{"effort":`...)
-		dst = append(appendString(dst, req.Effort), '}')
+		dst = append(jsonenc.AppendString(dst, req.Effort), '}')
 	}
 	if len(req.StopSeqs) > 0 {
 		dst = append(dst, `,"stop_sequences":[`...)
@@ -66,7 +67,7 @@ func encodeRequest(req *llm.Request, cache *stableCache, sizeHint int) ([]byte, 
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendString(dst, s)
+			dst = jsonenc.AppendString(dst, s)
 		}
 		dst = append(dst, ']')
 	}
@@ -80,7 +81,7 @@ func encodeRequest(req *llm.Request, cache *stableCache, sizeHint int) ([]byte, 
 				dst = append(dst, ',')
 			}
 			dst = append(dst, `{"text":`...)
-			dst = cache.texts.appendString(dst, b.Text)
+			dst = cache.AppendText(dst, b.Text)
 			dst = appendCache(dst, b.Cache)
 			dst = append(dst, `,"type":"text"}`...)
 		}
@@ -180,12 +181,12 @@ func appendCache(dst []byte, on bool) []byte {
 
 func appendText(dst []byte, b llm.Block) []byte {
 	dst = append(dst, `{"text":`...)
-	dst = appendString(dst, b.Text)
+	dst = jsonenc.AppendString(dst, b.Text)
 	dst = appendCache(dst, b.Cache)
 	return append(dst, `,"type":"text"}`...)
 }
 
-func appendTool(dst []byte, t llm.ToolDef, cache *stableCache) ([]byte, error) {
+func appendTool(dst []byte, t llm.ToolDef, cache *jsonenc.Cache) ([]byte, error) {
 	if t.WebSearch != nil {
 		return appendWebSearchTool(dst, t)
 	}
@@ -194,17 +195,17 @@ func appendTool(dst []byte, t llm.ToolDef, cache *stableCache) ([]byte, error) {
 	}
 	// The schema goes out as the caller's JSON (compacted), key order and
 	// unknown keywords included, never through a map whose order is random.
-	schema, err := cache.schemas.get(t.InputSchema)
+	schema, err := cache.Schema(t.InputSchema)
 	if err != nil {
 		return dst, fmt.Errorf("input schema: %w", err)
 	}
 	dst = append(dst, `{"input_schema":`...)
 	dst = append(dst, schema...)
 	dst = append(dst, `,"name":`...)
-	dst = appendString(dst, t.Name)
+	dst = jsonenc.AppendString(dst, t.Name)
 	if t.Description != "" {
 		dst = append(dst, `,"description":`...)
-		dst = cache.texts.appendString(dst, t.Description)
+		dst = cache.AppendText(dst, t.Description)
 	}
 	dst = appendCache(dst, t.Cache)
 	return append(dst, '}'), nil
@@ -228,7 +229,7 @@ func appendMessage(dst []byte, m llm.Message) ([]byte, error) {
 		}
 	}
 	dst = append(dst, `],"role":`...)
-	dst = appendString(dst, string(m.Role))
+	dst = jsonenc.AppendString(dst, string(m.Role))
 	return append(dst, '}'), nil
 }
 
@@ -250,13 +251,13 @@ func appendBlock(dst []byte, b llm.Block) ([]byte, error) {
 		}
 		if b.Type == llm.BlockRedactedThinking {
 			dst = append(dst, `{"data":`...)
-			dst = appendString(dst, b.Data)
+			dst = jsonenc.AppendString(dst, b.Data)
 			return append(dst, `,"type":"redacted_thinking"}`...), nil
 		}
 		dst = append(dst, `{"signature":`...)
-		dst = appendString(dst, b.Signature)
+		dst = jsonenc.AppendString(dst, b.Signature)
 		dst = append(dst, `,"thinking":`...)
-		dst = appendString(dst, b.Thinking)
+		dst = jsonenc.AppendString(dst, b.Thinking)
 		return append(dst, `,"type":"thinking"}`...), nil
 	}
 	return dst, fmt.Errorf("unknown block type %q", b.Type)
@@ -265,16 +266,16 @@ func appendBlock(dst []byte, b llm.Block) ([]byte, error) {
 // appendToolUse appends a tool_use or server_tool_use block: the same
 // members, in the same order.
 func appendToolUse(dst []byte, b llm.Block) ([]byte, error) {
-	input, err := compactObject(b.Input, `{}`)
+	input, err := jsonenc.CompactObject(b.Input, `{}`)
 	if err != nil {
 		return dst, fmt.Errorf("%s %s input: %w", b.Type, b.ID, err)
 	}
 	dst = append(dst, `{"id":`...)
-	dst = appendString(dst, b.ID)
+	dst = jsonenc.AppendString(dst, b.ID)
 	dst = append(dst, `,"input":`...)
 	dst = append(dst, input...)
 	dst = append(dst, `,"name":`...)
-	dst = appendString(dst, b.Name)
+	dst = jsonenc.AppendString(dst, b.Name)
 	dst = appendCache(dst, b.Cache)
 	dst = append(dst, `,"type":"`...)
 	dst = append(dst, b.Type...)
@@ -286,9 +287,9 @@ func appendImage(dst []byte, b llm.Block) ([]byte, error) {
 		return dst, fmt.Errorf("image needs base64 Data and a MediaType")
 	}
 	dst = append(dst, `{"source":{"data":`...)
-	dst = appendString(dst, b.Data)
+	dst = jsonenc.AppendString(dst, b.Data)
 	dst = append(dst, `,"media_type":`...)
-	dst = appendString(dst, b.MediaType)
+	dst = jsonenc.AppendString(dst, b.MediaType)
 	dst = append(dst, `,"type":"base64"}`...)
 	dst = appendCache(dst, b.Cache)
 	return append(dst, `,"type":"image"}`...), nil
@@ -299,7 +300,7 @@ func appendToolResult(dst []byte, b llm.Block) ([]byte, error) {
 		return dst, fmt.Errorf("tool_result has no tool_use_id")
 	}
 	dst = append(dst, `{"tool_use_id":`...)
-	dst = appendString(dst, b.ToolUseID)
+	dst = jsonenc.AppendString(dst, b.ToolUseID)
 	if b.IsError {
 		dst = append(dst, `,"is_error":true`...)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/cohort-dev/cohort/llm"
+	"github.com/cohort-dev/cohort/llm/internal/jsonenc"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")
@@ -115,12 +116,12 @@ func TestRequestFreshParams(t *testing.T) {
 	first := &llm.Request{Model: "m", Messages: llm.CloneMessages(history)}
 	first.Messages[0].Content[0].Cache = true
 	before := llm.CloneMessages(first.Messages)
-	b1, err := encodeRequest(first, &stableCache{}, 0)
+	b1, err := encodeRequest(first, &jsonenc.Cache{}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	second := &llm.Request{Model: "m", Messages: history}
-	b2, err := encodeRequest(second, &stableCache{}, 0)
+	b2, err := encodeRequest(second, &jsonenc.Cache{}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +177,7 @@ func TestRequestInvalid(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := encodeRequest(tt.req, &stableCache{}, 0)
+			_, err := encodeRequest(tt.req, &jsonenc.Cache{}, 0)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("encodeRequest error = %v, want one containing %q", err, tt.want)
 			}
@@ -196,7 +197,7 @@ func TestRequestThinkingModes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			b, err := encodeRequest(&llm.Request{Model: "m", Messages: []llm.Message{llm.UserText("x")}, Thinking: tt.thinking}, &stableCache{}, 0)
+			b, err := encodeRequest(&llm.Request{Model: "m", Messages: []llm.Message{llm.UserText("x")}, Thinking: tt.thinking}, &jsonenc.Cache{}, 0)
 			if err != nil {
 				t.Fatal(err)
 			}

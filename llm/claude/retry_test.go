@@ -13,74 +13,6 @@ import (
 	"github.com/cohort-dev/cohort/llm"
 )
 
-func TestBackoff(t *testing.T) {
-	tests := []struct {
-		name   string
-		n      int
-		f      failure
-		jitter float64
-		want   time.Duration
-	}{
-		{"first retry", 1, failure{}, 0, 500 * time.Millisecond},
-		{"second retry", 2, failure{}, 0, time.Second},
-		{"fourth retry", 4, failure{}, 0, 4 * time.Second},
-		{"sixth retry", 6, failure{}, 0, 16 * time.Second},
-		{"seventh retry hits the cap", 7, failure{}, 0, 32 * time.Second},
-		{"ninth retry stays capped", 9, failure{}, 0, 32 * time.Second},
-		{"huge attempt number", 1000, failure{}, 0, 32 * time.Second},
-		{"full jitter adds a quarter", 1, failure{}, 0.999999, 500*time.Millisecond + 124999875},
-		{"half jitter", 3, failure{}, 0.5, 2*time.Second + 250*time.Millisecond},
-		{"jitter on the cap", 8, failure{}, 0.5, 36 * time.Second},
-		{"jitter out of range is clamped", 1, failure{}, 7, 625 * time.Millisecond},
-		{"negative jitter is zero", 1, failure{}, -1, 500 * time.Millisecond},
-		{"server wait wins", 5, failure{wait: 3 * time.Second, hasWait: true}, 0.9, 3 * time.Second},
-		{"server zero wait", 5, failure{hasWait: true}, 0.9, 0},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := backoff(tt.n, tt.f, func() float64 { return tt.jitter })
-			if got != tt.want {
-				t.Errorf("backoff(%d) = %v, want %v", tt.n, got, tt.want)
-			}
-		})
-	}
-}
-
-func TestRetryAfter(t *testing.T) {
-	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	tests := []struct {
-		name   string
-		header map[string]string
-		want   time.Duration
-		ok     bool
-	}{
-		{"none", nil, 0, false},
-		{"seconds", map[string]string{"retry-after": "7"}, 7 * time.Second, true},
-		{"fractional seconds", map[string]string{"retry-after": "1.5"}, 1500 * time.Millisecond, true},
-		{"milliseconds win", map[string]string{"retry-after-ms": "250", "retry-after": "9"}, 250 * time.Millisecond, true},
-		{"bad ms falls back", map[string]string{"retry-after-ms": "soon", "retry-after": "2"}, 2 * time.Second, true},
-		{"capped at a minute", map[string]string{"retry-after": "3600"}, time.Minute, true},
-		{"ms capped", map[string]string{"retry-after-ms": "1e300"}, time.Minute, true},
-		{"http date", map[string]string{"retry-after": now.Add(20 * time.Second).Format(http.TimeFormat)}, 20 * time.Second, true},
-		{"http date in the past", map[string]string{"retry-after": now.Add(-time.Hour).Format(http.TimeFormat)}, 0, true},
-		{"negative", map[string]string{"retry-after": "-3"}, 0, false},
-		{"garbage", map[string]string{"retry-after": "later please"}, 0, false},
-		{"NaN", map[string]string{"retry-after": "NaN"}, 0, false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			h := http.Header{}
-			for k, v := range tt.header {
-				h.Set(k, v)
-			}
-			got, ok := retryAfter(h, now)
-			if got != tt.want || ok != tt.ok {
-				t.Errorf("retryAfter = %v, %v; want %v, %v", got, ok, tt.want, tt.ok)
-			}
-		})
-	}
-}
-
 // sdkError builds the SDK's error as the SDK would for status and body.
 func sdkError(t *testing.T, status int, body string, header map[string]string) *anthropic.Error {
 	t.Helper()
@@ -141,12 +73,12 @@ func TestClassifyAPIError(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := classifyAPIError(sdkError(t, tt.status, tt.body, tt.header), tt.background, now)
-			if f.retryable != tt.retryable || f.wait != tt.wait {
-				t.Errorf("retryable %v wait %v; want %v %v (%v)", f.retryable, f.wait, tt.retryable, tt.wait, f.err)
+			if f.Retryable != tt.retryable || f.Wait != tt.wait {
+				t.Errorf("retryable %v wait %v; want %v %v (%v)", f.Retryable, f.Wait, tt.retryable, tt.wait, f.Err)
 			}
 			var ae *llm.APIError
-			if !errors.As(f.err, &ae) || ae.StatusCode != tt.status || ae.Message == "" {
-				t.Errorf("error %#v does not carry status %d and a message", f.err, tt.status)
+			if !errors.As(f.Err, &ae) || ae.StatusCode != tt.status || ae.Message == "" {
+				t.Errorf("error %#v does not carry status %d and a message", f.Err, tt.status)
 			}
 		})
 	}

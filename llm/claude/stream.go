@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"iter"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
@@ -14,6 +14,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2/packages/ssestream"
 
 	"github.com/cohort-dev/cohort/llm"
+	"github.com/cohort-dev/cohort/llm/internal/retry"
 )
 
 // Stream sends req and yields its events, retrying as Config describes. The
@@ -21,52 +22,26 @@ import (
 // early closes the connection. Cancelling ctx ends the sequence at once with
 // an error that wraps ctx's.
 func (m *Model) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Event, error] {
-	return func(yield func(llm.Event, error) bool) {
-		body, err := m.encode(req)
-		if err != nil {
-			yield(llm.Event{}, err)
-			return
-		}
-		for n := 1; ; n++ {
-			f, finished := m.attempt(ctx, body, req.Background, yield)
-			if finished {
-				return
-			}
-			if ctx.Err() != nil {
-				yield(llm.Event{}, fmt.Errorf("claude: %w", context.Cause(ctx)))
-				return
-			}
-			if !f.retryable {
-				yield(llm.Event{}, f.err)
-				return
-			}
-			if n >= m.cfg.MaxAttempts {
-				yield(llm.Event{}, fmt.Errorf("claude: giving up after %d attempts: %w", n, f.err))
-				return
-			}
-			wait := backoff(n, f, m.cfg.Rand)
-			m.cfg.logf("claude: attempt %d of %d failed, retrying in %s: %v", n, m.cfg.MaxAttempts, wait, f.err)
-			retry := &llm.RetryInfo{Attempt: n + 1, Wait: wait, Err: f.err}
-			if !yield(llm.Event{Type: llm.EventRetry, Retry: retry}, nil) {
-				return
-			}
-			if err := m.cfg.Sleep(ctx, wait); err != nil {
-				yield(llm.Event{}, fmt.Errorf("claude: waiting to retry: %w", err))
-				return
-			}
-		}
-	}
+	return m.policy().Stream(ctx, func() ([]byte, error) { return m.encode(req) },
+		func(body []byte, yield func(llm.Event, error) bool) (retry.Failure, bool) {
+			return m.attempt(ctx, body, req.Background, yield)
+		})
+}
+
+func (m *Model) policy() retry.Policy {
+	return retry.Policy{Name: "claude", MaxAttempts: m.cfg.MaxAttempts, Sleep: m.cfg.Sleep, Rand: m.cfg.Rand, Logf: m.cfg.Logf}
 }
 
 // attempt sends the request once and yields its events. finished reports
 // that the sequence is over: the response was delivered or the consumer
 // stopped. Otherwise f describes the failure.
 func (m *Model) attempt(ctx context.Context, body []byte, background bool,
-	yield func(llm.Event, error) bool) (f failure, finished bool) {
+	yield func(llm.Event, error) bool) (f retry.Failure, finished bool) {
 	actx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	w := newWatch(m.cfg.IdleTimeout, cancel)
-	defer w.stop()
+	w := retry.NewWatch(retry.WatchConfig{Idle: m.cfg.IdleTimeout, Cancel: cancel, Stalled: ErrStalled,
+		RequestIDHeader: "request-id", ReadIsProgress: true, NotStream: notStream})
+	defer w.Stop()
 
 	// What Messages.NewStreaming does, minus the parameter marshalling: the
 	// SDK sends our bytes (a []byte body goes out as it is) with its headers
@@ -74,7 +49,7 @@ func (m *Model) attempt(ctx context.Context, body []byte, background bool,
 	// ssestream frames the events, turning error events into
 	// *anthropic.Error too.
 	var raw *http.Response
-	err := m.client.Post(actx, "v1/messages", body, &raw, option.WithMiddleware(w.middleware))
+	err := m.client.Post(actx, "v1/messages", body, &raw, option.WithMiddleware(w.Middleware))
 	stream := ssestream.NewStream[wireEvent](ssestream.NewDecoder(raw), err)
 	defer stream.Close()
 
@@ -83,47 +58,53 @@ func (m *Model) attempt(ctx context.Context, body []byte, background bool,
 		cur := stream.Current()
 		ev, emit, err := tr.apply(&cur)
 		if err != nil {
-			return failure{err: err}, false
+			return retry.Failure{Err: err}, false
 		}
-		if emit && !w.yield(yield, ev) {
-			return failure{}, true
+		if emit && !w.Yield(yield, ev) {
+			return retry.Failure{}, true
 		}
 		if tr.done {
-			resp, err := tr.response(w.requestID)
+			resp, err := tr.response(w.RequestID)
 			if err != nil {
-				return failure{err: err}, false
+				return retry.Failure{Err: err}, false
 			}
-			finishBody(raw.Body, cancel)
-			w.yield(yield, llm.Event{Type: llm.EventDone, Response: resp})
-			return failure{}, true
+			retry.FinishBody(raw.Body, finishTimeout, finishMax, cancel, errFinish)
+			w.Yield(yield, llm.Event{Type: llm.EventDone, Response: resp})
+			return retry.Failure{}, true
 		}
 	}
 	return m.classify(ctx, actx, stream.Err(), w, background), false
 }
 
+// notStream explains a 2xx answer that is not an event stream.
+func notStream(res *http.Response, head []byte) error {
+	return fmt.Errorf("%w: HTTP %d with content-type %q instead of an event stream; body starts: %q",
+		ErrProtocol, res.StatusCode, res.Header.Get("content-type"), strings.Join(strings.Fields(string(head[:min(len(head), 300)])), " "))
+}
+
 // classify explains why an attempt ended without message_stop.
-func (m *Model) classify(ctx, actx context.Context, err error, w *watch, background bool) failure {
+func (m *Model) classify(ctx, actx context.Context, err error, w *retry.Watch, background bool) retry.Failure {
 	var apiErr *anthropic.Error
 	switch {
 	case ctx.Err() != nil:
-		return failure{err: fmt.Errorf("claude: %w", context.Cause(ctx))}
+		return retry.Failure{Err: fmt.Errorf("claude: %w", context.Cause(ctx))}
 	case errors.Is(context.Cause(actx), ErrStalled):
-		return failure{err: fmt.Errorf("%w (%s without a byte; attempt abandoned)", ErrStalled, w.idle), retryable: true}
+		return retry.Failure{Err: fmt.Errorf("%w (%s without a byte; attempt abandoned)", ErrStalled, w.Idle()), Retryable: true}
 	case errors.As(err, &apiErr):
 		return classifyAPIError(apiErr, background, m.cfg.Now())
-	case w.protoErr != nil:
-		return failure{err: w.protoErr}
-	case w.transportErr != nil:
-		return failure{err: fmt.Errorf("claude: connection to the API failed: %w", w.transportErr), retryable: true}
+	case w.ProtoErr != nil:
+		return retry.Failure{Err: w.ProtoErr}
+	case w.TransportErr != nil:
+		return retry.Failure{Err: fmt.Errorf("claude: connection to the API failed: %w", w.TransportErr), Retryable: true}
 	case err == nil:
-		return failure{err: fmt.Errorf("claude: the response ended before message_stop: %w", llm.ErrIncomplete), retryable: true}
-	case !w.sent:
-		return failure{err: fmt.Errorf("claude: request not sent: %w", err)}
+		return retry.Failure{Err: fmt.Errorf("claude: the response ended before message_stop: %w", llm.ErrIncomplete), Retryable: true}
+	case !w.Sent:
+		return retry.Failure{Err: fmt.Errorf("claude: request not sent: %w", err)}
 	}
-	return failure{err: fmt.Errorf("%w: %w", ErrProtocol, err)}
+	return retry.Failure{Err: fmt.Errorf("%w: %w", ErrProtocol, err)}
 }
 
-// Bounds of finishBody.
+// Bounds of reading a delivered body to its end (retry.FinishBody).
 var (
 	finishTimeout       = time.Second
 	finishMax     int64 = 64 << 10
@@ -131,16 +112,3 @@ var (
 
 // errFinish cancels an attempt whose body did not end after message_stop.
 var errFinish = errors.New("claude: the response body did not end after message_stop")
-
-// finishBody reads what is left of a delivered response (normally only the
-// end of the chunked body) before it is closed. net/http reuses a
-// connection only when its body was read to the end; closing it right after
-// message_stop would make every request pay a new TCP (and, against the
-// API, TLS) handshake. A server that keeps sending or holds the body open
-// is given up on after finishMax bytes or finishTimeout, by cancelling the
-// attempt; the message is complete either way.
-func finishBody(body io.Reader, cancel context.CancelCauseFunc) {
-	t := time.AfterFunc(finishTimeout, func() { cancel(errFinish) })
-	defer t.Stop()
-	_, _ = io.CopyN(io.Discard, body, finishMax)
-}

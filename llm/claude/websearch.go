@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/cohort-dev/cohort/llm"
+	"github.com/cohort-dev/cohort/llm/internal/jsonenc"
 )
 
 // The Messages API's server-side web search: the tool entry that turns it
@@ -50,7 +51,7 @@ func appendWebSearchTool(dst []byte, t llm.ToolDef) ([]byte, error) {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendString(dst, d)
+			dst = jsonenc.AppendString(dst, d)
 		}
 		dst = append(dst, ']')
 	}
@@ -67,7 +68,7 @@ func appendWebSearchResult(dst []byte, b llm.Block) []byte {
 	dst = append(dst, `{"content":`...)
 	if b.ErrorCode != "" {
 		dst = append(dst, `{"error_code":`...)
-		dst = appendString(dst, b.ErrorCode)
+		dst = jsonenc.AppendString(dst, b.ErrorCode)
 		dst = append(dst, `,"type":"web_search_tool_result_error"}`...)
 	} else {
 		dst = append(dst, '[')
@@ -76,21 +77,21 @@ func appendWebSearchResult(dst []byte, b llm.Block) []byte {
 				dst = append(dst, ',')
 			}
 			dst = append(dst, `{"encrypted_content":`...)
-			dst = appendString(dst, h.Data)
+			dst = jsonenc.AppendString(dst, h.Data)
 			dst = append(dst, `,"title":`...)
-			dst = appendString(dst, h.Title)
+			dst = jsonenc.AppendString(dst, h.Title)
 			dst = append(dst, `,"url":`...)
-			dst = appendString(dst, h.URL)
+			dst = jsonenc.AppendString(dst, h.URL)
 			if h.PageAge != "" {
 				dst = append(dst, `,"page_age":`...)
-				dst = appendString(dst, h.PageAge)
+				dst = jsonenc.AppendString(dst, h.PageAge)
 			}
 			dst = append(dst, `,"type":"web_search_result"}`...)
 		}
 		dst = append(dst, ']')
 	}
 	dst = append(dst, `,"tool_use_id":`...)
-	dst = appendString(dst, b.ToolUseID)
+	dst = jsonenc.AppendString(dst, b.ToolUseID)
 	dst = appendCache(dst, b.Cache)
 	return append(dst, `,"type":"web_search_tool_result"}`...)
 }

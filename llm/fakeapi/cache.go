@@ -125,7 +125,13 @@ func (c *cache) plan(req *Request) cachePlan {
 		if !p.bp {
 			continue
 		}
-		for j := i; j >= 0 && j >= i-c.cfg.LookBack && j > readPos; j-- {
+		from := i
+		if req.autoCache && i == len(pts)-1 {
+			// A prefix cache computes at least the last part of the prompt
+			// (the model needs logits for it), so it never reads it all.
+			from = i - 1
+		}
+		for j := from; j >= 0 && j >= i-c.cfg.LookBack && j > readPos; j-- {
 			e, ok := c.entries[pts[j].key]
 			if ok && now.Before(e.expires) && e.tokens >= c.cfg.MinTokens {
 				readPos = j
@@ -235,7 +241,9 @@ func (c *cache) render(req *Request) []point {
 		prev = sha256.Sum256(buf)
 		size += canon.n
 		p := point{key: prev, tokens: size / 4}
-		if present(cc) {
+		if req.autoCache {
+			p.bp, p.ttl = true, c.cfg.TTL
+		} else if present(cc) {
 			p.bp, p.ttl = true, c.cfg.TTL
 			if cc, _ := parseCacheControl(cc, ""); cc.TTL == "1h" {
 				p.ttl = time.Hour

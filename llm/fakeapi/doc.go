@@ -1,5 +1,6 @@
-// Package fakeapi is a fake of the Anthropic Messages API that speaks the
-// real protocol over HTTP on a loopback port. Every test of the engine and
+// Package fakeapi is a fake of the Anthropic Messages API, and of OpenAI's
+// chat completions and Responses APIs, that speaks the real protocols over
+// HTTP on a loopback port. Every test of the engine and
 // the CLI points the official SDK at it, and `cohort demo` and
 // `cohort --model scripted:FILE` run on it, so Cohort works without an API
 // key.
@@ -30,9 +31,40 @@
 //
 // Without "stream" the complete message is returned as JSON.
 // POST /v1/messages/count_tokens returns {"input_tokens": N}.
-// /v1/chat/completions (OpenAI) answers 404 for now; the scripting core works
-// on the provider-neutral view Request gives, so that endpoint can reuse
-// policies and scripts by translating its body into a Request.
+//
+// # The OpenAI protocols
+//
+// POST /v1/chat/completions and POST /v1/responses speak OpenAI's
+// protocols, so the official openai-go SDK, and any OpenAI-compatible
+// client, can be tested against the fake the same way: point its base URL
+// at URL+"/v1". Each body is translated into the same Request the Messages
+// API gives (chatwire.go, respwire.go say how), so one Policy or script
+// answers all three protocols, validation applies the same rules (roles
+// alternate, every tool call answered), and Request.API says which protocol
+// a request used (a script matches it with `api: chat`).
+//
+// Chat streams are "data:" lines of chat.completion.chunk objects: the role,
+// then reasoning_content, content and tool_calls deltas (a tool call opens
+// with index, id, type and name; its arguments follow in pieces under the
+// same index), a chunk with the finish_reason, with
+// stream_options.include_usage a chunk with "choices": [] and the usage
+// (prompt_tokens, prompt_tokens_details.cached_tokens, completion_tokens),
+// and data: [DONE]. Responses streams are named events with sequence
+// numbers from response.created to response.completed (or
+// response.incomplete), each output item announced, streamed and closed
+// (responses.go). Tool ids come as "call_…". Errors have OpenAI's shape,
+// {"error": {"message", "type", "param", "code"}}, with OpenAI's statuses
+// (an overloaded server answers 503, a spent quota 429 insufficient_quota),
+// and responses carry x-request-id.
+//
+// Quirks (Config.Quirks, Reply.Quirks, a rule's `quirks: [...]`) reproduce
+// what compatible servers do differently: a tool call whole in one chunk,
+// finish_reason "stop" after tool calls, no finish_reason, usage on the
+// finish chunk or with "choices": null or not at all, text and arguments
+// cut inside UTF-8 sequences or between escaped surrogate halves, parallel
+// tool calls interleaved by index, thinking as "reasoning", no [DONE],
+// keep-alive comments (quirk.go lists them). BadArguments makes a tool call
+// whose arguments are text that is not JSON, as a weak model writes them.
 //
 // Errors use the API's shape — HTTP status, {"type":"error","error":{"type",
 // "message"},"request_id"} — and every response carries a request-id header.
@@ -80,6 +112,12 @@
 // and writes nothing. tool_choice and thinking settings are not part of the
 // hash.
 //
+// The OpenAI protocols have no markers: their servers cache prefixes on
+// their own. For them every block is a breakpoint, so the longest cached
+// prefix is read, except that the last block is always computed (a model
+// needs fresh logits); the usage reports the read part as cached_tokens and
+// every input token in prompt_tokens (no cache writes are reported).
+//
 // # Faults
 //
 // A Reply's Fault fails the request: RateLimited (429, with retry-after and
@@ -89,8 +127,11 @@
 // (402); or, after about half of the reply's events were sent, StreamError
 // (an SSE error event, overloaded_error by default, then the response ends)
 // and CutConnection (the TCP connection is hijacked and closed, so the client
-// reads an unexpected EOF and never sees message_stop). FirstTokenDelay holds
-// back the headers and message_start. Request.Attempt counts how often the
+// reads an unexpected EOF and never sees message_stop), Stall (nothing more,
+// the connection held open until the client leaves) and KeepAlive (SSE
+// comments forever). HTMLError answers with a proxy's HTML page (502) and
+// ErrorBody with 200 and a JSON error body instead of a stream, as broken
+// gateways do. FirstTokenDelay holds back the headers and message_start. Request.Attempt counts how often the
 // exact body was seen, so a policy can fail the first attempts only. The fake
 // never truncates a reply to max_tokens; a script sets stop_reason:
 // max_tokens when it wants that case.
@@ -116,6 +157,7 @@
 //	      attempt: 1                  # Request.Attempt (1 = not a retry)
 //	      model: "haiku"              # substring of the model name
 //	      tool: "Agent"               # a tool of this name is offered
+//	      api: chat                   # messages, chat or responses
 //	      # first_user_re, last_user_re, tool_result_re: regexps as above
 //	    times: 1                      # answer at most this many requests
 //	    reply:                        # blocks, in order (or a plain string)
@@ -126,6 +168,7 @@
 //	    fault: {kind: overloaded, retry_after: "1", message: "busy"}
 //	    first_token_delay: 50ms
 //	    output_tokens: 42
+//	    quirks: [whole_tool_calls]    # OpenAI-compatible servers' deviations
 //
 // A reply block "- web_search: {query: …, results: [{title, url,
 // page_age}]}" (or "error: max_uses_exceeded" instead of results) streams

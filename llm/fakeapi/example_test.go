@@ -53,5 +53,5 @@ func ExampleParseScript() {
   reply: "Goodbye."
 `))
 	fmt.Println(err)
-	// Output: turns.yaml:4: rule 2 match: unknown condition "frist_user" (known: system, system_re, first_user, first_user_re, last_user, last_user_re, tool_result, tool_result_re, turn, attempt, model, tool)
+	// Output: turns.yaml:4: rule 2 match: unknown condition "frist_user" (known: system, system_re, first_user, first_user_re, last_user, last_user_re, tool_result, tool_result_re, turn, attempt, model, tool, api)
 }

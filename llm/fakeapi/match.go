@@ -49,6 +49,9 @@ func (m *match) matches(req *Request) bool {
 	if m.model != "" && !strings.Contains(req.Model, m.model) {
 		return false
 	}
+	if m.api != "" && req.API != m.api {
+		return false
+	}
 	if m.tool != "" && !req.HasTool(m.tool) {
 		return false
 	}

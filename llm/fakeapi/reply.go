@@ -36,6 +36,9 @@ type Reply struct {
 	// Label names the reply in Recorded.Label and in logs; a script sets it
 	// to the rule's name.
 	Label string
+	// Quirks are OpenAI-compatible servers' deviations to reproduce in this
+	// reply's stream, on top of Config.Quirks (quirk.go).
+	Quirks []Quirk
 }
 
 // FaultKind names an injected failure.
@@ -61,7 +64,30 @@ const (
 	// CutConnection sends part of the reply, then closes the TCP connection
 	// before message_stop: the client reads an unexpected EOF.
 	CutConnection FaultKind = "cut_connection"
+	// Stall sends part of the reply, then nothing more, holding the
+	// connection open until the client goes away: a server that hangs.
+	Stall FaultKind = "stall"
+	// KeepAlive sends part of the reply, then SSE comment lines
+	// (": keep-alive") every KeepAliveEvery forever: a server that is busy
+	// saying nothing.
+	KeepAlive FaultKind = "keepalive"
+	// HTMLError answers with an HTML page instead of the API's JSON, as a
+	// proxy in front of the server does (502 unless Fault.Status says
+	// otherwise).
+	HTMLError FaultKind = "html_error"
+	// ErrorBody answers 200 with a JSON error body instead of a response
+	// (api_error, or server_error in the OpenAI protocols, unless Fault.Type
+	// says otherwise).
+	ErrorBody FaultKind = "error_body"
 )
+
+// KeepAliveEvery is how often a KeepAlive fault sends a comment.
+const KeepAliveEvery = 20 * time.Millisecond
+
+// midStream reports a fault that happens after the response began.
+func (k FaultKind) midStream() bool {
+	return k == StreamError || k == CutConnection || k == Stall || k == KeepAlive
+}
 
 // faultKinds maps each kind to its HTTP status and error type.
 var faultKinds = map[FaultKind]struct {
@@ -78,6 +104,30 @@ var faultKinds = map[FaultKind]struct {
 	SpendLimit:       {429, "rate_limit_error"},
 	StreamError:      {529, "overloaded_error"},
 	CutConnection:    {0, ""},
+	Stall:            {0, ""},
+	KeepAlive:        {0, ""},
+	HTMLError:        {502, ""},
+	ErrorBody:        {200, "api_error"},
+}
+
+// openAIFaults maps each kind to the HTTP status, error type and code the
+// OpenAI API (and the servers that copy it) use. OpenAI has no 529: an
+// overloaded server answers 503.
+var openAIFaults = map[FaultKind]struct {
+	status    int
+	typ, code string
+}{
+	RateLimited:      {429, "requests", "rate_limit_exceeded"},
+	Overloaded:       {503, "server_error", ""},
+	ServerError:      {500, "server_error", ""},
+	BadRequest:       {400, "invalid_request_error", ""},
+	Unauthorized:     {401, "invalid_request_error", "invalid_api_key"},
+	PermissionDenied: {403, "invalid_request_error", "unsupported_country_region_territory"},
+	Billing:          {429, "insufficient_quota", "insufficient_quota"},
+	SpendLimit:       {429, "insufficient_quota", "insufficient_quota"},
+	StreamError:      {500, "server_error", ""},
+	HTMLError:        {502, "", ""},
+	ErrorBody:        {200, "server_error", ""},
 }
 
 // Fault is an injected failure.
@@ -97,15 +147,25 @@ type Fault struct {
 
 // statusAndType resolves the fault's HTTP status and error type.
 func (f *Fault) statusAndType() (int, string) {
+	e := f.apiError(APIMessages)
+	return e.status, e.typ
+}
+
+// apiError is the error response the fault sends in protocol api.
+func (f *Fault) apiError(api API) *apiError {
 	k := faultKinds[f.Kind]
-	status, typ := k.status, k.typ
+	e := &apiError{status: k.status, typ: k.typ, message: f.message()}
+	if api != APIMessages {
+		o := openAIFaults[f.Kind]
+		e.status, e.typ, e.code = o.status, o.typ, o.code
+	}
 	if f.Status != 0 {
-		status = f.Status
+		e.status = f.Status
 	}
 	if f.Type != "" {
-		typ = f.Type
+		e.typ = f.Type
 	}
-	return status, typ
+	return e
 }
 
 func (f *Fault) message() string {
@@ -144,6 +204,32 @@ func ToolUseBlock(id, name string, input any) Block {
 	return Block{Type: "tool_use", ID: id, Name: name, Input: raw}
 }
 
+// BadArguments returns a tool_use block whose arguments are text that is
+// not a JSON object, as a weak model writes them. Only the OpenAI protocols
+// can carry it (they send arguments as text); a Messages API stream refuses
+// it.
+func BadArguments(name, text string) Block {
+	raw, _ := json.Marshal(text)
+	return Block{Type: "tool_use", Name: name, Input: raw}
+}
+
+// textArgs reports an input that BadArguments made: a JSON string.
+func textArgs(in json.RawMessage) bool {
+	in = bytes.TrimSpace(in)
+	return len(in) > 0 && in[0] == '"' && json.Valid(in)
+}
+
+// argsText is a tool_use block's arguments as the OpenAI protocols send
+// them: the input's JSON, or the text BadArguments gave.
+func argsText(b Block) string {
+	if textArgs(b.Input) {
+		var s string
+		json.Unmarshal(b.Input, &s)
+		return s
+	}
+	return string(b.Input)
+}
+
 // ThinkingBlock returns a thinking block; an empty signature is generated.
 func ThinkingBlock(thinking, signature string) Block {
 	return Block{Type: "thinking", Thinking: thinking, Signature: signature}
@@ -170,6 +256,9 @@ func normalize(r Reply, seed [32]byte) (Reply, error) {
 			return r, fmt.Errorf("unknown fault kind %q", r.Fault.Kind)
 		}
 	}
+	if err := checkQuirks(r.Quirks); err != nil {
+		return r, err
+	}
 	content := make([]Block, len(r.Content))
 	hasTool, size := false, 0
 	lastServerUse := ""
@@ -192,10 +281,15 @@ func normalize(r Reply, seed [32]byte) (Reply, error) {
 				in = json.RawMessage("{}")
 			}
 			var buf bytes.Buffer
-			if !isJSONObject(in) || json.Compact(&buf, in) != nil {
+			switch {
+			case textArgs(in):
+				// Arguments that are not an object (BadArguments): the
+				// OpenAI protocols send the text as it is.
+			case !isJSONObject(in) || json.Compact(&buf, in) != nil:
 				return r, fmt.Errorf("content %d: tool_use %s input is not a JSON object: %.100s", i, b.Name, in)
+			default:
+				b.Input = buf.Bytes()
 			}
-			b.Input = buf.Bytes()
 			if b.ID == "" {
 				b.ID = "toolu_" + derivedID(seed, i)
 			}

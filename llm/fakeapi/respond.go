@@ -23,19 +23,34 @@ func (s *Server) respond(ctx context.Context, w http.ResponseWriter, rec *Record
 	if err == nil {
 		reply, err = normalize(reply, sum)
 	}
+	if err == nil && req.API == APIMessages {
+		for i, b := range reply.Content {
+			if b.Type == "tool_use" && textArgs(b.Input) {
+				err = fmt.Errorf("content %d: tool_use %s has text arguments (BadArguments), which only the OpenAI protocols can carry", i, b.Name)
+			}
+		}
+	}
 	if err != nil {
-		s.fail(w, rec, &apiError{500, "api_error", "fakeapi: the policy's reply is unusable: " + err.Error()}, nil)
+		s.fail(w, rec, &apiError{status: 500, typ: "api_error", message: "fakeapi: the policy's reply is unusable: " + err.Error()}, nil)
 		return
 	}
 	s.update(rec, func(rc *Recorded) { rc.Label = reply.Label })
 	f := reply.Fault
-	if f != nil && f.Kind != StreamError && f.Kind != CutConnection {
-		status, typ := f.statusAndType()
-		s.fail(w, rec, &apiError{status, typ, f.message()}, f)
+	if f != nil && !f.Kind.midStream() {
+		s.fail(w, rec, f.apiError(req.API), f)
 		return
 	}
 	if !wait(ctx, reply.FirstTokenDelay) {
 		s.update(rec, func(rc *Recorded) { rc.Error = "request cancelled before the first token" })
+		return
+	}
+	rng := rand.New(rand.NewPCG(uint64(s.cfg.Seed), binary.BigEndian.Uint64(sum[:8])))
+	switch req.API {
+	case APIChat:
+		s.chat(ctx, w, rec, req, reply, pl, rng)
+		return
+	case APIResponses:
+		s.responses(ctx, w, rec, req, reply, pl, rng)
 		return
 	}
 	usage := pl.usage
@@ -51,9 +66,8 @@ func (s *Server) respond(ctx context.Context, w http.ResponseWriter, rec *Record
 		},
 	}
 	s.update(rec, func(rc *Recorded) { rc.MessageID, rc.Usage = msg.ID, usage })
-	rng := rand.New(rand.NewPCG(uint64(s.cfg.Seed), binary.BigEndian.Uint64(sum[:8])))
 	if !req.Stream {
-		s.respondJSON(w, rec, msg, reply, pl)
+		s.respondJSON(ctx, w, rec, msg, reply, pl)
 		return
 	}
 	s.stream(ctx, w, rec, msg, reply, pl, rng)
@@ -85,8 +99,12 @@ func wait(ctx context.Context, d time.Duration) bool {
 }
 
 // respondJSON sends a complete message for a non-streaming request.
-func (s *Server) respondJSON(w http.ResponseWriter, rec *Recorded, msg wireMessage, reply Reply, pl cachePlan) {
+func (s *Server) respondJSON(ctx context.Context, w http.ResponseWriter, rec *Recorded, msg wireMessage, reply Reply, pl cachePlan) {
 	if f := reply.Fault; f != nil {
+		if f.Kind == Stall || f.Kind == KeepAlive {
+			s.hang(ctx, rec, f)
+			return
+		}
 		if f.Kind == CutConnection {
 			w.Header().Set("content-type", "application/json")
 			w.WriteHeader(200)
@@ -95,8 +113,7 @@ func (s *Server) respondJSON(w http.ResponseWriter, rec *Recorded, msg wireMessa
 			cut(w)
 			return
 		}
-		status, typ := f.statusAndType()
-		s.fail(w, rec, &apiError{status, typ, f.message()}, f)
+		s.fail(w, rec, f.apiError(APIMessages), f)
 		return
 	}
 	s.cache.commit(pl)
@@ -149,19 +166,12 @@ func (s *Server) stream(ctx context.Context, w http.ResponseWriter, rec *Recorde
 			s.cache.commit(pl)
 		}
 	}
-	f := reply.Fault
-	if f == nil {
-		return
+	if f := reply.Fault; f != nil {
+		s.endFaulty(ctx, w, rec, f, func() {
+			_, typ := f.statusAndType()
+			sw.write(event{"error", wireErrorBody{Type: "error", Error: wireErrObj{typ, f.message()}}})
+		})
 	}
-	s.update(rec, func(rc *Recorded) { rc.Fault = f.Kind })
-	if f.Kind == CutConnection {
-		cut(w)
-		return
-	}
-	_, typ := f.statusAndType()
-	m := f.message()
-	s.update(rec, func(rc *Recorded) { rc.Error = m })
-	sw.write(event{"error", wireErrorBody{Type: "error", Error: wireErrObj{typ, m}}})
 }
 
 // cut drops the connection under w without finishing the response: the
@@ -175,4 +185,30 @@ func cut(w http.ResponseWriter) {
 		panic(http.ErrAbortHandler)
 	}
 	conn.Close()
+}
+
+// hang answers a non-streaming request that has a Stall or KeepAlive fault:
+// nothing, until the client goes away.
+func (s *Server) hang(ctx context.Context, rec *Recorded, f *Fault) {
+	s.update(rec, func(rc *Recorded) { rc.Fault = f.Kind })
+	<-ctx.Done()
+	s.update(rec, func(rc *Recorded) { rc.Error = "hung until the client went away" })
+}
+
+// failWhole fails a non-streaming OpenAI-protocol request with a fault
+// meant for a stream: a cut connection or a hang as such, an error event as
+// the error status.
+func (s *Server) failWhole(ctx context.Context, w http.ResponseWriter, rec *Recorded, api API, f *Fault) {
+	switch f.Kind {
+	case CutConnection:
+		w.Header().Set("content-type", "application/json")
+		w.WriteHeader(200)
+		w.Write([]byte(`{"id":"`))
+		s.update(rec, func(rc *Recorded) { rc.Status, rc.Fault = 200, f.Kind })
+		cut(w)
+	case Stall, KeepAlive:
+		s.hang(ctx, rec, f)
+	default:
+		s.fail(w, rec, f.apiError(api), f)
+	}
 }

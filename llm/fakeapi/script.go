@@ -46,6 +46,7 @@ type rule struct {
 // match holds a rule's conditions; all set ones must hold.
 type match struct {
 	system, firstUser, lastUser, toolResult, model, tool string
+	api                                                  API
 
 	systemRE, firstUserRE, lastUserRE, toolResultRE *regexp.Regexp
 
@@ -167,7 +168,7 @@ func resolve(n *yaml.Node) *yaml.Node {
 	return n
 }
 
-var ruleKeys = "name, match, times, reply, stop_reason, fault, first_token_delay, output_tokens"
+var ruleKeys = "name, match, times, reply, stop_reason, fault, first_token_delay, output_tokens, quirks"
 
 func (p *parser) rule(n *yaml.Node, index int) (rule, error) {
 	r := rule{label: fmt.Sprintf("rule %d (line %d)", index, n.Line)}
@@ -197,6 +198,8 @@ func (p *parser) rule(n *yaml.Node, index int) (rule, error) {
 			r.reply.FirstTokenDelay, err = p.duration(v, what+" first_token_delay")
 		case "output_tokens":
 			r.reply.OutputTokens, err = p.positive(v, what+" output_tokens")
+		case "quirks":
+			r.reply.Quirks, err = p.quirks(v, what+" quirks")
 		default:
 			err = p.errf(v.Line, "%s: unknown key %q (known: %s)", what, key, ruleKeys)
 		}
@@ -212,7 +215,7 @@ func (p *parser) rule(n *yaml.Node, index int) (rule, error) {
 	return r, nil
 }
 
-var matchKeys = "system, system_re, first_user, first_user_re, last_user, last_user_re, tool_result, tool_result_re, turn, attempt, model, tool"
+var matchKeys = "system, system_re, first_user, first_user_re, last_user, last_user_re, tool_result, tool_result_re, turn, attempt, model, tool, api"
 
 func (p *parser) match(n *yaml.Node, rule string) (match, error) {
 	var m match
@@ -233,6 +236,14 @@ func (p *parser) match(n *yaml.Node, rule string) (match, error) {
 			m.model, err = p.str(v, field)
 		case "tool":
 			m.tool, err = p.str(v, field)
+		case "api":
+			var a string
+			if a, err = p.str(v, field); err == nil {
+				m.api = API(a)
+				if m.api != APIMessages && m.api != APIChat && m.api != APIResponses {
+					err = p.errf(v.Line, "%s must be messages, chat or responses (got %q)", field, a)
+				}
+			}
 		case "system_re":
 			m.systemRE, err = p.regexp(v, field)
 		case "first_user_re":
@@ -343,8 +354,28 @@ func (p *parser) fault(n *yaml.Node, rule string) (*Fault, error) {
 	return f, err
 }
 
+// quirks parses a list of quirk names.
+func (p *parser) quirks(n *yaml.Node, what string) ([]Quirk, error) {
+	n = resolve(n)
+	if n.Kind != yaml.SequenceNode {
+		return nil, p.errf(n.Line, "%s must be a list of quirk names (known: %s)", what, quirkNames())
+	}
+	var out []Quirk
+	for _, item := range n.Content {
+		s, err := p.str(resolve(item), what)
+		if err != nil {
+			return nil, err
+		}
+		if !knownQuirk(Quirk(s)) {
+			return nil, p.errf(item.Line, "%s: unknown quirk %q (known: %s)", what, s, quirkNames())
+		}
+		out = append(out, Quirk(s))
+	}
+	return out, nil
+}
+
 func knownFaults() string {
-	return "rate_limited, overloaded, server_error, bad_request, unauthorized, permission_denied, billing, spend_limit, stream_error, cut_connection"
+	return "rate_limited, overloaded, server_error, bad_request, unauthorized, permission_denied, billing, spend_limit, stream_error, cut_connection, stall, keepalive, html_error, error_body"
 }
 
 // blocks parses a reply: a string (one text block) or a list of blocks.

@@ -41,6 +41,10 @@ type Config struct {
 	// RecordLimit bounds Requests to the most recent N requests (0 keeps
 	// all). Long-running demos set it; tests usually leave it at 0.
 	RecordLimit int
+	// Quirks are OpenAI-compatible servers' deviations to reproduce in every
+	// OpenAI-protocol stream (quirk.go). New panics and Start fails on an
+	// unknown one.
+	Quirks []Quirk
 	// ContextWindow, when set, is the most input tokens (counted as the
 	// cache simulator counts them) a request may have: a larger one gets
 	// the API's 400 "prompt is too long". 0 accepts any size.
@@ -109,6 +113,9 @@ func New(cfg Config) *Server {
 // Start starts a server on 127.0.0.1 and returns an error if it cannot
 // listen. The caller must Close it.
 func Start(cfg Config) (*Server, error) {
+	if err := checkQuirks(cfg.Quirks); err != nil {
+		return nil, fmt.Errorf("fakeapi: Config.Quirks: %w", err)
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("fakeapi: listen on loopback: %w", err)
@@ -224,44 +231,69 @@ func readBody(r io.Reader, declared int64) ([]byte, error) {
 	return buf, nil
 }
 
-// ServeHTTP routes a request. Every response carries a request-id header.
+// ServeHTTP routes a request. Every response carries a request-id header
+// (and x-request-id on the OpenAI endpoints).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rec := s.record(r)
 	w.Header().Set("request-id", rec.RequestID)
-	switch r.URL.Path {
-	case "/v1/messages", "/v1/messages/count_tokens":
-		if r.Method == http.MethodPost {
-			s.messages(w, r, rec)
-		} else {
-			s.fail(w, rec, &apiError{405, "invalid_request_error", fmt.Sprintf("fakeapi: %s %s is not allowed; use POST", r.Method, r.URL.Path)}, nil)
-		}
-	case "/v1/chat/completions":
-		s.fail(w, rec, &apiError{404, "not_found_error", "fakeapi: the OpenAI-compatible /v1/chat/completions endpoint is not implemented yet; use POST /v1/messages"}, nil)
+	api, known := routes[r.URL.Path]
+	if known && api != APIMessages {
+		w.Header().Set("x-request-id", rec.RequestID)
+	}
+	switch {
+	case !known:
+		s.fail(w, rec, &apiError{status: 404, typ: "not_found_error", message: fmt.Sprintf("fakeapi: no route for %s %s (the fake serves POST /v1/messages, /v1/messages/count_tokens, /v1/chat/completions and /v1/responses)", r.Method, r.URL.Path)}, nil)
+	case r.Method != http.MethodPost:
+		s.fail(w, rec, &apiError{status: 405, typ: "invalid_request_error", message: fmt.Sprintf("fakeapi: %s %s is not allowed; use POST", r.Method, r.URL.Path)}, nil)
 	default:
-		s.fail(w, rec, &apiError{404, "not_found_error", fmt.Sprintf("fakeapi: no route for %s %s (the fake serves POST /v1/messages and /v1/messages/count_tokens)", r.Method, r.URL.Path)}, nil)
+		s.handle(w, r, rec, api)
 	}
 	s.logRecord(rec)
 }
 
-// messages serves /v1/messages and /v1/messages/count_tokens.
-func (s *Server) messages(w http.ResponseWriter, r *http.Request, rec *Recorded) {
+// routes maps each path the fake serves to its protocol.
+var routes = map[string]API{
+	"/v1/messages":              APIMessages,
+	"/v1/messages/count_tokens": APIMessages,
+	"/v1/chat/completions":      APIChat,
+	"/v1/responses":             APIResponses,
+}
+
+// openAIPath reports a path of the OpenAI protocols, whose errors have
+// OpenAI's shape.
+func openAIPath(path string) bool {
+	api, ok := routes[path]
+	return ok && api != APIMessages
+}
+
+// handle reads, checks and answers a POST to one of the routes.
+func (s *Server) handle(w http.ResponseWriter, r *http.Request, rec *Recorded, api API) {
 	body, err := readBody(http.MaxBytesReader(w, r.Body, maxBody), r.ContentLength)
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			s.fail(w, rec, &apiError{413, "request_too_large", fmt.Sprintf("request body exceeds the %d-byte limit", maxBody)}, nil)
+			s.fail(w, rec, &apiError{status: 413, typ: "request_too_large", message: fmt.Sprintf("request body exceeds the %d-byte limit", maxBody)}, nil)
 			return
 		}
 		s.update(rec, func(rc *Recorded) { rc.Error = "reading body: " + err.Error() })
 		return
 	}
 	s.update(rec, func(rc *Recorded) { rc.Body = body })
-	if e := s.checkHeaders(r.Header); e != nil {
+	if e := s.checkHeaders(r.Header, api); e != nil {
 		s.fail(w, rec, e, nil)
 		return
 	}
 	countOnly := r.URL.Path == "/v1/messages/count_tokens"
-	req, e := decodeRequest(body, countOnly, s.memo)
+	var req *Request
+	var e *apiError
+	switch api {
+	case APIChat:
+		req, e = decodeChat(body)
+	case APIResponses:
+		req, e = decodeResponses(body)
+	default:
+		req, e = decodeRequest(body, countOnly, s.memo)
+	}
 	if e != nil {
 		s.fail(w, rec, e, nil)
 		return
@@ -281,18 +313,22 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request, rec *Recorded)
 	s.respond(r.Context(), w, rec, req, sum)
 }
 
-// checkHeaders applies the API's header rules.
-func (s *Server) checkHeaders(h http.Header) *apiError {
+// checkHeaders applies the API's header rules: the OpenAI protocols take
+// the key as a bearer token only and need no version header.
+func (s *Server) checkHeaders(h http.Header, api API) *apiError {
 	if s.cfg.APIKey != "" {
-		key := h.Get("x-api-key")
-		if key == "" {
-			key = strings.TrimPrefix(h.Get("authorization"), "Bearer ")
+		key := strings.TrimPrefix(h.Get("authorization"), "Bearer ")
+		if api == APIMessages && h.Get("x-api-key") != "" {
+			key = h.Get("x-api-key")
 		}
 		if key != s.cfg.APIKey {
-			return &apiError{401, "authentication_error", "invalid x-api-key"}
+			if api != APIMessages {
+				return &apiError{status: 401, typ: "invalid_request_error", code: "invalid_api_key", message: "Incorrect API key provided."}
+			}
+			return &apiError{status: 401, typ: "authentication_error", message: "invalid x-api-key"}
 		}
 	}
-	if h.Get("anthropic-version") == "" {
+	if api == APIMessages && h.Get("anthropic-version") == "" {
 		return invalid("anthropic-version: header is required")
 	}
 	return nil
@@ -322,7 +358,19 @@ func (s *Server) fail(w http.ResponseWriter, rec *Recorded, e *apiError, f *Faul
 			rc.Fault = f.Kind
 		}
 	})
-	writeJSON(w, e.status, wireErrorBody{Type: "error", Error: wireErrObj{e.typ, e.message}, RequestID: rec.RequestID})
+	switch {
+	case f != nil && f.Kind == HTMLError:
+		h.Set("content-type", "text/html")
+		w.WriteHeader(e.status)
+		fmt.Fprintf(w, "<html>\r\n<head><title>%d %s</title></head>\r\n<body>\r\n<center><h1>%d %s</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n",
+			e.status, http.StatusText(e.status), e.status, http.StatusText(e.status))
+	case openAIPath(rec.Path):
+		h.Set("content-type", "application/json")
+		w.WriteHeader(e.status)
+		w.Write(append(openAIErrorJSON(e), '\n'))
+	default:
+		writeJSON(w, e.status, wireErrorBody{Type: "error", Error: wireErrObj{e.typ, e.message}, RequestID: rec.RequestID})
+	}
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -21,7 +21,9 @@ func TestRoutes(t *testing.T) {
 		status       int
 		errType      string
 	}{
-		{"POST", "/v1/chat/completions", 404, "not_found_error"},
+		{"POST", "/v1/chat/completions", 400, "invalid_request_error"},
+		{"POST", "/v1/responses", 400, "invalid_request_error"},
+		{"GET", "/v1/chat/completions", 405, "invalid_request_error"},
 		{"POST", "/v1/unknown", 404, "not_found_error"},
 		{"GET", "/v1/messages", 405, "invalid_request_error"},
 	}

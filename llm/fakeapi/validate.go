@@ -13,6 +13,8 @@ type apiError struct {
 	status  int
 	typ     string
 	message string
+	// code is the OpenAI protocols' error code ("" sends null).
+	code string
 }
 
 func invalid(format string, args ...any) *apiError {
@@ -66,7 +68,7 @@ func decodeParts(body []byte, countOnly bool, mm *memo, split func([]byte, *wire
 	if err := split(body, &w); err != nil {
 		return nil, invalid("request body: %v", err)
 	}
-	req := &Request{Thinking: w.Thinking, Stream: w.Stream, CacheControl: w.CacheControl}
+	req := &Request{API: APIMessages, Thinking: w.Thinking, Stream: w.Stream, CacheControl: w.CacheControl}
 	if w.Tools != nil {
 		req.Tools = make([]Tool, len(w.Tools))
 	}
@@ -126,7 +128,7 @@ func validate(req *Request) *apiError {
 	if e := validateTools(req.Tools); e != nil {
 		return e
 	}
-	if e := validateMessages(req.Messages); e != nil {
+	if e := validateMessages(req.Messages, req.API == APIChat || req.API == APIResponses); e != nil {
 		return e
 	}
 	if e := validateToolPairs(req.Messages); e != nil {
@@ -171,7 +173,10 @@ var (
 // validateMessages checks roles and block placement. Consecutive messages of
 // the same role are rejected (the real API merges them; the fake is stricter
 // so that a client bug that produces them shows up in tests).
-func validateMessages(msgs []Message) *apiError {
+// textArgs applies the OpenAI protocols' rules: tool_use input that is not
+// an object (a tool call's arguments are text the model wrote) and an
+// assistant turn with empty content are accepted.
+func validateMessages(msgs []Message, textArgs bool) *apiError {
 	if len(msgs) == 0 {
 		return invalid("messages: at least one message is required")
 	}
@@ -189,7 +194,7 @@ func validateMessages(msgs []Message) *apiError {
 			return invalid("messages.%d: all messages must have non-empty content except for the optional final assistant message", i)
 		}
 		for j, b := range m.Content {
-			if e := validateBlock(b, m.Role, fmt.Sprintf("messages.%d.content.%d", i, j)); e != nil {
+			if e := validateBlock(b, m.Role, fmt.Sprintf("messages.%d.content.%d", i, j), textArgs); e != nil {
 				return e
 			}
 		}
@@ -197,7 +202,7 @@ func validateMessages(msgs []Message) *apiError {
 	return nil
 }
 
-func validateBlock(b Block, role, where string) *apiError {
+func validateBlock(b Block, role, where string, textArgs bool) *apiError {
 	switch {
 	case b.Type == "":
 		return invalid("%s.type: Field required", where)
@@ -205,11 +210,11 @@ func validateBlock(b Block, role, where string) *apiError {
 		return invalid("%s: %s blocks can only be in user messages", where, b.Type)
 	case role == "user" && assistantOnly[b.Type]:
 		return invalid("%s: %s blocks can only be in assistant messages", where, b.Type)
-	case b.Type == "text" && b.Text == "":
+	case b.Type == "text" && b.Text == "" && !(textArgs && role == "assistant"):
 		return invalid("messages: text content blocks must be non-empty (%s)", where)
 	case b.Type == "tool_use" && (b.ID == "" || b.Name == ""):
 		return invalid("%s: tool_use blocks need an id and a name", where)
-	case b.Type == "tool_use" && !isJSONObject(b.Input):
+	case b.Type == "tool_use" && !textArgs && !isJSONObject(b.Input):
 		return invalid("%s.input: Input should be a valid dictionary", where)
 	case b.Type == "tool_result" && b.ToolUseID == "":
 		return invalid("%s.tool_use_id: Field required", where)

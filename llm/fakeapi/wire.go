@@ -13,6 +13,10 @@ import (
 // from it. A Policy receives it read-only: it must not modify it, because the
 // server records the same value.
 type Request struct {
+	// API is the protocol the request arrived in; the fields below are its
+	// content in the Messages API's terms whatever the protocol (see
+	// chatwire.go and respwire.go for the OpenAI translations).
+	API       API
 	Model     string
 	MaxTokens int
 	System    []Block
@@ -36,6 +40,11 @@ type Request struct {
 	Index int
 
 	ctx context.Context
+	// autoCache makes every block a cache breakpoint: the OpenAI protocols
+	// cache prefixes on their own, without markers.
+	autoCache bool
+	// includeUsage is chat's stream_options.include_usage.
+	includeUsage bool
 }
 
 // Context returns the request's context: it is cancelled when the client goes

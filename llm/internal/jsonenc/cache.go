@@ -1,4 +1,4 @@
-package claude
+package jsonenc
 
 import (
 	"encoding/json"
@@ -11,11 +11,21 @@ import (
 // than once per request. Every cache is keyed by content, never by the
 // caller's slice (which may be edited in place), and bounded.
 
-// stableCache holds a Model's caches. Safe for concurrent use.
-type stableCache struct {
+// Cache holds a Model's caches. The zero value is ready; it is safe for
+// concurrent use.
+type Cache struct {
 	schemas schemaCache
 	texts   textCache
 }
+
+// Schema returns raw compacted as CompactObject does with the fallback
+// {"type":"object"}, from the cache when the same bytes came before. The
+// result must not be modified.
+func (c *Cache) Schema(raw json.RawMessage) ([]byte, error) { return c.schemas.get(raw) }
+
+// AppendText appends s as AppendString does, from the cache when s is long
+// and came before.
+func (c *Cache) AppendText(dst []byte, s string) []byte { return c.texts.appendString(dst, s) }
 
 // maxCachedSchemas bounds a schemaCache; past it schemas are compacted on
 // every request (a pool that large changes all the time anyway).
@@ -36,7 +46,7 @@ func (c *schemaCache) get(raw json.RawMessage) ([]byte, error) {
 	if ok {
 		return out, nil
 	}
-	out, err := compactObject(raw, `{"type":"object"}`)
+	out, err := CompactObject(raw, `{"type":"object"}`)
 	if err != nil {
 		return nil, err
 	}
@@ -69,10 +79,10 @@ type textCache struct {
 	bytes int
 }
 
-// appendString appends s as appendString does.
+// appendString appends s as AppendString does.
 func (c *textCache) appendString(dst []byte, s string) []byte {
 	if len(s) < minCachedText {
-		return appendString(dst, s)
+		return AppendString(dst, s)
 	}
 	c.mu.RLock()
 	out, ok := c.m[s]
@@ -81,7 +91,7 @@ func (c *textCache) appendString(dst []byte, s string) []byte {
 		return append(dst, out...)
 	}
 	start := len(dst)
-	dst = appendString(dst, s)
+	dst = AppendString(dst, s)
 	c.mu.Lock()
 	if c.m == nil {
 		c.m = make(map[string][]byte)

@@ -1,4 +1,12 @@
-package claude
+// Package jsonenc writes the JSON of request bodies by hand, for the model
+// providers (llm/claude, llm/openai): strings escaped exactly as
+// encoding/json escapes them (HTML characters included), caller-given JSON
+// (tool schemas, tool input) compacted as it is, never through a map whose
+// key order is random, and a per-Model cache of the parts that are the same
+// bytes on every request. The same request thus gives the same bytes, which
+// prompt caching needs, for a fraction of the CPU of the SDKs' parameter
+// types.
+package jsonenc
 
 import (
 	"bytes"
@@ -6,12 +14,6 @@ import (
 	"fmt"
 	"unicode/utf8"
 )
-
-// The request body is written by hand with these appenders rather than
-// through the SDK's parameter types: it is the same JSON, byte for byte
-// (request_sdk_test.go compares the two), for a fraction of the CPU. The
-// escaping follows encoding/json, HTML-safe characters included, because
-// that is what the SDK sends.
 
 const hexDigits = "0123456789abcdef"
 
@@ -26,10 +28,10 @@ var plainASCII = func() (t [utf8.RuneSelf]bool) {
 	return t
 }()
 
-// appendString appends s as a JSON string, escaped as encoding/json escapes
+// AppendString appends s as a JSON string, escaped as encoding/json escapes
 // it: control characters, quote and backslash, the HTML-sensitive <, > and
 // &, U+2028 and U+2029; invalid UTF-8 becomes U+FFFD.
-func appendString(dst []byte, s string) []byte {
+func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
@@ -133,11 +135,11 @@ func appendHTMLEscaped(dst, src []byte) []byte {
 	return append(dst, src[start:]...)
 }
 
-// compactObject returns raw compacted and HTML-escaped, or fallback when
+// CompactObject returns raw compacted and HTML-escaped, or fallback when
 // raw is empty. It fails when raw is not a JSON object. Compacting is what
 // encoding/json would do on the wire anyway; doing it here makes the error
 // for bad JSON ours, with its location.
-func compactObject(raw json.RawMessage, fallback string) ([]byte, error) {
+func CompactObject(raw json.RawMessage, fallback string) ([]byte, error) {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return []byte(fallback), nil
 	}
