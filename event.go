@@ -48,8 +48,12 @@ type Event struct {
 	ParentToolUseID string
 	Time            time.Time
 
-	// Message is an assistant or user message (the API's shape).
-	Message *Message
+	// Message is an assistant or user message (the API's shape). A user
+	// message that carries a tool result carries only that one, and
+	// ToolUseResult is the tool's result in Claude Code's structured shape
+	// (Write's {type, filePath, …}, Agent's usage), when it has one.
+	Message       *Message
+	ToolUseResult json.RawMessage
 	// Stream is one streaming event of a response (stream_event).
 	Stream *llm.Event
 
@@ -97,6 +101,19 @@ type Event struct {
 	DurationAPIMs int64
 	TotalCostUSD  float64
 	Usage         *llm.Usage
+	// ModelUsage is usage and cost per model (a session whose agents run
+	// on several models reports each one's share).
+	ModelUsage map[string]*ModelUsage
+}
+
+// ModelUsage is one model's share of a session's usage, as Claude Code's
+// result reports it (modelUsage).
+type ModelUsage struct {
+	InputTokens              int64   `json:"inputTokens"`
+	OutputTokens             int64   `json:"outputTokens"`
+	CacheReadInputTokens     int64   `json:"cacheReadInputTokens"`
+	CacheCreationInputTokens int64   `json:"cacheCreationInputTokens"`
+	CostUSD                  float64 `json:"costUSD"`
 }
 
 // Message is an API message inside an assistant or user event.
@@ -117,8 +134,23 @@ type TaskUsage struct {
 	DurationMs  int64 `json:"duration_ms"`
 }
 
+// TeamEvent kinds.
+const (
+	TeamCreated           = "team_created"
+	TeamDeleted           = "team_deleted"
+	TeamJoined            = "joined"
+	TeamMessage           = "message"
+	TeamIdle              = "idle"
+	TeamShutdownRequested = "shutdown_requested"
+	TeamShutdown          = "shutdown"
+	TeamDead              = "dead"
+	TeamPermission        = "permission"
+	TeamPlan              = "plan"
+)
+
 // TeamEvent is one thing that happened in a team: Kind is team_created,
-// team_deleted, joined, message, idle, shutdown, dead, permission or plan.
+// team_deleted, joined, message, idle, shutdown_requested (To lists the
+// teammates asked, comma-separated), shutdown, dead, permission or plan.
 type TeamEvent struct {
 	Kind   string `json:"kind"`
 	Team   string `json:"team"`
@@ -140,6 +172,9 @@ func (e Event) MarshalJSON() ([]byte, error) {
 	case EventAssistant, EventUser:
 		o.add("message", e.Message)
 		o.add("parent_tool_use_id", nullable(e.ParentToolUseID))
+		if len(e.ToolUseResult) > 0 {
+			o.add("tool_use_result", e.ToolUseResult)
+		}
 	case EventStream:
 		o.add("event", streamJSON(e.Stream))
 		o.add("parent_tool_use_id", nullable(e.ParentToolUseID))
@@ -160,6 +195,9 @@ func (e Event) MarshalJSON() ([]byte, error) {
 			usage = *e.Usage
 		}
 		o.add("usage", usage)
+		if len(e.ModelUsage) > 0 {
+			o.add("modelUsage", e.ModelUsage)
+		}
 	}
 	if e.AgentID != "" && e.Type != EventResult {
 		o.add("agent_id", e.AgentID)

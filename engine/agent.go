@@ -59,12 +59,16 @@ type Agent struct {
 	defs  []llm.ToolDef
 
 	mu       sync.Mutex
+	model    string // the model requests name (SetModel changes it)
 	history  []llm.Message
 	lastReq  *llm.Request // the last request sent, for forks
 	usage    llm.Usage    // lifetime
 	cost     float64
 	requests int   // model requests sent, for event numbering
 	lastSeen int64 // total input+output tokens of the last response
+	// compactAsked is a manual compaction asked for during Send
+	// (RequestCompact), done before the next request.
+	compactAsked bool
 }
 
 // New returns an agent ready to Send.
@@ -77,7 +81,34 @@ func New(cfg Config) *Agent {
 		a.defs = append(a.defs, d)
 	}
 	a.history = llm.CloneMessages(cfg.History)
+	a.model = cfg.ModelName
 	return a
+}
+
+// SetModel makes later requests name model (a session's SetModel); the
+// request under way, if any, keeps the one it was sent with. Usage is
+// priced by the model each response names.
+func (a *Agent) SetModel(model string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.model = model
+}
+
+// Model returns the model later requests name.
+func (a *Agent) Model() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.model
+}
+
+// Clear forgets the conversation: the next Send starts a new one with the
+// same system prompt and tools. The transcript records a boundary, so a
+// resumed session starts after it too. Must not be called during Send.
+func (a *Agent) Clear() error {
+	a.mu.Lock()
+	a.history, a.lastReq, a.lastSeen = nil, nil, 0
+	a.mu.Unlock()
+	return a.recordRewrite("the conversation was cleared", nil, "")
 }
 
 // SetTools replaces the agent's tools from the next request on (a plan-mode
@@ -174,7 +205,7 @@ func (a *Agent) Send(ctx context.Context, content []llm.Block, origin string) (*
 		}
 		res.Turns++
 		res.Usage = res.Usage.Add(resp.Usage)
-		res.CostUSD += a.cfg.Prices.Cost(a.cfg.ModelName, resp.Usage)
+		res.CostUSD += a.price(resp)
 		res.Text = llm.JoinText(resp.Content)
 
 		uses := resp.Message().ToolUses()
@@ -202,6 +233,16 @@ func (a *Agent) Send(ctx context.Context, content []llm.Block, origin string) (*
 			return res, runErr
 		}
 	}
+}
+
+// price is what resp cost: priced by the model it names (else the one
+// requested).
+func (a *Agent) price(resp *llm.Response) float64 {
+	model := resp.Model
+	if model == "" {
+		model = a.Model()
+	}
+	return a.cfg.Prices.Cost(model, resp.Usage)
 }
 
 func (a *Agent) costNow() float64 {
@@ -274,10 +315,11 @@ func (a *Agent) turn(ctx context.Context) (*llm.Response, error) {
 		return nil, err
 	}
 	msg := resp.Message()
+	cost := a.price(resp)
 	a.mu.Lock()
 	a.history = append(a.history, msg)
 	a.usage = a.usage.Add(resp.Usage)
-	a.cost += a.cfg.Prices.Cost(a.cfg.ModelName, resp.Usage)
+	a.cost += cost
 	a.lastSeen = resp.Usage.TotalInput() + resp.Usage.OutputTokens
 	a.mu.Unlock()
 	a.emit(Event{Kind: EventAssistant, Message: &msg, Response: resp, Turn: n})

@@ -56,12 +56,18 @@ func (a *Agent) needsCompaction(estimate int64) bool {
 // maybeCompact compacts when the next request calls for it, then cuts what
 // is still too large (fit.go).
 func (a *Agent) maybeCompact(ctx context.Context) error {
+	if a.takeCompactRequest() {
+		a.preCompact(ctx, CompactManual)
+		if err := a.compact(ctx, CompactManual); err != nil {
+			return err
+		}
+	}
 	if a.cfg.Compaction.Disabled {
 		return nil
 	}
 	estimate := a.nextRequestTokens()
 	if a.needsCompaction(estimate) && !a.preCompact(ctx, CompactAuto) {
-		if err := a.compact(ctx); err != nil {
+		if err := a.compact(ctx, CompactAuto); err != nil {
 			return err
 		}
 		estimate = a.nextRequestTokens()
@@ -81,10 +87,27 @@ func (a *Agent) preCompact(ctx context.Context, trigger string) bool {
 // It runs the PreCompact hooks with trigger "manual" first.
 func (a *Agent) Compact(ctx context.Context) error {
 	a.preCompact(ctx, CompactManual)
-	return a.compact(ctx)
+	return a.compact(ctx, CompactManual)
 }
 
-func (a *Agent) compact(ctx context.Context) error {
+// RequestCompact asks for a manual compaction before the agent's next
+// model request: how a session compacts an agent whose Send is running
+// (Compact must not be called then).
+func (a *Agent) RequestCompact() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.compactAsked = true
+}
+
+func (a *Agent) takeCompactRequest() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	asked := a.compactAsked
+	a.compactAsked = false
+	return asked
+}
+
+func (a *Agent) compact(ctx context.Context, trigger string) error {
 	a.mu.Lock()
 	before := a.lastSeen
 	history := slices.Clone(a.history)
@@ -108,7 +131,7 @@ func (a *Agent) compact(ctx context.Context) error {
 	a.lastSeen = 0
 	a.mu.Unlock()
 
-	a.emit(Event{Kind: EventCompact, Compact: &CompactInfo{TokensBefore: before, Summary: summary, Kept: len(kept)}})
+	a.emit(Event{Kind: EventCompact, Compact: &CompactInfo{Trigger: trigger, TokensBefore: before, Summary: summary, Kept: len(kept)}})
 	return a.recordRewrite(fmt.Sprintf("compacted %d messages (%d tokens) into a summary; kept %d", cut, before, len(kept)),
 		append([]llm.Message{head}, kept...), session.OriginCompactSummary)
 }
@@ -148,9 +171,10 @@ func (a *Agent) summarize(ctx context.Context, history []llm.Message) (string, e
 	if err != nil {
 		return "", fmt.Errorf("engine: compaction: %w", err)
 	}
+	cost := a.price(resp)
 	a.mu.Lock()
 	a.usage = a.usage.Add(resp.Usage)
-	a.cost += a.cfg.Prices.Cost(a.cfg.ModelName, resp.Usage)
+	a.cost += cost
 	a.mu.Unlock()
 	text := llm.JoinText(resp.Content)
 	if text == "" {

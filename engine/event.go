@@ -64,6 +64,7 @@ type ToolEvent struct {
 
 // CompactInfo describes a compaction.
 type CompactInfo struct {
+	Trigger      string // CompactAuto or CompactManual
 	TokensBefore int64
 	Summary      string
 	Kept         int // messages kept verbatim

@@ -20,9 +20,10 @@ func (a *Agent) buildRequest() *llm.Request {
 func (a *Agent) requestFor(msgs []llm.Message) *llm.Request {
 	a.mu.Lock()
 	defs := slices.Clone(a.defs)
+	model := a.model
 	a.mu.Unlock()
 	req := &llm.Request{
-		Model:      a.cfg.ModelName,
+		Model:      model,
 		System:     slices.Clone(a.cfg.System),
 		Tools:      defs,
 		Messages:   msgs,

@@ -40,6 +40,7 @@ type Command struct {
 
 	match matcher
 	cond  *condition
+	fn    Func // a Go hook (FromFuncs) instead of a shell command
 }
 
 // Matches reports whether the command's matcher accepts name: the tool

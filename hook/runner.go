@@ -158,6 +158,9 @@ func (r *Runner) run(ctx context.Context, c *Command, stdin []byte, cwd string) 
 	if timeout <= 0 {
 		timeout = r.cfg.Timeout
 	}
+	if c.fn != nil {
+		return r.runFunc(ctx, c, stdin, timeout)
+	}
 	project := r.cfg.ProjectDir
 	if project == "" {
 		project = cwd

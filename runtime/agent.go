@@ -194,6 +194,27 @@ func (a *Agent) SetMode(m permission.Mode) error {
 	return nil
 }
 
+// SetModel makes the agent's later requests name model (an id; resolve
+// aliases first), and agents it spawns that inherit its model get it.
+func (a *Agent) SetModel(model string) {
+	a.mu.Lock()
+	a.info.Model = model
+	rec, guard, eng := a.info, a.guard, a.engine
+	a.mu.Unlock()
+	if eng != nil {
+		eng.SetModel(model)
+		eng.SetAgent(rec, guard)
+	}
+}
+
+// Task returns the task the agent last ran as (nil for the lead and for an
+// agent that has not started).
+func (a *Agent) Task() *task.Task {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.task
+}
+
 // ApprovePlan asks the agent's plan approver, if it has one (plan.Agent);
 // ok is false when it has none (the permission gate's answer to
 // ExitPlanMode was the approval).

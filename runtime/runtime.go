@@ -226,8 +226,10 @@ func (rt *Runtime) LookupName(name string, latest bool) (*Agent, bool) {
 	return nil, false
 }
 
-// running reports whether a is working or about to: an activation runs,
+// Running reports whether a is working or about to: an activation runs,
 // or its task has not ended.
+func (rt *Runtime) Running(a *Agent) bool { return rt.running(a) }
+
 func (rt *Runtime) running(a *Agent) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()

@@ -8,9 +8,12 @@ const (
 	EventMessage     = "message"
 	EventIdle        = "idle"
 	EventShutdown    = "shutdown"
-	EventDead        = "dead"
-	EventPermission  = "permission"
-	EventPlan        = "plan"
+	// EventShutdownRequested: the lead asks the teammates in To (comma-
+	// separated) to shut down, for the reason in Text.
+	EventShutdownRequested = "shutdown_requested"
+	EventDead              = "dead"
+	EventPermission        = "permission"
+	EventPlan              = "plan"
 )
 
 // Event is one thing that happened in a team.

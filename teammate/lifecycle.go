@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/cohort-dev/cohort/mailbox"
@@ -196,15 +197,22 @@ func (l *Lead) Shutdown(ctx context.Context, reason string) {
 		l.cfg.Logf("teammate: shutdown: %v", err)
 		return
 	}
-	deadline := time.Now().Add(l.cfg.ShutdownTimeout)
-	done := make(chan string, len(members))
-	n := 0
+	var names []string
 	for _, m := range members {
-		if m.Name == team.LeadName {
-			continue
+		if m.Name != team.LeadName {
+			names = append(names, m.Name)
 		}
+	}
+	if len(names) == 0 {
+		return
+	}
+	l.emit(Event{Kind: EventShutdownRequested, Team: name, From: team.LeadName, To: strings.Join(names, ","), Text: reason})
+	deadline := time.Now().Add(l.cfg.ShutdownTimeout)
+	done := make(chan string, len(names))
+	n := 0
+	for _, member := range names {
 		n++
-		go func() { l.stopOne(ctx, name, m.Name, reason, deadline); done <- m.Name }()
+		go func() { l.stopOne(ctx, name, member, reason, deadline); done <- member }()
 	}
 	for range n {
 		<-done

@@ -51,15 +51,16 @@ type Config struct {
 // Loop is one running team member: it turns the messages of its inbox
 // into pieces of work for its agent. Start registers it; Run runs it.
 type Loop struct {
-	cfg     Config
-	name    string
-	mbox    *mailbox.Dir
-	reader  *mailbox.Reader
-	status  *publisher
-	chat    *chatQueue
-	control chan mailbox.Message
-	replies waiters
-	agent   *runtime.Agent
+	cfg       Config
+	name      string
+	mbox      *mailbox.Dir
+	reader    *mailbox.Reader
+	status    *publisher
+	chat      *chatQueue
+	control   chan mailbox.Message
+	replies   waiters
+	agent     *runtime.Agent
+	closeOnce sync.Once
 	// testHookTaken, when set (tests), runs after the teammate has taken
 	// its next messages and before it works on them.
 	testHookTaken func()
@@ -117,11 +118,20 @@ func Start(ctx context.Context, cfg Config) (*Loop, error) {
 }
 
 // close releases what Start took (the inbox, the agent's transcript); Run
-// does it when it returns.
+// does it when it returns. Safe to call more than once.
 func (tm *Loop) close() {
-	tm.reader.Close()
-	tm.agent.Close()
+	tm.closeOnce.Do(func() {
+		tm.reader.Close()
+		tm.agent.Close()
+	})
 }
+
+// Close releases what Start took when Run is not called (Run releases it
+// itself). Safe to call more than once.
+func (tm *Loop) Close() { tm.close() }
+
+// Agent returns the teammate's agent.
+func (tm *Loop) Agent() *runtime.Agent { return tm.agent }
 
 // build prepares the teammate's agent: its pool (plan-mode when a plan must
 // be approved first), system prompt with its role, permission state (its

@@ -15,12 +15,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cohort-dev/cohort/engine"
-	"github.com/cohort-dev/cohort/flags"
+	"github.com/cohort-dev/cohort"
 	"github.com/cohort-dev/cohort/llm/fakeapi"
-	"github.com/cohort-dev/cohort/permission"
 	"github.com/cohort-dev/cohort/team"
-	"github.com/cohort-dev/cohort/teammate"
 )
 
 // demoScript is the scripted model's part in cohort demo: every agent's
@@ -169,18 +166,20 @@ func (ws *demoWorkspace) invocation(inv *Invocation) *Invocation {
 	}
 }
 
-// options returns the session's options: the user's (output format,
+// config is the demo's session: the user's options (output format,
 // verbosity, trace, limits) with the demo's model, directory, teammate
-// backend, permission mode and the flags the story needs.
-func (ws *demoWorkspace) options(o *options) *options {
+// backend, permission mode and the flags the story needs, in the sealed
+// environment.
+func (ws *demoWorkspace) config(o *options, inv *Invocation) cohort.Config {
 	so := *o
-	so.print = true
-	so.model = scriptedPrefix + ws.script
+	so.model = "scripted:" + ws.script
 	so.cwd = ws.project
-	so.teammateMode, so.teammateBackends = teammate.BackendInProcess, nil
-	so.permissionMode = string(permission.ModeAcceptEdits)
-	so.flags = append(slices.Clone(o.flags), flags.AgentTeams+"=on", flags.CoordinatorMode+"=off", flags.ForkSubagent+"=off")
-	return &so
+	so.teammateMode, so.teammateBackends = "in-process", nil
+	so.permissionMode = "acceptEdits"
+	so.flags = append(slices.Clone(o.flags), "agent_teams=on", "coordinator_mode=off", "fork_subagent=off")
+	cfg := so.config(ws.invocation(inv))
+	cfg.StopAfterRun = true
+	return cfg
 }
 
 func runDemo(ctx context.Context, inv *Invocation, o *options, d *demoOptions) (err error) {
@@ -217,55 +216,52 @@ func runDemo(ctx context.Context, inv *Invocation, o *options, d *demoOptions) (
 			return err
 		}
 	}
-	return runDemoSession(ctx, inv, ws.options(o), ws, n, start)
+	return runDemoSession(ctx, inv, o, ws, n, start)
 }
 
 // runDemoSession runs the story and checks that it reached its end.
 func runDemoSession(ctx context.Context, inv *Invocation, o *options, ws *demoWorkspace, n *narrator, start time.Time) error {
-	dinv := ws.invocation(inv)
-	b, err := loadBase(ctx, dinv, o)
+	s, err := cohort.New(ctx, ws.config(o, inv))
 	if err != nil {
 		return err
+	}
+	defer func() { warn(inv, s.Close()) }()
+	teams, err := team.NewStore(team.StoreConfig{Root: filepath.Join(ws.cohortHome, "teams")})
+	if err != nil {
+		return err
+	}
+	leadID := s.Agents()[0].ID
+	n.bind(leadID, teams)
+	if p, ok := ctx.Value(demoProbeKey{}).(*demoProbe); ok {
+		*p = demoProbe{fake: s.ScriptedModel(), root: ws.root, cohortHome: ws.cohortHome, sessionID: s.ID(), leadID: leadID}
 	}
 	out := newPrinter(inv.Stdout, inv.Stderr, o.outputFormat, o.verbose)
-	out.onEngine, out.onTask = n.engineEvent, n.taskEvent
-	s, err := openSession(ctx, b, out)
-	if err != nil {
-		return err
-	}
-	defer s.close()
-	n.bind(s.lead.ID(), s.teams)
-	s.onTeamEvent = n.teamEvent
-	if p, ok := ctx.Value(demoProbeKey{}).(*demoProbe); ok {
-		*p = demoProbe{fake: s.model.fake, root: ws.root, cohortHome: ws.cohortHome, sessionID: s.id, leadID: s.lead.ID()}
-	}
-	out.init(initLine{Cwd: s.cwd, Tools: s.lead.ToolNames(), Model: s.lead.Info().Model,
-		PermissionMode: s.modeName, APIKeySource: "none"})
 	n.prompt(demoPrompt)
-
-	turns, res, runErr := s.drive(ctx, demoPrompt)
-	n.shutdownRequested(s.teams)
-	s.endTeam()
-	s.stopTasks()
-
-	r := resultLine{Subtype: engine.StopSuccess, NumTurns: turns, DurationMs: time.Since(start).Milliseconds()}
-	switch {
-	case runErr != nil:
-		r.Subtype, r.IsError, r.Result = engine.StopExecution, true, runErr.Error()
-		if errors.Is(runErr, context.Canceled) {
-			r.Result = "interrupted: the demo was cancelled"
+	var r cohort.Event
+	for ev, err := range s.Run(ctx, demoPrompt) {
+		if err != nil {
+			return err
 		}
-	case res.Stop != engine.StopSuccess:
-		r.Subtype, r.IsError, r.Result = res.Stop, true, res.Text
-	default:
-		r.Result = res.Text
-		if err := checkDemoOutcome(ws, s.teams, n); err != nil {
+		if ev.Type == cohort.EventResult {
+			r = ev
+			continue
+		}
+		n.event(ev)
+		if o.outputFormat != "text" {
+			out.event(ev)
+		}
+	}
+	switch {
+	case r.IsError && strings.HasPrefix(r.Result, "interrupted"):
+		r.Result = "interrupted: the demo was cancelled"
+	case !r.IsError:
+		if err := checkDemoOutcome(ws, teams, n); err != nil {
 			r.IsError, r.Result = true, err.Error()
 		}
 	}
-	n.finish(r, s.teams)
+	n.finish(r, teams)
 	if o.outputFormat != "text" {
-		out.result(r)
+		out.event(r)
 	}
 	if r.IsError {
 		return &exitError{code: 1, err: errors.New(r.Result)}

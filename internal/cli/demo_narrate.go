@@ -12,12 +12,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cohort-dev/cohort/engine"
+	"github.com/cohort-dev/cohort"
 	"github.com/cohort-dev/cohort/internal/clip"
 	"github.com/cohort-dev/cohort/llm"
-	"github.com/cohort-dev/cohort/task"
 	"github.com/cohort-dev/cohort/team"
-	"github.com/cohort-dev/cohort/teammate"
 )
 
 // narratorConfig configures a narrator.
@@ -45,6 +43,7 @@ type narrator struct {
 	labels map[string]string // Agent tool-use id → the label of the agent it started
 	colors map[string]string // teammate name → palette color
 	mates  map[string]bool   // task ids of in-process teammates
+	tools  map[string]string // tool-use id → tool name, until its result
 	agents map[string]bool   // labels of agents that called the model
 	calls  int               // model calls, all agents
 	usage  llm.Usage
@@ -58,7 +57,7 @@ func newNarrator(cfg narratorConfig) *narrator {
 		cfg.Now = time.Now
 	}
 	return &narrator{cfg: cfg, labels: map[string]string{}, colors: map[string]string{},
-		mates: map[string]bool{}, agents: map[string]bool{}}
+		mates: map[string]bool{}, agents: map[string]bool{}, tools: map[string]string{}}
 }
 
 // bind names the lead and gives the team store (for colors and the final
@@ -147,9 +146,9 @@ func (n *narrator) prompt(text string) {
 	n.linef("user", "%q", text)
 }
 
-// who names the agent behind an engine event: "lead", a teammate's name
-// (its id is name@team), or the label its Agent call gave it.
-func (n *narrator) who(ev engine.Event) string {
+// who names the agent behind an event: "lead", a teammate's name (its id
+// is name@team), or the label its Agent call gave it.
+func (n *narrator) who(ev cohort.Event) string {
 	if ev.AgentID == n.leadID {
 		return "lead"
 	}
@@ -162,33 +161,63 @@ func (n *narrator) who(ev engine.Event) string {
 	return clip.String(ev.AgentID, 8)
 }
 
-func (n *narrator) engineEvent(ev engine.Event) {
+// event narrates one event of the session.
+func (n *narrator) event(ev cohort.Event) {
+	switch ev.Type {
+	case cohort.EventSystem:
+		switch {
+		case ev.Subtype == cohort.SubtypeTeam && ev.Team != nil:
+			n.teamEvent(*ev.Team)
+		case strings.HasPrefix(ev.Subtype, "task_"):
+			n.taskEvent(ev)
+		}
+		return
+	case cohort.EventAssistant, cohort.EventUser:
+	default:
+		return
+	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
+	if ev.Message == nil {
+		return
+	}
 	who := n.who(ev)
-	switch ev.Kind {
-	case engine.EventAssistant:
+	if ev.Type == cohort.EventAssistant {
 		n.calls++
 		n.agents[who] = true
-		if r := ev.Response; r != nil {
-			n.usage = n.usage.Add(r.Usage)
-			n.cost += llm.DefaultPrices.Cost(r.Model, r.Usage)
+		if u := ev.Message.Usage; u != nil {
+			n.usage = n.usage.Add(*u)
+			n.cost += llm.DefaultPrices.Cost(ev.Message.Model, *u)
 		}
-		if text := firstLine(llm.JoinText(ev.Message.Content)); text != "" {
-			n.linef(who, "%s", n.paint(ansiDim, "“"+clip.String(text, 110)+"”"))
+		// In the message's order: what it says (its first line), the tools
+		// it calls.
+		said := false
+		for _, b := range ev.Message.Content {
+			switch {
+			case b.Type == llm.BlockText && !said:
+				if text := firstLine(b.Text); text != "" {
+					n.linef(who, "%s", n.paint(ansiDim, "“"+clip.String(text, 110)+"”"))
+					said = true
+				}
+			case b.Type == llm.BlockToolUse:
+				n.tools[b.ID] = b.Name
+				n.toolStart(who, b)
+			}
 		}
-	case engine.EventToolStart:
-		n.toolStart(who, ev.Tool)
-	case engine.EventToolDone:
-		n.toolDone(who, ev.Tool)
-	case engine.EventUser:
-		n.delivered(who, ev.Message)
+		return
 	}
+	for _, b := range ev.Message.Content {
+		if b.Type == llm.BlockToolResult {
+			n.toolDone(who, n.tools[b.ToolUseID], b, ev.ToolUseResult)
+			delete(n.tools, b.ToolUseID)
+		}
+	}
+	n.delivered(who, ev.Message.Content)
 }
 
 // toolStart shows file work and messages as they start, and remembers the
 // label of an agent an Agent call starts.
-func (n *narrator) toolStart(who string, t *engine.ToolEvent) {
+func (n *narrator) toolStart(who string, t llm.Block) {
 	var in struct {
 		FilePath    string `json:"file_path"`
 		Pattern     string `json:"pattern"`
@@ -207,7 +236,7 @@ func (n *narrator) toolStart(who string, t *engine.ToolEvent) {
 	case "SendMessage":
 		// Shown as it starts: its delivery can be seen before the call
 		// returns. A failure follows as its own line.
-		var s teammate.SendInput
+		var s struct{ To, Message, Summary string }
 		_ = json.Unmarshal(t.Input, &s)
 		text := s.Summary
 		if text == "" {
@@ -224,23 +253,22 @@ func (n *narrator) toolStart(who string, t *engine.ToolEvent) {
 	}
 }
 
-// toolDone shows failures and what changed the shared task list.
-func (n *narrator) toolDone(who string, t *engine.ToolEvent) {
-	r := t.Result
-	if r == nil {
-		return
-	}
+// toolDone shows failures and what changed the shared task list (the
+// tool's structured result is the task, or the list).
+func (n *narrator) toolDone(who, name string, r llm.Block, structured json.RawMessage) {
 	if r.IsError {
-		n.linef(who, "%s", n.paint(ansiRed, t.Name+" failed: "+clip.String(firstLine(llm.JoinText(r.Content)), 100)))
+		n.linef(who, "%s", n.paint(ansiRed, name+" failed: "+clip.String(firstLine(llm.JoinText(r.Content)), 100)))
 		return
 	}
-	switch t.Name {
+	switch name {
 	case "TaskCreate":
-		if tk, ok := r.Meta.(team.Task); ok {
+		var tk team.Task
+		if json.Unmarshal(structured, &tk) == nil && tk.ID != "" {
 			n.linef(who, "adds task #%s to the shared list: %s", tk.ID, tk.Subject)
 		}
 	case "TaskUpdate":
-		if tk, ok := r.Meta.(team.Task); ok {
+		var tk team.Task
+		if json.Unmarshal(structured, &tk) == nil && tk.ID != "" {
 			switch tk.Status {
 			case team.StatusInProgress:
 				n.linef(who, "claims task #%s: %s", tk.ID, tk.Subject)
@@ -251,7 +279,8 @@ func (n *narrator) toolDone(who string, t *engine.ToolEvent) {
 			}
 		}
 	case "TaskList":
-		if tasks, ok := r.Meta.([]team.Task); ok {
+		var tasks []team.Task
+		if json.Unmarshal(structured, &tasks) == nil {
 			var parts []string
 			for _, tk := range tasks {
 				parts = append(parts, fmt.Sprintf("#%s %s", tk.ID, tk.Status))
@@ -268,11 +297,8 @@ var (
 
 // delivered shows mailbox messages and notifications as they reach an
 // agent's conversation (the moment its model can see them).
-func (n *narrator) delivered(who string, m *llm.Message) {
-	if m == nil {
-		return
-	}
-	for _, b := range m.Content {
+func (n *narrator) delivered(who string, content []llm.Block) {
+	for _, b := range content {
 		if b.Type != llm.BlockText {
 			continue
 		}
@@ -291,10 +317,10 @@ func (n *narrator) delivered(who string, m *llm.Message) {
 	}
 }
 
-func (n *narrator) taskEvent(ev task.Event) {
+func (n *narrator) taskEvent(ev cohort.Event) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if ev.TaskType == string(task.KindTeammate) {
+	if ev.TaskType == "in_process_teammate" {
 		n.mates[ev.TaskID] = true
 	}
 	if n.mates[ev.TaskID] {
@@ -305,26 +331,28 @@ func (n *narrator) taskEvent(ev task.Event) {
 		who = clip.String(ev.TaskID, 8)
 	}
 	switch ev.Subtype {
-	case task.SubtypeTaskStarted:
+	case cohort.SubtypeTaskStarted:
 		if ev.IsBackgrounded != nil && *ev.IsBackgrounded {
 			n.linef(who, "starts in the background: %s (task %s)", ev.Description, ev.TaskID)
 		}
-	case task.SubtypeTaskNotification:
+	case cohort.SubtypeTaskNotification:
 		detail := ""
-		if u := ev.Usage; u != nil {
+		if u := ev.TaskUsage; u != nil {
 			detail = fmt.Sprintf(" after %d tool call(s) and %s tokens", u.ToolUses, thousands(u.TotalTokens))
 		}
 		n.linef(who, "%s%s, and reports back", ev.Status, detail)
 	}
 }
 
-func (n *narrator) teamEvent(ev teammate.Event) {
+func (n *narrator) teamEvent(ev cohort.TeamEvent) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	switch ev.Kind {
-	case teammate.EventTeamCreated:
+	case cohort.TeamShutdownRequested:
+		n.linef("lead", "the team is quiet: sends shutdown requests to %s", strings.ReplaceAll(ev.To, ",", " and "))
+	case cohort.TeamCreated:
 		n.linef("lead", "forms team %s: %s", ev.Team, ev.Text)
-	case teammate.EventJoined:
+	case cohort.TeamJoined:
 		backend, color := "", ""
 		if n.teams != nil {
 			if m, err := n.teams.Member(ev.Team, ev.From); err == nil {
@@ -333,45 +361,21 @@ func (n *narrator) teamEvent(ev teammate.Event) {
 			}
 		}
 		n.linef(ev.From, "joins the team (%s, color %s)", backend, n.paint(paletteANSI[color], color))
-	case teammate.EventIdle:
+	case cohort.TeamIdle:
 		n.linef(ev.From, "is idle, waiting for messages (the lead is told)")
-	case teammate.EventShutdown:
+	case cohort.TeamShutdown:
 		n.linef(ev.From, "approves the shutdown request and stops")
-	case teammate.EventDead:
+	case cohort.TeamDead:
 		n.linef(ev.From, "%s", n.paint(ansiRed, "stopped without shutting down: "+ev.Text))
-	case teammate.EventTeamDeleted:
+	case cohort.TeamDeleted:
 		n.linef("lead", "deletes team %s", ev.Team)
-	case teammate.EventPermission, teammate.EventPlan:
+	case cohort.TeamPermission, cohort.TeamPlan:
 		n.linef(ev.From, "%s → %s: %s", ev.Kind, ev.To, clip.String(ev.Text, 100))
 	}
 }
 
-// shutdownRequested says that the lead, its work done, asks the team to
-// stop (the session's end sends the requests).
-func (n *narrator) shutdownRequested(teams *team.Store) {
-	if teams == nil {
-		return
-	}
-	ms, err := teams.ActiveMembers(demoTeam)
-	if err != nil {
-		return
-	}
-	var names []string
-	for _, m := range ms {
-		if m.Name != team.LeadName {
-			names = append(names, m.Name)
-		}
-	}
-	if len(names) == 0 {
-		return
-	}
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	n.linef("lead", "the team is quiet: sends shutdown requests to %s", strings.Join(names, " and "))
-}
-
 // finish prints the final task list and the totals.
-func (n *narrator) finish(r resultLine, teams *team.Store) {
+func (n *narrator) finish(r cohort.Event, teams *team.Store) {
 	var list []string
 	if teams != nil {
 		if l, err := teams.Tasks(demoTeam); err == nil {

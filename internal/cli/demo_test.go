@@ -14,14 +14,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/cohort-dev/cohort/engine"
+	"github.com/cohort-dev/cohort"
 	"github.com/cohort-dev/cohort/llm"
 	"github.com/cohort-dev/cohort/llm/fakeapi"
 	"github.com/cohort-dev/cohort/mailbox"
-	"github.com/cohort-dev/cohort/task"
 	"github.com/cohort-dev/cohort/team"
-	"github.com/cohort-dev/cohort/teammate"
-	"github.com/cohort-dev/cohort/tool"
 )
 
 // runDemoMain runs the CLI in-process with vars as the whole environment and
@@ -463,7 +460,7 @@ func TestNarratorDeliveries(t *testing.T) {
 		text := mailbox.Render(mailbox.Message{From: "alice", Color: "blue", Summary: "done", Text: "all good"}) +
 			mailbox.Render(mailbox.Message{From: "alice", Summary: "idle", Text: "alice is waiting"}) +
 			"<task-notification>\n<task-id>x</task-id>\n<summary>Agent \"Look\" completed</summary>\n</task-notification>"
-		n.delivered("lead", &llm.Message{Role: llm.RoleUser, Content: []llm.Block{llm.Text(text)}})
+		n.delivered("lead", []llm.Block{llm.Text(text)})
 		got := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
 		want := []string{
 			`  0.0s  lead    ← alice: done`,
@@ -489,41 +486,58 @@ func TestNarratorDeliveries(t *testing.T) {
 func TestNarratorLines(t *testing.T) {
 	t.Parallel()
 	bg := true
-	usage := &task.Usage{TotalTokens: 12345, ToolUses: 2}
-	call := func(kind engine.EventKind, agent, id, name, input string, res *tool.Result) engine.Event {
-		return engine.Event{Kind: kind, AgentID: agent, Tool: &engine.ToolEvent{ID: id, Name: name, Input: json.RawMessage(input), Result: res}}
+	use := func(id, name, input string) llm.Block {
+		return llm.Block{Type: llm.BlockToolUse, ID: id, Name: name, Input: json.RawMessage(input)}
 	}
-	events := []any{
-		call(engine.EventToolStart, "lead-id", "call-1", "Agent", `{"name":"scout","description":"Look around","run_in_background":true}`, nil),
-		task.Event{Subtype: task.SubtypeTaskStarted, TaskID: "a1", ToolUseID: "call-1", Description: "Look around", IsBackgrounded: &bg},
-		task.Event{Subtype: task.SubtypeTaskStarted, TaskID: "t1", TaskType: string(task.KindTeammate), IsBackgrounded: &bg},
-		call(engine.EventToolDone, "lead-id", "c2", "TaskCreate", `{}`, &tool.Result{Meta: team.Task{ID: "1", Subject: "Fix it", Status: team.StatusPending}}),
-		call(engine.EventToolDone, "alice@crew", "c3", "TaskUpdate", `{}`, &tool.Result{Meta: team.Task{ID: "1", Subject: "Fix it", Status: team.StatusInProgress}}),
-		call(engine.EventToolStart, "alice@crew", "c4", "Read", `{"file_path":"/proj/a/b.go"}`, nil),
-		call(engine.EventToolStart, "alice@crew", "c5", "SendMessage", `{"to":"bob","message":"first line\nsecond"}`, nil),
-		call(engine.EventToolDone, "alice@crew", "c5", "SendMessage", `{}`, &tool.Result{IsError: true, Content: []llm.Block{llm.Text("No member named \"bob\".")}}),
-		engine.Event{Kind: engine.EventToolStart, AgentID: "a1", ParentToolUseID: "call-1", Tool: &engine.ToolEvent{Name: "Glob", Input: json.RawMessage(`{"pattern":"*.go"}`)}},
-		engine.Event{Kind: engine.EventAssistant, AgentID: "a1", ParentToolUseID: "call-1", Message: &llm.Message{Content: []llm.Block{llm.Text("Found two.\nMore")}}},
-		call(engine.EventToolDone, "alice@crew", "c6", "TaskList", `{}`, &tool.Result{Meta: []team.Task{{ID: "1", Status: team.StatusCompleted}, {ID: "2", Status: team.StatusPending}}}),
-		task.Event{Subtype: task.SubtypeTaskNotification, TaskID: "a1", ToolUseID: "call-1", Status: "completed", Usage: usage},
-		task.Event{Subtype: task.SubtypeTaskNotification, TaskID: "t1", Status: "completed"},
-		teammate.Event{Kind: teammate.EventIdle, From: "alice"},
-		teammate.Event{Kind: teammate.EventShutdown, From: "alice"},
-		teammate.Event{Kind: teammate.EventDead, From: "bob", Text: "its process exited"},
+	asst := func(agent, parent string, blocks ...llm.Block) cohort.Event {
+		return cohort.Event{Type: cohort.EventAssistant, AgentID: agent, ParentToolUseID: parent,
+			Message: &cohort.Message{Role: llm.RoleAssistant, Content: blocks}}
+	}
+	result := func(agent, id string, structured any, isError bool, text string) cohort.Event {
+		raw, _ := json.Marshal(structured)
+		b := llm.Block{Type: llm.BlockToolResult, ToolUseID: id, IsError: isError, Content: []llm.Block{llm.Text(text)}}
+		return cohort.Event{Type: cohort.EventUser, AgentID: agent, ToolUseResult: raw,
+			Message: &cohort.Message{Role: llm.RoleUser, Content: []llm.Block{b}}}
+	}
+	taskEv := func(sub, id, toolUse, typ string) cohort.Event {
+		return cohort.Event{Type: cohort.EventSystem, Subtype: sub, TaskID: id, ToolUseID: toolUse, TaskType: typ}
+	}
+	teamEv := func(kind, from, text string) cohort.Event {
+		return cohort.Event{Type: cohort.EventSystem, Subtype: cohort.SubtypeTeam, Team: &cohort.TeamEvent{Kind: kind, From: from, Text: text}}
+	}
+	started := taskEv(cohort.SubtypeTaskStarted, "a1", "call-1", "local_agent")
+	started.Description, started.IsBackgrounded = "Look around", &bg
+	mate := taskEv(cohort.SubtypeTaskStarted, "t1", "", "in_process_teammate")
+	mate.IsBackgrounded = &bg
+	done := taskEv(cohort.SubtypeTaskNotification, "a1", "call-1", "local_agent")
+	done.Status, done.TaskUsage = "completed", &cohort.TaskUsage{TotalTokens: 12345, ToolUses: 2}
+	mateDone := taskEv(cohort.SubtypeTaskNotification, "t1", "", "in_process_teammate")
+	mateDone.Status = "completed"
+	events := []cohort.Event{
+		asst("lead-id", "", use("call-1", "Agent", `{"name":"scout","description":"Look around","run_in_background":true}`)),
+		started,
+		mate,
+		asst("lead-id", "", use("c2", "TaskCreate", `{}`)),
+		result("lead-id", "c2", team.Task{ID: "1", Subject: "Fix it", Status: team.StatusPending}, false, "ok"),
+		asst("alice@crew", "", use("c3", "TaskUpdate", `{}`)),
+		result("alice@crew", "c3", team.Task{ID: "1", Subject: "Fix it", Status: team.StatusInProgress}, false, "ok"),
+		asst("alice@crew", "", use("c4", "Read", `{"file_path":"/proj/a/b.go"}`), use("c5", "SendMessage", `{"to":"bob","message":"first line\nsecond"}`)),
+		result("alice@crew", "c5", nil, true, `No member named "bob".`),
+		asst("a1", "call-1", use("c7", "Glob", `{"pattern":"*.go"}`), llm.Text("Found two.\nMore")),
+		asst("alice@crew", "", use("c6", "TaskList", `{}`)),
+		result("alice@crew", "c6", []team.Task{{ID: "1", Status: team.StatusCompleted}, {ID: "2", Status: team.StatusPending}}, false, "ok"),
+		done,
+		mateDone,
+		teamEv(cohort.TeamIdle, "alice", ""),
+		teamEv(cohort.TeamShutdown, "alice", ""),
+		teamEv(cohort.TeamDead, "bob", "its process exited"),
 	}
 	var b bytes.Buffer
 	start := time.Unix(0, 0)
 	n := newNarrator(narratorConfig{W: &b, Start: start, Now: func() time.Time { return start }, Project: "/proj"})
 	n.bind("lead-id", nil)
 	for _, ev := range events {
-		switch ev := ev.(type) {
-		case engine.Event:
-			n.engineEvent(ev)
-		case task.Event:
-			n.taskEvent(ev)
-		case teammate.Event:
-			n.teamEvent(ev)
-		}
+		n.event(ev)
 	}
 	want := []string{
 		"  0.0s  scout   starts in the background: Look around (task a1)",
@@ -543,7 +557,9 @@ func TestNarratorLines(t *testing.T) {
 	if diff := cmp.Diff(want, strings.Split(strings.TrimRight(b.String(), "\n"), "\n")); diff != "" {
 		t.Errorf("narrative (-want +got):\n%s", diff)
 	}
-	if n.calls != 1 || !n.agents["scout"] {
-		t.Errorf("calls %d, agents %v: want 1 call by scout", n.calls, n.agents)
+	// Every assistant message is a model call: two by the lead, three by
+	// alice, one by the scout.
+	if n.calls != 6 || !n.agents["scout"] || len(n.agents) != 3 {
+		t.Errorf("calls %d, agents %v: want 6 calls by the lead, alice and scout", n.calls, n.agents)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/cohort-dev/cohort"
 )
 
 // options are the root command's flags.
@@ -41,6 +43,8 @@ type options struct {
 	teammateBackends   []string
 	permissionTimeout  time.Duration
 	sandbox            string
+	settings           []string
+	partial            bool
 }
 
 var outputFormats = []string{"text", "json", "stream-json"}
@@ -78,6 +82,8 @@ func (o *options) register(cmd *cobra.Command) {
 	f.StringVar(&o.teammateMode, "teammate-mode", "", "where teammates run: auto (tmux inside tmux, else in-process), in-process or tmux")
 	f.StringArrayVar(&o.teammateBackends, "teammate-backend", nil, "run one teammate on a given backend: name=in-process|tmux (repeatable)")
 	f.StringVar(&o.sandbox, "sandbox", "", "run Bash in the kernel sandbox: on or off (default: the settings' sandbox.enabled, on)")
+	f.StringArrayVar(&o.settings, "settings", nil, "a settings file or JSON object applied over the settings files (repeatable; later wins)")
+	f.BoolVar(&o.partial, "include-partial-messages", false, "stream-json: also print stream_event lines, the parts of each response as they stream")
 	f.DurationVar(&o.permissionTimeout, "teammate-permission-timeout", 0, "how long a teammate waits for the lead to answer a permission request (default 5m; no answer denies)")
 }
 
@@ -103,6 +109,34 @@ func (o *options) validate() error {
 		return usageErr("--max-turns, --max-concurrent-agents, --max-budget-usd, --agent-max-turns, --agent-timeout and --max-agent-depth must not be negative")
 	}
 	return nil
+}
+
+// config is the session the flags describe, in inv's environment.
+func (o *options) config(inv *Invocation) cohort.Config {
+	c := cohort.Config{Dir: o.cwd, Model: o.model, Provider: o.provider, BaseURL: o.baseURL,
+		PermissionMode: o.permissionMode, AllowedTools: o.allowedTools, DisallowedTools: o.disallowedTools,
+		AddDirs: o.addDirs, PermissionPromptCommand: o.permPromptCommand,
+		SystemPrompt: o.systemPrompt, AppendSystemPrompt: o.appendSystemPrompt,
+		Agent: o.agentName, Agents: o.agentsJSON, Flags: o.flags, Settings: o.settings,
+		Resume: o.resume, Continue: o.continueLast,
+		MaxTurns: o.maxTurns, MaxBudgetUSD: o.maxBudgetUSD, MaxConcurrentAgents: o.maxConcurrent,
+		AgentMaxTurns: o.agentMaxTurns, AgentTimeout: o.agentTimeout, MaxAgentDepth: o.maxDepth,
+		TeammateMode: o.teammateMode, TeammatePermissionTimeout: o.permissionTimeout,
+		Sandbox: o.sandbox, Trace: o.trace, PartialMessages: o.partial && o.outputFormat == "stream-json",
+		Verbose: o.verbose, Getenv: inv.Getenv, Environ: inv.Environ, Stderr: inv.Stderr}
+	if o.cwd == "" && inv.Getwd != nil {
+		if wd, err := inv.Getwd(); err == nil {
+			c.Dir = wd
+		}
+	}
+	if len(o.teammateBackends) > 0 {
+		c.TeammateBackends = map[string]string{}
+		for _, kv := range o.teammateBackends {
+			name, b, _ := strings.Cut(kv, "=")
+			c.TeammateBackends[name] = b
+		}
+	}
+	return c
 }
 
 func usageErr(format string, args ...any) error {

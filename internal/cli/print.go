@@ -3,21 +3,17 @@ package cli
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"strings"
-	"time"
 
-	"github.com/cohort-dev/cohort/engine"
-	"github.com/cohort-dev/cohort/hook"
-	"github.com/cohort-dev/cohort/llm"
-	"github.com/cohort-dev/cohort/session"
-	"github.com/cohort-dev/cohort/task"
+	"github.com/cohort-dev/cohort"
 )
 
 // maxStdinPrompt bounds a prompt read from stdin.
 const maxStdinPrompt = 10 << 20
 
+// runRoot is print mode: one prompt run to the end on a new session, its
+// events printed as they come, the result last.
 func runRoot(ctx context.Context, inv *Invocation, o *options, args []string) error {
 	if err := o.validate(); err != nil {
 		return err
@@ -36,252 +32,43 @@ func runRoot(ctx context.Context, inv *Invocation, o *options, args []string) er
 	if text == "" {
 		return usageErr(`no prompt: pass it as an argument (cohort -p "…") or on stdin`)
 	}
-	b, err := loadBase(ctx, inv, o)
+	cfg := o.config(inv)
+	cfg.StopAfterRun = true
+	s, err := cohort.New(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	out := newPrinter(inv.Stdout, inv.Stderr, o.outputFormat, o.verbose)
-	s, err := openSession(ctx, b, out)
-	if err != nil {
-		return err
+	failed, runErr := printRun(ctx, s, text, out.event)
+	if err := s.Close(); err != nil {
+		warn(inv, err)
 	}
-	defer s.close()
-	out.init(initLine{Cwd: s.cwd, Tools: s.lead.ToolNames(), Model: s.lead.Info().Model,
-		PermissionMode: s.modeName, APIKeySource: s.model.keySource(inv.Getenv)})
-	start := time.Now()
-	turns, res, runErr := s.drive(ctx, text)
-	s.endSession()
-	s.endTeam()
-	// Stop what still runs before the result, so that the result is the
-	// last line of stream-json (killed tasks report first).
-	s.stopTasks()
-	r := resultLine{Subtype: engine.StopSuccess, NumTurns: turns, DurationMs: time.Since(start).Milliseconds()}
-	switch {
-	case runErr != nil:
-		r.Subtype, r.IsError = engine.StopExecution, true
-		r.Result = runErr.Error()
-		if errors.Is(runErr, context.Canceled) {
-			r.Result = "interrupted: the run was cancelled"
-		}
-	case res.Stop != engine.StopSuccess:
-		r.Subtype, r.IsError, r.Result = res.Stop, true, res.Text
-	default:
-		r.Result = res.Text
+	if runErr != nil {
+		return &exitError{code: 1, err: runErr}
 	}
-	out.result(r)
-	if r.IsError {
+	if failed {
 		return &exitError{code: 1}
 	}
 	return nil
 }
 
-// drive runs the lead on text, then keeps it going while background tasks
-// will still report: each batch of notifications is a new turn. It returns
-// the turns taken and the last Send's result.
-func (s *sess) drive(ctx context.Context, text string) (int, *engine.Result, error) {
-	lead := s.lead.Engine()
-	scope := s.hookScope(s.lead)
-	content, origin := userBlocks(s.lead.Opening(), text), ""
-	source := hook.SourceStartup
-	if s.resumed != nil {
-		source = hook.SourceResume
-	}
-	start := scope.SessionStart(ctx, source, s.lead.Info().Model)
-	s.hookMessages(start)
-	if extra := hookContextBlock(start.Context); extra != nil {
-		content = append(content, *extra)
-	}
-	if out := scope.UserPromptSubmit(ctx, text); out.Block || out.Stop {
-		return 0, nil, fmt.Errorf("the prompt was blocked by a UserPromptSubmit hook: %s", firstNonEmpty(out.Reason, out.StopReason))
-	} else if len(out.Context) > 0 {
-		content = append(content, llm.Text(hookContext(out.Context)))
-	}
-	turns, stopActive := 0, false
-	for {
-		res, err := lead.Send(ctx, content, origin)
-		if res != nil {
-			turns += res.Turns
-		}
-		if err != nil || res.Stop != engine.StopSuccess {
-			return turns, res, err
-		}
-		// A Stop hook may keep the lead going, with its reason as input.
-		if out := scope.Stop(ctx, stopActive); out.Block && !out.Stop {
-			content, origin, stopActive = []llm.Block{llm.Text(hookContext([]string{"A Stop hook asks you to continue: " + out.Reason}))}, session.OriginSystem, true
-			continue
-		}
-		stopActive = false
-		next, ok, err := s.awaitQueue(ctx)
+// printRun runs prompt on s, handing every event to print, and reports
+// whether the result was an error.
+func printRun(ctx context.Context, s *cohort.Session, prompt string, print func(cohort.Event)) (failed bool, err error) {
+	for ev, err := range s.Run(ctx, prompt) {
 		if err != nil {
-			return turns, res, err
+			return true, err
 		}
-		if !ok {
-			return turns, res, nil
-		}
-		content, origin = next, session.OriginNotification
-	}
-}
-
-// endSession fires the SessionEnd hooks, with a deadline of their own: the
-// run's context may be cancelled already (Ctrl-C).
-func (s *sess) endSession() {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	s.hookMessages(s.hookScope(s.lead).SessionEnd(ctx, hook.EndOther))
-}
-
-// hookMessages shows what hooks said for the user (systemMessage, failures)
-// on stderr.
-func (s *sess) hookMessages(o hook.Outcome) {
-	for _, m := range o.Messages {
-		fmt.Fprintf(s.inv.Stderr, "cohort: hook: %s\n", m)
-	}
-}
-
-// hookContextBlock is hook output for the model as one block, or nil.
-func hookContextBlock(parts []string) *llm.Block {
-	if len(parts) == 0 {
-		return nil
-	}
-	b := llm.Text(hookContext(parts))
-	return &b
-}
-
-// hookContext wraps hook output for the model.
-func hookContext(parts []string) string {
-	return "<system-reminder>\n" + strings.Join(parts, "\n") + "\n</system-reminder>"
-}
-
-func firstNonEmpty(s ...string) string {
-	for _, v := range s {
-		if v != "" {
-			return v
+		print(ev)
+		if ev.Type == cohort.EventResult {
+			failed = ev.IsError
 		}
 	}
-	return ""
+	return failed, nil
 }
 
-// teamPoll is how often an idle lead re-checks its team's state when no
-// change has woken it: a safety net under the team layer's change signal
-// (fsnotify on the status files), which can drop events under overflow.
-const teamPoll = time.Second
-
-// awaitQueue waits until the lead's queue holds something, or returns false
-// once nothing can arrive any more (no outstanding background task).
-func (s *sess) awaitQueue(ctx context.Context) ([]llm.Block, bool, error) {
-	q := s.lead.Queue()
-	waited := false
-	for {
-		// Outstanding and busy first: a task stops counting only after its
-		// notification is enqueued, and a teammate stops counting as busy
-		// only after what it had for the lead is queued or in the lead's
-		// inbox, so nothing can slip between the checks.
-		changed := s.teamChanged()
-		outstanding := s.tasks.Outstanding(q)
-		busy := s.teamBusy()
-		if q.Len() > 0 {
-			if waited {
-				s.coalesce(ctx, q)
-			}
-			var blocks []llm.Block
-			for _, it := range q.Drain() {
-				blocks = append(blocks, llm.Text(it.ModelText()))
-			}
-			return blocks, true, nil
-		}
-		if outstanding == 0 && !busy {
-			return nil, false, nil
-		}
-		select {
-		case <-q.Ready():
-		case <-changed:
-			// Teammates' states change without touching the queue.
-		case <-ctx.Done():
-			return nil, false, ctx.Err()
-		case <-time.After(teamPoll):
-		}
-		waited = true
+func warn(inv *Invocation, err error) {
+	if err != nil && !errors.Is(err, context.Canceled) {
+		io.WriteString(inv.Stderr, "cohort: warning: "+err.Error()+"\n")
 	}
-}
-
-// Coalescing an idle lead's wake-up: what arrives within coalesceQuiet of
-// the previous item (up to coalesceMax in all) joins the same turn.
-// COHORT_NOTIFY_COALESCE sets the quiet window ("0" turns it off).
-const (
-	defaultCoalesceQuiet = 25 * time.Millisecond
-	coalesceMaxFactor    = 8
-)
-
-// coalesce holds an idle lead's wake-up briefly so that notifications
-// arriving together make one turn. Agents started together tend to finish
-// together, and every wake-up is a model turn that re-sends the lead's whole
-// history: with a fast model, a thousand agents finishing in a trickle
-// cost hundreds of lead turns where a handful would do. It returns once
-// nothing new has arrived for the quiet window, after eight windows in all,
-// or at once when nothing more can arrive (no task outstanding, the team
-// not busy).
-func (s *sess) coalesce(ctx context.Context, q *task.Queue) {
-	quiet := s.coalesceQuiet()
-	if quiet <= 0 {
-		return
-	}
-	deadline := time.Now().Add(coalesceMaxFactor * quiet)
-	n := q.Len()
-	for {
-		if s.tasks.Outstanding(q) == 0 && !s.teamBusy() {
-			return
-		}
-		wait := min(quiet, time.Until(deadline))
-		if wait <= 0 {
-			return
-		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return
-		case <-t.C:
-		}
-		m := q.Len()
-		if m == n {
-			return
-		}
-		n = m
-	}
-}
-
-// coalesceQuiet is the quiet window: COHORT_NOTIFY_COALESCE when set (a
-// duration; "0" turns coalescing off), else the default. A value that is
-// not a duration is reported once and the default used.
-func (s *sess) coalesceQuiet() time.Duration {
-	s.quiet.Do(func() {
-		s.quietD = defaultCoalesceQuiet
-		v := s.inv.Getenv("COHORT_NOTIFY_COALESCE")
-		if v == "" {
-			return
-		}
-		if v == "0" {
-			s.quietD = 0
-			return
-		}
-		d, err := time.ParseDuration(v)
-		if err != nil || d < 0 {
-			fmt.Fprintf(s.inv.Stderr, "cohort: warning: COHORT_NOTIFY_COALESCE=%q is not a duration such as 25ms (or 0 to turn it off); using %s\n", v, defaultCoalesceQuiet)
-			return
-		}
-		s.quietD = d
-	})
-	return s.quietD
-}
-
-func apiKeySource(getenv func(string) string, model string) string {
-	switch {
-	case model == "scripted":
-		return "none"
-	case getenv("ANTHROPIC_API_KEY") != "":
-		return "ANTHROPIC_API_KEY"
-	case getenv("ANTHROPIC_AUTH_TOKEN") != "":
-		return "ANTHROPIC_AUTH_TOKEN"
-	}
-	return "none"
 }

@@ -1,4 +1,4 @@
-package cli
+package cohort
 
 import (
 	"context"
@@ -32,7 +32,7 @@ import (
 
 // base is what every command needs: paths, settings and flags.
 type base struct {
-	inv         *Invocation
+	inv         *invocation
 	o           *options
 	cwd         string
 	env         settings.Env
@@ -44,7 +44,7 @@ type base struct {
 }
 
 // loadBase resolves the cwd, settings and flags.
-func loadBase(ctx context.Context, inv *Invocation, o *options) (*base, error) {
+func loadBase(ctx context.Context, inv *invocation, o *options) (*base, error) {
 	cwd := o.cwd
 	if cwd == "" {
 		wd, err := inv.Getwd()
@@ -58,19 +58,22 @@ func loadBase(ctx context.Context, inv *Invocation, o *options) (*base, error) {
 		return nil, err
 	}
 	if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
-		return nil, usageErr("--cwd %s is not a directory", cwd)
+		return nil, configErr("Dir", "%s is not a directory; give the project directory (--cwd)", cwd)
 	}
 	env, err := settings.NewEnv(inv.Getenv, cwd)
 	if err != nil {
-		return nil, usageErr("%v", err)
+		return nil, configErr("Home", "%v", err)
 	}
 	b := &base{inv: inv, o: o, cwd: cwd, env: env}
 	b.settings = settings.Load(env)
+	if err := b.addSettings(o.settings); err != nil {
+		return nil, err
+	}
 	for _, p := range b.settings.Problems {
 		fmt.Fprintf(inv.Stderr, "cohort: warning: %v\n", p)
 	}
 	if b.flags, err = resolveFlags(inv, o, b.settings); err != nil {
-		return nil, &exitError{code: 2, err: err}
+		return nil, &ConfigError{Field: "Flags", Err: err}
 	}
 	b.projectRoot = cwd
 	if b.inGit = worktree.MayBeRepository(cwd); b.inGit {
@@ -82,7 +85,32 @@ func loadBase(ctx context.Context, inv *Invocation, o *options) (*base, error) {
 	return b, nil
 }
 
-func resolveFlags(inv *Invocation, o *options, s *settings.Settings) (*flags.Set, error) {
+// addSettings adds the Config's (--settings') layers over the files: JSON
+// text, or a settings file's path.
+func (b *base) addSettings(layers []string) error {
+	for i, l := range layers {
+		t := strings.TrimSpace(l)
+		label, root, data := fmt.Sprintf("Config.Settings[%d]", i), b.cwd, []byte(t)
+		if !strings.HasPrefix(t, "{") {
+			path := t
+			if !filepath.IsAbs(path) {
+				path = filepath.Join(b.cwd, path)
+			}
+			var err error
+			if data, err = os.ReadFile(path); err != nil {
+				return configErr("Settings", "settings layer %d: %v (give a JSON object or the path of a settings file)", i, err)
+			}
+			label, root = path, filepath.Dir(path)
+		}
+		if src := b.settings.Add(settings.ScopeCLI, label, root, data); src.Broken {
+			p := b.settings.Problems[len(b.settings.Problems)-1]
+			return configErr("Settings", "settings layer %d: %v", i, p)
+		}
+	}
+	return nil
+}
+
+func resolveFlags(inv *invocation, o *options, s *settings.Settings) (*flags.Set, error) {
 	var fs []flags.Settings
 	for _, sec := range s.Section("flags") {
 		var m map[string]any
@@ -121,59 +149,66 @@ func (b *base) catalog(ctx context.Context, known []string) *agent.Catalog {
 	return cat
 }
 
-// sess is a wired-up session ready to run the lead.
-type sess struct {
+// Session is a running session: a lead (or, with Config.Role, a teammate)
+// and everything it may start — subagents, background agents, forks,
+// teammates — with their tools, permissions, tasks, transcripts and
+// hooks. Run drives it one prompt at a time; the control methods are safe
+// to call while a Run is going; Close stops it all.
+type Session struct {
 	*base
-	id       string
-	model    *openedModel
-	tasks    *task.Registry
-	checker  *permission.Checker
-	rt       *runtime.Runtime
-	lead     *runtime.Agent
-	resumed  *session.Transcript
-	out      *printer
-	closers  []func()
-	modeName string
-	trace    *trace.Writer
-	hooks    *hook.Runner
-	teams    *team.Store
-	team     *teammate.Lead // the lead's side of a team
-	teamsOn  bool           // the agent_teams flag
-	socket   string         // this session's uds: address, if listening
-	// onTeamEvent, when set, also receives team events (cohort demo).
-	onTeamEvent     func(teammate.Event)
+	cfg             Config
+	id              string
+	model           *openedModel
+	cat             *agent.Catalog
+	tasks           *task.Registry
+	checker         *permission.Checker
+	rt              *runtime.Runtime
+	lead            *runtime.Agent
+	resumed         *session.Transcript
+	closers         []func()
+	modeName        string
+	trace           *trace.Writer
+	hooks           *hook.Runner
+	teams           *team.Store
+	team            *teammate.Lead // the lead's side of a team
+	teamsOn         bool           // the agent_teams flag
+	socket          string         // this session's uds: address, if listening
+	mate            *teammate.Loop // the teammate this session runs (Config.Role)
+	mateDef         string
 	wt              *sessionWorktrees // worktree isolation (worktree.go)
 	sandbox         *sandbox.Sandbox  // nil when off or unavailable (sandbox.go)
 	sandboxExcluded []string
-	quiet           sync.Once // reads COHORT_NOTIFY_COALESCE once (print.go)
+	quiet           sync.Once // reads COHORT_NOTIFY_COALESCE once (loop.go)
 	quietD          time.Duration
 	// gitSnapshot waits for the session's git snapshot, taken while the
 	// rest of the session is set up.
 	gitSnapshot func() string
+
+	out   *emitter // every agent's events, for Run (events.go)
+	usage *counter // usage and cost of every agent (usage.go)
+	ctl   control  // the running turn and the session's state (session.go)
 }
 
 // stopTasks stops every task still running and waits for them (bounded).
 // Safe to call more than once.
-func (s *sess) stopTasks() {
+func (s *Session) stopTasks() error {
 	if s.tasks == nil {
-		return
+		return nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	if err := s.tasks.Close(ctx); err != nil {
-		fmt.Fprintf(s.inv.Stderr, "cohort: warning: %v\n", err)
-	}
+	return s.tasks.Close(ctx)
 }
 
 // openTrace starts the --trace file. It is closed after the task registry,
 // so the last notifications are in it.
-func (s *sess) openTrace() error {
+func (s *Session) openTrace() error {
 	if s.o.trace == "" {
 		return nil
 	}
 	w, err := trace.Create(s.o.trace, trace.Config{Session: s.id})
 	if err != nil {
-		return usageErr("--trace: %v", err)
+		return configErr("Trace", "--trace: %v", err)
 	}
 	s.trace = w
 	s.closers = append(s.closers, func() {
@@ -184,85 +219,109 @@ func (s *sess) openTrace() error {
 	return nil
 }
 
-// engineEvent fans an agent event out to the output and the trace.
-func (s *sess) engineEvent(ev engine.Event) {
-	s.out.engineEvent(ev)
+// engineEvent fans an agent event out to the session's events, its usage
+// and the trace.
+func (s *Session) engineEvent(ev engine.Event) {
+	switch ev.Kind {
+	case engine.EventRequest:
+		s.usage.requestStarted(ev.AgentID, ev.Time)
+	case engine.EventAssistant:
+		if ev.Response != nil {
+			s.usage.count(ev.Response)
+		}
+		s.usage.responded(ev.AgentID, ev.Time)
+	}
+	s.out.engine(ev)
 	if s.trace != nil {
 		s.trace.Engine(ev)
 	}
 }
 
-func (s *sess) taskEvent(ev task.Event) {
-	s.out.taskEvent(ev)
+func (s *Session) taskEvent(ev task.Event) {
+	s.out.task(ev)
 	if s.trace != nil {
 		s.trace.Task(ev)
 	}
 }
 
-func (s *sess) close() {
+func (s *Session) close() {
 	for i := len(s.closers) - 1; i >= 0; i-- {
 		s.closers[i]()
 	}
 }
 
-// openSession wires everything the lead needs. On error everything opened
-// so far is closed.
-func openSession(ctx context.Context, b *base, out *printer) (_ *sess, err error) {
-	s := &sess{base: b, out: out}
+// open wires everything the session needs, in an order that writes
+// nothing under Home until the configuration has been checked: the
+// settings, flags, session to resume, model and permissions first. On
+// error everything opened so far is closed.
+func (s *Session) open(ctx context.Context) (err error) {
 	defer func() {
 		if err != nil {
 			s.close()
 		}
 	}()
-	s.startGitSnapshot(ctx)
+	if s.cfg.Role.IsTeammate() {
+		return s.openTeammate(ctx)
+	}
 	if err := s.pickSession(); err != nil {
-		return nil, err
+		return err
 	}
-	out.sessionID = s.id
-	if s.model, err = b.openModel(b.modelSpec()); err != nil {
-		return nil, &exitError{code: 2, err: err}
+	s.ctl.opening = hook.SourceStartup
+	if s.resumed != nil {
+		s.ctl.opening = hook.SourceResume
 	}
-	out.prices = s.model.prices
+	s.out = newEmitter(s.id, s.inv.Getenv("TMPDIR"), s.cfg.PartialMessages)
+	if s.model, err = s.openModel(s.modelSpec()); err != nil {
+		return &ConfigError{Field: "Model", Err: err}
+	}
+	s.usage.setPrices(s.model.prices)
 	s.closers = append(s.closers, s.model.close)
-
-	if err := s.openTrace(); err != nil {
-		return nil, err
-	}
-	s.tasks, err = task.NewRegistry(task.Config{Home: b.env.CohortHome, SessionID: s.id, OnEvent: s.taskEvent})
-	if err != nil {
-		return nil, err
-	}
-	s.closers = append(s.closers, s.stopTasks)
 	if err := s.permissions(); err != nil {
-		return nil, err
+		return err
 	}
+	s.cat = s.catalog(ctx, s.knownTools())
+	if s.o.agentName != "" {
+		if _, ok := s.cat.Get(s.o.agentName); !ok {
+			return configErr("Agent", "--agent %q: no such agent type (see cohort agents)", s.o.agentName)
+		}
+	}
+	// From here on the session writes under Home.
+	s.startGitSnapshot(ctx)
+	if err := s.openTrace(); err != nil {
+		return err
+	}
+	s.tasks, err = task.NewRegistry(task.Config{Home: s.env.CohortHome, SessionID: s.id, OnEvent: s.taskEvent})
+	if err != nil {
+		return err
+	}
+	s.closers = append(s.closers, func() { _ = s.stopTasks() })
 	if err := s.openSandbox(ctx); err != nil {
-		return nil, err
+		return err
 	}
 	s.openHooks()
 	if err := s.openTeams(); err != nil {
-		return nil, err
+		return err
 	}
 	s.openWorktrees(ctx)
 	if err := s.runtime(ctx); err != nil {
-		return nil, err
+		return err
 	}
 	if err := s.startLead(ctx); err != nil {
-		return nil, err
+		return err
 	}
 	s.listen(ctx)
-	return s, nil
+	return nil
 }
 
 // pickSession chooses a new session id or the one to resume.
-func (s *sess) pickSession() error {
+func (s *Session) pickSession() error {
 	switch {
 	case s.o.resume != "":
 		s.id = s.o.resume
 	case s.o.continueLast:
 		id, err := session.Latest(s.projectDir)
 		if err != nil {
-			return &exitError{code: 2, err: fmt.Errorf("--continue: no earlier session in this project (%s)", s.projectDir)}
+			return configErr("Continue", "--continue: no earlier session in this project (%s)", s.projectDir)
 		}
 		s.id = id
 	default:
@@ -271,7 +330,7 @@ func (s *sess) pickSession() error {
 	}
 	t, err := session.Load(session.Path(s.projectDir, s.id))
 	if err != nil {
-		return &exitError{code: 2, err: fmt.Errorf("cannot resume session %s: %w", s.id, err)}
+		return configErr("Resume", "cannot resume session %s: %w", s.id, err)
 	}
 	for _, p := range t.Problems {
 		fmt.Fprintf(s.inv.Stderr, "cohort: warning: %s\n", p)
@@ -280,11 +339,11 @@ func (s *sess) pickSession() error {
 	return nil
 }
 
-func (s *sess) permissions() error {
+func (s *Session) permissions() error {
 	mode := permission.Mode(s.o.permissionMode)
 	if mode != "" {
 		if _, err := permission.ParseMode(string(mode)); err != nil {
-			return usageErr("--permission-mode: %v", err)
+			return configErr("PermissionMode", "--permission-mode: %v", err)
 		}
 	}
 	var allow, deny []string
@@ -298,7 +357,7 @@ func (s *sess) permissions() error {
 		Allow: allow, Deny: deny, AdditionalDirs: s.o.addDirs, Persist: permission.SettingsPersister(s.env),
 		Protected: s.hookScripts()})
 	if err != nil {
-		return &exitError{code: 2, err: err}
+		return &ConfigError{Field: "PermissionMode", Err: err}
 	}
 	for _, p := range c.Problems() {
 		fmt.Fprintf(s.inv.Stderr, "cohort: warning: %v\n", p)
@@ -308,15 +367,18 @@ func (s *sess) permissions() error {
 	return nil
 }
 
-func (s *sess) prompter() permission.Prompter {
+func (s *Session) prompter() permission.Prompter {
+	if s.cfg.CanUseTool != nil {
+		return canUse{s}
+	}
 	if s.o.permPromptCommand != "" {
 		return &permission.Command{Command: s.o.permPromptCommand, Dir: s.cwd}
 	}
 	return permission.Headless{}
 }
 
-func (s *sess) runtime(ctx context.Context) error {
-	cat := s.catalog(ctx, s.toolNames())
+func (s *Session) runtime(ctx context.Context) error {
+	cat := s.cat
 	memory, err := prompt.LoadMemory(prompt.MemoryConfig{
 		UserDirs: []string{s.env.CohortHome, filepath.Join(s.env.Home, ".claude")},
 		Root:     s.projectRoot, Cwd: s.cwd,
@@ -358,7 +420,7 @@ func (s *sess) runtime(ctx context.Context) error {
 }
 
 // transcriptFor opens a subagent's sidechain transcript.
-func (s *sess) transcriptFor(a *runtime.Agent) (engine.Recorder, func() error, error) {
+func (s *Session) transcriptFor(a *runtime.Agent) (engine.Recorder, func() error, error) {
 	info := a.Info()
 	if info.Depth == 0 {
 		return nil, nil, nil // the lead's transcript is opened by startLead
@@ -371,7 +433,7 @@ func (s *sess) transcriptFor(a *runtime.Agent) (engine.Recorder, func() error, e
 	return w, w.Close, nil
 }
 
-func (s *sess) startLead(ctx context.Context) error {
+func (s *Session) startLead(ctx context.Context) error {
 	w, err := session.Create(session.WriterConfig{Path: session.Path(s.projectDir, s.id), SessionID: s.id, Cwd: s.cwd})
 	if err != nil {
 		return err
@@ -383,7 +445,7 @@ func (s *sess) startLead(ctx context.Context) error {
 	if s.o.agentName != "" {
 		def, ok := s.rt.Catalog().Get(s.o.agentName)
 		if !ok {
-			return usageErr("--agent %q: no such agent type (see cohort agents)", s.o.agentName)
+			return configErr("Agent", "--agent %q: no such agent type (see cohort agents)", s.o.agentName)
 		}
 		cfg.Def = def
 	}
@@ -424,7 +486,7 @@ func readOnlyTools(tools []tool.Tool) func(string) bool {
 // startGitSnapshot takes the session's git snapshot (four git processes in
 // a repository) in the background, so that it overlaps the rest of the
 // set-up; outside git it runs none.
-func (s *sess) startGitSnapshot(ctx context.Context) {
+func (s *Session) startGitSnapshot(ctx context.Context) {
 	if !s.inGit {
 		s.gitSnapshot = func() string { return "" }
 		return

@@ -1,4 +1,4 @@
-package cli
+package cohort
 
 import (
 	"fmt"
@@ -22,7 +22,7 @@ type compactionSettings struct {
 
 // compaction reads the compaction settings; a bad section is a warning and
 // the defaults apply.
-func (s *sess) compaction() engine.Compaction {
+func (s *Session) compaction() engine.Compaction {
 	w, ok, problems := settings.Winner[compactionSettings](s.settings, "compaction")
 	for _, p := range problems {
 		fmt.Fprintf(s.inv.Stderr, "cohort: warning: %v\n", p)

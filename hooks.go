@@ -1,4 +1,4 @@
-package cli
+package cohort
 
 import (
 	"context"
@@ -15,10 +15,13 @@ import (
 
 // openHooks loads the settings' hooks into a runner shared by every agent
 // of the session (hooks fire at every depth).
-func (s *sess) openHooks() {
+func (s *Session) openHooks() {
 	set, problems := hook.FromSettings(s.settings)
 	for _, p := range problems {
 		fmt.Fprintf(s.inv.Stderr, "cohort: warning: %v\n", p)
+	}
+	if funcs, _ := s.cfg.funcHooks(); funcs != nil { // checked by New
+		set = hook.Merge(set, funcs)
 	}
 	if set.Len() == 0 {
 		return
@@ -33,7 +36,7 @@ func (s *sess) openHooks() {
 
 // hookScope binds the runner to one agent, adding its definition's own
 // hooks.
-func (s *sess) hookScope(a *runtime.Agent) *hook.Scope {
+func (s *Session) hookScope(a *runtime.Agent) *hook.Scope {
 	def := a.Def()
 	if s.hooks == nil && (def == nil || def.Hooks == nil) {
 		return nil
@@ -55,14 +58,14 @@ func (s *sess) hookScope(a *runtime.Agent) *hook.Scope {
 }
 
 // engineHooks is the runtime's hook factory (never a typed nil).
-func (s *sess) engineHooks(a *runtime.Agent) engine.Hooks {
+func (s *Session) engineHooks(a *runtime.Agent) engine.Hooks {
 	if sc := s.hookScope(a); sc != nil {
 		return sc
 	}
 	return nil
 }
 
-func (s *sess) transcriptPath(a tool.Agent) string {
+func (s *Session) transcriptPath(a tool.Agent) string {
 	if a.Depth == 0 {
 		return session.Path(s.projectDir, s.id)
 	}
@@ -74,7 +77,7 @@ func (s *sess) transcriptPath(a tool.Agent) string {
 // that blocks keeps the task open and tells the model why.
 type completionHooks struct {
 	tool.Tool
-	s  *sess
+	s  *Session
 	rt *runtime.Runtime
 }
 
@@ -102,7 +105,7 @@ func (c completionHooks) Run(ctx context.Context, env *tool.Env, raw json.RawMes
 }
 
 // withCompletionHooks wraps TaskUpdate in ts.
-func (s *sess) withCompletionHooks(rt *runtime.Runtime, ts []tool.Tool) []tool.Tool {
+func (s *Session) withCompletionHooks(rt *runtime.Runtime, ts []tool.Tool) []tool.Tool {
 	for i, t := range ts {
 		if t.Def().Name == "TaskUpdate" {
 			ts[i] = completionHooks{Tool: t, s: s, rt: rt}

@@ -1,4 +1,4 @@
-package cli
+package cohort
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 // webConfig ties WebFetch to the permission rules: every redirect hop must
 // be allowed without asking, and only a host an allow rule names exactly
 // (WebFetch(domain:localhost)) may be at a non-public address.
-func (s *sess) webConfig() web.Config {
+func (s *Session) webConfig() web.Config {
 	return web.Config{
 		Allowed: func(ctx context.Context, u *url.URL) bool {
 			in, err := json.Marshal(map[string]string{"url": u.String()})

@@ -1,4 +1,4 @@
-package cli
+package cohort
 
 import (
 	"fmt"

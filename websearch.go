@@ -1,4 +1,4 @@
-package cli
+package cohort
 
 import (
 	"github.com/cohort-dev/cohort/agent"
@@ -11,7 +11,7 @@ import (
 // that model's provider has the server-side web search, which is the
 // Anthropic API (and the scripted model, which speaks it). Otherwise there
 // is no WebSearch tool, and definitions naming it get a warning.
-func (s *sess) searchConfig() web.SearchConfig {
+func (s *Session) searchConfig() web.SearchConfig {
 	if s.model == nil {
 		return web.SearchConfig{}
 	}

@@ -1,4 +1,4 @@
-package cli
+package cohort
 
 import (
 	"context"
@@ -41,7 +41,7 @@ type sessionWorktrees struct {
 // after permissions and before the runtime (whose config it feeds).
 // Settings problems are warnings; a missing git or repository only matters
 // once an agent asks for isolation.
-func (s *sess) openWorktrees(ctx context.Context) {
+func (s *Session) openWorktrees(ctx context.Context) {
 	w := &sessionWorktrees{cfg: worktree.Config{Dir: s.cwd, Env: s.inv.Environ()}}
 	w.fresh = readWorktreeSettings(s.settings, &w.cfg, s.inv.Stderr)
 	s.wt = w

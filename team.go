@@ -1,4 +1,4 @@
-package cli
+package cohort
 
 import (
 	"context"
@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/cohort-dev/cohort/flags"
-	"github.com/cohort-dev/cohort/internal/clip"
 	"github.com/cohort-dev/cohort/mailbox"
 	"github.com/cohort-dev/cohort/runtime"
 	"github.com/cohort-dev/cohort/sessionsock"
@@ -21,7 +20,7 @@ import (
 
 // openTeams prepares the team machinery: the lead's side of a team (the
 // teammate package), made before the runtime, whose tools it adds to.
-func (s *sess) openTeams() error {
+func (s *Session) openTeams() error {
 	store, err := team.NewStore(team.StoreConfig{Root: filepath.Join(s.env.CohortHome, "teams")})
 	if err != nil {
 		return err
@@ -48,7 +47,7 @@ func (s *sess) openTeams() error {
 
 // teamTools are the tools of teams (messaging, team files, the shared task
 // list; only with the agent_teams flag) and plan mode (always).
-func (s *sess) teamTools(rt *runtime.Runtime) []tool.Tool {
+func (s *Session) teamTools(rt *runtime.Runtime) []tool.Tool {
 	if !s.teamsOn || s.team == nil {
 		return planTools(rt)
 	}
@@ -58,7 +57,7 @@ func (s *sess) teamTools(rt *runtime.Runtime) []tool.Tool {
 }
 
 // backendOverrides parses --teammate-backend name=backend.
-func (s *sess) backendOverrides() map[string]string {
+func (s *Session) backendOverrides() map[string]string {
 	out := map[string]string{}
 	for _, kv := range s.o.teammateBackends {
 		name, b, _ := strings.Cut(kv, "=")
@@ -70,7 +69,7 @@ func (s *sess) backendOverrides() map[string]string {
 // teammateBackend resolves where teammates run: --teammate-mode, the
 // teammateMode setting, else auto; auto means tmux inside tmux and
 // in-process otherwise.
-func (s *sess) teammateBackend() string {
+func (s *Session) teammateBackend() string {
 	mode := s.o.teammateMode
 	if mode == "" {
 		mode = s.settingString("teammateMode")
@@ -84,19 +83,12 @@ func (s *sess) teammateBackend() string {
 	return mode
 }
 
-// teamEvent shows team activity in verbose text mode.
-func (s *sess) teamEvent(ev teammate.Event) {
-	if s.onTeamEvent != nil {
-		s.onTeamEvent(ev)
-	}
-	if s.o.verbose && s.o.outputFormat == "text" {
-		fmt.Fprintf(s.inv.Stderr, "[team %s] %s %s→%s %s\n", ev.Team, ev.Kind, ev.From, ev.To, clip.String(ev.Text, 100))
-	}
-}
+// teamEvent reports team activity as a system/team event.
+func (s *Session) teamEvent(ev teammate.Event) { s.out.team(ev) }
 
 // teamChanged returns a channel closed when the team's state may have
 // changed (nil, never ready, without a team).
-func (s *sess) teamChanged() <-chan struct{} {
+func (s *Session) teamChanged() <-chan struct{} {
 	if !s.teamsOn || s.team == nil {
 		return nil
 	}
@@ -104,10 +96,10 @@ func (s *sess) teamChanged() <-chan struct{} {
 }
 
 // teamBusy reports whether teammates still work or have unread mail.
-func (s *sess) teamBusy() bool { return s.teamsOn && s.team.Busy() }
+func (s *Session) teamBusy() bool { return s.teamsOn && s.team.Busy() }
 
 // endTeam asks every teammate to shut down (print mode's end).
-func (s *sess) endTeam() {
+func (s *Session) endTeam() {
 	if s.team == nil {
 		return
 	}
@@ -119,7 +111,7 @@ func (s *sess) endTeam() {
 // listen serves uds:<path> messages for this session: they reach the lead
 // like a teammate's message. A failure (a path too long for a socket) is a
 // warning; the session runs without it.
-func (s *sess) listen(ctx context.Context) {
+func (s *Session) listen(ctx context.Context) {
 	l, err := sessionsock.Listen(ctx, sessionsock.Config{
 		Dir: filepath.Join(s.env.CohortHome, "sessions"), SessionID: s.id,
 		Handler: func(_ context.Context, m mailbox.Message) error {

@@ -1,4 +1,4 @@
-package cli
+package cohort
 
 import (
 	"bytes"
@@ -91,12 +91,12 @@ func (b *base) sandboxOn(c sandboxConf) (bool, error) {
 	case "off":
 		return false, nil
 	}
-	return false, usageErr("--sandbox %q: want on or off", b.o.sandbox)
+	return false, configErr("Sandbox", "%q: want on or off", b.o.sandbox)
 }
 
 // newSandbox builds the session's sandbox (nil when it is off), printing
 // once what it does not enforce on this machine.
-func (s *sess) openSandbox(ctx context.Context) error {
+func (s *Session) openSandbox(ctx context.Context) error {
 	conf := s.sandboxConfig()
 	for _, p := range conf.problems {
 		fmt.Fprintf(s.inv.Stderr, "cohort: warning: %s\n", p)
@@ -141,7 +141,7 @@ func (s *sess) openSandbox(ctx context.Context) error {
 }
 
 // sandboxCfg is the sandbox configuration of this session.
-func (s *sess) sandboxCfg(conf sandboxConf) sandbox.Config {
+func (s *Session) sandboxCfg(conf sandboxConf) sandbox.Config {
 	var without []string
 	if v := s.inv.Getenv("COHORT_SANDBOX_DISABLE"); v != "" {
 		without = strings.Split(v, ",")
@@ -164,7 +164,7 @@ func (s *sess) sandboxCfg(conf sandboxConf) sandbox.Config {
 // extraDirs are the working directories besides the session's own: an
 // agent writes its own cwd and these, so an agent isolated in a worktree
 // never writes the main checkout.
-func (s *sess) extraDirs() []string {
+func (s *Session) extraDirs() []string {
 	var out []string
 	for _, d := range s.checker.WorkingDirs() {
 		if d != s.cwd {
@@ -176,14 +176,14 @@ func (s *sess) extraDirs() []string {
 
 // bashExcluded reports lines that run outside the sandbox: every command
 // in them matches sandbox.excludedCommands.
-func (s *sess) bashExcluded(line string) bool {
+func (s *Session) bashExcluded(line string) bool {
 	return len(s.sandboxExcluded) > 0 && permission.CommandsMatch(line, s.sandboxExcluded)
 }
 
 // deniedReadPaths are the paths Read deny rules name literally ("./secrets/**",
 // "//etc/shadow"), which the sandbox hides. Patterns ("*.env") cannot be
 // hidden; the permission check still applies to them.
-func (s *sess) deniedReadPaths() []string {
+func (s *Session) deniedReadPaths() []string {
 	var out []string
 	for _, r := range s.checker.Rules(permission.Deny) {
 		if r.Tool != "Read" || r.Specifier == "" {

@@ -1,10 +1,15 @@
-package cli
+package cohort
 
 import (
+	"context"
+	"slices"
+
+	"github.com/cohort-dev/cohort/agent"
 	"github.com/cohort-dev/cohort/agenttool"
 	"github.com/cohort-dev/cohort/runtime"
 	"github.com/cohort-dev/cohort/task"
 	"github.com/cohort-dev/cohort/tool"
+	"github.com/cohort-dev/cohort/tool/ask"
 	"github.com/cohort-dev/cohort/tool/builtin"
 	"github.com/cohort-dev/cohort/tool/isolation"
 	"github.com/cohort-dev/cohort/tool/plan"
@@ -15,7 +20,7 @@ import (
 // (runtime.Config.Tools), called with the runtime being built. With rt nil
 // (listings, and the known names agent definitions are checked against)
 // the tools can only describe themselves.
-func (s *sess) tools(rt *runtime.Runtime) []tool.Tool {
+func (s *Session) tools(rt *runtime.Runtime) []tool.Tool {
 	var ts []tool.Tool
 	cfg := builtin.Config{}
 	var reg *task.Registry
@@ -39,12 +44,18 @@ func (s *sess) tools(rt *runtime.Runtime) []tool.Tool {
 	ts = append(ts, builtin.All(cfg)...)
 	ts = append(ts, task.NewOutputTool(reg, queues), task.NewStopTool(reg))
 	ts = append(ts, ws.Tools()...)
-	return append(ts, s.teamTools(rt)...)
+	ts = append(ts, s.teamTools(rt)...)
+	if s.cfg.AskUser != nil {
+		ts = append(ts, ask.New(func(ctx context.Context, agentID string, qs []ask.Question) (map[string]string, error) {
+			return s.cfg.AskUser(ctx, AskRequest{AgentID: agentID, Questions: qs})
+		}))
+	}
+	return append(ts, s.cfg.Tools...)
 }
 
 // toolNames are the names of every tool a session has (Agent included): the
 // tools agent definitions may name.
-func (s *sess) toolNames() []string {
+func (s *Session) toolNames() []string {
 	known := []string{agenttool.Name}
 	for _, t := range s.tools(nil) {
 		known = append(known, t.Def().Name)
@@ -62,4 +73,14 @@ func planTools(rt *runtime.Runtime) []tool.Tool {
 		a, ok := rt.Lookup(id)
 		return a, ok
 	})
+}
+
+// knownTools are the tool names agent definitions may name: Cohort's and
+// the Config's.
+func (s *Session) knownTools() []string {
+	known := slices.Clone(agent.CohortTools)
+	for _, t := range s.cfg.Tools {
+		known = append(known, t.Def().Name)
+	}
+	return known
 }

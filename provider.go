@@ -1,4 +1,4 @@
-package cli
+package cohort
 
 import (
 	"encoding/json"
@@ -211,7 +211,7 @@ var providerEnv = []string{"OPENAI_API_KEY", "OPENAI_BASE_URL"}
 // providerFlags are the lead's provider flags a teammate process shares.
 // The base URL of a scripted lead is its fake's, which the teammate gets in
 // its environment.
-func (s *sess) providerFlags() []string {
+func (s *Session) providerFlags() []string {
 	var out []string
 	if s.o.provider != "" {
 		out = append(out, "--provider", s.o.provider)
@@ -220,36 +220,6 @@ func (s *sess) providerFlags() []string {
 		out = append(out, "--base-url", s.o.baseURL)
 	}
 	return out
-}
-
-// modelUsage is one model's line of the result's modelUsage.
-type modelUsage struct {
-	InputTokens              int64   `json:"inputTokens"`
-	OutputTokens             int64   `json:"outputTokens"`
-	CacheReadInputTokens     int64   `json:"cacheReadInputTokens"`
-	CacheCreationInputTokens int64   `json:"cacheCreationInputTokens"`
-	CostUSD                  float64 `json:"costUSD"`
-}
-
-// count adds a response to the totals and to its model's line. The caller
-// holds the printer's lock.
-func (p *printer) count(r *llm.Response) {
-	cost := p.prices.Cost(r.Model, r.Usage)
-	p.usage = p.usage.Add(r.Usage)
-	p.costUSD += cost
-	if p.byModel == nil {
-		p.byModel = map[string]*modelUsage{}
-	}
-	m := p.byModel[r.Model]
-	if m == nil {
-		m = &modelUsage{}
-		p.byModel[r.Model] = m
-	}
-	m.InputTokens += r.Usage.InputTokens
-	m.OutputTokens += r.Usage.OutputTokens
-	m.CacheReadInputTokens += r.Usage.CacheReadInputTokens
-	m.CacheCreationInputTokens += r.Usage.CacheCreationInputTokens
-	m.CostUSD += cost
 }
 
 // keySource names where the lead's credential comes from, for the init

@@ -1,4 +1,4 @@
-package cli
+package cohort
 
 import (
 	"context"
@@ -8,8 +8,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/spf13/cobra"
-
 	"github.com/cohort-dev/cohort/team"
 	"github.com/cohort-dev/cohort/teammate"
 	"github.com/cohort-dev/cohort/tmux"
@@ -18,7 +16,7 @@ import (
 // processBackend returns the tmux backend when teammates should run as
 // separate processes: inside tmux with mode auto, or with mode tmux (a
 // private tmux server when we are not inside one). Nil means in-process.
-func (s *sess) processBackend() teammate.ProcessBackend {
+func (s *Session) processBackend() teammate.ProcessBackend {
 	wanted := s.teammateBackend() == teammate.BackendTmux
 	for _, b := range s.backendOverrides() {
 		wanted = wanted || b == teammate.BackendTmux
@@ -31,7 +29,7 @@ func (s *sess) processBackend() teammate.ProcessBackend {
 
 // tmuxBackend starts teammates as `cohort teammate` processes in tmux panes.
 type tmuxBackend struct {
-	s    *sess
+	s    *Session
 	once sync.Once
 	srv  *tmux.Server
 	err  error
@@ -124,7 +122,7 @@ func (b *tmuxBackend) Kill(ctx context.Context, pane string) error {
 }
 
 // childFlags are the lead's settings a teammate process must share.
-func (s *sess) childFlags() []string {
+func (s *Session) childFlags() []string {
 	var out []string
 	model := s.model.name
 	if s.o.model != "" && !strings.HasPrefix(s.o.model, scriptedPrefix) {
@@ -151,23 +149,4 @@ func (s *sess) childFlags() []string {
 		out = append(out, "--verbose")
 	}
 	return out
-}
-
-func newTeammateCmd(inv *Invocation, o *options) *cobra.Command {
-	var teamName, name, sessionID string
-	cmd := &cobra.Command{
-		Use:    "teammate --team T --name N",
-		Short:  "Run one teammate of a team as its own process (started by the lead)",
-		Hidden: true,
-		Args:   cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runTeammate(cmd.Context(), inv, o, teamName, name, sessionID)
-		},
-	}
-	cmd.Flags().StringVar(&teamName, "team", "", "team name")
-	cmd.Flags().StringVar(&name, "name", "", "member name")
-	cmd.Flags().StringVar(&sessionID, "session", "", "the lead's session id (for transcripts)")
-	_ = cmd.MarkFlagRequired("team")
-	_ = cmd.MarkFlagRequired("name")
-	return cmd
 }

@@ -1,0 +1,167 @@
+package cohort
+
+import (
+	"time"
+
+	"github.com/cohort-dev/cohort/llm"
+	"github.com/cohort-dev/cohort/runtime"
+	"github.com/cohort-dev/cohort/task"
+	"github.com/cohort-dev/cohort/teammate"
+)
+
+// Agent states, as Agents reports them.
+const (
+	AgentRunning   = "running"   // working on something
+	AgentIdle      = "idle"      // waiting for input (the lead between Runs, a teammate between messages)
+	AgentStarting  = "starting"  // a teammate that has not reported yet
+	AgentCompleted = "completed" // finished; a message resumes it
+	AgentFailed    = "failed"
+	AgentKilled    = "killed" // stopped (StopAgent, TaskStop, Close)
+	AgentDead      = "dead"   // a teammate process gone without shutting down
+)
+
+// AgentInfo is a snapshot of one agent of the session.
+type AgentInfo struct {
+	// ID is the agent id (name@team for a teammate); Name its address for
+	// Message and SendMessage, if it has one.
+	ID   string
+	Name string
+	Team string
+	// Kind is lead, subagent, background, fork or teammate; Type the agent
+	// definition it runs.
+	Kind  string
+	Type  string
+	Model string
+	// State is one of the Agent* constants.
+	State string
+	// Description is what it was asked to do (the Agent call's).
+	Description string
+	// TaskID is the task it runs as (empty for the lead).
+	TaskID string
+	// InProcess is false for a teammate in a process of its own (tmux):
+	// only its team record and state are known here.
+	InProcess bool
+
+	Cwd, Worktree   string
+	PermissionMode  string
+	Color           string
+	Depth           int
+	ParentID        string
+	ParentToolUseID string
+
+	// Usage and CostUSD are its lifetime totals; ToolUses its tool calls.
+	Usage    llm.Usage
+	CostUSD  float64
+	ToolUses int
+	// Activities are its last tool calls (at most five), oldest first.
+	Activities []Activity
+	Started    time.Time
+	Ended      time.Time // zero while it runs
+}
+
+// Activity is one tool call an agent made.
+type Activity struct {
+	Tool        string
+	Description string
+	Time        time.Time
+}
+
+// Agents returns a snapshot of every agent of the session, running or
+// finished, in the order they started: the lead first, then subagents,
+// background agents, forks and teammates (those in their own processes
+// too). An agent left running by a Run that was broken out of is here.
+func (s *Session) Agents() []AgentInfo {
+	var out []AgentInfo
+	seen := map[string]bool{}
+	if s.rt != nil {
+		for _, a := range s.rt.Agents() {
+			info := s.agentInfo(a)
+			seen[info.ID] = true
+			out = append(out, info)
+		}
+	}
+	if s.team != nil && s.mate == nil {
+		for _, m := range s.team.Members() {
+			if seen[m.AgentID] {
+				for i := range out {
+					if out[i].ID == m.AgentID && out[i].State != AgentKilled {
+						out[i].State = memberState(m.State, out[i].State)
+					}
+				}
+				continue
+			}
+			out = append(out, AgentInfo{ID: m.AgentID, Name: m.Name, Team: m.Team, Kind: "teammate",
+				Type: m.AgentType, Model: m.Model, State: memberState(m.State, AgentStarting),
+				Cwd: m.Cwd, Worktree: m.WorktreePath, PermissionMode: m.Mode, Color: m.Color, Depth: 1,
+				Started: m.JoinedAt})
+		}
+	}
+	return out
+}
+
+func (s *Session) agentInfo(a *runtime.Agent) AgentInfo {
+	rec := a.Info()
+	info := AgentInfo{ID: rec.ID, Name: rec.Name, Team: rec.Team, Kind: string(rec.Kind), Type: rec.Type,
+		Model: rec.Model, Cwd: rec.Cwd, Worktree: rec.Worktree, PermissionMode: string(rec.Mode),
+		Color: rec.Color, Depth: rec.Depth, ParentID: rec.ParentID, ParentToolUseID: rec.ParentToolUseID,
+		InProcess: true}
+	if eng := a.Engine(); eng != nil {
+		info.Usage, info.CostUSD = eng.Usage()
+	}
+	if r := a.Result(); r != nil {
+		info.ToolUses = r.ToolUses
+	}
+	switch t := a.Task(); {
+	case a == s.mainAgent():
+		info.State = AgentIdle
+		if s.ctl.isRunning() {
+			info.State = AgentRunning
+		}
+	case t != nil:
+		st := t.State()
+		info.TaskID, info.Description = st.ID, st.Description
+		info.Started, info.Ended = st.StartTime, st.EndTime
+		info.ToolUses = max(info.ToolUses, st.Progress.ToolUses)
+		for _, act := range st.Progress.Activities {
+			info.Activities = append(info.Activities, Activity(act))
+		}
+		info.State = taskState(st.Status)
+		if s.rt.Running(a) {
+			info.State = AgentRunning
+		}
+	case s.rt.Running(a):
+		info.State = AgentRunning
+	default:
+		info.State = AgentCompleted
+	}
+	return info
+}
+
+func taskState(st task.Status) string {
+	switch st {
+	case task.StatusCompleted:
+		return AgentCompleted
+	case task.StatusFailed:
+		return AgentFailed
+	case task.StatusKilled:
+		return AgentKilled
+	}
+	return AgentRunning
+}
+
+// memberState maps a teammate's published state onto the Agent* ones.
+func memberState(st teammate.State, otherwise string) string {
+	switch st {
+	case teammate.StateStarting:
+		return AgentStarting
+	case teammate.StateBusy:
+		return AgentRunning
+	case teammate.StateIdle:
+		return AgentIdle
+	case teammate.StateStopped:
+		return AgentCompleted
+	case teammate.StateDead:
+		return AgentDead
+	}
+	return otherwise
+}

@@ -1,0 +1,397 @@
+package cohort
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/cohort-dev/cohort/hook"
+	"github.com/cohort-dev/cohort/tool"
+	"github.com/cohort-dev/cohort/tool/ask"
+)
+
+// Config describes a session. The zero value is a session in the process's
+// working directory on Claude Sonnet, configured from the environment and
+// the settings files the way the cohort command line is: every field left
+// empty means what the command line's default means.
+type Config struct {
+	// Dir is the project directory (default: the process's working
+	// directory). It must exist.
+	Dir string
+	// Home is where Cohort keeps its state (default $COHORT_HOME, else
+	// ~/.cohort).
+	Home string
+
+	// Model is a model id or alias (opus, sonnet, haiku), provider/model
+	// (openai/qwen3), or scripted:FILE for a scripted model that needs no
+	// key (llm/fakeapi's script format). Default: the settings' "model",
+	// else sonnet.
+	Model string
+	// Provider is the lead's provider: anthropic (default), openai (chat
+	// completions) or openai-responses.
+	Provider string
+	// BaseURL points the lead's provider at a proxy or a local server.
+	BaseURL string
+	// APIKey is the provider's key (default ANTHROPIC_API_KEY or
+	// ANTHROPIC_AUTH_TOKEN, OPENAI_API_KEY for the OpenAI providers).
+	APIKey string
+
+	// PermissionMode is default, acceptEdits, plan, dontAsk or
+	// bypassPermissions (default: the settings' defaultMode, else default).
+	PermissionMode string
+	// AllowedTools and DisallowedTools add allow and deny rules
+	// ("Bash(git diff:*)", "Edit"), like --allowedTools.
+	AllowedTools    []string
+	DisallowedTools []string
+	// AddDirs are more working directories the agents may write in.
+	AddDirs []string
+	// PermissionPromptCommand names a program that answers permission
+	// prompts (JSON on stdin and stdout), as --permission-prompt-command.
+	PermissionPromptCommand string
+	// CanUseTool, when set, answers every permission prompt of every agent
+	// of the session (it runs after the PermissionRequest hooks and before
+	// PermissionPromptCommand, which it replaces). It is called from many
+	// goroutines at once.
+	CanUseTool func(ctx context.Context, req PermissionRequest) (Decision, error)
+
+	// Hooks run in this program, beside the settings' hook commands, with
+	// the same input and answers (Claude Code's hook JSON): for the SDK's
+	// host-side hooks and embedding programs.
+	Hooks []Hook
+
+	// AskUser, when set, answers the lead's AskUserQuestion calls (the tool
+	// is offered only then): the questions, the answers keyed by question
+	// text. It may block until the user answers or ctx ends.
+	AskUser func(ctx context.Context, req AskRequest) (map[string]string, error)
+
+	// SystemPrompt replaces the default system prompt; AppendSystemPrompt
+	// is added to it.
+	SystemPrompt       string
+	AppendSystemPrompt string
+	// Agent runs the lead as this agent type.
+	Agent string
+	// Agents adds agent definitions, as JSON in the format of --agents:
+	// {"name": {"description": …, "prompt": …, "tools": […]}}.
+	Agents string
+	// Flags set feature flags, "name=value" each (see cohort flags).
+	Flags []string
+	// Settings are more settings layers over the settings files, later
+	// ones winning: each a JSON object, or the path of a settings file (as
+	// --settings).
+	Settings []string
+	// Proactive appends an agent definition's prompt to the default system
+	// prompt instead of replacing it.
+	Proactive bool
+	// Tools are more tools for every agent of the session; they come after
+	// the built-in tools, in this order (the order is part of the cached
+	// prompt).
+	Tools []tool.Tool
+
+	// Resume continues the session with this id; Continue the most recent
+	// session of the project.
+	Resume   string
+	Continue bool
+	// Role makes the session a teammate of a team instead of a lead (what
+	// `cohort teammate` runs); Run then runs it until it is shut down.
+	Role Role
+
+	// MaxTurns stops the lead after this many model calls per prompt;
+	// MaxBudgetUSD once its cost reaches this many dollars (0: no limit).
+	MaxTurns     int
+	MaxBudgetUSD float64
+	// MaxConcurrentAgents bounds the agents that run at once (default 32;
+	// more wait); AgentMaxTurns bounds each subagent's model calls when its
+	// definition does not; AgentTimeout is each agent's deadline per piece
+	// of work; MaxAgentDepth how deep agents may nest (default 3).
+	MaxConcurrentAgents int
+	AgentMaxTurns       int
+	AgentTimeout        time.Duration
+	MaxAgentDepth       int
+
+	// TeammateMode is where teammates run: auto (tmux inside tmux, else
+	// in-process), in-process or tmux. TeammateBackends overrides it per
+	// teammate name.
+	TeammateMode     string
+	TeammateBackends map[string]string
+	// TeammatePermissionTimeout is how long a teammate waits for the lead
+	// to answer a permission request (default 5 minutes; no answer denies).
+	TeammatePermissionTimeout time.Duration
+	// TeammateCommand is the cohort binary that runs teammates in tmux
+	// panes (default $COHORT_TEAMMATE_BIN, else this executable: set it
+	// when embedding).
+	TeammateCommand string
+
+	// Sandbox is "on" or "off" for Bash's kernel sandbox (default: the
+	// settings' sandbox.enabled, else on).
+	Sandbox string
+	// Trace writes a Chrome trace-event file of every agent, turn, request
+	// and tool call to this path.
+	Trace string
+
+	// PartialMessages adds stream_event events: the parts of each response
+	// as they stream.
+	PartialMessages bool
+	// StopAfterRun makes each Run end the session's other work before its
+	// result: teammates are asked to shut down and tasks still running are
+	// stopped (a one-shot client, such as print mode, whose result must be
+	// its last event).
+	StopAfterRun bool
+	// Verbose reports more on Stderr (hooks run, team activity, the
+	// sandbox's report).
+	Verbose bool
+
+	// Getenv and Environ read the environment (default os.Getenv and
+	// os.Environ); Stderr receives warnings (default os.Stderr).
+	Getenv  func(string) string
+	Environ func() []string
+	Stderr  io.Writer
+}
+
+// Role is a session's place in a team: empty for a lead, or the team and
+// member name of a teammate, and the lead's session id (for transcripts).
+type Role struct {
+	Team    string
+	Name    string
+	Session string
+}
+
+// IsTeammate reports whether the role is a teammate's.
+func (r Role) IsTeammate() bool { return r.Team != "" || r.Name != "" }
+
+// PermissionRequest is a tool call that needs an answer (Config.CanUseTool),
+// with the agent that asks.
+type PermissionRequest struct {
+	Tool      string
+	Input     json.RawMessage
+	ToolUseID string
+	// Reason says why the call asks.
+	Reason string
+	// Agent is the asking agent: AgentID, its name and kind (lead,
+	// subagent, background, fork, teammate), its color in a team.
+	AgentID   string
+	AgentName string
+	AgentKind string
+	AgentType string
+	Color     string
+}
+
+// Hook is one host-side hook: Func runs when Event fires (PreToolUse,
+// PostToolUse, UserPromptSubmit, Stop, SubagentStop, SessionStart, …) and
+// Matcher matches (a tool name or pattern for tool events, as in
+// settings; empty matches all). It gets the JSON a hook command reads on
+// stdin and returns what one would print on stdout: {"decision": "block",
+// "reason": …}, {"hookSpecificOutput": …}, or nothing for no opinion. An
+// error is a hook failure that does not block. It is called from many
+// goroutines at once.
+type Hook struct {
+	Event   string
+	Matcher string
+	Func    func(ctx context.Context, input json.RawMessage) (json.RawMessage, error)
+	// Timeout bounds one call (default 60 seconds).
+	Timeout time.Duration
+}
+
+// funcHooks converts the Config's hooks.
+func (c Config) funcHooks() (*hook.Set, error) {
+	if len(c.Hooks) == 0 {
+		return nil, nil
+	}
+	hs := make([]hook.FuncHook, len(c.Hooks))
+	for i, h := range c.Hooks {
+		fn := h.Func
+		var f hook.Func
+		if fn != nil {
+			f = func(ctx context.Context, in []byte) ([]byte, error) { return fn(ctx, in) }
+		}
+		hs[i] = hook.FuncHook{Event: hook.Event(h.Event), Matcher: h.Matcher, Func: f, Timeout: h.Timeout}
+	}
+	set, err := hook.FromFuncs(hs)
+	if err != nil {
+		return nil, &ConfigError{Field: "Hooks", Err: err}
+	}
+	return set, nil
+}
+
+// AskRequest is an AskUserQuestion call: the asking agent and its
+// questions.
+type AskRequest struct {
+	AgentID   string
+	Questions []Question
+}
+
+// Question is one question of an AskUserQuestion call, with its options
+// (Claude Code's input shape).
+type Question = ask.Question
+
+// Decision answers a PermissionRequest. Message tells the model why a call
+// was denied; UpdatedInput, when set, replaces the call's input.
+type Decision struct {
+	Allow        bool
+	Message      string
+	UpdatedInput json.RawMessage
+}
+
+// ConfigError is a Config that cannot work: Field names the Config field,
+// and the message says what is wrong and what to do. New returns it before
+// anything is written under Home.
+type ConfigError struct {
+	Field string
+	Err   error
+}
+
+func (e *ConfigError) Error() string { return fmt.Sprintf("%v (Config.%s)", e.Err, e.Field) }
+func (e *ConfigError) Unwrap() error { return e.Err }
+
+// check rejects what is wrong in the Config itself, before anything is
+// read or written.
+func (c Config) check() error {
+	switch c.TeammateMode {
+	case "", "auto", "in-process", "tmux":
+	default:
+		return configErr("TeammateMode", "%q is not one of auto, in-process, tmux", c.TeammateMode)
+	}
+	for name, b := range c.TeammateBackends {
+		if name == "" || (b != "in-process" && b != "tmux") {
+			return configErr("TeammateBackends", "%s=%s: want a teammate name and in-process or tmux", name, b)
+		}
+	}
+	if c.Resume != "" && c.Continue {
+		return configErr("Continue", "Resume and Continue cannot be used together: resume one session or continue the latest")
+	}
+	if c.MaxTurns < 0 || c.MaxConcurrentAgents < 0 || c.MaxBudgetUSD < 0 || c.AgentMaxTurns < 0 || c.AgentTimeout < 0 || c.MaxAgentDepth < 0 {
+		return configErr("MaxTurns", "the limits (MaxTurns, MaxBudgetUSD, MaxConcurrentAgents, AgentMaxTurns, AgentTimeout, MaxAgentDepth) must not be negative")
+	}
+	if c.Role.IsTeammate() && (c.Role.Team == "" || c.Role.Name == "") {
+		return configErr("Role", "a teammate role needs both Team and Name")
+	}
+	for _, t := range c.Tools {
+		if t == nil {
+			return configErr("Tools", "a tool is nil")
+		}
+	}
+	_, err := c.funcHooks()
+	return err
+}
+
+func configErr(field, format string, args ...any) error {
+	return &ConfigError{Field: field, Err: fmt.Errorf(format, args...)}
+}
+
+// ErrClosed is returned by the methods of a closed Session.
+var ErrClosed = errors.New("cohort: the session is closed")
+
+// options are the settings the session is built from, named as the command
+// line's flags (the code that builds a session reads them).
+type options struct {
+	model, provider, baseURL              string
+	maxTurns                              int
+	systemPrompt, appendSystemPrompt, cwd string
+	resume                                string
+	continueLast                          bool
+	permissionMode                        string
+	allowedTools, disallowedTools         []string
+	addDirs                               []string
+	verbose                               bool
+	agentName, agentsJSON                 string
+	flags                                 []string
+	maxConcurrent                         int
+	maxBudgetUSD                          float64
+	permPromptCommand, trace              string
+	teammateMode                          string
+	agentMaxTurns                         int
+	agentTimeout                          time.Duration
+	maxDepth                              int
+	teammateBackends                      []string
+	permissionTimeout                     time.Duration
+	sandbox                               string
+	settings                              []string
+}
+
+func (c Config) options() *options {
+	o := &options{model: c.Model, provider: c.Provider, baseURL: c.BaseURL, maxTurns: c.MaxTurns,
+		systemPrompt: c.SystemPrompt, appendSystemPrompt: c.AppendSystemPrompt, cwd: c.Dir,
+		resume: c.Resume, continueLast: c.Continue, permissionMode: c.PermissionMode,
+		allowedTools: c.AllowedTools, disallowedTools: c.DisallowedTools, addDirs: c.AddDirs,
+		verbose: c.Verbose, agentName: c.Agent, agentsJSON: c.Agents, flags: c.Flags,
+		maxConcurrent: c.MaxConcurrentAgents, maxBudgetUSD: c.MaxBudgetUSD,
+		permPromptCommand: c.PermissionPromptCommand, trace: c.Trace, teammateMode: c.TeammateMode,
+		agentMaxTurns: c.AgentMaxTurns, agentTimeout: c.AgentTimeout, maxDepth: c.MaxAgentDepth,
+		permissionTimeout: c.TeammatePermissionTimeout, sandbox: c.Sandbox, settings: c.Settings}
+	for name, b := range c.TeammateBackends {
+		o.teammateBackends = append(o.teammateBackends, name+"="+b)
+	}
+	return o
+}
+
+// invocation is what the session takes from its process: the environment
+// (with Config's Home and APIKey over it) and where warnings go.
+type invocation struct {
+	Getenv  func(string) string
+	Environ func() []string
+	Stderr  io.Writer
+	Getwd   func() (string, error)
+}
+
+func (c Config) invocation() *invocation {
+	inv := &invocation{Getenv: c.Getenv, Environ: c.Environ, Stderr: c.Stderr, Getwd: os.Getwd}
+	if inv.Getenv == nil {
+		inv.Getenv = os.Getenv
+	}
+	if inv.Environ == nil {
+		inv.Environ = os.Environ
+	}
+	if inv.Stderr == nil {
+		inv.Stderr = os.Stderr
+	}
+	over := map[string]string{}
+	if c.Home != "" {
+		over["COHORT_HOME"] = c.Home
+	}
+	if c.APIKey != "" {
+		switch c.Provider {
+		case providerOpenAI, providerResponses:
+			over["OPENAI_API_KEY"] = c.APIKey
+		default:
+			over["ANTHROPIC_API_KEY"] = c.APIKey
+		}
+	}
+	if c.TeammateCommand != "" {
+		over["COHORT_TEAMMATE_BIN"] = c.TeammateCommand
+	}
+	if len(over) > 0 {
+		getenv, environ := inv.Getenv, inv.Environ
+		inv.Getenv = func(k string) string {
+			if v, ok := over[k]; ok {
+				return v
+			}
+			return getenv(k)
+		}
+		inv.Environ = func() []string {
+			var out []string
+			for _, kv := range environ() {
+				k, _, _ := cutEq(kv)
+				if _, ok := over[k]; !ok {
+					out = append(out, kv)
+				}
+			}
+			for k, v := range over {
+				out = append(out, k+"="+v)
+			}
+			return out
+		}
+	}
+	return inv
+}
+
+func cutEq(kv string) (k, v string, ok bool) {
+	for i := 0; i < len(kv); i++ {
+		if kv[i] == '=' {
+			return kv[:i], kv[i+1:], true
+		}
+	}
+	return kv, "", false
+}

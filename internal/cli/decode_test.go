@@ -1,0 +1,38 @@
+package cli
+
+// resultLine decodes a result line of --output-format json or
+// stream-json.
+type resultLine struct {
+	Type          string  `json:"type"`
+	Subtype       string  `json:"subtype"`
+	IsError       bool    `json:"is_error"`
+	DurationMs    int64   `json:"duration_ms"`
+	DurationAPIMs int64   `json:"duration_api_ms"`
+	NumTurns      int     `json:"num_turns"`
+	Result        string  `json:"result"`
+	SessionID     string  `json:"session_id"`
+	TotalCostUSD  float64 `json:"total_cost_usd"`
+	Usage         struct {
+		InputTokens              int64 `json:"input_tokens"`
+		OutputTokens             int64 `json:"output_tokens"`
+		CacheCreationInputTokens int64 `json:"cache_creation_input_tokens"`
+		CacheReadInputTokens     int64 `json:"cache_read_input_tokens"`
+	} `json:"usage"`
+	ModelUsage map[string]*struct {
+		InputTokens              int64   `json:"inputTokens"`
+		OutputTokens             int64   `json:"outputTokens"`
+		CacheReadInputTokens     int64   `json:"cacheReadInputTokens"`
+		CacheCreationInputTokens int64   `json:"cacheCreationInputTokens"`
+		CostUSD                  float64 `json:"costUSD"`
+	} `json:"modelUsage"`
+	UUID string `json:"uuid"`
+}
+
+// The providers, as --provider names them.
+const (
+	providerAnthropic = "anthropic"
+	providerOpenAI    = "openai"
+	providerResponses = "openai-responses"
+)
+
+var providerNames = []string{providerAnthropic, providerOpenAI, providerResponses}

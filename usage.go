@@ -1,0 +1,87 @@
+package cohort
+
+import (
+	"maps"
+	"sync"
+	"time"
+
+	"github.com/cohort-dev/cohort/llm"
+)
+
+// counter adds up the usage and cost of every response any agent of the
+// session gets, in all and per model, for the result events.
+type counter struct {
+	mu      sync.Mutex
+	prices  llm.PriceTable
+	usage   llm.Usage
+	costUSD float64
+	byModel map[string]*ModelUsage
+	// api is the time spent in model requests, all agents' summed; asked
+	// holds when each agent's request under way was sent.
+	api   time.Duration
+	asked map[string]time.Time
+}
+
+func newCounter() *counter {
+	return &counter{prices: llm.DefaultPrices, byModel: map[string]*ModelUsage{}, asked: map[string]time.Time{}}
+}
+
+func (c *counter) requestStarted(agentID string, t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.asked[agentID] = t
+}
+
+func (c *counter) responded(agentID string, t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if at, ok := c.asked[agentID]; ok {
+		c.api += t.Sub(at)
+		delete(c.asked, agentID)
+	}
+}
+
+// apiTime is the time spent in model requests so far.
+func (c *counter) apiTime() time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.api
+}
+
+func (c *counter) setPrices(p llm.PriceTable) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.prices = p
+}
+
+// count adds one response.
+func (c *counter) count(r *llm.Response) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	cost := c.prices.Cost(r.Model, r.Usage)
+	c.usage = c.usage.Add(r.Usage)
+	c.costUSD += cost
+	m := c.byModel[r.Model]
+	if m == nil {
+		m = &ModelUsage{}
+		c.byModel[r.Model] = m
+	}
+	m.InputTokens += r.Usage.InputTokens
+	m.OutputTokens += r.Usage.OutputTokens
+	m.CacheReadInputTokens += r.Usage.CacheReadInputTokens
+	m.CacheCreationInputTokens += r.Usage.CacheCreationInputTokens
+	m.CostUSD += cost
+}
+
+// totals returns the session's usage and cost so far, and a copy of the
+// per-model lines.
+func (c *counter) totals() (llm.Usage, float64, map[string]*ModelUsage) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	byModel := make(map[string]*ModelUsage, len(c.byModel))
+	for k, v := range maps.All(c.byModel) {
+		cp := *v
+		byModel[k] = &cp
+	}
+	return c.usage, c.costUSD, byModel
+}
