@@ -35,51 +35,43 @@ type StopInput struct {
 	ShellID string `json:"shell_id,omitempty"`
 }
 
-// OutputTool is the TaskOutput tool: the main agent reads a background
-// task's status and output, optionally waiting for it to end.
-type OutputTool struct {
-	reg     *Registry
-	queueOf func(agentID string) *Queue
+// NewOutputTool returns TaskOutput over reg: the main agent reads a
+// background task's status and output, optionally waiting for it to end.
+// queueOf finds the calling agent's notification queue (nil: none): a
+// result read through TaskOutput is not notified again there. Reading a
+// task changes nothing, so calls are read-only and concurrency-safe.
+func NewOutputTool(reg *Registry, queueOf func(agentID string) *Queue) tool.Tool {
+	o := &outputTool{reg: reg, queueOf: queueOf}
+	return tool.New(tool.Spec[OutputInput]{
+		Name: "TaskOutput",
+		Description: "Reads the status and output of a background task (a background agent or shell) by its task id. " +
+			"By default it waits until the task has finished, up to the timeout, and then returns its final result; " +
+			"with block set to false it answers at once with the status and the most recent output. " +
+			"You are told when background tasks finish, so use this only when you need a result before that.",
+		Input:  outputSchema,
+		Traits: tool.Traits{ReadOnly: true, ConcurrencySafe: true},
+		Run:    o.run,
+		Invalid: func(err error) tool.Result {
+			return tool.Errorf("Invalid TaskOutput input: %v. Expected {\"task_id\": string, \"block\"?: boolean, \"timeout\"?: number}.", err)
+		},
+	})
 }
 
-// NewOutputTool returns TaskOutput over reg. queueOf finds the calling
-// agent's notification queue (nil: none): a result read through TaskOutput
-// is not notified again there.
-func NewOutputTool(reg *Registry, queueOf func(agentID string) *Queue) *OutputTool {
-	return &OutputTool{reg: reg, queueOf: queueOf}
+// outputTool is TaskOutput's state.
+type outputTool struct {
+	reg     *Registry
+	queueOf func(agentID string) *Queue
 }
 
 var outputSchema = tool.Object(
 	tool.Required("task_id", tool.String("Id of the task to read.")),
 	tool.Optional("block", tool.Boolean("Wait for the task to finish before answering (default true).")),
 	tool.Optional("timeout", tool.Number("Longest wait in milliseconds when block is true (default 30000).").WithMin(0).WithMax(MaxOutputTimeoutMs)),
-).JSON()
+)
 
-// Def implements tool.Tool.
-func (*OutputTool) Def() llm.ToolDef {
-	return llm.ToolDef{
-		Name: "TaskOutput",
-		Description: "Reads the status and output of a background task (a background agent or shell) by its task id. " +
-			"By default it waits until the task has finished, up to the timeout, and then returns its final result; " +
-			"with block set to false it answers at once with the status and the most recent output. " +
-			"You are told when background tasks finish, so use this only when you need a result before that.",
-		InputSchema: outputSchema,
-	}
-}
-
-// Traits implements tool.Tool: reading a task changes nothing.
-func (*OutputTool) Traits(json.RawMessage) tool.Traits {
-	return tool.Traits{ReadOnly: true, ConcurrencySafe: true}
-}
-
-// Run implements tool.Tool.
-func (o *OutputTool) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) (tool.Result, error) {
+func (o *outputTool) run(ctx context.Context, env *tool.Env, in OutputInput) (tool.Result, error) {
 	if env != nil && env.Depth > 0 {
 		return tool.Errorf("TaskOutput is only available to the main agent."), nil
-	}
-	var in OutputInput
-	if err := json.Unmarshal(raw, &in); err != nil {
-		return tool.Errorf("Invalid TaskOutput input: %v. Expected {\"task_id\": string, \"block\"?: boolean, \"timeout\"?: number}.", err), nil
 	}
 	if in.TaskID == "" {
 		return tool.Errorf("TaskOutput needs a task_id."), nil
@@ -160,40 +152,35 @@ func tailText(lines []string, path string) string {
 	return text
 }
 
-// StopTool is the TaskStop tool: stops a running task, or a named agent,
-// and everything it started.
-type StopTool struct{ reg *Registry }
-
-// NewStopTool returns TaskStop over reg.
-func NewStopTool(reg *Registry) *StopTool { return &StopTool{reg: reg} }
-
-var stopSchema = tool.Object(
-	tool.Optional("task_id", tool.String("Id of the task to stop, or the name of a running agent.")),
-	tool.Optional("shell_id", tool.String("Deprecated: use task_id.")),
-).JSON()
-
-// Def implements tool.Tool.
-func (*StopTool) Def() llm.ToolDef {
-	return llm.ToolDef{
+// NewStopTool returns TaskStop over reg: it stops a running task, or a
+// named agent, and everything it started. Stopping changes state outside
+// the caller, so calls are neither read-only nor concurrency-safe.
+func NewStopTool(reg *Registry) tool.Tool {
+	s := &stopTool{reg: reg}
+	return tool.New(tool.Spec[StopInput]{
 		Name: "TaskStop",
 		Description: "Stops a running background task — an agent or a shell command — given its task id or the agent's name. " +
 			"Anything the task started is stopped with it, and the call returns once they have all ended. " +
 			"Use it when a task is no longer needed or has gone astray.",
-		InputSchema: stopSchema,
-	}
+		Input: stopSchema,
+		Run:   s.run,
+		Invalid: func(err error) tool.Result {
+			return tool.Errorf("Invalid TaskStop input: %v. Expected {\"task_id\": string}.", err)
+		},
+	})
 }
 
-// Traits implements tool.Tool: stopping changes state outside the caller.
-func (*StopTool) Traits(json.RawMessage) tool.Traits { return tool.Traits{} }
+// stopTool is TaskStop's state.
+type stopTool struct{ reg *Registry }
 
-// Run implements tool.Tool.
-func (s *StopTool) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) (tool.Result, error) {
+var stopSchema = tool.Object(
+	tool.Optional("task_id", tool.String("Id of the task to stop, or the name of a running agent.")),
+	tool.Optional("shell_id", tool.String("Deprecated: use task_id.")),
+)
+
+func (s *stopTool) run(ctx context.Context, env *tool.Env, in StopInput) (tool.Result, error) {
 	if env != nil && env.Depth > 0 {
 		return tool.Errorf("TaskStop is only available to the main agent."), nil
-	}
-	var in StopInput
-	if err := json.Unmarshal(raw, &in); err != nil {
-		return tool.Errorf("Invalid TaskStop input: %v. Expected {\"task_id\": string}.", err), nil
 	}
 	id := cmp.Or(in.TaskID, in.ShellID)
 	if id == "" {

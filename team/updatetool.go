@@ -29,8 +29,10 @@ type UpdateInput struct {
 	Metadata     map[string]json.RawMessage `json:"metadata,omitempty"`
 }
 
-// UpdateTool is TaskUpdate: changes, claims, completes or deletes a task.
-type UpdateTool struct{ lists TaskLists }
+// updater is TaskUpdate: it changes, claims, completes or deletes a task.
+// With lists that can look members up (a *Store), it refuses an owner who
+// is not an active member.
+type updater struct{ lists TaskLists }
 
 var taskIDList = tool.Array("", tool.String("A task id."))
 
@@ -45,43 +47,24 @@ var updateSchema = tool.Object(
 	tool.Optional("addBlocks", withDesc(taskIDList, "Ids of tasks that cannot start until this one is completed.")),
 	tool.Optional("addBlockedBy", withDesc(taskIDList, "Ids of tasks that must be completed before this one can start.")),
 	tool.Optional("metadata", tool.Schema{Type: "object", Description: "Keys to merge into the task's metadata; a null value removes the key."}),
-).JSON()
+)
 
 func withDesc(s tool.Schema, d string) tool.Schema { s.Description = d; return s }
 
-// Def implements tool.Tool.
-func (*UpdateTool) Def() llm.ToolDef {
-	return llm.ToolDef{
-		Name: "TaskUpdate",
-		Description: "Changes a task in your team's shared task list. " +
-			"Set status to in_progress when you start work: without an owner you become the owner, and the call fails if another agent already owns the task " +
-			"or if a task it waits for is not completed yet. Set status to completed only when the work is entirely done, then check TaskList for what has become free. " +
-			"addBlockedBy names tasks that must be completed first; addBlocks names tasks that wait for this one; dependencies that would loop are refused. " +
-			"Status deleted removes the task. Other fields replace the current values; metadata keys are merged, a null value removing a key.",
-		InputSchema: updateSchema,
-	}
-}
+const updateDescription = "Changes a task in your team's shared task list. " +
+	"Set status to in_progress when you start work: without an owner you become the owner, and the call fails if another agent already owns the task " +
+	"or if a task it waits for is not completed yet. Set status to completed only when the work is entirely done, then check TaskList for what has become free. " +
+	"addBlockedBy names tasks that must be completed first; addBlocks names tasks that wait for this one; dependencies that would loop are refused. " +
+	"Status deleted removes the task. Other fields replace the current values; metadata keys are merged, a null value removing a key."
 
-// Traits implements tool.Tool: updating changes the shared list.
-func (*UpdateTool) Traits(json.RawMessage) tool.Traits { return tool.Traits{} }
-
-// Run implements tool.Tool.
-func (u *UpdateTool) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) (tool.Result, error) {
-	l, res, err := taskList(u.lists, env)
-	if l == nil {
-		return deref(res), err
-	}
-	var in UpdateInput
-	if r := decodeInput("TaskUpdate", raw, &in); r != nil {
-		return *r, nil
-	}
+func (u updater) updateTask(ctx context.Context, env *tool.Env, l *TaskList, in UpdateInput) (tool.Result, error) {
 	id := normalizeID(in.TaskID)
-	if r := u.checkOwner(env.Team, in.Owner); r != nil {
-		return *r, nil
+	if err := u.checkOwner(env.Team, in.Owner); err != nil {
+		return tool.Result{}, err
 	}
 	if in.Status != nil && *in.Status == statusDeleted {
 		if err := l.Delete(ctx, id); err != nil {
-			return failure(err)
+			return tool.Result{}, forModel(err)
 		}
 		return tool.Text(fmt.Sprintf("Deleted task #%s.", id)), nil
 	}
@@ -96,7 +79,7 @@ func (u *UpdateTool) Run(ctx context.Context, env *tool.Env, raw json.RawMessage
 	}
 	t, err := l.Update(ctx, id, p)
 	if err != nil {
-		return failure(err)
+		return tool.Result{}, forModel(err)
 	}
 	text := fmt.Sprintf("Updated task #%s (%s).\n%s", t.ID, changedFields(&in), listLine(&t))
 	if t.Status == StatusCompleted && len(t.Blocks) > 0 {
@@ -111,9 +94,9 @@ type memberLookup interface {
 	Member(team, name string) (Member, error)
 }
 
-// checkOwner returns a result for the model when owner names nobody in the
-// team, so that a typo does not leave a task with an owner who never comes.
-func (u *UpdateTool) checkOwner(team string, owner *string) *tool.Result {
+// checkOwner returns a tool.Failure when owner names nobody in the team,
+// so that a typo does not leave a task with an owner who never comes.
+func (u updater) checkOwner(team string, owner *string) error {
 	ml, ok := u.lists.(memberLookup)
 	if !ok || owner == nil || *owner == "" {
 		return nil
@@ -125,8 +108,7 @@ func (u *UpdateTool) checkOwner(team string, owner *string) *tool.Result {
 	if err != nil && !errors.Is(err, ErrNoMember) && !errors.Is(err, ErrInvalidName) {
 		return nil // the update itself reports a broken or missing team
 	}
-	r := tool.Errorf("%q is not an active member of team %s; set owner to a member's name, or leave it out to take the task yourself.", *owner, team)
-	return &r
+	return tool.Failf("%q is not an active member of team %s; set owner to a member's name, or leave it out to take the task yourself.", *owner, team)
 }
 
 func normalizeIDs(ids []string) []string {

@@ -3,6 +3,13 @@
 // built-in tools live in sub-packages by family (tool/file, tool/shell, …);
 // the Agent tool lives in agenttool.
 //
+// A tool is written as a Spec (name, description, input schema, traits and
+// a Run that takes the decoded input) and made a Tool by New, which does
+// the decoding and turns a Failure into the is_error result the model
+// reads. AbsPath and ResolvePath are the one reading of a path field: the
+// file tools take absolute paths only, the search tools resolve against
+// the agent's working directory.
+//
 // Env is Cohort's ToolUseContext: the calling agent's record (Agent: id,
 // name, cwd, mode, depth, …), the read-file cache and an optional write
 // guard. The abort signal is the ctx passed to Run.
@@ -62,6 +69,18 @@ func Text(s string) Result { return Result{Content: []llm.Block{llm.Text(s)}} }
 func Errorf(format string, args ...any) Result {
 	return Result{Content: []llm.Block{llm.Text(fmt.Sprintf(format, args...))}, IsError: true}
 }
+
+// Failure is an error whose text is for the model: what was wrong with a
+// call and what to do instead. When the Run of a tool made by New returns
+// one, wrapped or not, the call answers with an is_error result holding
+// that text; any other error stays an infrastructure failure. It lets a
+// tool's helpers return plain errors and still speak to the model.
+type Failure string
+
+func (f Failure) Error() string { return string(f) }
+
+// Failf returns a Failure with a formatted message.
+func Failf(format string, args ...any) error { return Failure(fmt.Sprintf(format, args...)) }
 
 // TextOf returns the text of r's text blocks.
 func (r Result) TextOf() string { return llm.JoinText(r.Content) }

@@ -1,8 +1,10 @@
 package tool
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 
 	"github.com/cohort-dev/cohort/llm"
 )
@@ -20,17 +22,23 @@ type Spec[In any] struct {
 	Traits    Traits
 	TraitsFor func(in In) Traits
 	// Run executes one call with its decoded input. As for Tool.Run, a
-	// failure the model should read is an is_error Result; a Go error is
-	// an infrastructure failure.
+	// failure the model should read is an is_error Result, or a Failure
+	// error (wrapped or not), which New turns into one; any other Go
+	// error is an infrastructure failure.
 	Run func(ctx context.Context, env *Env, in In) (Result, error)
+	// Invalid, when set, renders an input that does not decode into In, for
+	// a tool whose message says more than New's default (for instance the
+	// input's expected shape).
+	Invalid func(err error) Result
 }
 
 // New returns the Tool s describes. Its definition is rendered once, so
 // Def returns the same bytes every time (they are part of the cached
-// prompt prefix). Each call's input is decoded into In before Run; an input
-// that does not decode is an is_error result naming the tool and what was
-// wrong (the engine has already checked it against the schema, so this
-// means a type the schema cannot express).
+// prompt prefix). Each call's input is decoded into In before Run (an empty
+// input decodes as {}); an input that does not decode is an is_error result
+// naming the tool and what was wrong, or Spec.Invalid's (the engine has
+// already checked it against the schema, so this means a type the schema
+// cannot express).
 func New[In any](s Spec[In]) Tool {
 	return &typed[In]{spec: s, def: llm.ToolDef{Name: s.Name, Description: s.Description, InputSchema: s.Input.JSON()}}
 }
@@ -46,19 +54,35 @@ func (t *typed[In]) Traits(raw json.RawMessage) Traits {
 	if t.spec.TraitsFor == nil {
 		return t.spec.Traits
 	}
-	var in In
-	if json.Unmarshal(raw, &in) != nil {
+	in, err := decode[In](raw)
+	if err != nil {
 		return Traits{} // the call fails in Run; classify it as unsafe
 	}
 	return t.spec.TraitsFor(in)
 }
 
 func (t *typed[In]) Run(ctx context.Context, env *Env, raw json.RawMessage) (Result, error) {
-	var in In
-	if len(raw) > 0 {
-		if err := json.Unmarshal(raw, &in); err != nil {
-			return Errorf("%s input is not valid: %v", t.spec.Name, err), nil
+	in, err := decode[In](raw)
+	if err != nil {
+		if t.spec.Invalid != nil {
+			return t.spec.Invalid(err), nil
 		}
+		return Errorf("%s input is not valid: %v", t.spec.Name, err), nil
 	}
-	return t.spec.Run(ctx, env, in)
+	res, err := t.spec.Run(ctx, env, in)
+	var f Failure
+	if errors.As(err, &f) {
+		return Errorf("%s", string(f)), nil
+	}
+	return res, err
+}
+
+// decode reads a call's input into a fresh In; an empty input is {}.
+func decode[In any](raw json.RawMessage) (In, error) {
+	var in In
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return in, nil
+	}
+	err := json.Unmarshal(raw, &in)
+	return in, err
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -65,5 +67,55 @@ func TestTypedToolDefinitionIsStable(t *testing.T) {
 	}
 	if err := ValidateInput(a.InputSchema, json.RawMessage(`{"text":"ok"}`)); err != nil {
 		t.Fatalf("the schema refuses a valid input: %v", err)
+	}
+}
+
+func TestTypedToolTurnsFailuresIntoResults(t *testing.T) {
+	infra := errors.New("disk on fire")
+	tl := New(Spec[echoInput]{
+		Name: "Echo", Input: Object(Required("text", String("What to say."))),
+		Run: func(_ context.Context, _ *Env, in echoInput) (Result, error) {
+			switch in.Text {
+			case "fail":
+				return Text("ignored"), Failf("cannot say %q", in.Text)
+			case "wrapped":
+				return Result{}, fmt.Errorf("echo: %w", Failure("said too much"))
+			}
+			return Result{}, infra
+		},
+	})
+	for _, tt := range []struct{ text, want string }{{"fail", `cannot say "fail"`}, {"wrapped", "said too much"}} {
+		res, err := tl.Run(t.Context(), &Env{}, json.RawMessage(`{"text":"`+tt.text+`"}`))
+		if err != nil || !res.IsError || res.TextOf() != tt.want {
+			t.Errorf("%s: got %+v, %v; want an is_error result %q", tt.text, res, err, tt.want)
+		}
+	}
+	if _, err := tl.Run(t.Context(), &Env{}, json.RawMessage(`{"text":"other"}`)); !errors.Is(err, infra) {
+		t.Errorf("an infrastructure error became %v", err)
+	}
+}
+
+func TestTypedToolInvalidRendersDecodeErrors(t *testing.T) {
+	tl := New(Spec[echoInput]{
+		Name: "Echo", Input: Object(Required("text", String("What to say."))),
+		Invalid: func(err error) Result { return Errorf("Bad Echo input: %v. Expected {\"text\": string}.", err) },
+		Run:     func(context.Context, *Env, echoInput) (Result, error) { t.Error("Run called"); return Result{}, nil },
+	})
+	res, err := tl.Run(t.Context(), &Env{}, json.RawMessage(`[]`))
+	if err != nil || !res.IsError || !strings.HasPrefix(res.TextOf(), "Bad Echo input: json: cannot unmarshal array") ||
+		!strings.HasSuffix(res.TextOf(), `Expected {"text": string}.`) {
+		t.Fatalf("got %+v, %v", res, err)
+	}
+}
+
+func TestTypedToolTakesEmptyInputAsEmptyObject(t *testing.T) {
+	for _, raw := range []string{"", "  \n"} {
+		res, err := echoTool().Run(t.Context(), &Env{Agent: Agent{ID: "a1"}}, json.RawMessage(raw))
+		if err != nil || res.IsError || res.TextOf() != "a1: " {
+			t.Errorf("input %q: %+v, %v", raw, res, err)
+		}
+		if got := echoTool().Traits(json.RawMessage(raw)); !got.ReadOnly {
+			t.Errorf("input %q classified as %+v, want the traits of a quiet call", raw, got)
+		}
 	}
 }

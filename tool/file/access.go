@@ -2,7 +2,6 @@ package file
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -14,62 +13,21 @@ import (
 	"github.com/cohort-dev/cohort/tool"
 )
 
-// failure is a problem the model should read: it becomes an is_error
-// result rather than a Go error.
-type failure string
-
-func (f failure) Error() string { return string(f) }
-
-func failf(format string, args ...any) error { return failure(fmt.Sprintf(format, args...)) }
-
-// toResult turns a failure into an is_error result and passes other errors
-// through as infrastructure errors.
-func toResult(r tool.Result, err error) (tool.Result, error) {
-	var f failure
-	if errors.As(err, &f) {
-		return tool.Errorf("%s", string(f)), nil
-	}
-	return r, err
-}
-
-// decode unmarshals a validated input defensively.
-func decode(input json.RawMessage, v any) error {
-	if err := json.Unmarshal(input, v); err != nil {
-		return failf("invalid input: %v", err)
-	}
-	return nil
-}
-
-// absPath checks that p is absolute and returns it cleaned.
-func absPath(env *tool.Env, field, p string) (string, error) {
-	if p == "" {
-		return "", failf("%s is empty; pass the absolute path of the file", field)
-	}
-	if !filepath.IsAbs(p) {
-		hint := ""
-		if env != nil && env.Cwd != "" {
-			hint = fmt.Sprintf(" (relative to the working directory that would be %q)", filepath.Join(env.Cwd, p))
-		}
-		return "", failf("%s must be an absolute path; got %q%s", field, p, hint)
-	}
-	return filepath.Clean(p), nil
-}
-
 // statFile returns the file's info, or nil if it does not exist. Anything
-// that is not a regular file is a failure.
+// that is not a regular file is a tool.Failure.
 func statFile(path string) (fs.FileInfo, error) {
 	info, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, failf("cannot access %s: %v", path, unwrapPath(err))
+		return nil, tool.Failf("cannot access %s: %v", path, unwrapPath(err))
 	}
 	if info.IsDir() {
-		return nil, failf("%s is a directory, not a file; use Glob or `ls` through Bash to list it", path)
+		return nil, tool.Failf("%s is a directory, not a file; use Glob or `ls` through Bash to list it", path)
 	}
 	if !info.Mode().IsRegular() {
-		return nil, failf("%s is not a regular file (%s); only regular files can be read or edited", path, info.Mode().Type())
+		return nil, tool.Failf("%s is not a regular file (%s); only regular files can be read or edited", path, info.Mode().Type())
 	}
 	return info, nil
 }
@@ -89,12 +47,12 @@ func notFound(path string) error {
 	msg := "File does not exist: " + path
 	dir := filepath.Dir(path)
 	if _, err := os.Stat(dir); err != nil {
-		return failure(msg + fmt.Sprintf(" (the directory %s does not exist either)", dir))
+		return tool.Failure(msg + fmt.Sprintf(" (the directory %s does not exist either)", dir))
 	}
 	if s := similarNames(path); len(s) > 0 {
 		msg += ". Similar names in that directory: " + strings.Join(s, ", ")
 	}
-	return failure(msg)
+	return tool.Failure(msg)
 }
 
 // similarNames returns up to three entries of path's directory whose names
@@ -162,14 +120,14 @@ func editDistance(a, b string, limit int) int {
 // the file must not have changed since.
 func checkFresh(env *tool.Env, path string, info fs.FileInfo) error {
 	if env == nil || env.Files == nil {
-		return failf("cannot verify that %s was read first (no read-file cache in this context); refusing to change it", path)
+		return tool.Failf("cannot verify that %s was read first (no read-file cache in this context); refusing to change it", path)
 	}
 	state, ok := env.Files.Get(path)
 	if !ok {
-		return failf("%s has not been read yet; Read it first, then change it", path)
+		return tool.Failf("%s has not been read yet; Read it first, then change it", path)
 	}
 	if !state.ModTime.Equal(info.ModTime()) || state.Size != info.Size() {
-		return failf("%s has changed since it was last read (by the user, a formatter or another agent); Read it again before changing it", path)
+		return tool.Failf("%s has changed since it was last read (by the user, a formatter or another agent); Read it again before changing it", path)
 	}
 	return nil
 }
@@ -188,15 +146,15 @@ func record(env *tool.Env, path string, partial bool) {
 // elsewhere, about the real target too.
 func checkWrite(env *tool.Env, path string) error {
 	if err := env.CheckWrite(path); err != nil {
-		return failf("writing %s is not allowed: %v", path, err)
+		return tool.Failf("writing %s is not allowed: %v", path, err)
 	}
 	real, err := resolveExisting(path)
 	if err != nil {
-		return failf("cannot resolve %s: %v", path, err)
+		return tool.Failf("cannot resolve %s: %v", path, err)
 	}
 	if real != path {
 		if err := env.CheckWrite(real); err != nil {
-			return failf("writing %s (which resolves to %s) is not allowed: %v", path, real, err)
+			return tool.Failf("writing %s (which resolves to %s) is not allowed: %v", path, real, err)
 		}
 	}
 	return nil
@@ -231,10 +189,10 @@ func writeFile(path string, data []byte, existing fs.FileInfo) error {
 	if existing != nil {
 		perm = existing.Mode().Perm()
 	} else if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return failf("cannot create the directory for %s: %v", path, unwrapPath(err))
+		return tool.Failf("cannot create the directory for %s: %v", path, unwrapPath(err))
 	}
 	if err := os.WriteFile(path, data, perm); err != nil {
-		return failf("cannot write %s: %v", path, unwrapPath(err))
+		return tool.Failf("cannot write %s: %v", path, unwrapPath(err))
 	}
 	return nil
 }

@@ -1,5 +1,7 @@
 // Package file holds the tools that read and change files: Read, Write,
-// Edit and NotebookEdit. Their names and input fields are Claude Code's.
+// Edit, MultiEdit and NotebookEdit. Their names and input fields are
+// Claude Code's. Each is a tool.Spec made a tool by tool.New; a problem the
+// model should read is returned as a tool.Failure from anywhere in a call.
 //
 // Decisions the spec leaves open:
 //
@@ -7,7 +9,8 @@
 //     is_error result that shows the absolute path it would have meant
 //     (resolved against Env.Cwd), so the model can retry at once; guessing
 //     silently would hide which file was touched. Paths are cleaned
-//     (filepath.Clean) and that cleaned form is the key in Env.Files.
+//     (filepath.Clean) and that cleaned form is the key in Env.Files. The
+//     check is tool.AbsPath, which every tool taking a file path shares.
 //   - Read-before-write: Write (on an existing file), Edit and NotebookEdit
 //     need an Env.Files entry for the path whose modification time and size
 //     still match the file. A partial read (offset/limit) counts, as in

@@ -2,25 +2,23 @@ package file
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
 	"regexp"
 	"strings"
 
-	"github.com/cohort-dev/cohort/llm"
 	"github.com/cohort-dev/cohort/tool"
 )
 
 // maxEditBytes bounds the files Edit loads into memory.
 const maxEditBytes = 64 << 20
 
-// Edit is the Edit tool. Safe for concurrent use.
-type Edit struct{}
-
-// NewEdit returns the Edit tool.
-func NewEdit() *Edit { return &Edit{} }
+// NewEdit returns the Edit tool. It changes files, so its calls are
+// neither read-only nor concurrency-safe. Safe for concurrent use.
+func NewEdit() tool.Tool {
+	return tool.New(tool.Spec[editInput]{Name: "Edit", Description: editDescription, Input: editSchema, Run: edit})
+}
 
 const editDescription = `Replaces exact text in a file.
 
@@ -36,15 +34,7 @@ var editSchema = tool.Object(
 	tool.Required("old_string", tool.String("The exact text to replace.")),
 	tool.Required("new_string", tool.String("The text to put in its place (must differ from old_string).")),
 	tool.Optional("replace_all", tool.Boolean("Replace every occurrence of old_string instead of exactly one (default false).")),
-).JSON()
-
-// Def implements tool.Tool.
-func (e *Edit) Def() llm.ToolDef {
-	return llm.ToolDef{Name: "Edit", Description: editDescription, InputSchema: editSchema}
-}
-
-// Traits implements tool.Tool: editing changes files.
-func (e *Edit) Traits(json.RawMessage) tool.Traits { return tool.Traits{} }
+)
 
 type editInput struct {
 	FilePath   string `json:"file_path"`
@@ -53,22 +43,13 @@ type editInput struct {
 	ReplaceAll bool   `json:"replace_all"`
 }
 
-// Run implements tool.Tool.
-func (e *Edit) Run(_ context.Context, env *tool.Env, input json.RawMessage) (tool.Result, error) {
-	return toResult(e.run(env, input))
-}
-
-func (e *Edit) run(env *tool.Env, input json.RawMessage) (tool.Result, error) {
-	var in editInput
-	if err := decode(input, &in); err != nil {
-		return tool.Result{}, err
-	}
-	path, err := absPath(env, "file_path", in.FilePath)
+func edit(_ context.Context, env *tool.Env, in editInput) (tool.Result, error) {
+	path, err := tool.AbsPath(env, "file_path", in.FilePath)
 	if err != nil {
 		return tool.Result{}, err
 	}
 	if in.OldString == in.NewString {
-		return tool.Result{}, failf("old_string and new_string are identical; there is nothing to change")
+		return tool.Result{}, tool.Failf("old_string and new_string are identical; there is nothing to change")
 	}
 	info, err := statFile(path)
 	if err != nil {
@@ -78,7 +59,7 @@ func (e *Edit) run(env *tool.Env, input json.RawMessage) (tool.Result, error) {
 		if in.OldString != "" {
 			return tool.Result{}, notFound(path)
 		}
-		return e.create(env, path, in)
+		return create(env, path, in)
 	}
 	data, err := loadForEdit(env, path, info, "Edit")
 	if err != nil {
@@ -113,19 +94,20 @@ func loadForEdit(env *tool.Env, path string, info fs.FileInfo, who string) (stri
 		return "", err
 	}
 	if info.Size() > maxEditBytes {
-		return "", failf("%s is %d bytes, too large to %s (limit %d); change it through Bash instead", path, info.Size(), who, maxEditBytes)
+		return "", tool.Failf("%s is %d bytes, too large to %s (limit %d); change it through Bash instead", path, info.Size(), who, maxEditBytes)
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return "", failf("cannot read %s: %v", path, unwrapPath(err))
+		return "", tool.Failf("cannot read %s: %v", path, unwrapPath(err))
 	}
 	if isBinary(data[:min(len(data), sniffLen)]) {
-		return "", failf("%s is a binary file; %s only changes text", path, who)
+		return "", tool.Failf("%s is a binary file; %s only changes text", path, who)
 	}
 	return string(data), nil
 }
 
-func (e *Edit) create(env *tool.Env, path string, in editInput) (tool.Result, error) {
+// create makes the file an edit with an empty old_string asks for.
+func create(env *tool.Env, path string, in editInput) (tool.Result, error) {
 	if err := checkWrite(env, path); err != nil {
 		return tool.Result{}, err
 	}
@@ -150,7 +132,7 @@ func (in editInput) response(path, original, updated string) *EditResponse {
 func replace(path, content string, in editInput) (string, int, int, error) {
 	if in.OldString == "" {
 		if content != "" {
-			return "", 0, 0, failf("old_string is empty but %s is not; give the text to replace, or use Write to replace the whole file", path)
+			return "", 0, 0, tool.Failf("old_string is empty but %s is not; give the text to replace, or use Write to replace the whole file", path)
 		}
 		return in.NewString, 0, 1, nil
 	}
@@ -159,10 +141,10 @@ func replace(path, content string, in editInput) (string, int, int, error) {
 	n := strings.Count(content, old)
 	switch {
 	case n == 0:
-		return "", 0, 0, failf("old_string was not found in %s. It must match the file exactly, including whitespace and indentation; Read the file again if unsure.%s",
+		return "", 0, 0, tool.Failf("old_string was not found in %s. It must match the file exactly, including whitespace and indentation; Read the file again if unsure.%s",
 			path, lineNumberHint(in.OldString))
 	case n > 1 && !in.ReplaceAll:
-		return "", 0, 0, failf("old_string occurs %d times in %s. Include more surrounding lines to make it unique, or set replace_all to true to change every occurrence.", n, path)
+		return "", 0, 0, tool.Failf("old_string occurs %d times in %s. Include more surrounding lines to make it unique, or set replace_all to true to change every occurrence.", n, path)
 	}
 	first := strings.Index(content, old)
 	if in.ReplaceAll {

@@ -2,20 +2,19 @@ package file
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
-	"github.com/cohort-dev/cohort/llm"
 	"github.com/cohort-dev/cohort/tool"
 )
 
-// MultiEdit is the MultiEdit tool: several Edit replacements in one file,
-// applied in order and all or none. Claude Code agent files still list it.
-// Safe for concurrent use.
-type MultiEdit struct{}
-
-// NewMultiEdit returns the MultiEdit tool.
-func NewMultiEdit() *MultiEdit { return &MultiEdit{} }
+// NewMultiEdit returns the MultiEdit tool: several Edit replacements in one
+// file, applied in order and all or none (Claude Code agent files still
+// list it). It changes files, so its calls are neither read-only nor
+// concurrency-safe. Safe for concurrent use.
+func NewMultiEdit() tool.Tool {
+	return tool.New(tool.Spec[multiEditInput]{Name: "MultiEdit", Description: multiEditDescription, Input: multiEditSchema,
+		Run: multiEdit})
+}
 
 const multiEditDescription = `Makes several exact-text replacements in one file in a single call.
 
@@ -32,7 +31,7 @@ var multiEditSchema = tool.Object(
 		tool.Required("new_string", tool.String("The text to put in its place.")),
 		tool.Optional("replace_all", tool.Boolean("Replace every occurrence instead of exactly one (default false).")),
 	)).WithMinItems(1)),
-).JSON()
+)
 
 // MultiEditItem is one replacement of a MultiEdit call.
 type MultiEditItem struct {
@@ -41,33 +40,18 @@ type MultiEditItem struct {
 	ReplaceAll bool   `json:"replace_all,omitempty"`
 }
 
-// Def implements tool.Tool.
-func (m *MultiEdit) Def() llm.ToolDef {
-	return llm.ToolDef{Name: "MultiEdit", Description: multiEditDescription, InputSchema: multiEditSchema}
+type multiEditInput struct {
+	FilePath string          `json:"file_path"`
+	Edits    []MultiEditItem `json:"edits"`
 }
 
-// Traits implements tool.Tool: editing changes files.
-func (m *MultiEdit) Traits(json.RawMessage) tool.Traits { return tool.Traits{} }
-
-// Run implements tool.Tool.
-func (m *MultiEdit) Run(_ context.Context, env *tool.Env, input json.RawMessage) (tool.Result, error) {
-	return toResult(m.run(env, input))
-}
-
-func (m *MultiEdit) run(env *tool.Env, input json.RawMessage) (tool.Result, error) {
-	var in struct {
-		FilePath string          `json:"file_path"`
-		Edits    []MultiEditItem `json:"edits"`
-	}
-	if err := decode(input, &in); err != nil {
-		return tool.Result{}, err
-	}
-	path, err := absPath(env, "file_path", in.FilePath)
+func multiEdit(_ context.Context, env *tool.Env, in multiEditInput) (tool.Result, error) {
+	path, err := tool.AbsPath(env, "file_path", in.FilePath)
 	if err != nil {
 		return tool.Result{}, err
 	}
 	if len(in.Edits) == 0 {
-		return tool.Result{}, failf("edits is empty; give at least one {old_string, new_string}")
+		return tool.Result{}, tool.Failf("edits is empty; give at least one {old_string, new_string}")
 	}
 	info, err := statFile(path)
 	if err != nil {
@@ -85,11 +69,11 @@ func (m *MultiEdit) run(env *tool.Env, input json.RawMessage) (tool.Result, erro
 	updated, total := original, 0
 	for i, e := range in.Edits {
 		if e.OldString == e.NewString {
-			return tool.Result{}, failf("edit %d: old_string and new_string are identical; there is nothing to change (no edit was applied)", i+1)
+			return tool.Result{}, tool.Failf("edit %d: old_string and new_string are identical; there is nothing to change (no edit was applied)", i+1)
 		}
 		next, _, n, err := replace(path, updated, editInput{OldString: e.OldString, NewString: e.NewString, ReplaceAll: e.ReplaceAll})
 		if err != nil {
-			return tool.Result{}, failf("edit %d of %d: %s (no edit was applied)", i+1, len(in.Edits), err)
+			return tool.Result{}, tool.Failf("edit %d of %d: %s (no edit was applied)", i+1, len(in.Edits), err)
 		}
 		updated, total = next, total+n
 	}

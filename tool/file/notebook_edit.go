@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/cohort-dev/cohort/llm"
 	"github.com/cohort-dev/cohort/tool"
 )
 
@@ -21,16 +20,19 @@ type NotebookEditConfig struct {
 	NewID func() string
 }
 
-// NotebookEdit is the NotebookEdit tool. Safe for concurrent use.
-type NotebookEdit struct{ newID func() string }
-
-// NewNotebookEdit returns the NotebookEdit tool.
-func NewNotebookEdit(cfg NotebookEditConfig) *NotebookEdit {
+// NewNotebookEdit returns the NotebookEdit tool. It changes files, so its
+// calls are neither read-only nor concurrency-safe. Safe for concurrent use.
+func NewNotebookEdit(cfg NotebookEditConfig) tool.Tool {
 	if cfg.NewID == nil {
 		cfg.NewID = randomID
 	}
-	return &NotebookEdit{newID: cfg.NewID}
+	e := &notebookEditor{newID: cfg.NewID}
+	return tool.New(tool.Spec[notebookEditInput]{Name: "NotebookEdit", Description: notebookEditDescription,
+		Input: notebookEditSchema, Run: e.run})
 }
+
+// notebookEditor is NotebookEdit's state: where inserted cells get ids.
+type notebookEditor struct{ newID func() string }
 
 func randomID() string {
 	var b [4]byte
@@ -52,15 +54,7 @@ var notebookEditSchema = tool.Object(
 	tool.Required("new_source", tool.String("The new source of the cell.")),
 	tool.Optional("cell_type", tool.Enum("The cell type; required for insert, converts the cell for replace.", "code", "markdown")),
 	tool.Optional("edit_mode", tool.Enum("What to do: replace (default), insert or delete.", "replace", "insert", "delete")),
-).JSON()
-
-// Def implements tool.Tool.
-func (t *NotebookEdit) Def() llm.ToolDef {
-	return llm.ToolDef{Name: "NotebookEdit", Description: notebookEditDescription, InputSchema: notebookEditSchema}
-}
-
-// Traits implements tool.Tool: editing changes files.
-func (t *NotebookEdit) Traits(json.RawMessage) tool.Traits { return tool.Traits{} }
+)
 
 type notebookEditInput struct {
 	NotebookPath string `json:"notebook_path"`
@@ -70,22 +64,13 @@ type notebookEditInput struct {
 	EditMode     string `json:"edit_mode"`
 }
 
-// Run implements tool.Tool.
-func (t *NotebookEdit) Run(ctx context.Context, env *tool.Env, input json.RawMessage) (tool.Result, error) {
-	return toResult(t.run(env, input))
-}
-
-func (t *NotebookEdit) run(env *tool.Env, input json.RawMessage) (tool.Result, error) {
-	var in notebookEditInput
-	if err := decode(input, &in); err != nil {
-		return tool.Result{}, err
-	}
-	path, err := absPath(env, "notebook_path", in.NotebookPath)
+func (t *notebookEditor) run(_ context.Context, env *tool.Env, in notebookEditInput) (tool.Result, error) {
+	path, err := tool.AbsPath(env, "notebook_path", in.NotebookPath)
 	if err != nil {
 		return tool.Result{}, err
 	}
 	if strings.ToLower(filepath.Ext(path)) != ".ipynb" {
-		return tool.Result{}, failf("%s is not a Jupyter notebook (.ipynb); use Edit for other files", path)
+		return tool.Result{}, tool.Failf("%s is not a Jupyter notebook (.ipynb); use Edit for other files", path)
 	}
 	info, err := statFile(path)
 	if err != nil {
@@ -102,11 +87,11 @@ func (t *NotebookEdit) run(env *tool.Env, input json.RawMessage) (tool.Result, e
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return tool.Result{}, failf("cannot read %s: %v", path, unwrapPath(err))
+		return tool.Result{}, tool.Failf("cannot read %s: %v", path, unwrapPath(err))
 	}
 	nb, err := parseNotebook(data)
 	if err != nil {
-		return tool.Result{}, failf("%s: %v", path, err)
+		return tool.Result{}, tool.Failf("%s: %v", path, err)
 	}
 	msg, err := t.apply(nb, in)
 	if err != nil {
@@ -114,7 +99,7 @@ func (t *NotebookEdit) run(env *tool.Env, input json.RawMessage) (tool.Result, e
 	}
 	out, err := nb.marshal()
 	if err != nil {
-		return tool.Result{}, failf("cannot encode %s: %v", path, err)
+		return tool.Result{}, tool.Failf("cannot encode %s: %v", path, err)
 	}
 	if err := writeFile(path, out, info); err != nil {
 		return tool.Result{}, err
@@ -124,7 +109,7 @@ func (t *NotebookEdit) run(env *tool.Env, input json.RawMessage) (tool.Result, e
 }
 
 // apply performs the edit on nb and describes it.
-func (t *NotebookEdit) apply(nb *notebook, in notebookEditInput) (string, error) {
+func (t *notebookEditor) apply(nb *notebook, in notebookEditInput) (string, error) {
 	mode := in.EditMode
 	if mode == "" {
 		mode = "replace"
@@ -133,16 +118,16 @@ func (t *NotebookEdit) apply(nb *notebook, in notebookEditInput) (string, error)
 	if in.CellID != "" {
 		i, ok := nb.find(in.CellID)
 		if !ok {
-			return "", failf("no cell with id %q; cell ids are: %s", in.CellID, nb.ids())
+			return "", tool.Failf("no cell with id %q; cell ids are: %s", in.CellID, nb.ids())
 		}
 		idx = i
 	} else if mode != "insert" {
-		return "", failf("cell_id is required for edit_mode %q", mode)
+		return "", tool.Failf("cell_id is required for edit_mode %q", mode)
 	}
 	switch mode {
 	case "insert":
 		if in.CellType == "" {
-			return "", failf("cell_type (code or markdown) is required when inserting a cell")
+			return "", tool.Failf("cell_type (code or markdown) is required when inserting a cell")
 		}
 		cell := map[string]json.RawMessage{
 			"cell_type": mustRaw(in.CellType),

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -33,11 +32,9 @@ type ReadConfig struct {
 	MaxImageBytes int64
 }
 
-// Read is the Read tool. Safe for concurrent use.
-type Read struct{ cfg ReadConfig }
-
-// NewRead returns the Read tool.
-func NewRead(cfg ReadConfig) *Read {
+// NewRead returns the Read tool. Reading changes nothing, so its calls are
+// read-only and concurrency-safe. Safe for concurrent use.
+func NewRead(cfg ReadConfig) tool.Tool {
 	if cfg.DefaultLimit <= 0 {
 		cfg.DefaultLimit = 2000
 	}
@@ -50,8 +47,13 @@ func NewRead(cfg ReadConfig) *Read {
 	if cfg.MaxImageBytes <= 0 {
 		cfg.MaxImageBytes = 3_750_000
 	}
-	return &Read{cfg: cfg}
+	r := &reader{cfg: cfg}
+	return tool.New(tool.Spec[readInput]{Name: "Read", Description: readDescription, Input: readSchema,
+		Traits: tool.Traits{ReadOnly: true, ConcurrencySafe: true}, Run: r.run})
 }
+
+// reader is Read's state: its limits.
+type reader struct{ cfg ReadConfig }
 
 const readDescription = `Reads a file from the local filesystem and returns its contents with line numbers.
 
@@ -68,17 +70,7 @@ var readSchema = tool.Object(
 	tool.Required("file_path", tool.String("The absolute path of the file to read.")),
 	tool.Optional("offset", tool.Integer("The line number to start reading from (1-based). Use it with limit for large files.").WithMin(0)),
 	tool.Optional("limit", tool.Integer("The number of lines to read.").WithMin(1)),
-).JSON()
-
-// Def implements tool.Tool.
-func (r *Read) Def() llm.ToolDef {
-	return llm.ToolDef{Name: "Read", Description: readDescription, InputSchema: readSchema}
-}
-
-// Traits implements tool.Tool: reading is read-only and concurrency-safe.
-func (r *Read) Traits(json.RawMessage) tool.Traits {
-	return tool.Traits{ReadOnly: true, ConcurrencySafe: true}
-}
+)
 
 type readInput struct {
 	FilePath string `json:"file_path"`
@@ -86,17 +78,8 @@ type readInput struct {
 	Limit    int    `json:"limit"`
 }
 
-// Run implements tool.Tool.
-func (r *Read) Run(ctx context.Context, env *tool.Env, input json.RawMessage) (tool.Result, error) {
-	return toResult(r.run(ctx, env, input))
-}
-
-func (r *Read) run(ctx context.Context, env *tool.Env, input json.RawMessage) (tool.Result, error) {
-	var in readInput
-	if err := decode(input, &in); err != nil {
-		return tool.Result{}, err
-	}
-	path, err := absPath(env, "file_path", in.FilePath)
+func (r *reader) run(ctx context.Context, env *tool.Env, in readInput) (tool.Result, error) {
+	path, err := tool.AbsPath(env, "file_path", in.FilePath)
 	if err != nil {
 		return tool.Result{}, err
 	}
@@ -112,7 +95,7 @@ func (r *Read) run(ctx context.Context, env *tool.Env, input json.RawMessage) (t
 		return r.readImage(env, path, info, mt)
 	}
 	if binaryExts[ext] {
-		return tool.Result{}, failf("%s is a binary file (%s); Read only shows text, images and notebooks", path, ext)
+		return tool.Result{}, tool.Failf("%s is a binary file (%s); Read only shows text, images and notebooks", path, ext)
 	}
 	if ext == ".ipynb" {
 		if res, ok := r.readNotebook(env, path); ok {
@@ -122,10 +105,10 @@ func (r *Read) run(ctx context.Context, env *tool.Env, input json.RawMessage) (t
 	return r.readText(ctx, env, path, info, in)
 }
 
-func (r *Read) readText(ctx context.Context, env *tool.Env, path string, info fs.FileInfo, in readInput) (tool.Result, error) {
+func (r *reader) readText(ctx context.Context, env *tool.Env, path string, info fs.FileInfo, in readInput) (tool.Result, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return tool.Result{}, failf("cannot open %s: %v", path, unwrapPath(err))
+		return tool.Result{}, tool.Failf("cannot open %s: %v", path, unwrapPath(err))
 	}
 	defer f.Close()
 	// A small file gets a buffer its size (a Read of a 2 KB file should not
@@ -137,7 +120,7 @@ func (r *Read) readText(ctx context.Context, env *tool.Env, path string, info fs
 	br := bufio.NewReaderSize(f, bufSize)
 	head, _ := br.Peek(sniffLen)
 	if isBinary(head) {
-		return tool.Result{}, failf("%s looks like a binary file (it contains NUL bytes); Read only shows text. Inspect it through Bash (file, xxd, strings) if you must", path)
+		return tool.Result{}, tool.Failf("%s looks like a binary file (it contains NUL bytes); Read only shows text. Inspect it through Bash (file, xxd, strings) if you must", path)
 	}
 	if info.Size() == 0 && len(head) == 0 {
 		record(env, path, false)
@@ -187,7 +170,7 @@ type page struct {
 }
 
 // page reads lines [offset, offset+limit) from br in cat -n form.
-func (r *Read) page(ctx context.Context, br *bufio.Reader, offset, limit int) (page, error) {
+func (r *reader) page(ctx context.Context, br *bufio.Reader, offset, limit int) (page, error) {
 	var p page
 	var out, raw strings.Builder
 	for n := 1; ; n++ {
@@ -200,7 +183,7 @@ func (r *Read) page(ctx context.Context, br *bufio.Reader, offset, limit int) (p
 			break
 		}
 		if err != nil {
-			return p, failf("reading failed at line %d: %v", n, err)
+			return p, tool.Failf("reading failed at line %d: %v", n, err)
 		}
 		if n < offset {
 			p.lastLine = n
@@ -250,7 +233,7 @@ func countRest(ctx context.Context, br *bufio.Reader) (int, error) {
 			break
 		}
 		if err != nil {
-			return 0, failf("reading failed while counting lines: %v", err)
+			return 0, tool.Failf("reading failed while counting lines: %v", err)
 		}
 	}
 	if last != '\n' {
@@ -320,19 +303,19 @@ func init() {
 	}
 }
 
-func (r *Read) readImage(env *tool.Env, path string, info fs.FileInfo, mediaType string) (tool.Result, error) {
+func (r *reader) readImage(env *tool.Env, path string, info fs.FileInfo, mediaType string) (tool.Result, error) {
 	if info.Size() > r.cfg.MaxImageBytes {
-		return tool.Result{}, failf("%s is an image of %d bytes, more than the %d bytes that can be shown", path, info.Size(), r.cfg.MaxImageBytes)
+		return tool.Result{}, tool.Failf("%s is an image of %d bytes, more than the %d bytes that can be shown", path, info.Size(), r.cfg.MaxImageBytes)
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return tool.Result{}, failf("cannot read %s: %v", path, unwrapPath(err))
+		return tool.Result{}, tool.Failf("cannot read %s: %v", path, unwrapPath(err))
 	}
 	sniffed := http.DetectContentType(data)
 	if strings.HasPrefix(sniffed, "image/") {
 		mediaType = sniffed
 	} else {
-		return tool.Result{}, failf("%s has an image extension but its content is not a PNG, JPEG, GIF or WebP image (%s)", path, sniffed)
+		return tool.Result{}, tool.Failf("%s has an image extension but its content is not a PNG, JPEG, GIF or WebP image (%s)", path, sniffed)
 	}
 	record(env, path, false)
 	b64 := base64.StdEncoding.EncodeToString(data)

@@ -2,18 +2,16 @@ package file
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
-	"github.com/cohort-dev/cohort/llm"
 	"github.com/cohort-dev/cohort/tool"
 )
 
-// Write is the Write tool. Safe for concurrent use.
-type Write struct{}
-
-// NewWrite returns the Write tool.
-func NewWrite() *Write { return &Write{} }
+// NewWrite returns the Write tool. It changes files, so its calls are
+// neither read-only nor concurrency-safe. Safe for concurrent use.
+func NewWrite() tool.Tool {
+	return tool.New(tool.Spec[writeInput]{Name: "Write", Description: writeDescription, Input: writeSchema, Run: write})
+}
 
 const writeDescription = `Writes a file to the local filesystem, creating it (and any missing parent directories) or replacing its whole content.
 
@@ -25,30 +23,15 @@ const writeDescription = `Writes a file to the local filesystem, creating it (an
 var writeSchema = tool.Object(
 	tool.Required("file_path", tool.String("The absolute path of the file to write.")),
 	tool.Required("content", tool.String("The complete content to write.")),
-).JSON()
+)
 
-// Def implements tool.Tool.
-func (w *Write) Def() llm.ToolDef {
-	return llm.ToolDef{Name: "Write", Description: writeDescription, InputSchema: writeSchema}
+type writeInput struct {
+	FilePath string `json:"file_path"`
+	Content  string `json:"content"`
 }
 
-// Traits implements tool.Tool: writing changes files.
-func (w *Write) Traits(json.RawMessage) tool.Traits { return tool.Traits{} }
-
-// Run implements tool.Tool.
-func (w *Write) Run(_ context.Context, env *tool.Env, input json.RawMessage) (tool.Result, error) {
-	return toResult(w.run(env, input))
-}
-
-func (w *Write) run(env *tool.Env, input json.RawMessage) (tool.Result, error) {
-	var in struct {
-		FilePath string `json:"file_path"`
-		Content  string `json:"content"`
-	}
-	if err := decode(input, &in); err != nil {
-		return tool.Result{}, err
-	}
-	path, err := absPath(env, "file_path", in.FilePath)
+func write(_ context.Context, env *tool.Env, in writeInput) (tool.Result, error) {
+	path, err := tool.AbsPath(env, "file_path", in.FilePath)
 	if err != nil {
 		return tool.Result{}, err
 	}

@@ -2,7 +2,6 @@ package isolation
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -20,9 +19,15 @@ const (
 	ExitName  = "ExitWorktree"
 )
 
-// Tools returns EnterWorktree and ExitWorktree, in that order.
+// Tools returns EnterWorktree and ExitWorktree, in that order. Both move
+// the calling agent (and EnterWorktree makes a branch and a checkout,
+// ExitWorktree may delete them), so calls are neither read-only nor
+// concurrency-safe.
 func (w *Workspaces) Tools() []tool.Tool {
-	return []tool.Tool{&enterTool{w: w}, &exitTool{w: w}}
+	return []tool.Tool{
+		tool.New(tool.Spec[enterInput]{Name: EnterName, Description: enterDescription, Input: enterSchema, Run: w.enterWorktree}),
+		tool.New(tool.Spec[exitInput]{Name: ExitName, Description: exitDescription, Input: exitSchema, Run: w.exitWorktree}),
+	}
 }
 
 // Entered is the Meta of a successful EnterWorktree call.
@@ -40,8 +45,6 @@ type Exited struct {
 	Kept           bool   `json:"kept"`
 }
 
-type enterTool struct{ w *Workspaces }
-
 const enterDescription = `Moves you into a git worktree: a separate checkout of this repository on its own branch, so that your changes stay apart from the main checkout and from other agents until someone merges them.
 
 - With no input, a new worktree is made under .cohort/worktrees/ on a new branch cohort/<name>, starting from the current commit.
@@ -53,25 +56,16 @@ Afterwards your working directory is the worktree: Bash commands run there and f
 var enterSchema = tool.Object(
 	tool.Optional("name", tool.String("Name of the worktree under .cohort/worktrees/ (letters, digits, '.', '_', '-', '/'-separated; at most 64 characters). Made if it does not exist.")),
 	tool.Optional("path", tool.String("Absolute path of an existing linked worktree of this repository.")),
-).JSON()
+)
 
-func (t *enterTool) Def() llm.ToolDef {
-	return llm.ToolDef{Name: EnterName, Description: enterDescription, InputSchema: enterSchema}
+type enterInput struct {
+	Name string `json:"name"`
+	Path string `json:"path"`
 }
 
-// Traits: it makes a branch and a checkout and moves the agent; one at a
-// time.
-func (t *enterTool) Traits(json.RawMessage) tool.Traits { return tool.Traits{} }
-
-func (t *enterTool) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) (tool.Result, error) {
-	var in struct {
-		Name string `json:"name"`
-		Path string `json:"path"`
-	}
-	if err := json.Unmarshal(raw, &in); err != nil {
-		return tool.Errorf("EnterWorktree input is not valid: %v", err), nil
-	}
-	w := t.w
+// enterWorktree is EnterWorktree: it finds or makes the worktree and
+// moves the agent into it.
+func (w *Workspaces) enterWorktree(ctx context.Context, env *tool.Env, in enterInput) (tool.Result, error) {
 	switch {
 	case env == nil || env.Agent.ID == "" || w.cfg.Move == nil:
 		return tool.Result{}, errors.New("isolation: EnterWorktree needs the calling agent's id and a way to move it (Config.Move)")
@@ -83,7 +77,7 @@ func (t *enterTool) Run(ctx context.Context, env *tool.Env, raw json.RawMessage)
 	case in.Name != "" && in.Path != "":
 		return tool.Errorf("Give either name or path, not both."), nil
 	}
-	lease, created, err := t.open(ctx, env.Agent.ID, in.Name, in.Path)
+	lease, created, err := w.openForEnter(ctx, env.Agent.ID, in.Name, in.Path)
 	if err != nil {
 		return tool.Errorf("Could not enter a worktree: %v", err), nil
 	}
@@ -127,9 +121,9 @@ func (t *enterTool) Run(ctx context.Context, env *tool.Env, raw json.RawMessage)
 		Meta: Entered{WorktreePath: lease.Path(), WorktreeBranch: lease.Branch(), Created: created}}, nil
 }
 
-// open finds or makes the worktree an EnterWorktree call asks for.
-func (t *enterTool) open(ctx context.Context, agentID, name, path string) (*Lease, bool, error) {
-	w := t.w
+// openForEnter finds or makes the worktree an EnterWorktree call asks
+// for.
+func (w *Workspaces) openForEnter(ctx context.Context, agentID, name, path string) (*Lease, bool, error) {
 	owner := worktree.Owner{SessionID: w.cfg.SessionID, AgentID: agentID}
 	hooks := w.hooks(agentID)
 	switch {
@@ -174,8 +168,6 @@ func letGo(ctx context.Context, l *Lease, created bool) {
 	_, _ = l.Keep(ctx)
 }
 
-type exitTool struct{ w *Workspaces }
-
 const exitDescription = `Leaves the worktree you entered with EnterWorktree and takes you back to your previous working directory.
 
 - action "keep": leave the worktree and its branch in place, changes and all, so the work can be reviewed or merged later. The result names the path and the branch.
@@ -186,24 +178,16 @@ An agent started with isolation "worktree" cannot leave its worktree; it is kept
 var exitSchema = tool.Object(
 	tool.Required("action", tool.Enum(`"keep" leaves the worktree in place; "remove" deletes it and its branch.`, "keep", "remove")),
 	tool.Optional("discard_changes", tool.Boolean("With remove: delete the worktree even though it has changes that would be lost.")),
-).JSON()
+)
 
-func (t *exitTool) Def() llm.ToolDef {
-	return llm.ToolDef{Name: ExitName, Description: exitDescription, InputSchema: exitSchema}
+type exitInput struct {
+	Action         string `json:"action"`
+	DiscardChanges bool   `json:"discard_changes"`
 }
 
-// Traits: it may delete a worktree and moves the agent; one at a time.
-func (t *exitTool) Traits(json.RawMessage) tool.Traits { return tool.Traits{} }
-
-func (t *exitTool) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) (tool.Result, error) {
-	var in struct {
-		Action         string `json:"action"`
-		DiscardChanges bool   `json:"discard_changes"`
-	}
-	if err := json.Unmarshal(raw, &in); err != nil {
-		return tool.Errorf("ExitWorktree input is not valid: %v", err), nil
-	}
-	w := t.w
+// exitWorktree is ExitWorktree: it keeps or removes the worktree the
+// agent entered and moves the agent back.
+func (w *Workspaces) exitWorktree(ctx context.Context, env *tool.Env, in exitInput) (tool.Result, error) {
 	if env == nil || env.Agent.ID == "" || w.cfg.Move == nil {
 		return tool.Result{}, errors.New("isolation: ExitWorktree needs the calling agent's id and a way to move it (Config.Move)")
 	}

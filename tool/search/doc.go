@@ -1,11 +1,13 @@
-// Package search holds the tools that find things: Glob (file names) and
-// Grep (file contents). Their names and input fields are Claude Code's.
+// Package search holds the tools that find things: Glob (file names), Grep
+// (file contents) and LS (a directory's tree). Their names and input fields
+// are Claude Code's. Each is a tool.Spec made a tool by tool.New.
 //
 // Glob decisions:
 //
 //   - Patterns are doublestar globs over the directory in path (default
-//     Env.Cwd; a relative path resolves against it). An absolute pattern
-//     carries its own root and path is then ignored.
+//     Env.Cwd; a relative path resolves against it, by tool.ResolvePath as
+//     Grep's path does). An absolute pattern carries its own root and path
+//     is then ignored.
 //   - Only files are listed, most recently modified first (ties by path),
 //     at most 100, with a note when more matched. Symbolic links are listed
 //     but not followed. Every .git directory is invisible; nothing else is

@@ -2,7 +2,6 @@ package search
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -15,7 +14,6 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
-	"github.com/cohort-dev/cohort/llm"
 	"github.com/cohort-dev/cohort/tool"
 )
 
@@ -25,16 +23,19 @@ type GlobConfig struct {
 	MaxResults int
 }
 
-// Glob is the Glob tool. Safe for concurrent use.
-type Glob struct{ cfg GlobConfig }
-
-// NewGlob returns the Glob tool.
-func NewGlob(cfg GlobConfig) *Glob {
+// NewGlob returns the Glob tool. Globbing changes nothing, so its calls are
+// read-only and concurrency-safe. Safe for concurrent use.
+func NewGlob(cfg GlobConfig) tool.Tool {
 	if cfg.MaxResults <= 0 {
 		cfg.MaxResults = 100
 	}
-	return &Glob{cfg: cfg}
+	g := &globber{cfg: cfg}
+	return tool.New(tool.Spec[globInput]{Name: "Glob", Description: globDescription, Input: globSchema,
+		Traits: tool.Traits{ReadOnly: true, ConcurrencySafe: true}, Run: g.run})
 }
+
+// globber is Glob's state: its settings.
+type globber struct{ cfg GlobConfig }
 
 // errEnough stops a walk that has collected maxCollected matches.
 var errEnough = errors.New("enough matches")
@@ -53,33 +54,16 @@ const globDescription = `Finds files by name with a glob pattern, in any size of
 var globSchema = tool.Object(
 	tool.Required("pattern", tool.String("The glob pattern to match file paths against.")),
 	tool.Optional("path", tool.String("The directory to search in (default: the working directory).")),
-).JSON()
+)
 
-// Def implements tool.Tool.
-func (g *Glob) Def() llm.ToolDef {
-	return llm.ToolDef{Name: "Glob", Description: globDescription, InputSchema: globSchema}
+type globInput struct {
+	Pattern string `json:"pattern"`
+	Path    string `json:"path"`
 }
 
-// Traits implements tool.Tool: globbing is read-only and concurrency-safe.
-func (g *Glob) Traits(json.RawMessage) tool.Traits {
-	return tool.Traits{ReadOnly: true, ConcurrencySafe: true}
-}
-
-// Run implements tool.Tool.
-func (g *Glob) Run(ctx context.Context, env *tool.Env, input json.RawMessage) (tool.Result, error) {
-	var in struct {
-		Pattern string `json:"pattern"`
-		Path    string `json:"path"`
-	}
-	if err := json.Unmarshal(input, &in); err != nil {
-		return tool.Errorf("invalid input: %v", err), nil
-	}
+func (g *globber) run(ctx context.Context, env *tool.Env, in globInput) (tool.Result, error) {
 	root, pattern, err := globRoot(env, in.Path, in.Pattern)
 	if err != nil {
-		var f failure
-		if errors.As(err, &f) {
-			return tool.Errorf("%s", string(f)), nil
-		}
 		return tool.Result{}, err
 	}
 	start := time.Now()
@@ -156,9 +140,9 @@ type GlobResponse struct {
 // An absolute pattern brings its own root (its part before any wildcard).
 func globRoot(env *tool.Env, dir, pattern string) (string, string, error) {
 	if pattern == "" {
-		return "", "", failf("pattern is empty; pass a glob such as \"**/*.go\"")
+		return "", "", tool.Failf("pattern is empty; pass a glob such as \"**/*.go\"")
 	}
-	root, err := searchRoot(env, dir)
+	root, err := tool.ResolvePath(env, dir)
 	if err != nil {
 		return "", "", err
 	}
@@ -168,14 +152,14 @@ func globRoot(env *tool.Env, dir, pattern string) (string, string, error) {
 	}
 	pattern = path.Clean(pattern)
 	if !doublestar.ValidatePattern(pattern) {
-		return "", "", failf("invalid glob pattern %q (check brackets and braces)", pattern)
+		return "", "", tool.Failf("invalid glob pattern %q (check brackets and braces)", pattern)
 	}
 	info, err := os.Stat(root)
 	if err != nil {
-		return "", "", failf("directory %s does not exist or cannot be read: %v", root, unwrapPath(err))
+		return "", "", tool.Failf("directory %s does not exist or cannot be read: %v", root, unwrapPath(err))
 	}
 	if !info.IsDir() {
-		return "", "", failf("%s is not a directory; pass a directory as path", root)
+		return "", "", tool.Failf("%s is not a directory; pass a directory as path", root)
 	}
 	return root, pattern, nil
 }

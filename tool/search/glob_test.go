@@ -13,7 +13,7 @@ import (
 	"github.com/cohort-dev/cohort/tool"
 )
 
-func globRun(t *testing.T, g *Glob, env *tool.Env, in map[string]any) (string, bool) {
+func globRun(t *testing.T, g tool.Tool, env *tool.Env, in map[string]any) (string, bool) {
 	t.Helper()
 	raw, _ := json.Marshal(in)
 	if err := tool.ValidateInput(g.Def().InputSchema, raw); err != nil {

@@ -2,19 +2,15 @@ package search
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"regexp/syntax"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/cohort-dev/cohort/llm"
 	"github.com/cohort-dev/cohort/tool"
 )
 
@@ -43,15 +39,9 @@ type GrepConfig struct {
 	MaxLineChars int
 }
 
-// Grep is the Grep tool. Safe for concurrent use.
-type Grep struct {
-	cfg    GrepConfig
-	rgOnce sync.Once
-	rgPath string
-}
-
-// NewGrep returns the Grep tool.
-func NewGrep(cfg GrepConfig) *Grep {
+// NewGrep returns the Grep tool. Searching changes nothing, so its calls
+// are read-only and concurrency-safe. Safe for concurrent use.
+func NewGrep(cfg GrepConfig) tool.Tool {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = time.Minute
 	}
@@ -61,7 +51,16 @@ func NewGrep(cfg GrepConfig) *Grep {
 	if cfg.MaxLineChars <= 0 {
 		cfg.MaxLineChars = 500
 	}
-	return &Grep{cfg: cfg}
+	g := &grepper{cfg: cfg}
+	return tool.New(tool.Spec[grepInput]{Name: "Grep", Description: grepDescription, Input: grepSchema,
+		Traits: tool.Traits{ReadOnly: true, ConcurrencySafe: true}, Run: g.run})
+}
+
+// grepper is Grep's state: its settings and where rg was found.
+type grepper struct {
+	cfg    GrepConfig
+	rgOnce sync.Once
+	rgPath string
 }
 
 const grepDescription = `Searches file contents with a regular expression, with ripgrep's behaviour.
@@ -92,17 +91,7 @@ var grepSchema = tool.Object(
 	tool.Optional("head_limit", tool.Integer("Show only the first N lines or entries of the result (0: all).").WithMin(0)),
 	tool.Optional("offset", tool.Integer("Skip the first N lines or entries of the result.").WithMin(0)),
 	tool.Optional("multiline", tool.Boolean("Let matches span lines; \".\" then matches line breaks too (default false).")),
-).JSON()
-
-// Def implements tool.Tool.
-func (g *Grep) Def() llm.ToolDef {
-	return llm.ToolDef{Name: "Grep", Description: grepDescription, InputSchema: grepSchema}
-}
-
-// Traits implements tool.Tool: searching is read-only and concurrency-safe.
-func (g *Grep) Traits(json.RawMessage) tool.Traits {
-	return tool.Traits{ReadOnly: true, ConcurrencySafe: true}
-}
+)
 
 type grepInput struct {
 	Pattern    string `json:"pattern"`
@@ -151,68 +140,44 @@ type backend interface {
 	search(ctx context.Context, q *query) (out []byte, truncated bool, err error)
 }
 
-// failure is a problem the model should read (an is_error result).
-type failure string
-
-func (f failure) Error() string { return string(f) }
-
-func failf(format string, args ...any) error { return failure(fmt.Sprintf(format, args...)) }
-
-// Run implements tool.Tool.
-func (g *Grep) Run(ctx context.Context, env *tool.Env, input json.RawMessage) (tool.Result, error) {
-	text, resp, err := g.run(ctx, env, input)
-	var f failure
-	if errors.As(err, &f) {
-		return tool.Errorf("%s", string(f)), nil
-	}
+func (g *grepper) run(ctx context.Context, env *tool.Env, in grepInput) (tool.Result, error) {
+	q, err := g.query(env, in)
 	if err != nil {
 		return tool.Result{}, err
 	}
-	res := tool.Text(text)
-	res.Response = resp
-	return res, nil
-}
-
-func (g *Grep) run(ctx context.Context, env *tool.Env, input json.RawMessage) (string, *GrepResponse, error) {
-	var in grepInput
-	if err := json.Unmarshal(input, &in); err != nil {
-		return "", nil, failf("invalid input: %v", err)
-	}
-	q, err := g.query(env, in)
-	if err != nil {
-		return "", nil, err
-	}
 	b, err := g.backend()
 	if err != nil {
-		return "", nil, err
+		return tool.Result{}, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, g.cfg.Timeout)
 	defer cancel()
 	raw, truncated, err := b.search(ctx, q)
 	if err != nil {
-		if ctx.Err() != nil && errors.Is(context.Cause(ctx), context.DeadlineExceeded) && !errors.As(err, new(failure)) {
-			return "", nil, failf("the search took longer than %s and was stopped; narrow it with path, glob or type", g.cfg.Timeout)
+		if ctx.Err() != nil && errors.Is(context.Cause(ctx), context.DeadlineExceeded) && !errors.As(err, new(tool.Failure)) {
+			return tool.Result{}, tool.Failf("the search took longer than %s and was stopped; narrow it with path, glob or type", g.cfg.Timeout)
 		}
-		return "", nil, err
+		return tool.Result{}, err
 	}
 	text, resp := g.present(q, in, raw, truncated)
-	return text, resp, nil
+	res := tool.Text(text)
+	res.Response = resp
+	return res, nil
 }
 
 // query validates the input and resolves defaults.
-func (g *Grep) query(env *tool.Env, in grepInput) (*query, error) {
+func (g *grepper) query(env *tool.Env, in grepInput) (*query, error) {
 	q := &query{pattern: in.Pattern, mode: in.OutputMode, ignoreCase: in.IgnoreCase, fileType: in.Type,
 		multiline: in.Multiline, maxRaw: 8 << 20}
 	if q.mode == "" {
 		q.mode = modeFiles
 	}
-	root, err := searchRoot(env, in.Path)
+	root, err := tool.ResolvePath(env, in.Path)
 	if err != nil {
 		return nil, err
 	}
 	info, err := os.Stat(root)
 	if err != nil {
-		return nil, failf("path %s does not exist or cannot be read: %v", root, unwrapPath(err))
+		return nil, tool.Failf("path %s does not exist or cannot be read: %v", root, unwrapPath(err))
 	}
 	q.root, q.rootIsFile = root, !info.IsDir()
 	ctxLines := pick(in.Context, pick(in.C, 0))
@@ -220,10 +185,10 @@ func (g *Grep) query(env *tool.Env, in grepInput) (*query, error) {
 	q.lineNumbers = in.LineNums == nil || *in.LineNums
 	q.globs = splitGlobs(in.Glob)
 	if _, err := newOverrides(q.globs); err != nil {
-		return nil, failf("%v", err)
+		return nil, tool.Failf("%v", err)
 	}
 	if _, err := newTypeMatcher(q.fileType); err != nil {
-		return nil, failf("%v", err)
+		return nil, tool.Failf("%v", err)
 	}
 	if _, err := compilePattern(q); err != nil {
 		return nil, err
@@ -236,28 +201,6 @@ func pick(p *int, def int) int {
 		return *p
 	}
 	return def
-}
-
-// searchRoot resolves the path field against the working directory.
-func searchRoot(env *tool.Env, p string) (string, error) {
-	cwd := ""
-	if env != nil {
-		cwd = env.Cwd
-	}
-	if cwd == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return "", fmt.Errorf("no working directory: %w", err)
-		}
-		cwd = wd
-	}
-	if p == "" {
-		return filepath.Clean(cwd), nil
-	}
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(cwd, p)
-	}
-	return filepath.Clean(p), nil
 }
 
 // splitGlobs splits the glob field on whitespace and on commas outside
@@ -290,10 +233,10 @@ func splitGlobs(s string) []string {
 func compilePattern(q *query) (*regexp.Regexp, error) {
 	parsed, err := syntax.Parse(q.pattern, syntax.Perl)
 	if err != nil {
-		return nil, failf("invalid regular expression %q: %v", q.pattern, err)
+		return nil, tool.Failf("invalid regular expression %q: %v", q.pattern, err)
 	}
 	if !q.multiline && matchesNewline(parsed) {
-		return nil, failf("the pattern %q contains a line break; set multiline to true to match across lines", q.pattern)
+		return nil, tool.Failf("the pattern %q contains a line break; set multiline to true to match across lines", q.pattern)
 	}
 	flags := ""
 	if q.ignoreCase {
@@ -308,7 +251,7 @@ func compilePattern(q *query) (*regexp.Regexp, error) {
 	}
 	re, err := regexp.Compile(src)
 	if err != nil {
-		return nil, failf("invalid regular expression %q: %v", q.pattern, err)
+		return nil, tool.Failf("invalid regular expression %q: %v", q.pattern, err)
 	}
 	return re, nil
 }
@@ -331,7 +274,7 @@ func matchesNewline(re *syntax.Regexp) bool {
 	return false
 }
 
-func (g *Grep) backend() (backend, error) {
+func (g *grepper) backend() (backend, error) {
 	switch g.cfg.Backend {
 	case BackendGo:
 		return goBackend{}, nil
@@ -347,7 +290,7 @@ func (g *Grep) backend() (backend, error) {
 	return goBackend{}, nil
 }
 
-func (g *Grep) ripgrep() string {
+func (g *grepper) ripgrep() string {
 	g.rgOnce.Do(func() {
 		name := g.cfg.Ripgrep
 		if name == "" {

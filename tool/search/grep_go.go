@@ -11,6 +11,8 @@ import (
 	"strconv"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/cohort-dev/cohort/tool"
 )
 
 // maxSearchBytes skips larger files in the Go backend rather than loading
@@ -40,7 +42,7 @@ func (goBackend) search(ctx context.Context, q *query) ([]byte, bool, error) {
 	pre := prefilter(q)
 	w, err := newWalker(q)
 	if err != nil {
-		return nil, false, failf("%v", err)
+		return nil, false, tool.Failf("%v", err)
 	}
 	p := &printer{q: q}
 	var batch []string
@@ -89,7 +91,7 @@ func (goBackend) search(ctx context.Context, q *query) ([]byte, bool, error) {
 		if ctx.Err() != nil {
 			return nil, false, ctx.Err()
 		}
-		return nil, false, failf("cannot search %s: %v", q.root, unwrapPath(err))
+		return nil, false, tool.Failf("cannot search %s: %v", q.root, unwrapPath(err))
 	}
 	if p.out.Len() >= q.maxRaw {
 		return trimPartialLine(p.out.Bytes()[:q.maxRaw]), true, nil

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/cohort-dev/cohort/internal/proc"
+	"github.com/cohort-dev/cohort/tool"
 )
 
 // rgBackend runs ripgrep. The arguments pin down everything that could vary
@@ -95,7 +96,7 @@ func (b rgBackend) search(ctx context.Context, q *query) ([]byte, bool, error) {
 	if msg == "" {
 		msg = exit.String()
 	}
-	return nil, false, failf("ripgrep failed: %s", msg)
+	return nil, false, tool.Failf("ripgrep failed: %s", msg)
 }
 
 // rgEnv is our environment without a ripgrep config file.

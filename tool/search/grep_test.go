@@ -91,7 +91,7 @@ func backends(t *testing.T) []backendCase {
 	return list
 }
 
-func grep(t *testing.T, g *Grep, env *tool.Env, in map[string]any) (string, bool) {
+func grep(t *testing.T, g tool.Tool, env *tool.Env, in map[string]any) (string, bool) {
 	t.Helper()
 	raw, err := json.Marshal(in)
 	if err != nil {

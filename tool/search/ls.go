@@ -2,7 +2,6 @@ package search
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -13,7 +12,6 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
-	"github.com/cohort-dev/cohort/llm"
 	"github.com/cohort-dev/cohort/tool"
 )
 
@@ -23,17 +21,20 @@ type LSConfig struct {
 	MaxEntries int
 }
 
-// LS is the LS tool: a directory's tree. Claude Code agent files still
-// list it. Safe for concurrent use.
-type LS struct{ cfg LSConfig }
-
-// NewLS returns the LS tool.
-func NewLS(cfg LSConfig) *LS {
+// NewLS returns the LS tool: a directory's tree (Claude Code agent files
+// still list it). Listing changes nothing, so its calls are read-only and
+// concurrency-safe. Safe for concurrent use.
+func NewLS(cfg LSConfig) tool.Tool {
 	if cfg.MaxEntries <= 0 {
 		cfg.MaxEntries = 1000
 	}
-	return &LS{cfg: cfg}
+	l := &lister{cfg: cfg}
+	return tool.New(tool.Spec[lsInput]{Name: "LS", Description: lsDescription, Input: lsSchema,
+		Traits: tool.Traits{ReadOnly: true, ConcurrencySafe: true}, Run: l.run})
 }
+
+// lister is LS's state: its settings.
+type lister struct{ cfg LSConfig }
 
 const lsDescription = `Lists the files and directories under a directory, as an indented tree.
 
@@ -45,34 +46,22 @@ const lsDescription = `Lists the files and directories under a directory, as an 
 var lsSchema = tool.Object(
 	tool.Required("path", tool.String("The absolute path of the directory to list.")),
 	tool.Optional("ignore", tool.Array("Glob patterns of entries to leave out.", tool.String("A glob pattern."))),
-).JSON()
-
-// Def implements tool.Tool.
-func (l *LS) Def() llm.ToolDef {
-	return llm.ToolDef{Name: "LS", Description: lsDescription, InputSchema: lsSchema}
-}
-
-// Traits implements tool.Tool: listing is read-only and concurrency-safe.
-func (l *LS) Traits(json.RawMessage) tool.Traits {
-	return tool.Traits{ReadOnly: true, ConcurrencySafe: true}
-}
+)
 
 // errListed stops a walk that has listed MaxEntries entries.
 var errListed = errors.New("listing full")
 
-// Run implements tool.Tool.
-func (l *LS) Run(ctx context.Context, _ *tool.Env, input json.RawMessage) (tool.Result, error) {
-	var in struct {
-		Path   string   `json:"path"`
-		Ignore []string `json:"ignore"`
-	}
-	if err := json.Unmarshal(input, &in); err != nil {
-		return tool.Errorf("invalid input: %v", err), nil
-	}
-	if !filepath.IsAbs(in.Path) {
+type lsInput struct {
+	Path   string   `json:"path"`
+	Ignore []string `json:"ignore"`
+}
+
+func (l *lister) run(ctx context.Context, env *tool.Env, in lsInput) (tool.Result, error) {
+	root, err := tool.AbsPath(env, "path", in.Path)
+	if err != nil {
+		// LS's own wording: the path is a directory's.
 		return tool.Errorf("path %q is not absolute; pass the absolute path of the directory to list", in.Path), nil
 	}
-	root := filepath.Clean(in.Path)
 	info, err := os.Stat(root)
 	switch {
 	case err != nil:

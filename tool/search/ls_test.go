@@ -10,7 +10,7 @@ import (
 	"github.com/cohort-dev/cohort/tool"
 )
 
-func runLS(t *testing.T, l *LS, input any) tool.Result {
+func runLS(t *testing.T, l tool.Tool, input any) tool.Result {
 	t.Helper()
 	raw, _ := json.Marshal(input)
 	if err := tool.ValidateInput(l.Def().InputSchema, raw); err != nil {

@@ -33,7 +33,7 @@ type GrepResponse struct {
 // reads: files sorted by modification time, counts summed, pages cut by
 // offset and head_limit, long lines shortened, the whole capped. It also
 // returns the structured result.
-func (g *Grep) present(q *query, in grepInput, raw []byte, truncated bool) (string, *GrepResponse) {
+func (g *grepper) present(q *query, in grepInput, raw []byte, truncated bool) (string, *GrepResponse) {
 	lines := splitLines(raw)
 	resp := &GrepResponse{Mode: q.mode, Filenames: []string{}, AppliedOffset: in.Offset}
 	if len(lines) == 0 && truncated {
@@ -167,7 +167,7 @@ func cutLine(s string, max int) string {
 
 // capOutput joins header, body and footer, dropping body lines from the end
 // so the text stays within MaxOutput.
-func (g *Grep) capOutput(header string, body []string, footer string) string {
+func (g *grepper) capOutput(header string, body []string, footer string) string {
 	var b strings.Builder
 	if header != "" {
 		b.WriteString(header)

@@ -19,7 +19,7 @@
 //   - With Config.Sandbox every command, foreground or background, starts
 //     through the session's sandbox launcher (package sandbox) with the
 //     policy of the agent's working directory and TMPDIR set to the
-//     private temp dir; Bash.command is the one place a Bash child is
+//     private temp dir; bash.command is the one place a Bash child is
 //     built. A line whose commands all match sandbox.excludedCommands, or
 //     a call with dangerouslyDisableSandbox (which the permission check
 //     asks about, except in bypassPermissions), runs as a plain child. When
@@ -40,7 +40,6 @@ package shell
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -112,16 +111,19 @@ func envGuard(env *tool.Env) tool.WriteGuard {
 	return env.Guard
 }
 
-// Bash is the Bash tool. Safe for concurrent use.
-type Bash struct{ cfg Config }
-
-// NewBash returns the Bash tool.
-func NewBash(cfg Config) *Bash {
+// NewBash returns the Bash tool. A command may change anything, so its
+// calls are neither read-only nor concurrency-safe. Safe for concurrent
+// use.
+func NewBash(cfg Config) tool.Tool {
 	if cfg.MaxOutput <= 0 {
 		cfg.MaxOutput = 30_000
 	}
-	return &Bash{cfg: cfg}
+	b := &bash{cfg: cfg}
+	return tool.New(tool.Spec[input]{Name: "Bash", Description: description, Input: schema, Run: b.run})
 }
+
+// bash is the Bash tool's state: its configuration.
+type bash struct{ cfg Config }
 
 const description = `Runs a shell command with bash in the working directory and returns its output (stdout and stderr together) and exit status.
 
@@ -141,15 +143,7 @@ var schema = tool.Object(
 	tool.Optional("description", tool.String("What the command does, in 5–10 words.")),
 	tool.Optional("run_in_background", tool.Boolean("Run the command as a background task and return at once (default false).")),
 	tool.Optional("dangerouslyDisableSandbox", tool.Boolean("Run this one command outside the sandbox (default false). The user is asked first unless permissions are bypassed; use it only when a command failed because the sandbox blocked something it needs.")),
-).JSON()
-
-// Def implements tool.Tool.
-func (b *Bash) Def() llm.ToolDef {
-	return llm.ToolDef{Name: "Bash", Description: description, InputSchema: schema}
-}
-
-// Traits implements tool.Tool: a shell command may change anything.
-func (b *Bash) Traits(json.RawMessage) tool.Traits { return tool.Traits{} }
+)
 
 type input struct {
 	Command         string `json:"command"`
@@ -188,12 +182,8 @@ type BackgroundStarted struct {
 	OutputFile string
 }
 
-// Run implements tool.Tool.
-func (b *Bash) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) (tool.Result, error) {
-	var in input
-	if err := json.Unmarshal(raw, &in); err != nil {
-		return tool.Errorf("invalid input: %v", err), nil
-	}
+// run is one Bash call: in the foreground, or handed to Config.Background.
+func (b *bash) run(ctx context.Context, env *tool.Env, in input) (tool.Result, error) {
 	if strings.TrimSpace(in.Command) == "" {
 		return tool.Errorf("command is empty; pass the command line to run"), nil
 	}
@@ -248,7 +238,7 @@ func (b *Bash) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) (too
 	return result(false, meta, "", out), nil
 }
 
-func (b *Bash) background(ctx context.Context, env *tool.Env, in input) (tool.Result, error) {
+func (b *bash) background(ctx context.Context, env *tool.Env, in input) (tool.Result, error) {
 	if b.cfg.Background == nil {
 		return tool.Errorf("Background shells are not available in this build. Run the command in the foreground instead (timeout up to %d ms), or leave out run_in_background.", MaxTimeoutMS), nil
 	}
@@ -277,7 +267,7 @@ func (b *Bash) background(ctx context.Context, env *tool.Env, in input) (tool.Re
 // background, sandboxed unless the tool has no sandbox, the line is
 // excluded, or the model asked for this one call to run outside it (which
 // the permission check asks the user about).
-func (b *Bash) command(ctx context.Context, in input, dir string) (proc.Command, error) {
+func (b *bash) command(ctx context.Context, in input, dir string) (proc.Command, error) {
 	cmd := proc.Command{Path: b.shell(), Args: []string{"-c", in.Command}, Dir: dir, Env: b.childEnv(),
 		Grace: b.cfg.Grace, NewSession: true}
 	sb := b.cfg.Sandbox
@@ -294,7 +284,7 @@ func (b *Bash) command(ctx context.Context, in input, dir string) (proc.Command,
 }
 
 // explain adds the sandbox's notes about blocked writes.
-func (b *Bash) explain(out, dir string) string {
+func (b *bash) explain(out, dir string) string {
 	writable, protected := b.cfg.Sandbox.Writable(dir)
 	return sandbox.Explain(out, dir, writable, protected)
 }
@@ -314,7 +304,7 @@ func joinNonEmpty(a, b string) string {
 	return a + "\n" + b
 }
 
-func (b *Bash) shell() string {
+func (b *bash) shell() string {
 	if b.cfg.Shell != "" {
 		return b.cfg.Shell
 	}
@@ -348,18 +338,12 @@ func lookBash() string {
 	return p
 }
 
-// workDir returns the agent's working directory, checking that it exists.
+// workDir returns the agent's working directory (tool.Env.WorkDir),
+// checking that it exists.
 func workDir(env *tool.Env) (string, error) {
-	dir := ""
-	if env != nil {
-		dir = env.Cwd
-	}
-	if dir == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return "", fmt.Errorf("no working directory: %v", err)
-		}
-		dir = wd
+	dir, err := env.WorkDir()
+	if err != nil {
+		return "", err
 	}
 	info, err := os.Stat(dir)
 	if err != nil || !info.IsDir() {
@@ -370,7 +354,7 @@ func workDir(env *tool.Env) (string, error) {
 
 // childEnv is our environment with the markers described in the package
 // doc; later entries win over inherited ones.
-func (b *Bash) childEnv() []string {
+func (b *bash) childEnv() []string {
 	// CDPATH is cleared so that "cd dir" goes where the text says: the
 	// permission check reasons about the command as written.
 	env := append(childenv.Scrub(os.Environ()), "COHORT=1", "GIT_EDITOR=true", "GIT_TERMINAL_PROMPT=0", "CDPATH=")

@@ -26,7 +26,7 @@ type outcome struct {
 	IsError bool
 }
 
-func run(t *testing.T, b *Bash, ctx context.Context, env *tool.Env, in map[string]any) (tool.Result, error) {
+func run(t *testing.T, b tool.Tool, ctx context.Context, env *tool.Env, in map[string]any) (tool.Result, error) {
 	t.Helper()
 	raw, err := json.Marshal(in)
 	if err != nil {
@@ -38,7 +38,7 @@ func run(t *testing.T, b *Bash, ctx context.Context, env *tool.Env, in map[strin
 	return b.Run(ctx, env, raw)
 }
 
-func newBash() *Bash { return NewBash(Config{Grace: 100 * time.Millisecond}) }
+func newBash() tool.Tool { return NewBash(Config{Grace: 100 * time.Millisecond}) }
 
 func TestBash(t *testing.T) {
 	tests := []struct {

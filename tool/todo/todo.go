@@ -17,7 +17,6 @@ package todo
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"sync"
@@ -49,9 +48,11 @@ type Config struct {
 	OnChange func(agentID string, items []Item)
 }
 
-// TodoWrite is the TodoWrite tool and the store of every agent's list.
-// Safe for concurrent use.
+// TodoWrite is the TodoWrite tool and the store of every agent's list. The
+// list is the agent's own state, so calls are read-only as far as the world
+// is concerned, and concurrency-safe. Safe for concurrent use.
 type TodoWrite struct {
+	tool.Tool
 	cfg   Config
 	mu    sync.Mutex
 	lists map[string][]Item
@@ -59,7 +60,10 @@ type TodoWrite struct {
 
 // New returns the TodoWrite tool with no lists.
 func New(cfg Config) *TodoWrite {
-	return &TodoWrite{cfg: cfg, lists: map[string][]Item{}}
+	t := &TodoWrite{cfg: cfg, lists: map[string][]Item{}}
+	t.Tool = tool.New(tool.Spec[input]{Name: "TodoWrite", Description: description, Input: schema,
+		Traits: tool.Traits{ReadOnly: true, ConcurrencySafe: true}, Run: t.write})
+	return t
 }
 
 const description = `Creates and updates your task list for the current work. Each call replaces the whole list, so always send every item with its current status.
@@ -76,32 +80,19 @@ var schema = tool.Object(
 		tool.Required("status", tool.Enum("The task's state.", Pending, InProgress, Completed)),
 		tool.Required("activeForm", tool.String("The task as ongoing action, shown while it is in progress.").WithMinLength(1)),
 	))),
-).JSON()
-
-// Def implements tool.Tool.
-func (t *TodoWrite) Def() llm.ToolDef {
-	return llm.ToolDef{Name: "TodoWrite", Description: description, InputSchema: schema}
-}
-
-// Traits implements tool.Tool: the list is the agent's own state, so the
-// call is read-only as far as the world is concerned.
-func (t *TodoWrite) Traits(json.RawMessage) tool.Traits {
-	return tool.Traits{ReadOnly: true, ConcurrencySafe: true}
-}
+)
 
 // Change is the Meta of a TodoWrite result.
 type Change struct {
 	Old, New []Item
 }
 
-// Run implements tool.Tool.
-func (t *TodoWrite) Run(_ context.Context, env *tool.Env, input json.RawMessage) (tool.Result, error) {
-	var in struct {
-		Todos []Item `json:"todos"`
-	}
-	if err := json.Unmarshal(input, &in); err != nil {
-		return tool.Errorf("invalid input: %v", err), nil
-	}
+type input struct {
+	Todos []Item `json:"todos"`
+}
+
+// write replaces the calling agent's list.
+func (t *TodoWrite) write(_ context.Context, env *tool.Env, in input) (tool.Result, error) {
 	agent := ""
 	if env != nil {
 		agent = env.Agent.ID

@@ -63,7 +63,7 @@ func (e *addressError) Error() string {
 // that changes between the check and the connection (rebinding) cannot
 // slip through. The proxy of the environment is dialled unchecked: it is
 // the user's own configuration.
-func (w *WebFetch) dial(ctx context.Context, network, addr string) (net.Conn, error) {
+func (w *fetcher) dial(ctx context.Context, network, addr string) (net.Conn, error) {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		return nil, err
@@ -106,7 +106,7 @@ func (w *WebFetch) dial(ctx context.Context, network, addr string) (net.Conn, er
 }
 
 // lookup resolves host (an IP literal is itself).
-func (w *WebFetch) lookup(ctx context.Context, host string) ([]netip.Addr, error) {
+func (w *fetcher) lookup(ctx context.Context, host string) ([]netip.Addr, error) {
 	if ip, err := netip.ParseAddr(host); err == nil {
 		return []netip.Addr{ip}, nil
 	}
@@ -133,7 +133,7 @@ func (w *WebFetch) lookup(ctx context.Context, host string) ([]netip.Addr, error
 // where the connection we dial is the proxy's: the target's addresses are
 // looked up and checked here (a rebinding DNS answer the proxy sees later
 // is the proxy's to stop).
-func (w *WebFetch) checkViaProxy(ctx context.Context, req *http.Request) error {
+func (w *fetcher) checkViaProxy(ctx context.Context, req *http.Request) error {
 	if w.proxy == nil {
 		return nil
 	}

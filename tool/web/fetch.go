@@ -46,7 +46,6 @@ package web
 import (
 	"context"
 	"crypto/tls"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -93,16 +92,18 @@ type Config struct {
 	Resolve func(ctx context.Context, host string) ([]net.IP, error)
 }
 
-// WebFetch is the WebFetch tool. Safe for concurrent use.
-type WebFetch struct {
+// fetcher is WebFetch's state: its settings and HTTP client.
+type fetcher struct {
 	cfg     Config
 	client  *http.Client
 	proxy   func(*http.Request) (*url.URL, error)
 	proxies map[string]bool // host:port of the environment's proxies
 }
 
-// New returns the WebFetch tool.
-func New(cfg Config) *WebFetch {
+// New returns the WebFetch tool. A fetch reaches outside the agent, so its
+// calls are not read-only (for approval), but they may run in parallel.
+// Safe for concurrent use.
+func New(cfg Config) tool.Tool {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 30 * time.Second
 	}
@@ -115,7 +116,7 @@ func New(cfg Config) *WebFetch {
 	if cfg.UserAgent == "" {
 		cfg.UserAgent = "Cohort-WebFetch/1.0"
 	}
-	w := &WebFetch{cfg: cfg, proxy: http.ProxyFromEnvironment}
+	w := &fetcher{cfg: cfg, proxy: http.ProxyFromEnvironment}
 	w.proxies = proxyAddrs(w.proxy)
 	transport := http.DefaultTransport.(*http.Transport).Clone()
 	transport.DisableKeepAlives = true
@@ -127,7 +128,8 @@ func New(cfg Config) *WebFetch {
 	// Redirects are followed by hand, to check each hop.
 	w.client = &http.Client{Transport: transport,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	return w
+	return tool.New(tool.Spec[fetchInput]{Name: "WebFetch", Description: description, Input: schema,
+		Traits: tool.Traits{ConcurrencySafe: true}, Run: w.run})
 }
 
 const description = `Fetches a web page and answers a question about it.
@@ -141,16 +143,7 @@ const description = `Fetches a web page and answers a question about it.
 var schema = tool.Object(
 	tool.Required("url", tool.String("The URL to fetch.").WithMinLength(1).WithMaxLength(2000)),
 	tool.Required("prompt", tool.String("What to find out from the page.")),
-).JSON()
-
-// Def implements tool.Tool.
-func (w *WebFetch) Def() llm.ToolDef {
-	return llm.ToolDef{Name: "WebFetch", Description: description, InputSchema: schema}
-}
-
-// Traits implements tool.Tool: a fetch reaches outside the agent (not
-// read-only for approval purposes) but may run in parallel.
-func (w *WebFetch) Traits(json.RawMessage) tool.Traits { return tool.Traits{ConcurrencySafe: true} }
+)
 
 // Page is the Meta of a successful fetch.
 type Page struct {
@@ -161,27 +154,9 @@ type Page struct {
 	Truncated   bool
 }
 
-type failure string
-
-func (f failure) Error() string { return string(f) }
-
-func failf(format string, args ...any) error { return failure(fmt.Sprintf(format, args...)) }
-
-// Run implements tool.Tool.
-func (w *WebFetch) Run(ctx context.Context, _ *tool.Env, input json.RawMessage) (tool.Result, error) {
-	var in struct {
-		URL    string `json:"url"`
-		Prompt string `json:"prompt"`
-	}
-	if err := json.Unmarshal(input, &in); err != nil {
-		return tool.Errorf("invalid input: %v", err), nil
-	}
-	res, err := w.run(ctx, in.URL, in.Prompt)
-	var f failure
-	if errors.As(err, &f) {
-		return tool.Errorf("%s", string(f)), nil
-	}
-	return res, err
+type fetchInput struct {
+	URL    string `json:"url"`
+	Prompt string `json:"prompt"`
 }
 
 // FetchResponse is the structured result of a WebFetch call
@@ -196,9 +171,9 @@ type FetchResponse struct {
 	URL        string `json:"url"`
 }
 
-func (w *WebFetch) run(ctx context.Context, rawURL, prompt string) (tool.Result, error) {
+func (w *fetcher) run(ctx context.Context, _ *tool.Env, in fetchInput) (tool.Result, error) {
 	start := time.Now()
-	res, err := w.fetchPage(ctx, rawURL, prompt)
+	res, err := w.fetchPage(ctx, in.URL, in.Prompt)
 	if page, ok := res.Meta.(Page); ok && err == nil {
 		res.Response = &FetchResponse{Bytes: page.Bytes, Code: page.Status, CodeText: http.StatusText(page.Status),
 			Result: res.TextOf(), DurationMs: time.Since(start).Milliseconds(), URL: page.URL}
@@ -206,7 +181,7 @@ func (w *WebFetch) run(ctx context.Context, rawURL, prompt string) (tool.Result,
 	return res, err
 }
 
-func (w *WebFetch) fetchPage(ctx context.Context, rawURL, prompt string) (tool.Result, error) {
+func (w *fetcher) fetchPage(ctx context.Context, rawURL, prompt string) (tool.Result, error) {
 	u, err := checkURL(rawURL)
 	if err != nil {
 		return tool.Result{}, err
@@ -219,7 +194,7 @@ func (w *WebFetch) fetchPage(ctx context.Context, rawURL, prompt string) (tool.R
 			return tool.Result{}, ctx.Err()
 		}
 		if errors.Is(err, context.DeadlineExceeded) {
-			return tool.Result{}, failf("fetching %s timed out after %s", u, w.cfg.Timeout)
+			return tool.Result{}, tool.Failf("fetching %s timed out after %s", u, w.cfg.Timeout)
 		}
 		return tool.Result{}, err
 	}
@@ -250,16 +225,16 @@ func (w *WebFetch) fetchPage(ctx context.Context, rawURL, prompt string) (tool.R
 func checkURL(raw string) (*url.URL, error) {
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil {
-		return nil, failf("invalid URL %q: %v", raw, err)
+		return nil, tool.Failf("invalid URL %q: %v", raw, err)
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, failf("invalid URL %q: only http and https URLs can be fetched", raw)
+		return nil, tool.Failf("invalid URL %q: only http and https URLs can be fetched", raw)
 	}
 	if u.Host == "" || u.Hostname() == "" {
-		return nil, failf("invalid URL %q: no host", raw)
+		return nil, tool.Failf("invalid URL %q: no host", raw)
 	}
 	if u.User != nil {
-		return nil, failf("invalid URL %q: URLs with user names or passwords are not fetched", raw)
+		return nil, tool.Failf("invalid URL %q: URLs with user names or passwords are not fetched", raw)
 	}
 	if u.Scheme == "http" && !isLoopback(u.Hostname()) {
 		u.Scheme = "https"
@@ -299,41 +274,41 @@ const maxRedirects = 10
 
 // fetch GETs u, following permitted redirects. redirect is set instead of
 // a body when the page leads elsewhere.
-func (w *WebFetch) fetch(ctx context.Context, u *url.URL) (page Page, body, redirect string, err error) {
+func (w *fetcher) fetch(ctx context.Context, u *url.URL) (page Page, body, redirect string, err error) {
 	for hop := 0; ; hop++ {
 		page.URL = u.String()
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 		if err != nil {
-			return page, "", "", failf("invalid URL %s: %v", u, err)
+			return page, "", "", tool.Failf("invalid URL %s: %v", u, err)
 		}
 		req.Header.Set("User-Agent", w.cfg.UserAgent)
 		req.Header.Set("Accept", "text/html, text/markdown, text/plain, application/json;q=0.9, */*;q=0.5")
 		if err := w.checkViaProxy(ctx, req); err != nil {
-			return page, "", "", failf("%v", err)
+			return page, "", "", tool.Failf("%v", err)
 		}
 		resp, err := w.client.Do(req)
 		var ae *addressError
 		if errors.As(err, &ae) {
-			return page, "", "", failf("%v", ae)
+			return page, "", "", tool.Failf("%v", ae)
 		}
 		if err != nil {
 			if errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
 				return page, "", "", context.DeadlineExceeded
 			}
-			return page, "", "", failf("fetching %s failed: %v", u, err)
+			return page, "", "", tool.Failf("fetching %s failed: %v", u, err)
 		}
 		page.Status = resp.StatusCode
 		if resp.StatusCode >= 300 && resp.StatusCode < 400 && resp.Header.Get("Location") != "" {
 			resp.Body.Close()
 			next, err := u.Parse(resp.Header.Get("Location"))
 			if err != nil {
-				return page, "", "", failf("%s redirects to an invalid location %q", u, resp.Header.Get("Location"))
+				return page, "", "", tool.Failf("%s redirects to an invalid location %q", u, resp.Header.Get("Location"))
 			}
 			if !permittedRedirect(u, next) || (w.cfg.Allowed != nil && !w.cfg.Allowed(ctx, next)) {
 				return page, "", next.String(), nil
 			}
 			if hop == maxRedirects {
-				return page, "", "", failf("%s redirected more than %d times", page.URL, maxRedirects)
+				return page, "", "", tool.Failf("%s redirected more than %d times", page.URL, maxRedirects)
 			}
 			u = next
 			continue
@@ -344,14 +319,14 @@ func (w *WebFetch) fetch(ctx context.Context, u *url.URL) (page Page, body, redi
 }
 
 // read turns a final response into text.
-func (w *WebFetch) read(resp *http.Response, page Page) (Page, string, error) {
+func (w *fetcher) read(resp *http.Response, page Page) (Page, string, error) {
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, w.cfg.MaxBytes+1))
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
 			return page, "", err
 		}
-		return page, "", failf("reading %s failed: %v", page.URL, err)
+		return page, "", tool.Failf("reading %s failed: %v", page.URL, err)
 	}
 	if int64(len(data)) > w.cfg.MaxBytes {
 		data, page.Truncated = data[:w.cfg.MaxBytes], true
@@ -359,7 +334,7 @@ func (w *WebFetch) read(resp *http.Response, page Page) (Page, string, error) {
 	page.Bytes = len(data)
 	if resp.StatusCode >= 400 {
 		snippet, _ := cut(strings.TrimSpace(string(data)), 500)
-		return page, "", failf("%s returned HTTP %s\n%s", page.URL, resp.Status, snippet)
+		return page, "", tool.Failf("%s returned HTTP %s\n%s", page.URL, resp.Status, snippet)
 	}
 	ct := resp.Header.Get("Content-Type")
 	if ct == "" {
@@ -371,7 +346,7 @@ func (w *WebFetch) read(resp *http.Response, page Page) (Page, string, error) {
 	}
 	page.ContentType = mediaType
 	if !isText(mediaType) {
-		return page, "", failf("%s is %s, not a text page; WebFetch only reads HTML and text", page.URL, ct)
+		return page, "", tool.Failf("%s is %s, not a text page; WebFetch only reads HTML and text", page.URL, ct)
 	}
 	text := decodeText(data)
 	if mediaType == "text/html" || mediaType == "application/xhtml+xml" {

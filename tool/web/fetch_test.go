@@ -76,7 +76,7 @@ func site(t *testing.T) *httptest.Server {
 	return srv
 }
 
-func fetch(t *testing.T, w *WebFetch, ctx context.Context, u, prompt string) (tool.Result, error) {
+func fetch(t *testing.T, w tool.Tool, ctx context.Context, u, prompt string) (tool.Result, error) {
 	t.Helper()
 	raw, _ := json.Marshal(map[string]string{"url": u, "prompt": prompt})
 	if err := tool.ValidateInput(w.Def().InputSchema, raw); err != nil {

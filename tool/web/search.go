@@ -29,14 +29,13 @@ type SearchConfig struct {
 	Now func() time.Time
 }
 
-// WebSearch is the WebSearch tool. A call is one request to the model with
-// the server-side web search tool attached and the query as its prompt; the
-// provider searches, and the hits and the model's summary come back. Safe
-// for concurrent use.
-type WebSearch struct{ cfg SearchConfig }
-
-// NewSearch returns the WebSearch tool for cfg.
-func NewSearch(cfg SearchConfig) *WebSearch {
+// NewSearch returns the WebSearch tool for cfg. A call is one request to
+// the model with the server-side web search tool attached and the query as
+// its prompt; the provider searches, and the hits and the model's summary
+// come back. Searching changes nothing, so calls are read-only and may run
+// in parallel (the permission gate still asks: the query leaves the
+// machine). Safe for concurrent use.
+func NewSearch(cfg SearchConfig) tool.Tool {
 	if cfg.MaxUses <= 0 {
 		cfg.MaxUses = 8
 	}
@@ -49,8 +48,13 @@ func NewSearch(cfg SearchConfig) *WebSearch {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &WebSearch{cfg: cfg}
+	w := &searcher{cfg: cfg}
+	return tool.New(tool.Spec[searchInput]{Name: "WebSearch", Description: searchDescription, Input: searchSchema,
+		Traits: tool.Traits{ReadOnly: true, ConcurrencySafe: true}, Run: w.run})
 }
+
+// searcher is WebSearch's state: its settings.
+type searcher struct{ cfg SearchConfig }
 
 const searchDescription = `Searches the web and returns the results: page titles and links, with a summary of what they say. Use it for information newer than your training, or facts you need to check.
 
@@ -63,21 +67,10 @@ var searchSchema = tool.Object(
 	tool.Required("query", tool.String("What to search for.").WithMinLength(2)),
 	tool.Optional("allowed_domains", tool.Array("Only return results from these domains.", tool.String("A domain, e.g. go.dev."))),
 	tool.Optional("blocked_domains", tool.Array("Never return results from these domains.", tool.String("A domain, e.g. example.com."))),
-).JSON()
+)
 
 // searchSystem is the prompt of the search request.
 const searchSystem = "You run web searches for a coding agent. Search for what the user asks, then summarise in a few sentences what the results say that answers it. Keep to what the pages say."
-
-// Def implements tool.Tool.
-func (w *WebSearch) Def() llm.ToolDef {
-	return llm.ToolDef{Name: "WebSearch", Description: searchDescription, InputSchema: searchSchema}
-}
-
-// Traits implements tool.Tool: searching changes nothing and may run in
-// parallel (the permission gate still asks: the query leaves the machine).
-func (w *WebSearch) Traits(json.RawMessage) tool.Traits {
-	return tool.Traits{ReadOnly: true, ConcurrencySafe: true}
-}
 
 // SearchResponse is the structured result of a WebSearch call
 // (tool.Result.Response), in Claude Code's shape: Results holds, in order,
@@ -101,16 +94,13 @@ type Link struct {
 	URL   string `json:"url"`
 }
 
-// Run implements tool.Tool.
-func (w *WebSearch) Run(ctx context.Context, _ *tool.Env, input json.RawMessage) (tool.Result, error) {
-	var in struct {
-		Query          string   `json:"query"`
-		AllowedDomains []string `json:"allowed_domains"`
-		BlockedDomains []string `json:"blocked_domains"`
-	}
-	if err := json.Unmarshal(input, &in); err != nil {
-		return tool.Errorf("invalid input: %v", err), nil
-	}
+type searchInput struct {
+	Query          string   `json:"query"`
+	AllowedDomains []string `json:"allowed_domains"`
+	BlockedDomains []string `json:"blocked_domains"`
+}
+
+func (w *searcher) run(ctx context.Context, _ *tool.Env, in searchInput) (tool.Result, error) {
 	if len(in.AllowedDomains) > 0 && len(in.BlockedDomains) > 0 {
 		return tool.Errorf("give allowed_domains or blocked_domains, not both"), nil
 	}
@@ -147,7 +137,7 @@ func (w *WebSearch) Run(ctx context.Context, _ *tool.Env, input json.RawMessage)
 }
 
 // send runs one request and returns its response.
-func (w *WebSearch) send(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+func (w *searcher) send(ctx context.Context, req *llm.Request) (*llm.Response, error) {
 	for ev, err := range w.cfg.Model.Stream(ctx, req) {
 		if err != nil {
 			return nil, err
