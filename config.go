@@ -259,6 +259,11 @@ func (c Config) check() error {
 			return configErr("TeammateBackends", "%s=%s: want a teammate name and in-process or tmux", name, b)
 		}
 	}
+	switch c.Sandbox {
+	case "", "on", "off":
+	default:
+		return configErr("Sandbox", "%q: want on or off", c.Sandbox)
+	}
 	if c.Resume != "" && c.Continue {
 		return configErr("Continue", "Resume and Continue cannot be used together: resume one session or continue the latest")
 	}

@@ -158,12 +158,18 @@ func (a *Agent) summarize(ctx context.Context, history []llm.Message) (string, e
 	history, _ = fitMessages(history, a.fitBudget()-int64(c.MaxSummaryTokens)-a.fixedTokens())
 	req := a.requestFor(slices.Clone(history))
 	n := len(req.Messages)
-	if n == 0 || req.Messages[n-1].Role != llm.RoleUser {
-		return "", errors.New("engine: compaction needs a history that ends with a user message")
+	switch {
+	case n == 0:
+		return "", errors.New("engine: compaction needs a conversation")
+	case req.Messages[n-1].Role == llm.RoleUser:
+		last := req.Messages[n-1]
+		last.Content = append(slices.Clone(last.Content), llm.Text(summaryInstruction))
+		req.Messages[n-1] = last
+	default:
+		// Between turns (a manual compaction) the history ends with the
+		// model's answer: the instruction is a user message of its own.
+		req.Messages = append(req.Messages, llm.Message{Role: llm.RoleUser, Content: []llm.Block{llm.Text(summaryInstruction)}})
 	}
-	last := req.Messages[n-1]
-	last.Content = append(slices.Clone(last.Content), llm.Text(summaryInstruction))
-	req.Messages[n-1] = last
 	PlaceCacheMarkers(req)
 	req.MaxTokens = a.cfg.Compaction.MaxSummaryTokens
 	req.Thinking = nil
