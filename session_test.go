@@ -19,7 +19,9 @@ import (
 func TestRunFanOut(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	e.rt.on("WORKER", func(r *fakeapi.Request) fakeapi.Reply { return fakeapi.TextReply("counted " + r.FirstUserText()[len("WORKER "):]) })
+	e.rt.on("WORKER", func(r *fakeapi.Request) fakeapi.Reply {
+		return fakeapi.TextReply("counted " + r.FirstUserText()[len("WORKER "):])
+	})
 	e.rt.on("survey", func(r *fakeapi.Request) fakeapi.Reply {
 		switch r.Turn() {
 		case 0:
