@@ -48,7 +48,8 @@ func listPackages(t *testing.T) []pkg {
 // The layers, lowest first: llm; tool (and its families); engine; task,
 // team, mailbox, permission, hook, worktree, agent; runtime (builds and runs
 // every agent); agenttool (the Agent tool) and teammate (the team layer);
-// internal/cli on top.
+// package cohort (the Session) above them, and internal/cli, its client, on
+// top.
 var forbidden = map[string][]string{
 	"llm":           {"engine", "runtime", "agenttool", "teammate", "internal/cli", "task", "tool"},
 	"llm/claude":    {"engine", "runtime", "agenttool", "teammate", "internal/cli", "task"},
@@ -102,6 +103,46 @@ func TestEveryPackageHasADocComment(t *testing.T) {
 		}
 		if strings.TrimSpace(p.Doc) == "" {
 			t.Errorf("%s has no package doc comment", p.ImportPath)
+		}
+	}
+}
+
+// clients are the front ends of package cohort: they build nothing of a
+// session themselves, so they import the Session API and little else
+// (module packages outside the list are forbidden). internal/tui and the
+// Agent SDK protocol server (internal/sdkproto) are held to it before they
+// exist.
+var clients = map[string][]string{
+	"internal/cli":      {"", "llm", "llm/fakeapi", "team", "internal/clip", "internal/tui", "internal/sdkproto"},
+	"internal/tui":      {"", "llm", "internal/clip"},
+	"internal/sdkproto": {"", "llm", "internal/clip"},
+	"examples":          {"", "llm", "llm/fakeapi"},
+}
+
+// TestClientsUseTheSession checks that the front ends reach the runtime
+// only through package cohort.
+func TestClientsUseTheSession(t *testing.T) {
+	for _, p := range listPackages(t) {
+		rel := strings.TrimPrefix(strings.TrimPrefix(p.ImportPath, module), "/")
+		for prefix, allowed := range clients {
+			if rel != prefix && !strings.HasPrefix(rel, prefix+"/") {
+				continue
+			}
+			for _, imp := range p.Imports {
+				if imp != module && !strings.HasPrefix(imp, module+"/") {
+					continue
+				}
+				dep := strings.TrimPrefix(strings.TrimPrefix(imp, module), "/")
+				ok := false
+				for _, a := range allowed {
+					if dep == a || (a != "" && strings.HasPrefix(dep, a+"/")) {
+						ok = true
+					}
+				}
+				if !ok {
+					t.Errorf("%s imports %s: a client of package cohort must not assemble a session itself", rel, dep)
+				}
+			}
 		}
 	}
 }
