@@ -139,7 +139,8 @@ const (
 	TeamCreated           = "team_created"
 	TeamDeleted           = "team_deleted"
 	TeamJoined            = "joined"
-	TeamMessage           = "message"
+	TeamMessage           = "message"   // sent
+	TeamDelivered         = "delivered" // reached its reader's queue
 	TeamIdle              = "idle"
 	TeamShutdownRequested = "shutdown_requested"
 	TeamShutdown          = "shutdown"
@@ -149,7 +150,8 @@ const (
 )
 
 // TeamEvent is one thing that happened in a team: Kind is team_created,
-// team_deleted, joined, message, idle, shutdown_requested (To lists the
+// team_deleted, joined, message (sent), delivered (read into its
+// reader's queue), idle, shutdown_requested (To lists the
 // teammates asked, comma-separated), shutdown, dead, permission or plan.
 type TeamEvent struct {
 	Kind   string `json:"kind"`

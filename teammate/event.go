@@ -5,9 +5,12 @@ const (
 	EventTeamCreated = "team_created"
 	EventTeamDeleted = "team_deleted"
 	EventJoined      = "joined"
-	EventMessage     = "message"
-	EventIdle        = "idle"
-	EventShutdown    = "shutdown"
+	EventMessage     = "message" // sent
+	// EventDelivered: a message reached its reader (the lead's or a
+	// teammate's queue).
+	EventDelivered = "delivered"
+	EventIdle      = "idle"
+	EventShutdown  = "shutdown"
 	// EventShutdownRequested: the lead asks the teammates in To (comma-
 	// separated) to shut down, for the reason in Text.
 	EventShutdownRequested = "shutdown_requested"

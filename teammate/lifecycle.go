@@ -30,7 +30,7 @@ func (l *Lead) leadDispatch(r *mailbox.Reader, msgs []mailbox.Message) {
 			l.emit(Event{Kind: EventPlan, Team: l.teamName(), From: m.From, To: team.LeadName, Text: "asks to approve a plan"})
 			l.enqueue(leadView(m))
 		default:
-			l.emit(Event{Kind: EventMessage, Team: l.teamName(), From: m.From, To: team.LeadName, Text: m.Text, Detail: string(m.Type)})
+			l.emit(Event{Kind: EventDelivered, Team: l.teamName(), From: m.From, To: team.LeadName, Text: m.Text, Detail: string(m.Type)})
 			l.enqueue(m)
 		}
 		if err := r.Ack(ctx, m.ID); err != nil && ctx.Err() == nil {

@@ -327,7 +327,7 @@ func (tm *Loop) dispatchWith(m mailbox.Message, ack func(mailbox.Message)) {
 		}
 	default:
 		tm.chat.push(m)
-		tm.emit(Event{Kind: EventMessage, Team: tm.cfg.Team, From: m.From, To: tm.name, Text: m.Text, Detail: string(m.Type)})
+		tm.emit(Event{Kind: EventDelivered, Team: tm.cfg.Team, From: m.From, To: tm.name, Text: m.Text, Detail: string(m.Type)})
 	}
 }
 
