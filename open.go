@@ -134,6 +134,18 @@ func (b *base) settingString(key string) string {
 	return ""
 }
 
+// settingBool returns the highest-precedence boolean value of key.
+func (b *base) settingBool(key string) bool {
+	secs := b.settings.Section(key)
+	for i := len(secs) - 1; i >= 0; i-- {
+		var v bool
+		if json.Unmarshal(secs[i].Value, &v) == nil {
+			return v
+		}
+	}
+	return false
+}
+
 // catalog loads agent definitions; problems are warnings on stderr.
 func (b *base) catalog(ctx context.Context, known []string) *agent.Catalog {
 	cat, warns, errs := agent.Load(ctx, agent.LoadConfig{
@@ -409,6 +421,7 @@ func (s *Session) runtime(ctx context.Context) error {
 		Compaction:  s.compaction(),
 		Prices:      s.model.prices,
 		Aliases:     s.model.aliases,
+		Proactive:   s.cfg.Proactive || s.settingBool("proactive"),
 	})
 	if err != nil {
 		return err
