@@ -9,6 +9,7 @@ import (
 	"github.com/cohort-dev/cohort/engine"
 	"github.com/cohort-dev/cohort/hook"
 	"github.com/cohort-dev/cohort/llm"
+	"github.com/cohort-dev/cohort/runtime"
 	"github.com/cohort-dev/cohort/session"
 	"github.com/cohort-dev/cohort/task"
 )
@@ -32,15 +33,15 @@ func (s *Session) drive(ctx context.Context, text, opening string) (int, *engine
 	} else {
 		content = userBlocks(nil, text)
 	}
-	origin := ""
 	if out := scope.UserPromptSubmit(ctx, text); out.Block || out.Stop {
 		return 0, nil, fmt.Errorf("the prompt was blocked by a UserPromptSubmit hook: %s", firstNonEmpty(out.Reason, out.StopReason))
 	} else if len(out.Context) > 0 {
 		content = append(content, llm.Text(hookContext(out.Context)))
 	}
 	turns, stopActive := 0, false
+	parts := []engine.Part{{Content: content}} // the user's
 	for {
-		res, err := lead.Send(ctx, content, origin)
+		res, err := lead.SendParts(ctx, parts)
 		if res != nil {
 			turns += res.Turns
 		}
@@ -49,7 +50,7 @@ func (s *Session) drive(ctx context.Context, text, opening string) (int, *engine
 		}
 		// A Stop hook may keep the lead going, with its reason as input.
 		if out := scope.Stop(ctx, stopActive); out.Block && !out.Stop {
-			content, origin, stopActive = []llm.Block{llm.Text(hookContext([]string{"A Stop hook asks you to continue: " + out.Reason}))}, session.OriginSystem, true
+			parts, stopActive = []engine.Part{{Content: []llm.Block{llm.Text(hookContext([]string{"A Stop hook asks you to continue: " + out.Reason}))}, Origin: session.OriginSystem}}, true
 			continue
 		}
 		stopActive = false
@@ -60,7 +61,7 @@ func (s *Session) drive(ctx context.Context, text, opening string) (int, *engine
 		if !ok {
 			return turns, res, nil
 		}
-		content, origin = next, session.OriginNotification
+		parts = next
 	}
 }
 
@@ -100,9 +101,10 @@ func firstNonEmpty(s ...string) string {
 // (fsnotify on the status files), which can drop events under overflow.
 const teamPoll = time.Second
 
-// awaitQueue waits until the lead's queue holds something, or returns false
-// once nothing can arrive any more (no outstanding background task).
-func (s *Session) awaitQueue(ctx context.Context) ([]llm.Block, bool, error) {
+// awaitQueue waits until the lead's queue holds something and returns it,
+// each item with its origin, or returns false once nothing can arrive any
+// more (no outstanding background task).
+func (s *Session) awaitQueue(ctx context.Context) ([]engine.Part, bool, error) {
 	q := s.lead.Queue()
 	waited := false
 	for {
@@ -117,11 +119,7 @@ func (s *Session) awaitQueue(ctx context.Context) ([]llm.Block, bool, error) {
 			if waited {
 				s.coalesce(ctx, q)
 			}
-			var blocks []llm.Block
-			for _, it := range q.Drain() {
-				blocks = append(blocks, llm.Text(it.ModelText()))
-			}
-			return blocks, true, nil
+			return runtime.QueueParts(q.Drain()), true, nil
 		}
 		if outstanding == 0 && !busy {
 			return nil, false, nil

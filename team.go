@@ -115,7 +115,7 @@ func (s *Session) listen(ctx context.Context) {
 	l, err := sessionsock.Listen(ctx, sessionsock.Config{
 		Dir: filepath.Join(s.env.CohortHome, "sessions"), SessionID: s.id,
 		Handler: func(_ context.Context, m mailbox.Message) error {
-			s.lead.Queue().Enqueue(task.Item{Kind: task.ItemTeammateMessage, Text: mailbox.Render(m)})
+			s.lead.Queue().Enqueue(task.Item{Kind: task.ItemTeammateMessage, Text: mailbox.Render(m), From: m.From})
 			return nil
 		},
 	})

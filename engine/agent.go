@@ -179,13 +179,22 @@ func (a *Agent) LastRequest() *llm.Request {
 // for infrastructure failures and cancellation; hitting a limit is a Result
 // with a non-success Stop.
 func (a *Agent) Send(ctx context.Context, content []llm.Block, origin string) (*Result, error) {
+	var parts []Part
+	if len(content) > 0 {
+		parts = []Part{{Content: content, Origin: origin}}
+	}
+	return a.SendParts(ctx, parts)
+}
+
+// SendParts is Send for input of several origins (a lead woken by a
+// teammate's message and a task notification at once): the parts form one
+// user message, and each is its own transcript entry with its origin.
+func (a *Agent) SendParts(ctx context.Context, parts []Part) (*Result, error) {
 	start := a.cfg.Now()
 	res := &Result{Stop: StopSuccess}
 	defer func() { res.Duration = a.cfg.Now().Sub(start) }()
-	if len(content) > 0 {
-		if err := a.appendUser(content, origin); err != nil {
-			return res, err
-		}
+	if err := a.appendParts(parts); err != nil {
+		return res, err
 	}
 	for {
 		if a.cfg.MaxTurns > 0 && res.Turns >= a.cfg.MaxTurns {
@@ -215,7 +224,7 @@ func (a *Agent) Send(ctx context.Context, content []llm.Block, origin string) (*
 			if len(injected) == 0 {
 				return res, nil
 			}
-			if err := a.appendUser(injected, session.OriginSystem); err != nil {
+			if err := a.appendParts(injected); err != nil {
 				return res, err
 			}
 			continue
@@ -225,8 +234,8 @@ func (a *Agent) Send(ctx context.Context, content []llm.Block, origin string) (*
 		}
 		results, runErr := a.runTools(ctx, uses)
 		res.ToolUses += len(uses)
-		blocks := append(results, a.drainInbox()...)
-		if err := a.appendUser(blocks, session.OriginToolResult); err != nil {
+		parts := append([]Part{{Content: results, Origin: session.OriginToolResult}}, a.drainInbox()...)
+		if err := a.appendParts(parts); err != nil {
 			return res, err
 		}
 		if runErr != nil {
@@ -251,16 +260,36 @@ func (a *Agent) costNow() float64 {
 	return a.cost
 }
 
-func (a *Agent) drainInbox() []llm.Block {
-	if a.cfg.Inbox == nil {
+func (a *Agent) drainInbox() []Part {
+	switch in := a.cfg.Inbox.(type) {
+	case nil:
+		return nil
+	case PartsInbox:
+		return in.DrainParts()
+	default:
+		if blocks := in.Drain(); len(blocks) > 0 {
+			return []Part{{Content: blocks, Origin: session.OriginSystem}}
+		}
 		return nil
 	}
-	return a.cfg.Inbox.Drain()
 }
 
-// appendUser adds a user message, merging into a trailing user message so
+// appendParts adds parts as user input, each recorded with its origin.
+func (a *Agent) appendParts(parts []Part) error {
+	for _, p := range parts {
+		if len(p.Content) == 0 {
+			continue
+		}
+		if err := a.appendUserFrom(p.Content, p.Origin, p.From); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// appendUserFrom adds a user message, merging into a trailing user message so
 // that roles keep alternating.
-func (a *Agent) appendUser(content []llm.Block, origin string) error {
+func (a *Agent) appendUserFrom(content []llm.Block, origin, from string) error {
 	msg := llm.Message{Role: llm.RoleUser, Content: content}
 	a.mu.Lock()
 	if n := len(a.history); n > 0 && a.history[n-1].Role == llm.RoleUser {
@@ -270,7 +299,7 @@ func (a *Agent) appendUser(content []llm.Block, origin string) error {
 	}
 	a.mu.Unlock()
 	a.emit(Event{Kind: EventUser, Message: &msg})
-	return a.record(session.Entry{Type: session.TypeUser, Message: &msg, Origin: origin})
+	return a.record(session.Entry{Type: session.TypeUser, Message: &msg, Origin: origin, From: from})
 }
 
 func (a *Agent) record(e session.Entry) error {

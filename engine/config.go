@@ -132,6 +132,24 @@ type Inbox interface {
 	Drain() []llm.Block
 }
 
+// Part is user-role content with where it came from (session.Origin*,
+// empty for the user) and, for a teammate's message, who sent it: each
+// part is its own transcript entry, so a teammate's words are never
+// recorded as the user's or the system's.
+type Part struct {
+	Content []llm.Block
+	Origin  string
+	From    string
+}
+
+// PartsInbox is an Inbox that says where each piece of content came from;
+// the engine prefers DrainParts when the Inbox has it. A plain Inbox's
+// content is recorded with origin system.
+type PartsInbox interface {
+	Inbox
+	DrainParts() []Part
+}
+
 // Recorder persists the conversation (the session transcript). Append is
 // called from the agent's goroutine only.
 type Recorder interface {

@@ -11,6 +11,7 @@ import (
 	"github.com/cohort-dev/cohort/llm"
 	"github.com/cohort-dev/cohort/permission"
 	"github.com/cohort-dev/cohort/prompt"
+	"github.com/cohort-dev/cohort/session"
 	"github.com/cohort-dev/cohort/task"
 	"github.com/cohort-dev/cohort/tool"
 )
@@ -212,16 +213,38 @@ func (a *Agent) start(cfg engine.Config) *engine.Agent {
 type queueInbox struct{ q *task.Queue }
 
 func (qi queueInbox) Drain() []llm.Block {
+	var out []llm.Block
+	for _, p := range qi.DrainParts() {
+		out = append(out, p.Content...)
+	}
+	return out
+}
+
+// DrainParts takes what waits, each item a part with its origin: a user
+// prompt as the user's, a teammate's message with its sender, a task
+// notification as one.
+func (qi queueInbox) DrainParts() []engine.Part {
 	if qi.q == nil {
 		return nil
 	}
-	items := qi.q.Drain()
+	return QueueParts(qi.q.Drain())
+}
+
+// QueueParts turns queue items into engine parts with their origins.
+func QueueParts(items []task.Item) []engine.Part {
 	if len(items) == 0 {
 		return nil
 	}
-	out := make([]llm.Block, 0, len(items))
+	out := make([]engine.Part, 0, len(items))
 	for _, it := range items {
-		out = append(out, llm.Text(it.ModelText()))
+		p := engine.Part{Content: []llm.Block{llm.Text(it.ModelText())}}
+		switch it.Kind {
+		case task.ItemTeammateMessage:
+			p.Origin, p.From = session.OriginTeammate, it.From
+		case task.ItemNotification:
+			p.Origin = session.OriginNotification
+		}
+		out = append(out, p)
 	}
 	return out
 }
@@ -229,6 +252,18 @@ func (qi queueInbox) Drain() []llm.Block {
 // inboxes drains several inboxes in order (a teammate's mailbox chat, then
 // its own tasks' notifications).
 type inboxes []engine.Inbox
+
+func (ins inboxes) DrainParts() []engine.Part {
+	var out []engine.Part
+	for _, in := range ins {
+		if p, ok := in.(engine.PartsInbox); ok {
+			out = append(out, p.DrainParts()...)
+		} else if blocks := in.Drain(); len(blocks) > 0 {
+			out = append(out, engine.Part{Content: blocks, Origin: session.OriginSystem})
+		}
+	}
+	return out
+}
 
 func (ins inboxes) Drain() []llm.Block {
 	var out []llm.Block

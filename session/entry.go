@@ -39,7 +39,10 @@ type Entry struct {
 
 	Message *llm.Message `json:"message,omitempty"`
 	// Origin says where a user-role message came from; empty means the user.
-	Origin    string     `json:"origin,omitempty"`
+	Origin string `json:"origin,omitempty"`
+	// From is the sender of a teammate's message (origin
+	// teammate_message).
+	From      string     `json:"from,omitempty"`
 	Usage     *llm.Usage `json:"usage,omitempty"`
 	Model     string     `json:"model,omitempty"`
 	RequestID string     `json:"requestId,omitempty"`

@@ -21,6 +21,8 @@ type Item struct {
 	Kind ItemKind
 	// Text is the content of a user prompt or a rendered teammate message.
 	Text string
+	// From is a teammate message's sender (for the transcript).
+	From string
 	// Notification is set for ItemNotification.
 	Notification *Notification
 }

@@ -5,8 +5,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cohort-dev/cohort/engine"
 	"github.com/cohort-dev/cohort/llm"
 	"github.com/cohort-dev/cohort/mailbox"
+	"github.com/cohort-dev/cohort/session"
 )
 
 // chatQueue holds a teammate's chat messages until the engine takes them
@@ -47,6 +49,16 @@ func (q *chatQueue) len() int {
 
 // Drain renders the waiting messages for the model and acknowledges them.
 func (q *chatQueue) Drain() []llm.Block {
+	var blocks []llm.Block
+	for _, p := range q.DrainParts() {
+		blocks = append(blocks, p.Content...)
+	}
+	return blocks
+}
+
+// DrainParts takes every waiting message, each a part of its own with its
+// sender, and acknowledges them.
+func (q *chatQueue) DrainParts() []engine.Part {
 	q.mu.Lock()
 	msgs := q.msgs
 	q.msgs = nil
@@ -57,14 +69,14 @@ func (q *chatQueue) Drain() []llm.Block {
 	if len(msgs) == 0 {
 		return nil
 	}
-	blocks := make([]llm.Block, len(msgs))
+	parts := make([]engine.Part, len(msgs))
 	ids := make([]string, len(msgs))
 	for i, m := range msgs {
-		blocks[i] = mailbox.Block(m)
+		parts[i] = engine.Part{Content: []llm.Block{mailbox.Block(m)}, Origin: session.OriginTeammate, From: m.From}
 		ids[i] = m.ID
 	}
 	q.ack(ids)
-	return blocks
+	return parts
 }
 
 // waiters routes responses (permission, plan approval, shutdown) to the

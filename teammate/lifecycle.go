@@ -40,7 +40,7 @@ func (l *Lead) leadDispatch(r *mailbox.Reader, msgs []mailbox.Message) {
 }
 
 func (l *Lead) enqueue(m mailbox.Message) {
-	l.enqueueLead(task.Item{Kind: task.ItemTeammateMessage, Text: mailbox.Render(m)})
+	l.enqueueLead(task.Item{Kind: task.ItemTeammateMessage, Text: mailbox.Render(m), From: m.From})
 }
 
 // leadView turns a structured message into the text the lead model reads.

@@ -126,7 +126,7 @@ func TestScenariosOnEveryProvider(t *testing.T) {
 			cmd.Env = append(os.Environ(), testProviderEnv+"="+provider)
 			out, err := cmd.CombinedOutput()
 			if err != nil {
-				t.Fatalf("the scenarios failed on %s: %v\n%s", provider, err, tail(string(out), 6000))
+				t.Fatalf("the scenarios failed on %s: %v\n%s", provider, err, failures(string(out), 6000))
 			}
 			for _, name := range scenarios {
 				if !strings.Contains(string(out), "--- PASS: "+name+" ") {
@@ -135,6 +135,33 @@ func TestScenariosOnEveryProvider(t *testing.T) {
 			}
 		})
 	}
+}
+
+// failures is what a failed child run said about its failures: each
+// "--- FAIL" line with the indented lines that follow it, and the log lines
+// of the failed tests (go test -v prints them before the verdict), cut to
+// n bytes; the output's tail when nothing matched.
+func failures(out string, n int) string {
+	var b strings.Builder
+	lines := strings.Split(out, "\n")
+	for i, line := range lines {
+		trimmed := strings.TrimSpace(line)
+		if !strings.HasPrefix(trimmed, "--- FAIL") && !strings.Contains(trimmed, "panic:") {
+			continue
+		}
+		b.WriteString(line + "\n")
+		indent := len(line) - len(strings.TrimLeft(line, " "))
+		for _, next := range lines[i+1:] {
+			if len(next)-len(strings.TrimLeft(next, " ")) <= indent || strings.HasPrefix(strings.TrimSpace(next), "---") {
+				break
+			}
+			b.WriteString(next + "\n")
+		}
+	}
+	if b.Len() == 0 {
+		return tail(out, n)
+	}
+	return tail(b.String(), n)
 }
 
 func tail(s string, n int) string {
