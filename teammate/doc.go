@@ -18,6 +18,14 @@
 //     idle when its status says so and its inbox has no unacknowledged
 //     message (mailbox.Dir.Pending), and dead when its process is gone or its
 //     heartbeat is older than DeadAfter.
+//   - The lead holds the team's lead lock (team.Store.Claim) while it leads
+//     and publishes a status file of its own (status/team-lead.json) with
+//     a heartbeat, like every teammate. Close marks it inactive and gives
+//     the lock up, so a session that ends — or is killed — leaves its team
+//     orphaned: TeamCreate of that name in a later session takes it over
+//     (kept for the same session, replaced for another), TeamDelete of an
+//     orphaned team works from any session, and Teams, RemoveTeam and
+//     Prune back `cohort teams`.
 //   - A teammate acknowledges a chat message when the engine takes it into
 //     the conversation (the Inbox drain), so a message is never lost while it
 //     waits for a tool-result boundary; control messages (permission and plan

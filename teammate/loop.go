@@ -361,15 +361,22 @@ func (tm *Loop) reply(ctx context.Context, p mailbox.Payload) {
 }
 
 func (tm *Loop) heartbeat(ctx context.Context) {
-	t := time.NewTicker(tm.cfg.Heartbeat)
+	beat(ctx, tm.status, tm.cfg.Heartbeat, func(format string, args ...any) {
+		tm.cfg.Logf("teammate "+tm.name+": "+format, args...)
+	})
+}
+
+// beat refreshes pub's heartbeat every interval until ctx ends.
+func beat(ctx context.Context, pub *publisher, every time.Duration, logf func(string, ...any)) {
+	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			if err := tm.status.beat(); err != nil {
-				tm.cfg.Logf("teammate %s: heartbeat: %v", tm.name, err)
+			if err := pub.beat(); err != nil {
+				logf("heartbeat: %v", err)
 			}
 		}
 	}
