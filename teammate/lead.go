@@ -87,7 +87,7 @@ type Lead struct {
 	// ends.
 	leadership *team.Leadership
 	// claim says how the current team came to be led (team.Claim*).
-	claim string
+	claim    string
 	members  map[string]*handle
 	shutdown waiters
 	changes  signal
