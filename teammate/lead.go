@@ -169,12 +169,67 @@ func (l *Lead) CreateTeam(ctx context.Context, lead *runtime.Agent, name, descri
 	if err != nil {
 		return nil, err
 	}
+	if c.How == team.ClaimAdopted {
+		l.forgetGone(ctx, name)
+	}
 	if err := l.lead(c, lead); err != nil {
 		c.Lead.Release()
 		return nil, err
 	}
 	l.emit(Event{Kind: EventTeamCreated, Team: name, Text: description})
 	return c.Team, nil
+}
+
+// Resume takes back the team this session led before it ended (a resumed
+// session, --continue or --resume): the most recent orphaned team whose
+// leadSessionId is this session's. It returns the team's name, or "" when
+// there is none. Call it once the resumed lead agent exists, before its
+// first turn.
+func (l *Lead) Resume(ctx context.Context, lead *runtime.Agent) (string, error) {
+	names, err := l.cfg.Store.List()
+	if err != nil {
+		return "", err
+	}
+	var best *team.Team
+	for _, n := range names {
+		t, err := l.cfg.Store.Load(n)
+		if err != nil || t.Config.LeadSessionID != l.cfg.SessionID {
+			continue
+		}
+		if info, err := l.cfg.Store.LeadStatus(n); err != nil || info.State == team.Led {
+			continue
+		}
+		if best == nil || t.Config.CreatedAt.After(best.Config.CreatedAt) {
+			best = t
+		}
+	}
+	if best == nil {
+		return "", nil
+	}
+	if _, err := l.CreateTeam(ctx, lead, best.Name(), best.Config.Description); err != nil {
+		return "", err
+	}
+	return best.Name(), nil
+}
+
+// forgetGone marks inactive the members of an adopted team whose processes
+// no longer run (they died with the session that led them), so the team is
+// not busy forever waiting for them.
+func (l *Lead) forgetGone(ctx context.Context, name string) {
+	st := Inspect(l.cfg.Store, name)
+	dir, _ := l.cfg.Store.Dir(name)
+	for _, m := range st.Members {
+		if !m.Active || m.Running {
+			continue
+		}
+		if _, err := l.cfg.Store.SetActive(ctx, name, m.Name, false); err != nil {
+			l.cfg.Logf("teammate: mark %s inactive: %v", m.Name, err)
+		}
+		if s, ok, _ := readStatus(dir, m.Name); ok && s.State != StateStopped {
+			pub := &publisher{path: statusPath(dir, m.Name), st: s, now: l.cfg.Now}
+			_ = pub.set(StateDead)
+		}
+	}
 }
 
 // lead starts leading the claimed team: the lead's inbox reader, the

@@ -39,3 +39,38 @@ func TestTeamsShowsTheLeadsStateAndPruneTakesOnlyOrphans(t *testing.T) {
 		t.Fatalf("Prune: %v, %v", removed, err)
 	}
 }
+
+// TestAResumedLeadTakesBackItsTeam: a session that led a team and ended
+// gets it back with Resume; the teammate that died with it no longer
+// counts as active, so the team is not busy waiting for it.
+func TestAResumedLeadTakesBackItsTeam(t *testing.T) {
+	f := newFixture(t)
+	dir, _ := f.store.Dir("t")
+	pub, err := newPublisher(dir, "alice", f.l.cfg.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = pub.set(StateBusy)
+	pub.st.PID = 1 << 22 // beyond pid_max: a process that is gone
+	_ = pub.beat()
+	f.l.Close()
+
+	l2, err := NewLead(f.l.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l2.Close()
+	name, err := l2.Resume(t.Context(), f.leadAgent)
+	if err != nil || name != "t" {
+		t.Fatalf("Resume: %q, %v", name, err)
+	}
+	if st := Inspect(f.store, "t"); st.Orphaned() {
+		t.Fatalf("after Resume: %+v; want led", st)
+	}
+	if m, _ := f.store.Member("t", "alice"); m.IsActive {
+		t.Fatal("the dead teammate is still active")
+	}
+	if l2.Busy() {
+		t.Fatal("the resumed team is busy with a dead teammate")
+	}
+}
