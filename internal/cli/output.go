@@ -91,6 +91,9 @@ func (p *printer) engineEvent(ev engine.Event) {
 	case "stream-json":
 		p.streamEvent(ev)
 	case "text":
+		if ev.Kind == engine.EventRetry { // said at once, verbose or not: a dead API is not silence
+			fmt.Fprintf(p.errw, "cohort: %s\n", ev.Retry)
+		}
 		if p.verbose {
 			p.verboseEvent(ev)
 		}
@@ -123,7 +126,7 @@ func (p *printer) verboseEvent(ev engine.Event) {
 	case engine.EventToolStart:
 		fmt.Fprintf(p.errw, "[%s] %s %s\n", who, ev.Tool.Name, clip.String(string(ev.Tool.Input), 120))
 	case engine.EventRetry:
-		fmt.Fprintf(p.errw, "[%s] retrying the model request (attempt %d) in %s: %v\n", who, ev.Retry.Attempt, ev.Retry.Wait, ev.Retry.Err)
+		fmt.Fprintf(p.errw, "[%s] retry %d: %v\n", who, ev.Retry.Attempt, ev.Retry.Err)
 	case engine.EventCompact:
 		fmt.Fprintf(p.errw, "[%s] compacted the conversation (%d tokens before)\n", who, ev.Compact.TokensBefore)
 	}
