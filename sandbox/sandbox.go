@@ -30,7 +30,9 @@ type Config struct {
 	// Home is the user's home; CacheDir defaults to $XDG_CACHE_HOME or
 	// Home/.cache; CohortHome holds the session sockets.
 	Home, CacheDir, CohortHome string
-	// TempRoot is where the private TMPDIR is made (os.TempDir()).
+	// TempRoot is where the private TMPDIR is made: by default the
+	// session's temporary directory $COHORT_HOME/tmp/{SessionID} when it
+	// exists (swept with it if the session is killed), else os.TempDir().
 	TempRoot string
 	// Without lists layers to leave out: "landlock", "namespaces",
 	// "seccomp", "mounts" (tests, and COHORT_SANDBOX_DISABLE).

@@ -52,6 +52,14 @@ func New(cfg Config) (*Sandbox, error) {
 		cfg.Executable = exe
 	}
 	root := cfg.TempRoot
+	if root == "" && cfg.CohortHome != "" && cfg.SessionID != "" {
+		// The session's temporary directory (made by the task registry),
+		// so that a session killed before Close leaves nothing in /tmp:
+		// the next session sweeps it with the rest.
+		if fi, err := os.Stat(filepath.Join(cfg.CohortHome, "tmp", cfg.SessionID)); err == nil && fi.IsDir() {
+			root = filepath.Join(cfg.CohortHome, "tmp", cfg.SessionID)
+		}
+	}
 	if root == "" {
 		root = os.TempDir()
 	}
