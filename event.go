@@ -79,11 +79,14 @@ type Event struct {
 	TaskUsage      *TaskUsage
 	LastToolName   string
 
-	// system/api_retry: the attempt about to start, the most there will
-	// be, the wait before it and what failed.
+	// system/api_retry: the attempt about to start, the most retries there
+	// will be, the wait before it, the failed attempt's HTTP status (0: no
+	// response) and what failed, in one line a person can read
+	// ("API unreachable at URL (connection refused); retry 3/10 in 4 s").
 	Attempt      int
 	MaxRetries   int
 	RetryDelayMs int64
+	ErrorStatus  int
 	Error        string
 
 	// system/compact_boundary.
@@ -238,6 +241,11 @@ func (e Event) systemFields(o *object) {
 		o.add("attempt", e.Attempt)
 		o.add("max_retries", e.MaxRetries)
 		o.add("retry_delay_ms", e.RetryDelayMs)
+		if e.ErrorStatus != 0 {
+			o.add("error_status", e.ErrorStatus)
+		} else {
+			o.add("error_status", nil)
+		}
 		o.add("error", e.Error)
 	case SubtypeCompactBoundary:
 		o.add("compact_metadata", map[string]any{"trigger": e.Trigger, "pre_tokens": e.PreTokens})

@@ -98,10 +98,11 @@ func (e *emitter) engine(ev engine.Event) {
 			return
 		}
 		base.Type, base.Subtype = EventSystem, SubtypeAPIRetry
-		base.Attempt, base.RetryDelayMs = ev.Retry.Attempt, ev.Retry.Wait.Milliseconds()
-		if ev.Retry.Err != nil {
-			base.Error = ev.Retry.Err.Error()
-		}
+		r := ev.Retry
+		base.Attempt, base.RetryDelayMs = r.Attempt, r.Wait.Milliseconds()
+		base.MaxRetries = max(r.MaxAttempts-1, 0)
+		base.ErrorStatus = r.Status
+		base.Error = r.String()
 		e.push(base)
 	case engine.EventCompact:
 		if ev.Compact == nil {

@@ -190,8 +190,11 @@ type Session struct {
 	wt              *sessionWorktrees // worktree isolation (worktree.go)
 	sandbox         *sandbox.Sandbox  // nil when off or unavailable (sandbox.go)
 	sandboxExcluded []string
-	quiet           sync.Once // reads COHORT_NOTIFY_COALESCE once (loop.go)
-	quietD          time.Duration
+	// reaper starts the Bash commands that run outside the sandbox, so
+	// that they die with the session (nil where it cannot be made).
+	reaper *sandbox.Sandbox
+	quiet  sync.Once // reads COHORT_NOTIFY_COALESCE once (loop.go)
+	quietD time.Duration
 	// gitSnapshot waits for the session's git snapshot, taken while the
 	// rest of the session is set up.
 	gitSnapshot func() string
@@ -319,6 +322,9 @@ func (s *Session) open(ctx context.Context) (err error) {
 		return err
 	}
 	if err := s.startLead(ctx); err != nil {
+		return err
+	}
+	if err := s.resumeTeam(ctx); err != nil {
 		return err
 	}
 	s.listen(ctx)

@@ -97,6 +97,7 @@ func (b *base) sandboxOn(c sandboxConf) (bool, error) {
 // newSandbox builds the session's sandbox (nil when it is off), printing
 // once what it does not enforce on this machine.
 func (s *Session) openSandbox(ctx context.Context) error {
+	s.openReaper()
 	conf := s.sandboxConfig()
 	for _, p := range conf.problems {
 		fmt.Fprintf(s.inv.Stderr, "cohort: warning: %s\n", p)
@@ -138,6 +139,19 @@ func (s *Session) openSandbox(ctx context.Context) error {
 		}
 	})
 	return nil
+}
+
+// openReaper makes the unconfined launcher of the commands that run outside
+// the sandbox (started at the first such command). Where it cannot be made
+// (not Linux) they are Cohort's own children, and what leaves their process
+// group outlives a killed Cohort.
+func (s *Session) openReaper() {
+	r, err := sandbox.New(sandbox.Config{Unconfined: true})
+	if err != nil {
+		return
+	}
+	s.reaper = r
+	s.closers = append(s.closers, func() { _ = r.Close() })
 }
 
 // sandboxCfg is the sandbox configuration of this session.

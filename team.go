@@ -45,6 +45,24 @@ func (s *Session) openTeams() error {
 	return nil
 }
 
+// resumeTeam takes back, on a resumed session, the team it led before it
+// ended (orphaned since): the lead goes on messaging and spawning into it
+// without creating it again. A team another running session took over in
+// the meantime stays that session's.
+func (s *Session) resumeTeam(ctx context.Context) error {
+	if s.resumed == nil || !s.teamsOn || s.team == nil {
+		return nil
+	}
+	name, err := s.team.Resume(ctx, s.lead)
+	if err != nil {
+		return fmt.Errorf("resume the team session %s led: %w", s.id, err)
+	}
+	if name != "" {
+		s.logf("resumed as the lead of team %s", name)
+	}
+	return nil
+}
+
 // teamTools are the tools of teams (messaging, team files, the shared task
 // list; only with the agent_teams flag) and plan mode (always).
 func (s *Session) teamTools(rt *runtime.Runtime) []tool.Tool {

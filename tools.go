@@ -36,6 +36,7 @@ func (s *Session) tools(rt *runtime.Runtime) []tool.Tool {
 		reg, queues, ws = rt.Tasks(), rt.Queue, rt.Workspaces()
 	}
 	cfg.Shell.Env = s.settingsEnv()
+	cfg.Shell.Reaper = s.reaper
 	if s.sandbox != nil {
 		cfg.Shell.Sandbox, cfg.Shell.Excluded = s.sandbox, s.bashExcluded
 	}

@@ -3,7 +3,12 @@ package llm
 import (
 	"context"
 	"errors"
+	"fmt"
 	"iter"
+	"net"
+	"net/http"
+	"strconv"
+	"syscall"
 	"time"
 )
 
@@ -60,11 +65,90 @@ type Event struct {
 	Response  *Response
 }
 
-// RetryInfo describes a retry in progress.
+// RetryInfo describes a retry in progress. It is reported as it happens,
+// before the wait, so that a front end can say at once that the API is not
+// answering (String is the line Cohort prints).
 type RetryInfo struct {
 	Attempt int // the attempt about to start, from 2
-	Wait    time.Duration
-	Err     error
+	// MaxAttempts is the most attempts there will be, the first included.
+	MaxAttempts int
+	Wait        time.Duration
+	Err         error
+	// URL is the API's base URL the request went to.
+	URL string
+	// Status is the HTTP status of the failed attempt; 0 when no response
+	// came (the server could not be reached, or the connection dropped).
+	Status int
+}
+
+// String describes the retry in one line, e.g. "API unreachable at
+// http://127.0.0.1:9 (connection refused); retry 3/10 in 4 s": the attempt
+// about to start out of the most there will be, and the wait before it.
+func (r *RetryInfo) String() string {
+	url := r.URL
+	if url == "" {
+		url = "the API"
+	}
+	what := "API error at " + url // an error event in a 200 stream, say
+	var ne net.Error
+	var errno syscall.Errno
+	switch {
+	case r.Status >= 400:
+	case r.Status != 0:
+		what = "API response from " + url + " failed"
+	case r.Err == nil, errors.As(r.Err, &ne), errors.As(r.Err, &errno):
+		what = "API unreachable at " + url
+	}
+	return fmt.Sprintf("%s (%s); retry %d/%d in %s", what, r.Reason(), r.Attempt, r.MaxAttempts, humanWait(r.Wait))
+}
+
+// Reason is the failure in a few words: "529 Overloaded" for an error
+// status, "connection refused", "no such host api.example", "timed out",
+// else the innermost error's text.
+func (r *RetryInfo) Reason() string {
+	var dns *net.DNSError
+	var ne net.Error
+	switch {
+	case r.Status >= 400:
+		return fmt.Sprintf("%d %s", r.Status, statusText(r.Status))
+	case r.Err == nil:
+		return "unknown error"
+	case errors.Is(r.Err, syscall.ECONNREFUSED):
+		return "connection refused"
+	case errors.Is(r.Err, syscall.ECONNRESET):
+		return "connection reset"
+	case errors.As(r.Err, &dns) && dns.IsNotFound:
+		return "no such host " + dns.Name
+	case errors.As(r.Err, &ne) && ne.Timeout():
+		return "timed out"
+	}
+	err := r.Err
+	for {
+		next := errors.Unwrap(err)
+		if next == nil {
+			return err.Error()
+		}
+		err = next
+	}
+}
+
+func statusText(code int) string {
+	if code == 529 {
+		return "Overloaded"
+	}
+	return http.StatusText(code)
+}
+
+// humanWait renders a wait as people read it: "4 s", "0.5 s", "1 min 5 s".
+func humanWait(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + " s"
+	case d < time.Minute:
+		return strconv.Itoa(int(d.Round(time.Second).Seconds())) + " s"
+	}
+	d = d.Round(time.Second)
+	return fmt.Sprintf("%d min %d s", int(d.Minutes()), int(d.Seconds())%60)
 }
 
 // ErrIncomplete reports a stream that ended without a complete response.

@@ -16,6 +16,9 @@ import (
 // policy builds the policy of commands run by an agent whose working
 // directory is cwd.
 func (s *Sandbox) policy(cwd string) *Policy {
+	if s.cfg.Unconfined {
+		return &Policy{Unconfined: true}
+	}
 	p := &Policy{DenyNetwork: s.cfg.DenyNetwork, UnixSockets: len(s.cfg.AllowUnixSockets) > 0}
 	for _, l := range s.cfg.Without {
 		if l == "landlock" || l == "seccomp" || l == "mounts" {

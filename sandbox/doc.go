@@ -72,6 +72,19 @@
 // (PIDFD_SIGNAL_PROCESS_GROUP, Linux 6.9) as it does for its own children,
 // and the launcher reports the exit status.
 //
+// Without a pid namespace (user namespaces unavailable) the launcher is
+// its commands' child subreaper: what they leave behind, a process that
+// left its group with setsid included, is reparented to it, and it kills
+// all of that when its connection to Cohort closes or Cohort's launcher
+// thread dies (a parent-death signal it catches, SIGTERM, rather than
+// SIGKILL). Config.Unconfined makes such a launcher that confines nothing,
+// for the commands that run outside the sandbox (it is off, a call with
+// dangerouslyDisableSandbox, excludedCommands): they die with the session
+// too. What still escapes is a process another daemon starts on a
+// command's behalf (systemd-run, at, an ssh or tmux server already
+// running), which was never under the launcher; cgroups would catch those
+// only where Cohort is given a delegated cgroup, which it does not assume.
+//
 // The Landlock system calls are made directly: go-landlock's syscall
 // package links libcap's psx into the program for its all-threads calls,
 // which a per-thread sandbox does not want in Cohort.

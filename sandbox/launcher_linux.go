@@ -5,9 +5,11 @@ package sandbox
 import (
 	"fmt"
 	"os"
+	"os/signal"
 	"runtime"
 	"sync"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -41,12 +43,27 @@ type launcher struct {
 }
 
 func launcherMain(ns bool) int {
+	l := &launcher{conn: launcherFd, ns: ns, children: map[int]bool{}}
 	// Die with the thread of Cohort that started us (a thread that lives
 	// as long as Cohort); Go's Pdeathsig cannot be used with a new pid
 	// namespace, where getppid is 0 and it would kill us at once. The
-	// connection closing is the other way we learn Cohort is gone.
-	_ = unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(syscall.SIGKILL), 0, 0, 0)
-	l := &launcher{conn: launcherFd, ns: ns, children: map[int]bool{}}
+	// connection closing is the other way we learn Cohort is gone. In our
+	// own pid namespace dying is enough: the kernel kills every command
+	// with its init. Without one we are the commands' child subreaper, and
+	// the signal is one we catch, to kill what is left under us first.
+	if ns {
+		_ = unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(syscall.SIGKILL), 0, 0, 0)
+	} else {
+		_ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+		died := make(chan os.Signal, 1)
+		signal.Notify(died, syscall.SIGTERM)
+		_ = unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(syscall.SIGTERM), 0, 0, 0)
+		go func() {
+			<-died
+			killDescendants(time.Now().Add(killWait))
+			os.Exit(0)
+		}()
+	}
 	l.cond = sync.NewCond(&l.mu)
 	hello := &message{Op: "hello", Report: &Report{Namespaces: ns}}
 	if ns {
@@ -64,13 +81,9 @@ func launcherMain(ns bool) int {
 	go l.reap()
 	l.serve()
 	if !ns {
-		// Without a pid namespace the commands do not die with us: stop
-		// their groups.
-		l.mu.Lock()
-		for pid := range l.children {
-			_ = unix.Kill(-pid, unix.SIGKILL)
-		}
-		l.mu.Unlock()
+		// Without a pid namespace the commands do not die with us: kill
+		// them and everything they left behind.
+		killDescendants(time.Now().Add(killWait))
 	}
 	return 0
 }

@@ -23,6 +23,9 @@ type Policy struct {
 	HiddenSockets []string `json:"hiddenSockets,omitempty"`
 	// DenyNetwork puts commands in a network namespace of their own.
 	DenyNetwork bool `json:"denyNetwork,omitempty"`
+	// Unconfined sets nothing up: commands are forked as the launcher
+	// is (Config.Unconfined).
+	Unconfined bool `json:"unconfined,omitempty"`
 	// Without lists layers to leave out (tests and COHORT_SANDBOX_DISABLE):
 	// "landlock", "mounts", "seccomp".
 	Without []string `json:"without,omitempty"`

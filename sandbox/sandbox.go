@@ -30,13 +30,24 @@ type Config struct {
 	// Home is the user's home; CacheDir defaults to $XDG_CACHE_HOME or
 	// Home/.cache; CohortHome holds the session sockets.
 	Home, CacheDir, CohortHome string
-	// TempRoot is where the private TMPDIR is made (os.TempDir()).
+	// TempRoot is where the private TMPDIR is made: by default the
+	// session's temporary directory $COHORT_HOME/tmp/{SessionID} when it
+	// exists (swept with it if the session is killed), else os.TempDir().
 	TempRoot string
 	// Without lists layers to leave out: "landlock", "namespaces",
 	// "seccomp", "mounts" (tests, and COHORT_SANDBOX_DISABLE).
 	Without []string
 	// Executable is the binary started as the launcher (os.Executable()).
 	Executable string
+	// Unconfined makes a launcher that confines nothing: its commands run
+	// with Cohort's own rights, outside any namespace, with Cohort's
+	// TMPDIR; only the other fields' Executable is used. It is for the
+	// commands that run outside the sandbox (the sandbox is off, a call
+	// with dangerouslyDisableSandbox, sandbox.excludedCommands), so that
+	// they too die with the session when Cohort is killed: the launcher is
+	// their child subreaper and kills everything left under it when its
+	// connection to Cohort closes or Cohort's thread dies.
+	Unconfined bool
 }
 
 func (c *Config) without(layer string) bool {

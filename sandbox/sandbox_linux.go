@@ -51,7 +51,18 @@ func New(cfg Config) (*Sandbox, error) {
 		}
 		cfg.Executable = exe
 	}
+	if cfg.Unconfined {
+		return &Sandbox{cfg: cfg, policies: map[string]*policyEntry{}}, nil
+	}
 	root := cfg.TempRoot
+	if root == "" && cfg.CohortHome != "" && cfg.SessionID != "" {
+		// The session's temporary directory (made by the task registry),
+		// so that a session killed before Close leaves nothing in /tmp:
+		// the next session sweeps it with the rest.
+		if fi, err := os.Stat(filepath.Join(cfg.CohortHome, "tmp", cfg.SessionID)); err == nil && fi.IsDir() {
+			root = filepath.Join(cfg.CohortHome, "tmp", cfg.SessionID)
+		}
+	}
 	if root == "" {
 		root = os.TempDir()
 	}
@@ -95,7 +106,12 @@ func (s *Sandbox) Problems() []string { return append([]string(nil), s.problems.
 func (s *Sandbox) TempDir() string { return s.tmp }
 
 // Env is what a sandboxed command's environment gets on top of Cohort's.
-func (s *Sandbox) Env() []string { return []string{"TMPDIR=" + s.tmp} }
+func (s *Sandbox) Env() []string {
+	if s.cfg.Unconfined {
+		return nil
+	}
+	return []string{"TMPDIR=" + s.tmp}
+}
 
 // Start starts the launcher now rather than at the first command: in new
 // user, mount and pid namespaces where the kernel allows, else as a plain
@@ -119,7 +135,7 @@ func (s *Sandbox) conn() (*conn, error) {
 		s.startErr = errors.New("this kernel cannot signal a process group through a pidfd (Linux 6.9), which sandboxed commands need")
 		return nil, s.startErr
 	}
-	if !s.cfg.without("namespaces") {
+	if !s.cfg.without("namespaces") && !s.cfg.Unconfined {
 		if c, err := startLauncher(s.cfg.Executable, true); err == nil {
 			s.c = c
 			return c, nil
@@ -259,6 +275,9 @@ func (s *Sandbox) Close() error {
 	var err error
 	if c != nil {
 		err = c.close()
+	}
+	if s.tmp == "" {
+		return err
 	}
 	return errors.Join(err, os.RemoveAll(s.tmp))
 }

@@ -145,6 +145,7 @@ func (r *Registry) Consume(idOrName string, q *Queue) {
 		return
 	}
 	if t.notified.CompareAndSwap(false, true) {
+		_ = r.Release(t.id)
 		r.scheduleEviction(t)
 		return
 	}
@@ -268,7 +269,10 @@ func (r *Registry) Close(ctx context.Context) error {
 	if len(stuck) > 0 {
 		return fmt.Errorf("task registry close: %s still running: %w", strings.Join(stuck, ", "), ctx.Err())
 	}
-	r.closeOnce.Do(func() { r.rootErr = r.root.Close() })
+	r.closeOnce.Do(func() {
+		r.rootErr = r.root.Close()
+		r.closeSessionDir()
+	})
 	return r.rootErr
 }
 

@@ -79,6 +79,23 @@
 // cap one truncation note is written. The last 1,000 lines (each cut to
 // 4 KiB) stay in memory for the UI and TaskOutput.
 //
+// # The session directory and its cleanup
+//
+// $COHORT_HOME/tmp/{sessionId}/ belongs to the processes of a session
+// (the lead, and tmux teammates, which share its id): each Registry holds
+// a shared lease on its .lock (package internal/lease) from NewRegistry to
+// Close. When the last one closes, the directory is removed — except the
+// output files whose notifications were never delivered. Every task writes
+// tasks/{id}.pending when it starts, and it is removed once the
+// notification is drained from the parent's queue (or withdrawn because
+// TaskOutput gave the result, or the task had nobody to notify): an output
+// file that a notification still has to point at (the killed notification
+// a resumed session gives) stays until then. Undelivered lists the records
+// an earlier process of the session left; Release removes one once its
+// notification has been given another way. NewRegistry sweeps the
+// directories no process holds (sessions that were killed) the same way,
+// keeping pending outputs for Config.PendingRetention (30 days).
+//
 // An agent task whose Spec names its Transcript gets no second copy: its
 // output file is a hard link to the sidechain transcript the agent's engine
 // already writes (made without following links, checked through the opened

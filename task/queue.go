@@ -25,6 +25,10 @@ type Item struct {
 	From string
 	// Notification is set for ItemNotification.
 	Notification *Notification
+	// delivered, when set, runs once the item is drained or withdrawn:
+	// the registry's record that the task's notification has been handed
+	// over (its output file may then go with the session).
+	delivered func()
 }
 
 // ModelText returns what the model reads for the item.
@@ -73,7 +77,6 @@ func (q *Queue) EnqueueNotification(n Notification) {
 // first in first out.
 func (q *Queue) Drain(kinds ...ItemKind) []Item {
 	q.mu.Lock()
-	defer q.mu.Unlock()
 	var out, keep []Item
 	for _, it := range q.items {
 		if len(kinds) == 0 || slices.Contains(kinds, it.Kind) {
@@ -83,7 +86,13 @@ func (q *Queue) Drain(kinds ...ItemKind) []Item {
 		}
 	}
 	q.setItemsLocked(keep)
+	q.mu.Unlock()
 	slices.SortStableFunc(out, func(a, b Item) int { return int(a.Kind) - int(b.Kind) })
+	for _, it := range out {
+		if it.delivered != nil {
+			it.delivered()
+		}
+	}
 	return out
 }
 
@@ -92,14 +101,19 @@ func (q *Queue) Drain(kinds ...ItemKind) []Item {
 // result).
 func (q *Queue) Withdraw(taskID string) bool {
 	q.mu.Lock()
-	defer q.mu.Unlock()
 	i := slices.IndexFunc(q.items, func(it Item) bool {
 		return it.Kind == ItemNotification && it.Notification != nil && it.Notification.TaskID == taskID
 	})
 	if i < 0 {
+		q.mu.Unlock()
 		return false
 	}
+	delivered := q.items[i].delivered
 	q.setItemsLocked(slices.Delete(slices.Clone(q.items), i, i+1))
+	q.mu.Unlock()
+	if delivered != nil {
+		delivered()
+	}
 	return true
 }
 

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/cohort-dev/cohort/internal/lease"
 )
 
 // Registry defaults.
@@ -62,6 +64,12 @@ type Config struct {
 	// (defaults 3 s, and 30 s while Retain is set).
 	EvictGrace  time.Duration
 	RetainGrace time.Duration
+	// PendingRetention is how long the output file of a task whose
+	// notification was never delivered is kept after its session ended,
+	// for a resume (default DefaultPendingRetention).
+	PendingRetention time.Duration
+	// Logf, when set, hears of temporary files that could not be cleaned.
+	Logf func(format string, args ...any)
 }
 
 // Registry holds one session's tasks. Safe for concurrent use; Close ends
@@ -72,6 +80,8 @@ type Registry struct {
 	dir    string
 	root   *os.Root
 	randMu sync.Mutex
+	// lease is this process's shared hold on the session directory.
+	lease *lease.Lease
 
 	closeOnce sync.Once
 	rootErr   error
@@ -86,7 +96,9 @@ type Registry struct {
 }
 
 // NewRegistry prepares Home/tmp/SessionID/tasks (directories 0700, none of
-// them a symbolic link) and returns an empty registry.
+// them a symbolic link), holding the session directory's lease until
+// Close, and returns an empty registry. It first sweeps the directories of
+// sessions no process uses any more (see the package doc).
 func NewRegistry(cfg Config) (*Registry, error) {
 	if cfg.Home == "" {
 		return nil, errors.New("task registry: Config.Home (COHORT_HOME) is empty")
@@ -102,16 +114,20 @@ func NewRegistry(cfg Config) (*Registry, error) {
 	cfg.RetainGrace = cmp.Or(cfg.RetainGrace, DefaultRetainGrace)
 	cfg.Output = cfg.Output.withDefaults()
 
-	dir, err := makeTaskDir(cfg.Home, cfg.SessionID)
+	if err := sweepTmp(cfg.Home, cfg.SessionID, cfg.PendingRetention, cfg.Clock.Now()); err != nil && cfg.Logf != nil {
+		cfg.Logf("task registry: sweeping the temporary files of ended sessions: %v", err)
+	}
+	dir, l, err := claimSessionDir(cfg.Home, cfg.SessionID)
 	if err != nil {
 		return nil, err
 	}
 	root, err := os.OpenRoot(dir)
 	if err != nil {
+		l.Release()
 		return nil, fmt.Errorf("task registry: open %s: %w", dir, err)
 	}
 	return &Registry{
-		cfg: cfg, clock: cfg.Clock, dir: dir, root: root,
+		cfg: cfg, clock: cfg.Clock, dir: dir, root: root, lease: l,
 		tasks: map[string]*Task{}, byName: map[string]*Task{}, byAgent: map[string]*Task{},
 		kids: map[string][]string{}, ghosts: map[string]string{},
 	}, nil
@@ -173,11 +189,16 @@ func (r *Registry) Start(ctx context.Context, spec Spec, run RunFunc) (*Task, er
 	if err := r.createOutput(t); err != nil {
 		return nil, err
 	}
+	if err := r.markPending(t); err != nil {
+		r.discardOutput(t)
+		return nil, fmt.Errorf("task start: record the task: %w", err)
+	}
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	t.cancel = cancel
 	if err := r.register(t); err != nil {
 		cancel()
 		r.discardOutput(t)
+		_ = r.Release(t.id)
 		return nil, err
 	}
 	r.arm(ctx, t)
@@ -408,7 +429,10 @@ func (r *Registry) finish(t *Task, oc Outcome, runErr error) {
 	// notified without a queue entry; so does a task nobody listens to.
 	if t.notified.CompareAndSwap(false, true) {
 		if bg && t.spec.Queue != nil {
-			t.spec.Queue.EnqueueNotification(n)
+			id := t.id
+			t.spec.Queue.Enqueue(Item{Kind: ItemNotification, Notification: &n, delivered: func() { _ = r.Release(id) }})
+		} else {
+			_ = r.Release(t.id) // nobody is to be notified
 		}
 		r.scheduleEviction(t)
 	}

@@ -10,6 +10,7 @@
 //	$COHORT_HOME/teams/{team}/
 //	    config.json      the team file (Claude Code's fields, camelCase)
 //	    config.lock      flock(2) sidecar serialising read-modify-write of config.json
+//	    lead.lock        the lead lock: held by the process leading the team (see below)
 //	    inboxes/         the team's mailbox directory (package mailbox)
 //	    tasks/
 //	        {id}.json    one file per task
@@ -53,8 +54,35 @@
 //     reads them. Delete removes the whole directory; shutting members down
 //     first is the caller's job (ActiveMembers lists them).
 //   - A team directory without config.json (a Create that crashed) is not
-//     listed and not loadable, blocks a new Create of that name, and is
-//     removed by Delete.
+//     listed by List and not loadable, blocks a new Create of that name, and
+//     is removed by Delete; ListAll lists it and Claim takes it over.
+//
+// # Who leads: orphaned teams
+//
+// A team outlives the session that made it (its task list and mailboxes
+// are files), and the isActive flags in its file say what was true when
+// they were last written, not whether anyone still runs. So the process
+// leading a team holds a lease on lead.lock (package internal/lease: a
+// flock, which the kernel drops when the process ends however it ends,
+// SIGKILL included) recording its session, pid and host. LeadStatus probes
+// it: held means Led, anything else Orphaned.
+//
+//   - Claim is how a lead gets a team: a free name is created with the lock
+//     taken before config.json exists (the team is never visible unled while
+//     its creator runs); an orphaned team is taken over — kept as it was
+//     when the same session led it (a resumed session) and replaced by a
+//     new, empty team otherwise, since another session's stale members,
+//     tasks and messages would only mislead; a led team is refused with
+//     ErrLed naming the session that leads it.
+//   - Replacing happens in place under the lock (config.json removed
+//     first, then everything but the two lock files): deleting the
+//     directory would leave the new lead holding a lock on an unlinked
+//     file.
+//   - DeleteOrphaned holds the lead lock while it deletes, so no session
+//     takes over a team half deleted. Create (used by tests and tools that
+//     only edit files) takes no lead: such a team is orphaned at once.
+//   - A team made by an older Cohort has no lead.lock and counts as
+//     orphaned.
 //
 // # Task list
 //

@@ -75,7 +75,7 @@ func mustTasks(t testing.TB, s *Store, team string) *TaskList {
 // Helper processes: the multi-process tests re-run this test binary with
 // -test.run=^TestHelperProcess$ and these variables set.
 const (
-	envHelper = "COHORT_TEAM_HELPER" // "addmember" or "claim"
+	envHelper = "COHORT_TEAM_HELPER" // "addmember", "claim" or "lead"
 	envRoot   = "COHORT_TEAM_ROOT"
 	envTeam   = "COHORT_TEAM_NAME"
 	envNames  = "COHORT_TEAM_NAMES" // comma-separated member names to add
@@ -132,6 +132,14 @@ func runHelper(mode string) (string, error) {
 			return "lost", nil
 		}
 		return "", err
+	case "lead":
+		// Lead the team, say so, and hold the lead until killed.
+		if _, err := s.Claim(ctx, CreateSpec{Name: team, Description: "led by a helper", LeadSessionID: os.Getenv(envOwner)}); err != nil {
+			return "", err
+		}
+		fmt.Println("led")
+		_, _ = bufio.NewReader(os.Stdin).ReadString('\n')
+		return "released", nil
 	}
 	return "", fmt.Errorf("unknown helper mode %q", mode)
 }

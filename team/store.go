@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cohort-dev/cohort/internal/atomicfile"
+	"github.com/cohort-dev/cohort/internal/lease"
 	"github.com/cohort-dev/cohort/mailbox"
 )
 
@@ -148,34 +149,67 @@ type CreateSpec struct {
 // Create makes a team: its directory, config.json with the lead as the
 // first member, the mailbox with the lead's inbox, and tasks/. It fails
 // with ErrExists when the directory exists and ErrInvalidName for a bad
-// name.
+// name. It takes no lead lock: the team is orphaned from the start unless
+// made by Claim, which a running lead uses.
 func (s *Store) Create(ctx context.Context, spec CreateSpec) (*Team, error) {
+	t, _, err := s.create(ctx, spec, nil)
+	return t, err
+}
+
+// create is Create; with holder set it takes the lead lock for holder
+// before config.json exists, so a team is never visible unled while its
+// creator runs.
+func (s *Store) create(ctx context.Context, spec CreateSpec, holder *lease.Holder) (*Team, *Leadership, error) {
+	cfg, leadName, err := s.newConfig(spec)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := os.MkdirAll(s.cfg.Root, 0o700); err != nil {
+		return nil, nil, fmt.Errorf("team create: %w", err)
+	}
+	dir := filepath.Join(s.cfg.Root, spec.Name)
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return nil, nil, fmt.Errorf("team create %q: %w (in %s); pick another name or delete the old team", spec.Name, ErrExists, s.cfg.Root)
+		}
+		return nil, nil, fmt.Errorf("team create: %w", err)
+	}
+	var ld *Leadership
+	if holder != nil {
+		l, err := lease.Acquire(ctx, filepath.Join(dir, LeadLock), *holder, lease.Options{})
+		if err != nil {
+			os.RemoveAll(dir)
+			return nil, nil, fmt.Errorf("team create %q: %w", spec.Name, err)
+		}
+		ld = &Leadership{l: l}
+	}
+	if err := s.populate(ctx, dir, leadName, cfg); err != nil {
+		// Leave no half-made team behind: the name stays free.
+		ld.Release()
+		os.RemoveAll(dir)
+		return nil, nil, fmt.Errorf("team create %q: %w", spec.Name, err)
+	}
+	return &Team{Config: cfg.Clone(), Dir: dir}, ld, nil
+}
+
+// newConfig is the team file of a new team, and the lead's name.
+func (s *Store) newConfig(spec CreateSpec) (Config, string, error) {
 	if err := ValidateName(spec.Name); err != nil {
-		return nil, fmt.Errorf("team create: %w", err)
+		return Config{}, "", fmt.Errorf("team create: %w", err)
 	}
 	leadName := LeadName
 	if spec.LeadAgentID != "" {
 		n, t, err := ParseAgentID(spec.LeadAgentID)
 		if err != nil {
-			return nil, fmt.Errorf("team create: lead: %w", err)
+			return Config{}, "", fmt.Errorf("team create: lead: %w", err)
 		}
 		if t != spec.Name {
-			return nil, fmt.Errorf("team create: lead agent id %q belongs to team %q, not %q", spec.LeadAgentID, t, spec.Name)
+			return Config{}, "", fmt.Errorf("team create: lead agent id %q belongs to team %q, not %q", spec.LeadAgentID, t, spec.Name)
 		}
 		leadName = n
 	}
-	if err := os.MkdirAll(s.cfg.Root, 0o700); err != nil {
-		return nil, fmt.Errorf("team create: %w", err)
-	}
-	dir := filepath.Join(s.cfg.Root, spec.Name)
-	if err := os.Mkdir(dir, 0o700); err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return nil, fmt.Errorf("team create %q: %w (in %s); pick another name or delete the old team", spec.Name, ErrExists, s.cfg.Root)
-		}
-		return nil, fmt.Errorf("team create: %w", err)
-	}
 	now := s.cfg.Now()
-	cfg := Config{
+	return Config{
 		Name: spec.Name, Description: spec.Description, CreatedAt: now,
 		LeadAgentID: AgentID(leadName, spec.Name), LeadSessionID: spec.LeadSessionID,
 		Members: []Member{{
@@ -183,13 +217,7 @@ func (s *Store) Create(ctx context.Context, spec CreateSpec) (*Team, error) {
 			Model: spec.LeadModel, JoinedAt: now, Cwd: spec.Cwd, IsActive: true,
 			Mode: spec.LeadMode, SessionID: spec.LeadSessionID,
 		}},
-	}
-	if err := s.populate(ctx, dir, leadName, cfg); err != nil {
-		// Leave no half-made team behind: the name stays free.
-		os.RemoveAll(dir)
-		return nil, fmt.Errorf("team create %q: %w", spec.Name, err)
-	}
-	return &Team{Config: cfg.Clone(), Dir: dir}, nil
+	}, leadName, nil
 }
 
 // populate fills a new team directory; config.json comes last, so a team
@@ -259,6 +287,27 @@ func (s *Store) List() ([]string, error) {
 			continue
 		}
 		if _, err := os.Stat(s.configPath(e.Name())); err == nil {
+			out = append(out, e.Name())
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// ListAll returns the names of every team directory, sorted, including
+// those without a readable team file (a creation cut short): `cohort teams`
+// lists and removes them too.
+func (s *Store) ListAll() ([]string, error) {
+	entries, err := os.ReadDir(s.cfg.Root)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("team list: %w", err)
+	}
+	var out []string
+	for _, e := range entries {
+		if e.IsDir() && ValidateName(e.Name()) == nil {
 			out = append(out, e.Name())
 		}
 	}

@@ -18,6 +18,24 @@
 //     idle when its status says so and its inbox has no unacknowledged
 //     message (mailbox.Dir.Pending), and dead when its process is gone or its
 //     heartbeat is older than DeadAfter.
+//   - The lead holds the team's lead lock (team.Store.Claim) while it leads
+//     and publishes a status file of its own (status/team-lead.json) with
+//     a heartbeat, like every teammate. Close marks it inactive and gives
+//     the lock up, so a session that ends — or is killed — leaves its team
+//     orphaned: TeamCreate of that name in a later session takes it over
+//     (kept for the same session, replaced for another), TeamDelete of an
+//     orphaned team works from any session, and Teams, RemoveTeam and
+//     Prune back `cohort teams`.
+//   - Liveness goes both ways. A teammate in its own process (a tmux pane)
+//     checks its lead every heartbeat through the lead lock: free (the
+//     lead's process ended, SIGKILL included), held by another session (the
+//     team was taken over) or the team deleted all mean the lead is gone.
+//     The teammate then lets its current turn run for
+//     Config.LeadGoneGrace (2 s) before cancelling it, publishes stopped
+//     with the reason, marks itself inactive and Run returns ErrLeadGone;
+//     the last one out of the lead's private tmux server (its socket in
+//     $COHORT_HOME/tmux) kills that server, which nothing else would. An
+//     in-process teammate lives and dies with its lead and does not watch.
 //   - A teammate acknowledges a chat message when the engine takes it into
 //     the conversation (the Inbox drain), so a message is never lost while it
 //     waits for a tool-result boundary; control messages (permission and plan

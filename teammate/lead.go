@@ -82,6 +82,12 @@ type Lead struct {
 	queue    *task.Queue
 	mbox     *mailbox.Dir
 	stopTeam func() // ends the current team's readers and monitor
+	// leadership is the team's lead lock, held while this session leads
+	// it: the team is orphaned the moment the process ends, however it
+	// ends.
+	leadership *team.Leadership
+	// claim says how the current team came to be led (team.Claim*).
+	claim    string
 	members  map[string]*handle
 	shutdown waiters
 	changes  signal
@@ -147,7 +153,10 @@ func (l *Lead) emit(ev Event) {
 
 // CreateTeam makes a team led by lead (the session's main agent) and
 // starts reading the lead's inbox: what arrives goes to lead's queue. A
-// session leads one team at a time.
+// session leads one team at a time. The name of an orphaned team (its
+// lead's session ended) is taken over: the team is kept when this session
+// led it before (a resumed session), replaced by a new one otherwise; a
+// team a running session leads is refused (team.ErrLed).
 func (l *Lead) CreateTeam(ctx context.Context, lead *runtime.Agent, name, description string) (*team.Team, error) {
 	l.mu.Lock()
 	current := l.team
@@ -155,27 +164,105 @@ func (l *Lead) CreateTeam(ctx context.Context, lead *runtime.Agent, name, descri
 	if current != "" {
 		return nil, fmt.Errorf("this session already leads team %q; delete it with TeamDelete before creating another", current)
 	}
-	t, err := l.cfg.Store.Create(ctx, team.CreateSpec{Name: name, Description: description,
+	c, err := l.cfg.Store.Claim(ctx, team.CreateSpec{Name: name, Description: description,
 		LeadSessionID: l.cfg.SessionID, LeadModel: l.cfg.LeadModel, Cwd: lead.Info().Cwd})
 	if err != nil {
 		return nil, err
 	}
+	if c.How == team.ClaimAdopted {
+		l.forgetGone(ctx, name)
+	}
+	if err := l.lead(c, lead); err != nil {
+		c.Lead.Release()
+		return nil, err
+	}
+	l.emit(Event{Kind: EventTeamCreated, Team: name, Text: description})
+	return c.Team, nil
+}
+
+// Resume takes back the team this session led before it ended (a resumed
+// session, --continue or --resume): the most recent orphaned team whose
+// leadSessionId is this session's. It returns the team's name, or "" when
+// there is none. Call it once the resumed lead agent exists, before its
+// first turn.
+func (l *Lead) Resume(ctx context.Context, lead *runtime.Agent) (string, error) {
+	names, err := l.cfg.Store.List()
+	if err != nil {
+		return "", err
+	}
+	var best *team.Team
+	for _, n := range names {
+		t, err := l.cfg.Store.Load(n)
+		if err != nil || t.Config.LeadSessionID != l.cfg.SessionID {
+			continue
+		}
+		if info, err := l.cfg.Store.LeadStatus(n); err != nil || info.State == team.Led {
+			continue
+		}
+		if best == nil || t.Config.CreatedAt.After(best.Config.CreatedAt) {
+			best = t
+		}
+	}
+	if best == nil {
+		return "", nil
+	}
+	if _, err := l.CreateTeam(ctx, lead, best.Name(), best.Config.Description); err != nil {
+		return "", err
+	}
+	return best.Name(), nil
+}
+
+// forgetGone marks inactive the members of an adopted team whose processes
+// no longer run (they died with the session that led them), so the team is
+// not busy forever waiting for them.
+func (l *Lead) forgetGone(ctx context.Context, name string) {
+	st := Inspect(l.cfg.Store, name)
+	dir, _ := l.cfg.Store.Dir(name)
+	for _, m := range st.Members {
+		if !m.Active || m.Running {
+			continue
+		}
+		if _, err := l.cfg.Store.SetActive(ctx, name, m.Name, false); err != nil {
+			l.cfg.Logf("teammate: mark %s inactive: %v", m.Name, err)
+		}
+		if s, ok, _ := readStatus(dir, m.Name); ok && s.State != StateStopped {
+			pub := &publisher{path: statusPath(dir, m.Name), st: s, now: l.cfg.Now}
+			_ = pub.set(StateDead)
+		}
+	}
+}
+
+// lead starts leading the claimed team: the lead's inbox reader, the
+// monitor of process teammates, the status watch and the lead's own
+// heartbeat (teammates in other processes watch it).
+func (l *Lead) lead(c *team.Claimed, lead *runtime.Agent) error {
+	t, name := c.Team, c.Team.Name()
 	mbox, err := l.cfg.Store.Mailbox(name)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	r, err := mbox.OpenReader(team.LeadName)
 	if err != nil {
-		return nil, err
+		return err
 	}
+	pub, err := newPublisher(t.Dir, team.LeadName, l.cfg.Now)
+	if err != nil {
+		r.Close()
+		return fmt.Errorf("lead status file: %w", err)
+	}
+	_ = pub.set(StateBusy)
 	tctx, cancel := context.WithCancel(l.ctx)
 	var twg sync.WaitGroup
 	l.mu.Lock()
-	l.team, l.mbox = name, mbox
+	l.team, l.mbox, l.leadership, l.claim = name, mbox, c.Lead, c.How
 	l.leadID, l.queue = lead.ID(), lead.Queue()
-	l.stopTeam = func() { cancel(); twg.Wait() }
+	l.stopTeam = func() {
+		cancel()
+		twg.Wait()
+		_ = pub.set(StateStopped)
+	}
 	l.mu.Unlock()
-	twg.Add(3)
+	twg.Add(4)
 	go func() {
 		defer twg.Done()
 		defer r.Close()
@@ -183,33 +270,45 @@ func (l *Lead) CreateTeam(ctx context.Context, lead *runtime.Agent, name, descri
 	}()
 	go func() { defer twg.Done(); l.monitor(tctx, name) }()
 	go func() { defer twg.Done(); l.watchStatus(tctx, t.Dir) }()
-	l.emit(Event{Kind: EventTeamCreated, Team: name, Text: description})
-	return t, nil
+	go func() { defer twg.Done(); beat(tctx, pub, l.cfg.Heartbeat, l.cfg.Logf) }()
+	return nil
 }
 
-// Close stops the lead's readers and monitors. Teammates are stopped by
-// Shutdown (gracefully) or by the task registry (when the session ends).
+// Close stops the lead's readers and monitors and gives up the lead of its
+// team, which is then orphaned: the next session may take the name over or
+// delete the team. Teammates are stopped by Shutdown (gracefully) or by the
+// task registry (when the session ends).
 func (l *Lead) Close() {
 	l.cancel()
 	l.mu.Lock()
-	stop := l.stopTeam
+	stop, name, ld := l.stopTeam, l.team, l.leadership
+	l.stopTeam, l.leadership = nil, nil
 	l.mu.Unlock()
 	if stop != nil {
 		stop()
+	}
+	if ld != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		if _, err := l.cfg.Store.SetActive(ctx, name, team.LeadName, false); err != nil {
+			l.cfg.Logf("teammate: mark the lead of %s inactive: %v", name, err)
+		}
+		cancel()
+		ld.Release()
 	}
 	l.wg.Wait()
 }
 
 // leave forgets the current team (after TeamDelete): its readers and
-// monitor stop.
+// monitor stop and the lead lock is given up.
 func (l *Lead) leave() {
 	l.mu.Lock()
-	stop := l.stopTeam
-	l.team, l.mbox, l.stopTeam = "", nil, nil
+	stop, ld := l.stopTeam, l.leadership
+	l.team, l.mbox, l.stopTeam, l.leadership, l.claim = "", nil, nil, nil, ""
 	l.mu.Unlock()
 	if stop != nil {
 		stop()
 	}
+	ld.Release()
 }
 
 // enqueueLead puts it in the queue of the agent leading the team.

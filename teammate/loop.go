@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -46,6 +48,18 @@ type Config struct {
 	// Guard confines an isolated teammate to its worktree (its Member.Cwd
 	// lies inside it).
 	Guard tool.WriteGuard
+	// LeadGoneGrace is how long a teammate in its own process (ParentID
+	// empty) whose lead is gone lets its turn run on before cancelling it
+	// (default DefaultLeadGoneGrace); it then records that it stopped and
+	// Run returns ErrLeadGone.
+	LeadGoneGrace time.Duration
+	// PrivateTmuxDir is where the lead's private tmux servers have their
+	// sockets (default: the tmux directory beside the teams root,
+	// $COHORT_HOME/tmux, as the CLI makes them). A teammate whose lead is
+	// gone and that runs in such a server takes it down as the last one out.
+	PrivateTmuxDir string
+	// Getenv reads this process's environment ($TMUX; default os.Getenv).
+	Getenv func(string) string
 }
 
 // Loop is one running team member: it turns the messages of its inbox
@@ -60,6 +74,7 @@ type Loop struct {
 	control   chan mailbox.Message
 	replies   waiters
 	agent     *runtime.Agent
+	lead      *leadWatch
 	closeOnce sync.Once
 	// testHookTaken, when set (tests), runs after the teammate has taken
 	// its next messages and before it works on them.
@@ -82,6 +97,15 @@ func (c *Config) defaults() {
 	if c.Logf == nil {
 		c.Logf = func(string, ...any) {}
 	}
+	if c.LeadGoneGrace == 0 {
+		c.LeadGoneGrace = DefaultLeadGoneGrace
+	}
+	if c.Getenv == nil {
+		c.Getenv = os.Getenv
+	}
+	if c.PrivateTmuxDir == "" && c.Store != nil {
+		c.PrivateTmuxDir = filepath.Join(filepath.Dir(c.Store.Root()), "tmux")
+	}
 }
 
 // Start registers a teammate: it takes its inbox (only one reader
@@ -90,7 +114,7 @@ func (c *Config) defaults() {
 func Start(ctx context.Context, cfg Config) (*Loop, error) {
 	cfg.defaults()
 	m := cfg.Member
-	tm := &Loop{cfg: cfg, name: m.Name, control: make(chan mailbox.Message, 4)}
+	tm := &Loop{cfg: cfg, name: m.Name, control: make(chan mailbox.Message, 4), lead: newLeadWatch()}
 	dir, err := cfg.Store.Dir(cfg.Team)
 	if err != nil {
 		return nil, err
@@ -179,10 +203,26 @@ func roleNote(teamName string, m team.Member) string {
 func (tm *Loop) Name() string { return tm.name }
 
 // Run runs the teammate until it is shut down or ctx ends. It starts with
-// the member's spawn prompt, then takes a turn per batch of messages.
+// the member's spawn prompt, then takes a turn per batch of messages. A
+// teammate in its own process also ends when its lead is gone (ErrLeadGone):
+// it finishes its turn (cancelling it after Config.LeadGoneGrace), records
+// that it stopped and why, and, as the last teammate of a private tmux
+// server, takes the server down.
 func (tm *Loop) Run(ctx context.Context) error {
+	err := tm.run(ctx)
+	if errors.Is(err, ErrLeadGone) {
+		tm.leaveTmux()
+	}
+	return err
+}
+
+func (tm *Loop) run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	// turnCtx is ctx, also cancelled once the lead is gone and its grace
+	// has passed.
+	turnCtx, cancelTurn := context.WithCancelCause(ctx)
+	defer cancelTurn(nil)
 	var wg sync.WaitGroup
 	defer func() {
 		cancel()
@@ -192,6 +232,10 @@ func (tm *Loop) Run(ctx context.Context) error {
 	wg.Add(2)
 	go func() { defer wg.Done(); receiveLoop(ctx, tm.reader, tm.dispatch, tm.cfg.Logf) }()
 	go func() { defer wg.Done(); tm.heartbeat(ctx) }()
+	if tm.cfg.ParentID == "" {
+		wg.Add(1)
+		go func() { defer wg.Done(); tm.watchLead(ctx, cancelTurn) }()
+	}
 
 	rt := tm.cfg.Runtime
 	blocks := append(append([]llm.Block(nil), tm.agent.Opening()...), llm.Text(tm.cfg.Member.Prompt))
@@ -202,7 +246,10 @@ func (tm *Loop) Run(ctx context.Context) error {
 		if tm.testHookTaken != nil {
 			tm.testHookTaken()
 		}
-		res, err := rt.Activate(ctx, tm.agent, blocks, origin, first)
+		res, err := rt.Activate(turnCtx, tm.agent, blocks, origin, first)
+		if tm.lead.isGone() {
+			return tm.orphaned()
+		}
 		if ctx.Err() != nil {
 			_ = tm.status.set(StateStopped)
 			return ctx.Err()
@@ -229,6 +276,9 @@ func (tm *Loop) Run(ctx context.Context) error {
 		_ = tm.status.set(StateIdle)
 		var stop bool
 		if blocks, stop, err = tm.awaitWork(ctx); stop {
+			if tm.lead.isGone() {
+				return tm.orphaned()
+			}
 			return err
 		}
 		origin = session.OriginTeammate
@@ -251,6 +301,8 @@ func (tm *Loop) awaitWork(ctx context.Context) (blocks []llm.Block, stop bool, e
 				_ = tm.status.set(StateStopped)
 				return nil, true, nil
 			}
+		case <-tm.lead.gone:
+			return nil, true, nil
 		case <-ctx.Done():
 			_ = tm.status.set(StateStopped)
 			return nil, true, ctx.Err()
@@ -371,15 +423,22 @@ func (tm *Loop) reply(ctx context.Context, p mailbox.Payload) {
 }
 
 func (tm *Loop) heartbeat(ctx context.Context) {
-	t := time.NewTicker(tm.cfg.Heartbeat)
+	beat(ctx, tm.status, tm.cfg.Heartbeat, func(format string, args ...any) {
+		tm.cfg.Logf("teammate "+tm.name+": "+format, args...)
+	})
+}
+
+// beat refreshes pub's heartbeat every interval until ctx ends.
+func beat(ctx context.Context, pub *publisher, every time.Duration, logf func(string, ...any)) {
+	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			if err := tm.status.beat(); err != nil {
-				tm.cfg.Logf("teammate %s: heartbeat: %v", tm.name, err)
+			if err := pub.beat(); err != nil {
+				logf("heartbeat: %v", err)
 			}
 		}
 	}

@@ -36,6 +36,9 @@ type Status struct {
 	// Host tells a process on another machine apart (its pid means nothing
 	// here).
 	Host string `json:"host,omitempty"`
+	// Reason says why a teammate stopped, when it was not asked to (its
+	// lead was gone).
+	Reason string `json:"reason,omitempty"`
 }
 
 // statusPath is where a teammate publishes its status.
@@ -87,6 +90,15 @@ func (p *publisher) set(s State) error {
 	p.st.State = s
 	p.st.Seq++
 	return p.writeLocked()
+}
+
+// stop publishes stopped with a reason.
+func (p *publisher) stop(reason string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.st.State, p.st.Reason = StateStopped, reason
+	p.st.Seq++
+	_ = p.writeLocked()
 }
 
 func (p *publisher) state() State {

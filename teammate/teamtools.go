@@ -61,18 +61,36 @@ func (l *Lead) create(ctx context.Context, rt *runtime.Runtime, env *tool.Env, i
 	switch {
 	case errors.Is(err, team.ErrInvalidName):
 		return tool.Errorf("Invalid team name %q: use letters, digits, '-' and '_' (at most 64, starting with a letter or digit).", in.TeamName), nil
-	case errors.Is(err, team.ErrExists):
-		return tool.Errorf("A team named %q already exists. Choose another name, or delete it first.", in.TeamName), nil
+	case errors.Is(err, team.ErrLed):
+		return tool.Errorf("A team named %q exists and another running session leads it (%v). Choose another name.", in.TeamName, err), nil
 	case err != nil:
 		return tool.Errorf("Could not create team %q: %v", in.TeamName, err), nil
 	}
-	return tool.Text(fmt.Sprintf("Team %s created; you are its lead (%s). Spawn teammates with Agent{team_name: %q, name: \"…\", prompt: \"…\"}, plan the work in the shared task list, and coordinate with SendMessage.",
-		in.TeamName, tm.Config.LeadAgentID, in.TeamName)), nil
+	text := fmt.Sprintf("Team %s created; you are its lead (%s). Spawn teammates with Agent{team_name: %q, name: \"…\", prompt: \"…\"}, plan the work in the shared task list, and coordinate with SendMessage.",
+		in.TeamName, tm.Config.LeadAgentID, in.TeamName)
+	switch l.claimed() {
+	case team.ClaimAdopted:
+		text = fmt.Sprintf("Team %s taken over: this session led it before it ended, and you lead it again (%s). Its task list and mailboxes are as they were; teammates that ran then are gone: spawn them again with Agent{team_name: %q, …} if their work must go on.",
+			in.TeamName, tm.Config.LeadAgentID, in.TeamName)
+	case team.ClaimReplaced:
+		text += " (An orphaned team of that name, left by a session that ended, was replaced.)"
+	}
+	return tool.Text(text), nil
+}
+
+// claimed says how the current team came to be led.
+func (l *Lead) claimed() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.claim
 }
 
 func (l *Lead) delete(ctx context.Context, env *tool.Env, in deleteInput) (tool.Result, error) {
-	if !l.isLead(env) || l.teamName() != in.TeamName {
-		return tool.Errorf("You can only delete the team you lead (%q).", l.teamName()), nil
+	if !l.isLead(env) {
+		return tool.Errorf("Only the session's lead agent can delete a team."), nil
+	}
+	if l.teamName() != in.TeamName {
+		return l.deleteOrphaned(ctx, in)
 	}
 	l.Shutdown(ctx, "the team is being deleted")
 	if active := l.activeTeammates(); len(active) > 0 && !in.Force {
@@ -84,6 +102,25 @@ func (l *Lead) delete(ctx context.Context, env *tool.Env, in deleteInput) (tool.
 	}
 	l.emit(Event{Kind: EventTeamDeleted, Team: in.TeamName})
 	return tool.Text(fmt.Sprintf("Team %s deleted.", in.TeamName)), nil
+}
+
+// deleteOrphaned deletes a team no running session leads (its lead's
+// session ended); a team another running session leads is refused.
+func (l *Lead) deleteOrphaned(ctx context.Context, in deleteInput) (tool.Result, error) {
+	if alive := l.liveTeammates(in.TeamName); len(alive) > 0 && !in.Force {
+		return tool.Errorf("Team %q has no running lead, but its teammates %v still run; call TeamDelete with force: true to delete it anyway (they stop when they notice).", in.TeamName, alive), nil
+	}
+	err := l.cfg.Store.DeleteOrphaned(ctx, in.TeamName)
+	switch {
+	case errors.Is(err, team.ErrNotFound), errors.Is(err, team.ErrInvalidName):
+		return tool.Errorf("There is no team %q.", in.TeamName), nil
+	case errors.Is(err, team.ErrLed):
+		return tool.Errorf("You can only delete the team you lead (%q) or one whose lead's session has ended; %v.", l.teamName(), err), nil
+	case err != nil:
+		return tool.Errorf("Could not delete team %q: %v", in.TeamName, err), nil
+	}
+	l.emit(Event{Kind: EventTeamDeleted, Team: in.TeamName})
+	return tool.Text(fmt.Sprintf("Team %s deleted (its lead's session had ended).", in.TeamName)), nil
 }
 
 // activeTeammates lists members other than the lead still marked active.

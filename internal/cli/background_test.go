@@ -278,6 +278,7 @@ func TestBackgroundOutputFileGrows(t *testing.T) {
 	rt := &router{}
 	h := newHarness(t, rt.policy)
 	tr := newTranscriber()
+	tr.home = h.vars["COHORT_HOME"]
 	tr.install(rt, h.write("notes.txt", "the notes\n"))
 	run := startCLI(t, h, "-p", "LEAD-file: start a transcriber", "--output-format", "json")
 	var path string
@@ -327,28 +328,61 @@ func TestBackgroundOutputFileGrows(t *testing.T) {
 	if r := h.result(run.stdout); r.Result != "transcript seen" {
 		t.Fatalf("result = %+v", r)
 	}
-	final, _, err := transcriptLines(path, 6)
-	if err != nil {
-		t.Fatal(err)
+	// The lead looked at the file when the notification pointing at it
+	// came: complete, and the agent's sidechain transcript itself, not a
+	// second copy of the conversation.
+	var look finalLook
+	select {
+	case look = <-tr.final:
+	default:
+		t.Fatal("the lead never got the notification")
 	}
-	if len(final) != 6 || !strings.Contains(final[5], "two reads done") {
-		t.Fatalf("final transcript has %d lines, last %s", len(final), final[len(final)-1])
+	if look.err != nil {
+		t.Fatalf("the output file was not there when its notification came: %v", look.err)
+	}
+	if len(look.lines) != 6 || !strings.Contains(look.lines[5], "two reads done") {
+		t.Fatalf("final transcript has %d lines, last %s", len(look.lines), look.lines[len(look.lines)-1])
 	}
 	got := userNotices(finalHistory(t, h.srv, "LEAD-file:"))
 	if len(got) != 1 || got[0].OutputFile != path || got[0].Status != "completed" {
 		t.Fatalf("notifications = %+v, want one completed pointing at %s", got, path)
 	}
-	// The output file is the agent's sidechain transcript itself, not a
-	// second copy of the conversation.
+	if len(look.sidechains) != 1 || !look.same {
+		t.Fatalf("the output file %s is not the sidechain transcript %v", path, look.sidechains)
+	}
+	// Its notification delivered and the session over, the session's
+	// temporary directory is gone, the file with it (issue 17 item 10);
+	// the sidechain transcript stays.
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("the output file outlived its session: %v", err)
+	}
+	if _, err := os.Stat(look.sidechains[0]); err != nil {
+		t.Errorf("the sidechain transcript went with the output file: %v", err)
+	}
+}
+
+// finalLook is what the lead of TestBackgroundOutputFileGrows saw of the
+// output file when the notification came.
+type finalLook struct {
+	lines      []string
+	sidechains []string
+	same       bool // the output file is the sidechain transcript
+	err        error
+}
+
+func lookAtOutput(home, path string) finalLook {
+	lines, fi, err := transcriptLines(path, 6)
+	if err != nil {
+		return finalLook{err: err}
+	}
 	agentID := strings.TrimSuffix(filepath.Base(path), ".output")
-	sidechains, _ := filepath.Glob(filepath.Join(h.vars["COHORT_HOME"], "projects", "*", "*", "subagents", "agent-"+agentID+".jsonl"))
-	out, err := os.Stat(path)
-	if err != nil || len(sidechains) != 1 {
-		t.Fatalf("output %s (%v), sidechain transcripts %v", path, err, sidechains)
+	sidechains, _ := filepath.Glob(filepath.Join(home, "projects", "*", "*", "subagents", "agent-"+agentID+".jsonl"))
+	look := finalLook{lines: lines, sidechains: sidechains}
+	if len(sidechains) == 1 {
+		side, err := os.Stat(sidechains[0])
+		look.same = err == nil && os.SameFile(fi, side)
 	}
-	if side, err := os.Stat(sidechains[0]); err != nil || !os.SameFile(out, side) {
-		t.Fatalf("the output file %s is not the sidechain transcript %s", path, sidechains[0])
-	}
+	return look
 }
 
 // transcriber scripts TestBackgroundOutputFileGrows: the lead passes on
@@ -357,10 +391,13 @@ func TestBackgroundOutputFileGrows(t *testing.T) {
 type transcriber struct {
 	paths          chan string
 	paused, resume [2]*gate
+	home           string // COHORT_HOME
+	path           string // the output file, once the lead has it
+	final          chan finalLook
 }
 
 func newTranscriber() *transcriber {
-	tr := &transcriber{paths: make(chan string, 1)}
+	tr := &transcriber{paths: make(chan string, 1), final: make(chan finalLook, 1)}
 	for k := range 2 {
 		tr.paused[k], tr.resume[k] = newGate(), newGate()
 	}
@@ -380,9 +417,14 @@ func (tr *transcriber) install(rt *router, notes string) {
 			}
 			select {
 			case tr.paths <- path:
+				tr.path = path // requests of one conversation come one at a time
 			default:
 			}
 			return fakeapi.TextReply("waiting for the transcriber")
+		}
+		select {
+		case tr.final <- lookAtOutput(tr.home, tr.path):
+		default:
 		}
 		return fakeapi.TextReply("transcript seen")
 	})

@@ -87,5 +87,6 @@ OPENAI_BASE_URL are read too), and an agent's model may name one: openai/NAME.`,
 	o.register(root)
 	root.AddCommand(newAgentsCmd(inv, o), newFlagsCmd(inv, o), newTeammateCmd(inv, o))
 	root.AddCommand(newDemoCmd(inv, o), newDoctorCmd(inv, o))
+	root.AddCommand(newTeamsCmd(inv, o))
 	return root
 }

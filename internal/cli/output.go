@@ -41,6 +41,10 @@ func (p *printer) event(ev cohort.Event) {
 			fmt.Fprintln(p.w, ev.Result)
 			return
 		}
+		if ev.Subtype == cohort.SubtypeAPIRetry { // said at once, verbose or not: a dead API is not silence
+			fmt.Fprintf(p.errw, "cohort: %s\n", ev.Error)
+			return
+		}
 		if p.verbose {
 			p.verboseLine(ev)
 		}
@@ -68,8 +72,6 @@ func (p *printer) verboseLine(ev cohort.Event) {
 				fmt.Fprintf(p.errw, "[%s] %s %s\n", who, b.Name, clip.String(string(b.Input), 120))
 			}
 		}
-	case ev.Subtype == cohort.SubtypeAPIRetry:
-		fmt.Fprintf(p.errw, "[%s] retrying the model request (attempt %d) in %dms: %s\n", who, ev.Attempt, ev.RetryDelayMs, ev.Error)
 	case ev.Subtype == cohort.SubtypeCompactBoundary:
 		fmt.Fprintf(p.errw, "[%s] compacted the conversation (%d tokens before)\n", who, ev.PreTokens)
 	case ev.Subtype == cohort.SubtypeTaskStarted || ev.Subtype == cohort.SubtypeTaskNotification:

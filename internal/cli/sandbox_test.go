@@ -247,7 +247,9 @@ func TestSandboxNoLandlockFallback(t *testing.T) {
 	const secret = "sk-ant-e2e-fallback-secret"
 	var mu sync.Mutex
 	var results []string
-	c := newConv().on("peek", calls(use("Bash", map[string]any{"command": `tr '\0' '\n' < /proc/$PPID/environ; echo end`})),
+	// The parent's environment, then the grandparent's.
+	peek := `tr '\0' '\n' < /proc/$PPID/environ; echo ---; gp=$(awk '{print $4}' /proc/$PPID/stat); tr '\0' '\n' < /proc/$gp/environ 2>/dev/null; echo end`
+	c := newConv().on("peek", calls(use("Bash", map[string]any{"command": peek})),
 		func(r *fakeapi.Request) fakeapi.Reply {
 			mu.Lock()
 			results = append(results, toolResults(r)...)
@@ -280,8 +282,15 @@ func TestSandboxNoLandlockFallback(t *testing.T) {
 	if strings.Contains(results[0], secret) || !strings.Contains(results[0], "end") {
 		t.Errorf("in the fallback, /proc/$PPID/environ shows the credential: %q", results[0])
 	}
-	if !strings.Contains(results[1], secret) {
-		t.Errorf("control: with the sandbox off the parent is Cohort and its environment holds the credential, yet the command did not see it: %q", results[1])
+	// With the sandbox off the parent is the unconfined launcher, which
+	// holds nothing of Cohort's either; the grandparent is Cohort, and
+	// there the same command does find the credential.
+	parent, grand, _ := strings.Cut(results[1], "---")
+	if strings.Contains(parent, secret) || !strings.Contains(parent, "COHORT_SANDBOX_LAUNCHER=plain") {
+		t.Errorf("with the sandbox off, the command's parent is not the launcher, or holds the credential: %q", parent)
+	}
+	if !strings.Contains(grand, secret) {
+		t.Errorf("control: with the sandbox off the grandparent is Cohort and its environment holds the credential, yet the command did not see it: %q", grand)
 	}
 }
 

@@ -17,6 +17,12 @@ import (
 	"github.com/cohort-dev/cohort/llm/internal/retry"
 )
 
+// DefaultBaseURL is the Anthropic API, used when Config.BaseURL is empty.
+const (
+	DefaultBaseURL = "https://" + DefaultHost
+	DefaultHost    = "api.anthropic.com"
+)
+
 // Defaults for the zero fields of Config and llm.Request.
 const (
 	DefaultMaxAttempts = retry.DefaultMaxAttempts
@@ -71,16 +77,28 @@ type Config struct {
 	Now func() time.Time
 	// Logf, when set, receives one line per retry.
 	Logf func(format string, args ...any)
+
+	// MaxRetryTime caps the time one request spends on retries, counted
+	// from its first attempt: a retry whose wait would end past the cap is
+	// not made and the request fails (0: no cap but MaxAttempts).
+	// COHORT_API_RETRY_MAX sets it through ConfigFromEnv.
+	MaxRetryTime time.Duration
+
+	// envErr is a variable ConfigFromEnv could not read; New reports it.
+	envErr error
 }
 
-// ConfigFromEnv reads ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN and
-// ANTHROPIC_BASE_URL through getenv (os.Getenv in production).
+// ConfigFromEnv reads ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN,
+// ANTHROPIC_BASE_URL and COHORT_API_RETRY_MAX through getenv (os.Getenv in
+// production). A malformed COHORT_API_RETRY_MAX makes New fail, naming it.
 func ConfigFromEnv(getenv func(string) string) Config {
-	return Config{
+	cfg := Config{
 		APIKey:    getenv("ANTHROPIC_API_KEY"),
 		AuthToken: getenv("ANTHROPIC_AUTH_TOKEN"),
 		BaseURL:   getenv("ANTHROPIC_BASE_URL"),
 	}
+	cfg.MaxRetryTime, cfg.envErr = retry.ParseMaxTime(getenv("COHORT_API_RETRY_MAX"))
+	return cfg
 }
 
 // ErrNoCredentials reports a Config with neither an API key nor a token.
@@ -100,6 +118,12 @@ type Model struct {
 	// lastSize is the size of the last request body, to allocate the next
 	// one at once.
 	lastSize atomic.Int64
+	// reached is set once the server at the base URL has answered at all;
+	// until then a refused connection at a base URL of the user's fails
+	// fast (retry.Policy.FailFast).
+	reached atomic.Bool
+	// custom: the base URL is not the Anthropic API's.
+	custom bool
 }
 
 var _ llm.Model = (*Model)(nil)
@@ -109,8 +133,11 @@ func New(cfg Config) (*Model, error) {
 	if cfg.APIKey == "" && cfg.AuthToken == "" {
 		return nil, ErrNoCredentials
 	}
+	if cfg.envErr != nil {
+		return nil, fmt.Errorf("claude: %w", cfg.envErr)
+	}
 	set, err := retry.Settings{MaxAttempts: cfg.MaxAttempts, IdleTimeout: cfg.IdleTimeout, Sleep: cfg.Sleep,
-		Rand: cfg.Rand, Now: cfg.Now, HTTPClient: cfg.HTTPClient}.Fill("claude")
+		Rand: cfg.Rand, Now: cfg.Now, HTTPClient: cfg.HTTPClient, MaxRetryTime: cfg.MaxRetryTime}.Fill("claude")
 	if err != nil {
 		return nil, err
 	}
@@ -135,7 +162,12 @@ func New(cfg Config) (*Model, error) {
 		}
 		opts = append(opts, option.WithBaseURL(cfg.BaseURL))
 	}
-	return &Model{client: anthropic.NewClient(opts...), cfg: cfg}, nil
+	custom := false
+	if cfg.BaseURL != "" {
+		u, _ := url.Parse(cfg.BaseURL)
+		custom = u.Host != DefaultHost
+	}
+	return &Model{client: anthropic.NewClient(opts...), cfg: cfg, custom: custom}, nil
 }
 
 // encode checks req and serializes its body.

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -16,11 +17,16 @@ func TestConfigFromEnv(t *testing.T) {
 		"ANTHROPIC_AUTH_TOKEN": "tok-2",
 		"ANTHROPIC_BASE_URL":   "https://proxy.example/anthropic",
 		"ANTHROPIC_MODEL":      "ignored",
+		"COHORT_API_RETRY_MAX": "90",
 	}
 	got := ConfigFromEnv(func(k string) string { return env[k] })
-	want := Config{APIKey: "sk-ant-1", AuthToken: "tok-2", BaseURL: "https://proxy.example/anthropic"}
-	if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(Config{}, "Sleep", "Rand", "Now", "Logf")); diff != "" {
+	want := Config{APIKey: "sk-ant-1", AuthToken: "tok-2", BaseURL: "https://proxy.example/anthropic", MaxRetryTime: 90 * time.Second}
+	if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(Config{}, "Sleep", "Rand", "Now", "Logf"), cmpopts.IgnoreUnexported(Config{})); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+	env["COHORT_API_RETRY_MAX"] = "soon"
+	if _, err := New(ConfigFromEnv(func(k string) string { return env[k] })); err == nil || !strings.Contains(err.Error(), `COHORT_API_RETRY_MAX="soon"`) {
+		t.Errorf("New with a malformed COHORT_API_RETRY_MAX: %v", err)
 	}
 }
 

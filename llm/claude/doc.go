@@ -47,6 +47,15 @@
 //     connection, a stalled connection (no bytes for [Config.IdleTimeout]) and
 //     an error event inside the stream all abandon the partial response,
 //     emit llm.EventRetry, and send the whole request again.
+//   - Every retry is yielded as llm.EventRetry before its wait, carrying the
+//     attempt about to start, MaxAttempts, the wait, the error, the base URL
+//     and the HTTP status (0 when no answer came). A refused connection on a
+//     request's first attempt is not retried while nothing has ever answered
+//     at a base URL other than the Anthropic API's: that is a wrong URL or a
+//     server not started, and ten attempts would be two minutes of silence.
+//     Once the server has answered, a refused connection is a restart and
+//     is retried. Config.MaxRetryTime (COHORT_API_RETRY_MAX) caps the time
+//     one request spends retrying.
 //   - A malformed stream (an event whose JSON does not parse, content blocks out
 //     of order, tool input that is not JSON, a 2xx answer that is not an event
 //     stream) is a protocol error and is not retried: retrying would most

@@ -29,7 +29,12 @@ func (m *Model) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Even
 }
 
 func (m *Model) policy() retry.Policy {
-	return retry.Policy{Name: "claude", MaxAttempts: m.cfg.MaxAttempts, Sleep: m.cfg.Sleep, Rand: m.cfg.Rand, Logf: m.cfg.Logf}
+	u := m.cfg.BaseURL
+	if u == "" {
+		u = DefaultBaseURL
+	}
+	return retry.Policy{Name: "claude", MaxAttempts: m.cfg.MaxAttempts, Sleep: m.cfg.Sleep, Rand: m.cfg.Rand, Logf: m.cfg.Logf,
+		URL: u, FailFast: m.custom && !m.reached.Load(), MaxTime: m.cfg.MaxRetryTime, Now: m.cfg.Now}
 }
 
 // attempt sends the request once and yields its events. finished reports
@@ -40,7 +45,7 @@ func (m *Model) attempt(ctx context.Context, body []byte, background bool,
 	actx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	w := retry.NewWatch(retry.WatchConfig{Idle: m.cfg.IdleTimeout, Cancel: cancel, Stalled: ErrStalled,
-		RequestIDHeader: "request-id", ReadIsProgress: true, NotStream: notStream})
+		RequestIDHeader: "request-id", ReadIsProgress: true, NotStream: notStream, Reached: &m.reached})
 	defer w.Stop()
 
 	// What Messages.NewStreaming does, minus the parameter marshalling: the
@@ -73,7 +78,7 @@ func (m *Model) attempt(ctx context.Context, body []byte, background bool,
 			return retry.Failure{}, true
 		}
 	}
-	return m.classify(ctx, actx, stream.Err(), w, background), false
+	return w.Annotate(m.classify(ctx, actx, stream.Err(), w, background)), false
 }
 
 // notStream explains a 2xx answer that is not an event stream.

@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -264,16 +266,96 @@ func TestStreamRequestErrorBeforeSending(t *testing.T) {
 	mustContain(t, err.Error(), "tool 0 (T): input schema")
 }
 
-// TestStreamConnectionRefused retries a refused connection and reports it.
-func TestStreamConnectionRefused(t *testing.T) {
+// TestStreamConnectionRefusedFailsFastAtFirstContact is issue 17 item 11:
+// nothing listens at a base URL the user chose, and nothing ever answered
+// there: the first refused connection fails at once, naming the URL,
+// instead of ten attempts and two minutes of silence.
+func TestStreamConnectionRefusedFailsFastAtFirstContact(t *testing.T) {
 	srv := newRawServer(t, func(w http.ResponseWriter, r *http.Request, n int) {})
 	url := srv.URL
 	srv.Close()
 	rec := &recorder{}
-	m := newTestModel(t, url, rec, func(c *Config) { c.MaxAttempts = 3 })
-	_, err := llm.Collect(m.Stream(t.Context(), simpleRequest("hi")))
-	mustContain(t, err.Error(), "giving up after 3 attempts: claude: connection to the API failed")
+	m := newTestModel(t, url, rec, nil)
+	evs, err := run(t, m, simpleRequest("hi"))
+	if err == nil {
+		t.Fatal("no error")
+	}
+	mustContain(t, err.Error(), "nothing listens at "+url+" (connection refused)")
+	if len(rec.recorded()) != 0 || len(evs) != 0 {
+		t.Fatalf("waits %v, events %v; want none (fail fast)", rec.recorded(), eventTypes(evs))
+	}
+}
+
+// TestStreamRetriesAreReportedAsTheyHappen: once the server has answered,
+// a refused connection is retried (a server restarting), and every retry is
+// an EventRetry carrying the attempt, the most attempts, the wait, the
+// error and the URL, yielded before its wait.
+func TestStreamRetriesAreReportedAsTheyHappen(t *testing.T) {
+	srv := newRawServer(t, func(w http.ResponseWriter, r *http.Request, n int) { writeSSE(w, textStream("hello")) })
+	url := srv.URL
+	rec := &recorder{}
+	var evs []llm.Event
+	m := newTestModel(t, url, rec, func(c *Config) {
+		c.MaxAttempts = 3
+		c.Sleep = func(ctx context.Context, d time.Duration) error {
+			if len(evs) == 0 || evs[len(evs)-1].Type != llm.EventRetry || evs[len(evs)-1].Retry.Wait != d {
+				t.Errorf("wait of %s before its retry event was yielded", d)
+			}
+			return rec.sleep(ctx, d)
+		}
+	})
+	if _, err := run(t, m, simpleRequest("hi")); err != nil {
+		t.Fatal(err)
+	}
+	srv.Close()
+	var err error
+	for ev, e := range m.Stream(t.Context(), simpleRequest("again")) {
+		if e != nil {
+			err = e
+			break
+		}
+		evs = append(evs, ev)
+	}
+	mustContain(t, fmt.Sprint(err), "giving up after 3 attempts: claude: connection to the API failed")
+	if len(evs) != 2 {
+		t.Fatalf("events %v; want two retries", eventTypes(evs))
+	}
+	r := evs[1].Retry
+	if r.Attempt != 3 || r.MaxAttempts != 3 || r.Wait != time.Second || r.URL != url || r.Status != 0 || r.Err == nil {
+		t.Fatalf("second retry: %+v", r)
+	}
+	if got, want := r.String(), "API unreachable at "+url+" (connection refused); retry 3/3 in 1 s"; got != want {
+		t.Errorf("line = %q, want %q", got, want)
+	}
+}
+
+// TestStreamRetryTimeIsCapped: with MaxRetryTime, retries stop once the
+// next wait would end past the cap, however many attempts are left.
+func TestStreamRetryTimeIsCapped(t *testing.T) {
+	srv := newRawServer(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		w.WriteHeader(529)
+		_, _ = io.WriteString(w, `{"type":"error","error":{"type":"overloaded_error","message":"busy"}}`)
+	})
+	var mu sync.Mutex
+	now := time.Unix(1_700_000_000, 0)
+	rec := &recorder{}
+	m := newTestModel(t, srv.URL, rec, func(c *Config) {
+		c.MaxRetryTime = 3 * time.Second
+		c.Now = func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+		c.Sleep = func(ctx context.Context, d time.Duration) error {
+			mu.Lock()
+			now = now.Add(d)
+			mu.Unlock()
+			return rec.sleep(ctx, d)
+		}
+	})
+	evs, err := run(t, m, simpleRequest("hi"))
+	// Waits 0.5 s and 1 s fit in 3 s; the next (2 s) would end at 3.5 s.
 	if diff := cmp.Diff([]time.Duration{500 * time.Millisecond, time.Second}, rec.recorded()); diff != "" {
 		t.Errorf("waits (-want +got):\n%s", diff)
+	}
+	mustContain(t, fmt.Sprint(err), "giving up after 3 attempts in 1.5s (the retry time is capped at 3s)")
+	if len(evs) != 2 || evs[0].Retry.Status != 529 || !strings.Contains(evs[0].Retry.String(), "API error at "+srv.URL+" (529 Overloaded); retry 2/10 in 0.5 s") {
+		t.Fatalf("events: %v %v", eventTypes(evs), evs)
 	}
 }

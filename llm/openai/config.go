@@ -105,12 +105,22 @@ type Config struct {
 	Now func() time.Time
 	// Logf, when set, receives one line per retry.
 	Logf func(format string, args ...any)
+	// MaxRetryTime caps the time one request spends on retries, counted
+	// from its first attempt (0: no cap but MaxAttempts).
+	// COHORT_API_RETRY_MAX sets it through ConfigFromEnv.
+	MaxRetryTime time.Duration
+
+	// envErr is a variable ConfigFromEnv could not read; New reports it.
+	envErr error
 }
 
-// ConfigFromEnv reads OPENAI_API_KEY and OPENAI_BASE_URL through getenv
-// (os.Getenv in production).
+// ConfigFromEnv reads OPENAI_API_KEY, OPENAI_BASE_URL and
+// COHORT_API_RETRY_MAX through getenv (os.Getenv in production). A
+// malformed COHORT_API_RETRY_MAX makes New fail, naming it.
 func ConfigFromEnv(getenv func(string) string) Config {
-	return Config{APIKey: getenv("OPENAI_API_KEY"), BaseURL: getenv("OPENAI_BASE_URL")}
+	cfg := Config{APIKey: getenv("OPENAI_API_KEY"), BaseURL: getenv("OPENAI_BASE_URL")}
+	cfg.MaxRetryTime, cfg.envErr = retry.ParseMaxTime(getenv("COHORT_API_RETRY_MAX"))
+	return cfg
 }
 
 // ErrNoCredentials reports a Config for OpenAI's own API without a key.
@@ -126,6 +136,10 @@ type Model struct {
 	// lastSize is the size of the last request body, to allocate the next
 	// one at once.
 	lastSize atomic.Int64
+	// reached is set once the server has answered at all; until then a
+	// refused connection at a base URL of the user's fails fast.
+	reached  atomic.Bool
+	official bool
 }
 
 var _ llm.Model = (*Model)(nil)
@@ -146,6 +160,9 @@ func New(cfg Config) (*Model, error) {
 	if perr != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("openai: base URL %q (OPENAI_BASE_URL, --base-url) is not an http(s) URL; set it like http://localhost:8000/v1", cfg.BaseURL)
 	}
+	if cfg.envErr != nil {
+		return nil, fmt.Errorf("openai: %w", cfg.envErr)
+	}
 	official := u.Host == "api.openai.com"
 	if cfg.APIKey == "" && official {
 		return nil, ErrNoCredentials
@@ -161,7 +178,7 @@ func New(cfg Config) (*Model, error) {
 		return nil, fmt.Errorf("openai: MaxTokensParam %q is not one of %s, %s, %s", cfg.MaxTokensParam, MaxCompletionTokens, MaxTokens, OmitMaxTokens)
 	}
 	set, err := retry.Settings{MaxAttempts: cfg.MaxAttempts, IdleTimeout: cfg.IdleTimeout, Sleep: cfg.Sleep,
-		Rand: cfg.Rand, Now: cfg.Now, HTTPClient: cfg.HTTPClient}.Fill("openai")
+		Rand: cfg.Rand, Now: cfg.Now, HTTPClient: cfg.HTTPClient, MaxRetryTime: cfg.MaxRetryTime}.Fill("openai")
 	if err != nil {
 		return nil, err
 	}
@@ -177,14 +194,15 @@ func New(cfg Config) (*Model, error) {
 	if cfg.APIKey != "" {
 		opts = append(opts, option.WithAPIKey(cfg.APIKey))
 	}
-	return &Model{client: sdk.Client{Options: opts}, cfg: cfg}, nil
+	return &Model{client: sdk.Client{Options: opts}, cfg: cfg, official: official}, nil
 }
 
 // API returns the protocol the Model speaks.
 func (m *Model) API() API { return m.cfg.API }
 
 func (m *Model) policy() retry.Policy {
-	return retry.Policy{Name: "openai", MaxAttempts: m.cfg.MaxAttempts, Sleep: m.cfg.Sleep, Rand: m.cfg.Rand, Logf: m.cfg.Logf}
+	return retry.Policy{Name: "openai", MaxAttempts: m.cfg.MaxAttempts, Sleep: m.cfg.Sleep, Rand: m.cfg.Rand, Logf: m.cfg.Logf,
+		URL: m.cfg.BaseURL, FailFast: !m.official && !m.reached.Load(), MaxTime: m.cfg.MaxRetryTime, Now: m.cfg.Now}
 }
 
 // encode checks req and serializes its body.

@@ -70,7 +70,7 @@ func (m *Model) attempt(ctx context.Context, body []byte, background bool, limit
 	actx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	w := retry.NewWatch(retry.WatchConfig{Idle: m.cfg.IdleTimeout, Cancel: cancel, Stalled: ErrStalled,
-		RequestIDHeader: "x-request-id", NotStream: notStream})
+		RequestIDHeader: "x-request-id", NotStream: notStream, Reached: &m.reached})
 	defer w.Stop()
 
 	// The SDK sends our bytes with its headers and credentials; its
@@ -84,7 +84,7 @@ func (m *Model) attempt(ctx context.Context, body []byte, background bool, limit
 	var raw *http.Response
 	err := m.client.Post(actx, path, body, &raw, option.WithMiddleware(w.Middleware))
 	if err != nil || raw == nil {
-		return m.classify(ctx, actx, err, w, background), false
+		return w.Annotate(m.classify(ctx, actx, err, w, background)), false
 	}
 	dec := ssestream.NewDecoder(raw)
 	defer dec.Close()
@@ -127,7 +127,7 @@ func (m *Model) attempt(ctx context.Context, body []byte, background bool, limit
 	if tr.finished() && ctx.Err() == nil && (dec.Err() == nil && w.TransportErr == nil || errors.Is(cause, ErrStalled)) {
 		return m.deliver(tr, w, yield)
 	}
-	return m.classify(ctx, actx, dec.Err(), w, background), false
+	return w.Annotate(m.classify(ctx, actx, dec.Err(), w, background)), false
 }
 
 // runaway is how many bytes of deltas a response may stream before it is

@@ -22,12 +22,18 @@
 //     private temp dir; bash.command is the one place a Bash child is
 //     built. A line whose commands all match sandbox.excludedCommands, or
 //     a call with dangerouslyDisableSandbox (which the permission check
-//     asks about, except in bypassPermissions), runs as a plain child. When
+//     asks about, except in bypassPermissions), runs unconfined: through
+//     Config.Reaper when it is set, else as a plain child. When
 //     a sandboxed command fails and its output names a write the sandbox
 //     blocked, the result says so and what the user can do.
 //   - When the command finishes, times out or is cancelled, its whole
 //     process group is stopped (SIGTERM, then SIGKILL) and reaped before
-//     Run returns; `server &` does not survive the call. Long-running work
+//     Run returns; `server &` does not survive the call. A process that
+//     left the group (setsid, a double fork) survives the call but not the
+//     session: the launcher that started the command (the sandbox's, or
+//     the Reaper) adopts it as child subreaper and kills it when the
+//     session ends or Cohort is killed (without a launcher, nothing can).
+//     Long-running work
 //     goes through run_in_background, which hands the command to the task
 //     engine via Config.Background.
 //   - Output is stdout and stderr interleaved as produced, capped at 30,000
@@ -94,6 +100,12 @@ type Config struct {
 	// Excluded reports command lines that run outside the sandbox
 	// (sandbox.excludedCommands); nil excludes none.
 	Excluded func(command string) bool
+	// Reaper, when set, starts the commands that run outside the sandbox
+	// (an unconfined launcher, sandbox.Config.Unconfined), so that what
+	// they leave behind dies with the session even when Cohort is killed;
+	// nil runs them as Cohort's own children. When it cannot start they
+	// run as Cohort's children, as before.
+	Reaper *sandbox.Sandbox
 }
 
 // CommandGuard is a tool.WriteGuard that also vets whole command lines
@@ -272,6 +284,11 @@ func (b *bash) command(ctx context.Context, in input, dir string) (proc.Command,
 		Grace: b.cfg.Grace, NewSession: true}
 	sb := b.cfg.Sandbox
 	if sb == nil || in.NoSandbox || (b.cfg.Excluded != nil && b.cfg.Excluded(in.Command)) {
+		if b.cfg.Reaper != nil {
+			if l, err := b.cfg.Reaper.Launcher(ctx, dir); err == nil {
+				cmd.Launcher = l
+			}
+		}
 		return cmd, nil
 	}
 	l, err := sb.Launcher(ctx, dir)

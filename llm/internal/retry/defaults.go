@@ -35,6 +35,9 @@ type Settings struct {
 	Rand        func() float64
 	Now         func() time.Time
 	HTTPClient  *http.Client
+	// MaxRetryTime caps the time spent retrying one request (0: none;
+	// negative is an error).
+	MaxRetryTime time.Duration
 }
 
 // Defaults are the values of zero Settings fields.
@@ -49,6 +52,9 @@ const (
 func (s Settings) Fill(name string) (Settings, error) {
 	if s.MaxAttempts < 0 {
 		return s, fmt.Errorf("%s: MaxAttempts is %d; use a positive number (0 means %d)", name, s.MaxAttempts, DefaultMaxAttempts)
+	}
+	if s.MaxRetryTime < 0 {
+		return s, fmt.Errorf("%s: MaxRetryTime is %s; use 0 for no cap or a positive duration", name, s.MaxRetryTime)
 	}
 	if s.MaxAttempts == 0 {
 		s.MaxAttempts = DefaultMaxAttempts

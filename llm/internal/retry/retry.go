@@ -2,8 +2,11 @@
 // (llm/claude, llm/openai) share, so that every provider retries the same
 // failures with the same waits (spec section 11):
 //
-//   - Policy.Run sends a request up to MaxAttempts times, yielding
-//     llm.EventRetry before each new attempt and sleeping the backoff.
+//   - Policy.Run sends a request up to MaxAttempts times (and within MaxTime
+//     when set), yielding llm.EventRetry (attempt, most attempts, wait,
+//     error, URL, status) before each wait, so a front end reports every
+//     retry as it happens; with FailFast, a refused connection on the first
+//     attempt is final.
 //   - Backoff is the server's retry-after-ms or retry-after when it gave one
 //     (capped at 60 s), else 0.5 s·2^(n-1) capped at 32 s plus up to 25 %
 //     jitter.
@@ -44,6 +47,10 @@ type Failure struct {
 	// Wait is the server's requested wait, valid when HasWait.
 	Wait    time.Duration
 	HasWait bool
+	// Status is the HTTP status of the answer, 0 when none came.
+	Status int
+	// Refused: the connection was refused (nothing listens at the URL).
+	Refused bool
 }
 
 // Policy is what the retry loop needs from a provider's configuration. Sleep,
@@ -60,6 +67,19 @@ type Policy struct {
 	Rand func() float64
 	// Logf, when set, receives one line per retry.
 	Logf func(format string, args ...any)
+	// URL is the API's base URL, for the retry events and errors.
+	URL string
+	// FailFast makes a refused connection on a request's first attempt
+	// final: the provider sets it while nothing has ever answered at a
+	// base URL the user chose (a typo, or a local server not started),
+	// where ten attempts would only add two minutes of silence.
+	FailFast bool
+	// MaxTime caps the time spent on one request's retries, from the start
+	// of its first attempt: a retry whose wait would end past it is not
+	// made (0: no cap beyond MaxAttempts). Now reads the clock (default
+	// time.Now).
+	MaxTime time.Duration
+	Now     func() time.Time
 }
 
 // Attempt sends the request once and yields its events. done reports that
@@ -68,9 +88,16 @@ type Policy struct {
 type Attempt func(yield func(llm.Event, error) bool) (f Failure, done bool)
 
 // Run calls attempt until one delivers, the failure is not retryable, the
-// attempts are used up or ctx ends, and yields the final error, if any. The
-// sequence it feeds ends after llm.EventDone or with one error.
+// attempts are used up, the retry time cap is reached or ctx ends, and
+// yields the final error, if any. Each retry is yielded as llm.EventRetry
+// before its wait, as it happens. The sequence it feeds ends after
+// llm.EventDone or with one error.
 func (p Policy) Run(ctx context.Context, attempt Attempt, yield func(llm.Event, error) bool) {
+	now := p.Now
+	if now == nil {
+		now = time.Now
+	}
+	start := now()
 	for n := 1; ; n++ {
 		f, done := attempt(yield)
 		if done {
@@ -84,15 +111,23 @@ func (p Policy) Run(ctx context.Context, attempt Attempt, yield func(llm.Event, 
 			yield(llm.Event{}, f.Err)
 			return
 		}
+		if n == 1 && f.Refused && p.FailFast {
+			yield(llm.Event{}, fmt.Errorf("%s: nothing listens at %s (connection refused); check the base URL, or start the server (not retried): %w", p.Name, p.URL, f.Err))
+			return
+		}
 		if n >= p.MaxAttempts {
 			yield(llm.Event{}, fmt.Errorf("%s: giving up after %d attempts: %w", p.Name, n, f.Err))
 			return
 		}
 		wait := Backoff(n, f, p.Rand)
+		if spent := now().Sub(start); p.MaxTime > 0 && spent+wait > p.MaxTime {
+			yield(llm.Event{}, fmt.Errorf("%s: giving up after %d attempts in %s (the retry time is capped at %s): %w", p.Name, n, spent.Round(time.Millisecond), p.MaxTime, f.Err))
+			return
+		}
 		if p.Logf != nil {
 			p.Logf("%s: attempt %d of %d failed, retrying in %s: %v", p.Name, n, p.MaxAttempts, wait, f.Err)
 		}
-		retry := &llm.RetryInfo{Attempt: n + 1, Wait: wait, Err: f.Err}
+		retry := &llm.RetryInfo{Attempt: n + 1, MaxAttempts: p.MaxAttempts, Wait: wait, Err: f.Err, URL: p.URL, Status: f.Status}
 		if !yield(llm.Event{Type: llm.EventRetry, Retry: retry}, nil) {
 			return
 		}
@@ -101,6 +136,24 @@ func (p Policy) Run(ctx context.Context, attempt Attempt, yield func(llm.Event, 
 			return
 		}
 	}
+}
+
+// ParseMaxTime reads a retry time cap as COHORT_API_RETRY_MAX gives it: a
+// Go duration ("90s", "2m") or a number of seconds ("90"); "" and "0" mean
+// no cap.
+func ParseMaxTime(v string) (time.Duration, error) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0, nil
+	}
+	if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 && !math.IsInf(s, 0) {
+		return time.Duration(s * float64(time.Second)), nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("COHORT_API_RETRY_MAX=%q is not a duration; give seconds (90) or a Go duration (90s, 2m), 0 for no cap", v)
+	}
+	return d, nil
 }
 
 // RetryAfter reads the server's requested wait: retry-after-ms (milliseconds)

@@ -86,3 +86,20 @@ func TestDefaultSleep(t *testing.T) {
 		t.Errorf("cancelled sleep: %v", err)
 	}
 }
+
+func TestParseMaxTime(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want time.Duration
+		bad  bool
+	}{
+		{"", 0, false}, {"0", 0, false}, {"90", 90 * time.Second, false}, {"1.5", 1500 * time.Millisecond, false},
+		{"2m", 2 * time.Minute, false}, {" 30s ", 30 * time.Second, false},
+		{"soon", 0, true}, {"-5", 0, true}, {"-1m", 0, true},
+	} {
+		got, err := ParseMaxTime(tt.in)
+		if got != tt.want || (err != nil) != tt.bad {
+			t.Errorf("ParseMaxTime(%q) = %v, %v; want %v, error %v", tt.in, got, err, tt.want, tt.bad)
+		}
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/cohort-dev/cohort/llm"
@@ -26,6 +28,9 @@ type WatchConfig struct {
 	// countdown. Without it only Touch does (a provider that counts decoded
 	// events, so that keep-alive comments do not hold a dead stream open).
 	ReadIsProgress bool
+	// Reached, when set, is set once any answer arrives (the provider's
+	// memory that the server at its URL exists; see Policy.FailFast).
+	Reached *atomic.Bool
 	// NotStream builds the error for a 2xx answer whose content type is not
 	// text/event-stream, from the response and the first bytes of its body
 	// (up to MaxHead).
@@ -127,6 +132,9 @@ func (w *Watch) Middleware(req *http.Request, next func(*http.Request) (*http.Re
 	}
 	w.Touch()
 	w.Status, w.Header = res.StatusCode, res.Header
+	if w.cfg.Reached != nil {
+		w.cfg.Reached.Store(true)
+	}
 	if w.cfg.RequestIDHeader != "" {
 		w.RequestID = res.Header.Get(w.cfg.RequestIDHeader)
 	}
@@ -140,6 +148,14 @@ func (w *Watch) Middleware(req *http.Request, next func(*http.Request) (*http.Re
 		return nil, w.ProtoErr
 	}
 	return res, nil
+}
+
+// Annotate adds what the attempt's HTTP exchange says to f: the status of
+// the answer, and whether the connection was refused.
+func (w *Watch) Annotate(f Failure) Failure {
+	f.Status = w.Status
+	f.Refused = w.Status == 0 && w.TransportErr != nil && errors.Is(w.TransportErr, syscall.ECONNREFUSED)
+	return f
 }
 
 // IsEventStream reports whether contentType is text/event-stream.

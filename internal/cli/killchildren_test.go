@@ -1,0 +1,114 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/cohort-dev/cohort/llm/fakeapi"
+)
+
+// sleepers returns the pids of running processes whose command line is
+// "sleep <arg>" for one of args.
+func sleepers(args ...string) []int {
+	var out []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil {
+			continue
+		}
+		f := strings.Split(strings.TrimRight(string(data), "\x00"), "\x00")
+		if len(f) != 2 || filepath.Base(f[0]) != "sleep" || !processRunning(pid) {
+			continue
+		}
+		for _, a := range args {
+			if f[1] == a {
+				out = append(out, pid)
+			}
+		}
+	}
+	return out
+}
+
+var sleepSeq atomic.Int64
+
+// TestBashChildrenDieWithAKilledLead is issue 17 item 9: SIGKILL a cohort
+// whose Bash calls run sleep children — one in the call's process group,
+// one that left it with setsid, one in a background shell — and none may
+// outlive it by more than 5 s: with the sandbox (its pid namespace), with
+// the sandbox but no namespaces (the plain launcher), and without the
+// sandbox.
+func TestBashChildrenDieWithAKilledLead(t *testing.T) {
+	bin := buildBinary(t)
+	for _, mode := range []struct {
+		name string
+		args []string
+		env  map[string]string
+	}{
+		{name: "sandbox", args: []string{"--sandbox", "on"}},
+		{name: "sandbox-without-namespaces", args: []string{"--sandbox", "on"}, env: map[string]string{"COHORT_SANDBOX_DISABLE": "namespaces"}},
+		{name: "no-sandbox", args: []string{"--sandbox", "off"}},
+	} {
+		t.Run(mode.name, func(t *testing.T) {
+			t.Parallel()
+			// Unique arguments tell this run's sleeps from everyone else's.
+			base := 4_000_000 + 10*int(sleepSeq.Add(1)) + os.Getpid()%1000*1000
+			args := []string{strconv.Itoa(base + 1), strconv.Itoa(base + 2), strconv.Itoa(base + 3)}
+			started := make(chan struct{}, 4)
+			c := newConv()
+			h := newHarness(t, func(r *fakeapi.Request) fakeapi.Reply {
+				if r.Turn() == 0 {
+					started <- struct{}{}
+				}
+				return c.policy(r)
+			})
+			for k, v := range mode.env {
+				h.vars[k] = v
+			}
+			c.on("keep busy", calls(
+				use("Bash", map[string]any{"command": "sleep " + args[2], "run_in_background": true}),
+				use("Bash", map[string]any{"command": fmt.Sprintf("sleep %s & setsid sleep %s & sleep 300; wait", args[0], args[1])}),
+			), text("unreachable"))
+			cmd := exec.Command(bin, append([]string{"-p", "keep busy", "--output-format", "json", "--allowedTools", "Bash", "--cwd", h.dir}, mode.args...)...)
+			cmd.Env = h.environ()
+			var errb bytes.Buffer
+			cmd.Stderr = &errb
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			exited := make(chan struct{})
+			go func() { _ = cmd.Wait(); close(exited) }()
+			t.Cleanup(func() {
+				_ = cmd.Process.Kill()
+				<-exited
+				for _, pid := range sleepers(args...) {
+					_ = syscall.Kill(pid, syscall.SIGKILL)
+				}
+			})
+			<-started
+			if !waitFor(30*time.Second, func() bool { return len(sleepers(args...)) == 3 }) {
+				t.Fatalf("the sleeps never all ran (running: %v)\nstderr: %s", sleepers(args...), errb.String())
+			}
+			if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			<-exited
+			if !waitFor(5*time.Second, func() bool { return len(sleepers(args...)) == 0 }) {
+				t.Fatalf("Bash children %v outlived the killed lead by 5 s\nstderr: %s", sleepers(args...), errb.String())
+			}
+		})
+	}
+}
