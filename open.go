@@ -458,6 +458,13 @@ func (s *Session) startLead(ctx context.Context) error {
 		return err
 	}
 	s.closers = append(s.closers, func() { _ = w.Close() })
+	if s.resumed != nil && s.resumed.Unrecorded != nil {
+		// The repair of the last turn goes into the file, so the next
+		// resume finds nothing to repair there (and any number work).
+		if err := w.Append(session.Entry{Type: session.TypeUser, Message: s.resumed.Unrecorded, Origin: session.OriginToolResult}); err != nil {
+			return err
+		}
+	}
 	cfg := runtime.LeadConfig{Model: s.model.name, MaxTurns: s.o.maxTurns,
 		MaxBudgetUSD: s.o.maxBudgetUSD, Recorder: w,
 		Chain: prompt.Chain{Custom: s.o.systemPrompt, Append: s.o.appendSystemPrompt}}

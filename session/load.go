@@ -30,6 +30,10 @@ type Transcript struct {
 	Problems []string
 	// Compactions counts the boundaries seen.
 	Compactions int
+	// Unrecorded is the message repair added after the last one (results
+	// for tool calls the session never answered), which the file lacks: a
+	// resumed session writes it first.
+	Unrecorded *llm.Message
 }
 
 // Load reads the transcript at path. A missing file is an error; corrupt
@@ -98,28 +102,60 @@ func (t *Transcript) add(lineNo int, line []byte, last bool) {
 }
 
 // repair makes the history sendable: it drops leading assistant messages
-// and answers unanswered tool calls.
+// and answers every tool call left unanswered, wherever it is: after the
+// last turn (the session was killed while its tools ran) or inside the
+// history (a result line lost to a torn write). A missing result gets an
+// "interrupted" error result at the head of the user message that follows
+// the call, or in a new user message after the last one; the tail's new
+// message is also kept in Unrecorded, for the resumed session to write to
+// the transcript, so that the next load has nothing left to repair there.
 func (t *Transcript) repair() {
 	for len(t.Messages) > 0 && t.Messages[0].Role != llm.RoleUser {
 		t.Messages, t.Origins = t.Messages[1:], t.Origins[1:]
 		t.Problems = append(t.Problems, fmt.Sprintf("%s: history began with an assistant message; dropped it", t.Path))
 	}
-	n := len(t.Messages)
-	if n == 0 || t.Messages[n-1].Role != llm.RoleAssistant {
-		return
+	for i := 0; i < len(t.Messages); i++ {
+		if t.Messages[i].Role != llm.RoleAssistant {
+			continue
+		}
+		uses := t.Messages[i].ToolUses()
+		if len(uses) == 0 {
+			continue
+		}
+		answered := map[string]bool{}
+		last := i+1 == len(t.Messages)
+		if !last {
+			for _, b := range t.Messages[i+1].Content {
+				if b.Type == llm.BlockToolResult {
+					answered[b.ToolUseID] = true
+				}
+			}
+		}
+		var missing []llm.Block
+		for _, u := range uses {
+			if !answered[u.ID] {
+				missing = append(missing, llm.ToolResult(u.ID, interrupted, true))
+			}
+		}
+		switch {
+		case len(missing) == 0:
+		case last:
+			m := llm.Message{Role: llm.RoleUser, Content: missing}
+			t.Messages = append(t.Messages, m)
+			t.Origins = append(t.Origins, OriginToolResult)
+			t.Unrecorded = &m
+			t.Problems = append(t.Problems, fmt.Sprintf("%s: the last turn's %d tool call(s) were never answered; marked them interrupted", t.Path, len(missing)))
+		default:
+			next := &t.Messages[i+1]
+			next.Content = append(missing, next.Content...)
+			t.Problems = append(t.Problems, fmt.Sprintf("%s: %d tool call(s) inside the history had no result; marked them interrupted", t.Path, len(missing)))
+		}
 	}
-	uses := t.Messages[n-1].ToolUses()
-	if len(uses) == 0 {
-		return
-	}
-	var results []llm.Block
-	for _, u := range uses {
-		results = append(results, llm.ToolResult(u.ID, "Interrupted: the session ended before this tool call finished.", true))
-	}
-	t.Messages = append(t.Messages, llm.Message{Role: llm.RoleUser, Content: results})
-	t.Origins = append(t.Origins, OriginToolResult)
-	t.Problems = append(t.Problems, fmt.Sprintf("%s: the last turn's tool calls were never answered; marked them interrupted", t.Path))
 }
+
+// interrupted is the result repair gives a tool call that was never
+// answered.
+const interrupted = "Interrupted: the session ended before this tool call finished."
 
 // lastUUID returns the uuid of the last parseable entry of path.
 func lastUUID(path string) (string, error) {

@@ -158,3 +158,62 @@ func FuzzLoad(f *testing.F) {
 		}
 	})
 }
+
+// TestARecordedRepairLeavesNothingToRepair: the tail repair is handed out
+// as Unrecorded; once a resumed session has written it, the next load
+// needs no repair, and any number of resumes work (issue 17 item 7).
+func TestARecordedRepairLeavesNothingToRepair(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s1.jsonl")
+	write(t, path,
+		Entry{Type: TypeUser, Message: msg(llm.RoleUser, llm.Text("go"))},
+		Entry{Type: TypeAssistant, Message: msg(llm.RoleAssistant, llm.ToolUse("t1", "Bash", []byte(`{"command":"sleep 9"}`)))},
+	)
+	tr, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Unrecorded == nil || len(tr.Problems) != 1 {
+		t.Fatalf("first load: unrecorded %v, problems %q", tr.Unrecorded, tr.Problems)
+	}
+	write(t, path, Entry{Type: TypeUser, Message: tr.Unrecorded, Origin: OriginToolResult},
+		Entry{Type: TypeUser, Message: msg(llm.RoleUser, llm.Text("again"))})
+	again, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Unrecorded != nil || len(again.Problems) != 0 {
+		t.Fatalf("second load: unrecorded %v, problems %q", again.Unrecorded, again.Problems)
+	}
+	if n := len(again.Messages); n != 3 || again.Messages[2].Content[0].ToolUseID != "t1" {
+		t.Fatalf("second load: %d messages: %+v", n, again.Messages)
+	}
+}
+
+// TestAToolCallWithoutResultInsideTheHistoryIsAnswered: of two parallel
+// calls only one result was written before the session went on; the other
+// gets an interrupted result at the head of the next user message, so the
+// history is sendable.
+func TestAToolCallWithoutResultInsideTheHistoryIsAnswered(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s1.jsonl")
+	write(t, path,
+		Entry{Type: TypeUser, Message: msg(llm.RoleUser, llm.Text("go"))},
+		Entry{Type: TypeAssistant, Message: msg(llm.RoleAssistant,
+			llm.ToolUse("t1", "Bash", []byte(`{"command":"true"}`)), llm.ToolUse("t2", "Bash", []byte(`{"command":"true"}`)))},
+		Entry{Type: TypeUser, Message: msg(llm.RoleUser, llm.ToolResult("t1", "ok", false))},
+		Entry{Type: TypeAssistant, Message: msg(llm.RoleAssistant, llm.Text("done"))},
+	)
+	tr, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Unrecorded != nil || len(tr.Problems) != 1 {
+		t.Fatalf("unrecorded %v, problems %q", tr.Unrecorded, tr.Problems)
+	}
+	got := map[string]bool{}
+	for _, b := range tr.Messages[2].Content {
+		got[b.ToolUseID] = b.IsError
+	}
+	if len(got) != 2 || got["t1"] || !got["t2"] {
+		t.Fatalf("results after the calls: %+v", tr.Messages[2].Content)
+	}
+}
