@@ -327,6 +327,7 @@ func (s *Session) open(ctx context.Context) (err error) {
 	if err := s.resumeTeam(ctx); err != nil {
 		return err
 	}
+	s.notifyKilled()
 	s.listen(ctx)
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cohort-dev/cohort/flags"
+	"github.com/cohort-dev/cohort/llm"
 	"github.com/cohort-dev/cohort/mailbox"
 	"github.com/cohort-dev/cohort/runtime"
 	"github.com/cohort-dev/cohort/sessionsock"
@@ -61,6 +62,57 @@ func (s *Session) resumeTeam(ctx context.Context) error {
 		s.logf("resumed as the lead of team %s", name)
 	}
 	return nil
+}
+
+// notifyKilled tells a resumed lead about the background tasks that died
+// with an earlier process of its session: each gets a killed notification
+// at the lead's next turn, once (package task, NotifyKilled); one the
+// transcript already holds is not given again.
+func (s *Session) notifyKilled() {
+	if s.resumed == nil || s.tasks == nil {
+		return
+	}
+	var seen map[string]bool
+	skip := func(id string) bool {
+		if seen == nil {
+			seen = notifiedTasks(s.resumed.Messages)
+		}
+		return seen[id]
+	}
+	ids, err := s.tasks.NotifyKilled(s.lead.Queue(), skip)
+	if err != nil {
+		fmt.Fprintf(s.inv.Stderr, "cohort: warning: %v\n", err)
+	}
+	if len(ids) > 0 {
+		fmt.Fprintf(s.inv.Stderr, "cohort: %d background task(s) of the earlier run died with it (%s); the lead is told\n", len(ids), strings.Join(ids, ", "))
+	}
+}
+
+// notifiedTasks are the task ids of the task notifications in msgs.
+func notifiedTasks(msgs []llm.Message) map[string]bool {
+	out := map[string]bool{}
+	for _, m := range msgs {
+		if m.Role != llm.RoleUser {
+			continue
+		}
+		for _, b := range m.Content {
+			text := b.Text
+			for {
+				i := strings.Index(text, "<task-notification>")
+				if i < 0 {
+					break
+				}
+				text = text[i:]
+				if _, rest, ok := strings.Cut(text, "<task-id>"); ok {
+					if id, _, ok := strings.Cut(rest, "</task-id>"); ok {
+						out[strings.TrimSpace(id)] = true
+					}
+				}
+				text = text[len("<task-notification>"):]
+			}
+		}
+	}
+	return out
 }
 
 // teamTools are the tools of teams (messaging, team files, the shared task
