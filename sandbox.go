@@ -97,7 +97,6 @@ func (b *base) sandboxOn(c sandboxConf) (bool, error) {
 // newSandbox builds the session's sandbox (nil when it is off), printing
 // once what it does not enforce on this machine.
 func (s *Session) openSandbox(ctx context.Context) error {
-	s.openReaper()
 	conf := s.sandboxConfig()
 	for _, p := range conf.problems {
 		fmt.Fprintf(s.inv.Stderr, "cohort: warning: %s\n", p)
@@ -106,6 +105,7 @@ func (s *Session) openSandbox(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	s.openReaper(!on)
 	if !on {
 		fmt.Fprintf(s.inv.Stderr, "cohort: the sandbox is off: Bash commands run unconfined, and only the permission checks stand between them and your files\n")
 		return nil
@@ -145,13 +145,23 @@ func (s *Session) openSandbox(ctx context.Context) error {
 // the sandbox (started at the first such command). Where it cannot be made
 // (not Linux) they are Cohort's own children, and what leaves their process
 // group outlives a killed Cohort.
-func (s *Session) openReaper() {
+//
+// With the sandbox off every command goes through it, so it is started at
+// once, beside the rest of the session's setup (the exec of a launcher is
+// most of the first command's cost otherwise); Close waits for that start.
+func (s *Session) openReaper(eager bool) {
 	r, err := sandbox.New(sandbox.Config{Unconfined: true})
 	if err != nil {
 		return
 	}
 	s.reaper = r
-	s.closers = append(s.closers, func() { _ = r.Close() })
+	started := make(chan struct{})
+	if eager {
+		go func() { defer close(started); _ = r.Start() }()
+	} else {
+		close(started)
+	}
+	s.closers = append(s.closers, func() { <-started; _ = r.Close() })
 }
 
 // sandboxCfg is the sandbox configuration of this session.
