@@ -143,3 +143,25 @@ func TestBinaryToolSequence(t *testing.T) {
 		t.Fatalf("the fake saw %d requests over HTTP, want 7", n)
 	}
 }
+
+// running is a cohort binary a test started; the test's cleanup kills it
+// and reaps it.
+type running struct {
+	cmd    *exec.Cmd
+	stderr *bytes.Buffer
+	exited chan struct{} // closed once it has been reaped
+}
+
+// startBinary starts bin with args in h's environment.
+func startBinary(t *testing.T, h *harness, bin string, args ...string) *running {
+	t.Helper()
+	r := &running{cmd: exec.Command(bin, args...), stderr: &bytes.Buffer{}, exited: make(chan struct{})}
+	r.cmd.Env = h.environ()
+	r.cmd.Stderr = r.stderr
+	if err := r.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = r.cmd.Wait(); close(r.exited) }()
+	t.Cleanup(func() { _ = r.cmd.Process.Kill(); <-r.exited })
+	return r
+}

@@ -13,11 +13,9 @@
 package cli
 
 import (
-	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -101,31 +99,22 @@ func crashOnce(t *testing.T, bin string, delay time.Duration, tag string) {
 	})
 	h.shortHome() // the session socket path must fit
 	args := []string{"--allowedTools", "Bash", "--teammate-mode", "in-process", "--cwd", h.dir, "--output-format", "json"}
-	cmd := exec.Command(bin, append([]string{"-p", "crash run"}, args...)...)
-	cmd.Env = h.environ()
-	var errb bytes.Buffer
-	cmd.Stderr = &errb
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
-	t.Cleanup(func() { _ = cmd.Process.Kill(); <-exited })
+	lead := startBinary(t, h, bin, append([]string{"-p", "crash run"}, args...)...)
 	// The random point is counted from the lead's first request: the
 	// session exists (a kill before it leaves nothing to resume).
 	select {
 	case <-began:
-	case <-exited:
-		t.Fatalf("the lead ended before its first request\nstderr: %s", errb.String())
+	case <-lead.exited:
+		t.Fatalf("the lead ended before its first request\nstderr: %s", lead.stderr.String())
 	case <-time.After(30 * time.Second):
-		t.Fatalf("the lead never sent its first request\nstderr: %s", errb.String())
+		t.Fatalf("the lead never sent its first request\nstderr: %s", lead.stderr.String())
 	}
 	select {
 	case <-time.After(delay):
-		_ = cmd.Process.Signal(syscall.SIGKILL)
-	case <-exited: // finished first: the resumes still must work
+		_ = lead.cmd.Process.Signal(syscall.SIGKILL)
+	case <-lead.exited: // finished first: the resumes still must work
 	}
-	<-exited
+	<-lead.exited
 	all := []string{sleepArg(1), sleepArg(2), sleepArg(3), sleepArg(4)}
 	if !waitFor(5*time.Second, func() bool { return len(sleepers(all...)) == 0 }) {
 		t.Errorf("Bash children %v outlived the killed lead by 5 s", sleepers(all...))
@@ -135,7 +124,7 @@ func crashOnce(t *testing.T, bin string, delay time.Duration, tag string) {
 		out, errOut, code := h.run(append([]string{"-p", prompt, "--continue"}, args...)...)
 		resumeErr.WriteString(prompt + ": " + errOut + "\n")
 		if code != 0 {
-			t.Fatalf("%s: exit %d\nstdout: %s\nstderr: %s\nfirst run's stderr: %s", prompt, code, out, errOut, errb.String())
+			t.Fatalf("%s: exit %d\nstdout: %s\nstderr: %s\nfirst run's stderr: %s", prompt, code, out, errOut, lead.stderr.String())
 		}
 	}
 	history := finalHistory(t, h.srv, "crash run")
@@ -167,7 +156,7 @@ func crashOnce(t *testing.T, bin string, delay time.Duration, tag string) {
 	}
 	for _, id := range launched {
 		if count[id] != 1 {
-			t.Errorf("background agent %s is accounted for %d times, want once (notifications %v)\nfirst run: %s\n%s\n%s", id, count[id], count, errb.String(), resumeErr.String(), crashEvidence(h, id))
+			t.Errorf("background agent %s is accounted for %d times, want once (notifications %v)\nfirst run: %s\n%s\n%s", id, count[id], count, lead.stderr.String(), resumeErr.String(), crashEvidence(h, id))
 		}
 	}
 	t.Logf("%d agents launched; notifications %v; teammate reports %d", len(launched), statuses, reports)

@@ -1,9 +1,7 @@
 package cli
 
 import (
-	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -30,27 +28,18 @@ func TestAKilledSessionResumesAnyNumberOfTimes(t *testing.T) {
 		}
 		return fakeapi.TextReply("resumed " + r.LastUserText())
 	})
-	cmd := exec.Command(bin, "-p", "count and sleep", "--allowedTools", "Bash", "--cwd", h.dir)
-	cmd.Env = h.environ()
-	var errb bytes.Buffer
-	cmd.Stderr = &errb
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
-	t.Cleanup(func() { _ = cmd.Process.Kill(); <-exited })
+	lead := startBinary(t, h, bin, "-p", "count and sleep", "--allowedTools", "Bash", "--cwd", h.dir)
 	counted := func() bool {
 		data, _ := os.ReadFile(filepath.Join(h.dir, "count.txt"))
 		return len(data) > 0
 	}
 	if !waitFor(30*time.Second, counted) {
-		t.Fatalf("the Bash call never ran\nstderr: %s", errb.String())
+		t.Fatalf("the Bash call never ran\nstderr: %s", lead.stderr.String())
 	}
-	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+	if err := lead.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	<-exited
+	<-lead.exited
 	for i, prompt := range []string{"first resume", "second resume"} {
 		out, errOut, code := h.run("-p", prompt, "--continue", "--cwd", h.dir)
 		if code != 0 || !strings.Contains(out, "resumed") {

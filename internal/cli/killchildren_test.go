@@ -1,10 +1,8 @@
 package cli
 
 import (
-	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -82,32 +80,22 @@ func TestBashChildrenDieWithAKilledLead(t *testing.T) {
 				use("Bash", map[string]any{"command": "sleep " + args[2], "run_in_background": true}),
 				use("Bash", map[string]any{"command": fmt.Sprintf("sleep %s & setsid sleep %s & sleep 300; wait", args[0], args[1])}),
 			), text("unreachable"))
-			cmd := exec.Command(bin, append([]string{"-p", "keep busy", "--output-format", "json", "--allowedTools", "Bash", "--cwd", h.dir}, mode.args...)...)
-			cmd.Env = h.environ()
-			var errb bytes.Buffer
-			cmd.Stderr = &errb
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			exited := make(chan struct{})
-			go func() { _ = cmd.Wait(); close(exited) }()
+			lead := startBinary(t, h, bin, append([]string{"-p", "keep busy", "--output-format", "json", "--allowedTools", "Bash", "--cwd", h.dir}, mode.args...)...)
 			t.Cleanup(func() {
-				_ = cmd.Process.Kill()
-				<-exited
 				for _, pid := range sleepers(args...) {
 					_ = syscall.Kill(pid, syscall.SIGKILL)
 				}
 			})
 			<-started
 			if !waitFor(30*time.Second, func() bool { return len(sleepers(args...)) == 3 }) {
-				t.Fatalf("the sleeps never all ran (running: %v)\nstderr: %s", sleepers(args...), errb.String())
+				t.Fatalf("the sleeps never all ran (running: %v)\nstderr: %s", sleepers(args...), lead.stderr.String())
 			}
-			if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+			if err := lead.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 				t.Fatal(err)
 			}
-			<-exited
+			<-lead.exited
 			if !waitFor(5*time.Second, func() bool { return len(sleepers(args...)) == 0 }) {
-				t.Fatalf("Bash children %v outlived the killed lead by 5 s\nstderr: %s", sleepers(args...), errb.String())
+				t.Fatalf("Bash children %v outlived the killed lead by 5 s\nstderr: %s", sleepers(args...), lead.stderr.String())
 			}
 		})
 	}

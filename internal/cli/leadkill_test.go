@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -65,16 +64,8 @@ func TestATmuxTeammateLeavesWhenItsLeadIsKilled(t *testing.T) {
 	h := newHarness(t, policy)
 	h.shortHome()
 	h.vars["COHORT_TEAMMATE_BIN"] = bin
-	lead := exec.Command(bin, "-p", "lead-start: a team", "--output-format", "json", "--teammate-mode", "tmux", "--cwd", h.dir)
-	lead.Env = h.environ()
-	var errb bytes.Buffer
-	lead.Stderr = &errb
-	if err := lead.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { _ = lead.Wait(); close(exited) }()
-	t.Cleanup(func() { _ = lead.Process.Kill(); <-exited })
+	run := startBinary(t, h, bin, "-p", "lead-start: a team", "--output-format", "json", "--teammate-mode", "tmux", "--cwd", h.dir)
+	lead, errb, exited := run.cmd, run.stderr, run.exited
 	select {
 	case <-carlWorking:
 	case <-exited:
