@@ -190,7 +190,10 @@ func (s *Store) reset(ctx context.Context, spec CreateSpec) (*Team, error) {
 		if e.Name() == LeadLock || e.Name() == configLock {
 			continue
 		}
-		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+		// Moved out of the team first, as Delete does: a teammate of the
+		// old team that still writes its status then fails (the path is
+		// gone) instead of writing into what is being removed.
+		if err := s.discard(spec.Name, filepath.Join(dir, e.Name())); err != nil {
 			return nil, fmt.Errorf("team claim %q: clear the orphaned team: %w", spec.Name, err)
 		}
 	}

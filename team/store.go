@@ -331,19 +331,35 @@ func (s *Store) Delete(ctx context.Context, name string) error {
 		return s.notFound(name, err)
 	}
 	defer lk.Unlock()
-	var suffix [6]byte
-	rand.Read(suffix[:])
-	trash := filepath.Join(s.cfg.Root, ".deleted-"+name+"-"+hex.EncodeToString(suffix[:]))
-	if err := os.Rename(dir, trash); err != nil {
+	if err := s.discard(name, dir); err != nil {
 		return fmt.Errorf("team delete %q: %w", name, err)
-	}
-	if err := atomicfile.SyncDir(s.cfg.Root); err != nil {
-		return fmt.Errorf("team delete %q: %w", name, err)
-	}
-	if err := os.RemoveAll(trash); err != nil {
-		return fmt.Errorf("team delete %q: moved to %s but could not remove it: %w", name, trash, err)
 	}
 	return nil
+}
+
+// discard removes path (a team directory, or an entry of one) by moving
+// it to a trash name under the root first, so that the rename is the
+// moment it is gone: a process still writing under the old path fails
+// rather than fills what is being removed. A write that had already
+// started in it can land while it is removed (ENOTEMPTY): that write is
+// one file, so removal is tried again, three times in all.
+func (s *Store) discard(name, path string) error {
+	var suffix [6]byte
+	rand.Read(suffix[:])
+	trash := filepath.Join(s.cfg.Root, ".deleted-"+name+"-"+filepath.Base(path)+"-"+hex.EncodeToString(suffix[:]))
+	if err := os.Rename(path, trash); err != nil {
+		return err
+	}
+	if err := atomicfile.SyncDir(s.cfg.Root); err != nil {
+		return err
+	}
+	var err error
+	for range 3 {
+		if err = os.RemoveAll(trash); err == nil {
+			return nil
+		}
+	}
+	return fmt.Errorf("moved to %s but could not remove it: %w", trash, err)
 }
 
 // Update applies fn to team name's file under the team lock and writes the
