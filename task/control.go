@@ -144,12 +144,17 @@ func (r *Registry) Consume(idOrName string, q *Queue) {
 	if !ok || q == nil || t.spec.Queue != q || t.running() {
 		return
 	}
-	if t.notified.CompareAndSwap(false, true) {
+	t.notifyMu.Lock()
+	first := t.notified.CompareAndSwap(false, true)
+	if !first {
+		// Enqueued already (the lock orders it before this): take it back.
+		q.Withdraw(t.id)
+	}
+	t.notifyMu.Unlock()
+	if first {
 		_ = r.Release(t.id)
 		r.scheduleEviction(t)
-		return
 	}
-	q.Withdraw(t.id)
 }
 
 // SetRetain marks a task as shown in a panel (longer eviction grace) or

@@ -427,13 +427,18 @@ func (r *Registry) finish(t *Task, oc Outcome, runErr error) {
 	})
 	// A foreground task's result goes back through Await, so it counts as
 	// notified without a queue entry; so does a task nobody listens to.
-	if t.notified.CompareAndSwap(false, true) {
+	t.notifyMu.Lock()
+	first := t.notified.CompareAndSwap(false, true)
+	if first {
 		if bg && t.spec.Queue != nil {
 			id := t.id
 			t.spec.Queue.Enqueue(Item{Kind: ItemNotification, Notification: &n, delivered: func() { _ = r.Release(id) }})
 		} else {
 			_ = r.Release(t.id) // nobody is to be notified
 		}
+	}
+	t.notifyMu.Unlock()
+	if first {
 		r.scheduleEviction(t)
 	}
 	// Only now does the task stop counting as outstanding: its

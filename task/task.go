@@ -27,6 +27,9 @@ type Task struct {
 	done       chan struct{} // closed after the task is terminal and notified
 	bg         chan struct{} // closed when the task moves to the background
 	notified   atomic.Bool
+	// notifyMu makes the notified flag's set and what goes with it (the
+	// queue entry, or its withdrawal by Consume) one step.
+	notifyMu sync.Mutex
 	outputName string // file name inside the registry's tasks dir
 
 	mu           sync.Mutex
