@@ -17,19 +17,19 @@ var ErrBackgrounded = errors.New("task moved to the background")
 // function and the spawning tool use it to report progress, write the
 // transcript and wait. Safe for concurrent use.
 type Task struct {
-	r          *Registry
-	spec       Spec // immutable copy
-	id         string
-	parentID   string
-	start      time.Time
-	out        *Output
-	cancel     context.CancelFunc
-	done       chan struct{} // closed after the task is terminal and notified
-	bg         chan struct{} // closed when the task moves to the background
-	notified   atomic.Bool
+	r        *Registry
+	spec     Spec // immutable copy
+	id       string
+	parentID string
+	start    time.Time
+	out      *Output
+	cancel   context.CancelFunc
+	done     chan struct{} // closed after the task is terminal and notified
+	bg       chan struct{} // closed when the task moves to the background
+	notified atomic.Bool
 	// notifyMu makes the notified flag's set and what goes with it (the
 	// queue entry, or its withdrawal by Consume) one step.
-	notifyMu sync.Mutex
+	notifyMu   sync.Mutex
 	outputName string // file name inside the registry's tasks dir
 
 	mu           sync.Mutex
