@@ -325,7 +325,7 @@ func (r *Registry) arm(ctx context.Context, t *Task) {
 		return
 	}
 	if t.spec.Linked {
-		t.unlink = context.AfterFunc(ctx, func() { t.signal("the turn that started it was cancelled") })
+		t.unlink = context.AfterFunc(ctx, t.callerGone)
 	}
 	if d := t.spec.AutoBackground; d > 0 {
 		t.autoBgStop = r.clock.AfterFunc(d, func() { t.background() })

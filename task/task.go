@@ -176,6 +176,24 @@ func (t *Task) signal(reason string) bool {
 	return true
 }
 
+// callerGone stops a linked task whose caller's ctx ended, unless the
+// task has moved to the background. The check is under the lock that
+// background takes, because the link is detached only after Await has
+// already seen the move: the Agent call returns, its turn's ctx is
+// cancelled, and this can run before background gets to stop it.
+func (t *Task) callerGone() {
+	t.mu.Lock()
+	if t.backgrounded || t.status.Terminal() {
+		t.mu.Unlock()
+		return
+	}
+	if !t.stopRequested {
+		t.stopRequested, t.stopReason = true, "the turn that started it was cancelled"
+	}
+	t.mu.Unlock()
+	t.cancel()
+}
+
 // stopping reports whether the task was asked to stop (killed tasks
 // included).
 func (t *Task) stopping() bool {
