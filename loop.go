@@ -119,7 +119,7 @@ func (s *Session) awaitQueue(ctx context.Context) ([]engine.Part, bool, error) {
 			if waited {
 				s.coalesce(ctx, q)
 			}
-			return runtime.QueueParts(q.Drain()), true, nil
+			return runtime.QueueParts(q.Take()), true, nil
 		}
 		if outstanding == 0 && !busy {
 			return nil, false, nil

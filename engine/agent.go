@@ -283,6 +283,9 @@ func (a *Agent) appendParts(parts []Part) error {
 		if err := a.appendUserFrom(p.Content, p.Origin, p.From); err != nil {
 			return err
 		}
+		if p.Recorded != nil {
+			p.Recorded()
+		}
 	}
 	return nil
 }

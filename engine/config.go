@@ -140,6 +140,10 @@ type Part struct {
 	Content []llm.Block
 	Origin  string
 	From    string
+	// Recorded, when set, runs once the part's transcript entry has been
+	// written (at once without a recorder): an inbox uses it to release
+	// what it must hold until the part is durable.
+	Recorded func()
 }
 
 // PartsInbox is an Inbox that says where each piece of content came from;

@@ -216,6 +216,7 @@ func (qi queueInbox) Drain() []llm.Block {
 	var out []llm.Block
 	for _, p := range qi.DrainParts() {
 		out = append(out, p.Content...)
+		p.Recorded()
 	}
 	return out
 }
@@ -227,17 +228,18 @@ func (qi queueInbox) DrainParts() []engine.Part {
 	if qi.q == nil {
 		return nil
 	}
-	return QueueParts(qi.q.Drain())
+	return QueueParts(qi.q.Take())
 }
 
-// QueueParts turns queue items into engine parts with their origins.
+// QueueParts turns queue items taken from a task.Queue into engine parts
+// with their origins; each item is acknowledged when its part is recorded.
 func QueueParts(items []task.Item) []engine.Part {
 	if len(items) == 0 {
 		return nil
 	}
 	out := make([]engine.Part, 0, len(items))
 	for _, it := range items {
-		p := engine.Part{Content: []llm.Block{llm.Text(it.ModelText())}}
+		p := engine.Part{Content: []llm.Block{llm.Text(it.ModelText())}, Recorded: it.Ack}
 		switch it.Kind {
 		case task.ItemTeammateMessage:
 			p.Origin, p.From = session.OriginTeammate, it.From

@@ -25,10 +25,21 @@ type Item struct {
 	From string
 	// Notification is set for ItemNotification.
 	Notification *Notification
-	// delivered, when set, runs once the item is drained or withdrawn:
-	// the registry's record that the task's notification has been handed
-	// over (its output file may then go with the session).
+	// delivered, when set, runs once the item has been handed over (Ack):
+	// the registry's record that the task's notification reached the
+	// agent (its output file may then go with the session, and a resumed
+	// session will not report the task as killed).
 	delivered func()
+}
+
+// Ack records that the item has been handed over. An item taken with Take
+// is acknowledged by its taker once it is durably recorded (the engine
+// does it after the transcript entry is written), so a crash between the
+// two leaves the task pending and a resumed session reports it.
+func (it Item) Ack() {
+	if it.delivered != nil {
+		it.delivered()
+	}
 }
 
 // ModelText returns what the model reads for the item.
@@ -74,8 +85,18 @@ func (q *Queue) EnqueueNotification(n Notification) {
 
 // Drain removes and returns the waiting items of the given kinds (all
 // kinds when none are given), ordered by kind priority and, within a kind,
-// first in first out.
+// first in first out, and acknowledges them.
 func (q *Queue) Drain(kinds ...ItemKind) []Item {
+	out := q.Take(kinds...)
+	for _, it := range out {
+		it.Ack()
+	}
+	return out
+}
+
+// Take is Drain without the acknowledgement: the caller calls Ack on each
+// item once it has recorded it.
+func (q *Queue) Take(kinds ...ItemKind) []Item {
 	q.mu.Lock()
 	var out, keep []Item
 	for _, it := range q.items {
@@ -88,11 +109,6 @@ func (q *Queue) Drain(kinds ...ItemKind) []Item {
 	q.setItemsLocked(keep)
 	q.mu.Unlock()
 	slices.SortStableFunc(out, func(a, b Item) int { return int(a.Kind) - int(b.Kind) })
-	for _, it := range out {
-		if it.delivered != nil {
-			it.delivered()
-		}
-	}
 	return out
 }
 

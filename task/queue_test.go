@@ -2,6 +2,8 @@ package task
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -151,5 +153,41 @@ func TestItemModelText(t *testing.T) {
 	}
 	if got := (Item{Kind: ItemUserPrompt, Text: "hi"}).ModelText(); got != "hi" {
 		t.Fatalf("ModelText = %q", got)
+	}
+}
+
+// A notification taken with Take stays pending (a resumed session would
+// report the task) until its taker acknowledges it; Drain acknowledges.
+func TestTakeHoldsThePendingRecordUntilAck(t *testing.T) {
+	r, _ := newReg(t, nil)
+	q := NewQueue()
+	pending := func(id string) bool {
+		_, err := os.Stat(filepath.Join(r.Dir(), id+pendingExt))
+		return err == nil
+	}
+	tk, err := r.Start(t.Context(), Spec{Kind: KindLocalAgent, Description: "bg", Background: true, Queue: q}, done("done"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitDoneT(t, tk)
+	items := q.Take()
+	if len(items) != 1 {
+		t.Fatalf("took %d items, want 1", len(items))
+	}
+	if !pending(tk.ID()) {
+		t.Fatal("taking the notification released it before it was recorded")
+	}
+	items[0].Ack()
+	if pending(tk.ID()) {
+		t.Fatal("Ack did not release the notification")
+	}
+
+	tk2, err := r.Start(t.Context(), Spec{Kind: KindLocalAgent, Description: "bg2", Background: true, Queue: q}, done("done"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitDoneT(t, tk2)
+	if len(q.Drain()) != 1 || pending(tk2.ID()) {
+		t.Fatal("Drain did not hand over and release the notification")
 	}
 }
