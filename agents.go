@@ -90,11 +90,13 @@ func (s *Session) Agents() []AgentInfo {
 				}
 				continue
 			}
+			seen[m.AgentID] = true
 			out = append(out, AgentInfo{ID: m.AgentID, Name: m.Name, Team: m.Team, Kind: "teammate",
 				Type: m.AgentType, Model: m.Model, State: memberState(m.State, AgentStarting),
 				Cwd: m.Cwd, Worktree: m.WorktreePath, PermissionMode: m.Mode, Color: m.Color, Depth: 1,
 				Started: m.JoinedAt})
 		}
+		out = s.addProcessMembers(out, seen)
 	}
 	return out
 }
@@ -113,7 +115,7 @@ func (s *Session) agentInfo(a *runtime.Agent) AgentInfo {
 	}
 	switch t := a.Task(); {
 	case a == s.mainAgent():
-		info.State = AgentIdle
+		info.State, info.Started = AgentIdle, s.usage.opened
 		if s.ctl.isRunning() {
 			info.State = AgentRunning
 		}

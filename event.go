@@ -107,6 +107,8 @@ type Event struct {
 	// ModelUsage is usage and cost per model (a session whose agents run
 	// on several models reports each one's share).
 	ModelUsage map[string]*ModelUsage
+	// Agents is every agent's usage, cost and time (agentusage.go).
+	Agents []AgentUsage
 }
 
 // ModelUsage is one model's share of a session's usage, as Claude Code's
@@ -202,6 +204,9 @@ func (e Event) MarshalJSON() ([]byte, error) {
 		o.add("usage", usage)
 		if len(e.ModelUsage) > 0 {
 			o.add("modelUsage", e.ModelUsage)
+		}
+		if len(e.Agents) > 0 {
+			o.add("agents", e.Agents)
 		}
 	}
 	if e.AgentID != "" && e.Type != EventResult {

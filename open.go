@@ -243,6 +243,9 @@ func (s *Session) engineEvent(ev engine.Event) {
 	case engine.EventAssistant:
 		if ev.Response != nil {
 			s.usage.count(ev.Response)
+			if s.mate != nil {
+				s.mate.ReportSpend(s.usage.spend())
+			}
 		}
 		s.usage.responded(ev.AgentID, ev.Time)
 	}

@@ -220,8 +220,9 @@ func (s *Session) turn(ctx context.Context, prompt, opening string) Event {
 	default:
 		r.Result = res.Text
 	}
-	usage, cost, byModel := s.usage.totals()
+	usage, cost, byModel := s.spending()
 	r.Usage, r.TotalCostUSD, r.ModelUsage = &usage, cost, byModel
+	r.Agents = s.agentUsage(time.Now())
 	r.DurationAPIMs = s.usage.apiTime().Milliseconds()
 	r.SessionID, r.UUID, r.Time = s.id, session.NewID(), time.Now()
 	return r

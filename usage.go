@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/cohort-dev/cohort/llm"
+	"github.com/cohort-dev/cohort/teammate"
 )
 
 // counter adds up the usage and cost of every response any agent of the
@@ -20,10 +21,13 @@ type counter struct {
 	// holds when each agent's request under way was sent.
 	api   time.Duration
 	asked map[string]time.Time
+	// opened is when the session was made (the lead's start).
+	opened time.Time
 }
 
 func newCounter() *counter {
-	return &counter{prices: llm.DefaultPrices, byModel: map[string]*ModelUsage{}, asked: map[string]time.Time{}}
+	return &counter{prices: llm.DefaultPrices, byModel: map[string]*ModelUsage{}, asked: map[string]time.Time{},
+		opened: time.Now()}
 }
 
 func (c *counter) requestStarted(agentID string, t time.Time) {
@@ -84,4 +88,42 @@ func (c *counter) totals() (llm.Usage, float64, map[string]*ModelUsage) {
 		byModel[k] = &cp
 	}
 	return c.usage, c.costUSD, byModel
+}
+
+// spend is the counter's per-model lines as a teammate publishes them.
+func (c *counter) spend() teammate.Spend {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make(teammate.Spend, len(c.byModel))
+	for model, m := range c.byModel {
+		out[model] = teammate.ModelSpend{Usage: llm.Usage{InputTokens: m.InputTokens, OutputTokens: m.OutputTokens,
+			CacheReadInputTokens: m.CacheReadInputTokens, CacheCreationInputTokens: m.CacheCreationInputTokens}, CostUSD: m.CostUSD}
+	}
+	return out
+}
+
+// spending is the session's usage and cost: every agent of this process
+// (the counter) and every teammate the lead started in a process of its
+// own (what each last published), in all and per model.
+func (s *Session) spending() (llm.Usage, float64, map[string]*ModelUsage) {
+	usage, cost, byModel := s.usage.totals()
+	if s.team == nil || s.mate != nil {
+		return usage, cost, byModel
+	}
+	for _, pm := range s.team.ProcessMembers() {
+		for model, ms := range pm.Spend {
+			usage, cost = usage.Add(ms.Usage), cost+ms.CostUSD
+			m := byModel[model]
+			if m == nil {
+				m = &ModelUsage{}
+				byModel[model] = m
+			}
+			m.InputTokens += ms.InputTokens
+			m.OutputTokens += ms.OutputTokens
+			m.CacheReadInputTokens += ms.CacheReadInputTokens
+			m.CacheCreationInputTokens += ms.CacheCreationInputTokens
+			m.CostUSD += ms.CostUSD
+		}
+	}
+	return usage, cost, byModel
 }

@@ -215,6 +215,13 @@ func (a *Agent) Task() *task.Task {
 	return a.task
 }
 
+// AttachTask records the task an agent runs as when another layer started
+// it (an in-process teammate's, started by the team layer), so that its
+// record shows the task's times and progress as a spawned agent's does.
+func (a *Agent) AttachTask(t *task.Task) {
+	a.setTask(t)
+}
+
 // ApprovePlan asks the agent's plan approver, if it has one (plan.Agent);
 // ok is false when it has none (the permission gate's answer to
 // ExitPlanMode was the approval).

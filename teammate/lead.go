@@ -87,8 +87,11 @@ type Lead struct {
 	// ends.
 	leadership *team.Leadership
 	// claim says how the current team came to be led (team.Claim*).
-	claim    string
-	members  map[string]*handle
+	claim   string
+	members map[string]*handle
+	// retired are process teammates whose names a later spawn took: still
+	// counted in ProcessMembers.
+	retired  []*handle
 	shutdown waiters
 	changes  signal
 	// reserved are the teammates of a message added to the team file
@@ -107,6 +110,9 @@ type handle struct {
 	// lease is an isolated process teammate's worktree, finished by the
 	// lead once the process is gone.
 	lease *isolation.Lease
+	// seen is a process teammate as last read from its status file (it
+	// outlives the file: a team's deletion removes it).
+	seen ProcessMember
 }
 
 // NewLead returns a Lead; Close stops what it started.

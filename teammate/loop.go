@@ -202,6 +202,11 @@ func roleNote(teamName string, m team.Member) string {
 // Name returns the teammate's name.
 func (tm *Loop) Name() string { return tm.name }
 
+// ReportSpend sets the usage and cost this teammate publishes in its
+// status file (the session running it calls it after each response), for
+// a lead in another process to count.
+func (tm *Loop) ReportSpend(s Spend) { tm.status.setSpend(s) }
+
 // Run runs the teammate until it is shut down or ctx ends. It starts with
 // the member's spawn prompt, then takes a turn per batch of messages. A
 // teammate in its own process also ends when its lead is gone (ErrLeadGone):

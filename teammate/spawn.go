@@ -237,6 +237,9 @@ func (l *Lead) spawnInProcess(ctx context.Context, rt *runtime.Runtime, parent *
 		tm.close()
 		return err
 	}
+	if a := tm.Agent(); a != nil {
+		a.AttachTask(t)
+	}
 	l.mu.Lock()
 	l.members[m.Name] = &handle{name: m.Name, inProc: t}
 	l.mu.Unlock()
@@ -254,7 +257,11 @@ func (l *Lead) spawnProcess(ctx context.Context, teamName string, m team.Member,
 		l.cfg.Logf("teammate: record pane of %s: %v", m.Name, err)
 	}
 	l.mu.Lock()
-	l.members[m.Name] = &handle{name: m.Name, process: pane, lease: lease}
+	if old := l.members[m.Name]; old != nil && old.process != "" {
+		l.retired = append(l.retired, old)
+	}
+	l.members[m.Name] = &handle{name: m.Name, process: pane, lease: lease,
+		seen: ProcessMember{Member: m, Team: teamName, Started: l.cfg.Now()}}
 	l.mu.Unlock()
 	dir, err := l.cfg.Store.Dir(teamName)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cohort-dev/cohort/internal/atomicfile"
+	"github.com/cohort-dev/cohort/llm"
 )
 
 // State is a teammate's published state.
@@ -39,6 +40,29 @@ type Status struct {
 	// Reason says why a teammate stopped, when it was not asked to (its
 	// lead was gone).
 	Reason string `json:"reason,omitempty"`
+	// Spend is what its model requests have cost so far, per model: a
+	// teammate in a process of its own publishes it so that its lead
+	// counts it in the session's totals.
+	Spend Spend `json:"spend,omitempty"`
+}
+
+// Spend is usage and cost per model.
+type Spend map[string]ModelSpend
+
+// ModelSpend is one model's usage and cost.
+type ModelSpend struct {
+	llm.Usage
+	CostUSD float64 `json:"cost_usd"`
+}
+
+// Total is the spend of all models together.
+func (s Spend) Total() (llm.Usage, float64) {
+	var u llm.Usage
+	var cost float64
+	for _, m := range s {
+		u, cost = u.Add(m.Usage), cost+m.CostUSD
+	}
+	return u, cost
 }
 
 // statusPath is where a teammate publishes its status.
@@ -99,6 +123,15 @@ func (p *publisher) stop(reason string) {
 	p.st.State, p.st.Reason = StateStopped, reason
 	p.st.Seq++
 	_ = p.writeLocked()
+}
+
+// setSpend records the spend to publish with the next write (a state
+// change or a heartbeat; the turn's end is one): not a write of its own
+// per model response.
+func (p *publisher) setSpend(s Spend) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.st.Spend = s
 }
 
 func (p *publisher) state() State {

@@ -25,6 +25,22 @@ type resultLine struct {
 		CacheCreationInputTokens int64   `json:"cacheCreationInputTokens"`
 		CostUSD                  float64 `json:"costUSD"`
 	} `json:"modelUsage"`
+	Agents []struct {
+		ID    string `json:"id"`
+		Name  string `json:"name"`
+		Kind  string `json:"kind"`
+		Type  string `json:"type"`
+		Model string `json:"model"`
+		Usage struct {
+			InputTokens              int64 `json:"input_tokens"`
+			OutputTokens             int64 `json:"output_tokens"`
+			CacheCreationInputTokens int64 `json:"cache_creation_input_tokens"`
+			CacheReadInputTokens     int64 `json:"cache_read_input_tokens"`
+		} `json:"usage"`
+		CostUSD        float64 `json:"cost_usd"`
+		CacheReadRatio float64 `json:"cache_read_ratio"`
+		DurationMs     int64   `json:"duration_ms"`
+	} `json:"agents"`
 	UUID string `json:"uuid"`
 }
 

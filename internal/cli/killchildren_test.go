@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -17,6 +18,14 @@ import (
 // sleepers returns the pids of running processes whose command line is
 // "sleep <arg>" for one of args.
 func sleepers(args ...string) []int {
+	return procsWhere(func(argv []string) bool {
+		return len(argv) == 2 && filepath.Base(argv[0]) == "sleep" && slices.Contains(args, argv[1])
+	})
+}
+
+// procsWhere returns the pids of running processes whose command line
+// match accepts.
+func procsWhere(match func(argv []string) bool) []int {
 	var out []int
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {
@@ -28,14 +37,8 @@ func sleepers(args ...string) []int {
 		if err != nil {
 			continue
 		}
-		f := strings.Split(strings.TrimRight(string(data), "\x00"), "\x00")
-		if len(f) != 2 || filepath.Base(f[0]) != "sleep" || !processRunning(pid) {
-			continue
-		}
-		for _, a := range args {
-			if f[1] == a {
-				out = append(out, pid)
-			}
+		if match(strings.Split(strings.TrimRight(string(data), "\x00"), "\x00")) && processRunning(pid) {
+			out = append(out, pid)
 		}
 	}
 	return out

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -177,6 +178,61 @@ func TestMixedTeamOverTmux(t *testing.T) {
 	st := readStatusFile(t, h, "mix", "bob")
 	if st.PID == 0 || processRunning(st.PID) {
 		t.Fatalf("bob's process %d should have exited (status %+v)", st.PID, st)
+	}
+	checkTeamSpend(t, h, out, "bob-job")
+}
+
+// checkTeamSpend is issue 17 item 5: the result counts what every agent
+// spent, a teammate in its own process too. The per-agent list names the
+// lead and each teammate, the tmux teammate's usage is exactly what the
+// API reported to its requests, and the agents' costs add up to the total.
+func checkTeamSpend(t *testing.T, h *harness, out, tmuxPrompt string) {
+	t.Helper()
+	var res resultLine
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("result: %v\n%s", err, out)
+	}
+	var served fakeapi.Usage
+	for _, rec := range h.srv.Requests() {
+		if rec.Request != nil && strings.Contains(rec.Request.FirstUserText(), tmuxPrompt) {
+			served.InputTokens += rec.Usage.InputTokens
+			served.OutputTokens += rec.Usage.OutputTokens
+			served.CacheReadInputTokens += rec.Usage.CacheReadInputTokens
+			served.CacheCreationInputTokens += rec.Usage.CacheCreationInputTokens
+		}
+	}
+	kinds := map[string]int{}
+	sum := 0.0
+	var bob *struct{ in, out, read, made int }
+	for _, a := range res.Agents {
+		kinds[a.Kind]++
+		sum += a.CostUSD
+		if a.CostUSD <= 0 || a.DurationMs <= 0 || a.Model == "" {
+			t.Errorf("agent %s (%s): cost %v, duration %d ms, model %q; each should be set", a.ID, a.Kind, a.CostUSD, a.DurationMs, a.Model)
+		}
+		if a.Name == "bob" {
+			bob = &struct{ in, out, read, made int }{int(a.Usage.InputTokens), int(a.Usage.OutputTokens), int(a.Usage.CacheReadInputTokens), int(a.Usage.CacheCreationInputTokens)}
+		}
+	}
+	if kinds["lead"] != 1 || kinds["teammate"] != 2 {
+		t.Fatalf("per-agent list kinds %v, want one lead and two teammates\n%s", kinds, out)
+	}
+	if bob == nil {
+		t.Fatalf("the per-agent list lacks the tmux teammate\n%s", out)
+	}
+	if served.InputTokens+served.CacheReadInputTokens+served.CacheCreationInputTokens == 0 || bob.in != served.InputTokens || bob.out != served.OutputTokens ||
+		bob.read != served.CacheReadInputTokens || bob.made != served.CacheCreationInputTokens {
+		t.Errorf("the tmux teammate's usage %+v, want what the API served it %+v", *bob, served)
+	}
+	if math.Abs(sum-res.TotalCostUSD) > 1e-9 {
+		t.Errorf("the agents' costs add up to %v, the total says %v", sum, res.TotalCostUSD)
+	}
+	var modelSum float64
+	for _, m := range res.ModelUsage {
+		modelSum += m.CostUSD
+	}
+	if math.Abs(modelSum-res.TotalCostUSD) > 1e-9 {
+		t.Errorf("modelUsage adds up to %v, the total says %v", modelSum, res.TotalCostUSD)
 	}
 }
 
