@@ -142,17 +142,35 @@ func TestScenariosOnEveryProvider(t *testing.T) {
 // of the failed tests (go test -v prints them before the verdict), cut to
 // n bytes; the output's tail when nothing matched.
 func failures(out string, n int) string {
-	var b strings.Builder
 	lines := strings.Split(out, "\n")
+	failed := map[string]bool{}
+	for _, line := range lines {
+		if name, ok := strings.CutPrefix(strings.TrimSpace(line), "--- FAIL: "); ok {
+			failed[strings.Fields(name)[0]] = true
+		}
+	}
+	var b strings.Builder
 	for i, line := range lines {
 		trimmed := strings.TrimSpace(line)
-		if !strings.HasPrefix(trimmed, "--- FAIL") && !strings.Contains(trimmed, "panic:") {
+		// In -v output a test's log lines follow "=== RUN/CONT/NAME name"
+		// (they are streamed, so they come before its "--- FAIL").
+		var section bool
+		for _, p := range []string{"=== RUN", "=== CONT", "=== NAME"} {
+			if rest, ok := strings.CutPrefix(trimmed, p); ok && failed[strings.TrimSpace(rest)] {
+				section = true
+			}
+		}
+		if !section && !strings.HasPrefix(trimmed, "--- FAIL") && !strings.Contains(trimmed, "panic:") {
 			continue
 		}
 		b.WriteString(line + "\n")
 		indent := len(line) - len(strings.TrimLeft(line, " "))
+		if section {
+			indent = -1
+		}
 		for _, next := range lines[i+1:] {
-			if len(next)-len(strings.TrimLeft(next, " ")) <= indent || strings.HasPrefix(strings.TrimSpace(next), "---") {
+			t := strings.TrimSpace(next)
+			if strings.HasPrefix(t, "---") || strings.HasPrefix(t, "===") || len(next)-len(strings.TrimLeft(next, " ")) <= indent {
 				break
 			}
 			b.WriteString(next + "\n")
