@@ -83,10 +83,10 @@ func writeFile(t *testing.T, path, content string) {
 // spawned, run again on every OpenAI provider: synchronous subagents,
 // background agents (notification, the chaos loop, TaskStop, a
 // grandchild, auto-backgrounding), a fork in its own worktree, and teams
-// whose teammates run in tmux panes as their own cohort processes on the
-// provider (the in-process team is TestTeamOnEveryProvider:
-// TestInProcessTeam is flaky on every provider, see its note there).
+// whose teammates run in-process or in tmux panes as their own cohort
+// processes on the provider.
 var providerScenarios = []string{
+	"TestInProcessTeam",
 	"TestThreeParallelSubagents",
 	"TestFiveBackgroundAgentsNotifyOnce",
 	"TestBackgroundNotifyLoop",
@@ -205,11 +205,9 @@ func everyProvider(t *testing.T, policy func(provider string) fakeapi.Policy, f 
 
 // TestTeamOnEveryProvider: a lead creates a team of two in-process
 // teammates; each reports to the lead by SendMessage and goes idle; the
-// lead hears both and the run ends with both shut down. (TestInProcessTeam
-// also has bob wait for alice's message; on every provider the lead can
-// end the run while that message still waits in idle bob's inbox, so it
-// fails now and then: a race in the team's idle detection, not a provider
-// matter.)
+// lead hears both and the run ends with both shut down. (The scenarios'
+// TestInProcessTeam also has bob wait for alice's message: the message in
+// a teammate's hands that issue 17's item 2 made count as work.)
 func TestTeamOnEveryProvider(t *testing.T) {
 	t.Parallel()
 	policy := func(string) fakeapi.Policy {
