@@ -136,13 +136,25 @@ func TestSandboxWorktreeAgentCannotWriteMainCheckout(t *testing.T) {
 
 // TestSandboxSettingsProblems: a malformed sandbox block is reported with
 // its file and line and the sandbox stays on; an allowWrite entry that
-// does not exist is reported and skipped.
+// does not exist is reported and skipped. After both, the session's
+// commands still run, still confined: a write inside the project lands,
+// the same write outside is blocked and the model is told so.
 func TestSandboxSettingsProblems(t *testing.T) {
 	t.Parallel()
 	var h *harness
+	var mu sync.Mutex
+	var results []string
 	c := newConv().on("write", func(*fakeapi.Request) fakeapi.Reply {
-		return fakeapi.Reply{Content: []fakeapi.Block{use("Bash", map[string]any{"command": "touch " + filepath.Join(filepath.Dir(h.dir), "escaped")})}}
-	}, text("done"))
+		return fakeapi.Reply{Content: []fakeapi.Block{
+			use("Bash", map[string]any{"command": "touch " + filepath.Join(filepath.Dir(h.dir), "escaped")}),
+			use("Bash", map[string]any{"command": "touch inside && echo wrote-inside"}),
+		}}
+	}, func(r *fakeapi.Request) fakeapi.Reply {
+		mu.Lock()
+		results = toolResults(r)
+		mu.Unlock()
+		return fakeapi.TextReply("done")
+	})
 	h = newHarness(t, c.policy)
 	h.write(".cohort/settings.json", "{\n  \"sandbox\": {\"enabled\": \"no\"}\n}\n")
 	h.write(".cohort/settings.local.json", `{"sandbox": {"allowWrite": ["/no/such/dir"]}}`)
@@ -157,8 +169,25 @@ func TestSandboxSettingsProblems(t *testing.T) {
 	if !strings.Contains(errOut, "/no/such/dir does not exist") {
 		t.Errorf("stderr does not report the missing allowWrite entry:\n%s", errOut)
 	}
+	if strings.Contains(errOut, "sandbox is off") || strings.Contains(errOut, "not available") {
+		t.Errorf("the sandbox did not stay on:\n%s", errOut)
+	}
 	if _, err := os.Stat(filepath.Join(filepath.Dir(h.dir), "escaped")); err == nil {
 		t.Errorf("the sandbox was off after a malformed block")
+	}
+	if _, err := os.Stat(filepath.Join(h.dir, "inside")); err != nil {
+		t.Errorf("a command writing inside the project did not run: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(results) != 2 {
+		t.Fatalf("tool results %q, want two", results)
+	}
+	if !strings.Contains(results[0], "blocked by the sandbox: "+filepath.Dir(h.dir)) {
+		t.Errorf("the outside write's result does not say the sandbox blocked it: %q", results[0])
+	}
+	if !strings.Contains(results[1], "wrote-inside") {
+		t.Errorf("the inside write's result: %q", results[1])
 	}
 }
 
