@@ -199,7 +199,7 @@ func mountPolicy(p *Policy, rep *Report) error {
 		rep.NotEnforced = append(rep.NotEnforced, fmt.Sprintf("%d protected paths vanished before they could be made read-only", len(missing)))
 	}
 	if len(p.Hidden) > 0 {
-		rep.Enforced = append(rep.Enforced, "paths of Read deny rules hidden")
+		rep.Enforced = append(rep.Enforced, fmt.Sprintf("Read deny rules: the %d paths they cover are hidden", len(p.Hidden)))
 	}
 	return nil
 }

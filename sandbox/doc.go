@@ -7,11 +7,24 @@
 //
 // # What a command may do
 //
-//   - Read anything but what Read deny rules name literally
-//     (Config.DenyRead): such a path is hidden in the command's mount
-//     namespace (an empty read-only tmpfs over a directory, /dev/null over
-//     a file). A pattern ("*.env") cannot be hidden; the permission check
-//     alone applies to it, and the CLI does not claim otherwise.
+//   - Read anything but what Read deny rules cover (Config.DenyRead):
+//     such a path is hidden in the command's mount namespace (an empty
+//     read-only tmpfs over a directory, /dev/null over a file). A mount
+//     can only cover what exists, so the rules are turned into paths once,
+//     when the session starts (permission.Checker.ReadDenials): a literal
+//     rule ("./secrets/**") names its path, and a directory hidden whole
+//     stays hidden for whatever appears in it later; a pattern
+//     ("**/*.pem", ".env") is matched against the tree below its fixed
+//     prefix. That search does not enter .git directories the pattern does
+//     not name (objects and refs hold nothing a rule means, and are most
+//     of a large checkout), and is bounded (200,000 entries, 2,000 paths,
+//     5 seconds at start). What it leaves readable is reported, rule by
+//     rule, in Config.DenyReadUncovered and so in every Report: a
+//     pattern's matches that appear later, a literal path that does not
+//     exist yet, a search stopped at its bound. The permission check
+//     still applies to all of them. The search runs against the session's
+//     directory; an agent in a worktree made later gets the same list,
+//     and the report's "later" covers its files.
 //   - Write only in its agent's working directory (a worktree for an
 //     isolated agent, never the main checkout then), Config.Dirs
 //     (additionalDirectories), a private per-session TMPDIR, the user's

@@ -201,6 +201,7 @@ func (s *Sandbox) entry(ctx context.Context, cwd string) (*policyEntry, error) {
 	}
 	e.report.Namespaces = c.ns
 	e.report.NotEnforced = append(e.report.NotEnforced, c.notes...)
+	e.report.NotEnforced = append(e.report.NotEnforced, s.cfg.DenyReadUncovered...)
 	if !c.ns {
 		e.report.NotEnforced = append(e.report.NotEnforced, "commands can see and read other processes of the user (/proc), and background processes outlive the session if they leave their process group: no pid namespace")
 	}

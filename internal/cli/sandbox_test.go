@@ -351,3 +351,67 @@ func TestSandboxBackgroundAndExcluded(t *testing.T) {
 		t.Errorf("an excluded command should run outside the sandbox: %v", err)
 	}
 }
+
+// TestSandboxReadDenyPatterns: Read deny rules that are patterns bind
+// Bash too. A scripted model reads the denied files by routes the
+// permission check lets through in bypassPermissions (a recursive grep,
+// python, a script it wrote) and gets none of their contents. At start and
+// in cohort doctor, Cohort names what it cannot hide.
+func TestSandboxReadDenyPatterns(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var results []string
+	c := newConv().on("read", calls(
+		use("Bash", map[string]any{"command": "grep -r s3cret . ; echo end"}),
+		use("Bash", map[string]any{"command": `python3 -c 'print(open("secrets/key").read(), open("sub/a.pem").read())' 2>&1 | tail -1; echo end`}),
+		use("Bash", map[string]any{"command": `printf '#!/bin/sh\ncat secrets/key sub/a.pem\n' > s.sh; chmod +x s.sh; ./s.sh; echo end`}),
+	), func(r *fakeapi.Request) fakeapi.Reply {
+		mu.Lock()
+		results = toolResults(r)
+		mu.Unlock()
+		return fakeapi.TextReply("done")
+	})
+	h := newHarness(t, c.policy)
+	h.write("secrets/key", "s3cret-key\n")
+	h.write("sub/a.pem", "s3cret-pem\n")
+	h.write("notes.txt", "s3cret-free notes\n")
+	h.write(".cohort/settings.json", `{"permissions": {"deny": ["Read(./secrets/**)", "Read(**/*.pem)", "Read(./later.key)"]}}`)
+	out, errOut, code := h.run("-p", "read", "--permission-mode", "bypassPermissions")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	mu.Lock()
+	got := results
+	mu.Unlock()
+	if len(got) != 3 {
+		t.Fatalf("tool results %q, want three", got)
+	}
+	for i, r := range got {
+		if strings.Contains(r, "s3cret-key") || strings.Contains(r, "s3cret-pem") || !strings.Contains(r, "end") {
+			t.Errorf("call %d read a denied file, or did not run: %q", i, r)
+		}
+	}
+	if !strings.Contains(got[0], "s3cret-free notes") {
+		t.Errorf("grep should still read the rest of the project: %q", got[0])
+	}
+	settings := filepath.Join(h.dir, ".cohort", "settings.json")
+	wants := []string{"Read(**/*.pem) (" + settings + ":1): what it matches now under " + h.dir + " is hidden; files that match it later",
+		"Read(./later.key) (" + settings + ":1): " + filepath.Join(h.dir, "later.key") + " does not exist"}
+	for _, want := range wants {
+		if !strings.Contains(errOut, "not enforced on this machine: "+want) {
+			t.Errorf("stderr at start does not say what is not enforced (%q):\n%s", want, errOut)
+		}
+	}
+	doc, errOut, code := h.run("doctor")
+	if code != 0 {
+		t.Fatalf("doctor: exit %d\n%s\n%s", code, doc, errOut)
+	}
+	for _, want := range append(wants, "enforced: Read deny rules: the 2 paths they cover are hidden") {
+		if !strings.Contains(doc, want) {
+			t.Errorf("doctor output lacks %q:\n%s", want, doc)
+		}
+	}
+	if !strings.Contains(doc, "NOT enforced: Read(**/*.pem)") {
+		t.Errorf("doctor does not list the pattern as not enforced:\n%s", doc)
+	}
+}
