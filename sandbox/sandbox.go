@@ -39,7 +39,9 @@ type Config struct {
 	// exists (swept with it if the session is killed), else os.TempDir().
 	TempRoot string
 	// Without lists layers to leave out: "landlock", "namespaces",
-	// "seccomp", "mounts" (tests, and COHORT_SANDBOX_DISABLE).
+	// "seccomp", "mounts", and "dumpable" (Cohort stays dumpable where
+	// nothing else keeps commands out of it; see the package doc) — for
+	// tests, and COHORT_SANDBOX_DISABLE.
 	Without []string
 	// Executable is the binary started as the launcher (os.Executable()).
 	Executable string
