@@ -323,6 +323,38 @@ func TestSandboxNoLandlockFallback(t *testing.T) {
 	}
 }
 
+// TestDoctorNoIsolation: on a machine with neither Landlock nor namespaces
+// (emulated), cohort doctor names what a command can then do to Cohort:
+// signal it, and (when Cohort runs as root, which a non-dumpable process
+// does not keep out) read its environment. It runs the real binary: the
+// fallback makes the process non-dumpable, which must not leak into the
+// test process.
+func TestDoctorNoIsolation(t *testing.T) {
+	t.Parallel()
+	bin := buildBinary(t)
+	h := newHarness(t, nil)
+	h.vars["COHORT_SANDBOX_DISABLE"] = "landlock,namespaces"
+	cmd := exec.CommandContext(t.Context(), bin, "--cwd", h.dir, "doctor")
+	cmd.Env = h.environ()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("cohort doctor: %v\n%s", err, out)
+	}
+	wants := []string{"NOT enforced: signals are not blocked: commands can signal (stop, kill) Cohort",
+		"NOT enforced: writes outside the writable directories are not blocked",
+		"NOT enforced: commands can see every process on the machine in /proc"}
+	if os.Geteuid() == 0 {
+		wants = append(wants, "NOT enforced: Cohort's environment (/proc/PID/environ")
+	} else {
+		wants = append(wants, "enforced: Cohort's environment, memory and file descriptors are closed to commands")
+	}
+	for _, want := range wants {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("doctor output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
 // TestSandboxBackgroundAndExcluded: run_in_background commands are sandboxed
 // like foreground ones; sandbox.excludedCommands run outside.
 func TestSandboxBackgroundAndExcluded(t *testing.T) {
