@@ -60,7 +60,7 @@ func Doctor(ctx context.Context, cfg Config, w io.Writer) error {
 		fmt.Fprintf(w, "  the sandbox is OFF (settings %s or --sandbox off): nothing below applies\n", conf.enabledSrc)
 	}
 	fmt.Fprintf(w, "  pidfd process-group signals (Linux 6.9): %v\n", yesNo(proc.GroupSignals()))
-	sb, err := sandbox.New(s.sandboxCfg(conf))
+	sb, err := sandbox.New(s.sandboxCfg(ctx, conf))
 	if err != nil {
 		fmt.Fprintf(w, "  NOT available: %v\n", err)
 		return nil

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/cohort-dev/cohort/permission"
 	"github.com/cohort-dev/cohort/sandbox"
@@ -110,7 +111,7 @@ func (s *Session) openSandbox(ctx context.Context) error {
 		fmt.Fprintf(s.inv.Stderr, "cohort: the sandbox is off: Bash commands run unconfined, and only the permission checks stand between them and your files\n")
 		return nil
 	}
-	sb, err := sandbox.New(s.sandboxCfg(conf))
+	sb, err := sandbox.New(s.sandboxCfg(ctx, conf))
 	if err != nil {
 		fmt.Fprintf(s.inv.Stderr, "cohort: warning: the sandbox is not available (%v): Bash commands run unconfined, and only the permission checks guard them\n", err)
 		return nil
@@ -165,23 +166,25 @@ func (s *Session) openReaper(eager bool) {
 }
 
 // sandboxCfg is the sandbox configuration of this session.
-func (s *Session) sandboxCfg(conf sandboxConf) sandbox.Config {
+func (s *Session) sandboxCfg(ctx context.Context, conf sandboxConf) sandbox.Config {
 	var without []string
 	if v := s.inv.Getenv("COHORT_SANDBOX_DISABLE"); v != "" {
 		without = strings.Split(v, ",")
 	}
+	denied := s.deniedReads(ctx)
 	return sandbox.Config{
-		SessionID:        s.id,
-		Dirs:             s.extraDirs(),
-		AllowWrite:       conf.allowWrite,
-		AllowUnixSockets: conf.allowUnixSockets,
-		DenyNetwork:      conf.denyNetwork,
-		Protected:        s.hookScripts(),
-		DenyRead:         s.deniedReadPaths(),
-		Home:             s.env.Home,
-		CacheDir:         s.inv.Getenv("XDG_CACHE_HOME"),
-		CohortHome:       s.env.CohortHome,
-		Without:          without,
+		SessionID:         s.id,
+		Dirs:              s.extraDirs(),
+		AllowWrite:        conf.allowWrite,
+		AllowUnixSockets:  conf.allowUnixSockets,
+		DenyNetwork:       conf.denyNetwork,
+		Protected:         s.hookScripts(),
+		DenyRead:          denied.Paths,
+		DenyReadUncovered: denied.Uncovered,
+		Home:              s.env.Home,
+		CacheDir:          s.inv.Getenv("XDG_CACHE_HOME"),
+		CohortHome:        s.env.CohortHome,
+		Without:           without,
 	}
 }
 
@@ -204,32 +207,16 @@ func (s *Session) bashExcluded(line string) bool {
 	return len(s.sandboxExcluded) > 0 && permission.CommandsMatch(line, s.sandboxExcluded)
 }
 
-// deniedReadPaths are the paths Read deny rules name literally ("./secrets/**",
-// "//etc/shadow"), which the sandbox hides. Patterns ("*.env") cannot be
-// hidden; the permission check still applies to them.
-func (s *Session) deniedReadPaths() []string {
-	var out []string
-	for _, r := range s.checker.Rules(permission.Deny) {
-		if r.Tool != "Read" || r.Specifier == "" {
-			continue
-		}
-		p := strings.TrimSuffix(strings.TrimSuffix(r.Specifier, "/**"), "/")
-		if strings.ContainsAny(p, "*?[") || !strings.Contains(p, "/") {
-			continue
-		}
-		switch {
-		case strings.HasPrefix(p, "//"):
-			out = append(out, filepath.Clean(p[1:]))
-		case strings.HasPrefix(p, "~/"):
-			out = append(out, filepath.Join(s.env.Home, p[2:]))
-		case strings.HasPrefix(p, "/"):
-			out = append(out, filepath.Join(r.Root, p))
-		default:
-			out = append(out, filepath.Join(s.cwd, p))
-			if r.Root != "" && r.Root != s.cwd {
-				out = append(out, filepath.Join(r.Root, p))
-			}
-		}
-	}
-	return out
+// deniedReads are the paths Read deny rules cover when the session
+// starts, which the sandbox hides, and what that leaves readable: a
+// pattern's later matches, a path that does not exist yet. The search for
+// a pattern's matches is bounded in entries, paths and time.
+func (s *Session) deniedReads(ctx context.Context) permission.ReadDenials {
+	ctx, cancel := context.WithTimeout(ctx, denialSearchTimeout)
+	defer cancel()
+	return s.checker.ReadDenials(ctx, s.cwd, permission.DefaultDenialLimits)
 }
+
+// denialSearchTimeout bounds the search at session start (a slow or
+// network file system).
+const denialSearchTimeout = 5 * time.Second

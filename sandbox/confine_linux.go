@@ -33,6 +33,9 @@ func confine(p *Policy, ns bool) (*Report, error) {
 		if len(p.Hidden) > 0 {
 			rep.NotEnforced = append(rep.NotEnforced, "Read deny rules are not enforced by the sandbox (the permission check still applies): no mount namespace")
 		}
+		if len(p.HiddenSockets) > 0 {
+			rep.NotEnforced = append(rep.NotEnforced, "with sandbox.allowUnixSockets set, every Unix socket the user can reach can be reached (tmux servers, Cohort sessions, docker): no mount namespace to hide them")
+		}
 	}
 	if p.DenyNetwork {
 		if !ns {
@@ -62,11 +65,13 @@ func confine(p *Policy, ns bool) (*Report, error) {
 	}
 	if p.without("landlock") {
 		rep.NotEnforced = append(rep.NotEnforced, "writes outside the writable directories are not blocked: Landlock left out")
+		noScopes(p, ns, rep, "Landlock left out")
 		return rep, nil
 	}
 	abi, err := llABI()
 	if err != nil || abi < 1 {
 		rep.NotEnforced = append(rep.NotEnforced, "writes outside the writable directories are not blocked: the kernel has no Landlock")
+		noScopes(p, ns, rep, "the kernel has no Landlock")
 		return rep, nil
 	}
 	if err := restrictThread(p, abi, rep); err != nil {
@@ -74,6 +79,21 @@ func confine(p *Policy, ns bool) (*Report, error) {
 	}
 	rep.Landlock = abi
 	return rep, nil
+}
+
+// noScopes reports what Landlock's scopes would have enforced, for a
+// policy without Landlock: signals, and abstract Unix sockets where
+// seccomp lets commands make Unix sockets at all. A pid namespace keeps
+// processes outside from being named, so signals stay enforced in one.
+func noScopes(p *Policy, ns bool, rep *Report, why string) {
+	if ns {
+		rep.Enforced = append(rep.Enforced, "no signals to processes outside the sandbox (pid namespace: they cannot be named)")
+	} else {
+		rep.NotEnforced = append(rep.NotEnforced, "signals are not blocked: commands can signal (stop, kill) Cohort and every other process of the user: "+why+", and no pid namespace")
+	}
+	if p.UnixSockets && !(ns && p.DenyNetwork) { // abstract sockets belong to a network namespace
+		rep.NotEnforced = append(rep.NotEnforced, "abstract Unix sockets outside the sandbox can be reached: "+why)
+	}
 }
 
 // Landlock file-system rights by ABI version.
@@ -199,7 +219,7 @@ func mountPolicy(p *Policy, rep *Report) error {
 		rep.NotEnforced = append(rep.NotEnforced, fmt.Sprintf("%d protected paths vanished before they could be made read-only", len(missing)))
 	}
 	if len(p.Hidden) > 0 {
-		rep.Enforced = append(rep.Enforced, "paths of Read deny rules hidden")
+		rep.Enforced = append(rep.Enforced, fmt.Sprintf("Read deny rules: the %d paths they cover are hidden", len(p.Hidden)))
 	}
 	return nil
 }

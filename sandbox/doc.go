@@ -7,11 +7,24 @@
 //
 // # What a command may do
 //
-//   - Read anything but what Read deny rules name literally
-//     (Config.DenyRead): such a path is hidden in the command's mount
-//     namespace (an empty read-only tmpfs over a directory, /dev/null over
-//     a file). A pattern ("*.env") cannot be hidden; the permission check
-//     alone applies to it, and the CLI does not claim otherwise.
+//   - Read anything but what Read deny rules cover (Config.DenyRead):
+//     such a path is hidden in the command's mount namespace (an empty
+//     read-only tmpfs over a directory, /dev/null over a file). A mount
+//     can only cover what exists, so the rules are turned into paths once,
+//     when the session starts (permission.Checker.ReadDenials): a literal
+//     rule ("./secrets/**") names its path, and a directory hidden whole
+//     stays hidden for whatever appears in it later; a pattern
+//     ("**/*.pem", ".env") is matched against the tree below its fixed
+//     prefix. That search does not enter .git directories the pattern does
+//     not name (objects and refs hold nothing a rule means, and are most
+//     of a large checkout), and is bounded (200,000 entries, 2,000 paths,
+//     5 seconds at start). What it leaves readable is reported, rule by
+//     rule, in Config.DenyReadUncovered and so in every Report: a
+//     pattern's matches that appear later, a literal path that does not
+//     exist yet, a search stopped at its bound. The permission check
+//     still applies to all of them. The search runs against the session's
+//     directory; an agent in a worktree made later gets the same list,
+//     and the report's "later" covers its files.
 //   - Write only in its agent's working directory (a worktree for an
 //     isolated agent, never the main checkout then), Config.Dirs
 //     (additionalDirectories), a private per-session TMPDIR, the user's
@@ -96,9 +109,34 @@
 // start and cohort doctor prints all of it. Without user namespaces the
 // launcher runs as a plain process (still with no environment of Cohort's:
 // /proc/$PPID/environ holds no credentials) and protected paths, hidden
-// paths, the pid namespace and network denial are reported as not
-// enforced; without Landlock, writes outside the writable dirs are; a
-// layer that was expected but fails to set up makes the policy refuse to
-// run commands rather than run them unconfined. Config.Without leaves
-// layers out on purpose (tests; COHORT_SANDBOX_DISABLE in the CLI).
+// paths, hidden socket places, the pid namespace and network denial are
+// reported as not enforced; without Landlock, writes outside the writable
+// dirs are, and so are signals when there is no pid namespace either (one
+// keeps processes outside from being named). A layer that was expected
+// but fails to set up makes the policy refuse to run commands rather than
+// run them unconfined. Config.Without leaves layers out on purpose (tests;
+// COHORT_SANDBOX_DISABLE in the CLI).
+//
+// # Cohort non-dumpable, when nothing else shields it
+//
+// With neither a pid namespace nor Landlock, a command runs as Cohort's
+// user in Cohort's view of the machine: Cohort is its grandparent, and
+// /proc/<pid>/environ there holds the API keys Cohort was started with
+// (its memory holds them whatever their source). For such a policy only,
+// Cohort calls prctl(PR_SET_DUMPABLE, 0) on itself before the policy's
+// first command: its /proc entries then belong to root, and processes
+// without CAP_SYS_PTRACE cannot read its environment, memory or file
+// descriptors, nor ptrace it. It costs what it always costs: no core dumps
+// and no debugger attaching to Cohort (gdb -p, dlv attach) for the rest
+// of the process — a price paid only on a machine that offers no other
+// shield, and avoidable with COHORT_SANDBOX_DISABLE=dumpable. Nothing of
+// Cohort's own needs the flag: a process always reads its own /proc, exec
+// resets it for every child, and /proc/<pid>/stat, which the process
+// helpers read, stays readable. It is not set where namespaces work,
+// because a child cloned into a new user namespace inherits the flag until
+// exec, which would keep a non-root Cohort from writing its uid_map and so
+// break every later launcher. It is never unset: commands of that policy
+// may still be running. Root reads a non-dumpable process anyway, and a
+// Cohort run as root without namespaces runs its commands as root, so the
+// report then says the environment is readable.
 package sandbox

@@ -24,9 +24,13 @@ type Config struct {
 	// Protected are more files that must stay read-only inside writable
 	// directories: the scripts configured hooks run.
 	Protected []string
-	// DenyRead are the paths Read deny rules name literally; they are
-	// hidden.
+	// DenyRead are the paths Read deny rules cover when the sandbox is
+	// set up (permission.Checker.ReadDenials); they are hidden.
 	DenyRead []string
+	// DenyReadUncovered says what hiding DenyRead leaves readable (a
+	// pattern's later matches, paths that do not exist yet); every Report
+	// lists it as not enforced.
+	DenyReadUncovered []string
 	// Home is the user's home; CacheDir defaults to $XDG_CACHE_HOME or
 	// Home/.cache; CohortHome holds the session sockets.
 	Home, CacheDir, CohortHome string
@@ -35,7 +39,9 @@ type Config struct {
 	// exists (swept with it if the session is killed), else os.TempDir().
 	TempRoot string
 	// Without lists layers to leave out: "landlock", "namespaces",
-	// "seccomp", "mounts" (tests, and COHORT_SANDBOX_DISABLE).
+	// "seccomp", "mounts", and "dumpable" (Cohort stays dumpable where
+	// nothing else keeps commands out of it; see the package doc) — for
+	// tests, and COHORT_SANDBOX_DISABLE.
 	Without []string
 	// Executable is the binary started as the launcher (os.Executable()).
 	Executable string

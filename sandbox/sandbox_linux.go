@@ -201,8 +201,14 @@ func (s *Sandbox) entry(ctx context.Context, cwd string) (*policyEntry, error) {
 	}
 	e.report.Namespaces = c.ns
 	e.report.NotEnforced = append(e.report.NotEnforced, c.notes...)
-	if !c.ns {
-		e.report.NotEnforced = append(e.report.NotEnforced, "commands can see and read other processes of the user (/proc), and background processes outlive the session if they leave their process group: no pid namespace")
+	e.report.NotEnforced = append(e.report.NotEnforced, s.cfg.DenyReadUncovered...)
+	if !c.ns && !s.cfg.Unconfined {
+		if e.report.Landlock == 0 {
+			e.report.NotEnforced = append(e.report.NotEnforced, "commands can see every process on the machine in /proc, and read the environment and memory of the user's other processes and ptrace them: no pid namespace, no Landlock")
+			s.shieldCohort(e.report)
+		} else {
+			e.report.NotEnforced = append(e.report.NotEnforced, "commands can see every process on the machine in /proc (command lines included): no pid namespace; Landlock keeps them from reading the environment or memory of processes outside the sandbox")
+		}
 	}
 	if r.m.Err != "" {
 		e.err = errors.New(r.m.Err)

@@ -136,13 +136,25 @@ func TestSandboxWorktreeAgentCannotWriteMainCheckout(t *testing.T) {
 
 // TestSandboxSettingsProblems: a malformed sandbox block is reported with
 // its file and line and the sandbox stays on; an allowWrite entry that
-// does not exist is reported and skipped.
+// does not exist is reported and skipped. After both, the session's
+// commands still run, still confined: a write inside the project lands,
+// the same write outside is blocked and the model is told so.
 func TestSandboxSettingsProblems(t *testing.T) {
 	t.Parallel()
 	var h *harness
+	var mu sync.Mutex
+	var results []string
 	c := newConv().on("write", func(*fakeapi.Request) fakeapi.Reply {
-		return fakeapi.Reply{Content: []fakeapi.Block{use("Bash", map[string]any{"command": "touch " + filepath.Join(filepath.Dir(h.dir), "escaped")})}}
-	}, text("done"))
+		return fakeapi.Reply{Content: []fakeapi.Block{
+			use("Bash", map[string]any{"command": "touch " + filepath.Join(filepath.Dir(h.dir), "escaped")}),
+			use("Bash", map[string]any{"command": "touch inside && echo wrote-inside"}),
+		}}
+	}, func(r *fakeapi.Request) fakeapi.Reply {
+		mu.Lock()
+		results = toolResults(r)
+		mu.Unlock()
+		return fakeapi.TextReply("done")
+	})
 	h = newHarness(t, c.policy)
 	h.write(".cohort/settings.json", "{\n  \"sandbox\": {\"enabled\": \"no\"}\n}\n")
 	h.write(".cohort/settings.local.json", `{"sandbox": {"allowWrite": ["/no/such/dir"]}}`)
@@ -157,8 +169,25 @@ func TestSandboxSettingsProblems(t *testing.T) {
 	if !strings.Contains(errOut, "/no/such/dir does not exist") {
 		t.Errorf("stderr does not report the missing allowWrite entry:\n%s", errOut)
 	}
+	if strings.Contains(errOut, "sandbox is off") || strings.Contains(errOut, "not available") {
+		t.Errorf("the sandbox did not stay on:\n%s", errOut)
+	}
 	if _, err := os.Stat(filepath.Join(filepath.Dir(h.dir), "escaped")); err == nil {
 		t.Errorf("the sandbox was off after a malformed block")
+	}
+	if _, err := os.Stat(filepath.Join(h.dir, "inside")); err != nil {
+		t.Errorf("a command writing inside the project did not run: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(results) != 2 {
+		t.Fatalf("tool results %q, want two", results)
+	}
+	if !strings.Contains(results[0], "blocked by the sandbox: "+filepath.Dir(h.dir)) {
+		t.Errorf("the outside write's result does not say the sandbox blocked it: %q", results[0])
+	}
+	if !strings.Contains(results[1], "wrote-inside") {
+		t.Errorf("the inside write's result: %q", results[1])
 	}
 }
 
@@ -294,6 +323,38 @@ func TestSandboxNoLandlockFallback(t *testing.T) {
 	}
 }
 
+// TestDoctorNoIsolation: on a machine with neither Landlock nor namespaces
+// (emulated), cohort doctor names what a command can then do to Cohort:
+// signal it, and (when Cohort runs as root, which a non-dumpable process
+// does not keep out) read its environment. It runs the real binary: the
+// fallback makes the process non-dumpable, which must not leak into the
+// test process.
+func TestDoctorNoIsolation(t *testing.T) {
+	t.Parallel()
+	bin := buildBinary(t)
+	h := newHarness(t, nil)
+	h.vars["COHORT_SANDBOX_DISABLE"] = "landlock,namespaces"
+	cmd := exec.CommandContext(t.Context(), bin, "--cwd", h.dir, "doctor")
+	cmd.Env = h.environ()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("cohort doctor: %v\n%s", err, out)
+	}
+	wants := []string{"NOT enforced: signals are not blocked: commands can signal (stop, kill) Cohort",
+		"NOT enforced: writes outside the writable directories are not blocked",
+		"NOT enforced: commands can see every process on the machine in /proc"}
+	if os.Geteuid() == 0 {
+		wants = append(wants, "NOT enforced: Cohort's environment (/proc/PID/environ")
+	} else {
+		wants = append(wants, "enforced: Cohort's environment, memory and file descriptors are closed to commands")
+	}
+	for _, want := range wants {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("doctor output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
 // TestSandboxBackgroundAndExcluded: run_in_background commands are sandboxed
 // like foreground ones; sandbox.excludedCommands run outside.
 func TestSandboxBackgroundAndExcluded(t *testing.T) {
@@ -320,5 +381,69 @@ func TestSandboxBackgroundAndExcluded(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(filepath.Dir(h.dir), "excluded")); err != nil {
 		t.Errorf("an excluded command should run outside the sandbox: %v", err)
+	}
+}
+
+// TestSandboxReadDenyPatterns: Read deny rules that are patterns bind
+// Bash too. A scripted model reads the denied files by routes the
+// permission check lets through in bypassPermissions (a recursive grep,
+// python, a script it wrote) and gets none of their contents. At start and
+// in cohort doctor, Cohort names what it cannot hide.
+func TestSandboxReadDenyPatterns(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var results []string
+	c := newConv().on("read", calls(
+		use("Bash", map[string]any{"command": "grep -r s3cret . ; echo end"}),
+		use("Bash", map[string]any{"command": `python3 -c 'print(open("secrets/key").read(), open("sub/a.pem").read())' 2>&1 | tail -1; echo end`}),
+		use("Bash", map[string]any{"command": `printf '#!/bin/sh\ncat secrets/key sub/a.pem\n' > s.sh; chmod +x s.sh; ./s.sh; echo end`}),
+	), func(r *fakeapi.Request) fakeapi.Reply {
+		mu.Lock()
+		results = toolResults(r)
+		mu.Unlock()
+		return fakeapi.TextReply("done")
+	})
+	h := newHarness(t, c.policy)
+	h.write("secrets/key", "s3cret-key\n")
+	h.write("sub/a.pem", "s3cret-pem\n")
+	h.write("notes.txt", "s3cret-free notes\n")
+	h.write(".cohort/settings.json", `{"permissions": {"deny": ["Read(./secrets/**)", "Read(**/*.pem)", "Read(./later.key)"]}}`)
+	out, errOut, code := h.run("-p", "read", "--permission-mode", "bypassPermissions")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	mu.Lock()
+	got := results
+	mu.Unlock()
+	if len(got) != 3 {
+		t.Fatalf("tool results %q, want three", got)
+	}
+	for i, r := range got {
+		if strings.Contains(r, "s3cret-key") || strings.Contains(r, "s3cret-pem") || !strings.Contains(r, "end") {
+			t.Errorf("call %d read a denied file, or did not run: %q", i, r)
+		}
+	}
+	if !strings.Contains(got[0], "s3cret-free notes") {
+		t.Errorf("grep should still read the rest of the project: %q", got[0])
+	}
+	settings := filepath.Join(h.dir, ".cohort", "settings.json")
+	wants := []string{"Read(**/*.pem) (" + settings + ":1): what it matches now under " + h.dir + " is hidden; files that match it later",
+		"Read(./later.key) (" + settings + ":1): " + filepath.Join(h.dir, "later.key") + " does not exist"}
+	for _, want := range wants {
+		if !strings.Contains(errOut, "not enforced on this machine: "+want) {
+			t.Errorf("stderr at start does not say what is not enforced (%q):\n%s", want, errOut)
+		}
+	}
+	doc, errOut, code := h.run("doctor")
+	if code != 0 {
+		t.Fatalf("doctor: exit %d\n%s\n%s", code, doc, errOut)
+	}
+	for _, want := range append(wants, "enforced: Read deny rules: the 2 paths they cover are hidden") {
+		if !strings.Contains(doc, want) {
+			t.Errorf("doctor output lacks %q:\n%s", want, doc)
+		}
+	}
+	if !strings.Contains(doc, "NOT enforced: Read(**/*.pem)") {
+		t.Errorf("doctor does not list the pattern as not enforced:\n%s", doc)
 	}
 }

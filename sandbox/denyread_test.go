@@ -1,0 +1,59 @@
+package sandbox
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cohort-dev/cohort/permission"
+	"github.com/cohort-dev/cohort/settings"
+)
+
+// Read deny rules that are patterns are enforced for what they match when
+// the sandbox is set up: a hostile command reading the denied files by
+// name, by a recursive grep and through a script gets none of their
+// contents, while the rest of the project stays readable. What cannot be
+// hidden (later matches, a path that does not exist yet) is in the report.
+func TestDeniedReadPatternsHidden(t *testing.T) {
+	root, _ := filepath.EvalSymlinks(t.TempDir())
+	project := filepath.Join(root, "project")
+	writeFile(t, filepath.Join(project, "secrets", "key"), "s3cret-key\n")
+	writeFile(t, filepath.Join(project, "sub", "a.pem"), "s3cret-pem\n")
+	writeFile(t, filepath.Join(project, "deep", "er", "b.pem"), "s3cret-deep\n")
+	writeFile(t, filepath.Join(project, "notes.txt"), "s3cret-free notes\n")
+	c, err := permission.New(permission.Config{Env: settings.Env{Cwd: project, Home: filepath.Join(root, "home")},
+		Deny: []string{"Read(./secrets/**)", "Read(**/*.pem)", "Read(./later/**)"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	denied := c.ReadDenials(t.Context(), "", permission.DefaultDenialLimits)
+	e := newEnv(t, Config{DenyRead: denied.Paths, DenyReadUncovered: denied.Uncovered})
+	out, _ := e.bash(project, `cat secrets/key; ls secrets; grep -r s3cret . ; cat sub/a.pem deep/er/b.pem;
+		printf '#!/bin/sh\ncat secrets/key sub/a.pem\n' > "$TMPDIR/s.sh"; sh "$TMPDIR/s.sh";
+		python3 -c 'print(open("sub/a.pem").read())' 2>&1 | tail -1; echo end`)
+	for _, leak := range []string{"s3cret-key", "s3cret-pem", "s3cret-deep"} {
+		if strings.Contains(out, leak) {
+			t.Errorf("a hostile command read %s:\n%s", leak, out)
+		}
+	}
+	if !strings.Contains(out, "s3cret-free notes") || !strings.Contains(out, "end") {
+		t.Errorf("the rest of the project should stay readable:\n%s", out)
+	}
+	rep, err := e.sb.Report(t.Context(), project)
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := strings.Join(rep.NotEnforced, "\n")
+	for _, want := range []string{"Read(**/*.pem)", "files that match it later in the session are readable",
+		filepath.Join(project, "later") + " does not exist"} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("the report does not say what is not enforced (%q):\n%s", want, notes)
+		}
+	}
+	if strings.Contains(notes, "Read(./secrets/**)") {
+		t.Errorf("the secrets directory is hidden whole, yet the report says it is not:\n%s", notes)
+	}
+	if !strings.Contains(strings.Join(rep.Enforced, "\n"), "the 3 paths they cover are hidden") {
+		t.Errorf("enforced: %q", rep.Enforced)
+	}
+}
