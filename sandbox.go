@@ -1,9 +1,7 @@
 package cohort
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -13,19 +11,9 @@ import (
 	"github.com/cohort-dev/cohort/sandbox"
 )
 
-// sandboxSettings is the settings "sandbox" block (Claude Code's enabled
-// and excludedCommands, plus Cohort's allowWrite, allowUnixSockets and
-// network).
-type sandboxSettings struct {
-	Enabled          *bool    `json:"enabled"`
-	ExcludedCommands []string `json:"excludedCommands"`
-	AllowWrite       []string `json:"allowWrite"`
-	AllowUnixSockets []string `json:"allowUnixSockets"`
-	Network          string   `json:"network"`
-}
-
 // sandboxConf is the merged block: scalars from the highest-precedence
-// source that sets them, lists from all of them.
+// source that sets them, lists from all of them (sandboxsettings.go reads
+// it).
 type sandboxConf struct {
 	enabled                bool
 	excluded, allowWrite   []string
@@ -33,41 +21,6 @@ type sandboxConf struct {
 	denyNetwork            bool
 	problems               []string
 	enabledSrc, networkSrc string
-}
-
-// sandboxConfig reads the settings' sandbox blocks. A block that does not
-// decode is reported with its file and line and ignored: the sandbox then
-// stays on with its defaults.
-func (b *base) sandboxConfig() sandboxConf {
-	c := sandboxConf{enabled: true}
-	for _, sec := range b.settings.Section("sandbox") {
-		where := fmt.Sprintf("%s:%d", sec.Source.Path, sec.Line)
-		var v sandboxSettings
-		dec := json.NewDecoder(bytes.NewReader(sec.Value))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&v); err != nil {
-			c.problems = append(c.problems, fmt.Sprintf("%s: \"sandbox\" is not a valid sandbox block (%v); it is ignored and the sandbox stays on with its defaults. Keys: enabled, excludedCommands, allowWrite, allowUnixSockets, network", where, err))
-			continue
-		}
-		if v.Enabled != nil {
-			c.enabled, c.enabledSrc = *v.Enabled, where
-		}
-		switch v.Network {
-		case "":
-		case "allow", "deny":
-			c.denyNetwork, c.networkSrc = v.Network == "deny", where
-		default:
-			c.problems = append(c.problems, fmt.Sprintf("%s: sandbox.network is %q; it must be \"allow\" or \"deny\" (ignored)", where, v.Network))
-		}
-		c.excluded = append(c.excluded, v.ExcludedCommands...)
-		for _, w := range v.AllowWrite {
-			c.allowWrite = append(c.allowWrite, b.settingsPath(w, sec.Source.Root))
-		}
-		for _, u := range v.AllowUnixSockets {
-			c.allowUnixSockets = append(c.allowUnixSockets, b.settingsPath(u, sec.Source.Root))
-		}
-	}
-	return c
 }
 
 // settingsPath resolves a path from a settings file: ~ is the home, a
