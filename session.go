@@ -224,6 +224,7 @@ func (s *Session) turn(ctx context.Context, prompt, opening string) Event {
 	r.Usage, r.TotalCostUSD, r.ModelUsage = &usage, cost, byModel
 	r.Agents = s.agentUsage(time.Now())
 	r.DurationAPIMs = s.usage.apiTime().Milliseconds()
+	r.PermissionDenials = s.out.takeDenials()
 	r.SessionID, r.UUID, r.Time = s.id, session.NewID(), time.Now()
 	return r
 }

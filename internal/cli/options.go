@@ -45,6 +45,10 @@ type options struct {
 	sandbox            string
 	settings           []string
 	partial            bool
+
+	// printedResult is set once print mode has printed a result, so that
+	// a failure after it does not print a second.
+	printedResult bool
 }
 
 var outputFormats = []string{"text", "json", "stream-json"}

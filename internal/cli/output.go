@@ -17,6 +17,8 @@ type printer struct {
 	w, errw io.Writer
 	format  string
 	verbose bool
+	// results counts the result events printed.
+	results int
 }
 
 func newPrinter(w, errw io.Writer, format string, verbose bool) *printer {
@@ -25,6 +27,9 @@ func newPrinter(w, errw io.Writer, format string, verbose bool) *printer {
 
 // event prints one event.
 func (p *printer) event(ev cohort.Event) {
+	if ev.Type == cohort.EventResult {
+		p.results++
+	}
 	switch p.format {
 	case "stream-json":
 		p.line(ev)
@@ -36,9 +41,12 @@ func (p *printer) event(ev cohort.Event) {
 		if ev.Type == cohort.EventResult {
 			if ev.IsError {
 				fmt.Fprintf(p.errw, "cohort: %s\n", ev.Result)
-				return
+			} else {
+				fmt.Fprintln(p.w, ev.Result)
 			}
-			fmt.Fprintln(p.w, ev.Result)
+			if line := denialSummary(ev.PermissionDenials); line != "" {
+				fmt.Fprintln(p.errw, line)
+			}
 			return
 		}
 		if ev.Subtype == cohort.SubtypeAPIRetry { // said at once, verbose or not: a dead API is not silence

@@ -40,6 +40,7 @@ func runRoot(ctx context.Context, inv *Invocation, o *options, args []string) er
 	}
 	out := newPrinter(inv.Stdout, inv.Stderr, o.outputFormat, o.verbose)
 	failed, runErr := printRun(ctx, s, text, out.event)
+	o.printedResult = out.results > 0
 	if err := s.Close(); err != nil {
 		warn(inv, err)
 	}
