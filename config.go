@@ -90,6 +90,22 @@ type Config struct {
 	// the built-in tools, in this order (the order is part of the cached
 	// prompt).
 	Tools []tool.Tool
+	// ToolPool, when not nil, is the only tools the session's agents have
+	// (Claude Code's --tools): names of built-in tools or of Tools, "Task"
+	// read as "Agent"; an empty, non-nil list leaves no tools at all. It is
+	// a filter, unlike AllowedTools, which pre-approves calls.
+	ToolPool []string
+	// SettingSources, when not nil, are the only settings files read, by
+	// scope: "user", "project", "local" (Claude Code's --setting-sources).
+	// Settings layers are applied whatever it says.
+	SettingSources []string
+	// MaxThinkingTokens turns on extended thinking for the lead with this
+	// budget (at least 1024, below the 32000 output tokens; 0: off).
+	MaxThinkingTokens int
+	// FallbackModel takes over the requests for the lead's model when that
+	// model is overloaded or does not exist (llm.Fallback), for the rest of
+	// the session.
+	FallbackModel string
 
 	// Resume continues the session with this id; Continue the most recent
 	// session of the project.
@@ -278,6 +294,9 @@ func (c Config) check() error {
 			return configErr("Tools", "a tool is nil")
 		}
 	}
+	if err := c.checkParity(); err != nil {
+		return err
+	}
 	_, err := c.funcHooks()
 	return err
 }
@@ -314,6 +333,9 @@ type options struct {
 	permissionTimeout                     time.Duration
 	sandbox                               string
 	settings                              []string
+	toolPool, settingSources              []string
+	maxThinkingTokens                     int
+	fallbackModel                         string
 }
 
 func (c Config) options() *options {
@@ -325,7 +347,9 @@ func (c Config) options() *options {
 		maxConcurrent: c.MaxConcurrentAgents, maxBudgetUSD: c.MaxBudgetUSD,
 		permPromptCommand: c.PermissionPromptCommand, trace: c.Trace, teammateMode: c.TeammateMode,
 		agentMaxTurns: c.AgentMaxTurns, agentTimeout: c.AgentTimeout, maxDepth: c.MaxAgentDepth,
-		permissionTimeout: c.TeammatePermissionTimeout, sandbox: c.Sandbox, settings: c.Settings}
+		permissionTimeout: c.TeammatePermissionTimeout, sandbox: c.Sandbox, settings: c.Settings,
+		toolPool: c.ToolPool, settingSources: c.SettingSources, maxThinkingTokens: c.MaxThinkingTokens,
+		fallbackModel: c.FallbackModel}
 	for name, b := range c.TeammateBackends {
 		o.teammateBackends = append(o.teammateBackends, name+"="+b)
 	}

@@ -8,6 +8,8 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+
+	"github.com/cohort-dev/cohort"
 )
 
 // Invocation is everything the CLI takes from its environment.
@@ -111,8 +113,11 @@ OPENAI_BASE_URL are read too), and an agent's model may name one: openai/NAME.`,
 		},
 	}
 	o.register(root)
+	root.Version = versionLine(cohort.Version())
+	root.SetVersionTemplate("{{.Version}}\n")
+	root.Flags().BoolP("version", "v", false, "print the version")
 	root.AddCommand(newAgentsCmd(inv, o), newFlagsCmd(inv, o), newTeammateCmd(inv, o))
 	root.AddCommand(newDemoCmd(inv, o), newDoctorCmd(inv, o))
-	root.AddCommand(newTeamsCmd(inv, o))
+	root.AddCommand(newTeamsCmd(inv, o), newSessionsCmd(inv, o))
 	return root
 }

@@ -19,6 +19,8 @@ type printer struct {
 	verbose bool
 	// results counts the result events printed.
 	results int
+	// debug, when set, logs every event (--debug).
+	debug *debugLog
 }
 
 func newPrinter(w, errw io.Writer, format string, verbose bool) *printer {
@@ -30,6 +32,7 @@ func (p *printer) event(ev cohort.Event) {
 	if ev.Type == cohort.EventResult {
 		p.results++
 	}
+	p.debug.event(ev)
 	switch p.format {
 	case "stream-json":
 		p.line(ev)
