@@ -106,6 +106,12 @@ type Config struct {
 	// model is overloaded or does not exist (llm.Fallback), for the rest of
 	// the session.
 	FallbackModel string
+	// JSONSchema, when set, is a JSON schema the lead's final answer must
+	// match (Claude Code's --json-schema): the prompt says so, an answer
+	// that does not match is sent back with what is wrong (five answers at
+	// most, then the Run fails with StopStructuredOutputRetries), and the
+	// result carries the answer as StructuredOutput.
+	JSONSchema string
 
 	// Resume continues the session with this id; Continue the most recent
 	// session of the project.
@@ -295,6 +301,9 @@ func (c Config) check() error {
 		}
 	}
 	if err := c.checkParity(); err != nil {
+		return err
+	}
+	if err := c.checkJSONSchema(); err != nil {
 		return err
 	}
 	_, err := c.funcHooks()

@@ -113,6 +113,9 @@ type Event struct {
 	// during the Run, for any agent of this process, in the order they
 	// were refused.
 	PermissionDenials []PermissionDenial
+	// StructuredOutput is the final answer as JSON when Config.JSONSchema
+	// asked for one and it matched.
+	StructuredOutput json.RawMessage
 }
 
 // PermissionDenial is one tool call the permission checks refused, as
@@ -231,6 +234,9 @@ func (e Event) MarshalJSON() ([]byte, error) {
 			denials = []PermissionDenial{}
 		}
 		o.add("permission_denials", denials)
+		if len(e.StructuredOutput) > 0 {
+			o.add("structured_output", e.StructuredOutput)
+		}
 	}
 	if e.AgentID != "" && e.Type != EventResult {
 		o.add("agent_id", e.AgentID)

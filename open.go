@@ -205,6 +205,10 @@ type Session struct {
 	// rest of the session is set up.
 	gitSnapshot func() string
 
+	// structured is the last Run's answer under Config.JSONSchema
+	// (structured.go).
+	structured json.RawMessage
+
 	out   *emitter // every agent's events, for Run (events.go)
 	usage *counter // usage and cost of every agent (usage.go)
 	ctl   control  // the running turn and the session's state (session.go)

@@ -61,6 +61,15 @@
 //     is not a denial. Text mode says on stderr how many were refused, of
 //     which tools, the first reason, and the --allowedTools that allows
 //     them.
+//   - --json-schema checks the lead's final text, not a tool call: each
+//     prompt carries the schema and asks for one JSON value (a ```json
+//     fence is accepted); an answer that does not parse or match is sent
+//     back with the problems, five answers at most, then the run fails
+//     with Claude Code's error_max_structured_output_retries. The matching
+//     answer is the result's structured_output (compact JSON), and result
+//     keeps the text. Keywords the validator does not know ($ref, format)
+//     are annotations, so such schemas validate leniently; a schema whose
+//     known keywords have the wrong shape is a usage error naming the path.
 //   - stream-json is always verbose (Claude Code requires --verbose with it;
 //     we accept and ignore the flag there).
 //   - cohort demo is a print-mode session like any other (openSession,

@@ -53,6 +53,7 @@ type options struct {
 	mcpConfigs         []string
 	strictMCP          bool
 	debug              string
+	jsonSchema         string
 
 	// printedResult is set once print mode has printed a result, so that
 	// a failure after it does not print a second.
@@ -105,6 +106,7 @@ func (o *options) register(cmd *cobra.Command) {
 	f.BoolVar(&o.strictMCP, "strict-mcp-config", false, "use only the MCP servers of --mcp-config (Cohort runs no MCP servers yet, so none are used)")
 	f.StringVarP(&o.debug, "debug", "d", "", `debug log on stderr; --debug=api,tools limits it to categories, "!team" leaves one out (api, tools, permissions, tasks, team, hooks)`)
 	f.Lookup("debug").NoOptDefVal = "all"
+	f.StringVar(&o.jsonSchema, "json-schema", "", `a JSON schema the final answer must match; the result carries it as structured_output`)
 	f.DurationVar(&o.permissionTimeout, "teammate-permission-timeout", 0, "how long a teammate waits for the lead to answer a permission request (default 5m; no answer denies)")
 }
 
@@ -149,7 +151,7 @@ func (o *options) config(inv *Invocation) cohort.Config {
 		Sandbox: o.sandbox, Trace: o.trace, PartialMessages: o.partial && o.outputFormat == "stream-json",
 		Verbose: o.verbose, Getenv: inv.Getenv, Environ: inv.Environ, Stderr: inv.Stderr,
 		ToolPool: o.toolPool(), SettingSources: o.sources(), MaxThinkingTokens: o.maxThinkingTokens,
-		FallbackModel: o.fallbackModel}
+		FallbackModel: o.fallbackModel, JSONSchema: o.jsonSchema}
 	if o.skipPermissions {
 		c.PermissionMode = "bypassPermissions"
 	}
