@@ -38,7 +38,9 @@
 //     --dangerously-skip-permissions is --permission-mode bypassPermissions
 //     and conflicts with any other mode. --setting-sources limits the
 //     settings files read by scope; --settings layers apply whatever it
-//     says. --max-thinking-tokens is the lead's thinking budget (subagents
+//     says. It does not touch memory files (CLAUDE.md), agent definitions
+//     or skills: Claude Code's documentation ties those to the Agent SDK's
+//     settingSources, not to the CLI flag, which names settings files. --max-thinking-tokens is the lead's thinking budget (subagents
 //     keep their own; forks inherit it). --fallback-model takes over every
 //     request for the lead's model once one has failed with 529 (after the
 //     retries) or 404, for the rest of the session, as Claude Code does in
