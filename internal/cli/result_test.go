@@ -51,7 +51,7 @@ func TestResultPermissionDenials(t *testing.T) {
 func TestResultNoDenialsIsEmptyList(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, func(*fakeapi.Request) fakeapi.Reply { return fakeapi.TextReply("fine") })
-	out, _, code := h.run("-p", "hello", "--output-format", "stream-json")
+	out, _, code := h.runBinary("-p", "hello", "--output-format", "stream-json")
 	if code != 0 || !strings.Contains(lastLine(out), `"permission_denials":[]`) {
 		t.Fatalf("exit %d, result: %s", code, lastLine(out))
 	}
@@ -131,7 +131,7 @@ func TestDurationAPIMs(t *testing.T) {
 		r.FirstTokenDelay = 30 * time.Millisecond
 		return r
 	})
-	out, errOut, code := h.run("-p", "take your time", "--output-format", "json")
+	out, errOut, code := h.runBinary("-p", "take your time", "--output-format", "json")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, errOut)
 	}
