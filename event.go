@@ -110,7 +110,8 @@ type Event struct {
 	// Agents is every agent's usage, cost and time (agentusage.go).
 	Agents []AgentUsage
 	// PermissionDenials is every tool call the permission checks refused
-	// during the Run, for any agent of this process, in the order they
+	// since the previous result (during the Run, and before it for
+	// background agents), for any agent of this process, in the order they
 	// were refused.
 	PermissionDenials []PermissionDenial
 	// StructuredOutput is the final answer as JSON when Config.JSONSchema
