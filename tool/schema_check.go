@@ -87,6 +87,9 @@ func checkKeyword(k string, val any, path string) error {
 			return fmt.Errorf("%s: want a non-empty array of schemas", where(path))
 		}
 		for i, sub := range list {
+			if _, ok := sub.(map[string]any); !ok { // as ValidateInput reads them
+				return fmt.Errorf("%s[%d]: want a schema object, not %s", path, i, jsonKind(sub))
+			}
 			if err := checkNode(sub, fmt.Sprintf("%s[%d]", path, i)); err != nil {
 				return err
 			}
