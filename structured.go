@@ -60,7 +60,7 @@ func (s *Session) answerMatches(text string) (json.RawMessage, error) {
 		if errors.As(err, &ie) {
 			return nil, fmt.Errorf("the final answer does not match the schema: %s", strings.Join(ie.Problems, "; "))
 		}
-		return nil, err
+		return nil, &unusableSchema{err}
 	}
 	var out bytes.Buffer
 	if err := json.Compact(&out, []byte(t)); err != nil {
@@ -83,6 +83,11 @@ func (s *Session) schemaRetry(res *engine.Result, attempts *int) []engine.Part {
 		s.structured = out
 		return nil
 	}
+	var bad *unusableSchema
+	if errors.As(err, &bad) { // CheckSchema lets none through; the model could not fix it
+		res.Stop, res.Text = engine.StopExecution, fmt.Sprintf("--json-schema: %v", bad.err)
+		return nil
+	}
 	if *attempts >= maxStructuredAttempts {
 		res.Stop = StopStructuredOutputRetries
 		res.Text = fmt.Sprintf("no valid structured output after %d attempts: %v (the schema is --json-schema)", *attempts, err)
@@ -91,3 +96,8 @@ func (s *Session) schemaRetry(res *engine.Result, attempts *int) []engine.Part {
 	fix := fmt.Sprintf("%v. Reply again with only the JSON value that matches the schema (attempt %d of %d).", err, *attempts+1, maxStructuredAttempts)
 	return []engine.Part{{Content: []llm.Block{llm.Text(fix)}, Origin: session.OriginSystem}}
 }
+
+// unusableSchema is a schema ValidateInput could not apply.
+type unusableSchema struct{ err error }
+
+func (u *unusableSchema) Error() string { return u.err.Error() }
