@@ -188,6 +188,7 @@ func TestDebugFlag(t *testing.T) {
 	c := newConv()
 	h := newHarness(t, c.policy)
 	c.on("debug me", calls(use("Glob", map[string]any{"pattern": "*.go"})), text("debugged"))
+	h.write(".cohort/settings.json", `{"hooks": {"PostToolUse": [{"matcher": "Glob", "hooks": [{"type": "command", "command": "true"}]}]}}`)
 	run := func(args ...string) string {
 		t.Helper()
 		out, errOut, code := h.runBinary(append([]string{"-p", "debug me"}, args...)...)
@@ -202,7 +203,13 @@ func TestDebugFlag(t *testing.T) {
 			t.Errorf("--debug lacks %q:\n%s", want, all)
 		}
 	}
-	if only := run("--debug=tools"); strings.Contains(only, "[debug api]") || !strings.Contains(only, "[debug tools]") {
+	if !strings.Contains(all, "[hook] PostToolUse true exit=0") {
+		t.Errorf("--debug lacks the hooks run:\n%s", all)
+	}
+	if hooks := run("--debug=hooks"); !strings.Contains(hooks, "[hook] PostToolUse") || strings.Contains(hooks, "[debug") {
+		t.Errorf("--debug=hooks:\n%s", hooks)
+	}
+	if only := run("--debug=tools"); strings.Contains(only, "[debug api]") || strings.Contains(only, "[hook]") || !strings.Contains(only, "[debug tools]") {
 		t.Errorf("--debug=tools:\n%s", only)
 	}
 	if but := run("--debug=!tools"); strings.Contains(but, "[debug tools]") || !strings.Contains(but, "[debug api]") {

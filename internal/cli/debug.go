@@ -11,7 +11,8 @@ import (
 
 // debugLog writes --debug's lines on stderr, one per event of a category
 // the filter lets through: "[debug api] lead: …". The hooks category is
-// the session's own verbose report (hooks run, their output), which
+// the session's own verbose report ("[hook] PostToolUse CMD exit=0 …" for
+// every hook command run, and the team and sandbox reports), which
 // Config.Verbose turns on.
 type debugLog struct {
 	w      io.Writer
