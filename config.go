@@ -90,6 +90,28 @@ type Config struct {
 	// the built-in tools, in this order (the order is part of the cached
 	// prompt).
 	Tools []tool.Tool
+	// ToolPool, when not nil, is the only tools the session's agents have
+	// (Claude Code's --tools): names of built-in tools or of Tools, "Task"
+	// read as "Agent"; an empty, non-nil list leaves no tools at all. It is
+	// a filter, unlike AllowedTools, which pre-approves calls.
+	ToolPool []string
+	// SettingSources, when not nil, are the only settings files read, by
+	// scope: "user", "project", "local" (Claude Code's --setting-sources).
+	// Settings layers are applied whatever it says.
+	SettingSources []string
+	// MaxThinkingTokens turns on extended thinking for the lead with this
+	// budget (at least 1024, below the 32000 output tokens; 0: off).
+	MaxThinkingTokens int
+	// FallbackModel takes over the requests for the lead's model when that
+	// model is overloaded or does not exist (llm.Fallback), for the rest of
+	// the session.
+	FallbackModel string
+	// JSONSchema, when set, is a JSON schema the lead's final answer must
+	// match (Claude Code's --json-schema): the prompt says so, an answer
+	// that does not match is sent back with what is wrong (five answers at
+	// most, then the Run fails with StopStructuredOutputRetries), and the
+	// result carries the answer as StructuredOutput.
+	JSONSchema string
 
 	// Resume continues the session with this id; Continue the most recent
 	// session of the project.
@@ -278,6 +300,12 @@ func (c Config) check() error {
 			return configErr("Tools", "a tool is nil")
 		}
 	}
+	if err := c.checkParity(); err != nil {
+		return err
+	}
+	if err := c.checkJSONSchema(); err != nil {
+		return err
+	}
 	_, err := c.funcHooks()
 	return err
 }
@@ -314,6 +342,9 @@ type options struct {
 	permissionTimeout                     time.Duration
 	sandbox                               string
 	settings                              []string
+	toolPool, settingSources              []string
+	maxThinkingTokens                     int
+	fallbackModel                         string
 }
 
 func (c Config) options() *options {
@@ -325,7 +356,9 @@ func (c Config) options() *options {
 		maxConcurrent: c.MaxConcurrentAgents, maxBudgetUSD: c.MaxBudgetUSD,
 		permPromptCommand: c.PermissionPromptCommand, trace: c.Trace, teammateMode: c.TeammateMode,
 		agentMaxTurns: c.AgentMaxTurns, agentTimeout: c.AgentTimeout, maxDepth: c.MaxAgentDepth,
-		permissionTimeout: c.TeammatePermissionTimeout, sandbox: c.Sandbox, settings: c.Settings}
+		permissionTimeout: c.TeammatePermissionTimeout, sandbox: c.Sandbox, settings: c.Settings,
+		toolPool: c.ToolPool, settingSources: c.SettingSources, maxThinkingTokens: c.MaxThinkingTokens,
+		fallbackModel: c.FallbackModel}
 	for name, b := range c.TeammateBackends {
 		o.teammateBackends = append(o.teammateBackends, name+"="+b)
 	}

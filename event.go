@@ -109,6 +109,28 @@ type Event struct {
 	ModelUsage map[string]*ModelUsage
 	// Agents is every agent's usage, cost and time (agentusage.go).
 	Agents []AgentUsage
+	// PermissionDenials is every tool call the permission checks refused
+	// since the previous result (during the Run, and before it for
+	// background agents), for any agent of this process, in the order they
+	// were refused.
+	PermissionDenials []PermissionDenial
+	// StructuredOutput is the final answer as JSON when Config.JSONSchema
+	// asked for one and it matched.
+	StructuredOutput json.RawMessage
+}
+
+// PermissionDenial is one tool call the permission checks refused, as
+// Claude Code's result lists it (permission_denials: tool_name,
+// tool_use_id, tool_input), plus Cohort's agent_id and reason: which agent
+// asked and the reason the model was given. A call a PreToolUse hook
+// blocked is not one: hooks are the user's own checks, and their reason
+// reaches the model as the tool's result.
+type PermissionDenial struct {
+	ToolName  string          `json:"tool_name"`
+	ToolUseID string          `json:"tool_use_id"`
+	ToolInput json.RawMessage `json:"tool_input"`
+	AgentID   string          `json:"agent_id,omitempty"`
+	Reason    string          `json:"reason,omitempty"`
 }
 
 // ModelUsage is one model's share of a session's usage, as Claude Code's
@@ -207,6 +229,14 @@ func (e Event) MarshalJSON() ([]byte, error) {
 		}
 		if len(e.Agents) > 0 {
 			o.add("agents", e.Agents)
+		}
+		denials := e.PermissionDenials
+		if denials == nil {
+			denials = []PermissionDenial{}
+		}
+		o.add("permission_denials", denials)
+		if len(e.StructuredOutput) > 0 {
+			o.add("structured_output", e.StructuredOutput)
 		}
 	}
 	if e.AgentID != "" && e.Type != EventResult {

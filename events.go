@@ -36,6 +36,9 @@ type emitter struct {
 	// structured shape, until the user message carrying its result is
 	// emitted (tool_use_result).
 	results map[string]json.RawMessage
+	// denials are the calls the permission checks refused since the last
+	// takeDenials.
+	denials []PermissionDenial
 }
 
 func newEmitter(sessionID, tmpDir string, partial bool) *emitter {
@@ -80,6 +83,16 @@ func (e *emitter) engine(ev engine.Event) {
 		if ev.Tool == nil || ev.Tool.Result == nil {
 			return
 		}
+		if ev.Tool.Denied != "" {
+			input := ev.Tool.Input
+			if len(input) == 0 {
+				input = json.RawMessage("{}")
+			}
+			e.mu.Lock()
+			e.denials = append(e.denials, PermissionDenial{ToolName: ev.Tool.Name, ToolUseID: ev.Tool.ID,
+				ToolInput: input, AgentID: ev.AgentID, Reason: ev.Tool.Denied})
+			e.mu.Unlock()
+		}
 		if raw := structured(ev.Tool.Result); raw != nil {
 			e.mu.Lock()
 			e.results[ev.Tool.ID] = raw
@@ -112,6 +125,15 @@ func (e *emitter) engine(ev engine.Event) {
 		base.Trigger, base.PreTokens = ev.Compact.Trigger, ev.Compact.TokensBefore
 		e.push(base)
 	}
+}
+
+// takeDenials returns the denials recorded since the last call.
+func (e *emitter) takeDenials() []PermissionDenial {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	d := e.denials
+	e.denials = nil
+	return d
 }
 
 // user emits a user message as Claude Code does: each tool result as a

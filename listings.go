@@ -9,6 +9,7 @@ import (
 	"github.com/cohort-dev/cohort/internal/proc"
 	"github.com/cohort-dev/cohort/llm/fakeapi"
 	"github.com/cohort-dev/cohort/sandbox"
+	"github.com/cohort-dev/cohort/session"
 )
 
 // ListAgents writes the agent definitions a session with cfg would have:
@@ -102,4 +103,24 @@ func dirOf(p string) string {
 		}
 	}
 	return p
+}
+
+// SessionSummary is one session of a project as Sessions lists it: id,
+// start and last change, the first prompt, the cost of all its agents.
+type SessionSummary = session.Summary
+
+// Sessions lists the sessions of cfg's project (its transcripts under
+// Home), the most recently updated first (cohort sessions). Their cost is
+// priced with the session's price table (defaults and the settings'
+// "prices").
+func Sessions(ctx context.Context, cfg Config) ([]SessionSummary, error) {
+	b, err := loadBase(ctx, cfg.invocation(), cfg.options())
+	if err != nil {
+		return nil, err
+	}
+	prices, err := b.prices()
+	if err != nil {
+		return nil, err
+	}
+	return session.List(b.projectDir, prices)
 }

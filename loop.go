@@ -38,7 +38,9 @@ func (s *Session) drive(ctx context.Context, text, opening string) (int, *engine
 	} else if len(out.Context) > 0 {
 		content = append(content, llm.Text(hookContext(out.Context)))
 	}
-	turns, stopActive := 0, false
+	content = append(content, s.schemaInstruction()...)
+	turns, stopActive, answers := 0, false, 0
+	s.structured = nil
 	parts := []engine.Part{{Content: content}} // the user's
 	for {
 		res, err := lead.SendParts(ctx, parts)
@@ -59,6 +61,10 @@ func (s *Session) drive(ctx context.Context, text, opening string) (int, *engine
 			return turns, res, err
 		}
 		if !ok {
+			if fix := s.schemaRetry(res, &answers); fix != nil {
+				parts = fix // --json-schema: ask again
+				continue
+			}
 			return turns, res, nil
 		}
 		parts = next

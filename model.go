@@ -2,9 +2,11 @@ package cohort
 
 import (
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 
+	"github.com/cohort-dev/cohort/agent"
 	"github.com/cohort-dev/cohort/llm"
 	"github.com/cohort-dev/cohort/llm/fakeapi"
 )
@@ -86,6 +88,17 @@ func (b *base) openModel(spec string) (*openedModel, error) {
 	if om.aliases, err = b.aliases(provider, om.name); err != nil {
 		om.close()
 		return nil, err
+	}
+	if fb := b.o.fallbackModel; fb != "" {
+		from, to := agent.ResolveAlias(om.name, om.aliases), agent.ResolveAlias(fb, om.aliases)
+		if from == to {
+			om.close()
+			return nil, fmt.Errorf("--fallback-model %s is the model itself (%s); name another model", fb, to)
+		}
+		stderr := b.inv.Stderr
+		om.model = &llm.Fallback{Model: om.model, Primary: from, Secondary: to, OnSwitch: func(err error) {
+			io.WriteString(stderr, fallbackWarning(from, to, err))
+		}}
 	}
 	return om, nil
 }

@@ -64,6 +64,12 @@ func loadBase(ctx context.Context, inv *invocation, o *options) (*base, error) {
 	if err != nil {
 		return nil, configErr("Home", "%v", err)
 	}
+	if o.settingSources != nil {
+		env.Scopes = []settings.Scope{}
+		for _, src := range o.settingSources {
+			env.Scopes = append(env.Scopes, settings.Scope(src))
+		}
+	}
 	b := &base{inv: inv, o: o, cwd: cwd, env: env}
 	b.settings = settings.Load(env)
 	if err := b.addSettings(o.settings); err != nil {
@@ -198,6 +204,10 @@ type Session struct {
 	// gitSnapshot waits for the session's git snapshot, taken while the
 	// rest of the session is set up.
 	gitSnapshot func() string
+
+	// structured is the last Run's answer under Config.JSONSchema
+	// (structured.go).
+	structured json.RawMessage
 
 	out   *emitter // every agent's events, for Run (events.go)
 	usage *counter // usage and cost of every agent (usage.go)
@@ -472,6 +482,9 @@ func (s *Session) startLead(ctx context.Context) error {
 	cfg := runtime.LeadConfig{Model: s.model.name, MaxTurns: s.o.maxTurns,
 		MaxBudgetUSD: s.o.maxBudgetUSD, Recorder: w,
 		Chain: prompt.Chain{Custom: s.o.systemPrompt, Append: s.o.appendSystemPrompt}}
+	if n := s.o.maxThinkingTokens; n > 0 {
+		cfg.Thinking = &llm.Thinking{BudgetTokens: n}
+	}
 	if s.o.agentName != "" {
 		def, ok := s.rt.Catalog().Get(s.o.agentName)
 		if !ok {

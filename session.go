@@ -218,12 +218,13 @@ func (s *Session) turn(ctx context.Context, prompt, opening string) Event {
 	case res.Stop != engine.StopSuccess:
 		r.Subtype, r.IsError, r.Result = res.Stop, true, res.Text
 	default:
-		r.Result = res.Text
+		r.Result, r.StructuredOutput = res.Text, s.structured
 	}
 	usage, cost, byModel := s.spending()
 	r.Usage, r.TotalCostUSD, r.ModelUsage = &usage, cost, byModel
 	r.Agents = s.agentUsage(time.Now())
 	r.DurationAPIMs = s.usage.apiTime().Milliseconds()
+	r.PermissionDenials = s.out.takeDenials()
 	r.SessionID, r.UUID, r.Time = s.id, session.NewID(), time.Now()
 	return r
 }

@@ -105,6 +105,11 @@ func TestNewRejectsBadConfig(t *testing.T) {
 			c.Hooks = []Hook{{Event: "PreTooluse", Func: func(context.Context, json.RawMessage) (json.RawMessage, error) { return nil, nil }}}
 		}, "Hooks", "PreToolUse"},
 		{"sandbox", func(c *Config, _ *env) { c.Sandbox = "maybe" }, "Sandbox", "maybe"},
+		{"tool pool", func(c *Config, _ *env) { c.ToolPool = []string{"Read", "Raed"} }, "ToolPool", `"Raed" is not a tool`},
+		{"setting sources", func(c *Config, _ *env) { c.SettingSources = []string{"managed"} }, "SettingSources", "managed"},
+		{"thinking", func(c *Config, _ *env) { c.MaxThinkingTokens = 64000 }, "MaxThinkingTokens", "below 32000"},
+		{"fallback", func(c *Config, _ *env) { c.Model, c.FallbackModel = "opus", "opus" }, "FallbackModel", "the model itself"},
+		{"json schema", func(c *Config, _ *env) { c.JSONSchema = `{"type": "object", "required": "name"}` }, "JSONSchema", "required: want an array"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -145,6 +145,15 @@ func (s *Session) childFlags() []string {
 	for _, d := range s.o.addDirs {
 		out = append(out, "--add-dir", d)
 	}
+	if s.o.toolPool != nil {
+		out = append(out, "--tools", strings.Join(s.o.toolPool, ","))
+	}
+	if s.o.settingSources != nil {
+		out = append(out, "--setting-sources", strings.Join(s.o.settingSources, ","))
+	}
+	if s.o.fallbackModel != "" {
+		out = append(out, "--fallback-model", s.o.fallbackModel)
+	}
 	if s.o.verbose {
 		out = append(out, "--verbose")
 	}

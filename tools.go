@@ -51,7 +51,11 @@ func (s *Session) tools(rt *runtime.Runtime) []tool.Tool {
 			return s.cfg.AskUser(ctx, AskRequest{AgentID: agentID, Questions: qs})
 		}))
 	}
-	return append(ts, s.cfg.Tools...)
+	ts = append(ts, s.cfg.Tools...)
+	if rt != nil {
+		ts = s.cfg.inPool(ts) // --tools; definitions may still name the others
+	}
+	return ts
 }
 
 // toolNames are the names of every tool a session has (Agent included): the

@@ -60,6 +60,9 @@ type ToolEvent struct {
 	Input    json.RawMessage
 	Result   *tool.Result // EventToolDone
 	Duration time.Duration
+	// Denied is the gate's reason when it refused the call (EventToolDone):
+	// the call never ran and Result says so to the model.
+	Denied string
 }
 
 // CompactInfo describes a compaction.

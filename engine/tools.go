@@ -131,9 +131,9 @@ func (a *Agent) toolNames() string {
 func (a *Agent) execute(ctx context.Context, p *pending) llm.Block {
 	start := a.cfg.Now()
 	a.emit(Event{Kind: EventToolStart, Tool: &ToolEvent{ID: p.use.ID, Name: p.use.Name, Input: p.use.Input}})
-	res := a.call(ctx, p)
+	res, denied := a.call(ctx, p)
 	a.emit(Event{Kind: EventToolDone, Tool: &ToolEvent{ID: p.use.ID, Name: p.use.Name, Input: p.use.Input,
-		Result: &res, Duration: a.cfg.Now().Sub(start)}})
+		Result: &res, Duration: a.cfg.Now().Sub(start), Denied: denied}})
 	content := res.Content
 	if len(content) == 0 {
 		content = []llm.Block{llm.Text("(no output)")}
@@ -141,9 +141,10 @@ func (a *Agent) execute(ctx context.Context, p *pending) llm.Block {
 	return llm.Block{Type: llm.BlockToolResult, ToolUseID: p.use.ID, Content: content, IsError: res.IsError}
 }
 
-func (a *Agent) call(ctx context.Context, p *pending) tool.Result {
+// call runs one call; denied is the gate's reason when the gate refused it.
+func (a *Agent) call(ctx context.Context, p *pending) (res tool.Result, denied string) {
 	if p.fail != "" {
-		return tool.Errorf("%s", p.fail)
+		return tool.Errorf("%s", p.fail), ""
 	}
 	env := a.toolEnv()
 	env.ToolUseID = p.use.ID
@@ -151,11 +152,11 @@ func (a *Agent) call(ctx context.Context, p *pending) tool.Result {
 	if a.cfg.Hooks != nil {
 		hv := a.cfg.Hooks.PreToolUse(ctx, c)
 		if hv.Deny {
-			return tool.Errorf("Blocked by a PreToolUse hook: %s", hv.Reason)
+			return tool.Errorf("Blocked by a PreToolUse hook: %s", hv.Reason), ""
 		}
 		if hv.Input != nil {
 			if err := tool.ValidateInput(p.tool.Def().InputSchema, hv.Input); err != nil {
-				return tool.Errorf("A PreToolUse hook rewrote the input into an invalid one: %v", err)
+				return tool.Errorf("A PreToolUse hook rewrote the input into an invalid one: %v", err), ""
 			}
 			c.Input = hv.Input
 			c.Traits = p.tool.Traits(hv.Input)
@@ -165,11 +166,11 @@ func (a *Agent) call(ctx context.Context, p *pending) tool.Result {
 	if a.cfg.Gate != nil {
 		v := a.cfg.Gate.Check(ctx, c)
 		if !v.Allow {
-			return tool.Errorf("Permission denied: %s", v.Reason)
+			return tool.Errorf("Permission denied: %s", v.Reason), v.Reason
 		}
 		if v.Input != nil {
 			if err := tool.ValidateInput(p.tool.Def().InputSchema, v.Input); err != nil {
-				return tool.Errorf("The approved input is invalid: %v", err)
+				return tool.Errorf("The approved input is invalid: %v", err), ""
 			}
 			c.Input = v.Input
 		}
@@ -179,7 +180,7 @@ func (a *Agent) call(ctx context.Context, p *pending) tool.Result {
 	c.Duration = a.cfg.Now().Sub(ran)
 	if err != nil {
 		if ctx.Err() != nil {
-			return tool.Errorf("Interrupted: the agent was stopped while %s was running.", p.use.Name)
+			return tool.Errorf("Interrupted: the agent was stopped while %s was running.", p.use.Name), ""
 		}
 		res = tool.Errorf("Error: %v", err)
 	}
@@ -188,5 +189,5 @@ func (a *Agent) call(ctx context.Context, p *pending) tool.Result {
 			res.Content = append(res.Content, llm.Text(extra))
 		}
 	}
-	return res
+	return res, ""
 }

@@ -21,6 +21,10 @@ type Env struct {
 	Cwd string
 	// ClaudeCompat makes Load read ~/.claude and .claude files too.
 	ClaudeCompat bool
+	// Scopes, when not nil, are the only file scopes Load reads (user,
+	// project, local: --setting-sources); the command line's documents are
+	// added whatever it says.
+	Scopes []Scope
 }
 
 // NewEnv builds an Env from environment lookups (HOME, COHORT_HOME,

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 )
 
 // Scope says which layer a source belongs to.
@@ -93,7 +94,7 @@ func Load(env Env) *Settings {
 	s := &Settings{}
 	seen := map[string]bool{}
 	add := func(scope Scope, path, root string) {
-		if seen[path] {
+		if seen[path] || (env.Scopes != nil && !slices.Contains(env.Scopes, scope)) {
 			return
 		}
 		seen[path] = true

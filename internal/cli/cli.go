@@ -8,6 +8,8 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+
+	"github.com/cohort-dev/cohort"
 )
 
 // Invocation is everything the CLI takes from its environment.
@@ -40,13 +42,33 @@ func (e *exitError) Unwrap() error { return e.err }
 
 // Main runs the CLI for inv and returns the exit code: 0 success, 1 a failed
 // run, 2 bad usage or configuration.
+//
+// In print mode with --output-format json or stream-json, a run that
+// failed before it printed a result (a bad flag, no API key) prints an
+// error result on stdout as well, with the same exit code.
 func Main(ctx context.Context, inv Invocation) int {
-	root := newRoot(ctx, &inv)
+	o := &options{}
+	root := newRoot(ctx, &inv, o)
 	root.SetArgs(inv.Args)
 	root.SetIn(inv.Stdin)
 	root.SetOut(inv.Stdout)
 	root.SetErr(inv.Stderr)
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
+	code := exitCode(inv, err)
+	if cmd != root || err == nil {
+		return code
+	}
+	if !o.printedResult && said(err) {
+		startupResult(inv.Stdout, argFormat(inv.Args), err)
+	}
+	if sig := signalExit(ctx); sig != 0 {
+		return sig // Ctrl-C in print mode: 130
+	}
+	return code
+}
+
+// exitCode reports err on stderr and returns the exit code it means.
+func exitCode(inv Invocation, err error) int {
 	if err == nil {
 		return 0
 	}
@@ -61,8 +83,14 @@ func Main(ctx context.Context, inv Invocation) int {
 	return 2
 }
 
-func newRoot(ctx context.Context, inv *Invocation) *cobra.Command {
-	o := &options{}
+// said reports whether err carries a message (an exitError may carry only
+// a code, its reason printed already).
+func said(err error) bool {
+	var ee *exitError
+	return !errors.As(err, &ee) || ee.err != nil
+}
+
+func newRoot(ctx context.Context, inv *Invocation, o *options) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "cohort [flags] [prompt]",
 		Short: "Cohort: a runtime for teams of coding agents",
@@ -85,8 +113,11 @@ OPENAI_BASE_URL are read too), and an agent's model may name one: openai/NAME.`,
 		},
 	}
 	o.register(root)
+	root.Version = versionLine(cohort.Version())
+	root.SetVersionTemplate("{{.Version}}\n")
+	root.Flags().BoolP("version", "v", false, "print the version")
 	root.AddCommand(newAgentsCmd(inv, o), newFlagsCmd(inv, o), newTeammateCmd(inv, o))
 	root.AddCommand(newDemoCmd(inv, o), newDoctorCmd(inv, o))
-	root.AddCommand(newTeamsCmd(inv, o))
+	root.AddCommand(newTeamsCmd(inv, o), newSessionsCmd(inv, o))
 	return root
 }

@@ -41,7 +41,15 @@ type resultLine struct {
 		CacheReadRatio float64 `json:"cache_read_ratio"`
 		DurationMs     int64   `json:"duration_ms"`
 	} `json:"agents"`
-	UUID string `json:"uuid"`
+	PermissionDenials []struct {
+		ToolName  string         `json:"tool_name"`
+		ToolUseID string         `json:"tool_use_id"`
+		ToolInput map[string]any `json:"tool_input"`
+		AgentID   string         `json:"agent_id"`
+		Reason    string         `json:"reason"`
+	} `json:"permission_denials"`
+	StructuredOutput any    `json:"structured_output"`
+	UUID             string `json:"uuid"`
 }
 
 // The providers, as --provider names them.

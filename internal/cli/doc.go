@@ -32,6 +32,46 @@
 //     fails only the agents that use it, with the reason as their error.
 //     Cost comes from the default price table and the settings' "prices";
 //     the result line's modelUsage reports each model's share.
+//   - Claude Code's flags keep Claude Code's meaning. --tools is the tool
+//     pool of every agent of the session (a filter; --allowedTools only
+//     pre-approves): "" leaves none, "default" all, "Task" is Agent.
+//     --dangerously-skip-permissions is --permission-mode bypassPermissions
+//     and conflicts with any other mode. --setting-sources limits the
+//     settings files read by scope; --settings layers apply whatever it
+//     says. It does not touch memory files (CLAUDE.md), agent definitions
+//     or skills: Claude Code's documentation ties those to the Agent SDK's
+//     settingSources, not to the CLI flag, which names settings files. --max-thinking-tokens is the lead's thinking budget (subagents
+//     keep their own; forks inherit it). --fallback-model takes over every
+//     request for the lead's model once one has failed with 529 (after the
+//     retries) or 404, for the rest of the session, as Claude Code does in
+//     print mode, and says so on stderr. --debug takes its filter only in
+//     the --debug=LIST form (a bare word after --debug is the prompt).
+//   - MCP servers are not supported yet: --mcp-config is refused, naming
+//     its servers, unless it declares none ({"mcpServers": {}}, what
+//     scripts pass with --strict-mcp-config to run without servers); in
+//     that case, and for --strict-mcp-config alone, "no MCP servers" is
+//     exactly what happens.
+//   - Exit codes: 0 done, 1 a failed run, 2 bad usage or configuration,
+//     128+n for a signal (130 for Ctrl-C, as Claude Code and shells).
+//     With --output-format json or stream-json, a run that fails before
+//     it prints a result (a bad flag, no API key) prints an error result
+//     with the same exit code, so a script reading stdout learns why.
+//   - The result's permission_denials has Claude Code's fields (tool_name,
+//     tool_use_id, tool_input) and Cohort's agent_id and reason: every call
+//     the permission checks refused, at any depth, in this process (a
+//     teammate in a tmux pane reports its own). A PreToolUse hook's block
+//     is not a denial. Text mode says on stderr how many were refused, of
+//     which tools, the first reason, and the --allowedTools that allows
+//     them.
+//   - --json-schema checks the lead's final text, not a tool call: each
+//     prompt carries the schema and asks for one JSON value (a ```json
+//     fence is accepted); an answer that does not parse or match is sent
+//     back with the problems, five answers at most, then the run fails
+//     with Claude Code's error_max_structured_output_retries. The matching
+//     answer is the result's structured_output (compact JSON), and result
+//     keeps the text. Keywords the validator does not know ($ref, format)
+//     are annotations, so such schemas validate leniently; a schema whose
+//     known keywords have the wrong shape is a usage error naming the path.
 //   - stream-json is always verbose (Claude Code requires --verbose with it;
 //     we accept and ignore the flag there).
 //   - cohort demo is a print-mode session like any other (openSession,

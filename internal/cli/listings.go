@@ -2,11 +2,14 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/cohort-dev/cohort"
+	"github.com/cohort-dev/cohort/internal/clip"
 )
 
 func newAgentsCmd(inv *Invocation, o *options) *cobra.Command {
@@ -82,4 +85,42 @@ func runTeammate(ctx context.Context, inv *Invocation, o *options, role cohort.R
 		return &exitError{code: 1, err: runErr}
 	}
 	return nil
+}
+
+// newSessionsCmd lists the project's sessions: id, last change, cost and
+// the first prompt, the newest first (--output-format json: a JSON array).
+func newSessionsCmd(inv *Invocation, o *options) *cobra.Command {
+	return &cobra.Command{
+		Use:   "sessions",
+		Short: "List this project's sessions: id, time, cost and first prompt (resume one with --resume ID)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			list, err := cohort.Sessions(cmd.Context(), o.config(inv))
+			if err != nil {
+				return err
+			}
+			if o.outputFormat == "json" {
+				if list == nil {
+					list = []cohort.SessionSummary{}
+				}
+				data, err := json.MarshalIndent(list, "", "  ")
+				if err != nil {
+					return err
+				}
+				_, err = fmt.Fprintf(inv.Stdout, "%s\n", data)
+				return err
+			}
+			if len(list) == 0 {
+				fmt.Fprintln(inv.Stdout, "no sessions in this project yet")
+				return nil
+			}
+			fmt.Fprintf(inv.Stdout, "%-36s  %-16s  %9s  %s\n", "SESSION", "UPDATED", "COST", "FIRST PROMPT")
+			for _, s := range list {
+				prompt := strings.Join(strings.Fields(s.FirstPrompt), " ")
+				fmt.Fprintf(inv.Stdout, "%-36s  %-16s  %9s  %s\n", s.ID, s.Updated.Local().Format("2006-01-02 15:04"),
+					fmt.Sprintf("$%.4f", s.CostUSD), clip.String(prompt, 80))
+			}
+			return nil
+		},
+	}
 }

@@ -45,6 +45,19 @@ type options struct {
 	sandbox            string
 	settings           []string
 	partial            bool
+	skipPermissions    bool
+	tools              string
+	settingSources     string
+	maxThinkingTokens  int
+	fallbackModel      string
+	mcpConfigs         []string
+	strictMCP          bool
+	debug              string
+	jsonSchema         string
+
+	// printedResult is set once print mode has printed a result, so that
+	// a failure after it does not print a second.
+	printedResult bool
 }
 
 var outputFormats = []string{"text", "json", "stream-json"}
@@ -84,6 +97,16 @@ func (o *options) register(cmd *cobra.Command) {
 	f.StringVar(&o.sandbox, "sandbox", "", "run Bash in the kernel sandbox: on or off (default: the settings' sandbox.enabled, on)")
 	f.StringArrayVar(&o.settings, "settings", nil, "a settings file or JSON object applied over the settings files (repeatable; later wins)")
 	f.BoolVar(&o.partial, "include-partial-messages", false, "stream-json: also print stream_event lines, the parts of each response as they stream")
+	f.BoolVar(&o.skipPermissions, "dangerously-skip-permissions", false, "run every tool call without asking: the same as --permission-mode bypassPermissions")
+	f.StringVar(&o.tools, "tools", "default", `the only tools the agents have, comma- or space-separated ("Bash,Edit,Read"); "" for none, "default" for all (unlike --allowedTools, which pre-approves)`)
+	f.StringVar(&o.settingSources, "setting-sources", "", "the settings files to read, comma-separated: user, project, local (default: all)")
+	f.IntVar(&o.maxThinkingTokens, "max-thinking-tokens", 0, "turn on extended thinking for the lead with this token budget (1024 to 31999; 0: off)")
+	f.StringVar(&o.fallbackModel, "fallback-model", "", "model to switch to when the model is overloaded or not found")
+	f.StringArrayVar(&o.mcpConfigs, "mcp-config", nil, "MCP server configurations (files or JSON): not supported yet, an error unless they declare no servers")
+	f.BoolVar(&o.strictMCP, "strict-mcp-config", false, "use only the MCP servers of --mcp-config (Cohort runs no MCP servers yet, so none are used)")
+	f.StringVarP(&o.debug, "debug", "d", "", `debug log on stderr; --debug=api,tools limits it to categories, "!team" leaves one out (api, tools, permissions, tasks, team, hooks)`)
+	f.Lookup("debug").NoOptDefVal = "all"
+	f.StringVar(&o.jsonSchema, "json-schema", "", `a JSON schema the final answer must match; the result carries it as structured_output`)
 	f.DurationVar(&o.permissionTimeout, "teammate-permission-timeout", 0, "how long a teammate waits for the lead to answer a permission request (default 5m; no answer denies)")
 }
 
@@ -105,6 +128,9 @@ func (o *options) validate() error {
 	if o.resume != "" && o.continueLast {
 		return usageErr("--resume and --continue cannot be used together")
 	}
+	if err := o.validateParity(); err != nil {
+		return err
+	}
 	if o.maxTurns < 0 || o.maxConcurrent < 0 || o.maxBudgetUSD < 0 || o.agentMaxTurns < 0 || o.agentTimeout < 0 || o.maxDepth < 0 {
 		return usageErr("--max-turns, --max-concurrent-agents, --max-budget-usd, --agent-max-turns, --agent-timeout and --max-agent-depth must not be negative")
 	}
@@ -123,7 +149,15 @@ func (o *options) config(inv *Invocation) cohort.Config {
 		AgentMaxTurns: o.agentMaxTurns, AgentTimeout: o.agentTimeout, MaxAgentDepth: o.maxDepth,
 		TeammateMode: o.teammateMode, TeammatePermissionTimeout: o.permissionTimeout,
 		Sandbox: o.sandbox, Trace: o.trace, PartialMessages: o.partial && o.outputFormat == "stream-json",
-		Verbose: o.verbose, Getenv: inv.Getenv, Environ: inv.Environ, Stderr: inv.Stderr}
+		Verbose: o.verbose, Getenv: inv.Getenv, Environ: inv.Environ, Stderr: inv.Stderr,
+		ToolPool: o.toolPool(), SettingSources: o.sources(), MaxThinkingTokens: o.maxThinkingTokens,
+		FallbackModel: o.fallbackModel, JSONSchema: o.jsonSchema}
+	if o.skipPermissions {
+		c.PermissionMode = "bypassPermissions"
+	}
+	if o.debug != "" && newDebugFilter(o.debug).on("hooks") {
+		c.Verbose = true
+	}
 	if o.cwd == "" && inv.Getwd != nil {
 		if wd, err := inv.Getwd(); err == nil {
 			c.Dir = wd

@@ -17,6 +17,10 @@ type printer struct {
 	w, errw io.Writer
 	format  string
 	verbose bool
+	// results counts the result events printed.
+	results int
+	// debug, when set, logs every event (--debug).
+	debug *debugLog
 }
 
 func newPrinter(w, errw io.Writer, format string, verbose bool) *printer {
@@ -25,6 +29,10 @@ func newPrinter(w, errw io.Writer, format string, verbose bool) *printer {
 
 // event prints one event.
 func (p *printer) event(ev cohort.Event) {
+	if ev.Type == cohort.EventResult {
+		p.results++
+	}
+	p.debug.event(ev)
 	switch p.format {
 	case "stream-json":
 		p.line(ev)
@@ -36,9 +44,12 @@ func (p *printer) event(ev cohort.Event) {
 		if ev.Type == cohort.EventResult {
 			if ev.IsError {
 				fmt.Fprintf(p.errw, "cohort: %s\n", ev.Result)
-				return
+			} else {
+				fmt.Fprintln(p.w, ev.Result)
 			}
-			fmt.Fprintln(p.w, ev.Result)
+			if line := denialSummary(ev.PermissionDenials); line != "" {
+				fmt.Fprintln(p.errw, line)
+			}
 			return
 		}
 		if ev.Subtype == cohort.SubtypeAPIRetry { // said at once, verbose or not: a dead API is not silence

@@ -39,7 +39,11 @@ func runRoot(ctx context.Context, inv *Invocation, o *options, args []string) er
 		return err
 	}
 	out := newPrinter(inv.Stdout, inv.Stderr, o.outputFormat, o.verbose)
+	if o.debug != "" {
+		out.debug = &debugLog{w: inv.Stderr, filter: newDebugFilter(o.debug)}
+	}
 	failed, runErr := printRun(ctx, s, text, out.event)
+	o.printedResult = out.results > 0
 	if err := s.Close(); err != nil {
 		warn(inv, err)
 	}

@@ -54,6 +54,7 @@ const (
 	Unauthorized     FaultKind = "unauthorized"      // 401 authentication_error
 	PermissionDenied FaultKind = "permission_denied" // 403 permission_error
 	Billing          FaultKind = "billing"           // 402 billing_error
+	NotFound         FaultKind = "not_found"         // 404 not_found_error (an unknown model)
 	// SpendLimit is a 429 rate_limit_error that says not to retry: no
 	// retry-after, and x-should-retry: false.
 	SpendLimit FaultKind = "spend_limit"
@@ -101,6 +102,7 @@ var faultKinds = map[FaultKind]struct {
 	Unauthorized:     {401, "authentication_error"},
 	PermissionDenied: {403, "permission_error"},
 	Billing:          {402, "billing_error"},
+	NotFound:         {404, "not_found_error"},
 	SpendLimit:       {429, "rate_limit_error"},
 	StreamError:      {529, "overloaded_error"},
 	CutConnection:    {0, ""},
@@ -124,6 +126,7 @@ var openAIFaults = map[FaultKind]struct {
 	Unauthorized:     {401, "invalid_request_error", "invalid_api_key"},
 	PermissionDenied: {403, "invalid_request_error", "unsupported_country_region_territory"},
 	Billing:          {429, "insufficient_quota", "insufficient_quota"},
+	NotFound:         {404, "invalid_request_error", "model_not_found"},
 	SpendLimit:       {429, "insufficient_quota", "insufficient_quota"},
 	StreamError:      {500, "server_error", ""},
 	HTMLError:        {502, "", ""},
