@@ -422,6 +422,10 @@ func (s *Session) runtime(ctx context.Context) error {
 		Model: s.model.model, Catalog: cat, Flags: s.flags, Tools: s.tools, Tasks: s.tasks,
 		Permissions:   s.checker,
 		Prompter:      s.prompter(),
+		// A CanUseTool callback is a person's (or a program's) answer:
+		// Notification hooks tell them a prompt waits, as Claude Code's
+		// permission_prompt does. Print mode asks no one.
+		NotifyPrompts: s.cfg.CanUseTool != nil,
 		Transcripts:   s.transcriptFor,
 		Hooks:         s.engineHooks,
 		Sink:          s.engineEvent,
