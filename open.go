@@ -420,8 +420,8 @@ func (s *Session) runtime(ctx context.Context) error {
 	}
 	s.rt, err = runtime.New(runtime.Config{
 		Model: s.model.model, Catalog: cat, Flags: s.flags, Tools: s.tools, Tasks: s.tasks,
-		Permissions:   s.checker,
-		Prompter:      s.prompter(),
+		Permissions: s.checker,
+		Prompter:    s.prompter(),
 		// A CanUseTool callback is a person's (or a program's) answer:
 		// Notification hooks tell them a prompt waits, as Claude Code's
 		// permission_prompt does. Print mode asks no one.
