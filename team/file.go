@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"reflect"
 	"time"
 	"unicode/utf8"
@@ -132,29 +130,9 @@ var errLockGone = errors.New("lock file's directory is gone")
 // passes. The lock is released with Unlock.
 func lockFile(ctx context.Context, path string, shared bool, timeout time.Duration) (*flock.Flock, error) {
 	lk, err := filelock.Lock(ctx, path, filelock.Options{Shared: shared, Create: true, Timeout: timeout,
-		FirstDelay: 50 * time.Microsecond, MaxDelay: 5 * time.Millisecond, Check: sameLockFile(path)})
+		FirstDelay: 50 * time.Microsecond, MaxDelay: 5 * time.Millisecond, Check: filelock.SamePath(path, errLockGone)})
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, errLockGone
 	}
 	return lk, err
-}
-
-// sameLockFile checks a lock just taken: the directory may have been
-// deleted (and perhaps re-created) while we waited, and a lock on an
-// unlinked inode excludes nobody. A replaced file is tried again; a
-// vanished directory is errLockGone.
-func sameLockFile(path string) func(*flock.Flock) (bool, error) {
-	return func(lk *flock.Flock) (bool, error) {
-		held, herr := lk.Stat()
-		cur, cerr := os.Stat(path)
-		if herr == nil && cerr == nil && os.SameFile(held, cur) {
-			return true, nil
-		}
-		if errors.Is(cerr, fs.ErrNotExist) {
-			if _, derr := os.Stat(filepath.Dir(path)); errors.Is(derr, fs.ErrNotExist) {
-				return false, errLockGone
-			}
-		}
-		return false, nil
-	}
 }

@@ -274,24 +274,11 @@ func (s *Store) read(name string) (Config, error) {
 
 // List returns the names of the teams that have a team file, sorted.
 func (s *Store) List() ([]string, error) {
-	entries, err := os.ReadDir(s.cfg.Root)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("team list: %w", err)
-	}
-	var out []string
-	for _, e := range entries {
-		if !e.IsDir() || ValidateName(e.Name()) != nil {
-			continue
-		}
-		if _, err := os.Stat(s.configPath(e.Name())); err == nil {
-			out = append(out, e.Name())
-		}
-	}
-	slices.Sort(out)
-	return out, nil
+	all, err := s.ListAll()
+	return slices.DeleteFunc(all, func(name string) bool {
+		_, err := os.Stat(s.configPath(name))
+		return err != nil
+	}), err
 }
 
 // ListAll returns the names of every team directory, sorted, including

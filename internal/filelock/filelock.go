@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -112,4 +113,25 @@ func TryLock(path string, o Options) (*flock.Flock, error) {
 		}
 	}
 	return lk, nil
+}
+
+// SamePath is an Options.Check for a lock file that others may remove or
+// replace while we wait (a lock on an unlinked inode excludes nobody): the
+// lock is kept only while the file at path is the one locked. A replaced
+// file is tried again; a directory that is gone ends the attempt with
+// gone, which must wrap fs.ErrNotExist if callers test for it.
+func SamePath(path string, gone error) func(*flock.Flock) (bool, error) {
+	return func(lk *flock.Flock) (bool, error) {
+		held, herr := lk.Stat()
+		cur, cerr := os.Stat(path)
+		if herr == nil && cerr == nil && os.SameFile(held, cur) {
+			return true, nil
+		}
+		if errors.Is(cerr, fs.ErrNotExist) {
+			if _, derr := os.Stat(filepath.Dir(path)); errors.Is(derr, fs.ErrNotExist) {
+				return false, gone
+			}
+		}
+		return false, nil
+	}
 }

@@ -35,7 +35,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -87,7 +86,7 @@ func Acquire(ctx context.Context, path string, h Holder, o Options) (*Lease, err
 		wait = 500 * time.Millisecond
 	}
 	lk, err := filelock.Lock(ctx, path, filelock.Options{Shared: o.Shared, Create: true, Timeout: wait,
-		FirstDelay: 100 * time.Microsecond, MaxDelay: 20 * time.Millisecond, Check: sameFile(path)})
+		FirstDelay: 100 * time.Microsecond, MaxDelay: 20 * time.Millisecond, Check: filelock.SamePath(path, fmt.Errorf("lease %s: %w", path, fs.ErrNotExist))})
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, fmt.Errorf("lease %s: %w", path, fs.ErrNotExist)
@@ -108,7 +107,7 @@ func Acquire(ctx context.Context, path string, h Holder, o Options) (*Lease, err
 
 // Try is Acquire without waiting: (nil, nil) when the lease is held.
 func Try(path string, h Holder, o Options) (*Lease, error) {
-	lk, err := filelock.TryLock(path, filelock.Options{Shared: o.Shared, Create: true, Check: sameFile(path)})
+	lk, err := filelock.TryLock(path, filelock.Options{Shared: o.Shared, Create: true, Check: filelock.SamePath(path, fmt.Errorf("lease %s: %w", path, fs.ErrNotExist))})
 	if err != nil || lk == nil {
 		return nil, err
 	}
@@ -203,21 +202,4 @@ func Record(path string) (Holder, error) {
 		return Holder{}, fmt.Errorf("%s: holder record unreadable (%v); liveness is decided by the lock alone", path, err)
 	}
 	return h, nil
-}
-
-// sameFile vets a lock just taken: the file must still be the one at path.
-func sameFile(path string) func(*flock.Flock) (bool, error) {
-	return func(lk *flock.Flock) (bool, error) {
-		held, herr := lk.Stat()
-		cur, cerr := os.Stat(path)
-		if herr == nil && cerr == nil && os.SameFile(held, cur) {
-			return true, nil
-		}
-		if errors.Is(cerr, fs.ErrNotExist) {
-			if _, derr := os.Stat(filepath.Dir(path)); errors.Is(derr, fs.ErrNotExist) {
-				return false, fmt.Errorf("lease %s: %w", path, fs.ErrNotExist)
-			}
-		}
-		return false, nil // removed or replaced meanwhile: lock the file at the path now
-	}
 }
