@@ -86,7 +86,7 @@ func Acquire(ctx context.Context, path string, h Holder, o Options) (*Lease, err
 		wait = 500 * time.Millisecond
 	}
 	lk, err := filelock.Lock(ctx, path, filelock.Options{Shared: o.Shared, Create: true, Timeout: wait,
-		FirstDelay: 100 * time.Microsecond, MaxDelay: 20 * time.Millisecond, Check: filelock.SamePath(path, fmt.Errorf("lease %s: %w", path, fs.ErrNotExist))})
+		FirstDelay: 100 * time.Microsecond, MaxDelay: 20 * time.Millisecond, Check: samePath(path)})
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, fmt.Errorf("lease %s: %w", path, fs.ErrNotExist)
@@ -95,6 +95,21 @@ func Acquire(ctx context.Context, path string, h Holder, o Options) (*Lease, err
 	case err != nil:
 		return nil, fmt.Errorf("lease %s: %w", path, err)
 	}
+	return hold(path, lk, h, o)
+}
+
+// Try is Acquire without waiting: (nil, nil) when the lease is held.
+func Try(path string, h Holder, o Options) (*Lease, error) {
+	lk, err := filelock.TryLock(path, filelock.Options{Shared: o.Shared, Create: true, Check: samePath(path)})
+	if err != nil || lk == nil {
+		return nil, err
+	}
+	return hold(path, lk, h, o)
+}
+
+// hold makes the lease of a lock just taken, recording h for an
+// exclusive one.
+func hold(path string, lk *flock.Flock, h Holder, o Options) (*Lease, error) {
 	l := &Lease{path: path, lk: lk}
 	if !o.Shared {
 		if err := l.write(h); err != nil {
@@ -105,20 +120,10 @@ func Acquire(ctx context.Context, path string, h Holder, o Options) (*Lease, err
 	return l, nil
 }
 
-// Try is Acquire without waiting: (nil, nil) when the lease is held.
-func Try(path string, h Holder, o Options) (*Lease, error) {
-	lk, err := filelock.TryLock(path, filelock.Options{Shared: o.Shared, Create: true, Check: filelock.SamePath(path, fmt.Errorf("lease %s: %w", path, fs.ErrNotExist))})
-	if err != nil || lk == nil {
-		return nil, err
-	}
-	l := &Lease{path: path, lk: lk}
-	if !o.Shared {
-		if err := l.write(h); err != nil {
-			l.Release()
-			return nil, fmt.Errorf("lease %s: record the holder: %w", path, err)
-		}
-	}
-	return l, nil
+// samePath keeps a lock only on the file at path; a directory that is gone
+// ends the attempt (fs.ErrNotExist).
+func samePath(path string) func(*flock.Flock) (bool, error) {
+	return filelock.SamePath(path, fmt.Errorf("lease %s: %w", path, fs.ErrNotExist))
 }
 
 // write replaces the file's content with h, through the locked descriptor.
