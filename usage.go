@@ -65,15 +65,20 @@ func (c *counter) count(r *llm.Response) {
 	cost := c.prices.Cost(r.Model, r.Usage)
 	c.usage = c.usage.Add(r.Usage)
 	c.costUSD += cost
-	m := c.byModel[r.Model]
+	addModel(c.byModel, r.Model, r.Usage, cost)
+}
+
+// addModel adds usage and cost to model's line in byModel.
+func addModel(byModel map[string]*ModelUsage, model string, u llm.Usage, cost float64) {
+	m := byModel[model]
 	if m == nil {
 		m = &ModelUsage{}
-		c.byModel[r.Model] = m
+		byModel[model] = m
 	}
-	m.InputTokens += r.Usage.InputTokens
-	m.OutputTokens += r.Usage.OutputTokens
-	m.CacheReadInputTokens += r.Usage.CacheReadInputTokens
-	m.CacheCreationInputTokens += r.Usage.CacheCreationInputTokens
+	m.InputTokens += u.InputTokens
+	m.OutputTokens += u.OutputTokens
+	m.CacheReadInputTokens += u.CacheReadInputTokens
+	m.CacheCreationInputTokens += u.CacheCreationInputTokens
 	m.CostUSD += cost
 }
 
@@ -113,16 +118,7 @@ func (s *Session) spending() (llm.Usage, float64, map[string]*ModelUsage) {
 	for _, pm := range s.team.ProcessMembers() {
 		for model, ms := range pm.Spend {
 			usage, cost = usage.Add(ms.Usage), cost+ms.CostUSD
-			m := byModel[model]
-			if m == nil {
-				m = &ModelUsage{}
-				byModel[model] = m
-			}
-			m.InputTokens += ms.InputTokens
-			m.OutputTokens += ms.OutputTokens
-			m.CacheReadInputTokens += ms.CacheReadInputTokens
-			m.CacheCreationInputTokens += ms.CacheCreationInputTokens
-			m.CostUSD += ms.CostUSD
+			addModel(byModel, model, ms.Usage, ms.CostUSD)
 		}
 	}
 	return usage, cost, byModel
