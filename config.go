@@ -9,6 +9,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/cohort-dev/cohort/session"
+
 	"github.com/cohort-dev/cohort/hook"
 	"github.com/cohort-dev/cohort/tool"
 	"github.com/cohort-dev/cohort/tool/ask"
@@ -117,6 +119,13 @@ type Config struct {
 	// session of the project.
 	Resume   string
 	Continue bool
+	// SessionID is the id of a new session (a UUID, not yet used in the
+	// project) instead of a fresh one; with ForkSession, the fork's id.
+	SessionID string
+	// ForkSession, with Resume or Continue, continues in a new session: a
+	// copy of the resumed transcript under a new id (SessionID, else a
+	// fresh one), leaving the original as it was.
+	ForkSession bool
 	// Role makes the session a teammate of a team instead of a lead (what
 	// `cohort teammate` runs); Run then runs it until it is shut down.
 	Role Role
@@ -289,6 +298,15 @@ func (c Config) check() error {
 	if c.Resume != "" && c.Continue {
 		return configErr("Continue", "Resume and Continue cannot be used together: resume one session or continue the latest")
 	}
+	if c.SessionID != "" && !session.ValidID(c.SessionID) {
+		return configErr("SessionID", "%q is not a UUID (e.g. 0b6f6c2e-3b1a-4c8e-9d2f-5a7e1c4b9d10)", c.SessionID)
+	}
+	if c.SessionID != "" && (c.Resume != "" || c.Continue) && !c.ForkSession {
+		return configErr("SessionID", "a resumed session keeps its id; add ForkSession (--fork-session) to continue it under %s", c.SessionID)
+	}
+	if c.ForkSession && c.Resume == "" && !c.Continue {
+		return configErr("ForkSession", "fork which session? give Resume (--resume ID) or Continue (--continue)")
+	}
 	if c.MaxTurns < 0 || c.MaxConcurrentAgents < 0 || c.MaxBudgetUSD < 0 || c.AgentMaxTurns < 0 || c.AgentTimeout < 0 || c.MaxAgentDepth < 0 {
 		return configErr("MaxTurns", "the limits (MaxTurns, MaxBudgetUSD, MaxConcurrentAgents, AgentMaxTurns, AgentTimeout, MaxAgentDepth) must not be negative")
 	}
@@ -325,6 +343,8 @@ type options struct {
 	systemPrompt, appendSystemPrompt, cwd string
 	resume                                string
 	continueLast                          bool
+	sessionID                             string
+	fork                                  bool
 	permissionMode                        string
 	allowedTools, disallowedTools         []string
 	addDirs                               []string
@@ -350,7 +370,7 @@ type options struct {
 func (c Config) options() *options {
 	o := &options{model: c.Model, provider: c.Provider, baseURL: c.BaseURL, maxTurns: c.MaxTurns,
 		systemPrompt: c.SystemPrompt, appendSystemPrompt: c.AppendSystemPrompt, cwd: c.Dir,
-		resume: c.Resume, continueLast: c.Continue, permissionMode: c.PermissionMode,
+		resume: c.Resume, continueLast: c.Continue, sessionID: c.SessionID, fork: c.ForkSession, permissionMode: c.PermissionMode,
 		allowedTools: c.AllowedTools, disallowedTools: c.DisallowedTools, addDirs: c.AddDirs,
 		verbose: c.Verbose, agentName: c.Agent, agentsJSON: c.Agents, flags: c.Flags,
 		maxConcurrent: c.MaxConcurrentAgents, maxBudgetUSD: c.MaxBudgetUSD,

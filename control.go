@@ -78,7 +78,9 @@ func (s *Session) SetPermissionMode(mode string) error {
 	if err := a.SetMode(m); err != nil {
 		return fmt.Errorf("cohort: SetPermissionMode: %w", err)
 	}
+	s.ctl.mu.Lock()
 	s.modeName = string(m)
+	s.ctl.mu.Unlock()
 	return nil
 }
 

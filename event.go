@@ -57,12 +57,18 @@ type Event struct {
 	// Stream is one streaming event of a response (stream_event).
 	Stream *llm.Event
 
-	// system/init.
+	// system/init: also the agent types the lead may spawn, the MCP
+	// servers and their state, the slash commands, and the versions
+	// (Cohort's, and the Claude Code release whose protocol it speaks).
 	Cwd            string
 	Tools          []string
 	Model          string
 	PermissionMode string
 	APIKeySource   string
+	AgentTypes     []string
+	MCPServers     []MCPServer
+	SlashCommands  []string
+	Version        string
 
 	// system/task_*: the task's facts, as Claude Code reports them.
 	TaskID         string
@@ -132,6 +138,17 @@ type PermissionDenial struct {
 	AgentID   string          `json:"agent_id,omitempty"`
 	Reason    string          `json:"reason,omitempty"`
 }
+
+// MCPServer is one MCP server as system/init lists it.
+type MCPServer struct {
+	Name   string `json:"name"`
+	Status string `json:"status"`
+}
+
+// ProtocolVersion is the Claude Code release whose stream-json output and
+// control protocol Cohort speaks; system/init reports it as
+// claude_code_version, which Agent SDK hosts read.
+const ProtocolVersion = "2.1.328"
 
 // ModelUsage is one model's share of a session's usage, as Claude Code's
 // result reports it (modelUsage).
@@ -213,6 +230,11 @@ func (e Event) MarshalJSON() ([]byte, error) {
 		o.add("duration_api_ms", e.DurationAPIMs)
 		o.add("num_turns", e.NumTurns)
 		o.add("result", e.Result)
+		if e.IsError && e.Subtype != "success" {
+			// Claude Code's error results say what went wrong in errors
+			// (the Agent SDK reads it); result keeps the same text.
+			o.add("errors", []string{e.Result})
+		}
 	case EventSystem:
 		e.systemFields(&o)
 	}
@@ -224,9 +246,11 @@ func (e Event) MarshalJSON() ([]byte, error) {
 			usage = *e.Usage
 		}
 		o.add("usage", usage)
-		if len(e.ModelUsage) > 0 {
-			o.add("modelUsage", e.ModelUsage)
+		modelUsage := e.ModelUsage
+		if modelUsage == nil {
+			modelUsage = map[string]*ModelUsage{}
 		}
+		o.add("modelUsage", modelUsage)
 		if len(e.Agents) > 0 {
 			o.add("agents", e.Agents)
 		}
@@ -254,6 +278,18 @@ func (e Event) systemFields(o *object) {
 		o.add("model", e.Model)
 		o.add("permissionMode", e.PermissionMode)
 		o.add("apiKeySource", e.APIKeySource)
+		o.add("agents", nonNil(e.AgentTypes))
+		servers := e.MCPServers
+		if servers == nil {
+			servers = []MCPServer{}
+		}
+		o.add("mcp_servers", servers)
+		o.add("slash_commands", nonNil(e.SlashCommands))
+		o.add("skills", []string{})
+		o.add("plugins", []string{})
+		o.add("output_style", "default")
+		o.add("claude_code_version", ProtocolVersion)
+		o.add("cohort_version", e.Version)
 	case SubtypeTaskStarted, SubtypeTaskProgress, SubtypeTaskNotification:
 		o.add("task_id", e.TaskID)
 		o.opt("tool_use_id", e.ToolUseID)
@@ -325,6 +361,13 @@ func deltaField(k llm.DeltaKind) string {
 		return "signature"
 	}
 	return "text"
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }
 
 func nullable(s string) *string {

@@ -39,6 +39,27 @@ type emitter struct {
 	// denials are the calls the permission checks refused since the last
 	// takeDenials.
 	denials []PermissionDenial
+	// lead is the lead's agent id: its own prompts are not events (the
+	// caller passed them to Run; Claude Code echoes them only with
+	// --replay-user-messages, which the stream-json server does itself).
+	lead string
+}
+
+// setLead names the lead, whose prompts are not emitted.
+func (e *emitter) setLead(id string) {
+	e.mu.Lock()
+	e.lead = id
+	e.mu.Unlock()
+}
+
+// isLeadPrompt reports whether ev is the lead's own prompt.
+func (e *emitter) isLeadPrompt(ev engine.Event) bool {
+	if ev.Origin != "" || ev.ParentToolUseID != "" {
+		return false
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.lead != "" && ev.AgentID == e.lead
 }
 
 func newEmitter(sessionID, tmpDir string, partial bool) *emitter {
@@ -78,6 +99,9 @@ func (e *emitter) engine(ev engine.Event) {
 		base.Type, base.Message = EventAssistant, m
 		e.push(base)
 	case engine.EventUser:
+		if e.isLeadPrompt(ev) {
+			return
+		}
 		e.user(base, ev.Message.Content)
 	case engine.EventToolDone:
 		if ev.Tool == nil || ev.Tool.Result == nil {

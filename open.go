@@ -357,8 +357,23 @@ func (s *Session) pickSession() error {
 		}
 		s.id = id
 	default:
-		s.id = session.NewID()
+		s.id = s.o.sessionID
+		if s.id == "" {
+			s.id = session.NewID()
+		} else if _, err := os.Stat(session.Path(s.projectDir, s.id)); err == nil {
+			return configErr("SessionID", "session %s exists already in this project; resume it (--resume) or choose another id", s.id)
+		}
 		return nil
+	}
+	if s.o.fork {
+		from, to := s.id, s.o.sessionID
+		if to == "" {
+			to = session.NewID()
+		}
+		if err := session.Fork(s.projectDir, from, to); err != nil {
+			return configErr("ForkSession", "cannot fork session %s: %w", from, err)
+		}
+		s.id = to
 	}
 	t, err := session.Load(session.Path(s.projectDir, s.id))
 	if err != nil {
@@ -510,6 +525,7 @@ func (s *Session) startLead(ctx context.Context) error {
 		return err
 	}
 	s.closers = append(s.closers, s.lead.Close)
+	s.out.setLead(s.lead.ID())
 	if s.resumed == nil {
 		return w.Append(session.Entry{Type: session.TypeSystem, Subtype: session.SubtypeInit,
 			System: s.lead.System(), Model: s.lead.Info().Model, Tools: s.lead.ToolNames()})

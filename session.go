@@ -238,6 +238,12 @@ func (s *Session) initEvent() Event {
 		ev.Tools, ev.Model = s.mate.Agent().ToolNames(), s.mate.Agent().Info().Model
 	}
 	ev.APIKeySource = s.model.keySource(s.inv.Getenv)
+	ev.Version = Version()
+	if s.cat != nil {
+		for _, d := range s.cat.List() {
+			ev.AgentTypes = append(ev.AgentTypes, d.Name)
+		}
+	}
 	return ev
 }
 

@@ -301,7 +301,7 @@ func (a *Agent) appendUserFrom(content []llm.Block, origin, from string) error {
 		a.history = append(a.history, msg)
 	}
 	a.mu.Unlock()
-	a.emit(Event{Kind: EventUser, Message: &msg})
+	a.emit(Event{Kind: EventUser, Message: &msg, Origin: origin})
 	return a.record(session.Entry{Type: session.TypeUser, Message: &msg, Origin: origin, From: from})
 }
 

@@ -51,6 +51,9 @@ type Event struct {
 	Compact  *CompactInfo
 	// Turn numbers the agent's model requests (EventRequest, EventAssistant).
 	Turn int
+	// Origin is where an EventUser's content came from (session.Origin*;
+	// empty for the user's own prompt).
+	Origin string
 }
 
 // ToolEvent describes one tool call.

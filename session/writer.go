@@ -117,3 +117,43 @@ func NewID() string {
 	h := hex.EncodeToString(b[:])
 	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }
+
+// ValidID reports whether id has a UUID's form (8-4-4-4-12 hex digits), as
+// session ids do: an id given from outside (--session-id) names a file.
+func ValidID(id string) bool {
+	if len(id) != 36 {
+		return false
+	}
+	for i, c := range id {
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return false
+			}
+		default:
+			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// Fork copies the lead transcript of session from into a new session to,
+// byte for byte (so a resume of either rebuilds the same prefix), and
+// refuses to overwrite one that exists.
+func Fork(projectDir, from, to string) error {
+	data, err := os.ReadFile(Path(projectDir, from))
+	if err != nil {
+		return fmt.Errorf("session: fork %s: %w", from, err)
+	}
+	f, err := os.OpenFile(Path(projectDir, to), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return fmt.Errorf("session: fork %s into %s: %w", from, to, err)
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return fmt.Errorf("session: fork %s into %s: %w", from, to, err)
+	}
+	return f.Close()
+}

@@ -49,7 +49,7 @@ func (e *exitError) Unwrap() error { return e.err }
 func Main(ctx context.Context, inv Invocation) int {
 	o := &options{}
 	root := newRoot(ctx, &inv, o)
-	root.SetArgs(inv.Args)
+	root.SetArgs(joinResumeID(inv.Args))
 	root.SetIn(inv.Stdin)
 	root.SetOut(inv.Stdout)
 	root.SetErr(inv.Stderr)

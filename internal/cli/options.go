@@ -54,6 +54,12 @@ type options struct {
 	strictMCP          bool
 	debug              string
 	jsonSchema         string
+	inputFormat        string
+	replayUser         bool
+	permPromptTool     string
+	promptTimeout      time.Duration
+	sessionID          string
+	forkSession        bool
 
 	// printedResult is set once print mode has printed a result, so that
 	// a failure after it does not print a second.
@@ -73,7 +79,14 @@ func (o *options) register(cmd *cobra.Command) {
 	f.StringVar(&o.systemPrompt, "system-prompt", "", "replace the default system prompt")
 	f.StringVar(&o.appendSystemPrompt, "append-system-prompt", "", "append text to the system prompt")
 	f.StringVar(&o.cwd, "cwd", "", "working directory of the session (default: the current directory)")
-	f.StringVarP(&o.resume, "resume", "r", "", "resume the session with this id")
+	f.StringVarP(&o.resume, "resume", "r", "", "resume the session with this id (alone: the project's most recent session)")
+	f.Lookup("resume").NoOptDefVal = resumeLatest
+	f.StringVar(&o.sessionID, "session-id", "", "the id (a UUID) of the new session, or of the fork with --fork-session")
+	f.BoolVar(&o.forkSession, "fork-session", false, "with --resume or --continue: continue in a new session, a copy of the resumed one")
+	f.StringVar(&o.inputFormat, "input-format", "text", "text (the prompt as an argument or on stdin) or stream-json (JSON lines on stdin: the Agent SDK's protocol)")
+	f.BoolVar(&o.replayUser, "replay-user-messages", false, "stream-json input: echo each user message back on stdout before its turn")
+	f.StringVar(&o.permPromptTool, "permission-prompt-tool", "", "stdio: send permission prompts to the host as can_use_tool control requests (stream-json input)")
+	f.DurationVar(&o.promptTimeout, "permission-prompt-timeout", 0, "how long a can_use_tool request waits for the host (default 10m; no answer denies)")
 	f.BoolVarP(&o.continueLast, "continue", "c", false, "continue the most recent session in this project")
 	f.StringVar(&o.permissionMode, "permission-mode", "", "permission mode: default, acceptEdits, plan, dontAsk, bypassPermissions")
 	f.StringArrayVar(&o.allowedTools, "allowedTools", nil, `allow rules, comma- or space-separated, e.g. "Bash(git diff:*) Edit"`)
@@ -125,6 +138,9 @@ func (o *options) validate() error {
 			return usageErr("--teammate-backend %q: want name=in-process or name=tmux", kv)
 		}
 	}
+	if err := o.validateStream(); err != nil {
+		return err
+	}
 	if o.resume != "" && o.continueLast {
 		return usageErr("--resume and --continue cannot be used together")
 	}
@@ -151,7 +167,11 @@ func (o *options) config(inv *Invocation) cohort.Config {
 		Sandbox: o.sandbox, Trace: o.trace, PartialMessages: o.partial && o.outputFormat == "stream-json",
 		Verbose: o.verbose, Getenv: inv.Getenv, Environ: inv.Environ, Stderr: inv.Stderr,
 		ToolPool: o.toolPool(), SettingSources: o.sources(), MaxThinkingTokens: o.maxThinkingTokens,
-		FallbackModel: o.fallbackModel, JSONSchema: o.jsonSchema}
+		FallbackModel: o.fallbackModel, JSONSchema: o.jsonSchema,
+		SessionID: o.sessionID, ForkSession: o.forkSession}
+	if c.Resume == resumeLatest {
+		c.Resume, c.Continue = "", true
+	}
 	if o.skipPermissions {
 		c.PermissionMode = "bypassPermissions"
 	}

@@ -18,6 +18,9 @@ func runRoot(ctx context.Context, inv *Invocation, o *options, args []string) er
 	if err := o.validate(); err != nil {
 		return err
 	}
+	if o.inputFormat == "stream-json" {
+		return runStream(ctx, inv, o, args)
+	}
 	if !o.print {
 		return usageErr(`interactive mode is not available in this build yet; run a job in print mode: cohort -p "your prompt" (or try: cohort demo)`)
 	}

@@ -1,0 +1,38 @@
+package cohort
+
+// AgentType is an agent definition the session's agents can spawn (the
+// Agent tool's subagent_type).
+type AgentType struct {
+	Name        string
+	Description string
+	Model       string
+}
+
+// AgentTypes returns the agent definitions the session knows, as the
+// Agent tool offers them.
+func (s *Session) AgentTypes() []AgentType {
+	if s.cat == nil {
+		return nil
+	}
+	var out []AgentType
+	for _, d := range s.cat.List() {
+		out = append(out, AgentType{Name: d.Name, Description: d.Description, Model: d.Model})
+	}
+	return out
+}
+
+// Model returns the model the session's own agent (the lead, or the
+// teammate) uses now.
+func (s *Session) Model() string {
+	if a := s.mainAgent(); a != nil {
+		return a.Info().Model
+	}
+	return ""
+}
+
+// PermissionMode returns the session's own agent's permission mode now.
+func (s *Session) PermissionMode() string {
+	s.ctl.mu.Lock()
+	defer s.ctl.mu.Unlock()
+	return s.modeName
+}

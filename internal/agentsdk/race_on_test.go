@@ -1,0 +1,5 @@
+//go:build race
+
+package agentsdk
+
+const raceEnabled = true

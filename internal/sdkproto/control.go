@@ -1,0 +1,220 @@
+package sdkproto
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/cohort-dev/cohort"
+)
+
+// control answers one control request from the host. Only a session that
+// cannot be made is an error (it ends the protocol).
+func (srv *server) control(ctx context.Context, lineNo int, m *inbound) error {
+	if m.RequestID == "" {
+		srv.problem(lineNo, `a control_request needs a "request_id"; the request was not run`)
+		return nil
+	}
+	var r request
+	if err := json.Unmarshal(m.Request, &r); err != nil || r.Subtype == "" {
+		srv.fail(m.RequestID, `the request needs "request": {"subtype": …}`)
+		srv.problem(lineNo, "a control_request without a request subtype")
+		return nil
+	}
+	if r.Subtype == "initialize" {
+		return srv.initialize(ctx, lineNo, m)
+	}
+	s := srv.session()
+	if s == nil {
+		if err := srv.open(ctx, nil); err != nil {
+			srv.fail(m.RequestID, err.Error())
+			return err
+		}
+		s = srv.session()
+	}
+	switch r.Subtype {
+	case "interrupt":
+		queued := srv.queued()
+		if err := s.Interrupt(); err != nil {
+			srv.fail(m.RequestID, err.Error())
+			return nil
+		}
+		srv.succeed(m.RequestID, map[string]any{"still_queued": queued})
+	case "set_permission_mode":
+		var in struct {
+			Mode string `json:"mode"`
+		}
+		_ = json.Unmarshal(m.Request, &in)
+		if err := s.SetPermissionMode(in.Mode); err != nil {
+			srv.fail(m.RequestID, err.Error())
+			return nil
+		}
+		srv.succeed(m.RequestID, map[string]any{"mode": s.PermissionMode()})
+	case "set_model":
+		var in struct {
+			Model *string `json:"model"`
+		}
+		_ = json.Unmarshal(m.Request, &in)
+		model := srv.defaultModel
+		if in.Model != nil && *in.Model != "" && *in.Model != "default" {
+			model = *in.Model
+		}
+		if err := s.SetModel(model); err != nil {
+			srv.fail(m.RequestID, err.Error())
+			return nil
+		}
+		srv.succeed(m.RequestID, map[string]any{"model": s.Model()})
+	case "stop_task":
+		var in struct {
+			TaskID string `json:"task_id"`
+		}
+		_ = json.Unmarshal(m.Request, &in)
+		if err := stopTask(s, in.TaskID); err != nil {
+			srv.fail(m.RequestID, err.Error())
+			return nil
+		}
+		srv.succeed(m.RequestID, nil)
+	case "mcp_status":
+		srv.succeed(m.RequestID, map[string]any{"mcpServers": []any{}})
+	default:
+		msg := fmt.Sprintf("unsupported control request subtype %q (Cohort answers initialize, interrupt, set_permission_mode, set_model, stop_task and mcp_status)", r.Subtype)
+		srv.fail(m.RequestID, msg)
+		srv.problem(lineNo, msg)
+	}
+	return nil
+}
+
+// stopTask stops the agent that runs task id (or the agent with that id or
+// name).
+func stopTask(s *cohort.Session, id string) error {
+	if id == "" {
+		return errors.New("stop_task needs a task_id")
+	}
+	for _, a := range s.Agents() {
+		if a.TaskID == id {
+			return s.StopAgent(a.ID)
+		}
+	}
+	return s.StopAgent(id)
+}
+
+// initialize makes the session from the flags and the host's hooks,
+// agents and prompts, and answers with what it has.
+func (srv *server) initialize(ctx context.Context, lineNo int, m *inbound) error {
+	srv.mu.Lock()
+	again := srv.initialized || srv.s != nil
+	srv.initialized = true
+	srv.mu.Unlock()
+	if again {
+		srv.fail(m.RequestID, "the session is initialized already; initialize comes once, before the first user message")
+		return nil
+	}
+	var in initRequest
+	if err := json.Unmarshal(m.Request, &in); err != nil {
+		msg := "initialize: " + err.Error()
+		srv.fail(m.RequestID, msg)
+		return errors.New(msg)
+	}
+	if err := srv.open(ctx, &in); err != nil {
+		srv.fail(m.RequestID, err.Error())
+		return err
+	}
+	if len(in.SDKMCPServers) > 0 {
+		srv.problem(lineNo, fmt.Sprintf("SDK-hosted MCP servers (%s) are not supported yet; their tools are not available", strings.Join(in.SDKMCPServers, ", ")))
+	}
+	s := srv.session()
+	agents := []map[string]any{}
+	for _, t := range s.AgentTypes() {
+		a := map[string]any{"name": t.Name, "description": t.Description}
+		if t.Model != "" {
+			a["model"] = t.Model
+		}
+		agents = append(agents, a)
+	}
+	srv.w.write(controlResponse{Type: "control_response", Response: map[string]any{
+		"subtype": "success", "request_id": m.RequestID,
+		"response": map[string]any{
+			"commands": []any{}, "agents": agents,
+			"output_style": "default", "available_output_styles": []string{"default"},
+			"models":  []map[string]any{{"value": "default", "resolvedModel": srv.defaultModel, "displayName": "Default", "description": srv.defaultModel}},
+			"account": map[string]any{}, "pid": os.Getpid(),
+			"claude_code_version": cohort.ProtocolVersion, "cohort_version": cohort.Version(),
+			"current_permission_mode": s.PermissionMode(), "session_id": s.ID(),
+		},
+		"pending_permission_requests": []any{}, "pending_user_dialog_requests": []any{},
+	}})
+	return nil
+}
+
+// open makes the session: the flags' configuration with initialize's
+// additions.
+func (srv *server) open(ctx context.Context, in *initRequest) error {
+	cfg := srv.o.Config
+	if srv.o.PermissionPrompts {
+		cfg.CanUseTool = srv.canUseTool
+	}
+	if in != nil {
+		cfg.Hooks = append(append([]cohort.Hook(nil), cfg.Hooks...), srv.hookFuncs(in.Hooks)...)
+		agents, err := mergeAgents(cfg.Agents, in.Agents)
+		if err != nil {
+			return err
+		}
+		cfg.Agents = agents
+		sys, err := systemPrompt(in.SystemPrompt)
+		if err != nil {
+			return fmt.Errorf("initialize: %w", err)
+		}
+		if strings.TrimSpace(sys) != "" {
+			cfg.SystemPrompt = sys
+		}
+		if in.AppendSystemPrompt != "" {
+			cfg.AppendSystemPrompt = strings.TrimLeft(cfg.AppendSystemPrompt+"\n\n"+in.AppendSystemPrompt, "\n")
+		}
+		if len(in.JSONSchema) > 0 && string(in.JSONSchema) != "null" {
+			cfg.JSONSchema = string(in.JSONSchema)
+		}
+	}
+	s, err := cohort.New(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	srv.mu.Lock()
+	srv.s = s
+	srv.defaultModel = s.Model()
+	srv.mu.Unlock()
+	return nil
+}
+
+// mergeAgents lays initialize's agent definitions over --agents' JSON.
+func mergeAgents(flag string, init map[string]json.RawMessage) (string, error) {
+	if len(init) == 0 {
+		return flag, nil
+	}
+	all := map[string]json.RawMessage{}
+	if strings.TrimSpace(flag) != "" {
+		if err := json.Unmarshal([]byte(flag), &all); err != nil {
+			return "", fmt.Errorf("--agents: %w", err)
+		}
+	}
+	for name, def := range init {
+		all[name] = def
+	}
+	data, err := json.Marshal(all)
+	return string(data), err
+}
+
+func (srv *server) succeed(id string, payload map[string]any) {
+	body := map[string]any{"subtype": "success", "request_id": id}
+	if payload != nil {
+		body["response"] = payload
+	}
+	srv.w.write(controlResponse{Type: "control_response", Response: body})
+}
+
+func (srv *server) fail(id, msg string) {
+	srv.w.write(controlResponse{Type: "control_response", Response: map[string]any{
+		"subtype": "error", "request_id": id, "error": msg}})
+}

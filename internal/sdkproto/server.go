@@ -1,0 +1,325 @@
+package sdkproto
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/cohort-dev/cohort"
+	"github.com/cohort-dev/cohort/session"
+)
+
+// DefaultPromptTimeout is how long a can_use_tool request waits for the
+// host's answer before the call is denied.
+const DefaultPromptTimeout = 10 * time.Minute
+
+// maxLine bounds one stdin line (a prompt with a pasted file is large; a
+// runaway writer is not).
+const maxLine = 64 << 20
+
+// Options configure a server.
+type Options struct {
+	// Config is the session the command line describes; initialize adds
+	// to it.
+	Config cohort.Config
+	// PermissionPrompts sends every permission prompt to the host as
+	// can_use_tool (--permission-prompt-tool stdio).
+	PermissionPrompts bool
+	// PromptTimeout bounds the wait for the host's answer to can_use_tool
+	// (default DefaultPromptTimeout).
+	PromptTimeout time.Duration
+	// Replay echoes each user message back before its turn
+	// (--replay-user-messages).
+	Replay bool
+}
+
+// Serve runs the protocol until in ends and every queued message has had
+// its turn, or ctx ends. It returns an error only when the session could
+// not be made (the initialize request was answered with that error first)
+// or stdin could not be read. The caller owns in: a reader blocked on it
+// returns when it is closed (at exit, for the CLI's stdin).
+func Serve(ctx context.Context, in io.Reader, out io.Writer, o Options) error {
+	if o.PromptTimeout <= 0 {
+		o.PromptTimeout = DefaultPromptTimeout
+	}
+	srv := &server{o: o, w: &lineWriter{w: out}, wake: make(chan struct{}, 1)}
+	srv.host = newHost(srv.w)
+	lines := make(chan []byte)
+	readErr := make(chan error, 1)
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		defer close(lines)
+		readErr <- readLines(in, lines, stop)
+	}()
+	driven := make(chan struct{})
+	go func() {
+		defer close(driven)
+		srv.drive(ctx)
+	}()
+	var failed error
+	lineNo := 0
+read:
+	for {
+		select {
+		case b, ok := <-lines:
+			if !ok {
+				break read
+			}
+			lineNo++
+			if err := srv.handle(ctx, lineNo, b); err != nil {
+				failed = err
+				break read
+			}
+		case <-ctx.Done():
+			break read
+		}
+	}
+	srv.endInput()
+	<-driven
+	if s := srv.session(); s != nil {
+		if err := s.Close(); err != nil && !errors.Is(err, context.Canceled) {
+			srv.problem(0, "closing the session: "+err.Error())
+		}
+	}
+	if failed != nil {
+		return failed
+	}
+	select {
+	case err := <-readErr:
+		if err != nil && !errors.Is(err, io.EOF) {
+			return fmt.Errorf("read stdin: %w", err)
+		}
+	default:
+	}
+	return nil
+}
+
+// readLines sends each non-empty line of in until EOF, an error or stop.
+func readLines(in io.Reader, lines chan<- []byte, stop <-chan struct{}) error {
+	br := bufio.NewReaderSize(in, 64<<10)
+	for {
+		b, err := readLine(br)
+		if len(bytes.TrimSpace(b)) > 0 {
+			select {
+			case lines <- b:
+			case <-stop:
+				return nil
+			}
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+func readLine(br *bufio.Reader) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		line = append(line, chunk...)
+		if len(line) > maxLine {
+			// Skip the rest of the line: what follows it is still read.
+			for errors.Is(err, bufio.ErrBufferFull) {
+				_, err = br.ReadSlice('\n')
+			}
+			return []byte(`{"type":"__too_long__"}`), err
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return line, err
+		}
+	}
+}
+
+// server is one protocol session.
+type server struct {
+	o    Options
+	w    *lineWriter
+	host *host
+
+	mu           sync.Mutex
+	s            *cohort.Session
+	defaultModel string
+	initialized  bool
+	queue        []prompt
+	inputDone    bool
+	wake         chan struct{}
+}
+
+// prompt is one user message waiting for its turn.
+type prompt struct {
+	text string
+	line *inbound
+}
+
+func (srv *server) session() *cohort.Session {
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	return srv.s
+}
+
+// handle acts on one stdin line. An error ends the protocol (the session
+// could not be made); bad lines are reported and skipped.
+func (srv *server) handle(ctx context.Context, lineNo int, b []byte) error {
+	var m inbound
+	if err := json.Unmarshal(b, &m); err != nil {
+		srv.problem(lineNo, fmt.Sprintf("not a JSON object (%v); each line must be one JSON message", err))
+		return nil
+	}
+	switch m.Type {
+	case "user":
+		text, err := promptText(m.Message)
+		if err != nil {
+			srv.problem(lineNo, err.Error())
+			return nil
+		}
+		if srv.session() == nil {
+			if err := srv.open(ctx, nil); err != nil {
+				return err
+			}
+		}
+		srv.enqueue(prompt{text: text, line: &m})
+	case "control_request":
+		return srv.control(ctx, lineNo, &m)
+	case "control_response":
+		if m.Response == nil {
+			srv.problem(lineNo, `a control_response needs "response": {"subtype", "request_id", …}`)
+			return nil
+		}
+		if !srv.host.answer(*m.Response) {
+			srv.problem(lineNo, fmt.Sprintf("control_response for request_id %q, which is no request waiting for an answer (answered already, timed out, or never sent)", m.Response.RequestID))
+		}
+	case "control_cancel_request", "keep_alive", "update_environment_variables":
+		// Nothing of ours to cancel: the CLI answers every host request
+		// at once. Keep-alives keep nothing here.
+	case "__too_long__":
+		srv.problem(lineNo, fmt.Sprintf("the line is longer than %d MB and was skipped", maxLine>>20))
+	case "":
+		srv.problem(lineNo, `the message has no "type"; want user, control_request or control_response`)
+	default:
+		srv.problem(lineNo, fmt.Sprintf("unknown message type %q; want user, control_request or control_response", m.Type))
+	}
+	return nil
+}
+
+// enqueue queues a user message for its turn.
+func (srv *server) enqueue(p prompt) {
+	srv.mu.Lock()
+	srv.queue = append(srv.queue, p)
+	srv.mu.Unlock()
+	srv.signal()
+}
+
+func (srv *server) signal() {
+	select {
+	case srv.wake <- struct{}{}:
+	default:
+	}
+}
+
+// endInput marks the end of stdin: permission prompts still waiting are
+// denied, and the driver stops once the queue is empty.
+func (srv *server) endInput() {
+	srv.mu.Lock()
+	srv.inputDone = true
+	srv.mu.Unlock()
+	srv.host.closeInput()
+	srv.signal()
+}
+
+// next waits for the next user message; false when input has ended and
+// none is left, or ctx ends.
+func (srv *server) next(ctx context.Context) (prompt, bool) {
+	for {
+		srv.mu.Lock()
+		if len(srv.queue) > 0 {
+			p := srv.queue[0]
+			srv.queue = srv.queue[1:]
+			srv.mu.Unlock()
+			return p, true
+		}
+		done := srv.inputDone
+		srv.mu.Unlock()
+		if done {
+			return prompt{}, false
+		}
+		select {
+		case <-srv.wake:
+		case <-ctx.Done():
+			return prompt{}, false
+		}
+	}
+}
+
+// queued is the uuids of the messages waiting for a turn.
+func (srv *server) queued() []string {
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	out := []string{}
+	for _, p := range srv.queue {
+		if p.line.UUID != "" {
+			out = append(out, p.line.UUID)
+		}
+	}
+	return out
+}
+
+// drive runs the queued messages, one Run each, writing every event.
+func (srv *server) drive(ctx context.Context) {
+	for {
+		p, ok := srv.next(ctx)
+		if !ok {
+			return
+		}
+		s := srv.session()
+		if srv.o.Replay {
+			id := p.line.UUID
+			if id == "" {
+				id = session.NewID()
+			}
+			srv.w.write(replay{Type: "user", Message: p.line.Message, ParentToolUseID: p.line.ParentToolUseID,
+				SessionID: s.ID(), UUID: id, IsReplay: true})
+		}
+		for ev, err := range s.Run(ctx, p.text) {
+			if err != nil {
+				srv.problem(0, "the turn could not run: "+err.Error())
+				break
+			}
+			srv.w.write(ev)
+		}
+	}
+}
+
+// problem writes a protocol_error line.
+func (srv *server) problem(lineNo int, msg string) {
+	id := ""
+	if s := srv.session(); s != nil {
+		id = s.ID()
+	}
+	if lineNo > 0 {
+		msg = fmt.Sprintf("stdin line %d: %s", lineNo, msg)
+	}
+	srv.w.write(protocolError{Type: "system", Subtype: "protocol_error", Line: lineNo, Error: msg, SessionID: id, UUID: session.NewID()})
+}
+
+// lineWriter writes one JSON value per line, whole, from any goroutine.
+type lineWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (lw *lineWriter) write(v any) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		data, _ = json.Marshal(protocolError{Type: "system", Subtype: "protocol_error", Error: "encode a line: " + err.Error(), UUID: session.NewID()})
+	}
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	lw.w.Write(append(data, '\n'))
+}
