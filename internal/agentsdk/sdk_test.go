@@ -5,11 +5,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
+	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -141,79 +140,33 @@ func clip(s string, n int) string {
 	return s
 }
 
-var writerPrompt = regexp.MustCompile(`write file (sub-\d)\.txt`)
-
-// policy is the scripted model of every scenario, for either executable:
-// it tells the conversations apart by their first user message.
-func policy(agentTool, dir string) fakeapi.Policy {
-	return func(r *fakeapi.Request) fakeapi.Reply {
-		first, turn := r.FirstUserText(), r.Turn()
-		tool := func(name string, input map[string]any) fakeapi.Reply {
-			return fakeapi.ToolReply("", name, input)
-		}
-		switch {
-		case strings.Contains(first, "say hello"):
-			return fakeapi.TextReply("hello from the scripted model")
-		case strings.Contains(first, "fan out three writers"):
-			if turn == 0 {
-				var blocks []fakeapi.Block
-				for i := 1; i <= 3; i++ {
-					blocks = append(blocks, fakeapi.ToolUseBlock("", agentTool, map[string]any{
-						"description": fmt.Sprintf("writer %d", i), "subagent_type": "general-purpose",
-						"prompt": fmt.Sprintf("write file sub-%d.txt", i)}))
-				}
-				return fakeapi.Reply{Content: blocks}
-			}
-			return fakeapi.TextReply("all three writers reported")
-		case writerPrompt.MatchString(first) && !strings.Contains(first, "fan out"):
-			name := writerPrompt.FindStringSubmatch(first)[1]
-			if turn == 0 {
-				return tool("Write", map[string]any{"file_path": filepath.Join(dir, name+".txt"), "content": "written by " + name})
-			}
-			return fakeapi.TextReply(name + " saw: " + r.LastToolResultText())
-		case strings.Contains(first, "run the hooked command"):
-			if turn == 0 {
-				return tool("Bash", map[string]any{"command": "echo hooked > " + filepath.Join(dir, "hooked.txt"), "description": "write a marker"})
-			}
-			return fakeapi.TextReply("the tool said: " + r.LastToolResultText())
-		case strings.Contains(first, "run something slow"):
-			if turn == 0 {
-				return tool("Bash", map[string]any{"command": "sleep 20; echo done > " + filepath.Join(dir, "slow.txt"), "description": "wait a while"})
-			}
-			return fakeapi.TextReply("slow done")
-		case strings.Contains(first, "write mode-one.txt"):
-			switch turn {
-			case 0:
-				return tool("Write", map[string]any{"file_path": filepath.Join(dir, "mode-one.txt"), "content": "one"})
-			case 2:
-				return tool("Write", map[string]any{"file_path": filepath.Join(dir, "mode-two.txt"), "content": "two"})
-			}
-			return fakeapi.TextReply(fmt.Sprintf("turn %d: %s", turn, r.LastToolResultText()))
-		case strings.Contains(first, "remember the number 42"):
-			if turn == 1 && strings.Contains(r.LastUserText(), "which number") {
-				return fakeapi.TextReply("you gave me 42")
-			}
-			return fakeapi.TextReply("noted")
-		}
-		return fakeapi.TextReply("nothing scripted for this request")
-	}
-}
+// record, when set, rewrites internal/sdkproto/testdata: each scenario's
+// exchange between the SDK and Cohort, line by line, for the Node-free
+// protocol test (go test ./internal/agentsdk -run TestAgentSDKDrivesTheCLI/cohort -sdk.record).
+var record = flag.Bool("sdk.record", false, "record the SDK's exchanges with cohort into ../sdkproto/testdata")
 
 // drive runs one scenario of driver.mjs against exe.
 func drive(t *testing.T, modules string, exe executable, scenario string) *run {
 	t.Helper()
 	dir := t.TempDir()
-	home := t.TempDir()
-	srv := fakeapi.New(fakeapi.Config{Policy: policy(exe.agentTool, dir)})
-	defer srv.Close()
-	// The driver imports the SDK from node_modules next to it.
-	work := t.TempDir()
-	src, err := os.ReadFile(filepath.Join("testdata", "driver.mjs"))
+	// Short: the session socket's path must fit in a Unix socket address.
+	home, err := os.MkdirTemp("", "csdk")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(work, "driver.mjs"), src, 0o644); err != nil {
-		t.Fatal(err)
+	t.Cleanup(func() { os.RemoveAll(home) })
+	srv := fakeapi.New(fakeapi.Config{Policy: Policy(exe.agentTool, dir)})
+	defer srv.Close()
+	// The driver imports the SDK from node_modules next to it.
+	work := t.TempDir()
+	for _, name := range []string{"driver.mjs", "record.mjs"} {
+		src, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(work, name), src, 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := os.Symlink(filepath.Join(modules, "node_modules"), filepath.Join(work, "node_modules")); err != nil {
 		t.Fatal(err)
@@ -226,6 +179,11 @@ func drive(t *testing.T, modules string, exe executable, scenario string) *run {
 		"TMPDIR=" + os.TempDir(), "ANTHROPIC_BASE_URL=" + srv.URL, "ANTHROPIC_API_KEY=sk-test",
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1", "COHORT_NOTIFY_COALESCE=0",
 		"COHORT_SDK_EXE=" + exe.path, "COHORT_SDK_CWD=" + dir}
+	recording := filepath.Join(work, "exchange.jsonl")
+	if *record && exe.name == "cohort" {
+		cmd.Env = append(cmd.Env, "COHORT_SDK_EXE="+filepath.Join(work, "record.mjs"),
+			"COHORT_SDK_RECORD_EXE="+exe.path, "COHORT_SDK_RECORD_FILE="+recording)
+	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	cmd.WaitDelay = 10 * time.Second
@@ -252,6 +210,9 @@ func drive(t *testing.T, modules string, exe executable, scenario string) *run {
 	}
 	if runErr != nil || len(r.kind("done")) != 1 {
 		t.Fatalf("%s %s: the driver failed (%v):\n%s", exe.name, scenario, runErr, r.dump())
+	}
+	if *record && exe.name == "cohort" {
+		saveExchange(t, recording, scenario, dir, home)
 	}
 	return r
 }

@@ -158,7 +158,9 @@ func TestStreamJSONShapes(t *testing.T) {
 		}
 		kinds = append(kinds, k)
 	}
-	want := "system/init user assistant user assistant result/success"
+	// As Claude Code prints it: the prompt is not echoed (only
+	// --replay-user-messages, with stream-json input, echoes prompts).
+	want := "system/init assistant user assistant result/success"
 	if got := strings.Join(kinds, " "); got != want {
 		t.Fatalf("events = %s, want %s", got, want)
 	}

@@ -1,0 +1,68 @@
+package agentsdk
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/cohort-dev/cohort/llm/fakeapi"
+)
+
+var writerPrompt = regexp.MustCompile(`write file (sub-\d)\.txt`)
+
+// Policy is the scripted model of every scenario, for either executable:
+// it tells the conversations apart by their first user message.
+func Policy(agentTool, dir string) fakeapi.Policy {
+	return func(r *fakeapi.Request) fakeapi.Reply {
+		first, turn := r.FirstUserText(), r.Turn()
+		tool := func(name string, input map[string]any) fakeapi.Reply {
+			return fakeapi.ToolReply("", name, input)
+		}
+		switch {
+		case strings.Contains(first, "say hello"):
+			return fakeapi.TextReply("hello from the scripted model")
+		case strings.Contains(first, "fan out three writers"):
+			if turn == 0 {
+				var blocks []fakeapi.Block
+				for i := 1; i <= 3; i++ {
+					blocks = append(blocks, fakeapi.ToolUseBlock("", agentTool, map[string]any{
+						"description": fmt.Sprintf("writer %d", i), "subagent_type": "general-purpose",
+						"prompt": fmt.Sprintf("write file sub-%d.txt", i)}))
+				}
+				return fakeapi.Reply{Content: blocks}
+			}
+			return fakeapi.TextReply("all three writers reported")
+		case writerPrompt.MatchString(first) && !strings.Contains(first, "fan out"):
+			name := writerPrompt.FindStringSubmatch(first)[1]
+			if turn == 0 {
+				return tool("Write", map[string]any{"file_path": filepath.Join(dir, name+".txt"), "content": "written by " + name})
+			}
+			return fakeapi.TextReply(name + " saw: " + r.LastToolResultText())
+		case strings.Contains(first, "run the hooked command"):
+			if turn == 0 {
+				return tool("Bash", map[string]any{"command": "echo hooked > " + filepath.Join(dir, "hooked.txt"), "description": "write a marker"})
+			}
+			return fakeapi.TextReply("the tool said: " + r.LastToolResultText())
+		case strings.Contains(first, "run something slow"):
+			if turn == 0 {
+				return tool("Bash", map[string]any{"command": "sleep 20; echo done > " + filepath.Join(dir, "slow.txt"), "description": "wait a while"})
+			}
+			return fakeapi.TextReply("slow done")
+		case strings.Contains(first, "write mode-one.txt"):
+			switch turn {
+			case 0:
+				return tool("Write", map[string]any{"file_path": filepath.Join(dir, "mode-one.txt"), "content": "one"})
+			case 2:
+				return tool("Write", map[string]any{"file_path": filepath.Join(dir, "mode-two.txt"), "content": "two"})
+			}
+			return fakeapi.TextReply(fmt.Sprintf("turn %d: %s", turn, r.LastToolResultText()))
+		case strings.Contains(first, "remember the number 42"):
+			if turn == 1 && strings.Contains(r.LastUserText(), "which number") {
+				return fakeapi.TextReply("you gave me 42")
+			}
+			return fakeapi.TextReply("noted")
+		}
+		return fakeapi.TextReply("nothing scripted for this request")
+	}
+}
