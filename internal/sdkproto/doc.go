@@ -55,7 +55,13 @@
 //     line number and what to do; an unknown control request also gets an
 //     error response, so a host awaiting it does not hang.
 //   - Supported control requests: initialize, interrupt, set_permission_mode,
-//     set_model, stop_task, mcp_status (no MCP servers yet) and
-//     get_session_id-free keep-alives. Others get an error response naming
-//     the subtype.
+//     set_model (null or "default" returns to the session's first model),
+//     stop_task (a task id from task_started, or an agent id or name) and
+//     mcp_status (no MCP servers yet). Others get an error response naming
+//     the subtype. keep_alive and control_cancel_request lines are
+//     accepted and need nothing: the CLI answers the host's requests at
+//     once.
+//   - system/init reports claude_code_version as the Claude Code release
+//     whose protocol Cohort speaks (cohort.ProtocolVersion), since hosts
+//     gate features on it, and cohort_version as Cohort's own.
 package sdkproto
