@@ -43,7 +43,8 @@ func TestReplayEchoesEachPromptBeforeItsTurn(t *testing.T) {
 func TestSetModelAndInitFields(t *testing.T) {
 	t.Parallel()
 	h := newHost(t, echoPolicy, nil)
-	h.send(controlRequest("i", "initialize", obj{"agents": obj{"reviewer": obj{"description": "reviews code", "prompt": "You review."}}}))
+	h.send(controlRequest("i", "initialize", obj{"agents": obj{"reviewer": obj{"description": "reviews code", "prompt": "You review."}},
+		"appendSystemPrompt": "HOST-ADDITION: answer briefly."}))
 	resp := h.await("the initialize response", isResponse("i"))
 	if !strings.Contains(enc(resp), `"name":"reviewer"`) {
 		t.Errorf("initialize's agents are not in its response: %v", resp)
@@ -79,6 +80,9 @@ func TestSetModelAndInitFields(t *testing.T) {
 	for _, r := range h.srv.Requests() {
 		if r.Request != nil {
 			models = append(models, r.Request.Model)
+			if !strings.Contains(r.Request.SystemText(), "HOST-ADDITION: answer briefly.") {
+				t.Errorf("initialize's appendSystemPrompt is not in the system prompt")
+			}
 		}
 	}
 	if len(models) != 2 || models[0] != "claude-opus-4-1" || models[1] == "claude-opus-4-1" {
