@@ -98,7 +98,9 @@ func TestPartialMessagesStream(t *testing.T) {
 		o.Config.PartialMessages = true
 	})
 	h.user("stream it")
-	h.await("a text delta", func(m obj) bool { return m["type"] == "stream_event" && str(m, "event", "type") == "content_block_delta" })
+	h.await("a text delta", func(m obj) bool {
+		return m["type"] == "stream_event" && str(m, "event", "type") == "content_block_delta"
+	})
 	h.await("the result", isType("result", ""))
 	if err := h.close(); err != nil {
 		t.Fatal(err)
