@@ -26,6 +26,23 @@ type TeammateReserver interface {
 
 // prepare reserves every teammate a message spawns, when the spawner can.
 func (t *Tool) prepare(ctx context.Context, env *tool.Env, calls []tool.Call) func() {
+	ids := make([]string, len(calls))
+	for i, c := range calls {
+		ids[i] = c.ID
+	}
+	unbatch := t.rt.Batch(ids) // siblings share their prompt prefix (runtime/siblings.go)
+	unreserve := t.reserve(ctx, env, calls)
+	return func() {
+		if unreserve != nil {
+			unreserve()
+		}
+		unbatch()
+	}
+}
+
+// reserve puts every teammate the message spawns into the team file
+// before any of them starts.
+func (t *Tool) reserve(ctx context.Context, env *tool.Env, calls []tool.Call) func() {
 	res, ok := t.mates.(TeammateReserver)
 	if !ok || !t.rt.Flags().Bool(flags.AgentTeams) {
 		return nil

@@ -207,9 +207,11 @@ func (rt *Runtime) taskBody(a *Agent, r taskRun) task.RunFunc {
 			}
 		}()
 		if r.wait != nil {
+			t.SetPhase(PhaseWaitingForSibling)
 			if err := r.wait(ctx); err != nil {
 				return task.Outcome{}, err
 			}
+			t.SetPhase("running")
 		}
 		if err := rt.acquire(ctx, t); err != nil {
 			return task.Outcome{}, err

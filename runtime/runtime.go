@@ -111,6 +111,9 @@ type Runtime struct {
 	lead  *Agent
 	seq   int
 	forks map[string]*forkGate // fan-out gates by parent message
+	// batches maps an Agent call's tool-use id to its message's batch
+	// (siblings.go).
+	batches map[string]string
 }
 
 // New returns a Runtime, calling cfg.Tools to build its tools.

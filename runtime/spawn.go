@@ -107,6 +107,7 @@ func (rt *Runtime) Spawn(ctx context.Context, parent *Agent, env *tool.Env, req 
 		spec.AutoBackground = time.Duration(rt.flags().Int(flags.AutoBackgroundAfterS)) * time.Second
 	}
 	run := taskRun{plan: p, act: activation{content: append(child.Opening(), llm.Text(req.Prompt)), prompt: req.Prompt, start: true}}
+	rt.staggerSiblings(env.ToolUseID, p.cfg, &run)
 	return rt.startTask(ctx, child, spec, ws, run, "Could not start the agent: %v")
 }
 

@@ -1,0 +1,61 @@
+// Command costs prints what each workload of bench/cost is billed for its
+// input, on the fake API's prompt-cache simulator, as a Markdown table for
+// BENCHMARKS.md:
+//
+//	go run ./bench/cmd/costs [-runs N]
+//
+// Each workload runs N times (default 3) in a fresh project; the table
+// shows the median bill and the range. It exits 1 if a run failed or did
+// the wrong work.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"time"
+
+	"github.com/cohort-dev/cohort/bench/cost"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("costs", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	runs := fs.Int("runs", 3, "runs per workload")
+	if err := fs.Parse(args); err != nil || *runs < 1 {
+		return 2
+	}
+	fmt.Fprintln(stdout, "| workload | requests | input | cache written | cache read | billed input-token-equivalents (min–max) | $ at list price |")
+	fmt.Fprintln(stdout, "|---|---|---|---|---|---|---|")
+	for _, w := range cost.Workloads {
+		var bills []cost.Bill
+		for range *runs {
+			dir, err := os.MkdirTemp("", "cohort-cost-")
+			if err != nil {
+				fmt.Fprintln(stderr, err)
+				return 1
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			b, _, err := cost.Run(ctx, dir, w)
+			cancel()
+			os.RemoveAll(dir)
+			if err != nil {
+				fmt.Fprintf(stderr, "costs: %v\n", err)
+				return 1
+			}
+			bills = append(bills, b)
+		}
+		slices.SortFunc(bills, func(a, b cost.Bill) int { return int(a.Equivalents() - b.Equivalents()) })
+		m := bills[len(bills)/2]
+		fmt.Fprintf(stdout, "| %s | %d | %d | %d | %d | %.0f (%.0f–%.0f) | %.4f |\n", w.Name, m.Requests, m.Input, m.Written, m.Read,
+			m.Equivalents(), bills[0].Equivalents(), bills[len(bills)-1].Equivalents(), m.USD())
+	}
+	return 0
+}

@@ -1,0 +1,155 @@
+// Package cost measures what a workload is billed for its input: it runs
+// a bench/scenario workload in-process on a cohort.Session against
+// llm/fakeapi with its prompt-cache simulator on, and adds up the usage the
+// fake reported — uncached input, cache writes and cache reads — weighed as
+// the API bills them (a write 1.25 input tokens, a read 0.1), in
+// input-token-equivalents and in dollars at Sonnet's list price.
+//
+// The figures are the fake's accounting of the requests Cohort really
+// sent, not estimates: bench/cmd/costs prints them for BENCHMARKS.md, and
+// the tests here check the properties a change must keep (a fan-out's
+// shared prefix written once).
+package cost
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/cohort-dev/cohort"
+	"github.com/cohort-dev/cohort/bench/scenario"
+	"github.com/cohort-dev/cohort/llm/fakeapi"
+)
+
+// Weights of cache writes and reads relative to an input token (the 5-minute
+// cache), and Sonnet's list price of an input token.
+const (
+	WriteWeight      = 1.25
+	ReadWeight       = 0.1
+	InputUSDPerToken = 3.0 / 1_000_000
+)
+
+// FirstToken is the fake's first-token latency in a measured run. A real
+// API takes a second or more before a response begins, and only then can
+// another request read what it wrote to the cache; a fake that answers at
+// once would hide every race for the cache.
+const FirstToken = 250 * time.Millisecond
+
+// Workload is a named scenario to bill.
+type Workload struct {
+	Name string
+	Spec scenario.Spec
+}
+
+// Workloads are the ones the cost table reports: the fan-out of issue 4
+// and issue 25's five background agents.
+var Workloads = []Workload{
+	{Name: "fanout-10x5", Spec: scenario.Spec{Agents: 10, Turns: 5, Tools: scenario.ToolsBash}},
+	{Name: "background-5x2", Spec: scenario.Spec{Agents: 5, Turns: 2, Tools: scenario.ToolsBash, Background: true}},
+}
+
+// Bill is what one run was billed for its input.
+type Bill struct {
+	Requests int
+	// Input, Written and Read are the usage the fake reported, summed:
+	// uncached input tokens, cache-creation tokens, cache-read tokens.
+	Input, Written, Read int64
+	// Writes counts the requests that wrote to the cache.
+	Writes int
+	Output int64
+}
+
+// Equivalents is the bill in input-token-equivalents.
+func (b Bill) Equivalents() float64 {
+	return float64(b.Input) + WriteWeight*float64(b.Written) + ReadWeight*float64(b.Read)
+}
+
+// USD is the bill in dollars at the list price.
+func (b Bill) USD() float64 { return b.Equivalents() * InputUSDPerToken }
+
+// Run runs w once in a fresh project under dir and returns its bill and
+// the fake's requests.
+func Run(ctx context.Context, dir string, w Workload) (Bill, []fakeapi.Recorded, error) {
+	if err := w.Spec.Validate(); err != nil {
+		return Bill{}, nil, err
+	}
+	pol := scenario.NewPolicy()
+	srv := fakeapi.New(fakeapi.Config{Policy: func(r *fakeapi.Request) fakeapi.Reply {
+		reply := pol.Reply(r)
+		reply.FirstTokenDelay = FirstToken
+		return reply
+	}})
+	defer srv.Close()
+	project, home := filepath.Join(dir, "project"), filepath.Join(dir, "home")
+	for _, d := range []string{project, home} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return Bill{}, nil, err
+		}
+	}
+	env := map[string]string{"HOME": home, "COHORT_HOME": filepath.Join(home, ".cohort"), "PATH": os.Getenv("PATH"),
+		"TMPDIR": os.TempDir(), "COHORT_NOTIFY_COALESCE": "0"}
+	s, err := cohort.New(ctx, cohort.Config{Dir: project, Home: env["COHORT_HOME"], BaseURL: srv.URL, APIKey: "bench",
+		AllowedTools: []string{"Bash"}, StopAfterRun: true, Stderr: io.Discard,
+		Getenv: func(k string) string { return env[k] }, Environ: func() []string {
+			var out []string
+			for k, v := range env {
+				out = append(out, k+"="+v)
+			}
+			return out
+		}})
+	if err != nil {
+		return Bill{}, nil, err
+	}
+	var failed string
+	for ev, err := range s.Run(ctx, w.Spec.Prompt()) {
+		if err != nil {
+			failed = err.Error()
+			break
+		}
+		if ev.Type == cohort.EventResult && ev.IsError {
+			failed = ev.Result
+		}
+	}
+	if err := s.Close(); err != nil && failed == "" {
+		failed = err.Error()
+	}
+	if failed != "" {
+		return Bill{}, nil, fmt.Errorf("%s: the run failed: %s", w.Name, failed)
+	}
+	if err := w.Spec.Check(pol.Summary(), 0); err != nil {
+		return Bill{}, nil, fmt.Errorf("%s: %v", w.Name, err)
+	}
+	recs := srv.Requests()
+	var b Bill
+	for _, r := range recs {
+		if r.Path != "/v1/messages" || r.Status != 200 {
+			continue
+		}
+		b.Requests++
+		b.Input += int64(r.Usage.InputTokens)
+		b.Written += int64(r.Usage.CacheCreationInputTokens)
+		b.Read += int64(r.Usage.CacheReadInputTokens)
+		b.Output += int64(r.Usage.OutputTokens)
+		if r.Usage.CacheCreationInputTokens > 0 {
+			b.Writes++
+		}
+	}
+	return b, recs, nil
+}
+
+// SubagentFirstRequests returns the recorded first requests of the
+// workload's subagents (turn 0, not the lead's).
+func SubagentFirstRequests(recs []fakeapi.Recorded) []fakeapi.Recorded {
+	var out []fakeapi.Recorded
+	for _, r := range recs {
+		if r.Request == nil || r.Request.Turn() != 0 || strings.Contains(r.Request.FirstUserText(), "bench-lead") {
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}

@@ -1,0 +1,42 @@
+package cost
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+// TestSharedPrefixWrittenOnce: agents started in one message, with the
+// fake's first token as slow as an API's, write their shared prefix (the
+// tool array and system prompt) to the cache once; every other sibling's
+// first request reads it.
+func TestSharedPrefixWrittenOnce(t *testing.T) {
+	for _, w := range Workloads {
+		t.Run(w.Name, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			_, recs, err := Run(ctx, t.TempDir(), w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			firsts := SubagentFirstRequests(recs)
+			if len(firsts) != w.Spec.Agents {
+				t.Fatalf("%d first requests of subagents, want %d", len(firsts), w.Spec.Agents)
+			}
+			// A sibling's own part (its prompt) is far below the cache's
+			// 1,024-token minimum; the shared prefix is thousands.
+			wrote := 0
+			for _, r := range firsts {
+				if r.Usage.CacheCreationInputTokens >= 1024 {
+					wrote++
+				} else if r.Usage.CacheReadInputTokens < 1024 {
+					t.Errorf("request %d neither wrote nor read the shared prefix: %+v", r.Index, r.Usage)
+				}
+			}
+			if wrote != 1 {
+				t.Errorf("%d of %d siblings wrote the shared prefix, want 1", wrote, len(firsts))
+			}
+		})
+	}
+}
