@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/cohort-dev/cohort"
-	"github.com/cohort-dev/cohort/session"
 )
 
 // errInputClosed is the answer to a request stdin closed under.
@@ -33,7 +32,7 @@ func newHost(w *lineWriter) *host {
 // ask sends req and waits for its answer, ctx's end or timeout: a request
 // given up is withdrawn with control_cancel_request.
 func (h *host) ask(ctx context.Context, req any, timeout time.Duration) (json.RawMessage, error) {
-	id := session.NewID()
+	id := newID()
 	ch := make(chan responseBody, 1)
 	h.mu.Lock()
 	if h.closed {

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/cohort-dev/cohort"
-	"github.com/cohort-dev/cohort/session"
 )
 
 // DefaultPromptTimeout is how long a can_use_tool request waits for the
@@ -281,7 +280,7 @@ func (srv *server) drive(ctx context.Context) {
 		if srv.o.Replay {
 			id := p.line.UUID
 			if id == "" {
-				id = session.NewID()
+				id = newID()
 			}
 			srv.w.write(replay{Type: "user", Message: p.line.Message, ParentToolUseID: p.line.ParentToolUseID,
 				SessionID: s.ID(), UUID: id, IsReplay: true})
@@ -305,7 +304,7 @@ func (srv *server) problem(lineNo int, msg string) {
 	if lineNo > 0 {
 		msg = fmt.Sprintf("stdin line %d: %s", lineNo, msg)
 	}
-	srv.w.write(protocolError{Type: "system", Subtype: "protocol_error", Line: lineNo, Error: msg, SessionID: id, UUID: session.NewID()})
+	srv.w.write(protocolError{Type: "system", Subtype: "protocol_error", Line: lineNo, Error: msg, SessionID: id, UUID: newID()})
 }
 
 // lineWriter writes one JSON value per line, whole, from any goroutine.
@@ -317,7 +316,7 @@ type lineWriter struct {
 func (lw *lineWriter) write(v any) {
 	data, err := json.Marshal(v)
 	if err != nil {
-		data, _ = json.Marshal(protocolError{Type: "system", Subtype: "protocol_error", Error: "encode a line: " + err.Error(), UUID: session.NewID()})
+		data, _ = json.Marshal(protocolError{Type: "system", Subtype: "protocol_error", Error: "encode a line: " + err.Error(), UUID: newID()})
 	}
 	lw.mu.Lock()
 	defer lw.mu.Unlock()

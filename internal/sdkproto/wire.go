@@ -1,6 +1,7 @@
 package sdkproto
 
 import (
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -159,4 +160,14 @@ type replay struct {
 	SessionID       string          `json:"session_id"`
 	UUID            string          `json:"uuid"`
 	IsReplay        bool            `json:"isReplay"`
+}
+
+// newID is a random UUID, for the lines and requests the server makes up
+// (the session's own events carry the session's ids).
+func newID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
 }
