@@ -63,6 +63,8 @@ type Event struct {
 	Model          string
 	PermissionMode string
 	APIKeySource   string
+	// MCPServers are the session's MCP servers and their states.
+	MCPServers []MCPServer
 
 	// system/task_*: the task's facts, as Claude Code reports them.
 	TaskID         string
@@ -254,6 +256,7 @@ func (e Event) systemFields(o *object) {
 		o.add("model", e.Model)
 		o.add("permissionMode", e.PermissionMode)
 		o.add("apiKeySource", e.APIKeySource)
+		o.add("mcp_servers", e.MCPServers)
 	case SubtypeTaskStarted, SubtypeTaskProgress, SubtypeTaskNotification:
 		o.add("task_id", e.TaskID)
 		o.opt("tool_use_id", e.ToolUseID)

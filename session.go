@@ -238,6 +238,7 @@ func (s *Session) initEvent() Event {
 		ev.Tools, ev.Model = s.mate.Agent().ToolNames(), s.mate.Agent().Info().Model
 	}
 	ev.APIKeySource = s.model.keySource(s.inv.Getenv)
+	ev.MCPServers = s.mcpServers()
 	return ev
 }
 

@@ -37,6 +37,7 @@ type Agent struct {
 	engine   *engine.Agent
 	hooks    engine.Hooks
 	tools    []tool.Tool
+	own      []tool.Tool // its definition's own MCP tools (Config.Extras)
 	planPool bool // the pool was cut for plan mode
 	result   *engine.Result
 	opening  []llm.Block
