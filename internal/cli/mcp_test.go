@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -240,3 +241,27 @@ func TestMCPServerEverything(t *testing.T) {
 }
 
 func initLine(s string) string { line, _, _ := strings.Cut(s, "\n"); return line }
+
+// TestMCPHTTPServer: a streamable HTTP server with a header from
+// --mcp-config; its tool is called by the lead and refused by a rule.
+func TestMCPHTTPServer(t *testing.T) {
+	t.Parallel()
+	hs := httptest.NewServer(mcptest.Handler("X-Key", "k1"))
+	defer hs.Close()
+	c, rs := newConv(), &results{}
+	h := newHarness(t, c.policy)
+	c.on("over http", calls(use("mcp__web__echo", map[string]any{"text": "via http"})),
+		rs.record("echo", calls(use("mcp__web__pid", map[string]any{}))), rs.record("pid", text("ok")))
+	cfg := `{"mcpServers": {"web": {"type": "http", "url": "` + hs.URL + `", "headers": {"X-Key": "${WEB_KEY}"}}}}`
+	h.vars["WEB_KEY"] = "k1"
+	_, errOut, code := h.run("-p", "over http", "--mcp-config", cfg, "--allowedTools", "mcp__web", "--disallowedTools", "mcp__web__pid")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if got := rs.of("echo"); got != "echo: via http" {
+		t.Errorf("echo = %q\n%s", got, errOut)
+	}
+	if got := rs.of("pid"); !strings.HasPrefix(got, "ERROR:") {
+		t.Errorf("denied pid = %q", got)
+	}
+}
