@@ -36,9 +36,19 @@ type MCPServer struct {
 // starts (problems in .mcp.json and settings are warnings instead).
 func (c Config) checkMCP() error {
 	for i, v := range c.MCPConfig {
-		if _, errs := mcp.ReadConfig(v, c.Dir, nil); len(errs) > 0 {
-			return configErr("MCPConfig", "MCPConfig[%d]: %v", i, errors.Join(errs...))
+		if err := CheckMCPConfig(v, c.Dir); err != nil {
+			return configErr("MCPConfig", "MCPConfig[%d]: %v", i, err)
 		}
+	}
+	return nil
+}
+
+// CheckMCPConfig reads one MCP configuration as Config.MCPConfig takes it
+// (JSON text, or file paths relative to dir) and reports what is wrong
+// with it: a missing file, broken JSON, a server that cannot work.
+func CheckMCPConfig(v, dir string) error {
+	if _, errs := mcp.ReadConfig(v, dir, nil); len(errs) > 0 {
+		return errors.Join(errs...)
 	}
 	return nil
 }

@@ -38,7 +38,7 @@ type Agent struct {
 	hooks    engine.Hooks
 	tools    []tool.Tool
 	own      []tool.Tool // its definition's own MCP tools (Config.Extras)
-	planPool bool // the pool was cut for plan mode
+	planPool bool        // the pool was cut for plan mode
 	result   *engine.Result
 	opening  []llm.Block
 	system   []llm.Block

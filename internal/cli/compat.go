@@ -1,13 +1,12 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"slices"
 	"strings"
 
-	"github.com/cohort-dev/cohort/mcp"
+	"github.com/cohort-dev/cohort"
 )
 
 // splitList splits a comma- or space-separated flag value.
@@ -69,8 +68,8 @@ func (o *options) checkMCPConfig(v string) error {
 	if dir == "" {
 		dir, _ = os.Getwd()
 	}
-	if _, errs := mcp.ReadConfig(v, dir, nil); len(errs) > 0 {
-		return usageErr("--mcp-config: %v", errors.Join(errs...))
+	if err := cohort.CheckMCPConfig(v, dir); err != nil {
+		return usageErr("--mcp-config: %v", err)
 	}
 	return nil
 }

@@ -112,7 +112,6 @@ func TestMCPToolsFromLeadAndSubagent(t *testing.T) {
 	}
 }
 
-
 // TestMCPDenyRule: a deny rule on one tool wins over an allow rule on its
 // server; the model reads the refusal.
 func TestMCPDenyRule(t *testing.T) {
