@@ -36,3 +36,6 @@ func (s *Session) PermissionMode() string {
 	defer s.ctl.mu.Unlock()
 	return s.modeName
 }
+
+// MCPServers returns the session's MCP servers and their states now.
+func (s *Session) MCPServers() []MCPServer { return s.mcpServers() }

@@ -88,6 +88,13 @@ type Config struct {
 	// Proactive appends an agent definition's prompt to the default system
 	// prompt instead of replacing it.
 	Proactive bool
+	// MCPConfig are more MCP server configurations, as --mcp-config: each
+	// JSON text {"mcpServers": {name: {command, args, env} | {type: "http",
+	// url, headers}}}, or the paths of such files (space-separated). They
+	// count as approved. StrictMCPConfig makes them the only servers
+	// (.mcp.json and the settings' mcpServers are not read).
+	MCPConfig       []string
+	StrictMCPConfig bool
 	// Tools are more tools for every agent of the session; they come after
 	// the built-in tools, in this order (the order is part of the cached
 	// prompt).
@@ -324,6 +331,9 @@ func (c Config) check() error {
 	if err := c.checkJSONSchema(); err != nil {
 		return err
 	}
+	if err := c.checkMCP(); err != nil {
+		return err
+	}
 	_, err := c.funcHooks()
 	return err
 }
@@ -365,6 +375,8 @@ type options struct {
 	toolPool, settingSources              []string
 	maxThinkingTokens                     int
 	fallbackModel                         string
+	mcpConfigs                            []string
+	strictMCP                             bool
 }
 
 func (c Config) options() *options {
@@ -378,7 +390,7 @@ func (c Config) options() *options {
 		agentMaxTurns: c.AgentMaxTurns, agentTimeout: c.AgentTimeout, maxDepth: c.MaxAgentDepth,
 		permissionTimeout: c.TeammatePermissionTimeout, sandbox: c.Sandbox, settings: c.Settings,
 		toolPool: c.ToolPool, settingSources: c.SettingSources, maxThinkingTokens: c.MaxThinkingTokens,
-		fallbackModel: c.FallbackModel}
+		fallbackModel: c.FallbackModel, mcpConfigs: c.MCPConfig, strictMCP: c.StrictMCPConfig}
 	for name, b := range c.TeammateBackends {
 		o.teammateBackends = append(o.teammateBackends, name+"="+b)
 	}

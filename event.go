@@ -58,7 +58,7 @@ type Event struct {
 	Stream *llm.Event
 
 	// system/init: also the agent types the lead may spawn, the MCP
-	// servers and their state, the slash commands, and the versions
+	// servers and their state, the slash commands, the skills, and the versions
 	// (Cohort's, and the Claude Code release whose protocol it speaks).
 	Cwd            string
 	Tools          []string
@@ -66,9 +66,11 @@ type Event struct {
 	PermissionMode string
 	APIKeySource   string
 	AgentTypes     []string
-	MCPServers     []MCPServer
-	SlashCommands  []string
-	Version        string
+	// MCPServers are the session's MCP servers and their states.
+	MCPServers    []MCPServer
+	SlashCommands []string
+	Skills        []string
+	Version       string
 
 	// system/task_*: the task's facts, as Claude Code reports them.
 	TaskID         string
@@ -137,12 +139,6 @@ type PermissionDenial struct {
 	ToolInput json.RawMessage `json:"tool_input"`
 	AgentID   string          `json:"agent_id,omitempty"`
 	Reason    string          `json:"reason,omitempty"`
-}
-
-// MCPServer is one MCP server as system/init lists it.
-type MCPServer struct {
-	Name   string `json:"name"`
-	Status string `json:"status"`
 }
 
 // ProtocolVersion is the Claude Code release whose stream-json output and
@@ -285,7 +281,7 @@ func (e Event) systemFields(o *object) {
 		}
 		o.add("mcp_servers", servers)
 		o.add("slash_commands", nonNil(e.SlashCommands))
-		o.add("skills", []string{})
+		o.add("skills", nonNil(e.Skills))
 		o.add("plugins", []string{})
 		o.add("output_style", "default")
 		o.add("claude_code_version", ProtocolVersion)

@@ -16,12 +16,14 @@ import (
 	"github.com/cohort-dev/cohort/flags"
 	"github.com/cohort-dev/cohort/hook"
 	"github.com/cohort-dev/cohort/llm"
+	"github.com/cohort-dev/cohort/mcp"
 	"github.com/cohort-dev/cohort/permission"
 	"github.com/cohort-dev/cohort/prompt"
 	"github.com/cohort-dev/cohort/runtime"
 	"github.com/cohort-dev/cohort/sandbox"
 	"github.com/cohort-dev/cohort/session"
 	"github.com/cohort-dev/cohort/settings"
+	"github.com/cohort-dev/cohort/skill"
 	"github.com/cohort-dev/cohort/task"
 	"github.com/cohort-dev/cohort/team"
 	"github.com/cohort-dev/cohort/teammate"
@@ -194,6 +196,8 @@ type Session struct {
 	mate            *teammate.Loop // the teammate this session runs (Config.Role)
 	mateDef         string
 	wt              *sessionWorktrees // worktree isolation (worktree.go)
+	mcp             *mcp.Set          // the session's MCP servers (mcpservers.go)
+	skills          *skill.Catalog    // the skills the Skill tool offers (skills.go)
 	sandbox         *sandbox.Sandbox  // nil when off or unavailable (sandbox.go)
 	sandboxExcluded []string
 	// reaper starts the Bash commands that run outside the sandbox, so
@@ -331,6 +335,8 @@ func (s *Session) open(ctx context.Context) (err error) {
 		return err
 	}
 	s.openWorktrees(ctx)
+	s.openSkills()
+	s.openMCP(ctx)
 	if err := s.runtime(ctx); err != nil {
 		return err
 	}
@@ -434,7 +440,7 @@ func (s *Session) runtime(ctx context.Context) error {
 		fmt.Fprintf(s.inv.Stderr, "cohort: warning: %v\n", err)
 	}
 	s.rt, err = runtime.New(runtime.Config{
-		Model: s.model.model, Catalog: cat, Flags: s.flags, Tools: s.tools, Tasks: s.tasks,
+		Model: s.model.model, Catalog: cat, Flags: s.flags, Tools: s.tools, Tasks: s.tasks, Extras: s.agentExtras,
 		Permissions: s.checker,
 		Prompter:    s.prompter(),
 		// A CanUseTool callback is a person's (or a program's) answer:

@@ -244,6 +244,10 @@ func (s *Session) initEvent() Event {
 			ev.AgentTypes = append(ev.AgentTypes, d.Name)
 		}
 	}
+	ev.MCPServers = s.mcpServers()
+	for _, sk := range s.skills.All() {
+		ev.Skills = append(ev.Skills, sk.Name)
+	}
 	return ev
 }
 

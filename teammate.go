@@ -86,6 +86,8 @@ func (s *Session) openTeammate(ctx context.Context) error {
 		return err
 	}
 	s.closers = append(s.closers, s.team.Close)
+	s.openSkills()
+	s.openMCP(ctx)
 	if err := s.runtime(ctx); err != nil {
 		return err
 	}

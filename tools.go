@@ -55,7 +55,10 @@ func (s *Session) tools(rt *runtime.Runtime) []tool.Tool {
 	if rt != nil {
 		ts = s.cfg.inPool(ts) // --tools; definitions may still name the others
 	}
-	return ts
+	// MCP tools and Skill are not Cohort's built-in tools: --tools leaves
+	// them alone, as Claude Code's does.
+	ts = append(ts, s.skillTools()...)
+	return append(ts, s.mcp.Tools(true)...)
 }
 
 // toolNames are the names of every tool a session has (Agent included): the

@@ -108,9 +108,6 @@ func (dc *decoder) field(k, v *yaml.Node, d *Definition, cli bool) {
 		d.MaxTurns = dc.positive(key, v)
 	case "skills":
 		d.Skills = dc.names(key, v)
-		if len(d.Skills) > 0 {
-			dc.warnf(v, "skills are not supported by Cohort; ignored")
-		}
 	case "mcpServers":
 		d.MCPServers = dc.jsonValue(key, v)
 	case "hooks":

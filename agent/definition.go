@@ -102,7 +102,9 @@ type Definition struct {
 	PermissionMode permission.Mode `json:"permissionMode,omitempty"`
 	// MaxTurns caps the agent's query loop; 0 means the engine's default.
 	MaxTurns int `json:"maxTurns,omitempty"`
-	// Skills is parsed and ignored: Cohort has no skills (a warning says so).
+	// Skills are the names of skills preloaded into the agent's first
+	// message (package skill); a name the session lacks is a warning when
+	// the agent starts.
 	Skills []string `json:"skills,omitempty"`
 	// MCPServers and Hooks are kept as JSON-compatible values (maps with
 	// string keys, slices, strings, numbers, bools) for the MCP and hooks

@@ -41,7 +41,7 @@
 // the whole tool in disallowedTools. A tools key that is absent, null or an
 // empty string means all tools; an empty list means none. Names that are
 // not tools (not in LoadConfig.KnownTools, not in CohortTools and not
-// mcp__…), Claude Code tools Cohort does not provide (Skill, ToolSearch,
+// mcp__…), Claude Code tools Cohort does not provide (ToolSearch,
 // BashOutput, …) and WebSearch in a session whose provider has no
 // server-side search are dropped with a warning; for an allow-list this
 // leaves the agent with fewer tools, never more. A Cohort tool the session
@@ -56,8 +56,8 @@
 // "*" (tools: *, which YAML takes for an alias). When the frontmatter fails
 // to parse, such top-level values are quoted and the parse retried, with a
 // warning on each line changed. Everything else that is wrong is an error
-// naming the file and line, except an unknown key, an unknown color and the
-// unsupported skills, which are warnings. A malformed file never stops the
+// naming the file and line, except an unknown key and an unknown color,
+// which are warnings. A malformed file never stops the
 // others from loading.
 //
 // hooks must have the shape of Claude Code's schema (events mapping to

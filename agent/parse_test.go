@@ -274,8 +274,7 @@ func TestParseWarnings(t *testing.T) {
 	}{
 		{"unknown key", head + "version: 2\n---\nb",
 			[]Warning{{Line: 4, Message: `unknown key "version" ignored`}}, nil},
-		{"skills", head + "skills: [pdf]\n---\nb",
-			[]Warning{{Line: 4, Message: "skills are not supported by Cohort; ignored"}}, nil},
+		{"skills", head + "skills: [pdf]\n---\nb", nil, nil},
 		{"unknown color", head + "color: mauve\n---\nb",
 			[]Warning{{Line: 4, Message: `color "mauve" is not one of red, blue, green, yellow, purple, orange, pink, cyan; ignored`}}, nil},
 		{"unknown tool dropped", head + "tools:\n  - Read\n  - Frobnicate\n---\nb",
@@ -285,9 +284,8 @@ func TestParseWarnings(t *testing.T) {
 		{"tools Cohort lacks", head + "tools: Read, WebSearch, Skill, ToolSearch\n---\nb",
 			[]Warning{
 				{Line: 4, Message: "tools: WebSearch needs a provider with server-side web search (the Anthropic API), which this session lacks; ignored"},
-				{Line: 4, Message: "tools: Cohort does not provide Skill; ignored"},
 				{Line: 4, Message: "tools: Cohort does not provide ToolSearch; ignored"},
-			}, []string{"Read"}},
+			}, []string{"Read", "Skill"}},
 		{"specifier ignored in tools", head + "tools: Bash(git:*)\n---\nb",
 			[]Warning{{Line: 4, Message: `tools: the specifier in "Bash(git:*)" is ignored (tools lists whole tools; use permission rules to narrow them)`}},
 			[]string{"Bash"}},

@@ -73,7 +73,8 @@ type PoolInput struct {
 	// Coordinator is the coordinator_mode flag; it applies to RoleMain only.
 	Coordinator bool
 	// OwnMCP are the tools of the MCP servers the definition itself
-	// declares (mcpServers). They bypass the definition's tools list (the
+	// declares (mcpServers): its own connections', and those of session
+	// servers it names, which move to the end of the pool. They bypass the definition's tools list (the
 	// definition asked for them) but not its disallowedTools or plan mode.
 	OwnMCP []string
 }
@@ -93,9 +94,10 @@ func Pool(all []string, in PoolInput) ([]string, []Warning) {
 	var out []string
 	why := map[string]string{}
 	seen := map[string]bool{}
+	own := set(in.OwnMCP...)
 	for _, name := range all {
-		if seen[name] {
-			continue
+		if seen[name] || own[name] {
+			continue // the definition's own servers' tools come last
 		}
 		seen[name] = true
 		if reason := in.exclude(name); reason != "" {

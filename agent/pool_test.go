@@ -111,9 +111,11 @@ func TestPool(t *testing.T) {
 			[]string{"Read", "mcp__gh__pr", "mcp__gh__issue"}},
 		{"whole server by wildcard", PoolInput{Role: RoleSubagent, Depth: 1, MaxDepth: 3, Def: custom([]string{"mcp__gh__*"})},
 			[]string{"mcp__gh__pr", "mcp__gh__issue"}},
+		// mcp__gh__pr is a session server's tool the definition names in
+		// mcpServers: it moves past the tools list too, to the end.
 		{"own MCP servers bypass tools", PoolInput{Role: RoleBackground, Depth: 1, MaxDepth: 3, Def: custom([]string{"Read"}),
 			OwnMCP: []string{"mcp__own__a", "mcp__gh__pr", "NotMCP", "mcp__own__a"}},
-			[]string{"Read", "mcp__own__a"}},
+			[]string{"Read", "mcp__own__a", "mcp__gh__pr"}},
 		{"own MCP obeys disallowedTools", PoolInput{Role: RoleSubagent, Depth: 1, MaxDepth: 3, Def: custom([]string{}, "mcp__own"),
 			OwnMCP: []string{"mcp__own__a", "mcp__other__b"}},
 			[]string{"mcp__other__b"}},

@@ -18,7 +18,7 @@ var CohortTools = []string{
 	"Agent", "Bash", "Glob", "Grep", "LS", "Read", "Edit", "MultiEdit", "Write", "NotebookEdit",
 	"WebFetch", "WebSearch", "TodoWrite", "TaskOutput", "TaskStop", "EnterWorktree", "ExitWorktree",
 	"EnterPlanMode", "ExitPlanMode", "SendMessage", "TeamCreate", "TeamDelete",
-	"TaskCreate", "TaskGet", "TaskUpdate", "TaskList",
+	"TaskCreate", "TaskGet", "TaskUpdate", "TaskList", "Skill", "ListMcpResourcesTool", "ReadMcpResourceTool",
 }
 
 // conditional are Cohort tools that only some providers or settings make
@@ -30,8 +30,8 @@ var conditional = map[string]string{
 // notProvided are Claude Code tools Cohort has no counterpart for; a
 // definition naming them loads with a warning and without them.
 var notProvided = []string{
-	"Skill", "ToolSearch", "AskUserQuestion", "BashOutput", "KillShell", "KillBash", "LSP",
-	"ListMcpResourcesTool", "ReadMcpResourceTool", "NotebookRead", "SlashCommand", "TodoRead",
+	"ToolSearch", "AskUserQuestion", "BashOutput", "KillShell", "KillBash", "LSP",
+	"NotebookRead", "SlashCommand", "TodoRead",
 }
 
 // legacyNames maps old Claude Code tool names to today's.

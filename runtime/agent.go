@@ -37,7 +37,8 @@ type Agent struct {
 	engine   *engine.Agent
 	hooks    engine.Hooks
 	tools    []tool.Tool
-	planPool bool // the pool was cut for plan mode
+	own      []tool.Tool // its definition's own MCP tools (Config.Extras)
+	planPool bool        // the pool was cut for plan mode
 	result   *engine.Result
 	opening  []llm.Block
 	system   []llm.Block

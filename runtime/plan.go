@@ -66,7 +66,18 @@ func (rt *Runtime) slim(a *Agent) bool {
 // pool cuts a's tool pool from the runtime's tools.
 func (rt *Runtime) pool(a *Agent) []tool.Tool {
 	info := a.Info()
-	tools, _ := agent.PoolTools(rt.tools, agent.PoolInput{
+	a.mu.Lock()
+	own := a.own
+	a.mu.Unlock()
+	all := rt.tools
+	var ownNames []string
+	if len(own) > 0 {
+		all = append(slices.Clip(rt.tools), own...)
+		for _, t := range own {
+			ownNames = append(ownNames, t.Def().Name)
+		}
+	}
+	tools, _ := agent.PoolTools(all, agent.PoolInput{
 		Role:        a.role,
 		Def:         a.def,
 		Depth:       info.Depth,
@@ -74,6 +85,7 @@ func (rt *Runtime) pool(a *Agent) []tool.Tool {
 		PlanMode:    info.Mode == permission.ModePlan,
 		ReadOnly:    rt.cfg.ReadOnly,
 		Coordinator: a.role == agent.RoleMain && rt.flags().Bool(flags.CoordinatorMode),
+		OwnMCP:      ownNames,
 	})
 	return tools
 }
@@ -96,6 +108,13 @@ func (rt *Runtime) environment(info tool.Agent, tools []tool.Tool) prompt.Enviro
 // sets a's pool and opening.
 func (rt *Runtime) buildPlan(ctx context.Context, a *Agent, in planInput) (*setup, error) {
 	info := a.Info()
+	var extras Extras
+	if in.parent == nil && rt.cfg.Extras != nil {
+		extras = rt.cfg.Extras(ctx, a)
+		a.mu.Lock()
+		a.own = extras.Tools
+		a.mu.Unlock()
+	}
 	tools := in.tools
 	if in.parent == nil {
 		tools = rt.pool(a)
@@ -115,6 +134,9 @@ func (rt *Runtime) buildPlan(ctx context.Context, a *Agent, in planInput) (*setu
 		ParentToolUseID: info.ParentToolUseID,
 		Background:      a.role == agent.RoleBackground,
 	}}
+	if extras.Close != nil {
+		p.closers = append(p.closers, func() error { extras.Close(); return nil })
+	}
 	var opening []llm.Block
 	if parent := in.parent; parent != nil {
 		p.cfg.ModelName, p.cfg.System = parent.Model, parent.System
@@ -131,6 +153,7 @@ func (rt *Runtime) buildPlan(ctx context.Context, a *Agent, in planInput) (*setu
 				opening = append(opening, b)
 			}
 		}
+		opening = append(opening, extras.Opening...)
 	}
 	if info.Depth > 0 && p.cfg.MaxTurns == 0 {
 		p.cfg.MaxTurns = rt.cfg.MaxTurns

@@ -37,6 +37,13 @@ type Config struct {
 	// not start an agent before New has returned. Nil means no tools.
 	Tools func(rt *Runtime) []tool.Tool
 	Tasks *task.Registry
+	// Extras, when set, supplies what an agent's definition brings beyond
+	// the session's tools: the tools of its own MCP servers (which join its
+	// pool past its tools list) and blocks for its first message (preloaded
+	// skills). It is called once for each plan of an agent that is not a
+	// fork, before its pool is cut; Extras.Close runs when the plan is
+	// released (the end of the agent's run, or the lead's Close).
+	Extras func(ctx context.Context, a *Agent) Extras
 
 	// Permissions is the session's rule state and the lead's checker; each
 	// agent spawned below the lead gets a child of it in its own mode, and
@@ -92,6 +99,13 @@ type Config struct {
 	// ReadOnly classifies tools for plan-mode pools.
 	ReadOnly func(name string) bool
 	Now      func() time.Time
+}
+
+// Extras are what Config.Extras gives one agent.
+type Extras struct {
+	Tools   []tool.Tool
+	Opening []llm.Block
+	Close   func()
 }
 
 // Runtime holds what every agent of a session shares and builds every

@@ -1,12 +1,12 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/cohort-dev/cohort"
 )
 
 // splitList splits a comma- or space-separated flag value.
@@ -60,41 +60,16 @@ func (o *options) validateParity() error {
 	return nil
 }
 
-// checkMCPConfig reads one --mcp-config value, JSON text or the paths of
-// JSON files (space-separated), each {"mcpServers": {name: …}}. Cohort runs
-// no MCP servers yet: a configuration that declares one is an error, one
-// that declares none (as scripts pass to turn every server off) is fine.
+// checkMCPConfig reads one --mcp-config value (JSON text, or the paths of
+// JSON files, space-separated, each {"mcpServers": {name: …}}), so that a
+// missing file or broken JSON is a usage error before anything starts.
 func (o *options) checkMCPConfig(v string) error {
-	docs := map[string][]byte{}
-	if t := strings.TrimSpace(v); strings.HasPrefix(t, "{") {
-		docs["(the JSON given)"] = []byte(t)
-	} else {
-		for _, p := range strings.Fields(t) {
-			if !filepath.IsAbs(p) && o.cwd != "" {
-				p = filepath.Join(o.cwd, p)
-			}
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return usageErr("--mcp-config: %v; give a JSON file or a JSON object", err)
-			}
-			docs[p] = data
-		}
+	dir := o.cwd
+	if dir == "" {
+		dir, _ = os.Getwd()
 	}
-	for where, data := range docs {
-		var doc struct {
-			MCPServers map[string]json.RawMessage `json:"mcpServers"`
-		}
-		if err := json.Unmarshal(data, &doc); err != nil {
-			return usageErr(`--mcp-config %s is not {"mcpServers": {…}}: %v`, where, err)
-		}
-		if len(doc.MCPServers) > 0 {
-			names := make([]string, 0, len(doc.MCPServers))
-			for n := range doc.MCPServers {
-				names = append(names, n)
-			}
-			slices.Sort(names)
-			return usageErr("--mcp-config %s declares MCP servers (%s): MCP servers are not supported yet in Cohort; run without --mcp-config, or with one that declares no servers", where, strings.Join(names, ", "))
-		}
+	if err := cohort.CheckMCPConfig(v, dir); err != nil {
+		return usageErr("--mcp-config: %v", err)
 	}
 	return nil
 }

@@ -154,24 +154,21 @@ func TestMaxThinkingTokens(t *testing.T) {
 	}
 }
 
-// TestMCPConfigFlags: a configuration that declares servers is refused
-// with "not supported yet"; one that declares none (what scripts pass with
-// --strict-mcp-config to run without servers) is fine.
+// TestMCPConfigFlags: broken JSON is a usage error; a configuration that
+// declares none (what scripts pass with --strict-mcp-config to run without
+// servers) is fine; a missing file is a usage error naming it.
 func TestMCPConfigFlags(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, func(*fakeapi.Request) fakeapi.Reply { return fakeapi.TextReply("ran") })
-	file := h.write("mcp.json", `{"mcpServers": {"github": {"command": "gh-mcp"}}}`)
-	for _, v := range []string{file, `{"mcpServers": {"github": {"type": "http", "url": "https://example.com"}}}`} {
-		out, errOut, code := h.runBinary("-p", "x", "--mcp-config", v, "--output-format", "json")
-		if code != 2 || !strings.Contains(errOut, "MCP servers are not supported yet") || !strings.Contains(errOut, "github") {
-			t.Fatalf("%s: exit %d, %s", v, code, errOut)
-		}
-		if r := h.result(out); !r.IsError {
-			t.Fatalf("json result: %+v", r)
-		}
+	out, errOut, code := h.runBinary("-p", "x", "--mcp-config", `{"mcpServers": {`, "--output-format", "json")
+	if code != 2 || !strings.Contains(errOut, "--mcp-config") || !strings.Contains(errOut, "invalid JSON") {
+		t.Fatalf("broken JSON: exit %d, %s", code, errOut)
+	}
+	if r := h.result(out); !r.IsError {
+		t.Fatalf("json result: %+v", r)
 	}
 	empty := h.write("none.json", `{"mcpServers": {}}`)
-	out, errOut, code := h.runBinary("-p", "x", "--mcp-config", empty, "--strict-mcp-config")
+	out, errOut, code = h.runBinary("-p", "x", "--mcp-config", empty, "--strict-mcp-config")
 	if code != 0 || strings.TrimSpace(out) != "ran" {
 		t.Fatalf("no servers: exit %d, %s %s", code, out, errOut)
 	}

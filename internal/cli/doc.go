@@ -46,11 +46,12 @@
 //     retries) or 404, for the rest of the session, as Claude Code does in
 //     print mode, and says so on stderr. --debug takes its filter only in
 //     the --debug=LIST form (a bare word after --debug is the prompt).
-//   - MCP servers are not supported yet: --mcp-config is refused, naming
-//     its servers, unless it declares none ({"mcpServers": {}}, what
-//     scripts pass with --strict-mcp-config to run without servers); in
-//     that case, and for --strict-mcp-config alone, "no MCP servers" is
-//     exactly what happens.
+//   - --mcp-config and --strict-mcp-config are Claude Code's (package mcp
+//     runs the servers): a missing file or broken JSON is a usage error
+//     before anything starts; a server that fails to start is a warning
+//     and the run goes on without its tools. `cohort mcp list` connects to
+//     each server and shows its state and tools; `cohort mcp approve NAME`
+//     lets a project's .mcp.json server start.
 //   - Exit codes: 0 done, 1 a failed run, 2 bad usage or configuration,
 //     128+n for a signal (130 for Ctrl-C, as Claude Code and shells).
 //     With --output-format json or stream-json, a run that fails before

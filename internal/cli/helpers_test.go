@@ -25,6 +25,7 @@ func TestMain(m *testing.M) {
 		}
 	}
 	cleanupBinary()
+	cleanupMCPServer()
 	os.Exit(code)
 }
 

@@ -124,3 +124,29 @@ func newSessionsCmd(inv *Invocation, o *options) *cobra.Command {
 		},
 	}
 }
+
+// newMCPCmd lists the session's MCP servers and approves project ones.
+func newMCPCmd(inv *Invocation, o *options) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "mcp",
+		Short: "MCP servers: list them with their state and tools, approve the project's",
+	}
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "Connect to every MCP server a session here would have and show its state and tools",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return cohort.ListMCP(cmd.Context(), o.config(inv), inv.Stdout)
+		},
+	}
+	approve := &cobra.Command{
+		Use:   "approve NAME...",
+		Short: "Approve project MCP servers (.mcp.json) to start, recorded in .cohort/settings.local.json",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return cohort.ApproveMCP(cmd.Context(), o.config(inv), args, inv.Stdout)
+		},
+	}
+	cmd.AddCommand(list, approve)
+	return cmd
+}

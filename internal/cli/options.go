@@ -115,8 +115,8 @@ func (o *options) register(cmd *cobra.Command) {
 	f.StringVar(&o.settingSources, "setting-sources", "", "the settings files to read, comma-separated: user, project, local (default: all)")
 	f.IntVar(&o.maxThinkingTokens, "max-thinking-tokens", 0, "turn on extended thinking for the lead with this token budget (1024 to 31999; 0: off)")
 	f.StringVar(&o.fallbackModel, "fallback-model", "", "model to switch to when the model is overloaded or not found")
-	f.StringArrayVar(&o.mcpConfigs, "mcp-config", nil, "MCP server configurations (files or JSON): not supported yet, an error unless they declare no servers")
-	f.BoolVar(&o.strictMCP, "strict-mcp-config", false, "use only the MCP servers of --mcp-config (Cohort runs no MCP servers yet, so none are used)")
+	f.StringArrayVar(&o.mcpConfigs, "mcp-config", nil, `MCP servers: a JSON file or JSON text {"mcpServers": {name: {command, args, env} | {type: "http", url, headers}}} (repeatable)`)
+	f.BoolVar(&o.strictMCP, "strict-mcp-config", false, "use only the MCP servers of --mcp-config, not those of .mcp.json or the settings")
 	f.StringVarP(&o.debug, "debug", "d", "", `debug log on stderr; --debug=api,tools limits it to categories, "!team" leaves one out (api, tools, permissions, tasks, team, hooks)`)
 	f.Lookup("debug").NoOptDefVal = "all"
 	f.StringVar(&o.jsonSchema, "json-schema", "", `a JSON schema the final answer must match; the result carries it as structured_output`)
@@ -168,7 +168,8 @@ func (o *options) config(inv *Invocation) cohort.Config {
 		Verbose: o.verbose, Getenv: inv.Getenv, Environ: inv.Environ, Stderr: inv.Stderr,
 		ToolPool: o.toolPool(), SettingSources: o.sources(), MaxThinkingTokens: o.maxThinkingTokens,
 		FallbackModel: o.fallbackModel, JSONSchema: o.jsonSchema,
-		SessionID: o.sessionID, ForkSession: o.forkSession}
+		SessionID: o.sessionID, ForkSession: o.forkSession,
+		MCPConfig: o.mcpConfigs, StrictMCPConfig: o.strictMCP}
 	if c.Resume == resumeLatest {
 		c.Resume, c.Continue = "", true
 	}

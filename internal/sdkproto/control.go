@@ -78,7 +78,11 @@ func (srv *server) control(ctx context.Context, lineNo int, m *inbound) error {
 		}
 		srv.succeed(m.RequestID, nil)
 	case "mcp_status":
-		srv.succeed(m.RequestID, map[string]any{"mcpServers": []any{}})
+		servers := []map[string]any{}
+		for _, sv := range s.MCPServers() {
+			servers = append(servers, map[string]any{"name": sv.Name, "status": sv.Status})
+		}
+		srv.succeed(m.RequestID, map[string]any{"mcpServers": servers})
 	default:
 		msg := fmt.Sprintf("unsupported control request subtype %q (Cohort answers initialize, interrupt, set_permission_mode, set_model, stop_task and mcp_status)", r.Subtype)
 		srv.fail(m.RequestID, msg)

@@ -57,7 +57,9 @@
 //   - Supported control requests: initialize, interrupt, set_permission_mode,
 //     set_model (null or "default" returns to the session's first model),
 //     stop_task (a task id from task_started, or an agent id or name) and
-//     mcp_status (no MCP servers yet). Others get an error response naming
+//     mcp_status (the session's MCP servers and their states). SDK-hosted
+//     MCP servers (initialize's sdkMcpServers) are not reached yet: a
+//     protocol_error says so and their tools are absent. Others get an error response naming
 //     the subtype. keep_alive and control_cancel_request lines are
 //     accepted and need nothing: the CLI answers the host's requests at
 //     once.

@@ -1,0 +1,57 @@
+// Package mcp connects Cohort's agents to MCP servers through the official
+// Go SDK (github.com/modelcontextprotocol/go-sdk): stdio servers (command,
+// args, env) and streamable HTTP servers (url, headers), configured in
+// Claude Code's format — .mcp.json in the project, mcpServers in settings,
+// --mcp-config files or JSON, and an agent definition's mcpServers. Each
+// server tool becomes a tool.Tool named mcp__<server>__<tool>; the
+// servers' resources are read through ListMcpResourcesTool and
+// ReadMcpResourceTool, as Claude Code names them.
+//
+// Design decisions the spec leaves open:
+//
+//   - Servers start with the session, all at once, and the session waits
+//     for them (each bounded by Options.StartTimeout, default 30 s, the
+//     MCP_TIMEOUT variable in milliseconds): the tool array is part of the
+//     cached prompt prefix, so it is fixed before the lead's first request
+//     rather than changing as servers come up. A server that fails or does
+//     not answer in time is reported (what failed, the end of its stderr,
+//     what to do) and the session runs without its tools.
+//   - Tools keep the order the server lists them in, servers sorted by
+//     name; a tool whose input schema Cohort cannot use (tool.CheckSchema,
+//     and a top-level type other than object) or whose full name is over
+//     64 characters is skipped with a warning naming it; the rest of the
+//     server's tools stay.
+//   - MCP tools are never read-only to the permission check: a server's
+//     readOnlyHint is its own claim, so calls ask unless a rule allows them
+//     (mcp__server, mcp__server__tool), as in Claude Code. The hint only
+//     lets a call run beside other concurrency-safe calls. The resource
+//     tools only read and need no approval.
+//   - A stdio server's process runs through internal/proc in its own
+//     session and process group, and stops with close-stdin → SIGTERM →
+//     SIGKILL to the group; Server.Close returns once it is reaped. If
+//     Cohort itself is killed, the server's stdin reaches EOF, which makes
+//     an MCP stdio server exit.
+//   - A stdio server whose process exits is reported and restarted once,
+//     at once, by the goroutine that watches it; calls made meanwhile wait
+//     for the restart. The call that was running when it died gets an
+//     is_error result saying so (it is never retried: it may have had
+//     effects). A second exit leaves the server failed, and its tools
+//     answer why. The tool list after a restart is not read again: the
+//     pool, and so the cached prompt, keeps the first one. HTTP servers
+//     have no process to watch; a broken connection is the call's error.
+//   - A project server (.mcp.json, or mcpServers in a project settings
+//     file) is Disabled until the user approves it: enabledMcpjsonServers
+//     or enableAllProjectMcpServers (Claude Code's keys), read from user,
+//     local and command-line settings only — a repository cannot approve
+//     its own servers in its committed settings. `cohort mcp approve NAME`
+//     records the approval in .cohort/settings.local.json (Approve).
+//     Servers from --mcp-config, user or local settings and agent
+//     definitions count as approved. Disabled servers are listed (state
+//     "disabled") and never started.
+//   - ${VAR} and ${VAR:-default} are expanded in commands, arguments, env
+//     values, URLs and headers, as Claude Code does. A stdio server's
+//     environment is the session's (without the credentials Cohort holds,
+//     package childenv) plus the settings' env, plus its own env entries.
+//   - The deprecated SSE transport is refused with a message; so are
+//     unknown fields, which are usually typos.
+package mcp
