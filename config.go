@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	sdkmcp "github.com/modelcontextprotocol/go-sdk/mcp"
 	"io"
 	"os"
 	"time"
@@ -95,6 +96,12 @@ type Config struct {
 	// (.mcp.json and the settings' mcpServers are not read).
 	MCPConfig       []string
 	StrictMCPConfig bool
+	// MCPTransports are MCP servers in this program, by name, reached
+	// through any go-sdk transport (mcp.NewInMemoryTransports for a server
+	// of the program's own; the Agent SDK host's servers over the control
+	// protocol). Their tools are mcp__<name>__<tool> like any server's,
+	// and they count as approved.
+	MCPTransports map[string]sdkmcp.Transport
 	// Tools are more tools for every agent of the session; they come after
 	// the built-in tools, in this order (the order is part of the cached
 	// prompt).
@@ -377,6 +384,7 @@ type options struct {
 	fallbackModel                         string
 	mcpConfigs                            []string
 	strictMCP                             bool
+	mcpTransports                         map[string]sdkmcp.Transport
 }
 
 func (c Config) options() *options {
@@ -390,7 +398,8 @@ func (c Config) options() *options {
 		agentMaxTurns: c.AgentMaxTurns, agentTimeout: c.AgentTimeout, maxDepth: c.MaxAgentDepth,
 		permissionTimeout: c.TeammatePermissionTimeout, sandbox: c.Sandbox, settings: c.Settings,
 		toolPool: c.ToolPool, settingSources: c.SettingSources, maxThinkingTokens: c.MaxThinkingTokens,
-		fallbackModel: c.FallbackModel, mcpConfigs: c.MCPConfig, strictMCP: c.StrictMCPConfig}
+		fallbackModel: c.FallbackModel, mcpConfigs: c.MCPConfig, strictMCP: c.StrictMCPConfig,
+		mcpTransports: c.MCPTransports}
 	for name, b := range c.TeammateBackends {
 		o.teammateBackends = append(o.teammateBackends, name+"="+b)
 	}

@@ -35,6 +35,14 @@ type MCPServer struct {
 // broken JSON given on the command line is an error before anything
 // starts (problems in .mcp.json and settings are warnings instead).
 func (c Config) checkMCP() error {
+	for name, t := range c.MCPTransports {
+		if !mcp.ValidName(name) {
+			return configErr("MCPTransports", "server name %q: use only letters, digits, _ and - (at most 64)", name)
+		}
+		if t == nil {
+			return configErr("MCPTransports", "server %q has no transport", name)
+		}
+	}
 	for i, v := range c.MCPConfig {
 		if err := CheckMCPConfig(v, c.Dir); err != nil {
 			return configErr("MCPConfig", "MCPConfig[%d]: %v", i, err)
@@ -63,6 +71,11 @@ func (b *base) mcpSpecs() []mcp.Spec {
 		Strict: b.o.strictMCP, Dir: b.cwd, Getenv: b.inv.Getenv})
 	for _, err := range errs {
 		fmt.Fprintf(b.inv.Stderr, "cohort: warning: %v\n", err)
+	}
+	for _, name := range slices.Sorted(maps.Keys(b.o.mcpTransports)) {
+		specs = slices.DeleteFunc(specs, func(s mcp.Spec) bool { return s.Name == name })
+		specs = append(specs, mcp.Spec{Name: name, Type: mcp.TypeSDK, Transport: b.o.mcpTransports[name],
+			Scope: mcp.ScopeSDK, Source: "the program hosting the session"})
 	}
 	return specs
 }

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/cohort-dev/cohort/settings"
 )
 
@@ -21,12 +23,16 @@ const (
 	ScopeLocal   = "local"   // mcpServers in a settings.local.json
 	ScopeCLI     = "cli"     // --mcp-config, or a --settings layer
 	ScopeAgent   = "agent"   // an agent definition's mcpServers
+	ScopeSDK     = "sdk"     // a server in the program that hosts the session (the Agent SDK's host)
 )
 
 // Transport types (Claude Code's "type" field).
 const (
 	TypeStdio = "stdio"
 	TypeHTTP  = "http"
+	// TypeSDK is a server reached through Spec.Transport, in the program
+	// that hosts the session (never from a configuration file).
+	TypeSDK = "sdk"
 )
 
 // Spec is one MCP server's configuration, in Claude Code's format: stdio
@@ -39,6 +45,8 @@ type Spec struct {
 	Env     map[string]string `json:"env,omitempty"`
 	URL     string            `json:"url,omitempty"`
 	Headers map[string]string `json:"headers,omitempty"`
+	// Transport reaches a TypeSDK server.
+	Transport sdk.Transport `json:"-"`
 
 	// Scope is where the configuration comes from (ScopeProject, …);
 	// Source names the file and line ("/p/.mcp.json:3"), for messages.
@@ -53,6 +61,9 @@ type Spec struct {
 // validName is what Claude Code accepts as a server name; it becomes part
 // of every tool name (mcp__<server>__<tool>).
 var validName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+// ValidName reports whether name can name a server.
+func ValidName(name string) bool { return validName.MatchString(name) }
 
 // Parse reads a document {"mcpServers": {name: spec}} (the format of
 // .mcp.json and --mcp-config). path labels messages; scope is recorded in

@@ -150,8 +150,11 @@ func (s *Server) startErr(ctx context.Context, step string, err error, l *link) 
 }
 
 func (s *Server) what() string {
-	if s.spec.Type == TypeHTTP {
+	switch s.spec.Type {
+	case TypeHTTP:
 		return s.spec.URL
+	case TypeSDK:
+		return "the host program's server " + s.spec.Name
 	}
 	return s.spec.Command
 }

@@ -50,6 +50,12 @@ func dial(ctx, procCtx context.Context, spec Spec, o Options) (*link, error) {
 			return nil, err
 		}
 		return &link{cs: cs, handled: make(chan struct{})}, nil
+	case TypeSDK:
+		cs, err := client.Connect(ctx, spec.Transport, nil)
+		if err != nil {
+			return nil, err
+		}
+		return &link{cs: cs, handled: make(chan struct{})}, nil
 	default:
 		return dialStdio(ctx, procCtx, client, spec, o)
 	}

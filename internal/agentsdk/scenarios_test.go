@@ -19,6 +19,7 @@ var scenarioChecks = []struct {
 	{"interrupt", checkInterrupt},
 	{"mode", checkMode},
 	{"multiturn", checkMultiTurn},
+	{"sdkmcp", checkSDKMCP},
 }
 
 // checkPlain: one prompt, one answer, an init message first.
@@ -144,5 +145,18 @@ func checkMultiTurn(t *testing.T, exe executable, r *run) {
 	}
 	if r.results[0].SessionID != r.results[1].SessionID {
 		t.Errorf("%s: the turns ran in sessions %s and %s", exe.name, r.results[0].SessionID, r.results[1].SessionID)
+	}
+}
+
+// checkSDKMCP: a tool of an MCP server the host runs in its own process
+// (createSdkMcpServer) is called by the model through the control
+// protocol, and its answer reaches the model.
+func checkSDKMCP(t *testing.T, exe executable, r *run) {
+	calls := r.kind("mcp_call")
+	if len(calls) != 1 || calls[0].Input["key"] != "alpha" {
+		t.Fatalf("%s: want one call of the host's lookup tool with key alpha:\n%s", exe.name, r.dump())
+	}
+	if len(r.results) != 1 || !strings.Contains(r.results[0].Result, "host value for alpha: 7312") {
+		t.Errorf("%s: the host tool's answer did not reach the model:\n%s", exe.name, r.dump())
 	}
 }

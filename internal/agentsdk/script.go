@@ -57,6 +57,11 @@ func Policy(agentTool, dir string) fakeapi.Policy {
 				return tool("Write", map[string]any{"file_path": filepath.Join(dir, "mode-two.txt"), "content": "two"})
 			}
 			return fakeapi.TextReply(fmt.Sprintf("turn %d: %s", turn, r.LastToolResultText()))
+		case strings.Contains(first, "look up the host value"):
+			if turn == 0 {
+				return tool("mcp__host__lookup", map[string]any{"key": "alpha"})
+			}
+			return fakeapi.TextReply("the host said: " + r.LastToolResultText())
 		case strings.Contains(first, "remember the number 42"):
 			if turn == 1 && strings.Contains(r.LastUserText(), "which number") {
 				return fakeapi.TextReply("you gave me 42")

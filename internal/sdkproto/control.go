@@ -8,6 +8,8 @@ import (
 	"os"
 	"strings"
 
+	sdkmcp "github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/cohort-dev/cohort"
 )
 
@@ -122,13 +124,39 @@ func (srv *server) initialize(ctx context.Context, lineNo int, m *inbound) error
 		srv.fail(m.RequestID, msg)
 		return errors.New(msg)
 	}
-	if err := srv.open(ctx, &in); err != nil {
-		srv.fail(m.RequestID, err.Error())
-		return err
+	// The session is made while stdin is still read: its SDK-hosted MCP
+	// servers answer through control responses on stdin. Lines other than
+	// control responses wait for it (awaitOpen).
+	srv.opening = make(chan struct{})
+	go func() {
+		defer close(srv.opening)
+		if err := srv.open(ctx, &in); err != nil {
+			srv.fail(m.RequestID, err.Error())
+			srv.openErr = err
+			close(srv.dead)
+			return
+		}
+		srv.answerInitialize(m.RequestID)
+	}()
+	return nil
+}
+
+// awaitOpen waits for a session initialize is making; its error, if it
+// could not be made.
+func (srv *server) awaitOpen(ctx context.Context) error {
+	if srv.opening == nil {
+		return nil
 	}
-	if len(in.SDKMCPServers) > 0 {
-		srv.problem(lineNo, fmt.Sprintf("SDK-hosted MCP servers (%s) are not supported yet; their tools are not available", strings.Join(in.SDKMCPServers, ", ")))
+	select {
+	case <-srv.opening:
+		return srv.openErr
+	case <-ctx.Done():
+		return ctx.Err()
 	}
+}
+
+// answerInitialize answers initialize with what the session has.
+func (srv *server) answerInitialize(requestID string) {
 	s := srv.session()
 	agents := []map[string]any{}
 	for _, t := range s.AgentTypes() {
@@ -139,7 +167,7 @@ func (srv *server) initialize(ctx context.Context, lineNo int, m *inbound) error
 		agents = append(agents, a)
 	}
 	srv.w.write(controlResponse{Type: "control_response", Response: map[string]any{
-		"subtype": "success", "request_id": m.RequestID,
+		"subtype": "success", "request_id": requestID,
 		"response": map[string]any{
 			"commands": []any{}, "agents": agents,
 			"output_style": "default", "available_output_styles": []string{"default"},
@@ -150,7 +178,6 @@ func (srv *server) initialize(ctx context.Context, lineNo int, m *inbound) error
 		},
 		"pending_permission_requests": []any{}, "pending_user_dialog_requests": []any{},
 	}})
-	return nil
 }
 
 // open makes the session: the flags' configuration with initialize's
@@ -179,6 +206,15 @@ func (srv *server) open(ctx context.Context, in *initRequest) error {
 		}
 		if len(in.JSONSchema) > 0 && string(in.JSONSchema) != "null" {
 			cfg.JSONSchema = string(in.JSONSchema)
+		}
+		if len(in.SDKMCPServers) > 0 {
+			cfg.MCPTransports = map[string]sdkmcp.Transport{}
+			for name, t := range cfg.MCPTransports {
+				cfg.MCPTransports[name] = t
+			}
+			for _, name := range in.SDKMCPServers {
+				cfg.MCPTransports[name] = bridge{srv: srv, name: name}
+			}
 		}
 	}
 	s, err := cohort.New(ctx, cfg)

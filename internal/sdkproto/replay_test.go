@@ -96,6 +96,10 @@ func signature(m obj, answered map[string]string) string {
 func requestKey(m obj) string {
 	req, _ := m["request"].(obj)
 	in, _ := json.Marshal(req["input"])
+	if str(req, "subtype") == "mcp_message" {
+		msg, _ := req["message"].(obj)
+		return fmt.Sprintf("mcp:%s:%s:%v", str(req, "server_name"), str(msg, "method"), msg["id"])
+	}
 	if str(req, "subtype") == "hook_callback" {
 		inp, _ := req["input"].(obj)
 		return "hook:" + str(req, "callback_id") + ":" + str(inp, "hook_event_name") + ":" + str(inp, "tool_name")

@@ -47,7 +47,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, o Options) error {
 	if o.PromptTimeout <= 0 {
 		o.PromptTimeout = DefaultPromptTimeout
 	}
-	srv := &server{o: o, w: &lineWriter{w: out}, wake: make(chan struct{}, 1)}
+	srv := &server{o: o, w: &lineWriter{w: out}, wake: make(chan struct{}, 1), dead: make(chan struct{})}
 	srv.host = newHost(srv.w)
 	lines := make(chan []byte)
 	readErr := make(chan error, 1)
@@ -64,20 +64,54 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, o Options) error {
 	}()
 	var failed error
 	lineNo := 0
+	// While initialize makes the session, control responses are handled
+	// at once (the session's SDK-hosted MCP servers answer through them)
+	// and every other line is held, in order, until it is ready.
+	var held []heldLine
+	flush := func() error {
+		for len(held) > 0 {
+			h := held[0]
+			held = held[1:]
+			if err := srv.handle(ctx, h.no, h.b); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 read:
 	for {
+		var opened <-chan struct{}
+		if len(held) > 0 {
+			opened = srv.opening
+		}
 		select {
 		case b, ok := <-lines:
 			if !ok {
 				break read
 			}
 			lineNo++
+			if srv.isOpening() && !isControlResponse(b) {
+				held = append(held, heldLine{lineNo, b})
+				continue
+			}
 			if err := srv.handle(ctx, lineNo, b); err != nil {
 				failed = err
 				break read
 			}
+		case <-opened:
+			if err := flush(); err != nil {
+				failed = err
+				break read
+			}
+		case <-srv.dead:
+			break read // the session could not be made
 		case <-ctx.Done():
 			break read
+		}
+	}
+	if failed == nil {
+		if failed = srv.awaitOpen(ctx); failed == nil {
+			failed = flush()
 		}
 	}
 	srv.endInput()
@@ -142,6 +176,12 @@ type server struct {
 	w    *lineWriter
 	host *host
 
+	// opening is closed when the session initialize makes is ready (or
+	// could not be made: openErr); nil before initialize.
+	opening chan struct{}
+	openErr error
+	dead    chan struct{} // closed when initialize could not make the session
+
 	mu           sync.Mutex
 	s            *cohort.Session
 	defaultModel string
@@ -149,6 +189,34 @@ type server struct {
 	queue        []prompt
 	inputDone    bool
 	wake         chan struct{}
+}
+
+// heldLine is a stdin line waiting for the session initialize makes.
+type heldLine struct {
+	no int
+	b  []byte
+}
+
+// isOpening reports whether initialize is making the session now.
+func (srv *server) isOpening() bool {
+	if srv.opening == nil {
+		return false
+	}
+	select {
+	case <-srv.opening:
+		return false
+	default:
+		return true
+	}
+}
+
+// isControlResponse reports whether a line is a control response (read
+// cheaply: a line that is not JSON is not one).
+func isControlResponse(b []byte) bool {
+	var m struct {
+		Type string `json:"type"`
+	}
+	return json.Unmarshal(b, &m) == nil && m.Type == "control_response"
 }
 
 // prompt is one user message waiting for its turn.

@@ -2,8 +2,9 @@
 // named by COHORT_SDK_EXE through @anthropic-ai/claude-agent-sdk's query()
 // and prints what it saw, one JSON object per line, for the Go test to
 // check. Usage: node driver.mjs SCENARIO (plain, fanout, hook, interrupt,
-// mode, multiturn).
-import { query } from '@anthropic-ai/claude-agent-sdk';
+// mode, multiturn, sdkmcp).
+import { query, createSdkMcpServer, tool } from '@anthropic-ai/claude-agent-sdk';
+import { z } from 'zod';
 
 const scenario = process.argv[2];
 const exe = process.env.COHORT_SDK_EXE;
@@ -69,6 +70,21 @@ const scenarios = {
     },
   },
   multiturn: { prompts: ['first: remember the number 42'], options: {} },
+  sdkmcp: {
+    prompts: ['look up the host value'],
+    options: {
+      allowedTools: ['mcp__host__lookup'],
+      mcpServers: {
+        host: createSdkMcpServer({
+          name: 'host',
+          tools: [tool('lookup', 'Looks a key up in the host application.', { key: z.string() }, async ({ key }) => {
+            out({ kind: 'mcp_call', tool: 'lookup', input: { key } });
+            return { content: [{ type: 'text', text: `host value for ${key}: 7312` }] };
+          }, { alwaysLoad: true })],
+        }),
+      },
+    },
+  },
 };
 
 const sc = scenarios[scenario];
