@@ -306,6 +306,11 @@ func (c *Checker) AddMemoryDir(dir string) {
 	}
 	c.sh.mu.Lock()
 	defer c.sh.mu.Unlock()
+	for _, d := range c.sh.memory {
+		if d.resolved == res {
+			return
+		}
+	}
 	c.sh.memory = append(c.sh.memory, workDir{path: dir, resolved: res})
 }
 

@@ -34,6 +34,10 @@ type AgentSpec struct {
 	ParentID    string
 	// Append adds to the system prompt (a teammate's role in its team).
 	Append string
+	// System, when set, is the whole system prompt (prompt.Chain.Override:
+	// the dream agent's): no definition prompt, default prompt or Append,
+	// and no memory files in its first message.
+	System string
 	// Checker is the agent's permission state (default: a child of the
 	// session's, in Mode); Prompter answers its "ask" decisions (default:
 	// the session's).
@@ -83,7 +87,7 @@ func (rt *Runtime) specAgent(spec AgentSpec) *Agent {
 // Run its work with Activate; Close it when it ends.
 func (rt *Runtime) NewAgent(ctx context.Context, spec AgentSpec) (*Agent, error) {
 	a := rt.specAgent(spec)
-	in := planInput{chain: prompt.Chain{Append: spec.Append}}
+	in := planInput{chain: prompt.Chain{Append: spec.Append, Override: spec.System}}
 	if spec.Inbox != nil {
 		in.inbox = inboxes{spec.Inbox, queueInbox{a.queue}}
 	}
