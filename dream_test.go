@@ -282,3 +282,35 @@ func blocksText(bs []fakeapi.Block) string {
 	}
 	return strings.Join(parts, "\n")
 }
+
+// TestAgentMemoryDir: an agent definition with memory: user is told about
+// its own memory dir and saves there without asking, in a session nobody
+// can approve anything in.
+func TestAgentMemoryDir(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	dir := filepath.Join(e.cohortHome(), "agent-memory", "reviewer")
+	first := make(chan string, 1)
+	e.rt.on("REVIEW-TASK", func(r *fakeapi.Request) fakeapi.Reply {
+		if r.Turn() == 0 {
+			first <- r.FirstUserText()
+			return fakeapi.Reply{Content: []fakeapi.Block{use("Write", map[string]any{"file_path": filepath.Join(dir, "style.md"), "content": "tabs\n"})}}
+		}
+		return fakeapi.TextReply("saved: " + r.LastToolResultText())
+	})
+	e.rt.on("LEAD-SPAWN", func(r *fakeapi.Request) fakeapi.Reply {
+		if r.Turn() == 0 {
+			return fakeapi.Reply{Content: []fakeapi.Block{use("Agent", map[string]any{"description": "review", "prompt": "REVIEW-TASK", "subagent_type": "reviewer"})}}
+		}
+		return fakeapi.TextReply("done")
+	})
+	cfg := e.config()
+	cfg.Agents = `{"reviewer": {"description": "reviews code", "prompt": "You review.", "memory": "user"}}`
+	collect(t, e.open(cfg), "LEAD-SPAWN")
+	if got := <-first; !strings.Contains(got, "memory directory that lasts across sessions: "+dir) {
+		t.Errorf("the agent's first message does not name its memory dir:\n%s", got)
+	}
+	if data, err := os.ReadFile(filepath.Join(dir, "style.md")); err != nil || string(data) != "tabs\n" {
+		t.Errorf("the agent's save: %q %v", data, err)
+	}
+}
