@@ -10,6 +10,7 @@ import (
 
 	"github.com/cohort-dev/cohort/agent"
 	"github.com/cohort-dev/cohort/dream"
+	"github.com/cohort-dev/cohort/engine"
 	"github.com/cohort-dev/cohort/flags"
 	"github.com/cohort-dev/cohort/memory"
 	"github.com/cohort-dev/cohort/session"
@@ -122,13 +123,13 @@ func (s *Session) MemoryDir() string { return s.mem.dir }
 func (s *Session) Dream(ctx context.Context) iter.Seq2[Event, error] {
 	return s.serve(ctx, false, func(ctx context.Context, _ string) Event {
 		start := time.Now()
-		r := Event{Type: EventResult, Subtype: "success"}
+		r := Event{Type: EventResult, Subtype: engine.StopSuccess}
 		res, err := s.dreamNow(ctx)
 		switch {
 		case err != nil:
-			r.Subtype, r.IsError, r.Result = "error_during_execution", true, err.Error()
+			r.Subtype, r.IsError, r.Result = engine.StopExecution, true, err.Error()
 		case res.Status != task.StatusCompleted:
-			r.Subtype, r.IsError, r.Result = "error_during_execution", true, "the consolidation "+string(res.Status)+": "+res.Err
+			r.Subtype, r.IsError, r.Result = engine.StopExecution, true, "the consolidation "+string(res.Status)+": "+res.Err
 		default:
 			r.Result = res.Result.Text
 			if d, ok := res.Detail.(dream.Detail); ok {

@@ -44,7 +44,7 @@ func Prompt(dir, projectDir string, since time.Time, sessions []string) string {
 		fmt.Fprintf(&b, "The last consolidation ended at %s.\n", since.UTC().Format(time.RFC3339))
 	}
 	if len(sessions) == 0 {
-		b.WriteString("No session transcripts changed since then: tidy what is there.\n")
+		b.WriteString("No session transcript is new to review: tidy what is there.\n")
 		return b.String()
 	}
 	fmt.Fprintf(&b, "%d sessions changed since then; their transcripts are in %s, newest first:\n", len(sessions), projectDir)

@@ -105,6 +105,9 @@ func Start(ctx context.Context, spec Spec) (t *task.Task, err error) {
 	n := len(spec.Ticket.Sessions)
 	run := func(ctx context.Context, t *task.Task) (task.Outcome, error) {
 		defer a.Close()
+		// Whatever happens (a panic the registry recovers included), a lock
+		// not committed goes back; Rollback after Commit does nothing.
+		defer func() { _ = lock.Rollback(context.WithoutCancel(ctx)) }()
 		t.SetPhase(PhaseStarting)
 		t.SetDetail(Detail{SessionsReviewing: n})
 		w.first = func() { t.SetPhase(PhaseUpdating) }
