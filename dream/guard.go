@@ -111,6 +111,13 @@ func (w *writes) add(path string) {
 	}
 }
 
+// onFirst sets what happens at the first write.
+func (w *writes) onFirst(f func()) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.first = f
+}
+
 func (w *writes) list() []string {
 	w.mu.Lock()
 	defer w.mu.Unlock()

@@ -96,7 +96,7 @@ func Start(ctx context.Context, spec Spec) (t *task.Task, err error) {
 		Kind: tool.KindDream, Role: agent.RoleBackground, Depth: 1, ParentID: parent,
 		Def:  &agent.Definition{Name: AgentType, Description: "Consolidates the project's memory", Tools: tools, BuiltIn: true},
 		Mode: permission.ModeDefault, Model: spec.Model, Checker: checker, Prompter: prompter{dir: spec.MemoryDir},
-		Guard: g, System: System(spec.MemoryDir),
+		Guard: g, System: System(spec.MemoryDir), Live: true,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("dream: %w", err)
@@ -110,7 +110,7 @@ func Start(ctx context.Context, spec Spec) (t *task.Task, err error) {
 		defer func() { _ = lock.Rollback(context.WithoutCancel(ctx)) }()
 		t.SetPhase(PhaseStarting)
 		t.SetDetail(Detail{SessionsReviewing: n})
-		w.first = func() { t.SetPhase(PhaseUpdating) }
+		w.onFirst(func() { t.SetPhase(PhaseUpdating) })
 		res, err := rt.Activate(ctx, a, []llm.Block{llm.Text(text)}, "", true)
 		touched := changed(spec.MemoryDir, before, w.list())
 		d := Detail{SessionsReviewing: n, FilesTouched: touched}

@@ -50,6 +50,11 @@ type AgentSpec struct {
 	Inbox engine.Inbox
 	// Guard confines it to a worktree (a LeaseWorktree lease's Guard).
 	Guard tool.WriteGuard
+	// Live makes it count as running from the start, for an agent whose
+	// first activation is about to begin (the dream's): listings never
+	// show it finished before its task is attached. Its activation or
+	// Close ends that.
+	Live bool
 }
 
 // specAgent makes the record of the agent spec describes.
@@ -73,7 +78,7 @@ func (rt *Runtime) specAgent(spec AgentSpec) *Agent {
 	info.Model = agent.ResolveModel(rt.cfg.Getenv, spec.Model, defModel, spec.ParentModel, rt.cfg.Aliases)
 	info.Worktree = worktreeOf(spec.Guard)
 	a := &Agent{rt: rt, def: spec.Def, role: spec.Role, queue: task.NewQueue(), info: info,
-		checker: spec.Checker, prompter: spec.Prompter, approver: spec.PlanApprover, guard: spec.Guard}
+		checker: spec.Checker, prompter: spec.Prompter, approver: spec.PlanApprover, guard: spec.Guard, live: spec.Live}
 	if a.checker == nil && rt.cfg.Permissions != nil {
 		a.checker = rt.cfg.Permissions.ForChild(spec.Mode)
 	}
