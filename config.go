@@ -185,6 +185,13 @@ type Config struct {
 	// stopped (a one-shot client, such as print mode, whose result must be
 	// its last event).
 	StopAfterRun bool
+	// AutoDream lets the session consolidate the project's memory in the
+	// background after a lead turn when the auto_dream gates pass (package
+	// dream): for long-lived sessions — a terminal UI, a stream-json
+	// server, an embedding program that keeps the Session. A dream never
+	// delays a turn, Run does not wait for it, and Close stops it. Off in
+	// print mode, which would exit under it (StopAfterRun leaves it off).
+	AutoDream bool
 	// Verbose reports more on Stderr (hooks run, team activity, the
 	// sandbox's report).
 	Verbose bool

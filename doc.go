@@ -83,6 +83,15 @@
 //     before its result (print mode: the result is the last line).
 //   - Compact during a turn happens before the lead's next model request;
 //     Clear during a turn is refused (ErrBusy): interrupt first.
+//   - Project memory (packages memory and dream): the lead's first message
+//     says where the project's memory dir is and carries its MEMORY.md
+//     as loaded (naming the file, and whether it was cut to the limits);
+//     the file tools write there without asking, and the sandbox lets
+//     Bash write there. Config.AutoDream (long-lived sessions only; never
+//     with StopAfterRun) runs the dream gates after each lead turn in the
+//     background; a dream is a task of type dream that Run never waits for
+//     and Close stops, rolling its lock back. Session.Dream runs one now
+//     and yields its events until it ends (cohort dream).
 //   - A user's Message to a teammate arrives from team-lead, the address
 //     its replies go to; to a subagent, as a message marked as the
 //     user's, resuming it in the background if it had finished.

@@ -213,6 +213,8 @@ type Session struct {
 	// (structured.go).
 	structured json.RawMessage
 
+	mem projectMemory // the project's memory and its dreams (memory.go)
+
 	out   *emitter // every agent's events, for Run (events.go)
 	usage *counter // usage and cost of every agent (usage.go)
 	ctl   control  // the running turn and the session's state (session.go)
@@ -318,6 +320,7 @@ func (s *Session) open(ctx context.Context) (err error) {
 		}
 	}
 	// From here on the session writes under Home.
+	s.openMemory()
 	s.startGitSnapshot(ctx)
 	if err := s.openTrace(); err != nil {
 		return err
@@ -346,6 +349,7 @@ func (s *Session) open(ctx context.Context) (err error) {
 	if err := s.resumeTeam(ctx); err != nil {
 		return err
 	}
+	s.startAutoDream()
 	s.notifyKilled()
 	s.listen(ctx)
 	return nil
@@ -460,6 +464,7 @@ func (s *Session) runtime(ctx context.Context) error {
 		Environment: prompt.Environment{Platform: goruntime.GOOS, Date: time.Now().Format(time.DateOnly),
 			IsGitRepo: s.projectRoot != s.cwd || isGitDir(s.cwd)},
 		Memory:      memory,
+		AgentMemory: s.agentMemory,
 		GitSnapshot: s.gitSnapshot(),
 		Getenv:      s.inv.Getenv,
 		ReadOnly:    readOnlyTools(s.tools(nil)),
@@ -482,6 +487,9 @@ func (s *Session) transcriptFor(a *runtime.Agent) (engine.Recorder, func() error
 	info := a.Info()
 	if info.Depth == 0 {
 		return nil, nil, nil // the lead's transcript is opened by startLead
+	}
+	if info.Kind == tool.KindDream {
+		return nil, nil, nil // a dream's turns are no session to review later
 	}
 	w, err := session.Create(session.WriterConfig{Path: session.SidechainPath(s.projectDir, s.id, info.ID),
 		SessionID: s.id, AgentID: info.ID, Sidechain: true, Cwd: info.Cwd})

@@ -151,6 +151,9 @@ func (s *Session) extraDirs() []string {
 			out = append(out, d)
 		}
 	}
+	if s.mem.dir != "" {
+		out = append(out, s.mem.dir) // the project's memory (memory.go)
+	}
 	return out
 }
 

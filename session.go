@@ -59,7 +59,7 @@ type control struct {
 
 // begin starts a Run: ErrClosed or ErrBusy, else the turn's context and
 // how its prompt opens.
-func (c *control) begin(ctx context.Context) (context.Context, string, error) {
+func (c *control) begin(ctx context.Context, opens bool) (context.Context, string, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
@@ -70,8 +70,10 @@ func (c *control) begin(ctx context.Context) (context.Context, string, error) {
 	}
 	turn, cancel := context.WithCancel(ctx)
 	c.running, c.cancel = true, cancel
-	opening := c.opening
-	c.opening = ""
+	opening := ""
+	if opens {
+		opening, c.opening = c.opening, ""
+	}
 	c.driver.Add(1)
 	return turn, opening, nil
 }
@@ -131,12 +133,23 @@ func (c *control) isRunning() bool {
 // and then on its mailbox, until the lead asks it to shut down; Run's
 // prompt must be empty.
 func (s *Session) Run(ctx context.Context, prompt string) iter.Seq2[Event, error] {
-	return func(yield func(Event, error) bool) {
-		if s.cfg.Role.IsTeammate() && prompt != "" {
+	if s.cfg.Role.IsTeammate() && prompt != "" {
+		return func(yield func(Event, error) bool) {
 			yield(Event{}, errors.New("cohort: a teammate session works on its team's prompt; call Run with an empty prompt"))
-			return
 		}
-		turn, opening, err := s.ctl.begin(ctx)
+	}
+	return s.serve(ctx, true, func(turn context.Context, opening string) Event {
+		return s.turn(turn, prompt, opening)
+	})
+}
+
+// serve runs work (a turn, a dream) as the session's one piece of work at
+// a time and yields every event of the session until work is done, then
+// work's result. opens says whether work takes the opening of the
+// conversation (a prompt does; a dream leaves it for the next prompt).
+func (s *Session) serve(ctx context.Context, opens bool, work func(ctx context.Context, opening string) Event) iter.Seq2[Event, error] {
+	return func(yield func(Event, error) bool) {
+		turn, opening, err := s.ctl.begin(ctx, opens)
 		if err != nil {
 			yield(Event{}, err)
 			return
@@ -148,7 +161,7 @@ func (s *Session) Run(ctx context.Context, prompt string) iter.Seq2[Event, error
 		go func() {
 			defer s.ctl.driver.Done()
 			defer stopPop()
-			done <- s.turn(turn, prompt, opening)
+			done <- work(turn, opening)
 		}()
 		for {
 			ev, err := s.out.q.Pop(popCtx)
@@ -166,7 +179,7 @@ func (s *Session) Run(ctx context.Context, prompt string) iter.Seq2[Event, error
 				<-done
 				return
 			}
-			// The turn is over: what it queued comes before its result.
+			// The work is over: what it queued comes before its result.
 			res := <-done
 			for {
 				ev, err := s.out.q.Pop(popCtx)
@@ -195,6 +208,7 @@ func (s *Session) turn(ctx context.Context, prompt, opening string) Event {
 		runErr = s.mate.Run(ctx)
 	} else {
 		turns, res, runErr = s.drive(ctx, prompt, opening)
+		s.afterTurn() // the dream's gates: in the background, never in the way
 	}
 	if s.cfg.StopAfterRun {
 		// The result must be the last event: what still runs is stopped
@@ -268,6 +282,9 @@ func (s *Session) Close() error {
 	}
 	s.ctl.mu.Unlock()
 	s.ctl.driver.Wait()
+	if s.mem.auto != nil {
+		s.mem.auto.Close() // no dream starts after this; one running is a task
+	}
 	s.endSession()
 	s.endTeam()
 	err := s.stopTasks()

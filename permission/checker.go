@@ -59,6 +59,10 @@ type shared struct {
 	mu    sync.RWMutex
 	rules []*Rule
 	dirs  []workDir
+	// memory are the memory directories (AddMemoryDir): file tools read and
+	// write inside them without asking, in every mode but plan (reads in
+	// plan too).
+	memory []workDir
 }
 
 // workDir is a working directory in its written and resolved forms.
@@ -284,6 +288,32 @@ func (c *Checker) ForChild(def Mode) *Checker {
 	return &Checker{sh: c.sh, mode: m}
 }
 
+// AddMemoryDir makes dir a memory directory of the session (the project's
+// memory, an agent definition's memory): Read, Write, Edit and the other
+// file tools may use paths inside it without asking in every mode but
+// plan, where only reads run. Deny and ask rules still decide first, and
+// dir does not become a working directory (Bash read-only commands and
+// acceptEdits do not reach it). dir must be absolute; it is resolved now,
+// so that a link planted inside it later cannot widen it.
+func (c *Checker) AddMemoryDir(dir string) {
+	if !filepath.IsAbs(dir) {
+		return
+	}
+	dir = filepath.Clean(dir)
+	res, err := resolvePath(dir)
+	if err != nil {
+		res = dir
+	}
+	c.sh.mu.Lock()
+	defer c.sh.mu.Unlock()
+	for _, d := range c.sh.memory {
+		if d.resolved == res {
+			return
+		}
+	}
+	c.sh.memory = append(c.sh.memory, workDir{path: dir, resolved: res})
+}
+
 // WorkingDirs returns the working directories (the session's cwd first).
 func (c *Checker) WorkingDirs() []string {
 	c.sh.mu.RLock()
@@ -316,4 +346,27 @@ func (sh *shared) dirSnapshot() []workDir {
 	sh.mu.RLock()
 	defer sh.mu.RUnlock()
 	return append([]workDir(nil), sh.dirs...)
+}
+
+// inMemory reports whether every resolved path is inside a memory
+// directory (and there is at least one path).
+func (sh *shared) inMemory(forms []pathForms) bool {
+	sh.mu.RLock()
+	defer sh.mu.RUnlock()
+	if len(forms) == 0 || len(sh.memory) == 0 {
+		return false
+	}
+	for _, f := range forms {
+		in := false
+		for _, d := range sh.memory {
+			if within(f.resolved, d.resolved) {
+				in = true
+				break
+			}
+		}
+		if !in {
+			return false
+		}
+	}
+	return true
 }

@@ -34,6 +34,15 @@
 // values are read as default too, with a suggestion for near misses
 // ("allowEdits").
 //
+// Memory directories ([Checker.AddMemoryDir]: the project's memory under
+// $COHORT_HOME/projects/<slug>/memory, an agent definition's own) lie
+// outside the working directories, so without a carve-out every save would
+// ask, and be denied in print mode. The built-in file tools may read and
+// write inside them without asking in every mode but plan (where only the
+// reads run); deny and ask rules still come first, paths are judged by
+// their resolved form (a link inside the memory dir pointing out of it
+// does not count), and Bash gets nothing from it.
+//
 // Agent calls need no approval by default (the subagent's own calls are
 // checked), nor do the coordination tools that only steer the agent's own
 // team and tasks: EnterPlanMode, SendMessage, TaskOutput, TaskStop,

@@ -48,6 +48,9 @@ func (e *evaluation) checkFiles() Decision {
 		if d, ok := e.allowedPaths(forms, write, covers); ok {
 			return d
 		}
+		if builtin && e.sh.inMemory(forms) {
+			return Decision{Behavior: Allow, Reason: "inside a memory directory"}
+		}
 	}
 	return e.filesDefault(forms, write)
 }

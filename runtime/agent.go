@@ -140,6 +140,7 @@ func (a *Agent) Close() {
 	a.mu.Lock()
 	closers := a.closers
 	a.closers = nil
+	a.live = false // closed, it runs nothing more
 	a.mu.Unlock()
 	for i := len(closers) - 1; i >= 0; i-- {
 		_ = closers[i]()

@@ -80,6 +80,10 @@
 //     keeps the pool, the permission gate refusing what plan mode forbids.
 //     An agent with a PlanApprover (a teammate) gets ExitPlanMode past the
 //     gate: the approver decides its plan.
+//   - Memory: Config.AgentMemory tells each agent about its own memory
+//     dir in its first message (the lead, the project's; a definition with
+//     memory set, its own). An AgentSpec with System (the dream agent) has
+//     that as its whole system prompt and no memory files at all.
 //   - Paths not built yet (remote agents) answer with an is_error result
 //     saying so, never with a silent fallback to another path.
 package runtime

@@ -34,6 +34,10 @@ type AgentSpec struct {
 	ParentID    string
 	// Append adds to the system prompt (a teammate's role in its team).
 	Append string
+	// System, when set, is the whole system prompt (prompt.Chain.Override:
+	// the dream agent's): no definition prompt, default prompt or Append,
+	// and no memory files in its first message.
+	System string
 	// Checker is the agent's permission state (default: a child of the
 	// session's, in Mode); Prompter answers its "ask" decisions (default:
 	// the session's).
@@ -46,6 +50,11 @@ type AgentSpec struct {
 	Inbox engine.Inbox
 	// Guard confines it to a worktree (a LeaseWorktree lease's Guard).
 	Guard tool.WriteGuard
+	// Live makes it count as running from the start, for an agent whose
+	// first activation is about to begin (the dream's): listings never
+	// show it finished before its task is attached. Its activation or
+	// Close ends that.
+	Live bool
 }
 
 // specAgent makes the record of the agent spec describes.
@@ -69,7 +78,7 @@ func (rt *Runtime) specAgent(spec AgentSpec) *Agent {
 	info.Model = agent.ResolveModel(rt.cfg.Getenv, spec.Model, defModel, spec.ParentModel, rt.cfg.Aliases)
 	info.Worktree = worktreeOf(spec.Guard)
 	a := &Agent{rt: rt, def: spec.Def, role: spec.Role, queue: task.NewQueue(), info: info,
-		checker: spec.Checker, prompter: spec.Prompter, approver: spec.PlanApprover, guard: spec.Guard}
+		checker: spec.Checker, prompter: spec.Prompter, approver: spec.PlanApprover, guard: spec.Guard, live: spec.Live}
 	if a.checker == nil && rt.cfg.Permissions != nil {
 		a.checker = rt.cfg.Permissions.ForChild(spec.Mode)
 	}
@@ -83,7 +92,7 @@ func (rt *Runtime) specAgent(spec AgentSpec) *Agent {
 // Run its work with Activate; Close it when it ends.
 func (rt *Runtime) NewAgent(ctx context.Context, spec AgentSpec) (*Agent, error) {
 	a := rt.specAgent(spec)
-	in := planInput{chain: prompt.Chain{Append: spec.Append}}
+	in := planInput{chain: prompt.Chain{Append: spec.Append, Override: spec.System}}
 	if spec.Inbox != nil {
 		in.inbox = inboxes{spec.Inbox, queueInbox{a.queue}}
 	}

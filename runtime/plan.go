@@ -148,8 +148,12 @@ func (rt *Runtime) buildPlan(ctx context.Context, a *Agent, in planInput) (*setu
 			p.cfg.MaxTurns = a.def.MaxTurns
 			p.cfg.Effort = a.def.EffortFor("")
 		}
-		if !rt.slim(a) {
-			if b, ok := prompt.UserContext(rt.cfg.Memory, rt.agentListAttachment(tools)); ok {
+		if !rt.slim(a) && in.chain.Override == "" {
+			extra := []string{rt.agentListAttachment(tools)}
+			if rt.cfg.AgentMemory != nil {
+				extra = append(extra, rt.cfg.AgentMemory(info, a.def))
+			}
+			if b, ok := prompt.UserContext(rt.cfg.Memory, extra...); ok {
 				opening = append(opening, b)
 			}
 		}

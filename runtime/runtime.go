@@ -88,6 +88,12 @@ type Config struct {
 	// fields (cwd, model, tools) are filled in for each agent.
 	Environment prompt.Environment
 	Memory      []prompt.MemoryFile
+	// AgentMemory, when set, is what an agent is told about its own memory
+	// directory in its first message (package memory): the project's
+	// memory for the lead, a definition's for an agent whose definition
+	// sets memory; "" for none. It is called once per agent, with its
+	// record and definition (nil for a lead without one).
+	AgentMemory func(info tool.Agent, def *agent.Definition) string
 	GitSnapshot string
 	// Proactive appends agent prompts to the default prompt instead of
 	// replacing it.

@@ -217,3 +217,15 @@ func TestAToolCallWithoutResultInsideTheHistoryIsAnswered(t *testing.T) {
 		t.Fatalf("results after the calls: %+v", tr.Messages[2].Content)
 	}
 }
+
+// TestFirstPromptSkipsReminders: a session's first prompt is the user's
+// text, not the reminders (memory files, project memory) before it.
+func TestFirstPromptSkipsReminders(t *testing.T) {
+	dir := t.TempDir()
+	write(t, Path(dir, "s1"), Entry{Type: TypeUser, Message: msg(llm.RoleUser,
+		llm.Text("<system-reminder>\n# Memory\n</system-reminder>"), llm.Text("fix the build"))})
+	list, err := List(dir, nil)
+	if err != nil || len(list) != 1 || list[0].FirstPrompt != "fix the build" {
+		t.Fatalf("List: %+v %v", list, err)
+	}
+}

@@ -96,7 +96,9 @@ func scan(path string, s *Summary, prices llm.PriceTable, lead bool) error {
 			s.Responses++
 		case lead && e.Type == TypeUser && e.Origin == "" && s.FirstPrompt == "" && e.Message != nil:
 			for _, b := range e.Message.Content {
-				if b.Type == llm.BlockText && strings.TrimSpace(b.Text) != "" {
+				// The prompt, not the reminders before it (memory files,
+				// the project's memory).
+				if t := strings.TrimSpace(b.Text); b.Type == llm.BlockText && t != "" && !strings.HasPrefix(t, "<system-reminder>") {
 					s.FirstPrompt = strings.TrimSpace(b.Text)
 					break
 				}

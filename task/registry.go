@@ -461,6 +461,9 @@ func (t *Task) decideLocked(oc Outcome, runErr error) (Status, string, string) {
 	case k == KindLocalBash && oc.ExitCode != nil && *oc.ExitCode != 0:
 		return StatusFailed, fmt.Sprintf("exit code %d", *oc.ExitCode), summary(k, d, StatusFailed, "", oc.ExitCode)
 	}
+	if oc.Summary != "" {
+		return StatusCompleted, "", oc.Summary
+	}
 	return StatusCompleted, "", summary(k, d, StatusCompleted, "", oc.ExitCode)
 }
 

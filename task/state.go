@@ -81,6 +81,10 @@ type Outcome struct {
 	// WorktreePath and WorktreeBranch name a kept worktree.
 	WorktreePath   string
 	WorktreeBranch string
+	// Summary, when set, replaces the summary of a completed task's
+	// notification ("Improved 3 memories" for a dream); a failed or killed
+	// task keeps the usual one.
+	Summary string
 }
 
 // Result is a finished task's outcome as recorded in its state.

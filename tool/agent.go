@@ -12,6 +12,7 @@ const (
 	KindBackground Kind = "background" // run_in_background or a background definition
 	KindFork       Kind = "fork"       // a copy of its parent's context
 	KindTeammate   Kind = "teammate"   // a named member of a team
+	KindDream      Kind = "dream"      // memory consolidation (package dream)
 )
 
 // Agent is the one record of an agent's facts: who it is, where it works

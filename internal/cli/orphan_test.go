@@ -19,7 +19,9 @@ func TestATeamOutlivesItsSessionAsOrphaned(t *testing.T) {
 	policy := func(r *fakeapi.Request) fakeapi.Reply {
 		first, turn := r.FirstUserText(), r.Turn()
 		if turn > 0 {
-			rec.add(first, r.LastUserText())
+			// Keyed by the prompt: the first message's last line (the
+			// lead's memory reminder comes before it).
+			rec.add(first[strings.LastIndex(first, "\n")+1:], r.LastUserText())
 		}
 		switch {
 		case strings.Contains(first, "make-team"):

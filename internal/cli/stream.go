@@ -69,7 +69,9 @@ func runStream(ctx context.Context, inv *Invocation, o *options, args []string) 
 	if len(args) > 0 {
 		return usageErr("--input-format stream-json reads the prompts from stdin; drop the prompt argument %q", args[0])
 	}
-	err := sdkproto.Serve(ctx, inv.Stdin, inv.Stdout, sdkproto.Options{Config: o.config(inv),
+	cfg := o.config(inv)
+	cfg.AutoDream = true // a long-lived session: memory consolidates between turns (package dream)
+	err := sdkproto.Serve(ctx, inv.Stdin, inv.Stdout, sdkproto.Options{Config: cfg,
 		PermissionPrompts: o.permPromptTool == "stdio", PromptTimeout: o.promptTimeout, Replay: o.replayUser})
 	if err != nil {
 		return &exitError{code: 1, err: err}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cohort-dev/cohort"
 	"github.com/cohort-dev/cohort/llm/fakeapi"
+	"github.com/cohort-dev/cohort/worktree"
 )
 
 // streamScript is one scripted run: the lead reads a file, delegates to a
@@ -120,6 +121,7 @@ func normalizeStream(t *testing.T, h *harness, lines []string) []string {
 	out := make([]string, len(lines))
 	for i, l := range lines {
 		l = strings.ReplaceAll(l, init.SessionID, "SESSION")
+		l = strings.ReplaceAll(l, worktree.ProjectSlug(h.dir), "SLUG") // in the memory dir's path
 		l = strings.ReplaceAll(l, h.dir, "PROJECT")
 		l = strings.ReplaceAll(l, h.home, "HOME")
 		l = uuidField.ReplaceAllString(l, `"uuid":"U"`)
