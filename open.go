@@ -237,7 +237,7 @@ func (s *Session) openTrace() error {
 	if s.o.trace == "" {
 		return nil
 	}
-	w, err := trace.Create(s.o.trace, trace.Config{Session: s.id})
+	w, err := trace.Create(s.o.trace, trace.Config{Session: s.id, Prices: s.model.prices})
 	if err != nil {
 		return configErr("Trace", "--trace: %v", err)
 	}

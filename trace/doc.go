@@ -24,7 +24,9 @@
 // An agent's main thread holds nested complete ("X") events: the agent
 // (from its first event, or its task_started, to its task_notification), its
 // turns ("turn N": a model request and the tool calls that follow it), and
-// each "model request" (args: model, usage, stop_reason, first_token_ms).
+// each "model request" (args: model, usage, stop_reason, first_token_ms,
+// and cost_usd when Config.Prices is set; the agent span then carries the
+// agent's summed usage and cost_usd).
 // Retries, compactions and task_started/task_notification are instant
 // events ("i", thread scope) on it.
 //

@@ -56,7 +56,15 @@ func (w *Writer) assistant(t *track, ev engine.Event, s int64) {
 		w.instant(t.tid, "model", "model response", s, args)
 		return
 	}
-	w.endRequest(t, s, responseArgs(ev.Response), false)
+	args := responseArgs(ev.Response)
+	if ev.Response != nil && w.cfg.Prices != nil {
+		c := w.cfg.Prices.Cost(ev.Response.Model, ev.Response.Usage)
+		args["cost_usd"] = c
+		t.cost += c
+		t.usage = t.usage.Add(ev.Response.Usage)
+		t.priced = true
+	}
+	w.endRequest(t, s, args, false)
 	t.turn.answered, t.turn.expect = true, uses
 	if uses == 0 {
 		w.endTurn(t, s, false)

@@ -5,6 +5,8 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+
+	"github.com/cohort-dev/cohort/llm"
 )
 
 // sortStride separates agents' thread_sort_index values, so an agent's tool
@@ -26,6 +28,10 @@ type track struct {
 	task      *taskRef
 	turn      *turn
 	tools     map[string]*span // open tool calls by tool_use_id
+	// cost and usage sum the agent's priced requests (Config.Prices).
+	cost   float64
+	usage  llm.Usage
+	priced bool
 }
 
 // lane is a thread beside an agent's main thread that holds its tool calls
@@ -247,6 +253,9 @@ func (w *Writer) endAgent(t *track, ts int64, extra map[string]any, unfinished b
 	}
 	if t.task != nil {
 		args["task_id"] = t.task.id
+	}
+	if t.priced {
+		args["cost_usd"], args["usage"] = t.cost, t.usage
 	}
 	for k, v := range extra {
 		args[k] = v

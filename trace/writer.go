@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cohort-dev/cohort/llm"
+
 	"github.com/cohort-dev/cohort/engine"
 	"github.com/cohort-dev/cohort/task"
 )
@@ -41,6 +43,10 @@ type Config struct {
 	// after the last write (default 1 s, measured on Now); negative writes
 	// only when the buffer is full, on Flush and on Close.
 	FlushInterval time.Duration
+	// Prices, when set, price each model request (args.cost_usd) and sum
+	// them per agent on its agent span (cost_usd, with its usage), so a
+	// team's bill reads agent by agent.
+	Prices llm.PriceTable
 }
 
 // Writer writes one run's trace file in Chrome's trace-event format (the

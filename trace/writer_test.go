@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cohort-dev/cohort/llm"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 )
@@ -338,6 +339,50 @@ func TestMicros(t *testing.T) {
 	for ns, want := range map[int64]string{0: "0", 999: "0.999", 1000: "1", 1500: "1.5", 1234567: "1234.567", 1000010: "1000.01", -1500: "-1.5"} {
 		if got := string(micros(ns)); got != want {
 			t.Errorf("micros(%d) = %s, want %s", ns, got, want)
+		}
+	}
+}
+
+// TestWriterPricesEachAgent: with Prices, each model request carries its
+// cost and each agent span its agents' total usage and cost.
+func TestWriterPricesEachAgent(t *testing.T) {
+	t.Parallel()
+	prices := llm.PriceTable{"claude-test": {Input: 3, Output: 15, CacheRead: 0.3, CacheWrite: 3.75}}
+	w, path := newWriter(t, Config{Prices: prices})
+	evs := []any{req("lead", "", 1), token("lead", ""), answer("lead", "", 1, "c1"),
+		toolStart("lead", "", "c1", "Agent", `{"description":"look","prompt":"..."}`)}
+	evs = append(evs, subagent("a01", "agent-1", "c1", "look")...)
+	evs = append(evs, toolDone("lead", "", "c1", "Agent", false), req("lead", "", 2), answer("lead", "", 2))
+	feed(w, evs...)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	events := fileEvents(t, path)
+	one := prices.Cost("claude-test", llm.Usage{InputTokens: 100, OutputTokens: 20, CacheReadInputTokens: 1000})
+	for _, r := range find(events, "X", "model request") {
+		if c := r["args"].(map[string]any)["cost_usd"]; c != one {
+			t.Errorf("a request's cost_usd = %v, want %v", c, one)
+		}
+	}
+	var agents []map[string]any
+	for _, e := range events {
+		if e["ph"] == "X" && e["cat"] == "agent" {
+			agents = append(agents, e)
+		}
+	}
+	if len(agents) != 2 {
+		t.Fatalf("%d agent spans, want 2", len(agents))
+	}
+	for _, a := range agents {
+		args := a["args"].(map[string]any)
+		n := 0
+		for _, r := range find(events, "X", "model request") {
+			if r["tid"] == a["tid"] {
+				n++
+			}
+		}
+		if c, _ := args["cost_usd"].(float64); n == 0 || c < float64(n)*one*0.999 || c > float64(n)*one*1.001 {
+			t.Errorf("agent %v: cost_usd %v for %d requests of %v", args["agent_id"], args["cost_usd"], n, one)
 		}
 	}
 }
