@@ -39,17 +39,30 @@ const (
 // once would hide every race for the cache.
 const FirstToken = 250 * time.Millisecond
 
-// Workload is a named scenario to bill.
+// Workload is a named run to bill: a bench/scenario spec, or (Custom) a
+// lead prompt with its own policy.
 type Workload struct {
 	Name string
 	Spec scenario.Spec
+	// Custom, when set, is used instead of Spec.
+	Custom *Custom
 }
 
-// Workloads are the ones the cost table reports: the fan-out of issue 4
-// and issue 25's five background agents.
+// Workloads are the ones the cost table reports: the fan-out of issue 4,
+// issue 25's five background agents, five forks and a team of three.
 var Workloads = []Workload{
 	{Name: "fanout-10x5", Spec: scenario.Spec{Agents: 10, Turns: 5, Tools: scenario.ToolsBash}},
 	{Name: "background-5x2", Spec: scenario.Spec{Agents: 5, Turns: 2, Tools: scenario.ToolsBash, Background: true}},
+	{Name: Customs[0].Name, Custom: &Customs[0]},
+	{Name: Customs[1].Name, Custom: &Customs[1]},
+}
+
+// agents is how many agents the workload starts below its lead.
+func (w Workload) agents() int {
+	if w.Custom != nil {
+		return w.Custom.Agents
+	}
+	return w.Spec.Agents
 }
 
 // Bill is what one run was billed for its input.
@@ -74,12 +87,23 @@ func (b Bill) USD() float64 { return b.Equivalents() * InputUSDPerToken }
 // Run runs w once in a fresh project under dir and returns its bill and
 // the fake's requests.
 func Run(ctx context.Context, dir string, w Workload) (Bill, []fakeapi.Recorded, error) {
-	if err := w.Spec.Validate(); err != nil {
-		return Bill{}, nil, err
+	var (
+		policy fakeapi.Policy
+		check  func() error
+		prompt = w.Spec.Prompt()
+	)
+	if c := w.Custom; c != nil {
+		policy, check = c.Policy()
+		prompt = c.Prompt
+	} else {
+		if err := w.Spec.Validate(); err != nil {
+			return Bill{}, nil, err
+		}
+		pol := scenario.NewPolicy()
+		policy, check = pol.Reply, func() error { return w.Spec.Check(pol.Summary(), 0) }
 	}
-	pol := scenario.NewPolicy()
 	srv := fakeapi.New(fakeapi.Config{Policy: func(r *fakeapi.Request) fakeapi.Reply {
-		reply := pol.Reply(r)
+		reply := policy(r)
 		reply.FirstTokenDelay = FirstToken
 		return reply
 	}})
@@ -92,7 +116,7 @@ func Run(ctx context.Context, dir string, w Workload) (Bill, []fakeapi.Recorded,
 	}
 	env := map[string]string{"HOME": home, "COHORT_HOME": filepath.Join(home, ".cohort"), "PATH": os.Getenv("PATH"),
 		"TMPDIR": os.TempDir(), "COHORT_NOTIFY_COALESCE": "0"}
-	s, err := cohort.New(ctx, cohort.Config{Dir: project, Home: env["COHORT_HOME"], BaseURL: srv.URL, APIKey: "bench",
+	cfg := cohort.Config{Dir: project, Home: env["COHORT_HOME"], BaseURL: srv.URL, APIKey: "bench",
 		AllowedTools: []string{"Bash"}, StopAfterRun: true, Stderr: io.Discard,
 		Getenv: func(k string) string { return env[k] }, Environ: func() []string {
 			var out []string
@@ -100,12 +124,16 @@ func Run(ctx context.Context, dir string, w Workload) (Bill, []fakeapi.Recorded,
 				out = append(out, k+"="+v)
 			}
 			return out
-		}})
+		}}
+	if c := w.Custom; c != nil {
+		cfg.Flags, cfg.TeammateMode = c.Flags, c.TeammateMode
+	}
+	s, err := cohort.New(ctx, cfg)
 	if err != nil {
 		return Bill{}, nil, err
 	}
 	var failed string
-	for ev, err := range s.Run(ctx, w.Spec.Prompt()) {
+	for ev, err := range s.Run(ctx, prompt) {
 		if err != nil {
 			failed = err.Error()
 			break
@@ -120,7 +148,7 @@ func Run(ctx context.Context, dir string, w Workload) (Bill, []fakeapi.Recorded,
 	if failed != "" {
 		return Bill{}, nil, fmt.Errorf("%s: the run failed: %s", w.Name, failed)
 	}
-	if err := w.Spec.Check(pol.Summary(), 0); err != nil {
+	if err := check(); err != nil {
 		return Bill{}, nil, fmt.Errorf("%s: %v", w.Name, err)
 	}
 	recs := srv.Requests()
@@ -146,7 +174,8 @@ func Run(ctx context.Context, dir string, w Workload) (Bill, []fakeapi.Recorded,
 func SubagentFirstRequests(recs []fakeapi.Recorded) []fakeapi.Recorded {
 	var out []fakeapi.Recorded
 	for _, r := range recs {
-		if r.Request == nil || r.Request.Turn() != 0 || strings.Contains(r.Request.FirstUserText(), "bench-lead") {
+		if r.Request == nil || r.Request.Turn() != 0 || strings.Contains(r.Request.FirstUserText(), "bench-lead") ||
+			strings.Contains(r.Request.FirstUserText(), "cost-") {
 			continue
 		}
 		out = append(out, r)
