@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -143,6 +144,32 @@ func TestClientsUseTheSession(t *testing.T) {
 					t.Errorf("%s imports %s: a client of package cohort must not assemble a session itself", rel, dep)
 				}
 			}
+		}
+	}
+}
+
+// TestBinaryKeepsMethodDeadCodeElimination: cmd/cohort links no
+// reflect.Value.Method or MethodByName. A reachable call to either (through
+// text/template: cobra's SetVersionTemplate, SetUsageTemplate,
+// SetHelpTemplate) makes the linker keep every exported method of every
+// reachable type, which doubled the binary (56 to 108 MB) and added 10 MB
+// of mapped pages to the fan-out's peak RSS (BENCHMARKS.md §6, "Stop 30").
+func TestBinaryKeepsMethodDeadCodeElimination(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds cmd/cohort")
+	}
+	bin := filepath.Join(t.TempDir(), "cohort")
+	if out, err := exec.Command("go", "build", "-o", bin, module+"/cmd/cohort").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	out, err := exec.Command("go", "tool", "nm", bin).Output()
+	if err != nil {
+		t.Fatalf("go tool nm: %v", err)
+	}
+	for line := range strings.Lines(string(out)) {
+		f := strings.Fields(line)
+		if name := f[len(f)-1]; name == "reflect.Value.Method" || name == "reflect.Value.MethodByName" {
+			t.Errorf("cmd/cohort links %s: something reachable calls it (text/template? a cobra Set*Template?), so the linker keeps every exported method; find it with go build -ldflags=-dumpdep ./cmd/cohort", name)
 		}
 	}
 }
