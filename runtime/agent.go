@@ -21,6 +21,10 @@ import (
 type Agent struct {
 	rt    *Runtime
 	seq   int // order of registration
+	// siblingWait and siblingDone order a teammate's first activation
+	// behind the first sibling of its group (siblings.go); set by NewAgent.
+	siblingWait func(context.Context) error
+	siblingDone func()
 	def   *agent.Definition
 	role  agent.Role
 	queue *task.Queue

@@ -50,6 +50,9 @@ type AgentSpec struct {
 	Inbox engine.Inbox
 	// Guard confines it to a worktree (a LeaseWorktree lease's Guard).
 	Guard tool.WriteGuard
+	// SpawnedBy is the Agent call that spawned it: agents one message
+	// spawns together start behind the first of their group (siblings.go).
+	SpawnedBy string
 	// Live makes it count as running from the start, for an agent whose
 	// first activation is about to begin (the dream's): listings never
 	// show it finished before its task is attached. Its activation or
@@ -100,6 +103,14 @@ func (rt *Runtime) NewAgent(ctx context.Context, spec AgentSpec) (*Agent, error)
 	if err != nil {
 		return nil, err
 	}
+	if spec.SpawnedBy != "" {
+		var run taskRun
+		rt.staggerSiblings(spec.SpawnedBy, p.cfg, &run)
+		if run.firstToken != nil {
+			p.cfg.Sink = onFirstToken(run.firstToken, p.cfg.Sink)
+		}
+		a.siblingWait, a.siblingDone = run.wait, run.done
+	}
 	a.adopt(p)
 	rt.register(a)
 	return a, nil
@@ -115,6 +126,16 @@ func (rt *Runtime) Activate(ctx context.Context, a *Agent, content []llm.Block, 
 	prompt := ""
 	if n := len(content); n > 0 {
 		prompt = content[n-1].Text
+	}
+	if first {
+		if done := a.siblingDone; done != nil {
+			defer done() // the first of its group: the rest go at its first token, or now
+		}
+		if wait := a.siblingWait; wait != nil {
+			if err := wait(ctx); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return rt.activate(ctx, a, activation{content: content, origin: origin, prompt: prompt, start: first})
 }

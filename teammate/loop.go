@@ -45,6 +45,9 @@ type Config struct {
 	Now         func() time.Time
 	Logf        func(format string, args ...any)
 	OnEvent     func(Event)
+	// SpawnedBy is the Agent call that spawned it in this process: siblings
+	// of one message wait for the first one's first token (runtime.Batch).
+	SpawnedBy string
 	// Guard confines an isolated teammate to its worktree (its Member.Cwd
 	// lies inside it).
 	Guard tool.WriteGuard
@@ -177,7 +180,7 @@ func (tm *Loop) build(ctx context.Context) error {
 		Def: tm.cfg.Def, Role: agent.RoleTeammate, Depth: 1, Model: m.Model, ParentModel: tm.cfg.LeadModel,
 		Mode: mode, Cwd: m.Cwd, ParentID: tm.cfg.ParentID, Append: roleNote(tm.cfg.Team, m),
 		Checker: tm.cfg.Checker, Prompter: leadPrompter{tm}, PlanApprover: tm.approvePlan,
-		Inbox: tm.chat, Guard: tm.cfg.Guard,
+		Inbox: tm.chat, Guard: tm.cfg.Guard, SpawnedBy: tm.cfg.SpawnedBy,
 	})
 	if err != nil {
 		return fmt.Errorf("teammate %s: %w", m.Name, err)

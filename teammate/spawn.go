@@ -213,7 +213,7 @@ func (l *Lead) spawnInProcess(ctx context.Context, rt *runtime.Runtime, parent *
 	cfg := Config{Team: teamName, Member: m, Store: l.cfg.Store, Runtime: rt, ParentID: parent.ID(),
 		Def: def, LeadModel: l.cfg.LeadModel, Checker: l.cfg.Checker.ForChild(permission.Mode(m.Mode)),
 		PermissionTimeout: l.cfg.PermissionTimeout, Heartbeat: l.cfg.Heartbeat, Now: l.cfg.Now,
-		Logf: l.cfg.Logf, OnEvent: l.cfg.OnEvent}
+		Logf: l.cfg.Logf, OnEvent: l.cfg.OnEvent, SpawnedBy: env.ToolUseID}
 	if lease != nil {
 		cfg.Guard = lease.Guard
 	}
