@@ -62,6 +62,12 @@
 //     byte (package internal/fork builds the history and breakpoints); in
 //     a fan-out the first fork runs at once and its siblings wait for its
 //     first streamed token, so they read the prefix it wrote to the cache.
+//   - Siblings: agents one assistant message starts together (subagents,
+//     background agents, in-process teammates) are grouped by model and
+//     tool array; the first of each group starts at once and the rest wait
+//     for its first streamed event before they take a concurrency slot, so
+//     one writes the shared prefix to the prompt cache and the rest read it
+//     (siblings.go). The Agent tool's Prepare names the batch (Batch).
 //   - Worktree isolation (isolation: "worktree", Config.Worktrees): the
 //     worktree is made at spawn, before the task starts, so a missing git
 //     or repository, or a WorktreeCreate hook's refusal, is the Agent

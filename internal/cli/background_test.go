@@ -80,10 +80,12 @@ func TestFiveBackgroundAgentsNotifyOnce(t *testing.T) {
 func helperScript(n int, notes string, together *barrier, leadIdle *gate) func(*fakeapi.Request) fakeapi.Reply {
 	return func(r *fakeapi.Request) fakeapi.Reply {
 		if r.Turn() == 0 {
-			if !together.wait(r.Context()) {
-				return fakeapi.TextReply("the five agents did not run at the same time")
-			}
 			return fakeapi.Reply{Content: []fakeapi.Block{use("Read", map[string]any{"file_path": notes})}}
+		}
+		// The barrier is on the second request: the first ones start one
+		// after the first sibling's first token (runtime/siblings.go).
+		if !together.wait(r.Context()) {
+			return fakeapi.TextReply("the five agents did not run at the same time")
 		}
 		if !leadIdle.wait(r.Context()) {
 			return fakeapi.TextReply("the lead never ended its first turn")

@@ -58,14 +58,17 @@ func TestThreeParallelSubagents(t *testing.T) {
 			"description": fmt.Sprintf("worker %d", i), "subagent_type": "general-purpose",
 			"prompt": fmt.Sprintf("sub-%d: count the files twice", i)}))
 		n := strconv.Itoa(i)
+		// The barrier is on the second request: the first ones start one
+		// after the first sibling's first token (they read the prefix it
+		// writes to the cache), and from there all three run at once.
 		c.on("sub-"+n+":",
+			calls(use("Bash", map[string]any{"command": "echo first-" + n})),
 			func(r *fakeapi.Request) fakeapi.Reply {
 				if !gate.wait(r.Context()) {
 					return fakeapi.TextReply("the three subagents did not run concurrently")
 				}
-				return fakeapi.Reply{Content: []fakeapi.Block{use("Bash", map[string]any{"command": "echo first-" + n})}}
+				return fakeapi.Reply{Content: []fakeapi.Block{use("Bash", map[string]any{"command": "echo second-" + n})}}
 			},
-			calls(use("Bash", map[string]any{"command": "echo second-" + n})),
 			func(r *fakeapi.Request) fakeapi.Reply {
 				return fakeapi.TextReply("report " + n + ": " + strings.Join(toolResults(r), ","))
 			})

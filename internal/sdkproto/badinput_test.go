@@ -10,8 +10,11 @@ import (
 	"github.com/cohort-dev/cohort/llm/fakeapi"
 )
 
+// echoPolicy answers with the last line of the last user message (the
+// prompt; the session's reminders come before it).
 func echoPolicy(r *fakeapi.Request) fakeapi.Reply {
-	return fakeapi.TextReply("echo: " + r.LastUserText())
+	lines := strings.Split(strings.TrimSpace(r.LastUserText()), "\n")
+	return fakeapi.TextReply("echo: " + lines[len(lines)-1])
 }
 
 // writePolicy makes the lead call Write once, then report what the tool
