@@ -19,15 +19,15 @@ import (
 // (tool.Agent), its definition, its queue, its engine and permission
 // state. Its fields are private; the methods are safe for concurrent use.
 type Agent struct {
-	rt    *Runtime
-	seq   int // order of registration
+	rt  *Runtime
+	seq int // order of registration
 	// siblingWait and siblingDone order a teammate's first activation
 	// behind the first sibling of its group (siblings.go); set by NewAgent.
 	siblingWait func(context.Context) error
 	siblingDone func()
-	def   *agent.Definition
-	role  agent.Role
-	queue *task.Queue
+	def         *agent.Definition
+	role        agent.Role
+	queue       *task.Queue
 	// fork is the recursion guard's context flag (a fork never forks).
 	fork bool
 	// checker is the agent's permission state (nil: everything allowed).
