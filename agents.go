@@ -107,9 +107,7 @@ func (s *Session) agentInfo(a *runtime.Agent) AgentInfo {
 		Model: rec.Model, Cwd: rec.Cwd, Worktree: rec.Worktree, PermissionMode: string(rec.Mode),
 		Color: rec.Color, Depth: rec.Depth, ParentID: rec.ParentID, ParentToolUseID: rec.ParentToolUseID,
 		InProcess: true}
-	if eng := a.Engine(); eng != nil {
-		info.Usage, info.CostUSD = eng.Usage()
-	}
+	info.Usage, info.CostUSD = a.Usage()
 	if r := a.Result(); r != nil {
 		info.ToolUses = r.ToolUses
 	}

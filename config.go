@@ -156,6 +156,11 @@ type Config struct {
 	AgentMaxTurns       int
 	AgentTimeout        time.Duration
 	MaxAgentDepth       int
+	// EvictAfter is how long a finished subagent or background agent keeps
+	// its conversation in memory (default 2 minutes; negative: for the
+	// session); a message to it later resumes it from its transcript, with
+	// the same prompt prefix. It keeps a long session's memory flat.
+	EvictAfter time.Duration
 
 	// TeammateMode is where teammates run: auto (tmux inside tmux, else
 	// in-process), in-process or tmux. TeammateBackends overrides it per
@@ -392,6 +397,7 @@ type options struct {
 	mcpConfigs                            []string
 	strictMCP                             bool
 	mcpTransports                         map[string]sdkmcp.Transport
+	evictAfter                            time.Duration
 }
 
 func (c Config) options() *options {
@@ -406,7 +412,7 @@ func (c Config) options() *options {
 		permissionTimeout: c.TeammatePermissionTimeout, sandbox: c.Sandbox, settings: c.Settings,
 		toolPool: c.ToolPool, settingSources: c.SettingSources, maxThinkingTokens: c.MaxThinkingTokens,
 		fallbackModel: c.FallbackModel, mcpConfigs: c.MCPConfig, strictMCP: c.StrictMCPConfig,
-		mcpTransports: c.MCPTransports}
+		mcpTransports: c.MCPTransports, evictAfter: c.EvictAfter}
 	for name, b := range c.TeammateBackends {
 		o.teammateBackends = append(o.teammateBackends, name+"="+b)
 	}

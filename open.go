@@ -458,6 +458,7 @@ func (s *Session) runtime(ctx context.Context) error {
 		MaxConcurrent: s.o.maxConcurrent,
 		MaxTurns:      s.o.agentMaxTurns,
 		Deadline:      s.o.agentTimeout,
+		EvictAfter:    s.o.evictAfter,
 		MaxDepth:      s.o.maxDepth,
 		SessionID:     s.id,
 		Cwd:           s.cwd,

@@ -53,6 +53,13 @@ type Agent struct {
 	// resumed agent): a message delivered then joins it; otherwise the
 	// message resumes the agent (Deliver).
 	live bool
+	// ends counts finished activations; evicted is set once a finished
+	// agent's engine was dropped (evict.go), and spent keeps what its
+	// dropped engines had used.
+	ends    int
+	evicted bool
+	spent   llm.Usage
+	spentUS float64
 }
 
 // PlanApprover decides an agent's plan when it leaves plan mode (a

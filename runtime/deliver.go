@@ -31,7 +31,7 @@ func (rt *Runtime) Deliver(ctx context.Context, to string, block llm.Block) (str
 	if info := a.Info(); info.Depth == 0 || info.Team != "" {
 		return "", ErrNoAgent
 	}
-	if a.Engine() == nil && !a.isLive() {
+	if a.Engine() == nil && !a.isLive() && !a.isEvicted() {
 		return "", fmt.Errorf("agent %s has not started", to)
 	}
 	if a.offer(task.Item{Kind: task.ItemTeammateMessage, Text: block.Text}) {
@@ -92,8 +92,19 @@ func (rt *Runtime) resume(ctx context.Context, a *Agent, block llm.Block) (*task
 	spec := task.Spec{Kind: task.KindLocalAgent, Description: desc, Prompt: block.Text, SubagentType: info.Type,
 		AgentID: info.ID, Name: info.Name, ParentAgentID: info.ParentID, Queue: parentQ, Background: true}
 	run := taskRun{act: activation{content: []llm.Block{block}, origin: session.OriginTeammate, prompt: block.Text, start: true}}
+	if a.isEvicted() {
+		p, err := rt.rebuild(ctx, a)
+		if err != nil {
+			a.setLive(false)
+			return nil, err
+		}
+		run.plan = p
+	}
 	t, err := rt.cfg.Tasks.Start(context.WithoutCancel(ctx), spec, rt.taskBody(a, run))
 	if err != nil {
+		if run.plan != nil {
+			run.plan.close()
+		}
 		a.setLive(false)
 		return nil, err
 	}

@@ -230,7 +230,7 @@ func (rt *Runtime) openTranscript(p *setup, a *Agent) error {
 func (a *Agent) start(cfg engine.Config) *engine.Agent {
 	eng := engine.New(cfg)
 	a.mu.Lock()
-	a.engine = eng
+	a.engine, a.evicted = eng, false
 	a.mu.Unlock()
 	return eng
 }

@@ -143,6 +143,8 @@ func (a *Agent) finish() bool {
 		return false
 	}
 	a.live = false
+	a.ends++
+	a.rt.scheduleEvict(a, a.ends)
 	return true
 }
 

@@ -78,6 +78,14 @@ type Config struct {
 	// MaxTurns bounds each subagent's turns when its definition sets none
 	// (0: no bound).
 	MaxTurns int
+	// EvictAfter is how long a finished subagent or background agent
+	// keeps its engine (its conversation) in memory (default
+	// DefaultEvictAfter; negative: for the session). After that a message
+	// to it resumes it from its transcript (evict.go). Only agents with a
+	// transcript (Transcripts) are evicted.
+	EvictAfter time.Duration
+	// OnEvict, when set, is told each agent evicted.
+	OnEvict func(agentID string)
 	// Deadline bounds each spawned agent's wall-clock time per activation
 	// (0: none).
 	Deadline time.Duration

@@ -1,0 +1,156 @@
+package cohort
+
+import (
+	"encoding/json"
+	"os"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cohort-dev/cohort/llm/fakeapi"
+	"github.com/cohort-dev/cohort/session"
+)
+
+// evictRig runs a lead that starts a named background helper, waits for
+// it, and on its second prompt messages it; the helper's requests are
+// kept.
+type evictRig struct {
+	mu   sync.Mutex
+	reqs []*fakeapi.Request // the helper's, in order
+	sent string             // what SendMessage told the lead
+}
+
+func newEvictRig(e *env) *evictRig {
+	r := &evictRig{}
+	e.rt.on("helper-task", func(req *fakeapi.Request) fakeapi.Reply {
+		r.mu.Lock()
+		r.reqs = append(r.reqs, req)
+		r.mu.Unlock()
+		switch req.Turn() {
+		case 0:
+			return fakeapi.ToolReply("", "Bash", map[string]any{"command": "echo one", "description": "one"})
+		case 1:
+			return fakeapi.TextReply("helper done")
+		}
+		return fakeapi.TextReply("helper again")
+	})
+	e.rt.on("evict-lead", func(req *fakeapi.Request) fakeapi.Reply {
+		last := req.LastUserText()
+		switch {
+		case req.Turn() == 0:
+			return fakeapi.ToolReply("", "Agent", map[string]any{"description": "helper", "name": "helper",
+				"prompt": "helper-task: echo one", "run_in_background": true})
+		case strings.HasSuffix(strings.TrimSpace(last), "ask the helper again"):
+			return fakeapi.ToolReply("", "SendMessage", map[string]any{"to": "helper", "message": "one more thing", "summary": "again"})
+		}
+		if strings.Contains(last, "one more thing") || strings.Contains(last, "helper") {
+			r.mu.Lock()
+			if r.sent == "" && req.LastToolResultText() != "" {
+				r.sent = req.LastToolResultText()
+			}
+			r.mu.Unlock()
+		}
+		return fakeapi.TextReply("noted")
+	})
+	return r
+}
+
+// evicted waits until the helper's engine has been dropped.
+func evicted(t *testing.T, s *Session) string {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if a, ok := s.rt.LookupName("helper", true); ok && a.Engine() == nil {
+			return a.ID()
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the finished helper was not evicted")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestEvictedAgentResumesWithTheSamePrefix: a finished background agent's
+// conversation leaves memory after EvictAfter; a message to it then
+// resumes it from its transcript, and its request begins with the bytes of
+// its last one (system prompt, tools, messages), so it reads the cache.
+func TestEvictedAgentResumesWithTheSamePrefix(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	r := newEvictRig(e)
+	cfg := e.config()
+	cfg.AllowedTools, cfg.EvictAfter = []string{"Bash"}, 10*time.Millisecond
+	s := e.open(cfg)
+	collect(t, s, "evict-lead: start the helper")
+	evicted(t, s)
+	collect(t, s, "ask the helper again")
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.reqs) != 3 {
+		t.Fatalf("the helper sent %d requests, want 3 (two, then one after its resume); the lead was told %q", len(r.reqs), r.sent)
+	}
+	before, after := r.reqs[1], r.reqs[2]
+	if !strings.Contains(after.LastUserText(), "one more thing") {
+		t.Fatalf("the resumed request does not carry the message: %q", after.LastUserText())
+	}
+	if string(stripped(t, before.System)) != string(stripped(t, after.System)) ||
+		string(stripped(t, before.Tools)) != string(stripped(t, after.Tools)) {
+		t.Fatal("the resumed helper's system prompt or tools differ from its last request's")
+	}
+	if len(after.Messages) < len(before.Messages) {
+		t.Fatalf("the resumed request has %d messages, the last one %d", len(after.Messages), len(before.Messages))
+	}
+	for i := range before.Messages[:len(before.Messages)-1] {
+		if string(stripped(t, before.Messages[i])) != string(stripped(t, after.Messages[i])) {
+			t.Fatalf("message %d differs after the resume", i)
+		}
+	}
+	if got := e.srv.Requests(); len(got) > 0 {
+		for _, rec := range got {
+			if rec.Request == after && rec.Usage.CacheReadInputTokens < 1024 {
+				t.Errorf("the resumed request read %d tokens from the cache; its prefix should have been cached", rec.Usage.CacheReadInputTokens)
+			}
+		}
+	}
+}
+
+// TestEvictedAgentWithAnUnreadableTranscript: the message that would
+// resume it gets an error naming the transcript, and nothing else breaks.
+func TestEvictedAgentWithAnUnreadableTranscript(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	r := newEvictRig(e)
+	cfg := e.config()
+	cfg.AllowedTools, cfg.EvictAfter = []string{"Bash"}, 10*time.Millisecond
+	s := e.open(cfg)
+	collect(t, s, "evict-lead: start the helper")
+	id := evicted(t, s)
+	path := session.SidechainPath(s.projectDir, s.id, id)
+	if err := os.WriteFile(path, []byte("this is not a transcript\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	evs := collect(t, s, "ask the helper again")
+	if res := last(evs); res.IsError {
+		t.Fatalf("the lead's turn failed: %s", res.Result)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !strings.Contains(r.sent, "transcript at "+path+" is unreadable") {
+		t.Fatalf("SendMessage said %q; want it to name the unreadable transcript %s", r.sent, path)
+	}
+}
+
+var cacheControl = regexp.MustCompile(`,?"cache_control":\{[^}]*\}`)
+
+// stripped is v's JSON without cache markers, which move from request to
+// request.
+func stripped(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cacheControl.ReplaceAll(b, nil)
+}
