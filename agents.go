@@ -41,6 +41,10 @@ type AgentInfo struct {
 	// InProcess is false for a teammate in a process of its own (tmux):
 	// only its team record and state are known here.
 	InProcess bool
+	// InMemory is whether its conversation is held in memory; a finished
+	// agent's leaves after Config.EvictAfter (a message brings it back
+	// from its transcript).
+	InMemory bool
 
 	Cwd, Worktree   string
 	PermissionMode  string
@@ -108,6 +112,7 @@ func (s *Session) agentInfo(a *runtime.Agent) AgentInfo {
 		Color: rec.Color, Depth: rec.Depth, ParentID: rec.ParentID, ParentToolUseID: rec.ParentToolUseID,
 		InProcess: true}
 	info.Usage, info.CostUSD = a.Usage()
+	info.InMemory = a.Engine() != nil
 	if r := a.Result(); r != nil {
 		info.ToolUses = r.ToolUses
 	}

@@ -21,10 +21,11 @@ import (
 type Agent struct {
 	rt  *Runtime
 	seq int // order of registration
-	// siblingWait and siblingDone order a teammate's first activation
-	// behind the first sibling of its group (siblings.go); set by NewAgent.
-	siblingWait func(context.Context) error
-	siblingDone func()
+	// siblingKey names the sibling group of a teammate spawned with others
+	// (siblings.go); siblingGate is the group's gate when this one went
+	// first (a.mu).
+	siblingKey  string
+	siblingGate *forkGate
 	def         *agent.Definition
 	role        agent.Role
 	queue       *task.Queue

@@ -103,13 +103,11 @@ func (rt *Runtime) NewAgent(ctx context.Context, spec AgentSpec) (*Agent, error)
 	if err != nil {
 		return nil, err
 	}
-	if spec.SpawnedBy != "" {
-		var run taskRun
-		rt.staggerSiblings(spec.SpawnedBy, p.cfg, &run)
-		if run.firstToken != nil {
-			p.cfg.Sink = onFirstToken(run.firstToken, p.cfg.Sink)
-		}
-		a.siblingWait, a.siblingDone = run.wait, run.done
+	if batch := rt.batchOf(spec.SpawnedBy); spec.SpawnedBy != "" && batch != "" {
+		// Which sibling goes first is decided when they activate, not
+		// here: a teammate made first may be the last to start.
+		a.siblingKey = "siblings/" + batch + "/" + prefixKey(p.cfg)
+		p.cfg.Sink = onFirstToken(a.releaseSiblings, p.cfg.Sink)
 	}
 	a.adopt(p)
 	rt.register(a)
@@ -127,14 +125,15 @@ func (rt *Runtime) Activate(ctx context.Context, a *Agent, content []llm.Block, 
 	if n := len(content); n > 0 {
 		prompt = content[n-1].Text
 	}
-	if first {
-		if done := a.siblingDone; done != nil {
-			defer done() // the first of its group: the rest go at its first token, or now
-		}
-		if wait := a.siblingWait; wait != nil {
-			if err := wait(ctx); err != nil {
-				return nil, err
-			}
+	if first && a.siblingKey != "" {
+		gate, lead := rt.forkGateFor(a.siblingKey)
+		if lead {
+			a.mu.Lock()
+			a.siblingGate = gate
+			a.mu.Unlock()
+			defer gate.release() // the rest go at its first token, or when this ends
+		} else if err := gate.wait(ctx); err != nil {
+			return nil, err
 		}
 	}
 	return rt.activate(ctx, a, activation{content: content, origin: origin, prompt: prompt, start: first})

@@ -294,7 +294,9 @@ func onFirstToken(f func(), next engine.Sink) engine.Sink {
 		if ev.Kind == engine.EventStream || ev.Kind == engine.EventAssistant {
 			f()
 		}
-		next(ev)
+		if next != nil {
+			next(ev)
+		}
 	}
 }
 

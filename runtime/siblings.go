@@ -89,3 +89,13 @@ func (rt *Runtime) staggerSiblings(toolUseID string, cfg engine.Config, run *tas
 		run.wait = gate.wait
 	}
 }
+
+// releaseSiblings lets the rest of a's group go, if a went first.
+func (a *Agent) releaseSiblings() {
+	a.mu.Lock()
+	g := a.siblingGate
+	a.mu.Unlock()
+	if g != nil {
+		g.release()
+	}
+}

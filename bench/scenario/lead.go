@@ -30,6 +30,9 @@ func (p *Policy) leadReply(r *fakeapi.Request, s Spec, base int) fakeapi.Reply {
 	if next >= s.Agents {
 		return fakeapi.TextReply(s.progressLine(next) + "\nAll agents were started; waiting for any that are still running.")
 	}
+	if s.PerPrompt && !strings.Contains(r.LastUserText(), NextPrompt) {
+		return fakeapi.TextReply(s.progressLine(next) + "\nWaiting for the agents of this batch.")
+	}
 	var calls []fakeapi.Block
 	for id := next; id < min(s.Agents, next+s.perMessage()); id++ {
 		in := map[string]any{"description": fmt.Sprintf("bench worker %d", id),
@@ -164,7 +167,7 @@ func isSummaryRequest(r *fakeapi.Request) bool {
 		return false
 	}
 	last := c[len(c)-1]
-	return last.Type == "text" && !strings.Contains(last.Text, notifyOpen)
+	return last.Type == "text" && !strings.Contains(last.Text, notifyOpen) && !strings.Contains(last.Text, NextPrompt)
 }
 
 // leadSeen accumulates leadFacts over a run. Not safe for concurrent use:

@@ -62,7 +62,15 @@ type Spec struct {
 	// File is the absolute path ToolsMixed reads; Glob looks in its
 	// directory.
 	File string
+	// PerPrompt starts the next message of agents only in reply to a user
+	// prompt that says NextPrompt (one batch per Run, for the soak); the
+	// lead's other turns wait.
+	PerPrompt bool
 }
+
+// NextPrompt is the user prompt that starts a PerPrompt spec's next batch.
+const NextPrompt = "bench-next: start the next batch"
+
 
 const (
 	leadTag = "bench-lead"
@@ -103,8 +111,12 @@ func (s Spec) Prompt() string {
 }
 
 func (s Spec) line() string {
-	return fmt.Sprintf("%s agents=%d turns=%d per-message=%d background=%t tools=%s file=%s",
+	line := fmt.Sprintf("%s agents=%d turns=%d per-message=%d background=%t tools=%s file=%s",
 		leadTag, s.Agents, s.Turns, s.PerMessage, s.Background, s.Tools, s.File)
+	if s.PerPrompt {
+		line += " per-prompt=true"
+	}
+	return line
 }
 
 // progressLine is the spec line plus the id of the next agent to start. The
@@ -159,6 +171,8 @@ func parseLead(text string) (s Spec, next int, ok bool, err error) {
 			s.Tools = v
 		case "file":
 			s.File = v
+		case "per-prompt":
+			s.PerPrompt, err = strconv.ParseBool(v)
 		case "next":
 			next, err = strconv.Atoi(v)
 		default:

@@ -1,0 +1,154 @@
+package bench
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	goruntime "runtime"
+	"runtime/pprof"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/cohort-dev/cohort"
+	"github.com/cohort-dev/cohort/bench/scenario"
+	"github.com/cohort-dev/cohort/bench/trial"
+)
+
+// BenchmarkSoak is issue 25's soak: one session runs COHORT_SOAK_AGENTS
+// (default 10,000) background agents of one Bash turn each, 100 per lead
+// message, one message per Run (scenario.Spec.PerPrompt), against
+// fakeserve in its own process (so the fake's memory is not weighed).
+// After the first Run and after the last, once the finished agents have
+// been evicted (EvictAfter 200 ms), it takes the live heap after a GC and
+// counts the agents whose conversation is in memory. Not in CI:
+//
+//	go test ./bench -run '^$' -bench BenchmarkSoak -benchtime 1x -timeout 60m
+//
+// It reports heap_first_MB, heap_last_MB, in_memory_max (agents still held
+// when measured) and agents, and fails if the heap grew by over 20 %.
+// COHORT_SOAK_HEAP=FILE writes a heap profile at the end.
+func BenchmarkSoak(b *testing.B) {
+	total := 10_000
+	if v := os.Getenv("COHORT_SOAK_AGENTS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 2*soakBatch || n%soakBatch != 0 {
+			b.Fatalf("COHORT_SOAK_AGENTS=%q: want a multiple of %d, at least %d", v, soakBatch, 2*soakBatch)
+		}
+		total = n
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Minute)
+	defer cancel()
+	bins, err := trial.Build(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer bins.Remove()
+	for range b.N {
+		m := soak(ctx, b, bins.FakeServe, total)
+		b.ReportMetric(float64(m.first)/(1<<20), "heap_first_MB")
+		b.ReportMetric(float64(m.last)/(1<<20), "heap_last_MB")
+		b.ReportMetric(float64(m.inMemory), "in_memory_max")
+		b.ReportMetric(float64(total), "agents")
+		if float64(m.last) > 1.2*float64(m.first) {
+			b.Errorf("the live heap grew from %.1f MB after the first batch to %.1f MB after the last (over 20 %%)",
+				float64(m.first)/(1<<20), float64(m.last)/(1<<20))
+		}
+	}
+}
+
+const soakBatch = 100
+
+type soakMeasure struct {
+	first, last uint64
+	inMemory    int
+}
+
+func soak(ctx context.Context, b *testing.B, fakeserve string, total int) soakMeasure {
+	fake, err := trial.StartFake(ctx, fakeserve, "-nocache")
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir := b.TempDir()
+	project, home := filepath.Join(dir, "p"), filepath.Join(dir, "h")
+	for _, d := range []string{project, home} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			b.Fatal(err)
+		}
+	}
+	env := map[string]string{"HOME": home, "COHORT_HOME": filepath.Join(home, ".cohort"), "PATH": os.Getenv("PATH"),
+		"TMPDIR": os.TempDir()}
+	s, err := cohort.New(ctx, cohort.Config{Dir: project, Home: env["COHORT_HOME"], BaseURL: fake.URL, APIKey: "soak",
+		AllowedTools: []string{"Bash"}, EvictAfter: 200 * time.Millisecond, MaxConcurrentAgents: soakBatch, Stderr: io.Discard,
+		Getenv: func(k string) string { return env[k] }, Environ: func() []string {
+			var out []string
+			for k, v := range env {
+				out = append(out, k+"="+v)
+			}
+			return out
+		}})
+	if err != nil {
+		fake.Finish()
+		b.Fatal(err)
+	}
+	var m soakMeasure
+	measure := func() uint64 {
+		// The finished agents leave memory EvictAfter after their end.
+		deadline := time.Now().Add(time.Minute)
+		for {
+			held := 0
+			for _, a := range s.Agents() {
+				if a.InMemory && a.Kind != "lead" {
+					held++
+				}
+			}
+			if held == 0 || time.Now().After(deadline) {
+				m.inMemory = max(m.inMemory, held)
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		goruntime.GC()
+		var ms goruntime.MemStats
+		goruntime.ReadMemStats(&ms)
+		return ms.HeapAlloc
+	}
+	spec := scenario.Spec{Agents: total, Turns: 1, PerMessage: soakBatch, Tools: scenario.ToolsBash, Background: true, PerPrompt: true}
+	prompt := spec.Prompt() + "\n" + scenario.NextPrompt
+	for k := range total / soakBatch {
+		for ev, err := range s.Run(ctx, prompt) {
+			if err != nil {
+				b.Fatal(err)
+			}
+			if ev.Type == cohort.EventResult && os.Getenv("COHORT_SOAK_DEBUG") != "" {
+				b.Logf("batch %d: %s", k, ev.Result)
+			}
+			if ev.Type == cohort.EventResult && ev.IsError {
+				b.Fatalf("batch %d failed: %s", k, ev.Result)
+			}
+		}
+		prompt = scenario.NextPrompt
+		if k == 0 {
+			m.first = measure()
+		}
+	}
+	m.last = measure()
+	if f := os.Getenv("COHORT_SOAK_HEAP"); f != "" {
+		if out, err := os.Create(f); err == nil {
+			pprof.WriteHeapProfile(out)
+			out.Close()
+		}
+	}
+	if err := s.Close(); err != nil {
+		b.Error(err)
+	}
+	sum, _, err := fake.Finish()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := spec.Check(sum, 0); err != nil {
+		b.Fatal(err)
+	}
+	return m
+}
