@@ -71,7 +71,6 @@ type Spec struct {
 // NextPrompt is the user prompt that starts a PerPrompt spec's next batch.
 const NextPrompt = "bench-next: start the next batch"
 
-
 const (
 	leadTag = "bench-lead"
 	subTag  = "bench-sub"
