@@ -54,4 +54,11 @@
 //     package childenv) plus the settings' env, plus its own env entries.
 //   - The deprecated SSE transport is refused with a message; so are
 //     unknown fields, which are usually typos.
+//   - Servers in the program that hosts the session (TypeSDK: the Agent
+//     SDK host's createSdkMcpServer servers, reached over the control
+//     protocol by internal/sdkproto, or Config.MCPTransports) are started
+//     and listed like the others and count as approved.
+//   - MCP prompts are slash commands in Claude Code (/mcp__server__prompt),
+//     not tools; they come with the terminal UI's slash commands. Resources
+//     are tools, as there.
 package mcp
