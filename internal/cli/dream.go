@@ -42,17 +42,7 @@ func runDream(ctx context.Context, inv *Invocation, o *options) error {
 			failed = ev.IsError
 		}
 	}
-	o.printedResult = out.results > 0
-	if err := s.Close(); err != nil {
-		warn(inv, err)
-	}
-	if runErr != nil {
-		return &exitError{code: 1, err: runErr}
-	}
-	if failed {
-		return &exitError{code: 1}
-	}
-	return nil
+	return finishRun(inv, o, s, out, failed, runErr)
 }
 
 // newMemoryCmd shows where the project's memory lives and its index.

@@ -46,6 +46,12 @@ func runRoot(ctx context.Context, inv *Invocation, o *options, args []string) er
 		out.debug = &debugLog{w: inv.Stderr, filter: newDebugFilter(o.debug)}
 	}
 	failed, runErr := printRun(ctx, s, text, out.event)
+	return finishRun(inv, o, s, out, failed, runErr)
+}
+
+// finishRun closes s after a one-shot run printed through out and turns
+// how it went into the exit: 1 for a run that failed or could not run.
+func finishRun(inv *Invocation, o *options, s *cohort.Session, out *printer, failed bool, runErr error) error {
 	o.printedResult = out.results > 0
 	if err := s.Close(); err != nil {
 		warn(inv, err)
