@@ -57,10 +57,14 @@
 //   - Supported control requests: initialize, interrupt, set_permission_mode,
 //     set_model (null or "default" returns to the session's first model),
 //     stop_task (a task id from task_started, or an agent id or name) and
-//     mcp_status (the session's MCP servers and their states). SDK-hosted
-//     MCP servers (initialize's sdkMcpServers) are not reached yet: a
-//     protocol_error says so and their tools are absent. Others get an error response naming
-//     the subtype. keep_alive and control_cancel_request lines are
+//     mcp_status (the session's MCP servers and their states). Others get
+//     an error response naming the subtype.
+//   - SDK-hosted MCP servers (initialize's sdkMcpServers) are servers of
+//     the session like any other: their JSON-RPC messages travel as
+//     mcp_message control requests (mcpbridge.go). While initialize makes
+//     the session, control responses are handled at once — the servers'
+//     handshake answers arrive that way — and every other line is held, in
+//     order, until the session is ready. keep_alive and control_cancel_request lines are
 //     accepted and need nothing: the CLI answers the host's requests at
 //     once.
 //   - system/init reports claude_code_version as the Claude Code release
