@@ -57,6 +57,19 @@ func newEvictRig(e *env) *evictRig {
 	return r
 }
 
+// startEvicted runs the helper to its end in a session that evicts after
+// 10 ms, and returns once it has been evicted (and its id).
+func startEvicted(t *testing.T) (*env, *evictRig, *Session, string) {
+	t.Helper()
+	e := newEnv(t)
+	r := newEvictRig(e)
+	cfg := e.config()
+	cfg.AllowedTools, cfg.EvictAfter = []string{"Bash"}, 10*time.Millisecond
+	s := e.open(cfg)
+	collect(t, s, "evict-lead: start the helper")
+	return e, r, s, evicted(t, s)
+}
+
 // evicted waits until the helper's engine has been dropped.
 func evicted(t *testing.T, s *Session) string {
 	t.Helper()
@@ -78,13 +91,7 @@ func evicted(t *testing.T, s *Session) string {
 // its last one (system prompt, tools, messages), so it reads the cache.
 func TestEvictedAgentResumesWithTheSamePrefix(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	r := newEvictRig(e)
-	cfg := e.config()
-	cfg.AllowedTools, cfg.EvictAfter = []string{"Bash"}, 10*time.Millisecond
-	s := e.open(cfg)
-	collect(t, s, "evict-lead: start the helper")
-	evicted(t, s)
+	e, r, s, _ := startEvicted(t)
 	collect(t, s, "ask the helper again")
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -120,13 +127,7 @@ func TestEvictedAgentResumesWithTheSamePrefix(t *testing.T) {
 // resume it gets an error naming the transcript, and nothing else breaks.
 func TestEvictedAgentWithAnUnreadableTranscript(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	r := newEvictRig(e)
-	cfg := e.config()
-	cfg.AllowedTools, cfg.EvictAfter = []string{"Bash"}, 10*time.Millisecond
-	s := e.open(cfg)
-	collect(t, s, "evict-lead: start the helper")
-	id := evicted(t, s)
+	_, r, s, id := startEvicted(t)
 	path := session.SidechainPath(s.projectDir, s.id, id)
 	if err := os.WriteFile(path, []byte("this is not a transcript\n"), 0o600); err != nil {
 		t.Fatal(err)

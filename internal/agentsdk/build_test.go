@@ -2,50 +2,16 @@ package agentsdk
 
 import (
 	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
-	"sync"
 	"testing"
+
+	"github.com/cohort-dev/cohort/internal/testbin"
 )
 
-var (
-	buildOnce sync.Once
-	builtBin  string
-	buildOut  []byte
-	buildErr  error
-)
-
-// cohortBinary builds cmd/cohort once per test run (with -race when the
-// tests run with it).
-func cohortBinary(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "cohort-sdk-bin-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		builtBin = filepath.Join(dir, "cohort")
-		args := []string{"build", "-o", builtBin}
-		if raceEnabled {
-			args = append(args, "-race")
-		}
-		_, file, _, _ := runtime.Caller(0)
-		cmd := exec.Command("go", append(args, "./cmd/cohort")...)
-		cmd.Dir = filepath.Join(filepath.Dir(file), "..", "..")
-		buildOut, buildErr = cmd.CombinedOutput()
-	})
-	if buildErr != nil {
-		t.Fatalf("build cohort: %v\n%s", buildErr, buildOut)
-	}
-	return builtBin
-}
+// cohortBinary builds cmd/cohort once per test run.
+func cohortBinary(t *testing.T) string { return testbin.Cohort(t, raceEnabled) }
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if builtBin != "" {
-		os.RemoveAll(filepath.Dir(builtBin))
-	}
+	testbin.Cleanup()
 	os.Exit(code)
 }

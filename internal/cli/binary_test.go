@@ -2,51 +2,18 @@ package cli
 
 import (
 	"bytes"
-	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
-)
 
-var (
-	buildOnce sync.Once
-	builtBin  string
-	buildErr  error
+	"github.com/cohort-dev/cohort/internal/testbin"
 )
 
 // buildBinary builds cmd/cohort once per test run.
-func buildBinary(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "cohort-bin-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		builtDir = dir
-		builtBin = filepath.Join(dir, "cohort")
-		args := []string{"build", "-o", builtBin}
-		if raceEnabled {
-			args = append(args, "-race")
-		}
-		_, file, _, _ := runtime.Caller(0)
-		cmd := exec.Command("go", append(args, "./cmd/cohort")...)
-		cmd.Dir = filepath.Join(filepath.Dir(file), "..", "..")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			buildErr = err
-			builtBin = string(out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatalf("build cohort: %v\n%s", buildErr, builtBin)
-	}
-	return builtBin
-}
+func buildBinary(t *testing.T) string { return testbin.Cohort(t, raceEnabled) }
 
 // TestSIGINTStopsBashAndExitsCleanly runs the real binary, sends SIGINT
 // while a Bash call runs, and checks that the process group of that call is

@@ -13,6 +13,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/cohort-dev/cohort/internal/testbin"
 	"github.com/cohort-dev/cohort/llm/fakeapi"
 )
 
@@ -200,10 +201,4 @@ func mustJSON(t *testing.T, v any) []byte {
 }
 
 // cleanupBinary removes the binary built by buildBinary, if any.
-func cleanupBinary() {
-	if builtDir != "" {
-		os.RemoveAll(builtDir)
-	}
-}
-
-var builtDir string
+func cleanupBinary() { testbin.Cleanup() }
