@@ -3,7 +3,6 @@ package runtime
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"strings"
 
 	"github.com/cohort-dev/cohort/engine"
@@ -60,18 +59,18 @@ func (rt *Runtime) batchOf(toolUseID string) string {
 }
 
 // prefixKey identifies the cacheable prefix siblings can share: the model
-// and the tool array, as the request sends them.
+// and the tool array. Within a session a tool's definition is fixed by its
+// name (the pools are cut from one set of tools), so the names stand for
+// the array's bytes without encoding it on every spawn.
 func prefixKey(cfg engine.Config) string {
-	h := sha256.New()
-	h.Write([]byte(cfg.ModelName))
-	h.Write([]byte{0})
+	var b strings.Builder
+	b.WriteString(cfg.ModelName)
 	for _, t := range cfg.Tools {
-		d := t.Def()
-		b, _ := json.Marshal(d)
-		h.Write(b)
-		h.Write([]byte{0})
+		b.WriteByte(0)
+		b.WriteString(t.Def().Name)
 	}
-	return hex.EncodeToString(h.Sum(nil)[:12])
+	sum := sha256.Sum256([]byte(b.String()))
+	return hex.EncodeToString(sum[:12])
 }
 
 // staggerSiblings orders run behind the first sibling of its group: the
