@@ -1,5 +1,7 @@
 package cohort
 
+import "github.com/cohort-dev/cohort/session"
+
 // AgentType is an agent definition the session's agents can spawn (the
 // Agent tool's subagent_type).
 type AgentType struct {
@@ -39,3 +41,7 @@ func (s *Session) PermissionMode() string {
 
 // MCPServers returns the session's MCP servers and their states now.
 func (s *Session) MCPServers() []MCPServer { return s.mcpServers() }
+
+// ValidSessionID reports whether id has a session id's form (a UUID), as
+// Config.SessionID and Config.Resume take it.
+func ValidSessionID(id string) bool { return session.ValidID(id) }

@@ -2,16 +2,14 @@ package cli
 
 import (
 	"context"
-	"regexp"
 
+	"github.com/cohort-dev/cohort"
 	"github.com/cohort-dev/cohort/internal/sdkproto"
 )
 
 // resumeLatest is --resume given without an id: the project's most recent
 // session, as --continue.
 const resumeLatest = "\x00latest"
-
-var sessionIDArg = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
 
 // joinResumeID rewrites "--resume ID" and "-r ID" as "--resume=ID" when ID
 // is a session id: --resume's value is optional (alone it resumes the
@@ -24,7 +22,7 @@ func joinResumeID(args []string) []string {
 		if a == "--" {
 			return append(out, args[i:]...)
 		}
-		if (a == "--resume" || a == "-r") && i+1 < len(args) && sessionIDArg.MatchString(args[i+1]) {
+		if (a == "--resume" || a == "-r") && i+1 < len(args) && cohort.ValidSessionID(args[i+1]) {
 			out = append(out, "--resume="+args[i+1])
 			i++
 			continue
