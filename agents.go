@@ -74,11 +74,28 @@ type Activity struct {
 // finished, in the order they started: the lead first, then subagents,
 // background agents, forks and teammates (those in their own processes
 // too). An agent left running by a Run that was broken out of is here.
+// A finished subagent or background agent leaves the list once its
+// conversation has been evicted (Config.EvictAfter after its end), so a
+// session that runs thousands of agents keeps flat memory: its record
+// moves to an index beside its transcript, a message still resumes it,
+// and the result event's per-agent list sums such agents in one line.
 func (s *Session) Agents() []AgentInfo {
-	var out []AgentInfo
+	out, _ := s.agentsAndRetired()
+	return out
+}
+
+// agentsAndRetired is Agents and what the retired agents add up to, taken
+// together so that each agent is counted once.
+func (s *Session) agentsAndRetired() ([]AgentInfo, runtime.RetiredTotals) {
+	var (
+		out     []AgentInfo
+		retired runtime.RetiredTotals
+	)
 	seen := map[string]bool{}
 	if s.rt != nil {
-		for _, a := range s.rt.Agents() {
+		var agents []*runtime.Agent
+		agents, retired = s.rt.Snapshot()
+		for _, a := range agents {
 			info := s.agentInfo(a)
 			seen[info.ID] = true
 			out = append(out, info)
@@ -102,7 +119,7 @@ func (s *Session) Agents() []AgentInfo {
 		}
 		out = s.addProcessMembers(out, seen)
 	}
-	return out
+	return out, retired
 }
 
 func (s *Session) agentInfo(a *runtime.Agent) AgentInfo {

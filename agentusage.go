@@ -2,6 +2,7 @@ package cohort
 
 import (
 	"cmp"
+	"fmt"
 	"maps"
 	"slices"
 	"time"
@@ -14,7 +15,9 @@ import (
 // (`agents` in the JSON result): what the agent is, what it spent and how
 // long it ran. Every agent of the session has one — the lead, subagents,
 // background agents, forks, teammates in this process or in their own —
-// and their costs add up to the result's total_cost_usd.
+// and their costs add up to the result's total_cost_usd. Agents that have
+// left memory (a long session's finished ones, see Agents) are summed in
+// one line of kind "retired" whose ID is "retired" and Name says how many.
 type AgentUsage struct {
 	ID    string    `json:"id"`
 	Name  string    `json:"name,omitempty"`
@@ -34,7 +37,7 @@ type AgentUsage struct {
 
 // agentUsage is the per-agent list at now, in the order of Agents.
 func (s *Session) agentUsage(now time.Time) []AgentUsage {
-	infos := s.Agents()
+	infos, r := s.agentsAndRetired()
 	out := make([]AgentUsage, 0, len(infos))
 	for _, a := range infos {
 		u := AgentUsage{ID: a.ID, Name: a.Name, Kind: a.Kind, Type: a.Type, Model: a.Model,
@@ -51,7 +54,22 @@ func (s *Session) agentUsage(now time.Time) []AgentUsage {
 		}
 		out = append(out, u)
 	}
+	if r.Agents > 0 {
+		u := AgentUsage{ID: "retired", Kind: "retired", Name: finishedAgents(r.Agents),
+			Usage: r.Usage, CostUSD: r.CostUSD}
+		if in := r.Usage.TotalInput(); in > 0 {
+			u.CacheReadRatio = float64(r.Usage.CacheReadInputTokens) / float64(in)
+		}
+		out = append(out, u)
+	}
 	return out
+}
+
+func finishedAgents(n int) string {
+	if n == 1 {
+		return "1 finished agent"
+	}
+	return fmt.Sprintf("%d finished agents", n)
 }
 
 // addProcessMembers fills in what the teammates in processes of their own

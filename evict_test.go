@@ -70,18 +70,87 @@ func startEvicted(t *testing.T) (*env, *evictRig, *Session, string) {
 	return e, r, s, evicted(t, s)
 }
 
-// evicted waits until the helper's engine has been dropped.
+// evicted waits until the helper has left memory, conversation and
+// record (its line in the index of retired agents), and returns its id.
 func evicted(t *testing.T, s *Session) string {
 	t.Helper()
+	index := session.RetiredIndexPath(s.projectDir, s.id)
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		if a, ok := s.rt.LookupName("helper", true); ok && a.Engine() == nil {
-			return a.ID()
+		if _, ok := s.rt.LookupName("helper", true); !ok && s.rt.Retired().Agents == 1 {
+			b, err := os.ReadFile(index)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var rec struct {
+				Agent struct{ ID, Name string } `json:"agent"`
+			}
+			if err := json.Unmarshal(b, &rec); err != nil || rec.Agent.Name != "helper" {
+				t.Fatalf("the index %s holds %q (%v); want the helper's one line", index, b, err)
+			}
+			return rec.Agent.ID
 		}
 		if time.Now().After(deadline) {
-			t.Fatal("the finished helper was not evicted")
+			t.Fatal("the finished helper did not leave memory")
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestRetiredAgentLeavesTheListing: once out of memory the helper is not
+// in Agents but its usage is in the retired totals, and after a message
+// resumes it the result's per-agent list counts it once and still adds up
+// to the total.
+func TestRetiredAgentLeavesTheListing(t *testing.T) {
+	t.Parallel()
+	_, _, s, id := startEvicted(t)
+	for _, a := range s.Agents() {
+		if a.ID == id {
+			t.Fatalf("the retired helper is still listed: %+v", a)
+		}
+	}
+	r := s.rt.Retired()
+	if r.CostUSD <= 0 || r.Usage.OutputTokens == 0 {
+		t.Fatalf("the retired totals lost the helper's usage: %+v", r)
+	}
+	evs := collect(t, s, "ask the helper again")
+	res := last(evs)
+	// The resumed helper may have retired again by the result: it is
+	// listed, or summed in the retired line, never both nor neither.
+	var sum float64
+	seen := 0
+	for _, u := range res.Agents {
+		sum += u.CostUSD
+		if u.ID == id || (u.Kind == "retired" && u.Name == "1 finished agent") {
+			seen++
+		}
+	}
+	if seen != 1 {
+		t.Fatalf("the helper is counted %d times in the result's agents: %+v", seen, res.Agents)
+	}
+	if diff := sum - res.TotalCostUSD; diff > 1e-9 || diff < -1e-9 {
+		t.Fatalf("the per-agent costs add up to %v, the total is %v", sum, res.TotalCostUSD)
+	}
+}
+
+// TestRetiredAgentWithACorruptIndex: a message to a retired agent whose
+// index line cannot be read gets an error naming the index and the line;
+// the session goes on.
+func TestRetiredAgentWithACorruptIndex(t *testing.T) {
+	t.Parallel()
+	_, r, s, _ := startEvicted(t)
+	index := session.RetiredIndexPath(s.projectDir, s.id)
+	if err := os.WriteFile(index, []byte("{not json\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	evs := collect(t, s, "ask the helper again")
+	if res := last(evs); res.IsError {
+		t.Fatalf("the lead's turn failed: %s", res.Result)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !strings.Contains(r.sent, "line 1 of the index of finished agents at "+index+" is unreadable") {
+		t.Fatalf("SendMessage said %q; want it to name line 1 of %s", r.sent, index)
 	}
 }
 

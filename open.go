@@ -459,6 +459,7 @@ func (s *Session) runtime(ctx context.Context) error {
 		MaxTurns:      s.o.agentMaxTurns,
 		Deadline:      s.o.agentTimeout,
 		EvictAfter:    s.o.evictAfter,
+		Index:         session.RetiredIndexPath(s.projectDir, s.id),
 		MaxDepth:      s.o.maxDepth,
 		SessionID:     s.id,
 		Cwd:           s.cwd,

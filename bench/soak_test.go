@@ -14,6 +14,7 @@ import (
 	"github.com/cohort-dev/cohort"
 	"github.com/cohort-dev/cohort/bench/scenario"
 	"github.com/cohort-dev/cohort/bench/trial"
+	"github.com/cohort-dev/cohort/task"
 )
 
 // BenchmarkSoak is issue 25's soak: one session runs COHORT_SOAK_AGENTS
@@ -28,7 +29,9 @@ import (
 //
 // It reports heap_first_MB, heap_last_MB, in_memory_max (agents still held
 // when measured) and agents, and fails if the heap grew by over 20 %.
-// COHORT_SOAK_HEAP=FILE writes a heap profile at the end.
+// COHORT_SOAK_HEAP=FILE writes heap profiles after the first batch
+// (FILE.first) and at the end (FILE); compare them with
+// go tool pprof -base FILE.first FILE.
 func BenchmarkSoak(b *testing.B) {
 	total := 10_000
 	if v := os.Getenv("COHORT_SOAK_AGENTS"); v != "" {
@@ -45,6 +48,9 @@ func BenchmarkSoak(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer bins.Remove()
+	if os.Getenv("COHORT_SOAK_HEAP") != "" {
+		goruntime.MemProfileRate = 1024 // a profile fine enough to see a few KB per agent
+	}
 	for range b.N {
 		m := soak(ctx, b, bins.FakeServe, total)
 		b.ReportMetric(float64(m.first)/(1<<20), "heap_first_MB")
@@ -93,6 +99,14 @@ func soak(ctx context.Context, b *testing.B, fakeserve string, total int) soakMe
 		b.Fatal(err)
 	}
 	var m soakMeasure
+	writeHeap := func(suffix string) {
+		if f := os.Getenv("COHORT_SOAK_HEAP"); f != "" {
+			if out, err := os.Create(f + suffix); err == nil {
+				pprof.WriteHeapProfile(out)
+				out.Close()
+			}
+		}
+	}
 	measure := func() uint64 {
 		// The finished agents leave memory EvictAfter after their end.
 		deadline := time.Now().Add(time.Minute)
@@ -109,6 +123,9 @@ func soak(ctx context.Context, b *testing.B, fakeserve string, total int) soakMe
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
+		// Their tasks stay listed (TaskList) for the registry's grace
+		// after their notification; weigh the heap past it, both times.
+		time.Sleep(task.DefaultEvictGrace + 500*time.Millisecond)
 		goruntime.GC()
 		var ms goruntime.MemStats
 		goruntime.ReadMemStats(&ms)
@@ -131,15 +148,11 @@ func soak(ctx context.Context, b *testing.B, fakeserve string, total int) soakMe
 		prompt = scenario.NextPrompt
 		if k == 0 {
 			m.first = measure()
+			writeHeap(".first")
 		}
 	}
 	m.last = measure()
-	if f := os.Getenv("COHORT_SOAK_HEAP"); f != "" {
-		if out, err := os.Create(f); err == nil {
-			pprof.WriteHeapProfile(out)
-			out.Close()
-		}
-	}
+	writeHeap("")
 	if err := s.Close(); err != nil {
 		b.Error(err)
 	}

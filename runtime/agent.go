@@ -59,6 +59,9 @@ type Agent struct {
 	// dropped engines had used.
 	ends    int
 	evicted bool
+	// retired is set once the record has left the runtime's maps for the
+	// index (retire.go); a message that still holds it recalls it.
+	retired bool
 	spent   llm.Usage
 	spentUS float64
 }

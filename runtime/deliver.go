@@ -21,43 +21,63 @@ var ErrNoAgent = errors.New("no such agent")
 // A name reaches the running agent that has it, or the latest one to have
 // had it. It returns a sentence for the sender.
 func (rt *Runtime) Deliver(ctx context.Context, to string, block llm.Block) (string, error) {
-	a, ok := rt.Lookup(to)
-	if !ok {
-		a, ok = rt.LookupName(to, true)
+	for range 2 { // a second time if the agent retired between the lookup and the offer
+		a, ok := rt.lookupAddress(to)
+		if !ok {
+			var err error
+			if a, ok, err = rt.recall(to); err != nil {
+				return "", err
+			}
+		}
+		if !ok {
+			return "", ErrNoAgent
+		}
+		if info := a.Info(); info.Depth == 0 || info.Team != "" {
+			return "", ErrNoAgent
+		}
+		if a.Engine() == nil && !a.isLive() && !a.isEvicted() {
+			return "", fmt.Errorf("agent %s has not started", to)
+		}
+		switch a.offer(task.Item{Kind: task.ItemTeammateMessage, Text: block.Text}) {
+		case offered:
+			return fmt.Sprintf("Message delivered to %s; it sees it at its next step.", to), nil
+		case offerRetired:
+			to = a.ID()
+			continue
+		}
+		t, err := rt.resume(ctx, a, block)
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("%s had finished; it was resumed in the background with your message (task %s) and its result will be reported when it ends.", to, t.ID()), nil
 	}
-	if !ok {
-		return "", ErrNoAgent
-	}
-	if info := a.Info(); info.Depth == 0 || info.Team != "" {
-		return "", ErrNoAgent
-	}
-	if a.Engine() == nil && !a.isLive() && !a.isEvicted() {
-		return "", fmt.Errorf("agent %s has not started", to)
-	}
-	if a.offer(task.Item{Kind: task.ItemTeammateMessage, Text: block.Text}) {
-		return fmt.Sprintf("Message delivered to %s; it sees it at its next step.", to), nil
-	}
-	t, err := rt.resume(ctx, a, block)
-	if err != nil {
-		return "", err
-	}
-	return fmt.Sprintf("%s had finished; it was resumed in the background with your message (task %s) and its result will be reported when it ends.", to, t.ID()), nil
+	return "", fmt.Errorf("agent %s could not be reached: it kept leaving memory as the message arrived; send it again", to)
 }
 
+// What offer did with a message.
+const (
+	offered      = iota // queued for the running agent
+	offerResume         // a is marked live: the caller resumes it
+	offerRetired        // a has left memory (retire.go): recall it first
+)
+
 // offer puts it in a's queue if a is live (an activation runs or is about
-// to) and reports whether it did; otherwise it marks a live for the resume
-// the caller starts. The decision is made under the lock the end of an
-// activation takes, so a message is never left in the queue of an agent
-// that has stopped reading it.
-func (a *Agent) offer(it task.Item) bool {
+// to); otherwise it marks a live for the resume the caller starts. The
+// decision is made under the lock the end of an activation takes, so a
+// message is never left in the queue of an agent that has stopped reading
+// it.
+func (a *Agent) offer(it task.Item) int {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.live {
+	switch {
+	case a.retired:
+		return offerRetired
+	case a.live:
 		a.queue.Enqueue(it)
-		return true
+		return offered
 	}
 	a.live = true
-	return false
+	return offerResume
 }
 
 func (a *Agent) setLive(v bool) {

@@ -64,6 +64,7 @@ func (a *Agent) evict(end int) {
 	if f := a.rt.cfg.OnEvict; f != nil {
 		f(id)
 	}
+	a.rt.retire(a, end)
 }
 
 func (a *Agent) isEvicted() bool {

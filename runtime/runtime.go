@@ -84,6 +84,10 @@ type Config struct {
 	// to it resumes it from its transcript (evict.go). Only agents with a
 	// transcript (Transcripts) are evicted.
 	EvictAfter time.Duration
+	// Index, when set, is the file finished agents' records move to once
+	// evicted, so that they leave memory too (retire.go); a message to one
+	// brings it back. Empty keeps the records in memory for the session.
+	Index string
 	// OnEvict, when set, is told each agent evicted.
 	OnEvict func(agentID string)
 	// Deadline bounds each spawned agent's wall-clock time per activation
@@ -142,6 +146,10 @@ type Runtime struct {
 	// batches maps an Agent call's tool-use id to its message's batch
 	// (siblings.go).
 	batches map[string]string
+	// retired sums the agents whose records went to Config.Index; indexMu
+	// serialises the index's writes and recalls.
+	retired RetiredTotals
+	indexMu sync.Mutex
 }
 
 // New returns a Runtime, calling cfg.Tools to build its tools.
@@ -217,9 +225,16 @@ func (rt *Runtime) Lead() (*Agent, bool) {
 	return rt.lead, rt.lead != nil
 }
 
-// Agents returns every agent of the session, running or finished, in the
-// order they were made.
+// Agents returns every agent of the session in memory, running or
+// finished, in the order they were made (retired ones are in Retired).
 func (rt *Runtime) Agents() []*Agent {
+	out, _ := rt.Snapshot()
+	return out
+}
+
+// Snapshot returns Agents and Retired at one moment: an agent is in one or
+// the other.
+func (rt *Runtime) Snapshot() ([]*Agent, RetiredTotals) {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	out := make([]*Agent, 0, len(rt.agents))
@@ -227,7 +242,7 @@ func (rt *Runtime) Agents() []*Agent {
 		out = append(out, a)
 	}
 	slices.SortFunc(out, func(a, b *Agent) int { return cmp.Compare(a.seq, b.seq) })
-	return out
+	return out, rt.retired
 }
 
 // Lookup returns the agent with id.
@@ -282,6 +297,11 @@ func (rt *Runtime) Queue(id string) *task.Queue {
 func (rt *Runtime) register(a *Agent) {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
+	rt.registerLocked(a)
+}
+
+// registerLocked is register with rt.mu held.
+func (rt *Runtime) registerLocked(a *Agent) {
 	rt.seq++
 	a.seq = rt.seq
 	rt.agents[a.ID()] = a

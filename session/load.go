@@ -190,6 +190,12 @@ func SidechainPath(projectDir, sessionID, agentID string) string {
 	return filepath.Join(projectDir, sessionID, "subagents", "agent-"+agentID+".jsonl")
 }
 
+// RetiredIndexPath is where a session's finished agents' records go once
+// they leave memory (the runtime's index, next to their transcripts).
+func RetiredIndexPath(projectDir, sessionID string) string {
+	return filepath.Join(projectDir, sessionID, "subagents", "retired.jsonl")
+}
+
 // Latest returns the id of the most recently modified lead transcript in
 // projectDir, for --continue.
 func Latest(projectDir string) (string, error) {
