@@ -15,7 +15,8 @@ type scripted struct {
 	calls   atomic.Int64
 	running atomic.Int64
 	peak    atomic.Int64
-	gate    chan struct{} // when set, each agent waits for a receive... a close
+	gate    chan struct{}       // when set, each agent waits for it to close
+	onStart func(running int64) // when set, told how many run once one starts
 	mu      sync.Mutex
 	prompts []string
 }
@@ -29,6 +30,9 @@ func (s *scripted) Spawn(ctx context.Context, req AgentRequest) (AgentResult, er
 		if n <= p || s.peak.CompareAndSwap(p, n) {
 			break
 		}
+	}
+	if s.onStart != nil {
+		s.onStart(n)
 	}
 	s.mu.Lock()
 	s.prompts = append(s.prompts, req.Prompt)

@@ -118,9 +118,11 @@ func (r *run) agent(call goja.FunctionCall) goja.Value {
 		})
 		return vm.ToValue(promise)
 	}
-	if r.cfg.Resume && !r.hasStart(key) {
-		// An edited or new call: from here on nothing is replayed, since
-		// its answer may change what later calls mean.
+	if r.cfg.Resume && !r.same && !r.hasStart(key) {
+		// The script was edited and this call is new to the journal: from
+		// here on nothing is replayed, since its answer may change what
+		// later calls mean. (With the script unchanged, a call the journal
+		// lacks is one the crashed run had not reached yet.)
 		r.edited = true
 	}
 	r.res.Live++

@@ -55,6 +55,7 @@ type done struct {
 // other line that does not parse or whose checksum does not match is
 // ErrCorruptJournal naming the line.
 func readJournal(path string) (map[string]done, map[string]bool, error) {
+	// started also holds "script:"+hash for each script a run recorded.
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return map[string]done{}, map[string]bool{}, nil
@@ -84,6 +85,7 @@ func readJournal(path string) (map[string]done, map[string]bool, error) {
 		}
 		switch e.Type {
 		case "run":
+			started["script:"+e.Key] = true
 		case "start":
 			started[e.Key] = true
 		case "fail":

@@ -80,7 +80,8 @@ type run struct {
 	journalErr atomic.Pointer[error]
 	jr         *journal
 	seen       map[string]int
-	edited     bool // a call missed the journal: later calls run live
+	edited     bool // an edited script made a call the journal lacks: later calls run live
+	same       bool // resuming the very script the journal recorded
 	phase      string
 	res        Result
 	pending    int
@@ -116,6 +117,7 @@ func Run(ctx context.Context, script *Script, cfg Config) (Result, error) {
 				return Result{}, err
 			}
 			r.cached, r.started = c, st
+			r.same = st["script:"+scriptHash(script)]
 		}
 		jr, err := openJournal(path)
 		if err != nil {
@@ -123,7 +125,7 @@ func Run(ctx context.Context, script *Script, cfg Config) (Result, error) {
 		}
 		defer jr.close()
 		r.jr = jr
-		if err := jr.append(entry{Type: "run", Prompt: script.Name}); err != nil {
+		if err := jr.append(entry{Type: "run", Key: scriptHash(script), Prompt: script.Name}); err != nil {
 			return Result{}, err
 		}
 	}
@@ -309,6 +311,11 @@ func (r *run) emit(e Event) {
 	if r.cfg.OnEvent != nil {
 		r.cfg.OnEvent(e)
 	}
+}
+
+func scriptHash(s *Script) string {
+	h := sha256.Sum256([]byte(s.Source))
+	return hex.EncodeToString(h[:12])
 }
 
 // callKey names an agent() call by its inputs and how many identical calls

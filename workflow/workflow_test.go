@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -287,16 +288,29 @@ func TestBadScripts(t *testing.T) {
 
 func TestLimits(t *testing.T) {
 	t.Run("100 items with cap 4", func(t *testing.T) {
-		sp := &scripted{answer: echo}
+		// The first agents hold until four run at once, so the test sees the
+		// cap reached, never passed, without depending on timing.
+		release := make(chan struct{})
+		var once sync.Once
+		sp := &scripted{gate: release}
+		sp.onStart = func(running int64) {
+			if running == 4 {
+				once.Do(func() { close(release) })
+			}
+		}
+		sp.answer = echo
 		got, _ := runJSON(t, head+`
 const items = Array.from({length: 100}, (_, i) => i)
 const r = await pipeline(items, i => agent("a " + i), p => agent("b " + p))
-return r.filter(x => x !== null).length`, Config{Spawner: sp, Concurrency: 4})
+return r.filter(x => x !== null).length`, Config{Spawner: sp, Concurrency: 4, Timeout: time.Minute})
 		if got != float64(100) {
 			t.Fatalf("got %v results", got)
 		}
-		if p := sp.peak.Load(); p > 4 || p < 2 {
-			t.Fatalf("peak concurrent agents = %d, want at most 4 (and some concurrency)", p)
+		if p := sp.peak.Load(); p != 4 {
+			t.Fatalf("peak concurrent agents = %d, want 4", p)
+		}
+		if n := sp.calls.Load(); n != 200 {
+			t.Fatalf("%d agents spawned, want 200", n)
 		}
 	})
 	t.Run("the 1001st agent throws", func(t *testing.T) {
