@@ -107,8 +107,15 @@ func Run(ctx context.Context, script *Script, cfg Config) (Result, error) {
 		seen: map[string]int{}, doneCh: make(chan func()), sem: make(chan struct{}, cfg.Concurrency),
 		spawnCtx: ctx,
 	}
-	defer r.wg.Wait() // after cancel (deferred earlier, runs later) has stopped every agent
-	defer cancel()
+	// On the way out: stop every agent, wait for their goroutines, and only
+	// then close the journal they write to.
+	defer func() {
+		cancel()
+		r.wg.Wait()
+		if r.jr != nil {
+			_ = r.jr.close()
+		}
+	}()
 	if cfg.Dir != "" {
 		path := filepath.Join(cfg.Dir, JournalName)
 		if cfg.Resume {
@@ -123,7 +130,6 @@ func Run(ctx context.Context, script *Script, cfg Config) (Result, error) {
 		if err != nil {
 			return Result{}, err
 		}
-		defer jr.close()
 		r.jr = jr
 		if err := jr.append(entry{Type: "run", Key: scriptHash(script), Prompt: script.Name}); err != nil {
 			return Result{}, err
