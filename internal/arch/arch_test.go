@@ -72,6 +72,8 @@ var forbidden = map[string][]string{
 	"teammate":      {"internal/cli"},
 	"session":       {"engine", "runtime", "agenttool", "teammate", "internal/cli"},
 	"sandbox":       {"engine", "runtime", "agenttool", "teammate", "internal/cli", "tool", "permission", "llm"},
+	// The script engine knows agents only through its Spawner interface.
+	"workflow": {"engine", "runtime", "agenttool", "teammate", "internal/cli", "task", "llm"},
 }
 
 // TestDependenciesPointOneWay checks the forbidden import edges.
