@@ -130,6 +130,5 @@ OPENAI_BASE_URL are read too), and an agent's model may name one: openai/NAME.`,
 	root.AddCommand(newDemoCmd(inv, o), newDoctorCmd(inv, o))
 	root.AddCommand(newTeamsCmd(inv, o), newSessionsCmd(inv, o), newMCPCmd(inv, o))
 	root.AddCommand(newDreamCmd(inv, o), newMemoryCmd(inv, o))
-	root.AddCommand(newWorkflowCmd(inv, o))
 	return root
 }
