@@ -214,6 +214,11 @@ type Role struct {
 	Team    string
 	Name    string
 	Session string
+	// Siblings names the batch of teammates the lead spawned together
+	// with this one (`--siblings`): the first of them to start makes its
+	// first model request at once, the rest after its first streamed
+	// event, so they read the prompt prefix it writes to the cache.
+	Siblings string
 }
 
 // IsTeammate reports whether the role is a teammate's.
