@@ -78,6 +78,8 @@ var forbidden = map[string][]string{
 	// not reach the engine (goja); TestCohortDoesNotLinkGoja checks the
 	// whole graph.
 	"workflow/host": {"workflow"},
+	// The Workflow tool sits beside the Agent tool, on the runtime.
+	"workflowtool": {"agenttool", "teammate", "internal/cli"},
 }
 
 // TestDependenciesPointOneWay checks the forbidden import edges.

@@ -1,0 +1,168 @@
+package cohort
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/cohort-dev/cohort/internal/testbin"
+	"github.com/cohort-dev/cohort/llm/fakeapi"
+)
+
+const reviewFlow = `export const meta = {
+  name: "review-then-verify",
+  description: "Review each file for bugs, then have a second agent verify each finding",
+  phases: [{title: "review"}, {title: "verify"}],
+}
+phase("review")
+const out = await pipeline(args.files,
+  (f) => agent("wf-review " + f, {label: "review " + f}),
+  (finding, f) => agent("wf-verify " + finding, {label: "verify " + f, phase: "verify"}))
+return {verified: out}
+`
+
+// workflowEnv is a session with the Workflow tool on, the real host
+// program, and a lead that runs script when told "run the workflow".
+func workflowEnv(t *testing.T, script string) (*env, Config) {
+	e := newEnv(t)
+	e.rt.on("run the workflow", func(r *fakeapi.Request) fakeapi.Reply {
+		last := r.LastUserText()
+		switch {
+		case strings.Contains(last, "<task-notification>"):
+			return fakeapi.TextReply("the workflow reported: " + last)
+		case r.Turn() == 0:
+			return fakeapi.Reply{Content: []fakeapi.Block{use("Workflow", map[string]any{"script": script,
+				"args": map[string]any{"files": []string{"a.go", "b.go"}}})}}
+		}
+		return fakeapi.TextReply("started; waiting for it")
+	})
+	cfg := e.config()
+	cfg.Flags = []string{"workflows=on"}
+	cfg.WorkflowHost = testbin.Workflow(t, raceEnabled)
+	cfg.StopAfterRun = true
+	return e, cfg
+}
+
+// A workflow run through the Workflow tool spawns real subagents (their
+// requests reach the fake API), notifies the lead with the script's return
+// value and cost per phase, and shows as one node in Agents and the events.
+func TestWorkflowToolRunsRealSubagents(t *testing.T) {
+	t.Parallel()
+	e, cfg := workflowEnv(t, reviewFlow)
+	var mu sync.Mutex
+	var reasons []string
+	cfg.CanUseTool = func(ctx context.Context, req PermissionRequest) (Decision, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		reasons = append(reasons, req.Tool+": "+req.Reason)
+		return Decision{Allow: true}, nil
+	}
+	e.rt.on("wf-review", func(r *fakeapi.Request) fakeapi.Reply {
+		f := strings.Fields(r.FirstUserText()[strings.Index(r.FirstUserText(), "wf-review"):])[1]
+		return fakeapi.TextReply("bug-in-" + f)
+	})
+	e.rt.on("wf-verify", func(r *fakeapi.Request) fakeapi.Reply {
+		f := strings.Fields(r.FirstUserText()[strings.Index(r.FirstUserText(), "wf-verify"):])[1]
+		return fakeapi.TextReply("confirmed " + f)
+	})
+	s := e.open(cfg)
+	evs := collect(t, s, "run the workflow")
+
+	res := last(evs)
+	if !strings.Contains(res.Result, `{"verified":["confirmed bug-in-a.go","confirmed bug-in-b.go"]}`) {
+		t.Fatalf("the lead's notification did not carry the return value: %q", res.Result)
+	}
+	if !strings.Contains(res.Result, "review $") || !strings.Contains(res.Result, "verify $") {
+		t.Errorf("no cost per phase in the notification: %q", res.Result)
+	}
+	mu.Lock()
+	if len(reasons) != 1 || !strings.Contains(reasons[0], "Review each file for bugs, then have a second agent verify each finding") ||
+		!strings.Contains(reasons[0], "Estimate: at least 2 agents") {
+		t.Errorf("permission prompts: %q; want one for Workflow showing meta.description and an estimate", reasons)
+	}
+	mu.Unlock()
+
+	// The events: the run's task, and its four agents as its children.
+	var runID string
+	kids := 0
+	for _, ev := range evs {
+		if ev.Subtype != "task_started" {
+			continue
+		}
+		if ev.TaskType == "local_workflow" {
+			runID = ev.TaskID
+		} else if runID != "" && ev.ParentTaskID == runID {
+			kids++
+		}
+	}
+	if runID == "" || kids != 4 {
+		t.Fatalf("task_started events: run %q with %d children; want a local_workflow task and its 4 agents", runID, kids)
+	}
+
+	// Agents: one node for the run, just before its agents, which point
+	// at it.
+	var node *AgentInfo
+	agents := s.Agents()
+	steps := 0
+	for i, a := range agents {
+		if a.Kind == "workflow" {
+			node = &agents[i]
+			if i+1 >= len(agents) || agents[i+1].ParentID != a.ID {
+				t.Errorf("the run's node is not just before its agents")
+			}
+		}
+		if a.ParentID == runID && a.Kind == "background" {
+			steps++
+		}
+	}
+	if node == nil || node.ID != runID || node.Workflow == nil || steps != 4 {
+		t.Fatalf("Agents: node %+v, %d steps; want the run %s with 4 agents", node, steps, runID)
+	}
+	w := node.Workflow
+	if node.State != AgentCompleted || w.Started != 4 || w.Finished != 4 || len(w.Phases) != 2 || len(w.PhaseCosts) != 2 ||
+		string(w.Value) != `{"verified":["confirmed bug-in-a.go","confirmed bug-in-b.go"]}` {
+		t.Errorf("the run's node: %+v %+v", node, w)
+	}
+	if data, err := os.ReadFile(w.Script); err != nil || string(data) != reviewFlow {
+		t.Errorf("the run's script copy %s: %v", w.Script, err)
+	}
+	journal, _ := os.ReadFile(filepath.Join(filepath.Dir(w.Script), "journal.jsonl"))
+	if n := strings.Count(string(journal), `"type":"end"`); n != 4 {
+		t.Errorf("the journal has %d finished steps, want 4", n)
+	}
+	var value map[string]any
+	if err := json.Unmarshal(w.Value, &value); err != nil {
+		t.Error(err)
+	}
+}
+
+// The permission rules hold inside workflow agents: an agent that tries a
+// denied Bash command is refused, and the command never runs, even though
+// the approver would allow anything it is asked.
+func TestWorkflowAgentsObeyDenyRules(t *testing.T) {
+	t.Parallel()
+	const attack = "export const meta = {name: \"attack\", description: \"one agent\"}\nreturn await agent(\"wf-attack now\")\n"
+	e, cfg := workflowEnv(t, attack)
+	pwned := filepath.Join(e.dir, "pwned")
+	cfg.DisallowedTools = []string{"Bash(touch:*)"}
+	cfg.CanUseTool = func(ctx context.Context, req PermissionRequest) (Decision, error) {
+		return Decision{Allow: true}, nil
+	}
+	e.rt.on("wf-attack", func(r *fakeapi.Request) fakeapi.Reply {
+		if r.Turn() == 0 {
+			return fakeapi.Reply{Content: []fakeapi.Block{use("Bash", map[string]any{"command": "touch " + pwned})}}
+		}
+		return fakeapi.TextReply("bash said: " + r.LastToolResultText())
+	})
+	res := last(collect(t, e.open(cfg), "run the workflow"))
+	if _, err := os.Stat(pwned); err == nil {
+		t.Fatal("the denied command ran inside a workflow agent")
+	}
+	if !strings.Contains(res.Result, "bash said: Permission denied") {
+		t.Fatalf("the workflow agent was not told its command was denied: %q", res.Result)
+	}
+}
