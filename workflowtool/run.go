@@ -42,6 +42,9 @@ type Launch struct {
 	Name        string
 	Args        json.RawMessage
 	ResumeRunID string
+	// Quiet notifies nobody at the end: the caller waits for the task
+	// itself (cohort workflow run).
+	Quiet bool
 }
 
 // Run is a started workflow run.
@@ -129,6 +132,9 @@ func Start(ctx context.Context, cfg Config, parent *runtime.Agent, env tool.Env,
 	sp := &spawner{rt: rt, parent: parent, env: env, run: r}
 	spec := task.Spec{ID: id, Kind: task.KindWorkflow, Description: checked.Meta.Name, Prompt: checked.Meta.Description,
 		ToolUseID: env.ToolUseID, ParentAgentID: parent.ID(), Queue: rt.Queue(parent.ID()), Background: true}
+	if l.Quiet {
+		spec.Queue = nil
+	}
 	t, err := rt.Tasks().Start(ctx, spec, func(ctx context.Context, t *task.Task) (task.Outcome, error) {
 		return r.body(ctx, cfg.Host, req, sp, t)
 	})

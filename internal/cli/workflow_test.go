@@ -1,0 +1,221 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/cohort-dev/cohort/internal/testbin"
+	"github.com/cohort-dev/cohort/llm/fakeapi"
+)
+
+// stepFlow runs eight steps: four items through two stages. A step's answer
+// depends only on its prompt, as a deterministic model's would.
+const stepFlow = `export const meta = {name: "steps", description: "two stages over four items", phases: [{title: "one"}, {title: "two"}]}
+const out = await pipeline(["a", "b", "c", "d"],
+  (x) => agent("wfstep one " + x, {phase: "one"}),
+  (r, x) => agent("wfstep two " + r, {phase: "two"}))
+return {out}
+`
+
+// stepPolicy answers workflow steps with "<n>:<last word>" where n counts
+// the step's calls, and hands each step's number to onStep first.
+func stepPolicy(onStep func(n int64, r *fakeapi.Request)) (fakeapi.Policy, *atomic.Int64) {
+	var n atomic.Int64
+	return func(r *fakeapi.Request) fakeapi.Reply {
+		first := r.FirstUserText()
+		i := strings.Index(first, "wfstep ")
+		if i < 0 {
+			return fakeapi.Reply{Fault: &fakeapi.Fault{Kind: fakeapi.BadRequest, Message: "not a workflow step: " + first}}
+		}
+		k := n.Add(1)
+		if onStep != nil {
+			onStep(k, r)
+		}
+		words := strings.Fields(first[i:])
+		return fakeapi.TextReply("ok-" + words[len(words)-1])
+	}, &n
+}
+
+func workflowHarness(t *testing.T, policy fakeapi.Policy) *harness {
+	h := newHarness(t, policy)
+	h.vars["COHORT_WORKFLOW_HOST"] = testbin.Workflow(t, raceEnabled)
+	return h
+}
+
+const stepValue = `{"out":["ok-ok-a","ok-ok-b","ok-ok-c","ok-ok-d"]}`
+
+// `cohort workflow run FILE` runs a script with no lead model: every
+// request the fake sees is a workflow step's.
+func TestWorkflowRunFromTheCommandLine(t *testing.T) {
+	t.Parallel()
+	policy, steps := stepPolicy(nil)
+	h := workflowHarness(t, policy)
+	h.write(".claude/workflows/steps.js", stepFlow)
+	out, errOut, code := h.run("workflow", "run", "steps", "--output-format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s\n%s", code, errOut, out)
+	}
+	r := h.result(out)
+	if !strings.HasPrefix(r.Result, stepValue) || !strings.Contains(r.Result, "one $") || !strings.Contains(r.Result, "two $") {
+		t.Fatalf("result = %q", r.Result)
+	}
+	if n := len(h.srv.Requests()); steps.Load() != 8 || n != 8 {
+		t.Fatalf("the fake saw %d requests (%d steps); want the 8 steps and nothing else", n, steps.Load())
+	}
+	if !strings.Contains(errOut, "cohort: workflow run wf") {
+		t.Errorf("stderr does not name the run: %s", errOut)
+	}
+}
+
+func TestWorkflowCommandLineBadInput(t *testing.T) {
+	t.Parallel()
+	policy, _ := stepPolicy(nil)
+	h := workflowHarness(t, policy)
+	h.write("flow.js", stepFlow)
+	h.write("broken.js", "export const meta = {name: \"b\", description: \"d\"}\nawait agent(\"wfstep x\")\nnull.boom\n")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"workflow", "run", "flow.js", "--args", "{nope"}, "--args is not JSON"},
+		{[]string{"workflow", "run", "nosuch"}, `no saved workflow "nosuch"`},
+		{[]string{"workflow", "run", "broken.js"}, "broken.js:3"},
+		{[]string{"workflow", "resume", "wf0123456789abcdef"}, "no workflow run wf0123456789abcdef"},
+		{[]string{"workflow", "resume", "../x"}, "is not a workflow run id"},
+	} {
+		out, errOut, code := h.run(tc.args...)
+		if code == 0 || !strings.Contains(out+errOut, tc.want) {
+			t.Errorf("%v: exit %d, output %q %q; want a failure mentioning %q", tc.args, code, out, errOut, tc.want)
+		}
+	}
+}
+
+func TestWorkflowList(t *testing.T) {
+	t.Parallel()
+	h := workflowHarness(t, nil)
+	h.write(".claude/workflows/review.js", "export const meta = {name: 'review', description: 'review then verify'}\n")
+	bad := filepath.Join(h.home, ".cohort", "workflows", "bad.js")
+	os.MkdirAll(filepath.Dir(bad), 0o700)
+	os.WriteFile(bad, []byte("export const meta = {name: nope, description: 'd'}\n"), 0o600)
+	out, errOut, code := h.run("workflow", "list")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"review", "review then verify", "bad", "cannot load", "pure literal", "bad.js"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// The session running a workflow is SIGKILLed while step killAt is at the
+// model; `cohort workflow resume RUN` in a new process asks the model only
+// for the steps the journal has not finished and returns what an
+// uninterrupted run returns. The host dies with the session.
+func TestWorkflowResumeAfterSIGKILL(t *testing.T) {
+	t.Parallel()
+	bin := buildBinary(t)
+	for _, killAt := range []int64{1, 3, 6} {
+		t.Run(fmt.Sprintf("killed at step %d", killAt), func(t *testing.T) {
+			t.Parallel()
+			var (
+				mu     sync.Mutex
+				victim *os.Process
+				hp     *harness
+				killed = make(chan struct{})
+				// hostsAtKill is how many hosts ran when the kill came.
+				hostsAtKill int
+				once        sync.Once
+			)
+			policy, steps := stepPolicy(func(n int64, r *fakeapi.Request) {
+				if n != killAt {
+					return
+				}
+				mu.Lock()
+				p, hh := victim, hp
+				mu.Unlock()
+				once.Do(func() {
+					hostsAtKill = hostsOf(hh)
+					_ = p.Signal(syscall.SIGKILL)
+					close(killed)
+				})
+				<-r.Context().Done() // the process is gone; so is this request
+			})
+			h := workflowHarness(t, policy)
+			flow := h.write("flow.js", stepFlow)
+			run := startBinary(t, h, bin, "--cwd", h.dir, "workflow", "run", flow, "--output-format", "json")
+			mu.Lock()
+			victim, hp = run.cmd.Process, h
+			mu.Unlock()
+			select {
+			case <-killed:
+			case <-run.exited:
+				t.Fatalf("cohort exited before step %d: %s", killAt, run.stderr.String())
+			case <-time.After(60 * time.Second):
+				t.Fatalf("step %d never reached the model: %s", killAt, run.stderr.String())
+			}
+			<-run.exited
+			if ws, ok := run.cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || ws.Signal() != syscall.SIGKILL {
+				t.Fatalf("cohort was not killed: %v", run.cmd.ProcessState)
+			}
+			if hostsAtKill != 1 {
+				t.Fatalf("%d workflow hosts were running when the session was killed, want 1", hostsAtKill)
+			}
+			if !waitFor(10*time.Second, func() bool { return hostsOf(h) == 0 }) {
+				t.Fatalf("the workflow host outlived the killed session")
+			}
+			journals, _ := filepath.Glob(filepath.Join(h.projectDir(), "*", "workflows", "wf*", "journal.jsonl"))
+			if len(journals) != 1 {
+				t.Fatalf("journals after the kill: %v", journals)
+			}
+			data, _ := os.ReadFile(journals[0])
+			finished := int64(bytes.Count(data, []byte(`"type":"end"`)))
+			runID := filepath.Base(filepath.Dir(journals[0]))
+			t.Logf("killed at step %d: %d steps finished in the journal", killAt, finished)
+
+			before := steps.Load()
+			out, errOut, code := h.runBinary("workflow", "resume", runID, "--output-format", "json")
+			if code != 0 {
+				t.Fatalf("resume: exit %d: %s\n%s", code, errOut, out)
+			}
+			if r := h.result(out); !strings.HasPrefix(r.Result, stepValue) {
+				t.Fatalf("the resumed run returned %q, want %s", r.Result, stepValue)
+			}
+			if live := steps.Load() - before; live != 8-finished {
+				t.Fatalf("the resumed run asked the model %d times; the journal had %d of 8 steps finished, so want %d", live, finished, 8-finished)
+			}
+			if !strings.Contains(out, "replayed from the journal") || !strings.Contains(out, strconv.FormatInt(finished, 10)+" replayed") {
+				t.Errorf("the result does not count %d replayed steps: %s", finished, out)
+			}
+		})
+	}
+}
+
+// hostsOf counts the live cohort-workflow processes started by h's
+// sessions (their environment names h's COHORT_HOME).
+func hostsOf(h *harness) int {
+	mark := []byte("COHORT_HOME=" + h.vars["COHORT_HOME"] + "\x00")
+	procs, _ := filepath.Glob("/proc/[0-9]*/environ")
+	n := 0
+	for _, p := range procs {
+		env, err := os.ReadFile(p)
+		if err != nil || !bytes.Contains(env, mark) {
+			continue
+		}
+		cmd, _ := os.ReadFile(filepath.Join(filepath.Dir(p), "cmdline"))
+		stat, _ := os.ReadFile(filepath.Join(filepath.Dir(p), "stat"))
+		if bytes.Contains(cmd, []byte("cohort-workflow")) && !bytes.Contains(stat, []byte(") Z ")) {
+			n++
+		}
+	}
+	return n
+}
