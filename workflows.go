@@ -33,11 +33,12 @@ func (s *Session) workflowConfig(rt *runtime.Runtime) workflowtool.Config {
 		roots = append(roots, s.env.Home)
 	}
 	return workflowtool.Config{Runtime: rt, Host: workflowHost(s.cfg),
-		Dir: filepath.Join(s.projectDir, s.id, "workflows"), Roots: roots}
+		Dir: filepath.Join(s.projectDir, s.id, "workflows"), Roots: roots, FindRun: s.findRun}
 }
 
 // WorkflowInfo is a workflow run as Agents shows it: the node of kind
-// "workflow" whose ID is the run id; its agents' ParentID is that id.
+// "workflow" (its ID is the run's task id, its Name the run id); its
+// agents' ParentID is the node's ID.
 type WorkflowInfo struct {
 	RunID  string
 	Script string   // the run's copy of the script
@@ -69,7 +70,7 @@ func (s *Session) withWorkflows(out []AgentInfo) []AgentInfo {
 		if d.Result != nil {
 			w.Value, w.PhaseCosts = d.Result.Value, d.Result.Phases
 		}
-		info := AgentInfo{ID: st.ID, Name: d.Name, Kind: "workflow", Type: d.Name, State: taskState(st.Status),
+		info := AgentInfo{ID: st.ID, Name: d.RunID, Kind: "workflow", Type: d.Name, State: taskState(st.Status),
 			Description: d.Description, TaskID: st.ID, InProcess: true, CostUSD: d.CostUSD, ToolUses: d.Started,
 			Started: st.StartTime, Ended: st.EndTime, Workflow: w}
 		if a, ok := s.rt.Lookup(st.ParentID); ok {
@@ -159,34 +160,32 @@ func (s *Session) workflowNow(ctx context.Context, req WorkflowRequest) (task.St
 		}
 		l.Source, l.Name = string(src), path
 	}
-	if req.Resume != "" {
-		dir, err := s.findRun(req.Resume)
-		if err != nil {
-			return task.State{}, err
-		}
-		wc.Dir = filepath.Dir(dir)
-	}
 	lead := s.mainAgent()
 	r, err := workflowtool.Start(ctx, wc, lead, tool.Env{Agent: lead.Info(), SessionID: s.id}, l)
 	if err != nil {
 		return task.State{}, err
 	}
+	t := r.Task()
 	select {
-	case <-r.Task.Done():
+	case <-t.Done():
 	case <-ctx.Done():
 		stop, cancel := context.WithTimeout(context.Background(), controlWait)
 		defer cancel()
-		_, _ = s.tasks.Stop(stop, r.ID)
-		<-r.Task.Done()
+		_, _ = s.tasks.Stop(stop, t.ID())
+		<-t.Done()
 	}
-	return r.Task.State(), nil
+	return t.State(), nil
 }
 
-// findRun finds a run's directory: this session's, else the latest of the
-// project's other sessions that has it.
+// findRun finds a run's directory: this session's, else that of the
+// project's other session which has it (a run id is drawn at random, so
+// at most one does).
 func (s *Session) findRun(id string) (string, error) {
 	if !host.ValidRunID(id) {
 		return "", fmt.Errorf("%q is not a workflow run id (wf and 16 hex digits)", id)
+	}
+	if dir, err := host.RunDir(filepath.Join(s.projectDir, s.id, "workflows"), id); err == nil {
+		return dir, nil
 	}
 	found, _ := filepath.Glob(filepath.Join(s.projectDir, "*", "workflows", id, host.ScriptName))
 	if len(found) == 0 {

@@ -184,7 +184,7 @@ func (r *Registry) Start(ctx context.Context, spec Spec, run RunFunc) (*Task, er
 	t := &Task{
 		r: r, spec: spec, parentID: spec.ParentID,
 		done: make(chan struct{}), bg: make(chan struct{}),
-		status: StatusRunning, backgrounded: spec.Background, retain: spec.Retain,
+		status: StatusRunning, backgrounded: spec.Background, retain: spec.Retain, detail: spec.Detail,
 	}
 	if err := r.createOutput(t); err != nil {
 		return nil, err

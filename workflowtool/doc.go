@@ -14,9 +14,11 @@
 //     accounting), whose task is a child of the run's task and notifies
 //     nobody; its final text goes back to the script.
 //
-//   - A run is a task of kind local_workflow whose id is the run id
-//     (wf + 16 hex digits), so TaskStop and TaskOutput take it and
-//     stopping it stops its agents. Its Detail (a *Detail) carries the
+//   - A run is a task of kind local_workflow named by its run id (wf and
+//     16 hex digits), so TaskStop and TaskOutput take the run id, and
+//     stopping it stops its agents. Each start or resume is a task of its
+//     own (a resume in the same session must not reuse the id whose
+//     output file the first one left). Its Detail (a *Detail) carries the
 //     script's meta, the current phase and its agents' counts and cost;
 //     Session.Agents shows it as one node that its agents point to.
 //

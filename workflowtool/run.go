@@ -26,6 +26,10 @@ type Config struct {
 	Host host.Config
 	// Dir is the session's workflows directory: one directory per run.
 	Dir string
+	// FindRun finds an earlier run's directory for a resume (it may be in
+	// another session's directory: the one that was killed); nil looks in
+	// Dir only.
+	FindRun func(runID string) (string, error)
 	// Roots are where saved workflows are found: the project, then home.
 	Roots []string
 	// Concurrency caps a run's agents at once (0: the host's default,
@@ -49,14 +53,21 @@ type Launch struct {
 
 // Run is a started workflow run.
 type Run struct {
-	ID     string // the run id, also its task's id
+	ID     string // the run id, also its task's name
 	Dir    string // its directory: script.js and the journal
 	Script string // the script's path, for the model to edit
 	Meta   host.Meta
-	Task   *task.Task
 
 	mu     sync.Mutex
+	task   *task.Task
 	detail Detail
+}
+
+// Task is the run's task.
+func (r *Run) Task() *task.Task {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.task
 }
 
 // Detail is a run's task detail (task.State.Detail): what Agents and the
@@ -87,7 +98,7 @@ func Start(ctx context.Context, cfg Config, parent *runtime.Agent, env tool.Env,
 	}
 	var dir, id string
 	if l.ResumeRunID != "" {
-		d, err := host.RunDir(cfg.Dir, l.ResumeRunID)
+		d, err := cfg.runDir(l.ResumeRunID)
 		if err != nil {
 			return nil, tool.Failf("Cannot resume: %v.", err)
 		}
@@ -99,7 +110,7 @@ func Start(ctx context.Context, cfg Config, parent *runtime.Agent, env tool.Env,
 			}
 			l.Source, l.Name = string(src), filepath.Join(dir, host.ScriptName)
 		}
-		if t, ok := rt.Tasks().Get(id); ok && !t.State().Status.Terminal() {
+		if t, ok := rt.Tasks().Get(id); ok && t.Kind() == task.KindWorkflow && !t.State().Status.Terminal() {
 			return nil, tool.Failf("Run %s is still running; stop it (TaskStop) before resuming it.", id)
 		}
 	}
@@ -130,24 +141,33 @@ func Start(ctx context.Context, cfg Config, parent *runtime.Agent, env tool.Env,
 	req := host.RunRequest{Name: l.Name, Source: l.Source, Args: l.Args, Dir: dir, Resume: l.ResumeRunID != "",
 		Roots: cfg.Roots, Concurrency: cfg.Concurrency, Budget: cfg.Budget}
 	sp := &spawner{rt: rt, parent: parent, env: env, run: r}
-	spec := task.Spec{ID: id, Kind: task.KindWorkflow, Description: checked.Meta.Name, Prompt: checked.Meta.Description,
+	spec := task.Spec{Name: id, Kind: task.KindWorkflow, Description: checked.Meta.Name, Prompt: checked.Meta.Description,
 		ToolUseID: env.ToolUseID, ParentAgentID: parent.ID(), Queue: rt.Queue(parent.ID()), Background: true}
 	if l.Quiet {
 		spec.Queue = nil
 	}
+	first := r.detail
+	spec.Detail = &first
 	t, err := rt.Tasks().Start(ctx, spec, func(ctx context.Context, t *task.Task) (task.Outcome, error) {
 		return r.body(ctx, cfg.Host, req, sp, t)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("start the workflow task: %w", err)
 	}
-	r.Task = t
-	r.publish(func(*Detail) {})
+	r.setTask(t)
 	return r, nil
+}
+
+func (cfg Config) runDir(id string) (string, error) {
+	if cfg.FindRun != nil {
+		return cfg.FindRun(id)
+	}
+	return host.RunDir(cfg.Dir, id)
 }
 
 // body runs the script in the host until it ends.
 func (r *Run) body(ctx context.Context, hc host.Config, req host.RunRequest, sp *spawner, t *task.Task) (task.Outcome, error) {
+	r.setTask(t)
 	res, err := host.Run(ctx, hc, req, sp, func(e host.Event) { r.event(t, e) })
 	r.publish(func(d *Detail) { d.Result = &res })
 	if err != nil {
@@ -197,15 +217,24 @@ func stepName(e host.Event) string {
 	return fmt.Sprintf("step #%d", e.Seq)
 }
 
+// setTask records the run's task (from Start, or from its body, whichever
+// comes first) and gives it the detail.
+func (r *Run) setTask(t *task.Task) {
+	r.mu.Lock()
+	r.task = t
+	r.mu.Unlock()
+	r.publish(func(*Detail) {})
+}
+
 // publish changes the detail and sets a fresh copy on the task.
 func (r *Run) publish(change func(*Detail)) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	change(&r.detail)
-	if r.Task != nil {
+	if r.task != nil {
 		d := r.detail
 		d.Phases = append([]string(nil), d.Phases...)
-		r.Task.SetDetail(&d)
+		r.task.SetDetail(&d)
 	}
 }
 
@@ -257,7 +286,7 @@ func (s *spawner) Spawn(ctx context.Context, req host.AgentRequest) (host.AgentR
 		desc = firstWords(req.Prompt, 6)
 	}
 	sp, err := s.rt.Spawn(ctx, s.parent, &env, runtime.Request{Description: desc, Prompt: req.Prompt, Def: def,
-		Model: req.Model, Isolation: req.Isolation, Workflow: s.run.ID})
+		Model: req.Model, Isolation: req.Isolation, Workflow: s.run.Task().ID()})
 	if err != nil {
 		return host.AgentResult{}, err
 	}

@@ -136,7 +136,7 @@ func (t *Tool) run(ctx context.Context, env *tool.Env, in Input) (tool.Result, e
 	if in.ResumeFromRunID != "" {
 		verb = "resumed"
 	}
-	text := fmt.Sprintf("Workflow %q %s in the background.\nRun id: %s (also its task id, for TaskOutput and TaskStop)\nScript: %s\n\nYou will get a <task-notification> with its return value when it ends; do not poll it. To change the run, edit the script file and call Workflow with resumeFromRunId %q.",
+	text := fmt.Sprintf("Workflow %q %s in the background.\nRun id: %s (TaskOutput and TaskStop take it)\nScript: %s\n\nYou will get a <task-notification> with its return value when it ends; do not poll it. To change the run, edit the script file and call Workflow with resumeFromRunId %q.",
 		r.Meta.Name, verb, r.ID, r.Script, r.ID)
 	return tool.Result{Content: tool.Text(text).Content,
 		Response: map[string]any{"runId": r.ID, "scriptPath": r.Script, "status": "async_launched"}}, nil
@@ -151,7 +151,7 @@ func (t *Tool) describePrompt(ctx context.Context, env *tool.Env, input json.Raw
 	}
 	l, err := t.resolve(env, in)
 	if err == nil && l.Source == "" && in.ResumeFromRunID != "" {
-		dir, derr := host.RunDir(t.cfg.Dir, in.ResumeFromRunID)
+		dir, derr := t.cfg.runDir(in.ResumeFromRunID)
 		if derr != nil {
 			return fmt.Sprintf("Workflow: cannot resume %s: %v.", in.ResumeFromRunID, derr)
 		}

@@ -80,7 +80,11 @@ func runWorkflow(ctx context.Context, inv *Invocation, o *options, req cohort.Wo
 			break
 		}
 		if ev.Subtype == "task_started" && ev.TaskType == "local_workflow" {
-			fmt.Fprintf(inv.Stderr, "cohort: workflow run %s started (if it is interrupted: cohort workflow resume %s)\n", ev.TaskID, ev.TaskID)
+			for _, a := range s.Agents() {
+				if a.ID == ev.TaskID && a.Workflow != nil {
+					fmt.Fprintf(inv.Stderr, "cohort: workflow run %s started (if it is interrupted: cohort workflow resume %s)\n", a.Workflow.RunID, a.Workflow.RunID)
+				}
+			}
 		}
 		out.event(ev)
 		if ev.Type == cohort.EventResult {

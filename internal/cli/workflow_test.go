@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -218,4 +219,118 @@ func hostsOf(h *harness) int {
 		}
 	}
 	return n
+}
+
+var runIDPattern = regexp.MustCompile(`wf[0-9a-f]{16}`)
+
+// sinceAssistant is the text of the user messages after the last assistant
+// message: what the model is answering now.
+func sinceAssistant(r *fakeapi.Request) string {
+	var parts []string
+	for _, m := range r.Messages {
+		if m.Role == "assistant" {
+			parts = parts[:0]
+			continue
+		}
+		for _, b := range m.Content {
+			parts = append(parts, b.Text)
+			for _, c := range b.Content {
+				parts = append(parts, c.Text)
+			}
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// A lead whose session is SIGKILLed while its workflow runs learns on
+// --continue that the run was killed, and resumes it by its run id alone
+// (the script is not sent again): only the unfinished steps reach the
+// model, and the lead gets the uninterrupted run's value.
+func TestWorkflowResumesOnContinue(t *testing.T) {
+	t.Parallel()
+	bin := buildBinary(t)
+	const killAt = 4
+	var (
+		mu     sync.Mutex
+		victim *os.Process
+		killed = make(chan struct{})
+		once   sync.Once
+		flow   string
+	)
+	steps, stepCount := stepPolicy(func(n int64, r *fakeapi.Request) {
+		if n != killAt {
+			return
+		}
+		mu.Lock()
+		p := victim
+		mu.Unlock()
+		if p == nil {
+			return // the continued session: nobody to kill
+		}
+		once.Do(func() {
+			_ = p.Signal(syscall.SIGKILL)
+			close(killed)
+		})
+		<-r.Context().Done()
+	})
+	policy := func(r *fakeapi.Request) fakeapi.Reply {
+		if strings.Contains(r.FirstUserText(), "wfstep") {
+			return steps(r)
+		}
+		recent := sinceAssistant(r)
+		switch {
+		case strings.Contains(recent, "was killed"):
+			return fakeapi.Reply{Content: []fakeapi.Block{use("Workflow", map[string]any{"resumeFromRunId": runIDPattern.FindString(recent)})}}
+		case strings.Contains(recent, "<task-notification>"):
+			return fakeapi.TextReply("final: " + recent)
+		case r.Turn() == 0:
+			mu.Lock()
+			defer mu.Unlock()
+			return fakeapi.Reply{Content: []fakeapi.Block{use("Workflow", map[string]any{"scriptPath": flow})}}
+		}
+		return fakeapi.TextReply("waiting for the workflow")
+	}
+	h := workflowHarness(t, policy)
+	mu.Lock()
+	flow = h.write("flow.js", stepFlow)
+	mu.Unlock()
+	args := []string{"--cwd", h.dir, "--flag", "workflows=on", "--allowedTools", "Workflow", "--output-format", "json"}
+	run := startBinary(t, h, bin, append(args, "-p", "run the workflow now")...)
+	mu.Lock()
+	victim = run.cmd.Process
+	mu.Unlock()
+	select {
+	case <-killed:
+	case <-run.exited:
+		t.Fatalf("cohort exited before step %d: %s", killAt, run.stderr.String())
+	case <-time.After(60 * time.Second):
+		t.Fatalf("step %d never reached the model: %s", killAt, run.stderr.String())
+	}
+	<-run.exited
+	mu.Lock()
+	victim = nil
+	mu.Unlock()
+	journals, _ := filepath.Glob(filepath.Join(h.projectDir(), "*", "workflows", "wf*", "journal.jsonl"))
+	if len(journals) != 1 {
+		t.Fatalf("journals after the kill: %v", journals)
+	}
+	data, _ := os.ReadFile(journals[0])
+	finished := int64(bytes.Count(data, []byte(`"type":"end"`)))
+
+	before := stepCount.Load()
+	out, errOut, code := h.runBinary(append(args[2:], "--continue", "-p", "carry on")...)
+	if code != 0 {
+		t.Fatalf("--continue: exit %d: %s\n%s", code, errOut, out)
+	}
+	if r := h.result(out); !strings.Contains(r.Result, stepValue) || !strings.Contains(r.Result, fmt.Sprintf("%d replayed", finished)) {
+		for _, rq := range h.srv.Requests() {
+			if rq.Request != nil && !strings.Contains(rq.Request.FirstUserText(), "wfstep") {
+				t.Logf("lead request: %.600q", sinceAssistant(rq.Request))
+			}
+		}
+		t.Fatalf("the continued lead's result: %q; want the value %s with %d steps replayed\n%s", r.Result, stepValue, finished, errOut)
+	}
+	if live := stepCount.Load() - before; live != 8-finished {
+		t.Fatalf("the resumed run asked the model %d times; %d of 8 steps had finished, so want %d", live, finished, 8-finished)
+	}
 }
