@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/cohort-dev/cohort/internal/testbin"
 	"github.com/cohort-dev/cohort/llm/fakeapi"
@@ -165,4 +167,119 @@ func TestWorkflowAgentsObeyDenyRules(t *testing.T) {
 	if !strings.Contains(res.Result, "bash said: Permission denied") {
 		t.Fatalf("the workflow agent was not told its command was denied: %q", res.Result)
 	}
+}
+
+const twoStages = `export const meta = {name: "stages", description: "two stages"}
+const out = await pipeline(["a", "b", "c"],
+  (x) => agent("wfs one " + x),
+  (r, x) => agent("wfs two " + r))
+return out
+`
+
+// Editing a run's script.js and resuming it replays the unchanged calls
+// from the journal and runs live from the first changed one.
+func TestWorkflowResumeAfterAnEdit(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	var calls atomic.Int64
+	e.rt.on("wfs ", func(r *fakeapi.Request) fakeapi.Reply {
+		calls.Add(1)
+		first := r.FirstUserText()
+		return fakeapi.TextReply("<" + strings.SplitN(first[strings.Index(first, "wfs ")+4:], "\n", 2)[0] + ">")
+	})
+	cfg := e.config()
+	cfg.WorkflowHost = testbin.Workflow(t, raceEnabled)
+	s := e.open(cfg)
+	path := filepath.Join(e.dir, "flow.js")
+	os.WriteFile(path, []byte(twoStages), 0o644)
+	if res := runWorkflow(t, s, WorkflowRequest{Script: path}); res.IsError || !strings.HasPrefix(res.Result, `["<two <one a>>","<two <one b>>","<two <one c>>"]`) {
+		t.Fatalf("first run: %q", res.Result)
+	}
+	var run *WorkflowInfo
+	for _, a := range s.Agents() {
+		if a.Workflow != nil {
+			run = a.Workflow
+		}
+	}
+	if run == nil || calls.Load() != 6 {
+		t.Fatalf("after the first run: %d calls, run %+v", calls.Load(), run)
+	}
+	edited := strings.Replace(twoStages, `agent("wfs two " + r)`, `agent("wfs check " + r)`, 1)
+	if err := os.WriteFile(run.Script, []byte(edited), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res := runWorkflow(t, s, WorkflowRequest{Resume: run.RunID})
+	if res.IsError || !strings.HasPrefix(res.Result, `["<check <one a>>","<check <one b>>","<check <one c>>"]`) {
+		t.Fatalf("resumed run: %q", res.Result)
+	}
+	if live := calls.Load() - 6; live != 3 || !strings.Contains(res.Result, "3 replayed") {
+		t.Fatalf("the resumed run called the model %d times (%q); want the 3 edited calls only", live, res.Result)
+	}
+}
+
+// Closing the session while a workflow runs stops it: Close returns, and
+// the host process is gone.
+func TestCloseStopsARunningWorkflow(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	g := newGate()
+	e.rt.on("wfs ", func(r *fakeapi.Request) fakeapi.Reply {
+		g.wait(r)
+		return fakeapi.TextReply("late")
+	})
+	// A copy of the host of this test's own, to tell its processes apart.
+	hostBin := filepath.Join(t.TempDir(), "cohort-workflow")
+	data, err := os.ReadFile(testbin.Workflow(t, raceEnabled))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(hostBin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := e.config()
+	cfg.WorkflowHost = hostBin
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	s, err := New(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(e.dir, "flow.js")
+	os.WriteFile(path, []byte(twoStages), 0o644)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range s.RunWorkflow(ctx, WorkflowRequest{Script: path}) {
+		}
+	}()
+	g.await(t)
+	if n := processesOf(hostBin); n != 1 {
+		t.Fatalf("%d host processes while the workflow runs, want 1", n)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	select {
+	case <-done:
+	case <-ctx.Done():
+		t.Fatal("RunWorkflow did not return after Close")
+	}
+	if n := processesOf(hostBin); n != 0 {
+		t.Fatalf("%d host processes after Close, want none", n)
+	}
+}
+
+// processesOf counts the live processes running the program at path.
+func processesOf(path string) int {
+	exes, _ := filepath.Glob("/proc/[0-9]*/exe")
+	n := 0
+	for _, exe := range exes {
+		if target, err := os.Readlink(exe); err == nil && target == path {
+			stat, _ := os.ReadFile(filepath.Join(filepath.Dir(exe), "stat"))
+			if !strings.Contains(string(stat), ") Z ") {
+				n++
+			}
+		}
+	}
+	return n
 }

@@ -2,6 +2,7 @@ package host
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -228,14 +229,17 @@ type writer struct {
 	w  io.Writer
 }
 
+// send writes m as one line. HTML characters are not escaped: values
+// (a script's return value) reach the model as the script made them.
 func (w *writer) send(m Message) error {
-	b, err := json.Marshal(m)
-	if err != nil {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(m); err != nil {
 		return fmt.Errorf("encode %s message: %w", m.Type, err)
 	}
-	b = append(b, '\n')
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	_, err = w.w.Write(b)
+	_, err := w.w.Write(b.Bytes())
 	return err
 }
