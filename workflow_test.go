@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cohort-dev/cohort/internal/testbin"
+	"github.com/cohort-dev/cohort/llm"
 	"github.com/cohort-dev/cohort/llm/fakeapi"
 )
 
@@ -282,4 +283,40 @@ func processesOf(path string) int {
 		}
 	}
 	return n
+}
+
+// A script that cannot start is the Workflow call's is_error result, with
+// the line to fix, before any agent starts.
+func TestWorkflowToolRefusesABadScript(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ name, script, want string }{
+		{"does not parse", "export const meta = {name: \"x\", description: \"d\"}\nconst = 1\n", "workflow.js:2"},
+		{"meta is not a literal", "const d = \"d\"\nexport const meta = {name: \"x\", description: d}\nawait agent(\"wfs one\")\n", "pure literal"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e, cfg := workflowEnv(t, tc.script)
+			cfg.AllowedTools = []string{"Workflow"}
+			var agents atomic.Int64
+			e.rt.on("wfs ", func(r *fakeapi.Request) fakeapi.Reply { agents.Add(1); return fakeapi.TextReply("x") })
+			var toolResult string
+			isError := false
+			for _, ev := range collect(t, e.open(cfg), "run the workflow") {
+				if ev.Type != "user" || ev.Message == nil {
+					continue
+				}
+				for _, b := range ev.Message.Content {
+					if b.Type == llm.BlockToolResult {
+						toolResult, isError = llm.JoinText(b.Content), b.IsError
+					}
+				}
+			}
+			if !isError || !strings.Contains(toolResult, tc.want) {
+				t.Fatalf("the Workflow call's result: %s\nwant an error naming %q", toolResult, tc.want)
+			}
+			if agents.Load() != 0 {
+				t.Fatalf("%d agents ran", agents.Load())
+			}
+		})
+	}
 }

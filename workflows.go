@@ -41,9 +41,12 @@ func (s *Session) workflowConfig(rt *runtime.Runtime) workflowtool.Config {
 // agents' ParentID is the node's ID.
 type WorkflowInfo struct {
 	RunID  string
-	Script string   // the run's copy of the script
-	Phases []string // meta.phases' titles
-	Phase  string   // the phase the script is in now
+	Script string // the run's copy of the script
+	// Estimate is what its agents were expected to cost at least, before
+	// it started.
+	Estimate string
+	Phases   []string // meta.phases' titles
+	Phase    string   // the phase the script is in now
 	// Started counts agent() calls, Running the agents working now,
 	// Finished the calls answered, Replayed those the journal answered.
 	Started, Running, Finished, Replayed int
@@ -65,7 +68,7 @@ func (s *Session) withWorkflows(out []AgentInfo) []AgentInfo {
 		if st.Kind != task.KindWorkflow || !ok {
 			continue
 		}
-		w := &WorkflowInfo{RunID: d.RunID, Script: d.Script, Phases: d.Phases, Phase: d.Phase,
+		w := &WorkflowInfo{RunID: d.RunID, Script: d.Script, Estimate: d.Estimate, Phases: d.Phases, Phase: d.Phase,
 			Started: d.Started, Running: d.Running, Finished: d.Finished, Replayed: d.Replayed}
 		if d.Result != nil {
 			w.Value, w.PhaseCosts = d.Result.Value, d.Result.Phases

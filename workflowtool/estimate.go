@@ -5,6 +5,7 @@ import (
 
 	"github.com/cohort-dev/cohort/agent"
 	"github.com/cohort-dev/cohort/llm"
+	"github.com/cohort-dev/cohort/runtime"
 	"github.com/cohort-dev/cohort/tool"
 	"github.com/cohort-dev/cohort/workflow/host"
 )
@@ -27,11 +28,16 @@ func Estimate(prices llm.PriceTable, model string, c host.Checked) (usd float64,
 }
 
 func (t *Tool) estimate(env *tool.Env, c host.Checked) string {
-	model := env.Agent.Model
-	if def, ok := t.cfg.Runtime.Catalog().Get(agent.GeneralPurpose); ok && def.Model != "" && def.Model != "inherit" {
+	return estimateText(t.cfg.Runtime, env.Agent.Model, c)
+}
+
+// estimateText words Estimate for a run below an agent on model: its
+// agents run general-purpose's model, else the caller's.
+func estimateText(rt *runtime.Runtime, model string, c host.Checked) string {
+	if def, ok := rt.Catalog().Get(agent.GeneralPurpose); ok && def.Model != "" && def.Model != "inherit" {
 		model = def.Model
 	}
-	usd, ok := Estimate(t.cfg.Runtime.Prices(), model, c)
+	usd, ok := Estimate(rt.Prices(), model, c)
 	if !ok {
 		return fmt.Sprintf("Estimate: at least %d agents (no price known for %s).", c.AgentCalls, model)
 	}

@@ -84,6 +84,7 @@ type Detail struct {
 	Finished    int      // agent() calls answered, replayed ones included
 	Replayed    int
 	CostUSD     float64 // what its finished agents cost
+	Estimate    string  // the estimate made before it started
 	Result      *host.Result
 }
 
@@ -129,7 +130,8 @@ func Start(ctx context.Context, cfg Config, parent *runtime.Agent, env tool.Env,
 		return nil, fmt.Errorf("save the workflow script: %w", err)
 	}
 	r := &Run{ID: id, Dir: dir, Script: filepath.Join(dir, host.ScriptName), Meta: checked.Meta}
-	r.detail = Detail{RunID: id, Name: checked.Meta.Name, Description: checked.Meta.Description, Script: r.Script}
+	r.detail = Detail{RunID: id, Name: checked.Meta.Name, Description: checked.Meta.Description, Script: r.Script,
+		Estimate: estimateText(rt, parent.Info().Model, checked)}
 	for _, p := range checked.Meta.Phases {
 		r.detail.Phases = append(r.detail.Phases, p.Title)
 	}

@@ -82,7 +82,8 @@ func runWorkflow(ctx context.Context, inv *Invocation, o *options, req cohort.Wo
 		if ev.Subtype == "task_started" && ev.TaskType == "local_workflow" {
 			for _, a := range s.Agents() {
 				if a.ID == ev.TaskID && a.Workflow != nil {
-					fmt.Fprintf(inv.Stderr, "cohort: workflow run %s started (if it is interrupted: cohort workflow resume %s)\n", a.Workflow.RunID, a.Workflow.RunID)
+					fmt.Fprintf(inv.Stderr, "cohort: workflow run %s started (if it is interrupted: cohort workflow resume %s). %s\n",
+						a.Workflow.RunID, a.Workflow.RunID, a.Workflow.Estimate)
 				}
 			}
 		}

@@ -72,7 +72,7 @@ func TestWorkflowRunFromTheCommandLine(t *testing.T) {
 	if n := len(h.srv.Requests()); steps.Load() != 8 || n != 8 {
 		t.Fatalf("the fake saw %d requests (%d steps); want the 8 steps and nothing else", n, steps.Load())
 	}
-	if !strings.Contains(errOut, "cohort: workflow run wf") {
+	if !strings.Contains(errOut, "cohort: workflow run wf") || !strings.Contains(errOut, "Estimate: at least 2 agents") {
 		t.Errorf("stderr does not name the run: %s", errOut)
 	}
 }
@@ -97,6 +97,29 @@ func TestWorkflowCommandLineBadInput(t *testing.T) {
 		if code == 0 || !strings.Contains(out+errOut, tc.want) {
 			t.Errorf("%v: exit %d, output %q %q; want a failure mentioning %q", tc.args, code, out, errOut, tc.want)
 		}
+	}
+
+	// A journal whose recorded value was changed is refused, never replayed.
+	if _, errOut, code := h.run("workflow", "run", "flow.js"); code != 0 {
+		t.Fatalf("run: exit %d: %s", code, errOut)
+	}
+	journals, _ := filepath.Glob(filepath.Join(h.projectDir(), "*", "workflows", "wf*", "journal.jsonl"))
+	var journal string
+	var data []byte
+	for _, j := range journals {
+		if d, _ := os.ReadFile(j); bytes.Contains(d, []byte(`"ok-a"`)) {
+			journal, data = j, d
+		}
+	}
+	if journal == "" {
+		t.Fatalf("no journal of flow.js among %v", journals)
+	}
+	if err := os.WriteFile(journal, bytes.Replace(data, []byte(`"ok-a"`), []byte(`"forged"`), 1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := h.run("workflow", "resume", filepath.Base(filepath.Dir(journal)))
+	if code == 0 || !strings.Contains(out+errOut, "corrupt workflow journal") || !strings.Contains(out+errOut, "start a fresh run") || strings.Contains(out, "forged") {
+		t.Errorf("resume of a forged journal: exit %d, %q %q; want it refused, naming the line and offering a fresh run", code, out, errOut)
 	}
 }
 
