@@ -97,24 +97,11 @@ func Start(ctx context.Context, cfg Config, parent *runtime.Agent, env tool.Env,
 	if cfg.Dir == "" {
 		return nil, errors.New("workflowtool: Config.Dir is required")
 	}
-	var dir, id string
-	if l.ResumeRunID != "" {
-		d, err := cfg.runDir(l.ResumeRunID)
-		if err != nil {
-			return nil, tool.Failf("Cannot resume: %v.", err)
-		}
-		dir, id = d, l.ResumeRunID
-		if l.Source == "" {
-			src, err := os.ReadFile(filepath.Join(dir, host.ScriptName))
-			if err != nil {
-				return nil, fmt.Errorf("read the run's script: %w", err)
-			}
-			l.Source, l.Name = string(src), filepath.Join(dir, host.ScriptName)
-		}
-		if t, ok := rt.Tasks().Get(id); ok && t.Kind() == task.KindWorkflow && !t.State().Status.Terminal() {
-			return nil, tool.Failf("Run %s is still running; stop it (TaskStop) before resuming it.", id)
-		}
+	dir, err := cfg.resume(&l)
+	if err != nil {
+		return nil, err
 	}
+	id := l.ResumeRunID
 	checked, err := host.Check(ctx, cfg.Host, host.CheckRequest{Name: l.Name, Source: l.Source})
 	if err != nil {
 		if errors.Is(err, host.ErrNoHost) || errors.Is(err, host.ErrProtocol) {
@@ -158,6 +145,30 @@ func Start(ctx context.Context, cfg Config, parent *runtime.Agent, env tool.Env,
 	}
 	r.setTask(t)
 	return r, nil
+}
+
+// resume finds the directory of the run l resumes (none for a new run)
+// and, when l brings no script, takes the run's script.js as it is now.
+func (cfg Config) resume(l *Launch) (string, error) {
+	if l.ResumeRunID == "" {
+		return "", nil
+	}
+	dir, err := cfg.runDir(l.ResumeRunID)
+	if err != nil {
+		return "", tool.Failf("Cannot resume: %v.", err)
+	}
+	if l.Source == "" {
+		path := filepath.Join(dir, host.ScriptName)
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return "", fmt.Errorf("read the run's script: %w", err)
+		}
+		l.Source, l.Name = string(src), path
+	}
+	if t, ok := cfg.Runtime.Tasks().Get(l.ResumeRunID); ok && t.Kind() == task.KindWorkflow && !t.State().Status.Terminal() {
+		return "", tool.Failf("Run %s is still running; stop it (TaskStop) before resuming it.", l.ResumeRunID)
+	}
+	return dir, nil
 }
 
 func (cfg Config) runDir(id string) (string, error) {
