@@ -320,3 +320,56 @@ func TestWorkflowToolRefusesABadScript(t *testing.T) {
 		})
 	}
 }
+
+// StopAgent on a workflow run's node stops the run and its agents.
+func TestStopAgentStopsAWorkflowRun(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	g := newGate()
+	e.rt.on("wfs ", func(r *fakeapi.Request) fakeapi.Reply {
+		g.wait(r)
+		return fakeapi.TextReply("late")
+	})
+	cfg := e.config()
+	cfg.WorkflowHost = testbin.Workflow(t, raceEnabled)
+	s := e.open(cfg)
+	path := filepath.Join(e.dir, "flow.js")
+	os.WriteFile(path, []byte(twoStages), 0o644)
+	results := make(chan Event, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		var last Event
+		for ev := range s.RunWorkflow(ctx, WorkflowRequest{Script: path}) {
+			last = ev
+		}
+		results <- last
+	}()
+	g.await(t)
+	var node AgentInfo
+	for _, a := range s.Agents() {
+		if a.Kind == "workflow" {
+			node = a
+		}
+	}
+	if node.ID == "" || node.State != AgentRunning {
+		t.Fatalf("no running workflow node: %+v", s.Agents())
+	}
+	if err := s.StopAgent(node.Name); err != nil { // by its run id
+		t.Fatalf("StopAgent(%s): %v", node.Name, err)
+	}
+	var res Event
+	select {
+	case res = <-results:
+	case <-time.After(time.Minute):
+		t.Fatal("the run did not end after StopAgent")
+	}
+	if !res.IsError || !strings.Contains(res.Result, "killed") {
+		t.Fatalf("result after StopAgent: %+v", res)
+	}
+	for _, a := range s.Agents() {
+		if a.ParentID == node.ID && a.State == AgentRunning {
+			t.Errorf("agent %s of the stopped run still runs", a.ID)
+		}
+	}
+}
