@@ -61,6 +61,13 @@ type AgentInfo struct {
 	Activities []Activity
 	Started    time.Time
 	Ended      time.Time // zero while it runs
+
+	// Workflow is set on the node of a workflow run (Kind "workflow"): its
+	// phases and agents. An agent that is a step of a run has the run's id
+	// as its ParentID.
+	Workflow *WorkflowInfo
+
+	workflowRun string // the run a step belongs to
 }
 
 // Activity is one tool call an agent made.
@@ -73,7 +80,8 @@ type Activity struct {
 // Agents returns a snapshot of every agent of the session, running or
 // finished, in the order they started: the lead first, then subagents,
 // background agents, forks and teammates (those in their own processes
-// too). An agent left running by a Run that was broken out of is here.
+// too). A workflow run is one node (Kind "workflow", its ID the run id)
+// placed before its first agent, and its agents' ParentID is the run. An agent left running by a Run that was broken out of is here.
 // A finished subagent or background agent leaves the list once its
 // conversation has been evicted (Config.EvictAfter after its end), so a
 // session that runs thousands of agents keeps flat memory: its record
@@ -119,7 +127,7 @@ func (s *Session) agentsAndRetired() ([]AgentInfo, runtime.RetiredTotals) {
 		}
 		out = s.addProcessMembers(out, seen)
 	}
-	return out, retired
+	return s.withWorkflows(out), retired
 }
 
 func (s *Session) agentInfo(a *runtime.Agent) AgentInfo {
@@ -148,6 +156,9 @@ func (s *Session) agentInfo(a *runtime.Agent) AgentInfo {
 			info.Activities = append(info.Activities, Activity(act))
 		}
 		info.State = taskState(st.Status)
+		if p, ok := s.rt.Tasks().Get(st.ParentID); ok && p.Kind() == task.KindWorkflow {
+			info.workflowRun = st.ParentID
+		}
 		if s.rt.Running(a) {
 			info.State = AgentRunning
 		}

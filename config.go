@@ -43,6 +43,10 @@ type Config struct {
 	// ANTHROPIC_AUTH_TOKEN, OPENAI_API_KEY for the OpenAI providers).
 	APIKey string
 
+	// WorkflowHost is the cohort-workflow program that runs workflow
+	// scripts (default: next to the running executable, else on PATH).
+	WorkflowHost string
+
 	// PermissionMode is default, acceptEdits, plan, dontAsk or
 	// bypassPermissions (default: the settings' defaultMode, else default).
 	PermissionMode string

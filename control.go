@@ -120,6 +120,15 @@ func (s *Session) StopAgent(id string) error {
 	if name, ok := s.teammateName(id); ok {
 		return s.team.StopMember(ctx, name, "stopped by the user")
 	}
+	if t, ok := s.tasks.Get(id); ok && t.Kind() == task.KindWorkflow {
+		// A workflow run's node (its task id, or its run id): stopping it
+		// stops its agents too.
+		if t.State().Status.Terminal() {
+			return fmt.Errorf("cohort: StopAgent: workflow run %s is not running", id)
+		}
+		_, err := s.tasks.Stop(ctx, t.ID())
+		return err
+	}
 	a, err := s.lookup(id)
 	if err != nil {
 		return err

@@ -92,6 +92,13 @@
 //     background; a dream is a task of type dream that Run never waits for
 //     and Close stops, rolling its lock back. Session.Dream runs one now
 //     and yields its events until it ends (cohort dream).
+//   - Workflows: scripts run in the cohort-workflow helper program
+//     (Config.WorkflowHost, $COHORT_WORKFLOW_HOST, beside the executable
+//     or on PATH), so programs linking this package never link the
+//     JavaScript engine. With the workflows flag the lead has the Workflow
+//     tool; RunWorkflow runs one without asking the lead's model anything
+//     (cohort workflow run and resume). A run is one node in Agents, with
+//     its agents below it (package workflowtool).
 //   - A user's Message to a teammate arrives from team-lead, the address
 //     its replies go to; to a subagent, as a message marked as the
 //     user's, resuming it in the background if it had finished.

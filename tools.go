@@ -6,6 +6,7 @@ import (
 
 	"github.com/cohort-dev/cohort/agent"
 	"github.com/cohort-dev/cohort/agenttool"
+	"github.com/cohort-dev/cohort/flags"
 	"github.com/cohort-dev/cohort/runtime"
 	"github.com/cohort-dev/cohort/task"
 	"github.com/cohort-dev/cohort/tool"
@@ -13,6 +14,7 @@ import (
 	"github.com/cohort-dev/cohort/tool/builtin"
 	"github.com/cohort-dev/cohort/tool/isolation"
 	"github.com/cohort-dev/cohort/tool/plan"
+	"github.com/cohort-dev/cohort/workflowtool"
 )
 
 // tools builds every tool of the session in canonical order (the order is
@@ -32,6 +34,9 @@ func (s *Session) tools(rt *runtime.Runtime) []tool.Tool {
 			mates = s.team
 		}
 		ts = append(ts, agenttool.New(agenttool.Config{Runtime: rt, Teammates: mates}))
+		if s.flags.Bool(flags.Workflows) {
+			ts = append(ts, workflowtool.New(s.workflowConfig(rt)))
+		}
 		cfg.Shell.Background = rt.BackgroundShell
 		reg, queues, ws = rt.Tasks(), rt.Queue, rt.Workspaces()
 	}

@@ -32,7 +32,7 @@ func (r Role) String() string {
 var (
 	// allAgentDisallowed never reach an agent other than the lead (Agent is
 	// handled by depth instead).
-	allAgentDisallowed = set("TaskOutput", "EnterPlanMode", "ExitPlanMode", "AskUserQuestion", "TaskStop")
+	allAgentDisallowed = set("TaskOutput", "EnterPlanMode", "ExitPlanMode", "AskUserQuestion", "TaskStop", "Workflow")
 	// customAgentDisallowed never reach an agent from a non-built-in
 	// definition.
 	customAgentDisallowed = set("TeamCreate", "TeamDelete")

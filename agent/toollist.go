@@ -19,6 +19,7 @@ var CohortTools = []string{
 	"WebFetch", "WebSearch", "TodoWrite", "TaskOutput", "TaskStop", "EnterWorktree", "ExitWorktree",
 	"EnterPlanMode", "ExitPlanMode", "SendMessage", "TeamCreate", "TeamDelete",
 	"TaskCreate", "TaskGet", "TaskUpdate", "TaskList", "Skill", "ListMcpResourcesTool", "ReadMcpResourceTool",
+	"Workflow",
 }
 
 // conditional are Cohort tools that only some providers or settings make

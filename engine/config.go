@@ -85,6 +85,9 @@ type Call struct {
 	Input  json.RawMessage
 	Traits tool.Traits
 	Env    *tool.Env
+	// Tool is the tool being called (for its optional interfaces, such as
+	// tool.PromptDescriber).
+	Tool tool.Tool
 	// HookApproved is set when a PreToolUse hook allowed the call: the gate
 	// skips prompting but still applies deny and ask rules.
 	HookApproved bool

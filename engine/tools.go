@@ -148,7 +148,7 @@ func (a *Agent) call(ctx context.Context, p *pending) (res tool.Result, denied s
 	}
 	env := a.toolEnv()
 	env.ToolUseID = p.use.ID
-	c := &Call{ID: p.use.ID, Name: p.use.Name, Input: p.use.Input, Traits: p.traits, Env: &env}
+	c := &Call{ID: p.use.ID, Name: p.use.Name, Input: p.use.Input, Traits: p.traits, Env: &env, Tool: p.tool}
 	if a.cfg.Hooks != nil {
 		hv := a.cfg.Hooks.PreToolUse(ctx, c)
 		if hv.Deny {

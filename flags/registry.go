@@ -17,6 +17,7 @@ const (
 	AutoDreamMinHours        = "auto_dream_min_hours"
 	AutoDreamMinSessions     = "auto_dream_min_sessions"
 	RemoteAgents             = "remote_agents"
+	Workflows                = "workflows"
 )
 
 // Kind is the type of a flag's value.
@@ -67,6 +68,7 @@ var registry = []Def{
 	{AutoDreamMinHours, KindInt, 24, "hours since the last consolidation before DreamTask runs again"},
 	{AutoDreamMinSessions, KindInt, 5, "sessions touched since the last consolidation before DreamTask runs"},
 	{RemoteAgents, KindBool, 0, "isolation: remote runs agents on NATS workers"},
+	{Workflows, KindBool, 0, "the lead has the Workflow tool: it runs workflow scripts (needs cohort-workflow installed)"},
 }
 
 var index = func() map[string]int {

@@ -7,6 +7,7 @@ import (
 	"github.com/cohort-dev/cohort/engine"
 	"github.com/cohort-dev/cohort/hook"
 	"github.com/cohort-dev/cohort/permission"
+	"github.com/cohort-dev/cohort/tool"
 )
 
 // permissionGate adapts an agent's permission.Checker and the Prompter that
@@ -53,7 +54,13 @@ func (g permissionGate) Check(ctx context.Context, c *engine.Call) engine.Verdic
 			return engine.Verdict{Allow: true}
 		}
 	}
-	out, err := g.checker.Resolve(ctx, req, g.prompter)
+	prompter := g.prompter
+	if pd, ok := c.Tool.(tool.PromptDescriber); ok {
+		prompter = describedPrompter{next: prompter, describe: func(ctx context.Context) string {
+			return pd.DescribePrompt(ctx, c.Env, c.Input)
+		}}
+	}
+	out, err := g.checker.Resolve(ctx, req, prompter)
 	if !out.Allow {
 		msg := out.Message
 		if msg == "" && err != nil {
@@ -69,4 +76,25 @@ func (g permissionGate) Check(ctx context.Context, c *engine.Call) engine.Verdic
 		v.Input = out.Input
 	}
 	return v
+}
+
+// describedPrompter puts a tool's own account of a call (tool.PromptDescriber)
+// before the reason of the prompt it is about to get.
+type describedPrompter struct {
+	next     permission.Prompter
+	describe func(context.Context) string
+}
+
+func (p describedPrompter) Prompt(ctx context.Context, req permission.PromptRequest) (permission.PromptDecision, error) {
+	if d := p.describe(ctx); d != "" {
+		if req.Reason != "" {
+			d += "\n\n" + req.Reason
+		}
+		req.Reason = d
+	}
+	next := p.next
+	if next == nil {
+		next = permission.Headless{}
+	}
+	return next.Prompt(ctx, req)
 }

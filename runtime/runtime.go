@@ -206,6 +206,9 @@ func (rt *Runtime) Workspaces() *isolation.Workspaces { return rt.workspaces }
 // Catalog returns the session's agent definitions.
 func (rt *Runtime) Catalog() *agent.Catalog { return rt.cfg.Catalog }
 
+// Prices returns the price table agents are charged by.
+func (rt *Runtime) Prices() llm.PriceTable { return rt.cfg.Prices }
+
 // Tasks returns the session's task registry.
 func (rt *Runtime) Tasks() *task.Registry { return rt.cfg.Tasks }
 

@@ -41,6 +41,11 @@ type Request struct {
 	// Background returns at once; the parent is notified when it ends.
 	// Forks always run in the background.
 	Background bool
+	// Workflow, when set, is the task id of the workflow run this agent is
+	// a step of: it runs as a background agent whose task is a child of
+	// the workflow's (stopping the run stops it) and notifies nobody; the
+	// workflow reads its result from the task when it ends.
+	Workflow string
 }
 
 // Refusal is a spawn the runtime would not make or could not start. Its
@@ -85,7 +90,7 @@ func (rt *Runtime) Spawn(ctx context.Context, parent *Agent, env *tool.Env, req 
 		return nil, err
 	}
 	role, kind := agent.RoleSubagent, tool.KindSubagent
-	if req.Background {
+	if req.Background || req.Workflow != "" {
 		role, kind = agent.RoleBackground, tool.KindBackground
 	}
 	child := rt.newAgent(parent, req.Def, role, tool.Agent{ID: NewAgentID(), Name: req.Name, Kind: kind,
@@ -103,7 +108,7 @@ func (rt *Runtime) Spawn(ctx context.Context, parent *Agent, env *tool.Env, req 
 	}
 	p.cfg.Env.Files = env.Files.Clone()
 	spec := rt.taskSpec(child, parent, req, p.transcript)
-	if !req.Background && rt.flags().Bool(flags.AutoBackgroundAgents) {
+	if !req.Background && req.Workflow == "" && rt.flags().Bool(flags.AutoBackgroundAgents) {
 		spec.AutoBackground = time.Duration(rt.flags().Int(flags.AutoBackgroundAfterS)) * time.Second
 	}
 	run := taskRun{plan: p, act: activation{content: append(child.Opening(), llm.Text(req.Prompt)), prompt: req.Prompt, start: true}}
@@ -132,10 +137,14 @@ func (rt *Runtime) startTask(ctx context.Context, child *Agent, spec task.Spec, 
 // taskSpec describes child's task: the record's facts, in one place.
 func (rt *Runtime) taskSpec(child, parent *Agent, req Request, transcript string) task.Spec {
 	info := child.Info()
-	return task.Spec{ID: info.ID, Kind: task.KindLocalAgent, Description: req.Description, Prompt: req.Prompt,
+	spec := task.Spec{ID: info.ID, Kind: task.KindLocalAgent, Description: req.Description, Prompt: req.Prompt,
 		SubagentType: info.Type, AgentID: info.ID, Name: info.Name, ToolUseID: info.ParentToolUseID,
 		ParentAgentID: info.ParentID, Queue: parent.queue, Background: req.Background,
 		Linked: !req.Background, Transcript: transcript}
+	if req.Workflow != "" {
+		spec.ParentID, spec.Queue, spec.Background, spec.Linked = req.Workflow, nil, true, false
+	}
+	return spec
 }
 
 // newAgent makes the record of an agent spawned below parent.

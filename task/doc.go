@@ -58,7 +58,7 @@
 // # Task ids
 //
 // A task id is a one-letter kind prefix — a (local_agent), b (local_bash),
-// r (remote_agent), t (in_process_teammate), d (dream) — followed by eight
+// r (remote_agent), t (in_process_teammate), d (dream), w (local_workflow) — followed by eight
 // characters of [0-9a-z] from Config.Rand, as Claude Code does. Output
 // files are created with O_EXCL, so the file system decides uniqueness: an
 // id whose file exists (from an earlier process of the same session) is

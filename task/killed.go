@@ -35,6 +35,9 @@ func (r *Registry) NotifyKilled(q *Queue, skip func(taskID string) bool) ([]stri
 		n := Notification{TaskID: p.TaskID, Kind: p.Kind, ToolUseID: p.ToolUseID, OutputFile: p.OutputFile,
 			Status: StatusKilled, Result: fileTail(p.OutputFile, killedTailBytes),
 			Summary: fmt.Sprintf("%s %q was killed: the session's process ended while it ran, and it did not finish", p.Kind, p.Description)}
+		if p.Kind == KindWorkflow && p.Name != "" {
+			n.Summary += fmt.Sprintf(". Its journal keeps the steps that finished: to complete it, call Workflow with resumeFromRunId %q (only the unfinished steps run again)", p.Name)
+		}
 		id := p.TaskID
 		q.Enqueue(Item{Kind: ItemNotification, Notification: &n, delivered: func() { _ = r.Release(id) }})
 		ids = append(ids, id)

@@ -18,6 +18,7 @@ const (
 	KindRemoteAgent Kind = "remote_agent"        // an agent job run by a NATS worker
 	KindTeammate    Kind = "in_process_teammate" // a named team member running in this process
 	KindDream       Kind = "dream"               // memory consolidation
+	KindWorkflow    Kind = "local_workflow"      // a workflow script's run; its agents are its child tasks
 )
 
 // idPrefix is the first character of a task id of each kind.
@@ -27,6 +28,7 @@ var idPrefix = map[Kind]byte{
 	KindRemoteAgent: 'r',
 	KindTeammate:    't',
 	KindDream:       'd',
+	KindWorkflow:    'w',
 }
 
 // Valid reports whether k is one of the known kinds.

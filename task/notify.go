@@ -117,6 +117,9 @@ func summary(kind Kind, desc string, status Status, errText string, exit *int) s
 		return subject + " failed: " + errText
 	}
 	subject := `Agent "` + desc + `"`
+	if kind == KindWorkflow {
+		subject = `Workflow "` + desc + `"`
+	}
 	switch status {
 	case StatusCompleted:
 		return subject + " completed"

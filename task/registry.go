@@ -184,7 +184,7 @@ func (r *Registry) Start(ctx context.Context, spec Spec, run RunFunc) (*Task, er
 	t := &Task{
 		r: r, spec: spec, parentID: spec.ParentID,
 		done: make(chan struct{}), bg: make(chan struct{}),
-		status: StatusRunning, backgrounded: spec.Background, retain: spec.Retain,
+		status: StatusRunning, backgrounded: spec.Background, retain: spec.Retain, detail: spec.Detail,
 	}
 	if err := r.createOutput(t); err != nil {
 		return nil, err
@@ -212,7 +212,7 @@ func checkSpec(spec *Spec, run RunFunc) error {
 		return errors.New("task start: run function is nil")
 	}
 	if !spec.Kind.Valid() {
-		return fmt.Errorf("task start: unknown kind %q (want local_agent, local_bash, remote_agent, in_process_teammate or dream)", spec.Kind)
+		return fmt.Errorf("task start: unknown kind %q (want local_agent, local_bash, remote_agent, in_process_teammate, dream or local_workflow)", spec.Kind)
 	}
 	if strings.TrimSpace(spec.Description) == "" {
 		spec.Description = spec.Command

@@ -53,6 +53,9 @@ type Spec struct {
 	AutoBackground time.Duration
 	// Retain marks the task as shown in a panel from the start.
 	Retain bool
+	// Detail is the task's kind-specific detail from the start (see
+	// Task.SetDetail), so that it is there when task_started is seen.
+	Detail any
 	// Transcript, when set, is the path of a file that already holds the
 	// task's transcript (an agent's sidechain file, written as the agent
 	// runs). The output file is then a hard link to it — one file, written

@@ -45,6 +45,7 @@ type Pending struct {
 	Kind          Kind      `json:"kind"`
 	ToolUseID     string    `json:"toolUseId,omitempty"`
 	Description   string    `json:"description"`
+	Name          string    `json:"name,omitempty"` // Spec.Name: a workflow task's run id
 	AgentID       string    `json:"agentId,omitempty"`
 	ParentAgentID string    `json:"parentAgentId,omitempty"`
 	OutputFile    string    `json:"outputFile"`
@@ -83,7 +84,7 @@ func claimSessionDir(home, session string) (string, *lease.Lease, error) {
 // markPending records t's notification as not delivered yet.
 func (r *Registry) markPending(t *Task) error {
 	p := Pending{TaskID: t.id, Kind: t.spec.Kind, ToolUseID: t.spec.ToolUseID, Description: t.spec.Description,
-		AgentID: t.spec.AgentID, ParentAgentID: t.spec.ParentAgentID, OutputFile: t.out.Path(),
+		Name: t.spec.Name, AgentID: t.spec.AgentID, ParentAgentID: t.spec.ParentAgentID, OutputFile: t.out.Path(),
 		Started: r.clock.Now().UTC(), PID: os.Getpid()}
 	data, err := json.Marshal(p)
 	if err != nil {

@@ -134,3 +134,12 @@ type Call struct {
 	ID    string
 	Input json.RawMessage
 }
+
+// PromptDescriber is an optional interface of a Tool whose permission
+// prompts need more than the input shows: the Workflow tool puts its
+// script's meta.description and a cost estimate first. DescribePrompt is
+// called only when a call is about to be asked about; its text (empty for
+// nothing) goes before the prompt's reason. It must return when ctx ends.
+type PromptDescriber interface {
+	DescribePrompt(ctx context.Context, env *Env, input json.RawMessage) string
+}

@@ -57,6 +57,14 @@
 //     limits, budget and journal; inside it `workflow` throws, which is the
 //     one level of nesting.
 //
-// Spawning is behind the Spawner interface; the wiring to real background
-// subagents lives with the Workflow tool.
+//   - Out of process. This package runs in cmd/cohort-workflow, never in
+//     cmd/cohort: linking goja there makes the binary link
+//     reflect.Value.Method, which turns off the linker's method dead-code
+//     elimination (the binary doubled once; internal/arch guards it).
+//     Engine is this package as the host process serves it; package
+//     workflow/host is the protocol and Cohort's end, where each agent()
+//     becomes a request that Cohort answers by spawning a real background
+//     agent. The types that cross the line are defined there and aliased
+//     here. Phase costs (Result.Phases) are listed in the order the phases'
+//     first agent() calls were made, so they do not depend on timing.
 package workflow

@@ -105,16 +105,17 @@ func (r *run) agent(call goja.FunctionCall) goja.Value {
 	}
 	r.res.Agents++
 	seq := r.res.Agents
+	r.phaseCost(req.Phase)
 	key := callKey(req, r.seen[callKey(req, 0)])
 	r.seen[callKey(req, 0)]++
 
 	promise, resolve, _ := vm.NewPromise()
-	r.emit(Event{Kind: "agent_start", Text: req.Label, Seq: seq})
+	r.emit(Event{Kind: "agent_start", Text: req.Label, Phase: req.Phase, Seq: seq})
 	if d, ok := r.cached[key]; ok && !r.edited {
 		r.res.Replayed++
 		r.pending++
 		r.wg.Go(func() {
-			r.deliver(func() { r.settle(resolve, d.Value, d.Cost, seq, req.Label, true) })
+			r.deliver(func() { r.settle(resolve, d.Value, d.Cost, seq, req, true) })
 		})
 		return vm.ToValue(promise)
 	}
@@ -129,7 +130,7 @@ func (r *run) agent(call goja.FunctionCall) goja.Value {
 	r.pending++
 	r.wg.Go(func() {
 		value, cost := r.spawn(key, seq, req)
-		r.deliver(func() { r.settle(resolve, value, cost, seq, req.Label, false) })
+		r.deliver(func() { r.settle(resolve, value, cost, seq, req, false) })
 	})
 	return vm.ToValue(promise)
 }
@@ -150,9 +151,12 @@ func (r *run) deliver(f func()) {
 }
 
 // settle resolves an agent() promise on the script's goroutine.
-func (r *run) settle(resolve func(any) error, value json.RawMessage, cost float64, seq int, label string, replayed bool) {
+func (r *run) settle(resolve func(any) error, value json.RawMessage, cost float64, seq int, req AgentRequest, replayed bool) {
 	r.res.Cost += cost
-	r.emit(Event{Kind: "agent_end", Text: label, Seq: seq, Replayed: replayed})
+	pc := r.phaseCost(req.Phase)
+	pc.Agents++
+	pc.Cost += cost
+	r.emit(Event{Kind: "agent_end", Text: req.Label, Phase: req.Phase, Seq: seq, Replayed: replayed})
 	v, err := r.fromJSON(value)
 	if err != nil {
 		v = goja.Null()
@@ -219,4 +223,18 @@ func (r *run) journal(e entry) {
 	if err := r.jr.append(e); err != nil {
 		r.journalErr.Store(&err)
 	}
+}
+
+// phaseCost returns the phase's entry in the result, adding it when the
+// phase's first agent() is called: the script's goroutine makes calls in a
+// deterministic order, so the list's order does not depend on which agent
+// finished first.
+func (r *run) phaseCost(phase string) *PhaseCost {
+	for i := range r.res.Phases {
+		if r.res.Phases[i].Title == phase {
+			return &r.res.Phases[i]
+		}
+	}
+	r.res.Phases = append(r.res.Phases, PhaseCost{Title: phase})
+	return &r.res.Phases[len(r.res.Phases)-1]
 }

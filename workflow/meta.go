@@ -11,21 +11,6 @@ import (
 	"github.com/dop251/goja/parser"
 )
 
-// Meta is a script's `export const meta` literal.
-type Meta struct {
-	Name        string  `json:"name"`
-	Description string  `json:"description"`
-	WhenToUse   string  `json:"whenToUse,omitempty"`
-	Phases      []Phase `json:"phases,omitempty"`
-}
-
-// Phase is one entry of meta.phases.
-type Phase struct {
-	Title  string `json:"title"`
-	Detail string `json:"detail,omitempty"`
-	Model  string `json:"model,omitempty"`
-}
-
 // Script is a loaded, checked workflow script: its meta was a pure literal
 // and its body compiles as the body of an async function.
 type Script struct {

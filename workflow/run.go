@@ -49,23 +49,6 @@ type Config struct {
 	OnEvent func(Event)
 }
 
-// Event is something a run reports while it goes.
-type Event struct {
-	Kind     string // "phase", "log", "agent_start", "agent_end"
-	Text     string // the phase title, log message or agent label
-	Seq      int    // the agent() call's number, for agent events
-	Replayed bool   // agent_end served from the journal
-}
-
-// Result is a finished run.
-type Result struct {
-	Value    json.RawMessage // the script's return value as JSON (null when undefined)
-	Agents   int             // agent() calls made
-	Live     int             // of which spawned an agent
-	Replayed int             // of which were served from the journal
-	Cost     float64         // budget spent, replayed steps included
-}
-
 // errRunaway is the interrupt value for a script that held the VM too long.
 type errRunaway struct{ slice time.Duration }
 

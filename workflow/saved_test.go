@@ -67,7 +67,7 @@ func TestRunDir(t *testing.T) {
 	if data, _ := os.ReadFile(filepath.Join(dir, ScriptName)); string(data) != s.Source {
 		t.Errorf("saved script %q", data)
 	}
-	for _, bad := range []string{"../x", "wf_zz", "wf_0123456789abcdef"} {
+	for _, bad := range []string{"../x", "wfzz", "wf0123456789abcdef", "wf_0123456789abcdef"} {
 		if _, err := RunDir(root, bad); err == nil {
 			t.Errorf("RunDir(%q) succeeded", bad)
 		}

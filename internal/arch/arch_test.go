@@ -74,6 +74,12 @@ var forbidden = map[string][]string{
 	"sandbox":       {"engine", "runtime", "agenttool", "teammate", "internal/cli", "tool", "permission", "llm"},
 	// The script engine knows agents only through its Spawner interface.
 	"workflow": {"engine", "runtime", "agenttool", "teammate", "internal/cli", "task", "llm"},
+	// Cohort's end of the workflow host links into cmd/cohort, so it must
+	// not reach the engine (goja); TestCohortDoesNotLinkGoja checks the
+	// whole graph.
+	"workflow/host": {"workflow"},
+	// The Workflow tool sits beside the Agent tool, on the runtime.
+	"workflowtool": {"agenttool", "teammate", "internal/cli"},
 }
 
 // TestDependenciesPointOneWay checks the forbidden import edges.
@@ -145,6 +151,25 @@ func TestClientsUseTheSession(t *testing.T) {
 				if !ok {
 					t.Errorf("%s imports %s: a client of package cohort must not assemble a session itself", rel, dep)
 				}
+			}
+		}
+	}
+}
+
+// TestCohortDoesNotLinkGoja: workflows run in cmd/cohort-workflow, so
+// nothing cmd/cohort imports, however indirectly, may import goja (its
+// reflection is what TestBinaryKeepsMethodDeadCodeElimination guards
+// against, and this check names the importer without building).
+func TestCohortDoesNotLinkGoja(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`, module+"/cmd/cohort").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for line := range strings.Lines(string(out)) {
+		f := strings.Fields(line)
+		for _, imp := range f[1:] {
+			if strings.HasPrefix(imp, "github.com/dop251/goja") || imp == module+"/workflow" {
+				t.Errorf("cmd/cohort links %s through %s; workflow scripts run in cmd/cohort-workflow (package workflow/host is Cohort's end)", imp, f[0])
 			}
 		}
 	}

@@ -137,3 +137,9 @@ func readStatInto(pid string, buf []byte) (state byte, pgrp int, ok bool) {
 	}
 	return f[0][0], g, true
 }
+
+// dieWithParent asks the kernel to SIGKILL the child when the thread that
+// started it exits. Go's runtime threads live as long as the process
+// unless a goroutine locked to one returns, so in practice it fires when
+// Cohort dies.
+func dieWithParent(a *syscall.SysProcAttr) { a.Pdeathsig = syscall.SIGKILL }

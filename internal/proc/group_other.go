@@ -24,3 +24,7 @@ func openLeader(int) leaderRef                     { return leaderRef{} }
 func (leaderRef) ok() bool                         { return false }
 func (leaderRef) signalGroup(syscall.Signal) error { return errors.ErrUnsupported }
 func (leaderRef) close()                           {}
+
+// dieWithParent has no kernel support here; the child notices its parent's
+// death by the pipes it reads closing.
+func dieWithParent(*syscall.SysProcAttr) {}

@@ -77,6 +77,11 @@ type Command struct {
 	// sandbox's launcher process forks it). Everything else is the same:
 	// the group is stopped and waited for through the leader's pidfd.
 	Launcher Launcher
+	// DieWithParent has the kernel SIGKILL the process when Cohort dies,
+	// however it dies (Linux: PR_SET_PDEATHSIG; elsewhere it does
+	// nothing). For helpers that are part of Cohort, such as the workflow
+	// host, never for the user's commands. Not with a Launcher.
+	DieWithParent bool
 }
 
 // Launcher starts a process on our behalf in another process, which reaps
@@ -186,6 +191,9 @@ func Start(ctx context.Context, c Command) (*Process, error) {
 	cmd.Dir = c.Dir
 	cmd.Env = c.Env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: !c.NewSession, Setsid: c.NewSession}
+	if c.DieWithParent {
+		dieWithParent(cmd.SysProcAttr)
+	}
 	p := &Process{
 		cmd:        cmd,
 		grace:      orDefault(c.Grace, DefaultGrace),
