@@ -70,8 +70,11 @@ var forbidden = map[string][]string{
 	"runtime":       {"agenttool", "teammate", "internal/cli"},
 	"agenttool":     {"teammate", "internal/cli"},
 	"teammate":      {"internal/cli"},
-	"session":       {"engine", "runtime", "agenttool", "teammate", "internal/cli"},
-	"sandbox":       {"engine", "runtime", "agenttool", "teammate", "internal/cli", "tool", "permission", "llm"},
+	// The remote job protocol sits beside worktree: the runtime submits
+	// jobs through it, and workers run them through package cohort.
+	"remote":  {"engine", "runtime", "agenttool", "teammate", "internal/cli", "task"},
+	"session": {"engine", "runtime", "agenttool", "teammate", "internal/cli"},
+	"sandbox": {"engine", "runtime", "agenttool", "teammate", "internal/cli", "tool", "permission", "llm"},
 	// The script engine knows agents only through its Spawner interface.
 	"workflow": {"engine", "runtime", "agenttool", "teammate", "internal/cli", "task", "llm"},
 }
