@@ -45,7 +45,7 @@ func (c Config) prefix() string {
 
 // names are a prefix's subjects, streams and buckets.
 type names struct {
-	jobs, results, cancels, progress string // subjects (results, cancels and progress take a job id after a dot)
+	jobs, results, cancels, progress      string // subjects (results, cancels and progress take a job id after a dot)
 	jobStream, resultStream, cancelStream string
 	bundles, consumer                     string
 }
