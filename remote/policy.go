@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cohort-dev/cohort/agent"
 	"github.com/cohort-dev/cohort/permission"
 )
 
@@ -19,13 +20,14 @@ type Policy struct {
 	Tools []string
 	// MaxMode is the highest permission mode a job runs in (default
 	// acceptEdits). Jobs run headless, so what would ask is denied.
-	MaxMode permission.Mode
+	MaxMode string
 	// MaxTurns and WallTime bound each job (defaults 50 turns, 30
 	// minutes); a job asking for more, or for no limit, gets these.
 	MaxTurns int
 	WallTime time.Duration
-	// Models are the model ids or aliases a job may ask for; a job asking
-	// for another is refused. Empty means DefaultModel only.
+	// Models are the model ids or aliases a job may ask for (aliases match
+	// their ids; "*" matches any); a job asking for another is refused.
+	// Empty means DefaultModel only.
 	Models []string
 	// DefaultModel is what a job that names no model runs on (default
 	// sonnet).
@@ -45,7 +47,7 @@ func (p Policy) withDefaults() Policy {
 		p.Tools = DefaultTools
 	}
 	if p.MaxMode == "" {
-		p.MaxMode = permission.ModeAcceptEdits
+		p.MaxMode = string(permission.ModeAcceptEdits)
 	}
 	if p.MaxTurns <= 0 {
 		p.MaxTurns = 50
@@ -65,7 +67,7 @@ func (p Policy) withDefaults() Policy {
 // Validate checks the policy itself (a worker's flags or file).
 func (p Policy) Validate() error {
 	if p.MaxMode != "" {
-		if _, err := permission.ParseMode(string(p.MaxMode)); err != nil {
+		if _, err := permission.ParseMode(p.MaxMode); err != nil {
 			return fmt.Errorf("worker policy max mode: %w", err)
 		}
 	}
@@ -108,7 +110,8 @@ func (p Policy) Apply(j *Job) (*Run, error) {
 	if r.Model == "" || r.Model == "inherit" {
 		r.Model = p.DefaultModel
 	}
-	if !slices.Contains(p.Models, r.Model) {
+	resolved := agent.ResolveAlias(r.Model, nil)
+	if !slices.ContainsFunc(p.Models, func(m string) bool { return m == "*" || agent.ResolveAlias(m, nil) == resolved }) {
 		return nil, &Refusal{Reason: fmt.Sprintf("model %q is not offered by this worker (it runs %s)", r.Model, strings.Join(p.Models, ", "))}
 	}
 	r.Definition.Model = r.Model
@@ -117,9 +120,9 @@ func (p Policy) Apply(j *Job) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	if mode.Exceeds(p.MaxMode) {
-		capf("permission mode %s lowered to %s, this worker's ceiling", mode, p.MaxMode)
-		mode = p.MaxMode
+	if ceiling := permission.Mode(p.MaxMode); mode.Exceeds(ceiling) {
+		capf("permission mode %s lowered to %s, this worker's ceiling", mode, ceiling)
+		mode = ceiling
 	}
 	r.Mode = mode
 	r.Definition.PermissionMode = string(mode)

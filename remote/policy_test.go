@@ -14,7 +14,7 @@ import (
 // A job written by a model that wants everything: the worker runs it
 // capped and says what it capped.
 func TestPolicyCapsAnOverAskingJob(t *testing.T) {
-	p := Policy{Tools: []string{"Read", "Grep", "Edit", "Bash"}, MaxMode: permission.ModeAcceptEdits,
+	p := Policy{Tools: []string{"Read", "Grep", "Edit", "Bash"}, MaxMode: "acceptEdits",
 		MaxTurns: 20, WallTime: 10 * time.Minute, Models: []string{"sonnet"}, Allow: []string{"Bash(go test:*)"}}
 	j := testJob()
 	j.Definition.Tools = []string{"Read", "Edit", "WebFetch", "Bash"}

@@ -18,6 +18,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/cohort-dev/cohort/internal/natstest"
 	"github.com/cohort-dev/cohort/permission"
 )
 
@@ -25,7 +26,7 @@ var testQueue = Queue{AckWait: 1500 * time.Millisecond, MaxDeliver: 3}
 
 type rig struct {
 	t      *testing.T
-	nats   *natsServer
+	nats   *natstest.Server
 	signer *Signer
 	ring   *Keyring
 	client *Client
@@ -34,13 +35,13 @@ type rig struct {
 
 func newRig(t *testing.T) *rig {
 	t.Helper()
-	r := &rig{t: t, nats: startNATS(t), signer: testSigner(t, "alice")}
+	r := &rig{t: t, nats: natstest.Start(t), signer: testSigner(t, "alice")}
 	r.ring = NewKeyring()
 	if err := r.ring.Add("alice", r.signer.key.Public().(ed25519.PublicKey)); err != nil {
 		t.Fatal(err)
 	}
 	r.repo = newRepo(t, map[string]string{"README": "hello\n"})
-	c, err := Dial(t.Context(), ClientConfig{Config: Config{URL: r.nats.url()}, Queue: testQueue, Signer: r.signer})
+	c, err := Dial(t.Context(), ClientConfig{Config: Config{URL: r.nats.URL()}, Queue: testQueue, Signer: r.signer})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +54,7 @@ func newRig(t *testing.T) *rig {
 // waited for) when the test ends, or by the returned function.
 func (r *rig) worker(name string, run Runner, edit ...func(*WorkerConfig)) (stop func()) {
 	r.t.Helper()
-	cfg := WorkerConfig{Config: Config{URL: r.nats.url()}, Queue: testQueue, Keyring: r.ring, Run: run,
+	cfg := WorkerConfig{Config: Config{URL: r.nats.URL()}, Queue: testQueue, Keyring: r.ring, Run: run,
 		Dir: r.t.TempDir(), Name: name, Policy: Policy{Models: []string{"sonnet", "haiku"}}}
 	for _, e := range edit {
 		e(&cfg)
@@ -293,7 +294,7 @@ func TestJobOfAVanishedWorkerIsRedelivered(t *testing.T) {
 	release := make(chan struct{})
 	defer close(release)
 	var w1 *Worker
-	cfg := WorkerConfig{Config: Config{URL: r.nats.url()}, Queue: testQueue, Keyring: r.ring, Dir: t.TempDir(), Name: "doomed",
+	cfg := WorkerConfig{Config: Config{URL: r.nats.URL()}, Queue: testQueue, Keyring: r.ring, Dir: t.TempDir(), Name: "doomed",
 		Run: func(ctx context.Context, job *Job, run *Run, dir string, progress func(Progress)) (Outcome, error) {
 			started <- w1.nc
 			select {
@@ -365,7 +366,7 @@ func TestServerRestartLosesNoJob(t *testing.T) {
 			waits <- res
 		})
 	}
-	r.nats.restart()
+	r.nats.Restart()
 	r.worker("w1", committing(nil), func(c *WorkerConfig) {
 		c.Concurrency = 2
 		c.Log = slog.New(slog.NewTextHandler(testWriter{t}, nil))

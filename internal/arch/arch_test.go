@@ -119,7 +119,7 @@ func TestEveryPackageHasADocComment(t *testing.T) {
 // Agent SDK protocol server (internal/sdkproto) are held to it before they
 // exist.
 var clients = map[string][]string{
-	"internal/cli":      {"", "llm", "llm/fakeapi", "team", "internal/clip", "internal/tui", "internal/sdkproto"},
+	"internal/cli":      {"", "llm", "llm/fakeapi", "team", "remote", "internal/clip", "internal/tui", "internal/sdkproto"},
 	"internal/tui":      {"", "llm", "internal/clip"},
 	"internal/sdkproto": {"", "llm", "internal/clip"},
 	"examples":          {"", "llm", "llm/fakeapi"},
