@@ -222,3 +222,132 @@ func TestRemoteAgentsOnThreeWorkers(t *testing.T) {
 		}
 	}
 }
+
+// holdFirst holds the first reply of task 0's agent until release is
+// closed or its request is abandoned (its worker died), and reports the
+// hold on started.
+type holdFirst struct {
+	once    sync.Once
+	started chan struct{}
+	release chan struct{}
+}
+
+func newHoldFirst() *holdFirst {
+	return &holdFirst{started: make(chan struct{}), release: make(chan struct{})}
+}
+
+func (h *holdFirst) hold(task string, r *fakeapi.Request) {
+	first := false
+	h.once.Do(func() { first = true })
+	if !first {
+		return
+	}
+	close(h.started)
+	select {
+	case <-h.release:
+	case <-r.Context().Done():
+	}
+}
+
+func waitClosed(t *testing.T, ch <-chan struct{}, what string) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-time.After(60 * time.Second):
+		t.Fatalf("timed out waiting for %s", what)
+	}
+}
+
+// TestRemoteJobOfAKilledWorkerIsRedelivered: a worker SIGKILLed in the
+// middle of a job loses it after the ack wait to another worker, which
+// completes it; the lead gets one notification.
+func TestRemoteJobOfAKilledWorkerIsRedelivered(t *testing.T) {
+	hold := newHoldFirst()
+	defer close(hold.release)
+	r := newRemoteRig(t, remotePolicy(1, hold.hold))
+	doomed := r.startWorker("doomed", "--nats-ack-wait", "2s")
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	type leadOut struct {
+		s      streamed
+		stderr string
+	}
+	done := make(chan leadOut, 1)
+	go func() {
+		s, stderr := r.lead(ctx, "--nats-ack-wait", "2s")
+		done <- leadOut{s, stderr}
+	}()
+	waitClosed(t, hold.started, "the job to start on the first worker")
+	doomed.kill()
+	r.startWorker("survivor", "--nats-ack-wait", "2s")
+	var out leadOut
+	select {
+	case out = <-done:
+	case <-ctx.Done():
+		t.Fatal("the lead did not finish")
+	}
+	got := notified(out.s)
+	if len(got) != 1 {
+		t.Fatalf("notifications %v, want one task", got)
+	}
+	for id, statuses := range got {
+		if len(statuses) != 1 || statuses[0] != "completed" {
+			t.Fatalf("task %s notified %v, want completed once", id, statuses)
+		}
+		if files := r.h.git("show", "--name-only", "--format=", "cohort/remote-"+id); files != "task-0.txt" {
+			t.Fatalf("branch of %s holds %q", id, files)
+		}
+	}
+}
+
+// TestRemoteJobsSurviveANATSRestart: the NATS server restarts (file
+// storage) while jobs run and wait in the queue; none is lost, each is
+// notified once.
+func TestRemoteJobsSurviveANATSRestart(t *testing.T) {
+	const n = 6
+	var mu sync.Mutex
+	held := 0
+	started := make(chan struct{})
+	release := make(chan struct{})
+	var releaseOnce sync.Once
+	defer releaseOnce.Do(func() { close(release) })
+	policy := remotePolicy(n, func(task string, req *fakeapi.Request) {
+		mu.Lock()
+		held++
+		if held == 2 {
+			close(started)
+		}
+		mu.Unlock()
+		select {
+		case <-release:
+		case <-req.Context().Done():
+		}
+	})
+	r := newRemoteRig(t, policy)
+	r.startWorker("w0", "--concurrency", "2", "--nats-ack-wait", "5s")
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	done := make(chan streamed, 1)
+	go func() {
+		s, _ := r.lead(ctx, "--nats-ack-wait", "5s")
+		done <- s
+	}()
+	waitClosed(t, started, "two jobs to be running")
+	r.nats.Restart()
+	releaseOnce.Do(func() { close(release) })
+	var s streamed
+	select {
+	case s = <-done:
+	case <-ctx.Done():
+		t.Fatal("the lead did not finish")
+	}
+	got := notified(s)
+	if len(got) != n {
+		t.Fatalf("%d tasks notified, want %d: %v", len(got), n, got)
+	}
+	for id, statuses := range got {
+		if len(statuses) != 1 || statuses[0] != "completed" {
+			t.Errorf("task %s notified %v, want completed once", id, statuses)
+		}
+	}
+}
