@@ -86,6 +86,13 @@ type worker struct {
 
 func (r *remoteRig) startWorker(name string, extra ...string) *worker {
 	r.t.Helper()
+	return r.startWorkerEnv(name, nil, extra...)
+}
+
+// startWorkerEnv is startWorker with env changed: a key mapped to ""
+// is left out.
+func (r *remoteRig) startWorkerEnv(name string, env map[string]string, extra ...string) *worker {
+	r.t.Helper()
 	root := r.t.TempDir()
 	home := filepath.Join(root, "home")
 	cwd := filepath.Join(root, "empty")
@@ -98,8 +105,16 @@ func (r *remoteRig) startWorker(name string, extra ...string) *worker {
 		"--concurrency", "4", "--allow-model", "*"}, extra...)
 	cmd := exec.Command(r.bin, args...)
 	cmd.Dir = cwd
-	cmd.Env = []string{"HOME=" + home, "COHORT_HOME=" + filepath.Join(home, ".cohort"), "PATH=" + os.Getenv("PATH"),
-		"ANTHROPIC_API_KEY=test-key", "ANTHROPIC_BASE_URL=" + r.h.srv.URL, "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=" + os.DevNull}
+	vars := map[string]string{"HOME": home, "COHORT_HOME": filepath.Join(home, ".cohort"), "PATH": os.Getenv("PATH"),
+		"ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": r.h.srv.URL, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.DevNull}
+	for k, v := range env {
+		vars[k] = v
+	}
+	for k, v := range vars {
+		if v != "" {
+			cmd.Env = append(cmd.Env, k+"="+v)
+		}
+	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		r.t.Fatal(err)
@@ -323,8 +338,9 @@ func TestRemoteJobsSurviveANATSRestart(t *testing.T) {
 		case <-req.Context().Done():
 		}
 	})
-	r := newRemoteRig(t, policy)
-	r.startWorker("w0", "--concurrency", "2", "--nats-ack-wait", "5s")
+	rc := &leadRecorder{}
+	r := newRemoteRig(t, rc.wrap(policy))
+	w := r.startWorker("w0", "--concurrency", "2", "--nats-ack-wait", "5s")
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
 	done := make(chan streamed, 1)
@@ -347,7 +363,7 @@ func TestRemoteJobsSurviveANATSRestart(t *testing.T) {
 	}
 	for id, statuses := range got {
 		if len(statuses) != 1 || statuses[0] != "completed" {
-			t.Errorf("task %s notified %v, want completed once", id, statuses)
+			t.Errorf("task %s notified %v, want completed once\nnotifications: %q\nworker: %s", id, statuses, rc.notifications(), w.stderr.String())
 		}
 	}
 }
