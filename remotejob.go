@@ -62,8 +62,8 @@ func runRemote(ctx context.Context, s *Session, prompt string, progress func(rem
 		}
 		switch ev.Type {
 		case EventAssistant:
-			if ev.Message == nil || ev.AgentID != "" {
-				continue
+			if ev.Message == nil || ev.ParentToolUseID != "" {
+				continue // a subagent's; the job's agent is the lead
 			}
 			if ev.Message.Usage != nil {
 				last = *ev.Message.Usage

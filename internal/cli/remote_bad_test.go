@@ -82,7 +82,8 @@ func TestRemoteJobIsCappedOrRefusedByTheWorkerPolicy(t *testing.T) {
 	// then denied headless, but the job completes and says so.
 	r.lead(leadCtx(t))
 	notes := rc.notifications()
-	if len(notes) != 1 || !strings.Contains(notes[0], "permission mode acceptEdits lowered to default") {
+	if len(notes) != 1 || !strings.Contains(notes[0], "permission mode acceptEdits lowered to default") ||
+		!strings.Contains(notes[0], "<tool_uses>1</tool_uses>") {
 		t.Fatalf("notifications: %q", notes)
 	}
 

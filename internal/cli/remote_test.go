@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -101,8 +102,11 @@ func (r *remoteRig) startWorkerEnv(name string, env map[string]string, extra ...
 			r.t.Fatal(err)
 		}
 	}
-	args := append([]string{"worker", "--nats", r.nats.URL(), "--trust", r.trust, "--name", name,
-		"--concurrency", "4", "--allow-model", "*"}, extra...)
+	args := []string{"worker", "--nats", r.nats.URL(), "--trust", r.trust, "--name", name, "--concurrency", "4"}
+	if !slices.Contains(extra, "--allow-model") {
+		args = append(args, "--allow-model", "*")
+	}
+	args = append(args, extra...)
 	cmd := exec.Command(r.bin, args...)
 	cmd.Dir = cwd
 	vars := map[string]string{"HOME": home, "COHORT_HOME": filepath.Join(home, ".cohort"), "PATH": os.Getenv("PATH"),
