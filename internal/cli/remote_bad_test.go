@@ -183,3 +183,62 @@ func TestRemoteNeedsTheFlag(t *testing.T) {
 		t.Fatalf("tool results: %s", res)
 	}
 }
+
+var launchedID = regexp.MustCompile(`agentId: (r[0-9a-z]{8})`)
+
+// TaskStop on a remote agent stops it on its worker: the agent's model
+// call is abandoned, the worker reports it cancelled, and the lead's
+// notification says killed.
+func TestRemoteTaskStopCancelsOnTheWorker(t *testing.T) {
+	rc := &leadRecorder{}
+	abandoned, inflight := make(chan struct{}), make(chan struct{})
+	var once, started sync.Once
+	policy := func(r *fakeapi.Request) fakeapi.Reply {
+		first := r.FirstUserText()
+		switch {
+		case strings.Contains(first, "remote task"):
+			started.Do(func() { close(inflight) })
+			<-r.Context().Done() // the agent thinks until it is stopped
+			once.Do(func() { close(abandoned) })
+			return fakeapi.TextReply("never seen")
+		case r.Turn() == 0:
+			return fakeapi.Reply{Content: []fakeapi.Block{use("Agent", map[string]any{"description": "long remote job",
+				"prompt": "remote task 0: think for a long time", "isolation": "remote"})}}
+		case r.Turn() == 1:
+			select { // stop it once it runs on its worker
+			case <-inflight:
+			case <-r.Context().Done():
+			}
+			m := launchedID.FindStringSubmatch(r.LastToolResultText())
+			if m == nil {
+				return fakeapi.TextReply("no agent id in: " + r.LastToolResultText())
+			}
+			return fakeapi.Reply{Content: []fakeapi.Block{use("TaskStop", map[string]any{"task_id": m[1]})}}
+		}
+		return fakeapi.TextReply("noted")
+	}
+	r := newRemoteRig(t, rc.wrap(policy))
+	w := r.startWorker("w0")
+	s, stderr := r.lead(leadCtx(t))
+	select {
+	case <-abandoned:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the worker did not abandon the agent's model call\nworker: %s\nlead: %s\nresults: %q", w.stderr.String(), stderr, rc.toolResults())
+	}
+	got := notified(s)
+	if len(got) != 1 {
+		t.Fatalf("notifications: %v", got)
+	}
+	for id, st := range got {
+		if len(st) != 1 || st[0] != "stopped" {
+			t.Fatalf("task %s notified %v, want stopped once", id, st)
+		}
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(w.stderr.String(), "status=cancelled") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the worker did not report the job cancelled:\n%s", w.stderr.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
