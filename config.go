@@ -205,6 +205,11 @@ type Config struct {
 	// sandbox's report).
 	Verbose bool
 
+	// Remote connects the session to remote workers (NATS JetStream) for
+	// the Agent tool's isolation: "remote", which the remote_agents flag
+	// turns on.
+	Remote RemoteConfig
+
 	// Getenv and Environ read the environment (default os.Getenv and
 	// os.Environ); Stderr receives warnings (default os.Stderr).
 	Getenv  func(string) string

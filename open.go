@@ -186,6 +186,7 @@ type Session struct {
 	lead            *runtime.Agent
 	resumed         *session.Transcript
 	closers         []func()
+	remote          *remoteConn
 	modeName        string
 	trace           *trace.Writer
 	hooks           *hook.Runner
@@ -329,6 +330,7 @@ func (s *Session) open(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
+	s.openRemote() // closed after the tasks stop: a stopped remote task cancels its job
 	s.closers = append(s.closers, func() { _ = s.stopTasks() })
 	if err := s.openSandbox(ctx); err != nil {
 		return err
@@ -455,6 +457,7 @@ func (s *Session) runtime(ctx context.Context) error {
 		Hooks:         s.engineHooks,
 		Sink:          s.engineEvent,
 		Worktrees:     s.wt.worktrees(),
+		Remote:        s.remoteQueue(),
 		MaxConcurrent: s.o.maxConcurrent,
 		MaxTurns:      s.o.agentMaxTurns,
 		Deadline:      s.o.agentTimeout,
