@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cohort-dev/cohort/agent"
@@ -39,8 +41,49 @@ func (s *Session) Send(text string) error {
 	if q == nil {
 		return errors.New("cohort: Send: a teammate session takes its input from its mailbox")
 	}
-	q.Enqueue(task.Item{Kind: task.ItemUserPrompt, Text: text})
+	id := s.typed.add(text)
+	q.Enqueue(task.Item{Kind: task.ItemUserPrompt, Text: text}.OnAck(func() { s.typed.read(id) }))
 	return nil
+}
+
+// Pending returns what Send queued that the lead has not read yet, oldest
+// first: a terminal UI shows it as typed ahead until it goes.
+func (s *Session) Pending() []string { return s.typed.list() }
+
+// typedAhead is the texts Send queued and not yet read by the lead.
+type typedAhead struct {
+	mu    sync.Mutex
+	next  int
+	items []typedItem
+}
+
+type typedItem struct {
+	id   int
+	text string
+}
+
+func (t *typedAhead) add(text string) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.next++
+	t.items = append(t.items, typedItem{t.next, text})
+	return t.next
+}
+
+func (t *typedAhead) read(id int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.items = slices.DeleteFunc(t.items, func(it typedItem) bool { return it.id == id })
+}
+
+func (t *typedAhead) list() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make([]string, len(t.items))
+	for i, it := range t.items {
+		out[i] = it.text
+	}
+	return out
 }
 
 func (s *Session) leadQueue() *task.Queue {

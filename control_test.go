@@ -99,10 +99,17 @@ func TestSend(t *testing.T) {
 	if err := s.Send("TYPED-AHEAD: also look at b"); err != nil {
 		t.Fatal(err)
 	}
+	if p := s.Pending(); len(p) != 1 || p[0] != "TYPED-AHEAD: also look at b" {
+		t.Fatalf("Pending before the lead read the text = %q", p)
+	}
 	close(g.open)
 	got := <-seen
 	if !strings.Contains(got, "alpha") || !strings.Contains(got, "TYPED-AHEAD") {
 		t.Fatalf("the lead's next input %q lacks the tool result or the sent text", got)
+	}
+	// The request that carried it went out after it was recorded.
+	if p := s.Pending(); len(p) != 0 {
+		t.Fatalf("Pending after the lead read the text = %q", p)
 	}
 	if res := last(run.wait()); res.Result != "read both" {
 		t.Fatalf("result %+v", res)
