@@ -46,11 +46,21 @@ func (s *Session) Send(text string) error {
 	return nil
 }
 
-// Pending returns what Send queued that the lead has not read yet, oldest
-// first: a terminal UI shows it as typed ahead until it goes.
-func (s *Session) Pending() []string { return s.typed.list() }
+// Pending returns what Send queued that the lead has not read yet, and
+// what it has read since the last call with when it read it (each read
+// text once), oldest first: a terminal UI shows a text as typed ahead
+// until it goes, then puts it where the lead read it.
+func (s *Session) Pending() []Typed { return s.typed.list() }
 
-// typedAhead is the texts Send queued and not yet read by the lead.
+// Typed is a text Send queued; Read is when the lead read it (zero while
+// it waits).
+type Typed struct {
+	Text string
+	Read time.Time
+}
+
+// typedAhead is the texts Send queued, until Pending has reported them
+// read.
 type typedAhead struct {
 	mu    sync.Mutex
 	next  int
@@ -58,31 +68,36 @@ type typedAhead struct {
 }
 
 type typedItem struct {
-	id   int
-	text string
+	id int
+	Typed
 }
 
 func (t *typedAhead) add(text string) int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.next++
-	t.items = append(t.items, typedItem{t.next, text})
+	t.items = append(t.items, typedItem{t.next, Typed{Text: text}})
 	return t.next
 }
 
 func (t *typedAhead) read(id int) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.items = slices.DeleteFunc(t.items, func(it typedItem) bool { return it.id == id })
+	for i := range t.items {
+		if t.items[i].id == id && t.items[i].Read.IsZero() {
+			t.items[i].Read = time.Now()
+		}
+	}
 }
 
-func (t *typedAhead) list() []string {
+func (t *typedAhead) list() []Typed {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	out := make([]string, len(t.items))
+	out := make([]Typed, len(t.items))
 	for i, it := range t.items {
-		out[i] = it.text
+		out[i] = it.Typed
 	}
+	t.items = slices.DeleteFunc(t.items, func(it typedItem) bool { return !it.Read.IsZero() })
 	return out
 }
 

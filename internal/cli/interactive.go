@@ -43,5 +43,6 @@ func runInteractive(ctx context.Context, inv *Invocation, o *options, args []str
 		},
 		Flags: func(ctx context.Context, w io.Writer) error { return cohort.ListFlags(ctx, cfg, w) },
 	}
-	return tui.Run(ctx, opts, in, out, tui.ProgramEnv(inv.Environ())...)
+	opts.Environ = inv.Environ()
+	return tui.Run(ctx, opts, in, out)
 }

@@ -31,21 +31,21 @@ func TestMain(m *testing.M) {
 // deadline bounds every wait of a test.
 const deadline = 60 * time.Second
 
-// term is a terminal emulator the program draws on, safe for the test to
+// vterm is a terminal emulator the program draws on, safe for the test to
 // read while the program writes; every write wakes the waiters.
-type term struct {
+type vterm struct {
 	mu      sync.Mutex
 	emu     *vt.Emulator
 	changed chan struct{}
 }
 
-func newTerm(w, h int) *term {
-	return &term{emu: vt.NewEmulator(w, h), changed: make(chan struct{})}
+func newTerm(w, h int) *vterm {
+	return &vterm{emu: vt.NewEmulator(w, h), changed: make(chan struct{})}
 }
 
 // Write takes the program's output as a tty would hand it to a terminal:
 // with the line discipline's ONLCR, each newline arrives as CR LF.
-func (t *term) Write(p []byte) (int, error) {
+func (t *vterm) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	_, err := t.emu.Write(bytes.ReplaceAll(p, []byte("\n"), []byte("\r\n")))
@@ -56,7 +56,7 @@ func (t *term) Write(p []byte) (int, error) {
 
 // screen is the emulator's text, trailing spaces cut, and a channel that
 // closes at the next write.
-func (t *term) screen() (string, <-chan struct{}) {
+func (t *vterm) screen() (string, <-chan struct{}) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	var lines []string
@@ -73,7 +73,7 @@ type world struct {
 	dir    string
 	home   string
 	srv    *fakeapi.Server
-	term   *term
+	term   *vterm
 	prog   *tea.Program
 	model  *Model
 	sess   *cohort.Session

@@ -54,8 +54,8 @@ type Model struct {
 	expanded bool
 
 	running   bool
-	gen       int // the Run whose events are coming
-	queue     []string
+	gen       int            // the Run whose events are coming
+	queue     []cohort.Typed // typed ahead, not yet in the conversation
 	mode      string
 	bypassOK  bool // started in bypassPermissions: the cycle may return to it
 	model     string
@@ -70,6 +70,7 @@ type Model struct {
 	status        string  // the statusLine's output
 	pendingCmd    tea.Cmd // a command a dialog's answer started
 
+	paint   *painter
 	renders atomic.Int64
 	quit    bool
 }
@@ -94,9 +95,13 @@ func newModel(opts Options) *Model {
 // draws none.
 func (m *Model) Renders() int64 { return m.renders.Load() }
 
-// shutdown stops what the model started and closes its sessions.
+// shutdown stops what the model started, gives the terminal back and
+// closes its sessions.
 func (m *Model) shutdown() {
 	m.stop()
+	if m.paint != nil {
+		m.paint.stop()
+	}
 	if m.opts.Prompts != nil {
 		m.opts.Prompts.close()
 	}
@@ -138,7 +143,13 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.KeyPressMsg:
 		return m, m.key(msg)
 	case feedMsg:
-		return m, m.takeFeed()
+		return m, m.fold(m.feed.take())
+	case feedAgainMsg:
+		evs, ends := m.feed.settle()
+		if len(evs) == 0 && len(ends) == 0 {
+			return m, nil
+		}
+		return m, m.fold(evs, ends)
 	case refreshMsg:
 		m.refreshing = false
 		m.refresh()
@@ -165,10 +176,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
-// takeFeed folds in what the Runs sent since the last look.
-func (m *Model) takeFeed() tea.Cmd {
-	evs, ends := m.feed.take()
+// fold takes in what the Runs sent since the last look, and looks again
+// a frame later.
+func (m *Model) fold(evs []cohort.Event, ends []runEnd) tea.Cmd {
 	dirty := false
+	m.typedAhead()
 	for _, ev := range evs {
 		if m.event(ev) {
 			dirty = true
@@ -183,9 +195,10 @@ func (m *Model) takeFeed() tea.Cmd {
 		if e.err != nil {
 			m.chat.note(entryError, e.err.Error())
 		}
+		m.typedAhead()
+		m.placeTyped(time.Time{})
 	}
-	m.typedAhead()
-	var cmds []tea.Cmd
+	cmds := []tea.Cmd{tea.Tick(frameGap, func(time.Time) tea.Msg { return feedAgainMsg{} })}
 	if len(ends) > 0 {
 		cmds = append(cmds, m.statusCmd())
 	}
@@ -240,19 +253,37 @@ func (m *Model) event(ev cohort.Event) bool {
 			m.agents[ev.AgentID] = t
 		}
 	}
+	if t == m.chat && (ev.Type == cohort.EventAssistant || ev.Type == cohort.EventStream) {
+		m.placeTyped(ev.Time)
+	}
 	t.event(ev)
 	return ev.Type == cohort.EventAssistant || ev.Type == cohort.EventUser
 }
 
-// typedAhead moves the messages the lead has read out of the queue and
-// into the conversation.
+// typedAhead learns from the session which queued texts the lead has
+// read, and when.
 func (m *Model) typedAhead() {
 	if len(m.queue) == 0 {
 		return
 	}
-	read := len(m.queue) - len(m.sess.Pending())
-	for i := 0; i < read && len(m.queue) > 0; i++ {
-		m.chat.add(&entry{kind: entryUser, text: Clean(m.queue[0], true)})
+	j := 0
+	for j < len(m.queue) && !m.queue[j].Read.IsZero() {
+		j++
+	}
+	for _, p := range m.sess.Pending() {
+		if j < len(m.queue) {
+			m.queue[j].Read = p.Read
+			j++
+		}
+	}
+}
+
+// placeTyped moves the queued texts the lead read before t into the
+// conversation: they come before the first message it wrote after
+// reading them (all of them, with t zero: the Run is over).
+func (m *Model) placeTyped(t time.Time) {
+	for len(m.queue) > 0 && !m.queue[0].Read.IsZero() && (t.IsZero() || m.queue[0].Read.Before(t)) {
+		m.chat.add(&entry{kind: entryUser, text: Clean(m.queue[0].Text, true)})
 		m.queue = m.queue[1:]
 	}
 }
@@ -278,7 +309,6 @@ func (m *Model) clockCmd() tea.Cmd {
 
 func (m *Model) refresh() {
 	m.tree.set(m.sess.Agents())
-	m.typedAhead()
 }
 
 // submitPrompt sends text to the lead: a new Run when none is going,
@@ -299,7 +329,7 @@ func (m *Model) submitPrompt(text string) {
 			m.chat.note(entryError, err.Error())
 			return
 		}
-		m.queue = append(m.queue, text)
+		m.queue = append(m.queue, cohort.Typed{Text: text})
 		return
 	}
 	m.chat.add(&entry{kind: entryUser, text: Clean(text, true)})
@@ -328,10 +358,8 @@ func (m *Model) startRun(text string) {
 // View draws the frame.
 func (m *Model) View() tea.View {
 	m.renders.Add(1)
-	v := tea.NewView(m.frame())
-	v.AltScreen = true
-	v.ReportFocus = true
-	return v
+	m.paint.set(m.frame(), m.width, m.high)
+	return tea.View{}
 }
 
 // frame is the screen as text: the conversation or the tree on top, the
@@ -383,7 +411,7 @@ func (m *Model) bottom(w int) []string {
 		out = append(out, m.dialog.view(w, m.st)...)
 	} else {
 		for _, q := range m.queue {
-			out = append(out, m.st.dim.Render(cut("  queued: "+Clean(firstLine(q), false), w)))
+			out = append(out, m.st.dim.Render(cut("  queued: "+Clean(firstLine(q.Text), false), w)))
 		}
 		prompt := "> "
 		if m.messageTarget != "" {

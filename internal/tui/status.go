@@ -47,8 +47,8 @@ func (m *Model) statusCmd() tea.Cmd {
 // hook.
 func (m *Model) notify(message string) tea.Cmd {
 	var cmds []tea.Cmd
-	if !m.focused {
-		cmds = append(cmds, tea.Raw(ansi.Notify(Clean(message, false))+"\a"))
+	if !m.focused && m.paint != nil {
+		m.paint.send(ansi.Notify(Clean(message, false)) + "\a")
 	}
 	if hook := m.opts.Notify; hook != nil {
 		cmds = append(cmds, m.background(func(ctx context.Context) tea.Msg {

@@ -2,12 +2,18 @@ package tui
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"iter"
+	"os"
+	"os/signal"
 	"sync"
+	"syscall"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/term"
 
 	"github.com/cohort-dev/cohort"
 )
@@ -20,7 +26,7 @@ type Session interface {
 	ID() string
 	Run(ctx context.Context, prompt string) iter.Seq2[cohort.Event, error]
 	Send(text string) error
-	Pending() []string
+	Pending() []cohort.Typed
 	Interrupt() error
 	SetPermissionMode(mode string) error
 	SetModel(model string) error
@@ -63,21 +69,68 @@ type Options struct {
 	Notify func(ctx context.Context, message string)
 	// Now is the clock for elapsed times (default time.Now).
 	Now func() time.Time
+	// Environ is the environment (NO_COLOR, TERM, COLORTERM decide the
+	// colours); Profile, when set, is the colour profile instead.
+	Environ []string
+	Profile *colorprofile.Profile
 }
 
-// Run runs the UI on in and out until the user quits or ctx ends.
-func Run(ctx context.Context, opts Options, in io.Reader, out io.Writer, popts ...tea.ProgramOption) error {
-	p, m := NewProgram(ctx, opts, in, out, popts...)
-	_, err := p.Run()
+// Run runs the UI on the terminal in and out until the user quits or ctx
+// ends: in raw mode, following the terminal's size.
+func Run(ctx context.Context, opts Options, in, out *os.File) error {
+	state, err := term.MakeRaw(in.Fd())
+	if err != nil {
+		return fmt.Errorf("terminal raw mode: %w", err)
+	}
+	defer term.Restore(in.Fd(), state)
+	w, h, err := term.GetSize(out.Fd())
+	if err != nil {
+		return fmt.Errorf("terminal size: %w", err)
+	}
+	if opts.Profile == nil {
+		p := colorprofile.Detect(out, opts.Environ)
+		opts.Profile = &p
+	}
+	p, m := NewProgram(ctx, opts, in, out, tea.WithWindowSize(w, h), tea.WithEnvironment(opts.Environ))
+	// Resizes: the program's own watch is off with its renderer.
+	winch := make(chan os.Signal, 1)
+	signal.Notify(winch, syscall.SIGWINCH)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-winch:
+				if w, h, err := term.GetSize(out.Fd()); err == nil {
+					p.Send(tea.WindowSizeMsg{Width: w, Height: h})
+				}
+			case <-stop:
+				return
+			}
+		}
+	}()
+	_, err = p.Run()
+	signal.Stop(winch)
+	close(stop)
+	wg.Wait()
 	m.shutdown()
 	return err
 }
 
-// NewProgram makes the program without running it (tests run it and send
-// it keys); call the model's shutdown after Run returns.
+// NewProgram makes the program without running it (tests run it on an
+// emulator and send it keys); call the model's shutdown after Run returns.
+// The model draws with its own painter, so the program's renderer is off.
 func NewProgram(ctx context.Context, opts Options, in io.Reader, out io.Writer, popts ...tea.ProgramOption) (*tea.Program, *Model) {
 	m := newModel(opts)
-	all := append([]tea.ProgramOption{tea.WithContext(ctx), tea.WithInput(in), tea.WithOutput(out)}, popts...)
+	profile := colorprofile.ANSI256
+	if opts.Profile != nil {
+		profile = *opts.Profile
+	}
+	m.paint = newPainter(out, profile)
+	all := append([]tea.ProgramOption{tea.WithContext(ctx), tea.WithInput(in), tea.WithOutput(out),
+		tea.WithoutRenderer(), tea.WithFPS(1)}, popts...)
 	p := tea.NewProgram(m, all...)
 	m.feed.send = p.Send
 	if opts.Prompts != nil {
@@ -129,16 +182,31 @@ func (f *feed) signalLocked() {
 	}
 }
 
+// take returns what came. The feed stays quiet (no feedMsg) until
+// settle: under a flood the loop looks once a frame, not once an event.
 func (f *feed) take() ([]cohort.Event, []runEnd) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	evs, ends := f.events, f.ends
-	f.events, f.ends, f.pending = nil, nil, false
+	f.events, f.ends = nil, nil
 	return evs, ends
 }
 
-// ProgramEnv passes the process's environment to the program, so that
-// NO_COLOR, TERM and COLORTERM decide its colours.
-func ProgramEnv(environ []string) []tea.ProgramOption {
-	return []tea.ProgramOption{tea.WithEnvironment(environ)}
+// settle ends a quiet spell: it returns what came meanwhile, and when
+// nothing did, the next push wakes the loop again.
+func (f *feed) settle() ([]cohort.Event, []runEnd) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	evs, ends := f.events, f.ends
+	f.events, f.ends = nil, nil
+	if len(evs) == 0 && len(ends) == 0 {
+		f.pending = false
+	}
+	return evs, ends
 }
+
+// frameGap is the quiet spell after a batch of events: about a 60 Hz
+// frame.
+const frameGap = 16 * time.Millisecond
+
+type feedAgainMsg struct{}
