@@ -248,6 +248,11 @@ type PermissionRequest struct {
 	AgentKind string
 	AgentType string
 	Color     string
+	// Suggestions are allow rules (as written in settings) that would let
+	// such a call through next time: what an "allow always" answer adds.
+	// Empty when the checks have none to offer (a teammate in a process of
+	// its own asks without them).
+	Suggestions []string
 }
 
 // Hook is one host-side hook: Func runs when Event fires (PreToolUse,
@@ -300,10 +305,16 @@ type Question = ask.Question
 
 // Decision answers a PermissionRequest. Message tells the model why a call
 // was denied; UpdatedInput, when set, replaces the call's input.
+// AlwaysAllow, with Allow, are allow rules (as written in settings, e.g.
+// "Bash(make:*)") to keep: they hold for every agent of the session from
+// now on and are saved to the project's .cohort/settings.local.json, as
+// Claude Code's "Yes, and don't ask again" does. A rule that does not parse
+// denies the call, with the reason.
 type Decision struct {
 	Allow        bool
 	Message      string
 	UpdatedInput json.RawMessage
+	AlwaysAllow  []string
 }
 
 // ConfigError is a Config that cannot work: Field names the Config field,

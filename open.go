@@ -178,6 +178,7 @@ type Session struct {
 	*base
 	cfg             Config
 	id              string
+	typed           typedAhead // what Send queued and the lead has not read
 	model           *openedModel
 	cat             *agent.Catalog
 	tasks           *task.Registry
