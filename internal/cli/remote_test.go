@@ -212,13 +212,33 @@ func notified(s streamed) map[string][]string {
 // once, and each agent's work comes back as a commit on its own branch.
 func TestRemoteAgentsOnThreeWorkers(t *testing.T) {
 	const n = 20
-	r := newRemoteRig(t, remotePolicy(n, nil))
+	rc := &leadRecorder{}
+	r := newRemoteRig(t, rc.wrap(remotePolicy(n, nil)))
+	var workers []*worker
 	for i := range 3 {
-		r.startWorker(fmt.Sprintf("w%d", i))
+		workers = append(workers, r.startWorker(fmt.Sprintf("w%d", i)))
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
 	defer cancel()
 	s, _ := r.lead(ctx)
+	// The model read each notification once.
+	seen := map[string]int{}
+	for _, note := range rc.notifications() {
+		if m := regexp.MustCompile(`<task-id>(r[0-9a-z]+)</task-id>`).FindStringSubmatch(note); m != nil {
+			seen[m[1]]++
+		}
+	}
+	if len(seen) != n {
+		t.Fatalf("the lead's model read notifications of %d tasks, want %d", len(seen), n)
+	}
+	for id, k := range seen {
+		if k != 1 {
+			t.Errorf("the lead's model read %d notifications of %s", k, id)
+		}
+	}
+	for i, w := range workers {
+		t.Logf("worker w%d ran %d jobs", i, strings.Count(w.stderr.String(), `msg="job finished"`))
+	}
 	got := notified(s)
 	if len(got) != n {
 		t.Fatalf("%d tasks notified, want %d: %v", len(got), n, got)
