@@ -248,6 +248,22 @@ func TestRemoteAgentsOnThreeWorkers(t *testing.T) {
 			t.Errorf("task %s notified %v, want completed once", id, statuses)
 		}
 	}
+	// Each started as a remote_agent task, and the workers' progress
+	// reached the lead: the agent's Write.
+	for _, ev := range s.events("task_started") {
+		if ev.TaskType != "remote_agent" {
+			t.Errorf("task %s started as %q, want remote_agent", ev.TaskID, ev.TaskType)
+		}
+	}
+	progressed := 0
+	for _, ev := range s.events("task_progress") {
+		if ev.LastToolName == "Write" {
+			progressed++
+		}
+	}
+	if progressed == 0 {
+		t.Error("no task_progress event named the remote agents' Write")
+	}
 	branches := strings.Fields(strings.ReplaceAll(r.h.git("branch", "--list", "cohort/remote-*", "--format=%(refname:short)"), "\n", " "))
 	if len(branches) != n {
 		t.Fatalf("%d remote branches, want %d: %v", len(branches), n, branches)
