@@ -423,3 +423,51 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// A job that runs three ack waits long stays with its worker: the
+// heartbeats keep it, so it is neither redelivered nor run twice.
+func TestHeartbeatsKeepALongJob(t *testing.T) {
+	r := newRig(t)
+	var calls atomic.Int32
+	r.worker("w1", func(ctx context.Context, job *Job, run *Run, dir string, progress func(Progress)) (Outcome, error) {
+		calls.Add(1)
+		select { // the job's own length: three ack waits
+		case <-time.After(3 * testQueue.AckWait):
+		case <-ctx.Done():
+			return Outcome{}, ctx.Err()
+		}
+		return Outcome{Text: "slow but done"}, nil
+	}, func(c *WorkerConfig) { c.Concurrency = 2 })
+	r.submit(r.job("slow"))
+	if res := r.wait("slow"); res.Status != StatusCompleted {
+		t.Fatalf("result = %+v", res)
+	}
+	info, err := r.client.s.consumer.Info(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls.Load() != 1 || info.NumRedelivered != 0 {
+		t.Fatalf("runner ran %d times, %d redelivered; want once, none", calls.Load(), info.NumRedelivered)
+	}
+}
+
+// A job no worker can set up (its code is gone from the object store) is
+// given back, handed out MaxDeliver times, and then failed with the
+// reason, not redelivered forever.
+func TestJobGivenUpAfterMaxDeliveries(t *testing.T) {
+	r := newRig(t)
+	j := r.job("nocode")
+	r.submit(j)
+	if err := r.client.s.bundles.Delete(t.Context(), j.Bundle); err != nil {
+		t.Fatal(err)
+	}
+	var calls atomic.Int32
+	r.worker("w1", committing(&calls))
+	res := r.wait("nocode")
+	if res.Status != StatusFailed || !strings.Contains(res.Error, "gave up after 3 deliveries") || !strings.Contains(res.Error, "fetch the code") {
+		t.Fatalf("result = %+v", res)
+	}
+	if calls.Load() != 0 {
+		t.Fatalf("the runner ran %d times without code", calls.Load())
+	}
+}
