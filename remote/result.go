@@ -53,6 +53,9 @@ type Usage struct {
 type Progress struct {
 	JobID  string `json:"job_id"`
 	Worker string `json:"worker,omitempty"`
+	// Phase is "running" in the event a worker sends when it starts the
+	// job (until then the job waits in the queue).
+	Phase string `json:"phase,omitempty"`
 	// Tool and Description name a tool call the agent made.
 	Tool        string `json:"tool,omitempty"`
 	Description string `json:"description,omitempty"`

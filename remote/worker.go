@@ -231,6 +231,7 @@ func (w *Worker) execute(ctx context.Context, m jetstream.Msg, job *Job, run *Ru
 		p.JobID, p.Worker = job.ID, w.cfg.Name
 		_ = w.nc.Publish(w.s.n.progress+"."+job.ID, mustJSON(p))
 	}
+	progress(Progress{Phase: "running"})
 	log.Info("job started", "model", run.Model, "mode", run.Mode)
 	oc, runErr := w.cfg.Run(jctx, job, run, dir, progress)
 	oc.Usage.DurationMs = time.Since(start).Milliseconds()

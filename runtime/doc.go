@@ -100,5 +100,10 @@
 //     patch is applied to a kept worktree on cohort/remote-<id> at the
 //     job's base commit (worktree.Manager.CreateAt) after the
 //     protected-path check, or kept aside in .cohort/remote/<id>.patch.
-//     What the worker's policy capped is appended to the result.
+//     What the worker's policy capped is appended to the result. The
+//     task's phase is "queued" until a worker starts the job, then
+//     "running". A job waits in the queue as long as it takes (workers may
+//     all be busy) unless Config.Deadline (the agent timeout) is set,
+//     which bounds it from submission to result and is its wall time on
+//     the worker too; TaskStop and the session's end cancel it.
 package runtime

@@ -242,3 +242,15 @@ func TestRemoteTaskStopCancelsOnTheWorker(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// With no worker serving the queue, the agent timeout ends a remote agent
+// with a reason that says where to look, and the lead goes on.
+func TestRemoteAgentTimeoutWithNoWorker(t *testing.T) {
+	rc := &leadRecorder{}
+	r := newRemoteRig(t, rc.wrap(remotePolicy(1, nil)))
+	r.lead(leadCtx(t), "--agent-timeout", "3s")
+	notes := rc.notifications()
+	if len(notes) != 1 || !strings.Contains(notes[0], "<status>failed</status>") || !strings.Contains(notes[0], "is a worker serving this NATS server") {
+		t.Fatalf("notifications: %q", notes)
+	}
+}
