@@ -55,7 +55,8 @@
 // A Prefix (default "cohort"; one per tenant) names everything: jobs on
 // PREFIX.jobs in the work-queue stream PREFIX_JOBS, results on
 // PREFIX.results.<id> in PREFIX_RESULTS, cancellations on
-// PREFIX.cancel.<id> in PREFIX_CANCELS, progress on PREFIX.progress.<id>
+// PREFIX.cancel.<id> in PREFIX_CANCELS, refusals of unverified jobs on
+// PREFIX.refused.<id> (in PREFIX_RESULTS), progress on PREFIX.progress.<id>
 // (core NATS), bundles in the object store PREFIX_BUNDLES. Whoever
 // connects first makes them (file storage); all clients update them to
 // the same shape.
@@ -74,6 +75,12 @@
 //     wait to another one. A consumer hands a job out at most MaxDeliver
 //     times (5); the delivery that reaches the limit and fails stores a
 //     failed result, so a job that keeps killing workers ends.
+//   - A refusal of a job whose signature did not verify (unsigned, an
+//     untrusted key, altered) is not stored as the job's result: its id
+//     is only the message's claim, and a forger who may publish jobs could
+//     otherwise fail anyone's job by naming it. It is stored on
+//     PREFIX.refused.<id> with the refused envelope's signature, and a
+//     lead accepts it only if that is the signature it made for the job.
 //   - What is the job's fault ends it at once with a result, never
 //     redelivered: a refusal (signature, trust, age, policy), a payload
 //     that does not decode (the envelope's id still names it; an envelope

@@ -45,15 +45,16 @@ func (c Config) prefix() string {
 
 // names are a prefix's subjects, streams and buckets.
 type names struct {
-	jobs, results, cancels, progress      string // subjects (results, cancels and progress take a job id after a dot)
-	jobStream, resultStream, cancelStream string
-	bundles, consumer                     string
+	jobs, results, cancels, progress, refused string // subjects (all but jobs take a job id after a dot)
+	jobStream, resultStream, cancelStream     string
+	bundles, consumer                         string
 }
 
 func namesFor(prefix string) names {
 	up := strings.ToUpper(strings.NewReplacer(".", "_", "-", "_").Replace(prefix))
 	return names{
 		jobs: prefix + ".jobs", results: prefix + ".results", cancels: prefix + ".cancel", progress: prefix + ".progress",
+		refused:   prefix + ".refused",
 		jobStream: up + "_JOBS", resultStream: up + "_RESULTS", cancelStream: up + "_CANCELS",
 		bundles: up + "_BUNDLES", consumer: "workers",
 	}
@@ -145,7 +146,7 @@ func ensure(ctx context.Context, nc *nats.Conn, n names, q Queue) (*setup, error
 	streams := []jetstream.StreamConfig{
 		{Name: n.jobStream, Subjects: []string{n.jobs}, Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage,
 			Replicas: q.Replicas, Duplicates: 10 * time.Minute, MaxMsgSize: MaxJobBytes * 2},
-		{Name: n.resultStream, Subjects: []string{n.results + ".*"}, Storage: jetstream.FileStorage, Replicas: q.Replicas,
+		{Name: n.resultStream, Subjects: []string{n.results + ".*", n.refused + ".*"}, Storage: jetstream.FileStorage, Replicas: q.Replicas,
 			MaxAge: q.Retention, Duplicates: 10 * time.Minute, MaxMsgsPerSubject: 1},
 		{Name: n.cancelStream, Subjects: []string{n.cancels + ".*"}, Storage: jetstream.FileStorage, Replicas: q.Replicas,
 			MaxAge: q.Retention, MaxMsgsPerSubject: 1},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -157,6 +158,11 @@ func (w *Worker) handle(ctx context.Context, m jetstream.Msg, dir string) {
 		return
 	}
 	log = log.With("job", job.ID)
+	var ref *Refusal
+	if errors.As(err, &ref) && ref.Unverified {
+		w.refuseUnverified(m, job.ID, ref, log)
+		return
+	}
 	if err != nil {
 		status := StatusRefused
 		if errors.Is(err, ErrDecode) {
@@ -323,6 +329,24 @@ func (w *Worker) finish(ctx context.Context, m jetstream.Msg, res *Result, log *
 		log.Warn("ack", "err", err) // redelivered; the stored result answers it
 	}
 	log.Info("job finished", "status", res.Status)
+}
+
+// refuseUnverified ends a job whose signature did not verify. Its id is
+// only the message's claim, so the refusal is not stored as that job's
+// result (a forger could fail anyone's job by its id); it is stored on
+// PREFIX.refused.<id> with the envelope's signature, which only the lead
+// that made the envelope can match, and the message is terminated.
+func (w *Worker) refuseUnverified(m jetstream.Msg, id string, ref *Refusal, log *slog.Logger) {
+	var env Envelope
+	_ = json.Unmarshal(m.Data(), &env)
+	log.Warn("job refused", "err", ref.Reason)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := w.s.js.Publish(ctx, w.s.n.refused+"."+id, mustJSON(&Result{JobID: id, Status: StatusRefused, Error: ref.Reason,
+		Worker: w.cfg.Name, Signature: env.Signature})); err != nil {
+		log.Warn("refusal not stored", "err", err)
+	}
+	_ = m.TermWithReason("refused: " + clip(ref.Reason, 200))
 }
 
 func (w *Worker) storedResult(ctx context.Context, id string) (bool, error) {
