@@ -80,6 +80,7 @@ func newRemoteRig(t *testing.T, policy fakeapi.Policy) *remoteRig {
 
 // worker is a cohort worker process in its own empty directory and home.
 type worker struct {
+	home   string
 	cmd    *exec.Cmd
 	exited chan error
 	stderr *syncBuffer
@@ -123,7 +124,7 @@ func (r *remoteRig) startWorkerEnv(name string, env map[string]string, extra ...
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	w := &worker{cmd: cmd, exited: make(chan error, 1), stderr: &syncBuffer{}}
+	w := &worker{home: home, cmd: cmd, exited: make(chan error, 1), stderr: &syncBuffer{}}
 	cmd.Stderr = w.stderr
 	if err := cmd.Start(); err != nil {
 		r.t.Fatal(err)
@@ -238,6 +239,10 @@ func TestRemoteAgentsOnThreeWorkers(t *testing.T) {
 	}
 	for i, w := range workers {
 		t.Logf("worker w%d ran %d jobs", i, strings.Count(w.stderr.String(), `msg="job finished"`))
+		// Nothing of a job stays on its worker: no clone, no transcript.
+		if left, _ := filepath.Glob(filepath.Join(w.home, ".cohort", "projects", "*")); len(left) > 0 {
+			t.Errorf("worker w%d kept project dirs of finished jobs: %v", i, left)
+		}
 	}
 	got := notified(s)
 	if len(got) != n {
