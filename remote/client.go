@@ -54,7 +54,7 @@ func Dial(ctx context.Context, cfg ClientConfig) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := ensure(ctx, nc, namesFor(cfg.prefix()), cfg.Queue)
+	s, err := ensure(ctx, nc, namesFor(cfg.prefix()), cfg.Queue, false)
 	if err != nil {
 		nc.Close()
 		return nil, err

@@ -95,8 +95,9 @@ func Connect(ctx context.Context, c Config) (*nats.Conn, error) {
 	return nc, nil
 }
 
-// Queue tunes the job stream's consumer; the first of leads and workers
-// to start creates the streams, and later ones update them.
+// Queue tunes the queue: the first of leads and workers to start creates
+// the streams, and later ones update them; the consumer's ack wait and
+// max deliveries are the workers' (the last worker to start sets them).
 type Queue struct {
 	// AckWait is how long a job may go without a heartbeat before it is
 	// given to another worker (default 30s; workers heartbeat at a third
@@ -137,7 +138,10 @@ type setup struct {
 	bundles  jetstream.ObjectStore
 }
 
-func ensure(ctx context.Context, nc *nats.Conn, n names, q Queue) (*setup, error) {
+// Only workers make the consumer (withConsumer): its ack wait and max
+// deliveries are theirs to set, and a lead connecting later must not
+// reset them.
+func ensure(ctx context.Context, nc *nats.Conn, n names, q Queue, withConsumer bool) (*setup, error) {
 	q = q.withDefaults()
 	js, err := jetstream.New(nc)
 	if err != nil {
@@ -156,11 +160,14 @@ func ensure(ctx context.Context, nc *nats.Conn, n names, q Queue) (*setup, error
 			return nil, fmt.Errorf("remote: set up stream %s: %w (does the account have JetStream enabled?)", cfg.Name, err)
 		}
 	}
-	cons, err := js.CreateOrUpdateConsumer(ctx, n.jobStream, jetstream.ConsumerConfig{Durable: n.consumer,
-		AckPolicy: jetstream.AckExplicitPolicy, AckWait: q.AckWait, MaxDeliver: q.MaxDeliver, FilterSubject: n.jobs,
-		MaxAckPending: -1})
-	if err != nil {
-		return nil, fmt.Errorf("remote: set up consumer %s on %s: %w", n.consumer, n.jobStream, err)
+	var cons jetstream.Consumer
+	if withConsumer {
+		cons, err = js.CreateOrUpdateConsumer(ctx, n.jobStream, jetstream.ConsumerConfig{Durable: n.consumer,
+			AckPolicy: jetstream.AckExplicitPolicy, AckWait: q.AckWait, MaxDeliver: q.MaxDeliver, FilterSubject: n.jobs,
+			MaxAckPending: -1})
+		if err != nil {
+			return nil, fmt.Errorf("remote: set up consumer %s on %s: %w", n.consumer, n.jobStream, err)
+		}
 	}
 	obj, err := js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: n.bundles, Storage: jetstream.FileStorage,
 		Replicas: q.Replicas, TTL: q.Retention})

@@ -91,7 +91,7 @@ func NewWorker(ctx context.Context, cfg WorkerConfig) (*Worker, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := ensure(ctx, nc, namesFor(cfg.prefix()), cfg.Queue)
+	s, err := ensure(ctx, nc, namesFor(cfg.prefix()), cfg.Queue, true)
 	if err != nil {
 		nc.Close()
 		return nil, err
@@ -124,14 +124,22 @@ func (w *Worker) Serve(ctx context.Context) error {
 // slot takes one job at a time: it pulls only while idle, so a job never
 // waits in this worker's buffer while another worker is free.
 func (w *Worker) slot(ctx context.Context, dir string) {
+	failing := false // log the first failure of a run, not every retry
 	for ctx.Err() == nil {
 		fctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		batch, err := w.s.consumer.Fetch(1, jetstream.FetchContext(fctx))
 		if err != nil {
 			cancel()
-			w.cfg.Log.Warn("fetch", "err", err)
+			if !failing && ctx.Err() == nil {
+				w.cfg.Log.Warn("cannot fetch jobs; retrying", "err", err)
+			}
+			failing = true
 			sleep(ctx, 250*time.Millisecond)
 			continue
+		}
+		if failing {
+			w.cfg.Log.Info("fetching jobs again")
+			failing = false
 		}
 		for m := range batch.Messages() {
 			w.handle(ctx, m, dir)
