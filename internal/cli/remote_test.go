@@ -412,3 +412,39 @@ func TestRemoteJobsSurviveANATSRestart(t *testing.T) {
 		}
 	}
 }
+
+// A remote agent that commits its own work (git in its sandboxed Bash)
+// gets that commit back, message and author as it made them, on its
+// branch.
+func TestRemoteAgentsOwnCommitComesBack(t *testing.T) {
+	policy := func(r *fakeapi.Request) fakeapi.Reply {
+		if strings.Contains(r.FirstUserText(), "remote task") {
+			switch r.Turn() {
+			case 0:
+				return fakeapi.Reply{Content: []fakeapi.Block{use("Write", map[string]any{
+					"file_path": filepath.Join(agentCwd(r), "feature.txt"), "content": "a feature\n"})}}
+			case 1:
+				return fakeapi.Reply{Content: []fakeapi.Block{use("Bash", map[string]any{
+					"command": "git add feature.txt && git commit -q -m 'Add the feature'"})}}
+			}
+			return fakeapi.TextReply("committed: " + r.LastToolResultText())
+		}
+		return remotePolicy(1, nil)(r)
+	}
+	r := newRemoteRig(t, policy)
+	r.startWorker("w0", "--allow", "Bash(git add:*)", "--allow", "Bash(git commit:*)")
+	s, _ := r.lead(leadCtx(t))
+	got := notified(s)
+	if len(got) != 1 {
+		t.Fatalf("notifications: %v", got)
+	}
+	for id, st := range got {
+		if st[0] != "completed" {
+			t.Fatalf("task %s: %v", id, st)
+		}
+		log := r.h.git("log", "--format=%s|%an", "main..cohort/remote-"+id)
+		if log != "Add the feature|Cohort remote agent" {
+			t.Fatalf("branch cohort/remote-%s holds:\n%s", id, log)
+		}
+	}
+}
