@@ -34,6 +34,9 @@ const submitWait = 30 * time.Second
 // to confirm (the task ends as killed either way).
 const cancelWait = 10 * time.Second
 
+// applyWait bounds checking and applying a returned patch.
+const applyWait = 2 * time.Minute
+
 // SpawnRemote starts an agent on a remote worker (isolation: "remote"):
 // it submits the job — the definition, prompt, model, permission mode and
 // the code at the caller's HEAD — and registers a background task of kind
@@ -151,7 +154,11 @@ func (rt *Runtime) remoteBody(q RemoteQueue, job *remote.Job, root string) task.
 			}
 			return task.Outcome{}, ctx.Err()
 		}
-		return rt.remoteOutcome(context.WithoutCancel(ctx), job, res, root)
+		// The result is in: applying it is not cut short by a stop, but is
+		// bounded (git on a huge patch, a stuck file system).
+		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), applyWait)
+		defer cancel()
+		return rt.remoteOutcome(actx, job, res, root)
 	}
 }
 
