@@ -72,6 +72,16 @@
 // and answers; Config.Role runs the session as one teammate of a team (what
 // `cohort teammate` does).
 //
+// # Remote agents
+//
+// With Config.Remote naming a NATS server (or the user settings' "remote"
+// object) and the remote_agents flag on, an Agent call with isolation
+// "remote" runs on a worker (package remote): its result arrives as a
+// notification like a background agent's, its work on a branch
+// cohort/remote-<id>. LeadSigner is the key the session signs jobs with;
+// a worker's trust file needs its PublicKey line. RemoteRunner is how
+// `cohort worker` runs each job: as a Session in the job's clone.
+//
 // Decisions this package makes where the spec is silent:
 //
 //   - One Run at a time: a second Run while one is going yields ErrBusy.

@@ -315,6 +315,9 @@ func (s *Session) open(ctx context.Context) (err error) {
 	if err := s.permissions(); err != nil {
 		return err
 	}
+	if err := s.remoteFromSettings(); err != nil {
+		return &ConfigError{Field: "Remote", Err: err}
+	}
 	s.cat = s.catalog(ctx, s.knownTools())
 	if s.o.agentName != "" {
 		if _, ok := s.cat.Get(s.o.agentName); !ok {

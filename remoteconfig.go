@@ -2,6 +2,7 @@ package cohort
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -119,6 +120,63 @@ func (s *Session) openRemote() {
 	}
 	s.remote = &remoteConn{cfg: s.cfg}
 	s.closers = append(s.closers, s.remote.close)
+}
+
+// remoteSettings is the settings' "remote" object.
+type remoteSettings struct {
+	NATS        string `json:"nats"`
+	Prefix      string `json:"prefix"`
+	Credentials string `json:"credentials"`
+	TLSCA       string `json:"tlsCA"`
+	TLSCert     string `json:"tlsCert"`
+	TLSKey      string `json:"tlsKey"`
+	KeyName     string `json:"keyName"`
+	AckWait     string `json:"ackWait"`
+	MaxDeliver  int    `json:"maxDeliver"`
+}
+
+// remoteFromSettings fills what Config.Remote leaves empty from the
+// "remote" objects of the user settings and --settings layers, the later
+// winning. Project and local settings files are not read for it (a
+// warning says so): a cloned repository must not send the session's
+// code and prompts to a server of its choosing.
+func (s *Session) remoteFromSettings() error {
+	secs := s.settings.Section("remote")
+	r := &s.cfg.Remote
+	for i := len(secs) - 1; i >= 0; i-- {
+		sec := secs[i]
+		if sec.Source.Scope == settings.ScopeProject || sec.Source.Scope == settings.ScopeLocal {
+			fmt.Fprintf(s.inv.Stderr, "cohort: warning: %s:%d: \"remote\" is read only from user settings ($COHORT_HOME/settings.json) and --settings, not from a project's files; ignored\n", sec.Source.Path, sec.Line)
+			continue
+		}
+		var v remoteSettings
+		if err := json.Unmarshal(sec.Value, &v); err != nil {
+			return fmt.Errorf("%s:%d: \"remote\" must be an object {\"nats\": URL, \"prefix\", \"credentials\", \"tlsCA\", \"tlsCert\", \"tlsKey\", \"keyName\", \"ackWait\", \"maxDeliver\"}: %v", sec.Source.Path, sec.Line, err)
+		}
+		fill := func(dst *string, v string) {
+			if *dst == "" {
+				*dst = v
+			}
+		}
+		fill(&r.NATS, v.NATS)
+		fill(&r.Prefix, v.Prefix)
+		fill(&r.Credentials, v.Credentials)
+		fill(&r.TLSCA, v.TLSCA)
+		fill(&r.TLSCert, v.TLSCert)
+		fill(&r.TLSKey, v.TLSKey)
+		fill(&r.KeyName, v.KeyName)
+		if r.AckWait == 0 && v.AckWait != "" {
+			d, err := time.ParseDuration(v.AckWait)
+			if err != nil {
+				return fmt.Errorf("%s:%d: remote.ackWait: %v (write a duration such as \"30s\")", sec.Source.Path, sec.Line, err)
+			}
+			r.AckWait = d
+		}
+		if r.MaxDeliver == 0 {
+			r.MaxDeliver = v.MaxDeliver
+		}
+	}
+	return nil
 }
 
 // remoteQueue is the runtime's Config.Remote: nil without NATS.

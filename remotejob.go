@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/cohort-dev/cohort/llm"
 	"github.com/cohort-dev/cohort/remote"
@@ -46,7 +49,15 @@ func RemoteRunner(base Config) remote.Runner {
 		if err != nil {
 			return remote.Outcome{}, fmt.Errorf("the worker cannot start the agent: %w", err)
 		}
-		defer s.Close()
+		defer func() {
+			_ = s.Close()
+			// The job's transcripts and memory live under a project dir
+			// named after its clone, which is gone after the job: a worker
+			// that runs thousands of jobs keeps none of them.
+			if s.projectDir != "" && strings.HasPrefix(s.projectDir, filepath.Join(s.env.CohortHome, "projects")+string(filepath.Separator)) {
+				_ = os.RemoveAll(s.projectDir)
+			}
+		}()
 		return runRemote(ctx, s, job.Prompt, progress)
 	}
 }

@@ -1,6 +1,7 @@
 // Package agenttool is the Agent tool a model calls to delegate: its input
 // (Claude Code's fields), its routing to the spawn paths — teammate (with
-// team_name and name), remote (not built yet), fork, background or
+// team_name and name), remote (a job for a NATS worker, runtime.SpawnRemote),
+// fork, background or
 // synchronous subagent — and its result (Claude Code's AgentToolResult, or
 // async_launched for work that reports later). The agents themselves are
 // built and run by package runtime; teammates by a TeammateSpawner

@@ -1,7 +1,9 @@
 package remote
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -23,6 +25,7 @@ type Client struct {
 
 	mu      sync.Mutex
 	bundles map[string]*bundleEntry // by directory and base commit
+	sigs    map[string][]byte       // the signature of each job submitted, by id
 }
 
 type bundleEntry struct {
@@ -51,7 +54,7 @@ func Dial(ctx context.Context, cfg ClientConfig) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := ensure(ctx, nc, namesFor(cfg.prefix()), cfg.Queue)
+	s, err := ensure(ctx, nc, namesFor(cfg.prefix()), cfg.Queue, false)
 	if err != nil {
 		nc.Close()
 		return nil, err
@@ -60,7 +63,7 @@ func Dial(ctx context.Context, cfg ClientConfig) (*Client, error) {
 	if now == nil {
 		now = time.Now
 	}
-	return &Client{nc: nc, s: s, signer: cfg.Signer, now: now, bundles: map[string]*bundleEntry{}}, nil
+	return &Client{nc: nc, s: s, signer: cfg.Signer, now: now, bundles: map[string]*bundleEntry{}, sigs: map[string][]byte{}}, nil
 }
 
 // Close closes the connection.
@@ -89,10 +92,34 @@ func (c *Client) Submit(ctx context.Context, j *Job, dir, rev string) error {
 	if err := j.Validate(); err != nil {
 		return err
 	}
+	var env Envelope
+	if err := json.Unmarshal(data, &env); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	c.sigs[j.ID] = env.Signature
+	c.mu.Unlock()
 	if _, err := c.s.js.Publish(ctx, c.s.n.jobs, data, jetstream.WithMsgID("job-"+j.ID)); err != nil {
 		return fmt.Errorf("remote: submit job %s: %w", j.ID, err)
 	}
 	return nil
+}
+
+// ownRefusal decodes a refusal of an unverified job and returns it if it
+// quotes the signature of the job this client submitted, nil otherwise
+// (a forgery, or another lead's job that claimed the id).
+func (c *Client) ownRefusal(id string, data []byte) *Result {
+	r, err := DecodeResult(data)
+	if err != nil || r.JobID != id || r.Status != StatusRefused {
+		return nil
+	}
+	c.mu.Lock()
+	sig := c.sigs[id]
+	c.mu.Unlock()
+	if len(sig) == 0 || !bytes.Equal(sig, r.Signature) {
+		return nil
+	}
+	return r
 }
 
 // bundle uploads the bundle of rev in dir once per client and commit.
@@ -173,6 +200,19 @@ func (c *Client) Wait(ctx context.Context, id string, progress func(Progress)) (
 		return nil, fmt.Errorf("remote: follow job %s: %w", id, err)
 	}
 	defer rsub.Unsubscribe()
+	refused := make(chan *Result, 1)
+	fsub, err := c.nc.Subscribe(c.s.n.refused+"."+id, func(m *nats.Msg) {
+		if r := c.ownRefusal(id, m.Data); r != nil {
+			select {
+			case refused <- r:
+			default:
+			}
+		}
+	})
+	if err != nil {
+		return nil, fmt.Errorf("remote: follow job %s: %w", id, err)
+	}
+	defer fsub.Unsubscribe()
 	tick := time.NewTicker(PollInterval)
 	defer tick.Stop()
 	for {
@@ -194,6 +234,8 @@ func (c *Client) Wait(ctx context.Context, id string, progress func(Progress)) (
 			continue
 		case data := <-live:
 			return DecodeResult(data)
+		case r := <-refused:
+			return r, nil
 		case <-tick.C:
 		}
 	}
@@ -202,20 +244,30 @@ func (c *Client) Wait(ctx context.Context, id string, progress func(Progress)) (
 // PollInterval is how often Wait looks for a result it may have missed.
 const PollInterval = 2 * time.Second
 
-// Lookup returns job id's stored result, or nil if there is none yet.
+// Lookup returns job id's stored result, or nil if there is none yet. A
+// refusal of a job whose signature did not verify counts only if it
+// quotes the signature this client made for the job.
 func (c *Client) Lookup(ctx context.Context, id string) (*Result, error) {
 	st, err := c.s.js.Stream(ctx, c.s.n.resultStream)
 	if err != nil {
 		return nil, err
 	}
 	m, err := st.GetLastMsgForSubject(ctx, c.s.n.results+"."+id)
+	if err == nil {
+		return DecodeResult(m.Data)
+	}
+	if !errors.Is(err, jetstream.ErrMsgNotFound) {
+		return nil, err
+	}
+	// No result; perhaps a refusal of this client's envelope.
+	m, err = st.GetLastMsgForSubject(ctx, c.s.n.refused+"."+id)
 	if errors.Is(err, jetstream.ErrMsgNotFound) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	return DecodeResult(m.Data)
+	return c.ownRefusal(id, m.Data), nil
 }
 
 // retryable reports errors that go away when the server comes back.

@@ -49,4 +49,69 @@
 //     scripts the lead's hooks run, in either letter case. A patch that
 //     touches any of them, or does not parse, is kept aside for the user
 //     and not applied.
+//
+// # The queue (nats.go, client.go, worker.go)
+//
+// A Prefix (default "cohort"; one per tenant) names everything: jobs on
+// PREFIX.jobs in the work-queue stream PREFIX_JOBS, results on
+// PREFIX.results.<id> in PREFIX_RESULTS, cancellations on
+// PREFIX.cancel.<id> in PREFIX_CANCELS, refusals of unverified jobs on
+// PREFIX.refused.<id> (in PREFIX_RESULTS), progress on PREFIX.progress.<id>
+// (core NATS), bundles in the object store PREFIX_BUNDLES. Whoever
+// connects first makes them (file storage); all clients update them to
+// the same shape.
+//
+//   - Exactly one result per job: a job is published with message id
+//     job-<id> (a retried submit is not queued twice); a result with
+//     result-<id> into a stream that keeps one message per subject, and a
+//     worker that is handed a job whose result is stored acknowledges it
+//     without running it again. The lead takes the first result it sees.
+//   - A job is acknowledged only after its result is stored (a publish
+//     the server confirmed); a worker that cannot store it leaves the job
+//     unacknowledged, so it is redelivered and its stored-or-not state is
+//     decided by the next delivery.
+//   - Heartbeats are in-progress acks at a third of the ack wait (30s by
+//     default); a worker that dies or hangs loses the job after the ack
+//     wait to another one. A consumer hands a job out at most MaxDeliver
+//     times (5); the delivery that reaches the limit and fails stores a
+//     failed result, so a job that keeps killing workers ends.
+//   - A refusal of a job whose signature did not verify (unsigned, an
+//     untrusted key, altered) is not stored as the job's result: its id
+//     is only the message's claim, and a forger who may publish jobs could
+//     otherwise fail anyone's job by naming it. It is stored on
+//     PREFIX.refused.<id> with the refused envelope's signature, and a
+//     lead accepts it only if that is the signature it made for the job.
+//   - What is the job's fault ends it at once with a result, never
+//     redelivered: a refusal (signature, trust, age, policy), a payload
+//     that does not decode (the envelope's id still names it; an envelope
+//     without even that is terminated, since no lead can be waiting for
+//     it), a runner error (a missing model key). What is the worker's
+//     fault gives the job back (a nak, or the worker shutting down):
+//     fetching the code failed, the worker is stopping.
+//   - A slot pulls one job only when it is idle: prefetched jobs would
+//     wait in one worker's buffer with their ack wait running while
+//     another worker is free.
+//   - The lead follows a job with a subscription on its result subject
+//     and, since it may have been away when the result was published (a
+//     reconnect, a server restart), a direct look-up of the stored result
+//     at the start and every PollInterval (2s), each with its own deadline:
+//     a request sent while the server was down is never answered. Ordered
+//     consumers were tried and did not recover reliably across a restart
+//     of the server.
+//   - Progress is best effort (core NATS): a lead that misses an event
+//     sees the next, which carries the totals.
+//   - Cancellation is stored, not only sent: a worker checks for it before
+//     it starts a job, and a running job's worker is subscribed to it, so
+//     TaskStop stops a job wherever it is.
+//
+// # On the lead and on the worker
+//
+// The lead (package runtime, isolation "remote") dials at its first remote
+// spawn, so a session starts whether or not NATS is up, and an
+// unreachable server is that Agent call's error within ConnectTimeout
+// (5s), naming the URL. The submission itself, the bundle's upload
+// included, has a deadline too. A worker (cohort worker) runs each job as
+// a cohort.Session (cohort.RemoteRunner) that reads only the worker's
+// user settings — never the clone's project settings, whose hooks would
+// run outside the sandbox — and starts no MCP servers from the clone.
 package remote

@@ -45,15 +45,16 @@ func (c Config) prefix() string {
 
 // names are a prefix's subjects, streams and buckets.
 type names struct {
-	jobs, results, cancels, progress      string // subjects (results, cancels and progress take a job id after a dot)
-	jobStream, resultStream, cancelStream string
-	bundles, consumer                     string
+	jobs, results, cancels, progress, refused string // subjects (all but jobs take a job id after a dot)
+	jobStream, resultStream, cancelStream     string
+	bundles, consumer                         string
 }
 
 func namesFor(prefix string) names {
 	up := strings.ToUpper(strings.NewReplacer(".", "_", "-", "_").Replace(prefix))
 	return names{
 		jobs: prefix + ".jobs", results: prefix + ".results", cancels: prefix + ".cancel", progress: prefix + ".progress",
+		refused:   prefix + ".refused",
 		jobStream: up + "_JOBS", resultStream: up + "_RESULTS", cancelStream: up + "_CANCELS",
 		bundles: up + "_BUNDLES", consumer: "workers",
 	}
@@ -94,8 +95,9 @@ func Connect(ctx context.Context, c Config) (*nats.Conn, error) {
 	return nc, nil
 }
 
-// Queue tunes the job stream's consumer; the first of leads and workers
-// to start creates the streams, and later ones update them.
+// Queue tunes the queue: the first of leads and workers to start creates
+// the streams, and later ones update them; the consumer's ack wait and
+// max deliveries are the workers' (the last worker to start sets them).
 type Queue struct {
 	// AckWait is how long a job may go without a heartbeat before it is
 	// given to another worker (default 30s; workers heartbeat at a third
@@ -136,7 +138,10 @@ type setup struct {
 	bundles  jetstream.ObjectStore
 }
 
-func ensure(ctx context.Context, nc *nats.Conn, n names, q Queue) (*setup, error) {
+// Only workers make the consumer (withConsumer): its ack wait and max
+// deliveries are theirs to set, and a lead connecting later must not
+// reset them.
+func ensure(ctx context.Context, nc *nats.Conn, n names, q Queue, withConsumer bool) (*setup, error) {
 	q = q.withDefaults()
 	js, err := jetstream.New(nc)
 	if err != nil {
@@ -145,7 +150,7 @@ func ensure(ctx context.Context, nc *nats.Conn, n names, q Queue) (*setup, error
 	streams := []jetstream.StreamConfig{
 		{Name: n.jobStream, Subjects: []string{n.jobs}, Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage,
 			Replicas: q.Replicas, Duplicates: 10 * time.Minute, MaxMsgSize: MaxJobBytes * 2},
-		{Name: n.resultStream, Subjects: []string{n.results + ".*"}, Storage: jetstream.FileStorage, Replicas: q.Replicas,
+		{Name: n.resultStream, Subjects: []string{n.results + ".*", n.refused + ".*"}, Storage: jetstream.FileStorage, Replicas: q.Replicas,
 			MaxAge: q.Retention, Duplicates: 10 * time.Minute, MaxMsgsPerSubject: 1},
 		{Name: n.cancelStream, Subjects: []string{n.cancels + ".*"}, Storage: jetstream.FileStorage, Replicas: q.Replicas,
 			MaxAge: q.Retention, MaxMsgsPerSubject: 1},
@@ -155,11 +160,14 @@ func ensure(ctx context.Context, nc *nats.Conn, n names, q Queue) (*setup, error
 			return nil, fmt.Errorf("remote: set up stream %s: %w (does the account have JetStream enabled?)", cfg.Name, err)
 		}
 	}
-	cons, err := js.CreateOrUpdateConsumer(ctx, n.jobStream, jetstream.ConsumerConfig{Durable: n.consumer,
-		AckPolicy: jetstream.AckExplicitPolicy, AckWait: q.AckWait, MaxDeliver: q.MaxDeliver, FilterSubject: n.jobs,
-		MaxAckPending: -1})
-	if err != nil {
-		return nil, fmt.Errorf("remote: set up consumer %s on %s: %w", n.consumer, n.jobStream, err)
+	var cons jetstream.Consumer
+	if withConsumer {
+		cons, err = js.CreateOrUpdateConsumer(ctx, n.jobStream, jetstream.ConsumerConfig{Durable: n.consumer,
+			AckPolicy: jetstream.AckExplicitPolicy, AckWait: q.AckWait, MaxDeliver: q.MaxDeliver, FilterSubject: n.jobs,
+			MaxAckPending: -1})
+		if err != nil {
+			return nil, fmt.Errorf("remote: set up consumer %s on %s: %w", n.consumer, n.jobStream, err)
+		}
 	}
 	obj, err := js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: n.bundles, Storage: jetstream.FileStorage,
 		Replicas: q.Replicas, TTL: q.Retention})

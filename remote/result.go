@@ -36,6 +36,11 @@ type Result struct {
 	Patch []byte `json:"patch,omitempty"`
 	// Worker names the worker that ran the job.
 	Worker string `json:"worker,omitempty"`
+	// Signature is the refused envelope's signature, in a refusal of a
+	// job whose signature did not verify (stored on PREFIX.refused.<id>,
+	// never as the job's result): the lead that signed that very envelope knows it is
+	// its own job's refusal; a forged refusal cannot quote it.
+	Signature []byte `json:"signature,omitempty"`
 }
 
 // Usage is what the job's agent used.
@@ -53,6 +58,9 @@ type Usage struct {
 type Progress struct {
 	JobID  string `json:"job_id"`
 	Worker string `json:"worker,omitempty"`
+	// Phase is "running" in the event a worker sends when it starts the
+	// job (until then the job waits in the queue).
+	Phase string `json:"phase,omitempty"`
 	// Tool and Description name a tool call the agent made.
 	Tool        string `json:"tool,omitempty"`
 	Description string `json:"description,omitempty"`

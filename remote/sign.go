@@ -74,7 +74,14 @@ func (s *Signer) Seal(j *Job, now time.Time) ([]byte, error) {
 // Refusal is a job a worker will not run: unsigned, signed by a key it
 // does not trust, bound to another lead, too old. It is reported as the
 // job's result, never redelivered.
-type Refusal struct{ Reason string }
+type Refusal struct {
+	Reason string
+	// Unverified is set when the signature could not be checked or did
+	// not verify: the job's id is then only what the message claims, and
+	// the refusal must not be stored as that job's result (anyone could
+	// claim any id). See Worker.refuseUnverified.
+	Unverified bool
+}
 
 func (r *Refusal) Error() string { return r.Reason }
 
@@ -145,14 +152,14 @@ func (k *Keyring) Open(data []byte, now time.Time) (*Job, error) {
 		return nil, fmt.Errorf("%w: the message is not a signed job envelope: %v", ErrDecode, err)
 	}
 	if env.Key == "" || len(env.Signature) == 0 {
-		return peekID(env.Payload), &Refusal{Reason: "the job is not signed; this worker runs only jobs signed by a lead it trusts"}
+		return peekID(env.Payload), &Refusal{Reason: "the job is not signed; this worker runs only jobs signed by a lead it trusts", Unverified: true}
 	}
 	pub, ok := k.keys[env.Key]
 	if !ok {
-		return peekID(env.Payload), &Refusal{Reason: fmt.Sprintf("the job is signed by key %q, which this worker does not trust (add it to the worker's trust file)", env.Key)}
+		return peekID(env.Payload), &Refusal{Reason: fmt.Sprintf("the job is signed by key %q, which this worker does not trust (add it to the worker's trust file)", env.Key), Unverified: true}
 	}
 	if !ed25519.Verify(pub, append([]byte(signContext), env.Payload...), env.Signature) {
-		return peekID(env.Payload), &Refusal{Reason: fmt.Sprintf("the job's signature does not verify with key %q: it was altered or signed with another key", env.Key)}
+		return peekID(env.Payload), &Refusal{Reason: fmt.Sprintf("the job's signature does not verify with key %q: it was altered or signed with another key", env.Key), Unverified: true}
 	}
 	j, err := DecodeJob(env.Payload)
 	if err != nil {

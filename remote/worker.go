@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -90,7 +91,7 @@ func NewWorker(ctx context.Context, cfg WorkerConfig) (*Worker, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := ensure(ctx, nc, namesFor(cfg.prefix()), cfg.Queue)
+	s, err := ensure(ctx, nc, namesFor(cfg.prefix()), cfg.Queue, true)
 	if err != nil {
 		nc.Close()
 		return nil, err
@@ -123,14 +124,22 @@ func (w *Worker) Serve(ctx context.Context) error {
 // slot takes one job at a time: it pulls only while idle, so a job never
 // waits in this worker's buffer while another worker is free.
 func (w *Worker) slot(ctx context.Context, dir string) {
+	failing := false // log the first failure of a run, not every retry
 	for ctx.Err() == nil {
 		fctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		batch, err := w.s.consumer.Fetch(1, jetstream.FetchContext(fctx))
 		if err != nil {
 			cancel()
-			w.cfg.Log.Warn("fetch", "err", err)
+			if !failing && ctx.Err() == nil {
+				w.cfg.Log.Warn("cannot fetch jobs; retrying", "err", err)
+			}
+			failing = true
 			sleep(ctx, 250*time.Millisecond)
 			continue
+		}
+		if failing {
+			w.cfg.Log.Info("fetching jobs again")
+			failing = false
 		}
 		for m := range batch.Messages() {
 			w.handle(ctx, m, dir)
@@ -157,6 +166,11 @@ func (w *Worker) handle(ctx context.Context, m jetstream.Msg, dir string) {
 		return
 	}
 	log = log.With("job", job.ID)
+	var ref *Refusal
+	if errors.As(err, &ref) && ref.Unverified {
+		w.refuseUnverified(m, job.ID, ref, log)
+		return
+	}
 	if err != nil {
 		status := StatusRefused
 		if errors.Is(err, ErrDecode) {
@@ -231,6 +245,7 @@ func (w *Worker) execute(ctx context.Context, m jetstream.Msg, job *Job, run *Ru
 		p.JobID, p.Worker = job.ID, w.cfg.Name
 		_ = w.nc.Publish(w.s.n.progress+"."+job.ID, mustJSON(p))
 	}
+	progress(Progress{Phase: "running"})
 	log.Info("job started", "model", run.Model, "mode", run.Mode)
 	oc, runErr := w.cfg.Run(jctx, job, run, dir, progress)
 	oc.Usage.DurationMs = time.Since(start).Milliseconds()
@@ -322,6 +337,24 @@ func (w *Worker) finish(ctx context.Context, m jetstream.Msg, res *Result, log *
 		log.Warn("ack", "err", err) // redelivered; the stored result answers it
 	}
 	log.Info("job finished", "status", res.Status)
+}
+
+// refuseUnverified ends a job whose signature did not verify. Its id is
+// only the message's claim, so the refusal is not stored as that job's
+// result (a forger could fail anyone's job by its id); it is stored on
+// PREFIX.refused.<id> with the envelope's signature, which only the lead
+// that made the envelope can match, and the message is terminated.
+func (w *Worker) refuseUnverified(m jetstream.Msg, id string, ref *Refusal, log *slog.Logger) {
+	var env Envelope
+	_ = json.Unmarshal(m.Data(), &env)
+	log.Warn("job refused", "err", ref.Reason)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := w.s.js.Publish(ctx, w.s.n.refused+"."+id, mustJSON(&Result{JobID: id, Status: StatusRefused, Error: ref.Reason,
+		Worker: w.cfg.Name, Signature: env.Signature})); err != nil {
+		log.Warn("refusal not stored", "err", err)
+	}
+	_ = m.TermWithReason("refused: " + clip(ref.Reason, 200))
 }
 
 func (w *Worker) storedResult(ctx context.Context, id string) (bool, error) {

@@ -93,6 +93,20 @@
 //     dir in its first message (the lead, the project's; a definition with
 //     memory set, its own). An AgentSpec with System (the dream agent) has
 //     that as its whole system prompt and no memory files at all.
-//   - Paths not built yet (remote agents) answer with an is_error result
-//     saying so, never with a silent fallback to another path.
+//   - Remote agents (isolation: "remote", the remote_agents flag and
+//     Config.Remote): SpawnRemote submits the job at spawn — the
+//     definition, prompt, resolved model and mode, the code at the
+//     repository's HEAD — so an unreachable queue is the Agent call's
+//     is_error result, never a silent local run. The agent is a background
+//     task of kind remote_agent with no engine here: its progress comes
+//     from the worker, TaskStop cancels the job on the worker, and its
+//     patch is applied to a kept worktree on cohort/remote-<id> at the
+//     job's base commit (worktree.Manager.CreateAt) after the
+//     protected-path check, or kept aside in .cohort/remote/<id>.patch.
+//     What the worker's policy capped is appended to the result. The
+//     task's phase is "queued" until a worker starts the job, then
+//     "running". A job waits in the queue as long as it takes (workers may
+//     all be busy) unless Config.Deadline (the agent timeout) is set,
+//     which bounds it from submission to result and is its wall time on
+//     the worker too; TaskStop and the session's end cancel it.
 package runtime

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/cohort-dev/cohort/agent"
@@ -32,6 +33,9 @@ const submitWait = 30 * time.Second
 // cancelWait bounds how long a stopped remote agent waits for its worker
 // to confirm (the task ends as killed either way).
 const cancelWait = 10 * time.Second
+
+// applyWait bounds checking and applying a returned patch.
+const applyWait = 2 * time.Minute
 
 // SpawnRemote starts an agent on a remote worker (isolation: "remote"):
 // it submits the job — the definition, prompt, model, permission mode and
@@ -111,7 +115,12 @@ func (rt *Runtime) remoteBody(q RemoteQueue, job *remote.Job, root string) task.
 	return func(ctx context.Context, t *task.Task) (task.Outcome, error) {
 		var seenTools int
 		var seenOut int64
+		var started atomic.Bool
 		progress := func(p remote.Progress) {
+			started.Store(true)
+			if p.Phase != "" {
+				t.SetPhase(p.Phase)
+			}
 			if p.ToolUses > seenTools {
 				seenTools = p.ToolUses
 				t.RecordToolUse(p.Tool, p.Description)
@@ -122,19 +131,34 @@ func (rt *Runtime) remoteBody(q RemoteQueue, job *remote.Job, root string) task.
 			}
 		}
 		t.SetPhase("queued")
-		res, err := q.Wait(ctx, job.ID, progress)
+		wctx := ctx
+		if rt.cfg.Deadline > 0 { // the agent timeout bounds a remote agent from submission to result
+			var cancel context.CancelFunc
+			wctx, cancel = context.WithTimeout(ctx, rt.cfg.Deadline)
+			defer cancel()
+		}
+		res, err := q.Wait(wctx, job.ID, progress)
 		if err != nil {
-			if ctx.Err() == nil {
+			if wctx.Err() == nil {
 				return task.Outcome{}, fmt.Errorf("lost track of the remote job: %w", err)
 			}
 			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cancelWait)
 			defer cancel()
-			if cerr := q.Cancel(cctx, job.ID); cerr == nil {
-				_, _ = q.Wait(cctx, job.ID, nil) // the worker's confirmation, when it comes in time
+			// A job still in the queue stays cancelled (the cancellation is
+			// stored); a running one's worker confirms, when it does in time.
+			if cerr := q.Cancel(cctx, job.ID); cerr == nil && started.Load() {
+				_, _ = q.Wait(cctx, job.ID, nil)
+			}
+			if ctx.Err() == nil {
+				return task.Outcome{}, fmt.Errorf("no result within the agent timeout of %s (queued or running; is a worker serving this NATS server and prefix?); the job was cancelled", rt.cfg.Deadline)
 			}
 			return task.Outcome{}, ctx.Err()
 		}
-		return rt.remoteOutcome(context.WithoutCancel(ctx), job, res, root)
+		// The result is in: applying it is not cut short by a stop, but is
+		// bounded (git on a huge patch, a stuck file system).
+		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), applyWait)
+		defer cancel()
+		return rt.remoteOutcome(actx, job, res, root)
 	}
 }
 

@@ -82,7 +82,7 @@ func (o *options) register(cmd *cobra.Command) {
 	f.StringVar(&o.remote.TLSCA, "nats-tls-ca", "", "PEM file of the CA that signed the NATS servers' certificates")
 	f.StringVar(&o.remote.TLSCert, "nats-tls-cert", "", "PEM client certificate for NATS")
 	f.StringVar(&o.remote.TLSKey, "nats-tls-key", "", "PEM client key for NATS")
-	f.DurationVar(&o.remote.AckWait, "nats-ack-wait", 0, "how long a remote job may go without a worker's heartbeat before another worker gets it (default 30s; leads and workers should agree)")
+	f.DurationVar(&o.remote.AckWait, "nats-ack-wait", 0, "cohort worker: how long a job may go without its worker's heartbeat before another worker gets it (default 30s)")
 	f.StringVar(&o.remote.KeyName, "remote-key-name", "", "the name this lead's signing key has on the workers (default lead-HOST)")
 	f.IntVar(&o.maxTurns, "max-turns", 0, "stop the lead after this many model calls per prompt (0: no limit)")
 	f.StringVar(&o.systemPrompt, "system-prompt", "", "replace the default system prompt")

@@ -242,3 +242,52 @@ func TestRemoteTaskStopCancelsOnTheWorker(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// With no worker serving the queue, the agent timeout ends a remote agent
+// with a reason that says where to look, and the lead goes on.
+func TestRemoteAgentTimeoutWithNoWorker(t *testing.T) {
+	rc := &leadRecorder{}
+	r := newRemoteRig(t, rc.wrap(remotePolicy(1, nil)))
+	r.lead(leadCtx(t), "--agent-timeout", "3s")
+	notes := rc.notifications()
+	if len(notes) != 1 || !strings.Contains(notes[0], "<status>failed</status>") || !strings.Contains(notes[0], "is a worker serving this NATS server") {
+		t.Fatalf("notifications: %q", notes)
+	}
+}
+
+// cohort worker's own bad input: no --nats, no trust file, a server that
+// is not there — each a clear error at start, never a hang.
+func TestWorkerBadInputFailsAtStart(t *testing.T) {
+	h := newHarness(t, remotePolicy(1, nil))
+	trust := filepath.Join(t.TempDir(), "trusted_leads")
+	key, _, code := h.run("worker", "key")
+	if code != 0 {
+		t.Fatalf("worker key exited %d", code)
+	}
+	if err := os.WriteFile(trust, []byte(key), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	down := "nats://" + l.Addr().String()
+	l.Close()
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no server", []string{"worker"}, "cohort worker needs --nats URL"},
+		{"no trust file", []string{"worker", "--nats", down, "--trust", filepath.Join(t.TempDir(), "missing")}, "runs only jobs signed by the leads in its trust file"},
+		{"server down", []string{"worker", "--nats", down, "--trust", trust}, "cannot reach NATS at " + down},
+		{"bad mode ceiling", []string{"worker", "--nats", down, "--trust", trust, "--max-mode", "godMode"}, `unknown permission mode "godMode"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, stderr, code := h.run(tc.args...)
+			if code == 0 || !strings.Contains(stderr, tc.want) {
+				t.Fatalf("exit %d, stderr %q; want a failure mentioning %q", code, stderr, tc.want)
+			}
+		})
+	}
+}

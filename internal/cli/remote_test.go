@@ -80,6 +80,7 @@ func newRemoteRig(t *testing.T, policy fakeapi.Policy) *remoteRig {
 
 // worker is a cohort worker process in its own empty directory and home.
 type worker struct {
+	home   string
 	cmd    *exec.Cmd
 	exited chan error
 	stderr *syncBuffer
@@ -123,7 +124,7 @@ func (r *remoteRig) startWorkerEnv(name string, env map[string]string, extra ...
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	w := &worker{cmd: cmd, exited: make(chan error, 1), stderr: &syncBuffer{}}
+	w := &worker{home: home, cmd: cmd, exited: make(chan error, 1), stderr: &syncBuffer{}}
 	cmd.Stderr = w.stderr
 	if err := cmd.Start(); err != nil {
 		r.t.Fatal(err)
@@ -212,13 +213,37 @@ func notified(s streamed) map[string][]string {
 // once, and each agent's work comes back as a commit on its own branch.
 func TestRemoteAgentsOnThreeWorkers(t *testing.T) {
 	const n = 20
-	r := newRemoteRig(t, remotePolicy(n, nil))
+	rc := &leadRecorder{}
+	r := newRemoteRig(t, rc.wrap(remotePolicy(n, nil)))
+	var workers []*worker
 	for i := range 3 {
-		r.startWorker(fmt.Sprintf("w%d", i))
+		workers = append(workers, r.startWorker(fmt.Sprintf("w%d", i)))
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
 	defer cancel()
 	s, _ := r.lead(ctx)
+	// The model read each notification once.
+	seen := map[string]int{}
+	for _, note := range rc.notifications() {
+		if m := regexp.MustCompile(`<task-id>(r[0-9a-z]+)</task-id>`).FindStringSubmatch(note); m != nil {
+			seen[m[1]]++
+		}
+	}
+	if len(seen) != n {
+		t.Fatalf("the lead's model read notifications of %d tasks, want %d", len(seen), n)
+	}
+	for id, k := range seen {
+		if k != 1 {
+			t.Errorf("the lead's model read %d notifications of %s", k, id)
+		}
+	}
+	for i, w := range workers {
+		t.Logf("worker w%d ran %d jobs", i, strings.Count(w.stderr.String(), `msg="job finished"`))
+		// Nothing of a job stays on its worker: no clone, no transcript.
+		if left, _ := filepath.Glob(filepath.Join(w.home, ".cohort", "projects", "*")); len(left) > 0 {
+			t.Errorf("worker w%d kept project dirs of finished jobs: %v", i, left)
+		}
+	}
 	got := notified(s)
 	if len(got) != n {
 		t.Fatalf("%d tasks notified, want %d: %v", len(got), n, got)
@@ -227,6 +252,22 @@ func TestRemoteAgentsOnThreeWorkers(t *testing.T) {
 		if len(statuses) != 1 || statuses[0] != "completed" {
 			t.Errorf("task %s notified %v, want completed once", id, statuses)
 		}
+	}
+	// Each started as a remote_agent task, and the workers' progress
+	// reached the lead: the agent's Write.
+	for _, ev := range s.events("task_started") {
+		if ev.TaskType != "remote_agent" {
+			t.Errorf("task %s started as %q, want remote_agent", ev.TaskID, ev.TaskType)
+		}
+	}
+	progressed := 0
+	for _, ev := range s.events("task_progress") {
+		if ev.LastToolName == "Write" {
+			progressed++
+		}
+	}
+	if progressed == 0 {
+		t.Error("no task_progress event named the remote agents' Write")
 	}
 	branches := strings.Fields(strings.ReplaceAll(r.h.git("branch", "--list", "cohort/remote-*", "--format=%(refname:short)"), "\n", " "))
 	if len(branches) != n {
@@ -368,6 +409,42 @@ func TestRemoteJobsSurviveANATSRestart(t *testing.T) {
 	for id, statuses := range got {
 		if len(statuses) != 1 || statuses[0] != "completed" {
 			t.Errorf("task %s notified %v, want completed once\nnotifications: %q\nworker: %s", id, statuses, rc.notifications(), w.stderr.String())
+		}
+	}
+}
+
+// A remote agent that commits its own work (git in its sandboxed Bash)
+// gets that commit back, message and author as it made them, on its
+// branch.
+func TestRemoteAgentsOwnCommitComesBack(t *testing.T) {
+	policy := func(r *fakeapi.Request) fakeapi.Reply {
+		if strings.Contains(r.FirstUserText(), "remote task") {
+			switch r.Turn() {
+			case 0:
+				return fakeapi.Reply{Content: []fakeapi.Block{use("Write", map[string]any{
+					"file_path": filepath.Join(agentCwd(r), "feature.txt"), "content": "a feature\n"})}}
+			case 1:
+				return fakeapi.Reply{Content: []fakeapi.Block{use("Bash", map[string]any{
+					"command": "git add feature.txt && git commit -q -m 'Add the feature'"})}}
+			}
+			return fakeapi.TextReply("committed: " + r.LastToolResultText())
+		}
+		return remotePolicy(1, nil)(r)
+	}
+	r := newRemoteRig(t, policy)
+	r.startWorker("w0", "--allow", "Bash(git add:*)", "--allow", "Bash(git commit:*)")
+	s, _ := r.lead(leadCtx(t))
+	got := notified(s)
+	if len(got) != 1 {
+		t.Fatalf("notifications: %v", got)
+	}
+	for id, st := range got {
+		if st[0] != "completed" {
+			t.Fatalf("task %s: %v", id, st)
+		}
+		log := r.h.git("log", "--format=%s|%an", "main..cohort/remote-"+id)
+		if log != "Add the feature|Cohort remote agent" {
+			t.Fatalf("branch cohort/remote-%s holds:\n%s", id, log)
 		}
 	}
 }
