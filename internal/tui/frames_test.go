@@ -22,10 +22,13 @@ func TestTreeThroughAFanOut(t *testing.T) {
 			}
 			return fakeapi.TextReply("counted " + first[strings.Index(first, "SUB-"):][:5])
 		case r.Turn() == 0:
+			// Three types: siblings of one type start behind the first one's
+			// first token (for its cache), and this fake holds every reply.
 			var blocks []fakeapi.Block
-			for _, f := range []string{"apples", "pears", "plums"} {
+			for i, f := range []string{"apples", "pears", "plums"} {
 				blocks = append(blocks, use("Agent", map[string]any{"description": "count " + f,
-					"prompt": "SUB-" + strings.ToUpper(f[:1]) + " count the " + f, "subagent_type": "general-purpose"}))
+					"prompt": "SUB-" + strings.ToUpper(f[:1]) + " count the " + f,
+					"subagent_type": []string{"general-purpose", "Explore", "Plan"}[i]}))
 			}
 			return fakeapi.Reply{Content: blocks}
 		}
@@ -38,6 +41,7 @@ func TestTreeThroughAFanOut(t *testing.T) {
 	w.key("ctrl+t")
 	running := w.waitFor("3 running", "count apples", "count pears", "count plums")
 	w.golden("fanout-running", running)
+	w.keepColours("fanout-running")
 	close(g.open)
 	done := w.waitUntil("three agents done", func(s string) bool {
 		return strings.Count(s, "✓ done") == 3 && strings.Contains(s, "lead idle · 3 agents · 0 running")

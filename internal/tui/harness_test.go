@@ -14,6 +14,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/vt"
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
@@ -292,6 +293,25 @@ func (w *world) golden(name, scr string) {
 	}
 	if diff := cmp.Diff(string(want), got); diff != "" {
 		w.t.Errorf("frame %s differs from %s (-want +got):\n%s", name, path, diff)
+	}
+}
+
+// keepColours writes the screen with its colours to testdata/NAME.ansi
+// (with -update): the README's picture is made from it with freeze.
+func (w *world) keepColours(name string) {
+	w.t.Helper()
+	if !*update {
+		return
+	}
+	w.term.mu.Lock()
+	scr := w.term.emu.Render()
+	w.term.mu.Unlock()
+	lines := strings.Split(scr, "\n")
+	for len(lines) > 0 && strings.TrimSpace(ansi.Strip(lines[0])) == "" {
+		lines = lines[1:]
+	}
+	if err := os.WriteFile(filepath.Join("testdata", name+".ansi"), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		w.t.Fatal(err)
 	}
 }
 
