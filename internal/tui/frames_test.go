@@ -27,7 +27,7 @@ func TestTreeThroughAFanOut(t *testing.T) {
 			var blocks []fakeapi.Block
 			for i, f := range []string{"apples", "pears", "plums"} {
 				blocks = append(blocks, use("Agent", map[string]any{"description": "count " + f,
-					"prompt": "SUB-" + strings.ToUpper(f[:1]) + " count the " + f,
+					"prompt":        "SUB-" + strings.ToUpper(f[:1]) + " count the " + f,
 					"subagent_type": []string{"general-purpose", "Explore", "Plan"}[i]}))
 			}
 			return fakeapi.Reply{Content: blocks}
