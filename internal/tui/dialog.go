@@ -39,7 +39,8 @@ func (m *Model) arrive(msg tea.Msg) tea.Cmd {
 	} else {
 		m.prompts = append(m.prompts, d)
 	}
-	return m.notify(note)
+	m.notify(note)
+	return nil
 }
 
 // withdraw drops the prompts of an asker that stopped waiting.

@@ -52,6 +52,6 @@
 //     which wins) are prompts: $ARGUMENTS takes what follows the name,
 //     or the arguments are appended; a built-in name is never shadowed.
 //   - A prompt or question that arrives while the terminal is not focused
-//     sends OSC 9 and a bell, and runs the Notification hook
-//     (Options.Notify).
+//     (focus reports, mode 1004) sends OSC 9 and a bell; the session runs
+//     the Notification hooks itself before it asks, as for any CanUseTool.
 package tui

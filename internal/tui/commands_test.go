@@ -1,0 +1,178 @@
+package tui
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// offline is a model on the crowd with no program around it: the test
+// presses keys with Update and runs the commands it gets back.
+func offline(t *testing.T, dir string) (*Model, *crowd) {
+	t.Helper()
+	c := newCrowd(2, time.Now())
+	m := newModel(Options{Session: c, Dir: dir})
+	m.width, m.high = 100, 30
+	m.feed.send = func(tea.Msg) {}
+	t.Cleanup(m.shutdown)
+	m.Init()
+	return m, c
+}
+
+// enter types line and presses Enter; it returns what the command the
+// model asked for produced, for commands that run in the background.
+func enter(m *Model, line string) tea.Msg {
+	for _, r := range line {
+		m.Update(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+	_, cmd := m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
+	if cmd == nil {
+		return nil
+	}
+	msg := cmd()
+	m.Update(msg)
+	return msg
+}
+
+func screenText(m *Model) string { return ansi.Strip(m.frame()) }
+
+// waitRun waits for the model's Run goroutines to end and folds in what
+// they sent.
+func waitRun(m *Model) {
+	m.wg.Wait()
+	m.Update(feedMsg{})
+}
+
+func TestSlashCommands(t *testing.T) {
+	dir := t.TempDir()
+	for path, body := range map[string]string{
+		".claude/commands/review.md": "---\ndescription: Review a file\n---\nReview $ARGUMENTS for bugs.",
+		".cohort/commands/review.md": "---\ndescription: Review a file, carefully\n---\nReview $ARGUMENTS carefully.",
+		".claude/commands/ship.md":   "Ship it.",
+		".claude/commands/help.md":   "never shadows /help",
+	} {
+		p := filepath.Join(dir, path)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m, c := offline(t, dir)
+
+	enter(m, "/help")
+	scr := screenText(m)
+	for _, want := range []string{"/resume", "/cost", "/permissions", "/review", "Review a file, carefully", "/ship", "Ship it."} {
+		if !strings.Contains(scr, want) {
+			t.Errorf("/help lacks %q:\n%s", want, scr)
+		}
+	}
+	if strings.Contains(scr, "never shadows") {
+		t.Errorf("a user command shadowed /help")
+	}
+
+	enter(m, "/review main.go")
+	waitRun(m)
+	enter(m, "/ship now")
+	waitRun(m)
+	c.mu.Lock()
+	got := strings.Join(c.prompts, "|")
+	c.mu.Unlock()
+	if want := "Review main.go carefully.|Ship it.\n\nnow"; got != want {
+		t.Errorf("user commands sent %q, want %q", got, want)
+	}
+
+	enter(m, "/model opus")
+	if c.model != "opus" || !strings.Contains(screenText(m), "model set to opus") {
+		t.Errorf("/model opus: the session has %q", c.model)
+	}
+	enter(m, "/cost")
+	if scr := screenText(m); !strings.Contains(scr, "Cost:") || !strings.Contains(scr, "task 0001") || !strings.Contains(scr, "total") {
+		t.Errorf("/cost does not list the agents and the total:\n%s", scr)
+	}
+	enter(m, "/nosuch")
+	if !strings.Contains(screenText(m), "unknown command /nosuch") {
+		t.Errorf("an unknown command is not reported")
+	}
+	enter(m, "/clear")
+	if scr := screenText(m); !strings.Contains(scr, "new conversation") || strings.Contains(scr, "Cost:") {
+		t.Errorf("/clear left the conversation on screen:\n%s", scr)
+	}
+}
+
+func TestShellAndPathCompletion(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "internal", "tui"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "internal", "tui", "model.go"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, _ := offline(t, dir)
+	msg := enter(m, "!echo hello from $PWD; printf '\\033]0;title\\007'; exit 3")
+	if d, ok := msg.(shellDone); !ok || !d.err {
+		t.Fatalf("a failing ! command gave %#v", msg)
+	}
+	m.expanded = true
+	scr := screenText(m)
+	if !strings.Contains(scr, "hello from "+dir) || !strings.Contains(scr, "exit status 3") {
+		t.Errorf("the ! command's output is not shown:\n%s", scr)
+	}
+
+	for _, r := range "look at @int" {
+		m.Update(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+	m.Update(tea.KeyPressMsg{Code: tea.KeyTab})
+	if got := m.input.text(); got != "look at @internal/" {
+		t.Errorf("@ completion gave %q", got)
+	}
+	m.Update(tea.KeyPressMsg{Code: tea.KeyTab}) // the only entry: tui/
+	m.Update(tea.KeyPressMsg{Code: tea.KeyTab})
+	if got := m.input.text(); got != "look at @internal/tui/model.go" {
+		t.Errorf("@ completion gave %q", got)
+	}
+	if got := completePath(dir, "../"); got != nil {
+		t.Errorf("completion climbed out of the project: %v", got)
+	}
+}
+
+func TestHistoryAndMultiline(t *testing.T) {
+	m, c := offline(t, t.TempDir())
+	enter(m, "first")
+	waitRun(m)
+	enter(m, "second")
+	waitRun(m)
+	m.Update(tea.KeyPressMsg{Code: tea.KeyUp})
+	if got := m.input.text(); got != "second" {
+		t.Errorf("Up recalled %q", got)
+	}
+	m.Update(tea.KeyPressMsg{Code: tea.KeyUp})
+	m.Update(tea.KeyPressMsg{Code: tea.KeyUp})
+	if got := m.input.text(); got != "first" {
+		t.Errorf("Up twice recalled %q", got)
+	}
+	m.Update(tea.KeyPressMsg{Code: tea.KeyDown})
+	m.Update(tea.KeyPressMsg{Code: tea.KeyDown})
+	if got := m.input.text(); got != "" {
+		t.Errorf("Down past the newest left %q", got)
+	}
+	m.Update(tea.KeyPressMsg{Code: 'a', Text: "a"})
+	m.Update(tea.KeyPressMsg{Code: tea.KeyEnter, Mod: tea.ModAlt})
+	m.Update(tea.KeyPressMsg{Code: 'b', Text: "b"})
+	if got := m.input.text(); got != "a\nb" {
+		t.Errorf("Alt+Enter gave %q", got)
+	}
+	m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
+	waitRun(m)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if last := c.prompts[len(c.prompts)-1]; last != "a\nb" {
+		t.Errorf("the multi-line prompt went as %q", last)
+	}
+}
