@@ -2,6 +2,8 @@ package tui
 
 import (
 	"strings"
+
+	tea "charm.land/bubbletea/v2"
 	"testing"
 
 	"github.com/cohort-dev/cohort"
@@ -250,4 +252,30 @@ func findCell(scr, s string) (row, col int) {
 		}
 	}
 	return -1, -1
+}
+
+// TestAskUserQuestion: the lead's question shows its options; a number
+// answers it, and the answer reaches the model. The terminal is not in
+// focus, so the question also sends a desktop notification (OSC 9).
+func TestAskUserQuestion(t *testing.T) {
+	w := newWorld(t, worldConfig{}, func(r *fakeapi.Request) fakeapi.Reply {
+		if r.Turn() == 0 {
+			return fakeapi.Reply{Content: []fakeapi.Block{use("AskUserQuestion", map[string]any{"questions": []map[string]any{{
+				"question": "Which database should the cache use?", "header": "Cache", "multiSelect": false,
+				"options": []map[string]any{{"label": "Redis", "description": "fast, one more service"},
+					{"label": "SQLite", "description": "a file, no server"}}}}})}}
+		}
+		return fakeapi.TextReply("Going with: " + r.LastToolResultText())
+	})
+	w.waitFor("default mode")
+	w.prog.Send(tea.BlurMsg{})
+	w.typeText("set up the cache")
+	w.key("enter")
+	scr := w.waitFor("◆ AskUserQuestion", "Question 1/1", "Which database should the cache use?", "1 Redis", "2 SQLite")
+	w.golden("ask-question", scr)
+	if raw := w.term.raw(); !strings.Contains(raw, "\x1b]9;Cohort has a question for you") {
+		t.Errorf("no OSC 9 notification while unfocused; the terminal got %q", raw)
+	}
+	w.key("2")
+	w.waitFor("Going with:", "SQLite")
 }

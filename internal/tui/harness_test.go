@@ -38,6 +38,7 @@ type vterm struct {
 	mu      sync.Mutex
 	emu     *vt.Emulator
 	changed chan struct{}
+	all     bytes.Buffer // every byte the program sent
 }
 
 func newTerm(w, h int) *vterm {
@@ -49,10 +50,18 @@ func newTerm(w, h int) *vterm {
 func (t *vterm) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.all.Write(p)
 	_, err := t.emu.Write(bytes.ReplaceAll(p, []byte("\n"), []byte("\r\n")))
 	close(t.changed)
 	t.changed = make(chan struct{})
 	return len(p), err
+}
+
+// raw is everything the program sent.
+func (t *vterm) raw() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.all.String()
 }
 
 // screen is the emulator's text, trailing spaces cut, and a channel that
