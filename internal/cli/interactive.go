@@ -41,7 +41,8 @@ func runInteractive(ctx context.Context, inv *Invocation, o *options, args []str
 		Resume: func(ctx context.Context, id string) (tui.Session, error) {
 			return open(ctx, id)
 		},
-		Flags: func(ctx context.Context, w io.Writer) error { return cohort.ListFlags(ctx, cfg, w) },
+		Flags:      func(ctx context.Context, w io.Writer) error { return cohort.ListFlags(ctx, cfg, w) },
+		StatusLine: s.StatusLine(),
 	}
 	opts.Environ = inv.Environ()
 	return tui.Run(ctx, opts, in, out)

@@ -176,3 +176,22 @@ func TestHistoryAndMultiline(t *testing.T) {
 		t.Errorf("the multi-line prompt went as %q", last)
 	}
 }
+
+// TestStatusLineRuns: the statusLine command reads the session's JSON and
+// its first line, cleaned, shows under the input.
+func TestStatusLineRuns(t *testing.T) {
+	c := newCrowd(0, time.Now())
+	m := newModel(Options{Session: c, Dir: t.TempDir(), Model: "opus",
+		StatusLine: `grep -o '"session_id":"[a-z]*"' | tr -d '\n'; printf '\033]0;title\007 on main\nsecond line\n'`})
+	m.width, m.high = 80, 10
+	t.Cleanup(m.shutdown)
+	cmd := m.Init()
+	if cmd == nil {
+		t.Fatal("Init runs no statusLine")
+	}
+	m.Update(cmd())
+	lines := strings.Split(screenText(m), "\n")
+	if got := lines[len(lines)-1]; got != `"session_id":"crowd" on main` {
+		t.Errorf("the status line shows %q", got)
+	}
+}
