@@ -3,11 +3,13 @@ package tui
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 )
 
@@ -193,5 +195,55 @@ func TestStatusLineRuns(t *testing.T) {
 	lines := strings.Split(screenText(m), "\n")
 	if got := lines[len(lines)-1]; got != `"session_id":"crowd" on main` {
 		t.Errorf("the status line shows %q", got)
+	}
+}
+
+// TestTreeKeysAndSecondEsc: in the tree, m messages the selected agent,
+// x stops it, Ctrl+B backgrounds it; after Esc interrupted a turn, a
+// second Esc offers to stop the agents still running, and y does.
+func TestTreeKeysAndSecondEsc(t *testing.T) {
+	m, c := offline(t, t.TempDir())
+	m.Update(tea.KeyPressMsg{Code: 't', Mod: tea.ModCtrl})
+	m.tree.set(c.Agents())
+	m.Update(tea.KeyPressMsg{Code: tea.KeyDown}) // a0000, after the lead
+	m.Update(tea.KeyPressMsg{Code: 'x', Text: "x"})
+	m.Update(tea.KeyPressMsg{Code: 'b', Mod: tea.ModCtrl})
+	m.Update(tea.KeyPressMsg{Code: 'm', Text: "m"})
+	if m.screen != screenChat || !strings.Contains(screenText(m), "@a0000 >") {
+		t.Fatalf("m did not open a message to a0000:\n%s", screenText(m))
+	}
+	enter(m, "look at b.go too")
+
+	// A turn that is running: Esc interrupts, a second Esc asks.
+	m.running = true
+	m.Update(tea.KeyPressMsg{Code: tea.KeyEscape})
+	m.running = false
+	m.Update(tea.KeyPressMsg{Code: tea.KeyEscape})
+	if !strings.Contains(screenText(m), "Stop 2 background agent(s) too? (y/n)") {
+		t.Fatalf("the second Esc did not ask:\n%s", screenText(m))
+	}
+	m.Update(tea.KeyPressMsg{Code: 'y', Text: "y"})
+	c.mu.Lock()
+	got := strings.Join(c.calls, "|")
+	c.mu.Unlock()
+	want := "stop a0000|background a0000|message a0000: look at b.go too|interrupt|stop a0000|stop a0001"
+	if got != want {
+		t.Errorf("the session was asked\n %s\nwant\n %s", got, want)
+	}
+}
+
+// TestNoColor: with NO_COLOR the painter sends no colour, only the
+// cursor moves and erases (and bold, faint, reverse, which NO_COLOR
+// allows).
+func TestNoColor(t *testing.T) {
+	var out syncBuffer
+	profile := colorprofile.Detect(&out, []string{"NO_COLOR=1", "TERM=xterm-256color"})
+	p := newPainter(&out, profile)
+	m := hostileModel(t, 60, 20)
+	m.paint = p
+	m.View()
+	p.stop()
+	if s := out.String(); regexp.MustCompile(`\x1b\[[0-9;]*(3[0-8]|4[0-8]|9[0-7])[;m]`).MatchString(s) {
+		t.Errorf("colour under NO_COLOR: %q", s)
 	}
 }

@@ -19,6 +19,14 @@ type crowd struct {
 	agents  []cohort.AgentInfo
 	prompts []string // what Run was given
 	model   string
+	calls   []string // StopAgent, Background, Message, Interrupt, in order
+}
+
+func (c *crowd) record(call string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.calls = append(c.calls, call)
+	return nil
 }
 
 func newCrowd(n int, start time.Time) *crowd {
@@ -73,7 +81,7 @@ func (c *crowd) Run(ctx context.Context, prompt string) iter.Seq2[cohort.Event, 
 }
 func (c *crowd) Send(string) error              { return nil }
 func (c *crowd) Pending() []cohort.Typed        { return nil }
-func (c *crowd) Interrupt() error               { return nil }
+func (c *crowd) Interrupt() error               { return c.record("interrupt") }
 func (c *crowd) SetPermissionMode(string) error { return nil }
 func (c *crowd) SetModel(m string) error {
 	c.mu.Lock()
@@ -81,9 +89,9 @@ func (c *crowd) SetModel(m string) error {
 	c.model = m
 	return nil
 }
-func (c *crowd) StopAgent(string) error        { return nil }
-func (c *crowd) Background(string) error       { return nil }
-func (c *crowd) Message(string, string) error  { return nil }
+func (c *crowd) StopAgent(id string) error     { return c.record("stop " + id) }
+func (c *crowd) Background(id string) error    { return c.record("background " + id) }
+func (c *crowd) Message(id, text string) error { return c.record("message " + id + ": " + text) }
 func (c *crowd) Compact(context.Context) error { return nil }
 func (c *crowd) Clear() error                  { return nil }
 func (c *crowd) Close() error                  { return nil }
