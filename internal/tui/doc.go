@@ -54,6 +54,10 @@
 //     Bash(first-word:*), else the tool) through Decision.AlwaysAllow,
 //     which the session saves to .cohort/settings.local.json. A prompt
 //     whose asker gives up (its context ends) leaves the screen.
+//   - A teammate that must have its plan approved (planModeRequired)
+//     asks the user, not the lead model, through Config.ApprovePlan: the
+//     plan with the teammate's badge; 1 approves, 2 approves with
+//     feedback, 3 rejects with feedback typed in.
 //   - The tree is one key away (Ctrl+T or /agents): ↑↓ select, the lower
 //     half shows the selected agent's last activities and its transcript
 //     live, m messages it, x stops it, Ctrl+B moves a running synchronous

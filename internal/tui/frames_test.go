@@ -2,6 +2,7 @@ package tui
 
 import (
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"testing"
@@ -278,4 +279,53 @@ func TestAskUserQuestion(t *testing.T) {
 	}
 	w.key("2")
 	w.waitFor("Going with:", "SQLite")
+}
+
+// TestTeammatePlanApproval: a teammate that must have its plan approved
+// shows it to the user, with its badge; 2 approves with feedback, which
+// reaches the teammate with the verdict.
+func TestTeammatePlanApproval(t *testing.T) {
+	after := newGate(1)
+	verdict := make(chan string, 1)
+	w := newWorld(t, worldConfig{}, func(r *fakeapi.Request) fakeapi.Reply {
+		first := r.FirstUserText()
+		switch {
+		case strings.Contains(first, "PLAN-JOB") && r.Turn() == 0:
+			return fakeapi.Reply{Content: []fakeapi.Block{use("ExitPlanMode", map[string]any{"plan": "1. Read the notes.\n2. Change nothing."})}}
+		case strings.Contains(first, "PLAN-JOB"):
+			select {
+			case verdict <- r.LastToolResultText():
+			default:
+			}
+			return fakeapi.TextReply("bob: going ahead")
+		case r.Turn() == 0:
+			return fakeapi.Reply{Content: []fakeapi.Block{use("TeamCreate", map[string]any{"team_name": "crew"})}}
+		case r.Turn() == 1:
+			return fakeapi.Reply{Content: []fakeapi.Block{use("Agent", map[string]any{"description": "planner", "prompt": "PLAN-JOB plan first",
+				"name": "bob", "team_name": "crew", "mode": "plan"})}}
+		case r.Turn() == 2:
+			if !after.wait(r) {
+				return fakeapi.FaultReply(fakeapi.ServerError)
+			}
+		}
+		return fakeapi.TextReply("Bob is planning.")
+	})
+	w.waitFor("default mode")
+	w.typeText("plan with bob")
+	w.key("enter")
+	scr := w.waitFor("Plan", "@bob", "1. Read the notes.", "2. Change nothing.", "Approve with feedback", "joined team crew")
+	w.golden("plan-approval", scr)
+	w.key("2")
+	w.typeText("keep it short")
+	w.key("enter")
+	w.waitUntil("the dialog closed", func(s string) bool { return !strings.Contains(s, "Approve with feedback") })
+	close(after.open)
+	select {
+	case got := <-verdict:
+		if !strings.Contains(got, "approved") || !strings.Contains(got, "keep it short") {
+			t.Errorf("the teammate read %q; want the approval and the feedback", got)
+		}
+	case <-time.After(deadline):
+		t.Fatal("the teammate never heard back")
+	}
 }

@@ -158,7 +158,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.clockRunning = false
 		m.refresh()
 		return m, m.clockCmd()
-	case permissionMsg, askMsg:
+	case permissionMsg, askMsg, planMsg:
 		return m, m.arrive(msg)
 	case withdrawMsg:
 		m.withdraw(msg.ctx)
