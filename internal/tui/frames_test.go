@@ -329,3 +329,29 @@ func TestTeammatePlanApproval(t *testing.T) {
 		t.Fatal("the teammate never heard back")
 	}
 }
+
+// TestResize: the frame follows the terminal's size, down and up, with
+// nothing left over from the larger one.
+func TestResize(t *testing.T) {
+	w := newWorld(t, worldConfig{}, func(r *fakeapi.Request) fakeapi.Reply {
+		return fakeapi.TextReply("a fairly long answer that will have to wrap on a narrow terminal")
+	})
+	w.waitFor("default mode")
+	w.typeText("say something")
+	w.key("enter")
+	w.waitFor("fairly long answer")
+	for _, size := range [][2]int{{40, 10}, {20, 5}, {100, 30}} {
+		w.term.resize(size[0], size[1])
+		w.prog.Send(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+		scr := w.waitUntil("a frame that fits", func(s string) bool {
+			// The status line is on the terminal's last row.
+			lines := strings.Split(s, "\n")
+			return len(lines) == size[1] && strings.HasPrefix(lines[size[1]-1], "default")
+		})
+		for i, l := range strings.Split(scr, "\n") {
+			if n := len([]rune(l)); n > size[0] {
+				t.Errorf("%dx%d: line %d is %d wide: %q", size[0], size[1], i, n, l)
+			}
+		}
+	}
+}

@@ -57,6 +57,13 @@ func (t *vterm) Write(p []byte) (int, error) {
 	return len(p), err
 }
 
+// resize changes the emulator's size, as a terminal window does.
+func (t *vterm) resize(w, h int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.emu.Resize(w, h)
+}
+
 // raw is everything the program sent.
 func (t *vterm) raw() string {
 	t.mu.Lock()
