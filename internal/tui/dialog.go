@@ -104,8 +104,7 @@ type permissionDialog struct {
 }
 
 func newPermissionDialog(msg permissionMsg) *permissionDialog {
-	d := &permissionDialog{msg: msg, rule: alwaysRule(msg.req)}
-	return d
+	return &permissionDialog{msg: msg, rule: alwaysRule(msg.req)}
 }
 
 // alwaysRule is the rule "allow always" keeps: the checks' suggestion,

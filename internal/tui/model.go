@@ -87,7 +87,6 @@ func newModel(opts Options) *Model {
 		m.mode = "default"
 	}
 	m.bypassOK = m.mode == "bypassPermissions"
-	m.input.hist = 0
 	return m
 }
 
