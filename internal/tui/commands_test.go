@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,6 +13,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/cohort-dev/cohort"
 )
 
 // offline is a model on the crowd with no program around it: the test
@@ -245,5 +249,83 @@ func TestNoColor(t *testing.T) {
 	p.stop()
 	if s := out.String(); regexp.MustCompile(`\x1b\[[0-9;]*(3[0-8]|4[0-8]|9[0-7])[;m]`).MatchString(s) {
 		t.Errorf("colour under NO_COLOR: %q", s)
+	}
+}
+
+// TestMoreCommands: /tasks, /team, /agents, /permissions, /flags and
+// /compact.
+func TestMoreCommands(t *testing.T) {
+	m, c := offline(t, t.TempDir())
+	c.mu.Lock()
+	c.agents[1].TaskID = "b1234"
+	c.agents = append(c.agents, cohort.AgentInfo{ID: "alice@crew", Name: "alice", Team: "crew", Kind: "teammate", State: cohort.AgentIdle, Type: "reviewer"})
+	c.mu.Unlock()
+	m.opts.Flags = func(_ context.Context, w io.Writer) error {
+		_, err := io.WriteString(w, "agent_teams = true (default)\n")
+		return err
+	}
+
+	enter(m, "/tasks")
+	if scr := screenText(m); !strings.Contains(scr, "b1234") || !strings.Contains(scr, "task 0000") {
+		t.Errorf("/tasks:\n%s", scr)
+	}
+	enter(m, "/team")
+	if scr := screenText(m); !strings.Contains(scr, "alice@crew") || !strings.Contains(scr, "reviewer") {
+		t.Errorf("/team:\n%s", scr)
+	}
+	enter(m, "/permissions")
+	if !strings.Contains(screenText(m), "permission mode: default") {
+		t.Errorf("/permissions:\n%s", screenText(m))
+	}
+	if msg := enter(m, "/flags"); msg == nil || !strings.Contains(screenText(m), "agent_teams = true (default)") {
+		t.Errorf("/flags:\n%s", screenText(m))
+	}
+	if msg := enter(m, "/compact"); msg == nil || !strings.Contains(screenText(m), "compacted") {
+		t.Errorf("/compact:\n%s", screenText(m))
+	}
+	enter(m, "/agents")
+	if m.screen != screenTree || !strings.Contains(screenText(m), "lead idle · 3 agents") {
+		t.Errorf("/agents did not show the tree:\n%s", screenText(m))
+	}
+}
+
+// TestWithdrawnPrompt: a permission prompt whose asker stops waiting (its
+// context ends: the turn was interrupted, a teammate timed out) leaves
+// the screen, and the next one in line shows.
+func TestWithdrawnPrompt(t *testing.T) {
+	m, _ := offline(t, t.TempDir())
+	p := NewPrompts()
+	msgs := make(chan tea.Msg, 8)
+	p.attach(func(msg tea.Msg) { msgs <- msg })
+	ctx, cancel := context.WithCancel(context.Background())
+	first := make(chan error, 1)
+	go func() {
+		_, err := p.CanUseTool(ctx, cohort.PermissionRequest{Tool: "Bash", Input: []byte(`{"command":"make one"}`)})
+		first <- err
+	}()
+	m.Update(<-msgs)
+	second := make(chan cohort.Decision, 1)
+	go func() {
+		d, _ := p.CanUseTool(context.Background(), cohort.PermissionRequest{Tool: "Bash", Input: []byte(`{"command":"make two"}`)})
+		second <- d
+	}()
+	m.Update(<-msgs)
+	if scr := screenText(m); !strings.Contains(scr, "make one") || strings.Contains(scr, "make two") {
+		t.Fatalf("the first prompt is not the one shown:\n%s", scr)
+	}
+	cancel()
+	if err := <-first; err == nil {
+		t.Fatal("a withdrawn prompt returned no error")
+	}
+	m.Update(<-msgs) // the withdrawal
+	if scr := screenText(m); strings.Contains(scr, "make one") || !strings.Contains(scr, "make two") {
+		t.Fatalf("after the first was withdrawn the screen shows:\n%s", scr)
+	}
+	m.Update(tea.KeyPressMsg{Code: '1', Text: "1"})
+	if d := <-second; !d.Allow {
+		t.Fatalf("the answer was %+v", d)
+	}
+	if strings.Contains(screenText(m), "Permission") {
+		t.Errorf("the dialog stayed after the last answer")
 	}
 }
