@@ -59,6 +59,9 @@ func TestTreeThroughAFanOut(t *testing.T) {
 			t.Errorf("agent %s costs %s, not on screen:\n%s", a.Description, cost(a.CostUSD), done)
 		}
 	}
+	// The selected agent's transcript is under the tree.
+	w.key("down")
+	w.waitFor("▸   ● count apples", "● counted SUB-A")
 	w.key("ctrl+t")
 	w.waitFor("All three counted.")
 }
