@@ -329,3 +329,20 @@ func TestWithdrawnPrompt(t *testing.T) {
 		t.Errorf("the dialog stayed after the last answer")
 	}
 }
+
+// TestCtrlBInTheConversation: Ctrl+B moves the running synchronous
+// subagents to the background, and only those.
+func TestCtrlBInTheConversation(t *testing.T) {
+	m, c := offline(t, t.TempDir())
+	c.mu.Lock()
+	c.agents[1].Kind = "subagent"
+	c.agents[2].Kind, c.agents[2].State = "subagent", cohort.AgentCompleted
+	c.mu.Unlock()
+	m.Update(tea.KeyPressMsg{Code: 'b', Mod: tea.ModCtrl})
+	c.mu.Lock()
+	got := strings.Join(c.calls, "|")
+	c.mu.Unlock()
+	if got != "background a0000" || !strings.Contains(screenText(m), "moved 1 subagent(s) to the background") {
+		t.Errorf("Ctrl+B asked %q:\n%s", got, screenText(m))
+	}
+}

@@ -61,7 +61,8 @@
 //   - The tree is one key away (Ctrl+T or /agents): ↑↓ select, the lower
 //     half shows the selected agent's last activities and its transcript
 //     live, m messages it, x stops it, Ctrl+B moves a running synchronous
-//     subagent to the background.
+//     subagent to the background. In the conversation, Ctrl+B moves every
+//     running synchronous subagent there, so the lead's turn goes on.
 //   - /resume lists the project's sessions and opens the chosen one with
 //     Options.Resume; the old session is closed and the screen starts
 //     fresh with a note saying which session continues.
