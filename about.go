@@ -1,6 +1,10 @@
 package cohort
 
-import "github.com/cohort-dev/cohort/session"
+import (
+	"encoding/json"
+
+	"github.com/cohort-dev/cohort/session"
+)
 
 // AgentType is an agent definition the session's agents can spawn (the
 // Agent tool's subagent_type).
@@ -37,6 +41,22 @@ func (s *Session) PermissionMode() string {
 	s.ctl.mu.Lock()
 	defer s.ctl.mu.Unlock()
 	return s.modeName
+}
+
+// StatusLine returns the command of the settings' statusLine (Claude
+// Code's {"type": "command", "command": …}): a terminal UI runs it and
+// shows the first line it prints under the input. Empty when no settings
+// file sets one, or the one that wins is not a command.
+func (s *Session) StatusLine() string {
+	secs := s.settings.Section("statusLine")
+	if len(secs) == 0 {
+		return ""
+	}
+	var sl struct{ Type, Command string }
+	if json.Unmarshal(secs[len(secs)-1].Value, &sl) != nil || (sl.Type != "" && sl.Type != "command") {
+		return ""
+	}
+	return sl.Command
 }
 
 // MCPServers returns the session's MCP servers and their states now.

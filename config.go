@@ -75,6 +75,12 @@ type Config struct {
 	// text. It may block until the user answers or ctx ends.
 	AskUser func(ctx context.Context, req AskRequest) (map[string]string, error)
 
+	// ApprovePlan, when set, decides the plans of teammates that must have
+	// theirs approved (planModeRequired, Agent's mode "plan") instead of
+	// the lead model: a person at a terminal UI. An error leaves the plan
+	// to the lead model. It is called from many goroutines at once.
+	ApprovePlan func(ctx context.Context, req PlanRequest) (PlanDecision, error)
+
 	// SystemPrompt replaces the default system prompt; AppendSystemPrompt
 	// is added to it.
 	SystemPrompt       string
@@ -297,6 +303,20 @@ func (c Config) funcHooks() (*hook.Set, error) {
 type AskRequest struct {
 	AgentID   string
 	Questions []Question
+}
+
+// PlanRequest is a teammate's plan waiting for approval (Config.ApprovePlan).
+type PlanRequest struct {
+	AgentName string
+	Color     string
+	Plan      string
+}
+
+// PlanDecision answers a PlanRequest; Feedback goes to the teammate either
+// way.
+type PlanDecision struct {
+	Approve  bool
+	Feedback string
 }
 
 // Question is one question of an AskUserQuestion call, with its options

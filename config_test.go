@@ -199,3 +199,29 @@ func TestAlwaysAllowKeepsTheRule(t *testing.T) {
 		t.Errorf("settings.local.json = %q, %v; want the rule", data, err)
 	}
 }
+
+// TestStatusLine: the settings' statusLine command, the project's over
+// the user's; none when the winner is not a command.
+func TestStatusLine(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	for path, body := range map[string]string{
+		filepath.Join(e.home, ".claude", "settings.json"): `{"statusLine": {"type": "command", "command": "echo user"}}`,
+		filepath.Join(e.dir, ".claude", "settings.json"):  `{"statusLine": {"type": "command", "command": "echo project", "padding": 0}}`,
+	} {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := e.open(e.config()).StatusLine(); got != "echo project" {
+		t.Errorf("StatusLine = %q, want the project's", got)
+	}
+	cfg := e.config()
+	cfg.Settings = []string{`{"statusLine": {"type": "static", "command": "x"}}`}
+	if got := e.open(cfg).StatusLine(); got != "" {
+		t.Errorf("StatusLine of a non-command = %q", got)
+	}
+}

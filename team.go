@@ -38,6 +38,18 @@ func (s *Session) openTeams() error {
 	if s.teamsOn {
 		cfg.Backend, cfg.Backends, cfg.Process = s.teammateBackend(), s.backendOverrides(), s.processBackend()
 	}
+	if approve := s.cfg.ApprovePlan; approve != nil {
+		cfg.PlanApprover = func(ctx context.Context, from, plan string) (bool, string, error) {
+			req := PlanRequest{AgentName: from, Plan: plan}
+			for _, m := range s.team.Members() {
+				if m.Name == from {
+					req.Color = m.Color
+				}
+			}
+			d, err := approve(ctx, req)
+			return d.Approve, d.Feedback, err
+		}
+	}
 	s.team, err = teammate.NewLead(cfg)
 	if err != nil {
 		return err

@@ -32,8 +32,12 @@ type LeadConfig struct {
 	Checker *permission.Checker
 	// Prompter answers teammates' permission requests (the lead's
 	// approver: headless policy or --permission-prompt-command).
-	Prompter  permission.Prompter
-	SessionID string
+	Prompter permission.Prompter
+	// PlanApprover, when set, decides teammates' plans (a person, through
+	// a terminal UI) instead of the lead model; an error leaves the
+	// request to the lead model.
+	PlanApprover func(ctx context.Context, from, plan string) (approve bool, feedback string, err error)
+	SessionID    string
 	// LeadModel is the model a teammate without one of its own uses.
 	LeadModel string
 	// Backend is auto, in-process or tmux.

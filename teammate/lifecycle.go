@@ -28,7 +28,12 @@ func (l *Lead) leadDispatch(r *mailbox.Reader, msgs []mailbox.Message) {
 			l.enqueue(leadView(m))
 		case mailbox.TypePlanApprovalRequest:
 			l.emit(Event{Kind: EventPlan, Team: l.teamName(), From: m.From, To: team.LeadName, Text: "asks to approve a plan"})
-			l.enqueue(leadView(m))
+			if l.cfg.PlanApprover != nil {
+				l.wg.Add(1)
+				go func() { defer l.wg.Done(); l.decidePlan(ctx, m) }()
+			} else {
+				l.enqueue(leadView(m))
+			}
 		default:
 			l.emit(Event{Kind: EventDelivered, Team: l.teamName(), From: m.From, To: team.LeadName, Text: m.Text, Detail: string(m.Type)})
 			l.enqueue(m)
@@ -41,6 +46,27 @@ func (l *Lead) leadDispatch(r *mailbox.Reader, msgs []mailbox.Message) {
 
 func (l *Lead) enqueue(m mailbox.Message) {
 	l.enqueueLead(task.Item{Kind: task.ItemTeammateMessage, Text: mailbox.Render(m), From: m.From})
+}
+
+// decidePlan asks the PlanApprover about a teammate's plan and sends its
+// verdict; when it cannot decide, the lead model gets the request.
+func (l *Lead) decidePlan(ctx context.Context, m mailbox.Message) {
+	p, err := m.Payload()
+	req, ok := p.(mailbox.PlanApprovalRequest)
+	if err != nil || !ok {
+		l.cfg.Logf("teammate: unreadable plan request from %s: %v", m.From, err)
+		return
+	}
+	approve, feedback, err := l.cfg.PlanApprover(ctx, m.From, req.Plan)
+	if err != nil {
+		if ctx.Err() == nil {
+			l.enqueue(leadView(m))
+		}
+		return
+	}
+	if err := l.sendPayload(ctx, m.From, mailbox.PlanApprovalResponse{RequestID: req.RequestID, Approve: approve, Feedback: feedback}); err != nil {
+		l.cfg.Logf("teammate: answer plan request of %s: %v", m.From, err)
+	}
 }
 
 // leadView turns a structured message into the text the lead model reads.

@@ -97,6 +97,7 @@ func newRoot(ctx context.Context, inv *Invocation, o *options) *cobra.Command {
 		Long: `Cohort runs a lead coding agent that can delegate to subagents, background
 agents, forks of itself and named teammates.
 
+  cohort                                       the interactive session (/help inside)
   cohort -p "fix the failing test"             run one job and print the result
   cohort demo                                  see a team at work on a scripted model
   cohort -p "…" --model scripted:FILE          run on a scripted model, no API key

@@ -23,7 +23,7 @@ func runInteractive(ctx context.Context, inv *Invocation, o *options, args []str
 	prompts := tui.NewPrompts()
 	open := func(ctx context.Context, resume string) (*cohort.Session, error) {
 		cfg := o.config(inv)
-		cfg.CanUseTool, cfg.AskUser = prompts.CanUseTool, prompts.AskUser
+		cfg.CanUseTool, cfg.AskUser, cfg.ApprovePlan = prompts.CanUseTool, prompts.AskUser, prompts.ApprovePlan
 		cfg.PartialMessages, cfg.AutoDream = true, true
 		if resume != "" {
 			cfg.Resume, cfg.Continue, cfg.ForkSession, cfg.SessionID = resume, false, false, ""
@@ -41,7 +41,8 @@ func runInteractive(ctx context.Context, inv *Invocation, o *options, args []str
 		Resume: func(ctx context.Context, id string) (tui.Session, error) {
 			return open(ctx, id)
 		},
-		Flags: func(ctx context.Context, w io.Writer) error { return cohort.ListFlags(ctx, cfg, w) },
+		Flags:      func(ctx context.Context, w io.Writer) error { return cohort.ListFlags(ctx, cfg, w) },
+		StatusLine: s.StatusLine(),
 	}
 	opts.Environ = inv.Environ()
 	return tui.Run(ctx, opts, in, out)

@@ -213,7 +213,7 @@ func (e *entry) draw(width int, expanded bool, st styles) []string {
 			out = append(out, l)
 		}
 	case entryTool:
-		out = append(out, st.tool.Render(cut("⏺ "+e.text, width)))
+		out = append(out, st.tool.Render(cut("◆ "+e.text, width)))
 		out = append(out, e.drawResult(width, expanded, st)...)
 	case entryNote:
 		for _, l := range wrap("· "+e.text, width) {
@@ -233,7 +233,7 @@ func (e *entry) draw(width int, expanded bool, st styles) []string {
 
 func (e *entry) drawResult(width int, expanded bool, st styles) []string {
 	if !e.done {
-		return []string{st.dim.Render(cut("  ⎿ running…", width))}
+		return []string{st.dim.Render(cut("  └ running…", width))}
 	}
 	lines := strings.Split(strings.TrimRight(e.result, "\n"), "\n")
 	style := st.dim
@@ -241,7 +241,7 @@ func (e *entry) drawResult(width int, expanded bool, st styles) []string {
 		style = st.errText
 	}
 	if !expanded {
-		s := "  ⎿ " + lines[0]
+		s := "  └ " + lines[0]
 		if len(lines) > 1 {
 			s = cut(s, max(width-16, 8)) + fmt.Sprintf(" (+%d lines)", len(lines)-1)
 		}
@@ -255,7 +255,7 @@ func (e *entry) drawResult(width int, expanded bool, st styles) []string {
 		}
 		prefix := "    "
 		if i == 0 {
-			prefix = "  ⎿ "
+			prefix = "  └ "
 		}
 		out = append(out, style.Render(cut(prefix+l, width)))
 	}

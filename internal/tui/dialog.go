@@ -33,13 +33,17 @@ func (m *Model) arrive(msg tea.Msg) tea.Cmd {
 	case askMsg:
 		d = newAskDialog(msg)
 		note = "Cohort has a question for you"
+	case planMsg:
+		d = &planDialog{msg: msg}
+		note = fmt.Sprintf("%s asks you to approve a plan", msg.req.AgentName)
 	}
 	if m.dialog == nil {
 		m.dialog = d
 	} else {
 		m.prompts = append(m.prompts, d)
 	}
-	return m.notify(note)
+	m.notify(note)
+	return nil
 }
 
 // withdraw drops the prompts of an asker that stopped waiting.
@@ -49,6 +53,8 @@ func (m *Model) withdraw(ctx context.Context) {
 		case *permissionDialog:
 			return d.msg.ctx == ctx
 		case *askDialog:
+			return d.msg.ctx == ctx
+		case *planDialog:
 			return d.msg.ctx == ctx
 		}
 		return false
@@ -98,8 +104,7 @@ type permissionDialog struct {
 }
 
 func newPermissionDialog(msg permissionMsg) *permissionDialog {
-	d := &permissionDialog{msg: msg, rule: alwaysRule(msg.req)}
-	return d
+	return &permissionDialog{msg: msg, rule: alwaysRule(msg.req)}
 }
 
 // alwaysRule is the rule "allow always" keeps: the checks' suggestion,
@@ -321,4 +326,59 @@ func (d *pickerDialog) view(w int, st styles) []string {
 		out = append(out, st.dim.Render("  (none)"))
 	}
 	return out
+}
+
+// planDialog shows a teammate's plan: y approves, n rejects with feedback
+// typed in (Enter sends it).
+type planDialog struct {
+	msg      planMsg
+	feedback *editor
+	approve  bool
+}
+
+func (d *planDialog) key(k tea.KeyPressMsg) bool {
+	if d.feedback != nil {
+		switch k.String() {
+		case "enter":
+			d.msg.reply <- cohort.PlanDecision{Approve: d.approve, Feedback: strings.TrimSpace(d.feedback.text())}
+			return true
+		case "esc":
+			d.feedback = nil
+			return false
+		}
+		d.feedback.key(k, "")
+		return false
+	}
+	switch k.String() {
+	case "y", "1":
+		d.msg.reply <- cohort.PlanDecision{Approve: true}
+		return true
+	case "a", "2":
+		d.approve, d.feedback = true, &editor{}
+	case "n", "3":
+		d.approve, d.feedback = false, &editor{}
+	}
+	return false
+}
+
+func (d *planDialog) view(w int, st styles) []string {
+	r := d.msg.req
+	out := []string{cut(st.warn.Render("Plan")+" "+badge(r.AgentName, r.Color)+st.dim.Render(" asks for your approval before it changes anything"), w)}
+	lines := strings.Split(strings.TrimSpace(Clean(clip.Prefix(r.Plan, maxEntryText), true)), "\n")
+	for i, l := range lines {
+		if i == 8 {
+			out = append(out, st.dim.Render(cut(fmt.Sprintf("  … %d more lines", len(lines)-i), w)))
+			break
+		}
+		out = append(out, cut("  "+l, w))
+	}
+	if d.feedback != nil {
+		verdict := "rejected"
+		if d.approve {
+			verdict = "approved"
+		}
+		out = append(out, cut("  Feedback with the plan "+verdict+" (enter sends, esc back):", w))
+		return append(out, d.feedback.view("  > ", w, st)...)
+	}
+	return append(out, cut("  1 Approve   2 Approve with feedback   3 Reject and say why", w))
 }

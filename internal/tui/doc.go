@@ -24,8 +24,21 @@
 //   - No ticking when idle: no blinking cursor, no spinner. A one-second
 //     clock runs only while some agent other than the lead works (for
 //     elapsed times); the statusLine runs at start and after each Run.
-//     (The renderer's own frame ticker compares frames and writes nothing
-//     when they are equal.)
+//   - The UI draws with its own painter (painter.go), not bubbletea's
+//     renderer, which wakes 60 times a second to compare frames even when
+//     nothing changed (136 ms of CPU in an idle 10 s here). The program
+//     runs with its renderer off and its ticker at 1 Hz; the painter
+//     rewrites the lines that changed, at most once a frame, in a
+//     synchronized update, and sends nothing else but its modes (alternate
+//     screen, hidden cursor, focus reports, bracketed paste). Run puts the
+//     terminal in raw mode and follows SIGWINCH, which went with the
+//     renderer. Colours go through colorprofile (NO_COLOR, TERM).
+//   - Siblings in the tree are in the order of their labels, so rows stay
+//     put as agents start and finish; the lead is first, children under
+//     their parent.
+//   - Model text is shown as plain text, not rendered Markdown: glamour
+//     would bring text/template (reflect.Value.Method) into cmd/cohort,
+//     which the arch test keeps out to keep the binary lean.
 //   - Typing during a turn sends the text with Session.Send and shows it
 //     as "queued" until Session.Pending says the lead has read it (at its
 //     next tool-result boundary, or when the turn ends); then it moves
@@ -41,10 +54,15 @@
 //     Bash(first-word:*), else the tool) through Decision.AlwaysAllow,
 //     which the session saves to .cohort/settings.local.json. A prompt
 //     whose asker gives up (its context ends) leaves the screen.
+//   - A teammate that must have its plan approved (planModeRequired)
+//     asks the user, not the lead model, through Config.ApprovePlan: the
+//     plan with the teammate's badge; 1 approves, 2 approves with
+//     feedback, 3 rejects with feedback typed in.
 //   - The tree is one key away (Ctrl+T or /agents): ↑↓ select, the lower
 //     half shows the selected agent's last activities and its transcript
 //     live, m messages it, x stops it, Ctrl+B moves a running synchronous
-//     subagent to the background.
+//     subagent to the background. In the conversation, Ctrl+B moves every
+//     running synchronous subagent there, so the lead's turn goes on.
 //   - /resume lists the project's sessions and opens the chosen one with
 //     Options.Resume; the old session is closed and the screen starts
 //     fresh with a note saying which session continues.
@@ -52,6 +70,6 @@
 //     which wins) are prompts: $ARGUMENTS takes what follows the name,
 //     or the arguments are appended; a built-in name is never shadowed.
 //   - A prompt or question that arrives while the terminal is not focused
-//     sends OSC 9 and a bell, and runs the Notification hook
-//     (Options.Notify).
+//     (focus reports, mode 1004) sends OSC 9 and a bell; the session runs
+//     the Notification hooks itself before it asks, as for any CanUseTool.
 package tui

@@ -2,6 +2,9 @@ package tui
 
 import (
 	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
 	"testing"
 
 	"github.com/cohort-dev/cohort"
@@ -22,10 +25,13 @@ func TestTreeThroughAFanOut(t *testing.T) {
 			}
 			return fakeapi.TextReply("counted " + first[strings.Index(first, "SUB-"):][:5])
 		case r.Turn() == 0:
+			// Three types: siblings of one type start behind the first one's
+			// first token (for its cache), and this fake holds every reply.
 			var blocks []fakeapi.Block
-			for _, f := range []string{"apples", "pears", "plums"} {
+			for i, f := range []string{"apples", "pears", "plums"} {
 				blocks = append(blocks, use("Agent", map[string]any{"description": "count " + f,
-					"prompt": "SUB-" + strings.ToUpper(f[:1]) + " count the " + f, "subagent_type": "general-purpose"}))
+					"prompt":        "SUB-" + strings.ToUpper(f[:1]) + " count the " + f,
+					"subagent_type": []string{"general-purpose", "Explore", "Plan"}[i]}))
 			}
 			return fakeapi.Reply{Content: blocks}
 		}
@@ -38,6 +44,7 @@ func TestTreeThroughAFanOut(t *testing.T) {
 	w.key("ctrl+t")
 	running := w.waitFor("3 running", "count apples", "count pears", "count plums")
 	w.golden("fanout-running", running)
+	w.keepColours("fanout-running")
 	close(g.open)
 	done := w.waitUntil("three agents done", func(s string) bool {
 		return strings.Count(s, "✓ done") == 3 && strings.Contains(s, "lead idle · 3 agents · 0 running")
@@ -52,6 +59,9 @@ func TestTreeThroughAFanOut(t *testing.T) {
 			t.Errorf("agent %s costs %s, not on screen:\n%s", a.Description, cost(a.CostUSD), done)
 		}
 	}
+	// The selected agent's transcript is under the tree.
+	w.key("down")
+	w.waitFor("▸   ● count apples", "● counted SUB-A")
 	w.key("ctrl+t")
 	w.waitFor("All three counted.")
 }
@@ -246,4 +256,105 @@ func findCell(scr, s string) (row, col int) {
 		}
 	}
 	return -1, -1
+}
+
+// TestAskUserQuestion: the lead's question shows its options; a number
+// answers it, and the answer reaches the model. The terminal is not in
+// focus, so the question also sends a desktop notification (OSC 9).
+func TestAskUserQuestion(t *testing.T) {
+	w := newWorld(t, worldConfig{}, func(r *fakeapi.Request) fakeapi.Reply {
+		if r.Turn() == 0 {
+			return fakeapi.Reply{Content: []fakeapi.Block{use("AskUserQuestion", map[string]any{"questions": []map[string]any{{
+				"question": "Which database should the cache use?", "header": "Cache", "multiSelect": false,
+				"options": []map[string]any{{"label": "Redis", "description": "fast, one more service"},
+					{"label": "SQLite", "description": "a file, no server"}}}}})}}
+		}
+		return fakeapi.TextReply("Going with: " + r.LastToolResultText())
+	})
+	w.waitFor("default mode")
+	w.prog.Send(tea.BlurMsg{})
+	w.typeText("set up the cache")
+	w.key("enter")
+	scr := w.waitFor("◆ AskUserQuestion", "Question 1/1", "Which database should the cache use?", "1 Redis", "2 SQLite")
+	w.golden("ask-question", scr)
+	if raw := w.term.raw(); !strings.Contains(raw, "\x1b]9;Cohort has a question for you") {
+		t.Errorf("no OSC 9 notification while unfocused; the terminal got %q", raw)
+	}
+	w.key("2")
+	w.waitFor("Going with:", "SQLite")
+}
+
+// TestTeammatePlanApproval: a teammate that must have its plan approved
+// shows it to the user, with its badge; 2 approves with feedback, which
+// reaches the teammate with the verdict.
+func TestTeammatePlanApproval(t *testing.T) {
+	after := newGate(1)
+	verdict := make(chan string, 1)
+	w := newWorld(t, worldConfig{}, func(r *fakeapi.Request) fakeapi.Reply {
+		first := r.FirstUserText()
+		switch {
+		case strings.Contains(first, "PLAN-JOB") && r.Turn() == 0:
+			return fakeapi.Reply{Content: []fakeapi.Block{use("ExitPlanMode", map[string]any{"plan": "1. Read the notes.\n2. Change nothing."})}}
+		case strings.Contains(first, "PLAN-JOB"):
+			select {
+			case verdict <- r.LastToolResultText():
+			default:
+			}
+			return fakeapi.TextReply("bob: going ahead")
+		case r.Turn() == 0:
+			return fakeapi.Reply{Content: []fakeapi.Block{use("TeamCreate", map[string]any{"team_name": "crew"})}}
+		case r.Turn() == 1:
+			return fakeapi.Reply{Content: []fakeapi.Block{use("Agent", map[string]any{"description": "planner", "prompt": "PLAN-JOB plan first",
+				"name": "bob", "team_name": "crew", "mode": "plan"})}}
+		case r.Turn() == 2:
+			if !after.wait(r) {
+				return fakeapi.FaultReply(fakeapi.ServerError)
+			}
+		}
+		return fakeapi.TextReply("Bob is planning.")
+	})
+	w.waitFor("default mode")
+	w.typeText("plan with bob")
+	w.key("enter")
+	scr := w.waitFor("Plan", "@bob", "1. Read the notes.", "2. Change nothing.", "Approve with feedback", "joined team crew")
+	w.golden("plan-approval", scr)
+	w.key("2")
+	w.typeText("keep it short")
+	w.key("enter")
+	w.waitUntil("the dialog closed", func(s string) bool { return !strings.Contains(s, "Approve with feedback") })
+	close(after.open)
+	select {
+	case got := <-verdict:
+		if !strings.Contains(got, "approved") || !strings.Contains(got, "keep it short") {
+			t.Errorf("the teammate read %q; want the approval and the feedback", got)
+		}
+	case <-time.After(deadline):
+		t.Fatal("the teammate never heard back")
+	}
+}
+
+// TestResize: the frame follows the terminal's size, down and up, with
+// nothing left over from the larger one.
+func TestResize(t *testing.T) {
+	w := newWorld(t, worldConfig{}, func(r *fakeapi.Request) fakeapi.Reply {
+		return fakeapi.TextReply("a fairly long answer that will have to wrap on a narrow terminal")
+	})
+	w.waitFor("default mode")
+	w.typeText("say something")
+	w.key("enter")
+	w.waitFor("fairly long answer")
+	for _, size := range [][2]int{{40, 10}, {20, 5}, {100, 30}} {
+		w.term.resize(size[0], size[1])
+		w.prog.Send(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+		scr := w.waitUntil("a frame that fits", func(s string) bool {
+			// The status line is on the terminal's last row.
+			lines := strings.Split(s, "\n")
+			return len(lines) == size[1] && strings.HasPrefix(lines[size[1]-1], "default")
+		})
+		for i, l := range strings.Split(scr, "\n") {
+			if n := len([]rune(l)); n > size[0] {
+				t.Errorf("%dx%d: line %d is %d wide: %q", size[0], size[1], i, n, l)
+			}
+		}
+	}
 }

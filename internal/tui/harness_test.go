@@ -14,6 +14,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/vt"
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
@@ -37,6 +38,7 @@ type vterm struct {
 	mu      sync.Mutex
 	emu     *vt.Emulator
 	changed chan struct{}
+	all     bytes.Buffer // every byte the program sent
 }
 
 func newTerm(w, h int) *vterm {
@@ -48,10 +50,25 @@ func newTerm(w, h int) *vterm {
 func (t *vterm) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.all.Write(p)
 	_, err := t.emu.Write(bytes.ReplaceAll(p, []byte("\n"), []byte("\r\n")))
 	close(t.changed)
 	t.changed = make(chan struct{})
 	return len(p), err
+}
+
+// resize changes the emulator's size, as a terminal window does.
+func (t *vterm) resize(w, h int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.emu.Resize(w, h)
+}
+
+// raw is everything the program sent.
+func (t *vterm) raw() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.all.String()
 }
 
 // screen is the emulator's text, trailing spaces cut, and a channel that
@@ -125,7 +142,7 @@ func newWorld(t *testing.T, wc worldConfig, policy func(*fakeapi.Request) fakeap
 	prompts := NewPrompts()
 	w.cfg = cohort.Config{Dir: w.dir, Home: filepath.Join(w.home, ".cohort"), Model: "sonnet", BaseURL: w.srv.URL, APIKey: "test-key",
 		PermissionMode: wc.mode, PartialMessages: true, TeammateMode: "in-process", Sandbox: "off",
-		CanUseTool: prompts.CanUseTool, AskUser: prompts.AskUser,
+		CanUseTool: prompts.CanUseTool, AskUser: prompts.AskUser, ApprovePlan: prompts.ApprovePlan,
 		Getenv: func(k string) string { return vars[k] },
 		Environ: func() []string {
 			var out []string
@@ -292,6 +309,25 @@ func (w *world) golden(name, scr string) {
 	}
 	if diff := cmp.Diff(string(want), got); diff != "" {
 		w.t.Errorf("frame %s differs from %s (-want +got):\n%s", name, path, diff)
+	}
+}
+
+// keepColours writes the screen with its colours to testdata/NAME.ansi
+// (with -update): the README's picture is made from it with freeze.
+func (w *world) keepColours(name string) {
+	w.t.Helper()
+	if !*update {
+		return
+	}
+	w.term.mu.Lock()
+	scr := w.term.emu.Render()
+	w.term.mu.Unlock()
+	lines := strings.Split(scr, "\n")
+	for len(lines) > 0 && strings.TrimSpace(ansi.Strip(lines[0])) == "" {
+		lines = lines[1:]
+	}
+	if err := os.WriteFile(filepath.Join("testdata", name+".ansi"), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		w.t.Fatal(err)
 	}
 }
 

@@ -46,6 +46,11 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	case "ctrl+o":
 		m.expanded = !m.expanded
 		return nil
+	case "ctrl+b":
+		if m.screen == screenChat {
+			m.backgroundAll()
+			return nil
+		}
 	}
 	if m.screen == screenTree && m.treeKey(k) {
 		return nil
@@ -89,6 +94,25 @@ func (m *Model) escape() tea.Cmd {
 		}
 	}
 	return nil
+}
+
+// backgroundAll moves the running synchronous subagents the lead waits
+// for to the background (Ctrl+B in the conversation), so the lead's turn
+// goes on.
+func (m *Model) backgroundAll() {
+	n := 0
+	for _, a := range m.sess.Agents() {
+		if a.Kind == "subagent" && a.State == cohort.AgentRunning {
+			if err := m.sess.Background(a.ID); err != nil {
+				m.chat.note(entryError, err.Error())
+				continue
+			}
+			n++
+		}
+	}
+	if n > 0 {
+		m.chat.note(entryNote, fmt.Sprintf("moved %d subagent(s) to the background", n))
+	}
 }
 
 func (m *Model) cycleMode() {

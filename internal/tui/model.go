@@ -87,7 +87,6 @@ func newModel(opts Options) *Model {
 		m.mode = "default"
 	}
 	m.bypassOK = m.mode == "bypassPermissions"
-	m.input.hist = 0
 	return m
 }
 
@@ -158,7 +157,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.clockRunning = false
 		m.refresh()
 		return m, m.clockCmd()
-	case permissionMsg, askMsg:
+	case permissionMsg, askMsg, planMsg:
 		return m, m.arrive(msg)
 	case withdrawMsg:
 		m.withdraw(msg.ctx)

@@ -10,9 +10,10 @@ import (
 	"github.com/cohort-dev/cohort"
 )
 
-// Prompts brings the session's permission prompts and AskUserQuestion
-// calls, which arrive on agents' goroutines, into the UI, and their answers
-// back. Its CanUseTool and AskUser go in the session's Config. Safe for
+// Prompts brings the session's permission prompts, AskUserQuestion calls
+// and teammates' plans, which arrive on agents' goroutines, into the UI,
+// and their answers back. Its CanUseTool, AskUser and ApprovePlan go in
+// the session's Config. Safe for
 // concurrent use; a prompt made before the UI runs waits for it, and one
 // whose context ends is withdrawn from the screen.
 type Prompts struct {
@@ -38,6 +39,12 @@ type permissionMsg struct {
 type askMsg struct {
 	req   cohort.AskRequest
 	reply chan map[string]string
+	ctx   context.Context
+}
+
+type planMsg struct {
+	req   cohort.PlanRequest
+	reply chan cohort.PlanDecision
 	ctx   context.Context
 }
 
@@ -97,5 +104,20 @@ func (p *Prompts) AskUser(ctx context.Context, req cohort.AskRequest) (map[strin
 		return nil, ctx.Err()
 	case <-p.done:
 		return nil, errUIGone
+	}
+}
+
+// ApprovePlan asks the user about a teammate's plan.
+func (p *Prompts) ApprovePlan(ctx context.Context, req cohort.PlanRequest) (cohort.PlanDecision, error) {
+	reply := make(chan cohort.PlanDecision, 1)
+	p.deliver(planMsg{req: req, reply: reply, ctx: ctx})
+	select {
+	case d := <-reply:
+		return d, nil
+	case <-ctx.Done():
+		p.deliver(withdrawMsg{ctx})
+		return cohort.PlanDecision{}, ctx.Err()
+	case <-p.done:
+		return cohort.PlanDecision{}, errUIGone
 	}
 }

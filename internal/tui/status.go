@@ -43,18 +43,10 @@ func (m *Model) statusCmd() tea.Cmd {
 }
 
 // notify tells a user who is not looking that a prompt waits: the
-// terminal's desktop notification (OSC 9) and bell, and the Notification
-// hook.
-func (m *Model) notify(message string) tea.Cmd {
-	var cmds []tea.Cmd
+// terminal's desktop notification (OSC 9) and its bell. (The session runs
+// the Notification hooks itself before it asks.)
+func (m *Model) notify(message string) {
 	if !m.focused && m.paint != nil {
 		m.paint.send(ansi.Notify(Clean(message, false)) + "\a")
 	}
-	if hook := m.opts.Notify; hook != nil {
-		cmds = append(cmds, m.background(func(ctx context.Context) tea.Msg {
-			hook(ctx, message)
-			return nil
-		}))
-	}
-	return tea.Batch(cmds...)
 }

@@ -15,8 +15,18 @@ import (
 // the layout tests: Agents returns a fresh copy of its records (as
 // cohort.Session does), and the test changes them with tick.
 type crowd struct {
-	mu     sync.Mutex
-	agents []cohort.AgentInfo
+	mu      sync.Mutex
+	agents  []cohort.AgentInfo
+	prompts []string // what Run was given
+	model   string
+	calls   []string // StopAgent, Background, Message, Interrupt, in order
+}
+
+func (c *crowd) record(call string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.calls = append(c.calls, call)
+	return nil
 }
 
 func newCrowd(n int, start time.Time) *crowd {
@@ -62,21 +72,29 @@ func (c *crowd) Agents() []cohort.AgentInfo {
 
 func (c *crowd) ID() string { return "crowd" }
 func (c *crowd) Run(ctx context.Context, prompt string) iter.Seq2[cohort.Event, error] {
+	c.mu.Lock()
+	c.prompts = append(c.prompts, prompt)
+	c.mu.Unlock()
 	return func(yield func(cohort.Event, error) bool) {
 		yield(cohort.Event{Type: cohort.EventResult, Result: "ok"}, nil)
 	}
 }
 func (c *crowd) Send(string) error              { return nil }
 func (c *crowd) Pending() []cohort.Typed        { return nil }
-func (c *crowd) Interrupt() error               { return nil }
+func (c *crowd) Interrupt() error               { return c.record("interrupt") }
 func (c *crowd) SetPermissionMode(string) error { return nil }
-func (c *crowd) SetModel(string) error          { return nil }
-func (c *crowd) StopAgent(string) error         { return nil }
-func (c *crowd) Background(string) error        { return nil }
-func (c *crowd) Message(string, string) error   { return nil }
-func (c *crowd) Compact(context.Context) error  { return nil }
-func (c *crowd) Clear() error                   { return nil }
-func (c *crowd) Close() error                   { return nil }
+func (c *crowd) SetModel(m string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.model = m
+	return nil
+}
+func (c *crowd) StopAgent(id string) error     { return c.record("stop " + id) }
+func (c *crowd) Background(id string) error    { return c.record("background " + id) }
+func (c *crowd) Message(id, text string) error { return c.record("message " + id + ": " + text) }
+func (c *crowd) Compact(context.Context) error { return nil }
+func (c *crowd) Clear() error                  { return nil }
+func (c *crowd) Close() error                  { return nil }
 
 // toolEvents are the two events of agent i's tool call n: the call, then
 // its result.

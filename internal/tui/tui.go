@@ -64,9 +64,6 @@ type Options struct {
 	// StatusLine is the settings' statusLine command (Claude Code's shape:
 	// {"type": "command", "command": …}); empty for none.
 	StatusLine string
-	// Notify runs the Notification hook and rings the terminal when a
-	// prompt waits (see notify.go); nil rings only.
-	Notify func(ctx context.Context, message string)
 	// Now is the clock for elapsed times (default time.Now).
 	Now func() time.Time
 	// Environ is the environment (NO_COLOR, TERM, COLORTERM decide the
