@@ -357,3 +357,44 @@ func TestWorkflowResumesOnContinue(t *testing.T) {
 		t.Fatalf("the resumed run asked the model %d times; %d of 8 steps had finished, so want %d", live, finished, 8-finished)
 	}
 }
+
+// The sandbox holds inside workflow agents: in bypassPermissions, where no
+// rule asks, an agent's hostile Bash calls aimed outside the project
+// create nothing there, and the agent is told the sandbox blocked them.
+func TestWorkflowAgentsAreSandboxed(t *testing.T) {
+	t.Parallel()
+	var h *harness
+	var mu sync.Mutex
+	var results []string
+	policy := func(r *fakeapi.Request) fakeapi.Reply {
+		if !strings.Contains(r.FirstUserText(), "wfattack") {
+			return fakeapi.Reply{Fault: &fakeapi.Fault{Kind: fakeapi.BadRequest, Message: "not the workflow's agent"}}
+		}
+		if r.Turn() == 0 {
+			return fakeapi.Reply{Content: hostileCalls(filepath.Join(filepath.Dir(h.dir), "outside"))}
+		}
+		mu.Lock()
+		results = toolResults(r)
+		mu.Unlock()
+		return fakeapi.TextReply("tried")
+	}
+	h = workflowHarness(t, policy)
+	outside := filepath.Join(filepath.Dir(h.dir), "outside")
+	if err := os.MkdirAll(outside, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	h.write("attack.js", "export const meta = {name: \"attack\", description: \"one agent\"}\nreturn await agent(\"wfattack: write outside\")\n")
+	out, errOut, code := h.run("workflow", "run", "attack.js", "--permission-mode", "bypassPermissions")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	entries, _ := os.ReadDir(outside)
+	for _, e := range entries {
+		t.Errorf("a workflow agent created %s outside the project", e.Name())
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(results) != len(hostileNames) || !strings.Contains(strings.Join(results, "\n"), "blocked by the sandbox: "+outside) {
+		t.Errorf("the agent was not told the sandbox blocked its writes: %q", results)
+	}
+}
