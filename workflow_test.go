@@ -3,6 +3,7 @@ package cohort
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -129,6 +130,19 @@ func TestWorkflowToolRunsRealSubagents(t *testing.T) {
 	if node.State != AgentCompleted || w.Started != 4 || w.Finished != 4 || len(w.Phases) != 2 || len(w.PhaseCosts) != 2 ||
 		string(w.Value) != `{"verified":["confirmed bug-in-a.go","confirmed bug-in-b.go"]}` {
 		t.Errorf("the run's node: %+v %+v", node, w)
+	}
+	// Cost accounting: the run's cost is its agents' cost, phase by phase.
+	var stepCost, phaseCost float64
+	for _, a := range agents {
+		if a.ParentID == runID {
+			stepCost += a.CostUSD
+		}
+	}
+	for _, p := range w.PhaseCosts {
+		phaseCost += p.Cost
+	}
+	if stepCost == 0 || math.Abs(node.CostUSD-stepCost) > 1e-9 || math.Abs(phaseCost-stepCost) > 1e-9 {
+		t.Errorf("costs: run %v, its agents %v, its phases %v; want them equal and non-zero", node.CostUSD, stepCost, phaseCost)
 	}
 	if data, err := os.ReadFile(w.Script); err != nil || string(data) != reviewFlow {
 		t.Errorf("the run's script copy %s: %v", w.Script, err)

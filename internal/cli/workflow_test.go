@@ -398,3 +398,51 @@ func TestWorkflowAgentsAreSandboxed(t *testing.T) {
 		t.Errorf("the agent was not told the sandbox blocked its writes: %q", results)
 	}
 }
+
+// isolation: 'worktree' gives each workflow agent a git worktree of its
+// own: their writes land there, never in the main checkout.
+func TestWorkflowAgentsInWorktrees(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	cwds := map[string]bool{}
+	policy := func(r *fakeapi.Request) fakeapi.Reply {
+		first := r.FirstUserText()
+		i := strings.Index(first, "wfwt ")
+		if i < 0 {
+			return fakeapi.Reply{Fault: &fakeapi.Fault{Kind: fakeapi.BadRequest, Message: "not a workflow agent"}}
+		}
+		cwd := agentCwd(r)
+		if r.Turn() == 0 {
+			mu.Lock()
+			cwds[cwd] = true
+			mu.Unlock()
+			name := strings.Fields(first[i:])[1]
+			return fakeapi.Reply{Content: []fakeapi.Block{use("Write", map[string]any{"file_path": filepath.Join(cwd, "out-"+name+".txt"), "content": name})}}
+		}
+		return fakeapi.TextReply("wrote in " + cwd)
+	}
+	h := workflowHarness(t, policy)
+	gitRepo(t, h, map[string]string{"README": "x\n"})
+	h.write("iso.js", `export const meta = {name: "iso", description: "two isolated writers"}
+return await parallel(["one", "two"].map(n => () => agent("wfwt " + n + " writes a file", {isolation: "worktree"})))
+`)
+	out, errOut, code := h.run("workflow", "run", "iso.js", "--permission-mode", "bypassPermissions")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, n := range []string{"one", "two"} {
+		if _, err := os.Stat(filepath.Join(h.dir, "out-"+n+".txt")); err == nil {
+			t.Errorf("out-%s.txt was written in the main checkout", n)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(cwds) != 2 || cwds[h.dir] {
+		t.Fatalf("the agents' working directories: %v; want two worktrees, not %s", cwds, h.dir)
+	}
+	for cwd := range cwds {
+		if files, _ := filepath.Glob(filepath.Join(cwd, "out-*.txt")); len(files) != 1 {
+			t.Errorf("worktree %s holds %v, want its agent's file", cwd, files)
+		}
+	}
+}
