@@ -15,6 +15,7 @@ import (
 	"github.com/cohort-dev/cohort/internal/testbin"
 	"github.com/cohort-dev/cohort/llm"
 	"github.com/cohort-dev/cohort/llm/fakeapi"
+	"github.com/google/go-cmp/cmp"
 )
 
 const reviewFlow = `export const meta = {
@@ -385,5 +386,52 @@ func TestStopAgentStopsAWorkflowRun(t *testing.T) {
 		if a.ParentID == node.ID && a.State == AgentRunning {
 			t.Errorf("agent %s of the stopped run still runs", a.ID)
 		}
+	}
+}
+
+// The session's hooks run for workflow agents: SubagentStart and
+// SubagentStop once per agent, PreToolUse for their tool calls — and a
+// PreToolUse hook's block holds inside a workflow too.
+func TestWorkflowAgentsRunTheSessionsHooks(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	pwned := filepath.Join(e.dir, "pwned")
+	e.rt.on("wfh ", func(r *fakeapi.Request) fakeapi.Reply {
+		if r.Turn() == 0 {
+			return fakeapi.Reply{Content: []fakeapi.Block{use("Write", map[string]any{"file_path": pwned, "content": "x"})}}
+		}
+		return fakeapi.TextReply("write said: " + r.LastToolResultText())
+	})
+	var mu sync.Mutex
+	fired := map[string]int{}
+	count := func(event string, out string) Hook {
+		return Hook{Event: event, Func: func(ctx context.Context, in json.RawMessage) (json.RawMessage, error) {
+			mu.Lock()
+			fired[event]++
+			mu.Unlock()
+			if out == "" {
+				return nil, nil
+			}
+			return json.RawMessage(out), nil
+		}}
+	}
+	cfg := e.config()
+	cfg.WorkflowHost = testbin.Workflow(t, raceEnabled)
+	cfg.PermissionMode = "bypassPermissions"
+	cfg.Hooks = []Hook{count("SubagentStart", ""), count("SubagentStop", ""),
+		count("PreToolUse", `{"decision": "block", "reason": "no writes in this test"}`)}
+	path := filepath.Join(e.dir, "flow.js")
+	os.WriteFile(path, []byte("export const meta = {name: \"h\", description: \"d\"}\nreturn await parallel([1, 2].map(i => () => agent(\"wfh \" + i)))\n"), 0o644)
+	res := runWorkflow(t, e.open(cfg), WorkflowRequest{Script: path})
+	if res.IsError || strings.Count(res.Result, "no writes in this test") != 2 {
+		t.Fatalf("result: %q; want both agents told the hook blocked their Write", res.Result)
+	}
+	if _, err := os.Stat(pwned); err == nil {
+		t.Fatal("the Write a hook blocked ran")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if d := cmp.Diff(map[string]int{"SubagentStart": 2, "SubagentStop": 2, "PreToolUse": 2}, fired); d != "" {
+		t.Errorf("hooks fired (-want +got):\n%s", d)
 	}
 }
