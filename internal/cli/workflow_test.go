@@ -446,3 +446,25 @@ return await parallel(["one", "two"].map(n => () => agent("wfwt " + n + " writes
 		}
 	}
 }
+
+// --max-budget-usd is a workflow run's budget: agent() throws once the
+// run's agents have spent it.
+func TestWorkflowBudgetFromTheCommandLine(t *testing.T) {
+	t.Parallel()
+	policy, steps := stepPolicy(nil)
+	h := workflowHarness(t, policy)
+	h.write("spend.js", `export const meta = {name: "spend", description: "agents until the budget stops them"}
+for (let i = 0; i < 5; i++) {
+  try { await agent("wfstep spend " + i) } catch (e) { return {stoppedAt: i, total: budget.total, why: e.message} }
+}
+return "never stopped"
+`)
+	out, errOut, code := h.run("workflow", "run", "spend.js", "--max-budget-usd", "0.000001", "--output-format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s\n%s", code, errOut, out)
+	}
+	r := h.result(out)
+	if !strings.HasPrefix(r.Result, `{"stoppedAt":1,"total":0.000001,"why":"agent(): the budget of $0.0000 is spent`) || steps.Load() != 1 {
+		t.Fatalf("result %q after %d agents; want the second agent() refused", r.Result, steps.Load())
+	}
+}
