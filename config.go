@@ -206,6 +206,11 @@ type Config struct {
 	// sandbox's report).
 	Verbose bool
 
+	// Remote connects the session to remote workers (NATS JetStream) for
+	// the Agent tool's isolation: "remote", which the remote_agents flag
+	// turns on.
+	Remote RemoteConfig
+
 	// Getenv and Environ read the environment (default os.Getenv and
 	// os.Environ); Stderr receives warnings (default os.Stderr).
 	Getenv  func(string) string
@@ -219,6 +224,11 @@ type Role struct {
 	Team    string
 	Name    string
 	Session string
+	// Siblings names the batch of teammates the lead spawned together
+	// with this one (`--siblings`): the first of them to start makes its
+	// first model request at once, the rest after its first streamed
+	// event, so they read the prompt prefix it writes to the cache.
+	Siblings string
 }
 
 // IsTeammate reports whether the role is a teammate's.
@@ -239,6 +249,11 @@ type PermissionRequest struct {
 	AgentKind string
 	AgentType string
 	Color     string
+	// Suggestions are allow rules (as written in settings) that would let
+	// such a call through next time: what an "allow always" answer adds.
+	// Empty when the checks have none to offer (a teammate in a process of
+	// its own asks without them).
+	Suggestions []string
 }
 
 // Hook is one host-side hook: Func runs when Event fires (PreToolUse,
@@ -291,10 +306,16 @@ type Question = ask.Question
 
 // Decision answers a PermissionRequest. Message tells the model why a call
 // was denied; UpdatedInput, when set, replaces the call's input.
+// AlwaysAllow, with Allow, are allow rules (as written in settings, e.g.
+// "Bash(make:*)") to keep: they hold for every agent of the session from
+// now on and are saved to the project's .cohort/settings.local.json, as
+// Claude Code's "Yes, and don't ask again" does. A rule that does not parse
+// denies the call, with the reason.
 type Decision struct {
 	Allow        bool
 	Message      string
 	UpdatedInput json.RawMessage
+	AlwaysAllow  []string
 }
 
 // ConfigError is a Config that cannot work: Field names the Config field,

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -155,5 +156,46 @@ func TestProactiveAndSettings(t *testing.T) {
 	plain, pro := <-systems, <-systems
 	if !strings.Contains(plain, "GREETER-PROMPT") || !strings.Contains(pro, "GREETER-PROMPT") || len(pro) < len(plain)+500 {
 		t.Fatalf("the proactive prompt (%d bytes) does not add the default to the agent's (%d bytes)", len(pro), len(plain))
+	}
+}
+
+// TestAlwaysAllowKeepsTheRule: a CanUseTool answer with AlwaysAllow lets
+// the call run, holds for the next such call (no second question), and is
+// saved to the project's .cohort/settings.local.json; the request carried
+// the checks' suggestion.
+func TestAlwaysAllowKeepsTheRule(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.rt.on("touch twice", func(r *fakeapi.Request) fakeapi.Reply {
+		switch r.Turn() {
+		case 0:
+			return fakeapi.Reply{Content: []fakeapi.Block{use("Bash", map[string]any{"command": "touch one.txt"})}}
+		case 1:
+			return fakeapi.Reply{Content: []fakeapi.Block{use("Bash", map[string]any{"command": "touch two.txt"})}}
+		}
+		return fakeapi.TextReply("touched")
+	})
+	cfg := e.config()
+	cfg.Sandbox = "off"
+	var asked []PermissionRequest
+	cfg.CanUseTool = func(ctx context.Context, req PermissionRequest) (Decision, error) {
+		asked = append(asked, req)
+		return Decision{Allow: true, AlwaysAllow: req.Suggestions}, nil
+	}
+	s := e.open(cfg)
+	if res := last(collect(t, s, "touch twice")); res.IsError {
+		t.Fatalf("run failed: %s", res.Result)
+	}
+	if len(asked) != 1 || !slices.Equal(asked[0].Suggestions, []string{"Bash(touch:*)"}) {
+		t.Fatalf("asked %d times, suggestions %v; want once, [Bash(touch:*)]", len(asked), asked)
+	}
+	for _, f := range []string{"one.txt", "two.txt"} {
+		if _, err := os.Stat(filepath.Join(e.dir, f)); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(e.dir, ".cohort", "settings.local.json"))
+	if err != nil || !strings.Contains(string(data), `"Bash(touch:*)"`) {
+		t.Errorf("settings.local.json = %q, %v; want the rule", data, err)
 	}
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cohort-dev/cohort/agent"
@@ -39,8 +41,64 @@ func (s *Session) Send(text string) error {
 	if q == nil {
 		return errors.New("cohort: Send: a teammate session takes its input from its mailbox")
 	}
-	q.Enqueue(task.Item{Kind: task.ItemUserPrompt, Text: text})
+	id := s.typed.add(text)
+	q.Enqueue(task.Item{Kind: task.ItemUserPrompt, Text: text}.OnAck(func() { s.typed.read(id) }))
 	return nil
+}
+
+// Pending returns what Send queued that the lead has not read yet, and
+// what it has read since the last call with when it read it (each read
+// text once), oldest first: a terminal UI shows a text as typed ahead
+// until it goes, then puts it where the lead read it.
+func (s *Session) Pending() []Typed { return s.typed.list() }
+
+// Typed is a text Send queued; Read is when the lead read it (zero while
+// it waits).
+type Typed struct {
+	Text string
+	Read time.Time
+}
+
+// typedAhead is the texts Send queued, until Pending has reported them
+// read.
+type typedAhead struct {
+	mu    sync.Mutex
+	next  int
+	items []typedItem
+}
+
+type typedItem struct {
+	id int
+	Typed
+}
+
+func (t *typedAhead) add(text string) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.next++
+	t.items = append(t.items, typedItem{t.next, Typed{Text: text}})
+	return t.next
+}
+
+func (t *typedAhead) read(id int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for i := range t.items {
+		if t.items[i].id == id && t.items[i].Read.IsZero() {
+			t.items[i].Read = time.Now()
+		}
+	}
+}
+
+func (t *typedAhead) list() []Typed {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make([]Typed, len(t.items))
+	for i, it := range t.items {
+		out[i] = it.Typed
+	}
+	t.items = slices.DeleteFunc(t.items, func(it typedItem) bool { return !it.Read.IsZero() })
+	return out
 }
 
 func (s *Session) leadQueue() *task.Queue {

@@ -99,10 +99,21 @@ func TestSend(t *testing.T) {
 	if err := s.Send("TYPED-AHEAD: also look at b"); err != nil {
 		t.Fatal(err)
 	}
+	if p := s.Pending(); len(p) != 1 || p[0].Text != "TYPED-AHEAD: also look at b" || !p[0].Read.IsZero() {
+		t.Fatalf("Pending before the lead read the text = %+v", p)
+	}
 	close(g.open)
 	got := <-seen
 	if !strings.Contains(got, "alpha") || !strings.Contains(got, "TYPED-AHEAD") {
 		t.Fatalf("the lead's next input %q lacks the tool result or the sent text", got)
+	}
+	// The request that carried it went out after it was recorded: it is
+	// reported read once, then no more.
+	if p := s.Pending(); len(p) != 1 || p[0].Read.IsZero() {
+		t.Fatalf("Pending after the lead read the text = %+v", p)
+	}
+	if p := s.Pending(); len(p) != 0 {
+		t.Fatalf("Pending reports a read text twice: %+v", p)
 	}
 	if res := last(run.wait()); res.Result != "read both" {
 		t.Fatalf("result %+v", res)

@@ -178,6 +178,7 @@ type Session struct {
 	*base
 	cfg             Config
 	id              string
+	typed           typedAhead // what Send queued and the lead has not read
 	model           *openedModel
 	cat             *agent.Catalog
 	tasks           *task.Registry
@@ -186,6 +187,7 @@ type Session struct {
 	lead            *runtime.Agent
 	resumed         *session.Transcript
 	closers         []func()
+	remote          *remoteConn
 	modeName        string
 	trace           *trace.Writer
 	hooks           *hook.Runner
@@ -329,6 +331,7 @@ func (s *Session) open(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
+	s.openRemote() // closed after the tasks stop: a stopped remote task cancels its job
 	s.closers = append(s.closers, func() { _ = s.stopTasks() })
 	if err := s.openSandbox(ctx); err != nil {
 		return err
@@ -455,6 +458,7 @@ func (s *Session) runtime(ctx context.Context) error {
 		Hooks:         s.engineHooks,
 		Sink:          s.engineEvent,
 		Worktrees:     s.wt.worktrees(),
+		Remote:        s.remoteQueue(),
 		MaxConcurrent: s.o.maxConcurrent,
 		MaxTurns:      s.o.agentMaxTurns,
 		Deadline:      s.o.agentTimeout,

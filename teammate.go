@@ -94,6 +94,17 @@ func (s *Session) openTeammate(ctx context.Context) error {
 	tcfg := teammate.Config{Team: role.Team, Member: m, Store: store, Runtime: s.rt,
 		Def: def, LeadModel: s.model.name, Checker: s.checker, PermissionTimeout: s.o.permissionTimeout,
 		Logf: s.logf, OnEvent: s.teamEvent}
+	if role.Siblings != "" {
+		dir, err := store.Dir(role.Team)
+		if err != nil {
+			return err
+		}
+		gate, err := teammate.NewFileGate(dir, role.Siblings, m.Name, 0)
+		if err != nil {
+			return configErr("Role", "teammate %s: %v", role.Name, err)
+		}
+		tcfg.Siblings = gate
+	}
 	if m.WorktreePath != "" {
 		// The lead made and locked the worktree; this process confines the
 		// teammate to it.

@@ -68,7 +68,7 @@ func (b *tmuxBackend) server(ctx context.Context) (*tmux.Server, error) {
 }
 
 // Spawn runs `cohort teammate` for m in a new pane.
-func (b *tmuxBackend) Spawn(ctx context.Context, teamName string, m team.Member) (string, error) {
+func (b *tmuxBackend) Spawn(ctx context.Context, teamName string, m team.Member, siblings string) (string, error) {
 	srv, err := b.server(ctx)
 	if err != nil {
 		return "", err
@@ -80,7 +80,11 @@ func (b *tmuxBackend) Spawn(ctx context.Context, teamName string, m team.Member)
 			return "", fmt.Errorf("find the cohort executable: %w", err)
 		}
 	}
-	argv := append([]string{bin, "teammate", "--team", teamName, "--name", m.Name, "--session", s.id}, s.childFlags()...)
+	argv := []string{bin, "teammate", "--team", teamName, "--name", m.Name, "--session", s.id}
+	if siblings != "" {
+		argv = append(argv, "--siblings", siblings)
+	}
+	argv = append(argv, s.childFlags()...)
 	env := map[string]string{}
 	for _, k := range append([]string{"HOME", "COHORT_HOME", "PATH", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "COHORT_CLAUDE_COMPAT"}, providerEnv...) {
 		if v := s.inv.Getenv(k); v != "" {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cohort-dev/cohort/agent"
 	"github.com/cohort-dev/cohort/flags"
+	"github.com/cohort-dev/cohort/llm"
 	"github.com/cohort-dev/cohort/permission"
 	"github.com/cohort-dev/cohort/runtime"
 	"github.com/cohort-dev/cohort/task"
@@ -124,12 +125,13 @@ func (t *Tool) run(ctx context.Context, env *tool.Env, in Input) (tool.Result, e
 		return t.spawnTeammate(ctx, parent, env, in)
 	case in.TeamName != "":
 		return tool.Errorf("team_name needs a name: a teammate is spawned with both team_name and name."), nil
-	case in.Isolation == "remote":
-		return tool.Errorf("isolation: remote is not available in this build yet (remote agents on NATS workers are a later feature). Run the agent locally instead."), nil
 	}
 	def, errRes := t.resolveType(parent, in)
 	if errRes != nil {
 		return *errRes, nil
+	}
+	if in.Isolation == "remote" {
+		return t.spawnRemote(ctx, parent, env, in, def)
 	}
 	req := runtime.Request{Description: in.Description, Prompt: in.Prompt, Name: in.Name, Def: def,
 		Model: in.Model, Mode: permission.Mode(in.Mode), Isolation: in.Isolation, Cwd: in.Cwd}
@@ -186,4 +188,19 @@ func typeNames(cat *agent.Catalog) string {
 		names = append(names, d.Name)
 	}
 	return strings.Join(names, ", ")
+}
+
+// spawnRemote runs the agent on a remote worker (section 12): always in
+// the background, its result a notification like a local agent's.
+func (t *Tool) spawnRemote(ctx context.Context, parent *runtime.Agent, env *tool.Env, in Input, def *agent.Definition) (tool.Result, error) {
+	req := runtime.Request{Description: in.Description, Prompt: in.Prompt, Name: in.Name, Def: def,
+		Model: in.Model, Mode: permission.Mode(in.Mode), Isolation: in.Isolation, Background: true}
+	tk, err := t.rt.SpawnRemote(ctx, parent, env, req)
+	if err != nil {
+		return tool.Errorf("%s", err.Error()), nil
+	}
+	st := tk.State()
+	l := Launched{Status: "async_launched", AgentID: tk.ID(), Description: in.Description, Prompt: in.Prompt, OutputFile: st.OutputFile}
+	text := fmt.Sprintf("The agent was sent to a remote worker (agentId: %s). You will get a <task-notification> when it finishes; do not wait or poll for it, continue with other work. Its changes come back on branch cohort/remote-%s.", tk.ID(), tk.ID())
+	return tool.Result{Content: []llm.Block{llm.Text(text)}, Meta: l}, nil
 }

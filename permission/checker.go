@@ -370,3 +370,9 @@ func (sh *shared) inMemory(forms []pathForms) bool {
 	}
 	return true
 }
+
+// ProtectedFile reports whether path (absolute) is one of the files
+// configured as protected (Config.Protected: the scripts hooks run). With
+// ProtectedPath it is the whole protected-path rule for files outside
+// $COHORT_HOME.
+func (c *Checker) ProtectedFile(path string) bool { return c.sh.protectedFiles[filepath.Clean(path)] }

@@ -198,15 +198,16 @@ func (e *evaluation) rootsOf(r *Rule, broad bool) []string {
 	return out
 }
 
-// protected reports paths an agent must not edit without an explicit rule
-// even in acceptEdits mode: settings and agent definitions (they grant
-// permissions and define hooks), git internals (hooks run code), and
-// $COHORT_HOME (mailboxes, teams, tasks), and the scripts hooks run
-// (Config.Protected).
-func (e *evaluation) protected(p string) bool {
-	if e.sh.protectedFiles[p] {
-		return true
-	}
+// ProtectedPath reports whether a path (absolute, or relative to a
+// repository's root, with forward slashes) has the shape of a file an
+// agent must not edit without an explicit rule: anything inside .git/
+// (hooks and config run code) or .claude/, and .cohort/settings* and
+// .cohort/agents/ (they grant permissions and define hooks). The scripts
+// that configured hooks run and $COHORT_HOME are protected too, but
+// knowing them takes a session's settings (Config.Protected); a Checker
+// adds them. Package remote holds the patches that workers return to the
+// same rule.
+func ProtectedPath(p string) bool {
 	parts := strings.Split(p, "/")
 	for i, c := range parts {
 		switch c {
@@ -221,6 +222,18 @@ func (e *evaluation) protected(p string) bool {
 				return true
 			}
 		}
+	}
+	return false
+}
+
+// protected reports paths an agent must not edit without an explicit rule
+// even in acceptEdits mode: settings and agent definitions (they grant
+// permissions and define hooks), git internals (hooks run code), and
+// $COHORT_HOME (mailboxes, teams, tasks), and the scripts hooks run
+// (Config.Protected).
+func (e *evaluation) protected(p string) bool {
+	if e.sh.protectedFiles[p] || ProtectedPath(p) {
+		return true
 	}
 	if e.sh.cohortHome == "" || !within(p, e.sh.cohortHome) {
 		return false

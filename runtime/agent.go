@@ -22,13 +22,16 @@ type Agent struct {
 	rt  *Runtime
 	seq int // order of registration
 	// siblingKey names the sibling group of a teammate spawned with others
-	// (siblings.go); siblingGate is the group's gate when this one went
-	// first (a.mu).
-	siblingKey  string
-	siblingGate *forkGate
-	def         *agent.Definition
-	role        agent.Role
-	queue       *task.Queue
+	// (siblings.go), siblingPrefix its cacheable prefix for a gate in
+	// another process (siblings); siblingOpen lets the rest of the group go
+	// when this one went first (a.mu).
+	siblingKey    string
+	siblingPrefix string
+	siblings      SiblingGate
+	siblingOpen   func()
+	def           *agent.Definition
+	role          agent.Role
+	queue         *task.Queue
 	// fork is the recursion guard's context flag (a fork never forks).
 	fork bool
 	// checker is the agent's permission state (nil: everything allowed).

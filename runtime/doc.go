@@ -68,6 +68,9 @@
 //     for its first streamed event before they take a concurrency slot, so
 //     one writes the shared prefix to the prompt cache and the rest read it
 //     (siblings.go). The Agent tool's Prepare names the batch (Batch).
+//     Teammates in processes of their own get the batch's name
+//     (BatchName) and order themselves through a SiblingGate that spans
+//     processes (AgentSpec.Siblings; package teammate's FileGate).
 //   - Worktree isolation (isolation: "worktree", Config.Worktrees): the
 //     worktree is made at spawn, before the task starts, so a missing git
 //     or repository, or a WorktreeCreate hook's refusal, is the Agent

@@ -53,6 +53,10 @@ type AgentSpec struct {
 	// SpawnedBy is the Agent call that spawned it: agents one message
 	// spawns together start behind the first of their group (siblings.go).
 	SpawnedBy string
+	// Siblings orders its first activation among agents spawned together
+	// in other processes (a teammate in a tmux pane), where SpawnedBy
+	// means nothing.
+	Siblings SiblingGate
 	// Live makes it count as running from the start, for an agent whose
 	// first activation is about to begin (the dream's): listings never
 	// show it finished before its task is attached. Its activation or
@@ -108,6 +112,9 @@ func (rt *Runtime) NewAgent(ctx context.Context, spec AgentSpec) (*Agent, error)
 		// here: a teammate made first may be the last to start.
 		a.siblingKey = "siblings/" + batch + "/" + prefixKey(p.cfg)
 		p.cfg.Sink = onFirstToken(a.releaseSiblings, p.cfg.Sink)
+	} else if spec.Siblings != nil {
+		a.siblings, a.siblingPrefix = spec.Siblings, prefixKey(p.cfg)
+		p.cfg.Sink = onFirstToken(a.releaseSiblings, p.cfg.Sink)
 	}
 	a.adopt(p)
 	rt.register(a)
@@ -125,16 +132,12 @@ func (rt *Runtime) Activate(ctx context.Context, a *Agent, content []llm.Block, 
 	if n := len(content); n > 0 {
 		prompt = content[n-1].Text
 	}
-	if first && a.siblingKey != "" {
-		gate, lead := rt.forkGateFor(a.siblingKey)
-		if lead {
-			a.mu.Lock()
-			a.siblingGate = gate
-			a.mu.Unlock()
-			defer gate.release() // the rest go at its first token, or when this ends
-		} else if err := gate.wait(ctx); err != nil {
+	if first {
+		release, err := rt.enterSiblings(ctx, a)
+		if err != nil {
 			return nil, err
 		}
+		defer release() // the rest go at its first token, or when this ends
 	}
 	return rt.activate(ctx, a, activation{content: content, origin: origin, prompt: prompt, start: first})
 }

@@ -69,6 +69,10 @@ type Config struct {
 	// ask for isolation "worktree" and for EnterWorktree (see Workspaces).
 	// Nil makes isolation an is_error result.
 	Worktrees func(ctx context.Context) (*worktree.Manager, error)
+	// Remote connects to the queue where remote agents run (isolation:
+	// "remote"); it is called at each remote spawn and may dial on the
+	// first. Nil makes isolation "remote" an is_error result.
+	Remote func(ctx context.Context) (RemoteQueue, error)
 	// Home expands "~" in the paths of isolated agents' Bash commands
 	// (default $HOME).
 	Home string

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"strings"
@@ -51,6 +52,18 @@ func (rt *Runtime) Batch(ids []string) (done func()) {
 	}
 }
 
+// BatchName names the batch the Agent call toolUseID belongs to, "" for
+// none: a short hex name that a process of its own can put in a file name
+// (a teammate in a tmux pane, teammate.NewFileGate).
+func (rt *Runtime) BatchName(toolUseID string) string {
+	batch := rt.batchOf(toolUseID)
+	if batch == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(batch))
+	return hex.EncodeToString(sum[:8])
+}
+
 // batchOf returns the batch the tool call belongs to, "" for none.
 func (rt *Runtime) batchOf(toolUseID string) string {
 	rt.mu.Lock()
@@ -89,12 +102,52 @@ func (rt *Runtime) staggerSiblings(toolUseID string, cfg engine.Config, run *tas
 	}
 }
 
+// A SiblingGate orders the first activations of agents spawned together
+// whose group spans processes (teammates in tmux panes, each a process of
+// its own): Enter decides whether this agent goes first among those whose
+// cacheable prefix is prefix. The first gets first set and must call open
+// at its first streamed event (and, to be safe, when its activation ends);
+// the others return from Enter once the first has opened, or once the
+// gate decides the first will never open it (it died), or with ctx's
+// error.
+type SiblingGate interface {
+	Enter(ctx context.Context, prefix string) (first bool, open func(), err error)
+}
+
+// enterSiblings holds a's first activation behind the first of its group,
+// in this process (siblingKey) or across processes (siblings). The
+// returned release lets the rest of the group go if a went first.
+func (rt *Runtime) enterSiblings(ctx context.Context, a *Agent) (release func(), err error) {
+	release = func() {}
+	var open func()
+	switch {
+	case a.siblingKey != "":
+		gate, lead := rt.forkGateFor(a.siblingKey)
+		if !lead {
+			return release, gate.wait(ctx)
+		}
+		open = gate.release
+	case a.siblings != nil:
+		first, o, err := a.siblings.Enter(ctx, a.siblingPrefix)
+		if err != nil || !first {
+			return release, err
+		}
+		open = o
+	default:
+		return release, nil
+	}
+	a.mu.Lock()
+	a.siblingOpen = open
+	a.mu.Unlock()
+	return open, nil
+}
+
 // releaseSiblings lets the rest of a's group go, if a went first.
 func (a *Agent) releaseSiblings() {
 	a.mu.Lock()
-	g := a.siblingGate
+	open := a.siblingOpen
 	a.mu.Unlock()
-	if g != nil {
-		g.release()
+	if open != nil {
+		open()
 	}
 }

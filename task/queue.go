@@ -42,6 +42,19 @@ func (it Item) Ack() {
 	}
 }
 
+// OnAck returns the item with f run once it has been handed over (Ack),
+// after any acknowledgement it already had.
+func (it Item) OnAck(f func()) Item {
+	prev := it.delivered
+	it.delivered = func() {
+		if prev != nil {
+			prev()
+		}
+		f()
+	}
+	return it
+}
+
 // ModelText returns what the model reads for the item.
 func (it Item) ModelText() string {
 	if it.Kind == ItemNotification && it.Notification != nil {

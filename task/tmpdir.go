@@ -61,6 +61,12 @@ type Pending struct {
 func claimSessionDir(home, session string) (string, *lease.Lease, error) {
 	for range 5 {
 		dir, err := makeTaskDir(home, session)
+		if errors.Is(err, fs.ErrNotExist) {
+			// Another process's sweep removed the new, not yet leased,
+			// session directory between two of its mkdirs (sessions
+			// starting at once in one COHORT_HOME: a worker's jobs).
+			continue
+		}
 		if err != nil {
 			return "", nil, err
 		}

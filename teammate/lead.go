@@ -58,8 +58,10 @@ type LeadConfig struct {
 type ProcessBackend interface {
 	// Spawn starts `cohort teammate` for member and returns a handle id
 	// (a tmux pane id) once the process runs; registration is awaited by
-	// the lead.
-	Spawn(ctx context.Context, teamName string, m team.Member) (string, error)
+	// the lead. siblings names the batch of teammates spawned together
+	// (runtime.Runtime.BatchName; "" for none), for the process's
+	// NewFileGate.
+	Spawn(ctx context.Context, teamName string, m team.Member, siblings string) (string, error)
 	// Alive reports whether the handle's process still runs.
 	Alive(ctx context.Context, handle string) bool
 	// Kill stops it.

@@ -48,6 +48,9 @@ type Config struct {
 	// SpawnedBy is the Agent call that spawned it in this process: siblings
 	// of one message wait for the first one's first token (runtime.Batch).
 	SpawnedBy string
+	// Siblings is the gate of a teammate in a process of its own that was
+	// spawned with others (NewFileGate); nil for none.
+	Siblings runtime.SiblingGate
 	// Guard confines an isolated teammate to its worktree (its Member.Cwd
 	// lies inside it).
 	Guard tool.WriteGuard
@@ -180,7 +183,7 @@ func (tm *Loop) build(ctx context.Context) error {
 		Def: tm.cfg.Def, Role: agent.RoleTeammate, Depth: 1, Model: m.Model, ParentModel: tm.cfg.LeadModel,
 		Mode: mode, Cwd: m.Cwd, ParentID: tm.cfg.ParentID, Append: roleNote(tm.cfg.Team, m),
 		Checker: tm.cfg.Checker, Prompter: leadPrompter{tm}, PlanApprover: tm.approvePlan,
-		Inbox: tm.chat, Guard: tm.cfg.Guard, SpawnedBy: tm.cfg.SpawnedBy,
+		Inbox: tm.chat, Guard: tm.cfg.Guard, SpawnedBy: tm.cfg.SpawnedBy, Siblings: tm.cfg.Siblings,
 	})
 	if err != nil {
 		return fmt.Errorf("teammate %s: %w", m.Name, err)

@@ -176,7 +176,7 @@ func (l *Lead) launch(ctx context.Context, rt *runtime.Runtime, parent *runtime.
 	m, current, lease := ad.m, l.teamName(), ad.lease
 	var err error
 	if ad.backend == BackendTmux {
-		err = l.spawnProcess(ctx, current, m, lease)
+		err = l.spawnProcess(ctx, current, m, lease, rt.BatchName(env.ToolUseID))
 	} else {
 		err = l.spawnInProcess(ctx, rt, parent, current, m, ad.def, in, env, lease)
 	}
@@ -248,8 +248,8 @@ func (l *Lead) spawnInProcess(ctx context.Context, rt *runtime.Runtime, parent *
 
 // spawnProcess starts `cohort teammate` through the process backend and
 // waits until it has registered.
-func (l *Lead) spawnProcess(ctx context.Context, teamName string, m team.Member, lease *isolation.Lease) error {
-	pane, err := l.cfg.Process.Spawn(ctx, teamName, m)
+func (l *Lead) spawnProcess(ctx context.Context, teamName string, m team.Member, lease *isolation.Lease, siblings string) error {
+	pane, err := l.cfg.Process.Spawn(ctx, teamName, m, siblings)
 	if err != nil {
 		return err
 	}

@@ -18,6 +18,13 @@ import (
 // taken wraps ErrExists; a worktrees directory that a symlink leads out of
 // the repository wraps ErrOutsideRepo. On any failure nothing is left behind.
 func (m *Manager) Create(ctx context.Context, slug string, owner Owner) (*Worktree, error) {
+	return m.CreateAt(ctx, slug, owner, "")
+}
+
+// CreateAt is Create from base (a commit or any revision) instead of the
+// configured base; "" means the configured one. A remote agent's work is
+// applied on a worktree at the commit its job started from.
+func (m *Manager) CreateAt(ctx context.Context, slug string, owner Owner, base string) (*Worktree, error) {
 	if err := ValidateSlug(slug); err != nil {
 		return nil, err
 	}
@@ -25,7 +32,10 @@ func (m *Manager) Create(ctx context.Context, slug string, owner Owner) (*Worktr
 	if err := m.ensureExcluded(); err != nil {
 		return nil, err
 	}
-	base, err := m.resolveBase(ctx)
+	if base == "" {
+		base = m.cfg.Base
+	}
+	base, err := m.resolveBase(ctx, base)
 	if err != nil {
 		return nil, err
 	}
@@ -47,13 +57,13 @@ func (m *Manager) Create(ctx context.Context, slug string, owner Owner) (*Worktr
 }
 
 // resolveBase turns the configured base into a commit id.
-func (m *Manager) resolveBase(ctx context.Context) (string, error) {
-	out, err := m.git.runReadRetry(ctx, m.root, "rev-parse", "--verify", "--end-of-options", m.cfg.Base+"^{commit}")
+func (m *Manager) resolveBase(ctx context.Context, base string) (string, error) {
+	out, err := m.git.runReadRetry(ctx, m.root, "rev-parse", "--verify", "--end-of-options", base+"^{commit}")
 	if err != nil {
-		if m.cfg.Base == "HEAD" {
+		if base == "HEAD" {
 			return "", fmt.Errorf("worktree: no commit to start a worktree from (a repository without commits?); commit something first: %w", err)
 		}
-		return "", fmt.Errorf("worktree: base %q is not a commit; fix the configured base: %w", m.cfg.Base, err)
+		return "", fmt.Errorf("worktree: base %q is not a commit; fix the configured base: %w", base, err)
 	}
 	return strings.TrimSpace(out), nil
 }

@@ -116,6 +116,17 @@ func Run(ctx context.Context, dir string, w Workload) (Bill, []fakeapi.Recorded,
 	}
 	env := map[string]string{"HOME": home, "COHORT_HOME": filepath.Join(home, ".cohort"), "PATH": os.Getenv("PATH"),
 		"TMPDIR": os.TempDir(), "COHORT_NOTIFY_COALESCE": "0"}
+	if c := w.Custom; c != nil && c.TeammateBin != "" {
+		// Teammates in panes reach the fake through their environment, and
+		// the private tmux server's socket path must fit in 107 bytes.
+		short, err := os.MkdirTemp("", "ct")
+		if err != nil {
+			return Bill{}, nil, err
+		}
+		defer os.RemoveAll(short)
+		env["COHORT_HOME"], env["COHORT_TEAMMATE_BIN"] = short, c.TeammateBin
+		env["ANTHROPIC_BASE_URL"], env["ANTHROPIC_API_KEY"] = srv.URL, "bench"
+	}
 	cfg := cohort.Config{Dir: project, Home: env["COHORT_HOME"], BaseURL: srv.URL, APIKey: "bench",
 		AllowedTools: []string{"Bash"}, StopAfterRun: true, Stderr: io.Discard,
 		Getenv: func(k string) string { return env[k] }, Environ: func() []string {

@@ -2,8 +2,11 @@ package cost
 
 import (
 	"context"
+	"os/exec"
 	"testing"
 	"time"
+
+	"github.com/cohort-dev/cohort/internal/testbin"
 )
 
 // TestSharedPrefixWrittenOnce: agents started in one message, with the
@@ -55,5 +58,35 @@ func TestSharedPrefixWrittenOnce(t *testing.T) {
 				t.Errorf("%d of %d siblings wrote the shared prefix, want 1", wrote, len(firsts))
 			}
 		})
+	}
+}
+
+// TestTmuxTeammatesReadTheFirstOnesPrefix: teammates one message starts in
+// tmux panes, each a process of its own, still start behind the first
+// (teammate.FileGate): of the three first requests one reads nothing from
+// the cache and two read the tool array it wrote.
+func TestTmuxTeammatesReadTheFirstOnesPrefix(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed (CI installs it; .ci/run does)")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	w := TmuxTeam(testbin.Cohort(t, raceEnabled))
+	_, recs, err := Run(ctx, t.TempDir(), w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	firsts := SubagentFirstRequests(recs)
+	if len(firsts) != 3 {
+		t.Fatalf("%d first requests of teammates, want 3", len(firsts))
+	}
+	cold := 0
+	for _, r := range firsts {
+		if r.Usage.CacheReadInputTokens < 1024 {
+			cold++
+		}
+	}
+	if cold != 1 {
+		t.Errorf("%d of 3 tmux teammates read nothing from the cache, want 1 (the first)", cold)
 	}
 }

@@ -21,6 +21,9 @@ type Custom struct {
 	TeammateMode string
 	// Agents is how many it starts below the lead.
 	Agents int
+	// TeammateBin is the cohort binary that runs teammates in tmux panes
+	// (TeammateMode "tmux"); such a run needs tmux.
+	TeammateBin string
 	// Policy makes a fresh policy for one run, and Check says whether
 	// the run did the whole work.
 	Policy func() (fakeapi.Policy, func() error)
@@ -32,6 +35,14 @@ var Customs = []Custom{
 		Policy: func() (fakeapi.Policy, func() error) { return workers("cost-fork", 5, 2, false) }},
 	{Name: "team-3x2", Prompt: "cost-team: run a team of three", TeammateMode: "in-process", Agents: 3,
 		Policy: func() (fakeapi.Policy, func() error) { return workers("cost-team", 3, 2, true) }},
+}
+
+// TmuxTeam is team-3x2 with each teammate a process of its own in a tmux
+// pane, run by bin.
+func TmuxTeam(bin string) Workload {
+	c := Customs[1]
+	c.Name, c.TeammateMode, c.TeammateBin = "team-tmux-3x2", "tmux", bin
+	return Workload{Name: c.Name, Custom: &c}
 }
 
 var workerTag = regexp.MustCompile(`worker-task-(\d+)`)

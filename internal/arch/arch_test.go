@@ -70,8 +70,11 @@ var forbidden = map[string][]string{
 	"runtime":       {"agenttool", "teammate", "internal/cli"},
 	"agenttool":     {"teammate", "internal/cli"},
 	"teammate":      {"internal/cli"},
-	"session":       {"engine", "runtime", "agenttool", "teammate", "internal/cli"},
-	"sandbox":       {"engine", "runtime", "agenttool", "teammate", "internal/cli", "tool", "permission", "llm"},
+	// The remote job protocol sits beside worktree: the runtime submits
+	// jobs through it, and workers run them through package cohort.
+	"remote":  {"engine", "runtime", "agenttool", "teammate", "internal/cli", "task"},
+	"session": {"engine", "runtime", "agenttool", "teammate", "internal/cli"},
+	"sandbox": {"engine", "runtime", "agenttool", "teammate", "internal/cli", "tool", "permission", "llm"},
 	// The script engine knows agents only through its Spawner interface.
 	"workflow": {"engine", "runtime", "agenttool", "teammate", "internal/cli", "task", "llm"},
 	// Cohort's end of the workflow host links into cmd/cohort, so it must
@@ -122,7 +125,7 @@ func TestEveryPackageHasADocComment(t *testing.T) {
 // Agent SDK protocol server (internal/sdkproto) are held to it before they
 // exist.
 var clients = map[string][]string{
-	"internal/cli":      {"", "llm", "llm/fakeapi", "team", "internal/clip", "internal/tui", "internal/sdkproto"},
+	"internal/cli":      {"", "llm", "llm/fakeapi", "team", "remote", "internal/clip", "internal/tui", "internal/sdkproto"},
 	"internal/tui":      {"", "llm", "internal/clip"},
 	"internal/sdkproto": {"", "llm", "internal/clip"},
 	"examples":          {"", "llm", "llm/fakeapi"},

@@ -63,6 +63,7 @@ func newTeammateCmd(inv *Invocation, o *options) *cobra.Command {
 	cmd.Flags().StringVar(&role.Team, "team", "", "team name")
 	cmd.Flags().StringVar(&role.Name, "name", "", "member name")
 	cmd.Flags().StringVar(&role.Session, "session", "", "the lead's session id (for transcripts)")
+	cmd.Flags().StringVar(&role.Siblings, "siblings", "", "the batch of teammates spawned with this one (they start behind the first)")
 	_ = cmd.MarkFlagRequired("team")
 	_ = cmd.MarkFlagRequired("name")
 	return cmd

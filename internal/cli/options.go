@@ -13,6 +13,7 @@ import (
 
 // options are the root command's flags.
 type options struct {
+	remote             cohort.RemoteConfig
 	print              bool
 	outputFormat       string
 	model              string
@@ -75,6 +76,14 @@ func (o *options) register(cmd *cobra.Command) {
 	f.StringVar(&o.model, "model", "", "model id or alias (opus, sonnet, haiku), provider/model (openai/qwen3), or scripted:FILE for a scripted model")
 	f.StringVar(&o.provider, "provider", "", "the lead's provider: anthropic (default), openai (chat completions) or openai-responses")
 	f.StringVar(&o.baseURL, "base-url", "", "the provider's base URL, for a local or third-party server (http://localhost:8000/v1)")
+	f.StringVar(&o.remote.NATS, "nats", "", "NATS server for remote agents and workers (nats://host:4222)")
+	f.StringVar(&o.remote.Prefix, "nats-prefix", "", "subject prefix and stream names on NATS, one per tenant (default cohort)")
+	f.StringVar(&o.remote.Credentials, "nats-creds", "", "NATS credentials file (.creds)")
+	f.StringVar(&o.remote.TLSCA, "nats-tls-ca", "", "PEM file of the CA that signed the NATS servers' certificates")
+	f.StringVar(&o.remote.TLSCert, "nats-tls-cert", "", "PEM client certificate for NATS")
+	f.StringVar(&o.remote.TLSKey, "nats-tls-key", "", "PEM client key for NATS")
+	f.DurationVar(&o.remote.AckWait, "nats-ack-wait", 0, "how long a remote job may go without a worker's heartbeat before another worker gets it (default 30s; leads and workers should agree)")
+	f.StringVar(&o.remote.KeyName, "remote-key-name", "", "the name this lead's signing key has on the workers (default lead-HOST)")
 	f.IntVar(&o.maxTurns, "max-turns", 0, "stop the lead after this many model calls per prompt (0: no limit)")
 	f.StringVar(&o.systemPrompt, "system-prompt", "", "replace the default system prompt")
 	f.StringVar(&o.appendSystemPrompt, "append-system-prompt", "", "append text to the system prompt")
@@ -169,7 +178,7 @@ func (o *options) config(inv *Invocation) cohort.Config {
 		ToolPool: o.toolPool(), SettingSources: o.sources(), MaxThinkingTokens: o.maxThinkingTokens,
 		FallbackModel: o.fallbackModel, JSONSchema: o.jsonSchema,
 		SessionID: o.sessionID, ForkSession: o.forkSession,
-		MCPConfig: o.mcpConfigs, StrictMCPConfig: o.strictMCP}
+		MCPConfig: o.mcpConfigs, StrictMCPConfig: o.strictMCP, Remote: o.remote}
 	if c.Resume == resumeLatest {
 		c.Resume, c.Continue = "", true
 	}

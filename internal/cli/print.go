@@ -22,7 +22,7 @@ func runRoot(ctx context.Context, inv *Invocation, o *options, args []string) er
 		return runStream(ctx, inv, o, args)
 	}
 	if !o.print {
-		return usageErr(`interactive mode is not available in this build yet; run a job in print mode: cohort -p "your prompt" (or try: cohort demo)`)
+		return runInteractive(ctx, inv, o, args)
 	}
 	text := strings.Join(args, " ")
 	if text == "" && inv.Stdin != nil {

@@ -2,8 +2,10 @@
 // input, on the fake API's prompt-cache simulator, as a Markdown table for
 // BENCHMARKS.md:
 //
-//	go run ./bench/cmd/costs [-runs N]
+//	go run ./bench/cmd/costs [-runs N] [-teammate-bin PATH] [-only NAME]
 //
+// With -teammate-bin (a built cmd/cohort) it adds team-tmux-3x2, the team
+// with each teammate in a tmux pane of its own (tmux must be installed).
 // Each workload runs N times (default 3) in a fresh project; the table
 // shows the median bill and the range. It exits 1 if a run failed or did
 // the wrong work.
@@ -29,12 +31,21 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("costs", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	runs := fs.Int("runs", 3, "runs per workload")
+	only := fs.String("only", "", "bill only the workload of this name")
+	bin := fs.String("teammate-bin", "", "a built cohort binary: also bill a team whose teammates run in tmux panes")
 	if err := fs.Parse(args); err != nil || *runs < 1 {
 		return 2
 	}
+	workloads := cost.Workloads
+	if *bin != "" {
+		workloads = append(slices.Clip(workloads), cost.TmuxTeam(*bin))
+	}
 	fmt.Fprintln(stdout, "| workload | requests | input | cache written | cache read | billed input-token-equivalents (min–max) | $ at list price |")
 	fmt.Fprintln(stdout, "|---|---|---|---|---|---|---|")
-	for _, w := range cost.Workloads {
+	for _, w := range workloads {
+		if *only != "" && w.Name != *only {
+			continue
+		}
 		var bills []cost.Bill
 		for range *runs {
 			dir, err := os.MkdirTemp("", "cohort-cost-")

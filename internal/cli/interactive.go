@@ -1,0 +1,48 @@
+package cli
+
+import (
+	"context"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/charmbracelet/x/term"
+
+	"github.com/cohort-dev/cohort"
+	"github.com/cohort-dev/cohort/internal/tui"
+)
+
+// runInteractive is cohort without -p: the terminal UI on a long-lived
+// session. A prompt on the command line is sent at once.
+func runInteractive(ctx context.Context, inv *Invocation, o *options, args []string) error {
+	in, inOK := inv.Stdin.(*os.File)
+	out, outOK := inv.Stdout.(*os.File)
+	if !inOK || !outOK || !term.IsTerminal(in.Fd()) || !term.IsTerminal(out.Fd()) {
+		return usageErr(`the interactive session needs a terminal on stdin and stdout; for a script, use print mode: cohort -p "your prompt"`)
+	}
+	prompts := tui.NewPrompts()
+	open := func(ctx context.Context, resume string) (*cohort.Session, error) {
+		cfg := o.config(inv)
+		cfg.CanUseTool, cfg.AskUser = prompts.CanUseTool, prompts.AskUser
+		cfg.PartialMessages, cfg.AutoDream = true, true
+		if resume != "" {
+			cfg.Resume, cfg.Continue, cfg.ForkSession, cfg.SessionID = resume, false, false, ""
+		}
+		return cohort.New(ctx, cfg)
+	}
+	s, err := open(ctx, "")
+	if err != nil {
+		return err
+	}
+	cfg := o.config(inv)
+	opts := tui.Options{Session: s, Prompts: prompts, Mode: s.PermissionMode(), Model: s.Model(), Dir: cfg.Dir,
+		Prompt:   strings.Join(args, " "),
+		Sessions: func(ctx context.Context) ([]cohort.SessionSummary, error) { return cohort.Sessions(ctx, cfg) },
+		Resume: func(ctx context.Context, id string) (tui.Session, error) {
+			return open(ctx, id)
+		},
+		Flags: func(ctx context.Context, w io.Writer) error { return cohort.ListFlags(ctx, cfg, w) },
+	}
+	opts.Environ = inv.Environ()
+	return tui.Run(ctx, opts, in, out)
+}

@@ -1,0 +1,105 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cohort-dev/cohort"
+	"github.com/cohort-dev/cohort/remote"
+)
+
+// workerOptions are cohort worker's own flags; the NATS flags (--nats,
+// --nats-prefix, …) and the model flags are the root's.
+type workerOptions struct {
+	concurrency int
+	trust       string
+	dir         string
+	name        string
+	models      []string
+	maxMode     string
+	maxTurns    int
+	wallTime    time.Duration
+	tools       []string
+	allow       []string
+}
+
+func newWorkerCmd(inv *Invocation, o *options) *cobra.Command {
+	var w workerOptions
+	cmd := &cobra.Command{
+		Use:   "worker --nats URL [--concurrency N]",
+		Short: "Run remote agents: pull agent jobs from NATS JetStream and run them here",
+		Long: `cohort worker pulls agent jobs from a NATS JetStream work queue and runs each one
+in a fresh clone of the code it carries, with this machine's model key, then
+sends back the agent's final text, usage and its changes as a patch.
+
+It runs only jobs signed by a lead it trusts: put each lead's key line (what
+"cohort worker key" prints on the lead's machine) in the trust file. Its own
+policy caps every job: the tools, the permission mode, turns, wall time and
+models below; the Bash sandbox is always on.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runWorker(cmd.Context(), inv, o, w) },
+	}
+	f := cmd.Flags()
+	f.IntVar(&w.concurrency, "concurrency", 1, "how many jobs run at once")
+	f.StringVar(&w.trust, "trust", "", "trust file: one \"name base64-key\" line per lead (default $COHORT_HOME/remote/trusted_leads)")
+	f.StringVar(&w.dir, "work-dir", "", "where job clones are made (default a temporary directory)")
+	f.StringVar(&w.name, "name", "", "this worker's name in results (default host-pid)")
+	f.StringSliceVar(&w.models, "allow-model", nil, "a model jobs may ask for (repeatable; default --model, else sonnet)")
+	f.StringVar(&w.maxMode, "max-mode", "acceptEdits", "the highest permission mode a job runs in")
+	f.IntVar(&w.maxTurns, "job-max-turns", 50, "the most model calls a job may make")
+	f.DurationVar(&w.wallTime, "wall-time", 30*time.Minute, "the longest a job may run")
+	f.StringSliceVar(&w.tools, "tools", nil, "the tools a job may have (default: "+strings.Join(remote.DefaultTools, ",")+")")
+	f.StringSliceVar(&w.allow, "allow", nil, "an allow rule every job gets, such as \"Bash(go test:*)\" (repeatable)")
+	cmd.AddCommand(&cobra.Command{
+		Use:   "key",
+		Short: "Print this machine's lead key line, for the trust files of the workers that should run its jobs",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			s, err := cohort.LeadSigner(o.config(inv))
+			if err != nil {
+				return err
+			}
+			_, err = fmt.Fprintln(inv.Stdout, s.PublicKey())
+			return err
+		},
+	})
+	return cmd
+}
+
+func runWorker(ctx context.Context, inv *Invocation, o *options, w workerOptions) error {
+	base := o.config(inv)
+	if base.Remote.NATS == "" {
+		return usageErr("cohort worker needs --nats URL: the NATS server (nats://host:4222) whose queue it serves")
+	}
+	trust := w.trust
+	if trust == "" {
+		t, err := cohort.DefaultTrustFile(base)
+		if err != nil {
+			return err
+		}
+		trust = t
+	}
+	ring, err := remote.ReadKeyring(trust)
+	if err != nil {
+		return fmt.Errorf("%w (a worker runs only jobs signed by the leads in its trust file; on each lead run cohort worker key and add its line)", err)
+	}
+	policy := remote.Policy{Tools: w.tools, MaxMode: w.maxMode, MaxTurns: w.maxTurns,
+		WallTime: w.wallTime, Models: w.models, DefaultModel: o.model, Allow: w.allow}
+	if policy.DefaultModel == "" && len(w.models) > 0 {
+		policy.DefaultModel = w.models[0]
+	}
+	nats, queue := cohort.RemoteNATS(base)
+	log := slog.New(slog.NewTextHandler(inv.Stderr, nil))
+	worker, err := remote.NewWorker(ctx, remote.WorkerConfig{Config: nats, Queue: queue, Keyring: ring, Policy: policy,
+		Run: cohort.RemoteRunner(base), Concurrency: w.concurrency, Dir: w.dir, Name: w.name, Log: log})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(inv.Stdout, "cohort worker: serving %s (%d at a time, %d trusted leads); waiting for jobs\n", base.Remote.NATS, max(w.concurrency, 1), ring.Len())
+	return worker.Serve(ctx)
+}

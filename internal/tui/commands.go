@@ -1,0 +1,313 @@
+package tui
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/cohort-dev/cohort"
+	"github.com/cohort-dev/cohort/internal/clip"
+)
+
+// builtins are the slash commands, with what each does for /help.
+var builtins = []struct{ name, help string }{
+	{"agents", "show the agent tree (ctrl+t)"},
+	{"tasks", "list the background work and its state"},
+	{"team", "list the teammates"},
+	{"model", "show or set the lead's model: /model opus"},
+	{"clear", "start a new conversation"},
+	{"compact", "summarise the conversation so far"},
+	{"resume", "continue an earlier session of this project"},
+	{"cost", "what each agent and the session cost"},
+	{"flags", "the feature flags and where they were set"},
+	{"permissions", "the permission mode and how to change it"},
+	{"help", "this list"},
+}
+
+type textMsg struct{ text string }
+
+// command runs a slash command.
+func (m *Model) command(line string) tea.Cmd {
+	name, args, _ := strings.Cut(strings.TrimPrefix(line, "/"), " ")
+	args = strings.TrimSpace(args)
+	switch name {
+	case "help":
+		var b strings.Builder
+		b.WriteString("Commands:")
+		for _, c := range builtins {
+			fmt.Fprintf(&b, "\n  /%-12s %s", c.name, c.help)
+		}
+		for _, c := range userCommands(m.opts.Dir) {
+			fmt.Fprintf(&b, "\n  /%-12s %s", c.name, c.desc)
+		}
+		b.WriteString("\nKeys: esc interrupt · shift+tab mode · ctrl+t tree · ctrl+o expand · ! shell · @ path (tab)")
+		m.chat.note(entryNote, b.String())
+	case "agents":
+		m.screen = screenTree
+		return m.refreshCmd()
+	case "tasks", "team", "cost":
+		m.refresh()
+		m.chat.note(entryNote, m.listing(name))
+	case "model":
+		if args == "" {
+			m.chat.note(entryNote, "model: "+m.model)
+			break
+		}
+		if err := m.sess.SetModel(args); err != nil {
+			m.chat.note(entryError, err.Error())
+			break
+		}
+		m.model = args
+		m.chat.note(entryNote, "model set to "+args+" from the next request")
+	case "clear":
+		if err := m.sess.Clear(); err != nil {
+			m.chat.note(entryError, err.Error()+" (interrupt first: esc)")
+			break
+		}
+		m.chat = newTranscript()
+		m.chat.note(entryNote, "new conversation")
+	case "compact":
+		sess := m.sess
+		return m.background(func(ctx context.Context) tea.Msg {
+			if err := sess.Compact(ctx); err != nil {
+				return textMsg{"compact: " + err.Error()}
+			}
+			return textMsg{"compacted"}
+		})
+	case "resume":
+		return m.listSessions()
+	case "flags":
+		if m.opts.Flags == nil {
+			break
+		}
+		flags := m.opts.Flags
+		return m.background(func(ctx context.Context) tea.Msg {
+			var b bytes.Buffer
+			if err := flags(ctx, &b); err != nil {
+				return textMsg{"flags: " + err.Error()}
+			}
+			return textMsg{strings.TrimRight(b.String(), "\n")}
+		})
+	case "permissions":
+		m.chat.note(entryNote, "permission mode: "+m.mode+" (shift+tab cycles default → acceptEdits → plan)\n"+
+			"rules: permissions.allow / deny in .cohort/settings.json; \"always allow\" answers go to .cohort/settings.local.json")
+	default:
+		for _, c := range userCommands(m.opts.Dir) {
+			if c.name == name {
+				m.submitPrompt(c.expand(args))
+				return nil
+			}
+		}
+		m.chat.note(entryError, fmt.Sprintf("unknown command /%s (try /help)", name))
+	}
+	return nil
+}
+
+// listing is /tasks, /team or /cost.
+func (m *Model) listing(what string) string {
+	var b strings.Builder
+	switch what {
+	case "tasks":
+		b.WriteString("Tasks:")
+		for _, a := range m.tree.rows {
+			if a.TaskID != "" {
+				fmt.Fprintf(&b, "\n  %s  %-10s %-9s %s", a.TaskID, a.Kind, a.State, clip.Runes(agentLabel(a), 60))
+			}
+		}
+	case "team":
+		b.WriteString("Team:")
+		for _, a := range m.tree.rows {
+			if a.Kind == "teammate" {
+				fmt.Fprintf(&b, "\n  %s@%s  %-9s %s %s", a.Name, a.Team, a.State, a.Type, a.Model)
+			}
+		}
+	case "cost":
+		b.WriteString("Cost:")
+		for _, a := range m.tree.rows {
+			fmt.Fprintf(&b, "\n  %-30s %s  ↑%s ↓%s", clip.Runes(agentLabel(a), 30), cost(a.CostUSD), tokens(a.Usage.TotalInput()), tokens(a.Usage.OutputTokens))
+		}
+		fmt.Fprintf(&b, "\n  %-30s %s", "total", cost(m.tree.total.cost))
+	}
+	return b.String()
+}
+
+// background runs f on a goroutine the model owns and delivers its
+// message.
+func (m *Model) background(f func(ctx context.Context) tea.Msg) tea.Cmd {
+	m.wg.Add(1)
+	ctx := m.life
+	return func() tea.Msg {
+		defer m.wg.Done()
+		return f(ctx)
+	}
+}
+
+type sessionsMsg struct {
+	list []cohort.SessionSummary
+	err  error
+}
+
+type resumedMsg struct {
+	sess Session
+	id   string
+	err  error
+}
+
+func (m *Model) listSessions() tea.Cmd {
+	if m.opts.Sessions == nil || m.opts.Resume == nil {
+		m.chat.note(entryError, "resume is not available here")
+		return nil
+	}
+	list := m.opts.Sessions
+	return m.background(func(ctx context.Context) tea.Msg {
+		l, err := list(ctx)
+		return sessionsMsg{l, err}
+	})
+}
+
+// pickSession shows the /resume picker.
+func (m *Model) pickSession(msg sessionsMsg) {
+	if msg.err != nil {
+		m.chat.note(entryError, msg.err.Error())
+		return
+	}
+	list := slices.DeleteFunc(msg.list, func(s cohort.SessionSummary) bool { return s.ID == m.sess.ID() })
+	var items []string
+	for _, s := range list {
+		items = append(items, fmt.Sprintf("%s  %s  %s  %s", s.ID[:min(8, len(s.ID))], s.Updated.Local().Format("Jan 02 15:04"),
+			cost(s.CostUSD), Clean(clip.Runes(s.FirstPrompt, 80), false)))
+	}
+	m.dialog = &pickerDialog{title: "Resume a session (enter, esc)", items: items, pick: func(i int) {
+		if m.running {
+			m.chat.note(entryError, "a turn is running: interrupt it first (esc)")
+			return
+		}
+		id, resume := list[i].ID, m.opts.Resume
+		cmd := m.background(func(ctx context.Context) tea.Msg {
+			s, err := resume(ctx, id)
+			return resumedMsg{s, id, err}
+		})
+		m.pendingCmd = cmd
+	}}
+}
+
+func (m *Model) resumed(msg resumedMsg) {
+	if msg.err != nil {
+		m.chat.note(entryError, "resume: "+msg.err.Error())
+		return
+	}
+	old := m.sess
+	m.sess = msg.sess
+	m.gen++ // events of the old session's Run, if any, are dropped
+	m.running = false
+	m.chat, m.agents, m.queue = newTranscript(), map[string]*transcript{}, nil
+	if err := old.Close(); err != nil {
+		m.chat.note(entryError, err.Error())
+	}
+	m.chat.note(entryNote, "resumed session "+msg.id)
+	m.refresh()
+}
+
+// shellDone is a finished ! command.
+type shellDone struct {
+	cmd, out string
+	err      bool
+}
+
+// shell runs a ! command in the project directory, its output (the last
+// 64 KB) shown as a tool result.
+func (m *Model) shell(cmd string) tea.Cmd {
+	if cmd == "" {
+		return nil
+	}
+	dir := m.opts.Dir
+	return m.background(func(ctx context.Context) tea.Msg {
+		ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+		defer cancel()
+		c := exec.CommandContext(ctx, "/bin/sh", "-c", cmd)
+		c.Dir, c.WaitDelay = dir, time.Second
+		out, err := c.CombinedOutput()
+		if len(out) > maxEntryText {
+			out = out[len(out)-maxEntryText:]
+		}
+		s := string(out)
+		if err != nil {
+			s += "\n" + err.Error()
+		}
+		return shellDone{cmd: cmd, out: s, err: err != nil}
+	})
+}
+
+// userCommand is a command from .claude/commands or .cohort/commands: a
+// Markdown prompt whose $ARGUMENTS takes what follows the name.
+type userCommand struct {
+	name, desc, body string
+}
+
+func (c userCommand) expand(args string) string {
+	if strings.Contains(c.body, "$ARGUMENTS") {
+		return strings.ReplaceAll(c.body, "$ARGUMENTS", args)
+	}
+	if args != "" {
+		return c.body + "\n\n" + args
+	}
+	return c.body
+}
+
+// userCommands reads the project's commands; .cohort/ wins over .claude/
+// for the same name, and a built-in name is never shadowed.
+func userCommands(dir string) []userCommand {
+	if dir == "" {
+		return nil
+	}
+	byName := map[string]userCommand{}
+	for _, sub := range []string{".claude/commands", ".cohort/commands"} {
+		files, _ := filepath.Glob(filepath.Join(dir, sub, "*.md"))
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			if err != nil || len(data) > 1<<20 {
+				continue
+			}
+			name := strings.TrimSuffix(filepath.Base(f), ".md")
+			if slices.ContainsFunc(builtins, func(b struct{ name, help string }) bool { return b.name == name }) {
+				continue
+			}
+			desc, body := frontmatter(string(data))
+			byName[name] = userCommand{name: name, desc: desc, body: strings.TrimSpace(body)}
+		}
+	}
+	var out []userCommand
+	for _, k := range slices.Sorted(maps.Keys(byName)) {
+		out = append(out, byName[k])
+	}
+	return out
+}
+
+// frontmatter splits a command file into its description (the
+// frontmatter's, else the body's first line) and its body.
+func frontmatter(s string) (desc, body string) {
+	body = s
+	if rest, ok := strings.CutPrefix(s, "---\n"); ok {
+		if head, b, ok := strings.Cut(rest, "\n---"); ok {
+			body = strings.TrimPrefix(b, "\n")
+			for _, l := range strings.Split(head, "\n") {
+				if v, ok := strings.CutPrefix(l, "description:"); ok {
+					desc = strings.Trim(strings.TrimSpace(v), `"'`)
+				}
+			}
+		}
+	}
+	if desc == "" {
+		desc = clip.Runes(firstLine(body), 60)
+	}
+	return Clean(desc, false), body
+}

@@ -1,0 +1,324 @@
+package tui
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+
+	"github.com/cohort-dev/cohort"
+	"github.com/cohort-dev/cohort/internal/clip"
+)
+
+// dialog takes the keys while it is shown, in place of the input.
+type dialog interface {
+	view(width int, st styles) []string
+	// key handles a key; done reports the dialog closed.
+	key(k tea.KeyPressMsg) (done bool)
+}
+
+// arrive shows a prompt from an agent, or queues it behind the one shown,
+// and rings when the terminal is not in focus.
+func (m *Model) arrive(msg tea.Msg) tea.Cmd {
+	var d dialog
+	note := ""
+	switch msg := msg.(type) {
+	case permissionMsg:
+		d = newPermissionDialog(msg)
+		note = fmt.Sprintf("Cohort needs your permission to use %s", msg.req.Tool)
+	case askMsg:
+		d = newAskDialog(msg)
+		note = "Cohort has a question for you"
+	}
+	if m.dialog == nil {
+		m.dialog = d
+	} else {
+		m.prompts = append(m.prompts, d)
+	}
+	return m.notify(note)
+}
+
+// withdraw drops the prompts of an asker that stopped waiting.
+func (m *Model) withdraw(ctx context.Context) {
+	gone := func(d dialog) bool {
+		switch d := d.(type) {
+		case *permissionDialog:
+			return d.msg.ctx == ctx
+		case *askDialog:
+			return d.msg.ctx == ctx
+		}
+		return false
+	}
+	m.prompts = slices.DeleteFunc(m.prompts, gone)
+	if m.dialog != nil && gone(m.dialog) {
+		m.nextDialog()
+	}
+}
+
+func (m *Model) nextDialog() {
+	m.dialog = nil
+	if len(m.prompts) > 0 {
+		m.dialog, m.prompts = m.prompts[0], m.prompts[1:]
+	}
+}
+
+func (m *Model) dialogKey(k tea.KeyPressMsg) tea.Cmd {
+	if k.String() == "ctrl+c" && m.running {
+		m.sess.Interrupt()
+	}
+	if m.dialog.key(k) {
+		m.nextDialog()
+	}
+	cmd := m.pendingCmd
+	m.pendingCmd = nil
+	return cmd
+}
+
+// badge is an agent's name on its colour.
+func badge(name, color string) string {
+	c := agentColor(color).GetForeground()
+	st := lipgloss.NewStyle().Bold(true).Reverse(true)
+	if c != nil {
+		st = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("0")).Background(c)
+	}
+	return st.Render(" @" + Clean(clip.Runes(name, 30), false) + " ")
+}
+
+// permissionDialog asks about one tool call: allow once, allow always
+// (the suggested rule, kept in .cohort/settings.local.json), or deny with
+// feedback for the agent.
+type permissionDialog struct {
+	msg      permissionMsg
+	rule     string
+	feedback *editor // set while the user types why not
+}
+
+func newPermissionDialog(msg permissionMsg) *permissionDialog {
+	d := &permissionDialog{msg: msg, rule: alwaysRule(msg.req)}
+	return d
+}
+
+// alwaysRule is the rule "allow always" keeps: the checks' suggestion,
+// else the tool with the call's command prefix (Bash) or the tool alone.
+func alwaysRule(req cohort.PermissionRequest) string {
+	if len(req.Suggestions) > 0 {
+		return req.Suggestions[0]
+	}
+	if req.Tool == "Bash" {
+		var in struct{ Command string }
+		_ = json.Unmarshal(req.Input, &in)
+		if f := strings.Fields(in.Command); len(f) > 0 && !strings.ContainsAny(f[0], "()*/\\") {
+			return "Bash(" + f[0] + ":*)"
+		}
+	}
+	return req.Tool
+}
+
+func (d *permissionDialog) answer(dec cohort.Decision) {
+	d.msg.reply <- dec // buffered: never blocks
+}
+
+func (d *permissionDialog) key(k tea.KeyPressMsg) bool {
+	if d.feedback != nil {
+		switch k.String() {
+		case "enter":
+			d.answer(cohort.Decision{Message: denyMessage(d.feedback.text())})
+			return true
+		case "esc":
+			d.feedback = nil
+			return false
+		}
+		d.feedback.key(k, "")
+		return false
+	}
+	switch k.String() {
+	case "1", "y", "enter":
+		d.answer(cohort.Decision{Allow: true})
+		return true
+	case "2", "a":
+		d.answer(cohort.Decision{Allow: true, AlwaysAllow: []string{d.rule}})
+		return true
+	case "3", "n":
+		d.feedback = &editor{}
+		return false
+	case "esc":
+		d.answer(cohort.Decision{Message: denyMessage("")})
+		return true
+	}
+	return false
+}
+
+func denyMessage(why string) string {
+	why = strings.TrimSpace(why)
+	if why == "" {
+		return "The user denied this call."
+	}
+	return "The user denied this call: " + why
+}
+
+func (d *permissionDialog) view(w int, st styles) []string {
+	r := d.msg.req
+	head := st.warn.Render("Permission")
+	if r.AgentKind != "" && r.AgentKind != "lead" {
+		name := r.AgentName
+		if name == "" {
+			name = r.AgentID
+		}
+		head += " " + badge(name, r.Color) + st.dim.Render(" "+Clean(r.AgentKind, false)+" asks")
+	}
+	out := []string{cut(head, w), st.tool.Render(cut("  "+toolSummary(r.Tool, r.Input), w))}
+	if r.Reason != "" {
+		for _, l := range wrap(Clean(clip.Runes(r.Reason, 300), false), w-2) {
+			out = append(out, st.dim.Render("  "+l))
+		}
+	}
+	if d.feedback != nil {
+		out = append(out, cut("  Tell the agent what to do instead (enter sends, esc back):", w))
+		return append(out, d.feedback.view("  > ", w, st)...)
+	}
+	return append(out,
+		cut("  1 Yes", w),
+		cut("  2 Yes, and always allow "+Clean(d.rule, false), w),
+		cut("  3 No, and say why   (esc: no)", w))
+}
+
+// askDialog is AskUserQuestion: each question's options by number, or an
+// answer typed in.
+type askDialog struct {
+	msg     askMsg
+	i       int
+	answers map[string]string
+	typed   editor
+}
+
+func newAskDialog(msg askMsg) *askDialog {
+	return &askDialog{msg: msg, answers: map[string]string{}}
+}
+
+func (d *askDialog) key(k tea.KeyPressMsg) bool {
+	qs := d.msg.req.Questions
+	if len(qs) == 0 {
+		d.msg.reply <- d.answers
+		return true
+	}
+	q := qs[d.i]
+	s := k.String()
+	answer := ""
+	switch {
+	case s == "esc":
+		d.msg.reply <- d.answers
+		return true
+	case s == "enter":
+		answer = strings.TrimSpace(d.typed.text())
+		if answer == "" {
+			return false
+		}
+	case len(s) == 1 && s[0] >= '1' && s[0] <= '9' && d.typed.text() == "":
+		n := int(s[0] - '1')
+		if n >= len(q.Options) {
+			return false
+		}
+		answer = q.Options[n].Label
+	default:
+		d.typed.key(k, "")
+		return false
+	}
+	d.answers[q.Question] = answer
+	d.typed.set("")
+	d.i++
+	if d.i == len(qs) {
+		d.msg.reply <- d.answers
+		return true
+	}
+	return false
+}
+
+func (d *askDialog) view(w int, st styles) []string {
+	qs := d.msg.req.Questions
+	if len(qs) == 0 {
+		return []string{"(no questions)"}
+	}
+	q := qs[d.i]
+	out := []string{st.warn.Render(cut(fmt.Sprintf("Question %d/%d", d.i+1, len(qs)), w))}
+	for _, l := range wrap(Clean(q.Question, false), w) {
+		out = append(out, st.bold.Render(l))
+	}
+	for i, o := range q.Options {
+		line := fmt.Sprintf("  %d %s", i+1, Clean(o.Label, false))
+		if o.Description != "" {
+			line += st.dim.Render(" — " + Clean(o.Description, false))
+		}
+		out = append(out, cut(line, w))
+	}
+	return append(out, d.typed.view("  or type an answer: ", w, st)...)
+}
+
+// confirmDialog is a yes/no question.
+type confirmDialog struct {
+	question string
+	yes      func()
+}
+
+func (d *confirmDialog) key(k tea.KeyPressMsg) bool {
+	switch k.String() {
+	case "y", "Y":
+		d.yes()
+		return true
+	case "n", "N", "esc":
+		return true
+	}
+	return false
+}
+
+func (d *confirmDialog) view(w int, st styles) []string {
+	return []string{st.warn.Render(cut(d.question+" (y/n)", w))}
+}
+
+// pickerDialog chooses one of a list (the /resume picker).
+type pickerDialog struct {
+	title string
+	items []string
+	sel   int
+	pick  func(i int)
+}
+
+func (d *pickerDialog) key(k tea.KeyPressMsg) bool {
+	switch k.String() {
+	case "up", "k":
+		d.sel = max(d.sel-1, 0)
+	case "down", "j":
+		d.sel = min(d.sel+1, len(d.items)-1)
+	case "enter":
+		if len(d.items) > 0 {
+			d.pick(d.sel)
+		}
+		return true
+	case "esc":
+		return true
+	}
+	return false
+}
+
+func (d *pickerDialog) view(w int, st styles) []string {
+	out := []string{st.bold.Render(cut(d.title, w))}
+	from := max(d.sel-7, 0)
+	for i := from; i < len(d.items) && i < from+8; i++ {
+		mark := "  "
+		if i == d.sel {
+			mark = "▸ "
+		}
+		line := cut(mark+d.items[i], w)
+		if i == d.sel {
+			line = st.bold.Render(line)
+		}
+		out = append(out, line)
+	}
+	if len(d.items) == 0 {
+		out = append(out, st.dim.Render("  (none)"))
+	}
+	return out
+}

@@ -1,0 +1,157 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/cohort-dev/cohort"
+)
+
+// key handles a key press: the dialog's, then the screen's, then the
+// input's.
+func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
+	if m.dialog != nil {
+		return m.dialogKey(k)
+	}
+	switch k.String() {
+	case "ctrl+c":
+		if m.input.text() != "" {
+			m.input.set("")
+			return nil
+		}
+		if m.running {
+			m.sess.Interrupt()
+			return nil
+		}
+		return tea.Quit
+	case "ctrl+d":
+		if m.input.text() == "" {
+			return tea.Quit
+		}
+	case "esc":
+		return m.escape()
+	case "shift+tab":
+		m.cycleMode()
+		return nil
+	case "ctrl+t":
+		if m.screen == screenTree {
+			m.screen = screenChat
+		} else {
+			m.screen = screenTree
+			return m.refreshCmd()
+		}
+		return nil
+	case "ctrl+o":
+		m.expanded = !m.expanded
+		return nil
+	}
+	if m.screen == screenTree && m.treeKey(k) {
+		return nil
+	}
+	if k.String() == "enter" {
+		return m.submit()
+	}
+	m.input.key(k, m.opts.Dir)
+	return nil
+}
+
+// escape: in the tree, back to the conversation; during a turn, interrupt
+// it; right after an interrupt, offer to stop the background agents too.
+func (m *Model) escape() tea.Cmd {
+	switch {
+	case m.messageTarget != "":
+		m.messageTarget = ""
+	case m.screen == screenTree:
+		m.screen = screenChat
+	case m.running:
+		m.sess.Interrupt()
+		m.interrupt = true
+		m.chat.note(entryNote, "interrupted · background agents keep running (esc again to stop them)")
+	case m.interrupt:
+		m.interrupt = false
+		var ids []string
+		for _, a := range m.sess.Agents() {
+			if a.Kind != "lead" && (a.State == cohort.AgentRunning || a.State == cohort.AgentStarting) {
+				ids = append(ids, a.ID)
+			}
+		}
+		if len(ids) > 0 {
+			m.dialog = &confirmDialog{question: fmt.Sprintf("Stop %d background agent(s) too?", len(ids)), yes: func() {
+				for _, id := range ids {
+					if err := m.sess.StopAgent(id); err != nil {
+						m.chat.note(entryError, err.Error())
+					}
+				}
+				m.chat.note(entryNote, fmt.Sprintf("stopped %d agent(s)", len(ids)))
+			}}
+		}
+	}
+	return nil
+}
+
+func (m *Model) cycleMode() {
+	next := nextMode(m.mode, m.bypassOK)
+	if err := m.sess.SetPermissionMode(next); err != nil {
+		m.chat.note(entryError, err.Error())
+		return
+	}
+	m.mode = next
+}
+
+// treeKey handles the tree's keys; false for those it leaves to the input.
+func (m *Model) treeKey(k tea.KeyPressMsg) bool {
+	if m.input.text() != "" && k.String() != "up" && k.String() != "down" {
+		return false
+	}
+	a, ok := m.tree.current()
+	switch k.String() {
+	case "up", "k":
+		m.tree.move(-1)
+	case "down", "j":
+		m.tree.move(+1)
+	case "pgup":
+		m.tree.move(-10)
+	case "pgdown":
+		m.tree.move(+10)
+	case "m":
+		if ok {
+			m.messageTarget = a.ID
+			if a.Name != "" {
+				m.messageTarget = a.Name
+			}
+			m.screen = screenChat
+		}
+	case "x":
+		if ok {
+			if err := m.sess.StopAgent(a.ID); err != nil {
+				m.chat.note(entryError, err.Error())
+			}
+		}
+	case "ctrl+b":
+		if ok {
+			if err := m.sess.Background(a.ID); err != nil {
+				m.chat.note(entryError, err.Error())
+			}
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+// submit acts on the input: a shell command, a slash command or a prompt.
+func (m *Model) submit() tea.Cmd {
+	text := m.input.submit()
+	switch {
+	case text == "":
+		return nil
+	case strings.HasPrefix(text, "!"):
+		return m.shell(strings.TrimSpace(text[1:]))
+	case strings.HasPrefix(text, "/") && m.messageTarget == "":
+		return m.command(text)
+	}
+	m.submitPrompt(text)
+	return nil
+}

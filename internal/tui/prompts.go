@@ -1,0 +1,101 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/cohort-dev/cohort"
+)
+
+// Prompts brings the session's permission prompts and AskUserQuestion
+// calls, which arrive on agents' goroutines, into the UI, and their answers
+// back. Its CanUseTool and AskUser go in the session's Config. Safe for
+// concurrent use; a prompt made before the UI runs waits for it, and one
+// whose context ends is withdrawn from the screen.
+type Prompts struct {
+	mu    sync.Mutex
+	send  func(tea.Msg)
+	early []tea.Msg
+	done  chan struct{}
+	once  sync.Once
+}
+
+// NewPrompts returns Prompts for one UI.
+func NewPrompts() *Prompts { return &Prompts{done: make(chan struct{})} }
+
+// errUIGone answers prompts once the UI has ended.
+var errUIGone = errors.New("the terminal UI has ended")
+
+type permissionMsg struct {
+	req   cohort.PermissionRequest
+	reply chan cohort.Decision
+	ctx   context.Context
+}
+
+type askMsg struct {
+	req   cohort.AskRequest
+	reply chan map[string]string
+	ctx   context.Context
+}
+
+// withdrawMsg removes a prompt whose asker stopped waiting.
+type withdrawMsg struct{ ctx context.Context }
+
+func (p *Prompts) attach(send func(tea.Msg)) {
+	p.mu.Lock()
+	p.send = send
+	early := p.early
+	p.early = nil
+	p.mu.Unlock()
+	for _, m := range early {
+		send(m)
+	}
+}
+
+func (p *Prompts) deliver(m tea.Msg) {
+	p.mu.Lock()
+	send := p.send
+	if send == nil {
+		p.early = append(p.early, m)
+	}
+	p.mu.Unlock()
+	if send != nil {
+		go send(m) // never block an agent on the UI's loop
+	}
+}
+
+// close ends every wait: the UI is gone.
+func (p *Prompts) close() { p.once.Do(func() { close(p.done) }) }
+
+// CanUseTool asks the user about one tool call.
+func (p *Prompts) CanUseTool(ctx context.Context, req cohort.PermissionRequest) (cohort.Decision, error) {
+	reply := make(chan cohort.Decision, 1)
+	p.deliver(permissionMsg{req: req, reply: reply, ctx: ctx})
+	select {
+	case d := <-reply:
+		return d, nil
+	case <-ctx.Done():
+		p.deliver(withdrawMsg{ctx})
+		return cohort.Decision{}, ctx.Err()
+	case <-p.done:
+		return cohort.Decision{}, errUIGone
+	}
+}
+
+// AskUser asks the user the lead's questions.
+func (p *Prompts) AskUser(ctx context.Context, req cohort.AskRequest) (map[string]string, error) {
+	reply := make(chan map[string]string, 1)
+	p.deliver(askMsg{req: req, reply: reply, ctx: ctx})
+	select {
+	case a := <-reply:
+		return a, nil
+	case <-ctx.Done():
+		p.deliver(withdrawMsg{ctx})
+		return nil, ctx.Err()
+	case <-p.done:
+		return nil, errUIGone
+	}
+}

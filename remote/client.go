@@ -1,0 +1,228 @@
+package remote
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Client is a lead's side of the queue: it submits signed jobs, follows
+// their progress, waits for their results and cancels them. Safe for
+// concurrent use; Close once.
+type Client struct {
+	nc     *nats.Conn
+	s      *setup
+	signer *Signer
+	now    func() time.Time
+
+	mu      sync.Mutex
+	bundles map[string]*bundleEntry // by directory and base commit
+}
+
+type bundleEntry struct {
+	once   sync.Once
+	commit string
+	name   string
+	err    error
+}
+
+// ClientConfig configures a Client.
+type ClientConfig struct {
+	Config
+	Queue  Queue
+	Signer *Signer
+	// Now is the clock jobs are stamped with (default time.Now).
+	Now func() time.Time
+}
+
+// Dial connects a lead to the queue, making the streams if they do not
+// exist. An unreachable server is an error within ConnectTimeout.
+func Dial(ctx context.Context, cfg ClientConfig) (*Client, error) {
+	if cfg.Signer == nil {
+		return nil, errors.New("remote: a client needs a Signer (the lead's key)")
+	}
+	nc, err := Connect(ctx, cfg.Config)
+	if err != nil {
+		return nil, err
+	}
+	s, err := ensure(ctx, nc, namesFor(cfg.prefix()), cfg.Queue)
+	if err != nil {
+		nc.Close()
+		return nil, err
+	}
+	now := cfg.Now
+	if now == nil {
+		now = time.Now
+	}
+	return &Client{nc: nc, s: s, signer: cfg.Signer, now: now, bundles: map[string]*bundleEntry{}}, nil
+}
+
+// Close closes the connection.
+func (c *Client) Close() { c.nc.Close() }
+
+// Signer is the key the client signs with.
+func (c *Client) Signer() *Signer { return c.signer }
+
+// Submit sends j with the code of rev in the repository at dir: the
+// bundle goes to the object store once per base commit, and the job,
+// signed, to the work queue with its id as the message id (a retried
+// submit is not queued twice). It fills j.Bundle, j.BaseCommit, j.Lead and
+// j.Issued.
+func (c *Client) Submit(ctx context.Context, j *Job, dir, rev string) error {
+	if j.Repository == "" {
+		commit, name, err := c.bundle(ctx, dir, rev)
+		if err != nil {
+			return err
+		}
+		j.Bundle, j.BaseCommit = name, commit
+	}
+	data, err := c.signer.Seal(j, c.now())
+	if err != nil {
+		return err
+	}
+	if err := j.Validate(); err != nil {
+		return err
+	}
+	if _, err := c.s.js.Publish(ctx, c.s.n.jobs, data, jetstream.WithMsgID("job-"+j.ID)); err != nil {
+		return fmt.Errorf("remote: submit job %s: %w", j.ID, err)
+	}
+	return nil
+}
+
+// bundle uploads the bundle of rev in dir once per client and commit.
+func (c *Client) bundle(ctx context.Context, dir, rev string) (string, string, error) {
+	out, err := git(ctx, dir, nil, "rev-parse", "--verify", "--end-of-options", rev+"^{commit}")
+	if err != nil {
+		return "", "", fmt.Errorf("remote: %s is not a commit in %s: %w", rev, dir, err)
+	}
+	commit := strings.TrimSpace(string(out))
+	key := dir + "\x00" + commit
+	c.mu.Lock()
+	e, ok := c.bundles[key]
+	if !ok {
+		e = &bundleEntry{}
+		c.bundles[key] = e
+	}
+	c.mu.Unlock()
+	e.once.Do(func() {
+		var data []byte
+		e.commit, data, e.err = Bundle(ctx, dir, commit)
+		if e.err != nil {
+			return
+		}
+		e.name = BundleName(data)
+		if _, err := c.s.bundles.GetInfo(ctx, e.name); err == nil {
+			return // uploaded before, by this lead or another
+		}
+		if _, err := c.s.bundles.PutBytes(ctx, e.name, data); err != nil {
+			e.err = fmt.Errorf("remote: upload the code (%d bytes) to %s: %w", len(data), c.s.n.bundles, err)
+		}
+	})
+	if e.err != nil {
+		c.mu.Lock()
+		delete(c.bundles, key) // let a later submit try again
+		c.mu.Unlock()
+	}
+	return e.commit, e.name, e.err
+}
+
+// Cancel asks the workers to stop job id: a worker running it stops it and
+// reports it cancelled; one that picks it up later does not start it.
+func (c *Client) Cancel(ctx context.Context, id string) error {
+	if _, err := c.s.js.Publish(ctx, c.s.n.cancels+"."+id, nil); err != nil {
+		return fmt.Errorf("remote: cancel job %s: %w", id, err)
+	}
+	return nil
+}
+
+// Wait waits for job id's result and calls progress (from this
+// goroutine, in order) for each progress event until then. A result is
+// seen as it is published and, since a lead may have been away when it
+// was (a reconnect, a server restart), also looked up in the result stream
+// at the start and every PollInterval: the stream keeps it. Wait returns
+// ctx's error if ctx ends first.
+func (c *Client) Wait(ctx context.Context, id string, progress func(Progress)) (*Result, error) {
+	prog := make(chan Progress, 64)
+	live := make(chan []byte, 1)
+	psub, err := c.nc.Subscribe(c.s.n.progress+"."+id, func(m *nats.Msg) {
+		var p Progress
+		if decodeStrict(m.Data, &p) == nil {
+			select {
+			case prog <- p:
+			default: // the lead is behind: a later event carries the totals
+			}
+		}
+	})
+	if err != nil {
+		return nil, fmt.Errorf("remote: follow job %s: %w", id, err)
+	}
+	defer psub.Unsubscribe()
+	rsub, err := c.nc.Subscribe(c.s.n.results+"."+id, func(m *nats.Msg) {
+		select {
+		case live <- m.Data:
+		default:
+		}
+	})
+	if err != nil {
+		return nil, fmt.Errorf("remote: follow job %s: %w", id, err)
+	}
+	defer rsub.Unsubscribe()
+	tick := time.NewTicker(PollInterval)
+	defer tick.Stop()
+	for {
+		// Each look-up has its own deadline: a request sent while the
+		// server is away may never be answered.
+		lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		r, err := c.Lookup(lctx, id)
+		cancel()
+		if r != nil || (err != nil && !retryable(err)) {
+			return r, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case p := <-prog:
+			if progress != nil {
+				progress(p)
+			}
+			continue
+		case data := <-live:
+			return DecodeResult(data)
+		case <-tick.C:
+		}
+	}
+}
+
+// PollInterval is how often Wait looks for a result it may have missed.
+const PollInterval = 2 * time.Second
+
+// Lookup returns job id's stored result, or nil if there is none yet.
+func (c *Client) Lookup(ctx context.Context, id string) (*Result, error) {
+	st, err := c.s.js.Stream(ctx, c.s.n.resultStream)
+	if err != nil {
+		return nil, err
+	}
+	m, err := st.GetLastMsgForSubject(ctx, c.s.n.results+"."+id)
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return DecodeResult(m.Data)
+}
+
+// retryable reports errors that go away when the server comes back.
+func retryable(err error) bool {
+	var apiErr *jetstream.APIError
+	if errors.As(err, &apiErr) {
+		return apiErr.Code >= 500 || errors.Is(err, jetstream.ErrStreamNotFound) || errors.Is(err, jetstream.ErrConsumerNotFound)
+	}
+	return true
+}

@@ -1,0 +1,159 @@
+package remote
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"time"
+)
+
+// Job is one agent a lead asks a worker to run: everything a machine that
+// has never seen the lead's repository needs. It travels inside a signed
+// Envelope; DecodeJob reads it strictly, so a field a worker does not know
+// (hooks, MCP servers, a sandbox switch) is an error, never ignored.
+type Job struct {
+	// ID names the job everywhere: the agent id, the task id, the message
+	// ids that make its result land once, and the branch its patch comes
+	// back on (cohort/remote-<id>).
+	ID string `json:"id"`
+	// Lead is the name of the key that signed the job; Keyring.Open checks
+	// that they match, so a job is bound to the lead that submitted it.
+	Lead string `json:"lead"`
+	// Session is the lead's session id (for the worker's logs).
+	Session string `json:"session,omitempty"`
+	// Issued is when the lead signed the job; a worker refuses jobs older
+	// than its Keyring's MaxAge, so a captured job cannot be replayed
+	// later.
+	Issued time.Time `json:"issued"`
+
+	Description string     `json:"description"`
+	Prompt      string     `json:"prompt"`
+	Definition  Definition `json:"definition"`
+	// Model is the model id (or alias) the agent runs on.
+	Model    string   `json:"model,omitempty"`
+	Settings Settings `json:"settings"`
+
+	// Bundle names a git bundle that holds BaseCommit in the stream's
+	// object store: "sha256-" and the hex digest of its bytes, which the
+	// worker checks before cloning, so the signature covers the code too.
+	// Empty when Repository names a URL the worker can reach instead.
+	Bundle     string `json:"bundle,omitempty"`
+	Repository string `json:"repository,omitempty"`
+	BaseCommit string `json:"base_commit"`
+}
+
+// Definition is the agent definition a job runs: the fields of a Claude
+// Code agent file that say what the agent is, and none that would run
+// code on the worker outside the agent's own tools (hooks, MCP servers).
+type Definition struct {
+	Name            string   `json:"name"`
+	Description     string   `json:"description,omitempty"`
+	Prompt          string   `json:"prompt,omitempty"`
+	Tools           []string `json:"tools,omitempty"`
+	DisallowedTools []string `json:"disallowedTools,omitempty"`
+	Model           string   `json:"model,omitempty"`
+	PermissionMode  string   `json:"permissionMode,omitempty"`
+	MaxTurns        int      `json:"maxTurns,omitempty"`
+}
+
+// Settings are the permission settings a job asks for. The worker's
+// Policy caps them (Policy.Apply).
+type Settings struct {
+	// Mode is the permission mode (default when empty).
+	Mode string `json:"mode,omitempty"`
+	// Allow and Deny are permission rules ("Bash(go test:*)", "Edit").
+	Allow []string `json:"allow,omitempty"`
+	Deny  []string `json:"deny,omitempty"`
+	// MaxTurns bounds the agent's model calls; WallTime its run.
+	MaxTurns int      `json:"max_turns,omitempty"`
+	WallTime Duration `json:"wall_time,omitempty"`
+	// Sandbox "off" asks for Bash without the kernel sandbox. No worker
+	// grants it; it is here so that the refusal can be said, not guessed.
+	Sandbox string `json:"sandbox,omitempty"`
+}
+
+// Duration is a time.Duration written as Go's duration text ("90s").
+type Duration time.Duration
+
+// MarshalJSON writes d as text.
+func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
+
+// UnmarshalJSON reads d from text such as "90s" or "10m".
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("a duration is text such as \"90s\": %w", err)
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return err
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// MaxJobBytes bounds a job's encoded size. The code is not in it (it is
+// in the object store), so a job stays well under a server's default
+// max_payload of 1 MiB.
+const MaxJobBytes = 512 << 10
+
+var (
+	jobIDPattern  = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`)
+	commitPattern = regexp.MustCompile(`^[0-9a-f]{40}([0-9a-f]{24})?$`)
+	bundlePattern = regexp.MustCompile(`^sha256-[0-9a-f]{64}$`)
+)
+
+// ErrDecode marks a payload that is not a job a worker can run.
+var ErrDecode = errors.New("remote: job does not decode")
+
+// DecodeJob reads a job strictly: unknown fields, trailing data and
+// missing required fields are errors wrapping ErrDecode that name what is
+// wrong.
+func DecodeJob(data []byte) (*Job, error) {
+	var j Job
+	if err := decodeStrict(data, &j); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrDecode, err)
+	}
+	if err := j.Validate(); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrDecode, err)
+	}
+	return &j, nil
+}
+
+// Validate checks the fields every job must have.
+func (j *Job) Validate() error {
+	switch {
+	case !jobIDPattern.MatchString(j.ID):
+		return fmt.Errorf("job id %q: want 1-64 of [a-z0-9-], starting with a letter or digit", j.ID)
+	case j.Lead == "":
+		return errors.New(`job has no "lead" (the name of the key that signed it)`)
+	case j.Prompt == "":
+		return fmt.Errorf("job %s has no prompt", j.ID)
+	case j.Definition.Name == "":
+		return fmt.Errorf("job %s: its definition has no name", j.ID)
+	case !commitPattern.MatchString(j.BaseCommit):
+		return fmt.Errorf("job %s: base_commit %q is not a full commit id", j.ID, j.BaseCommit)
+	case j.Bundle == "" && j.Repository == "":
+		return fmt.Errorf("job %s carries no code: it needs a git bundle or a repository URL", j.ID)
+	case j.Bundle != "" && j.Repository != "":
+		return fmt.Errorf("job %s has both a bundle and a repository URL; send one", j.ID)
+	case j.Bundle != "" && !bundlePattern.MatchString(j.Bundle):
+		return fmt.Errorf("job %s: bundle %q is not a sha256- digest name", j.ID, j.Bundle)
+	}
+	return nil
+}
+
+func decodeStrict(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("trailing data after the JSON object")
+	}
+	return nil
+}

@@ -1,0 +1,170 @@
+package remote
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Config says how to reach NATS and which subjects to use. Leads and
+// workers that share a Prefix share a queue.
+type Config struct {
+	// URL is the server (or a comma-separated list of a cluster's
+	// servers): nats://host:4222, tls://host:4222.
+	URL string
+	// Prefix starts every subject and names the streams; one per tenant
+	// keeps tenants apart on one cluster (default "cohort").
+	Prefix string
+	// Credentials is a NATS .creds file (a user JWT and its nkey seed).
+	Credentials string
+	// TLSCA, TLSCert and TLSKey are PEM files: the CA that signed the
+	// servers' certificates, and a client certificate and key for
+	// servers that ask for one.
+	TLSCA, TLSCert, TLSKey string
+	// ConnectTimeout bounds the first connection (default 5s): an
+	// unreachable server is an error, never a hang.
+	ConnectTimeout time.Duration
+	// Name names the connection in the server's monitoring.
+	Name string
+}
+
+var prefixPattern = regexp.MustCompile(`^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$`)
+
+func (c Config) prefix() string {
+	if c.Prefix == "" {
+		return "cohort"
+	}
+	return c.Prefix
+}
+
+// names are a prefix's subjects, streams and buckets.
+type names struct {
+	jobs, results, cancels, progress      string // subjects (results, cancels and progress take a job id after a dot)
+	jobStream, resultStream, cancelStream string
+	bundles, consumer                     string
+}
+
+func namesFor(prefix string) names {
+	up := strings.ToUpper(strings.NewReplacer(".", "_", "-", "_").Replace(prefix))
+	return names{
+		jobs: prefix + ".jobs", results: prefix + ".results", cancels: prefix + ".cancel", progress: prefix + ".progress",
+		jobStream: up + "_JOBS", resultStream: up + "_RESULTS", cancelStream: up + "_CANCELS",
+		bundles: up + "_BUNDLES", consumer: "workers",
+	}
+}
+
+// Connect opens a connection to NATS. A server that cannot be reached
+// within ConnectTimeout is an error that says where it looked and what to
+// do; once connected, the client reconnects for as long as it is open.
+func Connect(ctx context.Context, c Config) (*nats.Conn, error) {
+	if c.URL == "" {
+		return nil, errors.New("remote: no NATS server configured: pass --nats URL (nats://host:4222) or set remote.nats in settings")
+	}
+	if !prefixPattern.MatchString(c.prefix()) {
+		return nil, fmt.Errorf("remote: subject prefix %q: want dot-separated tokens of letters, digits, '_' and '-'", c.Prefix)
+	}
+	timeout := c.ConnectTimeout
+	if timeout <= 0 {
+		timeout = 5 * time.Second
+	}
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < timeout {
+		timeout = time.Until(dl)
+	}
+	opts := []nats.Option{nats.Timeout(timeout), nats.MaxReconnects(-1), nats.ReconnectWait(250 * time.Millisecond),
+		nats.Name(c.Name)}
+	if c.Credentials != "" {
+		opts = append(opts, nats.UserCredentials(c.Credentials))
+	}
+	if c.TLSCA != "" {
+		opts = append(opts, nats.RootCAs(c.TLSCA))
+	}
+	if c.TLSCert != "" || c.TLSKey != "" {
+		opts = append(opts, nats.ClientCert(c.TLSCert, c.TLSKey))
+	}
+	nc, err := nats.Connect(c.URL, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("remote: cannot reach NATS at %s: %v (is the server running, and is the URL right? check --nats, the credentials and the TLS files)", c.URL, err)
+	}
+	return nc, nil
+}
+
+// Queue tunes the job stream's consumer; the first of leads and workers
+// to start creates the streams, and later ones update them.
+type Queue struct {
+	// AckWait is how long a job may go without a heartbeat before it is
+	// given to another worker (default 30s; workers heartbeat at a third
+	// of it).
+	AckWait time.Duration
+	// MaxDeliver is how many times a job is handed out before it is given
+	// up (default 5): a job that keeps killing its workers ends.
+	MaxDeliver int
+	// Replicas is the streams' replica count on a cluster (default 1).
+	Replicas int
+	// Retention bounds how long results, cancellations and bundles are
+	// kept (default 7 days).
+	Retention time.Duration
+}
+
+func (q Queue) withDefaults() Queue {
+	if q.AckWait <= 0 {
+		q.AckWait = 30 * time.Second
+	}
+	if q.MaxDeliver <= 0 {
+		q.MaxDeliver = 5
+	}
+	if q.Replicas <= 0 {
+		q.Replicas = 1
+	}
+	if q.Retention <= 0 {
+		q.Retention = 7 * 24 * time.Hour
+	}
+	return q
+}
+
+// setup makes (or updates) the streams, the object store and the workers'
+// consumer for n.
+type setup struct {
+	js       jetstream.JetStream
+	n        names
+	consumer jetstream.Consumer
+	bundles  jetstream.ObjectStore
+}
+
+func ensure(ctx context.Context, nc *nats.Conn, n names, q Queue) (*setup, error) {
+	q = q.withDefaults()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return nil, err
+	}
+	streams := []jetstream.StreamConfig{
+		{Name: n.jobStream, Subjects: []string{n.jobs}, Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage,
+			Replicas: q.Replicas, Duplicates: 10 * time.Minute, MaxMsgSize: MaxJobBytes * 2},
+		{Name: n.resultStream, Subjects: []string{n.results + ".*"}, Storage: jetstream.FileStorage, Replicas: q.Replicas,
+			MaxAge: q.Retention, Duplicates: 10 * time.Minute, MaxMsgsPerSubject: 1},
+		{Name: n.cancelStream, Subjects: []string{n.cancels + ".*"}, Storage: jetstream.FileStorage, Replicas: q.Replicas,
+			MaxAge: q.Retention, MaxMsgsPerSubject: 1},
+	}
+	for _, cfg := range streams {
+		if _, err := js.CreateOrUpdateStream(ctx, cfg); err != nil {
+			return nil, fmt.Errorf("remote: set up stream %s: %w (does the account have JetStream enabled?)", cfg.Name, err)
+		}
+	}
+	cons, err := js.CreateOrUpdateConsumer(ctx, n.jobStream, jetstream.ConsumerConfig{Durable: n.consumer,
+		AckPolicy: jetstream.AckExplicitPolicy, AckWait: q.AckWait, MaxDeliver: q.MaxDeliver, FilterSubject: n.jobs,
+		MaxAckPending: -1})
+	if err != nil {
+		return nil, fmt.Errorf("remote: set up consumer %s on %s: %w", n.consumer, n.jobStream, err)
+	}
+	obj, err := js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: n.bundles, Storage: jetstream.FileStorage,
+		Replicas: q.Replicas, TTL: q.Retention})
+	if err != nil {
+		return nil, fmt.Errorf("remote: set up object store %s: %w", n.bundles, err)
+	}
+	return &setup{js: js, n: n, consumer: cons, bundles: obj}, nil
+}

@@ -1,0 +1,81 @@
+package remote
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Status is how a job ended.
+type Status string
+
+// Job outcomes. A refused job never ran: its signature, its settings or
+// its payload were not acceptable to the worker.
+const (
+	StatusCompleted Status = "completed"
+	StatusFailed    Status = "failed"
+	StatusRefused   Status = "refused"
+	StatusCancelled Status = "cancelled"
+)
+
+// Result is what a worker publishes when a job ends, once (its message id
+// is the job's, so a second worker's result for a redelivered job is
+// dropped by the stream).
+type Result struct {
+	JobID  string `json:"job_id"`
+	Status Status `json:"status"`
+	// Text is the agent's final message; Error why it failed or was
+	// refused.
+	Text  string `json:"text,omitempty"`
+	Error string `json:"error,omitempty"`
+	// Capped lists what the worker's policy lowered.
+	Capped []string `json:"capped,omitempty"`
+	Usage  Usage    `json:"usage"`
+	// Patch is the agent's work: git format-patch output against the
+	// job's base commit, its uncommitted changes committed last. Empty
+	// when the agent changed nothing.
+	Patch []byte `json:"patch,omitempty"`
+	// Worker names the worker that ran the job.
+	Worker string `json:"worker,omitempty"`
+}
+
+// Usage is what the job's agent used.
+type Usage struct {
+	InputTokens  int64 `json:"input_tokens"`
+	OutputTokens int64 `json:"output_tokens"`
+	TotalTokens  int64 `json:"total_tokens"`
+	ToolUses     int   `json:"tool_uses"`
+	Turns        int   `json:"turns"`
+	DurationMs   int64 `json:"duration_ms"`
+}
+
+// Progress is one step of a running job, published as it happens (core
+// NATS, not stored: a lead that misses one sees the next).
+type Progress struct {
+	JobID  string `json:"job_id"`
+	Worker string `json:"worker,omitempty"`
+	// Tool and Description name a tool call the agent made.
+	Tool        string `json:"tool,omitempty"`
+	Description string `json:"description,omitempty"`
+	// InputTokens is the latest request's input; OutputTokens and
+	// ToolUses are totals so far.
+	InputTokens  int64 `json:"input_tokens,omitempty"`
+	OutputTokens int64 `json:"output_tokens,omitempty"`
+	ToolUses     int   `json:"tool_uses,omitempty"`
+}
+
+// DecodeResult reads a result strictly.
+func DecodeResult(data []byte) (*Result, error) {
+	var r Result
+	if err := decodeStrict(data, &r); err != nil {
+		return nil, fmt.Errorf("remote: result does not decode: %w", err)
+	}
+	return &r, nil
+}
+
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // only plain structs are marshalled
+	}
+	return b
+}

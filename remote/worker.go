@@ -1,0 +1,361 @@
+package remote
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Runner runs one capped job in dir, a fresh clone at the job's base
+// commit, and reports each tool call through progress. Its error fails the
+// job with the error's text as the reason (a missing model key, a model
+// that refuses); it is not retried. ctx ends at the job's wall time or
+// when the lead cancels it.
+type Runner func(ctx context.Context, job *Job, run *Run, dir string, progress func(Progress)) (Outcome, error)
+
+// Outcome is what a Runner returns for a finished agent.
+type Outcome struct {
+	Text  string
+	Usage Usage
+}
+
+// WorkerConfig configures a Worker.
+type WorkerConfig struct {
+	Config
+	Queue Queue
+	// Keyring holds the leads whose jobs this worker runs (required).
+	Keyring *Keyring
+	Policy  Policy
+	Run     Runner
+	// Concurrency is how many jobs run at once (default 1).
+	Concurrency int
+	// Dir is where job clones are made, one directory per job, removed
+	// after it (default a temporary directory).
+	Dir string
+	// Name names the worker in results and progress (default host-pid).
+	Name string
+	// Log receives the worker's account of each job (default: discard).
+	Log *slog.Logger
+	Now func() time.Time
+}
+
+// Worker pulls jobs from the queue and runs them. Serve once.
+type Worker struct {
+	cfg WorkerConfig
+	nc  *nats.Conn
+	s   *setup
+}
+
+// NewWorker connects to the queue (making the streams if needed).
+func NewWorker(ctx context.Context, cfg WorkerConfig) (*Worker, error) {
+	switch {
+	case cfg.Keyring == nil || cfg.Keyring.Len() == 0:
+		return nil, errors.New("remote: the worker trusts no lead: give it a trust file with the public keys of the leads whose jobs it runs (cohort worker --trust FILE)")
+	case cfg.Run == nil:
+		return nil, errors.New("remote: the worker has no Runner")
+	}
+	if err := cfg.Policy.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.Concurrency <= 0 {
+		cfg.Concurrency = 1
+	}
+	if cfg.Name == "" {
+		host, _ := os.Hostname()
+		cfg.Name = fmt.Sprintf("%s-%d", host, os.Getpid())
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	cfg.Queue = cfg.Queue.withDefaults()
+	if cfg.Config.Name == "" {
+		cfg.Config.Name = "cohort worker " + cfg.Name
+	}
+	nc, err := Connect(ctx, cfg.Config)
+	if err != nil {
+		return nil, err
+	}
+	s, err := ensure(ctx, nc, namesFor(cfg.prefix()), cfg.Queue)
+	if err != nil {
+		nc.Close()
+		return nil, err
+	}
+	return &Worker{cfg: cfg, nc: nc, s: s}, nil
+}
+
+// Serve runs jobs until ctx ends, then gives the jobs still running back
+// to the queue (they are redelivered to another worker) and closes the
+// connection. It returns nil after a shutdown by ctx.
+func (w *Worker) Serve(ctx context.Context) error {
+	defer w.nc.Close()
+	dir := w.cfg.Dir
+	if dir == "" {
+		d, err := os.MkdirTemp("", "cohort-worker-*")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(d)
+		dir = d
+	}
+	var wg sync.WaitGroup
+	for slot := range w.cfg.Concurrency {
+		wg.Go(func() { w.slot(ctx, filepath.Join(dir, fmt.Sprint(slot))) })
+	}
+	wg.Wait()
+	return nil
+}
+
+// slot takes one job at a time: it pulls only while idle, so a job never
+// waits in this worker's buffer while another worker is free.
+func (w *Worker) slot(ctx context.Context, dir string) {
+	for ctx.Err() == nil {
+		fctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		batch, err := w.s.consumer.Fetch(1, jetstream.FetchContext(fctx))
+		if err != nil {
+			cancel()
+			w.cfg.Log.Warn("fetch", "err", err)
+			sleep(ctx, 250*time.Millisecond)
+			continue
+		}
+		for m := range batch.Messages() {
+			w.handle(ctx, m, dir)
+		}
+		cancel()
+	}
+}
+
+// handle runs one delivery of a job. The result is stored before the job
+// is acknowledged; a delivery that ends without a result (the worker shut
+// down, or a failure another worker may not have) is given back.
+func (w *Worker) handle(ctx context.Context, m jetstream.Msg, dir string) {
+	meta, _ := m.Metadata()
+	delivered := uint64(1)
+	if meta != nil {
+		delivered = meta.NumDelivered
+	}
+	log := w.cfg.Log.With("delivery", delivered)
+	job, err := w.cfg.Keyring.Open(m.Data(), w.cfg.Now())
+	if job == nil {
+		// Not even an id to answer to: end it, do not redeliver it.
+		log.Error("undecodable job terminated", "err", err)
+		_ = m.TermWithReason("undecodable: " + clip(err.Error(), 200))
+		return
+	}
+	log = log.With("job", job.ID)
+	if err != nil {
+		status := StatusRefused
+		if errors.Is(err, ErrDecode) {
+			status = StatusFailed
+		}
+		log.Warn("job refused", "err", err)
+		w.finish(ctx, m, &Result{JobID: job.ID, Status: status, Error: err.Error()}, log)
+		return
+	}
+	if stored, err := w.storedResult(ctx, job.ID); err == nil && stored {
+		log.Info("result already stored; acknowledging the redelivery")
+		_ = m.Ack()
+		return
+	}
+	if cancelled, _ := w.cancelled(ctx, job.ID); cancelled {
+		w.finish(ctx, m, &Result{JobID: job.ID, Status: StatusCancelled, Error: "cancelled by the lead before it started"}, log)
+		return
+	}
+	run, err := w.cfg.Policy.Apply(job)
+	if err != nil {
+		log.Warn("job refused by policy", "err", err)
+		w.finish(ctx, m, &Result{JobID: job.ID, Status: StatusRefused, Error: err.Error()}, log)
+		return
+	}
+	res, retry := w.execute(ctx, m, job, run, filepath.Join(dir, job.ID), log)
+	if retry != nil {
+		if delivered < uint64(w.cfg.Queue.MaxDeliver) && ctx.Err() == nil {
+			log.Warn("job failed on this worker; giving it back", "err", retry)
+			_ = m.NakWithDelay(time.Second)
+			return
+		}
+		if ctx.Err() != nil {
+			log.Info("shutting down; giving the job back")
+			_ = m.Nak()
+			return
+		}
+		res = &Result{JobID: job.ID, Status: StatusFailed, Error: fmt.Sprintf("gave up after %d deliveries: %v", delivered, retry)}
+	}
+	res.Capped = run.Capped
+	w.finish(ctx, m, res, log)
+}
+
+// execute runs a capped job: heartbeats, the cancel subscription, the
+// clone, the runner, the patch. A non-nil retry error is a failure of this
+// worker's (the code could not be fetched, the worker is stopping), for
+// which the job goes back to the queue.
+func (w *Worker) execute(ctx context.Context, m jetstream.Msg, job *Job, run *Run, dir string, log *slog.Logger) (res *Result, retry error) {
+	jctx, cancel := context.WithTimeout(ctx, run.WallTime)
+	defer cancel()
+	var cancelledByLead bool
+	var mu sync.Mutex
+	sub, err := w.nc.Subscribe(w.s.n.cancels+"."+job.ID, func(*nats.Msg) {
+		mu.Lock()
+		cancelledByLead = true
+		mu.Unlock()
+		cancel()
+	})
+	if err != nil {
+		return nil, err
+	}
+	defer sub.Unsubscribe()
+	stopBeat := w.heartbeat(jctx, m)
+	defer stopBeat()
+
+	defer os.RemoveAll(dir)
+	_ = os.RemoveAll(dir) // a clone left by an earlier delivery on this worker
+	if err := w.clone(jctx, job, dir); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	progress := func(p Progress) {
+		p.JobID, p.Worker = job.ID, w.cfg.Name
+		_ = w.nc.Publish(w.s.n.progress+"."+job.ID, mustJSON(p))
+	}
+	log.Info("job started", "model", run.Model, "mode", run.Mode)
+	oc, runErr := w.cfg.Run(jctx, job, run, dir, progress)
+	oc.Usage.DurationMs = time.Since(start).Milliseconds()
+	mu.Lock()
+	byLead := cancelledByLead
+	mu.Unlock()
+	switch {
+	case byLead:
+		return &Result{JobID: job.ID, Status: StatusCancelled, Error: "stopped by the lead", Usage: oc.Usage, Text: oc.Text}, nil
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	case runErr != nil && jctx.Err() != nil:
+		return &Result{JobID: job.ID, Status: StatusFailed, Error: fmt.Sprintf("the job ran past its wall time of %s", run.WallTime), Usage: oc.Usage}, nil
+	case runErr != nil:
+		return &Result{JobID: job.ID, Status: StatusFailed, Error: runErr.Error(), Usage: oc.Usage}, nil
+	}
+	pctx, pcancel := context.WithTimeout(ctx, time.Minute)
+	defer pcancel()
+	patch, err := MakePatch(pctx, dir, job.BaseCommit)
+	if err != nil {
+		return &Result{JobID: job.ID, Status: StatusFailed, Error: "the agent finished but its changes could not be collected: " + err.Error(), Usage: oc.Usage, Text: oc.Text}, nil
+	}
+	return &Result{JobID: job.ID, Status: StatusCompleted, Text: oc.Text, Usage: oc.Usage, Patch: patch}, nil
+}
+
+// heartbeat tells the server the job is alive at a third of the ack wait,
+// so that only a worker that died (or hung) loses its job.
+func (w *Worker) heartbeat(ctx context.Context, m jetstream.Msg) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(w.cfg.Queue.AckWait / 3)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				_ = m.InProgress()
+			}
+		}
+	}()
+	return func() { cancel(); <-done }
+}
+
+// clone fetches the job's bundle, checks it against the signed digest,
+// and checks it out.
+func (w *Worker) clone(ctx context.Context, job *Job, dir string) error {
+	if job.Repository != "" {
+		if _, err := git(ctx, "", nil, "clone", "-q", "--no-checkout", "--", job.Repository, dir); err != nil {
+			return err
+		}
+		_, err := git(ctx, dir, nil, "checkout", "-q", "--detach", job.BaseCommit)
+		return err
+	}
+	data, err := w.s.bundles.GetBytes(ctx, job.Bundle)
+	if err != nil {
+		return fmt.Errorf("fetch the code (%s): %w", job.Bundle, err)
+	}
+	sum := sha256.Sum256(data)
+	if "sha256-"+hex.EncodeToString(sum[:]) != job.Bundle {
+		return fmt.Errorf("the code in %s does not match its digest", job.Bundle)
+	}
+	return Clone(ctx, data, dir, job.BaseCommit)
+}
+
+// finish stores res (once: its message id is the job's) and then
+// acknowledges the job. If the result cannot be stored, the job is not
+// acknowledged and will be redelivered.
+func (w *Worker) finish(ctx context.Context, m jetstream.Msg, res *Result, log *slog.Logger) {
+	res.Worker = w.cfg.Name
+	data := mustJSON(res)
+	// Store even while shutting down: the work is done.
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	for {
+		_, err := w.s.js.Publish(sctx, w.s.n.results+"."+res.JobID, data, jetstream.WithMsgID("result-"+res.JobID))
+		if err == nil {
+			break
+		}
+		if sctx.Err() != nil {
+			log.Error("result not stored; the job will be redelivered", "err", err)
+			return
+		}
+		sleep(sctx, 250*time.Millisecond)
+	}
+	if err := m.DoubleAck(sctx); err != nil {
+		log.Warn("ack", "err", err) // redelivered; the stored result answers it
+	}
+	log.Info("job finished", "status", res.Status)
+}
+
+func (w *Worker) storedResult(ctx context.Context, id string) (bool, error) {
+	return w.lastMsg(ctx, w.s.n.resultStream, w.s.n.results+"."+id)
+}
+
+func (w *Worker) cancelled(ctx context.Context, id string) (bool, error) {
+	return w.lastMsg(ctx, w.s.n.cancelStream, w.s.n.cancels+"."+id)
+}
+
+func (w *Worker) lastMsg(ctx context.Context, stream, subject string) (bool, error) {
+	st, err := w.s.js.Stream(ctx, stream)
+	if err != nil {
+		return false, err
+	}
+	_, err = st.GetLastMsgForSubject(ctx, subject)
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "") + "…"
+}
