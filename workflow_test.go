@@ -78,6 +78,16 @@ func TestWorkflowToolRunsRealSubagents(t *testing.T) {
 	evs := collect(t, s, "run the workflow")
 
 	res := last(evs)
+	var listed float64
+	for _, u := range res.Agents {
+		if u.Kind == "workflow" {
+			t.Errorf("the result's per-agent list has the run's node: %+v", u)
+		}
+		listed += u.CostUSD
+	}
+	if math.Abs(listed-res.TotalCostUSD) > 1e-9 {
+		t.Errorf("the per-agent costs add up to %v, the total is %v", listed, res.TotalCostUSD)
+	}
 	if !strings.Contains(res.Result, `{"verified":["confirmed bug-in-a.go","confirmed bug-in-b.go"]}`) {
 		t.Fatalf("the lead's notification did not carry the return value: %q", res.Result)
 	}
