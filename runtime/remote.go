@@ -81,6 +81,9 @@ func (rt *Runtime) SpawnRemote(ctx context.Context, parent *Agent, env *tool.Env
 	spec := task.Spec{ID: job.ID, Kind: task.KindRemoteAgent, Description: req.Description, Prompt: req.Prompt,
 		SubagentType: d.Name, AgentID: job.ID, Name: req.Name, ToolUseID: env.ToolUseID,
 		ParentAgentID: parent.ID(), Queue: parent.queue, Background: true}
+	if req.Workflow != "" { // a workflow's step: the run reads its result
+		spec.ParentID, spec.Queue = req.Workflow, nil
+	}
 	t, err := rt.cfg.Tasks.Start(ctx, spec, rt.remoteBody(q, job, root))
 	if err != nil {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cancelWait)

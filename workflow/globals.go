@@ -93,8 +93,8 @@ func (r *run) agent(call goja.FunctionCall) goja.Value {
 			}
 			req.Schema = raw
 		}
-		if req.Isolation != "" && req.Isolation != "worktree" {
-			panic(vm.NewTypeError("agent(): isolation %q is not supported; use 'worktree' or leave it out", req.Isolation))
+		if req.Isolation != "" && req.Isolation != "worktree" && req.Isolation != "remote" {
+			panic(vm.NewTypeError("agent(): isolation %q is not supported; use 'worktree', 'remote' or leave it out", req.Isolation))
 		}
 	}
 	if req.Model == "" {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -466,5 +467,31 @@ return "never stopped"
 	r := h.result(out)
 	if !strings.HasPrefix(r.Result, `{"stoppedAt":1,"total":0.000001,"why":"agent(): the budget of $0.0000 is spent`) || steps.Load() != 1 {
 		t.Fatalf("result %q after %d agents; want the second agent() refused", r.Result, steps.Load())
+	}
+}
+
+// agent({isolation: 'remote'}) runs a step on a NATS worker: its answer
+// comes back to the script and its work as a branch of the project.
+func TestWorkflowStepOnARemoteWorker(t *testing.T) {
+	t.Parallel()
+	r := newRemoteRig(t, remotePolicy(0, nil))
+	r.h.vars["COHORT_WORKFLOW_HOST"] = testbin.Workflow(t, raceEnabled)
+	r.startWorker("w0")
+	r.h.write("remote.js", `export const meta = {name: "remote", description: "one step on a worker"}
+return await agent("remote task 7: write the file", {isolation: "remote"})
+`)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	out, errOut, code := r.h.runCtx(ctx, "workflow", "run", "remote.js", "--nats", r.nats.URL(), "--flag", "remote_agents=on",
+		"--permission-mode", "acceptEdits", "--output-format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s\n%s", code, errOut, out)
+	}
+	if res := r.h.result(out); !strings.HasPrefix(res.Result, `"wrote task-7.txt`) {
+		t.Fatalf("result %q; want the remote agent's answer", res.Result)
+	}
+	branches := strings.Fields(r.h.git("branch", "--list", "cohort/remote-*", "--format=%(refname:short)"))
+	if len(branches) != 1 || !strings.Contains(r.h.git("show", "--name-only", "--format=%an", branches[0]), "task-7.txt") {
+		t.Fatalf("remote branches %v; want one holding task-7.txt", branches)
 	}
 }
