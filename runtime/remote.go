@@ -94,6 +94,12 @@ func (rt *Runtime) SpawnRemote(ctx context.Context, parent *Agent, env *tool.Env
 	return t, nil
 }
 
+// RemoteModel is the model a remote agent of def below parent runs on
+// (what SpawnRemote sends the worker).
+func (rt *Runtime) RemoteModel(parent *Agent, def *agent.Definition, model string) string {
+	return agent.ResolveModel(rt.cfg.Getenv, model, def.Model, parent.Info().Model, rt.cfg.Aliases)
+}
+
 // remoteRoot is the repository whose HEAD a remote agent works on.
 func (rt *Runtime) remoteRoot(ctx context.Context) (string, error) {
 	if rt.cfg.Worktrees == nil {

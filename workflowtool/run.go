@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cohort-dev/cohort/agent"
+	"github.com/cohort-dev/cohort/llm"
 	"github.com/cohort-dev/cohort/runtime"
 	"github.com/cohort-dev/cohort/task"
 	"github.com/cohort-dev/cohort/tool"
@@ -330,6 +331,8 @@ func (s *spawner) Spawn(ctx context.Context, req host.AgentRequest) (host.AgentR
 	var cost float64
 	if child != nil {
 		_, cost = child.Usage()
+	} else {
+		cost = s.remoteCost(t.State(), def, req.Model)
 	}
 	s.run.publish(func(d *Detail) { d.Running--; d.CostUSD += cost })
 	st := t.State()
@@ -349,4 +352,16 @@ func firstWords(s string, n int) string {
 		f = append(f[:n], "…")
 	}
 	return strings.Join(f, " ")
+}
+
+// remoteCost prices a remote step for the run's budget: its worker reports
+// tokens, not dollars, nor what it read from the cache, so its input is
+// priced as uncached (the budget errs on the safe side).
+func (s *spawner) remoteCost(st task.State, def *agent.Definition, model string) float64 {
+	out := st.Progress.OutputTokens
+	in := int64(0)
+	if st.Result != nil {
+		in = max(st.Result.TotalTokens-out, 0)
+	}
+	return s.rt.Prices().Cost(s.rt.RemoteModel(s.parent, def, model), llm.Usage{InputTokens: in, OutputTokens: out})
 }

@@ -487,8 +487,13 @@ return await agent("remote task 7: write the file", {isolation: "remote"})
 	if code != 0 {
 		t.Fatalf("exit %d: %s\n%s", code, errOut, out)
 	}
-	if res := r.h.result(out); !strings.HasPrefix(res.Result, `"wrote task-7.txt`) {
+	res := r.h.result(out)
+	if !strings.HasPrefix(res.Result, `"wrote task-7.txt`) {
 		t.Fatalf("result %q; want the remote agent's answer", res.Result)
+	}
+	// The worker reports tokens; the run prices them for its budget.
+	if strings.Contains(res.Result, "Cost: $0.0000") || !strings.Contains(res.Result, "Cost: $") {
+		t.Errorf("the remote step cost nothing in the run's account: %q", res.Result)
 	}
 	branches := strings.Fields(r.h.git("branch", "--list", "cohort/remote-*", "--format=%(refname:short)"))
 	if len(branches) != 1 || !strings.Contains(r.h.git("show", "--name-only", "--format=%an", branches[0]), "task-7.txt") {
