@@ -15,7 +15,8 @@ import (
 // (`agents` in the JSON result): what the agent is, what it spent and how
 // long it ran. Every agent of the session has one — the lead, subagents,
 // background agents, forks, teammates in this process or in their own —
-// and their costs add up to the result's total_cost_usd. Agents that have
+// and their costs add up to the result's total_cost_usd (a workflow run is
+// not an agent: its agents are listed, not its node). Agents that have
 // left memory (a long session's finished ones, see Agents) are summed in
 // one line of kind "retired" whose ID is "retired" and Name says how many.
 type AgentUsage struct {
@@ -40,6 +41,9 @@ func (s *Session) agentUsage(now time.Time) []AgentUsage {
 	infos, r := s.agentsAndRetired()
 	out := make([]AgentUsage, 0, len(infos))
 	for _, a := range infos {
+		if a.Workflow != nil {
+			continue // a workflow run's node: its agents have their lines
+		}
 		u := AgentUsage{ID: a.ID, Name: a.Name, Kind: a.Kind, Type: a.Type, Model: a.Model,
 			Usage: a.Usage, CostUSD: a.CostUSD}
 		if in := a.Usage.TotalInput(); in > 0 {

@@ -156,6 +156,7 @@ type Config struct {
 
 	// MaxTurns stops the lead after this many model calls per prompt;
 	// MaxBudgetUSD once its cost reaches this many dollars (0: no limit).
+	// MaxBudgetUSD is also each workflow run's budget.
 	MaxTurns     int
 	MaxBudgetUSD float64
 	// MaxConcurrentAgents bounds the agents that run at once (default 32;

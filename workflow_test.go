@@ -3,6 +3,7 @@ package cohort
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/cohort-dev/cohort/internal/testbin"
 	"github.com/cohort-dev/cohort/llm"
 	"github.com/cohort-dev/cohort/llm/fakeapi"
+	"github.com/google/go-cmp/cmp"
 )
 
 const reviewFlow = `export const meta = {
@@ -76,6 +78,16 @@ func TestWorkflowToolRunsRealSubagents(t *testing.T) {
 	evs := collect(t, s, "run the workflow")
 
 	res := last(evs)
+	var listed float64
+	for _, u := range res.Agents {
+		if u.Kind == "workflow" {
+			t.Errorf("the result's per-agent list has the run's node: %+v", u)
+		}
+		listed += u.CostUSD
+	}
+	if math.Abs(listed-res.TotalCostUSD) > 1e-9 {
+		t.Errorf("the per-agent costs add up to %v, the total is %v", listed, res.TotalCostUSD)
+	}
 	if !strings.Contains(res.Result, `{"verified":["confirmed bug-in-a.go","confirmed bug-in-b.go"]}`) {
 		t.Fatalf("the lead's notification did not carry the return value: %q", res.Result)
 	}
@@ -129,6 +141,19 @@ func TestWorkflowToolRunsRealSubagents(t *testing.T) {
 	if node.State != AgentCompleted || w.Started != 4 || w.Finished != 4 || len(w.Phases) != 2 || len(w.PhaseCosts) != 2 ||
 		string(w.Value) != `{"verified":["confirmed bug-in-a.go","confirmed bug-in-b.go"]}` {
 		t.Errorf("the run's node: %+v %+v", node, w)
+	}
+	// Cost accounting: the run's cost is its agents' cost, phase by phase.
+	var stepCost, phaseCost float64
+	for _, a := range agents {
+		if a.ParentID == runID {
+			stepCost += a.CostUSD
+		}
+	}
+	for _, p := range w.PhaseCosts {
+		phaseCost += p.Cost
+	}
+	if stepCost == 0 || math.Abs(node.CostUSD-stepCost) > 1e-9 || math.Abs(phaseCost-stepCost) > 1e-9 {
+		t.Errorf("costs: run %v, its agents %v, its phases %v; want them equal and non-zero", node.CostUSD, stepCost, phaseCost)
 	}
 	if data, err := os.ReadFile(w.Script); err != nil || string(data) != reviewFlow {
 		t.Errorf("the run's script copy %s: %v", w.Script, err)
@@ -371,5 +396,52 @@ func TestStopAgentStopsAWorkflowRun(t *testing.T) {
 		if a.ParentID == node.ID && a.State == AgentRunning {
 			t.Errorf("agent %s of the stopped run still runs", a.ID)
 		}
+	}
+}
+
+// The session's hooks run for workflow agents: SubagentStart and
+// SubagentStop once per agent, PreToolUse for their tool calls — and a
+// PreToolUse hook's block holds inside a workflow too.
+func TestWorkflowAgentsRunTheSessionsHooks(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	pwned := filepath.Join(e.dir, "pwned")
+	e.rt.on("wfh ", func(r *fakeapi.Request) fakeapi.Reply {
+		if r.Turn() == 0 {
+			return fakeapi.Reply{Content: []fakeapi.Block{use("Write", map[string]any{"file_path": pwned, "content": "x"})}}
+		}
+		return fakeapi.TextReply("write said: " + r.LastToolResultText())
+	})
+	var mu sync.Mutex
+	fired := map[string]int{}
+	count := func(event string, out string) Hook {
+		return Hook{Event: event, Func: func(ctx context.Context, in json.RawMessage) (json.RawMessage, error) {
+			mu.Lock()
+			fired[event]++
+			mu.Unlock()
+			if out == "" {
+				return nil, nil
+			}
+			return json.RawMessage(out), nil
+		}}
+	}
+	cfg := e.config()
+	cfg.WorkflowHost = testbin.Workflow(t, raceEnabled)
+	cfg.PermissionMode = "bypassPermissions"
+	cfg.Hooks = []Hook{count("SubagentStart", ""), count("SubagentStop", ""),
+		count("PreToolUse", `{"decision": "block", "reason": "no writes in this test"}`)}
+	path := filepath.Join(e.dir, "flow.js")
+	os.WriteFile(path, []byte("export const meta = {name: \"h\", description: \"d\"}\nreturn await parallel([1, 2].map(i => () => agent(\"wfh \" + i)))\n"), 0o644)
+	res := runWorkflow(t, e.open(cfg), WorkflowRequest{Script: path})
+	if res.IsError || strings.Count(res.Result, "no writes in this test") != 2 {
+		t.Fatalf("result: %q; want both agents told the hook blocked their Write", res.Result)
+	}
+	if _, err := os.Stat(pwned); err == nil {
+		t.Fatal("the Write a hook blocked ran")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if d := cmp.Diff(map[string]int{"SubagentStart": 2, "SubagentStop": 2, "PreToolUse": 2}, fired); d != "" {
+		t.Errorf("hooks fired (-want +got):\n%s", d)
 	}
 }

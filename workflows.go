@@ -23,7 +23,8 @@ import (
 
 // workflowConfig wires workflows into the session: runs are kept in the
 // session's directory, saved workflows found below the cwd, the project
-// root and the home directory.
+// root and the home directory, and MaxBudgetUSD is each run's budget
+// (the script's budget.total: agent() throws once it is spent).
 func (s *Session) workflowConfig(rt *runtime.Runtime) workflowtool.Config {
 	roots := []string{s.cwd}
 	if s.projectRoot != s.cwd {
@@ -33,7 +34,8 @@ func (s *Session) workflowConfig(rt *runtime.Runtime) workflowtool.Config {
 		roots = append(roots, s.env.Home)
 	}
 	return workflowtool.Config{Runtime: rt, Host: workflowHost(s.cfg),
-		Dir: filepath.Join(s.projectDir, s.id, "workflows"), Roots: roots, FindRun: s.findRun}
+		Dir: filepath.Join(s.projectDir, s.id, "workflows"), Roots: roots, FindRun: s.findRun,
+		Budget: s.o.maxBudgetUSD}
 }
 
 // WorkflowInfo is a workflow run as Agents shows it: the node of kind

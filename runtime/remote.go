@@ -85,6 +85,9 @@ func (rt *Runtime) SpawnRemote(ctx context.Context, parent *Agent, env *tool.Env
 	spec := task.Spec{ID: job.ID, Kind: task.KindRemoteAgent, Description: req.Description, Prompt: req.Prompt,
 		SubagentType: d.Name, AgentID: job.ID, Name: req.Name, ToolUseID: env.ToolUseID,
 		ParentAgentID: parent.ID(), Queue: parent.queue, Background: true}
+	if req.Workflow != "" { // a workflow's step: the run reads its result
+		spec.ParentID, spec.Queue = req.Workflow, nil
+	}
 	t, err := rt.cfg.Tasks.Start(ctx, spec, rt.remoteBody(q, job, root))
 	if err != nil {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cancelWait)
@@ -93,6 +96,12 @@ func (rt *Runtime) SpawnRemote(ctx context.Context, parent *Agent, env *tool.Env
 		return nil, refuse("Could not start the remote agent's task: %v", err)
 	}
 	return t, nil
+}
+
+// RemoteModel is the model a remote agent of def below parent runs on
+// (what SpawnRemote sends the worker).
+func (rt *Runtime) RemoteModel(parent *Agent, def *agent.Definition, model string) string {
+	return agent.ResolveModel(rt.cfg.Getenv, model, def.Model, parent.Info().Model, rt.cfg.Aliases)
 }
 
 // remoteRoot is the repository whose HEAD a remote agent works on.

@@ -36,6 +36,10 @@
 //     in one parallel/pipeline call, and agent() once budget.spent() has
 //     reached Config.Budget. A failed agent is null, not an exception.
 //
+//   - Models. An agent() without a model runs on its phase's model from
+//     meta.phases, if that names one; otherwise the spawner decides (the
+//     agent type's model, else the caller's).
+//
 //   - Schemas. agent(prompt, {schema}) asks for a JSON answer matching the
 //     schema, validates it with the tool package's validator, asks once more
 //     with the error, and gives null if the second answer misses too.

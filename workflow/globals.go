@@ -93,9 +93,12 @@ func (r *run) agent(call goja.FunctionCall) goja.Value {
 			}
 			req.Schema = raw
 		}
-		if req.Isolation != "" && req.Isolation != "worktree" {
-			panic(vm.NewTypeError("agent(): isolation %q is not supported; use 'worktree' or leave it out", req.Isolation))
+		if req.Isolation != "" && req.Isolation != "worktree" && req.Isolation != "remote" {
+			panic(vm.NewTypeError("agent(): isolation %q is not supported; use 'worktree', 'remote' or leave it out", req.Isolation))
 		}
+	}
+	if req.Model == "" {
+		req.Model = r.phaseModel(req.Phase)
 	}
 	if r.res.Agents >= r.cfg.MaxAgents {
 		panic(vm.NewGoError(fmt.Errorf("agent(): this run already made %d agent calls, the limit per run", r.cfg.MaxAgents)))
@@ -237,4 +240,15 @@ func (r *run) phaseCost(phase string) *PhaseCost {
 	}
 	r.res.Phases = append(r.res.Phases, PhaseCost{Title: phase})
 	return &r.res.Phases[len(r.res.Phases)-1]
+}
+
+// phaseModel is the model meta.phases gives the phase, if any: an agent()
+// without a model of its own runs on it.
+func (r *run) phaseModel(phase string) string {
+	for _, p := range r.script.Meta.Phases {
+		if p.Title == phase {
+			return p.Model
+		}
+	}
+	return ""
 }

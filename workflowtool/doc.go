@@ -12,7 +12,11 @@
 //     a background agent on the same path as every other (sandbox,
 //     permissions in the caller's mode, hooks, worktree isolation, cost
 //     accounting), whose task is a child of the run's task and notifies
-//     nobody; its final text goes back to the script.
+//     nobody; its final text goes back to the script. A step with
+//     isolation: 'remote' goes to runtime.SpawnRemote the same way (a NATS
+//     worker runs it; its work comes back as a branch). The worker reports
+//     tokens, not cost, so the run's budget prices them at the model's
+//     uncached rates.
 //
 //   - A run is a task of kind local_workflow named by its run id (wf and
 //     16 hex digits), so TaskStop and TaskOutput take the run id, and

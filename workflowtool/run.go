@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cohort-dev/cohort/agent"
+	"github.com/cohort-dev/cohort/llm"
 	"github.com/cohort-dev/cohort/runtime"
 	"github.com/cohort-dev/cohort/task"
 	"github.com/cohort-dev/cohort/tool"
@@ -298,24 +299,43 @@ func (s *spawner) Spawn(ctx context.Context, req host.AgentRequest) (host.AgentR
 	if desc == "" {
 		desc = firstWords(req.Prompt, 6)
 	}
-	sp, err := s.rt.Spawn(ctx, s.parent, &env, runtime.Request{Description: desc, Prompt: req.Prompt, Def: def,
-		Model: req.Model, Isolation: req.Isolation, Workflow: s.run.Task().ID()})
-	if err != nil {
-		return host.AgentResult{}, err
+	rreq := runtime.Request{Description: desc, Prompt: req.Prompt, Def: def,
+		Model: req.Model, Isolation: req.Isolation, Workflow: s.run.Task().ID()}
+	var (
+		t     *task.Task
+		child *runtime.Agent // nil for a remote step: its worker pays for it
+	)
+	if req.Isolation == "remote" {
+		rt, err := s.rt.SpawnRemote(ctx, s.parent, &env, rreq)
+		if err != nil {
+			return host.AgentResult{}, err
+		}
+		t = rt
+	} else {
+		sp, err := s.rt.Spawn(ctx, s.parent, &env, rreq)
+		if err != nil {
+			return host.AgentResult{}, err
+		}
+		t, child = sp.Task, sp.Agent
 	}
 	s.run.publish(func(d *Detail) { d.Running++ })
 	select {
-	case <-sp.Task.Done():
+	case <-t.Done():
 	case <-ctx.Done():
-		_ = s.rt.Tasks().Kill(sp.Task.ID())
+		_ = s.rt.Tasks().Kill(t.ID())
 		select {
-		case <-sp.Task.Done():
+		case <-t.Done():
 		case <-time.After(stepStopWait):
 		}
 	}
-	_, cost := sp.Agent.Usage()
+	var cost float64
+	if child != nil {
+		_, cost = child.Usage()
+	} else {
+		cost = s.remoteCost(t.State(), def, req.Model)
+	}
 	s.run.publish(func(d *Detail) { d.Running--; d.CostUSD += cost })
-	st := sp.Task.State()
+	st := t.State()
 	if st.Status != task.StatusCompleted {
 		return host.AgentResult{Cost: cost}, fmt.Errorf("agent %s %s: %s", st.ID, st.Status, st.Err)
 	}
@@ -332,4 +352,16 @@ func firstWords(s string, n int) string {
 		f = append(f[:n], "…")
 	}
 	return strings.Join(f, " ")
+}
+
+// remoteCost prices a remote step for the run's budget: its worker reports
+// tokens, not dollars, nor what it read from the cache, so its input is
+// priced as uncached (the budget errs on the safe side).
+func (s *spawner) remoteCost(st task.State, def *agent.Definition, model string) float64 {
+	out := st.Progress.OutputTokens
+	in := int64(0)
+	if st.Result != nil {
+		in = max(st.Result.TotalTokens-out, 0)
+	}
+	return s.rt.Prices().Cost(s.rt.RemoteModel(s.parent, def, model), llm.Usage{InputTokens: in, OutputTokens: out})
 }

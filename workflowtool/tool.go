@@ -57,7 +57,7 @@ Only use this tool when the user has explicitly asked for a workflow: named a sa
 Give exactly one of script (the source), name (a saved workflow in .claude/workflows/ or .cohort/workflows/) or scriptPath (a file). The call returns at once with a run id and the path where the run's copy of the script is kept; a <task-notification> with the script's return value and its cost per phase arrives when it ends. To change a run, edit that file and call Workflow with resumeFromRunId: steps whose inputs did not change are answered from the run's journal, and the rest run live.
 
 The script starts with a pure literal: export const meta = {name, description, whenToUse?, phases?: [{title, detail?, model?}]}. Top-level await works. Globals:
-- agent(prompt, {label?, phase?, schema?, model?, isolation?: 'worktree', agentType?}) → Promise of the agent's final text, or with a JSON Schema the validated object; null when it failed.
+- agent(prompt, {label?, phase?, schema?, model?, isolation?: 'worktree' | 'remote', agentType?}) → Promise of the agent's final text, or with a JSON Schema the validated object; null when it failed.
 - pipeline(items, stage1, stage2, …): each item goes through the stages on its own; a stage gets (previous, item, index); a stage that throws turns its item into null.
 - parallel([() => …, …]): waits for all; failures become null.
 - phase(title), log(message), args (this call's args), budget {total, spent(), remaining()}, workflow(name, args) to run a saved workflow inside this one.

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -355,5 +356,147 @@ func TestWorkflowResumesOnContinue(t *testing.T) {
 	}
 	if live := stepCount.Load() - before; live != 8-finished {
 		t.Fatalf("the resumed run asked the model %d times; %d of 8 steps had finished, so want %d", live, finished, 8-finished)
+	}
+}
+
+// The sandbox holds inside workflow agents: in bypassPermissions, where no
+// rule asks, an agent's hostile Bash calls aimed outside the project
+// create nothing there, and the agent is told the sandbox blocked them.
+func TestWorkflowAgentsAreSandboxed(t *testing.T) {
+	t.Parallel()
+	var h *harness
+	var mu sync.Mutex
+	var results []string
+	policy := func(r *fakeapi.Request) fakeapi.Reply {
+		if !strings.Contains(r.FirstUserText(), "wfattack") {
+			return fakeapi.Reply{Fault: &fakeapi.Fault{Kind: fakeapi.BadRequest, Message: "not the workflow's agent"}}
+		}
+		if r.Turn() == 0 {
+			return fakeapi.Reply{Content: hostileCalls(filepath.Join(filepath.Dir(h.dir), "outside"))}
+		}
+		mu.Lock()
+		results = toolResults(r)
+		mu.Unlock()
+		return fakeapi.TextReply("tried")
+	}
+	h = workflowHarness(t, policy)
+	outside := filepath.Join(filepath.Dir(h.dir), "outside")
+	if err := os.MkdirAll(outside, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	h.write("attack.js", "export const meta = {name: \"attack\", description: \"one agent\"}\nreturn await agent(\"wfattack: write outside\")\n")
+	out, errOut, code := h.run("workflow", "run", "attack.js", "--permission-mode", "bypassPermissions")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	entries, _ := os.ReadDir(outside)
+	for _, e := range entries {
+		t.Errorf("a workflow agent created %s outside the project", e.Name())
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(results) != len(hostileNames) || !strings.Contains(strings.Join(results, "\n"), "blocked by the sandbox: "+outside) {
+		t.Errorf("the agent was not told the sandbox blocked its writes: %q", results)
+	}
+}
+
+// isolation: 'worktree' gives each workflow agent a git worktree of its
+// own: their writes land there, never in the main checkout.
+func TestWorkflowAgentsInWorktrees(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	cwds := map[string]bool{}
+	policy := func(r *fakeapi.Request) fakeapi.Reply {
+		first := r.FirstUserText()
+		i := strings.Index(first, "wfwt ")
+		if i < 0 {
+			return fakeapi.Reply{Fault: &fakeapi.Fault{Kind: fakeapi.BadRequest, Message: "not a workflow agent"}}
+		}
+		cwd := agentCwd(r)
+		if r.Turn() == 0 {
+			mu.Lock()
+			cwds[cwd] = true
+			mu.Unlock()
+			name := strings.Fields(first[i:])[1]
+			return fakeapi.Reply{Content: []fakeapi.Block{use("Write", map[string]any{"file_path": filepath.Join(cwd, "out-"+name+".txt"), "content": name})}}
+		}
+		return fakeapi.TextReply("wrote in " + cwd)
+	}
+	h := workflowHarness(t, policy)
+	gitRepo(t, h, map[string]string{"README": "x\n"})
+	h.write("iso.js", `export const meta = {name: "iso", description: "two isolated writers"}
+return await parallel(["one", "two"].map(n => () => agent("wfwt " + n + " writes a file", {isolation: "worktree"})))
+`)
+	out, errOut, code := h.run("workflow", "run", "iso.js", "--permission-mode", "bypassPermissions")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, n := range []string{"one", "two"} {
+		if _, err := os.Stat(filepath.Join(h.dir, "out-"+n+".txt")); err == nil {
+			t.Errorf("out-%s.txt was written in the main checkout", n)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(cwds) != 2 || cwds[h.dir] {
+		t.Fatalf("the agents' working directories: %v; want two worktrees, not %s", cwds, h.dir)
+	}
+	for cwd := range cwds {
+		if files, _ := filepath.Glob(filepath.Join(cwd, "out-*.txt")); len(files) != 1 {
+			t.Errorf("worktree %s holds %v, want its agent's file", cwd, files)
+		}
+	}
+}
+
+// --max-budget-usd is a workflow run's budget: agent() throws once the
+// run's agents have spent it.
+func TestWorkflowBudgetFromTheCommandLine(t *testing.T) {
+	t.Parallel()
+	policy, steps := stepPolicy(nil)
+	h := workflowHarness(t, policy)
+	h.write("spend.js", `export const meta = {name: "spend", description: "agents until the budget stops them"}
+for (let i = 0; i < 5; i++) {
+  try { await agent("wfstep spend " + i) } catch (e) { return {stoppedAt: i, total: budget.total, why: e.message} }
+}
+return "never stopped"
+`)
+	out, errOut, code := h.run("workflow", "run", "spend.js", "--max-budget-usd", "0.000001", "--output-format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s\n%s", code, errOut, out)
+	}
+	r := h.result(out)
+	if !strings.HasPrefix(r.Result, `{"stoppedAt":1,"total":0.000001,"why":"agent(): the budget of $0.0000 is spent`) || steps.Load() != 1 {
+		t.Fatalf("result %q after %d agents; want the second agent() refused", r.Result, steps.Load())
+	}
+}
+
+// agent({isolation: 'remote'}) runs a step on a NATS worker: its answer
+// comes back to the script and its work as a branch of the project.
+func TestWorkflowStepOnARemoteWorker(t *testing.T) {
+	t.Parallel()
+	r := newRemoteRig(t, remotePolicy(0, nil))
+	r.h.vars["COHORT_WORKFLOW_HOST"] = testbin.Workflow(t, raceEnabled)
+	r.startWorker("w0")
+	r.h.write("remote.js", `export const meta = {name: "remote", description: "one step on a worker"}
+return await agent("remote task 7: write the file", {isolation: "remote"})
+`)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	out, errOut, code := r.h.runCtx(ctx, "workflow", "run", "remote.js", "--nats", r.nats.URL(), "--flag", "remote_agents=on",
+		"--permission-mode", "acceptEdits", "--output-format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s\n%s", code, errOut, out)
+	}
+	res := r.h.result(out)
+	if !strings.HasPrefix(res.Result, `"wrote task-7.txt`) {
+		t.Fatalf("result %q; want the remote agent's answer", res.Result)
+	}
+	// The worker reports tokens; the run prices them for its budget.
+	if strings.Contains(res.Result, "Cost: $0.0000") || !strings.Contains(res.Result, "Cost: $") {
+		t.Errorf("the remote step cost nothing in the run's account: %q", res.Result)
+	}
+	branches := strings.Fields(r.h.git("branch", "--list", "cohort/remote-*", "--format=%(refname:short)"))
+	if len(branches) != 1 || !strings.Contains(r.h.git("show", "--name-only", "--format=%an", branches[0]), "task-7.txt") {
+		t.Fatalf("remote branches %v; want one holding task-7.txt", branches)
 	}
 }

@@ -77,8 +77,15 @@ func (m *Model) escape() tea.Cmd {
 	case m.interrupt:
 		m.interrupt = false
 		var ids []string
-		for _, a := range m.sess.Agents() {
-			if a.Kind != "lead" && (a.State == cohort.AgentRunning || a.State == cohort.AgentStarting) {
+		agents := m.sess.Agents()
+		runs := map[string]bool{} // workflow runs: stopping one stops its agents
+		for _, a := range agents {
+			if a.Workflow != nil {
+				runs[a.ID] = true
+			}
+		}
+		for _, a := range agents {
+			if a.Kind != "lead" && !runs[a.ParentID] && (a.State == cohort.AgentRunning || a.State == cohort.AgentStarting) {
 				ids = append(ids, a.ID)
 			}
 		}

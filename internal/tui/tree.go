@@ -70,6 +70,9 @@ func (t *tree) set(agents []cohort.AgentInfo) {
 	}
 	t.total = totals{}
 	for _, a := range t.rows {
+		if a.Workflow != nil {
+			continue // a workflow run's node: its agents are counted themselves
+		}
 		t.total.in += a.Usage.TotalInput()
 		t.total.out += a.Usage.OutputTokens
 		t.total.cacheRead += a.Usage.CacheReadInputTokens
@@ -195,6 +198,8 @@ func agentLabel(a cohort.AgentInfo) string {
 	switch {
 	case a.Kind == "lead":
 		return "lead"
+	case a.Workflow != nil:
+		return workflowLabel(a)
 	case a.Name != "" && a.Description != "":
 		return a.Name + ": " + a.Description
 	case a.Name != "":
@@ -272,4 +277,15 @@ func (t *tree) detail(tr *transcript, width, height int, now time.Time, expanded
 		out = out[:height]
 	}
 	return out
+}
+
+// workflowLabel names a workflow run's node: its script's name, the phase
+// it is in and how many of its agents have answered.
+func workflowLabel(a cohort.AgentInfo) string {
+	w := a.Workflow
+	label := "workflow " + a.Type
+	if w.Phase != "" {
+		label += " · " + w.Phase
+	}
+	return fmt.Sprintf("%s · %d/%d agents", label, w.Finished, w.Started)
 }

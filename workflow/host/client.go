@@ -110,38 +110,48 @@ type received struct {
 	err error
 }
 
-// exchange starts the host, sends first and serves it until its "done".
-func exchange(ctx context.Context, cfg Config, first Message, sp Spawner, onEvent func(Event)) (Message, error) {
+// process is a running host: its messages arrive on msgs from a reading
+// goroutine it owns.
+type process struct {
+	p      *proc.Process
+	stderr *proc.Capture
+	grace  time.Duration
+	msgs   chan received
+	quit   chan struct{}
+	owned  sync.WaitGroup
+}
+
+// startHost starts cohort-workflow serve in its own process group, to die
+// with us.
+func startHost(ctx context.Context, cfg Config) (*process, error) {
 	path := cfg.Path
 	if path == "" {
 		var err error
 		if path, err = Find(); err != nil {
-			return Message{}, err
+			return nil, err
 		}
 	}
-	grace := cfg.Grace
-	if grace <= 0 {
-		grace = 2 * time.Second
+	h := &process{stderr: proc.NewCapture(16 << 10), grace: cfg.Grace, msgs: make(chan received), quit: make(chan struct{})}
+	if h.grace <= 0 {
+		h.grace = 2 * time.Second
 	}
-	hostCtx, stopHost := context.WithCancel(context.WithoutCancel(ctx))
-	defer stopHost()
 	pr, pw := io.Pipe()
-	stderr := proc.NewCapture(16 << 10)
-	p, err := proc.Start(hostCtx, proc.Command{Path: path, Args: []string{"serve"}, Env: cfg.Env,
-		StdinPipe: true, Stdout: pw, Stderr: stderr, Grace: grace, DieWithParent: true})
+	// The host's life is ours to end (stop), not ctx's: a cancelled run
+	// still closes its input first.
+	p, err := proc.Start(context.WithoutCancel(ctx), proc.Command{Path: path, Args: []string{"serve"}, Env: cfg.Env,
+		StdinPipe: true, Stdout: pw, Stderr: h.stderr, Grace: h.grace, DieWithParent: true})
 	if err != nil {
-		return Message{}, fmt.Errorf("start the workflow host: %w", err)
+		return nil, fmt.Errorf("start the workflow host: %w", err)
 	}
-	var owned sync.WaitGroup
-	owned.Go(func() { <-p.Done(); pw.Close() })
-	msgs, quit := make(chan received), make(chan struct{})
-	owned.Go(func() {
+	h.p = p
+	h.owned.Go(func() { <-p.Done(); pw.Close() })
+	h.owned.Go(func() {
 		rd := newReader(pr, "the workflow host")
 		for {
 			m, err := rd.next()
 			select {
-			case msgs <- received{m, err}:
-			case <-quit:
+			case h.msgs <- received{m, err}:
+			case <-h.quit:
 				pr.CloseWithError(io.EOF)
 				return
 			}
@@ -151,39 +161,55 @@ func exchange(ctx context.Context, cfg Config, first Message, sp Spawner, onEven
 			}
 		}
 	})
+	return h, nil
+}
+
+// stop closes the host's input, gives it the grace period to exit, stops
+// it (SIGTERM, then SIGKILL to its group) if it has not, and waits for it
+// and the goroutines reading it.
+func (h *process) stop() {
+	close(h.quit)
+	_ = h.p.Stdin().Close()
+	select {
+	case <-h.p.Done():
+	case <-time.After(h.grace):
+		h.p.Stop()
+		<-h.p.Done()
+	}
+	h.owned.Wait()
+}
+
+// exchange starts the host, sends first and serves it until its "done".
+func exchange(ctx context.Context, cfg Config, first Message, sp Spawner, onEvent func(Event)) (Message, error) {
+	h, err := startHost(ctx, cfg)
+	if err != nil {
+		return Message{}, err
+	}
 	spawnCtx, stopSpawns := context.WithCancel(ctx)
 	var agents sync.WaitGroup
 	defer func() {
 		stopSpawns()
 		agents.Wait()
-		close(quit)
-		_ = p.Stdin().Close()
-		select {
-		case <-p.Done():
-		case <-time.After(grace):
-			p.Stop()
-			<-p.Done()
-		}
-		owned.Wait()
+		h.stop()
 	}()
-	w := &writer{w: p.Stdin()}
+	w := &writer{w: h.p.Stdin()}
 	if err := w.send(first); err != nil {
-		return Message{}, hostDied(p, stderr, fmt.Sprintf("could not be sent the request (%v)", err))
+		h.p.Stop() // so that hostDied's wait is bounded
+		return Message{}, hostDied(h, fmt.Sprintf("could not be sent the request (%v)", err))
 	}
 	for {
 		var r received
 		select {
-		case r = <-msgs:
+		case r = <-h.msgs:
 		case <-ctx.Done():
-			p.Stop()
+			h.p.Stop()
 			return Message{}, fmt.Errorf("workflow host stopped: %w", context.Cause(ctx))
 		}
-		if errors.Is(r.err, io.EOF) {
-			<-p.Done()
-			return Message{}, hostDied(p, stderr, "exited before it answered")
+		if errors.Is(r.err, io.EOF) { // only once the process is gone
+			return Message{}, hostDied(h, "exited before it answered")
 		}
 		if r.err != nil {
-			p.Stop()
+			h.p.Stop()
 			return Message{}, r.err
 		}
 		m := r.m
@@ -204,17 +230,17 @@ func exchange(ctx context.Context, cfg Config, first Message, sp Spawner, onEven
 				_ = w.send(ans) // a dead host is reported by the read side
 			})
 		default:
-			p.Stop()
+			h.p.Stop()
 			return Message{}, fmt.Errorf("%w: the workflow host sent a %q message, which %s requests do not get", ErrProtocol, m.Type, first.Type)
 		}
 	}
 }
 
 // hostDied describes a host that went away, with its exit and stderr.
-func hostDied(p *proc.Process, stderr *proc.Capture, what string) error {
-	exit, _ := p.Wait()
+func hostDied(h *process, what string) error {
+	exit, _ := h.p.Wait()
 	msg := fmt.Sprintf("the workflow host %s (%s)", what, exit)
-	if tail := strings.TrimSpace(stderr.String()); tail != "" {
+	if tail := strings.TrimSpace(h.stderr.String()); tail != "" {
 		msg += "; its stderr: " + tail
 	}
 	return errors.New(msg)

@@ -184,3 +184,14 @@ func TestFindNamesTheInstallCommand(t *testing.T) {
 		t.Fatalf("Run without a host: %v", err)
 	}
 }
+
+// A script that computes without awaiting is stopped by the CPU bound in
+// the host, and the error names the line it was on.
+func TestARunawayScriptIsStoppedWithItsLine(t *testing.T) {
+	sp := &spawner{answer: func(host.AgentRequest) (host.AgentResult, error) { return host.AgentResult{Text: "x"}, nil }}
+	src := "export const meta = {name: \"t\", description: \"d\"}\nawait agent(\"a\")\nfor (let i = 0; ; i++) {}\n"
+	_, err := host.Run(t.Context(), realHost(t), host.RunRequest{Name: "spin.js", Source: src, CPUSlice: 300 * time.Millisecond}, sp, nil)
+	if err == nil || !strings.Contains(err.Error(), "without awaiting an agent") || !strings.Contains(err.Error(), "spin.js:3") {
+		t.Fatalf("err = %v; want the CPU bound's error naming spin.js:3", err)
+	}
+}
