@@ -24,11 +24,18 @@ func Policy(agentTool, dir string) fakeapi.Policy {
 			return fakeapi.TextReply("hello from the scripted model")
 		case strings.Contains(first, "fan out three writers"):
 			if turn == 0 {
+				// run_in_background is spelled out: Claude Code 2.1.328 has
+				// a mode in which an Agent call that leaves it unset starts
+				// in the background (its binary tests
+				// `run_in_background !== false` there). A CI run hit it: the
+				// three tasks started backgrounded, the lead answered at
+				// once, and no writer ran. false keeps them synchronous in
+				// either mode, as the scenario means them.
 				var blocks []fakeapi.Block
 				for i := 1; i <= 3; i++ {
 					blocks = append(blocks, fakeapi.ToolUseBlock("", agentTool, map[string]any{
 						"description": fmt.Sprintf("writer %d", i), "subagent_type": "general-purpose",
-						"prompt": fmt.Sprintf("write file sub-%d.txt", i)}))
+						"prompt": fmt.Sprintf("write file sub-%d.txt", i), "run_in_background": false}))
 				}
 				return fakeapi.Reply{Content: blocks}
 			}
