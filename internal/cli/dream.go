@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"iter"
 
 	"github.com/spf13/cobra"
 
@@ -22,27 +23,7 @@ func newDreamCmd(inv *Invocation, o *options) *cobra.Command {
 }
 
 func runDream(ctx context.Context, inv *Invocation, o *options) error {
-	if err := o.validate(); err != nil {
-		return err
-	}
-	s, err := cohort.New(ctx, o.config(inv))
-	if err != nil {
-		return err
-	}
-	out := newPrinter(inv.Stdout, inv.Stderr, o.outputFormat, o.verbose)
-	failed := false
-	var runErr error
-	for ev, err := range s.Dream(ctx) {
-		if err != nil {
-			runErr = err
-			break
-		}
-		out.event(ev)
-		if ev.Type == cohort.EventResult {
-			failed = ev.IsError
-		}
-	}
-	return finishRun(inv, o, s, out, failed, runErr)
+	return runSessionEvents(ctx, inv, o, func(s *cohort.Session) iter.Seq2[cohort.Event, error] { return s.Dream(ctx) }, nil)
 }
 
 // newMemoryCmd shows where the project's memory lives and its index.

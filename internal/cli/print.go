@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"iter"
 	"strings"
 
 	"github.com/cohort-dev/cohort"
@@ -46,6 +47,37 @@ func runRoot(ctx context.Context, inv *Invocation, o *options, args []string) er
 		out.debug = &debugLog{w: inv.Stderr, filter: newDebugFilter(o.debug)}
 	}
 	failed, runErr := printRun(ctx, s, text, out.event)
+	return finishRun(inv, o, s, out, failed, runErr)
+}
+
+// runSessionEvents opens a session, prints the events stream yields from
+// it (observe, when set, sees each first) and ends as finishRun does: the
+// shape of `cohort dream` and `cohort workflow run|resume`.
+func runSessionEvents(ctx context.Context, inv *Invocation, o *options,
+	stream func(*cohort.Session) iter.Seq2[cohort.Event, error], observe func(*cohort.Session, cohort.Event)) error {
+	if err := o.validate(); err != nil {
+		return err
+	}
+	s, err := cohort.New(ctx, o.config(inv))
+	if err != nil {
+		return err
+	}
+	out := newPrinter(inv.Stdout, inv.Stderr, o.outputFormat, o.verbose)
+	failed := false
+	var runErr error
+	for ev, err := range stream(s) {
+		if err != nil {
+			runErr = err
+			break
+		}
+		if observe != nil {
+			observe(s, ev)
+		}
+		out.event(ev)
+		if ev.Type == cohort.EventResult {
+			failed = ev.IsError
+		}
+	}
 	return finishRun(inv, o, s, out, failed, runErr)
 }
 

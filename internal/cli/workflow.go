@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"iter"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -64,35 +65,20 @@ func newWorkflowCmd(inv *Invocation, o *options) *cobra.Command {
 }
 
 func runWorkflow(ctx context.Context, inv *Invocation, o *options, req cohort.WorkflowRequest) error {
-	if err := o.validate(); err != nil {
-		return err
-	}
-	s, err := cohort.New(ctx, o.config(inv))
-	if err != nil {
-		return err
-	}
-	out := newPrinter(inv.Stdout, inv.Stderr, o.outputFormat, o.verbose)
-	failed := false
-	var runErr error
-	for ev, err := range s.RunWorkflow(ctx, req) {
-		if err != nil {
-			runErr = err
-			break
+	stream := func(s *cohort.Session) iter.Seq2[cohort.Event, error] { return s.RunWorkflow(ctx, req) }
+	// Say how to resume the run as soon as it has an id.
+	observe := func(s *cohort.Session, ev cohort.Event) {
+		if ev.Subtype != "task_started" || ev.TaskType != "local_workflow" {
+			return
 		}
-		if ev.Subtype == "task_started" && ev.TaskType == "local_workflow" {
-			for _, a := range s.Agents() {
-				if a.ID == ev.TaskID && a.Workflow != nil {
-					fmt.Fprintf(inv.Stderr, "cohort: workflow run %s started (if it is interrupted: cohort workflow resume %s). %s\n",
-						a.Workflow.RunID, a.Workflow.RunID, a.Workflow.Estimate)
-				}
+		for _, a := range s.Agents() {
+			if a.ID == ev.TaskID && a.Workflow != nil {
+				fmt.Fprintf(inv.Stderr, "cohort: workflow run %s started (if it is interrupted: cohort workflow resume %s). %s\n",
+					a.Workflow.RunID, a.Workflow.RunID, a.Workflow.Estimate)
 			}
 		}
-		out.event(ev)
-		if ev.Type == cohort.EventResult {
-			failed = ev.IsError
-		}
 	}
-	return finishRun(inv, o, s, out, failed, runErr)
+	return runSessionEvents(ctx, inv, o, stream, observe)
 }
 
 func renderWorkflows(w io.Writer, saved []cohort.SavedWorkflow) {
