@@ -21,13 +21,12 @@ import (
 type Agent struct {
 	rt  *Runtime
 	seq int // order of registration
-	// siblingKey names the sibling group of a teammate spawned with others
-	// (siblings.go), siblingPrefix its cacheable prefix for a gate in
-	// another process (siblings); siblingOpen lets the rest of the group go
-	// when this one went first (a.mu).
-	siblingKey    string
-	siblingPrefix string
+	// siblings orders the first activation of a teammate spawned with
+	// others (siblings.go) among those of its cacheable prefix
+	// siblingPrefix; siblingOpen lets the rest of the group go when this
+	// one went first (a.mu).
 	siblings      SiblingGate
+	siblingPrefix string
 	siblingOpen   func()
 	def           *agent.Definition
 	role          agent.Role

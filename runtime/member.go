@@ -110,10 +110,12 @@ func (rt *Runtime) NewAgent(ctx context.Context, spec AgentSpec) (*Agent, error)
 	if batch := rt.batchOf(spec.SpawnedBy); spec.SpawnedBy != "" && batch != "" {
 		// Which sibling goes first is decided when they activate, not
 		// here: a teammate made first may be the last to start.
-		a.siblingKey = "siblings/" + batch + "/" + prefixKey(p.cfg)
-		p.cfg.Sink = onFirstToken(a.releaseSiblings, p.cfg.Sink)
-	} else if spec.Siblings != nil {
-		a.siblings, a.siblingPrefix = spec.Siblings, prefixKey(p.cfg)
+		a.siblings = batchGate{rt, batch}
+	} else {
+		a.siblings = spec.Siblings
+	}
+	if a.siblings != nil {
+		a.siblingPrefix = prefixKey(p.cfg)
 		p.cfg.Sink = onFirstToken(a.releaseSiblings, p.cfg.Sink)
 	}
 	a.adopt(p)

@@ -114,27 +114,30 @@ type SiblingGate interface {
 	Enter(ctx context.Context, prefix string) (first bool, open func(), err error)
 }
 
-// enterSiblings holds a's first activation behind the first of its group,
-// in this process (siblingKey) or across processes (siblings). The
-// returned release lets the rest of the group go if a went first.
+// batchGate is the SiblingGate of a batch in this process (Batch).
+type batchGate struct {
+	rt    *Runtime
+	batch string
+}
+
+func (g batchGate) Enter(ctx context.Context, prefix string) (bool, func(), error) {
+	gate, first := g.rt.forkGateFor("siblings/" + g.batch + "/" + prefix)
+	if !first {
+		return false, nil, gate.wait(ctx)
+	}
+	return true, gate.release, nil
+}
+
+// enterSiblings holds a's first activation behind the first of its group.
+// The returned release lets the rest of the group go if a went first.
 func (rt *Runtime) enterSiblings(ctx context.Context, a *Agent) (release func(), err error) {
 	release = func() {}
-	var open func()
-	switch {
-	case a.siblingKey != "":
-		gate, lead := rt.forkGateFor(a.siblingKey)
-		if !lead {
-			return release, gate.wait(ctx)
-		}
-		open = gate.release
-	case a.siblings != nil:
-		first, o, err := a.siblings.Enter(ctx, a.siblingPrefix)
-		if err != nil || !first {
-			return release, err
-		}
-		open = o
-	default:
+	if a.siblings == nil {
 		return release, nil
+	}
+	first, open, err := a.siblings.Enter(ctx, a.siblingPrefix)
+	if err != nil || !first {
+		return release, err
 	}
 	a.mu.Lock()
 	a.siblingOpen = open
