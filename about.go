@@ -3,7 +3,7 @@ package cohort
 import (
 	"encoding/json"
 
-	"github.com/cohort-dev/cohort/session"
+	"github.com/cohort-dev/cohort/transcript"
 )
 
 // AgentType is an agent definition the session's agents can spawn (the
@@ -64,4 +64,4 @@ func (s *Session) MCPServers() []MCPServer { return s.mcpServers() }
 
 // ValidSessionID reports whether id has a session id's form (a UUID), as
 // Config.SessionID and Config.Resume take it.
-func ValidSessionID(id string) bool { return session.ValidID(id) }
+func ValidSessionID(id string) bool { return transcript.ValidID(id) }

@@ -3,8 +3,8 @@ package cohort
 import (
 	"time"
 
+	"github.com/cohort-dev/cohort/crew"
 	"github.com/cohort-dev/cohort/llm"
-	"github.com/cohort-dev/cohort/runtime"
 	"github.com/cohort-dev/cohort/task"
 	"github.com/cohort-dev/cohort/teammate"
 )
@@ -94,14 +94,14 @@ func (s *Session) Agents() []AgentInfo {
 
 // agentsAndRetired is Agents and what the retired agents add up to, taken
 // together so that each agent is counted once.
-func (s *Session) agentsAndRetired() ([]AgentInfo, runtime.RetiredTotals) {
+func (s *Session) agentsAndRetired() ([]AgentInfo, crew.RetiredTotals) {
 	var (
 		out     []AgentInfo
-		retired runtime.RetiredTotals
+		retired crew.RetiredTotals
 	)
 	seen := map[string]bool{}
 	if s.rt != nil {
-		var agents []*runtime.Agent
+		var agents []*crew.Agent
 		agents, retired = s.rt.Snapshot()
 		for _, a := range agents {
 			info := s.agentInfo(a)
@@ -130,7 +130,7 @@ func (s *Session) agentsAndRetired() ([]AgentInfo, runtime.RetiredTotals) {
 	return s.withWorkflows(out), retired
 }
 
-func (s *Session) agentInfo(a *runtime.Agent) AgentInfo {
+func (s *Session) agentInfo(a *crew.Agent) AgentInfo {
 	rec := a.Info()
 	info := AgentInfo{ID: rec.ID, Name: rec.Name, Team: rec.Team, Kind: string(rec.Kind), Type: rec.Type,
 		Model: rec.Model, Cwd: rec.Cwd, Worktree: rec.Worktree, PermissionMode: string(rec.Mode),

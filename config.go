@@ -10,7 +10,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/cohort-dev/cohort/session"
+	"github.com/cohort-dev/cohort/transcript"
 
 	"github.com/cohort-dev/cohort/hook"
 	"github.com/cohort-dev/cohort/tool"
@@ -370,7 +370,7 @@ func (c Config) check() error {
 	if c.Resume != "" && c.Continue {
 		return configErr("Continue", "Resume and Continue cannot be used together: resume one session or continue the latest")
 	}
-	if c.SessionID != "" && !session.ValidID(c.SessionID) {
+	if c.SessionID != "" && !transcript.ValidID(c.SessionID) {
 		return configErr("SessionID", "%q is not a UUID (e.g. 0b6f6c2e-3b1a-4c8e-9d2f-5a7e1c4b9d10)", c.SessionID)
 	}
 	if c.SessionID != "" && (c.Resume != "" || c.Continue) && !c.ForkSession {

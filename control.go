@@ -9,11 +9,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cohort-dev/cohort/agent"
+	"github.com/cohort-dev/cohort/agentdef"
+	"github.com/cohort-dev/cohort/crew"
 	"github.com/cohort-dev/cohort/hook"
 	"github.com/cohort-dev/cohort/llm"
 	"github.com/cohort-dev/cohort/permission"
-	"github.com/cohort-dev/cohort/runtime"
 	"github.com/cohort-dev/cohort/task"
 )
 
@@ -153,12 +153,12 @@ func (s *Session) SetModel(model string) error {
 	if model == "" || strings.HasPrefix(model, scriptedPrefix) {
 		return errors.New("cohort: SetModel: give a model id or alias (a scripted model is chosen in Config.Model)")
 	}
-	s.mainAgent().SetModel(agent.ResolveAlias(model, s.model.aliases))
+	s.mainAgent().SetModel(agentdef.ResolveAlias(model, s.model.aliases))
 	return nil
 }
 
 // mainAgent is the agent this session drives: the lead, or the teammate.
-func (s *Session) mainAgent() *runtime.Agent {
+func (s *Session) mainAgent() *crew.Agent {
 	if s.mate != nil {
 		return s.mate.Agent()
 	}
@@ -244,7 +244,7 @@ func (s *Session) Message(id, text string) error {
 		return s.Send(text)
 	}
 	_, err = s.rt.Deliver(ctx, a.ID(), llm.Text("A message from the user:\n"+text))
-	if errors.Is(err, runtime.ErrNoAgent) {
+	if errors.Is(err, crew.ErrNoAgent) {
 		return fmt.Errorf("%w %q", ErrNoAgent, id)
 	}
 	return err
@@ -293,7 +293,7 @@ func (s *Session) Clear() error {
 }
 
 // lookup finds a runtime agent by id, else by name.
-func (s *Session) lookup(id string) (*runtime.Agent, error) {
+func (s *Session) lookup(id string) (*crew.Agent, error) {
 	if s.rt == nil {
 		return nil, fmt.Errorf("%w %q", ErrNoAgent, id)
 	}

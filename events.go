@@ -9,10 +9,10 @@ import (
 	"github.com/cohort-dev/cohort/engine"
 	"github.com/cohort-dev/cohort/internal/spill"
 	"github.com/cohort-dev/cohort/llm"
-	"github.com/cohort-dev/cohort/session"
 	"github.com/cohort-dev/cohort/task"
 	"github.com/cohort-dev/cohort/teammate"
 	"github.com/cohort-dev/cohort/tool"
+	"github.com/cohort-dev/cohort/transcript"
 )
 
 // eventMemory is how many events wait in memory for a consumer that does
@@ -78,7 +78,7 @@ func newEmitter(sessionID, tmpDir string, partial bool) *emitter {
 func (e *emitter) push(ev Event) {
 	ev.SessionID = e.sessionID
 	if ev.UUID == "" {
-		ev.UUID = session.NewID()
+		ev.UUID = transcript.NewID()
 	}
 	if ev.Time.IsZero() {
 		ev.Time = time.Now()

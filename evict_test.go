@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/cohort-dev/cohort/llm/fakeapi"
-	"github.com/cohort-dev/cohort/session"
+	"github.com/cohort-dev/cohort/transcript"
 )
 
 // evictRig runs a lead that starts a named background helper, waits for
@@ -74,7 +74,7 @@ func startEvicted(t *testing.T) (*env, *evictRig, *Session, string) {
 // record (its line in the index of retired agents), and returns its id.
 func evicted(t *testing.T, s *Session) string {
 	t.Helper()
-	index := session.RetiredIndexPath(s.projectDir, s.id)
+	index := transcript.RetiredIndexPath(s.projectDir, s.id)
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		if _, ok := s.rt.LookupName("helper", true); !ok && s.rt.Retired().Agents == 1 {
@@ -139,7 +139,7 @@ func TestRetiredAgentLeavesTheListing(t *testing.T) {
 func TestRetiredAgentWithACorruptIndex(t *testing.T) {
 	t.Parallel()
 	_, r, s, _ := startEvicted(t)
-	index := session.RetiredIndexPath(s.projectDir, s.id)
+	index := transcript.RetiredIndexPath(s.projectDir, s.id)
 	if err := os.WriteFile(index, []byte("{not json\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +197,7 @@ func TestEvictedAgentResumesWithTheSamePrefix(t *testing.T) {
 func TestEvictedAgentWithAnUnreadableTranscript(t *testing.T) {
 	t.Parallel()
 	_, r, s, id := startEvicted(t)
-	path := session.SidechainPath(s.projectDir, s.id, id)
+	path := transcript.SidechainPath(s.projectDir, s.id, id)
 	if err := os.WriteFile(path, []byte("this is not a transcript\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cohort-dev/cohort/crew"
 	"github.com/cohort-dev/cohort/engine"
 	"github.com/cohort-dev/cohort/hook"
-	"github.com/cohort-dev/cohort/runtime"
-	"github.com/cohort-dev/cohort/session"
 	"github.com/cohort-dev/cohort/tool"
+	"github.com/cohort-dev/cohort/transcript"
 )
 
 // openHooks loads the settings' hooks into a runner shared by every agent
@@ -36,7 +36,7 @@ func (s *Session) openHooks() {
 
 // hookScope binds the runner to one agent, adding its definition's own
 // hooks.
-func (s *Session) hookScope(a *runtime.Agent) *hook.Scope {
+func (s *Session) hookScope(a *crew.Agent) *hook.Scope {
 	def := a.Def()
 	if s.hooks == nil && (def == nil || def.Hooks == nil) {
 		return nil
@@ -46,7 +46,7 @@ func (s *Session) hookScope(a *runtime.Agent) *hook.Scope {
 		runner = hook.NewRunner(hook.Config{ProjectDir: s.projectRoot, Env: s.inv.Environ(), ExtraEnv: s.settingsEnv()})
 	}
 	info := a.Info()
-	ag := hook.Agent{Agent: info, SessionID: s.id, TranscriptPath: s.transcriptPath(info)}
+	ag := hook.Subject{Caller: info, SessionID: s.id, TranscriptPath: s.transcriptPath(info)}
 	if def != nil && def.Hooks != nil {
 		set, problems := hook.FromDefinition(def.Source.Path, def.Hooks)
 		for _, p := range problems {
@@ -58,18 +58,18 @@ func (s *Session) hookScope(a *runtime.Agent) *hook.Scope {
 }
 
 // engineHooks is the runtime's hook factory (never a typed nil).
-func (s *Session) engineHooks(a *runtime.Agent) engine.Hooks {
+func (s *Session) engineHooks(a *crew.Agent) engine.Hooks {
 	if sc := s.hookScope(a); sc != nil {
 		return sc
 	}
 	return nil
 }
 
-func (s *Session) transcriptPath(a tool.Agent) string {
+func (s *Session) transcriptPath(a tool.Caller) string {
 	if a.Depth == 0 {
-		return session.Path(s.projectDir, s.id)
+		return transcript.Path(s.projectDir, s.id)
 	}
-	return session.SidechainPath(s.projectDir, s.id, a.ID)
+	return transcript.SidechainPath(s.projectDir, s.id, a.ID)
 }
 
 // completionHooks wraps the shared task list's TaskUpdate so that marking a
@@ -78,7 +78,7 @@ func (s *Session) transcriptPath(a tool.Agent) string {
 type completionHooks struct {
 	tool.Tool
 	s  *Session
-	rt *runtime.Runtime
+	rt *crew.Crew
 }
 
 func (c completionHooks) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) (tool.Result, error) {
@@ -89,7 +89,7 @@ func (c completionHooks) Run(ctx context.Context, env *tool.Env, raw json.RawMes
 	if json.Unmarshal(raw, &in) != nil || in.Status != "completed" || c.rt == nil {
 		return c.Tool.Run(ctx, env, raw)
 	}
-	a, ok := c.rt.Lookup(env.Agent.ID)
+	a, ok := c.rt.Lookup(env.Caller.ID)
 	if !ok {
 		return c.Tool.Run(ctx, env, raw)
 	}
@@ -98,14 +98,14 @@ func (c completionHooks) Run(ctx context.Context, env *tool.Env, raw json.RawMes
 		return c.Tool.Run(ctx, env, raw)
 	}
 	if out := th.TaskCompleted(ctx, hook.Task{ID: strings.TrimPrefix(in.TaskID, "#"), Status: "completed",
-		TeammateName: env.Agent.Name, TeamName: env.Team}); out.Block {
+		TeammateName: env.Caller.Name, TeamName: env.Team}); out.Block {
 		return tool.Errorf("A TaskCompleted hook kept task %s open: %s", in.TaskID, out.Reason), nil
 	}
 	return c.Tool.Run(ctx, env, raw)
 }
 
 // withCompletionHooks wraps TaskUpdate in ts.
-func (s *Session) withCompletionHooks(rt *runtime.Runtime, ts []tool.Tool) []tool.Tool {
+func (s *Session) withCompletionHooks(rt *crew.Crew, ts []tool.Tool) []tool.Tool {
 	for i, t := range ts {
 		if t.Def().Name == "TaskUpdate" {
 			ts[i] = completionHooks{Tool: t, s: s, rt: rt}

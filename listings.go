@@ -9,7 +9,7 @@ import (
 	"github.com/cohort-dev/cohort/internal/proc"
 	"github.com/cohort-dev/cohort/llm/fakeapi"
 	"github.com/cohort-dev/cohort/sandbox"
-	"github.com/cohort-dev/cohort/session"
+	"github.com/cohort-dev/cohort/transcript"
 )
 
 // ListAgents writes the agent definitions a session with cfg would have:
@@ -107,7 +107,7 @@ func dirOf(p string) string {
 
 // SessionSummary is one session of a project as Sessions lists it: id,
 // start and last change, the first prompt, the cost of all its agents.
-type SessionSummary = session.Summary
+type SessionSummary = transcript.Summary
 
 // Sessions lists the sessions of cfg's project (its transcripts under
 // Home), the most recently updated first (cohort sessions). Their cost is
@@ -122,5 +122,5 @@ func Sessions(ctx context.Context, cfg Config) ([]SessionSummary, error) {
 	if err != nil {
 		return nil, err
 	}
-	return session.List(b.projectDir, prices)
+	return transcript.List(b.projectDir, prices)
 }

@@ -6,12 +6,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cohort-dev/cohort/crew"
 	"github.com/cohort-dev/cohort/engine"
 	"github.com/cohort-dev/cohort/hook"
 	"github.com/cohort-dev/cohort/llm"
-	"github.com/cohort-dev/cohort/runtime"
-	"github.com/cohort-dev/cohort/session"
 	"github.com/cohort-dev/cohort/task"
+	"github.com/cohort-dev/cohort/transcript"
 )
 
 // drive runs the lead on text, then keeps it going while background tasks
@@ -52,7 +52,7 @@ func (s *Session) drive(ctx context.Context, text, opening string) (int, *engine
 		}
 		// A Stop hook may keep the lead going, with its reason as input.
 		if out := scope.Stop(ctx, stopActive); out.Block && !out.Stop {
-			parts, stopActive = []engine.Part{{Content: []llm.Block{llm.Text(hookContext([]string{"A Stop hook asks you to continue: " + out.Reason}))}, Origin: session.OriginSystem}}, true
+			parts, stopActive = []engine.Part{{Content: []llm.Block{llm.Text(hookContext([]string{"A Stop hook asks you to continue: " + out.Reason}))}, Origin: transcript.OriginSystem}}, true
 			continue
 		}
 		stopActive = false
@@ -125,7 +125,7 @@ func (s *Session) awaitQueue(ctx context.Context) ([]engine.Part, bool, error) {
 			if waited {
 				s.coalesce(ctx, q)
 			}
-			return runtime.QueueParts(q.Take()), true, nil
+			return crew.QueueParts(q.Take()), true, nil
 		}
 		if outstanding == 0 && !busy {
 			return nil, false, nil

@@ -11,10 +11,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cohort-dev/cohort/agent"
+	"github.com/cohort-dev/cohort/agentdef"
+	"github.com/cohort-dev/cohort/crew"
 	"github.com/cohort-dev/cohort/internal/childenv"
 	"github.com/cohort-dev/cohort/mcp"
-	"github.com/cohort-dev/cohort/runtime"
 	"github.com/cohort-dev/cohort/tool"
 )
 
@@ -124,12 +124,12 @@ func (s *Session) mcpServers() []MCPServer {
 }
 
 // agentMCP connects the servers an agent definition names in mcpServers
-// (runtime.Config.Extras): a name refers to a server of the session, whose
+// (crew.Config.Extras): a name refers to a server of the session, whose
 // tools the agent then gets even if its tools list leaves them out; an
 // inline configuration ({name: {command, …}}) is the agent's own
 // connection, closed when the agent's run ends. Problems are warnings; the
 // agent runs without those tools.
-func (s *Session) agentMCP(ctx context.Context, def *agent.Definition) ([]tool.Tool, func()) {
+func (s *Session) agentMCP(ctx context.Context, def *agentdef.Definition) ([]tool.Tool, func()) {
 	if def == nil || def.MCPServers == nil {
 		return nil, nil
 	}
@@ -176,12 +176,12 @@ func (s *Session) agentMCP(ctx context.Context, def *agent.Definition) ([]tool.T
 	return append(tools, set.Tools(false)...), set.Close
 }
 
-// agentExtras is runtime.Config.Extras: the tools of a definition's own
+// agentExtras is crew.Config.Extras: the tools of a definition's own
 // MCP servers and the skills it preloads.
-func (s *Session) agentExtras(ctx context.Context, a *runtime.Agent) runtime.Extras {
+func (s *Session) agentExtras(ctx context.Context, a *crew.Agent) crew.Extras {
 	def := a.Def()
 	tools, closeFn := s.agentMCP(ctx, def)
-	return runtime.Extras{Tools: tools, Opening: s.preloadSkills(def), Close: closeFn}
+	return crew.Extras{Tools: tools, Opening: s.preloadSkills(def), Close: closeFn}
 }
 
 // ListMCP writes the MCP servers a session with cfg would have, connecting

@@ -8,14 +8,14 @@ import (
 	"os"
 	"time"
 
-	"github.com/cohort-dev/cohort/agent"
+	"github.com/cohort-dev/cohort/agentdef"
 	"github.com/cohort-dev/cohort/dream"
 	"github.com/cohort-dev/cohort/engine"
 	"github.com/cohort-dev/cohort/flags"
 	"github.com/cohort-dev/cohort/memory"
-	"github.com/cohort-dev/cohort/session"
 	"github.com/cohort-dev/cohort/task"
 	"github.com/cohort-dev/cohort/tool"
+	"github.com/cohort-dev/cohort/transcript"
 )
 
 // projectMemory is the session's project memory: its directory (links
@@ -82,9 +82,9 @@ func (s *Session) afterTurn() {
 	}
 }
 
-// agentMemory is runtime.Config.AgentMemory: the lead is told about the
+// agentMemory is crew.Config.AgentMemory: the lead is told about the
 // project's memory, an agent whose definition sets memory about its own.
-func (s *Session) agentMemory(info tool.Agent, def *agent.Definition) string {
+func (s *Session) agentMemory(info tool.Caller, def *agentdef.Definition) string {
 	var out string
 	if info.Kind == tool.KindLead && s.mem.dir != "" {
 		out = s.mem.context
@@ -139,7 +139,7 @@ func (s *Session) Dream(ctx context.Context) iter.Seq2[Event, error] {
 		usage, cost, byModel := s.spending()
 		r.Usage, r.TotalCostUSD, r.ModelUsage = &usage, cost, byModel
 		r.DurationMs = time.Since(start).Milliseconds()
-		r.SessionID, r.UUID, r.Time = s.id, session.NewID(), time.Now()
+		r.SessionID, r.UUID, r.Time = s.id, transcript.NewID(), time.Now()
 		return r
 	})
 }

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/cohort-dev/cohort/agent"
+	"github.com/cohort-dev/cohort/agentdef"
 	"github.com/cohort-dev/cohort/llm"
 	"github.com/cohort-dev/cohort/llm/fakeapi"
 )
@@ -90,7 +90,7 @@ func (b *base) openModel(spec string) (*openedModel, error) {
 		return nil, err
 	}
 	if fb := b.o.fallbackModel; fb != "" {
-		from, to := agent.ResolveAlias(om.name, om.aliases), agent.ResolveAlias(fb, om.aliases)
+		from, to := agentdef.ResolveAlias(om.name, om.aliases), agentdef.ResolveAlias(fb, om.aliases)
 		if from == to {
 			om.close()
 			return nil, fmt.Errorf("--fallback-model %s is the model itself (%s); name another model", fb, to)

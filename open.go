@@ -11,7 +11,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cohort-dev/cohort/agent"
+	"github.com/cohort-dev/cohort/agentdef"
+	"github.com/cohort-dev/cohort/crew"
 	"github.com/cohort-dev/cohort/engine"
 	"github.com/cohort-dev/cohort/flags"
 	"github.com/cohort-dev/cohort/hook"
@@ -19,9 +20,7 @@ import (
 	"github.com/cohort-dev/cohort/mcp"
 	"github.com/cohort-dev/cohort/permission"
 	"github.com/cohort-dev/cohort/prompt"
-	"github.com/cohort-dev/cohort/runtime"
 	"github.com/cohort-dev/cohort/sandbox"
-	"github.com/cohort-dev/cohort/session"
 	"github.com/cohort-dev/cohort/settings"
 	"github.com/cohort-dev/cohort/skill"
 	"github.com/cohort-dev/cohort/task"
@@ -29,6 +28,7 @@ import (
 	"github.com/cohort-dev/cohort/teammate"
 	"github.com/cohort-dev/cohort/tool"
 	"github.com/cohort-dev/cohort/trace"
+	"github.com/cohort-dev/cohort/transcript"
 	"github.com/cohort-dev/cohort/worktree"
 )
 
@@ -89,7 +89,7 @@ func loadBase(ctx context.Context, inv *invocation, o *options) (*base, error) {
 			b.projectRoot = root
 		}
 	}
-	b.projectDir = session.ProjectDir(env.CohortHome, worktree.ProjectSlug(b.projectRoot))
+	b.projectDir = transcript.ProjectDir(env.CohortHome, worktree.ProjectSlug(b.projectRoot))
 	return b, nil
 }
 
@@ -155,8 +155,8 @@ func (b *base) settingBool(key string) bool {
 }
 
 // catalog loads agent definitions; problems are warnings on stderr.
-func (b *base) catalog(ctx context.Context, known []string) *agent.Catalog {
-	cat, warns, errs := agent.Load(ctx, agent.LoadConfig{
+func (b *base) catalog(ctx context.Context, known []string) *agentdef.Catalog {
+	cat, warns, errs := agentdef.Load(ctx, agentdef.LoadConfig{
 		Cwd: b.cwd, ProjectRoot: b.projectRoot, CohortHome: b.env.CohortHome, Home: b.env.Home,
 		ClaudeCompat: b.env.ClaudeCompat, CLIJSON: b.o.agentsJSON, KnownTools: known, Flags: b.flags,
 	})
@@ -180,12 +180,12 @@ type Session struct {
 	id              string
 	typed           typedAhead // what Send queued and the lead has not read
 	model           *openedModel
-	cat             *agent.Catalog
+	cat             *agentdef.Catalog
 	tasks           *task.Registry
 	checker         *permission.Checker
-	rt              *runtime.Runtime
-	lead            *runtime.Agent
-	resumed         *session.Transcript
+	rt              *crew.Crew
+	lead            *crew.Agent
+	resumed         *transcript.Transcript
 	closers         []func()
 	remote          *remoteConn
 	modeName        string
@@ -367,7 +367,7 @@ func (s *Session) pickSession() error {
 	case s.o.resume != "":
 		s.id = s.o.resume
 	case s.o.continueLast:
-		id, err := session.Latest(s.projectDir)
+		id, err := transcript.Latest(s.projectDir)
 		if err != nil {
 			return configErr("Continue", "--continue: no earlier session in this project (%s)", s.projectDir)
 		}
@@ -375,8 +375,8 @@ func (s *Session) pickSession() error {
 	default:
 		s.id = s.o.sessionID
 		if s.id == "" {
-			s.id = session.NewID()
-		} else if _, err := os.Stat(session.Path(s.projectDir, s.id)); err == nil {
+			s.id = transcript.NewID()
+		} else if _, err := os.Stat(transcript.Path(s.projectDir, s.id)); err == nil {
 			return configErr("SessionID", "session %s exists already in this project; resume it (--resume) or choose another id", s.id)
 		}
 		return nil
@@ -384,14 +384,14 @@ func (s *Session) pickSession() error {
 	if s.o.fork {
 		from, to := s.id, s.o.sessionID
 		if to == "" {
-			to = session.NewID()
+			to = transcript.NewID()
 		}
-		if err := session.Fork(s.projectDir, from, to); err != nil {
+		if err := transcript.Fork(s.projectDir, from, to); err != nil {
 			return configErr("ForkSession", "cannot fork session %s: %w", from, err)
 		}
 		s.id = to
 	}
-	t, err := session.Load(session.Path(s.projectDir, s.id))
+	t, err := transcript.Load(transcript.Path(s.projectDir, s.id))
 	if err != nil {
 		return configErr("Resume", "cannot resume session %s: %w", s.id, err)
 	}
@@ -449,7 +449,7 @@ func (s *Session) runtime(ctx context.Context) error {
 	if err != nil {
 		fmt.Fprintf(s.inv.Stderr, "cohort: warning: %v\n", err)
 	}
-	s.rt, err = runtime.New(runtime.Config{
+	s.rt, err = crew.New(crew.Config{
 		Model: s.model.model, Catalog: cat, Flags: s.flags, Tools: s.tools, Tasks: s.tasks, Extras: s.agentExtras,
 		Permissions: s.checker,
 		Prompter:    s.prompter(),
@@ -466,7 +466,7 @@ func (s *Session) runtime(ctx context.Context) error {
 		MaxTurns:      s.o.agentMaxTurns,
 		Deadline:      s.o.agentTimeout,
 		EvictAfter:    s.o.evictAfter,
-		Index:         session.RetiredIndexPath(s.projectDir, s.id),
+		Index:         transcript.RetiredIndexPath(s.projectDir, s.id),
 		MaxDepth:      s.o.maxDepth,
 		SessionID:     s.id,
 		Cwd:           s.cwd,
@@ -492,7 +492,7 @@ func (s *Session) runtime(ctx context.Context) error {
 }
 
 // transcriptFor opens a subagent's sidechain transcript.
-func (s *Session) transcriptFor(a *runtime.Agent) (engine.Recorder, func() error, error) {
+func (s *Session) transcriptFor(a *crew.Agent) (engine.Recorder, func() error, error) {
 	info := a.Info()
 	if info.Depth == 0 {
 		return nil, nil, nil // the lead's transcript is opened by startLead
@@ -500,7 +500,7 @@ func (s *Session) transcriptFor(a *runtime.Agent) (engine.Recorder, func() error
 	if info.Kind == tool.KindDream {
 		return nil, nil, nil // a dream's turns are no session to review later
 	}
-	w, err := session.Create(session.WriterConfig{Path: session.SidechainPath(s.projectDir, s.id, info.ID),
+	w, err := transcript.Create(transcript.WriterConfig{Path: transcript.SidechainPath(s.projectDir, s.id, info.ID),
 		SessionID: s.id, AgentID: info.ID, Sidechain: true, Cwd: info.Cwd})
 	if err != nil {
 		return nil, nil, err
@@ -509,7 +509,7 @@ func (s *Session) transcriptFor(a *runtime.Agent) (engine.Recorder, func() error
 }
 
 func (s *Session) startLead(ctx context.Context) error {
-	w, err := session.Create(session.WriterConfig{Path: session.Path(s.projectDir, s.id), SessionID: s.id, Cwd: s.cwd})
+	w, err := transcript.Create(transcript.WriterConfig{Path: transcript.Path(s.projectDir, s.id), SessionID: s.id, Cwd: s.cwd})
 	if err != nil {
 		return err
 	}
@@ -517,11 +517,11 @@ func (s *Session) startLead(ctx context.Context) error {
 	if s.resumed != nil && s.resumed.Unrecorded != nil {
 		// The repair of the last turn goes into the file, so the next
 		// resume finds nothing to repair there (and any number work).
-		if err := w.Append(session.Entry{Type: session.TypeUser, Message: s.resumed.Unrecorded, Origin: session.OriginToolResult}); err != nil {
+		if err := w.Append(transcript.Entry{Type: transcript.TypeUser, Message: s.resumed.Unrecorded, Origin: transcript.OriginToolResult}); err != nil {
 			return err
 		}
 	}
-	cfg := runtime.LeadConfig{Model: s.model.name, MaxTurns: s.o.maxTurns,
+	cfg := crew.LeadConfig{Model: s.model.name, MaxTurns: s.o.maxTurns,
 		MaxBudgetUSD: s.o.maxBudgetUSD, Recorder: w,
 		Chain: prompt.Chain{Custom: s.o.systemPrompt, Append: s.o.appendSystemPrompt}}
 	if n := s.o.maxThinkingTokens; n > 0 {
@@ -550,7 +550,7 @@ func (s *Session) startLead(ctx context.Context) error {
 	s.closers = append(s.closers, s.lead.Close)
 	s.out.setLead(s.lead.ID())
 	if s.resumed == nil {
-		return w.Append(session.Entry{Type: session.TypeSystem, Subtype: session.SubtypeInit,
+		return w.Append(transcript.Entry{Type: transcript.TypeSystem, Subtype: transcript.SubtypeInit,
 			System: s.lead.System(), Model: s.lead.Info().Model, Tools: s.lead.ToolNames()})
 	}
 	return nil

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/cohort-dev/cohort/llm/fakeapi"
-	"github.com/cohort-dev/cohort/session"
+	"github.com/cohort-dev/cohort/transcript"
 )
 
 // TestTranscriptKeepsOrigins: what wakes the lead keeps its origin in the
@@ -42,7 +42,7 @@ func TestTranscriptKeepsOrigins(t *testing.T) {
 	collect(t, s, "organise the work")
 	s.Close()
 
-	f, err := os.Open(session.Path(s.projectDir, s.ID()))
+	f, err := os.Open(transcript.Path(s.projectDir, s.ID()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,8 +51,8 @@ func TestTranscriptKeepsOrigins(t *testing.T) {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<24)
 	for sc.Scan() {
-		var en session.Entry
-		if err := json.Unmarshal(sc.Bytes(), &en); err != nil || en.Type != session.TypeUser {
+		var en transcript.Entry
+		if err := json.Unmarshal(sc.Bytes(), &en); err != nil || en.Type != transcript.TypeUser {
 			continue
 		}
 		var text strings.Builder
@@ -62,12 +62,12 @@ func TestTranscriptKeepsOrigins(t *testing.T) {
 		switch txt := text.String(); {
 		case strings.Contains(txt, "<teammate-message"):
 			mates++
-			if en.Origin != session.OriginTeammate || en.From != "alice" || strings.Contains(txt, "<task-notification") {
+			if en.Origin != transcript.OriginTeammate || en.From != "alice" || strings.Contains(txt, "<task-notification") {
 				t.Errorf("a teammate's message is recorded as origin %q from %q: %.120s", en.Origin, en.From, txt)
 			}
 		case strings.Contains(txt, "<task-notification"):
 			notes++
-			if en.Origin != session.OriginNotification {
+			if en.Origin != transcript.OriginNotification {
 				t.Errorf("a task notification is recorded as origin %q", en.Origin)
 			}
 		case strings.Contains(txt, "organise the work"):

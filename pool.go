@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/cohort-dev/cohort/agent"
+	"github.com/cohort-dev/cohort/agentdef"
 	"github.com/cohort-dev/cohort/settings"
 	"github.com/cohort-dev/cohort/tool"
 )
@@ -42,7 +42,7 @@ func (c Config) checkParity() error {
 // poolNames are the names ToolPool may give: Cohort's tools and the
 // Config's.
 func (c Config) poolNames() []string {
-	names := slices.Clone(agent.CohortTools)
+	names := slices.Clone(agentdef.CohortTools)
 	for _, t := range c.Tools {
 		if t != nil {
 			names = append(names, t.Def().Name)

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/cohort-dev/cohort/agent"
+	"github.com/cohort-dev/cohort/agentdef"
 	"github.com/cohort-dev/cohort/llm"
 	"github.com/cohort-dev/cohort/llm/claude"
 	"github.com/cohort-dev/cohort/llm/openai"
@@ -110,7 +110,7 @@ func (b *base) prices() (llm.PriceTable, error) {
 // provider: the defaults on Anthropic's API, the lead's model elsewhere,
 // and the settings' "modelAliases" over either.
 func (b *base) aliases(provider, leadModel string) (map[string]string, error) {
-	out := agent.DefaultAliases()
+	out := agentdef.DefaultAliases()
 	if provider != providerAnthropic {
 		for k := range out {
 			out[k] = leadModel

@@ -10,8 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cohort-dev/cohort/crew"
 	"github.com/cohort-dev/cohort/remote"
-	"github.com/cohort-dev/cohort/runtime"
 	"github.com/cohort-dev/cohort/settings"
 )
 
@@ -180,14 +180,14 @@ func (s *Session) remoteFromSettings() error {
 }
 
 // remoteQueue is the runtime's Config.Remote: nil without NATS.
-func (s *Session) remoteQueue() func(context.Context) (runtime.RemoteQueue, error) {
+func (s *Session) remoteQueue() func(context.Context) (crew.RemoteQueue, error) {
 	if s.remote == nil {
 		return nil
 	}
 	return s.remote.get
 }
 
-func (r *remoteConn) get(ctx context.Context) (runtime.RemoteQueue, error) {
+func (r *remoteConn) get(ctx context.Context) (crew.RemoteQueue, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.client != nil {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/cohort-dev/cohort/engine"
 	"github.com/cohort-dev/cohort/hook"
-	"github.com/cohort-dev/cohort/session"
+	"github.com/cohort-dev/cohort/transcript"
 )
 
 // ErrBusy is returned by Run while another Run of the session is going,
@@ -239,7 +239,7 @@ func (s *Session) turn(ctx context.Context, prompt, opening string) Event {
 	r.Agents = s.agentUsage(time.Now())
 	r.DurationAPIMs = s.usage.apiTime().Milliseconds()
 	r.PermissionDenials = s.out.takeDenials()
-	r.SessionID, r.UUID, r.Time = s.id, session.NewID(), time.Now()
+	r.SessionID, r.UUID, r.Time = s.id, transcript.NewID(), time.Now()
 	return r
 }
 

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/cohort-dev/cohort/agent"
+	"github.com/cohort-dev/cohort/agentdef"
 	"github.com/cohort-dev/cohort/llm"
 	"github.com/cohort-dev/cohort/skill"
 	"github.com/cohort-dev/cohort/tool"
@@ -50,7 +50,7 @@ func (s *Session) skillTools() []tool.Tool {
 }
 
 // preloadSkills are the blocks of the skills a definition preloads.
-func (s *Session) preloadSkills(def *agent.Definition) []llm.Block {
+func (s *Session) preloadSkills(def *agentdef.Definition) []llm.Block {
 	if def == nil || len(def.Skills) == 0 {
 		return nil
 	}

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cohort-dev/cohort/crew"
 	"github.com/cohort-dev/cohort/llm/fakeapi"
-	"github.com/cohort-dev/cohort/runtime"
 )
 
 // TestSiblingsStartBehindTheFirstFirstToken: three background agents of
@@ -85,7 +85,7 @@ func TestSiblingsStartBehindTheFirstFirstToken(t *testing.T) {
 	for waiting := 0; waiting < 2; {
 		waiting = 0
 		for _, st := range s.tasks.List() {
-			if st.Phase == runtime.PhaseWaitingForSibling {
+			if st.Phase == crew.PhaseWaitingForSibling {
 				waiting++
 			}
 		}

@@ -9,8 +9,8 @@ import (
 
 	"github.com/cohort-dev/cohort/engine"
 	"github.com/cohort-dev/cohort/llm"
-	"github.com/cohort-dev/cohort/session"
 	"github.com/cohort-dev/cohort/tool"
+	"github.com/cohort-dev/cohort/transcript"
 )
 
 // maxStructuredAttempts is how many answers the lead may give under
@@ -94,7 +94,7 @@ func (s *Session) schemaRetry(res *engine.Result, attempts *int) []engine.Part {
 		return nil
 	}
 	fix := fmt.Sprintf("%v. Reply again with only the JSON value that matches the schema (attempt %d of %d).", err, *attempts+1, maxStructuredAttempts)
-	return []engine.Part{{Content: []llm.Block{llm.Text(fix)}, Origin: session.OriginSystem}}
+	return []engine.Part{{Content: []llm.Block{llm.Text(fix)}, Origin: transcript.OriginSystem}}
 }
 
 // unusableSchema is a schema ValidateInput could not apply.

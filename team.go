@@ -7,10 +7,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cohort-dev/cohort/crew"
 	"github.com/cohort-dev/cohort/flags"
 	"github.com/cohort-dev/cohort/llm"
 	"github.com/cohort-dev/cohort/mailbox"
-	"github.com/cohort-dev/cohort/runtime"
 	"github.com/cohort-dev/cohort/sessionsock"
 	"github.com/cohort-dev/cohort/task"
 	"github.com/cohort-dev/cohort/team"
@@ -129,7 +129,7 @@ func notifiedTasks(msgs []llm.Message) map[string]bool {
 
 // teamTools are the tools of teams (messaging, team files, the shared task
 // list; only with the agent_teams flag) and plan mode (always).
-func (s *Session) teamTools(rt *runtime.Runtime) []tool.Tool {
+func (s *Session) teamTools(rt *crew.Crew) []tool.Tool {
 	if !s.teamsOn || s.team == nil {
 		return planTools(rt)
 	}

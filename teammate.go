@@ -7,11 +7,10 @@ import (
 	"time"
 
 	"github.com/cohort-dev/cohort/permission"
-	"github.com/cohort-dev/cohort/session"
 	"github.com/cohort-dev/cohort/task"
 	"github.com/cohort-dev/cohort/team"
 	"github.com/cohort-dev/cohort/teammate"
-	"github.com/cohort-dev/cohort/tool/isolation"
+	"github.com/cohort-dev/cohort/transcript"
 	"github.com/cohort-dev/cohort/worktree"
 )
 
@@ -38,7 +37,7 @@ func (s *Session) openTeammate(ctx context.Context) error {
 	}
 	s.id = role.Session
 	if s.id == "" {
-		s.id = session.NewID()
+		s.id = transcript.NewID()
 	}
 	s.out = newEmitter(s.id, s.inv.Getenv("TMPDIR"), s.cfg.PartialMessages)
 	spec := s.o.model
@@ -108,7 +107,7 @@ func (s *Session) openTeammate(ctx context.Context) error {
 	if m.WorktreePath != "" {
 		// The lead made and locked the worktree; this process confines the
 		// teammate to it.
-		tcfg.Guard = isolation.NewGuard(worktree.NewGuard(m.WorktreePath, guardRoot), m.WorktreePath, guardRoot, s.env.Home)
+		tcfg.Guard = worktree.NewCommandGuard(worktree.NewGuard(m.WorktreePath, guardRoot), m.WorktreePath, guardRoot, s.env.Home)
 	}
 	if s.mate, err = teammate.Start(ctx, tcfg); err != nil {
 		return err

@@ -4,30 +4,30 @@ import (
 	"context"
 	"slices"
 
-	"github.com/cohort-dev/cohort/agent"
+	"github.com/cohort-dev/cohort/agentdef"
 	"github.com/cohort-dev/cohort/agenttool"
+	"github.com/cohort-dev/cohort/crew"
 	"github.com/cohort-dev/cohort/flags"
-	"github.com/cohort-dev/cohort/runtime"
 	"github.com/cohort-dev/cohort/task"
 	"github.com/cohort-dev/cohort/tool"
 	"github.com/cohort-dev/cohort/tool/ask"
 	"github.com/cohort-dev/cohort/tool/builtin"
-	"github.com/cohort-dev/cohort/tool/isolation"
 	"github.com/cohort-dev/cohort/tool/plan"
 	"github.com/cohort-dev/cohort/workflowtool"
+	"github.com/cohort-dev/cohort/worktree"
 )
 
 // tools builds every tool of the session in canonical order (the order is
 // part of the cached prompt prefix): the runtime's tool factory
-// (runtime.Config.Tools), called with the runtime being built. With rt nil
+// (crew.Config.Tools), called with the runtime being built. With rt nil
 // (listings, and the known names agent definitions are checked against)
 // the tools can only describe themselves.
-func (s *Session) tools(rt *runtime.Runtime) []tool.Tool {
+func (s *Session) tools(rt *crew.Crew) []tool.Tool {
 	var ts []tool.Tool
 	cfg := builtin.Config{}
 	var reg *task.Registry
 	var queues func(string) *task.Queue
-	ws := isolation.New(isolation.Config{})
+	ws := worktree.NewWorkspaces(worktree.WorkspacesConfig{})
 	if rt != nil {
 		var mates agenttool.TeammateSpawner
 		if s.teamsOn && s.team != nil {
@@ -78,8 +78,8 @@ func (s *Session) toolNames() []string {
 
 // planTools are EnterPlanMode and ExitPlanMode, finding the calling agent
 // in rt.
-func planTools(rt *runtime.Runtime) []tool.Tool {
-	return plan.Tools(func(id string) (plan.Agent, bool) {
+func planTools(rt *crew.Crew) []tool.Tool {
+	return plan.Tools(func(id string) (plan.Planner, bool) {
 		if rt == nil {
 			return nil, false
 		}
@@ -91,7 +91,7 @@ func planTools(rt *runtime.Runtime) []tool.Tool {
 // knownTools are the tool names agent definitions may name: Cohort's and
 // the Config's.
 func (s *Session) knownTools() []string {
-	known := slices.Clone(agent.CohortTools)
+	known := slices.Clone(agentdef.CohortTools)
 	for _, t := range s.cfg.Tools {
 		known = append(known, t.Def().Name)
 	}

@@ -1,7 +1,7 @@
 package cohort
 
 import (
-	"github.com/cohort-dev/cohort/agent"
+	"github.com/cohort-dev/cohort/agentdef"
 	"github.com/cohort-dev/cohort/llm"
 	"github.com/cohort-dev/cohort/llm/claude"
 	"github.com/cohort-dev/cohort/tool/web"
@@ -22,5 +22,5 @@ func (s *Session) searchConfig() web.SearchConfig {
 	if _, ok := m.(*claude.Model); !ok {
 		return web.SearchConfig{}
 	}
-	return web.SearchConfig{Model: m, ModelName: agent.ResolveAlias(s.model.name, agent.DefaultAliases())}
+	return web.SearchConfig{Model: m, ModelName: agentdef.ResolveAlias(s.model.name, agentdef.DefaultAliases())}
 }

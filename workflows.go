@@ -12,10 +12,10 @@ import (
 	"time"
 
 	"github.com/cohort-dev/cohort/engine"
-	"github.com/cohort-dev/cohort/session"
 	"github.com/cohort-dev/cohort/tool"
+	"github.com/cohort-dev/cohort/transcript"
 
-	"github.com/cohort-dev/cohort/runtime"
+	"github.com/cohort-dev/cohort/crew"
 	"github.com/cohort-dev/cohort/task"
 	"github.com/cohort-dev/cohort/workflow/host"
 	"github.com/cohort-dev/cohort/workflowtool"
@@ -25,7 +25,7 @@ import (
 // session's directory, saved workflows found below the cwd, the project
 // root and the home directory, and MaxBudgetUSD is each run's budget
 // (the script's budget.total: agent() throws once it is spent).
-func (s *Session) workflowConfig(rt *runtime.Runtime) workflowtool.Config {
+func (s *Session) workflowConfig(rt *crew.Crew) workflowtool.Config {
 	roots := []string{s.cwd}
 	if s.projectRoot != s.cwd {
 		roots = append(roots, s.projectRoot)
@@ -139,7 +139,7 @@ func (s *Session) RunWorkflow(ctx context.Context, req WorkflowRequest) iter.Seq
 		usage, cost, byModel := s.spending()
 		r.Usage, r.TotalCostUSD, r.ModelUsage = &usage, cost, byModel
 		r.DurationMs = time.Since(start).Milliseconds()
-		r.SessionID, r.UUID, r.Time = s.id, session.NewID(), time.Now()
+		r.SessionID, r.UUID, r.Time = s.id, transcript.NewID(), time.Now()
 		return r
 	})
 }
@@ -166,7 +166,7 @@ func (s *Session) workflowNow(ctx context.Context, req WorkflowRequest) (task.St
 		l.Source, l.Name = string(src), path
 	}
 	lead := s.mainAgent()
-	r, err := workflowtool.Start(ctx, wc, lead, tool.Env{Agent: lead.Info(), SessionID: s.id}, l)
+	r, err := workflowtool.Start(ctx, wc, lead, tool.Env{Caller: lead.Info(), SessionID: s.id}, l)
 	if err != nil {
 		return task.State{}, err
 	}

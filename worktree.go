@@ -13,7 +13,6 @@ import (
 
 	"github.com/cohort-dev/cohort/permission"
 	"github.com/cohort-dev/cohort/settings"
-	"github.com/cohort-dev/cohort/tool/isolation"
 	"github.com/cohort-dev/cohort/worktree"
 )
 
@@ -58,7 +57,7 @@ func (s *Session) openWorktrees(ctx context.Context) {
 	}
 }
 
-// worktrees returns the manager factory for runtime.Config.Worktrees.
+// worktrees returns the manager factory for crew.Config.Worktrees.
 func (w *sessionWorktrees) worktrees() func(context.Context) (*worktree.Manager, error) {
 	if w == nil {
 		return nil
@@ -114,7 +113,7 @@ func (w *sessionWorktrees) startSweep(ctx context.Context) {
 
 // close waits for the sweep, reports it, and lets go of the worktrees
 // agents entered and never left (removed when clean, else kept).
-func (w *sessionWorktrees) close(ws *isolation.Workspaces, stderr io.Writer, verbose bool) {
+func (w *sessionWorktrees) close(ws *worktree.Workspaces, stderr io.Writer, verbose bool) {
 	if w.sweepDone != nil {
 		<-w.sweepDone // bounded by sweepTimeout
 		if w.sweepErr != nil {

@@ -11,13 +11,13 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/cohort-dev/cohort/agent"
+	"github.com/cohort-dev/cohort/agentdef"
+	"github.com/cohort-dev/cohort/crew"
 	"github.com/cohort-dev/cohort/flags"
 	"github.com/cohort-dev/cohort/llm"
 	"github.com/cohort-dev/cohort/llm/claude"
 	"github.com/cohort-dev/cohort/llm/fakeapi"
 	"github.com/cohort-dev/cohort/prompt"
-	"github.com/cohort-dev/cohort/runtime"
 	"github.com/cohort-dev/cohort/task"
 	"github.com/cohort-dev/cohort/tool"
 	"github.com/cohort-dev/cohort/tool/builtin"
@@ -30,9 +30,9 @@ type rig struct {
 	t    testing.TB
 	dir  string
 	srv  *fakeapi.Server
-	rt   *runtime.Runtime
+	rt   *crew.Crew
 	reg  *task.Registry
-	lead *runtime.Agent
+	lead *crew.Agent
 }
 
 type rigConfig struct {
@@ -64,8 +64,8 @@ func newRig(t testing.TB, rc rigConfig) *rig {
 		defer cancel()
 		_ = r.reg.Close(ctx)
 	})
-	r.rt, err = runtime.New(runtime.Config{
-		Model: model, Catalog: agent.NewCatalog(agent.BuiltIns(fs)), Flags: fs,
+	r.rt, err = crew.New(crew.Config{
+		Model: model, Catalog: agentdef.NewCatalog(agentdef.BuiltIns(fs)), Flags: fs,
 		Tools: withAgentTool(nil, builtin.All(builtin.Config{})...), Tasks: r.reg, Cwd: r.dir, SessionID: "s1",
 		Environment: prompt.Environment{Platform: "linux", Date: "2026-11-30"},
 		ReadOnly:    func(n string) bool { return n == "Read" || n == "Glob" || n == "Grep" || n == "Bash" },
@@ -73,7 +73,7 @@ func newRig(t testing.TB, rc rigConfig) *rig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.lead, err = r.rt.NewLead(t.Context(), runtime.LeadConfig{Model: "claude-sonnet-5-5", Mode: "bypassPermissions"})
+	r.lead, err = r.rt.NewLead(t.Context(), crew.LeadConfig{Model: "claude-sonnet-5-5", Mode: "bypassPermissions"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,8 +83,8 @@ func newRig(t testing.TB, rc rigConfig) *rig {
 
 // withAgentTool is a runtime tool factory: the Agent tool (with mates as
 // its teammate spawner) in front of tools, and more built from the runtime.
-func withAgentTool(mates TeammateSpawner, tools ...tool.Tool) func(*runtime.Runtime) []tool.Tool {
-	return func(rt *runtime.Runtime) []tool.Tool {
+func withAgentTool(mates TeammateSpawner, tools ...tool.Tool) func(*crew.Crew) []tool.Tool {
+	return func(rt *crew.Crew) []tool.Tool {
 		return append([]tool.Tool{New(Config{Runtime: rt, Teammates: mates})}, tools...)
 	}
 }

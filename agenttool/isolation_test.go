@@ -13,7 +13,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/cohort-dev/cohort/agent"
+	"github.com/cohort-dev/cohort/agentdef"
+	"github.com/cohort-dev/cohort/crew"
 	"github.com/cohort-dev/cohort/engine"
 	"github.com/cohort-dev/cohort/flags"
 	"github.com/cohort-dev/cohort/hook"
@@ -21,7 +22,6 @@ import (
 	"github.com/cohort-dev/cohort/llm/claude"
 	"github.com/cohort-dev/cohort/llm/fakeapi"
 	"github.com/cohort-dev/cohort/prompt"
-	"github.com/cohort-dev/cohort/runtime"
 	"github.com/cohort-dev/cohort/task"
 	"github.com/cohort-dev/cohort/tool"
 	"github.com/cohort-dev/cohort/tool/builtin"
@@ -36,8 +36,8 @@ type isoRig struct {
 	env   []string
 	srv   *fakeapi.Server
 	reg   *task.Registry
-	rt    *runtime.Runtime
-	lead  *runtime.Agent
+	rt    *crew.Crew
+	lead  *crew.Agent
 	hooks *recHooks
 }
 
@@ -81,7 +81,7 @@ func newIsoRig(t *testing.T, ic isoConfig) *isoRig {
 	var once sync.Once
 	var mgr *worktree.Manager
 	var mgrErr error
-	var rt *runtime.Runtime
+	var rt *crew.Crew
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
@@ -92,15 +92,15 @@ func newIsoRig(t *testing.T, ic isoConfig) *isoRig {
 	if ic.gitSnapshot {
 		snapshot = prompt.GitSnapshot(t.Context(), r.dir)
 	}
-	rt, err = runtime.New(runtime.Config{
+	rt, err = crew.New(crew.Config{
 		GitSnapshot: snapshot,
-		Model:       model, Catalog: agent.NewCatalog(agent.BuiltIns(fs)), Flags: fs,
-		Tools: func(rt *runtime.Runtime) []tool.Tool {
+		Model:       model, Catalog: agentdef.NewCatalog(agentdef.BuiltIns(fs)), Flags: fs,
+		Tools: func(rt *crew.Crew) []tool.Tool {
 			return withAgentTool(ic.mates, append(builtin.All(builtin.Config{}), rt.Workspaces().Tools()...)...)(rt)
 		},
 		Tasks: r.reg, Cwd: r.dir, SessionID: "s1",
 		Environment: prompt.Environment{Platform: "linux", Date: "2026-11-30"},
-		Hooks:       func(a *runtime.Agent) engine.Hooks { return r.hooks },
+		Hooks:       func(a *crew.Agent) engine.Hooks { return r.hooks },
 		Worktrees: func(ctx context.Context) (*worktree.Manager, error) {
 			once.Do(func() { mgr, mgrErr = worktree.New(ctx, worktree.Config{Dir: r.dir, Env: r.env}) })
 			return mgr, mgrErr
@@ -110,7 +110,7 @@ func newIsoRig(t *testing.T, ic isoConfig) *isoRig {
 		t.Fatal(err)
 	}
 	r.rt = rt
-	r.lead, err = rt.NewLead(t.Context(), runtime.LeadConfig{Model: "claude-sonnet-5-5", Mode: "bypassPermissions"})
+	r.lead, err = rt.NewLead(t.Context(), crew.LeadConfig{Model: "claude-sonnet-5-5", Mode: "bypassPermissions"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -593,7 +593,7 @@ type fakeMates struct {
 	spawned  []string
 }
 
-func (f *fakeMates) SpawnTeammate(_ context.Context, _ *runtime.Runtime, _ *runtime.Agent, _ *tool.Env, in Input) (tool.Result, error) {
+func (f *fakeMates) SpawnTeammate(_ context.Context, _ *crew.Crew, _ *crew.Agent, _ *tool.Env, in Input) (tool.Result, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.spawned = append(f.spawned, in.Name)

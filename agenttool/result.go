@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cohort-dev/cohort/crew"
 	"github.com/cohort-dev/cohort/llm"
-	"github.com/cohort-dev/cohort/runtime"
 	"github.com/cohort-dev/cohort/task"
 	"github.com/cohort-dev/cohort/tool"
 )
@@ -33,7 +33,7 @@ type Launched struct {
 	OutputFile  string `json:"outputFile"`
 }
 
-func syncResult(child *runtime.Agent, st task.State) tool.Result {
+func syncResult(child *crew.Agent, st task.State) tool.Result {
 	if st.Status != task.StatusCompleted {
 		reason := st.Err
 		if reason == "" {
@@ -65,7 +65,7 @@ func syncResult(child *runtime.Agent, st task.State) tool.Result {
 	return tool.Result{Content: []llm.Block{llm.Text(text + trailer)}, Meta: r}
 }
 
-func asyncLaunched(child *runtime.Agent, in Input, outputFile string) tool.Result {
+func asyncLaunched(child *crew.Agent, in Input, outputFile string) tool.Result {
 	l := Launched{Status: "async_launched", AgentID: child.ID(), Description: in.Description,
 		Prompt: in.Prompt, OutputFile: outputFile}
 	text := fmt.Sprintf("The agent is running in the background (agentId: %s). You will get a <task-notification> when it finishes; do not wait or poll for it, continue with other work. Its transcript is written to %s.", child.ID(), outputFile)

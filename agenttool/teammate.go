@@ -4,15 +4,15 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/cohort-dev/cohort/crew"
 	"github.com/cohort-dev/cohort/flags"
-	"github.com/cohort-dev/cohort/runtime"
 	"github.com/cohort-dev/cohort/tool"
 )
 
 // TeammateSpawner runs the teammate path of the Agent tool (package
 // teammate implements it). Safe for concurrent use.
 type TeammateSpawner interface {
-	SpawnTeammate(ctx context.Context, rt *runtime.Runtime, parent *runtime.Agent, env *tool.Env, in Input) (tool.Result, error)
+	SpawnTeammate(ctx context.Context, rt *crew.Crew, parent *crew.Agent, env *tool.Env, in Input) (tool.Result, error)
 }
 
 // TeammateReserver is implemented by a TeammateSpawner that can add the
@@ -21,7 +21,7 @@ type TeammateSpawner interface {
 // reserved. ids are the calls' tool_use ids; release undoes what no spawn
 // took.
 type TeammateReserver interface {
-	Reserve(ctx context.Context, rt *runtime.Runtime, parent *runtime.Agent, ids []string, ins []Input) (release func())
+	Reserve(ctx context.Context, rt *crew.Crew, parent *crew.Agent, ids []string, ins []Input) (release func())
 }
 
 // prepare reserves every teammate a message spawns, when the spawner can.
@@ -47,7 +47,7 @@ func (t *Tool) reserve(ctx context.Context, env *tool.Env, calls []tool.Call) fu
 	if !ok || !t.rt.Flags().Bool(flags.AgentTeams) {
 		return nil
 	}
-	parent, ok := t.rt.Lookup(env.Agent.ID)
+	parent, ok := t.rt.Lookup(env.Caller.ID)
 	if !ok || parent.Info().Depth > 0 {
 		return nil
 	}
@@ -73,7 +73,7 @@ func (t *Tool) reserve(ctx context.Context, env *tool.Env, calls []tool.Call) fu
 
 // TeammateIsolator is implemented by a TeammateSpawner that gives
 // teammates spawned with isolation "worktree" a worktree of their own (see
-// runtime.LeaseWorktree). Without it such a spawn is refused, never run
+// crew.LeaseWorktree). Without it such a spawn is refused, never run
 // unisolated.
 type TeammateIsolator interface {
 	IsolatesTeammates() bool
@@ -81,7 +81,7 @@ type TeammateIsolator interface {
 
 // spawnTeammate runs the teammate path (ARCHITECTURE.md section 5) through
 // the configured spawner.
-func (t *Tool) spawnTeammate(ctx context.Context, parent *runtime.Agent, env *tool.Env, in Input) (tool.Result, error) {
+func (t *Tool) spawnTeammate(ctx context.Context, parent *crew.Agent, env *tool.Env, in Input) (tool.Result, error) {
 	if !t.rt.Flags().Bool(flags.AgentTeams) {
 		return tool.Errorf("Teams are turned off (the agent_teams flag); start a background agent (run_in_background: true) instead."), nil
 	}

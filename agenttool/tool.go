@@ -7,17 +7,17 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/cohort-dev/cohort/agent"
+	"github.com/cohort-dev/cohort/agentdef"
+	"github.com/cohort-dev/cohort/crew"
 	"github.com/cohort-dev/cohort/flags"
 	"github.com/cohort-dev/cohort/llm"
 	"github.com/cohort-dev/cohort/permission"
-	"github.com/cohort-dev/cohort/runtime"
 	"github.com/cohort-dev/cohort/task"
 	"github.com/cohort-dev/cohort/tool"
 )
 
 // Name is the Agent tool's name (Claude Code's).
-const Name = runtime.AgentToolName
+const Name = crew.AgentToolName
 
 // namePattern is what an agent name must match (Claude Code's pattern).
 var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
@@ -39,7 +39,7 @@ type Input struct {
 // Config wires the Agent tool.
 type Config struct {
 	// Runtime builds the agents it spawns (required).
-	Runtime *runtime.Runtime
+	Runtime *crew.Crew
 	// Teammates runs the teammate path (team_name and name); nil means
 	// teams are not available in the session.
 	Teammates TeammateSpawner
@@ -48,12 +48,12 @@ type Config struct {
 // Tool is the Agent tool's state. Its definition depends on the session's
 // catalog and flags, which are fixed for the session, so it is stable.
 type Tool struct {
-	rt    *runtime.Runtime
+	rt    *crew.Crew
 	mates TeammateSpawner
 }
 
 // New returns the Agent tool; make it in the runtime's tool factory
-// (runtime.Config.Tools), which hands it the runtime. Agent calls run in
+// (crew.Config.Tools), which hands it the runtime. Agent calls run in
 // parallel and need no approval themselves; the child's own calls are
 // checked.
 func New(cfg Config) tool.Tool {
@@ -89,7 +89,7 @@ func (t *Tool) description() string {
 		return b.String()
 	}
 	b.WriteString("\n\n")
-	b.WriteString(runtime.AgentList(t.rt.Catalog()))
+	b.WriteString(crew.AgentList(t.rt.Catalog()))
 	return b.String()
 }
 
@@ -113,9 +113,9 @@ func (t *Tool) schema() tool.Schema {
 
 // run routes one Agent call to its spawn path (ARCHITECTURE.md section 2).
 func (t *Tool) run(ctx context.Context, env *tool.Env, in Input) (tool.Result, error) {
-	parent, ok := t.rt.Lookup(env.Agent.ID)
+	parent, ok := t.rt.Lookup(env.Caller.ID)
 	if !ok {
-		return tool.Result{}, fmt.Errorf("agenttool: the calling agent %q is not registered with the runtime", env.Agent.ID)
+		return tool.Result{}, fmt.Errorf("agenttool: the calling agent %q is not registered with the runtime", env.Caller.ID)
 	}
 	if in.Name != "" && !namePattern.MatchString(in.Name) {
 		return tool.Errorf("Invalid agent name %q: a name must match %s (letters, digits, '_' and '-', starting with a letter or digit, at most 64 characters).", in.Name, namePattern), nil
@@ -133,7 +133,7 @@ func (t *Tool) run(ctx context.Context, env *tool.Env, in Input) (tool.Result, e
 	if in.Isolation == "remote" {
 		return t.spawnRemote(ctx, parent, env, in, def)
 	}
-	req := runtime.Request{Description: in.Description, Prompt: in.Prompt, Name: in.Name, Def: def,
+	req := crew.Request{Description: in.Description, Prompt: in.Prompt, Name: in.Name, Def: def,
 		Model: in.Model, Mode: permission.Mode(in.Mode), Isolation: in.Isolation, Cwd: in.Cwd}
 	if def != nil {
 		req.Background = in.RunInBackground || def.Background
@@ -157,7 +157,7 @@ func (t *Tool) run(ctx context.Context, env *tool.Env, in Input) (tool.Result, e
 
 // resolveType picks the definition for a call; nil with no error result
 // means the fork path.
-func (t *Tool) resolveType(parent *runtime.Agent, in Input) (*agent.Definition, *tool.Result) {
+func (t *Tool) resolveType(parent *crew.Agent, in Input) (*agentdef.Definition, *tool.Result) {
 	cat := t.rt.Catalog()
 	forkOn := t.rt.Flags().Bool(flags.ForkSubagent)
 	name := in.SubagentType
@@ -168,7 +168,7 @@ func (t *Tool) resolveType(parent *runtime.Agent, in Input) (*agent.Definition, 
 	case name == "fork", name == "" && forkOn:
 		return nil, nil
 	case name == "":
-		name = agent.GeneralPurpose
+		name = agentdef.GeneralPurpose
 	}
 	def, ok := cat.Get(name)
 	if !ok {
@@ -182,7 +182,7 @@ func (t *Tool) resolveType(parent *runtime.Agent, in Input) (*agent.Definition, 
 	return def, nil
 }
 
-func typeNames(cat *agent.Catalog) string {
+func typeNames(cat *agentdef.Catalog) string {
 	var names []string
 	for _, d := range cat.List() {
 		names = append(names, d.Name)
@@ -192,8 +192,8 @@ func typeNames(cat *agent.Catalog) string {
 
 // spawnRemote runs the agent on a remote worker (section 12): always in
 // the background, its result a notification like a local agent's.
-func (t *Tool) spawnRemote(ctx context.Context, parent *runtime.Agent, env *tool.Env, in Input, def *agent.Definition) (tool.Result, error) {
-	req := runtime.Request{Description: in.Description, Prompt: in.Prompt, Name: in.Name, Def: def,
+func (t *Tool) spawnRemote(ctx context.Context, parent *crew.Agent, env *tool.Env, in Input, def *agentdef.Definition) (tool.Result, error) {
+	req := crew.Request{Description: in.Description, Prompt: in.Prompt, Name: in.Name, Def: def,
 		Model: in.Model, Mode: permission.Mode(in.Mode), Isolation: in.Isolation, Background: true}
 	tk, err := t.rt.SpawnRemote(ctx, parent, env, req)
 	if err != nil {

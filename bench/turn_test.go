@@ -13,9 +13,9 @@ import (
 	"github.com/cohort-dev/cohort/llm/claude"
 	"github.com/cohort-dev/cohort/llm/fakeapi"
 	"github.com/cohort-dev/cohort/prompt"
-	"github.com/cohort-dev/cohort/session"
 	"github.com/cohort-dev/cohort/tool"
 	"github.com/cohort-dev/cohort/tool/builtin"
+	"github.com/cohort-dev/cohort/transcript"
 )
 
 // historyBytes is the conversation size of issue 3's target.
@@ -68,7 +68,7 @@ func newTurnFixture(b testing.TB) *turnFixture {
 			System:    prompt.System(prompt.Chain{}, env, ""),
 			Tools:     tools,
 			MaxTurns:  1, // one model call, its tool call, the tool_result appended
-			Env:       tool.Env{Agent: tool.Agent{Cwd: dir, ID: "bench"}, SessionID: "bench"},
+			Env:       tool.Env{Caller: tool.Caller{Cwd: dir, ID: "bench"}, SessionID: "bench"},
 		},
 	}
 }
@@ -156,7 +156,7 @@ func BenchmarkQueryLoopTurn(b *testing.B) {
 		b.ReportMetric(float64(Size(f.history)), "history-bytes")
 	})
 	b.Run("replay-transcript", func(b *testing.B) {
-		w, err := session.Create(session.WriterConfig{Path: filepath.Join(b.TempDir(), "t.jsonl"), SessionID: "bench"})
+		w, err := transcript.Create(transcript.WriterConfig{Path: filepath.Join(b.TempDir(), "t.jsonl"), SessionID: "bench"})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -11,11 +11,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cohort-dev/cohort/agent"
+	"github.com/cohort-dev/cohort/agentdef"
+	"github.com/cohort-dev/cohort/crew"
 	"github.com/cohort-dev/cohort/engine"
 	"github.com/cohort-dev/cohort/llm"
 	"github.com/cohort-dev/cohort/permission"
-	"github.com/cohort-dev/cohort/runtime"
 	"github.com/cohort-dev/cohort/task"
 	"github.com/cohort-dev/cohort/tool"
 )
@@ -46,7 +46,7 @@ type Detail struct {
 
 // Spec is one consolidation to run.
 type Spec struct {
-	Runtime *runtime.Runtime
+	Runtime *crew.Crew
 	Ticket  *Ticket
 	// MemoryDir is the memory directory (links resolved); ProjectDir holds
 	// the transcripts.
@@ -92,9 +92,9 @@ func Start(ctx context.Context, spec Spec) (t *task.Task, err error) {
 	if lead != nil {
 		parent = lead.ID()
 	}
-	a, err := rt.NewAgent(ctx, runtime.AgentSpec{
-		Kind: tool.KindDream, Role: agent.RoleBackground, Depth: 1, ParentID: parent,
-		Def:  &agent.Definition{Name: AgentType, Description: "Consolidates the project's memory", Tools: tools, BuiltIn: true},
+	a, err := rt.NewAgent(ctx, crew.AgentSpec{
+		Kind: tool.KindDream, Role: agentdef.RoleBackground, Depth: 1, ParentID: parent,
+		Def:  &agentdef.Definition{Name: AgentType, Description: "Consolidates the project's memory", Tools: tools, BuiltIn: true},
 		Mode: permission.ModeDefault, Model: spec.Model, Checker: checker, Prompter: prompter{dir: spec.MemoryDir},
 		Guard: g, System: System(spec.MemoryDir), Live: true,
 	})

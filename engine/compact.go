@@ -7,7 +7,7 @@ import (
 	"slices"
 
 	"github.com/cohort-dev/cohort/llm"
-	"github.com/cohort-dev/cohort/session"
+	"github.com/cohort-dev/cohort/transcript"
 )
 
 // summaryInstruction asks the model for the summary that replaces older turns.
@@ -42,7 +42,7 @@ type CompactHooks interface {
 // needsCompaction reports whether the next request, as estimated before it
 // is sent (estimate.go), would use enough of the context window to compact
 // first.
-func (a *Agent) needsCompaction(estimate int64) bool {
+func (a *Conversation) needsCompaction(estimate int64) bool {
 	c := a.cfg.Compaction
 	if c.Disabled {
 		return false
@@ -55,7 +55,7 @@ func (a *Agent) needsCompaction(estimate int64) bool {
 
 // maybeCompact compacts when the next request calls for it, then cuts what
 // is still too large (fit.go).
-func (a *Agent) maybeCompact(ctx context.Context) error {
+func (a *Conversation) maybeCompact(ctx context.Context) error {
 	if a.takeCompactRequest() {
 		a.preCompact(ctx, CompactManual)
 		if err := a.compact(ctx, CompactManual); err != nil {
@@ -77,7 +77,7 @@ func (a *Agent) maybeCompact(ctx context.Context) error {
 
 // preCompact runs the PreCompact hooks, if any, and reports whether they
 // asked to skip.
-func (a *Agent) preCompact(ctx context.Context, trigger string) bool {
+func (a *Conversation) preCompact(ctx context.Context, trigger string) bool {
 	h, ok := a.cfg.Hooks.(CompactHooks)
 	return ok && h.PreCompact(ctx, trigger)
 }
@@ -85,7 +85,7 @@ func (a *Agent) preCompact(ctx context.Context, trigger string) bool {
 // Compact replaces older turns with a model-written summary, keeping the
 // most recent messages verbatim, and records the boundary in the transcript.
 // It runs the PreCompact hooks with trigger "manual" first.
-func (a *Agent) Compact(ctx context.Context) error {
+func (a *Conversation) Compact(ctx context.Context) error {
 	a.preCompact(ctx, CompactManual)
 	return a.compact(ctx, CompactManual)
 }
@@ -93,13 +93,13 @@ func (a *Agent) Compact(ctx context.Context) error {
 // RequestCompact asks for a manual compaction before the agent's next
 // model request: how a session compacts an agent whose Send is running
 // (Compact must not be called then).
-func (a *Agent) RequestCompact() {
+func (a *Conversation) RequestCompact() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.compactAsked = true
 }
 
-func (a *Agent) takeCompactRequest() bool {
+func (a *Conversation) takeCompactRequest() bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	asked := a.compactAsked
@@ -107,7 +107,7 @@ func (a *Agent) takeCompactRequest() bool {
 	return asked
 }
 
-func (a *Agent) compact(ctx context.Context, trigger string) error {
+func (a *Conversation) compact(ctx context.Context, trigger string) error {
 	a.mu.Lock()
 	before := a.lastSeen
 	history := slices.Clone(a.history)
@@ -133,7 +133,7 @@ func (a *Agent) compact(ctx context.Context, trigger string) error {
 
 	a.emit(Event{Kind: EventCompact, Compact: &CompactInfo{Trigger: trigger, TokensBefore: before, Summary: summary, Kept: len(kept)}})
 	return a.recordRewrite(fmt.Sprintf("compacted %d messages (%d tokens) into a summary; kept %d", cut, before, len(kept)),
-		append([]llm.Message{head}, kept...), session.OriginCompactSummary)
+		append([]llm.Message{head}, kept...), transcript.OriginCompactSummary)
 }
 
 // compactionCut returns the index of the first kept message: an assistant
@@ -152,7 +152,7 @@ func compactionCut(history []llm.Message, keep int) int {
 
 // summarize asks the model for a summary of history. The request shares the
 // agent's system prompt, tools and history so it reads the prompt cache.
-func (a *Agent) summarize(ctx context.Context, history []llm.Message) (string, error) {
+func (a *Conversation) summarize(ctx context.Context, history []llm.Message) (string, error) {
 	// A history too large to send is cut for this request only (fit.go).
 	c := a.cfg.Compaction
 	history, _ = fitMessages(history, a.fitBudget()-int64(c.MaxSummaryTokens)-a.fixedTokens())

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/cohort-dev/cohort/llm"
-	"github.com/cohort-dev/cohort/session"
 	"github.com/cohort-dev/cohort/tool"
+	"github.com/cohort-dev/cohort/transcript"
 )
 
 // TestCompactionContinuesAndResumes runs a conversation that crosses the
@@ -17,7 +17,7 @@ import (
 func TestCompactionContinuesAndResumes(t *testing.T) {
 	w := &probe{name: "W"}
 	path := filepath.Join(t.TempDir(), "s.jsonl")
-	rec, err := session.Create(session.WriterConfig{Path: path, SessionID: "s1"})
+	rec, err := transcript.Create(transcript.WriterConfig{Path: path, SessionID: "s1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func TestCompactionContinuesAndResumes(t *testing.T) {
 		t.Fatalf("summary must be followed by a kept assistant message, got %s", after.Messages[1].Role)
 	}
 
-	tr, err := session.Load(path)
+	tr, err := transcript.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/cohort-dev/cohort/llm"
-	"github.com/cohort-dev/cohort/session"
 	"github.com/cohort-dev/cohort/tool"
+	"github.com/cohort-dev/cohort/transcript"
 )
 
 // Config describes one agent. The zero values of the optional fields are
@@ -160,7 +160,7 @@ type PartsInbox interface {
 // Recorder persists the conversation (the session transcript). Append is
 // called from the agent's goroutine only.
 type Recorder interface {
-	Append(e session.Entry) error
+	Append(e transcript.Entry) error
 }
 
 func (c *Config) defaults() {

@@ -32,7 +32,7 @@ const imageTokens = 1600
 const blockOverhead = 40
 
 // nextRequestTokens estimates the input tokens of the next request.
-func (a *Agent) nextRequestTokens() int64 {
+func (a *Conversation) nextRequestTokens() int64 {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.lastSeen > 0 {

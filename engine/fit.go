@@ -6,7 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cohort-dev/cohort/llm"
-	"github.com/cohort-dev/cohort/session"
+	"github.com/cohort-dev/cohort/transcript"
 )
 
 // Fitting the window. Compaction keeps the most recent messages verbatim,
@@ -39,19 +39,19 @@ const cutNote = "\n[… %d bytes cut here so that the conversation fits the cont
 var cutNoteRoom = len(fmt.Sprintf(cutNote, 1_000_000_000))
 
 // fitBudget is the request size, in tokens, that fitting aims under.
-func (a *Agent) fitBudget() int64 {
+func (a *Conversation) fitBudget() int64 {
 	c := a.cfg.Compaction
 	return int64(c.Threshold * float64(c.ContextWindow))
 }
 
 // fixedTokens estimates the request's system prompt and tool definitions.
-func (a *Agent) fixedTokens() int64 {
+func (a *Conversation) fixedTokens() int64 {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.fixedTokensLocked()
 }
 
-func (a *Agent) fixedTokensLocked() int64 {
+func (a *Conversation) fixedTokensLocked() int64 {
 	var bytes int64
 	for _, d := range a.defs {
 		bytes += int64(len(d.Name)+len(d.Description)+len(d.InputSchema)) + blockOverhead
@@ -63,7 +63,7 @@ func (a *Agent) fixedTokensLocked() int64 {
 // estimate tokens, would exceed it, and records the result. It does nothing
 // when compaction is disabled (the caller keeps the history as it is) or the
 // request fits.
-func (a *Agent) fitHistory(estimate int64) error {
+func (a *Conversation) fitHistory(estimate int64) error {
 	if a.cfg.Compaction.Disabled || estimate <= a.fitBudget() {
 		return nil
 	}
@@ -83,20 +83,20 @@ func (a *Agent) fitHistory(estimate int64) error {
 
 // recordRewrite writes a compaction boundary and then msgs, the history that
 // replaces everything before it; the first message gets firstOrigin.
-func (a *Agent) recordRewrite(note string, msgs []llm.Message, firstOrigin string) error {
-	if err := a.record(session.Entry{Type: session.TypeSystem, Subtype: session.SubtypeCompactBoundary, Content: note}); err != nil {
+func (a *Conversation) recordRewrite(note string, msgs []llm.Message, firstOrigin string) error {
+	if err := a.record(transcript.Entry{Type: transcript.TypeSystem, Subtype: transcript.SubtypeCompactBoundary, Content: note}); err != nil {
 		return err
 	}
 	for i := range msgs {
 		m := msgs[i]
-		typ, origin := session.TypeAssistant, ""
+		typ, origin := transcript.TypeAssistant, ""
 		if m.Role == llm.RoleUser {
-			typ, origin = session.TypeUser, session.OriginToolResult
+			typ, origin = transcript.TypeUser, transcript.OriginToolResult
 			if i == 0 && firstOrigin != "" {
 				origin = firstOrigin
 			}
 		}
-		if err := a.record(session.Entry{Type: typ, Message: &m, Origin: origin}); err != nil {
+		if err := a.record(transcript.Entry{Type: typ, Message: &m, Origin: origin}); err != nil {
 			return err
 		}
 	}

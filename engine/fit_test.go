@@ -11,8 +11,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/cohort-dev/cohort/llm"
-	"github.com/cohort-dev/cohort/session"
 	"github.com/cohort-dev/cohort/tool"
+	"github.com/cohort-dev/cohort/transcript"
 )
 
 // fanOut is a history like a lead's after launching n agents in one
@@ -146,20 +146,20 @@ func TestEngineFitsAnOversizedTurn(t *testing.T) {
 // memRecorder keeps transcript entries in memory.
 type memRecorder struct{ lines []string }
 
-func (m *memRecorder) Append(e session.Entry) error {
+func (m *memRecorder) Append(e transcript.Entry) error {
 	data, err := json.Marshal(e)
 	m.lines = append(m.lines, string(data))
 	return err
 }
 
 // transcript writes the entries to a file and loads it as a resume would.
-func (m *memRecorder) transcript(t *testing.T) *session.Transcript {
+func (m *memRecorder) transcript(t *testing.T) *transcript.Transcript {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "t.jsonl")
 	if err := os.WriteFile(path, []byte(strings.Join(m.lines, "\n")+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	tr, err := session.Load(path)
+	tr, err := transcript.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}

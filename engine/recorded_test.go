@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/cohort-dev/cohort/llm"
-	"github.com/cohort-dev/cohort/session"
+	"github.com/cohort-dev/cohort/transcript"
 )
 
 // A part's Recorded runs only once its transcript entry is written: an
@@ -19,8 +19,8 @@ func TestPartRecordedAfterItsEntry(t *testing.T) {
 	a := New(Config{Model: model, Recorder: rec})
 	var entriesAtAck []int
 	parts := []Part{
-		{Content: []llm.Block{llm.Text("first")}, Origin: session.OriginNotification, Recorded: func() { entriesAtAck = append(entriesAtAck, rec.n) }},
-		{Content: []llm.Block{llm.Text("second")}, Origin: session.OriginTeammate, From: "bob", Recorded: func() { entriesAtAck = append(entriesAtAck, rec.n) }},
+		{Content: []llm.Block{llm.Text("first")}, Origin: transcript.OriginNotification, Recorded: func() { entriesAtAck = append(entriesAtAck, rec.n) }},
+		{Content: []llm.Block{llm.Text("second")}, Origin: transcript.OriginTeammate, From: "bob", Recorded: func() { entriesAtAck = append(entriesAtAck, rec.n) }},
 	}
 	if _, err := a.SendParts(t.Context(), parts); err != nil {
 		t.Fatal(err)
@@ -46,7 +46,7 @@ type countingRecorder struct {
 	err error
 }
 
-func (c *countingRecorder) Append(session.Entry) error {
+func (c *countingRecorder) Append(transcript.Entry) error {
 	if c.err != nil {
 		return c.err
 	}

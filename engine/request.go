@@ -9,7 +9,7 @@ import (
 // buildRequest renders the next request from the history. Only the parts
 // that carry cache markers are copied; everything else is shared with the
 // history, read-only.
-func (a *Agent) buildRequest() *llm.Request {
+func (a *Conversation) buildRequest() *llm.Request {
 	a.mu.Lock()
 	msgs := slices.Clone(a.history)
 	a.mu.Unlock()
@@ -17,7 +17,7 @@ func (a *Agent) buildRequest() *llm.Request {
 }
 
 // requestFor renders a request around msgs, which it takes ownership of.
-func (a *Agent) requestFor(msgs []llm.Message) *llm.Request {
+func (a *Conversation) requestFor(msgs []llm.Message) *llm.Request {
 	a.mu.Lock()
 	defs := slices.Clone(a.defs)
 	model := a.model

@@ -16,7 +16,7 @@ import (
 // runTools executes the calls of one assistant message and returns their
 // tool_result blocks in call order. It returns ctx's error, with every call
 // answered (unfinished ones as interrupted), when the agent is cancelled.
-func (a *Agent) runTools(ctx context.Context, uses []llm.Block) ([]llm.Block, error) {
+func (a *Conversation) runTools(ctx context.Context, uses []llm.Block) ([]llm.Block, error) {
 	results := make([]llm.Block, len(uses))
 	calls := make([]*pending, len(uses))
 	for i, u := range uses {
@@ -54,7 +54,7 @@ func (a *Agent) runTools(ctx context.Context, uses []llm.Block) ([]llm.Block, er
 
 // prepareBatch calls Prepare on every tool of the message that implements
 // tool.Preparer, with its valid calls, and returns the done funcs.
-func (a *Agent) prepareBatch(ctx context.Context, calls []*pending) []func() {
+func (a *Conversation) prepareBatch(ctx context.Context, calls []*pending) []func() {
 	var order []tool.Tool
 	byTool := map[tool.Tool][]tool.Call{}
 	for _, p := range calls {
@@ -92,7 +92,7 @@ func (p *pending) parallel() bool {
 	return p.fail == "" && p.traits.ReadOnly && p.traits.ConcurrencySafe
 }
 
-func (a *Agent) prepare(u llm.Block) *pending {
+func (a *Conversation) prepare(u llm.Block) *pending {
 	p := &pending{use: u}
 	a.mu.Lock()
 	t, ok := a.tools[u.Name]
@@ -115,7 +115,7 @@ func (a *Agent) prepare(u llm.Block) *pending {
 	return p
 }
 
-func (a *Agent) toolNames() string {
+func (a *Conversation) toolNames() string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	names := make([]string, 0, len(a.defs))
@@ -128,7 +128,7 @@ func (a *Agent) toolNames() string {
 
 // execute runs one call through hooks and the gate and returns its
 // tool_result block.
-func (a *Agent) execute(ctx context.Context, p *pending) llm.Block {
+func (a *Conversation) execute(ctx context.Context, p *pending) llm.Block {
 	start := a.cfg.Now()
 	a.emit(Event{Kind: EventToolStart, Tool: &ToolEvent{ID: p.use.ID, Name: p.use.Name, Input: p.use.Input}})
 	res, denied := a.call(ctx, p)
@@ -142,7 +142,7 @@ func (a *Agent) execute(ctx context.Context, p *pending) llm.Block {
 }
 
 // call runs one call; denied is the gate's reason when the gate refused it.
-func (a *Agent) call(ctx context.Context, p *pending) (res tool.Result, denied string) {
+func (a *Conversation) call(ctx context.Context, p *pending) (res tool.Result, denied string) {
 	if p.fail != "" {
 		return tool.Errorf("%s", p.fail), ""
 	}

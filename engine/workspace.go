@@ -7,7 +7,7 @@ import "github.com/cohort-dev/cohort/tool"
 // returns see them in their Env. The system prompt is not rendered again —
 // it is part of the cached prefix — so whoever moves the agent tells the
 // model where it now works.
-func (a *Agent) SetWorkspace(cwd string, guard tool.WriteGuard) {
+func (a *Conversation) SetWorkspace(cwd string, guard tool.WriteGuard) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.cfg.Env.Cwd = cwd
@@ -18,22 +18,22 @@ func (a *Agent) SetWorkspace(cwd string, guard tool.WriteGuard) {
 // from the next tool call on: the runtime calls it when the agent moves
 // into or out of a worktree or changes permission mode, so that its tools
 // see the same record the runtime keeps.
-func (a *Agent) SetAgent(rec tool.Agent, guard tool.WriteGuard) {
+func (a *Conversation) SetAgent(rec tool.Caller, guard tool.WriteGuard) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.cfg.Env.Agent = rec
+	a.cfg.Env.Caller = rec
 	a.cfg.Env.Guard = guard
 }
 
 // Workspace returns the agent's current working directory and write guard.
-func (a *Agent) Workspace() (cwd string, guard tool.WriteGuard) {
+func (a *Conversation) Workspace() (cwd string, guard tool.WriteGuard) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.cfg.Env.Cwd, a.cfg.Env.Guard
 }
 
 // toolEnv returns a copy of the tool context for one call.
-func (a *Agent) toolEnv() tool.Env {
+func (a *Conversation) toolEnv() tool.Env {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.cfg.Env

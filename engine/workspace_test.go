@@ -15,7 +15,7 @@ import (
 // mover is a tool that moves its own agent (as EnterWorktree does) and
 // reports the cwd each call ran in.
 type mover struct {
-	agent *Agent
+	agent *Conversation
 	seen  []string
 }
 
@@ -41,7 +41,7 @@ func (m *mover) Run(_ context.Context, env *tool.Env, input json.RawMessage) (to
 func TestSetWorkspaceMovesLaterCalls(t *testing.T) {
 	mv := &mover{}
 	turn := 0
-	a := New(Config{ModelName: "m", Tools: []tool.Tool{mv}, Env: tool.Env{Agent: tool.Agent{Cwd: "/start", ID: "a1"}},
+	a := New(Config{ModelName: "m", Tools: []tool.Tool{mv}, Env: tool.Env{Caller: tool.Caller{Cwd: "/start", ID: "a1"}},
 		Model: replyFunc(func(*llm.Request) *llm.Response {
 			turn++
 			switch turn {

@@ -16,7 +16,7 @@ func BenchmarkPreToolUse(b *testing.B) {
 		b.Fatal(probs)
 	}
 	dir := b.TempDir()
-	s := NewRunner(Config{Hooks: set}).For(Agent{Agent: tool.Agent{Cwd: dir, ID: "a", Depth: 1}})
+	s := NewRunner(Config{Hooks: set}).For(Subject{Caller: tool.Caller{Cwd: dir, ID: "a", Depth: 1}})
 	for _, tool := range []string{"Read", "Bash"} {
 		b.Run(tool, func(b *testing.B) {
 			c := call(dir, tool, `{"command": "ls"}`)

@@ -21,7 +21,7 @@ func TestIfLimitsWhenAHookRuns(t *testing.T) {
 	r := newRunner(t, Config{},
 		spec{event: PreToolUse, matcher: "Write|Edit", cmd: guard, cond: "Write(.env*)"},
 		spec{event: PreToolUse, matcher: "Bash", cmd: push, cond: "Bash(git push *)"})
-	s := r.For(Agent{Agent: tool.Agent{Cwd: dir}})
+	s := r.For(Subject{Caller: tool.Caller{Cwd: dir}})
 	tests := []struct {
 		tool, input string
 		ran         int

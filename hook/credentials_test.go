@@ -20,7 +20,7 @@ func TestHookEnvHasNoCredentials(t *testing.T) {
 		"OPENAI_API_KEY=sk-openai-secret", "NATS_CREDS=/home/u/nats.creds", "NATS_TOKEN=nats-secret", "KEEP=me"}
 	r := newRunner(t, Config{Env: base, ExtraEnv: []string{"OPENAI_API_KEY=from-settings"}},
 		spec{event: PreToolUse, matcher: "Write", cmd: path})
-	r.For(Agent{Agent: tool.Agent{Cwd: dir}}).PreToolUse(t.Context(), call(dir, "Write", `{"file_path": "/x", "content": "y"}`))
+	r.For(Subject{Caller: tool.Caller{Cwd: dir}}).PreToolUse(t.Context(), call(dir, "Write", `{"file_path": "/x", "content": "y"}`))
 	data, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)

@@ -45,7 +45,7 @@ func writeOnce(path, content string, result *llm.Block) llm.Model {
 }
 
 // TestEngineBlocksWriteInNestedSubagent runs the real Write tool in an
-// engine.Agent at depth 2 whose hooks come from settings: the hook reads
+// engine.Conversation at depth 2 whose hooks come from settings: the hook reads
 // the depth from its input and denies, and the model gets an is_error
 // result holding the hook's stderr. The same hook lets the lead write.
 func TestEngineBlocksWriteInNestedSubagent(t *testing.T) {
@@ -64,8 +64,8 @@ exit 2`)
 		a := engine.New(engine.Config{
 			Model: writeOnce(target, "hello\n", &result),
 			Tools: []tool.Tool{file.NewWrite()},
-			Env:   tool.Env{Agent: tool.Agent{Cwd: dir, ID: id, Depth: depth}},
-			Hooks: r.For(Agent{Agent: tool.Agent{ID: id, Type: "general-purpose", Depth: depth, Cwd: dir, ParentToolUseID: "toolu_spawn"}}),
+			Env:   tool.Env{Caller: tool.Caller{Cwd: dir, ID: id, Depth: depth}},
+			Hooks: r.For(Subject{Caller: tool.Caller{ID: id, Type: "general-purpose", Depth: depth, Cwd: dir, ParentToolUseID: "toolu_spawn"}}),
 		})
 		if _, err := a.Send(t.Context(), []llm.Block{llm.Text("write it")}, ""); err != nil {
 			t.Fatal(err)
@@ -110,8 +110,8 @@ printf '%s\n' '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissio
 	a := engine.New(engine.Config{
 		Model: writeOnce(filepath.Join(dir, "elsewhere.txt"), "secret\n", &result),
 		Tools: []tool.Tool{file.NewWrite()},
-		Env:   tool.Env{Agent: tool.Agent{Cwd: dir}},
-		Hooks: r.For(Agent{Agent: tool.Agent{Cwd: dir}}),
+		Env:   tool.Env{Caller: tool.Caller{Cwd: dir}},
+		Hooks: r.For(Subject{Caller: tool.Caller{Cwd: dir}}),
 		Gate:  askAll{}, // the hook's allow stands in for the approval the gate would ask for
 	})
 	if _, err := a.Send(t.Context(), []llm.Block{llm.Text("write")}, ""); err != nil {

@@ -28,12 +28,12 @@ func TestPostToolUse(t *testing.T) {
 		spec{event: PostToolUse, matcher: "*", cmd: quiet},
 	)
 	res := tool.Text("wrote 3 lines")
-	got := r.For(Agent{Agent: tool.Agent{Cwd: dir}}).PostToolUse(t.Context(), call(dir, "Write", `{"file_path": "main.go"}`), &res)
+	got := r.For(Subject{Caller: tool.Caller{Cwd: dir}}).PostToolUse(t.Context(), call(dir, "Write", `{"file_path": "main.go"}`), &res)
 	want := "[PostToolUse hook] gofmt rewrote main.go\n[PostToolUse hook] vet: unused variable x\n[PostToolUse hook] run the tests next"
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("appended text (-want +got):\n%s", diff)
 	}
-	if got := r.For(Agent{Agent: tool.Agent{Cwd: dir}}).PostToolUse(t.Context(), call(dir, "Read", `{}`), &res); got != "" {
+	if got := r.For(Subject{Caller: tool.Caller{Cwd: dir}}).PostToolUse(t.Context(), call(dir, "Read", `{}`), &res); got != "" {
 		t.Errorf("Read: %q, want nothing (plain stdout is not for the model)", got)
 	}
 }
@@ -60,7 +60,7 @@ func TestUserPromptSubmit(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
 			r := newRunner(t, Config{}, spec{event: UserPromptSubmit, matcher: "ignored", cmd: script(t, dir, "h.sh", "cat >/dev/null\n"+tt.body)})
-			got := r.For(Agent{Agent: tool.Agent{Cwd: dir}}).UserPromptSubmit(t.Context(), "deploy it")
+			got := r.For(Subject{Caller: tool.Caller{Cwd: dir}}).UserPromptSubmit(t.Context(), "deploy it")
 			if diff := cmp.Diff(tt.want, got, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("outcome (-want +got):\n%s", diff)
 			}
@@ -99,7 +99,7 @@ func TestStopAndOtherEvents(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(string(tt.event), func(t *testing.T) {
 			r := newRunner(t, Config{}, spec{event: tt.event, cmd: tt.cmd})
-			got := tt.fire(r.For(Agent{Agent: tool.Agent{Cwd: dir, Type: "general-purpose", Depth: 1}}))
+			got := tt.fire(r.For(Subject{Caller: tool.Caller{Cwd: dir, Type: "general-purpose", Depth: 1}}))
 			if diff := cmp.Diff(tt.want, got, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("outcome (-want +got):\n%s", diff)
 			}
@@ -122,7 +122,7 @@ printf '%s\n%s\n%s\n' "$COHORT_PROJECT_DIR" "$CLAUDE_PROJECT_DIR" "$(pwd)" > "`+
 		t.Fatal(err)
 	}
 	r := newRunner(t, Config{ProjectDir: "/proj", NewID: func() string { return "prompt-1" }}, specs...)
-	s := r.For(Agent{SessionID: "s1", TranscriptPath: "/t/s1.jsonl", Agent: tool.Agent{Cwd: dir, Mode: "acceptEdits",
+	s := r.For(Subject{SessionID: "s1", TranscriptPath: "/t/s1.jsonl", Caller: tool.Caller{Cwd: dir, Mode: "acceptEdits",
 		ID: "a7", Type: "reviewer", Depth: 2, ParentToolUseID: "toolu_parent"}})
 	ctx := t.Context()
 	c := call(dir, "Edit", `{"file_path": "a.go", "old_string": "x", "new_string": "y"}`)
@@ -195,7 +195,7 @@ printf '%s\n%s\n%s\n' "$COHORT_PROJECT_DIR" "$CLAUDE_PROJECT_DIR" "$(pwd)" > "`+
 func TestLeadInputOmitsAgentFields(t *testing.T) {
 	dir := t.TempDir()
 	r := newRunner(t, Config{}, spec{event: Stop, cmd: "cat > " + filepath.Join(dir, "in.json")})
-	r.For(Agent{Agent: tool.Agent{Cwd: dir}}).Stop(t.Context(), false)
+	r.For(Subject{Caller: tool.Caller{Cwd: dir}}).Stop(t.Context(), false)
 	want := map[string]any{"session_id": "", "transcript_path": "", "cwd": dir, "hook_event_name": "Stop",
 		"permission_mode": "default", "depth": 0.0, "stop_hook_active": false}
 	if diff := cmp.Diff(want, readJSON(t, filepath.Join(dir, "in.json"))); diff != "" {
@@ -217,7 +217,7 @@ func TestDefinitionHooksAddToSettings(t *testing.T) {
 	}
 	// As a subagent, the definition's Stop hook runs on SubagentStop, after
 	// the settings' hooks.
-	o := r.For(Agent{Agent: tool.Agent{Cwd: dir, Depth: 1}, Hooks: def}).SubagentStop(t.Context(), false)
+	o := r.For(Subject{Caller: tool.Caller{Cwd: dir, Depth: 1}, Hooks: def}).SubagentStop(t.Context(), false)
 	if o.Ran != 2 {
 		t.Fatalf("ran %d hooks, want 2", o.Ran)
 	}
@@ -227,11 +227,11 @@ func TestDefinitionHooksAddToSettings(t *testing.T) {
 		t.Errorf("ran (-want +got):\n%s", diff)
 	}
 	// Another agent sharing the runner does not get the definition's hooks.
-	if o := r.For(Agent{Agent: tool.Agent{Cwd: dir, Depth: 1}}).SubagentStop(t.Context(), false); o.Ran != 1 {
+	if o := r.For(Subject{Caller: tool.Caller{Cwd: dir, Depth: 1}}).SubagentStop(t.Context(), false); o.Ran != 1 {
 		t.Errorf("plain subagent ran %d hooks, want 1", o.Ran)
 	}
 	// As the lead (cohort --agent), they stay Stop hooks.
-	if o := r.For(Agent{Agent: tool.Agent{Cwd: dir}, Hooks: def}).Stop(t.Context(), false); o.Ran != 1 {
+	if o := r.For(Subject{Caller: tool.Caller{Cwd: dir}, Hooks: def}).Stop(t.Context(), false); o.Ran != 1 {
 		t.Errorf("lead Stop ran %d hooks, want 1", o.Ran)
 	}
 }

@@ -36,11 +36,11 @@ func Example() {
 		fmt.Println(p)
 	}
 	runner := hook.NewRunner(hook.Config{Hooks: set, ProjectDir: dir})
-	hooks := runner.For(hook.Agent{Agent: tool.Agent{ID: "worker", Type: "general-purpose", Depth: 2, Cwd: dir}})
+	hooks := runner.For(hook.Subject{Caller: tool.Caller{ID: "worker", Type: "general-purpose", Depth: 2, Cwd: dir}})
 
 	for _, name := range []string{"Write", "Read"} {
 		v := hooks.PreToolUse(context.Background(), &engine.Call{
-			ID: "toolu_1", Name: name, Input: json.RawMessage(`{"file_path": "gen.go"}`), Env: &tool.Env{Agent: tool.Agent{Cwd: dir}},
+			ID: "toolu_1", Name: name, Input: json.RawMessage(`{"file_path": "gen.go"}`), Env: &tool.Env{Caller: tool.Caller{Cwd: dir}},
 		})
 		fmt.Printf("%s: deny=%v %s\n", name, v.Deny, v.Reason)
 	}

@@ -82,7 +82,7 @@ func newRunner(t *testing.T, cfg Config, specs ...spec) *Runner {
 }
 
 func call(cwd, name, input string) *engine.Call {
-	return &engine.Call{ID: "toolu_1", Name: name, Input: json.RawMessage(input), Env: &tool.Env{Agent: tool.Agent{Cwd: cwd}}}
+	return &engine.Call{ID: "toolu_1", Name: name, Input: json.RawMessage(input), Env: &tool.Env{Caller: tool.Caller{Cwd: cwd}}}
 }
 
 // alive reports whether pid is a running (not zombie) process.

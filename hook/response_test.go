@@ -73,8 +73,8 @@ print(json.dumps({"hookSpecificOutput": {"hookEventName": "PostToolUse", "additi
 			use("toolu_w", "Write", map[string]string{"file_path": target, "content": "hi\n"}),
 			use("toolu_b", "Bash", map[string]string{"command": "echo from-bash"})),
 		Tools: []tool.Tool{file.NewWrite(), shell.NewBash(shell.Config{})},
-		Env:   tool.Env{Agent: tool.Agent{Cwd: dir}},
-		Hooks: r.For(Agent{Agent: tool.Agent{Cwd: dir}}),
+		Env:   tool.Env{Caller: tool.Caller{Cwd: dir}},
+		Hooks: r.For(Subject{Caller: tool.Caller{Cwd: dir}}),
 	})
 	if _, err := a.Send(t.Context(), []llm.Block{llm.Text("go")}, ""); err != nil {
 		t.Fatal(err)

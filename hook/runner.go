@@ -11,7 +11,7 @@ import (
 
 	"github.com/cohort-dev/cohort/internal/childenv"
 	"github.com/cohort-dev/cohort/internal/proc"
-	"github.com/cohort-dev/cohort/session"
+	"github.com/cohort-dev/cohort/transcript"
 )
 
 // Defaults for Config's zero values and output limits.
@@ -101,7 +101,7 @@ func NewRunner(cfg Config) *Runner {
 		cfg.Now = time.Now
 	}
 	if cfg.NewID == nil {
-		cfg.NewID = session.NewID
+		cfg.NewID = transcript.NewID
 	}
 	base := cfg.Env
 	if base == nil {
@@ -188,7 +188,7 @@ func (r *Runner) run(ctx context.Context, c *Command, stdin []byte, cwd string) 
 	return res
 }
 
-func (r *Runner) observe(ev Event, a *Agent, runs []ran, vs []verdict) {
+func (r *Runner) observe(ev Event, a *Subject, runs []ran, vs []verdict) {
 	if r.cfg.Observer == nil {
 		return
 	}

@@ -98,7 +98,7 @@ func TestPreToolUseAnswers(t *testing.T) {
 			path := script(t, dir, "hook.sh", "cat >/dev/null\n"+tt.body)
 			var recs records
 			r := newRunner(t, Config{Observer: recs.add}, spec{event: PreToolUse, matcher: "Write", cmd: path})
-			got := r.For(Agent{Agent: tool.Agent{Cwd: dir}}).PreToolUse(t.Context(), call(dir, "Write", `{"file_path": "/x", "content": "y"}`))
+			got := r.For(Subject{Caller: tool.Caller{Cwd: dir}}).PreToolUse(t.Context(), call(dir, "Write", `{"file_path": "/x", "content": "y"}`))
 			if tt.reason != "" {
 				if !strings.Contains(got.Reason, tt.reason) {
 					t.Errorf("reason %q does not contain %q", got.Reason, tt.reason)
@@ -123,7 +123,7 @@ func TestMatcherSelectsTools(t *testing.T) {
 	dir := t.TempDir()
 	deny := script(t, dir, "deny.sh", `echo "no $(basename $0)" >&2; exit 2`)
 	r := newRunner(t, Config{}, spec{event: PreToolUse, matcher: "Write|Edit", cmd: deny})
-	s := r.For(Agent{Agent: tool.Agent{Cwd: dir}})
+	s := r.For(Subject{Caller: tool.Caller{Cwd: dir}})
 	for tool, denied := range map[string]bool{"Write": true, "Edit": true, "NotebookEdit": false, "Read": false} {
 		if got := s.PreToolUse(t.Context(), call(dir, tool, `{}`)).Deny; got != denied {
 			t.Errorf("%s denied = %v, want %v", tool, got, denied)
@@ -149,7 +149,7 @@ func TestParallelHooksOneDenies(t *testing.T) {
 		spec{event: PreToolUse, matcher: "Bash", cmd: deny + " b"},
 		spec{event: PreToolUse, matcher: "", cmd: allow + " c"},
 	)
-	got := r.For(Agent{Agent: tool.Agent{Cwd: dir}}).PreToolUse(t.Context(), call(dir, "Bash", `{"command": "make"}`))
+	got := r.For(Subject{Caller: tool.Caller{Cwd: dir}}).PreToolUse(t.Context(), call(dir, "Bash", `{"command": "make"}`))
 	if diff := cmp.Diff(engine.HookVerdict{Deny: true, Reason: "tests must pass first"}, got); diff != "" {
 		t.Errorf("verdict (-want +got):\n%s", diff)
 	}
@@ -171,7 +171,7 @@ func TestFailedHookDropsAllow(t *testing.T) {
 	allow := script(t, dir, "allow.sh", `echo '{"decision": "approve"}'`)
 	broken := script(t, dir, "broken.sh", `echo "jq: not found" >&2; exit 127`)
 	r := newRunner(t, Config{}, spec{event: PreToolUse, cmd: allow}, spec{event: PreToolUse, cmd: broken})
-	s := r.For(Agent{Agent: tool.Agent{Cwd: dir}})
+	s := r.For(Subject{Caller: tool.Caller{Cwd: dir}})
 	o := s.Fire(t.Context(), toolInput(PreToolUse, call(dir, "Bash", `{"command": "ls"}`)))
 	if o.Decision != NoDecision || o.Block || len(o.Errors) != 1 {
 		t.Fatalf("outcome = %+v; want no decision, no block, one error", o)
@@ -195,13 +195,13 @@ func TestUpdatedInputs(t *testing.T) {
 	other := rewrite("other.sh", `{"command": "ls"}`)
 
 	r := newRunner(t, Config{}, spec{event: PreToolUse, cmd: a}, spec{event: PreToolUse, cmd: same})
-	v := r.For(Agent{Agent: tool.Agent{Cwd: dir}}).PreToolUse(t.Context(), call(dir, "Bash", `{"command": "ls"}`))
+	v := r.For(Subject{Caller: tool.Caller{Cwd: dir}}).PreToolUse(t.Context(), call(dir, "Bash", `{"command": "ls"}`))
 	if v.Deny || !sameJSON(v.Input, json.RawMessage(`{"command": "ls -la", "timeout": 5}`)) {
 		t.Errorf("agreeing rewrites: %+v", v)
 	}
 
 	r = newRunner(t, Config{}, spec{event: PreToolUse, cmd: a}, spec{event: PreToolUse, cmd: other})
-	v = r.For(Agent{Agent: tool.Agent{Cwd: dir}}).PreToolUse(t.Context(), call(dir, "Bash", `{"command": "ls"}`))
+	v = r.For(Subject{Caller: tool.Caller{Cwd: dir}}).PreToolUse(t.Context(), call(dir, "Bash", `{"command": "ls"}`))
 	if !v.Deny || v.Input != nil || !strings.Contains(v.Reason, "rewrote the input in different ways") {
 		t.Errorf("conflicting rewrites: %+v", v)
 	}
@@ -220,7 +220,7 @@ wait`
 	var recs records
 	r := newRunner(t, Config{Observer: recs.add, Grace: 50 * time.Millisecond},
 		spec{event: PreToolUse, cmd: hang, timeout: 1})
-	o := r.For(Agent{Agent: tool.Agent{Cwd: dir}}).Fire(t.Context(), toolInput(PreToolUse, call(dir, "Bash", `{}`)))
+	o := r.For(Subject{Caller: tool.Caller{Cwd: dir}}).Fire(t.Context(), toolInput(PreToolUse, call(dir, "Bash", `{}`)))
 	if o.Block || o.Decision != NoDecision || len(o.Errors) != 1 {
 		t.Fatalf("outcome = %+v; want a non-blocking error", o)
 	}
@@ -243,7 +243,7 @@ func TestCancelledAgentDeniesTheCall(t *testing.T) {
 	started := filepath.Join(dir, "started")
 	hang := script(t, dir, "hang.sh", `touch "`+started+`"; sleep 300`)
 	r := newRunner(t, Config{Grace: 50 * time.Millisecond}, spec{event: PreToolUse, cmd: hang})
-	s := r.For(Agent{Agent: tool.Agent{Cwd: dir}})
+	s := r.For(Subject{Caller: tool.Caller{Cwd: dir}})
 
 	ctx, cancel := context.WithCancel(t.Context())
 	var wg sync.WaitGroup
@@ -271,7 +271,7 @@ func TestCancelledAgentDeniesTheCall(t *testing.T) {
 func TestHookCannotStart(t *testing.T) {
 	dir := t.TempDir()
 	r := newRunner(t, Config{}, spec{event: PreToolUse, cmd: "true"})
-	o := r.For(Agent{}).Fire(t.Context(), toolInput(PreToolUse, call(filepath.Join(dir, "gone"), "Bash", `{}`)))
+	o := r.For(Subject{}).Fire(t.Context(), toolInput(PreToolUse, call(filepath.Join(dir, "gone"), "Bash", `{}`)))
 	if o.Block || len(o.Errors) != 1 || !strings.Contains(o.Errors[0].Error(), "could not run") {
 		t.Errorf("outcome = %+v; want a non-blocking 'could not run' error", o)
 	}
@@ -283,7 +283,7 @@ func TestNoHooksNoProcesses(t *testing.T) {
 		t.Errorf("nil scope verdict %+v", v)
 	}
 	r := NewRunner(Config{})
-	o := r.For(Agent{}).Stop(t.Context(), false)
+	o := r.For(Subject{}).Stop(t.Context(), false)
 	if o.Ran != 0 || o.Block {
 		t.Errorf("outcome %+v", o)
 	}
@@ -297,7 +297,7 @@ func TestMissingProgramIsReported(t *testing.T) {
 	r := newRunner(t, Config{},
 		spec{event: PreToolUse, cmd: "no-such-program-cohort-test --check"},
 		spec{event: PreToolUse, cmd: script(t, dir, "deny.sh", `cat >/dev/null; echo "not here" >&2; exit 2`)})
-	o := r.For(Agent{Agent: tool.Agent{Cwd: dir}}).Fire(t.Context(), toolInput(PreToolUse, call(dir, "Bash", `{"command": "ls"}`)))
+	o := r.For(Subject{Caller: tool.Caller{Cwd: dir}}).Fire(t.Context(), toolInput(PreToolUse, call(dir, "Bash", `{"command": "ls"}`)))
 	if !o.Block || o.Reason != "not here" || len(o.Errors) != 1 {
 		t.Fatalf("outcome = %+v; want the other hook's deny and one error", o)
 	}

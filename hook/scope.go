@@ -11,13 +11,13 @@ import (
 	"github.com/cohort-dev/cohort/tool"
 )
 
-// Agent is the agent hooks fire for: its record (tool.Agent: id, type,
-// cwd, permission mode, depth, the Agent call that spawned it) fills the
+// Subject is the agent hooks fire for: its record (tool.Subject: id, type,
+// cwd, permission mode, depth, the Subject call that spawned it) fills the
 // common input fields, and it may bring hooks of its own. Commands run in
 // its Cwd; a tool call's Env.Cwd, when set, takes its place for tool
 // events. At Depth > 0 its own Stop hooks fire on SubagentStop instead.
-type Agent struct {
-	tool.Agent
+type Subject struct {
+	tool.Caller
 	SessionID      string
 	TranscriptPath string
 	// Hooks are the agent definition's own hooks (FromDefinition). They run
@@ -29,7 +29,7 @@ type Agent struct {
 // a method per event. Safe for concurrent use; a nil *Scope runs nothing.
 type Scope struct {
 	r   *Runner
-	a   Agent
+	a   Subject
 	set *Set
 }
 
@@ -37,7 +37,7 @@ var _ engine.Hooks = (*Scope)(nil)
 
 // For binds r to agent a. It is cheap: build a new Scope when the agent's
 // permission mode or cwd changes.
-func (r *Runner) For(a Agent) *Scope {
+func (r *Runner) For(a Subject) *Scope {
 	own := a.Hooks
 	if a.Depth > 0 {
 		own = own.asSubagent()

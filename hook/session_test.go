@@ -34,12 +34,12 @@ func TestSessionStart(t *testing.T) {
 		spec{event: SessionStart, matcher: "startup", cmd: ctxJSON},
 		spec{event: SessionStart, matcher: "resume", cmd: resumeOnly},
 		spec{event: SessionStart, matcher: "startup|resume", cmd: refuse})
-	got := r.For(Agent{Agent: tool.Agent{Cwd: dir}}).SessionStart(t.Context(), SourceStartup, "claude-sonnet-4-5")
+	got := r.For(Subject{Caller: tool.Caller{Cwd: dir}}).SessionStart(t.Context(), SourceStartup, "claude-sonnet-4-5")
 	want := Outcome{Ran: 3, Context: []string{"Branch: main, 2 files changed", "open issue: #12"}, Messages: []string{"not today"}}
 	if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("startup (-want +got):\n%s", diff)
 	}
-	got = r.For(Agent{Agent: tool.Agent{Cwd: dir}}).SessionStart(t.Context(), SourceResume, "")
+	got = r.For(Subject{Caller: tool.Caller{Cwd: dir}}).SessionStart(t.Context(), SourceResume, "")
 	if !slices.Contains(got.Context, "welcome back") || slices.Contains(got.Context, "open issue: #12") {
 		t.Errorf("resume context = %q", got.Context)
 	}
@@ -58,7 +58,7 @@ func TestSessionEndAndNotification(t *testing.T) {
 		spec{event: SessionEnd, cmd: rec("end-any")},
 		spec{event: Notification, matcher: "permission_prompt", cmd: rec("notify-perm")},
 		spec{event: Notification, matcher: "idle_prompt", cmd: rec("notify-idle")})
-	s := r.For(Agent{Agent: tool.Agent{Cwd: dir}})
+	s := r.For(Subject{Caller: tool.Caller{Cwd: dir}})
 	if o := s.SessionEnd(t.Context(), EndOther); o.Ran != 1 || o.Block {
 		t.Errorf("SessionEnd(other) = %+v; want the unfiltered hook only, and no block", o)
 	}
@@ -105,8 +105,8 @@ func TestPreCompactSkipsAutomaticCompaction(t *testing.T) {
 			}
 			return &llm.Response{Content: []llm.Block{llm.Text("finished")}, StopReason: llm.StopEndTurn, Usage: u}
 		})
-		a := engine.New(engine.Config{Model: model, Tools: []tool.Tool{file.NewRead(file.ReadConfig{})}, Env: tool.Env{Agent: tool.Agent{Cwd: dir}},
-			Hooks: r.For(Agent{Agent: tool.Agent{Cwd: dir}}), Compaction: engine.Compaction{ContextWindow: 1000, Threshold: 0.8, KeepRecent: 4}})
+		a := engine.New(engine.Config{Model: model, Tools: []tool.Tool{file.NewRead(file.ReadConfig{})}, Env: tool.Env{Caller: tool.Caller{Cwd: dir}},
+			Hooks: r.For(Subject{Caller: tool.Caller{Cwd: dir}}), Compaction: engine.Compaction{ContextWindow: 1000, Threshold: 0.8, KeepRecent: 4}})
 		res, err := a.Send(t.Context(), []llm.Block{llm.Text("read eight times")}, "")
 		if err != nil || res.Text != "finished" {
 			t.Fatalf("blocked=%v: %+v, %v", blocked, res, err)
@@ -130,7 +130,7 @@ func TestPreCompactSkipsAutomaticCompaction(t *testing.T) {
 func TestManualCompactionIgnoresTheBlock(t *testing.T) {
 	dir := t.TempDir()
 	r := newRunner(t, Config{}, spec{event: PreCompact, cmd: script(t, dir, "keep.sh", `cat >/dev/null; exit 2`)})
-	s := r.For(Agent{Agent: tool.Agent{Cwd: dir}})
+	s := r.For(Subject{Caller: tool.Caller{Cwd: dir}})
 	if !s.PreCompact(t.Context(), engine.CompactAuto) {
 		t.Error("an automatic compaction was not skipped")
 	}
@@ -180,7 +180,7 @@ func TestPermissionRequest(t *testing.T) {
 				spec{event: PermissionRequest, matcher: "Bash", cmd: script(t, dir, strings.ReplaceAll(tt.name, " ", "-")+".sh", "cat >/dev/null\n"+tt.body)},
 				spec{event: Notification, matcher: "permission_prompt", cmd: "cat > " + log})
 			next := &recordingPrompter{}
-			p := Prompter{Hooks: r.For(Agent{Agent: tool.Agent{Cwd: dir}}), Next: next, Notify: true}
+			p := Prompter{Hooks: r.For(Subject{Caller: tool.Caller{Cwd: dir}}), Next: next, Notify: true}
 			got, err := p.Prompt(t.Context(), permission.PromptRequest{ToolName: "Bash", Input: json.RawMessage(`{"command": "make deploy"}`)})
 			if err != nil {
 				t.Fatal(err)

@@ -6,7 +6,7 @@
 // the rendered bytes are part of the cached prompt prefix, so nothing that
 // changes from turn to turn (the time, a directory listing) may appear in
 // them. The date is included as a day, frozen at session start; resumed
-// sessions reuse the recorded bytes (see package session).
+// sessions reuse the recorded bytes (see package transcript).
 //
 // Layout of a request's prefix, in cache order:
 //

@@ -106,7 +106,7 @@
 //
 // # On the lead and on the worker
 //
-// The lead (package runtime, isolation "remote") dials at its first remote
+// The lead (package crew, isolation "remote") dials at its first remote
 // spawn, so a session starts whether or not NATS is up, and an
 // unreachable server is that Agent call's error within ConnectTimeout
 // (5s), naming the URL. The submission itself, the bundle's upload

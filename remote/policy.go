@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cohort-dev/cohort/agent"
+	"github.com/cohort-dev/cohort/agentdef"
 	"github.com/cohort-dev/cohort/permission"
 )
 
@@ -110,8 +110,8 @@ func (p Policy) Apply(j *Job) (*Run, error) {
 	if r.Model == "" || r.Model == "inherit" {
 		r.Model = p.DefaultModel
 	}
-	resolved := agent.ResolveAlias(r.Model, nil)
-	if !slices.ContainsFunc(p.Models, func(m string) bool { return m == "*" || agent.ResolveAlias(m, nil) == resolved }) {
+	resolved := agentdef.ResolveAlias(r.Model, nil)
+	if !slices.ContainsFunc(p.Models, func(m string) bool { return m == "*" || agentdef.ResolveAlias(m, nil) == resolved }) {
 		return nil, &Refusal{Reason: fmt.Sprintf("model %q is not offered by this worker (it runs %s)", r.Model, strings.Join(p.Models, ", "))}
 	}
 	r.Definition.Model = r.Model

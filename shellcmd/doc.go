@@ -3,7 +3,7 @@
 // words, the directories it may run in, the files it redirects to or from,
 // the variables it sets, and what the analysis could not see. It is the one
 // shell analysis behind both the permission rules (permission) and the
-// worktree guard (tool/isolation); each of them keeps its own policy and
+// worktree guard (package worktree); each of them keeps its own policy and
 // reads the same [Analysis].
 //
 // # What it decides

@@ -108,7 +108,7 @@ func (o *outputTool) run(ctx context.Context, env *tool.Env, in OutputInput) (to
 	if st.Status.Terminal() {
 		var q *Queue
 		if o.queueOf != nil {
-			q = o.queueOf(env.Agent.ID)
+			q = o.queueOf(env.Caller.ID)
 		}
 		o.reg.Consume(t.ID(), q)
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/cohort-dev/cohort/tool"
 )
 
-var lead = &tool.Env{Agent: tool.Agent{Depth: 0}}
+var lead = &tool.Env{Caller: tool.Caller{Depth: 0}}
 
 func run(t *testing.T, tl tool.Tool, env *tool.Env, input string) tool.Result {
 	t.Helper()
@@ -180,8 +180,8 @@ func TestToolInputErrors(t *testing.T) {
 		input string
 		want  string
 	}{
-		{NewOutputTool(r, nil), &tool.Env{Agent: tool.Agent{Depth: 1}}, `{"task_id":"x"}`, "only available to the main agent"},
-		{NewStopTool(r), &tool.Env{Agent: tool.Agent{Depth: 2}}, `{"task_id":"x"}`, "only available to the main agent"},
+		{NewOutputTool(r, nil), &tool.Env{Caller: tool.Caller{Depth: 1}}, `{"task_id":"x"}`, "only available to the main agent"},
+		{NewStopTool(r), &tool.Env{Caller: tool.Caller{Depth: 2}}, `{"task_id":"x"}`, "only available to the main agent"},
 		{NewOutputTool(r, nil), lead, `{"task_id":""}`, "needs a task_id"},
 		{NewStopTool(r), lead, `{}`, "needs a task_id"},
 		{NewOutputTool(r, nil), lead, `{"task_id":"x","timeout":-1}`, "between 0 and 600000"},

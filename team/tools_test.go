@@ -49,7 +49,7 @@ func TestTaskToolsConversation(t *testing.T) {
 		{"alice", "TaskList", `{}`, "#1 completed (bob): Design the schema", false},
 	}
 	for i, st := range steps {
-		env := &tool.Env{Agent: tool.Agent{Team: "alpha", Name: st.agent}}
+		env := &tool.Env{Caller: tool.Caller{Team: "alpha", Name: st.agent}}
 		res, err := tools[st.tool].Run(t.Context(), env, json.RawMessage(st.input))
 		if err != nil {
 			t.Fatalf("step %d (%s %s): %v", i, st.tool, st.input, err)
@@ -64,13 +64,13 @@ func TestTaskToolsOutsideTeam(t *testing.T) {
 	t.Parallel()
 	s := newStore(t)
 	for _, tl := range TaskTools(s) {
-		for _, env := range []*tool.Env{nil, {Agent: tool.Agent{Name: "alice"}}} {
+		for _, env := range []*tool.Env{nil, {Caller: tool.Caller{Name: "alice"}}} {
 			res, err := tl.Run(t.Context(), env, json.RawMessage(`{"taskId":"1","subject":"s","description":"d"}`))
 			if err != nil || !res.IsError || res.TextOf() != "not a team member; create or join a team first" {
 				t.Errorf("%s without a team: %q, %v, %v", tl.Def().Name, res.TextOf(), res.IsError, err)
 			}
 		}
-		res, err := tl.Run(t.Context(), &tool.Env{Agent: tool.Agent{Team: "gone", Name: "alice"}}, json.RawMessage(`{"taskId":"1"}`))
+		res, err := tl.Run(t.Context(), &tool.Env{Caller: tool.Caller{Team: "gone", Name: "alice"}}, json.RawMessage(`{"taskId":"1"}`))
 		if err != nil || !res.IsError {
 			t.Errorf("%s in a missing team: %q, %v", tl.Def().Name, res.TextOf(), err)
 		}
@@ -91,7 +91,7 @@ func TestTaskToolsInfrastructureErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer lk.Unlock()
-	res, err := TaskTools(s)[0].Run(ctx, &tool.Env{Agent: tool.Agent{Team: "alpha", Name: "alice"}}, json.RawMessage(`{"subject":"s","description":"d"}`))
+	res, err := TaskTools(s)[0].Run(ctx, &tool.Env{Caller: tool.Caller{Team: "alpha", Name: "alice"}}, json.RawMessage(`{"subject":"s","description":"d"}`))
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("TaskCreate with a cancelled context: %+v, %v", res, err)
 	}

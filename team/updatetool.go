@@ -71,7 +71,7 @@ func (u updater) updateTask(ctx context.Context, env *tool.Env, l *TaskList, in 
 	p := Patch{
 		Subject: in.Subject, Description: in.Description, ActiveForm: in.ActiveForm, Owner: in.Owner,
 		AddBlocks: normalizeIDs(in.AddBlocks), AddBlockedBy: normalizeIDs(in.AddBlockedBy),
-		Metadata: in.Metadata, ClaimBy: env.Agent.Name,
+		Metadata: in.Metadata, ClaimBy: env.Caller.Name,
 	}
 	if in.Status != nil {
 		s := Status(*in.Status)

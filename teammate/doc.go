@@ -4,7 +4,7 @@
 // side (Loop: turning mailbox messages into pieces of work, idle
 // notifications, shutdown, plan approval). The team's data — the team file,
 // members, the shared task list — is package team; the agents themselves
-// are built and run by package runtime (NewAgent, Activate), like every
+// are built and run by package crew (NewAgent, Activate), like every
 // other agent. Teammates run in-process (a goroutine) or as separate
 // `cohort teammate` processes in tmux panes; both use the same Loop and
 // talk only through the team's mailboxes (package mailbox), so the two

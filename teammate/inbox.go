@@ -8,7 +8,7 @@ import (
 	"github.com/cohort-dev/cohort/engine"
 	"github.com/cohort-dev/cohort/llm"
 	"github.com/cohort-dev/cohort/mailbox"
-	"github.com/cohort-dev/cohort/session"
+	"github.com/cohort-dev/cohort/transcript"
 )
 
 // chatQueue holds a teammate's chat messages until the engine takes them
@@ -72,7 +72,7 @@ func (q *chatQueue) DrainParts() []engine.Part {
 	parts := make([]engine.Part, len(msgs))
 	ids := make([]string, len(msgs))
 	for i, m := range msgs {
-		parts[i] = engine.Part{Content: []llm.Block{mailbox.Block(m)}, Origin: session.OriginTeammate, From: m.From}
+		parts[i] = engine.Part{Content: []llm.Block{mailbox.Block(m)}, Origin: transcript.OriginTeammate, From: m.From}
 		ids[i] = m.ID
 	}
 	q.ack(ids)

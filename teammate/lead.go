@@ -8,13 +8,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cohort-dev/cohort/crew"
 	"github.com/cohort-dev/cohort/mailbox"
 	"github.com/cohort-dev/cohort/permission"
-	"github.com/cohort-dev/cohort/runtime"
 	"github.com/cohort-dev/cohort/task"
 	"github.com/cohort-dev/cohort/team"
 	"github.com/cohort-dev/cohort/tool"
-	"github.com/cohort-dev/cohort/tool/isolation"
+	"github.com/cohort-dev/cohort/worktree"
 )
 
 // Backends a teammate can run on.
@@ -63,7 +63,7 @@ type ProcessBackend interface {
 	// Spawn starts `cohort teammate` for member and returns a handle id
 	// (a tmux pane id) once the process runs; registration is awaited by
 	// the lead. siblings names the batch of teammates spawned together
-	// (runtime.Runtime.BatchName; "" for none), for the process's
+	// (crew.Crew.BatchName; "" for none), for the process's
 	// NewFileGate.
 	Spawn(ctx context.Context, teamName string, m team.Member, siblings string) (string, error)
 	// Alive reports whether the handle's process still runs.
@@ -115,7 +115,7 @@ type handle struct {
 	dead    bool
 	// lease is an isolated process teammate's worktree, finished by the
 	// lead once the process is gone.
-	lease *isolation.Lease
+	lease *worktree.Lease
 	// seen is a process teammate as last read from its status file (it
 	// outlives the file: a team's deletion removes it).
 	seen ProcessMember
@@ -169,7 +169,7 @@ func (l *Lead) emit(ev Event) {
 // lead's session ended) is taken over: the team is kept when this session
 // led it before (a resumed session), replaced by a new one otherwise; a
 // team a running session leads is refused (team.ErrLed).
-func (l *Lead) CreateTeam(ctx context.Context, lead *runtime.Agent, name, description string) (*team.Team, error) {
+func (l *Lead) CreateTeam(ctx context.Context, lead *crew.Agent, name, description string) (*team.Team, error) {
 	l.mu.Lock()
 	current := l.team
 	l.mu.Unlock()
@@ -197,7 +197,7 @@ func (l *Lead) CreateTeam(ctx context.Context, lead *runtime.Agent, name, descri
 // leadSessionId is this session's. It returns the team's name, or "" when
 // there is none. Call it once the resumed lead agent exists, before its
 // first turn.
-func (l *Lead) Resume(ctx context.Context, lead *runtime.Agent) (string, error) {
+func (l *Lead) Resume(ctx context.Context, lead *crew.Agent) (string, error) {
 	names, err := l.cfg.Store.List()
 	if err != nil {
 		return "", err
@@ -247,7 +247,7 @@ func (l *Lead) forgetGone(ctx context.Context, name string) {
 // lead starts leading the claimed team: the lead's inbox reader, the
 // monitor of process teammates, the status watch and the lead's own
 // heartbeat (teammates in other processes watch it).
-func (l *Lead) lead(c *team.Claimed, lead *runtime.Agent) error {
+func (l *Lead) lead(c *team.Claimed, lead *crew.Agent) error {
 	t, name := c.Team, c.Team.Name()
 	mbox, err := l.cfg.Store.Mailbox(name)
 	if err != nil {
@@ -337,12 +337,12 @@ func (l *Lead) enqueueLead(it task.Item) {
 // and its name there: a teammate's from its record, the leading agent's
 // from the team it created ("team-lead"). Empty outside any team.
 func (l *Lead) Membership(env *tool.Env) (teamName, name string) {
-	if env.Agent.Team != "" {
-		return env.Agent.Team, env.Agent.Name
+	if env.Caller.Team != "" {
+		return env.Caller.Team, env.Caller.Name
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.team != "" && env.Agent.ID == l.leadID {
+	if l.team != "" && env.Caller.ID == l.leadID {
 		return l.team, team.LeadName
 	}
 	return "", ""
@@ -351,7 +351,7 @@ func (l *Lead) Membership(env *tool.Env) (teamName, name string) {
 // isLead reports whether env's agent leads this session's team (or, before
 // there is one, is the session's main agent).
 func (l *Lead) isLead(env *tool.Env) bool {
-	return env.Agent.Kind == tool.KindLead && env.Agent.Team == ""
+	return env.Caller.Kind == tool.KindLead && env.Caller.Team == ""
 }
 
 // Mailbox returns the current team's mailbox, or nil.
@@ -396,7 +396,7 @@ func (s scoped) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) (to
 	if env != nil && env.Team == "" {
 		if teamName, name := s.l.Membership(env); teamName != "" {
 			e := *env
-			e.Team, e.Agent.Name = teamName, name
+			e.Team, e.Caller.Name = teamName, name
 			env = &e
 		}
 	}

@@ -10,14 +10,14 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/cohort-dev/cohort/agent"
+	"github.com/cohort-dev/cohort/agentdef"
 	"github.com/cohort-dev/cohort/agenttool"
+	"github.com/cohort-dev/cohort/crew"
 	"github.com/cohort-dev/cohort/flags"
 	"github.com/cohort-dev/cohort/llm/claude"
 	"github.com/cohort-dev/cohort/llm/fakeapi"
 	"github.com/cohort-dev/cohort/mailbox"
 	"github.com/cohort-dev/cohort/permission"
-	"github.com/cohort-dev/cohort/runtime"
 	"github.com/cohort-dev/cohort/settings"
 	"github.com/cohort-dev/cohort/task"
 	"github.com/cohort-dev/cohort/team"
@@ -35,10 +35,10 @@ type fixture struct {
 	lead  tool.Env
 	// sendTool is the session's SendMessage.
 	sendTool  tool.Tool
-	rt        *runtime.Runtime
+	rt        *crew.Crew
 	checker   *permission.Checker
 	fs        *flags.Set
-	leadAgent *runtime.Agent
+	leadAgent *crew.Agent
 	reg       *task.Registry
 }
 
@@ -75,14 +75,14 @@ func newFixtureWith(t *testing.T, policy fakeapi.Policy, members ...string) *fix
 		t.Fatal(err)
 	}
 	t.Cleanup(l.Close)
-	rt, err := runtime.New(runtime.Config{Model: model, Catalog: agent.NewCatalog(agent.BuiltIns(fs)), Flags: fs,
-		Tasks: reg, Cwd: home, Tools: func(rt *runtime.Runtime) []tool.Tool {
+	rt, err := crew.New(crew.Config{Model: model, Catalog: agentdef.NewCatalog(agentdef.BuiltIns(fs)), Flags: fs,
+		Tasks: reg, Cwd: home, Tools: func(rt *crew.Crew) []tool.Tool {
 			return append([]tool.Tool{agenttool.New(agenttool.Config{Runtime: rt, Teammates: l})}, l.Tools(rt)...)
 		}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	lead, err := rt.NewLead(t.Context(), runtime.LeadConfig{Model: "claude-sonnet-5-5"})
+	lead, err := rt.NewLead(t.Context(), crew.LeadConfig{Model: "claude-sonnet-5-5"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func newFixtureWith(t *testing.T, policy fakeapi.Policy, members ...string) *fix
 			t.Fatal(err)
 		}
 	}
-	return &fixture{l: l, store: store, mbox: l.Mailbox(), lead: tool.Env{Agent: lead.Info()}, sendTool: rt.Tools()[1],
+	return &fixture{l: l, store: store, mbox: l.Mailbox(), lead: tool.Env{Caller: lead.Info()}, sendTool: rt.Tools()[1],
 		rt: rt, checker: checker, fs: fs, leadAgent: lead, reg: reg}
 }
 
@@ -114,7 +114,7 @@ func (f *fixture) send(t *testing.T, env tool.Env, in map[string]any) tool.Resul
 
 func TestSendMessageRefusals(t *testing.T) {
 	f := newFixture(t)
-	alice := tool.Env{Agent: tool.Agent{ID: "alice@t", Name: "alice", Team: "t", Kind: tool.KindTeammate}}
+	alice := tool.Env{Caller: tool.Caller{ID: "alice@t", Name: "alice", Team: "t", Kind: tool.KindTeammate}}
 	yes := true
 	cases := []struct {
 		name string
@@ -148,7 +148,7 @@ func TestSendMessageRefusals(t *testing.T) {
 
 func TestSendMessageDeliversAndBroadcasts(t *testing.T) {
 	f := newFixture(t)
-	alice := tool.Env{Agent: tool.Agent{ID: "alice@t", Name: "alice", Team: "t", Kind: tool.KindTeammate}}
+	alice := tool.Env{Caller: tool.Caller{ID: "alice@t", Name: "alice", Team: "t", Kind: tool.KindTeammate}}
 	if res := f.send(t, alice, map[string]any{"to": "bob", "message": "hello bob", "summary": "hi"}); res.IsError {
 		t.Fatal(res.TextOf())
 	}

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cohort-dev/cohort/agent"
+	"github.com/cohort-dev/cohort/agentdef"
 	"github.com/cohort-dev/cohort/llm/fakeapi"
 	"github.com/cohort-dev/cohort/team"
 )
@@ -22,7 +22,7 @@ func (f *fixture) startProcessLoop(t *testing.T, name string, grace time.Duratio
 		t.Fatal(err)
 	}
 	m.SessionID = "s"
-	gp, _ := f.rt.Catalog().Get(agent.GeneralPurpose)
+	gp, _ := f.rt.Catalog().Get(agentdef.GeneralPurpose)
 	tm, err := Start(t.Context(), Config{Team: "t", Member: m, Store: f.store, Runtime: f.rt, Def: gp,
 		Checker: f.checker.ForChild(""), Heartbeat: 10 * time.Millisecond, LeadGoneGrace: grace, LeadModel: "claude-sonnet-5-5",
 		Getenv: func(string) string { return "" }})

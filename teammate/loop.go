@@ -10,16 +10,16 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cohort-dev/cohort/agent"
+	"github.com/cohort-dev/cohort/agentdef"
+	"github.com/cohort-dev/cohort/crew"
 	"github.com/cohort-dev/cohort/hook"
 	"github.com/cohort-dev/cohort/internal/clip"
 	"github.com/cohort-dev/cohort/llm"
 	"github.com/cohort-dev/cohort/mailbox"
 	"github.com/cohort-dev/cohort/permission"
-	"github.com/cohort-dev/cohort/runtime"
-	"github.com/cohort-dev/cohort/session"
 	"github.com/cohort-dev/cohort/team"
 	"github.com/cohort-dev/cohort/tool"
+	"github.com/cohort-dev/cohort/transcript"
 )
 
 // Config describes one teammate to run in this process.
@@ -27,8 +27,8 @@ type Config struct {
 	Team    string
 	Member  team.Member // name, color, prompt, type, model, mode, plan
 	Store   *team.Store
-	Runtime *runtime.Runtime
-	Def     *agent.Definition
+	Runtime *crew.Crew
+	Def     *agentdef.Definition
 	// ParentID is the agent that spawned it (the lead), when in this
 	// process.
 	ParentID string
@@ -46,11 +46,11 @@ type Config struct {
 	Logf        func(format string, args ...any)
 	OnEvent     func(Event)
 	// SpawnedBy is the Agent call that spawned it in this process: siblings
-	// of one message wait for the first one's first token (runtime.Batch).
+	// of one message wait for the first one's first token (crew.Batch).
 	SpawnedBy string
 	// Siblings is the gate of a teammate in a process of its own that was
 	// spawned with others (NewFileGate); nil for none.
-	Siblings runtime.SiblingGate
+	Siblings crew.SiblingGate
 	// Guard confines an isolated teammate to its worktree (its Member.Cwd
 	// lies inside it).
 	Guard tool.WriteGuard
@@ -79,7 +79,7 @@ type Loop struct {
 	chat      *chatQueue
 	control   chan mailbox.Message
 	replies   waiters
-	agent     *runtime.Agent
+	agent     *crew.Agent
 	lead      *leadWatch
 	closeOnce sync.Once
 	// testHookTaken, when set (tests), runs after the teammate has taken
@@ -161,7 +161,7 @@ func (tm *Loop) close() {
 func (tm *Loop) Close() { tm.close() }
 
 // Agent returns the teammate's agent.
-func (tm *Loop) Agent() *runtime.Agent { return tm.agent }
+func (tm *Loop) Agent() *crew.Agent { return tm.agent }
 
 // build prepares the teammate's agent: its pool (plan-mode when a plan must
 // be approved first), system prompt with its role, permission state (its
@@ -178,9 +178,9 @@ func (tm *Loop) build(ctx context.Context) error {
 	if err := tm.cfg.Checker.SetMode(mode); err != nil {
 		return fmt.Errorf("teammate %s: mode %q: %w", m.Name, mode, err)
 	}
-	a, err := tm.cfg.Runtime.NewAgent(ctx, runtime.AgentSpec{
+	a, err := tm.cfg.Runtime.NewAgent(ctx, crew.AgentSpec{
 		ID: m.AgentID, Name: m.Name, Team: tm.cfg.Team, Kind: tool.KindTeammate, Color: m.Color,
-		Def: tm.cfg.Def, Role: agent.RoleTeammate, Depth: 1, Model: m.Model, ParentModel: tm.cfg.LeadModel,
+		Def: tm.cfg.Def, Role: agentdef.RoleTeammate, Depth: 1, Model: m.Model, ParentModel: tm.cfg.LeadModel,
 		Mode: mode, Cwd: m.Cwd, ParentID: tm.cfg.ParentID, Append: roleNote(tm.cfg.Team, m),
 		Checker: tm.cfg.Checker, Prompter: leadPrompter{tm}, PlanApprover: tm.approvePlan,
 		Inbox: tm.chat, Guard: tm.cfg.Guard, SpawnedBy: tm.cfg.SpawnedBy, Siblings: tm.cfg.Siblings,
@@ -272,11 +272,11 @@ func (tm *Loop) run(ctx context.Context) error {
 			idle.Summary = clip.String(strings.TrimSpace(res.Text), 300)
 		}
 		if tm.chat.len() > 0 {
-			blocks, origin = tm.chat.Drain(), session.OriginTeammate
+			blocks, origin = tm.chat.Drain(), transcript.OriginTeammate
 			continue
 		}
 		if reason, again := tm.idleHook(ctx, &idleBlocks); again {
-			blocks, origin = []llm.Block{llm.Text("<system-reminder>\nA TeammateIdle hook asks you to keep working: " + reason + "\n</system-reminder>")}, session.OriginSystem
+			blocks, origin = []llm.Block{llm.Text("<system-reminder>\nA TeammateIdle hook asks you to keep working: " + reason + "\n</system-reminder>")}, transcript.OriginSystem
 			continue
 		}
 		idleBlocks = 0
@@ -292,7 +292,7 @@ func (tm *Loop) run(ctx context.Context) error {
 			}
 			return err
 		}
-		origin = session.OriginTeammate
+		origin = transcript.OriginTeammate
 	}
 }
 

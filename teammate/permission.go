@@ -82,7 +82,7 @@ func (l *Lead) decide(ctx context.Context, m mailbox.Message) {
 }
 
 // approvePlan sends a teammate's plan to the lead and waits for the verdict
-// (its runtime.PlanApprover); once approved the teammate works in its spawn
+// (its crew.PlanApprover); once approved the teammate works in its spawn
 // mode, with that mode's pool.
 func (tm *Loop) approvePlan(ctx context.Context, text string) (plan.Verdict, error) {
 	id := mailbox.NewID(tm.cfg.Now())

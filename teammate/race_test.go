@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cohort-dev/cohort/agent"
+	"github.com/cohort-dev/cohort/agentdef"
 	"github.com/cohort-dev/cohort/llm"
 	"github.com/cohort-dev/cohort/llm/fakeapi"
 	"github.com/cohort-dev/cohort/mailbox"
@@ -21,7 +21,7 @@ func (f *fixture) startLoop(t *testing.T, name string) *Loop {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gp, _ := f.rt.Catalog().Get(agent.GeneralPurpose)
+	gp, _ := f.rt.Catalog().Get(agentdef.GeneralPurpose)
 	tm, err := Start(t.Context(), Config{Team: "t", Member: m, Store: f.store, Runtime: f.rt, Def: gp,
 		Checker: f.checker.ForChild(""), Heartbeat: time.Hour})
 	if err != nil {

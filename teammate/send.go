@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cohort-dev/cohort/crew"
 	"github.com/cohort-dev/cohort/mailbox"
-	"github.com/cohort-dev/cohort/runtime"
 	"github.com/cohort-dev/cohort/sessionsock"
 	"github.com/cohort-dev/cohort/team"
 	"github.com/cohort-dev/cohort/tool"
@@ -34,7 +34,7 @@ type SendInput struct {
 // later).
 type sendTool struct {
 	l  *Lead
-	rt *runtime.Runtime
+	rt *crew.Crew
 }
 
 var sendSchema = tool.Object(
@@ -48,7 +48,7 @@ var sendSchema = tool.Object(
 
 // newSendTool is SendMessage. A message changes nothing on disk but must
 // keep its order, so calls are not concurrency-safe.
-func newSendTool(l *Lead, rt *runtime.Runtime) tool.Tool {
+func newSendTool(l *Lead, rt *crew.Crew) tool.Tool {
 	t := &sendTool{l: l, rt: rt}
 	return tool.New(tool.Spec[SendInput]{Name: "SendMessage", Description: sendDescription, Input: sendSchema, Run: t.run})
 }
@@ -82,7 +82,7 @@ func (t *sendTool) run(ctx context.Context, env *tool.Env, in SendInput) (tool.R
 		switch {
 		case err == nil:
 			return tool.Text(note), nil
-		case !errors.Is(err, runtime.ErrNoAgent):
+		case !errors.Is(err, crew.ErrNoAgent):
 			return tool.Errorf("Could not deliver to %s: %v", in.To, err), nil
 		}
 	}
@@ -94,10 +94,10 @@ func (l *Lead) senderName(env *tool.Env) string {
 	switch {
 	case l.isLead(env):
 		return team.LeadName
-	case env.Agent.Name != "":
-		return env.Agent.Name
+	case env.Caller.Name != "":
+		return env.Caller.Name
 	}
-	return env.Agent.ID
+	return env.Caller.ID
 }
 
 // compose builds the mailbox message for in, refusing what the sender may

@@ -12,12 +12,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cohort-dev/cohort/crew"
 	"github.com/cohort-dev/cohort/internal/atomicfile"
-	"github.com/cohort-dev/cohort/runtime"
 )
 
 // Siblings across processes. Teammates one message spawns in tmux panes are
-// processes of their own, so the runtime's in-memory gate (runtime.Batch)
+// processes of their own, so the runtime's in-memory gate (crew.Batch)
 // cannot hold them behind the first: each would miss the prompt cache and
 // write the tool array the others could read. The lead passes the batch's
 // name to each pane (`cohort teammate --siblings B`); in the team directory
@@ -36,10 +36,10 @@ const (
 	siblingPoll = 25 * time.Millisecond
 )
 
-// batchName is what a batch name may look like (runtime.BatchName).
+// batchName is what a batch name may look like (crew.BatchName).
 var batchName = regexp.MustCompile(`^[0-9a-f]{8,64}$`)
 
-// FileGate is the runtime.SiblingGate of teammate name in the team whose
+// FileGate is the crew.SiblingGate of teammate name in the team whose
 // directory is teamDir, spawned in batch (`--siblings`).
 type FileGate struct {
 	dir, batch, name string
@@ -62,7 +62,7 @@ func NewFileGate(teamDir, batch, name string, deadAfter time.Duration) (*FileGat
 		deadAfter: deadAfter, now: time.Now}, nil
 }
 
-var _ runtime.SiblingGate = (*FileGate)(nil)
+var _ crew.SiblingGate = (*FileGate)(nil)
 
 // Enter claims the first place of the group with prefix, or waits for the
 // one that has it.

@@ -6,14 +6,14 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/cohort-dev/cohort/agent"
+	"github.com/cohort-dev/cohort/agentdef"
 	"github.com/cohort-dev/cohort/agenttool"
+	"github.com/cohort-dev/cohort/crew"
 	"github.com/cohort-dev/cohort/permission"
-	"github.com/cohort-dev/cohort/runtime"
 	"github.com/cohort-dev/cohort/task"
 	"github.com/cohort-dev/cohort/team"
 	"github.com/cohort-dev/cohort/tool"
-	"github.com/cohort-dev/cohort/tool/isolation"
+	"github.com/cohort-dev/cohort/worktree"
 )
 
 // registerWait bounds how long a spawn waits for a teammate process to
@@ -24,17 +24,17 @@ const registerWait = 30 * time.Second
 // isolated, has its worktree), not started yet.
 type admission struct {
 	m       team.Member
-	def     *agent.Definition
+	def     *agentdef.Definition
 	backend string
 	plan    bool
-	lease   *isolation.Lease
+	lease   *worktree.Lease
 }
 
 // SpawnTeammate is the teammate path of the Agent tool: it adds the member
 // to the team file (unless Reserve already did, for every teammate of the
 // calling message) and starts it on the chosen backend, returning once the
 // teammate has registered.
-func (l *Lead) SpawnTeammate(ctx context.Context, rt *runtime.Runtime, parent *runtime.Agent, env *tool.Env, in agenttool.Input) (tool.Result, error) {
+func (l *Lead) SpawnTeammate(ctx context.Context, rt *crew.Crew, parent *crew.Agent, env *tool.Env, in agenttool.Input) (tool.Result, error) {
 	if l.testHookSpawn != nil {
 		l.testHookSpawn(in.Name)
 	}
@@ -54,7 +54,7 @@ func (l *Lead) SpawnTeammate(ctx context.Context, rt *runtime.Runtime, parent *r
 // together can message each other from their first turn. ids are the
 // calls' tool_use ids. The returned release undoes the reservations no
 // spawn took (a call a hook blocked, say).
-func (l *Lead) Reserve(ctx context.Context, rt *runtime.Runtime, parent *runtime.Agent, ids []string, ins []agenttool.Input) (release func()) {
+func (l *Lead) Reserve(ctx context.Context, rt *crew.Crew, parent *crew.Agent, ids []string, ins []agenttool.Input) (release func()) {
 	l.mu.Lock()
 	if l.reserved == nil {
 		l.reserved = map[string]reservation{}
@@ -106,7 +106,7 @@ func (l *Lead) abandon(ctx context.Context, ad *admission) {
 
 // admit checks a teammate spawn and adds the member to the team file (with
 // its worktree, when isolated). A refusal is the call's is_error result.
-func (l *Lead) admit(ctx context.Context, rt *runtime.Runtime, parent *runtime.Agent, in agenttool.Input) (*admission, *tool.Result) {
+func (l *Lead) admit(ctx context.Context, rt *crew.Crew, parent *crew.Agent, in agenttool.Input) (*admission, *tool.Result) {
 	refuse := func(format string, args ...any) (*admission, *tool.Result) {
 		r := tool.Errorf(format, args...)
 		return nil, &r
@@ -123,7 +123,7 @@ func (l *Lead) admit(ctx context.Context, rt *runtime.Runtime, parent *runtime.A
 	}
 	typ := in.SubagentType
 	if typ == "" || typ == "fork" {
-		typ = agent.GeneralPurpose
+		typ = agentdef.GeneralPurpose
 	}
 	def, ok := rt.Catalog().Get(typ)
 	if !ok {
@@ -132,11 +132,11 @@ func (l *Lead) admit(ctx context.Context, rt *runtime.Runtime, parent *runtime.A
 	lm := l.cfg.Checker.Mode()
 	mode := permission.Mode(in.Mode)
 	if mode == "" {
-		mode = agent.ResolveMode(lm, def)
+		mode = agentdef.ResolveMode(lm, def)
 	}
 	plan := mode == permission.ModePlan
 	if plan {
-		mode = agent.ResolveMode(lm, def)
+		mode = agentdef.ResolveMode(lm, def)
 	}
 	if mode.Exceeds(lm) {
 		return refuse("mode %q would give the teammate more permissions than you have (%s).", mode, lm)
@@ -144,8 +144,8 @@ func (l *Lead) admit(ctx context.Context, rt *runtime.Runtime, parent *runtime.A
 	ad := &admission{def: def, backend: l.backend(in.Name), plan: plan}
 	cwd := parent.Info().Cwd
 	if in.Isolation == "worktree" {
-		ls, err := rt.LeaseWorktree(ctx, runtime.AgentSpec{ID: team.AgentID(in.Name, current),
-			Name: in.Name, Team: current, Def: def, Role: agent.RoleTeammate, Depth: 1, Mode: mode, Cwd: cwd}, in.Description)
+		ls, err := rt.LeaseWorktree(ctx, crew.AgentSpec{ID: team.AgentID(in.Name, current),
+			Name: in.Name, Team: current, Def: def, Role: agentdef.RoleTeammate, Depth: 1, Mode: mode, Cwd: cwd}, in.Description)
 		if err != nil {
 			return refuse("Could not give teammate %q a worktree: %v", in.Name, err)
 		}
@@ -172,7 +172,7 @@ func (l *Lead) admit(ctx context.Context, rt *runtime.Runtime, parent *runtime.A
 }
 
 // launch starts an admitted teammate on its backend.
-func (l *Lead) launch(ctx context.Context, rt *runtime.Runtime, parent *runtime.Agent, env *tool.Env, in agenttool.Input, ad *admission) (tool.Result, error) {
+func (l *Lead) launch(ctx context.Context, rt *crew.Crew, parent *crew.Agent, env *tool.Env, in agenttool.Input, ad *admission) (tool.Result, error) {
 	m, current, lease := ad.m, l.teamName(), ad.lease
 	var err error
 	if ad.backend == BackendTmux {
@@ -209,7 +209,7 @@ func (l *Lead) backend(name string) string {
 
 // spawnInProcess runs the teammate as a goroutine owned by the task
 // registry (so TaskStop and session end stop it).
-func (l *Lead) spawnInProcess(ctx context.Context, rt *runtime.Runtime, parent *runtime.Agent, teamName string, m team.Member, def *agent.Definition, in agenttool.Input, env *tool.Env, lease *isolation.Lease) error {
+func (l *Lead) spawnInProcess(ctx context.Context, rt *crew.Crew, parent *crew.Agent, teamName string, m team.Member, def *agentdef.Definition, in agenttool.Input, env *tool.Env, lease *worktree.Lease) error {
 	cfg := Config{Team: teamName, Member: m, Store: l.cfg.Store, Runtime: rt, ParentID: parent.ID(),
 		Def: def, LeadModel: l.cfg.LeadModel, Checker: l.cfg.Checker.ForChild(permission.Mode(m.Mode)),
 		PermissionTimeout: l.cfg.PermissionTimeout, Heartbeat: l.cfg.Heartbeat, Now: l.cfg.Now,
@@ -248,7 +248,7 @@ func (l *Lead) spawnInProcess(ctx context.Context, rt *runtime.Runtime, parent *
 
 // spawnProcess starts `cohort teammate` through the process backend and
 // waits until it has registered.
-func (l *Lead) spawnProcess(ctx context.Context, teamName string, m team.Member, lease *isolation.Lease, siblings string) error {
+func (l *Lead) spawnProcess(ctx context.Context, teamName string, m team.Member, lease *worktree.Lease, siblings string) error {
 	pane, err := l.cfg.Process.Spawn(ctx, teamName, m, siblings)
 	if err != nil {
 		return err
@@ -292,7 +292,7 @@ func (l *Lead) IsolatesTeammates() bool { return true }
 
 // finishLease ends an isolated teammate's hold on its worktree: a clean one
 // is removed, a changed one kept and its path recorded in the outcome.
-func (l *Lead) finishLease(teamName, name string, lease *isolation.Lease, out *task.Outcome) {
+func (l *Lead) finishLease(teamName, name string, lease *worktree.Lease, out *task.Outcome) {
 	if lease == nil {
 		return
 	}

@@ -5,15 +5,15 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/cohort-dev/cohort/runtime"
+	"github.com/cohort-dev/cohort/crew"
 	"github.com/cohort-dev/cohort/team"
 	"github.com/cohort-dev/cohort/tool"
 )
 
 // Tools returns the team tools of the session's lead side: SendMessage,
 // TeamCreate and TeamDelete, in that order; make them in the runtime's tool
-// factory (runtime.Config.Tools), which hands them rt.
-func (l *Lead) Tools(rt *runtime.Runtime) []tool.Tool {
+// factory (crew.Config.Tools), which hands them rt.
+func (l *Lead) Tools(rt *crew.Crew) []tool.Tool {
 	return []tool.Tool{
 		newSendTool(l, rt),
 		tool.New(tool.Spec[createInput]{Name: "TeamCreate", Description: createDescription, Input: createSchema,
@@ -52,8 +52,8 @@ var deleteSchema = tool.Object(
 	tool.Optional("force", tool.Boolean("Stop teammates that do not shut down when asked.")),
 )
 
-func (l *Lead) create(ctx context.Context, rt *runtime.Runtime, env *tool.Env, in createInput) (tool.Result, error) {
-	lead, ok := rt.Lookup(env.Agent.ID)
+func (l *Lead) create(ctx context.Context, rt *crew.Crew, env *tool.Env, in createInput) (tool.Result, error) {
+	lead, ok := rt.Lookup(env.Caller.ID)
 	if !l.isLead(env) || !ok {
 		return tool.Errorf("Only the session's lead agent can create a team."), nil
 	}

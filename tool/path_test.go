@@ -7,7 +7,7 @@ import (
 )
 
 func TestAbsPath(t *testing.T) {
-	env := &Env{Agent: Agent{Cwd: "/work/repo"}}
+	env := &Env{Caller: Caller{Cwd: "/work/repo"}}
 	tests := []struct {
 		name, p  string
 		env      *Env
@@ -42,7 +42,7 @@ func TestResolvePath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := &Env{Agent: Agent{Cwd: "/work/repo/"}}
+	env := &Env{Caller: Caller{Cwd: "/work/repo/"}}
 	tests := []struct {
 		p    string
 		env  *Env

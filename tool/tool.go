@@ -88,10 +88,10 @@ func (r Result) TextOf() string { return llm.JoinText(r.Content) }
 // Env is the per-agent context a call runs in (Claude Code's ToolUseContext).
 // The engine owns it; tools read it and must not retain it past Run.
 type Env struct {
-	// Agent is the calling agent's record as of this call: Env.Cwd is its
+	// Caller is the calling agent's record as of this call: Env.Cwd is its
 	// working directory (a worktree for isolated agents), Env.Depth its
-	// nesting, Env.Agent.ID its id.
-	Agent
+	// nesting, Env.Caller.ID its id.
+	Caller
 	// SessionID is the session the agent belongs to.
 	SessionID string
 	// ToolUseID is the id of the tool_use block being run.

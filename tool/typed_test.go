@@ -27,14 +27,14 @@ func echoTool() Tool {
 			if in.Loud {
 				text = strings.ToUpper(text)
 			}
-			return Text(env.Agent.ID + ": " + text), nil
+			return Text(env.Caller.ID + ": " + text), nil
 		},
 	})
 }
 
 func TestTypedToolDecodesItsInput(t *testing.T) {
 	tl := echoTool()
-	res, err := tl.Run(t.Context(), &Env{Agent: Agent{ID: "a1"}}, json.RawMessage(`{"text":"hi","loud":true,"count":2}`))
+	res, err := tl.Run(t.Context(), &Env{Caller: Caller{ID: "a1"}}, json.RawMessage(`{"text":"hi","loud":true,"count":2}`))
 	if err != nil || res.IsError || res.TextOf() != "a1: HIHI" {
 		t.Fatalf("Run: %+v, %v", res, err)
 	}
@@ -110,7 +110,7 @@ func TestTypedToolInvalidRendersDecodeErrors(t *testing.T) {
 
 func TestTypedToolTakesEmptyInputAsEmptyObject(t *testing.T) {
 	for _, raw := range []string{"", "  \n"} {
-		res, err := echoTool().Run(t.Context(), &Env{Agent: Agent{ID: "a1"}}, json.RawMessage(raw))
+		res, err := echoTool().Run(t.Context(), &Env{Caller: Caller{ID: "a1"}}, json.RawMessage(raw))
 		if err != nil || res.IsError || res.TextOf() != "a1: " {
 			t.Errorf("input %q: %+v, %v", raw, res, err)
 		}

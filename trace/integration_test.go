@@ -49,7 +49,7 @@ func TestRealEngineAndTasks(t *testing.T) {
 
 	spawn := &spawner{reg: reg, sink: w.Engine, started: newBarrier(3)}
 	lead := engine.New(engine.Config{Model: script{}, ModelName: "m", Tools: []tool.Tool{spawn},
-		Env: tool.Env{Agent: tool.Agent{ID: "lead"}}, Sink: w.Engine, MaxParallelTools: 8})
+		Env: tool.Env{Caller: tool.Caller{ID: "lead"}}, Sink: w.Engine, MaxParallelTools: 8})
 	res, err := lead.Send(t.Context(), []llm.Block{llm.Text("lead: split the work")}, "")
 	if err != nil {
 		t.Fatal(err)
@@ -167,7 +167,7 @@ func (s *spawner) Run(ctx context.Context, env *tool.Env, input json.RawMessage)
 		}
 		probes := &probe{both: newBarrier(2)}
 		child := engine.New(engine.Config{Model: script{}, ModelName: "m", Tools: []tool.Tool{probes},
-			Env: tool.Env{Agent: tool.Agent{ID: id}}, ParentToolUseID: env.ToolUseID, Sink: s.sink, MaxParallelTools: 4})
+			Env: tool.Env{Caller: tool.Caller{ID: id}}, ParentToolUseID: env.ToolUseID, Sink: s.sink, MaxParallelTools: 4})
 		res, err := child.Send(ctx, []llm.Block{llm.Text(in.Prompt)}, "")
 		if err != nil {
 			return task.Outcome{}, err

@@ -8,12 +8,12 @@
 //
 //   - The script runs in the workflow host process (package workflow/host;
 //     this package never links goja). Each agent() call it makes comes
-//     back here and is spawned by runtime.Spawn with Request.Workflow set:
+//     back here and is spawned by crew.Spawn with Request.Workflow set:
 //     a background agent on the same path as every other (sandbox,
 //     permissions in the caller's mode, hooks, worktree isolation, cost
 //     accounting), whose task is a child of the run's task and notifies
 //     nobody; its final text goes back to the script. A step with
-//     isolation: 'remote' goes to runtime.SpawnRemote the same way (a NATS
+//     isolation: 'remote' goes to crew.SpawnRemote the same way (a NATS
 //     worker runs it; its work comes back as a branch). The worker reports
 //     tokens, not cost, so the run's budget prices them at the model's
 //     uncached rates.

@@ -3,9 +3,9 @@ package workflowtool
 import (
 	"fmt"
 
-	"github.com/cohort-dev/cohort/agent"
+	"github.com/cohort-dev/cohort/agentdef"
+	"github.com/cohort-dev/cohort/crew"
 	"github.com/cohort-dev/cohort/llm"
-	"github.com/cohort-dev/cohort/runtime"
 	"github.com/cohort-dev/cohort/tool"
 	"github.com/cohort-dev/cohort/workflow/host"
 )
@@ -28,13 +28,13 @@ func Estimate(prices llm.PriceTable, model string, c host.Checked) (usd float64,
 }
 
 func (t *Tool) estimate(env *tool.Env, c host.Checked) string {
-	return estimateText(t.cfg.Runtime, env.Agent.Model, c)
+	return estimateText(t.cfg.Runtime, env.Caller.Model, c)
 }
 
 // estimateText words Estimate for a run below an agent on model: its
 // agents run general-purpose's model, else the caller's.
-func estimateText(rt *runtime.Runtime, model string, c host.Checked) string {
-	if def, ok := rt.Catalog().Get(agent.GeneralPurpose); ok && def.Model != "" && def.Model != "inherit" {
+func estimateText(rt *crew.Crew, model string, c host.Checked) string {
+	if def, ok := rt.Catalog().Get(agentdef.GeneralPurpose); ok && def.Model != "" && def.Model != "inherit" {
 		model = def.Model
 	}
 	usd, ok := Estimate(rt.Prices(), model, c)

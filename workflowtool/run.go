@@ -11,9 +11,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cohort-dev/cohort/agent"
+	"github.com/cohort-dev/cohort/agentdef"
+	"github.com/cohort-dev/cohort/crew"
 	"github.com/cohort-dev/cohort/llm"
-	"github.com/cohort-dev/cohort/runtime"
 	"github.com/cohort-dev/cohort/task"
 	"github.com/cohort-dev/cohort/tool"
 	"github.com/cohort-dev/cohort/workflow/host"
@@ -22,7 +22,7 @@ import (
 // Config wires workflows into a session.
 type Config struct {
 	// Runtime spawns the agents (required).
-	Runtime *runtime.Runtime
+	Runtime *crew.Crew
 	// Host says how to start cohort-workflow; the zero value finds it.
 	Host host.Config
 	// Dir is the session's workflows directory: one directory per run.
@@ -93,7 +93,7 @@ type Detail struct {
 // starts the run as a background task below parent; it returns at once.
 // Errors are tool.Failure sentences for the model when the script or the
 // request is at fault.
-func Start(ctx context.Context, cfg Config, parent *runtime.Agent, env tool.Env, l Launch) (*Run, error) {
+func Start(ctx context.Context, cfg Config, parent *crew.Agent, env tool.Env, l Launch) (*Run, error) {
 	rt := cfg.Runtime
 	if cfg.Dir == "" {
 		return nil, errors.New("workflowtool: Config.Dir is required")
@@ -205,7 +205,7 @@ func (r *Run) event(t *task.Task, e host.Event) {
 		_ = t.Output().WriteLine("log: " + e.Text)
 	case "agent_start":
 		r.publish(func(d *Detail) { d.Started++ })
-		t.RecordToolUse(runtime.AgentToolName, stepName(e))
+		t.RecordToolUse(crew.AgentToolName, stepName(e))
 	case "agent_end":
 		r.publish(func(d *Detail) {
 			d.Finished++
@@ -278,8 +278,8 @@ const stepStopWait = 30 * time.Second
 
 // spawner spawns a run's agent() calls on the runtime's one spawn path.
 type spawner struct {
-	rt     *runtime.Runtime
-	parent *runtime.Agent
+	rt     *crew.Crew
+	parent *crew.Agent
 	env    tool.Env // the starting call's, with its own file cache
 	run    *Run
 }
@@ -287,7 +287,7 @@ type spawner struct {
 func (s *spawner) Spawn(ctx context.Context, req host.AgentRequest) (host.AgentResult, error) {
 	name := req.AgentType
 	if name == "" {
-		name = agent.GeneralPurpose
+		name = agentdef.GeneralPurpose
 	}
 	def, ok := s.rt.Catalog().Get(name)
 	if !ok {
@@ -299,11 +299,11 @@ func (s *spawner) Spawn(ctx context.Context, req host.AgentRequest) (host.AgentR
 	if desc == "" {
 		desc = firstWords(req.Prompt, 6)
 	}
-	rreq := runtime.Request{Description: desc, Prompt: req.Prompt, Def: def,
+	rreq := crew.Request{Description: desc, Prompt: req.Prompt, Def: def,
 		Model: req.Model, Isolation: req.Isolation, Workflow: s.run.Task().ID()}
 	var (
 		t     *task.Task
-		child *runtime.Agent // nil for a remote step: its worker pays for it
+		child *crew.Agent // nil for a remote step: its worker pays for it
 	)
 	if req.Isolation == "remote" {
 		rt, err := s.rt.SpawnRemote(ctx, s.parent, &env, rreq)
@@ -357,7 +357,7 @@ func firstWords(s string, n int) string {
 // remoteCost prices a remote step for the run's budget: its worker reports
 // tokens, not dollars, nor what it read from the cache, so its input is
 // priced as uncached (the budget errs on the safe side).
-func (s *spawner) remoteCost(st task.State, def *agent.Definition, model string) float64 {
+func (s *spawner) remoteCost(st task.State, def *agentdef.Definition, model string) float64 {
 	out := st.Progress.OutputTokens
 	in := int64(0)
 	if st.Result != nil {

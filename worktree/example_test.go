@@ -29,7 +29,7 @@ func ExampleManager() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	env := &tool.Env{Agent: tool.Agent{Cwd: wt.Path, ID: "a1b2"}, SessionID: "s1", Guard: guard}
+	env := &tool.Env{Caller: tool.Caller{Cwd: wt.Path, ID: "a1b2"}, SessionID: "s1", Guard: guard}
 	_ = env // ... the agent runs with env ...
 
 	out, err := m.Finish(ctx, wt)

@@ -77,7 +77,7 @@ func TestGuard(t *testing.T) {
 	}
 
 	// Tools reach the guard through their Env.
-	env := &tool.Env{Agent: tool.Agent{Cwd: wt.Path}, Guard: g}
+	env := &tool.Env{Caller: tool.Caller{Cwd: wt.Path}, Guard: g}
 	if err := env.CheckWrite(filepath.Join(r.dir, "README.md")); err == nil {
 		t.Error("Env.CheckWrite let a write into the main checkout through")
 	}

@@ -52,31 +52,31 @@ func listPackages(t *testing.T) []pkg {
 // package cohort (the Session) above them, and internal/cli, its client, on
 // top.
 var forbidden = map[string][]string{
-	"llm":           {"engine", "runtime", "agenttool", "teammate", "internal/cli", "task", "tool"},
-	"llm/claude":    {"engine", "runtime", "agenttool", "teammate", "internal/cli", "task"},
-	"llm/fakeapi":   {"engine", "runtime", "agenttool", "teammate", "internal/cli", "task"},
-	"llm/openai":    {"engine", "runtime", "agenttool", "teammate", "internal/cli", "task"},
-	"llm/internal":  {"engine", "runtime", "agenttool", "teammate", "internal/cli", "task", "tool"},
-	"tool":          {"engine", "runtime", "agenttool", "teammate", "internal/cli"},
-	"engine":        {"runtime", "agenttool", "teammate", "internal/cli", "task", "team", "mailbox", "permission", "hook", "llm/claude", "llm/openai", "llm/fakeapi"},
-	"mailbox":       {"engine", "runtime", "agenttool", "teammate", "internal/cli", "team"},
-	"task":          {"engine", "runtime", "agenttool", "teammate", "internal/cli"},
-	"team":          {"engine", "runtime", "agenttool", "teammate", "internal/cli"},
-	"permission":    {"engine", "runtime", "agenttool", "teammate", "internal/cli", "tool"},
-	"worktree":      {"engine", "runtime", "agenttool", "teammate", "internal/cli"},
-	"agent":         {"engine", "runtime", "agenttool", "teammate", "internal/cli"},
-	"hook":          {"runtime", "agenttool", "teammate", "internal/cli"},
-	"internal/fork": {"runtime", "agenttool", "teammate", "internal/cli"},
-	"runtime":       {"agenttool", "teammate", "internal/cli"},
+	"llm":           {"engine", "crew", "agenttool", "teammate", "internal/cli", "task", "tool"},
+	"llm/claude":    {"engine", "crew", "agenttool", "teammate", "internal/cli", "task"},
+	"llm/fakeapi":   {"engine", "crew", "agenttool", "teammate", "internal/cli", "task"},
+	"llm/openai":    {"engine", "crew", "agenttool", "teammate", "internal/cli", "task"},
+	"llm/internal":  {"engine", "crew", "agenttool", "teammate", "internal/cli", "task", "tool"},
+	"tool":          {"engine", "crew", "agenttool", "teammate", "internal/cli"},
+	"engine":        {"crew", "agenttool", "teammate", "internal/cli", "task", "team", "mailbox", "permission", "hook", "llm/claude", "llm/openai", "llm/fakeapi"},
+	"mailbox":       {"engine", "crew", "agenttool", "teammate", "internal/cli", "team"},
+	"task":          {"engine", "crew", "agenttool", "teammate", "internal/cli"},
+	"team":          {"engine", "crew", "agenttool", "teammate", "internal/cli"},
+	"permission":    {"engine", "crew", "agenttool", "teammate", "internal/cli", "tool"},
+	"worktree":      {"engine", "crew", "agenttool", "teammate", "internal/cli"},
+	"agentdef":      {"engine", "crew", "agenttool", "teammate", "internal/cli"},
+	"hook":          {"crew", "agenttool", "teammate", "internal/cli"},
+	"internal/fork": {"crew", "agenttool", "teammate", "internal/cli"},
+	"crew":          {"agenttool", "teammate", "internal/cli"},
 	"agenttool":     {"teammate", "internal/cli"},
 	"teammate":      {"internal/cli"},
 	// The remote job protocol sits beside worktree: the runtime submits
 	// jobs through it, and workers run them through package cohort.
-	"remote":  {"engine", "runtime", "agenttool", "teammate", "internal/cli", "task"},
-	"session": {"engine", "runtime", "agenttool", "teammate", "internal/cli"},
-	"sandbox": {"engine", "runtime", "agenttool", "teammate", "internal/cli", "tool", "permission", "llm"},
+	"remote":     {"engine", "crew", "agenttool", "teammate", "internal/cli", "task"},
+	"transcript": {"engine", "crew", "agenttool", "teammate", "internal/cli"},
+	"sandbox":    {"engine", "crew", "agenttool", "teammate", "internal/cli", "tool", "permission", "llm"},
 	// The script engine knows agents only through its Spawner interface.
-	"workflow": {"engine", "runtime", "agenttool", "teammate", "internal/cli", "task", "llm"},
+	"workflow": {"engine", "crew", "agenttool", "teammate", "internal/cli", "task", "llm"},
 	// Cohort's end of the workflow host links into cmd/cohort, so it must
 	// not reach the engine (goja); TestCohortDoesNotLinkGoja checks the
 	// whole graph.

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/cohort-dev/cohort/llm/fakeapi"
-	"github.com/cohort-dev/cohort/session"
+	"github.com/cohort-dev/cohort/transcript"
 	"github.com/cohort-dev/cohort/worktree"
 )
 
@@ -58,7 +58,7 @@ func TestCompactionOverTheCLI(t *testing.T) {
 	if compacted == 0 {
 		t.Fatal("no request carried the summary")
 	}
-	tr, err := session.Load(session.Path(h.projectDir(), r.SessionID))
+	tr, err := transcript.Load(transcript.Path(h.projectDir(), r.SessionID))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,5 +78,5 @@ func TestCompactionOverTheCLI(t *testing.T) {
 
 // projectDir is where the harness's sessions are written.
 func (h *harness) projectDir() string {
-	return session.ProjectDir(h.vars["COHORT_HOME"], worktree.ProjectSlug(h.dir))
+	return transcript.ProjectDir(h.vars["COHORT_HOME"], worktree.ProjectSlug(h.dir))
 }

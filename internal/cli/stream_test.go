@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/cohort-dev/cohort/llm/fakeapi"
-	"github.com/cohort-dev/cohort/session"
+	"github.com/cohort-dev/cohort/transcript"
 )
 
 // runStdin runs the CLI in-process with stdin.
@@ -99,7 +99,7 @@ func TestSessionIDForkAndBareResume(t *testing.T) {
 	if r := h.result(out); code != 0 || r.SessionID != id || r.Result != "it was 7" {
 		t.Fatalf("bare --resume: exit %d, %+v\n%s", code, r, errOut)
 	}
-	orig := session.Path(h.projectDir(), id)
+	orig := transcript.Path(h.projectDir(), id)
 	before, err := os.ReadFile(orig)
 	if err != nil {
 		t.Fatal(err)

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cohort-dev/cohort/agent"
+	"github.com/cohort-dev/cohort/agentdef"
 )
 
 // TestAgentFilesAsClaudeCodeLoadsThem loads every agent file of the corpus
@@ -69,10 +69,10 @@ func loadOne(t *testing.T, src string) string {
 	if err := os.WriteFile(filepath.Join(agents, filepath.Base(src)), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cat, _, _ := agent.Load(t.Context(), agent.LoadConfig{Cwd: project, ProjectRoot: project,
-		ClaudeCompat: true, KnownTools: agent.CohortTools})
+	cat, _, _ := agentdef.Load(t.Context(), agentdef.LoadConfig{Cwd: project, ProjectRoot: project,
+		ClaudeCompat: true, KnownTools: agentdef.CohortTools})
 	for _, e := range cat.All() {
-		if e.Definition.Source.Level == agent.LevelProject {
+		if e.Definition.Source.Level == agentdef.LevelProject {
 			return fmt.Sprintf("loads it as %q", e.Definition.Name)
 		}
 	}

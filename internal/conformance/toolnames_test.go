@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cohort-dev/cohort/agent"
+	"github.com/cohort-dev/cohort/agentdef"
 	"github.com/cohort-dev/cohort/agenttool"
-	"github.com/cohort-dev/cohort/tool/isolation"
+	"github.com/cohort-dev/cohort/worktree"
 )
 
 // toolName finds the names tools give themselves: in a Def method's
@@ -24,7 +24,7 @@ var toolName = regexp.MustCompile(`(?:llm\.ToolDef|tool\.Spec\[[^\]]*\])\{\s*Nam
 // off, before this list existed).
 func TestCohortToolsNamesEveryTool(t *testing.T) {
 	root := repoRoot(t)
-	found := []string{agenttool.Name, isolation.EnterName, isolation.ExitName}
+	found := []string{agenttool.Name, worktree.EnterName, worktree.ExitName}
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -52,7 +52,7 @@ func TestCohortToolsNamesEveryTool(t *testing.T) {
 	}
 	t.Logf("%d tool definitions: %s", len(found), strings.Join(found, ", "))
 	for _, name := range found {
-		if !slices.Contains(agent.CohortTools, name) {
+		if !slices.Contains(agentdef.CohortTools, name) {
 			t.Errorf("tool %q is not in agent.CohortTools", name)
 		}
 	}

@@ -85,7 +85,7 @@ func New(ask Asker) tool.Tool {
 			if msg := check(in); msg != "" {
 				return tool.Errorf("%s", msg), nil
 			}
-			answers, err := ask(ctx, env.Agent.ID, in.Questions)
+			answers, err := ask(ctx, env.Caller.ID, in.Questions)
 			if err != nil {
 				if ctx.Err() != nil {
 					return tool.Result{}, ctx.Err()

@@ -100,7 +100,7 @@ func TestWriteRefusals(t *testing.T) {
 	// Without a read-file cache, existing files cannot be overwritten.
 	existing := filepath.Join(env.Cwd, "e.txt")
 	writeTestFile(t, existing, "keep")
-	res = outcomeOf(call(t, NewWrite(), &tool.Env{Agent: tool.Agent{Cwd: env.Cwd}}, map[string]any{"file_path": existing, "content": "x"}))
+	res = outcomeOf(call(t, NewWrite(), &tool.Env{Caller: tool.Caller{Cwd: env.Cwd}}, map[string]any{"file_path": existing, "content": "x"}))
 	wantContains(t, res, true, "cannot verify that")
 	if readTestFile(t, existing) != "keep" {
 		t.Errorf("file changed")

@@ -18,7 +18,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 func newEnv(t *testing.T) *tool.Env {
 	t.Helper()
-	return &tool.Env{Agent: tool.Agent{Cwd: t.TempDir(), ID: "test"}, Files: tool.NewFileCache()}
+	return &tool.Env{Caller: tool.Caller{Cwd: t.TempDir(), ID: "test"}, Files: tool.NewFileCache()}
 }
 
 // call validates input against the tool's schema, as the engine does, then

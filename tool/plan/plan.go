@@ -36,9 +36,9 @@ type Verdict struct {
 	Problem string
 }
 
-// Agent is what plan mode needs of the calling agent (runtime.Agent has
+// Planner is what plan mode needs of the calling agent (crew.Planner has
 // it). Safe for concurrent use.
-type Agent interface {
+type Planner interface {
 	Mode() permission.Mode
 	SetMode(permission.Mode) error
 	// ApprovePlan asks the agent's plan approver; ok is false when it has
@@ -46,11 +46,11 @@ type Agent interface {
 	ApprovePlan(ctx context.Context, plan string) (v Verdict, ok bool, err error)
 }
 
-// Agents finds the calling agent by id.
-type Agents func(id string) (Agent, bool)
+// Planners finds the calling agent by id.
+type Planners func(id string) (Planner, bool)
 
 // Tools returns EnterPlanMode and ExitPlanMode.
-func Tools(agents Agents) []tool.Tool {
+func Tools(agents Planners) []tool.Tool {
 	s := &state{agents: agents, previous: map[string]permission.Mode{}}
 	return []tool.Tool{
 		tool.New(tool.Spec[struct{}]{Name: "EnterPlanMode", Description: enterPlanDescription, Input: tool.Object(),
@@ -68,16 +68,16 @@ var exitSchema = tool.Object(tool.Required("plan", tool.String("The plan, in Mar
 // state is what the two tools share: the mode each agent had before it
 // entered plan mode.
 type state struct {
-	agents   Agents
+	agents   Planners
 	mu       sync.Mutex
 	previous map[string]permission.Mode
 }
 
-func (s *state) agent(env *tool.Env) (Agent, bool) {
+func (s *state) agent(env *tool.Env) (Planner, bool) {
 	if s.agents == nil || env == nil {
 		return nil, false
 	}
-	return s.agents(env.Agent.ID)
+	return s.agents(env.Caller.ID)
 }
 
 const enterPlanDescription = `Switches you to plan mode: you investigate with read-only tools and design an approach before changing anything. Use it when a task is large or ambiguous enough that the approach should be agreed first. Leave plan mode with ExitPlanMode, which presents your plan for approval.`
@@ -94,7 +94,7 @@ func (s *state) enter(_ context.Context, env *tool.Env, _ struct{}) (tool.Result
 	if a.Mode() == permission.ModePlan {
 		return tool.Text("You are already in plan mode."), nil
 	}
-	s.previous[env.Agent.ID] = a.Mode()
+	s.previous[env.Caller.ID] = a.Mode()
 	if err := a.SetMode(permission.ModePlan); err != nil {
 		return tool.Errorf("Could not enter plan mode: %v", err), nil
 	}
@@ -125,12 +125,12 @@ func (s *state) exit(ctx context.Context, env *tool.Env, in exitInput) (tool.Res
 	defer s.mu.Unlock()
 	next := v.Mode
 	if next == "" || next == permission.ModePlan {
-		next = s.previous[env.Agent.ID]
+		next = s.previous[env.Caller.ID]
 	}
 	if next == "" || next == permission.ModePlan {
 		next = permission.ModeDefault
 	}
-	delete(s.previous, env.Agent.ID)
+	delete(s.previous, env.Caller.ID)
 	if err := a.SetMode(next); err != nil {
 		return tool.Errorf("Could not leave plan mode: %v", err), nil
 	}

@@ -33,7 +33,7 @@ func benchTree(b *testing.B) string {
 func benchmarkGrep(b *testing.B, cfg GrepConfig, mode string) {
 	root := benchTree(b)
 	g := NewGrep(cfg)
-	env := &tool.Env{Agent: tool.Agent{Cwd: root}}
+	env := &tool.Env{Caller: tool.Caller{Cwd: root}}
 	input := []byte(`{"pattern":"needle1[0-9]","output_mode":"` + mode + `"}`)
 	for b.Loop() {
 		res, err := g.Run(b.Context(), env, input)
@@ -58,7 +58,7 @@ func BenchmarkGrepRipgrepFiles(b *testing.B) {
 func BenchmarkGlob(b *testing.B) {
 	root := benchTree(b)
 	g := NewGlob(GlobConfig{})
-	env := &tool.Env{Agent: tool.Agent{Cwd: root}}
+	env := &tool.Env{Caller: tool.Caller{Cwd: root}}
 	for b.Loop() {
 		if res, err := g.Run(b.Context(), env, []byte(`{"pattern":"**/f1*.go"}`)); err != nil || res.IsError {
 			b.Fatal(err)

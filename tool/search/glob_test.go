@@ -55,7 +55,7 @@ func TestGlob(t *testing.T) {
 	if err := os.Chtimes(filepath.Join(root, "src/tie_b.go"), tie, tie); err != nil {
 		t.Fatal(err)
 	}
-	env := &tool.Env{Agent: tool.Agent{Cwd: root}}
+	env := &tool.Env{Caller: tool.Caller{Cwd: root}}
 	tests := []struct {
 		name    string
 		in      map[string]any
@@ -93,7 +93,7 @@ func TestGlob(t *testing.T) {
 
 func TestGlobCap(t *testing.T) {
 	root := globTree(t, "a.txt", "b.txt", "c.txt", "d.txt", "e.txt")
-	text, _ := globRun(t, NewGlob(GlobConfig{MaxResults: 2}), &tool.Env{Agent: tool.Agent{Cwd: root}}, map[string]any{"pattern": "*.txt"})
+	text, _ := globRun(t, NewGlob(GlobConfig{MaxResults: 2}), &tool.Env{Caller: tool.Caller{Cwd: root}}, map[string]any{"pattern": "*.txt"})
 	want := "ROOT/e.txt\nROOT/d.txt\n[Showing the 2 most recently modified of 5 files. Use a more specific pattern or path to see the rest.]"
 	if diff := cmp.Diff(want, strings.ReplaceAll(text, root, "ROOT")); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)

@@ -200,7 +200,7 @@ ROOT/multi.txt:2:foo
 
 func TestGrepBackends(t *testing.T) {
 	root := fixture(t)
-	env := &tool.Env{Agent: tool.Agent{Cwd: root}}
+	env := &tool.Env{Caller: tool.Caller{Cwd: root}}
 	for _, b := range backends(t) {
 		g := NewGrep(b.cfg)
 		for _, tt := range grepCases {
@@ -232,7 +232,7 @@ func TestGrepFilesNewestFirst(t *testing.T) {
 		}
 	}
 	for _, b := range backends(t) {
-		text, _ := grep(t, NewGrep(b.cfg), &tool.Env{Agent: tool.Agent{Cwd: root}}, map[string]any{"pattern": "foo", "head_limit": 4})
+		text, _ := grep(t, NewGrep(b.cfg), &tool.Env{Caller: tool.Caller{Cwd: root}}, map[string]any{"pattern": "foo", "head_limit": 4})
 		want := "Found 11 files\nROOT/b.py\nROOT/sub/x.go\nROOT/a.go\nROOT/d.md\n[Showing files 1–4 of 11; use offset=4 to see more.]"
 		if diff := cmp.Diff(want, strings.ReplaceAll(text, root, "ROOT")); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", b.name, diff)
@@ -266,7 +266,7 @@ func TestGrepGoOnly(t *testing.T) {
 		}
 	}
 	g := NewGrep(GrepConfig{Backend: BackendGo})
-	env := &tool.Env{Agent: tool.Agent{Cwd: dir}}
+	env := &tool.Env{Caller: tool.Caller{Cwd: dir}}
 	tests := []struct {
 		in   map[string]any
 		want string
@@ -299,7 +299,7 @@ func TestGrepOutputCap(t *testing.T) {
 	}
 	for _, be := range backends(t) {
 		be.cfg.MaxOutput = 1000
-		text, _ := grep(t, NewGrep(be.cfg), &tool.Env{Agent: tool.Agent{Cwd: dir}}, map[string]any{"pattern": "match", "output_mode": "content"})
+		text, _ := grep(t, NewGrep(be.cfg), &tool.Env{Caller: tool.Caller{Cwd: dir}}, map[string]any{"pattern": "match", "output_mode": "content"})
 		if len(text) > 1000 || !strings.Contains(text, "[Output cut after") || !strings.HasPrefix(text, filepath.Join(dir, "big.txt")+":1:match this line\n") {
 			t.Errorf("%s: output not capped (%d bytes):\n%s", be.name, len(text), text)
 		}
@@ -335,11 +335,11 @@ func rgOrNil() backend {
 func TestGrepMissingRipgrep(t *testing.T) {
 	g := NewGrep(GrepConfig{Backend: BackendRipgrep, Ripgrep: "cohort-no-such-rg"})
 	raw := json.RawMessage(`{"pattern":"x"}`)
-	if _, err := g.Run(t.Context(), &tool.Env{Agent: tool.Agent{Cwd: t.TempDir()}}, raw); err == nil {
+	if _, err := g.Run(t.Context(), &tool.Env{Caller: tool.Caller{Cwd: t.TempDir()}}, raw); err == nil {
 		t.Errorf("a missing rg is not an error")
 	}
 	auto := NewGrep(GrepConfig{Ripgrep: "cohort-no-such-rg"})
-	if res, err := auto.Run(t.Context(), &tool.Env{Agent: tool.Agent{Cwd: t.TempDir()}}, raw); err != nil || res.TextOf() != "No files found" {
+	if res, err := auto.Run(t.Context(), &tool.Env{Caller: tool.Caller{Cwd: t.TempDir()}}, raw); err != nil || res.TextOf() != "No files found" {
 		t.Errorf("auto without rg: %q, %v", res.TextOf(), err)
 	}
 }
@@ -385,11 +385,11 @@ func TestGrepContentLongLineSaysCut(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, be := range backends(t) {
-		text, _ := grep(t, NewGrep(be.cfg), &tool.Env{Agent: tool.Agent{Cwd: dir}}, map[string]any{"pattern": "needle", "output_mode": "content"})
+		text, _ := grep(t, NewGrep(be.cfg), &tool.Env{Caller: tool.Caller{Cwd: dir}}, map[string]any{"pattern": "needle", "output_mode": "content"})
 		if strings.Contains(text, "No matches") || !strings.Contains(text, "output was cut") {
 			t.Errorf("%s: content mode on a 9 MiB line says %q, want that the output was cut", be.name, text)
 		}
-		count, _ := grep(t, NewGrep(be.cfg), &tool.Env{Agent: tool.Agent{Cwd: dir}}, map[string]any{"pattern": "needle", "output_mode": "count"})
+		count, _ := grep(t, NewGrep(be.cfg), &tool.Env{Caller: tool.Caller{Cwd: dir}}, map[string]any{"pattern": "needle", "output_mode": "count"})
 		if !strings.Contains(count, "1 matching line") {
 			t.Errorf("%s: count mode = %q, want 1 matching line", be.name, count)
 		}

@@ -67,7 +67,7 @@ func TestBash(t *testing.T) {
 			if err := os.Mkdir(dir, 0o755); err != nil {
 				t.Fatal(err)
 			}
-			res, err := run(t, newBash(), t.Context(), &tool.Env{Agent: tool.Agent{Cwd: dir}}, tt.in)
+			res, err := run(t, newBash(), t.Context(), &tool.Env{Caller: tool.Caller{Cwd: dir}}, tt.in)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -81,7 +81,7 @@ func TestBash(t *testing.T) {
 func TestBashMissingCwd(t *testing.T) {
 	t.Parallel()
 	missing := filepath.Join(t.TempDir(), "gone")
-	res, err := run(t, newBash(), t.Context(), &tool.Env{Agent: tool.Agent{Cwd: missing}}, map[string]any{"command": "pwd"})
+	res, err := run(t, newBash(), t.Context(), &tool.Env{Caller: tool.Caller{Cwd: missing}}, map[string]any{"command": "pwd"})
 	if err != nil || !res.IsError || !strings.Contains(res.TextOf(), missing+" does not exist") {
 		t.Errorf("got %q, %v", res.TextOf(), err)
 	}
@@ -90,7 +90,7 @@ func TestBashMissingCwd(t *testing.T) {
 func TestBashOutputCap(t *testing.T) {
 	t.Parallel()
 	b := NewBash(Config{MaxOutput: 100})
-	res, err := run(t, b, t.Context(), &tool.Env{Agent: tool.Agent{Cwd: t.TempDir()}},
+	res, err := run(t, b, t.Context(), &tool.Env{Caller: tool.Caller{Cwd: t.TempDir()}},
 		map[string]any{"command": "echo BEGIN; seq 1 10000; echo END"})
 	if err != nil {
 		t.Fatal(err)
@@ -145,7 +145,7 @@ func assertGone(t *testing.T, pids []int) {
 
 func TestBashTimeoutKillsGroup(t *testing.T) {
 	t.Parallel()
-	res, err := run(t, newBash(), t.Context(), &tool.Env{Agent: tool.Agent{Cwd: t.TempDir()}}, map[string]any{
+	res, err := run(t, newBash(), t.Context(), &tool.Env{Caller: tool.Caller{Cwd: t.TempDir()}}, map[string]any{
 		"command": "sleep 300 & echo $!; (sleep 300; echo never) & echo $!; wait", "timeout": 1500,
 	})
 	if err != nil {
@@ -171,7 +171,7 @@ func TestBashCancelKillsGroup(t *testing.T) {
 	}
 	done := make(chan ret, 1)
 	go func() {
-		res, err := run(t, newBash(), ctx, &tool.Env{Agent: tool.Agent{Cwd: dir}}, map[string]any{
+		res, err := run(t, newBash(), ctx, &tool.Env{Caller: tool.Caller{Cwd: dir}}, map[string]any{
 			"command": "sleep 300 & echo $! > pids; sleep 300 & echo $! >> pids; touch ready; wait",
 		})
 		done <- ret{res, err}
@@ -202,7 +202,7 @@ func TestBashCancelKillsGroup(t *testing.T) {
 
 func TestBashBackground(t *testing.T) {
 	t.Parallel()
-	env := &tool.Env{Agent: tool.Agent{Cwd: t.TempDir(), ID: "a1"}}
+	env := &tool.Env{Caller: tool.Caller{Cwd: t.TempDir(), ID: "a1"}}
 	res, err := run(t, newBash(), t.Context(), env, map[string]any{"command": "sleep 1", "run_in_background": true})
 	if err != nil || !res.IsError || !strings.HasPrefix(res.TextOf(), "Background shells are not available in this build.") {
 		t.Errorf("without a hook: %q, %v", res.TextOf(), err)
@@ -210,7 +210,7 @@ func TestBashBackground(t *testing.T) {
 
 	var gotCmd, gotDesc, gotAgent string
 	b := NewBash(Config{Background: func(_ context.Context, env *tool.Env, command, description string, _ RunFunc) (string, string, error) {
-		gotCmd, gotDesc, gotAgent = command, description, env.Agent.ID
+		gotCmd, gotDesc, gotAgent = command, description, env.Caller.ID
 		return "b42", "/tmp/out/b42.log", nil
 	}})
 	res, err = run(t, b, t.Context(), env, map[string]any{"command": "npm run dev", "description": "Start dev server", "run_in_background": true})
@@ -254,12 +254,12 @@ func TestBashSchema(t *testing.T) {
 func TestBashShellFallback(t *testing.T) {
 	t.Parallel()
 	b := NewBash(Config{Shell: "sh"})
-	res, err := run(t, b, t.Context(), &tool.Env{Agent: tool.Agent{Cwd: t.TempDir()}}, map[string]any{"command": "echo via sh"})
+	res, err := run(t, b, t.Context(), &tool.Env{Caller: tool.Caller{Cwd: t.TempDir()}}, map[string]any{"command": "echo via sh"})
 	if err != nil || res.TextOf() != "via sh" {
 		t.Errorf("got %q, %v", res.TextOf(), err)
 	}
 	b = NewBash(Config{Shell: "/nonexistent/shell"})
-	if _, err := run(t, b, t.Context(), &tool.Env{Agent: tool.Agent{Cwd: t.TempDir()}}, map[string]any{"command": "true"}); err == nil {
+	if _, err := run(t, b, t.Context(), &tool.Env{Caller: tool.Caller{Cwd: t.TempDir()}}, map[string]any{"command": "true"}); err == nil {
 		t.Errorf("a missing shell is not an error")
 	}
 }
@@ -298,7 +298,7 @@ func TestBashEnvHasNoCredentials(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "sk-openai-secret")
 	t.Setenv("NATS_CREDS", "/home/u/nats.creds")
 	b := NewBash(Config{Grace: 100 * time.Millisecond, Env: []string{"NATS_TOKEN=given-on-purpose"}})
-	res, err := run(t, b, t.Context(), &tool.Env{Agent: tool.Agent{Cwd: t.TempDir()}}, map[string]any{"command": "env; printenv ANTHROPIC_API_KEY; echo end"})
+	res, err := run(t, b, t.Context(), &tool.Env{Caller: tool.Caller{Cwd: t.TempDir()}}, map[string]any{"command": "env; printenv ANTHROPIC_API_KEY; echo end"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,7 +35,7 @@ func TestBashAsksACommandGuard(t *testing.T) {
 		started = true
 		return "t1", "/out", nil
 	}})
-	env := &tool.Env{Agent: tool.Agent{Cwd: dir}, Guard: g}
+	env := &tool.Env{Caller: tool.Caller{Cwd: dir}, Guard: g}
 	marker := filepath.Join(dir, "ran")
 
 	res, err := run(t, b, t.Context(), env, map[string]any{"command": "touch " + marker + " # forbidden"})

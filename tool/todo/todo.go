@@ -95,7 +95,7 @@ type input struct {
 func (t *TodoWrite) write(_ context.Context, env *tool.Env, in input) (tool.Result, error) {
 	agent := ""
 	if env != nil {
-		agent = env.Agent.ID
+		agent = env.Caller.ID
 	}
 	items := slices.Clone(in.Todos)
 	inProgress := 0

@@ -24,7 +24,7 @@ func write(t *testing.T, tw *TodoWrite, agent string, items []Item) tool.Result 
 	if err := tool.ValidateInput(tw.Def().InputSchema, raw); err != nil {
 		t.Fatalf("input does not match the schema: %v", err)
 	}
-	res, err := tw.Run(t.Context(), &tool.Env{Agent: tool.Agent{ID: agent}}, raw)
+	res, err := tw.Run(t.Context(), &tool.Env{Caller: tool.Caller{ID: agent}}, raw)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ func TestTodoConcurrentAgents(t *testing.T) {
 			agent := fmt.Sprintf("a%d", i)
 			for j := range 20 {
 				raw, _ := json.Marshal(map[string]any{"todos": []Item{{fmt.Sprint(j), Pending, "x"}}})
-				if _, err := tw.Run(t.Context(), &tool.Env{Agent: tool.Agent{ID: agent}}, raw); err != nil {
+				if _, err := tw.Run(t.Context(), &tool.Env{Caller: tool.Caller{ID: agent}}, raw); err != nil {
 					t.Error(err)
 				}
 				_ = tw.List(agent)

@@ -1,0 +1,221 @@
+package agentdef
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/cohort-dev/cohort/tool"
+)
+
+// Role is the kind of agent a pool is computed for.
+type Role int
+
+const (
+	// RoleMain is the lead (depth 0), possibly running a definition
+	// (cohort --agent NAME).
+	RoleMain Role = iota
+	// RoleSubagent is a synchronous subagent.
+	RoleSubagent
+	// RoleBackground is an asynchronous agent (run_in_background, a
+	// definition with background: true, a remote agent).
+	RoleBackground
+	// RoleTeammate is a named member of a team.
+	RoleTeammate
+)
+
+func (r Role) String() string {
+	return [...]string{"main agent", "subagent", "background agent", "teammate"}[r]
+}
+
+// The tool sets of section 3.
+var (
+	// allAgentDisallowed never reach an agent other than the lead (Agent is
+	// handled by depth instead).
+	allAgentDisallowed = set("TaskOutput", "EnterPlanMode", "ExitPlanMode", "AskUserQuestion", "TaskStop", "Workflow")
+	// customAgentDisallowed never reach an agent from a non-built-in
+	// definition.
+	customAgentDisallowed = set("TeamCreate", "TeamDelete")
+	// asyncAgentAllowed is all a background agent may have: the spec's
+	// list, plus MultiEdit and LS, which do what Edit and Glob (on the list)
+	// do, so that a background agent whose file names them keeps them.
+	asyncAgentAllowed = set("Read", "Grep", "Glob", "LS", "Bash", "Edit", "MultiEdit", "Write", "NotebookEdit", "TodoWrite",
+		"WebFetch", "WebSearch", "Skill", "ToolSearch", "EnterWorktree", "ExitWorktree")
+	// teammateExtra are added to the async allow-list for teammates.
+	teammateExtra = set("SendMessage", "TaskCreate", "TaskGet", "TaskUpdate", "TaskList", "ExitPlanMode")
+	// coordinatorTools are all a lead in coordinator mode keeps.
+	coordinatorTools = set("Agent", "SendMessage", "TaskStop", "TaskOutput")
+)
+
+func set(names ...string) map[string]bool {
+	m := make(map[string]bool, len(names))
+	for _, n := range names {
+		m[n] = true
+	}
+	return m
+}
+
+// PoolInput describes the agent a pool is for.
+type PoolInput struct {
+	Role Role
+	// Def is the agent's definition; nil for a lead without one. For other
+	// roles nil counts as a custom definition with no tool lists.
+	Def *Definition
+	// Depth is the agent's own depth (0 for the lead); it keeps the Agent
+	// tool only while Depth < MaxDepth, so MaxDepth 0 means no nesting.
+	Depth, MaxDepth int
+	// PlanMode keeps only tools ReadOnly approves, plus ExitPlanMode.
+	PlanMode bool
+	// ReadOnly reports whether a tool is safe in plan mode. A tool whose
+	// calls vary (Bash) may say yes when the permission pipeline refuses
+	// its mutating calls in plan mode. Nil approves nothing.
+	ReadOnly func(name string) bool
+	// Coordinator is the coordinator_mode flag; it applies to RoleMain only.
+	Coordinator bool
+	// OwnMCP are the tools of the MCP servers the definition itself
+	// declares (mcpServers): its own connections', and those of session
+	// servers it names, which move to the end of the pool. They bypass the definition's tools list (the
+	// definition asked for them) but not its disallowedTools or plan mode.
+	OwnMCP []string
+}
+
+// Pool computes an agent's tools from all, the tools available in canonical
+// order (MCP tools included), as section 3 lays out:
+//
+//	all − ALL_AGENT_DISALLOWED − CUSTOM_AGENT_DISALLOWED ∩ ASYNC_AGENT_ALLOWED
+//	    ∩ definition.tools − definition.disallowedTools ∪ MCP tools
+//
+// The result keeps the order of all (OwnMCP follow, in their order), with
+// duplicates dropped, so the same inputs give the same bytes in the cached
+// prompt. See the package doc for how MCP tools, teammates, plan mode and the
+// lead are handled. The warnings name tools a definition lists explicitly
+// that the agent does not get, and why.
+func Pool(all []string, in PoolInput) ([]string, []Warning) {
+	var out []string
+	why := map[string]string{}
+	seen := map[string]bool{}
+	own := set(in.OwnMCP...)
+	for _, name := range all {
+		if seen[name] || own[name] {
+			continue // the definition's own servers' tools come last
+		}
+		seen[name] = true
+		if reason := in.exclude(name); reason != "" {
+			why[name] = reason
+			continue
+		}
+		out = append(out, name)
+	}
+	for _, name := range in.OwnMCP {
+		if seen[name] || !isMCP(name) {
+			continue
+		}
+		seen[name] = true
+		if in.Def != nil && matchAny(in.Def.DisallowedTools, name) || !in.planAllows(name) {
+			continue
+		}
+		out = append(out, name)
+	}
+	return out, in.explain(seen, why)
+}
+
+// PoolTools is Pool over tools, matched by their names.
+func PoolTools(all []tool.Tool, in PoolInput) ([]tool.Tool, []Warning) {
+	names := make([]string, len(all))
+	byName := make(map[string]tool.Tool, len(all))
+	for i, t := range all {
+		names[i] = t.Def().Name
+		if _, dup := byName[names[i]]; !dup {
+			byName[names[i]] = t
+		}
+	}
+	kept, warns := Pool(names, in)
+	out := make([]tool.Tool, len(kept))
+	for i, n := range kept {
+		out[i] = byName[n]
+	}
+	return out, warns
+}
+
+// exclude returns why name is not in the pool, or "" if it is.
+func (in PoolInput) exclude(name string) string {
+	if name == "Agent" && in.Depth >= in.MaxDepth {
+		return fmt.Sprintf("the nesting limit (depth %d, max %d)", in.Depth, in.MaxDepth)
+	}
+	switch {
+	case in.Role == RoleMain:
+		if in.Coordinator && !coordinatorTools[name] {
+			return "coordinator mode"
+		}
+	case isMCP(name):
+		// MCP tools pass every type filter.
+	case allAgentDisallowed[name] && !(in.Role == RoleTeammate && name == "ExitPlanMode"):
+		return "only the lead has it"
+	case customAgentDisallowed[name] && (in.Def == nil || !in.Def.BuiltIn):
+		return "custom agents never get it"
+	case in.Role == RoleBackground && !asyncAgentAllowed[name]:
+		return "background agents cannot use it"
+	case in.Role == RoleTeammate && !asyncAgentAllowed[name] && !teammateExtra[name]:
+		return "teammates cannot use it"
+	}
+	if d := in.Def; d != nil {
+		if d.Tools != nil && !slices.Contains(d.Tools, "*") && !matchAny(d.Tools, name) {
+			return "not in the definition's tools"
+		}
+		if matchAny(d.DisallowedTools, name) {
+			return "in the definition's disallowedTools"
+		}
+	}
+	if !in.planAllows(name) {
+		return "plan mode keeps only read-only tools"
+	}
+	return ""
+}
+
+func (in PoolInput) planAllows(name string) bool {
+	return !in.PlanMode || name == "ExitPlanMode" || in.ReadOnly != nil && in.ReadOnly(name)
+}
+
+// explain warns about tools the definition lists explicitly but the agent
+// does not get.
+func (in PoolInput) explain(seen map[string]bool, why map[string]string) []Warning {
+	d := in.Def
+	if d == nil || d.Tools == nil {
+		return nil
+	}
+	var warns []Warning
+	for _, name := range d.Tools {
+		reason := why[name]
+		switch {
+		case name == "*" || isMCP(name) && !seen[name]:
+			continue // a pattern, or a server that is not connected
+		case !seen[name]:
+			reason = "no such tool is available"
+		case reason == "":
+			continue
+		}
+		warns = append(warns, Warning{Path: d.Source.Path,
+			Message: fmt.Sprintf("agent %q lists %s, which it does not get as a %s: %s", d.Name, name, in.Role, reason)})
+	}
+	return warns
+}
+
+// matchAny reports whether a tools-list entry names the tool: exactly, "*",
+// or for MCP a whole server ("mcp__srv" or "mcp__srv__*").
+func matchAny(list []string, name string) bool {
+	for _, e := range list {
+		switch {
+		case e == name, e == "*":
+			return true
+		case isMCP(e) && isMCP(name):
+			prefix := strings.TrimSuffix(e, "*")
+			if !strings.HasSuffix(prefix, "__") {
+				prefix += "__"
+			}
+			if strings.Count(prefix, "__") == 2 && strings.HasPrefix(name, prefix) {
+				return true
+			}
+		}
+	}
+	return false
+}

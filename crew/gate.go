@@ -1,0 +1,100 @@
+package crew
+
+import (
+	"bytes"
+	"context"
+
+	"github.com/cohort-dev/cohort/engine"
+	"github.com/cohort-dev/cohort/hook"
+	"github.com/cohort-dev/cohort/permission"
+	"github.com/cohort-dev/cohort/tool"
+)
+
+// permissionGate adapts an agent's permission.Checker and the Prompter that
+// answers its "ask" decisions to the engine's Gate. Safe for concurrent use
+// (the checker and prompter are).
+type permissionGate struct {
+	checker  *permission.Checker
+	prompter permission.Prompter
+	// planApprover lets ExitPlanMode through: the tool asks the agent's
+	// plan approver (a teammate's lead) instead of a permission prompt.
+	planApprover bool
+}
+
+// gateFor returns a's permission gate, nil when the session has no
+// permissions (everything allowed). When a's hooks have PermissionRequest
+// (hook.PermissionHooks), they answer its prompts before its prompter is
+// asked.
+func (rt *Crew) gateFor(a *Agent, hooks engine.Hooks) engine.Gate {
+	if a.checker == nil {
+		return nil
+	}
+	prompter := a.prompter
+	if ph, ok := hooks.(hook.PermissionHooks); ok {
+		prompter = hook.Prompter{Hooks: ph, Next: prompter, Notify: rt.cfg.NotifyPrompts}
+	}
+	return permissionGate{checker: a.checker, prompter: prompter, planApprover: a.approver != nil}
+}
+
+// Check decides one call; an error from the prompter denies it (fail closed).
+func (g permissionGate) Check(ctx context.Context, c *engine.Call) engine.Verdict {
+	if g.planApprover && c.Name == "ExitPlanMode" {
+		return engine.Verdict{Allow: true}
+	}
+	req := permission.Request{Tool: c.Name, Input: c.Input, ReadOnly: c.Traits.ReadOnly,
+		Cwd: c.Env.Cwd, AgentID: c.Env.Caller.ID, ToolUseID: c.ID}
+	if c.HookApproved {
+		// A hook's allow replaces the prompt, not the rules: deny rules and
+		// explicit ask rules still decide.
+		d := g.checker.Check(ctx, req)
+		switch {
+		case d.Behavior == permission.Deny:
+			return engine.Verdict{Reason: d.Reason}
+		case d.Behavior == permission.Allow || (d.Rule == nil && !d.FailClosed):
+			return engine.Verdict{Allow: true}
+		}
+	}
+	prompter := g.prompter
+	if pd, ok := c.Tool.(tool.PromptDescriber); ok {
+		prompter = describedPrompter{next: prompter, describe: func(ctx context.Context) string {
+			return pd.DescribePrompt(ctx, c.Env, c.Input)
+		}}
+	}
+	out, err := g.checker.Resolve(ctx, req, prompter)
+	if !out.Allow {
+		msg := out.Message
+		if msg == "" && err != nil {
+			msg = "the permission check failed: " + err.Error()
+		}
+		if msg == "" {
+			msg = "not allowed"
+		}
+		return engine.Verdict{Reason: msg}
+	}
+	v := engine.Verdict{Allow: true}
+	if len(out.Input) > 0 && !bytes.Equal(out.Input, c.Input) {
+		v.Input = out.Input
+	}
+	return v
+}
+
+// describedPrompter puts a tool's own account of a call (tool.PromptDescriber)
+// before the reason of the prompt it is about to get.
+type describedPrompter struct {
+	next     permission.Prompter
+	describe func(context.Context) string
+}
+
+func (p describedPrompter) Prompt(ctx context.Context, req permission.PromptRequest) (permission.PromptDecision, error) {
+	if d := p.describe(ctx); d != "" {
+		if req.Reason != "" {
+			d += "\n\n" + req.Reason
+		}
+		req.Reason = d
+	}
+	next := p.next
+	if next == nil {
+		next = permission.Headless{}
+	}
+	return next.Prompt(ctx, req)
+}

@@ -1,0 +1,390 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/cohort-dev/cohort/llm"
+	"github.com/cohort-dev/cohort/tool"
+	"github.com/cohort-dev/cohort/transcript"
+)
+
+// Stop reasons of a Send, as Claude Code's result subtypes.
+const (
+	StopSuccess   = "success"
+	StopMaxTurns  = "error_max_turns"
+	StopBudget    = "error_max_budget_usd"
+	StopExecution = "error_during_execution"
+)
+
+// Result summarises one Send.
+type Result struct {
+	// Text is the text of the final assistant message.
+	Text string
+	// Stop is one of the Stop* constants.
+	Stop string
+	// Turns counts model calls; ToolUses counts executed tool calls.
+	Turns    int
+	ToolUses int
+	// Usage and CostUSD cover this Send only.
+	Usage    llm.Usage
+	CostUSD  float64
+	Duration time.Duration
+}
+
+// Add adds a later Send's result to r, so that r describes both: the later
+// one's text and stop reason, the sums of turns, tool uses, usage, cost and
+// duration. An agent's activation of several Sends (a hook that sends it
+// back, notifications that wake it) reports one Result this way.
+func (r *Result) Add(later *Result) {
+	if later == nil {
+		return
+	}
+	r.Text, r.Stop = later.Text, later.Stop
+	r.Turns += later.Turns
+	r.ToolUses += later.ToolUses
+	r.Usage = r.Usage.Add(later.Usage)
+	r.CostUSD += later.CostUSD
+	r.Duration += later.Duration
+}
+
+// Conversation is one conversation with a model. Send must not be called
+// concurrently; the other methods are safe for concurrent use.
+type Conversation struct {
+	cfg   Config
+	tools map[string]tool.Tool
+	defs  []llm.ToolDef
+
+	mu       sync.Mutex
+	model    string // the model requests name (SetModel changes it)
+	history  []llm.Message
+	lastReq  *llm.Request // the last request sent, for forks
+	usage    llm.Usage    // lifetime
+	cost     float64
+	requests int   // model requests sent, for event numbering
+	lastSeen int64 // total input+output tokens of the last response
+	// compactAsked is a manual compaction asked for during Send
+	// (RequestCompact), done before the next request.
+	compactAsked bool
+}
+
+// New returns an agent ready to Send.
+func New(cfg Config) *Conversation {
+	cfg.defaults()
+	a := &Conversation{cfg: cfg, tools: make(map[string]tool.Tool, len(cfg.Tools))}
+	for _, t := range cfg.Tools {
+		d := t.Def()
+		a.tools[d.Name] = t
+		a.defs = append(a.defs, d)
+	}
+	a.history = llm.CloneMessages(cfg.History)
+	a.model = cfg.ModelName
+	return a
+}
+
+// SetModel makes later requests name model (a session's SetModel); the
+// request under way, if any, keeps the one it was sent with. Usage is
+// priced by the model each response names.
+func (a *Conversation) SetModel(model string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.model = model
+}
+
+// Model returns the model later requests name.
+func (a *Conversation) Model() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.model
+}
+
+// Clear forgets the conversation: the next Send starts a new one with the
+// same system prompt and tools. The transcript records a boundary, so a
+// resumed session starts after it too. Must not be called during Send.
+func (a *Conversation) Clear() error {
+	a.mu.Lock()
+	a.history, a.lastReq, a.lastSeen = nil, nil, 0
+	a.mu.Unlock()
+	return a.recordRewrite("the conversation was cleared", nil, "")
+}
+
+// SetTools replaces the agent's tools from the next request on (a plan-mode
+// pool that widens after approval). The tool array is part of the cached
+// prefix, so this costs a cache miss; call it rarely.
+func (a *Conversation) SetTools(tools []tool.Tool) {
+	m := make(map[string]tool.Tool, len(tools))
+	defs := make([]llm.ToolDef, 0, len(tools))
+	for _, t := range tools {
+		d := t.Def()
+		m[d.Name] = t
+		defs = append(defs, d)
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.tools, a.defs = m, defs
+}
+
+// SetSink replaces where events go from the next event on (a resumed agent
+// reports to its new task). Must not be called during Send.
+func (a *Conversation) SetSink(s Sink) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.cfg.Sink = s
+}
+
+// SetRecorder replaces the transcript the agent appends to (a resumed agent
+// reopens its transcript). Must not be called during Send.
+func (a *Conversation) SetRecorder(r Recorder) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.cfg.Recorder = r
+}
+
+// ID returns the agent's id.
+func (a *Conversation) ID() string { return a.cfg.Env.Caller.ID }
+
+// History returns a copy of the conversation so far.
+func (a *Conversation) History() []llm.Message {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return llm.CloneMessages(a.history)
+}
+
+// Usage returns the agent's lifetime usage and cost.
+func (a *Conversation) Usage() (llm.Usage, float64) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.usage, a.cost
+}
+
+// LastRequest returns a copy of the last request sent (nil before the first).
+// Forks build their request from it.
+func (a *Conversation) LastRequest() *llm.Request {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.lastReq == nil {
+		return nil
+	}
+	r := *a.lastReq
+	r.Messages = llm.CloneMessages(r.Messages)
+	return &r
+}
+
+// Send appends a user message holding content and runs the loop until the
+// model ends its turn. origin labels the message in the transcript
+// (session.Origin*; empty for the user). The returned error is non-nil only
+// for infrastructure failures and cancellation; hitting a limit is a Result
+// with a non-success Stop.
+func (a *Conversation) Send(ctx context.Context, content []llm.Block, origin string) (*Result, error) {
+	var parts []Part
+	if len(content) > 0 {
+		parts = []Part{{Content: content, Origin: origin}}
+	}
+	return a.SendParts(ctx, parts)
+}
+
+// SendParts is Send for input of several origins (a lead woken by a
+// teammate's message and a task notification at once): the parts form one
+// user message, and each is its own transcript entry with its origin.
+func (a *Conversation) SendParts(ctx context.Context, parts []Part) (*Result, error) {
+	start := a.cfg.Now()
+	res := &Result{Stop: StopSuccess}
+	defer func() { res.Duration = a.cfg.Now().Sub(start) }()
+	if err := a.appendParts(parts); err != nil {
+		return res, err
+	}
+	for {
+		if a.cfg.MaxTurns > 0 && res.Turns >= a.cfg.MaxTurns {
+			res.Stop = StopMaxTurns
+			return res, nil
+		}
+		if a.cfg.MaxBudgetUSD > 0 && a.costNow() >= a.cfg.MaxBudgetUSD {
+			res.Stop = StopBudget
+			return res, nil
+		}
+		if err := a.maybeCompact(ctx); err != nil {
+			return res, err
+		}
+		resp, err := a.turn(ctx)
+		if err != nil {
+			return res, err
+		}
+		res.Turns++
+		res.Usage = res.Usage.Add(resp.Usage)
+		res.CostUSD += a.price(resp)
+		res.Text = llm.JoinText(resp.Content)
+
+		uses := resp.Message().ToolUses()
+		if len(uses) == 0 && resp.StopReason != llm.StopPauseTurn {
+			// The turn ended; content that arrived meanwhile starts another.
+			injected := a.drainInbox()
+			if len(injected) == 0 {
+				return res, nil
+			}
+			if err := a.appendParts(injected); err != nil {
+				return res, err
+			}
+			continue
+		}
+		if len(uses) == 0 {
+			continue // pause_turn: send the conversation back as is
+		}
+		results, runErr := a.runTools(ctx, uses)
+		res.ToolUses += len(uses)
+		parts := append([]Part{{Content: results, Origin: transcript.OriginToolResult}}, a.drainInbox()...)
+		if err := a.appendParts(parts); err != nil {
+			return res, err
+		}
+		if runErr != nil {
+			return res, runErr
+		}
+	}
+}
+
+// price is what resp cost: priced by the model it names (else the one
+// requested).
+func (a *Conversation) price(resp *llm.Response) float64 {
+	model := resp.Model
+	if model == "" {
+		model = a.Model()
+	}
+	return a.cfg.Prices.Cost(model, resp.Usage)
+}
+
+func (a *Conversation) costNow() float64 {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.cost
+}
+
+func (a *Conversation) drainInbox() []Part {
+	switch in := a.cfg.Inbox.(type) {
+	case nil:
+		return nil
+	case PartsInbox:
+		return in.DrainParts()
+	default:
+		if blocks := in.Drain(); len(blocks) > 0 {
+			return []Part{{Content: blocks, Origin: transcript.OriginSystem}}
+		}
+		return nil
+	}
+}
+
+// appendParts adds parts as user input, each recorded with its origin.
+func (a *Conversation) appendParts(parts []Part) error {
+	for _, p := range parts {
+		if len(p.Content) == 0 {
+			continue
+		}
+		if err := a.appendUserFrom(p.Content, p.Origin, p.From); err != nil {
+			return err
+		}
+		if p.Recorded != nil {
+			p.Recorded()
+		}
+	}
+	return nil
+}
+
+// appendUserFrom adds a user message, merging into a trailing user message so
+// that roles keep alternating.
+func (a *Conversation) appendUserFrom(content []llm.Block, origin, from string) error {
+	msg := llm.Message{Role: llm.RoleUser, Content: content}
+	a.mu.Lock()
+	if n := len(a.history); n > 0 && a.history[n-1].Role == llm.RoleUser {
+		a.history[n-1].Content = append(a.history[n-1].Content, content...)
+	} else {
+		a.history = append(a.history, msg)
+	}
+	a.mu.Unlock()
+	a.emit(Event{Kind: EventUser, Message: &msg, Origin: origin})
+	return a.record(transcript.Entry{Type: transcript.TypeUser, Message: &msg, Origin: origin, From: from})
+}
+
+func (a *Conversation) record(e transcript.Entry) error {
+	a.mu.Lock()
+	rec := a.cfg.Recorder
+	a.mu.Unlock()
+	if rec == nil {
+		return nil
+	}
+	if err := rec.Append(e); err != nil {
+		return fmt.Errorf("engine: record transcript: %w", err)
+	}
+	return nil
+}
+
+func (a *Conversation) emit(ev Event) {
+	a.mu.Lock()
+	sink := a.cfg.Sink
+	a.mu.Unlock()
+	if sink == nil {
+		return
+	}
+	ev.AgentID = a.cfg.Env.Caller.ID
+	ev.ParentToolUseID = a.cfg.ParentToolUseID
+	if ev.Time.IsZero() {
+		ev.Time = a.cfg.Now()
+	}
+	sink(ev)
+}
+
+// turn sends one request and appends the assistant message it returns.
+func (a *Conversation) turn(ctx context.Context) (*llm.Response, error) {
+	req := a.buildRequest()
+	a.mu.Lock()
+	a.lastReq = req
+	a.requests++
+	n := a.requests
+	a.mu.Unlock()
+	a.emit(Event{Kind: EventRequest, Turn: n})
+	resp, err := a.stream(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	msg := resp.Message()
+	cost := a.price(resp)
+	a.mu.Lock()
+	a.history = append(a.history, msg)
+	a.usage = a.usage.Add(resp.Usage)
+	a.cost += cost
+	a.lastSeen = resp.Usage.TotalInput() + resp.Usage.OutputTokens
+	a.mu.Unlock()
+	a.emit(Event{Kind: EventAssistant, Message: &msg, Response: resp, Turn: n})
+	u := resp.Usage
+	return resp, a.record(transcript.Entry{Type: transcript.TypeAssistant, Message: &msg, Usage: &u,
+		Model: resp.Model, RequestID: resp.RequestID})
+}
+
+// stream runs one model call, forwarding stream events to the sink.
+func (a *Conversation) stream(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+	var resp *llm.Response
+	for ev, err := range a.cfg.Model.Stream(ctx, req) {
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, fmt.Errorf("engine: model request: %w", err)
+		}
+		switch ev.Type {
+		case llm.EventDone:
+			resp = ev.Response
+		case llm.EventRetry:
+			a.emit(Event{Kind: EventRetry, Retry: ev.Retry})
+		default:
+			e := ev
+			a.emit(Event{Kind: EventStream, Stream: &e})
+		}
+	}
+	if resp == nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, errors.New("engine: model stream ended without a response")
+	}
+	return resp, nil
+}
