@@ -13,7 +13,6 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/cohort-dev/cohort/internal/testbin"
 	"github.com/cohort-dev/cohort/llm/fakeapi"
 )
 
@@ -25,7 +24,6 @@ func TestMain(m *testing.M) {
 			code = 1
 		}
 	}
-	cleanupBinary()
 	cleanupMCPServer()
 	os.Exit(code)
 }
@@ -199,6 +197,3 @@ func mustJSON(t *testing.T, v any) []byte {
 	}
 	return data
 }
-
-// cleanupBinary removes the binary built by buildBinary, if any.
-func cleanupBinary() { testbin.Cleanup() }

@@ -7,7 +7,6 @@ import (
 	"os"
 	"testing"
 
-	"github.com/cohort-dev/cohort/internal/testbin"
 	"go.uber.org/goleak"
 )
 
@@ -18,10 +17,7 @@ func TestMain(m *testing.M) {
 	if mode := os.Getenv(fakeEnv); mode != "" {
 		os.Exit(actAsHost(mode))
 	}
-	code := func() int {
-		defer testbin.Cleanup()
-		return m.Run()
-	}()
+	code := m.Run()
 	if code == 0 {
 		if err := goleak.Find(); err != nil {
 			fmt.Fprintln(os.Stderr, "goleak:", err)
