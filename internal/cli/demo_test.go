@@ -325,8 +325,17 @@ func TestDemoBareEnvironment(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
-	var r resultLine
-	if err := json.Unmarshal([]byte(lastLine(out)), &r); err != nil {
+	// The fields of the result line that this test reads (package cli's
+	// tests cannot import internal/clitest, which imports package cli).
+	var r struct {
+		Type         string  `json:"type"`
+		IsError      bool    `json:"is_error"`
+		NumTurns     int     `json:"num_turns"`
+		Result       string  `json:"result"`
+		TotalCostUSD float64 `json:"total_cost_usd"`
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &r); err != nil {
 		t.Fatalf("json result: %v\n%s", err, out)
 	}
 	if r.Type != "result" || r.IsError || r.TotalCostUSD != 0 || r.NumTurns < 5 || r.Result == "" {
