@@ -96,12 +96,14 @@ func helperScript(n int, notes string, together *clitest.Barrier, leadIdle *gate
 	}
 }
 
-// TestBackgroundNotifyLoop repeats the five-agent run 50 times with random
-// agent lengths and delays, agents that fail on a non-retryable API error,
+// TestBackgroundNotifyLoop runs the five-agent run with random agent
+// lengths and delays, agents that fail on a non-retryable API error,
 // requests (the lead's too) that succeed only on a retry, and in some runs
 // a TaskStop racing an agent's end: every agent must notify exactly once
-// with the right status, and no run may hang. Set COHORT_BG_SEED to replay
-// a failing seed.
+// with the right status, and no run may hang. It is a stress loop: 50
+// iterations under clitest.StressEnv (.ci/run's stress step), one
+// otherwise. Set COHORT_BG_SEED to replay a failing seed (with the same
+// StressEnv, so that the iteration runs).
 func TestBackgroundNotifyLoop(t *testing.T) {
 	t.Parallel()
 	seed := uint64(time.Now().UnixNano())
@@ -114,7 +116,7 @@ func TestBackgroundNotifyLoop(t *testing.T) {
 	t.Logf("seed %d (replay with COHORT_BG_SEED=%d)", seed, seed)
 	// The iterations run as parallel subtests: -parallel (GOMAXPROCS by
 	// default) bounds how many run at once.
-	for iter := range 50 {
+	for iter := range clitest.Iterations(50, 1) {
 		t.Run(fmt.Sprintf("iter%02d", iter), func(t *testing.T) {
 			t.Parallel()
 			chaosRun(t, rand.New(rand.NewPCG(seed, uint64(iter))), iter)
