@@ -1,7 +1,10 @@
 package agents
 
 import (
+	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -12,17 +15,23 @@ import (
 
 // staggeredRun has the lead start five background agents that finish 100 ms
 // apart once its first turn has ended, and returns the lead's requests
-// and the run's stderr.
+// and the run's stderr. The turn has ended when the lead's Stop hook has
+// run (the lead waits for notifications right after it): a notification
+// that came before would be taken at once, as any that a turn ends with
+// are, and the agents' replies being served is not enough on a loaded
+// machine, where the lead can take longer than 100 ms to finish its turn.
 func staggeredRun(t *testing.T, coalesce string) ([]*fakeapi.Request, string) {
 	t.Helper()
 	rt := &clitest.Router{}
 	h := clitest.New(t, rt.Policy)
 	h.Vars["COHORT_NOTIFY_COALESCE"] = coalesce
+	stopped := filepath.Join(h.Dir, "lead-stopped")
+	h.Write(".cohort/settings.json", `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "cat >/dev/null; touch `+stopped+`"}]}]}}`)
 	leadIdle := newGate()
 	fanOut(rt, "LEAD-late:", "late", "LATE", "report", 5, leadIdle)
 	for i := 1; i <= 5; i++ {
 		rt.On(fmt.Sprintf("LATE-%d:", i), func(r *fakeapi.Request) fakeapi.Reply {
-			if !leadIdle.wait(r.Context()) {
+			if !leadIdle.wait(r.Context()) || !awaitFile(r.Context(), stopped) {
 				return fakeapi.TextReply("the lead never ended its first turn")
 			}
 			select { // finish 100 ms after the previous agent
@@ -40,6 +49,20 @@ func staggeredRun(t *testing.T, coalesce string) ([]*fakeapi.Request, string) {
 		t.Fatalf("result = %+v", r)
 	}
 	return clitest.ConvRequests(h.Srv, "LEAD-late:"), errOut
+}
+
+// awaitFile waits until path exists, ctx ends or 20 s pass.
+func awaitFile(ctx context.Context, path string) bool {
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	for {
+		if _, err := os.Stat(path); err == nil {
+			return true
+		}
+		if !pause(ctx, 5*time.Millisecond) {
+			return false
+		}
+	}
 }
 
 // Notifications that arrive close together wake an idle lead once: five
