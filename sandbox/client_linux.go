@@ -57,6 +57,9 @@ func startLauncher(exe string, ns bool) (*conn, error) {
 	cmd := exec.Command(exe)
 	cmd.Args = []string{"cohort-sandbox-launcher"}
 	cmd.Env = []string{launcherEnv + "=" + mode} // nothing of ours, credentials least of all
+	if raceEnabled {
+		cmd.Env = append(cmd.Env, "GORACE="+launcherRaceOptions())
+	}
 	cmd.ExtraFiles = []*os.File{theirs}
 	cmd.Stderr = os.Stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
