@@ -11,10 +11,12 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/cohort-dev/cohort/internal/testbin"
 	"github.com/cohort-dev/cohort/llm/fakeapi"
 )
 
 func TestMain(m *testing.M) {
+	testbin.UseRaceOptions()
 	code := m.Run()
 	if code == 0 {
 		if err := goleak.Find(goleak.IgnoreCurrent()); err != nil {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cohort-dev/cohort/internal/npmtest"
+	"github.com/cohort-dev/cohort/internal/testbin"
 	"github.com/cohort-dev/cohort/llm/fakeapi"
 )
 
@@ -178,6 +179,7 @@ func drive(t *testing.T, modules string, exe executable, scenario string) *run {
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "COHORT_HOME=" + filepath.Join(home, ".cohort"),
 		"TMPDIR=" + os.TempDir(), "ANTHROPIC_BASE_URL=" + srv.URL, "ANTHROPIC_API_KEY=sk-test",
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1", "COHORT_NOTIFY_COALESCE=0",
+		"GORACE=" + testbin.RaceOptions(),
 		"COHORT_SDK_EXE=" + exe.path, "COHORT_SDK_CWD=" + dir}
 	recording := filepath.Join(work, "exchange.jsonl")
 	if *record && exe.name == "cohort" {

@@ -11,16 +11,19 @@ import (
 	"time"
 
 	"github.com/cohort-dev/cohort/internal/cli"
+	"github.com/cohort-dev/cohort/internal/testbin"
 	"github.com/cohort-dev/cohort/llm/fakeapi"
 	"github.com/cohort-dev/cohort/transcript"
 	"github.com/cohort-dev/cohort/worktree"
 	"go.uber.org/goleak"
 )
 
-// Main runs a test package's tests from its TestMain, fails the run when a
-// goroutine outlives them, runs cleanups (a package's own, such as a server
-// it started once for all its tests) and exits.
+// Main runs a test package's tests from its TestMain, with GORACE set for
+// the race-enabled programs they start (testbin.UseRaceOptions), fails the
+// run when a goroutine outlives them, runs cleanups (a package's own, such
+// as a server it started once for all its tests) and exits.
 func Main(m *testing.M, cleanups ...func()) {
+	testbin.UseRaceOptions()
 	code := m.Run()
 	if code == 0 {
 		if err := goleak.Find(goleak.IgnoreCurrent()); err != nil {
@@ -62,6 +65,7 @@ func New(t *testing.T, policy fakeapi.Policy) *Harness {
 		"ANTHROPIC_API_KEY":  "test-key",
 		"ANTHROPIC_BASE_URL": h.Srv.URL,
 		"PATH":               os.Getenv("PATH"),
+		"GORACE":             testbin.RaceOptions(), // for the cohort binaries a test starts
 	}
 	h.useTestProvider()
 	return h

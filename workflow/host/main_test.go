@@ -7,6 +7,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/cohort-dev/cohort/internal/testbin"
 	"go.uber.org/goleak"
 )
 
@@ -17,6 +18,7 @@ func TestMain(m *testing.M) {
 	if mode := os.Getenv(fakeEnv); mode != "" {
 		os.Exit(actAsHost(mode))
 	}
+	testbin.UseRaceOptions()
 	code := m.Run()
 	if code == 0 {
 		if err := goleak.Find(); err != nil {

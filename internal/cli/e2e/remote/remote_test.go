@@ -18,6 +18,7 @@ import (
 
 	"github.com/cohort-dev/cohort/internal/clitest"
 	"github.com/cohort-dev/cohort/internal/natstest"
+	"github.com/cohort-dev/cohort/internal/testbin"
 	"github.com/cohort-dev/cohort/llm/fakeapi"
 )
 
@@ -112,7 +113,8 @@ func (r *remoteRig) startWorkerEnv(name string, env map[string]string, extra ...
 	cmd := exec.Command(r.bin, args...)
 	cmd.Dir = cwd
 	vars := map[string]string{"HOME": home, "COHORT_HOME": filepath.Join(home, ".cohort"), "PATH": os.Getenv("PATH"),
-		"ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": r.h.Srv.URL, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.DevNull}
+		"ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": r.h.Srv.URL, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.DevNull,
+		"GORACE": testbin.RaceOptions()}
 	for k, v := range env {
 		vars[k] = v
 	}
