@@ -76,6 +76,7 @@ func leadCtx(t *testing.T) context.Context {
 // A job asking for more than the worker allows: capped where it can be
 // (the notification says what), refused where it cannot (and says why).
 func TestRemoteJobIsCappedOrRefusedByTheWorkerPolicy(t *testing.T) {
+	t.Parallel()
 	rc := &leadRecorder{}
 	r := newRemoteRig(t, rc.wrap(remotePolicy(1, nil)))
 	r.startWorker("strict", "--max-mode", "default", "--job-max-turns", "5")
@@ -101,6 +102,7 @@ func TestRemoteJobIsCappedOrRefusedByTheWorkerPolicy(t *testing.T) {
 // A remote agent that edits .claude/settings.json does not get the edit
 // applied: no branch, the patch kept aside, the notification says so.
 func TestRemotePatchTouchingSettingsIsNotApplied(t *testing.T) {
+	t.Parallel()
 	rc := &leadRecorder{}
 	policy := func(r *fakeapi.Request) fakeapi.Reply {
 		if strings.Contains(r.FirstUserText(), "remote task") && r.Turn() == 0 {
@@ -135,6 +137,7 @@ func TestRemotePatchTouchingSettingsIsNotApplied(t *testing.T) {
 
 // A worker without a model key fails the job with that reason, once.
 func TestRemoteWorkerWithoutAKeyFailsTheJob(t *testing.T) {
+	t.Parallel()
 	rc := &leadRecorder{}
 	r := newRemoteRig(t, rc.wrap(remotePolicy(1, nil)))
 	r.startWorkerEnv("keyless", map[string]string{"ANTHROPIC_API_KEY": ""})
@@ -174,6 +177,7 @@ func TestRemoteSpawnWithNATSDownFailsFast(t *testing.T) {
 
 // Without the flag, isolation remote says how to turn it on.
 func TestRemoteNeedsTheFlag(t *testing.T) {
+	t.Parallel()
 	rc := &leadRecorder{}
 	h := clitest.New(t, rc.wrap(remotePolicy(1, nil)))
 	clitest.GitRepo(t, h, map[string]string{"README.md": "x\n"})
@@ -191,6 +195,7 @@ var launchedID = regexp.MustCompile(`agentId: (r[0-9a-z]{8})`)
 // call is abandoned, the worker reports it cancelled, and the lead's
 // notification says killed.
 func TestRemoteTaskStopCancelsOnTheWorker(t *testing.T) {
+	t.Parallel()
 	rc := &leadRecorder{}
 	abandoned, inflight := make(chan struct{}), make(chan struct{})
 	var once, started sync.Once
@@ -247,6 +252,7 @@ func TestRemoteTaskStopCancelsOnTheWorker(t *testing.T) {
 // With no worker serving the queue, the agent timeout ends a remote agent
 // with a reason that says where to look, and the lead goes on.
 func TestRemoteAgentTimeoutWithNoWorker(t *testing.T) {
+	t.Parallel()
 	rc := &leadRecorder{}
 	r := newRemoteRig(t, rc.wrap(remotePolicy(1, nil)))
 	r.lead(leadCtx(t), "--agent-timeout", "3s")
@@ -259,6 +265,7 @@ func TestRemoteAgentTimeoutWithNoWorker(t *testing.T) {
 // cohort worker's own bad input: no --nats, no trust file, a server that
 // is not there — each a clear error at start, never a hang.
 func TestWorkerBadInputFailsAtStart(t *testing.T) {
+	t.Parallel()
 	h := clitest.New(t, remotePolicy(1, nil))
 	trust := filepath.Join(t.TempDir(), "trusted_leads")
 	key, _, code := h.Run("worker", "key")

@@ -215,6 +215,7 @@ func notified(s clitest.Streamed) map[string][]string {
 // processes, each in its own empty directory; every notification arrives
 // once, and each agent's work comes back as a commit on its own branch.
 func TestRemoteAgentsOnThreeWorkers(t *testing.T) {
+	t.Parallel()
 	const n = 20
 	rc := &leadRecorder{}
 	r := newRemoteRig(t, rc.wrap(remotePolicy(n, nil)))
@@ -325,6 +326,7 @@ func waitClosed(t *testing.T, ch <-chan struct{}, what string) {
 // middle of a job loses it after the ack wait to another worker, which
 // completes it; the lead gets one notification.
 func TestRemoteJobOfAKilledWorkerIsRedelivered(t *testing.T) {
+	t.Parallel()
 	hold := newHoldFirst()
 	defer close(hold.release)
 	r := newRemoteRig(t, remotePolicy(1, hold.hold))
@@ -420,6 +422,7 @@ func TestRemoteJobsSurviveANATSRestart(t *testing.T) {
 // gets that commit back, message and author as it made them, on its
 // branch.
 func TestRemoteAgentsOwnCommitComesBack(t *testing.T) {
+	t.Parallel()
 	policy := func(r *fakeapi.Request) fakeapi.Reply {
 		if strings.Contains(r.FirstUserText(), "remote task") {
 			switch r.Turn() {
