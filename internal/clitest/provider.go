@@ -92,12 +92,18 @@ func ScenariosOnEveryProvider(t *testing.T, scenarios, tmuxScenarios []string) {
 	} else {
 		t.Logf("tmux is not installed: %v are left out", tmuxScenarios)
 	}
+	// The child's own timeout ends a hung scenario with its goroutines
+	// dumped; the stress loops, run in full under StressEnv, get longer.
+	timeout := 4 * time.Minute
+	if os.Getenv(StressEnv) != "" {
+		timeout = 20 * time.Minute
+	}
 	for _, provider := range []string{ProviderOpenAI, ProviderResponses} {
 		t.Run(provider, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+			ctx, cancel := context.WithTimeout(t.Context(), timeout+time.Minute)
 			defer cancel()
 			cmd := exec.CommandContext(ctx, os.Args[0], "-test.run", "^("+strings.Join(scenarios, "|")+")$",
-				"-test.count=1", "-test.v", "-test.timeout=4m")
+				"-test.count=1", "-test.v", "-test.timeout="+timeout.String())
 			cmd.Env = append(os.Environ(), ProviderEnv+"="+provider)
 			out, err := cmd.CombinedOutput()
 			if err != nil {
