@@ -116,7 +116,7 @@ func TestPacedStreamDeliversEachBlockStopAtOnce(t *testing.T) {
 
 	clock := newFakeClock()
 	paceStart := clock.t.Add(500 * time.Millisecond) // the pacer starts after the first-token delay
-	stops := make(chan int, 8)                        // content_block_stop indexes as the client reads them
+	stops := make(chan int, 8)                       // content_block_stop indexes as the client reads them
 	checked := false
 	clock.hook = func(now time.Time, d time.Duration) {
 		if now.Before(paceStart) || checked {
