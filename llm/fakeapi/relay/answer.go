@@ -158,7 +158,11 @@ func toolCall(file string, line int, name, body string, unchecked bool, tools []
 		for k, t := range tools {
 			names[k] = t.Name
 		}
-		return fakeapi.Block{}, errf("tool %q is not offered in this request (offered: %s); to call it anyway, open the block with ```tool! %s", name, strings.Join(names, ", "), name)
+		list := strings.Join(names, ", ")
+		if list == "" {
+			list = "none"
+		}
+		return fakeapi.Block{}, errf("tool %q is not offered in this request (offered: %s); to call it anyway, open the block with ```tool! %s", name, list, name)
 	}
 	if msg := checkInput(tools[i].InputSchema, input); msg != "" {
 		return fakeapi.Block{}, errf("tool %s: %s; to send it anyway, open the block with ```tool! %s", name, msg, name)
