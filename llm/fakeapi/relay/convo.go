@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/cohort-dev/cohort/llm/fakeapi"
@@ -22,6 +23,16 @@ type conv struct {
 	marks    []mark
 	lastText string // the text of the last answer (a compaction summary, perhaps)
 	waiting  *entry // its request waiting for an answer, nil when none
+	// agentID is the client's id of the agent, once a result shows it.
+	agentID string
+}
+
+// name is the label, with the client's agent id when known.
+func (c *conv) name() string {
+	if c.agentID == "" {
+		return c.label
+	}
+	return c.label + " (" + c.agentID + ")"
 }
 
 // mark is a point a conversation was answered at: basis messages (their
@@ -57,6 +68,7 @@ type spawn struct {
 	by                              *conv
 	req                             int
 	used                            bool
+	started                         *conv // the conversation it started
 }
 
 // placement is where a request belongs.
@@ -111,8 +123,8 @@ func (r *Relay) place(req *fakeapi.Request, n int) placement {
 		from = m.basis + 1
 	}
 	if s := r.spawnIn(best, msgs[from:]); s != nil && bestMark > 0 {
-		s.used = true
 		c := r.newConv(key, n, "")
+		s.used, s.started = true, c
 		c.marks[0] = mark{basis: m.basis, hist: m.hist, answer: m.answer} // its history starts as its parent's
 		note := fmt.Sprintf("A fork of %s: it carries %s's history up to request %d; only what follows is shown.", best.label, best.label, m.req)
 		return placement{conv: c, from: from, isNew: true, notes: []string{note, s.describe()}}
@@ -143,8 +155,8 @@ func (r *Relay) startConv(req *fakeapi.Request, key [32]byte, n int) placement {
 			break
 		}
 	}
-	if s := r.spawnFor(first); s != nil {
-		s.used = true
+	s := r.spawnFor(first)
+	if s != nil {
 		notes = append(notes, s.describe())
 	}
 	for _, c := range r.convs {
@@ -153,7 +165,11 @@ func (r *Relay) startConv(req *fakeapi.Request, key [32]byte, n int) placement {
 			break
 		}
 	}
-	return placement{conv: r.newConv(key, n, label), isNew: true, notes: notes}
+	c := r.newConv(key, n, label)
+	if s != nil {
+		s.used, s.started = true, c
+	}
+	return placement{conv: c, isNew: true, notes: notes}
 }
 
 // newConv adds a conversation: "lead" for the first, then agent-2,
@@ -276,4 +292,37 @@ func unmarked(b fakeapi.Block) fakeapi.Block {
 		b.Content = inner
 	}
 	return b
+}
+
+// agentIDs matches the agent ids the Agent tool's results carry.
+var agentIDs = regexp.MustCompile(`agentId(?:="|: )([A-Za-z0-9_-]+)`)
+
+// learnAgentIDs finds, in the tool results of msgs, the ids of agents
+// that spawns started, and names their conversations with them.
+func (r *Relay) learnAgentIDs(msgs []fakeapi.Message) {
+	calls := map[string]string{} // tool_use id → its prompt
+	for _, m := range msgs {
+		for _, b := range m.Content {
+			switch {
+			case b.Type == "tool_use":
+				var in struct {
+					Prompt string `json:"prompt"`
+				}
+				if json.Unmarshal(b.Input, &in) == nil && in.Prompt != "" {
+					calls[b.ID] = strings.TrimSpace(in.Prompt)
+				}
+			case b.Type == "tool_result" && calls[b.ToolUseID] != "":
+				id := agentIDs.FindStringSubmatch(resultText(b.Content))
+				if id == nil {
+					continue
+				}
+				for _, s := range r.spawns {
+					if s.started != nil && s.started.agentID == "" && s.prompt == calls[b.ToolUseID] {
+						s.started.agentID = id[1]
+						break
+					}
+				}
+			}
+		}
+	}
 }

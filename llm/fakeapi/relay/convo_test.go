@@ -132,12 +132,14 @@ func TestConversationsAndTools(t *testing.T) {
 
 	// The lead's next request holds both results.
 	results := fakeapi.Message{Role: "user", Content: []fakeapi.Block{
-		{Type: "tool_result", ToolUseID: leadMsg.Content[1].ID, Content: []fakeapi.Block{fakeapi.TextBlock("a: 2")}},
+		{Type: "tool_result", ToolUseID: leadMsg.Content[1].ID, Content: []fakeapi.Block{fakeapi.TextBlock("a: 2\n\n<agent-result agentId=\"a1b2\" tool_uses=\"1\" />")}},
 		{Type: "tool_result", ToolUseID: leadMsg.Content[2].ID, Content: []fakeapi.Block{fakeapi.TextBlock("b: 1")}},
 	}}
 	_, view = p.ask("LEAD PROMPT", leadTools, user("Count everything."), leadMsg, results)
 	mustContain(t, "the lead's second view", view, "lead continues after your answer to request 1.", "**tool result** for Agent", "a: 2", "b: 1")
 	mustLack(t, "the lead's second view", view, "LEAD PROMPT", "Count everything.")
+	// The result named agent a's id: the index shows it beside the label.
+	mustContain(t, "the index", readFile(t, filepath.Join(p.r.cfg.Dir, indexFile)), "| agent-2 (a1b2) | 1 |", "| agent-3 | 1 |")
 }
 
 // Two agents started at once with the same prompt send identical first

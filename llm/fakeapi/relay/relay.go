@@ -190,6 +190,7 @@ func (r *Relay) register(req *fakeapi.Request) (*entry, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	e := &entry{n: len(r.entries) + 1, req: req, state: Waiting, kick: make(chan struct{}, 1)}
+	r.learnAgentIDs(req.Messages)
 	pl := r.place(req, e.n)
 	e.conv = pl.conv
 	e.news = newsOf(req.Messages, pl.from)
@@ -206,7 +207,7 @@ func (r *Relay) register(req *fakeapi.Request) (*entry, error) {
 	if err := r.writeIndex(); err != nil {
 		return nil, err
 	}
-	r.logf("relay: request %d waits (%s, turn %d; %s): %s", e.n, e.conv.label, req.Turn(), e.news, r.path(e.n, "request.md"))
+	r.logf("relay: request %d waits (%s, turn %d; %s): %s", e.n, e.conv.name(), req.Turn(), e.news, r.path(e.n, "request.md"))
 	return e, nil
 }
 

@@ -16,7 +16,7 @@ import (
 func (r *Relay) view(e *entry, pl placement) string {
 	var w strings.Builder
 	req, c := e.req, e.conv
-	fmt.Fprintf(&w, "# Request %d: %s, turn %d\n\n", e.n, c.label, req.Turn())
+	fmt.Fprintf(&w, "# Request %d: %s, turn %d\n\n", e.n, c.name(), req.Turn())
 	fmt.Fprintf(&w, "Model %s, max_tokens %d", req.Model, req.MaxTokens)
 	if len(req.Thinking) > 0 {
 		fmt.Fprintf(&w, ", thinking %s", compactJSON(req.Thinking))
@@ -147,14 +147,14 @@ func textKind(text, role string, first bool) string {
 	switch {
 	case role != "user":
 		return "text"
+	case strings.HasPrefix(t, "<system-reminder>"):
+		return "system reminder"
 	case first:
 		return "prompt"
 	case strings.HasPrefix(t, "<task-notification>"):
 		return "notification"
 	case strings.HasPrefix(t, "<teammate-message"):
 		return "teammate message"
-	case strings.HasPrefix(t, "<system-reminder>"):
-		return "system reminder"
 	}
 	return "user text"
 }
