@@ -179,3 +179,32 @@ func readStops(t *testing.T, r io.Reader, stops chan<- int) {
 		}
 	}
 }
+
+// A client that leaves in the middle of a paced stream ends the handler's
+// wait at once (goleak checks that nothing is left running).
+func TestPacedStreamEndsWhenTheClientLeaves(t *testing.T) {
+	srv := start(t, Config{Policy: func(*Request) Reply { return paceReply() }, OutputTokensPerSecond: 0.5}) // 8 s a byte
+	ctx, cancel := context.WithCancel(t.Context())
+	raw, _ := json.Marshal(body(user("fan out")))
+	req, err := newRequest(t, srv.URL+"/v1/messages", raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := httpClient(t).Do(req.WithContext(ctx))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() && !strings.Contains(sc.Text(), "content_block_start") {
+	}
+	cancel() // the fake is waiting to release the first delta
+	resp.Body.Close()
+	start := time.Now()
+	srv.Close() // waits for the handler
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("the handler took %s to notice", d)
+	}
+	if rec := srv.Requests()[0]; rec.Error != "request cancelled while streaming" {
+		t.Fatalf("record error = %q", rec.Error)
+	}
+}

@@ -130,6 +130,14 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	}
 	fmt.Fprintln(stdout, srv.URL)
 
+	waitForStop(ctx, stdin)
+	srv.Close()
+	return printSummary(srv, pol, stdout, stderr)
+}
+
+// waitForStop returns at SIGINT or SIGTERM, when ctx ends, or when stdin
+// (if not nil) reaches its end.
+func waitForStop(ctx context.Context, stdin io.Reader) {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	eof := make(chan struct{})
@@ -143,8 +151,11 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	case <-ctx.Done():
 	case <-eof:
 	}
-	srv.Close()
+}
 
+// printSummary prints the closed server's summary line: the scenario's,
+// or the request count.
+func printSummary(srv *fakeapi.Server, pol *scenario.Policy, stdout, stderr io.Writer) int {
 	// Requests keeps only the last few records; the last index is the count.
 	count := 0
 	if recs := srv.Requests(); len(recs) > 0 {

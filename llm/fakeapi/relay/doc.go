@@ -87,7 +87,8 @@
 //
 // A request waits until its answer is read (the directory is watched with
 // fsnotify and each answer file is also read every Config.Poll), the client
-// cancels it (its files say cancelled), Config.Timeout passes (the client
+// cancels it (its status says cancelled, and a line at the end of its view),
+// Config.Timeout passes (the client
 // gets overloaded_error and may retry) or the relay closes. While it
 // waits, the fake's stream has begun and pings keep the client's idle
 // watchdog quiet (fakeapi's Reply.Await).

@@ -49,6 +49,16 @@ func writeAtomic(path string, data []byte) error {
 	return err
 }
 
+// appendFile adds text to the end of a file.
+func appendFile(path, text string) error {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(text)
+	return errors.Join(err, f.Close())
+}
+
 // writeStatus writes e's status file: its state, the hash of the answer
 // content the state is about (when there is one), and the detail.
 func (r *Relay) writeStatus(e *entry, sum *[32]byte, detail string) error {

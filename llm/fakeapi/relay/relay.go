@@ -290,6 +290,7 @@ func (r *Relay) abandon(e *entry, s State, why string) {
 	if e.conv.waiting == e {
 		e.conv.waiting = nil
 	}
+	r.report(appendFile(r.path(e.n, "request.md"), fmt.Sprintf("\n**%s**: %s\n", s, why)))
 	r.report(r.writeStatus(e, nil, why))
 	r.report(r.writeIndex())
 	r.logf("relay: request %d (%s) %s: %s", e.n, e.conv.label, s, why)

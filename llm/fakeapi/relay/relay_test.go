@@ -198,6 +198,9 @@ func TestRelayCancelAndTimeout(t *testing.T) {
 	if st, err := relay.ReadStatus(dir, 1); err != nil || st.State != relay.Cancelled || !strings.Contains(st.Detail, "do not answer it") {
 		t.Fatalf("status %+v, %v", st, err)
 	}
+	if view := readView(t, dir, "0001"); !strings.Contains(view, "**cancelled**: the client cancelled the request") {
+		t.Fatalf("the view does not say it was cancelled:\n%s", view)
+	}
 
 	res := <-send(t.Context(), m, req)
 	if res.err == nil || !strings.Contains(res.err.Error(), "no answer to request 2 (lead) within 300ms") {
