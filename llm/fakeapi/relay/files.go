@@ -83,7 +83,7 @@ func (r *Relay) writeIndex() error {
 	idx.WriteString("| request | agent | turn | state | new since its last answer |\n|---|---|---|---|---|\n")
 	for _, e := range r.entries {
 		fmt.Fprintf(&idx, "| [%s](%s) | %s | %d | %s | %s |\n", fileName(e.n, "")[:4], fileName(e.n, "request.md"),
-			e.conv.name(), e.req.Turn(), e.state, e.news)
+			e.conv.name(), e.turn, e.state, e.news)
 		if !e.state.final() {
 			pend.WriteString(fileName(e.n, "")[:4] + "\n")
 		}

@@ -56,9 +56,12 @@ type Relay struct {
 
 // entry is one request handed to the player.
 type entry struct {
-	n     int
-	conv  *conv
+	n    int
+	conv *conv
+	// req is the request until it is answered or abandoned; then only its
+	// turn is kept (a lead's requests run to megabytes).
 	req   *fakeapi.Request
+	turn  int
 	state State
 	news  string        // what the view shows as new, for the index
 	kick  chan struct{} // the answer file changed
@@ -189,7 +192,7 @@ func (r *Relay) Policy(req *fakeapi.Request) fakeapi.Reply {
 func (r *Relay) register(req *fakeapi.Request) (*entry, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	e := &entry{n: len(r.entries) + 1, req: req, state: Waiting, kick: make(chan struct{}, 1)}
+	e := &entry{n: len(r.entries) + 1, req: req, turn: req.Turn(), state: Waiting, kick: make(chan struct{}, 1)}
 	r.learnAgentIDs(req.Messages)
 	pl := r.place(req, e.n)
 	e.conv = pl.conv
@@ -207,7 +210,7 @@ func (r *Relay) register(req *fakeapi.Request) (*entry, error) {
 	if err := r.writeIndex(); err != nil {
 		return nil, err
 	}
-	r.logf("relay: request %d waits (%s, turn %d; %s): %s", e.n, e.conv.name(), req.Turn(), e.news, r.path(e.n, "request.md"))
+	r.logf("relay: request %d waits (%s, turn %d; %s): %s", e.n, e.conv.name(), e.turn, e.news, r.path(e.n, "request.md"))
 	return e, nil
 }
 
@@ -271,7 +274,7 @@ func (r *Relay) check(e *entry) (fakeapi.Reply, bool) {
 		return fakeapi.Reply{}, false
 	}
 	r.answered(e, blocks)
-	e.state = Answered
+	e.state, e.req = Answered, nil
 	e.conv.waiting = nil
 	r.report(r.writeStatus(e, &sum, ""))
 	r.report(r.writeIndex())
@@ -286,7 +289,7 @@ func (r *Relay) abandon(e *entry, s State, why string) {
 	if e.state.final() {
 		return
 	}
-	e.state = s
+	e.state, e.req = s, nil
 	if e.conv.waiting == e {
 		e.conv.waiting = nil
 	}
