@@ -108,7 +108,7 @@
 //     JavaScript engine. With the workflows flag the lead has the Workflow
 //     tool; RunWorkflow runs one without asking the lead's model anything
 //     (cohort workflow run and resume). A run is one node in Agents, with
-//     its agents below it (package workflowtool).
+//     its agents below it (package workflowrun).
 //   - A user's Message to a teammate arrives from team-lead, the address
 //     its replies go to; to a subagent, as a message marked as the
 //     user's, resuming it in the background if it had finished.

@@ -13,6 +13,7 @@ import (
 	"github.com/cohort-dev/cohort/mailbox"
 	"github.com/cohort-dev/cohort/sessionsock"
 	"github.com/cohort-dev/cohort/task"
+	"github.com/cohort-dev/cohort/tasklist"
 	"github.com/cohort-dev/cohort/team"
 	"github.com/cohort-dev/cohort/teammate"
 	"github.com/cohort-dev/cohort/tmux"
@@ -134,7 +135,7 @@ func (s *Session) teamTools(rt *crew.Crew) []tool.Tool {
 		return planTools(rt)
 	}
 	ts := s.team.Tools(rt)
-	ts = append(ts, s.team.Scope(s.withCompletionHooks(rt, team.TaskTools(s.teams)))...)
+	ts = append(ts, s.team.Scope(s.withCompletionHooks(rt, tasklist.Tools(s.teams.TaskLists())))...)
 	return append(ts, planTools(rt)...)
 }
 

@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"github.com/cohort-dev/cohort/agentdef"
-	"github.com/cohort-dev/cohort/agenttool"
 	"github.com/cohort-dev/cohort/crew"
 	"github.com/cohort-dev/cohort/flags"
 	"github.com/cohort-dev/cohort/task"
@@ -13,7 +12,7 @@ import (
 	"github.com/cohort-dev/cohort/tool/ask"
 	"github.com/cohort-dev/cohort/tool/builtin"
 	"github.com/cohort-dev/cohort/tool/plan"
-	"github.com/cohort-dev/cohort/workflowtool"
+	"github.com/cohort-dev/cohort/workflowrun"
 	"github.com/cohort-dev/cohort/worktree"
 )
 
@@ -29,13 +28,13 @@ func (s *Session) tools(rt *crew.Crew) []tool.Tool {
 	var queues func(string) *task.Queue
 	ws := worktree.NewWorkspaces(worktree.WorkspacesConfig{})
 	if rt != nil {
-		var mates agenttool.TeammateSpawner
+		var mates crew.TeammateSpawner
 		if s.teamsOn && s.team != nil {
 			mates = s.team
 		}
-		ts = append(ts, agenttool.New(agenttool.Config{Runtime: rt, Teammates: mates}))
+		ts = append(ts, crew.NewAgentTool(crew.AgentToolConfig{Runtime: rt, Teammates: mates}))
 		if s.flags.Bool(flags.Workflows) {
-			ts = append(ts, workflowtool.New(s.workflowConfig(rt)))
+			ts = append(ts, workflowrun.New(s.workflowConfig(rt)))
 		}
 		cfg.Shell.Background = rt.BackgroundShell
 		reg, queues, ws = rt.Tasks(), rt.Queue, rt.Workspaces()
@@ -69,7 +68,7 @@ func (s *Session) tools(rt *crew.Crew) []tool.Tool {
 // toolNames are the names of every tool a session has (Agent included): the
 // tools agent definitions may name.
 func (s *Session) toolNames() []string {
-	known := []string{agenttool.Name}
+	known := []string{crew.AgentToolName}
 	for _, t := range s.tools(nil) {
 		known = append(known, t.Def().Name)
 	}

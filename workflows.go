@@ -18,14 +18,14 @@ import (
 	"github.com/cohort-dev/cohort/crew"
 	"github.com/cohort-dev/cohort/task"
 	"github.com/cohort-dev/cohort/workflow/host"
-	"github.com/cohort-dev/cohort/workflowtool"
+	"github.com/cohort-dev/cohort/workflowrun"
 )
 
 // workflowConfig wires workflows into the session: runs are kept in the
 // session's directory, saved workflows found below the cwd, the project
 // root and the home directory, and MaxBudgetUSD is each run's budget
 // (the script's budget.total: agent() throws once it is spent).
-func (s *Session) workflowConfig(rt *crew.Crew) workflowtool.Config {
+func (s *Session) workflowConfig(rt *crew.Crew) workflowrun.Config {
 	roots := []string{s.cwd}
 	if s.projectRoot != s.cwd {
 		roots = append(roots, s.projectRoot)
@@ -33,7 +33,7 @@ func (s *Session) workflowConfig(rt *crew.Crew) workflowtool.Config {
 	if s.env.Home != "" {
 		roots = append(roots, s.env.Home)
 	}
-	return workflowtool.Config{Runtime: rt, Host: workflowHost(s.cfg),
+	return workflowrun.Config{Runtime: rt, Host: workflowHost(s.cfg),
 		Dir: filepath.Join(s.projectDir, s.id, "workflows"), Roots: roots, FindRun: s.findRun,
 		Budget: s.o.maxBudgetUSD}
 }
@@ -66,7 +66,7 @@ func (s *Session) withWorkflows(out []AgentInfo) []AgentInfo {
 	}
 	var runs []AgentInfo
 	for _, st := range s.rt.Tasks().List() {
-		d, ok := st.Detail.(*workflowtool.Detail)
+		d, ok := st.Detail.(*workflowrun.Detail)
 		if st.Kind != task.KindWorkflow || !ok {
 			continue
 		}
@@ -147,7 +147,7 @@ func (s *Session) RunWorkflow(ctx context.Context, req WorkflowRequest) iter.Seq
 // workflowNow starts one run below the lead and waits for it.
 func (s *Session) workflowNow(ctx context.Context, req WorkflowRequest) (task.State, error) {
 	wc := s.workflowConfig(s.rt)
-	l := workflowtool.Launch{Args: req.Args, ResumeRunID: req.Resume, Quiet: true}
+	l := workflowrun.Launch{Args: req.Args, ResumeRunID: req.Resume, Quiet: true}
 	if req.Script != "" {
 		path := req.Script
 		if !strings.ContainsRune(path, '/') && !strings.HasSuffix(path, ".js") {
@@ -166,7 +166,7 @@ func (s *Session) workflowNow(ctx context.Context, req WorkflowRequest) (task.St
 		l.Source, l.Name = string(src), path
 	}
 	lead := s.mainAgent()
-	r, err := workflowtool.Start(ctx, wc, lead, tool.Env{Caller: lead.Info(), SessionID: s.id}, l)
+	r, err := workflowrun.Start(ctx, wc, lead, tool.Env{Caller: lead.Info(), SessionID: s.id}, l)
 	if err != nil {
 		return task.State{}, err
 	}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/cohort-dev/cohort/internal/jsonfile"
 )
 
 // Config is the content of a team file, config.json. Field names in the
@@ -95,32 +97,21 @@ func (c Config) Clone() Config {
 	c.HiddenPaneIDs = slices.Clone(c.HiddenPaneIDs)
 	c.TeamAllowedPaths = slices.Clone(c.TeamAllowedPaths)
 	for i := range c.TeamAllowedPaths {
-		c.TeamAllowedPaths[i].Extra = cloneExtra(c.TeamAllowedPaths[i].Extra)
+		c.TeamAllowedPaths[i].Extra = jsonfile.CloneFields(c.TeamAllowedPaths[i].Extra)
 	}
 	c.Members = slices.Clone(c.Members)
 	for i := range c.Members {
 		c.Members[i] = c.Members[i].Clone()
 	}
-	c.Extra = cloneExtra(c.Extra)
+	c.Extra = jsonfile.CloneFields(c.Extra)
 	return c
 }
 
 // Clone returns a deep copy of m.
 func (m Member) Clone() Member {
 	m.Subscriptions = slices.Clone(m.Subscriptions)
-	m.Extra = cloneExtra(m.Extra)
+	m.Extra = jsonfile.CloneFields(m.Extra)
 	return m
-}
-
-func cloneExtra(e map[string]json.RawMessage) map[string]json.RawMessage {
-	if e == nil {
-		return nil
-	}
-	out := make(map[string]json.RawMessage, len(e))
-	for k, v := range e {
-		out[k] = slices.Clone(v)
-	}
-	return out
 }
 
 // Member returns the member called name (compared case-insensitively),

@@ -47,42 +47,42 @@ func listPackages(t *testing.T) []pkg {
 
 // forbidden maps a package (prefix) to module packages it must not import.
 // The layers, lowest first: llm; tool (and its families); engine; task,
-// team, mailbox, permission, hook, worktree, agent; runtime (builds and runs
-// every agent); agenttool (the Agent tool) and teammate (the team layer);
+// tasklist, team, mailbox, permission, hook, worktree, agentdef; crew (builds
+// and runs every agent, and has the Agent tool); teammate (the team layer);
 // package cohort (the Session) above them, and internal/cli, its client, on
 // top.
 var forbidden = map[string][]string{
-	"llm":           {"engine", "crew", "agenttool", "teammate", "internal/cli", "task", "tool"},
-	"llm/claude":    {"engine", "crew", "agenttool", "teammate", "internal/cli", "task"},
-	"llm/fakeapi":   {"engine", "crew", "agenttool", "teammate", "internal/cli", "task"},
-	"llm/openai":    {"engine", "crew", "agenttool", "teammate", "internal/cli", "task"},
-	"llm/internal":  {"engine", "crew", "agenttool", "teammate", "internal/cli", "task", "tool"},
-	"tool":          {"engine", "crew", "agenttool", "teammate", "internal/cli"},
-	"engine":        {"crew", "agenttool", "teammate", "internal/cli", "task", "team", "mailbox", "permission", "hook", "llm/claude", "llm/openai", "llm/fakeapi"},
-	"mailbox":       {"engine", "crew", "agenttool", "teammate", "internal/cli", "team"},
-	"task":          {"engine", "crew", "agenttool", "teammate", "internal/cli"},
-	"team":          {"engine", "crew", "agenttool", "teammate", "internal/cli"},
-	"permission":    {"engine", "crew", "agenttool", "teammate", "internal/cli", "tool"},
-	"worktree":      {"engine", "crew", "agenttool", "teammate", "internal/cli"},
-	"agentdef":      {"engine", "crew", "agenttool", "teammate", "internal/cli"},
-	"hook":          {"crew", "agenttool", "teammate", "internal/cli"},
-	"internal/fork": {"crew", "agenttool", "teammate", "internal/cli"},
-	"crew":          {"agenttool", "teammate", "internal/cli"},
-	"agenttool":     {"teammate", "internal/cli"},
+	"llm":           {"engine", "crew", "teammate", "internal/cli", "task", "tool"},
+	"llm/claude":    {"engine", "crew", "teammate", "internal/cli", "task"},
+	"llm/fakeapi":   {"engine", "crew", "teammate", "internal/cli", "task"},
+	"llm/openai":    {"engine", "crew", "teammate", "internal/cli", "task"},
+	"llm/internal":  {"engine", "crew", "teammate", "internal/cli", "task", "tool"},
+	"tool":          {"engine", "crew", "teammate", "internal/cli"},
+	"engine":        {"crew", "teammate", "internal/cli", "task", "team", "mailbox", "permission", "hook", "llm/claude", "llm/openai", "llm/fakeapi"},
+	"mailbox":       {"engine", "crew", "teammate", "internal/cli", "team"},
+	"task":          {"engine", "crew", "teammate", "internal/cli"},
+	"team":          {"engine", "crew", "teammate", "internal/cli"},
+	"permission":    {"engine", "crew", "teammate", "internal/cli", "tool"},
+	"worktree":      {"engine", "crew", "teammate", "internal/cli"},
+	"agentdef":      {"engine", "crew", "teammate", "internal/cli"},
+	"hook":          {"crew", "teammate", "internal/cli"},
+	"internal/fork": {"crew", "teammate", "internal/cli"},
+	"crew":          {"teammate", "internal/cli"},
+	"tasklist":      {"engine", "crew", "teammate", "internal/cli", "team"},
 	"teammate":      {"internal/cli"},
 	// The remote job protocol sits beside worktree: the runtime submits
 	// jobs through it, and workers run them through package cohort.
-	"remote":     {"engine", "crew", "agenttool", "teammate", "internal/cli", "task"},
-	"transcript": {"engine", "crew", "agenttool", "teammate", "internal/cli"},
-	"sandbox":    {"engine", "crew", "agenttool", "teammate", "internal/cli", "tool", "permission", "llm"},
+	"remote":     {"engine", "crew", "teammate", "internal/cli", "task"},
+	"transcript": {"engine", "crew", "teammate", "internal/cli"},
+	"sandbox":    {"engine", "crew", "teammate", "internal/cli", "tool", "permission", "llm"},
 	// The script engine knows agents only through its Spawner interface.
-	"workflow": {"engine", "crew", "agenttool", "teammate", "internal/cli", "task", "llm"},
+	"workflow": {"engine", "crew", "teammate", "internal/cli", "task", "llm"},
 	// Cohort's end of the workflow host links into cmd/cohort, so it must
 	// not reach the engine (goja); TestCohortDoesNotLinkGoja checks the
 	// whole graph.
 	"workflow/host": {"workflow"},
 	// The Workflow tool sits beside the Agent tool, on the runtime.
-	"workflowtool": {"agenttool", "teammate", "internal/cli"},
+	"workflowrun": {"teammate", "internal/cli"},
 }
 
 // TestDependenciesPointOneWay checks the forbidden import edges.
@@ -125,7 +125,7 @@ func TestEveryPackageHasADocComment(t *testing.T) {
 // Agent SDK protocol server (internal/sdkproto) are held to it before they
 // exist.
 var clients = map[string][]string{
-	"internal/cli":      {"", "llm", "llm/fakeapi", "team", "remote", "internal/clip", "internal/tui", "internal/sdkproto"},
+	"internal/cli":      {"", "llm", "llm/fakeapi", "team", "tasklist", "remote", "internal/clip", "internal/tui", "internal/sdkproto"},
 	"internal/tui":      {"", "llm", "internal/clip"},
 	"internal/sdkproto": {"", "llm", "internal/clip"},
 	"examples":          {"", "llm", "llm/fakeapi"},

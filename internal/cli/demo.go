@@ -17,6 +17,7 @@ import (
 
 	"github.com/cohort-dev/cohort"
 	"github.com/cohort-dev/cohort/llm/fakeapi"
+	"github.com/cohort-dev/cohort/tasklist"
 	"github.com/cohort-dev/cohort/team"
 )
 
@@ -288,7 +289,7 @@ func checkDemoOutcome(ws *demoWorkspace, teams *team.Store, n *narrator) error {
 		problems = append(problems, fmt.Sprintf("task list: %v", err))
 	} else {
 		for _, t := range tasks {
-			if owner, ok := want[t.ID]; ok && t.Status == team.StatusCompleted && t.Owner == owner {
+			if owner, ok := want[t.ID]; ok && t.Status == tasklist.StatusCompleted && t.Owner == owner {
 				delete(want, t.ID)
 			}
 		}

@@ -1,10 +1,9 @@
-package agenttool
+package crew
 
 import (
 	"context"
 	"encoding/json"
 
-	"github.com/cohort-dev/cohort/crew"
 	"github.com/cohort-dev/cohort/flags"
 	"github.com/cohort-dev/cohort/tool"
 )
@@ -12,7 +11,7 @@ import (
 // TeammateSpawner runs the teammate path of the Agent tool (package
 // teammate implements it). Safe for concurrent use.
 type TeammateSpawner interface {
-	SpawnTeammate(ctx context.Context, rt *crew.Crew, parent *crew.Agent, env *tool.Env, in Input) (tool.Result, error)
+	SpawnTeammate(ctx context.Context, rt *Crew, parent *Agent, env *tool.Env, in AgentInput) (tool.Result, error)
 }
 
 // TeammateReserver is implemented by a TeammateSpawner that can add the
@@ -21,11 +20,11 @@ type TeammateSpawner interface {
 // reserved. ids are the calls' tool_use ids; release undoes what no spawn
 // took.
 type TeammateReserver interface {
-	Reserve(ctx context.Context, rt *crew.Crew, parent *crew.Agent, ids []string, ins []Input) (release func())
+	Reserve(ctx context.Context, rt *Crew, parent *Agent, ids []string, ins []AgentInput) (release func())
 }
 
 // prepare reserves every teammate a message spawns, when the spawner can.
-func (t *Tool) prepare(ctx context.Context, env *tool.Env, calls []tool.Call) func() {
+func (t *agentTool) prepare(ctx context.Context, env *tool.Env, calls []tool.Call) func() {
 	ids := make([]string, len(calls))
 	for i, c := range calls {
 		ids[i] = c.ID
@@ -42,7 +41,7 @@ func (t *Tool) prepare(ctx context.Context, env *tool.Env, calls []tool.Call) fu
 
 // reserve puts every teammate the message spawns into the team file
 // before any of them starts.
-func (t *Tool) reserve(ctx context.Context, env *tool.Env, calls []tool.Call) func() {
+func (t *agentTool) reserve(ctx context.Context, env *tool.Env, calls []tool.Call) func() {
 	res, ok := t.mates.(TeammateReserver)
 	if !ok || !t.rt.Flags().Bool(flags.AgentTeams) {
 		return nil
@@ -52,9 +51,9 @@ func (t *Tool) reserve(ctx context.Context, env *tool.Env, calls []tool.Call) fu
 		return nil
 	}
 	var ids []string
-	var ins []Input
+	var ins []AgentInput
 	for _, c := range calls {
-		var in Input
+		var in AgentInput
 		if json.Unmarshal(c.Input, &in) != nil || in.TeamName == "" || !namePattern.MatchString(in.Name) {
 			continue
 		}
@@ -73,7 +72,7 @@ func (t *Tool) reserve(ctx context.Context, env *tool.Env, calls []tool.Call) fu
 
 // TeammateIsolator is implemented by a TeammateSpawner that gives
 // teammates spawned with isolation "worktree" a worktree of their own (see
-// crew.LeaseWorktree). Without it such a spawn is refused, never run
+// LeaseWorktree). Without it such a spawn is refused, never run
 // unisolated.
 type TeammateIsolator interface {
 	IsolatesTeammates() bool
@@ -81,7 +80,7 @@ type TeammateIsolator interface {
 
 // spawnTeammate runs the teammate path (ARCHITECTURE.md section 5) through
 // the configured spawner.
-func (t *Tool) spawnTeammate(ctx context.Context, parent *crew.Agent, env *tool.Env, in Input) (tool.Result, error) {
+func (t *agentTool) spawnTeammate(ctx context.Context, parent *Agent, env *tool.Env, in AgentInput) (tool.Result, error) {
 	if !t.rt.Flags().Bool(flags.AgentTeams) {
 		return tool.Errorf("Teams are turned off (the agent_teams flag); start a background agent (run_in_background: true) instead."), nil
 	}

@@ -1,4 +1,4 @@
-package workflowtool
+package workflowrun
 
 import (
 	"context"
@@ -119,7 +119,7 @@ func readScript(l Launch, path string) (Launch, error) {
 func (t *Tool) run(ctx context.Context, env *tool.Env, in Input) (tool.Result, error) {
 	parent, ok := t.cfg.Runtime.Lookup(env.Caller.ID)
 	if !ok {
-		return tool.Result{}, fmt.Errorf("workflowtool: the calling agent %q is not registered with the runtime", env.Caller.ID)
+		return tool.Result{}, fmt.Errorf("workflowrun: the calling agent %q is not registered with the runtime", env.Caller.ID)
 	}
 	l, err := t.resolve(env, in)
 	if err != nil {

@@ -1,4 +1,4 @@
-package team
+package tasklist
 
 import (
 	"bytes"
@@ -17,6 +17,9 @@ import (
 
 	"github.com/cohort-dev/cohort/internal/atomicfile"
 	"github.com/cohort-dev/cohort/internal/clip"
+	"github.com/cohort-dev/cohort/internal/filelock"
+	"github.com/cohort-dev/cohort/internal/jsonfile"
+	"github.com/cohort-dev/cohort/mailbox"
 )
 
 // Files of a task list directory besides the tasks themselves.
@@ -26,8 +29,8 @@ const (
 	generationFile    = ".generation"
 )
 
-// TaskListConfig configures a TaskList. Only Dir is required.
-type TaskListConfig struct {
+// Config configures a List. Only Dir is required.
+type Config struct {
 	// Dir holds the task files. Its parent must exist; Dir is created if
 	// missing.
 	Dir string
@@ -38,18 +41,18 @@ type TaskListConfig struct {
 	LockTimeout time.Duration
 }
 
-// TaskList is a team's shared task list: one JSON file per task in a
+// List is a team's shared task list: one JSON file per task in a
 // directory. It is safe for concurrent use by any number of goroutines and
 // processes; every mutation holds the list's file lock, and reads hold it
 // shared.
-type TaskList struct {
-	cfg TaskListConfig
+type List struct {
+	cfg Config
 }
 
-// OpenTaskList opens the task list in cfg.Dir.
-func OpenTaskList(cfg TaskListConfig) (*TaskList, error) {
+// Open opens the task list in cfg.Dir.
+func Open(cfg Config) (*List, error) {
 	if cfg.Dir == "" {
-		return nil, errors.New("team: TaskListConfig.Dir is empty")
+		return nil, errors.New("tasklist: Config.Dir is empty")
 	}
 	if err := os.Mkdir(cfg.Dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return nil, fmt.Errorf("task list %s: %w", cfg.Dir, err)
@@ -60,17 +63,17 @@ func OpenTaskList(cfg TaskListConfig) (*TaskList, error) {
 	if cfg.LockTimeout <= 0 {
 		cfg.LockTimeout = 10 * time.Second
 	}
-	return &TaskList{cfg: cfg}, nil
+	return &List{cfg: cfg}, nil
 }
 
 // Dir returns the directory of the task files.
-func (l *TaskList) Dir() string { return l.cfg.Dir }
+func (l *List) Dir() string { return l.cfg.Dir }
 
 // listState is the task list as read under the lock.
 type listState struct {
 	dir      string
 	tasks    map[string]*Task // readable tasks
-	bad      map[string]error // id → *FileError for unreadable task files
+	bad      map[string]error // id → *jsonfile.Error for unreadable task files
 	order    []string         // ids of readable tasks, in numeric order
 	maxID    uint64           // largest id with a file, readable or not
 	changed  map[string]bool  // tasks to write
@@ -89,7 +92,7 @@ func (st *listState) touch(id string) {
 
 var taskFileRE = regexp.MustCompile(`^([1-9][0-9]{0,14})\.json$`)
 
-func (l *TaskList) load() (*listState, error) {
+func (l *List) load() (*listState, error) {
 	entries, err := os.ReadDir(l.cfg.Dir)
 	if err != nil {
 		return nil, l.gone(err)
@@ -112,12 +115,12 @@ func (l *TaskList) load() (*listState, error) {
 			continue
 		}
 		if err != nil {
-			st.bad[id] = &FileError{Path: path, Err: err}
+			st.bad[id] = &jsonfile.Error{Path: path, Err: err}
 			continue
 		}
 		t, err := ParseTask(path, data)
 		if err == nil && t.ID != id {
-			err = &FileError{Path: path, Err: fmt.Errorf("the file says id %q but its name says %q", t.ID, id), Hint: taskHint}
+			err = &jsonfile.Error{Path: path, Err: fmt.Errorf("the file says id %q but its name says %q", t.ID, id), Hint: taskHint}
 		}
 		if err != nil {
 			st.bad[id] = err
@@ -132,9 +135,9 @@ func (l *TaskList) load() (*listState, error) {
 }
 
 // gone maps errors that mean the directory (so the team) no longer exists.
-func (l *TaskList) gone(err error) error {
-	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, errLockGone) {
-		return fmt.Errorf("task list %s: %w: the directory is gone (was the team deleted?)", l.cfg.Dir, ErrNotFound)
+func (l *List) gone(err error) error {
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, filelock.ErrDirGone) {
+		return fmt.Errorf("task list %s: %w: the directory is gone (was the team deleted?)", l.cfg.Dir, ErrGone)
 	}
 	return fmt.Errorf("task list %s: %w", l.cfg.Dir, err)
 }
@@ -164,8 +167,8 @@ func (st *listState) view(t *Task) Task {
 }
 
 // read runs fn on the list under the shared lock.
-func (l *TaskList) read(ctx context.Context, fn func(*listState) error) error {
-	lk, err := lockFile(ctx, filepath.Join(l.cfg.Dir, taskLockFile), true, l.cfg.LockTimeout)
+func (l *List) read(ctx context.Context, fn func(*listState) error) error {
+	lk, err := filelock.Sidecar(ctx, filepath.Join(l.cfg.Dir, taskLockFile), true, l.cfg.LockTimeout)
 	if err != nil {
 		return l.gone(err)
 	}
@@ -180,8 +183,8 @@ func (l *TaskList) read(ctx context.Context, fn func(*listState) error) error {
 // mutate runs fn under the exclusive lock, then writes what it changed
 // (and what normalize repaired), removes what it removed, and bumps the
 // generation. If fn fails nothing is written.
-func (l *TaskList) mutate(ctx context.Context, fn func(*listState) error) error {
-	lk, err := lockFile(ctx, filepath.Join(l.cfg.Dir, taskLockFile), false, l.cfg.LockTimeout)
+func (l *List) mutate(ctx context.Context, fn func(*listState) error) error {
+	lk, err := filelock.Sidecar(ctx, filepath.Join(l.cfg.Dir, taskLockFile), false, l.cfg.LockTimeout)
 	if err != nil {
 		return l.gone(err)
 	}
@@ -242,7 +245,7 @@ func readCounter(path string) uint64 {
 	return n
 }
 
-func (l *TaskList) bumpGeneration() error {
+func (l *List) bumpGeneration() error {
 	path := filepath.Join(l.cfg.Dir, generationFile)
 	n := readCounter(path) + 1
 	return atomicfile.Write(path, []byte(strconv.FormatUint(n, 10)), 0o600)
@@ -250,7 +253,7 @@ func (l *TaskList) bumpGeneration() error {
 
 // Generation returns a counter that every mutation of the list increments
 // (0 for a list never changed). Poll it to learn that the list changed.
-func (l *TaskList) Generation() (uint64, error) {
+func (l *List) Generation() (uint64, error) {
 	if _, err := os.Stat(l.cfg.Dir); err != nil {
 		return 0, l.gone(err)
 	}
@@ -270,7 +273,7 @@ type TaskSpec struct {
 }
 
 // Create adds a pending task with the next id.
-func (l *TaskList) Create(ctx context.Context, spec TaskSpec) (Task, error) {
+func (l *List) Create(ctx context.Context, spec TaskSpec) (Task, error) {
 	if err := checkText("subject", spec.Subject, maxSubjectLen, true); err != nil {
 		return Task{}, err
 	}
@@ -323,7 +326,7 @@ func (l *TaskList) Create(ctx context.Context, spec TaskSpec) (Task, error) {
 }
 
 // Get returns task id.
-func (l *TaskList) Get(ctx context.Context, id string) (Task, error) {
+func (l *List) Get(ctx context.Context, id string) (Task, error) {
 	if err := ValidateTaskID(id); err != nil {
 		return Task{}, err
 	}
@@ -340,9 +343,9 @@ func (l *TaskList) Get(ctx context.Context, id string) (Task, error) {
 }
 
 // List returns every readable task in id order. Unreadable task files do
-// not hide the others: their errors (each a *FileError naming the file)
+// not hide the others: their errors (each a *jsonfile.Error naming the file)
 // are returned joined, together with the tasks.
-func (l *TaskList) List(ctx context.Context) ([]Task, error) {
+func (l *List) List(ctx context.Context) ([]Task, error) {
 	var out []Task
 	var bad error
 	err := l.read(ctx, func(st *listState) error {
@@ -371,7 +374,7 @@ func checkOwner(owner string) error {
 	if owner == "" {
 		return nil
 	}
-	if err := ValidateName(owner); err != nil {
+	if err := mailbox.ValidateName(owner); err != nil { // an owner is a member, named as its inbox
 		return fmt.Errorf("%w: owner: %w", ErrInvalidTask, err)
 	}
 	return nil
@@ -382,7 +385,7 @@ func mergeMetadata(meta, patch map[string]json.RawMessage) (map[string]json.RawM
 	if len(patch) == 0 {
 		return meta, nil
 	}
-	out := cloneExtra(meta)
+	out := jsonfile.CloneFields(meta)
 	if out == nil {
 		out = map[string]json.RawMessage{}
 	}

@@ -1,4 +1,4 @@
-package team
+package tasklist
 
 import (
 	"context"
@@ -71,7 +71,7 @@ func (p *Patch) check() error {
 // keeps blocks and blockedBy symmetric, refuses unknown ids, self
 // dependencies and cycles, and refuses to move a blocked task to
 // in_progress (a *BlockedError naming the open blockers).
-func (l *TaskList) Update(ctx context.Context, id string, p Patch) (Task, error) {
+func (l *List) Update(ctx context.Context, id string, p Patch) (Task, error) {
 	if err := ValidateTaskID(id); err != nil {
 		return Task{}, err
 	}
@@ -154,7 +154,7 @@ func taskEqual(a, b *Task) bool {
 // completed task fails with ErrCompleted, a blocked one with a
 // *BlockedError. Of any number of concurrent claims, from any number of
 // processes, exactly one wins.
-func (l *TaskList) Claim(ctx context.Context, id, owner string) (Task, error) {
+func (l *List) Claim(ctx context.Context, id, owner string) (Task, error) {
 	if err := ValidateTaskID(id); err != nil {
 		return Task{}, err
 	}
@@ -191,7 +191,7 @@ func (l *TaskList) Claim(ctx context.Context, id, owner string) (Task, error) {
 }
 
 // Delete removes task id and every reference to it. Ids are never reused.
-func (l *TaskList) Delete(ctx context.Context, id string) error {
+func (l *List) Delete(ctx context.Context, id string) error {
 	if err := ValidateTaskID(id); err != nil {
 		return err
 	}

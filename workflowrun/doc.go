@@ -1,8 +1,8 @@
-// Package workflowtool is the Workflow tool a model calls to run a workflow
-// script (Claude Code's tool name and input fields: script | name |
-// scriptPath, args, resumeFromRunId), and Start, the one way a workflow
-// runs in a session — from the tool, or from `cohort workflow run` and
-// `cohort workflow resume` through the Session.
+// Package workflowrun runs workflow scripts in a session: Start, the one
+// way a workflow runs — from the Workflow tool a model calls (Claude Code's
+// tool name and input fields: script | name | scriptPath, args,
+// resumeFromRunId), which lives here beside the runs it starts, or from
+// `cohort workflow run` and `cohort workflow resume` through the Session.
 //
 // Design decisions the spec leaves open:
 //
@@ -40,4 +40,4 @@
 //   - The permission prompt (the tool is not read-only) leads its reason
 //     with the script's meta.description and an estimate of what its
 //     agents' prompt prefixes cost (tool.PromptDescriber).
-package workflowtool
+package workflowrun

@@ -1,4 +1,4 @@
-package workflowtool
+package workflowrun
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package agenttool
+package crew
 
 import (
 	"context"
@@ -14,7 +14,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/cohort-dev/cohort/agentdef"
-	"github.com/cohort-dev/cohort/crew"
 	"github.com/cohort-dev/cohort/engine"
 	"github.com/cohort-dev/cohort/flags"
 	"github.com/cohort-dev/cohort/hook"
@@ -36,8 +35,8 @@ type isoRig struct {
 	env   []string
 	srv   *fakeapi.Server
 	reg   *task.Registry
-	rt    *crew.Crew
-	lead  *crew.Agent
+	rt    *Crew
+	lead  *Agent
 	hooks *recHooks
 }
 
@@ -81,7 +80,7 @@ func newIsoRig(t *testing.T, ic isoConfig) *isoRig {
 	var once sync.Once
 	var mgr *worktree.Manager
 	var mgrErr error
-	var rt *crew.Crew
+	var rt *Crew
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
@@ -92,15 +91,15 @@ func newIsoRig(t *testing.T, ic isoConfig) *isoRig {
 	if ic.gitSnapshot {
 		snapshot = prompt.GitSnapshot(t.Context(), r.dir)
 	}
-	rt, err = crew.New(crew.Config{
+	rt, err = New(Config{
 		GitSnapshot: snapshot,
 		Model:       model, Catalog: agentdef.NewCatalog(agentdef.BuiltIns(fs)), Flags: fs,
-		Tools: func(rt *crew.Crew) []tool.Tool {
+		Tools: func(rt *Crew) []tool.Tool {
 			return withAgentTool(ic.mates, append(builtin.All(builtin.Config{}), rt.Workspaces().Tools()...)...)(rt)
 		},
 		Tasks: r.reg, Cwd: r.dir, SessionID: "s1",
 		Environment: prompt.Environment{Platform: "linux", Date: "2026-11-30"},
-		Hooks:       func(a *crew.Agent) engine.Hooks { return r.hooks },
+		Hooks:       func(a *Agent) engine.Hooks { return r.hooks },
 		Worktrees: func(ctx context.Context) (*worktree.Manager, error) {
 			once.Do(func() { mgr, mgrErr = worktree.New(ctx, worktree.Config{Dir: r.dir, Env: r.env}) })
 			return mgr, mgrErr
@@ -110,7 +109,7 @@ func newIsoRig(t *testing.T, ic isoConfig) *isoRig {
 		t.Fatal(err)
 	}
 	r.rt = rt
-	r.lead, err = rt.NewLead(t.Context(), crew.LeadConfig{Model: "claude-sonnet-5-5", Mode: "bypassPermissions"})
+	r.lead, err = rt.NewLead(t.Context(), LeadConfig{Model: "claude-sonnet-5-5", Mode: "bypassPermissions"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -593,7 +592,7 @@ type fakeMates struct {
 	spawned  []string
 }
 
-func (f *fakeMates) SpawnTeammate(_ context.Context, _ *crew.Crew, _ *crew.Agent, _ *tool.Env, in Input) (tool.Result, error) {
+func (f *fakeMates) SpawnTeammate(_ context.Context, _ *Crew, _ *Agent, _ *tool.Env, in AgentInput) (tool.Result, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.spawned = append(f.spawned, in.Name)

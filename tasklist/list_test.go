@@ -1,4 +1,4 @@
-package team
+package tasklist
 
 import (
 	"context"
@@ -12,18 +12,20 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/cohort-dev/cohort/internal/jsonfile"
 )
 
-func newTaskList(t testing.TB) *TaskList {
+func newTaskList(t testing.TB) *List {
 	t.Helper()
-	l, err := OpenTaskList(TaskListConfig{Dir: filepath.Join(t.TempDir(), "tasks"), Now: stepClock()})
+	l, err := Open(Config{Dir: filepath.Join(t.TempDir(), "tasks"), Now: stepClock()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return l
 }
 
-func mustTask(t testing.TB, l *TaskList, subject string) Task {
+func mustTask(t testing.TB, l *List, subject string) Task {
 	t.Helper()
 	task, err := l.Create(context.Background(), TaskSpec{Subject: subject, Description: "do " + subject})
 	if err != nil {
@@ -32,7 +34,7 @@ func mustTask(t testing.TB, l *TaskList, subject string) Task {
 	return task
 }
 
-func mustGet(t testing.TB, l *TaskList, id string) Task {
+func mustGet(t testing.TB, l *List, id string) Task {
 	t.Helper()
 	task, err := l.Get(context.Background(), id)
 	if err != nil {
@@ -44,7 +46,7 @@ func mustGet(t testing.TB, l *TaskList, id string) Task {
 func ptr[T any](v T) *T { return &v }
 
 // edges summarises a list's dependencies as "id: blocks / blockedBy".
-func edges(t *testing.T, l *TaskList) []string {
+func edges(t *testing.T, l *List) []string {
 	t.Helper()
 	tasks, err := l.List(t.Context())
 	if err != nil {
@@ -350,40 +352,6 @@ func TestClaimOneWinnerGoroutines(t *testing.T) {
 	}
 }
 
-func TestClaimOneWinnerProcesses(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts processes")
-	}
-	t.Parallel()
-	s := newStore(t)
-	mustCreate(t, s, "alpha")
-	l := mustTasks(t, s, "alpha")
-	mustTask(t, l, "contested")
-	hs := startHelpers(t, 4, func(i int) []string {
-		return []string{envHelper + "=claim", envRoot + "=" + s.Root(), envTeam + "=alpha", envTask + "=1", envOwner + fmt.Sprintf("=proc%d", i)}
-	})
-	outs := release(t, hs)
-	winner := -1
-	for i, out := range outs {
-		switch out {
-		case "won":
-			if winner >= 0 {
-				t.Errorf("helpers %d and %d both won", winner, i)
-			}
-			winner = i
-		case "lost":
-		default:
-			t.Errorf("helper %d said %q", i, out)
-		}
-	}
-	if winner < 0 {
-		t.Fatalf("nobody won: %v", outs)
-	}
-	if owner := mustGet(t, l, "1").Owner; owner != fmt.Sprintf("proc%d", winner) {
-		t.Errorf("owner %s, winner proc%d", owner, winner)
-	}
-}
-
 func TestDeleteRemovesReferences(t *testing.T) {
 	t.Parallel()
 	l := newTaskList(t)
@@ -465,9 +433,9 @@ func TestCorruptTaskFileIsNamedAndKept(t *testing.T) {
 		t.Fatal(err)
 	}
 	tasks, err := l.List(t.Context())
-	var fe *FileError
+	var fe *jsonfile.Error
 	if !errors.As(err, &fe) || fe.Path != path || fe.Line != 2 {
-		t.Errorf("List error: %v, want a *FileError for %s line 2", err, path)
+		t.Errorf("List error: %v, want a *jsonfile.Error for %s line 2", err, path)
 	}
 	if len(tasks) != 2 {
 		t.Errorf("List returned %d tasks, want the 2 readable ones", len(tasks))
@@ -509,28 +477,5 @@ func TestHalfWrittenEdgeIsRepaired(t *testing.T) {
 	task, err := ParseTask("2.json", data)
 	if err != nil || !cmp.Equal(task.BlockedBy, []string{"1"}) {
 		t.Errorf("2.json after repair: %+v, %v", task, err)
-	}
-}
-
-func TestTaskListOfDeletedTeam(t *testing.T) {
-	t.Parallel()
-	s := newStore(t)
-	mustCreate(t, s, "alpha")
-	l := mustTasks(t, s, "alpha")
-	mustTask(t, l, "t")
-	if err := s.Delete(t.Context(), "alpha"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := l.Create(t.Context(), TaskSpec{Subject: "x"}); !errors.Is(err, ErrNotFound) {
-		t.Errorf("Create in a deleted team: %v", err)
-	}
-	if _, err := l.List(t.Context()); !errors.Is(err, ErrNotFound) {
-		t.Errorf("List in a deleted team: %v", err)
-	}
-	if _, err := os.Stat(filepath.Join(s.Root(), "alpha")); !os.IsNotExist(err) {
-		t.Errorf("the team directory came back: %v", err)
-	}
-	if _, err := s.Tasks("alpha"); !errors.Is(err, ErrNotFound) {
-		t.Errorf("Tasks of a deleted team: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package team
+package tasklist
 
 import (
 	"errors"
@@ -9,6 +9,8 @@ import (
 
 // Errors of the task list. Returned errors wrap them with details.
 var (
+	// ErrGone: the list's directory, and so its team, no longer exists.
+	ErrGone = errors.New("team not found")
 	// ErrTaskNotFound: no task has that id.
 	ErrTaskNotFound = errors.New("no such task")
 	// ErrInvalidTask: a field of a task or patch is not acceptable.

@@ -1,4 +1,4 @@
-package agenttool
+package crew
 
 import (
 	"context"
@@ -9,10 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
-
 	"github.com/cohort-dev/cohort/agentdef"
-	"github.com/cohort-dev/cohort/crew"
 	"github.com/cohort-dev/cohort/flags"
 	"github.com/cohort-dev/cohort/llm"
 	"github.com/cohort-dev/cohort/llm/claude"
@@ -23,16 +20,14 @@ import (
 	"github.com/cohort-dev/cohort/tool/builtin"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
-
 // rig is an in-process runtime on the fake API with the real client.
 type rig struct {
 	t    testing.TB
 	dir  string
 	srv  *fakeapi.Server
-	rt   *crew.Crew
+	rt   *Crew
 	reg  *task.Registry
-	lead *crew.Agent
+	lead *Agent
 }
 
 type rigConfig struct {
@@ -64,7 +59,7 @@ func newRig(t testing.TB, rc rigConfig) *rig {
 		defer cancel()
 		_ = r.reg.Close(ctx)
 	})
-	r.rt, err = crew.New(crew.Config{
+	r.rt, err = New(Config{
 		Model: model, Catalog: agentdef.NewCatalog(agentdef.BuiltIns(fs)), Flags: fs,
 		Tools: withAgentTool(nil, builtin.All(builtin.Config{})...), Tasks: r.reg, Cwd: r.dir, SessionID: "s1",
 		Environment: prompt.Environment{Platform: "linux", Date: "2026-11-30"},
@@ -73,7 +68,7 @@ func newRig(t testing.TB, rc rigConfig) *rig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.lead, err = r.rt.NewLead(t.Context(), crew.LeadConfig{Model: "claude-sonnet-5-5", Mode: "bypassPermissions"})
+	r.lead, err = r.rt.NewLead(t.Context(), LeadConfig{Model: "claude-sonnet-5-5", Mode: "bypassPermissions"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,9 +78,9 @@ func newRig(t testing.TB, rc rigConfig) *rig {
 
 // withAgentTool is a runtime tool factory: the Agent tool (with mates as
 // its teammate spawner) in front of tools, and more built from the runtime.
-func withAgentTool(mates TeammateSpawner, tools ...tool.Tool) func(*crew.Crew) []tool.Tool {
-	return func(rt *crew.Crew) []tool.Tool {
-		return append([]tool.Tool{New(Config{Runtime: rt, Teammates: mates})}, tools...)
+func withAgentTool(mates TeammateSpawner, tools ...tool.Tool) func(*Crew) []tool.Tool {
+	return func(rt *Crew) []tool.Tool {
+		return append([]tool.Tool{NewAgentTool(AgentToolConfig{Runtime: rt, Teammates: mates})}, tools...)
 	}
 }
 

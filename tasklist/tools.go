@@ -1,4 +1,4 @@
-package team
+package tasklist
 
 import (
 	"context"
@@ -7,21 +7,30 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cohort-dev/cohort/internal/jsonfile"
 	"github.com/cohort-dev/cohort/llm"
 	"github.com/cohort-dev/cohort/tool"
 )
 
-// TaskLists finds a team's task list; *Store implements it.
-type TaskLists interface {
-	Tasks(team string) (*TaskList, error)
+// Lists is what the tools need of the teams whose lists they work on
+// (package team's Store.TaskLists has it).
+type Lists interface {
+	// Tasks returns the team's list. An error the model can act on (the
+	// team is gone, its name cannot be one) is a tool.Failure worded for
+	// it; any other error is infrastructure.
+	Tasks(team string) (*List, error)
+	// ActiveMember reports whether name is an active member of team; an
+	// error means it cannot tell (a broken or missing team, which the
+	// call itself then reports).
+	ActiveMember(team, name string) (bool, error)
 }
 
-// TaskTools returns the four task-list tools over lists, in the order
+// Tools returns the four task-list tools over lists, in the order
 // TaskCreate, TaskGet, TaskUpdate, TaskList. Each call works on the
 // caller's team's list; TaskGet and TaskList only read it, so they are
 // read-only and concurrency-safe, while TaskCreate and TaskUpdate change
 // the shared list and are neither.
-func TaskTools(lists TaskLists) []tool.Tool {
+func Tools(lists Lists) []tool.Tool {
 	readOnly := tool.Traits{ReadOnly: true, ConcurrencySafe: true}
 	return []tool.Tool{
 		tool.New(tool.Spec[CreateInput]{Name: "TaskCreate", Description: createDescription, Input: createSchema,
@@ -36,10 +45,10 @@ func TaskTools(lists TaskLists) []tool.Tool {
 }
 
 // listRun is the body of a task-list tool, given the caller's list.
-type listRun[In any] func(ctx context.Context, env *tool.Env, l *TaskList, in In) (tool.Result, error)
+type listRun[In any] func(ctx context.Context, env *tool.Env, l *List, in In) (tool.Result, error)
 
 // onList makes run a Spec's Run: it finds the caller's task list first.
-func onList[In any](lists TaskLists, run listRun[In]) func(context.Context, *tool.Env, In) (tool.Result, error) {
+func onList[In any](lists Lists, run listRun[In]) func(context.Context, *tool.Env, In) (tool.Result, error) {
 	return func(ctx context.Context, env *tool.Env, in In) (tool.Result, error) {
 		if env == nil || env.Team == "" {
 			return tool.Result{}, tool.Failure(errNoTeam)
@@ -64,19 +73,20 @@ const errNoTeam = "not a team member; create or join a team first"
 // text it reads. Anything else (lock timeouts, I/O, cancellation) is
 // infrastructure and is returned as it is.
 func forModel(err error) error {
-	var fe *FileError
+	var fe *jsonfile.Error
 	switch {
-	case errors.Is(err, ErrNotFound):
+	case errors.Is(err, ErrGone):
 		return tool.Failf("Your team no longer exists (%v).", err)
 	case errors.Is(err, ErrTaskNotFound), errors.Is(err, ErrInvalidTask),
 		errors.Is(err, ErrCycle), errors.Is(err, ErrBlocked),
 		errors.Is(err, ErrClaimed), errors.Is(err, ErrCompleted),
-		errors.Is(err, ErrInvalidName), errors.As(err, &fe):
+		errors.As(err, &fe):
 		return tool.Failure(capitalize(err.Error()) + ".")
 	}
 	return err
 }
 
+// capitalize starts a sentence for the model with a capital letter.
 func capitalize(s string) string {
 	if s == "" {
 		return s
@@ -110,7 +120,7 @@ const createDescription = "Adds a task to your team's shared task list, which ev
 	"A new task is pending and unowned; use TaskUpdate to give it an owner or to record which tasks must finish first."
 
 // createTask is TaskCreate: it adds a task to the team's list.
-func createTask(ctx context.Context, _ *tool.Env, l *TaskList, in CreateInput) (tool.Result, error) {
+func createTask(ctx context.Context, _ *tool.Env, l *List, in CreateInput) (tool.Result, error) {
 	t, err := l.Create(ctx, TaskSpec{
 		Subject: in.Subject, Description: in.Description, ActiveForm: in.ActiveForm, Metadata: in.Metadata,
 	})
@@ -126,14 +136,14 @@ type GetInput struct {
 }
 
 var getSchema = tool.Object(
-	tool.Required("taskId", tool.String("Id of the task, as shown by TaskList (e.g. \"3\").")),
+	tool.Required("taskId", tool.String("Id of the task, as shown by List (e.g. \"3\").")),
 )
 
 const getDescription = "Shows one task of your team's shared task list in full: subject, status, owner, description, " +
 	"the tasks it waits for and the tasks waiting for it. Read a task this way before you start on it."
 
 // getTask is TaskGet: it shows one task in full.
-func getTask(ctx context.Context, _ *tool.Env, l *TaskList, in GetInput) (tool.Result, error) {
+func getTask(ctx context.Context, _ *tool.Env, l *List, in GetInput) (tool.Result, error) {
 	t, err := l.Get(ctx, normalizeID(in.TaskID))
 	if err != nil {
 		return tool.Result{}, forModel(err)
@@ -144,11 +154,11 @@ func getTask(ctx context.Context, _ *tool.Env, l *TaskList, in GetInput) (tool.R
 const listDescription = "Lists your team's shared tasks, one line each: id, status, owner, subject, and the unfinished tasks it is blocked by. " +
 	"A pending task with no owner that is not blocked is free to take. Look here when you finish a task to find the next one."
 
-// listTasks is TaskList: one line per task. A task file that cannot be read is
+// listTasks is List: one line per task. A task file that cannot be read is
 // named in the listing rather than failing it.
-func listTasks(ctx context.Context, _ *tool.Env, l *TaskList, _ struct{}) (tool.Result, error) {
+func listTasks(ctx context.Context, _ *tool.Env, l *List, _ struct{}) (tool.Result, error) {
 	tasks, err := l.List(ctx)
-	var fe *FileError
+	var fe *jsonfile.Error
 	if err != nil && !errors.As(err, &fe) {
 		return tool.Result{}, forModel(err)
 	}

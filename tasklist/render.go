@@ -1,4 +1,4 @@
-package team
+package tasklist
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package team
+package tasklist
 
 import (
 	"bytes"
@@ -14,6 +14,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/cohort-dev/cohort/internal/clip"
+	"github.com/cohort-dev/cohort/internal/jsonfile"
+	"github.com/cohort-dev/cohort/mailbox"
 )
 
 // Status is a task's state.
@@ -61,8 +63,8 @@ func (t Task) Clone() Task {
 	t.Blocks = slices.Clone(t.Blocks)
 	t.BlockedBy = slices.Clone(t.BlockedBy)
 	t.OpenBlockers = slices.Clone(t.OpenBlockers)
-	t.Metadata = cloneExtra(t.Metadata)
-	t.Extra = cloneExtra(t.Extra)
+	t.Metadata = jsonfile.CloneFields(t.Metadata)
+	t.Extra = jsonfile.CloneFields(t.Extra)
 	return t
 }
 
@@ -121,7 +123,7 @@ type wireTask struct {
 // MarshalJSON writes the known fields, then the unknown ones in key order.
 func (w wireTask) MarshalJSON() ([]byte, error) {
 	type plain wireTask
-	return withExtras(plain(w), w.extra)
+	return jsonfile.WithFields(plain(w), w.extra)
 }
 
 var reflectWireTask = reflect.TypeFor[wireTask]()
@@ -129,20 +131,20 @@ var reflectWireTask = reflect.TypeFor[wireTask]()
 const taskHint = "fix the file by hand or delete it"
 
 // ParseTask decodes and checks a task file. path is used in messages only.
-// Errors are *FileError, with the line and column where known. A missing
+// Errors are *jsonfile.Error, with the line and column where known. A missing
 // status reads as pending.
 func ParseTask(path string, data []byte) (Task, error) {
 	var w wireTask
-	if err := decodeStrict(data, &w); err != nil {
-		return Task{}, jsonError(path, data, err, taskHint)
+	if err := jsonfile.Decode(data, &w); err != nil {
+		return Task{}, jsonfile.Explain(path, data, err, taskHint)
 	}
 	if bytes.HasPrefix(bytes.TrimSpace(data), []byte("null")) {
-		return Task{}, &FileError{Path: path, Err: errors.New("the file holds null, not a task"), Hint: taskHint}
+		return Task{}, &jsonfile.Error{Path: path, Err: errors.New("the file holds null, not a task"), Hint: taskHint}
 	}
-	w.extra = extras(data, reflectWireTask)
+	w.extra = jsonfile.Fields(data, reflectWireTask)
 	t, err := w.task()
 	if err != nil {
-		return Task{}, &FileError{Path: path, Err: err, Hint: taskHint}
+		return Task{}, &jsonfile.Error{Path: path, Err: err, Hint: taskHint}
 	}
 	return t, nil
 }
@@ -159,7 +161,7 @@ func (w *wireTask) task() (Task, error) {
 		return Task{}, fmt.Errorf("status %q is not one of pending, in_progress, completed", clip.Runes(w.Status, 40))
 	}
 	if w.Owner != "" {
-		if err := ValidateName(w.Owner); err != nil {
+		if err := mailbox.ValidateName(w.Owner); err != nil {
 			return Task{}, fmt.Errorf("owner: %w", err)
 		}
 	}
@@ -176,11 +178,11 @@ func (w *wireTask) task() (Task, error) {
 			}
 		}
 	}
-	created, err := millisTime(w.CreatedAt, "createdAt")
+	created, err := jsonfile.MillisTime(w.CreatedAt, "createdAt")
 	if err != nil {
 		return Task{}, err
 	}
-	updated, err := millisTime(w.UpdatedAt, "updatedAt")
+	updated, err := jsonfile.MillisTime(w.UpdatedAt, "updatedAt")
 	if err != nil {
 		return Task{}, err
 	}
@@ -198,16 +200,16 @@ func MarshalTask(t Task) ([]byte, error) {
 	w := wireTask{
 		ID: t.ID, Subject: t.Subject, Description: t.Description, ActiveForm: t.ActiveForm,
 		Owner: t.Owner, Status: string(t.Status),
-		Blocks: nonNil(t.Blocks), BlockedBy: nonNil(t.BlockedBy), Metadata: t.Metadata,
+		Blocks: jsonfile.NonNil(t.Blocks), BlockedBy: jsonfile.NonNil(t.BlockedBy), Metadata: t.Metadata,
 		extra: t.Extra,
 	}
 	if !t.CreatedAt.IsZero() {
-		w.CreatedAt = millisNumber(t.CreatedAt)
+		w.CreatedAt = jsonfile.Millis(t.CreatedAt)
 	}
 	if !t.UpdatedAt.IsZero() {
-		w.UpdatedAt = millisNumber(t.UpdatedAt)
+		w.UpdatedAt = jsonfile.Millis(t.UpdatedAt)
 	}
-	return indentJSON(w)
+	return jsonfile.Indent(w)
 }
 
 // sortedIDs returns ids deduplicated in numeric order.

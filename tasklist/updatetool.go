@@ -1,9 +1,8 @@
-package team
+package tasklist
 
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -32,12 +31,12 @@ type UpdateInput struct {
 // updater is TaskUpdate: it changes, claims, completes or deletes a task.
 // With lists that can look members up (a *Store), it refuses an owner who
 // is not an active member.
-type updater struct{ lists TaskLists }
+type updater struct{ lists Lists }
 
 var taskIDList = tool.Array("", tool.String("A task id."))
 
 var updateSchema = tool.Object(
-	tool.Required("taskId", tool.String("Id of the task to change, as shown by TaskList (e.g. \"3\").")),
+	tool.Required("taskId", tool.String("Id of the task to change, as shown by List (e.g. \"3\").")),
 	tool.Optional("status", tool.Enum("New status. in_progress when you start, completed when the work is fully done, deleted to remove the task.",
 		string(StatusPending), string(StatusInProgress), string(StatusCompleted), statusDeleted)),
 	tool.Optional("subject", tool.String("New subject.").WithMinLength(1).WithMaxLength(maxSubjectLen)),
@@ -53,11 +52,11 @@ func withDesc(s tool.Schema, d string) tool.Schema { s.Description = d; return s
 
 const updateDescription = "Changes a task in your team's shared task list. " +
 	"Set status to in_progress when you start work: without an owner you become the owner, and the call fails if another agent already owns the task " +
-	"or if a task it waits for is not completed yet. Set status to completed only when the work is entirely done, then check TaskList for what has become free. " +
+	"or if a task it waits for is not completed yet. Set status to completed only when the work is entirely done, then check List for what has become free. " +
 	"addBlockedBy names tasks that must be completed first; addBlocks names tasks that wait for this one; dependencies that would loop are refused. " +
 	"Status deleted removes the task. Other fields replace the current values; metadata keys are merged, a null value removing a key."
 
-func (u updater) updateTask(ctx context.Context, env *tool.Env, l *TaskList, in UpdateInput) (tool.Result, error) {
+func (u updater) updateTask(ctx context.Context, env *tool.Env, l *List, in UpdateInput) (tool.Result, error) {
 	id := normalizeID(in.TaskID)
 	if err := u.checkOwner(env.Team, in.Owner); err != nil {
 		return tool.Result{}, err
@@ -88,25 +87,15 @@ func (u updater) updateTask(ctx context.Context, env *tool.Env, l *TaskList, in 
 	return tool.Result{Content: []llm.Block{llm.Text(text)}, Meta: t}, nil
 }
 
-// memberLookup is implemented by *Store; with it TaskUpdate refuses an
-// owner who is not an active member of the team.
-type memberLookup interface {
-	Member(team, name string) (Member, error)
-}
-
 // checkOwner returns a tool.Failure when owner names nobody in the team,
 // so that a typo does not leave a task with an owner who never comes.
 func (u updater) checkOwner(team string, owner *string) error {
-	ml, ok := u.lists.(memberLookup)
-	if !ok || owner == nil || *owner == "" {
+	if owner == nil || *owner == "" {
 		return nil
 	}
-	m, err := ml.Member(team, *owner)
-	if err == nil && m.IsActive {
-		return nil
-	}
-	if err != nil && !errors.Is(err, ErrNoMember) && !errors.Is(err, ErrInvalidName) {
-		return nil // the update itself reports a broken or missing team
+	active, err := u.lists.ActiveMember(team, *owner)
+	if err != nil || active {
+		return nil // an error: the update itself reports a broken or missing team
 	}
 	return tool.Failf("%q is not an active member of team %s; set owner to a member's name, or leave it out to take the task yourself.", *owner, team)
 }
@@ -143,7 +132,7 @@ func changedFields(in *UpdateInput) string {
 
 // freed lists the dependents of a just-completed task that can now start.
 // It is informational: a read failure leaves it out.
-func freed(ctx context.Context, l *TaskList, dependents []string) string {
+func freed(ctx context.Context, l *List, dependents []string) string {
 	tasks, _ := l.List(ctx)
 	var lines []string
 	for i := range tasks {

@@ -1,4 +1,4 @@
-package agenttool
+package crew
 
 import (
 	"context"
@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/cohort-dev/cohort/agentdef"
-	"github.com/cohort-dev/cohort/crew"
 	"github.com/cohort-dev/cohort/flags"
 	"github.com/cohort-dev/cohort/llm"
 	"github.com/cohort-dev/cohort/permission"
@@ -16,14 +15,11 @@ import (
 	"github.com/cohort-dev/cohort/tool"
 )
 
-// Name is the Agent tool's name (Claude Code's).
-const Name = crew.AgentToolName
-
 // namePattern is what an agent name must match (Claude Code's pattern).
 var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
 
-// Input is the Agent tool's input, with Claude Code's field names.
-type Input struct {
+// AgentInput is the Agent tool's input, with Claude Code's field names.
+type AgentInput struct {
 	Description     string `json:"description"`
 	Prompt          string `json:"prompt"`
 	SubagentType    string `json:"subagent_type,omitempty"`
@@ -37,35 +33,35 @@ type Input struct {
 }
 
 // Config wires the Agent tool.
-type Config struct {
+type AgentToolConfig struct {
 	// Runtime builds the agents it spawns (required).
-	Runtime *crew.Crew
+	Runtime *Crew
 	// Teammates runs the teammate path (team_name and name); nil means
 	// teams are not available in the session.
 	Teammates TeammateSpawner
 }
 
-// Tool is the Agent tool's state. Its definition depends on the session's
+// agentTool is the Agent tool's state. Its definition depends on the session's
 // catalog and flags, which are fixed for the session, so it is stable.
-type Tool struct {
-	rt    *crew.Crew
+type agentTool struct {
+	rt    *Crew
 	mates TeammateSpawner
 }
 
 // New returns the Agent tool; make it in the runtime's tool factory
-// (crew.Config.Tools), which hands it the runtime. Agent calls run in
+// (Config.Tools), which hands it the runtime. Agent calls run in
 // parallel and need no approval themselves; the child's own calls are
 // checked.
-func New(cfg Config) tool.Tool {
-	t := &Tool{rt: cfg.Runtime, mates: cfg.Teammates}
-	return preparing{Tool: tool.New(tool.Spec[Input]{Name: Name, Description: t.description(), Input: t.schema(),
+func NewAgentTool(cfg AgentToolConfig) tool.Tool {
+	t := &agentTool{rt: cfg.Runtime, mates: cfg.Teammates}
+	return preparing{Tool: tool.New(tool.Spec[AgentInput]{Name: AgentToolName, Description: t.description(), Input: t.schema(),
 		Traits: tool.Traits{ReadOnly: true, ConcurrencySafe: true}, Run: t.run}), t: t}
 }
 
 // preparing is the Agent tool with its tool.Preparer side.
 type preparing struct {
 	tool.Tool
-	t *Tool
+	t *agentTool
 }
 
 func (p preparing) Prepare(ctx context.Context, env *tool.Env, calls []tool.Call) func() {
@@ -81,7 +77,7 @@ Use agents for work that is self-contained: a broad search or investigation, an 
 - The agent's final message is returned to you, not shown to the user; relay what matters.
 - Give an agent a name to address it later with SendMessage while it runs.`
 
-func (t *Tool) description() string {
+func (t *agentTool) description() string {
 	var b strings.Builder
 	b.WriteString(agentToolIntro)
 	if t.rt.Flags().Bool(flags.AgentListAttachment) {
@@ -89,11 +85,11 @@ func (t *Tool) description() string {
 		return b.String()
 	}
 	b.WriteString("\n\n")
-	b.WriteString(crew.AgentList(t.rt.Catalog()))
+	b.WriteString(AgentList(t.rt.Catalog()))
 	return b.String()
 }
 
-func (t *Tool) schema() tool.Schema {
+func (t *agentTool) schema() tool.Schema {
 	props := []tool.Property{
 		tool.Required("description", tool.String("A short (3-5 word) description of the task.").WithMinLength(1)),
 		tool.Required("prompt", tool.String("The complete task for the agent, with all the context it needs.").WithMinLength(1)),
@@ -112,7 +108,7 @@ func (t *Tool) schema() tool.Schema {
 }
 
 // run routes one Agent call to its spawn path (ARCHITECTURE.md section 2).
-func (t *Tool) run(ctx context.Context, env *tool.Env, in Input) (tool.Result, error) {
+func (t *agentTool) run(ctx context.Context, env *tool.Env, in AgentInput) (tool.Result, error) {
 	parent, ok := t.rt.Lookup(env.Caller.ID)
 	if !ok {
 		return tool.Result{}, fmt.Errorf("agenttool: the calling agent %q is not registered with the runtime", env.Caller.ID)
@@ -133,7 +129,7 @@ func (t *Tool) run(ctx context.Context, env *tool.Env, in Input) (tool.Result, e
 	if in.Isolation == "remote" {
 		return t.spawnRemote(ctx, parent, env, in, def)
 	}
-	req := crew.Request{Description: in.Description, Prompt: in.Prompt, Name: in.Name, Def: def,
+	req := Request{Description: in.Description, Prompt: in.Prompt, Name: in.Name, Def: def,
 		Model: in.Model, Mode: permission.Mode(in.Mode), Isolation: in.Isolation, Cwd: in.Cwd}
 	if def != nil {
 		req.Background = in.RunInBackground || def.Background
@@ -157,7 +153,7 @@ func (t *Tool) run(ctx context.Context, env *tool.Env, in Input) (tool.Result, e
 
 // resolveType picks the definition for a call; nil with no error result
 // means the fork path.
-func (t *Tool) resolveType(parent *crew.Agent, in Input) (*agentdef.Definition, *tool.Result) {
+func (t *agentTool) resolveType(parent *Agent, in AgentInput) (*agentdef.Definition, *tool.Result) {
 	cat := t.rt.Catalog()
 	forkOn := t.rt.Flags().Bool(flags.ForkSubagent)
 	name := in.SubagentType
@@ -192,15 +188,15 @@ func typeNames(cat *agentdef.Catalog) string {
 
 // spawnRemote runs the agent on a remote worker (section 12): always in
 // the background, its result a notification like a local agent's.
-func (t *Tool) spawnRemote(ctx context.Context, parent *crew.Agent, env *tool.Env, in Input, def *agentdef.Definition) (tool.Result, error) {
-	req := crew.Request{Description: in.Description, Prompt: in.Prompt, Name: in.Name, Def: def,
+func (t *agentTool) spawnRemote(ctx context.Context, parent *Agent, env *tool.Env, in AgentInput, def *agentdef.Definition) (tool.Result, error) {
+	req := Request{Description: in.Description, Prompt: in.Prompt, Name: in.Name, Def: def,
 		Model: in.Model, Mode: permission.Mode(in.Mode), Isolation: in.Isolation, Background: true}
 	tk, err := t.rt.SpawnRemote(ctx, parent, env, req)
 	if err != nil {
 		return tool.Errorf("%s", err.Error()), nil
 	}
 	st := tk.State()
-	l := Launched{Status: "async_launched", AgentID: tk.ID(), Description: in.Description, Prompt: in.Prompt, OutputFile: st.OutputFile}
+	l := AgentLaunched{Status: "async_launched", AgentID: tk.ID(), Description: in.Description, Prompt: in.Prompt, OutputFile: st.OutputFile}
 	text := fmt.Sprintf("The agent was sent to a remote worker (agentId: %s). You will get a <task-notification> when it finishes; do not wait or poll for it, continue with other work. Its changes come back on branch cohort/remote-%s.", tk.ID(), tk.ID())
 	return tool.Result{Content: []llm.Block{llm.Text(text)}, Meta: l}, nil
 }

@@ -1,19 +1,18 @@
-package agenttool
+package crew
 
 import (
 	"fmt"
 	"strings"
 
-	"github.com/cohort-dev/cohort/crew"
 	"github.com/cohort-dev/cohort/llm"
 	"github.com/cohort-dev/cohort/task"
 	"github.com/cohort-dev/cohort/tool"
 )
 
-// Result is a finished synchronous agent's outcome (Claude Code's
+// AgentToolResult is a finished synchronous agent's outcome (Claude Code's
 // AgentToolResult). It travels in tool.Result.Meta; the model reads the
 // text rendering.
-type Result struct {
+type AgentToolResult struct {
 	Content           string    `json:"content"`
 	TotalToolUseCount int       `json:"totalToolUseCount"`
 	TotalDurationMs   int64     `json:"totalDurationMs"`
@@ -24,8 +23,8 @@ type Result struct {
 	WorktreeBranch    string    `json:"worktreeBranch,omitempty"`
 }
 
-// Launched is the result of a background spawn.
-type Launched struct {
+// AgentLaunched is the result of a background spawn.
+type AgentLaunched struct {
 	Status      string `json:"status"` // "async_launched"
 	AgentID     string `json:"agentId"`
 	Description string `json:"description"`
@@ -33,7 +32,7 @@ type Launched struct {
 	OutputFile  string `json:"outputFile"`
 }
 
-func syncResult(child *crew.Agent, st task.State) tool.Result {
+func syncResult(child *Agent, st task.State) tool.Result {
 	if st.Status != task.StatusCompleted {
 		reason := st.Err
 		if reason == "" {
@@ -41,7 +40,7 @@ func syncResult(child *crew.Agent, st task.State) tool.Result {
 		}
 		return tool.Errorf("The agent (%s) did not finish: %s", child.ID(), reason)
 	}
-	r := Result{AgentID: child.ID()}
+	r := AgentToolResult{AgentID: child.ID()}
 	if st.Result != nil {
 		r.Content = st.Result.Text
 		r.TotalToolUseCount = st.Result.ToolUses
@@ -65,8 +64,8 @@ func syncResult(child *crew.Agent, st task.State) tool.Result {
 	return tool.Result{Content: []llm.Block{llm.Text(text + trailer)}, Meta: r}
 }
 
-func asyncLaunched(child *crew.Agent, in Input, outputFile string) tool.Result {
-	l := Launched{Status: "async_launched", AgentID: child.ID(), Description: in.Description,
+func asyncLaunched(child *Agent, in AgentInput, outputFile string) tool.Result {
+	l := AgentLaunched{Status: "async_launched", AgentID: child.ID(), Description: in.Description,
 		Prompt: in.Prompt, OutputFile: outputFile}
 	text := fmt.Sprintf("The agent is running in the background (agentId: %s). You will get a <task-notification> when it finishes; do not wait or poll for it, continue with other work. Its transcript is written to %s.", child.ID(), outputFile)
 	return tool.Result{Content: []llm.Block{llm.Text(text)}, Meta: l}

@@ -1,4 +1,4 @@
-package workflowtool
+package workflowrun
 
 import (
 	"context"
@@ -96,7 +96,7 @@ type Detail struct {
 func Start(ctx context.Context, cfg Config, parent *crew.Agent, env tool.Env, l Launch) (*Run, error) {
 	rt := cfg.Runtime
 	if cfg.Dir == "" {
-		return nil, errors.New("workflowtool: Config.Dir is required")
+		return nil, errors.New("workflowrun: Config.Dir is required")
 	}
 	dir, err := cfg.resume(&l)
 	if err != nil {
