@@ -107,7 +107,7 @@ func (s *Session) openTeammate(ctx context.Context) error {
 	if m.WorktreePath != "" {
 		// The lead made and locked the worktree; this process confines the
 		// teammate to it.
-		tcfg.Guard = worktree.NewCommandGuard(worktree.NewGuard(m.WorktreePath, guardRoot), m.WorktreePath, guardRoot, s.env.Home)
+		tcfg.Guard = worktree.NewGuard(m.WorktreePath, guardRoot, s.env.Home)
 	}
 	if s.mate, err = teammate.Start(ctx, tcfg); err != nil {
 		return err
