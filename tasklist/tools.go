@@ -136,7 +136,7 @@ type GetInput struct {
 }
 
 var getSchema = tool.Object(
-	tool.Required("taskId", tool.String("Id of the task, as shown by List (e.g. \"3\").")),
+	tool.Required("taskId", tool.String("Id of the task, as shown by TaskList (e.g. \"3\").")),
 )
 
 const getDescription = "Shows one task of your team's shared task list in full: subject, status, owner, description, " +
@@ -154,7 +154,7 @@ func getTask(ctx context.Context, _ *tool.Env, l *List, in GetInput) (tool.Resul
 const listDescription = "Lists your team's shared tasks, one line each: id, status, owner, subject, and the unfinished tasks it is blocked by. " +
 	"A pending task with no owner that is not blocked is free to take. Look here when you finish a task to find the next one."
 
-// listTasks is List: one line per task. A task file that cannot be read is
+// listTasks is TaskList: one line per task. A task file that cannot be read is
 // named in the listing rather than failing it.
 func listTasks(ctx context.Context, _ *tool.Env, l *List, _ struct{}) (tool.Result, error) {
 	tasks, err := l.List(ctx)

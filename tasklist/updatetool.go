@@ -36,7 +36,7 @@ type updater struct{ lists Lists }
 var taskIDList = tool.Array("", tool.String("A task id."))
 
 var updateSchema = tool.Object(
-	tool.Required("taskId", tool.String("Id of the task to change, as shown by List (e.g. \"3\").")),
+	tool.Required("taskId", tool.String("Id of the task to change, as shown by TaskList (e.g. \"3\").")),
 	tool.Optional("status", tool.Enum("New status. in_progress when you start, completed when the work is fully done, deleted to remove the task.",
 		string(StatusPending), string(StatusInProgress), string(StatusCompleted), statusDeleted)),
 	tool.Optional("subject", tool.String("New subject.").WithMinLength(1).WithMaxLength(maxSubjectLen)),
@@ -52,7 +52,7 @@ func withDesc(s tool.Schema, d string) tool.Schema { s.Description = d; return s
 
 const updateDescription = "Changes a task in your team's shared task list. " +
 	"Set status to in_progress when you start work: without an owner you become the owner, and the call fails if another agent already owns the task " +
-	"or if a task it waits for is not completed yet. Set status to completed only when the work is entirely done, then check List for what has become free. " +
+	"or if a task it waits for is not completed yet. Set status to completed only when the work is entirely done, then check TaskList for what has become free. " +
 	"addBlockedBy names tasks that must be completed first; addBlocks names tasks that wait for this one; dependencies that would loop are refused. " +
 	"Status deleted removes the task. Other fields replace the current values; metadata keys are merged, a null value removing a key."
 

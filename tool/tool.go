@@ -94,6 +94,22 @@ func Failf(format string, args ...any) error { return Failure(fmt.Sprintf(format
 // TextOf returns the text of r's text blocks.
 func (r Result) TextOf() string { return llm.JoinText(r.Content) }
 
+// Structured is the result in Claude Code's structured shape (a
+// tool_use_result): its Response, else its Meta when that encodes as a
+// JSON object or array; nil when it has none.
+func (r *Result) Structured() json.RawMessage {
+	for _, v := range []any{r.Response, r.Meta} {
+		if v == nil {
+			continue
+		}
+		raw, err := json.Marshal(v)
+		if err == nil && len(raw) > 0 && (raw[0] == '{' || raw[0] == '[') {
+			return raw
+		}
+	}
+	return nil
+}
+
 // Env is the per-agent context a call runs in (Claude Code's ToolUseContext).
 // The engine owns it; tools read it and must not retain it past Run.
 type Env struct {

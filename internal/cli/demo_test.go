@@ -138,7 +138,7 @@ func TestDemo(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
-	if p.fake == nil || p.cohortHome != vars["COHORT_HOME"] {
+	if p.session == nil || p.session.ScriptedModel() == nil || p.cohortHome != vars["COHORT_HOME"] {
 		t.Fatalf("probe: %+v", p)
 	}
 	checkDemoTeam(t, p.cohortHome)
@@ -146,7 +146,7 @@ func TestDemo(t *testing.T) {
 	if err != nil || !strings.Contains(string(fixed), `return "Hello, " + name`) {
 		t.Errorf("greet.go after the demo (%v):\n%s", err, fixed)
 	}
-	recs := p.fake.Requests()
+	recs := p.session.ScriptedModel().Requests()
 	checkDemoRules(t, recs)
 	checkDemoDelivery(t, recs, inboxMessages(t, p.cohortHome))
 	checkDemoNarrative(t, out)
