@@ -107,7 +107,11 @@ func (t *agentTool) schema() tool.Schema {
 	return tool.Object(props...)
 }
 
-// run routes one Agent call to its spawn path (ARCHITECTURE.md section 2).
+// run routes one Agent call to its spawn path, the first that matches:
+// teammate (team_name and name), remote (isolation "remote"), background
+// (run_in_background, or a definition that says background), fork
+// (subagent_type "fork", or none with the fork_subagent flag on), else a
+// synchronous subagent. Worktree isolation combines with the last three.
 func (t *agentTool) run(ctx context.Context, env *tool.Env, in AgentInput) (tool.Result, error) {
 	parent, ok := t.rt.Lookup(env.Caller.ID)
 	if !ok {
@@ -186,7 +190,7 @@ func typeNames(cat *agentdef.Catalog) string {
 	return strings.Join(names, ", ")
 }
 
-// spawnRemote runs the agent on a remote worker (section 12): always in
+// spawnRemote runs the agent on a remote worker (package remote): always in
 // the background, its result a notification like a local agent's.
 func (t *agentTool) spawnRemote(ctx context.Context, parent *Agent, env *tool.Env, in AgentInput, def *agentdef.Definition) (tool.Result, error) {
 	req := Request{Description: in.Description, Prompt: in.Prompt, Name: in.Name, Def: def,

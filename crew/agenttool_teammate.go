@@ -78,7 +78,7 @@ type TeammateIsolator interface {
 	IsolatesTeammates() bool
 }
 
-// spawnTeammate runs the teammate path (ARCHITECTURE.md section 5) through
+// spawnTeammate runs the teammate path (team_name and name given) through
 // the configured spawner.
 func (t *agentTool) spawnTeammate(ctx context.Context, parent *Agent, env *tool.Env, in AgentInput) (tool.Result, error) {
 	if !t.rt.Flags().Bool(flags.AgentTeams) {

@@ -11,7 +11,7 @@ import (
 )
 
 // Config is the content of a team file, config.json. Field names in the
-// file are Claude Code's (section 5 of the spec). A Config is a plain value:
+// file are Claude Code's (camelCase, as its team files have them). A Config is a plain value:
 // Store methods hand out copies, and changing one changes nothing on disk
 // until it goes through Store.Update.
 type Config struct {
@@ -53,7 +53,7 @@ type Member struct {
 }
 
 // AllowedPath is an entry of teamAllowedPaths: a path every teammate may use
-// with a tool without asking, inherited at start-up (spec section 9).
+// with a tool without asking, inherited by every teammate at start-up.
 type AllowedPath struct {
 	Path     string
 	ToolName string
