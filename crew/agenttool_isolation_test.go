@@ -270,9 +270,7 @@ func TestIsolatedSubagentIsConfinedToItsWorktree(t *testing.T) {
 			},
 			func(q *fakeapi.Request) fakeapi.Reply {
 				mu.Lock()
-				for _, b := range lastToolResultBlocks(q) {
-					childSaw = append(childSaw, b)
-				}
+				childSaw = append(childSaw, lastToolResultBlocks(q)...)
 				mu.Unlock()
 				return fakeapi.TextReply("child finished")
 			}),
@@ -584,12 +582,10 @@ func TestLeadEntersAndLeavesAWorktree(t *testing.T) {
 	}
 }
 
-// fakeMates records teammate spawns; isolates says whether it claims to
-// honour isolation "worktree".
+// fakeMates records teammate spawns.
 type fakeMates struct {
-	isolates bool
-	mu       sync.Mutex
-	spawned  []string
+	mu      sync.Mutex
+	spawned []string
 }
 
 func (f *fakeMates) SpawnTeammate(_ context.Context, _ *Crew, _ *Agent, _ *tool.Env, in AgentInput) (tool.Result, error) {
