@@ -307,3 +307,17 @@ func (s *Session) Crew() *crew.Crew { return s.rt }
 
 // Tasks is the session's task registry.
 func (s *Session) Tasks() *task.Registry { return s.tasks }
+
+// wait waits for t to end; when ctx ends first, it stops t and waits for
+// that.
+func (s *Session) wait(ctx context.Context, t *task.Task) task.State {
+	select {
+	case <-t.Done():
+	case <-ctx.Done():
+		stop, cancel := context.WithTimeout(context.Background(), stopWait)
+		defer cancel()
+		_, _ = s.tasks.Stop(stop, t.ID())
+		<-t.Done()
+	}
+	return t.State()
+}

@@ -123,13 +123,5 @@ func (s *Session) Dream(ctx context.Context) (task.State, error) {
 	if err != nil {
 		return task.State{}, err
 	}
-	select {
-	case <-t.Done():
-	case <-ctx.Done():
-		stop, cancel := context.WithTimeout(context.Background(), stopWait)
-		defer cancel()
-		_, _ = s.tasks.Stop(stop, t.ID())
-		<-t.Done()
-	}
-	return t.State(), nil
+	return s.wait(ctx, t), nil
 }

@@ -69,15 +69,7 @@ func (s *Session) Workflow(ctx context.Context, script string, args json.RawMess
 		return task.State{}, err
 	}
 	t := r.Task()
-	select {
-	case <-t.Done():
-	case <-ctx.Done():
-		stop, cancel := context.WithTimeout(context.Background(), stopWait)
-		defer cancel()
-		_, _ = s.tasks.Stop(stop, t.ID())
-		<-t.Done()
-	}
-	return t.State(), nil
+	return s.wait(ctx, t), nil
 }
 
 // findRun finds a run's directory: this session's, else that of the

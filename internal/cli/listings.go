@@ -195,9 +195,15 @@ func listFlags(ctx context.Context, cfg cohort.Config, w io.Writer) error {
 	if err != nil {
 		return err
 	}
+	return renderFlags(w, in.Flags())
+}
+
+// renderFlags writes the feature flags, one line each: value, the source
+// that set it, default, what it does.
+func renderFlags(w io.Writer, flags []cohort.Flag) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "FLAG\tVALUE\tSOURCE\tDEFAULT\tDESCRIPTION")
-	for _, f := range in.Flags() {
+	for _, f := range flags {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", f.Name, f.Value, f.Source, f.Default, f.Description)
 	}
 	return tw.Flush()
