@@ -129,7 +129,9 @@
 // and CutConnection (the TCP connection is hijacked and closed, so the client
 // reads an unexpected EOF and never sees message_stop), Stall (nothing more,
 // the connection held open until the client leaves) and KeepAlive (SSE
-// comments forever). HTMLError answers with a proxy's HTML page (502) and
+// comments forever); Fault.AfterBlocks (`after_blocks` in a script) moves
+// such a fault to just after that many complete blocks and the start of
+// the next. HTMLError answers with a proxy's HTML page (502) and
 // ErrorBody with 200 and a JSON error body instead of a stream, as broken
 // gateways do. FirstTokenDelay holds back the headers and message_start. Request.Attempt counts how often the
 // exact body was seen, so a policy can fail the first attempts only. The fake
