@@ -208,7 +208,9 @@
 // input has streamed (pace.go). The OpenAI protocols' content and argument
 // chunks are paced the same way; a complete response waits for the whole
 // content's time. The waits go through Config.Sleep and the request's
-// context: a client that leaves mid-stream ends them.
+// context: a client that leaves mid-stream ends them. Holds (hold.go) runs
+// paced streams without waiting and holds one part-way, so a test sees
+// what a client does while a message still streams.
 //
 // # Replies decided later
 //
