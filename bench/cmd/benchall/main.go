@@ -3,6 +3,7 @@
 //
 //	go run ./bench/cmd/benchall [-runs N] [-only REGEXP] [-nocache] [-json FILE]
 //	go run ./bench/cmd/benchall -pace [-first-token 500ms] [-tps 100] [-brief 400] [-runs N]
+//	    [-args "--flag sibling_gate=off"] [-floor-args --start-at-end]
 //
 // It builds cmd/cohort and bench/cmd/fakeserve into a temp directory, then
 // runs each workload of bench/trial (the cohort binary against fakeserve in
@@ -46,6 +47,8 @@ type options struct {
 	jsonOut string
 	timeout time.Duration
 	extra   []string // more cohort arguments (-args)
+	// floorExtra are more minclient arguments (-floor-args).
+	floorExtra []string
 	// pace runs the paced workloads at this pace (-pace).
 	pace *trial.Pace
 }
@@ -60,6 +63,7 @@ func parse(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.jsonOut, "json", "", "also write every run's measurements to this file as JSON")
 	fs.DurationVar(&o.timeout, "timeout", 5*time.Minute, "deadline of one cohort run")
 	extra := fs.String("args", "", `more cohort arguments, space-separated (e.g. "--sandbox off")`)
+	floorExtra := fs.String("floor-args", "", `more minclient arguments, space-separated (e.g. "--start-at-end")`)
 	pace := fs.Bool("pace", false, "run the fan-out at a model's pace (with cohort and minclient) instead of the default workloads")
 	p := trial.ModelPace
 	fs.DurationVar(&p.FirstToken, "first-token", p.FirstToken, "with -pace: the fake's first-token delay")
@@ -83,6 +87,7 @@ func parse(args []string, stderr io.Writer) (*options, error) {
 	}
 	o.only = re
 	o.extra = strings.Fields(*extra)
+	o.floorExtra = strings.Fields(*floorExtra)
 	if o.runs < 0 {
 		return nil, fmt.Errorf("-runs %d must not be negative", o.runs)
 	}
@@ -167,8 +172,12 @@ func runWorkload(ctx context.Context, o *options, bins *trial.Binaries, w trial.
 	for i := range n {
 		for k := range out {
 			wr := &out[k]
+			args := o.extra
+			if k == 1 {
+				args = append(slices.Clone(o.extra), o.floorExtra...)
+			}
 			cfg := trial.Config{Cohort: bin[k], FakeServe: bins.FakeServe, Spec: w.Spec,
-				MaxConcurrent: w.MaxConcurrent, Timeout: o.timeout, Trash: trash, Args: o.extra,
+				MaxConcurrent: w.MaxConcurrent, Timeout: o.timeout, Trash: trash, Args: args,
 				FakeArgs: slices.Clone(w.FakeArgs)}
 			if o.noCache {
 				cfg.FakeArgs = append(cfg.FakeArgs, "-nocache")
