@@ -1,8 +1,9 @@
 package cohort
 
 import (
-	"encoding/json"
+	"runtime/debug"
 
+	"github.com/cohort-dev/cohort/mcp"
 	"github.com/cohort-dev/cohort/transcript"
 )
 
@@ -17,11 +18,12 @@ type AgentType struct {
 // AgentTypes returns the agent definitions the session knows, as the
 // Agent tool offers them.
 func (s *Session) AgentTypes() []AgentType {
-	if s.cat == nil {
+	cat := s.parts.Catalog()
+	if cat == nil {
 		return nil
 	}
 	var out []AgentType
-	for _, d := range s.cat.List() {
+	for _, d := range cat.List() {
 		out = append(out, AgentType{Name: d.Name, Description: d.Description, Model: d.Model})
 	}
 	return out
@@ -30,7 +32,7 @@ func (s *Session) AgentTypes() []AgentType {
 // Model returns the model the session's own agent (the lead, or the
 // teammate) uses now.
 func (s *Session) Model() string {
-	if a := s.mainAgent(); a != nil {
+	if a := s.parts.MainAgent(); a != nil {
 		return a.Info().Model
 	}
 	return ""
@@ -40,28 +42,65 @@ func (s *Session) Model() string {
 func (s *Session) PermissionMode() string {
 	s.ctl.mu.Lock()
 	defer s.ctl.mu.Unlock()
-	return s.modeName
+	return s.mode
 }
 
 // StatusLine returns the command of the settings' statusLine (Claude
 // Code's {"type": "command", "command": …}): a terminal UI runs it and
 // shows the first line it prints under the input. Empty when no settings
 // file sets one, or the one that wins is not a command.
-func (s *Session) StatusLine() string {
-	secs := s.settings.Section("statusLine")
-	if len(secs) == 0 {
-		return ""
-	}
-	var sl struct{ Type, Command string }
-	if json.Unmarshal(secs[len(secs)-1].Value, &sl) != nil || (sl.Type != "" && sl.Type != "command") {
-		return ""
-	}
-	return sl.Command
-}
+func (s *Session) StatusLine() string { return s.parts.StatusLine() }
 
 // MCPServers returns the session's MCP servers and their states now.
-func (s *Session) MCPServers() []MCPServer { return s.mcpServers() }
+func (s *Session) MCPServers() []MCPServer {
+	return append([]MCPServer{}, mcpServers(s.parts.Statuses())...)
+}
+
+func mcpServers(sts []mcp.Status) []MCPServer {
+	var out []MCPServer
+	for _, st := range sts {
+		out = append(out, MCPServer{Name: st.Name, Status: st.State, Scope: st.Scope, Source: st.Source, Tools: st.Tools, Error: st.Error})
+	}
+	return out
+}
+
+// MCPServer is one MCP server of the session as system/init lists it
+// (mcp_servers: [{name, status}], Claude Code's shape) and cohort mcp list
+// shows it: its state (connected, failed, disabled, …), where it is
+// configured, its tools and why it failed or is disabled.
+type MCPServer struct {
+	Name   string   `json:"name"`
+	Status string   `json:"status"`
+	Scope  string   `json:"-"`
+	Source string   `json:"-"`
+	Tools  []string `json:"-"`
+	Error  string   `json:"-"`
+}
+
+// MemoryDir returns the project memory directory of the session ("" when
+// it was refused).
+func (s *Session) MemoryDir() string { return s.parts.MemoryDir() }
 
 // ValidSessionID reports whether id has a session id's form (a UUID), as
 // Config.SessionID and Config.Resume take it.
 func ValidSessionID(id string) bool { return transcript.ValidID(id) }
+
+// version is set at link time for a release build:
+// go build -ldflags "-X github.com/cohort-dev/cohort.version=1.2.3".
+var version string
+
+// Version is this build's version: the one set at link time, else the
+// module version `go install …@vX` recorded, else "0.0.0-devel".
+func Version() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, m := range append([]*debug.Module{&bi.Main}, bi.Deps...) {
+			if m.Path == "github.com/cohort-dev/cohort" && m.Version != "" && m.Version != "(devel)" {
+				return m.Version
+			}
+		}
+	}
+	return "0.0.0-devel"
+}

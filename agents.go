@@ -3,10 +3,10 @@ package cohort
 import (
 	"time"
 
-	"github.com/cohort-dev/cohort/crew"
+	"github.com/cohort-dev/cohort/internal/assemble"
 	"github.com/cohort-dev/cohort/llm"
-	"github.com/cohort-dev/cohort/task"
 	"github.com/cohort-dev/cohort/teammate"
+	"github.com/cohort-dev/cohort/workflow/host"
 )
 
 // Agent states, as Agents reports them.
@@ -66,8 +66,6 @@ type AgentInfo struct {
 	// phases and agents. An agent that is a step of a run has the run's id
 	// as its ParentID.
 	Workflow *WorkflowInfo
-
-	workflowRun string // the run a step belongs to
 }
 
 // Activity is one tool call an agent made.
@@ -81,120 +79,103 @@ type Activity struct {
 // finished, in the order they started: the lead first, then subagents,
 // background agents, forks and teammates (those in their own processes
 // too). A workflow run is one node (Kind "workflow", its ID the run id)
-// placed before its first agent, and its agents' ParentID is the run. An agent left running by a Run that was broken out of is here.
-// A finished subagent or background agent leaves the list once its
-// conversation has been evicted (Config.EvictAfter after its end), so a
-// session that runs thousands of agents keeps flat memory: its record
-// moves to an index beside its transcript, a message still resumes it,
-// and the result event's per-agent list sums such agents in one line.
+// placed before its first agent, and its agents' ParentID is the run. An
+// agent left running by a Run that was broken out of is here. A finished
+// subagent or background agent leaves the list once its conversation has
+// been evicted (Config.EvictAfter after its end), so a session that runs
+// thousands of agents keeps flat memory: its record moves to an index
+// beside its transcript, a message still resumes it, and the result
+// event's per-agent list sums such agents in one line.
 func (s *Session) Agents() []AgentInfo {
-	out, _ := s.agentsAndRetired()
+	recs, _ := s.parts.Snapshot(s.ctl.isRunning())
+	return agentInfos(recs)
+}
+
+func agentInfos(recs []assemble.AgentRecord) []AgentInfo {
+	out := make([]AgentInfo, len(recs))
+	for i, r := range recs {
+		a := AgentInfo{ID: r.ID, Name: r.Name, Team: r.Team, Kind: string(r.Kind), Type: r.Type, Model: r.Model,
+			State: r.State, Description: r.Description, TaskID: r.TaskID, InProcess: r.InProcess, InMemory: r.InMemory,
+			Cwd: r.Cwd, Worktree: r.Worktree, PermissionMode: string(r.Mode), Color: r.Color, Depth: r.Depth,
+			ParentID: r.ParentID, ParentToolUseID: r.ParentToolUseID, Usage: r.Usage, CostUSD: r.CostUSD,
+			ToolUses: r.ToolUses, Started: r.Started, Ended: r.Ended}
+		for _, act := range r.Activities {
+			a.Activities = append(a.Activities, Activity(act))
+		}
+		if d := r.Workflow; d != nil {
+			a.Workflow = &WorkflowInfo{RunID: d.RunID, Script: d.Script, Estimate: d.Estimate, Phases: d.Phases,
+				Phase: d.Phase, Started: d.Started, Running: d.Running, Finished: d.Finished, Replayed: d.Replayed}
+			if d.Result != nil {
+				a.Workflow.Value, a.Workflow.PhaseCosts = d.Result.Value, d.Result.Phases
+			}
+		}
+		out[i] = a
+	}
 	return out
 }
 
-// agentsAndRetired is Agents and what the retired agents add up to, taken
-// together so that each agent is counted once.
-func (s *Session) agentsAndRetired() ([]AgentInfo, crew.RetiredTotals) {
-	var (
-		out     []AgentInfo
-		retired crew.RetiredTotals
-	)
-	seen := map[string]bool{}
-	if s.rt != nil {
-		var agents []*crew.Agent
-		agents, retired = s.rt.Snapshot()
-		for _, a := range agents {
-			info := s.agentInfo(a)
-			seen[info.ID] = true
-			out = append(out, info)
-		}
-	}
-	if s.team != nil && s.mate == nil {
-		for _, m := range s.team.Members() {
-			if seen[m.AgentID] {
-				for i := range out {
-					if out[i].ID == m.AgentID && out[i].State != AgentKilled {
-						out[i].State = memberState(m.State, out[i].State)
-					}
-				}
-				continue
-			}
-			seen[m.AgentID] = true
-			out = append(out, AgentInfo{ID: m.AgentID, Name: m.Name, Team: m.Team, Kind: "teammate",
-				Type: m.AgentType, Model: m.Model, State: memberState(m.State, AgentStarting),
-				Cwd: m.Cwd, Worktree: m.WorktreePath, PermissionMode: m.Mode, Color: m.Color, Depth: 1,
-				Started: m.JoinedAt})
-		}
-		out = s.addProcessMembers(out, seen)
-	}
-	return s.withWorkflows(out), retired
+// WorkflowInfo is a workflow run as Agents shows it: the node of kind
+// "workflow" (its ID is the run's task id, its Name the run id); its
+// agents' ParentID is the node's ID.
+type WorkflowInfo struct {
+	RunID  string
+	Script string // the run's copy of the script
+	// Estimate is what its agents were expected to cost at least, before
+	// it started.
+	Estimate string
+	Phases   []string // meta.phases' titles
+	Phase    string   // the phase the script is in now
+	// Started counts agent() calls, Running the agents working now,
+	// Finished the calls answered, Replayed those the journal answered.
+	Started, Running, Finished, Replayed int
+	// Value is the script's return value once it has finished; Phases'
+	// costs are in PhaseCosts.
+	Value      []byte
+	PhaseCosts []host.PhaseCost
 }
 
-func (s *Session) agentInfo(a *crew.Agent) AgentInfo {
-	rec := a.Info()
-	info := AgentInfo{ID: rec.ID, Name: rec.Name, Team: rec.Team, Kind: string(rec.Kind), Type: rec.Type,
-		Model: rec.Model, Cwd: rec.Cwd, Worktree: rec.Worktree, PermissionMode: string(rec.Mode),
-		Color: rec.Color, Depth: rec.Depth, ParentID: rec.ParentID, ParentToolUseID: rec.ParentToolUseID,
-		InProcess: true}
-	info.Usage, info.CostUSD = a.Usage()
-	info.InMemory = a.Engine() != nil
-	if r := a.Result(); r != nil {
-		info.ToolUses = r.ToolUses
-	}
-	switch t := a.Task(); {
-	case a == s.mainAgent():
-		info.State, info.Started = AgentIdle, s.usage.opened
-		if s.ctl.isRunning() {
-			info.State = AgentRunning
-		}
-	case t != nil:
-		st := t.State()
-		info.TaskID, info.Description = st.ID, st.Description
-		info.Started, info.Ended = st.StartTime, st.EndTime
-		info.ToolUses = max(info.ToolUses, st.Progress.ToolUses)
-		for _, act := range st.Progress.Activities {
-			info.Activities = append(info.Activities, Activity(act))
-		}
-		info.State = taskState(st.Status)
-		if p, ok := s.rt.Tasks().Get(st.ParentID); ok && p.Kind() == task.KindWorkflow {
-			info.workflowRun = st.ParentID
-		}
-		if s.rt.Running(a) {
-			info.State = AgentRunning
-		}
-	case s.rt.Running(a):
-		info.State = AgentRunning
-	default:
-		info.State = AgentCompleted
-	}
-	return info
+// AgentUsage is one agent's line in the per-agent list of a result event
+// (`agents` in the JSON result): what the agent is, what it spent and how
+// long it ran. Every agent of the session has one — the lead, subagents,
+// background agents, forks, teammates in this process or in their own —
+// and their costs add up to the result's total_cost_usd (a workflow run is
+// not an agent: its agents are listed, not its node). Agents that have
+// left memory (a long session's finished ones, see Agents) are summed in
+// one line of kind "retired" whose ID is "retired" and Name says how many.
+type AgentUsage struct {
+	ID    string    `json:"id"`
+	Name  string    `json:"name,omitempty"`
+	Kind  string    `json:"kind"`
+	Type  string    `json:"type,omitempty"`
+	Model string    `json:"model,omitempty"`
+	Usage llm.Usage `json:"usage"`
+	// CostUSD is its lifetime cost.
+	CostUSD float64 `json:"cost_usd"`
+	// CacheReadRatio is the share of its input tokens read from the
+	// prompt cache (0 when it sent none).
+	CacheReadRatio float64 `json:"cache_read_ratio"`
+	// DurationMs is how long it has run: from its start to its end, or to
+	// now while it runs.
+	DurationMs int64 `json:"duration_ms"`
 }
 
-func taskState(st task.Status) string {
-	switch st {
-	case task.StatusCompleted:
-		return AgentCompleted
-	case task.StatusFailed:
-		return AgentFailed
-	case task.StatusKilled:
-		return AgentKilled
+// agentUsage is the per-agent list at now, in the order of Agents.
+func (s *Session) agentUsage(now time.Time) []AgentUsage {
+	lines := s.parts.Usage(s.ctl.isRunning(), now)
+	out := make([]AgentUsage, len(lines))
+	for i, l := range lines {
+		out[i] = AgentUsage(l)
 	}
-	return AgentRunning
+	return out
 }
 
-// memberState maps a teammate's published state onto the Agent* ones.
-func memberState(st teammate.State, otherwise string) string {
-	switch st {
-	case teammate.StateStarting:
-		return AgentStarting
-	case teammate.StateBusy:
-		return AgentRunning
-	case teammate.StateIdle:
-		return AgentIdle
-	case teammate.StateStopped:
-		return AgentCompleted
-	case teammate.StateDead:
-		return AgentDead
+// modelUsage is a result's per-model lines.
+func modelUsage(sp teammate.Spend) map[string]*ModelUsage {
+	out := make(map[string]*ModelUsage, len(sp))
+	for model, m := range sp {
+		out[model] = &ModelUsage{InputTokens: m.InputTokens, OutputTokens: m.OutputTokens,
+			CacheReadInputTokens: m.CacheReadInputTokens, CacheCreationInputTokens: m.CacheCreationInputTokens,
+			CostUSD: m.CostUSD}
 	}
-	return otherwise
+	return out
 }

@@ -4,17 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/cohort-dev/cohort/agentdef"
-	"github.com/cohort-dev/cohort/crew"
 	"github.com/cohort-dev/cohort/hook"
-	"github.com/cohort-dev/cohort/llm"
+	"github.com/cohort-dev/cohort/internal/assemble"
 	"github.com/cohort-dev/cohort/permission"
-	"github.com/cohort-dev/cohort/task"
 )
 
 // The control methods are safe to call from any goroutine, while a Run is
@@ -22,9 +17,6 @@ import (
 
 // ErrNoAgent reports an id or name that is no agent of the session.
 var ErrNoAgent = errors.New("cohort: no such agent")
-
-// controlWait bounds how long a control call waits for what it stops.
-const controlWait = 15 * time.Second
 
 // Send queues text for the lead, as typing ahead does: while a turn runs
 // the lead reads it at its next tool-result boundary (or, idle and waiting
@@ -37,12 +29,10 @@ func (s *Session) Send(text string) error {
 	if strings.TrimSpace(text) == "" {
 		return errors.New("cohort: Send: the text is empty")
 	}
-	q := s.leadQueue()
-	if q == nil {
+	if s.cfg.Role.IsTeammate() {
 		return errors.New("cohort: Send: a teammate session takes its input from its mailbox")
 	}
-	id := s.typed.add(text)
-	q.Enqueue(task.Item{Kind: task.ItemUserPrompt, Text: text}.OnAck(func() { s.typed.read(id) }))
+	s.parts.Send(text)
 	return nil
 }
 
@@ -50,62 +40,19 @@ func (s *Session) Send(text string) error {
 // what it has read since the last call with when it read it (each read
 // text once), oldest first: a terminal UI shows a text as typed ahead
 // until it goes, then puts it where the lead read it.
-func (s *Session) Pending() []Typed { return s.typed.list() }
+func (s *Session) Pending() []Typed {
+	var out []Typed
+	for _, t := range s.parts.Pending() {
+		out = append(out, Typed(t))
+	}
+	return out
+}
 
 // Typed is a text Send queued; Read is when the lead read it (zero while
 // it waits).
 type Typed struct {
 	Text string
 	Read time.Time
-}
-
-// typedAhead is the texts Send queued, until Pending has reported them
-// read.
-type typedAhead struct {
-	mu    sync.Mutex
-	next  int
-	items []typedItem
-}
-
-type typedItem struct {
-	id int
-	Typed
-}
-
-func (t *typedAhead) add(text string) int {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.next++
-	t.items = append(t.items, typedItem{t.next, Typed{Text: text}})
-	return t.next
-}
-
-func (t *typedAhead) read(id int) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for i := range t.items {
-		if t.items[i].id == id && t.items[i].Read.IsZero() {
-			t.items[i].Read = time.Now()
-		}
-	}
-}
-
-func (t *typedAhead) list() []Typed {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	out := make([]Typed, len(t.items))
-	for i, it := range t.items {
-		out[i] = it.Typed
-	}
-	t.items = slices.DeleteFunc(t.items, func(it typedItem) bool { return !it.Read.IsZero() })
-	return out
-}
-
-func (s *Session) leadQueue() *task.Queue {
-	if s.lead == nil {
-		return nil
-	}
-	return s.lead.Queue()
 }
 
 // Interrupt stops the lead's running turn, as Esc does: the Run ends with
@@ -132,12 +79,11 @@ func (s *Session) SetPermissionMode(mode string) error {
 	if err != nil {
 		return fmt.Errorf("cohort: SetPermissionMode: %w", err)
 	}
-	a := s.mainAgent()
-	if err := a.SetMode(m); err != nil {
+	if err := s.parts.SetMode(m); err != nil {
 		return fmt.Errorf("cohort: SetPermissionMode: %w", err)
 	}
 	s.ctl.mu.Lock()
-	s.modeName = string(m)
+	s.mode = string(m)
 	s.ctl.mu.Unlock()
 	return nil
 }
@@ -150,19 +96,11 @@ func (s *Session) SetModel(model string) error {
 		return ErrClosed
 	}
 	model = strings.TrimSpace(model)
-	if model == "" || strings.HasPrefix(model, scriptedPrefix) {
+	if model == "" || strings.HasPrefix(model, "scripted:") {
 		return errors.New("cohort: SetModel: give a model id or alias (a scripted model is chosen in Config.Model)")
 	}
-	s.mainAgent().SetModel(agentdef.ResolveAlias(model, s.model.aliases))
+	s.parts.SetModel(model)
 	return nil
-}
-
-// mainAgent is the agent this session drives: the lead, or the teammate.
-func (s *Session) mainAgent() *crew.Agent {
-	if s.mate != nil {
-		return s.mate.Agent()
-	}
-	return s.lead
 }
 
 // StopAgent stops one agent by id or name: a subagent or background
@@ -173,33 +111,7 @@ func (s *Session) StopAgent(id string) error {
 	if s.ctl.isClosed() {
 		return ErrClosed
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), controlWait)
-	defer cancel()
-	if name, ok := s.teammateName(id); ok {
-		return s.team.StopMember(ctx, name, "stopped by the user")
-	}
-	if t, ok := s.tasks.Get(id); ok && t.Kind() == task.KindWorkflow {
-		// A workflow run's node (its task id, or its run id): stopping it
-		// stops its agents too.
-		if t.State().Status.Terminal() {
-			return fmt.Errorf("cohort: StopAgent: workflow run %s is not running", id)
-		}
-		_, err := s.tasks.Stop(ctx, t.ID())
-		return err
-	}
-	a, err := s.lookup(id)
-	if err != nil {
-		return err
-	}
-	if a == s.mainAgent() {
-		return fmt.Errorf("cohort: StopAgent: %s is the session's own agent; Interrupt its turn or Close the session", id)
-	}
-	t := a.Task()
-	if t == nil || t.State().Status.Terminal() {
-		return fmt.Errorf("cohort: StopAgent: agent %s is not running", id)
-	}
-	_, err = s.tasks.Stop(ctx, t.ID())
-	return err
+	return controlErr("StopAgent", s.parts.StopAgent(id))
 }
 
 // Background moves a running synchronous subagent to the background: the
@@ -209,15 +121,7 @@ func (s *Session) Background(id string) error {
 	if s.ctl.isClosed() {
 		return ErrClosed
 	}
-	a, err := s.lookup(id)
-	if err != nil {
-		return err
-	}
-	t := a.Task()
-	if t == nil {
-		return fmt.Errorf("cohort: Background: agent %s is not a running subagent", id)
-	}
-	return s.tasks.Background(t.ID())
+	return controlErr("Background", s.parts.Background(id))
 }
 
 // Message sends text to one agent as the user: a teammate (by name or
@@ -231,21 +135,22 @@ func (s *Session) Message(id, text string) error {
 	if strings.TrimSpace(text) == "" {
 		return errors.New("cohort: Message: the text is empty")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), controlWait)
-	defer cancel()
-	if name, ok := s.teammateName(id); ok {
-		return s.team.Message(ctx, name, text)
-	}
-	a, err := s.lookup(id)
-	if err != nil {
-		return err
-	}
-	if a == s.lead {
+	toLead, err := s.parts.Message(id, text)
+	if toLead {
 		return s.Send(text)
 	}
-	_, err = s.rt.Deliver(ctx, a.ID(), llm.Text("A message from the user:\n"+text))
-	if errors.Is(err, crew.ErrNoAgent) {
-		return fmt.Errorf("%w %q", ErrNoAgent, id)
+	return controlErr("Message", err)
+}
+
+// controlErr words an error of a control method: an unknown agent is
+// ErrNoAgent, a refusal names the method.
+func controlErr(method string, err error) error {
+	var r assemble.Refused
+	switch {
+	case errors.Is(err, assemble.ErrNoAgent):
+		return fmt.Errorf("%w%s", ErrNoAgent, strings.TrimPrefix(err.Error(), assemble.ErrNoAgent.Error()))
+	case errors.As(err, &r):
+		return fmt.Errorf("cohort: %s: %s", method, r)
 	}
 	return err
 }
@@ -256,7 +161,7 @@ func (s *Session) Compact(ctx context.Context) error {
 	if s.ctl.isClosed() {
 		return ErrClosed
 	}
-	eng := s.mainAgent().Engine()
+	eng := s.parts.Engine()
 	if eng == nil {
 		return errors.New("cohort: Compact: the conversation has not started")
 	}
@@ -275,7 +180,7 @@ func (s *Session) Clear() error {
 	if s.ctl.isClosed() {
 		return ErrClosed
 	}
-	if s.lead == nil {
+	if s.cfg.Role.IsTeammate() {
 		return errors.New("cohort: Clear: a teammate session cannot be cleared")
 	}
 	s.ctl.mu.Lock()
@@ -283,40 +188,11 @@ func (s *Session) Clear() error {
 	if s.ctl.running {
 		return ErrBusy
 	}
-	if eng := s.lead.Engine(); eng != nil {
+	if eng := s.parts.Engine(); eng != nil {
 		if err := eng.Clear(); err != nil {
 			return err
 		}
 	}
 	s.ctl.opening = hook.SourceClear
 	return nil
-}
-
-// lookup finds a runtime agent by id, else by name.
-func (s *Session) lookup(id string) (*crew.Agent, error) {
-	if s.rt == nil {
-		return nil, fmt.Errorf("%w %q", ErrNoAgent, id)
-	}
-	if a, ok := s.rt.Lookup(id); ok {
-		return a, nil
-	}
-	if a, ok := s.rt.LookupName(id, true); ok {
-		return a, nil
-	}
-	return nil, fmt.Errorf("%w %q", ErrNoAgent, id)
-}
-
-// teammateName resolves id (name or name@team) to a member of the team
-// this session leads.
-func (s *Session) teammateName(id string) (string, bool) {
-	if s.team == nil || s.mate != nil {
-		return "", false
-	}
-	name, teamName, _ := strings.Cut(id, "@")
-	for _, m := range s.team.Members() {
-		if m.Name == name && (teamName == "" || teamName == m.Team) {
-			return m.Name, true
-		}
-	}
-	return "", false
 }

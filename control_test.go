@@ -10,8 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cohort-dev/cohort/llm/fakeapi"
 	"go.uber.org/goleak"
+
+	"github.com/cohort-dev/cohort/llm/fakeapi"
 )
 
 // running collects a Run in the background.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/cohort-dev/cohort/internal/streamjson"
 	"github.com/cohort-dev/cohort/llm"
 )
 
@@ -15,6 +16,10 @@ const (
 	EventResult    = "result"
 	EventStream    = "stream_event" // a partial message (Config.PartialMessages)
 )
+
+// StopStructuredOutputRetries is the result subtype of a Run whose answers
+// never matched Config.JSONSchema (Claude Code's name).
+const StopStructuredOutputRetries = "error_max_structured_output_retries"
 
 // System event subtypes.
 const (
@@ -206,201 +211,118 @@ type TeamEvent struct {
 // fields its type and subtype carry, in Claude Code's names, with
 // parent_tool_use_id null for the lead's messages.
 func (e Event) MarshalJSON() ([]byte, error) {
-	o := object{{"type", e.Type}}
+	o := streamjson.Object{}
+	o.Add("type", e.Type)
 	if e.Subtype != "" {
-		o.add("subtype", e.Subtype)
+		o.Add("subtype", e.Subtype)
 	}
 	switch e.Type {
 	case EventAssistant, EventUser:
-		o.add("message", e.Message)
-		o.add("parent_tool_use_id", nullable(e.ParentToolUseID))
+		o.Add("message", e.Message)
+		o.Add("parent_tool_use_id", streamjson.Nullable(e.ParentToolUseID))
 		if len(e.ToolUseResult) > 0 {
-			o.add("tool_use_result", e.ToolUseResult)
+			o.Add("tool_use_result", e.ToolUseResult)
 		}
 	case EventStream:
-		o.add("event", streamJSON(e.Stream))
-		o.add("parent_tool_use_id", nullable(e.ParentToolUseID))
+		o.Add("event", streamjson.StreamEvent(e.Stream))
+		o.Add("parent_tool_use_id", streamjson.Nullable(e.ParentToolUseID))
 	case EventResult:
-		o.add("is_error", e.IsError)
-		o.add("duration_ms", e.DurationMs)
-		o.add("duration_api_ms", e.DurationAPIMs)
-		o.add("num_turns", e.NumTurns)
-		o.add("result", e.Result)
+		o.Add("is_error", e.IsError)
+		o.Add("duration_ms", e.DurationMs)
+		o.Add("duration_api_ms", e.DurationAPIMs)
+		o.Add("num_turns", e.NumTurns)
+		o.Add("result", e.Result)
 		if e.IsError && e.Subtype != "success" {
 			// Claude Code's error results say what went wrong in errors
 			// (the Agent SDK reads it); result keeps the same text.
-			o.add("errors", []string{e.Result})
+			o.Add("errors", []string{e.Result})
 		}
 	case EventSystem:
 		e.systemFields(&o)
 	}
-	o.add("session_id", e.SessionID)
+	o.Add("session_id", e.SessionID)
 	if e.Type == EventResult {
-		o.add("total_cost_usd", e.TotalCostUSD)
+		o.Add("total_cost_usd", e.TotalCostUSD)
 		usage := llm.Usage{}
 		if e.Usage != nil {
 			usage = *e.Usage
 		}
-		o.add("usage", usage)
+		o.Add("usage", usage)
 		modelUsage := e.ModelUsage
 		if modelUsage == nil {
 			modelUsage = map[string]*ModelUsage{}
 		}
-		o.add("modelUsage", modelUsage)
+		o.Add("modelUsage", modelUsage)
 		if len(e.Agents) > 0 {
-			o.add("agents", e.Agents)
+			o.Add("agents", e.Agents)
 		}
 		denials := e.PermissionDenials
 		if denials == nil {
 			denials = []PermissionDenial{}
 		}
-		o.add("permission_denials", denials)
+		o.Add("permission_denials", denials)
 		if len(e.StructuredOutput) > 0 {
-			o.add("structured_output", e.StructuredOutput)
+			o.Add("structured_output", e.StructuredOutput)
 		}
 	}
 	if e.AgentID != "" && e.Type != EventResult {
-		o.add("agent_id", e.AgentID)
+		o.Add("agent_id", e.AgentID)
 	}
-	o.add("uuid", e.UUID)
+	o.Add("uuid", e.UUID)
 	return o.MarshalJSON()
 }
 
-func (e Event) systemFields(o *object) {
+func (e Event) systemFields(o *streamjson.Object) {
 	switch e.Subtype {
 	case SubtypeInit:
-		o.add("cwd", e.Cwd)
-		o.add("tools", e.Tools)
-		o.add("model", e.Model)
-		o.add("permissionMode", e.PermissionMode)
-		o.add("apiKeySource", e.APIKeySource)
-		o.add("agents", nonNil(e.AgentTypes))
+		o.Add("cwd", e.Cwd)
+		o.Add("tools", e.Tools)
+		o.Add("model", e.Model)
+		o.Add("permissionMode", e.PermissionMode)
+		o.Add("apiKeySource", e.APIKeySource)
+		o.Add("agents", streamjson.NonNil(e.AgentTypes))
 		servers := e.MCPServers
 		if servers == nil {
 			servers = []MCPServer{}
 		}
-		o.add("mcp_servers", servers)
-		o.add("slash_commands", nonNil(e.SlashCommands))
-		o.add("skills", nonNil(e.Skills))
-		o.add("plugins", []string{})
-		o.add("output_style", "default")
-		o.add("claude_code_version", ProtocolVersion)
-		o.add("cohort_version", e.Version)
+		o.Add("mcp_servers", servers)
+		o.Add("slash_commands", streamjson.NonNil(e.SlashCommands))
+		o.Add("skills", streamjson.NonNil(e.Skills))
+		o.Add("plugins", []string{})
+		o.Add("output_style", "default")
+		o.Add("claude_code_version", ProtocolVersion)
+		o.Add("cohort_version", e.Version)
 	case SubtypeTaskStarted, SubtypeTaskProgress, SubtypeTaskNotification:
-		o.add("task_id", e.TaskID)
-		o.opt("tool_use_id", e.ToolUseID)
-		o.opt("description", e.Description)
-		o.opt("task_type", e.TaskType)
-		o.opt("prompt", e.Prompt)
-		o.opt("subagent_type", e.SubagentType)
+		o.Add("task_id", e.TaskID)
+		o.Opt("tool_use_id", e.ToolUseID)
+		o.Opt("description", e.Description)
+		o.Opt("task_type", e.TaskType)
+		o.Opt("prompt", e.Prompt)
+		o.Opt("subagent_type", e.SubagentType)
 		if e.IsBackgrounded != nil {
-			o.add("is_backgrounded", *e.IsBackgrounded)
+			o.Add("is_backgrounded", *e.IsBackgrounded)
 		}
-		o.opt("parent_task_id", e.ParentTaskID)
-		o.opt("status", e.Status)
-		o.opt("output_file", e.OutputFile)
-		o.opt("summary", e.Summary)
+		o.Opt("parent_task_id", e.ParentTaskID)
+		o.Opt("status", e.Status)
+		o.Opt("output_file", e.OutputFile)
+		o.Opt("summary", e.Summary)
 		if e.TaskUsage != nil {
-			o.add("usage", e.TaskUsage)
+			o.Add("usage", e.TaskUsage)
 		}
-		o.opt("last_tool_name", e.LastToolName)
+		o.Opt("last_tool_name", e.LastToolName)
 	case SubtypeAPIRetry:
-		o.add("attempt", e.Attempt)
-		o.add("max_retries", e.MaxRetries)
-		o.add("retry_delay_ms", e.RetryDelayMs)
+		o.Add("attempt", e.Attempt)
+		o.Add("max_retries", e.MaxRetries)
+		o.Add("retry_delay_ms", e.RetryDelayMs)
 		if e.ErrorStatus != 0 {
-			o.add("error_status", e.ErrorStatus)
+			o.Add("error_status", e.ErrorStatus)
 		} else {
-			o.add("error_status", nil)
+			o.Add("error_status", nil)
 		}
-		o.add("error", e.Error)
+		o.Add("error", e.Error)
 	case SubtypeCompactBoundary:
-		o.add("compact_metadata", map[string]any{"trigger": e.Trigger, "pre_tokens": e.PreTokens})
+		o.Add("compact_metadata", map[string]any{"trigger": e.Trigger, "pre_tokens": e.PreTokens})
 	case SubtypeTeam:
-		o.add("team", e.Team)
+		o.Add("team", e.Team)
 	}
-}
-
-// streamJSON renders a raw stream event in the API's SSE data shape
-// (message_start, content_block_start, content_block_delta, …).
-func streamJSON(ev *llm.Event) any {
-	if ev == nil {
-		return nil
-	}
-	m := map[string]any{}
-	switch ev.Type {
-	case llm.EventStart:
-		m["type"] = "message_start"
-		m["message"] = map[string]any{"type": "message", "role": "assistant", "content": []llm.Block{}, "usage": ev.Usage}
-	case llm.EventBlockStart:
-		m["type"], m["index"], m["content_block"] = "content_block_start", ev.Index, ev.Block
-	case llm.EventDelta:
-		m["type"], m["index"] = "content_block_delta", ev.Index
-		m["delta"] = map[string]any{"type": string(ev.DeltaKind), deltaField(ev.DeltaKind): ev.Delta}
-	case llm.EventBlockStop:
-		m["type"], m["index"] = "content_block_stop", ev.Index
-	case llm.EventDone:
-		m["type"] = "message_stop"
-	default:
-		m["type"] = string(ev.Type)
-	}
-	return m
-}
-
-func deltaField(k llm.DeltaKind) string {
-	switch k {
-	case llm.DeltaInputJSON:
-		return "partial_json"
-	case llm.DeltaThinking:
-		return "thinking"
-	case llm.DeltaSignature:
-		return "signature"
-	}
-	return "text"
-}
-
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
-}
-
-func nullable(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
-
-// object is a JSON object that keeps its keys in order.
-type object []field
-
-type field struct {
-	k string
-	v any
-}
-
-func (o *object) add(k string, v any) { *o = append(*o, field{k, v}) }
-
-func (o *object) opt(k, v string) {
-	if v != "" {
-		o.add(k, v)
-	}
-}
-
-func (o object) MarshalJSON() ([]byte, error) {
-	b := []byte{'{'}
-	for i, f := range o {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		k, _ := json.Marshal(f.k)
-		v, err := json.Marshal(f.v)
-		if err != nil {
-			return nil, err
-		}
-		b = append(append(append(b, k...), ':'), v...)
-	}
-	return append(b, '}'), nil
 }

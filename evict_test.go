@@ -74,10 +74,10 @@ func startEvicted(t *testing.T) (*env, *evictRig, *Session, string) {
 // record (its line in the index of retired agents), and returns its id.
 func evicted(t *testing.T, s *Session) string {
 	t.Helper()
-	index := transcript.RetiredIndexPath(s.projectDir, s.id)
+	index := transcript.RetiredIndexPath(s.parts.Process.ProjectDir, s.ID())
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		if _, ok := s.rt.LookupName("helper", true); !ok && s.rt.Retired().Agents == 1 {
+		if _, ok := s.parts.Crew().LookupName("helper", true); !ok && s.parts.Crew().Retired().Agents == 1 {
 			b, err := os.ReadFile(index)
 			if err != nil {
 				t.Fatal(err)
@@ -109,7 +109,7 @@ func TestRetiredAgentLeavesTheListing(t *testing.T) {
 			t.Fatalf("the retired helper is still listed: %+v", a)
 		}
 	}
-	r := s.rt.Retired()
+	r := s.parts.Crew().Retired()
 	if r.CostUSD <= 0 || r.Usage.OutputTokens == 0 {
 		t.Fatalf("the retired totals lost the helper's usage: %+v", r)
 	}
@@ -139,7 +139,7 @@ func TestRetiredAgentLeavesTheListing(t *testing.T) {
 func TestRetiredAgentWithACorruptIndex(t *testing.T) {
 	t.Parallel()
 	_, r, s, _ := startEvicted(t)
-	index := transcript.RetiredIndexPath(s.projectDir, s.id)
+	index := transcript.RetiredIndexPath(s.parts.Process.ProjectDir, s.ID())
 	if err := os.WriteFile(index, []byte("{not json\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +197,7 @@ func TestEvictedAgentResumesWithTheSamePrefix(t *testing.T) {
 func TestEvictedAgentWithAnUnreadableTranscript(t *testing.T) {
 	t.Parallel()
 	_, r, s, id := startEvicted(t)
-	path := transcript.SidechainPath(s.projectDir, s.id, id)
+	path := transcript.SidechainPath(s.parts.Process.ProjectDir, s.ID(), id)
 	if err := os.WriteFile(path, []byte("this is not a transcript\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}

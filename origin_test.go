@@ -42,7 +42,7 @@ func TestTranscriptKeepsOrigins(t *testing.T) {
 	collect(t, s, "organise the work")
 	s.Close()
 
-	f, err := os.Open(transcript.Path(s.projectDir, s.ID()))
+	f, err := os.Open(transcript.Path(s.parts.Process.ProjectDir, s.ID()))
 	if err != nil {
 		t.Fatal(err)
 	}

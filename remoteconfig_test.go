@@ -31,8 +31,8 @@ func TestRemoteSettingsComeFromTheUserOnly(t *testing.T) {
 	cfg := e.config()
 	cfg.Stderr = &stderr
 	s := e.open(cfg)
-	r := s.cfg.Remote
-	if r.NATS != "nats://queue.example:4222" || r.Prefix != "acme" || r.AckWait != 45*time.Second {
+	r := s.parts.Remote
+	if r.NATS.URL != "nats://queue.example:4222" || r.NATS.Prefix != "acme" || r.Queue.AckWait != 45*time.Second {
 		t.Fatalf("Remote = %+v", r)
 	}
 	if !strings.Contains(stderr.String(), `"remote" is read only from user settings`) {
@@ -41,8 +41,8 @@ func TestRemoteSettingsComeFromTheUserOnly(t *testing.T) {
 
 	cfg = e.config()
 	cfg.Remote.NATS = "nats://flag.example:4222"
-	if s := e.open(cfg); s.cfg.Remote.NATS != "nats://flag.example:4222" || s.cfg.Remote.Prefix != "acme" {
-		t.Fatalf("the flag should win over settings: %+v", s.cfg.Remote)
+	if s := e.open(cfg); s.parts.Remote.NATS.URL != "nats://flag.example:4222" || s.parts.Remote.NATS.Prefix != "acme" {
+		t.Fatalf("the flag should win over settings: %+v", s.parts.Remote)
 	}
 
 	write(filepath.Join(e.cohortHome(), "settings.json"), `{"remote": {"ackWait": "soon"}}`)

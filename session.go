@@ -10,12 +10,30 @@ import (
 
 	"github.com/cohort-dev/cohort/engine"
 	"github.com/cohort-dev/cohort/hook"
+	"github.com/cohort-dev/cohort/internal/assemble"
+	"github.com/cohort-dev/cohort/llm/fakeapi"
 	"github.com/cohort-dev/cohort/transcript"
 )
 
 // ErrBusy is returned by Run while another Run of the session is going,
 // and by Clear while a turn runs.
 var ErrBusy = errors.New("cohort: a turn is running")
+
+// ErrClosed is returned by the methods of a closed Session.
+var ErrClosed = errors.New("cohort: the session is closed")
+
+// Session is a running session: a lead (or, with Config.Role, a teammate)
+// and everything it may start — subagents, background agents, forks,
+// teammates — with their tools, permissions, tasks, transcripts and
+// hooks. Run drives it one prompt at a time; the control methods are safe
+// to call while a Run is going; Close stops it all.
+type Session struct {
+	cfg   Config
+	parts *assemble.Session // what New opened (package internal/assemble)
+	out   *emitter          // every agent's events, for Run (emit.go)
+	ctl   control           // the running turn and the session's state
+	mode  string            // the session's own agent's permission mode (under ctl.mu)
+}
 
 // New assembles a session from cfg: it checks the configuration, opens the
 // model, loads settings, agent definitions and hooks, and makes the lead
@@ -26,13 +44,25 @@ func New(ctx context.Context, cfg Config) (*Session, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
-	b, err := loadBase(ctx, cfg.invocation(), cfg.options())
-	if err != nil {
-		return nil, err
+	p := cfg.plan()
+	if err := assemble.Resolve(ctx, p); err != nil {
+		return nil, configError(err)
 	}
-	s := &Session{base: b, cfg: cfg, usage: newCounter()}
-	if err := s.open(ctx); err != nil {
-		return nil, err
+	if err := assemble.ResolveSession(p); err != nil {
+		return nil, configError(err)
+	}
+	out := newEmitter(p.Session.ID, p.Process.Getenv("TMPDIR"), cfg.PartialMessages)
+	p.Events = assemble.Sinks{Engine: out.engine, Task: out.task, Team: out.team}
+	parts, err := assemble.Open(ctx, p)
+	if err != nil {
+		out.q.Close()
+		return nil, configError(err)
+	}
+	s := &Session{cfg: cfg, parts: parts, out: out, mode: string(parts.DefaultMode())}
+	out.setLead(parts.LeadID())
+	s.ctl.opening = hook.SourceStartup
+	if parts.Resumed() {
+		s.ctl.opening = hook.SourceResume
 	}
 	s.out.push(s.initEvent())
 	return s, nil
@@ -40,7 +70,12 @@ func New(ctx context.Context, cfg Config) (*Session, error) {
 
 // ID returns the session's id: its transcript's name, what Config.Resume
 // takes.
-func (s *Session) ID() string { return s.id }
+func (s *Session) ID() string { return s.parts.ID() }
+
+// ScriptedModel is the in-process fake API of a session on a scripted
+// model (Config.Model "scripted:FILE"), with every request it was sent;
+// nil on a real model.
+func (s *Session) ScriptedModel() *fakeapi.Server { return s.parts.ScriptedModel() }
 
 // control is the session's state between its methods: whether it is
 // closed, the Run going and how to interrupt its turn, and how the next
@@ -53,7 +88,6 @@ type control struct {
 	// opening is the SessionStart source of the next prompt (startup,
 	// resume, clear), empty once a prompt has opened the conversation.
 	opening string
-	ended   bool // the SessionEnd hooks ran
 	driver  sync.WaitGroup
 }
 
@@ -87,16 +121,13 @@ func (c *control) end() {
 	c.running, c.cancel = false, nil
 }
 
-// interrupt cancels the running turn, if any, and reports whether there
-// was one.
-func (c *control) interrupt() bool {
+// interrupt cancels the running turn, if any.
+func (c *control) interrupt() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.cancel == nil {
-		return false
+	if c.cancel != nil {
+		c.cancel()
 	}
-	c.cancel()
-	return true
 }
 
 func (c *control) isClosed() bool {
@@ -199,30 +230,20 @@ func (s *Session) serve(ctx context.Context, opens bool, work func(ctx context.C
 // turn runs one prompt to the end and returns its result event.
 func (s *Session) turn(ctx context.Context, prompt, opening string) Event {
 	start := time.Now()
-	var (
-		turns  int
-		res    *engine.Result
-		runErr error
-	)
-	if s.mate != nil {
-		runErr = s.mate.Run(ctx)
-	} else {
-		turns, res, runErr = s.drive(ctx, prompt, opening)
-		s.afterTurn() // the dream's gates: in the background, never in the way
-	}
+	turns, res, runErr := s.parts.Turn(ctx, prompt, opening)
 	if s.cfg.StopAfterRun {
 		// The result must be the last event: what still runs is stopped
 		// first, so that killed tasks report before it.
-		s.endSession()
-		s.endTeam()
-		s.stopTasks()
+		s.parts.EndSession()
+		s.parts.EndTeam()
+		s.parts.StopTasks()
 	}
-	r := Event{Type: EventResult, Subtype: engine.StopSuccess, NumTurns: turns,
-		DurationMs: time.Since(start).Milliseconds()}
+	r := Event{Type: EventResult, Subtype: engine.StopSuccess, NumTurns: turns}
+	mate := s.cfg.Role.IsTeammate()
 	switch {
-	case s.mate != nil && runErr == nil:
+	case mate && runErr == nil:
 		r.Result = s.cfg.Role.Name + " shut down"
-	case s.mate != nil && errors.Is(runErr, context.Canceled):
+	case mate && errors.Is(runErr, context.Canceled):
 		r.Result = s.cfg.Role.Name + " stopped"
 	case runErr != nil:
 		r.Subtype, r.IsError, r.Result = engine.StopExecution, true, runErr.Error()
@@ -232,35 +253,33 @@ func (s *Session) turn(ctx context.Context, prompt, opening string) Event {
 	case res.Stop != engine.StopSuccess:
 		r.Subtype, r.IsError, r.Result = res.Stop, true, res.Text
 	default:
-		r.Result, r.StructuredOutput = res.Text, s.structured
+		r.Result, r.StructuredOutput = res.Text, s.parts.Structured()
 	}
-	usage, cost, byModel := s.spending()
-	r.Usage, r.TotalCostUSD, r.ModelUsage = &usage, cost, byModel
+	s.finish(&r, start)
 	r.Agents = s.agentUsage(time.Now())
-	r.DurationAPIMs = s.usage.apiTime().Milliseconds()
+	r.DurationAPIMs = s.parts.APITime().Milliseconds()
 	r.PermissionDenials = s.out.takeDenials()
-	r.SessionID, r.UUID, r.Time = s.id, transcript.NewID(), time.Now()
 	return r
+}
+
+// finish completes a result event: the session's usage and cost so far,
+// how long the work took, and its ids.
+func (s *Session) finish(r *Event, start time.Time) {
+	usage, cost, byModel := s.parts.Spending()
+	r.Usage, r.TotalCostUSD, r.ModelUsage = &usage, cost, modelUsage(byModel)
+	r.DurationMs = time.Since(start).Milliseconds()
+	r.SessionID, r.UUID, r.Time = s.ID(), transcript.NewID(), time.Now()
 }
 
 // initEvent is the system/init event: the lead's tools, model and mode.
 func (s *Session) initEvent() Event {
-	ev := Event{Type: EventSystem, Subtype: SubtypeInit, Cwd: s.cwd, PermissionMode: s.modeName}
-	if s.lead != nil {
-		ev.Tools, ev.Model = s.lead.ToolNames(), s.lead.Info().Model
-	} else if s.mate != nil {
-		ev.Tools, ev.Model = s.mate.Agent().ToolNames(), s.mate.Agent().Info().Model
+	ev := Event{Type: EventSystem, Subtype: SubtypeInit, Cwd: s.parts.Process.Cwd, PermissionMode: s.mode,
+		APIKeySource: s.parts.KeySource(), Version: Version(), MCPServers: s.MCPServers(), Skills: s.parts.Skills()}
+	if a := s.parts.MainAgent(); a != nil {
+		ev.Tools, ev.Model = a.ToolNames(), a.Info().Model
 	}
-	ev.APIKeySource = s.model.keySource(s.inv.Getenv)
-	ev.Version = Version()
-	if s.cat != nil {
-		for _, d := range s.cat.List() {
-			ev.AgentTypes = append(ev.AgentTypes, d.Name)
-		}
-	}
-	ev.MCPServers = s.mcpServers()
-	for _, sk := range s.skills.All() {
-		ev.Skills = append(ev.Skills, sk.Name)
+	for _, t := range s.AgentTypes() {
+		ev.AgentTypes = append(ev.AgentTypes, t.Name)
 	}
 	return ev
 }
@@ -282,28 +301,11 @@ func (s *Session) Close() error {
 	}
 	s.ctl.mu.Unlock()
 	s.ctl.driver.Wait()
-	if s.mem.auto != nil {
-		s.mem.auto.Close() // no dream starts after this; one running is a task
-	}
-	s.endSession()
-	s.endTeam()
-	err := s.stopTasks()
-	s.close()
+	s.parts.StopAutoDream() // no dream starts after this; one running is a task
+	s.parts.EndSession()
+	s.parts.EndTeam()
+	err := s.parts.StopTasks()
+	s.parts.Close()
 	s.out.q.Close()
 	return err
-}
-
-// endSession fires the SessionEnd hooks once, with a deadline of their
-// own: the run's context may be cancelled already (Ctrl-C).
-func (s *Session) endSession() {
-	s.ctl.mu.Lock()
-	ended := s.ctl.ended
-	s.ctl.ended = true
-	s.ctl.mu.Unlock()
-	if ended || s.lead == nil {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	s.hookMessages(s.hookScope(s.lead).SessionEnd(ctx, hook.EndOther))
 }

@@ -84,7 +84,7 @@ func TestSiblingsStartBehindTheFirstFirstToken(t *testing.T) {
 	// The two others wait for it, each in its task, having sent nothing.
 	for waiting := 0; waiting < 2; {
 		waiting = 0
-		for _, st := range s.tasks.List() {
+		for _, st := range s.parts.Tasks().List() {
 			if st.Phase == crew.PhaseWaitingForSibling {
 				waiting++
 			}

@@ -10,9 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/cohort-dev/cohort/internal/testbin"
 	"github.com/cohort-dev/cohort/llm/fakeapi"
-	"github.com/google/go-cmp/cmp"
 )
 
 const patternHead = "export const meta = {name: 'p', description: 'a pattern'}\n"

@@ -2,11 +2,8 @@ package agentdef
 
 import (
 	"cmp"
-	"fmt"
-	"io"
 	"slices"
 	"strings"
-	"text/tabwriter"
 )
 
 // Entry is one loaded definition and whether it is the one in force for its
@@ -88,27 +85,3 @@ func (c *Catalog) List() []*Definition { return slices.Clone(c.winners) }
 // All returns every loaded definition, including overridden ones, sorted by
 // name with the one in force first. The slice is a copy.
 func (c *Catalog) All() []Entry { return slices.Clone(c.entries) }
-
-// Render writes the table `cohort agents` prints: every definition, where
-// it came from, and which one is in force.
-func (c *Catalog) Render(w io.Writer) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tSOURCE\tSTATUS\tMODEL\tFILE")
-	for _, e := range c.entries {
-		d := e.Definition
-		status := "active"
-		if !e.Active {
-			status = "overridden by " + cmp.Or(e.OverriddenBy.Path, e.OverriddenBy.Level.String())
-		}
-		file := d.Source.Path
-		if file == "" {
-			file = "-"
-		}
-		model := d.Model
-		if model == "" {
-			model = "inherit"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", d.Name, d.Source.Level, status, model, file)
-	}
-	return tw.Flush()
-}

@@ -1,16 +1,10 @@
 package agentdef
 
 import (
-	"bytes"
-	"flag"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 func def(name string, src Source, model string) *Definition {
 	return &Definition{Name: name, Description: "d", Model: model, Source: src}
@@ -67,36 +61,11 @@ func TestCatalogTieKeepsFirst(t *testing.T) {
 	}
 }
 
-func TestCatalogRender(t *testing.T) {
-	var buf bytes.Buffer
-	if err := sampleCatalog().Render(&buf); err != nil {
-		t.Fatal(err)
-	}
-	golden(t, "agents.golden", buf.Bytes())
-}
-
 func TestCatalogCopies(t *testing.T) {
 	cat := sampleCatalog()
 	cat.List()[0] = nil
 	cat.All()[0].Active = false
 	if cat.List()[0] == nil || !cat.All()[0].Active {
 		t.Error("List or All exposes the catalog's storage")
-	}
-}
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s (-want +got):\n%s", path, diff)
 	}
 }

@@ -61,7 +61,7 @@ func (s Source) rank() int {
 }
 
 var (
-	// permissionModes a definition may ask for (section 9): permission.Modes,
+	// permissionModes a definition may ask for: permission.Modes,
 	// so the internal "bubble" mode of forks is not selectable.
 	permissionModes = modeNames()
 	isolations      = []string{"worktree", "remote"}
@@ -131,7 +131,7 @@ type Definition struct {
 	// Source says where the definition was read.
 	Source Source `json:"-"`
 	// BuiltIn marks Cohort's own definitions. Only custom definitions lose
-	// TeamCreate and TeamDelete (section 3).
+	// TeamCreate and TeamDelete (the custom-agent layer of Pool).
 	BuiltIn bool `json:"-"`
 	// ReadOnly marks built-ins that change no files (Explore, Plan,
 	// verification); slim_subagent_memory spares them memory files.
@@ -158,7 +158,7 @@ func (d *Definition) EffortFor(parent string) string {
 }
 
 // ResolveMode returns the permission mode an agent runs in, given its
-// parent's (section 9): the definition's mode if set, else the parent's; a
+// parent's: the definition's mode if set, else the parent's; a
 // parent in bypassPermissions or acceptEdits wins over the definition. A
 // read-only built-in that asks for plan mode always gets it, whatever the
 // parent runs in: its Bash is read-only only because plan mode refuses

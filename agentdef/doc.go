@@ -2,7 +2,7 @@
 // files with YAML frontmatter (Claude Code's format, loaded unchanged), from
 // --agents JSON and from Cohort's built-ins; the catalog that decides which
 // definition is in force for each name; the tool pool an agent gets
-// (section 3 of the spec); and the model an agent runs on (section 4).
+// (Pool); and the model an agent runs on (ResolveModel).
 //
 // # Where definitions come from
 //
@@ -71,7 +71,7 @@
 //
 // # Tool pool
 //
-// Pool applies the layers of section 3 in order and keeps the caller's
+// Pool applies its layers in order and keeps the caller's
 // canonical order. Decisions the spec leaves open:
 //
 //   - MCP tools (mcp__…) skip the type layers (lead-only, custom-agent,

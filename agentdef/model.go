@@ -24,7 +24,7 @@ var defaultAliases = map[string]string{
 	"haiku":  "claude-haiku-5-5",
 }
 
-// ResolveModel picks a subagent's model (section 4), first set wins: the
+// ResolveModel picks a subagent's model, first set wins: the
 // COHORT_SUBAGENT_MODEL variable read through env, the Agent call's model,
 // the definition's model, else the parent's. "inherit" at any step means the
 // parent's model. The choice then goes through aliases (case-insensitive;

@@ -28,7 +28,7 @@ func (r Role) String() string {
 	return [...]string{"main agent", "subagent", "background agent", "teammate"}[r]
 }
 
-// The tool sets of section 3.
+// The tool sets of the pool's layers (Pool).
 var (
 	// allAgentDisallowed never reach an agent other than the lead (Agent is
 	// handled by depth instead).
@@ -80,7 +80,7 @@ type PoolInput struct {
 }
 
 // Pool computes an agent's tools from all, the tools available in canonical
-// order (MCP tools included), as section 3 lays out:
+// order (MCP tools included), in layers:
 //
 //	all − ALL_AGENT_DISALLOWED − CUSTOM_AGENT_DISALLOWED ∩ ASYNC_AGENT_ALLOWED
 //	    ∩ definition.tools − definition.disallowedTools ∪ MCP tools

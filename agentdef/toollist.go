@@ -38,6 +38,15 @@ var notProvided = []string{
 // legacyNames maps old Claude Code tool names to today's.
 var legacyNames = map[string]string{"Task": "Agent"}
 
+// CanonicalTool is a tool's name as Cohort knows it: an old Claude Code
+// name ("Task") becomes today's ("Agent").
+func CanonicalTool(name string) string {
+	if n, ok := legacyNames[name]; ok {
+		return n
+	}
+	return name
+}
+
 // ref is one entry of a tools-like list: `Read`, `Agent(worker, reviewer)`.
 type ref struct {
 	text   string // the entry as written, trimmed

@@ -173,12 +173,6 @@ func (a *Agent) isFork() bool {
 	return eng != nil && fork.In(eng.History())
 }
 
-func (a *Agent) active() bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.busy > 0
-}
-
 // Mode returns the agent's permission mode.
 func (a *Agent) Mode() permission.Mode { return a.Info().Mode }
 
@@ -270,11 +264,4 @@ func (a *Agent) move(cwd string, guard tool.WriteGuard) error {
 	a.mu.Unlock()
 	eng.SetAgent(rec, guard)
 	return nil
-}
-
-// workspace returns where the agent works now: its cwd, worktree and guard.
-func (a *Agent) workspace() (cwd, worktree string, guard tool.WriteGuard) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.info.Cwd, a.info.Worktree, a.guard
 }

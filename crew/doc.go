@@ -1,14 +1,18 @@
-// Package runtime builds and runs every agent of a session: the lead,
+// Package crew builds and runs every agent of a session: the lead,
 // synchronous subagents, background agents, forks, resumed agents and
-// teammates. A Runtime holds what they share (the model client, the agent
+// teammates. A Crew holds what they share (the model client, the agent
 // catalog, the task registry, permissions, hooks, transcripts, worktrees,
 // limits); an Agent is one of them — its record (tool.Caller), definition,
 // queue, engine and permission state.
 //
-// The Agent tool (package agenttool) routes a model's call to Spawn; the
-// team layer (package teammate) builds teammates with NewAgent and runs
-// them with Activate; SendMessage reaches running and finished agents
-// through Deliver.
+// The Agent tool a model calls to delegate is here too (NewAgentTool): its
+// input (Claude Code's fields), its routing to the spawn paths — teammate
+// (with team_name and name, through a TeammateSpawner: package teammate),
+// remote (SpawnRemote), fork, background or synchronous subagent (Spawn) —
+// and its result (Claude Code's AgentToolResult, or async_launched for
+// work that reports later). The team layer (package teammate) builds
+// teammates with NewAgent and runs them with Activate; SendMessage reaches
+// running and finished agents through Deliver.
 //
 // Design decisions the spec leaves open:
 //
@@ -17,7 +21,7 @@
 //     need it (Agent, Bash's background shells, TaskOutput, SendMessage,
 //     EnterWorktree) hold it from the start; nothing is bound later. The
 //     lead is made by NewLead like every other agent (its id and queue
-//     with it), and tools learn who calls them from tool.Env.Agent, the
+//     with it), and tools learn who calls them from tool.Env.Caller, the
 //     caller's record.
 //   - One record of an agent's facts (tool.Caller: id, name, team, kind,
 //     type, model, cwd, worktree, permission mode, color, depth, parent).
@@ -34,6 +38,12 @@
 //     task body (taskBody); teammates call Activate from their loop.
 //     Teammates take no concurrency slot: they live for the session and
 //     would starve the slots while idle.
+//   - An omitted subagent_type means general-purpose, or a fork when the
+//     fork_subagent flag is on; "fork" with the flag off is an is_error
+//     result naming the flag. An agent whose definition lists the types it
+//     may start (Agent(type, …) in its tools) is refused the others.
+//     Whatever the crew refuses (depth, mode, isolation, a bad cwd) is the
+//     call's is_error result, worded for the model.
 //   - The Agent tool reports itself read-only and concurrency-safe, so
 //     several Agent calls in one assistant message run in parallel. Its
 //     own calls need no approval; the child's tool calls are checked at

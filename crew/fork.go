@@ -66,7 +66,7 @@ func (rt *Crew) forkGateFor(key string) (*forkGate, bool) {
 	return g, true
 }
 
-// spawnFork runs the fork path (ARCHITECTURE.md section 4): the child's
+// spawnFork runs the fork path: the child's
 // request is the parent's last request byte for byte, its history the
 // forked conversation (package internal/fork).
 func (rt *Crew) spawnFork(ctx context.Context, parent *Agent, env *tool.Env, req Request) (*Spawned, error) {

@@ -58,7 +58,7 @@ func (rt *Crew) isolate(ctx context.Context, child *Agent, env *tool.Env, req Re
 
 // worktreeOf names the worktree a write guard confines to, if any.
 func worktreeOf(g tool.WriteGuard) string {
-	if g, ok := g.(*worktree.CommandGuard); ok {
+	if g, ok := g.(*worktree.Guard); ok {
 		return g.Worktree()
 	}
 	return ""

@@ -10,7 +10,6 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/cohort-dev/cohort/agentdef"
-	"github.com/cohort-dev/cohort/agenttool"
 	"github.com/cohort-dev/cohort/crew"
 	"github.com/cohort-dev/cohort/engine"
 	"github.com/cohort-dev/cohort/flags"
@@ -94,7 +93,7 @@ func newRig(t *testing.T, rc rigConfig) *rig {
 		Cwd: t.TempDir(), SessionID: "s1", Deadline: rc.deadline,
 		Environment: prompt.Environment{Platform: "linux", Date: "2026-12-01"},
 		Tools: func(rt *crew.Crew) []tool.Tool {
-			return append([]tool.Tool{agenttool.New(agenttool.Config{Runtime: rt})}, builtin.All(builtin.Config{})...)
+			return append([]tool.Tool{crew.NewAgentTool(crew.AgentToolConfig{Runtime: rt})}, builtin.All(builtin.Config{})...)
 		},
 		Hooks: func(a *crew.Agent) engine.Hooks { return &recHooks{r: r, id: a.ID()} },
 		Sink:  r.sink,

@@ -67,7 +67,7 @@ func resolve(path string) (string, error) {
 }
 
 // prompter answers the dream agent's "ask" decisions with nobody to ask:
-// reads run anywhere (the spec gives it Read, Grep and Glob everywhere);
+// reads run anywhere (the dream agent has Read, Grep and Glob everywhere);
 // everything else is refused with a reason the model reads.
 type prompter struct{ dir string }
 

@@ -1,19 +1,13 @@
 package flags
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 func TestDefaultsMatchSpec(t *testing.T) {
 	want := map[string]string{
@@ -211,42 +205,6 @@ func TestListIsACopy(t *testing.T) {
 	l[0].Value = 99
 	if s.List()[0].Value == 99 {
 		t.Error("List exposes the Set's storage")
-	}
-}
-
-func TestRender(t *testing.T) {
-	s, err := Resolve(Config{
-		Settings: []Settings{{"/home/u/.cohort/settings.json", map[string]any{AutoDream: false}}},
-		Environ:  []string{"COHORT_FLAG_AUTO_DREAM_MIN_HOURS=12"},
-		CLI:      []string{"fork_subagent=on"},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := s.Render(&buf); err != nil {
-		t.Fatal(err)
-	}
-	golden(t, "render.golden", buf.Bytes())
-	if n := strings.Count(buf.String(), "\n"); n != len(Defs())+1 {
-		t.Errorf("rendered %d lines, want a header and one per flag", n)
-	}
-}
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if d := cmp.Diff(string(want), string(got)); d != "" {
-		t.Errorf("%s (-want +got):\n%s", path, d)
 	}
 }
 

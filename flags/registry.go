@@ -53,7 +53,8 @@ type Def struct {
 func (d Def) DefaultValue() string { return format(d.Kind, d.Default) }
 
 // registry lists every flag in the order `cohort flags` prints them: the
-// order of the spec's table, with each number next to the switch it tunes.
+// order of doc/ARCHITECTURE.md's table of flags, with each number next to
+// the switch it tunes.
 var registry = []Def{
 	{ForkSubagent, KindBool, 0, "an Agent call without subagent_type forks the caller (shares its context and prompt cache)"},
 	{BuiltinExplorePlanAgents, KindBool, 1, "provide the built-in read-only Explore and Plan agents"},

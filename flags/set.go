@@ -2,8 +2,6 @@ package flags
 
 import (
 	"fmt"
-	"io"
-	"text/tabwriter"
 )
 
 // Value is a flag's resolved value and the source that set it.
@@ -79,15 +77,4 @@ func (s *Set) List() []Value {
 		return defaults()
 	}
 	return append([]Value(nil), s.vals...)
-}
-
-// Render writes the table `cohort flags` prints: every flag, its value, the
-// source that set it, its default and what it gates.
-func (s *Set) Render(w io.Writer) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "FLAG\tVALUE\tSOURCE\tDEFAULT\tDESCRIPTION")
-	for _, v := range s.List() {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", v.Name, v, v.Source, v.DefaultValue(), v.Description)
-	}
-	return tw.Flush()
 }

@@ -140,7 +140,7 @@ var (
 // path separators, "..", and empty names.
 func ValidateName(name string) error {
 	if !namePattern.MatchString(name) {
-		return fmt.Errorf("%w %q: use 1-64 letters, digits, '_' or '-', starting with a letter or digit", ErrInvalidName, name)
+		return fmt.Errorf("%w %q: use 1-64 letters, digits, '_' or '-', starting with a letter or digit", ErrInvalidName, clip.Runes(name, 80))
 	}
 	return nil
 }

@@ -7,8 +7,10 @@ import (
 	"github.com/cohort-dev/cohort/llm"
 )
 
-// Chain holds every candidate for the system prompt; Build picks by the
-// priority of ARCHITECTURE.md section 4.
+// Chain holds every candidate for the system prompt; Build picks the first
+// set, highest first: Override, Coordinator, the definition's prompt
+// (appended to the default when proactive, else replacing it), Custom,
+// the default; Append is added to whichever wins.
 type Chain struct {
 	// Override replaces everything (library option; the dream agent).
 	Override string

@@ -2,6 +2,7 @@ package remote
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -156,4 +157,46 @@ func decodeStrict(data []byte, v any) error {
 		return errors.New("trailing data after the JSON object")
 	}
 	return nil
+}
+
+// AgentsJSON renders the definition as agent definitions in JSON text
+// ({"name": {"description": …, "prompt": …, "tools": […]}}), as a
+// session on the worker loads them.
+func (d Definition) AgentsJSON() (string, error) {
+	entry := map[string]any{"description": cmp.Or(d.Description, "remote agent"), "prompt": d.Prompt}
+	if len(d.Tools) > 0 {
+		entry["tools"] = d.Tools
+	}
+	if len(d.DisallowedTools) > 0 {
+		entry["disallowedTools"] = d.DisallowedTools
+	}
+	if d.Model != "" {
+		entry["model"] = d.Model
+	}
+	if d.PermissionMode != "" {
+		entry["permissionMode"] = d.PermissionMode
+	}
+	if d.MaxTurns > 0 {
+		entry["maxTurns"] = d.MaxTurns
+	}
+	b, err := json.Marshal(map[string]any{d.Name: entry})
+	return string(b), err
+}
+
+// Summary is a short line for a tool call's input, as Progress.Description
+// reports it: its description, path, command or pattern when it has one.
+func Summary(input json.RawMessage) string {
+	var in map[string]any
+	if json.Unmarshal(input, &in) != nil {
+		return ""
+	}
+	for _, k := range []string{"description", "file_path", "command", "pattern", "path"} {
+		if s, ok := in[k].(string); ok && s != "" {
+			if len(s) > 120 {
+				s = s[:120] + "…"
+			}
+			return s
+		}
+	}
+	return ""
 }

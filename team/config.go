@@ -6,10 +6,12 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/cohort-dev/cohort/internal/jsonfile"
 )
 
 // Config is the content of a team file, config.json. Field names in the
-// file are Claude Code's (section 5 of the spec). A Config is a plain value:
+// file are Claude Code's (camelCase, as its team files have them). A Config is a plain value:
 // Store methods hand out copies, and changing one changes nothing on disk
 // until it goes through Store.Update.
 type Config struct {
@@ -51,7 +53,7 @@ type Member struct {
 }
 
 // AllowedPath is an entry of teamAllowedPaths: a path every teammate may use
-// with a tool without asking, inherited at start-up (spec section 9).
+// with a tool without asking, inherited by every teammate at start-up.
 type AllowedPath struct {
 	Path     string
 	ToolName string
@@ -95,32 +97,21 @@ func (c Config) Clone() Config {
 	c.HiddenPaneIDs = slices.Clone(c.HiddenPaneIDs)
 	c.TeamAllowedPaths = slices.Clone(c.TeamAllowedPaths)
 	for i := range c.TeamAllowedPaths {
-		c.TeamAllowedPaths[i].Extra = cloneExtra(c.TeamAllowedPaths[i].Extra)
+		c.TeamAllowedPaths[i].Extra = jsonfile.CloneFields(c.TeamAllowedPaths[i].Extra)
 	}
 	c.Members = slices.Clone(c.Members)
 	for i := range c.Members {
 		c.Members[i] = c.Members[i].Clone()
 	}
-	c.Extra = cloneExtra(c.Extra)
+	c.Extra = jsonfile.CloneFields(c.Extra)
 	return c
 }
 
 // Clone returns a deep copy of m.
 func (m Member) Clone() Member {
 	m.Subscriptions = slices.Clone(m.Subscriptions)
-	m.Extra = cloneExtra(m.Extra)
+	m.Extra = jsonfile.CloneFields(m.Extra)
 	return m
-}
-
-func cloneExtra(e map[string]json.RawMessage) map[string]json.RawMessage {
-	if e == nil {
-		return nil
-	}
-	out := make(map[string]json.RawMessage, len(e))
-	for k, v := range e {
-		out[k] = slices.Clone(v)
-	}
-	return out
 }
 
 // Member returns the member called name (compared case-insensitively),

@@ -1,9 +1,8 @@
 // Package team is the data layer of a Cohort team: the team file
-// $COHORT_HOME/teams/{team}/config.json, the member list inside it, and the
-// team's shared task list under tasks/, together with the four task-list
-// tools (TaskCreate, TaskGet, TaskUpdate, TaskList) that teammates call.
-// Spawning teammates, backends and message routing live in package teammate, which
-// builds on Store and TaskList.
+// $COHORT_HOME/teams/{team}/config.json and the member list inside it, and
+// where the team's mailboxes (package mailbox) and shared task list
+// (package tasklist, under tasks/) live. Spawning teammates, backends and
+// message routing live in package teammate, which builds on Store.
 //
 // # Layout
 //
@@ -83,41 +82,4 @@
 //     only edit files) takes no lead: such a team is orphaned at once.
 //   - A team made by an older Cohort has no lead.lock and counts as
 //     orphaned.
-//
-// # Task list
-//
-//   - Ids are increasing integers written as strings ("1", "2", …), Claude
-//     Code's scheme: the next id is one more than the larger of the high-water
-//     mark and the largest existing id, so ids of deleted tasks are never
-//     reused.
-//   - blocks and blockedBy are kept symmetric: "A blocks B" is recorded on
-//     both tasks in one locked operation. Self-dependencies and edges that
-//     would close a cycle are refused.
-//   - Dependencies keep their history: completing a task does not remove it
-//     from its dependents' blockedBy. A task is blocked while any task in its
-//     blockedBy is not completed (Task.OpenBlockers); reopening a blocker
-//     blocks its dependents again. Deleting a task removes it from every list.
-//   - Moving a task to in_progress (by Update or Claim) is refused while it is
-//     blocked; the check happens at that transition only.
-//   - Claim gives a task to one owner: it succeeds if the task is unowned or
-//     already the caller's, and sets in_progress. Under contention, from
-//     goroutines or processes, exactly one claimant wins.
-//   - Reads (Get, List) take the list lock shared, so they see a consistent
-//     set of files even while a dependency edge is being written to two.
-//     A corrupt task file does not hide the others: List returns the good
-//     tasks together with an error naming each bad file.
-//   - Generation returns a counter that every mutation increments; the team layer
-//     can poll it (or watch the tasks directory) to learn of changes.
-//
-// # Tools
-//
-// The tools find the team in tool.Env.Team and the caller in
-// tool.Env.Agent.Name. TaskUpdate with status in_progress and no owner is a
-// Claim by the caller, so two teammates cannot both start a task; an
-// explicit owner must be an active member of the team (a typo would
-// otherwise leave the task waiting for nobody). Status "deleted" (as in
-// Claude Code) deletes the task, and taskId may be written "#3". Input
-// fields match Claude Code's. Failures the model can act on (unknown id,
-// cycle, blocked, claimed, a corrupt task file) are is_error results;
-// lock timeouts, I/O errors and cancellation are Go errors.
 package team

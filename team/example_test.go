@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/cohort-dev/cohort/tasklist"
 	"github.com/cohort-dev/cohort/team"
 )
 
@@ -25,8 +26,8 @@ func Example() {
 	fmt.Println(t.Config.LeadAgentID, alice.AgentID, alice.Color)
 
 	tasks, _ := store.Tasks("docs")
-	outline, _ := tasks.Create(ctx, team.TaskSpec{Subject: "Outline the manual"})
-	chapters, _ := tasks.Create(ctx, team.TaskSpec{Subject: "Write the chapters", BlockedBy: []string{outline.ID}})
+	outline, _ := tasks.Create(ctx, tasklist.TaskSpec{Subject: "Outline the manual"})
+	chapters, _ := tasks.Create(ctx, tasklist.TaskSpec{Subject: "Write the chapters", BlockedBy: []string{outline.ID}})
 
 	_, err = tasks.Claim(ctx, chapters.ID, "alice")
 	fmt.Println(err)

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/cohort-dev/cohort/internal/filelock"
 	"github.com/cohort-dev/cohort/internal/lease"
 )
 
@@ -174,7 +175,7 @@ func leadNameOf(c *Config) string {
 // config.json goes first, so the team is not loadable while it is rebuilt.
 func (s *Store) reset(ctx context.Context, spec CreateSpec) (*Team, error) {
 	dir := filepath.Join(s.cfg.Root, spec.Name)
-	lk, err := lockFile(ctx, filepath.Join(dir, configLock), false, s.cfg.LockTimeout)
+	lk, err := filelock.Sidecar(ctx, filepath.Join(dir, configLock), false, s.cfg.LockTimeout)
 	if err != nil {
 		return nil, s.notFound(spec.Name, err)
 	}

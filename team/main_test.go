@@ -15,8 +15,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cohort-dev/cohort/mailbox"
 	"go.uber.org/goleak"
+
+	"github.com/cohort-dev/cohort/mailbox"
+	"github.com/cohort-dev/cohort/tasklist"
 )
 
 func TestMain(m *testing.M) {
@@ -63,7 +65,7 @@ func mustCreate(t testing.TB, s *Store, name string) *Team {
 	return tm
 }
 
-func mustTasks(t testing.TB, s *Store, team string) *TaskList {
+func mustTasks(t testing.TB, s *Store, team string) *tasklist.List {
 	t.Helper()
 	l, err := s.Tasks(team)
 	if err != nil {
@@ -128,7 +130,7 @@ func runHelper(mode string) (string, error) {
 		switch {
 		case err == nil:
 			return "won", nil
-		case errors.Is(err, ErrClaimed):
+		case errors.Is(err, tasklist.ErrClaimed):
 			return "lost", nil
 		}
 		return "", err

@@ -13,8 +13,11 @@ import (
 	"time"
 
 	"github.com/cohort-dev/cohort/internal/atomicfile"
+	"github.com/cohort-dev/cohort/internal/filelock"
+	"github.com/cohort-dev/cohort/internal/jsonfile"
 	"github.com/cohort-dev/cohort/internal/lease"
 	"github.com/cohort-dev/cohort/mailbox"
+	"github.com/cohort-dev/cohort/tasklist"
 )
 
 // File and directory names inside a team directory.
@@ -112,7 +115,7 @@ func (s *Store) Mailbox(name string) (*mailbox.Dir, error) {
 }
 
 // Tasks returns the team's shared task list.
-func (s *Store) Tasks(name string) (*TaskList, error) {
+func (s *Store) Tasks(name string) (*tasklist.List, error) {
 	dir, err := s.Dir(name)
 	if err != nil {
 		return nil, err
@@ -120,14 +123,14 @@ func (s *Store) Tasks(name string) (*TaskList, error) {
 	if _, err := os.Stat(filepath.Join(dir, ConfigFile)); err != nil {
 		return nil, s.notFound(name, err)
 	}
-	return OpenTaskList(TaskListConfig{
+	return tasklist.Open(tasklist.Config{
 		Dir: filepath.Join(dir, TasksDir), Now: s.cfg.Now, LockTimeout: s.cfg.LockTimeout,
 	})
 }
 
 // notFound maps a stat or open error of a team's file.
 func (s *Store) notFound(name string, err error) error {
-	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, errLockGone) {
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, filelock.ErrDirGone) {
 		return fmt.Errorf("team %q: %w (no %s under %s)", name, ErrNotFound, ConfigFile, s.cfg.Root)
 	}
 	return fmt.Errorf("team %q: %w", name, err)
@@ -243,7 +246,7 @@ func (s *Store) populate(ctx context.Context, dir, leadName string, cfg Config) 
 }
 
 // Load reads team name's file. A file that is not valid JSON, or not a
-// valid team, is a *FileError naming it.
+// valid team, is a *jsonfile.Error naming it.
 func (s *Store) Load(name string) (*Team, error) {
 	dir, err := s.Dir(name)
 	if err != nil {
@@ -267,7 +270,7 @@ func (s *Store) read(name string) (Config, error) {
 		return Config{}, err
 	}
 	if err := cfg.validate(name); err != nil {
-		return Config{}, &FileError{Path: path, Err: err, Hint: "fix the file by hand, or delete the team directory to start over"}
+		return Config{}, &jsonfile.Error{Path: path, Err: err, Hint: "fix the file by hand, or delete the team directory to start over"}
 	}
 	return cfg, nil
 }
@@ -313,7 +316,7 @@ func (s *Store) Delete(ctx context.Context, name string) error {
 	if _, err := os.Stat(dir); err != nil {
 		return s.notFound(name, err)
 	}
-	lk, err := lockFile(ctx, filepath.Join(dir, configLock), false, s.cfg.LockTimeout)
+	lk, err := filelock.Sidecar(ctx, filepath.Join(dir, configLock), false, s.cfg.LockTimeout)
 	if err != nil {
 		return s.notFound(name, err)
 	}
@@ -361,7 +364,7 @@ func (s *Store) Update(ctx context.Context, name string, fn func(*Config) error)
 	if _, err := os.Stat(filepath.Join(dir, ConfigFile)); err != nil {
 		return Config{}, s.notFound(name, err)
 	}
-	lk, err := lockFile(ctx, filepath.Join(dir, configLock), false, s.cfg.LockTimeout)
+	lk, err := filelock.Sidecar(ctx, filepath.Join(dir, configLock), false, s.cfg.LockTimeout)
 	if err != nil {
 		return Config{}, s.notFound(name, err)
 	}

@@ -10,6 +10,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/cohort-dev/cohort/internal/filelock"
+	"github.com/cohort-dev/cohort/internal/jsonfile"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")
@@ -246,9 +249,9 @@ func TestInvalidJSONNamedAndNeverOverwritten(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err := s.Load("alpha")
-			var fe *FileError
+			var fe *jsonfile.Error
 			if !errors.As(err, &fe) {
-				t.Fatalf("Load: %v, want a *FileError", err)
+				t.Fatalf("Load: %v, want a *jsonfile.Error", err)
 			}
 			msg := err.Error()
 			if !strings.HasPrefix(msg, path+tt.wantLine) || !strings.Contains(msg, tt.wantText) || !strings.Contains(msg, "fix the file") {
@@ -256,10 +259,10 @@ func TestInvalidJSONNamedAndNeverOverwritten(t *testing.T) {
 			}
 			calls := 0
 			if _, err := s.Update(t.Context(), "alpha", func(*Config) error { calls++; return nil }); !errors.As(err, &fe) {
-				t.Errorf("Update: %v, want a *FileError", err)
+				t.Errorf("Update: %v, want a *jsonfile.Error", err)
 			}
 			if _, err := s.AddMember(t.Context(), "alpha", MemberSpec{Name: "carol"}); !errors.As(err, &fe) {
-				t.Errorf("AddMember: %v, want a *FileError", err)
+				t.Errorf("AddMember: %v, want a *jsonfile.Error", err)
 			}
 			if calls != 0 {
 				t.Error("Update ran its function on an invalid file")
@@ -343,7 +346,7 @@ func TestUpdateHonoursContextWhileLocked(t *testing.T) {
 	s := newStore(t)
 	tm := mustCreate(t, s, "alpha")
 	// Hold the team lock as another process would.
-	lk, err := lockFile(t.Context(), filepath.Join(tm.Dir, configLock), false, s.cfg.LockTimeout)
+	lk, err := filelock.Sidecar(t.Context(), filepath.Join(tm.Dir, configLock), false, s.cfg.LockTimeout)
 	if err != nil {
 		t.Fatal(err)
 	}

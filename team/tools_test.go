@@ -2,13 +2,13 @@ package team
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"testing"
 
-	"github.com/cohort-dev/cohort/tool"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/cohort-dev/cohort/tasklist"
+	"github.com/cohort-dev/cohort/tool"
 )
 
 func TestTaskToolsConversation(t *testing.T) {
@@ -21,7 +21,7 @@ func TestTaskToolsConversation(t *testing.T) {
 		}
 	}
 	tools := map[string]tool.Tool{}
-	for _, tl := range TaskTools(s) {
+	for _, tl := range tasklist.Tools(s.TaskLists()) {
 		tools[tl.Def().Name] = tl
 	}
 	steps := []struct {
@@ -63,7 +63,7 @@ func TestTaskToolsConversation(t *testing.T) {
 func TestTaskToolsOutsideTeam(t *testing.T) {
 	t.Parallel()
 	s := newStore(t)
-	for _, tl := range TaskTools(s) {
+	for _, tl := range tasklist.Tools(s.TaskLists()) {
 		for _, env := range []*tool.Env{nil, {Caller: tool.Caller{Name: "alice"}}} {
 			res, err := tl.Run(t.Context(), env, json.RawMessage(`{"taskId":"1","subject":"s","description":"d"}`))
 			if err != nil || !res.IsError || res.TextOf() != "not a team member; create or join a team first" {
@@ -77,33 +77,13 @@ func TestTaskToolsOutsideTeam(t *testing.T) {
 	}
 }
 
-func TestTaskToolsInfrastructureErrors(t *testing.T) {
-	t.Parallel()
-	s := newStore(t)
-	mustCreate(t, s, "alpha")
-	ctx, cancel := context.WithCancel(t.Context())
-	cancel()
-	l := mustTasks(t, s, "alpha")
-	// Hold the list lock so that the tool has to wait, then find its
-	// context cancelled: a Go error, not a result for the model.
-	lk, err := lockFile(t.Context(), l.Dir()+"/"+taskLockFile, false, l.cfg.LockTimeout)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lk.Unlock()
-	res, err := TaskTools(s)[0].Run(ctx, &tool.Env{Caller: tool.Caller{Team: "alpha", Name: "alice"}}, json.RawMessage(`{"subject":"s","description":"d"}`))
-	if !errors.Is(err, context.Canceled) {
-		t.Errorf("TaskCreate with a cancelled context: %+v, %v", res, err)
-	}
-}
-
 func TestTaskToolDefinitions(t *testing.T) {
 	t.Parallel()
 	s := newStore(t)
 	wantNames := []string{"TaskCreate", "TaskGet", "TaskUpdate", "TaskList"}
 	wantReadOnly := []bool{false, true, false, true}
 	var names []string
-	for i, tl := range TaskTools(s) {
+	for i, tl := range tasklist.Tools(s.TaskLists()) {
 		d1, d2 := tl.Def(), tl.Def()
 		names = append(names, d1.Name)
 		if !bytes.Equal(d1.InputSchema, d2.InputSchema) || d1.Description != d2.Description {
@@ -120,7 +100,7 @@ func TestTaskToolDefinitions(t *testing.T) {
 	if diff := cmp.Diff(wantNames, names); diff != "" {
 		t.Errorf("names (-want +got):\n%s", diff)
 	}
-	update := TaskTools(s)[2].Def().InputSchema
+	update := tasklist.Tools(s.TaskLists())[2].Def().InputSchema
 	for input, ok := range map[string]bool{
 		`{"taskId":"1","status":"deleted","addBlocks":["2"],"addBlockedBy":["3"],"owner":"a","metadata":{"k":1}}`: true,
 		`{"taskId":"1","status":"done"}`: false,

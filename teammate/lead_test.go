@@ -11,7 +11,6 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/cohort-dev/cohort/agentdef"
-	"github.com/cohort-dev/cohort/agenttool"
 	"github.com/cohort-dev/cohort/crew"
 	"github.com/cohort-dev/cohort/flags"
 	"github.com/cohort-dev/cohort/llm/claude"
@@ -77,7 +76,7 @@ func newFixtureWith(t *testing.T, policy fakeapi.Policy, members ...string) *fix
 	t.Cleanup(l.Close)
 	rt, err := crew.New(crew.Config{Model: model, Catalog: agentdef.NewCatalog(agentdef.BuiltIns(fs)), Flags: fs,
 		Tasks: reg, Cwd: home, Tools: func(rt *crew.Crew) []tool.Tool {
-			return append([]tool.Tool{agenttool.New(agenttool.Config{Runtime: rt, Teammates: l})}, l.Tools(rt)...)
+			return append([]tool.Tool{crew.NewAgentTool(crew.AgentToolConfig{Runtime: rt, Teammates: l})}, l.Tools(rt)...)
 		}})
 	if err != nil {
 		t.Fatal(err)

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/cohort-dev/cohort/agentdef"
-	"github.com/cohort-dev/cohort/agenttool"
 	"github.com/cohort-dev/cohort/crew"
 	"github.com/cohort-dev/cohort/permission"
 	"github.com/cohort-dev/cohort/task"
@@ -34,7 +33,7 @@ type admission struct {
 // to the team file (unless Reserve already did, for every teammate of the
 // calling message) and starts it on the chosen backend, returning once the
 // teammate has registered.
-func (l *Lead) SpawnTeammate(ctx context.Context, rt *crew.Crew, parent *crew.Agent, env *tool.Env, in agenttool.Input) (tool.Result, error) {
+func (l *Lead) SpawnTeammate(ctx context.Context, rt *crew.Crew, parent *crew.Agent, env *tool.Env, in crew.AgentInput) (tool.Result, error) {
 	if l.testHookSpawn != nil {
 		l.testHookSpawn(in.Name)
 	}
@@ -49,12 +48,12 @@ func (l *Lead) SpawnTeammate(ctx context.Context, rt *crew.Crew, parent *crew.Ag
 }
 
 // Reserve is the first half of SpawnTeammate for every teammate an
-// assistant message spawns (agenttool.TeammateReserver): each is added to
+// assistant message spawns (crew.TeammateReserver): each is added to
 // the team file before any of them starts, so that teammates spawned
 // together can message each other from their first turn. ids are the
 // calls' tool_use ids. The returned release undoes the reservations no
 // spawn took (a call a hook blocked, say).
-func (l *Lead) Reserve(ctx context.Context, rt *crew.Crew, parent *crew.Agent, ids []string, ins []agenttool.Input) (release func()) {
+func (l *Lead) Reserve(ctx context.Context, rt *crew.Crew, parent *crew.Agent, ids []string, ins []crew.AgentInput) (release func()) {
 	l.mu.Lock()
 	if l.reserved == nil {
 		l.reserved = map[string]reservation{}
@@ -106,7 +105,7 @@ func (l *Lead) abandon(ctx context.Context, ad *admission) {
 
 // admit checks a teammate spawn and adds the member to the team file (with
 // its worktree, when isolated). A refusal is the call's is_error result.
-func (l *Lead) admit(ctx context.Context, rt *crew.Crew, parent *crew.Agent, in agenttool.Input) (*admission, *tool.Result) {
+func (l *Lead) admit(ctx context.Context, rt *crew.Crew, parent *crew.Agent, in crew.AgentInput) (*admission, *tool.Result) {
 	refuse := func(format string, args ...any) (*admission, *tool.Result) {
 		r := tool.Errorf(format, args...)
 		return nil, &r
@@ -172,7 +171,7 @@ func (l *Lead) admit(ctx context.Context, rt *crew.Crew, parent *crew.Agent, in 
 }
 
 // launch starts an admitted teammate on its backend.
-func (l *Lead) launch(ctx context.Context, rt *crew.Crew, parent *crew.Agent, env *tool.Env, in agenttool.Input, ad *admission) (tool.Result, error) {
+func (l *Lead) launch(ctx context.Context, rt *crew.Crew, parent *crew.Agent, env *tool.Env, in crew.AgentInput, ad *admission) (tool.Result, error) {
 	m, current, lease := ad.m, l.teamName(), ad.lease
 	var err error
 	if ad.backend == BackendTmux {
@@ -209,7 +208,7 @@ func (l *Lead) backend(name string) string {
 
 // spawnInProcess runs the teammate as a goroutine owned by the task
 // registry (so TaskStop and session end stop it).
-func (l *Lead) spawnInProcess(ctx context.Context, rt *crew.Crew, parent *crew.Agent, teamName string, m team.Member, def *agentdef.Definition, in agenttool.Input, env *tool.Env, lease *worktree.Lease) error {
+func (l *Lead) spawnInProcess(ctx context.Context, rt *crew.Crew, parent *crew.Agent, teamName string, m team.Member, def *agentdef.Definition, in crew.AgentInput, env *tool.Env, lease *worktree.Lease) error {
 	cfg := Config{Team: teamName, Member: m, Store: l.cfg.Store, Runtime: rt, ParentID: parent.ID(),
 		Def: def, LeadModel: l.cfg.LeadModel, Checker: l.cfg.Checker.ForChild(permission.Mode(m.Mode)),
 		PermissionTimeout: l.cfg.PermissionTimeout, Heartbeat: l.cfg.Heartbeat, Now: l.cfg.Now,

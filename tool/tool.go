@@ -1,7 +1,16 @@
 // Package tool defines what a tool is to the engine: a definition the model
-// sees, traits that decide scheduling and approval, and a Run method. The
-// built-in tools live in sub-packages by family (tool/file, tool/shell, …);
-// the Agent tool lives in agenttool.
+// sees, traits that decide scheduling and approval, and a Run method.
+//
+// Where a built-in tool lives: next to the domain it acts on, in the
+// package that holds that domain. Cohort's own domains keep their tools:
+// crew (Agent), task (TaskOutput, TaskStop), tasklist (TaskCreate,
+// TaskGet, TaskUpdate, TaskList), teammate (TeamCreate, TeamDelete,
+// SendMessage), worktree (EnterWorktree, ExitWorktree), skill (Skill),
+// workflowrun (Workflow). A tool whose domain is the machine or the
+// conversation has a tool/<family> package that is that domain's:
+// tool/file, tool/search, tool/shell, tool/web, tool/ask
+// (AskUserQuestion), tool/plan (plan mode), tool/todo (the todo list).
+// tool/builtin lists the machine's tools in their canonical order.
 //
 // A tool is written as a Spec (name, description, input schema, traits and
 // a Run that takes the decoded input) and made a Tool by New, which does
@@ -89,6 +98,22 @@ func Failf(format string, args ...any) error { return Failure(fmt.Sprintf(format
 
 // TextOf returns the text of r's text blocks.
 func (r Result) TextOf() string { return llm.JoinText(r.Content) }
+
+// Structured is the result in Claude Code's structured shape (a
+// tool_use_result): its Response, else its Meta when that encodes as a
+// JSON object or array; nil when it has none.
+func (r *Result) Structured() json.RawMessage {
+	for _, v := range []any{r.Response, r.Meta} {
+		if v == nil {
+			continue
+		}
+		raw, err := json.Marshal(v)
+		if err == nil && len(raw) > 0 && (raw[0] == '{' || raw[0] == '[') {
+			return raw
+		}
+	}
+	return nil
+}
 
 // Env is the per-agent context a call runs in (Claude Code's ToolUseContext).
 // The engine owns it; tools read it and must not retain it past Run.

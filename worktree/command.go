@@ -16,7 +16,7 @@ import (
 // commandCheck applies the guard's policy to one analysed command line and
 // records the first reason to refuse it.
 type commandCheck struct {
-	g   *CommandGuard
+	g   *Guard
 	err error
 	// Per-check caches: a directory's CheckWrite verdict, whether it lies
 	// inside the worktree, and operands already found harmless there.
@@ -26,7 +26,7 @@ type commandCheck struct {
 }
 
 // check vets a command line that starts in dir.
-func (g *CommandGuard) check(command, dir string) error {
+func (g *Guard) check(command, dir string) error {
 	start := ""
 	if filepath.IsAbs(dir) {
 		start = filepath.Clean(dir)
@@ -121,7 +121,7 @@ func (c *commandCheck) redirect(r *shellcmd.Redirect) {
 			c.refuse("output is redirected to %s in a directory only known at run time (after a cd to a variable or to -)", r.Target)
 			return
 		}
-		if err := c.g.files.CheckWrite(p); err != nil {
+		if err := c.g.CheckWrite(p); err != nil {
 			c.refuse("output is redirected to %s: %v", r.Target, trimSentinel(err))
 			return
 		}
@@ -140,7 +140,7 @@ func (c *commandCheck) vet(cmd *shellcmd.Command) {
 		}
 		err, seen := c.cwdErr[cwd]
 		if !seen {
-			err = c.g.files.CheckWrite(cwd)
+			err = c.g.CheckWrite(cwd)
 			c.cwdErr[cwd] = err
 		}
 		if err != nil {

@@ -14,7 +14,7 @@ import (
 // a worktree inside it, a home directory and a scratch directory outside.
 type layout struct {
 	main, wt, other, home, tmp string
-	guard                      *CommandGuard
+	guard                      *Guard
 }
 
 func newLayout(t testing.TB) layout {
@@ -36,8 +36,7 @@ func newLayout(t testing.TB) layout {
 	if err := os.Symlink(filepath.Join(l.main, "src"), filepath.Join(l.wt, "linked")); err != nil {
 		t.Fatal(err)
 	}
-	files := NewGuard(l.wt, l.main, filepath.Join(l.main, ".git"), l.other)
-	l.guard = NewCommandGuard(files, l.wt, l.main, l.home)
+	l.guard = NewGuard(l.wt, l.main, l.home, filepath.Join(l.main, ".git"), l.other)
 	return l
 }
 

@@ -1,5 +1,5 @@
 // Package worktree isolates agents in git worktrees of the project's
-// repository (ARCHITECTURE.md section 8). A Manager creates a worktree per
+// repository. A Manager creates a worktree per
 // agent at <root>/.cohort/worktrees/<slug> on branch cohort/<slug>, reports
 // what the agent changed, removes clean worktrees with their branches and
 // keeps changed ones, hands existing worktrees to agents (EnterWorktree),

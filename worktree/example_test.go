@@ -25,7 +25,7 @@ func ExampleManager() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	guard, err := m.Guard(ctx, wt)
+	guard, err := m.Guard(ctx, wt, "")
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -18,48 +18,69 @@ import (
 // ErrOutsideWorktree is a write refused by a Guard.
 var ErrOutsideWorktree = errors.New("worktree: write outside the agent's worktree refused")
 
-// Guard is the tool.WriteGuard of an agent isolated in a worktree. It
-// refuses a write whose target — after resolving "..", and symlinks in every
-// existing component, dangling ones included — lies inside a protected
-// tree (the main checkout, git's directory, the repository's other
-// worktrees) but not inside the agent's own worktree. Writes outside the
-// repository entirely (temporary files, the memory directory, ...) are
-// allowed: isolation protects the checkout, it is not a sandbox. Relative
-// paths and paths that cannot be resolved are refused (fail closed).
+// Guard keeps an agent isolated in a worktree out of the main checkout.
+// File tools ask CheckWrite about every path they write; the Bash tool
+// asks CheckCommand about every command line (see the package doc for
+// what that analysis covers).
+//
+// CheckWrite refuses a write whose target — after resolving "..", and
+// symlinks in every existing component, dangling ones included — lies
+// inside a protected tree (the main checkout, git's directory, the
+// repository's other worktrees) but not inside the agent's own worktree.
+// Writes outside the repository entirely (temporary files, the memory
+// directory, ...) are allowed: isolation protects the checkout, it is not
+// a sandbox. Relative paths and paths that cannot be resolved are refused
+// (fail closed).
 //
 // The set of protected trees is fixed when the Guard is made. A Guard is
 // immutable and safe for concurrent use.
 type Guard struct {
-	allowed   string
-	protected []string
+	worktree  string   // the worktree, as given (cleaned)
+	allowed   string   // the worktree, canonical
+	protected []string // canonical trees a write may not enter
+	root      string   // the canonical repository root
+	home      string   // expands "~" in commands
 }
 
 var _ tool.WriteGuard = (*Guard)(nil)
 
-// NewGuard returns a Guard that allows writes inside allowed and refuses
-// them inside any of protected otherwise. All paths must be absolute.
-func NewGuard(allowed string, protected ...string) *Guard {
-	g := &Guard{allowed: canonical(allowed)}
-	for _, p := range protected {
+// NewGuard returns the guard of an agent working in the worktree at path
+// of the repository whose root is root: writes inside path are allowed,
+// writes inside root or any of protected refused, and a command may not
+// aim a writing program at root as a whole (rm -r on a directory above it,
+// say). home expands "~" in commands (default: $HOME). All paths must be
+// absolute.
+func NewGuard(path, root, home string, protected ...string) *Guard {
+	if home == "" {
+		home = os.Getenv("HOME")
+	}
+	g := &Guard{worktree: filepath.Clean(path), allowed: canonical(path), root: canonicalPrefix(root), home: home}
+	for _, p := range append([]string{root}, protected...) {
 		g.protected = append(g.protected, canonical(p))
 	}
 	return g
 }
 
-// Guard returns the write guard for an agent working in wt: the main
-// checkout, the git directory and every other worktree of the repository
-// are protected.
-func (m *Manager) Guard(ctx context.Context, wt *Worktree) (*Guard, error) {
+// Guard returns the guard of an agent working in wt: the main checkout,
+// the git directory and every other worktree of the repository are
+// protected; home expands "~" in commands (default: $HOME).
+func (m *Manager) Guard(ctx context.Context, wt *Worktree, home string) (*Guard, error) {
 	entries, err := m.list(ctx)
 	if err != nil {
 		return nil, err
 	}
-	protected := []string{m.root, m.common}
+	protected := []string{m.common}
 	for _, e := range entries {
 		protected = append(protected, e.Path)
 	}
-	return NewGuard(wt.Path, protected...), nil
+	return NewGuard(wt.Path, m.root, home, protected...), nil
 }
+
+// Worktree returns the path of the worktree the guard confines to.
+func (g *Guard) Worktree() string { return g.worktree }
+
+// Root returns the repository root the guard protects.
+func (g *Guard) Root() string { return g.root }
 
 // CheckWrite implements tool.WriteGuard.
 func (g *Guard) CheckWrite(path string) error {
@@ -152,4 +173,67 @@ func resolvePath(path string) (string, error) {
 
 func splitPath(p string) []string {
 	return strings.FieldsFunc(p, func(r rune) bool { return r < utf8.RuneSelf && os.IsPathSeparator(uint8(r)) })
+}
+
+// CheckCommand vets a shell command line that is about to run in dir. It
+// returns an error wrapping worktree.ErrOutsideWorktree, written for the
+// model, when the line aims a write at the main checkout or when the
+// analysis cannot tell where it writes.
+func (g *Guard) CheckCommand(command, dir string) error {
+	err := g.check(command, dir)
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%w: %v. This agent is isolated in the worktree %s, a full checkout of the same repository: run the command there, on the worktree's copies of the files", ErrOutsideWorktree, err, g.worktree)
+}
+
+// checkPath refuses a path a writing command names: inside a protected
+// tree, or a directory that holds the repository root.
+func (g *Guard) checkPath(p string) error {
+	if err := g.CheckWrite(p); err != nil {
+		return errors.New(trimSentinel(err))
+	}
+	if above(canonicalPrefix(p), g.root) {
+		return fmt.Errorf("%s contains the main checkout %s", p, g.root)
+	}
+	return nil
+}
+
+// above reports whether dir lies strictly above p.
+func above(dir, p string) bool {
+	if dir == p {
+		return false
+	}
+	if !strings.HasSuffix(dir, string(filepath.Separator)) {
+		dir += string(filepath.Separator)
+	}
+	return strings.HasPrefix(p, dir)
+}
+
+// canonicalPrefix resolves symlinks in the longest existing prefix of an
+// absolute path and appends the rest.
+func canonicalPrefix(p string) string {
+	p = filepath.Clean(p)
+	rest := ""
+	for cur := p; ; {
+		if real, err := filepath.EvalSymlinks(cur); err == nil {
+			return filepath.Join(real, rest)
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return p
+		}
+		rest = filepath.Join(filepath.Base(cur), rest)
+		cur = parent
+	}
+}
+
+// trimSentinel returns a guard error's text without the sentinel prefix,
+// for messages that say it in their own words.
+func trimSentinel(err error) string {
+	s := strings.TrimPrefix(err.Error(), ErrOutsideWorktree.Error()+": ")
+	if i := strings.Index(s, ", but this agent is isolated in the worktree"); i > 0 {
+		s = s[:i] // the caller says that in its own words
+	}
+	return s
 }

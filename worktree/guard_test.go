@@ -22,7 +22,7 @@ func TestGuard(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := m.Guard(t.Context(), wt)
+	g, err := m.Guard(t.Context(), wt, "")
 	if err != nil {
 		t.Fatal(err)
 	}

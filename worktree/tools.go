@@ -69,7 +69,7 @@ func (w *Workspaces) enterWorktree(ctx context.Context, env *tool.Env, in enterI
 	case env == nil || env.Caller.ID == "" || w.cfg.Move == nil:
 		return tool.Result{}, errors.New("isolation: EnterWorktree needs the calling agent's id and a way to move it (Config.Move)")
 	case env.Guard != nil:
-		if g, ok := env.Guard.(*CommandGuard); ok {
+		if g, ok := env.Guard.(*Guard); ok {
 			return tool.Errorf("You already work in the worktree %s. Leave it with ExitWorktree first; an agent started in a worktree (isolation: \"worktree\") stays in it until it ends.", g.Worktree()), nil
 		}
 		return tool.Errorf("Your writes are already confined to a particular area, so you cannot move into a worktree."), nil
@@ -194,7 +194,7 @@ func (w *Workspaces) exitWorktree(ctx context.Context, env *tool.Env, in exitInp
 	e := w.entered[env.Caller.ID]
 	w.mu.Unlock()
 	if e == nil {
-		if g, ok := env.Guard.(*CommandGuard); ok {
+		if g, ok := env.Guard.(*Guard); ok {
 			return tool.Errorf("You were started in the worktree %s and stay in it until you finish; it is kept (if it has changes) or removed automatically then.", g.Worktree()), nil
 		}
 		return tool.Errorf("You are not in a worktree: there is nothing to exit. EnterWorktree moves you into one."), nil

@@ -32,7 +32,7 @@ func TestEnterThenKeep(t *testing.T) {
 	if env.Cwd != wantPath {
 		t.Fatalf("agent cwd = %q, want the worktree", env.Cwd)
 	}
-	g, ok := env.Guard.(*CommandGuard)
+	g, ok := env.Guard.(*Guard)
 	if !ok || g.Worktree() != wantPath {
 		t.Fatalf("agent guard = %#v", env.Guard)
 	}

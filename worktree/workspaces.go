@@ -95,7 +95,7 @@ func (w *Workspaces) hooks(agentID string) Hooks {
 type Lease struct {
 	// Worktree is the worktree; Guard confines the agent to it.
 	Worktree *Worktree
-	Guard    *CommandGuard
+	Guard    *Guard
 	m        *Manager
 	hooks    Hooks
 	done     bool
@@ -142,7 +142,7 @@ func (w *Workspaces) Enter(ctx context.Context, t Target, owner Owner, hooks Hoo
 // makes the guard, or lets go of the worktree again if it cannot.
 func (w *Workspaces) lease(ctx context.Context, m *Manager, wt *Worktree, hooks Hooks, fresh bool) (*Lease, error) {
 	l := &Lease{Worktree: wt, m: m, hooks: hooks}
-	files, err := m.Guard(ctx, wt)
+	guard, err := m.Guard(ctx, wt, w.cfg.Home)
 	if err != nil {
 		fctx, cancel := w.FinishContext(ctx)
 		defer cancel()
@@ -154,7 +154,7 @@ func (w *Workspaces) lease(ctx context.Context, m *Manager, wt *Worktree, hooks 
 		}
 		return nil, errors.Join(err, rerr)
 	}
-	l.Guard = NewCommandGuard(files, wt.Path, m.Root(), w.cfg.Home)
+	l.Guard = guard
 	return l, nil
 }
 

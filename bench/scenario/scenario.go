@@ -135,12 +135,6 @@ func (s Spec) progressLine(next int) string {
 	return fmt.Sprintf("%s next=%d", s.line(), next)
 }
 
-// messages returns how many lead messages carry Agent calls.
-func (s Spec) messages() int {
-	per := s.perMessage()
-	return (s.Agents + per - 1) / per
-}
-
 func (s Spec) perMessage() int {
 	if s.PerMessage <= 0 || s.PerMessage > s.Agents {
 		return s.Agents

@@ -2,9 +2,16 @@ package arch
 
 import (
 	"encoding/json"
+	"go/ast"
+	"go/parser"
+	"go/scanner"
+	"go/token"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -47,42 +54,42 @@ func listPackages(t *testing.T) []pkg {
 
 // forbidden maps a package (prefix) to module packages it must not import.
 // The layers, lowest first: llm; tool (and its families); engine; task,
-// team, mailbox, permission, hook, worktree, agent; runtime (builds and runs
-// every agent); agenttool (the Agent tool) and teammate (the team layer);
+// tasklist, team, mailbox, permission, hook, worktree, agentdef; crew (builds
+// and runs every agent, and has the Agent tool); teammate (the team layer);
 // package cohort (the Session) above them, and internal/cli, its client, on
 // top.
 var forbidden = map[string][]string{
-	"llm":           {"engine", "crew", "agenttool", "teammate", "internal/cli", "task", "tool"},
-	"llm/claude":    {"engine", "crew", "agenttool", "teammate", "internal/cli", "task"},
-	"llm/fakeapi":   {"engine", "crew", "agenttool", "teammate", "internal/cli", "task"},
-	"llm/openai":    {"engine", "crew", "agenttool", "teammate", "internal/cli", "task"},
-	"llm/internal":  {"engine", "crew", "agenttool", "teammate", "internal/cli", "task", "tool"},
-	"tool":          {"engine", "crew", "agenttool", "teammate", "internal/cli"},
-	"engine":        {"crew", "agenttool", "teammate", "internal/cli", "task", "team", "mailbox", "permission", "hook", "llm/claude", "llm/openai", "llm/fakeapi"},
-	"mailbox":       {"engine", "crew", "agenttool", "teammate", "internal/cli", "team"},
-	"task":          {"engine", "crew", "agenttool", "teammate", "internal/cli"},
-	"team":          {"engine", "crew", "agenttool", "teammate", "internal/cli"},
-	"permission":    {"engine", "crew", "agenttool", "teammate", "internal/cli", "tool"},
-	"worktree":      {"engine", "crew", "agenttool", "teammate", "internal/cli"},
-	"agentdef":      {"engine", "crew", "agenttool", "teammate", "internal/cli"},
-	"hook":          {"crew", "agenttool", "teammate", "internal/cli"},
-	"internal/fork": {"crew", "agenttool", "teammate", "internal/cli"},
-	"crew":          {"agenttool", "teammate", "internal/cli"},
-	"agenttool":     {"teammate", "internal/cli"},
+	"llm":           {"engine", "crew", "teammate", "internal/cli", "task", "tool"},
+	"llm/claude":    {"engine", "crew", "teammate", "internal/cli", "task"},
+	"llm/fakeapi":   {"engine", "crew", "teammate", "internal/cli", "task"},
+	"llm/openai":    {"engine", "crew", "teammate", "internal/cli", "task"},
+	"llm/internal":  {"engine", "crew", "teammate", "internal/cli", "task", "tool"},
+	"tool":          {"engine", "crew", "teammate", "internal/cli"},
+	"engine":        {"crew", "teammate", "internal/cli", "task", "team", "mailbox", "permission", "hook", "llm/claude", "llm/openai", "llm/fakeapi"},
+	"mailbox":       {"engine", "crew", "teammate", "internal/cli", "team"},
+	"task":          {"engine", "crew", "teammate", "internal/cli"},
+	"team":          {"engine", "crew", "teammate", "internal/cli"},
+	"permission":    {"engine", "crew", "teammate", "internal/cli", "tool"},
+	"worktree":      {"engine", "crew", "teammate", "internal/cli"},
+	"agentdef":      {"engine", "crew", "teammate", "internal/cli"},
+	"hook":          {"crew", "teammate", "internal/cli"},
+	"internal/fork": {"crew", "teammate", "internal/cli"},
+	"crew":          {"teammate", "internal/cli"},
+	"tasklist":      {"engine", "crew", "teammate", "internal/cli", "team"},
 	"teammate":      {"internal/cli"},
 	// The remote job protocol sits beside worktree: the runtime submits
 	// jobs through it, and workers run them through package cohort.
-	"remote":     {"engine", "crew", "agenttool", "teammate", "internal/cli", "task"},
-	"transcript": {"engine", "crew", "agenttool", "teammate", "internal/cli"},
-	"sandbox":    {"engine", "crew", "agenttool", "teammate", "internal/cli", "tool", "permission", "llm"},
+	"remote":     {"engine", "crew", "teammate", "internal/cli", "task"},
+	"transcript": {"engine", "crew", "teammate", "internal/cli"},
+	"sandbox":    {"engine", "crew", "teammate", "internal/cli", "tool", "permission", "llm"},
 	// The script engine knows agents only through its Spawner interface.
-	"workflow": {"engine", "crew", "agenttool", "teammate", "internal/cli", "task", "llm"},
+	"workflow": {"engine", "crew", "teammate", "internal/cli", "task", "llm"},
 	// Cohort's end of the workflow host links into cmd/cohort, so it must
 	// not reach the engine (goja); TestCohortDoesNotLinkGoja checks the
 	// whole graph.
 	"workflow/host": {"workflow"},
 	// The Workflow tool sits beside the Agent tool, on the runtime.
-	"workflowtool": {"agenttool", "teammate", "internal/cli"},
+	"workflowrun": {"teammate", "internal/cli"},
 }
 
 // TestDependenciesPointOneWay checks the forbidden import edges.
@@ -121,11 +128,14 @@ func TestEveryPackageHasADocComment(t *testing.T) {
 
 // clients are the front ends of package cohort: they build nothing of a
 // session themselves, so they import the Session API and little else
-// (module packages outside the list are forbidden). internal/tui and the
-// Agent SDK protocol server (internal/sdkproto) are held to it before they
-// exist.
+// (module packages outside the list are forbidden; internal/assemble, the
+// session's wiring, above all).
+//
+// The command line also reads the team's files (package team, tasklist:
+// cohort demo checks its story's outcome on disk) and serves remote jobs
+// with package remote's Worker (cohort worker), both public packages.
 var clients = map[string][]string{
-	"internal/cli":      {"", "llm", "llm/fakeapi", "team", "remote", "internal/clip", "internal/tui", "internal/sdkproto"},
+	"internal/cli":      {"", "llm", "team", "tasklist", "remote", "internal/clip", "internal/tui", "internal/sdkproto"},
 	"internal/tui":      {"", "llm", "internal/clip"},
 	"internal/sdkproto": {"", "llm", "internal/clip"},
 	"examples":          {"", "llm", "llm/fakeapi"},
@@ -202,4 +212,138 @@ func TestBinaryKeepsMethodDeadCodeElimination(t *testing.T) {
 			t.Errorf("cmd/cohort links %s: something reachable calls it (text/template? a cobra Set*Template?), so the linker keeps every exported method; find it with go build -ldflags=-dumpdep ./cmd/cohort", name)
 		}
 	}
+}
+
+// assemblers are the packages that open a session's parts, which package
+// cohort leaves to internal/assemble: cohort holds the API and translates
+// its Config once, into assemble's plan.
+var assemblers = []string{"crew", "team", "tasklist", "mailbox", "sandbox", "worktree", "tmux", "sessionsock",
+	"prompt", "trace", "skill", "memory", "workflowrun", "llm/claude", "llm/openai", "tool/builtin", "tool/web",
+	"tool/plan", "internal/childenv", "internal/proc"}
+
+// TestOneWayDown checks the edges of the API and its assembly: front ends
+// → cohort → internal/assemble → crew, teammate and the rest. Only package
+// cohort imports internal/assemble; cohort imports none of the parts it
+// opens; only front ends, benchmarks, examples and commands import cohort.
+func TestOneWayDown(t *testing.T) {
+	for _, p := range listPackages(t) {
+		rel := strings.TrimPrefix(strings.TrimPrefix(p.ImportPath, module), "/")
+		for _, imp := range p.Imports {
+			dep, ok := strings.CutPrefix(imp, module)
+			if !ok {
+				continue
+			}
+			dep = strings.TrimPrefix(dep, "/")
+			switch {
+			case dep == "internal/assemble" && rel != "":
+				t.Errorf("%s imports internal/assemble: only package cohort assembles a session; use its API", rel)
+			case dep == "" && !isClient(rel):
+				t.Errorf("%s imports package cohort: only front ends (internal/cli, internal/tui, internal/sdkproto), bench, examples and cmd may; the layers below must not reach the API", rel)
+			case rel == "" && isAssembler(dep):
+				t.Errorf("package cohort imports %s: the parts of a session are opened in internal/assemble, from the plan cohort translates its Config into", dep)
+			}
+		}
+	}
+}
+
+func isClient(rel string) bool {
+	for _, c := range []string{"internal/cli", "internal/tui", "internal/sdkproto", "bench", "examples", "cmd"} {
+		if rel == c || strings.HasPrefix(rel, c+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+func isAssembler(dep string) bool {
+	for _, a := range assemblers {
+		if dep == strings.TrimSuffix(a, "/") || strings.HasPrefix(dep, a) && strings.HasSuffix(a, "/") {
+			return true
+		}
+	}
+	return false
+}
+
+// TestAssemblyKnowsNoFlag: internal/assemble works from the plan, never
+// from the command line, so neither its code nor its comments name a flag
+// of the command line (an error names the Config field, Config.Model, and
+// the command line says it in its words). The flags are read from
+// internal/cli's source: every name given to a flag definition.
+func TestAssemblyKnowsNoFlag(t *testing.T) {
+	flags := cliFlags(t)
+	if len(flags) < 40 {
+		t.Fatalf("found %d flags in internal/cli; the reader of its flag definitions is broken", len(flags))
+	}
+	files, _ := filepath.Glob(filepath.Join("..", "assemble", "*.go"))
+	for _, path := range files {
+		if strings.HasSuffix(path, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fset := token.NewFileSet()
+		var s scanner.Scanner
+		s.Init(fset.AddFile(path, -1, len(src)), src, nil, scanner.ScanComments)
+		for {
+			pos, tok, lit := s.Scan()
+			if tok == token.EOF {
+				break
+			}
+			if tok != token.STRING && tok != token.COMMENT {
+				continue
+			}
+			for _, m := range flagUse.FindAllStringSubmatch(lit, -1) {
+				if flags[m[1]] {
+					t.Errorf("%s: names the command line's flag --%s; say Config.Field (a ConfigError's message), or what it does", fset.Position(pos), m[1])
+				}
+			}
+		}
+	}
+}
+
+var (
+	flagUse = regexp.MustCompile(`(?:^|[^A-Za-z0-9-])--([a-z][a-zA-Z-]*)`)
+	// flagDef matches the methods that define a flag (pflag's BoolVar,
+	// StringArrayVar, Var, BoolP, …).
+	flagDef = regexp.MustCompile(`^(?:[A-Z][A-Za-z0-9]*)?(?:Var|VarP|P)$|^(?:Bool|String|Int|Duration|Float64)$`)
+)
+
+// cliFlags are the names internal/cli gives its flags.
+func cliFlags(t *testing.T) map[string]bool {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join("..", "cli", "*.go"))
+	fset := token.NewFileSet()
+	out := map[string]bool{}
+	name := regexp.MustCompile(`^[a-z][a-zA-Z-]+$`)
+	for _, path := range files {
+		if strings.HasSuffix(path, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, path, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			sel, ok := call.Fun.(*ast.SelectorExpr)
+			if !ok || !flagDef.MatchString(sel.Sel.Name) {
+				return true
+			}
+			for _, a := range call.Args {
+				if lit, ok := a.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+					if s, err := strconv.Unquote(lit.Value); err == nil && name.MatchString(s) {
+						out[s] = true
+					}
+					break
+				}
+			}
+			return true
+		})
+	}
+	return out
 }

@@ -1,5 +1,8 @@
-// Package arch holds tests of the project's shape: which packages may
-// import which (ARCHITECTURE.md section 1: the engine never imports the CLI
-// or TUI, providers never import the engine, dependencies point one way),
-// and that every package has a doc comment.
+// Package arch holds tests of the project's shape (doc/ARCHITECTURE.md
+// draws it): which packages may import which — front ends reach the
+// runtime only through package cohort, only cohort imports
+// internal/assemble, the engine never imports a front end, providers never
+// import the engine, dependencies point one way — that the assembly names
+// no flag of the command line, that cmd/cohort links neither goja nor
+// reflect.Value.Method, and that every package has a doc comment.
 package arch

@@ -59,7 +59,7 @@ func Main(ctx context.Context, inv Invocation) int {
 		return code
 	}
 	if !o.printedResult && said(err) {
-		startupResult(inv.Stdout, argFormat(inv.Args), err)
+		startupResult(inv.Stdout, argFormat(inv.Args), flagWords(err))
 	}
 	if sig := signalExit(ctx); sig != 0 {
 		return sig // Ctrl-C in print mode: 130
@@ -72,6 +72,7 @@ func exitCode(inv Invocation, err error) int {
 	if err == nil {
 		return 0
 	}
+	err = flagWords(err)
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil && ee.code != 0 {

@@ -2,76 +2,13 @@ package cli
 
 import (
 	"fmt"
-	"os"
 	"slices"
 	"strings"
-
-	"github.com/cohort-dev/cohort"
 )
 
 // splitList splits a comma- or space-separated flag value.
 func splitList(v string) []string {
 	return strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\n' })
-}
-
-// toolPool is --tools as Config.ToolPool: nil for "default" (every tool),
-// an empty list for "" (none).
-func (o *options) toolPool() []string {
-	if strings.TrimSpace(o.tools) == "default" {
-		return nil
-	}
-	return append([]string{}, splitList(o.tools)...)
-}
-
-// sources is --setting-sources as Config.SettingSources (nil: all).
-func (o *options) sources() []string {
-	if o.settingSources == "" {
-		return nil
-	}
-	return splitList(o.settingSources)
-}
-
-var settingSources = []string{"user", "project", "local"}
-
-// validateParity checks the flags Claude Code users pass.
-func (o *options) validateParity() error {
-	if o.skipPermissions && o.permissionMode != "" && o.permissionMode != "bypassPermissions" {
-		return usageErr("--dangerously-skip-permissions is --permission-mode bypassPermissions; it cannot be used with --permission-mode %s", o.permissionMode)
-	}
-	for _, src := range o.sources() {
-		if !slices.Contains(settingSources, src) {
-			return usageErr("--setting-sources %q: %q is not one of user, project, local", o.settingSources, src)
-		}
-	}
-	if n := o.maxThinkingTokens; n != 0 && (n < 1024 || n > 31999) {
-		return usageErr("--max-thinking-tokens %d: a thinking budget is 1024 to 31999 tokens (0 turns thinking off)", n)
-	}
-	if o.fallbackModel != "" && o.fallbackModel == o.model {
-		return usageErr("--fallback-model %s is the same as --model; name another model to fall back to", o.fallbackModel)
-	}
-	if _, err := newDebugFilterChecked(o.debug); err != nil {
-		return err
-	}
-	for _, v := range o.mcpConfigs {
-		if err := o.checkMCPConfig(v); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// checkMCPConfig reads one --mcp-config value (JSON text, or the paths of
-// JSON files, space-separated, each {"mcpServers": {name: …}}), so that a
-// missing file or broken JSON is a usage error before anything starts.
-func (o *options) checkMCPConfig(v string) error {
-	dir := o.cwd
-	if dir == "" {
-		dir, _ = os.Getwd()
-	}
-	if err := cohort.CheckMCPConfig(v, dir); err != nil {
-		return usageErr("--mcp-config: %v", err)
-	}
-	return nil
 }
 
 // debugCategories are what --debug can name.

@@ -229,8 +229,7 @@ func TestFallbackModel(t *testing.T) {
 		t.Run(string(fault), func(t *testing.T) {
 			t.Parallel()
 			const primary, fallback = "claude-primary-test", "claude-fallback-test"
-			var h *harness
-			h = newHarness(t, func(r *fakeapi.Request) fakeapi.Reply {
+			h := newHarness(t, func(r *fakeapi.Request) fakeapi.Reply {
 				if r.Model == primary {
 					return fakeapi.Reply{Fault: &fakeapi.Fault{Kind: fault, Message: "model busy or gone"}}
 				}

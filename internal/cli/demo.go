@@ -16,7 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cohort-dev/cohort"
-	"github.com/cohort-dev/cohort/llm/fakeapi"
+	"github.com/cohort-dev/cohort/tasklist"
 	"github.com/cohort-dev/cohort/team"
 )
 
@@ -83,7 +83,7 @@ type demoProbeKey struct{}
 
 // demoProbe is what a demo run reports to its test.
 type demoProbe struct {
-	fake       *fakeapi.Server // the scripted model, with what it was sent
+	session    *cohort.Session // ScriptedModel: the scripted model, with what it was sent
 	root       string          // the temporary directory
 	cohortHome string
 	sessionID  string
@@ -172,11 +172,11 @@ func (ws *demoWorkspace) invocation(inv *Invocation) *Invocation {
 // environment.
 func (ws *demoWorkspace) config(o *options, inv *Invocation) cohort.Config {
 	so := *o
-	so.model = "scripted:" + ws.script
-	so.cwd = ws.project
-	so.teammateMode, so.teammateBackends = "in-process", nil
-	so.permissionMode = "acceptEdits"
-	so.flags = append(slices.Clone(o.flags), "agent_teams=on", "coordinator_mode=off", "fork_subagent=off")
+	so.cfg.Model = "scripted:" + ws.script
+	so.cfg.Dir = ws.project
+	so.cfg.TeammateMode, so.cfg.TeammateBackends = "in-process", nil
+	so.cfg.PermissionMode = "acceptEdits"
+	so.cfg.Flags = append(slices.Clone(o.cfg.Flags), "agent_teams=on", "coordinator_mode=off", "fork_subagent=off")
 	cfg := so.config(ws.invocation(inv))
 	cfg.StopAfterRun = true
 	return cfg
@@ -186,7 +186,7 @@ func runDemo(ctx context.Context, inv *Invocation, o *options, d *demoOptions) (
 	if err := o.validate(); err != nil {
 		return err
 	}
-	if o.model != "" || o.cwd != "" || o.resume != "" || o.continueLast || o.agentName != "" {
+	if c := o.cfg; c.Model != "" || c.Dir != "" || c.Resume != "" || c.Continue || c.Agent != "" {
 		return usageErr("cohort demo brings its own model, project and session; run it without --model, --cwd, --resume, --continue and --agent")
 	}
 	color, err := demoColor(d.color, inv)
@@ -233,9 +233,9 @@ func runDemoSession(ctx context.Context, inv *Invocation, o *options, ws *demoWo
 	leadID := s.Agents()[0].ID
 	n.bind(leadID, teams)
 	if p, ok := ctx.Value(demoProbeKey{}).(*demoProbe); ok {
-		*p = demoProbe{fake: s.ScriptedModel(), root: ws.root, cohortHome: ws.cohortHome, sessionID: s.ID(), leadID: leadID}
+		*p = demoProbe{session: s, root: ws.root, cohortHome: ws.cohortHome, sessionID: s.ID(), leadID: leadID}
 	}
-	out := newPrinter(inv.Stdout, inv.Stderr, o.outputFormat, o.verbose)
+	out := newPrinter(inv.Stdout, inv.Stderr, o.outputFormat, o.cfg.Verbose)
 	n.prompt(demoPrompt)
 	var r cohort.Event
 	for ev, err := range s.Run(ctx, demoPrompt) {
@@ -288,7 +288,7 @@ func checkDemoOutcome(ws *demoWorkspace, teams *team.Store, n *narrator) error {
 		problems = append(problems, fmt.Sprintf("task list: %v", err))
 	} else {
 		for _, t := range tasks {
-			if owner, ok := want[t.ID]; ok && t.Status == team.StatusCompleted && t.Owner == owner {
+			if owner, ok := want[t.ID]; ok && t.Status == tasklist.StatusCompleted && t.Owner == owner {
 				delete(want, t.ID)
 			}
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/cohort-dev/cohort"
 	"github.com/cohort-dev/cohort/internal/clip"
 	"github.com/cohort-dev/cohort/llm"
+	"github.com/cohort-dev/cohort/tasklist"
 	"github.com/cohort-dev/cohort/team"
 )
 
@@ -262,24 +263,24 @@ func (n *narrator) toolDone(who, name string, r llm.Block, structured json.RawMe
 	}
 	switch name {
 	case "TaskCreate":
-		var tk team.Task
+		var tk tasklist.Task
 		if json.Unmarshal(structured, &tk) == nil && tk.ID != "" {
 			n.linef(who, "adds task #%s to the shared list: %s", tk.ID, tk.Subject)
 		}
 	case "TaskUpdate":
-		var tk team.Task
+		var tk tasklist.Task
 		if json.Unmarshal(structured, &tk) == nil && tk.ID != "" {
 			switch tk.Status {
-			case team.StatusInProgress:
+			case tasklist.StatusInProgress:
 				n.linef(who, "claims task #%s: %s", tk.ID, tk.Subject)
-			case team.StatusCompleted:
+			case tasklist.StatusCompleted:
 				n.linef(who, "completes task #%s", tk.ID)
 			default:
 				n.linef(who, "updates task #%s (%s)", tk.ID, tk.Status)
 			}
 		}
 	case "TaskList":
-		var tasks []team.Task
+		var tasks []tasklist.Task
 		if json.Unmarshal(structured, &tasks) == nil {
 			var parts []string
 			for _, tk := range tasks {

@@ -18,6 +18,7 @@ import (
 	"github.com/cohort-dev/cohort/llm"
 	"github.com/cohort-dev/cohort/llm/fakeapi"
 	"github.com/cohort-dev/cohort/mailbox"
+	"github.com/cohort-dev/cohort/tasklist"
 	"github.com/cohort-dev/cohort/team"
 )
 
@@ -137,7 +138,7 @@ func TestDemo(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
-	if p.fake == nil || p.cohortHome != vars["COHORT_HOME"] {
+	if p.session == nil || p.session.ScriptedModel() == nil || p.cohortHome != vars["COHORT_HOME"] {
 		t.Fatalf("probe: %+v", p)
 	}
 	checkDemoTeam(t, p.cohortHome)
@@ -145,7 +146,7 @@ func TestDemo(t *testing.T) {
 	if err != nil || !strings.Contains(string(fixed), `return "Hello, " + name`) {
 		t.Errorf("greet.go after the demo (%v):\n%s", err, fixed)
 	}
-	recs := p.fake.Requests()
+	recs := p.session.ScriptedModel().Requests()
 	checkDemoRules(t, recs)
 	checkDemoDelivery(t, recs, inboxMessages(t, p.cohortHome))
 	checkDemoNarrative(t, out)
@@ -519,14 +520,14 @@ func TestNarratorLines(t *testing.T) {
 		started,
 		mate,
 		asst("lead-id", "", use("c2", "TaskCreate", `{}`)),
-		result("lead-id", "c2", team.Task{ID: "1", Subject: "Fix it", Status: team.StatusPending}, false, "ok"),
+		result("lead-id", "c2", tasklist.Task{ID: "1", Subject: "Fix it", Status: tasklist.StatusPending}, false, "ok"),
 		asst("alice@crew", "", use("c3", "TaskUpdate", `{}`)),
-		result("alice@crew", "c3", team.Task{ID: "1", Subject: "Fix it", Status: team.StatusInProgress}, false, "ok"),
+		result("alice@crew", "c3", tasklist.Task{ID: "1", Subject: "Fix it", Status: tasklist.StatusInProgress}, false, "ok"),
 		asst("alice@crew", "", use("c4", "Read", `{"file_path":"/proj/a/b.go"}`), use("c5", "SendMessage", `{"to":"bob","message":"first line\nsecond"}`)),
 		result("alice@crew", "c5", nil, true, `No member named "bob".`),
 		asst("a1", "call-1", use("c7", "Glob", `{"pattern":"*.go"}`), llm.Text("Found two.\nMore")),
 		asst("alice@crew", "", use("c6", "TaskList", `{}`)),
-		result("alice@crew", "c6", []team.Task{{ID: "1", Status: team.StatusCompleted}, {ID: "2", Status: team.StatusPending}}, false, "ok"),
+		result("alice@crew", "c6", []tasklist.Task{{ID: "1", Status: tasklist.StatusCompleted}, {ID: "2", Status: tasklist.StatusPending}}, false, "ok"),
 		done,
 		mateDone,
 		teamEv(cohort.TeamIdle, "alice", ""),

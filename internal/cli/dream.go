@@ -2,7 +2,11 @@ package cli
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"iter"
+	"path/filepath"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -33,7 +37,36 @@ func newMemoryCmd(inv *Invocation, o *options) *cobra.Command {
 		Short: "Show where this project's memory lives and its MEMORY.md index",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return cohort.ShowMemory(cmd.Context(), o.config(inv), inv.Stdout)
+			in, err := cohort.Inspect(cmd.Context(), o.config(inv))
+			if err != nil {
+				return err
+			}
+			m, err := in.Memory()
+			if err != nil {
+				return err
+			}
+			renderMemory(inv.Stdout, m)
+			return nil
 		},
 	}
+}
+
+// renderMemory writes where the project's memory lives and its index as
+// an agent would see it.
+func renderMemory(w io.Writer, m *cohort.Memory) {
+	fmt.Fprintf(w, "Project memory: %s\n", m.Dir)
+	if !m.LastConsolidated.IsZero() {
+		fmt.Fprintf(w, "Last consolidated: %s\n", m.LastConsolidated.Format(time.RFC3339))
+	} else {
+		fmt.Fprintln(w, "Last consolidated: never")
+	}
+	if !m.Found {
+		fmt.Fprintf(w, "No %s yet.\n", filepath.Base(m.Index))
+		return
+	}
+	note := ""
+	if m.Truncated {
+		note = ", over the limits: agents see it truncated"
+	}
+	fmt.Fprintf(w, "%s (%d lines, %d bytes%s):\n\n%s\n", m.Index, m.Lines, m.Bytes, note, m.Content)
 }

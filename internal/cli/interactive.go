@@ -36,12 +36,18 @@ func runInteractive(ctx context.Context, inv *Invocation, o *options, args []str
 	}
 	cfg := o.config(inv)
 	opts := tui.Options{Session: s, Prompts: prompts, Mode: s.PermissionMode(), Model: s.Model(), Dir: cfg.Dir,
-		Prompt:   strings.Join(args, " "),
-		Sessions: func(ctx context.Context) ([]cohort.SessionSummary, error) { return cohort.Sessions(ctx, cfg) },
+		Prompt: strings.Join(args, " "),
+		Sessions: func(ctx context.Context) ([]cohort.SessionSummary, error) {
+			in, err := cohort.Inspect(ctx, cfg)
+			if err != nil {
+				return nil, err
+			}
+			return in.Sessions()
+		},
 		Resume: func(ctx context.Context, id string) (tui.Session, error) {
 			return open(ctx, id)
 		},
-		Flags:      func(ctx context.Context, w io.Writer) error { return cohort.ListFlags(ctx, cfg, w) },
+		Flags:      func(ctx context.Context, w io.Writer) error { return listFlags(ctx, cfg, w) },
 		StatusLine: s.StatusLine(),
 	}
 	opts.Environ = inv.Environ()

@@ -42,7 +42,7 @@ func runRoot(ctx context.Context, inv *Invocation, o *options, args []string) er
 	if err != nil {
 		return err
 	}
-	out := newPrinter(inv.Stdout, inv.Stderr, o.outputFormat, o.verbose)
+	out := newPrinter(inv.Stdout, inv.Stderr, o.outputFormat, o.cfg.Verbose)
 	if o.debug != "" {
 		out.debug = &debugLog{w: inv.Stderr, filter: newDebugFilter(o.debug)}
 	}
@@ -62,7 +62,7 @@ func runSessionEvents(ctx context.Context, inv *Invocation, o *options,
 	if err != nil {
 		return err
 	}
-	out := newPrinter(inv.Stdout, inv.Stderr, o.outputFormat, o.verbose)
+	out := newPrinter(inv.Stdout, inv.Stderr, o.outputFormat, o.cfg.Verbose)
 	failed := false
 	var runErr error
 	for ev, err := range stream(s) {

@@ -52,7 +52,7 @@ func (o *options) validateStream() error {
 	if o.permPromptTool == "stdio" && o.inputFormat != "stream-json" {
 		return usageErr("--permission-prompt-tool stdio needs --input-format stream-json: the prompts go to the host on stdout and the answers come on stdin")
 	}
-	if o.permPromptTool != "" && o.permPromptCommand != "" {
+	if o.permPromptTool != "" && o.cfg.PermissionPromptCommand != "" {
 		return usageErr("--permission-prompt-tool and --permission-prompt-command both answer permission prompts; give one")
 	}
 	if o.promptTimeout < 0 {

@@ -179,6 +179,10 @@ func TestMixedTeamOverTmux(t *testing.T) {
 	if st.PID == 0 || processRunning(st.PID) {
 		t.Fatalf("bob's process %d should have exited (status %+v)", st.PID, st)
 	}
+	// bob read his configuration (the lead's key in it) and removed it.
+	if left, _ := filepath.Glob(filepath.Join(h.vars["COHORT_HOME"], "tmux", "teammate-*.json")); len(left) > 0 {
+		t.Errorf("teammates' configuration files left behind: %v", left)
+	}
 	checkTeamSpend(t, h, out, "bob-job")
 }
 

@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cohort-dev/cohort"
-	"github.com/cohort-dev/cohort/team"
 )
 
 // newTeamsCmd is `cohort teams`: list the teams under $COHORT_HOME/teams
@@ -22,7 +21,11 @@ func newTeamsCmd(inv *Invocation, o *options) *cobra.Command {
 		Short: "List teams and their state (active: a running session leads it; orphaned: its session ended)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			states, err := cohort.Teams(cmd.Context(), o.config(inv))
+			in, err := cohort.Inspect(cmd.Context(), o.config(inv))
+			if err != nil {
+				return err
+			}
+			states, err := in.Teams()
 			if err != nil {
 				return err
 			}
@@ -83,7 +86,7 @@ func renderTeams(w io.Writer, states []cohort.TeamState) {
 	fmt.Fprintln(tw, "NAME\tSTATE\tLEAD SESSION\tTEAMMATES\tCREATED")
 	for _, s := range states {
 		state, lead := string(s.Lead.State), s.Lead.SessionID
-		if s.Lead.State == team.Led {
+		if !s.Orphaned() {
 			lead = fmt.Sprintf("%s (pid %d)", lead, s.Lead.PID)
 		}
 		if s.Problem != nil {

@@ -89,7 +89,7 @@ func runWorker(ctx context.Context, inv *Invocation, o *options, w workerOptions
 		return fmt.Errorf("%w (a worker runs only jobs signed by the leads in its trust file; on each lead run cohort worker key and add its line)", err)
 	}
 	policy := remote.Policy{Tools: w.tools, MaxMode: w.maxMode, MaxTurns: w.maxTurns,
-		WallTime: w.wallTime, Models: w.models, DefaultModel: o.model, Allow: w.allow}
+		WallTime: w.wallTime, Models: w.models, DefaultModel: o.cfg.Model, Allow: w.allow}
 	if policy.DefaultModel == "" && len(w.models) > 0 {
 		policy.DefaultModel = w.models[0]
 	}

@@ -52,7 +52,11 @@ func newWorkflowCmd(inv *Invocation, o *options) *cobra.Command {
 		Short: "List saved workflows (.claude/workflows and .cohort/workflows, here and in your home directory)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			saved, err := cohort.ListWorkflows(cmd.Context(), o.config(inv))
+			in, err := cohort.Inspect(cmd.Context(), o.config(inv))
+			if err != nil {
+				return err
+			}
+			saved, err := in.Workflows(cmd.Context())
 			if err != nil {
 				return err
 			}

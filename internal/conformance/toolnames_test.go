@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/cohort-dev/cohort/agentdef"
-	"github.com/cohort-dev/cohort/agenttool"
+	"github.com/cohort-dev/cohort/crew"
 	"github.com/cohort-dev/cohort/worktree"
 )
 
@@ -24,7 +24,7 @@ var toolName = regexp.MustCompile(`(?:llm\.ToolDef|tool\.Spec\[[^\]]*\])\{\s*Nam
 // off, before this list existed).
 func TestCohortToolsNamesEveryTool(t *testing.T) {
 	root := repoRoot(t)
-	found := []string{agenttool.Name, worktree.EnterName, worktree.ExitName}
+	found := []string{crew.AgentToolName, worktree.EnterName, worktree.ExitName}
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err

@@ -135,3 +135,22 @@ func SamePath(path string, gone error) func(*flock.Flock) (bool, error) {
 		return false, nil
 	}
 }
+
+// ErrDirGone reports that the directory of a sidecar lock file does not
+// exist (its team or task list was deleted while the caller waited).
+var ErrDirGone = errors.New("lock file's directory is gone")
+
+// Sidecar takes a lock on path, a lock file beside the data it guards
+// (created if missing, but never its directory), exclusive or shared, with
+// the short back-off of critical sections that last well under a
+// millisecond; once taken it checks the file is still the one at path. It
+// waits until ctx ends or timeout passes; a missing directory is
+// ErrDirGone. Release the lock with Unlock.
+func Sidecar(ctx context.Context, path string, shared bool, timeout time.Duration) (*flock.Flock, error) {
+	lk, err := Lock(ctx, path, Options{Shared: shared, Create: true, Timeout: timeout,
+		FirstDelay: 50 * time.Microsecond, MaxDelay: 5 * time.Millisecond, Check: SamePath(path, ErrDirGone)})
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, ErrDirGone
+	}
+	return lk, err
+}

@@ -1,4 +1,4 @@
-// Package fork builds what a fork sends (ARCHITECTURE.md section 4): the
+// Package fork builds what a fork sends: the
 // parent's request messages, the parent's last assistant message with all
 // its tool calls, one user message answering every call with the same
 // placeholder, and last the boilerplate and the directive — so that sibling

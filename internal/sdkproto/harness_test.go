@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -156,17 +155,6 @@ func controlRequest(id, subtype string, fields obj) obj {
 		req[k] = v
 	}
 	return obj{"type": "control_request", "request_id": id, "request": req}
-}
-
-// sawToolResult reports whether a model request carried text in a tool
-// result.
-func (h *host) sawToolResult(text string) bool {
-	for _, r := range h.srv.Requests() {
-		if r.Request != nil && strings.Contains(r.Request.LastToolResultText(), text) {
-			return true
-		}
-	}
-	return false
 }
 
 func filepathStat(dir, name string) (os.FileInfo, error) { return os.Stat(filepath.Join(dir, name)) }

@@ -209,9 +209,7 @@ func (e *entry) draw(width int, expanded bool, st styles) []string {
 		if e.cut > 0 {
 			out = append(out, st.dim.Render(cut(fmt.Sprintf("… %s earlier not shown", bytesText(e.cut)), width)))
 		}
-		for _, l := range wrap("● "+e.text, width) {
-			out = append(out, l)
-		}
+		out = append(out, wrap("● "+e.text, width)...)
 	case entryTool:
 		out = append(out, st.tool.Render(cut("◆ "+e.text, width)))
 		out = append(out, e.drawResult(width, expanded, st)...)

@@ -86,11 +86,7 @@ func (m *Model) dialogKey(k tea.KeyPressMsg) tea.Cmd {
 
 // badge is an agent's name on its colour.
 func badge(name, color string) string {
-	c := agentColor(color).GetForeground()
-	st := lipgloss.NewStyle().Bold(true).Reverse(true)
-	if c != nil {
-		st = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("0")).Background(c)
-	}
+	st := lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("0")).Background(agentColor(color).GetForeground())
 	return st.Render(" @" + Clean(clip.Runes(name, 30), false) + " ")
 }
 

@@ -120,7 +120,6 @@ func fixedRoot(t *testing.T) string {
 type worldConfig struct {
 	width, height int
 	mode          string
-	teammates     bool
 	configure     func(*cohort.Config)
 }
 
@@ -163,7 +162,13 @@ func newWorld(t *testing.T, wc worldConfig, policy func(*fakeapi.Request) fakeap
 	w.sess = s
 	w.term = newTerm(wc.width, wc.height)
 	opts := Options{Session: s, Prompts: prompts, Mode: s.PermissionMode(), Model: s.Model(), Dir: w.dir,
-		Sessions: func(ctx context.Context) ([]cohort.SessionSummary, error) { return cohort.Sessions(ctx, w.cfg) },
+		Sessions: func(ctx context.Context) ([]cohort.SessionSummary, error) {
+			in, err := cohort.Inspect(ctx, w.cfg)
+			if err != nil {
+				return nil, err
+			}
+			return in.Sessions()
+		},
 		Resume: func(ctx context.Context, id string) (Session, error) {
 			c := w.cfg
 			c.Resume = id

@@ -72,7 +72,6 @@ type Model struct {
 
 	paint   *painter
 	renders atomic.Int64
-	quit    bool
 }
 
 func newModel(opts Options) *Model {

@@ -67,8 +67,9 @@
 //     classified by their error type, mapped to the status the API would use
 //     for it (overloaded_error → 529, rate_limit_error → 429, …).
 //   - The x-should-retry header can veto a retry ("false", which is how the API
-//     marks a spend-limit 429 among others) but never adds one: the spec fixes
-//     which statuses are retried and that list wins over "true".
+//     marks a spend-limit 429 among others) but never adds one: the retry
+//     policy (llm/internal/retry) fixes which statuses are retried, and
+//     that list wins over "true".
 //   - When both ANTHROPIC_API_KEY and ANTHROPIC_AUTH_TOKEN are set, the API key
 //     is used, as the SDK does; the SDK refuses two credentials at once.
 //   - Temperature is not a field of the SDK's MessageNewParams (v2.15.0); the

@@ -115,7 +115,7 @@ func TestAll(t *testing.T) {
 	}
 }
 
-// TestFieldNames pins the input fields to Claude Code's (spec section 14).
+// TestFieldNames pins the input fields to Claude Code's.
 func TestFieldNames(t *testing.T) {
 	want := map[string][]string{
 		"Bash":         {"command", "timeout", "description", "run_in_background", "dangerouslyDisableSandbox"},

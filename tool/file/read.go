@@ -303,7 +303,7 @@ func init() {
 	}
 }
 
-func (r *reader) readImage(env *tool.Env, path string, info fs.FileInfo, mediaType string) (tool.Result, error) {
+func (r *reader) readImage(env *tool.Env, path string, info fs.FileInfo, _ string) (tool.Result, error) {
 	if info.Size() > r.cfg.MaxImageBytes {
 		return tool.Result{}, tool.Failf("%s is an image of %d bytes, more than the %d bytes that can be shown", path, info.Size(), r.cfg.MaxImageBytes)
 	}
@@ -311,11 +311,9 @@ func (r *reader) readImage(env *tool.Env, path string, info fs.FileInfo, mediaTy
 	if err != nil {
 		return tool.Result{}, tool.Failf("cannot read %s: %v", path, unwrapPath(err))
 	}
-	sniffed := http.DetectContentType(data)
-	if strings.HasPrefix(sniffed, "image/") {
-		mediaType = sniffed
-	} else {
-		return tool.Result{}, tool.Failf("%s has an image extension but its content is not a PNG, JPEG, GIF or WebP image (%s)", path, sniffed)
+	mediaType := http.DetectContentType(data)
+	if !strings.HasPrefix(mediaType, "image/") {
+		return tool.Result{}, tool.Failf("%s has an image extension but its content is not a PNG, JPEG, GIF or WebP image (%s)", path, mediaType)
 	}
 	record(env, path, false)
 	b64 := base64.StdEncoding.EncodeToString(data)

@@ -109,7 +109,7 @@ type Config struct {
 }
 
 // CommandGuard is a tool.WriteGuard that also vets whole command lines
-// (an agent isolated in a worktree: worktree.CommandGuard). When Env.Guard
+// (an agent isolated in a worktree: worktree.Guard). When Env.Guard
 // implements it, Bash asks it before running anything, in the foreground
 // or the background; a refusal is an is_error result and nothing runs.
 type CommandGuard interface {

@@ -1,6 +1,6 @@
 // Package retry is the retry policy and attempt watchdog the model providers
 // (llm/claude, llm/openai) share, so that every provider retries the same
-// failures with the same waits (spec section 11):
+// failures with the same waits:
 //
 //   - Policy.Run sends a request up to MaxAttempts times (and within MaxTime
 //     when set), yielding llm.EventRetry (attempt, most attempts, wait,

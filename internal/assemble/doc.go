@@ -1,0 +1,51 @@
+// Package assemble wires a session together, in three steps:
+//
+//  1. Package cohort translates its Config, once, into a Plan: each value
+//     grouped with the part that uses it, typed (the teammates' backends
+//     stay a map, the API key a value, not an environment variable).
+//     Resolve completes the plan from the process, the settings files and
+//     the feature flags, writing nothing.
+//  2. Open opens the parts the plan describes — the model and its
+//     providers, permissions, the sandbox, hooks, tasks, the team layer,
+//     worktrees, skills, MCP servers, the crew and its lead (or the
+//     teammate this process runs), memory and dreams, the remote queue,
+//     the trace, workflows — and returns them as a Session, which
+//     package cohort drives: Turn runs a prompt, the control methods
+//     reach one agent, Snapshot lists them all.
+//  3. A teammate in a process of its own gets its configuration as one
+//     document (Plan.Team.Configure: the Config it inherits, its place
+//     in the team, the credentials it needs) in a file of mode 0600 that
+//     it reads and removes: nothing of it is on a command line.
+//
+// The package knows the Config's field names (its errors name them, as
+// Config.Model, for package cohort's ConfigError) but not the command
+// line's flags: internal/arch checks that none is named here.
+//
+// Decisions the spec leaves open:
+//
+//   - Open's order writes nothing under Cohort's home until the
+//     configuration has been checked: the session to resume, the model,
+//     the permissions, the remote settings and the agent definitions
+//     come first; an error there leaves no file behind.
+//   - The programs the session starts (hooks, MCP servers, git, a private
+//     tmux server) get the process's environment with COHORT_HOME set to
+//     the session's home when the program chose one, so that a cohort they
+//     run finds the same state; credentials are scrubbed from the ones
+//     that run the model's commands (internal/childenv).
+//   - An idle lead's wake-up is coalesced: once a notification arrives,
+//     the lead waits until nothing new has come for 25 ms (at most eight
+//     such windows, and not at all when nothing else is outstanding), so
+//     that agents finishing together make one turn; every wake-up is a
+//     model turn that re-sends the lead's whole history.
+//     COHORT_NOTIFY_COALESCE sets the window ("0" turns it off).
+//   - Every agent gets the same model, an llm.Router over one client per
+//     provider: the lead's provider answers plain ids, "provider/model"
+//     reaches that provider whatever the lead runs on. A provider that is
+//     not configured fails only the agents that use it, with the reason.
+//     A scripted model (scripted:FILE) is the fake API on a loopback port
+//     in this process, serving every provider's protocol.
+//   - The settings' "remote" object is read from the user's settings and
+//     the session's own layers only, never from a project's files: a
+//     cloned repository must not send the session's code to a server of
+//     its choosing.
+package assemble

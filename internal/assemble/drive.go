@@ -1,0 +1,230 @@
+package assemble
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/cohort-dev/cohort/crew"
+	"github.com/cohort-dev/cohort/engine"
+	"github.com/cohort-dev/cohort/hook"
+	"github.com/cohort-dev/cohort/llm"
+	"github.com/cohort-dev/cohort/task"
+	"github.com/cohort-dev/cohort/transcript"
+)
+
+// Turn runs the session's own agent on one prompt: a teammate works on
+// its team's prompt and then its mailbox until it is shut down (text is
+// unused, the result nil); the lead runs on text and keeps going while
+// background tasks will still report, each batch of notifications a new
+// turn. opening, when set, is the SessionStart source of a prompt that
+// opens the conversation (with the memory files and what the hooks add).
+// It returns the model turns taken and the last result; afterwards the
+// dream's gates run in the background.
+func (s *Session) Turn(ctx context.Context, text, opening string) (int, *engine.Result, error) {
+	if s.mate != nil {
+		return 0, nil, s.mate.Run(ctx)
+	}
+	defer s.afterTurn() // the dream's gates: in the background, never in the way
+	return s.drive(ctx, text, opening)
+}
+
+// drive runs the lead on text: see Turn.
+func (s *Session) drive(ctx context.Context, text, opening string) (int, *engine.Result, error) {
+	lead := s.lead.Engine()
+	scope := s.hookScope(s.lead)
+	var content []llm.Block
+	if opening != "" {
+		content = userBlocks(s.lead.Opening(), text)
+		start := scope.SessionStart(ctx, opening, s.lead.Info().Model)
+		s.hookMessages(start)
+		if extra := hookContextBlock(start.Context); extra != nil {
+			content = append(content, *extra)
+		}
+	} else {
+		content = userBlocks(nil, text)
+	}
+	if out := scope.UserPromptSubmit(ctx, text); out.Block || out.Stop {
+		return 0, nil, fmt.Errorf("the prompt was blocked by a UserPromptSubmit hook: %s", firstNonEmpty(out.Reason, out.StopReason))
+	} else if len(out.Context) > 0 {
+		content = append(content, llm.Text(hookContext(out.Context)))
+	}
+	content = append(content, s.schemaInstruction()...)
+	turns, stopActive, answers := 0, false, 0
+	s.structured = nil
+	parts := []engine.Part{{Content: content}} // the user's
+	for {
+		res, err := lead.SendParts(ctx, parts)
+		if res != nil {
+			turns += res.Turns
+		}
+		if err != nil || res.Stop != engine.StopSuccess {
+			return turns, res, err
+		}
+		// A Stop hook may keep the lead going, with its reason as input.
+		if out := scope.Stop(ctx, stopActive); out.Block && !out.Stop {
+			parts, stopActive = []engine.Part{{Content: []llm.Block{llm.Text(hookContext([]string{"A Stop hook asks you to continue: " + out.Reason}))}, Origin: transcript.OriginSystem}}, true
+			continue
+		}
+		stopActive = false
+		next, ok, err := s.awaitQueue(ctx)
+		if err != nil {
+			return turns, res, err
+		}
+		if !ok {
+			if fix := s.schemaRetry(res, &answers); fix != nil {
+				parts = fix // the JSON schema: ask again
+				continue
+			}
+			return turns, res, nil
+		}
+		parts = next
+	}
+}
+
+// hookMessages shows what hooks said for the user (systemMessage, failures)
+// on stderr.
+func (s *Session) hookMessages(o hook.Outcome) {
+	for _, m := range o.Messages {
+		fmt.Fprintf(s.Process.Stderr, "cohort: hook: %s\n", m)
+	}
+}
+
+// hookContextBlock is hook output for the model as one block, or nil.
+func hookContextBlock(parts []string) *llm.Block {
+	if len(parts) == 0 {
+		return nil
+	}
+	b := llm.Text(hookContext(parts))
+	return &b
+}
+
+// hookContext wraps hook output for the model.
+func hookContext(parts []string) string {
+	return "<system-reminder>\n" + strings.Join(parts, "\n") + "\n</system-reminder>"
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// teamPoll is how often an idle lead re-checks its team's state when no
+// change has woken it: a safety net under the team layer's change signal
+// (fsnotify on the status files), which can drop events under overflow.
+const teamPoll = time.Second
+
+// awaitQueue waits until the lead's queue holds something and returns it,
+// each item with its origin, or returns false once nothing can arrive any
+// more (no outstanding background task).
+func (s *Session) awaitQueue(ctx context.Context) ([]engine.Part, bool, error) {
+	q := s.lead.Queue()
+	waited := false
+	for {
+		// Outstanding and busy first: a task stops counting only after its
+		// notification is enqueued, and a teammate stops counting as busy
+		// only after what it had for the lead is queued or in the lead's
+		// inbox, so nothing can slip between the checks.
+		changed := s.teamChanged()
+		outstanding := s.tasks.Outstanding(q)
+		busy := s.teamBusy()
+		if q.Len() > 0 {
+			if waited {
+				s.coalesce(ctx, q)
+			}
+			return crew.QueueParts(q.Take()), true, nil
+		}
+		if outstanding == 0 && !busy {
+			return nil, false, nil
+		}
+		select {
+		case <-q.Ready():
+		case <-changed:
+			// Teammates' states change without touching the queue.
+		case <-ctx.Done():
+			return nil, false, ctx.Err()
+		case <-time.After(teamPoll):
+		}
+		waited = true
+	}
+}
+
+// Coalescing an idle lead's wake-up: what arrives within coalesceQuiet of
+// the previous item (up to coalesceMax in all) joins the same turn.
+// COHORT_NOTIFY_COALESCE sets the quiet window ("0" turns it off).
+const (
+	defaultCoalesceQuiet = 25 * time.Millisecond
+	coalesceMaxFactor    = 8
+)
+
+// coalesce holds an idle lead's wake-up briefly so that notifications
+// arriving together make one turn. Agents started together tend to finish
+// together, and every wake-up is a model turn that re-sends the lead's whole
+// history: with a fast model, a thousand agents finishing in a trickle
+// cost hundreds of lead turns where a handful would do. It returns once
+// nothing new has arrived for the quiet window, after eight windows in all,
+// or at once when nothing more can arrive (no task outstanding, the team
+// not busy).
+func (s *Session) coalesce(ctx context.Context, q *task.Queue) {
+	quiet := s.coalesceQuiet()
+	if quiet <= 0 {
+		return
+	}
+	deadline := time.Now().Add(coalesceMaxFactor * quiet)
+	n := q.Len()
+	for {
+		if s.tasks.Outstanding(q) == 0 && !s.teamBusy() {
+			return
+		}
+		wait := min(quiet, time.Until(deadline))
+		if wait <= 0 {
+			return
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		m := q.Len()
+		if m == n {
+			return
+		}
+		n = m
+	}
+}
+
+// coalesceQuiet is the quiet window: COHORT_NOTIFY_COALESCE when set (a
+// duration; "0" turns coalescing off), else the default. A value that is
+// not a duration is reported once and the default used.
+func (s *Session) coalesceQuiet() time.Duration {
+	s.quiet.Do(func() {
+		s.quietD = defaultCoalesceQuiet
+		v := s.Process.Getenv("COHORT_NOTIFY_COALESCE")
+		if v == "" {
+			return
+		}
+		if v == "0" {
+			s.quietD = 0
+			return
+		}
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			fmt.Fprintf(s.Process.Stderr, "cohort: warning: COHORT_NOTIFY_COALESCE=%q is not a duration such as 25ms (or 0 to turn it off); using %s\n", v, defaultCoalesceQuiet)
+			return
+		}
+		s.quietD = d
+	})
+	return s.quietD
+}
+
+// userBlocks renders a prompt as the first (or a later) user message.
+func userBlocks(opening []llm.Block, text string) []llm.Block {
+	return append(append([]llm.Block(nil), opening...), llm.Text(strings.TrimRight(text, "\n")))
+}

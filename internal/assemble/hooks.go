@@ -1,0 +1,115 @@
+package assemble
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/cohort-dev/cohort/crew"
+	"github.com/cohort-dev/cohort/engine"
+	"github.com/cohort-dev/cohort/hook"
+	"github.com/cohort-dev/cohort/tool"
+	"github.com/cohort-dev/cohort/transcript"
+)
+
+// openHooks loads the settings' hooks into a runner shared by every agent
+// of the session (hooks fire at every depth).
+func (s *Session) openHooks() {
+	set, problems := hook.FromSettings(s.Settings.Loaded)
+	for _, p := range problems {
+		fmt.Fprintf(s.Process.Stderr, "cohort: warning: %v\n", p)
+	}
+	if funcs := s.Hooks.Funcs; funcs != nil {
+		set = hook.Merge(set, funcs)
+	}
+	if set.Len() == 0 {
+		return
+	}
+	s.hooks = hook.NewRunner(hook.Config{Hooks: set, ProjectDir: s.Process.ProjectRoot, Env: s.childEnviron(), ExtraEnv: s.settingsEnv(),
+		Observer: func(r hook.Record) {
+			if s.Process.Verbose {
+				fmt.Fprintf(s.Process.Stderr, "[hook] %s %s exit=%d %s %s\n", r.Event, r.Command.Cmd, r.ExitCode, r.Decision, r.Duration)
+			}
+		}})
+}
+
+// hookScope binds the runner to one agent, adding its definition's own
+// hooks.
+func (s *Session) hookScope(a *crew.Agent) *hook.Scope {
+	def := a.Def()
+	if s.hooks == nil && (def == nil || def.Hooks == nil) {
+		return nil
+	}
+	runner := s.hooks
+	if runner == nil {
+		runner = hook.NewRunner(hook.Config{ProjectDir: s.Process.ProjectRoot, Env: s.childEnviron(), ExtraEnv: s.settingsEnv()})
+	}
+	info := a.Info()
+	ag := hook.Subject{Caller: info, SessionID: s.id, TranscriptPath: s.transcriptPath(info)}
+	if def != nil && def.Hooks != nil {
+		set, problems := hook.FromDefinition(def.Source.Path, def.Hooks)
+		for _, p := range problems {
+			fmt.Fprintf(s.Process.Stderr, "cohort: warning: %v\n", p)
+		}
+		ag.Hooks = set
+	}
+	return runner.For(ag)
+}
+
+// engineHooks is the runtime's hook factory (never a typed nil).
+func (s *Session) engineHooks(a *crew.Agent) engine.Hooks {
+	if sc := s.hookScope(a); sc != nil {
+		return sc
+	}
+	return nil
+}
+
+func (s *Session) transcriptPath(a tool.Caller) string {
+	if a.Depth == 0 {
+		return transcript.Path(s.Process.ProjectDir, s.id)
+	}
+	return transcript.SidechainPath(s.Process.ProjectDir, s.id, a.ID)
+}
+
+// completionHooks wraps the shared task list's TaskUpdate so that marking a
+// task completed fires the TaskCompleted hooks of the calling agent; a hook
+// that blocks keeps the task open and tells the model why.
+type completionHooks struct {
+	tool.Tool
+	s  *Session
+	rt *crew.Crew
+}
+
+func (c completionHooks) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) (tool.Result, error) {
+	var in struct {
+		TaskID string `json:"taskId"`
+		Status string `json:"status"`
+	}
+	if json.Unmarshal(raw, &in) != nil || in.Status != "completed" || c.rt == nil {
+		return c.Tool.Run(ctx, env, raw)
+	}
+	a, ok := c.rt.Lookup(env.Caller.ID)
+	if !ok {
+		return c.Tool.Run(ctx, env, raw)
+	}
+	th, ok := c.s.engineHooks(a).(hook.TaskHooks)
+	if !ok {
+		return c.Tool.Run(ctx, env, raw)
+	}
+	if out := th.TaskCompleted(ctx, hook.Task{ID: strings.TrimPrefix(in.TaskID, "#"), Status: "completed",
+		TeammateName: env.Caller.Name, TeamName: env.Team}); out.Block {
+		return tool.Errorf("A TaskCompleted hook kept task %s open: %s", in.TaskID, out.Reason), nil
+	}
+	return c.Tool.Run(ctx, env, raw)
+}
+
+// withCompletionHooks wraps TaskUpdate in ts.
+func (s *Session) withCompletionHooks(rt *crew.Crew, ts []tool.Tool) []tool.Tool {
+	for i, t := range ts {
+		if t.Def().Name == "TaskUpdate" {
+			ts[i] = completionHooks{Tool: t, s: s, rt: rt}
+		}
+	}
+	return ts
+}

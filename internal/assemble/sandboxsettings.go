@@ -1,0 +1,135 @@
+package assemble
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// The settings "sandbox" block is read key by key, so that one bad or
+// foreign key costs only itself: Claude Code's own block (network as an
+// object, autoAllowBashIfSandboxed, filesystem, …) keeps its
+// excludedCommands and enabled, and what Cohort does not apply is named.
+//
+// Keys, Claude Code's and Cohort's:
+//   - enabled, excludedCommands: Claude Code's, applied.
+//   - allowWrite, allowUnixSockets: Cohort's (extra writable roots; Unix
+//     sockets commands may connect to).
+//   - network: "allow" or "deny" (Cohort's: "deny" gives commands a
+//     network namespace of their own), or Claude Code's object, of which
+//     allowUnixSockets is applied; its domain filter and proxy ports need
+//     a filtering proxy Cohort does not have, and are reported as not
+//     applied.
+//   - Claude Code's other keys (autoAllowBashIfSandboxed,
+//     allowUnsandboxedCommands, enableWeakerNestedSandbox,
+//     failIfUnavailable, filesystem, ignoreViolations,
+//     excludedCommandsPolicy) are accepted and reported as not applied.
+var (
+	sandboxKeys       = []string{"enabled", "excludedCommands", "allowWrite", "allowUnixSockets", "network"}
+	claudeSandboxKeys = []string{"autoAllowBashIfSandboxed", "allowUnsandboxedCommands", "enableWeakerNestedSandbox",
+		"failIfUnavailable", "filesystem", "ignoreViolations", "excludedCommandsPolicy"}
+)
+
+// sandboxConfig reads the settings' sandbox blocks. A block that is not an
+// object, and each key that does not decode, is reported with its file and
+// line and ignored: the sandbox then stays on with its defaults for it.
+func (b *Plan) sandboxConfig() sandboxConf {
+	c := sandboxConf{enabled: true}
+	for _, sec := range b.Settings.Loaded.Section("sandbox") {
+		where := fmt.Sprintf("%s:%d", sec.Source.Path, sec.Line)
+		var keys map[string]json.RawMessage
+		if err := json.Unmarshal(sec.Value, &keys); err != nil || keys == nil {
+			c.problems = append(c.problems, fmt.Sprintf("%s: \"sandbox\" must be an object (keys %s); it is ignored and the sandbox stays on with its defaults", where, strings.Join(sandboxKeys, ", ")))
+			continue
+		}
+		bad := func(key, want string) {
+			c.problems = append(c.problems, fmt.Sprintf("%s: sandbox.%s must be %s; it is ignored and the sandbox stays on with its default for it", where, key, want))
+		}
+		for _, key := range slices.Sorted(maps.Keys(keys)) {
+			raw := keys[key]
+			switch key {
+			case "enabled":
+				var v bool
+				if strict(raw, &v) != nil {
+					bad(key, "true or false")
+					continue
+				}
+				c.enabled, c.enabledSrc = v, where
+			case "excludedCommands", "allowWrite", "allowUnixSockets":
+				var v []string
+				if strict(raw, &v) != nil {
+					bad(key, "a list of strings")
+					continue
+				}
+				c.addList(b, key, v, sec.Source.Root)
+			case "network":
+				c.network(b, where, raw, sec.Source.Root, bad)
+			default:
+				if slices.Contains(claudeSandboxKeys, key) {
+					c.problems = append(c.problems, fmt.Sprintf("%s: sandbox.%s is Claude Code's and Cohort does not apply it (the rest of the block is applied)", where, key))
+					continue
+				}
+				c.problems = append(c.problems, fmt.Sprintf("%s: sandbox.%s is not a sandbox key (ignored); the keys are %s", where, key, strings.Join(sandboxKeys, ", ")))
+			}
+		}
+	}
+	return c
+}
+
+func (c *sandboxConf) addList(b *Plan, key string, v []string, root string) {
+	switch key {
+	case "excludedCommands":
+		c.excluded = append(c.excluded, v...)
+	case "allowWrite":
+		for _, w := range v {
+			c.allowWrite = append(c.allowWrite, b.settingsPath(w, root))
+		}
+	case "allowUnixSockets":
+		for _, u := range v {
+			c.allowUnixSockets = append(c.allowUnixSockets, b.settingsPath(u, root))
+		}
+	}
+}
+
+// network reads sandbox.network: Cohort's "allow"/"deny", or Claude
+// Code's object.
+func (c *sandboxConf) network(b *Plan, where string, raw json.RawMessage, root string, bad func(key, want string)) {
+	var mode string
+	if json.Unmarshal(raw, &mode) == nil {
+		switch mode {
+		case "allow", "deny":
+			c.denyNetwork, c.networkSrc = mode == "deny", where
+		default:
+			bad("network", `"allow" or "deny" (or Claude Code's network object)`)
+		}
+		return
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(raw, &obj) != nil || obj == nil {
+		bad("network", `"allow" or "deny" (or Claude Code's network object)`)
+		return
+	}
+	for _, key := range slices.Sorted(maps.Keys(obj)) {
+		if key != "allowUnixSockets" {
+			c.problems = append(c.problems, fmt.Sprintf("%s: sandbox.network.%s is not applied: Cohort does not filter the network by domain or through a proxy (use \"network\": \"deny\" to cut it off)", where, key))
+			continue
+		}
+		var v []string
+		if strict(obj[key], &v) != nil {
+			bad("network.allowUnixSockets", "a list of strings")
+			continue
+		}
+		c.addList(b, "allowUnixSockets", v, root)
+	}
+}
+
+// strict decodes raw into v, refusing null.
+func strict(raw json.RawMessage, v any) error {
+	if bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+		return fmt.Errorf("null")
+	}
+	return json.Unmarshal(raw, v)
+}

@@ -1,0 +1,135 @@
+package assemble
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/cohort-dev/cohort/permission"
+	"github.com/cohort-dev/cohort/team"
+	"github.com/cohort-dev/cohort/teammate"
+	"github.com/cohort-dev/cohort/worktree"
+)
+
+// stopWaitCLI bounds how long the session waits for something it stops.
+const stopWaitCLI = 15 * time.Second
+
+// openTeammate makes this session one member of a team (what `cohort
+// teammate` runs): it checks the member in the team file, opens
+// its model and permissions, then takes the member's inbox and builds its
+// agent. Run works on the member's prompt and then a turn per message
+// until the lead asks it to shut down.
+func (s *Session) openTeammate(ctx context.Context) error {
+	role := s.Plan.Session.Teammate
+	store, err := team.NewStore(team.StoreConfig{Root: filepath.Join(s.Process.Paths.CohortHome, "teams")})
+	if err != nil {
+		return err
+	}
+	m, err := store.Member(role.Team, role.Name)
+	if err != nil {
+		return fieldErr("Role", "teammate %s of team %s: %v", role.Name, role.Team, err)
+	}
+	if !m.IsActive {
+		return fieldErr("Role", "teammate %s of team %s is not active in the team file", role.Name, role.Team)
+	}
+	spec := s.Model.Spec
+	if spec == "" {
+		spec = m.Model
+	}
+	if err := s.openModel(spec); err != nil {
+		return err
+	}
+	if err := s.permissions(); err != nil {
+		return err
+	}
+	s.cat = s.LoadCatalog(ctx, s.KnownTools())
+	def, ok := s.cat.Get(m.AgentType)
+	if !ok {
+		return fieldErr("Role", "teammate %s: unknown agent type %q", role.Name, m.AgentType)
+	}
+	var guardRoot string
+	if m.WorktreePath != "" {
+		if guardRoot, err = worktree.RepoRoot(ctx, m.WorktreePath); err != nil {
+			return fieldErr("Role", "teammate %s: worktree %s: %v", role.Name, m.WorktreePath, err)
+		}
+	}
+	// From here on the session writes under Home.
+	s.startGitSnapshot(ctx)
+	if err := s.openTrace(); err != nil {
+		return err
+	}
+	if err := s.openTasks(); err != nil {
+		return err
+	}
+	s.closers = append(s.closers, func() { _ = s.StopTasks() })
+	if err := s.teamAllowedPaths(ctx, store, role.Team); err != nil {
+		return err
+	}
+	if err := s.openSandbox(ctx); err != nil {
+		return err
+	}
+	s.teams, s.teamsOn = store, true
+	s.openHooks()
+	if s.team, err = teammate.NewLead(teammate.LeadConfig{Store: store, Tasks: s.tasks, Checker: s.checker,
+		SessionID: s.id, Logf: s.logf, OnEvent: s.teamEvent}); err != nil {
+		return err
+	}
+	s.closers = append(s.closers, s.team.Close)
+	s.openSkills()
+	s.openMCP(ctx)
+	if err := s.openCrew(ctx); err != nil {
+		return err
+	}
+	tcfg := teammate.Config{Team: role.Team, Member: m, Store: store, Runtime: s.rt,
+		Def: def, LeadModel: s.model.name, Checker: s.checker, PermissionTimeout: s.Team.PermissionTimeout,
+		Logf: s.logf, OnEvent: s.teamEvent}
+	if role.Siblings != "" {
+		dir, err := store.Dir(role.Team)
+		if err != nil {
+			return err
+		}
+		gate, err := teammate.NewFileGate(dir, role.Siblings, m.Name, 0)
+		if err != nil {
+			return fieldErr("Role", "teammate %s: %v", role.Name, err)
+		}
+		tcfg.Siblings = gate
+	}
+	if m.WorktreePath != "" {
+		// The lead made and locked the worktree; this process confines the
+		// teammate to it.
+		tcfg.Guard = worktree.NewGuard(m.WorktreePath, guardRoot, s.Process.Paths.Home)
+	}
+	if s.mate, err = teammate.Start(ctx, tcfg); err != nil {
+		return err
+	}
+	s.closers = append(s.closers, s.mate.Close)
+	return nil
+}
+
+// teamAllowedPaths gives this process's checker the paths the team allows
+// every member.
+func (s *Session) teamAllowedPaths(ctx context.Context, store *team.Store, teamName string) error {
+	t, err := store.Load(teamName)
+	if err != nil {
+		return err
+	}
+	var rules []string
+	for _, p := range t.Config.TeamAllowedPaths {
+		tool := p.ToolName
+		if tool == "" {
+			tool = "Edit"
+		}
+		rules = append(rules, fmt.Sprintf("%s(//%s/**)", tool, filepath.Clean(p.Path)[1:]))
+	}
+	if len(rules) == 0 {
+		return nil
+	}
+	return s.checker.AddRules(ctx, permission.Allow, rules, permission.DestSession)
+}
+
+func (s *Session) logf(format string, args ...any) {
+	if s.Process.Verbose {
+		fmt.Fprintf(s.Process.Stderr, "cohort: "+format+"\n", args...)
+	}
+}

@@ -1,0 +1,104 @@
+package assemble
+
+import (
+	"maps"
+	"sync"
+	"time"
+
+	"github.com/cohort-dev/cohort/llm"
+	"github.com/cohort-dev/cohort/teammate"
+)
+
+// counter adds up the usage and cost of every response any agent of the
+// session gets, in all and per model, for the result events.
+type counter struct {
+	mu      sync.Mutex
+	prices  llm.PriceTable
+	usage   llm.Usage
+	costUSD float64
+	byModel teammate.Spend
+	// api is the time spent in model requests, all agents' summed; asked
+	// holds when each agent's request under way was sent.
+	api   time.Duration
+	asked map[string]time.Time
+	// opened is when the session was made (the lead's start).
+	opened time.Time
+}
+
+func newCounter() *counter {
+	return &counter{prices: llm.DefaultPrices, byModel: teammate.Spend{}, asked: map[string]time.Time{},
+		opened: time.Now()}
+}
+
+func (c *counter) requestStarted(agentID string, t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.asked[agentID] = t
+}
+
+func (c *counter) responded(agentID string, t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if at, ok := c.asked[agentID]; ok {
+		c.api += t.Sub(at)
+		delete(c.asked, agentID)
+	}
+}
+
+func (c *counter) setPrices(p llm.PriceTable) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.prices = p
+}
+
+// count adds one response.
+func (c *counter) count(r *llm.Response) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	cost := c.prices.Cost(r.Model, r.Usage)
+	c.usage = c.usage.Add(r.Usage)
+	c.costUSD += cost
+	addModel(c.byModel, r.Model, r.Usage, cost)
+}
+
+// addModel adds usage and cost to model's line in byModel.
+func addModel(byModel teammate.Spend, model string, u llm.Usage, cost float64) {
+	m := byModel[model]
+	m.Usage = m.Usage.Add(u)
+	m.CostUSD += cost
+	byModel[model] = m
+}
+
+// spend is a copy of the per-model lines (what a teammate publishes).
+func (c *counter) spend() teammate.Spend {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return maps.Clone(c.byModel)
+}
+
+// Spending is the session's usage and cost: every agent of this process
+// and every teammate the lead started in a process of its own (what each
+// last published), in all and per model.
+func (s *Session) Spending() (llm.Usage, float64, teammate.Spend) {
+	c := s.usage
+	c.mu.Lock()
+	usage, cost, byModel := c.usage, c.costUSD, maps.Clone(c.byModel)
+	c.mu.Unlock()
+	if s.team == nil || s.mate != nil {
+		return usage, cost, byModel
+	}
+	for _, pm := range s.team.ProcessMembers() {
+		for model, ms := range pm.Spend {
+			usage, cost = usage.Add(ms.Usage), cost+ms.CostUSD
+			addModel(byModel, model, ms.Usage, ms.CostUSD)
+		}
+	}
+	return usage, cost, byModel
+}
+
+// APITime is the time spent in model requests so far, all agents' summed.
+func (s *Session) APITime() time.Duration {
+	s.usage.mu.Lock()
+	defer s.usage.mu.Unlock()
+	return s.usage.api
+}

@@ -1,0 +1,130 @@
+package cohort
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/cohort-dev/cohort/internal/assemble"
+
+	"github.com/cohort-dev/cohort/llm"
+	"github.com/cohort-dev/cohort/remote"
+)
+
+// LeadSigner returns the key this machine signs remote jobs with (made on
+// first use, mode 0600, in $COHORT_HOME/remote/lead.key), named
+// cfg.Remote.KeyName on the workers. Its PublicKey line is what a
+// worker's trust file needs.
+func LeadSigner(cfg Config) (*remote.Signer, error) {
+	home, err := assemble.Home(cfg.plan())
+	if err != nil {
+		return nil, configError(err)
+	}
+	s, err := assemble.Signer(home, cfg.Remote.KeyName)
+	return s, configError(err)
+}
+
+// DefaultTrustFile is where a worker looks for the leads it trusts when it
+// is given no trust file.
+func DefaultTrustFile(cfg Config) (string, error) {
+	home, err := assemble.Home(cfg.plan())
+	if err != nil {
+		return "", configError(err)
+	}
+	return filepath.Join(home, "remote", "trusted_leads"), nil
+}
+
+// RemoteNATS is the NATS side of cfg.Remote, for a worker.
+func RemoteNATS(cfg Config) (remote.Config, remote.Queue) {
+	p := cfg.plan()
+	p.Remote.NATS.Name = "cohort worker"
+	return p.Remote.NATS, p.Remote.Queue
+}
+
+// RemoteRunner is how a worker (cohort worker) runs each remote job: as a
+// Session in the job's fresh clone, its lead running the job's agent
+// definition on the job's prompt, configured from base — the worker's own
+// provider, key, base URL and home — and the job as the worker's policy
+// capped it.
+//
+// Whatever the clone holds is the lead's code, not the worker's
+// configuration: the session reads only the worker's user settings (never
+// the project's or local settings files of the clone, whose hooks would
+// run outside the sandbox), starts no MCP servers but the worker's own
+// (StrictMCPConfig), and keeps the Bash sandbox on. A session that cannot
+// start (no model key on the worker, an unknown provider) fails the job
+// with that reason.
+func RemoteRunner(base Config) remote.Runner {
+	return func(ctx context.Context, job *remote.Job, run *remote.Run, dir string, progress func(remote.Progress)) (remote.Outcome, error) {
+		cfg := base
+		cfg.Dir, cfg.Model, cfg.PermissionMode, cfg.MaxTurns = dir, run.Model, string(run.Mode), run.MaxTurns
+		cfg.AllowedTools, cfg.DisallowedTools, cfg.ToolPool = run.Allow, run.Deny, append([]string{}, run.Tools...)
+		cfg.Sandbox, cfg.StopAfterRun, cfg.SettingSources, cfg.StrictMCPConfig = "on", true, []string{"user"}, true
+		cfg.Resume, cfg.Continue, cfg.SessionID, cfg.ForkSession, cfg.Role = "", false, "", false, Role{}
+		agents, err := run.Definition.AgentsJSON()
+		if err != nil {
+			return remote.Outcome{}, err
+		}
+		cfg.Agents, cfg.Agent = agents, run.Definition.Name
+		s, err := New(ctx, cfg)
+		if err != nil {
+			return remote.Outcome{}, fmt.Errorf("the worker cannot start the agent: %w", err)
+		}
+		defer func() {
+			_ = s.Close()
+			// The job's transcripts and memory live under a project dir
+			// named after its clone, which is gone after the job: a worker
+			// that runs thousands of jobs keeps none of them.
+			if dir, home := s.parts.Process.ProjectDir, s.parts.Process.Paths.CohortHome; dir != "" && strings.HasPrefix(dir, filepath.Join(home, "projects")+string(filepath.Separator)) {
+				_ = os.RemoveAll(dir)
+			}
+		}()
+		return runRemote(ctx, s, job.Prompt, progress)
+	}
+}
+
+// runRemote runs one prompt to its result, reporting the lead's tool
+// calls as progress.
+func runRemote(ctx context.Context, s *Session, prompt string, progress func(remote.Progress)) (remote.Outcome, error) {
+	var oc remote.Outcome
+	var last llm.Usage
+	for ev, err := range s.Run(ctx, prompt) {
+		if err != nil {
+			return oc, err
+		}
+		switch ev.Type {
+		case EventAssistant:
+			if ev.Message == nil || ev.ParentToolUseID != "" {
+				continue // a subagent's; the job's agent is the lead
+			}
+			if ev.Message.Usage != nil {
+				last = *ev.Message.Usage
+				oc.Usage.OutputTokens += last.OutputTokens
+			}
+			for _, b := range ev.Message.Content {
+				if b.Type != llm.BlockToolUse {
+					continue
+				}
+				oc.Usage.ToolUses++
+				progress(remote.Progress{Tool: b.Name, Description: remote.Summary(b.Input),
+					InputTokens:  last.InputTokens + last.CacheReadInputTokens + last.CacheCreationInputTokens,
+					OutputTokens: oc.Usage.OutputTokens, ToolUses: oc.Usage.ToolUses})
+			}
+		case EventResult:
+			oc.Text, oc.Usage.Turns = ev.Result, ev.NumTurns
+			if ev.Usage != nil {
+				oc.Usage.InputTokens = ev.Usage.InputTokens + ev.Usage.CacheReadInputTokens + ev.Usage.CacheCreationInputTokens
+				oc.Usage.OutputTokens = ev.Usage.OutputTokens
+				oc.Usage.TotalTokens = oc.Usage.InputTokens + oc.Usage.OutputTokens
+			}
+			if ev.IsError {
+				return oc, errors.New(cmp.Or(ev.Result, "the agent ended in an error ("+ev.Subtype+")"))
+			}
+		}
+	}
+	return oc, nil
+}
