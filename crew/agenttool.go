@@ -51,11 +51,24 @@ type agentTool struct {
 // New returns the Agent tool; make it in the runtime's tool factory
 // (Config.Tools), which hands it the runtime. Agent calls run in
 // parallel and need no approval themselves; the child's own calls are
-// checked.
+// checked. A subagent starts as soon as its call is complete in the
+// streamed message; a fork and a teammate wait for the message's end
+// (traits).
 func NewAgentTool(cfg AgentToolConfig) tool.Tool {
 	t := &agentTool{rt: cfg.Runtime, mates: cfg.Teammates}
 	return preparing{Tool: tool.New(tool.Spec[AgentInput]{Name: AgentToolName, Description: t.description(), Input: t.schema(),
-		Traits: tool.Traits{ReadOnly: true, ConcurrencySafe: true}, Run: t.run}), t: t}
+		TraitsFor: t.traits, Run: t.run}), t: t}
+}
+
+// traits classifies a call: every Agent call is read-only and runs in
+// parallel with the others, but a fork copies the whole assistant message
+// into its request, and the teammates of one message join their team
+// together (prepare), so those two need the whole message before they
+// start.
+func (t *agentTool) traits(in AgentInput) tool.Traits {
+	fork := in.SubagentType == "fork" || (in.SubagentType == "" && t.rt.Flags().Bool(flags.ForkSubagent))
+	mate := in.TeamName != "" && in.Name != ""
+	return tool.Traits{ReadOnly: true, ConcurrencySafe: true, WholeMessage: fork || mate}
 }
 
 // preparing is the Agent tool with its tool.Preparer side.
@@ -64,8 +77,8 @@ type preparing struct {
 	t *agentTool
 }
 
-func (p preparing) Prepare(ctx context.Context, env *tool.Env, calls []tool.Call) func() {
-	return p.t.prepare(ctx, env, calls)
+func (p preparing) Prepare(ctx context.Context, env *tool.Env, batch string, calls []tool.Call) func() {
+	return p.t.prepare(ctx, env, batch, calls)
 }
 
 const agentToolIntro = `Start another agent to carry out a task on its own and report back. Each agent begins with a fresh context: it sees only the prompt you write, so include the goal, the relevant paths and facts you already know, constraints, and what its report should contain.

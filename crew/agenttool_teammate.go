@@ -23,13 +23,15 @@ type TeammateReserver interface {
 	Reserve(ctx context.Context, rt *Crew, parent *Agent, ids []string, ins []AgentInput) (release func())
 }
 
-// prepare reserves every teammate a message spawns, when the spawner can.
-func (t *agentTool) prepare(ctx context.Context, env *tool.Env, calls []tool.Call) func() {
+// prepare puts the calls in their message's sibling batch and reserves
+// every teammate a message spawns, when the spawner can (teammate calls
+// are WholeMessage, so they all arrive in the message's last Prepare).
+func (t *agentTool) prepare(ctx context.Context, env *tool.Env, batch string, calls []tool.Call) func() {
 	ids := make([]string, len(calls))
 	for i, c := range calls {
 		ids[i] = c.ID
 	}
-	unbatch := t.rt.Batch(ids) // siblings share their prompt prefix (runtime/siblings.go)
+	unbatch := t.rt.Batch(batch, ids) // siblings share their prompt prefix (crew/siblings.go)
 	unreserve := t.reserve(ctx, env, calls)
 	return func() {
 		if unreserve != nil {

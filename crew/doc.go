@@ -77,10 +77,16 @@
 //     tool array; the first of each group starts at once and the rest wait
 //     for its first streamed event before they take a concurrency slot, so
 //     one writes the shared prefix to the prompt cache and the rest read it
-//     (siblings.go). The Agent tool's Prepare names the batch (Batch).
-//     Teammates in processes of their own get the batch's name
-//     (BatchName) and order themselves through a SiblingGate that spans
-//     processes (AgentSpec.Siblings; package teammate's FileGate).
+//     (siblings.go). The Agent tool's Prepare names the batch (Batch);
+//     since the engine starts a subagent as soon as its call is complete
+//     in the streamed message, a batch is open-ended (its calls arrive one
+//     by one) and a gate, once open, is forgotten. Teammates in processes
+//     of their own get the batch's name (BatchName) and order themselves
+//     through a SiblingGate that spans processes (AgentSpec.Siblings;
+//     package teammate's FileGate). The sibling_gate flag (on by
+//     default; --flag sibling_gate=off) turns the ordering off, for forks
+//     too: every agent then starts at once, and the benchmarks measure
+//     what the gate costs.
 //   - Worktree isolation (isolation: "worktree", Config.Worktrees): the
 //     worktree is made at spawn, before the task starts, so a missing git
 //     or repository, or a WorktreeCreate hook's refusal, is the Agent

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cohort-dev/cohort/agentdef"
+	"github.com/cohort-dev/cohort/flags"
 	"github.com/cohort-dev/cohort/internal/fork"
 	"github.com/cohort-dev/cohort/llm"
 	"github.com/cohort-dev/cohort/tool"
@@ -106,12 +107,14 @@ func (rt *Crew) spawnFork(ctx context.Context, parent *Agent, env *tool.Env, req
 		return nil, refuse("Could not prepare the fork: %v", err)
 	}
 	p.cfg.Env.Files = env.Files.Clone()
-	gate, first := rt.forkGateFor(parent.ID() + "/" + assistantKey(assistant))
 	run := taskRun{plan: p, history: history, act: activation{prompt: req.Prompt, start: true}}
-	if first {
-		run.firstToken, run.done = gate.release, gate.release // also when it fails before its first token
-	} else {
-		run.wait = gate.wait
+	if rt.flags().Bool(flags.SiblingGate) {
+		gate, first := rt.forkGateFor(parent.ID() + "/" + assistantKey(assistant))
+		if first {
+			run.firstToken, run.done = gate.release, gate.release // also when it fails before its first token
+		} else {
+			run.wait = gate.wait
+		}
 	}
 	req.Background = true
 	spec := rt.taskSpec(child, parent, req, p.transcript)

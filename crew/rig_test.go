@@ -54,6 +54,8 @@ type rigConfig struct {
 	flags     []string
 	deadline  time.Duration
 	blockStop func(id string, n int) bool
+	// holds, when set, paces the fake's streams (fakeapi.Holds).
+	holds *fakeapi.Holds
 }
 
 func newRig(t *testing.T, rc rigConfig) *rig {
@@ -63,7 +65,11 @@ func newRig(t *testing.T, rc rigConfig) *rig {
 	if r.blockStop == nil {
 		r.blockStop = func(string, int) bool { return false }
 	}
-	r.srv = fakeapi.New(fakeapi.Config{Policy: rc.policy})
+	fcfg := fakeapi.Config{Policy: rc.policy}
+	if rc.holds != nil {
+		rc.holds.Configure(&fcfg)
+	}
+	r.srv = fakeapi.New(fcfg)
 	t.Cleanup(r.srv.Close)
 	model, err := claude.New(claude.Config{APIKey: "k", BaseURL: r.srv.URL})
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cohort-dev/cohort/engine"
+	"github.com/cohort-dev/cohort/flags"
 )
 
 // Siblings: agents one assistant message starts together share a prompt
@@ -19,33 +20,42 @@ import (
 // (or its end, if it fails first), then read what it wrote. Groups with
 // different prefixes start at once; the wait is taken before a concurrency
 // slot, so it holds nothing, and it never delays the caller's other tool
-// calls, which run beside the Agent calls.
+// calls, which run beside the Agent calls. The engine starts a subagent as
+// soon as its Agent call is complete in the lead's streamed message, so
+// at a model's pace the first sibling's response has usually begun before
+// the next call is written, and the gate is open when it gets there; once
+// open, a gate is forgotten, and a later sibling of the group goes first
+// through a new one.
 
 // PhaseWaitingForSibling is the phase of a task that waits for the first
 // agent of its fan-out to begin its response.
 const PhaseWaitingForSibling = "waiting for the first sibling's response"
 
-// Batch records that the tool calls ids (one assistant message's Agent
-// calls) start their agents together; done forgets them. A batch of one
-// needs no gate.
-func (rt *Crew) Batch(ids []string) (done func()) {
-	if len(ids) < 2 {
+// Batch records that the tool calls ids (Agent calls of the assistant
+// message batch names) start their agents together; done forgets them. A
+// message's calls may arrive in several Batch calls with the same batch
+// (the engine starts each as soon as its block is complete, and the rest
+// when the message ends), so a batch is open-ended: the first of its calls
+// to start an agent of a group goes first, whoever comes later waits.
+// With the sibling_gate flag off nothing is batched and every agent starts
+// at once.
+func (rt *Crew) Batch(batch string, ids []string) (done func()) {
+	if batch == "" || len(ids) == 0 || !rt.flags().Bool(flags.SiblingGate) {
 		return func() {}
 	}
-	key := strings.Join(ids, ",")
 	rt.mu.Lock()
 	if rt.batches == nil {
 		rt.batches = map[string]string{}
 	}
 	for _, id := range ids {
-		rt.batches[id] = key
+		rt.batches[id] = batch
 	}
 	rt.mu.Unlock()
 	return func() {
 		rt.mu.Lock()
 		defer rt.mu.Unlock()
 		for _, id := range ids {
-			if rt.batches[id] == key {
+			if rt.batches[id] == batch {
 				delete(rt.batches, id)
 			}
 		}

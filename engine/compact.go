@@ -173,7 +173,7 @@ func (a *Conversation) summarize(ctx context.Context, history []llm.Message) (st
 	PlaceCacheMarkers(req)
 	req.MaxTokens = a.cfg.Compaction.MaxSummaryTokens
 	req.Thinking = nil
-	resp, err := a.stream(ctx, req)
+	resp, err := a.stream(ctx, req, nil) // a summary starts no tool
 	if err != nil {
 		return "", fmt.Errorf("engine: compaction: %w", err)
 	}

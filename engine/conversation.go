@@ -208,7 +208,7 @@ func (a *Conversation) SendParts(ctx context.Context, parts []Part) (*Result, er
 		if err := a.maybeCompact(ctx); err != nil {
 			return res, err
 		}
-		resp, err := a.turn(ctx)
+		resp, cs, err := a.turn(ctx)
 		if err != nil {
 			return res, err
 		}
@@ -218,7 +218,11 @@ func (a *Conversation) SendParts(ctx context.Context, parts []Part) (*Result, er
 		res.Text = llm.JoinText(resp.Content)
 
 		uses := resp.Message().ToolUses()
-		if len(uses) == 0 && resp.StopReason != llm.StopPauseTurn {
+		if len(uses) == 0 {
+			cs.close()
+			if resp.StopReason == llm.StopPauseTurn {
+				continue // send the conversation back as is
+			}
 			// The turn ended; content that arrived meanwhile starts another.
 			injected := a.drainInbox()
 			if len(injected) == 0 {
@@ -229,11 +233,11 @@ func (a *Conversation) SendParts(ctx context.Context, parts []Part) (*Result, er
 			}
 			continue
 		}
-		if len(uses) == 0 {
-			continue // pause_turn: send the conversation back as is
+		results, runErr := cs.finish(uses)
+		res.ToolUses += cs.ran()
+		if cs.cut != nil {
+			results = append(results, llm.Text(cutOffNote))
 		}
-		results, runErr := a.runTools(ctx, uses)
-		res.ToolUses += len(uses)
 		parts := append([]Part{{Content: results, Origin: transcript.OriginToolResult}}, a.drainInbox()...)
 		if err := a.appendParts(parts); err != nil {
 			return res, err
@@ -241,7 +245,23 @@ func (a *Conversation) SendParts(ctx context.Context, parts []Part) (*Result, er
 		if runErr != nil {
 			return res, runErr
 		}
+		if err := a.cutError(ctx, cs); err != nil {
+			return res, err
+		}
 	}
+}
+
+// cutError is the error a response cut short ends the Send with: none
+// when the provider was about to retry it (the loop continues from the
+// kept blocks instead), else the failure.
+func (a *Conversation) cutError(ctx context.Context, cs *calls) error {
+	switch {
+	case cs.cut == nil || cs.retried:
+		return nil
+	case ctx.Err() != nil:
+		return ctx.Err()
+	}
+	return fmt.Errorf("engine: model request: %w", cs.cut)
 }
 
 // price is what resp cost: priced by the model it names (else the one
@@ -333,8 +353,11 @@ func (a *Conversation) emit(ev Event) {
 	sink(ev)
 }
 
-// turn sends one request and appends the assistant message it returns.
-func (a *Conversation) turn(ctx context.Context) (*llm.Response, error) {
+// turn sends one request and appends the assistant message it returns:
+// the response, or the complete blocks of one cut short after a call
+// started (cut.go). The calls it holds have been offered as their blocks
+// completed; the caller finishes or closes them.
+func (a *Conversation) turn(ctx context.Context) (*llm.Response, *calls, error) {
 	req := a.buildRequest()
 	a.mu.Lock()
 	a.lastReq = req
@@ -342,9 +365,11 @@ func (a *Conversation) turn(ctx context.Context) (*llm.Response, error) {
 	n := a.requests
 	a.mu.Unlock()
 	a.emit(Event{Kind: EventRequest, Turn: n})
-	resp, err := a.stream(ctx, req)
+	cs := a.newCalls(ctx)
+	resp, err := a.stream(ctx, req, cs)
 	if err != nil {
-		return nil, err
+		cs.abandon()
+		return nil, nil, err
 	}
 	msg := resp.Message()
 	cost := a.price(resp)
@@ -356,15 +381,28 @@ func (a *Conversation) turn(ctx context.Context) (*llm.Response, error) {
 	a.mu.Unlock()
 	a.emit(Event{Kind: EventAssistant, Message: &msg, Response: resp, Turn: n})
 	u := resp.Usage
-	return resp, a.record(transcript.Entry{Type: transcript.TypeAssistant, Message: &msg, Usage: &u,
-		Model: resp.Model, RequestID: resp.RequestID})
+	if err := a.record(transcript.Entry{Type: transcript.TypeAssistant, Message: &msg, Usage: &u,
+		Model: resp.Model, RequestID: resp.RequestID}); err != nil {
+		cs.abandon()
+		return nil, nil, err
+	}
+	return resp, cs, nil
 }
 
-// stream runs one model call, forwarding stream events to the sink.
-func (a *Conversation) stream(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+// stream runs one model call, forwarding stream events to the sink and
+// offering each complete tool_use block to cs (nil: none are). Once a call
+// has started, a failure ends the call with the kept blocks as the
+// response and the failure in cs.cut, and a retry the provider is about to
+// make is not made (cs.retried).
+func (a *Conversation) stream(ctx context.Context, req *llm.Request, cs *calls) (*llm.Response, error) {
 	var resp *llm.Response
+	var got partial
 	for ev, err := range a.cfg.Model.Stream(ctx, req) {
 		if err != nil {
+			if cs != nil && cs.started() {
+				cs.cut = err
+				return got.response(req.Model), nil
+			}
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
@@ -374,8 +412,25 @@ func (a *Conversation) stream(ctx context.Context, req *llm.Request) (*llm.Respo
 		case llm.EventDone:
 			resp = ev.Response
 		case llm.EventRetry:
+			if cs != nil && cs.started() {
+				cs.cut, cs.retried = retryCause(ev.Retry), true
+				return got.response(req.Model), nil
+			}
+			got = partial{}
+			if cs != nil {
+				cs.reset()
+			}
 			a.emit(Event{Kind: EventRetry, Retry: ev.Retry})
 		default:
+			got.add(&ev)
+			if ev.Type == llm.EventBlockStop && cs != nil {
+				switch {
+				case ev.Block == nil:
+					cs.blind()
+				case ev.Block.Type == llm.BlockToolUse:
+					cs.offer(*ev.Block)
+				}
+			}
 			e := ev
 			a.emit(Event{Kind: EventStream, Stream: &e})
 		}
@@ -387,4 +442,12 @@ func (a *Conversation) stream(ctx context.Context, req *llm.Request) (*llm.Respo
 		return nil, errors.New("engine: model stream ended without a response")
 	}
 	return resp, nil
+}
+
+// retryCause is the failure behind a retry the provider announced.
+func retryCause(r *llm.RetryInfo) error {
+	if r != nil && r.Err != nil {
+		return r.Err
+	}
+	return errors.New("the response failed part-way")
 }

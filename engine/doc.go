@@ -17,6 +17,40 @@
 //     both read-only and concurrency-safe executes in parallel (bounded by
 //     Config.MaxParallelTools); any other call runs alone. Results keep the
 //     order of the calls.
+//   - Calls start while the message streams (calls.go). The provider hands
+//     over each block complete at its content_block_stop; a call of the
+//     leading group — read-only and concurrency-safe, and so is every call
+//     before it in the message — starts then, through its hooks and
+//     permission check like any call, unless its traits say it needs the
+//     whole message (tool.Traits.WholeMessage: a fork, a teammate). So a
+//     lead writing several Agent calls has the first agent working while
+//     it writes the next. Every other call starts once the message has
+//     ended, in its group, as if nothing had started early: a call after a
+//     non-parallel one never starts before that one has finished. Which
+//     calls run in parallel is unchanged; only when the leading group's
+//     calls start moves. Events of a call started early (EventToolStart,
+//     its agent's events) come before the EventAssistant of its message.
+//   - A failed response and its retry (cut.go). Before any call has started,
+//     a failure is the provider's to retry as a whole request (429, 529,
+//     a dropped connection, an error event: the partial response is
+//     dropped and nothing has run). Once a call has started, the response
+//     is not retried: the engine stops the provider's retry, the blocks
+//     received complete become the assistant message (it ends where the
+//     last complete block ends; a partial block is dropped), the calls
+//     that started run to their results, the other complete calls are
+//     answered "not run", and a note after the results tells the model its
+//     response was cut off. The next request continues from there, so no
+//     call runs twice and no started agent gets a second copy. A failure
+//     the provider would not retry, or cancellation, ends the Send with
+//     its error after the same message and results are recorded, so the
+//     conversation stays valid to send. The kept message carries the
+//     usage of the response's start and no stop reason. Hooks and
+//     permission prompts run once per call that runs, and never for a
+//     call answered "not run". Everything is recorded in order (the kept
+//     message, then the results and the note), so a resume rebuilds the
+//     same bytes. A crash while the message still streams loses the
+//     record of a call started early, as a crash during any call loses
+//     its result.
 //   - Injected content (teammate messages, task notifications) is drained
 //     from Config.Inbox at every tool-result boundary and appended after the
 //     tool_result blocks of that user message, so a message that arrives

@@ -7,77 +7,9 @@ import (
 	"slices"
 	"strings"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/cohort-dev/cohort/llm"
 	"github.com/cohort-dev/cohort/tool"
 )
-
-// runTools executes the calls of one assistant message and returns their
-// tool_result blocks in call order. It returns ctx's error, with every call
-// answered (unfinished ones as interrupted), when the agent is cancelled.
-func (a *Conversation) runTools(ctx context.Context, uses []llm.Block) ([]llm.Block, error) {
-	results := make([]llm.Block, len(uses))
-	calls := make([]*pending, len(uses))
-	for i, u := range uses {
-		calls[i] = a.prepare(u)
-	}
-	for _, done := range a.prepareBatch(ctx, calls) {
-		defer done()
-	}
-	for i := 0; i < len(calls); {
-		j := i + 1
-		if calls[i].parallel() {
-			for j < len(calls) && calls[j].parallel() {
-				j++
-			}
-		}
-		g, gctx := errgroup.WithContext(ctx)
-		g.SetLimit(a.cfg.MaxParallelTools)
-		for k := i; k < j; k++ {
-			g.Go(func() error {
-				results[k] = a.execute(gctx, calls[k])
-				return nil
-			})
-		}
-		_ = g.Wait()
-		if ctx.Err() != nil {
-			for k := j; k < len(calls); k++ {
-				results[k] = llm.ToolResult(calls[k].use.ID, "Interrupted: the agent was stopped before this call ran.", true)
-			}
-			return results, ctx.Err()
-		}
-		i = j
-	}
-	return results, nil
-}
-
-// prepareBatch calls Prepare on every tool of the message that implements
-// tool.Preparer, with its valid calls, and returns the done funcs.
-func (a *Conversation) prepareBatch(ctx context.Context, calls []*pending) []func() {
-	var order []tool.Tool
-	byTool := map[tool.Tool][]tool.Call{}
-	for _, p := range calls {
-		if p.fail != "" {
-			continue
-		}
-		if _, ok := p.tool.(tool.Preparer); !ok {
-			continue
-		}
-		if _, seen := byTool[p.tool]; !seen {
-			order = append(order, p.tool)
-		}
-		byTool[p.tool] = append(byTool[p.tool], tool.Call{ID: p.use.ID, Input: p.use.Input})
-	}
-	var dones []func()
-	for _, t := range order {
-		env := a.toolEnv()
-		if done := t.(tool.Preparer).Prepare(ctx, &env, byTool[t]); done != nil {
-			dones = append(dones, done)
-		}
-	}
-	return dones
-}
 
 // pending is a tool call after lookup and validation.
 type pending struct {

@@ -18,6 +18,7 @@ const (
 	AutoDreamMinSessions     = "auto_dream_min_sessions"
 	RemoteAgents             = "remote_agents"
 	Workflows                = "workflows"
+	SiblingGate              = "sibling_gate"
 )
 
 // Kind is the type of a flag's value.
@@ -70,6 +71,7 @@ var registry = []Def{
 	{AutoDreamMinSessions, KindInt, 5, "sessions touched since the last consolidation before DreamTask runs"},
 	{RemoteAgents, KindBool, 0, "isolation: remote runs agents on NATS workers"},
 	{Workflows, KindBool, 0, "the lead has the Workflow tool: it runs workflow scripts (needs cohort-workflow installed)"},
+	{SiblingGate, KindBool, 1, "agents one message starts with a shared prompt prefix wait for the first one's first token, to read its cache entry"},
 }
 
 var index = func() map[string]int {

@@ -14,7 +14,10 @@
 //     Markers are never persisted: Block.Cache is excluded from JSON.
 //   - A streamed response that is retried mid-way emits EventRetry; consumers
 //     drop any partial content they were showing. Only EventDone carries a
-//     complete message, so a cut stream never yields a half message.
+//     complete message, so a cut stream never yields a half message; each
+//     EventBlockStop carries its complete block, so a consumer can act on a
+//     block before the message ends (and, by stopping the iteration at
+//     EventRetry, keep what it acted on instead of a retried response).
 //   - Agents of one session may use different providers. The runtime hands
 //     every agent the same Model and names each agent's model in
 //     Request.Model; a Router picks the provider from a "provider/model" id

@@ -33,7 +33,11 @@ const (
 	EventBlockStart EventType = "block_start"
 	// EventDelta extends block Index by Delta of kind DeltaKind.
 	EventDelta EventType = "delta"
-	// EventBlockStop closes block Index.
+	// EventBlockStop closes block Index. Block holds the complete block
+	// (a text's whole text, a tool_use's id, name and whole input), final:
+	// the response's block at Index is the same, so a consumer may act on
+	// it before the response ends (the engine starts tool calls from it).
+	// A provider that cannot tell leaves Block nil.
 	EventBlockStop EventType = "block_stop"
 	// EventRetry says the provider abandoned a partial response and is
 	// sending the request again after Retry.Wait; drop partial content.

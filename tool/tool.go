@@ -53,6 +53,11 @@ type Traits struct {
 	ReadOnly bool
 	// ConcurrencySafe calls may run in parallel with other safe calls.
 	ConcurrencySafe bool
+	// WholeMessage calls need the whole assistant message before they
+	// start (a fork copies it; teammates one message spawns join their
+	// team together), so the engine never starts one as soon as its block
+	// is complete; it still runs in parallel with its group.
+	WholeMessage bool
 }
 
 // Result is what a call returns to the model.
@@ -142,16 +147,20 @@ func (e *Env) CheckWrite(path string) error {
 }
 
 // Preparer is an optional interface of a Tool whose calls in one assistant
-// message share set-up. Before any call of the message runs, the engine
-// calls Prepare once with every call of the message to this tool that
-// passed validation; once all the message's calls have ended, it calls the
-// returned done (which may be nil). The Agent tool uses it to put every
-// teammate a message spawns into the team file before any of them starts,
-// so teammates spawned together can message each other at once. Prepare
-// must not run the calls; a call it cannot prepare still runs and fails on
-// its own.
+// message share set-up. The engine calls Prepare before a call of the
+// message to this tool runs: once for each call it starts as soon as its
+// block is complete (the message still streaming), and once, when the
+// message has ended, with the calls that passed validation and had not
+// started. batch names the message and is the same in every Prepare of
+// it. Each returned done (which may be nil) runs once all the message's
+// calls have ended. The Agent tool uses it to order agents one message
+// starts behind the first (crew.Batch) and to put every teammate a message
+// spawns into the team file before any of them starts, so teammates
+// spawned together can message each other at once (teammate calls are
+// WholeMessage, so they are all in the last Prepare). Prepare must not run
+// the calls; a call it cannot prepare still runs and fails on its own.
 type Preparer interface {
-	Prepare(ctx context.Context, env *Env, calls []Call) (done func())
+	Prepare(ctx context.Context, env *Env, batch string, calls []Call) (done func())
 }
 
 // Call is one tool call of a message, as Prepare sees it.

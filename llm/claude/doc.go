@@ -35,8 +35,11 @@
 //   - Stream events are decoded with encoding/json into one small struct of
 //     the members this package reads, and the message is accumulated here,
 //     with the same checks the SDK's accumulator made (blocks in index
-//     order, deltas for existing blocks of the matching kind). A fuzz test
-//     compares the result with the SDK's accumulation.
+//     order, deltas for existing blocks of the matching kind), and one more:
+//     nothing extends a block after its content_block_stop, whose
+//     llm.EventBlockStop carries the complete block (the engine starts a
+//     tool call from it before the message ends, so it must be final). A
+//     fuzz test compares the result with the SDK's accumulation.
 //   - Without Config.HTTPClient, Models share one transport that keeps up to
 //     MaxIdleConnsPerHost idle connections per host (http.DefaultTransport
 //     keeps 2): hundreds of agents streaming at once would otherwise dial

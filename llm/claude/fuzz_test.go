@@ -143,6 +143,17 @@ func checkStreamedContent(t *testing.T, evs []llm.Event) {
 	if len(streamed) != len(resp.Content) {
 		t.Fatalf("%d blocks streamed, %d in the response", len(streamed), len(resp.Content))
 	}
+	for _, e := range evs {
+		if e.Type != llm.EventBlockStop {
+			continue
+		}
+		if e.Block == nil {
+			t.Fatalf("block %d: content_block_stop without the complete block", e.Index)
+		}
+		if d := cmp.Diff(resp.Content[e.Index], *e.Block); d != "" {
+			t.Fatalf("block %d: the block handed over at its stop differs from the response's (-response +stop):\n%s", e.Index, d)
+		}
+	}
 	for i, b := range resp.Content {
 		got := b.Text + b.Thinking
 		if b.Type == llm.BlockToolUse {

@@ -76,6 +76,9 @@ type block struct {
 	hasInput   bool
 	// result is a web_search_tool_result, complete from its start.
 	result *llm.Block
+	// stopped is set at content_block_stop: the block is complete, and
+	// nothing may extend it any more.
+	stopped bool
 }
 
 // translator turns stream events into llm events and accumulates the
@@ -115,18 +118,20 @@ func (t *translator) apply(ev *wireEvent) (llm.Event, bool, error) {
 	case "content_block_start":
 		return t.start(ev)
 	case "content_block_delta":
-		if err := t.checkIndex(ev); err != nil {
+		if err := t.checkOpen(ev); err != nil {
 			return llm.Event{}, false, err
 		}
 		return t.delta(ev)
 	case "content_block_stop":
-		if err := t.checkIndex(ev); err != nil {
+		if err := t.checkOpen(ev); err != nil {
 			return llm.Event{}, false, err
 		}
-		if err := t.checkInput(int(ev.Index)); err != nil {
+		b, err := t.complete(int(ev.Index))
+		if err != nil {
 			return llm.Event{}, false, err
 		}
-		return llm.Event{Type: llm.EventBlockStop, Index: int(ev.Index)}, true, nil
+		t.blocks[ev.Index].stopped = true
+		return llm.Event{Type: llm.EventBlockStop, Index: int(ev.Index), Block: &b}, true, nil
 	case "message_delta":
 		t.stopReason = ev.Delta.StopReason
 		// output_tokens is always the running total; the others only when sent.
@@ -177,9 +182,15 @@ func (t *translator) start(ev *wireEvent) (llm.Event, bool, error) {
 	return llm.Event{Type: llm.EventBlockStart, Index: int(ev.Index), Block: head}, true, nil
 }
 
-func (t *translator) checkIndex(ev *wireEvent) error {
+// checkOpen checks that a delta or stop names a block that has started
+// and not stopped: a block handed over complete at its stop (the engine
+// may act on it then) never changes afterwards.
+func (t *translator) checkOpen(ev *wireEvent) error {
 	if ev.Index < 0 || ev.Index >= int64(len(t.blocks)) {
 		return protocolf("%s for content block %d, but there are only %d content blocks", ev.Type, ev.Index, len(t.blocks))
+	}
+	if t.blocks[ev.Index].stopped {
+		return protocolf("%s for content block %d after its content_block_stop", ev.Type, ev.Index)
 	}
 	return nil
 }
@@ -239,34 +250,45 @@ func (t *translator) response(requestID string) (*llm.Response, error) {
 		RequestID:  requestID,
 		Content:    make([]llm.Block, 0, len(t.blocks)),
 	}
-	for i, b := range t.blocks {
-		out := llm.Block{Type: b.typ}
-		switch b.typ {
-		case llm.BlockText:
-			out.Text = b.text.String()
-		case llm.BlockWebSearchResult:
-			out = b.result.Clone()
-		case llm.BlockToolUse, llm.BlockServerToolUse:
-			if err := t.checkInput(i); err != nil {
-				return nil, err
-			}
-			out.ID, out.Name = b.id, b.name
-			switch {
-			case len(b.input) > 0:
-				out.Input = b.input
-			case len(b.startInput) > 0 && json.Valid(b.startInput):
-				out.Input = append(json.RawMessage(nil), b.startInput...)
-			default:
-				out.Input = json.RawMessage(`{}`)
-			}
-		case llm.BlockThinking:
-			out.Thinking, out.Signature = b.text.String(), b.signature.String()
-		case llm.BlockRedactedThinking:
-			out.Data = b.data
+	for i := range t.blocks {
+		b, err := t.complete(i)
+		if err != nil {
+			return nil, err
 		}
-		resp.Content = append(resp.Content, out)
+		resp.Content = append(resp.Content, b)
 	}
 	return resp, nil
+}
+
+// complete returns block i as it stands: the whole block once it has
+// stopped.
+func (t *translator) complete(i int) (llm.Block, error) {
+	b := t.blocks[i]
+	out := llm.Block{Type: b.typ}
+	switch b.typ {
+	case llm.BlockText:
+		out.Text = b.text.String()
+	case llm.BlockWebSearchResult:
+		out = b.result.Clone()
+	case llm.BlockToolUse, llm.BlockServerToolUse:
+		if err := t.checkInput(i); err != nil {
+			return llm.Block{}, err
+		}
+		out.ID, out.Name = b.id, b.name
+		switch {
+		case len(b.input) > 0:
+			out.Input = b.input[:len(b.input):len(b.input)]
+		case len(b.startInput) > 0 && json.Valid(b.startInput):
+			out.Input = append(json.RawMessage(nil), b.startInput...)
+		default:
+			out.Input = json.RawMessage(`{}`)
+		}
+	case llm.BlockThinking:
+		out.Thinking, out.Signature = b.text.String(), b.signature.String()
+	case llm.BlockRedactedThinking:
+		out.Data = b.data
+	}
+	return out, nil
 }
 
 // mergeUsage returns u with the counts w carries.

@@ -100,6 +100,16 @@ func TestStreamBadInput(t *testing.T) {
 			writeSSE(w, head+sse("content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":""}}`)+
 				sse("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x"}}`))
 		}, "text_delta for content block 0, which is a thinking block", ErrProtocol, 1},
+		{"delta after the block stopped", func(w http.ResponseWriter) {
+			writeSSE(w, head+sse("content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"t","name":"Read","input":{}}}`)+
+				sse("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{}"}}`)+
+				sse("content_block_stop", `{"type":"content_block_stop","index":0}`)+
+				sse("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":" "}}`))
+		}, "content_block_delta for content block 0 after its content_block_stop", ErrProtocol, 1},
+		{"a block stopped twice", func(w http.ResponseWriter) {
+			writeSSE(w, head+sse("content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":"x"}}`)+
+				sse("content_block_stop", `{"type":"content_block_stop","index":0}`)+sse("content_block_stop", `{"type":"content_block_stop","index":0}`))
+		}, "content_block_stop for content block 0 after its content_block_stop", ErrProtocol, 1},
 		{"two message starts", func(w http.ResponseWriter) { writeSSE(w, head+head) }, "second message_start", ErrProtocol, 1},
 		{"unsupported block type", func(w http.ResponseWriter) {
 			writeSSE(w, head+sse("content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"code_execution_tool_result","tool_use_id":"s","content":{}}}`))

@@ -129,7 +129,9 @@
 // and CutConnection (the TCP connection is hijacked and closed, so the client
 // reads an unexpected EOF and never sees message_stop), Stall (nothing more,
 // the connection held open until the client leaves) and KeepAlive (SSE
-// comments forever). HTMLError answers with a proxy's HTML page (502) and
+// comments forever); Fault.AfterBlocks (`after_blocks` in a script) moves
+// such a fault to just after that many complete blocks and the start of
+// the next. HTMLError answers with a proxy's HTML page (502) and
 // ErrorBody with 200 and a JSON error body instead of a stream, as broken
 // gateways do. FirstTokenDelay holds back the headers and message_start. Request.Attempt counts how often the
 // exact body was seen, so a policy can fail the first attempts only. The fake
@@ -206,7 +208,9 @@
 // input has streamed (pace.go). The OpenAI protocols' content and argument
 // chunks are paced the same way; a complete response waits for the whole
 // content's time. The waits go through Config.Sleep and the request's
-// context: a client that leaves mid-stream ends them.
+// context: a client that leaves mid-stream ends them. Holds (hold.go) runs
+// paced streams without waiting and holds one part-way, so a test sees
+// what a client does while a message still streams.
 //
 // # Replies decided later
 //

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -114,6 +115,42 @@ func TestCutConnection(t *testing.T) {
 	// The server keeps serving after a cut.
 	if again := call(t, httpClient(t), srv.URL, "/v1/messages", body(user("hi"))); !errors.Is(again.ReadErr, io.ErrUnexpectedEOF) {
 		t.Errorf("second cut: %v", again.ReadErr)
+	}
+}
+
+// TestFaultAfterBlocks: a mid-stream fault with AfterBlocks comes right
+// after that many complete blocks and the start of the next, for every
+// kind of block before it.
+func TestFaultAfterBlocks(t *testing.T) {
+	for _, kind := range []FaultKind{CutConnection, StreamError} {
+		t.Run(string(kind), func(t *testing.T) {
+			var blocks []Block
+			for i := range 5 {
+				blocks = append(blocks, ToolUseBlock("", "Agent", map[string]any{"prompt": strings.Repeat(fmt.Sprint(i), 300)}))
+			}
+			r := Reply{Content: append([]Block{TextBlock("Starting five.")}, blocks...), Fault: &Fault{Kind: kind, AfterBlocks: 3}}
+			srv := start(t, Config{Policy: func(*Request) Reply { return r }})
+			res := call(t, httpClient(t), srv.URL, "/v1/messages", body(user("hi")))
+			evs, _ := readSSE(bytes.NewReader(res.Body))
+			var starts, stops, afterLastStop int
+			for _, ev := range evs {
+				switch ev.Name {
+				case "content_block_start":
+					starts++
+				case "content_block_stop":
+					stops++
+					afterLastStop = 0
+				case "content_block_delta":
+					afterLastStop++
+				}
+			}
+			if starts != 4 || stops != 3 || afterLastStop != 1 {
+				t.Fatalf("%d blocks started, %d stopped, %d deltas after the last stop; want 4, 3 and 1", starts, stops, afterLastStop)
+			}
+			if d := decode(t, evs); d.Stopped {
+				t.Fatal("the faulted stream carried message_stop")
+			}
+		})
 	}
 }
 

@@ -208,3 +208,62 @@ func TestPacedStreamEndsWhenTheClientLeaves(t *testing.T) {
 		t.Fatalf("record error = %q", rec.Error)
 	}
 }
+
+// Holds: a held stream stops at its first wait past the given content
+// bytes, with everything before it at the client (the first Agent call is
+// complete there, the second has not begun), and goes on when the test
+// lets it; the other waits take no time.
+func TestHoldsStopAStreamPartWay(t *testing.T) {
+	reply := paceReply()
+	n, _ := normalize(reply, [32]byte{})
+	throughFirstCall := len(n.Content[0].Text) + len(n.Content[1].Input)
+	holds := NewHolds(100)
+	release := make(chan struct{})
+	reached := make(chan (<-chan struct{}), 1)
+	cfg := Config{Policy: func(r *Request) Reply {
+		reached <- holds.After(r, throughFirstCall, release)
+		return reply
+	}}
+	holds.Configure(&cfg)
+	srv := start(t, cfg)
+	raw, _ := json.Marshal(body(user("fan out")))
+	req, err := newRequest(t, srv.URL+"/v1/messages", raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := httpClient(t).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	var seen []string
+	for sc.Scan() {
+		line := sc.Text()
+		if name, ok := strings.CutPrefix(line, "event: "); ok && name != "ping" {
+			seen = append(seen, name)
+		}
+		if strings.Contains(line, `"content_block_stop","index":1`) {
+			break
+		}
+	}
+	if len(seen) == 0 || seen[len(seen)-1] != "content_block_stop" || strings.Contains(strings.Join(seen, " "), "message_stop") {
+		t.Fatalf("before the hold the client read %v; want the first two blocks, ending with a stop", seen)
+	}
+	select {
+	case <-<-reached:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the stream never reached its hold")
+	}
+	close(release)
+	rest, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(rest), `"content_block_stop","index":2`) || !strings.Contains(string(rest), "message_stop") {
+		t.Fatalf("after the hold the stream did not end: %q", rest)
+	}
+	if holds.TimedOut() != 0 {
+		t.Fatal("the hold timed out")
+	}
+}

@@ -157,6 +157,13 @@ type Fault struct {
 	Type string
 	// Status overrides the HTTP status of an HTTP fault.
 	Status int
+	// AfterBlocks places a mid-stream fault of a Messages API stream:
+	// after the first AfterBlocks content blocks are complete (their
+	// content_block_stop sent) and the next one has begun (its
+	// content_block_start and first delta), so the client holds that many
+	// whole blocks and a cut one. 0 fails after about half of the
+	// content's events.
+	AfterBlocks int
 }
 
 // statusAndType resolves the fault's HTTP status and error type.

@@ -239,13 +239,23 @@ func (s *Server) respondJSON(ctx context.Context, w http.ResponseWriter, rec *Re
 // message_start was sent already (the reply was awaited).
 func (s *Server) sendMessage(ctx context.Context, w http.ResponseWriter, rec *Recorded, sw *sseWriter, msg wireMessage, reply Reply, pl cachePlan, rng *rand.Rand, begun bool) {
 	var content []event
+	cutAt := -1 // where a mid-stream fault happens, in content events
 	for i, b := range reply.Content {
-		content = append(content, blockEvents(i, b, rng)...)
+		evs := blockEvents(i, b, rng)
+		if f := reply.Fault; f != nil && f.AfterBlocks > 0 && i == f.AfterBlocks {
+			cutAt = len(content) + min(2, len(evs)) // the next block's start and first delta
+		}
+		content = append(content, evs...)
 	}
 	evs := []event{{"message_start", evMessageStart{"message_start", msg}}}
-	if reply.Fault != nil {
-		// Fail after about half of the content: some of it has arrived.
-		evs = append(evs, content[:(len(content)+1)/2]...)
+	if f := reply.Fault; f != nil {
+		switch {
+		case f.AfterBlocks > 0 && cutAt < 0:
+			cutAt = len(content) // every block complete, message_stop never sent
+		case f.AfterBlocks == 0:
+			cutAt = (len(content) + 1) / 2 // about half: some of it has arrived
+		}
+		evs = append(evs, content[:cutAt]...)
 	} else {
 		u := msg.Usage
 		evs = append(evs, content...)

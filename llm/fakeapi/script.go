@@ -350,8 +350,12 @@ func (p *parser) fault(n *yaml.Node, rule string) (*Fault, error) {
 			if f.Status, err = p.integer(v, what+" status"); err == nil && (f.Status < 400 || f.Status > 599) {
 				err = p.errf(v.Line, "%s status must be an HTTP error status (400-599)", what)
 			}
+		case "after_blocks":
+			if f.AfterBlocks, err = p.integer(v, what+" after_blocks"); err == nil && f.AfterBlocks < 0 {
+				err = p.errf(v.Line, "%s after_blocks must not be negative", what)
+			}
 		default:
-			err = p.errf(v.Line, "%s: unknown key %q (known: kind, retry_after, retry_after_ms, message, type, status)", what, key)
+			err = p.errf(v.Line, "%s: unknown key %q (known: kind, retry_after, retry_after_ms, message, type, status, after_blocks)", what, key)
 		}
 		return err
 	})

@@ -37,6 +37,7 @@ func TestParseScriptErrors(t *testing.T) {
 		{"unknown fault", "- fault: {kind: meteor}\n", `s.yaml:1: rule 1 fault kind "meteor" is unknown`},
 		{"fault without kind", "- fault: {message: x}\n", "rule 1 fault needs a kind"},
 		{"bad status", "- fault: {kind: server_error, status: 200}\n", "status must be an HTTP error status"},
+		{"negative after_blocks", "- fault: {kind: cut_connection, after_blocks: -1}\n", "rule 1 fault after_blocks must not be negative"},
 		{"bad delay", "- reply: hi\n  first_token_delay: soon\n", `first_token_delay must be a duration such as 250ms or 2s (got "soon")`},
 		{"unknown placeholder", "- reply: \"hi {{nmae}}\"\n", "s.yaml:1: unknown placeholder {{nmae}}"},
 		{"unknown placeholder in input", "- reply:\n    - tool_use: {name: a, input: {x: \"{{bogus}}\"}}\n", "s.yaml:2: unknown placeholder {{bogus}}"},

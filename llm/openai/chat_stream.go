@@ -113,7 +113,6 @@ func (bs *blocks) close() ([]llm.Event, []llm.Block) {
 			b.text.WriteString(rest)
 			evs = append(evs, llm.Event{Type: llm.EventDelta, Index: i, DeltaKind: deltaKind(b.typ), Delta: rest})
 		}
-		evs = append(evs, llm.Event{Type: llm.EventBlockStop, Index: i})
 		out := llm.Block{Type: b.typ}
 		switch b.typ {
 		case llm.BlockText:
@@ -124,6 +123,8 @@ func (bs *blocks) close() ([]llm.Event, []llm.Block) {
 			out.ID, out.Name, out.Input = b.id, b.name, toolInput(b)
 		}
 		content = append(content, out)
+		stopped := out
+		evs = append(evs, llm.Event{Type: llm.EventBlockStop, Index: i, Block: &stopped})
 	}
 	return evs, content
 }

@@ -3,6 +3,7 @@
 //
 //	go run ./bench/cmd/benchall [-runs N] [-only REGEXP] [-nocache] [-json FILE]
 //	go run ./bench/cmd/benchall -pace [-first-token 500ms] [-tps 100] [-brief 400] [-runs N]
+//	    [-variant "--flag sibling_gate=off"] [-floor-args --start-at-end]
 //
 // It builds cmd/cohort and bench/cmd/fakeserve into a temp directory, then
 // runs each workload of bench/trial (the cohort binary against fakeserve in
@@ -46,6 +47,11 @@ type options struct {
 	jsonOut string
 	timeout time.Duration
 	extra   []string // more cohort arguments (-args)
+	// floorExtra are more minclient arguments (-floor-args).
+	floorExtra []string
+	// variant, when set, also runs cohort with these arguments added
+	// (-variant), alternating with the other clients.
+	variant []string
 	// pace runs the paced workloads at this pace (-pace).
 	pace *trial.Pace
 }
@@ -60,6 +66,8 @@ func parse(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.jsonOut, "json", "", "also write every run's measurements to this file as JSON")
 	fs.DurationVar(&o.timeout, "timeout", 5*time.Minute, "deadline of one cohort run")
 	extra := fs.String("args", "", `more cohort arguments, space-separated (e.g. "--sandbox off")`)
+	floorExtra := fs.String("floor-args", "", `more minclient arguments, space-separated (e.g. "--start-at-end")`)
+	variant := fs.String("variant", "", `also run cohort with these arguments added, alternating with the others (e.g. "--flag sibling_gate=off")`)
 	pace := fs.Bool("pace", false, "run the fan-out at a model's pace (with cohort and minclient) instead of the default workloads")
 	p := trial.ModelPace
 	fs.DurationVar(&p.FirstToken, "first-token", p.FirstToken, "with -pace: the fake's first-token delay")
@@ -83,6 +91,8 @@ func parse(args []string, stderr io.Writer) (*options, error) {
 	}
 	o.only = re
 	o.extra = strings.Fields(*extra)
+	o.floorExtra = strings.Fields(*floorExtra)
+	o.variant = strings.Fields(*variant)
 	if o.runs < 0 {
 		return nil, fmt.Errorf("-runs %d must not be negative", o.runs)
 	}
@@ -149,7 +159,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 // runWorkload runs w the configured number of times; with w.Floor each
 // cohort run is followed by a run of the minimal client, whose results come
-// second.
+// second, and with -variant by a run of cohort with the variant's
+// arguments, whose results come last.
 func runWorkload(ctx context.Context, o *options, bins *trial.Binaries, w trial.Workload, trash *trial.Trash, stderr io.Writer) []workloadResult {
 	n := o.runs
 	if n == 0 {
@@ -157,18 +168,27 @@ func runWorkload(ctx context.Context, o *options, bins *trial.Binaries, w trial.
 	}
 	out := []workloadResult{{Workload: w}}
 	bin := []string{bins.Cohort}
+	args := [][]string{o.extra}
 	if w.Floor {
 		fw := w
 		fw.Name += " (minimal client)"
 		fw.TargetWall, fw.TargetRSS = 0, 0
 		out = append(out, workloadResult{Workload: fw})
 		bin = append(bin, bins.MinClient)
+		args = append(args, append(slices.Clone(o.extra), o.floorExtra...))
+	}
+	if len(o.variant) > 0 {
+		vw := w
+		vw.Name += " (cohort " + strings.Join(o.variant, " ") + ")"
+		out = append(out, workloadResult{Workload: vw})
+		bin = append(bin, bins.Cohort)
+		args = append(args, append(slices.Clone(o.extra), o.variant...))
 	}
 	for i := range n {
 		for k := range out {
 			wr := &out[k]
 			cfg := trial.Config{Cohort: bin[k], FakeServe: bins.FakeServe, Spec: w.Spec,
-				MaxConcurrent: w.MaxConcurrent, Timeout: o.timeout, Trash: trash, Args: o.extra,
+				MaxConcurrent: w.MaxConcurrent, Timeout: o.timeout, Trash: trash, Args: args[k],
 				FakeArgs: slices.Clone(w.FakeArgs)}
 			if o.noCache {
 				cfg.FakeArgs = append(cfg.FakeArgs, "-nocache")

@@ -35,6 +35,10 @@ func TestParseFlags(t *testing.T) {
 	if err != nil || o.pace == nil || *o.pace != (trial.Pace{FirstToken: 500 * time.Millisecond, TokensPerSecond: 50, Brief: 200}) {
 		t.Fatalf("parse -pace = %+v, %v", o, err)
 	}
+	o, err = parse([]string{"-pace", "-variant", "--flag sibling_gate=off", "-floor-args", "--start-at-end"}, io.Discard)
+	if err != nil || strings.Join(o.variant, " ") != "--flag sibling_gate=off" || strings.Join(o.floorExtra, " ") != "--start-at-end" {
+		t.Fatalf("parse -variant, -floor-args = %+v, %v", o, err)
+	}
 	for _, bad := range [][]string{{"-runs", "-1"}, {"-only", "("}, {"stray"}, {"-pace", "-tps", "0"}, {"-pace", "-first-token", "-1s"}} {
 		if _, err := parse(bad, io.Discard); err == nil {
 			t.Errorf("parse(%q) accepted bad flags", bad)
@@ -75,9 +79,12 @@ func TestPace(t *testing.T) {
 	run := func(wall, cpu time.Duration, mb int64) runRecord {
 		return runRecord{WallNs: int64(wall), CPUNs: int64(cpu), MaxRSS: mb << 20}
 	}
+	vw := w
+	vw.Name += " (cohort --flag sibling_gate=off)"
 	all := []workloadResult{
 		{Workload: w, Runs: []runRecord{run(10*time.Second, 400*time.Millisecond, 36), run(11*time.Second, 500*time.Millisecond, 35), run(12*time.Second, 300*time.Millisecond, 37)}},
 		{Workload: fw, Runs: []runRecord{run(8*time.Second, 200*time.Millisecond, 16), run(9*time.Second, 210*time.Millisecond, 17), {Error: "exit 1"}}, Failed: true},
+		{Workload: vw, Runs: []runRecord{run(17*time.Second, 400*time.Millisecond, 36)}},
 	}
 	var b strings.Builder
 	printPace(&b, trial.ModelPace, all)
@@ -89,6 +96,7 @@ func TestPace(t *testing.T) {
 		"| pace-5x2-brief400 | 3/3 | 11.00 s (10.00 s–12.00 s) | 400 ms (300 ms–500 ms) | 36.0 MB (35.0 MB–37.0 MB) | 0 | yes |",
 		"| pace-5x2-brief400 (minimal client) | 2/3 | 8.50 s (8.00 s–9.00 s) |",
 		"pace-5x2-brief400: cohort's median wall time is 1.29× the minimal client's (11.00 s against 8.50 s).",
+		"pace-5x2-brief400 (cohort --flag sibling_gate=off): cohort's median wall time is 2.00× the minimal client's (17.00 s against 8.50 s).",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the report lacks %q:\n%s", want, out)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/cohort-dev/cohort/bench/trial"
@@ -50,12 +51,19 @@ func printPace(w io.Writer, p trial.Pace, all []workloadResult) {
 			mbTenth(median(rss)), mbTenth(slices.Min(rss)), mbTenth(slices.Max(rss)),
 			good[0].Summary.Requests, verified)
 	}
-	for i := 0; i+1 < len(all); i++ {
-		a, b := all[i], all[i+1]
-		if b.Workload.Name != a.Workload.Name+" (minimal client)" {
+	floors := map[string]workloadResult{}
+	for _, wr := range all {
+		if base, ok := strings.CutSuffix(wr.Workload.Name, " (minimal client)"); ok {
+			floors[base] = wr
+		}
+	}
+	for _, a := range all {
+		base, variant, _ := strings.Cut(a.Workload.Name, " (")
+		floor, ok := floors[base]
+		if !ok || variant == "minimal client)" {
 			continue
 		}
-		if ca, cb := medianWall(a), medianWall(b); ca > 0 && cb > 0 {
+		if ca, cb := medianWall(a), medianWall(floor); ca > 0 && cb > 0 {
 			fmt.Fprintf(w, "\n%s: cohort's median wall time is %.2f× the minimal client's (%s against %s).\n",
 				a.Workload.Name, float64(ca)/float64(cb), dur(ca), dur(cb))
 		}

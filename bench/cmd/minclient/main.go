@@ -10,6 +10,13 @@
 // ignored) and environment (ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY), and
 // prints a result line shaped like cohort's --output-format json, so the
 // benchmark harness checks its work the same way.
+//
+// Like cohort, it starts each subagent as soon as the lead's Agent call is
+// complete in the stream (its content_block_stop), not when the lead's
+// message ends: at a model's pace the lead writes its briefs for seconds,
+// and a floor that waited for the end would be slower than cohort.
+// --start-at-end starts them when the message ends instead (how it ran
+// before), so both can be measured.
 package main
 
 import (
@@ -24,17 +31,18 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"time"
 )
 
 const model = "claude-sonnet-5-5"
 
 func main() {
-	prompt, cwd := "", "."
+	prompt, cwd, atEnd := "", ".", false
 	args := os.Args[1:]
 	for i := 0; i < len(args); i++ {
 		switch args[i] {
+		case "--start-at-end":
+			atEnd = true
 		case "-p", "--print":
 			if i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
 				prompt = args[i+1]
@@ -52,7 +60,7 @@ func main() {
 		}
 	}
 	c := &client{base: strings.TrimRight(os.Getenv("ANTHROPIC_BASE_URL"), "/"), key: os.Getenv("ANTHROPIC_API_KEY"), cwd: cwd,
-		http: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}}
+		http: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}, atEnd: atEnd}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	text, turns, err := c.lead(ctx, prompt)
@@ -70,6 +78,9 @@ func main() {
 type client struct {
 	base, key, cwd string
 	http           *http.Client
+	// atEnd starts the lead's Agent calls when its message ends, not as
+	// each call's block completes.
+	atEnd bool
 }
 
 type block struct {
@@ -96,51 +107,63 @@ var tools = []map[string]any{
 		"required":   []string{"command"}}},
 }
 
-// lead runs the lead: one request, its Agent calls as parallel subagents,
-// then requests until it ends its turn.
+// lead runs the lead: one request, its Agent calls as parallel subagents
+// (each started as its block completes), then requests until it ends its
+// turn.
 func (c *client) lead(ctx context.Context, prompt string) (string, int, error) {
 	msgs := []message{{Role: "user", Content: []*block{{Type: "text", Text: prompt}}}}
 	for turn := 1; ; turn++ {
-		resp, err := c.send(ctx, msgs)
+		var pending []chan *block // each call's result, in call order
+		onCall := func(b *block) { pending = append(pending, c.call(ctx, b)) }
+		if c.atEnd {
+			onCall = nil
+		}
+		resp, err := c.send(ctx, msgs, onCall)
 		if err != nil {
 			return "", turn, err
 		}
 		msgs = append(msgs, message{Role: "assistant", Content: resp})
-		var calls []*block
-		for _, b := range resp {
-			if b.Type == "tool_use" {
-				calls = append(calls, b)
+		if c.atEnd {
+			for _, b := range resp {
+				if b.Type == "tool_use" {
+					pending = append(pending, c.call(ctx, b))
+				}
 			}
 		}
-		if len(calls) == 0 {
+		if len(pending) == 0 {
 			return joinText(resp), turn, nil
 		}
-		results := make([]*block, len(calls))
-		var wg sync.WaitGroup
-		for i, call := range calls {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				var in struct{ Prompt string }
-				text := "unknown tool"
-				if call.Name == "Agent" && json.Unmarshal(call.Input, &in) == nil {
-					if text, err = c.sub(ctx, in.Prompt); err != nil {
-						text = "the agent failed: " + err.Error()
-					}
-				}
-				results[i] = &block{Type: "tool_result", ToolUseID: call.ID, Content: text}
-			}()
+		results := make([]*block, len(pending))
+		for i, ch := range pending {
+			results[i] = <-ch
 		}
-		wg.Wait()
 		msgs = append(msgs, message{Role: "user", Content: results})
 	}
+}
+
+// call runs one of the lead's calls on its own goroutine; its result
+// arrives on the returned channel.
+func (c *client) call(ctx context.Context, call *block) chan *block {
+	out := make(chan *block, 1)
+	go func() {
+		var in struct{ Prompt string }
+		text := "unknown tool"
+		if call.Name == "Agent" && json.Unmarshal(call.Input, &in) == nil {
+			var err error
+			if text, err = c.sub(ctx, in.Prompt); err != nil {
+				text = "the agent failed: " + err.Error()
+			}
+		}
+		out <- &block{Type: "tool_result", ToolUseID: call.ID, Content: text}
+	}()
+	return out
 }
 
 // sub runs one subagent until it answers without a tool call.
 func (c *client) sub(ctx context.Context, prompt string) (string, error) {
 	msgs := []message{{Role: "user", Content: []*block{{Type: "text", Text: prompt}}}}
 	for {
-		resp, err := c.send(ctx, msgs)
+		resp, err := c.send(ctx, msgs, nil)
 		if err != nil {
 			return "", err
 		}
@@ -167,8 +190,9 @@ func (c *client) sub(ctx context.Context, prompt string) (string, error) {
 	}
 }
 
-// send makes one streaming request and returns the response's blocks.
-func (c *client) send(ctx context.Context, msgs []message) ([]*block, error) {
+// send makes one streaming request and returns the response's blocks;
+// onCall, when set, gets each tool_use block as soon as it is complete.
+func (c *client) send(ctx context.Context, msgs []message, onCall func(*block)) ([]*block, error) {
 	body, err := json.Marshal(map[string]any{"model": model, "max_tokens": 32000, "stream": true,
 		"system": "You are a benchmark client.", "tools": tools, "messages": msgs})
 	if err != nil {
@@ -190,11 +214,12 @@ func (c *client) send(ctx context.Context, msgs []message) ([]*block, error) {
 		data, _ := io.ReadAll(resp.Body)
 		return nil, fmt.Errorf("status %d: %s", resp.StatusCode, data)
 	}
-	return readStream(resp.Body)
+	return readStream(resp.Body, onCall)
 }
 
-// readStream accumulates the content blocks of an SSE response.
-func readStream(r io.Reader) ([]*block, error) {
+// readStream accumulates the content blocks of an SSE response, handing
+// each complete tool_use block to onCall when it is set.
+func readStream(r io.Reader, onCall func(*block)) ([]*block, error) {
 	var blocks []*block
 	var partial []strings.Builder // tool inputs as they stream, by block index
 	sc := bufio.NewScanner(r)
@@ -235,6 +260,9 @@ func readStream(r io.Reader) ([]*block, error) {
 				b.Input = json.RawMessage(partial[ev.Index].String())
 				if len(b.Input) == 0 {
 					b.Input = json.RawMessage("{}")
+				}
+				if onCall != nil {
+					onCall(b)
 				}
 			}
 		case "message_stop":
