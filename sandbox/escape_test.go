@@ -187,3 +187,19 @@ func writeFile(t *testing.T, path, content string) {
 		t.Fatal(err)
 	}
 }
+
+// A command inherits no descriptor of Cohort's or the launcher's beyond
+// its three standard streams: the launcher's connection (fd 3 in the
+// launcher) least of all, in a confined and in an unconfined launcher.
+func TestCommandsInheritOnlyStdio(t *testing.T) {
+	for _, cfg := range []Config{{}, {Unconfined: true}} {
+		e := newEnv(t, cfg)
+		out, code := e.bash(e.project, `ls /proc/$$/fd; true`)
+		if code != 0 {
+			t.Fatalf("unconfined %v: exit %d\n%s", cfg.Unconfined, code, out)
+		}
+		if got := strings.Fields(out); strings.Join(got, " ") != "0 1 2" {
+			t.Errorf("unconfined %v: the command holds descriptors %q, want only 0 1 2", cfg.Unconfined, got)
+		}
+	}
+}

@@ -43,6 +43,13 @@ type launcher struct {
 }
 
 func launcherMain(ns bool) int {
+	// Every descriptor beyond the standard streams is closed on exec: the
+	// connection to Cohort (fd 3, which exec.Cmd.ExtraFiles leaves
+	// inheritable) and whatever Cohort's own parent passed down. Commands
+	// get their three streams and nothing else.
+	if err := unix.CloseRange(launcherFd, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err != nil {
+		return 1
+	}
 	l := &launcher{conn: launcherFd, ns: ns, children: map[int]bool{}}
 	// Die with the thread of Cohort that started us (a thread that lives
 	// as long as Cohort); Go's Pdeathsig cannot be used with a new pid
