@@ -104,7 +104,7 @@ func (s *Session) openSandbox(ctx context.Context) error {
 // once, beside the rest of the session's setup (the exec of a launcher is
 // most of the first command's cost otherwise); Close waits for that start.
 func (s *Session) openReaper(eager bool) {
-	r, err := sandbox.New(sandbox.Config{Unconfined: true})
+	r, err := sandbox.New(sandbox.Config{Unconfined: true, Without: s.sandboxWithout()})
 	if err != nil {
 		return
 	}
@@ -120,10 +120,7 @@ func (s *Session) openReaper(eager bool) {
 
 // sandboxCfg is the sandbox configuration of this session.
 func (s *Session) sandboxCfg(ctx context.Context, conf sandboxConf) sandbox.Config {
-	var without []string
-	if v := s.inv.Getenv("COHORT_SANDBOX_DISABLE"); v != "" {
-		without = strings.Split(v, ",")
-	}
+	without := s.sandboxWithout()
 	denied := s.deniedReads(ctx)
 	return sandbox.Config{
 		SessionID:         s.id,
@@ -139,6 +136,14 @@ func (s *Session) sandboxCfg(ctx context.Context, conf sandboxConf) sandbox.Conf
 		CohortHome:        s.env.CohortHome,
 		Without:           without,
 	}
+}
+
+// sandboxWithout lists the layers COHORT_SANDBOX_DISABLE leaves out.
+func (s *Session) sandboxWithout() []string {
+	if v := s.inv.Getenv("COHORT_SANDBOX_DISABLE"); v != "" {
+		return strings.Split(v, ",")
+	}
+	return nil
 }
 
 // extraDirs are the working directories besides the session's own: an

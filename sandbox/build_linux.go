@@ -17,7 +17,11 @@ import (
 // directory is cwd.
 func (s *Sandbox) policy(cwd string) *Policy {
 	if s.cfg.Unconfined {
-		return &Policy{Unconfined: true}
+		p := &Policy{Unconfined: true}
+		if s.cfg.without("dumpable") {
+			p.Without = []string{"dumpable"}
+		}
+		return p
 	}
 	p := &Policy{DenyNetwork: s.cfg.DenyNetwork, UnixSockets: len(s.cfg.AllowUnixSockets) > 0}
 	for _, l := range s.cfg.Without {

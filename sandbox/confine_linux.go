@@ -20,7 +20,10 @@ import (
 func confine(p *Policy, ns bool) (*Report, error) {
 	rep := &Report{Namespaces: ns}
 	if p.Unconfined {
-		return rep, nil
+		if p.without("dumpable") {
+			return rep, nil
+		}
+		return rep, dropPtrace()
 	}
 	if ns && !p.without("mounts") {
 		if err := mountPolicy(p, rep); err != nil {
@@ -297,4 +300,21 @@ func dropCaps() error {
 	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
 	var data [2]unix.CapUserData
 	return unix.Capset(&hdr, &data[0])
+}
+
+// dropPtrace removes from the bounding set of an unconfined policy's
+// thread the capabilities that let a process read a non-dumpable Cohort's
+// environment or memory through /proc (CAP_SYS_PTRACE; CAP_SYS_ADMIN and
+// CAP_PERFMON open /proc/PID/environ too on Linux 6.18) and load code
+// into the kernel that could (CAP_SYS_MODULE, CAP_BPF, CAP_SYS_RAWIO).
+// Only a Cohort run as root has them to lose: its commands outside the
+// sandbox run as root without these. Not root, there is nothing to drop.
+func dropPtrace() error {
+	for _, c := range []uintptr{unix.CAP_SYS_PTRACE, unix.CAP_SYS_ADMIN, unix.CAP_PERFMON, unix.CAP_SYS_MODULE, unix.CAP_BPF, unix.CAP_SYS_RAWIO} {
+		err := unix.Prctl(unix.PR_CAPBSET_DROP, c, 0, 0, 0)
+		if err != nil && !errors.Is(err, unix.EPERM) && !errors.Is(err, unix.EINVAL) {
+			return fmt.Errorf("drop capability %d: %w", c, err)
+		}
+	}
+	return nil
 }

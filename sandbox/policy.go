@@ -27,7 +27,8 @@ type Policy struct {
 	// is (Config.Unconfined).
 	Unconfined bool `json:"unconfined,omitempty"`
 	// Without lists layers to leave out (tests and COHORT_SANDBOX_DISABLE):
-	// "landlock", "mounts", "seccomp".
+	// "landlock", "mounts", "seccomp"; for an unconfined policy
+	// "dumpable" (its commands keep the capabilities that read Cohort).
 	Without []string `json:"without,omitempty"`
 }
 

@@ -21,6 +21,7 @@ type Sandbox struct {
 	tmp            string
 	writableExtras []string // TMPDIR, the cache dir and sandbox.allowWrite
 	problems       []string
+	shieldNote     *Report // an unconfined sandbox: what keeps its commands out of Cohort
 
 	mu       sync.Mutex
 	c        *conn
@@ -52,7 +53,9 @@ func New(cfg Config) (*Sandbox, error) {
 		cfg.Executable = exe
 	}
 	if cfg.Unconfined {
-		return &Sandbox{cfg: cfg, policies: map[string]*policyEntry{}}, nil
+		s := &Sandbox{cfg: cfg, policies: map[string]*policyEntry{}}
+		s.shieldNote = s.shieldFromUnconfined()
+		return s, nil
 	}
 	root := cfg.TempRoot
 	if root == "" && cfg.CohortHome != "" && cfg.SessionID != "" {
@@ -209,6 +212,10 @@ func (s *Sandbox) entry(ctx context.Context, cwd string) (*policyEntry, error) {
 		} else {
 			e.report.NotEnforced = append(e.report.NotEnforced, "commands can see every process on the machine in /proc (command lines included): no pid namespace; Landlock keeps them from reading the environment or memory of processes outside the sandbox")
 		}
+	}
+	if s.shieldNote != nil {
+		e.report.Enforced = append(e.report.Enforced, s.shieldNote.Enforced...)
+		e.report.NotEnforced = append(e.report.NotEnforced, s.shieldNote.NotEnforced...)
 	}
 	if r.m.Err != "" {
 		e.err = errors.New(r.m.Err)
