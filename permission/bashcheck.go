@@ -313,7 +313,7 @@ func (e *evaluation) bashAllow(an *analysis) Decision {
 	if len(problems) == 0 && len(needs) == 0 {
 		switch {
 		case readOnly:
-			return Decision{Behavior: Allow, Reason: "read-only command inside the working directories"}
+			return Decision{Behavior: Allow, Reason: "read-only command inside the working directories", ReadOnly: !an.writesFiles() && e.mode != ModeBypassPermissions}
 		case !planBlocks:
 			return allowedBy(used)
 		}
@@ -341,6 +341,19 @@ func pick(c bool, a, b string) string {
 		return a
 	}
 	return b
+}
+
+// writesFiles reports output redirections to anything but the targets the
+// analysis holds harmless (/dev/null and the like): a read-only line that
+// writes a file was allowed by the mode or an Edit rule, not by being
+// read-only.
+func (an *analysis) writesFiles() bool {
+	for _, r := range an.redirs {
+		if r.write && !harmlessTarget(plain(r.target)) {
+			return true
+		}
+	}
+	return false
 }
 
 // allowRuleFor finds an allow rule for a command: a rule matching one of

@@ -28,7 +28,7 @@ func BenchmarkBashSandboxed(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer sb.Close()
-	l, err := sb.Launcher(b.Context(), root)
+	l, err := sb.Launcher(b.Context(), root, Writing)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -13,8 +13,36 @@ import (
 	"time"
 )
 
-// policy builds the policy of commands run by an agent whose working
-// directory is cwd.
+// policyFor builds the policy of profile prof for commands run by an
+// agent whose working directory is cwd.
+func (s *Sandbox) policyFor(cwd string, prof Profile) *Policy {
+	if prof == Writing || s.cfg.Unconfined {
+		return s.policy(cwd)
+	}
+	return s.readOnlyPolicy()
+}
+
+// readOnlyPolicy is the read-only profile, the same for every agent:
+// nothing writable but the private TMPDIR (and the device files, which
+// the Landlock rules always allow), no network, no Unix sockets, and the
+// paths Read deny rules cover hidden as in the writing profile.
+func (s *Sandbox) readOnlyPolicy() *Policy {
+	p := &Policy{ReadOnlyFS: true, DenyNetwork: true, Writable: []string{s.tmp}}
+	for _, l := range s.cfg.Without {
+		if l == "landlock" || l == "seccomp" || l == "mounts" {
+			p.Without = append(p.Without, l)
+		}
+	}
+	for _, d := range s.cfg.DenyRead {
+		if r, err := filepath.EvalSymlinks(d); err == nil && !slices.Contains(p.Hidden, r) {
+			p.Hidden = append(p.Hidden, r)
+		}
+	}
+	return p
+}
+
+// policy builds the writing policy of commands run by an agent whose
+// working directory is cwd.
 func (s *Sandbox) policy(cwd string) *Policy {
 	if s.cfg.Unconfined {
 		p := &Policy{Unconfined: true}

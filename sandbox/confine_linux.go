@@ -42,7 +42,8 @@ func confine(p *Policy, ns bool) (*Report, error) {
 	}
 	if p.DenyNetwork {
 		if !ns {
-			rep.NotEnforced = append(rep.NotEnforced, "sandbox.network \"deny\" is not enforced: no network namespace")
+			// Landlock refuses TCP below (ABI 4); UDP and DNS stay open.
+			rep.NotEnforced = append(rep.NotEnforced, "the network is not cut off (UDP and DNS work; TCP is refused only with Landlock ABI 4 or later): no network namespace")
 		} else if err := unix.Unshare(unix.CLONE_NEWNET); err != nil {
 			return rep, fmt.Errorf("network namespace: %w", err)
 		} else {
@@ -77,7 +78,7 @@ func confine(p *Policy, ns bool) (*Report, error) {
 		noScopes(p, ns, rep, "the kernel has no Landlock")
 		return rep, nil
 	}
-	if err := restrictThread(p, abi, rep); err != nil {
+	if err := restrictThread(p, abi, !ns && p.DenyNetwork, rep); err != nil {
 		return rep, fmt.Errorf("landlock: %w", err)
 	}
 	rep.Landlock = abi
@@ -123,12 +124,18 @@ var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/d
 // writableDevDirs are device directories commands may write in.
 var writableDevDirs = []string{"/dev/pts", "/dev/shm"}
 
-// restrictThread builds the ruleset and enforces it on this thread.
-func restrictThread(p *Policy, abi int, rep *Report) error {
+// restrictThread builds the ruleset and enforces it on this thread; with
+// denyTCP (no network namespace to cut the network off) Landlock refuses
+// TCP connect and bind where it can (ABI 4).
+func restrictThread(p *Policy, abi int, denyTCP bool, rep *Report) error {
 	handled := handledFS(abi)
 	attr := llRulesetAttr{handledFS: handled}
 	if abi >= 6 {
 		attr.scoped = llScopeSignal | llScopeAbstractUnix
+	}
+	if denyTCP && abi >= 4 {
+		attr.handledNet = llNetBindTCP | llNetConnectTCP // and no rule allows any port
+		rep.Enforced = append(rep.Enforced, "no TCP (Landlock)")
 	}
 	rs, err := llCreateRuleset(&attr, abi)
 	if err != nil {
@@ -147,8 +154,10 @@ func restrictThread(p *Policy, abi int, rep *Report) error {
 	for _, d := range devices {
 		_ = addRule(rs, d, llReadFile|llWriteFile|llTruncate|llIoctlDev, handled) // missing devices are fine
 	}
-	for _, d := range writableDevDirs {
-		_ = addRule(rs, d, handled, handled)
+	if !p.ReadOnlyFS {
+		for _, d := range writableDevDirs {
+			_ = addRule(rs, d, handled, handled)
+		}
 	}
 	for _, w := range p.Writable {
 		if err := addRule(rs, w, handled, handled); err != nil {
@@ -158,7 +167,11 @@ func restrictThread(p *Policy, abi int, rep *Report) error {
 	if err := llRestrictThread(rs); err != nil {
 		return err
 	}
-	rep.Enforced = append(rep.Enforced, fmt.Sprintf("writes only in the writable directories (Landlock ABI %d)", abi))
+	if p.ReadOnlyFS {
+		rep.Enforced = append(rep.Enforced, fmt.Sprintf("read-only: no writes but in the private TMPDIR and to device files (Landlock ABI %d)", abi))
+	} else {
+		rep.Enforced = append(rep.Enforced, fmt.Sprintf("writes only in the writable directories (Landlock ABI %d)", abi))
+	}
 	if abi >= 6 {
 		rep.Enforced = append(rep.Enforced, "no signals to processes outside the sandbox, no abstract Unix sockets outside it (Landlock scopes)")
 	} else {

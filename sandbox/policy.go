@@ -21,8 +21,13 @@ type Policy struct {
 	// sockets are hidden instead.
 	UnixSockets   bool     `json:"unixSockets,omitempty"`
 	HiddenSockets []string `json:"hiddenSockets,omitempty"`
-	// DenyNetwork puts commands in a network namespace of their own.
+	// DenyNetwork puts commands in a network namespace of their own
+	// (without one, Landlock refuses TCP where it can).
 	DenyNetwork bool `json:"denyNetwork,omitempty"`
+	// ReadOnlyFS is the read-only profile: Writable holds only the private
+	// TMPDIR, and the device directories (/dev/pts, /dev/shm) are not
+	// writable either.
+	ReadOnlyFS bool `json:"readOnlyFS,omitempty"`
 	// Unconfined sets nothing up: commands are forked as the launcher
 	// is (Config.Unconfined).
 	Unconfined bool `json:"unconfined,omitempty"`

@@ -7,6 +7,30 @@ import (
 	"strings"
 )
 
+// Profile is how far a command is trusted to write. The permission
+// decision behind a Bash call picks it: ReadOnly for a command that runs
+// only because the analysis judged it read-only, Writing for one a rule,
+// a mode, a hook or a person approved. The zero value is ReadOnly, so a
+// caller that says nothing gets the narrower profile.
+type Profile uint8
+
+const (
+	// ReadOnly: every file system is read-only but the private TMPDIR and
+	// the device files (/dev/null, ...), and there is no network and no
+	// Unix socket: a wrong read-only verdict can neither write anything
+	// nor send what it read.
+	ReadOnly Profile = iota
+	// Writing: the agent's writable set, protected paths excepted.
+	Writing
+)
+
+func (p Profile) String() string {
+	if p == Writing {
+		return "writing"
+	}
+	return "read-only"
+}
+
 // Config configures a session's sandbox. Paths are absolute.
 type Config struct {
 	// SessionID names the private temporary directory.

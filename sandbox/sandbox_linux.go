@@ -150,27 +150,43 @@ func (s *Sandbox) conn() (*conn, error) {
 	return s.c, s.startErr
 }
 
-// Report sets up the policy of commands run with working directory cwd
-// and says what it enforces.
+// Report sets up the writing policy of commands run with working
+// directory cwd and says what it enforces.
 func (s *Sandbox) Report(ctx context.Context, cwd string) (*Report, error) {
-	e, err := s.entry(ctx, cwd)
+	return s.ReportFor(ctx, cwd, Writing)
+}
+
+// ReportFor is Report for a profile.
+func (s *Sandbox) ReportFor(ctx context.Context, cwd string, prof Profile) (*Report, error) {
+	e, err := s.entry(ctx, cwd, prof)
 	if err != nil {
 		return nil, err
 	}
 	return e.report, e.err
 }
 
-// entry returns cwd's policy, set up in the launcher on first use.
-func (s *Sandbox) entry(ctx context.Context, cwd string) (*policyEntry, error) {
+// policyKey names a policy: the read-only profile is one for every
+// directory, the writing profile one per agent's working directory.
+func policyKey(cwd string, prof Profile) string {
+	if prof == Writing {
+		return "w:" + cwd
+	}
+	return "r:"
+}
+
+// entry returns the policy of cwd's commands in profile prof, set up in
+// the launcher on first use.
+func (s *Sandbox) entry(ctx context.Context, cwd string, prof Profile) (*policyEntry, error) {
 	c, err := s.conn()
 	if err != nil {
 		return nil, err
 	}
+	key := policyKey(cwd, prof)
 	s.mu.Lock()
-	e, ok := s.policies[cwd]
+	e, ok := s.policies[key]
 	if !ok {
 		e = &policyEntry{ready: make(chan struct{})}
-		s.policies[cwd] = e
+		s.policies[key] = e
 	}
 	s.mu.Unlock()
 	if ok {
@@ -181,11 +197,11 @@ func (s *Sandbox) entry(ctx context.Context, cwd string) (*policyEntry, error) {
 			return nil, ctx.Err()
 		}
 	}
-	e.policy = s.policy(cwd) // runs git: not under s.mu; others wait on ready
+	e.policy = s.policyFor(cwd, prof) // reads the file system: not under s.mu; others wait on ready
 	r, err := c.call(ctx, &message{Op: "policy", Policy: e.policy})
 	if err != nil {
 		s.mu.Lock()
-		delete(s.policies, cwd) // the next call tries again
+		delete(s.policies, key) // the next call tries again
 		s.mu.Unlock()
 		e.err = err // for those already waiting on this entry
 		close(e.ready)
@@ -225,9 +241,10 @@ func (s *Sandbox) entry(ctx context.Context, cwd string) (*policyEntry, error) {
 }
 
 // Launcher returns the proc.Launcher that starts commands for an agent
-// whose working directory is cwd.
-func (s *Sandbox) Launcher(ctx context.Context, cwd string) (proc.Launcher, error) {
-	e, err := s.entry(ctx, cwd)
+// whose working directory is cwd, in profile prof (an unconfined sandbox
+// ignores it).
+func (s *Sandbox) Launcher(ctx context.Context, cwd string, prof Profile) (proc.Launcher, error) {
+	e, err := s.entry(ctx, cwd, prof)
 	if err != nil {
 		return nil, err
 	}
@@ -246,11 +263,16 @@ func (l policyLauncher) Launch(ctx context.Context, spec proc.LaunchSpec) (proc.
 	return l.e.conn.spawn(ctx, spec)
 }
 
-// Writable lists the trees commands of cwd's agent may write, and the
-// protected paths inside them.
+// Writable lists the trees commands of cwd's agent may write in the
+// writing profile, and the protected paths inside them.
 func (s *Sandbox) Writable(cwd string) (writable, protected []string) {
+	return s.WritableFor(cwd, Writing)
+}
+
+// WritableFor is Writable for a profile.
+func (s *Sandbox) WritableFor(cwd string, prof Profile) (writable, protected []string) {
 	s.mu.Lock()
-	e, ok := s.policies[cwd]
+	e, ok := s.policies[policyKey(cwd, prof)]
 	s.mu.Unlock()
 	if ok {
 		select {
@@ -261,7 +283,7 @@ func (s *Sandbox) Writable(cwd string) (writable, protected []string) {
 		default:
 		}
 	}
-	p := s.policy(cwd)
+	p := s.policyFor(cwd, prof)
 	return p.Writable, p.ReadOnly
 }
 
