@@ -6,8 +6,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/cohort-dev/cohort/internal/proc"
@@ -29,6 +32,7 @@ type Sandbox struct {
 	started  bool
 	closed   bool
 	policies map[string]*policyEntry
+	retired  []*policyEntry // replaced by a rebuilt policy; closed with the rest
 }
 
 type policyEntry struct {
@@ -37,6 +41,35 @@ type policyEntry struct {
 	policy *Policy
 	report *Report
 	err    error
+	frozen string // frozenPrint of policy when it was built
+}
+
+// frozenPrint lists the directories at the top of a policy's frozen
+// roots, which the policy's Landlock rules were made for; "" when none is
+// frozen.
+func frozenPrint(p *Policy) string {
+	var b strings.Builder
+	for _, w := range append(append([]string(nil), p.FrozenDirs...), p.FrozenAll...) {
+		entries, _ := os.ReadDir(w)
+		b.WriteString(w)
+		for _, e := range entries {
+			if e.IsDir() || e.Type()&os.ModeSymlink != 0 {
+				b.WriteString("\x00" + e.Name())
+			}
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// frozenReport says, for a report, which roots take no new directories
+// and why.
+func frozenReport(p *Policy) []string {
+	var out []string
+	for _, w := range p.Why {
+		out = append(out, "no new directories or links at the top of "+w+" (create the missing settings directory yourself to lift this)")
+	}
+	return out
 }
 
 // ErrClosed is returned by a closed Sandbox.
@@ -192,12 +225,25 @@ func (s *Sandbox) entry(ctx context.Context, cwd string, prof Profile) (*policyE
 	if ok {
 		select {
 		case <-e.ready:
-			return e, nil
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
+		if e.err != nil || e.frozen == "" || frozenPrint(e.policy) == e.frozen {
+			return e, nil
+		}
+		// A directory appeared at the top of a frozen root (made by
+		// Cohort's file tools or the user): it needs a rule of its own,
+		// and a settings directory that now exists is bound read-only.
+		s.mu.Lock()
+		if s.policies[key] == e {
+			s.retired = append(s.retired, e)
+			delete(s.policies, key)
+		}
+		s.mu.Unlock()
+		return s.entry(ctx, cwd, prof)
 	}
 	e.policy = s.policyFor(cwd, prof) // reads the file system: not under s.mu; others wait on ready
+	e.frozen = frozenPrint(e.policy)
 	r, err := c.call(ctx, &message{Op: "policy", Policy: e.policy})
 	if err != nil {
 		s.mu.Lock()
@@ -229,6 +275,8 @@ func (s *Sandbox) entry(ctx context.Context, cwd string, prof Profile) (*policyE
 			e.report.NotEnforced = append(e.report.NotEnforced, "commands can see every process on the machine in /proc (command lines included): no pid namespace; Landlock keeps them from reading the environment or memory of processes outside the sandbox")
 		}
 	}
+	e.report.Enforced = append(e.report.Enforced, frozenReport(e.policy)...)
+	e.report.NotEnforced = append(e.report.NotEnforced, e.policy.Notes...)
 	if s.shieldNote != nil {
 		e.report.Enforced = append(e.report.Enforced, s.shieldNote.Enforced...)
 		e.report.NotEnforced = append(e.report.NotEnforced, s.shieldNote.NotEnforced...)
@@ -269,8 +317,15 @@ func (s *Sandbox) Writable(cwd string) (writable, protected []string) {
 	return s.WritableFor(cwd, Writing)
 }
 
-// WritableFor is Writable for a profile.
-func (s *Sandbox) WritableFor(cwd string, prof Profile) (writable, protected []string) {
+// ExplainFor is Explain with the policy of cwd's commands in profile
+// prof, which also says why a root takes no new directories.
+func (s *Sandbox) ExplainFor(output, cwd string, prof Profile) string {
+	return explain(output, cwd, s.cachedPolicy(cwd, prof))
+}
+
+// cachedPolicy is the policy cwd's commands run with, when it is set up;
+// else it is built now.
+func (s *Sandbox) cachedPolicy(cwd string, prof Profile) *Policy {
 	s.mu.Lock()
 	e, ok := s.policies[policyKey(cwd, prof)]
 	s.mu.Unlock()
@@ -278,12 +333,17 @@ func (s *Sandbox) WritableFor(cwd string, prof Profile) (writable, protected []s
 		select {
 		case <-e.ready:
 			if e.policy != nil {
-				return e.policy.Writable, e.policy.ReadOnly
+				return e.policy
 			}
 		default:
 		}
 	}
-	p := s.policyFor(cwd, prof)
+	return s.policyFor(cwd, prof)
+}
+
+// WritableFor is Writable for a profile.
+func (s *Sandbox) WritableFor(cwd string, prof Profile) (writable, protected []string) {
+	p := s.cachedPolicy(cwd, prof)
 	return p.Writable, p.ReadOnly
 }
 
@@ -297,7 +357,7 @@ func (s *Sandbox) Close() error {
 	}
 	s.closed = true
 	c := s.c
-	for _, e := range s.policies {
+	for _, e := range append(slices.Collect(maps.Values(s.policies)), s.retired...) {
 		select {
 		case <-e.ready: // e.conn is set before ready closes
 			if e.conn != nil {

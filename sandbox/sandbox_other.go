@@ -32,4 +32,5 @@ func (s *Sandbox) Launcher(context.Context, string, Profile) (proc.Launcher, err
 }
 func (s *Sandbox) Writable(string) (writable, protected []string)             { return nil, nil }
 func (s *Sandbox) WritableFor(string, Profile) (writable, protected []string) { return nil, nil }
+func (s *Sandbox) ExplainFor(string, string, Profile) string                  { return "" }
 func (s *Sandbox) Close() error                                               { return nil }

@@ -319,8 +319,7 @@ func (b *bash) command(ctx context.Context, in input, dir string, prof sandbox.P
 
 // explain adds the sandbox's notes about blocked writes.
 func (b *bash) explain(out, dir string, prof sandbox.Profile) string {
-	writable, protected := b.cfg.Sandbox.WritableFor(dir, prof)
-	note := sandbox.Explain(out, dir, writable, protected)
+	note := b.cfg.Sandbox.ExplainFor(out, dir, prof)
 	if note != "" && prof == sandbox.ReadOnly {
 		note += "\n(This command ran read-only, without network: it was allowed as a read-only command. A command that needs to write or reach the network must be approved by the user or an allow rule.)"
 	}
