@@ -178,4 +178,3 @@ func resolve(p string) string {
 	}
 	return filepath.Clean(p)
 }
-
