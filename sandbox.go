@@ -125,7 +125,7 @@ func (s *Session) sandboxCfg(ctx context.Context, conf sandboxConf) sandbox.Conf
 	return sandbox.Config{
 		SessionID:         s.id,
 		Dirs:              s.extraDirs(),
-		AllowWrite:        conf.allowWrite,
+		AllowWrite:        s.writableData(conf.allowWrite),
 		AllowUnixSockets:  conf.allowUnixSockets,
 		DenyNetwork:       conf.denyNetwork,
 		Protected:         s.hookScripts(),
@@ -156,10 +156,17 @@ func (s *Session) extraDirs() []string {
 			out = append(out, d)
 		}
 	}
-	if s.mem.dir != "" {
-		out = append(out, s.mem.dir) // the project's memory (memory.go)
-	}
 	return out
+}
+
+// writableData adds the project's memory (memory.go) to the
+// sandbox.allowWrite roots: writable like them, it is not a working
+// directory, whose settings and git dir the sandbox protects.
+func (s *Session) writableData(allowWrite []string) []string {
+	if s.mem.dir == "" {
+		return allowWrite
+	}
+	return append(append([]string(nil), allowWrite...), s.mem.dir)
 }
 
 // bashExcluded reports lines that run outside the sandbox: every command
