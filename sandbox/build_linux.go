@@ -13,8 +13,14 @@ import (
 // policyFor builds the policy of profile prof for commands run by an
 // agent whose working directory is cwd.
 func (s *Sandbox) policyFor(cwd string, prof Profile) *Policy {
-	if prof == Writing || s.cfg.Unconfined {
+	switch {
+	case prof == Writing || s.cfg.Unconfined:
 		return s.policy(cwd)
+	case prof == helper && cwd != "":
+		p := s.readOnlyPolicy()
+		p.ReadOnlyFS = false
+		p.Writable = append(p.Writable, strings.Split(cwd, "\x00")...)
+		return p
 	}
 	return s.readOnlyPolicy()
 }

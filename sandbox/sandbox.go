@@ -22,6 +22,9 @@ const (
 	ReadOnly Profile = iota
 	// Writing: the agent's writable set, protected paths excepted.
 	Writing
+	// helper: Cohort's own programs (Sandbox.Helper); the "directory" is
+	// the NUL-separated list of what they may write.
+	helper
 )
 
 func (p Profile) String() string {

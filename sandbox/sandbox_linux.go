@@ -199,12 +199,34 @@ func (s *Sandbox) ReportFor(ctx context.Context, cwd string, prof Profile) (*Rep
 }
 
 // policyKey names a policy: the read-only profile is one for every
-// directory, the writing profile one per agent's working directory.
+// directory, the writing profile one per agent's working directory, a
+// helper's one per set of writable directories.
 func policyKey(cwd string, prof Profile) string {
-	if prof == Writing {
+	switch prof {
+	case Writing:
 		return "w:" + cwd
+	case helper:
+		return "h:" + cwd
 	}
 	return "r:"
+}
+
+// Helper returns the launcher for one of Cohort's own programs that works
+// on state a model may have written (git, package internal/safegit): it
+// reads what the read-only profile reads, writes only the given
+// directories (none: read-only) and its private TMPDIR, and has no
+// network and no Unix sockets. An unconfined sandbox confines nothing.
+func (s *Sandbox) Helper(ctx context.Context, writable []string) (proc.Launcher, error) {
+	var dirs []string
+	for _, w := range writable {
+		r, ok := realDir(w)
+		if !ok {
+			return nil, fmt.Errorf("the directory %s a helper would write does not exist", w)
+		}
+		addOnce(&dirs, r)
+	}
+	slices.Sort(dirs)
+	return s.Launcher(ctx, strings.Join(dirs, "\x00"), helper)
 }
 
 // entry returns the policy of cwd's commands in profile prof, set up in

@@ -30,6 +30,9 @@ func (s *Sandbox) ReportFor(context.Context, string, Profile) (*Report, error) {
 func (s *Sandbox) Launcher(context.Context, string, Profile) (proc.Launcher, error) {
 	return nil, errUnavailable
 }
+func (s *Sandbox) Helper(context.Context, []string) (proc.Launcher, error) {
+	return nil, errUnavailable
+}
 func (s *Sandbox) Writable(string) (writable, protected []string)             { return nil, nil }
 func (s *Sandbox) WritableFor(string, Profile) (writable, protected []string) { return nil, nil }
 func (s *Sandbox) ExplainFor(string, string, Profile) string                  { return "" }
