@@ -168,8 +168,13 @@ func (l Layout) readFile() (Layout, error) {
 
 // Env is the environment that names the layout to git: its git dir, its
 // common dir and its working tree, so that git discovers nothing.
+// A bare repository (no WorkTree) gets no GIT_WORK_TREE.
 func (l Layout) Env() []string {
-	return []string{"GIT_DIR=" + l.GitDir, "GIT_COMMON_DIR=" + l.CommonDir, "GIT_WORK_TREE=" + l.WorkTree}
+	env := []string{"GIT_DIR=" + l.GitDir, "GIT_COMMON_DIR=" + l.CommonDir}
+	if l.WorkTree != "" {
+		env = append(env, "GIT_WORK_TREE="+l.WorkTree)
+	}
+	return env
 }
 
 func resolve(p string) string {

@@ -162,11 +162,14 @@ func (r *Runner) Run(ctx context.Context, c Cmd) (string, error) {
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	exit, err := proc.Run(ctx, cmd)
-	if err == nil && !exit.Success() {
+	switch {
+	case err != nil:
+	case errors.Is(exit.Stopped, proc.ErrTimeout):
+		err = fmt.Errorf("%w: git ran longer than %s and was stopped", context.DeadlineExceeded, r.timeout())
+	case exit.Stopped != nil:
+		err = fmt.Errorf("%w (%s)", exit.Stopped, exit)
+	case !exit.Success():
 		err = errors.New(exit.String())
-		if exit.Stopped != nil {
-			err = fmt.Errorf("%w (%s)", exit.Stopped, exit)
-		}
 	}
 	if err != nil {
 		return stdout.String(), &Error{Args: c.Args, Dir: dir, Stderr: stderr.String(), Err: err}
