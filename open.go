@@ -16,6 +16,7 @@ import (
 	"github.com/cohort-dev/cohort/engine"
 	"github.com/cohort-dev/cohort/flags"
 	"github.com/cohort-dev/cohort/hook"
+	"github.com/cohort-dev/cohort/internal/gitrepo"
 	"github.com/cohort-dev/cohort/llm"
 	"github.com/cohort-dev/cohort/mcp"
 	"github.com/cohort-dev/cohort/permission"
@@ -326,7 +327,6 @@ func (s *Session) open(ctx context.Context) (err error) {
 	}
 	// From here on the session writes under Home.
 	s.openMemory()
-	s.startGitSnapshot(ctx)
 	if err := s.openTrace(); err != nil {
 		return err
 	}
@@ -339,6 +339,7 @@ func (s *Session) open(ctx context.Context) (err error) {
 	if err := s.openSandbox(ctx); err != nil {
 		return err
 	}
+	s.startGitSnapshot(ctx) // after the sandbox, which confines its git
 	s.openHooks()
 	if err := s.openTeams(); err != nil {
 		return err
@@ -577,8 +578,16 @@ func (s *Session) startGitSnapshot(ctx context.Context) {
 		s.gitSnapshot = func() string { return "" }
 		return
 	}
+	repo, err := gitrepo.Find(s.cwd)
+	if err != nil {
+		s.gitSnapshot = func() string { return "" }
+		return
+	}
+	for _, p := range repo.Problems {
+		fmt.Fprintf(s.inv.Stderr, "cohort: warning: %s\n", p)
+	}
 	done := make(chan string, 1)
-	go func() { done <- prompt.GitSnapshot(ctx, s.cwd) }()
+	go func() { done <- prompt.GitSnapshot(ctx, s.git(), repo, s.cwd) }()
 	s.gitSnapshot = sync.OnceValue(func() string { return <-done })
 	s.closers = append(s.closers, func() { s.gitSnapshot() }) // never leave it running
 }

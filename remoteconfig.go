@@ -13,6 +13,8 @@ import (
 	"github.com/cohort-dev/cohort/crew"
 	"github.com/cohort-dev/cohort/remote"
 	"github.com/cohort-dev/cohort/settings"
+
+	"github.com/cohort-dev/cohort/internal/safegit"
 )
 
 // RemoteConfig connects a session to remote workers over NATS JetStream:
@@ -108,6 +110,7 @@ func sanitizeKeyName(s string) string {
 // remote spawns say why they fail) and closed with the session.
 type remoteConn struct {
 	cfg    Config
+	git    func() *safegit.Runner // the session's, confined by its sandbox
 	mu     sync.Mutex
 	client *remote.Client
 }
@@ -118,7 +121,7 @@ func (s *Session) openRemote() {
 	if s.cfg.Remote.NATS == "" {
 		return
 	}
-	s.remote = &remoteConn{cfg: s.cfg}
+	s.remote = &remoteConn{cfg: s.cfg, git: s.git}
 	s.closers = append(s.closers, s.remote.close)
 }
 
@@ -197,7 +200,7 @@ func (r *remoteConn) get(ctx context.Context) (crew.RemoteQueue, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := remote.Dial(ctx, remote.ClientConfig{Config: r.cfg.Remote.nats("cohort lead"), Queue: r.cfg.Remote.queue(), Signer: signer})
+	c, err := remote.Dial(ctx, remote.ClientConfig{Config: r.cfg.Remote.nats("cohort lead"), Queue: r.cfg.Remote.queue(), Signer: signer, Git: r.git()})
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cohort-dev/cohort/internal/safegit"
 	"github.com/cohort-dev/cohort/permission"
 	"github.com/cohort-dev/cohort/sandbox"
 )
@@ -136,6 +137,17 @@ func (s *Session) sandboxCfg(ctx context.Context, conf sandboxConf) sandbox.Conf
 		CohortHome:        s.env.CohortHome,
 		Without:           without,
 	}
+}
+
+// git is how the session runs git on the project and its worktrees
+// (internal/safegit): confined by the sandbox, read-only unless a call
+// names what it writes, when the sandbox is on.
+func (s *Session) git() *safegit.Runner {
+	r := &safegit.Runner{Env: s.inv.Environ()}
+	if s.sandbox != nil {
+		r.Sandbox = s.sandbox.Helper
+	}
+	return r
 }
 
 // sandboxWithout lists the layers COHORT_SANDBOX_DISABLE leaves out.

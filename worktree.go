@@ -5,12 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/cohort-dev/cohort/internal/gitrepo"
+	"github.com/cohort-dev/cohort/internal/safegit"
 	"github.com/cohort-dev/cohort/permission"
 	"github.com/cohort-dev/cohort/settings"
 	"github.com/cohort-dev/cohort/worktree"
@@ -41,7 +42,7 @@ type sessionWorktrees struct {
 // Settings problems are warnings; a missing git or repository only matters
 // once an agent asks for isolation.
 func (s *Session) openWorktrees(ctx context.Context) {
-	w := &sessionWorktrees{cfg: worktree.Config{Dir: s.cwd, Env: s.inv.Environ()}}
+	w := &sessionWorktrees{cfg: worktree.Config{Dir: s.cwd, Env: s.inv.Environ(), Sandbox: s.git().Sandbox}}
 	w.fresh = readWorktreeSettings(s.settings, &w.cfg, s.inv.Stderr)
 	s.wt = w
 	inRepo := s.projectRoot != s.cwd || isGitDir(s.cwd)
@@ -88,11 +89,13 @@ func (w *sessionWorktrees) manager(ctx context.Context) (*worktree.Manager, erro
 // originHead reports whether origin/HEAD names a commit (as last fetched;
 // nothing is fetched).
 func (w *sessionWorktrees) originHead(ctx context.Context) bool {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", "rev-parse", "--verify", "--quiet", "origin/HEAD^{commit}")
-	cmd.Dir, cmd.Env = w.cfg.Dir, w.cfg.Env
-	return cmd.Run() == nil
+	repo, err := gitrepo.Find(w.cfg.Dir)
+	if err != nil {
+		return false
+	}
+	g := safegit.Runner{Env: w.cfg.Env, Sandbox: w.cfg.Sandbox, Timeout: 10 * time.Second}
+	_, err = g.Run(ctx, safegit.Cmd{Repo: repo, Dir: w.cfg.Dir, Args: []string{"rev-parse", "--verify", "--quiet", "origin/HEAD^{commit}"}})
+	return err == nil
 }
 
 // startSweep removes orphaned clean worktrees of dead sessions in the

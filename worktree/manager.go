@@ -123,6 +123,25 @@ func (m *Manager) at(wt *Worktree) gitrepo.Layout {
 	return gitrepo.Layout{WorkTree: wt.Path, DotGit: filepath.Join(wt.Path, ".git"), GitDir: wt.admin, CommonDir: m.common, Linked: true}
 }
 
+// Git is the runner of the Manager's git calls (safegit, confined as
+// Config.Sandbox says), for others that run git on its worktrees.
+func (m *Manager) Git() *safegit.Runner { return m.git.r }
+
+// Repo names the worktree at path (or the main checkout, m.Root()) as
+// Cohort names it to git: from the common dir's records, not from the
+// worktree's own .git file.
+func (m *Manager) Repo(path string) (gitrepo.Layout, error) {
+	path = canonical(path)
+	if path == m.root {
+		return m.main(), nil
+	}
+	admin, err := m.findAdmin(path)
+	if err != nil {
+		return gitrepo.Layout{}, err
+	}
+	return m.at(&Worktree{Path: path, admin: admin}), nil
+}
+
 // writes are what Cohort's git calls that change the repository may
 // write: the common git dir and the worktrees directory (made here, by
 // Cohort, when missing).
