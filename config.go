@@ -222,6 +222,11 @@ type Config struct {
 	Getenv  func(string) string
 	Environ func() []string
 	Stderr  io.Writer
+
+	// remoteClone: Dir is a remote job's clone, made for the session and
+	// removed after it (RemoteRunner), whose git dir the sandbox leaves
+	// writable so that the job's agent can commit.
+	remoteClone bool
 }
 
 // Role is a session's place in a team: empty for a lead, or the team and

@@ -36,6 +36,7 @@ func RemoteRunner(base Config) remote.Runner {
 		cfg.ToolPool = append([]string{}, run.Tools...)
 		cfg.MaxTurns = run.MaxTurns
 		cfg.Sandbox = "on"
+		cfg.remoteClone = true
 		cfg.StopAfterRun = true
 		cfg.SettingSources = []string{"user"}
 		cfg.StrictMCPConfig = true

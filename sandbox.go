@@ -127,6 +127,7 @@ func (s *Session) sandboxCfg(ctx context.Context, conf sandboxConf) sandbox.Conf
 		SessionID:         s.id,
 		Dirs:              s.extraDirs(),
 		AllowWrite:        s.writableData(conf.allowWrite),
+		Disposable:        s.disposable(),
 		AllowUnixSockets:  conf.allowUnixSockets,
 		DenyNetwork:       conf.denyNetwork,
 		Protected:         s.hookScripts(),
@@ -148,6 +149,15 @@ func (s *Session) git() *safegit.Runner {
 		r.Sandbox = s.sandbox.Helper
 	}
 	return r
+}
+
+// disposable is the session's directory when it is a remote job's clone
+// (sandbox.Config.Disposable).
+func (s *Session) disposable() []string {
+	if s.cfg.remoteClone {
+		return []string{s.cwd}
+	}
+	return nil
 }
 
 // sandboxWithout lists the layers COHORT_SANDBOX_DISABLE leaves out.

@@ -77,6 +77,11 @@ func (s *Sandbox) policy(cwd string) *Policy {
 		addOnce(&p.Writable, w)
 	}
 	pr := &protection{p: p}
+	for _, d := range s.cfg.Disposable {
+		if r, ok := realDir(d); ok {
+			pr.disposable = append(pr.disposable, r)
+		}
+	}
 	pr.linkedGitDir(cwd)
 	for _, w := range work {
 		pr.root(w)

@@ -21,7 +21,8 @@ import (
 // take no new directories because a protected name there does not exist
 // yet. It reads the file system only; it starts no process.
 type protection struct {
-	p *Policy
+	p          *Policy
+	disposable []string // Config.Disposable, resolved
 }
 
 // settingsDirs are the directories of a working directory whose contents
@@ -33,6 +34,7 @@ var settingsDirs = []string{".cohort", ".claude"}
 // directories and .mcp.json.
 func (pr *protection) root(w string) {
 	p := pr.p
+	disposable := slices.Contains(pr.disposable, w)
 	dot := filepath.Join(w, ".git")
 	if fi, err := os.Lstat(dot); err == nil {
 		switch {
@@ -42,6 +44,13 @@ func (pr *protection) root(w string) {
 			pr.freeze(w, &p.FrozenAll, "its .git is a symlink, which a command could otherwise replace")
 			if t, err := filepath.EvalSymlinks(dot); err == nil && pr.writable(t) {
 				addOnce(&p.ReadOnly, t)
+			}
+		case fi.IsDir() && disposable:
+			// A throwaway clone: commits work; hooks and config stay.
+			for _, f := range []string{"hooks", "config"} {
+				if exists(filepath.Join(dot, f)) {
+					addOnce(&p.ReadOnly, filepath.Join(dot, f))
+				}
 			}
 		default:
 			// A directory: the main checkout's git dir, whole. Its config,
@@ -56,6 +65,8 @@ func (pr *protection) root(w string) {
 		d := filepath.Join(w, name)
 		fi, err := os.Lstat(d)
 		switch {
+		case err != nil && disposable:
+			// No session reads a throwaway clone's settings.
 		case err != nil:
 			pr.freeze(w, &p.FrozenDirs, name+" does not exist there, and a command must not create it")
 		case fi.Mode()&fs.ModeSymlink != 0:
@@ -73,9 +84,10 @@ func (pr *protection) root(w string) {
 			addOnce(&p.ReadOnly, t)
 		}
 		addOnce(&p.ReadOnly, mcp)
-	} else {
-		p.Notes = append(p.Notes, fmt.Sprintf("%s does not exist, and a command can create it (the directory must take new files); Cohort asks before it starts a project MCP server it has not run before", mcp))
 	}
+	// A missing .mcp.json is a file: keeping commands from creating it
+	// would keep them from creating any file at the top of w. Project MCP
+	// servers are approved before they run, by what they run.
 }
 
 // freeze records that w's top level takes no new directories (list is

@@ -51,6 +51,12 @@ type Config struct {
 	// Protected are more files that must stay read-only inside writable
 	// directories: the scripts configured hooks run.
 	Protected []string
+	// Disposable are working directories whose repository exists only for
+	// the session and is thrown away after it (a remote job's clone): no
+	// one runs git there later but Cohort, whose git runs none of the
+	// repository's programs, so its git dir stays writable (hooks and
+	// config aside) and agents can commit there.
+	Disposable []string
 	// DenyRead are the paths Read deny rules cover when the sandbox is
 	// set up (permission.Checker.ReadDenials); they are hidden.
 	DenyRead []string
