@@ -26,7 +26,11 @@ func (s *Session) openHooks() {
 	if set.Len() == 0 {
 		return
 	}
-	s.hooks = hook.NewRunner(hook.Config{Hooks: set, ProjectDir: s.projectRoot, Env: s.inv.Environ(), ExtraEnv: s.settingsEnv(),
+	missing := set.MissingScripts(s.projectRoot, s.cwd)
+	for _, m := range missing {
+		fmt.Fprintf(s.inv.Stderr, "cohort: warning: %s\n", m)
+	}
+	s.hooks = hook.NewRunner(hook.Config{Hooks: set, ProjectDir: s.projectRoot, Env: s.inv.Environ(), ExtraEnv: s.settingsEnv(), Missing: missing,
 		Observer: func(r hook.Record) {
 			if s.o.verbose {
 				fmt.Fprintf(s.inv.Stderr, "[hook] %s %s exit=%d %s %s\n", r.Event, r.Command.Cmd, r.ExitCode, r.Decision, r.Duration)

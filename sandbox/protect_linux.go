@@ -134,7 +134,8 @@ func (pr *protection) hookScripts(scripts []string) {
 	for _, f := range scripts {
 		d, err := filepath.EvalSymlinks(filepath.Dir(f))
 		if err != nil {
-			p.Notes = append(p.Notes, fmt.Sprintf("the hook script %s is in a directory that does not exist, which a command could create", f))
+			// Nothing to bind. A hook whose script is missing at the
+			// start does not run one that appears later (package hook).
 			continue
 		}
 		if !pr.writable(d) {
