@@ -82,11 +82,14 @@ func (s *Sandbox) policy(cwd string) *Policy {
 			pr.disposable = append(pr.disposable, r)
 		}
 	}
-	pr.linkedGitDir(cwd)
+	scripts := s.cfg.Protected
+	if lay, linked := pr.linkedGitDir(cwd); linked {
+		scripts = append(slices.Clip(scripts), inWorktree(scripts, lay)...)
+	}
 	for _, w := range work {
 		pr.root(w)
 	}
-	pr.hookScripts(s.cfg.Protected)
+	pr.hookScripts(scripts)
 	pr.parents()
 	for _, w := range p.Writable {
 		for _, ro := range p.ReadOnly {

@@ -102,15 +102,15 @@ func (pr *protection) freeze(w string, list *[]string, why string) {
 // and logs are writable; the files that say where the repository is
 // (commondir, gitdir) and its own config are not. The layout is read from
 // the file system now, so a .git file rewritten later points nowhere new.
-func (pr *protection) linkedGitDir(cwd string) {
+func (pr *protection) linkedGitDir(cwd string) (lay gitrepo.Layout, linked bool) {
 	lay, err := gitrepo.Find(cwd)
 	if err != nil || !lay.Linked || lay.CommonDir == lay.GitDir {
-		return // not a linked worktree (a submodule's git dir, with its own config and hooks, stays read-only)
+		return lay, false // not a linked worktree (a submodule's git dir, with its own config and hooks, stays read-only)
 	}
 	p := pr.p
 	if cfg := filepath.Join(lay.GitDir, "config.worktree"); !exists(cfg) && worktreeConfig(filepath.Join(lay.CommonDir, "config")) {
 		p.Notes = append(p.Notes, fmt.Sprintf("commands cannot commit in %s: the repository reads a config.worktree there (extensions.worktreeConfig), which does not exist, and a command must not create it", lay.WorkTree))
-		return
+		return lay, true
 	}
 	if !pr.writable(lay.GitDir) {
 		addOnce(&p.Writable, lay.GitDir)
@@ -125,6 +125,25 @@ func (pr *protection) linkedGitDir(cwd string) {
 			addOnce(&p.ReadOnly, c)
 		}
 	}
+	return lay, true
+}
+
+// inWorktree maps the hook scripts of the main checkout to the linked
+// worktree lay: a hook whose command names its script relatively runs in
+// the agent's working directory, so an agent in a worktree would run the
+// worktree's copy.
+func inWorktree(scripts []string, lay gitrepo.Layout) []string {
+	if filepath.Base(lay.CommonDir) != ".git" {
+		return nil
+	}
+	main := filepath.Dir(lay.CommonDir)
+	var out []string
+	for _, f := range scripts {
+		if rel, err := filepath.Rel(main, f); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
+			out = append(out, filepath.Join(lay.WorkTree, rel))
+		}
+	}
+	return out
 }
 
 // hookScripts protects the directory of every script a configured hook

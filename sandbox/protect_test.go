@@ -228,3 +228,25 @@ func TestWorktreeAgentCannotRepointItsRepository(t *testing.T) {
 		t.Errorf("the repository's git dir changed beyond a commit: %v", changed)
 	}
 }
+
+// A hook that names its script relatively runs in the agent's working
+// directory: for an agent in a worktree, the worktree's copy of the
+// script. That copy, and what it sources, is protected like the main
+// checkout's.
+func TestWorktreeCopyOfHookScriptsProtected(t *testing.T) {
+	project, hook := protectedProject(t)
+	wt := filepath.Join(project, ".cohort", "worktrees", "agent")
+	run(t, project, "git", "worktree", "add", "-q", "-b", "cohort/agent", wt)
+	e := newEnv(t, Config{Protected: []string{hook}})
+	before := tree(t, filepath.Join(wt, "tools"))
+	for _, line := range []string{`echo 'touch /tmp/pwned' >> tools/hooks/lib.sh`, `echo x > tools/hooks/new.sh`, `mv tools/hooks tools/h2`} {
+		out, _ := e.bash(wt, line)
+		t.Logf("%s\n%s", line, out)
+	}
+	if d := diffTrees(before, tree(t, filepath.Join(wt, "tools"))); len(d) > 0 {
+		t.Errorf("the worktree's copy of the hook scripts changed: %v", d)
+	}
+	if out, code := e.bash(wt, `echo w > w.txt && echo ok`); code != 0 {
+		t.Errorf("ordinary writes in the worktree failed:\n%s", out)
+	}
+}
