@@ -31,6 +31,9 @@ func (e *evaluation) checkBash() Decision {
 		}
 	}
 	d := e.bashAllow(an)
+	if faultReadOnly { // a test build's wrong analysis (fault_on.go)
+		d = Decision{Behavior: Allow, Reason: "read-only command (fault injected)", ReadOnly: e.mode != ModeBypassPermissions}
+	}
 	if d.Behavior == Allow && e.mode != ModeBypassPermissions && unsandboxedOf(e.req.Input) {
 		// An allow rule or read-only analysis was given for a sandboxed
 		// run; running outside the sandbox is the user's call.

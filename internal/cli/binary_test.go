@@ -13,7 +13,7 @@ import (
 )
 
 // buildBinary builds cmd/cohort once per test run.
-func buildBinary(t *testing.T) string { return testbin.Cohort(t, raceEnabled) }
+func buildBinary(t *testing.T) string { return testbin.CohortTags(t, raceEnabled, buildTags) }
 
 // TestSIGINTStopsBashAndExitsCleanly runs the real binary, sends SIGINT
 // while a Bash call runs, and checks that the process group of that call is

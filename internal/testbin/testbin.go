@@ -22,6 +22,12 @@ var (
 
 // build builds the programs under cmd/ that are not built yet into dir.
 func build(t testing.TB, race bool, progs ...string) string {
+	return buildTags(t, race, "", progs...)
+}
+
+// buildTags is build with go build -tags tags (one set of tags per test
+// binary: the first call's).
+func buildTags(t testing.TB, race bool, tags string, progs ...string) string {
 	t.Helper()
 	mu.Lock()
 	defer mu.Unlock()
@@ -35,6 +41,9 @@ func build(t testing.TB, race bool, progs ...string) string {
 	args := []string{"build", "-o", dir + string(filepath.Separator)}
 	if race {
 		args = append(args, "-race")
+	}
+	if tags != "" {
+		args = append(args, "-tags", tags)
 	}
 	var todo []string
 	for _, p := range progs {
@@ -62,6 +71,13 @@ func build(t testing.TB, race bool, progs ...string) string {
 // The workflow host is built beside it, where cohort looks for it first.
 func Cohort(t testing.TB, race bool) string {
 	return filepath.Join(build(t, race, "cohort", "cohort-workflow"), "cohort")
+}
+
+// CohortTags is Cohort built with go build -tags tags, for a test binary
+// built with the same tags (the fault-injection builds of package
+// permission).
+func CohortTags(t testing.TB, race bool, tags string) string {
+	return filepath.Join(buildTags(t, race, tags, "cohort", "cohort-workflow"), "cohort")
 }
 
 // Workflow builds cmd/cohort-workflow (once) and returns its path.
