@@ -20,7 +20,12 @@
 //     through the session's sandbox launcher (package sandbox) with the
 //     policy of the agent's working directory and TMPDIR set to the
 //     private temp dir; bash.command is the one place a Bash child is
-//     built. A line whose commands all match sandbox.excludedCommands, or
+//     built. The profile follows the permission decision carried in
+//     tool.Env.Confinement: read-only (no writes but TMPDIR, no network)
+//     for a call allowed only as read-only, and for a call whose Env says
+//     nothing; the writing profile for one a rule, a mode, a hook or a
+//     person approved. A blocked write's note says when the command ran
+//     read-only. A line whose commands all match sandbox.excludedCommands, or
 //     a call with dangerouslyDisableSandbox (which the permission check
 //     asks about, except in bypassPermissions), runs unconfined: through
 //     Config.Reaper when it is set, else as a plain child. When
