@@ -93,7 +93,17 @@ func (s *Session) openSandbox(ctx context.Context) error {
 			fmt.Fprintf(s.inv.Stderr, "cohort: warning: sandbox: %v\n", err)
 		}
 	})
+	s.warmReadOnly(ctx, sb)
 	return nil
+}
+
+// warmReadOnly sets up the read-only profile's policy (most commands run
+// in it) beside the rest of the session's start, off the first command's
+// path; Close waits for it.
+func (s *Session) warmReadOnly(ctx context.Context, sb *sandbox.Sandbox) {
+	done := make(chan struct{})
+	go func() { defer close(done); _, _ = sb.ReportFor(ctx, s.cwd, sandbox.ReadOnly) }()
+	s.closers = append(s.closers, func() { <-done })
 }
 
 // openReaper makes the unconfined launcher of the commands that run outside
