@@ -48,8 +48,11 @@ type Config struct {
 	AllowUnixSockets []string
 	// DenyNetwork is sandbox.network "deny".
 	DenyNetwork bool
-	// Protected are more files that must stay read-only inside writable
-	// directories: the scripts configured hooks run.
+	// Protected are the scripts configured hooks run: the directory of
+	// each (with what the script sources there) stays read-only inside
+	// writable directories. The sandbox computes the rest of its protected
+	// paths (git dirs, settings, .mcp.json) from the file system itself,
+	// not from the permission layer's list.
 	Protected []string
 	// Disposable are working directories whose repository exists only for
 	// the session and is thrown away after it (a remote job's clone): no
