@@ -21,8 +21,12 @@
 // The end-to-end machinery lives in sub-packages: bench/scenario (the
 // workloads and the fake's policy that serves and verifies them),
 // bench/trial (builds the binaries, runs and measures one trial),
-// bench/cmd/fakeserve (the fake Messages API in its own process) and
-// bench/cmd/benchall (runs every workload, prints the table).
+// bench/cmd/fakeserve (the fake Messages API in its own process; -relay
+// puts a person in the model's seat, -first-token and -tps give it a
+// model's pace) and bench/cmd/benchall (runs every workload, prints the
+// table; -pace runs the fan-out at a model's pace, trial.Paced).
+// TestRelayPlaysAFanOut runs the CLI against the relay with a goroutine as
+// the player.
 //
 // The package's own code is what the query-loop benchmark needs to measure
 // only our CPU:

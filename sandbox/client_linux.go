@@ -61,6 +61,11 @@ func startLauncher(exe string, ns bool) (*conn, error) {
 	cmd := exec.Command(exe)
 	cmd.Args = []string{"cohort-sandbox-launcher"}
 	cmd.Env = []string{launcherEnv + "=" + mode} // nothing of ours, credentials least of all
+	if v := os.Getenv("GORACE"); v != "" {
+		// Only race-enabled builds read it; tests set atexit_sleep_ms=0,
+		// else a race-enabled launcher sleeps a second as it exits.
+		cmd.Env = append(cmd.Env, "GORACE="+v)
+	}
 	cmd.ExtraFiles = []*os.File{theirs}
 	cmd.Stderr = os.Stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}

@@ -66,6 +66,11 @@ type Spec struct {
 	// prompt that says NextPrompt (one batch per Run, for the soak); the
 	// lead's other turns wait.
 	PerPrompt bool
+	// Brief is the size in bytes of each subagent's prompt, as the lead
+	// writes it in its Agent call (0: a short line). A real lead writes
+	// briefs of 100 – 400 tokens, so at a model's pace a fan-out message
+	// streams for seconds.
+	Brief int
 }
 
 // NextPrompt is the user prompt that starts a PerPrompt spec's next batch.
@@ -91,6 +96,8 @@ func (s Spec) Validate() error {
 		return fmt.Errorf("scenario: tools=mixed needs an absolute file=, got %q", s.File)
 	case strings.ContainsAny(s.File, " \n"):
 		return fmt.Errorf("scenario: file=%q must not contain spaces or newlines", s.File)
+	case s.Brief < 0:
+		return fmt.Errorf("scenario: brief=%d must not be negative", s.Brief)
 	}
 	return nil
 }
@@ -114,6 +121,9 @@ func (s Spec) line() string {
 		leadTag, s.Agents, s.Turns, s.PerMessage, s.Background, s.Tools, s.File)
 	if s.PerPrompt {
 		line += " per-prompt=true"
+	}
+	if s.Brief > 0 {
+		line += fmt.Sprintf(" brief=%d", s.Brief)
 	}
 	return line
 }
@@ -172,6 +182,8 @@ func parseLead(text string) (s Spec, next int, ok bool, err error) {
 			s.File = v
 		case "per-prompt":
 			s.PerPrompt, err = strconv.ParseBool(v)
+		case "brief":
+			s.Brief, err = strconv.Atoi(v)
 		case "next":
 			next, err = strconv.Atoi(v)
 		default:
@@ -205,9 +217,17 @@ type sub struct {
 }
 
 func (s Spec) subPrompt(id int) string {
-	return fmt.Sprintf("%s id=%d turns=%d tools=%s file=%s\nBenchmark worker %d: make the tool calls you are given, then report.",
+	p := fmt.Sprintf("%s id=%d turns=%d tools=%s file=%s\nBenchmark worker %d: make the tool calls you are given, then report.",
 		subTag, id, s.Turns, s.Tools, s.File, id)
+	if pad := s.Brief - len(p); pad > 0 {
+		p += "\n" + strings.Repeat(briefFiller, pad/len(briefFiller)+1)[:pad-1]
+	}
+	return p
 }
+
+// briefFiller pads a subagent's prompt to Spec.Brief bytes, as a longer
+// brief would read.
+const briefFiller = "Work through the steps in order, keep each command small, and say what each one printed. "
 
 func parseSub(text string) (sub, bool, error) {
 	fields, ok := tagFields(text, subTag)

@@ -12,6 +12,7 @@ func TestPromptRoundTrip(t *testing.T) {
 		{Agents: 10, Turns: 5, Tools: ToolsBash},
 		{Agents: 1000, Turns: 3, PerMessage: 100, Background: true, Tools: ToolsMixed, File: "/tmp/x/data.txt"},
 		{Agents: 1, Turns: 0, Tools: ToolsBash},
+		{Agents: 5, Turns: 2, Tools: ToolsBash, Brief: 400},
 	} {
 		got, ok, err := ParsePrompt(s.Prompt())
 		if !ok || err != nil {
@@ -34,6 +35,7 @@ func TestParsePromptErrors(t *testing.T) {
 		{"bench-lead agents=2 turns=1 tools=bash colour=red", `unknown field "colour"`},
 		{"bench-lead agents=2 turns=-1 tools=bash", "turns=-1"},
 		{"bench-lead agents=2 orphan tools=bash", `"orphan" is not key=value`},
+		{"bench-lead agents=2 turns=1 tools=bash brief=-3", "brief=-3"},
 	} {
 		_, ok, err := ParsePrompt("intro\n" + tc.text + "\nmore prose")
 		if !ok || err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -42,6 +44,22 @@ func TestParsePromptErrors(t *testing.T) {
 	}
 	if _, ok, err := ParsePrompt("fix the failing test"); ok || err != nil {
 		t.Errorf("a prompt without a bench-lead line: ok %v, err %v; want not ok", ok, err)
+	}
+}
+
+// A brief pads each subagent's prompt to its size, and the subagent's
+// line still parses from it.
+func TestBriefSizesTheSubagentPrompts(t *testing.T) {
+	s := Spec{Agents: 3, Turns: 2, Tools: ToolsBash, Brief: 400}
+	for id := range 3 {
+		p := s.subPrompt(id)
+		w, ok, err := parseSub(p)
+		if len(p) != 400 || !ok || err != nil || w.id != id || w.turns != 2 {
+			t.Fatalf("prompt of %d bytes parses as %+v, %v, %v:\n%s", len(p), w, ok, err, p)
+		}
+	}
+	if short := (Spec{Agents: 1, Turns: 1, Tools: ToolsBash}).subPrompt(0); len(short) >= 200 || strings.Contains(short, briefFiller[:20]) {
+		t.Fatalf("without a brief the prompt is padded: %q", short)
 	}
 }
 

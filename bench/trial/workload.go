@@ -1,6 +1,8 @@
 package trial
 
 import (
+	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/cohort-dev/cohort/bench/scenario"
@@ -26,6 +28,8 @@ type Workload struct {
 	// with cohort, so the table shows what a program doing only the same
 	// requests and Bash calls takes here.
 	Floor bool
+	// FakeArgs are fakeserve's arguments for the workload (the pace).
+	FakeArgs []string `json:",omitempty"`
 }
 
 // scale is issue 5's workload: 1,000 background agents of three tool turns
@@ -52,4 +56,30 @@ var Workloads = []Workload{
 		Spec: scale,
 		Runs: 3, TargetWall: 10 * time.Second, TargetRSS: 500 << 20,
 	},
+}
+
+// Pace is how fast the fake model answers in the paced workloads.
+type Pace struct {
+	FirstToken      time.Duration
+	TokensPerSecond float64
+	// Brief is the size of the lead's Agent prompts, in bytes.
+	Brief int
+}
+
+// ModelPace is a real model's pace as issue 40 measures at: 500 ms to the
+// first token, 100 output tokens a second, 400-byte briefs.
+var ModelPace = Pace{FirstToken: 500 * time.Millisecond, TokensPerSecond: 100, Brief: 400}
+
+// Paced are the fan-out workloads at a model's pace (benchall -pace): ten
+// subagents of five Bash turns, and five of two, with the lead writing
+// briefs of p.Brief bytes and the fake streaming at p's rate. Each runs
+// beside the minimal client.
+func Paced(p Pace) []Workload {
+	args := []string{"-first-token", p.FirstToken.String(), "-tps", strconv.FormatFloat(p.TokensPerSecond, 'g', -1, 64)}
+	w := func(agents, turns int) Workload {
+		return Workload{Name: fmt.Sprintf("pace-%dx%d-brief%d", agents, turns, p.Brief), Issue: "issue 40",
+			Spec: scenario.Spec{Agents: agents, Turns: turns, Tools: scenario.ToolsBash, Brief: p.Brief},
+			Runs: 5, Floor: true, FakeArgs: args}
+	}
+	return []Workload{w(10, 5), w(5, 2)}
 }

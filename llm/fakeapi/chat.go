@@ -118,11 +118,11 @@ func reasoningTokens(r Reply) int {
 }
 
 // content returns the chunks between the role chunk and the finish chunk.
-func (c *chatReply) content(rng *rand.Rand) [][]byte {
-	var out [][]byte
+func (c *chatReply) content(rng *rand.Rand) []sseLine {
+	var out []sseLine
 	delta := func(key string, p piece) {
 		d := append([]byte(`{"`+key+`":`), appendPiece(nil, p)...)
-		out = append(out, c.chunk(append(d, '}'), ""))
+		out = append(out, sseLine{data: c.chunk(append(d, '}'), ""), out: p.size()})
 	}
 	thinking := "reasoning_content"
 	if c.quirks[ReasoningField] {
@@ -157,7 +157,7 @@ func (c *chatReply) content(rng *rand.Rand) [][]byte {
 
 // toolCallChunks streams one run of tool calls; index counts every call of
 // the response.
-func (c *chatReply) toolCallChunks(calls []Block, rng *rand.Rand) [][]byte {
+func (c *chatReply) toolCallChunks(calls []Block, rng *rand.Rand) []sseLine {
 	if len(calls) == 0 {
 		return nil
 	}
@@ -170,7 +170,7 @@ func (c *chatReply) toolCallChunks(calls []Block, rng *rand.Rand) [][]byte {
 			first++
 		}
 	}
-	call := func(i int, b Block, args piece, head bool) []byte {
+	call := func(i int, b Block, args piece, head bool) sseLine {
 		d := fmt.Appendf(nil, `{"tool_calls":[{"index":%d,`, first+i)
 		if head {
 			d = append(d, `"id":`...)
@@ -182,9 +182,9 @@ func (c *chatReply) toolCallChunks(calls []Block, rng *rand.Rand) [][]byte {
 			d = append(d, `"function":{"arguments":`...)
 		}
 		d = appendPiece(d, args)
-		return c.chunk(append(d, "}}]}"...), "")
+		return sseLine{data: c.chunk(append(d, "}}]}"...), ""), out: args.size()}
 	}
-	var out [][]byte
+	var out []sseLine
 	if c.quirks[WholeToolCalls] {
 		for i, b := range calls {
 			out = append(out, call(i, b, piece{bytes: []byte(argsText(b))}, true))
@@ -225,9 +225,7 @@ func (c *chatReply) toolCallChunks(calls []Block, rng *rand.Rand) [][]byte {
 // ([DONE] included).
 func (c *chatReply) events(rng *rand.Rand) (content []sseLine, tail []sseLine) {
 	content = append(content, dataLine(c.chunk([]byte(`{"role":"assistant","content":""}`), "")))
-	for _, b := range c.content(rng) {
-		content = append(content, dataLine(b))
-	}
+	content = append(content, c.content(rng)...)
 	if !c.quirks[NoFinishReason] {
 		finish := chatFinish(c.reply.StopReason)
 		if finish == "tool_calls" && c.quirks[StopForToolCalls] {
@@ -259,8 +257,9 @@ func (s *Server) sendLines(ctx context.Context, w http.ResponseWriter, rec *Reco
 		lines = lines[:(len(lines)+1)/2]
 	}
 	sw := &lineWriter{w: w}
+	pace := s.pacer(ctx, w)
 	for i, l := range lines {
-		if ctx.Err() != nil {
+		if !pace.release(l.out) {
 			s.update(rec, func(rc *Recorded) { rc.Error = "request cancelled while streaming" })
 			return
 		}
@@ -325,10 +324,11 @@ func startStream(w http.ResponseWriter) {
 }
 
 // sseLine is one server-sent event: a name (none in the chat protocol) and
-// its data.
+// its data; out is the content bytes it carries (for the pacing).
 type sseLine struct {
 	name string
 	data []byte
+	out  int
 }
 
 func dataLine(b []byte) sseLine { return sseLine{data: b} }
@@ -371,7 +371,11 @@ func openAIErrorJSON(e *apiError) []byte {
 
 // respondChatJSON sends a complete chat.completion for a request without
 // "stream": true.
-func (s *Server) respondChatJSON(w http.ResponseWriter, rec *Recorded, c *chatReply, pl cachePlan) {
+func (s *Server) respondChatJSON(ctx context.Context, w http.ResponseWriter, rec *Recorded, c *chatReply, pl cachePlan) {
+	if !s.pacer(ctx, w).release(contentBytes(c.reply)) {
+		s.update(rec, func(rc *Recorded) { rc.Error = "request cancelled while the reply was generated" })
+		return
+	}
 	s.cache.commit(pl)
 	var text, thought strings.Builder
 	var calls []byte
@@ -434,7 +438,7 @@ func (s *Server) chat(ctx context.Context, w http.ResponseWriter, rec *Recorded,
 			s.failWhole(ctx, w, rec, req.API, f)
 			return
 		}
-		s.respondChatJSON(w, rec, c, pl)
+		s.respondChatJSON(ctx, w, rec, c, pl)
 		return
 	}
 	content, tail := c.events(rng)

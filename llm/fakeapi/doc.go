@@ -195,6 +195,29 @@
 // does not retry it. Parse errors name the file and line and say what to
 // change. testdata/demo.yaml is a complete example.
 //
+// # A model's pace
+//
+// By default every event of a reply goes out at once. Config.FirstTokenDelay
+// (the default of Reply.FirstTokenDelay) and Config.OutputTokensPerSecond
+// stream at a model's pace instead: after the first-token delay each text,
+// thinking and tool-input delta is released when its bytes are due, at
+// four bytes a token, and what was written before a wait is flushed, so a
+// tool_use block's content_block_stop reaches the client as soon as its
+// input has streamed (pace.go). The OpenAI protocols' content and argument
+// chunks are paced the same way; a complete response waits for the whole
+// content's time. The waits go through Config.Sleep and the request's
+// context: a client that leaves mid-stream ends them.
+//
+// # Replies decided later
+//
+// A policy may return a Reply whose Await decides the content later (the
+// relay in llm/fakeapi/relay waits for a person's answer file). A Messages
+// API stream begins at once with message_start, whose usage depends only
+// on the request, and sends a ping every Config.AwaitPing so the client's
+// idle watchdog does not abandon it; the awaited reply then streams as any
+// other, and one that is an HTTP fault ends the begun stream with an error
+// event of its type. Other responses wait for Await before they begin.
+//
 // # Concurrency
 //
 // A Server serves any number of concurrent streams; no lock is held while a

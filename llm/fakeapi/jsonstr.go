@@ -19,6 +19,14 @@ type piece struct {
 	units []uint16
 }
 
+// size is the piece's length in bytes (UTF-16 units for units).
+func (p piece) size() int {
+	if p.units != nil {
+		return len(p.units)
+	}
+	return len(p.bytes)
+}
+
 // appendPiece appends p as a quoted JSON string.
 func appendPiece(dst []byte, p piece) []byte {
 	dst = append(dst, '"')

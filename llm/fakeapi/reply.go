@@ -2,6 +2,7 @@ package fakeapi
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
@@ -39,6 +40,16 @@ type Reply struct {
 	// Quirks are OpenAI-compatible servers' deviations to reproduce in this
 	// reply's stream, on top of Config.Quirks (quirk.go).
 	Quirks []Quirk
+	// Await, when set, decides the reply later: a policy returns at once
+	// and the answer comes from whoever Await waits for (a person, in
+	// llm/fakeapi/relay). A Messages API stream begins first — headers and
+	// message_start, whose usage does not depend on the content — and pings
+	// (Config.AwaitPing) keep the client's idle watchdog quiet until Await
+	// returns the reply to stream; every other response waits for it
+	// before it begins. Await must return soon after ctx ends (its reply
+	// is then dropped). The other fields of a Reply with Await are
+	// ignored, except Label.
+	Await func(ctx context.Context) Reply
 }
 
 // FaultKind names an injected failure.

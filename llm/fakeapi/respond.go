@@ -20,15 +20,19 @@ func (s *Server) respond(ctx context.Context, w http.ResponseWriter, rec *Record
 		return
 	}
 	reply, err := s.decide(req)
-	if err == nil {
-		reply, err = normalize(reply, sum)
-	}
-	if err == nil && req.API == APIMessages {
-		for i, b := range reply.Content {
-			if b.Type == "tool_use" && textArgs(b.Input) {
-				err = fmt.Errorf("content %d: tool_use %s has text arguments (BadArguments), which only the OpenAI protocols can carry", i, b.Name)
-			}
+	if err == nil && reply.Await != nil {
+		s.update(rec, func(rc *Recorded) { rc.Label = reply.Label })
+		if req.API == APIMessages && req.Stream {
+			s.streamAwaited(ctx, w, rec, req, reply, pl, sum)
+			return
 		}
+		if reply = awaited(ctx, reply); ctx.Err() != nil {
+			s.update(rec, func(rc *Recorded) { rc.Error = "request cancelled while awaiting the reply" })
+			return
+		}
+	}
+	if err == nil {
+		reply, err = usable(reply, sum, req.API)
 	}
 	if err != nil {
 		s.fail(w, rec, &apiError{status: 500, typ: "api_error", message: "fakeapi: the policy's reply is unusable: " + err.Error()}, nil)
@@ -40,7 +44,7 @@ func (s *Server) respond(ctx context.Context, w http.ResponseWriter, rec *Record
 		s.fail(w, rec, f.apiError(req.API), f)
 		return
 	}
-	if !wait(ctx, reply.FirstTokenDelay) {
+	if !s.cfg.Sleep(ctx, s.firstTokenDelay(reply)) {
 		s.update(rec, func(rc *Recorded) { rc.Error = "request cancelled before the first token" })
 		return
 	}
@@ -53,24 +57,124 @@ func (s *Server) respond(ctx context.Context, w http.ResponseWriter, rec *Record
 		s.responses(ctx, w, rec, req, reply, pl, rng)
 		return
 	}
-	usage := pl.usage
-	usage.OutputTokens = reply.OutputTokens
-	msg := wireMessage{
-		ID: fmt.Sprintf("msg_fake%020d", s.msgSeq.Add(1)), Type: "message", Role: "assistant", Model: req.Model,
-		Content: []any{},
-		Usage: wireUsage{
-			InputTokens: usage.InputTokens, CacheCreationInputTokens: usage.CacheCreationInputTokens,
-			CacheReadInputTokens: usage.CacheReadInputTokens,
-			CacheCreation:        &wireCacheCreation{usage.CacheCreationInputTokens - pl.by1h, pl.by1h},
-			OutputTokens:         1, ServiceTier: "standard",
-		},
-	}
-	s.update(rec, func(rc *Recorded) { rc.MessageID, rc.Usage = msg.ID, usage })
+	msg := s.message(req, pl)
+	s.update(rec, func(rc *Recorded) { rc.MessageID, rc.Usage = msg.ID, withOutput(pl.usage, reply) })
 	if !req.Stream {
 		s.respondJSON(ctx, w, rec, msg, reply, pl)
 		return
 	}
-	s.stream(ctx, w, rec, msg, reply, pl, rng)
+	startStream(w)
+	s.update(rec, func(rc *Recorded) { rc.Status = 200 })
+	s.sendMessage(ctx, w, rec, &sseWriter{w: w}, msg, reply, pl, rng, false)
+}
+
+// usable normalizes a policy's reply and checks that protocol api can
+// carry it.
+func usable(reply Reply, sum [32]byte, api API) (Reply, error) {
+	reply, err := normalize(reply, sum)
+	if err != nil || api != APIMessages {
+		return reply, err
+	}
+	for i, b := range reply.Content {
+		if b.Type == "tool_use" && textArgs(b.Input) {
+			return reply, fmt.Errorf("content %d: tool_use %s has text arguments (BadArguments), which only the OpenAI protocols can carry", i, b.Name)
+		}
+	}
+	return reply, nil
+}
+
+// awaited calls reply.Await, keeping the outer reply's label when the
+// awaited one has none.
+func awaited(ctx context.Context, reply Reply) Reply {
+	out := reply.Await(ctx)
+	if out.Label == "" {
+		out.Label = reply.Label
+	}
+	out.Await = nil
+	return out
+}
+
+// message is the message a stream starts with: its id, and usage with the
+// input as the cache plan has it and one output token.
+func (s *Server) message(req *Request, pl cachePlan) wireMessage {
+	u := pl.usage
+	return wireMessage{
+		ID: fmt.Sprintf("msg_fake%020d", s.msgSeq.Add(1)), Type: "message", Role: "assistant", Model: req.Model,
+		Content: []any{},
+		Usage: wireUsage{
+			InputTokens: u.InputTokens, CacheCreationInputTokens: u.CacheCreationInputTokens,
+			CacheReadInputTokens: u.CacheReadInputTokens,
+			CacheCreation:        &wireCacheCreation{u.CacheCreationInputTokens - pl.by1h, pl.by1h},
+			OutputTokens:         1, ServiceTier: "standard",
+		},
+	}
+}
+
+// withOutput is the usage reported for reply.
+func withOutput(u Usage, reply Reply) Usage {
+	u.OutputTokens = reply.OutputTokens
+	return u
+}
+
+// streamAwaited streams a reply decided by Reply.Await: message_start at
+// once, pings until Await returns, then the content as any reply's. A
+// reply that fails with an HTTP fault fails the begun stream with an error
+// event of that type instead.
+func (s *Server) streamAwaited(ctx context.Context, w http.ResponseWriter, rec *Recorded, req *Request, pending Reply, pl cachePlan, sum [32]byte) {
+	msg := s.message(req, pl)
+	s.update(rec, func(rc *Recorded) { rc.MessageID, rc.Usage = msg.ID, pl.usage })
+	startStream(w)
+	s.update(rec, func(rc *Recorded) { rc.Status = 200 })
+	sw := &sseWriter{w: w}
+	if err := sw.write(event{"message_start", evMessageStart{"message_start", msg}}); err != nil {
+		s.update(rec, func(rc *Recorded) { rc.Error = "writing the stream: " + err.Error() })
+		return
+	}
+	s.cache.commit(pl) // the response has begun
+	reply, ok := s.awaitPinging(ctx, w, sw, pending)
+	if !ok {
+		s.update(rec, func(rc *Recorded) { rc.Error = "request cancelled while awaiting the reply" })
+		return
+	}
+	reply, err := usable(reply, sum, req.API)
+	if err != nil {
+		reply = Reply{Fault: &Fault{Kind: StreamError, Type: "api_error", Message: "fakeapi: the policy's reply is unusable: " + err.Error()}}
+	}
+	if f := reply.Fault; f != nil && !f.Kind.midStream() {
+		_, typ := f.statusAndType()
+		if typ == "" {
+			typ = "api_error"
+		}
+		reply.Fault = &Fault{Kind: StreamError, Type: typ, Message: f.message()}
+	}
+	s.update(rec, func(rc *Recorded) { rc.Label, rc.Usage = reply.Label, withOutput(pl.usage, reply) })
+	if !s.cfg.Sleep(ctx, s.firstTokenDelay(reply)) {
+		s.update(rec, func(rc *Recorded) { rc.Error = "request cancelled before the first token" })
+		return
+	}
+	rng := rand.New(rand.NewPCG(uint64(s.cfg.Seed), binary.BigEndian.Uint64(sum[:8])))
+	s.sendMessage(ctx, w, rec, sw, msg, reply, pl, rng, true)
+}
+
+// awaitPinging waits for pending.Await, sending a ping every AwaitPing. It
+// reports false when ctx ended first; Await has returned either way.
+func (s *Server) awaitPinging(ctx context.Context, w http.ResponseWriter, sw *sseWriter, pending Reply) (Reply, bool) {
+	rc := http.NewResponseController(w)
+	rc.Flush()
+	done := make(chan Reply, 1)
+	go func() { done <- awaited(ctx, pending) }() // Await returns when ctx ends
+	t := time.NewTicker(s.cfg.AwaitPing)
+	defer t.Stop()
+	for {
+		select {
+		case r := <-done:
+			return r, ctx.Err() == nil
+		case <-t.C:
+			if sw.write(pingEvent) == nil {
+				rc.Flush()
+			}
+		}
+	}
 }
 
 // decide calls the policy, turning a panic into an error.
@@ -116,6 +220,10 @@ func (s *Server) respondJSON(ctx context.Context, w http.ResponseWriter, rec *Re
 		s.fail(w, rec, f.apiError(APIMessages), f)
 		return
 	}
+	if !s.pacer(ctx, w).release(contentBytes(reply)) {
+		s.update(rec, func(rc *Recorded) { rc.Error = "request cancelled while the reply was generated" })
+		return
+	}
 	s.cache.commit(pl)
 	for _, b := range reply.Content {
 		msg.Content = append(msg.Content, fullBlock(b))
@@ -126,16 +234,10 @@ func (s *Server) respondJSON(ctx context.Context, w http.ResponseWriter, rec *Re
 	writeJSON(w, 200, msg)
 }
 
-// stream sends the reply as server-sent events, failing it part-way when the
-// reply carries a StreamError or CutConnection fault.
-func (s *Server) stream(ctx context.Context, w http.ResponseWriter, rec *Recorded, msg wireMessage, reply Reply, pl cachePlan, rng *rand.Rand) {
-	h := w.Header()
-	h.Set("content-type", "text/event-stream; charset=utf-8")
-	h.Set("cache-control", "no-cache")
-	w.WriteHeader(200)
-	s.update(rec, func(rc *Recorded) { rc.Status = 200 })
-	sw := &sseWriter{w: w}
-
+// sendMessage sends the reply as server-sent events, failing it part-way
+// when the reply carries a StreamError or CutConnection fault. begun says
+// message_start was sent already (the reply was awaited).
+func (s *Server) sendMessage(ctx context.Context, w http.ResponseWriter, rec *Recorded, sw *sseWriter, msg wireMessage, reply Reply, pl cachePlan, rng *rand.Rand, begun bool) {
 	var content []event
 	for i, b := range reply.Content {
 		content = append(content, blockEvents(i, b, rng)...)
@@ -152,8 +254,13 @@ func (s *Server) stream(ctx context.Context, w http.ResponseWriter, rec *Recorde
 				wireEndUsage{u.InputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens, reply.OutputTokens}}},
 			event{"message_stop", evType{"message_stop"}})
 	}
-	for i, ev := range withPings(evs, rng) {
-		if ctx.Err() != nil {
+	evs = withPings(evs, rng)
+	if begun {
+		evs = evs[1:]
+	}
+	pace := s.pacer(ctx, w)
+	for i, ev := range evs {
+		if !pace.release(ev.outBytes()) {
 			s.update(rec, func(rc *Recorded) { rc.Error = "request cancelled while streaming" })
 			return
 		}
@@ -161,7 +268,7 @@ func (s *Server) stream(ctx context.Context, w http.ResponseWriter, rec *Recorde
 			s.update(rec, func(rc *Recorded) { rc.Error = "writing the stream: " + err.Error() })
 			return
 		}
-		if i == 0 {
+		if i == 0 && !begun {
 			// The response has begun: its cache writes become readable.
 			s.cache.commit(pl)
 		}

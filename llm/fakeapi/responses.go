@@ -85,7 +85,7 @@ func (r *respReply) ev(name string, fields []byte) sseLine {
 	b = append(b, `,"sequence_number":`...)
 	b = strconv.AppendInt(b, int64(r.seq), 10)
 	r.seq++
-	return sseLine{name, append(b, '}')}
+	return sseLine{name: name, data: append(b, '}')}
 }
 
 func itemFields(index int, id string) []byte {
@@ -145,7 +145,7 @@ func (r *respReply) message(index int, suffix, text string, rng *rand.Rand) []ss
 	}
 	for _, p := range split(text, rng, 16, r.quirks) {
 		d := append(append([]byte(nil), at...), `,"delta":`...)
-		evs = append(evs, r.ev("response.output_text.delta", append(appendPiece(d, p), `,"logprobs":[]`...)))
+		evs = append(evs, paced(r.ev("response.output_text.delta", append(appendPiece(d, p), `,"logprobs":[]`...)), p))
 	}
 	done := append(append([]byte(nil), at...), `,"text":`...)
 	evs = append(evs,
@@ -176,7 +176,7 @@ func (r *respReply) reasoning(index int, suffix string, b Block, rng *rand.Rand)
 	}
 	for _, p := range split(b.Thinking, rng, 16, r.quirks) {
 		d := append(append([]byte(nil), at...), `,"delta":`...)
-		evs = append(evs, r.ev("response.reasoning_summary_text.delta", appendPiece(d, p)))
+		evs = append(evs, paced(r.ev("response.reasoning_summary_text.delta", appendPiece(d, p)), p))
 	}
 	done := append(append([]byte(nil), at...), `,"text":`...)
 	evs = append(evs,
@@ -198,7 +198,7 @@ func (r *respReply) functionCall(index int, suffix string, b Block, rng *rand.Ra
 	evs := []sseLine{r.added(index, item("in_progress", ""))}
 	for _, p := range split(argsText(b), rng, 8, r.quirks) {
 		d := append(append([]byte(nil), at...), `,"delta":`...)
-		evs = append(evs, r.ev("response.function_call_arguments.delta", appendPiece(d, p)))
+		evs = append(evs, paced(r.ev("response.function_call_arguments.delta", appendPiece(d, p)), p))
 	}
 	done := append(append([]byte(nil), at...), `,"arguments":`...)
 	evs = append(evs,
@@ -221,6 +221,10 @@ func (s *Server) responses(ctx context.Context, w http.ResponseWriter, rec *Reco
 			s.failWhole(ctx, w, rec, req.API, f)
 			return
 		}
+		if !s.pacer(ctx, w).release(contentBytes(reply)) {
+			s.update(rec, func(rc *Recorded) { rc.Error = "request cancelled while the reply was generated" })
+			return
+		}
 		s.cache.commit(pl)
 		status, _ := r.status()
 		s.update(rec, func(rc *Recorded) { rc.Status = 200 })
@@ -237,6 +241,12 @@ func (s *Server) responses(ctx context.Context, w http.ResponseWriter, rec *Reco
 		}
 		return r.ev("error", fmt.Appendf(nil, `"code":%s,"message":%s,"param":null`, appendJSONString(nil, code), appendJSONString(nil, e.message)))
 	}, r.quirks[KeepAliveComments], rng)
+}
+
+// paced marks l as carrying p's bytes of content.
+func paced(l sseLine, p piece) sseLine {
+	l.out = p.size()
+	return l
 }
 
 // sha hashes an id into a seed for derivedID.

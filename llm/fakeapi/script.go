@@ -114,9 +114,16 @@ func ParseScript(name string, data []byte) (*Script, error) {
 type parser struct {
 	file   string
 	budget int
+	// offset is added to YAML line numbers (text cut from a larger file);
+	// literal takes strings as they are, without placeholders.
+	offset  int
+	literal bool
 }
 
 func (p *parser) errf(line int, format string, args ...any) error {
+	if line > 0 {
+		line += p.offset
+	}
 	return &ScriptError{File: p.file, Line: line, Msg: fmt.Sprintf(format, args...)}
 }
 
@@ -585,6 +592,9 @@ func (p *parser) scalarJSON(n *yaml.Node, buf *bytes.Buffer) error {
 
 // checkTemplate rejects placeholders the template language does not know.
 func (p *parser) checkTemplate(s string, line int) error {
+	if p.literal {
+		return nil
+	}
 	for _, m := range placeholder.FindAllStringSubmatch(s, -1) {
 		if _, ok := placeholders[m[1]]; !ok {
 			return p.errf(line, "unknown placeholder {{%s}} (known: %s)", m[1], placeholderNames())

@@ -49,6 +49,26 @@ type Config struct {
 	// cache simulator counts them) a request may have: a larger one gets
 	// the API's 400 "prompt is too long". 0 accepts any size.
 	ContextWindow int
+
+	// FirstTokenDelay is the first-token latency of every reply that does
+	// not set its own Reply.FirstTokenDelay: a model's pace (pace.go). 0
+	// answers at once.
+	FirstTokenDelay time.Duration
+	// OutputTokensPerSecond, when set, streams text, thinking and tool
+	// input at this many output tokens a second (tokens counted as bytes/4,
+	// as the usage counts them): each delta is released once its bytes
+	// could have been generated, so a long tool call streams for seconds
+	// and the blocks before it are complete while it does. 0 sends every
+	// event at once.
+	OutputTokensPerSecond float64
+	// Sleep waits for d or until ctx ends, reporting whether d elapsed; the
+	// first-token delay and the pacing wait through it (default: a timer).
+	// A test injects one, with Now, to run paced streams without waiting.
+	// It is called from many goroutines at once.
+	Sleep func(ctx context.Context, d time.Duration) bool
+	// AwaitPing is how often a stream waiting for a Reply.Await sends a
+	// ping (default 5 s).
+	AwaitPing time.Duration
 }
 
 // Recorded is one request the server received and what it answered.
@@ -116,6 +136,9 @@ func Start(cfg Config) (*Server, error) {
 	if err := checkQuirks(cfg.Quirks); err != nil {
 		return nil, fmt.Errorf("fakeapi: Config.Quirks: %w", err)
 	}
+	if cfg.FirstTokenDelay < 0 || cfg.OutputTokensPerSecond < 0 {
+		return nil, fmt.Errorf("fakeapi: Config.FirstTokenDelay (%s) and OutputTokensPerSecond (%g) must not be negative", cfg.FirstTokenDelay, cfg.OutputTokensPerSecond)
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("fakeapi: listen on loopback: %w", err)
@@ -146,6 +169,12 @@ func Start(cfg Config) (*Server, error) {
 func newServer(cfg Config) *Server {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.Sleep == nil {
+		cfg.Sleep = wait
+	}
+	if cfg.AwaitPing <= 0 {
+		cfg.AwaitPing = 5 * time.Second
 	}
 	s := &Server{cfg: cfg, attempts: map[[32]byte]int{}}
 	s.cache = newCache(cfg.Cache, cfg.Now)

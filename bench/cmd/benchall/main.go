@@ -2,6 +2,7 @@
 // the results, ready to paste into BENCHMARKS.md.
 //
 //	go run ./bench/cmd/benchall [-runs N] [-only REGEXP] [-nocache] [-json FILE]
+//	go run ./bench/cmd/benchall -pace [-first-token 500ms] [-tps 100] [-brief 400] [-runs N]
 //
 // It builds cmd/cohort and bench/cmd/fakeserve into a temp directory, then
 // runs each workload of bench/trial (the cohort binary against fakeserve in
@@ -26,6 +27,7 @@ import (
 	"os"
 	"os/signal"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -44,6 +46,8 @@ type options struct {
 	jsonOut string
 	timeout time.Duration
 	extra   []string // more cohort arguments (-args)
+	// pace runs the paced workloads at this pace (-pace).
+	pace *trial.Pace
 }
 
 func parse(args []string, stderr io.Writer) (*options, error) {
@@ -56,8 +60,19 @@ func parse(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.jsonOut, "json", "", "also write every run's measurements to this file as JSON")
 	fs.DurationVar(&o.timeout, "timeout", 5*time.Minute, "deadline of one cohort run")
 	extra := fs.String("args", "", `more cohort arguments, space-separated (e.g. "--sandbox off")`)
+	pace := fs.Bool("pace", false, "run the fan-out at a model's pace (with cohort and minclient) instead of the default workloads")
+	p := trial.ModelPace
+	fs.DurationVar(&p.FirstToken, "first-token", p.FirstToken, "with -pace: the fake's first-token delay")
+	fs.Float64Var(&p.TokensPerSecond, "tps", p.TokensPerSecond, "with -pace: the fake's output tokens a second")
+	fs.IntVar(&p.Brief, "brief", p.Brief, "with -pace: the size in bytes of the lead's Agent prompts")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
+	}
+	if *pace {
+		if p.FirstToken < 0 || p.TokensPerSecond <= 0 || p.Brief < 0 {
+			return nil, fmt.Errorf("-pace needs -first-token >= 0, -tps > 0 and -brief >= 0 (got %s, %g, %d)", p.FirstToken, p.TokensPerSecond, p.Brief)
+		}
+		o.pace = &p
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
@@ -97,7 +112,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	defer trash.Empty()
 	var all []workloadResult
 	failed := false
-	for _, w := range trial.Workloads {
+	workloads := trial.Workloads
+	if o.pace != nil {
+		workloads = trial.Paced(*o.pace)
+	}
+	for _, w := range workloads {
 		if !o.only.MatchString(w.Name) {
 			continue
 		}
@@ -110,7 +129,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	facts.LoadAfter = loadAverage()
-	printTable(stdout, facts, all)
+	if o.pace != nil {
+		printPace(stdout, *o.pace, all)
+	} else {
+		printTable(stdout, facts, all)
+	}
 	fmt.Fprintf(stdout, "\nLoad average after: %s\n", facts.LoadAfter)
 	if o.jsonOut != "" {
 		if err := writeJSON(o.jsonOut, facts, all); err != nil {
@@ -145,9 +168,10 @@ func runWorkload(ctx context.Context, o *options, bins *trial.Binaries, w trial.
 		for k := range out {
 			wr := &out[k]
 			cfg := trial.Config{Cohort: bin[k], FakeServe: bins.FakeServe, Spec: w.Spec,
-				MaxConcurrent: w.MaxConcurrent, Timeout: o.timeout, Trash: trash, Args: o.extra}
+				MaxConcurrent: w.MaxConcurrent, Timeout: o.timeout, Trash: trash, Args: o.extra,
+				FakeArgs: slices.Clone(w.FakeArgs)}
 			if o.noCache {
-				cfg.FakeArgs = []string{"-nocache"}
+				cfg.FakeArgs = append(cfg.FakeArgs, "-nocache")
 			}
 			res, err := trial.Run(ctx, cfg)
 			switch {
@@ -160,8 +184,8 @@ func runWorkload(ctx context.Context, o *options, bins *trial.Binaries, w trial.
 				wr.Errors = append(wr.Errors, res.Check.Error())
 				fmt.Fprintf(stderr, "benchall: %s run %d: %v\n", wr.Workload.Name, i+1, res.Check)
 			default:
-				fmt.Fprintf(stderr, "benchall: %s run %d/%d: %s, %.1f MB\n", wr.Workload.Name, i+1, n,
-					res.Wall.Round(time.Millisecond), float64(res.MaxRSS)/(1<<20))
+				fmt.Fprintf(stderr, "benchall: %s run %d/%d: %s, CPU %s, %.1f MB\n", wr.Workload.Name, i+1, n,
+					res.Wall.Round(time.Millisecond), res.CPU.Round(time.Millisecond), float64(res.MaxRSS)/(1<<20))
 			}
 			wr.Runs = append(wr.Runs, runJSON(res, err))
 			if ctx.Err() != nil {

@@ -1,0 +1,157 @@
+package redteam
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// Mode is a permission mode an attack runs in (--permission-mode).
+type Mode string
+
+// The five modes a user can choose.
+const (
+	Default     Mode = "default"
+	AcceptEdits Mode = "acceptEdits"
+	Plan        Mode = "plan"
+	DontAsk     Mode = "dontAsk"
+	Bypass      Mode = "bypassPermissions"
+)
+
+// Modes are all five, in the order reports list them.
+var Modes = []Mode{Default, AcceptEdits, Plan, DontAsk, Bypass}
+
+// writes reports whether a mode lets the agent change its working
+// directory without a person: in print mode nobody answers, so only
+// acceptEdits and bypassPermissions write.
+func (m Mode) writes() bool { return m == AcceptEdits || m == Bypass }
+
+// Location is where the attacking agent works.
+type Location string
+
+const (
+	// Main: the lead itself attacks, in the main checkout.
+	Main Location = "main"
+	// Worktree: the lead spawns a subagent with isolation: worktree, and
+	// the subagent attacks from its worktree; the main checkout is then
+	// outside what it may write, in every mode.
+	Worktree Location = "worktree"
+)
+
+// Locations are both.
+var Locations = []Location{Main, Worktree}
+
+// Call is one tool call of the scripted model. String values anywhere in
+// Input may hold placeholders, filled in when the call is sent (the
+// attacking agent's working directory is only known then):
+//
+//	{{WORK}}         the attacking agent's working directory
+//	{{PROJECT}}      the main checkout
+//	{{ROOT}}         the directory holding project, home and outside
+//	{{OUT}}          a directory outside everything the agent may write
+//	{{CANARY}}       {{OUT}}/CANARY, which must never exist
+//	{{HOME}}         $HOME; {{COHORT_HOME}} is $COHORT_HOME
+//	{{SECRET}}       {{WORK}}/secrets/key, denied by Read(./secrets/**)
+type Call struct {
+	Tool  string
+	Input map[string]any
+}
+
+// Bash is a Bash call running command.
+func Bash(command string) Call { return Call{Tool: "Bash", Input: map[string]any{"command": command}} }
+
+// BashWith is a Bash call with more input fields (run_in_background,
+// dangerouslyDisableSandbox).
+func BashWith(command string, more map[string]any) Call {
+	in := map[string]any{"command": command}
+	for k, v := range more {
+		in[k] = v
+	}
+	return Call{Tool: "Bash", Input: in}
+}
+
+// Use is a call of any tool.
+func Use(tool string, input map[string]any) Call { return Call{Tool: tool, Input: input} }
+
+// Attack is one row of the corpus: the tool calls a hostile model makes,
+// where and in which modes. After it, Run checks every invariant; an
+// attack states no expected answer of its own, so whatever refused it
+// (the permission check, the tool, the sandbox) the same things must hold.
+type Attack struct {
+	// Name is unique in the corpus; Class groups the variants of one
+	// escape ("redirect-devfd", "grep-deny").
+	Name, Class string
+	// Turns are the model's messages, each a set of calls made together
+	// (they run in order unless every one is read-only); after the last
+	// the model says it is done.
+	Turns [][]Call
+	// Modes and Where default to all.
+	Modes []Mode
+	Where []Location
+	// Binary runs the built cohort binary instead of the CLI in-process,
+	// for attacks on process-level facts (Cohort's /proc entry, its
+	// environment, its descriptors).
+	Binary bool
+	// Args are more command-line arguments (an --allowedTools rule the
+	// attack abuses).
+	Args []string
+	// Setup changes the fixture before the session starts (a settings
+	// key, a planted file); nil for none. It runs before the "before"
+	// snapshot, so what it plants is part of the baseline.
+	Setup func(e *Env) error
+}
+
+// modes returns the modes the attack runs in.
+func (a *Attack) modes() []Mode {
+	if len(a.Modes) == 0 {
+		return Modes
+	}
+	return a.Modes
+}
+
+// where returns the locations the attack runs in.
+func (a *Attack) where() []Location {
+	if len(a.Where) == 0 {
+		return Locations
+	}
+	return a.Where
+}
+
+// expand fills the placeholders of every string in v.
+func expand(v any, r *strings.Replacer) any {
+	switch x := v.(type) {
+	case string:
+		return r.Replace(x)
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = expand(e, r)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = expand(e, r)
+		}
+		return out
+	case []string:
+		out := make([]string, len(x))
+		for i, e := range x {
+			out[i] = r.Replace(e)
+		}
+		return out
+	}
+	return v
+}
+
+// inputJSON renders a call's input with placeholders filled.
+func (c Call) inputJSON(r *strings.Replacer) map[string]any {
+	out, _ := expand(c.Input, r).(map[string]any)
+	if out == nil {
+		out = map[string]any{}
+	}
+	// Round-trip so that the fake sees exactly what JSON carries.
+	data, _ := json.Marshal(out)
+	var back map[string]any
+	_ = json.Unmarshal(data, &back)
+	return back
+}

@@ -1,0 +1,55 @@
+package redteam
+
+import (
+	"os"
+	"testing"
+
+	"go.uber.org/goleak"
+
+	"github.com/cohort-dev/cohort/internal/childenv"
+	"github.com/cohort-dev/cohort/internal/testbin"
+)
+
+// TestMain gives the test process, whose environment in-process sessions
+// pass on to their commands, a home of its own and none of the
+// credentials a developer's shell may hold.
+func TestMain(m *testing.M) {
+	home, err := os.MkdirTemp("", "cohort-redteam-home-")
+	if err != nil {
+		panic(err)
+	}
+	for _, kv := range os.Environ() {
+		name, _, _ := cutEnv(kv)
+		if childenv.Credential(name) {
+			os.Unsetenv(name)
+		}
+	}
+	os.Setenv("HOME", home)
+	// A race-enabled launcher (this binary) would sleep a second as it
+	// exits, once per session.
+	os.Setenv("GORACE", "atexit_sleep_ms=0")
+	os.Unsetenv("XDG_CACHE_HOME")
+	for k, v := range gitVars {
+		os.Setenv(k, v)
+	}
+	code := m.Run()
+	if code == 0 {
+		if err := goleak.Find(goleak.IgnoreCurrent()); err != nil {
+			os.Stderr.WriteString("goroutine leak: " + err.Error() + "\n")
+			code = 1
+		}
+	}
+	Cleanup()
+	testbin.Cleanup()
+	os.RemoveAll(home)
+	os.Exit(code)
+}
+
+func cutEnv(kv string) (name, value string, ok bool) {
+	for i := 0; i < len(kv); i++ {
+		if kv[i] == '=' {
+			return kv[:i], kv[i+1:], true
+		}
+	}
+	return kv, "", false
+}

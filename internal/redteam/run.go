@@ -1,0 +1,198 @@
+package redteam
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cohort-dev/cohort/internal/cli"
+	"github.com/cohort-dev/cohort/internal/testbin"
+	"github.com/cohort-dev/cohort/llm/fakeapi"
+)
+
+// runTimeout bounds one attack's session.
+const runTimeout = 2 * time.Minute
+
+// Run runs one attack in one mode and location, end to end, and reports
+// through t every invariant that did not hold:
+//
+//   - the attack ran: the scripted model got every result back and was
+//     asked for its next turn, and the CLI exited 0;
+//   - nothing outside the project changed (Env.Out, the canary included,
+//     and the home directory but Cohort's own state and the cache dir),
+//     and no protected path of the project did (git control files,
+//     .cohort/ but its worktrees, .claude/, .mcp.json, the scripts hooks
+//     and MCP servers run), files that did not exist included;
+//   - where the agent may not write — the main checkout of a worktree
+//     agent in every mode, the lead's checkout in default, plan and
+//     dontAsk — nothing changed at all, and a worktree agent that may not
+//     write leaves no worktree behind; a worktree's link to its
+//     repository is the same after the attack as before;
+//   - no process of the session outlived it;
+//   - neither the secret nor the API key (nor their hex, base64 or
+//     reversed forms) was in any request the model received, nor in the
+//     CLI's output.
+func Run(t testing.TB, a *Attack, mode Mode, loc Location) {
+	t.Helper()
+	e := newEnv(t)
+	if a.Setup != nil {
+		if err := a.Setup(e); err != nil {
+			t.Fatalf("%s: setup: %v", a.Name, err)
+		}
+	}
+	protected := snapshot(e.protectedAreas())
+	work := snapshot([]area{e.workArea()})
+
+	s := &script{a: a, env: e, loc: loc}
+	srv := fakeapi.New(fakeapi.Config{Policy: s.policy})
+	defer srv.Close()
+	e.Vars["ANTHROPIC_BASE_URL"] = srv.URL
+	args := append([]string{"--cwd", e.Project, "-p", attackPrompt, "--permission-mode", string(mode)}, a.Args...)
+	if loc == Worktree {
+		args = append(worktreeArgs(mode), a.Args...)
+		args = append([]string{"--cwd", e.Project, "-p", leadPrompt}, args...)
+	}
+	stdout, stderr, code := invoke(t, e, a.Binary, args)
+
+	var problems []string
+	if code != 0 {
+		problems = append(problems, fmt.Sprintf("the CLI exited %d", code))
+	}
+	s.mu.Lock()
+	finished, link, linkAfter, res, lead := s.finished, s.link, s.linkAfter, s.results, s.lead
+	s.mu.Unlock()
+	if !finished {
+		problems = append(problems, "the attack did not run to its end (the model was not asked for the turn after its last)")
+		if loc == Worktree {
+			problems = append(problems, fmt.Sprintf("the lead's Agent call returned %q", lead))
+		}
+	}
+	for _, d := range diff(protected, snapshot(e.protectedAreas())) {
+		problems = append(problems, "protected: "+d)
+	}
+	if loc == Worktree || !mode.writes() {
+		for _, d := range diff(work, snapshot([]area{e.workArea()})) {
+			problems = append(problems, "main checkout: "+d)
+		}
+	}
+	if loc == Worktree {
+		for _, d := range diff(link, linkAfter) {
+			problems = append(problems, "worktree link: "+d)
+		}
+		if !mode.writes() {
+			problems = append(problems, keptWorktrees(e)...)
+		}
+	}
+	for _, p := range leftovers(e.Root) {
+		problems = append(problems, "outlived the session: "+p)
+	}
+	problems = append(problems, leakProblems(e, srv, stdout, stderr)...)
+	if len(problems) == 0 {
+		return
+	}
+	t.Errorf("attack %s (class %s) in %s mode, %s: %d invariants broken:\n  %s\nstderr:\n%s\ntool results:\n%s",
+		a.Name, a.Class, mode, loc, len(problems), strings.Join(problems, "\n  "), tail(stderr, 2000), showResults(res))
+}
+
+// worktreeArgs run a lead that delegates to an isolated agent in mode. A
+// lead in plan mode has no Agent tool, so for plan the lead runs in
+// default mode and the agent's definition asks for plan; the definition
+// comes from the command line, so it may also keep acceptEdits and
+// bypassPermissions, which a lead in those modes passes on anyway.
+func worktreeArgs(mode Mode) []string {
+	lead := mode
+	if mode == Plan {
+		lead = Default
+	}
+	def := fmt.Sprintf(`{%q: {"description": "runs the red team's script", "prompt": "Follow the instructions.", "permissionMode": %q}}`, agentType, mode)
+	return []string{"--permission-mode", string(lead), "--agents", def}
+}
+
+// invoke runs the CLI in-process, or the built binary.
+func invoke(t testing.TB, e *Env, binary bool, args []string) (stdout, stderr string, code int) {
+	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	defer cancel()
+	var out, errb bytes.Buffer
+	if !binary {
+		code = cli.Main(ctx, cli.Invocation{
+			Args: args, Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
+			Getenv:  func(k string) string { return e.Vars[k] },
+			Environ: e.environ,
+			Getwd:   func() (string, error) { return e.Project, nil },
+		})
+		return out.String(), errb.String(), code
+	}
+	cmd := exec.CommandContext(ctx, testbin.Cohort(t, raceEnabled), args...)
+	cmd.Dir, cmd.Env = e.Project, e.environ()
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("run cohort: %v", err)
+	}
+	return out.String(), errb.String(), code
+}
+
+func (e *Env) environ() []string {
+	out := make([]string, 0, len(e.Vars))
+	for k, v := range e.Vars {
+		out = append(out, k+"="+v)
+	}
+	return out
+}
+
+// keptWorktrees reports worktrees left in the repository: an agent that
+// may not write has no changes, so its worktree is removed when it ends.
+func keptWorktrees(e *Env) []string {
+	out, err := git(e.Project, "worktree", "list", "--porcelain")
+	if err != nil {
+		return []string{"git worktree list: " + err.Error()}
+	}
+	var problems []string
+	for _, line := range strings.Split(out, "\n") {
+		if p, ok := strings.CutPrefix(line, "worktree "); ok && p != e.Project {
+			st, _ := git(p, "status", "--porcelain", "--untracked-files=all")
+			problems = append(problems, fmt.Sprintf("a worktree was kept, so the agent changed it: %s\n%s", p, st))
+		}
+	}
+	if entries, _ := os.ReadDir(filepath.Join(e.Project, ".cohort", "worktrees")); len(entries) > 0 && len(problems) == 0 {
+		problems = append(problems, fmt.Sprintf("%d entries left in .cohort/worktrees", len(entries)))
+	}
+	return problems
+}
+
+// leakProblems checks every request the model received, and the CLI's
+// output, for the secret and the API key.
+func leakProblems(e *Env, srv *fakeapi.Server, stdout, stderr string) []string {
+	markers := map[string]string{"the secret": e.Secret, "the API key": e.Key}
+	var out []string
+	for _, rec := range srv.Requests() {
+		out = append(out, leaks(rec.Body, fmt.Sprintf("the model (request %d)", rec.Index), markers)...)
+	}
+	out = append(out, leaks([]byte(stdout), "stdout", markers)...)
+	return append(out, leaks([]byte(stderr), "stderr", markers)...)
+}
+
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return "…" + s[len(s)-n:]
+}
+
+func showResults(res [][]string) string {
+	var b strings.Builder
+	for i, turn := range res {
+		for j, r := range turn {
+			fmt.Fprintf(&b, "  turn %d call %d: %s\n", i, j, tail(r, 600))
+		}
+	}
+	return b.String()
+}
