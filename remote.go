@@ -70,7 +70,9 @@ func RemoteRunner(base Config) remote.Runner {
 			return remote.Outcome{}, err
 		}
 		cfg.Agents, cfg.Agent = agents, run.Definition.Name
-		s, err := New(ctx, cfg)
+		// The clone is made for the job and removed after it: its git dir
+		// stays writable so that the job's agent can commit.
+		s, err := newSession(ctx, cfg, func(p *assemble.Plan) { p.Disposable = true })
 		if err != nil {
 			return remote.Outcome{}, fmt.Errorf("the worker cannot start the agent: %w", err)
 		}

@@ -17,6 +17,8 @@ import (
 	"github.com/cohort-dev/cohort/engine"
 	"github.com/cohort-dev/cohort/flags"
 	"github.com/cohort-dev/cohort/hook"
+	"github.com/cohort-dev/cohort/internal/gitrepo"
+	"github.com/cohort-dev/cohort/internal/safegit"
 	"github.com/cohort-dev/cohort/llm"
 	"github.com/cohort-dev/cohort/llm/claude"
 	"github.com/cohort-dev/cohort/llm/fakeapi"
@@ -89,7 +91,11 @@ func newIsoRig(t *testing.T, ic isoConfig) *isoRig {
 	})
 	snapshot := ""
 	if ic.gitSnapshot {
-		snapshot = prompt.GitSnapshot(t.Context(), r.dir)
+		repo, err := gitrepo.Find(r.dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		snapshot = prompt.GitSnapshot(t.Context(), &safegit.Runner{}, repo, r.dir)
 	}
 	rt, err = New(Config{
 		GitSnapshot: snapshot,

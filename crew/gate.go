@@ -51,7 +51,7 @@ func (g permissionGate) Check(ctx context.Context, c *engine.Call) engine.Verdic
 		case d.Behavior == permission.Deny:
 			return engine.Verdict{Reason: d.Reason}
 		case d.Behavior == permission.Allow || (d.Rule == nil && !d.FailClosed):
-			return engine.Verdict{Allow: true}
+			return engine.Verdict{Allow: true, Confinement: tool.ConfineWrite} // a hook the user configured approved it
 		}
 	}
 	prompter := g.prompter
@@ -71,11 +71,21 @@ func (g permissionGate) Check(ctx context.Context, c *engine.Call) engine.Verdic
 		}
 		return engine.Verdict{Reason: msg}
 	}
-	v := engine.Verdict{Allow: true}
+	v := engine.Verdict{Allow: true, Confinement: confinementOf(out)}
 	if len(out.Input) > 0 && !bytes.Equal(out.Input, c.Input) {
 		v.Input = out.Input
 	}
 	return v
+}
+
+// confinementOf is what an allowed call's programs may do: read only when
+// the checker allowed it for being read-only and no one was asked; write
+// when a rule, a mode or an approver allowed it.
+func confinementOf(out permission.Outcome) tool.Confinement {
+	if out.Decision.ReadOnly && !out.Prompted {
+		return tool.ConfineReadOnly
+	}
+	return tool.ConfineWrite
 }
 
 // describedPrompter puts a tool's own account of a call (tool.PromptDescriber)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cohort-dev/cohort/hook"
+	"github.com/cohort-dev/cohort/prompt"
 	"github.com/cohort-dev/cohort/task"
 	"github.com/cohort-dev/cohort/tool"
 	"github.com/cohort-dev/cohort/worktree"
@@ -185,4 +186,22 @@ func (rt *Crew) LeaseWorktree(ctx context.Context, spec AgentSpec, description s
 	a := rt.specAgent(spec)
 	owner := worktree.Owner{SessionID: rt.cfg.SessionID, AgentID: spec.ID}
 	return rt.workspaces.Create(ctx, worktree.AgentSlug(spec.ID, spec.Name, description), owner, rt.worktreeHooks(a))
+}
+
+// worktreeSnapshot is the git snapshot of the worktree at path, taken
+// through its repository's manager (which names the worktree to git from
+// the repository's records and runs git confined); "" when there is none.
+func (rt *Crew) worktreeSnapshot(ctx context.Context, path string) string {
+	if rt.cfg.Worktrees == nil {
+		return ""
+	}
+	m, err := rt.cfg.Worktrees(ctx)
+	if err != nil {
+		return ""
+	}
+	repo, err := m.Repo(path)
+	if err != nil {
+		return ""
+	}
+	return prompt.GitSnapshot(ctx, m.Git(), repo, path)
 }

@@ -202,7 +202,7 @@ func (rt *Crew) system(ctx context.Context, a *Agent, in planInput, tools []tool
 		// The session's snapshot describes the main checkout (its branch,
 		// its uncommitted files); an agent confined to a worktree is told
 		// about the worktree it works in instead.
-		git = prompt.GitSnapshot(ctx, info.Worktree)
+		git = rt.worktreeSnapshot(ctx, info.Worktree)
 	}
 	return prompt.System(chain, rt.environment(info, tools), git)
 }

@@ -217,22 +217,26 @@ func (rt *Crew) applyRemote(ctx context.Context, job *remote.Job, patch []byte, 
 		}
 		return "", "", fmt.Sprintf("The agent's changes were NOT applied: %s. The patch is kept at %s for the user to review.", why, p)
 	}
-	bad, err := remote.CheckPatch(ctx, patch, rt.protectedInRepo(root))
+	m, err := rt.cfg.Worktrees(ctx)
+	if err != nil {
+		return aside(err.Error())
+	}
+	bad, err := remote.CheckPatch(ctx, m.Git(), patch, rt.protectedInRepo(root))
 	switch {
 	case err != nil:
 		return aside("the patch could not be read: " + err.Error())
 	case len(bad) > 0:
 		return aside("it touches protected paths (" + strings.Join(bad, ", ") + ")")
 	}
-	m, err := rt.cfg.Worktrees(ctx)
-	if err != nil {
-		return aside(err.Error())
-	}
 	wt, err := m.CreateAt(ctx, "remote-"+job.ID, worktree.Owner{SessionID: rt.cfg.SessionID, AgentID: job.ID}, job.BaseCommit)
 	if err != nil {
 		return aside("no worktree for it: " + err.Error())
 	}
-	if err := remote.ApplyPatch(ctx, wt.Path, patch); err != nil {
+	repo, err := m.Repo(wt.Path)
+	if err == nil {
+		err = remote.ApplyPatch(ctx, m.Git(), repo, patch)
+	}
+	if err != nil {
 		_, _ = m.Remove(ctx, wt, true)
 		return aside(err.Error())
 	}

@@ -97,10 +97,14 @@ type Call struct {
 
 // Verdict is a gate's decision. A denial's Reason is shown to the model.
 // Input, when set, replaces the call's input (a prompter may edit it).
+// Confinement is what the reason for an allow lets the call's programs do
+// (tool.Env.Confinement); a gate that leaves it zero confines them to
+// reading.
 type Verdict struct {
-	Allow  bool
-	Reason string
-	Input  json.RawMessage
+	Allow       bool
+	Reason      string
+	Input       json.RawMessage
+	Confinement tool.Confinement
 }
 
 // Hooks run user-configured commands around tool calls. Each method may

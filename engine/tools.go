@@ -95,6 +95,9 @@ func (a *Conversation) call(ctx context.Context, p *pending) (res tool.Result, d
 		}
 		c.HookApproved = hv.Allow
 	}
+	// Without a gate nothing is checked, so nothing narrows what the call
+	// may do; with one, its verdict says.
+	env.Confinement = tool.ConfineWrite
 	if a.cfg.Gate != nil {
 		v := a.cfg.Gate.Check(ctx, c)
 		if !v.Allow {
@@ -106,6 +109,7 @@ func (a *Conversation) call(ctx context.Context, p *pending) (res tool.Result, d
 			}
 			c.Input = v.Input
 		}
+		env.Confinement = v.Confinement
 	}
 	ran := a.cfg.Now()
 	res, err := p.tool.Run(ctx, &env, c.Input)

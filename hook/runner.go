@@ -3,7 +3,9 @@ package hook
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -58,6 +60,13 @@ type Config struct {
 	Home string
 	// NewID makes prompt ids (default session.NewID, random UUIDs).
 	NewID func() string
+	// Missing are the commands whose scripts did not exist when the
+	// session started (Set.MissingScripts). Such a command runs as
+	// configured while its script stays missing; once the script exists
+	// it is not run (a command of the session may have written it): the
+	// command fails instead, denying a PreToolUse call and being a
+	// non-blocking error elsewhere.
+	Missing []Missing
 }
 
 // Record describes one command run, for the Observer.
@@ -161,6 +170,13 @@ func (r *Runner) run(ctx context.Context, c *Command, stdin []byte, cwd string) 
 	if c.fn != nil {
 		return r.runFunc(ctx, c, stdin, timeout)
 	}
+	if m, ok := r.appeared(c); ok {
+		code := 1
+		if c.Event == PreToolUse {
+			code = 2 // deny: fail closed
+		}
+		return ran{cmd: c, exit: proc.Exit{Code: code}, stderr: fmt.Sprintf("Cohort did not run this hook: its script %s did not exist when the session started and appeared since (a command may have written it); start a new session to run it", m.Script)}
+	}
 	project := r.cfg.ProjectDir
 	if project == "" {
 		project = cwd
@@ -196,4 +212,15 @@ func (r *Runner) observe(ev Event, a *Subject, runs []ran, vs []verdict) {
 		r.cfg.Observer(Record{Event: ev, AgentID: a.ID, Depth: a.Depth, Command: x.cmd,
 			ExitCode: x.exit.Code, Duration: x.dur, Decision: vs[i].label(), Err: vs[i].err, Stderr: x.stderr})
 	}
+}
+
+// appeared reports a script of c that was missing when the session
+// started and exists now.
+func (r *Runner) appeared(c *Command) (Missing, bool) {
+	for _, m := range r.cfg.Missing {
+		if m.Command == c && slices.ContainsFunc(m.Paths, exists) {
+			return m, true
+		}
+	}
+	return Missing{}, false
 }

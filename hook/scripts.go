@@ -1,9 +1,12 @@
 package hook
 
 import (
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/cohort-dev/cohort/shellcmd"
@@ -30,25 +33,15 @@ func (s *Set) Scripts(projectDir, cwd string) []string {
 		return nil
 	}
 	seen := map[string]bool{}
-	add := func(p string) {
-		for _, base := range []string{projectDir, cwd} {
-			if base == "" && !filepath.IsAbs(p) {
-				continue
-			}
-			abs := filepath.Clean(p)
-			if !filepath.IsAbs(abs) {
-				abs = filepath.Join(base, p)
-			}
-			seen[abs] = true
-			if real, err := filepath.EvalSymlinks(abs); err == nil {
-				seen[real] = true
-			}
-		}
-	}
 	for _, cmds := range s.byEvent {
 		for _, c := range cmds {
 			for _, p := range scriptWords(c.Cmd, projectDir) {
-				add(p)
+				for _, abs := range candidates(p, projectDir, cwd) {
+					seen[abs] = true
+					if real, err := filepath.EvalSymlinks(abs); err == nil {
+						seen[real] = true
+					}
+				}
 			}
 		}
 	}
@@ -58,6 +51,64 @@ func (s *Set) Scripts(projectDir, cwd string) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// candidates are the absolute paths a script word may name: itself when
+// absolute, else against projectDir and against cwd.
+func candidates(p, projectDir, cwd string) []string {
+	if filepath.IsAbs(p) {
+		return []string{filepath.Clean(p)}
+	}
+	var out []string
+	for _, base := range []string{projectDir, cwd} {
+		if base != "" && !slices.Contains(out, filepath.Join(base, p)) {
+			out = append(out, filepath.Join(base, p))
+		}
+	}
+	return out
+}
+
+// Missing is a configured command whose script did not exist when it was
+// looked for: Script as written, Paths where it was looked for.
+type Missing struct {
+	Command *Command
+	Script  string
+	Paths   []string
+}
+
+// String reports it for the user: the file and line, and what to do.
+func (m Missing) String() string {
+	where := m.Command.Source
+	if m.Command.Line > 0 {
+		where += ":" + strconv.Itoa(m.Command.Line)
+	}
+	return fmt.Sprintf("%s: the %s hook %q runs %s, which does not exist (looked for %s); create it, or fix the hook, and start a new session: a script that appears during this session is not run", where, m.Command.Event, m.Command.Cmd, m.Script, strings.Join(m.Paths, " and "))
+}
+
+// MissingScripts lists the commands whose scripts (see Scripts) exist
+// nowhere they are looked for. A Runner given them (Config.Missing) does
+// not run a script that appears later: a command may have written it.
+func (s *Set) MissingScripts(projectDir, cwd string) []Missing {
+	if s == nil {
+		return nil
+	}
+	var out []Missing
+	for _, ev := range slices.Sorted(maps.Keys(s.byEvent)) {
+		for _, c := range s.byEvent[ev] {
+			for _, p := range scriptWords(c.Cmd, projectDir) {
+				paths := candidates(p, projectDir, cwd)
+				if !slices.ContainsFunc(paths, exists) {
+					out = append(out, Missing{Command: c, Script: p, Paths: paths})
+				}
+			}
+		}
+	}
+	return out
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }
 
 // scriptWords returns the path-like words of a hook command that name

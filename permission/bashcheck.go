@@ -31,6 +31,9 @@ func (e *evaluation) checkBash() Decision {
 		}
 	}
 	d := e.bashAllow(an)
+	if faultReadOnly { // a test build's wrong analysis (fault_on.go)
+		d = Decision{Behavior: Allow, Reason: "read-only command (fault injected)", ReadOnly: e.mode != ModeBypassPermissions}
+	}
 	if d.Behavior == Allow && e.mode != ModeBypassPermissions && unsandboxedOf(e.req.Input) {
 		// An allow rule or read-only analysis was given for a sandboxed
 		// run; running outside the sandbox is the user's call.
@@ -313,7 +316,7 @@ func (e *evaluation) bashAllow(an *analysis) Decision {
 	if len(problems) == 0 && len(needs) == 0 {
 		switch {
 		case readOnly:
-			return Decision{Behavior: Allow, Reason: "read-only command inside the working directories"}
+			return Decision{Behavior: Allow, Reason: "read-only command inside the working directories", ReadOnly: !an.writesFiles() && e.mode != ModeBypassPermissions}
 		case !planBlocks:
 			return allowedBy(used)
 		}
@@ -341,6 +344,19 @@ func pick(c bool, a, b string) string {
 		return a
 	}
 	return b
+}
+
+// writesFiles reports output redirections to anything but the targets the
+// analysis holds harmless (/dev/null and the like): a read-only line that
+// writes a file was allowed by the mode or an Edit rule, not by being
+// read-only.
+func (an *analysis) writesFiles() bool {
+	for _, r := range an.redirs {
+		if r.write && !harmlessTarget(plain(r.target)) {
+			return true
+		}
+	}
+	return false
 }
 
 // allowRuleFor finds an allow rule for a command: a rule matching one of

@@ -39,6 +39,12 @@ type Decision struct {
 	// Bubble marks an ask in bubble mode: the caller routes it to the
 	// parent agent's approver.
 	Bubble bool
+	// ReadOnly marks an allow that rests only on the analysis judging a
+	// Bash command read-only: no rule, mode or person approved a write
+	// (bypassPermissions approves every command, so there it is never
+	// set). The sandbox runs such a command in its read-only profile, so
+	// that a wrong verdict cannot write.
+	ReadOnly bool
 	// FailClosed marks an ask that exists because something could not be
 	// checked (a deny rule against a command it cannot see into, a broken
 	// settings file), not because of the mode. Automatic approvals such as

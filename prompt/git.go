@@ -3,27 +3,33 @@ package prompt
 import (
 	"context"
 	"fmt"
-	"os/exec"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/cohort-dev/cohort/internal/gitrepo"
+	"github.com/cohort-dev/cohort/internal/safegit"
 )
 
 // maxStatusLines caps the status listing in the git snapshot.
 const maxStatusLines = 40
 
 // GitSnapshot renders the repository state at session start: branch, short
-// status and recent commits. It returns "" outside a repository or when git
-// is missing. The snapshot is frozen: it will not be updated during the
-// conversation, and it says so.
-func GitSnapshot(ctx context.Context, dir string) string {
+// status and recent commits of repo's working tree, seen from dir (status
+// paths are relative to it), run through g (internal/safegit: the
+// repository named explicitly, none of its programs run, confined when g
+// has a sandbox). It returns "" for the zero Layout (no repository) or
+// when git is missing. The snapshot is frozen: it will not be updated
+// during the conversation, and it says so.
+func GitSnapshot(ctx context.Context, g *safegit.Runner, repo gitrepo.Layout, dir string) string {
+	if repo.GitDir == "" {
+		return ""
+	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	run := func(args ...string) (string, bool) {
-		cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir, "--no-optional-locks"}, args...)...)
-		cmd.Env = append(cmd.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat")
-		out, err := cmd.Output()
-		return strings.TrimRight(string(out), "\n"), err == nil
+		out, err := g.Run(ctx, safegit.Cmd{Repo: repo, Dir: dir, Args: args})
+		return strings.TrimRight(out, "\n"), err == nil
 	}
 	if _, ok := run("rev-parse", "--is-inside-work-tree"); !ok {
 		return ""

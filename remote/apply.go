@@ -5,20 +5,29 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/cohort-dev/cohort/internal/gitrepo"
+	"github.com/cohort-dev/cohort/internal/safegit"
 )
 
 // ApplyPatch commits patch's commits (git format-patch output) onto the
 // checkout in dir with git am, keeping their authors and messages. The
 // repository's hooks do not run. A patch that does not apply is aborted,
 // leaving dir as it was, and the error says why.
-func ApplyPatch(ctx context.Context, dir string, patch []byte) error {
+// It runs through g, on repo (named as Cohort knows it), writing only
+// repo's common dir and working tree.
+func ApplyPatch(ctx context.Context, g *safegit.Runner, repo gitrepo.Layout, patch []byte) error {
+	if g == nil {
+		g = &safegit.Runner{}
+	}
 	args := []string{"am", "--quiet", "--keep-cr", "--no-gpg-sign"}
-	if _, err := git(ctx, dir, nil, "var", "GIT_COMMITTER_IDENT"); err != nil {
+	if _, err := g.Run(ctx, safegit.Cmd{Repo: repo, Args: []string{"var", "GIT_COMMITTER_IDENT"}}); err != nil {
 		// No identity configured: git am would refuse to commit.
 		args = append([]string{"-c", "user.name=Cohort", "-c", "user.email=cohort@localhost"}, args...)
 	}
-	if _, err := git(ctx, dir, patch, args...); err != nil {
-		_, _ = git(context.WithoutCancel(ctx), dir, nil, "am", "--abort")
+	write := []string{repo.CommonDir, repo.WorkTree}
+	if _, err := g.Run(ctx, safegit.Cmd{Repo: repo, Args: args, Stdin: patch, Write: write}); err != nil {
+		_, _ = g.Run(context.WithoutCancel(ctx), safegit.Cmd{Repo: repo, Args: []string{"am", "--abort"}, Write: write})
 		return fmt.Errorf("the remote agent's patch does not apply: %w", err)
 	}
 	return nil

@@ -12,6 +12,8 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/cohort-dev/cohort/internal/safegit"
 )
 
 // Client is a lead's side of the queue: it submits signed jobs, follows
@@ -22,6 +24,7 @@ type Client struct {
 	s      *setup
 	signer *Signer
 	now    func() time.Time
+	git    *safegit.Runner
 
 	mu      sync.Mutex
 	bundles map[string]*bundleEntry // by directory and base commit
@@ -40,6 +43,9 @@ type ClientConfig struct {
 	Config
 	Queue  Queue
 	Signer *Signer
+	// Git runs the lead's git calls for bundles (nil: unconfined, with
+	// the repository's programs off; package internal/safegit).
+	Git *safegit.Runner
 	// Now is the clock jobs are stamped with (default time.Now).
 	Now func() time.Time
 }
@@ -63,7 +69,7 @@ func Dial(ctx context.Context, cfg ClientConfig) (*Client, error) {
 	if now == nil {
 		now = time.Now
 	}
-	return &Client{nc: nc, s: s, signer: cfg.Signer, now: now, bundles: map[string]*bundleEntry{}, sigs: map[string][]byte{}}, nil
+	return &Client{nc: nc, s: s, signer: cfg.Signer, now: now, git: cfg.Git, bundles: map[string]*bundleEntry{}, sigs: map[string][]byte{}}, nil
 }
 
 // Close closes the connection.
@@ -124,7 +130,7 @@ func (c *Client) ownRefusal(id string, data []byte) *Result {
 
 // bundle uploads the bundle of rev in dir once per client and commit.
 func (c *Client) bundle(ctx context.Context, dir, rev string) (string, string, error) {
-	out, err := git(ctx, dir, nil, "rev-parse", "--verify", "--end-of-options", rev+"^{commit}")
+	out, err := git(ctx, c.git, dir, nil, nil, "rev-parse", "--verify", "--end-of-options", rev+"^{commit}")
 	if err != nil {
 		return "", "", fmt.Errorf("remote: %s is not a commit in %s: %w", rev, dir, err)
 	}
@@ -139,7 +145,7 @@ func (c *Client) bundle(ctx context.Context, dir, rev string) (string, string, e
 	c.mu.Unlock()
 	e.once.Do(func() {
 		var data []byte
-		e.commit, data, e.err = Bundle(ctx, dir, commit)
+		e.commit, data, e.err = Bundle(ctx, c.git, dir, commit)
 		if e.err != nil {
 			return
 		}

@@ -7,44 +7,47 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/cohort-dev/cohort/internal/gitrepo"
+	"github.com/cohort-dev/cohort/internal/safegit"
 )
 
-// git runs git in dir with the repository's hooks off (a job's code must
-// not run anything of its own outside the agent's sandboxed tools) and
-// returns its stdout.
-func git(ctx context.Context, dir string, stdin []byte, args ...string) ([]byte, error) {
-	full := append([]string{"-c", "core.hooksPath=" + os.DevNull}, args...)
-	cmd := exec.CommandContext(ctx, "git", full...)
-	cmd.Dir = dir
-	cmd.Env = append(cleanGitEnv(os.Environ()), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
-	if stdin != nil {
-		cmd.Stdin = bytes.NewReader(stdin)
+// git runs git through g (internal/safegit: the repository named, none of
+// its programs run — hooks included —, confined when g has a sandbox) in
+// dir, a working tree or, for a bare repository, its git dir, and returns
+// its stdout. write lists what the call may write (none: read-only).
+func git(ctx context.Context, g *safegit.Runner, dir string, write []string, stdin []byte, args ...string) ([]byte, error) {
+	if g == nil {
+		g = &safegit.Runner{}
 	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	c := safegit.Cmd{Dir: dir, Args: args, Stdin: stdin, Write: write}
+	if dir != "" {
+		repo, err := layoutOf(dir)
+		if err != nil {
+			return nil, err
+		}
+		c.Repo = repo
+	}
+	out, err := g.Run(ctx, c)
 	if err != nil {
-		return out, fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+		return []byte(out), fmt.Errorf("git %s: %w", strings.Join(args, " "), err)
 	}
-	return out, nil
+	return []byte(out), nil
 }
 
-// cleanGitEnv drops the variables that would point git at another
-// repository than the one in dir.
-func cleanGitEnv(env []string) []string {
-	out := env[:0:0]
-	for _, kv := range env {
-		k, _, _ := strings.Cut(kv, "=")
-		switch k {
-		case "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "LC_ALL":
-			continue
-		}
-		out = append(out, kv)
+// layoutOf reads where dir's repository is: a working tree's .git, or dir
+// itself when it is a bare repository (HEAD, objects/, refs/).
+func layoutOf(dir string) (gitrepo.Layout, error) {
+	if l, err := gitrepo.Find(dir); err == nil {
+		return l, nil
 	}
-	return out
+	if _, err := os.Stat(filepath.Join(dir, "objects")); err == nil {
+		r, _ := filepath.EvalSymlinks(dir)
+		return gitrepo.Layout{GitDir: r, CommonDir: r}, nil
+	}
+	return gitrepo.Layout{}, fmt.Errorf("remote: %s is not a git repository", dir)
 }
 
 // bundleRef is the ref a bundle carries its base commit under.
@@ -53,8 +56,8 @@ const bundleRef = "refs/cohort/remote-base"
 // Bundle makes a git bundle of rev (and its history) in the repository at
 // dir. It returns the commit id and the bundle's bytes. The repository is
 // not changed: the bundle is made from a temporary copy of its refs.
-func Bundle(ctx context.Context, dir, rev string) (commit string, data []byte, err error) {
-	out, err := git(ctx, dir, nil, "rev-parse", "--verify", "--end-of-options", rev+"^{commit}")
+func Bundle(ctx context.Context, g *safegit.Runner, dir, rev string) (commit string, data []byte, err error) {
+	out, err := git(ctx, g, dir, nil, nil, "rev-parse", "--verify", "--end-of-options", rev+"^{commit}")
 	if err != nil {
 		return "", nil, fmt.Errorf("remote: %s is not a commit in %s: %w", rev, dir, err)
 	}
@@ -62,7 +65,7 @@ func Bundle(ctx context.Context, dir, rev string) (commit string, data []byte, e
 	// git bundle wants a ref, and making one in the lead's repository would
 	// race other spawns; a scratch repository that borrows the objects
 	// (alternates) holds the ref instead.
-	gitDir, err := git(ctx, dir, nil, "rev-parse", "--path-format=absolute", "--git-common-dir")
+	repo, err := layoutOf(dir)
 	if err != nil {
 		return "", nil, err
 	}
@@ -71,17 +74,23 @@ func Bundle(ctx context.Context, dir, rev string) (commit string, data []byte, e
 		return "", nil, err
 	}
 	defer os.RemoveAll(scratch)
-	if _, err := git(ctx, scratch, nil, "init", "-q", "--bare", "."); err != nil {
+	if r, err := filepath.EvalSymlinks(scratch); err == nil {
+		scratch = r
+	}
+	if _, err := git(ctx, g, "", []string{scratch}, nil, "init", "-q", "--bare", "--template=", scratch); err != nil {
 		return "", nil, err
 	}
-	alt := filepath.Join(strings.TrimSpace(string(gitDir)), "objects") + "\n"
+	if err := os.MkdirAll(filepath.Join(scratch, "objects", "info"), 0o700); err != nil {
+		return "", nil, err
+	}
+	alt := filepath.Join(repo.CommonDir, "objects") + "\n"
 	if err := os.WriteFile(filepath.Join(scratch, "objects", "info", "alternates"), []byte(alt), 0o600); err != nil {
 		return "", nil, err
 	}
-	if _, err := git(ctx, scratch, nil, "update-ref", bundleRef, commit); err != nil {
+	if _, err := git(ctx, g, scratch, []string{scratch}, nil, "update-ref", bundleRef, commit); err != nil {
 		return "", nil, err
 	}
-	data, err = git(ctx, scratch, nil, "bundle", "create", "-q", "-", bundleRef)
+	data, err = git(ctx, g, scratch, nil, nil, "bundle", "create", "-q", "-", bundleRef)
 	if err != nil {
 		return "", nil, err
 	}
@@ -97,24 +106,29 @@ func BundleName(data []byte) string {
 // Clone makes a fresh checkout of commit from bundle in dir (which must
 // not exist or be empty), detached at commit, with a local identity for
 // the agent's commits.
-func Clone(ctx context.Context, bundle []byte, dir, commit string) error {
+func Clone(ctx context.Context, g *safegit.Runner, bundle []byte, dir, commit string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
+	}
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = r
 	}
 	file := filepath.Join(filepath.Dir(dir), filepath.Base(dir)+".bundle")
 	if err := os.WriteFile(file, bundle, 0o600); err != nil {
 		return err
 	}
 	defer os.Remove(file)
+	if _, err := git(ctx, g, "", []string{dir}, nil, "init", "-q", "--template=", dir); err != nil {
+		return fmt.Errorf("remote: clone the job's code: %w", err)
+	}
 	steps := [][]string{
-		{"init", "-q", "."},
 		{"config", "user.name", "Cohort remote agent"},
 		{"config", "user.email", "remote-agent@cohort.invalid"},
 		{"fetch", "-q", file, bundleRef},
 		{"checkout", "-q", "--detach", commit},
 	}
 	for _, s := range steps {
-		if _, err := git(ctx, dir, nil, s...); err != nil {
+		if _, err := git(ctx, g, dir, []string{dir}, nil, s...); err != nil {
 			return fmt.Errorf("remote: clone the job's code: %w", err)
 		}
 	}
@@ -124,25 +138,25 @@ func Clone(ctx context.Context, bundle []byte, dir, commit string) error {
 // MakePatch returns the agent's work in dir as git format-patch output
 // against base: its commits, then its uncommitted changes (untracked files
 // included) as one more commit. Nil means it changed nothing.
-func MakePatch(ctx context.Context, dir, base string) ([]byte, error) {
-	st, err := git(ctx, dir, nil, "status", "--porcelain", "--untracked-files=all")
+func MakePatch(ctx context.Context, g *safegit.Runner, dir, base string) ([]byte, error) {
+	st, err := git(ctx, g, dir, nil, nil, "status", "--porcelain", "--untracked-files=all")
 	if err != nil {
 		return nil, err
 	}
 	if len(bytes.TrimSpace(st)) > 0 {
-		if _, err := git(ctx, dir, nil, "add", "-A"); err != nil {
+		if _, err := git(ctx, g, dir, []string{dir}, nil, "add", "-A"); err != nil {
 			return nil, err
 		}
-		if _, err := git(ctx, dir, nil, "commit", "-q", "--no-verify", "-m", "Uncommitted changes of the remote agent"); err != nil {
+		if _, err := git(ctx, g, dir, []string{dir}, nil, "commit", "-q", "--no-verify", "-m", "Uncommitted changes of the remote agent"); err != nil {
 			return nil, err
 		}
 	}
-	count, err := git(ctx, dir, nil, "rev-list", "--count", base+"..HEAD")
+	count, err := git(ctx, g, dir, nil, nil, "rev-list", "--count", base+"..HEAD")
 	if err != nil {
 		return nil, err
 	}
 	if strings.TrimSpace(string(count)) == "0" {
 		return nil, nil
 	}
-	return git(ctx, dir, nil, "format-patch", "--stdout", "--binary", "--no-signature", base+"..HEAD")
+	return git(ctx, g, dir, nil, nil, "format-patch", "--stdout", "--binary", "--no-signature", "--no-ext-diff", base+"..HEAD")
 }

@@ -1,16 +1,14 @@
 package remote
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path"
-	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/cohort-dev/cohort/internal/safegit"
 	"github.com/cohort-dev/cohort/permission"
 )
 
@@ -18,7 +16,7 @@ import (
 // more commits) creates, changes, deletes or renames, both ends of a
 // rename included. It asks git itself (git apply --numstat -z), the parser
 // that will apply the patch, so what is checked is what would be written.
-func PatchPaths(ctx context.Context, patch []byte) ([]string, error) {
+func PatchPaths(ctx context.Context, g *safegit.Runner, patch []byte) ([]string, error) {
 	// Outside any repository: inside one, git apply would skip the paths
 	// outside the current directory, and they are the ones to check.
 	dir, err := os.MkdirTemp("", "cohort-patch-*")
@@ -26,16 +24,14 @@ func PatchPaths(ctx context.Context, patch []byte) ([]string, error) {
 		return nil, err
 	}
 	defer os.Remove(dir)
-	cmd := exec.CommandContext(ctx, "git", "apply", "--numstat", "-z", "-")
-	cmd.Dir = dir
-	cmd.Env = append(cleanGitEnv(os.Environ()), "GIT_CEILING_DIRECTORIES="+filepath.Dir(dir), "LC_ALL=C")
-	cmd.Stdin = bytes.NewReader(patch)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return nil, fmt.Errorf("the patch does not parse (git apply --numstat): %v: %s", err, strings.TrimSpace(stderr.String()))
+	if g == nil {
+		g = &safegit.Runner{}
 	}
+	raw, err := g.Run(ctx, safegit.Cmd{Dir: dir, Args: []string{"apply", "--numstat", "-z", "-"}, Stdin: patch})
+	if err != nil {
+		return nil, fmt.Errorf("the patch does not parse (git apply --numstat): %w", err)
+	}
+	out := []byte(raw)
 	// Each record is "added\tdeleted\tpath\0", or for a rename or copy
 	// "added\tdeleted\t\0from\0to\0".
 	var paths []string
@@ -74,8 +70,8 @@ type ProtectedFunc func(rel string) bool
 // what extra reports (hook scripts). None means the patch may be applied.
 // An error means it could not be read, which the lead treats the same
 // way: kept aside, not applied.
-func CheckPatch(ctx context.Context, patch []byte, extra ProtectedFunc) ([]string, error) {
-	paths, err := PatchPaths(ctx, patch)
+func CheckPatch(ctx context.Context, g *safegit.Runner, patch []byte, extra ProtectedFunc) ([]string, error) {
+	paths, err := PatchPaths(ctx, g, patch)
 	if err != nil {
 		return nil, err
 	}

@@ -14,7 +14,7 @@ import (
 func TestBundleCloneAndPatchRoundTrip(t *testing.T) {
 	ctx := t.Context()
 	lead := newRepo(t, map[string]string{"main.go": "package main\n", "README": "hello\n"})
-	base, bundle, err := Bundle(ctx, lead, "HEAD")
+	base, bundle, err := Bundle(ctx, nil, lead, "HEAD")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -22,24 +22,24 @@ func TestBundleCloneAndPatchRoundTrip(t *testing.T) {
 		t.Fatalf("Bundle left a ref in the lead's repository: %s", got)
 	}
 	clone := filepath.Join(t.TempDir(), "job")
-	if err := Clone(ctx, bundle, clone, base); err != nil {
+	if err := Clone(ctx, nil, bundle, clone, base); err != nil {
 		t.Fatal(err)
 	}
 	if got := run(t, clone, "rev-parse", "HEAD"); got != base {
 		t.Fatalf("clone HEAD = %s, want %s", got, base)
 	}
-	if p, err := MakePatch(ctx, clone, base); err != nil || p != nil {
+	if p, err := MakePatch(ctx, nil, clone, base); err != nil || p != nil {
 		t.Fatalf("MakePatch of an untouched clone = %q, %v; want nothing", p, err)
 	}
 	// The agent commits one change and leaves another uncommitted.
 	writeFile(t, filepath.Join(clone, "main.go"), "package main\n\nfunc main() {}\n")
 	run(t, clone, "commit", "-q", "-am", "add main")
 	writeFile(t, filepath.Join(clone, "docs/new.md"), "notes\n")
-	patch, err := MakePatch(ctx, clone, base)
+	patch, err := MakePatch(ctx, nil, clone, base)
 	if err != nil {
 		t.Fatal(err)
 	}
-	paths, err := PatchPaths(ctx, patch)
+	paths, err := PatchPaths(ctx, nil, patch)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,11 +70,11 @@ func TestCheckPatchRefusesProtectedPaths(t *testing.T) {
 	}
 	run(t, repo, "mv", "a.txt", ".cohort/agents/x.md")
 	run(t, repo, "commit", "-q", "-m", "plant an agent")
-	patch, err := MakePatch(ctx, repo, base)
+	patch, err := MakePatch(ctx, nil, repo, base)
 	if err != nil {
 		t.Fatal(err)
 	}
-	bad, err := CheckPatch(ctx, patch, func(rel string) bool { return rel == "hooks/pre.sh" })
+	bad, err := CheckPatch(ctx, nil, patch, func(rel string) bool { return rel == "hooks/pre.sh" })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func TestCheckPatchRefusesProtectedPaths(t *testing.T) {
 		t.Fatalf("CheckPatch (-want +got):\n%s", diff)
 	}
 
-	if _, err := CheckPatch(ctx, []byte("not a patch\n--- a\n+++ b\n@@ garbage"), nil); err == nil {
+	if _, err := CheckPatch(ctx, nil, []byte("not a patch\n--- a\n+++ b\n@@ garbage"), nil); err == nil {
 		t.Fatal("CheckPatch of garbage: want an error (the lead keeps it aside)")
 	}
 }

@@ -17,6 +17,9 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/cohort-dev/cohort/internal/safegit"
+	"github.com/cohort-dev/cohort/sandbox"
 )
 
 // Runner runs one capped job in dir, a fresh clone at the job's base
@@ -50,6 +53,13 @@ type WorkerConfig struct {
 	// Log receives the worker's account of each job (default: discard).
 	Log *slog.Logger
 	Now func() time.Time
+	// Git runs the worker's own git calls on a job's checkout, which the
+	// job's agent wrote (package internal/safegit). Nil: the worker
+	// confines them with a sandbox of its own while it serves (read-only
+	// but where a call must write the checkout, no network), and runs
+	// them unconfined, the repository's programs still off, where this
+	// system has no sandbox.
+	Git *safegit.Runner
 }
 
 // Worker pulls jobs from the queue and runs them. Serve once.
@@ -104,6 +114,11 @@ func NewWorker(ctx context.Context, cfg WorkerConfig) (*Worker, error) {
 // connection. It returns nil after a shutdown by ctx.
 func (w *Worker) Serve(ctx context.Context) error {
 	defer w.nc.Close()
+	if w.cfg.Git == nil {
+		g, closeSandbox := ownGit()
+		defer closeSandbox()
+		w.cfg.Git = g
+	}
 	dir := w.cfg.Dir
 	if dir == "" {
 		d, err := os.MkdirTemp("", "cohort-worker-*")
@@ -264,7 +279,7 @@ func (w *Worker) execute(ctx context.Context, m jetstream.Msg, job *Job, run *Ru
 	}
 	pctx, pcancel := context.WithTimeout(ctx, time.Minute)
 	defer pcancel()
-	patch, err := MakePatch(pctx, dir, job.BaseCommit)
+	patch, err := MakePatch(pctx, w.cfg.Git, dir, job.BaseCommit)
 	if err != nil {
 		return &Result{JobID: job.ID, Status: StatusFailed, Error: "the agent finished but its changes could not be collected: " + err.Error(), Usage: oc.Usage, Text: oc.Text}, nil
 	}
@@ -296,10 +311,14 @@ func (w *Worker) heartbeat(ctx context.Context, m jetstream.Msg) (stop func()) {
 // and checks it out.
 func (w *Worker) clone(ctx context.Context, job *Job, dir string) error {
 	if job.Repository != "" {
-		if _, err := git(ctx, "", nil, "clone", "-q", "--no-checkout", "--", job.Repository, dir); err != nil {
+		// A clone over the network, into a directory no agent has
+		// written yet: outside the sandbox, which has no network; the
+		// repository's programs stay off all the same.
+		net := &safegit.Runner{Git: w.cfg.Git.Git, Env: w.cfg.Git.Env, Timeout: w.cfg.Git.Timeout}
+		if _, err := git(ctx, net, "", nil, nil, "clone", "-q", "--no-checkout", "--template=", "--", job.Repository, dir); err != nil {
 			return err
 		}
-		_, err := git(ctx, dir, nil, "checkout", "-q", "--detach", job.BaseCommit)
+		_, err := git(ctx, w.cfg.Git, dir, []string{dir}, nil, "checkout", "-q", "--detach", job.BaseCommit)
 		return err
 	}
 	data, err := w.s.bundles.GetBytes(ctx, job.Bundle)
@@ -310,7 +329,7 @@ func (w *Worker) clone(ctx context.Context, job *Job, dir string) error {
 	if "sha256-"+hex.EncodeToString(sum[:]) != job.Bundle {
 		return fmt.Errorf("the code in %s does not match its digest", job.Bundle)
 	}
-	return Clone(ctx, data, dir, job.BaseCommit)
+	return Clone(ctx, w.cfg.Git, data, dir, job.BaseCommit)
 }
 
 // finish stores res (once: its message id is the job's) and then
@@ -391,4 +410,14 @@ func clip(s string, n int) string {
 		return s
 	}
 	return strings.ToValidUTF8(s[:n], "") + "…"
+}
+
+// ownGit is the runner of a worker's git calls when none was given: one
+// confined by a sandbox of the worker's own, closed when it stops serving.
+func ownGit() (*safegit.Runner, func()) {
+	sb, err := sandbox.New(sandbox.Config{SessionID: "worker", DenyNetwork: true})
+	if err != nil {
+		return &safegit.Runner{}, func() {}
+	}
+	return &safegit.Runner{Sandbox: sb.Helper}, func() { _ = sb.Close() }
 }

@@ -106,10 +106,10 @@ func committing(calls *atomic.Int32) Runner {
 		if err := os.WriteFile(filepath.Join(dir, job.ID+".txt"), []byte("made on a worker\n"), 0o644); err != nil {
 			return Outcome{}, err
 		}
-		if _, err := git(ctx, dir, nil, "add", "-A"); err != nil {
+		if _, err := git(ctx, nil, dir, []string{dir}, nil, "add", "-A"); err != nil {
 			return Outcome{}, err
 		}
-		if _, err := git(ctx, dir, nil, "commit", "-q", "-m", "add "+job.ID); err != nil {
+		if _, err := git(ctx, nil, dir, []string{dir}, nil, "commit", "-q", "-m", "add "+job.ID); err != nil {
 			return Outcome{}, err
 		}
 		return Outcome{Text: "wrote " + job.ID + ".txt", Usage: Usage{OutputTokens: 10, TotalTokens: 30, ToolUses: 1, Turns: 2}}, nil
@@ -131,7 +131,7 @@ func TestWorkerRunsAJobAndReturnsItsCommit(t *testing.T) {
 	if res.Status != StatusCompleted || res.Text != "wrote j1.txt" || res.Worker != "w1" || res.Usage.TotalTokens != 30 {
 		t.Fatalf("result = %+v", res)
 	}
-	paths, err := PatchPaths(ctx, res.Patch)
+	paths, err := PatchPaths(ctx, nil, res.Patch)
 	if err != nil {
 		t.Fatal(err)
 	}

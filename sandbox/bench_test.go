@@ -22,13 +22,23 @@ func BenchmarkBashPlain(b *testing.B) {
 }
 
 func BenchmarkBashSandboxed(b *testing.B) {
+	benchSandboxed(b, Writing)
+}
+
+// BenchmarkBashSandboxedReadOnly is a call in the read-only profile, which
+// every command allowed only as read-only gets (most of an agent's).
+func BenchmarkBashSandboxedReadOnly(b *testing.B) {
+	benchSandboxed(b, ReadOnly)
+}
+
+func benchSandboxed(b *testing.B, prof Profile) {
 	root, _ := filepath.EvalSymlinks(b.TempDir())
 	sb, err := New(Config{Home: root, TempRoot: root})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer sb.Close()
-	l, err := sb.Launcher(b.Context(), root)
+	l, err := sb.Launcher(b.Context(), root, prof)
 	if err != nil {
 		b.Fatal(err)
 	}

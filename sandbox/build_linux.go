@@ -3,21 +3,57 @@
 package sandbox
 
 import (
-	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 )
 
-// policy builds the policy of commands run by an agent whose working
-// directory is cwd.
+// policyFor builds the policy of profile prof for commands run by an
+// agent whose working directory is cwd.
+func (s *Sandbox) policyFor(cwd string, prof Profile) *Policy {
+	switch {
+	case prof == Writing || s.cfg.Unconfined:
+		return s.policy(cwd)
+	case prof == helper && cwd != "":
+		p := s.readOnlyPolicy()
+		p.ReadOnlyFS = false
+		p.Writable = append(p.Writable, strings.Split(cwd, "\x00")...)
+		return p
+	}
+	return s.readOnlyPolicy()
+}
+
+// readOnlyPolicy is the read-only profile, the same for every agent:
+// nothing writable but the private TMPDIR (and the device files, which
+// the Landlock rules always allow), no network, no Unix sockets, and the
+// paths Read deny rules cover hidden as in the writing profile.
+func (s *Sandbox) readOnlyPolicy() *Policy {
+	p := &Policy{ReadOnlyFS: true, DenyNetwork: true, Writable: []string{s.tmp}}
+	for _, l := range s.cfg.Without {
+		if l == "landlock" || l == "seccomp" || l == "mounts" {
+			p.Without = append(p.Without, l)
+		}
+	}
+	for _, d := range s.cfg.DenyRead {
+		if r, err := filepath.EvalSymlinks(d); err == nil && !slices.Contains(p.Hidden, r) {
+			p.Hidden = append(p.Hidden, r)
+		}
+	}
+	return p
+}
+
+// policy builds the writing policy of commands run by an agent whose
+// working directory is cwd: its writable set, and inside it the protected
+// paths the kernel keeps (protect_linux.go).
 func (s *Sandbox) policy(cwd string) *Policy {
 	if s.cfg.Unconfined {
-		return &Policy{Unconfined: true}
+		p := &Policy{Unconfined: true}
+		if s.cfg.without("dumpable") {
+			p.Without = []string{"dumpable"}
+		}
+		return p
 	}
 	p := &Policy{DenyNetwork: s.cfg.DenyNetwork, UnixSockets: len(s.cfg.AllowUnixSockets) > 0}
 	for _, l := range s.cfg.Without {
@@ -25,57 +61,46 @@ func (s *Sandbox) policy(cwd string) *Policy {
 			p.Without = append(p.Without, l)
 		}
 	}
-	var work []string // working directories: settings dirs inside are protected
-	add := func(list *[]string, path string) {
-		if path != "" && !slices.Contains(*list, path) {
-			*list = append(*list, path)
-		}
-	}
+	var work []string // working directories: their settings and git dirs are protected
 	if r, ok := realDir(cwd); ok {
-		add(&work, r)
+		addOnce(&work, r)
 	}
 	for _, d := range s.cfg.Dirs {
 		if r, ok := realDir(d); ok {
-			add(&work, r)
+			addOnce(&work, r)
 		}
 	}
 	for _, w := range work {
-		add(&p.Writable, w)
+		addOnce(&p.Writable, w)
 	}
 	for _, w := range s.writableExtras {
-		add(&p.Writable, w)
+		addOnce(&p.Writable, w)
 	}
-	s.gitDirs(cwd, p)
+	pr := &protection{p: p}
+	for _, d := range s.cfg.Disposable {
+		if r, ok := realDir(d); ok {
+			pr.disposable = append(pr.disposable, r)
+		}
+	}
+	scripts := s.cfg.Protected
+	if lay, linked := pr.linkedGitDir(cwd); linked {
+		scripts = append(slices.Clip(scripts), inWorktree(scripts, lay)...)
+	}
 	for _, w := range work {
-		for _, name := range []string{".cohort", ".claude"} {
-			d := filepath.Join(w, name)
-			// A settings directory that does not exist yet is made, empty
-			// (git does not see empty directories), so it can be
-			// protected: else a command could create settings that run
-			// hooks outside the sandbox in the next session.
-			if _, err := os.Lstat(d); os.IsNotExist(err) {
-				_ = os.Mkdir(d, 0o755)
-			}
-			if r, ok := realDir(d); ok && within(r, w) {
-				add(&p.ReadOnly, r)
-			}
-		}
+		pr.root(w)
 	}
-	for _, f := range s.cfg.Protected {
-		if r, err := filepath.EvalSymlinks(f); err == nil && s.inWritable(p, r) {
-			add(&p.ReadOnly, r)
-		}
-	}
+	pr.hookScripts(scripts)
+	pr.parents()
 	for _, w := range p.Writable {
 		for _, ro := range p.ReadOnly {
 			if w != ro && within(w, ro) {
-				add(&p.ReWritable, w)
+				addOnce(&p.ReWritable, w)
 			}
 		}
 	}
 	for _, d := range s.cfg.DenyRead {
 		if r, err := filepath.EvalSymlinks(d); err == nil {
-			add(&p.Hidden, r)
+			addOnce(&p.Hidden, r)
 		}
 	}
 	if p.UnixSockets {
@@ -84,57 +109,10 @@ func (s *Sandbox) policy(cwd string) *Policy {
 	return p
 }
 
-func (s *Sandbox) inWritable(p *Policy, path string) bool {
-	for _, w := range p.Writable {
-		if within(path, w) {
-			return true
-		}
-	}
-	return false
-}
-
-// gitDirs lets commands commit in cwd's repository: the git dir is
-// writable where git writes on a commit, and its hooks and config are
-// protected where they would otherwise be writable.
-func (s *Sandbox) gitDirs(cwd string, p *Policy) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", "rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir")
-	cmd.Dir = cwd
-	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0")
-	out, err := cmd.Output()
-	if err != nil {
-		return // not a repository, or no git
-	}
-	lines := strings.Fields(string(out))
-	if len(lines) != 2 {
-		return
-	}
-	gitDir, okG := realDir(lines[0])
-	common, okC := realDir(lines[1])
-	if !okG || !okC {
-		return
-	}
-	add := func(list *[]string, path string) {
-		if _, err := os.Lstat(path); err == nil && !slices.Contains(*list, path) {
-			*list = append(*list, path)
-		}
-	}
-	if !s.inWritable(p, gitDir) {
-		add(&p.Writable, gitDir) // the main repository's .git, or worktrees/<slug>
-		if gitDir != common {
-			for _, d := range []string{"objects", "refs", "logs"} {
-				add(&p.Writable, filepath.Join(common, d))
-			}
-		}
-	}
-	// Files that run or steer code outside the sandbox, wherever a rule
-	// above made them writable.
-	for _, f := range []string{filepath.Join(common, "hooks"), filepath.Join(common, "config"),
-		filepath.Join(gitDir, "config.worktree"), filepath.Join(common, "config.worktree")} {
-		if s.inWritable(p, f) {
-			add(&p.ReadOnly, f)
-		}
+// addOnce appends path to list unless it is empty or there already.
+func addOnce(list *[]string, path string) {
+	if path != "" && !slices.Contains(*list, path) {
+		*list = append(*list, path)
 	}
 }
 

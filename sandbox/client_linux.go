@@ -52,7 +52,11 @@ func startLauncher(exe string, ns bool) (*conn, error) {
 	defer theirs.Close()
 	mode := "plain"
 	if ns {
-		mode = "ns"
+		// The launcher writes its own uid and gid maps after exec (see
+		// mapSelf): Cohort may be non-dumpable (shield), and then the
+		// /proc files of a child it clones belong to root until that
+		// child execs, so a Cohort that is not root could not write them.
+		mode = fmt.Sprintf("ns:%d:%d", os.Getuid(), os.Getgid())
 	}
 	cmd := exec.Command(exe)
 	cmd.Args = []string{"cohort-sandbox-launcher"}
@@ -64,16 +68,12 @@ func startLauncher(exe string, ns bool) (*conn, error) {
 	cmd.Stderr = os.Stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if ns {
-		uid, gid := os.Getuid(), os.Getgid()
 		cmd.SysProcAttr.Cloneflags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID
-		cmd.SysProcAttr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
-		cmd.SysProcAttr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
-		cmd.SysProcAttr.GidMappingsEnableSetgroups = false
-		if uid != 0 {
-			// Keep what the launcher needs for its mounts after exec; it
-			// drops them on every policy thread.
-			cmd.SysProcAttr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SETPCAP}
-		}
+		// Unmapped until it maps itself, the launcher is no one's root at
+		// exec, so it keeps only these (ambient): what it needs to map
+		// itself, mount and drop capabilities, and to reach the paths it
+		// binds. Every policy thread drops them all.
+		cmd.SysProcAttr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SETPCAP, unix.CAP_DAC_OVERRIDE, unix.CAP_DAC_READ_SEARCH}
 	}
 	if err := spawnOnLauncherThread(cmd.Start); err != nil {
 		unix.Close(fds[0])

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -20,7 +22,10 @@ import (
 func confine(p *Policy, ns bool) (*Report, error) {
 	rep := &Report{Namespaces: ns}
 	if p.Unconfined {
-		return rep, nil
+		if p.without("dumpable") {
+			return rep, nil
+		}
+		return rep, dropPtrace()
 	}
 	if ns && !p.without("mounts") {
 		if err := mountPolicy(p, rep); err != nil {
@@ -39,7 +44,8 @@ func confine(p *Policy, ns bool) (*Report, error) {
 	}
 	if p.DenyNetwork {
 		if !ns {
-			rep.NotEnforced = append(rep.NotEnforced, "sandbox.network \"deny\" is not enforced: no network namespace")
+			// Landlock refuses TCP below (ABI 4); UDP and DNS stay open.
+			rep.NotEnforced = append(rep.NotEnforced, "the network is not cut off (UDP and DNS work; TCP is refused only with Landlock ABI 4 or later): no network namespace")
 		} else if err := unix.Unshare(unix.CLONE_NEWNET); err != nil {
 			return rep, fmt.Errorf("network namespace: %w", err)
 		} else {
@@ -74,7 +80,7 @@ func confine(p *Policy, ns bool) (*Report, error) {
 		noScopes(p, ns, rep, "the kernel has no Landlock")
 		return rep, nil
 	}
-	if err := restrictThread(p, abi, rep); err != nil {
+	if err := restrictThread(p, abi, !ns && p.DenyNetwork, rep); err != nil {
 		return rep, fmt.Errorf("landlock: %w", err)
 	}
 	rep.Landlock = abi
@@ -120,12 +126,18 @@ var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/d
 // writableDevDirs are device directories commands may write in.
 var writableDevDirs = []string{"/dev/pts", "/dev/shm"}
 
-// restrictThread builds the ruleset and enforces it on this thread.
-func restrictThread(p *Policy, abi int, rep *Report) error {
+// restrictThread builds the ruleset and enforces it on this thread; with
+// denyTCP (no network namespace to cut the network off) Landlock refuses
+// TCP connect and bind where it can (ABI 4).
+func restrictThread(p *Policy, abi int, denyTCP bool, rep *Report) error {
 	handled := handledFS(abi)
 	attr := llRulesetAttr{handledFS: handled}
 	if abi >= 6 {
 		attr.scoped = llScopeSignal | llScopeAbstractUnix
+	}
+	if denyTCP && abi >= 4 {
+		attr.handledNet = llNetBindTCP | llNetConnectTCP // and no rule allows any port
+		rep.Enforced = append(rep.Enforced, "no TCP (Landlock)")
 	}
 	rs, err := llCreateRuleset(&attr, abi)
 	if err != nil {
@@ -144,22 +156,64 @@ func restrictThread(p *Policy, abi int, rep *Report) error {
 	for _, d := range devices {
 		_ = addRule(rs, d, llReadFile|llWriteFile|llTruncate|llIoctlDev, handled) // missing devices are fine
 	}
-	for _, d := range writableDevDirs {
-		_ = addRule(rs, d, handled, handled)
+	if !p.ReadOnlyFS {
+		for _, d := range writableDevDirs {
+			_ = addRule(rs, d, handled, handled)
+		}
 	}
 	for _, w := range p.Writable {
-		if err := addRule(rs, w, handled, handled); err != nil {
+		if err := addWritable(rs, p, w, handled); err != nil {
 			return fmt.Errorf("writable %s: %w", w, err)
 		}
 	}
 	if err := llRestrictThread(rs); err != nil {
 		return err
 	}
-	rep.Enforced = append(rep.Enforced, fmt.Sprintf("writes only in the writable directories (Landlock ABI %d)", abi))
+	if p.ReadOnlyFS {
+		rep.Enforced = append(rep.Enforced, fmt.Sprintf("read-only: no writes but in the private TMPDIR and to device files (Landlock ABI %d)", abi))
+	} else {
+		rep.Enforced = append(rep.Enforced, fmt.Sprintf("writes only in the writable directories (Landlock ABI %d)", abi))
+	}
 	if abi >= 6 {
 		rep.Enforced = append(rep.Enforced, "no signals to processes outside the sandbox, no abstract Unix sockets outside it (Landlock scopes)")
 	} else {
 		rep.NotEnforced = append(rep.NotEnforced, fmt.Sprintf("signals to processes outside the sandbox are not blocked (needs Landlock ABI 6, the kernel has %d)", abi))
+	}
+	return nil
+}
+
+// makeOther are the rights to make anything but a regular file.
+const makeOther = llMakeDir | llMakeSym | llMakeChar | llMakeBlock | llMakeFifo | llMakeSock
+
+// addWritable grants a writable root all rights, or, for a frozen root,
+// less on the root itself (Landlock rights flow down, so each directory
+// in it is granted the full set on its own): no new directory, symlink
+// or special file at its top (FrozenDirs), or no new, removed or renamed
+// entry at all (FrozenAll). Directories made in the root later get only
+// the root's rights; the policy is rebuilt when they appear.
+func addWritable(rs int, p *Policy, w string, handled uint64) error {
+	rights := handled
+	switch {
+	case slices.Contains(p.FrozenAll, w):
+		rights &^= makeOther | llMakeReg | llRemoveDir | llRemoveFile | llRefer
+	case slices.Contains(p.FrozenDirs, w):
+		rights &^= makeOther
+	default:
+		return addRule(rs, w, handled, handled)
+	}
+	if err := addRule(rs, w, rights, handled); err != nil {
+		return err
+	}
+	entries, err := os.ReadDir(w)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if e.IsDir() {
+			if err := addRule(rs, w+"/"+e.Name(), handled, handled); err != nil && !errors.Is(err, unix.ENOENT) {
+				return err
+			}
+		}
 	}
 	return nil
 }
@@ -181,30 +235,63 @@ func addRule(rs int, path string, access, handled uint64) error {
 	return llAddPathRule(rs, access&handled, fd)
 }
 
+// bind is one bind mount of a policy: a path made read-only, bound
+// writable again inside a read-only one, or bound onto itself.
+type bind struct {
+	path string
+	kind int
+}
+
+const (
+	bindSelf = iota // writable, onto itself: a mount point cannot be renamed
+	bindReadOnly
+	bindReWritable
+)
+
+// binds lists the policy's bind mounts outermost first: a bind of a
+// directory made after one below it would cover it.
+func binds(p *Policy) []bind {
+	var out []bind
+	for _, path := range p.SelfBound {
+		out = append(out, bind{path, bindSelf})
+	}
+	for _, path := range p.ReadOnly {
+		out = append(out, bind{path, bindReadOnly})
+	}
+	for _, path := range p.ReWritable {
+		out = append(out, bind{path, bindReWritable})
+	}
+	slices.SortStableFunc(out, func(a, b bind) int {
+		return strings.Count(a.path, "/") - strings.Count(b.path, "/")
+	})
+	return out
+}
+
 // mountPolicy gives the thread a mount namespace of its own with the
-// policy's read-only, hidden and re-writable paths.
+// policy's protected, self-bound, re-writable and hidden paths.
 func mountPolicy(p *Policy, rep *Report) error {
 	if err := unix.Unshare(unix.CLONE_NEWNS); err != nil {
 		return fmt.Errorf("mount namespace: %w", err)
 	}
 	var missing []string
-	for _, path := range p.ReadOnly {
-		if err := bindReadOnly(path, path); err != nil {
-			if errors.Is(err, unix.ENOENT) {
-				missing = append(missing, path)
-				continue
+	for _, b := range binds(p) {
+		var err error
+		switch b.kind {
+		case bindReadOnly:
+			err = bindReadOnlyAt(b.path, b.path)
+		default:
+			// A bind takes the flags of the mount it comes through (read-only
+			// inside a protected tree); the remount clears that.
+			if err = unix.Mount(b.path, b.path, "", unix.MS_BIND, ""); err == nil {
+				err = remount(b.path, false)
 			}
-			return fmt.Errorf("make %s read-only: %w", path, err)
 		}
-	}
-	for _, path := range p.ReWritable {
-		// A bind takes the flags of the mount it comes through (read-only
-		// now); the remount clears that.
-		if err := unix.Mount(path, path, "", unix.MS_BIND, ""); err != nil {
-			return fmt.Errorf("keep %s writable: %w", path, err)
+		if errors.Is(err, unix.ENOENT) && b.kind != bindReWritable {
+			missing = append(missing, b.path)
+			continue
 		}
-		if err := remount(path, false); err != nil {
-			return fmt.Errorf("keep %s writable: %w", path, err)
+		if err != nil {
+			return fmt.Errorf("bind %s: %w", b.path, err)
 		}
 	}
 	for _, path := range append(p.Hidden, p.HiddenSockets...) {
@@ -213,7 +300,7 @@ func mountPolicy(p *Policy, rep *Report) error {
 		}
 	}
 	if len(p.ReadOnly) > 0 {
-		rep.Enforced = append(rep.Enforced, "protected paths read-only inside writable directories (.git/hooks, .git/config, settings, hook scripts)")
+		rep.Enforced = append(rep.Enforced, "protected paths read-only inside writable directories (the git dir, settings directories, .mcp.json, hook script directories), and the folders above them cannot be renamed")
 	}
 	if len(missing) > 0 {
 		rep.NotEnforced = append(rep.NotEnforced, fmt.Sprintf("%d protected paths vanished before they could be made read-only", len(missing)))
@@ -224,10 +311,10 @@ func mountPolicy(p *Policy, rep *Report) error {
 	return nil
 }
 
-// bindReadOnly bind-mounts src on dst and makes the new mount read-only,
+// bindReadOnlyAt bind-mounts src on dst and makes the new mount read-only,
 // keeping the flags the kernel locks for a mount from a more privileged
 // namespace (nosuid, nodev, noexec, atime).
-func bindReadOnly(src, dst string) error {
+func bindReadOnlyAt(src, dst string) error {
 	if err := unix.Mount(src, dst, "", unix.MS_BIND, ""); err != nil {
 		return err
 	}
@@ -264,7 +351,7 @@ func hide(path string) error {
 	if fi.IsDir() {
 		return unix.Mount("tmpfs", path, "tmpfs", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "size=4k,mode=0555")
 	}
-	return bindReadOnly("/dev/null", path)
+	return bindReadOnlyAt("/dev/null", path)
 }
 
 // dropCaps removes every capability from the thread for good: the
@@ -297,4 +384,21 @@ func dropCaps() error {
 	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
 	var data [2]unix.CapUserData
 	return unix.Capset(&hdr, &data[0])
+}
+
+// dropPtrace removes from the bounding set of an unconfined policy's
+// thread the capabilities that let a process read a non-dumpable Cohort's
+// environment or memory through /proc (CAP_SYS_PTRACE; CAP_SYS_ADMIN and
+// CAP_PERFMON open /proc/PID/environ too on Linux 6.18) and load code
+// into the kernel that could (CAP_SYS_MODULE, CAP_BPF, CAP_SYS_RAWIO).
+// Only a Cohort run as root has them to lose: its commands outside the
+// sandbox run as root without these. Not root, there is nothing to drop.
+func dropPtrace() error {
+	for _, c := range []uintptr{unix.CAP_SYS_PTRACE, unix.CAP_SYS_ADMIN, unix.CAP_PERFMON, unix.CAP_SYS_MODULE, unix.CAP_BPF, unix.CAP_SYS_RAWIO} {
+		err := unix.Prctl(unix.PR_CAPBSET_DROP, c, 0, 0, 0)
+		if err != nil && !errors.Is(err, unix.EPERM) && !errors.Is(err, unix.EINVAL) {
+			return fmt.Errorf("drop capability %d: %w", c, err)
+		}
+	}
+	return nil
 }

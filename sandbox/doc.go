@@ -5,7 +5,26 @@
 // checks decide whether a command may run; the sandbox bounds what it can
 // do when they are wrong.
 //
-// # What a command may do
+// # Profiles: the confinement follows the decision
+//
+// A Bash command runs in one of two profiles, which the permission
+// decision behind it picks (tool.Env.Confinement, zero value read-only):
+//
+//   - ReadOnly, for a command that runs only because the analysis judged
+//     it read-only: every file system is read-only but its private TMPDIR
+//     and the device files (/dev/null, ...; not /dev/pts or /dev/shm), the
+//     network is cut off (a network namespace of its own; without one,
+//     Landlock refuses TCP), and no Unix socket can be made. A wrong
+//     read-only verdict then cannot write anything or send what it read.
+//     It is one policy for every agent.
+//   - Writing, for a command a rule, a mode, a hook or a person approved:
+//     the agent's writable set below, protected paths excepted.
+//
+// Cohort's own programs that work on model-written state (git, through
+// internal/safegit) run in a third kind of policy, Sandbox.Helper: the
+// read-only profile plus the directories the call names.
+//
+// # What a command may do (writing profile)
 //
 //   - Read anything but what Read deny rules cover (Config.DenyRead):
 //     such a path is hidden in the command's mount namespace (an empty
@@ -29,21 +48,47 @@
 //     isolated agent, never the main checkout then), Config.Dirs
 //     (additionalDirectories), a private per-session TMPDIR, the user's
 //     cache dir ($XDG_CACHE_HOME or ~/.cache, so builds work),
-//     sandbox.allowWrite, and the usual devices (/dev/null, /dev/tty,
-//     /dev/pts, /dev/shm, ...).
-//   - Commit: the repository's git dir is writable where git writes on a
-//     commit. In the main checkout (.git inside the writable cwd) .git is
-//     writable except hooks/ and config; in a linked worktree, its own
-//     worktrees/<slug>/ and the shared objects/, refs/ and logs/, never
-//     hooks/ or config. Refs being writable, an agent in a worktree can move
-//     another branch's ref; it cannot change a file of the main checkout.
-//   - Protected paths inside writable trees are read-only (bind mounts, as
-//     Landlock cannot carve a path out of an allowed tree): .git/hooks,
-//     .git/config, the settings directories .cohort/ and .claude/ of every
-//     working directory, and the scripts configured hooks run. A settings
-//     directory that does not exist is created, empty (git does not list
-//     empty directories), so that a command cannot create settings that
-//     would run hooks outside the sandbox in the next session.
+//     sandbox.allowWrite (and the project's memory, which the session adds
+//     there), and the usual devices (/dev/null, /dev/tty, /dev/pts,
+//     /dev/shm, ...).
+//   - Protected paths are kept by the kernel, whole trees at a time, and
+//     names that do not exist yet with them. Each working directory's
+//     .git is bound read-only whole: the main checkout's git dir, with
+//     config, hooks, info, every worktree's commondir and gitdir, and any
+//     name a command might add (commondir, config.worktree, hooks/ where
+//     it is missing); so sandboxed commands cannot commit in the main
+//     checkout (git status works; agents commit in worktrees). A linked
+//     worktree's .git file is bound read-only, and an agent working there
+//     may write its own git dir (worktrees/<name>/, not its commondir,
+//     gitdir or config.worktree) and the shared objects/, refs/ and logs/,
+//     so it commits; refs being writable, it can move another branch's
+//     ref, never change a file of the main checkout. .cohort/ (the
+//     worktrees of other agents with it), .claude/ and .mcp.json are bound
+//     read-only whole, and so is the directory of every script a
+//     configured hook runs (what it sources there with it; for an agent
+//     in a worktree, the worktree's copy too: a hook naming its script
+//     relatively runs there). Every folder between a protected path and
+//     its writable root is bound onto itself: a mount point cannot be
+//     renamed or removed, so `mv .git .gitx && mkdir .git` or renaming a
+//     hook script's folder and making another fails. Bind mounts cover
+//     only what exists, and no placeholder is ever made in the user's
+//     tree (git status is the same after a session): where .cohort or
+//     .claude is missing, Landlock keeps the top of that working
+//     directory from taking any new directory, link or special file
+//     (files it takes; each directory in it keeps full rights, and the
+//     policy is rebuilt when a directory appears there from outside, the
+//     user's or Cohort's file tools'), and the note to the model says so
+//     and how the user lifts it. A missing .mcp.json is a file, which only
+//     a frozen top could keep out; it is left to the consumer (project MCP
+//     servers are approved by what they run). A hook script that does not
+//     exist at the start is the hook package's: it never runs one that
+//     appears later. A .git that is a symlink freezes the top whole (no
+//     entry added, removed or renamed). A remote job's clone is
+//     Config.Disposable: nobody runs git there later but Cohort's own
+//     (which runs none of the repository's programs), so its git dir stays
+//     writable but hooks and config, and its top is not frozen.
+//   - The repository's layout is read from the file system (package
+//     internal/gitrepo), not by running git in the command's directory.
 //   - No Unix sockets: socket(AF_UNIX) fails (seccomp), so a tmux server,
 //     docker, or a Cohort session socket cannot be driven — Landlock ABI 7
 //     does not govern connect(2) to pathname sockets. socketpair(2) works.
@@ -70,6 +115,14 @@
 // pid namespace); its connection to Cohort closing is the other signal to
 // exit. Being pid 1 of its namespace, it reaps every orphan, and when it
 // exits the kernel kills every command left: children die with the session.
+//
+// The launcher maps its own uid and gid in its user namespace after exec
+// (Cohort may be non-dumpable, see below, and then could not write them),
+// keeping only the capabilities it needs for that and its mounts, and
+// marks every descriptor beyond the standard streams close-on-exec at once
+// (its connection to Cohort, fd 3, and whatever Cohort's parent passed
+// down): a command inherits its three streams and nothing else
+// (cmd/cohort does the same for its own plain children).
 //
 // For each policy (an agent's working directory) the launcher locks one OS
 // thread and restricts it alone: a mount namespace of its own, a network
@@ -117,26 +170,62 @@
 // run them unconfined. Config.Without leaves layers out on purpose (tests;
 // COHORT_SANDBOX_DISABLE in the CLI).
 //
-// # Cohort non-dumpable, when nothing else shields it
+// # Cohort non-dumpable
 //
-// With neither a pid namespace nor Landlock, a command runs as Cohort's
-// user in Cohort's view of the machine: Cohort is its grandparent, and
+// A command outside the sandbox (it is off, dangerouslyDisableSandbox,
+// excludedCommands: an unconfined launcher's) runs as Cohort's user in
+// Cohort's view of the machine, and so does a sandboxed one where neither
+// a pid namespace nor Landlock can be had: Cohort is its grandparent, and
 // /proc/<pid>/environ there holds the API keys Cohort was started with
-// (its memory holds them whatever their source). For such a policy only,
-// Cohort calls prctl(PR_SET_DUMPABLE, 0) on itself before the policy's
-// first command: its /proc entries then belong to root, and processes
-// without CAP_SYS_PTRACE cannot read its environment, memory or file
-// descriptors, nor ptrace it. It costs what it always costs: no core dumps
-// and no debugger attaching to Cohort (gdb -p, dlv attach) for the rest
-// of the process — a price paid only on a machine that offers no other
-// shield, and avoidable with COHORT_SANDBOX_DISABLE=dumpable. Nothing of
-// Cohort's own needs the flag: a process always reads its own /proc, exec
-// resets it for every child, and /proc/<pid>/stat, which the process
-// helpers read, stays readable. It is not set where namespaces work,
-// because a child cloned into a new user namespace inherits the flag until
-// exec, which would keep a non-root Cohort from writing its uid_map and so
-// break every later launcher. It is never unset: commands of that policy
-// may still be running. Root reads a non-dumpable process anyway, and a
-// Cohort run as root without namespaces runs its commands as root, so the
-// report then says the environment is readable.
+// (its memory holds them whatever their source). So making an unconfined
+// sandbox, and setting up such a policy, make Cohort call
+// prctl(PR_SET_DUMPABLE, 0) on itself: its /proc entries then belong to
+// root, and processes without CAP_SYS_PTRACE cannot read its environment,
+// memory or file descriptors, nor ptrace it. Root reads a non-dumpable
+// process anyway, with CAP_SYS_PTRACE, and on Linux 6.18 also with
+// CAP_SYS_ADMIN or CAP_PERFMON; so an unconfined launcher drops those from
+// the bounding set of the thread that forks its commands, and CAP_SYS_MODULE,
+// CAP_BPF and CAP_SYS_RAWIO with them: a Cohort run as root runs its
+// commands outside the sandbox as root without them (mount, say, fails
+// there). It costs what it always costs: no core dumps and no debugger
+// attaching to Cohort (gdb -p, dlv attach) for the rest of the process;
+// COHORT_SANDBOX_DISABLE=dumpable leaves Cohort dumpable and its unconfined
+// commands their capabilities, and the report says what that opens.
+// Nothing of Cohort's own needs the flag: exec resets it for every child,
+// /proc/<pid>/stat, which the process helpers read, stays readable, and
+// the launcher maps its own ids. It is never unset: commands may still be
+// running. Where a sandboxed policy without pid namespace or Landlock
+// runs as root, the report says the environment is readable.
+//
+// # Invariants
+//
+// Each holds below the permission check that decides, and a test proves it
+// by making that check wrong, or by going around it:
+//
+//  1. The confinement follows the decision: a command allowed only as
+//     read-only writes nothing outside its TMPDIR and reaches no network.
+//     TestReadOnlyProfileWritesNothing, TestReadOnlyProfileNoNetwork (here),
+//     tool/shell's TestBashProfileFollowsTheDecision, engine's
+//     TestConfinementFollowsTheVerdict, permission's TestDecisionReadOnly,
+//     and internal/cli's TestFaultInjectedLayers built with
+//     -tags faultinject_readonly (the analysis says yes to everything).
+//  2. Cohort never runs a program on model-writable state outside the
+//     sandbox: its git goes through internal/safegit (the repository
+//     named, its programs off, confined by Helper).
+//     internal/safegit's TestRepositoryProgramsDoNotRun,
+//     TestRepositoryIsNamedNotDiscovered and TestSandboxedCalls;
+//     worktree's TestHooksNeverRun; internal/arch's
+//     TestOnlySafegitRunsGit; hook's TestScriptMissingAtStartNeverRuns.
+//  3. Protected means the kernel refuses, at directory granularity,
+//     missing names and renames included, with nothing written into the
+//     user's tree: TestProtectedTreesHold, TestMissingSettingsDirs,
+//     TestWorktreeAgentCannotRepointItsRepository,
+//     TestWorktreeCopyOfHookScriptsProtected, TestProtectedPathsReadOnly;
+//     TestFaultInjectedLayers built with -tags faultinject_noprotected
+//     (the permission layer's list empty; this package computes its own).
+//  4. Nothing of Cohort's leaks into a command: TestCommandsInheritOnlyStdio
+//     (descriptors), TestUnconfinedCommandsCannotReadCohort and
+//     TestNoLandlockFallbackHidesCredentials (environment), TestCloseStopsEverything
+//     (no process outlives the session); TestFaultInjectedLayers checks
+//     all three end to end.
 package sandbox

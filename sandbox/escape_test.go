@@ -49,6 +49,14 @@ func TestHostileWritesOutsideCreateNothing(t *testing.T) {
 			}
 		})
 	}
+	// A configured project (its settings directories exist), where the
+	// top level takes new directories: TestMissingSettingsDirs covers one
+	// that is not.
+	for _, d := range settingsDirs {
+		if err := os.Mkdir(filepath.Join(e.project, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
 	inside := filepath.Join(e.project, "sub")
 	out, code := e.bash(e.project, `mkdir sub && echo a > sub/a && cp sub/a sub/b && python3 -c 'open("sub/c","w").write("c")' && mv sub/b sub/d && echo ok`)
 	if code != 0 {
@@ -107,10 +115,17 @@ func TestProtectedPathsReadOnly(t *testing.T) {
 	if data, _ := os.ReadFile(hook); strings.Contains(string(data), "pwned") {
 		t.Errorf("the hook script was changed")
 	}
-	// Commits still work.
-	out, code := e.bash(project, `echo change > f.txt && git add f.txt && git commit -qm "from the sandbox" && git log --oneline | head -1`)
-	if code != 0 || !strings.Contains(out, "from the sandbox") {
-		t.Errorf("git commit in the main checkout failed (exit %d):\n%s", code, out)
+	// The main checkout's git dir is read-only whole (issue 36: a command
+	// could otherwise add .git/commondir or .git/hooks, which no bind
+	// mount can cover before they exist), so a commit there fails; git
+	// status still works. Agents commit in worktrees
+	// (TestWorktreeAgentCommitsButCannotWriteMainCheckout).
+	out, code := e.bash(project, `echo change > f.txt && git status --short && git add f.txt && git commit -qm "from the sandbox"`)
+	if code == 0 || !strings.Contains(out, "?? f.txt") || !strings.Contains(out, "index.lock") {
+		t.Errorf("git in the main checkout: status should work and a commit fail on the read-only git dir (exit %d):\n%s", code, out)
+	}
+	if log := run(t, project, "git", "log", "--oneline"); strings.Contains(log, "from the sandbox") {
+		t.Errorf("a commit landed in the main checkout: %s", log)
 	}
 }
 
@@ -185,5 +200,21 @@ func writeFile(t *testing.T, path, content string) {
 	}
 	if err := os.WriteFile(path, []byte(content), 0o755); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A command inherits no descriptor of Cohort's or the launcher's beyond
+// its three standard streams: the launcher's connection (fd 3 in the
+// launcher) least of all, in a confined and in an unconfined launcher.
+func TestCommandsInheritOnlyStdio(t *testing.T) {
+	for _, cfg := range []Config{{}, {Unconfined: true}} {
+		e := newEnv(t, cfg)
+		out, code := e.bash(e.project, `ls /proc/$$/fd; true`)
+		if code != 0 {
+			t.Fatalf("unconfined %v: exit %d\n%s", cfg.Unconfined, code, out)
+		}
+		if got := strings.Fields(out); strings.Join(got, " ") != "0 1 2" {
+			t.Errorf("unconfined %v: the command holds descriptors %q, want only 0 1 2", cfg.Unconfined, got)
+		}
 	}
 }

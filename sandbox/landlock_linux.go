@@ -34,6 +34,12 @@ const (
 	llIoctlDev
 )
 
+// Landlock network access rights (ABI 4).
+const (
+	llNetBindTCP = 1 << iota
+	llNetConnectTCP
+)
+
 // Landlock scopes (ABI 6).
 const (
 	llScopeAbstractUnix = 1 << iota

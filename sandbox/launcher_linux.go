@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -27,8 +28,31 @@ const launcherFd = 3
 // wiring.
 func init() {
 	if mode := os.Getenv(launcherEnv); mode != "" {
-		os.Exit(launcherMain(mode == "ns"))
+		ns := strings.HasPrefix(mode, "ns:")
+		if ns {
+			if err := mapSelf(strings.TrimPrefix(mode, "ns:")); err != nil {
+				fmt.Fprintf(os.Stderr, "cohort sandbox launcher: %v\n", err)
+				os.Exit(1)
+			}
+		}
+		os.Exit(launcherMain(ns))
 	}
+}
+
+// mapSelf maps the launcher's user and group ("uid:gid", Cohort's) to
+// themselves in the user namespace it was cloned into: setgroups first
+// denied, as an unprivileged mapping requires.
+func mapSelf(ids string) error {
+	uid, gid, ok := strings.Cut(ids, ":")
+	if !ok {
+		return fmt.Errorf("bad ids %q", ids)
+	}
+	for _, w := range [][2]string{{"/proc/self/setgroups", "deny"}, {"/proc/self/uid_map", uid + " " + uid + " 1"}, {"/proc/self/gid_map", gid + " " + gid + " 1"}} {
+		if err := os.WriteFile(w[0], []byte(w[1]), 0); err != nil {
+			return fmt.Errorf("user namespace: %w", err)
+		}
+	}
+	return nil
 }
 
 // launcher is the state of the launcher process.
@@ -43,6 +67,13 @@ type launcher struct {
 }
 
 func launcherMain(ns bool) int {
+	// Every descriptor beyond the standard streams is closed on exec: the
+	// connection to Cohort (fd 3, which exec.Cmd.ExtraFiles leaves
+	// inheritable) and whatever Cohort's own parent passed down. Commands
+	// get their three streams and nothing else.
+	if err := unix.CloseRange(launcherFd, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err != nil {
+		return 1
+	}
 	l := &launcher{conn: launcherFd, ns: ns, children: map[int]bool{}}
 	// Die with the thread of Cohort that started us (a thread that lives
 	// as long as Cohort); Go's Pdeathsig cannot be used with a new pid

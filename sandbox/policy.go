@@ -8,11 +8,27 @@ type Policy struct {
 	// Writable are the trees commands may write (Landlock).
 	Writable []string `json:"writable"`
 	// ReadOnly are paths inside writable trees made read-only with a
-	// bind mount: .git/hooks, .git/config, settings dirs, hook scripts.
+	// bind mount: a working directory's .git, settings dirs and
+	// .mcp.json, the directories of hook scripts.
 	ReadOnly []string `json:"readOnly"`
 	// ReWritable are writable trees inside a ReadOnly path, bound back
 	// writable after it.
 	ReWritable []string `json:"reWritable,omitempty"`
+	// SelfBound are the directories between a ReadOnly path and its
+	// writable root, bound onto themselves: a mount point cannot be
+	// renamed or removed, so no command can swap the folder out.
+	SelfBound []string `json:"selfBound,omitempty"`
+	// FrozenDirs are writable roots whose top level takes no new
+	// directory, symlink or special file (a protected directory there
+	// does not exist yet); FrozenAll are roots whose top-level entries
+	// cannot be added, removed or renamed at all. Landlock: the root
+	// itself is granted less, each directory in it the full set.
+	FrozenDirs []string `json:"frozenDirs,omitempty"`
+	FrozenAll  []string `json:"frozenAll,omitempty"`
+	// Why says why each root is frozen; Notes what the policy leaves
+	// unprotected. For reports, not sent to the launcher.
+	Why   []string `json:"-"`
+	Notes []string `json:"-"`
 	// Hidden are paths Read deny rules name: a directory is covered by an
 	// empty read-only tmpfs, a file by /dev/null, read-only.
 	Hidden []string `json:"hidden,omitempty"`
@@ -21,13 +37,19 @@ type Policy struct {
 	// sockets are hidden instead.
 	UnixSockets   bool     `json:"unixSockets,omitempty"`
 	HiddenSockets []string `json:"hiddenSockets,omitempty"`
-	// DenyNetwork puts commands in a network namespace of their own.
+	// DenyNetwork puts commands in a network namespace of their own
+	// (without one, Landlock refuses TCP where it can).
 	DenyNetwork bool `json:"denyNetwork,omitempty"`
+	// ReadOnlyFS is the read-only profile: Writable holds only the private
+	// TMPDIR, and the device directories (/dev/pts, /dev/shm) are not
+	// writable either.
+	ReadOnlyFS bool `json:"readOnlyFS,omitempty"`
 	// Unconfined sets nothing up: commands are forked as the launcher
 	// is (Config.Unconfined).
 	Unconfined bool `json:"unconfined,omitempty"`
 	// Without lists layers to leave out (tests and COHORT_SANDBOX_DISABLE):
-	// "landlock", "mounts", "seccomp".
+	// "landlock", "mounts", "seccomp"; for an unconfined policy
+	// "dumpable" (its commands keep the capabilities that read Cohort).
 	Without []string `json:"without,omitempty"`
 }
 

@@ -7,6 +7,33 @@ import (
 	"strings"
 )
 
+// Profile is how far a command is trusted to write. The permission
+// decision behind a Bash call picks it: ReadOnly for a command that runs
+// only because the analysis judged it read-only, Writing for one a rule,
+// a mode, a hook or a person approved. The zero value is ReadOnly, so a
+// caller that says nothing gets the narrower profile.
+type Profile uint8
+
+const (
+	// ReadOnly: every file system is read-only but the private TMPDIR and
+	// the device files (/dev/null, ...), and there is no network and no
+	// Unix socket: a wrong read-only verdict can neither write anything
+	// nor send what it read.
+	ReadOnly Profile = iota
+	// Writing: the agent's writable set, protected paths excepted.
+	Writing
+	// helper: Cohort's own programs (Sandbox.Helper); the "directory" is
+	// the NUL-separated list of what they may write.
+	helper
+)
+
+func (p Profile) String() string {
+	if p == Writing {
+		return "writing"
+	}
+	return "read-only"
+}
+
 // Config configures a session's sandbox. Paths are absolute.
 type Config struct {
 	// SessionID names the private temporary directory.
@@ -21,9 +48,18 @@ type Config struct {
 	AllowUnixSockets []string
 	// DenyNetwork is sandbox.network "deny".
 	DenyNetwork bool
-	// Protected are more files that must stay read-only inside writable
-	// directories: the scripts configured hooks run.
+	// Protected are the scripts configured hooks run: the directory of
+	// each (with what the script sources there) stays read-only inside
+	// writable directories. The sandbox computes the rest of its protected
+	// paths (git dirs, settings, .mcp.json) from the file system itself,
+	// not from the permission layer's list.
 	Protected []string
+	// Disposable are working directories whose repository exists only for
+	// the session and is thrown away after it (a remote job's clone): no
+	// one runs git there later but Cohort, whose git runs none of the
+	// repository's programs, so its git dir stays writable (hooks and
+	// config aside) and agents can commit there.
+	Disposable []string
 	// DenyRead are the paths Read deny rules cover when the sandbox is
 	// set up (permission.Checker.ReadDenials); they are hidden.
 	DenyRead []string

@@ -6,8 +6,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/cohort-dev/cohort/internal/proc"
@@ -21,6 +24,7 @@ type Sandbox struct {
 	tmp            string
 	writableExtras []string // TMPDIR, the cache dir and sandbox.allowWrite
 	problems       []string
+	shieldNote     *Report // an unconfined sandbox: what keeps its commands out of Cohort
 
 	mu       sync.Mutex
 	c        *conn
@@ -28,6 +32,7 @@ type Sandbox struct {
 	started  bool
 	closed   bool
 	policies map[string]*policyEntry
+	retired  []*policyEntry // replaced by a rebuilt policy; closed with the rest
 }
 
 type policyEntry struct {
@@ -36,6 +41,35 @@ type policyEntry struct {
 	policy *Policy
 	report *Report
 	err    error
+	frozen string // frozenPrint of policy when it was built
+}
+
+// frozenPrint lists the directories at the top of a policy's frozen
+// roots, which the policy's Landlock rules were made for; "" when none is
+// frozen.
+func frozenPrint(p *Policy) string {
+	var b strings.Builder
+	for _, w := range append(append([]string(nil), p.FrozenDirs...), p.FrozenAll...) {
+		entries, _ := os.ReadDir(w)
+		b.WriteString(w)
+		for _, e := range entries {
+			if e.IsDir() || e.Type()&os.ModeSymlink != 0 {
+				b.WriteString("\x00" + e.Name())
+			}
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// frozenReport says, for a report, which roots take no new directories
+// and why.
+func frozenReport(p *Policy) []string {
+	var out []string
+	for _, w := range p.Why {
+		out = append(out, "no new directories or links at the top of "+w+" (create the missing settings directory yourself to lift this)")
+	}
+	return out
 }
 
 // ErrClosed is returned by a closed Sandbox.
@@ -52,7 +86,9 @@ func New(cfg Config) (*Sandbox, error) {
 		cfg.Executable = exe
 	}
 	if cfg.Unconfined {
-		return &Sandbox{cfg: cfg, policies: map[string]*policyEntry{}}, nil
+		s := &Sandbox{cfg: cfg, policies: map[string]*policyEntry{}}
+		s.shieldNote = s.shieldFromUnconfined()
+		return s, nil
 	}
 	root := cfg.TempRoot
 	if root == "" && cfg.CohortHome != "" && cfg.SessionID != "" {
@@ -147,42 +183,93 @@ func (s *Sandbox) conn() (*conn, error) {
 	return s.c, s.startErr
 }
 
-// Report sets up the policy of commands run with working directory cwd
-// and says what it enforces.
+// Report sets up the writing policy of commands run with working
+// directory cwd and says what it enforces.
 func (s *Sandbox) Report(ctx context.Context, cwd string) (*Report, error) {
-	e, err := s.entry(ctx, cwd)
+	return s.ReportFor(ctx, cwd, Writing)
+}
+
+// ReportFor is Report for a profile.
+func (s *Sandbox) ReportFor(ctx context.Context, cwd string, prof Profile) (*Report, error) {
+	e, err := s.entry(ctx, cwd, prof)
 	if err != nil {
 		return nil, err
 	}
 	return e.report, e.err
 }
 
-// entry returns cwd's policy, set up in the launcher on first use.
-func (s *Sandbox) entry(ctx context.Context, cwd string) (*policyEntry, error) {
+// policyKey names a policy: the read-only profile is one for every
+// directory, the writing profile one per agent's working directory, a
+// helper's one per set of writable directories.
+func policyKey(cwd string, prof Profile) string {
+	switch prof {
+	case Writing:
+		return "w:" + cwd
+	case helper:
+		return "h:" + cwd
+	}
+	return "r:"
+}
+
+// Helper returns the launcher for one of Cohort's own programs that works
+// on state a model may have written (git, package internal/safegit): it
+// reads what the read-only profile reads, writes only the given
+// directories (none: read-only) and its private TMPDIR, and has no
+// network and no Unix sockets. An unconfined sandbox confines nothing.
+func (s *Sandbox) Helper(ctx context.Context, writable []string) (proc.Launcher, error) {
+	var dirs []string
+	for _, w := range writable {
+		r, ok := realDir(w)
+		if !ok {
+			return nil, fmt.Errorf("the directory %s a helper would write does not exist", w)
+		}
+		addOnce(&dirs, r)
+	}
+	slices.Sort(dirs)
+	return s.Launcher(ctx, strings.Join(dirs, "\x00"), helper)
+}
+
+// entry returns the policy of cwd's commands in profile prof, set up in
+// the launcher on first use.
+func (s *Sandbox) entry(ctx context.Context, cwd string, prof Profile) (*policyEntry, error) {
 	c, err := s.conn()
 	if err != nil {
 		return nil, err
 	}
+	key := policyKey(cwd, prof)
 	s.mu.Lock()
-	e, ok := s.policies[cwd]
+	e, ok := s.policies[key]
 	if !ok {
 		e = &policyEntry{ready: make(chan struct{})}
-		s.policies[cwd] = e
+		s.policies[key] = e
 	}
 	s.mu.Unlock()
 	if ok {
 		select {
 		case <-e.ready:
-			return e, nil
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
+		if e.err != nil || e.frozen == "" || frozenPrint(e.policy) == e.frozen {
+			return e, nil
+		}
+		// A directory appeared at the top of a frozen root (made by
+		// Cohort's file tools or the user): it needs a rule of its own,
+		// and a settings directory that now exists is bound read-only.
+		s.mu.Lock()
+		if s.policies[key] == e {
+			s.retired = append(s.retired, e)
+			delete(s.policies, key)
+		}
+		s.mu.Unlock()
+		return s.entry(ctx, cwd, prof)
 	}
-	e.policy = s.policy(cwd) // runs git: not under s.mu; others wait on ready
+	e.policy = s.policyFor(cwd, prof) // reads the file system: not under s.mu; others wait on ready
+	e.frozen = frozenPrint(e.policy)
 	r, err := c.call(ctx, &message{Op: "policy", Policy: e.policy})
 	if err != nil {
 		s.mu.Lock()
-		delete(s.policies, cwd) // the next call tries again
+		delete(s.policies, key) // the next call tries again
 		s.mu.Unlock()
 		e.err = err // for those already waiting on this entry
 		close(e.ready)
@@ -210,6 +297,12 @@ func (s *Sandbox) entry(ctx context.Context, cwd string) (*policyEntry, error) {
 			e.report.NotEnforced = append(e.report.NotEnforced, "commands can see every process on the machine in /proc (command lines included): no pid namespace; Landlock keeps them from reading the environment or memory of processes outside the sandbox")
 		}
 	}
+	e.report.Enforced = append(e.report.Enforced, frozenReport(e.policy)...)
+	e.report.NotEnforced = append(e.report.NotEnforced, e.policy.Notes...)
+	if s.shieldNote != nil {
+		e.report.Enforced = append(e.report.Enforced, s.shieldNote.Enforced...)
+		e.report.NotEnforced = append(e.report.NotEnforced, s.shieldNote.NotEnforced...)
+	}
 	if r.m.Err != "" {
 		e.err = errors.New(r.m.Err)
 	}
@@ -218,9 +311,10 @@ func (s *Sandbox) entry(ctx context.Context, cwd string) (*policyEntry, error) {
 }
 
 // Launcher returns the proc.Launcher that starts commands for an agent
-// whose working directory is cwd.
-func (s *Sandbox) Launcher(ctx context.Context, cwd string) (proc.Launcher, error) {
-	e, err := s.entry(ctx, cwd)
+// whose working directory is cwd, in profile prof (an unconfined sandbox
+// ignores it).
+func (s *Sandbox) Launcher(ctx context.Context, cwd string, prof Profile) (proc.Launcher, error) {
+	e, err := s.entry(ctx, cwd, prof)
 	if err != nil {
 		return nil, err
 	}
@@ -239,22 +333,39 @@ func (l policyLauncher) Launch(ctx context.Context, spec proc.LaunchSpec) (proc.
 	return l.e.conn.spawn(ctx, spec)
 }
 
-// Writable lists the trees commands of cwd's agent may write, and the
-// protected paths inside them.
+// Writable lists the trees commands of cwd's agent may write in the
+// writing profile, and the protected paths inside them.
 func (s *Sandbox) Writable(cwd string) (writable, protected []string) {
+	return s.WritableFor(cwd, Writing)
+}
+
+// ExplainFor is Explain with the policy of cwd's commands in profile
+// prof, which also says why a root takes no new directories.
+func (s *Sandbox) ExplainFor(output, cwd string, prof Profile) string {
+	return explain(output, cwd, s.cachedPolicy(cwd, prof))
+}
+
+// cachedPolicy is the policy cwd's commands run with, when it is set up;
+// else it is built now.
+func (s *Sandbox) cachedPolicy(cwd string, prof Profile) *Policy {
 	s.mu.Lock()
-	e, ok := s.policies[cwd]
+	e, ok := s.policies[policyKey(cwd, prof)]
 	s.mu.Unlock()
 	if ok {
 		select {
 		case <-e.ready:
 			if e.policy != nil {
-				return e.policy.Writable, e.policy.ReadOnly
+				return e.policy
 			}
 		default:
 		}
 	}
-	p := s.policy(cwd)
+	return s.policyFor(cwd, prof)
+}
+
+// WritableFor is Writable for a profile.
+func (s *Sandbox) WritableFor(cwd string, prof Profile) (writable, protected []string) {
+	p := s.cachedPolicy(cwd, prof)
 	return p.Writable, p.ReadOnly
 }
 
@@ -268,7 +379,7 @@ func (s *Sandbox) Close() error {
 	}
 	s.closed = true
 	c := s.c
-	for _, e := range s.policies {
+	for _, e := range append(slices.Collect(maps.Values(s.policies)), s.retired...) {
 		select {
 		case <-e.ready: // e.conn is set before ready closes
 			if e.conn != nil {

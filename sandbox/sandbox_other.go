@@ -24,8 +24,16 @@ func (s *Sandbox) TempDir() string                                 { return "" }
 func (s *Sandbox) Env() []string                                   { return nil }
 func (s *Sandbox) Start() error                                    { return errUnavailable }
 func (s *Sandbox) Report(context.Context, string) (*Report, error) { return nil, errUnavailable }
-func (s *Sandbox) Launcher(context.Context, string) (proc.Launcher, error) {
+func (s *Sandbox) ReportFor(context.Context, string, Profile) (*Report, error) {
 	return nil, errUnavailable
 }
-func (s *Sandbox) Writable(string) (writable, protected []string) { return nil, nil }
-func (s *Sandbox) Close() error                                   { return nil }
+func (s *Sandbox) Launcher(context.Context, string, Profile) (proc.Launcher, error) {
+	return nil, errUnavailable
+}
+func (s *Sandbox) Helper(context.Context, []string) (proc.Launcher, error) {
+	return nil, errUnavailable
+}
+func (s *Sandbox) Writable(string) (writable, protected []string)             { return nil, nil }
+func (s *Sandbox) WritableFor(string, Profile) (writable, protected []string) { return nil, nil }
+func (s *Sandbox) ExplainFor(string, string, Profile) string                  { return "" }
+func (s *Sandbox) Close() error                                               { return nil }

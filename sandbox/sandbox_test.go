@@ -21,6 +21,7 @@ type env struct {
 	project string
 	outside string
 	home    string
+	profile Profile // of the commands bash runs; newEnv makes it Writing
 }
 
 func newEnv(t *testing.T, cfg Config) *env {
@@ -29,7 +30,7 @@ func newEnv(t *testing.T, cfg Config) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &env{t: t, project: filepath.Join(root, "project"), outside: filepath.Join(root, "outside"), home: filepath.Join(root, "home")}
+	e := &env{t: t, project: filepath.Join(root, "project"), outside: filepath.Join(root, "outside"), home: filepath.Join(root, "home"), profile: Writing}
 	for _, d := range []string{e.project, e.outside, e.home} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
@@ -58,7 +59,7 @@ func newEnv(t *testing.T, cfg Config) *env {
 // directory and returns its output and exit code.
 func (e *env) bash(cwd, line string) (string, int) {
 	e.t.Helper()
-	l, err := e.sb.Launcher(e.t.Context(), cwd)
+	l, err := e.sb.Launcher(e.t.Context(), cwd, e.profile)
 	if err != nil {
 		e.t.Fatalf("Launcher: %v", err)
 	}

@@ -21,6 +21,9 @@ import (
 // dumpable stops nothing) and as another user, the same assertions check
 // opposite outcomes.
 func TestNoIsolationFallbackReport(t *testing.T) {
+	// Readable to ourselves only while dumpable, when not root; an
+	// unconfined sandbox made earlier in this process cleared the flag.
+	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 1, 0, 0, 0)
 	environ, err := os.ReadFile("/proc/self/environ")
 	first, _, _ := bytes.Cut(environ, []byte{0})
 	if err != nil || len(first) == 0 {
@@ -75,5 +78,40 @@ func TestNoIsolationFallbackReport(t *testing.T) {
 				t.Errorf("Cohort's environment was not readable, and the report does not say why:\n%s", rep.Describe())
 			}
 		})
+	}
+}
+
+// A command that runs outside the sandbox (dangerouslyDisableSandbox, the
+// sandbox off, excludedCommands) is Cohort's user, outside any namespace,
+// yet cannot read Cohort's environment, where the API keys are: Cohort is
+// non-dumpable once it can start such commands, and they are started
+// without CAP_SYS_PTRACE, which would let root read it anyway. Left
+// dumpable (the control), the same command reads it.
+func TestUnconfinedCommandsCannotReadCohort(t *testing.T) {
+	// Readable to ourselves only while dumpable, when not root.
+	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 1, 0, 0, 0)
+	environ, err := os.ReadFile("/proc/self/environ")
+	first, _, _ := bytes.Cut(environ, []byte{0})
+	if err != nil || len(first) == 0 {
+		t.Fatalf("this test reads its own environment from /proc: %v", err)
+	}
+	t.Cleanup(func() { _ = unix.Prctl(unix.PR_SET_DUMPABLE, 1, 0, 0, 0) })
+	peek := fmt.Sprintf(`tr '\0' '\n' < /proc/%d/environ; head -c 64 /proc/%d/mem >/dev/null && echo read-mem; echo end`, os.Getpid(), os.Getpid())
+	for _, tc := range []struct {
+		without []string
+		exposed bool
+	}{{nil, false}, {[]string{"dumpable"}, true}} {
+		_ = unix.Prctl(unix.PR_SET_DUMPABLE, 1, 0, 0, 0)
+		e := newEnv(t, Config{Unconfined: true, Without: tc.without})
+		out, _ := e.bash(e.project, peek)
+		if !strings.Contains(out, "end") {
+			t.Fatalf("the command did not run:\n%s", out)
+		}
+		if got := strings.Contains(out, string(first)); got != tc.exposed {
+			t.Errorf("without %v: Cohort's environment read by an unconfined command: %v, want %v\n%s", tc.without, got, tc.exposed, out)
+		}
+		if !tc.exposed && strings.Contains(out, "read-mem") {
+			t.Errorf("an unconfined command read Cohort's memory:\n%s", out)
+		}
 	}
 }

@@ -130,7 +130,27 @@ type Env struct {
 	Files *FileCache
 	// Guard, when set, vets every path a tool is about to write.
 	Guard WriteGuard
+	// Confinement is what the permission decision behind this call lets
+	// the programs it starts do (the Bash tool's sandbox profile). The
+	// engine sets it from the gate's verdict for each call; the zero
+	// value, when nothing set it, is the narrower ConfineReadOnly.
+	Confinement Confinement
 }
+
+// Confinement says how far the decision that let a call run trusts what
+// the call runs. It is carried from the permission check to the tool, so
+// that the sandbox below the check confines a command as narrowly as the
+// check's reason allows: a wrong read-only verdict then cannot write.
+type Confinement uint8
+
+const (
+	// ConfineReadOnly: the call runs only because it was judged
+	// read-only (or nothing said why it runs). The zero value.
+	ConfineReadOnly Confinement = iota
+	// ConfineWrite: a rule, a permission mode, a hook or a person
+	// approved the call, or the session checks no permissions.
+	ConfineWrite
+)
 
 // WriteGuard refuses writes outside an agent's allowed area (worktree
 // isolation). Safe for concurrent use.

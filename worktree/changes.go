@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/cohort-dev/cohort/internal/gitrepo"
 )
 
 // Changes is what a worktree holds that its base commit does not.
@@ -71,7 +73,7 @@ type state struct {
 // inspect returns wt's changes and state. In the common case — HEAD on the
 // cohort/ branch, still at the base — a single `git status` answers all.
 func (m *Manager) inspect(ctx context.Context, wt *Worktree) (Changes, state, error) {
-	out, err := m.git.runRead(ctx, wt.Path, "status", "--porcelain=v2", "--branch", "-z", "--untracked-files=normal", "--no-renames", "--ignore-submodules=none")
+	out, err := m.git.read(ctx, m.at(wt), "status", "--porcelain=v2", "--branch", "-z", "--untracked-files=normal", "--no-renames", "--ignore-submodules=none")
 	if err != nil {
 		return Changes{}, state{}, err
 	}
@@ -86,7 +88,7 @@ func (m *Manager) inspect(ctx context.Context, wt *Worktree) (Changes, state, er
 	if wt.BaseCommit != "" && st.head == wt.BaseCommit && (s.tip == "" || s.tip == wt.BaseCommit) {
 		return c, s, nil // neither HEAD nor the branch moved
 	}
-	c.NewCommits, err = m.newCommits(ctx, wt.Path, st.branch, s.tip, wt.BaseCommit)
+	c.NewCommits, err = m.newCommits(ctx, m.at(wt), st.branch, s.tip, wt.BaseCommit)
 	return c, s, err
 }
 
@@ -96,7 +98,7 @@ func (m *Manager) branchTip(ctx context.Context, branch string) string {
 	if !strings.HasPrefix(branch, BranchPrefix) {
 		return ""
 	}
-	out, err := m.git.runRead(ctx, m.root, "rev-parse", "--verify", "--quiet", "refs/heads/"+branch)
+	out, err := m.git.read(ctx, m.main(), "rev-parse", "--verify", "--quiet", "refs/heads/"+branch)
 	if err != nil {
 		return ""
 	}
@@ -132,7 +134,7 @@ func (m *Manager) isOwnLink(wt *Worktree, rel string) bool {
 // newCommits lists commits reachable from HEAD in dir and from tip (the
 // cohort/ branch's commit, if any) but not from base; without a base, those
 // no ref other than the checked-out branch has.
-func (m *Manager) newCommits(ctx context.Context, dir, branch, tip, base string) ([]string, error) {
+func (m *Manager) newCommits(ctx context.Context, repo gitrepo.Layout, branch, tip, base string) ([]string, error) {
 	args := []string{"log", "--no-color", "--format=%H %s", "-z", "HEAD"}
 	if tip != "" {
 		args = append(args, tip)
@@ -146,7 +148,7 @@ func (m *Manager) newCommits(ctx context.Context, dir, branch, tip, base string)
 		}
 		args = append(args, "--branches", "--tags", "--remotes")
 	}
-	out, err := m.git.runRead(ctx, dir, append(args, "--")...)
+	out, err := m.git.read(ctx, repo, append(args, "--")...)
 	if err != nil {
 		return nil, err
 	}

@@ -58,7 +58,7 @@ func (m *Manager) CreateAt(ctx context.Context, slug string, owner Owner, base s
 
 // resolveBase turns the configured base into a commit id.
 func (m *Manager) resolveBase(ctx context.Context, base string) (string, error) {
-	out, err := m.git.runReadRetry(ctx, m.root, "rev-parse", "--verify", "--end-of-options", base+"^{commit}")
+	out, err := m.git.readRetry(ctx, m.main(), "rev-parse", "--verify", "--end-of-options", base+"^{commit}")
 	if err != nil {
 		if base == "HEAD" {
 			return "", fmt.Errorf("worktree: no commit to start a worktree from (a repository without commits?); commit something first: %w", err)
@@ -118,7 +118,7 @@ func (m *Manager) checkFree(slug, path string) error {
 // slug, here or in another process, fails on the existing branch and never
 // touches ours. The checkout itself happens in setUp.
 func (m *Manager) add(ctx context.Context, wt *Worktree, owner Owner) error {
-	_, err := m.git.runRetry(ctx, m.root, "branch", "--no-track", wt.Branch, wt.BaseCommit)
+	_, err := m.git.writeRetry(ctx, m.main(), m.writes(), "branch", "--no-track", wt.Branch, wt.BaseCommit)
 	var ge *GitError
 	if errors.As(err, &ge) && (strings.Contains(ge.Stderr, "already exists") || strings.Contains(ge.Stderr, "exists; cannot create")) {
 		return fmt.Errorf("%w: %v; pick another slug", ErrExists, err)
@@ -140,7 +140,7 @@ func (m *Manager) add(ctx context.Context, wt *Worktree, owner Owner) error {
 // setUp finishes a fresh worktree: records, sparse checkout, symlinks.
 func (m *Manager) setUp(ctx context.Context, wt *Worktree) error {
 	wt.Path = canonical(wt.Path)
-	admin, err := adminDir(wt.Path)
+	admin, err := m.findAdmin(wt.Path)
 	if err != nil {
 		return err
 	}
@@ -150,13 +150,13 @@ func (m *Manager) setUp(ctx context.Context, wt *Worktree) error {
 	}
 	if len(m.cfg.Sparse) > 0 {
 		args := append([]string{"sparse-checkout", "set", "--cone", "--"}, m.cfg.Sparse...)
-		if _, err := m.git.runRetry(ctx, wt.Path, args...); err != nil {
+		if _, err := m.git.writeRetry(ctx, m.at(wt), m.writes(), args...); err != nil {
 			return err
 		}
 	}
 	// The checkout proper: fill the index and the working tree from HEAD
 	// (only the cone, when sparse).
-	if _, err := m.git.runRetry(ctx, wt.Path, "read-tree", "-mu", "HEAD"); err != nil {
+	if _, err := m.git.writeRetry(ctx, m.at(wt), m.writes(), "read-tree", "-mu", "HEAD"); err != nil {
 		return err
 	}
 	links, err := m.makeLinks(wt.Path)

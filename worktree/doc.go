@@ -8,28 +8,34 @@
 // out of the main checkout. RepoRoot and ProjectSlug name a project for
 // sessions and memory.
 //
-// Everything goes through the git binary (os/exec, one context deadline per
-// call, stderr in every error).
+// Everything goes through the git binary, by way of internal/safegit (one
+// context deadline per call, stderr in every error), confined by the
+// session's sandbox when Config.Sandbox is set.
 //
 // Design decisions the spec leaves open:
 //
-//   - Canonical root. It comes from `git rev-parse --git-common-dir --git-dir
-//     --show-toplevel`: inside the main worktree, its top level; from a linked
-//     worktree (ours included) or the git directory, the parent of the common
-//     git directory when that is named .git, the bare repository itself, or
+//   - Canonical root. It is read from the file system (internal/gitrepo),
+//     without running git in a directory a model may have written: inside
+//     the main worktree, its top level; from a linked worktree (ours
+//     included) or the git directory, the parent of the common git
+//     directory when that is named .git, the bare repository itself, or
 //     the core.worktree a submodule's git directory records. So agents in
-//     worktrees agree on the root and worktrees are never nested in worktrees.
-//     (`git worktree list` names the main worktree after the git directory,
-//     which is wrong for submodules.) A repository made with
-//     --separate-git-dir records no main checkout, so from its linked
-//     worktrees New fails with a clear error.
-//   - Environment. Variables that point git elsewhere (GIT_DIR, GIT_WORK_TREE,
-//     GIT_INDEX_FILE, ...) are dropped, since every call names its directory;
-//     GIT_TERMINAL_PROMPT=0 and LC_ALL=C are set (the latter so
-//     lock-contention messages can be recognized). Repository hooks are off
-//     (core.hooksPath=/dev/null) unless Config.RunHooks: making a scratch
-//     checkout should not run project automation. Git is looked up on the PATH
-//     of Config.Env, skipping relative entries; minimum git 2.33 (2.35 with
+//     worktrees agree on the root and worktrees are never nested in
+//     worktrees. A repository made with --separate-git-dir records no main
+//     checkout, so from its linked worktrees New fails with a clear error.
+//   - Naming the repository. Every call names it to git (GIT_DIR,
+//     GIT_COMMON_DIR, GIT_WORK_TREE): the main checkout and the common dir
+//     found when the Manager was made, and for a worktree its
+//     administrative directory, found from the common dir's records (whose
+//     gitdir names the worktree), never from the worktree's own .git file,
+//     which its agent can rewrite. Variables that point git elsewhere are
+//     dropped from the environment; GIT_TERMINAL_PROMPT=0 and LC_ALL=C are
+//     set (the latter so lock-contention messages can be recognized).
+//     Repository hooks and every other program the repository's config
+//     names never run (safegit). Calls that only read are read-only in the
+//     sandbox; calls that change the repository may write only its common
+//     dir and the worktrees directory. Git is looked up on the PATH of
+//     Config.Env, skipping relative entries; minimum git 2.33 (2.35 with
 //     sparse checkout), checked in New.
 //   - Locks. `git worktree add --lock --reason` locks a worktree from its
 //     first moment, so a concurrent sweep never mistakes a half-made one for
@@ -53,9 +59,7 @@
 //     changing anything. Sweeps are serialized across processes by a kernel
 //     lock (cohort-sweep.lock in the git directory). The only shared file
 //     Cohort edits is info/exclude (once per Manager; a duplicate line from a
-//     racing process is harmless). Git's output is collected in temporary
-//     files rather than pipes, so a busy machine cannot turn a slow pipe drain
-//     into a failed command.
+//     racing process is harmless).
 //   - Ignoring. .cohort/worktrees/ is added to the repository's info/exclude,
 //     which is never tracked, so the main checkout's status stays clean
 //     without editing .gitignore.

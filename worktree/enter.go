@@ -47,7 +47,7 @@ func (m *Manager) Enter(ctx context.Context, t Target, owner Owner) (*Worktree, 
 	case found.Prunable:
 		return nil, fmt.Errorf("%w: %s is registered but its directory is gone; run git worktree prune", ErrNotFound, path)
 	}
-	admin, err := adminDir(path)
+	admin, err := m.findAdmin(path)
 	if err != nil {
 		return nil, err
 	}

@@ -124,23 +124,30 @@ func TestConfiguredBase(t *testing.T) {
 	}
 }
 
-func TestHooksOffByDefault(t *testing.T) {
+// Cohort's own git calls never run the repository's hooks (issue 36:
+// they are programs a model may have written; the RunHooks option that
+// let them run is gone).
+func TestHooksNeverRun(t *testing.T) {
 	t.Parallel()
-	for _, run := range []bool{false, true} {
-		r := newRepo(t)
-		marker := filepath.Join(t.TempDir(), "hook-ran")
-		hook := "#!/bin/sh\ntouch '" + marker + "'\n"
-		writeFile(t, filepath.Join(r.dir, ".git", "hooks", "reference-transaction"), hook)
-		if err := os.Chmod(filepath.Join(r.dir, ".git", "hooks", "reference-transaction"), 0o755); err != nil {
+	r := newRepo(t)
+	marker := filepath.Join(t.TempDir(), "hook-ran")
+	hook := "#!/bin/sh\ntouch '" + marker + "'\n"
+	for _, name := range []string{"reference-transaction", "post-checkout", "pre-commit"} {
+		writeFile(t, filepath.Join(r.dir, ".git", "hooks", name), hook)
+		if err := os.Chmod(filepath.Join(r.dir, ".git", "hooks", name), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		m := r.manager(Config{RunHooks: run})
-		if _, err := m.Create(t.Context(), "hooked", Owner{}); err != nil {
-			t.Fatal(err)
-		}
-		if exists(marker) != run {
-			t.Errorf("RunHooks=%v: hook ran = %v", run, exists(marker))
-		}
+	}
+	m := r.manager(Config{})
+	if _, err := m.Create(t.Context(), "hooked", Owner{}); err != nil {
+		t.Fatal(err)
+	}
+	if exists(marker) {
+		t.Errorf("a repository hook ran during Create")
+	}
+	r.git("branch", "control")
+	if !exists(marker) {
+		t.Errorf("control: git run directly should run the reference-transaction hook")
 	}
 }
 

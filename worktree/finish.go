@@ -142,7 +142,7 @@ func (m *Manager) discard(ctx context.Context, wt *Worktree) error {
 // deleteBranch deletes refs/heads/<branch> only if it still points at tip
 // (a compare-and-swap: a branch that moved meanwhile is kept).
 func (m *Manager) deleteBranch(ctx context.Context, branch, tip string) error {
-	_, err := m.git.runRetry(ctx, m.root, "update-ref", "-m", "cohort: remove agent worktree", "-d", "refs/heads/"+branch, tip)
+	_, err := m.git.writeRetry(ctx, m.main(), m.writes(), "update-ref", "-m", "cohort: remove agent worktree", "-d", "refs/heads/"+branch, tip)
 	return err
 }
 

@@ -4,17 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/cohort-dev/cohort/internal/gitrepo"
+	"github.com/cohort-dev/cohort/internal/safegit"
 )
 
 // Minimum git versions: `worktree add --lock --reason` arrived in 2.33 and
@@ -24,48 +25,22 @@ var (
 	minGitSparse = version{2, 35, 0}
 )
 
-// repoLocatingEnv are variables that make git act on some other repository
-// than the directory it runs in. A Cohort started from inside a git hook
-// inherits them; every command here names its directory explicitly instead.
-var repoLocatingEnv = []string{
-	"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR",
-	"GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-	"GIT_NAMESPACE", "GIT_PREFIX", "GIT_QUARANTINE_PATH",
-}
-
-// gitRunner runs the git binary. It is immutable after construction and safe
-// for concurrent use.
+// gitRunner runs Cohort's git calls through safegit: the repository named
+// explicitly, the programs its config names turned off, and confined by
+// the session's sandbox when there is one. It is immutable after
+// construction and safe for concurrent use.
 type gitRunner struct {
-	path    string   // absolute path of the executable
-	env     []string // complete environment of every call
-	timeout time.Duration
-	hooks   bool
+	r       *safegit.Runner
+	path    string // absolute path of the executable
 	version version
 }
 
 // GitError is a git command that failed. Stderr holds git's own message.
-type GitError struct {
-	Args   []string // arguments after "git"
-	Dir    string
-	Stderr string
-	Err    error // the exec error (exit status, context deadline, ...)
-}
+type GitError = safegit.Error
 
-func (e *GitError) Error() string {
-	msg := strings.TrimSpace(e.Stderr)
-	if msg == "" {
-		msg = e.Err.Error()
-	} else if errors.Is(e.Err, context.DeadlineExceeded) || errors.Is(e.Err, context.Canceled) {
-		msg = e.Err.Error() + ": " + msg
-	}
-	return fmt.Sprintf("git %s (in %s): %s", strings.Join(e.Args, " "), e.Dir, msg)
-}
-
-func (e *GitError) Unwrap() error { return e.Err }
-
-// newGitRunner finds git (name, or "git", looked up on env's PATH), checks
-// its version and fixes the environment every call runs with.
-func newGitRunner(ctx context.Context, name string, env []string, timeout time.Duration, hooks bool) (*gitRunner, error) {
+// newGitRunner finds git (name, or "git", looked up on env's PATH) and
+// checks its version.
+func newGitRunner(ctx context.Context, name string, env []string, timeout time.Duration, sandbox safegit.Launch) (*gitRunner, error) {
 	if env == nil {
 		env = os.Environ()
 	}
@@ -79,7 +54,7 @@ func newGitRunner(ctx context.Context, name string, env []string, timeout time.D
 	if timeout <= 0 {
 		timeout = 2 * time.Minute
 	}
-	g := &gitRunner{path: path, env: gitEnv(env), timeout: timeout, hooks: hooks}
+	g := &gitRunner{r: &safegit.Runner{Git: path, Env: env, Sandbox: sandbox, Timeout: timeout}, path: path}
 	v, err := g.checkVersion(ctx)
 	if err != nil {
 		return nil, err
@@ -100,7 +75,7 @@ func (g *gitRunner) checkVersion(ctx context.Context) (version, error) {
 	if v, ok := versions.Load(key); ok {
 		return v.(version), nil
 	}
-	out, err := g.run(ctx, "", "version")
+	out, err := g.r.Run(ctx, safegit.Cmd{Dir: os.TempDir(), Args: []string{"version"}})
 	if err != nil {
 		return version{}, fmt.Errorf("%w: running %s failed: %v", ErrGitNotFound, g.path, err)
 	}
@@ -145,125 +120,37 @@ func envValue(env []string, key string) string {
 	return ""
 }
 
-// gitEnv drops repository-locating variables and fixes the settings that
-// keep git non-interactive and its messages parseable.
-func gitEnv(env []string) []string {
-	out := make([]string, 0, len(env)+6)
-	for _, kv := range env {
-		k, _, _ := strings.Cut(kv, "=")
-		drop := k == "LC_ALL" || k == "LANGUAGE" || k == "GIT_TERMINAL_PROMPT" || k == "GIT_PAGER" || k == "GIT_OPTIONAL_LOCKS"
-		for _, r := range repoLocatingEnv {
-			drop = drop || k == r
-		}
-		if !drop {
-			out = append(out, kv)
-		}
-	}
-	return append(out,
-		"GIT_TERMINAL_PROMPT=0", // never wait for credentials
-		"GIT_PAGER=cat",
-		"LC_ALL=C", // lock-contention detection reads English messages
-		"LANGUAGE=",
-	)
+// read runs a git command that only reads repo (it then takes no
+// optional lock either) and returns its stdout.
+func (g *gitRunner) read(ctx context.Context, repo gitrepo.Layout, args ...string) (string, error) {
+	return g.r.Run(ctx, safegit.Cmd{Repo: repo, Dir: repoDir(repo), Args: args})
 }
 
-// run executes git with args in dir and returns its stdout. dir "" means the
-// process's working directory (only used for `git version`).
-func (g *gitRunner) run(ctx context.Context, dir string, args ...string) (string, error) {
-	return g.runEnv(ctx, dir, nil, args...)
+// write runs a git command that may write the directories in dirs.
+func (g *gitRunner) write(ctx context.Context, repo gitrepo.Layout, dirs []string, args ...string) (string, error) {
+	return g.r.Run(ctx, safegit.Cmd{Repo: repo, Dir: repoDir(repo), Args: args, Write: dirs})
 }
 
-// runRead is run for commands that only read: git then skips the optional
-// index refresh that would take index.lock.
-func (g *gitRunner) runRead(ctx context.Context, dir string, args ...string) (string, error) {
-	return g.runEnv(ctx, dir, []string{"GIT_OPTIONAL_LOCKS=0"}, args...)
+// repoDir is where a call on repo runs: its working tree, or for a bare
+// repository its git dir.
+func repoDir(repo gitrepo.Layout) string {
+	if repo.WorkTree != "" {
+		return repo.WorkTree
+	}
+	return repo.GitDir
 }
 
-func (g *gitRunner) runEnv(ctx context.Context, dir string, extra []string, args ...string) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, g.timeout)
-	defer cancel()
-	full := make([]string, 0, len(args)+4)
-	if !g.hooks {
-		full = append(full, "-c", "core.hooksPath="+os.DevNull)
-	}
-	full = append(full, args...)
-	cmd := exec.CommandContext(ctx, g.path, full...)
-	cmd.Dir = dir
-	cmd.Env = slices.Concat(g.env, extra) // never append to the shared slice
-	// Output goes to temporary files, not pipes: with pipes, Wait also
-	// waits for Go's copying goroutines, and on an overloaded machine that
-	// can outlast WaitDelay and fail a command that succeeded.
-	stdout, err := tempOutput()
-	if err != nil {
-		return "", err
-	}
-	defer stdout.close()
-	stderr, err := tempOutput()
-	if err != nil {
-		return "", err
-	}
-	defer stderr.close()
-	cmd.Stdout, cmd.Stderr = stdout.f, stderr.f
-	setProcessGroup(cmd)
-	err = cmd.Run()
-	if ctx.Err() != nil {
-		killProcessGroup(cmd)
-	}
-	out, rerr := stdout.read()
-	if err == nil && rerr != nil {
-		return "", fmt.Errorf("worktree: read git output: %w", rerr)
-	}
-	if err != nil {
-		if ctx.Err() != nil {
-			err = fmt.Errorf("%w (%v)", ctx.Err(), err)
-		}
-		msg, _ := stderr.read()
-		return out, &GitError{Args: args, Dir: dir, Stderr: msg, Err: err}
-	}
-	return out, nil
+// readRetry is read, retried while it fails for a transient reason (see
+// transient).
+func (g *gitRunner) readRetry(ctx context.Context, repo gitrepo.Layout, args ...string) (string, error) {
+	return retry(ctx, func() (string, error) { return g.read(ctx, repo, args...) })
 }
 
-// outputFile is an unnamed-in-spirit temporary file that collects a
-// command's output.
-type outputFile struct{ f *os.File }
-
-func tempOutput() (outputFile, error) {
-	f, err := os.CreateTemp("", "cohort-git-")
-	if err != nil {
-		return outputFile{}, fmt.Errorf("worktree: temporary file for git output: %w", err)
-	}
-	if runtime.GOOS != "windows" {
-		_ = os.Remove(f.Name()) // unlinked at once; the open file still works
-	}
-	return outputFile{f}, nil
-}
-
-func (o outputFile) read() (string, error) {
-	if _, err := o.f.Seek(0, io.SeekStart); err != nil {
-		return "", err
-	}
-	data, err := io.ReadAll(o.f)
-	return string(data), err
-}
-
-func (o outputFile) close() {
-	_ = o.f.Close()
-	if runtime.GOOS == "windows" {
-		_ = os.Remove(o.f.Name())
-	}
-}
-
-// runRetry runs a command, retrying with jittered exponential backoff while
-// it fails for a transient reason (see transient). Only use it for commands
-// that are safe to repeat after such a failure: git takes its locks and
-// enumerates worktrees before it changes anything.
-func (g *gitRunner) runRetry(ctx context.Context, dir string, args ...string) (string, error) {
-	return retry(ctx, func() (string, error) { return g.run(ctx, dir, args...) })
-}
-
-// runReadRetry is runRead with runRetry's retries.
-func (g *gitRunner) runReadRetry(ctx context.Context, dir string, args ...string) (string, error) {
-	return retry(ctx, func() (string, error) { return g.runRead(ctx, dir, args...) })
+// writeRetry is write, retried while it fails for a transient reason. Only
+// use it for commands that are safe to repeat after such a failure: git
+// takes its locks and enumerates worktrees before it changes anything.
+func (g *gitRunner) writeRetry(ctx context.Context, repo gitrepo.Layout, dirs []string, args ...string) (string, error) {
+	return retry(ctx, func() (string, error) { return g.write(ctx, repo, dirs, args...) })
 }
 
 // retry calls f until it succeeds, fails for a reason that is not
@@ -294,11 +181,6 @@ func transient(err error) bool {
 	var ge *GitError
 	if !errors.As(err, &ge) {
 		return false
-	}
-	if errors.Is(err, exec.ErrWaitDelay) {
-		// git exited but its output did not arrive within WaitDelay (an
-		// overloaded machine); the output may be cut, so run it again.
-		return true
 	}
 	s := ge.Stderr
 	return (strings.Contains(s, ".lock") && strings.Contains(s, "File exists")) ||

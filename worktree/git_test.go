@@ -27,10 +27,13 @@ func TestHungGitIsStopped(t *testing.T) {
 	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	repo := t.TempDir()
-	_, err := New(t.Context(), Config{Dir: repo, Git: fake, Env: hermeticEnv(t), CommandTimeout: 2 * time.Second})
-	if !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("New with a hanging git = %v; want the deadline error", err)
+	r := newRepo(t)
+	m, err := New(t.Context(), Config{Dir: r.dir, Git: fake, Env: hermeticEnv(t), CommandTimeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Create(t.Context(), "hung", Owner{}); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Create with a hanging git = %v; want the deadline error", err)
 	}
 	data, err := os.ReadFile(childPID)
 	if err != nil {

@@ -76,22 +76,6 @@ func sanitizeField(s string) string {
 	}, s)
 }
 
-// adminDir reads the .git file of a linked worktree ("gitdir: <dir>").
-func adminDir(path string) (string, error) {
-	data, err := os.ReadFile(filepath.Join(path, ".git"))
-	if err != nil {
-		return "", fmt.Errorf("worktree: %s is not a linked worktree: %w", path, err)
-	}
-	dir, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir: ")
-	if !ok {
-		return "", fmt.Errorf("worktree: %s/.git does not point at a git directory", path)
-	}
-	if !filepath.IsAbs(dir) {
-		dir = filepath.Join(path, dir)
-	}
-	return canonical(dir), nil
-}
-
 // readLock returns the lock reason of the worktree whose administrative
 // directory is admin, and whether it is locked at all.
 func readLock(admin string) (reason string, locked bool, err error) {

@@ -9,6 +9,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/cohort-dev/cohort/internal/gitrepo"
+	"github.com/cohort-dev/cohort/internal/safegit"
 )
 
 // Errors callers branch on. Returned errors wrap them with the details.
@@ -54,10 +57,11 @@ type Config struct {
 	// Sparse, when non-empty, makes new worktrees cone-mode sparse checkouts
 	// of these directories (plus the files at the top level).
 	Sparse []string
-	// RunHooks lets git run the repository's hooks (post-checkout, ...)
-	// during Cohort's own git calls. Default off: creating a scratch
-	// worktree should not trigger project automation.
-	RunHooks bool
+	// Sandbox confines Cohort's git calls (the session's sandbox.Helper);
+	// nil runs them unconfined. Either way the repository's hooks and
+	// the other programs its config names do not run (package
+	// internal/safegit).
+	Sandbox safegit.Launch
 	// CommandTimeout bounds every git call. Default 2 minutes.
 	CommandTimeout time.Duration
 	// Alive reports whether a process exists; the sweep uses it on the pids
@@ -93,13 +97,57 @@ type Manager struct {
 
 // list returns the repository's worktrees, main first.
 func (m *Manager) list(ctx context.Context) ([]listEntry, error) {
-	return listWorktrees(ctx, m.git, m.root)
+	return listWorktrees(ctx, m.git, m.main())
 }
 
 // worktreeCmd runs `git worktree <args>` (a command that enumerates the
 // worktrees) in the repo root, retrying transient failures.
 func (m *Manager) worktreeCmd(ctx context.Context, args ...string) (string, error) {
-	return m.git.runRetry(ctx, m.root, append([]string{"worktree"}, args...)...)
+	return m.git.writeRetry(ctx, m.main(), m.writes(), append([]string{"worktree"}, args...)...)
+}
+
+// main is the repository as Cohort names it to git: the main checkout (or
+// a bare repository) and the common git dir.
+func (m *Manager) main() gitrepo.Layout {
+	l := gitrepo.Layout{WorkTree: m.root, DotGit: filepath.Join(m.root, ".git"), GitDir: m.common, CommonDir: m.common}
+	if m.root == m.common {
+		l.WorkTree, l.DotGit = "", "" // bare
+	}
+	return l
+}
+
+// at is a linked worktree as Cohort names it to git: its administrative
+// directory (found from the common dir, never from the worktree's own .git
+// file, which its agent can write) and the common dir.
+func (m *Manager) at(wt *Worktree) gitrepo.Layout {
+	return gitrepo.Layout{WorkTree: wt.Path, DotGit: filepath.Join(wt.Path, ".git"), GitDir: wt.admin, CommonDir: m.common, Linked: true}
+}
+
+// Git is the runner of the Manager's git calls (safegit, confined as
+// Config.Sandbox says), for others that run git on its worktrees.
+func (m *Manager) Git() *safegit.Runner { return m.git.r }
+
+// Repo names the worktree at path (or the main checkout, m.Root()) as
+// Cohort names it to git: from the common dir's records, not from the
+// worktree's own .git file.
+func (m *Manager) Repo(path string) (gitrepo.Layout, error) {
+	path = canonical(path)
+	if path == m.root {
+		return m.main(), nil
+	}
+	admin, err := m.findAdmin(path)
+	if err != nil {
+		return gitrepo.Layout{}, err
+	}
+	return m.at(&Worktree{Path: path, admin: admin}), nil
+}
+
+// writes are what Cohort's git calls that change the repository may
+// write: the common git dir and the worktrees directory (made here, by
+// Cohort, when missing).
+func (m *Manager) writes() []string {
+	_ = os.MkdirAll(m.worktreesRoot(), 0o755)
+	return []string{m.common, m.worktreesRoot()}
 }
 
 // New finds git and the canonical root of the repository containing
@@ -119,14 +167,14 @@ func New(ctx context.Context, cfg Config) (*Manager, error) {
 	if strings.HasPrefix(cfg.Base, "-") {
 		return nil, fmt.Errorf("worktree: base %q is not a git revision", cfg.Base)
 	}
-	g, err := newGitRunner(ctx, cfg.Git, cfg.Env, cfg.CommandTimeout, cfg.RunHooks)
+	g, err := newGitRunner(ctx, cfg.Git, cfg.Env, cfg.CommandTimeout, cfg.Sandbox)
 	if err != nil {
 		return nil, err
 	}
 	if len(cfg.Sparse) > 0 && g.version.less(minGitSparse) {
 		return nil, fmt.Errorf("worktree: sparse checkout needs git %s or newer, but %s is %s; upgrade git or drop the sparse setting", minGitSparse, g.path, g.version)
 	}
-	loc, err := locate(ctx, g, cfg.Dir)
+	loc, err := locate(cfg.Dir)
 	if err != nil {
 		return nil, err
 	}

@@ -2,11 +2,13 @@ package worktree
 
 import (
 	"context"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/cohort-dev/cohort/internal/gitrepo"
+	"github.com/cohort-dev/cohort/internal/safegit"
 )
 
 // SweepTimeout bounds the start-up sweep of orphaned worktrees, and the
@@ -58,11 +60,13 @@ func (o *Opener) Manager(ctx context.Context) (*Manager, error) {
 // originHead reports whether origin/HEAD names a commit (as last fetched;
 // nothing is fetched).
 func (o *Opener) originHead(ctx context.Context) bool {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", "rev-parse", "--verify", "--quiet", "origin/HEAD^{commit}")
-	cmd.Dir, cmd.Env = o.cfg.Dir, o.cfg.Env
-	return cmd.Run() == nil
+	repo, err := gitrepo.Find(o.cfg.Dir)
+	if err != nil {
+		return false
+	}
+	g := safegit.Runner{Env: o.cfg.Env, Sandbox: o.cfg.Sandbox, Timeout: 10 * time.Second}
+	_, err = g.Run(ctx, safegit.Cmd{Repo: repo, Dir: o.cfg.Dir, Args: []string{"rev-parse", "--verify", "--quiet", "origin/HEAD^{commit}"}})
+	return err == nil
 }
 
 // StartSweep removes orphaned clean worktrees of dead sessions in the

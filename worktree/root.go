@@ -8,20 +8,19 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/cohort-dev/cohort/internal/gitrepo"
 )
 
 // RepoRoot returns the canonical root of the repository that contains dir:
 // the top level of the main worktree, also when dir is inside a linked
 // worktree (one of Cohort's or the user's), so that every agent of a project
 // agrees on it. For a bare repository with linked worktrees it is the bare
-// repository's directory. The result has symlinks resolved. It runs the git
-// found on PATH; outside a repository the error wraps ErrNotRepository.
+// repository's directory. The result has symlinks resolved. It reads the
+// file system (internal/gitrepo) and runs no git; outside a repository the
+// error wraps ErrNotRepository.
 func RepoRoot(ctx context.Context, dir string) (string, error) {
-	g, err := newGitRunner(ctx, "", nil, 0, false)
-	if err != nil {
-		return "", err
-	}
-	loc, err := locate(ctx, g, dir)
+	loc, err := locate(dir)
 	return loc.root, err
 }
 
@@ -31,10 +30,13 @@ type location struct {
 	common string // git directory shared by all worktrees
 }
 
-// locate finds the repository containing dir. `git worktree list` is no
-// help here: it names the main worktree after the git directory, which is
-// wrong whenever that is not <root>/.git (submodules, --separate-git-dir).
-func locate(ctx context.Context, g *gitRunner, dir string) (location, error) {
+// locate finds the repository containing dir from the file system, as
+// git would (the nearest .git, its git dir's commondir), but without
+// running git in a directory a model may have written. `git worktree
+// list` would be no help either: it names the main worktree after the git
+// directory, which is wrong whenever that is not <root>/.git (submodules,
+// --separate-git-dir).
+func locate(dir string) (location, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return location{}, fmt.Errorf("worktree: resolve %s: %w", dir, err)
@@ -44,43 +46,82 @@ func locate(ctx context.Context, g *gitRunner, dir string) (location, error) {
 	} else if !fi.IsDir() {
 		return location{}, fmt.Errorf("worktree: %s is not a directory", abs)
 	}
-	out, err := g.runReadRetry(ctx, abs, "rev-parse", "--path-format=absolute", "--git-common-dir", "--git-dir", "--show-toplevel")
-	if notRepository(err) {
+	l, err := gitrepo.Find(abs)
+	if errors.Is(err, gitrepo.ErrNotRepository) {
+		// A bare repository, or inside a git directory.
+		if common, ok := gitDirAbove(abs); ok {
+			return mainOf(common)
+		}
 		return location{}, fmt.Errorf("%w: %s is not inside a git repository, so the agent cannot be isolated in a worktree; run it from a repository (git init) or without isolation", ErrNotRepository, abs)
 	}
-	if err == nil {
-		f := strings.Split(strings.TrimSpace(out), "\n")
-		if len(f) != 3 {
-			return location{}, fmt.Errorf("worktree: unexpected git rev-parse output %q", out)
-		}
-		common := canonical(f[0])
-		if canonical(f[1]) == common {
-			return location{root: canonical(f[2]), common: common}, nil // the main worktree
-		}
-		return mainOf(ctx, g, common)
-	}
-	// Not in a working tree: a bare repository, or inside a git directory.
-	out, err = g.runReadRetry(ctx, abs, "rev-parse", "--path-format=absolute", "--git-common-dir")
 	if err != nil {
-		return location{}, err
+		return location{}, fmt.Errorf("worktree: %w", err)
 	}
-	return mainOf(ctx, g, canonical(strings.TrimSpace(out)))
+	if !l.Linked {
+		return location{root: canonical(l.WorkTree), common: canonical(l.CommonDir)}, nil // the main worktree
+	}
+	if l.CommonDir == l.GitDir && filepath.Base(filepath.Dir(l.GitDir)) != "worktrees" {
+		return location{root: canonical(l.WorkTree), common: canonical(l.GitDir)}, nil // a submodule's checkout
+	}
+	return mainOf(canonical(l.CommonDir))
+}
+
+// gitDirAbove finds a git directory (HEAD, objects/ and refs/) at or above
+// dir: dir is in a bare repository or inside a .git.
+func gitDirAbove(dir string) (string, bool) {
+	for d := dir; ; d = filepath.Dir(d) {
+		if exists(filepath.Join(d, "HEAD")) && exists(filepath.Join(d, "objects")) && exists(filepath.Join(d, "refs")) {
+			return canonical(d), true
+		}
+		if filepath.Dir(d) == d {
+			return "", false
+		}
+	}
 }
 
 // mainOf finds the main worktree of the repository whose git directory is
-// common, from somewhere else (a linked worktree, the git directory).
-func mainOf(ctx context.Context, g *gitRunner, common string) (location, error) {
+// common, from somewhere else (a linked worktree, the git directory): the
+// parent of a .git, the repository itself when it is bare, or the
+// core.worktree a submodule's git directory records.
+func mainOf(common string) (location, error) {
 	if filepath.Base(common) == ".git" {
 		return location{root: filepath.Dir(common), common: common}, nil
 	}
-	if out, err := g.runReadRetry(ctx, common, "rev-parse", "--is-bare-repository"); err == nil && strings.TrimSpace(out) == "true" {
+	cfg := readConfig(filepath.Join(common, "config"))
+	if b := strings.ToLower(cfg["core.bare"]); b == "true" || b == "yes" || b == "on" || b == "1" {
 		return location{root: common, common: common}, nil
 	}
-	// A submodule's git directory records its worktree in core.worktree.
-	if out, err := g.runReadRetry(ctx, common, "rev-parse", "--show-toplevel"); err == nil && strings.TrimSpace(out) != "" {
-		return location{root: canonical(strings.TrimSpace(out)), common: common}, nil
+	if wt := cfg["core.worktree"]; wt != "" {
+		if !filepath.IsAbs(wt) {
+			wt = filepath.Join(common, wt)
+		}
+		return location{root: canonical(wt), common: common}, nil
 	}
 	return location{}, fmt.Errorf("worktree: cannot tell where the main checkout of the repository in %s is (a repository made with --separate-git-dir keeps no record of it); start Cohort in the main checkout", common)
+}
+
+// readConfig reads the plain "section.key = value" settings of a git
+// config file (no includes, no subsections), lower-cased keys.
+func readConfig(path string) map[string]string {
+	out := map[string]string{}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return out
+	}
+	section := ""
+	for line := range strings.Lines(string(data)) {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "[") {
+			section = strings.ToLower(strings.Trim(line, "[] \t"))
+			continue
+		}
+		k, v, ok := strings.Cut(line, "=")
+		if !ok || strings.HasPrefix(line, "#") || strings.HasPrefix(line, ";") {
+			continue
+		}
+		out[section+"."+strings.ToLower(strings.TrimSpace(k))] = strings.Trim(strings.TrimSpace(v), `"`)
+	}
+	return out
 }
 
 // listEntry is one record of `git worktree list --porcelain`.
@@ -94,12 +135,12 @@ type listEntry struct {
 	Prunable bool
 }
 
-// listWorktrees runs `git worktree list --porcelain` in dir.
-func listWorktrees(ctx context.Context, g *gitRunner, dir string) ([]listEntry, error) {
-	out, err := g.runReadRetry(ctx, dir, "worktree", "list", "--porcelain")
+// listWorktrees runs `git worktree list --porcelain` on repo.
+func listWorktrees(ctx context.Context, g *gitRunner, repo gitrepo.Layout) ([]listEntry, error) {
+	out, err := g.readRetry(ctx, repo, "worktree", "list", "--porcelain")
 	if err != nil {
 		if notRepository(err) {
-			return nil, fmt.Errorf("%w: %s is not inside a git repository, so the agent cannot be isolated in a worktree; run it from a repository (git init) or without isolation", ErrNotRepository, dir)
+			return nil, fmt.Errorf("%w: %s is not inside a git repository, so the agent cannot be isolated in a worktree; run it from a repository (git init) or without isolation", ErrNotRepository, repoDir(repo))
 		}
 		return nil, err
 	}

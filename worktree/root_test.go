@@ -20,12 +20,8 @@ func TestRepoRoot(t *testing.T) {
 	userWT := filepath.Join(canonical(t.TempDir()), "user")
 	r.git("worktree", "add", "--quiet", "-b", "user", userWT)
 
-	g, err := newGitRunner(t.Context(), "", r.env, 0, false)
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, dir := range []string{r.dir, filepath.Join(r.dir, "src"), filepath.Join(wt.Path, "docs"), userWT, filepath.Join(r.dir, ".git")} {
-		loc, err := locate(t.Context(), g, dir)
+		loc, err := locate(dir)
 		if err != nil || loc.root != r.dir || loc.common != filepath.Join(r.dir, ".git") {
 			t.Errorf("location of %s = %+v, %v; want root %s", dir, loc, err, r.dir)
 		}
@@ -35,7 +31,7 @@ func TestRepoRoot(t *testing.T) {
 			t.Errorf("worktrees of a manager in %s go to %s", dir, got)
 		}
 	}
-	// The exported function uses the process's git and environment.
+	// The exported function reads the same from the file system.
 	if got, err := RepoRoot(t.Context(), filepath.Join(wt.Path, "src")); err != nil || got != r.dir {
 		t.Errorf("RepoRoot = %q, %v; want %s", got, err, r.dir)
 	}
@@ -51,12 +47,8 @@ func TestRepoRootOfBareRepository(t *testing.T) {
 	r.git("clone", "--quiet", "--bare", r.dir, bare)
 	linked := filepath.Join(canonical(t.TempDir()), "linked")
 	r.gitIn(bare, "worktree", "add", "--quiet", linked, "main")
-	g, err := newGitRunner(t.Context(), "", r.env, 0, false)
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, dir := range []string{linked, bare} {
-		loc, err := locate(t.Context(), g, dir)
+		loc, err := locate(dir)
 		if err != nil || loc.root != bare || loc.common != bare {
 			t.Errorf("location of %s = %+v, %v; want the bare repository %s", dir, loc, err, bare)
 		}

@@ -151,7 +151,7 @@ func (m *Manager) sweepMissing(ctx context.Context, wt *Worktree, res SweepResul
 		return res, nil
 	}
 	ref := "refs/heads/" + wt.Branch
-	out, err := m.git.runRead(ctx, m.root, "log", "--no-color", "--format=%H %s", ref, "^"+wt.BaseCommit, "--")
+	out, err := m.git.read(ctx, m.main(), "log", "--no-color", "--format=%H %s", ref, "^"+wt.BaseCommit, "--")
 	if err != nil {
 		return res, err
 	}
@@ -175,11 +175,10 @@ func exists(path string) bool {
 }
 
 // findAdmin returns the administrative directory of the worktree at path,
-// also when its directory (and so its .git file) is gone.
+// also when its directory (and so its .git file) is gone: the one under
+// the common git dir whose gitdir file names path. The worktree's own .git
+// file is not read: its agent can write it.
 func (m *Manager) findAdmin(path string) (string, error) {
-	if admin, err := adminDir(path); err == nil {
-		return admin, nil
-	}
 	dirs, err := os.ReadDir(filepath.Join(m.common, "worktrees"))
 	if err != nil {
 		return "", fmt.Errorf("worktree: find the git records of %s: %w", path, err)

@@ -9,6 +9,7 @@ import (
 )
 
 func main() {
+	closeInheritedFds()
 	ctx, stop := cli.SignalContext(context.Background())
 	code := cli.Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()

@@ -82,6 +82,10 @@ var forbidden = map[string][]string{
 	"remote":     {"engine", "crew", "teammate", "internal/cli", "task"},
 	"transcript": {"engine", "crew", "teammate", "internal/cli"},
 	"sandbox":    {"engine", "crew", "teammate", "internal/cli", "tool", "permission", "llm"},
+	// Cohort's own git: the repository read from the file system, and the
+	// one runner of git; they know the sandbox only as a Launch func.
+	"internal/gitrepo": {"engine", "crew", "teammate", "internal/cli", "tool", "permission", "llm", "sandbox", "internal/safegit"},
+	"internal/safegit": {"engine", "crew", "teammate", "internal/cli", "tool", "permission", "llm", "sandbox"},
 	// The script engine knows agents only through its Spawner interface.
 	"workflow": {"engine", "crew", "teammate", "internal/cli", "task", "llm"},
 	// Cohort's end of the workflow host links into cmd/cohort, so it must

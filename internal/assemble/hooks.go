@@ -26,7 +26,11 @@ func (s *Session) openHooks() {
 	if set.Len() == 0 {
 		return
 	}
-	s.hooks = hook.NewRunner(hook.Config{Hooks: set, ProjectDir: s.Process.ProjectRoot, Env: s.childEnviron(), ExtraEnv: s.settingsEnv(),
+	missing := set.MissingScripts(s.Process.ProjectRoot, s.Process.Cwd)
+	for _, m := range missing {
+		fmt.Fprintf(s.Process.Stderr, "cohort: warning: %s\n", m)
+	}
+	s.hooks = hook.NewRunner(hook.Config{Hooks: set, ProjectDir: s.Process.ProjectRoot, Env: s.childEnviron(), ExtraEnv: s.settingsEnv(), Missing: missing,
 		Observer: func(r hook.Record) {
 			if s.Process.Verbose {
 				fmt.Fprintf(s.Process.Stderr, "[hook] %s %s exit=%d %s %s\n", r.Event, r.Command.Cmd, r.ExitCode, r.Decision, r.Duration)

@@ -14,6 +14,7 @@ import (
 	"github.com/cohort-dev/cohort/crew"
 	"github.com/cohort-dev/cohort/engine"
 	"github.com/cohort-dev/cohort/hook"
+	"github.com/cohort-dev/cohort/internal/gitrepo"
 	"github.com/cohort-dev/cohort/llm"
 	"github.com/cohort-dev/cohort/mcp"
 	"github.com/cohort-dev/cohort/permission"
@@ -116,7 +117,6 @@ func (s *Session) openLead(ctx context.Context) (err error) {
 	}
 	// From here on the session writes under Home.
 	s.openMemory()
-	s.startGitSnapshot(ctx)
 	if err := s.openTrace(); err != nil {
 		return err
 	}
@@ -128,6 +128,7 @@ func (s *Session) openLead(ctx context.Context) (err error) {
 	if err := s.openSandbox(ctx); err != nil {
 		return err
 	}
+	s.startGitSnapshot(ctx) // after the sandbox, which confines its git
 	s.openHooks()
 	if err := s.openTeams(); err != nil {
 		return err
@@ -442,8 +443,16 @@ func (s *Session) startGitSnapshot(ctx context.Context) {
 		s.gitSnapshot = func() string { return "" }
 		return
 	}
+	repo, err := gitrepo.Find(s.Process.Cwd)
+	if err != nil {
+		s.gitSnapshot = func() string { return "" }
+		return
+	}
+	for _, p := range repo.Problems {
+		fmt.Fprintf(s.Process.Stderr, "cohort: warning: %s\n", p)
+	}
 	done := make(chan string, 1)
-	go func() { done <- prompt.GitSnapshot(ctx, s.Process.Cwd) }()
+	go func() { done <- prompt.GitSnapshot(ctx, s.git(), repo, s.Process.Cwd) }()
 	s.gitSnapshot = sync.OnceValue(func() string { return <-done })
 	s.closers = append(s.closers, func() { s.gitSnapshot() }) // never leave it running
 }

@@ -41,6 +41,11 @@ type Plan struct {
 	Workflows   WorkflowPlan
 	// Sandbox is "on", "off" or "" (the settings' sandbox.enabled).
 	Sandbox string
+	// Disposable: the directory is a remote job's clone, made for the
+	// session and removed after it, whose git dir the sandbox leaves
+	// writable so that the job's agent can commit
+	// (sandbox.Config.Disposable).
+	Disposable bool
 	// Trace is the Chrome trace file to write ("" for none).
 	Trace string
 	// Events receives what the session's agents do.

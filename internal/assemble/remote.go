@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/cohort-dev/cohort/internal/safegit"
 	"os"
 	"path/filepath"
 	"strings"
@@ -73,6 +74,7 @@ func sanitizeKeyName(s string) string {
 type remoteConn struct {
 	plan   RemotePlan
 	home   string
+	git    func() *safegit.Runner // the session's, confined by its sandbox
 	mu     sync.Mutex
 	client *remote.Client
 }
@@ -83,7 +85,7 @@ func (s *Session) openRemote() {
 	if s.Remote.NATS.URL == "" {
 		return
 	}
-	s.remote = &remoteConn{plan: s.Remote, home: s.Process.Paths.CohortHome}
+	s.remote = &remoteConn{plan: s.Remote, home: s.Process.Paths.CohortHome, git: s.git}
 	s.closers = append(s.closers, s.remote.close)
 }
 
@@ -164,7 +166,7 @@ func (r *remoteConn) get(ctx context.Context) (crew.RemoteQueue, error) {
 	}
 	nats := r.plan.NATS
 	nats.Name = "cohort lead"
-	c, err := remote.Dial(ctx, remote.ClientConfig{Config: nats, Queue: r.plan.Queue, Signer: signer})
+	c, err := remote.Dial(ctx, remote.ClientConfig{Config: nats, Queue: r.plan.Queue, Signer: signer, Git: r.git()})
 	if err != nil {
 		return nil, err
 	}

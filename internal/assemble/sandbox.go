@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cohort-dev/cohort/internal/safegit"
 	"github.com/cohort-dev/cohort/permission"
 	"github.com/cohort-dev/cohort/sandbox"
 )
@@ -92,7 +93,17 @@ func (s *Session) openSandbox(ctx context.Context) error {
 			fmt.Fprintf(s.Process.Stderr, "cohort: warning: sandbox: %v\n", err)
 		}
 	})
+	s.warmReadOnly(ctx, sb)
 	return nil
+}
+
+// warmReadOnly sets up the read-only profile's policy (most commands run
+// in it) beside the rest of the session's start, off the first command's
+// path; Close waits for it.
+func (s *Session) warmReadOnly(ctx context.Context, sb *sandbox.Sandbox) {
+	done := make(chan struct{})
+	go func() { defer close(done); _, _ = sb.ReportFor(ctx, s.Process.Cwd, sandbox.ReadOnly) }()
+	s.closers = append(s.closers, func() { <-done })
 }
 
 // openReaper makes the unconfined launcher of the commands that run outside
@@ -104,7 +115,7 @@ func (s *Session) openSandbox(ctx context.Context) error {
 // once, beside the rest of the session's setup (the exec of a launcher is
 // most of the first command's cost otherwise); Close waits for that start.
 func (s *Session) openReaper(eager bool) {
-	r, err := sandbox.New(sandbox.Config{Unconfined: true})
+	r, err := sandbox.New(sandbox.Config{Unconfined: true, Without: s.sandboxWithout()})
 	if err != nil {
 		return
 	}
@@ -121,15 +132,12 @@ func (s *Session) openReaper(eager bool) {
 // sandboxCfg is the sandbox configuration of session sessionID, whose
 // permission checks are checker and whose memory directory is memDir.
 func (p *Plan) sandboxCfg(ctx context.Context, conf sandboxConf, checker *permission.Checker, sessionID, memDir string) sandbox.Config {
-	var without []string
-	if v := p.Process.Getenv("COHORT_SANDBOX_DISABLE"); v != "" {
-		without = strings.Split(v, ",")
-	}
 	denied := p.deniedReads(ctx, checker)
 	return sandbox.Config{
 		SessionID:         sessionID,
-		Dirs:              p.extraDirs(checker, memDir),
-		AllowWrite:        conf.allowWrite,
+		Dirs:              p.extraDirs(checker),
+		AllowWrite:        writableData(conf.allowWrite, memDir),
+		Disposable:        p.disposable(),
 		AllowUnixSockets:  conf.allowUnixSockets,
 		DenyNetwork:       conf.denyNetwork,
 		Protected:         p.hookScripts(),
@@ -138,24 +146,59 @@ func (p *Plan) sandboxCfg(ctx context.Context, conf sandboxConf, checker *permis
 		Home:              p.Process.Paths.Home,
 		CacheDir:          p.Process.Getenv("XDG_CACHE_HOME"),
 		CohortHome:        p.Process.Paths.CohortHome,
-		Without:           without,
+		Without:           p.sandboxWithout(),
 	}
+}
+
+// git is how the session runs git on the project and its worktrees
+// (internal/safegit): confined by the sandbox, read-only unless a call
+// names what it writes, when the sandbox is on.
+func (s *Session) git() *safegit.Runner {
+	r := &safegit.Runner{Env: s.childEnviron()}
+	if s.sandbox != nil {
+		r.Sandbox = s.sandbox.Helper
+	}
+	return r
+}
+
+// disposable is the session's directory when it is a remote job's clone
+// (sandbox.Config.Disposable).
+func (p *Plan) disposable() []string {
+	if p.Disposable {
+		return []string{p.Process.Cwd}
+	}
+	return nil
+}
+
+// sandboxWithout lists the layers COHORT_SANDBOX_DISABLE leaves out.
+func (p *Plan) sandboxWithout() []string {
+	if v := p.Process.Getenv("COHORT_SANDBOX_DISABLE"); v != "" {
+		return strings.Split(v, ",")
+	}
+	return nil
 }
 
 // extraDirs are the working directories besides the session's own: an
 // agent writes its own cwd and these, so an agent isolated in a worktree
 // never writes the main checkout.
-func (p *Plan) extraDirs(checker *permission.Checker, memDir string) []string {
+func (p *Plan) extraDirs(checker *permission.Checker) []string {
 	var out []string
 	for _, d := range checker.WorkingDirs() {
 		if d != p.Process.Cwd {
 			out = append(out, d)
 		}
 	}
-	if memDir != "" {
-		out = append(out, memDir) // the project's memory (memory.go)
-	}
 	return out
+}
+
+// writableData adds the project's memory (memory.go) to the
+// sandbox.allowWrite roots: writable like them, it is not a working
+// directory, whose settings and git dir the sandbox protects.
+func writableData(allowWrite []string, memDir string) []string {
+	if memDir == "" {
+		return allowWrite
+	}
+	return append(append([]string(nil), allowWrite...), memDir)
 }
 
 // bashExcluded reports lines that run outside the sandbox: every command

@@ -55,7 +55,6 @@ func (s *Session) openTeammate(ctx context.Context) error {
 		}
 	}
 	// From here on the session writes under Home.
-	s.startGitSnapshot(ctx)
 	if err := s.openTrace(); err != nil {
 		return err
 	}
@@ -69,6 +68,7 @@ func (s *Session) openTeammate(ctx context.Context) error {
 	if err := s.openSandbox(ctx); err != nil {
 		return err
 	}
+	s.startGitSnapshot(ctx) // after the sandbox, which confines its git
 	s.teams, s.teamsOn = store, true
 	s.openHooks()
 	if s.team, err = teammate.NewLead(teammate.LeadConfig{Store: store, Tasks: s.tasks, Checker: s.checker,

@@ -20,7 +20,7 @@ import (
 // problems are warnings; a missing git or repository only matters once an
 // agent asks for isolation.
 func (s *Session) openWorktrees(ctx context.Context) {
-	cfg := worktree.Config{Dir: s.Process.Cwd, Env: s.childEnviron()}
+	cfg := worktree.Config{Dir: s.Process.Cwd, Env: s.childEnviron(), Sandbox: s.git().Sandbox}
 	fresh := readWorktreeSettings(s.Settings.Loaded, &cfg, s.Process.Stderr)
 	s.wt = worktree.NewOpener(cfg, fresh)
 	inRepo := s.Process.ProjectRoot != s.Process.Cwd || isGitDir(s.Process.Cwd)

@@ -11,10 +11,11 @@ import (
 // BuildBinary builds cmd/cohort (internal/testbin) and returns its path.
 func BuildBinary(t *testing.T) string { return testbin.Cohort(t, RaceEnabled) }
 
-// RunBinary runs the built cohort binary in the harness's environment.
+// RunBinary runs the built cohort binary in the harness's environment,
+// built with h.Tags.
 func (h *Harness) RunBinary(args ...string) (stdout, stderr string, code int) {
 	h.T.Helper()
-	bin := BuildBinary(h.T)
+	bin := testbin.CohortTags(h.T, RaceEnabled, h.Tags)
 	cmd := exec.CommandContext(h.T.Context(), bin, append([]string{"--cwd", h.Dir}, args...)...)
 	cmd.Env = h.Environ()
 	var out, errb bytes.Buffer

@@ -35,14 +35,16 @@ func GitRepo(t *testing.T, h *Harness, files map[string]string) {
 // Git runs git in the project directory with the harness environment.
 func (h *Harness) Git(args ...string) string {
 	h.T.Helper()
-	out, err := h.gitErr(args...)
+	out, err := h.GitErr(args...)
 	if err != nil {
 		h.T.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
 	return out
 }
 
-func (h *Harness) gitErr(args ...string) (string, error) {
+// GitErr runs git in the project directory and returns its output and
+// error.
+func (h *Harness) GitErr(args ...string) (string, error) {
 	cmd := exec.CommandContext(h.T.Context(), "git", args...)
 	cmd.Dir, cmd.Env = h.Dir, h.Environ()
 	out, err := cmd.CombinedOutput()

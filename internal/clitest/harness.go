@@ -44,6 +44,7 @@ type Harness struct {
 	Home string            // $HOME
 	Dir  string            // the project directory, the CLI's --cwd
 	Srv  *fakeapi.Server   // the fake Messages API
+	Tags string            // the build tags of the binary RunBinary runs
 	Vars map[string]string // the whole environment the CLI sees
 }
 

@@ -23,6 +23,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -36,9 +37,28 @@ const buildTimeout = 10 * time.Minute
 
 var (
 	mu    sync.Mutex
-	dirs  = map[bool]string{}          // by race: where the programs are
-	built = map[bool]map[string]bool{} // by race: programs built this process
+	dirs  = map[flavour]string{}          // where the programs are
+	built = map[flavour]map[string]bool{} // programs built this process
 )
+
+// flavour is how the programs are built: with -race or not, and the build
+// tags (a fault-injection build must never stand in for a plain one).
+type flavour struct {
+	race bool
+	tags string
+}
+
+// String names the flavour's directory: plain or race, then the tags.
+func (f flavour) String() string {
+	name := "plain"
+	if f.race {
+		name = "race"
+	}
+	if f.tags != "" {
+		name += "-" + strings.NewReplacer(",", "-", " ", "-").Replace(f.tags)
+	}
+	return name
+}
 
 // moduleRoot is the checkout's directory (two levels above this file).
 func moduleRoot() string {
@@ -47,18 +67,15 @@ func moduleRoot() string {
 }
 
 // binDir returns the directory the programs are built into, making it.
-func binDir(t testing.TB, race bool) string {
-	if d := dirs[race]; d != "" {
+func binDir(t testing.TB, race bool, tags string) string {
+	fl := flavour{race, tags}
+	if d := dirs[fl]; d != "" {
 		return d
-	}
-	flavour := "plain"
-	if race {
-		flavour = "race"
 	}
 	var d string
 	if cache, err := os.UserCacheDir(); err == nil {
 		sum := sha256.Sum256([]byte(moduleRoot()))
-		d = filepath.Join(cache, "cohort", "testbin", hex.EncodeToString(sum[:8]), flavour)
+		d = filepath.Join(cache, "cohort", "testbin", hex.EncodeToString(sum[:8]), fl.String())
 		if os.MkdirAll(d, 0o700) != nil {
 			d = ""
 		}
@@ -70,21 +87,27 @@ func binDir(t testing.TB, race bool) string {
 		}
 		d = tmp
 	}
-	dirs[race] = d
-	built[race] = map[string]bool{}
+	dirs[fl] = d
+	built[fl] = map[string]bool{}
 	return d
 }
 
 // build brings the programs under cmd/ that this process has not built yet
 // up to date in the build directory and returns the directory.
 func build(t testing.TB, race bool, progs ...string) string {
+	return buildTags(t, race, "", progs...)
+}
+
+// buildTags is build with go build -tags tags, into a directory of its
+// own.
+func buildTags(t testing.TB, race bool, tags string, progs ...string) string {
 	t.Helper()
 	mu.Lock()
 	defer mu.Unlock()
-	dir := binDir(t, race)
+	dir := binDir(t, race, tags)
 	var todo []string
 	for _, p := range progs {
-		if !built[race][p] {
+		if !built[flavour{race, tags}][p] {
 			todo = append(todo, "./cmd/"+p)
 		}
 	}
@@ -102,13 +125,16 @@ func build(t testing.TB, race bool, progs ...string) string {
 	if race {
 		args = append(args, "-race")
 	}
+	if tags != "" {
+		args = append(args, "-tags", tags)
+	}
 	cmd := exec.CommandContext(ctx, "go", append(args, todo...)...)
 	cmd.Dir = moduleRoot()
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("build %v: %v\n%s", todo, err, out)
 	}
 	for _, p := range progs {
-		built[race][p] = true
+		built[flavour{race, tags}][p] = true
 	}
 	return dir
 }
@@ -121,8 +147,14 @@ func Cohort(t testing.TB, race bool) string {
 	return filepath.Join(build(t, race, "cohort", "cohort-workflow"), "cohort")
 }
 
-// Workflow builds cmd/cohort-workflow (once per test binary) and returns
-// its path.
+// CohortTags is Cohort built with go build -tags tags, for a test binary
+// built with the same tags (the fault-injection builds of package
+// permission).
+func CohortTags(t testing.TB, race bool, tags string) string {
+	return filepath.Join(buildTags(t, race, tags, "cohort", "cohort-workflow"), "cohort")
+}
+
+// Workflow builds cmd/cohort-workflow (once) and returns its path.
 func Workflow(t testing.TB, race bool) string {
 	return filepath.Join(build(t, race, "cohort-workflow"), "cohort-workflow")
 }

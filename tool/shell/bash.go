@@ -20,7 +20,12 @@
 //     through the session's sandbox launcher (package sandbox) with the
 //     policy of the agent's working directory and TMPDIR set to the
 //     private temp dir; bash.command is the one place a Bash child is
-//     built. A line whose commands all match sandbox.excludedCommands, or
+//     built. The profile follows the permission decision carried in
+//     tool.Env.Confinement: read-only (no writes but TMPDIR, no network)
+//     for a call allowed only as read-only, and for a call whose Env says
+//     nothing; the writing profile for one a rule, a mode, a hook or a
+//     person approved. A blocked write's note says when the command ran
+//     read-only. A line whose commands all match sandbox.excludedCommands, or
 //     a call with dangerouslyDisableSandbox (which the permission check
 //     asks about, except in bypassPermissions), runs unconfined: through
 //     Config.Reaper when it is set, else as a plain child. When
@@ -216,7 +221,8 @@ func (b *bash) run(ctx context.Context, env *tool.Env, in input) (tool.Result, e
 		timeout = time.Duration(min(in.Timeout, MaxTimeoutMS)) * time.Millisecond
 	}
 	start := time.Now()
-	cmd, err := b.command(ctx, in, dir)
+	prof := profileOf(env)
+	cmd, err := b.command(ctx, in, dir, prof)
 	if err != nil {
 		return tool.Errorf("%v", err), nil
 	}
@@ -231,8 +237,8 @@ func (b *bash) run(ctx context.Context, env *tool.Env, in input) (tool.Result, e
 		meta.Signal = res.Signal.String()
 	}
 	out := strings.TrimRight(res.Output, "\n")
-	if cmd.Launcher != nil && res.Code != 0 {
-		out = joinNonEmpty(out, b.explain(out, dir))
+	if cmd.Launcher != nil && res.Code != 0 && b.sandboxed(in) {
+		out = joinNonEmpty(out, b.explain(out, dir, prof))
 	}
 	switch {
 	case res.Stopped != nil && !meta.TimedOut:
@@ -258,8 +264,9 @@ func (b *bash) background(ctx context.Context, env *tool.Env, in input) (tool.Re
 	if err != nil {
 		return tool.Errorf("%v", err), nil
 	}
+	prof := profileOf(env)
 	run := func(ctx context.Context, out io.Writer) (proc.Exit, error) {
-		cmd, err := b.command(ctx, in, dir)
+		cmd, err := b.command(ctx, in, dir, prof)
 		if err != nil {
 			return proc.Exit{}, err
 		}
@@ -275,23 +282,38 @@ func (b *bash) background(ctx context.Context, env *tool.Env, in input) (tool.Re
 		Response: &Response{BackgroundTaskID: id}}, nil
 }
 
+// profileOf is the sandbox profile the call's permission decision allows
+// (tool.Env.Confinement): read-only unless a rule, a mode, a hook or a
+// person approved the call. Without an Env nothing approved anything.
+func profileOf(env *tool.Env) sandbox.Profile {
+	if env != nil && env.Confinement == tool.ConfineWrite {
+		return sandbox.Writing
+	}
+	return sandbox.ReadOnly
+}
+
+// sandboxed reports whether a call runs in the sandbox: it has one, the
+// line is not excluded, and the model did not ask for this one call to run
+// outside it (which the permission check asks the user about).
+func (b *bash) sandboxed(in input) bool {
+	return b.cfg.Sandbox != nil && !in.NoSandbox && (b.cfg.Excluded == nil || !b.cfg.Excluded(in.Command))
+}
+
 // command is how a call starts: one place for the foreground and the
-// background, sandboxed unless the tool has no sandbox, the line is
-// excluded, or the model asked for this one call to run outside it (which
-// the permission check asks the user about).
-func (b *bash) command(ctx context.Context, in input, dir string) (proc.Command, error) {
+// background, sandboxed (see sandboxed) in profile prof.
+func (b *bash) command(ctx context.Context, in input, dir string, prof sandbox.Profile) (proc.Command, error) {
 	cmd := proc.Command{Path: b.shell(), Args: []string{"-c", in.Command}, Dir: dir, Env: b.childEnv(),
 		Grace: b.cfg.Grace, NewSession: true}
-	sb := b.cfg.Sandbox
-	if sb == nil || in.NoSandbox || (b.cfg.Excluded != nil && b.cfg.Excluded(in.Command)) {
+	if !b.sandboxed(in) {
 		if b.cfg.Reaper != nil {
-			if l, err := b.cfg.Reaper.Launcher(ctx, dir); err == nil {
+			if l, err := b.cfg.Reaper.Launcher(ctx, dir, sandbox.Writing); err == nil {
 				cmd.Launcher = l
 			}
 		}
 		return cmd, nil
 	}
-	l, err := sb.Launcher(ctx, dir)
+	sb := b.cfg.Sandbox
+	l, err := sb.Launcher(ctx, dir, prof)
 	if err != nil {
 		return cmd, fmt.Errorf("Command not run: %v", err)
 	}
@@ -301,9 +323,12 @@ func (b *bash) command(ctx context.Context, in input, dir string) (proc.Command,
 }
 
 // explain adds the sandbox's notes about blocked writes.
-func (b *bash) explain(out, dir string) string {
-	writable, protected := b.cfg.Sandbox.Writable(dir)
-	return sandbox.Explain(out, dir, writable, protected)
+func (b *bash) explain(out, dir string, prof sandbox.Profile) string {
+	note := b.cfg.Sandbox.ExplainFor(out, dir, prof)
+	if note != "" && prof == sandbox.ReadOnly {
+		note += "\n(This command ran read-only, without network: it was allowed as a read-only command. A command that needs to write or reach the network must be approved by the user or an allow rule.)"
+	}
+	return note
 }
 
 func result(isError bool, meta Outcome, head, out string) tool.Result {

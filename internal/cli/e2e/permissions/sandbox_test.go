@@ -251,8 +251,10 @@ func TestDoctor(t *testing.T) {
 // its environment from the start, on a kernel without Landlock (emulated
 // with COHORT_SANDBOX_DISABLE): Cohort says at start what is not enforced,
 // and a command cannot read the credential from its parent's environment,
-// the launcher's, which holds nothing of Cohort's. The control run with
-// the sandbox off shows the same command does read it from Cohort's.
+// the launcher's, which holds nothing of Cohort's. With the sandbox off
+// the command cannot read it from Cohort's either (Cohort is non-dumpable
+// and the command lacks the capabilities that would read it anyway); the
+// control run, Cohort left dumpable, shows the same command does.
 func TestSandboxNoLandlockFallback(t *testing.T) {
 	t.Parallel()
 	bin := clitest.BuildBinary(t)
@@ -260,7 +262,7 @@ func TestSandboxNoLandlockFallback(t *testing.T) {
 	var mu sync.Mutex
 	var results []string
 	// The parent's environment, then the grandparent's.
-	peek := `tr '\0' '\n' < /proc/$PPID/environ; echo ---; gp=$(awk '{print $4}' /proc/$PPID/stat); tr '\0' '\n' < /proc/$gp/environ 2>/dev/null; echo end`
+	peek := `tr '\0' '\n' < /proc/$PPID/environ; tr '\0' ' ' < /proc/$PPID/cmdline; echo ---; gp=$(awk '{print $4}' /proc/$PPID/stat); tr '\0' '\n' < /proc/$gp/environ 2>/dev/null; echo end`
 	c := clitest.NewConv().On("peek", clitest.Calls(clitest.Use("Bash", map[string]any{"command": peek})),
 		func(r *fakeapi.Request) fakeapi.Reply {
 			mu.Lock()
@@ -286,23 +288,28 @@ func TestSandboxNoLandlockFallback(t *testing.T) {
 		t.Errorf("stderr does not say what is not enforced:\n%s", errOut)
 	}
 	run("--sandbox", "off")
+	h.Vars["COHORT_SANDBOX_DISABLE"] = "landlock,dumpable"
+	run("--sandbox", "off")
 	mu.Lock()
 	defer mu.Unlock()
-	if len(results) != 2 {
+	if len(results) != 3 {
 		t.Fatalf("results %q", results)
 	}
 	if strings.Contains(results[0], secret) || !strings.Contains(results[0], "end") {
 		t.Errorf("in the fallback, /proc/$PPID/environ shows the credential: %q", results[0])
 	}
 	// With the sandbox off the parent is the unconfined launcher, which
-	// holds nothing of Cohort's either; the grandparent is Cohort, and
-	// there the same command does find the credential.
+	// holds nothing of Cohort's either; the grandparent is Cohort, whose
+	// environment the command cannot read (issue 36: before, it could).
 	parent, grand, _ := strings.Cut(results[1], "---")
-	if strings.Contains(parent, secret) || !strings.Contains(parent, "COHORT_SANDBOX_LAUNCHER=plain") {
+	if strings.Contains(parent, secret) || !strings.Contains(parent, "cohort-sandbox-launcher") {
 		t.Errorf("with the sandbox off, the command's parent is not the launcher, or holds the credential: %q", parent)
 	}
-	if !strings.Contains(grand, secret) {
-		t.Errorf("control: with the sandbox off the grandparent is Cohort and its environment holds the credential, yet the command did not see it: %q", grand)
+	if strings.Contains(grand, secret) || !strings.Contains(grand, "end") {
+		t.Errorf("with the sandbox off, a command read the credential from Cohort's environment: %q", grand)
+	}
+	if _, grand, _ := strings.Cut(results[2], "---"); !strings.Contains(grand, secret) {
+		t.Errorf("control: with Cohort left dumpable the grandparent's environment holds the credential, yet the command did not see it: %q", grand)
 	}
 }
 

@@ -1,0 +1,104 @@
+package gitrepo
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func git(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@x", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@x")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+}
+
+func repo(t *testing.T) string {
+	t.Helper()
+	root, _ := filepath.EvalSymlinks(t.TempDir())
+	top := filepath.Join(root, "p")
+	if err := os.MkdirAll(filepath.Join(top, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	git(t, top, "init", "-q", "-b", "main")
+	git(t, top, "commit", "-q", "--allow-empty", "-m", "x")
+	return top
+}
+
+func TestLayouts(t *testing.T) {
+	top := repo(t)
+	l, err := Find(filepath.Join(top, "sub"))
+	if err != nil || l.WorkTree != top || l.GitDir != filepath.Join(top, ".git") || l.CommonDir != l.GitDir || l.Linked || len(l.Problems) > 0 {
+		t.Fatalf("main worktree: %+v %v", l, err)
+	}
+	wt := filepath.Join(top, ".cohort", "worktrees", "a")
+	git(t, top, "worktree", "add", "-q", "-b", "a", wt)
+	l, err = Read(wt)
+	if err != nil || !l.Linked || l.GitDir != filepath.Join(top, ".git", "worktrees", "a") || l.CommonDir != filepath.Join(top, ".git") || len(l.Problems) > 0 {
+		t.Fatalf("linked worktree: %+v %v", l, err)
+	}
+	if env := strings.Join(l.Env(), " "); !strings.Contains(env, "GIT_COMMON_DIR="+filepath.Join(top, ".git")) || !strings.Contains(env, "GIT_WORK_TREE="+wt) {
+		t.Errorf("Env: %s", env)
+	}
+	if _, err := Find(filepath.Dir(filepath.Dir(top))); !errors.Is(err, ErrNotRepository) && err != nil {
+		t.Errorf("outside: %v", err)
+	}
+}
+
+// Bad input: every odd layout is reported with its file and what to do,
+// and nothing a file inside the project says sends git to another
+// repository's config.
+func TestOddLayoutsAreReported(t *testing.T) {
+	t.Run("commondir in .git", func(t *testing.T) {
+		top := repo(t)
+		evil := t.TempDir()
+		os.WriteFile(filepath.Join(top, ".git", "commondir"), []byte(evil+"\n"), 0o644)
+		l, err := Read(top)
+		if err != nil || l.CommonDir != filepath.Join(top, ".git") || !strings.Contains(strings.Join(l.Problems, "\n"), filepath.Join(top, ".git", "commondir")+" exists") {
+			t.Errorf("%+v %v", l, err)
+		}
+	})
+	t.Run(".git file to a fake git dir", func(t *testing.T) {
+		top := repo(t)
+		other := filepath.Join(filepath.Dir(top), "q")
+		os.MkdirAll(other, 0o755)
+		fake := filepath.Join(top, "fake")
+		os.MkdirAll(fake, 0o755)
+		os.WriteFile(filepath.Join(fake, "commondir"), []byte(filepath.Join(top, ".git")), 0o644)
+		os.WriteFile(filepath.Join(other, ".git"), []byte("gitdir: "+fake+"\n"), 0o644)
+		l, err := Read(other)
+		if err != nil || l.CommonDir != fake || !strings.Contains(strings.Join(l.Problems, "\n"), "git worktree repair") {
+			t.Errorf("%+v %v", l, err)
+		}
+	})
+	t.Run(".git symlink", func(t *testing.T) {
+		top := repo(t)
+		other := filepath.Join(filepath.Dir(top), "r")
+		os.MkdirAll(other, 0o755)
+		os.Symlink(filepath.Join(top, ".git"), filepath.Join(other, ".git"))
+		l, err := Read(other)
+		if err != nil || !l.Symlink || l.GitDir != filepath.Join(top, ".git") || !strings.Contains(strings.Join(l.Problems, "\n"), "is a symlink") {
+			t.Errorf("%+v %v", l, err)
+		}
+	})
+	for name, content := range map[string]string{"not a git file": "hello\n", "missing git dir": "gitdir: /no/such/dir\n"} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			os.WriteFile(filepath.Join(dir, ".git"), []byte(content), 0o644)
+			if _, err := Read(dir); err == nil || !strings.Contains(err.Error(), filepath.Join(dir, ".git")) {
+				t.Errorf("error %v should name the file", err)
+			}
+		})
+	}
+	t.Run("missing", func(t *testing.T) {
+		if _, err := Read(t.TempDir()); !errors.Is(err, ErrNotRepository) {
+			t.Errorf("%v", err)
+		}
+	})
+}

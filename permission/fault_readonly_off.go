@@ -1,0 +1,6 @@
+//go:build !faultinject_readonly
+
+package permission
+
+// faultReadOnly is false: see fault_readonly.go.
+const faultReadOnly = false
