@@ -445,7 +445,7 @@ func (e *evaluation) redirectProblems(an *analysis) []string {
 			}
 			continue
 		}
-		if harmlessTarget(plain(r.target)) {
+		if an.harmlessTarget(plain(r.target)) {
 			continue
 		}
 		forms, ok := e.expandPath(r.cwds, r.target)

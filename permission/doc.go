@@ -94,7 +94,13 @@
 // ask rules match if either the written or the resolved path matches; allow
 // rules and the working-directory test use the resolved path. So a symlink
 // inside the project that points into a denied directory is denied, and
-// ".." cannot climb out of an allowed one.
+// ".." cannot climb out of an allowed one. A path that reaches a
+// process's /proc entry (/proc/self, /proc/thread-self, /proc/PID, and
+// /dev/fd/N, /dev/stdin and the like, which are links there) is not
+// resolved at all: it names what the process that opens it sees (its
+// cwd, root, descriptors, environment), not what the checker sees, so it
+// counts as unknown (ProcessPath): never allowed by the mode or inside
+// the working directories, and asked about (fail closed) by every tool.
 //
 // # Bash
 //
@@ -151,8 +157,14 @@
 // it, and their relative paths are checked against both (a loop body that
 // moves is followed through a second pass). When one of the directories a
 // path may be relative to is unknown, the known ones are still checked
-// against deny rules before the call asks. Output
-// redirections are writes: Edit deny rules apply to their targets, and an
+// against deny rules before the call asks. Output redirections are
+// writes, except to /dev/null, /dev/tty, and /dev/stdout, /dev/stderr,
+// /dev/fd/1 and /dev/fd/2 written exactly so while no redirection of the
+// line has put a file opened for reading or another descriptor on
+// standard output or error ("1<f", "1>&3": writing to /dev/fd/1 would then
+// reopen that file for writing). Any other spelling (/dev/fd/../x,
+// /dev/fd/3/x after "3<dir") is a path, resolved as above or unknown.
+// Edit deny rules apply to their targets, and an
 // allowed command that writes to a file is only allowed when an Edit allow
 // rule covers the file or acceptEdits mode would allow editing it. Every
 // argument that may be a path is checked against Read deny rules (and Edit

@@ -12,7 +12,7 @@ import (
 // corpus is every attack, by class.
 func corpus() []*Attack {
 	var all []*Attack
-	for _, group := range [][]*Attack{sandboxAttacks()} {
+	for _, group := range [][]*Attack{sandboxAttacks(), redirectAttacks()} {
 		all = append(all, group...)
 	}
 	return all
