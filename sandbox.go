@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cohort-dev/cohort/internal/proc"
 	"github.com/cohort-dev/cohort/permission"
 	"github.com/cohort-dev/cohort/sandbox"
 )
@@ -155,6 +156,14 @@ func (s *Session) extraDirs() []string {
 		out = append(out, s.mem.dir) // the project's memory (memory.go)
 	}
 	return out
+}
+
+// grepSandbox confines Grep's rg process (search.GrepConfig.Sandbox): the
+// launcher of the agent's working directory, in which what Read deny rules
+// cover is hidden. It is the one place to switch to a read-only profile.
+func (s *Session) grepSandbox(ctx context.Context, cwd string) (proc.Launcher, []string, error) {
+	l, err := s.sandbox.Launcher(ctx, cwd)
+	return l, s.sandbox.Env(), err
 }
 
 // bashExcluded reports lines that run outside the sandbox: every command

@@ -44,6 +44,7 @@ func (s *Session) tools(rt *crew.Crew) []tool.Tool {
 	cfg.Shell.Reaper = s.reaper
 	if s.sandbox != nil {
 		cfg.Shell.Sandbox, cfg.Shell.Excluded = s.sandbox, s.bashExcluded
+		cfg.Grep.Sandbox = s.grepSandbox
 	}
 	cfg.Web = s.webConfig()
 	cfg.Search = s.searchConfig()

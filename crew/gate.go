@@ -43,6 +43,13 @@ func (g permissionGate) Check(ctx context.Context, c *engine.Call) engine.Verdic
 	}
 	req := permission.Request{Tool: c.Name, Input: c.Input, ReadOnly: c.Traits.ReadOnly,
 		Cwd: c.Env.Cwd, AgentID: c.Env.Caller.ID, ToolUseID: c.ID}
+	if p, ok := c.Tool.(permission.Pather); ok {
+		paths, err := p.PermissionPaths(c.Input)
+		if err != nil {
+			return engine.Verdict{Reason: "the permission check could not read the call's paths: " + err.Error()}
+		}
+		req.Paths = paths
+	}
 	if c.HookApproved {
 		// A hook's allow replaces the prompt, not the rules: deny rules and
 		// explicit ask rules still decide.

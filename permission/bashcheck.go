@@ -26,6 +26,11 @@ func (e *evaluation) checkBash() Decision {
 		if d, ok := e.bashPaths(b, an); ok {
 			return d
 		}
+		if b == Deny {
+			if d, ok := e.bashGitHistory(an); ok {
+				return d
+			}
+		}
 		if len(an.opaque) > 0 && e.bashRelevant(b) {
 			return Decision{Behavior: Ask, FailClosed: true, Reason: fmt.Sprintf("This command needs approval: it could not be checked against the %s rules because %s.", b, strings.Join(an.opaque, "; "))}
 		}

@@ -179,8 +179,26 @@
 // is opaque. Brace and glob expansion are bounded so that hostile lines stay
 // cheap to check.
 //
-// Glob and Grep return many files from one call: [Checker.DeniedRead] lets
-// them leave out files that Read deny rules cover.
+// Glob, Grep and LS return many files from one call: [Checker.DeniedRead]
+// (the tools' tool.ReadPolicy) lets them leave out what Read deny rules
+// cover, names included, and lets every file tool refuse a covered path
+// below this check. A Read deny or ask rule covers every file tool, not
+// only Read, Glob, Grep and LS: Edit, MultiEdit, Write and NotebookEdit
+// show what they open (a snippet, the original), and a tool outside the
+// table (an MCP tool, Workflow's scriptPath) may show any path it reports
+// through Pather.
+//
+// Git keeps every committed and staged version of every file in its
+// object store and index, which neither a path rule nor the sandbox's
+// hiding of working-tree paths reaches. While any Read deny rule is in
+// force, a git command that can print file contents or names from there
+// (show, log -p, cat-file, diff, archive, blame, grep, format-patch,
+// bundle, stash show, ls-files, an alias, …) asks in every mode, failing
+// closed, and one whose "rev:path" names a covered path is denied. Safe
+// are the subcommands that print no contents (status, branch, commit, …)
+// and the log family with only options that keep it to commit metadata
+// (githistory.go); the list is an allow-list, so an unknown subcommand or
+// option counts as revealing.
 //
 // Limitations, by design of a rule system rather than a sandbox: what a
 // program does internally (python -c, make, a script file) is not seen;

@@ -30,14 +30,19 @@ func (e *evaluation) checkFiles() Decision {
 		}
 		return r.coversTool(tool) || (write && editTools[r.Tool]) || (!write && r.Tool == "Read")
 	}
-	for _, r := range e.rulesFor(Deny, covers) {
+	// Every file tool reads what it is given: Edit, MultiEdit, Write and
+	// NotebookEdit answer with the file's content (a snippet, the original)
+	// and a tool outside the table may show any of its paths. So a Read
+	// deny or ask rule covers them all.
+	stops := func(r *Rule) bool { return covers(r) || r.coversTool("Read") }
+	for _, r := range e.rulesFor(Deny, stops) {
 		for _, f := range forms {
 			if e.pathMatch(r, f, true) {
 				return deniedBy(tool, r, fmt.Sprintf("use %s on %s", tool, f.literal))
 			}
 		}
 	}
-	for _, r := range e.rulesFor(Ask, covers) {
+	for _, r := range e.rulesFor(Ask, stops) {
 		for _, f := range forms {
 			if e.pathMatch(r, f, true) {
 				return askedBy(tool, r)

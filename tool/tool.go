@@ -100,6 +100,28 @@ type Env struct {
 	Files *FileCache
 	// Guard, when set, vets every path a tool is about to write.
 	Guard WriteGuard
+	// Reads, when set, says which paths Read deny rules cover (the
+	// agent's permission checker). The permission check sees only the
+	// path a call names; tools that return many files' names or contents
+	// (Grep, Glob, LS) leave the covered ones out, and the file tools
+	// refuse them again before opening anything.
+	Reads ReadPolicy
+}
+
+// ReadPolicy says which paths may not be read. Safe for concurrent use.
+type ReadPolicy interface {
+	// DeniedRead reports whether path (absolute, or relative to cwd) is
+	// covered by a Read deny rule, or cannot be checked (a path through
+	// /proc/self): true means leave it out.
+	DeniedRead(cwd, path string) bool
+}
+
+// DeniedRead asks the read policy, if any, about path.
+func (e *Env) DeniedRead(path string) bool {
+	if e == nil || e.Reads == nil {
+		return false
+	}
+	return e.Reads.DeniedRead(e.Cwd, path)
 }
 
 // WriteGuard refuses writes outside an agent's allowed area (worktree

@@ -51,6 +51,7 @@ var Locations = []Location{Main, Worktree}
 //	{{CANARY}}       {{OUT}}/CANARY, which must never exist
 //	{{HOME}}         $HOME; {{COHORT_HOME}} is $COHORT_HOME
 //	{{SECRET}}       {{WORK}}/secrets/key, denied by Read(./secrets/**)
+//	{{API}}          the fake model API's base URL (a way out for data)
 type Call struct {
 	Tool  string
 	Input map[string]any
@@ -94,11 +95,23 @@ type Attack struct {
 	// Args are more command-line arguments (an --allowedTools rule the
 	// attack abuses).
 	Args []string
+	// Solo runs the attack in a session of its own (Run) rather than in
+	// the session its mode and location share with the other attacks
+	// (RunGroup): for attacks that leave state the next one would trip
+	// over. Attacks with Setup, Args or Binary always run alone.
+	Solo bool
+	// Names: the name of a file in secrets/ (Env.SecretName) must not
+	// reach the model either — for attacks on what lists names (Glob,
+	// LS, Grep's file lists), which a Read deny rule covers too.
+	Names bool
 	// Setup changes the fixture before the session starts (a settings
 	// key, a planted file); nil for none. It runs before the "before"
 	// snapshot, so what it plants is part of the baseline.
 	Setup func(e *Env) error
 }
+
+// alone reports whether the attack needs a session of its own.
+func (a *Attack) alone() bool { return a.Solo || a.Setup != nil || len(a.Args) > 0 || a.Binary }
 
 // modes returns the modes the attack runs in.
 func (a *Attack) modes() []Mode {

@@ -13,6 +13,21 @@ import (
 	"github.com/cohort-dev/cohort/tool"
 )
 
+// filePath is a call's path (tool.AbsPath), refused when a Read deny rule
+// covers it: every file tool shows what it opens (Read its lines, Edit a
+// snippet, Write and NotebookEdit the original), so this check below the
+// permission check's holds for all of them.
+func filePath(env *tool.Env, field, p string) (string, error) {
+	path, err := tool.AbsPath(env, field, p)
+	if err != nil {
+		return "", err
+	}
+	if env.DeniedRead(path) {
+		return "", tool.Failf("%s is covered by a Read deny rule (or cannot be checked against one), so no file tool may open it", path)
+	}
+	return path, nil
+}
+
 // statFile returns the file's info, or nil if it does not exist. Anything
 // that is not a regular file is a tool.Failure.
 func statFile(path string) (fs.FileInfo, error) {

@@ -33,6 +33,11 @@
 //     permissions), not replaced by a rename.
 //   - Every write is vetted by Env.CheckWrite, for the path as given and,
 //     when it differs, for the path with symlinks resolved.
+//   - Every tool refuses a path a Read deny rule covers (Env.DeniedRead)
+//     before it opens anything, Write and the editing tools included:
+//     each shows what it opens (Edit a snippet, Write and NotebookEdit the
+//     original). The permission check has the same rule; this one holds
+//     when the check is wrong.
 //   - Notebooks are written back as Jupyter writes them: keys sorted, one
 //     space of indentation, non-ASCII text unescaped, a final newline.
 package file

@@ -44,7 +44,7 @@ type editInput struct {
 }
 
 func edit(_ context.Context, env *tool.Env, in editInput) (tool.Result, error) {
-	path, err := tool.AbsPath(env, "file_path", in.FilePath)
+	path, err := filePath(env, "file_path", in.FilePath)
 	if err != nil {
 		return tool.Result{}, err
 	}

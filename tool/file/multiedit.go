@@ -46,7 +46,7 @@ type multiEditInput struct {
 }
 
 func multiEdit(_ context.Context, env *tool.Env, in multiEditInput) (tool.Result, error) {
-	path, err := tool.AbsPath(env, "file_path", in.FilePath)
+	path, err := filePath(env, "file_path", in.FilePath)
 	if err != nil {
 		return tool.Result{}, err
 	}

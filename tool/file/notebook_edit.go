@@ -65,7 +65,7 @@ type notebookEditInput struct {
 }
 
 func (t *notebookEditor) run(_ context.Context, env *tool.Env, in notebookEditInput) (tool.Result, error) {
-	path, err := tool.AbsPath(env, "notebook_path", in.NotebookPath)
+	path, err := filePath(env, "notebook_path", in.NotebookPath)
 	if err != nil {
 		return tool.Result{}, err
 	}

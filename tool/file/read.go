@@ -79,7 +79,7 @@ type readInput struct {
 }
 
 func (r *reader) run(ctx context.Context, env *tool.Env, in readInput) (tool.Result, error) {
-	path, err := tool.AbsPath(env, "file_path", in.FilePath)
+	path, err := filePath(env, "file_path", in.FilePath)
 	if err != nil {
 		return tool.Result{}, err
 	}

@@ -31,7 +31,7 @@ type writeInput struct {
 }
 
 func write(_ context.Context, env *tool.Env, in writeInput) (tool.Result, error) {
-	path, err := tool.AbsPath(env, "file_path", in.FilePath)
+	path, err := filePath(env, "file_path", in.FilePath)
 	if err != nil {
 		return tool.Result{}, err
 	}

@@ -64,6 +64,8 @@ func (l *lister) run(ctx context.Context, env *tool.Env, in lsInput) (tool.Resul
 	}
 	info, err := os.Stat(root)
 	switch {
+	case env.DeniedRead(root):
+		return tool.Errorf("%s is covered by a Read deny rule (or cannot be checked against one); it cannot be listed", root), nil
 	case err != nil:
 		return tool.Errorf("cannot list %s: %v", root, unwrapPath(err)), nil
 	case !info.IsDir():
@@ -85,7 +87,7 @@ func (l *lister) run(ctx context.Context, env *tool.Env, in lsInput) (tool.Resul
 			return nil // unreadable entries are left out
 		}
 		rel, _ := filepath.Rel(root, p)
-		if skipEntry(d, rel, in.Ignore) {
+		if skipEntry(d, rel, in.Ignore) || env.DeniedRead(p) {
 			if d.IsDir() {
 				return fs.SkipDir
 			}
