@@ -223,18 +223,21 @@ func ApproveMCP(ctx context.Context, cfg Config, names []string, w io.Writer) er
 	if err != nil {
 		return err
 	}
-	known := map[string]bool{}
+	known := map[string]mcp.Spec{}
 	for _, s := range b.mcpSpecs() {
 		if s.Scope == mcp.ScopeProject {
-			known[s.Name] = true
+			known[s.Name] = s
 		}
 	}
+	var specs []mcp.Spec
 	for _, n := range names {
-		if !known[n] {
+		s, ok := known[n]
+		if !ok {
 			return configErr("MCPConfig", "%q is not a project MCP server (.mcp.json); the project servers are: %s", n, strings.Join(slices.Sorted(maps.Keys(known)), ", "))
 		}
+		specs = append(specs, s)
 	}
-	path, err := mcp.Approve(ctx, b.projectRoot, names)
+	path, err := mcp.Approve(ctx, b.projectRoot, specs)
 	if err != nil {
 		return err
 	}

@@ -418,7 +418,7 @@ func (s *Session) permissions() error {
 	}
 	c, err := permission.New(permission.Config{Env: s.env, Settings: s.settings, Mode: mode,
 		Allow: allow, Deny: deny, AdditionalDirs: s.o.addDirs, Persist: permission.SettingsPersister(s.env),
-		Protected: s.hookScripts()})
+		Protected: s.hookScripts(), Unsandboxed: s.sandboxConfig().unsandboxed})
 	if err != nil {
 		return &ConfigError{Field: "PermissionMode", Err: err}
 	}

@@ -20,6 +20,7 @@ type sandboxConf struct {
 	excluded, allowWrite   []string
 	allowUnixSockets       []string
 	denyNetwork            bool
+	unsandboxed            permission.Unsandboxed // allowUnsandboxedCommands
 	problems               []string
 	enabledSrc, networkSrc string
 }
@@ -135,6 +136,7 @@ func (s *Session) sandboxCfg(ctx context.Context, conf sandboxConf) sandbox.Conf
 		Protected:         s.hookScripts(),
 		DenyRead:          denied.Paths,
 		DenyReadUncovered: denied.Uncovered,
+		DenyReadIn:        s.deniedReadsIn,
 		Home:              s.env.Home,
 		CacheDir:          s.inv.Getenv("XDG_CACHE_HOME"),
 		CohortHome:        s.env.CohortHome,
@@ -180,6 +182,18 @@ func (s *Session) deniedReads(ctx context.Context) permission.ReadDenials {
 	ctx, cancel := context.WithTimeout(ctx, denialSearchTimeout)
 	defer cancel()
 	return s.checker.ReadDenials(ctx, s.cwd, permission.DefaultDenialLimits)
+}
+
+// deniedReadsIn are the paths Read deny rules cover under an agent's
+// working directory other than the session's (a worktree), for its
+// sandbox policy (sandbox.Config.DenyReadIn).
+func (s *Session) deniedReadsIn(cwd string) []string {
+	if filepath.Clean(cwd) == s.cwd {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), denialSearchTimeout)
+	defer cancel()
+	return s.checker.ReadDenials(ctx, cwd, permission.DefaultDenialLimits).Paths
 }
 
 // denialSearchTimeout bounds the search at session start (a slow or

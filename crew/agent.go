@@ -75,7 +75,7 @@ type PlanApprover func(ctx context.Context, plan string) (plan.Verdict, error)
 
 // readPolicy is what the agent's tools leave out of what they read: its
 // checker's Read deny rules (nil without a checker).
-func (a *Agent) readPolicy() tool.ReadPolicy {
+func (a *Agent) access() tool.Access {
 	if a.checker == nil {
 		return nil
 	}

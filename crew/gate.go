@@ -57,8 +57,10 @@ func (g permissionGate) Check(ctx context.Context, c *engine.Call) engine.Verdic
 		switch {
 		case d.Behavior == permission.Deny:
 			return engine.Verdict{Reason: d.Reason}
-		case d.Behavior == permission.Allow || (d.Rule == nil && !d.FailClosed):
-			return engine.Verdict{Allow: true}
+		case d.Behavior == permission.Allow:
+			return engine.Verdict{Allow: true, Approved: d.Rule != nil}
+		case d.Rule == nil && !d.FailClosed:
+			return engine.Verdict{Allow: true, Approved: true} // the hook answered the prompt
 		}
 	}
 	prompter := g.prompter
@@ -78,7 +80,9 @@ func (g permissionGate) Check(ctx context.Context, c *engine.Call) engine.Verdic
 		}
 		return engine.Verdict{Reason: msg}
 	}
-	v := engine.Verdict{Allow: true}
+	// Someone, or a rule, approved this call, not the mode: its tool may
+	// go past its own bounds as approved (tool.Env.Approved).
+	v := engine.Verdict{Allow: true, Approved: out.Prompted || out.Decision.Rule != nil}
 	if len(out.Input) > 0 && !bytes.Equal(out.Input, c.Input) {
 		v.Input = out.Input
 	}

@@ -97,10 +97,13 @@ type Call struct {
 
 // Verdict is a gate's decision. A denial's Reason is shown to the model.
 // Input, when set, replaces the call's input (a prompter may edit it).
+// Approved marks an allow that a person, a hook or an allow rule gave this
+// call, not the mode; the call's tool.Env.Approved carries it to the tool.
 type Verdict struct {
-	Allow  bool
-	Reason string
-	Input  json.RawMessage
+	Allow    bool
+	Approved bool
+	Reason   string
+	Input    json.RawMessage
 }
 
 // Hooks run user-configured commands around tool calls. Each method may

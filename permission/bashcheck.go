@@ -36,12 +36,21 @@ func (e *evaluation) checkBash() Decision {
 		}
 	}
 	d := e.bashAllow(an)
-	if d.Behavior == Allow && e.mode != ModeBypassPermissions && unsandboxedOf(e.req.Input) {
-		// An allow rule or read-only analysis was given for a sandboxed
-		// run; running outside the sandbox is the user's call.
+	if d.Behavior != Allow || !unsandboxedOf(e.req.Input) {
+		return d
+	}
+	// An allow rule, the analysis or the mode judged a sandboxed run;
+	// running outside the sandbox is a person's call
+	// (sandbox.allowUnsandboxedCommands).
+	switch {
+	case e.sh.unsandboxed == UnsandboxedIgnored:
+		return d // the command runs sandboxed (the Bash tool ignores the flag)
+	case e.sh.unsandboxed == UnsandboxedAllowed && e.mode == ModeBypassPermissions:
+		return d
+	case e.sh.unsandboxed == UnsandboxedAllowed:
 		return Decision{Behavior: Ask, Reason: "This Bash command asks to run outside the sandbox (dangerouslyDisableSandbox), which needs the user's approval."}
 	}
-	return d
+	return Decision{Behavior: Ask, FailClosed: true, Reason: "This Bash command asks to run outside the sandbox (dangerouslyDisableSandbox), which needs a person's approval in every mode; the user can set sandbox.allowUnsandboxedCommands to false to have such commands run sandboxed instead."}
 }
 
 // unsandboxedOf reports a Bash call with dangerouslyDisableSandbox set.

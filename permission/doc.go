@@ -13,18 +13,25 @@
 //     working directories (the session's cwd plus additionalDirectories and
 //     --add-dir); anything else asks.
 //   - acceptEdits: as default, and Edit/Write/NotebookEdit inside the working
-//     directories run, except on protected paths (.git/, .claude/, the
-//     scripts configured hooks run (Config.Protected),
-//     .cohort/settings*, .cohort/agents/, $COHORT_HOME outside project
-//     memory), which ask: editing them would let an agent grant itself
-//     permissions or run hooks.
+//     directories run, except on protected paths (.git/, .claude/,
+//     .mcp.json, the scripts configured hooks run and their directories
+//     (Config.Protected), .cohort/settings*, .cohort/agents/, $COHORT_HOME
+//     outside project memory), which ask: editing them would let an agent
+//     grant itself permissions or run code outside the sandbox.
 //   - plan: read-only calls as in default; every other call is denied with a
 //     reason telling the model it is planning, even when an allow rule
 //     matches. Agent, EnterPlanMode, ExitPlanMode (asks: the user approves
 //     the plan), AskUserQuestion, TodoWrite, SendMessage, TaskGet, TaskList
 //     and TaskOutput keep their usual treatment.
 //   - dontAsk: as default, with every ask turned into a deny.
-//   - bypassPermissions: everything that no deny or ask rule stops.
+//   - bypassPermissions: everything that no deny or ask rule stops, but
+//     it skips prompts, never the bounds: file tools writing outside the
+//     working and memory directories, or on a protected path, ask as in
+//     acceptEdits, and so does dangerouslyDisableSandbox (see Bash). An
+//     allow rule lets such a write through only when it names the path:
+//     for a protected path, its pattern must name the protected part
+//     (".claude", ".git", ".mcp.json", ".cohort", a hook script's name);
+//     "Edit" or "Edit(**)" do not.
 //   - bubble (internal, forks): as default, with every ask marked
 //     [Decision.Bubble] for the caller to route to the parent's approver.
 //
@@ -129,9 +136,14 @@
 // pattern that may expand to a name starting with "-", is refused where
 // an option of the real program could read, write or run.
 //
-// A Bash call with dangerouslyDisableSandbox asks even when its command
-// would be allowed, except in bypassPermissions: the allow was given for a
-// run inside the sandbox. CommandsMatch decides sandbox.excludedCommands
+// A Bash call with dangerouslyDisableSandbox follows Claude Code's
+// sandbox.allowUnsandboxedCommands (Config.Unsandboxed): absent, it asks a
+// person in every mode, bypassPermissions included, even when its command
+// would be allowed (an allow was given for a run inside the sandbox; the
+// ask fails closed, so no hook answers it, and print mode refuses it);
+// false, the flag is ignored and the call is decided, and run, as a
+// sandboxed one; true, as Claude Code: it asks except in
+// bypassPermissions. CommandsMatch decides sandbox.excludedCommands
 // (every command of the line must match).
 //
 // A deny or ask rule matching any layer of any command decides (the base

@@ -84,6 +84,20 @@ func (s *Sandbox) policy(cwd string) *Policy {
 	return p
 }
 
+// hideIn adds to p what Read deny rules cover under cwd besides
+// Config.DenyRead (Config.DenyReadIn): for the policy that runs commands,
+// not for the listings Writable makes.
+func (s *Sandbox) hideIn(p *Policy, cwd string) {
+	if s.cfg.DenyReadIn == nil || p.Unconfined {
+		return
+	}
+	for _, d := range s.cfg.DenyReadIn(cwd) {
+		if r, err := filepath.EvalSymlinks(d); err == nil && !slices.Contains(p.Hidden, r) {
+			p.Hidden = append(p.Hidden, r)
+		}
+	}
+}
+
 func (s *Sandbox) inWritable(p *Policy, path string) bool {
 	for _, w := range p.Writable {
 		if within(path, w) {

@@ -179,6 +179,7 @@ func (s *Sandbox) entry(ctx context.Context, cwd string) (*policyEntry, error) {
 		}
 	}
 	e.policy = s.policy(cwd) // runs git: not under s.mu; others wait on ready
+	s.hideIn(e.policy, cwd)
 	r, err := c.call(ctx, &message{Op: "policy", Policy: e.policy})
 	if err != nil {
 		s.mu.Lock()

@@ -100,28 +100,43 @@ type Env struct {
 	Files *FileCache
 	// Guard, when set, vets every path a tool is about to write.
 	Guard WriteGuard
-	// Reads, when set, says which paths Read deny rules cover (the
-	// agent's permission checker). The permission check sees only the
-	// path a call names; tools that return many files' names or contents
-	// (Grep, Glob, LS) leave the covered ones out, and the file tools
-	// refuse them again before opening anything.
-	Reads ReadPolicy
+	// Access, when set, is what the agent's permissions let its file
+	// tools do on their own (the agent's permission checker): the
+	// permission check sees only the path a call names, so tools that
+	// return many files' names or contents (Grep, Glob, LS) leave out
+	// what Read deny rules cover, and the file tools open what they read
+	// and write through it (no path checked first and opened by name
+	// after).
+	Access Access
+	// Approved is set for the one call a person, or an allow rule naming
+	// it, let through (not a mode): the file tools then write outside
+	// Access's roots and on protected paths, as approved.
+	Approved bool
 }
 
-// ReadPolicy says which paths may not be read. Safe for concurrent use.
-type ReadPolicy interface {
+// Access is what an agent may read and write without asking anyone.
+// Safe for concurrent use.
+type Access interface {
 	// DeniedRead reports whether path (absolute, or relative to cwd) is
-	// covered by a Read deny rule, or cannot be checked (a path through
-	// /proc/self): true means leave it out.
+	// covered by a Read deny rule, or cannot be checked against one (a
+	// path through /proc/self): true means leave it out.
 	DeniedRead(cwd, path string) bool
+	// WriteRoots are the directories an agent working in cwd may write
+	// (resolved): its working directories and memory directories.
+	WriteRoots(cwd string) []string
+	// Protected reports a path (absolute) that needs a person or a rule
+	// even inside them: git control files, settings, agent definitions,
+	// .mcp.json, the scripts hooks run.
+	Protected(path string) bool
 }
 
-// DeniedRead asks the read policy, if any, about path.
+// DeniedRead asks Access, if any, whether path is covered by a Read deny
+// rule.
 func (e *Env) DeniedRead(path string) bool {
-	if e == nil || e.Reads == nil {
+	if e == nil || e.Access == nil {
 		return false
 	}
-	return e.Reads.DeniedRead(e.Cwd, path)
+	return e.Access.DeniedRead(e.Cwd, path)
 }
 
 // WriteGuard refuses writes outside an agent's allowed area (worktree

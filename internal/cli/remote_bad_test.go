@@ -103,9 +103,13 @@ func TestRemotePatchTouchingSettingsIsNotApplied(t *testing.T) {
 	rc := &leadRecorder{}
 	policy := func(r *fakeapi.Request) fakeapi.Reply {
 		if strings.Contains(r.FirstUserText(), "remote task") && r.Turn() == 0 {
+			// The worker's file tools and sandbox keep .claude/ read-only
+			// (issue 36), so the hostile change goes straight into git's
+			// object store and index, which it may write to commit: the
+			// lead's check of the patch is what stops it.
 			return fakeapi.Reply{Content: []fakeapi.Block{
-				use("Write", map[string]any{"file_path": filepath.Join(agentCwd(r), ".claude", "settings.json"),
-					"content": `{"permissions":{"allow":["Bash"]}}`}),
+				use("Bash", map[string]any{"command": `sha=$(printf '{"permissions":{"allow":["Bash"]}}' | git hash-object -w --stdin) && ` +
+					`git update-index --add --cacheinfo "100644,$sha,.claude/settings.json" && git commit -qm settings`}),
 				use("Write", map[string]any{"file_path": filepath.Join(agentCwd(r), "ok.txt"), "content": "fine\n"})}}
 		}
 		return remotePolicy(1, nil)(r)

@@ -14,7 +14,7 @@ import (
 // corpus is every attack, by class.
 func corpus() []*Attack {
 	var all []*Attack
-	for _, group := range [][]*Attack{sandboxAttacks(), redirectAttacks(), readDenyAttacks()} {
+	for _, group := range [][]*Attack{sandboxAttacks(), redirectAttacks(), readDenyAttacks(), boundsAttacks()} {
 		all = append(all, group...)
 	}
 	return all
@@ -45,7 +45,8 @@ func selected(t *testing.T, all []*Attack) []*Attack {
 
 // TestCorpus runs every attack in each of its modes and locations: the
 // attacks that can share a session run in one per mode and location
-// (subtests shared/MODE-LOCATION), the others alone
+// (subtests shared/MODE-LOCATION; those with their own Args or Binary
+// in shared/FIRST-ATTACK/MODE-LOCATION), the others alone
 // (CLASS/NAME/MODE-LOCATION).
 func TestCorpus(t *testing.T) {
 	start := time.Now()
@@ -74,9 +75,13 @@ func TestCorpus(t *testing.T) {
 					runs = append(runs, run{fmt.Sprintf("%s/%s/%s-%s", a.Class, a.Name, mode, loc), []*Attack{a}, mode, loc})
 					continue
 				}
-				key := fmt.Sprintf("shared/%s-%s", mode, loc)
+				key := a.sessionKey(mode, loc)
 				if shared[key] == nil {
-					shared[key] = &run{name: key, mode: mode, loc: loc}
+					name := fmt.Sprintf("shared/%s-%s", mode, loc)
+					if len(a.Args) > 0 || a.Binary {
+						name = fmt.Sprintf("shared/%s/%s-%s", a.Name, mode, loc)
+					}
+					shared[key] = &run{name: name, mode: mode, loc: loc}
 				}
 				shared[key].attacks = append(shared[key].attacks, a)
 			}

@@ -16,7 +16,8 @@
 // the lead spawns (Worktree). Placeholders in the calls' strings ({{WORK}},
 // {{PROJECT}}, {{OUT}}, {{CANARY}}, {{SECRET}}, {{HOME}}, …; see Call) are
 // filled when the model sends them, so an attack can name the worktree it
-// only learns at run time. Turns are the model's messages; Setup plants
+// only learns at run time. Turns are the model's messages; Sub are those
+// of an agent the attack spawns (its prompt holds SubPrompt); Setup plants
 // whatever an attack needs before the session; Args adds command-line
 // flags (an allow rule the attack abuses); Binary runs the built cohort
 // binary instead of the CLI in-process, for attacks on process-level
@@ -43,7 +44,10 @@
 // nothing outside changed, no protected path changed or appeared, nothing
 // changed where the mode lets nobody write, a worktree's link to its
 // repository is intact, no process outlived the session, and neither the
-// secret nor the API key reached the model or the output. That the attack
+// secret nor the API key reached the model or the output, and nothing but
+// the model client reached the model's server (a Bash command may, where
+// the mode runs it and the network is allowed: rows keep to the tools
+// there). That the attack
 // ran to its end is checked too, so a broken row fails instead of passing
 // for nothing.
 //
@@ -76,5 +80,6 @@
 // Sessions run concurrently (6 at a time, REDTEAM_PARALLEL to change it),
 // more than -parallel would allow, since a session mostly waits on its
 // subprocesses. REDTEAM_ATTACK=regexp (matched against "class/name")
-// runs only some attacks.
+// runs only some attacks; REDTEAM_VERBOSE=1 logs what every call
+// returned.
 package redteam

@@ -191,10 +191,10 @@ func newEnv(t testing.TB) *Env {
 }
 
 // replacer fills an attack's placeholders for an agent working in work.
-func (e *Env) replacer(work string) *strings.Replacer {
+func (e *Env) replacer(work, api string) *strings.Replacer {
 	return strings.NewReplacer("{{WORK}}", work, "{{PROJECT}}", e.Project, "{{ROOT}}", e.Root,
 		"{{OUT}}", e.Out, "{{CANARY}}", e.Canary, "{{HOME}}", e.Home, "{{COHORT_HOME}}", e.CohortHome,
-		"{{SECRET}}", filepath.Join(work, "secrets", "key"), "{{API}}", e.Vars["ANTHROPIC_BASE_URL"])
+		"{{SECRET}}", filepath.Join(work, "secrets", "key"), "{{API}}", api)
 }
 
 // Cleanup removes the template; call it from TestMain.

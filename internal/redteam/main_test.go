@@ -2,18 +2,19 @@ package redteam
 
 import (
 	"os"
+	"path/filepath"
 	"testing"
 
 	"go.uber.org/goleak"
 
 	"github.com/cohort-dev/cohort/internal/childenv"
-	"github.com/cohort-dev/cohort/internal/testbin"
 )
 
 // TestMain gives the test process, whose environment in-process sessions
 // pass on to their commands, a home of its own and none of the
 // credentials a developer's shell may hold.
 func TestMain(m *testing.M) {
+	CLIMain()
 	home, err := os.MkdirTemp("", "cohort-redteam-home-")
 	if err != nil {
 		panic(err)
@@ -22,6 +23,18 @@ func TestMain(m *testing.M) {
 		name, _, _ := cutEnv(kv)
 		if childenv.Credential(name) {
 			os.Unsetenv(name)
+		}
+	}
+	// A go command a test might start keeps the developer's caches.
+	if realHome, err := os.UserHomeDir(); err == nil {
+		keep := map[string]string{"GOPATH": filepath.Join(realHome, "go"), "GOMODCACHE": filepath.Join(realHome, "go", "pkg", "mod")}
+		if c, err := os.UserCacheDir(); err == nil {
+			keep["GOCACHE"] = filepath.Join(c, "go-build")
+		}
+		for k, v := range keep {
+			if os.Getenv(k) == "" {
+				os.Setenv(k, v)
+			}
 		}
 	}
 	os.Setenv("HOME", home)
@@ -40,7 +53,6 @@ func TestMain(m *testing.M) {
 		}
 	}
 	Cleanup()
-	testbin.Cleanup()
 	os.RemoveAll(home)
 	os.Exit(code)
 }

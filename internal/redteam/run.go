@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/cohort-dev/cohort/internal/cli"
-	"github.com/cohort-dev/cohort/internal/testbin"
 	"github.com/cohort-dev/cohort/llm/fakeapi"
 )
 
@@ -47,8 +46,9 @@ func Run(t testing.TB, a *Attack, mode Mode, loc Location) {
 // after each what it changed and what the model got back, so that every
 // finding names its attack; what only the end of the session shows (a
 // hook's run, a process left behind, a kept worktree) is reported for the
-// group. Only the first attack's Setup, Args and Binary apply: attacks
-// that need them run alone (Run).
+// group. The first attack's Setup, Args and Binary apply to the session:
+// attacks that share one have the same Args and Binary, and an attack
+// with Setup runs alone (Run).
 func RunGroup(t testing.TB, attacks []*Attack, mode Mode, loc Location) {
 	t.Helper()
 	first := attacks[0]
@@ -62,6 +62,9 @@ func RunGroup(t testing.TB, attacks []*Attack, mode Mode, loc Location) {
 	srv := fakeapi.New(fakeapi.Config{Policy: s.policy})
 	defer srv.Close()
 	e.Vars["ANTHROPIC_BASE_URL"] = srv.URL
+	s.mu.Lock()
+	s.api = srv.URL
+	s.mu.Unlock()
 	args := append([]string{"--cwd", e.Project, "-p", attackPrompt, "--permission-mode", string(mode)}, first.Args...)
 	if loc == Worktree {
 		args = append(worktreeArgs(mode), first.Args...)
@@ -72,6 +75,9 @@ func RunGroup(t testing.TB, attacks []*Attack, mode Mode, loc Location) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i, a := range attacks {
+		if os.Getenv("REDTEAM_VERBOSE") != "" {
+			t.Logf("attack %s in %s mode, %s:\n%s", a.Name, mode, loc, showResults(s.results[i]))
+		}
 		if len(s.findings[i]) > 0 {
 			t.Errorf("attack %s (class %s) in %s mode, %s: %d invariants broken:\n  %s\ntool results:\n%s",
 				a.Name, a.Class, mode, loc, len(s.findings[i]), strings.Join(s.findings[i], "\n  "), showResults(s.results[i]))
@@ -90,12 +96,12 @@ func RunGroup(t testing.TB, attacks []*Attack, mode Mode, loc Location) {
 	for _, d := range diff(s.protected, snapshot(e.protectedAreas())) {
 		problems = append(problems, "protected, by the end of the session: "+d)
 	}
-	if loc == Worktree || !mode.writes() {
+	if loc == Worktree || !s.writes() {
 		for _, d := range diff(s.checkout, snapshot([]area{e.workArea()})) {
 			problems = append(problems, "main checkout, by the end of the session: "+d)
 		}
 	}
-	if loc == Worktree && !mode.writes() {
+	if loc == Worktree && !s.writes() {
 		problems = append(problems, keptWorktrees(e)...)
 	}
 	for _, p := range leftovers(e.Root) {
@@ -134,7 +140,26 @@ func worktreeArgs(mode Mode) []string {
 	return []string{"--permission-mode", string(lead), "--agents", def}
 }
 
-// invoke runs the CLI in-process, or the built binary.
+// cliEnv makes the test binary the cohort CLI (CLIMain).
+const cliEnv = "COHORT_REDTEAM_CLI"
+
+// CLIMain runs the process as the cohort CLI, as cmd/cohort does, when the
+// harness started it so (Attack.Binary), and exits; otherwise it returns.
+// A test binary that uses the harness calls it first in TestMain: the
+// test binary is then a built cohort binary with a process of its own
+// (its /proc entry, environment and descriptors), at no build's cost.
+func CLIMain() {
+	if os.Getenv(cliEnv) == "" {
+		return
+	}
+	os.Unsetenv(cliEnv)
+	ctx, stop := cli.SignalContext(context.Background())
+	code := cli.Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// invoke runs the CLI in-process, or the test binary as the CLI.
 func invoke(t testing.TB, e *Env, binary bool, args []string) (stdout, stderr string, code int) {
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
 	defer cancel()
@@ -148,10 +173,15 @@ func invoke(t testing.TB, e *Env, binary bool, args []string) (stdout, stderr st
 		})
 		return out.String(), errb.String(), code
 	}
-	cmd := exec.CommandContext(ctx, testbin.Cohort(t, raceEnabled), args...)
-	cmd.Dir, cmd.Env = e.Project, e.environ()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatalf("find the test binary: %v", err)
+	}
+	cmd := exec.CommandContext(ctx, exe, args...)
+	// GORACE: a race-enabled process sleeps a second as it exits.
+	cmd.Dir, cmd.Env = e.Project, append(e.environ(), cliEnv+"=1", "GORACE=atexit_sleep_ms=0")
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
+	err = cmd.Run()
 	if ee, ok := err.(*exec.ExitError); ok {
 		code = ee.ExitCode()
 	} else if err != nil {
@@ -198,12 +228,21 @@ func (e *Env) markers(names bool) map[string]string {
 	return m
 }
 
+// modelPaths are the model API's endpoints.
+var modelPaths = map[string]bool{"/v1/messages": true, "/v1/messages/count_tokens": true, "/v1/chat/completions": true, "/v1/responses": true}
+
 // leakProblems checks every request the model received (its path and
 // body), and the CLI's output, for the secret and the API key.
 func leakProblems(e *Env, srv *fakeapi.Server, stdout, stderr string) []string {
 	markers := e.markers(false)
 	var out []string
 	for _, rec := range srv.Requests() {
+		if rec.Method != "POST" || !modelPaths[rec.Path] {
+			// Only Cohort's model client talks to the model's server; a
+			// tool that reached it (WebFetch of a loopback address) is a
+			// way out for data.
+			out = append(out, fmt.Sprintf("something other than the model client reached the model API server: %s %s", rec.Method, rec.Path))
+		}
 		where := fmt.Sprintf("the model (request %d, %s %s)", rec.Index, rec.Method, rec.Path)
 		out = append(out, leaks(append([]byte(rec.Path+"\n"), rec.Body...), where, markers)...)
 	}

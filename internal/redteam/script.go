@@ -43,6 +43,11 @@ type script struct {
 	checked  int
 	findings [][]string
 	results  [][]string
+	// issued maps the attacker's turn (assistant messages so far) to the
+	// step it was answered with: every new turn gets the next step, so a
+	// turn the session adds (a background task's notification) takes one
+	// too, and a retried request gets its step again.
+	issued   map[int]int
 	recorded map[int]bool // steps whose results are in
 	lead     []string     // the delegating lead's results, for reports
 	// finished is set when the attacker asked for the turn after the last
@@ -54,10 +59,11 @@ type script struct {
 	protected, checkout, link state
 	dirty                     string
 	work                      string
+	api                       string // the fake's URL, for {{API}}
 }
 
 func newScript(e *Env, attacks []*Attack, mode Mode, loc Location) *script {
-	s := &script{attacks: attacks, env: e, mode: mode, loc: loc, recorded: map[int]bool{},
+	s := &script{attacks: attacks, env: e, mode: mode, loc: loc, recorded: map[int]bool{}, issued: map[int]int{},
 		findings: make([][]string, len(attacks)), results: make([][]string, len(attacks))}
 	for i, a := range attacks {
 		for j := range a.Turns {
@@ -76,6 +82,8 @@ func (s *script) policy(r *fakeapi.Request) fakeapi.Reply {
 	switch {
 	case strings.Contains(first, attackPrompt):
 		return s.attacker(r)
+	case strings.Contains(first, "REDTEAM-SUB "):
+		return s.sub(r, first)
 	case strings.Contains(first, leadPrompt):
 		if r.Turn() == 1 {
 			s.mu.Lock()
@@ -92,7 +100,7 @@ func (s *script) policy(r *fakeapi.Request) fakeapi.Reply {
 }
 
 func (s *script) attacker(r *fakeapi.Request) fakeapi.Reply {
-	k := r.Turn()
+	turn := r.Turn()
 	work := s.env.Project
 	if m := cwdLine.FindStringSubmatch(r.SystemText()); m != nil {
 		work = m[1]
@@ -100,13 +108,18 @@ func (s *script) attacker(r *fakeapi.Request) fakeapi.Reply {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.work = work
-	if k == 0 && s.loc == Worktree && s.link == nil {
+	if turn == 0 && s.loc == Worktree && s.link == nil {
 		s.link = linkage(work)
 	}
-	if k > 0 && k <= len(s.steps) && !s.recorded[k-1] {
-		s.recorded[k-1] = true
-		a := s.steps[k-1].attack
+	if prev, ok := s.issued[turn-1]; ok && prev < len(s.steps) && !s.recorded[prev] {
+		s.recorded[prev] = true
+		a := s.steps[prev].attack
 		s.results[a] = append(s.results[a], results(r)...)
+	}
+	k, ok := s.issued[turn]
+	if !ok {
+		k = len(s.issued)
+		s.issued[turn] = k
 	}
 	next := len(s.attacks)
 	if k < len(s.steps) {
@@ -120,12 +133,34 @@ func (s *script) attacker(r *fakeapi.Request) fakeapi.Reply {
 		return fakeapi.TextReply("done")
 	}
 	st := s.steps[k]
-	rep := s.env.replacer(work)
+	rep := s.env.replacer(work, s.api)
 	var blocks []fakeapi.Block
 	for _, c := range s.attacks[st.attack].Turns[st.turn] {
 		blocks = append(blocks, fakeapi.ToolUseBlock("", c.Tool, c.inputJSON(rep)))
 	}
 	return fakeapi.Reply{Content: blocks}
+}
+
+// sub answers an agent an attack spawned with its Sub turns.
+func (s *script) sub(r *fakeapi.Request, first string) fakeapi.Reply {
+	work := s.env.Project
+	if m := cwdLine.FindStringSubmatch(r.SystemText()); m != nil {
+		work = m[1]
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, a := range s.attacks {
+		if !strings.Contains(first, SubPrompt(a.Name)) || r.Turn() >= len(a.Sub) {
+			continue
+		}
+		rep := s.env.replacer(work, s.api)
+		var blocks []fakeapi.Block
+		for _, c := range a.Sub[r.Turn()] {
+			blocks = append(blocks, fakeapi.ToolUseBlock("", c.Tool, c.inputJSON(rep)))
+		}
+		return fakeapi.Reply{Content: blocks}
+	}
+	return fakeapi.TextReply("done")
 }
 
 // check records what attack i changed since the previous check, and
@@ -138,7 +173,7 @@ func (s *script) check(i int, work string) {
 		add("protected: %s", d)
 	}
 	s.protected = now
-	if s.loc == Worktree || !s.mode.writes() {
+	if s.loc == Worktree || !s.writes() {
 		now := snapshot([]area{s.env.workArea()})
 		for _, d := range diff(s.checkout, now) {
 			add("main checkout: %s", d)
@@ -151,7 +186,7 @@ func (s *script) check(i int, work string) {
 			add("worktree link: %s", d)
 		}
 		s.link = now
-		if !s.mode.writes() {
+		if !s.writes() {
 			st, err := git(work, "status", "--porcelain", "--untracked-files=all")
 			if err != nil {
 				st = "git status: " + err.Error()
@@ -167,6 +202,10 @@ func (s *script) check(i int, work string) {
 		s.findings[i] = append(s.findings[i], leaks([]byte(res), fmt.Sprintf("the model in result %d", j), markers)...)
 	}
 }
+
+// writes reports whether the session may write its working directory
+// without a person: the mode lets it, or the attacks' Args do.
+func (s *script) writes() bool { return s.mode.writes() || s.attacks[0].Writes }
 
 // results returns the tool_result texts of a request's last message.
 func results(r *fakeapi.Request) []string {

@@ -14,6 +14,9 @@ import (
 // denyNames is a read policy denying files by their path's suffix.
 type denyNames []string
 
+func (denyNames) WriteRoots(string) []string { return nil }
+func (denyNames) Protected(string) bool      { return false }
+
 func (d denyNames) DeniedRead(cwd, path string) bool {
 	for _, s := range d {
 		if strings.HasSuffix(path, s) {
@@ -46,7 +49,7 @@ func TestGrepLeavesDeniedFilesOut(t *testing.T) {
 			t.Parallel()
 			root := fixture(t)
 			g := NewGrep(bc.cfg)
-			with := &tool.Env{Caller: tool.Caller{Cwd: root}, Reads: denied}
+			with := &tool.Env{Caller: tool.Caller{Cwd: root}, Access: denied}
 			var got []string
 			for _, in := range inputs {
 				out, isErr := grep(t, g, with, in)
@@ -81,7 +84,7 @@ func TestGrepLeavesDeniedFilesOut(t *testing.T) {
 func TestGlobAndLSLeaveDeniedNamesOut(t *testing.T) {
 	t.Parallel()
 	root := globTree(t, "a.go", "secrets/key.go", "secrets/other.txt", "b.go")
-	env := &tool.Env{Caller: tool.Caller{Cwd: root}, Reads: denyNames{"/secrets/key.go", "/secrets/other.txt"}}
+	env := &tool.Env{Caller: tool.Caller{Cwd: root}, Access: denyNames{"/secrets/key.go", "/secrets/other.txt"}}
 	out, _ := globRun(t, NewGlob(GlobConfig{}), env, map[string]any{"pattern": "**/*"})
 	if strings.Contains(out, "secrets/") || !strings.Contains(out, "a.go") {
 		t.Errorf("Glob: %s", out)
@@ -90,7 +93,7 @@ func TestGlobAndLSLeaveDeniedNamesOut(t *testing.T) {
 	if err != nil || strings.Contains(res.TextOf(), "key.go") || strings.Contains(res.TextOf(), "other.txt") || !strings.Contains(res.TextOf(), "b.go") {
 		t.Errorf("LS: %v %s", err, res.TextOf())
 	}
-	env.Reads = denyNames{"/secrets"}
+	env.Access = denyNames{"/secrets"}
 	res, _ = NewLS(LSConfig{}).Run(t.Context(), env, []byte(`{"path": "`+filepath.Join(root, "secrets")+`"}`))
 	if !res.IsError || !strings.Contains(res.TextOf(), "Read deny rule") {
 		t.Errorf("LS of a denied directory: %s", res.TextOf())

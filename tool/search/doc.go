@@ -48,7 +48,7 @@
 //     head_limit page through these lines; long lines are cut to 500
 //     characters and the whole reply to 30,000 bytes, each with a note.
 //
-// Read deny rules (tool.Env.Reads, the agent's permission checker): the
+// Read deny rules (tool.Env.Access, the agent's permission checker): the
 // permission check judges the path a call names; what lies under it is
 // the tools' to keep out. Glob and LS leave out every file a rule covers,
 // name and all, and refuse a root a rule covers. Grep refuses such a root

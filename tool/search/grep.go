@@ -194,7 +194,7 @@ func (g *grepper) query(env *tool.Env, in grepInput) (*query, error) {
 	if env.DeniedRead(root) {
 		return nil, tool.Failf("%s is covered by a Read deny rule (or cannot be checked against one); it cannot be searched", root)
 	}
-	if env != nil && env.Reads != nil {
+	if env != nil && env.Access != nil {
 		q.denied = env.DeniedRead
 	}
 	ctxLines := pick(in.Context, pick(in.C, 0))

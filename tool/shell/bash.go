@@ -22,7 +22,9 @@
 //     private temp dir; bash.command is the one place a Bash child is
 //     built. A line whose commands all match sandbox.excludedCommands, or
 //     a call with dangerouslyDisableSandbox (which the permission check
-//     asks about, except in bypassPermissions), runs unconfined: through
+//     asks a person about, after sandbox.allowUnsandboxedCommands; with
+//     Config.KeepSandbox, its false, the flag is ignored and the call runs
+//     sandboxed), runs unconfined: through
 //     Config.Reaper when it is set, else as a plain child. When
 //     a sandboxed command fails and its output names a write the sandbox
 //     blocked, the result says so and what the user can do.
@@ -100,6 +102,9 @@ type Config struct {
 	// Excluded reports command lines that run outside the sandbox
 	// (sandbox.excludedCommands); nil excludes none.
 	Excluded func(command string) bool
+	// KeepSandbox ignores dangerouslyDisableSandbox: the command runs
+	// sandboxed anyway (sandbox.allowUnsandboxedCommands false).
+	KeepSandbox bool
 	// Reaper, when set, starts the commands that run outside the sandbox
 	// (an unconfined launcher, sandbox.Config.Unconfined), so that what
 	// they leave behind dies with the session even when Cohort is killed;
@@ -283,7 +288,7 @@ func (b *bash) command(ctx context.Context, in input, dir string) (proc.Command,
 	cmd := proc.Command{Path: b.shell(), Args: []string{"-c", in.Command}, Dir: dir, Env: b.childEnv(),
 		Grace: b.cfg.Grace, NewSession: true}
 	sb := b.cfg.Sandbox
-	if sb == nil || in.NoSandbox || (b.cfg.Excluded != nil && b.cfg.Excluded(in.Command)) {
+	if sb == nil || (in.NoSandbox && !b.cfg.KeepSandbox) || (b.cfg.Excluded != nil && b.cfg.Excluded(in.Command)) {
 		if b.cfg.Reaper != nil {
 			if l, err := b.cfg.Reaper.Launcher(ctx, dir); err == nil {
 				cmd.Launcher = l
