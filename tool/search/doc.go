@@ -61,5 +61,7 @@
 // sandbox (GrepConfig.Sandbox) where what the rules covered at start is
 // hidden by the kernel. The Go backend, used when rg is missing or the
 // sandbox cannot start, has the filter only; Glob and LS, which return
-// names and never contents, are in-process and have the filter only too.
+// names and never contents, are in-process and have the filter only too,
+// LS walking the directory it opened (os.Root) and judging names by its
+// real path, so a link swapped in after the check lists nothing else.
 package search
