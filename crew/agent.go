@@ -73,6 +73,15 @@ type Agent struct {
 // ExitPlanMode is the approval (the lead's user).
 type PlanApprover func(ctx context.Context, plan string) (plan.Verdict, error)
 
+// readPolicy is what the agent's tools leave out of what they read: its
+// checker's Read deny rules (nil without a checker).
+func (a *Agent) access() tool.Access {
+	if a.checker == nil {
+		return nil
+	}
+	return a.checker
+}
+
 // Info returns a snapshot of the agent's record.
 func (a *Agent) Info() tool.Caller {
 	a.mu.Lock()

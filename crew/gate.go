@@ -43,6 +43,13 @@ func (g permissionGate) Check(ctx context.Context, c *engine.Call) engine.Verdic
 	}
 	req := permission.Request{Tool: c.Name, Input: c.Input, ReadOnly: c.Traits.ReadOnly,
 		Cwd: c.Env.Cwd, AgentID: c.Env.Caller.ID, ToolUseID: c.ID}
+	if p, ok := c.Tool.(permission.Pather); ok {
+		paths, err := p.PermissionPaths(c.Input)
+		if err != nil {
+			return engine.Verdict{Reason: "the permission check could not read the call's paths: " + err.Error()}
+		}
+		req.Paths = paths
+	}
 	if c.HookApproved {
 		// A hook's allow replaces the prompt, not the rules: deny rules and
 		// explicit ask rules still decide.
@@ -50,8 +57,10 @@ func (g permissionGate) Check(ctx context.Context, c *engine.Call) engine.Verdic
 		switch {
 		case d.Behavior == permission.Deny:
 			return engine.Verdict{Reason: d.Reason}
-		case d.Behavior == permission.Allow || (d.Rule == nil && !d.FailClosed):
-			return engine.Verdict{Allow: true, Confinement: tool.ConfineWrite} // a hook the user configured approved it
+		case d.Behavior == permission.Allow:
+			return engine.Verdict{Allow: true, Confinement: tool.ConfineWrite, Approved: d.Rule != nil}
+		case d.Rule == nil && !d.FailClosed:
+			return engine.Verdict{Allow: true, Confinement: tool.ConfineWrite, Approved: true} // the hook answered the prompt
 		}
 	}
 	prompter := g.prompter
@@ -71,7 +80,9 @@ func (g permissionGate) Check(ctx context.Context, c *engine.Call) engine.Verdic
 		}
 		return engine.Verdict{Reason: msg}
 	}
-	v := engine.Verdict{Allow: true, Confinement: confinementOf(out)}
+	// Someone, or a rule, approved this call, not the mode: its tool may
+	// go past its own bounds as approved (tool.Env.Approved).
+	v := engine.Verdict{Allow: true, Confinement: confinementOf(out), Approved: out.Prompted || out.Decision.Rule != nil}
 	if len(out.Input) > 0 && !bytes.Equal(out.Input, c.Input) {
 		v.Input = out.Input
 	}

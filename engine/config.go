@@ -99,9 +99,12 @@ type Call struct {
 // Input, when set, replaces the call's input (a prompter may edit it).
 // Confinement is what the reason for an allow lets the call's programs do
 // (tool.Env.Confinement); a gate that leaves it zero confines them to
-// reading.
+// reading. Approved marks an allow that a person, a hook or an allow rule
+// gave this call, not the mode; the call's tool.Env.Approved carries it to
+// the tool.
 type Verdict struct {
 	Allow       bool
+	Approved    bool
 	Reason      string
 	Input       json.RawMessage
 	Confinement tool.Confinement

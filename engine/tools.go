@@ -103,6 +103,7 @@ func (a *Conversation) call(ctx context.Context, p *pending) (res tool.Result, d
 		if !v.Allow {
 			return tool.Errorf("Permission denied: %s", v.Reason), v.Reason
 		}
+		env.Approved = v.Approved
 		if v.Input != nil {
 			if err := tool.ValidateInput(p.tool.Def().InputSchema, v.Input); err != nil {
 				return tool.Errorf("The approved input is invalid: %v", err), ""

@@ -1,6 +1,8 @@
 package mcp
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -56,6 +58,26 @@ type Spec struct {
 	// the user has not approved (Reason says so and what to do).
 	Disabled bool   `json:"-"`
 	Reason   string `json:"-"`
+	// Fingerprint identifies what the server runs, as configured (before
+	// ${VAR} expansion): its type, command, args, env, URL and headers.
+	// A project server's approval is for one fingerprint.
+	Fingerprint string `json:"-"`
+}
+
+// fingerprint hashes what a server runs: the fields that say which
+// program starts with which arguments and environment, or which URL is
+// called with which headers (maps marshal with sorted keys).
+func fingerprint(s Spec) string {
+	data, _ := json.Marshal(struct {
+		Type    string            `json:"type"`
+		Command string            `json:"command"`
+		Args    []string          `json:"args"`
+		Env     map[string]string `json:"env"`
+		URL     string            `json:"url"`
+		Headers map[string]string `json:"headers"`
+	}{s.Type, s.Command, s.Args, s.Env, s.URL, s.Headers})
+	sum := sha256.Sum256(data)
+	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
 // validName is what Claude Code accepts as a server name; it becomes part
@@ -74,7 +96,16 @@ func ValidName(name string) bool { return validName.MatchString(name) }
 func Parse(path, scope string, data []byte, getenv func(string) string) ([]Spec, []error) {
 	s := &settings.Settings{}
 	if src := s.Add(settings.ScopeCLI, path, filepath.Dir(path), data); src.Broken {
-		return nil, problems(s.Problems)
+		// The settings loader's advice is about permissions; here the
+		// consequence is that nothing the file names starts.
+		var errs []error
+		for _, p := range s.Problems {
+			q := *p
+			q.Msg, _, _ = strings.Cut(q.Msg, "; fix the file")
+			q.Msg += "; fix the file: none of the MCP servers it names is started until it parses"
+			errs = append(errs, &q)
+		}
+		return nil, errs
 	}
 	specs, errs := servers(s, "mcpServers", scope, getenv)
 	return specs, append(problems(s.Problems), errs...)
@@ -177,6 +208,7 @@ func decodeSpec(name string, data json.RawMessage, getenv func(string) string) (
 	default:
 		return Spec{}, fmt.Errorf("type %q is not stdio or http", spec.Type)
 	}
+	spec.Fingerprint = fingerprint(spec)
 	if getenv != nil {
 		spec.expand(getenv)
 	}

@@ -40,14 +40,26 @@
 //     pool, and so the cached prompt, keeps the first one. HTTP servers
 //     have no process to watch; a broken connection is the call's error.
 //   - A project server (.mcp.json, or mcpServers in a project settings
-//     file) is Disabled until the user approves it: enabledMcpjsonServers
-//     or enableAllProjectMcpServers (Claude Code's keys), read from user,
-//     local and command-line settings only — a repository cannot approve
-//     its own servers in its committed settings. `cohort mcp approve NAME`
-//     records the approval in .cohort/settings.local.json (Approve).
-//     Servers from --mcp-config, user or local settings and agent
-//     definitions count as approved. Disabled servers are listed (state
-//     "disabled") and never started.
+//     file) is Disabled until the user approves what it runs: its type,
+//     command, args, env, URL and headers as written (Spec.Fingerprint, a
+//     hash taken before ${VAR} expansion, so a rotated token in the
+//     environment needs no new approval). `cohort mcp approve NAME`
+//     records the name in enabledMcpjsonServers (Claude Code's key) and
+//     the fingerprint in approvedMcpjsonServers (Cohort's) in
+//     .cohort/settings.local.json (Approve). A server whose definition
+//     changed since is not started and is reported with what it would run
+//     now, and so is one approved by name only (Claude Code's approval
+//     says nothing of what runs): the file is where a model that got past
+//     every other layer would plant a program for the next session.
+//     enableAllProjectMcpServers trusts whatever the project defines, as
+//     the user who set it asked. Approvals are read from user, local and
+//     command-line settings only — a repository cannot approve its own
+//     servers in its committed settings. Servers from --mcp-config, user
+//     or local settings and agent definitions count as approved. Disabled
+//     servers are listed (state "disabled") and never started.
+//   - An .mcp.json that does not parse is reported with its file, line
+//     and column and what to do; none of its servers is started, and the
+//     servers of the other sources load as usual.
 //   - ${VAR} and ${VAR:-default} are expanded in commands, arguments, env
 //     values, URLs and headers, as Claude Code does. A stdio server's
 //     environment is the session's (without the credentials Cohort holds,

@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/cohort-dev/cohort/settings"
 )
@@ -18,6 +20,7 @@ const (
 	keyEnabled    = "enabledMcpjsonServers"
 	keyDisabled   = "disabledMcpjsonServers"
 	keyEnableAll  = "enableAllProjectMcpServers"
+	keyApproved   = "approvedMcpjsonServers" // Cohort's: name → the approved definition's fingerprint
 	ProjectFile   = ".mcp.json"
 	approvalsFile = "settings.local.json"
 )
@@ -83,7 +86,7 @@ func Load(c LoadConfig) ([]Spec, []error) {
 	for _, n := range names {
 		s := byName[n]
 		if s.Scope == ScopeProject {
-			s.Disabled, s.Reason = ap.check(n)
+			s.Disabled, s.Reason = ap.check(s)
 		}
 		out = append(out, s)
 	}
@@ -94,13 +97,14 @@ func Load(c LoadConfig) ([]Spec, []error) {
 type approval struct {
 	all               bool
 	enabled, disabled map[string]bool
+	approved          map[string]string // name → fingerprint
 }
 
 // approvals reads the approvals from user, local and command-line settings
 // only: a project settings file comes with the repository, and the
 // repository cannot approve its own servers.
 func approvals(s *settings.Settings) approval {
-	a := approval{enabled: map[string]bool{}, disabled: map[string]bool{}}
+	a := approval{enabled: map[string]bool{}, disabled: map[string]bool{}, approved: map[string]string{}}
 	if s == nil {
 		return a
 	}
@@ -119,6 +123,12 @@ func approvals(s *settings.Settings) approval {
 	}
 	list(keyEnabled, a.enabled)
 	list(keyDisabled, a.disabled)
+	for _, sec := range s.Section(keyApproved) {
+		var m map[string]string
+		if sec.Source.Scope != settings.ScopeProject && json.Unmarshal(sec.Value, &m) == nil {
+			maps.Copy(a.approved, m)
+		}
+	}
 	for _, sec := range s.Section(keyEnableAll) {
 		var on bool
 		if sec.Source.Scope != settings.ScopeProject && json.Unmarshal(sec.Value, &on) == nil {
@@ -128,22 +138,63 @@ func approvals(s *settings.Settings) approval {
 	return a
 }
 
-func (a approval) check(name string) (disabled bool, reason string) {
+// check decides a project server: approved by what it runs. An approval
+// records the definition's fingerprint; a server whose definition changed
+// since, or that was approved by name only (Claude Code's
+// enabledMcpjsonServers, which says nothing of what runs), is disabled
+// until approved again. enableAllProjectMcpServers trusts every
+// definition the project holds, as the user who set it asked.
+func (a approval) check(s Spec) (disabled bool, reason string) {
+	name := s.Name
+	again := fmt.Sprintf("run `cohort mcp approve %s` to approve what it runs now (it records the approval in .cohort/%s)", name, approvalsFile)
+	fp, approved := a.approved[name]
 	switch {
 	case a.disabled[name]:
 		return true, fmt.Sprintf("listed in %s", keyDisabled)
-	case a.all || a.enabled[name]:
+	case a.all:
 		return false, ""
+	case approved && fp == s.Fingerprint:
+		return false, ""
+	case approved:
+		return true, "its definition changed since it was approved (it now runs " + s.runs() + "), so it is not started; " + again
+	case a.enabled[name]:
+		return true, fmt.Sprintf("it is approved by name only (%s), and Cohort approves a project server by what it runs; %s", keyEnabled, again)
 	}
-	return true, fmt.Sprintf("a project server runs only once approved: run `cohort mcp approve %s` (it records the approval in .cohort/%s)", name, approvalsFile)
+	return true, "a project server runs only once approved: " + again
+}
+
+// runs says briefly what a server runs, for messages.
+func (s Spec) runs() string {
+	if s.Type == TypeHTTP {
+		return s.URL
+	}
+	return strings.Join(append([]string{s.Command}, s.Args...), " ")
 }
 
 // Approve records in projectRoot/.cohort/settings.local.json that the user
-// approved the project servers names (Claude Code's enabledMcpjsonServers),
-// and takes them off disabledMcpjsonServers.
-func Approve(ctx context.Context, projectRoot string, names []string) (string, error) {
+// approved the project servers specs as they are defined now: their names
+// (Claude Code's enabledMcpjsonServers) and what each runs
+// (approvedMcpjsonServers, name → fingerprint), and takes them off
+// disabledMcpjsonServers.
+func Approve(ctx context.Context, projectRoot string, specs []Spec) (string, error) {
 	path := filepath.Join(projectRoot, ".cohort", approvalsFile)
+	names := make([]string, len(specs))
+	for i, s := range specs {
+		names[i] = s.Name
+	}
 	err := settings.Edit(ctx, path, func(d *settings.Document) error {
+		fps := map[string]string{}
+		if raw, ok := d.Get(keyApproved); ok {
+			if err := json.Unmarshal(raw, &fps); err != nil {
+				return fmt.Errorf("%s is not an object of names and fingerprints: %v", keyApproved, err)
+			}
+		}
+		for _, s := range specs {
+			fps[s.Name] = s.Fingerprint
+		}
+		if err := d.Set(keyApproved, fps); err != nil {
+			return err
+		}
 		on, err := d.Strings(keyEnabled)
 		if err != nil {
 			return err

@@ -274,11 +274,11 @@ func TestApproval(t *testing.T) {
 		!strings.Contains(specs[1].Reason, "cohort mcp approve proj") {
 		t.Fatalf("before approval: %+v", specs)
 	}
-	path, err := Approve(t.Context(), dir, []string{"proj"})
+	path, err := Approve(t.Context(), dir, specs[1:])
 	if err != nil {
 		t.Fatal(err)
 	}
-	if data, _ := os.ReadFile(path); !strings.Contains(string(data), `"enabledMcpjsonServers": [`) {
+	if data, _ := os.ReadFile(path); !strings.Contains(string(data), `"enabledMcpjsonServers": [`) || !strings.Contains(string(data), `"proj": "sha256:`) {
 		t.Errorf("%s = %s", path, data)
 	}
 	if specs := load(false); specs[1].Disabled {
@@ -286,6 +286,39 @@ func TestApproval(t *testing.T) {
 	}
 	if specs := load(true); len(specs) != 1 || specs[0].Name != "cli" {
 		t.Errorf("strict: %+v", specs)
+	}
+	// Issue 36, escape 7: an approval is for what the server runs. A
+	// rewritten definition (the command, an argument, the environment)
+	// is not started until approved again.
+	for _, changed := range []string{`{"command": "sh", "args": ["-c", "pwned"]}`, `{"command": "p", "args": ["x"]}`, `{"command": "p", "env": {"LD_PRELOAD": "x"}}`} {
+		write(".mcp.json", `{"mcpServers": {"proj": `+changed+`}}`)
+		if specs := load(false); !specs[1].Disabled || !strings.Contains(specs[1].Reason, "definition changed") || !strings.Contains(specs[1].Reason, "cohort mcp approve proj") {
+			t.Errorf("%s after approval of another definition: %+v", changed, specs[1])
+		}
+	}
+	// Claude Code's approval by name says nothing of what runs.
+	write(".mcp.json", `{"mcpServers": {"other": {"command": "o"}}}`)
+	write(".cohort/settings.local.json", `{"enabledMcpjsonServers": ["other"]}`)
+	if specs := load(false); !specs[1].Disabled || !strings.Contains(specs[1].Reason, "by name only") {
+		t.Errorf("approved by name only: %+v", specs[1])
+	}
+}
+
+// TestBrokenMCPJSON: an .mcp.json that does not parse is reported with its
+// file, line and what to do, and none of its servers starts; the other
+// sources' servers still load.
+func TestBrokenMCPJSON(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, ".mcp.json"), []byte("{\n  \"mcpServers\": {\"x\": {\"command\": \"touch pwned\",}}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	specs, errs := Load(LoadConfig{ProjectDirs: []string{dir}, Dir: dir, CLI: []string{`{"mcpServers": {"cli": {"command": "c"}}}`}})
+	if len(specs) != 1 || specs[0].Name != "cli" {
+		t.Errorf("specs = %+v, want only the --mcp-config server", specs)
+	}
+	all := fmt.Sprint(errs)
+	if !strings.Contains(all, filepath.Join(dir, ".mcp.json")+":2") || !strings.Contains(all, "none of the MCP servers it names is started") {
+		t.Errorf("errors %q do not name the file and line and say nothing starts", all)
 	}
 }
 

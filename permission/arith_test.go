@@ -56,15 +56,31 @@ func TestArithmeticHiddenRmPastDenyRule(t *testing.T) {
 }
 
 // dangerouslyDisableSandbox asks first, even where the command would be
-// allowed, except in bypassPermissions; dontAsk refuses.
+// allowed; dontAsk refuses. Issue 36 (invariant 6): without
+// sandbox.allowUnsandboxedCommands it asks in bypassPermissions too, and
+// fails closed (no hook answers it); with false the flag is ignored; with
+// true it is Claude Code's: bypassPermissions runs it.
 func TestDangerouslyDisableSandboxAsks(t *testing.T) {
 	f := newFixture(t)
 	req := Request{Tool: "Bash", Input: []byte(`{"command": "ls", "dangerouslyDisableSandbox": true}`)}
-	expect(t, f.checkerWith(ModeDefault, nil, nil, nil), req, Ask)
-	expect(t, f.checkerWith(ModeAcceptEdits, []string{"Bash(ls:*)"}, nil, nil), req, Ask)
-	expect(t, f.checkerWith(ModeDontAsk, nil, nil, nil), req, Deny)
-	expect(t, f.checkerWith(ModeBypassPermissions, nil, nil, nil), req, Allow)
-	expect(t, f.checkerWith(ModeBypassPermissions, nil, []string{"Bash(ls:*)"}, nil), req, Deny)
+	with := func(mode Mode, u Unsandboxed, allow, deny []string) *Checker {
+		c := f.checkerWith(mode, allow, deny, nil)
+		c.sh.unsandboxed = u
+		return c
+	}
+	for _, u := range []Unsandboxed{UnsandboxedAsk, UnsandboxedAllowed} {
+		expect(t, with(ModeDefault, u, nil, nil), req, Ask)
+		expect(t, with(ModeAcceptEdits, u, []string{"Bash(ls:*)"}, nil), req, Ask)
+		expect(t, with(ModeDontAsk, u, nil, nil), req, Deny)
+		expect(t, with(ModeBypassPermissions, u, nil, []string{"Bash(ls:*)"}), req, Deny)
+	}
+	expect(t, with(ModeBypassPermissions, UnsandboxedAllowed, nil, nil), req, Allow)
+	if d := with(ModeBypassPermissions, UnsandboxedAsk, nil, nil).Check(t.Context(), req); d.Behavior != Ask || !d.FailClosed {
+		t.Errorf("bypassPermissions without allowUnsandboxedCommands: %s (fail closed %v), want a fail-closed ask", d.Behavior, d.FailClosed)
+	}
+	expect(t, with(ModeDefault, UnsandboxedIgnored, nil, nil), req, Allow)
+	expect(t, with(ModeBypassPermissions, UnsandboxedIgnored, nil, nil), req, Allow)
+	expect(t, with(ModeDefault, UnsandboxedIgnored, nil, nil), bash("touch x"), Ask)
 	expect(t, f.checkerWith(ModeDefault, nil, nil, nil), bash("ls"), Allow)
 }
 

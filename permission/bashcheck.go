@@ -26,6 +26,11 @@ func (e *evaluation) checkBash() Decision {
 		if d, ok := e.bashPaths(b, an); ok {
 			return d
 		}
+		if b == Deny {
+			if d, ok := e.bashGitHistory(an); ok {
+				return d
+			}
+		}
 		if len(an.opaque) > 0 && e.bashRelevant(b) {
 			return Decision{Behavior: Ask, FailClosed: true, Reason: fmt.Sprintf("This command needs approval: it could not be checked against the %s rules because %s.", b, strings.Join(an.opaque, "; "))}
 		}
@@ -34,12 +39,21 @@ func (e *evaluation) checkBash() Decision {
 	if faultReadOnly { // a test build's wrong analysis (fault_on.go)
 		d = Decision{Behavior: Allow, Reason: "read-only command (fault injected)", ReadOnly: e.mode != ModeBypassPermissions}
 	}
-	if d.Behavior == Allow && e.mode != ModeBypassPermissions && unsandboxedOf(e.req.Input) {
-		// An allow rule or read-only analysis was given for a sandboxed
-		// run; running outside the sandbox is the user's call.
+	if d.Behavior != Allow || !unsandboxedOf(e.req.Input) {
+		return d
+	}
+	// An allow rule, the analysis or the mode judged a sandboxed run;
+	// running outside the sandbox is a person's call
+	// (sandbox.allowUnsandboxedCommands).
+	switch {
+	case e.sh.unsandboxed == UnsandboxedIgnored:
+		return d // the command runs sandboxed (the Bash tool ignores the flag)
+	case e.sh.unsandboxed == UnsandboxedAllowed && e.mode == ModeBypassPermissions:
+		return d
+	case e.sh.unsandboxed == UnsandboxedAllowed:
 		return Decision{Behavior: Ask, Reason: "This Bash command asks to run outside the sandbox (dangerouslyDisableSandbox), which needs the user's approval."}
 	}
-	return d
+	return Decision{Behavior: Ask, FailClosed: true, Reason: "This Bash command asks to run outside the sandbox (dangerouslyDisableSandbox), which needs a person's approval in every mode; the user can set sandbox.allowUnsandboxedCommands to false to have such commands run sandboxed instead."}
 }
 
 // unsandboxedOf reports a Bash call with dangerouslyDisableSandbox set.
@@ -352,7 +366,7 @@ func pick(c bool, a, b string) string {
 // read-only.
 func (an *analysis) writesFiles() bool {
 	for _, r := range an.redirs {
-		if r.write && !harmlessTarget(plain(r.target)) {
+		if r.write && !an.harmlessTarget(plain(r.target)) {
 			return true
 		}
 	}
@@ -461,7 +475,7 @@ func (e *evaluation) redirectProblems(an *analysis) []string {
 			}
 			continue
 		}
-		if harmlessTarget(plain(r.target)) {
+		if an.harmlessTarget(plain(r.target)) {
 			continue
 		}
 		forms, ok := e.expandPath(r.cwds, r.target)

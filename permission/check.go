@@ -109,18 +109,26 @@ func (c *Checker) Check(ctx context.Context, req Request) Decision {
 }
 
 // DeniedRead reports whether Read deny rules cover path (relative to cwd,
-// "" for the session's), so that tools returning many files (Glob, Grep)
-// can leave denied ones out of their results. Safe for concurrent use.
+// "" for the session's), so that tools returning many files (Glob, Grep,
+// LS) can leave denied ones out of their results, and file tools can
+// refuse a denied file below the permission check. With any Read deny
+// rule in force, a path that cannot be resolved (ProcessPath, a link
+// loop) counts as denied. It implements tool.ReadPolicy. Safe for
+// concurrent use.
 func (c *Checker) DeniedRead(cwd, path string) bool {
 	e := &evaluation{sh: c.sh, rules: c.sh.snapshot(), cwd: c.sh.cwd, bases: map[string]string{}}
 	if cwd != "" {
 		e.cwd = cwd
 	}
+	rules := e.rulesFor(Deny, func(r *Rule) bool { return r.coversTool("Read") })
+	if len(rules) == 0 {
+		return false
+	}
 	f, err := formsOf(e.cwd, path)
 	if err != nil {
 		return true
 	}
-	for _, r := range e.rulesFor(Deny, func(r *Rule) bool { return r.coversTool("Read") }) {
+	for _, r := range rules {
 		if e.pathMatch(r, f, true) {
 			return true
 		}

@@ -29,11 +29,33 @@ type Config struct {
 	// SettingsPersister); nil keeps updates in memory.
 	Persist func(context.Context, RuleUpdate) error
 	// Protected are more files that count as protected paths (editing
-	// them asks even in acceptEdits): the scripts configured hooks run
+	// them asks in every mode): the scripts configured hooks run
 	// (hook.Set.Scripts), which would run rewritten code outside every
-	// check.
+	// check. The directory holding each is protected too, so that a
+	// helper the script sources cannot be rewritten in its place.
 	Protected []string
+	// Unsandboxed is sandbox.allowUnsandboxedCommands: what a Bash call
+	// with dangerouslyDisableSandbox gets.
+	Unsandboxed Unsandboxed
 }
+
+// Unsandboxed says what a Bash call asking to run outside the sandbox
+// (dangerouslyDisableSandbox) gets, after Claude Code's
+// sandbox.allowUnsandboxedCommands.
+type Unsandboxed int
+
+const (
+	// UnsandboxedAsk (the setting absent): a person decides, in every
+	// mode, bypassPermissions included; print mode refuses it.
+	UnsandboxedAsk Unsandboxed = iota
+	// UnsandboxedIgnored (false): the flag is ignored; the call is
+	// decided, and runs, as a sandboxed one.
+	UnsandboxedIgnored
+	// UnsandboxedAllowed (true), as Claude Code: the call asks even when
+	// a rule or the analysis would allow it sandboxed, except in
+	// bypassPermissions mode.
+	UnsandboxedAllowed
+)
 
 // Checker decides whether a tool call may run. It is safe for concurrent
 // use. Children made with ForChild share the parent's rules and working
@@ -49,6 +71,8 @@ type Checker struct {
 type shared struct {
 	home, cohortHome, cwd string
 	protectedFiles        map[string]bool
+	protectedDirs         []string
+	unsandboxed           Unsandboxed
 	persist               func(context.Context, RuleUpdate) error
 	bypassDisabled        bool
 	// degraded lists settings files whose deny rules may be missing; while
@@ -81,7 +105,7 @@ func New(cfg Config) (*Checker, error) {
 	if !filepath.IsAbs(env.Cwd) || !filepath.IsAbs(env.Home) {
 		return nil, fmt.Errorf("permission: working directory %q and home %q must be absolute", env.Cwd, env.Home)
 	}
-	sh := &shared{home: filepath.Clean(env.Home), cwd: filepath.Clean(env.Cwd), persist: cfg.Persist}
+	sh := &shared{home: filepath.Clean(env.Home), cwd: filepath.Clean(env.Cwd), persist: cfg.Persist, unsandboxed: cfg.Unsandboxed}
 	if env.CohortHome != "" {
 		sh.cohortHome = filepath.Clean(env.CohortHome)
 	}
@@ -89,7 +113,12 @@ func New(cfg Config) (*Checker, error) {
 	sh.protectedFiles = map[string]bool{}
 	for _, p := range cfg.Protected {
 		if filepath.IsAbs(p) {
-			sh.protectedFiles[filepath.Clean(p)] = true
+			p = filepath.Clean(p)
+			sh.protectedFiles[p] = true
+			if r, err := resolvePath(p); err == nil {
+				sh.protectedFiles[r] = true
+			}
+			sh.protectedDirs = append(sh.protectedDirs, filepath.Dir(p))
 		}
 	}
 	mode := ModeDefault
@@ -244,6 +273,10 @@ func (sh *shared) addDir(d string) {
 	sh.dirs = append(sh.dirs, workDir{path: d, resolved: res})
 }
 
+// Unsandboxed returns what a Bash call with dangerouslyDisableSandbox
+// gets (Config.Unsandboxed).
+func (c *Checker) Unsandboxed() Unsandboxed { return c.sh.unsandboxed }
+
 // Problems returns what was wrong with the settings' rules and modes, for
 // the caller to show as warnings.
 func (c *Checker) Problems() []error { return append([]error(nil), c.sh.problems...) }
@@ -372,7 +405,69 @@ func (sh *shared) inMemory(forms []pathForms) bool {
 }
 
 // ProtectedFile reports whether path (absolute) is one of the files
-// configured as protected (Config.Protected: the scripts hooks run). With
-// ProtectedPath it is the whole protected-path rule for files outside
-// $COHORT_HOME.
-func (c *Checker) ProtectedFile(path string) bool { return c.sh.protectedFiles[filepath.Clean(path)] }
+// configured as protected (Config.Protected: the scripts hooks run) or in
+// the directory of one. With ProtectedPath it is the whole protected-path
+// rule for files outside $COHORT_HOME.
+func (c *Checker) ProtectedFile(path string) bool {
+	path = filepath.Clean(path)
+	if c.sh.protectedFiles[path] {
+		return true
+	}
+	for _, d := range c.sh.protectedDirs {
+		if within(path, d) {
+			return true
+		}
+	}
+	return false
+}
+
+// Protected reports whether a path (absolute; judged as written and with
+// its links resolved) is a protected path: git control files, settings,
+// agent definitions, .mcp.json, the scripts hooks run and their
+// directories, $COHORT_HOME outside the memory directories. Writing one
+// needs a person or an allow rule naming it, in every mode (tool.Access).
+// Safe for concurrent use.
+func (c *Checker) Protected(path string) bool {
+	e := &evaluation{sh: c.sh}
+	if !filepath.IsAbs(path) {
+		return true
+	}
+	r, err := resolvePath(path)
+	if err != nil {
+		return true
+	}
+	if c.sh.inMemory([]pathForms{{literal: filepath.Clean(path), resolved: r}}) {
+		return false // a memory directory is the agents' to write, as in Check
+	}
+	return e.protected(filepath.Clean(path)) || e.protected(r)
+}
+
+// WriteRoots returns the directories an agent working in cwd may write
+// without a person or a rule (tool.Access): cwd, the working directories,
+// and the memory directories, resolved. Safe for concurrent use.
+func (c *Checker) WriteRoots(cwd string) []string {
+	var out []string
+	add := func(d string) {
+		if r, err := resolvePath(d); err == nil {
+			d = r
+		}
+		for _, o := range out {
+			if o == d {
+				return
+			}
+		}
+		out = append(out, d)
+	}
+	if filepath.IsAbs(cwd) {
+		add(filepath.Clean(cwd))
+	}
+	c.sh.mu.RLock()
+	defer c.sh.mu.RUnlock()
+	for _, d := range c.sh.dirs {
+		add(d.resolved)
+	}
+	for _, d := range c.sh.memory {
+		add(d.resolved)
+	}
+	return out
+}

@@ -13,18 +13,25 @@
 //     working directories (the session's cwd plus additionalDirectories and
 //     --add-dir); anything else asks.
 //   - acceptEdits: as default, and Edit/Write/NotebookEdit inside the working
-//     directories run, except on protected paths (.git/, .claude/, the
-//     scripts configured hooks run (Config.Protected),
-//     .cohort/settings*, .cohort/agents/, $COHORT_HOME outside project
-//     memory), which ask: editing them would let an agent grant itself
-//     permissions or run hooks.
+//     directories run, except on protected paths (.git/, .claude/,
+//     .mcp.json, the scripts configured hooks run and their directories
+//     (Config.Protected), .cohort/settings*, .cohort/agents/, $COHORT_HOME
+//     outside project memory), which ask: editing them would let an agent
+//     grant itself permissions or run code outside the sandbox.
 //   - plan: read-only calls as in default; every other call is denied with a
 //     reason telling the model it is planning, even when an allow rule
 //     matches. Agent, EnterPlanMode, ExitPlanMode (asks: the user approves
 //     the plan), AskUserQuestion, TodoWrite, SendMessage, TaskGet, TaskList
 //     and TaskOutput keep their usual treatment.
 //   - dontAsk: as default, with every ask turned into a deny.
-//   - bypassPermissions: everything that no deny or ask rule stops.
+//   - bypassPermissions: everything that no deny or ask rule stops, but
+//     it skips prompts, never the bounds: file tools writing outside the
+//     working and memory directories, or on a protected path, ask as in
+//     acceptEdits, and so does dangerouslyDisableSandbox (see Bash). An
+//     allow rule lets such a write through only when it names the path:
+//     for a protected path, its pattern must name the protected part
+//     (".claude", ".git", ".mcp.json", ".cohort", a hook script's name);
+//     "Edit" or "Edit(**)" do not.
 //   - bubble (internal, forks): as default, with every ask marked
 //     [Decision.Bubble] for the caller to route to the parent's approver.
 //
@@ -94,7 +101,13 @@
 // ask rules match if either the written or the resolved path matches; allow
 // rules and the working-directory test use the resolved path. So a symlink
 // inside the project that points into a denied directory is denied, and
-// ".." cannot climb out of an allowed one.
+// ".." cannot climb out of an allowed one. A path that reaches a
+// process's /proc entry (/proc/self, /proc/thread-self, /proc/PID, and
+// /dev/fd/N, /dev/stdin and the like, which are links there) is not
+// resolved at all: it names what the process that opens it sees (its
+// cwd, root, descriptors, environment), not what the checker sees, so it
+// counts as unknown (ProcessPath): never allowed by the mode or inside
+// the working directories, and asked about (fail closed) by every tool.
 //
 // # Bash
 //
@@ -123,9 +136,14 @@
 // pattern that may expand to a name starting with "-", is refused where
 // an option of the real program could read, write or run.
 //
-// A Bash call with dangerouslyDisableSandbox asks even when its command
-// would be allowed, except in bypassPermissions: the allow was given for a
-// run inside the sandbox. CommandsMatch decides sandbox.excludedCommands
+// A Bash call with dangerouslyDisableSandbox follows Claude Code's
+// sandbox.allowUnsandboxedCommands (Config.Unsandboxed): absent, it asks a
+// person in every mode, bypassPermissions included, even when its command
+// would be allowed (an allow was given for a run inside the sandbox; the
+// ask fails closed, so no hook answers it, and print mode refuses it);
+// false, the flag is ignored and the call is decided, and run, as a
+// sandboxed one; true, as Claude Code: it asks except in
+// bypassPermissions. CommandsMatch decides sandbox.excludedCommands
 // (every command of the line must match).
 //
 // A deny or ask rule matching any layer of any command decides (the base
@@ -151,8 +169,14 @@
 // it, and their relative paths are checked against both (a loop body that
 // moves is followed through a second pass). When one of the directories a
 // path may be relative to is unknown, the known ones are still checked
-// against deny rules before the call asks. Output
-// redirections are writes: Edit deny rules apply to their targets, and an
+// against deny rules before the call asks. Output redirections are
+// writes, except to /dev/null, /dev/tty, and /dev/stdout, /dev/stderr,
+// /dev/fd/1 and /dev/fd/2 written exactly so while no redirection of the
+// line has put a file opened for reading or another descriptor on
+// standard output or error ("1<f", "1>&3": writing to /dev/fd/1 would then
+// reopen that file for writing). Any other spelling (/dev/fd/../x,
+// /dev/fd/3/x after "3<dir") is a path, resolved as above or unknown.
+// Edit deny rules apply to their targets, and an
 // allowed command that writes to a file is only allowed when an Edit allow
 // rule covers the file or acceptEdits mode would allow editing it. Every
 // argument that may be a path is checked against Read deny rules (and Edit
@@ -167,8 +191,26 @@
 // is opaque. Brace and glob expansion are bounded so that hostile lines stay
 // cheap to check.
 //
-// Glob and Grep return many files from one call: [Checker.DeniedRead] lets
-// them leave out files that Read deny rules cover.
+// Glob, Grep and LS return many files from one call: [Checker.DeniedRead]
+// (the tools' tool.ReadPolicy) lets them leave out what Read deny rules
+// cover, names included, and lets every file tool refuse a covered path
+// below this check. A Read deny or ask rule covers every file tool, not
+// only Read, Glob, Grep and LS: Edit, MultiEdit, Write and NotebookEdit
+// show what they open (a snippet, the original), and a tool outside the
+// table (an MCP tool, Workflow's scriptPath) may show any path it reports
+// through Pather.
+//
+// Git keeps every committed and staged version of every file in its
+// object store and index, which neither a path rule nor the sandbox's
+// hiding of working-tree paths reaches. While any Read deny rule is in
+// force, a git command that can print file contents or names from there
+// (show, log -p, cat-file, diff, archive, blame, grep, format-patch,
+// bundle, stash show, ls-files, an alias, …) asks in every mode, failing
+// closed, and one whose "rev:path" names a covered path is denied. Safe
+// are the subcommands that print no contents (status, branch, commit, …)
+// and the log family with only options that keep it to commit metadata
+// (githistory.go); the list is an allow-list, so an unknown subcommand or
+// option counts as revealing.
 //
 // Limitations, by design of a rule system rather than a sandbox: what a
 // program does internally (python -c, make, a script file) is not seen;

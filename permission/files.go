@@ -30,14 +30,19 @@ func (e *evaluation) checkFiles() Decision {
 		}
 		return r.coversTool(tool) || (write && editTools[r.Tool]) || (!write && r.Tool == "Read")
 	}
-	for _, r := range e.rulesFor(Deny, covers) {
+	// Every file tool reads what it is given: Edit, MultiEdit, Write and
+	// NotebookEdit answer with the file's content (a snippet, the original)
+	// and a tool outside the table may show any of its paths. So a Read
+	// deny or ask rule covers them all.
+	stops := func(r *Rule) bool { return covers(r) || r.coversTool("Read") }
+	for _, r := range e.rulesFor(Deny, stops) {
 		for _, f := range forms {
 			if e.pathMatch(r, f, true) {
 				return deniedBy(tool, r, fmt.Sprintf("use %s on %s", tool, f.literal))
 			}
 		}
 	}
-	for _, r := range e.rulesFor(Ask, covers) {
+	for _, r := range e.rulesFor(Ask, stops) {
 		for _, f := range forms {
 			if e.pathMatch(r, f, true) {
 				return askedBy(tool, r)
@@ -45,7 +50,7 @@ func (e *evaluation) checkFiles() Decision {
 		}
 	}
 	if !(write && e.mode == ModePlan) {
-		if d, ok := e.allowedPaths(forms, write, covers); ok {
+		if d, ok := e.allowedPaths(forms, write, covers); ok && (!write || e.namesProtected(d.Rule, forms)) {
 			return d
 		}
 		if builtin && e.sh.inMemory(forms) {
@@ -53,6 +58,35 @@ func (e *evaluation) checkFiles() Decision {
 		}
 	}
 	return e.filesDefault(forms, write)
+}
+
+// namesProtected reports whether an allow rule may allow writing the
+// protected paths among forms: only a rule whose pattern names the
+// protected part (".claude", ".git", ".mcp.json", ".cohort", or a hook
+// script's file name) does; a rule for the whole tool or for every path
+// ("Edit", "Edit(**)") was not written with them in mind.
+func (e *evaluation) namesProtected(r *Rule, forms []pathForms) bool {
+	for _, f := range forms {
+		if !e.protected(f.resolved) && !e.protected(f.literal) {
+			continue
+		}
+		if r == nil || r.path == nil || !strings.Contains(r.Specifier, protectedPart(f.resolved)) && !strings.Contains(r.Specifier, protectedPart(f.literal)) {
+			return false
+		}
+	}
+	return true
+}
+
+// protectedPart is the part of a protected path a rule must name: its
+// first component that makes it protected, or its file name.
+func protectedPart(p string) string {
+	for _, c := range strings.Split(p, "/") {
+		switch c {
+		case ".git", ".claude", ".mcp.json", ".cohort":
+			return c
+		}
+	}
+	return filepath.Base(p)
 }
 
 // allowedPaths reports whether allow rules cover every path. For reads,
@@ -90,27 +124,36 @@ func (e *evaluation) filesDefault(forms []pathForms, write bool) Decision {
 		}
 		return Decision{Behavior: Ask, Reason: fmt.Sprintf("%s of %s needs approval: it is outside the working directories (%s).", tool, outside, strings.Join(e.dirNames(), ", "))}
 	}
-	switch e.mode {
-	case ModeBypassPermissions:
-		return Decision{Behavior: Allow, Reason: "bypassPermissions mode"}
-	case ModePlan:
+	if e.mode == ModePlan {
 		return Decision{Behavior: Deny, Reason: planReason}
-	case ModeAcceptEdits:
+	}
+	if e.mode == ModeBypassPermissions || e.mode == ModeAcceptEdits {
+		// Modes skip prompts, never the bounds: outside the directories
+		// agents write, and on protected paths, a person or a rule decides.
 		if outside != "" {
-			return Decision{Behavior: Ask, Reason: fmt.Sprintf("Editing %s needs approval: it is outside the working directories.", outside)}
+			return Decision{Behavior: Ask, Reason: fmt.Sprintf("Editing %s needs approval in every mode: it is outside the directories agents may write (%s).", outside, strings.Join(e.dirNames(), ", "))}
 		}
-		for _, f := range forms {
-			if e.protected(f.resolved) || e.protected(f.literal) {
-				return Decision{Behavior: Ask, Reason: fmt.Sprintf("Editing %s needs approval: it can change Cohort's settings, agents or git internals.", f.literal)}
-			}
+		if f, ok := e.protectedForm(forms); ok {
+			return Decision{Behavior: Ask, Reason: fmt.Sprintf("Editing %s needs approval in every mode: it can change Cohort's settings, agents, hooks, MCP servers or git internals.", f.literal)}
 		}
-		return Decision{Behavior: Allow, Reason: "acceptEdits mode"}
+		return Decision{Behavior: Allow, Reason: string(e.mode) + " mode"}
 	}
 	what := "the file"
 	if len(forms) > 0 {
 		what = forms[0].literal
 	}
 	return Decision{Behavior: Ask, Reason: fmt.Sprintf("%s of %s needs the user's approval.", tool, what)}
+}
+
+// protectedForm returns the first path that is protected, as written or
+// resolved.
+func (e *evaluation) protectedForm(forms []pathForms) (pathForms, bool) {
+	for _, f := range forms {
+		if e.protected(f.resolved) || e.protected(f.literal) {
+			return f, true
+		}
+	}
+	return pathForms{}, false
 }
 
 // outside returns the first path that is not inside a working directory
@@ -201,8 +244,9 @@ func (e *evaluation) rootsOf(r *Rule, broad bool) []string {
 // ProtectedPath reports whether a path (absolute, or relative to a
 // repository's root, with forward slashes) has the shape of a file an
 // agent must not edit without an explicit rule: anything inside .git/
-// (hooks and config run code) or .claude/, and .cohort/settings* and
-// .cohort/agents/ (they grant permissions and define hooks). The scripts
+// (hooks and config run code) or .claude/, .mcp.json (it names programs
+// the next session may start), and .cohort/settings* and .cohort/agents/
+// (they grant permissions and define hooks). The scripts
 // that configured hooks run and $COHORT_HOME are protected too, but
 // knowing them takes a session's settings (Config.Protected); a Checker
 // adds them. Package remote holds the patches that workers return to the
@@ -211,7 +255,7 @@ func ProtectedPath(p string) bool {
 	parts := strings.Split(p, "/")
 	for i, c := range parts {
 		switch c {
-		case ".git", ".claude":
+		case ".git", ".claude", ".mcp.json":
 			return true
 		case ".cohort":
 			if i+1 == len(parts) {
@@ -235,7 +279,7 @@ func (e *evaluation) protected(p string) bool {
 	if faultNoProtected { // a test build's empty list (fault_on.go)
 		return false
 	}
-	if e.sh.protectedFiles[p] || ProtectedPath(p) {
+	if ProtectedPath(p) || (&Checker{sh: e.sh}).ProtectedFile(p) {
 		return true
 	}
 	if e.sh.cohortHome == "" || !within(p, e.sh.cohortHome) {

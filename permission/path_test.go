@@ -138,7 +138,10 @@ func TestFileRules(t *testing.T) {
 		{name: "plan denies edit", mode: ModePlan, req: edit("src/main.go"), want: Deny},
 		{name: "plan denies edit even with rule", mode: ModePlan, allow: []string{"Edit"}, req: edit("src/main.go"), want: Deny},
 		{name: "plan allows read", mode: ModePlan, req: read("src/main.go"), want: Allow},
-		{name: "bypass edits anywhere", mode: ModeBypassPermissions, req: edit(f.path("outside/data")), want: Allow},
+		// Issue 36: bypassPermissions skips prompts, not the bounds.
+		{name: "bypass edits inside", mode: ModeBypassPermissions, req: edit("src/main.go"), want: Allow},
+		{name: "bypass asks outside the working dirs", mode: ModeBypassPermissions, req: edit(f.path("outside/data")), want: Ask},
+		{name: "bypass with a rule for the outside path", mode: ModeBypassPermissions, allow: []string{"Edit(//" + f.path("outside") + "/**)"}, req: edit(f.path("outside/data")), want: Allow},
 		{name: "bypass deny wins", mode: ModeBypassPermissions, deny: []string{"Edit"}, req: edit("src/main.go"), want: Deny},
 		{name: "bypass ask rule wins", mode: ModeBypassPermissions, ask: []string{"Edit(./src/**)"}, req: edit("src/main.go"), want: Ask},
 		{name: "dontAsk denies instead of asking", mode: ModeDontAsk, req: edit("src/main.go"), want: Deny},

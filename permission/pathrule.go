@@ -155,9 +155,16 @@ func resolvePath(p string) (string, error) {
 			continue
 		}
 		next := filepath.Join(dest, c)
+		if ProcessPath(next) {
+			return "", errProcessPath
+		}
 		fi, err := os.Lstat(next)
 		if err != nil {
-			return filepath.Clean(next + "/" + strings.Join(comps[i+1:], "/")), nil
+			rest := filepath.Clean(next + "/" + strings.Join(comps[i+1:], "/"))
+			if ProcessPath(rest) {
+				return "", errProcessPath
+			}
+			return rest, nil
 		}
 		if fi.Mode()&os.ModeSymlink == 0 {
 			dest = next
@@ -177,6 +184,27 @@ func resolvePath(p string) (string, error) {
 		i = -1
 	}
 	return dest, nil
+}
+
+// errProcessPath is why a path through a process's /proc entry is not
+// resolved.
+var errProcessPath = errors.New("it goes through a process's /proc entry (/proc/self, /proc/PID, or /dev/fd, /dev/stdin and the like, which lead there), which names what the process opening it sees, not what the permission check sees")
+
+// ProcessPath reports whether a clean absolute path is /proc/PID,
+// /proc/self or /proc/thread-self, or below one: their cwd, root, fd/N,
+// environ and the rest mean what the process that opens them sees.
+// Resolving them in a checker would judge Cohort's working directory,
+// descriptors and environment instead of the command's, and a Read deny
+// rule could be stepped around through /proc/self/cwd; path checks treat
+// them as unknown. Resolution must apply it to every prefix it reaches,
+// since /dev/fd and /dev/stdin lead there through links.
+func ProcessPath(p string) bool {
+	rest, ok := strings.CutPrefix(p, "/proc/")
+	if !ok {
+		return false
+	}
+	first, _, _ := strings.Cut(rest, "/")
+	return first == "self" || first == "thread-self" || (first != "" && strings.Trim(first, "0123456789") == "")
 }
 
 // pathForms is a path as the agent wrote it (made absolute and cleaned) and

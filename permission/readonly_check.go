@@ -184,7 +184,7 @@ func (an *analysis) readOnly() (bool, []cmdPaths) {
 		return false, nil
 	}
 	for _, r := range an.redirs {
-		if r.write && !harmlessTarget(plain(r.target)) {
+		if r.write && !an.harmlessTarget(plain(r.target)) {
 			return false, nil
 		}
 	}
@@ -273,11 +273,19 @@ type cmdPaths struct {
 	paths []string
 }
 
-// harmlessTarget reports redirect targets that are not files.
-func harmlessTarget(t string) bool {
+// harmlessTarget reports redirect targets that are not files: /dev/null,
+// the terminal, and standard output or error while they hold what the
+// Bash tool gave them (no redirection of the line put a file opened for
+// reading, or another descriptor, on them). Compared as written: any
+// other spelling (/dev/fd/../x, /dev/fd/3/x, /proc/self/fd/1) is a path,
+// which the checker resolves or, where only the running command knows
+// what it names, treats as unknown.
+func (an *analysis) harmlessTarget(t string) bool {
 	switch t {
-	case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty":
+	case "/dev/null", "/dev/tty":
 		return true
+	case "/dev/stdout", "/dev/stderr", "/dev/fd/1", "/dev/fd/2":
+		return !an.stdioReopened
 	}
-	return strings.HasPrefix(t, "/dev/fd/")
+	return false
 }

@@ -115,13 +115,17 @@ type analysis struct {
 	// unsafe lists what was understood but must never be auto-allowed
 	// (eval, PATH=..., unparsable wrapper options).
 	unsafe []string
+	// stdioReopened: standard output or error may hold a descriptor
+	// opened for reading, so /dev/stdout and the like are files
+	// (shellcmd.Analysis.StdioReopened).
+	stdioReopened bool
 }
 
 // analyze parses a Bash command line. cwd is where it starts ("" when
 // unknown); home expands "~".
 func analyze(line, cwd, home string) *analysis {
 	sa := shellcmd.Analyze(line, shellcmd.Options{Dir: cwd, Home: home})
-	an := &analysis{line: line, cds: sa.Cds}
+	an := &analysis{line: line, cds: sa.Cds, stdioReopened: sa.StdioReopened}
 	for _, n := range sa.Notes {
 		if n.Kind == shellcmd.Caution {
 			an.unsafe = append(an.unsafe, n.Reason)

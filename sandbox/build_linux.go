@@ -116,6 +116,20 @@ func addOnce(list *[]string, path string) {
 	}
 }
 
+// hideIn adds to p what Read deny rules cover under cwd besides
+// Config.DenyRead (Config.DenyReadIn): for the policy that runs commands,
+// not for the listings Writable makes.
+func (s *Sandbox) hideIn(p *Policy, cwd string) {
+	if s.cfg.DenyReadIn == nil || p.Unconfined {
+		return
+	}
+	for _, d := range s.cfg.DenyReadIn(cwd) {
+		if r, err := filepath.EvalSymlinks(d); err == nil && !slices.Contains(p.Hidden, r) {
+			p.Hidden = append(p.Hidden, r)
+		}
+	}
+}
+
 // socketPlaces are the directories and sockets hidden when Unix sockets
 // are allowed: tmux servers, Cohort sessions, the user's runtime directory
 // and docker; those holding an allowed socket are left visible.

@@ -57,3 +57,28 @@ func TestDeniedReadPatternsHidden(t *testing.T) {
 		t.Errorf("enforced: %q", rep.Enforced)
 	}
 }
+
+// TestDeniedReadsInALaterWorkingDirectory: a worktree made after the
+// session started holds its own copy of what the rules cover; the policy
+// of an agent working there hides that copy too (Config.DenyReadIn), so
+// a command the permission check let through — a recursive grep, a list
+// of files read from standard input — reads none of it.
+func TestDeniedReadsInALaterWorkingDirectory(t *testing.T) {
+	root, _ := filepath.EvalSymlinks(t.TempDir())
+	project, wt := filepath.Join(root, "project"), filepath.Join(root, "project", "wt")
+	writeFile(t, filepath.Join(project, "secrets", "key"), "s3cret-main\n")
+	c, err := permission.New(permission.Config{Env: settings.Env{Cwd: project, Home: filepath.Join(root, "home")},
+		Deny: []string{"Read(./secrets/**)"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	denied := c.ReadDenials(t.Context(), "", permission.DefaultDenialLimits)
+	writeFile(t, filepath.Join(wt, "secrets", "key"), "s3cret-worktree\n") // made later
+	e := newEnv(t, Config{DenyRead: denied.Paths, Dirs: []string{wt}, DenyReadIn: func(cwd string) []string {
+		return c.ReadDenials(t.Context(), cwd, permission.DefaultDenialLimits).Paths
+	}})
+	out, _ := e.bash(wt, `grep -r s3cret . ; printf 'secrets/key\0' | sort --files0-from=- ; echo end`)
+	if strings.Contains(out, "s3cret-worktree") || !strings.Contains(out, "end") {
+		t.Errorf("a command in the worktree read its copy of the denied file:\n%s", out)
+	}
+}

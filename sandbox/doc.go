@@ -43,7 +43,10 @@
 //     exist yet, a search stopped at its bound. The permission check
 //     still applies to all of them. The search runs against the session's
 //     directory; an agent in a worktree made later gets the same list,
-//     and the report's "later" covers its files.
+//     and the report's "later" covers its files; Config.DenyReadIn adds,
+//     to the policy of such an agent's cwd, what the rules cover there
+//     (its own copy of the denied files), searched when the policy is set
+//     up.
 //   - Write only in its agent's working directory (a worktree for an
 //     isolated agent, never the main checkout then), Config.Dirs
 //     (additionalDirectories), a private per-session TMPDIR, the user's

@@ -67,6 +67,12 @@ type Config struct {
 	// pattern's later matches, paths that do not exist yet); every Report
 	// lists it as not enforced.
 	DenyReadUncovered []string
+	// DenyReadIn, when set, gives the paths Read deny rules cover for an
+	// agent working in cwd (a worktree made after the session started
+	// holds its own copy of what DenyRead names in the main checkout);
+	// they are hidden in that cwd's policy too. It is called once per
+	// policy, when the policy is set up.
+	DenyReadIn func(cwd string) []string
 	// Home is the user's home; CacheDir defaults to $XDG_CACHE_HOME or
 	// Home/.cache; CohortHome holds the session sockets.
 	Home, CacheDir, CohortHome string

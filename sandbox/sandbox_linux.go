@@ -265,6 +265,7 @@ func (s *Sandbox) entry(ctx context.Context, cwd string, prof Profile) (*policyE
 		return s.entry(ctx, cwd, prof)
 	}
 	e.policy = s.policyFor(cwd, prof) // reads the file system: not under s.mu; others wait on ready
+	s.hideIn(e.policy, cwd)
 	e.frozen = frozenPrint(e.policy)
 	r, err := c.call(ctx, &message{Op: "policy", Policy: e.policy})
 	if err != nil {

@@ -37,6 +37,12 @@ type Analysis struct {
 	// Cds lists every directory a cd or pushd may move to, in order; ""
 	// stands for one that cannot be told.
 	Cds []string
+	// StdioReopened is set when a redirection gives standard output or
+	// error a descriptor this line did not open for writing: a file opened
+	// for reading ("1<f", "2<&3") or another descriptor ("1>&3"). Writing
+	// to /dev/stdout, /dev/stderr or /dev/fd/1 or 2 reopens whatever the
+	// descriptor is, so after such a redirection those are files too.
+	StdioReopened bool
 	// Notes lists what the analysis could not see into or wants to warn
 	// about, each once.
 	Notes []Note

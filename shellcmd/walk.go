@@ -378,6 +378,7 @@ func (a *analyzer) redirect(r *syntax.Redirect) {
 	if len(fs) == 1 {
 		target = fs[0]
 	}
+	a.noteStdio(r, target)
 	write := true
 	switch r.Op {
 	case syntax.RdrIn:
@@ -389,6 +390,34 @@ func (a *analyzer) redirect(r *syntax.Redirect) {
 		write = r.Op == syntax.DplOut
 	}
 	a.res.Redirects = append(a.res.Redirects, &Redirect{Write: write, Target: target, Dirs: slices.Clone(a.cwds)})
+}
+
+// noteStdio sets StdioReopened for a redirection that puts on standard
+// output or error (1 or 2) something other than a file opened for writing
+// or the other of the two: "1<f", "2<&3", "1>&4".
+func (a *analyzer) noteStdio(r *syntax.Redirect, target Word) {
+	fd := ""
+	if r.N != nil {
+		fd = r.N.Value
+	}
+	switch r.Op {
+	case syntax.RdrIn, syntax.DplIn:
+		if fd == "" {
+			return // standard input
+		}
+	case syntax.DplOut:
+		if fd == "" {
+			fd = "1"
+		}
+		if target.Static() && (target.Value == "1" || target.Value == "2" || target.Value == "-" || !isDigits(target.Value)) {
+			return // between the two, a close, or a file (a write)
+		}
+	default:
+		return // output to a file, which is checked as a write
+	}
+	if fd == "1" || fd == "2" {
+		a.res.StdioReopened = true
+	}
 }
 
 // callExpr walks a simple command: its assignments, its substitutions,

@@ -135,6 +135,43 @@ type Env struct {
 	// engine sets it from the gate's verdict for each call; the zero
 	// value, when nothing set it, is the narrower ConfineReadOnly.
 	Confinement Confinement
+	// Access, when set, is what the agent's permissions let its file
+	// tools do on their own (the agent's permission checker): the
+	// permission check sees only the path a call names, so tools that
+	// return many files' names or contents (Grep, Glob, LS) leave out
+	// what Read deny rules cover, and the file tools open what they read
+	// and write through it (no path checked first and opened by name
+	// after).
+	Access Access
+	// Approved is set for the one call a person, or an allow rule naming
+	// it, let through (not a mode): the file tools then write outside
+	// Access's roots and on protected paths, as approved.
+	Approved bool
+}
+
+// Access is what an agent may read and write without asking anyone.
+// Safe for concurrent use.
+type Access interface {
+	// DeniedRead reports whether path (absolute, or relative to cwd) is
+	// covered by a Read deny rule, or cannot be checked against one (a
+	// path through /proc/self): true means leave it out.
+	DeniedRead(cwd, path string) bool
+	// WriteRoots are the directories an agent working in cwd may write
+	// (resolved): its working directories and memory directories.
+	WriteRoots(cwd string) []string
+	// Protected reports a path (absolute) that needs a person or a rule
+	// even inside them: git control files, settings, agent definitions,
+	// .mcp.json, the scripts hooks run.
+	Protected(path string) bool
+}
+
+// DeniedRead asks Access, if any, whether path is covered by a Read deny
+// rule.
+func (e *Env) DeniedRead(path string) bool {
+	if e == nil || e.Access == nil {
+		return false
+	}
+	return e.Access.DeniedRead(e.Cwd, path)
 }
 
 // Confinement says how far the decision that let a call run trusts what

@@ -37,6 +37,11 @@
 //     meta that is not a pure literal, a script that does not parse or a
 //     corrupt journal is the call's is_error result.
 //
+//   - A scriptPath is a file the call reads, reported to the permission
+//     check (permission.Pather), so Read deny rules apply to it as to a
+//     Read; the tool refuses a covered path itself too (Env.DeniedRead),
+//     since a script that does not load would quote it back.
+//
 //   - The permission prompt (the tool is not read-only) leads its reason
 //     with the script's meta.description and an estimate of what its
 //     agents' prompt prefixes cost (tool.PromptDescriber).

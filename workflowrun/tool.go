@@ -50,6 +50,19 @@ func (d describing) DescribePrompt(ctx context.Context, env *tool.Env, input jso
 	return d.t.describePrompt(ctx, env, input)
 }
 
+// PermissionPaths is the script a call reads (scriptPath), so that Read
+// deny rules apply to it like to a Read of the file (permission.Pather).
+func (d describing) PermissionPaths(input json.RawMessage) ([]string, error) {
+	var in Input
+	if err := json.Unmarshal(input, &in); err != nil {
+		return nil, err
+	}
+	if in.ScriptPath == "" {
+		return nil, nil
+	}
+	return []string{in.ScriptPath}, nil
+}
+
 const description = `Run a workflow script in the background: a small JavaScript program whose control flow (loops, conditions, fan-out, pipelines, checks by other agents) is fixed in code and whose steps are subagents.
 
 Only use this tool when the user has explicitly asked for a workflow: named a saved one, asked you to write or run one, or asked to resume a run. For ordinary delegation, even of many parallel pieces, use the Agent tool instead; do not pick Workflow on your own.
@@ -101,6 +114,11 @@ func (t *Tool) resolve(env *tool.Env, in Input) (Launch, error) {
 		path := in.ScriptPath
 		if !filepath.IsAbs(path) {
 			path = filepath.Join(env.Cwd, path)
+		}
+		if env.DeniedRead(path) {
+			// Below the permission check, which has the same rule: the
+			// script's text would reach the model in a load error.
+			return l, tool.Failf("Cannot read the workflow script %s: a Read deny rule covers it (or it cannot be checked against one).", path)
 		}
 		return readScript(l, path)
 	}

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"unicode/utf8"
 
+	"github.com/cohort-dev/cohort/permission"
 	"github.com/cohort-dev/cohort/tool"
 )
 
@@ -143,6 +144,9 @@ func resolvePath(path string) (string, error) {
 			continue
 		}
 		next := filepath.Join(resolved, c)
+		if permission.ProcessPath(next) {
+			return "", fmt.Errorf("%s goes through a process's /proc entry, which names what the process opening it sees", path)
+		}
 		fi, err := os.Lstat(next)
 		switch {
 		case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):

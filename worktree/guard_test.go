@@ -65,7 +65,13 @@ func TestGuard(t *testing.T) {
 		{"dot-dot after a link is physical", filepath.Join(wt.Path, "escape") + "/../README.md", false},
 		{"relative path", "src/main.go", false},
 		{"symlink loop", filepath.Join(wt.Path, "loop1", "x"), false},
+		// Issue 36: what these name depends on the process opening them.
+		{"through a descriptor", "/dev/fd/3/x", false},
+		{"up from /dev/fd", "/dev/fd/../../.." + r.dir + "/x", false},
+		{"a process's cwd", "/proc/self/cwd/x", false},
+		{"a link to a process's cwd", filepath.Join(wt.Path, "proc-link", "x"), false},
 	}
+	link("proc-link", "/proc/self/cwd")
 	for _, tt := range tests {
 		err := g.CheckWrite(tt.path)
 		if tt.ok && err != nil {

@@ -85,20 +85,24 @@ func (p *Plan) MCPServers(ctx context.Context) []mcp.Status {
 }
 
 // ApproveMCP records that the user approved the project's MCP servers
-// names, and returns where.
+// names, as they are defined now (a changed definition asks again), and
+// returns where.
 func (p *Plan) ApproveMCP(ctx context.Context, names []string) (string, error) {
-	known := map[string]bool{}
+	known := map[string]mcp.Spec{}
 	for _, s := range p.mcpSpecs() {
 		if s.Scope == mcp.ScopeProject {
-			known[s.Name] = true
+			known[s.Name] = s
 		}
 	}
+	var specs []mcp.Spec
 	for _, n := range names {
-		if !known[n] {
+		s, ok := known[n]
+		if !ok {
 			return "", fieldErr("MCPConfig", "%q is not a project MCP server (.mcp.json); the project servers are: %s", n, strings.Join(slices.Sorted(maps.Keys(known)), ", "))
 		}
+		specs = append(specs, s)
 	}
-	return mcp.Approve(ctx, p.Process.ProjectRoot, names)
+	return mcp.Approve(ctx, p.Process.ProjectRoot, specs)
 }
 
 // MemoryCheck is where the plan's session keeps the project's memory and

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cohort-dev/cohort/internal/proc"
 	"github.com/cohort-dev/cohort/internal/safegit"
 	"github.com/cohort-dev/cohort/permission"
 	"github.com/cohort-dev/cohort/sandbox"
@@ -20,6 +21,7 @@ type sandboxConf struct {
 	excluded, allowWrite   []string
 	allowUnixSockets       []string
 	denyNetwork            bool
+	unsandboxed            permission.Unsandboxed // allowUnsandboxedCommands
 	problems               []string
 	enabledSrc, networkSrc string
 }
@@ -143,6 +145,7 @@ func (p *Plan) sandboxCfg(ctx context.Context, conf sandboxConf, checker *permis
 		Protected:         p.hookScripts(),
 		DenyRead:          denied.Paths,
 		DenyReadUncovered: denied.Uncovered,
+		DenyReadIn:        p.deniedReadsIn(checker),
 		Home:              p.Process.Paths.Home,
 		CacheDir:          p.Process.Getenv("XDG_CACHE_HOME"),
 		CohortHome:        p.Process.Paths.CohortHome,
@@ -201,6 +204,14 @@ func writableData(allowWrite []string, memDir string) []string {
 	return append(append([]string(nil), allowWrite...), memDir)
 }
 
+// grepSandbox confines Grep's rg process (search.GrepConfig.Sandbox): the
+// read-only profile of the agent's working directory, in which what Read
+// deny rules cover is hidden.
+func (s *Session) grepSandbox(ctx context.Context, cwd string) (proc.Launcher, []string, error) {
+	l, err := s.sandbox.Launcher(ctx, cwd, sandbox.ReadOnly)
+	return l, s.sandbox.Env(), err
+}
+
 // bashExcluded reports lines that run outside the sandbox: every command
 // in them matches sandbox.excludedCommands.
 func (s *Session) bashExcluded(line string) bool {
@@ -215,6 +226,20 @@ func (p *Plan) deniedReads(ctx context.Context, checker *permission.Checker) per
 	ctx, cancel := context.WithTimeout(ctx, denialSearchTimeout)
 	defer cancel()
 	return checker.ReadDenials(ctx, p.Process.Cwd, permission.DefaultDenialLimits)
+}
+
+// deniedReadsIn gives the paths Read deny rules cover under an agent's
+// working directory other than the session's (a worktree), for its
+// sandbox policy (sandbox.Config.DenyReadIn).
+func (p *Plan) deniedReadsIn(checker *permission.Checker) func(cwd string) []string {
+	return func(cwd string) []string {
+		if filepath.Clean(cwd) == p.Process.Cwd {
+			return nil
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), denialSearchTimeout)
+		defer cancel()
+		return checker.ReadDenials(ctx, cwd, permission.DefaultDenialLimits).Paths
+	}
 }
 
 // denialSearchTimeout bounds the search at session start (a slow or

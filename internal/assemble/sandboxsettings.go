@@ -7,6 +7,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/cohort-dev/cohort/permission"
 )
 
 // The settings "sandbox" block is read key by key, so that one bad or
@@ -16,6 +18,9 @@ import (
 //
 // Keys, Claude Code's and Cohort's:
 //   - enabled, excludedCommands: Claude Code's, applied.
+//   - allowUnsandboxedCommands: Claude Code's, applied (permission.
+//     Unsandboxed): absent, dangerouslyDisableSandbox asks a person in
+//     every mode; false ignores it; true is Claude Code's behaviour.
 //   - allowWrite, allowUnixSockets: Cohort's (extra writable roots; Unix
 //     sockets commands may connect to).
 //   - network: "allow" or "deny" (Cohort's: "deny" gives commands a
@@ -24,12 +29,12 @@ import (
 //     a filtering proxy Cohort does not have, and are reported as not
 //     applied.
 //   - Claude Code's other keys (autoAllowBashIfSandboxed,
-//     allowUnsandboxedCommands, enableWeakerNestedSandbox,
+//     enableWeakerNestedSandbox,
 //     failIfUnavailable, filesystem, ignoreViolations,
 //     excludedCommandsPolicy) are accepted and reported as not applied.
 var (
-	sandboxKeys       = []string{"enabled", "excludedCommands", "allowWrite", "allowUnixSockets", "network"}
-	claudeSandboxKeys = []string{"autoAllowBashIfSandboxed", "allowUnsandboxedCommands", "enableWeakerNestedSandbox",
+	sandboxKeys       = []string{"enabled", "excludedCommands", "allowUnsandboxedCommands", "allowWrite", "allowUnixSockets", "network"}
+	claudeSandboxKeys = []string{"autoAllowBashIfSandboxed", "enableWeakerNestedSandbox",
 		"failIfUnavailable", "filesystem", "ignoreViolations", "excludedCommandsPolicy"}
 )
 
@@ -58,6 +63,13 @@ func (b *Plan) sandboxConfig() sandboxConf {
 					continue
 				}
 				c.enabled, c.enabledSrc = v, where
+			case "allowUnsandboxedCommands":
+				var v bool
+				if strict(raw, &v) != nil {
+					bad(key, "true or false")
+					continue
+				}
+				c.unsandboxed = map[bool]permission.Unsandboxed{true: permission.UnsandboxedAllowed, false: permission.UnsandboxedIgnored}[v]
 			case "excludedCommands", "allowWrite", "allowUnixSockets":
 				var v []string
 				if strict(raw, &v) != nil {

@@ -6,6 +6,7 @@ import (
 	"github.com/cohort-dev/cohort/agentdef"
 	"github.com/cohort-dev/cohort/crew"
 	"github.com/cohort-dev/cohort/flags"
+	"github.com/cohort-dev/cohort/permission"
 	"github.com/cohort-dev/cohort/task"
 	"github.com/cohort-dev/cohort/tool"
 	"github.com/cohort-dev/cohort/tool/ask"
@@ -42,6 +43,8 @@ func (s *Session) tools(rt *crew.Crew) []tool.Tool {
 	cfg.Shell.Reaper = s.reaper
 	if s.sandbox != nil {
 		cfg.Shell.Sandbox, cfg.Shell.Excluded = s.sandbox, s.bashExcluded
+		cfg.Grep.Sandbox = s.grepSandbox
+		cfg.Shell.KeepSandbox = s.checker != nil && s.checker.Unsandboxed() == permission.UnsandboxedIgnored
 	}
 	cfg.Web = s.webConfig()
 	cfg.Search = s.searchConfig()

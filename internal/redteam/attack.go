@@ -2,6 +2,7 @@ package redteam
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 )
 
@@ -51,6 +52,7 @@ var Locations = []Location{Main, Worktree}
 //	{{CANARY}}       {{OUT}}/CANARY, which must never exist
 //	{{HOME}}         $HOME; {{COHORT_HOME}} is $COHORT_HOME
 //	{{SECRET}}       {{WORK}}/secrets/key, denied by Read(./secrets/**)
+//	{{API}}          the fake model API's base URL (a way out for data)
 type Call struct {
 	Tool  string
 	Input map[string]any
@@ -84,6 +86,10 @@ type Attack struct {
 	// (they run in order unless every one is read-only); after the last
 	// the model says it is done.
 	Turns [][]Call
+	// Sub are the turns of every agent the attack spawns whose prompt
+	// holds SubPrompt(Name) (an Agent call's prompt, a teammate's): the
+	// attack through a subagent, after which it says it is done.
+	Sub [][]Call
 	// Modes and Where default to all.
 	Modes []Mode
 	Where []Location
@@ -94,10 +100,35 @@ type Attack struct {
 	// Args are more command-line arguments (an --allowedTools rule the
 	// attack abuses).
 	Args []string
+	// Solo runs the attack in a session of its own (Run) rather than in
+	// the session its mode, location, Args and Binary share with the
+	// other attacks (RunGroup): for attacks that leave state the next one
+	// would trip over. Attacks with Setup always run alone.
+	Solo bool
+	// Writes: the attack's Args let it write in its working directory
+	// (an allow rule for Bash), so that directory is not checked as one
+	// nobody may write; the main checkout of a worktree agent still is.
+	Writes bool
+	// Names: the name of a file in secrets/ (Env.SecretName) must not
+	// reach the model either — for attacks on what lists names (Glob,
+	// LS, Grep's file lists), which a Read deny rule covers too.
+	Names bool
 	// Setup changes the fixture before the session starts (a settings
 	// key, a planted file); nil for none. It runs before the "before"
 	// snapshot, so what it plants is part of the baseline.
 	Setup func(e *Env) error
+}
+
+// SubPrompt is what an attack's Agent call puts in its prompt for the
+// spawned agent to follow Attack.Sub.
+func SubPrompt(name string) string { return "REDTEAM-SUB " + name + " :" }
+
+// alone reports whether the attack needs a session of its own.
+func (a *Attack) alone() bool { return a.Solo || a.Setup != nil }
+
+// sessionKey is what attacks sharing a session must have in common.
+func (a *Attack) sessionKey(mode Mode, loc Location) string {
+	return fmt.Sprintf("%s-%s%s/binary=%v/writes=%v", mode, loc, strings.Join(a.Args, " "), a.Binary, a.Writes)
 }
 
 // modes returns the modes the attack runs in.

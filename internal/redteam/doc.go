@@ -9,13 +9,15 @@
 //		redteam.Bash("echo x > /dev/fd/../../..{{WORK}}/pwned"),
 //	}}}
 //
-// and Run(t, attack, mode, location) runs it once. Modes and Where
+// and Run(t, attack, mode, location) runs it once (RunGroup runs several
+// in one session). Modes and Where
 // default to all five permission modes and both locations: the lead in
 // the main checkout (Main), or a subagent with isolation: worktree that
 // the lead spawns (Worktree). Placeholders in the calls' strings ({{WORK}},
 // {{PROJECT}}, {{OUT}}, {{CANARY}}, {{SECRET}}, {{HOME}}, …; see Call) are
 // filled when the model sends them, so an attack can name the worktree it
-// only learns at run time. Turns are the model's messages; Setup plants
+// only learns at run time. Turns are the model's messages; Sub are those
+// of an agent the attack spawns (its prompt holds SubPrompt); Setup plants
 // whatever an attack needs before the session; Args adds command-line
 // flags (an allow rule the attack abuses); Binary runs the built cohort
 // binary instead of the CLI in-process, for attacks on process-level
@@ -42,7 +44,10 @@
 // nothing outside changed, no protected path changed or appeared, nothing
 // changed where the mode lets nobody write, a worktree's link to its
 // repository is intact, no process outlived the session, and neither the
-// secret nor the API key reached the model or the output. That the attack
+// secret nor the API key reached the model or the output, and nothing but
+// the model client reached the model's server (a Bash command may, where
+// the mode runs it and the network is allowed: rows keep to the tools
+// there). That the attack
 // ran to its end is checked too, so a broken row fails instead of passing
 // for nothing.
 //
@@ -59,12 +64,22 @@
 // the test binary a home of its own and no credentials; attacks on what a
 // command inherits from Cohort itself set Binary.
 //
-// # Speed
+// # Sessions and speed
 //
-// The corpus runs in `go test ./...`: runs go through the CLI in-process
-// (a session costs a launcher and a few git calls, not a build), the
-// fixture is built once and copied, and TestCorpus runs attacks
-// concurrently (6 at a time, REDTEAM_PARALLEL to change it), more than
-// -parallel would allow, since a run mostly waits on its subprocesses.
-// Select runs as usual: -run 'TestCorpus/CLASS/NAME/MODE-LOCATION'.
+// The corpus runs in `go test ./...`, so a run must be cheap. Runs go
+// through the CLI in-process (a session costs a sandbox launcher and a
+// few git calls, not a build); the fixture is built once and copied; and
+// attacks share sessions: TestCorpus runs, for each mode and location,
+// every attack that can share in one session (RunGroup), one after the
+// other. Between two attacks, while the session waits for the model, the
+// harness checks what the one that ended changed and what the model got
+// back from it, so every finding still names its attack; what only the
+// end of a session shows (the Stop hook's run, a process left behind, a
+// kept worktree) is reported for the session. An attack with Setup, Args
+// or Binary, or marked Solo, runs in a session of its own (Run).
+// Sessions run concurrently (6 at a time, REDTEAM_PARALLEL to change it),
+// more than -parallel would allow, since a session mostly waits on its
+// subprocesses. REDTEAM_ATTACK=regexp (matched against "class/name")
+// runs only some attacks; REDTEAM_VERBOSE=1 logs what every call
+// returned.
 package redteam

@@ -2,6 +2,7 @@ package redteam
 
 import (
 	"os"
+	"path/filepath"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -13,6 +14,7 @@ import (
 // pass on to their commands, a home of its own and none of the
 // credentials a developer's shell may hold.
 func TestMain(m *testing.M) {
+	CLIMain()
 	home, err := os.MkdirTemp("", "cohort-redteam-home-")
 	if err != nil {
 		panic(err)
@@ -21,6 +23,18 @@ func TestMain(m *testing.M) {
 		name, _, _ := cutEnv(kv)
 		if childenv.Credential(name) {
 			os.Unsetenv(name)
+		}
+	}
+	// A go command a test might start keeps the developer's caches.
+	if realHome, err := os.UserHomeDir(); err == nil {
+		keep := map[string]string{"GOPATH": filepath.Join(realHome, "go"), "GOMODCACHE": filepath.Join(realHome, "go", "pkg", "mod")}
+		if c, err := os.UserCacheDir(); err == nil {
+			keep["GOCACHE"] = filepath.Join(c, "go-build")
+		}
+		for k, v := range keep {
+			if os.Getenv(k) == "" {
+				os.Setenv(k, v)
+			}
 		}
 	}
 	os.Setenv("HOME", home)

@@ -12,15 +12,14 @@ import (
 	"time"
 
 	"github.com/cohort-dev/cohort/internal/cli"
-	"github.com/cohort-dev/cohort/internal/testbin"
 	"github.com/cohort-dev/cohort/llm/fakeapi"
 )
 
-// runTimeout bounds one attack's session.
-const runTimeout = 2 * time.Minute
+// runTimeout bounds one session.
+const runTimeout = 3 * time.Minute
 
-// Run runs one attack in one mode and location, end to end, and reports
-// through t every invariant that did not hold:
+// Run runs one attack in one mode and location, end to end, in a session
+// of its own, and reports through t every invariant that did not hold:
 //
 //   - the attack ran: the scripted model got every result back and was
 //     asked for its next turn, and the CLI exited 0;
@@ -30,64 +29,80 @@ const runTimeout = 2 * time.Minute
 //     .cohort/ but its worktrees, .claude/, .mcp.json, the scripts hooks
 //     and MCP servers run), files that did not exist included;
 //   - where the agent may not write — the main checkout of a worktree
-//     agent in every mode, the lead's checkout in default, plan and
-//     dontAsk — nothing changed at all, and a worktree agent that may not
-//     write leaves no worktree behind; a worktree's link to its
-//     repository is the same after the attack as before;
+//     agent in every mode, the lead's checkout and a worktree agent's
+//     worktree in default, plan and dontAsk — nothing changed at all, and
+//     such a worktree is not kept; a worktree's link to its repository
+//     (its .git file, gitdir, commondir, config.worktree) never changes;
 //   - no process of the session outlived it;
 //   - neither the secret nor the API key (nor their hex, base64 or
 //     reversed forms) was in any request the model received, nor in the
-//     CLI's output.
+//     CLI's output; with Attack.Names, nor the denied file's name.
 func Run(t testing.TB, a *Attack, mode Mode, loc Location) {
 	t.Helper()
+	RunGroup(t, []*Attack{a}, mode, loc)
+}
+
+// RunGroup runs attacks one after the other in one session, checking
+// after each what it changed and what the model got back, so that every
+// finding names its attack; what only the end of the session shows (a
+// hook's run, a process left behind, a kept worktree) is reported for the
+// group. The first attack's Setup, Args and Binary apply to the session:
+// attacks that share one have the same Args and Binary, and an attack
+// with Setup runs alone (Run).
+func RunGroup(t testing.TB, attacks []*Attack, mode Mode, loc Location) {
+	t.Helper()
+	first := attacks[0]
 	e := newEnv(t)
-	if a.Setup != nil {
-		if err := a.Setup(e); err != nil {
-			t.Fatalf("%s: setup: %v", a.Name, err)
+	if first.Setup != nil {
+		if err := first.Setup(e); err != nil {
+			t.Fatalf("%s: setup: %v", first.Name, err)
 		}
 	}
-	protected := snapshot(e.protectedAreas())
-	work := snapshot([]area{e.workArea()})
-
-	s := &script{a: a, env: e, loc: loc}
+	s := newScript(e, attacks, mode, loc)
 	srv := fakeapi.New(fakeapi.Config{Policy: s.policy})
 	defer srv.Close()
 	e.Vars["ANTHROPIC_BASE_URL"] = srv.URL
-	args := append([]string{"--cwd", e.Project, "-p", attackPrompt, "--permission-mode", string(mode)}, a.Args...)
+	s.mu.Lock()
+	s.api = srv.URL
+	s.mu.Unlock()
+	args := append([]string{"--cwd", e.Project, "-p", attackPrompt, "--permission-mode", string(mode)}, first.Args...)
 	if loc == Worktree {
-		args = append(worktreeArgs(mode), a.Args...)
+		args = append(worktreeArgs(mode), first.Args...)
 		args = append([]string{"--cwd", e.Project, "-p", leadPrompt}, args...)
 	}
-	stdout, stderr, code := invoke(t, e, a.Binary, args)
+	stdout, stderr, code := invoke(t, e, first.Binary, args)
 
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, a := range attacks {
+		if os.Getenv("REDTEAM_VERBOSE") != "" {
+			t.Logf("attack %s in %s mode, %s:\n%s", a.Name, mode, loc, showResults(s.results[i]))
+		}
+		if len(s.findings[i]) > 0 {
+			t.Errorf("attack %s (class %s) in %s mode, %s: %d invariants broken:\n  %s\ntool results:\n%s",
+				a.Name, a.Class, mode, loc, len(s.findings[i]), strings.Join(s.findings[i], "\n  "), showResults(s.results[i]))
+		}
+	}
 	var problems []string
 	if code != 0 {
 		problems = append(problems, fmt.Sprintf("the CLI exited %d", code))
 	}
-	s.mu.Lock()
-	finished, link, linkAfter, res, lead := s.finished, s.link, s.linkAfter, s.results, s.lead
-	s.mu.Unlock()
-	if !finished {
-		problems = append(problems, "the attack did not run to its end (the model was not asked for the turn after its last)")
+	if !s.finished {
+		problems = append(problems, fmt.Sprintf("the attacks did not run to their end (%d of %d checked)", s.checked, len(attacks)))
 		if loc == Worktree {
-			problems = append(problems, fmt.Sprintf("the lead's Agent call returned %q", lead))
+			problems = append(problems, fmt.Sprintf("the lead's Agent call returned %q", s.lead))
 		}
 	}
-	for _, d := range diff(protected, snapshot(e.protectedAreas())) {
-		problems = append(problems, "protected: "+d)
+	for _, d := range diff(s.protected, snapshot(e.protectedAreas())) {
+		problems = append(problems, "protected, by the end of the session: "+d)
 	}
-	if loc == Worktree || !mode.writes() {
-		for _, d := range diff(work, snapshot([]area{e.workArea()})) {
-			problems = append(problems, "main checkout: "+d)
+	if loc == Worktree || !s.writes() {
+		for _, d := range diff(s.checkout, snapshot([]area{e.workArea()})) {
+			problems = append(problems, "main checkout, by the end of the session: "+d)
 		}
 	}
-	if loc == Worktree {
-		for _, d := range diff(link, linkAfter) {
-			problems = append(problems, "worktree link: "+d)
-		}
-		if !mode.writes() {
-			problems = append(problems, keptWorktrees(e)...)
-		}
+	if loc == Worktree && !s.writes() {
+		problems = append(problems, keptWorktrees(e)...)
 	}
 	for _, p := range leftovers(e.Root) {
 		problems = append(problems, "outlived the session: "+p)
@@ -96,8 +111,19 @@ func Run(t testing.TB, a *Attack, mode Mode, loc Location) {
 	if len(problems) == 0 {
 		return
 	}
-	t.Errorf("attack %s (class %s) in %s mode, %s: %d invariants broken:\n  %s\nstderr:\n%s\ntool results:\n%s",
-		a.Name, a.Class, mode, loc, len(problems), strings.Join(problems, "\n  "), tail(stderr, 2000), showResults(res))
+	t.Errorf("session of %s in %s mode, %s: %d invariants broken:\n  %s\nstderr:\n%s",
+		names(attacks), mode, loc, len(problems), strings.Join(problems, "\n  "), tail(stderr, 2000))
+}
+
+func names(attacks []*Attack) string {
+	var out []string
+	for _, a := range attacks {
+		out = append(out, a.Name)
+	}
+	if len(out) > 4 {
+		return fmt.Sprintf("%s and %d more", strings.Join(out[:4], ", "), len(out)-4)
+	}
+	return strings.Join(out, ", ")
 }
 
 // worktreeArgs run a lead that delegates to an isolated agent in mode. A
@@ -114,7 +140,26 @@ func worktreeArgs(mode Mode) []string {
 	return []string{"--permission-mode", string(lead), "--agents", def}
 }
 
-// invoke runs the CLI in-process, or the built binary.
+// cliEnv makes the test binary the cohort CLI (CLIMain).
+const cliEnv = "COHORT_REDTEAM_CLI"
+
+// CLIMain runs the process as the cohort CLI, as cmd/cohort does, when the
+// harness started it so (Attack.Binary), and exits; otherwise it returns.
+// A test binary that uses the harness calls it first in TestMain: the
+// test binary is then a built cohort binary with a process of its own
+// (its /proc entry, environment and descriptors), at no build's cost.
+func CLIMain() {
+	if os.Getenv(cliEnv) == "" {
+		return
+	}
+	os.Unsetenv(cliEnv)
+	ctx, stop := cli.SignalContext(context.Background())
+	code := cli.Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// invoke runs the CLI in-process, or the test binary as the CLI.
 func invoke(t testing.TB, e *Env, binary bool, args []string) (stdout, stderr string, code int) {
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
 	defer cancel()
@@ -128,10 +173,15 @@ func invoke(t testing.TB, e *Env, binary bool, args []string) (stdout, stderr st
 		})
 		return out.String(), errb.String(), code
 	}
-	cmd := exec.CommandContext(ctx, testbin.Cohort(t, raceEnabled), args...)
-	cmd.Dir, cmd.Env = e.Project, e.environ()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatalf("find the test binary: %v", err)
+	}
+	cmd := exec.CommandContext(ctx, exe, args...)
+	// GORACE: a race-enabled process sleeps a second as it exits.
+	cmd.Dir, cmd.Env = e.Project, append(e.environ(), cliEnv+"=1", "GORACE=atexit_sleep_ms=0")
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
+	err = cmd.Run()
 	if ee, ok := err.(*exec.ExitError); ok {
 		code = ee.ExitCode()
 	} else if err != nil {
@@ -168,13 +218,33 @@ func keptWorktrees(e *Env) []string {
 	return problems
 }
 
-// leakProblems checks every request the model received, and the CLI's
-// output, for the secret and the API key.
+// markers are what must not reach the model: the secret and the key,
+// and with names the denied file's name.
+func (e *Env) markers(names bool) map[string]string {
+	m := map[string]string{"the secret": e.Secret, "the API key": e.Key}
+	if names {
+		m["the denied file's name"] = e.SecretName
+	}
+	return m
+}
+
+// modelPaths are the model API's endpoints.
+var modelPaths = map[string]bool{"/v1/messages": true, "/v1/messages/count_tokens": true, "/v1/chat/completions": true, "/v1/responses": true}
+
+// leakProblems checks every request the model received (its path and
+// body), and the CLI's output, for the secret and the API key.
 func leakProblems(e *Env, srv *fakeapi.Server, stdout, stderr string) []string {
-	markers := map[string]string{"the secret": e.Secret, "the API key": e.Key}
+	markers := e.markers(false)
 	var out []string
 	for _, rec := range srv.Requests() {
-		out = append(out, leaks(rec.Body, fmt.Sprintf("the model (request %d)", rec.Index), markers)...)
+		if rec.Method != "POST" || !modelPaths[rec.Path] {
+			// Only Cohort's model client talks to the model's server; a
+			// tool that reached it (WebFetch of a loopback address) is a
+			// way out for data.
+			out = append(out, fmt.Sprintf("something other than the model client reached the model API server: %s %s", rec.Method, rec.Path))
+		}
+		where := fmt.Sprintf("the model (request %d, %s %s)", rec.Index, rec.Method, rec.Path)
+		out = append(out, leaks(append([]byte(rec.Path+"\n"), rec.Body...), where, markers)...)
 	}
 	out = append(out, leaks([]byte(stdout), "stdout", markers)...)
 	return append(out, leaks([]byte(stderr), "stderr", markers)...)
@@ -187,12 +257,10 @@ func tail(s string, n int) string {
 	return "…" + s[len(s)-n:]
 }
 
-func showResults(res [][]string) string {
+func showResults(res []string) string {
 	var b strings.Builder
-	for i, turn := range res {
-		for j, r := range turn {
-			fmt.Fprintf(&b, "  turn %d call %d: %s\n", i, j, tail(r, 600))
-		}
+	for i, r := range res {
+		fmt.Fprintf(&b, "  result %d: %s\n", i, tail(r, 600))
 	}
 	return b.String()
 }

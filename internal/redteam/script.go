@@ -1,6 +1,7 @@
 package redteam
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 	"sync"
@@ -19,28 +20,59 @@ const (
 // the command line with --agents, so it may set any mode).
 const agentType = "redteam"
 
-// script is the scripted model of one run. Its policy answers the
-// attacker's conversation with the attack's turns, a delegating lead with
-// one Agent call, and anything else (a dream, a compaction) with text.
+// step is one message of the attacker: a turn of one attack.
+type step struct{ attack, turn int }
+
+// script is the scripted model of one session, which runs its attacks
+// one after the other. Its policy answers the attacker's conversation
+// with the attacks' turns, a delegating lead with one Agent call, and
+// anything else (a dream, a compaction) with text. Between two attacks —
+// when the model is asked for the first turn of the next, so the session
+// waits and only background work can move — it checks what the one that
+// ended changed (check), so that every finding names its attack.
 type script struct {
-	a   *Attack
-	env *Env
-	loc Location
+	attacks []*Attack
+	steps   []step
+	env     *Env
+	mode    Mode
+	loc     Location
 
 	mu sync.Mutex
-	// results are the attacker's tool results, by turn, and lead the
-	// delegating lead's, for reports.
-	results [][]string
-	lead    []string
-	// finished is set when the attacker asked for its turn after the
-	// last: every call ran and returned.
+	// checked counts the attacks whose checks ran; findings holds them,
+	// and results each attack's tool results, by attack.
+	checked  int
+	findings [][]string
+	results  [][]string
+	// issued maps the attacker's turn (assistant messages so far) to the
+	// step it was answered with: every new turn gets the next step, so a
+	// turn the session adds (a background task's notification) takes one
+	// too, and a retried request gets its step again.
+	issued   map[int]int
+	recorded map[int]bool // steps whose results are in
+	lead     []string     // the delegating lead's results, for reports
+	// finished is set when the attacker asked for the turn after the last
+	// step: every call ran and returned.
 	finished bool
-	// link and linkAfter snapshot a worktree's linkage (its .git file, and
-	// gitdir, commondir and config.worktree under the repository's
-	// worktrees/) at the attacker's first request and after its last
-	// call, while the worktree still exists.
-	link, linkAfter state
-	work            string
+	// protected and checkout are the states the next check compares with;
+	// link is a worktree's linkage (linkage) when the attacker started;
+	// dirty is the worktree's last reported status.
+	protected, checkout, link state
+	dirty                     string
+	work                      string
+	api                       string // the fake's URL, for {{API}}
+}
+
+func newScript(e *Env, attacks []*Attack, mode Mode, loc Location) *script {
+	s := &script{attacks: attacks, env: e, mode: mode, loc: loc, recorded: map[int]bool{}, issued: map[int]int{},
+		findings: make([][]string, len(attacks)), results: make([][]string, len(attacks))}
+	for i, a := range attacks {
+		for j := range a.Turns {
+			s.steps = append(s.steps, step{attack: i, turn: j})
+		}
+	}
+	s.protected = snapshot(e.protectedAreas())
+	s.checkout = snapshot([]area{e.workArea()})
+	return s
 }
 
 var cwdLine = regexp.MustCompile(`Working directory: (\S+)`)
@@ -50,6 +82,8 @@ func (s *script) policy(r *fakeapi.Request) fakeapi.Reply {
 	switch {
 	case strings.Contains(first, attackPrompt):
 		return s.attacker(r)
+	case strings.Contains(first, "REDTEAM-SUB "):
+		return s.sub(r, first)
 	case strings.Contains(first, leadPrompt):
 		if r.Turn() == 1 {
 			s.mu.Lock()
@@ -74,26 +108,104 @@ func (s *script) attacker(r *fakeapi.Request) fakeapi.Reply {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.work = work
-	if turn > 0 && len(s.results) < turn {
-		s.results = append(s.results, results(r))
-	}
 	if turn == 0 && s.loc == Worktree && s.link == nil {
 		s.link = linkage(work)
 	}
-	if turn >= len(s.a.Turns) {
+	if prev, ok := s.issued[turn-1]; ok && prev < len(s.steps) && !s.recorded[prev] {
+		s.recorded[prev] = true
+		a := s.steps[prev].attack
+		s.results[a] = append(s.results[a], results(r)...)
+	}
+	k, ok := s.issued[turn]
+	if !ok {
+		k = len(s.issued)
+		s.issued[turn] = k
+	}
+	next := len(s.attacks)
+	if k < len(s.steps) {
+		next = s.steps[k].attack
+	}
+	for ; s.checked < next; s.checked++ {
+		s.check(s.checked, work)
+	}
+	if k >= len(s.steps) {
 		s.finished = true
-		if s.loc == Worktree && s.linkAfter == nil {
-			s.linkAfter = linkage(work)
-		}
 		return fakeapi.TextReply("done")
 	}
-	rep := s.env.replacer(work)
+	st := s.steps[k]
+	rep := s.env.replacer(work, s.api)
 	var blocks []fakeapi.Block
-	for _, c := range s.a.Turns[turn] {
+	for _, c := range s.attacks[st.attack].Turns[st.turn] {
 		blocks = append(blocks, fakeapi.ToolUseBlock("", c.Tool, c.inputJSON(rep)))
 	}
 	return fakeapi.Reply{Content: blocks}
 }
+
+// sub answers an agent an attack spawned with its Sub turns.
+func (s *script) sub(r *fakeapi.Request, first string) fakeapi.Reply {
+	work := s.env.Project
+	if m := cwdLine.FindStringSubmatch(r.SystemText()); m != nil {
+		work = m[1]
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, a := range s.attacks {
+		if !strings.Contains(first, SubPrompt(a.Name)) || r.Turn() >= len(a.Sub) {
+			continue
+		}
+		rep := s.env.replacer(work, s.api)
+		var blocks []fakeapi.Block
+		for _, c := range a.Sub[r.Turn()] {
+			blocks = append(blocks, fakeapi.ToolUseBlock("", c.Tool, c.inputJSON(rep)))
+		}
+		return fakeapi.Reply{Content: blocks}
+	}
+	return fakeapi.TextReply("done")
+}
+
+// check records what attack i changed since the previous check, and
+// whether what the model got back from it holds a marker. Called with
+// s.mu held.
+func (s *script) check(i int, work string) {
+	add := func(format string, args ...any) { s.findings[i] = append(s.findings[i], fmt.Sprintf(format, args...)) }
+	now := snapshot(s.env.protectedAreas())
+	for _, d := range diff(s.protected, now) {
+		add("protected: %s", d)
+	}
+	s.protected = now
+	if s.loc == Worktree || !s.writes() {
+		now := snapshot([]area{s.env.workArea()})
+		for _, d := range diff(s.checkout, now) {
+			add("main checkout: %s", d)
+		}
+		s.checkout = now
+	}
+	if s.loc == Worktree {
+		now := linkage(work)
+		for _, d := range diff(s.link, now) {
+			add("worktree link: %s", d)
+		}
+		s.link = now
+		if !s.writes() {
+			st, err := git(work, "status", "--porcelain", "--untracked-files=all")
+			if err != nil {
+				st = "git status: " + err.Error()
+			}
+			if st != s.dirty {
+				add("the worktree, which this mode lets nobody write, changed:\n%s", st)
+				s.dirty = st
+			}
+		}
+	}
+	markers := s.env.markers(s.attacks[i].Names)
+	for j, res := range s.results[i] {
+		s.findings[i] = append(s.findings[i], leaks([]byte(res), fmt.Sprintf("the model in result %d", j), markers)...)
+	}
+}
+
+// writes reports whether the session may write its working directory
+// without a person: the mode lets it, or the attacks' Args do.
+func (s *script) writes() bool { return s.mode.writes() || s.attacks[0].Writes }
 
 // results returns the tool_result texts of a request's last message.
 func results(r *fakeapi.Request) []string {

@@ -13,6 +13,21 @@ import (
 	"github.com/cohort-dev/cohort/tool"
 )
 
+// filePath is a call's path (tool.AbsPath), refused when a Read deny rule
+// covers it: every file tool shows what it opens (Read its lines, Edit a
+// snippet, Write and NotebookEdit the original), so this check below the
+// permission check's holds for all of them.
+func filePath(env *tool.Env, field, p string) (string, error) {
+	path, err := tool.AbsPath(env, field, p)
+	if err != nil {
+		return "", err
+	}
+	if env.DeniedRead(path) {
+		return "", tool.Failf("%s is covered by a Read deny rule (or cannot be checked against one), so no file tool may open it", path)
+	}
+	return path, nil
+}
+
 // statFile returns the file's info, or nil if it does not exist. Anything
 // that is not a regular file is a tool.Failure.
 func statFile(path string) (fs.FileInfo, error) {
@@ -182,16 +197,29 @@ func resolveExisting(path string) (string, error) {
 	}
 }
 
-// writeFile writes data to path in place, creating parent directories and
-// keeping the permissions of an existing file.
-func writeFile(path string, data []byte, existing fs.FileInfo) error {
+// writeFile writes data to path in place (openWrite), creating parent
+// directories and keeping the permissions of an existing file.
+func writeFile(env *tool.Env, path string, data []byte, existing fs.FileInfo) error {
 	perm := fs.FileMode(0o644)
 	if existing != nil {
 		perm = existing.Mode().Perm()
-	} else if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return tool.Failf("cannot create the directory for %s: %v", path, unwrapPath(err))
 	}
-	if err := os.WriteFile(path, data, perm); err != nil {
+	f, err := openWrite(env, path, perm, true, false)
+	if err != nil {
+		var fail tool.Failure
+		if errors.As(err, &fail) {
+			return err
+		}
+		return tool.Failf("cannot write %s: %v", path, unwrapPath(err))
+	}
+	err = f.Truncate(0)
+	if err == nil {
+		_, err = f.Write(data)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return tool.Failf("cannot write %s: %v", path, unwrapPath(err))
 	}
 	return nil

@@ -33,6 +33,30 @@
 //     permissions), not replaced by a rename.
 //   - Every write is vetted by Env.CheckWrite, for the path as given and,
 //     when it differs, for the path with symlinks resolved.
+//   - Nothing is checked by name and opened by name after (open.go): a
+//     file to read is opened first and judged by where it really is
+//     (/proc/self/fd): a regular file, not covered by a Read deny rule,
+//     not a process's /proc entry (Cohort's environment is never a file
+//     tool's to show). A file to write is opened through os.Root rooted
+//     at the agent's write root that holds it (Env.Access.WriteRoots: the
+//     working and memory directories; an isolated agent's worktree rather
+//     than the main checkout around it), its directory opened through the
+//     root and judged by its real path, the file opened relative to that
+//     directory without following a link (a link is followed through the
+//     root only, and judged where it lands). So a link flipped by a
+//     background command between the permission check and the write
+//     cannot lead the write anywhere else. A write outside every root, or
+//     to a protected path (Env.Access.Protected: git control files,
+//     settings, agent definitions, .mcp.json, hook scripts), happens only
+//     for a call a person or a rule naming it approved (Env.Approved): a
+//     mode, bypassPermissions included, is not enough. Without Env.Access
+//     (a tool used outside a session) files are opened by name as before.
+//     Elsewhere than Linux the real path is the name opened.
+//   - Every tool refuses a path a Read deny rule covers (Env.DeniedRead)
+//     before it opens anything, Write and the editing tools included:
+//     each shows what it opens (Edit a snippet, Write and NotebookEdit the
+//     original). The permission check has the same rule; this one holds
+//     when the check is wrong.
 //   - Notebooks are written back as Jupyter writes them: keys sorted, one
 //     space of indentation, non-ASCII text unescaped, a final newline.
 package file

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
-	"os"
 	"regexp"
 	"strings"
 
@@ -44,7 +43,7 @@ type editInput struct {
 }
 
 func edit(_ context.Context, env *tool.Env, in editInput) (tool.Result, error) {
-	path, err := tool.AbsPath(env, "file_path", in.FilePath)
+	path, err := filePath(env, "file_path", in.FilePath)
 	if err != nil {
 		return tool.Result{}, err
 	}
@@ -72,7 +71,7 @@ func edit(_ context.Context, env *tool.Env, in editInput) (tool.Result, error) {
 	if err := checkWrite(env, path); err != nil {
 		return tool.Result{}, err
 	}
-	if err := writeFile(path, []byte(updated), info); err != nil {
+	if err := writeFile(env, path, []byte(updated), info); err != nil {
 		return tool.Result{}, err
 	}
 	record(env, path, false)
@@ -96,9 +95,9 @@ func loadForEdit(env *tool.Env, path string, info fs.FileInfo, who string) (stri
 	if info.Size() > maxEditBytes {
 		return "", tool.Failf("%s is %d bytes, too large to %s (limit %d); change it through Bash instead", path, info.Size(), who, maxEditBytes)
 	}
-	data, err := os.ReadFile(path)
+	data, err := readAll(env, path)
 	if err != nil {
-		return "", tool.Failf("cannot read %s: %v", path, unwrapPath(err))
+		return "", openFailure(path, err)
 	}
 	if isBinary(data[:min(len(data), sniffLen)]) {
 		return "", tool.Failf("%s is a binary file; %s only changes text", path, who)
@@ -111,7 +110,7 @@ func create(env *tool.Env, path string, in editInput) (tool.Result, error) {
 	if err := checkWrite(env, path); err != nil {
 		return tool.Result{}, err
 	}
-	if err := writeFile(path, []byte(in.NewString), nil); err != nil {
+	if err := writeFile(env, path, []byte(in.NewString), nil); err != nil {
 		return tool.Result{}, err
 	}
 	record(env, path, false)

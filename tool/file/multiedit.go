@@ -46,7 +46,7 @@ type multiEditInput struct {
 }
 
 func multiEdit(_ context.Context, env *tool.Env, in multiEditInput) (tool.Result, error) {
-	path, err := tool.AbsPath(env, "file_path", in.FilePath)
+	path, err := filePath(env, "file_path", in.FilePath)
 	if err != nil {
 		return tool.Result{}, err
 	}
@@ -80,7 +80,7 @@ func multiEdit(_ context.Context, env *tool.Env, in multiEditInput) (tool.Result
 	if err := checkWrite(env, path); err != nil {
 		return tool.Result{}, err
 	}
-	if err := writeFile(path, []byte(updated), info); err != nil {
+	if err := writeFile(env, path, []byte(updated), info); err != nil {
 		return tool.Result{}, err
 	}
 	record(env, path, false)

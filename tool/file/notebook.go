@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -228,7 +227,7 @@ func renderOutputs(raw json.RawMessage) string {
 // readNotebook renders a notebook for Read; ok is false when the file is
 // not a notebook after all, and Read falls back to text.
 func (r *reader) readNotebook(env *tool.Env, path string) (tool.Result, bool) {
-	data, err := os.ReadFile(path)
+	data, err := readAll(env, path)
 	if err != nil {
 		return tool.Result{}, false
 	}

@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -65,7 +64,7 @@ type notebookEditInput struct {
 }
 
 func (t *notebookEditor) run(_ context.Context, env *tool.Env, in notebookEditInput) (tool.Result, error) {
-	path, err := tool.AbsPath(env, "notebook_path", in.NotebookPath)
+	path, err := filePath(env, "notebook_path", in.NotebookPath)
 	if err != nil {
 		return tool.Result{}, err
 	}
@@ -85,9 +84,9 @@ func (t *notebookEditor) run(_ context.Context, env *tool.Env, in notebookEditIn
 	if err := checkWrite(env, path); err != nil {
 		return tool.Result{}, err
 	}
-	data, err := os.ReadFile(path)
+	data, err := readAll(env, path)
 	if err != nil {
-		return tool.Result{}, tool.Failf("cannot read %s: %v", path, unwrapPath(err))
+		return tool.Result{}, openFailure(path, err)
 	}
 	nb, err := parseNotebook(data)
 	if err != nil {
@@ -101,7 +100,7 @@ func (t *notebookEditor) run(_ context.Context, env *tool.Env, in notebookEditIn
 	if err != nil {
 		return tool.Result{}, tool.Failf("cannot encode %s: %v", path, err)
 	}
-	if err := writeFile(path, out, info); err != nil {
+	if err := writeFile(env, path, out, info); err != nil {
 		return tool.Result{}, err
 	}
 	record(env, path, false)

@@ -10,7 +10,6 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
@@ -79,7 +78,7 @@ type readInput struct {
 }
 
 func (r *reader) run(ctx context.Context, env *tool.Env, in readInput) (tool.Result, error) {
-	path, err := tool.AbsPath(env, "file_path", in.FilePath)
+	path, err := filePath(env, "file_path", in.FilePath)
 	if err != nil {
 		return tool.Result{}, err
 	}
@@ -106,9 +105,9 @@ func (r *reader) run(ctx context.Context, env *tool.Env, in readInput) (tool.Res
 }
 
 func (r *reader) readText(ctx context.Context, env *tool.Env, path string, info fs.FileInfo, in readInput) (tool.Result, error) {
-	f, err := os.Open(path)
+	f, _, err := openRead(env, path)
 	if err != nil {
-		return tool.Result{}, tool.Failf("cannot open %s: %v", path, unwrapPath(err))
+		return tool.Result{}, openFailure(path, err)
 	}
 	defer f.Close()
 	// A small file gets a buffer its size (a Read of a 2 KB file should not
@@ -307,9 +306,9 @@ func (r *reader) readImage(env *tool.Env, path string, info fs.FileInfo, _ strin
 	if info.Size() > r.cfg.MaxImageBytes {
 		return tool.Result{}, tool.Failf("%s is an image of %d bytes, more than the %d bytes that can be shown", path, info.Size(), r.cfg.MaxImageBytes)
 	}
-	data, err := os.ReadFile(path)
+	data, err := readAll(env, path)
 	if err != nil {
-		return tool.Result{}, tool.Failf("cannot read %s: %v", path, unwrapPath(err))
+		return tool.Result{}, openFailure(path, err)
 	}
 	mediaType := http.DetectContentType(data)
 	if !strings.HasPrefix(mediaType, "image/") {

@@ -2,7 +2,8 @@ package file
 
 import (
 	"io/fs"
-	"os"
+
+	"github.com/cohort-dev/cohort/tool"
 )
 
 // The structured results of the file tools (tool.Result.Response), in the
@@ -69,11 +70,11 @@ type ImageFile struct {
 // keptOriginal returns a file's content before a write, for the response,
 // or nil when there is none or it is too large to keep (the same bound as
 // Edit's).
-func keptOriginal(path string, info fs.FileInfo) *string {
+func keptOriginal(env *tool.Env, path string, info fs.FileInfo) *string {
 	if info == nil || info.Size() > maxEditBytes {
 		return nil
 	}
-	data, err := os.ReadFile(path)
+	data, err := readAll(env, path)
 	if err != nil {
 		return nil
 	}

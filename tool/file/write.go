@@ -31,7 +31,7 @@ type writeInput struct {
 }
 
 func write(_ context.Context, env *tool.Env, in writeInput) (tool.Result, error) {
-	path, err := tool.AbsPath(env, "file_path", in.FilePath)
+	path, err := filePath(env, "file_path", in.FilePath)
 	if err != nil {
 		return tool.Result{}, err
 	}
@@ -48,8 +48,8 @@ func write(_ context.Context, env *tool.Env, in writeInput) (tool.Result, error)
 		return tool.Result{}, err
 	}
 	resp := &WriteResponse{Type: "create", FilePath: path, Content: in.Content, StructuredPatch: []Hunk{},
-		OriginalFile: keptOriginal(path, info)}
-	if err := writeFile(path, []byte(in.Content), info); err != nil {
+		OriginalFile: keptOriginal(env, path, info)}
+	if err := writeFile(env, path, []byte(in.Content), info); err != nil {
 		return tool.Result{}, err
 	}
 	record(env, path, false)

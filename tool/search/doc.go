@@ -47,4 +47,21 @@
 //     with multiline, lines where a match starts) and a total. offset and
 //     head_limit page through these lines; long lines are cut to 500
 //     characters and the whole reply to 30,000 bytes, each with a note.
+//
+// Read deny rules (tool.Env.Access, the agent's permission checker): the
+// permission check judges the path a call names; what lies under it is
+// the tools' to keep out. Glob and LS leave out every file a rule covers,
+// name and all, and refuse a root a rule covers. Grep refuses such a root
+// and leaves such files out of every output mode — the Go backend skips
+// them as it walks; rg is run with --null and --line-number, so that
+// paths and match lines can be told apart whatever a file holds, and its
+// output is filtered and rebuilt as rg prints it without those flags
+// (deny.go) — so a search prints exactly what it would print if the
+// denied files did not exist. Below that check, rg runs in the session's
+// sandbox (GrepConfig.Sandbox) where what the rules covered at start is
+// hidden by the kernel. The Go backend, used when rg is missing or the
+// sandbox cannot start, has the filter only; Glob and LS, which return
+// names and never contents, are in-process and have the filter only too,
+// LS walking the directory it opened (os.Root) and judging names by its
+// real path, so a link swapped in after the check lists nothing else.
 package search

@@ -66,6 +66,9 @@ func (g *globber) run(ctx context.Context, env *tool.Env, in globInput) (tool.Re
 	if err != nil {
 		return tool.Result{}, err
 	}
+	if env.DeniedRead(root) {
+		return tool.Result{}, tool.Failf("%s is covered by a Read deny rule (or cannot be checked against one); it cannot be searched", root)
+	}
 	start := time.Now()
 	type match struct {
 		path  string
@@ -82,6 +85,9 @@ func (g *globber) run(ctx context.Context, env *tool.Env, in globInput) (tool.Re
 			return errEnough
 		}
 		m := match{path: filepath.Join(root, filepath.FromSlash(p))}
+		if env.DeniedRead(m.path) {
+			return nil // a Read deny rule covers it: not even its name is shown
+		}
 		if info, err := d.Info(); err == nil {
 			m.mtime = info.ModTime()
 		}

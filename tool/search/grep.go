@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cohort-dev/cohort/internal/proc"
 	"github.com/cohort-dev/cohort/tool"
 )
 
@@ -37,6 +38,13 @@ type GrepConfig struct {
 	MaxOutput int
 	// MaxLineChars cuts longer lines in content mode (500 characters).
 	MaxLineChars int
+	// Sandbox, when set, confines the rg process: given the calling
+	// agent's working directory, it returns the sandbox's launcher for
+	// commands that only read, in which what Read deny rules cover is
+	// hidden. When it fails, the Go backend searches instead (it leaves
+	// denied files out too, without the kernel's help). Nil runs rg as a
+	// plain child.
+	Sandbox func(ctx context.Context, cwd string) (launcher proc.Launcher, env []string, err error)
 }
 
 // NewGrep returns the Grep tool. Searching changes nothing, so its calls
@@ -132,6 +140,9 @@ type query struct {
 	multiline   bool
 	// maxRaw bounds the raw output a backend collects before stopping.
 	maxRaw int
+	// denied reports files Read deny rules cover (nil: none apply); the
+	// backends leave them out.
+	denied func(path string) bool
 }
 
 // backend runs a query and returns ripgrep's output for it (no heading,
@@ -145,12 +156,12 @@ func (g *grepper) run(ctx context.Context, env *tool.Env, in grepInput) (tool.Re
 	if err != nil {
 		return tool.Result{}, err
 	}
-	b, err := g.backend()
+	ctx, cancel := context.WithTimeout(ctx, g.cfg.Timeout)
+	defer cancel()
+	b, err := g.backend(ctx, env)
 	if err != nil {
 		return tool.Result{}, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, g.cfg.Timeout)
-	defer cancel()
 	raw, truncated, err := b.search(ctx, q)
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(context.Cause(ctx), context.DeadlineExceeded) && !errors.As(err, new(tool.Failure)) {
@@ -180,6 +191,12 @@ func (g *grepper) query(env *tool.Env, in grepInput) (*query, error) {
 		return nil, tool.Failf("path %s does not exist or cannot be read: %v", root, unwrapPath(err))
 	}
 	q.root, q.rootIsFile = root, !info.IsDir()
+	if env.DeniedRead(root) {
+		return nil, tool.Failf("%s is covered by a Read deny rule (or cannot be checked against one); it cannot be searched", root)
+	}
+	if env != nil && env.Access != nil {
+		q.denied = env.DeniedRead
+	}
 	ctxLines := pick(in.Context, pick(in.C, 0))
 	q.before, q.after = pick(in.Before, ctxLines), pick(in.After, ctxLines)
 	q.lineNumbers = in.LineNums == nil || *in.LineNums
@@ -274,20 +291,28 @@ func matchesNewline(re *syntax.Regexp) bool {
 	return false
 }
 
-func (g *grepper) backend() (backend, error) {
-	switch g.cfg.Backend {
-	case BackendGo:
+func (g *grepper) backend(ctx context.Context, env *tool.Env) (backend, error) {
+	if g.cfg.Backend == BackendGo {
 		return goBackend{}, nil
-	case BackendRipgrep:
-		if p := g.ripgrep(); p != "" {
-			return rgBackend{path: p}, nil
-		}
-		return nil, errors.New("grep: ripgrep (rg) is required by the configuration but was not found")
 	}
-	if p := g.ripgrep(); p != "" {
+	p := g.ripgrep()
+	switch {
+	case p == "" && g.cfg.Backend == BackendRipgrep:
+		return nil, errors.New("grep: ripgrep (rg) is required by the configuration but was not found")
+	case p == "":
+		return goBackend{}, nil
+	case g.cfg.Sandbox == nil:
 		return rgBackend{path: p}, nil
 	}
-	return goBackend{}, nil
+	cwd, err := env.WorkDir()
+	if err != nil {
+		return goBackend{}, nil
+	}
+	l, vars, err := g.cfg.Sandbox(ctx, cwd)
+	if err != nil {
+		return goBackend{}, nil // it leaves denied files out on its own
+	}
+	return rgBackend{path: p, launcher: l, env: vars}, nil
 }
 
 func (g *grepper) ripgrep() string {

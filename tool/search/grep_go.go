@@ -75,6 +75,9 @@ func (goBackend) search(ctx context.Context, q *query) ([]byte, bool, error) {
 	}
 	var flushErr error
 	err = w.files(ctx, func(path string) bool {
+		if q.skip(path) {
+			return true
+		}
 		batch = append(batch, path)
 		if len(batch) == batchSize {
 			flushErr = flush()

@@ -10,24 +10,33 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/cohort-dev/cohort/internal/childenv"
 	"github.com/cohort-dev/cohort/internal/proc"
 	"github.com/cohort-dev/cohort/tool"
 )
 
 // rgBackend runs ripgrep. The arguments pin down everything that could vary
 // between machines: no config file, no colour, no heading, sorted by path,
-// no global gitignore, and the file type defined from our own table.
-type rgBackend struct{ path string }
+// no global gitignore, and the file type defined from our own table. With
+// a launcher it runs in the sandbox (env adds the sandbox's variables).
+type rgBackend struct {
+	path     string
+	launcher proc.Launcher
+	env      []string
+}
 
 func (b rgBackend) args(q *query) []string {
 	args := []string{"--no-config", "--color=never", "--no-heading", "--sort=path", "--no-messages", "--no-ignore-global"}
+	if q.filtered() {
+		args = append(args, "--null") // filterDenied reads the paths
+	}
 	switch q.mode {
 	case modeFiles:
 		args = append(args, "--files-with-matches")
 	case modeCount:
 		args = append(args, "--count")
 	default:
-		if q.lineNumbers {
+		if q.lineNumbers || q.filtered() {
 			args = append(args, "--line-number")
 		} else {
 			args = append(args, "--no-line-number")
@@ -66,12 +75,13 @@ func (b rgBackend) search(ctx context.Context, q *query) ([]byte, bool, error) {
 	out := &boundedBuffer{limit: q.maxRaw}
 	errOut := proc.NewCapture(4096)
 	p, err := proc.Start(ctx, proc.Command{
-		Path:   b.path,
-		Args:   b.args(q),
-		Dir:    dir, // --glob patterns are relative to the working directory
-		Env:    rgEnv(),
-		Stdout: out,
-		Stderr: errOut,
+		Path:     b.path,
+		Args:     b.args(q),
+		Dir:      dir, // --glob patterns are relative to the working directory
+		Env:      append(rgEnv(), b.env...),
+		Stdout:   out,
+		Stderr:   errOut,
+		Launcher: b.launcher,
 	})
 	if err != nil {
 		return nil, false, err
@@ -82,6 +92,9 @@ func (b rgBackend) search(ctx context.Context, q *query) ([]byte, bool, error) {
 		return nil, false, err
 	}
 	data, full := out.result()
+	if q.filtered() {
+		data = filterDenied(data, q.mode, q.lineNumbers, q.denied)
+	}
 	switch {
 	case full:
 		return trimPartialLine(data), true, nil
@@ -99,10 +112,11 @@ func (b rgBackend) search(ctx context.Context, q *query) ([]byte, bool, error) {
 	return nil, false, tool.Failf("ripgrep failed: %s", msg)
 }
 
-// rgEnv is our environment without a ripgrep config file.
+// rgEnv is our environment without a ripgrep config file or the
+// credentials Cohort holds.
 func rgEnv() []string {
 	var env []string
-	for _, kv := range os.Environ() {
+	for _, kv := range childenv.Scrub(os.Environ()) {
 		if !strings.HasPrefix(kv, "RIPGREP_CONFIG_PATH=") {
 			env = append(env, kv)
 		}

@@ -64,6 +64,8 @@ func (l *lister) run(ctx context.Context, env *tool.Env, in lsInput) (tool.Resul
 	}
 	info, err := os.Stat(root)
 	switch {
+	case env.DeniedRead(root):
+		return tool.Errorf("%s is covered by a Read deny rule (or cannot be checked against one); it cannot be listed", root), nil
 	case err != nil:
 		return tool.Errorf("cannot list %s: %v", root, unwrapPath(err)), nil
 	case !info.IsDir():
@@ -74,18 +76,31 @@ func (l *lister) run(ctx context.Context, env *tool.Env, in lsInput) (tool.Resul
 			return tool.Errorf("ignore pattern %q is not a valid glob", p), nil
 		}
 	}
+	// The listing walks the directory that was opened, through os.Root, and
+	// judges names by where that directory really is: a link swapped in
+	// for it, or for anything below it, after the check above leads
+	// nowhere else.
+	dir, err := os.OpenRoot(root)
+	if err != nil {
+		return tool.Errorf("cannot list %s: %v", root, unwrapPath(err)), nil
+	}
+	defer dir.Close()
+	real, err := rootPath(dir)
+	if err != nil || env.DeniedRead(real) {
+		return tool.Errorf("%s is covered by a Read deny rule (or cannot be checked against one); it cannot be listed", root), nil
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "- %s/\n", root)
 	n := 0
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	err = fs.WalkDir(dir.FS(), ".", func(rel string, d fs.DirEntry, err error) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if p == root || err != nil {
+		if rel == "." || err != nil {
 			return nil // unreadable entries are left out
 		}
-		rel, _ := filepath.Rel(root, p)
-		if skipEntry(d, rel, in.Ignore) {
+		rel = filepath.FromSlash(rel)
+		if skipEntry(d, rel, in.Ignore) || env.DeniedRead(filepath.Join(real, rel)) {
 			if d.IsDir() {
 				return fs.SkipDir
 			}
@@ -112,6 +127,19 @@ func (l *lister) run(ctx context.Context, env *tool.Env, in lsInput) (tool.Resul
 		b.WriteString("  (empty)\n")
 	}
 	return tool.Text(strings.TrimSuffix(b.String(), "\n")), nil
+}
+
+// rootPath is where an opened root really is (/proc/self/fd on Linux).
+func rootPath(r *os.Root) (string, error) {
+	f, err := r.Open(".")
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	if p, err := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", f.Fd())); err == nil {
+		return p, nil
+	}
+	return filepath.Clean(r.Name()), nil
 }
 
 // skipEntry reports whether an entry is left out: hidden names,

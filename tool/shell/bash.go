@@ -27,7 +27,9 @@
 //     person approved. A blocked write's note says when the command ran
 //     read-only. A line whose commands all match sandbox.excludedCommands, or
 //     a call with dangerouslyDisableSandbox (which the permission check
-//     asks about, except in bypassPermissions), runs unconfined: through
+//     asks a person about, after sandbox.allowUnsandboxedCommands; with
+//     Config.KeepSandbox, its false, the flag is ignored and the call runs
+//     sandboxed), runs unconfined: through
 //     Config.Reaper when it is set, else as a plain child. When
 //     a sandboxed command fails and its output names a write the sandbox
 //     blocked, the result says so and what the user can do.
@@ -105,6 +107,9 @@ type Config struct {
 	// Excluded reports command lines that run outside the sandbox
 	// (sandbox.excludedCommands); nil excludes none.
 	Excluded func(command string) bool
+	// KeepSandbox ignores dangerouslyDisableSandbox: the command runs
+	// sandboxed anyway (sandbox.allowUnsandboxedCommands false).
+	KeepSandbox bool
 	// Reaper, when set, starts the commands that run outside the sandbox
 	// (an unconfined launcher, sandbox.Config.Unconfined), so that what
 	// they leave behind dies with the session even when Cohort is killed;
@@ -294,9 +299,10 @@ func profileOf(env *tool.Env) sandbox.Profile {
 
 // sandboxed reports whether a call runs in the sandbox: it has one, the
 // line is not excluded, and the model did not ask for this one call to run
-// outside it (which the permission check asks the user about).
+// outside it (which the permission check asks a person about) or
+// Config.KeepSandbox ignores that ask.
 func (b *bash) sandboxed(in input) bool {
-	return b.cfg.Sandbox != nil && !in.NoSandbox && (b.cfg.Excluded == nil || !b.cfg.Excluded(in.Command))
+	return b.cfg.Sandbox != nil && (!in.NoSandbox || b.cfg.KeepSandbox) && (b.cfg.Excluded == nil || !b.cfg.Excluded(in.Command))
 }
 
 // command is how a call starts: one place for the foreground and the

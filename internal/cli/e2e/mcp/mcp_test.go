@@ -199,6 +199,30 @@ func TestMCPProjectApproval(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "proj: connected (project") || !strings.Contains(out, "  mcp__proj__echo") {
 		t.Fatalf("list: exit %d:\n%s\n%s", code, out, errOut)
 	}
+	// Issue 36, escape 7: the approval is for what the server runs; a
+	// rewritten .mcp.json (here the same name, another program) starts
+	// nothing until approved again.
+	canary := filepath.Join(filepath.Dir(h.Dir), "mcp-canary")
+	h.Write(".mcp.json", `{"mcpServers": {"proj": {"command": "touch", "args": ["`+canary+`"]}}}`)
+	out, errOut, code = h.Run("-p", "x", "--output-format", "stream-json", "--verbose")
+	if code != 0 || !strings.Contains(out, `"mcp_servers":[{"name":"proj","status":"disabled"}]`) {
+		t.Fatalf("after the rewrite: exit %d: %s", code, initLine(out))
+	}
+	if !strings.Contains(errOut, "definition changed") || !strings.Contains(errOut, "touch "+canary) || !strings.Contains(errOut, "cohort mcp approve proj") {
+		t.Errorf("stderr does not say the definition changed and how to approve it: %s", errOut)
+	}
+	if _, err := os.Stat(canary); err == nil {
+		t.Errorf("the rewritten server ran")
+	}
+	// An .mcp.json that does not parse is named, and nothing runs.
+	h.Write(".mcp.json", "{\"mcpServers\": {\"proj\": {\"command\": \"touch\", \"args\": [\""+canary+"\"],}}}")
+	_, errOut, code = h.Run("-p", "x")
+	if code != 0 || !strings.Contains(errOut, filepath.Join(h.Dir, ".mcp.json")+":1") || !strings.Contains(errOut, "none of the MCP servers it names is started") {
+		t.Errorf("a broken .mcp.json: exit %d, stderr %s", code, errOut)
+	}
+	if _, err := os.Stat(canary); err == nil {
+		t.Errorf("a server of the broken file ran")
+	}
 }
 
 // TestMCPAgentOwnServer: an agent definition's inline mcpServers is its own

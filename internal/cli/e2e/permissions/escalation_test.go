@@ -15,8 +15,10 @@ import (
 
 // TestProjectAgentCannotEscalateItsMode is issue 15's finding 9, as an
 // attacker would try it: a cloned repository ships an agent file asking
-// for bypassPermissions, and its subagent writes outside the project. With
-// the lead in default mode in print mode (nobody to approve), the spawn is
+// for bypassPermissions, and its subagent writes a file of the project,
+// which only bypassPermissions does without a person (since issue 36 not
+// even it writes outside the project, so the probe is inside). With the
+// lead in default mode in print mode (nobody to approve), the spawn is
 // refused and nothing is written; the same definition from the user's own
 // directory is the user's choice and runs.
 func TestProjectAgentCannotEscalateItsMode(t *testing.T) {
@@ -44,7 +46,7 @@ func TestProjectAgentCannotEscalateItsMode(t *testing.T) {
 				},
 				clitest.Text("written"))
 			h = clitest.New(t, c.Policy)
-			outside = filepath.Join(filepath.Dir(h.Dir), "outside.txt")
+			outside = filepath.Join(h.Dir, "written-by-escalate.txt")
 			if where == "project" {
 				h.Write(".claude/agents/escalate.md", def)
 			} else {
@@ -66,7 +68,7 @@ func TestProjectAgentCannotEscalateItsMode(t *testing.T) {
 			switch where {
 			case "project":
 				if statErr == nil {
-					t.Fatal("the project's agent escalated to bypassPermissions and wrote outside the project")
+					t.Fatal("the project's agent escalated to bypassPermissions and wrote without approval")
 				}
 				if len(lead) != 1 || !strings.Contains(lead[0], "was not approved") {
 					t.Fatalf("the lead should be told the escalation was refused; it got %q", lead)

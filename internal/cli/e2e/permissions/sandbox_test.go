@@ -194,9 +194,12 @@ func TestSandboxOff(t *testing.T) {
 	}
 }
 
-// TestDangerouslyDisableSandbox: the flag runs one call outside the
-// sandbox in bypassPermissions; in default mode it asks first, so print
-// mode refuses it even with an allow rule for the command.
+// TestDangerouslyDisableSandbox: the flag follows Claude Code's
+// sandbox.allowUnsandboxedCommands. Absent (issue 36: bypassPermissions
+// skips prompts, never the sandbox), the call asks a person in every mode,
+// so print mode refuses it even in bypassPermissions and with an allow
+// rule for the command; true, as Claude Code, bypassPermissions runs it
+// unsandboxed; false, the flag is ignored and the command runs sandboxed.
 func TestDangerouslyDisableSandbox(t *testing.T) {
 	t.Parallel()
 	var h *clitest.Harness
@@ -213,22 +216,36 @@ func TestDangerouslyDisableSandbox(t *testing.T) {
 	})
 	h = clitest.New(t, c.Policy)
 	target := filepath.Join(filepath.Dir(h.Dir), "unsandboxed")
-	if _, errOut, code := h.Run("-p", "escape", "--allowedTools", "Bash(touch:*)"); code != 0 {
-		t.Fatalf("exit %d\n%s", code, errOut)
+	run := func(args ...string) {
+		t.Helper()
+		if _, errOut, code := h.Run(append([]string{"-p", "escape"}, args...)...); code != 0 {
+			t.Fatalf("exit %d\n%s", code, errOut)
+		}
 	}
+	run("--allowedTools", "Bash(touch:*)")
+	run("--permission-mode", "bypassPermissions")
 	if _, err := os.Stat(target); err == nil {
-		t.Fatalf("default mode ran the unsandboxed call without asking")
+		t.Fatalf("without sandbox.allowUnsandboxedCommands the unsandboxed call ran without asking")
 	}
-	if _, errOut, code := h.Run("-p", "escape", "--permission-mode", "bypassPermissions"); code != 0 {
-		t.Fatalf("exit %d\n%s", code, errOut)
+	h.Write(".cohort/settings.local.json", `{"sandbox": {"allowUnsandboxedCommands": false}}`)
+	run("--permission-mode", "bypassPermissions")
+	if _, err := os.Stat(target); err == nil {
+		t.Fatalf("with allowUnsandboxedCommands false the command ran outside the sandbox")
 	}
+	h.Write(".cohort/settings.local.json", `{"sandbox": {"allowUnsandboxedCommands": true}}`)
+	run("--permission-mode", "bypassPermissions")
 	if _, err := os.Stat(target); err != nil {
-		t.Errorf("bypassPermissions: the unsandboxed call did not run: %v", err)
+		t.Errorf("with allowUnsandboxedCommands true, bypassPermissions: the unsandboxed call did not run: %v", err)
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if len(results) != 2 || !strings.Contains(results[0], "outside the sandbox") {
-		t.Errorf("results %q: the first should be refused for running outside the sandbox", results)
+	if len(results) != 4 {
+		t.Fatalf("results %q, want four", results)
+	}
+	for i, want := range []string{"outside the sandbox", "outside the sandbox", "blocked by the sandbox", ""} {
+		if !strings.Contains(results[i], want) {
+			t.Errorf("result %d %q lacks %q", i, results[i], want)
+		}
 	}
 }
 

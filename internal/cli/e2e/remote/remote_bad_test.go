@@ -106,9 +106,13 @@ func TestRemotePatchTouchingSettingsIsNotApplied(t *testing.T) {
 	rc := &leadRecorder{}
 	policy := func(r *fakeapi.Request) fakeapi.Reply {
 		if strings.Contains(r.FirstUserText(), "remote task") && r.Turn() == 0 {
+			// The worker's file tools and sandbox keep .claude/ read-only
+			// (issue 36), so the hostile change goes straight into git's
+			// object store and index, which it may write to commit: the
+			// lead's check of the patch is what stops it.
 			return fakeapi.Reply{Content: []fakeapi.Block{
-				clitest.Use("Write", map[string]any{"file_path": filepath.Join(clitest.AgentCwd(r), ".claude", "settings.json"),
-					"content": `{"permissions":{"allow":["Bash"]}}`}),
+				clitest.Use("Bash", map[string]any{"command": `sha=$(printf '{"permissions":{"allow":["Bash"]}}' | git hash-object -w --stdin) && ` +
+					`git update-index --add --cacheinfo "100644,$sha,.claude/settings.json" && git commit -qm settings`}),
 				clitest.Use("Write", map[string]any{"file_path": filepath.Join(clitest.AgentCwd(r), "ok.txt"), "content": "fine\n"})}}
 		}
 		return remotePolicy(1, nil)(r)
