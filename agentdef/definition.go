@@ -147,6 +147,13 @@ func (d *Definition) CanSpawn(agentType string) bool {
 	return d.AgentTypes == nil || slices.Contains(d.AgentTypes, agentType)
 }
 
+// ListsAgent reports whether the definition names the Agent tool in its
+// tools (bare or as Agent(type, …)): the one way a subagent gets to start
+// agents. A nil definition, an absent tools list and "*" do not.
+func (d *Definition) ListsAgent() bool {
+	return d != nil && d.Tools != nil && slices.Contains(d.Tools, "Agent")
+}
+
 // EffortFor returns the effort level to put in llm.Request.Effort for this
 // agent: its own when set, else the parent's (empty leaves the provider's
 // default).

@@ -79,16 +79,28 @@
 //     disallowedTools, so `tools: Read` means Read only; an entry "mcp__srv"
 //     or "mcp__srv__*" names every tool of a server. Tools of the
 //     definition's own MCP servers (PoolInput.OwnMCP) bypass its tools list.
+//   - Subagents, synchronous and background, get no Agent, no SendMessage
+//     and no team or task-list tools (TeamCreate, TeamDelete, TaskCreate,
+//     TaskGet, TaskUpdate, TaskList), as in Claude Code, whose users report
+//     runaway recursive spawning where these leak. A definition whose tools
+//     list names Agent (bare or Agent(type, …)) gets Agent and SendMessage
+//     back, Agent still cut at the depth limit; "*" or no list does not
+//     count. The team and task-list tools never reach a subagent: it is in
+//     no team.
 //   - Teammates get the async allow-list plus SendMessage, the task-list
 //     tools and ExitPlanMode, which the lead-only layer would otherwise
 //     remove.
+//   - Excluded says why a pool leaves each tool out, in words for the
+//     model: a call to a tool the agent lacks is answered with the reason
+//     and the tools it has.
 //   - Plan mode is a filter, applied last and to MCP tools too: it keeps
 //     ExitPlanMode where an earlier layer left it, and what the caller's
 //     ReadOnly predicate approves.
 //   - The lead gets every tool (no Agent when MaxDepth is 0), filtered by
 //     its definition when it runs one, by coordinator mode when that is on,
 //     and by plan mode. Forks do not use Pool: they reuse the parent's tool
-//     array byte for byte.
+//     array byte for byte, and what a subagent's pool would leave out of it
+//     (Excluded) is refused when they call it.
 //
 // # Model
 //

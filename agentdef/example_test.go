@@ -35,7 +35,7 @@ func ExamplePool() {
 		fmt.Printf("%s: %v\n", role, pool)
 	}
 	// Output:
-	// subagent: [Agent Bash Read SendMessage mcp__github__get_pr]
+	// subagent: [Bash Read mcp__github__get_pr]
 	// background agent: [Bash Read mcp__github__get_pr]
 	// teammate: [Bash Read SendMessage mcp__github__get_pr]
 }

@@ -43,6 +43,12 @@ var (
 		"WebFetch", "WebSearch", "Skill", "ToolSearch", "EnterWorktree", "ExitWorktree")
 	// teammateExtra are added to the async allow-list for teammates.
 	teammateExtra = set("SendMessage", "TaskCreate", "TaskGet", "TaskUpdate", "TaskList", "ExitPlanMode")
+	// teamWork are the tools of forming and working a team: only the lead
+	// and (all but the first two) its teammates have them.
+	teamWork = set("TeamCreate", "TeamDelete", "TaskCreate", "TaskGet", "TaskUpdate", "TaskList")
+	// delegation are the tools a subagent gets only when its definition
+	// lists Agent: starting agents, and messaging the ones it named.
+	delegation = set("Agent", "SendMessage")
 	// coordinatorTools are all a lead in coordinator mode keeps.
 	coordinatorTools = set("Agent", "SendMessage", "TaskStop", "TaskOutput")
 )
@@ -151,9 +157,13 @@ func (in PoolInput) exclude(name string) string {
 		// MCP tools pass every type filter.
 	case allAgentDisallowed[name] && !(in.Role == RoleTeammate && name == "ExitPlanMode"):
 		return "only the lead has it"
+	case in.subagent() && teamWork[name]:
+		return "only the lead and its teammates work a team; a " + in.Role.String() + " reports with its final message"
+	case in.subagent() && delegation[name] && !in.Def.ListsAgent():
+		return "a " + in.Role.String() + " starts no agents and messages none unless its definition lists Agent; do the work yourself"
 	case customAgentDisallowed[name] && (in.Def == nil || !in.Def.BuiltIn):
 		return "custom agents never get it"
-	case in.Role == RoleBackground && !asyncAgentAllowed[name]:
+	case in.Role == RoleBackground && !asyncAgentAllowed[name] && !delegation[name]:
 		return "background agents cannot use it"
 	case in.Role == RoleTeammate && !asyncAgentAllowed[name] && !teammateExtra[name]:
 		return "teammates cannot use it"
@@ -171,6 +181,10 @@ func (in PoolInput) exclude(name string) string {
 	}
 	return ""
 }
+
+// subagent reports whether the pool is a subagent's, synchronous or in the
+// background.
+func (in PoolInput) subagent() bool { return in.Role == RoleSubagent || in.Role == RoleBackground }
 
 func (in PoolInput) planAllows(name string) bool {
 	return !in.PlanMode || name == "ExitPlanMode" || in.ReadOnly != nil && in.ReadOnly(name)
@@ -198,6 +212,22 @@ func (in PoolInput) explain(seen map[string]bool, why map[string]string) []Warni
 			Message: fmt.Sprintf("agent %q lists %s, which it does not get as a %s: %s", d.Name, name, in.Role, reason)})
 	}
 	return warns
+}
+
+// Excluded returns, for each tool of all the pool leaves out, why: the
+// words a model reads when it calls a tool its role lacks.
+func Excluded(all []string, in PoolInput) map[string]string {
+	out := map[string]string{}
+	own := set(in.OwnMCP...)
+	for _, name := range all {
+		if own[name] {
+			continue
+		}
+		if reason := in.exclude(name); reason != "" {
+			out[name] = reason
+		}
+	}
+	return out
 }
 
 // matchAny reports whether a tools-list entry names the tool: exactly, "*",

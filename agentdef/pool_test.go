@@ -29,10 +29,12 @@ func minus(list []string, drop ...string) []string {
 
 var (
 	mcpAll = []string{"mcp__gh__pr", "mcp__gh__issue", "mcp__db__query"}
-	// a subagent of a built-in type, below the depth limit
-	subagentAll = minus(allTools, "TaskOutput", "TaskStop", "EnterPlanMode", "ExitPlanMode", "AskUserQuestion")
-	customAll   = minus(subagentAll, "TeamCreate", "TeamDelete")
-	asyncAll    = append([]string{"Bash", "Read", "Write", "Edit", "Glob", "Grep", "TodoWrite", "WebFetch",
+	// a subagent of a built-in type, below the depth limit: no lead-only
+	// tools, no Agent (its definition does not list it) and no team tools
+	subagentAll = minus(allTools, "TaskOutput", "TaskStop", "EnterPlanMode", "ExitPlanMode", "AskUserQuestion",
+		"Agent", "SendMessage", "TeamCreate", "TeamDelete", "TaskCreate", "TaskGet", "TaskUpdate", "TaskList")
+	customAll = subagentAll
+	asyncAll  = append([]string{"Bash", "Read", "Write", "Edit", "Glob", "Grep", "TodoWrite", "WebFetch",
 		"NotebookEdit", "EnterWorktree", "ExitWorktree"}, mcpAll...)
 	teammateAll = append([]string{"Bash", "Read", "Write", "Edit", "Glob", "Grep", "TodoWrite", "WebFetch",
 		"NotebookEdit", "SendMessage", "TaskCreate", "TaskGet", "TaskUpdate", "TaskList", "EnterWorktree",
@@ -70,7 +72,7 @@ func TestPool(t *testing.T) {
 		// Layer 1: lead-only tools and depth.
 		{"built-in subagent", PoolInput{Role: RoleSubagent, Depth: 1, MaxDepth: 3, Def: builtin()}, subagentAll},
 		{"built-in subagent at the depth limit", PoolInput{Role: RoleSubagent, Depth: 3, MaxDepth: 3, Def: builtin()},
-			minus(subagentAll, "Agent")},
+			subagentAll},
 		{"just below the limit keeps Agent", PoolInput{Role: RoleSubagent, Depth: 2, MaxDepth: 3, Def: builtin("Agent")},
 			[]string{"Agent"}},
 		{"coordinator flag does not reach subagents", PoolInput{Role: RoleSubagent, Depth: 1, MaxDepth: 3, Def: builtin(), Coordinator: true},
@@ -79,7 +81,13 @@ func TestPool(t *testing.T) {
 		// Layer 2: custom definitions.
 		{"custom subagent", PoolInput{Role: RoleSubagent, Depth: 1, MaxDepth: 3, Def: custom(nil)}, customAll},
 		{"nil definition counts as custom", PoolInput{Role: RoleSubagent, Depth: 1, MaxDepth: 3}, customAll},
-		{"custom at the limit", PoolInput{Role: RoleSubagent, Depth: 3, MaxDepth: 3, Def: custom(nil)}, minus(customAll, "Agent")},
+		{"custom at the limit", PoolInput{Role: RoleSubagent, Depth: 3, MaxDepth: 3, Def: custom(nil)}, customAll},
+		{"a definition that lists Agent delegates", PoolInput{Role: RoleSubagent, Depth: 1, MaxDepth: 3,
+			Def: custom([]string{"Agent", "Read", "SendMessage", "TaskList", "TeamCreate"})}, []string{"Agent", "Read", "SendMessage"}},
+		{"listing Agent does not pass the depth limit", PoolInput{Role: RoleSubagent, Depth: 3, MaxDepth: 3,
+			Def: custom([]string{"Agent", "Read", "SendMessage"})}, []string{"Read", "SendMessage"}},
+		{"SendMessage alone is not delegation", PoolInput{Role: RoleSubagent, Depth: 1, MaxDepth: 3,
+			Def: custom([]string{"Read", "SendMessage"})}, []string{"Read"}},
 
 		// Layer 3: background agents and teammates.
 		{"background built-in", PoolInput{Role: RoleBackground, Depth: 1, MaxDepth: 3, Def: builtin()}, asyncAll},
@@ -98,6 +106,8 @@ func TestPool(t *testing.T) {
 			[]string{"Read"}},
 		{"disallow star leaves nothing", PoolInput{Role: RoleSubagent, Depth: 1, MaxDepth: 3, Def: custom(nil, "*")}, nil},
 		{"background with tools", PoolInput{Role: RoleBackground, Depth: 1, MaxDepth: 3, Def: custom([]string{"Read", "SendMessage", "Agent", "mcp__db__query"})},
+			[]string{"Agent", "Read", "SendMessage", "mcp__db__query"}},
+		{"background without Agent listed", PoolInput{Role: RoleBackground, Depth: 1, MaxDepth: 3, Def: custom([]string{"Read", "SendMessage", "mcp__db__query"})},
 			[]string{"Read", "mcp__db__query"}},
 		{"teammate with tools and deny", PoolInput{Role: RoleTeammate, Depth: 1, MaxDepth: 3, Def: custom([]string{"Read", "SendMessage", "TeamCreate"}, "Read")},
 			[]string{"SendMessage"}},
@@ -125,7 +135,7 @@ func TestPool(t *testing.T) {
 
 		// Plan mode.
 		{"subagent in plan mode has no ExitPlanMode", PoolInput{Role: RoleSubagent, Depth: 1, MaxDepth: 3, Def: builtin(), PlanMode: true, ReadOnly: readOnly},
-			[]string{"Bash", "Read", "Glob", "Grep", "WebFetch", "TaskGet", "TaskList", "mcp__db__query"}},
+			[]string{"Bash", "Read", "Glob", "Grep", "WebFetch", "mcp__db__query"}},
 		{"teammate in plan mode keeps ExitPlanMode", PoolInput{Role: RoleTeammate, Depth: 1, MaxDepth: 3, PlanMode: true, ReadOnly: readOnly},
 			[]string{"Bash", "Read", "Glob", "Grep", "WebFetch", "TaskGet", "TaskList", "ExitPlanMode", "mcp__db__query"}},
 		{"background in plan mode", PoolInput{Role: RoleBackground, Depth: 1, MaxDepth: 3, PlanMode: true, ReadOnly: readOnly},
@@ -194,9 +204,11 @@ func TestPoolWarnings(t *testing.T) {
 		{"depth", PoolInput{Role: RoleSubagent, Depth: 3, MaxDepth: 3, Def: custom([]string{"Agent"})},
 			[]string{`agent "c" lists Agent, which it does not get as a subagent: the nesting limit (depth 3, max 3)`}},
 		{"custom", PoolInput{Role: RoleSubagent, Depth: 1, MaxDepth: 3, Def: custom([]string{"TeamCreate"})},
-			[]string{`agent "c" lists TeamCreate, which it does not get as a subagent: custom agents never get it`}},
+			[]string{`agent "c" lists TeamCreate, which it does not get as a subagent: only the lead and its teammates work a team; a subagent reports with its final message`}},
 		{"async", PoolInput{Role: RoleBackground, Depth: 1, MaxDepth: 3, Def: custom([]string{"SendMessage"})},
-			[]string{`agent "c" lists SendMessage, which it does not get as a background agent: background agents cannot use it`}},
+			[]string{`agent "c" lists SendMessage, which it does not get as a background agent: a background agent starts no agents and messages none unless its definition lists Agent; do the work yourself`}},
+		{"async lead-only", PoolInput{Role: RoleBackground, Depth: 1, MaxDepth: 3, Def: custom([]string{"NotebookEdit", "EnterPlanMode"})},
+			[]string{`agent "c" lists EnterPlanMode, which it does not get as a background agent: only the lead has it`}},
 		{"teammate", PoolInput{Role: RoleTeammate, Depth: 1, MaxDepth: 3, Def: custom([]string{"TaskStop"})},
 			[]string{`agent "c" lists TaskStop, which it does not get as a teammate: only the lead has it`}},
 		{"built-in teammate", PoolInput{Role: RoleTeammate, Depth: 1, MaxDepth: 3, Def: builtin("TeamDelete")},
@@ -271,5 +283,22 @@ func TestMatchAny(t *testing.T) {
 	}
 	if strings.Contains(RoleTeammate.String(), "Role(") {
 		t.Error("Role has no name")
+	}
+}
+
+func TestExcludedSaysWhy(t *testing.T) {
+	got := Excluded(allTools, PoolInput{Role: RoleSubagent, Depth: 1, MaxDepth: 3, Def: builtin()})
+	for _, name := range []string{"Agent", "SendMessage", "TeamCreate", "TaskList", "TaskOutput"} {
+		if got[name] == "" {
+			t.Errorf("%s: no reason given", name)
+		}
+	}
+	for _, name := range []string{"Bash", "Read", "mcp__gh__pr"} {
+		if r, ok := got[name]; ok {
+			t.Errorf("%s is in the pool but excluded: %q", name, r)
+		}
+	}
+	if !strings.Contains(got["Agent"], "unless its definition lists Agent") {
+		t.Errorf("Agent: %q", got["Agent"])
 	}
 }

@@ -205,7 +205,7 @@ func (a *Agent) SetMode(m permission.Mode) error {
 		eng.SetAgent(rec, guard)
 	}
 	if widen {
-		tools := a.rt.pool(a)
+		tools, _ := a.rt.pool(a) // Lacking is read only for tools not in the pool
 		a.mu.Lock()
 		a.tools, a.planPool = tools, false
 		a.mu.Unlock()

@@ -99,7 +99,7 @@ func newIsoRig(t *testing.T, ic isoConfig) *isoRig {
 	}
 	rt, err = New(Config{
 		GitSnapshot: snapshot,
-		Model:       model, Catalog: agentdef.NewCatalog(agentdef.BuiltIns(fs)), Flags: fs,
+		Model:       model, Catalog: agentdef.NewCatalog(append(agentdef.BuiltIns(fs), delegator)), Flags: fs,
 		Tools: func(rt *Crew) []tool.Tool {
 			return withAgentTool(ic.mates, append(builtin.All(builtin.Config{}), rt.Workspaces().Tools()...)...)(rt)
 		},
@@ -122,6 +122,11 @@ func newIsoRig(t *testing.T, ic isoConfig) *isoRig {
 	t.Cleanup(r.lead.Close)
 	return r
 }
+
+// delegator is an agent type whose definition lists Agent: the one way a
+// subagent starts agents of its own.
+var delegator = &agentdef.Definition{Name: "delegator", Description: "starts agents",
+	Tools: []string{"Agent", "Bash", "Read", "Write", "Edit", "Glob", "Grep"}}
 
 func canonicalDir(t *testing.T) string {
 	d, err := filepath.EvalSymlinks(t.TempDir())
@@ -364,7 +369,7 @@ func TestCleanIsolatedAgentLeavesNoWorktree(t *testing.T) {
 	r = newIsoRig(t, isoConfig{policy: routes(map[string]func(*fakeapi.Request) fakeapi.Reply{
 		"LEAD:": turnScript(
 			reply(call("Agent", map[string]any{"description": "look around", "prompt": "CHILD: read only",
-				"isolation": "worktree", "name": "scout"})),
+				"isolation": "worktree", "name": "scout", "subagent_type": "delegator"})),
 			func(q *fakeapi.Request) fakeapi.Reply {
 				leadSaw = q.LastToolResultText()
 				return fakeapi.TextReply("ok")

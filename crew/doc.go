@@ -53,7 +53,12 @@
 //     32) that queues: a spawn past the limit waits for a slot (its task
 //     shows phase "queued") and is never refused.
 //   - Depth is enforced twice: the pool of an agent at MaxDepth has no
-//     Agent tool, and a spawn that would exceed MaxDepth is refused.
+//     Agent tool, and a spawn that would exceed MaxDepth is refused. Below
+//     the lead only a definition that lists Agent has the tool at all
+//     (package agentdef's pool).
+//   - A call to a tool the agent's role lacks is answered with the reason
+//     and the tools it has (engine.Config.Lacking, from the pool's
+//     exclusions).
 //   - A model cannot grant a child more than it has: a requested mode
 //     that exceeds the parent's (permission.Mode.Exceeds) is refused.
 //   - A synchronous child is a foreground task linked to the caller's
@@ -72,6 +77,10 @@
 //     byte (package internal/fork builds the history and breakpoints); in
 //     a fan-out the first fork runs at once and its siblings wait for its
 //     first streamed token, so they read the prefix it wrote to the cache.
+//     The parent's tool array comes along, Agent and the team tools in it;
+//     a fork may call only what a subagent would have
+//     (engine.Config.Withheld refuses the rest with the tools it can use),
+//     and the Agent tool refuses a fork's fork besides.
 //   - Siblings: agents one assistant message starts together (subagents,
 //     background agents, in-process teammates) are grouped by model and
 //     tool array; the first of each group starts at once and the rest wait

@@ -63,8 +63,9 @@ func (rt *Crew) slim(a *Agent) bool {
 		rt.flags().Bool(flags.SlimSubagentMemory)
 }
 
-// pool cuts a's tool pool from the runtime's tools.
-func (rt *Crew) pool(a *Agent) []tool.Tool {
+// pool cuts a's tool pool from the runtime's tools, and says why a lacks
+// each of the others (what the model reads when it calls one).
+func (rt *Crew) pool(a *Agent) ([]tool.Tool, map[string]string) {
 	info := a.Info()
 	a.mu.Lock()
 	own := a.own
@@ -77,7 +78,7 @@ func (rt *Crew) pool(a *Agent) []tool.Tool {
 			ownNames = append(ownNames, t.Def().Name)
 		}
 	}
-	tools, _ := agentdef.PoolTools(all, agentdef.PoolInput{
+	in := agentdef.PoolInput{
 		Role:        a.role,
 		Def:         a.def,
 		Depth:       info.Depth,
@@ -86,8 +87,28 @@ func (rt *Crew) pool(a *Agent) []tool.Tool {
 		ReadOnly:    rt.cfg.ReadOnly,
 		Coordinator: a.role == agentdef.RoleMain && rt.flags().Bool(flags.CoordinatorMode),
 		OwnMCP:      ownNames,
-	})
-	return tools
+	}
+	tools, _ := agentdef.PoolTools(all, in)
+	return tools, agentdef.Excluded(toolNames(all), in)
+}
+
+// forkWithheld is what a fork may not call of its parent's tool array,
+// which it keeps byte for byte (the shared cache prefix): what no
+// subagent gets — starting agents, a team's tools, the lead's own.
+func forkWithheld(tools []tool.Tool) map[string]string {
+	out := map[string]string{}
+	for name := range agentdef.Excluded(toolNames(tools), agentdef.PoolInput{Role: agentdef.RoleSubagent, Depth: 1, MaxDepth: 1}) {
+		out[name] = "a forked worker starts no agents, works in no team and has none of the main agent's own tools; do the work of your directive yourself"
+	}
+	return out
+}
+
+func toolNames(ts []tool.Tool) []string {
+	names := make([]string, len(ts))
+	for i, t := range ts {
+		names[i] = t.Def().Name
+	}
+	return names
 }
 
 // environment renders a's environment details.
@@ -115,14 +136,19 @@ func (rt *Crew) buildPlan(ctx context.Context, a *Agent, in planInput) (*setup, 
 		a.own = extras.Tools
 		a.mu.Unlock()
 	}
-	tools := in.tools
+	tools, lacking := in.tools, map[string]string(nil)
+	var withheld map[string]string
 	if in.parent == nil {
-		tools = rt.pool(a)
+		tools, lacking = rt.pool(a)
+	} else {
+		withheld = forkWithheld(tools)
 	}
 	p := &setup{cfg: engine.Config{
 		Model:      rt.cfg.Model,
 		ModelName:  info.Model,
 		Tools:      tools,
+		Withheld:   withheld,
+		Lacking:    lacking,
 		Prices:     rt.cfg.Prices,
 		Compaction: rt.cfg.Compaction,
 		Inbox:      queueInbox{a.queue},

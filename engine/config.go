@@ -18,7 +18,15 @@ type Config struct {
 	// System is the rendered system prompt; it is sent unchanged every turn.
 	System []llm.Block
 	// Tools is the agent's pool, in the order the model sees it.
-	Tools     []tool.Tool
+	Tools []tool.Tool
+	// Withheld names tools of Tools this agent may not call (a fork keeps
+	// its parent's array byte for byte, the shared cache prefix, but not
+	// its parent's right to start agents), each with the reason the model
+	// reads when it calls one anyway.
+	Withheld map[string]string
+	// Lacking says, for tools of the session that are not in Tools, why
+	// this agent does not have them; the model reads it when it calls one.
+	Lacking   map[string]string
 	MaxTokens int // default 32000
 	Thinking  *llm.Thinking
 	Effort    string

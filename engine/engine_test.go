@@ -188,13 +188,15 @@ func (g *denyGate) Check(_ context.Context, c *Call) Verdict {
 }
 
 func TestBadCallsBecomeErrorResultsAndTheLoopContinues(t *testing.T) {
-	w := &probe{name: "W"}
+	w, v := &probe{name: "W"}, &probe{name: "V"}
 	cases := []struct {
 		name string
 		use  llm.Block
 		want string
 	}{
-		{"unknown tool", use("x1", "Nope", `{}`), `no tool named "Nope"`},
+		{"unknown tool", use("x1", "Nope", `{}`), `no tool named "Nope" is available to you. Your tools: V, W.`},
+		{"withheld tool", use("x6", "V", `{"v":"a"}`), "Error: V is not available to you: forks may not. Your tools: W."},
+		{"lacking tool", use("x7", "Agent", `{}`), "Error: Agent is not available to you: subagents start none. Your tools: V, W."},
 		{"not an object", use("x2", "W", `[1]`), "InputValidationError"},
 		{"missing field", use("x3", "W", `{}`), "InputValidationError"},
 		{"unknown field", use("x4", "W", `{"v":"a","zzz":1}`), "InputValidationError"},
@@ -212,7 +214,11 @@ func TestBadCallsBecomeErrorResultsAndTheLoopContinues(t *testing.T) {
 				got = lastToolResults(req)
 				return textResp("recovered")
 			})
-			a := New(Config{Model: model, Tools: []tool.Tool{w}, Gate: &denyGate{}})
+			cfg := Config{Model: model, Tools: []tool.Tool{w, v}, Gate: &denyGate{}, Lacking: map[string]string{"Agent": "subagents start none"}}
+			if tc.name == "withheld tool" {
+				cfg.Withheld = map[string]string{"V": "forks may not"}
+			}
+			a := New(cfg)
 			res, err := a.Send(t.Context(), []llm.Block{llm.Text("go")}, "")
 			if err != nil {
 				t.Fatal(err)
@@ -225,8 +231,8 @@ func TestBadCallsBecomeErrorResultsAndTheLoopContinues(t *testing.T) {
 			}
 		})
 	}
-	if len(w.order) != 0 {
-		t.Fatalf("a rejected call ran: %v", w.order)
+	if len(w.order)+len(v.order) != 0 {
+		t.Fatalf("a rejected call ran: %v %v", w.order, v.order)
 	}
 }
 

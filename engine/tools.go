@@ -29,8 +29,17 @@ func (a *Conversation) prepare(u llm.Block) *pending {
 	a.mu.Lock()
 	t, ok := a.tools[u.Name]
 	a.mu.Unlock()
-	if !ok {
-		p.fail = fmt.Sprintf("Error: no tool named %q is available to this agent. Available tools: %s.", u.Name, a.toolNames())
+	withheld, refused := a.cfg.Withheld[u.Name]
+	lacking, known := a.cfg.Lacking[u.Name]
+	switch {
+	case refused:
+		p.fail = fmt.Sprintf("Error: %s is not available to you: %s. Your tools: %s.", u.Name, withheld, a.toolNames())
+		return p
+	case !ok && known:
+		p.fail = fmt.Sprintf("Error: %s is not available to you: %s. Your tools: %s.", u.Name, lacking, a.toolNames())
+		return p
+	case !ok:
+		p.fail = fmt.Sprintf("Error: no tool named %q is available to you. Your tools: %s.", u.Name, a.toolNames())
 		return p
 	}
 	p.tool = t
@@ -47,12 +56,16 @@ func (a *Conversation) prepare(u llm.Block) *pending {
 	return p
 }
 
+// toolNames lists the tools the agent can call, sorted: its pool less what
+// is withheld.
 func (a *Conversation) toolNames() string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	names := make([]string, 0, len(a.defs))
 	for _, d := range a.defs {
-		names = append(names, d.Name)
+		if _, withheld := a.cfg.Withheld[d.Name]; !withheld {
+			names = append(names, d.Name)
+		}
 	}
 	slices.Sort(names)
 	return strings.Join(names, ", ")

@@ -618,6 +618,16 @@ func TestStreamJSONResultIsLastWhenTasksAreKilled(t *testing.T) {
 	}
 }
 
+// delegatorAgent is an agent definition that lists Agent: the one way a
+// subagent gets to start agents of its own.
+const delegatorAgent = `---
+name: delegator
+description: Hands work on to agents of its own
+tools: Agent, Bash, Read, Write, Edit, Glob, Grep
+---
+You hand work on to other agents and report what they found.
+`
+
 // TestBackgroundGrandchildResultIsNotLost has a subagent start a
 // background agent of its own and finish first. The grandchild's
 // notification goes to the subagent's queue; its result must reach a
@@ -626,11 +636,13 @@ func TestBackgroundGrandchildResultIsNotLost(t *testing.T) {
 	t.Parallel()
 	rt := &clitest.Router{}
 	h := clitest.New(t, rt.Policy)
+	// A subagent starts agents only when its definition lists Agent.
+	h.Write(".cohort/agents/delegator.md", delegatorAgent)
 	middleDone := newGate()
 	rt.On("LEAD-nest:", func(r *fakeapi.Request) fakeapi.Reply {
 		if r.Turn() == 0 {
 			return fakeapi.Reply{Content: []fakeapi.Block{clitest.Use("Agent", map[string]any{
-				"description": "middle manager", "prompt": "MIDDLE: delegate the work"})}}
+				"description": "middle manager", "prompt": "MIDDLE: delegate the work", "subagent_type": "delegator"})}}
 		}
 		return fakeapi.TextReply("lead done")
 	})

@@ -57,13 +57,15 @@ func TestHookBlocksWriteAtDepthTwo(t *testing.T) {
 			return fakeapi.TextReply("child reported: " + r.LastToolResultText())
 		case strings.Contains(first, "start nesting"):
 			if turn == 0 {
-				return fakeapi.Reply{Content: []fakeapi.Block{clitest.Use("Agent", map[string]any{"description": "nest", "prompt": "depth-one: delegate"})}}
+				return fakeapi.Reply{Content: []fakeapi.Block{clitest.Use("Agent", map[string]any{"description": "nest", "prompt": "depth-one: delegate", "subagent_type": "delegator"})}}
 			}
 			return fakeapi.TextReply("done")
 		}
 		return fakeapi.Reply{Fault: &fakeapi.Fault{Kind: fakeapi.BadRequest, Message: "no rule"}}
 	}
 	h = clitest.New(t, policy)
+	// A subagent starts agents only when its definition lists Agent.
+	h.Write(".cohort/agents/delegator.md", "---\nname: delegator\ndescription: Hands work on\ntools: Agent, Bash, Read, Write\n---\nYou hand work on to other agents.\n")
 	log := filepath.Join(h.Dir, "hook.log")
 	hook := writeScript(t, h.Dir, "no-writes.sh", `cat > `+log+`
 echo "writes are blocked by policy" >&2

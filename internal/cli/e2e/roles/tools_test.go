@@ -1,0 +1,150 @@
+package roles
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/cohort-dev/cohort/internal/clitest"
+	"github.com/cohort-dev/cohort/llm/fakeapi"
+)
+
+// orchestration are the tools that start agents or work a team: only the
+// lead has them all; a teammate has the messaging and task-list ones.
+var orchestration = []string{"Agent", "SendMessage", "TeamCreate", "TeamDelete", "TaskCreate", "TaskGet", "TaskUpdate", "TaskList"}
+
+// TestToolSetsByRole: each role is offered its own set (golden), as
+// Claude Code has them: subagents, sync or background, get no Agent and no
+// team or task-list tools; a fork keeps its parent's tool array byte for
+// byte; a teammate gets the team-member set.
+func TestToolSetsByRole(t *testing.T) {
+	t.Parallel()
+	for _, m := range []model{seedModel} {
+		t.Run(m.name, func(t *testing.T) {
+			t.Parallel()
+			f := runRoles(t, m, nil)
+			var b strings.Builder
+			for _, role := range []string{roleLead, roleSubagent, roleBackground, roleFork, roleTeammate} {
+				fmt.Fprintf(&b, "%s: %s\n", role, strings.Join(toolNames(f.get(t, role)), ", "))
+			}
+			fmt.Fprintf(&b, "%s: %s\n", roleDream, strings.Join(toolNames(runDream(t)), ", "))
+			golden(t, "tools_"+m.name+".golden", []byte(b.String()))
+
+			for _, role := range []string{roleSubagent, roleBackground} {
+				if got := intersect(toolNames(f.get(t, role)), orchestration); len(got) > 0 {
+					t.Errorf("a %s is offered %v, which only the lead and teammates get", role, got)
+				}
+			}
+			mate := toolNames(f.get(t, roleTeammate))
+			for _, name := range []string{"SendMessage", "TaskCreate", "TaskGet", "TaskUpdate", "TaskList"} {
+				if !slices.Contains(mate, name) {
+					t.Errorf("a teammate lacks %s", name)
+				}
+			}
+			if got := intersect(mate, []string{"Agent", "TeamCreate", "TeamDelete"}); len(got) > 0 {
+				t.Errorf("a teammate is offered %v", got)
+			}
+			// The breakpoints differ (the fork's requests place their own);
+			// the definitions are the same bytes.
+			if lead, fork := rawTools(t, f.get(t, roleLead)), rawTools(t, f.get(t, roleFork)); !bytes.Equal(lead, fork) {
+				t.Errorf("the fork's tool array differs from its parent's:\n%s", lineDiff(string(lead), string(fork)))
+			}
+		})
+	}
+}
+
+// TestCallingAToolTheRoleLacks: a subagent or a background agent that
+// calls Agent or a team tool, a fork that calls them (they are in its
+// array, the parent's, but refused at run time) and a teammate that calls
+// TeamCreate each get an error naming the tools they do have.
+func TestCallingAToolTheRoleLacks(t *testing.T) {
+	t.Parallel()
+	nested := map[string]any{"description": "nest", "prompt": "role-nested: should never start"}
+	calls := map[string][]fakeapi.Block{
+		roleSubagent:   {clitest.Use("Agent", nested), clitest.Use("TeamCreate", map[string]any{"team_name": "mine"})},
+		roleBackground: {clitest.Use("Agent", nested), clitest.Use("TaskList", map[string]any{})},
+		roleFork:       {clitest.Use("Agent", nested), clitest.Use("SendMessage", map[string]any{"to": "team-lead", "message": "hi"})},
+		roleTeammate:   {clitest.Use("TeamCreate", map[string]any{"team_name": "mine"})},
+	}
+	f := runRoles(t, seedModel, calls)
+	for _, role := range []string{roleSubagent, roleBackground, roleFork, roleTeammate} {
+		results := f.results[role]
+		if len(results) != len(calls[role]) {
+			t.Errorf("%s: %d results for %d calls: %q", role, len(results), len(calls[role]), results)
+			continue
+		}
+		has := usable(toolNames(f.get(t, role)), role)
+		for i, res := range results {
+			name := calls[role][i].Name
+			if !strings.HasPrefix(res, "ERROR:") || !strings.Contains(res, name) {
+				t.Errorf("%s calling %s got %q, want an error naming %s", role, name, res, name)
+				continue
+			}
+			_, list, ok := strings.Cut(res, "Your tools: ")
+			if !ok {
+				t.Errorf("%s calling %s got %q: it does not name the tools the %s has", role, name, res, role)
+				continue
+			}
+			list = strings.TrimSuffix(strings.TrimSpace(list), ".")
+			if got := strings.Split(list, ", "); !slices.Equal(sortedCopy(got), sortedCopy(has)) {
+				t.Errorf("%s calling %s was told its tools are %v, want %v", role, name, got, has)
+			}
+		}
+	}
+}
+
+// usable is what a role can call: its offered tools, less (for a fork) the
+// orchestration tools and the lead's own, which refuse inside it.
+func usable(offered []string, role string) []string {
+	if role != roleFork {
+		return offered
+	}
+	leadOnly := append([]string{"TaskOutput", "TaskStop", "EnterPlanMode", "ExitPlanMode", "AskUserQuestion", "Workflow"}, orchestration...)
+	return slices.DeleteFunc(slices.Clone(offered), func(n string) bool { return slices.Contains(leadOnly, n) })
+}
+
+func intersect(a, b []string) []string {
+	var out []string
+	for _, n := range a {
+		if slices.Contains(b, n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func sortedCopy(s []string) []string {
+	c := slices.Clone(s)
+	slices.Sort(c)
+	return c
+}
+
+// rawTools is the tools array of r's body, as sent.
+func rawTools(t *testing.T, r *fakeapi.Request) []byte {
+	t.Helper()
+	var body struct {
+		Tools json.RawMessage `json:"tools"`
+	}
+	if err := json.Unmarshal(r.Raw, &body); err != nil {
+		t.Fatal(err)
+	}
+	return bytes.ReplaceAll(body.Tools, []byte(`,"cache_control":{"type":"ephemeral"}`), nil)
+}
+
+// runDream runs `cohort dream` on a fake that ends at once and returns the
+// dream agent's first request.
+func runDream(t *testing.T) *fakeapi.Request {
+	t.Helper()
+	f := &firsts{}
+	h := clitest.New(t, func(r *fakeapi.Request) fakeapi.Reply {
+		f.keep(roleDream, r)
+		return fakeapi.TextReply("Nothing to consolidate.")
+	})
+	if out, errOut, code := h.Run("dream"); code != 0 {
+		t.Fatalf("cohort dream: exit %d\n%s\n%s", code, out, errOut)
+	}
+	return f.get(t, roleDream)
+}
