@@ -10,14 +10,15 @@
 //     model writes next.
 //   - As in Claude Code, when every item is completed the stored list is
 //     cleared: a finished plan is no longer shown.
-//   - The tool does not enforce "exactly one in_progress"; the description
-//     asks for it and the confirmation reminds the model when it is off.
+//   - Nothing limits how many items are in_progress: one is the rule for
+//     work an agent does itself, but a lead whose agents work in parallel
+//     has several under way, and a reminder to keep one would argue with
+//     the user's request. The description says both.
 //   - UIs read lists with List and can subscribe with Config.OnChange.
 package todo
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"sync"
 
@@ -71,7 +72,7 @@ const description = `Creates and updates your task list for the current work. Ea
 Use it for work with three or more distinct steps, when the user gives several tasks, or when asked to; skip it for a single simple step or pure conversation. It shows the user your plan and progress.
 
 - Each item has content (the task in imperative form, e.g. "Run the tests"), activeForm (the same task as ongoing action, e.g. "Running the tests", shown while it is in progress) and status: pending, in_progress or completed.
-- Keep exactly one item in_progress at a time: mark it in_progress before you start, and completed as soon as it is fully done (not when tests still fail or work is partial). Then move on to the next.
+- Mark an item in_progress when work on it starts and completed as soon as it is fully done (not when tests still fail or work is partial). Work you do yourself goes one item at a time; items handed to agents running in parallel are in progress together.
 - Add items you discover along the way; remove ones that no longer apply.`
 
 var schema = tool.Object(
@@ -98,12 +99,8 @@ func (t *TodoWrite) write(_ context.Context, env *tool.Env, in input) (tool.Resu
 		agent = env.Caller.ID
 	}
 	items := slices.Clone(in.Todos)
-	inProgress := 0
 	allDone := true
 	for _, it := range items {
-		if it.Status == InProgress {
-			inProgress++
-		}
 		allDone = allDone && it.Status == Completed
 	}
 	stored := items
@@ -122,11 +119,8 @@ func (t *TodoWrite) write(_ context.Context, env *tool.Env, in input) (tool.Resu
 	}
 	t.mu.Unlock()
 	msg := "Task list updated. Keep it current as you work: mark each task completed as soon as it is done and start the next."
-	switch {
-	case len(items) > 0 && allDone:
+	if len(items) > 0 && allDone {
 		msg = "Task list updated: every task is completed, so the list has been cleared."
-	case inProgress > 1:
-		msg += fmt.Sprintf(" Note: %d tasks are in_progress; keep exactly one in progress at a time.", inProgress)
 	}
 	resp := &Response{OldTodos: orEmpty(slices.Clone(old)), NewTodos: orEmpty(slices.Clone(items))}
 	return tool.Result{Content: []llm.Block{llm.Text(msg)}, Meta: Change{Old: old, New: slices.Clone(stored)}, Response: resp}, nil

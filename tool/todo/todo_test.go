@@ -61,8 +61,10 @@ func TestTodoWrite(t *testing.T) {
 
 	two := []Item{{"a", InProgress, "doing a"}, {"b", InProgress, "doing b"}}
 	res = write(t, tw, "sub-1", two)
-	if !strings.Contains(res.TextOf(), "2 tasks are in_progress") {
-		t.Errorf("no warning about two in progress: %q", res.TextOf())
+	// Several items in progress are normal for a lead whose agents work
+	// in parallel: no reminder argues with that.
+	if strings.Contains(res.TextOf(), "in_progress") {
+		t.Errorf("a note about two in progress: %q", res.TextOf())
 	}
 	if m := res.Meta.(Change); m.Old != nil || len(m.New) != 2 {
 		t.Errorf("meta = %+v", m)
