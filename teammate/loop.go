@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cohort-dev/cohort/agentdef"
@@ -82,6 +83,9 @@ type Loop struct {
 	agent     *crew.Agent
 	lead      *leadWatch
 	closeOnce sync.Once
+	// tokens and toolUses add up what its turns used, for its task's
+	// notification (Used).
+	tokens, toolUses atomic.Int64
 	// testHookTaken, when set (tests), runs after the teammate has taken
 	// its next messages and before it works on them.
 	testHookTaken func()
@@ -205,6 +209,12 @@ func roleNote(teamName string, m team.Member) string {
 	return b.String()
 }
 
+// Used returns the tokens and the tool calls the teammate's turns have
+// used so far. Safe for concurrent use.
+func (tm *Loop) Used() (tokens int64, toolUses int) {
+	return tm.tokens.Load(), int(tm.toolUses.Load())
+}
+
 // Name returns the teammate's name.
 func (tm *Loop) Name() string { return tm.name }
 
@@ -258,6 +268,10 @@ func (tm *Loop) run(ctx context.Context) error {
 			tm.testHookTaken()
 		}
 		res, err := rt.Activate(turnCtx, tm.agent, blocks, origin, first)
+		if res != nil {
+			tm.tokens.Add(res.Usage.Total())
+			tm.toolUses.Add(int64(res.ToolUses))
+		}
 		if tm.lead.isGone() {
 			return tm.orphaned()
 		}

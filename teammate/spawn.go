@@ -226,6 +226,7 @@ func (l *Lead) spawnInProcess(ctx context.Context, rt *crew.Crew, parent *crew.A
 		func(ctx context.Context, _ *task.Task) (task.Outcome, error) {
 			err := tm.Run(ctx)
 			out := task.Outcome{Text: m.Name + " shut down"}
+			out.TotalTokens, out.ToolUses = tm.Used()
 			if errors.Is(err, context.Canceled) {
 				out.Text = m.Name + " stopped"
 			}

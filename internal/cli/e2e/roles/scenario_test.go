@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -30,6 +31,8 @@ var allRoles = []string{roleLead, roleSubagent, roleBackground, roleFork, roleTe
 // firsts keeps the first request each role sent, and what each role was
 // answered when it called the tools the scenario makes it call.
 type firsts struct {
+	// out is what the command printed.
+	out     string
 	mu      sync.Mutex
 	req     map[string]*fakeapi.Request
 	results map[string][]string
@@ -138,7 +141,7 @@ func leadCalls(m model, turn int) []fakeapi.Block {
 // and a teammate, each of which calls the tools its script names (by role)
 // on its first turn and then ends; it returns every role's first request
 // and what the tools answered.
-func runRoles(t *testing.T, m model, calls map[string][]fakeapi.Block) *firsts {
+func runRoles(t *testing.T, m model, calls map[string][]fakeapi.Block, extra ...string) *firsts {
 	t.Helper()
 	f := &firsts{}
 	policy := func(r *fakeapi.Request) fakeapi.Reply {
@@ -166,12 +169,17 @@ func runRoles(t *testing.T, m model, calls map[string][]fakeapi.Block) *firsts {
 		return fakeapi.TextReply(role + " done")
 	}
 	h := clitest.New(t, policy)
-	args := append([]string{"-p", "role-lead: start one agent of each kind", "--output-format", "json",
+	format := "json"
+	if slices.Contains(extra, "stream-json") {
+		format, extra = "stream-json", slices.DeleteFunc(slices.Clone(extra), func(s string) bool { return s == "stream-json" })
+	}
+	args := append([]string{"-p", "role-lead: start one agent of each kind", "--output-format", format,
 		"--teammate-mode", "in-process", "--flag", "fork_subagent=on"}, m.flags...)
-	out, errOut, code := h.Run(args...)
+	out, errOut, code := h.Run(append(args, extra...)...)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
+	f.out = out
 	return f
 }
 
