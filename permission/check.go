@@ -85,10 +85,15 @@ type evaluation struct {
 // understand. Safe for concurrent use; ctx only cancels (a cancelled
 // context is a deny).
 func (c *Checker) Check(ctx context.Context, req Request) Decision {
+	return c.checkIn(ctx, req, c.Mode())
+}
+
+// checkIn is Check as if the checker were in mode.
+func (c *Checker) checkIn(ctx context.Context, req Request, mode Mode) Decision {
 	if err := ctx.Err(); err != nil {
 		return Decision{Behavior: Deny, Reason: "The permission check was cancelled: " + err.Error()}
 	}
-	e := &evaluation{sh: c.sh, rules: c.sh.snapshot(), dirs: c.sh.dirSnapshot(), mode: c.Mode(), req: req, cwd: c.sh.cwd,
+	e := &evaluation{sh: c.sh, rules: c.sh.snapshot(), dirs: c.sh.dirSnapshot(), mode: mode, req: req, cwd: c.sh.cwd,
 		bases: map[string]string{}}
 	if req.Cwd != "" {
 		if !filepath.IsAbs(req.Cwd) {

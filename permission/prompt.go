@@ -29,6 +29,10 @@ type PromptRequest struct {
 	Suggestions []RuleUpdate    `json:"permission_suggestions,omitempty"`
 	// Bubble is set when a fork asks its parent's approver.
 	Bubble bool `json:"-"`
+	// Modes are the user-facing modes, more permissive than the
+	// session's, in which the call would run without asking: the advice a
+	// denial gives names only these.
+	Modes []Mode `json:"-"`
 }
 
 // PromptDecision is an approver's answer.
@@ -78,7 +82,7 @@ func (c *Checker) Resolve(ctx context.Context, req Request, p Prompter) (Outcome
 		p = Headless{}
 	}
 	pd, err := p.Prompt(ctx, PromptRequest{ToolName: req.Tool, Input: req.Input, ToolUseID: req.ToolUseID, AgentID: req.AgentID,
-		Cwd: req.Cwd, Reason: d.Reason, Suggestions: d.Suggestions, Bubble: d.Bubble})
+		Cwd: req.Cwd, Reason: d.Reason, Suggestions: d.Suggestions, Bubble: d.Bubble, Modes: c.modesAllowing(ctx, req)})
 	out.Prompted = true
 	if err != nil {
 		out.Message = fmt.Sprintf("Permission to use %s was not granted: asking for approval failed (%v).", req.Tool, err)
@@ -111,6 +115,23 @@ func (c *Checker) Resolve(ctx context.Context, req Request, p Prompter) (Outcome
 	return out, nil
 }
 
+// modesAllowing returns the user-facing modes, more permissive than the
+// checker's own, in which req would be allowed without asking: what a
+// denial may honestly advise.
+func (c *Checker) modesAllowing(ctx context.Context, req Request) []Mode {
+	var out []Mode
+	current := c.Mode()
+	for _, m := range []Mode{ModeAcceptEdits, ModeBypassPermissions} {
+		if m.Rank() <= current.Rank() || m == current {
+			continue
+		}
+		if c.checkIn(ctx, req, m).Behavior == Allow {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
 // Headless is the Prompter of a session nobody watches (print mode): it
 // denies what would need approval, telling the model why and how the user
 // could allow it.
@@ -128,11 +149,21 @@ func (Headless) Prompt(_ context.Context, req PromptRequest) (PromptDecision, er
 			}
 		}
 	}
-	if len(rules) > 0 {
+	modes := make([]string, len(req.Modes))
+	for i, m := range req.Modes {
+		modes[i] = string(m)
+	}
+	switch {
+	case len(rules) > 0:
 		fmt.Fprintf(&b, " The user can allow it by running again with --allowedTools %q or by adding it to permissions.allow in .cohort/settings.json", strings.Join(rules, ","))
-		b.WriteString("; a more permissive --permission-mode (acceptEdits, bypassPermissions) also works.")
-	} else {
-		b.WriteString(" The user can allow it with --allowedTools, a rule in permissions.allow in .cohort/settings.json, or a more permissive --permission-mode (acceptEdits, bypassPermissions).")
+		if len(modes) > 0 {
+			fmt.Fprintf(&b, "; --permission-mode %s also allows it", strings.Join(modes, " or "))
+		}
+		b.WriteString(".")
+	case len(modes) > 0:
+		fmt.Fprintf(&b, " The user can allow it with --permission-mode %s, or with a rule in permissions.allow in .cohort/settings.json.", strings.Join(modes, " or "))
+	default:
+		b.WriteString(" The user can allow it with --allowedTools or a rule in permissions.allow in .cohort/settings.json.")
 	}
 	b.WriteString(" Do not try to get around this; continue without it or explain what is needed.")
 	return PromptDecision{Allow: false, Message: b.String()}, nil
