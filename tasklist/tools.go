@@ -25,6 +25,13 @@ type Lists interface {
 	ActiveMember(team, name string) (bool, error)
 }
 
+// Notifier is implemented by Lists that can reach a member of a team (its
+// mailbox): TaskUpdate tells the owner of a task that a completion made
+// free, so an idle owner starts without being asked.
+type Notifier interface {
+	Notify(ctx context.Context, team, from, to, text string) error
+}
+
 // Tools returns the four task-list tools over lists, in the order
 // TaskCreate, TaskGet, TaskUpdate, TaskList. Each call works on the
 // caller's team's list; TaskGet and TaskList only read it, so they are

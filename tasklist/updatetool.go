@@ -82,7 +82,15 @@ func (u updater) updateTask(ctx context.Context, env *tool.Env, l *List, in Upda
 	}
 	text := fmt.Sprintf("Updated task #%s (%s).\n%s", t.ID, changedFields(&in), listLine(&t))
 	if t.Status == StatusCompleted && len(t.Blocks) > 0 {
-		text += freed(ctx, l, t.Blocks)
+		free := freed(ctx, l, t.Blocks)
+		if len(free) > 0 {
+			var lines []string
+			for i := range free {
+				lines = append(lines, listLine(&free[i]))
+			}
+			text += "\nNow unblocked:\n" + strings.Join(lines, "\n")
+		}
+		u.wakeOwners(ctx, env, free)
 	}
 	return tool.Result{Content: []llm.Block{llm.Text(text)}, Meta: t}, nil
 }
@@ -130,19 +138,33 @@ func changedFields(in *UpdateInput) string {
 	return strings.Join(f, ", ")
 }
 
-// freed lists the dependents of a just-completed task that can now start.
-// It is informational: a read failure leaves it out.
-func freed(ctx context.Context, l *List, dependents []string) string {
+// freed returns the dependents of a just-completed task that can now
+// start. It is informational: a read failure leaves them out.
+func freed(ctx context.Context, l *List, dependents []string) []Task {
 	tasks, _ := l.List(ctx)
-	var lines []string
+	var out []Task
 	for i := range tasks {
 		t := &tasks[i]
 		if slices.Contains(dependents, t.ID) && t.Status == StatusPending && !t.Blocked() {
-			lines = append(lines, listLine(t))
+			out = append(out, *t)
 		}
 	}
-	if len(lines) == 0 {
-		return ""
+	return out
+}
+
+// wakeOwners tells the owner of each freed task, other than the caller,
+// that it can start: one line through the team's mailbox, which wakes an
+// idle owner. Best effort: the completion stands either way.
+func (u updater) wakeOwners(ctx context.Context, env *tool.Env, free []Task) {
+	n, ok := u.lists.(Notifier)
+	if !ok {
+		return
 	}
-	return "\nNow unblocked:\n" + strings.Join(lines, "\n")
+	for _, t := range free {
+		if t.Owner == "" || t.Owner == env.Caller.Name {
+			continue
+		}
+		text := fmt.Sprintf("Task #%s (%s) is unblocked: its blockers are completed, and you own it, so you can start it now.", t.ID, t.Subject)
+		_ = n.Notify(ctx, env.Team, env.Caller.Name, t.Owner, text)
+	}
 }

@@ -1,9 +1,11 @@
 package team
 
 import (
+	"context"
 	"errors"
 	"strings"
 
+	"github.com/cohort-dev/cohort/mailbox"
 	"github.com/cohort-dev/cohort/tasklist"
 	"github.com/cohort-dev/cohort/tool"
 )
@@ -25,6 +27,16 @@ func (l taskLists) Tasks(team string) (*tasklist.List, error) {
 		return nil, tool.Failure(strings.ToUpper(msg[:1]) + msg[1:] + ".")
 	}
 	return list, err
+}
+
+// Notify appends a plain message from one member to another's inbox.
+func (l taskLists) Notify(ctx context.Context, team, from, to, text string) error {
+	mbox, err := l.s.Mailbox(team)
+	if err != nil {
+		return err
+	}
+	_, err = mbox.Append(ctx, mailbox.Message{From: from, To: to, Text: text, Summary: "task unblocked"})
+	return err
 }
 
 func (l taskLists) ActiveMember(team, name string) (bool, error) {
