@@ -100,6 +100,9 @@ type Lead struct {
 	retired  []*handle
 	shutdown waiters
 	changes  signal
+	// fold holds idle notices until the lead has something to act on
+	// (idlefold.go).
+	fold idleFold
 	// reserved are the teammates of a message added to the team file
 	// before any of them starts (Reserve), by the call's tool_use id.
 	reserved map[string]reservation
@@ -323,14 +326,20 @@ func (l *Lead) leave() {
 	ld.Release()
 }
 
-// enqueueLead puts it in the queue of the agent leading the team.
+// enqueueLead puts it in the queue of the agent leading the team, after
+// the idle notices held until something woke the lead (idlefold.go).
 func (l *Lead) enqueueLead(it task.Item) {
+	held := l.takeHeld()
 	l.mu.Lock()
 	q := l.queue
 	l.mu.Unlock()
-	if q != nil {
-		q.Enqueue(it)
+	if q == nil {
+		return
 	}
+	for _, h := range held {
+		q.Enqueue(h)
+	}
+	q.Enqueue(it)
 }
 
 // Membership is the team an agent of this session belongs to or leads,

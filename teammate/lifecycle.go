@@ -25,7 +25,7 @@ func (l *Lead) leadDispatch(r *mailbox.Reader, msgs []mailbox.Message) {
 		case mailbox.TypeShutdownResponse:
 			l.shutdown.deliver(requestID(m), m)
 		case mailbox.TypeIdleNotification:
-			l.enqueue(leadView(m))
+			l.idle(ctx, m)
 		case mailbox.TypePlanApprovalRequest:
 			l.emit(Event{Kind: EventPlan, Team: l.teamName(), From: m.From, To: team.LeadName, Text: "asks to approve a plan"})
 			if l.cfg.PlanApprover != nil {
@@ -36,6 +36,7 @@ func (l *Lead) leadDispatch(r *mailbox.Reader, msgs []mailbox.Message) {
 			}
 		default:
 			l.emit(Event{Kind: EventDelivered, Team: l.teamName(), From: m.From, To: team.LeadName, Text: m.Text, Detail: string(m.Type)})
+			l.heardFrom(m.From)
 			l.enqueue(m)
 		}
 		if err := r.Ack(ctx, m.ID); err != nil && ctx.Err() == nil {

@@ -276,7 +276,9 @@ func checkDemoDelivery(t *testing.T, recs []fakeapi.Recorded, msgs []mailbox.Mes
 				n++
 			}
 		}
-		if n < 1 || n > sent {
+		// Idle notices are folded into the lead's next wake, never a wake
+		// of their own: one sent after the last wake is never shown.
+		if n > sent {
 			t.Errorf("%s sent %d idle notifications; the lead's model saw %d", from, sent, n)
 		}
 	}
