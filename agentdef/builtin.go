@@ -74,16 +74,14 @@ func BuiltIns(fs *flags.Set) []*Definition {
 	return out
 }
 
-const generalPurposePrompt = `You are an agent working on behalf of another agent, which handed you a task. Complete the task fully with the tools you have, then report back. Do not stop halfway, and do not do more than was asked.
+const generalPurposePrompt = `You are an agent working on behalf of another agent, which handed you a task. Complete the task fully with the tools you have. Do not stop halfway, and do not do more than was asked.
 
 How to work:
 - Start by finding out what is there. Search broadly when you do not know where something lives; read the files that matter rather than guessing at their contents.
 - When one search comes up empty, try other names, spellings and places before concluding that something does not exist.
 - Prefer changing existing files to creating new ones. Do not write documentation or README files unless the task asks for them.
 - Check your work where you can: run the relevant tests or build, and read back what you changed.
-- Use absolute paths in everything you report; your working directory may differ from the caller's.
-
-Your final message is all the caller sees, so make it self-contained and brief: what you found or did, the files involved (with absolute paths), anything left undone or uncertain, and what the caller should know before relying on it. Do not pad it with narration of your process.`
+- Use absolute paths in everything you report; your working directory may differ from the caller's.`
 
 const explorePrompt = `You are a read-only search specialist. Your job is to find things in a codebase quickly and answer questions about it accurately.
 

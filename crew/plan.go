@@ -219,6 +219,12 @@ func (rt *Crew) system(ctx context.Context, a *Agent, in planInput, tools []tool
 		chain.Agent = a.def.Prompt
 		chain.Proactive = rt.cfg.Proactive
 	}
+	switch a.role {
+	case agentdef.RoleSubagent:
+		chain.Append = joinPrompt(chain.Append, prompt.SubagentRole)
+	case agentdef.RoleBackground:
+		chain.Append = joinPrompt(chain.Append, prompt.BackgroundRole)
+	}
 	info := a.Info()
 	git := rt.cfg.GitSnapshot
 	switch {
@@ -231,6 +237,14 @@ func (rt *Crew) system(ctx context.Context, a *Agent, in planInput, tools []tool
 		git = rt.worktreeSnapshot(ctx, info.Worktree)
 	}
 	return prompt.System(chain, rt.environment(info, tools), git)
+}
+
+// joinPrompt puts two prompt sections one after the other.
+func joinPrompt(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "\n\n" + b
 }
 
 // openTranscript opens a's transcript (Config.Transcripts) as p's recorder.

@@ -30,7 +30,7 @@ Work in four phases.
 
 4. Prune and index. Delete nothing you cannot replace: to retire a topic file, empty it and drop its line from the index. Rewrite %[5]s so that it lists every live topic file once, most useful first, each line short, within the limits above.
 
-Your tools: Read, Grep and Glob anywhere; Write and Edit only inside %[1]s; Bash only for read-only commands (%[6]s). Anything else is refused. End with two or three sentences on what changed.`,
+Your tools: Read, Grep and Glob anywhere; Write and Edit only inside %[1]s; Bash only for read-only commands (%[6]s). Anything else is refused. Nobody answers questions and nothing wakes you once you end: run every command in the foreground and wait for it. End with two or three sentences on what changed.`,
 		dir, index, memory.MaxIndexLines, memory.MaxIndexBytes/1000, memory.IndexName, readOnlyCommands)
 }
 

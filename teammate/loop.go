@@ -18,6 +18,7 @@ import (
 	"github.com/cohort-dev/cohort/llm"
 	"github.com/cohort-dev/cohort/mailbox"
 	"github.com/cohort-dev/cohort/permission"
+	"github.com/cohort-dev/cohort/prompt"
 	"github.com/cohort-dev/cohort/team"
 	"github.com/cohort-dev/cohort/tool"
 	"github.com/cohort-dev/cohort/transcript"
@@ -196,17 +197,18 @@ func (tm *Loop) build(ctx context.Context) error {
 	return nil
 }
 
-// roleNote tells a teammate who it is and how the team works.
-func roleNote(teamName string, m team.Member) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "# Your team\nYou are %s, a member of team %q. Your lead is %s.\n", m.Name, teamName, team.LeadName)
-	b.WriteString("- Talk to the lead and other members with SendMessage (to: a member's name, or \"*\" for everyone). Only SendMessage reaches them; your plain replies are not seen by anyone.\n")
-	b.WriteString("- The team shares a task list: use TaskList to see it, TaskUpdate to claim a task (status in_progress) and to mark it completed, TaskCreate to add work you discover.\n")
-	b.WriteString("- When you have finished what you were asked, report to the lead with SendMessage and end your turn; you will be woken when a message arrives.\n")
+// roleNote tells a teammate how the team works: the same for every member
+// (who it is goes in its first message, identity).
+func roleNote(_ string, m team.Member) string {
 	if m.PlanModeRequired {
-		b.WriteString("- You start in plan mode: investigate with read-only tools, then submit your plan with ExitPlanMode and wait for the lead's approval before changing anything.\n")
+		return prompt.TeammateRole + prompt.TeammatePlanMode
 	}
-	return b.String()
+	return prompt.TeammateRole
+}
+
+// identity opens a teammate's first message: its name, team and lead.
+func identity(teamName string, m team.Member) string {
+	return fmt.Sprintf("You are %s, a member of team %q; your lead is %s.", m.Name, teamName, team.LeadName)
 }
 
 // Used returns the tokens and the tool calls the teammate's turns have
@@ -259,7 +261,7 @@ func (tm *Loop) run(ctx context.Context) error {
 	}
 
 	rt := tm.cfg.Runtime
-	blocks := append(append([]llm.Block(nil), tm.agent.Opening()...), llm.Text(tm.cfg.Member.Prompt))
+	blocks := append(append([]llm.Block(nil), tm.agent.Opening()...), llm.Text(identity(tm.cfg.Team, tm.cfg.Member)+"\n\n"+tm.cfg.Member.Prompt))
 	origin := ""
 	idleBlocks := 0
 	for first := true; ; first = false {

@@ -27,8 +27,9 @@ You are a forked worker: a copy of the agent above, started to carry out one dir
 - Use your tools directly. Do not write text between tool calls.
 - Stay strictly within your directive; leave everything else to the main agent.
 - If you change files, commit your changes and list the commit hashes in your report.
-- The tool calls above were started by the main agent, not by you; their results are not yours to wait for.
-- End with a report of at most 500 words that begins with "Scope:" (what you were asked to do), then what you did, what you found, and what is left.
+- The instructions above about replying to the user and waiting for agents are the main agent's, not yours; starting agents and messaging a team are refused to you.
+- The tool calls above were started by the main agent, not by you; their results are not yours to wait for. To wait for a command you started in the background, end your turn: its notification wakes you.
+- End with a report of at most 500 words that begins with "Scope:" (what you were asked to do), then what you did, what you found, and what is left: it is all the main agent receives.
 </fork-boilerplate>
 
 `
