@@ -1,6 +1,7 @@
 package teammate
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -23,7 +24,11 @@ func (l *Lead) leadDispatch(r *mailbox.Reader, msgs []mailbox.Message) {
 			l.wg.Add(1)
 			go func() { defer l.wg.Done(); l.decide(ctx, m) }()
 		case mailbox.TypeShutdownResponse:
-			l.shutdown.deliver(requestID(m), m)
+			if !l.shutdown.deliver(requestID(m), m) {
+				// The lead model's own request (SendMessage): it reads
+				// the answer, and an approved member leaves the team.
+				l.shutdownAnswered(ctx, m)
+			}
 		case mailbox.TypeIdleNotification:
 			l.idle(ctx, m)
 		case mailbox.TypePlanApprovalRequest:
@@ -89,12 +94,34 @@ func leadView(m mailbox.Message) mailbox.Message {
 		default:
 			v.Text = fmt.Sprintf("%s finished its turn and is waiting for messages.", m.From)
 		}
+	case mailbox.ShutdownResponse:
+		v.Summary = "shutdown response"
+		if p.Approve {
+			v.Text = fmt.Sprintf("%s approved your shutdown request and has stopped.", m.From)
+		} else {
+			v.Text = fmt.Sprintf("%s declined your shutdown request: %s", m.From, cmp.Or(p.Reason, "no reason given"))
+		}
 	case mailbox.PlanApprovalRequest:
 		v.Summary = "plan approval request"
 		v.Text = fmt.Sprintf("%s asks you to approve its plan before it changes anything. Answer with SendMessage{to: %q, type: \"plan_approval_response\", request_id: %q, approve: true or false, message: feedback}.\n\n%s",
 			m.From, m.From, p.RequestID, p.Plan)
 	}
 	return v
+}
+
+// shutdownAnswered tells the lead model a teammate's answer to its
+// shutdown request and, when approved, marks the member inactive.
+func (l *Lead) shutdownAnswered(ctx context.Context, m mailbox.Message) {
+	if p, err := m.Payload(); err == nil {
+		if r, ok := p.(mailbox.ShutdownResponse); ok && r.Approve {
+			if name := l.teamName(); name != "" {
+				if _, err := l.cfg.Store.SetActive(ctx, name, m.From, false); err != nil {
+					l.cfg.Logf("teammate: mark %s inactive: %v", m.From, err)
+				}
+			}
+		}
+	}
+	l.enqueue(leadView(m))
 }
 
 // monitor watches the teammates started by other processes and reports the

@@ -14,18 +14,40 @@ import (
 	"github.com/cohort-dev/cohort/tool"
 )
 
-// SendInput is SendMessage's input: Claude Code's {to, message, summary}
-// plus the fields of the protocol answers a model may give.
+// SendInput is SendMessage's input: Claude Code's {to, message, summary},
+// message being text or a typed protocol message (Body), plus the flat
+// fields of the older shape (type, request_id, approve beside a text
+// message), kept as an alias. New fields go here, each optional.
 type SendInput struct {
 	To      string `json:"to"`
-	Message string `json:"message"`
+	Message Body   `json:"message"`
 	Summary string `json:"summary,omitempty"`
-	// Type is "message" (default), "shutdown_response" (a teammate
-	// answering the lead) or "plan_approval_response" (the lead answering
-	// a teammate's plan).
+	// Type, RequestID and Approve are the flat alias of a typed message:
+	// type "message" (default), "shutdown_request", "shutdown_response" or
+	// "plan_approval_response", the message text being its reason or
+	// feedback.
 	Type      string `json:"type,omitempty"`
 	RequestID string `json:"request_id,omitempty"`
 	Approve   *bool  `json:"approve,omitempty"`
+}
+
+// normalize folds a typed message into the flat fields; it returns what is
+// wrong with a message that cannot be read.
+func (in *SendInput) normalize() string {
+	if in.Message.bad != "" {
+		return in.Message.bad
+	}
+	if p := in.Message.Typed; p != nil {
+		if p.Type == "" {
+			return "the message object has no type"
+		}
+		in.Type, in.RequestID, in.Approve = p.Type, p.RequestID, p.Approve
+		in.Message.Text = p.Reason
+		if p.Feedback != "" {
+			in.Message.Text = p.Feedback
+		}
+	}
+	return ""
 }
 
 // sendTool is SendMessage. It routes by address: "*" (the whole team), a
@@ -39,9 +61,9 @@ type sendTool struct {
 
 var sendSchema = tool.Object(
 	tool.Required("to", tool.String("Recipient: a member name, \"team-lead\", \"*\" (broadcast), or \"uds:<path>\".").WithMinLength(1)),
-	tool.Required("message", tool.String("The message text.")),
+	tool.Required("message", tool.Schema{Description: "The message: text, or a protocol message as an object with a type (shutdown_request, shutdown_response, plan_approval_response) and its fields."}),
 	tool.Optional("summary", tool.String("A 5-10 word preview of the message.")),
-	tool.Optional("type", tool.Enum("The kind of message (default message).", "message", "shutdown_response", "plan_approval_response")),
+	tool.Optional("type", tool.Enum("Older form of a protocol message's type, beside a text message (default message).", "message", "shutdown_request", "shutdown_response", "plan_approval_response")),
 	tool.Optional("request_id", tool.String("For a protocol answer: the id of the request it answers.")),
 	tool.Optional("approve", tool.Boolean("For a protocol answer: approve (true) or reject (false).")),
 )
@@ -59,11 +81,14 @@ const sendDescription = `Sends a message to another agent: a teammate, the team 
 - message: the text. Be specific: what you did, what you found, what you need. Include paths and ids.
 - summary: a 5-10 word preview shown in the recipient's list.
 - Messages arrive at the recipient's next tool-result boundary, or wake it when it is idle.
-- Protocol answers: a teammate answers the lead's shutdown request with type "shutdown_response", request_id and approve; the lead answers a teammate's plan with type "plan_approval_response", request_id, approve and feedback in message.`
+- Protocol messages are objects in message: the lead asks a teammate to stop with {"type": "shutdown_request", "reason": "…"} (an idle teammate approves by itself; you are told the answer); a teammate answers with {"type": "shutdown_response", "request_id": "…", "approve": true} (or false with a "reason"); the lead answers a teammate's plan with {"type": "plan_approval_response", "request_id": "…", "approve": true or false, "feedback": "…"}.`
 
 // run sends one message.
 func (t *sendTool) run(ctx context.Context, env *tool.Env, in SendInput) (tool.Result, error) {
 	from := t.l.senderName(env)
+	if bad := in.normalize(); bad != "" {
+		return tool.Errorf("SendMessage: %s. Send text, or one of: %s; %s; %s.", bad, shutdownRequestShape, shutdownResponseShape, planResponseShape), nil
+	}
 	switch {
 	case strings.HasPrefix(in.To, "uds:"):
 		return t.sendUDS(ctx, from, in)
@@ -111,25 +136,30 @@ func (l *Lead) compose(env *tool.Env, from string, in SendInput) (mailbox.Messag
 	var p mailbox.Payload
 	switch in.Type {
 	case "", "message":
-		return mailbox.Message{From: from, To: in.To, Text: in.Message, Summary: in.Summary, Color: l.colorOf(env, from)}, nil
+		return mailbox.Message{From: from, To: in.To, Text: in.Message.Text, Summary: in.Summary, Color: l.colorOf(env, from)}, nil
+	case "shutdown_request":
+		if !lead {
+			return refuse("Only the team lead asks teammates to shut down.")
+		}
+		p = mailbox.ShutdownRequest{RequestID: mailbox.NewID(l.cfg.Now()), Reason: in.Message.Text}
 	case "plan_approval_response":
 		if !lead {
 			return refuse("Only the team lead answers plan approval requests.")
 		}
 		if in.RequestID == "" || in.Approve == nil {
-			return refuse("A plan_approval_response needs request_id and approve.")
+			return refuse("A plan_approval_response needs request_id and approve; send message: %s.", planResponseShape)
 		}
-		p = mailbox.PlanApprovalResponse{RequestID: in.RequestID, Approve: *in.Approve, Feedback: in.Message}
+		p = mailbox.PlanApprovalResponse{RequestID: in.RequestID, Approve: *in.Approve, Feedback: in.Message.Text}
 	case "shutdown_response":
 		if lead {
 			return refuse("The lead does not answer shutdown requests; teammates do.")
 		}
 		if in.RequestID == "" || in.Approve == nil {
-			return refuse("A shutdown_response needs request_id and approve.")
+			return refuse("A shutdown_response needs request_id and approve; send message: %s.", shutdownResponseShape)
 		}
-		p = mailbox.ShutdownResponse{RequestID: in.RequestID, Approve: *in.Approve, Reason: in.Message}
+		p = mailbox.ShutdownResponse{RequestID: in.RequestID, Approve: *in.Approve, Reason: in.Message.Text}
 	default:
-		return refuse("Unknown message type %q: use message, shutdown_response or plan_approval_response. (Permission answers cannot be sent as messages.)", in.Type)
+		return refuse("Unknown message type %q: send text, or one of: %s; %s; %s. (Permission answers cannot be sent as messages.)", in.Type, shutdownRequestShape, shutdownResponseShape, planResponseShape)
 	}
 	m, err := mailbox.NewMessage(from, in.To, p)
 	if err != nil {
@@ -179,6 +209,9 @@ func (l *Lead) toMember(ctx context.Context, env *tool.Env, msg mailbox.Message)
 		return tool.Result{}, fmt.Errorf("teammate: send to %s: %w", msg.To, err)
 	}
 	l.emit(Event{Kind: EventMessage, Team: teamName, From: msg.From, To: msg.To, Text: msg.Text, Detail: string(msg.Type)})
+	if msg.Type == mailbox.TypeShutdownRequest {
+		return tool.Text(fmt.Sprintf("Shutdown request sent to %s. An idle teammate approves it and stops; a busy one declines. You will read the answer.", msg.To)), nil
+	}
 	return tool.Text(fmt.Sprintf("Message sent to %s.", msg.To)), nil
 }
 
@@ -229,7 +262,7 @@ func (l *Lead) broadcast(ctx context.Context, env *tool.Env, msg mailbox.Message
 
 func (t *sendTool) sendUDS(ctx context.Context, from string, in SendInput) (tool.Result, error) {
 	path := strings.TrimPrefix(in.To, "uds:")
-	id, err := sessionsock.Send(ctx, path, mailbox.Message{From: from, Text: in.Message, Summary: in.Summary})
+	id, err := sessionsock.Send(ctx, path, mailbox.Message{From: from, Text: in.Message.Text, Summary: in.Summary})
 	if err != nil {
 		return tool.Errorf("Could not deliver to %s: %v", in.To, err), nil
 	}
