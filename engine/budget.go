@@ -21,13 +21,19 @@ import (
 // split between cache reads, cache writes and uncached input — the part
 // the last response covered at its mix, what was added since as cache
 // writes when the last response used the cache, else as input — and, with
-// no response yet, all of it as cache writes (the dearer guess). Output is
+// no response yet, all of it as cache writes (the dearer guess); input
+// the last response does not cover counts uncoveredMargin times. Output is
 // the agent's mean output per response so far, or firstOutputGuess before
 // its first.
 
 // firstOutputGuess is the output tokens expected of an agent's first
 // response.
 const firstOutputGuess = 512
+
+// uncoveredMargin scales the input a previous response's usage does not
+// cover: it is estimated at bytesPerToken, which errs low on JSON and
+// code, and a cap must not be crossed by the estimate's error.
+const uncoveredMargin = 1.25
 
 // estimateSpend is the estimated spend of a request of input tokens.
 func (a *Conversation) estimateSpend(model string, input int64) budget.Spend {
@@ -40,13 +46,13 @@ func (a *Conversation) estimateSpend(model string, input int64) budget.Spend {
 		u.CacheReadInputTokens = covered * last.CacheReadInputTokens / prior
 		u.CacheCreationInputTokens = covered * last.CacheCreationInputTokens / prior
 		u.InputTokens = covered - u.CacheReadInputTokens - u.CacheCreationInputTokens
-		if added := input - covered; last.CacheReadInputTokens+last.CacheCreationInputTokens > 0 {
+		if added := margin(input - covered); last.CacheReadInputTokens+last.CacheCreationInputTokens > 0 {
 			u.CacheCreationInputTokens += added
 		} else {
 			u.InputTokens += added
 		}
 	} else {
-		u.CacheCreationInputTokens = input
+		u.CacheCreationInputTokens = margin(input)
 	}
 	u.OutputTokens = firstOutputGuess
 	if n > 0 {
@@ -57,6 +63,8 @@ func (a *Conversation) estimateSpend(model string, input int64) budget.Spend {
 	}
 	return budget.Spend{Tokens: u.Total(), USD: a.cfg.Prices.Cost(model, u)}
 }
+
+func margin(tokens int64) int64 { return int64(float64(tokens) * uncoveredMargin) }
 
 // reserve holds a request's estimated spend (nil hold: no budget).
 func (a *Conversation) reserve(ctx context.Context, model string, input int64) (*budget.Hold, error) {
