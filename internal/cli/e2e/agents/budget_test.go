@@ -167,3 +167,39 @@ func TestCapHoldsAcrossContinue(t *testing.T) {
 		t.Errorf("result %+v\n%s", res, errOut)
 	}
 }
+
+// TestBadCaps: a cap that is not a positive number is an error naming the
+// flag, the settings file and line, or the definition's file and line; a
+// definition's cap above the session's is held to it, with a warning.
+func TestBadCaps(t *testing.T) {
+	t.Parallel()
+	h := clitest.New(t, clitest.NewConv().On("hello", clitest.Text("hi")).Policy)
+	if _, errOut, code := h.Run("-p", "hello", "--max-budget-usd", "NaN"); code == 0 || !strings.Contains(errOut, "--max-budget-usd") {
+		t.Errorf("--max-budget-usd NaN: exit %d, %s", code, errOut)
+	}
+	if _, errOut, code := h.Run("-p", "hello", "--max-budget-usd", "-1"); code == 0 || !strings.Contains(errOut, "--max-budget-usd") {
+		t.Errorf("--max-budget-usd -1: exit %d, %s", code, errOut)
+	}
+	h.WriteUserSettings("{\n  \"maxBudgetUsd\": -2\n}")
+	_, errOut, code := h.Run("-p", "hello")
+	if code == 0 || !strings.Contains(errOut, "settings.json:2:") || !strings.Contains(errOut, "maxBudgetUsd: want a number of US dollars above 0") {
+		t.Errorf("settings maxBudgetUsd -2: exit %d, %s", code, errOut)
+	}
+	h.WriteUserSettings(`{"teamMaxBudgetUsd": "lots"}`)
+	if _, errOut, code := h.Run("-p", "hello"); code == 0 || !strings.Contains(errOut, "teamMaxBudgetUsd") {
+		t.Errorf("settings teamMaxBudgetUsd \"lots\": exit %d, %s", code, errOut)
+	}
+	h.WriteUserSettings(`{}`)
+	path := h.Write(".cohort/agents/bad.md", "---\nname: bad\ndescription: d\nmaxBudgetUsd: nope\n---\nx")
+	h.Write(".cohort/agents/big.md", "---\nname: big\ndescription: d\nmaxBudgetUsd: 5\n---\nx")
+	out, errOut, code := h.Run("-p", "hello", "--max-budget-usd", "1")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	if !strings.Contains(errOut, path+":4:") || !strings.Contains(errOut, "maxBudgetUsd: want a number of US dollars above 0") {
+		t.Errorf("a bad definition cap is not reported at its line:\n%s", errOut)
+	}
+	if !strings.Contains(errOut, `agent type "big": its maxBudgetUsd of $5.00 is above the session's budget of $1.00; it is held to $1.00`) {
+		t.Errorf("no clamp warning:\n%s", errOut)
+	}
+}
