@@ -53,10 +53,10 @@ type AgentInfo struct {
 	ParentID        string
 	ParentToolUseID string
 
-	// Usage and CostUSD are its lifetime totals; ToolUses its tool calls.
-	Usage    llm.Usage
-	CostUSD  float64
-	ToolUses int
+	// Usage and CostUSD are its lifetime totals, CapUSD its cap (the lead's is the session's, over all).
+	Usage           llm.Usage
+	CostUSD, CapUSD float64
+	ToolUses        int
 	// Activities are its last tool calls (at most five), oldest first.
 	Activities []Activity
 	Started    time.Time
@@ -97,7 +97,7 @@ func agentInfos(recs []assemble.AgentRecord) []AgentInfo {
 		a := AgentInfo{ID: r.ID, Name: r.Name, Team: r.Team, Kind: string(r.Kind), Type: r.Type, Model: r.Model,
 			State: r.State, Description: r.Description, TaskID: r.TaskID, InProcess: r.InProcess, InMemory: r.InMemory,
 			Cwd: r.Cwd, Worktree: r.Worktree, PermissionMode: string(r.Mode), Color: r.Color, Depth: r.Depth,
-			ParentID: r.ParentID, ParentToolUseID: r.ParentToolUseID, Usage: r.Usage, CostUSD: r.CostUSD,
+			ParentID: r.ParentID, ParentToolUseID: r.ParentToolUseID, Usage: r.Usage, CostUSD: r.CostUSD, CapUSD: r.CapUSD,
 			ToolUses: r.ToolUses, Started: r.Started, Ended: r.Ended}
 		for _, act := range r.Activities {
 			a.Activities = append(a.Activities, Activity(act))

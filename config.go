@@ -150,7 +150,7 @@ type Config struct {
 	Role Role `json:"role,omitempty"`
 
 	// MaxTurns stops the lead after this many model calls per prompt;
-	// MaxBudgetUSD once its cost reaches this many dollars (0: no limit).
+	// MaxBudgetUSD is the session's budget over every agent (0: none).
 	// MaxBudgetUSD is also each workflow run's budget.
 	MaxTurns     int     `json:"maxTurns,omitempty"`
 	MaxBudgetUSD float64 `json:"maxBudgetUSD,omitempty"`

@@ -106,6 +106,10 @@ func (dc *decoder) field(k, v *yaml.Node, d *Definition, cli bool) {
 		d.PermissionMode = permission.Mode(dc.enum(key, v, permissionModes, false))
 	case "maxTurns":
 		d.MaxTurns = dc.positive(key, v)
+	case "maxBudgetUsd":
+		d.MaxBudgetUSD = dc.dollars(key, v)
+	case "maxTokens":
+		d.MaxTokens = int64(dc.positive(key, v))
 	case "skills":
 		d.Skills = dc.names(key, v)
 	case "mcpServers":
@@ -232,6 +236,20 @@ func (dc *decoder) positive(key string, v *yaml.Node) int {
 		return 0
 	}
 	return n
+}
+
+// dollars reads a cap in US dollars: a finite number above 0.
+func (dc *decoder) dollars(key string, v *yaml.Node) float64 {
+	s, ok := dc.str(key, v)
+	if !ok {
+		return 0
+	}
+	f, err := strconv.ParseFloat(strings.TrimPrefix(strings.TrimSpace(s), "$"), 64)
+	if err != nil || f <= 0 || math.IsInf(f, 0) || math.IsNaN(f) {
+		dc.errorf(v, "%s: want a number of US dollars above 0, such as 0.50, got %q", key, s)
+		return 0
+	}
+	return f
 }
 
 func (dc *decoder) boolean(key string, v *yaml.Node) bool {

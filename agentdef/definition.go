@@ -102,6 +102,12 @@ type Definition struct {
 	PermissionMode permission.Mode `json:"permissionMode,omitempty"`
 	// MaxTurns caps the agent's query loop; 0 means the engine's default.
 	MaxTurns int `json:"maxTurns,omitempty"`
+	// MaxBudgetUSD and MaxTokens cap what the agent spends, in US dollars
+	// and in tokens (input, cache reads and writes, and output), over its
+	// life and the agents it starts (package budget); 0 means no cap of
+	// its own (the session's and its team's still apply).
+	MaxBudgetUSD float64 `json:"maxBudgetUsd,omitempty"`
+	MaxTokens    int64   `json:"maxTokens,omitempty"`
 	// Skills are the names of skills preloaded into the agent's first
 	// message (package skill); a name the session lacks is a warning when
 	// the agent starts.

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/cohort-dev/cohort/agentdef"
+	"github.com/cohort-dev/cohort/budget"
 	"github.com/cohort-dev/cohort/engine"
 	"github.com/cohort-dev/cohort/internal/fork"
 	"github.com/cohort-dev/cohort/llm"
@@ -66,6 +67,9 @@ type Agent struct {
 	retired bool
 	spent   llm.Usage
 	spentUS float64
+	// account is what its requests are checked against and charged to
+	// (nil: no caps).
+	account *budget.Account
 }
 
 // PlanApprover decides an agent's plan when it leaves plan mode (a

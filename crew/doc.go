@@ -118,6 +118,14 @@
 //     dir in its first message (the lead, the project's; a definition with
 //     memory set, its own). An AgentSpec with System (the dream agent) has
 //     that as its whole system prompt and no memory files at all.
+//   - Spend caps (Config.Budget, budget.go): each agent's account is
+//     below the account of the agent that spawned it (a teammate's below
+//     its team's, the lead's below the session's), with its definition's
+//     maxBudgetUsd and maxTokens held to the session's cap, so what an
+//     agent delegates counts against its cap. An agent stopped at a cap
+//     ends its activation with a result that says which cap and what it
+//     spent (CapNote), which reaches its parent like any result (the
+//     Agent call's, or the task notification).
 //   - Remote agents (isolation: "remote", the remote_agents flag and
 //     Config.Remote): SpawnRemote submits the job at spawn — the
 //     definition, prompt, resolved model and mode, the code at the

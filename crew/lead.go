@@ -30,10 +30,9 @@ type LeadConfig struct {
 	// History seeds a resumed conversation.
 	History []llm.Message
 
-	MaxTurns     int
-	MaxBudgetUSD float64
-	Thinking     *llm.Thinking
-	Effort       string
+	MaxTurns int
+	Thinking *llm.Thinking
+	Effort   string
 	// Recorder, when set, replaces the runtime's transcript factory.
 	Recorder engine.Recorder
 }
@@ -67,7 +66,6 @@ func (rt *Crew) NewLead(ctx context.Context, cfg LeadConfig) (*Agent, error) {
 		return nil, err
 	}
 	p.cfg.MaxTurns = cfg.MaxTurns
-	p.cfg.MaxBudgetUSD = cfg.MaxBudgetUSD
 	p.cfg.Thinking = cfg.Thinking
 	if cfg.Effort != "" {
 		p.cfg.Effort = cfg.Effort

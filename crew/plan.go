@@ -188,6 +188,7 @@ func (rt *Crew) buildPlan(ctx context.Context, a *Agent, in planInput) (*setup, 
 	if info.Depth > 0 && p.cfg.MaxTurns == 0 {
 		p.cfg.MaxTurns = rt.cfg.MaxTurns
 	}
+	p.cfg.Budget = rt.account(a)
 	if rt.cfg.Hooks != nil {
 		p.cfg.Hooks = rt.cfg.Hooks(a)
 	}

@@ -282,7 +282,7 @@ func outcomeText(res *engine.Result) string {
 	case engine.StopMaxTurns:
 		return res.Text + "\n\n[The agent stopped at its turn limit before finishing.]"
 	case engine.StopBudget:
-		return res.Text + "\n\n[The agent stopped at its budget limit before finishing.]"
+		return res.Text + "\n\n" + CapNote(res)
 	}
 	return res.Text
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cohort-dev/cohort/agentdef"
+	"github.com/cohort-dev/cohort/budget"
 	"github.com/cohort-dev/cohort/engine"
 	"github.com/cohort-dev/cohort/flags"
 	"github.com/cohort-dev/cohort/llm"
@@ -114,8 +115,12 @@ type Config struct {
 	// replacing it.
 	Proactive bool
 
-	Getenv     func(string) string
-	Prices     llm.PriceTable
+	Getenv func(string) string
+	Prices llm.PriceTable
+	// Budget holds the spend caps: each agent gets an account below the
+	// one of the agent that spawned it (a teammate, below its team's),
+	// with its definition's caps (budget.go). Nil: no caps.
+	Budget     *budget.Ledger
 	Compaction engine.Compaction
 	// ReadOnly classifies tools for plan-mode pools.
 	ReadOnly func(name string) bool

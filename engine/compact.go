@@ -128,7 +128,7 @@ func (a *Conversation) compact(ctx context.Context, trigger string) error {
 	// Messages appended while summarising stay after the kept ones.
 	next = append(next, a.history[len(history):]...)
 	a.history = next
-	a.lastSeen = 0
+	a.lastSeen, a.lastUsage = 0, llm.Usage{}
 	a.mu.Unlock()
 
 	a.emit(Event{Kind: EventCompact, Compact: &CompactInfo{Trigger: trigger, TokensBefore: before, Summary: summary, Kept: len(kept)}})
@@ -173,7 +173,14 @@ func (a *Conversation) summarize(ctx context.Context, history []llm.Message) (st
 	PlaceCacheMarkers(req)
 	req.MaxTokens = a.cfg.Compaction.MaxSummaryTokens
 	req.Thinking = nil
+	hold, err := a.reserve(ctx, req.Model, a.fixedTokens()+messagesTokens(req.Messages))
+	if err != nil {
+		return "", err // a cap reached is the Send's stop, not a failure
+	}
 	resp, err := a.stream(ctx, req, nil) // a summary starts no tool
+	if serr := a.settle(hold, resp); err == nil && serr != nil {
+		return "", serr
+	}
 	if err != nil {
 		return "", fmt.Errorf("engine: compaction: %w", err)
 	}
@@ -181,6 +188,7 @@ func (a *Conversation) summarize(ctx context.Context, history []llm.Message) (st
 	a.mu.Lock()
 	a.usage = a.usage.Add(resp.Usage)
 	a.cost += cost
+	a.responses++
 	a.mu.Unlock()
 	text := llm.JoinText(resp.Content)
 	if text == "" {

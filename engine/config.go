@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/cohort-dev/cohort/budget"
 	"github.com/cohort-dev/cohort/llm"
 	"github.com/cohort-dev/cohort/tool"
 	"github.com/cohort-dev/cohort/transcript"
@@ -33,9 +34,11 @@ type Config struct {
 
 	// MaxTurns bounds the model calls of one Send (0: no limit).
 	MaxTurns int
-	// MaxBudgetUSD stops the loop once the agent's cost reaches it (0: none).
-	MaxBudgetUSD float64
-	Prices       llm.PriceTable // default llm.DefaultPrices
+	// Budget is the agent's account: every request's estimated spend is
+	// checked against its caps and those above it before it is sent
+	// (budget.go). Nil: no caps.
+	Budget *budget.Account
+	Prices llm.PriceTable // default llm.DefaultPrices
 
 	// Env is the tool context; the engine fills ToolUseID per call.
 	Env tool.Env

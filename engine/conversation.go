@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cohort-dev/cohort/budget"
 	"github.com/cohort-dev/cohort/llm"
 	"github.com/cohort-dev/cohort/tool"
 	"github.com/cohort-dev/cohort/transcript"
@@ -33,6 +34,8 @@ type Result struct {
 	Usage    llm.Usage
 	CostUSD  float64
 	Duration time.Duration
+	// Capped is the cap a StopBudget stop reached.
+	Capped *budget.Reached
 }
 
 // Add adds a later Send's result to r, so that r describes both: the later
@@ -43,7 +46,7 @@ func (r *Result) Add(later *Result) {
 	if later == nil {
 		return
 	}
-	r.Text, r.Stop = later.Text, later.Stop
+	r.Text, r.Stop, r.Capped = later.Text, later.Stop, later.Capped
 	r.Turns += later.Turns
 	r.ToolUses += later.ToolUses
 	r.Usage = r.Usage.Add(later.Usage)
@@ -66,6 +69,10 @@ type Conversation struct {
 	cost     float64
 	requests int   // model requests sent, for event numbering
 	lastSeen int64 // total input+output tokens of the last response
+	// lastUsage is the last response's usage while it describes the
+	// history's prefix; responses counts responses (budget.go).
+	lastUsage llm.Usage
+	responses int
 	// compactAsked is a manual compaction asked for during Send
 	// (RequestCompact), done before the next request.
 	compactAsked bool
@@ -106,7 +113,7 @@ func (a *Conversation) Model() string {
 // resumed session starts after it too. Must not be called during Send.
 func (a *Conversation) Clear() error {
 	a.mu.Lock()
-	a.history, a.lastReq, a.lastSeen = nil, nil, 0
+	a.history, a.lastReq, a.lastSeen, a.lastUsage = nil, nil, 0, llm.Usage{}
 	a.mu.Unlock()
 	return a.recordRewrite("the conversation was cleared", nil, "")
 }
@@ -201,14 +208,16 @@ func (a *Conversation) SendParts(ctx context.Context, parts []Part) (*Result, er
 			res.Stop = StopMaxTurns
 			return res, nil
 		}
-		if a.cfg.MaxBudgetUSD > 0 && a.costNow() >= a.cfg.MaxBudgetUSD {
-			res.Stop = StopBudget
+		err := a.maybeCompact(ctx)
+		var resp *llm.Response
+		var cs *calls
+		if err == nil {
+			resp, cs, err = a.turn(ctx)
+		}
+		if r, ok := capped(err); ok {
+			res.Stop, res.Capped = StopBudget, r
 			return res, nil
 		}
-		if err := a.maybeCompact(ctx); err != nil {
-			return res, err
-		}
-		resp, cs, err := a.turn(ctx)
 		if err != nil {
 			return res, err
 		}
@@ -272,12 +281,6 @@ func (a *Conversation) price(resp *llm.Response) float64 {
 		model = a.Model()
 	}
 	return a.cfg.Prices.Cost(model, resp.Usage)
-}
-
-func (a *Conversation) costNow() float64 {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.cost
 }
 
 func (a *Conversation) drainInbox() []Part {
@@ -358,6 +361,10 @@ func (a *Conversation) emit(ev Event) {
 // started (cut.go). The calls it holds have been offered as their blocks
 // completed; the caller finishes or closes them.
 func (a *Conversation) turn(ctx context.Context) (*llm.Response, *calls, error) {
+	hold, err := a.reserve(ctx, a.Model(), a.nextRequestTokens())
+	if err != nil {
+		return nil, nil, err
+	}
 	req := a.buildRequest()
 	a.mu.Lock()
 	a.lastReq = req
@@ -367,6 +374,9 @@ func (a *Conversation) turn(ctx context.Context) (*llm.Response, *calls, error) 
 	a.emit(Event{Kind: EventRequest, Turn: n})
 	cs := a.newCalls(ctx)
 	resp, err := a.stream(ctx, req, cs)
+	if serr := a.settle(hold, resp); err == nil && serr != nil {
+		err = serr
+	}
 	if err != nil {
 		cs.abandon()
 		return nil, nil, err
@@ -378,6 +388,8 @@ func (a *Conversation) turn(ctx context.Context) (*llm.Response, *calls, error) 
 	a.usage = a.usage.Add(resp.Usage)
 	a.cost += cost
 	a.lastSeen = resp.Usage.TotalInput() + resp.Usage.OutputTokens
+	a.lastUsage = resp.Usage
+	a.responses++
 	a.mu.Unlock()
 	a.emit(Event{Kind: EventAssistant, Message: &msg, Response: resp, Turn: n})
 	u := resp.Usage

@@ -71,6 +71,13 @@
 //     same bytes. Hooks that also implement CompactHooks run first
 //     (PreCompact) and may skip an automatic compaction; the cut still
 //     happens, so the request stays sendable.
+//   - Spend caps (budget.go): before every request (a turn or a
+//     compaction's summary) its estimated spend is reserved against
+//     Config.Budget, the agent's account in package budget; a request
+//     that would take the agent, an agent above it, its team or the
+//     session past a cap is not sent, and the Send ends with StopBudget
+//     and Result.Capped naming the cap. The response's actual spend
+//     settles the reservation.
 //   - Call.Duration is the tool's own run time (hooks and the permission
 //     gate excluded), set before PostToolUse, which reports it.
 package engine

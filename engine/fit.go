@@ -76,7 +76,7 @@ func (a *Conversation) fitHistory(estimate int64) error {
 		return nil
 	}
 	a.history = fitted
-	a.lastSeen = 0 // the last usage no longer describes the history
+	a.lastSeen, a.lastUsage = 0, llm.Usage{} // the last usage no longer describes the history
 	a.mu.Unlock()
 	return a.recordRewrite(fmt.Sprintf("cut %d long texts to fit the context window", cut), fitted, "")
 }

@@ -98,7 +98,7 @@ type PermissionResponse struct {
 // IdleNotification tells the lead a teammate finished its turn and waits.
 // Field names follow Claude Code's.
 type IdleNotification struct {
-	IdleReason      string `json:"idleReason,omitempty"`      // available | interrupted | failed
+	IdleReason      string `json:"idleReason,omitempty"`      // available | interrupted | failed | capped
 	Summary         string `json:"summary,omitempty"`         // what the turn did
 	CompletedTaskID string `json:"completedTaskId,omitempty"` // shared-task id finished this turn
 	CompletedStatus string `json:"completedStatus,omitempty"` // resolved | blocked | failed

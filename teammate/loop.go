@@ -13,6 +13,7 @@ import (
 
 	"github.com/cohort-dev/cohort/agentdef"
 	"github.com/cohort-dev/cohort/crew"
+	"github.com/cohort-dev/cohort/engine"
 	"github.com/cohort-dev/cohort/hook"
 	"github.com/cohort-dev/cohort/internal/clip"
 	"github.com/cohort-dev/cohort/llm"
@@ -284,6 +285,9 @@ func (tm *Loop) run(ctx context.Context) error {
 		idle := mailbox.IdleNotification{IdleReason: "available"}
 		if err != nil {
 			idle.IdleReason, idle.FailureReason = "failed", err.Error()
+		} else if res != nil && res.Stop == engine.StopBudget {
+			// Capped: the lead is told which cap and what was spent.
+			idle.IdleReason, idle.Summary = "capped", crew.CapNote(res)
 		} else if res != nil {
 			idle.Summary = clip.String(strings.TrimSpace(res.Text), 300)
 		}

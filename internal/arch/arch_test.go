@@ -81,7 +81,10 @@ var forbidden = map[string][]string{
 	// jobs through it, and workers run them through package cohort.
 	"remote":     {"engine", "crew", "teammate", "internal/cli", "task"},
 	"transcript": {"engine", "crew", "teammate", "internal/cli"},
-	"sandbox":    {"engine", "crew", "teammate", "internal/cli", "tool", "permission", "llm"},
+	// Spend caps sit below the engine, which checks them before each
+	// request; they know nothing of agents but their accounts.
+	"budget":  {"engine", "crew", "teammate", "internal/cli", "task", "team", "tool", "llm", "agentdef"},
+	"sandbox": {"engine", "crew", "teammate", "internal/cli", "tool", "permission", "llm"},
 	// Cohort's own git: the repository read from the file system, and the
 	// one runner of git; they know the sandbox only as a Launch func.
 	"internal/gitrepo": {"engine", "crew", "teammate", "internal/cli", "tool", "permission", "llm", "sandbox", "internal/safegit"},

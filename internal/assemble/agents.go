@@ -40,11 +40,13 @@ type AgentRecord struct {
 	InMemory    bool
 	Usage       llm.Usage
 	CostUSD     float64
-	ToolUses    int
-	Activities  []task.Activity
-	Started     time.Time
-	Ended       time.Time
-	Workflow    *workflowrun.Detail
+	// CapUSD is its own dollar cap (the lead's: the session's).
+	CapUSD     float64
+	ToolUses   int
+	Activities []task.Activity
+	Started    time.Time
+	Ended      time.Time
+	Workflow   *workflowrun.Detail
 
 	workflowRun string // the run a step belongs to
 }
@@ -95,6 +97,7 @@ func memberCaller(id, name, team, typ, model, cwd, worktree, mode, color string)
 func (s *Session) agentRecord(a *crew.Agent, running bool) AgentRecord {
 	info := AgentRecord{Caller: a.Info(), InProcess: true}
 	info.Usage, info.CostUSD = a.Usage()
+	info.CapUSD = a.Caps().USD
 	info.InMemory = a.Engine() != nil
 	if r := a.Result(); r != nil {
 		info.ToolUses = r.ToolUses

@@ -59,6 +59,20 @@ func (s *Session) drive(ctx context.Context, text, opening string) (int, *engine
 		if res != nil {
 			turns += res.Turns
 		}
+		if err == nil && res.Stop == engine.StopBudget {
+			// Capped: what the lead's agents report still reaches it (each
+			// Send records it and sends nothing while the cap holds), so a
+			// later run finds it in the conversation.
+			next, ok, qerr := s.awaitQueue(ctx)
+			if qerr == nil && ok {
+				parts = next
+				continue
+			}
+			if res.Capped != nil {
+				res.Text = strings.TrimSpace(res.Text + "\n\n[Stopped: " + res.Capped.Error() + ".]")
+			}
+			return turns, res, qerr
+		}
 		if err != nil || res.Stop != engine.StopSuccess {
 			return turns, res, err
 		}

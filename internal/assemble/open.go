@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cohort-dev/cohort/agentdef"
+	"github.com/cohort-dev/cohort/budget"
 	"github.com/cohort-dev/cohort/crew"
 	"github.com/cohort-dev/cohort/engine"
 	"github.com/cohort-dev/cohort/hook"
@@ -72,10 +73,11 @@ type Session struct {
 	// structured is the last turn's answer under Plan.Lead.JSONSchema
 	// (schema.go).
 	structured json.RawMessage
-	mem        projectMemory // the project's memory and its dreams (memory.go)
-	usage      *counter      // usage and cost of every agent (usage.go)
-	ended      sync.Once     // the SessionEnd hooks ran
-	typed      typedAhead    // what Send queued and the lead has not read
+	mem        projectMemory  // the project's memory and its dreams (memory.go)
+	usage      *counter       // usage and cost of every agent (usage.go)
+	budget     *budget.Ledger // the spend caps (budget.go)
+	ended      sync.Once      // the SessionEnd hooks ran
+	typed      typedAhead     // what Send queued and the lead has not read
 }
 
 // Open opens the parts p describes, in an order that writes nothing under
@@ -106,6 +108,9 @@ func (s *Session) openLead(ctx context.Context) (err error) {
 	if err := s.permissions(); err != nil {
 		return err
 	}
+	if _, _, err := s.sessionCaps(); err != nil {
+		return err
+	}
 	if err := s.remoteFromSettings(); err != nil {
 		return &FieldError{Field: "Remote", Err: err}
 	}
@@ -121,6 +126,9 @@ func (s *Session) openLead(ctx context.Context) (err error) {
 		return err
 	}
 	if err := s.openTasks(); err != nil {
+		return err
+	}
+	if err := s.openBudget(ctx, true); err != nil {
 		return err
 	}
 	s.openRemote() // closed after the tasks stop: a stopped remote task cancels its job
@@ -346,6 +354,7 @@ func (s *Session) openCrew(ctx context.Context) error {
 		ReadOnly:    readOnlyTools(s.tools(nil)),
 		Compaction:  s.compaction(),
 		Prices:      s.model.prices,
+		Budget:      s.budget,
 		Aliases:     s.model.aliases,
 		Proactive:   s.Lead.Proactive || s.settingBool("proactive"),
 	})
@@ -388,8 +397,7 @@ func (s *Session) startLead(ctx context.Context) error {
 			return err
 		}
 	}
-	cfg := crew.LeadConfig{Model: s.model.name, MaxTurns: s.Lead.MaxTurns,
-		MaxBudgetUSD: s.Lead.MaxBudgetUSD, Recorder: w,
+	cfg := crew.LeadConfig{Model: s.model.name, MaxTurns: s.Lead.MaxTurns, Recorder: w,
 		Chain: prompt.Chain{Custom: s.Lead.SystemPrompt, Append: s.Lead.AppendSystemPrompt}}
 	if n := s.Lead.ThinkingTokens; n > 0 {
 		cfg.Thinking = &llm.Thinking{BudgetTokens: n}

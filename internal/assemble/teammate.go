@@ -61,6 +61,9 @@ func (s *Session) openTeammate(ctx context.Context) error {
 	if err := s.openTasks(); err != nil {
 		return err
 	}
+	if err := s.openBudget(ctx, false); err != nil {
+		return err
+	}
 	s.closers = append(s.closers, func() { _ = s.StopTasks() })
 	if err := s.teamAllowedPaths(ctx, store, role.Team); err != nil {
 		return err

@@ -80,7 +80,7 @@ func (o *options) register(cmd *cobra.Command) {
 	f.IntVar(&c.AgentMaxTurns, "agent-max-turns", 0, "bound every subagent's model calls when its definition sets no maxTurns (0: no bound)")
 	f.DurationVar(&c.AgentTimeout, "agent-timeout", 0, "wall-clock deadline for each subagent (0: none)")
 	f.IntVar(&c.MaxAgentDepth, "max-agent-depth", 0, "how deep agents may nest (default 3)")
-	f.Float64Var(&c.MaxBudgetUSD, "max-budget-usd", 0, "stop the lead once its cost reaches this many dollars")
+	f.Float64Var(&c.MaxBudgetUSD, "max-budget-usd", 0, "the session's budget in dollars: every agent stops before a request that would take the session past it (it persists across --continue)")
 	f.StringVar(&c.PermissionPromptCommand, "permission-prompt-command", "", "program that decides permission prompts in print mode (JSON on stdin and stdout)")
 	f.StringVar(&c.Trace, "trace", "", "write a Chrome trace-event file of every agent, turn, request and tool call")
 	f.StringVar(&c.TeammateMode, "teammate-mode", "", "where teammates run: auto (tmux inside tmux, else in-process), in-process or tmux")

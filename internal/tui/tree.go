@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -26,7 +27,7 @@ type tree struct {
 type totals struct {
 	agents, running, done, failed int
 	in, out, cacheRead            int64
-	cost                          float64
+	cost, cap                     float64 // cap: the session's (the lead's CapUSD)
 	leadBusy                      bool
 }
 
@@ -78,7 +79,7 @@ func (t *tree) set(agents []cohort.AgentInfo) {
 		t.total.cacheRead += a.Usage.CacheReadInputTokens
 		t.total.cost += a.CostUSD
 		if a.Kind == "lead" {
-			t.total.leadBusy = a.State == cohort.AgentRunning
+			t.total.leadBusy, t.total.cap = a.State == cohort.AgentRunning, a.CapUSD
 			continue
 		}
 		t.total.agents++
@@ -141,6 +142,9 @@ func (t *tree) header(width int, st styles) string {
 		s += fmt.Sprintf(" · %d stopped/failed", t.total.failed)
 	}
 	s += fmt.Sprintf(" · ↑%s ↓%s · %s", tokens(t.total.in), tokens(t.total.out), cost(t.total.cost))
+	if t.total.cap > 0 {
+		s += " of " + cost(t.total.cap) + " cap"
+	}
 	return st.bold.Render(cut(s, width))
 }
 
@@ -186,12 +190,25 @@ func (t *tree) row(i, width, nameW int, now time.Time, st styles) string {
 		cacheRatio = fmt.Sprintf("%d%%", a.Usage.CacheReadInputTokens*100/in)
 	}
 	cols := fmt.Sprintf(treeCols, Clean(a.Kind, false), stateText(a.State), elapsed(a, now),
-		tokens(a.Usage.TotalInput()), tokens(a.Usage.OutputTokens), cacheRatio, fmt.Sprint(a.ToolUses), cost(a.CostUSD))
+		tokens(a.Usage.TotalInput()), tokens(a.Usage.OutputTokens), cacheRatio, fmt.Sprint(a.ToolUses), spend(a))
 	line := fit(mark+name, nameW) + " " + cols
 	if i == t.selected {
 		return st.bold.Render(cut(line, width))
 	}
 	return cut(line, width)
+}
+
+// spend is an agent's cost cell: its cost, and against its own cap when
+// it has one ("$.031/.05"; the lead's cap, the session's, is in the
+// header), short enough for the column.
+func spend(a cohort.AgentInfo) string {
+	if a.CapUSD <= 0 || a.Kind == "lead" {
+		return cost(a.CostUSD)
+	}
+	short := func(v float64, prec int) string {
+		return strings.TrimPrefix(strconv.FormatFloat(v, 'f', prec, 64), "0")
+	}
+	return "$" + short(a.CostUSD, 3) + "/" + short(a.CapUSD, 2)
 }
 
 func agentLabel(a cohort.AgentInfo) string {

@@ -2,7 +2,9 @@ package tui
 
 import (
 	"math"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/cohort-dev/cohort"
 	"github.com/google/go-cmp/cmp"
@@ -29,5 +31,28 @@ func TestTreeShowsAWorkflowRun(t *testing.T) {
 	}
 	if math.Abs(tr.total.cost-0.3) > 1e-9 || tr.total.agents != 2 || tr.total.running != 1 {
 		t.Errorf("totals %+v; want the agents' cost once and 2 agents", tr.total)
+	}
+}
+
+// The tree shows spend against cap: an agent's cost cell against its own
+// cap, and the header the session's total against the session's cap (the
+// lead's CapUSD).
+func TestTreeShowsSpendAgainstCap(t *testing.T) {
+	var tr tree
+	tr.set([]cohort.AgentInfo{
+		{ID: "lead", Kind: "lead", State: cohort.AgentIdle, CostUSD: 0.01, CapUSD: 0.05},
+		{ID: "a1", Kind: "background", Description: "capped", ParentID: "lead", State: cohort.AgentCompleted, CostUSD: 0.031, CapUSD: 0.05},
+		{ID: "a2", Kind: "background", Description: "free", ParentID: "lead", State: cohort.AgentCompleted, CostUSD: 0.002},
+	})
+	st := newStyles()
+	lines := tr.view(120, 10, time.Now(), st)
+	all := strings.Join(lines, "\n")
+	for _, want := range []string{"$0.0430 of $0.0500 cap", "$.031/.05", "$0.0020"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("the tree does not show %q:\n%s", want, all)
+		}
+	}
+	if strings.Count(all, "/.05") != 1 {
+		t.Errorf("only the capped agent's cell shows a cap:\n%s", all)
 	}
 }
