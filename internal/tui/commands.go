@@ -49,7 +49,7 @@ func (m *Model) command(line string) tea.Cmd {
 		for _, c := range userCommands(m.opts.Dir) {
 			fmt.Fprintf(&b, "\n  /%-12s %s", c.name, c.desc)
 		}
-		b.WriteString("\nKeys: esc interrupt · shift+tab mode · ctrl+t tree · ctrl+o expand · ! shell · @ path (tab)")
+		b.WriteString("\nKeys: esc interrupt · shift+tab mode · ctrl+t tree · ctrl+b background (running subagents) · ctrl+o expand · ! shell · @ path (tab)")
 		m.chat.note(entryNote, b.String())
 	case "agents":
 		m.screen = screenTree

@@ -197,6 +197,9 @@ func (m *Model) fold(evs []cohort.Event, ends []runEnd) tea.Cmd {
 		}
 		m.typedAhead()
 		m.placeTyped(time.Time{})
+		// The totals are the session's (Agents), taken as the Run ends:
+		// the footer's total and the status bar's agree from this frame.
+		m.refresh()
 	}
 	cmds := []tea.Cmd{tea.Tick(frameGap, func(time.Time) tea.Msg { return feedAgainMsg{} })}
 	if len(ends) > 0 {
@@ -212,9 +215,6 @@ func (m *Model) fold(evs []cohort.Event, ends []runEnd) tea.Cmd {
 func (m *Model) event(ev cohort.Event) bool {
 	switch ev.Type {
 	case cohort.EventResult:
-		// The totals are the session's (Agents), taken now: the footer's
-		// total and the status bar's agree from this frame on.
-		m.refresh()
 		if ev.IsError {
 			m.chat.note(entryError, ev.Result)
 		} else {
