@@ -27,8 +27,8 @@ type AgentInfo struct {
 	ID   string
 	Name string
 	Team string
-	// Kind is lead, subagent, background, fork or teammate; Type the agent
-	// definition it runs.
+	// Kind is lead, subagent, background, fork, teammate, workflow or
+	// retired (see Agents); Type the agent definition it runs.
 	Kind  string
 	Type  string
 	Model string
@@ -84,11 +84,11 @@ type Activity struct {
 // subagent or background agent leaves the list once its conversation has
 // been evicted (Config.EvictAfter after its end), so a session that runs
 // thousands of agents keeps flat memory: its record moves to an index
-// beside its transcript, a message still resumes it, and the result
-// event's per-agent list sums such agents in one line.
+// beside its transcript, and a message still resumes it. One last entry
+// (ID and Kind "retired", Name "N finished agents") sums such agents, so
+// the costs of Agents add up to the result's total_cost_usd.
 func (s *Session) Agents() []AgentInfo {
-	recs, _ := s.parts.Snapshot(s.ctl.isRunning())
-	return agentInfos(recs)
+	return agentInfos(s.parts.AgentList(s.ctl.isRunning()))
 }
 
 func agentInfos(recs []assemble.AgentRecord) []AgentInfo {

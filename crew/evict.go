@@ -59,10 +59,24 @@ func (a *Agent) evict(end int) {
 	u, c := a.engine.Usage()
 	a.spent, a.spentUS = a.spent.Add(u), a.spentUS+c
 	a.engine, a.evicted = nil, true
-	id := a.info.ID
+	id, t := a.info.ID, a.task
 	a.mu.Unlock()
 	if f := a.rt.cfg.OnEvict; f != nil {
 		f(id)
+	}
+	if t != nil {
+		select {
+		case <-t.Done():
+		default:
+			// Its task has not ended yet (a short EvictAfter can come
+			// before it does): it retires when the task ends, which every
+			// task does by the session's close.
+			go func() {
+				<-t.Done()
+				a.rt.retire(a, end)
+			}()
+			return
+		}
 	}
 	a.rt.retire(a, end)
 }

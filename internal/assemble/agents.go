@@ -88,6 +88,31 @@ func (s *Session) Snapshot(running bool) ([]AgentRecord, crew.RetiredTotals) {
 	return s.withWorkflows(out), retired
 }
 
+// KindRetired is the kind of the one record that stands for the agents
+// that have left memory (crew's retired agents): Agents sums them there,
+// so that every total made from AgentList keeps their spend.
+const KindRetired tool.Kind = "retired"
+
+// AgentList is Snapshot with the retired agents as one record at the end
+// (ID "retired", Kind KindRetired, Name "N finished agents", state
+// completed, their summed usage and cost), when there are any.
+func (s *Session) AgentList(running bool) []AgentRecord {
+	recs, r := s.Snapshot(running)
+	if r.Agents == 0 {
+		return recs
+	}
+	return append(recs, AgentRecord{Caller: tool.Caller{ID: "retired", Kind: KindRetired, Name: retiredName(r.Agents), Depth: 1},
+		State: stateCompleted, Usage: r.Usage, CostUSD: r.CostUSD})
+}
+
+// retiredName says how many agents the retired record stands for.
+func retiredName(n int) string {
+	if n == 1 {
+		return "1 finished agent"
+	}
+	return fmt.Sprintf("%d finished agents", n)
+}
+
 // memberCaller is a teammate's record as its team record gives it.
 func memberCaller(id, name, team, typ, model, cwd, worktree, mode, color string) tool.Caller {
 	return tool.Caller{ID: id, Name: name, Team: team, Kind: tool.KindTeammate, Type: typ, Model: model,
@@ -105,6 +130,7 @@ func (s *Session) agentRecord(a *crew.Agent, running bool) AgentRecord {
 	switch t := a.Task(); {
 	case a == s.MainAgent():
 		info.State, info.Started = stateIdle, s.usage.opened
+		info.ToolUses = max(info.ToolUses, s.usage.ownToolUses())
 		if running {
 			info.State = stateRunning
 		}
@@ -264,11 +290,7 @@ func (s *Session) Usage(running bool, now time.Time) []UsageLine {
 		out = append(out, u)
 	}
 	if r.Agents > 0 {
-		name := fmt.Sprintf("%d finished agents", r.Agents)
-		if r.Agents == 1 {
-			name = "1 finished agent"
-		}
-		out = append(out, UsageLine{ID: "retired", Kind: "retired", Name: name, Usage: r.Usage, CostUSD: r.CostUSD,
+		out = append(out, UsageLine{ID: "retired", Kind: string(KindRetired), Name: retiredName(r.Agents), Usage: r.Usage, CostUSD: r.CostUSD,
 			CacheReadRatio: cacheReadRatio(r.Usage)})
 	}
 	return out

@@ -218,6 +218,10 @@ func (s *Session) engineEvent(ev engine.Event) {
 			}
 		}
 		s.usage.responded(ev.AgentID, ev.Time)
+	case engine.EventToolDone:
+		if a := s.MainAgent(); a != nil && ev.Tool != nil && ev.Tool.Denied == "" && ev.AgentID == a.Info().ID {
+			s.usage.ownToolDone()
+		}
 	}
 	if s.Events.Engine != nil {
 		s.Events.Engine(ev)

@@ -23,6 +23,9 @@ type counter struct {
 	asked map[string]time.Time
 	// opened is when the session was made (the lead's start).
 	opened time.Time
+	// ownTools counts the tool calls of the session's own agent (the lead)
+	// that ran, as they end: it has no task to count them.
+	ownTools int
 }
 
 func newCounter() *counter {
@@ -43,6 +46,20 @@ func (c *counter) responded(agentID string, t time.Time) {
 		c.api += t.Sub(at)
 		delete(c.asked, agentID)
 	}
+}
+
+// ownToolDone counts one tool call of the session's own agent that ran.
+func (c *counter) ownToolDone() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.ownTools++
+}
+
+// ownToolUses is how many tool calls of the session's own agent have run.
+func (c *counter) ownToolUses() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.ownTools
 }
 
 func (c *counter) setPrices(p llm.PriceTable) {

@@ -49,7 +49,7 @@ func (m *Model) command(line string) tea.Cmd {
 		for _, c := range userCommands(m.opts.Dir) {
 			fmt.Fprintf(&b, "\n  /%-12s %s", c.name, c.desc)
 		}
-		b.WriteString("\nKeys: esc interrupt · shift+tab mode · ctrl+t tree · ctrl+o expand · ! shell · @ path (tab)")
+		b.WriteString("\nKeys: esc interrupt · shift+tab mode · ctrl+t tree · ctrl+b background (running subagents) · ctrl+o expand · ! shell · @ path (tab)")
 		m.chat.note(entryNote, b.String())
 	case "agents":
 		m.screen = screenTree
@@ -74,6 +74,8 @@ func (m *Model) command(line string) tea.Cmd {
 			break
 		}
 		m.chat = newTranscript()
+		m.tree.forget()
+		m.tasks.forget()
 		m.chat.note(entryNote, "new conversation")
 	case "compact":
 		sess := m.sess
@@ -117,12 +119,7 @@ func (m *Model) listing(what string) string {
 	var b strings.Builder
 	switch what {
 	case "tasks":
-		b.WriteString("Tasks:")
-		for _, a := range m.tree.rows {
-			if a.TaskID != "" {
-				fmt.Fprintf(&b, "\n  %s  %-10s %-9s %s", a.TaskID, a.Kind, a.State, clip.Runes(agentLabel(a), 60))
-			}
-		}
+		b.WriteString(listTasks(m.tree.rows, &m.tasks))
 	case "team":
 		b.WriteString("Team:")
 		for _, a := range m.tree.rows {
@@ -132,8 +129,10 @@ func (m *Model) listing(what string) string {
 		}
 	case "cost":
 		b.WriteString("Cost:")
-		for _, a := range m.tree.rows {
-			fmt.Fprintf(&b, "\n  %-30s %s  ↑%s ↓%s", clip.Runes(agentLabel(a), 30), cost(a.CostUSD), tokens(a.Usage.TotalInput()), tokens(a.Usage.OutputTokens))
+		for _, a := range m.tree.entries {
+			if a.Workflow == nil {
+				fmt.Fprintf(&b, "\n  %-30s %s  ↑%s ↓%s", clip.Runes(agentLabel(a), 30), cost(a.CostUSD), tokens(a.Usage.TotalInput()), tokens(a.Usage.OutputTokens))
+			}
 		}
 		fmt.Fprintf(&b, "\n  %-30s %s", "total", cost(m.tree.total.cost))
 	}
@@ -210,6 +209,8 @@ func (m *Model) resumed(msg resumedMsg) {
 	m.gen++ // events of the old session's Run, if any, are dropped
 	m.running = false
 	m.chat, m.agents, m.queue = newTranscript(), map[string]*transcript{}, nil
+	m.tree.forget()
+	m.tasks.forget()
 	if err := old.Close(); err != nil {
 		m.chat.note(entryError, err.Error())
 	}

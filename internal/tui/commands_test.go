@@ -74,7 +74,7 @@ func TestSlashCommands(t *testing.T) {
 
 	enter(m, "/help")
 	scr := screenText(m)
-	for _, want := range []string{"/resume", "/cost", "/permissions", "/review", "Review a file, carefully", "/ship", "Ship it."} {
+	for _, want := range []string{"/resume", "/cost", "/permissions", "/review", "Review a file, carefully", "/ship", "Ship it.", "ctrl+b background"} {
 		if !strings.Contains(scr, want) {
 			t.Errorf("/help lacks %q:\n%s", want, scr)
 		}

@@ -49,6 +49,7 @@ type Model struct {
 	chat     *transcript
 	agents   map[string]*transcript // every other agent's, by id
 	tree     tree
+	tasks    taskLog // every task the session reported, for /tasks
 	input    editor
 	screen   screen
 	expanded bool
@@ -82,6 +83,7 @@ func newModel(opts Options) *Model {
 	if m.now == nil {
 		m.now = time.Now
 	}
+	m.tree.tasks = &m.tasks
 	if m.mode == "" {
 		m.mode = "default"
 	}
@@ -195,6 +197,9 @@ func (m *Model) fold(evs []cohort.Event, ends []runEnd) tea.Cmd {
 		}
 		m.typedAhead()
 		m.placeTyped(time.Time{})
+		// The totals are the session's (Agents), taken as the Run ends:
+		// the footer's total and the status bar's agree from this frame.
+		m.refresh()
 	}
 	cmds := []tea.Cmd{tea.Tick(frameGap, func(time.Time) tea.Msg { return feedAgainMsg{} })}
 	if len(ends) > 0 {
@@ -210,9 +215,6 @@ func (m *Model) fold(evs []cohort.Event, ends []runEnd) tea.Cmd {
 func (m *Model) event(ev cohort.Event) bool {
 	switch ev.Type {
 	case cohort.EventResult:
-		// The result's total is the session's; the tree's sum catches up
-		// at its next snapshot.
-		m.tree.total.cost = max(m.tree.total.cost, ev.TotalCostUSD)
 		if ev.IsError {
 			m.chat.note(entryError, ev.Result)
 		} else {
@@ -235,6 +237,9 @@ func (m *Model) event(ev cohort.Event) bool {
 		case cohort.SubtypeCompactBoundary:
 			m.chat.note(entryNote, fmt.Sprintf("conversation compacted (%s tokens before)", tokens(ev.PreTokens)))
 			return false
+		case cohort.SubtypeTaskStarted, cohort.SubtypeTaskProgress, cohort.SubtypeTaskNotification:
+			m.tasks.note(ev)
+			return true
 		case cohort.SubtypeTeam:
 			if t := ev.Team; t != nil && t.Kind == cohort.TeamMessage {
 				m.chat.note(entryNote, fmt.Sprintf("%s → %s: %s", t.From, t.To, firstLine(t.Text)))
@@ -302,7 +307,20 @@ func (m *Model) clockCmd() tea.Cmd {
 		return nil
 	}
 	m.clockRunning = true
-	return tea.Tick(clockEvery, func(time.Time) tea.Msg { return clockMsg{} })
+	// Not tea.Tick: a tick the program never takes would outlive it by up
+	// to a second; this one ends with the model (shutdown). (Not
+	// m.background either: the program may never run it, and shutdown
+	// would wait for it.)
+	ctx := m.life
+	return func() tea.Msg {
+		t := time.NewTimer(clockEvery)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+		}
+		return clockMsg{}
+	}
 }
 
 func (m *Model) refresh() {

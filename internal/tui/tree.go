@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -22,6 +23,77 @@ type tree struct {
 	selected int
 	top      int // first row on screen
 	selID    string
+	// entries is the last snapshot as the session gave it, its "retired"
+	// entry included: /cost lists it, and every total is its sum.
+	entries []cohort.AgentInfo
+	// gone holds the agents that left the session's list (their records
+	// left memory), as last seen: the tree and /tasks keep listing them
+	// until /clear; their spend is in the retired entry.
+	gone map[string]cohort.AgentInfo
+	// tasks says how a remembered agent's task ended.
+	tasks *taskLog
+}
+
+// kindRetired is the kind of the session's entry that sums the agents
+// that left memory (Session.Agents).
+const kindRetired = "retired"
+
+// forget drops the agents remembered after they left the session's list.
+func (t *tree) forget() { t.gone = nil }
+
+// remember keeps the agents of the last snapshot that are missing from
+// agents, and returns agents without the retired entry and with the
+// remembered ones.
+func (t *tree) remember(agents []cohort.AgentInfo) []cohort.AgentInfo {
+	now := map[string]bool{}
+	for _, a := range agents {
+		now[a.ID] = true
+	}
+	for _, a := range t.entries {
+		if !now[a.ID] && a.Kind != "lead" && a.Kind != kindRetired && a.Workflow == nil {
+			if t.gone == nil {
+				t.gone = map[string]cohort.AgentInfo{}
+			}
+			// It has finished (only finished agents leave memory); its
+			// task's notification says how.
+			if a.State == cohort.AgentRunning || a.State == cohort.AgentStarting {
+				a.State = cohort.AgentCompleted
+				if t.tasks != nil && t.tasks.final(a.TaskID) != "" {
+					a.State = t.tasks.final(a.TaskID)
+				}
+			}
+			t.gone[a.ID] = a
+		}
+	}
+	t.entries = agents
+	out := make([]cohort.AgentInfo, 0, len(agents)+len(t.gone))
+	tasks := map[string]bool{}
+	for _, a := range agents {
+		if a.Kind != kindRetired {
+			out = append(out, a)
+		}
+		tasks[a.TaskID] = true
+	}
+	for _, a := range t.gone {
+		tasks[a.TaskID] = true
+	}
+	if t.tasks != nil {
+		for _, id := range t.tasks.order {
+			r := t.tasks.byID[id]
+			if final := t.tasks.final(id); !tasks[id] && r.kind == "local_agent" && final != "" {
+				if t.gone == nil {
+					t.gone = map[string]cohort.AgentInfo{}
+				}
+				t.gone[id] = r.agentRow(final)
+			}
+		}
+	}
+	for _, id := range slices.Sorted(maps.Keys(t.gone)) {
+		if !now[id] {
+			out = append(out, t.gone[id])
+		}
+	}
+	return out
 }
 
 type totals struct {
@@ -33,7 +105,8 @@ type totals struct {
 
 // set replaces the rows with a snapshot, keeping the selection on the
 // same agent.
-func (t *tree) set(agents []cohort.AgentInfo) {
+func (t *tree) set(snapshot []cohort.AgentInfo) {
+	agents := t.remember(snapshot)
 	children := map[string][]int{}
 	ids := map[string]bool{}
 	for _, a := range agents {
@@ -70,7 +143,7 @@ func (t *tree) set(agents []cohort.AgentInfo) {
 		walk(r, 0)
 	}
 	t.total = totals{}
-	for _, a := range t.rows {
+	for _, a := range snapshot {
 		if a.Workflow != nil {
 			continue // a workflow run's node: its agents are counted themselves
 		}
@@ -78,6 +151,11 @@ func (t *tree) set(agents []cohort.AgentInfo) {
 		t.total.out += a.Usage.OutputTokens
 		t.total.cacheRead += a.Usage.CacheReadInputTokens
 		t.total.cost += a.CostUSD
+	}
+	for _, a := range t.rows {
+		if a.Workflow != nil {
+			continue
+		}
 		if a.Kind == "lead" {
 			t.total.leadBusy, t.total.cap = a.State == cohort.AgentRunning, a.CapUSD
 			continue
