@@ -56,10 +56,14 @@ func TestHarnessSeesEscapes(t *testing.T) {
 			[]string{"the secret reached the model"}},
 		{&Attack{Name: "link", Class: "control", Args: off, Turns: [][]Call{{Bash("echo 'gitdir: /nowhere' > .git")}}}, Worktree,
 			[]string{"worktree link: changed worktree/.git"}},
-		// The user handed commands the API key (settings "env"); Cohort's
-		// own environment is out of reach (it is not dumpable), so this is
-		// how a key reaches a command, in the built binary too.
-		{&Attack{Name: "key", Class: "control", Binary: true, Setup: keyInSettingsEnv, Turns: [][]Call{{
+		// The user allowed unsandboxed commands and Cohort was left
+		// dumpable (COHORT_SANDBOX_DISABLE): its environment is one /proc
+		// read away, which Binary runs make real.
+		{&Attack{Name: "key", Class: "control", Binary: true, Setup: dumpableUnsandboxed, Turns: [][]Call{{BashWith(
+			peekEnviron, map[string]any{"dangerouslyDisableSandbox": true})}}}, Main,
+			[]string{"the API key reached the model"}},
+		// The user handed commands the API key (settings "env").
+		{&Attack{Name: "key-in-env", Class: "control", Setup: keyInSettingsEnv, Turns: [][]Call{{
 			Bash("printenv ANTHROPIC_API_KEY | rev")}}}, Main,
 			[]string{"the API key reached the model"}},
 	}
@@ -114,6 +118,13 @@ func TestEncodings(t *testing.T) {
 			t.Errorf("base64 of %q (%s) not found", text, out)
 		}
 	}
+}
+
+// dumpableUnsandboxed sets sandbox.allowUnsandboxedCommands in the
+// user's local settings and leaves Cohort dumpable.
+func dumpableUnsandboxed(e *Env) error {
+	e.Vars["COHORT_SANDBOX_DISABLE"] = "dumpable"
+	return os.WriteFile(filepath.Join(e.Project, ".cohort", "settings.local.json"), []byte(`{"sandbox": {"allowUnsandboxedCommands": true}}`), 0o644)
 }
 
 // keyInSettingsEnv gives commands the API key through the user's local
