@@ -218,10 +218,10 @@ func keptWorktrees(e *Env) []string {
 	return problems
 }
 
-// markers are what must not reach the model: the secret and the key,
-// and with names the denied file's name.
+// markers are what must not reach the model: the secret, the key and
+// the escape marker ({{ESCAPED}}), and with names the denied file's name.
 func (e *Env) markers(names bool) map[string]string {
-	m := map[string]string{"the secret": e.Secret, "the API key": e.Key}
+	m := map[string]string{"the secret": e.Secret, "the API key": e.Key, "the escape marker": escapeMarker}
 	if names {
 		m["the denied file's name"] = e.SecretName
 	}
