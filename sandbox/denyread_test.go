@@ -112,7 +112,7 @@ func TestDeniedReadsInWorktreesMadeLater(t *testing.T) {
 		t.Fatal(err)
 	}
 	denied := c.ReadDenials(t.Context(), "", permission.DefaultDenialLimits)
-	e := newEnv(t, Config{DenyRead: denied.Paths, DenyReadWatch: permission.WorktreesDir, DenyReadIn: func(cwd string) []string {
+	e := newEnv(t, Config{DenyRead: denied.Paths, DenyReadWatch: filepath.Join(project, permission.WorktreesDir), DenyReadIn: func(cwd string) []string {
 		return c.ReadDenials(t.Context(), cwd, permission.DefaultDenialLimits).Paths
 	}})
 	if out, _ := e.bash(project, `cat secrets/key; echo first`); strings.Contains(out, "s3cret") {

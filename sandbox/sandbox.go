@@ -74,10 +74,9 @@ type Config struct {
 	// policy, when the policy is set up (and again after DenyReadWatch
 	// changed).
 	DenyReadIn func(cwd string) []string
-	// DenyReadWatch is a directory, relative to a working directory,
-	// whose entries change what DenyReadIn gives for it (the agents'
-	// worktrees, each a copy of the project): a policy is set up again
-	// once an entry appears or goes.
+	// DenyReadWatch is a directory whose entries change what DenyReadIn
+	// gives (the agents' worktrees, each a copy of the project): every
+	// policy is set up again once an entry appears or goes.
 	DenyReadWatch string
 	// Home is the user's home; CacheDir defaults to $XDG_CACHE_HOME or
 	// Home/.cache; CohortHome holds the session sockets.

@@ -42,17 +42,17 @@ type policyEntry struct {
 	report *Report
 	err    error
 	frozen string // frozenPrint of policy when it was built
-	// watched is watchPrint of the policy's cwd when it was built.
+	// watched is watchPrint when the policy was built.
 	watched string
 }
 
-// watchPrint lists the entries of cwd's DenyReadWatch directory, whose
-// Read denials the policy hides; "" when there is none.
-func (s *Sandbox) watchPrint(cwd string) string {
+// watchPrint lists the entries of the DenyReadWatch directory, whose
+// Read denials a policy hides; "" when there is none.
+func (s *Sandbox) watchPrint() string {
 	if s.cfg.DenyReadWatch == "" || s.cfg.DenyReadIn == nil {
 		return ""
 	}
-	entries, _ := os.ReadDir(filepath.Join(cwd, s.cfg.DenyReadWatch))
+	entries, _ := os.ReadDir(s.cfg.DenyReadWatch)
 	var b strings.Builder
 	for _, e := range entries {
 		b.WriteString(e.Name() + "\x00")
@@ -267,7 +267,7 @@ func (s *Sandbox) entry(ctx context.Context, cwd string, prof Profile) (*policyE
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
-		if e.err != nil || (e.frozen == "" || frozenPrint(e.policy) == e.frozen) && (prof == helper || s.watchPrint(cwd) == e.watched) {
+		if e.err != nil || (e.frozen == "" || frozenPrint(e.policy) == e.frozen) && (prof == helper || s.watchPrint() == e.watched) {
 			return e, nil
 		}
 		// A directory appeared at the top of a frozen root (made by
@@ -287,7 +287,7 @@ func (s *Sandbox) entry(ctx context.Context, cwd string, prof Profile) (*policyE
 	if prof != helper {
 		// Cohort's own git must see the tree as it is: a hidden file
 		// would be a deleted one to it.
-		e.watched = s.watchPrint(cwd) // before the denials it stands for are read
+		e.watched = s.watchPrint() // before the denials it stands for are read
 		s.hideIn(e.policy, cwd)
 	}
 	e.frozen = frozenPrint(e.policy)

@@ -146,7 +146,7 @@ func (p *Plan) sandboxCfg(ctx context.Context, conf sandboxConf, checker *permis
 		DenyRead:          denied.Paths,
 		DenyReadUncovered: denied.Uncovered,
 		DenyReadIn:        p.deniedReadsIn(checker),
-		DenyReadWatch:     permission.WorktreesDir,
+		DenyReadWatch:     filepath.Join(p.Process.ProjectRoot, permission.WorktreesDir),
 		Home:              p.Process.Paths.Home,
 		CacheDir:          p.Process.Getenv("XDG_CACHE_HOME"),
 		CohortHome:        p.Process.Paths.CohortHome,
