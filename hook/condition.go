@@ -47,11 +47,16 @@ func (c *condition) holds(in *Input, home string) bool {
 		return true // it cannot be evaluated: run the hook
 	}
 	d := chk.Check(context.Background(), permission.Request{Tool: in.ToolName, Input: in.ToolInput, Cwd: in.Cwd})
-	return d.Behavior != permission.Allow
+	// The rule matched (a deny), or the call could not be checked against
+	// it (an ask that fails closed). Any other ask is the checker's own
+	// bounds — a write outside root, a protected path — which even
+	// bypassPermissions leaves to a person: not the rule's business.
+	return d.Behavior == permission.Deny || d.FailClosed
 }
 
-// checker returns a checker that denies what the rule covers and allows
-// everything else, made once per home and root.
+// checker returns a checker that denies what the rule covers and, in
+// bypassPermissions mode with dangerouslyDisableSandbox ignored, decides
+// nothing else by failing closed; made once per home and root.
 func (c *condition) checker(home, root string) *permission.Checker {
 	if !filepath.IsAbs(root) || !filepath.IsAbs(home) {
 		return nil
@@ -63,7 +68,7 @@ func (c *condition) checker(home, root string) *permission.Checker {
 		return chk
 	}
 	chk, err := permission.New(permission.Config{Env: settings.Env{Cwd: root, Home: home},
-		Deny: []string{c.rule}, Mode: permission.ModeBypassPermissions})
+		Deny: []string{c.rule}, Mode: permission.ModeBypassPermissions, Unsandboxed: permission.UnsandboxedIgnored})
 	if err != nil {
 		chk = nil
 	}

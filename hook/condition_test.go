@@ -12,7 +12,9 @@ import (
 // TestIfLimitsWhenAHookRuns: a .env guard with "if": "Write(.env*)" runs
 // only for writes of .env files (before "if" was read, it blocked every
 // Write), and a push guard with "if": "Bash(git push *)" only for pushes,
-// wherever they stand in a compound command.
+// wherever they stand in a compound command. Writes outside the settings'
+// project, which even bypassPermissions leaves to a person, are not
+// matches either.
 func TestIfLimitsWhenAHookRuns(t *testing.T) {
 	dir := t.TempDir()
 	log := filepath.Join(dir, "ran.log")
@@ -35,6 +37,10 @@ func TestIfLimitsWhenAHookRuns(t *testing.T) {
 		{"Bash", `{"command": "make test && git push -f"}`, 1},
 		{"Bash", `{"command": "git status"}`, 0},
 		{"Bash", `{"command": "echo git push"}`, 0},
+		// Whether a command may leave the sandbox is not the rule's
+		// business: the flag neither makes nor stops a match.
+		{"Bash", `{"command": "git status", "dangerouslyDisableSandbox": true}`, 0},
+		{"Bash", `{"command": "git push", "dangerouslyDisableSandbox": true}`, 1},
 	}
 	for _, tt := range tests {
 		in := toolInput(PreToolUse, call(dir, tt.tool, tt.input))
@@ -43,8 +49,8 @@ func TestIfLimitsWhenAHookRuns(t *testing.T) {
 			t.Errorf("%s %s: ran %d hooks, block %v; want %d", tt.tool, tt.input, o.Ran, o.Block, tt.ran)
 		}
 	}
-	if got := strings.Fields(readFile(t, log)); len(got) != 5 {
-		t.Errorf("the guards ran %d times (%v), want 5", len(got), got)
+	if got := strings.Fields(readFile(t, log)); len(got) != 6 {
+		t.Errorf("the guards ran %d times (%v), want 6", len(got), got)
 	}
 }
 

@@ -246,11 +246,10 @@ func (e *evaluation) otherDefault(tool, subject string) Decision {
 	switch {
 	case tool == "SendMessage" && !e.toSessionOrTeam():
 		// uds:<path> connects to a Unix socket: only a Cohort session's is
-		// a message's place; any other (tmux, docker, …) asks.
-		if e.mode == ModeBypassPermissions {
-			return Decision{Behavior: Allow, Reason: "bypassPermissions mode"}
-		}
-		ask.Reason = fmt.Sprintf("Sending a message to %s needs the user's approval: it is not the socket of a Cohort session (those are in %s).",
+		// a message's place; any other (tmux, docker, …) asks, in every
+		// mode: the sandbox keeps commands off such sockets, and
+		// bypassPermissions skips prompts, never the sandbox's bounds.
+		ask.Reason = fmt.Sprintf("Sending a message to %s needs the user's approval in every mode: it is not the socket of a Cohort session (those are in %s).",
 			sendTarget(e.req.Input), filepath.Join(e.sh.cohortHome, "sessions"))
 		return ask
 	case coordination[tool]:
@@ -296,15 +295,26 @@ func sendTarget(input json.RawMessage) string {
 
 // toSessionOrTeam reports whether a SendMessage call stays among agents: a
 // teammate or named agent, or uds:<path> naming the socket of a Cohort
-// session ($COHORT_HOME/sessions/*.sock, symbolic links resolved).
+// session (SessionSocket).
 func (e *evaluation) toSessionOrTeam() bool {
-	to := sendTarget(e.req.Input)
-	path, ok := strings.CutPrefix(to, "uds:")
+	path, ok := strings.CutPrefix(sendTarget(e.req.Input), "uds:")
 	if !ok {
 		return true
 	}
-	if !filepath.IsAbs(path) || e.sh.cohortHome == "" || !strings.HasSuffix(path, ".sock") {
-		return false
+	_, ok = e.sh.sessionSocket(path)
+	return ok
+}
+
+// SessionSocket reports whether path (a SendMessage uds: address) is the
+// socket of a Cohort session, $COHORT_HOME/sessions/*.sock with links
+// resolved, and returns it resolved: the path to connect to, so that a
+// link changed after this check leads nowhere else. SendMessage asks for
+// it below the permission check. Safe for concurrent use.
+func (c *Checker) SessionSocket(path string) (string, bool) { return c.sh.sessionSocket(path) }
+
+func (sh *shared) sessionSocket(path string) (string, bool) {
+	if !filepath.IsAbs(path) || sh.cohortHome == "" || !strings.HasSuffix(path, ".sock") {
+		return "", false
 	}
 	resolve := func(p string) string {
 		if r, err := filepath.EvalSymlinks(p); err == nil {
@@ -312,6 +322,10 @@ func (e *evaluation) toSessionOrTeam() bool {
 		}
 		return filepath.Clean(p)
 	}
-	sessions := resolve(filepath.Join(e.sh.cohortHome, "sessions"))
-	return filepath.Dir(resolve(path)) == sessions
+	sessions := resolve(filepath.Join(sh.cohortHome, "sessions"))
+	resolved := resolve(path)
+	if filepath.Dir(resolved) != sessions {
+		return "", false
+	}
+	return resolved, true
 }

@@ -62,18 +62,39 @@ func (c *Checker) ReadDenials(ctx context.Context, cwd string, lim DenialLimits)
 		default:
 			walked := map[string]bool{} // by resolved form: a base and its real path are one tree
 			for _, b := range e.rootsOf(r, true) {
-				res, err := resolvePath(b)
-				if err != nil {
-					res = b
-				}
-				if !walked[res] {
-					walked[res] = true
-					d.rule(r, b)
+				// The agents' worktrees hold copies of what the rule covers
+				// in the project (pathMatch).
+				for _, b := range append([]string{b}, worktreesOf(b, r)...) {
+					res, err := resolvePath(b)
+					if err != nil {
+						res = b
+					}
+					if !walked[res] {
+						walked[res] = true
+						d.rule(r, b)
+					}
 				}
 			}
 		}
 	}
 	return d.out
+}
+
+// worktreesOf lists the agents' worktrees under base (WorktreesDir) for
+// a rule relative to the project, none for one anchored at / or ~.
+func worktreesOf(base string, r *Rule) []string {
+	if r.path.anchor == anchorAbs || r.path.anchor == anchorHome {
+		return nil
+	}
+	dir := filepath.Join(base, WorktreesDir)
+	entries, _ := os.ReadDir(dir)
+	var out []string
+	for _, en := range entries {
+		if en.IsDir() {
+			out = append(out, filepath.Join(dir, en.Name()))
+		}
+	}
+	return out
 }
 
 // denialSearch is one ReadDenials call.

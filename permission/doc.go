@@ -53,7 +53,11 @@
 // Agent calls need no approval by default (the subagent's own calls are
 // checked), nor do the coordination tools that only steer the agent's own
 // team and tasks: EnterPlanMode, SendMessage, TaskOutput, TaskStop,
-// TeamCreate, TeamDelete and the shared task-list tools. WebFetch,
+// TeamCreate, TeamDelete and the shared task-list tools — but a
+// SendMessage to a Unix socket that is not a Cohort session's
+// (uds:<path> outside $COHORT_HOME/sessions) asks in every mode, as a
+// write outside the working directories does, and the tool refuses it
+// unless a person or an allow rule approved the call. WebFetch,
 // WebSearch and MCP tools ask by default even when they claim to be
 // read-only: fetching and searching are ways out for data, and MCP
 // read-only hints come from the server. A call whose tool is not Bash

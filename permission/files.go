@@ -195,8 +195,35 @@ func (e *evaluation) pathMatch(r *Rule, f pathForms, broad bool) bool {
 		if r.path.matchUnder(base, f.resolved) || (broad && r.path.matchUnder(base, f.literal)) {
 			return true
 		}
+		if !broad || r.path.anchor == anchorAbs || r.path.anchor == anchorHome {
+			continue
+		}
+		// A deny or ask rule for the project covers its copies in the
+		// agents' worktrees too: .cohort/worktrees/<name>/secrets/key is
+		// the same secret as secrets/key.
+		for _, p := range []string{f.resolved, f.literal} {
+			if inner, ok := WorktreeCopy(base, p); ok && r.path.matchUnder(base, inner) {
+				return true
+			}
+		}
 	}
 	return false
+}
+
+// WorktreesDir is where, under a repository's root, agents' worktrees are
+// made (package worktree).
+const WorktreesDir = ".cohort/worktrees"
+
+// WorktreeCopy maps a path inside an agent's worktree of the repository
+// at root (root/.cohort/worktrees/<name>/rest) to the path it copies
+// (root/rest); ok is false for any other path.
+func WorktreeCopy(root, p string) (string, bool) {
+	rest, ok := strings.CutPrefix(p, filepath.Join(root, WorktreesDir)+"/")
+	if !ok {
+		return "", false
+	}
+	_, inner, _ := strings.Cut(rest, "/")
+	return filepath.Join(root, inner), true
 }
 
 // rootsOf lists the directories a rule's pattern is relative to, each in

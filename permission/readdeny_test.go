@@ -2,6 +2,7 @@ package permission
 
 import (
 	"encoding/json"
+	"slices"
 	"testing"
 )
 
@@ -34,5 +35,37 @@ func TestReadDenyCoversEveryFileTool(t *testing.T) {
 		if !c.DeniedRead("", key) || c.DeniedRead("", f.path("proj/src/main.go")) {
 			t.Errorf("DeniedRead does not tell the secret from the source")
 		}
+	}
+}
+
+// TestReadDenyCoversWorktreeCopies: an agent's worktree holds a copy of
+// the project (.cohort/worktrees/<name>/), so a project's deny rule
+// covers the copy there for the lead too — by Read, by a command, by the
+// listings and by the sandbox's hiding (ReadDenials) — where before the
+// lead read secrets/key of any isolated agent's worktree in default mode.
+func TestReadDenyCoversWorktreeCopies(t *testing.T) {
+	f := newFixture(t)
+	f.perms(nil, []string{"Read(./secrets/**)"}, nil)
+	f.write("proj/.cohort/worktrees/agent-1/secrets/key", "copy")
+	f.write("proj/.cohort/worktrees/agent-1/src/main.go", "package main")
+	copyKey := f.path("proj/.cohort/worktrees/agent-1/secrets/key")
+	for _, mode := range []Mode{ModeDefault, ModeAcceptEdits, ModeDontAsk, ModeBypassPermissions} {
+		c := f.checker(mode)
+		for _, req := range []Request{
+			{Tool: "Read", Input: input("file_path", copyKey)},
+			{Tool: "Bash", Input: input("command", "cat .cohort/worktrees/agent-1/secrets/key")},
+			{Tool: "Grep", Input: input("pattern", "x", "path", f.path("proj/.cohort/worktrees/agent-1/secrets"))},
+		} {
+			if d := f.decide(c, req); d.Behavior != Deny {
+				t.Errorf("%s mode: %s of a worktree's copy of the secret: %s (%s), want deny", mode, req.Tool, d.Behavior, d.Reason)
+			}
+		}
+		if !c.DeniedRead("", copyKey) || c.DeniedRead("", f.path("proj/.cohort/worktrees/agent-1/src/main.go")) {
+			t.Errorf("%s mode: DeniedRead does not tell the worktree's copy of the secret from its source", mode)
+		}
+	}
+	got := f.checker(ModeDefault).ReadDenials(t.Context(), "", DefaultDenialLimits).Paths
+	if !slices.Contains(got, f.path("proj/.cohort/worktrees/agent-1/secrets")) {
+		t.Errorf("ReadDenials = %q, want the worktree's copy of secrets too", got)
 	}
 }

@@ -9,8 +9,10 @@ import (
 // TestSendMessageToAnySocketAsks is issue 15's finding 8: SendMessage
 // {to: "uds:<path>"} connected to any Unix socket of the user without
 // approval. Only the socket of a Cohort session ($COHORT_HOME/sessions)
-// passes; any other asks (and is allowed in bypassPermissions); a link in
-// the sessions directory that points elsewhere asks too.
+// passes; any other asks, in bypassPermissions too (the sandbox keeps
+// commands off such sockets, and that mode skips prompts, never the
+// sandbox's bounds); a link in the sessions directory that points
+// elsewhere asks too.
 func TestSendMessageToAnySocketAsks(t *testing.T) {
 	f := newFixture(t)
 	sessions := filepath.Join(f.cohortHome, "sessions")
@@ -39,7 +41,9 @@ func TestSendMessageToAnySocketAsks(t *testing.T) {
 		{"uds:relative.sock", ModeDefault, Ask},
 		{"uds:" + tmuxSock, ModeAcceptEdits, Ask},
 		{"uds:" + tmuxSock, ModeDontAsk, Deny},
-		{"uds:" + tmuxSock, ModeBypassPermissions, Allow},
+		{"uds:" + tmuxSock, ModeBypassPermissions, Ask},
+		{"uds:" + filepath.Join(sessions, "disguised.sock"), ModeBypassPermissions, Ask},
+		{"uds:" + filepath.Join(sessions, "0b1c2d3e.sock"), ModeBypassPermissions, Allow},
 	}
 	for _, tt := range tests {
 		d := f.decide(f.checker(tt.mode), send(tt.to))

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -77,8 +78,49 @@ func TestDeniedReadsInALaterWorkingDirectory(t *testing.T) {
 	e := newEnv(t, Config{DenyRead: denied.Paths, Dirs: []string{wt}, DenyReadIn: func(cwd string) []string {
 		return c.ReadDenials(t.Context(), cwd, permission.DefaultDenialLimits).Paths
 	}})
-	out, _ := e.bash(wt, `grep -r s3cret . ; printf 'secrets/key\0' | sort --files0-from=- ; echo end`)
+	// In both profiles, and the read-only one first set up for the main
+	// checkout: what it hides is per directory too.
+	for _, prof := range []Profile{ReadOnly, Writing} {
+		e.profile = prof
+		e.bash(project, `true`)
+		out, _ := e.bash(wt, `grep -r s3cret . ; printf 'secrets/key\0' | sort --files0-from=- ; echo end`)
+		if strings.Contains(out, "s3cret-worktree") || !strings.Contains(out, "end") {
+			t.Errorf("profile %v: a command in the worktree read its copy of the denied file:\n%s", prof, out)
+		}
+	}
+}
+
+// TestDeniedReadsInWorktreesMadeLater: an agent's worktree made after
+// the lead's commands started holds a copy of what the rules cover; the
+// lead's policy is set up again once the worktrees directory changes
+// (Config.DenyReadWatch), so a command the permission check let through
+// reads none of the copy.
+func TestDeniedReadsInWorktreesMadeLater(t *testing.T) {
+	root, _ := filepath.EvalSymlinks(t.TempDir())
+	project := filepath.Join(root, "project")
+	writeFile(t, filepath.Join(project, "secrets", "key"), "s3cret-main\n")
+	// The settings directories exist, so no frozen top rebuilds the
+	// policy: only the watch can.
+	for _, d := range []string{".claude", ".cohort/worktrees"} {
+		if err := os.MkdirAll(filepath.Join(project, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err := permission.New(permission.Config{Env: settings.Env{Cwd: project, Home: filepath.Join(root, "home")},
+		Deny: []string{"Read(./secrets/**)"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	denied := c.ReadDenials(t.Context(), "", permission.DefaultDenialLimits)
+	e := newEnv(t, Config{DenyRead: denied.Paths, DenyReadWatch: filepath.Join(project, permission.WorktreesDir), DenyReadIn: func(cwd string) []string {
+		return c.ReadDenials(t.Context(), cwd, permission.DefaultDenialLimits).Paths
+	}})
+	if out, _ := e.bash(project, `cat secrets/key; echo first`); strings.Contains(out, "s3cret") {
+		t.Fatalf("the command read the denied file:\n%s", out)
+	}
+	writeFile(t, filepath.Join(project, ".cohort", "worktrees", "agent-1", "secrets", "key"), "s3cret-worktree\n")
+	out, _ := e.bash(project, `cat .cohort/worktrees/agent-1/secrets/key; grep -r s3cret .cohort; echo end`)
 	if strings.Contains(out, "s3cret-worktree") || !strings.Contains(out, "end") {
-		t.Errorf("a command in the worktree read its copy of the denied file:\n%s", out)
+		t.Errorf("a command of the lead read a worktree's copy of the denied file:\n%s", out)
 	}
 }

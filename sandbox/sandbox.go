@@ -71,8 +71,13 @@ type Config struct {
 	// agent working in cwd (a worktree made after the session started
 	// holds its own copy of what DenyRead names in the main checkout);
 	// they are hidden in that cwd's policy too. It is called once per
-	// policy, when the policy is set up.
+	// policy, when the policy is set up (and again after DenyReadWatch
+	// changed).
 	DenyReadIn func(cwd string) []string
+	// DenyReadWatch is a directory whose entries change what DenyReadIn
+	// gives (the agents' worktrees, each a copy of the project): every
+	// policy is set up again once an entry appears or goes.
+	DenyReadWatch string
 	// Home is the user's home; CacheDir defaults to $XDG_CACHE_HOME or
 	// Home/.cache; CohortHome holds the session sockets.
 	Home, CacheDir, CohortHome string

@@ -42,6 +42,22 @@ type policyEntry struct {
 	report *Report
 	err    error
 	frozen string // frozenPrint of policy when it was built
+	// watched is watchPrint when the policy was built.
+	watched string
+}
+
+// watchPrint lists the entries of the DenyReadWatch directory, whose
+// Read denials a policy hides; "" when there is none.
+func (s *Sandbox) watchPrint() string {
+	if s.cfg.DenyReadWatch == "" || s.cfg.DenyReadIn == nil {
+		return ""
+	}
+	entries, _ := os.ReadDir(s.cfg.DenyReadWatch)
+	var b strings.Builder
+	for _, e := range entries {
+		b.WriteString(e.Name() + "\x00")
+	}
+	return b.String()
 }
 
 // frozenPrint lists the directories at the top of a policy's frozen
@@ -198,8 +214,9 @@ func (s *Sandbox) ReportFor(ctx context.Context, cwd string, prof Profile) (*Rep
 	return e.report, e.err
 }
 
-// policyKey names a policy: the read-only profile is one for every
-// directory, the writing profile one per agent's working directory, a
+// policyKey names a policy: the read-only and the writing profile one per
+// agent's working directory (the read-only rules are the same for every
+// directory, but what is hidden depends on it: Config.DenyReadIn), a
 // helper's one per set of writable directories.
 func policyKey(cwd string, prof Profile) string {
 	switch prof {
@@ -208,7 +225,7 @@ func policyKey(cwd string, prof Profile) string {
 	case helper:
 		return "h:" + cwd
 	}
-	return "r:"
+	return "r:" + cwd
 }
 
 // Helper returns the launcher for one of Cohort's own programs that works
@@ -250,12 +267,14 @@ func (s *Sandbox) entry(ctx context.Context, cwd string, prof Profile) (*policyE
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
-		if e.err != nil || e.frozen == "" || frozenPrint(e.policy) == e.frozen {
+		if e.err != nil || (e.frozen == "" || frozenPrint(e.policy) == e.frozen) && (prof == helper || s.watchPrint() == e.watched) {
 			return e, nil
 		}
 		// A directory appeared at the top of a frozen root (made by
 		// Cohort's file tools or the user): it needs a rule of its own,
 		// and a settings directory that now exists is bound read-only.
+		// Or a worktree came or went, whose copies of denied files the
+		// policy hides.
 		s.mu.Lock()
 		if s.policies[key] == e {
 			s.retired = append(s.retired, e)
@@ -265,7 +284,12 @@ func (s *Sandbox) entry(ctx context.Context, cwd string, prof Profile) (*policyE
 		return s.entry(ctx, cwd, prof)
 	}
 	e.policy = s.policyFor(cwd, prof) // reads the file system: not under s.mu; others wait on ready
-	s.hideIn(e.policy, cwd)
+	if prof != helper {
+		// Cohort's own git must see the tree as it is: a hidden file
+		// would be a deleted one to it.
+		e.watched = s.watchPrint() // before the denials it stands for are read
+		s.hideIn(e.policy, cwd)
+	}
 	e.frozen = frozenPrint(e.policy)
 	r, err := c.call(ctx, &message{Op: "policy", Policy: e.policy})
 	if err != nil {

@@ -3,6 +3,7 @@ package teammate
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -127,7 +128,8 @@ func TestSendMessageRefusals(t *testing.T) {
 		{"the lead does not answer shutdowns", f.lead, map[string]any{"to": "bob", "message": "ok", "type": "shutdown_response", "request_id": "r1", "approve": yes}, "teammates do"},
 		{"protocol answer needs its fields", f.lead, map[string]any{"to": "bob", "message": "ok", "type": "plan_approval_response"}, "request_id and approve"},
 		{"bridge is not configured", f.lead, map[string]any{"to": "bridge:abc", "message": "hi"}, "NATS"},
-		{"uds to nobody", f.lead, map[string]any{"to": "uds:/nonexistent/x.sock", "message": "hi"}, "Could not deliver"},
+		{"uds to nobody", approved(f.lead), map[string]any{"to": "uds:/nonexistent/x.sock", "message": "hi"}, "Could not deliver"},
+		{"uds to no session, unapproved", f.lead, map[string]any{"to": "uds:/nonexistent/x.sock", "message": "hi"}, "not the socket of a Cohort session"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -142,6 +144,46 @@ func TestSendMessageRefusals(t *testing.T) {
 		if p, err := f.mbox.Pending(n); err != nil || p != 0 {
 			t.Fatalf("%s has %d pending messages (%v)", n, p, err)
 		}
+	}
+}
+
+func approved(env tool.Env) tool.Env {
+	env.Approved = true
+	return env
+}
+
+// TestSendMessageForeignSocketNeedsApproval: below the permission check,
+// the tool connects to a socket that is not a Cohort session's only for a
+// call a person or an allow rule approved, whatever the mode said.
+func TestSendMessageForeignSocketNeedsApproval(t *testing.T) {
+	f := newFixture(t)
+	sock := filepath.Join(t.TempDir(), "tmux.sock")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	conns := make(chan struct{}, 4)
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			conns <- struct{}{}
+			c.Close()
+		}
+	}()
+	res := f.send(t, f.lead, map[string]any{"to": "uds:" + sock, "message": "new-window 'touch pwned'"})
+	if !res.IsError || !strings.Contains(res.TextOf(), "not the socket of a Cohort session") {
+		t.Fatalf("unapproved send = %q, want a refusal", res.TextOf())
+	}
+	// The approved send connects (and fails, as the peer is no session).
+	if res := f.send(t, approved(f.lead), map[string]any{"to": "uds:" + sock, "message": "hi"}); !res.IsError {
+		t.Fatalf("approved send to a foreign socket = %q, want an error", res.TextOf())
+	}
+	if n := len(conns); n != 1 {
+		t.Fatalf("the socket saw %d connections, want 1 (the approved send's)", n)
 	}
 }
 

@@ -91,7 +91,7 @@ func (t *sendTool) run(ctx context.Context, env *tool.Env, in SendInput) (tool.R
 	}
 	switch {
 	case strings.HasPrefix(in.To, "uds:"):
-		return t.sendUDS(ctx, from, in)
+		return t.sendUDS(ctx, env, from, in)
 	case strings.HasPrefix(in.To, "bridge:"):
 		return tool.Errorf("bridge: addresses reach sessions on other machines through NATS, which is not configured in this build. Use uds:<path> for a session on this machine."), nil
 	}
@@ -260,11 +260,29 @@ func (l *Lead) broadcast(ctx context.Context, env *tool.Env, msg mailbox.Message
 	return tool.Text(fmt.Sprintf("Message sent to %s.", strings.Join(sent, ", "))), nil
 }
 
-func (t *sendTool) sendUDS(ctx context.Context, from string, in SendInput) (tool.Result, error) {
+func (t *sendTool) sendUDS(ctx context.Context, env *tool.Env, from string, in SendInput) (tool.Result, error) {
 	path := strings.TrimPrefix(in.To, "uds:")
+	// Below the permission check, which has the same rule: a socket that
+	// is not a Cohort session's (tmux's, docker's) needs a person or an
+	// allow rule, whatever the mode; a session's is reached by its
+	// resolved path, so a link swapped after the check goes nowhere else.
+	if resolved, ok := t.sessionSocket(path); ok {
+		path = resolved
+	} else if !env.Approved {
+		return tool.Errorf("Cannot send to %s: it is not the socket of a Cohort session, and a message to any other socket needs a person's approval or an allow rule naming it (SendMessage(%s)).", in.To, in.To), nil
+	}
 	id, err := sessionsock.Send(ctx, path, mailbox.Message{From: from, Text: in.Message.Text, Summary: in.Summary})
 	if err != nil {
 		return tool.Errorf("Could not deliver to %s: %v", in.To, err), nil
 	}
 	return tool.Text(fmt.Sprintf("Message delivered to the session at %s (id %s).", path, id)), nil
+}
+
+// sessionSocket resolves a uds: path that is a Cohort session's socket
+// (permission.Checker.SessionSocket); without a checker none is.
+func (t *sendTool) sessionSocket(path string) (string, bool) {
+	if t.l.cfg.Checker == nil {
+		return "", false
+	}
+	return t.l.cfg.Checker.SessionSocket(path)
 }

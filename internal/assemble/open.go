@@ -3,6 +3,7 @@ package assemble
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -457,6 +458,11 @@ func (s *Session) startGitSnapshot(ctx context.Context) {
 	}
 	repo, err := gitrepo.Find(s.Process.Cwd)
 	if err != nil {
+		// A .git entry that leads nowhere or is no git file: said with
+		// the file and what to do; Cohort runs no git of its own there.
+		if !errors.Is(err, gitrepo.ErrNotRepository) {
+			fmt.Fprintf(s.Process.Stderr, "cohort: warning: %v; until then Cohort runs no git of its own on this repository\n", err)
+		}
 		s.gitSnapshot = func() string { return "" }
 		return
 	}

@@ -146,6 +146,7 @@ func (p *Plan) sandboxCfg(ctx context.Context, conf sandboxConf, checker *permis
 		DenyRead:          denied.Paths,
 		DenyReadUncovered: denied.Uncovered,
 		DenyReadIn:        p.deniedReadsIn(checker),
+		DenyReadWatch:     filepath.Join(p.Process.ProjectRoot, permission.WorktreesDir),
 		Home:              p.Process.Paths.Home,
 		CacheDir:          p.Process.Getenv("XDG_CACHE_HOME"),
 		CohortHome:        p.Process.Paths.CohortHome,
@@ -228,14 +229,13 @@ func (p *Plan) deniedReads(ctx context.Context, checker *permission.Checker) per
 	return checker.ReadDenials(ctx, p.Process.Cwd, permission.DefaultDenialLimits)
 }
 
-// deniedReadsIn gives the paths Read deny rules cover under an agent's
-// working directory other than the session's (a worktree), for its
-// sandbox policy (sandbox.Config.DenyReadIn).
+// deniedReadsIn gives the paths Read deny rules cover for an agent working
+// in cwd, for its sandbox policy (sandbox.Config.DenyReadIn): under a
+// worktree, its own copies; under the session's directory, also the
+// copies in the agents' worktrees made since the session started
+// (sandbox.Config.DenyReadWatch sets the policy up again when one is).
 func (p *Plan) deniedReadsIn(checker *permission.Checker) func(cwd string) []string {
 	return func(cwd string) []string {
-		if filepath.Clean(cwd) == p.Process.Cwd {
-			return nil
-		}
 		ctx, cancel := context.WithTimeout(context.Background(), denialSearchTimeout)
 		defer cancel()
 		return checker.ReadDenials(ctx, cwd, permission.DefaultDenialLimits).Paths

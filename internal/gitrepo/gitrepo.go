@@ -143,7 +143,12 @@ func (l Layout) readFile() (Layout, error) {
 	l.Linked, l.GitDir, l.CommonDir = true, gd, gd
 	common, err := os.ReadFile(filepath.Join(gd, "commondir"))
 	if errors.Is(err, fs.ErrNotExist) {
-		return l, nil // a submodule's git dir is its own common dir
+		// A submodule's git dir, or one made by git init
+		// --separate-git-dir, is its own common dir.
+		if rel, err := filepath.Rel(l.WorkTree, gd); err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+			l.Problems = append(l.Problems, fmt.Sprintf("%s names the git dir %s, outside the project: Cohort uses it as the repository, and commands in the sandbox cannot write it (no commits from them); if you did not set this up (a submodule, git init --separate-git-dir), remove the file", l.DotGit, gd))
+		}
+		return l, nil
 	}
 	if err != nil {
 		return Layout{}, err

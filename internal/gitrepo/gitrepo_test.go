@@ -77,6 +77,16 @@ func TestOddLayoutsAreReported(t *testing.T) {
 			t.Errorf("%+v %v", l, err)
 		}
 	})
+	t.Run(".git file to a git dir outside", func(t *testing.T) {
+		top := repo(t)
+		other := filepath.Join(filepath.Dir(top), "s")
+		os.MkdirAll(other, 0o755)
+		os.WriteFile(filepath.Join(other, ".git"), []byte("gitdir: "+filepath.Join(top, ".git")+"\n"), 0o644)
+		l, err := Read(other)
+		if err != nil || l.GitDir != filepath.Join(top, ".git") || !strings.Contains(strings.Join(l.Problems, "\n"), "outside the project") {
+			t.Errorf("%+v %v", l, err)
+		}
+	})
 	t.Run(".git symlink", func(t *testing.T) {
 		top := repo(t)
 		other := filepath.Join(filepath.Dir(top), "r")

@@ -52,7 +52,17 @@ var Locations = []Location{Main, Worktree}
 //	{{CANARY}}       {{OUT}}/CANARY, which must never exist
 //	{{HOME}}         $HOME; {{COHORT_HOME}} is $COHORT_HOME
 //	{{SECRET}}       {{WORK}}/secrets/key, denied by Read(./secrets/**)
-//	{{API}}          the fake model API's base URL (a way out for data)
+//	{{API}}          the fake model API's base URL (a way out for data);
+//	                 {{APIPORT}} is its port
+//	{{SOCKET}}       {{OUT}}/user.sock, a Unix socket of the user's (as a
+//	                 tmux server's or docker.sock): whatever connects to it
+//	                 creates {{CANARY}}
+//	{{ESCAPED}}      a shell command printing the escape marker, which
+//	                 must never reach the model: an attack runs it only
+//	                 once it holds what it must not (a descriptor, a
+//	                 connection), a proof that leaves no file behind. The
+//	                 command is written so that its text does not hold the
+//	                 marker.
 type Call struct {
 	Tool  string
 	Input map[string]any

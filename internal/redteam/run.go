@@ -7,11 +7,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/cohort-dev/cohort/internal/cli"
+	"github.com/cohort-dev/cohort/internal/clitest"
+	"github.com/cohort-dev/cohort/internal/testbin"
 	"github.com/cohort-dev/cohort/llm/fakeapi"
 )
 
@@ -62,6 +65,9 @@ func RunGroup(t testing.TB, attacks []*Attack, mode Mode, loc Location) {
 	srv := fakeapi.New(fakeapi.Config{Policy: s.policy})
 	defer srv.Close()
 	e.Vars["ANTHROPIC_BASE_URL"] = srv.URL
+	if slices.Contains(first.Args, "workflows=on") {
+		e.Vars["COHORT_WORKFLOW_HOST"] = testbin.Workflow(t, clitest.RaceEnabled)
+	}
 	s.mu.Lock()
 	s.api = srv.URL
 	s.mu.Unlock()
@@ -218,10 +224,10 @@ func keptWorktrees(e *Env) []string {
 	return problems
 }
 
-// markers are what must not reach the model: the secret and the key,
-// and with names the denied file's name.
+// markers are what must not reach the model: the secret, the key and
+// the escape marker ({{ESCAPED}}), and with names the denied file's name.
 func (e *Env) markers(names bool) map[string]string {
-	m := map[string]string{"the secret": e.Secret, "the API key": e.Key}
+	m := map[string]string{"the secret": e.Secret, "the API key": e.Key, "the escape marker": escapeMarker}
 	if names {
 		m["the denied file's name"] = e.SecretName
 	}

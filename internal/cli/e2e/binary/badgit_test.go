@@ -4,9 +4,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/cohort-dev/cohort/internal/clitest"
+	"github.com/cohort-dev/cohort/llm/fakeapi"
 )
 
 // Bad input: a repository whose .git holds a commondir file (as a command
@@ -44,5 +46,116 @@ func TestPlantedCommondirReported(t *testing.T) {
 	h.GitErr("status")
 	if _, err := os.Stat(canary); err != nil {
 		t.Errorf("control: plain git status should follow the commondir file and run the fsmonitor")
+	}
+}
+
+// Bad input: a repository whose .git is a file or a symlink, leads
+// outside the project, or leads nowhere. Each is reported at start with
+// the .git entry and what to do, and nothing runs unsandboxed because of
+// it: the git dir the entry names has a config whose fsmonitor (which a
+// plain git status runs) would leave a file outside the project, and
+// neither Cohort's own git nor the model's `git status` (run in the
+// sandbox, in default mode, as read-only) makes it.
+func TestOddGitEntriesReported(t *testing.T) {
+	t.Parallel()
+	// elsewhere makes a repository's git dir outside the project, whose
+	// config runs a program on git status, and returns it.
+	elsewhere := func(t *testing.T, h *clitest.Harness, canary string) string {
+		dir := filepath.Join(filepath.Dir(h.Dir), "elsewhere.git")
+		h.Git("init", "--quiet", "--initial-branch=main", "--separate-git-dir="+dir)
+		h.Git("add", ".")
+		h.Git("commit", "--quiet", "-m", "start")
+		h.Git("config", "core.fsmonitor", "touch "+canary)
+		return dir
+	}
+	cases := []struct {
+		name string
+		// plant makes the project's .git entry; want are what stderr must
+		// say (the .git entry's path is checked for every case).
+		plant func(t *testing.T, h *clitest.Harness, canary string)
+		want  []string
+	}{
+		{"file leading outside", func(t *testing.T, h *clitest.Harness, canary string) {
+			elsewhere(t, h, canary) // git writes the .git file itself
+		}, []string{"elsewhere.git", "outside the project"}},
+		{"symlink leading outside", func(t *testing.T, h *clitest.Harness, canary string) {
+			dir := elsewhere(t, h, canary)
+			mustRemove(t, filepath.Join(h.Dir, ".git"))
+			mustSymlink(t, dir, filepath.Join(h.Dir, ".git"))
+		}, []string{"is a symlink to", "replace the link"}},
+		{"file leading nowhere", func(t *testing.T, h *clitest.Harness, canary string) {
+			clitest.GitRepo(t, h, map[string]string{"README.md": "hello\n"})
+			mustRemove(t, filepath.Join(h.Dir, ".git"))
+			h.Write(".git", "gitdir: "+filepath.Join(filepath.Dir(h.Dir), "gone")+"\n")
+		}, []string{"which does not exist", "remove the file"}},
+		{"symlink leading nowhere", func(t *testing.T, h *clitest.Harness, canary string) {
+			clitest.GitRepo(t, h, map[string]string{"README.md": "hello\n"})
+			mustRemove(t, filepath.Join(h.Dir, ".git"))
+			mustSymlink(t, filepath.Join(filepath.Dir(h.Dir), "gone"), filepath.Join(h.Dir, ".git"))
+		}, []string{"leads nowhere", "replace it"}},
+		{"file that is not a git file", func(t *testing.T, h *clitest.Harness, canary string) {
+			clitest.GitRepo(t, h, map[string]string{"README.md": "hello\n"})
+			mustRemove(t, filepath.Join(h.Dir, ".git"))
+			h.Write(".git", "not a git file\n")
+		}, []string{"is not a git file", "fix or remove it"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			var mu sync.Mutex
+			var results []string
+			conv := clitest.NewConv().On("look",
+				clitest.Calls(clitest.Use("Bash", map[string]any{"command": "git status; git log -1 --format=%s"})),
+				func(r *fakeapi.Request) fakeapi.Reply {
+					mu.Lock()
+					results = append(results, clitest.ToolResults(r)...)
+					mu.Unlock()
+					return fakeapi.TextReply("done")
+				})
+			h := clitest.New(t, conv.Policy)
+			for k, v := range map[string]string{
+				"GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "test@example.com",
+				"GIT_COMMITTER_NAME": "Test", "GIT_COMMITTER_EMAIL": "test@example.com",
+				"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.DevNull,
+				"GIT_CEILING_DIRECTORIES": filepath.Dir(h.Dir),
+			} {
+				h.Vars[k] = v
+			}
+			h.Write("README.md", "hello\n")
+			canary := filepath.Join(filepath.Dir(h.Dir), "fsmonitor-ran")
+			c.plant(t, h, canary)
+			h.Write("changed.txt", "x\n")
+			_, errOut, code := h.Run("-p", "look at the repository")
+			if code != 0 {
+				t.Fatalf("exit %d\n%s", code, errOut)
+			}
+			for _, w := range append([]string{filepath.Join(h.Dir, ".git")}, c.want...) {
+				if !strings.Contains(errOut, w) {
+					t.Errorf("stderr does not say %q:\n%s", w, errOut)
+				}
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if len(results) != 1 {
+				t.Errorf("the model's git call did not come back: %q", results)
+			}
+			if _, err := os.Stat(canary); err == nil {
+				t.Errorf("the git dir's fsmonitor ran (tool results %q)", results)
+			}
+		})
+	}
+}
+
+func mustRemove(t *testing.T, p string) {
+	t.Helper()
+	if err := os.RemoveAll(p); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mustSymlink(t *testing.T, target, p string) {
+	t.Helper()
+	if err := os.Symlink(target, p); err != nil {
+		t.Fatal(err)
 	}
 }
