@@ -14,7 +14,7 @@ import (
 // corpus is every attack, by class.
 func corpus() []*Attack {
 	var all []*Attack
-	for _, group := range [][]*Attack{sandboxAttacks(), kernelAttacks(), redirectAttacks(), readDenyAttacks(), boundsAttacks()} {
+	for _, group := range [][]*Attack{sandboxAttacks(), kernelAttacks(), redirectAttacks(), readDenyAttacks(), boundsAttacks(), outsiderAttacks()} {
 		all = append(all, group...)
 	}
 	return all
