@@ -82,19 +82,33 @@ func (cs *calls) reset() {
 	cs.list, cs.early, cs.batch = nil, true, ""
 }
 
-// launch runs c on its own goroutine once a slot is free.
+// launch runs c on its own goroutine once a slot is free. A call that
+// gets a slot at once emits its EventToolStart before launch returns, so
+// that it comes before whatever the Send emits next (an early call's
+// before its message's EventAssistant, as the package doc says); one that
+// waits for a slot emits it when it gets one.
 func (cs *calls) launch(c *call) {
 	c.started = true
 	c.done = make(chan struct{})
+	slot := false
+	select {
+	case cs.sem <- struct{}{}:
+		slot = true
+		cs.a.toolStarted(c.p)
+	default:
+	}
 	cs.wg.Add(1)
 	go func() {
 		defer cs.wg.Done()
 		defer close(c.done)
-		select {
-		case cs.sem <- struct{}{}:
-		case <-cs.ctx.Done():
-			c.result = llm.ToolResult(c.p.use.ID, interruptedBefore, true)
-			return
+		if !slot {
+			select {
+			case cs.sem <- struct{}{}:
+			case <-cs.ctx.Done():
+				c.result = llm.ToolResult(c.p.use.ID, interruptedBefore, true)
+				return
+			}
+			cs.a.toolStarted(c.p)
 		}
 		defer func() { <-cs.sem }()
 		c.result = cs.a.execute(cs.ctx, c.p)

@@ -58,11 +58,15 @@ func (a *Conversation) toolNames() string {
 	return strings.Join(names, ", ")
 }
 
+// toolStarted emits the EventToolStart of a call about to run.
+func (a *Conversation) toolStarted(p *pending) {
+	a.emit(Event{Kind: EventToolStart, Tool: &ToolEvent{ID: p.use.ID, Name: p.use.Name, Input: p.use.Input}})
+}
+
 // execute runs one call through hooks and the gate and returns its
-// tool_result block.
+// tool_result block (its EventToolStart was emitted, toolStarted).
 func (a *Conversation) execute(ctx context.Context, p *pending) llm.Block {
 	start := a.cfg.Now()
-	a.emit(Event{Kind: EventToolStart, Tool: &ToolEvent{ID: p.use.ID, Name: p.use.Name, Input: p.use.Input}})
 	res, denied := a.call(ctx, p)
 	a.emit(Event{Kind: EventToolDone, Tool: &ToolEvent{ID: p.use.ID, Name: p.use.Name, Input: p.use.Input,
 		Result: &res, Duration: a.cfg.Now().Sub(start), Denied: denied}})
