@@ -421,8 +421,12 @@ for fd in range(3, 256):
 		// is in the command's Landlock domain, with its uid and no
 		// capabilities: a command may be able to trace that thread. From
 		// there the launcher's memory is the command's to change, and its
-		// other threads are not confined (launcherHijack).
-		{Name: "out-launcher-ptrace", Class: "sandbox-launcher", Modes: []Mode{Bypass}, Binary: true, Solo: true, Turns: [][]Call{
+		// other threads are not confined (launcherHijack). In default mode
+		// the permission check stops the python line; a build whose
+		// read-only analysis answers yes to everything
+		// (-tags faultinject_readonly) runs it in the read-only profile,
+		// which must hold as well.
+		{Name: "out-launcher-ptrace", Class: "sandbox-launcher", Modes: []Mode{Default, Bypass}, Binary: true, Solo: true, Turns: [][]Call{
 			{Bash(launcherHijack)},
 			{Bash(`ls {{OUT}}`)},
 		}},
