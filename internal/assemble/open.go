@@ -311,7 +311,7 @@ func (s *Session) openCrew(ctx context.Context) error {
 	cat := s.cat
 	memory, err := prompt.LoadMemory(prompt.MemoryConfig{
 		UserDirs: []string{s.Process.Paths.CohortHome, filepath.Join(s.Process.Paths.Home, ".claude")},
-		Root:     s.Process.ProjectRoot, Cwd: s.Process.Cwd,
+		Root:     s.Process.ProjectRoot, Cwd: s.Process.Cwd, Denied: s.deniedRead,
 	})
 	if err != nil {
 		fmt.Fprintf(s.Process.Stderr, "cohort: warning: %v\n", err)
