@@ -1,9 +1,11 @@
 package sandbox
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -215,6 +217,50 @@ func TestCommandsInheritOnlyStdio(t *testing.T) {
 		}
 		if got := strings.Fields(out); strings.Join(got, " ") != "0 1 2" {
 			t.Errorf("unconfined %v: the command holds descriptors %q, want only 0 1 2", cfg.Unconfined, got)
+		}
+	}
+}
+
+// TestCommandsCannotTraceTheLauncher: a command is forked from a thread of
+// the launcher, in the same Landlock domain and with the same uid; tracing
+// it (PTRACE_SEIZE) or taking its descriptors (pidfd_getfd) would let the
+// command run code in the launcher's unconfined threads or talk to Cohort.
+// Both fail, in each profile.
+func TestCommandsCannotTraceTheLauncher(t *testing.T) {
+	e := newEnv(t, Config{})
+	// Each thread of the launcher (its policy threads share the command's
+	// Landlock domain; the others are in none).
+	probe := `python3 - $PPID <<'PY'
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+pid = int(sys.argv[1])
+for tid in sorted(int(t) for t in os.listdir("/proc/%d/task" % pid)):
+    r = libc.ptrace(0x4206, tid, 0, 0)
+    print("seize", tid, r, ctypes.get_errno())
+    if r == 0:
+        libc.ptrace(0x11, tid, 0, 0)  # PTRACE_DETACH
+fd = libc.syscall(434, pid, 0)
+g = libc.syscall(438, fd, 0, 0) if fd >= 0 else -1
+print("getfd", fd, g, ctypes.get_errno())
+PY`
+	for _, prof := range []Profile{ReadOnly, Writing} {
+		e.profile = prof
+		out, _ := e.bash(e.project, probe)
+		seized := regexp.MustCompile(`seize (\d+) (-?\d+) (\d+)`).FindAllStringSubmatch(out, -1)
+		if len(seized) == 0 {
+			t.Fatalf("profile %v: the probe tried no thread:\n%s", prof, out)
+		}
+		for _, m := range seized {
+			if m[2] != "-1" || m[3] != "1" {
+				t.Errorf("profile %v: a command could trace its launcher's thread %s (PTRACE_SEIZE returned %s, errno %s; want -1 EPERM)", prof, m[1], m[2], m[3])
+			}
+		}
+		var fd, got, errno int
+		if _, err := fmt.Sscanf(out[strings.Index(out, "getfd"):], "getfd %d %d %d", &fd, &got, &errno); err != nil {
+			t.Fatalf("profile %v: no getfd line: %v\n%s", prof, err, out)
+		}
+		if got != -1 || (fd >= 0 && errno != 1) {
+			t.Errorf("profile %v: a command could take its launcher's descriptors (pidfd_open %d, pidfd_getfd %d, errno %d; want -1 EPERM)", prof, fd, got, errno)
 		}
 	}
 }

@@ -104,6 +104,12 @@ func launcherMain(ns bool) int {
 			return 1
 		}
 	}
+	// Not dumpable from here on (the uid and gid maps are written): a
+	// command that got past the seccomp filter's ptrace rule still could
+	// not trace the launcher or open its memory, descriptors or
+	// environment through /proc (it lacks CAP_SYS_PTRACE). A command's
+	// own exec makes it dumpable again.
+	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
 	if err := send(l.conn, hello); err != nil {
 		return 1
 	}

@@ -17,6 +17,14 @@ import (
 //     socket, and a tmux, docker or Cohort session socket runs commands
 //     outside the sandbox. socketpair(2) still works: it reaches nobody.
 //   - io_uring fails with ENOSYS: its requests are not seen by seccomp.
+//   - ptrace, process_vm_readv/writev and pidfd_getfd fail with EPERM.
+//     A command is forked from a thread of the launcher, in the same
+//     Landlock domain and with the same uid: tracing that thread, or
+//     reading or writing its memory, would let it rewrite code that the
+//     launcher's other threads — which no policy confines — then run, and
+//     pidfd_getfd would hand it the launcher's connection to Cohort.
+//     (Commands cannot trace each other either: strace and gdb do not work
+//     in the sandbox.)
 //   - Another architecture's system call numbers (x32 on amd64) fail, so
 //     they cannot bypass the numbers checked here.
 
@@ -71,6 +79,10 @@ func seccompFilter(unixSockets bool) (bpf, bool) {
 	for _, nr := range []uint32{unix.SYS_IO_URING_SETUP, unix.SYS_IO_URING_ENTER, unix.SYS_IO_URING_REGISTER} {
 		p.jump(jeqK, nr, 0, 1)
 		p.stmt(retK, seccompRetErrno|uint32(unix.ENOSYS))
+	}
+	for _, nr := range []uint32{unix.SYS_PTRACE, unix.SYS_PROCESS_VM_READV, unix.SYS_PROCESS_VM_WRITEV, unix.SYS_PIDFD_GETFD} {
+		p.jump(jeqK, nr, 0, 1)
+		p.stmt(retK, seccompRetErrno|uint32(unix.EPERM))
 	}
 	if !unixSockets {
 		p.jump(jeqK, unix.SYS_SOCKET, 0, 3)
