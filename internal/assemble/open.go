@@ -452,7 +452,7 @@ func (s *Session) startGitSnapshot(ctx context.Context) {
 		fmt.Fprintf(s.Process.Stderr, "cohort: warning: %s\n", p)
 	}
 	done := make(chan string, 1)
-	go func() { done <- prompt.GitSnapshot(ctx, s.git(), repo, s.Process.Cwd) }()
+	go func() { done <- prompt.GitSnapshot(ctx, s.git(), repo, s.Process.Cwd, s.deniedRead) }()
 	s.gitSnapshot = sync.OnceValue(func() string { return <-done })
 	s.closers = append(s.closers, func() { s.gitSnapshot() }) // never leave it running
 }
