@@ -19,7 +19,8 @@ import (
 // (status, branch, rev-parse, commit, …), and the log family with only
 // options that keep it to commit metadata. Anything else, an alias
 // included, counts as revealing; so do status and commit with -v or
-// --verbose, which print a diff (gitVerbose).
+// --verbose, which print a diff (gitVerbose), and clone and worktree add,
+// which copy every file to where the hiding does not reach.
 
 // gitQuiet are subcommands that print neither file contents nor history
 // (status lists changed files' names only).
@@ -28,7 +29,7 @@ var gitQuiet = map[string]bool{
 	"merge-base": true, "name-rev": true, "describe": true, "config": true, "version": true, "help": true,
 	"init": true, "add": true, "commit": true, "push": true, "fetch": true, "pull": true, "checkout": true,
 	"switch": true, "restore": true, "reset": true, "merge": true, "rebase": true, "cherry-pick": true,
-	"revert": true, "mv": true, "rm": true, "clean": true, "worktree": true, "clone": true, "gc": true,
+	"revert": true, "mv": true, "rm": true, "clean": true, "gc": true,
 	"fsck": true, "count-objects": true, "update-ref": true, "symbolic-ref": true, "check-ignore": true,
 	"check-attr": true, "var": true,
 }
@@ -76,6 +77,9 @@ func gitReveals(words []string) (reveals bool, sub string, args []string) {
 	switch {
 	case sub == "stash":
 		return len(args) > 0 && (plain(args[0]) == "show" || plain(args[0]) == "list" && len(args) > 1), sub, args
+	case sub == "worktree":
+		// add checks files out wherever it is told, beyond the hiding.
+		return len(args) == 0 || plain(args[0]) != "list" && plain(args[0]) != "prune", sub, args
 	case sub == "status" || sub == "commit":
 		return gitVerbose(args), sub, args
 	case gitQuiet[sub]:

@@ -24,7 +24,9 @@ func TestGitHistoryUnderReadDeny(t *testing.T) {
 		"git -c alias.x=log x -p", "git lg", "bash -c 'git show HEAD'", "git log -p $REV", "git diff-tree -p HEAD",
 		// status and commit print a diff with -v (an outsider's round).
 		"git status -v", "git status -vv", "git status --verbose --verbose --untracked-files=no", "git status --verb",
-		"git status -sv", "git status -v --porcelain=v2", "git commit --dry-run -v -a", "git commit -av --dry-run", "git status $V"}
+		"git status -sv", "git status -v --porcelain=v2", "git commit --dry-run -v -a", "git commit -av --dry-run", "git status $V",
+		// copies of the tree where the sandbox hides nothing
+		"git clone -q . /tmp/c", "git worktree add /tmp/w HEAD", "git checkout-index -a --prefix=/tmp/ci/"}
 	quiet := []string{"git status", "git status -s", "git status --porcelain -uno", "git log --oneline -5", "git log --format=%H --author=x", "git rev-parse HEAD", "git branch -a", "git log -3"}
 	for _, mode := range []Mode{ModeDefault, ModeAcceptEdits, ModePlan, ModeDontAsk, ModeBypassPermissions} {
 		c := f.checker(mode)
@@ -45,8 +47,9 @@ func TestGitHistoryUnderReadDeny(t *testing.T) {
 			t.Errorf("%q: %s (%s), want allow", line, d.Behavior, d.Reason)
 		}
 	}
-	// commit asks in default mode anyway; its message is not an option.
-	for _, line := range []string{"git commit -m v", "git commit -mv -a", "git commit -F v.txt"} {
+	// commit and worktree ask in default mode anyway; a message is not an
+	// option, and listing worktrees copies nothing.
+	for _, line := range []string{"git commit -m v", "git commit -mv -a", "git commit -F v.txt", "git worktree list", "git worktree prune"} {
 		if reveals, _, _ := gitReveals(strings.Fields(line)); reveals {
 			t.Errorf("%q counts as revealing", line)
 		}
