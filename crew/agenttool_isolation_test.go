@@ -95,7 +95,7 @@ func newIsoRig(t *testing.T, ic isoConfig) *isoRig {
 		if err != nil {
 			t.Fatal(err)
 		}
-		snapshot = prompt.GitSnapshot(t.Context(), &safegit.Runner{}, repo, r.dir)
+		snapshot = prompt.GitSnapshot(t.Context(), &safegit.Runner{}, repo, r.dir, nil)
 	}
 	rt, err = New(Config{
 		GitSnapshot: snapshot,

@@ -203,5 +203,9 @@ func (rt *Crew) worktreeSnapshot(ctx context.Context, path string) string {
 	if err != nil {
 		return ""
 	}
-	return prompt.GitSnapshot(ctx, m.Git(), repo, path)
+	var hidden func(string) bool
+	if c := rt.cfg.Permissions; c != nil {
+		hidden = func(p string) bool { return c.DeniedRead(path, p) }
+	}
+	return prompt.GitSnapshot(ctx, m.Git(), repo, path, hidden)
 }

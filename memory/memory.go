@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/cohort-dev/cohort/internal/ownread"
 )
 
 // Names and limits of a memory directory.
@@ -88,12 +90,19 @@ type Index struct {
 }
 
 // LoadIndex reads dir's MEMORY.md within MaxIndexLines and MaxIndexBytes.
-// A missing index is not an error: ok is false.
-func LoadIndex(dir string) (ix Index, ok bool, err error) {
+// A missing index is not an error: ok is false. The index is opened
+// through internal/ownread rooted at dir: one that is a symbolic link out
+// of dir, or to a file denied covers, is refused (an *ownread.Refused
+// error naming it and what to do) and not loaded.
+func LoadIndex(dir string, denied func(path string) bool) (ix Index, ok bool, err error) {
 	path := filepath.Join(dir, IndexName)
-	data, err := os.ReadFile(path)
+	data, err := ownread.ReadFile(dir, dir, IndexName, 0, denied)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Index{Path: path}, false, nil
+	}
+	var refused *ownread.Refused
+	if errors.As(err, &refused) {
+		return Index{Path: path}, false, fmt.Errorf("memory index %w", err)
 	}
 	if err != nil {
 		return Index{Path: path}, false, fmt.Errorf("memory index %s: %w", path, err)

@@ -44,7 +44,7 @@ func TestLoadIndexLimits(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dir, IndexName), []byte(b.String()), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			ix, ok, err := LoadIndex(dir)
+			ix, ok, err := LoadIndex(dir, nil)
 			if err != nil || !ok {
 				t.Fatalf("LoadIndex: %v %v", ok, err)
 			}
@@ -75,7 +75,7 @@ func TestLoadIndexLimits(t *testing.T) {
 func TestLoadIndexMissing(t *testing.T) {
 	t.Parallel()
 	dir := tempDir(t)
-	if _, ok, err := LoadIndex(dir); ok || err != nil {
+	if _, ok, err := LoadIndex(dir, nil); ok || err != nil {
 		t.Fatalf("LoadIndex of an empty dir: %v %v", ok, err)
 	}
 	if ctx := Context(dir, Index{}, false); !strings.Contains(ctx, "nothing was loaded") {
@@ -133,5 +133,40 @@ func TestAgentDir(t *testing.T) {
 		if _, _, err := AgentDir("user", bad, "/h", "/p"); err == nil {
 			t.Errorf("AgentDir accepted %q", bad)
 		}
+	}
+}
+
+// TestLoadIndexRefusesLinks: an index that is a link out of its memory
+// dir (to a secret of the project) or to a file a deny rule covers is not
+// loaded, and the error names it.
+func TestLoadIndexRefusesLinks(t *testing.T) {
+	t.Parallel()
+	dir, project := tempDir(t), tempDir(t)
+	key := filepath.Join(project, "key")
+	if err := os.WriteFile(key, []byte("SECRET"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(key, filepath.Join(dir, IndexName)); err != nil {
+		t.Fatal(err)
+	}
+	ix, ok, err := LoadIndex(dir, nil)
+	if ok || ix.Content != "" || err == nil || !strings.Contains(err.Error(), filepath.Join(dir, IndexName)) {
+		t.Errorf("a link out of the dir: %v %q %v", ok, ix.Content, err)
+	}
+	inside := filepath.Join(dir, "topic.md")
+	if err := os.WriteFile(inside, []byte("- a note"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, IndexName)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("topic.md", filepath.Join(dir, IndexName)); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := LoadIndex(dir, nil); !ok || err != nil {
+		t.Errorf("a link inside the dir: %v %v", ok, err)
+	}
+	if _, ok, err := LoadIndex(dir, func(p string) bool { return p == inside }); ok || err == nil {
+		t.Errorf("a link to a denied file: %v %v", ok, err)
 	}
 }

@@ -211,7 +211,8 @@
 // (show, log -p, cat-file, diff, archive, blame, grep, format-patch,
 // bundle, stash show, ls-files, an alias, …) asks in every mode, failing
 // closed, and one whose "rev:path" names a covered path is denied. Safe
-// are the subcommands that print no contents (status, branch, commit, …)
+// are the subcommands that print no contents (status, branch, commit, …;
+// status and commit not with -v/--verbose, which print a diff)
 // and the log family with only options that keep it to commit metadata
 // (githistory.go); the list is an allow-list, so an unknown subcommand or
 // option counts as revealing.

@@ -18,7 +18,9 @@ import (
 // are safe is an allow-list: subcommands that print no file contents
 // (status, branch, rev-parse, commit, …), and the log family with only
 // options that keep it to commit metadata. Anything else, an alias
-// included, counts as revealing.
+// included, counts as revealing; so do status and commit with -v or
+// --verbose, which print a diff (gitVerbose), and clone and worktree add,
+// which copy every file to where the hiding does not reach.
 
 // gitQuiet are subcommands that print neither file contents nor history
 // (status lists changed files' names only).
@@ -27,7 +29,7 @@ var gitQuiet = map[string]bool{
 	"merge-base": true, "name-rev": true, "describe": true, "config": true, "version": true, "help": true,
 	"init": true, "add": true, "commit": true, "push": true, "fetch": true, "pull": true, "checkout": true,
 	"switch": true, "restore": true, "reset": true, "merge": true, "rebase": true, "cherry-pick": true,
-	"revert": true, "mv": true, "rm": true, "clean": true, "worktree": true, "clone": true, "gc": true,
+	"revert": true, "mv": true, "rm": true, "clean": true, "gc": true,
 	"fsck": true, "count-objects": true, "update-ref": true, "symbolic-ref": true, "check-ignore": true,
 	"check-attr": true, "var": true,
 }
@@ -75,6 +77,11 @@ func gitReveals(words []string) (reveals bool, sub string, args []string) {
 	switch {
 	case sub == "stash":
 		return len(args) > 0 && (plain(args[0]) == "show" || plain(args[0]) == "list" && len(args) > 1), sub, args
+	case sub == "worktree":
+		// add checks files out wherever it is told, beyond the hiding.
+		return len(args) == 0 || plain(args[0]) != "list" && plain(args[0]) != "prune", sub, args
+	case sub == "status" || sub == "commit":
+		return gitVerbose(args), sub, args
 	case gitQuiet[sub]:
 		return false, sub, args
 	case gitLogFamily[sub]:
@@ -94,6 +101,39 @@ func gitReveals(words []string) (reveals bool, sub string, args []string) {
 		return false, sub, args
 	}
 	return true, sub, args
+}
+
+// gitVerbose reports whether status or commit arguments ask for
+// -v/--verbose, which prints the diff of the index against the working
+// tree (where a hidden file is missing) or against HEAD: file contents.
+// git takes a long option by any unambiguous prefix (--verb), and short
+// ones in a cluster (-sv) until one that takes a value (commit -mv is
+// the message "v"). A word the analysis cannot read may be any of these.
+func gitVerbose(args []string) bool {
+	for _, a := range args {
+		w := plain(a)
+		switch {
+		case w == dynWord || isGlob(a):
+			return true
+		case w == "--":
+			return false
+		case strings.HasPrefix(w, "--"):
+			name, _, _ := strings.Cut(w, "=")
+			if len(name) > 2 && strings.HasPrefix("--verbose", name) {
+				return true
+			}
+		case strings.HasPrefix(w, "-"):
+			for _, c := range w[1:] {
+				if c == 'v' {
+					return true
+				}
+				if strings.ContainsRune("mFcCtu", c) {
+					break // the rest is this option's value
+				}
+			}
+		}
+	}
+	return false
 }
 
 // bashGitHistory applies Read deny rules to what git keeps: with any in

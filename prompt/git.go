@@ -3,6 +3,8 @@ package prompt
 import (
 	"context"
 	"fmt"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -21,7 +23,12 @@ const maxStatusLines = 40
 // has a sandbox). It returns "" for the zero Layout (no repository) or
 // when git is missing. The snapshot is frozen: it will not be updated
 // during the conversation, and it says so.
-func GitSnapshot(ctx context.Context, g *safegit.Runner, repo gitrepo.Layout, dir string) string {
+//
+// hidden (nil: none) is asked about every path the status lists, made
+// absolute: a path it hides (one Read deny rules cover) is left out. The
+// sandbox hides such files from commands, so git would list each as
+// deleted, naming it and telling the model it was removed.
+func GitSnapshot(ctx context.Context, g *safegit.Runner, repo gitrepo.Layout, dir string, hidden func(path string) bool) string {
 	if repo.GitDir == "" {
 		return ""
 	}
@@ -45,8 +52,8 @@ func GitSnapshot(ctx context.Context, g *safegit.Runner, repo gitrepo.Layout, di
 	if branch == "" {
 		branch = "(detached HEAD)"
 	}
-	lines := strings.Split(status, "\n")
-	if status == "" {
+	lines := visible(status, dir, hidden)
+	if len(lines) == 0 {
 		lines = []string{"(clean)"}
 	} else if len(lines) > maxStatusLines {
 		lines = append(lines[:maxStatusLines], fmt.Sprintf("… and %d more", len(lines)-maxStatusLines))
@@ -59,4 +66,47 @@ func GitSnapshot(ctx context.Context, g *safegit.Runner, repo gitrepo.Layout, di
 	}
 	b.WriteString("</git-snapshot>")
 	return b.String()
+}
+
+// visible are the lines of a short status whose paths hidden lets through.
+// A line it cannot parse (a quoted name that does not unquote) is left
+// out when hidden is set.
+func visible(status, dir string, hidden func(string) bool) []string {
+	var out []string
+	for _, l := range strings.Split(status, "\n") {
+		if l == "" {
+			continue
+		}
+		if hidden != nil && hidesLine(l, dir, hidden) {
+			continue
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// hidesLine reports whether hidden covers a path of one short status line
+// ("XY path", or "XY from -> to" for a rename; a name with unusual
+// characters quoted as Go quotes it, near enough).
+func hidesLine(l, dir string, hidden func(string) bool) bool {
+	if len(l) < 4 {
+		return true
+	}
+	names := []string{l[3:]}
+	if from, to, ok := strings.Cut(l[3:], " -> "); ok {
+		names = []string{from, to}
+	}
+	for _, n := range names {
+		if strings.HasPrefix(n, `"`) {
+			u, err := strconv.Unquote(n)
+			if err != nil {
+				return true
+			}
+			n = u
+		}
+		if hidden(filepath.Join(dir, n)) {
+			return true
+		}
+	}
+	return false
 }

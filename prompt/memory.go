@@ -4,10 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/cohort-dev/cohort/internal/ownread"
 	"github.com/cohort-dev/cohort/llm"
 )
 
@@ -32,19 +32,35 @@ type MemoryConfig struct {
 	// from Root down to Cwd is searched.
 	Root string
 	Cwd  string
+	// Denied reports whether a Read deny rule covers a path
+	// (permission.Checker.DeniedRead); a memory file it covers, by name or
+	// by where it leads, is left out.
+	Denied func(path string) bool
 }
 
 // LoadMemory reads the memory files in a stable order: user directories,
-// then each directory from the root down to the cwd. Unreadable files are
-// reported in the returned error (joined); the rest still load.
+// then each directory from the root down to the cwd. Unreadable and
+// refused files are reported in the returned error (joined); the rest
+// still load.
+//
+// A project's memory files are opened through internal/ownread rooted at
+// the top of the directories searched: one that is a symbolic link out of
+// the project (say to /proc/self/environ), or to a file a Read deny rule
+// covers, is refused, since a repository can commit such a link. The
+// user's own files may link anywhere but /proc, /dev and /sys.
 func LoadMemory(cfg MemoryConfig) ([]MemoryFile, error) {
 	var out []MemoryFile
 	var errs []error
-	read := func(dir, scope string) {
+	read := func(root, dir, scope string) {
 		for _, name := range MemoryNames {
 			p := filepath.Join(dir, name)
-			data, err := os.ReadFile(p)
+			data, err := ownread.ReadFile(root, dir, name, maxMemoryBytes+1, cfg.Denied)
 			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			var refused *ownread.Refused
+			if errors.As(err, &refused) {
+				errs = append(errs, fmt.Errorf("memory file %w", err))
 				continue
 			}
 			if err != nil {
@@ -59,10 +75,11 @@ func LoadMemory(cfg MemoryConfig) ([]MemoryFile, error) {
 		}
 	}
 	for _, d := range cfg.UserDirs {
-		read(d, "user")
+		read("", d, "user")
 	}
-	for _, d := range dirsDown(cfg.Root, cfg.Cwd) {
-		read(d, "project")
+	dirs := dirsDown(cfg.Root, cfg.Cwd)
+	for _, d := range dirs {
+		read(dirs[0], d, "project")
 	}
 	return out, errors.Join(errs...)
 }

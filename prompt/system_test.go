@@ -117,3 +117,46 @@ func TestMemoryFilesAndUserContext(t *testing.T) {
 		t.Fatal("no memory and no extras should give no block")
 	}
 }
+
+// TestLoadMemoryLeavesOutPlantedLinks: memory files a repository commits
+// as links to a denied file, out of the project or into /proc are left
+// out, each reported by name; the rest still load.
+func TestLoadMemoryLeavesOutPlantedLinks(t *testing.T) {
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "secrets"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "secrets", "key"), []byte("SECRET"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "CLAUDE.md"), []byte("root rule"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	outside := filepath.Join(t.TempDir(), "x.md")
+	if err := os.WriteFile(outside, []byte("OUTSIDE"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	links := map[string]string{"AGENTS.md": "secrets/key", "COHORT.md": "/proc/self/environ"}
+	sub := filepath.Join(root, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, to := range links {
+		if err := os.Symlink(to, filepath.Join(root, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(outside, filepath.Join(sub, "CLAUDE.md")); err != nil {
+		t.Fatal(err)
+	}
+	denied := func(p string) bool { return strings.HasPrefix(p, filepath.Join(root, "secrets")+"/") }
+	files, err := LoadMemory(MemoryConfig{Root: root, Cwd: sub, Denied: denied})
+	if len(files) != 1 || files[0].Content != "root rule" {
+		t.Errorf("loaded %+v, want only the plain CLAUDE.md", files)
+	}
+	for _, p := range []string{filepath.Join(root, "AGENTS.md"), filepath.Join(root, "COHORT.md"), filepath.Join(sub, "CLAUDE.md")} {
+		if err == nil || !strings.Contains(err.Error(), p+" was not read") {
+			t.Errorf("the error does not report %s: %v", p, err)
+		}
+	}
+}

@@ -45,6 +45,20 @@
 // object. Problems are warnings for the caller to print; Load itself
 // never fails.
 //
+// A .claude or .cohort that is not a directory (a plain file, a FIFO, a
+// link to one) is bad input, not a broken file: it is one Problem naming
+// it and saying to remove it, and its layer's files are treated as
+// absent, not as incomplete. Failing closed there would be wrong and is
+// not needed: a command can create such a file where the directory is
+// missing (the sandbox lets no directory or link be made there, but it
+// cannot refuse a regular file by name), and every later session would
+// then ask before every tool call, a lock-out that outlives the session.
+// And no rule can be missing: a file that is not a directory contains no
+// settings file, so the layer is exactly as if the name did not exist —
+// whoever could replace a real settings directory with a file could as
+// well remove the settings file in it, which is the ordinary absent case.
+// A directory that exists but cannot be read still fails closed.
+//
 // # Writing
 //
 // [Edit] rewrites one settings file atomically (temporary file and rename,

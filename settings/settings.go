@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"syscall"
 )
 
 // Scope says which layer a source belongs to.
@@ -127,6 +128,15 @@ func (s *Settings) addFile(scope Scope, path, root string) {
 	if errors.Is(err, fs.ErrNotExist) {
 		return
 	}
+	if dir := filepath.Dir(path); errors.Is(err, syscall.ENOTDIR) && !isDir(dir) {
+		// .claude or .cohort is a file: it holds no settings file, so no
+		// rule of this layer is missing (see the package doc).
+		if !slices.ContainsFunc(s.Problems, func(p *Problem) bool { return p.Path == dir }) {
+			s.Problems = append(s.Problems, &Problem{Path: dir,
+				Msg: "is not a directory, so it holds no settings files and none are read from it; remove it (then a settings directory of that name can be made there)"})
+		}
+		return
+	}
 	if err == nil {
 		if fi, serr := os.Stat(path); serr == nil && fi.IsDir() {
 			err = errors.New("is a directory")
@@ -140,6 +150,12 @@ func (s *Settings) addFile(scope Scope, path, root string) {
 		return
 	}
 	s.Add(scope, path, root, data)
+}
+
+// isDir reports whether path is a directory (a link to one counts).
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
 }
 
 // Add parses one more document at the highest precedence so far (the

@@ -411,3 +411,25 @@ func TestUnreadableFileIsIncomplete(t *testing.T) {
 		t.Fatalf("permissions = %+v", perms)
 	}
 }
+
+// TestSettingsDirThatIsAFile: a .claude or .cohort that is a plain file
+// (which a command can create where the directory is missing) holds no
+// settings, so nothing of its layer is missing: one warning naming it,
+// and no source, so nothing fails closed. The other layers still load.
+func TestSettingsDirThatIsAFile(t *testing.T) {
+	tr := newTree(t)
+	write(t, filepath.Join(tr.root, ".claude"), "")
+	write(t, filepath.Join(tr.root, ".cohort", "settings.json"), `{"permissions": {"allow": ["Bash(ls)"]}}`)
+	s := Load(tr.env(true))
+	if len(s.Problems) != 1 || s.Problems[0].Path != filepath.Join(tr.root, ".claude") || !strings.Contains(s.Problems[0].Error(), "not a directory") || !strings.Contains(s.Problems[0].Error(), "remove it") {
+		t.Fatalf("problems = %v, want one naming %s/.claude", s.Problems, tr.root)
+	}
+	for _, p := range s.Permissions() {
+		if p.Value.Incomplete {
+			t.Errorf("%s is marked incomplete: a settings dir that is a file must not fail closed", p.Source.Path)
+		}
+	}
+	if perms := s.Permissions(); len(perms) != 1 || len(perms[0].Value.Allow) != 1 {
+		t.Fatalf("permissions = %+v, want the .cohort file's", perms)
+	}
+}

@@ -127,7 +127,7 @@ func (p *Plan) CheckMemory() (*MemoryCheck, error) {
 	if last, err := dream.LastConsolidated(dir); err == nil {
 		c.LastConsolidated = last
 	}
-	ix, ok, err := memory.LoadIndex(dir)
+	ix, ok, err := memory.LoadIndex(dir, nil)
 	if err != nil {
 		return nil, err
 	}

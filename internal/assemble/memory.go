@@ -35,9 +35,9 @@ func (s *Session) openMemory() {
 	}
 	m := &s.mem
 	m.dir = dir
-	ix, ok, err := memory.LoadIndex(dir)
+	ix, ok, err := memory.LoadIndex(dir, s.deniedRead)
 	if err != nil {
-		fmt.Fprintf(s.Process.Stderr, "cohort: warning: %v\n", err)
+		fmt.Fprintf(s.Process.Stderr, "cohort: warning: %v; it is left out of the session\n", err)
 	}
 	m.index, m.loaded = ix, ok
 	m.context = memory.Context(dir, ix, ok)
@@ -95,15 +95,20 @@ func (s *Session) agentMemory(info tool.Caller, def *agentdef.Definition) string
 		return out
 	}
 	s.checker.AddMemoryDir(dir)
-	ix, ok, err := memory.LoadIndex(dir)
+	ix, ok, err := memory.LoadIndex(dir, s.deniedRead)
 	if err != nil {
-		fmt.Fprintf(s.Process.Stderr, "cohort: warning: agent %s: %v\n", def.Name, err)
+		fmt.Fprintf(s.Process.Stderr, "cohort: warning: agent %s: %v; it is left out of the agent's context\n", def.Name, err)
 	}
 	if out != "" {
 		out += "\n"
 	}
 	return out + memory.Context(dir, ix, ok)
 }
+
+// deniedRead reports whether the session's Read deny rules cover path:
+// what Cohort reads into a prompt on its own (memory files and indexes)
+// obeys them as the Read tool does.
+func (s *Session) deniedRead(path string) bool { return s.checker.DeniedRead("", path) }
 
 // MemoryDir returns the project memory directory of the session ("" when
 // it was refused).

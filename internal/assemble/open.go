@@ -324,7 +324,7 @@ func (s *Session) openCrew(ctx context.Context) error {
 	cat := s.cat
 	memory, err := prompt.LoadMemory(prompt.MemoryConfig{
 		UserDirs: []string{s.Process.Paths.CohortHome, filepath.Join(s.Process.Paths.Home, ".claude")},
-		Root:     s.Process.ProjectRoot, Cwd: s.Process.Cwd,
+		Root:     s.Process.ProjectRoot, Cwd: s.Process.Cwd, Denied: s.deniedRead,
 	})
 	if err != nil {
 		fmt.Fprintf(s.Process.Stderr, "cohort: warning: %v\n", err)
@@ -470,7 +470,7 @@ func (s *Session) startGitSnapshot(ctx context.Context) {
 		fmt.Fprintf(s.Process.Stderr, "cohort: warning: %s\n", p)
 	}
 	done := make(chan string, 1)
-	go func() { done <- prompt.GitSnapshot(ctx, s.git(), repo, s.Process.Cwd) }()
+	go func() { done <- prompt.GitSnapshot(ctx, s.git(), repo, s.Process.Cwd, s.deniedRead) }()
 	s.gitSnapshot = sync.OnceValue(func() string { return <-done })
 	s.closers = append(s.closers, func() { s.gitSnapshot() }) // never leave it running
 }

@@ -15,7 +15,7 @@ import (
 // corpus is every attack, by class.
 func corpus() []*Attack {
 	var all []*Attack
-	for _, group := range [][]*Attack{sandboxAttacks(), kernelAttacks(), redirectAttacks(), readDenyAttacks(), boundsAttacks(), reachAttacks()} {
+	for _, group := range [][]*Attack{sandboxAttacks(), kernelAttacks(), redirectAttacks(), readDenyAttacks(), boundsAttacks(), reachAttacks(), outsiderAttacks()} {
 		all = append(all, group...)
 	}
 	return all
@@ -46,9 +46,32 @@ func parallelRuns() int {
 	return 6
 }
 
+// knownEscapes are attacks that still escape on main: issue 36 stays open
+// for them, with these reasons. TestCorpus leaves them out and names them
+// in its log; REDTEAM_KNOWN=1 runs them too (and fails until they are
+// fixed). An attack leaves this list when its fix lands.
+var knownEscapes = map[string]string{
+	"out-frozen-top":           "a regular file named .claude can still be made at a frozen top (Landlock rights are per directory, not per name); the next session warns and ignores it instead of locking itself out",
+	"out-objects-python-git":   "bypassPermissions: an interpreter reads git's object store, which the sandbox does not hide",
+	"out-objects-python-zlib":  "bypassPermissions: an interpreter inflates loose objects from .git/objects",
+	"out-objects-perl":         "bypassPermissions: perl reads git's object store",
+	"out-git-through-wrappers": "bypassPermissions: git run inside awk, node, make or python is not seen by the permission layer",
+	"out-index-names":          "the names of hidden files reach the model through git status --porcelain and the index",
+}
+
 // selected picks attacks by REDTEAM_ATTACK, a regexp matched against
-// "class/name" (all when unset).
+// "class/name" (all when unset), leaving out the known escapes unless
+// REDTEAM_KNOWN is set.
 func selected(t *testing.T, all []*Attack) []*Attack {
+	if os.Getenv("REDTEAM_KNOWN") == "" {
+		all = slices.DeleteFunc(slices.Clone(all), func(a *Attack) bool {
+			if why, ok := knownEscapes[a.Name]; ok {
+				t.Logf("KNOWN ESCAPE, not run (REDTEAM_KNOWN=1 runs it): %s/%s: %s", a.Class, a.Name, why)
+				return true
+			}
+			return false
+		})
+	}
 	pat := os.Getenv("REDTEAM_ATTACK")
 	if pat == "" {
 		return all
@@ -120,4 +143,18 @@ func TestCorpus(t *testing.T) {
 	}
 	wg.Wait()
 	t.Logf("%d attacks run %d times in %d sessions, in %v", len(seen), count, len(runs), time.Since(start).Round(time.Millisecond))
+}
+
+// TestKnownEscapesAreAttacks: every known escape names an attack of the
+// corpus (a renamed or removed row would otherwise hide nothing, silently).
+func TestKnownEscapesAreAttacks(t *testing.T) {
+	names := map[string]bool{}
+	for _, a := range corpus() {
+		names[a.Name] = true
+	}
+	for name := range knownEscapes {
+		if !names[name] {
+			t.Errorf("knownEscapes names %q, which is no attack of the corpus", name)
+		}
+	}
 }
