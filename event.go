@@ -149,7 +149,7 @@ type PermissionDenial struct {
 // ProtocolVersion is the Claude Code release whose stream-json output and
 // control protocol Cohort speaks; system/init reports it as
 // claude_code_version, which Agent SDK hosts read.
-const ProtocolVersion = "2.1.328"
+const ProtocolVersion = "2.1.332"
 
 // ModelUsage is one model's share of a session's usage, as Claude Code's
 // result reports it (modelUsage).
