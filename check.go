@@ -60,16 +60,15 @@ const maxOutputTokens = 32000
 // relies on it for the flags it parses into one.
 func (c Config) check() error {
 	for _, check := range []func() error{c.checkTeam, c.checkSession, c.checkLimits, c.checkParity,
-		c.checkJSONSchema, c.checkMCP, c.checkHooks} {
+		c.checkJSONSchema, c.checkMCP, func() error { _, err := c.hookSet(); return err }} {
 		if err := check(); err != nil {
 			return err
 		}
 	}
-	switch c.Sandbox {
-	case "", "on", "off":
-		return nil
+	if c.Sandbox != "" && c.Sandbox != "on" && c.Sandbox != "off" {
+		return configErr("Sandbox", "Config.Sandbox %q: want on or off", c.Sandbox)
 	}
-	return configErr("Sandbox", "Config.Sandbox %q: want on or off", c.Sandbox)
+	return nil
 }
 
 func (c Config) checkTeam() error {
@@ -173,11 +172,6 @@ func (c Config) checkMCP() error {
 		}
 	}
 	return nil
-}
-
-func (c Config) checkHooks() error {
-	_, err := c.hookSet()
-	return err
 }
 
 // hookSet converts the Config's hooks.

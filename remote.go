@@ -70,9 +70,8 @@ func RemoteRunner(base Config) remote.Runner {
 			return remote.Outcome{}, err
 		}
 		cfg.Agents, cfg.Agent = agents, run.Definition.Name
-		// The clone is made for the job and removed after it: its git dir
-		// stays writable so that the job's agent can commit.
-		s, err := newSession(ctx, cfg, func(p *assemble.Plan) { p.Disposable = true })
+		s, err := newSession(ctx, cfg, true) // its git dir stays writable: the agent commits
+
 		if err != nil {
 			return remote.Outcome{}, fmt.Errorf("the worker cannot start the agent: %w", err)
 		}

@@ -41,19 +41,16 @@ type Session struct {
 // work is a *ConfigError, returned before anything is written under Home.
 // Close releases what New opened.
 func New(ctx context.Context, cfg Config) (*Session, error) {
-	return newSession(ctx, cfg, nil)
+	return newSession(ctx, cfg, false)
 }
 
-// newSession is New with adjust, when not nil, changing the plan before
-// it is resolved (a remote job's disposable clone, RemoteRunner).
-func newSession(ctx context.Context, cfg Config, adjust func(*assemble.Plan)) (*Session, error) {
+// newSession is New, in a remote job's disposable clone (RemoteRunner).
+func newSession(ctx context.Context, cfg Config, disposable bool) (*Session, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
 	p := cfg.plan()
-	if adjust != nil {
-		adjust(p)
-	}
+	p.Disposable = disposable
 	if err := assemble.Resolve(ctx, p); err != nil {
 		return nil, configError(err)
 	}
