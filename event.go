@@ -76,6 +76,7 @@ type Event struct {
 	SlashCommands []string
 	Skills        []string
 	Version       string
+	AddDirs       []string // more working directories, outside Cwd
 
 	// system/task_*: the task's facts, as Claude Code reports them.
 	TaskID         string
@@ -292,6 +293,7 @@ func (e Event) systemFields(o *streamjson.Object) {
 		o.Add("output_style", "default")
 		o.Add("claude_code_version", ProtocolVersion)
 		o.Add("cohort_version", e.Version)
+		o.Add("additional_directories", streamjson.NonNil(e.AddDirs))
 	case SubtypeTaskStarted, SubtypeTaskProgress, SubtypeTaskNotification:
 		o.Add("task_id", e.TaskID)
 		o.Opt("tool_use_id", e.ToolUseID)

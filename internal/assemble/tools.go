@@ -62,7 +62,11 @@ func (s *Session) tools(rt *crew.Crew) []tool.Tool {
 	// MCP tools and Skill are not Cohort's built-in tools: the pool leaves
 	// them alone, as Claude Code's does.
 	ts = append(ts, s.skillTools()...)
-	return append(ts, s.mcp.Tools(true)...)
+	ts = append(ts, s.mcp.Tools(true)...)
+	if rt != nil && s.checker != nil {
+		ts = slices.DeleteFunc(ts, func(t tool.Tool) bool { return s.checker.DeniedWhole(t.Def().Name) })
+	}
+	return ts
 }
 
 // planTools are EnterPlanMode and ExitPlanMode, finding the calling agent
