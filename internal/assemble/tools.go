@@ -5,7 +5,6 @@ import (
 
 	"github.com/cohort-dev/cohort/agentdef"
 	"github.com/cohort-dev/cohort/crew"
-	"github.com/cohort-dev/cohort/flags"
 	"github.com/cohort-dev/cohort/permission"
 	"github.com/cohort-dev/cohort/task"
 	"github.com/cohort-dev/cohort/tool"
@@ -33,7 +32,7 @@ func (s *Session) tools(rt *crew.Crew) []tool.Tool {
 			mates = s.team
 		}
 		ts = append(ts, crew.NewAgentTool(crew.AgentToolConfig{Runtime: rt, Teammates: mates}))
-		if s.Settings.Set.Bool(flags.Workflows) {
+		if s.workflowsOn {
 			ts = append(ts, workflowrun.New(s.workflowConfig(rt)))
 		}
 		cfg.Shell.Background = rt.BackgroundShell
