@@ -127,6 +127,8 @@ type Config struct {
 	// model is overloaded or does not exist (llm.Fallback), for the rest of
 	// the session.
 	FallbackModel string `json:"fallbackModel,omitempty"`
+	// Betas are sent in the anthropic-beta header of Anthropic requests.
+	Betas []string `json:"betas,omitempty"`
 	// JSONSchema, when set, is a JSON schema the lead's final answer must
 	// match (Claude Code's --json-schema): the prompt says so, an answer
 	// that does not match is sent back with what is wrong (five answers at

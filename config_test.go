@@ -131,13 +131,18 @@ func TestCanUseToolNamesTheAgent(t *testing.T) {
 }
 
 // TestProactiveAndSettings: Proactive keeps the default system prompt
-// under an agent's own; a Settings layer's rules apply.
+// under an agent's own; a Settings layer's rules apply: its deny of the
+// whole Read tool keeps Read from the lead (as Claude Code does), and a
+// Read call made anyway fails.
 func TestProactiveAndSettings(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	systems := make(chan string, 4)
 	e.rt.on("hello", func(r *fakeapi.Request) fakeapi.Reply {
 		if r.Turn() == 0 {
+			if r.HasTool("Read") {
+				t.Errorf("the lead was offered Read, which the Settings layer denies whole")
+			}
 			systems <- r.SystemText()
 			return fakeapi.Reply{Content: []fakeapi.Block{use("Read", map[string]any{"file_path": filepath.Join(e.dir, "x")})}}
 		}
@@ -149,7 +154,7 @@ func TestProactiveAndSettings(t *testing.T) {
 		cfg.Agent, cfg.Proactive = "greeter", proactive
 		cfg.Settings = []string{`{"permissions": {"deny": ["Read"]}}`}
 		res := last(collect(t, e.open(cfg), "hello"))
-		if !strings.Contains(strings.ToLower(res.Result), "denied") {
+		if !strings.Contains(res.Result, `no tool named "Read"`) {
 			t.Errorf("proactive %v: the Settings layer's deny did not apply: %q", proactive, res.Result)
 		}
 	}

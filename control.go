@@ -161,15 +161,7 @@ func (s *Session) Compact(ctx context.Context) error {
 	if s.ctl.isClosed() {
 		return ErrClosed
 	}
-	eng := s.parts.Engine()
-	if eng == nil {
-		return errors.New("cohort: Compact: the conversation has not started")
-	}
-	if s.ctl.isRunning() {
-		eng.RequestCompact()
-		return nil
-	}
-	return eng.Compact(ctx)
+	return s.parts.Compact(ctx, s.ctl.isRunning())
 }
 
 // Clear forgets the lead's conversation, as /clear does: the next Run

@@ -76,6 +76,7 @@ type Event struct {
 	SlashCommands []string
 	Skills        []string
 	Version       string
+	AddDirs       []string // more working directories, outside Cwd
 
 	// system/task_*: the task's facts, as Claude Code reports them.
 	TaskID         string
@@ -149,7 +150,7 @@ type PermissionDenial struct {
 // ProtocolVersion is the Claude Code release whose stream-json output and
 // control protocol Cohort speaks; system/init reports it as
 // claude_code_version, which Agent SDK hosts read.
-const ProtocolVersion = "2.1.328"
+const ProtocolVersion = "2.1.332"
 
 // ModelUsage is one model's share of a session's usage, as Claude Code's
 // result reports it (modelUsage).
@@ -292,6 +293,7 @@ func (e Event) systemFields(o *streamjson.Object) {
 		o.Add("output_style", "default")
 		o.Add("claude_code_version", ProtocolVersion)
 		o.Add("cohort_version", e.Version)
+		o.Add("additional_directories", streamjson.NonNil(e.AddDirs))
 	case SubtypeTaskStarted, SubtypeTaskProgress, SubtypeTaskNotification:
 		o.Add("task_id", e.TaskID)
 		o.Opt("tool_use_id", e.ToolUseID)

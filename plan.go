@@ -22,7 +22,7 @@ func (c Config) plan() *assemble.Plan {
 			StopAfterRun: c.StopAfterRun, AutoDream: c.AutoDream},
 		Settings: assemble.SettingsPlan{Layers: c.Settings, Sources: c.SettingSources, Flags: c.Flags},
 		Model: assemble.ModelPlan{Spec: c.Model, Provider: c.Provider, BaseURL: c.BaseURL, APIKey: c.APIKey,
-			Fallback: c.FallbackModel},
+			Fallback: c.FallbackModel, Betas: c.Betas},
 		Lead: assemble.LeadPlan{Agent: c.Agent, SystemPrompt: c.SystemPrompt, AppendSystemPrompt: c.AppendSystemPrompt,
 			Proactive: c.Proactive, MaxTurns: c.MaxTurns, MaxBudgetUSD: c.MaxBudgetUSD,
 			ThinkingTokens: c.MaxThinkingTokens, JSONSchema: c.JSONSchema},
@@ -97,7 +97,7 @@ func (c Config) teammateConfig(spec assemble.ChildSpec) ([]byte, error) {
 		Dir: spec.Cwd, Home: spec.Home, Model: spec.Model, Provider: c.Provider, BaseURL: c.BaseURL, APIKey: c.APIKey,
 		PermissionMode: c.PermissionMode, AllowedTools: c.AllowedTools, DisallowedTools: c.DisallowedTools,
 		AddDirs: c.AddDirs, Flags: c.Flags, ToolPool: c.ToolPool, SettingSources: c.SettingSources,
-		FallbackModel: c.FallbackModel, Verbose: c.Verbose, Env: spec.Environment,
+		FallbackModel: c.FallbackModel, Betas: c.Betas, Verbose: c.Verbose, Env: spec.Environment,
 		Role: Role{Team: spec.Member.Team, Name: spec.Member.Name, Session: spec.Member.LeadSession, Siblings: spec.Member.Siblings},
 	}
 	if spec.Scripted {

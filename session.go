@@ -280,7 +280,8 @@ func (s *Session) finish(r *Event, start time.Time) {
 // initEvent is the system/init event: the lead's tools, model and mode.
 func (s *Session) initEvent() Event {
 	ev := Event{Type: EventSystem, Subtype: SubtypeInit, Cwd: s.parts.Process.Cwd, PermissionMode: s.mode,
-		APIKeySource: s.parts.KeySource(), Version: Version(), MCPServers: s.MCPServers(), Skills: s.parts.Skills()}
+		APIKeySource: s.parts.KeySource(), Version: Version(), MCPServers: s.MCPServers(), Skills: s.parts.Skills(),
+		AddDirs: s.parts.AdditionalDirs()}
 	if a := s.parts.MainAgent(); a != nil {
 		ev.Tools, ev.Model = a.ToolNames(), a.Info().Model
 	}

@@ -23,7 +23,7 @@ var notSerialisable = []string{"CanUseTool", "Hooks", "AskUser", "ApprovePlan", 
 // lead's own (what it resumes, traces, prints and limits).
 var (
 	teammateInherits = []string{"Provider", "BaseURL", "APIKey", "PermissionMode", "AllowedTools", "DisallowedTools",
-		"AddDirs", "Flags", "ToolPool", "SettingSources", "FallbackModel", "Verbose"}
+		"AddDirs", "Flags", "ToolPool", "SettingSources", "FallbackModel", "Betas", "Verbose"}
 	teammateGets = []string{"Dir", "Home", "Model", "Env", "Role"}
 	leadOnly     = []string{"WorkflowHost", "PermissionPromptCommand", "SystemPrompt", "AppendSystemPrompt", "Agent",
 		"Agents", "Settings", "Proactive", "MCPConfig", "StrictMCPConfig", "MaxThinkingTokens", "JSONSchema",

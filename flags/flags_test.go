@@ -15,7 +15,7 @@ func TestDefaultsMatchSpec(t *testing.T) {
 		CoordinatorMode: "off", AgentCwd: "off", AutoBackgroundAgents: "off",
 		AutoBackgroundAfterS: "120", SlimSubagentMemory: "on", AgentListAttachment: "off",
 		AgentTeams: "on", AutoDream: "on", AutoDreamMinHours: "24",
-		AutoDreamMinSessions: "5", RemoteAgents: "off", Workflows: "off", SiblingGate: "on",
+		AutoDreamMinSessions: "5", RemoteAgents: "off", Workflows: "on", SiblingGate: "on",
 	}
 	got := map[string]string{}
 	for _, v := range Default().List() {

@@ -70,7 +70,7 @@ var registry = []Def{
 	{AutoDreamMinHours, KindInt, 24, "hours since the last consolidation before DreamTask runs again"},
 	{AutoDreamMinSessions, KindInt, 5, "sessions touched since the last consolidation before DreamTask runs"},
 	{RemoteAgents, KindBool, 0, "isolation: remote runs agents on NATS workers"},
-	{Workflows, KindBool, 0, "the lead has the Workflow tool: it runs workflow scripts (needs cohort-workflow installed)"},
+	{Workflows, KindBool, 1, "the agents have the Workflow tool, which runs workflow scripts, wherever the cohort-workflow program is found"},
 	{SiblingGate, KindBool, 1, "agents one message starts with a shared prompt prefix wait for the first one's first token, to read its cache entry"},
 }
 

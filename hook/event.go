@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/cohort-dev/cohort/internal/spelling"
 )
 
 // Event names a point in an agent's life where hooks fire. The names are
@@ -96,31 +98,11 @@ func (e Event) blockable() bool {
 // suggest returns the event name s was probably meant to be, or "".
 func suggest(s string) string {
 	for _, e := range Events {
-		if strings.EqualFold(string(e), s) || editDistance(strings.ToLower(string(e)), strings.ToLower(s)) <= 2 {
+		if strings.EqualFold(string(e), s) || spelling.Distance(strings.ToLower(string(e)), strings.ToLower(s)) <= 2 {
 			return string(e)
 		}
 	}
 	return ""
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // simpleMatcher is a matcher made only of names and "|": it lists exact

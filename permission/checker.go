@@ -358,6 +358,20 @@ func (c *Checker) WorkingDirs() []string {
 	return out
 }
 
+// DeniedWhole reports whether a deny rule without a specifier names tool
+// (an MCP tool: also its server, or a prefix of its name): no call of it
+// can run, and Claude Code does not offer such a tool to the model. A
+// rule that did not parse, though it denies, names no tool here.
+func (c *Checker) DeniedWhole(tool string) bool {
+	for _, r := range c.sh.snapshot() {
+		if r.Behavior == Deny && r.Specifier == "" && r.Invalid == "" &&
+			(r.Tool == tool || strings.HasPrefix(r.Tool, "mcp__") && mcpCovers(r.Tool, tool)) {
+			return true
+		}
+	}
+	return false
+}
+
 // Rules returns the rules with the given behavior, in evaluation order.
 func (c *Checker) Rules(b Behavior) []*Rule {
 	var out []*Rule

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cohort-dev/cohort"
 	"github.com/cohort-dev/cohort/internal/npmtest"
 	"github.com/cohort-dev/cohort/internal/testbin"
 	"github.com/cohort-dev/cohort/llm/fakeapi"
@@ -21,8 +22,8 @@ import (
 // The pinned npm packages: the SDK the applications use, and Claude Code,
 // the executable the SDK was written for.
 const (
-	sdkPackage        = "@anthropic-ai/claude-agent-sdk@0.3.333"
-	claudeCodePackage = "@anthropic-ai/claude-code@2.1.328"
+	sdkPackage        = "@anthropic-ai/claude-agent-sdk@0.3.337"
+	claudeCodePackage = "@anthropic-ai/claude-code@" + cohort.ProtocolVersion
 )
 
 // executable is one program the SDK drives: Cohort, or Claude Code.
@@ -30,7 +31,7 @@ type executable struct {
 	name string
 	path string
 	// agentTool is the name the executable offers its subagent tool under
-	// (Claude Code 2.1.328 still calls it Task; Cohort calls it Agent and
+	// (Claude Code still lists it as Task; Cohort calls it Agent and
 	// reads Task as the same tool).
 	agentTool string
 }

@@ -140,9 +140,11 @@ func TestEveryPackageHasADocComment(t *testing.T) {
 //
 // The command line also reads the team's files (package team, tasklist:
 // cohort demo checks its story's outcome on disk) and serves remote jobs
-// with package remote's Worker (cohort worker), both public packages.
+// with package remote's Worker (cohort worker), both public packages, and
+// names the nearest known flags of a mistyped one with internal/spelling,
+// which knows nothing of a session.
 var clients = map[string][]string{
-	"internal/cli":      {"", "llm", "team", "tasklist", "remote", "internal/clip", "internal/tui", "internal/sdkproto"},
+	"internal/cli":      {"", "llm", "team", "tasklist", "remote", "internal/clip", "internal/spelling", "internal/tui", "internal/sdkproto"},
 	"internal/tui":      {"", "llm", "internal/clip"},
 	"internal/sdkproto": {"", "llm", "internal/clip"},
 	"examples":          {"", "llm", "llm/fakeapi"},

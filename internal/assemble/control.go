@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -82,6 +83,21 @@ func (s *Session) Skills() []string {
 	var out []string
 	for _, sk := range s.skills.All() {
 		out = append(out, sk.Name)
+	}
+	return out
+}
+
+// AdditionalDirs are the working directories beside the cwd that the
+// agents may work in (the plan's and the settings'
+// additionalDirectories), as Claude Code's system/init lists them: not
+// those inside the cwd, which add nothing to it.
+func (s *Session) AdditionalDirs() []string {
+	dirs := s.checker.WorkingDirs()
+	var out []string
+	for _, d := range dirs[min(1, len(dirs)):] {
+		if rel, err := filepath.Rel(dirs[0], d); err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+			out = append(out, d)
+		}
 	}
 	return out
 }
@@ -252,6 +268,20 @@ func (s *Session) Message(id, text string) (toLead bool, err error) {
 // Engine is the session's own agent's conversation (nil before it
 // started).
 func (s *Session) Engine() *engine.Conversation { return s.MainAgent().Engine() }
+
+// Compact summarises the lead's older turns: at once when no turn runs,
+// else before the lead's next model request.
+func (s *Session) Compact(ctx context.Context, running bool) error {
+	eng := s.Engine()
+	if eng == nil {
+		return errors.New("cohort: Compact: the conversation has not started")
+	}
+	if running {
+		eng.RequestCompact()
+		return nil
+	}
+	return eng.Compact(ctx)
+}
 
 // lookup finds an agent by id, else by name.
 func (s *Session) lookup(id string) (*crew.Agent, error) {

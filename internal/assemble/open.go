@@ -54,12 +54,14 @@ type Session struct {
 	teams   *team.Store
 	team    *teammate.Lead // the lead's side of a team
 	teamsOn bool           // the agent_teams flag
-	socket  string         // this session's uds: address, if listening
-	mate    *teammate.Loop // the teammate this session runs (Plan.Session.Teammate)
-	wt      *worktree.Opener
-	mcp     *mcp.Set       // the session's MCP servers (mcp.go)
-	skills  *skill.Catalog // the skills the Skill tool offers (skills.go)
-	sandbox *sandbox.Sandbox
+	// workflowsOn: the agents have the Workflow tool (openWorkflows).
+	workflowsOn bool
+	socket      string         // this session's uds: address, if listening
+	mate        *teammate.Loop // the teammate this session runs (Plan.Session.Teammate)
+	wt          *worktree.Opener
+	mcp         *mcp.Set       // the session's MCP servers (mcp.go)
+	skills      *skill.Catalog // the skills the Skill tool offers (skills.go)
+	sandbox     *sandbox.Sandbox
 	// sandboxExcluded are the settings' excludedCommands, which run
 	// outside the sandbox.
 	sandboxExcluded []string
@@ -145,6 +147,7 @@ func (s *Session) openLead(ctx context.Context) (err error) {
 	s.openWorktrees(ctx)
 	s.openSkills()
 	s.openMCP(ctx)
+	s.openWorkflows()
 	if err := s.openCrew(ctx); err != nil {
 		return err
 	}

@@ -130,6 +130,8 @@ type ModelPlan struct {
 	BaseURL, APIKey string
 	// Fallback takes over when the lead's model is overloaded or missing.
 	Fallback string
+	// Betas go in the anthropic-beta header of every Anthropic request.
+	Betas []string
 }
 
 // LeadPlan is how the lead works.

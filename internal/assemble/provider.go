@@ -143,7 +143,7 @@ func (b *Plan) routes(lead, baseURL string) (map[string]llm.Model, error) {
 		if name == lead && baseURL != "" {
 			ps.BaseURL = baseURL
 		}
-		m, err := openProvider(name, ps, b.keyFor(name), getenv)
+		m, err := openProvider(name, ps, b.keyFor(name), b.Model.Betas, getenv)
 		if err != nil {
 			m = llm.Failing{Err: fmt.Errorf("provider %s: %w", name, err)}
 		}
@@ -170,11 +170,12 @@ func (b *Plan) keyFor(provider string) string {
 }
 
 // openProvider opens one provider from its settings, the plan's key (over
-// the environment's; a settings apiKeyEnv wins over both) and the
-// environment.
-func openProvider(name string, ps providerSettings, key string, getenv func(string) string) (llm.Model, error) {
+// the environment's; a settings apiKeyEnv wins over both), the beta
+// headers (Anthropic's only) and the environment.
+func openProvider(name string, ps providerSettings, key string, betas []string, getenv func(string) string) (llm.Model, error) {
 	if name == providerAnthropic {
 		cfg := claude.ConfigFromEnv(getenv)
+		cfg.Betas = betas
 		if key != "" {
 			cfg.APIKey = key
 		}

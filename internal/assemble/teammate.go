@@ -81,6 +81,7 @@ func (s *Session) openTeammate(ctx context.Context) error {
 	s.closers = append(s.closers, s.team.Close)
 	s.openSkills()
 	s.openMCP(ctx)
+	s.openWorkflows()
 	if err := s.openCrew(ctx); err != nil {
 		return err
 	}

@@ -5,7 +5,6 @@ import (
 
 	"github.com/cohort-dev/cohort/agentdef"
 	"github.com/cohort-dev/cohort/crew"
-	"github.com/cohort-dev/cohort/flags"
 	"github.com/cohort-dev/cohort/permission"
 	"github.com/cohort-dev/cohort/task"
 	"github.com/cohort-dev/cohort/tool"
@@ -33,7 +32,7 @@ func (s *Session) tools(rt *crew.Crew) []tool.Tool {
 			mates = s.team
 		}
 		ts = append(ts, crew.NewAgentTool(crew.AgentToolConfig{Runtime: rt, Teammates: mates}))
-		if s.Settings.Set.Bool(flags.Workflows) {
+		if s.workflowsOn {
 			ts = append(ts, workflowrun.New(s.workflowConfig(rt)))
 		}
 		cfg.Shell.Background = rt.BackgroundShell
@@ -62,7 +61,11 @@ func (s *Session) tools(rt *crew.Crew) []tool.Tool {
 	// MCP tools and Skill are not Cohort's built-in tools: the pool leaves
 	// them alone, as Claude Code's does.
 	ts = append(ts, s.skillTools()...)
-	return append(ts, s.mcp.Tools(true)...)
+	ts = append(ts, s.mcp.Tools(true)...)
+	if rt != nil && s.checker != nil {
+		ts = slices.DeleteFunc(ts, func(t tool.Tool) bool { return s.checker.DeniedWhole(t.Def().Name) })
+	}
+	return ts
 }
 
 // planTools are EnterPlanMode and ExitPlanMode, finding the calling agent

@@ -11,6 +11,7 @@ import (
 	"github.com/cohort-dev/cohort/tool"
 
 	"github.com/cohort-dev/cohort/crew"
+	"github.com/cohort-dev/cohort/flags"
 	"github.com/cohort-dev/cohort/task"
 	"github.com/cohort-dev/cohort/workflow/host"
 	"github.com/cohort-dev/cohort/workflowrun"
@@ -94,6 +95,22 @@ func (s *Session) findRun(id string) (string, error) {
 // It asks the cohort-workflow program, which loads them.
 func (p *Plan) SavedWorkflows(ctx context.Context) ([]host.Saved, error) {
 	return host.List(ctx, p.workflowHost(), p.workflowRoots()...)
+}
+
+// openWorkflows decides, once, whether the session's agents get the
+// Workflow tool: when the workflows flag is on (its default) and the
+// cohort-workflow program is found. When the flag is on and the program
+// is not found, it says so on stderr, once, and the session runs without
+// the tool.
+func (s *Session) openWorkflows() {
+	if !s.Settings.Set.Bool(flags.Workflows) {
+		return
+	}
+	if _, err := s.workflowHost().Locate(); err != nil {
+		fmt.Fprintf(s.Process.Stderr, "cohort: the Workflow tool is off: %v (or turn the workflows flag off to stop this notice)\n", err)
+		return
+	}
+	s.workflowsOn = true
 }
 
 // workflowHost is where the cohort-workflow program is: the plan's, else

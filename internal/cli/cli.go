@@ -49,7 +49,13 @@ func (e *exitError) Unwrap() error { return e.err }
 func Main(ctx context.Context, inv Invocation) int {
 	o := &options{}
 	root := newRoot(ctx, &inv, o)
-	root.SetArgs(joinResumeID(inv.Args))
+	line, err := readArgv(inv.Args, root)
+	if err != nil {
+		startupResult(inv.Stdout, argFormat(inv.Args), err)
+		return exitCode(inv, err)
+	}
+	line.warn(inv.Stderr)
+	root.SetArgs(line.args)
 	root.SetIn(inv.Stdin)
 	root.SetOut(inv.Stdout)
 	root.SetErr(inv.Stderr)
@@ -119,6 +125,7 @@ OPENAI_BASE_URL are read too), and an agent's model may name one: openai/NAME.`,
 		},
 	}
 	o.register(root)
+	root.SetFlagErrorFunc(nearestFlags)
 	// --version is ours, not cobra's (root.Version stays empty): cobra
 	// prints "cohort version X", and the only way to change that,
 	// SetVersionTemplate, runs text/template, whose reflect MethodByName

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/cohort-dev/cohort"
 )
 
 // splitList splits a comma- or space-separated flag value.
@@ -56,6 +58,9 @@ func (f *debugFilter) on(c string) bool {
 	return len(f.include) == 0 || f.include[c]
 }
 
-// versionLine is what --version prints, as Claude Code prints
-// "X (Claude Code)".
-func versionLine(v string) string { return fmt.Sprintf("%s (Cohort)", v) }
+// versionLine is what --version prints, shaped as Claude Code's
+// "X (Claude Code)", with the Claude Code release whose command line and
+// protocol Cohort speaks: "0.4.0 (Cohort; speaks Claude Code 2.1.332)".
+func versionLine(v string) string {
+	return fmt.Sprintf("%s (Cohort; speaks Claude Code %s)", v, cohort.ProtocolVersion)
+}

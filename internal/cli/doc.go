@@ -30,6 +30,21 @@
 //     files. --debug takes its filter only in the --debug=LIST form (a
 //     bare word after --debug is the prompt). --resume alone resumes the
 //     project's latest session, as --continue.
+//   - argv is read as Claude Code's parser (commander) reads it, before
+//     cobra sees it (argv.go): the variadic options (--allowedTools,
+//     --disallowedTools and their dashed forms, --tools, --add-dir,
+//     --mcp-config, --betas) take the argument after them whatever it
+//     looks like, then every argument up to the next one that starts with
+//     "-"; --flag=value is one value; "--" ends the options. Each value
+//     reaches cobra as --flag=value, so cobra never guesses. The prompt is
+//     the first argument left (Claude Code ignores the others; Cohort
+//     names them in a warning). When the line has no prompt and a variadic
+//     option's last value reads as one (words, not a rule, a tool, a path
+//     or JSON: looksLikePrompt), a warning says which value went to which
+//     flag and to put the prompt before it or after --. A variadic option
+//     with nothing after it, and an unknown flag (named with the nearest
+//     known ones), are usage errors before anything runs. internal/cli/e2e/argv
+//     holds the table that checks this against Claude Code's own record.
 //   - Exit codes: 0 done, 1 a failed run, 2 bad usage or configuration,
 //     128+n for a signal (130 for Ctrl-C, as Claude Code and shells).
 //     With --output-format json or stream-json, a run that fails before

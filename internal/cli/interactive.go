@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/charmbracelet/x/term"
 
@@ -36,7 +35,7 @@ func runInteractive(ctx context.Context, inv *Invocation, o *options, args []str
 	}
 	cfg := o.config(inv)
 	opts := tui.Options{Session: s, Prompts: prompts, Mode: s.PermissionMode(), Model: s.Model(), Dir: cfg.Dir,
-		Prompt: strings.Join(args, " "),
+		Prompt: promptArg(inv, args),
 		Sessions: func(ctx context.Context) ([]cohort.SessionSummary, error) {
 			in, err := cohort.Inspect(ctx, cfg)
 			if err != nil {

@@ -67,11 +67,12 @@ func (o *options) register(cmd *cobra.Command) {
 	f.DurationVar(&o.promptTimeout, "permission-prompt-timeout", 0, "how long a can_use_tool request waits for the host (default 10m; no answer denies)")
 	f.BoolVarP(&c.Continue, "continue", "c", false, "continue the most recent session in this project")
 	f.StringVar(&c.PermissionMode, "permission-mode", "", "permission mode: default, acceptEdits, plan, dontAsk, bypassPermissions")
-	f.StringArrayVar(&c.AllowedTools, "allowedTools", nil, `allow rules, comma- or space-separated, e.g. "Bash(git diff:*) Edit"`)
-	f.StringArrayVar(&c.DisallowedTools, "disallowedTools", nil, "deny rules, comma- or space-separated")
+	f.StringArrayVar(&c.AllowedTools, "allowedTools", nil, `allow rules, several after the flag, each comma- or space-separated: --allowedTools "Bash(git diff:*)" Edit`)
+	f.StringArrayVar(&c.DisallowedTools, "disallowedTools", nil, "deny rules, as --allowedTools takes them")
 	f.StringArrayVar(&c.AllowedTools, "allowed-tools", nil, "same as --allowedTools")
 	f.StringArrayVar(&c.DisallowedTools, "disallowed-tools", nil, "same as --disallowedTools")
-	f.StringArrayVar(&c.AddDirs, "add-dir", nil, "additional working directory (repeatable)")
+	f.StringArrayVar(&c.AddDirs, "add-dir", nil, "more working directories, several after the flag")
+	f.StringArrayVar(&c.Betas, "betas", nil, "beta headers for Anthropic requests (anthropic-beta), several after the flag")
 	f.BoolVar(&c.Verbose, "verbose", false, "more detail on stderr (and in text output)")
 	f.StringVar(&c.Agent, "agent", "", "run the lead as this agent type")
 	f.StringVar(&c.Agents, "agents", "", `agent definitions as JSON: {"name": {"description": …, "prompt": …, "tools": […]}}`)
@@ -89,12 +90,12 @@ func (o *options) register(cmd *cobra.Command) {
 	f.StringArrayVar(&c.Settings, "settings", nil, "a settings file or JSON object applied over the settings files (repeatable; later wins)")
 	f.BoolVar(&o.partial, "include-partial-messages", false, "stream-json: also print stream_event lines, the parts of each response as they stream")
 	f.BoolVar(&o.skipPermissions, "dangerously-skip-permissions", false, "run every tool call without asking: the same as --permission-mode bypassPermissions")
-	f.Var(listValue{list: &c.ToolPool, all: "default"}, "tools", `the only tools the agents have, comma- or space-separated ("Bash,Edit,Read"); "" for none, "default" for all (unlike --allowedTools, which pre-approves)`)
+	f.Var(listValue{list: &c.ToolPool, all: "default", given: new(bool)}, "tools", `the only tools the agents have, several after the flag, each comma- or space-separated ("Bash,Edit,Read"); "" for none, "default" for all (unlike --allowedTools, which pre-approves)`)
 	f.Lookup("tools").DefValue = "default"
 	f.Var(listValue{list: &c.SettingSources, all: ""}, "setting-sources", "the settings files to read, comma-separated: user, project, local (default: all)")
 	f.IntVar(&c.MaxThinkingTokens, "max-thinking-tokens", 0, "turn on extended thinking for the lead with this token budget (1024 to 31999; 0: off)")
 	f.StringVar(&c.FallbackModel, "fallback-model", "", "model to switch to when the model is overloaded or not found")
-	f.StringArrayVar(&c.MCPConfig, "mcp-config", nil, `MCP servers: a JSON file or JSON text {"mcpServers": {name: {command, args, env} | {type: "http", url, headers}}} (repeatable)`)
+	f.StringArrayVar(&c.MCPConfig, "mcp-config", nil, `MCP servers: JSON files or JSON texts {"mcpServers": {name: {command, args, env} | {type: "http", url, headers}}}, several after the flag`)
 	f.BoolVar(&c.StrictMCPConfig, "strict-mcp-config", false, "use only the MCP servers of --mcp-config, not those of .mcp.json or the settings")
 	f.StringVarP(&o.debug, "debug", "d", "", `debug log on stderr; --debug=api,tools limits it to categories, "!team" leaves one out (api, tools, permissions, tasks, team, hooks)`)
 	f.Lookup("debug").NoOptDefVal = "all"
@@ -107,7 +108,7 @@ func (o *options) register(cmd *cobra.Command) {
 var flagOf = map[string]string{
 	"Dir": "--cwd", "Model": "--model", "Provider": "--provider", "BaseURL": "--base-url",
 	"PermissionMode": "--permission-mode", "AllowedTools": "--allowedTools", "DisallowedTools": "--disallowedTools",
-	"AddDirs": "--add-dir", "PermissionPromptCommand": "--permission-prompt-command",
+	"AddDirs": "--add-dir", "Betas": "--betas", "PermissionPromptCommand": "--permission-prompt-command",
 	"SystemPrompt": "--system-prompt", "AppendSystemPrompt": "--append-system-prompt", "Agent": "--agent",
 	"Agents": "--agents", "Flags": "--flag", "Settings": "--settings", "MCPConfig": "--mcp-config",
 	"StrictMCPConfig": "--strict-mcp-config", "ToolPool": "--tools", "SettingSources": "--setting-sources",
@@ -175,15 +176,27 @@ func (backendsValue) Type() string { return "stringArray" }
 // listValue is a comma- or space-separated list flag into a Config list
 // whose nil means all: the value all (--tools default, --setting-sources
 // "") is nil, anything else the list, empty for "" (--tools "": none).
+// A variadic flag's values (--tools Bash Read) add up; any other flag's
+// last value wins.
 type listValue struct {
 	list *[]string
 	all  string
+	// given, for a variadic flag, is set once the first value replaced
+	// the default.
+	given *bool
 }
 
 func (l listValue) Set(v string) error {
 	if strings.TrimSpace(v) == l.all {
 		*l.list = nil
 		return nil
+	}
+	if l.given != nil && *l.given && *l.list != nil {
+		*l.list = append(*l.list, splitList(v)...)
+		return nil
+	}
+	if l.given != nil {
+		*l.given = true
 	}
 	*l.list = append([]string{}, splitList(v)...)
 	return nil

@@ -25,7 +25,7 @@ func runRoot(ctx context.Context, inv *Invocation, o *options, args []string) er
 	if !o.print {
 		return runInteractive(ctx, inv, o, args)
 	}
-	text := strings.Join(args, " ")
+	text := promptArg(inv, args)
 	if text == "" && inv.Stdin != nil {
 		data, err := io.ReadAll(io.LimitReader(inv.Stdin, maxStdinPrompt))
 		if err != nil {

@@ -3,34 +3,12 @@ package cli
 import (
 	"context"
 
-	"github.com/cohort-dev/cohort"
 	"github.com/cohort-dev/cohort/internal/sdkproto"
 )
 
 // resumeLatest is --resume given without an id: the project's most recent
 // session, as --continue.
 const resumeLatest = "\x00latest"
-
-// joinResumeID rewrites "--resume ID" and "-r ID" as "--resume=ID" when ID
-// is a session id: --resume's value is optional (alone it resumes the
-// latest session), and an optional value must otherwise be joined to its
-// flag. Anything else after a bare --resume stays an argument (the prompt).
-func joinResumeID(args []string) []string {
-	out := make([]string, 0, len(args))
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			return append(out, args[i:]...)
-		}
-		if (a == "--resume" || a == "-r") && i+1 < len(args) && cohort.ValidSessionID(args[i+1]) {
-			out = append(out, "--resume="+args[i+1])
-			i++
-			continue
-		}
-		out = append(out, a)
-	}
-	return out
-}
 
 func (o *options) validateStream() error {
 	switch o.inputFormat {

@@ -2,7 +2,7 @@
 // tests drive (the Claude Agent SDK, Claude Code, the MCP reference
 // server), once per machine, into a cache the tests share:
 //
-//	dir := npmtest.Install(t, "@anthropic-ai/claude-agent-sdk@0.3.333")
+//	dir := npmtest.Install(t, "@anthropic-ai/claude-agent-sdk@0.3.337")
 //	// dir/node_modules/@anthropic-ai/claude-agent-sdk
 //
 // The cache is $COHORT_NPM_CACHE, else $XDG_CACHE_HOME/cohort/npm, else

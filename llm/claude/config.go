@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -47,6 +48,9 @@ type Config struct {
 	AuthToken string
 	// BaseURL replaces https://api.anthropic.com (a proxy or llm/fakeapi).
 	BaseURL string
+	// Betas are sent, comma-separated, in every request's anthropic-beta
+	// header (Claude Code's --betas).
+	Betas []string
 	// HTTPClient sends the requests; nil uses a client on a transport shared
 	// by every Model of the process: http.DefaultTransport's settings, but
 	// keeping up to [MaxIdleConnsPerHost] idle connections to the API
@@ -161,6 +165,9 @@ func New(cfg Config) (*Model, error) {
 			return nil, fmt.Errorf("claude: base URL %q (ANTHROPIC_BASE_URL) is not an http(s) URL; set it like https://api.anthropic.com", cfg.BaseURL)
 		}
 		opts = append(opts, option.WithBaseURL(cfg.BaseURL))
+	}
+	if len(cfg.Betas) > 0 {
+		opts = append(opts, option.WithHeader("anthropic-beta", strings.Join(cfg.Betas, ",")))
 	}
 	custom := false
 	if cfg.BaseURL != "" {

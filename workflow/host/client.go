@@ -121,15 +121,25 @@ type process struct {
 	owned  sync.WaitGroup
 }
 
+// Locate returns the host program cfg starts: Path when it is an
+// executable file, else (Path empty) what Find finds. The error says what
+// is missing and how to install it.
+func (cfg Config) Locate() (string, error) {
+	if cfg.Path == "" {
+		return Find()
+	}
+	if fi, err := os.Stat(cfg.Path); err != nil || !fi.Mode().IsRegular() || fi.Mode()&0o111 == 0 {
+		return "", fmt.Errorf("%w: %s is not an executable file; install it with %s", ErrNoHost, cfg.Path, InstallHint)
+	}
+	return cfg.Path, nil
+}
+
 // startHost starts cohort-workflow serve in its own process group, to die
 // with us.
 func startHost(ctx context.Context, cfg Config) (*process, error) {
-	path := cfg.Path
-	if path == "" {
-		var err error
-		if path, err = Find(); err != nil {
-			return nil, err
-		}
+	path, err := cfg.Locate()
+	if err != nil {
+		return nil, err
 	}
 	h := &process{stderr: proc.NewCapture(16 << 10), grace: cfg.Grace, msgs: make(chan received), quit: make(chan struct{})}
 	if h.grace <= 0 {

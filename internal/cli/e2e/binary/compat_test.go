@@ -11,18 +11,21 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/cohort-dev/cohort"
 	"github.com/cohort-dev/cohort/internal/clitest"
 	"github.com/cohort-dev/cohort/llm/fakeapi"
 )
 
-// TestVersionFlag: --version and -v print "<version> (Cohort)", as Claude
-// Code prints "<version> (Claude Code)", and run nothing.
+// TestVersionFlag: --version and -v print "<version> (Cohort; speaks
+// Claude Code <release>)", shaped as Claude Code's "<version> (Claude
+// Code)", naming cohort.ProtocolVersion, and run nothing.
 func TestVersionFlag(t *testing.T) {
 	t.Parallel()
 	h := clitest.New(t, nil)
 	for _, flag := range []string{"--version", "-v"} {
 		out, errOut, code := h.RunBinary(flag)
-		if code != 0 || !regexp.MustCompile(`^\S+ \(Cohort\)\n$`).MatchString(out) {
+		want := regexp.MustCompile(`^\S+ \(Cohort; speaks Claude Code ` + regexp.QuoteMeta(cohort.ProtocolVersion) + `\)\n$`)
+		if code != 0 || !want.MatchString(out) {
 			t.Fatalf("%s: exit %d, stdout %q, stderr %q", flag, code, out, errOut)
 		}
 	}

@@ -92,7 +92,7 @@ func TestStartupErrorPrintsResult(t *testing.T) {
 		reason string
 	}{
 		{"bad flag value", []string{"--max-turns", "many", "-p", "x", "--output-format", "json"}, false, 2, `invalid argument "many"`},
-		{"unknown flag", []string{"-p", "x", "--output-format=stream-json", "--no-such-flag"}, false, 2, "unknown flag: --no-such-flag"},
+		{"unknown flag", []string{"-p", "x", "--output-format=stream-json", "--no-such-flag"}, false, 2, "unknown flag --no-such-flag"},
 		{"bad value checked later", []string{"-p", "x", "--output-format", "json", "--teammate-mode", "screen"}, false, 2, `--teammate-mode "screen"`},
 		{"no API key", []string{"-p", "x", "--output-format", "json"}, true, 2, "no API key"},
 	} {
