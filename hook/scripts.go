@@ -20,6 +20,11 @@ var interpreters = map[string]bool{
 	"pwsh": true, "tsx": true, "ts-node": true,
 }
 
+// codeOptions are the interpreters' options after which no script file
+// follows: the program is given inline (python -c, bash -c, node -e,
+// perl -e, ruby -e, --eval) or named as a module (python -m pytest).
+var codeOptions = map[string]bool{"-c": true, "-m": true, "-e": true, "-E": true, "--eval": true, "-p": true, "--print": true}
+
 // Scripts lists the files the configured commands execute: the program of
 // each command when it is given as a path, and the script an interpreter
 // runs. $CLAUDE_PROJECT_DIR and $COHORT_PROJECT_DIR stand for projectDir;
@@ -134,6 +139,9 @@ func scriptWords(cmd, projectDir string) []string {
 				continue
 			}
 			for _, w := range l.Words[1:] {
+				if w.Static() && codeOptions[w.Value] {
+					break // the program is an argument or a module, not a file
+				}
 				if w.Static() && !strings.HasPrefix(w.Value, "-") {
 					out = append(out, w.Value)
 					break

@@ -14,6 +14,9 @@ func TestScripts(t *testing.T) {
 		spec{event: PostToolUse, matcher: "*", cmd: "python3 -u hooks/fmt.py"},
 		spec{event: Stop, cmd: "/usr/local/bin/notify-done && echo ok"},
 		spec{event: UserPromptSubmit, cmd: "echo plain"},
+		// Inline programs and modules name no file (a settings file of the
+		// conformance corpus runs python -m pytest and python -m unittest).
+		spec{event: PostToolUse, matcher: "Write", cmd: `python -m pytest "$F" -v; python3 -c 'print(1)'; node -e 'x'; bash -c 'true'`},
 	))
 	if len(probs) > 0 {
 		t.Fatal(probs)
