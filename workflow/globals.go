@@ -106,6 +106,9 @@ func (r *run) agent(call goja.FunctionCall) goja.Value {
 	if r.cfg.Budget > 0 && r.res.Cost >= r.cfg.Budget {
 		panic(vm.NewGoError(fmt.Errorf("agent(): the budget of $%.4f is spent ($%.4f); no more agents can start", r.cfg.Budget, r.res.Cost)))
 	}
+	if why := r.capped.Load(); why != nil {
+		panic(vm.NewGoError(fmt.Errorf("agent(): %s; no more agents can start", *why)))
+	}
 	r.res.Agents++
 	seq := r.res.Agents
 	r.phaseCost(req.Phase)
@@ -191,6 +194,10 @@ func (r *run) spawn(key string, seq int, req AgentRequest) (json.RawMessage, flo
 		cost += res.Cost
 		if err != nil {
 			return nil, err
+		}
+		if res.Capped != "" {
+			r.capped.Store(&res.Capped)
+			return json.RawMessage("null"), nil
 		}
 		if len(req.Schema) == 0 {
 			return json.Marshal(res.Text)

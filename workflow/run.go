@@ -56,6 +56,7 @@ type errRunaway struct{ slice time.Duration }
 // wait group is touched only by the script's goroutine.
 type run struct {
 	cfg        Config
+	capped     atomic.Pointer[string] // why a spend cap stopped an agent (AgentResult.Capped)
 	vm         *goja.Runtime
 	script     *Script
 	cached     map[string]done

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cohort-dev/cohort/engine"
 	"os"
 	"path/filepath"
 	"strings"
@@ -338,6 +339,18 @@ func (s *spawner) Spawn(ctx context.Context, req host.AgentRequest) (host.AgentR
 	st := t.State()
 	if st.Status != task.StatusCompleted {
 		return host.AgentResult{Cost: cost}, fmt.Errorf("agent %s %s: %s", st.ID, st.Status, st.Err)
+	}
+	if child != nil {
+		// An agent a spend cap stopped (before its first request, when the
+		// cap could not pay for one) did not do its step: the script's
+		// next agent() throws (host.AgentResult.Capped).
+		if r := child.Result(); r != nil && r.Stop == engine.StopBudget {
+			why := "a spend cap was reached"
+			if r.Capped != nil {
+				why = r.Capped.Error()
+			}
+			return host.AgentResult{Cost: cost, Capped: why}, nil
+		}
 	}
 	var text string
 	if st.Result != nil {

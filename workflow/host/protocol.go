@@ -82,6 +82,9 @@ type AgentRequest struct {
 type AgentResult struct {
 	Text string  `json:"text"`
 	Cost float64 `json:"cost,omitempty"` // USD, counted against the run's budget
+	// Capped says which spend cap stopped the agent before it did its
+	// step: the step is null, and the script's next agent() throws.
+	Capped string `json:"capped,omitempty"`
 }
 
 // Event is something a run reports while it goes.

@@ -96,7 +96,8 @@ func TestCapStopsABackgroundAgent(t *testing.T) {
 // TestSessionCapStopsEveryAgent: --max-budget-usd covers the whole
 // session: two background agents that never stop and the lead together
 // stop at it; each agent's notification names the session's budget, and
-// the run's result is error_max_budget_usd.
+// the run's result is error_max_budget_usd. (The cap leaves room for the
+// lead's first request, which carries every tool's definition.)
 func TestSessionCapStopsEveryAgent(t *testing.T) {
 	t.Parallel()
 	rt := &clitest.Router{}
@@ -115,14 +116,14 @@ func TestSessionCapStopsEveryAgent(t *testing.T) {
 		}
 		return fakeapi.TextReply("noted")
 	})
-	out, errOut, code := h.Run("-p", "LEAD-s: start two workers", "--output-format", "stream-json", "--verbose", "--max-budget-usd", "0.05")
+	out, errOut, code := h.Run("-p", "LEAD-s: start two workers", "--output-format", "stream-json", "--verbose", "--max-budget-usd", "0.10")
 	if code == 0 && !strings.Contains(out, "error_max_budget_usd") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
 	n, cost, dearest := paid(t, h.Srv, "")
-	atTheCap(t, "the session", n, cost, dearest, 0.05)
+	atTheCap(t, "the session", n, cost, dearest, 0.10)
 	s := clitest.ParseStream(t, out)
-	if s.Result.Subtype != "error_max_budget_usd" || !strings.Contains(s.Result.Result, "the session's budget of $0.0500 is reached") {
+	if s.Result.Subtype != "error_max_budget_usd" || !strings.Contains(s.Result.Result, "the session's budget of $0.1000 is reached") {
 		t.Errorf("result %+v", s.Result)
 	}
 	// The lead was told, though it could send nothing more: both
@@ -132,7 +133,7 @@ func TestSessionCapStopsEveryAgent(t *testing.T) {
 		t.Fatalf("lead transcripts %v %v", lead, err)
 	}
 	data, _ := os.ReadFile(lead[0])
-	if told := strings.Count(string(data), "the session's budget of $0.0500 is reached"); told < 2 {
+	if told := strings.Count(string(data), "the session's budget of $0.1000 is reached"); told < 2 {
 		t.Errorf("the lead's transcript names the session's cap %d times, want a notification per agent:\n%s", told, data)
 	}
 	if len(s.Tasks) == 0 {

@@ -448,8 +448,11 @@ return await parallel(["one", "two"].map(n => () => agent("wfwt " + n + " writes
 	}
 }
 
-// --max-budget-usd is a workflow run's budget: agent() throws once the
-// run's agents have spent it.
+// --max-budget-usd is a workflow run's budget, and the session's spend cap
+// (issue 40): an agent the cap cannot pay a request for stops before
+// sending one, its step is null, and the next agent() throws. (Before the
+// session cap covered every agent, the first agent spent past the budget
+// and the second was refused; now nothing is spent past it.)
 func TestWorkflowBudgetFromTheCommandLine(t *testing.T) {
 	t.Parallel()
 	policy, steps := stepPolicy(nil)
@@ -465,7 +468,7 @@ return "never stopped"
 		t.Fatalf("exit %d: %s\n%s", code, errOut, out)
 	}
 	r := h.Result(out)
-	if !strings.HasPrefix(r.Result, `{"stoppedAt":1,"total":0.000001,"why":"agent(): the budget of $0.0000 is spent`) || steps.Load() != 1 {
-		t.Fatalf("result %q after %d agents; want the second agent() refused", r.Result, steps.Load())
+	if !strings.HasPrefix(r.Result, `{"stoppedAt":1,"total":0.000001,"why":"agent(): the session's budget of $0.0000 is reached`) || steps.Load() != 0 {
+		t.Fatalf("result %q after %d model requests; want the second agent() refused and no request sent\n%s", r.Result, steps.Load(), errOut)
 	}
 }
