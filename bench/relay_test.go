@@ -98,6 +98,12 @@ func (p *player) play(ctx context.Context) {
 				continue
 			}
 			answered, err := p.answer(ctx, n)
+			if err != nil && ctx.Err() != nil {
+				// The run ended (cohort exited with its answer) while this
+				// Submit waited for the relay's receipt: not the player's
+				// failure; check judges what the run showed.
+				return
+			}
 			if err != nil {
 				p.fail(err.Error())
 				return
