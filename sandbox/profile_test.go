@@ -20,6 +20,9 @@ func TestReadOnlyProfileWritesNothing(t *testing.T) {
 	project := filepath.Join(root, "project")
 	gitInit(t, project)
 	cache := filepath.Join(root, "cache")
+	// /dev/shm is the machine's: the name is this test run's own (its
+	// temporary directory's), so two test processes never share it.
+	shm := "/dev/shm/ro-shm-" + filepath.Base(filepath.Dir(root))
 	lines := func(e *env) map[string]string {
 		return map[string]string{
 			"redirect":     `echo pwned > ro-redirect`,
@@ -32,7 +35,7 @@ func TestReadOnlyProfileWritesNothing(t *testing.T) {
 			"mkdir":        `mkdir ro-mkdir`,
 			"rename":       `mv README.md ro-renamed`,
 			"rm":           `rm README.md`,
-			"dev shm":      `echo pwned > /dev/shm/ro-shm-` + filepath.Base(root),
+			"dev shm":      `echo pwned > ` + shm,
 			"symlink":      `ln -s /etc/passwd ro-link`,
 		}
 	}
@@ -55,7 +58,6 @@ func TestReadOnlyProfileWritesNothing(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(project, "README.md")); err != nil {
 			wrote = append(wrote, "README.md removed")
 		}
-		shm := "/dev/shm/ro-shm-" + filepath.Base(root)
 		if _, err := os.Stat(shm); err == nil {
 			wrote = append(wrote, shm)
 			os.Remove(shm)
