@@ -141,7 +141,8 @@ func TestNewID(t *testing.T) {
 		prev = id
 	}
 	// Same millisecond: still unique (random part).
-	if NewID(t0) == NewID(t0) { //lint:ignore SA4000 two calls: the random parts differ
+	//lint:ignore SA4000 two calls: the random parts differ
+	if NewID(t0) == NewID(t0) {
 		t.Fatal("two ids in the same millisecond are equal")
 	}
 	if got, want := NewID(t0)[:12], "018bcfe56800"; got != want {

@@ -5,3 +5,6 @@ package faults
 // buildTags are the tags the cohort binary under test is built with: the
 // test binary's own (faultinject_test.go sets them in a fault build).
 const buildTags = ""
+
+// Used only by the tagged builds' test.
+var _ = buildTags
