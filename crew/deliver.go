@@ -110,7 +110,8 @@ func (rt *Crew) resume(ctx context.Context, a *Agent, block llm.Block) (*task.Ta
 		desc = "resume " + info.Name
 	}
 	spec := task.Spec{Kind: task.KindLocalAgent, Description: desc, Prompt: block.Text, SubagentType: info.Type,
-		AgentID: info.ID, Name: info.Name, ParentAgentID: info.ParentID, Queue: parentQ, Background: true}
+		AgentID: info.ID, Name: info.Name, ParentAgentID: info.ParentID, Queue: parentQ, Background: true,
+		Registered: a.setTask}
 	run := taskRun{act: activation{content: []llm.Block{block}, origin: transcript.OriginTeammate, prompt: block.Text, start: true}}
 	if a.isEvicted() {
 		p, err := rt.rebuild(ctx, a)
@@ -128,6 +129,5 @@ func (rt *Crew) resume(ctx context.Context, a *Agent, block llm.Block) (*task.Ta
 		a.setLive(false)
 		return nil, err
 	}
-	a.setTask(t)
 	return t, nil
 }

@@ -56,6 +56,9 @@ type rigConfig struct {
 	blockStop func(id string, n int) bool
 	// holds, when set, paces the fake's streams (fakeapi.Holds).
 	holds *fakeapi.Holds
+	// onTask, when set, sees the task registry's events as they are
+	// emitted (the rig's runtime is set by then).
+	onTask func(r *rig, ev task.Event)
 }
 
 func newRig(t *testing.T, rc rigConfig) *rig {
@@ -79,7 +82,11 @@ func newRig(t *testing.T, rc rigConfig) *rig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.reg, err = task.NewRegistry(task.Config{Home: t.TempDir(), SessionID: "s1"})
+	tcfg := task.Config{Home: t.TempDir(), SessionID: "s1"}
+	if rc.onTask != nil {
+		tcfg.OnEvent = func(ev task.Event) { rc.onTask(r, ev) }
+	}
+	r.reg, err = task.NewRegistry(tcfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -116,10 +116,16 @@ func (rt *Crew) Spawn(ctx context.Context, parent *Agent, env *tool.Env, req Req
 	return rt.startTask(ctx, child, spec, ws, run, "Could not start the agent: %v")
 }
 
-// startTask registers child and starts its task.
+// startTask starts child's task and registers child as the task is
+// registered: a snapshot of the agents never shows it running without its
+// task (no description, no start time), and it is not listed at all when
+// its task could not start.
 func (rt *Crew) startTask(ctx context.Context, child *Agent, spec task.Spec, ws *workspace, run taskRun, failure string) (*Spawned, error) {
-	rt.register(child)
-	child.setLive(true)
+	spec.Registered = func(t *task.Task) {
+		child.setTask(t)
+		child.setLive(true)
+		rt.register(child)
+	}
 	t, err := rt.cfg.Tasks.Start(ctx, spec, ws.wrap(rt.taskBody(child, run)))
 	if err != nil {
 		child.setLive(false)
@@ -130,7 +136,6 @@ func (rt *Crew) startTask(ctx context.Context, child *Agent, spec task.Spec, ws 
 		ws.abandon(ctx)
 		return nil, refuse(failure, err)
 	}
-	child.setTask(t)
 	return &Spawned{Agent: child, Task: t, Background: spec.Background}, nil
 }
 

@@ -201,6 +201,9 @@ func (r *Registry) Start(ctx context.Context, spec Spec, run RunFunc) (*Task, er
 		_ = r.Release(t.id)
 		return nil, err
 	}
+	if spec.Registered != nil {
+		spec.Registered(t)
+	}
 	r.arm(ctx, t)
 	r.emitStarted(t)
 	go r.own(runCtx, t, run)

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -374,5 +376,38 @@ func TestOutstandingCoversTheNotification(t *testing.T) {
 				t.Fatalf("iteration %d: nothing outstanding and nothing queued: the notification was lost", i)
 			}
 		}
+	}
+}
+
+// Registered runs once, with the registered task, before task_started is
+// emitted and before the body runs: a caller that publishes the task there
+// is never seen running without it.
+func TestRegisteredComesFirst(t *testing.T) {
+	var order []string
+	var mu sync.Mutex
+	note := func(s string) {
+		mu.Lock()
+		defer mu.Unlock()
+		order = append(order, s)
+	}
+	var got *Task
+	r, _ := newReg(t, func(c *Config) {
+		c.OnEvent = func(ev Event) {
+			if ev.Subtype == SubtypeTaskStarted {
+				note("started")
+			}
+		}
+	})
+	tk, err := r.Start(t.Context(), Spec{Kind: KindLocalAgent, Description: "d", Background: true,
+		Registered: func(tk *Task) { got = tk; note("registered") }},
+		func(ctx context.Context, tk *Task) (Outcome, error) { note("run"); return Outcome{}, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitDoneT(t, tk)
+	mu.Lock()
+	defer mu.Unlock()
+	if got != tk || !slices.Equal(order, []string{"registered", "started", "run"}) {
+		t.Fatalf("Registered got %p (task %p); order %v", got, tk, order)
 	}
 }

@@ -62,6 +62,11 @@ type Spec struct {
 	// once — rather than a copy; see Output. When no link can be made
 	// (another file system), the task gets a file of its own as usual.
 	Transcript string
+	// Registered, when set, is called once the task is registered, before
+	// task_started is emitted and before run starts: the caller publishes
+	// the task where others look for it (an agent's record) with no moment
+	// in which the run is visible but its task is not.
+	Registered func(*Task)
 }
 
 // RunFunc is a task's body. It runs in a goroutine the registry owns; ctx
