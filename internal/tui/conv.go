@@ -108,6 +108,10 @@ func (t *transcript) event(ev cohort.Event) {
 				if e, ok := t.tools[b.ToolUseID]; ok {
 					delete(t.tools, b.ToolUseID)
 					e.result = Clean(clip.Prefix(resultText(b), maxEntryText), true)
+					if strings.HasPrefix(e.result, userStopped) {
+						// Said to the model; the user sees one interrupt line.
+						e.result = "stopped"
+					}
 					e.isErr, e.done, e.lines = b.IsError, true, nil
 				}
 			case llm.BlockText:
@@ -140,6 +144,9 @@ func (t *transcript) delta(s *llm.Event) {
 	}
 	e.lines = nil
 }
+
+// userStopped opens the result of a call the user's interrupt cut short.
+const userStopped = "Interrupted by the user:"
 
 func isRuneStart(b byte) bool { return b&0xc0 != 0x80 }
 
