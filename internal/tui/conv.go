@@ -115,8 +115,8 @@ func (t *transcript) event(ev cohort.Event) {
 					e.isErr, e.done, e.lines = b.IsError, true, nil
 				}
 			case llm.BlockText:
-				if s := strings.TrimSpace(b.Text); s != "" {
-					t.add(clipped(entryNote, firstLine(s)))
+				if s, ok := noticeLine(b.Text); ok && s != "" {
+					t.add(clipped(entryNote, s))
 				}
 			}
 		}
@@ -216,7 +216,7 @@ func (e *entry) draw(width int, expanded bool, st styles) []string {
 		if e.cut > 0 {
 			out = append(out, st.dim.Render(cut(fmt.Sprintf("… %s earlier not shown", bytesText(e.cut)), width)))
 		}
-		out = append(out, wrap("● "+e.text, width)...)
+		out = append(out, markdown(e.text, "● ", width)...)
 	case entryTool:
 		out = append(out, st.tool.Render(cut("◆ "+e.text, width)))
 		out = append(out, e.drawResult(width, expanded, st)...)

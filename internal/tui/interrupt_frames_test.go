@@ -68,7 +68,7 @@ func TestInterruptWhileASubagentWorks(t *testing.T) {
 	w.typeText("survey the code")
 	w.key("enter")
 	g.await(t)
-	w.waitFor("working · esc to interrupt")
+	w.waitFor("working · esc to interrupt", "◆ Agent(slow survey)")
 	w.key("esc")
 	scr := w.waitUntil("the turn ended", func(s string) bool {
 		return strings.Contains(s, "interrupted by you") && !strings.Contains(s, "esc to interrupt")

@@ -186,6 +186,10 @@ func (m *Model) fold(evs []cohort.Event, ends []runEnd) tea.Cmd {
 			dirty = true
 		}
 	}
+	// What the lead has read goes into the conversation now, not with its
+	// next reply: that may be a long request away, and the line saying
+	// "queued" would be stale meanwhile.
+	m.placeTyped(time.Time{})
 	for _, e := range ends {
 		if e.gen != m.gen {
 			continue
