@@ -29,7 +29,9 @@ func TestOwnTaskOutputReads(t *testing.T) {
 		own   string
 	)
 	var w *world
-	other := func() string { return filepath.Join(w.home, ".cohort", "tmp", "othersession", "tasks", "bother.output") }
+	other := func() string {
+		return filepath.Join(w.home, ".cohort", "tmp", "othersession", "tasks", "bother.output")
+	}
 	w = newWorld(t, worldConfig{configure: func(c *cohort.Config) {
 		inner := c.CanUseTool
 		c.CanUseTool = func(ctx context.Context, req cohort.PermissionRequest) (cohort.Decision, error) {
