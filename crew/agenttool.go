@@ -160,6 +160,8 @@ func (t *agentTool) run(ctx context.Context, env *tool.Env, in AgentInput) (tool
 	}
 	st, err := s.Wait(ctx)
 	switch {
+	case errors.Is(err, task.ErrBackgrounded) && st.MovedByUser:
+		return movedByUser(s.Agent, in, st.OutputFile), nil
 	case errors.Is(err, task.ErrBackgrounded):
 		return asyncLaunched(s.Agent, in, st.OutputFile), nil
 	case err != nil:

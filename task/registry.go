@@ -331,7 +331,7 @@ func (r *Registry) arm(ctx context.Context, t *Task) {
 		t.unlink = context.AfterFunc(ctx, t.callerGone)
 	}
 	if d := t.spec.AutoBackground; d > 0 {
-		t.autoBgStop = r.clock.AfterFunc(d, func() { t.background() })
+		t.autoBgStop = r.clock.AfterFunc(d, func() { t.background(false) })
 	}
 }
 
