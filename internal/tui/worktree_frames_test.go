@@ -29,8 +29,7 @@ func git(t *testing.T, dir string, args ...string) string {
 // the user always allowed (a rule in .cohort/settings.local.json), the
 // user's checkout shows nothing new in git status — real git.
 func TestIsolatedAgentLeavesStatusClean(t *testing.T) {
-	var w *world
-	w = newWorld(t, worldConfig{}, func(r *fakeapi.Request) fakeapi.Reply {
+	w := newWorld(t, worldConfig{}, func(r *fakeapi.Request) fakeapi.Reply {
 		switch {
 		case strings.Contains(r.FirstUserText(), "SUB-ISO") && r.Turn() == 0:
 			return fakeapi.Reply{Content: []fakeapi.Block{use("Bash", map[string]any{"command": "echo changed > notes.txt", "description": "write notes"})}}
