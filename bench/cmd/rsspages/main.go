@@ -8,13 +8,26 @@
 //
 // (A binary may be followed by @VAR=VALUE settings added to its
 // environment.)
+//
 // For each binary it prints ru_maxrss (as wait4 reports it, the figure
 // benchall prints), the peak RssAnon and RssFile from /proc/PID/status, and
 // the pages of the binary's file that were present in the process's page
 // tables at any sample (/proc/PID/pagemap, sampled every -every), split by
 // ELF section. With -symbols it also attributes those pages to the Go
 // packages whose symbols (and, in .gopclntab, whose function records) lie
-// on them, so two builds can be compared by what their runs touch.
+// on them, and by kind of data (code, .rodata, the pclntab's function
+// names, _func records and pc-value tables), so two builds can be compared
+// by what their runs touch.
+//
+// Two modes run nothing. -windows FILE reads function names (one a line:
+// for instance the functions a run unwound, from a uprobe on
+// runtime.findfunc, perf probe -x BIN 'runtime.findfunc pc=%ax:x64') and
+// prints for each binary how many 4 KB pages and 64 KB windows their
+// unwinding tables occupy: the kernel maps a faulted file page with its
+// 64 KB window, so the windows are what the process pays. -print-cmd
+// creates a workspace, leaves it, and prints the first binary's command
+// line in it, to run by hand under perf or gdb (with fakeserve's URL put
+// in for $URL).
 //
 // Reading another process's pagemap needs the right to ptrace it (the
 // same user, or CAP_SYS_PTRACE for a non-dumpable cohort).
@@ -38,12 +51,12 @@ func main() {
 	fake := flag.String("fake", "", "the fakeserve binary")
 	runs := flag.Int("runs", 10, "runs of each binary, interleaved")
 	every := flag.Duration("every", 2*time.Millisecond, "sampling interval")
-	symbols := flag.Int("symbols", 0, "print the N packages with the most resident bytes whose share differs most between the first two binaries")
+	symbols := flag.Int("symbols", 0, "also print the resident bytes by kind of data, and the N packages whose resident bytes differ most, between the first two binaries")
 	windows := flag.String("windows", "", "with a file of function names (one a line), print for each binary how many 4 KB pages and 64 KB windows hold those functions' unwinding tables, and run nothing")
 	unwound := flag.String("unwound", "", "with a file of function names, split the resident pclntab pages into those in a 64 KB window holding one of the functions' tables and the rest")
 	printArgs := flag.Bool("print-cmd", false, "create a workspace and print the command line of the first binary's run in it (fakeserve's URL as $URL), and run nothing")
 	flag.Parse()
-	if *fake == "" || flag.NArg() == 0 {
+	if flag.NArg() == 0 || *fake == "" && *windows == "" && !*printArgs {
 		fmt.Fprintln(os.Stderr, "usage: rsspages -fake FAKESERVE [-runs N] NAME=BINARY ...")
 		os.Exit(2)
 	}
