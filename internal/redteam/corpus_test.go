@@ -46,6 +46,13 @@ func parallelRuns() int {
 	return 6
 }
 
+// sessionAttacks is how many attacks share one session at most: the
+// sessions of a mode and location are cut in pieces of this size, so that
+// no one of them runs for minutes on a busy machine (one session of 111
+// attacks took 190 s under load, against runTimeout) and the pieces spread
+// over the parallel runs.
+const sessionAttacks = 30
+
 // knownEscapes are attacks that still escape on main: issue 36 stays open
 // for them, with these reasons. TestCorpus leaves them out and names them
 // in its log; REDTEAM_KNOWN=1 runs them too (and fails until they are
@@ -101,6 +108,7 @@ func TestCorpus(t *testing.T) {
 	}
 	var runs []run
 	shared := map[string]*run{}
+	pieces := map[string]int{} // of a session key, the sessions already full
 	count := 0
 	for _, a := range selected(t, all) {
 		for _, mode := range a.modes() {
@@ -111,10 +119,18 @@ func TestCorpus(t *testing.T) {
 					continue
 				}
 				key := a.sessionKey(mode, loc)
+				if r := shared[key]; r != nil && len(r.attacks) == sessionAttacks {
+					runs = append(runs, *r)
+					shared[key] = nil
+					pieces[key]++
+				}
 				if shared[key] == nil {
 					name := fmt.Sprintf("shared/%s-%s", mode, loc)
 					if len(a.Args) > 0 || a.Binary {
 						name = fmt.Sprintf("shared/%s/%s-%s", a.Name, mode, loc)
+					}
+					if pieces[key] > 0 {
+						name += fmt.Sprintf("#%d", pieces[key]+1)
 					}
 					shared[key] = &run{name: name, mode: mode, loc: loc}
 				}
