@@ -21,6 +21,12 @@ import (
 // included, counts as revealing; so do status and commit with -v or
 // --verbose, which print a diff (gitVerbose), and clone and worktree add,
 // which copy every file to where the hiding does not reach.
+//
+// This rule stops git, not a program that reads the store itself (python's
+// zlib on .git/objects), and bypassPermissions asks nothing: so when
+// history or the index holds a file a Read deny rule covers, the session
+// also has the kernel hide the object store and index from every model
+// command (internal/assemble, gitStore).
 
 // gitQuiet are subcommands that print neither file contents nor history
 // (status lists changed files' names only).
