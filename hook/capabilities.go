@@ -58,6 +58,11 @@ type WorktreeHooks interface {
 	WorktreeRemove(ctx context.Context, path, branch string) Outcome
 }
 
+// CwdHooks fire when an agent moved to another working directory.
+type CwdHooks interface {
+	CwdChanged(ctx context.Context, oldCwd, newCwd string) Outcome
+}
+
 // PermissionHooks fire when a call is about to be put to whoever approves
 // it: PermissionRequest may answer instead (Prompter wraps an agent's
 // prompter with them), Notification tells a person a prompt is waiting.
@@ -78,6 +83,7 @@ type SessionHooks interface {
 // (*Scope has them).
 
 var (
+	_ CwdHooks        = (*Scope)(nil)
 	_ PermissionHooks = (*Scope)(nil)
 	_ SessionHooks    = (*Scope)(nil)
 	_ SubagentHooks   = (*Scope)(nil)

@@ -15,7 +15,7 @@
 // Runner.For adds to the settings hooks for that agent only. A broken entry
 // is skipped and reported as a settings.Problem naming the file, line and
 // JSON path (hooks.PreToolUse[0].hooks[1]); the rest still load. The Claude
-// Code events Cohort does not fire (see Events without a trigger) load
+// Code events Cohort does not fire (see Events not fired) load
 // with a warning that they never run, and unknown names are reported with
 // a suggestion for near misses: a hook that never runs should not go
 // unnoticed. The hook types are Claude Code's "command", "http", "prompt"
@@ -118,7 +118,8 @@
 // billing_error, model_not_found, unknown), error_details and
 // last_assistant_message (the error's text when the model said nothing)
 // for StopFailure; source (user, or system for a deadline), reason (stop)
-// for Interrupt; teammate_name, team_name for TeammateIdle; task_id,
+// for Interrupt; old_cwd, new_cwd (cwd is the new one) for CwdChanged;
+// teammate_name, team_name for TeammateIdle; task_id,
 // task_subject, task_description (teammate_name, team_name for a
 // teammate) for TaskCreated; task_id, status, summary (plus task_subject,
 // task_description, teammate_name, team_name when known) for
@@ -132,17 +133,22 @@
 // These follow the hook inputs Claude Code 2.1.332 sends (its Agent SDK's
 // declared shapes, and internal/conformance's record of a scripted run).
 //
-// # Events without a trigger
+// # Events not fired
 //
-// Claude Code's Agent SDK 0.3.337 lists 35 events; Cohort fires 21. The
-// other 14 load with a warning and never run, because nothing in Cohort
-// happens that they describe:
+// Claude Code's Agent SDK 0.3.337 lists 35 events; Cohort fires 22. The
+// other 13 load with a warning and never run. Most describe something
+// that never happens in Cohort; three have a trigger but are not fired
+// yet. For each, why:
 //
-//   - UserPromptExpansion: Cohort expands no slash command or MCP prompt
-//     into a prompt (the terminal UI's commands act; they send no prompt).
-//   - PreModelSwitch, PostModelSwitch: their inputs describe a cache and
-//     price estimate Cohort does not make; a switch (set_model, /model)
-//     applies from the next request without them.
+//   - UserPromptExpansion: Cohort expands no MCP prompt; the terminal
+//     UI's own commands (.claude/commands) expand inside the front end,
+//     which reaches the session only through the public API, where the
+//     expanded text arrives as an ordinary prompt (not fired yet: the API
+//     has no way to say a prompt was expanded).
+//   - PreModelSwitch, PostModelSwitch: a switch (set_model, /model) has
+//     a trigger, but their inputs are a cache and price estimate
+//     (prompt_cache_warm, estimated_cache_write_usd, pricing) Cohort does
+//     not make; they are not fired rather than fired with made-up numbers.
 //   - PermissionDenied: Claude Code fires it when its auto mode's
 //     classifier refuses a call; Cohort has no classifier (auto reads as
 //     default), and a refusal by the permission rules or by nobody being
@@ -151,13 +157,12 @@
 //   - Setup: Claude Code's --init and --maintenance runs; Cohort has none.
 //   - Elicitation, ElicitationResult: Cohort's MCP client does not offer
 //     elicitation, so no server can ask.
-//   - ConfigChange, FileChanged, CwdChanged, DirectoryAdded: settings are
-//     read once when a session starts, Cohort watches no files for hooks
-//     (watchPaths), an agent's working directory is fixed when it starts
-//     (a worktree is entered by a new agent, not by moving one), and
-//     directories are added only on the command line.
+//   - ConfigChange, FileChanged, DirectoryAdded: settings are read once
+//     when a session starts, Cohort watches no files for hooks
+//     (watchPaths), and directories are added only on the command line.
 //   - InstructionsLoaded: memory files are read into the opening of a
-//     conversation, not loaded on demand as files are touched.
+//     conversation by the prompt layer, which has no hook scope; not
+//     fired yet (Claude Code fires it for each file at session start).
 //   - MessageDisplay: Cohort's front ends print the model's text as it
 //     arrives and have no step where a hook could rewrite it.
 //   - PreSkillShellCommand: skills are instructions only; Cohort runs no

@@ -36,6 +36,7 @@ const (
 	TaskCreated        Event = "TaskCreated"
 	PostCompact        Event = "PostCompact"
 	Interrupt          Event = "Interrupt"
+	CwdChanged         Event = "CwdChanged"
 )
 
 // Events lists every event Cohort fires, in a stable order.
@@ -44,7 +45,7 @@ var Events = []Event{
 	SubagentStart, SubagentStop, TeammateIdle, TaskCompleted,
 	WorktreeCreate, WorktreeRemove, SessionStart, SessionEnd, Notification,
 	PreCompact, PermissionRequest, PostToolBatch, StopFailure, TaskCreated,
-	PostCompact, Interrupt,
+	PostCompact, Interrupt, CwdChanged,
 }
 
 // notFired are the Claude Code events (Agent SDK 0.3.337's HOOK_EVENTS)
@@ -53,7 +54,7 @@ var Events = []Event{
 // says they never run, since a hook that never runs should not go
 // unnoticed.
 var notFired = []string{"UserPromptExpansion", "PreModelSwitch", "PostModelSwitch", "PermissionDenied",
-	"Setup", "Elicitation", "ElicitationResult", "ConfigChange", "InstructionsLoaded", "CwdChanged",
+	"Setup", "Elicitation", "ElicitationResult", "ConfigChange", "InstructionsLoaded",
 	"FileChanged", "DirectoryAdded", "MessageDisplay", "PreSkillShellCommand"}
 
 func (e Event) known() bool { return slices.Contains(Events, e) }

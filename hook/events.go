@@ -90,6 +90,14 @@ func (s *Scope) TaskCompleted(ctx context.Context, t Task) Outcome {
 		TaskSubject: t.Subject, TaskDescription: t.Description, TeammateName: t.TeammateName, TeamName: t.TeamName})
 }
 
+// CwdChanged fires when the agent moved to another working directory
+// (EnterWorktree, ExitWorktree), after the move: cwd is the new one. It
+// cannot block (the move happened); watchPaths in the answer is ignored,
+// as Cohort watches no files for hooks.
+func (s *Scope) CwdChanged(ctx context.Context, oldCwd, newCwd string) Outcome {
+	return s.Fire(ctx, Input{HookEventName: CwdChanged, Cwd: newCwd, OldCwd: oldCwd, NewCwd: newCwd})
+}
+
 // TaskCreated fires when a task was added to the shared task list (its id,
 // subject and description are known). Block takes it back: the task is
 // deleted and Reason goes to the model.

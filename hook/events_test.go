@@ -143,6 +143,11 @@ printf '%s\n%s\n%s\n' "$COHORT_PROJECT_DIR" "$CLAUDE_PROJECT_DIR" "$(pwd)" > "`+
 	s.SubagentStop(ctx, StopState{Active: false})
 	s.TaskCreated(ctx, Task{ID: "4", Subject: "Check the notes", Description: "Read notes.txt", TeammateName: "alice", TeamName: "t1"})
 	s.PostCompact(ctx, "manual", "The user asked for a fix.")
+	moved := filepath.Join(dir, "moved")
+	if err := mkdir(moved); err != nil {
+		t.Fatal(err)
+	}
+	s.CwdChanged(ctx, dir, moved)
 	s.TeammateIdle(ctx, "alice", "t1")
 	s.TaskCompleted(ctx, Task{ID: "b2", Status: "failed", Summary: `Agent "x" failed`})
 	s.WorktreeCreate(ctx, "/r/.cohort/worktrees/w", "cohort/w")
@@ -175,6 +180,7 @@ printf '%s\n%s\n%s\n' "$COHORT_PROJECT_DIR" "$CLAUDE_PROJECT_DIR" "$(pwd)" > "`+
 		Interrupt:        common(Interrupt, map[string]any{"source": "user", "reason": "stop", "via": "terminal"}),
 		TaskCreated:      common(TaskCreated, map[string]any{"task_id": "4", "task_subject": "Check the notes", "task_description": "Read notes.txt", "teammate_name": "alice", "team_name": "t1"}),
 		PostCompact:      common(PostCompact, map[string]any{"trigger": "manual", "compact_summary": "The user asked for a fix."}),
+		CwdChanged:       common(CwdChanged, map[string]any{"cwd": moved, "old_cwd": dir, "new_cwd": moved}),
 		UserPromptSubmit: common(UserPromptSubmit, map[string]any{"prompt": "fix it"}),
 		Stop: common(Stop, map[string]any{"stop_hook_active": true, "last_assistant_message": "All done.", "session_crons": []any{},
 			"background_tasks": []any{map[string]any{"id": "b1", "type": "local_bash", "status": "running", "description": "go test", "command": "go test ./..."}}}),

@@ -111,6 +111,10 @@ type Input struct {
 	CustomInstructions *string `json:"custom_instructions,omitempty"`
 	// PostCompact: the summary that replaced the older turns.
 	CompactSummary string `json:"compact_summary,omitempty"`
+
+	// CwdChanged: the agent's working directory before and after.
+	OldCwd string `json:"old_cwd,omitempty"`
+	NewCwd string `json:"new_cwd,omitempty"`
 }
 
 // EffortLevel is the input's effort object: {"level": "high"}.

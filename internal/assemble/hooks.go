@@ -168,3 +168,37 @@ func (s *Session) withCompletionHooks(rt *crew.Crew, ts []tool.Tool) []tool.Tool
 	}
 	return ts
 }
+
+// cwdHooks wraps EnterWorktree and ExitWorktree so that an agent they move
+// fires its CwdChanged hooks, after the move.
+type cwdHooks struct {
+	tool.Tool
+	s  *Session
+	rt *crew.Crew
+}
+
+func (c cwdHooks) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) (tool.Result, error) {
+	a, ok := c.rt.Lookup(env.Caller.ID)
+	if !ok {
+		return c.Tool.Run(ctx, env, raw)
+	}
+	before := a.Info().Cwd
+	res, err := c.Tool.Run(ctx, env, raw)
+	if after := a.Info().Cwd; after != before {
+		if h, ok := c.s.engineHooks(a).(hook.CwdHooks); ok {
+			c.s.hookMessages(h.CwdChanged(ctx, before, after))
+		}
+	}
+	return res, err
+}
+
+// withCwdHooks wraps every tool of ts in cwdHooks (the worktree tools).
+func (s *Session) withCwdHooks(rt *crew.Crew, ts []tool.Tool) []tool.Tool {
+	if rt == nil {
+		return ts
+	}
+	for i, t := range ts {
+		ts[i] = cwdHooks{Tool: t, s: s, rt: rt}
+	}
+	return ts
+}
