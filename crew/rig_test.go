@@ -214,12 +214,12 @@ func (h *recHooks) SubagentStart(_ context.Context, prompt string) hook.Outcome 
 	return hook.Outcome{}
 }
 
-func (h *recHooks) SubagentStop(_ context.Context, active bool) hook.Outcome {
+func (h *recHooks) SubagentStop(_ context.Context, st hook.StopState) hook.Outcome {
 	h.r.mu.Lock()
 	n := h.r.stops[h.id]
 	h.r.stops[h.id]++
 	ev := "stop"
-	if active {
+	if st.Active {
 		ev = "stop again"
 	}
 	h.r.events[h.id] = append(h.r.events[h.id], ev)

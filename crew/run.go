@@ -87,7 +87,7 @@ func (rt *Crew) activate(ctx context.Context, a *Agent, act activation) (*engine
 			break
 		}
 		if sh != nil && stops <= maxStopContinues {
-			out := sh.SubagentStop(ctx, stops > 0)
+			out := sh.SubagentStop(ctx, hook.StopState{Active: stops > 0, LastMessage: res.Text})
 			if out.Block && !out.Stop && stops < maxStopContinues {
 				stops++
 				reminder := llm.Text("<system-reminder>\nA SubagentStop hook asks you to continue: " + out.Reason + "\n</system-reminder>")

@@ -44,6 +44,7 @@ type call struct {
 	started bool
 	done    chan struct{} // closed once result is set (started calls)
 	result  llm.Block
+	res     tool.Result // what result was made from, for BatchHooks
 }
 
 func (a *Conversation) newCalls(ctx context.Context) *calls {
@@ -112,7 +113,7 @@ func (cs *calls) launch(c *call) {
 			cs.a.toolStarted(c.p)
 		}
 		defer func() { <-cs.sem }()
-		c.result = cs.a.execute(cs.ctx, c.p)
+		c.result, c.res = cs.a.execute(cs.ctx, c.p)
 	}()
 }
 

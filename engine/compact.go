@@ -39,6 +39,13 @@ type CompactHooks interface {
 	PreCompact(ctx context.Context, trigger string) (skip bool)
 }
 
+// PostCompactHooks is an optional capability of Config.Hooks (hook.Scope
+// has it): PostCompact runs after the history was compacted, with the
+// trigger and the summary that replaced the older turns.
+type PostCompactHooks interface {
+	PostCompact(ctx context.Context, trigger, summary string)
+}
+
 // needsCompaction reports whether the next request, as estimated before it
 // is sent (estimate.go), would use enough of the context window to compact
 // first.
@@ -132,6 +139,9 @@ func (a *Conversation) compact(ctx context.Context, trigger string) error {
 	a.mu.Unlock()
 
 	a.emit(Event{Kind: EventCompact, Compact: &CompactInfo{Trigger: trigger, TokensBefore: before, Summary: summary, Kept: len(kept)}})
+	if h, ok := a.cfg.Hooks.(PostCompactHooks); ok {
+		defer h.PostCompact(ctx, trigger, summary)
+	}
 	return a.recordRewrite(fmt.Sprintf("compacted %d messages (%d tokens) into a summary; kept %d", cut, before, len(kept)),
 		append([]llm.Message{head}, kept...), transcript.OriginCompactSummary)
 }

@@ -108,6 +108,10 @@ func (a *Conversation) Model() string {
 	return a.model
 }
 
+// Effort returns the effort level requests carry ("" when none: the
+// API's default).
+func (a *Conversation) Effort() string { return a.cfg.Effort }
+
 // Clear forgets the conversation: the next Send starts a new one with the
 // same system prompt and tools. The transcript records a boundary, so a
 // resumed session starts after it too. Must not be called during Send.
@@ -246,6 +250,8 @@ func (a *Conversation) SendParts(ctx context.Context, parts []Part) (*Result, er
 		res.ToolUses += cs.ran()
 		if cs.cut != nil {
 			results = append(results, llm.Text(cutOffNote))
+		} else if runErr == nil {
+			results = a.postToolBatch(ctx, cs, results)
 		}
 		parts := append([]Part{{Content: results, Origin: transcript.OriginToolResult}}, a.drainInbox()...)
 		if err := a.appendParts(parts); err != nil {

@@ -77,8 +77,9 @@ func (a *Conversation) toolStarted(p *pending) {
 }
 
 // execute runs one call through hooks and the gate and returns its
-// tool_result block (its EventToolStart was emitted, toolStarted).
-func (a *Conversation) execute(ctx context.Context, p *pending) llm.Block {
+// tool_result block and the result it came from (its EventToolStart was
+// emitted, toolStarted).
+func (a *Conversation) execute(ctx context.Context, p *pending) (llm.Block, tool.Result) {
 	start := a.cfg.Now()
 	res, denied := a.call(ctx, p)
 	a.emit(Event{Kind: EventToolDone, Tool: &ToolEvent{ID: p.use.ID, Name: p.use.Name, Input: p.use.Input,
@@ -87,7 +88,7 @@ func (a *Conversation) execute(ctx context.Context, p *pending) llm.Block {
 	if len(content) == 0 {
 		content = []llm.Block{llm.Text("(no output)")}
 	}
-	return llm.Block{Type: llm.BlockToolResult, ToolUseID: p.use.ID, Content: content, IsError: res.IsError}
+	return llm.Block{Type: llm.BlockToolResult, ToolUseID: p.use.ID, Content: content, IsError: res.IsError}, res
 }
 
 // call runs one call; denied is the gate's reason when the gate refused it.

@@ -23,15 +23,18 @@ import (
 // reason; stopHookActive is true on the repeats).
 type SubagentHooks interface {
 	SubagentStart(ctx context.Context, prompt string) Outcome
-	SubagentStop(ctx context.Context, stopHookActive bool) Outcome
+	SubagentStop(ctx context.Context, st StopState) Outcome
 }
 
 // TurnHooks fire around the lead's turns: UserPromptSubmit before a user
 // prompt reaches the model (a block refuses it), Stop when the lead is about
-// to end its turn (a block keeps it going with the reason).
+// to end its turn (a block keeps it going with the reason), StopFailure
+// when a failed model request ended it, Interrupt when it is interrupted.
 type TurnHooks interface {
 	UserPromptSubmit(ctx context.Context, prompt string) Outcome
-	Stop(ctx context.Context, stopHookActive bool) Outcome
+	Stop(ctx context.Context, st StopState) Outcome
+	StopFailure(ctx context.Context, f Failure) Outcome
+	Interrupt(ctx context.Context, source, reason, via string) Outcome
 }
 
 // TeammateHooks fire when a teammate is about to go idle; a block keeps it
@@ -40,9 +43,11 @@ type TeammateHooks interface {
 	TeammateIdle(ctx context.Context, teammate, team string) Outcome
 }
 
-// TaskHooks fire when a shared task list entry is about to be marked
-// completed; a block keeps it open with the reason.
+// TaskHooks fire when a shared task list entry was created (a block takes
+// it back) or is about to be marked completed (a block keeps it open), with
+// the reason.
 type TaskHooks interface {
+	TaskCreated(ctx context.Context, t Task) Outcome
 	TaskCompleted(ctx context.Context, t Task) Outcome
 }
 
@@ -51,6 +56,11 @@ type TaskHooks interface {
 type WorktreeHooks interface {
 	WorktreeCreate(ctx context.Context, path, branch string) Outcome
 	WorktreeRemove(ctx context.Context, path, branch string) Outcome
+}
+
+// CwdHooks fire when an agent moved to another working directory.
+type CwdHooks interface {
+	CwdChanged(ctx context.Context, oldCwd, newCwd string) Outcome
 }
 
 // PermissionHooks fire when a call is about to be put to whoever approves
@@ -67,10 +77,13 @@ type SessionHooks interface {
 	SessionEnd(ctx context.Context, reason string) Outcome
 }
 
-// PreCompact is an engine capability rather than one of these: the engine
-// itself compacts, so it looks for engine.CompactHooks (*Scope has it).
+// PreCompact, PostCompact and PostToolBatch are engine capabilities rather
+// than these: the engine itself compacts and runs the calls, so it looks
+// for engine.CompactHooks, engine.PostCompactHooks and engine.BatchHooks
+// (*Scope has them).
 
 var (
+	_ CwdHooks        = (*Scope)(nil)
 	_ PermissionHooks = (*Scope)(nil)
 	_ SessionHooks    = (*Scope)(nil)
 	_ SubagentHooks   = (*Scope)(nil)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -37,11 +38,34 @@ type Command struct {
 	// as "Write(.env*)" that a tool call must match for the command to run
 	// ("" for none).
 	If string
+	// Type is the hook's type: TypeCommand (Cmd runs in a shell), TypeHTTP
+	// (the input is POSTed to URL; Cmd is the URL), TypePrompt (a model
+	// call decides) or TypeAgent (an agent with read-only tools decides);
+	// for the last two Cmd is the prompt.
+	Type string
+	// URL, Headers and AllowedEnvVars configure an http hook: header values
+	// may name environment variables ($VAR, ${VAR}) listed in
+	// AllowedEnvVars.
+	URL            string
+	Headers        map[string]string
+	AllowedEnvVars []string
+	// Model is a prompt or agent hook's model ("" for the runner's
+	// default); ContinueOnBlock lets the agent go on when it answers not ok.
+	Model           string
+	ContinueOnBlock bool
 
 	match matcher
 	cond  *condition
 	fn    Func // a Go hook (FromFuncs) instead of a shell command
 }
+
+// The hook types.
+const (
+	TypeCommand = "command"
+	TypeHTTP    = "http"
+	TypePrompt  = "prompt"
+	TypeAgent   = "agent"
+)
 
 // Matches reports whether the command's matcher accepts name: the tool
 // name for tool events, the agent type for SubagentStart and SubagentStop,
@@ -147,10 +171,11 @@ func (s *Set) matching(in *Input, home string) []*Command {
 	var out []*Command
 	seen := map[string]bool{}
 	for _, c := range s.byEvent[ev] {
-		if !c.Matches(name) || seen[c.Cmd] || !c.cond.holds(in, home) {
+		key := c.Type + "\x00" + c.Cmd
+		if !c.Matches(name) || seen[key] || !c.cond.holds(in, home) {
 			continue
 		}
-		seen[c.Cmd] = true
+		seen[key] = true
 		out = append(out, c)
 	}
 	return out
@@ -323,6 +348,7 @@ func (o origin) command(ev Event, key string, e member) (*Command, []*settings.P
 	c := &Command{Event: ev, Source: o.path, Key: key}
 	c.Line, c.Col = o.pos(e.off)
 	typ, hasType := "", false
+	var prompt string
 	for _, f := range fields {
 		switch f.key {
 		case "type":
@@ -330,10 +356,25 @@ func (o origin) command(ev Event, key string, e member) (*Command, []*settings.P
 			if json.Unmarshal(f.val, &typ) != nil {
 				typ = "(" + kindOf(f.val) + ")"
 			}
-		case "command":
-			if json.Unmarshal(f.val, &c.Cmd) != nil {
-				return nil, append(probs, o.problem(f.off, key+".command",
-					"must be a string (the shell command to run), not %s; the hook is skipped", kindOf(f.val)))
+		case "command", "url", "prompt", "model":
+			dst := map[string]*string{"command": &c.Cmd, "url": &c.URL, "prompt": &prompt, "model": &c.Model}[f.key]
+			if json.Unmarshal(f.val, dst) != nil {
+				return nil, append(probs, o.problem(f.off, key+"."+f.key,
+					"must be a string, not %s; the hook is skipped", kindOf(f.val)))
+			}
+		case "headers":
+			if json.Unmarshal(f.val, &c.Headers) != nil {
+				return nil, append(probs, o.problem(f.off, key+".headers",
+					`must be an object of strings ({"Authorization": "Bearer $TOKEN"}), not %s; the hook is skipped`, kindOf(f.val)))
+			}
+		case "allowedEnvVars":
+			if json.Unmarshal(f.val, &c.AllowedEnvVars) != nil {
+				return nil, append(probs, o.problem(f.off, key+".allowedEnvVars",
+					`must be an array of variable names, not %s; the hook is skipped`, kindOf(f.val)))
+			}
+		case "continueOnBlock":
+			if json.Unmarshal(f.val, &c.ContinueOnBlock) != nil {
+				probs = append(probs, o.problem(f.off, key+".continueOnBlock", "must be true or false, not %s; false applies", kindOf(f.val)))
 			}
 		case "timeout":
 			d, msg := timeoutOf(f.val)
@@ -350,18 +391,44 @@ func (o origin) command(ev Event, key string, e member) (*Command, []*settings.P
 		// options Cohort does not use; they are ignored quietly so a file
 		// shared with Claude Code loads without noise.
 	}
-	switch {
-	case hasType && typ != "command":
-		return nil, append(probs, o.problem(e.off, key+".type",
-			`hook type %q is not supported (Cohort runs only "command" hooks); the hook is skipped`, typ))
-	case strings.TrimSpace(c.Cmd) == "":
-		return nil, append(probs, o.problem(e.off, key+".command",
-			`is missing or empty; give the shell command to run (the hook is skipped)`))
-	case !hasType:
+	if !hasType {
+		typ = TypeCommand
 		probs = append(probs, o.problem(e.off, key+".type",
 			`is missing; add "type": "command" (the hook runs as a command meanwhile)`))
 	}
+	c.Type = typ
+	switch typ {
+	case TypeCommand:
+		if strings.TrimSpace(c.Cmd) == "" {
+			return nil, append(probs, o.problem(e.off, key+".command",
+				`is missing or empty; give the shell command to run (the hook is skipped)`))
+		}
+	case TypeHTTP:
+		if p := o.checkURL(e.off, key, c.URL); p != nil {
+			return nil, append(probs, p)
+		}
+		c.Cmd = c.URL
+	case TypePrompt, TypeAgent:
+		if strings.TrimSpace(prompt) == "" {
+			return nil, append(probs, o.problem(e.off, key+".prompt",
+				`is missing or empty; say what the model should check, with $ARGUMENTS where the event's input goes (the hook is skipped)`))
+		}
+		c.Cmd = prompt
+	default:
+		return nil, append(probs, o.problem(e.off, key+".type",
+			`hook type %q is not supported (Cohort runs "command", "http", "prompt" and "agent" hooks); the hook is skipped`, typ))
+	}
 	return c, probs
+}
+
+// checkURL reports an http hook's url that is missing or not an absolute
+// http or https URL.
+func (o origin) checkURL(off int, key, raw string) *settings.Problem {
+	u, err := url.Parse(raw)
+	if strings.TrimSpace(raw) == "" || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return o.problem(off, key+".url", `must be an http or https URL to POST the event's input to, not %q; the hook is skipped`, raw)
+	}
+	return nil
 }
 
 // condition reads an entry's "if". A condition that cannot be read is

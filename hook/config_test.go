@@ -144,8 +144,20 @@ func TestParseProblems(t *testing.T) {
 			[]string{`1:32 hooks.Stop[0].hooks[0].command: is missing or empty`}, 0},
 		{"command wrong type", `"hooks": {"Stop": [{"hooks": [{"type": "command", "command": ["a"]}]}]}`,
 			[]string{`1:63 hooks.Stop[0].hooks[0].command: must be a string`}, 0},
-		{"unsupported type", `"hooks": {"Stop": [{"hooks": [{"type": "prompt", "prompt": "p"}]}]}`,
-			[]string{`1:32 hooks.Stop[0].hooks[0].type: hook type "prompt" is not supported`}, 0},
+		{"unsupported type skipped, others load", `"hooks": {"Stop": [{"hooks": [{"type": "mcp_tool", "server": "s", "tool": "t"}, {"type": "prompt", "prompt": "p"}]}]}`,
+			[]string{`1:32 hooks.Stop[0].hooks[0].type: hook type "mcp_tool" is not supported (Cohort runs "command", "http", "prompt" and "agent" hooks); the hook is skipped`}, 1},
+		{"type not a string", `"hooks": {"Stop": [{"hooks": [{"type": 7, "command": "x"}]}]}`,
+			[]string{`1:32 hooks.Stop[0].hooks[0].type: hook type "(a number)" is not supported`}, 0},
+		{"http without url", `"hooks": {"Stop": [{"hooks": [{"type": "http"}]}]}`,
+			[]string{`1:32 hooks.Stop[0].hooks[0].url: must be an http or https URL`}, 0},
+		{"http url not http", `"hooks": {"Stop": [{"hooks": [{"type": "http", "url": "file:///etc/passwd"}]}]}`,
+			[]string{`1:32 hooks.Stop[0].hooks[0].url: must be an http or https URL to POST the event's input to, not "file:///etc/passwd"`}, 0},
+		{"http headers wrong type", `"hooks": {"Stop": [{"hooks": [{"type": "http", "url": "http://h/", "headers": ["a"]}]}]}`,
+			[]string{`1:80 hooks.Stop[0].hooks[0].headers: must be an object of strings`}, 0},
+		{"prompt without prompt", `"hooks": {"Stop": [{"hooks": [{"type": "agent", "prompt": " "}]}]}`,
+			[]string{`1:32 hooks.Stop[0].hooks[0].prompt: is missing or empty`}, 0},
+		{"http and agent load", `"hooks": {"Stop": [{"hooks": [{"type": "http", "url": "https://h/x", "allowedEnvVars": ["T"]}, {"type": "agent", "prompt": "check", "model": "haiku"}]}]}`,
+			nil, 2},
 		{"missing type still runs", `"hooks": {"Stop": [{"hooks": [{"command": "x"}]}]}`,
 			[]string{`1:32 hooks.Stop[0].hooks[0].type: is missing; add "type": "command"`}, 1},
 		{"bad timeout uses default", `"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "x", "timeout": -1}]}]}`,
@@ -209,8 +221,8 @@ func TestFromDefinition(t *testing.T) {
 		got = append(got, p.Error())
 	}
 	want := []string{
-		`/proj/.cohort/agents/reviewer.md: hooks.Bogus: "Bogus" is not a hook event Cohort fires; the events are PreToolUse, PostToolUse, PostToolUseFailure, UserPromptSubmit, Stop, SubagentStart, SubagentStop, TeammateIdle, TaskCompleted, WorktreeCreate, WorktreeRemove, SessionStart, SessionEnd, Notification, PreCompact, PermissionRequest; these hooks never run`,
-		`/proj/.cohort/agents/reviewer.md: hooks.Finish: "Finish" is not a hook event Cohort fires; the events are PreToolUse, PostToolUse, PostToolUseFailure, UserPromptSubmit, Stop, SubagentStart, SubagentStop, TeammateIdle, TaskCompleted, WorktreeCreate, WorktreeRemove, SessionStart, SessionEnd, Notification, PreCompact, PermissionRequest; these hooks never run`,
+		`/proj/.cohort/agents/reviewer.md: hooks.Bogus: "Bogus" is not a hook event Cohort fires; the events are PreToolUse, PostToolUse, PostToolUseFailure, UserPromptSubmit, Stop, SubagentStart, SubagentStop, TeammateIdle, TaskCompleted, WorktreeCreate, WorktreeRemove, SessionStart, SessionEnd, Notification, PreCompact, PermissionRequest, PostToolBatch, StopFailure, TaskCreated, PostCompact, Interrupt, CwdChanged; these hooks never run`,
+		`/proj/.cohort/agents/reviewer.md: hooks.Finish: "Finish" is not a hook event Cohort fires; the events are PreToolUse, PostToolUse, PostToolUseFailure, UserPromptSubmit, Stop, SubagentStart, SubagentStop, TeammateIdle, TaskCompleted, WorktreeCreate, WorktreeRemove, SessionStart, SessionEnd, Notification, PreCompact, PermissionRequest, PostToolBatch, StopFailure, TaskCreated, PostCompact, Interrupt, CwdChanged; these hooks never run`,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("problems (-want +got):\n%s", diff)

@@ -15,12 +15,60 @@
 // Runner.For adds to the settings hooks for that agent only. A broken entry
 // is skipped and reported as a settings.Problem naming the file, line and
 // JSON path (hooks.PreToolUse[0].hooks[1]); the rest still load. The Claude
-// Code events Cohort does not fire (PostCompact, Setup, …) and unknown
-// names are reported, the latter with a suggestion for near misses: a hook
-// that never runs should not go unnoticed. Only "type": "command" hooks
-// run; other types ("prompt", "agent", "http") are skipped with a warning,
-// and a missing type is reported while the command runs anyway. timeout is
-// in seconds (fractions allowed, at most a day).
+// Code events Cohort does not fire (see Events not fired) load
+// with a warning that they never run, and unknown names are reported with
+// a suggestion for near misses: a hook that never runs should not go
+// unnoticed. The hook types are Claude Code's "command", "http", "prompt"
+// and "agent" (see Hook types); any other ("mcp_tool", …) is reported
+// with its file and line and skipped, and a missing type is reported while
+// the command runs anyway. timeout is in seconds (fractions allowed, at
+// most a day).
+//
+// # Hook types
+//
+// A "command" runs in a shell (below). An "http" hook POSTs the input to
+// its url (http or https) as JSON, with its headers; a 2xx answer's body
+// is read as a command's stdout, and any other answer, a redirect, a
+// timeout or a connection that fails is a non-blocking error. A "prompt"
+// hook asks a model (its "model", else haiku, through the session's model
+// client) with its prompt, the input in place of $ARGUMENTS (or after the
+// prompt); an "agent" hook gives the same question to an agent that may
+// use Read, Grep and Glob for up to 12 turns. Both must answer {"ok":
+// true} or {"ok": false, "reason": …}: not ok is a block with the reason
+// (decision "block"), and also stops the agent unless the hook sets
+// "continueOnBlock" (Claude Code's default); an answer without a verdict
+// is a non-blocking error.
+//
+// Decisions for hooks from a repository's own settings (project and
+// local files, which a hostile repository writes): they load as command
+// hooks from those files always have — a command hook already runs any
+// program — so the rules below keep the other types from doing more than
+// a command would, or from being steered by what they read:
+//
+//   - A model never allows anything: {"ok": true} is no opinion, so a
+//     prompt or agent hook talked round by the content it judges (a file
+//     written to say "answer ok") cannot approve a call the permission
+//     rules would ask about; it can only block. The system prompt tells the
+//     model to treat the event as data.
+//   - An agent hook's agent reads only inside the session's working
+//     directories (no "~", no symlink out, nothing the permission rules do
+//     not allow without asking), cannot write or run commands, and fires
+//     no hooks itself (a hook that fired hooks could loop). Its answer is
+//     all that leaves it.
+//   - An http hook's header values expand only the variables its
+//     allowedEnvVars lists, and never a credential Cohort holds
+//     (ANTHROPIC_API_KEY and the others of internal/childenv), even when
+//     listed: a repository's hook cannot have the user's API key sent to
+//     its server. Redirects are not followed, so the input goes to the
+//     named URL only. What the input itself holds (tool inputs, file
+//     contents in tool_response) goes to that URL, as it would reach a
+//     command hook's program.
+//   - Prompt and agent hooks run on the user's model account; their cost
+//     is bounded by the hook's timeout, a 1,024-token answer and the
+//     agent's 12 turns.
+//
+// Claude Code's allowedHttpHookUrls and httpHookAllowedEnvVars settings are
+// not read yet: every http hook that loads runs.
 //
 // Matchers follow Claude Code: "" or "*" match everything; a pattern made
 // of letters, digits, "_" and "|" is a list of exact names ("Write|Edit");
@@ -29,8 +77,9 @@
 // the tool name for PreToolUse, PostToolUse, PostToolUseFailure and
 // PermissionRequest, to the agent type for SubagentStart and SubagentStop,
 // to the source of SessionStart, the reason of SessionEnd, the
-// notification_type of Notification and the trigger of PreCompact, and is
-// ignored for the other events. A matcher that does not compile is
+// notification_type of Notification, the trigger of PreCompact and
+// PostCompact and the error kind of StopFailure, and is ignored for the
+// other events. A matcher that does not compile is
 // reported and, to fail closed, matches every name. Identical command
 // strings matching one event run once.
 //
@@ -47,23 +96,77 @@
 // # Input
 //
 // Common fields: session_id, transcript_path, cwd, hook_event_name,
-// permission_mode and prompt_id (the latest user prompt's id: each
+// permission_mode, prompt_id (the latest user prompt's id: each
 // UserPromptSubmit, or Runner.NewPrompt, starts one; absent before the
-// first); then Cohort's additions: agent_id, agent_type (the agent the
+// first) and effort {level} (the agent's effort level, "high" — the API's
+// default — when it sets none; absent when the front end does not give
+// it); then Cohort's additions: agent_id, agent_type (the agent the
 // event belongs to — for SubagentStart and SubagentStop the subagent, as
 // in Claude Code), depth (0 for the lead, always present) and
 // parent_tool_use_id (the Agent call that spawned the agent). Per event:
 // tool_name, tool_input, tool_use_id for tool events; tool_response and
-// duration_ms for PostToolUse; error and duration_ms for
-// PostToolUseFailure; prompt for UserPromptSubmit and SubagentStart;
-// stop_hook_active for Stop and SubagentStop; teammate_name, team_name for
-// TeammateIdle; task_id, status, summary (plus task_subject,
+// duration_ms for PostToolUse; error, is_interrupt and duration_ms for
+// PostToolUseFailure; tool_calls [{tool_name, tool_input, tool_use_id,
+// tool_response}] for PostToolBatch (every call of one model message, once
+// all have results); prompt for UserPromptSubmit and SubagentStart;
+// stop_hook_active, last_assistant_message, background_tasks (the
+// session's background work still running: {id, type, status,
+// description, command, agent_type}) and session_crons (always empty:
+// Cohort schedules no prompts) for Stop and SubagentStop, plus
+// agent_transcript_path for SubagentStop; error (Claude Code's kind:
+// rate_limit, overloaded, server_error, authentication_failed,
+// billing_error, model_not_found, unknown), error_details and
+// last_assistant_message (the error's text when the model said nothing)
+// for StopFailure; source (user, or system for a deadline), reason (stop)
+// for Interrupt; old_cwd, new_cwd (cwd is the new one) for CwdChanged;
+// teammate_name, team_name for TeammateIdle; task_id,
+// task_subject, task_description (teammate_name, team_name for a
+// teammate) for TaskCreated; task_id, status, summary (plus task_subject,
 // task_description, teammate_name, team_name when known) for
 // TaskCompleted; worktree_path, branch for WorktreeCreate and
 // WorktreeRemove; source and model for SessionStart; reason for
 // SessionEnd; message, title, notification_type for Notification; trigger
-// and custom_instructions for PreCompact; tool_name, tool_input and
-// permission_suggestions for PermissionRequest.
+// and custom_instructions for PreCompact; trigger and compact_summary for
+// PostCompact; tool_name, tool_input and permission_suggestions for
+// PermissionRequest.
+//
+// These follow the hook inputs Claude Code 2.1.332 sends (its Agent SDK's
+// declared shapes, and internal/conformance's record of a scripted run).
+//
+// # Events not fired
+//
+// Claude Code's Agent SDK 0.3.337 lists 35 events; Cohort fires 22. The
+// other 13 load with a warning and never run. Most describe something
+// that never happens in Cohort; three have a trigger but are not fired
+// yet. For each, why:
+//
+//   - UserPromptExpansion: Cohort expands no MCP prompt; the terminal
+//     UI's own commands (.claude/commands) expand inside the front end,
+//     which reaches the session only through the public API, where the
+//     expanded text arrives as an ordinary prompt (not fired yet: the API
+//     has no way to say a prompt was expanded).
+//   - PreModelSwitch, PostModelSwitch: a switch (set_model, /model) has
+//     a trigger, but their inputs are a cache and price estimate
+//     (prompt_cache_warm, estimated_cache_write_usd, pricing) Cohort does
+//     not make; they are not fired rather than fired with made-up numbers.
+//   - PermissionDenied: Claude Code fires it when its auto mode's
+//     classifier refuses a call; Cohort has no classifier (auto reads as
+//     default), and a refusal by the permission rules or by nobody being
+//     there to ask does not fire it in Claude Code either (the recorded
+//     run shows PermissionRequest only).
+//   - Setup: Claude Code's --init and --maintenance runs; Cohort has none.
+//   - Elicitation, ElicitationResult: Cohort's MCP client does not offer
+//     elicitation, so no server can ask.
+//   - ConfigChange, FileChanged, DirectoryAdded: settings are read once
+//     when a session starts, Cohort watches no files for hooks
+//     (watchPaths), and directories are added only on the command line.
+//   - InstructionsLoaded: memory files are read into the opening of a
+//     conversation by the prompt layer, which has no hook scope; not
+//     fired yet (Claude Code fires it for each file at session start).
+//   - MessageDisplay: Cohort's front ends print the model's text as it
+//     arrives and have no step where a hook could rewrite it.
+//   - PreSkillShellCommand: skills are instructions only; Cohort runs no
+//     shell commands written inside them.
 //
 // tool_response is the tool's structured result in Claude Code's shape
 // (tool.Result.Response: Write {type, filePath, content, structuredPatch,
@@ -90,10 +193,11 @@
 //     UserPromptSubmit refuses the prompt, Stop and SubagentStop continue
 //     the agent, TeammateIdle, TaskCompleted and WorktreeCreate refuse,
 //     PreCompact skips an automatic compaction (a manual one goes ahead),
-//     PermissionRequest denies the call; for PostToolUse the stderr goes
-//     to the model (the tool already ran); SubagentStart, WorktreeRemove,
-//     SessionStart, SessionEnd and Notification cannot block and report it
-//     to the user.
+//     PermissionRequest denies the call, TaskCreated takes the new task
+//     back; for PostToolUse, PostToolUseFailure and PostToolBatch the
+//     stderr goes to the model (the tools already ran); SubagentStart,
+//     WorktreeRemove, SessionStart, SessionEnd, Notification, StopFailure,
+//     Interrupt and PostCompact cannot block and report it to the user.
 //   - Exit 0 with JSON on stdout: continue/stopReason, systemMessage,
 //     decision/reason and hookSpecificOutput (permissionDecision,
 //     permissionDecisionReason, updatedInput, additionalContext, and for

@@ -32,6 +32,12 @@ const (
 	Notification       Event = "Notification"
 	PreCompact         Event = "PreCompact"
 	PermissionRequest  Event = "PermissionRequest"
+	PostToolBatch      Event = "PostToolBatch"
+	StopFailure        Event = "StopFailure"
+	TaskCreated        Event = "TaskCreated"
+	PostCompact        Event = "PostCompact"
+	Interrupt          Event = "Interrupt"
+	CwdChanged         Event = "CwdChanged"
 )
 
 // Events lists every event Cohort fires, in a stable order.
@@ -39,15 +45,18 @@ var Events = []Event{
 	PreToolUse, PostToolUse, PostToolUseFailure, UserPromptSubmit, Stop,
 	SubagentStart, SubagentStop, TeammateIdle, TaskCompleted,
 	WorktreeCreate, WorktreeRemove, SessionStart, SessionEnd, Notification,
-	PreCompact, PermissionRequest,
+	PreCompact, PermissionRequest, PostToolBatch, StopFailure, TaskCreated,
+	PostCompact, Interrupt, CwdChanged,
 }
 
-// notFired are Claude Code events Cohort does not fire (yet). A settings
-// file shared with Claude Code may configure them; they load with a
-// warning that says so, since a hook that never runs should not go
+// notFired are the Claude Code events (Agent SDK 0.3.337's HOOK_EVENTS)
+// Cohort does not fire; the package doc says why for each. A settings file
+// shared with Claude Code may configure them: they load, and a warning
+// says they never run, since a hook that never runs should not go
 // unnoticed.
-var notFired = []string{"PostCompact", "Setup", "StopFailure", "PermissionDenied", "TaskCreated",
-	"ConfigChange", "InstructionsLoaded", "CwdChanged", "FileChanged", "Elicitation", "ElicitationResult"}
+var notFired = []string{"UserPromptExpansion", "PreModelSwitch", "PostModelSwitch", "PermissionDenied",
+	"Setup", "Elicitation", "ElicitationResult", "ConfigChange", "InstructionsLoaded",
+	"FileChanged", "DirectoryAdded", "MessageDisplay", "PreSkillShellCommand"}
 
 func (e Event) known() bool { return slices.Contains(Events, e) }
 
@@ -79,8 +88,10 @@ func (e Event) matchedName(in *Input) (string, bool) {
 		return in.EndReason, true
 	case Notification:
 		return in.NotificationType, true
-	case PreCompact:
+	case PreCompact, PostCompact:
 		return in.Trigger, true
+	case StopFailure:
+		return in.Error, true
 	}
 	return "", false
 }
@@ -90,7 +101,7 @@ func (e Event) matchedName(in *Input) (string, bool) {
 func (e Event) blockable() bool {
 	switch e {
 	case PreToolUse, UserPromptSubmit, Stop, SubagentStop, TeammateIdle, TaskCompleted, WorktreeCreate,
-		PreCompact, PermissionRequest:
+		PreCompact, PermissionRequest, TaskCreated:
 		return true
 	}
 	return false

@@ -1,6 +1,11 @@
 package hook
 
-import "context"
+import (
+	"context"
+	"errors"
+
+	"github.com/cohort-dev/cohort/llm"
+)
 
 // UserPromptSubmit fires before a prompt reaches the model. It starts a
 // new prompt (Runner.NewPrompt): this event and everything that follows
@@ -16,16 +21,53 @@ func (s *Scope) UserPromptSubmit(ctx context.Context, prompt string) Outcome {
 
 // Stop fires when the lead is about to end its turn. Block means "not yet":
 // the agent continues with Reason as its next input, and the next Stop
-// carries stopHookActive true.
-func (s *Scope) Stop(ctx context.Context, stopHookActive bool) Outcome {
-	return s.Fire(ctx, Input{HookEventName: Stop, StopHookActive: &stopHookActive})
+// carries stop_hook_active true (st.Active).
+func (s *Scope) Stop(ctx context.Context, st StopState) Outcome {
+	return s.Fire(ctx, stopInput(Stop, st))
 }
 
 // SubagentStop is Stop for a subagent (the Scope of the subagent; its
-// matcher is the agent type).
-func (s *Scope) SubagentStop(ctx context.Context, stopHookActive bool) Outcome {
-	return s.Fire(ctx, Input{HookEventName: SubagentStop, StopHookActive: &stopHookActive})
+// matcher is the agent type). agent_transcript_path is the subagent's
+// transcript.
+func (s *Scope) SubagentStop(ctx context.Context, st StopState) Outcome {
+	in := stopInput(SubagentStop, st)
+	if s != nil {
+		in.AgentTranscriptPath = s.a.TranscriptPath
+	}
+	return s.Fire(ctx, in)
 }
+
+func stopInput(ev Event, st StopState) Input {
+	bg := append(make([]BackgroundTask, 0, len(st.Background)), st.Background...)
+	crons := []struct{}{}
+	return Input{HookEventName: ev, StopHookActive: &st.Active, LastAssistantMessage: st.LastMessage,
+		BackgroundTasks: &bg, SessionCrons: &crons}
+}
+
+// StopFailure fires instead of Stop when the lead's turn ended because a
+// model request failed (the error's kind is the matcher). It cannot block:
+// the turn has already ended.
+func (s *Scope) StopFailure(ctx context.Context, f Failure) Outcome {
+	return s.Fire(ctx, Input{HookEventName: StopFailure, Error: f.Kind, ErrorDetails: f.Details, LastAssistantMessage: f.LastMessage})
+}
+
+// Interrupt fires when the agent's work is interrupted: source says who
+// (InterruptUser, InterruptSession), reason why (InterruptStop), via
+// through what (ViaTerminal, ViaClient; "" when neither). It cannot block:
+// the work is already stopping.
+func (s *Scope) Interrupt(ctx context.Context, source, reason, via string) Outcome {
+	return s.Fire(ctx, Input{HookEventName: Interrupt, Source: source, EndReason: reason, Via: via})
+}
+
+// Who interrupts, why and through what, for Interrupt.
+const (
+	InterruptUser    = "user"
+	InterruptSession = "session"
+	InterruptSystem  = "system"
+	InterruptStop    = "stop"
+	ViaTerminal      = "terminal"
+	ViaClient        = "client"
+)
 
 // SubagentStart fires in the Scope of a new subagent before its first
 // turn, with its prompt. It cannot block; Context is added to the
@@ -48,6 +90,22 @@ func (s *Scope) TaskCompleted(ctx context.Context, t Task) Outcome {
 		TaskSubject: t.Subject, TaskDescription: t.Description, TeammateName: t.TeammateName, TeamName: t.TeamName})
 }
 
+// CwdChanged fires when the agent moved to another working directory
+// (EnterWorktree, ExitWorktree), after the move: cwd is the new one. It
+// cannot block (the move happened); watchPaths in the answer is ignored,
+// as Cohort watches no files for hooks.
+func (s *Scope) CwdChanged(ctx context.Context, oldCwd, newCwd string) Outcome {
+	return s.Fire(ctx, Input{HookEventName: CwdChanged, Cwd: newCwd, OldCwd: oldCwd, NewCwd: newCwd})
+}
+
+// TaskCreated fires when a task was added to the shared task list (its id,
+// subject and description are known). Block takes it back: the task is
+// deleted and Reason goes to the model.
+func (s *Scope) TaskCreated(ctx context.Context, t Task) Outcome {
+	return s.Fire(ctx, Input{HookEventName: TaskCreated, TaskID: t.ID,
+		TaskSubject: t.Subject, TaskDescription: t.Description, TeammateName: t.TeammateName, TeamName: t.TeamName})
+}
+
 // WorktreeCreate fires before an agent's worktree is created. Block
 // refuses the creation with Reason.
 func (s *Scope) WorktreeCreate(ctx context.Context, path, branch string) Outcome {
@@ -57,4 +115,30 @@ func (s *Scope) WorktreeCreate(ctx context.Context, path, branch string) Outcome
 // WorktreeRemove fires before a worktree is removed. It cannot block.
 func (s *Scope) WorktreeRemove(ctx context.Context, path, branch string) Outcome {
 	return s.Fire(ctx, Input{HookEventName: WorktreeRemove, WorktreePath: path, Branch: branch})
+}
+
+// ErrorKind names a failed model request's error as Claude Code's
+// StopFailure input does (rate_limit, overloaded, authentication_failed,
+// billing_error, model_not_found, server_error, unknown). A 400
+// invalid_request_error is "unknown", as Claude Code 2.1.332 reported it.
+func ErrorKind(err error) string {
+	var ae *llm.APIError
+	if !errors.As(err, &ae) {
+		return "unknown"
+	}
+	switch {
+	case ae.Type == "authentication_error" || ae.StatusCode == 401:
+		return "authentication_failed"
+	case ae.Type == "billing_error" || ae.StatusCode == 402:
+		return "billing_error"
+	case ae.Type == "rate_limit_error" || ae.StatusCode == 429:
+		return "rate_limit"
+	case ae.Type == "overloaded_error" || ae.StatusCode == 529:
+		return "overloaded"
+	case ae.Type == "not_found_error" || ae.StatusCode == 404:
+		return "model_not_found"
+	case ae.StatusCode >= 500 || ae.Type == "api_error":
+		return "server_error"
+	}
+	return "unknown"
 }

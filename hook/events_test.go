@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cohort-dev/cohort/engine"
 	"github.com/cohort-dev/cohort/llm"
 	"github.com/cohort-dev/cohort/permission"
 	"github.com/cohort-dev/cohort/tool"
@@ -78,11 +79,11 @@ func TestStopAndOtherEvents(t *testing.T) {
 		fire  func(*Scope) Outcome
 		want  Outcome
 	}{
-		{Stop, blockJSON, func(s *Scope) Outcome { return s.Stop(t.Context(), false) },
+		{Stop, blockJSON, func(s *Scope) Outcome { return s.Stop(t.Context(), StopState{Active: false}) },
 			Outcome{Ran: 1, Block: true, Reason: "update the changelog"}},
-		{Stop, exit2, func(s *Scope) Outcome { return s.Stop(t.Context(), true) },
+		{Stop, exit2, func(s *Scope) Outcome { return s.Stop(t.Context(), StopState{Active: true}) },
 			Outcome{Ran: 1, Block: true, Reason: "not done: 2 tests fail"}},
-		{SubagentStop, exit2, func(s *Scope) Outcome { return s.SubagentStop(t.Context(), false) },
+		{SubagentStop, exit2, func(s *Scope) Outcome { return s.SubagentStop(t.Context(), StopState{Active: false}) },
 			Outcome{Ran: 1, Block: true, Reason: "not done: 2 tests fail"}},
 		{TeammateIdle, exit2, func(s *Scope) Outcome { return s.TeammateIdle(t.Context(), "alice", "t1") },
 			Outcome{Ran: 1, Block: true, Reason: "not done: 2 tests fail"}},
@@ -134,9 +135,19 @@ printf '%s\n%s\n%s\n' "$COHORT_PROJECT_DIR" "$CLAUDE_PROJECT_DIR" "$(pwd)" > "`+
 	s.PostToolUse(ctx, c, &ok)
 	bad := tool.Result{Content: []llm.Block{llm.Text("old_string not found")}, IsError: true}
 	s.PostToolUse(ctx, c, &bad)
-	s.Stop(ctx, true)
+	s.PostToolBatch(ctx, []engine.BatchCall{{ID: "toolu_1", Name: "Edit", Input: c.Input, Result: &ok}, {ID: "toolu_3", Name: "Glob", Result: &bad}})
+	s.Stop(ctx, StopState{Active: true, LastMessage: "All done.", Background: []BackgroundTask{{ID: "b1", Type: "local_bash", Status: "running", Description: "go test", Command: "go test ./..."}}})
+	s.StopFailure(ctx, Failure{Kind: "rate_limit", Details: "model API error 429", LastMessage: "Working on it"})
+	s.Interrupt(ctx, InterruptUser, InterruptStop, ViaTerminal)
 	s.SubagentStart(ctx, "review a.go")
-	s.SubagentStop(ctx, false)
+	s.SubagentStop(ctx, StopState{Active: false})
+	s.TaskCreated(ctx, Task{ID: "4", Subject: "Check the notes", Description: "Read notes.txt", TeammateName: "alice", TeamName: "t1"})
+	s.PostCompact(ctx, "manual", "The user asked for a fix.")
+	moved := filepath.Join(dir, "moved")
+	if err := mkdir(moved); err != nil {
+		t.Fatal(err)
+	}
+	s.CwdChanged(ctx, dir, moved)
 	s.TeammateIdle(ctx, "alice", "t1")
 	s.TaskCompleted(ctx, Task{ID: "b2", Status: "failed", Summary: `Agent "x" failed`})
 	s.WorktreeCreate(ctx, "/r/.cohort/worktrees/w", "cohort/w")
@@ -161,17 +172,27 @@ printf '%s\n%s\n%s\n' "$COHORT_PROJECT_DIR" "$CLAUDE_PROJECT_DIR" "$(pwd)" > "`+
 	want := map[Event]map[string]any{
 		PreToolUse:         common(PreToolUse, map[string]any{"tool_name": "Edit", "tool_input": editInput, "tool_use_id": "toolu_1"}),
 		PostToolUse:        common(PostToolUse, map[string]any{"tool_name": "Edit", "tool_input": editInput, "tool_use_id": "toolu_1", "tool_response": "done", "duration_ms": 1500.0}),
-		PostToolUseFailure: common(PostToolUseFailure, map[string]any{"tool_name": "Edit", "tool_input": editInput, "tool_use_id": "toolu_1", "error": "old_string not found", "duration_ms": 1500.0}),
-		UserPromptSubmit:   common(UserPromptSubmit, map[string]any{"prompt": "fix it"}),
-		Stop:               common(Stop, map[string]any{"stop_hook_active": true}),
-		SubagentStart:      common(SubagentStart, map[string]any{"prompt": "review a.go"}),
-		SubagentStop:       common(SubagentStop, map[string]any{"stop_hook_active": false}),
-		TeammateIdle:       common(TeammateIdle, map[string]any{"teammate_name": "alice", "team_name": "t1"}),
-		TaskCompleted:      common(TaskCompleted, map[string]any{"task_id": "b2", "status": "failed", "summary": `Agent "x" failed`}),
-		WorktreeCreate:     common(WorktreeCreate, map[string]any{"worktree_path": "/r/.cohort/worktrees/w", "branch": "cohort/w"}),
-		WorktreeRemove:     common(WorktreeRemove, map[string]any{"worktree_path": "/r/.cohort/worktrees/w", "branch": "cohort/w"}),
-		SessionStart:       common(SessionStart, map[string]any{"source": "startup", "model": "claude-sonnet-4-5"}),
-		SessionEnd:         common(SessionEnd, map[string]any{"reason": "other"}),
+		PostToolUseFailure: common(PostToolUseFailure, map[string]any{"tool_name": "Edit", "tool_input": editInput, "tool_use_id": "toolu_1", "error": "old_string not found", "duration_ms": 1500.0, "is_interrupt": false}),
+		PostToolBatch: common(PostToolBatch, map[string]any{"tool_calls": []any{
+			map[string]any{"tool_name": "Edit", "tool_input": editInput, "tool_use_id": "toolu_1", "tool_response": "done"},
+			map[string]any{"tool_name": "Glob", "tool_input": map[string]any{}, "tool_use_id": "toolu_3", "tool_response": "old_string not found"}}}),
+		StopFailure:      common(StopFailure, map[string]any{"error": "rate_limit", "error_details": "model API error 429", "last_assistant_message": "Working on it"}),
+		Interrupt:        common(Interrupt, map[string]any{"source": "user", "reason": "stop", "via": "terminal"}),
+		TaskCreated:      common(TaskCreated, map[string]any{"task_id": "4", "task_subject": "Check the notes", "task_description": "Read notes.txt", "teammate_name": "alice", "team_name": "t1"}),
+		PostCompact:      common(PostCompact, map[string]any{"trigger": "manual", "compact_summary": "The user asked for a fix."}),
+		CwdChanged:       common(CwdChanged, map[string]any{"cwd": moved, "old_cwd": dir, "new_cwd": moved}),
+		UserPromptSubmit: common(UserPromptSubmit, map[string]any{"prompt": "fix it"}),
+		Stop: common(Stop, map[string]any{"stop_hook_active": true, "last_assistant_message": "All done.", "session_crons": []any{},
+			"background_tasks": []any{map[string]any{"id": "b1", "type": "local_bash", "status": "running", "description": "go test", "command": "go test ./..."}}}),
+		SubagentStart: common(SubagentStart, map[string]any{"prompt": "review a.go"}),
+		SubagentStop: common(SubagentStop, map[string]any{"stop_hook_active": false, "background_tasks": []any{}, "session_crons": []any{},
+			"agent_transcript_path": "/t/s1.jsonl"}),
+		TeammateIdle:   common(TeammateIdle, map[string]any{"teammate_name": "alice", "team_name": "t1"}),
+		TaskCompleted:  common(TaskCompleted, map[string]any{"task_id": "b2", "status": "failed", "summary": `Agent "x" failed`}),
+		WorktreeCreate: common(WorktreeCreate, map[string]any{"worktree_path": "/r/.cohort/worktrees/w", "branch": "cohort/w"}),
+		WorktreeRemove: common(WorktreeRemove, map[string]any{"worktree_path": "/r/.cohort/worktrees/w", "branch": "cohort/w"}),
+		SessionStart:   common(SessionStart, map[string]any{"source": "startup", "model": "claude-sonnet-4-5"}),
+		SessionEnd:     common(SessionEnd, map[string]any{"reason": "other"}),
 		Notification: common(Notification, map[string]any{"message": "Cohort needs your permission to use Bash",
 			"title": "Permission needed", "notification_type": "permission_prompt"}),
 		PreCompact: common(PreCompact, map[string]any{"trigger": "auto", "custom_instructions": ""}),
@@ -195,9 +216,9 @@ printf '%s\n%s\n%s\n' "$COHORT_PROJECT_DIR" "$CLAUDE_PROJECT_DIR" "$(pwd)" > "`+
 func TestLeadInputOmitsAgentFields(t *testing.T) {
 	dir := t.TempDir()
 	r := newRunner(t, Config{}, spec{event: Stop, cmd: "cat > " + filepath.Join(dir, "in.json")})
-	r.For(Subject{Caller: tool.Caller{Cwd: dir}}).Stop(t.Context(), false)
+	r.For(Subject{Caller: tool.Caller{Cwd: dir}}).Stop(t.Context(), StopState{Active: false})
 	want := map[string]any{"session_id": "", "transcript_path": "", "cwd": dir, "hook_event_name": "Stop",
-		"permission_mode": "default", "depth": 0.0, "stop_hook_active": false}
+		"permission_mode": "default", "depth": 0.0, "stop_hook_active": false, "background_tasks": []any{}, "session_crons": []any{}}
 	if diff := cmp.Diff(want, readJSON(t, filepath.Join(dir, "in.json"))); diff != "" {
 		t.Errorf("input (-want +got):\n%s", diff)
 	}
@@ -217,7 +238,7 @@ func TestDefinitionHooksAddToSettings(t *testing.T) {
 	}
 	// As a subagent, the definition's Stop hook runs on SubagentStop, after
 	// the settings' hooks.
-	o := r.For(Subject{Caller: tool.Caller{Cwd: dir, Depth: 1}, Hooks: def}).SubagentStop(t.Context(), false)
+	o := r.For(Subject{Caller: tool.Caller{Cwd: dir, Depth: 1}, Hooks: def}).SubagentStop(t.Context(), StopState{Active: false})
 	if o.Ran != 2 {
 		t.Fatalf("ran %d hooks, want 2", o.Ran)
 	}
@@ -227,11 +248,11 @@ func TestDefinitionHooksAddToSettings(t *testing.T) {
 		t.Errorf("ran (-want +got):\n%s", diff)
 	}
 	// Another agent sharing the runner does not get the definition's hooks.
-	if o := r.For(Subject{Caller: tool.Caller{Cwd: dir, Depth: 1}}).SubagentStop(t.Context(), false); o.Ran != 1 {
+	if o := r.For(Subject{Caller: tool.Caller{Cwd: dir, Depth: 1}}).SubagentStop(t.Context(), StopState{Active: false}); o.Ran != 1 {
 		t.Errorf("plain subagent ran %d hooks, want 1", o.Ran)
 	}
 	// As the lead (cohort --agent), they stay Stop hooks.
-	if o := r.For(Subject{Caller: tool.Caller{Cwd: dir}, Hooks: def}).Stop(t.Context(), false); o.Ran != 1 {
+	if o := r.For(Subject{Caller: tool.Caller{Cwd: dir}, Hooks: def}).Stop(t.Context(), StopState{Active: false}); o.Ran != 1 {
 		t.Errorf("lead Stop ran %d hooks, want 1", o.Ran)
 	}
 }

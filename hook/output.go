@@ -132,6 +132,8 @@ func interpret(ev Event, r ran) verdict {
 			stderr = fmt.Sprintf("the %s hook %q exited with status 2 without saying why", ev, r.cmd.Cmd)
 		}
 		return blocking(ev, stderr)
+	case r.exit.Code != 0 && r.cmd.Type != TypeCommand && r.cmd.Type != "":
+		return failed(fmt.Errorf("%s %s hook %q%s failed: %s", ev, r.cmd.Type, r.cmd.Cmd, at, stderr))
 	case r.exit.Code == 126 || r.exit.Code == 127:
 		return failed(fmt.Errorf("%s hook %q%s could not start its program (status %d: %s)%s; check that it exists, is executable and is on PATH",
 			ev, r.cmd.Cmd, at, r.exit.Code, map[int]string{126: "not executable", 127: "not found"}[r.exit.Code], withText(stderr)))
@@ -182,8 +184,8 @@ func failed(err error) verdict { return verdict{err: err, message: err.Error()} 
 // blocking is a blocking answer (exit 2 or decision "block") for ev.
 func blocking(ev Event, reason string) verdict {
 	switch {
-	case ev == PostToolUse || ev == PostToolUseFailure:
-		return verdict{context: reason} // the tool already ran: tell the model
+	case ev == PostToolUse || ev == PostToolUseFailure || ev == PostToolBatch:
+		return verdict{context: reason} // the tools already ran: tell the model
 	case ev == PreToolUse || ev == PermissionRequest:
 		return verdict{decision: Deny, block: true, reason: reason}
 	case ev.blockable():
@@ -234,7 +236,7 @@ func answer(ev Event, c *Command, out output) verdict {
 		}
 		if spec != nil && spec.AdditionalContext != "" {
 			switch ev {
-			case PostToolUse, PostToolUseFailure, UserPromptSubmit, SubagentStart, SessionStart:
+			case PostToolUse, PostToolUseFailure, PostToolBatch, UserPromptSubmit, SubagentStart, SessionStart:
 				v.context = strings.TrimSpace(strings.Join([]string{v.context, spec.AdditionalContext}, "\n"))
 			}
 		}

@@ -60,6 +60,9 @@ type Config struct {
 	Home string
 	// NewID makes prompt ids (default session.NewID, random UUIDs).
 	NewID func() string
+	// Models runs prompt and agent hooks; nil makes them fail (a
+	// non-blocking error) with a message that says so.
+	Models Models
 	// Missing are the commands whose scripts did not exist when the
 	// session started (Set.MissingScripts). Such a command runs as
 	// configured while its script stays missing; once the script exists
@@ -167,8 +170,13 @@ func (r *Runner) run(ctx context.Context, c *Command, stdin []byte, cwd string) 
 	if timeout <= 0 {
 		timeout = r.cfg.Timeout
 	}
-	if c.fn != nil {
+	switch {
+	case c.fn != nil:
 		return r.runFunc(ctx, c, stdin, timeout)
+	case c.Type == TypeHTTP:
+		return r.runHTTP(ctx, c, stdin, timeout)
+	case c.Type == TypePrompt || c.Type == TypeAgent:
+		return r.runModel(ctx, c, stdin, timeout, cwd)
 	}
 	if m, ok := r.appeared(c); ok {
 		code := 1

@@ -283,7 +283,7 @@ func TestNoHooksNoProcesses(t *testing.T) {
 		t.Errorf("nil scope verdict %+v", v)
 	}
 	r := NewRunner(Config{})
-	o := r.For(Subject{}).Stop(t.Context(), false)
+	o := r.For(Subject{}).Stop(t.Context(), StopState{Active: false})
 	if o.Ran != 0 || o.Block {
 		t.Errorf("outcome %+v", o)
 	}

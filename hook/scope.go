@@ -1,6 +1,7 @@
 package hook
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -23,7 +24,14 @@ type Subject struct {
 	// Hooks are the agent definition's own hooks (FromDefinition). They run
 	// after the runner's.
 	Hooks *Set
+	// Effort, when set, returns the agent's effort level ("" for none) at
+	// the time an event fires.
+	Effort func() string
 }
+
+// DefaultEffort is the effort level inputs report for an agent that sets
+// none: the API's default.
+const DefaultEffort = "high"
 
 // Scope is a Runner bound to one agent. It implements engine.Hooks and has
 // a method per event. Safe for concurrent use; a nil *Scope runs nothing.
@@ -123,6 +131,9 @@ func (s *Scope) fill(in *Input) {
 	or(&in.PromptID, s.r.promptID())
 	if in.Depth == 0 {
 		in.Depth = a.Depth
+	}
+	if in.Effort == nil && a.Effort != nil {
+		in.Effort = &EffortLevel{Level: cmp.Or(a.Effort(), DefaultEffort)}
 	}
 }
 
@@ -243,17 +254,48 @@ func (s *Scope) PostToolUse(ctx context.Context, c *engine.Call, r *tool.Result)
 	ms := c.Duration.Milliseconds()
 	in.DurationMs = &ms
 	if r.IsError {
-		in.HookEventName, in.Error = PostToolUseFailure, r.TextOf()
+		interrupted := ctx.Err() != nil
+		in.HookEventName, in.Error, in.IsInterrupt = PostToolUseFailure, r.TextOf(), &interrupted
 	} else {
 		in.ToolResponse = toolResponse(r)
 	}
-	o := s.Fire(ctx, in)
+	return forModel(in.HookEventName, s.Fire(ctx, in))
+}
+
+var _ engine.BatchHooks = (*Scope)(nil)
+
+// PostToolBatch implements engine.BatchHooks: it fires once every call of
+// one model message has its result, with the calls and their results
+// (tool_response as for PostToolUse). What the hooks say to the model
+// (additionalContext, a "block" reason, exit-2 stderr) is returned for the
+// engine to add after the results; it cannot undo the calls.
+func (s *Scope) PostToolBatch(ctx context.Context, calls []engine.BatchCall) string {
+	if s == nil {
+		return ""
+	}
+	in := Input{HookEventName: PostToolBatch, ToolCalls: make([]BatchCall, len(calls))}
+	for i, c := range calls {
+		bc := BatchCall{ToolName: c.Name, ToolInput: c.Input, ToolUseID: c.ID}
+		if len(bc.ToolInput) == 0 {
+			bc.ToolInput = json.RawMessage("{}")
+		}
+		if c.Result != nil {
+			bc.ToolResponse = toolResponse(c.Result)
+		}
+		in.ToolCalls[i] = bc
+	}
+	return forModel(PostToolBatch, s.Fire(ctx, in))
+}
+
+// forModel is what an event's hooks said to the model, one line per
+// text, each marked with the event.
+func forModel(ev Event, o Outcome) string {
 	parts := o.Context
 	if o.Stop {
 		parts = append(parts, "A hook asked to stop here. "+o.StopReason)
 	}
 	for i, p := range parts {
-		parts[i] = fmt.Sprintf("[%s hook] %s", in.HookEventName, strings.TrimSpace(p))
+		parts[i] = fmt.Sprintf("[%s hook] %s", ev, strings.TrimSpace(p))
 	}
 	return strings.Join(parts, "\n")
 }

@@ -75,3 +75,12 @@ func (s *Scope) PreCompact(ctx context.Context, trigger string) (skip bool) {
 	o := s.Fire(ctx, Input{HookEventName: PreCompact, Trigger: trigger, CustomInstructions: &none})
 	return trigger == engine.CompactAuto && (o.Block || o.Stop)
 }
+
+var _ engine.PostCompactHooks = (*Scope)(nil)
+
+// PostCompact implements engine.PostCompactHooks: it fires after the
+// agent's history was compacted, with the trigger (auto, manual) and the
+// summary. It cannot block; what the hooks print is only reported.
+func (s *Scope) PostCompact(ctx context.Context, trigger, summary string) {
+	s.Fire(ctx, Input{HookEventName: PostCompact, Trigger: trigger, CompactSummary: summary})
+}

@@ -1,7 +1,9 @@
 package assemble
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -75,11 +77,15 @@ func (s *Session) drive(ctx context.Context, text, opening string) (int, *engine
 			}
 			return turns, res, qerr
 		}
+		if err != nil {
+			s.turnFailed(ctx, scope, res, err)
+		}
 		if err != nil || res.Stop != engine.StopSuccess {
 			return turns, res, err
 		}
 		// A Stop hook may keep the lead going, with its reason as input.
-		if out := scope.Stop(ctx, stopActive); out.Block && !out.Stop {
+		st := hook.StopState{Active: stopActive, LastMessage: res.Text, Background: s.background()}
+		if out := scope.Stop(ctx, st); out.Block && !out.Stop {
 			parts, stopActive = []engine.Part{{Content: []llm.Block{llm.Text(hookContext([]string{"A Stop hook asks you to continue: " + out.Reason}))}, Origin: transcript.OriginSystem}}, true
 			continue
 		}
@@ -97,6 +103,43 @@ func (s *Session) drive(ctx context.Context, text, opening string) (int, *engine
 		}
 		parts = next
 	}
+}
+
+// turnFailed fires the hooks of a lead's turn that ended with err:
+// Interrupt when its context ended first (by the user, or "system" for a
+// deadline), else StopFailure with the error's kind. The hooks run past
+// the turn's end, bounded by their own timeouts.
+func (s *Session) turnFailed(ctx context.Context, scope *hook.Scope, res *engine.Result, err error) {
+	last := ""
+	if res != nil {
+		last = res.Text
+	}
+	after := context.WithoutCancel(ctx)
+	if ctx.Err() != nil {
+		source := hook.InterruptUser
+		if errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
+			source = hook.InterruptSystem
+		}
+		s.hookMessages(scope.Interrupt(after, source, hook.InterruptStop, ""))
+		return
+	}
+	// With no text from the model, the last message is the error, as in
+	// Claude Code (which shows it as the assistant's message).
+	s.hookMessages(scope.StopFailure(after, hook.Failure{Kind: hook.ErrorKind(err), Details: err.Error(), LastMessage: cmp.Or(last, err.Error())}))
+}
+
+// background is the session's background work still running, for Stop
+// hooks.
+func (s *Session) background() []hook.BackgroundTask {
+	var out []hook.BackgroundTask
+	for _, t := range s.tasks.Running() {
+		if !t.IsBackgrounded {
+			continue
+		}
+		out = append(out, hook.BackgroundTask{ID: t.ID, Type: string(t.Kind), Status: string(t.Status),
+			Description: t.Description, Command: t.Command, AgentType: t.SubagentType})
+	}
+	return out
 }
 
 // afterWaiting is the first input of a lead's run: the user's content,

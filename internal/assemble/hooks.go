@@ -9,6 +9,7 @@ import (
 	"github.com/cohort-dev/cohort/crew"
 	"github.com/cohort-dev/cohort/engine"
 	"github.com/cohort-dev/cohort/hook"
+	"github.com/cohort-dev/cohort/tasklist"
 	"github.com/cohort-dev/cohort/tool"
 	"github.com/cohort-dev/cohort/transcript"
 )
@@ -31,6 +32,7 @@ func (s *Session) openHooks() {
 		fmt.Fprintf(s.Process.Stderr, "cohort: warning: %s\n", m)
 	}
 	s.hooks = hook.NewRunner(hook.Config{Hooks: set, ProjectDir: s.Process.ProjectRoot, Env: s.childEnviron(), ExtraEnv: s.settingsEnv(), Missing: missing,
+		Models: hookModels{s},
 		Observer: func(r hook.Record) {
 			if s.Process.Verbose {
 				fmt.Fprintf(s.Process.Stderr, "[hook] %s %s exit=%d %s %s\n", r.Event, r.Command.Cmd, r.ExitCode, r.Decision, r.Duration)
@@ -50,7 +52,12 @@ func (s *Session) hookScope(a *crew.Agent) *hook.Scope {
 		runner = hook.NewRunner(hook.Config{ProjectDir: s.Process.ProjectRoot, Env: s.childEnviron(), ExtraEnv: s.settingsEnv()})
 	}
 	info := a.Info()
-	ag := hook.Subject{Caller: info, SessionID: s.id, TranscriptPath: s.transcriptPath(info)}
+	ag := hook.Subject{Caller: info, SessionID: s.id, TranscriptPath: s.transcriptPath(info), Effort: func() string {
+		if e := a.Engine(); e != nil {
+			return e.Effort()
+		}
+		return ""
+	}}
 	if def != nil && def.Hooks != nil {
 		set, problems := hook.FromDefinition(def.Source.Path, def.Hooks)
 		for _, p := range problems {
@@ -108,12 +115,90 @@ func (c completionHooks) Run(ctx context.Context, env *tool.Env, raw json.RawMes
 	return c.Tool.Run(ctx, env, raw)
 }
 
-// withCompletionHooks wraps TaskUpdate in ts.
+// creationHooks wraps the shared task list's TaskCreate so that a created
+// task fires the TaskCreated hooks of the calling agent; a hook that blocks
+// takes the task back (deleted through update, the unwrapped TaskUpdate)
+// and tells the model why.
+type creationHooks struct {
+	tool.Tool
+	update tool.Tool
+	s      *Session
+	rt     *crew.Crew
+}
+
+func (c creationHooks) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) (tool.Result, error) {
+	res, err := c.Tool.Run(ctx, env, raw)
+	t, ok := res.Meta.(tasklist.Task)
+	if err != nil || res.IsError || !ok || c.rt == nil {
+		return res, err
+	}
+	a, found := c.rt.Lookup(env.Caller.ID)
+	if !found {
+		return res, err
+	}
+	th, ok := c.s.engineHooks(a).(hook.TaskHooks)
+	if !ok {
+		return res, err
+	}
+	out := th.TaskCreated(ctx, hook.Task{ID: t.ID, Subject: t.Subject, Description: t.Description,
+		TeammateName: env.Caller.Name, TeamName: env.Team})
+	if !out.Block {
+		return res, err
+	}
+	del, _ := json.Marshal(map[string]string{"taskId": t.ID, "status": "deleted"})
+	if dres, derr := c.update.Run(ctx, env, del); derr != nil || dres.IsError {
+		return tool.Errorf("A TaskCreated hook refused task #%s (%s), but it could not be deleted: %v %s", t.ID, out.Reason, derr, dres.TextOf()), nil
+	}
+	return tool.Errorf("A TaskCreated hook refused the task, so it was not created: %s", out.Reason), nil
+}
+
+// withCompletionHooks wraps TaskUpdate and TaskCreate in ts.
 func (s *Session) withCompletionHooks(rt *crew.Crew, ts []tool.Tool) []tool.Tool {
+	var update tool.Tool
 	for i, t := range ts {
 		if t.Def().Name == "TaskUpdate" {
+			update = t
 			ts[i] = completionHooks{Tool: t, s: s, rt: rt}
 		}
+	}
+	for i, t := range ts {
+		if t.Def().Name == "TaskCreate" && update != nil {
+			ts[i] = creationHooks{Tool: t, update: update, s: s, rt: rt}
+		}
+	}
+	return ts
+}
+
+// cwdHooks wraps EnterWorktree and ExitWorktree so that an agent they move
+// fires its CwdChanged hooks, after the move.
+type cwdHooks struct {
+	tool.Tool
+	s  *Session
+	rt *crew.Crew
+}
+
+func (c cwdHooks) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) (tool.Result, error) {
+	a, ok := c.rt.Lookup(env.Caller.ID)
+	if !ok {
+		return c.Tool.Run(ctx, env, raw)
+	}
+	before := a.Info().Cwd
+	res, err := c.Tool.Run(ctx, env, raw)
+	if after := a.Info().Cwd; after != before {
+		if h, ok := c.s.engineHooks(a).(hook.CwdHooks); ok {
+			c.s.hookMessages(h.CwdChanged(ctx, before, after))
+		}
+	}
+	return res, err
+}
+
+// withCwdHooks wraps every tool of ts in cwdHooks (the worktree tools).
+func (s *Session) withCwdHooks(rt *crew.Crew, ts []tool.Tool) []tool.Tool {
+	if rt == nil {
+		return ts
+	}
+	for i, t := range ts {
+		ts[i] = cwdHooks{Tool: t, s: s, rt: rt}
 	}
 	return ts
 }

@@ -49,7 +49,7 @@ func (s *Session) tools(rt *crew.Crew) []tool.Tool {
 	cfg.Search = s.searchConfig()
 	ts = append(ts, builtin.All(cfg)...)
 	ts = append(ts, task.NewOutputTool(reg, queues), task.NewStopTool(reg))
-	ts = append(ts, ws.Tools()...)
+	ts = append(ts, s.withCwdHooks(rt, ws.Tools())...)
 	ts = append(ts, s.teamTools(rt)...)
 	if s.Tools.AskUser != nil {
 		ts = append(ts, ask.New(s.Tools.AskUser))

@@ -24,10 +24,29 @@ func TestSIGINTStopsBashAndExitsCleanly(t *testing.T) {
 	pidFile := filepath.Join(h.Dir, "bash.pid")
 	c.On("run something slow", clitest.Calls(clitest.Use("Bash", map[string]any{
 		"command": "echo $$ > " + pidFile + "; sleep 300 & sleep 300; wait"})))
+	var out, errb bytes.Buffer
+	pgid, err := interruptSlowRun(t, bin, h, pidFile, &out, &errb)
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
+		t.Fatalf("exit: %v (want exit code 130)\nstderr: %s", err, errb.String())
+	}
+	if pids := clitest.GroupMembers(pgid); len(pids) > 0 {
+		t.Fatalf("Bash's process group %d still has running members %v", pgid, pids)
+	}
+	r := h.Result(out.String())
+	if !r.IsError || !strings.Contains(r.Result, "interrupted") {
+		t.Fatalf("result after SIGINT = %+v", r)
+	}
+}
+
+// interruptSlowRun runs bin on "run something slow" (the policy's Bash
+// call writes its pid to pidFile), sends it SIGINT once the call runs, and
+// returns the call's process group and how the CLI exited. It fails t when
+// the CLI does not exit within 30 s.
+func interruptSlowRun(t *testing.T, bin string, h *clitest.Harness, pidFile string, out, errb *bytes.Buffer) (int, error) {
+	t.Helper()
 	cmd := exec.Command(bin, "-p", "run something slow", "--output-format", "json", "--allowedTools", "Bash", "--cwd", h.Dir)
 	cmd.Env = h.Environ()
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
+	cmd.Stdout, cmd.Stderr = out, errb
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -39,21 +58,13 @@ func TestSIGINTStopsBashAndExitsCleanly(t *testing.T) {
 	}
 	select {
 	case err := <-exited:
-		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
-			t.Fatalf("exit: %v (want exit code 130)\nstderr: %s", err, errb.String())
-		}
+		return pgid, err
 	case <-time.After(30 * time.Second):
 		_ = cmd.Process.Kill()
 		<-exited
 		t.Fatal("the CLI did not exit after SIGINT")
 	}
-	if pids := clitest.GroupMembers(pgid); len(pids) > 0 {
-		t.Fatalf("Bash's process group %d still has running members %v", pgid, pids)
-	}
-	r := h.Result(out.String())
-	if !r.IsError || !strings.Contains(r.Result, "interrupted") {
-		t.Fatalf("result after SIGINT = %+v", r)
-	}
+	return 0, nil
 }
 
 // TestBinaryToolSequence drives write → read → edit → grep → glob → bash

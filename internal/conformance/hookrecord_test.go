@@ -1,0 +1,338 @@
+package conformance
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cohort-dev/cohort"
+	"github.com/cohort-dev/cohort/internal/npmtest"
+	"github.com/cohort-dev/cohort/llm/fakeapi"
+)
+
+// hookInputsFile is the record of the hook inputs Claude Code sent during
+// the hook sequence (see TestRecordHookInputs).
+const hookInputsFile = "testdata/hook-inputs.json"
+
+// allHookEvents are the hook events of the Agent SDK Cohort speaks
+// (HOOK_EVENTS in @anthropic-ai/claude-agent-sdk's sdk.d.ts): the
+// sequence configures a logging hook on each.
+var allHookEvents = []string{"PreToolUse", "PostToolUse", "PostToolUseFailure", "PostToolBatch",
+	"Notification", "UserPromptSubmit", "UserPromptExpansion", "SessionStart", "SessionEnd", "Stop",
+	"StopFailure", "Interrupt", "SubagentStart", "SubagentStop", "PreCompact", "PostCompact",
+	"PreModelSwitch", "PostModelSwitch", "PermissionRequest", "PermissionDenied", "Setup",
+	"TeammateIdle", "TaskCreated", "TaskCompleted", "Elicitation", "ElicitationResult", "ConfigChange",
+	"WorktreeCreate", "WorktreeRemove", "InstructionsLoaded", "CwdChanged", "FileChanged",
+	"DirectoryAdded", "MessageDisplay", "PreSkillShellCommand"}
+
+// hookInputs is hookInputsFile's content: per run of the sequence ("tools"
+// and "failure"), per event, what the inputs held.
+type hookInputs struct {
+	ClaudeCode string                               `json:"claude_code"`
+	Command    string                               `json:"command"`
+	Runs       map[string]map[string]*recordedEvent `json:"runs"`
+}
+
+// recordedEvent is what one event's inputs held: how many fired, the keys
+// of each (their union, sorted), and the keys of the elements of
+// PostToolBatch's tool_calls.
+type recordedEvent struct {
+	Count         int      `json:"count"`
+	Keys          []string `json:"keys"`
+	ToolCallsKeys []string `json:"tool_calls_keys,omitempty"`
+	// Values are the values of the short string fields that say why the
+	// event fired (source, reason, trigger, error), sorted.
+	Values map[string][]string `json:"values,omitempty"`
+}
+
+// hookRun is one run of the hook sequence with some agent binary: a fresh
+// project whose .claude/settings.json logs every event's input to its own
+// file, and the fake model. Run "tools" makes, turn by turn: Write and Bash
+// in one reply (a batch), a Read of a file that does not exist (a tool
+// failure), TaskCreate, an Agent call (the subagent answers at once), a
+// Bash command the allowed rules do not cover (refused, since print mode
+// cannot ask), then ends its turn. Run "failure" answers the first
+// request with a 400 error.
+type hookRun struct {
+	t       *testing.T
+	name    string
+	home    string
+	project string
+	logs    string
+	srv     *fakeapi.Server
+
+	mu    sync.Mutex
+	tools []string // the tools the lead was offered
+}
+
+// hookAllowed are the tools the sequence pre-approves; "Bash(rm:*)" is not
+// among them.
+var hookAllowed = []string{"Write", "Read", "Bash(ls:*)", "TaskCreate", "TaskUpdate", "Agent", "Task"}
+
+func newHookRun(t *testing.T, name string) *hookRun {
+	t.Helper()
+	root := t.TempDir()
+	hr := &hookRun{t: t, name: name, home: filepath.Join(root, "home"), project: filepath.Join(root, "project"),
+		logs: filepath.Join(root, "logs")}
+	for _, d := range []string{filepath.Join(hr.home, ".claude"), hr.project, hr.logs} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hooks := map[string]any{}
+	for _, ev := range allHookEvents {
+		hooks[ev] = []any{map[string]any{"hooks": []any{map[string]any{"type": "command",
+			"command": fmt.Sprintf(`cat > "$(mktemp %s/%s.XXXXXX)"`, hr.logs, ev)}}}}
+	}
+	data, _ := json.MarshalIndent(map[string]any{"hooks": hooks}, "", "  ")
+	if err := os.MkdirAll(filepath.Join(hr.project, ".claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(hr.project, ".claude", "settings.json"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hr.srv = fakeapi.New(fakeapi.Config{Policy: hr.policy})
+	t.Cleanup(hr.srv.Close)
+	return hr
+}
+
+const (
+	hookPrompt   = "run the hook sequence"
+	subagentTask = "subagent job: say done"
+)
+
+func (hr *hookRun) policy(r *fakeapi.Request) fakeapi.Reply {
+	first := r.FirstUserText()
+	switch {
+	case strings.Contains(first, subagentTask):
+		return fakeapi.TextReply("done")
+	case !strings.Contains(first, hookPrompt):
+		return fakeapi.TextReply("(not part of the sequence)")
+	}
+	if r.Turn() == 0 {
+		hr.mu.Lock()
+		hr.tools = hr.tools[:0]
+		for _, tl := range r.Tools {
+			hr.tools = append(hr.tools, tl.Name)
+		}
+		hr.mu.Unlock()
+	}
+	if hr.name == "failure" {
+		return fakeapi.FaultReply(fakeapi.BadRequest)
+	}
+	file := filepath.Join(hr.project, "notes.txt")
+	switch r.Turn() {
+	case 0:
+		return fakeapi.Reply{Content: []fakeapi.Block{
+			fakeapi.ToolUseBlock("", "Write", map[string]any{"file_path": file, "content": "hello\n"}),
+			fakeapi.ToolUseBlock("", "Bash", map[string]any{"command": "ls", "description": "List the project"}),
+		}}
+	case 1:
+		return fakeapi.ToolReply("", "Read", map[string]any{"file_path": filepath.Join(hr.project, "missing.txt")})
+	case 2:
+		return fakeapi.ToolReply("", "TaskCreate", map[string]any{"subject": "Check the notes", "description": "Read notes.txt and check it"})
+	case 3:
+		agent := "Agent"
+		if r.HasTool("Task") && !r.HasTool("Agent") {
+			agent = "Task"
+		}
+		return fakeapi.ToolReply("", agent, map[string]any{"description": "A quick job", "prompt": subagentTask, "subagent_type": "general-purpose"})
+	case 4:
+		return fakeapi.ToolReply("", "Bash", map[string]any{"command": "rm -f notes.txt", "description": "Remove the notes"})
+	}
+	return fakeapi.TextReply("The hook sequence is done.")
+}
+
+// run runs exe (Claude Code's claude or cohort) on the sequence and
+// returns what its hooks logged, per event.
+func (hr *hookRun) run(exe string, env ...string) map[string][]map[string]any {
+	hr.t.Helper()
+	ctx, cancel := context.WithTimeout(hr.t.Context(), 3*time.Minute)
+	defer cancel()
+	args := append([]string{"-p", hookPrompt, "--output-format", "json", "--allowedTools"}, hookAllowed...)
+	cmd := exec.CommandContext(ctx, exe, args...)
+	cmd.Dir = hr.project
+	cmd.Env = append([]string{"HOME=" + hr.home, "COHORT_HOME=" + filepath.Join(hr.home, ".cohort"),
+		"ANTHROPIC_API_KEY=sk-test", "ANTHROPIC_BASE_URL=" + hr.srv.URL, "PATH=" + os.Getenv("PATH"),
+		"TMPDIR=" + hr.t.TempDir()}, env...)
+	cmd.Stdin = strings.NewReader("")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.WaitDelay = 10 * time.Second
+	if err := cmd.Run(); ctx.Err() != nil {
+		hr.t.Fatalf("%s did not finish the hook sequence in time: %v\n%s", exe, err, out.String())
+	}
+	hr.t.Logf("%s (%s): %s", filepath.Base(exe), hr.name, strings.TrimSpace(out.String()))
+	got := map[string][]map[string]any{}
+	entries, err := os.ReadDir(hr.logs)
+	if err != nil {
+		hr.t.Fatal(err)
+	}
+	for _, e := range entries {
+		ev, _, _ := strings.Cut(e.Name(), ".")
+		data, err := os.ReadFile(filepath.Join(hr.logs, e.Name()))
+		if err != nil {
+			hr.t.Fatal(err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(data, &m); err != nil {
+			hr.t.Fatalf("%s: the %s input is not JSON: %v\n%s", e.Name(), ev, err, data)
+		}
+		got[ev] = append(got[ev], m)
+	}
+	return got
+}
+
+// valueFields are the fields whose values the record keeps.
+var valueFields = []string{"source", "reason", "trigger", "error", "notification_type", "tool_name"}
+
+// summarize reduces logged inputs to their record.
+func summarize(got map[string][]map[string]any) map[string]*recordedEvent {
+	out := map[string]*recordedEvent{}
+	for ev, ins := range got {
+		r := &recordedEvent{Count: len(ins), Values: map[string][]string{}}
+		for _, in := range ins {
+			for k := range in {
+				if !slices.Contains(r.Keys, k) {
+					r.Keys = append(r.Keys, k)
+				}
+			}
+			calls, _ := in["tool_calls"].([]any)
+			for _, c := range calls {
+				m, _ := c.(map[string]any)
+				for k := range m {
+					if !slices.Contains(r.ToolCallsKeys, k) {
+						r.ToolCallsKeys = append(r.ToolCallsKeys, k)
+					}
+				}
+			}
+			for _, f := range valueFields {
+				if s, ok := in[f].(string); ok && len(s) < 80 && !slices.Contains(r.Values[f], s) {
+					r.Values[f] = append(r.Values[f], s)
+				}
+			}
+		}
+		slices.Sort(r.Keys)
+		slices.Sort(r.ToolCallsKeys)
+		for _, v := range r.Values {
+			slices.Sort(v)
+		}
+		if len(r.Values) == 0 {
+			r.Values = nil
+		}
+		out[ev] = r
+	}
+	return out
+}
+
+const recordHooksCommand = "COHORT_RECORD_HOOKS=1 go test ./internal/conformance -run TestRecordHookInputs"
+
+// TestRecordHookInputs runs the hook sequence with the real Claude Code
+// of the release Cohort speaks (cohort.ProtocolVersion, installed from npm
+// by internal/npmtest) and writes what its hooks read to
+// testdata/hook-inputs.json. It runs only when asked:
+//
+//	COHORT_RECORD_HOOKS=1 go test ./internal/conformance -run TestRecordHookInputs
+func TestRecordHookInputs(t *testing.T) {
+	if os.Getenv("COHORT_RECORD_HOOKS") == "" {
+		t.Skip("records Claude Code's hook inputs; set COHORT_RECORD_HOOKS=1 to re-record " + hookInputsFile)
+	}
+	modules := npmtest.Install(t, "@anthropic-ai/claude-code@"+cohort.ProtocolVersion)
+	exe := filepath.Join(modules, "node_modules", "@anthropic-ai", "claude-code", "bin", "claude.exe")
+	version, err := exec.Command(exe, "--version").Output()
+	if err != nil {
+		t.Fatalf("%s --version: %v", exe, err)
+	}
+	rec := hookInputs{ClaudeCode: strings.TrimSpace(string(version)), Command: recordHooksCommand,
+		Runs: map[string]map[string]*recordedEvent{}}
+	for _, name := range []string{"tools", "failure"} {
+		hr := newHookRun(t, name)
+		rec.Runs[name] = summarize(hr.run(exe, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1"))
+		t.Logf("%s: the lead was offered %v", name, hr.tools)
+	}
+	data, err := json.MarshalIndent(rec, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(hookInputsFile, append(data, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// hookDivergences are the differences from Claude Code's record that are
+// accepted, with why: event → key ("" for the whole event) → reason.
+var hookDivergences = map[string]map[string]string{
+	"MessageDisplay": {"": "Cohort has no hook on how a message is displayed (the hook package doc says why)"},
+	"TaskCreated": {"": "Cohort's shared task list belongs to a team, and TaskCreate outside one fails, so nothing is created here; " +
+		"TestTaskCreatedHook (internal/cli/e2e/permissions) fires it inside a team"},
+}
+
+// TestHookInputsMatchClaudeCode runs the hook sequence with cohort and
+// compares what its hooks read with testdata/hook-inputs.json, Claude
+// Code's record: every event Claude Code fired fires, with every key
+// Claude Code sent (PostToolBatch's tool_calls elements too). Keys Cohort
+// adds are logged, not failed; accepted divergences are logged with why.
+func TestHookInputsMatchClaudeCode(t *testing.T) {
+	var rec hookInputs
+	readJSON(t, hookInputsFile, &rec)
+	if want := cohort.ProtocolVersion + " (Claude Code)"; rec.ClaudeCode != want {
+		t.Fatalf("%s was recorded with %q, but Cohort speaks %q: re-record it with\n  %s", hookInputsFile, rec.ClaudeCode, want, recordHooksCommand)
+	}
+	for _, name := range []string{"tools", "failure"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			hr := newHookRun(t, name)
+			got := summarize(hr.run(binary(t), "COHORT_FLAG_AGENT_TEAMS=on"))
+			compareHookRecords(t, rec.Runs[name], got)
+		})
+	}
+}
+
+func compareHookRecords(t *testing.T, want, got map[string]*recordedEvent) {
+	t.Helper()
+	for _, ev := range slices.Sorted(maps.Keys(want)) {
+		w, g := want[ev], got[ev]
+		if why := hookDivergences[ev][""]; why != "" {
+			t.Logf("%s: not compared: %s", ev, why)
+			continue
+		}
+		if g == nil {
+			t.Errorf("%s: Claude Code fired it %d times, Cohort never", ev, w.Count)
+			continue
+		}
+		for _, k := range w.Keys {
+			if why := hookDivergences[ev][k]; why != "" {
+				t.Logf("%s: %s not compared: %s", ev, k, why)
+			} else if !slices.Contains(g.Keys, k) {
+				t.Errorf("%s lacks %q, which Claude Code sends (Cohort's keys: %v)", ev, k, g.Keys)
+			}
+		}
+		for _, k := range w.ToolCallsKeys {
+			if !slices.Contains(g.ToolCallsKeys, k) {
+				t.Errorf("%s: tool_calls elements lack %q, which Claude Code sends (Cohort's: %v)", ev, k, g.ToolCallsKeys)
+			}
+		}
+		var extra []string
+		for _, k := range g.Keys {
+			if !slices.Contains(w.Keys, k) {
+				extra = append(extra, k)
+			}
+		}
+		t.Logf("%s: fired %d times (Claude Code %d); values %v (Claude Code %v); Cohort's additions: %v", ev, g.Count, w.Count, g.Values, w.Values, extra)
+	}
+	for ev := range got {
+		if want[ev] == nil {
+			t.Logf("%s: fired by Cohort only (%d times)", ev, got[ev].Count)
+		}
+	}
+}
