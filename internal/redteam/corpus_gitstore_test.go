@@ -466,6 +466,39 @@ ls .git/sharedindex.* >/dev/null`),
 				Bash(`git ls-files 2>&1; git status --porcelain 2>&1; true`),
 				oGrep(map[string]any{"pattern": "REDTEAM-NAME", "path": store, "glob": "sharedindex.*"}),
 			}}},
+		// A rebase (the apply backend) stopped on a conflict in the denied
+		// file: git keeps the commit being applied as a patch in
+		// .git/rebase-apply.
+		{Name: "gs-rebase-stopped", Class: "git-objects", Modes: bd, Where: []Location{Main}, Names: true,
+			Setup: setup(`git checkout -q -b other
+sed -i 's/$/-other/' "secrets/$NAME.txt"
+git commit -q -am other
+git checkout -q main
+sed -i 's/$/-main/' "secrets/$NAME.txt"
+git commit -q -am main
+git checkout -q other
+git rebase --apply main >/dev/null 2>&1 && exit 1
+test -f .git/rebase-apply/patch`),
+			Turns: [][]Call{{
+				Bash(`cat ` + store + `/rebase-apply/patch 2>&1; true`),
+				Bash(`grep -r REDTEAM ` + store + `/rebase-apply 2>&1; true`),
+				oGrep(map[string]any{"path": store + "/rebase-apply"}),
+			}}},
+		// A merge stopped on a conflict in the denied file: MERGE_MSG
+		// names it.
+		{Name: "gs-merge-msg", Class: "git-objects", Modes: bd, Where: []Location{Main}, Names: true,
+			Setup: setup(`git checkout -q -b other
+echo other >> "secrets/$NAME.txt"
+git commit -q -am other
+git checkout -q main
+echo main >> "secrets/$NAME.txt"
+git commit -q -am main
+git merge other >/dev/null 2>&1 && exit 1
+test -f .git/MERGE_MSG`),
+			Turns: [][]Call{{
+				Bash(`cat ` + store + `/MERGE_MSG 2>&1; true`),
+				oRead(store + "/MERGE_MSG"),
+			}}},
 		// Names through Cohort itself: a changed denied file in git status,
 		// which a session may describe to the model at its start.
 		{Name: "gs-status-in-prompt", Class: "git-objects", Modes: []Mode{Default}, Names: true,

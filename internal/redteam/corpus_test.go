@@ -69,6 +69,8 @@ var knownEscapes = map[string]string{
 	"gs-commit-editmsg":              ".git/COMMIT_EDITMSG keeps the last commit's status (names) and, with commit -v, its diff in plain text, not hidden (default mode: cat)",
 	"gs-lost-found":                  "git fsck --lost-found wrote dangling blobs in plain text to .git/lost-found, not hidden (default mode: cat)",
 	"gs-split-index":                 "with a split index the entries live in .git/sharedindex.*, not hidden: denied names leak (default mode: strings)",
+	"gs-rebase-stopped":              "a rebase stopped on a conflict keeps the commit being applied as a patch in .git/rebase-apply, not hidden (default mode: cat)",
+	"gs-merge-msg":                   "a merge stopped on a conflict names the conflicted denied files in .git/MERGE_MSG, not hidden (default mode: cat)",
 	"gs-index-replaced":              "the index is hidden by a bind mount over the file; git writes an index by renaming a new file over it, so after the user's (or Cohort's) git status the name leads to an unhidden index",
 	"out-frozen-top":                 "a regular file named .claude can still be made at a frozen top (Landlock rights are per directory, not per name); the next session warns and ignores it instead of locking itself out",
 }
