@@ -71,7 +71,7 @@ var knownEscapes = map[string]string{
 	"gs-split-index":                 "with a split index the entries live in .git/sharedindex.*, not hidden: denied names leak (default mode: strings)",
 	"gs-rebase-stopped":              "a rebase stopped on a conflict keeps the commit being applied as a patch in .git/rebase-apply, not hidden (default mode: cat)",
 	"gs-merge-msg":                   "a merge stopped on a conflict names the conflicted denied files in .git/MERGE_MSG, not hidden (default mode: cat)",
-	"gs-index-replaced":              "the index is hidden by a bind mount over the file; git writes an index by renaming a new file over it, so after the user's (or Cohort's) git status the name leads to an unhidden index",
+	"gs-index-replaced":              "the index is hidden by a bind mount over the file; git writes an index by renaming a new file over it, so once any git outside the sandbox (the user's editor or prompt) refreshes it, policies already set up show the new, unhidden index (default mode: strings)",
 	"out-frozen-top":                 "a regular file named .claude can still be made at a frozen top (Landlock rights are per directory, not per name); the next session warns and ignores it instead of locking itself out",
 }
 
