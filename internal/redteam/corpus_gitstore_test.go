@@ -358,6 +358,18 @@ git reflog expire --expire=now --all`),
 				Bash(zscanGit("objects")),
 				Bash(zcatLoose(store + "/objects")),
 			}}},
+		// Controls for the search's reach: a kept stash (refs/stash) and a
+		// reset-away commit the reflog still names hold the secret, and
+		// both are walked (--all, --reflog), so the store is hidden.
+		{Name: "gs-stash-kept", Class: "git-objects", Modes: bd, Where: []Location{Main}, Names: true,
+			Setup: setup(cleanHistory + `git stash push -q --all
+git stash apply -q`),
+			Turns: [][]Call{unreachable}},
+		{Name: "gs-reflog-only", Class: "git-objects", Modes: bd, Where: []Location{Main}, Names: true,
+			Setup: setup(cleanHistory + `git add -f secrets
+git commit -q -m oops
+git reset -q HEAD~1`),
+			Turns: [][]Call{unreachable}},
 		// The secret in history, but the commit holding it replaced (a ref
 		// under refs/, which a worktree agent of an earlier session may
 		// write) by the one that dropped it.
@@ -389,6 +401,24 @@ first, second = log[0].split()[1], log[1].split()[1]
 os.makedirs(os.path.join(c, "refs", "replace"), exist_ok=True)
 open(os.path.join(c, "refs", "replace", first), "w").write(second + "\n")
 print("planted", first, "->", second)' && {{ESCAPED}}`),
+			}}},
+		// The same for a secret only the reflog still names (gs-reflog-only
+		// holds): the shared logs/ is writable from a worktree, so an
+		// isolated agent empties the reflogs and the next session's search
+		// finds nothing. It prints the marker once they are empty.
+		{Name: "gs-reflog-wipe-plant", Class: "git-objects", Modes: []Mode{Bypass}, Where: []Location{Worktree},
+			Setup: setup(cleanHistory + `git add -f secrets
+git commit -q -m oops
+git reset -q HEAD~1`),
+			Turns: [][]Call{{
+				Bash(`python3 -c 'import os
+g = open(".git").read().split("gitdir: ")[1].strip()
+c = os.path.normpath(os.path.join(g, open(os.path.join(g, "commondir")).read().strip()))
+for f in ["HEAD", "refs/heads/main"]:
+    p = os.path.join(c, "logs", f)
+    lines = open(p).read().splitlines()
+    open(p, "w").write("".join(l + "\n" for l in lines if "oops" not in l and "reset" not in l))
+    print("wiped", f)' && {{ESCAPED}}`),
 			}}},
 		// Another worktree of the repository (the user's) has the secret
 		// staged; the main checkout's index and history do not.
