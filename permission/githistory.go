@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // Git's object store and index hold every version of every file the
@@ -41,13 +42,16 @@ var gitQuiet = map[string]bool{
 }
 
 // gitMetadataOpts are the log-family options that keep the output to
-// commit metadata: no patch, no file names, no search of contents.
-var gitMetadataOpts = opts("-n= --max-count= --skip= --since= --after= --until= --before= --author= --committer= " +
-	"--grep= --all-match --invert-grep -i --regexp-ignore-case -E -F --extended-regexp --fixed-strings --oneline " +
-	"--graph --decorate? --no-decorate --format= --pretty? --abbrev-commit --no-abbrev-commit --date= --relative-date " +
-	"--reverse --all --branches? --tags? --remotes? --first-parent --merges --no-merges --topo-order --date-order " +
-	"--author-date-order --parents --children --boundary --ancestry-path --no-walk? --no-color --color? " +
-	"-s --no-patch --summary? -e --email --numbered --count --max-parents= --min-parents= --end-of-options --not")
+// commit metadata: no patch, no file names, no search of contents (built at
+// first use, as readOnlyCommands is).
+var gitMetadataOpts = sync.OnceValue(func() map[string]optKind {
+	return opts("-n= --max-count= --skip= --since= --after= --until= --before= --author= --committer= " +
+		"--grep= --all-match --invert-grep -i --regexp-ignore-case -E -F --extended-regexp --fixed-strings --oneline " +
+		"--graph --decorate? --no-decorate --format= --pretty? --abbrev-commit --no-abbrev-commit --date= --relative-date " +
+		"--reverse --all --branches? --tags? --remotes? --first-parent --merges --no-merges --topo-order --date-order " +
+		"--author-date-order --parents --children --boundary --ancestry-path --no-walk? --no-color --color? " +
+		"-s --no-patch --summary? -e --email --numbered --count --max-parents= --min-parents= --end-of-options --not")
+})
 
 // gitLogFamily are the subcommands that print commit metadata unless an
 // option asks for more.
@@ -100,7 +104,7 @@ func gitReveals(words []string) (reveals bool, sub string, args []string) {
 				continue // a revision, a path or -5
 			}
 			name, _, _ := strings.Cut(w, "=")
-			if _, ok := gitMetadataOpts[name]; !ok {
+			if _, ok := gitMetadataOpts()[name]; !ok {
 				return true, sub, args
 			}
 		}

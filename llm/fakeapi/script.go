@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cohort-dev/cohort/internal/lazyre"
+
 	"go.yaml.in/yaml/v3"
 )
 
@@ -65,7 +67,7 @@ func (sc *Script) Name() string { return sc.name }
 // Len returns the number of rules.
 func (sc *Script) Len() int { return len(sc.rules) }
 
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+var yamlLine = lazyre.New(`^yaml: line (\d+): (.*)$`)
 
 // ParseScript parses a script in YAML (or JSON, which YAML accepts). name is
 // used in error messages, which say file:line and what to change.
