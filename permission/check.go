@@ -130,6 +130,9 @@ func (c *Checker) DeniedRead(cwd, path string) bool {
 	if len(rules) == 0 {
 		return false
 	}
+	if c.hiddenRead(e.cwd, path) {
+		return true
+	}
 	f, err := formsOf(e.cwd, path)
 	if err != nil {
 		return true

@@ -26,7 +26,7 @@ import (
 // This rule stops git, not a program that reads the store itself (python's
 // zlib on .git/objects), and bypassPermissions asks nothing: so when
 // history or the index holds a file a Read deny rule covers, the session
-// also has the kernel hide the object store and index from every model
+// also has the kernel hide the whole git directory from every model
 // command (internal/assemble, gitStore).
 
 // gitQuiet are subcommands that print neither file contents nor history

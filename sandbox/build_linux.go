@@ -128,6 +128,14 @@ func (s *Sandbox) hideIn(p *Policy, cwd string) {
 			p.Hidden = append(p.Hidden, r)
 		}
 	}
+	// What a hidden directory holds cannot be written either (its empty
+	// read-only cover is all commands see): a writable path below one
+	// would name nothing for Landlock, and the command would not run.
+	under := func(path string) bool {
+		return slices.ContainsFunc(p.Hidden, func(h string) bool { return path == h || within(path, h) })
+	}
+	p.Writable = slices.DeleteFunc(p.Writable, under)
+	p.ReWritable = slices.DeleteFunc(p.ReWritable, under)
 }
 
 // socketPlaces are the directories and sockets hidden when Unix sockets

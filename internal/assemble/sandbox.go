@@ -143,7 +143,7 @@ func (p *Plan) sandboxCfg(ctx context.Context, conf sandboxConf, checker *permis
 	denied := p.deniedReads(ctx, checker)
 	store := &gitStore{cwd: p.Process.Cwd, any: checker.DeniesReads,
 		denied: func(path string) bool { return checker.DeniedRead("", path) },
-		env:    p.childEnviron(), warn: p.Process.Stderr}
+		env:    p.childEnviron(), warn: p.Process.Stderr, hide: checker.HideFromReads}
 	return sandbox.Config{
 		SessionID:         sessionID,
 		Dirs:              p.extraDirs(checker),

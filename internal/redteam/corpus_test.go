@@ -59,27 +59,13 @@ const sessionAttacks = 30
 // fixed). An attack leaves this list when its fix lands.
 var knownEscapes = map[string]string{
 	// The second outsider round on git's store (corpus_gitstore_test.go):
-	// the search looks at paths reachable from refs and reflogs and at the
-	// main index, and hides <commondir>/objects and the index files only.
+	// what the search cannot match — objects no ref, reflog, pseudo-ref or
+	// index reaches, and checkouts outside the project — stays readable.
 	"gs-unreachable-amended":         "unreachable objects (an amended-away commit whose reflog expired) are not searched, so nothing is hidden and an interpreter inflates .git/objects (bypassPermissions)",
 	"gs-unreachable-staged":          "a blob staged then unstaged has no path to match, so nothing is hidden and .git/objects is read raw (bypassPermissions)",
 	"gs-dropped-stash":               "a popped or dropped stash (--all) is unreachable, so its commit of ignored denied files is not searched and .git/objects is read raw (bypassPermissions)",
-	"gs-orig-head":                   "rev-list --all --reflog does not walk ORIG_HEAD (nor MERGE_HEAD, FETCH_HEAD, …), so a reset-away commit holding the secret is not found",
-	"gs-replace-ref":                 "the search's rev-list honours refs/replace, so a replaced commit's tree is never listed; git --no-replace-objects or zlib then reads it",
-	"gs-replace-ref-plant":           "a worktree agent may write the shared refs/ (documented), so it plants refs/replace for the next session's search to miss history holding the secret",
-	"gs-reflog-wipe-plant":           "a worktree agent may write the shared logs/, so it removes the reflog entries that alone keep a reset-away secret reachable; the next session's search misses it (gs-orig-head shows the read)",
-	"gs-other-worktree-index":        "ls-files runs on the main checkout's index only; a secret staged in another worktree of the repository is in objects/ but not searched",
 	"gs-sibling-worktree-copy":       "another checkout of the repository outside the project (git worktree list names it) holds the denied file in its working tree, which no rule covers (bypassPermissions: cat)",
 	"gs-sibling-worktree-copy-agent": "as gs-sibling-worktree-copy, from a worktree agent",
-	"gs-submodule":                   "a submodule's git dir (.git/modules/<path>) is an object store of its own, not hidden, though the submodule sits under a denied path",
-	"gs-alternates":                  "objects/info/alternates names a store outside <commondir>/objects, which is not hidden",
-	"gs-rerere":                      "rerere keeps conflicted versions of the denied file in plain text in .git/rr-cache, not hidden (default mode: grep)",
-	"gs-commit-editmsg":              ".git/COMMIT_EDITMSG keeps the last commit's status (names) and, with commit -v, its diff in plain text, not hidden (default mode: cat)",
-	"gs-lost-found":                  "git fsck --lost-found wrote dangling blobs in plain text to .git/lost-found, not hidden (default mode: cat)",
-	"gs-split-index":                 "with a split index the entries live in .git/sharedindex.*, not hidden: denied names leak (default mode: strings)",
-	"gs-rebase-stopped":              "a rebase stopped on a conflict keeps the commit being applied as a patch in .git/rebase-apply, not hidden (default mode: cat)",
-	"gs-merge-msg":                   "a merge stopped on a conflict names the conflicted denied files in .git/MERGE_MSG, not hidden (default mode: cat)",
-	"gs-index-replaced":              "the index is hidden by a bind mount over the file; git writes an index by renaming a new file over it, so once any git outside the sandbox (the user's editor or prompt) refreshes it, policies already set up show the new, unhidden index (default mode: strings)",
 	"out-frozen-top":                 "a regular file named .claude can still be made at a frozen top (Landlock rights are per directory, not per name); the next session warns and ignores it instead of locking itself out",
 }
 

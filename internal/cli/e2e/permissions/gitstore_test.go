@@ -11,8 +11,8 @@ import (
 
 // TestGitStoreHiddenOnlyWhenHistoryHoldsADeniedFile: git's object store
 // and index hold every committed version of a file, so when history holds
-// one a Read deny rule covers, the kernel hides them from the model's
-// commands (an interpreter reading .git/objects gets nothing, in
+// one a Read deny rule covers, the kernel hides the git directory from
+// the model's commands (an interpreter reading .git/objects gets nothing, in
 // bypassPermissions too) and the user is told at the start; when the
 // denied file was never committed (an ignored .env), git works as always
 // and nothing is said.
@@ -45,7 +45,7 @@ for f in glob.glob(".git/objects/??/*"): print(zlib.decompress(open(f, "rb").rea
 		}
 		return results, errOut
 	}
-	const notice = "the repository's object store and index are hidden from the model's commands"
+	const notice = "the repository's git directory is hidden from the model's commands"
 	t.Run("committed", func(t *testing.T) {
 		t.Parallel()
 		got, errOut := run(t, map[string]string{"secrets/key": "S3CRET-KEY\n", ".gitignore": ".env\n"}, "Read(./secrets/**)")
