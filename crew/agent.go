@@ -34,7 +34,7 @@ type Agent struct {
 	// definition's; "" leaves the definition's.
 	effort string
 	role   agentdef.Role
-	queue         *task.Queue
+	queue  *task.Queue
 	// fork is the recursion guard's context flag (a fork never forks).
 	fork bool
 	// checker is the agent's permission state (nil: everything allowed).
