@@ -20,7 +20,10 @@ const killedTailBytes = 4000
 // makes the next resume notify again, and one after never does: each
 // killed task is reported exactly once. skip reports task ids the
 // conversation already holds a notification for (they are released
-// without another); it may be nil. It returns the ids notified.
+// without another); it may be nil. It returns the ids notified. Each also
+// goes to Config.OnEvent as a task_notification with status stopped and
+// reason unfinished_at_resume, naming its task_type when it is an agent or
+// a workflow (Claude Code names no type for a shell command).
 func (r *Registry) NotifyKilled(q *Queue, skip func(taskID string) bool) ([]string, error) {
 	pend, err := r.Undelivered()
 	var ids []string
@@ -38,6 +41,12 @@ func (r *Registry) NotifyKilled(q *Queue, skip func(taskID string) bool) ([]stri
 		if p.Kind == KindWorkflow && p.Name != "" {
 			n.Summary += fmt.Sprintf(". Its journal keeps the steps that finished: to complete it, call Workflow with resumeFromRunId %q (only the unfinished steps run again)", p.Name)
 		}
+		ev := Event{Subtype: SubtypeTaskNotification, TaskID: p.TaskID, ToolUseID: p.ToolUseID, Status: StatusKilled.eventStatus(),
+			OutputFile: p.OutputFile, Summary: n.Summary, Reason: ReasonUnfinishedAtResume}
+		if p.Kind == KindLocalAgent || p.Kind == KindWorkflow {
+			ev.TaskType = string(p.Kind)
+		}
+		r.emit(ev)
 		id := p.TaskID
 		q.Enqueue(Item{Kind: ItemNotification, Notification: &n, delivered: func() { _ = r.Release(id) }})
 		ids = append(ids, id)
