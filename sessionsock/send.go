@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -131,4 +132,32 @@ func errIf(cond bool, msg string) error {
 		return errors.New(msg)
 	}
 	return nil
+}
+
+// Live returns the socket paths in dir ($COHORT_HOME/sessions) of the
+// sessions that answer now, sorted, leaving out skip (the caller's own).
+// A socket nothing listens on (a session that ended without removing it)
+// is left out; so is one another user's process owns. Each probe is a
+// connect that is closed at once, bounded by ctx.
+func Live(ctx context.Context, dir, skip string) ([]string, error) {
+	paths, err := filepath.Glob(filepath.Join(dir, "*.sock"))
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, p := range paths {
+		if p == skip {
+			continue
+		}
+		c, err := dial(ctx, p)
+		if err != nil {
+			continue
+		}
+		peer, err := peerCred(c)
+		c.Close()
+		if err == nil && peer.UID == os.Geteuid() {
+			out = append(out, p)
+		}
+	}
+	return out, ctx.Err()
 }

@@ -31,7 +31,7 @@ func (s *Session) openTeams() error {
 	s.teamsOn = s.Settings.Set.Bool(flags.AgentTeams)
 	cfg := teammate.LeadConfig{
 		Store: store, Tasks: s.tasks, Checker: s.checker, Prompter: s.prompter(),
-		SessionID: s.id, LeadModel: s.model.name,
+		SessionID: s.id, LeadModel: s.model.name, SessionsDir: filepath.Join(s.Process.Paths.CohortHome, "sessions"),
 		PermissionTimeout: s.Team.PermissionTimeout,
 		Logf:              s.logf,
 		OnEvent:           s.teamEvent,
