@@ -26,11 +26,20 @@ import (
 // peer answered no (its reason is in the message) or belongs to another
 // user, the context's error when it ended first.
 func Send(ctx context.Context, path string, m mailbox.Message) (string, error) {
-	uid := os.Geteuid()
-	return send(ctx, path, m, func(peer int) bool { return peer == uid })
+	return SendWith(ctx, path, m, Delivery{})
 }
 
-func send(ctx context.Context, path string, m mailbox.Message, allowUID func(int) bool) (string, error) {
+// SendWith is Send with a Delivery (a priority) the receiver reads with
+// DeliveryFrom. A Delivery that fails Check is refused before connecting.
+func SendWith(ctx context.Context, path string, m mailbox.Message, d Delivery) (string, error) {
+	if err := d.Check(); err != nil {
+		return "", fmt.Errorf("send to %s: %w", path, err)
+	}
+	uid := os.Geteuid()
+	return send(ctx, path, m, d, func(peer int) bool { return peer == uid })
+}
+
+func send(ctx context.Context, path string, m mailbox.Message, d Delivery, allowUID func(int) bool) (string, error) {
 	if m.Timestamp.IsZero() {
 		m.Timestamp = time.Now()
 	}
@@ -48,6 +57,9 @@ func send(ctx context.Context, path string, m mailbox.Message, allowUID func(int
 		return "", err
 	}
 	line, err := json.Marshal(m)
+	if err == nil {
+		line, err = withDelivery(line, d)
+	}
 	if err != nil {
 		return "", fmt.Errorf("send to %s: %w", path, err)
 	}

@@ -29,6 +29,15 @@ type SendInput struct {
 	Type      string `json:"type,omitempty"`
 	RequestID string `json:"request_id,omitempty"`
 	Approve   *bool  `json:"approve,omitempty"`
+	// Options are Claude Code's delivery options for a message to another
+	// session (uds:); null is no options.
+	Options *SendOptions `json:"options,omitempty"`
+}
+
+// SendOptions is SendMessage's options object: priority now, next or
+// later (sessionsock says what each does).
+type SendOptions struct {
+	Priority string `json:"priority,omitempty"`
 }
 
 // normalize folds a typed message into the flat fields; it returns what is
@@ -66,7 +75,15 @@ var sendSchema = tool.Object(
 	tool.Optional("type", tool.Enum("Older form of a protocol message's type, beside a text message (default message).", "message", "shutdown_request", "shutdown_response", "plan_approval_response")),
 	tool.Optional("request_id", tool.String("For a protocol answer: the id of the request it answers.")),
 	tool.Optional("approve", tool.Boolean("For a protocol answer: approve (true) or reject (false).")),
+	tool.Optional("options", sendOptionsSchema()),
 )
+
+// sendOptionsSchema is the options object: only for another session.
+func sendOptionsSchema() tool.Schema {
+	s := tool.Object(tool.Optional("priority", tool.Enum("When the other session takes the message: now (ahead of what waits there, at its next step), next (after what waits, at its next step; the default), later (once the turn it is running ends).", "now", "next", "later")))
+	s.Description = "Only for a message to another session (uds:)."
+	return s
+}
 
 // newSendTool is SendMessage. A message changes nothing on disk but must
 // keep its order, so calls are not concurrency-safe.
@@ -80,7 +97,7 @@ const sendDescription = `Sends a message to another agent: a teammate, the team 
 - to: a teammate's name ("alice"), "team-lead" for the lead, "*" for every member of your team except you, "uds:<socket path>" for another Cohort session on this machine.
 - message: the text. Be specific: what you did, what you found, what you need. Include paths and ids.
 - summary: a 5-10 word preview shown in the recipient's list.
-- Messages arrive at the recipient's next tool-result boundary, or wake it when it is idle.
+- Messages arrive at the recipient's next tool-result boundary, or wake it when it is idle. For another session, options.priority chooses: "now" goes ahead of the messages already waiting there, "next" (the default) after them, "later" waits until the turn it is running ends.
 - Protocol messages are objects in message: the lead asks a teammate to stop with {"type": "shutdown_request", "reason": "…"} (an idle teammate approves by itself; you are told the answer); a teammate answers with {"type": "shutdown_response", "request_id": "…", "approve": true} (or false with a "reason"); the lead answers a teammate's plan with {"type": "plan_approval_response", "request_id": "…", "approve": true or false, "feedback": "…"}.`
 
 // run sends one message.
@@ -88,6 +105,9 @@ func (t *sendTool) run(ctx context.Context, env *tool.Env, in SendInput) (tool.R
 	from := t.l.senderName(env)
 	if bad := in.normalize(); bad != "" {
 		return tool.Errorf("SendMessage: %s. Send text, or one of: %s; %s; %s.", bad, shutdownRequestShape, shutdownResponseShape, planResponseShape), nil
+	}
+	if in.Options != nil && in.Options.Priority != "" && !strings.HasPrefix(in.To, "uds:") {
+		return tool.Errorf("SendMessage: options.priority is for a message to another session (uds:<path>); a message to %q arrives at its next step. Send it again without options.", in.To), nil
 	}
 	switch {
 	case strings.HasPrefix(in.To, "uds:"):
@@ -271,7 +291,11 @@ func (t *sendTool) sendUDS(ctx context.Context, env *tool.Env, from string, in S
 	} else if !env.Approved {
 		return tool.Errorf("Cannot send to %s: it is not the socket of a Cohort session, and a message to any other socket needs a person's approval or an allow rule naming it (SendMessage(%s)).", in.To, in.To), nil
 	}
-	id, err := sessionsock.Send(ctx, path, mailbox.Message{From: from, Text: in.Message.Text, Summary: in.Summary})
+	var d sessionsock.Delivery
+	if in.Options != nil {
+		d.Priority = in.Options.Priority
+	}
+	id, err := sessionsock.SendWith(ctx, path, mailbox.Message{From: from, Text: in.Message.Text, Summary: in.Summary}, d)
 	if err != nil {
 		return tool.Errorf("Could not deliver to %s: %v", in.To, err), nil
 	}

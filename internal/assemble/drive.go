@@ -55,7 +55,7 @@ func (s *Session) drive(ctx context.Context, text, opening string) (int, *engine
 	s.structured = nil
 	parts := []engine.Part{{Content: content}} // the user's
 	for {
-		res, err := lead.SendParts(ctx, parts)
+		res, err := s.leadTurn(ctx, lead, parts)
 		if res != nil {
 			turns += res.Turns
 		}

@@ -10,9 +10,7 @@ import (
 	"github.com/cohort-dev/cohort/crew"
 	"github.com/cohort-dev/cohort/flags"
 	"github.com/cohort-dev/cohort/llm"
-	"github.com/cohort-dev/cohort/mailbox"
 	"github.com/cohort-dev/cohort/sessionsock"
-	"github.com/cohort-dev/cohort/task"
 	"github.com/cohort-dev/cohort/tasklist"
 	"github.com/cohort-dev/cohort/team"
 	"github.com/cohort-dev/cohort/teammate"
@@ -183,10 +181,7 @@ func (s *Session) EndTeam() {
 func (s *Session) listen(ctx context.Context) {
 	l, err := sessionsock.Listen(ctx, sessionsock.Config{
 		Dir: filepath.Join(s.Process.Paths.CohortHome, "sessions"), SessionID: s.id,
-		Handler: func(_ context.Context, m mailbox.Message) error {
-			s.lead.Queue().Enqueue(task.Item{Kind: task.ItemTeammateMessage, Text: mailbox.Render(m), From: m.From})
-			return nil
-		},
+		Handler: s.receive,
 	})
 	if err != nil {
 		if s.Process.Verbose {
