@@ -1,11 +1,13 @@
 package cohort
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/cohort-dev/cohort/llm/fakeapi"
 	"github.com/cohort-dev/cohort/mailbox"
@@ -71,5 +73,85 @@ func TestAnotherSessionsMessagePriority(t *testing.T) {
 	}
 	if !strings.Contains(later, "LATER-1") || strings.Contains(later, "NOW-1") {
 		t.Errorf("the turn after read %q; want LATER-1 alone", later)
+	}
+}
+
+// TestAnotherSessionAsksToBeToldWhenIdle: a subscription (notify_idle,
+// nothing to deliver) that reaches an idle session is answered at once
+// with one notice; one that reaches it mid-turn is answered when the turn
+// ends, not before, and its text never reaches the model. A notify_idle
+// that is not a session socket of this machine is refused, so a message
+// cannot make the session connect elsewhere.
+func TestAnotherSessionAsksToBeToldWhenIdle(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	g := newGate()
+	e.rt.on("work a while", func(r *fakeapi.Request) fakeapi.Reply {
+		if strings.Contains(r.LastUserText(), "asks to be told") {
+			t.Errorf("the subscription reached the model: %q", r.LastUserText())
+		}
+		if !g.wait(r) {
+			return fakeapi.TextReply("cancelled")
+		}
+		return fakeapi.TextReply("worked")
+	})
+	home, err := os.MkdirTemp("", "idle")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(home) })
+	cfg := e.config()
+	cfg.Home = home
+	s := e.open(cfg)
+	dir := filepath.Join(home, "sessions")
+	notices := make(chan string, 4)
+	sub, err := sessionsock.Listen(t.Context(), sessionsock.Config{Dir: dir, SessionID: "sub",
+		Handler: func(_ context.Context, m mailbox.Message) error { notices <- m.Text; return nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Close()
+	sock := filepath.Join(dir, s.ID()+".sock")
+	subscribe := func(notify string) error {
+		_, err := sessionsock.SendWith(t.Context(), sock, mailbox.Message{From: "peer", Text: "(asks to be told when this session is next idle)"},
+			sessionsock.Delivery{NotifyIdle: notify, SubscribeOnly: true})
+		return err
+	}
+	expect := func(what string) {
+		t.Helper()
+		select {
+		case n := <-notices:
+			if !strings.Contains(n, "uds:"+sock) || !strings.Contains(n, "is idle") {
+				t.Errorf("%s: notice %q", what, n)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("%s: no idle notice", what)
+		}
+	}
+	if err := subscribe(sub.Path()); err != nil {
+		t.Fatal(err)
+	}
+	expect("an idle session")
+	if err := subscribe(filepath.Join(t.TempDir(), "x.sock")); err == nil || !strings.Contains(err.Error(), "another session's socket") {
+		t.Errorf("a notify_idle outside the sessions directory: %v", err)
+	}
+	done := make(chan []Event, 1)
+	go func() { done <- collect(t, s, "work a while") }()
+	g.await(t)
+	if err := subscribe(sub.Path()); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case n := <-notices:
+		t.Fatalf("a notice came while the turn ran: %q", n)
+	default:
+	}
+	close(g.open)
+	<-done
+	expect("the end of the turn")
+	select {
+	case n := <-notices:
+		t.Errorf("a second notice: %q", n)
+	default:
 	}
 }

@@ -28,15 +28,26 @@ const (
 // fields a message line may carry beside the mailbox format's.
 type Delivery struct {
 	Priority string `json:"priority,omitempty"`
+	// NotifyIdle is the sender's own session socket: it asks for one
+	// notice there when the receiving session next goes idle, or exits
+	// (SendMessage's notify_when_idle).
+	NotifyIdle string `json:"notify_idle,omitempty"`
+	// SubscribeOnly marks a line that only subscribes: its text is not
+	// delivered.
+	SubscribeOnly bool `json:"subscribe_only,omitempty"`
 }
 
 // Check reports a Delivery whose fields hold values no receiver knows.
 func (d Delivery) Check() error {
 	switch d.Priority {
 	case "", PriorityNow, PriorityNext, PriorityLater:
-		return nil
+	default:
+		return fmt.Errorf("unknown priority %q: use now, next or later", d.Priority)
 	}
-	return fmt.Errorf("unknown priority %q: use now, next or later", d.Priority)
+	if d.SubscribeOnly && d.NotifyIdle == "" {
+		return fmt.Errorf("subscribe_only needs notify_idle, the socket to notify")
+	}
+	return nil
 }
 
 type deliveryKey struct{}

@@ -32,6 +32,8 @@ func (s *Session) Turn(ctx context.Context, text, opening string) (int, *engine.
 
 // drive runs the lead on text: see Turn.
 func (s *Session) drive(ctx context.Context, text, opening string) (int, *engine.Result, error) {
+	s.startDrive()
+	defer s.endDrive("is idle")
 	lead := s.lead.Engine()
 	scope := s.hookScope(s.lead)
 	var content []llm.Block

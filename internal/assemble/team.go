@@ -190,5 +190,5 @@ func (s *Session) listen(ctx context.Context) {
 		return
 	}
 	s.socket = l.Path()
-	s.closers = append(s.closers, func() { _ = l.Close() })
+	s.closers = append(s.closers, func() { _ = l.Close(); s.endDrive("has exited") })
 }
