@@ -90,7 +90,7 @@ type control struct {
 	mu      sync.Mutex
 	closed  bool
 	running bool
-	cancel  context.CancelFunc // the running turn's
+	cancel  context.CancelCauseFunc // the running turn's
 	// opening is the SessionStart source of the next prompt (startup,
 	// resume, clear), empty once a prompt has opened the conversation.
 	opening string
@@ -108,7 +108,7 @@ func (c *control) begin(ctx context.Context, opens bool) (context.Context, strin
 	if c.running {
 		return nil, "", ErrBusy
 	}
-	turn, cancel := context.WithCancel(ctx)
+	turn, cancel := context.WithCancelCause(ctx)
 	c.running, c.cancel = true, cancel
 	opening := ""
 	if opens {
@@ -122,17 +122,17 @@ func (c *control) end() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.cancel != nil {
-		c.cancel()
+		c.cancel(nil)
 	}
 	c.running, c.cancel = false, nil
 }
 
-// interrupt cancels the running turn, if any.
+// interrupt cancels the running turn, if any, as the user's doing.
 func (c *control) interrupt() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.cancel != nil {
-		c.cancel()
+		c.cancel(engine.ErrUserInterrupt)
 	}
 }
 
@@ -304,7 +304,7 @@ func (s *Session) Close() error {
 	}
 	s.ctl.closed = true
 	if s.ctl.cancel != nil {
-		s.ctl.cancel()
+		s.ctl.cancel(nil)
 	}
 	s.ctl.mu.Unlock()
 	s.ctl.driver.Wait()

@@ -70,3 +70,13 @@ func asyncLaunched(child *Agent, in AgentInput, outputFile string) tool.Result {
 	text := fmt.Sprintf("The agent is running in the background (agentId: %s). You will get a <task-notification> when it finishes; do not wait or poll for it, continue with other work. Its transcript is written to %s.", child.ID(), outputFile)
 	return tool.Result{Content: []llm.Block{llm.Text(text)}, Meta: l}
 }
+
+// movedByUser answers an Agent call whose agent the user moved to the
+// background (Ctrl+B) while the caller waited: the caller learns who moved
+// it, and that its result comes later.
+func movedByUser(child *Agent, in AgentInput, outputFile string) tool.Result {
+	r := asyncLaunched(child, in, outputFile)
+	text := fmt.Sprintf("The user moved this agent to the background while you were waiting for it, so that you can go on meanwhile (agentId: %s). It is still working; you will get a <task-notification> when it finishes. Do not wait or poll for it: continue with other work, or end your turn if nothing else is left. Its transcript is written to %s.", child.ID(), outputFile)
+	r.Content = []llm.Block{llm.Text(text)}
+	return r
+}

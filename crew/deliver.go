@@ -129,6 +129,9 @@ func (rt *Crew) resume(ctx context.Context, a *Agent, block llm.Block) (*task.Ta
 		a.setLive(false)
 		return nil, err
 	}
+	if p, ok := rt.Lookup(info.ParentID); ok {
+		p.ownOutput(t.State().OutputFile)
+	}
 	return t, nil
 }
 

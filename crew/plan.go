@@ -3,6 +3,7 @@ package crew
 import (
 	"context"
 	"slices"
+	"strings"
 
 	"github.com/cohort-dev/cohort/agentdef"
 	"github.com/cohort-dev/cohort/engine"
@@ -312,6 +313,8 @@ func QueueParts(items []task.Item) []engine.Part {
 	for _, it := range items {
 		p := engine.Part{Content: []llm.Block{llm.Text(it.ModelText())}, Recorded: it.Ack}
 		switch it.Kind {
+		case task.ItemUserPrompt:
+			p.Content = []llm.Block{llm.Text(typedAhead(it.Text))}
 		case task.ItemTeammateMessage:
 			p.Origin, p.From = transcript.OriginTeammate, it.From
 		case task.ItemNotification:
@@ -320,6 +323,14 @@ func QueueParts(items []task.Item) []engine.Part {
 		out = append(out, p)
 	}
 	return out
+}
+
+// typedAhead frames a text the user typed while the agent worked, so the
+// model reads it as the user's message sent during its turn and not as
+// more of the tool results it follows.
+func typedAhead(text string) string {
+	return "The user sent this message during your turn (it is theirs, not a tool's output); read it and take it into account before you go on:\n<user-message>\n" +
+		strings.TrimSpace(text) + "\n</user-message>"
 }
 
 // inboxes drains several inboxes in order (a teammate's mailbox chat, then

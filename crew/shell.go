@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/cohort-dev/cohort/task"
@@ -36,12 +37,47 @@ func (rt *Crew) BackgroundShell(ctx context.Context, env *tool.Env, command, des
 			return task.Outcome{}, ctx.Err()
 		}
 		code := exit.Code
-		return task.Outcome{Text: fmt.Sprintf("exit code %d", code), ExitCode: &code}, nil
+		return task.Outcome{Text: shellOutcome(code, t.Output()), ExitCode: &code}, nil
 	})
 	if err != nil {
 		return "", "", err
 	}
-	return t.ID(), t.State().OutputFile, nil
+	out := t.State().OutputFile
+	caller.ownOutput(out)
+	return t.ID(), out, nil
+}
+
+// Limits of the output a background command's notification carries: its
+// last shellTailLines lines, at most shellTailBytes in all (the file has
+// everything).
+const (
+	shellTailLines = 20
+	shellTailBytes = 4 << 10
+)
+
+// shellOutcome is a background command's result for its notification:
+// the exit code and the end of its output, so that the agent need not
+// read the output file for a short command.
+func shellOutcome(code int, out *task.Output) string {
+	text := fmt.Sprintf("exit code %d", code)
+	if out == nil {
+		return text
+	}
+	lines := out.Tail(shellTailLines + 1)
+	more := len(lines) > shellTailLines
+	if more {
+		lines = lines[1:]
+	}
+	for len(lines) > 1 && len(strings.Join(lines, "\n")) > shellTailBytes {
+		lines, more = lines[1:], true
+	}
+	switch {
+	case len(lines) == 0:
+		return text + "; the command printed nothing."
+	case more:
+		return fmt.Sprintf("%s; the last %d lines of its output (the output file has all of it):\n%s", text, len(lines), strings.Join(lines, "\n"))
+	}
+	return text + "; its output:\n" + strings.Join(lines, "\n")
 }
 
 // lineWriter splits a byte stream into the task output's lines.

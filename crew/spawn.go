@@ -141,6 +141,9 @@ func (rt *Crew) startTask(ctx context.Context, child *Agent, spec task.Spec, ws 
 		ws.abandon(ctx)
 		return nil, refuse(failure, err)
 	}
+	if parent, ok := rt.Lookup(child.Info().ParentID); ok {
+		parent.ownOutput(t.State().OutputFile)
+	}
 	return &Spawned{Agent: child, Task: t, Background: spec.Background}, nil
 }
 

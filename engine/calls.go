@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -105,7 +106,7 @@ func (cs *calls) launch(c *call) {
 			select {
 			case cs.sem <- struct{}{}:
 			case <-cs.ctx.Done():
-				c.result = llm.ToolResult(c.p.use.ID, interruptedBefore, true)
+				c.result = llm.ToolResult(c.p.use.ID, interruptedBeforeText(cs.ctx), true)
 				return
 			}
 			cs.a.toolStarted(c.p)
@@ -115,8 +116,21 @@ func (cs *calls) launch(c *call) {
 	}()
 }
 
-// interruptedBefore answers a call the agent was stopped before running.
-const interruptedBefore = "Interrupted: the agent was stopped before this call ran."
+// ErrUserInterrupt is the cause a front end gives the context of a turn
+// the user stopped (Esc): the results of the calls it cut short say the
+// user stopped them, not that "the agent was stopped".
+var ErrUserInterrupt = errors.New("interrupted by the user")
+
+// byUser reports whether ctx ended because the user interrupted.
+func byUser(ctx context.Context) bool { return errors.Is(context.Cause(ctx), ErrUserInterrupt) }
+
+// interruptedBeforeText answers a call the agent was stopped before running.
+func interruptedBeforeText(ctx context.Context) string {
+	if byUser(ctx) {
+		return "Interrupted by the user: they stopped your turn before this call ran. Wait for their next message."
+	}
+	return "Interrupted: the agent was stopped before this call ran."
+}
 
 // prepareFor calls Prepare on every tool of list that implements
 // tool.Preparer, with its valid calls in list.
@@ -189,7 +203,7 @@ func (cs *calls) finish(uses []llm.Block) ([]llm.Block, error) {
 		}
 		if err := cs.ctx.Err(); err != nil {
 			for k := j; k < len(cs.list); k++ {
-				results[k] = llm.ToolResult(cs.list[k].p.use.ID, interruptedBefore, true)
+				results[k] = llm.ToolResult(cs.list[k].p.use.ID, interruptedBeforeText(cs.ctx), true)
 			}
 			return results, err
 		}

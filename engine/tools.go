@@ -133,6 +133,9 @@ func (a *Conversation) call(ctx context.Context, p *pending) (res tool.Result, d
 	res, err := p.tool.Run(ctx, &env, c.Input)
 	c.Duration = a.cfg.Now().Sub(ran)
 	if err != nil {
+		if byUser(ctx) {
+			return tool.Errorf("Interrupted by the user: they stopped your turn while %s was running. Wait for their next message.", p.use.Name), ""
+		}
 		if ctx.Err() != nil {
 			return tool.Errorf("Interrupted: the agent was stopped while %s was running.", p.use.Name), ""
 		}

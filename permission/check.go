@@ -78,6 +78,7 @@ type evaluation struct {
 	cwd   string
 	bases map[string]string // resolved forms of rule roots
 	bash  *analysis
+	own   *ownReads // the checker's AllowOwnRead files
 }
 
 // Check decides a call: deny rules, then ask rules, then allow rules, then
@@ -94,7 +95,7 @@ func (c *Checker) checkIn(ctx context.Context, req Request, mode Mode) Decision 
 		return Decision{Behavior: Deny, Reason: "The permission check was cancelled: " + err.Error()}
 	}
 	e := &evaluation{sh: c.sh, rules: c.sh.snapshot(), dirs: c.sh.dirSnapshot(), mode: mode, req: req, cwd: c.sh.cwd,
-		bases: map[string]string{}}
+		bases: map[string]string{}, own: &c.own}
 	if req.Cwd != "" {
 		if !filepath.IsAbs(req.Cwd) {
 			return Decision{Behavior: Deny, Reason: fmt.Sprintf("Permission check failed: the working directory %q is not absolute.", req.Cwd)}

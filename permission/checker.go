@@ -65,6 +65,9 @@ type Checker struct {
 	sh   *shared
 	mu   sync.RWMutex
 	mode Mode
+	// own are the files this checker's agent may read without asking
+	// (AllowOwnRead); a child's checker starts without any.
+	own ownReads
 }
 
 // shared is the state every checker of a session sees.
@@ -347,6 +350,56 @@ func (c *Checker) AddMemoryDir(dir string) {
 	c.sh.memory = append(c.sh.memory, workDir{path: dir, resolved: res})
 }
 
+// AllowOwnRead lets this checker's agent read the file at path — the
+// output file of one of its own tasks, which Cohort names under
+// $COHORT_HOME — with the built-in read tools (Read, Glob, Grep, LS)
+// without asking, in every mode. Only this agent: children, siblings and
+// other sessions keep asking. path must be absolute; it is resolved now,
+// and a later read is let through only when it names the same path and
+// that path still resolves to the same file, so that a path which merely
+// leads there (through "..", or a link planted elsewhere) or a file
+// swapped for a link since does not count. Deny and ask rules decide
+// first. Safe for concurrent use.
+func (c *Checker) AllowOwnRead(path string) {
+	if !filepath.IsAbs(path) {
+		return
+	}
+	lit := filepath.Clean(path)
+	res, err := resolvePath(lit)
+	if err != nil {
+		return
+	}
+	c.own.mu.Lock()
+	defer c.own.mu.Unlock()
+	if c.own.files == nil {
+		c.own.files = map[string]string{}
+	}
+	c.own.files[lit] = res
+}
+
+// ownReads are the files an agent may read without asking: the literal
+// path and what it resolved to when it was allowed.
+type ownReads struct {
+	mu    sync.RWMutex
+	files map[string]string
+}
+
+// covers reports whether every form names an allowed file as allowed (at
+// least one form).
+func (o *ownReads) covers(forms []pathForms) bool {
+	o.mu.RLock()
+	defer o.mu.RUnlock()
+	if len(forms) == 0 || len(o.files) == 0 {
+		return false
+	}
+	for _, f := range forms {
+		if res, ok := o.files[f.literal]; !ok || res != f.resolved {
+			return false
+		}
+	}
+	return true
+}
+
 // WorkingDirs returns the working directories (the session's cwd first).
 func (c *Checker) WorkingDirs() []string {
 	c.sh.mu.RLock()
@@ -366,6 +419,17 @@ func (c *Checker) DeniedWhole(tool string) bool {
 	for _, r := range c.sh.snapshot() {
 		if r.Behavior == Deny && r.Specifier == "" && r.Invalid == "" &&
 			(r.Tool == tool || strings.HasPrefix(r.Tool, "mcp__") && mcpCovers(r.Tool, tool)) {
+			return true
+		}
+	}
+	return false
+}
+
+// DeniesReads reports whether a deny rule covering Read is in force (one
+// that did not parse included: it denies every read).
+func (c *Checker) DeniesReads() bool {
+	for _, r := range c.sh.snapshot() {
+		if r.Behavior == Deny && r.coversTool("Read") {
 			return true
 		}
 	}

@@ -49,6 +49,9 @@ func (e *evaluation) checkFiles() Decision {
 			}
 		}
 	}
+	if !write && builtin && e.own != nil && e.own.covers(forms) {
+		return Decision{Behavior: Allow, Reason: "the output file of one of the agent's own tasks"}
+	}
 	if !(write && e.mode == ModePlan) {
 		if d, ok := e.allowedPaths(forms, write, covers); ok && (!write || e.namesProtected(d.Rule, forms)) {
 			return d

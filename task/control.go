@@ -87,10 +87,12 @@ func (r *Registry) Background(idOrName string) error {
 	if err != nil {
 		return err
 	}
-	return t.background()
+	return t.background(true)
 }
 
-func (t *Task) background() error {
+// background moves t to the background; byUser marks a move the user
+// asked for (Registry.Background), not Spec.AutoBackground's timer.
+func (t *Task) background(byUser bool) error {
 	t.mu.Lock()
 	if t.status.Terminal() {
 		st := t.status
@@ -101,7 +103,7 @@ func (t *Task) background() error {
 		t.mu.Unlock()
 		return nil
 	}
-	t.backgrounded = true
+	t.backgrounded, t.movedByUser = true, byUser
 	close(t.bg)
 	stops := []func() bool{t.unlink, t.autoBgStop}
 	t.unlink, t.autoBgStop = nil, nil

@@ -187,7 +187,7 @@ func TestKillCompleteRace(t *testing.T) {
 	for _, tk := range tasks {
 		st := waitDoneT(t, tk)
 		counts[st.Status]++
-		if err := tk.background(); !errors.Is(err, ErrNotRunning) {
+		if err := tk.background(true); !errors.Is(err, ErrNotRunning) {
 			t.Fatalf("Background of a terminal task = %v", err)
 		}
 		if err := r.Kill(tk.ID()); !errors.Is(err, ErrNotRunning) {

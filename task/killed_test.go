@@ -38,7 +38,7 @@ func TestResumeClosesUnfinishedTasksWithTheirReason(t *testing.T) {
 	}
 	defer closeNow(t, r2)
 	q := NewQueue()
-	ids, err := r2.NotifyKilled(q, nil)
+	ids, err := r2.NotifyKilled(q, nil, nil)
 	if err != nil || len(ids) != 2 {
 		t.Fatalf("NotifyKilled: %v, %v", ids, err)
 	}
@@ -58,7 +58,7 @@ func TestResumeClosesUnfinishedTasksWithTheirReason(t *testing.T) {
 	if len(items) != 2 || !strings.Contains(items[0].ModelText(), "<status>killed</status>") {
 		t.Errorf("the model's notifications: %+v", items)
 	}
-	if ids, _ := r2.NotifyKilled(NewQueue(), nil); len(ids) != 0 {
+	if ids, _ := r2.NotifyKilled(NewQueue(), nil, nil); len(ids) != 0 {
 		t.Errorf("the drained tasks were closed again: %v", ids)
 	}
 }

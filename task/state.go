@@ -145,16 +145,19 @@ type State struct {
 
 	Status         Status
 	IsBackgrounded bool
-	Progress       Progress
-	Result         *Result // set once terminal
-	Err            string  // why a task failed or was killed
-	OutputErr      string  // why the transcript could not be saved in full
-	StartTime      time.Time
-	EndTime        time.Time // zero while running
-	Notified       bool
-	Retain         bool
-	EvictAfter     time.Time // zero until the eviction clock starts
-	OutputFile     string
+	// MovedByUser is set when the user moved the task to the background
+	// (Registry.Background), not its spec's timer.
+	MovedByUser bool
+	Progress    Progress
+	Result      *Result // set once terminal
+	Err         string  // why a task failed or was killed
+	OutputErr   string  // why the transcript could not be saved in full
+	StartTime   time.Time
+	EndTime     time.Time // zero while running
+	Notified    bool
+	Retain      bool
+	EvictAfter  time.Time // zero until the eviction clock starts
+	OutputFile  string
 
 	// Phase is a kind-specific stage (dream: "starting", "updating").
 	Phase string

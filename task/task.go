@@ -35,6 +35,7 @@ type Task struct {
 	mu           sync.Mutex
 	status       Status
 	backgrounded bool
+	movedByUser  bool // backgrounded through Registry.Background
 	// settled is set once finish has delivered (or deliberately skipped)
 	// the notification: until then a background task still counts as
 	// outstanding, so a waiter cannot see it ended but miss its message.
@@ -141,6 +142,7 @@ func (t *Task) State() State {
 		ParentID:       t.parentID,
 		Status:         t.status,
 		IsBackgrounded: t.backgrounded,
+		MovedByUser:    t.movedByUser,
 		Progress:       p,
 		Err:            t.errText,
 		OutputErr:      t.outputErr,

@@ -60,9 +60,14 @@
 //     lock (cohort-sweep.lock in the git directory). The only shared file
 //     Cohort edits is info/exclude (once per Manager; a duplicate line from a
 //     racing process is harmless).
-//   - Ignoring. .cohort/worktrees/ is added to the repository's info/exclude,
-//     which is never tracked, so the main checkout's status stays clean
-//     without editing .gitignore.
+//   - Ignoring. Worktrees stay inside the checkout (so an agent's paths
+//     read like the project's, and the sandbox and the guard know where
+//     they are), and .cohort/worktrees/ is added to the repository's
+//     info/exclude through safegit.Exclude: that file is never tracked, so
+//     the user's git status stays clean without editing .gitignore. The
+//     session excludes its other machine-local files the same way
+//     (.cohort/settings.local.json and the settings' lock files, when an
+//     "always allow" writes them).
 //   - Changes are measured against the recorded base: `git status` (index,
 //     working tree, untracked files; ignored files do not count; an untracked
 //     directory is one entry) and the commits on HEAD and on the cohort/

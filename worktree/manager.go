@@ -259,32 +259,8 @@ func (m *Manager) ensureExcluded() error {
 	if m.excludeDone {
 		return nil
 	}
-	const pattern = "/" + WorktreesDir + "/"
-	path := filepath.Join(m.common, "info", "exclude")
-	data, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("worktree: read %s: %w", path, err)
-	}
-	for line := range strings.SplitSeq(string(data), "\n") {
-		if strings.TrimSpace(line) == pattern {
-			m.excludeDone = true
-			return nil
-		}
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := safegit.Exclude(m.common, "Cohort agent worktrees", "/"+WorktreesDir+"/"); err != nil {
 		return fmt.Errorf("worktree: %w", err)
-	}
-	add := "# Cohort agent worktrees\n" + pattern + "\n"
-	if len(data) > 0 && !strings.HasSuffix(string(data), "\n") {
-		add = "\n" + add
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-	if err != nil {
-		return fmt.Errorf("worktree: %w", err)
-	}
-	_, werr := f.WriteString(add)
-	if err := errors.Join(werr, f.Close()); err != nil {
-		return fmt.Errorf("worktree: append to %s: %w", path, err)
 	}
 	m.excludeDone = true
 	return nil

@@ -302,7 +302,7 @@ func (p *Plan) newChecker() (*permission.Checker, error) {
 		deny = append(deny, permission.SplitRules(d)...)
 	}
 	c, err := permission.New(permission.Config{Env: p.Process.Paths, Settings: p.Settings.Loaded, Mode: mode,
-		Allow: allow, Deny: deny, AdditionalDirs: p.Permissions.AddDirs, Persist: permission.SettingsPersister(p.Process.Paths),
+		Allow: allow, Deny: deny, AdditionalDirs: p.Permissions.AddDirs, Persist: p.persister(),
 		Protected: p.hookScripts(), Unsandboxed: p.sandboxConfig().unsandboxed})
 	if err != nil {
 		return nil, &FieldError{Field: "PermissionMode", Err: err}

@@ -46,17 +46,19 @@ func parallelRuns() int {
 	return 6
 }
 
+// sessionAttacks is how many attacks share one session at most: the
+// sessions of a mode and location are cut in pieces of this size, so that
+// no one of them runs for minutes on a busy machine (one session of 111
+// attacks took 190 s under load, against runTimeout) and the pieces spread
+// over the parallel runs.
+const sessionAttacks = 30
+
 // knownEscapes are attacks that still escape on main: issue 36 stays open
 // for them, with these reasons. TestCorpus leaves them out and names them
 // in its log; REDTEAM_KNOWN=1 runs them too (and fails until they are
 // fixed). An attack leaves this list when its fix lands.
 var knownEscapes = map[string]string{
-	"out-frozen-top":           "a regular file named .claude can still be made at a frozen top (Landlock rights are per directory, not per name); the next session warns and ignores it instead of locking itself out",
-	"out-objects-python-git":   "bypassPermissions: an interpreter reads git's object store, which the sandbox does not hide",
-	"out-objects-python-zlib":  "bypassPermissions: an interpreter inflates loose objects from .git/objects",
-	"out-objects-perl":         "bypassPermissions: perl reads git's object store",
-	"out-git-through-wrappers": "bypassPermissions: git run inside awk, node, make or python is not seen by the permission layer",
-	"out-index-names":          "the names of hidden files reach the model through git status --porcelain and the index",
+	"out-frozen-top": "a regular file named .claude can still be made at a frozen top (Landlock rights are per directory, not per name); the next session warns and ignores it instead of locking itself out",
 }
 
 // selected picks attacks by REDTEAM_ATTACK, a regexp matched against
@@ -106,6 +108,7 @@ func TestCorpus(t *testing.T) {
 	}
 	var runs []run
 	shared := map[string]*run{}
+	pieces := map[string]int{} // of a session key, the sessions already full
 	count := 0
 	for _, a := range selected(t, all) {
 		for _, mode := range a.modes() {
@@ -116,10 +119,18 @@ func TestCorpus(t *testing.T) {
 					continue
 				}
 				key := a.sessionKey(mode, loc)
+				if r := shared[key]; r != nil && len(r.attacks) == sessionAttacks {
+					runs = append(runs, *r)
+					shared[key] = nil
+					pieces[key]++
+				}
 				if shared[key] == nil {
 					name := fmt.Sprintf("shared/%s-%s", mode, loc)
 					if len(a.Args) > 0 || a.Binary {
 						name = fmt.Sprintf("shared/%s/%s-%s", a.Name, mode, loc)
+					}
+					if pieces[key] > 0 {
+						name += fmt.Sprintf("#%d", pieces[key]+1)
 					}
 					shared[key] = &run{name: name, mode: mode, loc: loc}
 				}

@@ -18,8 +18,9 @@ import (
 	"github.com/cohort-dev/cohort/llm/fakeapi"
 )
 
-// runTimeout bounds one session.
-const runTimeout = 3 * time.Minute
+// runTimeout bounds one session: a guard against a hang, generous for a
+// busy machine (sessionAttacks keeps sessions short).
+const runTimeout = 6 * time.Minute
 
 // Run runs one attack in one mode and location, end to end, in a session
 // of its own, and reports through t every invariant that did not hold:

@@ -110,10 +110,12 @@ func diff(before, after state) []string {
 
 // gitInternals are the parts of a git dir that git itself changes while
 // an agent works, commits or gets a worktree (objects, refs, the index
-// refreshed by git status); everything else in .git — config, hooks,
+// refreshed by git status; packed-refs and its lock, which deleting a
+// finished worktree agent's branch takes, at any moment when the agent
+// ran in the background); everything else in .git — config, hooks,
 // info, commondir — steers code that runs outside the sandbox.
 var gitInternals = []string{".git/objects", ".git/refs", ".git/logs", ".git/worktrees", ".git/index",
-	".git/packed-refs", ".git/ORIG_HEAD", ".git/FETCH_HEAD", ".git/COMMIT_EDITMSG", ".git/index.lock",
+	".git/packed-refs", ".git/packed-refs.lock", ".git/ORIG_HEAD", ".git/FETCH_HEAD", ".git/COMMIT_EDITMSG", ".git/index.lock",
 	".git/cohort-sweep.lock"}
 
 // protectedAreas are what no attack may change, in any mode or location:

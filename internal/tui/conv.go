@@ -108,11 +108,15 @@ func (t *transcript) event(ev cohort.Event) {
 				if e, ok := t.tools[b.ToolUseID]; ok {
 					delete(t.tools, b.ToolUseID)
 					e.result = Clean(clip.Prefix(resultText(b), maxEntryText), true)
+					if strings.HasPrefix(e.result, userStopped) {
+						// Said to the model; the user sees one interrupt line.
+						e.result = "stopped"
+					}
 					e.isErr, e.done, e.lines = b.IsError, true, nil
 				}
 			case llm.BlockText:
-				if s := strings.TrimSpace(b.Text); s != "" {
-					t.add(clipped(entryNote, firstLine(s)))
+				if s, ok := noticeLine(b.Text); ok && s != "" {
+					t.add(clipped(entryNote, s))
 				}
 			}
 		}
@@ -140,6 +144,9 @@ func (t *transcript) delta(s *llm.Event) {
 	}
 	e.lines = nil
 }
+
+// userStopped opens the result of a call the user's interrupt cut short.
+const userStopped = "Interrupted by the user:"
 
 func isRuneStart(b byte) bool { return b&0xc0 != 0x80 }
 
@@ -209,7 +216,7 @@ func (e *entry) draw(width int, expanded bool, st styles) []string {
 		if e.cut > 0 {
 			out = append(out, st.dim.Render(cut(fmt.Sprintf("… %s earlier not shown", bytesText(e.cut)), width)))
 		}
-		out = append(out, wrap("● "+e.text, width)...)
+		out = append(out, markdown(e.text, "● ", width)...)
 	case entryTool:
 		out = append(out, st.tool.Render(cut("◆ "+e.text, width)))
 		out = append(out, e.drawResult(width, expanded, st)...)

@@ -36,16 +36,30 @@
 //   - Siblings in the tree are in the order of their labels, so rows stay
 //     put as agents start and finish; the lead is first, children under
 //     their parent.
-//   - Model text is shown as plain text, not rendered Markdown: glamour
-//     would bring text/template (reflect.Value.Method) into cmd/cohort,
-//     which the arch test keeps out to keep the binary lean.
+//   - Model text is drawn from its Markdown by a small renderer of our
+//     own (markdown.go), not glamour, which would bring text/template
+//     (reflect.Value.Method) into cmd/cohort, which the arch test keeps
+//     out to keep the binary lean: fences are dropped and the code shown
+//     on its colour, cut (not word-wrapped) at the width; headings bold;
+//     list items with a bullet (or their number) and a hanging indent;
+//     quotes behind a bar; rules as a short line; **bold**, *italic*,
+//     `code` and [text](url) as styles, a mark inside a word
+//     (snake_case) left as written. Tables and HTML are shown as written.
+//   - What the lead reads besides the user's prompts is one line each: a
+//     task notification its summary, a teammate's message "name: summary
+//     or first line"; the model's framing of typed-ahead text is not
+//     shown (the text is, as the user's line).
 //   - Typing during a turn sends the text with Session.Send and shows it
 //     as "queued" until Session.Pending says the lead has read it (at its
 //     next tool-result boundary, or when the turn ends); then it moves
-//     into the conversation.
-//   - Esc interrupts the lead's turn (Session.Interrupt); background agents
-//     and teammates keep running, and the next Esc asks whether to stop
-//     them too. Shift+Tab cycles default → acceptEdits → plan, and through
+//     into the conversation at once, not with the lead's next reply.
+//   - Esc interrupts the lead's turn (Session.Interrupt) and says so in
+//     one line, "interrupted by you", which names the background agents
+//     still running only when there are some (the synchronous subagents
+//     stop with the turn): they keep running, and the next Esc asks
+//     whether to stop them too. The interrupted Run's error result is not
+//     shown again, and a tool call the interrupt cut short reads
+//     "stopped". Shift+Tab cycles default → acceptEdits → plan, and through
 //     bypassPermissions only when the session started in it.
 //   - Permission prompts of every agent (the lead's, subagents',
 //     teammates', background agents') come through Prompts.CanUseTool and

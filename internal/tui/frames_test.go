@@ -179,7 +179,8 @@ func TestTypeAheadQueue(t *testing.T) {
 	w.golden("typeahead-queued", w.waitFor("queued: ALSO-CHECK the tests"))
 	close(g.open)
 	read := w.waitUntil("the message read", func(s string) bool {
-		return strings.Contains(s, "> ALSO-CHECK the tests") && strings.Contains(s, "Checked the tests too.") && !strings.Contains(s, "queued:")
+		return strings.Contains(s, "> ALSO-CHECK the tests") && strings.Contains(s, "Checked the tests too.") && !strings.Contains(s, "queued:") &&
+			strings.Contains(s, "done in 2 turns")
 	})
 	w.golden("typeahead-read", read)
 }

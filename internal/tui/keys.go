@@ -73,23 +73,14 @@ func (m *Model) escape() tea.Cmd {
 	case m.running:
 		m.sess.Interrupt()
 		m.interrupt = true
-		m.chat.note(entryNote, "interrupted · background agents keep running (esc again to stop them)")
+		note := "interrupted by you"
+		if n := len(m.keepRunning()); n > 0 {
+			note += fmt.Sprintf(" · %s still running (esc again to stop)", plural(n, "background agent"))
+		}
+		m.chat.note(entryNote, note)
 	case m.interrupt:
 		m.interrupt = false
-		var ids []string
-		agents := m.sess.Agents()
-		runs := map[string]bool{} // workflow runs: stopping one stops its agents
-		for _, a := range agents {
-			if a.Workflow != nil {
-				runs[a.ID] = true
-			}
-		}
-		for _, a := range agents {
-			if a.Kind != "lead" && !runs[a.ParentID] && (a.State == cohort.AgentRunning || a.State == cohort.AgentStarting) {
-				ids = append(ids, a.ID)
-			}
-		}
-		if len(ids) > 0 {
+		if ids := m.keepRunning(); len(ids) > 0 {
 			m.dialog = &confirmDialog{question: fmt.Sprintf("Stop %d background agent(s) too?", len(ids)), yes: func() {
 				for _, id := range ids {
 					if err := m.sess.StopAgent(id); err != nil {
@@ -101,6 +92,35 @@ func (m *Model) escape() tea.Cmd {
 		}
 	}
 	return nil
+}
+
+// keepRunning lists the agents an interrupt leaves running: every running
+// agent but the lead and the synchronous subagents (they stop with the
+// lead's turn), and not the steps of a workflow run (stopping the run
+// stops them).
+func (m *Model) keepRunning() []string {
+	var ids []string
+	agents := m.sess.Agents()
+	runs := map[string]bool{}
+	for _, a := range agents {
+		if a.Workflow != nil {
+			runs[a.ID] = true
+		}
+	}
+	for _, a := range agents {
+		if a.Kind != "lead" && a.Kind != "subagent" && !runs[a.ParentID] && (a.State == cohort.AgentRunning || a.State == cohort.AgentStarting) {
+			ids = append(ids, a.ID)
+		}
+	}
+	return ids
+}
+
+// plural is "1 agent", "2 agents".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // backgroundAll moves the running synchronous subagents the lead waits

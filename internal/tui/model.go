@@ -186,6 +186,10 @@ func (m *Model) fold(evs []cohort.Event, ends []runEnd) tea.Cmd {
 			dirty = true
 		}
 	}
+	// What the lead has read goes into the conversation now, not with its
+	// next reply: that may be a long request away, and the line saying
+	// "queued" would be stale meanwhile.
+	m.placeTyped(time.Time{})
 	for _, e := range ends {
 		if e.gen != m.gen {
 			continue
@@ -215,9 +219,12 @@ func (m *Model) fold(evs []cohort.Event, ends []runEnd) tea.Cmd {
 func (m *Model) event(ev cohort.Event) bool {
 	switch ev.Type {
 	case cohort.EventResult:
-		if ev.IsError {
+		switch {
+		case ev.IsError && m.interrupt && strings.HasPrefix(ev.Result, "interrupted"):
+			// The interrupt has its line already ("interrupted by you").
+		case ev.IsError:
 			m.chat.note(entryError, ev.Result)
-		} else {
+		default:
 			m.chat.note(entryNote, fmt.Sprintf("done in %d turns · %s this session", ev.NumTurns, cost(ev.TotalCostUSD)))
 		}
 		return true
