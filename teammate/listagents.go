@@ -30,11 +30,14 @@ type ListInput struct {
 	Cursor  string `json:"cursor,omitempty"`
 }
 
-var listSchema = tool.Object(
-	tool.Optional("channel", tool.String("Not available in Cohort; leave it out.").WithMaxLength(256)),
-	tool.Optional("q", tool.String("Not available in Cohort; leave it out.").WithMaxLength(256)),
-	tool.Optional("cursor", tool.String("Where the next page starts: the cursor the last line of a long listing names. Leave it out to list from the start.").WithMaxLength(256)),
-)
+// listSchema is ListAgents' input schema, built when the tool is made.
+func listSchema() tool.Schema {
+	return tool.Object(
+		tool.Optional("channel", tool.String("Not available in Cohort; leave it out.").WithMaxLength(256)),
+		tool.Optional("q", tool.String("Not available in Cohort; leave it out.").WithMaxLength(256)),
+		tool.Optional("cursor", tool.String("Where the next page starts: the cursor the last line of a long listing names. Leave it out to list from the start.").WithMaxLength(256)),
+	)
+}
 
 const listDescription = `Lists the agents you can reach with SendMessage, each with its state: the agents of this session (subagents and background agents), the members of your team, and the other Cohort sessions running on this machine.
 
@@ -44,7 +47,7 @@ A long listing comes in pages: pass the cursor its last line names to read the n
 
 // newListTool is ListAgents. It reads only, so calls run in parallel.
 func newListTool(l *Lead, rt *crew.Crew) tool.Tool {
-	return tool.New(tool.Spec[ListInput]{Name: "ListAgents", Description: listDescription, Input: listSchema,
+	return tool.New(tool.Spec[ListInput]{Name: "ListAgents", Description: listDescription, Input: listSchema(),
 		Traits: tool.Traits{ReadOnly: true, ConcurrencySafe: true},
 		Run: func(ctx context.Context, env *tool.Env, in ListInput) (tool.Result, error) {
 			return l.listAgents(ctx, rt, env, in)

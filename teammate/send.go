@@ -72,16 +72,19 @@ type sendTool struct {
 	rt *crew.Crew
 }
 
-var sendSchema = tool.Object(
-	tool.Required("to", tool.String("Recipient: a member name, \"team-lead\", \"*\" (broadcast), or \"uds:<path>\".").WithMinLength(1)),
-	tool.Required("message", tool.Schema{Description: "The message: text, or a protocol message as an object with a type (shutdown_request, shutdown_response, plan_approval_response) and its fields."}),
-	tool.Optional("summary", tool.String("A 5-10 word preview of the message.")),
-	tool.Optional("type", tool.Enum("Older form of a protocol message's type, beside a text message (default message).", "message", "shutdown_request", "shutdown_response", "plan_approval_response")),
-	tool.Optional("request_id", tool.String("For a protocol answer: the id of the request it answers.")),
-	tool.Optional("approve", tool.Boolean("For a protocol answer: approve (true) or reject (false).")),
-	tool.Optional("options", sendOptionsSchema()),
-	tool.Optional("notify_when_idle", tool.Boolean("For another session (uds:), from the main conversation only: be told once, by a notice, when it next finishes its turn with nothing waiting, or exits. With a message it is delivered too; with an empty message nothing is delivered.")),
-)
+// sendSchema is SendMessage's input schema, built when the tool is made.
+func sendSchema() tool.Schema {
+	return tool.Object(
+		tool.Required("to", tool.String("Recipient: a member name, \"team-lead\", \"*\" (broadcast), or \"uds:<path>\".").WithMinLength(1)),
+		tool.Required("message", tool.Schema{Description: "The message: text, or a protocol message as an object with a type (shutdown_request, shutdown_response, plan_approval_response) and its fields."}),
+		tool.Optional("summary", tool.String("A 5-10 word preview of the message.")),
+		tool.Optional("type", tool.Enum("Older form of a protocol message's type, beside a text message (default message).", "message", "shutdown_request", "shutdown_response", "plan_approval_response")),
+		tool.Optional("request_id", tool.String("For a protocol answer: the id of the request it answers.")),
+		tool.Optional("approve", tool.Boolean("For a protocol answer: approve (true) or reject (false).")),
+		tool.Optional("options", sendOptionsSchema()),
+		tool.Optional("notify_when_idle", tool.Boolean("For another session (uds:), from the main conversation only: be told once, by a notice, when it next finishes its turn with nothing waiting, or exits. With a message it is delivered too; with an empty message nothing is delivered.")),
+	)
+}
 
 // sendOptionsSchema is the options object: only for another session.
 func sendOptionsSchema() tool.Schema {
@@ -94,7 +97,7 @@ func sendOptionsSchema() tool.Schema {
 // keep its order, so calls are not concurrency-safe.
 func newSendTool(l *Lead, rt *crew.Crew) tool.Tool {
 	t := &sendTool{l: l, rt: rt}
-	return tool.New(tool.Spec[SendInput]{Name: "SendMessage", Description: sendDescription, Input: sendSchema, Run: t.run})
+	return tool.New(tool.Spec[SendInput]{Name: "SendMessage", Description: sendDescription, Input: sendSchema(), Run: t.run})
 }
 
 const sendDescription = `Sends a message to another agent: a teammate, the team lead, a named agent running in this session, or another Cohort session. Your plain replies are not seen by other agents; this tool is how you reach them.
