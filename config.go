@@ -310,12 +310,17 @@ type Question = ask.Question
 // "Bash(make:*)") to keep: they hold for every agent of the session from
 // now on and are saved to the project's .cohort/settings.local.json, as
 // Claude Code's "Yes, and don't ask again" does. A rule that does not parse
-// denies the call, with the reason.
+// denies the call, with the reason. NoPerson marks an answer the host gave
+// by itself, with nobody asked (the SDK's decisionClassification "config"):
+// its allow counts as a mode's, so the call still may not write a protected
+// path or outside the session's directories, nor reach a socket that is
+// not a session's.
 type Decision struct {
 	Allow        bool
 	Message      string
 	UpdatedInput json.RawMessage
 	AlwaysAllow  []string
+	NoPerson     bool
 }
 
 // RemoteConfig connects a session to remote workers over NATS JetStream:

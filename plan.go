@@ -70,20 +70,13 @@ func (c Config) askPermission() func(context.Context, permission.PromptRequest, 
 		return nil
 	}
 	return func(ctx context.Context, req permission.PromptRequest, who tool.Caller) (permission.PromptDecision, []string, error) {
-		pr := PermissionRequest{Tool: req.ToolName, Input: req.Input, ToolUseID: req.ToolUseID, Reason: req.Reason,
-			AgentID: who.ID, AgentName: who.Name, AgentKind: string(who.Kind), AgentType: who.Type, Color: who.Color}
-		for _, u := range req.Suggestions {
-			if u.Type == permission.UpdateAddRules && u.Behavior == permission.Allow {
-				for _, v := range u.Rules {
-					pr.Suggestions = append(pr.Suggestions, v.String())
-				}
-			}
-		}
-		d, err := canUse(ctx, pr)
+		d, err := canUse(ctx, PermissionRequest{Tool: req.ToolName, Input: req.Input, ToolUseID: req.ToolUseID, Reason: req.Reason,
+			AgentID: who.ID, AgentName: who.Name, AgentKind: string(who.Kind), AgentType: who.Type, Color: who.Color,
+			Suggestions: assemble.AllowSuggestions(req.Suggestions)})
 		if err != nil {
 			return permission.PromptDecision{}, nil, err
 		}
-		return permission.PromptDecision{Allow: d.Allow, Message: d.Message, UpdatedInput: d.UpdatedInput}, d.AlwaysAllow, nil
+		return permission.PromptDecision{Allow: d.Allow, Message: d.Message, UpdatedInput: d.UpdatedInput, NoPerson: d.NoPerson}, d.AlwaysAllow, nil
 	}
 }
 

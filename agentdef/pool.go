@@ -42,15 +42,15 @@ var (
 	asyncAgentAllowed = set("Read", "Grep", "Glob", "LS", "Bash", "Edit", "MultiEdit", "Write", "NotebookEdit", "TodoWrite",
 		"WebFetch", "WebSearch", "Skill", "ToolSearch", "EnterWorktree", "ExitWorktree")
 	// teammateExtra are added to the async allow-list for teammates.
-	teammateExtra = set("SendMessage", "TaskCreate", "TaskGet", "TaskUpdate", "TaskList", "ExitPlanMode")
+	teammateExtra = set("SendMessage", "ListAgents", "TaskCreate", "TaskGet", "TaskUpdate", "TaskList", "ExitPlanMode")
 	// teamWork are the tools of forming and working a team: only the lead
 	// and (all but the first two) its teammates have them.
 	teamWork = set("TeamCreate", "TeamDelete", "TaskCreate", "TaskGet", "TaskUpdate", "TaskList")
 	// delegation are the tools a subagent gets only when its definition
 	// lists Agent: starting agents, and messaging the ones it named.
-	delegation = set("Agent", "SendMessage")
+	delegation = set("Agent", "SendMessage", "ListAgents")
 	// coordinatorTools are all a lead in coordinator mode keeps.
-	coordinatorTools = set("Agent", "SendMessage", "TaskStop", "TaskOutput")
+	coordinatorTools = set("Agent", "SendMessage", "ListAgents", "TaskStop", "TaskOutput")
 )
 
 func set(names ...string) map[string]bool {

@@ -18,7 +18,7 @@ import (
 var CohortTools = []string{
 	"Agent", "Bash", "Glob", "Grep", "LS", "Read", "Edit", "MultiEdit", "Write", "NotebookEdit",
 	"WebFetch", "WebSearch", "TodoWrite", "TaskOutput", "TaskStop", "EnterWorktree", "ExitWorktree",
-	"EnterPlanMode", "ExitPlanMode", "SendMessage", "TeamCreate", "TeamDelete",
+	"EnterPlanMode", "ExitPlanMode", "SendMessage", "ListAgents", "TeamCreate", "TeamDelete",
 	"TaskCreate", "TaskGet", "TaskUpdate", "TaskList", "Skill", "ListMcpResourcesTool", "ReadMcpResourceTool",
 	"Workflow",
 }

@@ -30,8 +30,11 @@ type Agent struct {
 	siblingPrefix string
 	siblingOpen   func()
 	def           *agentdef.Definition
-	role          agentdef.Role
-	queue         *task.Queue
+	// effort is the Agent call's effort, which wins over the
+	// definition's; "" leaves the definition's.
+	effort string
+	role   agentdef.Role
+	queue  *task.Queue
 	// fork is the recursion guard's context flag (a fork never forks).
 	fork bool
 	// checker is the agent's permission state (nil: everything allowed).

@@ -15,6 +15,10 @@ import (
 	"github.com/cohort-dev/cohort/tool"
 )
 
+// EffortLevels are the values of the Agent call's effort field (Claude
+// Code's).
+var EffortLevels = []string{"low", "medium", "high", "xhigh", "max"}
+
 // namePattern is what an agent name must match (Claude Code's pattern).
 var namePattern = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
 
@@ -24,6 +28,7 @@ type AgentInput struct {
 	Prompt          string `json:"prompt"`
 	SubagentType    string `json:"subagent_type,omitempty"`
 	Model           string `json:"model,omitempty"`
+	Effort          string `json:"effort,omitempty"`
 	RunInBackground bool   `json:"run_in_background,omitempty"`
 	Name            string `json:"name,omitempty"`
 	TeamName        string `json:"team_name,omitempty"`
@@ -108,6 +113,7 @@ func (t *agentTool) schema() tool.Schema {
 		tool.Required("prompt", tool.String("The complete task for the agent, with all the context it needs.").WithMinLength(1)),
 		tool.Optional("subagent_type", tool.String("The type of agent to start (see the list). Defaults to general-purpose.")),
 		tool.Optional("model", tool.String("Model for this agent: an alias (opus, sonnet, haiku) or a model id. Defaults to the agent type's model, else yours.")),
+		tool.Optional("effort", tool.Enum("Reasoning effort for this agent. Leave it out unless the user or the project's instructions ask for a level; a fork runs at your own effort.", EffortLevels...)),
 		tool.Optional("run_in_background", tool.Boolean("Run the agent in the background and be notified when it finishes.")),
 		tool.Optional("name", tool.String("A name that makes the agent addressable with SendMessage while it runs.")),
 		tool.Optional("team_name", tool.String("With name: spawn the agent as a teammate of this team.")),
@@ -147,7 +153,7 @@ func (t *agentTool) run(ctx context.Context, env *tool.Env, in AgentInput) (tool
 		return t.spawnRemote(ctx, parent, env, in, def)
 	}
 	req := Request{Description: in.Description, Prompt: in.Prompt, Name: in.Name, Def: def,
-		Model: in.Model, Mode: permission.Mode(in.Mode), Isolation: in.Isolation, Cwd: in.Cwd}
+		Model: in.Model, Effort: in.Effort, Mode: permission.Mode(in.Mode), Isolation: in.Isolation, Cwd: in.Cwd}
 	if def != nil {
 		req.Background = in.RunInBackground || def.Background
 	}

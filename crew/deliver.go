@@ -134,3 +134,8 @@ func (rt *Crew) resume(ctx context.Context, a *Agent, block llm.Block) (*task.Ta
 	}
 	return t, nil
 }
+
+// Busy reports whether the agent is working now (an activation runs or is
+// about to): a message joins its work. An agent that is not busy has
+// finished, and a message resumes it (Deliver).
+func (a *Agent) Busy() bool { return a.isLive() }

@@ -81,8 +81,9 @@ func (g permissionGate) Check(ctx context.Context, c *engine.Call) engine.Verdic
 		return engine.Verdict{Reason: msg}
 	}
 	// Someone, or a rule, approved this call, not the mode: its tool may
-	// go past its own bounds as approved (tool.Env.Approved).
-	v := engine.Verdict{Allow: true, Confinement: confinementOf(out), Approved: out.Prompted || out.Decision.Rule != nil}
+	// go past its own bounds as approved (tool.Env.Approved). An answer
+	// given with nobody asked is the approver's mode, not a person.
+	v := engine.Verdict{Allow: true, Confinement: confinementOf(out), Approved: (out.Prompted && !out.NoPerson) || out.Decision.Rule != nil}
 	if len(out.Input) > 0 && !bytes.Equal(out.Input, c.Input) {
 		v.Input = out.Input
 	}

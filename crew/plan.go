@@ -175,6 +175,9 @@ func (rt *Crew) buildPlan(ctx context.Context, a *Agent, in planInput) (*setup, 
 			p.cfg.MaxTurns = a.def.MaxTurns
 			p.cfg.Effort = a.def.EffortFor("")
 		}
+		if a.effort != "" {
+			p.cfg.Effort = a.effort
+		}
 		if !rt.slim(a) && in.chain.Override == "" {
 			extra := []string{rt.agentListAttachment(tools)}
 			if rt.cfg.AgentMemory != nil {

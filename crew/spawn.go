@@ -31,6 +31,10 @@ type Request struct {
 	Def *agentdef.Definition
 	// Model is the call's model (an alias or id), if any.
 	Model string
+	// Effort is the call's effort level (low, medium, high, xhigh, max),
+	// if any; it wins over the definition's. A fork ignores it: it runs
+	// at its parent's effort.
+	Effort string
 	// Mode is the call's permission mode, if any; it may not exceed the
 	// parent's.
 	Mode permission.Mode
@@ -96,6 +100,7 @@ func (rt *Crew) Spawn(ctx context.Context, parent *Agent, env *tool.Env, req Req
 	child := rt.newAgent(parent, req.Def, role, tool.Caller{ID: NewAgentID(), Name: req.Name, Kind: kind,
 		Type: req.Def.Name, Mode: mode, Cwd: cwd, Depth: depth, ParentToolUseID: env.ToolUseID,
 		Model: agentdef.ResolveModel(rt.cfg.Getenv, req.Model, req.Def.Model, parent.Info().Model, rt.cfg.Aliases)})
+	child.effort = req.Effort
 	ws, err := rt.isolate(ctx, child, env, req)
 	if err != nil {
 		return nil, err

@@ -60,11 +60,11 @@ const planReason = "Cohort is in plan mode, where only read-only tools may run. 
 // planExempt tools keep their usual treatment in plan mode: they plan,
 // ask, or spawn agents that inherit plan mode.
 var planExempt = map[string]bool{"Agent": true, "EnterPlanMode": true, "ExitPlanMode": true, "AskUserQuestion": true, "TodoWrite": true,
-	"SendMessage": true, "TaskGet": true, "TaskList": true, "TaskOutput": true}
+	"SendMessage": true, "ListAgents": true, "TaskGet": true, "TaskList": true, "TaskOutput": true}
 
 // coordination are the tools that only steer the agent's own team and tasks:
 // they touch no file and run nothing, so they need no approval.
-var coordination = map[string]bool{"Agent": true, "EnterPlanMode": true, "SendMessage": true,
+var coordination = map[string]bool{"Agent": true, "EnterPlanMode": true, "SendMessage": true, "ListAgents": true,
 	"TaskOutput": true, "TaskStop": true, "TeamCreate": true, "TeamDelete": true,
 	"TaskCreate": true, "TaskGet": true, "TaskUpdate": true, "TaskList": true}
 

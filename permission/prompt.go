@@ -46,6 +46,11 @@ type PromptDecision struct {
 	UpdatedInput json.RawMessage
 	// Updates are rule changes to apply ("always allow").
 	Updates []RuleUpdate
+	// NoPerson marks an answer the approver gave by itself with nobody
+	// asked (a host's mode, policy or own rule: Claude Code's decision
+	// classification "config"). Its allow counts as a mode's, not as a
+	// person's approval (Outcome.NoPerson).
+	NoPerson bool
 }
 
 // Outcome is the final answer for one call after asking, if needed.
@@ -58,6 +63,10 @@ type Outcome struct {
 	// Decision is the checker's own decision before any prompt.
 	Decision Decision
 	Prompted bool
+	// NoPerson is set when the prompt's answer came with nobody asked
+	// (PromptDecision.NoPerson): the call is allowed as a mode allows it,
+	// and what needs a person's approval (tool.Env.Approved) stays shut.
+	NoPerson bool
 	// UpdateErr reports rule updates that could not be applied or saved;
 	// the call's outcome stands regardless.
 	UpdateErr error
@@ -83,7 +92,7 @@ func (c *Checker) Resolve(ctx context.Context, req Request, p Prompter) (Outcome
 	}
 	pd, err := p.Prompt(ctx, PromptRequest{ToolName: req.Tool, Input: req.Input, ToolUseID: req.ToolUseID, AgentID: req.AgentID,
 		Cwd: req.Cwd, Reason: d.Reason, Suggestions: d.Suggestions, Bubble: d.Bubble, Modes: c.modesAllowing(ctx, req)})
-	out.Prompted = true
+	out.Prompted, out.NoPerson = true, pd.NoPerson
 	if err != nil {
 		out.Message = fmt.Sprintf("Permission to use %s was not granted: asking for approval failed (%v).", req.Tool, err)
 		return out, fmt.Errorf("permission prompt for %s: %w", req.Tool, err)

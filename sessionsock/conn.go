@@ -136,6 +136,14 @@ func (l *Listener) handle(ctx context.Context, line []byte) reply {
 	if err := json.Unmarshal(line, &m); err != nil {
 		return reply{Error: fmt.Sprintf("%v: not a JSON message: %v", mailbox.ErrInvalidMessage, err)}
 	}
+	var d Delivery
+	if err := json.Unmarshal(line, &d); err != nil {
+		return reply{ID: validID(m.ID), Error: fmt.Sprintf("%v: its priority is not a string: %v", mailbox.ErrInvalidMessage, err)}
+	}
+	if err := d.Check(); err != nil {
+		return reply{ID: validID(m.ID), Error: fmt.Sprintf("%v: %v", mailbox.ErrInvalidMessage, err)}
+	}
+	ctx = context.WithValue(ctx, deliveryKey{}, d)
 	if m.To == "" {
 		m.To = l.cfg.Recipient
 	}

@@ -8,7 +8,9 @@
 //
 // A connection carries newline-delimited JSON. The client writes messages
 // in the mailbox line format (mailbox.Message: id, from, to, text,
-// timestamp, color?, summary?, type?); the listener answers each, in
+// timestamp, color?, summary?, type?), plus priority? (now, next or later:
+// Delivery, which the handler reads with DeliveryFrom; any other value is
+// refused); the listener answers each, in
 // order, with one line: {"ok":true,"id":"…"} once the handler accepted it,
 // or {"ok":false,"id":"…","error":"…"}. A connection may carry any number
 // of messages; Send uses one per message.

@@ -395,7 +395,7 @@ func TestPeerRefused(t *testing.T) {
 	}
 	// The sender checks the listener's owner too.
 	open, _ := listen(t, Config{SessionID: "s2"})
-	_, err = send(ctx, open.Path(), mailbox.Message{From: "a", Text: "x"}, func(int) bool { return false })
+	_, err = send(ctx, open.Path(), mailbox.Message{From: "a", Text: "x"}, Delivery{}, func(int) bool { return false })
 	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "belongs to uid") {
 		t.Errorf("send to another user's socket: %v", err)
 	}

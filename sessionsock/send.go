@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -25,11 +26,20 @@ import (
 // peer answered no (its reason is in the message) or belongs to another
 // user, the context's error when it ended first.
 func Send(ctx context.Context, path string, m mailbox.Message) (string, error) {
-	uid := os.Geteuid()
-	return send(ctx, path, m, func(peer int) bool { return peer == uid })
+	return SendWith(ctx, path, m, Delivery{})
 }
 
-func send(ctx context.Context, path string, m mailbox.Message, allowUID func(int) bool) (string, error) {
+// SendWith is Send with a Delivery (a priority) the receiver reads with
+// DeliveryFrom. A Delivery that fails Check is refused before connecting.
+func SendWith(ctx context.Context, path string, m mailbox.Message, d Delivery) (string, error) {
+	if err := d.Check(); err != nil {
+		return "", fmt.Errorf("send to %s: %w", path, err)
+	}
+	uid := os.Geteuid()
+	return send(ctx, path, m, d, func(peer int) bool { return peer == uid })
+}
+
+func send(ctx context.Context, path string, m mailbox.Message, d Delivery, allowUID func(int) bool) (string, error) {
 	if m.Timestamp.IsZero() {
 		m.Timestamp = time.Now()
 	}
@@ -47,6 +57,9 @@ func send(ctx context.Context, path string, m mailbox.Message, allowUID func(int
 		return "", err
 	}
 	line, err := json.Marshal(m)
+	if err == nil {
+		line, err = withDelivery(line, d)
+	}
 	if err != nil {
 		return "", fmt.Errorf("send to %s: %w", path, err)
 	}
@@ -131,4 +144,32 @@ func errIf(cond bool, msg string) error {
 		return errors.New(msg)
 	}
 	return nil
+}
+
+// Live returns the socket paths in dir ($COHORT_HOME/sessions) of the
+// sessions that answer now, sorted, leaving out skip (the caller's own).
+// A socket nothing listens on (a session that ended without removing it)
+// is left out; so is one another user's process owns. Each probe is a
+// connect that is closed at once, bounded by ctx.
+func Live(ctx context.Context, dir, skip string) ([]string, error) {
+	paths, err := filepath.Glob(filepath.Join(dir, "*.sock"))
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, p := range paths {
+		if p == skip {
+			continue
+		}
+		c, err := dial(ctx, p)
+		if err != nil {
+			continue
+		}
+		peer, err := peerCred(c)
+		c.Close()
+		if err == nil && peer.UID == os.Geteuid() {
+			out = append(out, p)
+		}
+	}
+	return out, ctx.Err()
 }

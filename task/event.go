@@ -7,6 +7,11 @@ const (
 	SubtypeTaskNotification = "task_notification"
 )
 
+// ReasonUnfinishedAtResume is a task_notification's reason when a resumed
+// session closed a task of an earlier process that never reported its end
+// (NotifyKilled), as Claude Code names it.
+const ReasonUnfinishedAtResume = "unfinished_at_resume"
+
 // Event is one stream-json system message about a task, shaped like Claude
 // Code's `--output-format stream-json` output
 // ({"type":"system","subtype":"task_started",…}); the CLI prints it as one
@@ -18,7 +23,9 @@ const (
 //     last_tool_name
 //   - task_notification: task_id, tool_use_id, status
 //     (completed|failed|stopped — a killed task is "stopped" here),
-//     output_file, summary, usage (agent tasks)
+//     output_file, summary, usage (agent tasks); reason
+//     (ReasonUnfinishedAtResume) and task_type (local_agent or
+//     local_workflow only) when a resumed session closed the task
 type Event struct {
 	Type           string `json:"type"`
 	Subtype        string `json:"subtype"`
@@ -35,6 +42,7 @@ type Event struct {
 	Summary        string `json:"summary,omitempty"`
 	Usage          *Usage `json:"usage,omitempty"`
 	LastToolName   string `json:"last_tool_name,omitempty"`
+	Reason         string `json:"reason,omitempty"`
 	UUID           string `json:"uuid"`
 	SessionID      string `json:"session_id"`
 }

@@ -23,7 +23,10 @@ const killedTailBytes = 4000
 // without another); it may be nil. describe, when set, gives the result
 // of a task whose output it can read in words (an agent's transcript);
 // otherwise, and when it returns false, the result quotes the end of the
-// output file. It returns the ids notified.
+// output file. It returns the ids notified. Each also goes to
+// Config.OnEvent as a task_notification with status stopped and reason
+// unfinished_at_resume, naming its task_type when it is an agent or a
+// workflow (Claude Code names no type for a shell command).
 func (r *Registry) NotifyKilled(q *Queue, skip func(taskID string) bool, describe func(Pending) (string, bool)) ([]string, error) {
 	pend, err := r.Undelivered()
 	var ids []string
@@ -48,6 +51,12 @@ func (r *Registry) NotifyKilled(q *Queue, skip func(taskID string) bool, describ
 		if p.Kind == KindWorkflow && p.Name != "" {
 			n.Summary += fmt.Sprintf(". Its journal keeps the steps that finished: to complete it, call Workflow with resumeFromRunId %q (only the unfinished steps run again)", p.Name)
 		}
+		ev := Event{Subtype: SubtypeTaskNotification, TaskID: p.TaskID, ToolUseID: p.ToolUseID, Status: StatusKilled.eventStatus(),
+			OutputFile: p.OutputFile, Summary: n.Summary, Reason: ReasonUnfinishedAtResume}
+		if p.Kind == KindLocalAgent || p.Kind == KindWorkflow {
+			ev.TaskType = string(p.Kind)
+		}
+		r.emit(ev)
 		id := p.TaskID
 		q.Enqueue(Item{Kind: ItemNotification, Notification: &n, delivered: func() { _ = r.Release(id) }})
 		ids = append(ids, id)

@@ -91,6 +91,17 @@ func (q *Queue) Enqueue(it Item) {
 	}
 }
 
+// EnqueueFirst puts it ahead of every waiting item (Drain still orders by
+// kind, so it comes first among its kind) and wakes waiters.
+func (q *Queue) EnqueueFirst(it Item) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.items = append([]Item{it}, q.items...)
+	if len(q.items) == 1 {
+		close(q.ready)
+	}
+}
+
 // EnqueueNotification enqueues n as an ItemNotification.
 func (q *Queue) EnqueueNotification(n Notification) {
 	q.Enqueue(Item{Kind: ItemNotification, Notification: &n})

@@ -38,6 +38,10 @@ type LeadConfig struct {
 	// request to the lead model.
 	PlanApprover func(ctx context.Context, from, plan string) (approve bool, feedback string, err error)
 	SessionID    string
+	// SessionsDir is where the sessions of this machine listen
+	// ($COHORT_HOME/sessions): ListAgents lists the live ones. Empty lists
+	// none.
+	SessionsDir string
 	// LeadModel is the model a teammate without one of its own uses.
 	LeadModel string
 	// Backend is auto, in-process or tmux.

@@ -40,6 +40,8 @@ type fixture struct {
 	fs        *flags.Set
 	leadAgent *crew.Agent
 	reg       *task.Registry
+	// cohortHome is the checker's $COHORT_HOME.
+	cohortHome string
 }
 
 func newFixture(t *testing.T) *fixture { return newFixtureWith(t, nil, "alice", "bob") }
@@ -96,7 +98,7 @@ func newFixtureWith(t *testing.T, policy fakeapi.Policy, members ...string) *fix
 		}
 	}
 	return &fixture{l: l, store: store, mbox: l.Mailbox(), lead: tool.Env{Caller: lead.Info()}, sendTool: rt.Tools()[1],
-		rt: rt, checker: checker, fs: fs, leadAgent: lead, reg: reg}
+		rt: rt, checker: checker, fs: fs, leadAgent: lead, reg: reg, cohortHome: env.CohortHome}
 }
 
 func (f *fixture) send(t *testing.T, env tool.Env, in map[string]any) tool.Result {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -29,6 +30,18 @@ type SendInput struct {
 	Type      string `json:"type,omitempty"`
 	RequestID string `json:"request_id,omitempty"`
 	Approve   *bool  `json:"approve,omitempty"`
+	// Options are Claude Code's delivery options for a message to another
+	// session (uds:); null is no options.
+	Options *SendOptions `json:"options,omitempty"`
+	// NotifyWhenIdle asks another session (uds:) for one notice when it
+	// next goes idle or exits; the main conversation only.
+	NotifyWhenIdle bool `json:"notify_when_idle,omitempty"`
+}
+
+// SendOptions is SendMessage's options object: priority now, next or
+// later (sessionsock says what each does).
+type SendOptions struct {
+	Priority string `json:"priority,omitempty"`
 }
 
 // normalize folds a typed message into the flat fields; it returns what is
@@ -59,20 +72,32 @@ type sendTool struct {
 	rt *crew.Crew
 }
 
-var sendSchema = tool.Object(
-	tool.Required("to", tool.String("Recipient: a member name, \"team-lead\", \"*\" (broadcast), or \"uds:<path>\".").WithMinLength(1)),
-	tool.Required("message", tool.Schema{Description: "The message: text, or a protocol message as an object with a type (shutdown_request, shutdown_response, plan_approval_response) and its fields."}),
-	tool.Optional("summary", tool.String("A 5-10 word preview of the message.")),
-	tool.Optional("type", tool.Enum("Older form of a protocol message's type, beside a text message (default message).", "message", "shutdown_request", "shutdown_response", "plan_approval_response")),
-	tool.Optional("request_id", tool.String("For a protocol answer: the id of the request it answers.")),
-	tool.Optional("approve", tool.Boolean("For a protocol answer: approve (true) or reject (false).")),
-)
+// sendSchema is SendMessage's input schema, built when the tool is made.
+func sendSchema() tool.Schema {
+	return tool.Object(
+		tool.Required("to", tool.String("Recipient: a member name, \"team-lead\", \"*\" (broadcast), or \"uds:<path>\".").WithMinLength(1)),
+		tool.Required("message", tool.Schema{Description: "The message: text, or a protocol message as an object with a type (shutdown_request, shutdown_response, plan_approval_response) and its fields."}),
+		tool.Optional("summary", tool.String("A 5-10 word preview of the message.")),
+		tool.Optional("type", tool.Enum("Older form of a protocol message's type, beside a text message (default message).", "message", "shutdown_request", "shutdown_response", "plan_approval_response")),
+		tool.Optional("request_id", tool.String("For a protocol answer: the id of the request it answers.")),
+		tool.Optional("approve", tool.Boolean("For a protocol answer: approve (true) or reject (false).")),
+		tool.Optional("options", sendOptionsSchema()),
+		tool.Optional("notify_when_idle", tool.Boolean("For another session (uds:), from the main conversation only: be told once, by a notice, when it next finishes its turn with nothing waiting, or exits. With a message it is delivered too; with an empty message nothing is delivered.")),
+	)
+}
+
+// sendOptionsSchema is the options object: only for another session.
+func sendOptionsSchema() tool.Schema {
+	s := tool.Object(tool.Optional("priority", tool.Enum("When the other session takes the message: now (ahead of what waits there, at its next step), next (after what waits, at its next step; the default), later (once the turn it is running ends).", "now", "next", "later")))
+	s.Description = "Only for a message to another session (uds:)."
+	return s
+}
 
 // newSendTool is SendMessage. A message changes nothing on disk but must
 // keep its order, so calls are not concurrency-safe.
 func newSendTool(l *Lead, rt *crew.Crew) tool.Tool {
 	t := &sendTool{l: l, rt: rt}
-	return tool.New(tool.Spec[SendInput]{Name: "SendMessage", Description: sendDescription, Input: sendSchema, Run: t.run})
+	return tool.New(tool.Spec[SendInput]{Name: "SendMessage", Description: sendDescription, Input: sendSchema(), Run: t.run})
 }
 
 const sendDescription = `Sends a message to another agent: a teammate, the team lead, a named agent running in this session, or another Cohort session. Your plain replies are not seen by other agents; this tool is how you reach them.
@@ -80,7 +105,8 @@ const sendDescription = `Sends a message to another agent: a teammate, the team 
 - to: a teammate's name ("alice"), "team-lead" for the lead, "*" for every member of your team except you, "uds:<socket path>" for another Cohort session on this machine.
 - message: the text. Be specific: what you did, what you found, what you need. Include paths and ids.
 - summary: a 5-10 word preview shown in the recipient's list.
-- Messages arrive at the recipient's next tool-result boundary, or wake it when it is idle.
+- Messages arrive at the recipient's next tool-result boundary, or wake it when it is idle. For another session, options.priority chooses: "now" goes ahead of the messages already waiting there, "next" (the default) after them, "later" waits until the turn it is running ends.
+- notify_when_idle: true (main conversation, another session only) gets you one notice when that session next finishes its turn with nothing waiting, or exits. Leave message empty to only subscribe. Do not poll ListAgents instead.
 - Protocol messages are objects in message: the lead asks a teammate to stop with {"type": "shutdown_request", "reason": "…"} (an idle teammate approves by itself; you are told the answer); a teammate answers with {"type": "shutdown_response", "request_id": "…", "approve": true} (or false with a "reason"); the lead answers a teammate's plan with {"type": "plan_approval_response", "request_id": "…", "approve": true or false, "feedback": "…"}.`
 
 // run sends one message.
@@ -88,6 +114,15 @@ func (t *sendTool) run(ctx context.Context, env *tool.Env, in SendInput) (tool.R
 	from := t.l.senderName(env)
 	if bad := in.normalize(); bad != "" {
 		return tool.Errorf("SendMessage: %s. Send text, or one of: %s; %s; %s.", bad, shutdownRequestShape, shutdownResponseShape, planResponseShape), nil
+	}
+	if in.NotifyWhenIdle && !strings.HasPrefix(in.To, "uds:") {
+		return tool.Errorf("SendMessage: notify_when_idle is for another session (uds:<path>); you are notified of this session's agents without asking. Send it again without notify_when_idle."), nil
+	}
+	if in.NotifyWhenIdle && (!t.l.isLead(env) || env.Caller.Depth != 0) {
+		return tool.Errorf("SendMessage: notify_when_idle is for the main conversation only; send the message without it and report to your parent."), nil
+	}
+	if in.Options != nil && in.Options.Priority != "" && !strings.HasPrefix(in.To, "uds:") {
+		return tool.Errorf("SendMessage: options.priority is for a message to another session (uds:<path>); a message to %q arrives at its next step. Send it again without options.", in.To), nil
 	}
 	switch {
 	case strings.HasPrefix(in.To, "uds:"):
@@ -271,9 +306,26 @@ func (t *sendTool) sendUDS(ctx context.Context, env *tool.Env, from string, in S
 	} else if !env.Approved {
 		return tool.Errorf("Cannot send to %s: it is not the socket of a Cohort session, and a message to any other socket needs a person's approval or an allow rule naming it (SendMessage(%s)).", in.To, in.To), nil
 	}
-	id, err := sessionsock.Send(ctx, path, mailbox.Message{From: from, Text: in.Message.Text, Summary: in.Summary})
+	var d sessionsock.Delivery
+	if in.Options != nil {
+		d.Priority = in.Options.Priority
+	}
+	text := in.Message.Text
+	if in.NotifyWhenIdle {
+		if t.l.cfg.SessionsDir == "" {
+			return tool.Errorf("SendMessage: this session has no socket of its own for the notice to reach; send the message without notify_when_idle."), nil
+		}
+		d.NotifyIdle = filepath.Join(t.l.cfg.SessionsDir, t.l.cfg.SessionID+".sock")
+		if strings.TrimSpace(text) == "" {
+			d.SubscribeOnly, text = true, "(asks to be told when this session is next idle)"
+		}
+	}
+	id, err := sessionsock.SendWith(ctx, path, mailbox.Message{From: from, Text: text, Summary: in.Summary}, d)
 	if err != nil {
 		return tool.Errorf("Could not deliver to %s: %v", in.To, err), nil
+	}
+	if in.NotifyWhenIdle {
+		return tool.Text(fmt.Sprintf("Sent to the session at %s (id %s). You will get one notice when it is next idle or exits; do not poll for it.", path, id)), nil
 	}
 	return tool.Text(fmt.Sprintf("Message delivered to the session at %s (id %s).", path, id)), nil
 }

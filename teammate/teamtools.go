@@ -11,11 +11,12 @@ import (
 )
 
 // Tools returns the team tools of the session's lead side: SendMessage,
-// TeamCreate and TeamDelete, in that order; make them in the runtime's tool
+// ListAgents, TeamCreate and TeamDelete, in that order; make them in the runtime's tool
 // factory (crew.Config.Tools), which hands them rt.
 func (l *Lead) Tools(rt *crew.Crew) []tool.Tool {
 	return []tool.Tool{
 		newSendTool(l, rt),
+		newListTool(l, rt),
 		tool.New(tool.Spec[createInput]{Name: "TeamCreate", Description: createDescription, Input: createSchema,
 			Run: func(ctx context.Context, env *tool.Env, in createInput) (tool.Result, error) {
 				return l.create(ctx, rt, env, in)

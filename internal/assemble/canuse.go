@@ -62,3 +62,18 @@ func (s *Session) describeAsker(agentID string) tool.Caller {
 	}
 	return who
 }
+
+// AllowSuggestions are the allow rules among a prompt's suggested updates,
+// as written in settings ("Bash(make:*)"): what a host may keep with its
+// answer.
+func AllowSuggestions(us []permission.RuleUpdate) []string {
+	var out []string
+	for _, u := range us {
+		if u.Type == permission.UpdateAddRules && u.Behavior == permission.Allow {
+			for _, v := range u.Rules {
+				out = append(out, v.String())
+			}
+		}
+	}
+	return out
+}

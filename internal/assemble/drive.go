@@ -34,6 +34,8 @@ func (s *Session) Turn(ctx context.Context, text, opening string) (int, *engine.
 
 // drive runs the lead on text: see Turn.
 func (s *Session) drive(ctx context.Context, text, opening string) (int, *engine.Result, error) {
+	s.startDrive()
+	defer s.endDrive("is idle")
 	lead := s.lead.Engine()
 	scope := s.hookScope(s.lead)
 	var content []llm.Block
@@ -59,7 +61,7 @@ func (s *Session) drive(ctx context.Context, text, opening string) (int, *engine
 	s.structured = nil
 	parts := s.afterWaiting(content, opened)
 	for {
-		res, err := lead.SendParts(ctx, parts)
+		res, err := s.leadTurn(ctx, lead, parts)
 		if res != nil {
 			turns += res.Turns
 		}

@@ -57,6 +57,7 @@ type Session struct {
 	// workflowsOn: the agents have the Workflow tool (openWorkflows).
 	workflowsOn bool
 	socket      string         // this session's uds: address, if listening
+	inbound     inbound        // messages from other sessions held for the turn's end
 	mate        *teammate.Loop // the teammate this session runs (Plan.Session.Teammate)
 	wt          *worktree.Opener
 	mcp         *mcp.Set       // the session's MCP servers (mcp.go)

@@ -10,9 +10,7 @@ import (
 	"github.com/cohort-dev/cohort/crew"
 	"github.com/cohort-dev/cohort/flags"
 	"github.com/cohort-dev/cohort/llm"
-	"github.com/cohort-dev/cohort/mailbox"
 	"github.com/cohort-dev/cohort/sessionsock"
-	"github.com/cohort-dev/cohort/task"
 	"github.com/cohort-dev/cohort/tasklist"
 	"github.com/cohort-dev/cohort/team"
 	"github.com/cohort-dev/cohort/teammate"
@@ -31,7 +29,7 @@ func (s *Session) openTeams() error {
 	s.teamsOn = s.Settings.Set.Bool(flags.AgentTeams)
 	cfg := teammate.LeadConfig{
 		Store: store, Tasks: s.tasks, Checker: s.checker, Prompter: s.prompter(),
-		SessionID: s.id, LeadModel: s.model.name,
+		SessionID: s.id, LeadModel: s.model.name, SessionsDir: filepath.Join(s.Process.Paths.CohortHome, "sessions"),
 		PermissionTimeout: s.Team.PermissionTimeout,
 		Logf:              s.logf,
 		OnEvent:           s.teamEvent,
@@ -183,10 +181,7 @@ func (s *Session) EndTeam() {
 func (s *Session) listen(ctx context.Context) {
 	l, err := sessionsock.Listen(ctx, sessionsock.Config{
 		Dir: filepath.Join(s.Process.Paths.CohortHome, "sessions"), SessionID: s.id,
-		Handler: func(_ context.Context, m mailbox.Message) error {
-			s.lead.Queue().Enqueue(task.Item{Kind: task.ItemTeammateMessage, Text: mailbox.Render(m), From: m.From})
-			return nil
-		},
+		Handler: s.receive,
 	})
 	if err != nil {
 		if s.Process.Verbose {
@@ -195,5 +190,5 @@ func (s *Session) listen(ctx context.Context) {
 		return
 	}
 	s.socket = l.Path()
-	s.closers = append(s.closers, func() { _ = l.Close() })
+	s.closers = append(s.closers, func() { _ = l.Close(); s.endDrive("has exited") })
 }

@@ -36,7 +36,13 @@
 //     asking agent in agent_id (absent for the lead, as Claude Code sends
 //     it) plus Cohort's agent_name and agent_kind. The host answers allow
 //     (with updatedInput) or deny (with a message, and interrupt to stop
-//     the turn). A host that does not answer within the prompt timeout
+//     the turn). Its decisionClassification "config" (the host decided by
+//     itself, with nobody asked) makes an allow count as a mode's: the
+//     call still may not write a protected path or outside the session's
+//     directories, nor message a socket that is not a session's, which
+//     need a person (user_temporary, user_permanent, or no classification,
+//     which is read as a person's answer as Claude Code reads it). A value
+//     outside the four denies the call and names them. A host that does not answer within the prompt timeout
 //     (--permission-prompt-timeout, 10 minutes by default) gets a
 //     control_cancel_request and the call is denied with a reason that says
 //     so; so is a pending call when stdin closes.

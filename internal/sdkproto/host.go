@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -128,9 +129,12 @@ func (srv *server) canUseTool(ctx context.Context, req cohort.PermissionRequest)
 	if err := json.Unmarshal(raw, &a); err != nil {
 		return cohort.Decision{Message: "Permission was not granted: the host's answer is not a permission result."}, nil
 	}
+	if a.Classification != "" && !slices.Contains(classifications, a.Classification) {
+		return cohort.Decision{Message: fmt.Sprintf("Permission was not granted: the host answered decisionClassification %q (want one of %s).", a.Classification, strings.Join(classifications, ", "))}, nil
+	}
 	switch a.Behavior {
 	case "allow":
-		d := cohort.Decision{Allow: true}
+		d := cohort.Decision{Allow: true, NoPerson: a.Classification == "config"}
 		if len(a.UpdatedInput) > 0 && string(a.UpdatedInput) != "null" {
 			if !json.Valid(a.UpdatedInput) || a.UpdatedInput[0] != '{' {
 				return cohort.Decision{Message: "Permission was not granted: the host's updatedInput is not a JSON object."}, nil

@@ -123,7 +123,13 @@ type permissionAnswer struct {
 	UpdatedInput json.RawMessage `json:"updatedInput"`
 	Message      string          `json:"message"`
 	Interrupt    bool            `json:"interrupt"`
+	// Classification says who decided: user_temporary, user_permanent,
+	// user_reject, or config (the host by itself, with nobody asked).
+	Classification string `json:"decisionClassification"`
 }
+
+// classifications are the values decisionClassification may take.
+var classifications = []string{"user_temporary", "user_permanent", "user_reject", "config"}
 
 // outbound control request and response lines.
 type controlRequest struct {

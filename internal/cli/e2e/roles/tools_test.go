@@ -14,7 +14,7 @@ import (
 
 // orchestration are the tools that start agents or work a team: only the
 // lead has them all; a teammate has the messaging and task-list ones.
-var orchestration = []string{"Agent", "SendMessage", "TeamCreate", "TeamDelete", "TaskCreate", "TaskGet", "TaskUpdate", "TaskList"}
+var orchestration = []string{"Agent", "SendMessage", "ListAgents", "TeamCreate", "TeamDelete", "TaskCreate", "TaskGet", "TaskUpdate", "TaskList"}
 
 // TestToolSetsByRole: each role is offered its own set (golden), as
 // Claude Code has them: subagents, sync or background, get no Agent and no

@@ -1,0 +1,157 @@
+package cohort
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cohort-dev/cohort/llm/fakeapi"
+	"github.com/cohort-dev/cohort/mailbox"
+	"github.com/cohort-dev/cohort/sessionsock"
+)
+
+// TestAnotherSessionsMessagePriority: while the lead's turn waits on the
+// model, another process sends three messages to the session's socket:
+// "next", "later" and "now", in that order. At the turn's next step the
+// model reads the "now" message before the "next" one and not the "later"
+// one; the "later" message starts a turn of its own once that turn ends.
+// A priority no receiver knows is refused with an error naming the three.
+func TestAnotherSessionsMessagePriority(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	g := newGate()
+	var mu sync.Mutex
+	var seen []string // the last user text of each request after the first
+	e.rt.on("take messages", func(r *fakeapi.Request) fakeapi.Reply {
+		if r.Turn() == 0 {
+			if !g.wait(r) {
+				return fakeapi.TextReply("cancelled")
+			}
+			return fakeapi.Reply{Content: []fakeapi.Block{use("Glob", map[string]any{"pattern": "*.none"})}}
+		}
+		mu.Lock()
+		seen = append(seen, r.LastUserText())
+		mu.Unlock()
+		return fakeapi.TextReply("read")
+	})
+	home, err := os.MkdirTemp("", "prio") // a socket path holds 107 bytes
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(home) })
+	cfg := e.config()
+	cfg.Home = home
+	s := e.open(cfg)
+	sock := filepath.Join(home, "sessions", s.ID()+".sock")
+	done := make(chan []Event, 1)
+	go func() { done <- collect(t, s, "take messages") }()
+	g.await(t)
+	for _, m := range []struct{ text, priority string }{{"NEXT-1", "next"}, {"LATER-1", "later"}, {"NOW-1", "now"}} {
+		if _, err := sessionsock.SendWith(t.Context(), sock, mailbox.Message{From: "peer", Text: m.text}, sessionsock.Delivery{Priority: m.priority}); err != nil {
+			t.Fatalf("send %s: %v", m.text, err)
+		}
+	}
+	_, err = sessionsock.SendWith(t.Context(), sock, mailbox.Message{From: "peer", Text: "x"}, sessionsock.Delivery{Priority: "urgent"})
+	if err == nil || !strings.Contains(err.Error(), "use now, next or later") {
+		t.Errorf("priority urgent: %v", err)
+	}
+	close(g.open)
+	<-done
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) != 2 {
+		t.Fatalf("want two more requests (the step with the messages, the later message's turn); got %q", seen)
+	}
+	step, later := seen[0], seen[1]
+	now, next := strings.Index(step, "NOW-1"), strings.Index(step, "NEXT-1")
+	if now < 0 || next < 0 || now > next || strings.Contains(step, "LATER-1") {
+		t.Errorf("the turn's next step read %q; want NOW-1 before NEXT-1 and no LATER-1", step)
+	}
+	if !strings.Contains(later, "LATER-1") || strings.Contains(later, "NOW-1") {
+		t.Errorf("the turn after read %q; want LATER-1 alone", later)
+	}
+}
+
+// TestAnotherSessionAsksToBeToldWhenIdle: a subscription (notify_idle,
+// nothing to deliver) that reaches an idle session is answered at once
+// with one notice; one that reaches it mid-turn is answered when the turn
+// ends, not before, and its text never reaches the model. A notify_idle
+// that is not a session socket of this machine is refused, so a message
+// cannot make the session connect elsewhere.
+func TestAnotherSessionAsksToBeToldWhenIdle(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	g := newGate()
+	e.rt.on("work a while", func(r *fakeapi.Request) fakeapi.Reply {
+		if strings.Contains(r.LastUserText(), "asks to be told") {
+			t.Errorf("the subscription reached the model: %q", r.LastUserText())
+		}
+		if !g.wait(r) {
+			return fakeapi.TextReply("cancelled")
+		}
+		return fakeapi.TextReply("worked")
+	})
+	home, err := os.MkdirTemp("", "idle")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(home) })
+	cfg := e.config()
+	cfg.Home = home
+	s := e.open(cfg)
+	dir := filepath.Join(home, "sessions")
+	notices := make(chan string, 4)
+	sub, err := sessionsock.Listen(t.Context(), sessionsock.Config{Dir: dir, SessionID: "sub",
+		Handler: func(_ context.Context, m mailbox.Message) error { notices <- m.Text; return nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Close()
+	sock := filepath.Join(dir, s.ID()+".sock")
+	subscribe := func(notify string) error {
+		_, err := sessionsock.SendWith(t.Context(), sock, mailbox.Message{From: "peer", Text: "(asks to be told when this session is next idle)"},
+			sessionsock.Delivery{NotifyIdle: notify, SubscribeOnly: true})
+		return err
+	}
+	expect := func(what string) {
+		t.Helper()
+		select {
+		case n := <-notices:
+			if !strings.Contains(n, "uds:"+sock) || !strings.Contains(n, "is idle") {
+				t.Errorf("%s: notice %q", what, n)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("%s: no idle notice", what)
+		}
+	}
+	if err := subscribe(sub.Path()); err != nil {
+		t.Fatal(err)
+	}
+	expect("an idle session")
+	if err := subscribe(filepath.Join(t.TempDir(), "x.sock")); err == nil || !strings.Contains(err.Error(), "another session's socket") {
+		t.Errorf("a notify_idle outside the sessions directory: %v", err)
+	}
+	done := make(chan []Event, 1)
+	go func() { done <- collect(t, s, "work a while") }()
+	g.await(t)
+	if err := subscribe(sub.Path()); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case n := <-notices:
+		t.Fatalf("a notice came while the turn ran: %q", n)
+	default:
+	}
+	close(g.open)
+	<-done
+	expect("the end of the turn")
+	select {
+	case n := <-notices:
+		t.Errorf("a second notice: %q", n)
+	default:
+	}
+}
