@@ -261,6 +261,12 @@ type PermissionRequest struct {
 	// Empty when the checks have none to offer (a teammate in a process of
 	// its own asks without them).
 	Suggestions []string
+	// Unsandboxed marks a Bash call that runs outside the session's
+	// sandbox. Blocked are directories it would write that the sandbox
+	// keeps it from (what can be told before it runs): as approved, it
+	// fails there unless the answer's AllowWrite opens them.
+	Unsandboxed bool
+	Blocked     []string
 }
 
 // Hook is one host-side hook: Func runs when Event fires (PreToolUse,
@@ -310,12 +316,15 @@ type Question = ask.Question
 // "Bash(make:*)") to keep: they hold for every agent of the session from
 // now on and are saved to the project's .cohort/settings.local.json, as
 // Claude Code's "Yes, and don't ask again" does. A rule that does not parse
-// denies the call, with the reason.
+// denies the call, with the reason. AllowWrite, with Allow, lets sandboxed
+// commands write in directories of the request's Blocked for the rest of
+// the session (sandbox.allowWrite, not saved).
 type Decision struct {
 	Allow        bool
 	Message      string
 	UpdatedInput json.RawMessage
 	AlwaysAllow  []string
+	AllowWrite   []string
 }
 
 // RemoteConfig connects a session to remote workers over NATS JetStream:

@@ -55,7 +55,9 @@ func (s *Session) drive(ctx context.Context, text, opening string) (int, *engine
 	s.structured = nil
 	parts := []engine.Part{{Content: content}} // the user's
 	for {
+		turnEnded := s.usage.leadTurn()
 		res, err := lead.SendParts(ctx, parts)
+		turnEnded()
 		if res != nil {
 			turns += res.Turns
 		}
