@@ -116,7 +116,7 @@ func TestWritePromptScrolls(t *testing.T) {
 	w.golden("permission-write-content", first)
 	w.key("pgdown")
 	w.key("pgdown")
-	scrolled := w.waitUntil("the second page", func(s string) bool { return !strings.Contains(s, "line 1 of the file") })
+	scrolled := w.waitFor("lines 37–55 of 60")
 	w.golden("permission-write-scrolled", scrolled)
 	w.key("end")
 	w.waitFor("60   line 60 of the file", "of 60")
@@ -182,8 +182,8 @@ func TestLargeAndBinaryContentIsSummarised(t *testing.T) {
 	}{
 		// 21 bytes a piece, with an escape sequence in each.
 		{"large", strings.Repeat(`0123456789abcdef\u001b[2J `, 50<<20/21), "50.0 MB in 1 lines; lines longer than 1000 characters are cut"},
-		{"many-lines", strings.Repeat(`a line\n`, 1<<20), "7.0 MB in 1048576 lines: the first 2000 are shown"},
-		{"binary", `\u007fELF` + strings.Repeat(`\u0000\u0001`, 1<<20), "the content is binary (2.0 MB); not shown"},
+		{"many-lines", strings.Repeat(`a line\n`, 100_000), "683 KB in 100000 lines: the first 2000 are shown"},
+		{"binary", `\u007fELF` + strings.Repeat(`\u0000\u0001`, 1<<16), "the content is binary (128 KB); not shown"},
 	} {
 		req := cohort.PermissionRequest{Tool: "Write", Input: []byte(`{"file_path":"/tmp/x","content":"` + c.content + `"}`)}
 		view := prepare(req)
@@ -201,4 +201,84 @@ func TestLargeAndBinaryContentIsSummarised(t *testing.T) {
 			}
 		}
 	}
+}
+
+// sandboxed is a world whose session runs its Bash commands in the real
+// sandbox (Landlock).
+func sandboxed(c *cohort.Config) { c.Sandbox = "on" }
+
+// TestUnsandboxedCommandIsMarked: a Bash call with
+// dangerouslyDisableSandbox says, in red, that it runs outside the
+// sandbox, and shows its whole command (every line) and where it runs.
+func TestUnsandboxedCommandIsMarked(t *testing.T) {
+	w := newWorld(t, worldConfig{width: 180, height: 30, configure: sandboxed}, asksOnce("Bash", map[string]any{
+		"command": "for f in a b; do\n  echo $f > /tmp/out-$f\ndone", "dangerouslyDisableSandbox": true}))
+	w.waitFor("default mode")
+	w.typeText("run it outside")
+	w.key("enter")
+	scr := w.waitFor("Permission", "⚠ runs OUTSIDE the sandbox", "echo $f > /tmp/out-$f", "done", "  in /", "└ running…")
+	w.golden("permission-unsandboxed", scr)
+	w.key("esc")
+	w.waitFor("done")
+}
+
+// TestSandboxWouldBlockOffersThePath: a command approved to write outside
+// the sandbox's writable dirs fails there, and its prompt said so; the
+// prompt's offer to let commands write that directory for the session,
+// taken, makes the next such command succeed in the real sandbox, and the
+// prompt after it no longer warns. A command aimed at Cohort's own home is
+// never offered the directory.
+func TestSandboxWouldBlockOffersThePath(t *testing.T) {
+	var outside, home string
+	results := make(chan string, 8)
+	w := newWorld(t, worldConfig{width: 180, height: 30, configure: sandboxed}, func(r *fakeapi.Request) fakeapi.Reply {
+		if r.Turn() > 0 {
+			results <- r.LastToolResultText()
+		}
+		steps := []string{"mkdir -p " + outside + "/first/deeper", "mkdir -p " + outside + "/second/deeper",
+			"touch " + outside + "/third.txt", "mkdir -p " + filepath.Join(home, ".cohort", "evil")}
+		if r.Turn() < len(steps) {
+			return fakeapi.Reply{Content: []fakeapi.Block{use("Bash", map[string]any{"command": steps[r.Turn()]})}}
+		}
+		return fakeapi.TextReply("done")
+	})
+	outside, home = filepath.Join(filepath.Dir(w.dir), "outside"), w.home
+	if err := os.Mkdir(outside, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	w.waitFor("default mode")
+	w.typeText("make the dirs")
+	w.key("enter")
+	// Approved as it is: the sandbox blocks it, as the prompt warned.
+	scr := w.waitFor("Permission", "⚠ the sandbox keeps commands from writing in", "let commands write in", "└ running…")
+	w.golden("permission-sandbox-blocks", scr)
+	w.key("1")
+	if got := <-results; !strings.Contains(got, "blocked by the sandbox") {
+		t.Fatalf("the first mkdir was not blocked by the sandbox: %s", got)
+	}
+	if _, err := os.Stat(filepath.Join(outside, "first")); err == nil {
+		t.Fatal("the sandbox let the first mkdir through")
+	}
+	// Approved with the offer: it runs.
+	w.waitFor("second/deeper", "let commands write in")
+	w.key("2")
+	if got := <-results; strings.Contains(got, "blocked") {
+		t.Fatalf("the second mkdir failed after the directory was allowed: %s", got)
+	}
+	waitFile(t, filepath.Join(outside, "second", "deeper"))
+	// The next prompt there has no warning: the directory is writable now.
+	scr = w.waitFor("third.txt")
+	if strings.Contains(scr, "⚠") || strings.Contains(scr, "let commands write") {
+		t.Errorf("the prompt still warns after the directory was allowed:\n%s", scr)
+	}
+	w.key("1")
+	<-results
+	waitFile(t, filepath.Join(outside, "third.txt"))
+	// Cohort's home is never offered.
+	scr = w.waitFor(filepath.Join(".cohort", "evil"))
+	if strings.Contains(scr, "let commands write") {
+		t.Errorf("the prompt offers to open Cohort's home:\n%s", scr)
+	}
+	w.key("esc")
+	w.waitFor("done")
 }

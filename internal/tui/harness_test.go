@@ -291,6 +291,9 @@ func (w *world) waitUntil(what string, cond func(string) bool) string {
 // durations match the elapsed times on screen, which the wall clock sets.
 var durations = regexp.MustCompile(` *\b(\d+h\d\dm|\d+m\d\ds|\d+s)\b`)
 
+// agentIDs match the ids of spawned agents.
+var agentIDs = regexp.MustCompile(`\ba[0-9a-f]{16}\b`)
+
 // tempPaths match the test's temporary paths.
 var tempPaths = regexp.MustCompile(regexp.QuoteMeta(os.TempDir()) + `/Test[^\s:…]*`)
 
@@ -300,12 +303,13 @@ func (w *world) normalize(scr string) string {
 	scr = durations.ReplaceAllStringFunc(scr, func(m string) string {
 		return strings.Repeat(" ", len(m)-2) + "Ns"
 	})
+	scr = agentIDs.ReplaceAllString(scr, "a0000000000000000")
 	return tempPaths.ReplaceAllStringFunc(scr, func(m string) string {
-		if strings.HasPrefix(w.dir, m) {
-			return "ROOT/" // cut at the width
-		}
 		if rest, ok := strings.CutPrefix(m, filepath.Dir(w.dir)); ok {
 			return "ROOT" + rest
+		}
+		if strings.HasPrefix(w.dir, m) {
+			return "ROOT/" // cut at the width
 		}
 		return m
 	})
