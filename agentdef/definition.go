@@ -2,9 +2,9 @@ package agentdef
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 
+	"github.com/cohort-dev/cohort/internal/lazyre"
 	"github.com/cohort-dev/cohort/permission"
 )
 
@@ -75,7 +75,7 @@ var (
 // rule, which also accepts dots after the first character: published agents
 // are named after versions (dotnet-framework-4.8-expert). Teammate names
 // keep the stricter team.NamePattern, since they become file names.
-var NamePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+var NamePattern = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
 // Definition is one agent type: the frontmatter of its Markdown file (field
 // names as Claude Code's) and its body as the system prompt. A Definition

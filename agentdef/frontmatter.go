@@ -3,9 +3,10 @@ package agentdef
 import (
 	"bytes"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/cohort-dev/cohort/internal/lazyre"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -106,11 +107,11 @@ func parseYAML(fm []byte) (root *yaml.Node, repaired []repair, err error) {
 }
 
 var (
-	topLevelScalar = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_-]*):[ \t]+(.+)$`)
-	yamlLine       = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+	topLevelScalar = lazyre.New(`^([A-Za-z_][A-Za-z0-9_-]*):[ \t]+(.+)$`)
+	yamlLine       = lazyre.New(`^yaml: line (\d+): (.*)$`)
 	// bareStar is a value that YAML takes for an alias with no name: "*",
 	// "* ", "*, Read".
-	bareStar = regexp.MustCompile(`^\*([\s,]|$)`)
+	bareStar = lazyre.New(`^\*([\s,]|$)`)
 )
 
 // quoteLooseValues rewrites top-level `key: value` lines whose plain value

@@ -1,9 +1,10 @@
 package agentdef
 
 import (
-	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/cohort-dev/cohort/internal/lazyre"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -56,7 +57,7 @@ type ref struct {
 	node   *yaml.Node
 }
 
-var refPattern = regexp.MustCompile(`^([^()\s,]+)\s*(?:\(([^()]*)\))?$`)
+var refPattern = lazyre.New(`^([^()\s,]+)\s*(?:\(([^()]*)\))?$`)
 
 // refs reads a YAML list of strings or one comma-separated string (commas
 // inside parentheses do not split). present is false when the key is null

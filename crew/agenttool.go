@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/cohort-dev/cohort/agentdef"
 	"github.com/cohort-dev/cohort/flags"
+	"github.com/cohort-dev/cohort/internal/lazyre"
 	"github.com/cohort-dev/cohort/llm"
 	"github.com/cohort-dev/cohort/permission"
 	"github.com/cohort-dev/cohort/task"
@@ -16,7 +16,7 @@ import (
 )
 
 // namePattern is what an agent name must match (Claude Code's pattern).
-var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
+var namePattern = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
 
 // AgentInput is the Agent tool's input, with Claude Code's field names.
 type AgentInput struct {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cohort-dev/cohort/internal/lazyre"
 	"github.com/cohort-dev/cohort/internal/spelling"
 )
 
@@ -108,7 +109,7 @@ func suggest(s string) string {
 // simpleMatcher is a matcher made only of names and "|": it lists exact
 // names rather than being a regular expression (Claude Code's rule; spaces
 // around "|" are also allowed here).
-var simpleMatcher = regexp.MustCompile(`^[A-Za-z0-9_| ]+$`)
+var simpleMatcher = lazyre.New(`^[A-Za-z0-9_| ]+$`)
 
 // matcher decides which tool names (or agent types) a group applies to.
 type matcher struct {

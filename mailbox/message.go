@@ -8,12 +8,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"time"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/cohort-dev/cohort/internal/clip"
+	"github.com/cohort-dev/cohort/internal/lazyre"
 )
 
 // Sentinel errors callers branch on. Returned errors wrap them with context.
@@ -130,9 +130,9 @@ const (
 )
 
 var (
-	namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
-	idPattern   = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$`)
-	typePattern = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
+	namePattern = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
+	idPattern   = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$`)
+	typePattern = lazyre.New(`^[a-z][a-z0-9_]{0,63}$`)
 )
 
 // ValidateName reports whether name may name an inbox: 1 to 64 ASCII

@@ -7,9 +7,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/cohort-dev/cohort/internal/lazyre"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -82,7 +83,7 @@ func fingerprint(s Spec) string {
 
 // validName is what Claude Code accepts as a server name; it becomes part
 // of every tool name (mcp__<server>__<tool>).
-var validName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+var validName = lazyre.New(`^[A-Za-z0-9_-]{1,64}$`)
 
 // ValidName reports whether name can name a server.
 func ValidName(name string) bool { return validName.MatchString(name) }
@@ -216,7 +217,7 @@ func decodeSpec(name string, data json.RawMessage, getenv func(string) string) (
 }
 
 // envRef is ${VAR} or ${VAR:-default}.
-var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}`)
+var envRef = lazyre.New(`\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}`)
 
 func (s *Spec) expand(getenv func(string) string) {
 	ex := func(v string) string {

@@ -6,8 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
+
+	"github.com/cohort-dev/cohort/internal/lazyre"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -18,7 +19,7 @@ import (
 // maxToolName is the longest tool name the Messages API takes.
 const maxToolName = 64
 
-var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9_-]`)
+var unsafeChars = lazyre.New(`[^A-Za-z0-9_-]`)
 
 // ToolName is the name the model calls a server's tool by, as Claude Code
 // names it: mcp__<server>__<tool>, characters other than letters, digits,

@@ -238,7 +238,7 @@ func commandPathArgs(c *command) []string {
 		if n := l.name(); strings.Contains(n, "/") {
 			out = append(out, n)
 		}
-		if _, known := readOnlyCommands[filepath.Base(l.name())]; known {
+		if _, known := readOnlyCommands()[filepath.Base(l.name())]; known {
 			// The allow-list knows which words are paths, options' values
 			// included (date -f FILE).
 			if ok, paths := readOnlyWords(append([]string{filepath.Base(l.name())}, l.words[1:]...)); ok {
@@ -409,7 +409,7 @@ func (e *evaluation) readOnlyOK(c *command) bool {
 		return false
 	}
 	if in.openArgs {
-		if spec := readOnlyCommands[filepath.Base(in.name())]; spec == nil || spec.paths {
+		if spec := readOnlyCommands()[filepath.Base(in.name())]; spec == nil || spec.paths {
 			return false
 		}
 	}

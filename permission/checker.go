@@ -372,6 +372,17 @@ func (c *Checker) DeniedWhole(tool string) bool {
 	return false
 }
 
+// DeniesReads reports whether a deny rule covering Read is in force (one
+// that did not parse included: it denies every read).
+func (c *Checker) DeniesReads() bool {
+	for _, r := range c.sh.snapshot() {
+		if r.Behavior == Deny && r.coversTool("Read") {
+			return true
+		}
+	}
+	return false
+}
+
 // Rules returns the rules with the given behavior, in evaluation order.
 func (c *Checker) Rules(b Behavior) []*Rule {
 	var out []*Rule

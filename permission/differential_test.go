@@ -48,7 +48,7 @@ func newShims(t testing.TB) *shims {
 		}
 	}
 	var names []string
-	for name := range readOnlyCommands {
+	for name := range readOnlyCommands() {
 		names = append(names, name)
 	}
 	for _, name := range append(names, passThrough...) {
@@ -227,7 +227,7 @@ func checkLine(t testing.TB, s *shims, line string, seed uint64) bool {
 	allowed := slices.Concat(passThrough)
 	calls, files := s.run(t, line)
 	for _, c := range calls {
-		if _, ro := readOnlyCommands[c]; !ro && !slices.Contains(allowed, c) {
+		if _, ro := readOnlyCommands()[c]; !ro && !slices.Contains(allowed, c) {
 			t.Errorf("seed %d: IsReadOnlyCommand(%q) = true, but running it started %s (calls %v)", seed, line, c, calls)
 			return true
 		}

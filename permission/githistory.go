@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // Git's object store and index hold every version of every file the
@@ -21,6 +22,12 @@ import (
 // included, counts as revealing; so do status and commit with -v or
 // --verbose, which print a diff (gitVerbose), and clone and worktree add,
 // which copy every file to where the hiding does not reach.
+//
+// This rule stops git, not a program that reads the store itself (python's
+// zlib on .git/objects), and bypassPermissions asks nothing: so when
+// history or the index holds a file a Read deny rule covers, the session
+// also has the kernel hide the object store and index from every model
+// command (internal/assemble, gitStore).
 
 // gitQuiet are subcommands that print neither file contents nor history
 // (status lists changed files' names only).
@@ -35,13 +42,16 @@ var gitQuiet = map[string]bool{
 }
 
 // gitMetadataOpts are the log-family options that keep the output to
-// commit metadata: no patch, no file names, no search of contents.
-var gitMetadataOpts = opts("-n= --max-count= --skip= --since= --after= --until= --before= --author= --committer= " +
-	"--grep= --all-match --invert-grep -i --regexp-ignore-case -E -F --extended-regexp --fixed-strings --oneline " +
-	"--graph --decorate? --no-decorate --format= --pretty? --abbrev-commit --no-abbrev-commit --date= --relative-date " +
-	"--reverse --all --branches? --tags? --remotes? --first-parent --merges --no-merges --topo-order --date-order " +
-	"--author-date-order --parents --children --boundary --ancestry-path --no-walk? --no-color --color? " +
-	"-s --no-patch --summary? -e --email --numbered --count --max-parents= --min-parents= --end-of-options --not")
+// commit metadata: no patch, no file names, no search of contents (built at
+// first use, as readOnlyCommands is).
+var gitMetadataOpts = sync.OnceValue(func() map[string]optKind {
+	return opts("-n= --max-count= --skip= --since= --after= --until= --before= --author= --committer= " +
+		"--grep= --all-match --invert-grep -i --regexp-ignore-case -E -F --extended-regexp --fixed-strings --oneline " +
+		"--graph --decorate? --no-decorate --format= --pretty? --abbrev-commit --no-abbrev-commit --date= --relative-date " +
+		"--reverse --all --branches? --tags? --remotes? --first-parent --merges --no-merges --topo-order --date-order " +
+		"--author-date-order --parents --children --boundary --ancestry-path --no-walk? --no-color --color? " +
+		"-s --no-patch --summary? -e --email --numbered --count --max-parents= --min-parents= --end-of-options --not")
+})
 
 // gitLogFamily are the subcommands that print commit metadata unless an
 // option asks for more.
@@ -94,7 +104,7 @@ func gitReveals(words []string) (reveals bool, sub string, args []string) {
 				continue // a revision, a path or -5
 			}
 			name, _, _ := strings.Cut(w, "=")
-			if _, ok := gitMetadataOpts[name]; !ok {
+			if _, ok := gitMetadataOpts()[name]; !ok {
 				return true, sub, args
 			}
 		}

@@ -94,7 +94,7 @@ func TestReadOnlyTableHasAllowLists(t *testing.T) {
 			}
 		}
 	}
-	for name, spec := range readOnlyCommands {
+	for name, spec := range readOnlyCommands() {
 		if spec.sub == nil {
 			check(name, spec)
 		}

@@ -3,6 +3,7 @@ package permission
 import (
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/cohort-dev/cohort/shellcmd"
 )
@@ -140,102 +141,107 @@ const (
 )
 
 // readOnlyCommands is deliberately short: a command belongs here only when
-// no listed option can make it write a file or run another program.
-var readOnlyCommands = map[string]*roSpec{
-	"cat":  safe(paths("-A -b -e -E -n -s -t -T -u -v --show-all --number-nonblank --number --squeeze-blank --show-ends --show-tabs --show-nonprinting")),
-	"head": safe(numeric(paths("-c= -n= -q -v -z --bytes= --lines= --quiet --silent --verbose --zero-terminated"))),
-	"tail": safe(plus(numeric(paths("-c= -n= -f -F -q -v -z -s= --bytes= --lines= --follow? --retry --pid= --quiet --silent --verbose --zero-terminated --sleep-interval= --max-unchanged-stats=")))),
-	"wc":   paths("-c -m -l -L -w --bytes --chars --lines --max-line-length --words --total="),
-	"nl":   safe(paths("-b= -d= -f= -h= -i= -l= -n= -p -s= -v= -w= --body-numbering= --section-delimiter= --footer-numbering= --header-numbering= --line-increment= --join-blank-lines= --number-format= --no-renumber --number-separator= --starting-line-number= --number-width=")),
-	"od": safe(paths("-A= -j= -N= -S= -t= -v -w? -a -b -c -d -f -i -l -o -s -x --address-radix= --endian= --skip-bytes= " +
-		"--read-bytes= --strings? --format= --output-duplicates --width? --traditional")),
-	"hexdump":   paths("-b -c -C -d -o -x -e= -f@ -n= -s= -v -L? --canonical --length= --skip= --no-squeezing --format= --format-file@ --color?"),
-	"strings":   paths("-a -d -f -n= -t= -o -e= -w -s= -T= -U= --all --data --print-file-name --bytes= --radix= --encoding= --include-all-whitespace --output-separator= --unicode= --target="),
-	"file":      paths("-b -c -d -E -h -i -k -l -L -n -N -r -s -S -z -Z -0 -e= -F= -P= -m@ --brief --checking-printout --debug --exclude= --exclude-quiet= --extension --mime --mime-type --mime-encoding --keep-going --list --dereference --no-dereference --no-buffer --no-pad --raw --special-files --uncompress --uncompress-noreport --print0 --separator= --parameter= --magic-file@ --apple"),
-	"stat":      safe(paths("-L -f -c= -t --dereference --file-system --format= --printf= --terse --cached=")),
-	"du":        paths("-0 -a -b -B= -c -D -d= -H -h -k -L -l -m -P -S -s -t= -x --null --all --apparent-size --block-size= --bytes --total --dereference-args --max-depth= --human-readable --inodes --dereference --count-links --no-dereference --separate-dirs --si --summarize --threshold= --time? --time-style= --one-file-system --exclude= --exclude-from@ -X@"),
-	"df":        paths("-a -B= -h -H -i -k -l -P -t= -T -x= --all --block-size= --human-readable --si --inodes --local --no-sync --output? --portability --print-type --sync --total --type= --exclude-type="),
-	"ls":        safe(paths(lsOpts)),
-	"cut":       safe(paths("-b= -c= -d= -f= -n -s -z --bytes= --characters= --delimiter= --fields= --complement --only-delimited --output-delimiter= --zero-terminated")),
-	"diff":      paths(diffOpts + " -X@ --exclude-from@"),
-	"cmp":       paths("-b -i= -l -n= -s --print-bytes --ignore-initial= --verbose --bytes= --quiet --silent"),
-	"comm":      safe(paths("-1 -2 -3 -z --check-order --nocheck-order --output-delimiter= --total --zero-terminated")),
-	"realpath":  paths("-e -m -L -P -q -s -z --canonicalize-existing --canonicalize-missing --logical --physical --quiet --strip --no-symlinks --zero --relative-to@ --relative-base@"),
-	"readlink":  safe(paths("-f -e -m -n -q -s -v -z --canonicalize --canonicalize-existing --canonicalize-missing --no-newline --quiet --silent --verbose --zero")),
-	"jq":        jqSpec(),
-	"column":    paths("-t -s= -o= -c= -x -n -e -N= -R= -T= -E= -H= -O= -r= -J -l= -L -d -W= -S= --table --separator= --output-separator= --output-width= --fillrows --table-columns= --table-right= --table-truncate= --table-noextreme= --table-hide= --table-order= --tree= --tree-id= --tree-parent= --json --keep-empty-lines --table-name= --table-wrap="),
-	"fold":      safe(paths("-b -s -w= --bytes --spaces --width=")),
-	"rev":       safe(paths("-0 --zero")),
-	"tac":       safe(paths("-b -r -s= --before --regex --separator=")),
-	"paste":     safe(paths("-d= -s -z --delimiters= --serial --zero-terminated")),
-	"join":      safe(paths("-a= -e= -i -j= -o= -t= -v= -1= -2= -z --check-order --nocheck-order --header --ignore-case --zero-terminated")),
-	"expand":    safe(paths("-i -t= --initial --tabs=")),
-	"unexpand":  safe(paths("-a -t= --all --first-only --tabs=")),
-	"grep":      grepSpec(),
-	"egrep":     grepSpec(),
-	"fgrep":     grepSpec(),
-	"md5sum":    paths(sumOpts),
-	"sha1sum":   paths(sumOpts),
-	"sha256sum": paths(sumOpts),
-	"sha512sum": paths(sumOpts),
-	"b2sum":     paths(sumOpts + " -l= --length="),
-	"cksum":     paths("-a= -l= -b -t -z --algorithm= --length= --base64 --raw --tag --untagged --zero --debug"),
-	"rg":        rgSpec(),
-	"tree": paths("-a -d -l -f -x -L= -P= -I= -i -q -N -Q -p -u -g -s -h -D -F -v -t -c -U -r -n -C -J -X -S -A -H= -T= " +
-		"--gitignore --ignore-case --matchdirs --prune --filelimit= --noreport --si --du --timefmt= --inodes --device " +
-		"--dirsfirst --filesfirst --sort= --charset= --nolinks --hintro= --houtro= --info --metafirst --condense"),
-	"sort": paths("-b -d -f -g -i -M -h -n -R -r -V -k= -t= -u -s -z -c -C -m -S= " +
-		"--ignore-leading-blanks --dictionary-order --ignore-case --general-numeric-sort --ignore-nonprinting --month-sort " +
-		"--human-numeric-sort --numeric-sort --random-sort --reverse --sort= --version-sort --key= --field-separator= --unique " +
-		"--stable --zero-terminated --check? --merge --buffer-size= --parallel= --batch-size= --debug"),
-	"uniq": {paths: true, maxPos: 1, globSafe: true, opts: opts("-c -d -D -u -i -f= -s= -w= -z --count --repeated --all-repeated? --unique --ignore-case --skip-fields= --skip-chars= --check-chars= --zero-terminated --group?" + gnu)},
-	"xxd":  {paths: true, maxPos: 1, findStyle: true, opts: opts("-a -autoskip -b -bits -C -capitalize -c= -cols= -E -EBCDIC -e -g= -groupsize= -i -include -l= -len= -n= -name= -o= -offset= -p -ps -postscript -plain -s= -seek= -u -d -R= -h -help -v -version")},
-	"find": {paths: true, maxPos: -1, findStyle: true, opts: opts("-name= -iname= -path= -ipath= -wholename= -iwholename= -regex= -iregex= -regextype= " +
-		"-type= -xtype= -maxdepth= -mindepth= -mtime= -mmin= -atime= -amin= -ctime= -cmin= -size= -perm= -user= -group= " +
-		"-uid= -gid= -links= -inum= -lname= -ilname= -fstype= -empty -readable -writable -executable -nouser -nogroup " +
-		"-print -print0 -printf= -ls -prune -quit -true -false -not ! ( ) , -o -or -a -and -depth -follow -xdev -mount " +
-		"-noleaf -daystart -ignore_readdir_race -noignore_readdir_race -L -P -H -D= -O= -newer@ -anewer@ -cnewer@ -samefile@ " +
-		"-newerat@ -newermt= -newerct@ -help --help -version --version")},
+// no listed option can make it write a file or run another program. The
+// table is built at its first use, not at start-up: its few hundred option
+// maps were a third of the heap cohort allocated before main (a run that
+// checks no Bash command never needs them).
+var readOnlyCommands = sync.OnceValue(func() map[string]*roSpec {
+	return map[string]*roSpec{
+		"cat":  safe(paths("-A -b -e -E -n -s -t -T -u -v --show-all --number-nonblank --number --squeeze-blank --show-ends --show-tabs --show-nonprinting")),
+		"head": safe(numeric(paths("-c= -n= -q -v -z --bytes= --lines= --quiet --silent --verbose --zero-terminated"))),
+		"tail": safe(plus(numeric(paths("-c= -n= -f -F -q -v -z -s= --bytes= --lines= --follow? --retry --pid= --quiet --silent --verbose --zero-terminated --sleep-interval= --max-unchanged-stats=")))),
+		"wc":   paths("-c -m -l -L -w --bytes --chars --lines --max-line-length --words --total="),
+		"nl":   safe(paths("-b= -d= -f= -h= -i= -l= -n= -p -s= -v= -w= --body-numbering= --section-delimiter= --footer-numbering= --header-numbering= --line-increment= --join-blank-lines= --number-format= --no-renumber --number-separator= --starting-line-number= --number-width=")),
+		"od": safe(paths("-A= -j= -N= -S= -t= -v -w? -a -b -c -d -f -i -l -o -s -x --address-radix= --endian= --skip-bytes= " +
+			"--read-bytes= --strings? --format= --output-duplicates --width? --traditional")),
+		"hexdump":   paths("-b -c -C -d -o -x -e= -f@ -n= -s= -v -L? --canonical --length= --skip= --no-squeezing --format= --format-file@ --color?"),
+		"strings":   paths("-a -d -f -n= -t= -o -e= -w -s= -T= -U= --all --data --print-file-name --bytes= --radix= --encoding= --include-all-whitespace --output-separator= --unicode= --target="),
+		"file":      paths("-b -c -d -E -h -i -k -l -L -n -N -r -s -S -z -Z -0 -e= -F= -P= -m@ --brief --checking-printout --debug --exclude= --exclude-quiet= --extension --mime --mime-type --mime-encoding --keep-going --list --dereference --no-dereference --no-buffer --no-pad --raw --special-files --uncompress --uncompress-noreport --print0 --separator= --parameter= --magic-file@ --apple"),
+		"stat":      safe(paths("-L -f -c= -t --dereference --file-system --format= --printf= --terse --cached=")),
+		"du":        paths("-0 -a -b -B= -c -D -d= -H -h -k -L -l -m -P -S -s -t= -x --null --all --apparent-size --block-size= --bytes --total --dereference-args --max-depth= --human-readable --inodes --dereference --count-links --no-dereference --separate-dirs --si --summarize --threshold= --time? --time-style= --one-file-system --exclude= --exclude-from@ -X@"),
+		"df":        paths("-a -B= -h -H -i -k -l -P -t= -T -x= --all --block-size= --human-readable --si --inodes --local --no-sync --output? --portability --print-type --sync --total --type= --exclude-type="),
+		"ls":        safe(paths(lsOpts)),
+		"cut":       safe(paths("-b= -c= -d= -f= -n -s -z --bytes= --characters= --delimiter= --fields= --complement --only-delimited --output-delimiter= --zero-terminated")),
+		"diff":      paths(diffOpts + " -X@ --exclude-from@"),
+		"cmp":       paths("-b -i= -l -n= -s --print-bytes --ignore-initial= --verbose --bytes= --quiet --silent"),
+		"comm":      safe(paths("-1 -2 -3 -z --check-order --nocheck-order --output-delimiter= --total --zero-terminated")),
+		"realpath":  paths("-e -m -L -P -q -s -z --canonicalize-existing --canonicalize-missing --logical --physical --quiet --strip --no-symlinks --zero --relative-to@ --relative-base@"),
+		"readlink":  safe(paths("-f -e -m -n -q -s -v -z --canonicalize --canonicalize-existing --canonicalize-missing --no-newline --quiet --silent --verbose --zero")),
+		"jq":        jqSpec(),
+		"column":    paths("-t -s= -o= -c= -x -n -e -N= -R= -T= -E= -H= -O= -r= -J -l= -L -d -W= -S= --table --separator= --output-separator= --output-width= --fillrows --table-columns= --table-right= --table-truncate= --table-noextreme= --table-hide= --table-order= --tree= --tree-id= --tree-parent= --json --keep-empty-lines --table-name= --table-wrap="),
+		"fold":      safe(paths("-b -s -w= --bytes --spaces --width=")),
+		"rev":       safe(paths("-0 --zero")),
+		"tac":       safe(paths("-b -r -s= --before --regex --separator=")),
+		"paste":     safe(paths("-d= -s -z --delimiters= --serial --zero-terminated")),
+		"join":      safe(paths("-a= -e= -i -j= -o= -t= -v= -1= -2= -z --check-order --nocheck-order --header --ignore-case --zero-terminated")),
+		"expand":    safe(paths("-i -t= --initial --tabs=")),
+		"unexpand":  safe(paths("-a -t= --all --first-only --tabs=")),
+		"grep":      grepSpec(),
+		"egrep":     grepSpec(),
+		"fgrep":     grepSpec(),
+		"md5sum":    paths(sumOpts),
+		"sha1sum":   paths(sumOpts),
+		"sha256sum": paths(sumOpts),
+		"sha512sum": paths(sumOpts),
+		"b2sum":     paths(sumOpts + " -l= --length="),
+		"cksum":     paths("-a= -l= -b -t -z --algorithm= --length= --base64 --raw --tag --untagged --zero --debug"),
+		"rg":        rgSpec(),
+		"tree": paths("-a -d -l -f -x -L= -P= -I= -i -q -N -Q -p -u -g -s -h -D -F -v -t -c -U -r -n -C -J -X -S -A -H= -T= " +
+			"--gitignore --ignore-case --matchdirs --prune --filelimit= --noreport --si --du --timefmt= --inodes --device " +
+			"--dirsfirst --filesfirst --sort= --charset= --nolinks --hintro= --houtro= --info --metafirst --condense"),
+		"sort": paths("-b -d -f -g -i -M -h -n -R -r -V -k= -t= -u -s -z -c -C -m -S= " +
+			"--ignore-leading-blanks --dictionary-order --ignore-case --general-numeric-sort --ignore-nonprinting --month-sort " +
+			"--human-numeric-sort --numeric-sort --random-sort --reverse --sort= --version-sort --key= --field-separator= --unique " +
+			"--stable --zero-terminated --check? --merge --buffer-size= --parallel= --batch-size= --debug"),
+		"uniq": {paths: true, maxPos: 1, globSafe: true, opts: opts("-c -d -D -u -i -f= -s= -w= -z --count --repeated --all-repeated? --unique --ignore-case --skip-fields= --skip-chars= --check-chars= --zero-terminated --group?" + gnu)},
+		"xxd":  {paths: true, maxPos: 1, findStyle: true, opts: opts("-a -autoskip -b -bits -C -capitalize -c= -cols= -E -EBCDIC -e -g= -groupsize= -i -include -l= -len= -n= -name= -o= -offset= -p -ps -postscript -plain -s= -seek= -u -d -R= -h -help -v -version")},
+		"find": {paths: true, maxPos: -1, findStyle: true, opts: opts("-name= -iname= -path= -ipath= -wholename= -iwholename= -regex= -iregex= -regextype= " +
+			"-type= -xtype= -maxdepth= -mindepth= -mtime= -mmin= -atime= -amin= -ctime= -cmin= -size= -perm= -user= -group= " +
+			"-uid= -gid= -links= -inum= -lname= -ilname= -fstype= -empty -readable -writable -executable -nouser -nogroup " +
+			"-print -print0 -printf= -ls -prune -quit -true -false -not ! ( ) , -o -or -a -and -depth -follow -xdev -mount " +
+			"-noleaf -daystart -ignore_readdir_race -noignore_readdir_race -L -P -H -D= -O= -newer@ -anewer@ -cnewer@ -samefile@ " +
+			"-newerat@ -newermt= -newerct@ -help --help -version --version")},
 
-	"echo": text(), "printf": text(), "pwd": noPaths("-L -P"), "true": text(), "false": text(),
-	"test": text(), "[": text(), "which": noPaths("-a -s"), "type": noPaths("-a -f -P -p -t"),
-	"whoami": noPaths(""), "id": noPaths("-a -Z -g -G -n -r -u -z --context --group --groups --name --real --user --zero"),
-	"uname":    noPaths("-a -s -n -r -v -m -p -i -o --all --kernel-name --nodename --kernel-release --kernel-version --machine --processor --hardware-platform --operating-system"),
-	"printenv": noPaths("-0 --null"), "basename": noPaths("-a -s= -z --multiple --suffix= --zero"),
-	"dirname": noPaths("-z --zero"), "tr": noPaths("-c -C -d -s -t --complement --delete --squeeze-repeats --truncate-set1"),
-	"seq": noPaths("-f= -s= -w --format= --separator= --equal-width"), "sleep": noPaths(""), "env": noPaths("-0 --null"),
-	"command": noPaths("-v -V -p"), "cd": noPaths("-L -P -e -@"), "nproc": noPaths("--all --ignore="), "arch": noPaths(""),
-	"groups":   noPaths(""),
-	"date":     {maxPos: -1, opts: opts("-d= -f@ -I? -R -r@ -u --date= --file@ --iso-8601? --rfc-email --rfc-3339= --reference@ --utc --universal --debug --resolution" + gnu)},
-	"hostname": {maxPos: 0, opts: opts("-a -d -f -i -I -s -y -A --alias --domain --fqdn --long --ip-address --all-ip-addresses --all-fqdns --short --yp --nis" + gnu)},
+		"echo": text(), "printf": text(), "pwd": noPaths("-L -P"), "true": text(), "false": text(),
+		"test": text(), "[": text(), "which": noPaths("-a -s"), "type": noPaths("-a -f -P -p -t"),
+		"whoami": noPaths(""), "id": noPaths("-a -Z -g -G -n -r -u -z --context --group --groups --name --real --user --zero"),
+		"uname":    noPaths("-a -s -n -r -v -m -p -i -o --all --kernel-name --nodename --kernel-release --kernel-version --machine --processor --hardware-platform --operating-system"),
+		"printenv": noPaths("-0 --null"), "basename": noPaths("-a -s= -z --multiple --suffix= --zero"),
+		"dirname": noPaths("-z --zero"), "tr": noPaths("-c -C -d -s -t --complement --delete --squeeze-repeats --truncate-set1"),
+		"seq": noPaths("-f= -s= -w --format= --separator= --equal-width"), "sleep": noPaths(""), "env": noPaths("-0 --null"),
+		"command": noPaths("-v -V -p"), "cd": noPaths("-L -P -e -@"), "nproc": noPaths("--all --ignore="), "arch": noPaths(""),
+		"groups":   noPaths(""),
+		"date":     {maxPos: -1, opts: opts("-d= -f@ -I? -R -r@ -u --date= --file@ --iso-8601? --rfc-email --rfc-3339= --reference@ --utc --universal --debug --resolution" + gnu)},
+		"hostname": {maxPos: 0, opts: opts("-a -d -f -i -I -s -y -A --alias --domain --fqdn --long --ip-address --all-ip-addresses --all-fqdns --short --yp --nis" + gnu)},
 
-	"git": {globals: []string{"--no-pager", "-P"}, sub: map[string]*roSpec{
-		"status":      gitSub("-s -b -v -u? -z --short --branch --porcelain? --long --verbose --untracked-files? --ignored? --ignore-submodules? --column? --no-column --ahead-behind --no-ahead-behind --renames --no-renames --find-renames? --show-stash"),
-		"blame":       gitSub("-L= -l -t -S@ -p -c -s -e -w -b -f -n -M? -C? --reverse= --porcelain --line-porcelain --incremental --root --show-stats --since= --abbrev= --date= --color-lines --color-by-age --ignore-rev= --ignore-revs-file@ --first-parent --show-name --show-number --show-email --contents@ --score-debug --minimal"),
-		"rev-parse":   gitSub("-q --abbrev-ref? --short? --verify --quiet --show-toplevel --git-dir --git-common-dir --is-inside-work-tree --is-inside-git-dir --is-bare-repository --absolute-git-dir --show-prefix --show-cdup --symbolic --symbolic-full-name --all --branches? --tags? --remotes? --glob= --exclude= --sq --default= --path-format= --show-superproject-working-tree --is-shallow-repository --local-env-vars --git-path= --since= --after= --until= --before= --shared-index-path --show-object-format? --show-ref-format --not --revs-only --no-revs --flags --no-flags --prefix= --end-of-options"),
-		"ls-files":    gitSub("-c -d -m -o -i -s -u -k -z -t -v -f --cached --deleted --modified --others --ignored --stage --unmerged --killed --directory --no-empty-directory --exclude= -x= -X@ --exclude-from@ --exclude-per-directory= --exclude-standard --error-unmatch --full-name --recurse-submodules --abbrev? --debug --eol --deduplicate --sparse --format= --with-tree="),
-		"ls-tree":     gitSub("-d -r -t -l -z --name-only --name-status --object-only --full-name --full-tree --abbrev? --format= --long"),
-		"describe":    gitSub("--all --tags --contains --abbrev= --candidates= --exact-match --debug --long --match= --exclude= --always --first-parent --dirty? --broken?"),
-		"shortlog":    gitSub(gitLogOpts + " -n -s -e -c -w? --numbered --summary --email --committer --group="),
-		"rev-list":    gitSub(gitLogOpts + " --objects --objects-edge --timestamp --disk-usage? --bisect --quiet --in-commit-order --no-object-names --object-names"),
-		"cat-file":    gitSub("-t -s -e -p --batch? --batch-check? --batch-command? --batch-all-objects --buffer --unordered --follow-symlinks --use-mailmap --no-use-mailmap --allow-unknown-type -Z"),
-		"show-ref":    gitSub("--head --heads --tags --branches -d --dereference -s --hash? --verify --abbrev? -q --quiet --exists"),
-		"merge-base":  gitSub("-a --all --octopus --independent --is-ancestor --fork-point"),
-		"name-rev":    gitSub("--tags --refs= --exclude= --all --name-only --no-undefined --always"),
-		"diff":        gitDiff(gitDiffOpts),
-		"log":         gitDiff(gitDiffOpts + " " + gitLogOpts),
-		"show":        gitDiff(gitDiffOpts + " " + gitLogOpts),
-		"whatchanged": gitDiff(gitDiffOpts + " " + gitLogOpts),
-		"grep": gitSub("-i -I -v -w -n -l -L -c -h -H -e= -f@ -E -F -G -P -o -q -z -A= -B= -C= -W -p --cached --untracked --no-index " +
-			"--recurse-submodules --and --or --not --all-match --max-depth= --threads= --color? --no-color --heading --break " +
-			"--column --full-name --ignore-case --invert-match --word-regexp --line-number --files-with-matches --name-only " +
-			"--files-without-match --count --no-filename --extended-regexp --fixed-strings --basic-regexp --perl-regexp --only-matching " +
-			"--quiet --null --after-context= --before-context= --context= --function-context --show-function --max-count= --exclude-standard --no-exclude-standard --text"),
-		"branch": {maxPos: 0, opts: opts("-a -r -l -v -vv -i --all --remotes --list --verbose --contains? --no-contains? --merged? --no-merged? --sort= --format= --color? --no-color --column? --no-column --show-current --points-at= --abbrev= --no-abbrev --ignore-case --omit-empty")},
-		"tag":    {maxPos: 0, opts: opts("-l -n? -i --list --contains? --no-contains? --merged? --no-merged? --sort= --format= --color? --points-at= --ignore-case --column? --no-column --omit-empty")},
-		"remote": {maxPos: 0, opts: opts("-v --verbose")},
-	}},
-}
+		"git": {globals: []string{"--no-pager", "-P"}, sub: map[string]*roSpec{
+			"status":      gitSub("-s -b -v -u? -z --short --branch --porcelain? --long --verbose --untracked-files? --ignored? --ignore-submodules? --column? --no-column --ahead-behind --no-ahead-behind --renames --no-renames --find-renames? --show-stash"),
+			"blame":       gitSub("-L= -l -t -S@ -p -c -s -e -w -b -f -n -M? -C? --reverse= --porcelain --line-porcelain --incremental --root --show-stats --since= --abbrev= --date= --color-lines --color-by-age --ignore-rev= --ignore-revs-file@ --first-parent --show-name --show-number --show-email --contents@ --score-debug --minimal"),
+			"rev-parse":   gitSub("-q --abbrev-ref? --short? --verify --quiet --show-toplevel --git-dir --git-common-dir --is-inside-work-tree --is-inside-git-dir --is-bare-repository --absolute-git-dir --show-prefix --show-cdup --symbolic --symbolic-full-name --all --branches? --tags? --remotes? --glob= --exclude= --sq --default= --path-format= --show-superproject-working-tree --is-shallow-repository --local-env-vars --git-path= --since= --after= --until= --before= --shared-index-path --show-object-format? --show-ref-format --not --revs-only --no-revs --flags --no-flags --prefix= --end-of-options"),
+			"ls-files":    gitSub("-c -d -m -o -i -s -u -k -z -t -v -f --cached --deleted --modified --others --ignored --stage --unmerged --killed --directory --no-empty-directory --exclude= -x= -X@ --exclude-from@ --exclude-per-directory= --exclude-standard --error-unmatch --full-name --recurse-submodules --abbrev? --debug --eol --deduplicate --sparse --format= --with-tree="),
+			"ls-tree":     gitSub("-d -r -t -l -z --name-only --name-status --object-only --full-name --full-tree --abbrev? --format= --long"),
+			"describe":    gitSub("--all --tags --contains --abbrev= --candidates= --exact-match --debug --long --match= --exclude= --always --first-parent --dirty? --broken?"),
+			"shortlog":    gitSub(gitLogOpts + " -n -s -e -c -w? --numbered --summary --email --committer --group="),
+			"rev-list":    gitSub(gitLogOpts + " --objects --objects-edge --timestamp --disk-usage? --bisect --quiet --in-commit-order --no-object-names --object-names"),
+			"cat-file":    gitSub("-t -s -e -p --batch? --batch-check? --batch-command? --batch-all-objects --buffer --unordered --follow-symlinks --use-mailmap --no-use-mailmap --allow-unknown-type -Z"),
+			"show-ref":    gitSub("--head --heads --tags --branches -d --dereference -s --hash? --verify --abbrev? -q --quiet --exists"),
+			"merge-base":  gitSub("-a --all --octopus --independent --is-ancestor --fork-point"),
+			"name-rev":    gitSub("--tags --refs= --exclude= --all --name-only --no-undefined --always"),
+			"diff":        gitDiff(gitDiffOpts),
+			"log":         gitDiff(gitDiffOpts + " " + gitLogOpts),
+			"show":        gitDiff(gitDiffOpts + " " + gitLogOpts),
+			"whatchanged": gitDiff(gitDiffOpts + " " + gitLogOpts),
+			"grep": gitSub("-i -I -v -w -n -l -L -c -h -H -e= -f@ -E -F -G -P -o -q -z -A= -B= -C= -W -p --cached --untracked --no-index " +
+				"--recurse-submodules --and --or --not --all-match --max-depth= --threads= --color? --no-color --heading --break " +
+				"--column --full-name --ignore-case --invert-match --word-regexp --line-number --files-with-matches --name-only " +
+				"--files-without-match --count --no-filename --extended-regexp --fixed-strings --basic-regexp --perl-regexp --only-matching " +
+				"--quiet --null --after-context= --before-context= --context= --function-context --show-function --max-count= --exclude-standard --no-exclude-standard --text"),
+			"branch": {maxPos: 0, opts: opts("-a -r -l -v -vv -i --all --remotes --list --verbose --contains? --no-contains? --merged? --no-merged? --sort= --format= --color? --no-color --column? --no-column --show-current --points-at= --abbrev= --no-abbrev --ignore-case --omit-empty")},
+			"tag":    {maxPos: 0, opts: opts("-l -n? -i --list --contains? --no-contains? --merged? --no-merged? --sort= --format= --color? --points-at= --ignore-case --column? --no-column --omit-empty")},
+			"remote": {maxPos: 0, opts: opts("-v --verbose")},
+		}},
+	}
+})
 
 func numeric(s *roSpec) *roSpec { s.numeric = true; return s }
 func plus(s *roSpec) *roSpec    { s.plus = true; return s }
@@ -292,7 +298,7 @@ func readOnlyWords(words []string) (ok bool, paths []string) {
 	if len(words) == 0 || !shellcmd.PlainName(words[0]) {
 		return false, nil
 	}
-	spec, found := readOnlyCommands[filepath.Base(words[0])]
+	spec, found := readOnlyCommands()[filepath.Base(words[0])]
 	if !found {
 		return false, nil
 	}

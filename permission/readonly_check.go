@@ -220,7 +220,7 @@ func (c *command) readOnly() (bool, []string) {
 		return false, nil
 	}
 	if in.openArgs {
-		if spec := readOnlyCommands[filepath.Base(in.name())]; spec == nil || spec.paths {
+		if spec := readOnlyCommands()[filepath.Base(in.name())]; spec == nil || spec.paths {
 			return false, nil // paths arrive on standard input
 		}
 	}

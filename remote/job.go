@@ -7,8 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"time"
+
+	"github.com/cohort-dev/cohort/internal/lazyre"
 )
 
 // Job is one agent a lead asks a worker to run: everything a machine that
@@ -102,9 +103,9 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 const MaxJobBytes = 512 << 10
 
 var (
-	jobIDPattern  = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`)
-	commitPattern = regexp.MustCompile(`^[0-9a-f]{40}([0-9a-f]{24})?$`)
-	bundlePattern = regexp.MustCompile(`^sha256-[0-9a-f]{64}$`)
+	jobIDPattern  = lazyre.New(`^[a-z0-9][a-z0-9-]{0,63}$`)
+	commitPattern = lazyre.New(`^[0-9a-f]{40}([0-9a-f]{24})?$`)
+	bundlePattern = lazyre.New(`^sha256-[0-9a-f]{64}$`)
 )
 
 // ErrDecode marks a payload that is not a job a worker can run.

@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
+
+	"github.com/cohort-dev/cohort/internal/lazyre"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -34,7 +35,7 @@ type Config struct {
 	Name string
 }
 
-var prefixPattern = regexp.MustCompile(`^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$`)
+var prefixPattern = lazyre.New(`^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$`)
 
 func (c Config) prefix() string {
 	if c.Prefix == "" {

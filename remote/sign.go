@@ -11,9 +11,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
+
+	"github.com/cohort-dev/cohort/internal/lazyre"
 )
 
 // Envelope is a signed job as it travels on the stream: the job's JSON
@@ -29,7 +30,7 @@ type Envelope struct {
 // something else with the same key cannot pass for a job.
 const signContext = "cohort remote job v1\n"
 
-var keyNamePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+var keyNamePattern = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
 // Signer signs a lead's jobs with its private key. Safe for concurrent use.
 type Signer struct {

@@ -2,17 +2,18 @@ package sandbox
 
 import (
 	"path/filepath"
-	"regexp"
 	"strings"
+
+	"github.com/cohort-dev/cohort/internal/lazyre"
 )
 
 // denial finds a path in a line that reports a refused write: "touch:
 // cannot touch '/x': Permission denied", "bash: /x: Read-only file
 // system", "PermissionError: [Errno 13] Permission denied: '/x'".
 var (
-	denialLine = regexp.MustCompile(`Permission denied|Read-only file system|Operation not permitted`)
-	quoted     = regexp.MustCompile("['‘\"`]([^'’\"`]+)['’\"`]")
-	colonPath  = regexp.MustCompile(`(?:^|\s)((?:/|\./|\.\./|~/)?[^\s:'"]+): (?:Permission denied|Read-only file system|Operation not permitted)`)
+	denialLine = lazyre.New(`Permission denied|Read-only file system|Operation not permitted`)
+	quoted     = lazyre.New("['‘\"`]([^'’\"`]+)['’\"`]")
+	colonPath  = lazyre.New(`(?:^|\s)((?:/|\./|\.\./|~/)?[^\s:'"]+): (?:Permission denied|Read-only file system|Operation not permitted)`)
 )
 
 // Explain returns notes for the model about writes in output that the

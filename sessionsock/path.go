@@ -4,9 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"regexp"
 
 	"github.com/cohort-dev/cohort/internal/clip"
+	"github.com/cohort-dev/cohort/internal/lazyre"
 	"golang.org/x/sys/unix"
 )
 
@@ -27,7 +27,7 @@ var (
 // its terminating NUL (107 bytes on Linux, 103 on macOS).
 var maxPath = len(unix.RawSockaddrUnix{}.Path) - 1
 
-var sessionIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+var sessionIDPattern = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
 
 // ValidateSessionID reports whether id may name a session socket: 1 to 128
 // ASCII letters, digits, '.', '_' or '-', starting with a letter or digit,

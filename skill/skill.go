@@ -34,9 +34,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/cohort-dev/cohort/internal/lazyre"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -69,7 +70,7 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%s:%d: %s; the skill is skipped", e.Path, e.Line, e.Message)
 }
 
-var validName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`)
+var validName = lazyre.New(`^[a-z0-9][a-z0-9-]{0,63}$`)
 
 // Parse reads one SKILL.md; path is the file's path (its directory is the
 // skill's).
@@ -152,7 +153,7 @@ func splitTools(v string) []string {
 	return out
 }
 
-var yamlLine = regexp.MustCompile(`line (\d+)`)
+var yamlLine = lazyre.New(`line (\d+)`)
 
 func lineOf(msg string) int {
 	m := yamlLine.FindStringSubmatch(msg)

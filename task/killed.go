@@ -20,8 +20,11 @@ const killedTailBytes = 4000
 // makes the next resume notify again, and one after never does: each
 // killed task is reported exactly once. skip reports task ids the
 // conversation already holds a notification for (they are released
-// without another); it may be nil. It returns the ids notified.
-func (r *Registry) NotifyKilled(q *Queue, skip func(taskID string) bool) ([]string, error) {
+// without another); it may be nil. describe, when set, gives the result
+// of a task whose output it can read in words (an agent's transcript);
+// otherwise, and when it returns false, the result quotes the end of the
+// output file. It returns the ids notified.
+func (r *Registry) NotifyKilled(q *Queue, skip func(taskID string) bool, describe func(Pending) (string, bool)) ([]string, error) {
 	pend, err := r.Undelivered()
 	var ids []string
 	for _, p := range pend {
@@ -32,8 +35,15 @@ func (r *Registry) NotifyKilled(q *Queue, skip func(taskID string) bool) ([]stri
 			_ = r.Release(p.TaskID)
 			continue
 		}
+		result, ok := "", false
+		if describe != nil {
+			result, ok = describe(p)
+		}
+		if !ok {
+			result = fileTail(p.OutputFile, killedTailBytes)
+		}
 		n := Notification{TaskID: p.TaskID, Kind: p.Kind, ToolUseID: p.ToolUseID, OutputFile: p.OutputFile,
-			Status: StatusKilled, Result: fileTail(p.OutputFile, killedTailBytes),
+			Status: StatusKilled, Result: result,
 			Summary: fmt.Sprintf("%s %q was killed: the session's process ended while it ran, and it did not finish", p.Kind, p.Description)}
 		if p.Kind == KindWorkflow && p.Name != "" {
 			n.Summary += fmt.Sprintf(". Its journal keeps the steps that finished: to complete it, call Workflow with resumeFromRunId %q (only the unfinished steps run again)", p.Name)

@@ -10,13 +10,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/cohort-dev/cohort/internal/lazyre"
 	"github.com/cohort-dev/cohort/internal/lease"
 )
 
@@ -38,7 +38,7 @@ var (
 	ErrStopTimeout    = errors.New("task did not stop in time")
 )
 
-var sessionIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+var sessionIDPattern = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
 // Config configures a Registry. Home and SessionID are required.
 type Config struct {
@@ -230,7 +230,7 @@ func checkSpec(spec *Spec, run RunFunc) error {
 }
 
 // validID is what a caller-chosen task id must look like: it names a file.
-var validID = regexp.MustCompile(`^[a-z][a-z0-9]{1,63}$`)
+var validID = lazyre.New(`^[a-z][a-z0-9]{1,63}$`)
 
 // createOutput picks a fresh id and creates its file. The file system is
 // the authority on uniqueness: O_EXCL fails on any id used before, even by

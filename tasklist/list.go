@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,6 +18,7 @@ import (
 	"github.com/cohort-dev/cohort/internal/clip"
 	"github.com/cohort-dev/cohort/internal/filelock"
 	"github.com/cohort-dev/cohort/internal/jsonfile"
+	"github.com/cohort-dev/cohort/internal/lazyre"
 	"github.com/cohort-dev/cohort/mailbox"
 )
 
@@ -90,7 +90,7 @@ func (st *listState) touch(id string) {
 	}
 }
 
-var taskFileRE = regexp.MustCompile(`^([1-9][0-9]{0,14})\.json$`)
+var taskFileRE = lazyre.New(`^([1-9][0-9]{0,14})\.json$`)
 
 func (l *List) load() (*listState, error) {
 	entries, err := os.ReadDir(l.cfg.Dir)

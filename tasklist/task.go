@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/cohort-dev/cohort/internal/clip"
 	"github.com/cohort-dev/cohort/internal/jsonfile"
+	"github.com/cohort-dev/cohort/internal/lazyre"
 	"github.com/cohort-dev/cohort/mailbox"
 )
 
@@ -75,7 +75,7 @@ const (
 	maxMetadataBytes  = 64 * 1024 // encoded
 )
 
-var taskIDRE = regexp.MustCompile(`^[1-9][0-9]{0,14}$`)
+var taskIDRE = lazyre.New(`^[1-9][0-9]{0,14}$`)
 
 // ValidateTaskID reports whether id is a task id: a positive decimal
 // integer without leading zeros. A leading '#' is not part of the id.

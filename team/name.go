@@ -3,10 +3,10 @@ package team
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/cohort-dev/cohort/internal/clip"
+	"github.com/cohort-dev/cohort/internal/lazyre"
 )
 
 // Errors callers branch on. Returned errors wrap them with details.
@@ -33,7 +33,7 @@ const LeadAgentType = "team-lead"
 // name rule). It keeps names usable as file names: no separators, no "..".
 const NamePattern = `^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`
 
-var nameRE = regexp.MustCompile(NamePattern)
+var nameRE = lazyre.New(NamePattern)
 
 // ValidateName reports whether name may name a team or an agent.
 func ValidateName(name string) error {

@@ -7,13 +7,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/cohort-dev/cohort/crew"
 	"github.com/cohort-dev/cohort/internal/atomicfile"
+	"github.com/cohort-dev/cohort/internal/lazyre"
 )
 
 // Siblings across processes. Teammates one message spawns in tmux panes are
@@ -37,7 +37,7 @@ const (
 )
 
 // batchName is what a batch name may look like (crew.BatchName).
-var batchName = regexp.MustCompile(`^[0-9a-f]{8,64}$`)
+var batchName = lazyre.New(`^[0-9a-f]{8,64}$`)
 
 // FileGate is the crew.SiblingGate of teammate name in the team whose
 // directory is teamDir, spawned in batch (`--siblings`).

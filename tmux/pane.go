@@ -8,13 +8,13 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/cohort-dev/cohort/internal/clip"
+	"github.com/cohort-dev/cohort/internal/lazyre"
 )
 
 // Layout is one of tmux's preset pane arrangements.
@@ -164,7 +164,7 @@ func (s *Server) NewWindow(ctx context.Context, spec PaneSpec) (Pane, error) {
 	return s.start(ctx, firstLine(out), spec)
 }
 
-var windowNamePattern = regexp.MustCompile(`^[A-Za-z0-9@._-]{1,64}$`)
+var windowNamePattern = lazyre.New(`^[A-Za-z0-9@._-]{1,64}$`)
 
 // start turns the placeholder pane id into the real pane: remain-on-exit,
 // title, the command, layout, all in one command queue so that nothing can
@@ -234,7 +234,7 @@ func (s *Server) startArgs(id string, spec PaneSpec) []string {
 	return args
 }
 
-var envKeyPattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var envKeyPattern = lazyre.New(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // checkSpec validates what SplitPane and NewWindow share.
 func (s *Server) checkSpec(spec PaneSpec) error {
@@ -293,7 +293,7 @@ func (s *Server) checkSpec(spec PaneSpec) error {
 
 func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
 
-var paneIDPattern = regexp.MustCompile(`^%[0-9]{1,9}$`)
+var paneIDPattern = lazyre.New(`^%[0-9]{1,9}$`)
 
 func checkPaneID(id string) error {
 	if !paneIDPattern.MatchString(id) {

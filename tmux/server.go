@@ -7,13 +7,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/cohort-dev/cohort/internal/clip"
+	"github.com/cohort-dev/cohort/internal/lazyre"
 	"github.com/cohort-dev/cohort/internal/proc"
 )
 
@@ -179,7 +179,7 @@ func cutLast(s, delim string) (before, after string, ok bool) {
 	return s[:i], s[i+len(delim):], true
 }
 
-var sessionNamePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
+var sessionNamePattern = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
 
 // StartServer starts a private tmux server on cfg.Socket with one detached
 // session, for headless runs and tests. It refuses a socket on which a

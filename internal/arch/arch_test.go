@@ -207,10 +207,7 @@ func TestBinaryKeepsMethodDeadCodeElimination(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds cmd/cohort")
 	}
-	bin := filepath.Join(t.TempDir(), "cohort")
-	if out, err := exec.Command("go", "build", "-o", bin, module+"/cmd/cohort").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := cohortBinary(t)
 	out, err := exec.Command("go", "tool", "nm", bin).Output()
 	if err != nil {
 		t.Fatalf("go tool nm: %v", err)

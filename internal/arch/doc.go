@@ -4,5 +4,7 @@
 // internal/assemble, the engine never imports a front end, providers never
 // import the engine, dependencies point one way — that the assembly names
 // no flag of the command line, that cmd/cohort links neither goja nor
-// reflect.Value.Method, and that every package has a doc comment.
+// reflect.Value.Method, that its start-up (package initialisation, paid by
+// every run) allocates within budget, and that every package has a doc
+// comment.
 package arch

@@ -35,7 +35,9 @@ func (s *Session) drive(ctx context.Context, text, opening string) (int, *engine
 	lead := s.lead.Engine()
 	scope := s.hookScope(s.lead)
 	var content []llm.Block
+	var opened int // how many of content's blocks open the conversation
 	if opening != "" {
+		opened = len(s.lead.Opening())
 		content = userBlocks(s.lead.Opening(), text)
 		start := scope.SessionStart(ctx, opening, s.lead.Info().Model)
 		s.hookMessages(start)
@@ -53,7 +55,7 @@ func (s *Session) drive(ctx context.Context, text, opening string) (int, *engine
 	content = append(content, s.schemaInstruction()...)
 	turns, stopActive, answers := 0, false, 0
 	s.structured = nil
-	parts := []engine.Part{{Content: content}} // the user's
+	parts := s.afterWaiting(content, opened)
 	for {
 		turnEnded := s.usage.leadTurn()
 		res, err := lead.SendParts(ctx, parts)
@@ -97,6 +99,24 @@ func (s *Session) drive(ctx context.Context, text, opening string) (int, *engine
 		}
 		parts = next
 	}
+}
+
+// afterWaiting is the first input of a lead's run: the user's content,
+// with what waited in the lead's queue before the prompt was given (the
+// notifications of tasks that died with an earlier process, on a resume)
+// placed after the conversation's opening blocks and before the prompt, so
+// the model reads them before it answers rather than after.
+func (s *Session) afterWaiting(content []llm.Block, opened int) []engine.Part {
+	waiting := crew.QueueParts(s.lead.Queue().Take())
+	if len(waiting) == 0 {
+		return []engine.Part{{Content: content}} // the user's
+	}
+	var parts []engine.Part
+	if opened > 0 {
+		parts = append(parts, engine.Part{Content: content[:opened]})
+	}
+	parts = append(parts, waiting...)
+	return append(parts, engine.Part{Content: content[opened:]})
 }
 
 // hookMessages shows what hooks said for the user (systemMessage, failures)

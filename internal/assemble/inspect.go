@@ -53,7 +53,8 @@ func CheckSandbox(ctx context.Context, p *Plan) (*SandboxCheck, error) {
 		return nil, err
 	}
 	c := &SandboxCheck{Problems: conf.problems, Off: !on, OffSource: conf.enabledSrc, GroupSignals: proc.GroupSignals()}
-	sb, err := sandbox.New(p.sandboxCfg(ctx, conf, checker, "doctor", ""))
+	cfg, _ := p.sandboxCfg(ctx, conf, checker, "doctor", "")
+	sb, err := sandbox.New(cfg)
 	if err != nil {
 		c.Unavailable = err.Error()
 		return c, nil

@@ -67,7 +67,11 @@ func (s *Session) openSandbox(ctx context.Context) error {
 		fmt.Fprintf(s.Process.Stderr, "cohort: the sandbox is off: Bash commands run unconfined, and only the permission checks stand between them and your files\n")
 		return nil
 	}
-	sb, err := sandbox.New(s.sandboxCfg(ctx, conf, s.checker, s.id, s.mem.dir))
+	cfg, store := s.sandboxCfg(ctx, conf, s.checker, s.id, s.mem.dir)
+	sb, err := sandbox.New(cfg)
+	if err == nil {
+		store.helper = sb.Helper
+	}
 	if err != nil {
 		fmt.Fprintf(s.Process.Stderr, "cohort: warning: the sandbox is not available (%v): Bash commands run unconfined, and only the permission checks guard them\n", err)
 		return nil
@@ -133,8 +137,13 @@ func (s *Session) openReaper(eager bool) {
 
 // sandboxCfg is the sandbox configuration of session sessionID, whose
 // permission checks are checker and whose memory directory is memDir.
-func (p *Plan) sandboxCfg(ctx context.Context, conf sandboxConf, checker *permission.Checker, sessionID, memDir string) sandbox.Config {
+// The returned gitStore hides git's store from model commands once it is
+// given the sandbox's helper (see gitStore).
+func (p *Plan) sandboxCfg(ctx context.Context, conf sandboxConf, checker *permission.Checker, sessionID, memDir string) (sandbox.Config, *gitStore) {
 	denied := p.deniedReads(ctx, checker)
+	store := &gitStore{cwd: p.Process.Cwd, any: checker.DeniesReads,
+		denied: func(path string) bool { return checker.DeniedRead("", path) },
+		env:    p.childEnviron(), warn: p.Process.Stderr}
 	return sandbox.Config{
 		SessionID:         sessionID,
 		Dirs:              p.extraDirs(checker),
@@ -145,13 +154,13 @@ func (p *Plan) sandboxCfg(ctx context.Context, conf sandboxConf, checker *permis
 		Protected:         p.hookScripts(),
 		DenyRead:          denied.Paths,
 		DenyReadUncovered: denied.Uncovered,
-		DenyReadIn:        p.deniedReadsIn(checker),
+		DenyReadIn:        p.deniedReadsIn(checker, store),
 		DenyReadWatch:     filepath.Join(p.Process.ProjectRoot, permission.WorktreesDir),
 		Home:              p.Process.Paths.Home,
 		CacheDir:          p.Process.Getenv("XDG_CACHE_HOME"),
 		CohortHome:        p.Process.Paths.CohortHome,
 		Without:           p.sandboxWithout(),
-	}
+	}, store
 }
 
 // git is how the session runs git on the project and its worktrees
@@ -233,12 +242,13 @@ func (p *Plan) deniedReads(ctx context.Context, checker *permission.Checker) per
 // in cwd, for its sandbox policy (sandbox.Config.DenyReadIn): under a
 // worktree, its own copies; under the session's directory, also the
 // copies in the agents' worktrees made since the session started
-// (sandbox.Config.DenyReadWatch sets the policy up again when one is).
-func (p *Plan) deniedReadsIn(checker *permission.Checker) func(cwd string) []string {
+// (sandbox.Config.DenyReadWatch sets the policy up again when one is),
+// and git's object store and index when history holds a denied file.
+func (p *Plan) deniedReadsIn(checker *permission.Checker, store *gitStore) func(cwd string) []string {
 	return func(cwd string) []string {
 		ctx, cancel := context.WithTimeout(context.Background(), denialSearchTimeout)
 		defer cancel()
-		return checker.ReadDenials(ctx, cwd, permission.DefaultDenialLimits).Paths
+		return append(checker.ReadDenials(ctx, cwd, permission.DefaultDenialLimits).Paths, store.paths()...)
 	}
 }
 

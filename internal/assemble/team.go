@@ -91,7 +91,7 @@ func (s *Session) notifyKilled() {
 		}
 		return seen[id]
 	}
-	ids, err := s.tasks.NotifyKilled(s.lead.Queue(), skip)
+	ids, err := s.tasks.NotifyKilled(s.lead.Queue(), skip, crew.KilledResult)
 	if err != nil {
 		fmt.Fprintf(s.Process.Stderr, "cohort: warning: %v\n", err)
 	}

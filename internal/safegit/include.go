@@ -4,10 +4,10 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/cohort-dev/cohort/internal/gitrepo"
+	"github.com/cohort-dev/cohort/internal/lazyre"
 )
 
 // includes reports whether the repository's own config files mention
@@ -33,7 +33,7 @@ func configFiles(repo gitrepo.Layout) []string {
 
 // driverKey matches the settings through which a config file makes git
 // run a program it names.
-var driverKey = regexp.MustCompile(`^(filter\..+\.(clean|smudge|process)|diff\..+\.(textconv|command)|merge\..+\.driver|pager\..+)$`)
+var driverKey = lazyre.New(`^(filter\..+\.(clean|smudge|process)|diff\..+\.(textconv|command)|merge\..+\.driver|pager\..+)$`)
 
 // includedDrivers lists -c settings that turn off every driver defined in
 // a file the repository's config includes: the effective config is read

@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
+
+	"github.com/cohort-dev/cohort/internal/lazyre"
 )
 
 // The OpenAI chat completions request as the fake reads it. A request is
@@ -82,7 +83,7 @@ type chatTool struct {
 }
 
 // openAIToolName is OpenAI's rule for function names.
-var openAIToolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+var openAIToolName = lazyre.New(`^[a-zA-Z0-9_-]{1,64}$`)
 
 // decodeChat decodes and validates a chat completions body.
 func decodeChat(body []byte) (*Request, *apiError) {

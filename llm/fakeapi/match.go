@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/cohort-dev/cohort/internal/clip"
+	"github.com/cohort-dev/cohort/internal/lazyre"
 )
 
 // Policy returns a policy that answers from the script: the first rule whose
@@ -97,7 +98,7 @@ func (r *rule) render(req *Request) Reply {
 }
 
 // placeholder matches {{name}} with optional spaces inside the braces.
-var placeholder = regexp.MustCompile(`\{\{\s*([A-Za-z_]+)\s*\}\}`)
+var placeholder = lazyre.New(`\{\{\s*([A-Za-z_]+)\s*\}\}`)
 
 // placeholders are the template's names and what each one becomes.
 var placeholders = map[string]func(*Request) string{

@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
+
+	"github.com/cohort-dev/cohort/internal/lazyre"
 )
 
 // apiError is an error response: HTTP status, the API's error type, message.
@@ -24,7 +25,7 @@ func invalid(format string, args ...any) *apiError {
 // maxBreakpoints is the API's limit on blocks carrying cache_control.
 const maxBreakpoints = 4
 
-var toolNamePattern = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,128}$`)
+var toolNamePattern = lazyre.New(`^[a-zA-Z0-9_-]{1,128}$`)
 
 // validToolName is toolNamePattern.MatchString without the regexp engine:
 // every request's tools are checked.

@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
-	"regexp"
 	"strings"
 
+	"github.com/cohort-dev/cohort/internal/lazyre"
 	"github.com/cohort-dev/cohort/tool"
 )
 
@@ -166,7 +166,7 @@ func allCRLF(content string) bool {
 	return crlf > 0 && crlf == strings.Count(content, "\n")
 }
 
-var lineNumberPrefix = regexp.MustCompile(`(?m)^\s*\d+\t`)
+var lineNumberPrefix = lazyre.New(`(?m)^\s*\d+\t`)
 
 // lineNumberHint spots old_string copied with Read's line-number prefixes.
 func lineNumberHint(old string) string {

@@ -3,9 +3,10 @@ package web
 import (
 	"html"
 	"net/url"
-	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/cohort-dev/cohort/internal/lazyre"
 )
 
 // htmlText converts an HTML document to readable, Markdown-flavoured text:
@@ -157,7 +158,7 @@ func untilEndTag(doc, name string) (content, rest string) {
 	}
 }
 
-var attrRe = regexp.MustCompile(`(?is)\b([a-z][a-z0-9_:-]*)\s*=\s*("[^"]*"|'[^']*'|[^\s"'>]+)`)
+var attrRe = lazyre.New(`(?is)\b([a-z][a-z0-9_:-]*)\s*=\s*("[^"]*"|'[^']*'|[^\s"'>]+)`)
 
 func attr(attrs, key string) string {
 	for _, m := range attrRe.FindAllStringSubmatch(attrs, -1) {
@@ -333,7 +334,7 @@ func (c *converter) flushBreaks() {
 func (c *converter) newline() { c.breaks = max(c.breaks, 1); c.space = false }
 func (c *converter) block()   { c.breaks = 2; c.space = false }
 
-var blankLines = regexp.MustCompile(`\n{3,}`)
+var blankLines = lazyre.New(`\n{3,}`)
 
 func (c *converter) result() string {
 	body := strings.TrimSpace(blankLines.ReplaceAllString(string(c.out), "\n\n"))

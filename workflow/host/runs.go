@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
+
+	"github.com/cohort-dev/cohort/internal/lazyre"
 )
 
 // SavedDirs are where saved workflows live below a project (and the user's
@@ -15,7 +16,7 @@ import (
 // Claude Code's.
 var SavedDirs = []string{filepath.Join(".claude", "workflows"), filepath.Join(".cohort", "workflows")}
 
-var savedName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`)
+var savedName = lazyre.New(`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`)
 
 // FindSaved returns the file of the saved workflow called name in the
 // first root that has one; nothing is loaded.
@@ -73,7 +74,7 @@ func RunDir(root, id string) (string, error) {
 	return dir, nil
 }
 
-var runID = regexp.MustCompile(`^wf[0-9a-f]{16}$`)
+var runID = lazyre.New(`^wf[0-9a-f]{16}$`)
 
 // ValidRunID reports whether id has a run id's form.
 func ValidRunID(id string) bool { return runID.MatchString(id) }

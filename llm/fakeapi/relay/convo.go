@@ -4,9 +4,9 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 
+	"github.com/cohort-dev/cohort/internal/lazyre"
 	"github.com/cohort-dev/cohort/llm/fakeapi"
 )
 
@@ -295,7 +295,7 @@ func unmarked(b fakeapi.Block) fakeapi.Block {
 }
 
 // agentIDs matches the agent ids the Agent tool's results carry.
-var agentIDs = regexp.MustCompile(`agentId(?:="|: )([A-Za-z0-9_-]+)`)
+var agentIDs = lazyre.New(`agentId(?:="|: )([A-Za-z0-9_-]+)`)
 
 // learnAgentIDs finds, in the tool results of msgs, the ids of agents
 // that spawns started, and names their conversations with them.

@@ -7,10 +7,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/cohort-dev/cohort/internal/lazyre"
 
 	"github.com/fsnotify/fsnotify"
 
@@ -142,7 +143,7 @@ func (r *Relay) Close() error {
 }
 
 // requestFile matches the files of one request.
-var requestFile = regexp.MustCompile(`^(\d{4,})\.(request\.md|request\.json|answer\.md|status)$`)
+var requestFile = lazyre.New(`^(\d{4,})\.(request\.md|request\.json|answer\.md|status)$`)
 
 // watch kicks the request whose answer file changed, until Close.
 func (r *Relay) watch() {
