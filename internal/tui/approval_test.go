@@ -203,6 +203,19 @@ func TestLargeAndBinaryContentIsSummarised(t *testing.T) {
 	}
 }
 
+// costed holds of a screen with every want and the first request's cost
+// in the status bar (which a wide terminal shows; it follows the tree).
+func costed(want ...string) func(string) bool {
+	return func(s string) bool {
+		for _, x := range want {
+			if !strings.Contains(s, x) {
+				return false
+			}
+		}
+		return !strings.Contains(s, "$0.0000")
+	}
+}
+
 // sandboxed is a world whose session runs its Bash commands in the real
 // sandbox (Landlock).
 func sandboxed(c *cohort.Config) { c.Sandbox = "on" }
@@ -216,7 +229,7 @@ func TestUnsandboxedCommandIsMarked(t *testing.T) {
 	w.waitFor("default mode")
 	w.typeText("run it outside")
 	w.key("enter")
-	scr := w.waitFor("Permission", "⚠ runs OUTSIDE the sandbox", "echo $f > /tmp/out-$f", "done", "  in /", "└ running…")
+	scr := w.waitUntil("the prompt, with the session's cost", costed("Permission", "⚠ runs OUTSIDE the sandbox", "echo $f > /tmp/out-$f", "done", "  in /", "└ running…"))
 	w.golden("permission-unsandboxed", scr)
 	w.key("esc")
 	w.waitFor("done")
@@ -250,7 +263,7 @@ func TestSandboxWouldBlockOffersThePath(t *testing.T) {
 	w.typeText("make the dirs")
 	w.key("enter")
 	// Approved as it is: the sandbox blocks it, as the prompt warned.
-	scr := w.waitFor("Permission", "⚠ the sandbox keeps commands from writing in", "let commands write in", "└ running…")
+	scr := w.waitUntil("the prompt, with the session's cost", costed("Permission", "⚠ the sandbox keeps commands from writing in", "let commands write in", "└ running…"))
 	w.golden("permission-sandbox-blocks", scr)
 	w.key("1")
 	if got := <-results; !strings.Contains(got, "blocked by the sandbox") {
