@@ -34,6 +34,7 @@ func TestBackgroundedAgentLabels(t *testing.T) {
 	w.typeText("count the pears")
 	w.key("enter")
 	g.await(t)
+	w.waitFor("◆ Agent(count pears)") // the note of the move comes after it
 	w.key("ctrl+b")
 	w.waitFor("moved 1 subagent(s) to the background", "It counts in the background now.")
 	w.key("ctrl+t")
