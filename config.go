@@ -261,6 +261,12 @@ type PermissionRequest struct {
 	// Empty when the checks have none to offer (a teammate in a process of
 	// its own asks without them).
 	Suggestions []string
+	// Unsandboxed marks a Bash call that runs outside the session's
+	// sandbox. Blocked are directories it would write that the sandbox
+	// keeps it from (what can be told before it runs): as approved, it
+	// fails there unless the answer's AllowWrite opens them.
+	Unsandboxed bool
+	Blocked     []string
 }
 
 // Hook is one host-side hook: Func runs when Event fires (PreToolUse,
@@ -314,13 +320,16 @@ type Question = ask.Question
 // by itself, with nobody asked (the SDK's decisionClassification "config"):
 // its allow counts as a mode's, so the call still may not write a protected
 // path or outside the session's directories, nor reach a socket that is
-// not a session's.
+// not a session's. AllowWrite, with Allow, lets sandboxed commands write
+// in directories of the request's Blocked for the rest of the session
+// (sandbox.allowWrite, not saved).
 type Decision struct {
 	Allow        bool
 	Message      string
 	UpdatedInput json.RawMessage
 	AlwaysAllow  []string
 	NoPerson     bool
+	AllowWrite   []string
 }
 
 // RemoteConfig connects a session to remote workers over NATS JetStream:

@@ -7,7 +7,6 @@ import (
 	"github.com/cohort-dev/cohort/internal/assemble"
 	"github.com/cohort-dev/cohort/permission"
 	"github.com/cohort-dev/cohort/remote"
-	"github.com/cohort-dev/cohort/tool"
 )
 
 // plan is the Config as the session's assembly takes it: each value
@@ -62,21 +61,20 @@ func (c Config) plan() *assemble.Plan {
 }
 
 // askPermission adapts CanUseTool to the permission prompts of every agent:
-// the request names the asking agent, and the rules an answer allows
-// always are kept for the session.
-func (c Config) askPermission() func(context.Context, permission.PromptRequest, tool.Caller) (permission.PromptDecision, []string, error) {
+// the request names the asking agent and says what the sandbox makes of
+// the call; the rules an answer allows always are kept for the session.
+func (c Config) askPermission() func(context.Context, assemble.Prompt) (assemble.Answer, error) {
 	canUse := c.CanUseTool
 	if canUse == nil {
 		return nil
 	}
-	return func(ctx context.Context, req permission.PromptRequest, who tool.Caller) (permission.PromptDecision, []string, error) {
-		d, err := canUse(ctx, PermissionRequest{Tool: req.ToolName, Input: req.Input, ToolUseID: req.ToolUseID, Reason: req.Reason,
+	return func(ctx context.Context, p assemble.Prompt) (assemble.Answer, error) {
+		who := p.Asker
+		d, err := canUse(ctx, PermissionRequest{Tool: p.ToolName, Input: p.Input, ToolUseID: p.ToolUseID, Reason: p.Reason,
 			AgentID: who.ID, AgentName: who.Name, AgentKind: string(who.Kind), AgentType: who.Type, Color: who.Color,
-			Suggestions: assemble.AllowSuggestions(req.Suggestions)})
-		if err != nil {
-			return permission.PromptDecision{}, nil, err
-		}
-		return permission.PromptDecision{Allow: d.Allow, Message: d.Message, UpdatedInput: d.UpdatedInput, NoPerson: d.NoPerson}, d.AlwaysAllow, nil
+			Suggestions: p.AllowRules(), Unsandboxed: p.Unsandboxed, Blocked: p.Blocked})
+		return assemble.Answer{PromptDecision: permission.PromptDecision{Allow: d.Allow, Message: d.Message, UpdatedInput: d.UpdatedInput, NoPerson: d.NoPerson},
+			Always: d.AlwaysAllow, AllowWrite: d.AllowWrite}, err
 	}
 }
 

@@ -98,10 +98,19 @@ func (a *Agent) ownOutput(path string) {
 	}
 }
 
-// Info returns a snapshot of the agent's record.
+// Info returns a snapshot of the agent's record. A synchronous subagent
+// moved to the background (Ctrl+B, or after AutoBackground) is of kind
+// background from that moment on.
 func (a *Agent) Info() tool.Caller {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if a.info.Kind == tool.KindSubagent && a.task != nil {
+		select {
+		case <-a.task.Backgrounded():
+			a.info.Kind = tool.KindBackground
+		default:
+		}
+	}
 	return a.info
 }
 

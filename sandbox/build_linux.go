@@ -73,7 +73,7 @@ func (s *Sandbox) policy(cwd string) *Policy {
 	for _, w := range work {
 		addOnce(&p.Writable, w)
 	}
-	for _, w := range s.writableExtras {
+	for _, w := range append(slices.Clip(s.writableExtras), s.allowedDirs()...) {
 		addOnce(&p.Writable, w)
 	}
 	pr := &protection{p: p}

@@ -33,6 +33,10 @@ type Sandbox struct {
 	closed   bool
 	policies map[string]*policyEntry
 	retired  []*policyEntry // replaced by a rebuilt policy; closed with the rest
+	// allowed are the directories AllowWrite added; gen counts the calls,
+	// so that a writing policy set up before the last one is set up again.
+	allowed []string
+	gen     int
 }
 
 type policyEntry struct {
@@ -44,6 +48,8 @@ type policyEntry struct {
 	frozen string // frozenPrint of policy when it was built
 	// watched is watchPrint when the policy was built.
 	watched string
+	// gen is the Sandbox's gen when the entry was made.
+	gen int
 }
 
 // watchPrint lists the entries of the DenyReadWatch directory, whose
@@ -257,9 +263,10 @@ func (s *Sandbox) entry(ctx context.Context, cwd string, prof Profile) (*policyE
 	s.mu.Lock()
 	e, ok := s.policies[key]
 	if !ok {
-		e = &policyEntry{ready: make(chan struct{})}
+		e = &policyEntry{ready: make(chan struct{}), gen: s.gen}
 		s.policies[key] = e
 	}
+	stale := prof == Writing && e.gen != s.gen
 	s.mu.Unlock()
 	if ok {
 		select {
@@ -267,14 +274,14 @@ func (s *Sandbox) entry(ctx context.Context, cwd string, prof Profile) (*policyE
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
-		if e.err != nil || (e.frozen == "" || frozenPrint(e.policy) == e.frozen) && (prof == helper || s.watchPrint() == e.watched) {
+		if !stale && (e.err != nil || (e.frozen == "" || frozenPrint(e.policy) == e.frozen) && (prof == helper || s.watchPrint() == e.watched)) {
 			return e, nil
 		}
 		// A directory appeared at the top of a frozen root (made by
 		// Cohort's file tools or the user): it needs a rule of its own,
 		// and a settings directory that now exists is bound read-only.
 		// Or a worktree came or went, whose copies of denied files the
-		// policy hides.
+		// policy hides. Or the user let commands write more (AllowWrite).
 		s.mu.Lock()
 		if s.policies[key] == e {
 			s.retired = append(s.retired, e)
@@ -333,6 +340,40 @@ func (s *Sandbox) entry(ctx context.Context, cwd string, prof Profile) (*policyE
 	}
 	close(e.ready)
 	return e, nil
+}
+
+// AllowWrite lets commands of the writing profile write in dirs, existing
+// directories, for the rest of the session, as sandbox.allowWrite does
+// (the user allowed them in a prompt). Writing policies set up before are
+// set up again at their next command; commands already running keep what
+// they started with. "/" is refused, and an unconfined sandbox has
+// nothing to open.
+func (s *Sandbox) AllowWrite(dirs ...string) error {
+	var add []string
+	for _, d := range dirs {
+		r, ok := realDir(d)
+		switch {
+		case !ok:
+			return fmt.Errorf("sandbox: %s is not a directory, so commands cannot be let write in it", d)
+		case r == "/":
+			return errors.New("sandbox: commands cannot be let write the whole file system")
+		}
+		add = append(add, r)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, r := range add {
+		addOnce(&s.allowed, r)
+	}
+	s.gen++
+	return nil
+}
+
+// allowedDirs are the directories AllowWrite added.
+func (s *Sandbox) allowedDirs() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.allowed)
 }
 
 // Launcher returns the proc.Launcher that starts commands for an agent

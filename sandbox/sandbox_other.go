@@ -37,3 +37,4 @@ func (s *Sandbox) Writable(string) (writable, protected []string)             { 
 func (s *Sandbox) WritableFor(string, Profile) (writable, protected []string) { return nil, nil }
 func (s *Sandbox) ExplainFor(string, string, Profile) string                  { return "" }
 func (s *Sandbox) Close() error                                               { return nil }
+func (s *Sandbox) AllowWrite(...string) error                                 { return errUnavailable }

@@ -145,7 +145,7 @@ func TestEveryPackageHasADocComment(t *testing.T) {
 // which knows nothing of a session.
 var clients = map[string][]string{
 	"internal/cli":      {"", "llm", "team", "tasklist", "remote", "internal/clip", "internal/spelling", "internal/tui", "internal/sdkproto"},
-	"internal/tui":      {"", "llm", "internal/clip"},
+	"internal/tui":      {"", "llm", "internal/clip", "internal/linediff"},
 	"internal/sdkproto": {"", "llm", "internal/clip"},
 	"examples":          {"", "llm", "llm/fakeapi"},
 }

@@ -129,10 +129,16 @@ func (s *Session) agentRecord(a *crew.Agent, running bool) AgentRecord {
 	}
 	switch t := a.Task(); {
 	case a == s.MainAgent():
+		// The lead runs while a turn of its own is under way, not while
+		// the Run waits for its agents; its time stops when its turn ends.
+		// (A teammate's session runs its own agent for the whole Run.)
 		info.State, info.Started = stateIdle, s.usage.opened
 		info.ToolUses = max(info.ToolUses, s.usage.ownToolUses())
-		if running {
+		busy, ended := s.usage.leadState()
+		if running && (busy || s.mate != nil) {
 			info.State = stateRunning
+		} else {
+			info.Ended = cmp.Or(ended, s.usage.opened)
 		}
 	case t != nil:
 		st := t.State()

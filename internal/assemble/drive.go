@@ -61,7 +61,9 @@ func (s *Session) drive(ctx context.Context, text, opening string) (int, *engine
 	s.structured = nil
 	parts := s.afterWaiting(content, opened)
 	for {
+		turnEnded := s.usage.leadTurn()
 		res, err := s.leadTurn(ctx, lead, parts)
+		turnEnded()
 		if res != nil {
 			turns += res.Turns
 		}

@@ -90,12 +90,6 @@ func (g *gitStore) store() []string {
 	return append(out, alternates(g.repo.CommonDir)...)
 }
 
-// within reports whether path is dir or below it.
-func within(path, dir string) bool {
-	rel, err := filepath.Rel(dir, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
-}
-
 // alternates are the object stores objects/info/alternates names (a
 // relative entry is relative to the objects directory).
 func alternates(common string) []string {

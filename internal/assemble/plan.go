@@ -177,9 +177,41 @@ type PermissionPlan struct {
 	AddDirs []string
 	// PromptCommand is a program that answers prompts.
 	PromptCommand string
-	// Ask, when set, answers every prompt of every agent, told who asks
-	// (asker); always are allow rules to keep from now on.
-	Ask func(ctx context.Context, req permission.PromptRequest, asker tool.Caller) (d permission.PromptDecision, always []string, err error)
+	// Ask, when set, answers every prompt of every agent.
+	Ask func(ctx context.Context, p Prompt) (Answer, error)
+}
+
+// Prompt is a permission prompt as PermissionPlan.Ask gets it: the
+// request, who asks (Asker), and what the sandbox makes of a Bash call:
+// Unsandboxed when it runs outside the session's sandbox, Blocked the
+// directories it would write that the sandbox keeps it from.
+type Prompt struct {
+	permission.PromptRequest
+	Asker       tool.Caller
+	Unsandboxed bool
+	Blocked     []string
+}
+
+// AllowRules are the allow rules the checks suggest for the call, as
+// written in settings.
+func (p Prompt) AllowRules() []string {
+	var out []string
+	for _, u := range p.Suggestions {
+		if u.Type == permission.UpdateAddRules && u.Behavior == permission.Allow {
+			for _, v := range u.Rules {
+				out = append(out, v.String())
+			}
+		}
+	}
+	return out
+}
+
+// Answer answers a Prompt: Always are allow rules to keep from now on,
+// AllowWrite directories the sandbox lets commands write for the rest of
+// the session.
+type Answer struct {
+	permission.PromptDecision
+	Always, AllowWrite []string
 }
 
 // ToolPlan is the tools beside the built-in ones.

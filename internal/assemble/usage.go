@@ -26,6 +26,31 @@ type counter struct {
 	// ownTools counts the tool calls of the session's own agent (the lead)
 	// that ran, as they end: it has no task to count them.
 	ownTools int
+	// turns counts the lead's turns under way (0 or 1); lastTurn is when
+	// its latest one ended.
+	turns    int
+	lastTurn time.Time
+}
+
+// leadTurn marks a turn of the lead under way; the function it returns
+// marks its end.
+func (c *counter) leadTurn() func() {
+	c.mu.Lock()
+	c.turns++
+	c.mu.Unlock()
+	return func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		c.turns--
+		c.lastTurn = time.Now()
+	}
+}
+
+// leadState is whether the lead is in a turn, and when its last one ended.
+func (c *counter) leadState() (busy bool, ended time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.turns > 0, c.lastTurn
 }
 
 func newCounter() *counter {

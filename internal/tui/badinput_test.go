@@ -83,9 +83,9 @@ func TestBadInputKeepsTheLayout(t *testing.T) {
 			m.tree.move(1)
 			checkFrame(t, m.frame(), w, h)
 		}
-		m.dialog = newPermissionDialog(permissionMsg{req: cohort.PermissionRequest{Tool: hostile, AgentName: hostile,
+		m.dialog = newPermissionDialog(permissionMsg{req: cohort.PermissionRequest{Tool: hostile, AgentName: hostile, Blocked: []string{hostile}, Unsandboxed: true,
 			AgentKind: "teammate", Reason: strings.Repeat(hostile, 100), Input: []byte(`{"command":"` + strings.Repeat("x", 5000) + `"}`)},
-			reply: make(chan cohort.Decision, 1)})
+			reply: make(chan cohort.Decision, 1)}, nil, hostile)
 		checkFrame(t, m.frame(), w, h)
 		m.input.insert(strings.Repeat("typed "+hostile, 500))
 		m.dialog = nil

@@ -2,7 +2,6 @@ package tui
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -28,7 +27,7 @@ func (m *Model) arrive(msg tea.Msg) tea.Cmd {
 	note := ""
 	switch msg := msg.(type) {
 	case permissionMsg:
-		d = newPermissionDialog(msg)
+		d = newPermissionDialog(msg, m.sess.Agents(), m.opts.Dir)
 		note = fmt.Sprintf("Cohort needs your permission to use %s", msg.req.Tool)
 	case askMsg:
 		d = newAskDialog(msg)
@@ -88,103 +87,6 @@ func (m *Model) dialogKey(k tea.KeyPressMsg) tea.Cmd {
 func badge(name, color string) string {
 	st := lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("0")).Background(agentColor(color).GetForeground())
 	return st.Render(" @" + Clean(clip.Runes(name, 30), false) + " ")
-}
-
-// permissionDialog asks about one tool call: allow once, allow always
-// (the suggested rule, kept in .cohort/settings.local.json), or deny with
-// feedback for the agent.
-type permissionDialog struct {
-	msg      permissionMsg
-	rule     string
-	feedback *editor // set while the user types why not
-}
-
-func newPermissionDialog(msg permissionMsg) *permissionDialog {
-	return &permissionDialog{msg: msg, rule: alwaysRule(msg.req)}
-}
-
-// alwaysRule is the rule "allow always" keeps: the checks' suggestion,
-// else the tool with the call's command prefix (Bash) or the tool alone.
-func alwaysRule(req cohort.PermissionRequest) string {
-	if len(req.Suggestions) > 0 {
-		return req.Suggestions[0]
-	}
-	if req.Tool == "Bash" {
-		var in struct{ Command string }
-		_ = json.Unmarshal(req.Input, &in)
-		if f := strings.Fields(in.Command); len(f) > 0 && !strings.ContainsAny(f[0], "()*/\\") {
-			return "Bash(" + f[0] + ":*)"
-		}
-	}
-	return req.Tool
-}
-
-func (d *permissionDialog) answer(dec cohort.Decision) {
-	d.msg.reply <- dec // buffered: never blocks
-}
-
-func (d *permissionDialog) key(k tea.KeyPressMsg) bool {
-	if d.feedback != nil {
-		switch k.String() {
-		case "enter":
-			d.answer(cohort.Decision{Message: denyMessage(d.feedback.text())})
-			return true
-		case "esc":
-			d.feedback = nil
-			return false
-		}
-		d.feedback.key(k, "")
-		return false
-	}
-	switch k.String() {
-	case "1", "y", "enter":
-		d.answer(cohort.Decision{Allow: true})
-		return true
-	case "2", "a":
-		d.answer(cohort.Decision{Allow: true, AlwaysAllow: []string{d.rule}})
-		return true
-	case "3", "n":
-		d.feedback = &editor{}
-		return false
-	case "esc":
-		d.answer(cohort.Decision{Message: denyMessage("")})
-		return true
-	}
-	return false
-}
-
-func denyMessage(why string) string {
-	why = strings.TrimSpace(why)
-	if why == "" {
-		return "The user denied this call."
-	}
-	return "The user denied this call: " + why
-}
-
-func (d *permissionDialog) view(w int, st styles) []string {
-	r := d.msg.req
-	head := st.warn.Render("Permission")
-	if r.AgentKind != "" && r.AgentKind != "lead" {
-		name := r.AgentName
-		if name == "" {
-			name = r.AgentID
-		}
-		head += " " + badge(name, r.Color) + st.dim.Render(" "+Clean(r.AgentKind, false)+" asks")
-	}
-	out := []string{cut(head, w), st.tool.Render(cut("  "+toolSummary(r.Tool, r.Input), w))}
-	if r.Reason != "" {
-		for _, l := range wrap(Clean(clip.Runes(r.Reason, 300), false), w-2) {
-			out = append(out, st.dim.Render("  "+l))
-		}
-	}
-	if d.feedback != nil {
-		out = append(out, cut("  Tell the agent what to do instead (enter sends, esc back):", w))
-		return append(out, d.feedback.view("  > ", w, st)...)
-	}
-	return append(out,
-		cut("  1 Yes", w),
-		cut("  2 Yes, and always allow "+Clean(d.rule, false), w),
-		cut("  3 No, and say why   (esc: no)", w))
 }
 
 // askDialog is AskUserQuestion: each question's options by number, or an

@@ -63,11 +63,38 @@
 //     bypassPermissions only when the session started in it.
 //   - Permission prompts of every agent (the lead's, subagents',
 //     teammates', background agents') come through Prompts.CanUseTool and
-//     wait in line; a request from another agent carries its name on its
-//     team colour. "Always allow" keeps the checks' suggested rule (else
-//     Bash(first-word:*), else the tool) through Decision.AlwaysAllow,
-//     which the session saves to .cohort/settings.local.json. A prompt
-//     whose asker gives up (its context ends) leaves the screen.
+//     wait in line; a request from another agent carries its name (else
+//     its description, never a bare id) and its kind as it is now (a
+//     subagent moved to the background asks as "background") on its team
+//     colour. "Always allow" keeps the checks' suggested rules — one per
+//     command of a chained Bash line — else Bash(first-word:*) for each
+//     command of a line plain enough to split (none for one with quotes,
+//     expansions or redirections), else the tool, through
+//     Decision.AlwaysAllow, which the session saves to
+//     .cohort/settings.local.json. A prompt whose asker gives up (its
+//     context ends) leaves the screen.
+//   - A prompt shows what it approves, prepared on the asker's goroutine:
+//     Edit and MultiEdit as a unified diff of the file as it is now
+//     against the file after the edits (line numbers, three lines of
+//     context, removals red, additions green; without the file — over
+//     4 MB, binary, or an old_string not in it, said so — each edit's
+//     strings diffed); Write and NotebookEdit their content, numbered;
+//     Bash its whole command (every line) and the directory it runs in.
+//     A call that runs outside the sandbox (dangerouslyDisableSandbox
+//     honoured, an excluded command) says so in red; when the sandbox
+//     would block what the command is seen to write (mkdir, touch, cp's
+//     target, redirections...: permission.WriteTargets), the prompt says
+//     so and offers to let commands write that directory for the session
+//     (Decision.AllowWrite: sandbox.allowWrite for this session, not
+//     saved; never the root, the home, Cohort's home or ~/.claude).
+//     Binary content is described by its size, never shown; a body keeps
+//     its first 2,000 lines of at most 1,000 characters, and says what it
+//     left out. The body scrolls (↑↓, PgUp/PgDn, Home/End), starting at
+//     the first change; the prompt may take the screen but a line of the
+//     conversation, the border and the status. On a terminal too small
+//     for it, the answers shrink to one line that also says how to page
+//     and where the page is, and who asks gives way to the call and the
+//     body.
 //   - A teammate that must have its plan approved (planModeRequired)
 //     asks the user, not the lead model, through Config.ApprovePlan: the
 //     plan with the teammate's badge; 1 approves, 2 approves with

@@ -237,6 +237,12 @@ func keyMsg(name string) tea.KeyPressMsg {
 		return tea.KeyPressMsg{Code: 't', Mod: tea.ModCtrl}
 	case "ctrl+o":
 		return tea.KeyPressMsg{Code: 'o', Mod: tea.ModCtrl}
+	case "ctrl+b":
+		return tea.KeyPressMsg{Code: 'b', Mod: tea.ModCtrl}
+	case "pgdown":
+		return tea.KeyPressMsg{Code: tea.KeyPgDown}
+	case "end":
+		return tea.KeyPressMsg{Code: tea.KeyEnd}
 	}
 	r := []rune(name)
 	return tea.KeyPressMsg{Code: r[0], Text: name}
@@ -285,13 +291,28 @@ func (w *world) waitUntil(what string, cond func(string) bool) string {
 // durations match the elapsed times on screen, which the wall clock sets.
 var durations = regexp.MustCompile(` *\b(\d+h\d\dm|\d+m\d\ds|\d+s)\b`)
 
+// agentIDs match the ids of spawned agents.
+var agentIDs = regexp.MustCompile(`\ba[0-9a-f]{16}\b`)
+
+// tempPaths match the test's temporary paths.
+var tempPaths = regexp.MustCompile(regexp.QuoteMeta(os.TempDir()) + `/Test[^\s:…]*`)
+
 // normalize hides what differs between runs: elapsed times (kept at their
 // width, so the columns stay where they are), the temp root, session ids.
 func (w *world) normalize(scr string) string {
 	scr = durations.ReplaceAllStringFunc(scr, func(m string) string {
 		return strings.Repeat(" ", len(m)-2) + "Ns"
 	})
-	return scr
+	scr = agentIDs.ReplaceAllString(scr, "a0000000000000000")
+	return tempPaths.ReplaceAllStringFunc(scr, func(m string) string {
+		if rest, ok := strings.CutPrefix(m, filepath.Dir(w.dir)); ok {
+			return "ROOT" + rest
+		}
+		if strings.HasPrefix(w.dir, m) {
+			return "ROOT/" // cut at the width
+		}
+		return m
+	})
 }
 
 // golden compares the screen with testdata/NAME.golden (-update writes it).

@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -34,8 +33,6 @@ func (r *rawRequests) find(want string) string {
 	return ""
 }
 
-// agentIDs are the random agent ids a frame may show.
-var agentIDs = regexp.MustCompile(`\ba[0-9a-f]{16}\b`)
 
 // hideIDs replaces agent ids with a fixed one of the same width.
 func hideIDs(scr string) string { return agentIDs.ReplaceAllString(scr, "a0000000000000000") }

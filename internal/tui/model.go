@@ -390,7 +390,7 @@ func (m *Model) View() tea.View {
 // width and the frame the height, down to a 20×5 terminal.
 func (m *Model) frame() string {
 	w, h := m.width, m.high
-	bottom := m.bottom(w)
+	bottom := m.bottom(w, h)
 	if len(bottom) > h-1 {
 		bottom = bottom[len(bottom)-max(h-1, 1):]
 	}
@@ -427,10 +427,18 @@ func (m *Model) frame() string {
 }
 
 // bottom is the dialog, or the queue and the input, then the status.
-func (m *Model) bottom(w int) []string {
+func (m *Model) bottom(w, h int) []string {
 	var out []string
 	out = append(out, m.st.border.Render(strings.Repeat("─", w)))
-	if m.dialog != nil {
+	if d, ok := m.dialog.(*permissionDialog); ok {
+		// A prompt may take the whole screen but a line of the
+		// conversation, the border and the status.
+		room := h - 3
+		if m.status != "" {
+			room--
+		}
+		out = append(out, d.viewIn(w, max(room, 1), m.st)...)
+	} else if m.dialog != nil {
 		out = append(out, m.dialog.view(w, m.st)...)
 	} else {
 		for _, q := range m.queue {

@@ -32,6 +32,7 @@ var errUIGone = errors.New("the terminal UI has ended")
 
 type permissionMsg struct {
 	req   cohort.PermissionRequest
+	view  approval
 	reply chan cohort.Decision
 	ctx   context.Context
 }
@@ -80,7 +81,7 @@ func (p *Prompts) close() { p.once.Do(func() { close(p.done) }) }
 // CanUseTool asks the user about one tool call.
 func (p *Prompts) CanUseTool(ctx context.Context, req cohort.PermissionRequest) (cohort.Decision, error) {
 	reply := make(chan cohort.Decision, 1)
-	p.deliver(permissionMsg{req: req, reply: reply, ctx: ctx})
+	p.deliver(permissionMsg{req: req, view: prepare(req), reply: reply, ctx: ctx})
 	select {
 	case d := <-reply:
 		return d, nil

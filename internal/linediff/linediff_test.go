@@ -1,4 +1,4 @@
-package file
+package linediff
 
 import (
 	"math/rand/v2"
@@ -35,7 +35,7 @@ func TestStructuredPatch(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, structuredPatch(tt.old, tt.new)); diff != "" {
+			if diff := cmp.Diff(tt.want, Patch(tt.old, tt.new)); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
@@ -57,7 +57,7 @@ func TestStructuredPatchApplies(t *testing.T) {
 	for range 2000 {
 		a, b := gen(), gen()
 		old, new := joinLines(a), joinLines(b)
-		hs := structuredPatch(old, new)
+		hs := Patch(old, new)
 		if got := apply(t, a, hs); strings.Join(got, "|") != strings.Join(b, "|") {
 			t.Fatalf("patch of %q → %q gives %q: %+v", a, b, got, hs)
 		}

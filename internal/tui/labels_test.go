@@ -1,0 +1,69 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/cohort-dev/cohort/llm/fakeapi"
+)
+
+// TestBackgroundedAgentLabels (issue 43, item 4): after Ctrl+B the
+// subagent is "background" in the tree at once, and its permission prompt
+// names it by its description as a background agent; the lead, whose turn
+// has ended while the Run waits for that agent, is idle, its time stopped.
+func TestBackgroundedAgentLabels(t *testing.T) {
+	g := newGate(1)
+	w := newWorld(t, worldConfig{}, func(r *fakeapi.Request) fakeapi.Reply {
+		switch first := r.FirstUserText(); {
+		case strings.Contains(first, "SUB-P") && r.Turn() == 0:
+			if !g.wait(r) {
+				return fakeapi.FaultReply(fakeapi.ServerError)
+			}
+			return fakeapi.Reply{Content: []fakeapi.Block{use("Bash", map[string]any{"command": "touch pears.txt"})}}
+		case strings.Contains(first, "SUB-P"):
+			return fakeapi.TextReply("counted the pears")
+		case r.Turn() == 0:
+			return fakeapi.Reply{Content: []fakeapi.Block{use("Agent", map[string]any{"description": "count pears",
+				"prompt": "SUB-P count the pears", "subagent_type": "general-purpose"})}}
+		case r.Turn() == 1:
+			return fakeapi.TextReply("It counts in the background now.")
+		}
+		return fakeapi.TextReply("All counted.")
+	})
+	w.waitFor("default mode")
+	w.typeText("count the pears")
+	w.key("enter")
+	g.await(t)
+	w.waitFor("◆ Agent(count pears)") // the note of the move comes after it
+	w.key("ctrl+b")
+	w.waitFor("moved 1 subagent(s) to the background", "It counts in the background now.")
+	w.key("ctrl+t")
+	tree := w.waitUntil("the lead idle and the agent in the background", func(s string) bool {
+		return strings.Contains(s, "lead idle · 1 agents · 1 running") && rowHas(s, "count pears", "background", "running") &&
+			rowHas(s, "lead", "idle")
+	})
+	w.golden("background-tree", tree)
+	if rowHas(tree, "count pears", "subagent") {
+		t.Errorf("the backgrounded agent is still a subagent:\n%s", tree)
+	}
+	w.key("esc")
+	close(g.open)
+	prompt := w.waitFor("Permission", "@count pears", "background asks", "touch pears.txt")
+	w.golden("background-prompt", prompt)
+	w.key("1")
+	w.waitFor("All counted.")
+}
+
+// rowHas reports whether a line of the screen holds all of words.
+func rowHas(scr string, words ...string) bool {
+	for _, l := range strings.Split(scr, "\n") {
+		ok := true
+		for _, w := range words {
+			ok = ok && strings.Contains(l, w)
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}
