@@ -33,7 +33,6 @@ func (r *rawRequests) find(want string) string {
 	return ""
 }
 
-
 // hideIDs replaces agent ids with a fixed one of the same width.
 func hideIDs(scr string) string { return agentIDs.ReplaceAllString(scr, "a0000000000000000") }
 
