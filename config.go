@@ -261,10 +261,9 @@ type PermissionRequest struct {
 	// Empty when the checks have none to offer (a teammate in a process of
 	// its own asks without them).
 	Suggestions []string
-	// Unsandboxed marks a Bash call that runs outside the session's
-	// sandbox. Blocked are directories it would write that the sandbox
-	// keeps it from (what can be told before it runs): as approved, it
-	// fails there unless the answer's AllowWrite opens them.
+	// Unsandboxed marks a Bash call run outside the session's sandbox;
+	// Blocked are directories it would write that the sandbox keeps it
+	// from, unless the answer's AllowWrite opens them.
 	Unsandboxed bool
 	Blocked     []string
 }
@@ -317,12 +316,11 @@ type Question = ask.Question
 // now on and are saved to the project's .cohort/settings.local.json, as
 // Claude Code's "Yes, and don't ask again" does. A rule that does not parse
 // denies the call, with the reason. NoPerson marks an answer the host gave
-// by itself, with nobody asked (the SDK's decisionClassification "config"):
-// its allow counts as a mode's, so the call still may not write a protected
-// path or outside the session's directories, nor reach a socket that is
-// not a session's. AllowWrite, with Allow, lets sandboxed commands write
-// in directories of the request's Blocked for the rest of the session
-// (sandbox.allowWrite, not saved).
+// with nobody asked (the SDK's decisionClassification "config"): its allow
+// counts as a mode's, so protected paths, writes outside the session's
+// directories and sockets not a session's stay refused. AllowWrite, with
+// Allow, lets sandboxed commands write in the request's Blocked for the
+// rest of the session (sandbox.allowWrite, not saved).
 type Decision struct {
 	Allow        bool
 	Message      string

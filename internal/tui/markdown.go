@@ -3,6 +3,7 @@ package tui
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -24,11 +25,11 @@ var (
 )
 
 var (
-	mdFence   = regexp.MustCompile("^ {0,3}(```+|~~~+)\\s*([^`\\s]*)")
-	mdHeading = regexp.MustCompile(`^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$`)
-	mdItem    = regexp.MustCompile(`^(\s*)([-*+]|\d{1,9}[.)])\s+(.*)$`)
-	mdQuote   = regexp.MustCompile(`^ {0,3}>\s?(.*)$`)
-	mdRule    = regexp.MustCompile(`^ {0,3}([-*_])(\s*[-*_]){2,}\s*$`)
+	mdFence   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("^ {0,3}(```+|~~~+)\\s*([^`\\s]*)") })
+	mdHeading = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$`) })
+	mdItem    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\s*)([-*+]|\d{1,9}[.)])\s+(.*)$`) })
+	mdQuote   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^ {0,3}>\s?(.*)$`) })
+	mdRule    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^ {0,3}([-*_])(\s*[-*_]){2,}\s*$`) })
 )
 
 // markdown draws text at width: the first line after lead ("● "), the
@@ -47,7 +48,7 @@ func markdown(text, lead string, width int) []string {
 			out = append(out, codeLines(line, inner)...)
 			continue
 		}
-		if m := mdFence.FindStringSubmatch(line); m != nil {
+		if m := mdFence().FindStringSubmatch(line); m != nil {
 			fence = m[1]
 			if m[2] != "" {
 				out = append(out, mdDim.Render(cut(m[2], inner)))
@@ -87,13 +88,13 @@ func codeLines(line string, width int) []string {
 
 // blockLines draws one line outside a fence.
 func blockLines(line string, width int) []string {
-	if m := mdHeading.FindStringSubmatch(line); m != nil {
+	if m := mdHeading().FindStringSubmatch(line); m != nil {
 		return wrapSpans([]span{{m[2], mdBold}}, "", width)
 	}
-	if mdRule.MatchString(line) {
+	if mdRule().MatchString(line) {
 		return []string{mdDim.Render(strings.Repeat("─", min(width, 40)))}
 	}
-	if m := mdItem.FindStringSubmatch(line); m != nil {
+	if m := mdItem().FindStringSubmatch(line); m != nil {
 		bullet := "• "
 		if m[2][0] >= '0' && m[2][0] <= '9' {
 			bullet = m[2] + " "
@@ -101,7 +102,7 @@ func blockLines(line string, width int) []string {
 		pad := strings.Repeat(" ", min(len(m[1]), width/2))
 		return wrapSpans(inline(m[3]), pad+bullet, width)
 	}
-	if m := mdQuote.FindStringSubmatch(line); m != nil {
+	if m := mdQuote().FindStringSubmatch(line); m != nil {
 		return wrapSpans(inline(m[1]), mdDim.Render("│ "), width)
 	}
 	return wrapSpans(inline(line), "", width)
@@ -157,14 +158,14 @@ func mark(s string, i int) ([]span, int) {
 			return []span{{rest[1 : j+1], mdItalic}}, j + 2
 		}
 	case rest[0] == '[':
-		if m := mdLink.FindStringSubmatch(rest); m != nil {
+		if m := mdLink().FindStringSubmatch(rest); m != nil {
 			return []span{{m[1], lipgloss.NewStyle().Underline(true)}, {" (" + m[2] + ")", mdDim}}, len(m[0])
 		}
 	}
 	return nil, 0
 }
 
-var mdLink = regexp.MustCompile(`^\[([^\]]+)\]\(([^)\s]+)\)`)
+var mdLink = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\[([^\]]+)\]\(([^)\s]+)\)`) })
 
 // boundary reports whether the mark at s[i] does not sit inside a word
 // (snake_case and 2*3*4 stay as written).

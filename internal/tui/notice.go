@@ -3,6 +3,7 @@ package tui
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // What the lead reads in its user messages besides the user's prompts is
@@ -12,9 +13,11 @@ import (
 // the user's line) not at all.
 
 var (
-	noticeSummary = regexp.MustCompile(`(?s)<summary>(.*?)</summary>`)
-	noticeStatus  = regexp.MustCompile(`(?s)<status>(.*?)</status>`)
-	mateOpen      = regexp.MustCompile(`^<teammate-message\s+from="([^"]*)"[^>]*?(?:\ssummary="([^"]*)")?[^>]*>`)
+	noticeSummary = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)<summary>(.*?)</summary>`) })
+	noticeStatus  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)<status>(.*?)</status>`) })
+	mateOpen      = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^<teammate-message\s+from="([^"]*)"[^>]*?(?:\ssummary="([^"]*)")?[^>]*>`)
+	})
 )
 
 // typedAheadOpen opens the block a typed-ahead text reaches the lead in
@@ -29,14 +32,14 @@ func noticeLine(s string) (string, bool) {
 	case strings.HasPrefix(s, typedAheadOpen):
 		return "", false
 	case strings.HasPrefix(s, "<task-notification>"):
-		if m := noticeSummary.FindStringSubmatch(s); m != nil {
+		if m := noticeSummary().FindStringSubmatch(s); m != nil {
 			return firstLine(m[1]), true
 		}
-		if m := noticeStatus.FindStringSubmatch(s); m != nil {
+		if m := noticeStatus().FindStringSubmatch(s); m != nil {
 			return "a background task ended: " + firstLine(m[1]), true
 		}
 	case strings.HasPrefix(s, "<teammate-message"):
-		if m := mateOpen.FindStringSubmatch(s); m != nil {
+		if m := mateOpen().FindStringSubmatch(s); m != nil {
 			body := m[2]
 			if body == "" {
 				body = strings.TrimSuffix(s[len(m[0]):], "</teammate-message>")

@@ -32,7 +32,7 @@ func TestIsolatedAgentLeavesStatusClean(t *testing.T) {
 	w := newWorld(t, worldConfig{}, func(r *fakeapi.Request) fakeapi.Reply {
 		switch {
 		case strings.Contains(r.FirstUserText(), "SUB-ISO") && r.Turn() == 0:
-			return fakeapi.Reply{Content: []fakeapi.Block{use("Bash", map[string]any{"command": "echo changed > notes.txt", "description": "write notes"})}}
+			return fakeapi.Reply{Content: []fakeapi.Block{use("Bash", map[string]any{"command": "touch notes.txt", "description": "write notes"})}}
 		case strings.Contains(r.FirstUserText(), "SUB-ISO"):
 			return fakeapi.TextReply("Wrote the notes in my worktree.")
 		case r.Turn() == 0:
@@ -53,7 +53,7 @@ func TestIsolatedAgentLeavesStatusClean(t *testing.T) {
 	w.key("enter")
 	// The isolated agent's command asks; "always allow" saves the rule to
 	// the project's .cohort/settings.local.json.
-	w.waitFor("Permission", "echo changed")
+	w.waitFor("Permission", "touch notes.txt")
 	w.key("2")
 	scr := w.waitFor("The isolated agent is done.", "done in")
 	w.golden("worktree-status", hideIDs(hideRoot(scr)))
