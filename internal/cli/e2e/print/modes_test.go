@@ -30,7 +30,9 @@ func TestCoordinatorModeShrinksTheLead(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
 	slices.Sort(tools)
-	if got := strings.Join(tools, ","); got != "Agent,SendMessage,TaskOutput,TaskStop" {
+	// ListAgents goes wherever SendMessage goes (issue 38): a coordinator
+	// sees whom it can message.
+	if got := strings.Join(tools, ","); got != "Agent,ListAgents,SendMessage,TaskOutput,TaskStop" {
 		t.Fatalf("coordinator tools = %s", got)
 	}
 	if !strings.Contains(system, "You are the coordinator") {
