@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 
@@ -422,65 +421,6 @@ func (c *Checker) DeniedWhole(tool string) bool {
 	for _, r := range c.sh.snapshot() {
 		if r.Behavior == Deny && r.Specifier == "" && r.Invalid == "" &&
 			(r.Tool == tool || strings.HasPrefix(r.Tool, "mcp__") && mcpCovers(r.Tool, tool)) {
-			return true
-		}
-	}
-	return false
-}
-
-// HideFromReads makes every read below dirs denied to the tools that
-// consult DeniedRead (the file tools, Glob, LS, Grep's results), in this
-// checker and every checker sharing its rules: the session's git
-// directory, once the sandbox hides it from commands because its history
-// holds a denied file.
-func (c *Checker) HideFromReads(dirs ...string) {
-	c.sh.mu.Lock()
-	defer c.sh.mu.Unlock()
-	for _, d := range dirs {
-		if !filepath.IsAbs(d) {
-			continue
-		}
-		d = filepath.Clean(d)
-		if r, err := resolvePath(d); err == nil {
-			d = r
-		}
-		if !slices.Contains(c.sh.hidden, d) {
-			c.sh.hidden = append(c.sh.hidden, d)
-		}
-	}
-}
-
-// hiddenRead reports whether path (as given, and resolved) is below a
-// HideFromReads directory.
-func (c *Checker) hiddenRead(cwd, path string) bool {
-	c.sh.mu.Lock()
-	hidden := c.sh.hidden
-	c.sh.mu.Unlock()
-	if len(hidden) == 0 {
-		return false
-	}
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(cwd, path)
-	}
-	forms := []string{filepath.Clean(path)}
-	if r, err := resolvePath(path); err == nil {
-		forms = append(forms, r)
-	}
-	for _, f := range forms {
-		for _, h := range hidden {
-			if f == h || strings.HasPrefix(f, h+string(filepath.Separator)) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// DeniesReads reports whether a deny rule covering Read is in force (one
-// that did not parse included: it denies every read).
-func (c *Checker) DeniesReads() bool {
-	for _, r := range c.sh.snapshot() {
-		if r.Behavior == Deny && r.coversTool("Read") {
 			return true
 		}
 	}
