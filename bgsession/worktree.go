@@ -55,7 +55,9 @@ func removeWorktree(ctx context.Context, rec Record, o RemoveOptions) error {
 	if _, err := os.Stat(rec.Worktree); errors.Is(err, os.ErrNotExist) {
 		return nil // removed already
 	}
-	m, err := worktree.New(ctx, worktree.Config{Dir: rec.Worktree, Env: o.Env})
+	// A zombie (a session whose parent never reaped it) holds no lock.
+	alive := func(pid int) bool { return ProcStart(pid) != 0 }
+	m, err := worktree.New(ctx, worktree.Config{Dir: rec.Worktree, Env: o.Env, Alive: alive})
 	if err != nil {
 		return fmt.Errorf("session %s: worktree %s: %w", rec.ID, rec.Worktree, err)
 	}
