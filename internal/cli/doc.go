@@ -69,6 +69,16 @@
 //     checks the story's outcome on disk (the team's files, through
 //     packages team and tasklist) and exits 1 when it was not reached,
 //     which makes it a smoke test.
+//   - Background sessions (package bgsession keeps their registry):
+//     cohort --bg re-executes the same command line detached with the
+//     hidden --bg-run ID in place of --bg, and the re-executed session
+//     keeps its record, writes print mode's verbose text to its log, and
+//     lives until it is stopped; its permission prompts wait (never
+//     approved on their own). cohort agents lists these sessions, as
+//     Claude Code's does; the agent definitions it used to list are
+//     cohort agents --definitions. attach reopens an ended session from
+//     its transcript in the terminal UI; attaching to one that runs is
+//     refused with what to do (the live attach is not built yet).
 //   - cohort worker serves remote agents' jobs with package remote's
 //     Worker, each job run by cohort.RemoteRunner.
 package cli
