@@ -5,9 +5,10 @@
 // remove it (with its worktree when that is safe).
 //
 // A session's record is $COHORT_HOME/bg/{id}.json, its output
-// $COHORT_HOME/bg/{id}.log, and its control socket the session socket
-// every session listens on ($COHORT_HOME/sessions/{sessionId}.sock,
-// package sessionsock).
+// $COHORT_HOME/bg/{id}.log, its liveness probe the session socket every
+// session listens on ($COHORT_HOME/sessions/{sessionId}.sock, package
+// sessionsock), and its control socket, which `cohort attach` speaks,
+// $COHORT_HOME/bg/{id}.ctl (ControlPath).
 //
 // # Decisions the spec leaves open
 //

@@ -95,6 +95,9 @@ func NewID() string {
 // Path is the record file of id.
 func (g *Registry) Path(id string) string { return filepath.Join(g.Dir, id+".json") }
 
+// ControlPath is the control socket of id (the attach protocol).
+func (g *Registry) ControlPath(id string) string { return filepath.Join(g.Dir, id+".ctl") }
+
 // LogPath is the output log of id.
 func (g *Registry) LogPath(id string) string { return filepath.Join(g.Dir, id+".log") }
 
@@ -189,8 +192,10 @@ func (g *Registry) Delete(id string) error {
 		return err
 	}
 	err := os.Remove(g.Path(id))
-	if lerr := os.Remove(g.LogPath(id)); lerr != nil && !errors.Is(lerr, os.ErrNotExist) {
-		err = errors.Join(err, lerr)
+	for _, p := range []string{g.LogPath(id), g.ControlPath(id)} {
+		if lerr := os.Remove(p); lerr != nil && !errors.Is(lerr, os.ErrNotExist) {
+			err = errors.Join(err, lerr)
+		}
 	}
 	return err
 }

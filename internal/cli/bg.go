@@ -12,6 +12,7 @@ import (
 
 	"github.com/cohort-dev/cohort"
 	"github.com/cohort-dev/cohort/bgsession"
+	"github.com/cohort-dev/cohort/internal/cli/attach"
 )
 
 // bgOptions are the flags of background sessions (package bgsession).
@@ -99,6 +100,7 @@ func cmpName(name, prompt, id string) string {
 type bgRun struct {
 	reg *bgsession.Registry
 	id  string
+	ctl *attach.Server
 	mu  sync.Mutex // orders record writes
 }
 
@@ -111,14 +113,41 @@ func (b *bgRun) update(f func(*bgsession.Record)) {
 }
 
 // canUseTool waits: a background session's permission prompt is
-// answered by someone who attaches, never approved on its own. It shows as
-// waiting in cohort agents until then; ctx ending (stop) refuses it.
+// answered by someone who attaches (package attach), never approved on
+// its own. It shows as waiting in cohort agents until then; ctx ending
+// (stop) refuses it.
 func (b *bgRun) canUseTool(ctx context.Context, req cohort.PermissionRequest) (cohort.Decision, error) {
 	b.update(func(r *bgsession.Record) {
 		r.Status, r.State, r.Detail = bgsession.StatusWaiting, bgsession.StateBlocked, "waiting for permission: "+req.Tool
 	})
-	<-ctx.Done()
-	return cohort.Decision{}, context.Cause(ctx)
+	d, err := b.ctl.CanUseTool(ctx, req)
+	if err == nil {
+		b.update(func(r *bgsession.Record) {
+			if b.ctl.Waiting() == 0 {
+				r.Status, r.State, r.Detail = bgsession.StatusBusy, bgsession.StateWorking, ""
+			}
+		})
+	}
+	return d, err
+}
+
+// observe keeps the record's status, agents and cost from the session's
+// events.
+func (b *bgRun) observe(ev cohort.Event) {
+	switch {
+	case ev.Subtype == cohort.SubtypeInit:
+		b.update(func(r *bgsession.Record) { r.Status, r.State = bgsession.StatusBusy, bgsession.StateWorking })
+	case ev.Subtype == cohort.SubtypeTaskStarted:
+		b.update(func(r *bgsession.Record) { r.Agents++ })
+	case ev.Type == cohort.EventResult:
+		b.update(func(r *bgsession.Record) {
+			r.Status, r.State, r.CostUSD = bgsession.StatusIdle, bgsession.StateDone, ev.TotalCostUSD
+			r.Detail = clipRunes(firstLine(ev.Result), 120)
+			if ev.IsError {
+				r.State = bgsession.StateFailed
+			}
+		})
+	}
 }
 
 // runBackground is the re-executed session of cohort --bg.
@@ -132,7 +161,7 @@ func runBackground(ctx context.Context, inv *Invocation, o *options, args []stri
 	if err != nil {
 		return err
 	}
-	b := &bgRun{reg: reg, id: o.bg.run}
+	b := &bgRun{reg: reg, id: o.bg.run, ctl: attach.NewServer()}
 	fail := func(err error) error {
 		b.update(func(r *bgsession.Record) { r.State, r.Status, r.Detail = bgsession.StateFailed, "", err.Error() })
 		return err
@@ -157,9 +186,13 @@ func runBackground(ctx context.Context, inv *Invocation, o *options, args []stri
 		return fail(err)
 	}
 	defer s.Close()
+	if err := b.ctl.Serve(reg.ControlPath(b.id), s, b.observe); err != nil {
+		return fail(err)
+	}
+	defer b.ctl.Close() // before the session closes: its client runs use it
 	b.update(func(r *bgsession.Record) { r.SessionID = s.ID() })
 	if prompt := promptArg(inv, args); prompt != "" {
-		if err := b.run(ctx, inv, o, s, prompt); err != nil && ctx.Err() == nil {
+		if err := b.run(ctx, inv, s, prompt); err != nil && ctx.Err() == nil {
 			return fail(err)
 		}
 	} else {
@@ -170,28 +203,15 @@ func runBackground(ctx context.Context, inv *Invocation, o *options, args []stri
 	return nil
 }
 
-// run runs one prompt, its events in the log as print mode's verbose text,
-// and keeps the record's status, agents and cost.
-func (b *bgRun) run(ctx context.Context, inv *Invocation, o *options, s *cohort.Session, prompt string) error {
-	b.update(func(r *bgsession.Record) { r.Status, r.State = bgsession.StatusBusy, bgsession.StateWorking })
+// run runs one prompt, its events in the log as print mode's verbose text.
+func (b *bgRun) run(ctx context.Context, inv *Invocation, s *cohort.Session, prompt string) error {
 	out := newPrinter(inv.Stdout, inv.Stderr, "text", true)
 	for ev, err := range s.Run(ctx, prompt) {
 		if err != nil {
 			return err
 		}
 		out.event(ev)
-		switch {
-		case ev.Subtype == cohort.SubtypeTaskStarted:
-			b.update(func(r *bgsession.Record) { r.Agents++ })
-		case ev.Type == cohort.EventResult:
-			b.update(func(r *bgsession.Record) {
-				r.Status, r.State, r.CostUSD = bgsession.StatusIdle, bgsession.StateDone, ev.TotalCostUSD
-				r.Detail = clipRunes(firstLine(ev.Result), 120)
-				if ev.IsError {
-					r.State = bgsession.StateFailed
-				}
-			})
-		}
+		b.observe(ev)
 	}
 	return nil
 }

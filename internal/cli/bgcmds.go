@@ -15,6 +15,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cohort-dev/cohort/bgsession"
+	"github.com/cohort-dev/cohort/internal/cli/attach"
+	"github.com/cohort-dev/cohort/internal/tui"
 )
 
 // newAgentsCmd is cohort agents: the sessions of this machine
@@ -221,31 +223,50 @@ func printLog(ctx context.Context, w io.Writer, reg *bgsession.Registry, rec bgs
 	}
 }
 
-// newAttachCmd is cohort attach: an ended session (stopped, killed, dead)
-// is reopened from its transcript in the terminal UI, in its directory
-// (its worktree, if it has one). Attaching to a session that still runs
-// is refused with what to do: the live attach (a control socket the UI
-// speaks) is not built yet.
+// newAttachCmd is cohort attach: the terminal UI on a running session,
+// through its control socket (package attach; leaving the UI detaches and
+// the session goes on, and permission prompts that waited are asked
+// here), or on an ended one (stopped, killed, dead) reopened from its
+// transcript, in its directory (its worktree, if it has one).
 func newAttachCmd(inv *Invocation, o *options) *cobra.Command {
 	return &cobra.Command{
 		Use: "attach ID", Short: "Open a background session in this terminal (an ended one is reopened from its transcript)", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, rec, err := findSession(cmd.Context(), inv, args[0])
+			reg, rec, err := findSession(cmd.Context(), inv, args[0])
 			if err != nil {
 				return err
 			}
 			if rec.Alive {
-				return &exitError{code: 1, err: fmt.Errorf("session %s (%s) is running in the background (%s); attaching to a running session is not supported yet: follow it with cohort logs -f %s, or stop it (cohort stop %s) and attach to reopen it here",
-					rec.ID, rec.Name, rec.State, rec.ID, rec.ID)}
+				return attachLive(cmd.Context(), inv, o, reg, rec)
 			}
 			if rec.SessionID == "" {
 				return &exitError{code: 1, err: fmt.Errorf("session %s (%s) ended before it opened a conversation (%s); see cohort logs %s", rec.ID, rec.Name, rec.Detail, rec.ID)}
 			}
-			o.cfg.Resume, o.cfg.Continue, o.cfg.Dir = rec.SessionID, false, rec.Cwd
-			if rec.Worktree != "" {
-				o.cfg.Dir = rec.Worktree
-			}
+			o.cfg.Resume, o.cfg.Continue, o.cfg.Dir = rec.SessionID, false, sessionDir(rec)
 			return runInteractive(cmd.Context(), inv, o, nil)
 		},
 	}
+}
+
+func sessionDir(rec bgsession.Record) string {
+	if rec.Worktree != "" {
+		return rec.Worktree
+	}
+	return rec.Cwd
+}
+
+// attachLive runs the terminal UI on a running background session.
+func attachLive(ctx context.Context, inv *Invocation, o *options, reg *bgsession.Registry, rec bgsession.Record) error {
+	in, out, err := terminal(inv)
+	if err != nil {
+		return err
+	}
+	prompts := tui.NewPrompts()
+	cl, err := attach.Dial(ctx, reg.ControlPath(rec.ID), prompts.CanUseTool)
+	if err != nil {
+		return &exitError{code: 1, err: fmt.Errorf("session %s (%s): %w", rec.ID, rec.Name, err)}
+	}
+	opts := tui.Options{Session: cl, Prompts: prompts, Mode: cl.Mode(), Model: cl.Model(), Dir: sessionDir(rec),
+		Environ: inv.Environ()}
+	return tui.Run(ctx, opts, in, out)
 }
