@@ -56,8 +56,7 @@ func TestAttachLive(t *testing.T) {
 	close(release)
 	tm.run("send-keys", "-t", "0", "C-t")
 	tm.run("send-keys", "-t", "0", "C-c")
-	tm.run("send-keys", "-t", "0", "C-c")
-	tm.screenShows("exit ")
+	tm.screenShows("exit 0")
 	r := waitFor(t, h, id, "done", func(r bgsession.Record) bool { return r.State == bgsession.StateDone })
 	if !r.Alive {
 		t.Fatalf("detaching ended the session: %+v", r)
