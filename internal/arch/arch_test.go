@@ -144,9 +144,11 @@ func TestEveryPackageHasADocComment(t *testing.T) {
 // names the nearest known flags of a mistyped one with internal/spelling,
 // which knows nothing of a session. It keeps the registry of background
 // sessions with package bgsession (records, liveness, stop), which starts
-// the cohort binary and never assembles a session.
+// the cohort binary and never assembles a session, and attaches the
+// terminal UI to a running one with internal/cli/attach, a client of
+// package cohort itself.
 var clients = map[string][]string{
-	"internal/cli":      {"", "llm", "team", "tasklist", "remote", "bgsession", "internal/clip", "internal/spelling", "internal/tui", "internal/sdkproto"},
+	"internal/cli":      {"", "llm", "team", "tasklist", "remote", "bgsession", "internal/cli/attach", "internal/clip", "internal/spelling", "internal/tui", "internal/sdkproto"},
 	"internal/tui":      {"", "llm", "internal/clip", "internal/linediff"},
 	"internal/sdkproto": {"", "llm", "internal/clip"},
 	"examples":          {"", "llm", "llm/fakeapi"},
