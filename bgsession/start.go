@@ -18,6 +18,9 @@ type StartSpec struct {
 	Dir  string
 	// Name and Intent go in the record (the name shown, the first prompt).
 	Name, Intent string
+	// Base, for a session started again (respawn), is its record: what it
+	// says of the session (name, conversation, worktree, cost) is kept.
+	Base *Record
 }
 
 // Start starts spec detached from this terminal and returns its record
@@ -50,9 +53,12 @@ func (g *Registry) Start(id string, spec StartSpec) (Record, error) {
 		return Record{}, fmt.Errorf("bgsession: start %s: %w", spec.Exe, err)
 	}
 	now := time.Now().UnixMilli()
-	rec := Record{ID: id, Name: spec.Name, PID: cmd.Process.Pid, ProcStart: ProcStart(cmd.Process.Pid),
-		Cwd: spec.Dir, Status: StatusBusy, State: StateWorking, Intent: spec.Intent,
-		StartedAt: now, LogPath: logPath}
+	rec := Record{ID: id, Name: spec.Name, Cwd: spec.Dir, Intent: spec.Intent, StartedAt: now}
+	if spec.Base != nil {
+		rec = *spec.Base
+	}
+	rec.PID, rec.ProcStart, rec.LogPath = cmd.Process.Pid, ProcStart(cmd.Process.Pid), logPath
+	rec.Status, rec.State, rec.Detail = StatusBusy, StateWorking, ""
 	if err := g.Write(rec); err != nil {
 		_ = cmd.Process.Kill()
 		pw.Close()

@@ -270,3 +270,65 @@ func attachLive(ctx context.Context, inv *Invocation, o *options, reg *bgsession
 		Environ: inv.Environ()}
 	return tui.Run(ctx, opts, in, out)
 }
+
+// newRespawnCmd is cohort respawn: running sessions are stopped and
+// started again on this cohort binary, each resuming its conversation in
+// its directory under the same id (what ran in their turns is
+// interrupted, as by stop).
+func newRespawnCmd(inv *Invocation) *cobra.Command {
+	var all bool
+	cmd := &cobra.Command{
+		Use: "respawn [ID] [--all]", Short: "Restart background sessions on this version of cohort, resuming their conversations", Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if all == (len(args) == 1) {
+				return usageErr("respawn takes one session's id or name part, or --all")
+			}
+			reg, err := registry(inv)
+			if err != nil {
+				return err
+			}
+			recs, errs := reg.Sessions(cmd.Context(), false)
+			for _, e := range errs {
+				fmt.Fprintf(inv.Stderr, "cohort: warning: %v\n", e)
+			}
+			if !all {
+				rec, err := bgsession.Find(recs, args[0])
+				if err != nil {
+					return &exitError{code: 1, err: fmt.Errorf("%w (respawn restarts running sessions; cohort attach reopens an ended one)", err)}
+				}
+				recs = []bgsession.Record{rec}
+			}
+			for _, rec := range recs {
+				if err := respawn(cmd.Context(), inv, reg, rec); err != nil {
+					return &exitError{code: 1, err: err}
+				}
+				fmt.Fprintf(inv.Stdout, "respawned · %s\n", rec.ID)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&all, "all", false, "respawn every running background session")
+	return cmd
+}
+
+// respawn stops rec and starts it again with --resume.
+func respawn(ctx context.Context, inv *Invocation, reg *bgsession.Registry, rec bgsession.Record) error {
+	if rec.SessionID == "" {
+		return fmt.Errorf("session %s has no conversation yet; wait for it to start", rec.ID)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	if err := reg.Stop(ctx, rec, false); err != nil {
+		return err
+	}
+	cur, err := reg.Read(rec.ID)
+	if err != nil {
+		return err
+	}
+	dir := sessionDir(cur)
+	_, err = reg.Start(rec.ID, bgsession.StartSpec{Exe: exe, Env: inv.Environ(), Dir: dir, Base: &cur,
+		Args: []string{"--bg-run=" + rec.ID, "--cwd", dir, "--resume", cur.SessionID}})
+	return err
+}

@@ -76,9 +76,12 @@
 //     lives until it is stopped; its permission prompts wait (never
 //     approved on their own). cohort agents lists these sessions, as
 //     Claude Code's does; the agent definitions it used to list are
-//     cohort agents --definitions. attach reopens an ended session from
-//     its transcript in the terminal UI; attaching to one that runs is
-//     refused with what to do (the live attach is not built yet).
+//     cohort agents --definitions. attach runs the terminal UI on a
+//     running session through its control socket (internal/cli/attach)
+//     and reopens an ended one from its transcript. respawn stops a
+//     running session and starts it again on this binary with --resume
+//     in its directory: the flags it was started with (other than its
+//     directory and worktree) are not carried over.
 //   - cohort worker serves remote agents' jobs with package remote's
 //     Worker, each job run by cohort.RemoteRunner.
 package cli
