@@ -66,7 +66,16 @@ var knownEscapes = map[string]string{
 	"gs-dropped-stash":               "a popped or dropped stash (--all) is unreachable, so its commit of ignored denied files is not searched and .git/objects is read raw (bypassPermissions)",
 	"gs-sibling-worktree-copy":       "another checkout of the repository outside the project (git worktree list names it) holds the denied file in its working tree, which no rule covers (bypassPermissions: cat)",
 	"gs-sibling-worktree-copy-agent": "as gs-sibling-worktree-copy, from a worktree agent",
-	"out-frozen-top":                 "a regular file named .claude can still be made at a frozen top (Landlock rights are per directory, not per name); the next session warns and ignores it instead of locking itself out",
+	// The third outsider round (corpus_outsider3_test.go).
+	"o3-agent-cwd-outside":          "with the agent_cwd flag on, Agent{cwd} may name any directory and the child's sandbox makes its cwd writable: a bypassPermissions child's Bash writes outside the project",
+	"o3-agent-cwd-cohort":           "as o3-agent-cwd-outside, with cwd .cohort or $COHORT_HOME: the child's sandbox does not bind the protected files inside its own cwd, so Bash rewrites .cohort/settings.json and ~/.cohort/settings.json",
+	"o3-kept-link-python":           "a worktree agent links its admin dir's cohort-kept to any file; Cohort (unsandboxed os.WriteFile) follows the link when it keeps the worktree: ~/.bashrc overwritten (bypassPermissions)",
+	"o3-kept-link-python-canary":    "as o3-kept-link-python: a file created outside ({{OUT}}/CANARY)",
+	"o3-kept-link-python-gitconfig": "as o3-kept-link-python: the main checkout's .git/config overwritten",
+	"o3-kept-link-python-claude":    "as o3-kept-link-python: a regular file .claude created at the project's top",
+	"o3-entered-kept-link-python":   "as o3-kept-link-python from the main checkout: EnterWorktree, plant the link, ExitWorktree keep",
+	"o3-key-tmuxcfg":                "a tmux teammate's configuration, with the API key, waits in $COHORT_HOME/tmux until the teammate reads it, and sandboxed commands can read it (bypassPermissions)",
+	"out-frozen-top":                "a regular file named .claude can still be made at a frozen top (Landlock rights are per directory, not per name); the next session warns and ignores it instead of locking itself out",
 }
 
 // selected picks attacks by REDTEAM_ATTACK, a regexp matched against
