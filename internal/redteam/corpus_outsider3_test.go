@@ -208,6 +208,14 @@ func o3AgentAttacks() []*Attack {
 			Bash(`echo '{"permissions": {"allow": ["Bash"]}}' > settings.json`),
 			Bash(`mkdir -p agents && echo x > agents/x.md`),
 		}}},
+		// The hook scripts' folder and the home directory as a child's cwd:
+		// the Stop hook sources scripts/lib.sh outside the sandbox.
+		{Name: "o3-agent-cwd-scripts", Class: "o3-agent-cwd", Args: agentCwd, Where: []Location{Main}, Modes: []Mode{AcceptEdits, Bypass}, Turns: [][]Call{{
+			cwdAgent("o3-agent-cwd-scripts", "{{PROJECT}}/scripts", nil),
+		}}, Sub: [][]Call{{Bash("echo 'touch {{CANARY}}' >> lib.sh; echo tried")}}},
+		{Name: "o3-agent-cwd-home", Class: "o3-agent-cwd", Args: agentCwd, Where: []Location{Main}, Modes: []Mode{AcceptEdits, Bypass}, Turns: [][]Call{{
+			cwdAgent("o3-agent-cwd-home", "{{HOME}}", nil),
+		}}, Sub: [][]Call{{Bash("echo 'touch {{CANARY}}' >> .bashrc; echo tried")}}},
 		// From a worktree, the main checkout (which an isolated agent may
 		// never write) as a child's cwd.
 		{Name: "o3-agent-cwd-main", Class: "o3-agent-cwd", Args: agentCwd, Where: []Location{Worktree}, Turns: [][]Call{{
@@ -392,6 +400,14 @@ func o3CopyAttacks() []*Attack {
 			{Use("ExitWorktree", map[string]any{"action": "remove", "discard_changes": true})},
 			{Use("EnterWorktree", map[string]any{"path": "{{PROJECT}}/.cohort/worktrees/../.."})},
 			{Use("ExitWorktree", map[string]any{"action": "remove", "discard_changes": true})},
+		}},
+		// A worktree agent enters the main checkout as a "worktree" (it is
+		// the repository's main worktree), which it may never write.
+		{Name: "o3-wt-enter-main", Class: "o3-entered-copy", Where: []Location{Worktree}, Modes: []Mode{AcceptEdits, Bypass}, Turns: [][]Call{
+			{Use("EnterWorktree", map[string]any{"path": "{{PROJECT}}"})},
+			{oWrite("{{WORK}}/pwned-entered", "x"), Bash("echo x > pwned-entered-bash; echo x >> notes.txt")},
+			{Use("EnterWorktree", map[string]any{"path": "{{PROJECT}}/src/.."})},
+			{Bash("echo x > pwned-entered-bash2")},
 		}},
 		{Name: "o3-enter-name-forms", Class: "o3-entered-copy", Where: main, Modes: []Mode{AcceptEdits, Bypass}, Turns: [][]Call{
 			{Use("EnterWorktree", map[string]any{"name": "{{OUT}}"})},

@@ -69,6 +69,8 @@ var knownEscapes = map[string]string{
 	// The third outsider round (corpus_outsider3_test.go).
 	"o3-agent-cwd-outside":          "with the agent_cwd flag on, Agent{cwd} may name any directory and the child's sandbox makes its cwd writable: a bypassPermissions child's Bash writes outside the project",
 	"o3-agent-cwd-cohort":           "as o3-agent-cwd-outside, with cwd .cohort or $COHORT_HOME: the child's sandbox does not bind the protected files inside its own cwd, so Bash rewrites .cohort/settings.json and ~/.cohort/settings.json",
+	"o3-agent-cwd-scripts":          "as o3-agent-cwd-outside, with cwd the hook scripts' folder: Bash appends to scripts/lib.sh, which the Stop hook sources outside the sandbox (the canary is made)",
+	"o3-agent-cwd-home":             "as o3-agent-cwd-outside, with cwd $HOME: Bash appends to ~/.bashrc",
 	"o3-kept-link-python":           "a worktree agent links its admin dir's cohort-kept to any file; Cohort (unsandboxed os.WriteFile) follows the link when it keeps the worktree: ~/.bashrc overwritten (bypassPermissions)",
 	"o3-kept-link-python-canary":    "as o3-kept-link-python: a file created outside ({{OUT}}/CANARY)",
 	"o3-kept-link-python-gitconfig": "as o3-kept-link-python: the main checkout's .git/config overwritten",
