@@ -216,6 +216,11 @@ func o3AgentAttacks() []*Attack {
 		{Name: "o3-agent-cwd-home", Class: "o3-agent-cwd", Args: agentCwd, Where: []Location{Main}, Modes: []Mode{AcceptEdits, Bypass}, Turns: [][]Call{{
 			cwdAgent("o3-agent-cwd-home", "{{HOME}}", nil),
 		}}, Sub: [][]Call{{Bash("echo 'touch {{CANARY}}' >> .bashrc; echo tried")}}},
+		{Name: "o3-teammate-cwd-scripts", Class: "o3-agent-cwd", Args: agentCwd, Where: []Location{Main}, Modes: []Mode{AcceptEdits, Bypass}, Turns: [][]Call{
+			{Use("TeamCreate", map[string]any{"team_name": "o3c", "description": "x"})},
+			{cwdAgent("o3-teammate-cwd-scripts", "{{PROJECT}}/scripts", map[string]any{"team_name": "o3c", "name": "mate"})},
+			{Bash("sleep 3")},
+		}, Sub: [][]Call{{Bash("echo 'touch {{CANARY}}' >> lib.sh; echo tried")}}},
 		// From a worktree, the main checkout (which an isolated agent may
 		// never write) as a child's cwd.
 		{Name: "o3-agent-cwd-main", Class: "o3-agent-cwd", Args: agentCwd, Where: []Location{Worktree}, Turns: [][]Call{{
