@@ -58,15 +58,7 @@ const sessionAttacks = 30
 // in its log; REDTEAM_KNOWN=1 runs them too (and fails until they are
 // fixed). An attack leaves this list when its fix lands.
 var knownEscapes = map[string]string{
-	// The second outsider round on git's store (corpus_gitstore_test.go):
-	// what the search cannot match — objects no ref, reflog, pseudo-ref or
-	// index reaches, and checkouts outside the project — stays readable.
-	"gs-unreachable-amended":         "unreachable objects (an amended-away commit whose reflog expired) are not searched, so nothing is hidden and an interpreter inflates .git/objects (bypassPermissions)",
-	"gs-unreachable-staged":          "a blob staged then unstaged has no path to match, so nothing is hidden and .git/objects is read raw (bypassPermissions)",
-	"gs-dropped-stash":               "a popped or dropped stash (--all) is unreachable, so its commit of ignored denied files is not searched and .git/objects is read raw (bypassPermissions)",
-	"gs-sibling-worktree-copy":       "another checkout of the repository outside the project (git worktree list names it) holds the denied file in its working tree, which no rule covers (bypassPermissions: cat)",
-	"gs-sibling-worktree-copy-agent": "as gs-sibling-worktree-copy, from a worktree agent",
-	"out-frozen-top":                 "a regular file named .claude can still be made at a frozen top (Landlock rights are per directory, not per name); the next session warns and ignores it instead of locking itself out",
+	"out-frozen-top": "a regular file named .claude can still be made at a frozen top (Landlock rights are per directory, not per name); the next session warns and ignores it instead of locking itself out",
 }
 
 // selected picks attacks by REDTEAM_ATTACK, a regexp matched against
