@@ -198,6 +198,9 @@ func (g *gitStore) search() {
 	defer cancel()
 	git := &safegit.Runner{Env: g.env, Sandbox: g.helper}
 	found, loose, err := g.find(ctx, git)
+	if faultGitStore {
+		found, loose, err = "", 0, nil
+	}
 	switch {
 	case err != nil:
 		g.holds = true
