@@ -187,8 +187,9 @@ func (l Layout) Env() []string {
 // common dir names them (what git worktree list prints): the main
 // worktree, the directory holding a common dir named .git, and each linked
 // worktree, the directory of the .git file its <common>/worktrees/<name>/
-// gitdir names. Resolved and existing, each once; a bare repository's
-// common dir adds none.
+// gitdir names, when that file exists (a stale entry names a directory
+// that may since hold anything). Resolved and existing, each once; a bare
+// repository's common dir adds none.
 func (l Layout) Checkouts() []string {
 	own := resolve(l.WorkTree)
 	var out []string
@@ -218,6 +219,9 @@ func (l Layout) Checkouts() []string {
 		}
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(dir, e.Name(), p)
+		}
+		if fi, err := os.Lstat(p); err != nil || !fi.Mode().IsRegular() {
+			continue // a stale entry (git worktree prune drops it): no .git file there
 		}
 		add(filepath.Dir(p))
 	}

@@ -145,3 +145,17 @@ func TestCheckouts(t *testing.T) {
 		t.Errorf("bare: %q", got)
 	}
 }
+
+// A stale worktree entry, whose .git file is gone, names no checkout.
+func TestCheckoutsSkipStale(t *testing.T) {
+	top := repo(t)
+	out := filepath.Join(filepath.Dir(top), "gone")
+	git(t, top, "worktree", "add", "-q", "-b", "g", out)
+	if err := os.Remove(filepath.Join(out, ".git")); err != nil {
+		t.Fatal(err)
+	}
+	l, _ := Read(top)
+	if got := l.Checkouts(); len(got) != 0 {
+		t.Errorf("a stale entry: %q", got)
+	}
+}
