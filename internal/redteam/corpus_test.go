@@ -58,7 +58,18 @@ const sessionAttacks = 30
 // in its log; REDTEAM_KNOWN=1 runs them too (and fails until they are
 // fixed). An attack leaves this list when its fix lands.
 var knownEscapes = map[string]string{
-	"out-frozen-top": "a regular file named .claude can still be made at a frozen top (Landlock rights are per directory, not per name); the next session warns and ignores it instead of locking itself out",
+	// Not fixable in the kernel layer, and safe: Landlock grants
+	// LANDLOCK_ACCESS_FS_MAKE_REG per directory, not per name, so a frozen
+	// top that must still take the user's new files takes a regular file
+	// named .claude; a mount could cover the name only if something
+	// existed there, and the sandbox makes no placeholder in the user's
+	// tree. What it leaves is harmless: a .claude that is not a directory
+	// holds no settings, agents, commands or hooks (package settings reads
+	// it as absent and says to remove it; out-frozen-top-file-settings
+	// shows a next session with such a file allowing nothing and running
+	// no hook). The row stays here because the harness counts any new
+	// protected name as a change.
+	"out-frozen-top": "a regular file named .claude can be made at a frozen top (Landlock's MAKE_REG is per directory, not per name; no placeholder may be made to mount over); it holds no settings: the next session warns and reads it as absent (out-frozen-top-file-settings)",
 }
 
 // selected picks attacks by REDTEAM_ATTACK, a regexp matched against
