@@ -40,6 +40,12 @@ import (
 //     worktree's index, and
 //   - no path of that walk is covered by a Read deny rule.
 //
+// A store proven free is shown but for the entries of the git dirs that
+// are not git's structure (refs, reflogs, config, hooks, info, objects,
+// the index, ...: an allow-list in gitstore_strays.go): lost-found's
+// files, rerere's cache, COMMIT_EDITMSG, a rebase's patches and whatever
+// else holds plain-text copies stay hidden, each on its own.
+//
 // An object no commit, tag or index reaches (a blob staged and then
 // unstaged or re-staged, a tree a tool wrote) has no path to match, so it
 // cannot be proven free and the store is hidden; git prune removes such
@@ -92,7 +98,7 @@ type gitStore struct {
 
 	once   sync.Once
 	holds  bool     // the store cannot be proven free of denied content
-	hidden []string // then: store()
+	hidden []string // then store(), else strays()
 }
 
 // gitStoreTimeout bounds the search of history; past it the store is
@@ -153,11 +159,7 @@ func (g *gitStore) paths() []string {
 		return nil
 	}
 	g.once.Do(g.search)
-	out := slices.Concat(g.siblings, g.nested)
-	if g.holds {
-		out = append(out, g.hidden...)
-	}
-	return out
+	return slices.Concat(g.siblings, g.nested, g.hidden)
 }
 
 // store is what search hides unless it proves the store free.
@@ -210,11 +212,19 @@ func (g *gitStore) search() {
 		fmt.Fprintf(g.warn, "cohort: sandbox: git's history or index holds %s, which your Read deny rules cover: the repository's git directory is hidden from the model's commands this session, so git commands fail for them (remove the file from history, or the rule, to have git back)\n", found)
 	case loose > 0:
 		g.holds = true
-		fmt.Fprintf(g.warn, "cohort: sandbox: %s holds %d objects that no commit, tag or index reaches (files staged and then unstaged or staged again, dropped stashes), which cannot be checked against your Read deny rules: the repository's git directory is hidden from the model's commands this session, so git commands fail for them (git prune removes such objects; git fsck --lost-found first keeps a copy of them outside the store)\n", g.repo.CommonDir, loose)
+		fmt.Fprintf(g.warn, "cohort: sandbox: %s holds %d objects that no commit, tag or index reaches (files staged and then unstaged or staged again, dropped stashes), which cannot be checked against your Read deny rules: the repository's git directory is hidden from the model's commands this session, so git commands fail for them (git prune removes such objects)\n", g.repo.CommonDir, loose)
 	}
 	if g.holds {
 		g.hidden = g.store()
-	} else if g.show != nil {
+		return
+	}
+	// Free: the store is shown but for what is not git's own structure
+	// (gitstore_strays.go), hidden before it is shown.
+	g.hidden = strays(g.repo)
+	if g.hide != nil {
+		g.hide(g.hidden...)
+	}
+	if g.show != nil {
 		g.show(g.store()...)
 	}
 }

@@ -38,6 +38,22 @@ git reset -q -- secrets`),
 git commit-tree -m dangling "$(git write-tree)" >/dev/null
 git reset -q -- secrets`),
 			Turns: [][]Call{unreachable}},
+		// A store that is proven free once the dangling blob is pruned,
+		// but lost-found kept it in plain text (git fsck --lost-found),
+		// and COMMIT_EDITMSG holds a diff of it (commit -v) from before
+		// the history was cleaned.
+		{Name: "gs-lost-found-pruned", Class: "git-objects", Modes: []Mode{Default, Bypass}, Where: main,
+			Setup: setup(cleanHistory + `git add -f secrets/key
+git reset -q -- secrets
+git fsck --lost-found >/dev/null 2>&1
+git prune --expire=now
+ls .git/lost-found/other/ | grep -q .`),
+			Turns: [][]Call{{
+				Bash(`cat {{PROJECT}}/.git/lost-found/other/* 2>&1; grep -r REDTEAM {{PROJECT}}/.git 2>&1 | head; true`),
+				oRead("{{PROJECT}}/.git/lost-found"),
+				oGrep(map[string]any{"path": "{{PROJECT}}/.git"}),
+				Bash(`git log --oneline 2>&1 | head -3; echo end`),
+			}}},
 		// Another checkout, reached through a link whose target no word
 		// of the command names.
 		{Name: "gs-sibling-via-link", Class: "git-objects", Modes: b, Where: main, Names: true,
