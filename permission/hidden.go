@@ -28,6 +28,24 @@ func (c *Checker) HideFromReads(dirs ...string) {
 	}
 }
 
+// ShowToReads undoes HideFromReads for dirs (given as they were to it):
+// the session's git directory, hidden while the search of its history
+// runs, once the search finds no denied file there.
+func (c *Checker) ShowToReads(dirs ...string) {
+	c.sh.mu.Lock()
+	defer c.sh.mu.Unlock()
+	for _, d := range dirs {
+		if !filepath.IsAbs(d) {
+			continue
+		}
+		d = filepath.Clean(d)
+		if r, err := resolvePath(d); err == nil {
+			d = r
+		}
+		c.sh.hidden = slices.DeleteFunc(slices.Clone(c.sh.hidden), func(h string) bool { return h == d }) // a copy: hiddenRead reads the old one unlocked
+	}
+}
+
 // hiddenRead reports whether path (as given, and resolved) is below a
 // HideFromReads directory.
 func (c *Checker) hiddenRead(cwd, path string) bool {

@@ -128,6 +128,9 @@ func (s *Sandbox) hideIn(p *Policy, cwd string) {
 			p.Hidden = append(p.Hidden, r)
 		}
 	}
+	for _, d := range heldStore(cwd, p.Hidden) {
+		addOnce(&p.Hidden, d)
+	}
 	// What a hidden directory holds cannot be written either (its empty
 	// read-only cover is all commands see): a writable path below one
 	// would name nothing for Landlock, and the command would not run.

@@ -47,6 +47,16 @@
 //     to the policy of such an agent's cwd, what the rules cover there
 //     (its own copy of the denied files), searched when the policy is set
 //     up.
+//   - Git's object store is hidden too (the common git dir, the working
+//     tree's git dir and the alternates' stores) when it holds, as a blob,
+//     the current contents of a file the rules cover — committed, staged,
+//     packed or written by a tool. The sandbox finds this on its own when
+//     a policy is set up, reading loose objects and pack indexes (package
+//     internal/gitobj), beside the consumer's search of history, which
+//     adds the store through DenyReadIn: a search that wrongly finds
+//     nothing still leaves the denied file unreadable through .git (the
+//     faultinject_gitstore build proves it). Older versions of a denied
+//     file are the search's alone.
 //   - Write only in its agent's working directory (a worktree for an
 //     isolated agent, never the main checkout then), Config.Dirs
 //     (additionalDirectories), a private per-session TMPDIR, the user's

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -25,28 +26,60 @@ import (
 // file, rebase-apply's patch, MERGE_MSG, submodules' stores under
 // modules/). The permission layer's rule for history-printing git commands
 // (package permission) stops only git itself: an interpreter reads the
-// files directly, and in bypassPermissions nothing asks. So when git's
-// history (every ref, the reflogs, ORIG_HEAD and the other pseudo-refs,
-// replace refs ignored) or any worktree's index holds a file a Read deny
-// rule covers, the kernel hides the whole common git dir — a directory,
-// so a rename inside it cannot bring a hidden file back — and the object
-// stores its alternates name, from every model command (both sandbox
-// profiles; Cohort's own git, which filters what it shows, still reads
-// them). Git commands then fail for the model in that session, which the
-// user is told at the start. When no denied file was ever committed or
-// staged — the usual case, a denied .env being ignored — nothing is hidden
-// and git works as always.
+// files directly, and in bypassPermissions nothing asks. So while a Read
+// deny rule is in force, the kernel hides the whole common git dir — a
+// directory, so a rename inside it cannot bring a hidden file back — and
+// the object stores its alternates name, from every model command (both
+// sandbox profiles; Cohort's own git, which filters what it shows, still
+// reads them), unless a search proves the store free of denied content:
 //
-// Not covered: a denied file whose only copy is an unreachable object (a
-// file staged, then unstaged, with no ref or reflog naming it): it has no
-// path to match; and copies in other checkouts of the repository outside
-// the project (a user's own worktree elsewhere).
+//   - every object in the store (git cat-file --batch-all-objects, the
+//     alternates' included) is reached by a walk, with paths, from every
+//     commit and tag in the store — reachable or not, so an amended-away
+//     commit or a dropped stash is walked like a branch — and from every
+//     worktree's index, and
+//   - no path of that walk is covered by a Read deny rule.
+//
+// A store proven free is shown but for the entries of the git dirs that
+// are not git's structure (refs, reflogs, config, hooks, info, objects,
+// the index, ...: an allow-list in gitstore_strays.go): lost-found's
+// files, rerere's cache, COMMIT_EDITMSG, a rebase's patches and whatever
+// else holds plain-text copies stay hidden, each on its own.
+//
+// An object no commit, tag or index reaches (a blob staged and then
+// unstaged or re-staged, a tree a tool wrote) has no path to match, so it
+// cannot be proven free and the store is hidden; git prune removes such
+// objects. A search that fails or passes gitStoreTimeout proves nothing
+// and hides the store too. Git commands then fail for the model in that
+// session, which the user is told at the start with the way out. The file
+// tools (permission.Checker.HideFromReads) treat the store as hidden from
+// the start until the search proves it free, so no tool call races the
+// search.
+//
+// The repository's other checkouts, those git worktree list names outside
+// the agents' worktrees (a user's own worktree elsewhere, the main
+// checkout seen from a linked one), hold copies of what the rules cover
+// that no rule names: with a Read deny rule in force each is hidden whole
+// from commands and file tools, from the start. One that holds the
+// project (the project is a worktree nested in it) cannot be hidden whole;
+// there the deny rules are applied as if it were the project.
+//
+// Decisions: the search walks every commit rather than listing the
+// unreachable ones (git fsck --unreachable checks every object's
+// integrity, far slower); it runs beside the session's start (the
+// read-only profile's warm-up), not on a turn's path; it trusts the
+// worktrees' gitdir files, which the sandbox protects.
 type gitStore struct {
 	cwd string
+	// agents is where the agents' worktrees live (permission.WorktreesDir
+	// in the project root): checkouts there are the agents' own.
+	agents string
 	// any says whether a Read deny rule is in force; denied whether one
-	// covers path.
-	any    func() bool
-	denied func(path string) bool
+	// covers path; deniedIn lists the paths the rules cover when dir is
+	// taken for the project.
+	any      func() bool
+	denied   func(path string) bool
+	deniedIn func(dir string) []string
 	// helper starts Cohort's own git in the sandbox; nil until the
 	// sandbox exists (and then nothing is hidden: there are no model
 	// commands yet).
@@ -54,34 +87,82 @@ type gitStore struct {
 	env    []string
 	warn   io.Writer
 	// hide tells the file tools what the sandbox hides (the checker's
-	// HideFromReads).
-	hide func(dirs ...string)
+	// HideFromReads), show what it no longer hides (ShowToReads).
+	hide, show func(dirs ...string)
+
+	start    sync.Once
+	repo     gitrepo.Layout
+	found    bool     // a repository holds the working directory
+	siblings []string // other checkouts, hidden whole: checkouts()
+	nested   []string // what the rules cover in checkouts holding the project
 
 	once   sync.Once
-	repo   gitrepo.Layout
-	holds  bool     // history or index holds a denied file
-	hidden []string // then: store()
+	holds  bool     // the store cannot be proven free of denied content
+	hidden []string // then store(), else strays()
 }
 
 // gitStoreTimeout bounds the search of history; past it the store is
 // hidden (a search that did not finish proves nothing).
 const gitStoreTimeout = 5 * time.Second
 
-// paths are what to hide now: the common git dir, the working tree's own
-// git dir when it lies elsewhere, and the alternates' object stores; or
-// nothing.
+// begin finds the repository and its other checkouts, and tells the file
+// tools that the store and those checkouts are hidden until the search
+// says otherwise: it runs when the session's sandbox is configured,
+// before any tool call.
+func (g *gitStore) begin() {
+	if g == nil {
+		return
+	}
+	g.start.Do(func() {
+		if !g.any() {
+			return
+		}
+		repo, err := gitrepo.Find(g.cwd)
+		if err != nil {
+			return // no repository: no store to hide
+		}
+		g.repo, g.found = repo, true
+		g.checkouts()
+		if g.hide != nil {
+			g.hide(slices.Concat(g.store(), g.siblings, g.nested)...)
+		}
+	})
+}
+
+// checkouts sorts the repository's other checkouts: the agents' own are
+// left to the deny rules (permission.Checker.ReadDenials covers them), one
+// holding the working directory gets the rules applied to it, the rest
+// are hidden whole.
+func (g *gitStore) checkouts() {
+	for _, c := range g.repo.Checkouts() {
+		switch {
+		case g.agents != "" && within(c, g.agents):
+		case within(g.cwd, c) || within(g.repo.WorkTree, c):
+			if g.deniedIn != nil {
+				g.nested = append(g.nested, g.deniedIn(c)...)
+			}
+		default:
+			g.siblings = append(g.siblings, c)
+		}
+	}
+}
+
+// paths are what to hide now: the other checkouts, and, unless the search
+// proved it free, the common git dir, the working tree's own git dir when
+// it lies elsewhere and the alternates' object stores.
 func (g *gitStore) paths() []string {
 	if g == nil || g.helper == nil || !g.any() {
 		return nil
 	}
-	g.once.Do(g.search)
-	if !g.holds {
+	g.begin()
+	if !g.found {
 		return nil
 	}
-	return g.hidden
+	g.once.Do(g.search)
+	return slices.Concat(g.siblings, g.nested, g.hidden)
 }
 
-// store is what search hides once history holds a denied file.
+// store is what search hides unless it proves the store free.
 func (g *gitStore) store() []string {
 	out := []string{g.repo.CommonDir}
 	if !within(g.repo.GitDir, g.repo.CommonDir) {
@@ -112,18 +193,16 @@ func alternates(common string) []string {
 	return out
 }
 
-// search lists the paths history and the indexes name, and checks them
-// against the Read deny rules.
+// search walks the store and checks its paths against the Read deny
+// rules; the store stays hidden unless it proves it free.
 func (g *gitStore) search() {
-	repo, err := gitrepo.Find(g.cwd)
-	if err != nil {
-		return // no repository: no store to hide
-	}
-	g.repo = repo
 	ctx, cancel := context.WithTimeout(context.Background(), gitStoreTimeout)
 	defer cancel()
 	git := &safegit.Runner{Env: g.env, Sandbox: g.helper}
-	found, err := g.find(ctx, git)
+	found, loose, err := g.find(ctx, git)
+	if faultGitStore {
+		found, loose, err = "", 0, nil
+	}
 	switch {
 	case err != nil:
 		g.holds = true
@@ -131,12 +210,22 @@ func (g *gitStore) search() {
 	case found != "":
 		g.holds = true
 		fmt.Fprintf(g.warn, "cohort: sandbox: git's history or index holds %s, which your Read deny rules cover: the repository's git directory is hidden from the model's commands this session, so git commands fail for them (remove the file from history, or the rule, to have git back)\n", found)
+	case loose > 0:
+		g.holds = true
+		fmt.Fprintf(g.warn, "cohort: sandbox: %s holds %d objects that no commit, tag or index reaches (files staged and then unstaged or staged again, dropped stashes), which cannot be checked against your Read deny rules: the repository's git directory is hidden from the model's commands this session, so git commands fail for them (git prune removes such objects)\n", g.repo.CommonDir, loose)
 	}
 	if g.holds {
 		g.hidden = g.store()
-		if g.hide != nil {
-			g.hide(g.hidden...)
-		}
+		return
+	}
+	// Free: the store is shown but for what is not git's own structure
+	// (gitstore_strays.go), hidden before it is shown.
+	g.hidden = strays(g.repo)
+	if g.hide != nil {
+		g.hide(g.hidden...)
+	}
+	if g.show != nil {
+		g.show(g.store()...)
 	}
 }
 
@@ -144,11 +233,38 @@ func (g *gitStore) search() {
 // rev-list --all does not walk them.
 var pseudoRefs = []string{"HEAD", "ORIG_HEAD", "MERGE_HEAD", "FETCH_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "REBASE_HEAD", "AUTO_MERGE", "BISECT_HEAD"}
 
-// find returns the first path of history or of any worktree's index that
-// a Read deny rule covers, or "". Replace refs are ignored: one planted by
-// an agent would otherwise swap a commit's tree for another.
-func (g *gitStore) find(ctx context.Context, git *safegit.Runner) (string, error) {
-	args := []string{"--no-replace-objects", "rev-list", "--objects", "--all", "--reflog", "--indexed-objects"}
+// find returns the first path of the store's walk (walk) that a Read
+// deny rule covers, or "" and how many objects of the store the walk did
+// not reach. Replace refs are ignored: one planted by an agent would
+// otherwise swap a commit's tree for another.
+func (g *gitStore) find(ctx context.Context, git *safegit.Runner) (string, int, error) {
+	inv, err := git.Run(ctx, safegit.Cmd{Repo: g.repo, Args: []string{"--no-replace-objects", "cat-file", "--batch-all-objects", "--batch-check=%(objectname) %(objecttype)"}})
+	if err != nil {
+		return "", 0, err
+	}
+	var all, tips []string
+	for _, line := range strings.Split(inv, "\n") {
+		oid, typ, ok := strings.Cut(line, " ")
+		if !ok {
+			continue
+		}
+		all = append(all, oid)
+		if typ == "commit" || typ == "tag" {
+			tips = append(tips, oid)
+		}
+	}
+	reached, path, err := g.walk(ctx, git, tips)
+	if err != nil || path != "" {
+		return path, 0, err
+	}
+	return "", unreached(all, reached), nil
+}
+
+// walk lists, with their paths, the objects every commit and tag of the
+// store, every ref, pseudo-ref and reflog, and every worktree's index
+// reach; it stops at the first path a Read deny rule covers.
+func (g *gitStore) walk(ctx context.Context, git *safegit.Runner, tips []string) (reached []string, denied string, err error) {
+	args := []string{"--no-replace-objects", "rev-list", "--objects", "--all", "--reflog", "--indexed-objects", "--stdin"}
 	for _, ref := range pseudoRefs {
 		for _, dir := range []string{g.repo.GitDir, g.repo.CommonDir} {
 			if _, err := os.Stat(filepath.Join(dir, ref)); err == nil {
@@ -157,20 +273,41 @@ func (g *gitStore) find(ctx context.Context, git *safegit.Runner) (string, error
 			}
 		}
 	}
-	objects, err := git.Run(ctx, safegit.Cmd{Repo: g.repo, Args: args})
+	var in strings.Builder
+	for _, t := range tips {
+		in.WriteString(t + "\n")
+	}
+	objects, err := git.Run(ctx, safegit.Cmd{Repo: g.repo, Args: args, Stdin: []byte(in.String())})
 	if err != nil {
-		return "", err
+		return nil, "", err
 	}
 	seen := map[string]bool{}
 	for _, line := range strings.Split(objects, "\n") {
-		_, p, ok := strings.Cut(line, " ")
-		if !ok || p == "" || seen[p] {
+		oid, p, _ := strings.Cut(line, " ")
+		if oid == "" {
+			continue
+		}
+		reached = append(reached, oid)
+		if p == "" || seen[p] {
 			continue
 		}
 		seen[p] = true
 		if g.denied(filepath.Join(g.repo.WorkTree, p)) {
-			return p, nil
+			return nil, p, nil
 		}
 	}
-	return "", nil
+	return reached, "", nil
+}
+
+// unreached counts the names in all (sorted, as cat-file lists them) that
+// reached lacks.
+func unreached(all, reached []string) int {
+	slices.Sort(reached)
+	n := 0
+	for _, oid := range all {
+		if _, ok := slices.BinarySearch(reached, oid); !ok {
+			n++
+		}
+	}
+	return n
 }

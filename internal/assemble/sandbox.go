@@ -142,9 +142,16 @@ func (s *Session) openReaper(eager bool) {
 // given the sandbox's helper (see gitStore).
 func (p *Plan) sandboxCfg(ctx context.Context, conf sandboxConf, checker *permission.Checker, sessionID, memDir string) (sandbox.Config, *gitStore) {
 	denied := p.deniedReads(ctx, checker)
-	store := &gitStore{cwd: p.Process.Cwd, any: checker.DeniesReads,
+	store := &gitStore{cwd: p.Process.Cwd, agents: filepath.Join(p.Process.ProjectRoot, permission.WorktreesDir),
+		any:    checker.DeniesReads,
 		denied: func(path string) bool { return checker.DeniedRead("", path) },
-		env:    p.childEnviron(), warn: p.Process.Stderr, hide: checker.HideFromReads}
+		deniedIn: func(dir string) []string {
+			ctx, cancel := context.WithTimeout(ctx, denialSearchTimeout)
+			defer cancel()
+			return checker.ReadDenials(ctx, dir, permission.DefaultDenialLimits).Paths
+		},
+		env: p.childEnviron(), warn: p.Process.Stderr, hide: checker.HideFromReads, show: checker.ShowToReads}
+	store.begin()
 	return sandbox.Config{
 		SessionID:         sessionID,
 		Dirs:              p.extraDirs(checker),

@@ -28,6 +28,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -180,6 +181,51 @@ func (l Layout) Env() []string {
 		env = append(env, "GIT_WORK_TREE="+l.WorkTree)
 	}
 	return env
+}
+
+// Checkouts are the repository's working trees other than l's own, as its
+// common dir names them (what git worktree list prints): the main
+// worktree, the directory holding a common dir named .git, and each linked
+// worktree, the directory of the .git file its <common>/worktrees/<name>/
+// gitdir names, when that file exists (a stale entry names a directory
+// that may since hold anything). Resolved and existing, each once; a bare
+// repository's common dir adds none.
+func (l Layout) Checkouts() []string {
+	own := resolve(l.WorkTree)
+	var out []string
+	add := func(p string) {
+		p = resolve(p)
+		if fi, err := os.Stat(p); err != nil || !fi.IsDir() || p == own || slices.Contains(out, p) {
+			return
+		}
+		out = append(out, p)
+	}
+	if l.CommonDir == "" {
+		return nil
+	}
+	if filepath.Base(l.CommonDir) == ".git" {
+		add(filepath.Dir(l.CommonDir))
+	}
+	dir := filepath.Join(l.CommonDir, "worktrees")
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join(dir, e.Name(), "gitdir"))
+		if err != nil {
+			continue
+		}
+		p := strings.TrimSpace(string(data))
+		if p == "" {
+			continue
+		}
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, e.Name(), p)
+		}
+		if fi, err := os.Lstat(p); err != nil || !fi.Mode().IsRegular() {
+			continue // a stale entry (git worktree prune drops it): no .git file there
+		}
+		add(filepath.Dir(p))
+	}
+	return out
 }
 
 func resolve(p string) string {

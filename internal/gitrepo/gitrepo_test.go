@@ -112,3 +112,50 @@ func TestOddLayoutsAreReported(t *testing.T) {
 		}
 	})
 }
+
+// Checkouts names every other working tree git worktree list names, from
+// the main checkout and from a linked one, and none of a bare repository.
+func TestCheckouts(t *testing.T) {
+	top := repo(t)
+	out := filepath.Join(filepath.Dir(top), "elsewhere")
+	in := filepath.Join(top, ".cohort", "worktrees", "a")
+	git(t, top, "worktree", "add", "-q", "-b", "o", out)
+	git(t, top, "worktree", "add", "-q", "-b", "a", in)
+	l, err := Read(top)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(l.Checkouts(), " "); got != out+" "+in && got != in+" "+out {
+		t.Errorf("from the main checkout: %q, want %s and %s", got, out, in)
+	}
+	l, err = Read(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(l.Checkouts(), " "); !strings.Contains(got, top) || !strings.Contains(got, out) || strings.Contains(got, in) {
+		t.Errorf("from a linked worktree: %q, want %s and %s, not %s", got, top, out, in)
+	}
+	git(t, top, "worktree", "remove", "--force", out)
+	if l, _ := Read(top); len(l.Checkouts()) != 1 {
+		t.Errorf("after worktree remove: %q", l.Checkouts())
+	}
+	bare := filepath.Join(filepath.Dir(top), "b.git")
+	git(t, filepath.Dir(top), "clone", "-q", "--bare", top, bare)
+	if got := (Layout{CommonDir: bare}).Checkouts(); len(got) != 0 {
+		t.Errorf("bare: %q", got)
+	}
+}
+
+// A stale worktree entry, whose .git file is gone, names no checkout.
+func TestCheckoutsSkipStale(t *testing.T) {
+	top := repo(t)
+	out := filepath.Join(filepath.Dir(top), "gone")
+	git(t, top, "worktree", "add", "-q", "-b", "g", out)
+	if err := os.Remove(filepath.Join(out, ".git")); err != nil {
+		t.Fatal(err)
+	}
+	l, _ := Read(top)
+	if got := l.Checkouts(); len(got) != 0 {
+		t.Errorf("a stale entry: %q", got)
+	}
+}

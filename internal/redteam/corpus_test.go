@@ -15,7 +15,7 @@ import (
 // corpus is every attack, by class.
 func corpus() []*Attack {
 	var all []*Attack
-	for _, group := range [][]*Attack{sandboxAttacks(), kernelAttacks(), redirectAttacks(), readDenyAttacks(), boundsAttacks(), reachAttacks(), outsiderAttacks(), gitStoreAttacks()} {
+	for _, group := range [][]*Attack{sandboxAttacks(), kernelAttacks(), redirectAttacks(), readDenyAttacks(), boundsAttacks(), reachAttacks(), outsiderAttacks(), gitStoreAttacks(), gitStoreVariantAttacks(), outsider3Attacks()} {
 		all = append(all, group...)
 	}
 	return all
@@ -58,15 +58,29 @@ const sessionAttacks = 30
 // in its log; REDTEAM_KNOWN=1 runs them too (and fails until they are
 // fixed). An attack leaves this list when its fix lands.
 var knownEscapes = map[string]string{
-	// The second outsider round on git's store (corpus_gitstore_test.go):
-	// what the search cannot match — objects no ref, reflog, pseudo-ref or
-	// index reaches, and checkouts outside the project — stays readable.
-	"gs-unreachable-amended":         "unreachable objects (an amended-away commit whose reflog expired) are not searched, so nothing is hidden and an interpreter inflates .git/objects (bypassPermissions)",
-	"gs-unreachable-staged":          "a blob staged then unstaged has no path to match, so nothing is hidden and .git/objects is read raw (bypassPermissions)",
-	"gs-dropped-stash":               "a popped or dropped stash (--all) is unreachable, so its commit of ignored denied files is not searched and .git/objects is read raw (bypassPermissions)",
-	"gs-sibling-worktree-copy":       "another checkout of the repository outside the project (git worktree list names it) holds the denied file in its working tree, which no rule covers (bypassPermissions: cat)",
-	"gs-sibling-worktree-copy-agent": "as gs-sibling-worktree-copy, from a worktree agent",
-	"out-frozen-top":                 "a regular file named .claude can still be made at a frozen top (Landlock rights are per directory, not per name); the next session warns and ignores it instead of locking itself out",
+	// The third outsider round (corpus_outsider3_test.go).
+	"o3-agent-cwd-outside":          "with the agent_cwd flag on, Agent{cwd} may name any directory and the child's sandbox makes its cwd writable: a bypassPermissions child's Bash writes outside the project",
+	"o3-agent-cwd-cohort":           "as o3-agent-cwd-outside, with cwd .cohort or $COHORT_HOME: the child's sandbox does not bind the protected files inside its own cwd, so Bash rewrites .cohort/settings.json and ~/.cohort/settings.json",
+	"o3-agent-cwd-scripts":          "as o3-agent-cwd-outside, with cwd the hook scripts' folder: Bash appends to scripts/lib.sh, which the Stop hook sources outside the sandbox (the canary is made)",
+	"o3-agent-cwd-home":             "as o3-agent-cwd-outside, with cwd $HOME: Bash appends to ~/.bashrc",
+	"o3-kept-link-python":           "a worktree agent links its admin dir's cohort-kept to any file; Cohort (unsandboxed os.WriteFile) follows the link when it keeps the worktree: ~/.bashrc overwritten (bypassPermissions)",
+	"o3-kept-link-python-canary":    "as o3-kept-link-python: a file created outside ({{OUT}}/CANARY)",
+	"o3-kept-link-python-gitconfig": "as o3-kept-link-python: the main checkout's .git/config overwritten",
+	"o3-kept-link-python-claude":    "as o3-kept-link-python: a regular file .claude created at the project's top",
+	"o3-entered-kept-link-python":   "as o3-kept-link-python from the main checkout: EnterWorktree, plant the link, ExitWorktree keep",
+	"o3-key-tmuxcfg":                "a tmux teammate's configuration, with the API key, waits in $COHORT_HOME/tmux until the teammate reads it, and sandboxed commands can read it (bypassPermissions)",
+	// Not fixable in the kernel layer, and safe: Landlock grants
+	// LANDLOCK_ACCESS_FS_MAKE_REG per directory, not per name, so a frozen
+	// top that must still take the user's new files takes a regular file
+	// named .claude; a mount could cover the name only if something
+	// existed there, and the sandbox makes no placeholder in the user's
+	// tree. What it leaves is harmless: a .claude that is not a directory
+	// holds no settings, agents, commands or hooks (package settings reads
+	// it as absent and says to remove it; out-frozen-top-file-settings
+	// shows a next session with such a file allowing nothing and running
+	// no hook). The row stays here because the harness counts any new
+	// protected name as a change.
+	"out-frozen-top": "a regular file named .claude can be made at a frozen top (Landlock's MAKE_REG is per directory, not per name; no placeholder may be made to mount over); it holds no settings: the next session warns and reads it as absent (out-frozen-top-file-settings)",
 }
 
 // selected picks attacks by REDTEAM_ATTACK, a regexp matched against

@@ -1,0 +1,58 @@
+package assemble
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/cohort-dev/cohort/internal/gitrepo"
+)
+
+// strays hides what git's directory holds beyond its structure (the
+// copies a proven-free store may still hold in plain text) and nothing of
+// the structure itself.
+func TestStrays(t *testing.T) {
+	top, _ := filepath.EvalSymlinks(t.TempDir())
+	run := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = top
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@x", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@x", "GIT_CONFIG_NOSYSTEM=1", "HOME="+top)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	os.WriteFile(filepath.Join(top, "f"), []byte("x\n"), 0o644)
+	run("init", "-q")
+	run("add", "f")
+	run("commit", "-q", "-m", "start")
+	run("gc", "-q")
+	run("worktree", "add", "-q", filepath.Join(top, ".cohort", "worktrees", "a"))
+	git := filepath.Join(top, ".git")
+	for _, p := range []string{"lost-found/other/abc", "rr-cache/x/preimage", "objects/pack/tmp_pack_1", "objects/incoming-x/y", "worktrees/a/MERGE_MSG", "modules/s/config"} {
+		os.MkdirAll(filepath.Dir(filepath.Join(git, p)), 0o755)
+		os.WriteFile(filepath.Join(git, p), []byte("copy\n"), 0o644)
+	}
+	lay, err := gitrepo.Read(top)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strays(lay)
+	for _, want := range []string{"COMMIT_EDITMSG", "lost-found", "rr-cache", "objects/pack/tmp_pack_1", "objects/incoming-x", "worktrees/a/MERGE_MSG", "modules"} {
+		if !slices.Contains(got, filepath.Join(git, want)) {
+			t.Errorf("%s is not hidden: %q", want, got)
+		}
+	}
+	for _, p := range got {
+		for _, keep := range []string{"HEAD", "config", "refs", "logs", "index", "objects/info", "worktrees/a/gitdir", "worktrees/a/HEAD"} {
+			if p == filepath.Join(git, keep) {
+				t.Errorf("git's structure hidden: %s", p)
+			}
+		}
+		if filepath.Dir(p) == filepath.Join(git, "objects", "pack") && filepath.Ext(p) != "" && filepath.Base(p)[:5] == "pack-" {
+			t.Errorf("a pack hidden: %s", p)
+		}
+	}
+}
