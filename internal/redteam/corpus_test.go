@@ -58,17 +58,6 @@ const sessionAttacks = 30
 // in its log; REDTEAM_KNOWN=1 runs them too (and fails until they are
 // fixed). An attack leaves this list when its fix lands.
 var knownEscapes = map[string]string{
-	// The third outsider round (corpus_outsider3_test.go).
-	"o3-agent-cwd-outside":          "with the agent_cwd flag on, Agent{cwd} may name any directory and the child's sandbox makes its cwd writable: a bypassPermissions child's Bash writes outside the project",
-	"o3-agent-cwd-cohort":           "as o3-agent-cwd-outside, with cwd .cohort or $COHORT_HOME: the child's sandbox does not bind the protected files inside its own cwd, so Bash rewrites .cohort/settings.json and ~/.cohort/settings.json",
-	"o3-agent-cwd-scripts":          "as o3-agent-cwd-outside, with cwd the hook scripts' folder: Bash appends to scripts/lib.sh, which the Stop hook sources outside the sandbox (the canary is made)",
-	"o3-agent-cwd-home":             "as o3-agent-cwd-outside, with cwd $HOME: Bash appends to ~/.bashrc",
-	"o3-kept-link-python":           "a worktree agent links its admin dir's cohort-kept to any file; Cohort (unsandboxed os.WriteFile) follows the link when it keeps the worktree: ~/.bashrc overwritten (bypassPermissions)",
-	"o3-kept-link-python-canary":    "as o3-kept-link-python: a file created outside ({{OUT}}/CANARY)",
-	"o3-kept-link-python-gitconfig": "as o3-kept-link-python: the main checkout's .git/config overwritten",
-	"o3-kept-link-python-claude":    "as o3-kept-link-python: a regular file .claude created at the project's top",
-	"o3-entered-kept-link-python":   "as o3-kept-link-python from the main checkout: EnterWorktree, plant the link, ExitWorktree keep",
-	"o3-key-tmuxcfg":                "a tmux teammate's configuration, with the API key, waits in $COHORT_HOME/tmux until the teammate reads it, and sandboxed commands can read it (bypassPermissions)",
 	// Not fixable in the kernel layer, and safe: Landlock grants
 	// LANDLOCK_ACCESS_FS_MAKE_REG per directory, not per name, so a frozen
 	// top that must still take the user's new files takes a regular file
