@@ -2,7 +2,7 @@
 // named by COHORT_SDK_EXE through @anthropic-ai/claude-agent-sdk's query()
 // and prints what it saw, one JSON object per line, for the Go test to
 // check. Usage: node driver.mjs SCENARIO (plain, fanout, hook, interrupt,
-// mode, multiturn, sdkmcp).
+// mode, multiturn, sdkmcp, hosted — the last in hosted.mjs).
 import { query, createSdkMcpServer, tool } from '@anthropic-ai/claude-agent-sdk';
 import { z } from 'zod';
 
@@ -12,7 +12,7 @@ const cwd = process.env.COHORT_SDK_CWD;
 const out = (o) => process.stdout.write(JSON.stringify(o) + '\n');
 
 // A queue of user messages the scenario feeds as it goes.
-function inbox() {
+export function inbox() {
   const items = [];
   let wake = null, closed = false;
   return {
@@ -86,6 +86,12 @@ const scenarios = {
     },
   },
 };
+
+if (scenario === 'hosted') {
+  const { hosted } = await import('./hosted.mjs');
+  await hosted({ query, createSdkMcpServer, tool, z, inbox, out, exe, cwd });
+  process.exit(process.exitCode ?? 0);
+}
 
 const sc = scenarios[scenario];
 if (!sc) { out({ kind: 'error', message: 'unknown scenario ' + scenario }); process.exit(2); }
