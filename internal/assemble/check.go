@@ -134,4 +134,3 @@ func checkMCP(p *Plan) error {
 	}
 	return nil
 }
-
