@@ -87,9 +87,30 @@ const scenarios = {
   },
 };
 
+// drive runs body with a query over box, within 90 s, and prints done —
+// or the error that stopped it.
+async function drive(box, options, body) {
+  const q = query({
+    prompt: box,
+    options: { pathToClaudeCodeExecutable: exe, cwd, env: process.env, ...options,
+      stderr: (s) => process.stderr.write(s) },
+  });
+  const deadline = setTimeout(() => { out({ kind: 'error', message: 'the scenario took over 90 s' }); process.exit(3); }, 90_000);
+  try {
+    await body(q);
+    out({ kind: 'done' });
+  } catch (e) {
+    out({ kind: 'error', message: String(e && e.stack || e) });
+    process.exitCode = 1;
+  } finally {
+    clearTimeout(deadline);
+    q.close?.();
+  }
+}
+
 if (scenario === 'hosted') {
   const { hosted } = await import('./hosted.mjs');
-  await hosted({ query, createSdkMcpServer, tool, z, inbox, out, exe, cwd });
+  await hosted({ drive, createSdkMcpServer, tool, z, inbox, out, cwd });
   process.exit(process.exitCode ?? 0);
 }
 
@@ -97,15 +118,7 @@ const sc = scenarios[scenario];
 if (!sc) { out({ kind: 'error', message: 'unknown scenario ' + scenario }); process.exit(2); }
 
 const box = inbox();
-const q = query({
-  prompt: box,
-  options: { pathToClaudeCodeExecutable: exe, cwd, env: process.env, ...sc.options,
-    stderr: (s) => process.stderr.write(s) },
-});
-
-const deadline = setTimeout(() => { out({ kind: 'error', message: 'the scenario took over 90 s' }); process.exit(3); }, 90_000);
-
-try {
+await drive(box, sc.options, async (q) => {
   if (scenario === 'mode') await q.setPermissionMode('acceptEdits');
   box.push(sc.prompts[0]);
   let results = 0;
@@ -130,11 +143,4 @@ try {
     box.close();
     break;
   }
-  out({ kind: 'done' });
-} catch (e) {
-  out({ kind: 'error', message: String(e && e.stack || e) });
-  process.exitCode = 1;
-} finally {
-  clearTimeout(deadline);
-  q.close?.();
-}
+});

@@ -3,18 +3,16 @@
 // (a shell's output; an agent's messages, paged with after and follow),
 // get_context_usage, reload_skills, mcp_set_servers, mcp_toggle,
 // mcp_reconnect — and reads the background_tasks_changed and task_updated
-// events. It prints what it saw, as driver.mjs does.
+// events. It prints what it saw, as driver.mjs does, which calls it.
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 
-export async function hosted({ query, createSdkMcpServer, tool, z, inbox, out, exe, cwd }) {
+export async function hosted({ drive, createSdkMcpServer, tool, z, inbox, out, cwd }) {
   const box = inbox();
-  const q = query({
-    prompt: box,
-    options: { pathToClaudeCodeExecutable: exe, cwd, env: process.env, allowedTools: ['Bash', 'Agent', 'Task', 'mcp__extra__echo', 'Skill'],
-      stderr: (s) => process.stderr.write(s) },
-  });
-  const deadline = setTimeout(() => { out({ kind: 'error', message: 'the scenario took over 90 s' }); process.exit(3); }, 90_000);
+  await drive(box, { allowedTools: ['Bash', 'Agent', 'Task', 'mcp__extra__echo', 'Skill'] }, (q) => steer(q, box, { createSdkMcpServer, tool, z, out, cwd }));
+}
+
+async function steer(q, box, { createSdkMcpServer, tool, z, out, cwd }) {
   const ask = async (kind, f) => {
     try { out({ kind, value: await f() }); } catch (e) { out({ kind, error: String(e?.message ?? e) }); }
   };
@@ -31,49 +29,40 @@ export async function hosted({ query, createSdkMcpServer, tool, z, inbox, out, e
     const r = (await q.request({ subtype: 'get_task_output', task_id: taskId, after })).response;
     out({ kind: 'agent_page_after_end', value: r });
   };
-  try {
-    await ask('context_before', () => q.getContextUsage());
-    box.push('start background work');
-    let results = 0;
-    const followers = [];
-    for await (const m of q) {
-      out({ kind: 'message', message: m });
-      if (m.type === 'system' && m.subtype === 'task_started' && m.task_type === 'local_agent') {
-        followers.push(follow(m.task_id));
-      }
-      if (m.type === 'system' && m.subtype === 'task_notification' && m.task_id.startsWith('b')) {
-        await ask('shell_output', () => q.getTaskOutput(m.task_id));
-      }
-      if (m.type !== 'result') continue;
-      results++;
-      if (results === 2) break;
-      await Promise.all(followers);
-      await ask('context_after', () => q.getContextUsage());
-      const dir = join(cwd, '.cohort', 'skills', 'greeter');
-      mkdirSync(dir, { recursive: true });
-      writeFileSync(join(dir, 'SKILL.md'), '---\nname: greeter\ndescription: Greets whoever asks.\n---\nSay hello.\n');
-      await ask('skills', () => q.reloadSkills());
-      const extra = createSdkMcpServer({ name: 'extra', tools: [tool('echo', 'Echoes its text.', { text: z.string() }, async ({ text }) => {
-        out({ kind: 'mcp_call', tool: 'echo', input: { text } });
-        return { content: [{ type: 'text', text: `echo: ${text}` }] };
-      }, { alwaysLoad: true })] });
-      await ask('set_servers', () => q.setMcpServers({ extra }));
-      await ask('status_added', () => q.mcpServerStatus());
-      await ask('toggle_off', () => q.toggleMcpServer('extra', false));
-      await ask('status_off', () => q.mcpServerStatus());
-      await ask('toggle_on', () => q.toggleMcpServer('extra', true));
-      await ask('reconnect', () => q.reconnectMcpServer('extra'));
-      await ask('reconnect_unknown', () => q.reconnectMcpServer('nope'));
-      await ask('status_on', () => q.mcpServerStatus());
-      box.push('use the new tools');
+  await ask('context_before', () => q.getContextUsage());
+  box.push('start background work');
+  let results = 0;
+  const followers = [];
+  for await (const m of q) {
+    out({ kind: 'message', message: m });
+    if (m.type === 'system' && m.subtype === 'task_started' && m.task_type === 'local_agent') {
+      followers.push(follow(m.task_id));
     }
-    box.close();
-    out({ kind: 'done' });
-  } catch (e) {
-    out({ kind: 'error', message: String(e && e.stack || e) });
-    process.exitCode = 1;
-  } finally {
-    clearTimeout(deadline);
-    q.close?.();
+    if (m.type === 'system' && m.subtype === 'task_notification' && m.task_id.startsWith('b')) {
+      await ask('shell_output', () => q.getTaskOutput(m.task_id));
+    }
+    if (m.type !== 'result') continue;
+    results++;
+    if (results === 2) break;
+    await Promise.all(followers);
+    await ask('context_after', () => q.getContextUsage());
+    const dir = join(cwd, '.cohort', 'skills', 'greeter');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'SKILL.md'), '---\nname: greeter\ndescription: Greets whoever asks.\n---\nSay hello.\n');
+    await ask('skills', () => q.reloadSkills());
+    const extra = createSdkMcpServer({ name: 'extra', tools: [tool('echo', 'Echoes its text.', { text: z.string() }, async ({ text }) => {
+      out({ kind: 'mcp_call', tool: 'echo', input: { text } });
+      return { content: [{ type: 'text', text: `echo: ${text}` }] };
+    }, { alwaysLoad: true })] });
+    await ask('set_servers', () => q.setMcpServers({ extra }));
+    await ask('status_added', () => q.mcpServerStatus());
+    await ask('toggle_off', () => q.toggleMcpServer('extra', false));
+    await ask('status_off', () => q.mcpServerStatus());
+    await ask('toggle_on', () => q.toggleMcpServer('extra', true));
+    await ask('reconnect', () => q.reconnectMcpServer('extra'));
+    await ask('reconnect_unknown', () => q.reconnectMcpServer('nope'));
+    await ask('status_on', () => q.mcpServerStatus());
+    box.push('use the new tools');
   }
+  box.close();
 }
