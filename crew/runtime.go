@@ -120,10 +120,17 @@ type Config struct {
 	// Budget holds the spend caps: each agent gets an account below the
 	// one of the agent that spawned it (a teammate, below its team's),
 	// with its definition's caps (budget.go). Nil: no caps.
-	Budget     *budget.Ledger
-	Compaction engine.Compaction
+	Budget *budget.Ledger
+	// RemoteSpent, when set, learns what each remote job's model cost on
+	// its worker (the session counts it in its totals).
+	RemoteSpent func(model string, u llm.Usage, costUSD float64)
+	Compaction  engine.Compaction
 	// ReadOnly classifies tools for plan-mode pools.
 	ReadOnly func(name string) bool
+	// CheckCwd, when set, vets an Agent call's cwd (the agent_cwd flag)
+	// against its parent's: an error refuses the call. The session checks
+	// that the child's commands could write nothing its parent's could not.
+	CheckCwd func(parentCwd, cwd string) error
 	Now      func() time.Time
 }
 

@@ -362,9 +362,11 @@ func (s *Session) openCrew(ctx context.Context) error {
 		GitSnapshot: s.gitSnapshot(),
 		Getenv:      s.Process.Getenv,
 		ReadOnly:    readOnlyTools(s.tools(nil)),
+		CheckCwd:    s.checkCwd,
 		Compaction:  s.compaction(),
 		Prices:      s.model.prices,
 		Budget:      s.budget,
+		RemoteSpent: s.usage.charge,
 		Aliases:     s.model.aliases,
 		Proactive:   s.Lead.Proactive || s.settingBool("proactive"),
 	})
