@@ -62,8 +62,13 @@ type agentTool struct {
 func NewAgentTool(cfg AgentToolConfig) tool.Tool {
 	t := &agentTool{rt: cfg.Runtime, mates: cfg.Teammates}
 	return preparing{Tool: tool.New(tool.Spec[AgentInput]{Name: AgentToolName, Description: t.description(), Input: t.schema(),
-		TraitsFor: t.traits, Run: t.run}), t: t}
+		TraitsFor: t.traits, Run: t.run, NullAsAbsent: agentNullFields}), t: t}
 }
+
+// agentNullFields are the Agent call's fields Claude Code 2.1.332 reads as
+// absent when null (its other optional fields refuse null, as Cohort's
+// do): cwd, and timeout, which Cohort's Agent does not have.
+var agentNullFields = []string{"cwd", "timeout"}
 
 // traits classifies a call: every Agent call is read-only and runs in
 // parallel with the others, but a fork copies the whole assistant message

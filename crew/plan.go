@@ -71,10 +71,10 @@ func (rt *Crew) pool(a *Agent) ([]tool.Tool, map[string]string) {
 	a.mu.Lock()
 	own := a.own
 	a.mu.Unlock()
-	all := rt.tools
+	all := rt.universe()
 	var ownNames []string
 	if len(own) > 0 {
-		all = append(slices.Clip(rt.tools), own...)
+		all = append(slices.Clip(all), own...)
 		for _, t := range own {
 			ownNames = append(ownNames, t.Def().Name)
 		}

@@ -97,7 +97,10 @@ func sendOptionsSchema() tool.Schema {
 // keep its order, so calls are not concurrency-safe.
 func newSendTool(l *Lead, rt *crew.Crew) tool.Tool {
 	t := &sendTool{l: l, rt: rt}
-	return tool.New(tool.Spec[SendInput]{Name: "SendMessage", Description: sendDescription, Input: sendSchema(), Run: t.run})
+	// Claude Code 2.1.332 reads a null summary or options as absent; its
+	// notify_when_idle refuses null, as Cohort's other fields do.
+	return tool.New(tool.Spec[SendInput]{Name: "SendMessage", Description: sendDescription, Input: sendSchema(), Run: t.run,
+		NullAsAbsent: []string{"summary", "options"}})
 }
 
 const sendDescription = `Sends a message to another agent: a teammate, the team lead, a named agent running in this session, or another Cohort session. Your plain replies are not seen by other agents; this tool is how you reach them.
