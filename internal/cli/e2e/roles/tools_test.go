@@ -22,7 +22,7 @@ var orchestration = []string{"Agent", "SendMessage", "ListAgents", "TeamCreate",
 // byte; a teammate gets the team-member set.
 func TestToolSetsByRole(t *testing.T) {
 	t.Parallel()
-	for _, m := range []model{seedModel} {
+	for _, m := range []model{seedModel, ccModel} {
 		t.Run(m.name, func(t *testing.T) {
 			t.Parallel()
 			f := runRoles(t, m, nil)
@@ -46,6 +46,10 @@ func TestToolSetsByRole(t *testing.T) {
 			}
 			if got := intersect(mate, []string{"Agent", "TeamCreate", "TeamDelete"}); len(got) > 0 {
 				t.Errorf("a teammate is offered %v", got)
+			}
+			// One implicit team: nobody makes or deletes one.
+			if lead := toolNames(f.get(t, roleLead)); m.name == ccModel.name && len(intersect(lead, []string{"TeamCreate", "TeamDelete"})) > 0 {
+				t.Errorf("under %s the lead is offered TeamCreate or TeamDelete: %v", m.name, lead)
 			}
 			// The breakpoints differ (the fork's requests place their own);
 			// the definitions are the same bytes.
