@@ -170,6 +170,7 @@ func (rt *Crew) buildPlan(ctx context.Context, a *Agent, in planInput) (*setup, 
 		p.cfg.MaxTokens, p.cfg.Thinking, p.cfg.Effort = parent.MaxTokens, parent.Thinking, parent.Effort
 		p.cfg.CacheMarkers = fork.Markers(len(parent.Messages))
 	} else {
+		p.cfg.CacheMarkers = sharedToolPrefix(a, tools)
 		p.cfg.System = rt.system(ctx, a, in, tools)
 		if a.def != nil {
 			p.cfg.MaxTurns = a.def.MaxTurns
