@@ -85,6 +85,7 @@ func (rt *Crew) pool(a *Agent) ([]tool.Tool, map[string]string) {
 		Depth:       info.Depth,
 		MaxDepth:    rt.cfg.MaxDepth,
 		PlanMode:    info.Mode == permission.ModePlan,
+		Isolated:    info.Worktree != "",
 		ReadOnly:    rt.cfg.ReadOnly,
 		Coordinator: a.role == agentdef.RoleMain && rt.flags().Bool(flags.CoordinatorMode),
 		OwnMCP:      ownNames,
