@@ -85,6 +85,7 @@ func (rt *Crew) pool(a *Agent) ([]tool.Tool, map[string]string) {
 		Depth:       info.Depth,
 		MaxDepth:    rt.cfg.MaxDepth,
 		PlanMode:    info.Mode == permission.ModePlan,
+		Isolated:    info.Worktree != "",
 		ReadOnly:    rt.cfg.ReadOnly,
 		Coordinator: a.role == agentdef.RoleMain && rt.flags().Bool(flags.CoordinatorMode),
 		OwnMCP:      ownNames,
@@ -170,6 +171,7 @@ func (rt *Crew) buildPlan(ctx context.Context, a *Agent, in planInput) (*setup, 
 		p.cfg.MaxTokens, p.cfg.Thinking, p.cfg.Effort = parent.MaxTokens, parent.Thinking, parent.Effort
 		p.cfg.CacheMarkers = fork.Markers(len(parent.Messages))
 	} else {
+		p.cfg.CacheMarkers = sharedToolPrefix(a, tools)
 		p.cfg.System = rt.system(ctx, a, in, tools)
 		if a.def != nil {
 			p.cfg.MaxTurns = a.def.MaxTurns
