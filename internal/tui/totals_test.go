@@ -13,7 +13,7 @@ import (
 
 var (
 	statusCost = regexp.MustCompile(`· \d+ agents · (\$\d+\.\d{4}) · ctrl\+t tree`)
-	footerCost = regexp.MustCompile(`done in \d+ turns · (\$\d+\.\d{4}) this session`)
+	footerCost = regexp.MustCompile(`done in \d+ turns? · (\$\d+\.\d{4}) this session`)
 	listedCost = regexp.MustCompile(`(?m)^ *total +(\$\d+\.\d{4})`)
 )
 
