@@ -352,7 +352,7 @@ func TestCtrlBInTheConversation(t *testing.T) {
 	c.mu.Lock()
 	got := strings.Join(c.calls, "|")
 	c.mu.Unlock()
-	if got != "background a0000" || !strings.Contains(screenText(m), "moved 1 subagent(s) to the background") {
+	if got != "background a0000" || !strings.Contains(screenText(m), "moved 1 subagent to the background") {
 		t.Errorf("Ctrl+B asked %q:\n%s", got, screenText(m))
 	}
 }
