@@ -226,6 +226,40 @@ func firstSentence(line string, room int) string {
 	return line
 }
 
+// teamText is a team message in words for the conversation: a protocol
+// message (a JSON object with a type) as what it asks or answers, never
+// its JSON with request ids; anything else its first line.
+func teamText(s string) string {
+	var p struct {
+		Type     string `json:"type"`
+		Reason   string `json:"reason"`
+		Feedback string `json:"feedback"`
+		Approve  *bool  `json:"approve"`
+	}
+	if !strings.HasPrefix(strings.TrimSpace(s), "{") || json.Unmarshal([]byte(s), &p) != nil {
+		return firstLine(s)
+	}
+	verdict := "declined"
+	if p.Approve != nil && *p.Approve {
+		verdict = "approved"
+	}
+	var out string
+	switch p.Type {
+	case "shutdown_request":
+		out = "asks to shut down"
+	case "shutdown_response":
+		out = verdict + " the shutdown request"
+	case "plan_approval_response":
+		out = strings.Replace(verdict, "declined", "rejected", 1) + " the plan"
+	default:
+		return firstLine(s)
+	}
+	if why := firstLine(p.Reason + p.Feedback); why != "" {
+		out += ": " + why
+	}
+	return out
+}
+
 func firstLine(s string) string {
 	s = strings.TrimSpace(s)
 	if i := strings.IndexByte(s, '\n'); i >= 0 {

@@ -96,3 +96,21 @@ func TestCallAndResultLines(t *testing.T) {
 		t.Errorf("firstSentence shortened a result that fits: %q", got)
 	}
 }
+
+// TestProtocolMessagesInWords: a shutdown request the lead sends shows as
+// what it asks, not as JSON with a request id (seen through the relay:
+// `team-lead → writer: {"type":"shutdown_request","request_id":"01a2…"}`).
+func TestProtocolMessagesInWords(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"type":"shutdown_request","request_id":"01a24beb","reason":"The review is done."}`:         "asks to shut down: The review is done.",
+		`{"type":"shutdown_response","request_id":"01a2","approve":true}`:                            "approved the shutdown request",
+		`{"type":"shutdown_response","request_id":"01a2","approve":false,"reason":"busy"}`:           "declined the shutdown request: busy",
+		`{"type":"plan_approval_response","request_id":"p1","approve":false,"feedback":"add tests"}`: "rejected the plan: add tests",
+		"The test is ready.\nSee line 12.":                                                           "The test is ready. …",
+		`{"note":"plain JSON someone sent"}`:                                                         `{"note":"plain JSON someone sent"}`,
+	} {
+		if got := teamText(in); got != want {
+			t.Errorf("teamText(%s) = %q, want %q", in, got, want)
+		}
+	}
+}
