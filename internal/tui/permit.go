@@ -53,8 +53,11 @@ func newPermissionDialog(msg permissionMsg, agents []cohort.AgentInfo, dir strin
 	}
 	d.who = cmp.Or(d.who, r.AgentID)
 	if r.Tool != "Bash" {
-		// Paths in the project read relative to it, as the model wrote them.
-		rel := strings.NewReplacer(d.cwd+"/", "")
+		// Paths in the project read relative to it, as the model wrote
+		// them: to the session's directory, not the asker's, so an edit in
+		// a worktree agent's checkout reads .cohort/worktrees/…/x.go, never
+		// like the user's own x.go.
+		rel := strings.NewReplacer(dir+"/", "")
 		d.msg.view.summary, d.msg.view.title = rel.Replace(d.msg.view.summary), rel.Replace(d.msg.view.title)
 		d.msg.req.Reason = rel.Replace(r.Reason)
 	}
