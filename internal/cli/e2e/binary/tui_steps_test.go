@@ -2,31 +2,19 @@ package binary
 
 import (
 	"os/exec"
-	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
 
 	"github.com/cohort-dev/cohort/internal/clitest"
+	"github.com/cohort-dev/cohort/internal/tuiscreen"
 	"github.com/cohort-dev/cohort/llm/fakeapi"
 )
 
-// What the terminal UI prints about cost: the status bar, a turn's footer
-// (the result's total_cost_usd) and /cost's total line.
 var (
-	statusCost = regexp.MustCompile(`· \d+ agents · (\$\d+\.\d{4}) · ctrl\+t tree`)
-	footerCost = regexp.MustCompile(`done in \d+ turns? · (\$\d+\.\d{4}) this session`)
-	listedCost = regexp.MustCompile(`(?m)^ *total +(\$\d+\.\d{4})`)
+	statusCost, footerCost, listedCost = tuiscreen.StatusCost, tuiscreen.FooterCost, tuiscreen.ListedCost
+	lastMatch                          = tuiscreen.LastMatch
 )
-
-// lastMatch is the first group of re's last match in scr ("" if none).
-func lastMatch(re *regexp.Regexp, scr string) string {
-	all := re.FindAllStringSubmatch(scr, -1)
-	if len(all) == 0 {
-		return ""
-	}
-	return all[len(all)-1][1]
-}
 
 // leadStep finds the step a lead request belongs to: the marker of the
 // last user prompt holding "STEP" and how many assistant messages came
