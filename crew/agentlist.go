@@ -12,12 +12,15 @@ import (
 const AgentToolName = "Agent"
 
 // AgentList renders the available agent types, one per line, for the Agent
-// tool's description or (with agent_list_attachment) a system reminder.
+// tool's description or (with agent_list_attachment) a system reminder. A
+// type without a tools list does not get all of the lead's tools (the
+// pool keeps delegation and team work from subagents), and its line says
+// so: a lead told "all tools" plans on a subagent that spawns or messages.
 func AgentList(cat *agentdef.Catalog) string {
 	var b strings.Builder
 	b.WriteString("Agent types (subagent_type):\n")
 	for _, d := range cat.List() {
-		tools := "all tools"
+		tools := "all tools except Agent, SendMessage and the team and task-list tools"
 		if len(d.Tools) > 0 {
 			tools = strings.Join(d.Tools, ", ")
 		}

@@ -80,6 +80,21 @@ func TestResolve(t *testing.T) {
 		}
 		expect(t, c, bash("make all"), Allow)
 	})
+	t.Run("always allow offers only what is missing", func(t *testing.T) {
+		// Through the relay, a chain whose go test was already allowed
+		// offered Bash(go test:*) again beside the git rules it lacked.
+		c := f.checkerWith(ModeDefault, []string{"Bash(go test:*)"}, nil, nil)
+		d := c.Check(ctx, bash("go test ./... && git add x.go && git commit -m fix"))
+		var got []string
+		for _, u := range d.Suggestions {
+			for _, r := range u.Rules {
+				got = append(got, r.String())
+			}
+		}
+		if d.Behavior != Ask || strings.Join(got, " ") != "Bash(git add:*) Bash(git commit:*)" {
+			t.Fatalf("decision %v, suggestions %v; want Ask with the git rules only", d.Behavior, got)
+		}
+	})
 	t.Run("approver edits the input", func(t *testing.T) {
 		c := f.checkerWith(ModeDefault, nil, denyRm, nil)
 		p := &fakePrompter{d: PromptDecision{Allow: true, UpdatedInput: input("command", "make -n")}}

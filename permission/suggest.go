@@ -37,8 +37,11 @@ func (e *evaluation) suggest() []RuleUpdate {
 	switch {
 	case tool == "Bash" && e.bash != nil:
 		var vals []RuleValue
+		allows := e.rulesFor(Allow, e.bashCovers)
 		for _, c := range e.bash.commands {
-			if e.readOnlyOK(c) {
+			// A command a rule already allows needs no second rule: the
+			// user is offered only what is still missing.
+			if e.readOnlyOK(c) || e.allowRuleFor(c, allows) != nil {
 				continue
 			}
 			if s := suggestBashRule(c.inner().words); s != "" {

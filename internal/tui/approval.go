@@ -45,6 +45,9 @@ type approval struct {
 	title   string
 	body    []bodyLine
 	notes   []string
+	// wrap: the body's lines wrap at the terminal's width instead of being
+	// cut (permissionDialog.shown), for a command approved whole.
+	wrap bool
 }
 
 // callInput is the input fields a prompt shows, of every tool it knows.
@@ -116,12 +119,7 @@ func describe(tool string, in callInput) approval {
 		a.title = title
 		return a
 	case "Bash":
-		a := contentApproval(in.Command)
-		a.notes = nil
-		if len(a.body) == 1 && !strings.Contains(in.Command, "\n") && len(in.Command) < 200 {
-			a.body = nil // the summary line shows it whole
-		}
-		return a
+		return commandApproval(in.Command)
 	}
 	return approval{}
 }
@@ -277,6 +275,25 @@ func contentApproval(content string) approval {
 			note += fmt.Sprintf("; lines longer than %d characters are cut", maxBodyLine)
 		}
 		a.notes = append(a.notes, note)
+	}
+	return a
+}
+
+// commandApproval shows a command line by line, never cut: its lines wrap
+// when drawn, since what is approved includes the end of a long chained
+// line (`…; rm -rf "$d"`), which a line cut at the terminal's edge hides.
+func commandApproval(cmd string) approval {
+	a := approval{wrap: true}
+	lines := strings.Split(strings.TrimRight(cmd, "\n"), "\n")
+	for n, line := range lines {
+		if n == maxBodyLines {
+			a.notes = append(a.notes, fmt.Sprintf("%d lines: the first %d are shown", len(lines), maxBodyLines))
+			break
+		}
+		a.body = append(a.body, bodyLine{num: n + 1, text: Clean(strings.TrimSuffix(line, "\r"), false)})
+	}
+	if len(a.body) == 1 {
+		a.body[0].num = 0 // a lone "1" beside it reads like the answer "1 Yes"
 	}
 	return a
 }

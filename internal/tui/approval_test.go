@@ -173,6 +173,24 @@ func TestChainedCommandAlwaysAllowsEach(t *testing.T) {
 	}
 }
 
+// TestLongCommandIsShownWhole: a one-line command longer than the
+// terminal is wide wraps in the prompt, so the end of the chain — here a
+// cleanup that deletes — is on screen before the user says yes. (Played
+// through the relay, a teammate's 230-character command was cut at the
+// edge of a 200-column terminal, its `; rm -rf "$d"` never shown.)
+func TestLongCommandIsShownWhole(t *testing.T) {
+	cmd := `d=$(mktemp -d) && cp -r ./src/. "$d" && cd "$d" && sed -i '3016s/if j > 0 {/if j > 1 {/' gjson.go && ` +
+		`go test -run 'TestReverseArrayCommas$' .; s=$?; rm -rf "$d"; exit $s`
+	w := newWorld(t, worldConfig{width: 100, height: 30}, asksOnce("Bash", map[string]any{"command": cmd}))
+	w.waitFor("default mode")
+	w.typeText("check it")
+	w.key("enter")
+	scr := w.waitFor("Permission", `s=$?; rm -rf "$d"; exit $s`, "└ running…")
+	w.golden("permission-long-command", scr)
+	w.key("esc")
+	w.waitFor("done")
+}
+
 // TestLargeAndBinaryContentIsSummarised (bad input): a 50 MB Write and a
 // binary one are described in the prompt, never laid out whole; the
 // frame fits a small and a large terminal. (The inputs are written as

@@ -31,6 +31,7 @@ var builtins = []struct{ name, help string }{
 	{"flags", "the feature flags and where they were set"},
 	{"permissions", "the permission mode and how to change it"},
 	{"help", "this list"},
+	{"exit", "leave the session (ctrl+d on an empty line; /quit too)"},
 }
 
 type textMsg struct{ text string }
@@ -51,6 +52,8 @@ func (m *Model) command(line string) tea.Cmd {
 		}
 		b.WriteString("\nKeys: esc interrupt · shift+tab mode · ctrl+t tree · ctrl+b background (running subagents) · ctrl+o expand · ! shell · @ path (tab)")
 		m.chat.note(entryNote, b.String())
+	case "exit", "quit":
+		return tea.Quit
 	case "agents":
 		m.screen = screenTree
 		return m.refreshCmd()
@@ -122,10 +125,15 @@ func (m *Model) listing(what string) string {
 		b.WriteString(listTasks(m.tree.rows, &m.tasks))
 	case "team":
 		b.WriteString("Team:")
+		n := 0
 		for _, a := range m.tree.rows {
 			if a.Kind == "teammate" {
 				fmt.Fprintf(&b, "\n  %s@%s  %-9s %s %s", a.Name, a.Team, a.State, a.Type, a.Model)
+				n++
 			}
+		}
+		if n == 0 {
+			b.WriteString(" no teammates in this session (ask for a team; its members show here)")
 		}
 	case "cost":
 		b.WriteString("Cost:")

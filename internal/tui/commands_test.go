@@ -74,7 +74,7 @@ func TestSlashCommands(t *testing.T) {
 
 	enter(m, "/help")
 	scr := screenText(m)
-	for _, want := range []string{"/resume", "/cost", "/permissions", "/review", "Review a file, carefully", "/ship", "Ship it.", "ctrl+b background"} {
+	for _, want := range []string{"/resume", "/cost", "/permissions", "/review", "Review a file, carefully", "/ship", "Ship it.", "ctrl+b background", "/exit"} {
 		if !strings.Contains(scr, want) {
 			t.Errorf("/help lacks %q:\n%s", want, scr)
 		}
@@ -252,13 +252,12 @@ func TestNoColor(t *testing.T) {
 	}
 }
 
-// TestMoreCommands: /tasks, /team, /agents, /permissions, /flags and
-// /compact.
+// TestMoreCommands: /tasks, /team (with and without teammates), /agents,
+// /permissions, /flags, /compact, /exit and /quit.
 func TestMoreCommands(t *testing.T) {
 	m, c := offline(t, t.TempDir())
 	c.mu.Lock()
 	c.agents[1].TaskID = "b1234"
-	c.agents = append(c.agents, cohort.AgentInfo{ID: "alice@crew", Name: "alice", Team: "crew", Kind: "teammate", State: cohort.AgentIdle, Type: "reviewer"})
 	c.mu.Unlock()
 	m.opts.Flags = func(_ context.Context, w io.Writer) error {
 		_, err := io.WriteString(w, "agent_teams = true (default)\n")
@@ -269,6 +268,12 @@ func TestMoreCommands(t *testing.T) {
 	if scr := screenText(m); !strings.Contains(scr, "b1234") || !strings.Contains(scr, "task 0000") {
 		t.Errorf("/tasks:\n%s", scr)
 	}
+	if enter(m, "/team"); !strings.Contains(screenText(m), "Team: no teammates in this session") {
+		t.Errorf("/team without teammates does not say so:\n%s", screenText(m))
+	}
+	c.mu.Lock()
+	c.agents = append(c.agents, cohort.AgentInfo{ID: "alice@crew", Name: "alice", Team: "crew", Kind: "teammate", State: cohort.AgentIdle, Type: "reviewer"})
+	c.mu.Unlock()
 	enter(m, "/team")
 	if scr := screenText(m); !strings.Contains(scr, "alice@crew") || !strings.Contains(scr, "reviewer") {
 		t.Errorf("/team:\n%s", scr)
@@ -286,6 +291,11 @@ func TestMoreCommands(t *testing.T) {
 	enter(m, "/agents")
 	if m.screen != screenTree || !strings.Contains(screenText(m), "lead idle · 3 agents") {
 		t.Errorf("/agents did not show the tree:\n%s", screenText(m))
+	}
+	for _, c := range []string{"/exit", "/quit"} {
+		if msg := enter(m, c); msg != (tea.QuitMsg{}) {
+			t.Errorf("%s gave %#v, not a quit", c, msg)
+		}
 	}
 }
 
@@ -342,7 +352,7 @@ func TestCtrlBInTheConversation(t *testing.T) {
 	c.mu.Lock()
 	got := strings.Join(c.calls, "|")
 	c.mu.Unlock()
-	if got != "background a0000" || !strings.Contains(screenText(m), "moved 1 subagent(s) to the background") {
+	if got != "background a0000" || !strings.Contains(screenText(m), "moved 1 subagent to the background") {
 		t.Errorf("Ctrl+B asked %q:\n%s", got, screenText(m))
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/cohort-dev/cohort"
 	"github.com/cohort-dev/cohort/internal/clip"
 	"github.com/cohort-dev/cohort/llm"
@@ -179,18 +181,83 @@ func resultText(b llm.Block) string {
 	return strings.Join(parts, "\n")
 }
 
-// toolSummary is a tool call in one line: Bash(go test ./...).
+// summaryKeys are the input fields a call's one-line summary may show,
+// the first one present winning: what the call acts on comes first (a
+// search's pattern before where it looks, a task's subject before its
+// description), so Grep, TaskCreate and TeamDelete never read as empty.
+var summaryKeys = []string{"command", "file_path", "notebook_path", "pattern", "path", "url", "query", "subject",
+	"description", "prompt", "recipient", "to", "team_name"}
+
+// toolSummary is a tool call in one line: Bash(go test ./...), and for the
+// task-list tools the task and what changes: TaskUpdate(#2 completed).
 func toolSummary(name string, input json.RawMessage) string {
 	var in map[string]any
 	_ = json.Unmarshal(input, &in)
 	arg := ""
-	for _, k := range []string{"command", "file_path", "path", "pattern", "url", "query", "description", "prompt", "recipient", "to"} {
+	for _, k := range summaryKeys {
 		if v, ok := in[k].(string); ok && v != "" {
 			arg = v
 			break
 		}
 	}
+	if id, ok := in["taskId"].(string); ok && id != "" {
+		arg = "#" + id
+		for _, k := range []string{"status", "owner"} {
+			if v, ok := in[k].(string); ok && v != "" {
+				arg += " " + k + " " + v
+			}
+		}
+	}
 	return Clean(clip.Runes(name, 60), false) + "(" + Clean(clip.Runes(firstLine(arg), 200), false) + ")"
+}
+
+// firstSentence is what a collapsed result shows of its first line: all
+// of it when it fits in room, else its first sentence when that fits, so
+// a background agent's result reads "The agent is running in the
+// background (agentId: a1). …" rather than the instructions to the model
+// that follow, cut at the edge (ctrl+o shows all).
+func firstSentence(line string, room int) string {
+	if ansi.StringWidth(line) <= room {
+		return line
+	}
+	if i := strings.Index(line, ". "); i > 0 && ansi.StringWidth(line[:i+1]) <= room {
+		return line[:i+1] + " …"
+	}
+	return line
+}
+
+// teamText is a team message in words for the conversation: a protocol
+// message (a JSON object with a type) as what it asks or answers, never
+// its JSON with request ids; anything else its first line.
+func teamText(s string) string {
+	var p struct {
+		Type     string `json:"type"`
+		Reason   string `json:"reason"`
+		Feedback string `json:"feedback"`
+		Approve  *bool  `json:"approve"`
+	}
+	if !strings.HasPrefix(strings.TrimSpace(s), "{") || json.Unmarshal([]byte(s), &p) != nil {
+		return firstLine(s)
+	}
+	verdict := "declined"
+	if p.Approve != nil && *p.Approve {
+		verdict = "approved"
+	}
+	var out string
+	switch p.Type {
+	case "shutdown_request":
+		out = "asks to shut down"
+	case "shutdown_response":
+		out = verdict + " the shutdown request"
+	case "plan_approval_response":
+		out = strings.Replace(verdict, "declined", "rejected", 1) + " the plan"
+	default:
+		return firstLine(s)
+	}
+	if why := firstLine(p.Reason + p.Feedback); why != "" {
+		out += ": " + why
+	}
+	return out
 }
 
 func firstLine(s string) string {
@@ -246,7 +313,11 @@ func (e *entry) drawResult(width int, expanded bool, st styles) []string {
 		style = st.errText
 	}
 	if !expanded {
-		s := "  └ " + lines[0]
+		room := width - 4
+		if len(lines) > 1 {
+			room = max(width-16, 8)
+		}
+		s := "  └ " + firstSentence(lines[0], room-4)
 		if len(lines) > 1 {
 			s = cut(s, max(width-16, 8)) + fmt.Sprintf(" (+%d lines)", len(lines)-1)
 		}

@@ -138,7 +138,7 @@ func (m *Model) backgroundAll() {
 		}
 	}
 	if n > 0 {
-		m.chat.note(entryNote, fmt.Sprintf("moved %d subagent(s) to the background", n))
+		m.chat.note(entryNote, fmt.Sprintf("moved %s to the background", plural(n, "subagent")))
 	}
 }
 

@@ -253,7 +253,7 @@ func (m *Model) event(ev cohort.Event) bool {
 			return true
 		case cohort.SubtypeTeam:
 			if t := ev.Team; t != nil && t.Kind == cohort.TeamMessage {
-				m.chat.note(entryNote, fmt.Sprintf("%s → %s: %s", t.From, t.To, firstLine(t.Text)))
+				m.chat.note(entryNote, fmt.Sprintf("%s → %s: %s", t.From, t.To, teamText(t.Text)))
 			}
 			return true
 		}

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/cohort-dev/cohort"
 	"github.com/cohort-dev/cohort/internal/clip"
@@ -29,6 +31,9 @@ type permissionDialog struct {
 	off      int  // the first body line shown
 	page     int  // body lines shown in the last frame
 	placed   bool // off was set to the first change
+	// wrapped is the body as shown at width wrapW (shown).
+	wrapped []bodyLine
+	wrapW   int
 }
 
 // permitOption is one numbered answer.
@@ -48,8 +53,11 @@ func newPermissionDialog(msg permissionMsg, agents []cohort.AgentInfo, dir strin
 	}
 	d.who = cmp.Or(d.who, r.AgentID)
 	if r.Tool != "Bash" {
-		// Paths in the project read relative to it, as the model wrote them.
-		rel := strings.NewReplacer(d.cwd+"/", "")
+		// Paths in the project read relative to it, as the model wrote
+		// them: to the session's directory, not the asker's, so an edit in
+		// a worktree agent's checkout reads .cohort/worktrees/…/x.go, never
+		// like the user's own x.go.
+		rel := strings.NewReplacer(dir+"/", "")
 		d.msg.view.summary, d.msg.view.title = rel.Replace(d.msg.view.summary), rel.Replace(d.msg.view.title)
 		d.msg.req.Reason = rel.Replace(r.Reason)
 	}
@@ -149,7 +157,7 @@ func (d *permissionDialog) key(k tea.KeyPressMsg) bool {
 	case "home":
 		d.off = 0
 	case "end":
-		d.off = len(d.msg.view.body)
+		d.off = max(len(d.msg.view.body), len(d.wrapped))
 	}
 	return false
 }
@@ -174,7 +182,7 @@ func (d *permissionDialog) viewIn(w, h int, st styles) []string {
 		ask := append([]string{cut("  Tell the agent what to do instead (enter sends, esc back):", w)}, d.feedback.view("  > ", w, st)...)
 		return fitLines(head, nil, ask, h)
 	}
-	body := d.msg.view.body
+	body := d.shown(w)
 	var keys []string
 	for i, o := range d.options {
 		keys = append(keys, cut(fmt.Sprintf("  %d %s", i+1, o.label), w))
@@ -182,7 +190,7 @@ func (d *permissionDialog) viewIn(w, h int, st styles) []string {
 	keys = append(keys, cut(fmt.Sprintf("  %d No, and say why   (esc: no)", len(d.options)+1), w))
 	room := h - len(head) - len(keys)
 	if len(body) == 0 || room >= min(len(body), 3)+1 {
-		return fitLines(head, d.bodyView(w, room, true, st), keys, h)
+		return fitLines(head, d.bodyView(body, w, room, true, st), keys, h)
 	}
 	// Too small: every answer on one line, which also says how to page
 	// and where the page is; the head gives way to two lines of the body.
@@ -193,7 +201,7 @@ func (d *permissionDialog) viewIn(w, h int, st styles) []string {
 	short = append(short, fmt.Sprintf("%d no", len(d.options)+1))
 	head = head[1:] // the call first; who asks gives way
 	head = head[:max(min(len(head), h-3), min(len(head), 1))]
-	lines := d.bodyView(w, h-len(head)-1, false, st)
+	lines := d.bodyView(body, w, h-len(head)-1, false, st)
 	pos := fmt.Sprintf(" · ↑↓ pgup/pgdn %d/%d", d.off+1, len(body))
 	keys = []string{st.bold.Render(cut(strings.Join(short, " · ")+pos, w))}
 	return fitLines(head, lines, keys, h)
@@ -245,11 +253,42 @@ func (d *permissionDialog) head(w int, st styles) []string {
 	return out
 }
 
-// bodyView draws h lines of the body from d.off (at first, the first
-// change with some context above it), and under them, when they do not
-// all fit and pos is set, where the page is.
-func (d *permissionDialog) bodyView(w, h int, pos bool, st styles) []string {
-	body := d.msg.view.body
+// shown is the body as drawn at width w. A command's lines wrap, numbered
+// on their first row, so the user reads all of what is approved; a
+// one-line command that the summary line shows whole has none. Other
+// bodies are drawn as they are, each line cut at the edge.
+func (d *permissionDialog) shown(w int) []bodyLine {
+	v := d.msg.view
+	if !v.wrap || len(v.body) == 0 {
+		return v.body
+	}
+	if d.wrapW == w && d.wrapped != nil {
+		return d.wrapped
+	}
+	one := v.body[0].text
+	if len(v.body) == 1 && utf8.RuneCountInString(one) <= 200 && ansi.StringWidth("  "+v.summary) <= w {
+		d.wrapW, d.wrapped = w, []bodyLine{}
+		return nil
+	}
+	room := max(w-len(fmt.Sprint(len(v.body)))-5, 8) // "  N " + mark + " "
+	var out []bodyLine
+	for _, l := range v.body {
+		for i, row := range strings.Split(ansi.Hardwrap(l.text, room, true), "\n") {
+			if i > 0 {
+				l.num = 0
+			}
+			l.text = row
+			out = append(out, l)
+		}
+	}
+	d.wrapW, d.wrapped = w, out
+	return out
+}
+
+// bodyView draws h lines of body from d.off (at first, the first change
+// with some context above it), and under them, when they do not all fit
+// and pos is set, where the page is.
+func (d *permissionDialog) bodyView(body []bodyLine, w, h int, pos bool, st styles) []string {
 	if len(body) == 0 || h <= 0 {
 		d.page = 0
 		return nil
@@ -269,7 +308,11 @@ func (d *permissionDialog) bodyView(w, h int, pos bool, st styles) []string {
 		}
 	}
 	d.off = max(min(d.off, len(body)-page), 0)
-	numW := len(fmt.Sprint(body[len(body)-1].num))
+	top := 0 // the widest number: a wrapped row or a gap line has none
+	for _, l := range body {
+		top = max(top, l.num)
+	}
+	numW := len(fmt.Sprint(top))
 	var out []string
 	for _, l := range body[d.off:min(d.off+page, len(body))] {
 		out = append(out, bodyText(l, numW, w, st))

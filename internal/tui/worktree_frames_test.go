@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -64,4 +65,34 @@ func TestIsolatedAgentLeavesStatusClean(t *testing.T) {
 	if out := git(t, w.dir, "worktree", "list"); !strings.Contains(out, "cohort/") {
 		t.Errorf("the agent's worktree was not kept with its change:\n%s", out)
 	}
+}
+
+// TestWorktreeEditPromptSaysWhere: a worktree agent's Write prompt names
+// the file inside the worktree (.cohort/worktrees/…/notes.txt), not a bare
+// notes.txt that reads like the user's own checkout. (Through the relay,
+// the isolated agent's Edit prompt said only "Edit(match.go)" while the
+// user had asked for the checkout to stay untouched.)
+func TestWorktreeEditPromptSaysWhere(t *testing.T) {
+	cwd := regexp.MustCompile(`Working directory: (\S+)`)
+	w := newWorld(t, worldConfig{}, func(r *fakeapi.Request) fakeapi.Reply {
+		switch {
+		case strings.Contains(r.FirstUserText(), "SUB-ISO") && r.Turn() == 0:
+			dir := cwd.FindStringSubmatch(r.SystemText())[1]
+			return fakeapi.Reply{Content: []fakeapi.Block{use("Write", map[string]any{"file_path": filepath.Join(dir, "notes.txt"), "content": "notes\n"})}}
+		case strings.Contains(r.FirstUserText(), "SUB-ISO"):
+			return fakeapi.TextReply("Wrote the notes in my worktree.")
+		case r.Turn() == 0:
+			return fakeapi.Reply{Content: []fakeapi.Block{use("Agent", map[string]any{"description": "isolated notes",
+				"prompt": "SUB-ISO write notes", "subagent_type": "general-purpose", "isolation": "worktree"})}}
+		}
+		return fakeapi.TextReply("The isolated agent is done.")
+	})
+	git(t, w.dir, "init", "-q", "-b", "main")
+	git(t, w.dir, "commit", "-q", "--allow-empty", "-m", "first")
+	w.waitFor("default mode")
+	w.typeText("write notes in isolation")
+	w.key("enter")
+	w.waitFor("Permission", "Write(.cohort/worktrees/", "/notes.txt)", "Create .cohort/worktrees/")
+	w.key("1")
+	w.waitFor("The isolated agent is done.", "done in")
 }

@@ -69,3 +69,35 @@ func TestBashProfileFollowsTheDecision(t *testing.T) {
 		}
 	}
 }
+
+// TestSandboxNoteOnAChainThatEndsWell: a write the sandbox blocked is
+// explained even when the command's last step succeeds and its exit code
+// is 0. (Through the relay, `cp -r … /tmp/x && … ; rm -rf /tmp/x` came
+// back as a bare "Permission denied", exit 0, and the model never learnt
+// the sandbox was the cause.)
+func TestSandboxNoteOnAChainThatEndsWell(t *testing.T) {
+	root, _ := filepath.EvalSymlinks(t.TempDir())
+	dir := filepath.Join(root, "work")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sb, err := sandbox.New(sandbox.Config{Home: root, TempRoot: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sb.Close() })
+	b := NewBash(Config{Sandbox: sb, Grace: 100 * time.Millisecond})
+	outside := filepath.Join(filepath.Dir(root), filepath.Base(root)+"-outside")
+	env := &tool.Env{Caller: tool.Caller{Cwd: dir}, Confinement: tool.ConfineWrite}
+	res, err := run(t, b, t.Context(), env, map[string]any{"command": "mkdir " + outside + "; echo cleaned up"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, statErr := os.Stat(outside); statErr == nil {
+		os.Remove(outside)
+		t.Fatalf("the sandbox let the command write %s", outside)
+	}
+	if got := res.TextOf(); res.IsError || !strings.Contains(got, "blocked by the sandbox: "+outside+" is outside the writable dirs") {
+		t.Errorf("exit 0 with a blocked write: result %q (error %v) does not explain it", got, res.IsError)
+	}
+}
