@@ -1,8 +1,7 @@
 package cohort
 
 import (
-	"runtime/debug"
-
+	"github.com/cohort-dev/cohort/internal/assemble"
 	"github.com/cohort-dev/cohort/mcp"
 	"github.com/cohort-dev/cohort/transcript"
 )
@@ -91,16 +90,4 @@ var version string
 
 // Version is this build's version: the one set at link time, else the
 // module version `go install …@vX` recorded, else "0.0.0-devel".
-func Version() string {
-	if version != "" {
-		return version
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, m := range append([]*debug.Module{&bi.Main}, bi.Deps...) {
-			if m.Path == "github.com/cohort-dev/cohort" && m.Version != "" && m.Version != "(devel)" {
-				return m.Version
-			}
-		}
-	}
-	return "0.0.0-devel"
-}
+func Version() string { return assemble.Version(version) }

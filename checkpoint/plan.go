@@ -187,13 +187,16 @@ func (s *Store) userEdits(ctx context.Context, session string, seq int, p *Plan)
 			prev = nil
 			continue
 		}
-		if cp.Phase != After && prev != nil {
-			s.addEdits(ctx, out, prev, cp)
-		}
-		prev = nil
-		if cp.Phase == After {
+		switch cp.Phase {
+		case Before:
+			if prev != nil {
+				s.addEdits(ctx, out, prev, cp)
+			}
+			prev = nil
+		case After:
 			prev = cp
 		}
+		// A rewind's own checkpoint (a dry run's too) changes nothing.
 	}
 	if prev != nil {
 		s.addEdits(ctx, out, prev, p.Now)
