@@ -52,8 +52,8 @@ func (s *Session) openCheckpoints(ctx context.Context) {
 	}
 	s.cps = c
 	s.closers = append(s.closers, func() {
+		c.wg.Wait() // the turn's last checkpoint is taken (each bounded by snapshotTimeout)
 		c.cancel()
-		c.wg.Wait()
 	})
 }
 
