@@ -25,7 +25,7 @@ func TestMain(m *testing.M) {
 // git runs git in dir for a test's set-up, as a user would.
 func git(t testing.TB, dir string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command("git", args...)
+	cmd := exec.Command("git", append([]string{"-c", "gc.auto=0", "-c", "maintenance.auto=false"}, args...)...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir, "GIT_AUTHOR_NAME=u", "GIT_AUTHOR_EMAIL=u@x",
 		"GIT_COMMITTER_NAME=u", "GIT_COMMITTER_EMAIL=u@x")

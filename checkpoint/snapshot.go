@@ -16,6 +16,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/cohort-dev/cohort/internal/atomicfile"
 	"github.com/cohort-dev/cohort/internal/gitrepo"
 	"github.com/cohort-dev/cohort/internal/safegit"
 )
@@ -108,15 +109,28 @@ func (s *Store) Snapshot(ctx context.Context, session, project string, turn int,
 		return nil, fmt.Errorf("checkpoint: %w", err)
 	}
 	cp.Record = rec
-	if _, err := s.storeGit(ctx, nil, nil, "update-ref", rec.Ref(session), commit, ""); err != nil {
+	if err := s.writeRef(rec.Ref(session), commit); err != nil {
 		return nil, fmt.Errorf("checkpoint: %w", err)
 	}
 	return cp, nil
 }
 
+// writeRef makes a new ref in the store: a loose ref file, written as git
+// writes one (the store is Cohort's alone, so no git process is needed).
+func (s *Store) writeRef(ref, id string) error {
+	path := filepath.Join(s.gitDir, filepath.FromSlash(ref))
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	return atomicfile.Write(path, []byte(id+"\n"), 0o600)
+}
+
 // rootCmd is a git call on a root's working tree with the session's own
 // index of it and the store's objects.
 func (s *Store) rootCmd(st *RootState, index string, args ...string) safegit.Cmd {
+	// One thread: a checkpoint is measured in CPU, not in wall time (it
+	// runs while the model streams).
+	args = append([]string{"-c", "core.preloadIndex=false", "-c", "index.threads=1"}, args...)
 	c := safegit.Cmd{Repo: st.layout(), Args: args, Write: []string{s.dir}, Index: index, Objects: s.objects()}
 	if st.GitDir == "" {
 		c.Repo = gitrepo.Layout{WorkTree: st.Dir, GitDir: s.gitDir, CommonDir: s.gitDir}
@@ -154,11 +168,19 @@ func (s *Store) snapRoot(ctx context.Context, session string, r Root) (RootState
 			return st, err
 		}
 	}
-	tree, err := s.git.Run(ctx, s.rootCmd(&st, index, "write-tree", "--missing-ok"))
-	if err != nil {
-		return st, err
+	s.mu.Lock()
+	st.Tree = s.trees[index]
+	s.mu.Unlock()
+	if st.Tree == "" || len(update)+len(drop) > 0 {
+		tree, err := s.git.Run(ctx, s.rootCmd(&st, index, "write-tree", "--missing-ok"))
+		if err != nil {
+			return st, err
+		}
+		st.Tree = strings.TrimSpace(tree)
+		s.mu.Lock()
+		s.trees[index] = st.Tree // nothing changed next time: the same tree
+		s.mu.Unlock()
 	}
-	st.Tree = strings.TrimSpace(tree)
 	if st.GitDir != "" {
 		if err := s.snapRepo(ctx, &st); err != nil {
 			return st, err
@@ -221,25 +243,34 @@ func (s *Store) sortChanged(st *RootState, out string) (update, drop []string) {
 	return update, drop
 }
 
-// largeAt is a large file's hash with the stat data it was taken at.
+// largeAt is a file's hash (a large file's SHA-256, an index's blob) with
+// the stat data it was taken at.
 type largeAt struct {
-	size, mtime int64
-	ino         uint64
-	sum         string
+	size, mtime, ctime int64
+	ino                uint64
+	sum                string
+}
+
+func statKey(fi fs.FileInfo) largeAt {
+	k := largeAt{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
+	if sys, ok := fi.Sys().(*syscall.Stat_t); ok {
+		k.ino, k.ctime = sys.Ino, sys.Ctim.Nano()
+	}
+	return k
+}
+
+func (k largeAt) same(o largeAt) bool {
+	return k.size == o.size && k.mtime == o.mtime && k.ctime == o.ctime && k.ino == o.ino
 }
 
 // largeHash is the SHA-256 of a large file, computed again only when its
 // stat data changed.
 func (s *Store) largeHash(path string, fi fs.FileInfo) (string, error) {
-	var ino uint64
-	if sys, ok := fi.Sys().(*syscall.Stat_t); ok {
-		ino = sys.Ino
-	}
-	key := largeAt{size: fi.Size(), mtime: fi.ModTime().UnixNano(), ino: ino}
+	key := statKey(fi)
 	s.mu.Lock()
 	got, ok := s.large[path]
 	s.mu.Unlock()
-	if ok && got.size == key.size && got.mtime == key.mtime && got.ino == key.ino {
+	if ok && got.same(key) {
 		return got.sum, nil
 	}
 	f, err := os.Open(path)
@@ -261,29 +292,77 @@ func (s *Store) largeHash(path string, fi fs.FileInfo) (string, error) {
 // snapRepo records a repository root's index (its bytes, as a blob in the
 // store) and HEAD.
 func (s *Store) snapRepo(ctx context.Context, st *RootState) error {
-	data, err := os.ReadFile(filepath.Join(st.GitDir, "index"))
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-	case err != nil:
+	if err := s.snapIndex(ctx, st); err != nil {
 		return err
-	default:
-		oid, err := s.storeGit(ctx, nil, data, "hash-object", "-w", "--stdin")
-		if err != nil {
-			return err
-		}
-		st.Index = strings.TrimSpace(oid)
 	}
-	out, err := s.git.Run(ctx, safegit.Cmd{Repo: st.layout(), Args: []string{"rev-parse", "HEAD", "--symbolic-full-name", "HEAD"}})
+	st.Head = readHead(st.GitDir, st.CommonDir)
+	return nil
+}
+
+// readHead reads where a repository's HEAD is from its files (as git
+// would: the HEAD file, then the loose ref, then packed-refs), sparing a
+// git process per checkpoint; nil for an unborn branch or a HEAD that
+// cannot be read.
+func readHead(gitDir, commonDir string) *Head {
+	data, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
 	if err != nil {
-		return nil // an unborn branch: no HEAD to record
+		return nil
 	}
-	lines := strings.Fields(out)
-	if len(lines) == 2 {
-		st.Head = &Head{Commit: lines[0], Ref: lines[1]}
-		if st.Head.Ref == "HEAD" {
-			st.Head.Ref = ""
+	head := strings.TrimSpace(string(data))
+	ref, symbolic := strings.CutPrefix(head, "ref: ")
+	if !symbolic {
+		return &Head{Commit: head}
+	}
+	if !strings.HasPrefix(ref, "refs/") || strings.Contains(ref, "..") {
+		return nil
+	}
+	if data, err := os.ReadFile(filepath.Join(commonDir, filepath.FromSlash(ref))); err == nil {
+		return &Head{Ref: ref, Commit: strings.TrimSpace(string(data))}
+	}
+	packed, err := os.ReadFile(filepath.Join(commonDir, "packed-refs"))
+	if err != nil {
+		return nil
+	}
+	for _, line := range strings.Split(string(packed), "\n") {
+		if id, name, ok := strings.Cut(line, " "); ok && name == ref {
+			return &Head{Ref: ref, Commit: id}
 		}
 	}
+	return nil
+}
+
+// snapIndex records the repository's index file as a blob, again only
+// when its stat data changed since the last time.
+func (s *Store) snapIndex(ctx context.Context, st *RootState) error {
+	path := filepath.Join(st.GitDir, "index")
+	fi, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	key := statKey(fi)
+	s.mu.Lock()
+	got, ok := s.large[path]
+	s.mu.Unlock()
+	if ok && got.same(key) {
+		st.Index = got.sum
+		return nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	oid, err := s.storeGit(ctx, nil, data, "hash-object", "-w", "--stdin")
+	if err != nil {
+		return err
+	}
+	st.Index = strings.TrimSpace(oid)
+	key.sum = st.Index
+	s.mu.Lock()
+	s.large[path] = key
+	s.mu.Unlock()
 	return nil
 }
 

@@ -46,8 +46,9 @@ type Store struct {
 	max         int64
 	now         func() time.Time
 
-	mu    sync.Mutex         // guards large and the record files
+	mu    sync.Mutex         // guards large, trees and the record files
 	large map[string]largeAt // sha256 of large files by path and stat
+	trees map[string]string  // the last tree written from each session index
 }
 
 // Open opens the store at cfg.Dir, making it on first use.
@@ -56,7 +57,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		return nil, fmt.Errorf("checkpoint store: directory %q must be an absolute path", cfg.Dir)
 	}
 	s := &Store{dir: cfg.Dir, gitDir: filepath.Join(cfg.Dir, "store.git"), git: cfg.Git, max: cfg.MaxFileSize, now: cfg.Now,
-		large: map[string]largeAt{}}
+		large: map[string]largeAt{}, trees: map[string]string{}}
 	if s.git == nil {
 		s.git = &safegit.Runner{}
 	}
