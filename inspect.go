@@ -35,6 +35,11 @@ func (i *Inspection) Rewind(ctx context.Context, r RewindRequest) (*RewindReport
 	return assemble.Rewind(ctx, i.plan, r)
 }
 
+// PruneCheckpoints removes what the checkpoints' retention setting does not keep.
+func (i *Inspection) PruneCheckpoints(ctx context.Context) (string, error) {
+	return assemble.PruneCheckpoints(ctx, i.plan)
+}
+
 // AgentDefinition is one agent definition as it loads: where it comes from
 // and whether it is the one in force for its name.
 type AgentDefinition struct {

@@ -2,6 +2,7 @@ package checkpoint
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -278,5 +279,38 @@ func TestWorktreeMadeSince(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, dump(t, wt)); diff != "" {
 		t.Errorf("worktree after rewind (-want +got):\n%s", diff)
+	}
+}
+
+func TestPruneKeepsTheLastTurns(t *testing.T) {
+	ctx := t.Context()
+	dir, repo := newRepo(t)
+	s := newStore(t)
+	root := Root{Dir: dir, Repo: repo}
+	for turn := 1; turn <= 3; turn++ {
+		snap(t, s, turn, Before, root)
+		write(t, dir, "a.txt", fmt.Sprintf("turn %d\n", turn), 0o644)
+		snap(t, s, turn, After, root)
+	}
+	got, err := s.Prune(ctx, "", Retention{KeepTurns: 2, KeepDays: 30}, true)
+	if err != nil || got.Checkpoints != 2 {
+		t.Fatalf("Prune = %+v, %v; want turn 1's two checkpoints removed", got, err)
+	}
+	if _, err := s.Plan(ctx, Request{Session: "sess-1", Turn: 1}); err == nil || !strings.Contains(err.Error(), "before turns 2, 3") {
+		t.Fatalf("turn 1 after the prune: %v", err)
+	}
+	p, err := s.Plan(ctx, Request{Session: "sess-1", Turn: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Apply(ctx, p, Options{}); err != nil {
+		t.Fatalf("turn 2 after git prune: %v", err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(got) != "turn 1\n" {
+		t.Fatalf("a.txt = %q, want turn 2's start", got)
+	}
+	got, err = s.Prune(ctx, "sess-1", Retention{KeepTurns: 100, KeepDays: 0}, false)
+	if err != nil || got.Checkpoints != 0 {
+		t.Fatalf("a prune that keeps everything: %+v, %v", got, err)
 	}
 }

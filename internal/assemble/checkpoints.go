@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/cohort-dev/cohort/checkpoint"
+	"github.com/cohort-dev/cohort/internal/safegit"
+	"github.com/cohort-dev/cohort/settings"
 	"github.com/cohort-dev/cohort/tool"
 	"github.com/cohort-dev/cohort/worktree"
 )
@@ -23,6 +25,8 @@ type checkpoints struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
+	keep checkpoint.Retention
+
 	mu   sync.Mutex
 	last chan struct{} // closed when the last snapshot asked for is done
 	turn int           // the lead's user turns so far
@@ -35,7 +39,8 @@ const snapshotTimeout = 2 * time.Minute
 // home; a store that cannot be opened is a warning (the session runs
 // without checkpoints).
 func (s *Session) openCheckpoints(ctx context.Context) {
-	if s.mate != nil || s.Process.Paths.CohortHome == "" {
+	keep, on := s.checkpointSettings()
+	if s.mate != nil || s.Process.Paths.CohortHome == "" || !on {
 		return
 	}
 	store, err := checkpoint.Open(ctx, checkpoint.Config{Dir: checkpointDir(s.Plan), Git: s.git()})
@@ -43,7 +48,7 @@ func (s *Session) openCheckpoints(ctx context.Context) {
 		fmt.Fprintf(s.Process.Stderr, "cohort: warning: no checkpoints this session: %v\n", err)
 		return
 	}
-	c := &checkpoints{store: store}
+	c := &checkpoints{store: store, keep: keep}
 	c.ctx, c.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	if recs, err := store.Records(s.id); err == nil {
 		for _, r := range recs {
@@ -93,6 +98,9 @@ func (s *Session) snapshot(phase checkpoint.Phase, prompt string) {
 		defer cancel()
 		if _, err := c.store.Snapshot(ctx, s.id, s.Process.ProjectRoot, turn, phase, prompt, s.checkpointRoots(ctx)); err != nil && c.ctx.Err() == nil {
 			fmt.Fprintf(s.Process.Stderr, "cohort: warning: checkpoint %s turn %d: %v\n", phase, turn, err)
+		}
+		if phase == checkpoint.After {
+			_, _ = c.store.Prune(ctx, s.id, c.keep, false) // the retention setting: refs only
 		}
 	}()
 }
@@ -182,4 +190,45 @@ func (c checkpointed) Run(ctx context.Context, env *tool.Env, raw json.RawMessag
 		return tool.Result{}, err
 	}
 	return c.Tool.Run(ctx, env, raw)
+}
+
+// checkpointSettings reads the settings' "checkpoints" object:
+// {"enabled": false} turns checkpoints off; keepTurns and keepDays are
+// the retention (checkpoint.DefaultRetention when unset).
+func (p *Plan) checkpointSettings() (checkpoint.Retention, bool) {
+	type section struct {
+		Enabled *bool `json:"enabled"`
+		checkpoint.Retention
+	}
+	keep := checkpoint.DefaultRetention
+	if p.Settings.Loaded == nil {
+		return keep, true
+	}
+	got, ok, probs := settings.Winner[section](p.Settings.Loaded, "checkpoints")
+	for _, pr := range probs {
+		fmt.Fprintf(p.Process.Stderr, "cohort: warning: %v\n", pr)
+	}
+	if !ok {
+		return keep, true
+	}
+	if got.Value.KeepTurns > 0 {
+		keep.KeepTurns = got.Value.KeepTurns
+	}
+	if got.Value.KeepDays > 0 {
+		keep.KeepDays = got.Value.KeepDays
+	}
+	return keep, got.Value.Enabled == nil || *got.Value.Enabled
+}
+
+// PruneCheckpoints removes the checkpoints of every session that the
+// retention setting does not keep, and the objects only they needed:
+// cohort checkpoints prune.
+func PruneCheckpoints(ctx context.Context, p *Plan) (string, error) {
+	store, err := checkpoint.Open(ctx, checkpoint.Config{Dir: checkpointDir(p), Git: &safegit.Runner{Env: p.childEnviron()}})
+	if err != nil {
+		return "", err
+	}
+	keep, _ := p.checkpointSettings()
+	got, err := store.Prune(ctx, "", keep, true)
+	return got.String(), err
 }

@@ -139,6 +139,6 @@ OPENAI_BASE_URL are read too), and an agent's model may name one: openai/NAME.`,
 	root.AddCommand(newDemoCmd(inv, o), newDoctorCmd(inv, o))
 	root.AddCommand(newTeamsCmd(inv, o), newSessionsCmd(inv, o), newMCPCmd(inv, o))
 	root.AddCommand(newDreamCmd(inv, o), newMemoryCmd(inv, o), newWorkflowCmd(inv, o), newWorkerCmd(inv, o))
-	root.AddCommand(newRewindCmd(inv, o))
+	root.AddCommand(newRewindCmd(inv, o), newCheckpointsCmd(inv, o))
 	return root
 }

@@ -129,3 +129,28 @@ func oneLine(s string) string {
 	s, _, _ = strings.Cut(s, "\n")
 	return s
 }
+
+// newCheckpointsCmd is `cohort checkpoints prune`: remove the checkpoints
+// the retention setting ("checkpoints": {"keepTurns", "keepDays"}) does not
+// keep, with the objects only they needed.
+func newCheckpointsCmd(inv *Invocation, o *options) *cobra.Command {
+	cmd := &cobra.Command{Use: "checkpoints", Short: "Manage the files' checkpoints that cohort rewind goes back to"}
+	cmd.AddCommand(&cobra.Command{
+		Use:   "prune",
+		Short: "Remove the checkpoints the retention setting does not keep (default: a session's last 100 turns, 30 days)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			in, err := cohort.Inspect(cmd.Context(), o.config(inv))
+			if err != nil {
+				return err
+			}
+			msg, err := in.PruneCheckpoints(cmd.Context())
+			fmt.Fprintln(inv.Stdout, msg)
+			if err != nil {
+				return &exitError{code: 1, err: err}
+			}
+			return nil
+		},
+	})
+	return cmd
+}

@@ -231,4 +231,7 @@ func TestRewindWithoutCheckpoints(t *testing.T) {
 	if code != 1 || !strings.Contains(errOut, "no checkpoints") {
 		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
 	}
+	if out, errOut, code := h.Run("checkpoints", "prune"); code != 0 || out != "removed 0 checkpoint(s)\n" {
+		t.Fatalf("prune: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
 }
