@@ -50,7 +50,7 @@ func RemoteNATS(cfg Config) (remote.Config, remote.Queue) { return assemble.Work
 func RemoteRunner(base Config) remote.Runner {
 	return func(ctx context.Context, job *remote.Job, run *remote.Run, dir string, progress func(remote.Progress)) (remote.Outcome, error) {
 		cfg := base
-		cfg.Dir, cfg.Model, cfg.PermissionMode, cfg.MaxTurns = dir, run.Model, string(run.Mode), run.MaxTurns
+		cfg.Dir, cfg.Model, cfg.PermissionMode, cfg.MaxTurns, cfg.MaxBudgetUSD = dir, run.Model, string(run.Mode), run.MaxTurns, run.MaxBudgetUSD
 		cfg.AllowedTools, cfg.DisallowedTools, cfg.ToolPool = run.Allow, run.Deny, append([]string{}, run.Tools...)
 		cfg.Sandbox, cfg.StopAfterRun, cfg.SettingSources, cfg.StrictMCPConfig = "on", true, []string{"user"}, true
 		cfg.Resume, cfg.Continue, cfg.SessionID, cfg.ForkSession, cfg.Role = "", false, "", false, Role{}
@@ -105,13 +105,13 @@ func runRemote(ctx context.Context, s *Session, prompt string, progress func(rem
 					OutputTokens: oc.Usage.OutputTokens, ToolUses: oc.Usage.ToolUses})
 			}
 		case EventResult:
-			oc.Text, oc.Usage.Turns = ev.Result, ev.NumTurns
+			oc.Text, oc.Usage.Turns, oc.Usage.CostUSD = ev.Result, ev.NumTurns, ev.TotalCostUSD
 			if ev.Usage != nil {
 				oc.Usage.InputTokens = ev.Usage.InputTokens + ev.Usage.CacheReadInputTokens + ev.Usage.CacheCreationInputTokens
 				oc.Usage.OutputTokens = ev.Usage.OutputTokens
 				oc.Usage.TotalTokens = oc.Usage.InputTokens + oc.Usage.OutputTokens
 			}
-			if ev.IsError {
+			if ev.IsError && ev.Subtype != "error_max_budget_usd" { // capped: its text says so, its work comes back
 				return oc, errors.New(cmp.Or(ev.Result, "the agent ended in an error ("+ev.Subtype+")"))
 			}
 		}

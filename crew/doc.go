@@ -126,6 +126,15 @@
 //     ends its activation with a result that says which cap and what it
 //     spent (CapNote), which reaches its parent like any result (the
 //     Agent call's, or the task notification).
+//   - A remote agent's spend is capped on its worker: the job carries a
+//     share of what its spawner's caps leave — half of it (the other
+//     half stays for the agents here), at most its definition's
+//     maxBudgetUsd — held in the ledger while the job runs and settled
+//     with what the result says it spent, so remote jobs running at once
+//     cannot cross a cap together. A job whose result never comes counts
+//     its whole share as spent. The spend also reaches the session's
+//     totals (Config.RemoteSpent). A cap with nothing left refuses the
+//     spawn.
 //   - Remote agents (isolation: "remote", the remote_agents flag and
 //     Config.Remote): SpawnRemote submits the job at spawn — the
 //     definition, prompt, resolved model and mode, the code at the

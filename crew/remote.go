@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cohort-dev/cohort/agentdef"
+	"github.com/cohort-dev/cohort/budget"
 	"github.com/cohort-dev/cohort/flags"
 	"github.com/cohort-dev/cohort/llm"
 	"github.com/cohort-dev/cohort/remote"
@@ -76,10 +77,18 @@ func (rt *Crew) SpawnRemote(ctx context.Context, parent *Agent, env *tool.Env, r
 			DisallowedTools: d.DisallowedTools, Model: model, PermissionMode: string(mode), MaxTurns: d.MaxTurns},
 		Settings: remote.Settings{Mode: string(mode), MaxTurns: firstPositive(d.MaxTurns, rt.cfg.MaxTurns),
 			WallTime: remote.Duration(rt.cfg.Deadline)}}
+	acc := rt.account(parent)
+	hold, share, err := remoteShare(ctx, acc, DefinitionCaps(d))
+	if err != nil {
+		return nil, err
+	}
+	job.Settings.MaxBudgetUSD = share
+	spend := remoteSpend{acc: acc, hold: hold, share: share}
 	sctx, cancel := context.WithTimeout(ctx, submitWait)
 	err = q.Submit(sctx, job, root, "HEAD")
 	cancel()
 	if err != nil {
+		_ = hold.Settle(budget.Spend{})
 		return nil, refuse("The remote agent could not be submitted: %v", err)
 	}
 	spec := task.Spec{ID: job.ID, Kind: task.KindRemoteAgent, Description: req.Description, Prompt: req.Prompt,
@@ -88,14 +97,84 @@ func (rt *Crew) SpawnRemote(ctx context.Context, parent *Agent, env *tool.Env, r
 	if req.Workflow != "" { // a workflow's step: the run reads its result
 		spec.ParentID, spec.Queue = req.Workflow, nil
 	}
-	t, err := rt.cfg.Tasks.Start(ctx, spec, rt.remoteBody(q, job, root))
+	t, err := rt.cfg.Tasks.Start(ctx, spec, rt.remoteBody(q, job, root, spend))
 	if err != nil {
+		_ = hold.Settle(budget.Spend{})
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cancelWait)
 		defer cancel()
 		_ = q.Cancel(cctx, job.ID)
 		return nil, refuse("Could not start the remote agent's task: %v", err)
 	}
 	return t, nil
+}
+
+// remoteShare is what a remote job may spend: half of what the caps of
+// acc's chain leave (the other half stays for the lead and the agents
+// here), at most its definition's dollar cap. It is held against those
+// caps until the job's result says what it spent, so remote jobs running
+// at once cannot cross a cap together. Zero with a nil hold: no cap.
+func remoteShare(ctx context.Context, acc *budget.Account, def budget.Caps) (*budget.Hold, float64, error) {
+	share := def.USD
+	if acc == nil {
+		return nil, share, nil
+	}
+	left, capped, err := acc.Remaining(ctx)
+	if err != nil {
+		return nil, 0, refuse("The spend ledger cannot be read, so the remote agent was not started: %v", err)
+	}
+	if capped {
+		if left <= 0 {
+			return nil, 0, refuse("The spend cap is reached, so the remote agent was not started: nothing is left to spend.")
+		}
+		if share <= 0 || left/2 < share {
+			share = left / 2
+		}
+	}
+	if share <= 0 {
+		return nil, 0, nil
+	}
+	hold, err := acc.Reserve(ctx, budget.Spend{USD: share})
+	if err != nil {
+		return nil, 0, refuse("The remote agent was not started: %v", err)
+	}
+	return hold, share, nil
+}
+
+// remoteSpend is the account a remote job's spend is charged to, and
+// what it holds there while the job runs.
+type remoteSpend struct {
+	acc   *budget.Account
+	hold  *budget.Hold
+	share float64
+}
+
+// settle charges the job's spend, as its result reports it, in place of
+// the hold; with no result (the job was lost), the whole share counts as
+// spent, since what it spent cannot be known. Without a hold (no cap)
+// the spend is still charged, so a cap set on a later run counts it.
+func (s remoteSpend) settle(res *remote.Result) {
+	actual := budget.Spend{USD: s.share}
+	if res != nil {
+		actual = budget.Spend{Tokens: res.Usage.TotalTokens, USD: res.Usage.CostUSD}
+	}
+	if s.hold != nil {
+		_ = s.hold.Settle(actual)
+		return
+	}
+	if s.acc != nil && res != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), cancelWait)
+		defer cancel()
+		_ = s.acc.Charge(ctx, actual)
+	}
+}
+
+// remoteSpent tells the session what a remote job's result says it spent.
+func (rt *Crew) remoteSpent(job *remote.Job, res *remote.Result) {
+	if rt.cfg.RemoteSpent == nil || res == nil {
+		return
+	}
+	u := llm.Usage{InputTokens: res.Usage.InputTokens, OutputTokens: res.Usage.OutputTokens}
+	rt.cfg.RemoteSpent(job.Model, u, res.Usage.CostUSD)
 }
 
 // RemoteModel is the model a remote agent of def below parent runs on
@@ -120,7 +199,7 @@ func (rt *Crew) remoteRoot(ctx context.Context) (string, error) {
 // task, the patch onto a kept worktree, and the result as the task's
 // outcome. When the task is stopped (TaskStop, the session's Close), the
 // worker is told to stop the job.
-func (rt *Crew) remoteBody(q RemoteQueue, job *remote.Job, root string) task.RunFunc {
+func (rt *Crew) remoteBody(q RemoteQueue, job *remote.Job, root string, spend remoteSpend) task.RunFunc {
 	return func(ctx context.Context, t *task.Task) (task.Outcome, error) {
 		var seenTools int
 		var seenOut int64
@@ -147,7 +226,12 @@ func (rt *Crew) remoteBody(q RemoteQueue, job *remote.Job, root string) task.Run
 			defer cancel()
 		}
 		res, err := q.Wait(wctx, job.ID, progress)
-		if err != nil {
+		if err == nil {
+			spend.settle(res)
+			rt.remoteSpent(job, res)
+		} else {
+			var final *remote.Result
+			defer func() { spend.settle(final) }()
 			if wctx.Err() == nil {
 				return task.Outcome{}, fmt.Errorf("lost track of the remote job: %w", err)
 			}
@@ -156,7 +240,10 @@ func (rt *Crew) remoteBody(q RemoteQueue, job *remote.Job, root string) task.Run
 			// A job still in the queue stays cancelled (the cancellation is
 			// stored); a running one's worker confirms, when it does in time.
 			if cerr := q.Cancel(cctx, job.ID); cerr == nil && started.Load() {
-				_, _ = q.Wait(cctx, job.ID, nil)
+				final, _ = q.Wait(cctx, job.ID, nil)
+				rt.remoteSpent(job, final)
+			} else if cerr == nil {
+				final = &remote.Result{} // cancelled before a worker said it started: nothing spent
 			}
 			if ctx.Err() == nil {
 				return task.Outcome{}, fmt.Errorf("no result within the agent timeout of %s (queued or running; is a worker serving this NATS server and prefix?); the job was cancelled", rt.cfg.Deadline)

@@ -120,8 +120,11 @@ type Config struct {
 	// Budget holds the spend caps: each agent gets an account below the
 	// one of the agent that spawned it (a teammate, below its team's),
 	// with its definition's caps (budget.go). Nil: no caps.
-	Budget     *budget.Ledger
-	Compaction engine.Compaction
+	Budget *budget.Ledger
+	// RemoteSpent, when set, learns what each remote job's model cost on
+	// its worker (the session counts it in its totals).
+	RemoteSpent func(model string, u llm.Usage, costUSD float64)
+	Compaction  engine.Compaction
 	// ReadOnly classifies tools for plan-mode pools.
 	ReadOnly func(name string) bool
 	Now      func() time.Time

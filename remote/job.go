@@ -72,6 +72,9 @@ type Settings struct {
 	// MaxTurns bounds the agent's model calls; WallTime its run.
 	MaxTurns int      `json:"max_turns,omitempty"`
 	WallTime Duration `json:"wall_time,omitempty"`
+	// MaxBudgetUSD is what the job may spend on its model, in US dollars
+	// (0: no cap of the lead's): its share of the lead's spend caps.
+	MaxBudgetUSD float64 `json:"max_budget_usd,omitempty"`
 	// Sandbox "off" asks for Bash without the kernel sandbox. No worker
 	// grants it; it is here so that the refusal can be said, not guessed.
 	Sandbox string `json:"sandbox,omitempty"`

@@ -25,6 +25,10 @@ type Policy struct {
 	// minutes); a job asking for more, or for no limit, gets these.
 	MaxTurns int
 	WallTime time.Duration
+	// MaxBudgetUSD is the most one job may spend on its model, in US
+	// dollars (0: only the lead's caps, which every job carries); a job
+	// asking for more, or for no cap, gets this.
+	MaxBudgetUSD float64
 	// Models are the model ids or aliases a job may ask for (aliases match
 	// their ids; "*" matches any); a job asking for another is refused.
 	// Empty means DefaultModel only.
@@ -66,6 +70,9 @@ func (p Policy) withDefaults() Policy {
 
 // Validate checks the policy itself (a worker's flags or file).
 func (p Policy) Validate() error {
+	if p.MaxBudgetUSD < 0 {
+		return fmt.Errorf("worker policy max budget %v: a budget is a number of US dollars above 0 (0 for none)", p.MaxBudgetUSD)
+	}
 	if p.MaxMode != "" {
 		if _, err := permission.ParseMode(p.MaxMode); err != nil {
 			return fmt.Errorf("worker policy max mode: %w", err)
@@ -89,6 +96,8 @@ type Run struct {
 	Deny       []string
 	MaxTurns   int
 	WallTime   time.Duration
+	// MaxBudgetUSD caps the job's model spend (0: none).
+	MaxBudgetUSD float64
 	// Capped says, one sentence each, what the policy lowered; it goes
 	// into the job's result, so the lead's model learns why.
 	Capped []string
@@ -183,6 +192,18 @@ func (p Policy) Apply(j *Job) (*Run, error) {
 	case r.WallTime > p.WallTime:
 		capf("wall time %s lowered to %s", r.WallTime, p.WallTime)
 		r.WallTime = p.WallTime
+	}
+
+	switch b := j.Settings.MaxBudgetUSD; {
+	case b < 0:
+		return nil, &Refusal{Reason: fmt.Sprintf("max_budget_usd %v: a budget is a number of US dollars above 0", b)}
+	case p.MaxBudgetUSD > 0 && (b == 0 || b > p.MaxBudgetUSD):
+		if b > 0 {
+			capf("budget $%.4f lowered to $%.4f", b, p.MaxBudgetUSD)
+		}
+		r.MaxBudgetUSD = p.MaxBudgetUSD
+	default:
+		r.MaxBudgetUSD = b
 	}
 
 	switch j.Settings.Sandbox {

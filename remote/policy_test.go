@@ -15,11 +15,11 @@ import (
 // capped and says what it capped.
 func TestPolicyCapsAnOverAskingJob(t *testing.T) {
 	p := Policy{Tools: []string{"Read", "Grep", "Edit", "Bash"}, MaxMode: "acceptEdits",
-		MaxTurns: 20, WallTime: 10 * time.Minute, Models: []string{"sonnet"}, Allow: []string{"Bash(go test:*)"}}
+		MaxTurns: 20, WallTime: 10 * time.Minute, MaxBudgetUSD: 2, Models: []string{"sonnet"}, Allow: []string{"Bash(go test:*)"}}
 	j := testJob()
 	j.Definition.Tools = []string{"Read", "Edit", "WebFetch", "Bash"}
 	j.Settings = Settings{Mode: "bypassPermissions", Allow: []string{"WebFetch(domain:evil.example)", "Edit"},
-		Deny: []string{"Bash(rm:*)"}, MaxTurns: 1000, WallTime: Duration(10 * time.Hour), Sandbox: "off"}
+		Deny: []string{"Bash(rm:*)"}, MaxTurns: 1000, WallTime: Duration(10 * time.Hour), MaxBudgetUSD: 50, Sandbox: "off"}
 	r, err := p.Apply(j)
 	if err != nil {
 		t.Fatal(err)
@@ -29,12 +29,14 @@ func TestPolicyCapsAnOverAskingJob(t *testing.T) {
 			PermissionMode: "acceptEdits", MaxTurns: 20},
 		Model: "sonnet", Mode: permission.ModeAcceptEdits, Tools: []string{"Read", "Edit", "Bash"},
 		Allow: []string{"Bash(go test:*)", "Edit"}, Deny: []string{"Bash(rm:*)"}, MaxTurns: 20, WallTime: 10 * time.Minute,
+		MaxBudgetUSD: 2,
 		Capped: []string{
 			"permission mode bypassPermissions lowered to acceptEdits, this worker's ceiling",
 			"tools WebFetch removed: this worker allows Read, Grep, Edit, Bash",
 			"allow rule WebFetch(domain:evil.example) dropped: tool WebFetch is not allowed on this worker",
 			"max turns 1000 lowered to 20",
 			"wall time 10h0m0s lowered to 10m0s",
+			"budget $50.0000 lowered to $2.0000",
 			"sandbox stays on: this worker runs every Bash call in the kernel sandbox",
 		},
 	}
@@ -67,6 +69,7 @@ func TestPolicyRefusesWhatItCannotCap(t *testing.T) {
 		{"only disallowed tools", "none of the tools the job asks for (WebFetch)", func(j *Job) { j.Definition.Tools = []string{"WebFetch"} }},
 		{"an unknown mode", `unknown permission mode "godMode"`, func(j *Job) { j.Settings.Mode = "godMode" }},
 		{"a bad rule", "allow rule", func(j *Job) { j.Settings.Allow = []string{"Bash("} }},
+		{"a negative budget", "max_budget_usd -1: a budget is a number of US dollars above 0", func(j *Job) { j.Settings.MaxBudgetUSD = -1 }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			j := testJob()

@@ -51,6 +51,9 @@ type Usage struct {
 	ToolUses     int   `json:"tool_uses"`
 	Turns        int   `json:"turns"`
 	DurationMs   int64 `json:"duration_ms"`
+	// CostUSD is what the agent's model requests cost, which the lead
+	// charges to its spend caps.
+	CostUSD float64 `json:"cost_usd,omitempty"`
 }
 
 // Progress is one step of a running job, published as it happens (core

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/cohort-dev/cohort/mailbox"
 	"github.com/cohort-dev/cohort/task"
@@ -25,6 +26,9 @@ type idleFold struct {
 	// silent is set when a held notice came from a teammate that had not
 	// spoken.
 	silent bool
+	// deciding serialises the decision to wake the lead for a quiet team,
+	// which two paths make (idle and settle): one of them wakes it, once.
+	deciding sync.Mutex
 }
 
 // heardFrom notes a message from a teammate to the lead.
@@ -47,17 +51,49 @@ func (l *Lead) idle(ctx context.Context, m mailbox.Message) {
 			return
 		}
 	}
+	l.fold.deciding.Lock()
+	defer l.fold.deciding.Unlock()
 	l.mu.Lock()
 	l.fold.held = append(l.fold.held, m)
 	if !l.fold.spoke[m.From] {
 		l.fold.silent = true
 	}
 	delete(l.fold.spoke, m.From)
-	silent := l.fold.silent
+	silent, mbox := l.fold.silent, l.mbox
 	l.mu.Unlock()
+	// More in the lead's inbox than this notice (it is acknowledged after
+	// this returns): a later notice decides, seeing this one held.
+	if mbox != nil {
+		if n, err := mbox.Pending(team.LeadName); err == nil && n > 1 {
+			return
+		}
+	}
 	if note := l.quietNote(ctx, m.From, silent); note != "" {
 		l.enqueueLead(task.Item{Kind: task.ItemTeammateMessage, Text: note})
 	}
+}
+
+// settle is the second look at held notices, made when the team has gone
+// quiet (Busy finds nothing in flight). A teammate sends its idle notice
+// before it publishes idle, so two teammates going idle together can each
+// be seen busy by the other's notice, and neither notice wakes the lead;
+// without this look the session would then end with the notices unread.
+// It reports whether it woke the lead.
+func (l *Lead) settle(ctx context.Context) bool {
+	l.fold.deciding.Lock()
+	defer l.fold.deciding.Unlock()
+	l.mu.Lock()
+	pending, silent := len(l.fold.held) > 0, l.fold.silent
+	l.mu.Unlock()
+	if !pending {
+		return false
+	}
+	note := l.quietNote(ctx, "", silent)
+	if note == "" {
+		return false
+	}
+	l.enqueueLead(task.Item{Kind: task.ItemTeammateMessage, Text: note})
+	return true
 }
 
 // takeHeld returns the held idle notices as items for the lead's queue and

@@ -277,3 +277,50 @@ func TestBusyFollowsStatusAndInboxes(t *testing.T) {
 		t.Fatal("an idle member with unread mail is busy")
 	}
 }
+
+// TestTeammatesIdleTogetherWakeTheLeadOnce: two teammates send their idle
+// notices before either publishes idle, so each notice finds the other
+// still busy and neither wakes the lead. Once both are idle the team is
+// quiet, and Busy's second look (settle) wakes the lead with both notices
+// and the team line — once, however often it is asked.
+func TestTeammatesIdleTogetherWakeTheLeadOnce(t *testing.T) {
+	f := newFixture(t)
+	dir, _ := f.store.Dir("t")
+	pubs := map[string]*publisher{}
+	for _, n := range []string{"alice", "bob"} {
+		p, err := newPublisher(dir, n, time.Now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = p.set(StateBusy)
+		pubs[n] = p
+	}
+	for _, n := range []string{"alice", "bob"} {
+		m, err := mailbox.NewMessage(n, team.LeadName, mailbox.IdleNotification{IdleReason: "available"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.l.idle(t.Context(), m)
+	}
+	q := f.leadAgent.Queue()
+	if q.Len() != 0 {
+		t.Fatalf("a notice woke the lead while the other teammate was busy: %d items", q.Len())
+	}
+	for _, p := range pubs {
+		_ = p.set(StateIdle)
+	}
+	for range 3 {
+		if f.l.Busy() {
+			t.Fatal("a quiet team with empty inboxes is not busy")
+		}
+	}
+	var texts []string
+	for _, it := range q.Take() {
+		texts = append(texts, it.Text)
+	}
+	got := strings.Join(texts, "\n")
+	if len(texts) != 3 || !strings.Contains(got, `from="alice"`) || !strings.Contains(got, `from="bob"`) ||
+		strings.Count(got, "Every teammate is idle") != 1 {
+		t.Errorf("the lead's queue after the team went quiet holds %d items, want both notices and one team line:\n%s", len(texts), got)
+	}
+}

@@ -205,8 +205,19 @@ func (l *Lead) markDead(ctx context.Context, teamName string, h *handle, reason 
 
 // Busy reports whether the team still has work in flight: a teammate that
 // is starting or busy, or a message nobody has taken yet (in a teammate's
-// inbox or the lead's).
+// inbox or the lead's). When nothing is, idle notices still held wake the
+// lead if the quiet team needs it (settle): they are in its queue when
+// Busy returns.
 func (l *Lead) Busy() bool {
+	if l.inFlight() {
+		return true
+	}
+	l.settle(context.Background())
+	return false
+}
+
+// inFlight is Busy's look at the members and the inboxes.
+func (l *Lead) inFlight() bool {
 	l.mu.Lock()
 	name, mbox := l.team, l.mbox
 	l.mu.Unlock()

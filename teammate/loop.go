@@ -328,7 +328,9 @@ func (tm *Loop) awaitWork(ctx context.Context) (blocks []llm.Block, stop bool, e
 			_ = tm.status.set(StateBusy)
 			return tm.chat.Drain(), false, nil
 		case m := <-tm.control:
-			if tm.shutdown(ctx, m) {
+			stop := tm.shutdown(ctx, m)
+			tm.ack(context.Background(), m)
+			if stop {
 				_ = tm.status.set(StateStopped)
 				return nil, true, nil
 			}
@@ -386,18 +388,24 @@ func (tm *Loop) dispatchWith(m mailbox.Message, ack func(mailbox.Message)) {
 	ctx := context.Background()
 	switch m.Type {
 	case mailbox.TypeShutdownRequest:
-		ack(m)
+		// A request stays unacknowledged until it is answered: the lead's
+		// quiet check (Lead.Busy) counts it pending in this inbox until the
+		// answer is in the lead's, so the lead cannot end between the two.
 		if m.From != team.LeadName {
+			ack(m)
 			tm.cfg.Logf("teammate %s: shutdown request from %s ignored: only the lead may ask", tm.name, m.From)
 			return
 		}
 		if tm.status.state() == StateBusy {
 			tm.refuseShutdown(ctx, m)
+			ack(m)
 			return
 		}
 		select {
 		case tm.control <- m:
+			// awaitWork answers it, then acknowledges it.
 		default:
+			ack(m)
 		}
 	case mailbox.TypePermissionResponse, mailbox.TypePlanApprovalResponse:
 		ack(m)

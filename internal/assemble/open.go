@@ -366,6 +366,7 @@ func (s *Session) openCrew(ctx context.Context) error {
 		Compaction:  s.compaction(),
 		Prices:      s.model.prices,
 		Budget:      s.budget,
+		RemoteSpent: s.usage.charge,
 		Aliases:     s.model.aliases,
 		Proactive:   s.Lead.Proactive || s.settingBool("proactive"),
 	})

@@ -103,6 +103,16 @@ func (c *counter) count(r *llm.Response) {
 	addModel(c.byModel, r.Model, r.Usage, cost)
 }
 
+// charge adds spend the session learns of afterwards: a remote job's, as
+// its worker reported it.
+func (c *counter) charge(model string, u llm.Usage, cost float64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.usage = c.usage.Add(u)
+	c.costUSD += cost
+	addModel(c.byModel, model, u, cost)
+}
+
 // addModel adds usage and cost to model's line in byModel.
 func addModel(byModel teammate.Spend, model string, u llm.Usage, cost float64) {
 	m := byModel[model]

@@ -23,6 +23,7 @@ type workerOptions struct {
 	models      []string
 	maxMode     string
 	maxTurns    int
+	maxBudget   float64
 	wallTime    time.Duration
 	tools       []string
 	allow       []string
@@ -52,6 +53,7 @@ models below; the Bash sandbox is always on.`,
 	f.StringSliceVar(&w.models, "allow-model", nil, "a model jobs may ask for (repeatable; default --model, else sonnet)")
 	f.StringVar(&w.maxMode, "max-mode", "acceptEdits", "the highest permission mode a job runs in")
 	f.IntVar(&w.maxTurns, "job-max-turns", 50, "the most model calls a job may make")
+	f.Float64Var(&w.maxBudget, "job-max-budget-usd", 0, "the most one job may spend on its model, in US dollars (0: only the lead's caps)")
 	f.DurationVar(&w.wallTime, "wall-time", 30*time.Minute, "the longest a job may run")
 	f.StringSliceVar(&w.tools, "tools", nil, "the tools a job may have (default: "+strings.Join(remote.DefaultTools, ",")+")")
 	f.StringSliceVar(&w.allow, "allow", nil, "an allow rule every job gets, such as \"Bash(go test:*)\" (repeatable)")
@@ -88,7 +90,7 @@ func runWorker(ctx context.Context, inv *Invocation, o *options, w workerOptions
 	if err != nil {
 		return fmt.Errorf("%w (a worker runs only jobs signed by the leads in its trust file; on each lead run cohort worker key and add its line)", err)
 	}
-	policy := remote.Policy{Tools: w.tools, MaxMode: w.maxMode, MaxTurns: w.maxTurns,
+	policy := remote.Policy{Tools: w.tools, MaxMode: w.maxMode, MaxTurns: w.maxTurns, MaxBudgetUSD: w.maxBudget,
 		WallTime: w.wallTime, Models: w.models, DefaultModel: o.cfg.Model, Allow: w.allow}
 	if policy.DefaultModel == "" && len(w.models) > 0 {
 		policy.DefaultModel = w.models[0]

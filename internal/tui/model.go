@@ -225,7 +225,11 @@ func (m *Model) event(ev cohort.Event) bool {
 		case ev.IsError:
 			m.chat.note(entryError, ev.Result)
 		default:
-			m.chat.note(entryNote, fmt.Sprintf("done in %d turns · %s this session", ev.NumTurns, cost(ev.TotalCostUSD)))
+			turns := "turns"
+			if ev.NumTurns == 1 {
+				turns = "turn"
+			}
+			m.chat.note(entryNote, fmt.Sprintf("done in %d %s · %s this session", ev.NumTurns, turns, cost(ev.TotalCostUSD)))
 		}
 		return true
 	case cohort.EventSystem:

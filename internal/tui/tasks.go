@@ -85,7 +85,7 @@ func listTasks(rows []cohort.AgentInfo, log *taskLog) string {
 	b.WriteString("Tasks:")
 	listed := map[string]bool{}
 	line := func(id, kind, state, label string) {
-		fmt.Fprintf(&b, "\n  %s  %-10s %-9s %s", Clean(id, false), Clean(kind, false), Clean(state, false), Clean(clip.Runes(label, 60), false))
+		fmt.Fprintf(&b, "\n  %-17s  %-10s %-9s %s", Clean(id, false), Clean(kind, false), Clean(state, false), Clean(clip.Runes(label, 60), false))
 	}
 	for _, a := range rows {
 		if a.TaskID != "" {

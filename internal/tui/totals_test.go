@@ -2,29 +2,19 @@ package tui
 
 import (
 	"context"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/cohort-dev/cohort"
+	"github.com/cohort-dev/cohort/internal/tuiscreen"
 	"github.com/cohort-dev/cohort/llm/fakeapi"
 )
 
 var (
-	statusCost = regexp.MustCompile(`· \d+ agents · (\$\d+\.\d{4}) · ctrl\+t tree`)
-	footerCost = regexp.MustCompile(`done in \d+ turns · (\$\d+\.\d{4}) this session`)
-	listedCost = regexp.MustCompile(`(?m)^ *total +(\$\d+\.\d{4})`)
+	statusCost, footerCost, listedCost = tuiscreen.StatusCost, tuiscreen.FooterCost, tuiscreen.ListedCost
+	lastMatch                          = tuiscreen.LastMatch
 )
-
-// lastMatch is the first group of re's last match in scr ("" if none).
-func lastMatch(re *regexp.Regexp, scr string) string {
-	all := re.FindAllStringSubmatch(scr, -1)
-	if len(all) == 0 {
-		return ""
-	}
-	return all[len(all)-1][1]
-}
 
 // agentsCost is what Session.Agents says the session cost (a workflow
 // run's node is not an agent: its agents are counted).
