@@ -68,6 +68,7 @@ type observation struct {
 	AgentID *string         `json:"agentID"`
 	Command *string         `json:"command"`
 	Event   string          `json:"event"`
+	Result  json.RawMessage `json:"result"` // a rewindFiles answer
 }
 
 // sdkMessage is the part of an SDK message the checks read.

@@ -85,6 +85,8 @@ func (srv *server) control(ctx context.Context, lineNo int, m *inbound) error {
 			servers = append(servers, map[string]any{"name": sv.Name, "status": sv.Status})
 		}
 		srv.succeed(m.RequestID, map[string]any{"mcpServers": servers})
+	case "rewind_files":
+		srv.rewindFiles(ctx, s, m)
 	default:
 		msg := fmt.Sprintf("unsupported control request subtype %q (Cohort answers initialize, interrupt, set_permission_mode, set_model, stop_task and mcp_status)", r.Subtype)
 		srv.fail(m.RequestID, msg)
