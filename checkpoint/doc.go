@@ -56,4 +56,23 @@
 //   - Branches. When the checked-out branch gained commits after the
 //     checkpoint, the plan lists them; the branch moves back only with
 //     Options.MoveBranch, by compare-and-swap.
+//   - Turns. A checkpoint's turn is the lead's user turn in the session,
+//     counted on across resumes (a resumed session's first turn follows
+//     the last one recorded). A turn asked for twice (after a rewind) is
+//     rewound to its latest Before checkpoint. The SDK's rewind_files
+//     names the turn by the uuid of the prompt that started it.
+//   - Cost. The Before checkpoint starts with the turn and runs while the
+//     first request streams; the tools that write (Bash, Write, Edit,
+//     MultiEdit, NotebookEdit) wait for it, read-only tools do not. The
+//     After checkpoint runs once the lead's turn has ended; the session
+//     waits for it when it closes.
+//   - Retention. The settings' "checkpoints" object: keepTurns (100) and
+//     keepDays (30) per session, applied to the session's refs after each
+//     turn; `cohort checkpoints prune` applies them to every session and
+//     removes the objects only pruned checkpoints needed (git prune, for
+//     objects over an hour old). "enabled": false turns checkpoints off.
+//   - Outside a session. `cohort rewind` runs without a session (no model,
+//     no sandbox: git with the repository's programs off); Session.Rewind
+//     refuses during a turn and stops the session's background agents and
+//     teammates before it writes.
 package checkpoint

@@ -240,9 +240,9 @@ func alternates(roots ...*RootState) []string {
 // change is one path of a tree comparison: in the checkpoint (from) or
 // not, now (to) or not.
 type change struct {
-	path           string
-	inFrom, inTo   bool
-	fromMode, link string
+	path         string
+	inFrom, inTo bool
+	fromMode     string
 }
 
 // diffTrees compares two trees of the store (or a repository's).

@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -130,11 +129,17 @@ type sessionFile struct {
 	Records []Record `json:"checkpoints"`
 }
 
-var sessionID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
-
-// checkSession refuses an id that cannot name a file and a ref.
+// checkSession refuses an id that cannot name a file and a ref: up to 128
+// letters, digits, '.', '_' and '-', starting with a letter or digit.
 func checkSession(id string) error {
-	if !sessionID.MatchString(id) || strings.Contains(id, "..") || strings.HasSuffix(id, ".lock") {
+	ok := id != "" && len(id) <= 128 && id[0] != '.' && id[0] != '-' && id[0] != '_' &&
+		!strings.Contains(id, "..") && !strings.HasSuffix(id, ".lock")
+	for _, c := range id {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			ok = false
+		}
+	}
+	if !ok {
 		return fmt.Errorf("checkpoint: %q is not a session id (letters, digits, '.', '_', '-')", id)
 	}
 	return nil
