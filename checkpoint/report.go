@@ -10,6 +10,10 @@ type Rewind struct {
 	// Turn is the user turn of the lead to go back to before (1 is the
 	// first prompt); 0 lists the turns.
 	Turn int
+	// Mode is what goes back: "code" (the files; "" means code),
+	// "conversation" (the lead's conversation) or "both". Only a running
+	// session rewinds its conversation, to turns of its own process.
+	Mode string
 	// DryRun reports what would change and changes nothing.
 	DryRun bool
 	// Force overwrites files changed after the checkpoint outside any
@@ -40,7 +44,13 @@ type Report struct {
 	Problems []string
 	// Done is what the rewind did; nil on a dry run.
 	Done *Result
+	// Conversation is set when the lead's conversation went back too.
+	Conversation bool
 }
+
+// Files and Conversation say what the request's Mode rewinds.
+func (r Rewind) Files() bool        { return r.Mode != "conversation" }
+func (r Rewind) Conversation() bool { return r.Mode == "conversation" || r.Mode == "both" }
 
 // Report is the plan for a person to read.
 func (p *Plan) Report() *Report {

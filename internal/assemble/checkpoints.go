@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cohort-dev/cohort/checkpoint"
+	"github.com/cohort-dev/cohort/engine"
 	"github.com/cohort-dev/cohort/internal/safegit"
 	"github.com/cohort-dev/cohort/settings"
 	"github.com/cohort-dev/cohort/tool"
@@ -27,9 +28,10 @@ type checkpoints struct {
 
 	keep checkpoint.Retention
 
-	mu   sync.Mutex
-	last chan struct{} // closed when the last snapshot asked for is done
-	turn int           // the lead's user turns so far
+	mu    sync.Mutex
+	last  chan struct{}       // closed when the last snapshot asked for is done
+	turn  int                 // the lead's user turns so far
+	marks map[int]engine.Mark // where the lead's conversation was before each turn of this process
 }
 
 // snapshotTimeout bounds one checkpoint.
@@ -48,7 +50,7 @@ func (s *Session) openCheckpoints(ctx context.Context) {
 		fmt.Fprintf(s.Process.Stderr, "cohort: warning: no checkpoints this session: %v\n", err)
 		return
 	}
-	c := &checkpoints{store: store, keep: keep}
+	c := &checkpoints{store: store, keep: keep, marks: map[int]engine.Mark{}}
 	c.ctx, c.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	if recs, err := store.Records(s.id); err == nil {
 		for _, r := range recs {
@@ -76,6 +78,9 @@ func (s *Session) snapshot(phase checkpoint.Phase, prompt string) {
 	c.mu.Lock()
 	if phase == checkpoint.Before {
 		c.turn++
+		if eng := s.lead.Engine(); eng != nil {
+			c.marks[c.turn] = eng.Mark()
+		}
 	}
 	turn, prev, done := c.turn, c.last, make(chan struct{})
 	c.last = done
@@ -231,4 +236,22 @@ func PruneCheckpoints(ctx context.Context, p *Plan) (string, error) {
 	keep, _ := p.checkpointSettings()
 	got, err := store.Prune(ctx, "", keep, true)
 	return got.String(), err
+}
+
+// rewindConversation takes the lead's conversation back to before turn,
+// which the next turn then takes the number of.
+func (s *Session) rewindConversation(turn int) error {
+	c := s.cps
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	mark, ok := c.marks[turn]
+	eng := s.lead.Engine()
+	if !ok || eng == nil {
+		return fmt.Errorf("turn %d was not taken in this process: only its files can be rewound", turn)
+	}
+	if err := eng.RewindTo(mark); err != nil {
+		return err
+	}
+	c.turn = turn - 1
+	return nil
 }

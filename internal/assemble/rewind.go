@@ -27,7 +27,7 @@ func (s *Session) Rewind(ctx context.Context, r checkpoint.Rewind) (*checkpoint.
 	if driving && !r.DryRun {
 		return nil, ErrRewindBusy
 	}
-	if !r.DryRun && r.Turn > 0 {
+	if !r.DryRun && r.Turn > 0 && r.Files() {
 		if err := s.stopBackground(ctx); err != nil {
 			return nil, err
 		}
@@ -39,7 +39,20 @@ func (s *Session) Rewind(ctx context.Context, r checkpoint.Rewind) (*checkpoint.
 	if m, err := s.wt.Manager(ctx); err == nil && s.Process.InGit {
 		roots = worktreeRoots(m, true)
 	}
-	return rewindFiles(ctx, s.cps.store, s.id, s.Process.ProjectRoot, roots, r)
+	rep := &checkpoint.Report{Session: s.id, Turn: r.Turn}
+	if r.Files() || r.Turn == 0 {
+		var err error
+		if rep, err = rewindFiles(ctx, s.cps.store, s.id, s.Process.ProjectRoot, roots, r); err != nil {
+			return rep, err
+		}
+	}
+	if r.Conversation() && r.Turn > 0 && !r.DryRun {
+		if err := s.rewindConversation(r.Turn); err != nil {
+			return rep, err
+		}
+		rep.Conversation = true
+	}
+	return rep, nil
 }
 
 // stopBackground stops the background agents, shells and teammates still
@@ -65,6 +78,9 @@ func Rewind(ctx context.Context, p *Plan, r checkpoint.Rewind) (*checkpoint.Repo
 	store, err := checkpoint.Open(ctx, checkpoint.Config{Dir: checkpointDir(p), Git: git})
 	if err != nil {
 		return nil, err
+	}
+	if r.Conversation() {
+		return nil, errors.New("rewinding the conversation needs the running session: use /rewind in the session, or the library's Session.Rewind")
 	}
 	id := r.Session
 	if id == "" {

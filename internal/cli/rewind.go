@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -28,10 +27,12 @@ func newRewindCmd(inv *Invocation, o *options) *cobra.Command {
 			if err := rewindArgs(args, &r); err != nil {
 				return &exitError{code: 2, err: err}
 			}
-			if conversation || both {
-				return &exitError{code: 2, err: errors.New("rewinding the conversation is not available from `cohort rewind`: use --code")}
+			switch {
+			case both || conversation && code:
+				r.Mode = "both"
+			case conversation:
+				r.Mode = "conversation"
 			}
-			_ = code // --code is the default and the only kind here
 			in, err := cohort.Inspect(cmd.Context(), o.config(inv))
 			if err != nil {
 				return err
