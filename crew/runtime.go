@@ -127,6 +127,10 @@ type Config struct {
 	Compaction  engine.Compaction
 	// ReadOnly classifies tools for plan-mode pools.
 	ReadOnly func(name string) bool
+	// CheckCwd, when set, vets an Agent call's cwd (the agent_cwd flag)
+	// against its parent's: an error refuses the call. The session checks
+	// that the child's commands could write nothing its parent's could not.
+	CheckCwd func(parentCwd, cwd string) error
 	Now      func() time.Time
 }
 

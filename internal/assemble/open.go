@@ -363,6 +363,7 @@ func (s *Session) openCrew(ctx context.Context) error {
 		GitSnapshot: s.gitSnapshot(),
 		Getenv:      s.Process.Getenv,
 		ReadOnly:    readOnlyTools(s.tools(nil)),
+		CheckCwd:    s.checkCwd,
 		Compaction:  s.compaction(),
 		Prices:      s.model.prices,
 		Budget:      s.budget,
