@@ -39,6 +39,7 @@ func agentsEdit(t *testing.T, dir string) {
 }
 
 func TestRewindRestoresTheTreeByteForByte(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	dir, repo := newRepo(t)
 	s := newStore(t)
@@ -80,6 +81,7 @@ func TestRewindRestoresTheTreeByteForByte(t *testing.T) {
 }
 
 func TestUserEditIsNotOverwrittenWithoutForce(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	dir, repo := newRepo(t)
 	s := newStore(t)
@@ -113,6 +115,7 @@ func TestUserEditIsNotOverwrittenWithoutForce(t *testing.T) {
 }
 
 func TestForgedRefIsRefused(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	dir, repo := newRepo(t)
 	s := newStore(t)
@@ -132,6 +135,7 @@ func TestForgedRefIsRefused(t *testing.T) {
 }
 
 func TestBadInput(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	t.Run("no checkpoints", func(t *testing.T) {
 		s := newStore(t)
@@ -184,6 +188,7 @@ func TestBadInput(t *testing.T) {
 }
 
 func TestPlainFolder(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	dir := t.TempDir()
 	write(t, dir, "doc.txt", "one\n", 0o644)
@@ -208,6 +213,7 @@ func TestPlainFolder(t *testing.T) {
 }
 
 func TestProtectedIndexAndBranch(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	dir, repo := newRepo(t)
 	s := newStore(t)
@@ -256,6 +262,7 @@ func TestProtectedIndexAndBranch(t *testing.T) {
 }
 
 func TestWorktreeMadeSince(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	dir, repo := newRepo(t)
 	s := newStore(t)
@@ -283,6 +290,7 @@ func TestWorktreeMadeSince(t *testing.T) {
 }
 
 func TestPruneKeepsTheLastTurns(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	dir, repo := newRepo(t)
 	s := newStore(t)
