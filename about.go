@@ -1,8 +1,7 @@
 package cohort
 
 import (
-	"runtime/debug"
-
+	"github.com/cohort-dev/cohort/internal/assemble"
 	"github.com/cohort-dev/cohort/mcp"
 	"github.com/cohort-dev/cohort/transcript"
 )
@@ -45,10 +44,8 @@ func (s *Session) PermissionMode() string {
 	return s.mode
 }
 
-// StatusLine returns the command of the settings' statusLine (Claude
-// Code's {"type": "command", "command": …}): a terminal UI runs it and
-// shows the first line it prints under the input. Empty when no settings
-// file sets one, or the one that wins is not a command.
+// StatusLine returns the settings' statusLine command ({"type": "command"}),
+// whose first line a terminal UI shows under the input; "" when there is none.
 func (s *Session) StatusLine() string { return s.parts.StatusLine() }
 
 // MCPServers returns the session's MCP servers and their states now.
@@ -64,10 +61,9 @@ func mcpServers(sts []mcp.Status) []MCPServer {
 	return out
 }
 
-// MCPServer is one MCP server of the session as system/init lists it
-// (mcp_servers: [{name, status}], Claude Code's shape) and cohort mcp list
-// shows it: its state (connected, failed, disabled, …), where it is
-// configured, its tools and why it failed or is disabled.
+// MCPServer is one MCP server as system/init lists it (Claude Code's
+// mcp_servers: [{name, status}]) and cohort mcp list shows it: its state,
+// where it is configured, its tools and why it failed or is disabled.
 type MCPServer struct {
 	Name   string   `json:"name"`
 	Status string   `json:"status"`
@@ -77,12 +73,10 @@ type MCPServer struct {
 	Error  string   `json:"-"`
 }
 
-// MemoryDir returns the project memory directory of the session ("" when
-// it was refused).
+// MemoryDir is the session's project memory directory ("" when refused).
 func (s *Session) MemoryDir() string { return s.parts.MemoryDir() }
 
-// ValidSessionID reports whether id has a session id's form (a UUID), as
-// Config.SessionID and Config.Resume take it.
+// ValidSessionID reports whether id is a session id (a UUID), for Config.Resume.
 func ValidSessionID(id string) bool { return transcript.ValidID(id) }
 
 // version is set at link time for a release build:
@@ -91,16 +85,4 @@ var version string
 
 // Version is this build's version: the one set at link time, else the
 // module version `go install …@vX` recorded, else "0.0.0-devel".
-func Version() string {
-	if version != "" {
-		return version
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, m := range append([]*debug.Module{&bi.Main}, bi.Deps...) {
-			if m.Path == "github.com/cohort-dev/cohort" && m.Version != "" && m.Version != "(devel)" {
-				return m.Version
-			}
-		}
-	}
-	return "0.0.0-devel"
-}
+func Version() string { return assemble.Version(version) }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/cohort-dev/cohort/checkpoint"
 	"strings"
 	"time"
 
@@ -216,4 +217,22 @@ func (s *Session) ContextUsage() (ContextUsage, error) {
 		return e.ContextUsage(), nil
 	}
 	return ContextUsage{Model: a.Info().Model}, nil
+}
+
+// RewindRequest asks to put files back as before a lead's turn (checkpoint).
+type RewindRequest = checkpoint.Rewind
+
+// RewindReport is what a rewind would do or did.
+type RewindReport = checkpoint.Report
+
+// Rewind rewinds the session's files, stopping its background agents and
+// teammates first; ErrBusy while a Run is going.
+func (s *Session) Rewind(ctx context.Context, r RewindRequest) (*RewindReport, error) {
+	ctx, _, err := s.ctl.begin(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	defer s.ctl.driver.Done()
+	defer s.ctl.end()
+	return s.parts.Rewind(ctx, r)
 }

@@ -30,6 +30,16 @@ func Inspect(ctx context.Context, cfg Config) (*Inspection, error) {
 	return &Inspection{plan: p}, nil
 }
 
+// Rewind rewinds a session's files with no session running (cohort rewind).
+func (i *Inspection) Rewind(ctx context.Context, r RewindRequest) (*RewindReport, error) {
+	return assemble.Rewind(ctx, i.plan, r)
+}
+
+// PruneCheckpoints removes what the checkpoints' retention setting does not keep.
+func (i *Inspection) PruneCheckpoints(ctx context.Context) (string, error) {
+	return assemble.PruneCheckpoints(ctx, i.plan)
+}
+
 // AgentDefinition is one agent definition as it loads: where it comes from
 // and whether it is the one in force for its name.
 type AgentDefinition struct {

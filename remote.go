@@ -20,30 +20,19 @@ import (
 // cfg.Remote.KeyName on the workers. Its PublicKey line is what a
 // worker's trust file needs.
 func LeadSigner(cfg Config) (*remote.Signer, error) {
-	home, err := assemble.Home(cfg.plan())
-	if err != nil {
-		return nil, configError(err)
-	}
-	s, err := assemble.Signer(home, cfg.Remote.KeyName)
+	s, err := assemble.LeadSigner(cfg.plan())
 	return s, configError(err)
 }
 
 // DefaultTrustFile is where a worker looks for the leads it trusts when it
 // is given no trust file.
 func DefaultTrustFile(cfg Config) (string, error) {
-	home, err := assemble.Home(cfg.plan())
-	if err != nil {
-		return "", configError(err)
-	}
-	return filepath.Join(home, "remote", "trusted_leads"), nil
+	path, err := assemble.TrustFile(cfg.plan())
+	return path, configError(err)
 }
 
 // RemoteNATS is the NATS side of cfg.Remote, for a worker.
-func RemoteNATS(cfg Config) (remote.Config, remote.Queue) {
-	p := cfg.plan()
-	p.Remote.NATS.Name = "cohort worker"
-	return p.Remote.NATS, p.Remote.Queue
-}
+func RemoteNATS(cfg Config) (remote.Config, remote.Queue) { return assemble.WorkerNATS(cfg.plan()) }
 
 // RemoteRunner is how a worker (cohort worker) runs each remote job: as a
 // Session in the job's fresh clone, its lead running the job's agent

@@ -76,6 +76,7 @@ type Conversation struct {
 	// compactAsked is a manual compaction asked for during Send
 	// (RequestCompact), done before the next request.
 	compactAsked bool
+	rewrites     int // how often the history was replaced (Mark)
 }
 
 // New returns an agent ready to Send.

@@ -84,6 +84,9 @@ func (a *Conversation) fitHistory(estimate int64) error {
 // recordRewrite writes a compaction boundary and then msgs, the history that
 // replaces everything before it; the first message gets firstOrigin.
 func (a *Conversation) recordRewrite(note string, msgs []llm.Message, firstOrigin string) error {
+	a.mu.Lock()
+	a.rewrites++
+	a.mu.Unlock()
 	if err := a.record(transcript.Entry{Type: transcript.TypeSystem, Subtype: transcript.SubtypeCompactBoundary, Content: note}); err != nil {
 		return err
 	}

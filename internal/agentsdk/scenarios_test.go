@@ -1,6 +1,7 @@
 package agentsdk
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,6 +21,32 @@ var scenarioChecks = []struct {
 	{"mode", checkMode},
 	{"multiturn", checkMultiTurn},
 	{"sdkmcp", checkSDKMCP},
+	{"rewind", checkRewind},
+}
+
+// checkRewind: the host's rewindFiles (rewind_files) to its first prompt
+// lists the file the turn wrote on a dry run, leaving it, then removes it.
+func checkRewind(t *testing.T, exe executable, r *run) {
+	rw := r.kind("rewind")
+	if len(rw) != 2 {
+		t.Fatalf("%s: want a dry run and a rewind:\n%s", exe.name, r.dump())
+	}
+	for i, o := range rw {
+		var res struct {
+			CanRewind    bool     `json:"canRewind"`
+			Error        string   `json:"error"`
+			FilesChanged []string `json:"filesChanged"`
+		}
+		if err := json.Unmarshal(o.Result, &res); err != nil || !res.CanRewind {
+			t.Fatalf("%s: rewind %d = %s (%v):\n%s", exe.name, i, o.Result, err, r.dump())
+		}
+		if i == 0 && (len(res.FilesChanged) != 1 || filepath.Base(res.FilesChanged[0]) != "rewind.txt") {
+			t.Errorf("%s: the dry run lists %q, want rewind.txt", exe.name, res.FilesChanged)
+		}
+	}
+	if r.exists("rewind.txt") {
+		t.Errorf("%s: rewind.txt is still there after the rewind", exe.name)
+	}
 }
 
 // checkPlain: one prompt, one answer, an init message first.

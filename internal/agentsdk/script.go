@@ -56,6 +56,11 @@ func Policy(agentTool, dir string) fakeapi.Policy {
 				return tool("Bash", map[string]any{"command": "sleep 20; echo done > " + filepath.Join(dir, "slow.txt"), "description": "wait a while"})
 			}
 			return fakeapi.TextReply("slow done")
+		case strings.Contains(first, "write rewind.txt"):
+			if turn == 0 {
+				return tool("Write", map[string]any{"file_path": filepath.Join(dir, "rewind.txt"), "content": "written before the rewind"})
+			}
+			return fakeapi.TextReply("rewind.txt: " + r.LastToolResultText())
 		case strings.Contains(first, "write mode-one.txt"):
 			switch turn {
 			case 0:

@@ -69,8 +69,9 @@ type observation struct {
 	Command *string         `json:"command"`
 	Event   string          `json:"event"`
 	// Value is a control request's answer, Error its failure (hosted.mjs).
-	Value json.RawMessage `json:"value"`
-	Error string          `json:"error"`
+	Value  json.RawMessage `json:"value"`
+	Error  string          `json:"error"`
+	Result json.RawMessage `json:"result"` // a rewindFiles answer
 }
 
 // sdkMessage is the part of an SDK message the checks read.

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cohort-dev/cohort/checkpoint"
 	"github.com/cohort-dev/cohort/crew"
 	"github.com/cohort-dev/cohort/engine"
 	"github.com/cohort-dev/cohort/hook"
@@ -36,6 +37,8 @@ func (s *Session) Turn(ctx context.Context, text, opening string) (int, *engine.
 func (s *Session) drive(ctx context.Context, text, opening string) (int, *engine.Result, error) {
 	s.startDrive()
 	defer s.endDrive("is idle")
+	s.snapshot(checkpoint.Before, text) // while the first request streams
+	defer s.snapshot(checkpoint.After, "")
 	lead := s.lead.Engine()
 	scope := s.hookScope(s.lead)
 	var content []llm.Block

@@ -83,6 +83,7 @@ type Session struct {
 	budget     *budget.Ledger // the spend caps (budget.go)
 	ended      sync.Once      // the SessionEnd hooks ran
 	typed      typedAhead     // what Send queued and the lead has not read
+	cps        *checkpoints   // the files' checkpoints (checkpoints.go)
 }
 
 // Open opens the parts p describes, in an order that writes nothing under
@@ -147,6 +148,7 @@ func (s *Session) openLead(ctx context.Context) (err error) {
 		return err
 	}
 	s.openWorktrees(ctx)
+	s.openCheckpoints(ctx)
 	s.openSkills()
 	s.openMCP(ctx)
 	s.openWorkflows()

@@ -33,6 +33,31 @@ func Home(p *Plan) (string, error) {
 	return env.CohortHome, nil
 }
 
+// LeadSigner is Signer in p's home, named p.Remote.KeyName.
+func LeadSigner(p *Plan) (*remote.Signer, error) {
+	home, err := Home(p)
+	if err != nil {
+		return nil, err
+	}
+	return Signer(home, p.Remote.KeyName)
+}
+
+// TrustFile is where a worker looks for the leads it trusts when it is
+// given no trust file.
+func TrustFile(p *Plan) (string, error) {
+	home, err := Home(p)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(home, "remote", "trusted_leads"), nil
+}
+
+// WorkerNATS is the NATS side of p's remote settings, for a worker.
+func WorkerNATS(p *Plan) (remote.Config, remote.Queue) {
+	p.Remote.NATS.Name = "cohort worker"
+	return p.Remote.NATS, p.Remote.Queue
+}
+
 // Signer returns the key this machine signs remote jobs with (made on
 // first use, mode 0600, in home/remote/lead.key), named keyName on the
 // workers (default "lead-" and the host name).

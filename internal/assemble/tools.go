@@ -58,6 +58,7 @@ func (s *Session) tools(rt *crew.Crew) []tool.Tool {
 	ts = leadOnlyLast(ts)
 	if rt != nil {
 		ts = s.inPool(ts) // the pool; definitions may still name the others
+		ts = s.afterCheckpoint(ts)
 	}
 	// MCP tools and Skill are not Cohort's built-in tools: the pool leaves
 	// them alone, as Claude Code's does.

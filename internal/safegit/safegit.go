@@ -84,6 +84,12 @@ type Cmd struct {
 	// Write lists the directories the call may write; none makes it
 	// read-only (and then git takes no optional locks).
 	Write []string
+	// Index, Objects and Alternates point git at an index file and object
+	// stores other than the repository's own (GIT_INDEX_FILE,
+	// GIT_OBJECT_DIRECTORY, GIT_ALTERNATE_OBJECT_DIRECTORIES): Cohort's
+	// private checkpoint store, never a path a command chose.
+	Index, Objects string
+	Alternates     []string
 
 	listing bool // the config listing of includedDrivers itself
 }
@@ -223,6 +229,15 @@ func (r *Runner) env(c Cmd) []string {
 	out = append(out, "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "GIT_EDITOR=true", "LC_ALL=C", "LANGUAGE=")
 	if len(c.Write) == 0 {
 		out = append(out, "GIT_OPTIONAL_LOCKS=0")
+	}
+	if c.Index != "" {
+		out = append(out, "GIT_INDEX_FILE="+c.Index)
+	}
+	if c.Objects != "" {
+		out = append(out, "GIT_OBJECT_DIRECTORY="+c.Objects)
+	}
+	if len(c.Alternates) > 0 {
+		out = append(out, "GIT_ALTERNATE_OBJECT_DIRECTORIES="+strings.Join(c.Alternates, string(filepath.ListSeparator)))
 	}
 	if c.Repo.GitDir != "" {
 		out = append(out, c.Repo.Env()...)

@@ -97,6 +97,8 @@ func (srv *server) control(ctx context.Context, lineNo int, m *inbound) error {
 		srv.mcpReconnect(ctx, s, m)
 	case "reload_skills":
 		srv.reloadSkills(s, m)
+	case "rewind_files":
+		srv.rewindFiles(ctx, s, m)
 	default:
 		msg := fmt.Sprintf("unsupported control request subtype %q (Cohort answers initialize, interrupt, set_permission_mode, set_model, stop_task, mcp_status, mcp_message, mcp_set_servers, mcp_toggle, mcp_reconnect, get_task_output, get_context_usage and reload_skills)", r.Subtype)
 		srv.fail(m.RequestID, msg)

@@ -198,6 +198,7 @@ type server struct {
 	queue        []prompt
 	inputDone    bool
 	wake         chan struct{}
+	turns        promptTurns // the prompt of each Run, for rewind_files
 }
 
 // heldLine is a stdin line waiting for the session initialize makes.
@@ -362,6 +363,7 @@ func (srv *server) drive(ctx context.Context) {
 			srv.w.write(replay{Type: "user", Message: p.line.Message, ParentToolUseID: p.line.ParentToolUseID,
 				SessionID: s.ID(), UUID: id, IsReplay: true})
 		}
+		srv.turns.started(p.line.UUID)
 		for ev, err := range s.Run(ctx, p.text) {
 			if err != nil {
 				srv.problem(0, "the turn could not run: "+err.Error())

@@ -2,7 +2,7 @@
 // named by COHORT_SDK_EXE through @anthropic-ai/claude-agent-sdk's query()
 // and prints what it saw, one JSON object per line, for the Go test to
 // check. Usage: node driver.mjs SCENARIO (plain, fanout, hook, interrupt,
-// mode, multiturn, sdkmcp, hosted — the last in hosted.mjs).
+// mode, multiturn, sdkmcp, rewind, hosted — the last in hosted.mjs).
 import { query, createSdkMcpServer, tool } from '@anthropic-ai/claude-agent-sdk';
 import { z } from 'zod';
 
@@ -16,7 +16,7 @@ export function inbox() {
   const items = [];
   let wake = null, closed = false;
   return {
-    push(text) { items.push({ type: 'user', message: { role: 'user', content: text }, parent_tool_use_id: null, session_id: '' }); wake?.(); },
+    push(text, uuid) { items.push({ type: 'user', message: { role: 'user', content: text }, parent_tool_use_id: null, session_id: '', ...(uuid && { uuid }) }); wake?.(); },
     close() { closed = true; wake?.(); },
     async *[Symbol.asyncIterator]() {
       for (;;) {
@@ -70,6 +70,10 @@ const scenarios = {
     },
   },
   multiturn: { prompts: ['first: remember the number 42'], options: {} },
+  rewind: {
+    prompts: ['write rewind.txt'],
+    options: { enableFileCheckpointing: true, canUseTool: async (name, input) => ({ behavior: 'allow', updatedInput: input }) },
+  },
   sdkmcp: {
     prompts: ['look up the host value'],
     options: {
@@ -120,7 +124,8 @@ if (!sc) { out({ kind: 'error', message: 'unknown scenario ' + scenario }); proc
 const box = inbox();
 await drive(box, sc.options, async (q) => {
   if (scenario === 'mode') await q.setPermissionMode('acceptEdits');
-  box.push(sc.prompts[0]);
+  const firstID = crypto.randomUUID();
+  box.push(sc.prompts[0], scenario === 'rewind' ? firstID : undefined);
   let results = 0;
   for await (const m of q) {
     out({ kind: 'message', message: m });
@@ -135,6 +140,10 @@ await drive(box, sc.options, async (q) => {
       await q.setPermissionMode('default');
       box.push('write mode-two.txt');
       continue;
+    }
+    if (scenario === 'rewind' && results === 1) {
+      out({ kind: 'rewind', dryRun: true, result: await q.rewindFiles(firstID, { dryRun: true }) });
+      out({ kind: 'rewind', dryRun: false, result: await q.rewindFiles(firstID) });
     }
     if (scenario === 'multiturn' && results === 1) {
       box.push('second: which number did I give you?');

@@ -1,0 +1,78 @@
+// Package checkpoint records what a session's agents did to the files
+// they worked on, before and after each user turn of the lead, and
+// rewinds the files to before any earlier turn.
+//
+// A Store lives in $COHORT_HOME/checkpoints: a private bare repository
+// (store.git) whose objects hold the snapshots, one ref per checkpoint
+// (refs/cohort/<session>/<seq>), and sessions/<session>.json, Cohort's
+// record of each checkpoint's commit id. Nothing is ever written to the
+// user's repository: not a ref, not the index, not the stash, not an
+// object. Every git call goes through internal/safegit (sandboxed when the
+// session is, repository programs off).
+//
+// Decisions the spec leaves open:
+//
+//   - What a snapshot is. For each root (the main checkout, each Cohort
+//     worktree, or a folder that is not a repository) the session keeps
+//     an index of its own ($COHORT_HOME/checkpoints/index/<session>/...),
+//     seeded from the repository's index the first time. `git ls-files -m
+//     -o --exclude-standard` lists what changed since the last snapshot by
+//     stat data, only those files are hashed (`update-index`, into the
+//     store's objects), and `write-tree --missing-ok` writes the tree.
+//     Blobs the repository already has are referred to, not copied: a
+//     snapshot costs the changed files only. Trees, changed blobs and the
+//     repository's index file (its bytes, as a blob) go to the store.
+//     Ignored files are not recorded and never touched by a rewind. A
+//     folder that is not a repository is snapshotted the same way with the
+//     store as its git dir (its .gitignore files still apply).
+//   - Size. A changed file over Config.MaxFileSize (10 MiB) is recorded
+//     by its SHA-256 only and reported as not restorable when it differs
+//     at a rewind. Repositories nested in a root and submodules' contents
+//     are not recorded (a submodule's commit in the tree is not restored).
+//   - Forgery. The model cannot write $COHORT_HOME; still, a checkpoint is
+//     used only when its ref holds the commit id Cohort recorded and the
+//     commit's bytes hash to that id. Anything else is refused with what
+//     was found. The checkpoint's description (roots, trees, index, HEAD)
+//     is the commit's message, so the verified id covers it. Blobs read
+//     from the user's repository are trusted as git trusts them.
+//   - Checkpoints per turn. Before each user turn of the lead (Before)
+//     and when the turn ends (After). A rewind goes back to a Before
+//     checkpoint; the paths that differ between an After and the next
+//     Before (or the tree at the rewind) were changed outside any agent's
+//     turn and count as the user's: the rewind does not overwrite them
+//     without Options.Force. Edits of background agents that go on after
+//     the lead's turn ended fall into that gap too and are asked about, the
+//     safe way round. A rewind first takes a checkpoint of the tree as it
+//     is (phase "rewind"), so a rewind can be undone, and one of the tree
+//     it leaves (After).
+//   - Restoring. Files are written by `git checkout-index` from a
+//     temporary index of the checkpoint's tree (git's modes: regular,
+//     executable, symlink; other permission bits follow the umask, as in a
+//     checkout); files the checkpoint lacks are removed with the
+//     directories they leave empty. Protected paths (permission's rule:
+//     .git/, .claude/, .mcp.json, .cohort/settings*, .cohort/agents/) and
+//     the index are restored only with Options.Protected. A worktree made
+//     after the checkpoint is restored to the commit it was made from.
+//   - Branches. When the checked-out branch gained commits after the
+//     checkpoint, the plan lists them; the branch moves back only with
+//     Options.MoveBranch, by compare-and-swap.
+//   - Turns. A checkpoint's turn is the lead's user turn in the session,
+//     counted on across resumes (a resumed session's first turn follows
+//     the last one recorded). A turn asked for twice (after a rewind) is
+//     rewound to its latest Before checkpoint. The SDK's rewind_files
+//     names the turn by the uuid of the prompt that started it.
+//   - Cost. The Before checkpoint starts with the turn and runs while the
+//     first request streams; the tools that write (Bash, Write, Edit,
+//     MultiEdit, NotebookEdit) wait for it, read-only tools do not. The
+//     After checkpoint runs once the lead's turn has ended; the session
+//     waits for it when it closes.
+//   - Retention. The settings' "checkpoints" object: keepTurns (100) and
+//     keepDays (30) per session, applied to the session's refs after each
+//     turn; `cohort checkpoints prune` applies them to every session and
+//     removes the objects only pruned checkpoints needed (git prune, for
+//     objects over an hour old). "enabled": false turns checkpoints off.
+//   - Outside a session. `cohort rewind` runs without a session (no model,
+//     no sandbox: git with the repository's programs off); Session.Rewind
+//     refuses during a turn and stops the session's background agents and
+//     teammates before it writes.
+package checkpoint

@@ -1,0 +1,442 @@
+package checkpoint
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha1"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/cohort-dev/cohort/internal/atomicfile"
+	"github.com/cohort-dev/cohort/internal/gitrepo"
+	"github.com/cohort-dev/cohort/internal/safegit"
+)
+
+// Root is one directory a checkpoint covers: the main checkout, a
+// worktree, or a folder that is not a git repository.
+type Root struct {
+	// Dir is the directory, absolute.
+	Dir string
+	// Repo is its repository as Cohort found it before any model ran
+	// (package internal/gitrepo); the zero Layout for a plain folder.
+	Repo gitrepo.Layout
+	// Base, for a worktree made after the checkpoint a rewind goes back
+	// to, is the commit it was made from: what the rewind restores there.
+	Base string
+}
+
+// Large is a changed file over the size limit: recorded by its hash only.
+type Large struct {
+	Path   string `json:"path"`
+	Size   int64  `json:"size"`
+	SHA256 string `json:"sha256"`
+}
+
+// Head is where a repository's HEAD was.
+type Head struct {
+	Ref    string `json:"ref,omitempty"` // "" when detached
+	Commit string `json:"commit"`
+}
+
+// RootState is one root in a checkpoint.
+type RootState struct {
+	Dir       string  `json:"dir"`
+	GitDir    string  `json:"git_dir,omitempty"` // "" for a plain folder
+	CommonDir string  `json:"common_dir,omitempty"`
+	Tree      string  `json:"tree"`
+	Index     string  `json:"index,omitempty"` // blob of the index file's bytes
+	Head      *Head   `json:"head,omitempty"`
+	Large     []Large `json:"large,omitempty"`
+	// Skipped are entries not recorded: repositories nested in the root.
+	Skipped []string `json:"skipped,omitempty"`
+}
+
+// Checkpoint is one checkpoint: Cohort's record and what the store's
+// commit says.
+type Checkpoint struct {
+	Record
+	Session string      `json:"session"`
+	Roots   []RootState `json:"roots"`
+}
+
+// Root returns the state of the root at dir, or nil.
+func (c *Checkpoint) Root(dir string) *RootState {
+	for i := range c.Roots {
+		if c.Roots[i].Dir == dir {
+			return &c.Roots[i]
+		}
+	}
+	return nil
+}
+
+// layout is the repository to run git in for the root.
+func (r *RootState) layout() gitrepo.Layout {
+	return gitrepo.Layout{WorkTree: r.Dir, GitDir: r.GitDir, CommonDir: r.CommonDir}
+}
+
+// Snapshot takes a checkpoint of roots for a session's turn: each root's
+// working tree (tracked and untracked files that are not ignored) and its
+// index, written into the store's objects and recorded. project names the
+// session's project in its record.
+func (s *Store) Snapshot(ctx context.Context, session, project string, turn int, phase Phase, prompt string, roots []Root) (*Checkpoint, error) {
+	if err := checkSession(session); err != nil {
+		return nil, err
+	}
+	cp := &Checkpoint{Session: session, Record: Record{Turn: turn, Phase: phase, Time: s.now().UTC(), Prompt: prompt}}
+	for _, r := range roots {
+		st, err := s.snapRoot(ctx, session, r)
+		if err != nil {
+			return nil, fmt.Errorf("checkpoint of %s: %w", r.Dir, err)
+		}
+		cp.Roots = append(cp.Roots, st)
+	}
+	commit, err := s.commit(ctx, cp)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: %w", err)
+	}
+	cp.Commit = commit
+	rec, err := s.appendRecord(session, project, cp.Record)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: %w", err)
+	}
+	cp.Record = rec
+	if err := s.writeRef(rec.Ref(session), commit); err != nil {
+		return nil, fmt.Errorf("checkpoint: %w", err)
+	}
+	return cp, nil
+}
+
+// writeRef makes a new ref in the store: a loose ref file, written as git
+// writes one (the store is Cohort's alone, so no git process is needed).
+func (s *Store) writeRef(ref, id string) error {
+	path := filepath.Join(s.gitDir, filepath.FromSlash(ref))
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	return atomicfile.Write(path, []byte(id+"\n"), 0o600)
+}
+
+// rootCmd is a git call on a root's working tree with the session's own
+// index of it and the store's objects.
+func (s *Store) rootCmd(st *RootState, index string, args ...string) safegit.Cmd {
+	// One thread: a checkpoint is measured in CPU, not in wall time (it
+	// runs while the model streams).
+	args = append([]string{"-c", "core.preloadIndex=false", "-c", "index.threads=1"}, args...)
+	c := safegit.Cmd{Repo: st.layout(), Args: args, Write: []string{s.dir}, Index: index, Objects: s.objects()}
+	if st.GitDir == "" {
+		c.Repo = gitrepo.Layout{WorkTree: st.Dir, GitDir: s.gitDir, CommonDir: s.gitDir}
+		c.Args = append([]string{"-c", "core.bare=false"}, args...)
+	}
+	return c
+}
+
+// snapRoot records one root.
+func (s *Store) snapRoot(ctx context.Context, session string, r Root) (RootState, error) {
+	st := RootState{Dir: filepath.Clean(r.Dir), GitDir: r.Repo.GitDir, CommonDir: r.Repo.CommonDir}
+	if fi, err := os.Stat(st.Dir); err != nil || !fi.IsDir() {
+		return st, fmt.Errorf("%s is not a directory", st.Dir)
+	}
+	index, err := s.sessionIndex(session, st)
+	if err != nil {
+		return st, err
+	}
+	out, err := s.git.Run(ctx, s.rootCmd(&st, index, "ls-files", "-z", "-m", "-o", "--exclude-standard"))
+	if err != nil {
+		return st, err
+	}
+	update, drop := s.sortChanged(&st, out)
+	if len(update) > 0 {
+		c := s.rootCmd(&st, index, "update-index", "-z", "--add", "--remove", "--stdin")
+		c.Stdin = nulJoin(update)
+		if _, err := s.git.Run(ctx, c); err != nil {
+			return st, err
+		}
+	}
+	if len(drop) > 0 {
+		c := s.rootCmd(&st, index, "update-index", "-z", "--force-remove", "--stdin")
+		c.Stdin = nulJoin(drop)
+		if _, err := s.git.Run(ctx, c); err != nil {
+			return st, err
+		}
+	}
+	s.mu.Lock()
+	st.Tree = s.trees[index]
+	s.mu.Unlock()
+	if st.Tree == "" || len(update)+len(drop) > 0 {
+		tree, err := s.git.Run(ctx, s.rootCmd(&st, index, "write-tree", "--missing-ok"))
+		if err != nil {
+			return st, err
+		}
+		st.Tree = strings.TrimSpace(tree)
+		s.mu.Lock()
+		s.trees[index] = st.Tree // nothing changed next time: the same tree
+		s.mu.Unlock()
+	}
+	if st.GitDir != "" {
+		if err := s.snapRepo(ctx, &st); err != nil {
+			return st, err
+		}
+	}
+	return st, nil
+}
+
+// sessionIndex is the path of the session's own index of a root, seeded
+// from the repository's index the first time so that only files whose
+// stat data changed are read.
+func (s *Store) sessionIndex(session string, st RootState) (string, error) {
+	sum := sha256.Sum256([]byte(st.Dir))
+	path := filepath.Join(s.dir, "index", session, hex.EncodeToString(sum[:8]))
+	if _, err := os.Stat(path); err == nil {
+		return path, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return "", err
+	}
+	if st.GitDir == "" {
+		return path, nil
+	}
+	data, err := os.ReadFile(filepath.Join(st.GitDir, "index"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return path, nil
+	}
+	if err != nil {
+		return "", err
+	}
+	return path, os.WriteFile(path, data, 0o600)
+}
+
+// sortChanged splits git's list of changed paths into those to record and
+// those over the size limit (recorded by hash in st.Large). Nested
+// repositories ("dir/") go to st.Skipped.
+func (s *Store) sortChanged(st *RootState, out string) (update, drop []string) {
+	seen := map[string]bool{}
+	for _, p := range strings.Split(out, "\x00") {
+		if p == "" || seen[p] {
+			continue
+		}
+		seen[p] = true
+		if strings.HasSuffix(p, "/") {
+			st.Skipped = append(st.Skipped, p)
+			continue
+		}
+		fi, err := os.Lstat(filepath.Join(st.Dir, filepath.FromSlash(p)))
+		if err != nil || !fi.Mode().IsRegular() || fi.Size() <= s.max {
+			update = append(update, p) // missing: removed; links and small files: recorded
+			continue
+		}
+		sum, err := s.largeHash(filepath.Join(st.Dir, filepath.FromSlash(p)), fi)
+		if err != nil {
+			sum = "unreadable: " + err.Error()
+		}
+		st.Large = append(st.Large, Large{Path: p, Size: fi.Size(), SHA256: sum})
+		drop = append(drop, p)
+	}
+	return update, drop
+}
+
+// largeAt is a file's hash (a large file's SHA-256, an index's blob) with
+// the stat data it was taken at.
+type largeAt struct {
+	size, mtime, ctime int64
+	ino                uint64
+	sum                string
+}
+
+func statKey(fi fs.FileInfo) largeAt {
+	k := largeAt{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
+	if sys, ok := fi.Sys().(*syscall.Stat_t); ok {
+		k.ino, k.ctime = sys.Ino, sys.Ctim.Nano()
+	}
+	return k
+}
+
+func (k largeAt) same(o largeAt) bool {
+	return k.size == o.size && k.mtime == o.mtime && k.ctime == o.ctime && k.ino == o.ino
+}
+
+// largeHash is the SHA-256 of a large file, computed again only when its
+// stat data changed.
+func (s *Store) largeHash(path string, fi fs.FileInfo) (string, error) {
+	key := statKey(fi)
+	s.mu.Lock()
+	got, ok := s.large[path]
+	s.mu.Unlock()
+	if ok && got.same(key) {
+		return got.sum, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	key.sum = hex.EncodeToString(h.Sum(nil))
+	s.mu.Lock()
+	s.large[path] = key
+	s.mu.Unlock()
+	return key.sum, nil
+}
+
+// snapRepo records a repository root's index (its bytes, as a blob in the
+// store) and HEAD.
+func (s *Store) snapRepo(ctx context.Context, st *RootState) error {
+	if err := s.snapIndex(ctx, st); err != nil {
+		return err
+	}
+	st.Head = readHead(st.GitDir, st.CommonDir)
+	return nil
+}
+
+// readHead reads where a repository's HEAD is from its files (as git
+// would: the HEAD file, then the loose ref, then packed-refs), sparing a
+// git process per checkpoint; nil for an unborn branch or a HEAD that
+// cannot be read.
+func readHead(gitDir, commonDir string) *Head {
+	data, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
+	if err != nil {
+		return nil
+	}
+	head := strings.TrimSpace(string(data))
+	ref, symbolic := strings.CutPrefix(head, "ref: ")
+	if !symbolic {
+		return &Head{Commit: head}
+	}
+	if !strings.HasPrefix(ref, "refs/") || strings.Contains(ref, "..") {
+		return nil
+	}
+	if data, err := os.ReadFile(filepath.Join(commonDir, filepath.FromSlash(ref))); err == nil {
+		return &Head{Ref: ref, Commit: strings.TrimSpace(string(data))}
+	}
+	packed, err := os.ReadFile(filepath.Join(commonDir, "packed-refs"))
+	if err != nil {
+		return nil
+	}
+	for _, line := range strings.Split(string(packed), "\n") {
+		if id, name, ok := strings.Cut(line, " "); ok && name == ref {
+			return &Head{Ref: ref, Commit: id}
+		}
+	}
+	return nil
+}
+
+// snapIndex records the repository's index file as a blob, again only
+// when its stat data changed since the last time.
+func (s *Store) snapIndex(ctx context.Context, st *RootState) error {
+	path := filepath.Join(st.GitDir, "index")
+	fi, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	key := statKey(fi)
+	s.mu.Lock()
+	got, ok := s.large[path]
+	s.mu.Unlock()
+	if ok && got.same(key) {
+		st.Index = got.sum
+		return nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	oid, err := s.storeGit(ctx, nil, data, "hash-object", "-w", "--stdin")
+	if err != nil {
+		return err
+	}
+	st.Index = strings.TrimSpace(oid)
+	key.sum = st.Index
+	s.mu.Lock()
+	s.large[path] = key
+	s.mu.Unlock()
+	return nil
+}
+
+// commit writes the checkpoint's commit: a tree holding each root's tree
+// and index (so the store keeps them), the checkpoint as its message.
+func (s *Store) commit(ctx context.Context, cp *Checkpoint) (string, error) {
+	var tree bytes.Buffer
+	for i, r := range cp.Roots {
+		fmt.Fprintf(&tree, "040000 tree %s\tr%d\n", r.Tree, i)
+		if r.Index != "" {
+			fmt.Fprintf(&tree, "100644 blob %s\tr%d.index\n", r.Index, i)
+		}
+	}
+	t, err := s.storeGit(ctx, nil, tree.Bytes(), "mktree", "--missing")
+	if err != nil {
+		return "", err
+	}
+	msg, err := json.Marshal(cp)
+	if err != nil {
+		return "", err
+	}
+	c, err := s.storeGit(ctx, nil, msg, "-c", "user.name=Cohort", "-c", "user.email=cohort@localhost", "commit-tree", strings.TrimSpace(t))
+	return strings.TrimSpace(c), err
+}
+
+// Load returns the session's checkpoint seq after verifying that its ref
+// holds the commit Cohort recorded and that the commit's bytes hash to
+// its id.
+func (s *Store) Load(ctx context.Context, session string, r Record) (*Checkpoint, error) {
+	if err := s.verify(ctx, session, r); err != nil {
+		return nil, err
+	}
+	body, err := s.storeGit(ctx, nil, nil, "cat-file", "commit", r.Commit)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint %d (turn %d): its commit %s cannot be read: %w", r.Seq, r.Turn, r.Commit, err)
+	}
+	if got := objectID("commit", []byte(body), len(r.Commit)); got != r.Commit {
+		return nil, fmt.Errorf("%w: turn %d's commit object %s holds bytes that hash to %s: the store's object was changed", ErrForged, r.Turn, r.Commit, got)
+	}
+	_, msg, ok := strings.Cut(body, "\n\n")
+	if !ok {
+		return nil, fmt.Errorf("checkpoint %d: commit %s has no message", r.Seq, r.Commit)
+	}
+	var cp Checkpoint
+	if err := json.Unmarshal([]byte(msg), &cp); err != nil {
+		return nil, fmt.Errorf("checkpoint %d: commit %s: %w", r.Seq, r.Commit, err)
+	}
+	if cp.Session != session || cp.Turn != r.Turn || cp.Phase != r.Phase {
+		return nil, fmt.Errorf("%w: the commit of turn %d is for session %s turn %d (%s)", ErrForged, r.Turn, cp.Session, cp.Turn, cp.Phase)
+	}
+	cp.Record = r
+	return &cp, nil
+}
+
+// objectID is git's id of an object (SHA-1, or SHA-256 for a 64-digit id).
+func objectID(kind string, body []byte, idLen int) string {
+	header := fmt.Sprintf("%s %d\x00", kind, len(body))
+	if idLen == 64 {
+		h := sha256.New()
+		h.Write([]byte(header))
+		h.Write(body)
+		return hex.EncodeToString(h.Sum(nil))
+	}
+	h := sha1.New()
+	h.Write([]byte(header))
+	h.Write(body)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func nulJoin(paths []string) []byte {
+	var b bytes.Buffer
+	for _, p := range paths {
+		b.WriteString(p)
+		b.WriteByte(0)
+	}
+	return b.Bytes()
+}

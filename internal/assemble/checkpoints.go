@@ -1,0 +1,257 @@
+package assemble
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/cohort-dev/cohort/checkpoint"
+	"github.com/cohort-dev/cohort/engine"
+	"github.com/cohort-dev/cohort/internal/safegit"
+	"github.com/cohort-dev/cohort/settings"
+	"github.com/cohort-dev/cohort/tool"
+	"github.com/cohort-dev/cohort/worktree"
+)
+
+// checkpoints is the session's side of package checkpoint: a checkpoint of
+// the files before each user turn of the lead, taken while the turn's
+// first request streams (every tool that writes waits for it), and one
+// when the turn ends. Snapshots run one after another, in the order asked.
+type checkpoints struct {
+	store  *checkpoint.Store
+	ctx    context.Context // ends with the session
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	keep checkpoint.Retention
+
+	mu    sync.Mutex
+	last  chan struct{}       // closed when the last snapshot asked for is done
+	turn  int                 // the lead's user turns so far
+	marks map[int]engine.Mark // where the lead's conversation was before each turn of this process
+}
+
+// snapshotTimeout bounds one checkpoint.
+const snapshotTimeout = 2 * time.Minute
+
+// openCheckpoints opens the session's checkpoint store under Cohort's
+// home; a store that cannot be opened is a warning (the session runs
+// without checkpoints).
+func (s *Session) openCheckpoints(ctx context.Context) {
+	keep, on := s.checkpointSettings()
+	if s.mate != nil || s.Process.Paths.CohortHome == "" || !on {
+		return
+	}
+	store, err := checkpoint.Open(ctx, checkpoint.Config{Dir: checkpointDir(s.Plan), Git: s.git()})
+	if err != nil {
+		fmt.Fprintf(s.Process.Stderr, "cohort: warning: no checkpoints this session: %v\n", err)
+		return
+	}
+	c := &checkpoints{store: store, keep: keep, marks: map[int]engine.Mark{}}
+	c.ctx, c.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	if recs, err := store.Records(s.id); err == nil {
+		for _, r := range recs {
+			c.turn = max(c.turn, r.Turn) // a resumed session numbers on
+		}
+	}
+	s.cps = c
+	s.closers = append(s.closers, func() {
+		c.wg.Wait() // the turn's last checkpoint is taken (each bounded by snapshotTimeout)
+		c.cancel()
+	})
+}
+
+// checkpointDir is the store's directory under Cohort's home.
+func checkpointDir(p *Plan) string {
+	return filepath.Join(p.Process.Paths.CohortHome, "checkpoints")
+}
+
+// snapshot starts a checkpoint after the ones already asked for.
+func (s *Session) snapshot(phase checkpoint.Phase, prompt string) {
+	c := s.cps
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	if phase == checkpoint.Before {
+		c.turn++
+		if eng := s.lead.Engine(); eng != nil {
+			c.marks[c.turn] = eng.Mark()
+		}
+	}
+	turn, prev, done := c.turn, c.last, make(chan struct{})
+	c.last = done
+	c.mu.Unlock()
+	if len(prompt) > 80 {
+		prompt = prompt[:80]
+	}
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		defer close(done)
+		if prev != nil {
+			select {
+			case <-prev:
+			case <-c.ctx.Done():
+				return
+			}
+		}
+		ctx, cancel := context.WithTimeout(c.ctx, snapshotTimeout)
+		defer cancel()
+		if _, err := c.store.Snapshot(ctx, s.id, s.Process.ProjectRoot, turn, phase, prompt, s.checkpointRoots(ctx)); err != nil && c.ctx.Err() == nil {
+			fmt.Fprintf(s.Process.Stderr, "cohort: warning: checkpoint %s turn %d: %v\n", phase, turn, err)
+		}
+		if phase == checkpoint.After {
+			_, _ = c.store.Prune(ctx, s.id, c.keep, false) // the retention setting: refs only
+		}
+	}()
+}
+
+// waitCheckpoint returns once the checkpoints asked for so far are taken.
+func (s *Session) waitCheckpoint(ctx context.Context) error {
+	c := s.cps
+	if c == nil {
+		return nil
+	}
+	c.mu.Lock()
+	last := c.last
+	c.mu.Unlock()
+	if last == nil {
+		return nil
+	}
+	select {
+	case <-last:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// checkpointRoots are the directories a checkpoint covers: the project's
+// repository and Cohort's worktrees of it, or the project's folder when it
+// is not a repository (or git cannot be used).
+func (s *Session) checkpointRoots(ctx context.Context) []checkpoint.Root {
+	plain := []checkpoint.Root{{Dir: s.Process.ProjectRoot}}
+	if s.wt == nil || !s.Process.InGit {
+		return plain
+	}
+	m, err := s.wt.Manager(ctx)
+	if err != nil {
+		return plain
+	}
+	return worktreeRoots(m, false)
+}
+
+// worktreeRoots are the repository's main checkout and Cohort's
+// worktrees; withBase gives each worktree the commit it was made from.
+func worktreeRoots(m *worktree.Manager, withBase bool) []checkpoint.Root {
+	main, err := m.Repo(m.Root())
+	if err != nil {
+		return nil
+	}
+	roots := []checkpoint.Root{{Dir: m.Root(), Repo: main}}
+	for _, w := range m.Listed() {
+		l, err := m.Repo(w.Path)
+		if err != nil {
+			continue
+		}
+		r := checkpoint.Root{Dir: w.Path, Repo: l}
+		if withBase {
+			r.Base = w.Base
+		}
+		roots = append(roots, r)
+	}
+	return roots
+}
+
+// writers are the tools that change files: each call waits for the turn's
+// checkpoint.
+var writers = map[string]bool{"Bash": true, "Write": true, "Edit": true, "MultiEdit": true, "NotebookEdit": true}
+
+// afterCheckpoint makes the tools that write wait for the checkpoint.
+func (s *Session) afterCheckpoint(ts []tool.Tool) []tool.Tool {
+	if s.cps == nil {
+		return ts
+	}
+	for i, t := range ts {
+		if writers[t.Def().Name] {
+			ts[i] = checkpointed{Tool: t, s: s}
+		}
+	}
+	return ts
+}
+
+// checkpointed is a tool that runs once the turn's checkpoint is taken.
+type checkpointed struct {
+	tool.Tool
+	s *Session
+}
+
+func (c checkpointed) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) (tool.Result, error) {
+	if err := c.s.waitCheckpoint(ctx); err != nil {
+		return tool.Result{}, err
+	}
+	return c.Tool.Run(ctx, env, raw)
+}
+
+// checkpointSettings reads the settings' "checkpoints" object:
+// {"enabled": false} turns checkpoints off; keepTurns and keepDays are
+// the retention (checkpoint.DefaultRetention when unset).
+func (p *Plan) checkpointSettings() (checkpoint.Retention, bool) {
+	type section struct {
+		Enabled *bool `json:"enabled"`
+		checkpoint.Retention
+	}
+	keep := checkpoint.DefaultRetention
+	if p.Settings.Loaded == nil {
+		return keep, true
+	}
+	got, ok, probs := settings.Winner[section](p.Settings.Loaded, "checkpoints")
+	for _, pr := range probs {
+		fmt.Fprintf(p.Process.Stderr, "cohort: warning: %v\n", pr)
+	}
+	if !ok {
+		return keep, true
+	}
+	if got.Value.KeepTurns > 0 {
+		keep.KeepTurns = got.Value.KeepTurns
+	}
+	if got.Value.KeepDays > 0 {
+		keep.KeepDays = got.Value.KeepDays
+	}
+	return keep, got.Value.Enabled == nil || *got.Value.Enabled
+}
+
+// PruneCheckpoints removes the checkpoints of every session that the
+// retention setting does not keep, and the objects only they needed:
+// cohort checkpoints prune.
+func PruneCheckpoints(ctx context.Context, p *Plan) (string, error) {
+	store, err := checkpoint.Open(ctx, checkpoint.Config{Dir: checkpointDir(p), Git: &safegit.Runner{Env: p.childEnviron()}})
+	if err != nil {
+		return "", err
+	}
+	keep, _ := p.checkpointSettings()
+	got, err := store.Prune(ctx, "", keep, true)
+	return got.String(), err
+}
+
+// rewindConversation takes the lead's conversation back to before turn,
+// which the next turn then takes the number of.
+func (s *Session) rewindConversation(turn int) error {
+	c := s.cps
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	mark, ok := c.marks[turn]
+	eng := s.lead.Engine()
+	if !ok || eng == nil {
+		return fmt.Errorf("turn %d was not taken in this process: only its files can be rewound", turn)
+	}
+	if err := eng.RewindTo(mark); err != nil {
+		return err
+	}
+	c.turn = turn - 1
+	return nil
+}
