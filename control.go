@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cohort-dev/cohort/engine"
 	"github.com/cohort-dev/cohort/hook"
 	"github.com/cohort-dev/cohort/internal/assemble"
 	"github.com/cohort-dev/cohort/permission"
@@ -187,4 +188,32 @@ func (s *Session) Clear() error {
 	}
 	s.ctl.opening = hook.SourceClear
 	return nil
+}
+
+// TaskOutput reads the end of a background shell task's output (its last
+// 8 KiB at most) and the size of the whole in bytes; id is the task id of
+// its task_started event. Another kind of task is refused.
+func (s *Session) TaskOutput(id string) (tail string, total int64, err error) {
+	if s.ctl.isClosed() {
+		return "", 0, ErrClosed
+	}
+	b, n, err := s.parts.ShellOutput(id)
+	return string(b), n, controlErr("TaskOutput", err)
+}
+
+// ContextUsage is what the lead's next request holds, part by part, in
+// estimated tokens.
+type ContextUsage = engine.ContextUsage
+
+// ContextUsage measures the session's own agent's conversation now
+// (before its first request, only Model is set).
+func (s *Session) ContextUsage() (ContextUsage, error) {
+	a := s.parts.MainAgent()
+	if s.ctl.isClosed() || a == nil {
+		return ContextUsage{}, ErrClosed
+	}
+	if e := a.Engine(); e != nil {
+		return e.ContextUsage(), nil
+	}
+	return ContextUsage{Model: a.Info().Model}, nil
 }

@@ -191,7 +191,7 @@ func (e *emitter) task(ev task.Event) {
 		TaskID: ev.TaskID, ToolUseID: ev.ToolUseID, Description: ev.Description, TaskType: ev.TaskType,
 		Prompt: ev.Prompt, SubagentType: ev.SubagentType, IsBackgrounded: ev.IsBackgrounded,
 		ParentTaskID: ev.ParentTaskID, Status: ev.Status, OutputFile: ev.OutputFile, Summary: ev.Summary,
-		LastToolName: ev.LastToolName}
+		LastToolName: ev.LastToolName, Patch: ev.Patch, Tasks: ev.Tasks}
 	if ev.Usage != nil {
 		out.TaskUsage = &TaskUsage{TotalTokens: ev.Usage.TotalTokens, ToolUses: ev.Usage.ToolUses, DurationMs: ev.Usage.DurationMs}
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/cohort-dev/cohort/internal/streamjson"
 	"github.com/cohort-dev/cohort/llm"
+	"github.com/cohort-dev/cohort/task"
 )
 
 // Event types, as Claude Code's stream-json names them.
@@ -27,6 +28,8 @@ const (
 	SubtypeTaskStarted      = "task_started"
 	SubtypeTaskProgress     = "task_progress"
 	SubtypeTaskNotification = "task_notification"
+	SubtypeTaskUpdated      = task.SubtypeTaskUpdated            // Patch says what changed
+	SubtypeBackgroundTasks  = task.SubtypeBackgroundTasksChanged // Tasks is the set now
 	SubtypeAPIRetry         = "api_retry"
 	SubtypeCompactBoundary  = "compact_boundary"
 	// SubtypeTeam is Cohort's: something happened in a team (Team says
@@ -92,6 +95,8 @@ type Event struct {
 	Summary        string
 	TaskUsage      *TaskUsage
 	LastToolName   string
+	Patch          *TaskPatch       // task_updated
+	Tasks          []BackgroundTask // background_tasks_changed: every running background task
 
 	// system/api_retry: the attempt about to start, the most retries there
 	// will be, the wait before it, the failed attempt's HTTP status (0: no
@@ -151,6 +156,13 @@ type PermissionDenial struct {
 // control protocol Cohort speaks; system/init reports it as
 // claude_code_version, which Agent SDK hosts read.
 const ProtocolVersion = "2.1.332"
+
+// TaskPatch is what a task_updated event says changed; BackgroundTask one
+// entry of a background_tasks_changed event.
+type (
+	TaskPatch      = task.Patch
+	BackgroundTask = task.LiveTask
+)
 
 // ModelUsage is one model's share of a session's usage, as Claude Code's
 // result reports it (modelUsage).
@@ -312,6 +324,11 @@ func (e Event) systemFields(o *streamjson.Object) {
 			o.Add("usage", e.TaskUsage)
 		}
 		o.Opt("last_tool_name", e.LastToolName)
+	case SubtypeTaskUpdated:
+		o.Add("task_id", e.TaskID)
+		o.Add("patch", e.Patch)
+	case SubtypeBackgroundTasks:
+		o.Add("tasks", streamjson.NonNil(e.Tasks))
 	case SubtypeAPIRetry:
 		o.Add("attempt", e.Attempt)
 		o.Add("max_retries", e.MaxRetries)

@@ -87,9 +87,13 @@
 //     back, Agent still cut at the depth limit; "*" or no list does not
 //     count. The team and task-list tools never reach a subagent: it is in
 //     no team.
-//   - Teammates get the async allow-list plus SendMessage, the task-list
-//     tools and ExitPlanMode, which the lead-only layer would otherwise
-//     remove.
+//   - Teammates get the async allow-list plus SendMessage, ListAgents, the
+//     task-list tools and, only when they start in plan mode, ExitPlanMode,
+//     which the lead-only layer would otherwise remove.
+//   - An agent other than the lead that starts confined to a worktree
+//     (PoolInput.Isolated) gets no EnterWorktree or ExitWorktree: it cannot
+//     leave its worktree, and the pool is computed at its start, so an
+//     agent that enters one later keeps both.
 //   - Excluded says why a pool leaves each tool out, in words for the
 //     model: a call to a tool the agent lacks is answered with the reason
 //     and the tools it has.

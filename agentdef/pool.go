@@ -70,8 +70,13 @@ type PoolInput struct {
 	// Depth is the agent's own depth (0 for the lead); it keeps the Agent
 	// tool only while Depth < MaxDepth, so MaxDepth 0 means no nesting.
 	Depth, MaxDepth int
-	// PlanMode keeps only tools ReadOnly approves, plus ExitPlanMode.
+	// PlanMode keeps only tools ReadOnly approves, plus ExitPlanMode. A
+	// teammate is offered ExitPlanMode only in plan mode.
 	PlanMode bool
+	// Isolated is an agent other than the lead that starts confined to a
+	// worktree (isolation "worktree", or a parent's): it cannot leave it,
+	// so it is not offered EnterWorktree or ExitWorktree.
+	Isolated bool
 	// ReadOnly reports whether a tool is safe in plan mode. A tool whose
 	// calls vary (Bash) may say yes when the permission pipeline refuses
 	// its mutating calls in plan mode. Nil approves nothing.
@@ -155,8 +160,12 @@ func (in PoolInput) exclude(name string) string {
 		}
 	case isMCP(name):
 		// MCP tools pass every type filter.
+	case allAgentDisallowed[name] && in.Role == RoleTeammate && name == "ExitPlanMode" && !in.PlanMode:
+		return "a teammate has it only when it starts in plan mode"
 	case allAgentDisallowed[name] && !(in.Role == RoleTeammate && name == "ExitPlanMode"):
 		return "only the lead has it"
+	case in.Isolated && in.Role != RoleMain && (name == "EnterWorktree" || name == "ExitWorktree"):
+		return "an agent started in a worktree stays in it until it ends"
 	case in.subagent() && teamWork[name]:
 		return "only the lead and its teammates work a team; a " + in.Role.String() + " reports with its final message"
 	case in.subagent() && delegation[name] && !in.Def.ListsAgent():

@@ -38,7 +38,7 @@ var (
 		"NotebookEdit", "EnterWorktree", "ExitWorktree"}, mcpAll...)
 	teammateAll = append([]string{"Bash", "Read", "Write", "Edit", "Glob", "Grep", "TodoWrite", "WebFetch",
 		"NotebookEdit", "SendMessage", "TaskCreate", "TaskGet", "TaskUpdate", "TaskList", "EnterWorktree",
-		"ExitWorktree", "ExitPlanMode"}, mcpAll...)
+		"ExitWorktree"}, mcpAll...)
 )
 
 func builtin(tools ...string) *Definition {
@@ -94,6 +94,12 @@ func TestPool(t *testing.T) {
 		{"background custom", PoolInput{Role: RoleBackground, Depth: 1, MaxDepth: 3, Def: custom(nil)}, asyncAll},
 		{"teammate", PoolInput{Role: RoleTeammate, Depth: 1, MaxDepth: 3, Def: custom(nil)}, teammateAll},
 		{"teammate without definition", PoolInput{Role: RoleTeammate, Depth: 1, MaxDepth: 3}, teammateAll},
+		// An agent started in a worktree cannot leave it: no worktree tools.
+		{"isolated subagent", PoolInput{Role: RoleSubagent, Depth: 1, MaxDepth: 3, Def: builtin(), Isolated: true},
+			minus(subagentAll, "EnterWorktree", "ExitWorktree")},
+		{"isolated teammate", PoolInput{Role: RoleTeammate, Depth: 1, MaxDepth: 3, Isolated: true},
+			minus(teammateAll, "EnterWorktree", "ExitWorktree")},
+		{"the lead in a worktree keeps them", PoolInput{Role: RoleMain, MaxDepth: 3, Isolated: true}, allTools},
 
 		// Layers 4 and 5: the definition's lists.
 		{"star is all", PoolInput{Role: RoleSubagent, Depth: 1, MaxDepth: 3, Def: custom([]string{"*"})}, customAll},

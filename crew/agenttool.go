@@ -29,7 +29,7 @@ type AgentInput struct {
 	SubagentType    string `json:"subagent_type,omitempty"`
 	Model           string `json:"model,omitempty"`
 	Effort          string `json:"effort,omitempty"`
-	RunInBackground bool   `json:"run_in_background,omitempty"`
+	RunInBackground *bool  `json:"run_in_background,omitempty"`
 	Name            string `json:"name,omitempty"`
 	TeamName        string `json:"team_name,omitempty"`
 	Mode            string `json:"mode,omitempty"`
@@ -62,8 +62,13 @@ type agentTool struct {
 func NewAgentTool(cfg AgentToolConfig) tool.Tool {
 	t := &agentTool{rt: cfg.Runtime, mates: cfg.Teammates}
 	return preparing{Tool: tool.New(tool.Spec[AgentInput]{Name: AgentToolName, Description: t.description(), Input: t.schema(),
-		TraitsFor: t.traits, Run: t.run}), t: t}
+		TraitsFor: t.traits, Run: t.run, NullAsAbsent: agentNullFields}), t: t}
 }
+
+// agentNullFields are the Agent call's fields Claude Code 2.1.332 reads as
+// absent when null (its other optional fields refuse null, as Cohort's
+// do): cwd, and timeout, which Cohort's Agent does not have.
+var agentNullFields = []string{"cwd", "timeout"}
 
 // traits classifies a call: every Agent call is read-only and runs in
 // parallel with the others, but a fork copies the whole assistant message
@@ -72,7 +77,7 @@ func NewAgentTool(cfg AgentToolConfig) tool.Tool {
 // start.
 func (t *agentTool) traits(in AgentInput) tool.Traits {
 	fork := in.SubagentType == "fork" || (in.SubagentType == "" && t.rt.Flags().Bool(flags.ForkSubagent))
-	mate := in.TeamName != "" && in.Name != ""
+	mate := in.Name != "" && (in.TeamName != "" || t.rt.Flags().Bool(flags.ImplicitTeam))
 	return tool.Traits{ReadOnly: true, ConcurrencySafe: true, WholeMessage: fork || mate}
 }
 
@@ -91,13 +96,24 @@ const agentToolIntro = `Start another agent to carry out a task on its own and r
 Use agents for work that is self-contained: a broad search or investigation, an independent change, a review, a verification. For a quick lookup of a known file, use Read or Grep yourself.
 
 - Several Agent calls in one message run concurrently; prefer that when the pieces are independent.
-- run_in_background: true returns at once; you are notified with a <task-notification> when the agent finishes. Without it you wait for the result.
-- The agent's final message is returned to you, not shown to the user; relay what matters.
+`
+
+// The bullets that differ between the two agent models (agentmodel.go).
+const (
+	seedWaitBullet = `- run_in_background: true returns at once; you are notified with a <task-notification> when the agent finishes. Without it you wait for the result.
+`
+	backgroundWaitBullet = `- Agents run in the background: the call returns at once and a <task-notification> brings the agent's final message when it finishes, so go on with other work or end your turn to wait. Set run_in_background: false only when you need the result before you can do anything else.
+`
+	seedResultBullet = `- The agent's final message is returned to you, not shown to the user; relay what matters.
 - Give an agent a name to address it later with SendMessage while it runs.`
+	implicitResultBullet = `- The agent's final message is returned to you, not shown to the user; relay what matters.
+- This session has one team, made for you. Give an agent a name to make it a teammate: it stays after its first task, shares the task list, talks to you and the others with SendMessage and takes more work from you by name. An agent without a name ends with its report. team_name and mode are ignored.`
+)
 
 func (t *agentTool) description() string {
 	var b strings.Builder
 	b.WriteString(agentToolIntro)
+	b.WriteString(t.modelBullets())
 	if t.rt.Flags().Bool(flags.AgentListAttachment) {
 		b.WriteString("\n\nThe agent types you can choose from are listed in a system reminder in the conversation.")
 		return b.String()
@@ -108,16 +124,17 @@ func (t *agentTool) description() string {
 }
 
 func (t *agentTool) schema() tool.Schema {
+	bg, name, teamName, mode := t.fieldTexts()
 	props := []tool.Property{
 		tool.Required("description", tool.String("A short (3-5 word) description of the task.").WithMinLength(1)),
 		tool.Required("prompt", tool.String("The complete task for the agent, with all the context it needs.").WithMinLength(1)),
 		tool.Optional("subagent_type", tool.String("The type of agent to start (see the list). Defaults to general-purpose.")),
 		tool.Optional("model", tool.String("Model for this agent: an alias (opus, sonnet, haiku) or a model id. Defaults to the agent type's model, else yours.")),
 		tool.Optional("effort", tool.Enum("Reasoning effort for this agent. Leave it out unless the user or the project's instructions ask for a level; a fork runs at your own effort.", EffortLevels...)),
-		tool.Optional("run_in_background", tool.Boolean("Run the agent in the background and be notified when it finishes.")),
-		tool.Optional("name", tool.String("A name that makes the agent addressable with SendMessage while it runs.")),
-		tool.Optional("team_name", tool.String("With name: spawn the agent as a teammate of this team.")),
-		tool.Optional("mode", tool.Enum("Permission mode for the agent.", "default", "acceptEdits", "plan", "dontAsk", "bypassPermissions")),
+		tool.Optional("run_in_background", tool.Boolean(bg)),
+		tool.Optional("name", tool.String(name)),
+		tool.Optional("team_name", tool.String(teamName)),
+		tool.Optional("mode", mode),
 		tool.Optional("isolation", tool.Enum("Run the agent in its own git worktree, or on a remote worker.", "worktree", "remote")),
 	}
 	if t.rt.Flags().Bool(flags.AgentCwd) {
@@ -127,10 +144,13 @@ func (t *agentTool) schema() tool.Schema {
 }
 
 // run routes one Agent call to its spawn path, the first that matches:
-// teammate (team_name and name), remote (isolation "remote"), background
-// (run_in_background, or a definition that says background), fork
+// teammate (team_name and name, or a name with an implicit team), remote
+// (isolation "remote"), background (run_in_background, the
+// background_agents flag, or a definition that says background), fork
 // (subagent_type "fork", or none with the fork_subagent flag on), else a
 // synchronous subagent. Worktree isolation combines with the last three.
+// A team_name that cannot apply is ignored (normalize), and the result
+// says so.
 func (t *agentTool) run(ctx context.Context, env *tool.Env, in AgentInput) (tool.Result, error) {
 	parent, ok := t.rt.Lookup(env.Caller.ID)
 	if !ok {
@@ -139,12 +159,22 @@ func (t *agentTool) run(ctx context.Context, env *tool.Env, in AgentInput) (tool
 	if in.Name != "" && !namePattern.MatchString(in.Name) {
 		return tool.Errorf("Invalid agent name %q: a name must match %s (letters, digits, '_' and '-', starting with a letter or digit, at most 64 characters).", in.Name, namePattern), nil
 	}
-	switch {
-	case in.TeamName != "" && in.Name != "":
-		return t.spawnTeammate(ctx, parent, env, in)
-	case in.TeamName != "":
-		return tool.Errorf("team_name needs a name: a teammate is spawned with both team_name and name."), nil
+	in, note, err := t.normalize(ctx, parent, in)
+	if err != nil {
+		return tool.Errorf("%s", err.Error()), nil
 	}
+	if in.TeamName != "" {
+		return t.spawnTeammate(ctx, parent, env, in)
+	}
+	res, err := t.spawnAgent(ctx, parent, env, in)
+	if note != "" && err == nil && !res.IsError {
+		res.Content = append(res.Content, llm.Text(note))
+	}
+	return res, err
+}
+
+// spawnAgent runs every path but the teammate's.
+func (t *agentTool) spawnAgent(ctx context.Context, parent *Agent, env *tool.Env, in AgentInput) (tool.Result, error) {
 	def, errRes := t.resolveType(parent, in)
 	if errRes != nil {
 		return *errRes, nil
@@ -155,7 +185,7 @@ func (t *agentTool) run(ctx context.Context, env *tool.Env, in AgentInput) (tool
 	req := Request{Description: in.Description, Prompt: in.Prompt, Name: in.Name, Def: def,
 		Model: in.Model, Effort: in.Effort, Mode: permission.Mode(in.Mode), Isolation: in.Isolation, Cwd: in.Cwd}
 	if def != nil {
-		req.Background = in.RunInBackground || def.Background
+		req.Background = t.background(in) || def.Background
 	}
 	s, err := t.rt.Spawn(ctx, parent, env, req)
 	if err != nil {

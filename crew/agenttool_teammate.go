@@ -56,7 +56,11 @@ func (t *agentTool) reserve(ctx context.Context, env *tool.Env, calls []tool.Cal
 	var ins []AgentInput
 	for _, c := range calls {
 		var in AgentInput
-		if json.Unmarshal(c.Input, &in) != nil || in.TeamName == "" || !namePattern.MatchString(in.Name) {
+		if json.Unmarshal(c.Input, &in) != nil || !namePattern.MatchString(in.Name) {
+			continue
+		}
+		in, _, err := t.normalize(ctx, parent, in)
+		if err != nil || in.TeamName == "" {
 			continue
 		}
 		if in.Isolation == "worktree" {

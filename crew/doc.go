@@ -151,4 +151,13 @@
 //     all be busy) unless Config.Deadline (the agent timeout) is set,
 //     which bounds it from submission to result and is its wall time on
 //     the worker too; TaskStop and the session's end cancel it.
+//   - Two agent models share one Agent tool (agentmodel.go): the seed's by
+//     default, Claude Code 2.1.332's behind the background_agents and
+//     implicit_team flags, each with its own wording of the description
+//     and fields. Under either a call written for the other is accepted,
+//     never refused: a team_name that cannot apply (no name with it, or no
+//     team to join under the seed's model) is dropped with a sentence in
+//     the result; under an implicit team team_name and mode are dropped
+//     silently, since the tool's description says so, and a name given by
+//     a nested agent (not the lead) names a subagent, not a teammate.
 package crew

@@ -71,10 +71,10 @@ func (rt *Crew) pool(a *Agent) ([]tool.Tool, map[string]string) {
 	a.mu.Lock()
 	own := a.own
 	a.mu.Unlock()
-	all := rt.tools
+	all := rt.universe()
 	var ownNames []string
 	if len(own) > 0 {
-		all = append(slices.Clip(rt.tools), own...)
+		all = append(slices.Clip(all), own...)
 		for _, t := range own {
 			ownNames = append(ownNames, t.Def().Name)
 		}
@@ -85,6 +85,7 @@ func (rt *Crew) pool(a *Agent) ([]tool.Tool, map[string]string) {
 		Depth:       info.Depth,
 		MaxDepth:    rt.cfg.MaxDepth,
 		PlanMode:    info.Mode == permission.ModePlan,
+		Isolated:    info.Worktree != "",
 		ReadOnly:    rt.cfg.ReadOnly,
 		Coordinator: a.role == agentdef.RoleMain && rt.flags().Bool(flags.CoordinatorMode),
 		OwnMCP:      ownNames,
@@ -170,6 +171,7 @@ func (rt *Crew) buildPlan(ctx context.Context, a *Agent, in planInput) (*setup, 
 		p.cfg.MaxTokens, p.cfg.Thinking, p.cfg.Effort = parent.MaxTokens, parent.Thinking, parent.Effort
 		p.cfg.CacheMarkers = fork.Markers(len(parent.Messages))
 	} else {
+		p.cfg.CacheMarkers = sharedToolPrefix(a, tools)
 		p.cfg.System = rt.system(ctx, a, in, tools)
 		if a.def != nil {
 			p.cfg.MaxTurns = a.def.MaxTurns

@@ -127,6 +127,10 @@ type Config struct {
 	Compaction  engine.Compaction
 	// ReadOnly classifies tools for plan-mode pools.
 	ReadOnly func(name string) bool
+	// CheckCwd, when set, vets an Agent call's cwd (the agent_cwd flag)
+	// against its parent's: an error refuses the call. The session checks
+	// that the child's commands could write nothing its parent's could not.
+	CheckCwd func(parentCwd, cwd string) error
 	Now      func() time.Time
 }
 
@@ -142,7 +146,8 @@ type Extras struct {
 // teammates. Safe for concurrent use.
 type Crew struct {
 	cfg        Config
-	tools      []tool.Tool
+	tools      []tool.Tool // under toolsMu (refresh.go)
+	toolsMu    sync.RWMutex
 	sem        chan struct{}
 	workspaces *worktree.Workspaces
 
@@ -208,7 +213,7 @@ func New(cfg Config) (*Crew, error) {
 
 // Tools returns every tool of the session, the universe each agent's pool
 // is cut from.
-func (rt *Crew) Tools() []tool.Tool { return rt.tools }
+func (rt *Crew) Tools() []tool.Tool { return rt.universe() }
 
 // Workspaces returns the session's worktree leases: EnterWorktree and
 // ExitWorktree (its Tools) and what Close lets go of at the end.

@@ -214,5 +214,10 @@ func (rt *Crew) childCwd(parent *Agent, req Request) (string, error) {
 	if fi, err := os.Stat(req.Cwd); err != nil || !fi.IsDir() {
 		return "", refuse("cwd %q is not a directory.", req.Cwd)
 	}
+	if rt.cfg.CheckCwd != nil {
+		if err := rt.cfg.CheckCwd(parent.Info().Cwd, req.Cwd); err != nil {
+			return "", refuse("cwd %q: %v", req.Cwd, err)
+		}
+	}
 	return req.Cwd, nil
 }

@@ -47,6 +47,7 @@ func (a *Conversation) prepare(u llm.Block) *pending {
 	if len(input) == 0 {
 		input = json.RawMessage(`{}`)
 	}
+	input = tool.DropNulls(t, input)
 	if err := tool.ValidateInput(t.Def().InputSchema, input); err != nil {
 		p.fail = fmt.Sprintf("InputValidationError: %s input is invalid: %v", u.Name, err)
 		return p

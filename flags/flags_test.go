@@ -16,6 +16,7 @@ func TestDefaultsMatchSpec(t *testing.T) {
 		AutoBackgroundAfterS: "120", SlimSubagentMemory: "on", AgentListAttachment: "off",
 		AgentTeams: "on", AutoDream: "on", AutoDreamMinHours: "24",
 		AutoDreamMinSessions: "5", RemoteAgents: "off", Workflows: "on", SiblingGate: "on",
+		BackgroundAgents: "off", ImplicitTeam: "off",
 	}
 	got := map[string]string{}
 	for _, v := range Default().List() {

@@ -19,6 +19,8 @@ const (
 	RemoteAgents             = "remote_agents"
 	Workflows                = "workflows"
 	SiblingGate              = "sibling_gate"
+	BackgroundAgents         = "background_agents"
+	ImplicitTeam             = "implicit_team"
 )
 
 // Kind is the type of a flag's value.
@@ -72,6 +74,8 @@ var registry = []Def{
 	{RemoteAgents, KindBool, 0, "isolation: remote runs agents on NATS workers"},
 	{Workflows, KindBool, 1, "the agents have the Workflow tool, which runs workflow scripts, wherever the cohort-workflow program is found"},
 	{SiblingGate, KindBool, 1, "agents one message starts with a shared prompt prefix wait for the first one's first token, to read its cache entry"},
+	{BackgroundAgents, KindBool, 0, "Claude Code 2.1.332's agent model: an Agent call runs in the background unless run_in_background is false"},
+	{ImplicitTeam, KindBool, 0, "Claude Code 2.1.332's agent model: one implicit team per session, which an Agent call with a name joins; team_name and mode are ignored; no TeamCreate or TeamDelete"},
 }
 
 var index = func() map[string]int {

@@ -9,6 +9,10 @@ type ToolDef struct {
 	Description string          `json:"description"`
 	InputSchema json.RawMessage `json:"input_schema"`
 
+	// NullAsAbsent are optional fields the tool reads as absent when the
+	// model sends them null (the schema says nothing of it). Not sent.
+	NullAsAbsent []string `json:"-"`
+
 	// Cache marks a prompt-cache breakpoint after this tool (normally the last
 	// one). Set per request, never persisted.
 	Cache bool `json:"-"`

@@ -70,6 +70,12 @@
 //     SDK host's createSdkMcpServer servers, reached over the control
 //     protocol by internal/sdkproto, or Config.MCPTransports) are started
 //     and listed like the others and count as approved.
+//   - The host may change the servers while the session runs (dynamic.go):
+//     Set.Replace makes a list its servers (scope dynamic, or sdk) and
+//     leaves the configured ones alone, refusing a name one of them has;
+//     Toggle turns a server off (state disabled) and on — a server
+//     disabled for want of approval stays so; Reconnect starts a server
+//     again. A changed server is closed and started anew.
 //   - MCP prompts are slash commands in Claude Code (/mcp__server__prompt),
 //     not tools; they come with the terminal UI's slash commands. Resources
 //     are tools, as there.

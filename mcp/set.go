@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"slices"
 	"sync"
 
 	"github.com/cohort-dev/cohort/tool"
@@ -10,7 +11,12 @@ import (
 // Set is the servers of a session (or of one agent): started together,
 // closed together. Safe for concurrent use.
 type Set struct {
+	mu      sync.Mutex
 	servers []*Server
+	opts    Options
+	// off are the servers the host turned off (Toggle), which it may turn
+	// on again; a server disabled for want of approval is not among them.
+	off map[string]bool
 }
 
 // StartAll starts the servers of specs at once and returns when each has
@@ -18,7 +24,7 @@ type Set struct {
 // did not start is reported through Options.Warn and keeps state failed.
 // The Set keeps the order of specs.
 func StartAll(ctx context.Context, specs []Spec, o Options) *Set {
-	set := &Set{servers: make([]*Server, len(specs))}
+	set := &Set{servers: make([]*Server, len(specs)), opts: o, off: map[string]bool{}}
 	var wg sync.WaitGroup
 	for i, spec := range specs {
 		wg.Go(func() { set.servers[i] = Start(ctx, spec, o) })
@@ -41,7 +47,9 @@ func (set *Set) Servers() []*Server {
 	if set == nil {
 		return nil
 	}
-	return set.servers
+	set.mu.Lock()
+	defer set.mu.Unlock()
+	return slices.Clone(set.servers)
 }
 
 // Lookup returns the server named name.

@@ -36,7 +36,7 @@ func (s *Sandbox) readOnlyPolicy() *Policy {
 			p.Without = append(p.Without, l)
 		}
 	}
-	for _, d := range s.cfg.DenyRead {
+	for _, d := range append(slices.Clip(s.cfg.DenyRead), s.cfg.Secrets...) {
 		if r, err := filepath.EvalSymlinks(d); err == nil && !slices.Contains(p.Hidden, r) {
 			p.Hidden = append(p.Hidden, r)
 		}
@@ -98,7 +98,7 @@ func (s *Sandbox) policy(cwd string) *Policy {
 			}
 		}
 	}
-	for _, d := range s.cfg.DenyRead {
+	for _, d := range append(slices.Clip(s.cfg.DenyRead), s.cfg.Secrets...) {
 		if r, err := filepath.EvalSymlinks(d); err == nil {
 			addOnce(&p.Hidden, r)
 		}
@@ -153,7 +153,12 @@ func (s *Sandbox) socketPlaces() []string {
 	cands := []string{filepath.Join(tmux, "tmux-"+itoa(uid)), filepath.Join("/tmp", "tmux-"+itoa(uid)),
 		filepath.Join("/run/user", itoa(uid)), "/var/run/docker.sock", "/run/docker.sock"}
 	if s.cfg.CohortHome != "" {
-		cands = append(cands, filepath.Join(s.cfg.CohortHome, "sessions"))
+		// Sessions' message sockets, background sessions' control
+		// sockets (which answer permission prompts) and the teammates'
+		// tmux servers.
+		for _, d := range []string{"sessions", "bg", "tmux"} {
+			cands = append(cands, filepath.Join(s.cfg.CohortHome, d))
+		}
 	}
 	if t := os.Getenv("TMUX"); t != "" {
 		cands = append(cands, filepath.Dir(strings.SplitN(t, ",", 2)[0]))

@@ -78,6 +78,12 @@ type Config struct {
 	// gives (the agents' worktrees, each a copy of the project): every
 	// policy is set up again once an entry appears or goes.
 	DenyReadWatch string
+	// Secrets are Cohort's own private files and directories (the remote
+	// agents' signing key, teammates' configurations, which carry the
+	// model key): hidden from commands in every profile, whatever the
+	// permission rules say. A path that does not exist yet is not hidden,
+	// so the caller makes them first.
+	Secrets []string
 	// Home is the user's home; CacheDir defaults to $XDG_CACHE_HOME or
 	// Home/.cache; CohortHome holds the session sockets.
 	Home, CacheDir, CohortHome string

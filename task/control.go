@@ -113,6 +113,9 @@ func (t *Task) background(byUser bool) error {
 			stop()
 		}
 	}
+	yes := true
+	t.emitUpdated(Patch{IsBackgrounded: &yes})
+	t.r.levelAdd(t)
 	return nil
 }
 

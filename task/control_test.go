@@ -42,9 +42,12 @@ func TestStopWaitsForRun(t *testing.T) {
 	if len(items) != 1 || items[0].Notification.Status != StatusKilled || items[0].Notification.Summary != `Agent "slow" was stopped` {
 		t.Fatalf("notifications %+v", items)
 	}
+	// The task's end, then the background set without it.
 	evs := rec.events()
-	if last := evs[len(evs)-1]; last.Subtype != SubtypeTaskNotification || last.Status != "stopped" {
-		t.Fatalf("last event %+v", last)
+	if n := len(evs); n < 3 || evs[n-3].Subtype != SubtypeTaskUpdated || evs[n-3].Patch.Status != "killed" ||
+		evs[n-2].Subtype != SubtypeTaskNotification || evs[n-2].Status != "stopped" ||
+		evs[n-1].Subtype != SubtypeBackgroundTasksChanged || len(evs[n-1].Tasks) != 0 {
+		t.Fatalf("last events %+v", evs)
 	}
 	if _, err := r.Stop(t.Context(), tk.ID()); !errors.Is(err, ErrNotRunning) {
 		t.Fatalf("second Stop = %v", err)

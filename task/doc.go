@@ -116,6 +116,14 @@
 // thousand busy agents produce at most a thousand events a second and an
 // idle one none.
 //
+// task_updated says what changed in a task: its end (status, end_time,
+// error), sent just before its task_notification, and a move to the
+// background (is_backgrounded). background_tasks_changed carries every
+// running background task, in the order they joined: sent when a task
+// starts in or moves to the background, and after one that ends there has
+// sent its task_notification. The set is kept apart from the listing
+// (levelMu), so an event costs the size of the set, not of the registry.
+//
 // # Tools
 //
 // TaskOutput and TaskStop (Claude Code's names and fields; TaskStop also

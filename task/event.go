@@ -26,10 +26,16 @@ const ReasonUnfinishedAtResume = "unfinished_at_resume"
 //     output_file, summary, usage (agent tasks); reason
 //     (ReasonUnfinishedAtResume) and task_type (local_agent or
 //     local_workflow only) when a resumed session closed the task
+//   - task_updated: task_id, patch (status, end_time and error at the
+//     end, just before task_notification; is_backgrounded when a
+//     foreground task moves to the background)
+//   - background_tasks_changed: tasks, every running background task,
+//     sent when one starts in or moves to the background and after one
+//     that ends there has sent its task_notification
 type Event struct {
 	Type           string `json:"type"`
 	Subtype        string `json:"subtype"`
-	TaskID         string `json:"task_id"`
+	TaskID         string `json:"task_id,omitempty"`
 	ToolUseID      string `json:"tool_use_id,omitempty"`
 	Description    string `json:"description,omitempty"`
 	TaskType       string `json:"task_type,omitempty"`
@@ -43,6 +49,10 @@ type Event struct {
 	Usage          *Usage `json:"usage,omitempty"`
 	LastToolName   string `json:"last_tool_name,omitempty"`
 	Reason         string `json:"reason,omitempty"`
-	UUID           string `json:"uuid"`
-	SessionID      string `json:"session_id"`
+	// Patch is a task_updated event's change; Tasks a
+	// background_tasks_changed event's set (level.go).
+	Patch     *Patch     `json:"patch,omitempty"`
+	Tasks     []LiveTask `json:"tasks,omitempty"`
+	UUID      string     `json:"uuid"`
+	SessionID string     `json:"session_id"`
 }

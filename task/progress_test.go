@@ -92,8 +92,8 @@ func TestProgressCoalescing(t *testing.T) {
 		if diff := cmp.Diff([]int{1, 100, 101}, uses); diff != "" {
 			t.Fatalf("progress tool_uses (-want +got):\n%s", diff)
 		}
-		if subs[len(subs)-1] != SubtypeTaskNotification {
-			t.Fatalf("events %v", subs)
+		if diff := cmp.Diff([]string{SubtypeTaskUpdated, SubtypeTaskNotification, SubtypeBackgroundTasksChanged}, subs[len(subs)-3:]); diff != "" {
+			t.Fatalf("events %v: the last three (-want +got):\n%s", subs, diff)
 		}
 		closeReg(t, r)
 	})

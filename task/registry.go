@@ -80,6 +80,10 @@ type Registry struct {
 	dir    string
 	root   *os.Root
 	randMu sync.Mutex
+	// levelMu guards live, the running background tasks in the order they
+	// joined, and orders background_tasks_changed events (level.go).
+	levelMu sync.Mutex
+	live    []LiveTask
 	// lease is this process's shared hold on the session directory.
 	lease *lease.Lease
 
@@ -206,6 +210,9 @@ func (r *Registry) Start(ctx context.Context, spec Spec, run RunFunc) (*Task, er
 	}
 	r.arm(ctx, t)
 	r.emitStarted(t)
+	if spec.Background {
+		r.levelAdd(t)
+	}
 	go r.own(runCtx, t, run)
 	return t, nil
 }
@@ -424,6 +431,11 @@ func (r *Registry) finish(t *Task, oc Outcome, runErr error) {
 	if t.spec.Kind.IsAgent() {
 		n.Usage = &Usage{TotalTokens: res.TotalTokens, ToolUses: res.ToolUses, DurationMs: res.Duration.Milliseconds()}
 	}
+	patch := Patch{Status: string(status), EndTime: end.UnixMilli(), Error: errText}
+	if status == StatusCompleted {
+		patch.Error = ""
+	}
+	t.emitUpdated(patch)
 	t.emitFinal(Event{
 		Subtype: SubtypeTaskNotification, TaskID: t.id, ToolUseID: t.spec.ToolUseID,
 		Status: status.eventStatus(), OutputFile: n.OutputFile, Summary: sum, Usage: n.Usage,
@@ -449,6 +461,9 @@ func (r *Registry) finish(t *Task, oc Outcome, runErr error) {
 	t.mu.Lock()
 	t.settled = true
 	t.mu.Unlock()
+	if bg {
+		r.levelRemove(t)
+	}
 	close(t.done)
 }
 

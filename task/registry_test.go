@@ -63,7 +63,7 @@ func TestStartCompleteNotify(t *testing.T) {
 		t.Fatalf("output file holds %q", b)
 	}
 	got := rec.ofTask(tk.ID())
-	wantEv := []string{SubtypeTaskStarted, SubtypeTaskProgress, SubtypeTaskProgress, SubtypeTaskProgress, SubtypeTaskNotification}
+	wantEv := []string{SubtypeTaskStarted, SubtypeTaskProgress, SubtypeTaskProgress, SubtypeTaskProgress, SubtypeTaskUpdated, SubtypeTaskNotification}
 	if diff := cmp.Diff(wantEv, got); diff != "" {
 		t.Fatalf("events (-want +got):\n%s", diff)
 	}
@@ -95,14 +95,20 @@ func TestEventJSON(t *testing.T) {
 			e.Usage.DurationMs = 0
 		}
 		e.OutputFile = strings.TrimPrefix(e.OutputFile, r.Dir())
+		if e.Patch != nil {
+			e.Patch.EndTime = 1
+		}
 		b, _ := json.Marshal(e)
 		lines = append(lines, string(b))
 	}
 	id := tk.ID()
 	want := []string{
 		`{"type":"system","subtype":"task_started","task_id":"` + id + `","tool_use_id":"toolu_9","description":"Run tests","task_type":"local_bash","is_backgrounded":true,"uuid":"U","session_id":"sess-1"}`,
+		`{"type":"system","subtype":"background_tasks_changed","tasks":[{"task_id":"` + id + `","task_type":"local_bash","description":"Run tests"}],"uuid":"U","session_id":"sess-1"}`,
 		`{"type":"system","subtype":"task_progress","task_id":"` + id + `","tool_use_id":"toolu_9","description":"Run tests","usage":{"total_tokens":0,"tool_uses":1,"duration_ms":0},"last_tool_name":"Bash","uuid":"U","session_id":"sess-1"}`,
+		`{"type":"system","subtype":"task_updated","task_id":"` + id + `","patch":{"status":"completed","end_time":1},"uuid":"U","session_id":"sess-1"}`,
 		`{"type":"system","subtype":"task_notification","task_id":"` + id + `","tool_use_id":"toolu_9","status":"completed","output_file":"/` + id + `.output","summary":"Background command \"Run tests\" completed (exit code 0)","uuid":"U","session_id":"sess-1"}`,
+		`{"type":"system","subtype":"background_tasks_changed","uuid":"U","session_id":"sess-1"}`,
 	}
 	if diff := cmp.Diff(want, lines); diff != "" {
 		t.Fatalf("events (-want +got):\n%s", diff)

@@ -53,8 +53,7 @@ func withDesc(s tool.Schema, d string) tool.Schema { s.Description = d; return s
 const updateDescription = "Changes a task in your team's shared task list. " +
 	"Set status to in_progress when you start work: without an owner you become the owner, and the call fails if another agent already owns the task " +
 	"or if a task it waits for is not completed yet. Set status to completed only when the work is entirely done, then check TaskList for what has become free. " +
-	"addBlockedBy names tasks that must be completed first; addBlocks names tasks that wait for this one; dependencies that would loop are refused. " +
-	"Status deleted removes the task. Other fields replace the current values; metadata keys are merged, a null value removing a key."
+	"Dependencies that would loop are refused. Other fields replace the current values; metadata is merged."
 
 func (u updater) updateTask(ctx context.Context, env *tool.Env, l *List, in UpdateInput) (tool.Result, error) {
 	id := normalizeID(in.TaskID)

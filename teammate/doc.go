@@ -54,4 +54,10 @@
 //   - The lead decides teammates' permission requests with its own prompter
 //     (headless policy or --permission-prompt-command); the worker waits with
 //     a deadline and a timeout denies.
+//   - Claude Code 2.1.332's implicit team (LeadConfig.ImplicitTeam) is an
+//     ordinary team named "session-" and the first eight characters of the
+//     session id, made when the lead first spawns a named agent: nothing
+//     is made for a session that never names one, a resumed session takes
+//     its team back like an explicit one (Resume), and it is left orphaned
+//     at the end like any team.
 package teammate

@@ -51,6 +51,11 @@ type LeadConfig struct {
 	// Process starts teammates in separate processes (the tmux backend);
 	// nil makes every teammate in-process.
 	Process ProcessBackend
+	// ImplicitTeam is Claude Code 2.1.332's team model (the implicit_team
+	// flag): the session leads one team, made when the first named agent
+	// is spawned (ImplicitTeam), and Tools leaves out TeamCreate and
+	// TeamDelete.
+	ImplicitTeam bool
 
 	PermissionTimeout time.Duration // a teammate's wait for the lead (default 5 min)
 	ShutdownTimeout   time.Duration // wait for teammates to stop before forcing (default 10 s)
@@ -83,6 +88,9 @@ type Lead struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+
+	// implicit serialises the making of the implicit team (implicit.go).
+	implicit sync.Mutex
 
 	mu   sync.Mutex
 	team string

@@ -33,8 +33,8 @@ type ListInput struct {
 // listSchema is ListAgents' input schema, built when the tool is made.
 func listSchema() tool.Schema {
 	return tool.Object(
-		tool.Optional("channel", tool.String("Not available in Cohort; leave it out.").WithMaxLength(256)),
-		tool.Optional("q", tool.String("Not available in Cohort; leave it out.").WithMaxLength(256)),
+		tool.Optional("channel", tool.String("Unused: leave it out.").WithMaxLength(256)),
+		tool.Optional("q", tool.String("Unused: leave it out.").WithMaxLength(256)),
 		tool.Optional("cursor", tool.String("Where the next page starts: the cursor the last line of a long listing names. Leave it out to list from the start.").WithMaxLength(256)),
 	)
 }

@@ -77,12 +77,12 @@ func sendSchema() tool.Schema {
 	return tool.Object(
 		tool.Required("to", tool.String("Recipient: a member name, \"team-lead\", \"*\" (broadcast), or \"uds:<path>\".").WithMinLength(1)),
 		tool.Required("message", tool.Schema{Description: "The message: text, or a protocol message as an object with a type (shutdown_request, shutdown_response, plan_approval_response) and its fields."}),
-		tool.Optional("summary", tool.String("A 5-10 word preview of the message.")),
+		tool.Optional("summary", tool.String("A 5-10 word preview, shown in the recipient's list.")),
 		tool.Optional("type", tool.Enum("Older form of a protocol message's type, beside a text message (default message).", "message", "shutdown_request", "shutdown_response", "plan_approval_response")),
 		tool.Optional("request_id", tool.String("For a protocol answer: the id of the request it answers.")),
 		tool.Optional("approve", tool.Boolean("For a protocol answer: approve (true) or reject (false).")),
 		tool.Optional("options", sendOptionsSchema()),
-		tool.Optional("notify_when_idle", tool.Boolean("For another session (uds:), from the main conversation only: be told once, by a notice, when it next finishes its turn with nothing waiting, or exits. With a message it is delivered too; with an empty message nothing is delivered.")),
+		tool.Optional("notify_when_idle", tool.Boolean("For another session (uds:), from the main conversation only: be told once, by a notice, when it next finishes its turn with nothing waiting, or exits. A message is delivered too; leave it empty to only subscribe.")),
 	)
 }
 
@@ -97,16 +97,18 @@ func sendOptionsSchema() tool.Schema {
 // keep its order, so calls are not concurrency-safe.
 func newSendTool(l *Lead, rt *crew.Crew) tool.Tool {
 	t := &sendTool{l: l, rt: rt}
-	return tool.New(tool.Spec[SendInput]{Name: "SendMessage", Description: sendDescription, Input: sendSchema(), Run: t.run})
+	// Claude Code 2.1.332 reads a null summary or options as absent; its
+	// notify_when_idle refuses null, as Cohort's other fields do.
+	return tool.New(tool.Spec[SendInput]{Name: "SendMessage", Description: sendDescription, Input: sendSchema(), Run: t.run,
+		NullAsAbsent: []string{"summary", "options"}})
 }
 
 const sendDescription = `Sends a message to another agent: a teammate, the team lead, a named agent running in this session, or another Cohort session. Your plain replies are not seen by other agents; this tool is how you reach them.
 
 - to: a teammate's name ("alice"), "team-lead" for the lead, "*" for every member of your team except you, "uds:<socket path>" for another Cohort session on this machine.
 - message: the text. Be specific: what you did, what you found, what you need. Include paths and ids.
-- summary: a 5-10 word preview shown in the recipient's list.
-- Messages arrive at the recipient's next tool-result boundary, or wake it when it is idle. For another session, options.priority chooses: "now" goes ahead of the messages already waiting there, "next" (the default) after them, "later" waits until the turn it is running ends.
-- notify_when_idle: true (main conversation, another session only) gets you one notice when that session next finishes its turn with nothing waiting, or exits. Leave message empty to only subscribe. Do not poll ListAgents instead.
+- Messages arrive at the recipient's next tool-result boundary, or wake it when it is idle.
+- options and notify_when_idle are for another session only; to learn when it goes idle, use notify_when_idle rather than polling ListAgents.
 - Protocol messages are objects in message: the lead asks a teammate to stop with {"type": "shutdown_request", "reason": "…"} (an idle teammate approves by itself; you are told the answer); a teammate answers with {"type": "shutdown_response", "request_id": "…", "approve": true} (or false with a "reason"); the lead answers a teammate's plan with {"type": "plan_approval_response", "request_id": "…", "approve": true or false, "feedback": "…"}.`
 
 // run sends one message.

@@ -11,18 +11,21 @@ import (
 )
 
 // Tools returns the team tools of the session's lead side: SendMessage,
-// ListAgents, TeamCreate and TeamDelete, in that order; make them in the runtime's tool
-// factory (crew.Config.Tools), which hands them rt.
+// ListAgents, TeamCreate and TeamDelete, in that order (the last two not
+// with an implicit team); make them in the runtime's tool factory
+// (crew.Config.Tools), which hands them rt.
 func (l *Lead) Tools(rt *crew.Crew) []tool.Tool {
-	return []tool.Tool{
-		newSendTool(l, rt),
-		newListTool(l, rt),
+	ts := []tool.Tool{newSendTool(l, rt), newListTool(l, rt)}
+	if l.cfg.ImplicitTeam {
+		return ts
+	}
+	return append(ts,
 		tool.New(tool.Spec[createInput]{Name: "TeamCreate", Description: createDescription, Input: createSchema,
 			Run: func(ctx context.Context, env *tool.Env, in createInput) (tool.Result, error) {
 				return l.create(ctx, rt, env, in)
 			}}),
 		tool.New(tool.Spec[deleteInput]{Name: "TeamDelete", Description: deleteDescription, Input: deleteSchema, Run: l.delete}),
-	}
+	)
 }
 
 const createDescription = `Creates a team that you lead. Teammates you then spawn (Agent with team_name and name) work in parallel with their own contexts, share a task list (TaskCreate, TaskList, TaskUpdate) and talk with you and each other through SendMessage.

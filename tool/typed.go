@@ -30,6 +30,9 @@ type Spec[In any] struct {
 	// a tool whose message says more than New's default (for instance the
 	// input's expected shape).
 	Invalid func(err error) Result
+	// NullAsAbsent are optional fields whose null reads as absent
+	// (DropNulls, before the input is checked against the schema).
+	NullAsAbsent []string
 }
 
 // New returns the Tool s describes. Its definition is rendered once, so
@@ -40,7 +43,8 @@ type Spec[In any] struct {
 // already checked it against the schema, so this means a type the schema
 // cannot express).
 func New[In any](s Spec[In]) Tool {
-	return &typed[In]{spec: s, def: llm.ToolDef{Name: s.Name, Description: s.Description, InputSchema: s.Input.JSON()}}
+	return &typed[In]{spec: s, def: llm.ToolDef{Name: s.Name, Description: s.Description, InputSchema: s.Input.JSON(),
+		NullAsAbsent: s.NullAsAbsent}}
 }
 
 type typed[In any] struct {

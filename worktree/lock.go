@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/cohort-dev/cohort/internal/atomicfile"
 )
 
 // Files Cohort keeps in a worktree's administrative directory
@@ -118,8 +120,17 @@ func parseLockReasonFile(admin string) (lockReason, bool) {
 	return parseLockReason(reason)
 }
 
+// writeMeta records one of Cohort's files in a worktree's admin dir. The
+// agent working in the worktree may write that dir (git keeps the
+// worktree's HEAD and index there), so it may have put a link where the
+// file goes: the file is written beside it and renamed over the name,
+// which replaces a link instead of following it (a plain write would
+// write wherever the agent pointed, with Cohort's rights and no sandbox).
 func writeMeta(admin, name, content string) error {
-	if err := os.WriteFile(filepath.Join(admin, name), []byte(content), 0o644); err != nil {
+	if fi, err := os.Lstat(admin); err != nil || !fi.IsDir() {
+		return fmt.Errorf("worktree: record %s: %s is not a directory", name, admin)
+	}
+	if err := atomicfile.Write(filepath.Join(admin, name), []byte(content), 0o644); err != nil {
 		return fmt.Errorf("worktree: record %s: %w", name, err)
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cohort-dev/cohort/internal/testbin"
+	"github.com/cohort-dev/cohort/llm/fakeapi"
 )
 
 // TestSharedPrefixWrittenOnce: agents started in one message, with the
@@ -31,17 +32,7 @@ func TestSharedPrefixWrittenOnce(t *testing.T) {
 				t.Fatalf("%d first requests of subagents, want %d", len(firsts), w.agents())
 			}
 			if w.Name == "team-3x2" {
-				// Teammates share the tool array; each writes its own
-				// system prompt (its role note names it).
-				cold := 0
-				for _, r := range firsts {
-					if r.Usage.CacheReadInputTokens < 1024 {
-						cold++
-					}
-				}
-				if cold != 1 {
-					t.Errorf("%d of %d teammates read nothing from the cache, want 1 (the first)", cold, len(firsts))
-				}
+				checkTeammateFirsts(t, firsts)
 				return
 			}
 			// A sibling's own part (its prompt) is far below the cache's
@@ -63,8 +54,8 @@ func TestSharedPrefixWrittenOnce(t *testing.T) {
 
 // TestTmuxTeammatesReadTheFirstOnesPrefix: teammates one message starts in
 // tmux panes, each a process of its own, still start behind the first
-// (teammate.FileGate): of the three first requests one reads nothing from
-// the cache and two read the tool array it wrote.
+// (teammate.FileGate): all three read the lead's tool prefix, one writes
+// the system prompt they share and two read it.
 func TestTmuxTeammatesReadTheFirstOnesPrefix(t *testing.T) {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed (CI installs it; .ci/run does)")
@@ -80,13 +71,26 @@ func TestTmuxTeammatesReadTheFirstOnesPrefix(t *testing.T) {
 	if len(firsts) != 3 {
 		t.Fatalf("%d first requests of teammates, want 3", len(firsts))
 	}
-	cold := 0
+	checkTeammateFirsts(t, firsts)
+}
+
+// checkTeammateFirsts: a teammate's tool array is the start of the lead's,
+// whose first request put a breakpoint after it, so every teammate's first
+// request reads at least that; the teammates' shared system prompt (their
+// role note; who each is comes in its first message) is written by the
+// first of them only, and the rest read it behind the sibling gate.
+func checkTeammateFirsts(t *testing.T, firsts []fakeapi.Recorded) {
+	t.Helper()
+	wrote := 0
 	for _, r := range firsts {
 		if r.Usage.CacheReadInputTokens < 1024 {
-			cold++
+			t.Errorf("teammate request %d read nothing from the cache (the lead's tool prefix): %+v", r.Index, r.Usage)
+		}
+		if r.Usage.CacheCreationInputTokens >= 256 {
+			wrote++
 		}
 	}
-	if cold != 1 {
-		t.Errorf("%d of 3 tmux teammates read nothing from the cache, want 1 (the first)", cold)
+	if wrote != 1 {
+		t.Errorf("%d of %d teammates wrote the shared system prompt, want 1 (the first)", wrote, len(firsts))
 	}
 }

@@ -69,6 +69,13 @@ func Policy(agentTool, dir string) fakeapi.Policy {
 				return tool("mcp__host__lookup", map[string]any{"key": "alpha"})
 			}
 			return fakeapi.TextReply("the host said: " + r.LastToolResultText())
+		case strings.Contains(first, "start background work"):
+			return hostedLead(r, agentTool, tool)
+		case strings.Contains(first, "background helper"):
+			if turn == 0 {
+				return tool("Bash", map[string]any{"command": "echo helper-step", "description": "take one step"})
+			}
+			return fakeapi.TextReply("helper done")
 		case strings.Contains(first, "remember the number 42"):
 			if turn == 1 && strings.Contains(r.LastUserText(), "which number") {
 				return fakeapi.TextReply("you gave me 42")
@@ -77,4 +84,25 @@ func Policy(agentTool, dir string) fakeapi.Policy {
 		}
 		return fakeapi.TextReply("nothing scripted for this request")
 	}
+}
+
+// hostedLead is the lead of the hosted scenario: its first prompt starts
+// a background shell and a background agent; its second calls the tool of
+// the MCP server the host added meanwhile.
+func hostedLead(r *fakeapi.Request, agentTool string, tool func(string, map[string]any) fakeapi.Reply) fakeapi.Reply {
+	last := r.LastUserText()
+	switch {
+	case r.Turn() == 0:
+		return fakeapi.Reply{Content: []fakeapi.Block{
+			fakeapi.ToolUseBlock("", "Bash", map[string]any{"command": "printf 'out-%s\\n' 1 2 3", "description": "print three lines",
+				"run_in_background": true}),
+			fakeapi.ToolUseBlock("", agentTool, map[string]any{"description": "helper", "subagent_type": "general-purpose",
+				"prompt": "background helper", "run_in_background": true}),
+		}}
+	case strings.Contains(last, "use the new tools"):
+		return tool("mcp__extra__echo", map[string]any{"text": "ping"})
+	case strings.Contains(last, "echo: ping"):
+		return fakeapi.TextReply("the new tool said: " + last)
+	}
+	return fakeapi.TextReply("background work under way")
 }

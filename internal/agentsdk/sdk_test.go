@@ -68,6 +68,9 @@ type observation struct {
 	AgentID *string         `json:"agentID"`
 	Command *string         `json:"command"`
 	Event   string          `json:"event"`
+	// Value is a control request's answer, Error its failure (hosted.mjs).
+	Value json.RawMessage `json:"value"`
+	Error string          `json:"error"`
 }
 
 // sdkMessage is the part of an SDK message the checks read.
@@ -121,6 +124,22 @@ func (r *run) modelSaw(text string) bool {
 	return false
 }
 
+// toolOffered reports whether the request that answers the user message
+// holding text offers the tool named name.
+func (r *run) toolOffered(text, name string) bool {
+	for _, rec := range r.requests {
+		if rec.Request == nil || !strings.Contains(rec.Request.LastUserText(), text) {
+			continue
+		}
+		for _, tl := range rec.Request.Tools {
+			if tl.Name == name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func (r *run) exists(name string) bool {
 	_, err := os.Stat(filepath.Join(r.dir, name))
 	return err == nil
@@ -161,7 +180,7 @@ func drive(t *testing.T, modules string, exe executable, scenario string) *run {
 	defer srv.Close()
 	// The driver imports the SDK from node_modules next to it.
 	work := t.TempDir()
-	for _, name := range []string{"driver.mjs", "record.mjs"} {
+	for _, name := range []string{"driver.mjs", "record.mjs", "hosted.mjs"} {
 		src, err := os.ReadFile(filepath.Join("testdata", name))
 		if err != nil {
 			t.Fatal(err)

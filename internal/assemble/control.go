@@ -81,7 +81,7 @@ func (s *Session) Catalog() *agentdef.Catalog { return s.cat }
 // Skills are the names of the session's skills.
 func (s *Session) Skills() []string {
 	var out []string
-	for _, sk := range s.skills.All() {
+	for _, sk := range s.skills.Load().All() {
 		out = append(out, sk.Name)
 	}
 	return out
@@ -350,4 +350,13 @@ func (s *Session) wait(ctx context.Context, t *task.Task) task.State {
 		<-t.Done()
 	}
 	return t.State()
+}
+
+// ShellOutput is the end of a background shell task's output and the
+// size of the whole (task.Registry.ShellOutput).
+func (s *Session) ShellOutput(id string) ([]byte, int64, error) {
+	if s.tasks == nil {
+		return nil, 0, refused("the session has no tasks")
+	}
+	return s.tasks.ShellOutput(id)
 }

@@ -32,6 +32,12 @@
 //     the session's home when the program chose one, so that a cohort they
 //     run finds the same state; credentials are scrubbed from the ones
 //     that run the model's commands (internal/childenv).
+//   - The tool array is ordered for the prompt cache, not by kind: the
+//     lead's own tools (leadOnly) go after the ones other roles are offered
+//     too, so a teammate's array is the start of the lead's and reads the
+//     cache entry the lead's first request wrote (package crew places that
+//     breakpoint). Claude Code lists Agent first; the model sees the same
+//     definitions either way.
 //   - An idle lead's wake-up is coalesced: once a notification arrives,
 //     the lead waits until nothing new has come for 25 ms (at most eight
 //     such windows, and not at all when nothing else is outstanding), so

@@ -60,11 +60,9 @@ func (b *Plan) mcpOptions() mcp.Options {
 
 // openMCP starts the session's MCP servers; they stop when it closes.
 func (s *Session) openMCP(ctx context.Context) {
-	specs := s.mcpSpecs()
-	if len(specs) == 0 {
-		return
-	}
-	s.mcp = mcp.StartAll(ctx, specs, s.mcpOptions())
+	// Even with no servers there is a set: the host may add some
+	// (dynamic.go).
+	s.mcp = mcp.StartAll(ctx, s.mcpSpecs(), s.mcpOptions())
 	s.closers = append(s.closers, s.mcp.Close)
 }
 

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	goruntime "runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cohort-dev/cohort/agentdef"
@@ -60,8 +61,8 @@ type Session struct {
 	inbound     inbound        // messages from other sessions held for the turn's end
 	mate        *teammate.Loop // the teammate this session runs (Plan.Session.Teammate)
 	wt          *worktree.Opener
-	mcp         *mcp.Set       // the session's MCP servers (mcp.go)
-	skills      *skill.Catalog // the skills the Skill tool offers (skills.go)
+	mcp         *mcp.Set                      // the session's MCP servers (mcp.go)
+	skills      atomic.Pointer[skill.Catalog] // the skills the Skill tool offers (skills.go)
 	sandbox     *sandbox.Sandbox
 	// sandboxExcluded are the settings' excludedCommands, which run
 	// outside the sandbox.
@@ -361,6 +362,7 @@ func (s *Session) openCrew(ctx context.Context) error {
 		GitSnapshot: s.gitSnapshot(),
 		Getenv:      s.Process.Getenv,
 		ReadOnly:    readOnlyTools(s.tools(nil)),
+		CheckCwd:    s.checkCwd,
 		Compaction:  s.compaction(),
 		Prices:      s.model.prices,
 		Budget:      s.budget,

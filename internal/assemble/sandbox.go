@@ -3,6 +3,7 @@ package assemble
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -159,6 +160,7 @@ func (p *Plan) sandboxCfg(ctx context.Context, conf sandboxConf, checker *permis
 		AllowUnixSockets:  conf.allowUnixSockets,
 		DenyNetwork:       conf.denyNetwork,
 		Protected:         p.hookScripts(),
+		Secrets:           p.secrets(),
 		DenyRead:          denied.Paths,
 		DenyReadUncovered: denied.Uncovered,
 		DenyReadIn:        p.deniedReadsIn(checker, store),
@@ -168,6 +170,26 @@ func (p *Plan) sandboxCfg(ctx context.Context, conf sandboxConf, checker *permis
 		CohortHome:        p.Process.Paths.CohortHome,
 		Without:           p.sandboxWithout(),
 	}, store
+}
+
+// secrets are the directories of COHORT_HOME that hold what no command
+// may read: the remote agents' signing key (remote/lead.key: with it a
+// command could sign jobs for workers) and teammates' configurations
+// waiting in tmux/ (they carry the model key). They are made now, private,
+// so the sandbox can hide them before Cohort first writes there.
+func (p *Plan) secrets() []string {
+	home := p.Process.Paths.CohortHome
+	if home == "" {
+		return nil
+	}
+	var out []string
+	for _, d := range []string{"remote", "tmux"} {
+		dir := filepath.Join(home, d)
+		if err := os.MkdirAll(dir, 0o700); err == nil {
+			out = append(out, dir)
+		}
+	}
+	return out
 }
 
 // git is how the session runs git on the project and its worktrees

@@ -38,12 +38,12 @@ func (s *Session) openSkills() {
 	for _, err := range errs {
 		fmt.Fprintf(s.Process.Stderr, "cohort: warning: %v\n", err)
 	}
-	s.skills = cat
+	s.skills.Store(cat)
 }
 
 // skillTools is the Skill tool, when the session has skills.
 func (s *Session) skillTools() []tool.Tool {
-	if t := s.skills.Tool(); t != nil {
+	if t := s.skills.Load().Tool(); t != nil {
 		return []tool.Tool{t}
 	}
 	return nil
@@ -54,7 +54,7 @@ func (s *Session) preloadSkills(def *agentdef.Definition) []llm.Block {
 	if def == nil || len(def.Skills) == 0 {
 		return nil
 	}
-	blocks, missing := s.skills.Preload(def.Skills)
+	blocks, missing := s.skills.Load().Preload(def.Skills)
 	for _, n := range missing {
 		fmt.Fprintf(s.Process.Stderr, "cohort: warning: %s: agent %q preloads skill %q, which is not in any skills directory; it starts without it\n", def.Source.Path, def.Name, n)
 	}

@@ -55,6 +55,7 @@ func (s *Session) tools(rt *crew.Crew) []tool.Tool {
 		ts = append(ts, ask.New(s.Tools.AskUser))
 	}
 	ts = append(ts, s.Tools.Extra...)
+	ts = leadOnlyLast(ts)
 	if rt != nil {
 		ts = s.inPool(ts) // the pool; definitions may still name the others
 	}
@@ -65,6 +66,30 @@ func (s *Session) tools(rt *crew.Crew) []tool.Tool {
 	if rt != nil && s.checker != nil {
 		ts = slices.DeleteFunc(ts, func(t tool.Tool) bool { return s.checker.DeniedWhole(t.Def().Name) })
 	}
+	return ts
+}
+
+// leadOnly are the built-in tools only the lead has: no subagent, background
+// agent or teammate is offered them (agentdef.Pool).
+var leadOnly = map[string]bool{"Agent": true, "Workflow": true, "TaskOutput": true, "TaskStop": true,
+	"TeamCreate": true, "TeamDelete": true, "EnterPlanMode": true, "AskUserQuestion": true}
+
+// leadOnlyLast moves the lead's own tools after the others, keeping each
+// group's order: every other role's array is then a prefix of the lead's
+// (a teammate's, and with the same definitions a subagent's), so the
+// lead's first request writes the cache entry their first requests read
+// (crew.sharedToolPrefix places the breakpoint).
+func leadOnlyLast(ts []tool.Tool) []tool.Tool {
+	slices.SortStableFunc(ts, func(a, b tool.Tool) int {
+		x, y := leadOnly[a.Def().Name], leadOnly[b.Def().Name]
+		switch {
+		case x == y:
+			return 0
+		case y:
+			return -1
+		}
+		return 1
+	})
 	return ts
 }
 

@@ -125,6 +125,7 @@ OPENAI_BASE_URL are read too), and an agent's model may name one: openai/NAME.`,
 		},
 	}
 	o.register(root)
+	o.bg.register(root)
 	root.SetFlagErrorFunc(nearestFlags)
 	// --version is ours, not cobra's (root.Version stays empty): cobra
 	// prints "cohort version X", and the only way to change that,
@@ -138,6 +139,7 @@ OPENAI_BASE_URL are read too), and an agent's model may name one: openai/NAME.`,
 	root.AddCommand(newAgentsCmd(inv, o), newFlagsCmd(inv, o), newTeammateCmd(inv, o))
 	root.AddCommand(newDemoCmd(inv, o), newDoctorCmd(inv, o))
 	root.AddCommand(newTeamsCmd(inv, o), newSessionsCmd(inv, o), newMCPCmd(inv, o))
+	root.AddCommand(newStopCmd(inv, false), newStopCmd(inv, true), newRmCmd(inv), newLogsCmd(inv), newAttachCmd(inv, o), newRespawnCmd(inv))
 	root.AddCommand(newDreamCmd(inv, o), newMemoryCmd(inv, o), newWorkflowCmd(inv, o), newWorkerCmd(inv, o))
 	return root
 }

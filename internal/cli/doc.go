@@ -69,6 +69,19 @@
 //     checks the story's outcome on disk (the team's files, through
 //     packages team and tasklist) and exits 1 when it was not reached,
 //     which makes it a smoke test.
+//   - Background sessions (package bgsession keeps their registry):
+//     cohort --bg re-executes the same command line detached with the
+//     hidden --bg-run ID in place of --bg, and the re-executed session
+//     keeps its record, writes print mode's verbose text to its log, and
+//     lives until it is stopped; its permission prompts wait (never
+//     approved on their own). cohort agents lists these sessions, as
+//     Claude Code's does; the agent definitions it used to list are
+//     cohort agents --definitions. attach runs the terminal UI on a
+//     running session through its control socket (internal/cli/attach)
+//     and reopens an ended one from its transcript. respawn stops a
+//     running session and starts it again on this binary with --resume
+//     in its directory: the flags it was started with (other than its
+//     directory and worktree) are not carried over.
 //   - cohort worker serves remote agents' jobs with package remote's
 //     Worker, each job run by cohort.RemoteRunner.
 package cli

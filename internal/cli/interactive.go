@@ -11,13 +11,22 @@ import (
 	"github.com/cohort-dev/cohort/internal/tui"
 )
 
-// runInteractive is cohort without -p: the terminal UI on a long-lived
-// session. A prompt on the command line is sent at once.
-func runInteractive(ctx context.Context, inv *Invocation, o *options, args []string) error {
+// terminal is the invocation's stdin and stdout when both are terminals.
+func terminal(inv *Invocation) (in, out *os.File, err error) {
 	in, inOK := inv.Stdin.(*os.File)
 	out, outOK := inv.Stdout.(*os.File)
 	if !inOK || !outOK || !term.IsTerminal(in.Fd()) || !term.IsTerminal(out.Fd()) {
-		return usageErr(`the interactive session needs a terminal on stdin and stdout; for a script, use print mode: cohort -p "your prompt"`)
+		return nil, nil, usageErr(`the interactive session needs a terminal on stdin and stdout; for a script, use print mode: cohort -p "your prompt"`)
+	}
+	return in, out, nil
+}
+
+// runInteractive is cohort without -p: the terminal UI on a long-lived
+// session. A prompt on the command line is sent at once.
+func runInteractive(ctx context.Context, inv *Invocation, o *options, args []string) error {
+	in, out, err := terminal(inv)
+	if err != nil {
+		return err
 	}
 	prompts := tui.NewPrompts()
 	open := func(ctx context.Context, resume string) (*cohort.Session, error) {

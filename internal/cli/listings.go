@@ -16,19 +16,13 @@ import (
 	"github.com/cohort-dev/cohort/internal/clip"
 )
 
-func newAgentsCmd(inv *Invocation, o *options) *cobra.Command {
-	return &cobra.Command{
-		Use:   "agents",
-		Short: "List agent definitions, where each comes from, and which one wins",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			in, err := cohort.Inspect(cmd.Context(), o.config(inv))
-			if err != nil {
-				return err
-			}
-			return renderAgents(inv.Stdout, in.Agents(cmd.Context()))
-		},
+// listDefinitions is cohort agents --definitions.
+func listDefinitions(ctx context.Context, inv *Invocation, o *options) error {
+	in, err := cohort.Inspect(ctx, o.config(inv))
+	if err != nil {
+		return err
 	}
+	return renderAgents(inv.Stdout, in.Agents(ctx))
 }
 
 func newFlagsCmd(inv *Invocation, o *options) *cobra.Command {

@@ -28,6 +28,7 @@ type options struct {
 	debug           string
 	skipPermissions bool
 	partial         bool
+	bg              bgOptions
 
 	// printedResult is set once print mode has printed a result, so that
 	// a failure after it does not print a second.

@@ -19,6 +19,12 @@ func runRoot(ctx context.Context, inv *Invocation, o *options, args []string) er
 	if err := o.validate(); err != nil {
 		return err
 	}
+	switch {
+	case o.bg.run != "":
+		return runBackground(ctx, inv, o, args)
+	case o.bg.bg:
+		return startBackground(inv, o, args)
+	}
 	if o.inputFormat == "stream-json" {
 		return runStream(ctx, inv, o, args)
 	}

@@ -126,11 +126,11 @@ func (e *Env) protectedAreas() []area {
 	p := func(rel string) area { return area{label: "project/" + rel, base: filepath.Join(e.Project, rel)} }
 	return []area{
 		{label: "outside", base: e.Out},
-		// Cohort writes transcripts, sockets, tasks, the spend ledger and
-		// its temporary files under $COHORT_HOME; the sandbox lets commands write the
-		// cache dir.
+		// Cohort writes transcripts, sockets, tasks, the spend ledger, its
+		// temporary files and its private tmux server's socket under
+		// $COHORT_HOME; the sandbox lets commands write the cache dir.
 		{label: "home", base: e.Home, skip: []string{".cache", ".cohort/projects", ".cohort/sessions", ".cohort/tmp",
-			".cohort/tasks", ".cohort/teams", ".cohort/todos", ".cohort/shell-snapshots", ".cohort/statsig", ".cohort/spend"}},
+			".cohort/tasks", ".cohort/teams", ".cohort/tmux", ".cohort/todos", ".cohort/shell-snapshots", ".cohort/statsig", ".cohort/spend"}},
 		p(".git/config"), p(".git/config.worktree"), p(".git/hooks"), p(".git/info"), p(".git/commondir"),
 		{label: "project/.cohort", base: filepath.Join(e.Project, ".cohort"), skip: []string{"worktrees"}},
 		p(".claude"), p(".mcp.json"), p("scripts"),

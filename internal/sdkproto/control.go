@@ -85,8 +85,20 @@ func (srv *server) control(ctx context.Context, lineNo int, m *inbound) error {
 			servers = append(servers, map[string]any{"name": sv.Name, "status": sv.Status})
 		}
 		srv.succeed(m.RequestID, map[string]any{"mcpServers": servers})
+	case "get_task_output":
+		srv.getTaskOutput(s, m)
+	case "get_context_usage":
+		srv.getContextUsage(s, m)
+	case "mcp_set_servers":
+		srv.mcpSetServers(ctx, s, m)
+	case "mcp_toggle":
+		srv.mcpToggle(ctx, s, m)
+	case "mcp_reconnect":
+		srv.mcpReconnect(ctx, s, m)
+	case "reload_skills":
+		srv.reloadSkills(s, m)
 	default:
-		msg := fmt.Sprintf("unsupported control request subtype %q (Cohort answers initialize, interrupt, set_permission_mode, set_model, stop_task and mcp_status)", r.Subtype)
+		msg := fmt.Sprintf("unsupported control request subtype %q (Cohort answers initialize, interrupt, set_permission_mode, set_model, stop_task, mcp_status, mcp_message, mcp_set_servers, mcp_toggle, mcp_reconnect, get_task_output, get_context_usage and reload_skills)", r.Subtype)
 		srv.fail(m.RequestID, msg)
 		srv.problem(lineNo, msg)
 	}

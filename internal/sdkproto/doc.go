@@ -62,9 +62,37 @@
 //     error response, so a host awaiting it does not hang.
 //   - Supported control requests: initialize, interrupt, set_permission_mode,
 //     set_model (null or "default" returns to the session's first model),
-//     stop_task (a task id from task_started, or an agent id or name) and
-//     mcp_status (the session's MCP servers and their states). Others get
-//     an error response naming the subtype.
+//     stop_task (a task id from task_started, or an agent id or name),
+//     mcp_status (the session's MCP servers and their states),
+//     get_task_output, get_context_usage, mcp_set_servers, mcp_toggle,
+//     mcp_reconnect and reload_skills (requests.go, one function each).
+//     Others get an error response naming the subtype.
+//   - get_task_output of a shell task reads the end of its output file
+//     (8 KiB), as Claude Code does. Of an agent task it answers with a
+//     page of the agent's messages as this stream carried them (its calls,
+//     their results and its words; not what it was told), each message the
+//     event's own line whole rather than one content block a frame: after
+//     names the last message the host has (absent: from the first), a page
+//     holds about 1 MiB, and follow makes a request that finds nothing new
+//     while the agent runs wait, up to five minutes, for its next message
+//     — one answer per request, since the Agent SDK resolves a request on
+//     its first answer (Claude Code's follow sends further live replies,
+//     on Remote Control sessions only). A cursor that names no kept
+//     message (4,096 are kept an agent) reads from the first, with reset.
+//   - get_context_usage answers from the lead's conversation as it stands:
+//     the pre-send estimate by part (system prompt, built-in tools, MCP
+//     tools, messages, free space) against the model's window; no
+//     token-count calls, so "full" and "summary" answer the same.
+//   - mcp_set_servers replaces the servers the host set (earlier
+//     mcp_set_servers and initialize's sdkMcpServers); configured servers
+//     stay, and naming one is an error in the answer's errors. Servers of
+//     type sdk are the host's own, reached through mcp_message. mcp_toggle
+//     turns a server off (disabled, its tools gone) and on; a server
+//     disabled for want of the user's approval stays disabled. After each
+//     change, and after reload_skills, the lead gets its new tools from
+//     its next request; agents running keep theirs. Requests that wait on
+//     MCP servers are answered from a goroutine, so stdin (which carries
+//     the host's servers' answers) keeps being read.
 //   - SDK-hosted MCP servers (initialize's sdkMcpServers) are servers of
 //     the session like any other: their JSON-RPC messages travel as
 //     mcp_message control requests (mcpbridge.go). While initialize makes

@@ -47,7 +47,8 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, o Options) error {
 	if o.PromptTimeout <= 0 {
 		o.PromptTimeout = DefaultPromptTimeout
 	}
-	srv := &server{o: o, w: &lineWriter{w: out}, wake: make(chan struct{}, 1), dead: make(chan struct{})}
+	srv := &server{o: o, w: &lineWriter{w: out}, wake: make(chan struct{}, 1), dead: make(chan struct{}),
+		log: newAgentLog(), stopFollow: make(chan struct{})}
 	srv.host = newHost(srv.w)
 	lines := make(chan []byte)
 	readErr := make(chan error, 1)
@@ -116,6 +117,8 @@ read:
 	}
 	srv.endInput()
 	<-driven
+	close(srv.stopFollow)
+	srv.followers.Wait()
 	if s := srv.session(); s != nil {
 		if err := s.Close(); err != nil && !errors.Is(err, context.Canceled) {
 			srv.problem(0, "closing the session: "+err.Error())
@@ -175,6 +178,12 @@ type server struct {
 	o    Options
 	w    *lineWriter
 	host *host
+	// log keeps the agent tasks' messages (get_task_output); followers
+	// are the requests answered from goroutines (a follow waiting for an
+	// agent's next message, MCP changes), stopped by stopFollow at the end.
+	log        *agentLog
+	followers  sync.WaitGroup
+	stopFollow chan struct{}
 
 	// opening is closed when the session initialize makes is ready (or
 	// could not be made: openErr); nil before initialize.
@@ -358,9 +367,21 @@ func (srv *server) drive(ctx context.Context) {
 				srv.problem(0, "the turn could not run: "+err.Error())
 				break
 			}
-			srv.w.write(ev)
+			srv.writeEvent(ev)
 		}
 	}
+}
+
+// writeEvent writes one of the session's events and notes what it says
+// about agent tasks.
+func (srv *server) writeEvent(ev cohort.Event) {
+	line, err := json.Marshal(ev)
+	if err != nil {
+		srv.problem(0, "encode an event: "+err.Error())
+		return
+	}
+	srv.log.note(ev, line)
+	srv.w.writeRaw(line)
 }
 
 // problem writes a protocol_error line.
@@ -386,6 +407,11 @@ func (lw *lineWriter) write(v any) {
 	if err != nil {
 		data, _ = json.Marshal(protocolError{Type: "system", Subtype: "protocol_error", Error: "encode a line: " + err.Error(), UUID: newID()})
 	}
+	lw.writeRaw(data)
+}
+
+// writeRaw writes one encoded JSON value as a line.
+func (lw *lineWriter) writeRaw(data []byte) {
 	lw.mu.Lock()
 	defer lw.mu.Unlock()
 	lw.w.Write(append(data, '\n'))

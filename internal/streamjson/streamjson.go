@@ -49,9 +49,9 @@ func deltaField(k llm.DeltaKind) string {
 }
 
 // NonNil is s, or an empty list (written as []) for nil.
-func NonNil(s []string) []string {
+func NonNil[T any](s []T) []T {
 	if s == nil {
-		return []string{}
+		return []T{}
 	}
 	return s
 }

@@ -58,9 +58,16 @@ func (p *Prompts) attach(send func(tea.Msg)) {
 	early := p.early
 	p.early = nil
 	p.mu.Unlock()
-	for _, m := range early {
-		send(m)
+	if len(early) == 0 {
+		return
 	}
+	// attach runs before the program's loop (NewProgram), where a send
+	// would wait for it: hand the early prompts over in order once it runs.
+	go func() {
+		for _, m := range early {
+			send(m)
+		}
+	}()
 }
 
 func (p *Prompts) deliver(m tea.Msg) {

@@ -74,20 +74,15 @@ type grepper struct {
 const grepDescription = `Searches file contents with a regular expression, with ripgrep's behaviour.
 
 - pattern uses ripgrep's regex syntax (e.g. "log.*Error", "func\\s+\\w+"). Literal braces and other metacharacters need escaping: "interface\\{\\}" finds interface{}.
-- path is the file or directory to search (default: the working directory). Hidden files and files ignored by .gitignore, .ignore or .rgignore are skipped, as are binary files.
-- Filter files with glob (e.g. "*.js", "*.{ts,tsx}", "!*_test.go"; several globs separated by spaces) or with type (e.g. "go", "py", "js", "rust"), which is faster for standard languages.
-- output_mode: "files_with_matches" (default) lists matching files, most recently modified first; "content" shows matching lines; "count" shows how many lines match in each file.
-- In content mode, -n (default true) shows line numbers, and -A, -B and -C (or context) show lines after, before or around each match.
-- -i makes the search case-insensitive.
-- By default a match lies within one line. Set multiline to true to let patterns span lines (then "." also matches line breaks).
-- head_limit shows only the first N lines or entries and offset skips the first N, to page through large results.
-- Use Grep rather than grep or rg through Bash: it respects ignore files and keeps the output in a form you can page through. For open-ended searches that need several rounds, consider delegating to an agent.`
+- Hidden files, binary files and files ignored by .gitignore, .ignore or .rgignore are skipped.
+- To filter files, type (e.g. "go", "py", "rust") is faster than glob for standard languages.
+- Use Grep rather than grep or rg through Bash: it respects ignore files and keeps the output in a form you can page through (head_limit, offset). For open-ended searches that need several rounds, consider delegating to an agent.`
 
 var grepSchema = tool.Object(
 	tool.Required("pattern", tool.String("The regular expression to search for.")),
 	tool.Optional("path", tool.String("File or directory to search in (default: the working directory).")),
-	tool.Optional("glob", tool.String(`Glob to filter files, e.g. "*.js" or "*.{ts,tsx}"; prefix with ! to exclude. Several globs can be separated by spaces.`)),
-	tool.Optional("output_mode", tool.Enum(`"content" shows matching lines, "files_with_matches" (default) lists files, "count" counts matching lines per file.`,
+	tool.Optional("glob", tool.String(`Glob to filter files, e.g. "*.js", "*.{ts,tsx}"; prefix with ! to exclude ("!*_test.go"). Several globs can be separated by spaces.`)),
+	tool.Optional("output_mode", tool.Enum(`"content" shows matching lines, "files_with_matches" (default) lists files, most recently modified first, "count" counts matching lines per file.`,
 		"content", "files_with_matches", "count")),
 	tool.Optional("-A", tool.Integer("Lines of context to show after each match (content mode).").WithMin(0)),
 	tool.Optional("-B", tool.Integer("Lines of context to show before each match (content mode).").WithMin(0)),

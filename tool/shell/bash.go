@@ -151,18 +151,17 @@ const description = `Runs a shell command with bash in the working directory and
 
 - Each call starts a fresh shell in the working directory: cd and exported variables do not carry over to the next call. Use absolute paths, or chain commands with && in one call.
 - Quote paths that contain spaces, e.g. cd "/path/with spaces".
-- timeout is in milliseconds: 120000 (2 minutes) by default, at most 600000 (10 minutes). When it runs out, the command and every process it started are stopped.
+- When the timeout runs out, the command and every process it started are stopped.
 - Output beyond 30000 bytes is cut in the middle; the beginning and the end are kept. Pipe long output through head, tail or grep.
 - Commands cannot be interactive: stdin is empty and there is no terminal. Pass flags that avoid prompts (e.g. --yes, -y).
 - Processes started with & are stopped when the command ends. For servers, watchers and other long-running work set run_in_background to true; the command then runs as a background task and you are told how to read its output.
 - Prefer the dedicated tools over shell equivalents: Glob instead of find or ls for finding files, Grep instead of grep or rg, Read instead of cat, head or tail, Edit or Write instead of sed, awk or echo redirection.
-- Give a short description of what the command does (5–10 words), e.g. "Run the unit tests".
 - Independent commands can be run in parallel through separate calls; dependent ones belong in one call joined with &&.`
 
 var schema = tool.Object(
 	tool.Required("command", tool.String("The command line to run.")),
 	tool.Optional("timeout", tool.Integer("Timeout in milliseconds (default 120000, max 600000).").WithMin(1).WithMax(MaxTimeoutMS)),
-	tool.Optional("description", tool.String("What the command does, in 5–10 words.")),
+	tool.Optional("description", tool.String(`What the command does, in 5–10 words, e.g. "Run the unit tests".`)),
 	tool.Optional("run_in_background", tool.Boolean("Run the command as a background task and return at once (default false).")),
 	tool.Optional("dangerouslyDisableSandbox", tool.Boolean("Run this one command outside the sandbox (default false). The user is asked first unless permissions are bypassed; use it only when a command failed because the sandbox blocked something it needs.")),
 )

@@ -71,15 +71,14 @@ const description = `Creates and updates your task list for the current work. Ea
 
 Use it for work with three or more distinct steps, when the user gives several tasks, or when asked to; skip it for a single simple step or pure conversation. It shows the user your plan and progress.
 
-- Each item has content (the task in imperative form, e.g. "Run the tests"), activeForm (the same task as ongoing action, e.g. "Running the tests", shown while it is in progress) and status: pending, in_progress or completed.
 - Mark an item in_progress when work on it starts and completed as soon as it is fully done (not when tests still fail or work is partial). Work you do yourself goes one item at a time; items handed to agents running in parallel are in progress together.
 - Add items you discover along the way; remove ones that no longer apply.`
 
 var schema = tool.Object(
 	tool.Required("todos", tool.Array("The complete, updated task list.", tool.Object(
-		tool.Required("content", tool.String("The task, in imperative form.").WithMinLength(1)),
+		tool.Required("content", tool.String(`The task, in imperative form ("Run the tests").`).WithMinLength(1)),
 		tool.Required("status", tool.Enum("The task's state.", Pending, InProgress, Completed)),
-		tool.Required("activeForm", tool.String("The task as ongoing action, shown while it is in progress.").WithMinLength(1)),
+		tool.Required("activeForm", tool.String(`The same task as ongoing action ("Running the tests"), shown while it is in progress.`).WithMinLength(1)),
 	))),
 )
 

@@ -2,8 +2,12 @@
 // input, on the fake API's prompt-cache simulator, as a Markdown table for
 // BENCHMARKS.md:
 //
-//	go run ./bench/cmd/costs [-runs N] [-teammate-bin PATH] [-only NAME]
+//	go run ./bench/cmd/costs [-runs N] [-teammate-bin PATH] [-only NAME] [-requests]
 //
+// -requests also prints, for the first run of each workload, one line per
+// request: who sent it, its turn, the bytes of its tools, system prompt
+// and messages, what the last message added, and its usage — where the
+// input goes.
 // With -teammate-bin (a built cmd/cohort) it adds team-tmux-3x2, the team
 // with each teammate in a tmux pane of its own (tmux must be installed).
 // Each workload runs N times (default 3) in a fresh project; the table
@@ -33,6 +37,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	runs := fs.Int("runs", 3, "runs per workload")
 	only := fs.String("only", "", "bill only the workload of this name")
 	bin := fs.String("teammate-bin", "", "a built cohort binary: also bill a team whose teammates run in tmux panes")
+	perRequest := fs.Bool("requests", false, "print each request of a workload's first run to stderr")
 	if err := fs.Parse(args); err != nil || *runs < 1 {
 		return 2
 	}
@@ -54,12 +59,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 				return 1
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-			b, _, err := cost.Run(ctx, dir, w)
+			b, recs, err := cost.Run(ctx, dir, w)
 			cancel()
 			os.RemoveAll(dir)
 			if err != nil {
 				fmt.Fprintf(stderr, "costs: %v\n", err)
 				return 1
+			}
+			if *perRequest && len(bills) == 0 {
+				cost.PrintRequests(stderr, recs)
 			}
 			bills = append(bills, b)
 		}

@@ -2,7 +2,7 @@
 // named by COHORT_SDK_EXE through @anthropic-ai/claude-agent-sdk's query()
 // and prints what it saw, one JSON object per line, for the Go test to
 // check. Usage: node driver.mjs SCENARIO (plain, fanout, hook, interrupt,
-// mode, multiturn, sdkmcp).
+// mode, multiturn, sdkmcp, hosted — the last in hosted.mjs).
 import { query, createSdkMcpServer, tool } from '@anthropic-ai/claude-agent-sdk';
 import { z } from 'zod';
 
@@ -12,7 +12,7 @@ const cwd = process.env.COHORT_SDK_CWD;
 const out = (o) => process.stdout.write(JSON.stringify(o) + '\n');
 
 // A queue of user messages the scenario feeds as it goes.
-function inbox() {
+export function inbox() {
   const items = [];
   let wake = null, closed = false;
   return {
@@ -87,19 +87,38 @@ const scenarios = {
   },
 };
 
+// drive runs body with a query over box, within 90 s, and prints done —
+// or the error that stopped it.
+async function drive(box, options, body) {
+  const q = query({
+    prompt: box,
+    options: { pathToClaudeCodeExecutable: exe, cwd, env: process.env, ...options,
+      stderr: (s) => process.stderr.write(s) },
+  });
+  const deadline = setTimeout(() => { out({ kind: 'error', message: 'the scenario took over 90 s' }); process.exit(3); }, 90_000);
+  try {
+    await body(q);
+    out({ kind: 'done' });
+  } catch (e) {
+    out({ kind: 'error', message: String(e && e.stack || e) });
+    process.exitCode = 1;
+  } finally {
+    clearTimeout(deadline);
+    q.close?.();
+  }
+}
+
+if (scenario === 'hosted') {
+  const { hosted } = await import('./hosted.mjs');
+  await hosted({ drive, createSdkMcpServer, tool, z, inbox, out, cwd });
+  process.exit(process.exitCode ?? 0);
+}
+
 const sc = scenarios[scenario];
 if (!sc) { out({ kind: 'error', message: 'unknown scenario ' + scenario }); process.exit(2); }
 
 const box = inbox();
-const q = query({
-  prompt: box,
-  options: { pathToClaudeCodeExecutable: exe, cwd, env: process.env, ...sc.options,
-    stderr: (s) => process.stderr.write(s) },
-});
-
-const deadline = setTimeout(() => { out({ kind: 'error', message: 'the scenario took over 90 s' }); process.exit(3); }, 90_000);
-
-try {
+await drive(box, sc.options, async (q) => {
   if (scenario === 'mode') await q.setPermissionMode('acceptEdits');
   box.push(sc.prompts[0]);
   let results = 0;
@@ -124,11 +143,4 @@ try {
     box.close();
     break;
   }
-  out({ kind: 'done' });
-} catch (e) {
-  out({ kind: 'error', message: String(e && e.stack || e) });
-  process.exitCode = 1;
-} finally {
-  clearTimeout(deadline);
-  q.close?.();
-}
+});

@@ -83,7 +83,7 @@ func TestToolsFlagIsAFilter(t *testing.T) {
 	if diff := cmp.Diff([]string{"Glob", "Read"}, offered("--tools", "Read,Glob")); diff != "" {
 		t.Errorf("--tools Read,Glob (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"Agent", "Bash"}, offered("--tools", "Bash Task")); diff != "" {
+	if diff := cmp.Diff([]string{"Bash", "Agent"}, offered("--tools", "Bash Task")); diff != "" {
 		t.Errorf("--tools \"Bash Task\" (-want +got):\n%s", diff)
 	}
 	if got := offered("--tools", ""); len(got) != 0 {

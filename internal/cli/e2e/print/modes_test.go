@@ -95,14 +95,14 @@ func TestVerificationAgentRunsInTheBackground(t *testing.T) {
 	}
 }
 
-// TestListingCommands covers `cohort agents` and `cohort flags`, including
+// TestListingCommands covers `cohort agents --definitions` and `cohort flags`, including
 // bad flag input.
 func TestListingCommands(t *testing.T) {
 	t.Parallel()
 	h := clitest.New(t, nil)
 	h.Write(".cohort/agents/reviewer.md", "---\nname: reviewer\ndescription: Reviews diffs\ntools: Read, Grep, NoSuchTool\n---\nYou review code.\n")
 	h.Write(".cohort/agents/broken.md", "---\nname: [unclosed\n---\nbody\n")
-	out, errOut, code := h.Run("agents")
+	out, errOut, code := h.Run("agents", "--definitions")
 	if code != 0 {
 		t.Fatalf("agents: exit %d\n%s", code, errOut)
 	}

@@ -51,7 +51,7 @@ func roleText(role string, r *fakeapi.Request) string {
 // request, under each agent model, and keeps it as a golden file.
 func TestEachRoleIsToldHowItReportsWaitsAndEnds(t *testing.T) {
 	t.Parallel()
-	for _, m := range []model{seedModel} {
+	for _, m := range []model{seedModel, ccModel} {
 		t.Run(m.name, func(t *testing.T) {
 			t.Parallel()
 			f := runRoles(t, m, nil)

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -261,8 +260,10 @@ var (
 	toolIDs  = regexp.MustCompile(`toolu_[A-Za-z0-9]+`)
 	uuids    = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
 	dates    = regexp.MustCompile(`Today's date: \d{4}-\d{2}-\d{2}`)
-	tmpDirs  = regexp.MustCompile(`/tmp/Test[A-Za-z0-9_]+/\d+`)
-	slugs    = regexp.MustCompile(`-tmp-Test[A-Za-z0-9_]+-\d+-`)
+	tmpDirs  = regexp.MustCompile(`/tmp/Test[A-Za-z0-9_.]+/\d+`)
+	slugs    = regexp.MustCompile(`-tmp-Test[A-Za-z0-9_-]+-\d+-`)
+	// implicit is the implicit team's name (session- and the session id's start).
+	implicit = regexp.MustCompile(`\bsession-[0-9a-f]{8}\b`)
 )
 
 func stable(s string) string {
@@ -271,6 +272,7 @@ func stable(s string) string {
 	s = agentIDs.ReplaceAllString(s, "$$AGENT_ID")
 	s = toolIDs.ReplaceAllString(s, "$$TOOL_USE_ID")
 	s = uuids.ReplaceAllString(s, "$$UUID")
+	s = implicit.ReplaceAllString(s, "session-$$SESSION")
 	return dates.ReplaceAllString(s, "Today's date: $$DATE")
 }
 
@@ -287,15 +289,3 @@ func pretty(t *testing.T, raw []byte) []byte {
 	}
 	return append(out, '\n')
 }
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
-// Kept for scenarios not yet written (issue 37, the 2.1.332 agent model).
-var _, _ = ccModel, sortedKeys[int]

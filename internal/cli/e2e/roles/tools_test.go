@@ -22,7 +22,7 @@ var orchestration = []string{"Agent", "SendMessage", "ListAgents", "TeamCreate",
 // byte; a teammate gets the team-member set.
 func TestToolSetsByRole(t *testing.T) {
 	t.Parallel()
-	for _, m := range []model{seedModel} {
+	for _, m := range []model{seedModel, ccModel} {
 		t.Run(m.name, func(t *testing.T) {
 			t.Parallel()
 			f := runRoles(t, m, nil)
@@ -46,6 +46,25 @@ func TestToolSetsByRole(t *testing.T) {
 			}
 			if got := intersect(mate, []string{"Agent", "TeamCreate", "TeamDelete"}); len(got) > 0 {
 				t.Errorf("a teammate is offered %v", got)
+			}
+			// One implicit team: nobody makes or deletes one.
+			if lead := toolNames(f.get(t, roleLead)); m.name == ccModel.name && len(intersect(lead, []string{"TeamCreate", "TeamDelete"})) > 0 {
+				t.Errorf("under %s the lead is offered TeamCreate or TeamDelete: %v", m.name, lead)
+			}
+			// A teammate's array is the start of the lead's, byte for byte, and
+			// the lead's first request puts a breakpoint at its end: the
+			// teammates read that cache entry rather than write their own.
+			leadDefs, mateDefs := toolDefs(t, f.get(t, roleLead)), toolDefs(t, f.get(t, roleTeammate))
+			if len(mateDefs) >= len(leadDefs) {
+				t.Fatalf("a teammate has %d tools, the lead %d", len(mateDefs), len(leadDefs))
+			}
+			for i, d := range mateDefs {
+				if !bytes.Equal(bytes.ReplaceAll(leadDefs[i], []byte(cacheMarker), nil), d) {
+					t.Errorf("tool %d of the teammate's array differs from the lead's:\n%s\n%s", i, d, leadDefs[i])
+				}
+			}
+			if !bytes.Contains(leadDefs[len(mateDefs)-1], []byte(cacheMarker)) {
+				t.Errorf("the lead's request has no breakpoint after the tools a teammate shares (%s)", leadDefs[len(mateDefs)-1])
 			}
 			// The breakpoints differ (the fork's requests place their own);
 			// the definitions are the same bytes.
@@ -122,6 +141,29 @@ func sortedCopy(s []string) []string {
 	return c
 }
 
+// cacheMarker is a breakpoint as sent.
+const cacheMarker = `,"cache_control":{"type":"ephemeral"}`
+
+// toolDefs are the tool definitions of r's body, as sent; the last one's
+// own breakpoint (every role's) is taken out.
+func toolDefs(t *testing.T, r *fakeapi.Request) [][]byte {
+	t.Helper()
+	var body struct {
+		Tools []json.RawMessage `json:"tools"`
+	}
+	if err := json.Unmarshal(r.Raw, &body); err != nil {
+		t.Fatal(err)
+	}
+	out := make([][]byte, len(body.Tools))
+	for i, d := range body.Tools {
+		out[i] = d
+		if i == len(body.Tools)-1 {
+			out[i] = bytes.ReplaceAll(d, []byte(cacheMarker), nil)
+		}
+	}
+	return out
+}
+
 // rawTools is the tools array of r's body, as sent.
 func rawTools(t *testing.T, r *fakeapi.Request) []byte {
 	t.Helper()
@@ -131,7 +173,7 @@ func rawTools(t *testing.T, r *fakeapi.Request) []byte {
 	if err := json.Unmarshal(r.Raw, &body); err != nil {
 		t.Fatal(err)
 	}
-	return bytes.ReplaceAll(body.Tools, []byte(`,"cache_control":{"type":"ephemeral"}`), nil)
+	return bytes.ReplaceAll(body.Tools, []byte(cacheMarker), nil)
 }
 
 // runDream runs `cohort dream` on a fake that ends at once and returns the

@@ -1,0 +1,57 @@
+package assemble
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/cohort-dev/cohort/sandbox"
+)
+
+// checkCwd vets the cwd an Agent call asks for (the agent_cwd flag). A
+// child's sandbox is computed from its own cwd — that tree writable, the
+// settings and git dirs at its top protected — so a cwd chosen by the
+// model must not widen what commands may write: every tree the child may
+// write must lie in one its parent may write, and every path the
+// parent's sandbox protects inside those trees must stay protected for
+// the child. Without a sandbox the cwd must lie in the parent's working
+// directories. This holds whatever the cwd is (outside the project, the
+// project's .cohort, a hook script's folder, the home directory): the
+// check compares the two policies, not names.
+func (s *Session) checkCwd(parentCwd, cwd string) error {
+	real, err := filepath.EvalSymlinks(cwd)
+	if err != nil {
+		return err
+	}
+	if s.sandbox == nil {
+		dirs := []string{parentCwd}
+		if s.checker != nil {
+			dirs = append(dirs, s.checker.WorkingDirs()...)
+		}
+		if !slices.ContainsFunc(dirs, func(d string) bool { r, err := filepath.EvalSymlinks(d); return err == nil && inTree(real, r) }) {
+			return fmt.Errorf("it is outside the working directories (%s); an agent works in them", strings.Join(dirs, ", "))
+		}
+		return nil
+	}
+	pw, pro := s.sandbox.WritableFor(parentCwd, sandbox.Writing)
+	cw, cro := s.sandbox.WritableFor(real, sandbox.Writing)
+	for _, w := range cw {
+		if !slices.ContainsFunc(pw, func(p string) bool { return inTree(w, p) }) {
+			return fmt.Errorf("an agent there could write in %s, which its parent cannot; pick a directory inside %s", w, strings.Join(pw, ", "))
+		}
+	}
+	for _, r := range pro {
+		inChild := slices.ContainsFunc(cw, func(w string) bool { return inTree(r, w) })
+		kept := slices.ContainsFunc(cro, func(c string) bool { return inTree(r, c) })
+		if inChild && !kept {
+			return fmt.Errorf("an agent there could change %s, which is protected; pick a directory that does not hold it at its top", r)
+		}
+	}
+	return nil
+}
+
+// inTree reports whether path is dir or inside it.
+func inTree(path, dir string) bool {
+	return path == dir || strings.HasPrefix(path, strings.TrimSuffix(dir, string(filepath.Separator))+string(filepath.Separator))
+}
