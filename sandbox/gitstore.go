@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/cohort-dev/cohort/internal/gitobj"
 	"github.com/cohort-dev/cohort/internal/gitrepo"
@@ -46,9 +45,11 @@ func heldStore(cwd string, hidden []string) []string {
 		store = append(store, lay.GitDir)
 	}
 	objects := []string{filepath.Join(lay.CommonDir, "objects")}
-	for _, a := range storeAlternates(objects[0]) {
-		objects = append(objects, a)
-		store = append(store, a)
+	for _, a := range lay.Alternates() {
+		if r, err := filepath.EvalSymlinks(a); err == nil {
+			objects = append(objects, r)
+			store = append(store, r)
+		}
 	}
 	isHidden := func(d string) bool {
 		return slices.ContainsFunc(hidden, func(h string) bool { return d == h || within(d, h) })
@@ -119,26 +120,4 @@ func holdsAny(objects, files []string) bool {
 		}
 	}
 	return false
-}
-
-// storeAlternates are the object stores objects/info/alternates names.
-func storeAlternates(objects string) []string {
-	data, err := os.ReadFile(filepath.Join(objects, "info", "alternates"))
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for _, line := range strings.Split(string(data), "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		if !filepath.IsAbs(line) {
-			line = filepath.Join(objects, line)
-		}
-		if r, err := filepath.EvalSymlinks(line); err == nil {
-			out = append(out, r)
-		}
-	}
-	return out
 }

@@ -168,29 +168,7 @@ func (g *gitStore) store() []string {
 	if !within(g.repo.GitDir, g.repo.CommonDir) {
 		out = append(out, g.repo.GitDir)
 	}
-	return append(out, alternates(g.repo.CommonDir)...)
-}
-
-// alternates are the object stores objects/info/alternates names (a
-// relative entry is relative to the objects directory).
-func alternates(common string) []string {
-	objects := filepath.Join(common, "objects")
-	data, err := os.ReadFile(filepath.Join(objects, "info", "alternates"))
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for _, line := range strings.Split(string(data), "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		if !filepath.IsAbs(line) {
-			line = filepath.Join(objects, line)
-		}
-		out = append(out, filepath.Clean(line))
-	}
-	return out
+	return append(out, g.repo.Alternates()...)
 }
 
 // search walks the store and checks its paths against the Read deny

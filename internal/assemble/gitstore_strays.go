@@ -3,10 +3,10 @@ package assemble
 import (
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 
 	"github.com/cohort-dev/cohort/internal/gitrepo"
+	"github.com/cohort-dev/cohort/internal/lazyre"
 )
 
 // Git's directory holds more than the objects and the index the search
@@ -29,10 +29,13 @@ var worktreeEntries = []string{"HEAD", "commondir", "gitdir", "index", "logs", "
 
 // objectEntry matches what objects/ holds by nature: loose objects'
 // directories, pack/, info/, the commit-graph and multi-pack index.
-var objectEntry = regexp.MustCompile(`^([0-9a-f]{2}|pack|info|commit-graph|commit-graphs)$`)
+var objectEntry = lazyre.New(`^([0-9a-f]{2}|pack|info|commit-graph|commit-graphs)$`)
+
+// looseEntry matches a loose object's file name (SHA-1 or SHA-256).
+var looseEntry = lazyre.New(`^([0-9a-f]{38}|[0-9a-f]{62})$`)
 
 // packEntry matches pack/'s files.
-var packEntry = regexp.MustCompile(`^(pack-[0-9a-f]+\.(pack|idx|keep|rev|bitmap|mtimes|promisor)|multi-pack-index.*)$`)
+var packEntry = lazyre.New(`^(pack-[0-9a-f]+\.(pack|idx|keep|rev|bitmap|mtimes|promisor)|multi-pack-index.*)$`)
 
 // strays are the entries of the repository's git dirs outside the
 // allow-lists, to hide while the rest is shown.
@@ -55,6 +58,12 @@ func strays(repo gitrepo.Layout) []string {
 		add(d, in(gitDirEntries))
 		add(filepath.Join(d, "objects"), objectEntry.MatchString)
 		add(filepath.Join(d, "objects", "pack"), packEntry.MatchString)
+		// An interrupted write leaves its temporary file (the object's
+		// zlib stream) beside the loose objects, which git never lists.
+		loose, _ := filepath.Glob(filepath.Join(d, "objects", "[0-9a-f][0-9a-f]"))
+		for _, l := range loose {
+			add(l, looseEntry.MatchString)
+		}
 	}
 	wts, _ := os.ReadDir(filepath.Join(repo.CommonDir, "worktrees"))
 	for _, w := range wts {

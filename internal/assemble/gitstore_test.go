@@ -29,9 +29,11 @@ func TestStrays(t *testing.T) {
 	run("add", "f")
 	run("commit", "-q", "-m", "start")
 	run("gc", "-q")
+	os.WriteFile(filepath.Join(top, "g"), []byte("loose\n"), 0o644)
+	run("hash-object", "-w", "g") // a loose object, which stays shown
 	run("worktree", "add", "-q", filepath.Join(top, ".cohort", "worktrees", "a"))
 	git := filepath.Join(top, ".git")
-	for _, p := range []string{"lost-found/other/abc", "rr-cache/x/preimage", "objects/pack/tmp_pack_1", "objects/incoming-x/y", "worktrees/a/MERGE_MSG", "modules/s/config"} {
+	for _, p := range []string{"lost-found/other/abc", "rr-cache/x/preimage", "objects/pack/tmp_pack_1", "objects/incoming-x/y", "objects/ab/tmp_obj_Xy12", "worktrees/a/MERGE_MSG", "modules/s/config"} {
 		os.MkdirAll(filepath.Dir(filepath.Join(git, p)), 0o755)
 		os.WriteFile(filepath.Join(git, p), []byte("copy\n"), 0o644)
 	}
@@ -40,7 +42,7 @@ func TestStrays(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := strays(lay)
-	for _, want := range []string{"COMMIT_EDITMSG", "lost-found", "rr-cache", "objects/pack/tmp_pack_1", "objects/incoming-x", "worktrees/a/MERGE_MSG", "modules"} {
+	for _, want := range []string{"COMMIT_EDITMSG", "lost-found", "rr-cache", "objects/pack/tmp_pack_1", "objects/incoming-x", "objects/ab/tmp_obj_Xy12", "worktrees/a/MERGE_MSG", "modules"} {
 		if !slices.Contains(got, filepath.Join(git, want)) {
 			t.Errorf("%s is not hidden: %q", want, got)
 		}
@@ -50,6 +52,9 @@ func TestStrays(t *testing.T) {
 			if p == filepath.Join(git, keep) {
 				t.Errorf("git's structure hidden: %s", p)
 			}
+		}
+		if len(filepath.Base(p)) == 38 {
+			t.Errorf("a loose object hidden: %s", p)
 		}
 		if filepath.Dir(p) == filepath.Join(git, "objects", "pack") && filepath.Ext(p) != "" && filepath.Base(p)[:5] == "pack-" {
 			t.Errorf("a pack hidden: %s", p)

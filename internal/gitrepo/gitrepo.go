@@ -228,6 +228,29 @@ func (l Layout) Checkouts() []string {
 	return out
 }
 
+// Alternates are the object stores the common dir's
+// objects/info/alternates names (a relative entry is relative to the
+// objects directory), clean, in file order; none when it cannot be read.
+func (l Layout) Alternates() []string {
+	objects := filepath.Join(l.CommonDir, "objects")
+	data, err := os.ReadFile(filepath.Join(objects, "info", "alternates"))
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if !filepath.IsAbs(line) {
+			line = filepath.Join(objects, line)
+		}
+		out = append(out, filepath.Clean(line))
+	}
+	return out
+}
+
 func resolve(p string) string {
 	if r, err := filepath.EvalSymlinks(p); err == nil {
 		return r

@@ -159,3 +159,19 @@ func TestCheckoutsSkipStale(t *testing.T) {
 		t.Errorf("a stale entry: %q", got)
 	}
 }
+
+// Alternates reads objects/info/alternates: absolute and relative entries,
+// comments and blank lines skipped.
+func TestAlternates(t *testing.T) {
+	top := repo(t)
+	l, _ := Read(top)
+	if got := l.Alternates(); len(got) != 0 {
+		t.Errorf("none: %q", got)
+	}
+	objects := filepath.Join(top, ".git", "objects")
+	os.WriteFile(filepath.Join(objects, "info", "alternates"), []byte("# c\n/abs/objects\n\n../../other/objects\n"), 0o644)
+	want := []string{"/abs/objects", filepath.Join(top, "other", "objects")}
+	if got := l.Alternates(); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("Alternates = %q, want %q", got, want)
+	}
+}
