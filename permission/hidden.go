@@ -15,14 +15,8 @@ func (c *Checker) HideFromReads(dirs ...string) {
 	c.sh.mu.Lock()
 	defer c.sh.mu.Unlock()
 	for _, d := range dirs {
-		if !filepath.IsAbs(d) {
-			continue
-		}
-		d = filepath.Clean(d)
-		if r, err := resolvePath(d); err == nil {
-			d = r
-		}
-		if !slices.Contains(c.sh.hidden, d) {
+		d, ok := hiddenKey(d)
+		if ok && !slices.Contains(c.sh.hidden, d) {
 			c.sh.hidden = append(c.sh.hidden, d)
 		}
 	}
@@ -35,15 +29,25 @@ func (c *Checker) ShowToReads(dirs ...string) {
 	c.sh.mu.Lock()
 	defer c.sh.mu.Unlock()
 	for _, d := range dirs {
-		if !filepath.IsAbs(d) {
+		d, ok := hiddenKey(d)
+		if !ok {
 			continue
-		}
-		d = filepath.Clean(d)
-		if r, err := resolvePath(d); err == nil {
-			d = r
 		}
 		c.sh.hidden = slices.DeleteFunc(slices.Clone(c.sh.hidden), func(h string) bool { return h == d }) // a copy: hiddenRead reads the old one unlocked
 	}
+}
+
+// hiddenKey is how a HideFromReads directory is kept: absolute, clean,
+// its links resolved when it exists; ok is false for a relative path.
+func hiddenKey(d string) (string, bool) {
+	if !filepath.IsAbs(d) {
+		return "", false
+	}
+	d = filepath.Clean(d)
+	if r, err := resolvePath(d); err == nil {
+		d = r
+	}
+	return d, true
 }
 
 // hiddenRead reports whether path (as given, and resolved) is below a
