@@ -20,6 +20,10 @@ func (s *Sandbox) policyFor(cwd string, prof Profile) *Policy {
 		p := s.readOnlyPolicy()
 		p.ReadOnlyFS = false
 		p.Writable = append(p.Writable, strings.Split(cwd, "\x00")...)
+		// Cohort's own git on a private store (the checkpoints) sees it.
+		p.Secrets = slices.DeleteFunc(p.Secrets, func(sec string) bool {
+			return slices.ContainsFunc(p.Writable, func(w string) bool { return within(w, sec) || within(sec, w) })
+		})
 		return p
 	}
 	return s.readOnlyPolicy()
@@ -36,12 +40,22 @@ func (s *Sandbox) readOnlyPolicy() *Policy {
 			p.Without = append(p.Without, l)
 		}
 	}
-	for _, d := range append(slices.Clip(s.cfg.DenyRead), s.cfg.Secrets...) {
+	for _, d := range s.cfg.DenyRead {
 		if r, err := filepath.EvalSymlinks(d); err == nil && !slices.Contains(p.Hidden, r) {
 			p.Hidden = append(p.Hidden, r)
 		}
 	}
+	s.addSecrets(p)
 	return p
+}
+
+// addSecrets hides Cohort's private paths (Config.Secrets) in p.
+func (s *Sandbox) addSecrets(p *Policy) {
+	for _, d := range s.cfg.Secrets {
+		if r, err := filepath.EvalSymlinks(d); err == nil {
+			addOnce(&p.Secrets, r)
+		}
+	}
 }
 
 // policy builds the writing policy of commands run by an agent whose
@@ -98,11 +112,12 @@ func (s *Sandbox) policy(cwd string) *Policy {
 			}
 		}
 	}
-	for _, d := range append(slices.Clip(s.cfg.DenyRead), s.cfg.Secrets...) {
+	for _, d := range s.cfg.DenyRead {
 		if r, err := filepath.EvalSymlinks(d); err == nil {
 			addOnce(&p.Hidden, r)
 		}
 	}
+	s.addSecrets(p)
 	if p.UnixSockets {
 		p.HiddenSockets = s.socketPlaces()
 	}

@@ -38,6 +38,9 @@ func confine(p *Policy, ns bool) (*Report, error) {
 		if len(p.Hidden) > 0 {
 			rep.NotEnforced = append(rep.NotEnforced, "Read deny rules are not enforced by the sandbox (the permission check still applies): no mount namespace")
 		}
+		if len(p.Secrets) > 0 {
+			rep.NotEnforced = append(rep.NotEnforced, "Cohort's private files (the job-signing key, teammates' configurations) are not hidden: no mount namespace")
+		}
 		if len(p.HiddenSockets) > 0 {
 			rep.NotEnforced = append(rep.NotEnforced, "with sandbox.allowUnixSockets set, every Unix socket the user can reach can be reached (tmux servers, Cohort sessions, docker): no mount namespace to hide them")
 		}
@@ -294,7 +297,7 @@ func mountPolicy(p *Policy, rep *Report) error {
 			return fmt.Errorf("bind %s: %w", b.path, err)
 		}
 	}
-	for _, path := range append(p.Hidden, p.HiddenSockets...) {
+	for _, path := range slices.Concat(p.Hidden, p.Secrets, p.HiddenSockets) {
 		if err := hide(path); err != nil && !errors.Is(err, unix.ENOENT) {
 			return fmt.Errorf("hide %s: %w", path, err)
 		}
@@ -307,6 +310,9 @@ func mountPolicy(p *Policy, rep *Report) error {
 	}
 	if len(p.Hidden) > 0 {
 		rep.Enforced = append(rep.Enforced, fmt.Sprintf("Read deny rules: the %d paths they cover are hidden", len(p.Hidden)))
+	}
+	if len(p.Secrets) > 0 {
+		rep.Enforced = append(rep.Enforced, "Cohort's private files (the job-signing key, teammates' configurations) are hidden")
 	}
 	return nil
 }

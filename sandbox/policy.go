@@ -32,6 +32,9 @@ type Policy struct {
 	// Hidden are paths Read deny rules name: a directory is covered by an
 	// empty read-only tmpfs, a file by /dev/null, read-only.
 	Hidden []string `json:"hidden,omitempty"`
+	// Secrets are Cohort's private paths (Config.Secrets), hidden as
+	// Hidden is, whatever the rules.
+	Secrets []string `json:"secrets,omitempty"`
 	// UnixSockets lets commands create AF_UNIX sockets (sandbox.
 	// allowUnixSockets is set); HiddenSockets then lists places whose
 	// sockets are hidden instead.

@@ -174,8 +174,9 @@ func (p *Plan) sandboxCfg(ctx context.Context, conf sandboxConf, checker *permis
 
 // secrets are the directories of COHORT_HOME that hold what no command
 // may read: the remote agents' signing key (remote/lead.key: with it a
-// command could sign jobs for workers) and teammates' configurations
-// waiting in tmux/ (they carry the model key). They are made now, private,
+// command could sign jobs for workers), teammates' configurations waiting
+// in tmux/ (they carry the model key) and the checkpoints' store (copies
+// of every file, Read-denied ones included). They are made now, private,
 // so the sandbox can hide them before Cohort first writes there.
 func (p *Plan) secrets() []string {
 	home := p.Process.Paths.CohortHome
@@ -183,7 +184,7 @@ func (p *Plan) secrets() []string {
 		return nil
 	}
 	var out []string
-	for _, d := range []string{"remote", "tmux"} {
+	for _, d := range []string{"remote", "tmux", "checkpoints"} {
 		dir := filepath.Join(home, d)
 		if err := os.MkdirAll(dir, 0o700); err == nil {
 			out = append(out, dir)

@@ -75,7 +75,7 @@ func subReads() [][]Call {
 
 func outsider3Attacks() []*Attack {
 	var all []*Attack
-	for _, group := range [][]*Attack{o3StoreAttacks(), o3AgentAttacks(), o3AdminAttacks(), o3CopyAttacks(), o3MiscAttacks()} {
+	for _, group := range [][]*Attack{o3StoreAttacks(), o3AgentAttacks(), o3AdminAttacks(), o3CopyAttacks(), o3MiscAttacks(), checkpointAttacks()} {
 		all = append(all, group...)
 	}
 	return all

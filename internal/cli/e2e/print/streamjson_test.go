@@ -101,7 +101,7 @@ func TestStreamJSONIsTheEventEncoding(t *testing.T) {
 
 var (
 	uuidField = regexp.MustCompile(`"uuid":"[^"]*"`)
-	durations = regexp.MustCompile(`"(duration_ms|duration_api_ms|durationMs|totalDurationMs)":\d+`)
+	durations = regexp.MustCompile(`"(duration_ms|duration_api_ms|durationMs|totalDurationMs|end_time)":\d+`)
 	agentIDs  = regexp.MustCompile(`\ba[0-9a-f]{16}\b|\btoolu_[A-Za-z0-9]+`)
 	xmlTimes  = regexp.MustCompile(`duration_ms=\\"\d+\\"`)
 )
