@@ -11,9 +11,9 @@ import (
 // cannot touch '/x': Permission denied", "bash: /x: Read-only file
 // system", "PermissionError: [Errno 13] Permission denied: '/x'".
 var (
-	denialLine = lazyre.New(`Permission denied|Read-only file system|Operation not permitted`)
+	denialLine = lazyre.New(`(?i)permission denied|read-only file system|operation not permitted`)
 	quoted     = lazyre.New("['‘\"`]([^'’\"`]+)['’\"`]")
-	colonPath  = lazyre.New(`(?:^|\s)((?:/|\./|\.\./|~/)?[^\s:'"]+): (?:Permission denied|Read-only file system|Operation not permitted)`)
+	colonPath  = lazyre.New(`(?i)(?:^|\s)((?:/|\./|\.\./|~/)?[^\s:'"]+): (?:permission denied|read-only file system|operation not permitted)`)
 )
 
 // Explain returns notes for the model about writes in output that the
