@@ -58,10 +58,16 @@ func (s *Session) openCheckpoints(ctx context.Context) {
 		}
 	}
 	s.cps = c
-	s.closers = append(s.closers, func() {
-		c.wg.Wait() // the turn's last checkpoint is taken (each bounded by snapshotTimeout)
+}
+
+// finishCheckpoints waits until the checkpoints asked for are taken (each
+// bounded by snapshotTimeout) and lets no more start. Close calls it
+// before anything else closes.
+func (s *Session) finishCheckpoints() {
+	if c := s.cps; c != nil {
+		c.wg.Wait()
 		c.cancel()
-	})
+	}
 }
 
 // checkpointDir is the store's directory under Cohort's home.

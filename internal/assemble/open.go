@@ -170,6 +170,10 @@ func (s *Session) openLead(ctx context.Context) (err error) {
 // Close releases what Open opened, in reverse order. Safe to call more
 // than once.
 func (s *Session) Close() {
+	// The turn's last checkpoint first: it reads the agents' worktrees,
+	// which closing the crew removes, and it may still be writing to
+	// stderr, which the closers below write to too.
+	s.finishCheckpoints()
 	for i := len(s.closers) - 1; i >= 0; i-- {
 		s.closers[i]()
 	}
