@@ -125,9 +125,9 @@ func TestFiveStepsInTmux(t *testing.T) {
 		t.Helper()
 		tasks = append(tasks, newTasks...)
 		prompt("/cost")
-		scr := p.waitFor("/cost's total", func(s string) bool { return listedCost.MatchString(s[strings.LastIndex(s, "Cost:")+1:]) })
+		p.waitFor("/cost's total", func(s string) bool { return listedCost.MatchString(s[strings.LastIndex(s, "Cost:")+1:]) })
 		// The status bar follows the session at its next look.
-		scr = p.waitFor("the status bar at /cost's total", func(s string) bool {
+		scr := p.waitFor("the status bar at /cost's total", func(s string) bool {
 			return lastMatch(statusCost, s) != "" && lastMatch(statusCost, s) == lastMatch(listedCost, s)
 		})
 		if foot := lastMatch(footerCost, scr); foot != "" && foot != lastMatch(listedCost, scr) {
