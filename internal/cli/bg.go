@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/cohort-dev/cohort"
 	"github.com/cohort-dev/cohort/bgsession"
@@ -23,6 +24,9 @@ type bgOptions struct {
 	// run is the hidden flag a background session is re-executed with:
 	// its id in the registry.
 	run string
+	// set is the parsed command line, whose session flags a background
+	// session is started with (sessionFlags).
+	set *pflag.FlagSet
 }
 
 func (b *bgOptions) register(cmd *cobra.Command) {
