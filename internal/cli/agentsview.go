@@ -106,7 +106,7 @@ func (v *agentsView) dispatch(_ context.Context, prompt string) (string, error) 
 	args := append([]string{"--bg-run=" + id, "--cwd", v.home}, v.flags...)
 	args = append(args, "--", prompt)
 	rec, err := v.reg.Start(id, bgsession.StartSpec{Exe: exe, Args: args, Env: v.inv.Environ(), Dir: v.home,
-		Name: cmpName("", prompt, id), Intent: prompt})
+		Name: cmpName("", prompt, id), Intent: prompt, Flags: v.flags})
 	return rec.ID, err
 }
 

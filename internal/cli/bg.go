@@ -74,7 +74,7 @@ func startBackground(inv *Invocation, o *options, args []string) error {
 	prompt := promptArg(inv, args)
 	cfg := o.config(inv)
 	rec, err := reg.Start(id, bgsession.StartSpec{Exe: exe, Args: child, Env: inv.Environ(), Dir: cfg.Dir,
-		Name: cmpName(o.bg.name, prompt, id), Intent: prompt})
+		Name: cmpName(o.bg.name, prompt, id), Intent: prompt, Flags: sessionFlags(o.bg.set)})
 	if err != nil {
 		return err
 	}

@@ -284,8 +284,9 @@ func attachLive(ctx context.Context, inv *Invocation, o *options, reg *bgsession
 
 // newRespawnCmd is cohort respawn: running sessions are stopped and
 // started again on this cohort binary, each resuming its conversation in
-// its directory under the same id (what ran in their turns is
-// interrupted, as by stop).
+// its directory under the same id, with the session flags it was started
+// with (its record's flags; what ran in their turns is interrupted, as by
+// stop).
 func newRespawnCmd(inv *Invocation) *cobra.Command {
 	var all bool
 	cmd := &cobra.Command{
@@ -339,7 +340,8 @@ func respawn(ctx context.Context, inv *Invocation, reg *bgsession.Registry, rec 
 		return err
 	}
 	dir := sessionDir(cur)
+	args := append([]string{"--bg-run=" + rec.ID, "--cwd", dir}, cur.Flags...)
 	_, err = reg.Start(rec.ID, bgsession.StartSpec{Exe: exe, Env: inv.Environ(), Dir: dir, Base: &cur,
-		Args: []string{"--bg-run=" + rec.ID, "--cwd", dir, "--resume", cur.SessionID}})
+		Args: append(args, "--resume", cur.SessionID)})
 	return err
 }

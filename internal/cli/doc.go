@@ -84,8 +84,10 @@
 //     running session through its control socket (internal/cli/attach)
 //     and reopens an ended one from its transcript. respawn stops a
 //     running session and starts it again on this binary with --resume
-//     in its directory: the flags it was started with (other than its
-//     directory and worktree) are not carried over.
+//     in its directory (its worktree, if it has one) and the session
+//     flags its record keeps (sessionFlags: every flag given that
+//     describes the session, not those of the command line itself, of
+//     the conversation to open, or of --bg).
 //   - cohort worker serves remote agents' jobs with package remote's
 //     Worker, each job run by cohort.RemoteRunner.
 package cli
