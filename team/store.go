@@ -100,8 +100,9 @@ func (s *Store) configPath(name string) string {
 	return filepath.Join(s.cfg.Root, name, ConfigFile)
 }
 
-// Mailbox opens the team's mailbox directory (inboxes/).
-func (s *Store) Mailbox(name string) (*mailbox.Dir, error) {
+// Mailbox opens the team's mailbox: the transport every member's inbox
+// lives on (the directory inboxes/ on one machine).
+func (s *Store) Mailbox(name string) (mailbox.Transport, error) {
 	dir, err := s.Dir(name)
 	if err != nil {
 		return nil, err
