@@ -16,7 +16,7 @@
 //     teams/{team}/status/{name}.json (state, pid, a sequence number and a
 //     heartbeat time, written atomically). The lead reads them; a teammate is
 //     idle when its status says so and its inbox has no unacknowledged
-//     message (mailbox.Dir.Pending), and dead when its process is gone or its
+//     message (mailbox.Transport.Pending), and dead when its process is gone or its
 //     heartbeat is older than DeadAfter.
 //   - The lead holds the team's lead lock (team.Store.Claim) while it leads
 //     and publishes a status file of its own (status/team-lead.json) with
