@@ -12,6 +12,11 @@
 //
 // Design decisions the spec leaves open:
 //
+//   - The loop, the lead and the inbox use only mailbox.Transport and
+//     mailbox.Inbox, as team.Store.Mailbox returns them: files on one
+//     machine, JetStream (package mailbox/jsmail) for a team whose file
+//     names a NATS server. Either way a message is acknowledged only once
+//     its recipient's transcript has it.
 //   - Liveness and idleness are published by each teammate in a status file,
 //     teams/{team}/status/{name}.json (state, pid, a sequence number and a
 //     heartbeat time, written atomically). The lead reads them; a teammate is
