@@ -15,8 +15,9 @@
 //   - The loop, the lead and the inbox use only mailbox.Transport and
 //     mailbox.Inbox, as team.Store.Mailbox returns them: files on one
 //     machine, JetStream (package mailbox/jsmail) for a team whose file
-//     names a NATS server. Either way a message is acknowledged only once
-//     its recipient's transcript has it.
+//     names a NATS server. Either way the acknowledgements are the same:
+//     chat when the agent's conversation takes it (chatQueue), protocol
+//     messages when they have been handled.
 //   - Liveness and idleness are published by each teammate in a status file,
 //     teams/{team}/status/{name}.json (state, pid, a sequence number and a
 //     heartbeat time, written atomically). The lead reads them; a teammate is

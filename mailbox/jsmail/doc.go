@@ -27,9 +27,10 @@
 //     (Config.DedupeWindow ids), acknowledging the repeat. A consumer that
 //     dies between recording a message and acknowledging it gets it again,
 //     as the file mailbox's does.
-//   - Acknowledgement comes after the message is recorded: the teammate
-//     loop acknowledges when its agent's transcript has the message, as it
-//     does with the file cursor. The last id of an Ack waits for the
+//   - Acknowledgement comes after the message is taken: the teammate loop
+//     acknowledges chat when its agent's conversation takes it, exactly as
+//     it does with the file cursor (this package only moves the ack to the
+//     server). The last id of an Ack waits for the
 //     server's confirmation (the others precede it on one connection), so
 //     a restarted consumer never sees an acknowledged message.
 //   - One live consumer per inbox, as the file mailbox's reader lock
