@@ -52,7 +52,7 @@ func writerMain() int {
 		return fail(err)
 	}
 	defer nc.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
 	var tr *Transport
 	for tr == nil {
@@ -116,7 +116,7 @@ func TestTortureMultiProcess(t *testing.T) {
 		crashAt            = writers * perWriter / 2
 	)
 	began := time.Now()
-	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), 8*time.Minute)
 	defer cancel()
 	f := newFixture(t, Config{}, []string{"test"}, "lead")
 	in := f.open(t, "lead")
@@ -185,12 +185,15 @@ func TestTortureMultiProcess(t *testing.T) {
 		}
 	}
 	consumeUntil(writersDone)
+	t.Logf("writers done after %v, %d recorded", time.Since(began), len(recorded))
 	// Whatever was published before the sentinel comes before it.
 	sentinel := f.send(t, mailbox.Message{From: "test", To: "lead", Text: "last"})
 	for recorded[sentinel.ID] == 0 {
 		msgs, err := in.Receive(ctx)
 		if err != nil {
-			t.Fatalf("waiting for the sentinel: %v", err)
+			n, perr := f.tr.Pending(context.Background(), "lead")
+			t.Fatalf("waiting for the sentinel after %v: %v (%d recorded, %d pending (%v), crashed %v)",
+				time.Since(began), err, len(recorded), n, perr, crashed)
 		}
 		record(msgs)
 	}
