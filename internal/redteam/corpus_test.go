@@ -152,6 +152,9 @@ func TestCorpus(t *testing.T) {
 	for _, r := range shared {
 		runs = append(runs, *r)
 	}
+	// The longest sessions start first, so that the short ones fill in
+	// around them at the end rather than a long one starting last.
+	slices.SortStableFunc(runs, func(a, b run) int { return len(b.attacks) - len(a.attacks) })
 	sem := make(chan struct{}, parallelRuns())
 	var wg sync.WaitGroup
 	for _, r := range runs {
