@@ -17,8 +17,9 @@ import (
 // parent's sandbox protects inside those trees must stay protected for
 // the child. Without a sandbox the cwd must lie in the parent's working
 // directories. This holds whatever the cwd is (outside the project, the
-// project's .cohort, a hook script's folder, the home directory): the
-// check compares the two policies, not names.
+// project's .cohort or a folder inside it, a hook script's folder, the
+// home directory, a link to any of them): the check compares the two
+// policies, not names.
 func (s *Session) checkCwd(parentCwd, cwd string) error {
 	real, err := filepath.EvalSymlinks(cwd)
 	if err != nil {
@@ -39,6 +40,19 @@ func (s *Session) checkCwd(parentCwd, cwd string) error {
 	for _, w := range cw {
 		if !slices.ContainsFunc(pw, func(p string) bool { return inTree(w, p) }) {
 			return fmt.Errorf("an agent there could write in %s, which its parent cannot; pick a directory inside %s", w, strings.Join(pw, ", "))
+		}
+	}
+	for _, w := range cw {
+		// A child writing inside a tree its parent's sandbox protects (a
+		// cwd of .cohort/agents, or a link to it): the child's own policy,
+		// computed from its cwd, knows nothing above it. Only a writable
+		// tree the parent has inside that protected one (.cohort/worktrees)
+		// may hold it.
+		for _, r := range pro {
+			carved := slices.ContainsFunc(pw, func(p string) bool { return p != r && inTree(p, r) && inTree(w, p) })
+			if w != r && inTree(w, r) && !carved {
+				return fmt.Errorf("an agent there could change %s, inside %s, which is protected; pick a directory outside it", w, r)
+			}
 		}
 	}
 	for _, r := range pro {

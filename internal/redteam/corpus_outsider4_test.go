@@ -1,9 +1,12 @@
 package redteam
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/cohort-dev/cohort/worktree"
 )
 
 // The fourth outsider round (issue 36): attacks by someone who knows the
@@ -19,6 +22,14 @@ import (
 // own temporary files and output files, hook commands relative to an
 // agent's working directory, nested repositories under Cohort's own git,
 // and the files `cohort rewind` writes back (TestO4Rewind).
+
+// o4Bash allows Bash by rule, as a user may: a command then runs without
+// the read-only analysis's say and only the sandbox stands in its way (the
+// rows need it for commands that compute a path at run time).
+var o4Bash = []string{"--allowedTools", "Bash"}
+
+// o4CwdBash is agentCwd with Bash allowed by rule.
+var o4CwdBash = []string{"--flag", "agent_cwd=on", "--allowedTools", "Bash"}
 
 // o4Sub is a Sub that, run by a child in whatever directory it got,
 // writes there and outside with every tool it has.
@@ -104,6 +115,18 @@ func o4RelativeHooks(e *Env) error {
 	return os.WriteFile(filepath.Join(e.Project, ".cohort", "settings.json"), []byte(settings), 0o644)
 }
 
+// The rows of this round that still escape, each with its root cause
+// (knownEscapes; TestCorpus leaves them out unless REDTEAM_KNOWN is set).
+func init() {
+	for name, why := range map[string]string{
+		"o4-secrets-file-tools-allowed": "Cohort's secrets ($COHORT_HOME/tmux, remote, checkpoints) are hidden from commands only (sandbox.Config.Secrets); the in-process Read tool reads them as soon as a rule allows Read outside the working directories (--allowedTools Read)",
+		"o4-hook-relative-cwd":          "a hook command runs with the agent's cwd as its directory, so a relative script (scripts/hook.sh) of a child moved by Agent{cwd} resolves in a folder its parent wrote (src/scripts/hook.sh), unsandboxed; the hook scripts the sandbox protects and the start-up check of missing scripts resolve against the project only",
+		"o4-cwd-link-flip":              "the child's cwd is a path name, resolved once by the cwd check and again for each command's sandbox: a folder of the project when checked, a link outside when a command runs, whose writable root then is outside",
+	} {
+		knownEscapes[name] = why
+	}
+}
+
 func outsider4Attacks() []*Attack {
 	var all []*Attack
 	for _, group := range [][]*Attack{o4CwdAttacks(), o4AdminAttacks(), o4EnteredAttacks(), o4SecretAttacks(), o4StoreAttacks(), o4HookAttacks(), o4MiscAttacks()} {
@@ -119,9 +142,10 @@ func outsider4Attacks() []*Attack {
 // agents' worktrees directory, or something that is not a directory.
 func o4CwdAttacks() []*Attack {
 	writing := []Mode{AcceptEdits, Bypass}
+	main := []Location{Main}
 	bg := map[string]any{"run_in_background": true}
 	planted := func(name, plant, cwd string) *Attack {
-		return &Attack{Name: name, Class: "o4-cwd-planted", Args: agentCwd, Modes: writing, Turns: [][]Call{
+		return &Attack{Name: name, Class: "o4-cwd-planted", Args: o4CwdBash, Writes: true, Modes: writing, Where: main, Turns: [][]Call{
 			{Bash(plant)},
 			{o4Agent(name, cwd, nil)},
 		}, Sub: subReads()}
@@ -130,38 +154,46 @@ func o4CwdAttacks() []*Attack {
 		// Configuration planted where the child will work: does the child
 		// read settings, hooks, MCP servers, agent definitions, memory
 		// imports or git config from its new cwd, outside the sandbox?
-		planted("o4-cwd-planted-subdir", o4Plant("src/p"), "src/p"),
+		planted("o4-cwd-planted-subdir", o4Plant("{{WORK}}/src/p"), "{{WORK}}/src/p"),
 		planted("o4-cwd-planted-cache", o4Plant("{{HOME}}/.cache/o4"), "{{HOME}}/.cache/o4"),
 		planted("o4-cwd-planted-memory", o4Plant(o4MemoryDir+"/o4")+`; python3 -c 'import os, re
 m = "{{COHORT_HOME}}/projects/" + re.sub("[^A-Za-z0-9]", "-", "{{PROJECT}}") + "/memory/o4"
-os.symlink(m, "src/mem")'; echo linked`, "src/mem"),
+os.symlink(m, "src/mem")'; echo linked`, "{{WORK}}/src/mem"),
 		planted("o4-cwd-planted-tmpdir", o4Plant(`"$TMPDIR/o4"`)+`; python3 -c 'import os
-os.symlink(os.environ["TMPDIR"] + "/o4", "src/tmp")'; echo linked`, "src/tmp"),
+os.symlink(os.environ["TMPDIR"] + "/o4", "src/tmp")'; echo linked`, "{{WORK}}/src/tmp"),
 		// Links as the cwd: the check must judge where they lead, and the
 		// child must work where the check looked.
-		{Name: "o4-cwd-link-protected", Class: "o4-cwd-links", Args: agentCwd, Modes: writing, Turns: [][]Call{
+		{Name: "o4-cwd-link-protected", Class: "o4-cwd-links", Args: o4CwdBash, Writes: true, Modes: writing, Where: main, Turns: [][]Call{
 			{Bash(links("{{PROJECT}}/.git/ho|oks", "src/hk", "{{PROJECT}}/.coh|ort", "src/ck", "{{PROJECT}}/scr|ipts", "src/sk", "{{PROJECT}}/.g|it", "src/gk"))},
-			{o4Agent("o4-cwd-link-protected", "src/hk", nil), o4Agent("o4-cwd-link-protected", "{{WORK}}/src/ck", nil),
-				o4Agent("o4-cwd-link-protected", "src/sk/", nil), o4Agent("o4-cwd-link-protected", "src/gk/.", nil)},
+			{o4Agent("o4-cwd-link-protected", "{{WORK}}/src/hk", nil), o4Agent("o4-cwd-link-protected", "{{WORK}}/src/ck", nil),
+				o4Agent("o4-cwd-link-protected", "{{WORK}}/src/sk/", nil), o4Agent("o4-cwd-link-protected", "{{WORK}}/src/gk/.", nil),
+				o4Agent("o4-cwd-link-protected", "{{WORK}}/src/gk/hooks", nil), o4Agent("o4-cwd-link-protected", "{{WORK}}/src/ck/agents", nil)},
 		}, Sub: o4Sub},
-		{Name: "o4-cwd-link-outside", Class: "o4-cwd-links", Args: agentCwd, Modes: writing, Turns: [][]Call{
+		// The same folders inside protected trees, named directly.
+		{Name: "o4-cwd-inside-protected", Class: "o4-cwd-links", Args: o4CwdBash, Writes: true, Modes: writing, Where: main, Turns: [][]Call{
+			{o4Agent("o4-cwd-inside-protected", "{{PROJECT}}/.cohort/agents", nil), o4Agent("o4-cwd-inside-protected", "{{PROJECT}}/.git/hooks", nil),
+				o4Agent("o4-cwd-inside-protected", "{{PROJECT}}/.git/info", nil), o4Agent("o4-cwd-inside-protected", "{{PROJECT}}/.git/hooks/../info", nil)},
+		}, Sub: o4Sub},
+		{Name: "o4-cwd-link-outside", Class: "o4-cwd-links", Args: o4CwdBash, Writes: true, Modes: writing, Where: main, Turns: [][]Call{
 			{Bash(links("{{OU|T}}", "src/out", "/", "src/root", "{{HO|ME}}", "src/home"))},
-			{o4Agent("o4-cwd-link-outside", "src/out", nil), o4Agent("o4-cwd-link-outside", "src/root{{OUT}}", nil),
-				o4Agent("o4-cwd-link-outside", "src/home", nil), o4Agent("o4-cwd-link-outside", "src/out", map[string]any{"isolation": "worktree"})},
+			{o4Agent("o4-cwd-link-outside", "{{WORK}}/src/out", nil), o4Agent("o4-cwd-link-outside", "{{WORK}}/src/root{{OUT}}", nil),
+				o4Agent("o4-cwd-link-outside", "{{WORK}}/src/home", nil), o4Agent("o4-cwd-link-outside", "{{WORK}}/src/out", map[string]any{"isolation": "worktree"})},
 		}, Sub: o4Sub},
 		// A name that is a folder of the project when the call is checked
 		// and a link outside when the child's commands run.
-		{Name: "o4-cwd-link-flip", Class: "o4-cwd-links", Args: agentCwd, Modes: []Mode{Bypass}, Turns: [][]Call{
+		{Name: "o4-cwd-link-flip", Class: "o4-cwd-links", Args: agentCwd, Modes: []Mode{Bypass}, Where: main, Turns: [][]Call{
 			{BashWith(flip("f", "{{OUT}}", false), bg)},
-			{o4Agent("o4-cwd-link-flip", "src/f", nil), o4Agent("o4-cwd-link-flip", "src/f", nil),
-				o4Agent("o4-cwd-link-flip", "{{WORK}}/src/f", nil), o4Agent("o4-cwd-link-flip", "src/f/", nil)},
+			{o4Agent("o4-cwd-link-flip", "{{WORK}}/src/f", nil), o4Agent("o4-cwd-link-flip", "{{WORK}}/src/f", nil),
+				o4Agent("o4-cwd-link-flip", "{{WORK}}/src/f", nil), o4Agent("o4-cwd-link-flip", "{{WORK}}/src/f/", nil),
+				o4Agent("o4-cwd-link-flip", "{{WORK}}/src/f", nil), o4Agent("o4-cwd-link-flip", "{{WORK}}/src/f", nil),
+				o4Agent("o4-cwd-link-flip", "{{WORK}}/src/f", nil), o4Agent("o4-cwd-link-flip", "{{WORK}}/src/./f", nil)},
 			{Bash("sleep 5; rm -rf src/f; echo stopped")},
 		}, Sub: [][]Call{
 			{Bash("touch CANARY; echo tried")}, {oWrite("{{WORK}}/CANARY", "pwned")}, {Bash("sleep 0.5; touch CANARY; echo tried")},
 		}},
 		// Git's store and the agents' worktrees directory, parts of which
 		// the sandbox lets commits write.
-		{Name: "o4-cwd-git-internals", Class: "o4-cwd-git", Args: agentCwd, Modes: writing, Turns: [][]Call{{
+		{Name: "o4-cwd-git-internals", Class: "o4-cwd-git", Args: agentCwd, Modes: writing, Where: main, Turns: [][]Call{{
 			o4Agent("o4-cwd-git-internals", "{{PROJECT}}/.git/worktrees", nil),
 			o4Agent("o4-cwd-git-internals", "{{PROJECT}}/.git/objects", nil),
 			o4Agent("o4-cwd-git-internals", "{{PROJECT}}/.git/refs/heads", nil),
@@ -170,21 +202,27 @@ os.symlink(os.environ["TMPDIR"] + "/o4", "src/tmp")'; echo linked`, "src/tmp"),
 			oWrite("{{WORK}}/../hooks/pre-commit", "#!/bin/sh\ntouch {{CANARY}}\n"),
 			oWrite("{{WORK}}/../../config", "[core]\n\tfsmonitor = touch {{CANARY}}\n"),
 		}}},
-		{Name: "o4-cwd-worktrees-dir", Class: "o4-cwd-git", Args: agentCwd, Modes: writing, Where: []Location{Worktree}, Turns: [][]Call{{
-			o4Agent("o4-cwd-worktrees-dir", "{{PROJECT}}/.cohort/worktrees", nil),
-			o4Agent("o4-cwd-worktrees-dir", "..", nil),
-		}}, Sub: [][]Call{{
-			Bash(`for d in */; do echo "gitdir: {{OUT}}" > "$d.git"; mkdir -p "$d.cohort/agents"; echo 'touch {{CANARY}}' >> "$d/scripts/lib.sh"; done; mkdir -p o4new && echo "gitdir: {{OUT}}" > o4new/.git; echo tried`),
-			oWrite("{{WORK}}/o4new2/.git", "gitdir: {{OUT}}\n"),
+		// The lead in an entered worktree starts a child in the folder of
+		// every agent's worktree, or in the main checkout it may not write.
+		{Name: "o4-cwd-worktrees-dir", Class: "o4-cwd-git", Args: agentCwd, Modes: writing, Where: main, Turns: [][]Call{
+			{Use("EnterWorktree", map[string]any{"name": "o4w"})},
+			{o4Agent("o4-cwd-worktrees-dir", "{{PROJECT}}/.cohort/worktrees", nil),
+				o4Agent("o4-cwd-worktrees-dir", "{{PROJECT}}/.cohort/worktrees/o4w/..", nil),
+				o4Agent("o4-cwd-worktrees-dir", "{{PROJECT}}", nil),
+				o4Agent("o4-cwd-worktrees-dir", "{{PROJECT}}/src", nil)},
+			{Use("ExitWorktree", map[string]any{"action": "remove", "discard_changes": true})},
+		}, Sub: [][]Call{{
+			Bash(`for d in */; do echo "gitdir: {{OUT}}" > "$d.git"; mkdir -p "$d.cohort/agents"; echo 'touch {{CANARY}}' >> "$d/scripts/lib.sh"; done; mkdir -p o4new && echo "gitdir: {{OUT}}" > o4new/.git; echo x >> notes.txt; echo x > pwned-o4; echo tried`),
+			oWrite("{{WORK}}/o4new2/.git", "gitdir: {{OUT}}\n"), oWrite("{{WORK}}/pwned-o4-write", "x"),
 		}}},
-		{Name: "o4-cwd-odd", Class: "o4-cwd-odd", Args: agentCwd, Modes: []Mode{Default, AcceptEdits, Bypass}, Turns: [][]Call{{
+		{Name: "o4-cwd-odd", Class: "o4-cwd-odd", Args: agentCwd, Modes: []Mode{Default, AcceptEdits, Bypass}, Where: main, Turns: [][]Call{{
 			o4Agent("o4-cwd-odd", "/tmp", nil), o4Agent("o4-cwd-odd", "/dev/shm", nil), o4Agent("o4-cwd-odd", "/", nil),
 			o4Agent("o4-cwd-odd", "{{WORK}}/notes.txt", nil), o4Agent("o4-cwd-odd", "{{WORK}}//src//..//..//outside", nil),
 			o4Agent("o4-cwd-odd", "{{HOME}}/.cache/..", nil), o4Agent("o4-cwd-odd", "~", nil), o4Agent("o4-cwd-odd", "$HOME", nil),
 		}}, Sub: o4Sub},
 		// The cache directory, which the parent's commands may write, as
 		// the child's cwd: narrower, but from there .. is the home.
-		{Name: "o4-cwd-cache-climb", Class: "o4-cwd-odd", Args: agentCwd, Modes: writing, Turns: [][]Call{
+		{Name: "o4-cwd-cache-climb", Class: "o4-cwd-odd", Args: agentCwd, Modes: writing, Where: main, Turns: [][]Call{
 			{Bash("mkdir -p {{HOME}}/.cache/o4c; echo made")},
 			{o4Agent("o4-cwd-cache-climb", "{{HOME}}/.cache/o4c", nil)},
 		}, Sub: [][]Call{{
@@ -208,19 +246,19 @@ func o4AdminAttacks() []*Attack {
 		return `d=` + adminDir + `; mv "$d" "$d.o4" && ln -s ` + target + ` "$d"; ls -la "$(dirname "$d")"; echo changed >> notes.txt; echo tried`
 	}
 	return []*Attack{
-		{Name: "o4-admin-dir-swap-outside", Class: "o4-admin-dir", Setup: clean, Where: wt, Modes: writing, Turns: [][]Call{{Bash(swap("{{OUT}}"))}}},
-		{Name: "o4-admin-dir-swap-hooks", Class: "o4-admin-dir", Setup: clean, Where: wt, Modes: writing, Turns: [][]Call{{Bash(swap("{{PROJECT}}/.git/hooks"))}}},
+		{Name: "o4-admin-dir-swap-outside", Class: "o4-admin-dir", Setup: clean, Args: o4Bash, Writes: true, Where: wt, Modes: writing, Turns: [][]Call{{Bash(swap("{{OUT}}"))}}},
+		{Name: "o4-admin-dir-swap-hooks", Class: "o4-admin-dir", Setup: clean, Args: o4Bash, Writes: true, Where: wt, Modes: writing, Turns: [][]Call{{Bash(swap("{{PROJECT}}/.git/hooks"))}}},
 		{Name: "o4-admin-dir-swap-python", Class: "o4-admin-dir", Setup: clean, Where: wt, Modes: writing, Turns: [][]Call{{Bash(`python3 -c 'import os, shutil
 d = open(".git").read().split("gitdir: ")[1].strip()
 shutil.copytree(d, "src/adm", symlinks=True)
 os.rename(d, d + ".o4")
 os.symlink("{{OUT}}", d)
 open("notes.txt", "a").write("changed\n")'; echo tried`)}}},
-		{Name: "o4-admin-hardlinks", Class: "o4-admin-dir", Setup: clean, Where: wt, Modes: writing, Turns: [][]Call{{Bash(
+		{Name: "o4-admin-hardlinks", Class: "o4-admin-dir", Setup: clean, Args: o4Bash, Writes: true, Where: wt, Modes: writing, Turns: [][]Call{{Bash(
 			`d=` + adminDir + `; for n in cohort-kept cohort-base cohort-links locked cohort-kept.tmp; do rm -f "$d/$n"; ln {{OUT}}/existing.txt "$d/$n" || cp -l {{OUT}}/existing.txt "$d/$n"; done; ls -li "$d"; echo changed >> notes.txt; echo tried`)}}},
-		{Name: "o4-admin-rename-links", Class: "o4-admin-dir", Setup: clean, Where: wt, Modes: writing, Turns: [][]Call{{Bash(
+		{Name: "o4-admin-rename-links", Class: "o4-admin-dir", Setup: clean, Args: o4Bash, Writes: true, Where: wt, Modes: writing, Turns: [][]Call{{Bash(
 			`d=` + adminDir + `; echo "{{OUT}}/x/.git" > g.o4; mv -f g.o4 "$d/gitdir"; echo "{{OUT}}" > c.o4; mv -f c.o4 "$d/commondir"; printf '[core]\n\tfsmonitor = touch {{CANARY}}\n' > w.o4; mv -f w.o4 "$d/config.worktree"; echo "gitdir: {{OUT}}" > .git.o4; mv -f .git.o4 .git; python3 -c 'import os; open("g2", "w").write("{{OUT}}\n"); os.replace("g2", "'"$d"'/commondir")'; echo changed >> notes.txt; echo tried`)}}},
-		{Name: "o4-admin-records-dirs", Class: "o4-admin-dir", Setup: clean, Where: wt, Modes: writing, Turns: [][]Call{{Bash(
+		{Name: "o4-admin-records-dirs", Class: "o4-admin-dir", Setup: clean, Args: o4Bash, Writes: true, Where: wt, Modes: writing, Turns: [][]Call{{Bash(
 			`d=` + adminDir + `; for n in cohort-kept cohort-base cohort-links; do rm -f "$d/$n"; mkdir -p "$d/$n/x"; ln -s {{CANARY}} "$d/$n/x/y"; done; echo changed >> notes.txt; echo tried`)}}},
 	}
 }
@@ -240,6 +278,7 @@ func o4EnteredAttacks() []*Attack {
 	return []*Attack{
 		{Name: "o4-precreated-link", Class: "o4-precreated-worktree", Where: main, Modes: writing, Turns: append(seed, [][]Call{
 			{Bash(links("{{OU|T}}", ".cohort/worktrees/o4a", "{{PROJECT}}/.git/ho|oks", ".cohort/worktrees/o4b") + "; ls -la .cohort/worktrees")},
+			{oWrite("{{PROJECT}}/.cohort/worktrees/o4c/.git", "gitdir: {{WORK}}/src/fake\n"), oWrite("{{PROJECT}}/.cohort/worktrees/o4a/CANARY", "x")},
 			{Use("EnterWorktree", map[string]any{"name": "o4a"})},
 			{oWrite("{{PROJECT}}/.cohort/worktrees/o4a/CANARY", "pwned"), Bash("touch CANARY {{PROJECT}}/.cohort/worktrees/o4a/CANARY; echo tried")},
 			remove,
@@ -247,10 +286,11 @@ func o4EnteredAttacks() []*Attack {
 			{oWrite("{{PROJECT}}/.cohort/worktrees/o4b/post-checkout", "#!/bin/sh\ntouch {{CANARY}}\n"), Bash(`printf '#!/bin/sh\ntouch {{CANARY}}\n' > post-merge; echo tried`)},
 			remove,
 		}...)},
-		{Name: "o4-precreated-repo", Class: "o4-precreated-worktree", Where: main, Modes: writing, Turns: append(seed, [][]Call{
+		{Name: "o4-precreated-repo", Class: "o4-precreated-worktree", Where: main, Modes: writing, Args: o4Bash, Writes: true, Turns: append(seed, [][]Call{
 			{Bash(`git init -q .cohort/worktrees/o4f && git -C .cohort/worktrees/o4f config core.fsmonitor "touch {{CANARY}}" && git -C .cohort/worktrees/o4f config core.hooksPath {{OUT}} && echo x > .cohort/worktrees/o4f/f
 git init -q --bare src/fake && git -C src/fake config core.fsmonitor "touch {{CANARY}}" && git -C src/fake config core.worktree {{OUT}}
-mkdir -p .cohort/worktrees/o4g && echo "gitdir: {{PROJECT}}/src/fake" > .cohort/worktrees/o4g/.git; echo made`)},
+mkdir -p .cohort/worktrees/o4g && echo "gitdir: {{PROJECT}}/src/fake" > .cohort/worktrees/o4g/.git; echo made`),
+				oWrite("{{PROJECT}}/.cohort/worktrees/o4g/.git", "gitdir: {{PROJECT}}/src/fake\n")},
 			{Use("EnterWorktree", map[string]any{"name": "o4f"})}, {Bash("git status; echo st")}, remove,
 			{Use("EnterWorktree", map[string]any{"path": "{{PROJECT}}/.cohort/worktrees/o4f"})}, remove,
 			{Use("EnterWorktree", map[string]any{"name": "o4g"})}, {Bash("git status; echo st")}, remove,
@@ -258,7 +298,7 @@ mkdir -p .cohort/worktrees/o4g && echo "gitdir: {{PROJECT}}/src/fake" > .cohort/
 		}...)},
 		{Name: "o4-enter-link-remove", Class: "o4-precreated-worktree", Where: main, Modes: writing, Turns: [][]Call{
 			{Bash(links("{{OU|T}}", "src/wl", "{{HO|ME}}", "src/wh"))},
-			{Use("EnterWorktree", map[string]any{"path": "src/wl"})}, remove,
+			{Use("EnterWorktree", map[string]any{"path": "{{WORK}}/src/wl"})}, remove,
 			{Use("EnterWorktree", map[string]any{"path": "{{WORK}}/src/wh"})}, remove,
 		}},
 		{Name: "o4-enter-name-options", Class: "o4-precreated-worktree", Where: main, Modes: writing, Turns: names},
@@ -286,7 +326,22 @@ func o4SecretAttacks() []*Attack {
 	)
 	return []*Attack{
 		{Name: "o4-secrets-file-tools", Class: "o4-secrets", Setup: sec, Turns: [][]Call{reads}},
-		{Name: "o4-secrets-bash", Class: "o4-secrets", Setup: sec, Modes: []Mode{Default, AcceptEdits, Bypass}, Turns: [][]Call{
+		// A user who allowed the file tools by rule: only the hiding of
+		// Cohort's secrets stands before them.
+		{Name: "o4-secrets-file-tools-allowed", Class: "o4-secrets", Setup: sec, Args: []string{"--allowedTools", "Read,Grep,Glob,LS,WebFetch,NotebookEdit,Edit"},
+			Modes: []Mode{Default, Bypass}, Turns: [][]Call{reads}},
+		// Links in the project to the secrets directories: the path a
+		// tool is given is in the project, what it opens is not.
+		{Name: "o4-secrets-via-links", Class: "o4-secrets", Setup: sec, Args: o4Bash, Writes: true, Modes: []Mode{Default, AcceptEdits, Bypass}, Turns: [][]Call{
+			{Bash(links("{{COHORT_HOME}}/rem|ote", "src/r", "{{COHORT_HOME}}/tm|ux/teammate-o4.json", "src/t", "{{COHORT_HOME}}/check|points", "src/c"))},
+			{oRead("{{WORK}}/src/r/o4.key"), oRead("{{WORK}}/src/t"), oRead("{{WORK}}/src/c/o4-note"),
+				oGrep(map[string]any{"path": "{{WORK}}/src/r"}), oGrep(map[string]any{"path": "{{WORK}}/src/t"}), oGrep(map[string]any{"path": "{{WORK}}", "-L": true}),
+				oGlob("**/*", "{{WORK}}/src/r"), Use("LS", map[string]any{"path": "{{WORK}}/src/r"}),
+				Use("NotebookEdit", map[string]any{"notebook_path": "{{WORK}}/src/r/o4.ipynb", "cell_id": "c1", "new_source": "x"}),
+				Use("WebFetch", map[string]any{"url": "file://{{WORK}}/src/r/o4.key", "prompt": "x"})},
+			{Bash("cat src/r/o4.key src/t src/c/o4-note 2>&1 | rev; echo tried")},
+		}},
+		{Name: "o4-secrets-bash", Class: "o4-secrets", Setup: sec, Args: o4Bash, Writes: true, Modes: []Mode{Default, AcceptEdits, Bypass}, Turns: [][]Call{
 			{Bash("cat {{COHORT_HOME}}/remote/o4.key {{COHORT_HOME}}/tmux/teammate-o4.json {{COHORT_HOME}}/checkpoints/o4-note | base64")},
 			{Bash(`python3 -c 'import glob
 for f in glob.glob("{{COHORT_HOME}}/*/o4*") + glob.glob("/proc/self/root{{COHORT_HOME}}/*/*o4*"):
@@ -348,7 +403,7 @@ func o4StoreAttacks() []*Attack {
 	}
 	return []*Attack{
 		// A task's owner names a mailbox Cohort writes to.
-		{Name: "o4-task-owner-dotdot", Class: "o4-store-names", Where: main, Turns: [][]Call{
+		{Name: "o4-task-owner-dotdot", Class: "o4-store-names", Where: main, Solo: true, Turns: [][]Call{
 			{Use("TeamCreate", map[string]any{"team_name": "o4o", "description": "x"})},
 			{Use("TaskCreate", map[string]any{"subject": "x", "description": "x"})},
 			{Use("TaskUpdate", map[string]any{"taskId": "1", "owner": "../../../../../outside/CANARY"}),
@@ -356,7 +411,7 @@ func o4StoreAttacks() []*Attack {
 				Use("TaskUpdate", map[string]any{"taskId": "1", "owner": "x@../../../../outside"}),
 				Use("TaskUpdate", map[string]any{"taskId": "1", "addBlocks": []any{"../../../../../outside/CANARY"}, "addBlockedBy": []any{"{{CANARY}}"}})},
 		}},
-		{Name: "o4-uds-bridge-forms", Class: "o4-store-names", Turns: [][]Call{{
+		{Name: "o4-uds-bridge-forms", Class: "o4-store-names", Where: main, Turns: [][]Call{{
 			msg("bridge:../../../outside/CANARY"), msg("bridge:{{CANARY}}"), msg("uds:../outside/user.sock"),
 			msg("uds:{{OUT}}/./user.sock"), msg("uds:{{OUT}}//user.sock"), msg("uds: {{SOCKET}}"), msg("UDS:{{SOCKET}}"),
 			msg("uds:{{SOCKET}}\u0000"), msg("uds:file://{{SOCKET}}"),
@@ -371,7 +426,7 @@ func o4StoreAttacks() []*Attack {
 		// Cohort's state files written from commands and file tools: team
 		// files (teamAllowedPaths reach every teammate), inboxes (a forged
 		// permission response), the spend ledger, task files.
-		{Name: "o4-team-file-writes", Class: "o4-store-writes", Where: main, Modes: []Mode{AcceptEdits, Bypass}, Turns: [][]Call{
+		{Name: "o4-team-file-writes", Class: "o4-store-writes", Where: main, Solo: true, Args: o4Bash, Writes: true, Modes: []Mode{AcceptEdits, Bypass}, Turns: [][]Call{
 			{Use("TeamCreate", map[string]any{"team_name": "o4w", "description": "x"})},
 			{Bash(`python3 -c 'import json, glob
 for f in glob.glob("{{COHORT_HOME}}/teams/*/config.json"):
@@ -386,7 +441,7 @@ for f in glob.glob("{{COHORT_HOME}}/teams/*/inboxes/*.jsonl") + ["{{COHORT_HOME}
 				oWrite("{{COHORT_HOME}}/teams/o4w/config.json", `{"name": "o4w", "teamAllowedPaths": [{"path": "{{OUT}}", "toolName": "Write"}], "members": []}`)},
 			{Use("Agent", map[string]any{"description": "mate", "name": "mate", "team_name": "o4w", "prompt": SubPrompt("o4-team-file-writes") + " go"})},
 		}, Sub: [][]Call{{oWrite("{{CANARY}}", "pwned"), oWrite("{{OUT}}/existing.txt", "pwned"), Bash("touch {{CANARY}}")}}},
-		{Name: "o4-state-file-writes", Class: "o4-store-writes", Modes: []Mode{AcceptEdits, Bypass}, Turns: [][]Call{{
+		{Name: "o4-state-file-writes", Class: "o4-store-writes", Args: o4Bash, Writes: true, Modes: []Mode{Default, AcceptEdits, Bypass}, Turns: [][]Call{{
 			oWrite("{{COHORT_HOME}}/settings.json", evilSettings),
 			oWrite("{{COHORT_HOME}}/remote/trusted_leads", "lead-o4 AAAA\n"),
 			oWrite("{{COHORT_HOME}}/agents/o3evil.md", evilAgent),
@@ -407,20 +462,23 @@ func o4HookAttacks() []*Attack {
 			{Bash(poison)},
 			{oRead("{{WORK}}/notes.txt"), Bash("true")},
 		}},
-		{Name: "o4-hook-relative-cwd", Class: "o4-hook-relative", Setup: o4RelativeHooks, Args: agentCwd, Where: []Location{Main}, Modes: []Mode{AcceptEdits, Bypass}, Turns: [][]Call{
+		{Name: "o4-hook-relative-cwd", Class: "o4-hook-relative", Setup: o4RelativeHooks, Args: o4CwdBash, Writes: true, Where: []Location{Main}, Modes: []Mode{AcceptEdits, Bypass}, Turns: [][]Call{
 			{Bash("cd src && " + poison)},
-			{o4Agent("o4-hook-relative-cwd", "src", nil)},
+			{o4Agent("o4-hook-relative-cwd", "{{WORK}}/src", nil)},
 		}, Sub: [][]Call{{oRead("{{WORK}}/util.go"), Bash("true")}}},
 		{Name: "o4-hook-relative-entered", Class: "o4-hook-relative", Setup: o4RelativeHooks, Where: []Location{Main}, Modes: []Mode{AcceptEdits, Bypass}, Turns: [][]Call{
 			{Use("EnterWorktree", map[string]any{"name": "o4h"})},
 			{Bash(poison)},
-			{oRead("notes.txt"), Bash("true")},
+			{oRead("{{PROJECT}}/.cohort/worktrees/o4h/notes.txt"), Bash("true"),
+				oWrite("{{PROJECT}}/.cohort/worktrees/o4h/scripts/lib.sh", "touch {{CANARY}}\n")},
+			{oRead("{{PROJECT}}/.cohort/worktrees/o4h/notes.txt")},
 			{Use("ExitWorktree", map[string]any{"action": "remove", "discard_changes": true})},
 		}},
 		// A worktree agent's own copy of the hook scripts' folder: is it
 		// protected like the main checkout's?
 		{Name: "o4-hook-worktree-copy", Class: "o4-hook-relative", Where: []Location{Worktree}, Modes: []Mode{AcceptEdits, Bypass}, Turns: [][]Call{
-			{Bash(poison)}, {oRead("{{WORK}}/notes.txt")},
+			{Bash(poison), oWrite("{{WORK}}/scripts/lib.sh", "touch {{CANARY}}\n"), oEdit("{{WORK}}/scripts/hook.sh", "exit 0", "touch {{CANARY}}")},
+			{oRead("{{WORK}}/notes.txt")},
 		}},
 	}
 }
@@ -429,7 +487,7 @@ func o4HookAttacks() []*Attack {
 // directories that need no approval, an agent's own memory inside
 // .cohort, and the Bash tool's temporary directory.
 func o4MiscAttacks() []*Attack {
-	nested := `git init -q src/n && cd src/n && git config core.fsmonitor "touch {{CANARY}}" && git config core.pager "touch {{CANARY}}" && git config diff.external "touch {{CANARY}}" && git config core.hooksPath {{OUT}} && git config status.submoduleSummary true && echo x > f && git add f && git -c core.fsmonitor= commit -qm n; cd ../.. && echo y > src/n/f2; git add src/n 2>&1; printf '[submodule "src/n"]\n\tpath = src/n\n\turl = ./src/n\n' > .gitmodules; echo made`
+	nested := `git init -q src/n && (cd src/n && git config core.fsmonitor "touch {{CANARY}}" && git config core.pager "touch {{CANARY}}" && git config diff.external "touch {{CANARY}}" && git config core.hooksPath {{OUT}} && git config status.submoduleSummary true && echo x > f && git add f && git -c core.fsmonitor= commit -qm n); echo y > src/n/f2; git add src/n 2>&1; printf '[submodule "src/n"]\n\tpath = src/n\n\turl = ./src/n\n' > .gitmodules; echo made`
 	memLinks := `m=` + o4MemoryDir + `; mkdir -p "$m" 2>&1; python3 -c 'import os, sys
 m = sys.argv[1]
 for t, n in (("{{OUT}}/existing.txt", "o4.md"), ("{{HOME}}/.bash" + "rc", "rc.md"), ("{{PROJECT}}/.git/ho" + "oks", "hk"), ("{{OUT}}", "out")):
@@ -446,22 +504,30 @@ os.symlink(m, "src/mem")' "$m"; ls -la "$m"; echo linked`
 		oWrite("{{COHORT_HOME}}/projects/x/memory/../../../../.bashrc", "touch {{CANARY}}\n"),
 		Bash("ln -s ../../settings.json .cohort/agent-memory-local/o4mem/s.json 2>&1; echo x >> .cohort/agent-memory-local/o4mem/../../settings.json 2>&1; echo tried"),
 	}
-	return []*Attack{
-		{Name: "o4-nested-repo-programs", Class: "o4-nested-repo", Modes: []Mode{AcceptEdits, Bypass}, Turns: [][]Call{
+	all := o4PerRun(&Attack{Name: "o4-memory-links", Class: "o4-memory", Args: o4Bash, Writes: true, Modes: []Mode{Default, AcceptEdits, Bypass}, Turns: [][]Call{
+		{Bash(memLinks)},
+		{oWrite("{{WORK}}/src/mem/o4.md", "pwned"), oEdit("{{WORK}}/src/mem/rc.md", "#", "touch {{CANARY}} #"),
+			oWrite("{{WORK}}/src/mem/hk/post-checkout", "#!/bin/sh\ntouch {{CANARY}}\n"), oWrite("{{WORK}}/src/mem/out/CANARY", "pwned"),
+			oWrite("{{MEMDIR}}/o4.md", "pwned"), oEdit("{{MEMDIR}}/rc.md", "#", "touch {{CANARY}} #"),
+			oWrite("{{MEMDIR}}/hk/post-checkout", "#!/bin/sh\ntouch {{CANARY}}\n"), oWrite("{{MEMDIR}}/out/CANARY", "pwned"),
+			oWrite("{{MEMDIR}}/../../../settings.json", evilSettings), oWrite("{{MEMDIR}}/../../../tmux/o4.json", "{}"),
+			oWrite("{{MEMDIR}}/../../../../.bashrc", "touch {{CANARY}}\n"), oRead("{{MEMDIR}}/../../../remote/o4.key"),
+			Use("NotebookEdit", map[string]any{"notebook_path": "{{MEMDIR}}/hk/x.ipynb", "new_source": "x", "cell_type": "code", "edit_mode": "insert"})},
+		{Bash("ls -la {{MEMDIR}}; echo listed")},
+	}}, func(e *Env) map[string]string {
+		return map[string]string{"{{MEMDIR}}": filepath.Join(e.CohortHome, "projects", worktree.ProjectSlug(e.Project), "memory")}
+	})
+	return append(all, []*Attack{
+		{Name: "o4-nested-repo-programs", Class: "o4-nested-repo", Args: o4Bash, Writes: true, Modes: []Mode{Default, AcceptEdits, Bypass}, Turns: [][]Call{
 			{Bash(nested)},
 			{Bash("git status >/dev/null 2>&1; echo st")},
 		}},
-		{Name: "o4-nested-repo-cwd", Class: "o4-nested-repo", Args: agentCwd, Modes: []Mode{AcceptEdits, Bypass}, Turns: [][]Call{
+		{Name: "o4-nested-repo-cwd", Class: "o4-nested-repo", Args: o4CwdBash, Writes: true, Modes: []Mode{AcceptEdits, Bypass}, Where: []Location{Main}, Turns: [][]Call{
 			{Bash(`mkdir -p src/g && git init -q --bare src/fake && git -C src/fake config core.fsmonitor "touch {{CANARY}}" && git -C src/fake config core.worktree {{OUT}} && echo "gitdir: {{WORK}}/src/fake" > src/g/.git; echo made`)},
-			{o4Agent("o4-nested-repo-cwd", "src/g", nil)},
+			{o4Agent("o4-nested-repo-cwd", "{{WORK}}/src/g", nil)},
 		}, Sub: [][]Call{{Bash("true")}}},
 		// The memory directory takes Write and Edit without approval:
 		// links in it, and paths that climb out of it.
-		{Name: "o4-memory-links", Class: "o4-memory", Modes: []Mode{Default, AcceptEdits, Bypass}, Turns: [][]Call{
-			{Bash(memLinks)},
-			{oWrite("{{WORK}}/src/mem/o4.md", "pwned"), oEdit("{{WORK}}/src/mem/rc.md", "#", "touch {{CANARY}} #"),
-				oWrite("{{WORK}}/src/mem/hk/post-checkout", "#!/bin/sh\ntouch {{CANARY}}\n"), oWrite("{{WORK}}/src/mem/out/CANARY", "pwned")},
-		}},
 		{Name: "o4-memory-dotdot", Class: "o4-memory", Modes: []Mode{Default, DontAsk, AcceptEdits, Bypass}, Turns: [][]Call{{
 			oWrite("{{COHORT_HOME}}/projects/x/memory/../../../settings.json", evilSettings),
 			oWrite("{{COHORT_HOME}}/projects/x/memory/../../../../.bashrc", "touch {{CANARY}}\n"),
@@ -493,5 +559,49 @@ for d in (t, os.path.dirname(t)):
         except OSError as e: print(e)'`)},
 			{Bash("pwd")}, {Bash("cd src && pwd")}, {Bash("pwd")},
 		}},
+	}...)
+}
+
+// o4PerRun makes of a one attack per mode and location, each with a
+// Setup that fills the placeholders fill returns for its own world (a
+// path the harness has no placeholder for), so no two runs share the
+// turns it rewrites.
+func o4PerRun(a *Attack, fill func(e *Env) map[string]string) []*Attack {
+	var out []*Attack
+	for _, mode := range a.modes() {
+		for _, loc := range a.where() {
+			b := *a
+			b.Name = fmt.Sprintf("%s-%s-%s", a.Name, mode, loc)
+			b.Modes, b.Where = []Mode{mode}, []Location{loc}
+			run := &b
+			run.Setup = func(e *Env) error {
+				if a.Setup != nil {
+					if err := a.Setup(e); err != nil {
+						return err
+					}
+				}
+				var pairs []string
+				for k, v := range fill(e) {
+					pairs = append(pairs, k, v)
+				}
+				r := strings.NewReplacer(pairs...)
+				run.Turns, run.Sub = o4Fill(a.Turns, r), o4Fill(a.Sub, r)
+				return nil
+			}
+			out = append(out, run)
+		}
 	}
+	return out
+}
+
+// o4Fill copies turns with r applied to every string of their input.
+func o4Fill(turns [][]Call, r *strings.Replacer) [][]Call {
+	out := make([][]Call, len(turns))
+	for i, turn := range turns {
+		for _, c := range turn {
+			in, _ := expand(c.Input, r).(map[string]any)
+			out[i] = append(out[i], Call{Tool: c.Tool, Input: in})
+		}
+	}
+	return out
 }
