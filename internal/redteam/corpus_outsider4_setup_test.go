@@ -56,7 +56,6 @@ func o4RelativeHooks(e *Env) error {
 func init() {
 	for name, why := range map[string]string{
 		"o4-secrets-file-tools-allowed": "Cohort's secrets ($COHORT_HOME/tmux, remote, checkpoints) are hidden from commands only (sandbox.Config.Secrets); the in-process Read tool reads them as soon as a rule allows Read outside the working directories (--allowedTools Read)",
-		"o4-hook-relative-cwd":          "a hook command runs with the agent's cwd as its directory, so a relative script (scripts/hook.sh) of a child moved by Agent{cwd} resolves in a folder its parent wrote (src/scripts/hook.sh), unsandboxed; the hook scripts the sandbox protects and the start-up check of missing scripts resolve against the project only",
 		"o4-cwd-link-flip":              "the child's cwd is a path name, resolved once by the cwd check and again for each command's sandbox: a folder of the project when checked, a link outside when a command runs, whose writable root then is outside",
 	} {
 		knownEscapes[name] = why
