@@ -288,6 +288,7 @@ func (s *Session) permissions() error {
 	if err != nil {
 		return err
 	}
+	c.HideSecrets(s.Plan.secrets()...)
 	s.checker = c
 	return nil
 }
