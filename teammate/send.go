@@ -117,6 +117,11 @@ func (t *sendTool) run(ctx context.Context, env *tool.Env, in SendInput) (tool.R
 	if bad := in.normalize(); bad != "" {
 		return tool.Errorf("SendMessage: %s. Send text, or one of: %s; %s; %s.", bad, shutdownRequestShape, shutdownResponseShape, planResponseShape), nil
 	}
+	to, err := t.sessionAddress(ctx, t.l.teamFor(env), in.To)
+	if err != nil {
+		return tool.Errorf("SendMessage: %v", err), nil
+	}
+	in.To = to
 	if in.NotifyWhenIdle && !strings.HasPrefix(in.To, "uds:") {
 		return tool.Errorf("SendMessage: notify_when_idle is for another session (uds:<path>); you are notified of this session's agents without asking. Send it again without notify_when_idle."), nil
 	}
@@ -227,7 +232,7 @@ func (l *Lead) teamFor(env *tool.Env) string {
 func (l *Lead) toMember(ctx context.Context, env *tool.Env, msg mailbox.Message) (tool.Result, error) {
 	teamName := l.teamFor(env)
 	if teamName == "" {
-		return tool.Errorf("No agent named %q is running, and you are not in a team. Running agents can be addressed by the name they were started with.", msg.To), nil
+		return tool.Errorf("No agent named %q is running, and you are not in a team. Running agents can be addressed by the name they were started with.%s", msg.To, l.knownSessions(ctx)), nil
 	}
 	mbox, err := l.cfg.Store.Mailbox(teamName)
 	if err != nil {
@@ -237,7 +242,7 @@ func (l *Lead) toMember(ctx context.Context, env *tool.Env, msg mailbox.Message)
 		return tool.Errorf("You cannot send a message to yourself."), nil
 	}
 	if _, err := l.cfg.Store.Member(teamName, msg.To); err != nil {
-		return tool.Errorf("No member named %q in team %q. Members: %s.", msg.To, teamName, l.memberList(teamName)), nil
+		return tool.Errorf("No member named %q in team %q. Members: %s.%s", msg.To, teamName, l.memberList(teamName), l.knownSessions(ctx)), nil
 	}
 	if _, err := mbox.Append(ctx, msg); err != nil {
 		if errors.Is(err, mailbox.ErrUnknownRecipient) {

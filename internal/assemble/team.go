@@ -30,6 +30,7 @@ func (s *Session) openTeams() error {
 	cfg := teammate.LeadConfig{
 		Store: store, Tasks: s.tasks, Checker: s.checker, Prompter: s.prompter(),
 		SessionID: s.id, LeadModel: s.model.name, SessionsDir: filepath.Join(s.Process.Paths.CohortHome, "sessions"),
+		Peers:             s.peerSessions,
 		PermissionTimeout: s.Team.PermissionTimeout,
 		ImplicitTeam:      s.Settings.Set.Bool(flags.ImplicitTeam),
 		Logf:              s.logf,
