@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/cohort-dev/cohort/team"
 )
 
 // Peer is another Cohort session of this user on this machine that
@@ -70,8 +72,8 @@ func peerList(ps []Peer) string {
 // sessionAddress turns a to that names another session of this machine
 // (not an agent of this session, not a member of the sender's team) into
 // its uds: address. Plain names that name nothing come back unchanged.
-func (t *sendTool) sessionAddress(ctx context.Context, team, to string) (string, error) {
-	if to == "" || to == "*" || strings.HasPrefix(to, "uds:") || strings.HasPrefix(to, "bridge:") {
+func (t *sendTool) sessionAddress(ctx context.Context, teamName, to string) (string, error) {
+	if to == "" || to == "*" || to == team.LeadName || strings.HasPrefix(to, "uds:") || strings.HasPrefix(to, "bridge:") {
 		return to, nil
 	}
 	if _, ok := t.rt.Lookup(to); ok {
@@ -80,8 +82,8 @@ func (t *sendTool) sessionAddress(ctx context.Context, team, to string) (string,
 	if _, ok := t.rt.LookupName(to, true); ok {
 		return to, nil // the bare name of an agent of this session wins
 	}
-	if team != "" {
-		if _, err := t.l.cfg.Store.Member(team, to); err == nil {
+	if teamName != "" {
+		if _, err := t.l.cfg.Store.Member(teamName, to); err == nil {
 			return to, nil
 		}
 	}
