@@ -308,7 +308,8 @@ func (t *sendTool) sendUDS(ctx context.Context, env *tool.Env, from string, in S
 	// is not a Cohort session's (tmux's, docker's) needs a person or an
 	// allow rule, whatever the mode; a session's is reached by its
 	// resolved path, so a link swapped after the check goes nowhere else.
-	if resolved, ok := t.sessionSocket(path); ok {
+	resolved, session := t.sessionSocket(path)
+	if session {
 		path = resolved
 	} else if !env.Approved {
 		return tool.Errorf("Cannot send to %s: it is not the socket of a Cohort session, and a message to any other socket needs a person's approval or an allow rule naming it (SendMessage(%s)).", in.To, in.To), nil
@@ -334,7 +335,10 @@ func (t *sendTool) sendUDS(ctx context.Context, env *tool.Env, from string, in S
 	if in.NotifyWhenIdle {
 		return tool.Text(fmt.Sprintf("Sent to the session at %s (id %s). You will get one notice when it is next idle or exits; do not poll for it.", path, id)), nil
 	}
-	return tool.Text(fmt.Sprintf("Message delivered to the session at %s (id %s).", path, id)), nil
+	if !session {
+		return tool.Text(fmt.Sprintf("Message delivered to the socket at %s (id %s).", path, id)), nil
+	}
+	return tool.Text(fmt.Sprintf("Message delivered to the session at %s (id %s). It reaches that session's lead once a person there approves it; do not send it again.", path, id)), nil
 }
 
 // sessionSocket resolves a uds: path that is a Cohort session's socket

@@ -59,6 +59,7 @@ type Session struct {
 	workflowsOn bool
 	socket      string         // this session's uds: address, if listening
 	inbound     inbound        // messages from other sessions held for the turn's end
+	held        holding        // messages from other sessions waiting for a person (hold.go)
 	mate        *teammate.Loop // the teammate this session runs (Plan.Session.Teammate)
 	wt          *worktree.Opener
 	mcp         *mcp.Set                      // the session's MCP servers (mcp.go)
