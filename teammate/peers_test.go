@@ -61,7 +61,7 @@ func TestSendMessageToASessionByName(t *testing.T) {
 	if res.IsError || len(got) != 0 {
 		t.Errorf("to alice: %s (the sessions got %d)", res.TextOf(), len(got))
 	}
-	if n, _ := f.mbox.Pending("alice"); n != 1 {
+	if n, _ := f.mbox.Pending(t.Context(), "alice"); n != 1 {
 		t.Errorf("alice has %d messages, want the one (a member's name wins over a session's)", n)
 	}
 
