@@ -292,7 +292,7 @@ func (s *Session) permissions() error {
 	if err != nil {
 		return err
 	}
-	c.HideSecrets(s.Plan.secrets()...)
+	c.HideSecrets(s.Plan.secretDirs()...)
 	s.checker = c
 	return nil
 }

@@ -179,16 +179,26 @@ func (p *Plan) sandboxCfg(ctx context.Context, conf sandboxConf, checker *permis
 // of every file, Read-denied ones included). They are made now, private,
 // so the sandbox can hide them before Cohort first writes there.
 func (p *Plan) secrets() []string {
+	var out []string
+	for _, dir := range p.secretDirs() {
+		if err := os.MkdirAll(dir, 0o700); err == nil {
+			out = append(out, dir)
+		}
+	}
+	return out
+}
+
+// secretDirs are the directories secrets makes, named only: the file
+// tools refuse them from the start (permission.Checker.HideSecrets),
+// before the session writes anything under COHORT_HOME.
+func (p *Plan) secretDirs() []string {
 	home := p.Process.Paths.CohortHome
 	if home == "" {
 		return nil
 	}
 	var out []string
 	for _, d := range []string{"remote", "tmux", "checkpoints"} {
-		dir := filepath.Join(home, d)
-		if err := os.MkdirAll(dir, 0o700); err == nil {
-			out = append(out, dir)
-		}
+		out = append(out, filepath.Join(home, d))
 	}
 	return out
 }
