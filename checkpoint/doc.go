@@ -66,6 +66,17 @@
 //     MultiEdit, NotebookEdit) wait for it, read-only tools do not. The
 //     After checkpoint runs once the lead's turn has ended; the session
 //     waits for it when it closes.
+//   - Conversation. A Before checkpoint records where the lead's
+//     conversation was (Place: the transcript's boundaries so far and the
+//     messages after the last one); the commit's message holds it, so it
+//     is verified with the checkpoint. A conversation rewind takes the
+//     history back to exactly those messages, from the transcript when
+//     the process no longer holds them (a compaction or rewind since, or
+//     another process: `cohort rewind --conversation` appends a boundary
+//     and the messages to the transcript, and the resume sends the turn's
+//     prefix byte for byte). Turn numbers go on across processes: after a
+//     rewind by `cohort rewind`, the resumed session's next turn takes the
+//     next number, not the rewound one's.
 //   - Retention. The settings' "checkpoints" object: keepTurns (100) and
 //     keepDays (30) per session, applied to the session's refs after each
 //     turn; `cohort checkpoints prune` applies them to every session and

@@ -86,12 +86,14 @@ func (r *RootState) layout() gitrepo.Layout {
 // Snapshot takes a checkpoint of roots for a session's turn: each root's
 // working tree (tracked and untracked files that are not ignored) and its
 // index, written into the store's objects and recorded. project names the
-// session's project in its record.
-func (s *Store) Snapshot(ctx context.Context, session, project string, turn int, phase Phase, prompt string, roots []Root) (*Checkpoint, error) {
+// session's project in its record; rec gives the record's turn, phase,
+// prompt and conversation place (Snapshot numbers and times it).
+func (s *Store) Snapshot(ctx context.Context, session, project string, rec Record, roots []Root) (*Checkpoint, error) {
 	if err := checkSession(session); err != nil {
 		return nil, err
 	}
-	cp := &Checkpoint{Session: session, Record: Record{Turn: turn, Phase: phase, Time: s.now().UTC(), Prompt: prompt}}
+	rec.Seq, rec.Commit, rec.Time = 0, "", s.now().UTC()
+	cp := &Checkpoint{Session: session, Record: rec}
 	for _, r := range roots {
 		st, err := s.snapRoot(ctx, session, r)
 		if err != nil {
@@ -104,7 +106,7 @@ func (s *Store) Snapshot(ctx context.Context, session, project string, turn int,
 		return nil, fmt.Errorf("checkpoint: %w", err)
 	}
 	cp.Commit = commit
-	rec, err := s.appendRecord(session, project, cp.Record)
+	rec, err = s.appendRecord(session, project, cp.Record)
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint: %w", err)
 	}
