@@ -24,7 +24,11 @@
 //     repository's index file (its bytes, as a blob) go to the store.
 //     Ignored files are not recorded and never touched by a rewind. A
 //     folder that is not a repository is snapshotted the same way with the
-//     store as its git dir (its .gitignore files still apply).
+//     store as its git dir (its .gitignore files still apply). The
+//     checkpoint's own tree (each root's tree and index) and its commit
+//     are written by Cohort as loose objects, not by git processes (git's
+//     mktree and commit-tree when an id is not SHA-1's): a checkpoint runs
+//     three git processes when files changed, one when none did.
 //   - Size. A changed file over Config.MaxFileSize (10 MiB) is recorded
 //     by its SHA-256 only and reported as not restorable when it differs
 //     at a rewind. Repositories nested in a root and submodules' contents
