@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cohort-dev/cohort/engine"
+	"github.com/cohort-dev/cohort/internal/callorder"
 	"github.com/cohort-dev/cohort/internal/spill"
 	"github.com/cohort-dev/cohort/llm"
 	"github.com/cohort-dev/cohort/task"
@@ -42,6 +43,8 @@ type emitter struct {
 	// caller passed them to Run; Claude Code echoes them only with
 	// --replay-user-messages, which the stream-json server does itself).
 	lead string
+	// order keeps a task's events behind the message that started it.
+	order callorder.Gate[Event]
 }
 
 // setLead names the lead, whose prompts are not emitted.
@@ -97,6 +100,7 @@ func (e *emitter) engine(ev engine.Event) {
 		}
 		base.Type, base.Message = EventAssistant, m
 		e.push(base)
+		e.order.Emitted(callorder.CallIDs(ev.Message.Content), e.push)
 	case engine.EventUser:
 		if e.isLeadPrompt(ev) {
 			return
@@ -122,7 +126,13 @@ func (e *emitter) engine(ev engine.Event) {
 			e.mu.Unlock()
 		}
 	case engine.EventStream:
-		if !e.partial || ev.Stream == nil {
+		if ev.Stream == nil {
+			return
+		}
+		if b := ev.Stream.Block; ev.Stream.Type == llm.EventBlockStart && b != nil && b.Type == llm.BlockToolUse {
+			e.order.Streaming(b.ID)
+		}
+		if !e.partial {
 			return
 		}
 		s := *ev.Stream
@@ -133,6 +143,7 @@ func (e *emitter) engine(ev engine.Event) {
 		if ev.Retry == nil {
 			return
 		}
+		e.order.Flush(e.push) // the partial message will not be emitted
 		base.Type, base.Subtype = EventSystem, SubtypeAPIRetry
 		r := ev.Retry
 		base.Attempt, base.RetryDelayMs = r.Attempt, r.Wait.Milliseconds()
@@ -195,7 +206,7 @@ func (e *emitter) task(ev task.Event) {
 	if ev.Usage != nil {
 		out.TaskUsage = &TaskUsage{TotalTokens: ev.Usage.TotalTokens, ToolUses: ev.Usage.ToolUses, DurationMs: ev.Usage.DurationMs}
 	}
-	e.push(out)
+	e.order.Admit(ev.ToolUseID, out, e.push)
 }
 
 // team handles a team event.

@@ -237,6 +237,7 @@ func (s *Session) serve(ctx context.Context, opens bool, work func(ctx context.C
 func (s *Session) turn(ctx context.Context, prompt, opening string) Event {
 	start := time.Now()
 	turns, res, runErr := s.parts.Turn(ctx, prompt, opening)
+	s.out.order.Flush(s.out.push)
 	if s.cfg.StopAfterRun {
 		// The result must be the last event: what still runs is stopped
 		// first, so that killed tasks report before it.

@@ -2,7 +2,9 @@
 // `cohort --bg` starts detached from any terminal — and does what the
 // command line and the library do with them: list them with their
 // liveness, find one by id or name part, start one, stop or kill it, and
-// remove it (with its worktree when that is safe).
+// remove it (with its worktree when that is safe). Attaching to a running
+// session is the command line's (`cohort attach`; internal/cli/attach's
+// package doc says why it is not in the library).
 //
 // A session's record is $COHORT_HOME/bg/{id}.json, its output
 // $COHORT_HOME/bg/{id}.log, its liveness probe the session socket every
@@ -18,8 +20,12 @@
 //     lives) and state (working, blocked, done, stopped, failed, or dead:
 //     see below). Cohort adds intent (the first prompt), costUsd, agents
 //     (how many agents the session has started), updatedAt (last
-//     activity, epoch ms), logPath, worktree and procStart (the process's
-//     start time in clock ticks since boot, /proc/PID/stat field 22).
+//     activity, epoch ms), logPath, worktree, procStart (the process's
+//     start time in clock ticks since boot, /proc/PID/stat field 22) and
+//     flags (the session flags it was started with, as arguments:
+//     `cohort respawn` starts it again with them, in its directory, on its
+//     conversation; a record written before flags were kept has none, and
+//     is respawned with the defaults).
 //   - One writer at a time. The process that starts a session writes the
 //     first record, then hands the record to the session (which learns it
 //     may go on when its stdin, a pipe, reaches end of file); from then on

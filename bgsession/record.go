@@ -52,6 +52,10 @@ type Record struct {
 	UpdatedAt int64   `json:"updatedAt"`
 	LogPath   string  `json:"logPath"`
 	Worktree  string  `json:"worktree,omitempty"`
+	// Flags are the session flags it was started with (model, permission
+	// mode, tools, directories, settings…), as arguments; respawn starts
+	// it again with them.
+	Flags []string `json:"flags,omitempty"`
 	// Alive is computed when listed (Check), never stored.
 	Alive bool `json:"alive"`
 }

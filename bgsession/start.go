@@ -16,8 +16,11 @@ type StartSpec struct {
 	Args []string
 	Env  []string
 	Dir  string
-	// Name and Intent go in the record (the name shown, the first prompt).
+	// Name and Intent go in the record (the name shown, the first prompt),
+	// and Flags (the session flags among Args, which respawn starts it
+	// again with).
 	Name, Intent string
+	Flags        []string
 	// Base, for a session started again (respawn), is its record: what it
 	// says of the session (name, conversation, worktree, cost) is kept.
 	Base *Record
@@ -53,7 +56,7 @@ func (g *Registry) Start(id string, spec StartSpec) (Record, error) {
 		return Record{}, fmt.Errorf("bgsession: start %s: %w", spec.Exe, err)
 	}
 	now := time.Now().UnixMilli()
-	rec := Record{ID: id, Name: spec.Name, Cwd: spec.Dir, Intent: spec.Intent, StartedAt: now}
+	rec := Record{ID: id, Name: spec.Name, Cwd: spec.Dir, Intent: spec.Intent, StartedAt: now, Flags: spec.Flags}
 	if spec.Base != nil {
 		rec = *spec.Base
 	}

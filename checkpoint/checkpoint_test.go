@@ -349,3 +349,46 @@ func TestCommitObjectsAreGits(t *testing.T) {
 	}
 	run("fsck", "--strict", "--no-dangling")
 }
+
+// TestFolderReplacedByLinkOrFile: an agent turns a folder the checkpoint
+// holds into a link to a folder outside, and another into a file. The
+// snapshots that follow and the rewind still work (git's index takes a
+// file where it had a folder only with --replace), and the rewind writes
+// the folders back in place, not through the link.
+func TestFolderReplacedByLinkOrFile(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	dir, repo := newRepo(t)
+	s := newStore(t)
+	root := Root{Dir: dir, Repo: repo}
+	want := dump(t, dir)
+	snap(t, s, 1, Before, root)
+	outside := t.TempDir()
+	write(t, outside, "theirs.txt", "the user's, outside\n", 0o644)
+	wantOutside := dump(t, outside)
+	if err := os.RemoveAll(filepath.Join(dir, "sub")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(dir, "sub")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(dir, "notes")); err != nil {
+		t.Fatal(err)
+	}
+	write(t, dir, "notes", "a file where a folder was\n", 0o644)
+	snap(t, s, 1, After, root)
+
+	p, err := s.Plan(ctx, Request{Session: "sess-1", Project: "proj", Turn: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Apply(ctx, p, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, dump(t, dir)); diff != "" {
+		t.Errorf("tree after rewind (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(wantOutside, dump(t, outside)); diff != "" {
+		t.Errorf("the folder the link named changed (-want +got):\n%s", diff)
+	}
+}

@@ -159,7 +159,11 @@ func (s *Store) snapRoot(ctx context.Context, session string, r Root) (RootState
 	}
 	update, drop := s.sortChanged(&st, out)
 	if len(update) > 0 {
-		c := s.rootCmd(&st, index, "update-index", "-z", "--add", "--remove", "--stdin")
+		// --replace: a path that was a folder and is now a file or a link
+		// (or the other way round) takes the place of the entries it
+		// conflicts with; without it git refuses the whole snapshot, and
+		// with it every later one and the rewind.
+		c := s.rootCmd(&st, index, "update-index", "-z", "--add", "--remove", "--replace", "--stdin")
 		c.Stdin = nulJoin(update)
 		if _, err := s.git.Run(ctx, c); err != nil {
 			return st, err
@@ -232,7 +236,15 @@ func (s *Store) sortChanged(st *RootState, out string) (update, drop []string) {
 			st.Skipped = append(st.Skipped, p)
 			continue
 		}
+		if beyondLink(st.Dir, p) {
+			drop = append(drop, p) // its folder is a link or a file now: gone from the root
+			continue
+		}
 		fi, err := os.Lstat(filepath.Join(st.Dir, filepath.FromSlash(p)))
+		if err == nil && fi.IsDir() && !isRepo(filepath.Join(st.Dir, filepath.FromSlash(p))) {
+			drop = append(drop, p) // a file that is a folder now: its files are listed on their own
+			continue
+		}
 		if err != nil || !fi.Mode().IsRegular() || fi.Size() <= s.max {
 			update = append(update, p) // missing: removed; links and small files: recorded
 			continue
@@ -245,6 +257,32 @@ func (s *Store) sortChanged(st *RootState, out string) (update, drop []string) {
 		drop = append(drop, p)
 	}
 	return update, drop
+}
+
+// beyondLink reports whether a folder on the way from root to p (a
+// slash-separated path in it) is not a folder: a link, which git will not
+// look through and Cohort must not either, or a file.
+func beyondLink(root, p string) bool {
+	dir := root
+	parts := strings.Split(p, "/")
+	for _, part := range parts[:len(parts)-1] {
+		dir = filepath.Join(dir, part)
+		fi, err := os.Lstat(dir)
+		if err != nil {
+			return false // missing: git records the removal itself
+		}
+		if !fi.IsDir() {
+			return true
+		}
+	}
+	return false
+}
+
+// isRepo reports whether dir holds a .git (a submodule's or a nested
+// repository's checkout), which git's index records as a commit.
+func isRepo(dir string) bool {
+	_, err := os.Lstat(filepath.Join(dir, ".git"))
+	return err == nil
 }
 
 // largeAt is a file's hash (a large file's SHA-256, an index's blob) with

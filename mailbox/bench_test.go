@@ -104,7 +104,7 @@ func BenchmarkThroughput16Writers(b *testing.B) {
 		}
 		start := time.Now()
 		for _, p := range procs {
-			p.stdin.Write([]byte("go\n"))
+			p.Stdin.Write([]byte("go\n"))
 		}
 		for n := 0; n < writers*perWriter; {
 			msgs, err := r.Receive(ctx)
@@ -121,8 +121,8 @@ func BenchmarkThroughput16Writers(b *testing.B) {
 		wg.Wait()
 		cancel()
 		for _, p := range procs {
-			if p.err != nil {
-				b.Fatalf("%s: %v\n%s", p.name, p.err, p.stderr.String())
+			if p.Err != nil {
+				b.Fatalf("%s: %v\n%s", p.Name, p.Err, p.Stderr.String())
 			}
 		}
 	}

@@ -71,6 +71,9 @@
 //     neutralised body, so text from another agent can neither close the
 //     element nor pose as the user.
 //
-// Transport and Inbox are the seams a NATS JetStream backend will fill for
-// cross-machine teams; Dir is the file implementation.
+// Transport and Inbox are what the teammate loop, the lead and the team
+// store use; Dir is the file implementation, and package mailbox/jsmail the
+// NATS JetStream one for teams across machines. Transport.Pending is part of
+// the interface (the lead's "anything in flight?" needs it from any
+// process), and Dir.Pending takes a context for it.
 package mailbox

@@ -2,6 +2,7 @@ package mailbox
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -15,7 +16,7 @@ import (
 // past the cursor and its id is not among the ids acknowledged out of order
 // or recently. Corrupt lines and a torn last line are not counted. The count
 // is a snapshot: appends and acknowledgements may change it at once.
-func (d *Dir) Pending(agent string) (int, error) {
+func (d *Dir) Pending(_ context.Context, agent string) (int, error) {
 	if err := ValidateName(agent); err != nil {
 		return 0, fmt.Errorf("mailbox pending: %w", err)
 	}

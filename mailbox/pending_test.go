@@ -9,7 +9,7 @@ func TestPendingCountsWhatTheReaderHasNotAcknowledged(t *testing.T) {
 	ctx := t.Context()
 	count := func() int {
 		t.Helper()
-		n, err := d.Pending("bob")
+		n, err := d.Pending(t.Context(), "bob")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -52,7 +52,7 @@ func TestPendingCountsWhatTheReaderHasNotAcknowledged(t *testing.T) {
 	if got := count(); got != 0 {
 		t.Fatalf("all acknowledged: pending %d, want 0", got)
 	}
-	if _, err := d.Pending("nobody"); err == nil {
+	if _, err := d.Pending(t.Context(), "nobody"); err == nil {
 		t.Fatal("an unknown inbox should be an error")
 	}
 }

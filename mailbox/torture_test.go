@@ -1,75 +1,30 @@
 package mailbox
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/cohort-dev/cohort/internal/helperproc"
 )
 
 // writerProc is one writer process of the multi-process tests.
-type writerProc struct {
-	name   string
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser // closed by Wait
-	stderr bytes.Buffer
-	acked  []string // ids the process printed after Append returned
-	killed bool
-	err    error // from Wait
-}
+type writerProc = helperproc.Proc
 
 // startWriter re-runs the test binary as a writer process appending count
-// messages to agent's inbox. extra adds environment variables. onLine, if
-// set, sees every stdout line and may kill the process; the goroutine that
-// reads stdout reaps the process and then calls wg.Done.
+// messages to agent's inbox. extra adds environment variables; onLine is
+// helperproc.Start's.
 func startWriter(ctx context.Context, t testing.TB, d *Dir, agent, name string, count int, extra []string,
 	onLine func(w *writerProc, line string), wg *sync.WaitGroup) *writerProc {
 	t.Helper()
-	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestHelperProcess$")
-	cmd.Env = append(os.Environ(),
-		envHelper+"=writer", envDir+"="+d.Path(), envTo+"="+agent, envFrom+"="+name,
-		fmt.Sprintf("%s=%d", envCount, count))
-	cmd.Env = append(cmd.Env, extra...)
-	cmd.WaitDelay = 10 * time.Second
-	w := &writerProc{name: name, cmd: cmd}
-	cmd.Stderr = &w.stderr
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if w.stdin, err = cmd.StdinPipe(); err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			if onLine != nil {
-				onLine(w, sc.Text())
-			} else {
-				w.acked = append(w.acked, sc.Text())
-			}
-		}
-		w.err = cmd.Wait()
-	}()
-	return w
-}
-
-func (w *writerProc) kill() {
-	w.killed = true
-	w.cmd.Process.Kill() // SIGKILL
+	env := append([]string{envHelper + "=writer", envDir + "=" + d.Path(), envTo + "=" + agent, envFrom + "=" + name,
+		fmt.Sprintf("%s=%d", envCount, count)}, extra...)
+	return helperproc.Start(ctx, t, name, "^TestHelperProcess$", env, onLine, wg)
 }
 
 // TestTortureMultiProcess: 32 writer processes append 1,000 messages each to
@@ -98,20 +53,9 @@ func TestTortureMultiProcess(t *testing.T) {
 		switch i {
 		case tearer:
 			extra = []string{fmt.Sprintf("%s=%d", envTearAfter, tearAfter)}
-			onLine = func(w *writerProc, line string) {
-				if line == "torn" {
-					w.kill()
-					return
-				}
-				w.acked = append(w.acked, line)
-			}
+			onLine = helperproc.KillOn("torn")
 		case victim:
-			onLine = func(w *writerProc, line string) {
-				w.acked = append(w.acked, line)
-				if len(w.acked) == killAfter {
-					w.kill()
-				}
-			}
+			onLine = helperproc.KillAfter(killAfter)
 		}
 		procs[i] = startWriter(ctx, t, d, "lead", fmt.Sprintf("w%d", i), perWriter, extra, onLine, &wg)
 	}
@@ -163,47 +107,21 @@ func TestTortureMultiProcess(t *testing.T) {
 	}
 
 	// Every writer but the two victims finished cleanly.
-	acked := map[string]bool{}
 	for i, w := range procs {
 		switch {
 		case i == tearer || i == victim:
-			if !w.killed || w.err == nil {
-				t.Errorf("%s: killed=%v, exit %v; want it SIGKILLed", w.name, w.killed, w.err)
+			if !w.Killed || w.Err == nil {
+				t.Errorf("%s: killed=%v, exit %v; want it SIGKILLed", w.Name, w.Killed, w.Err)
 			}
-		case w.err != nil || len(w.acked) != perWriter:
-			t.Errorf("%s: exit %v after %d acknowledged appends; stderr:\n%s", w.name, w.err, len(w.acked), w.stderr.String())
-		}
-		for _, id := range w.acked {
-			acked[id] = true
+		case w.Err != nil || len(w.Lines) != perWriter:
+			t.Errorf("%s: exit %v after %d acknowledged appends; stderr:\n%s", w.Name, w.Err, len(w.Lines), w.Stderr.String())
 		}
 	}
-	if n := len(procs[tearer].acked); n != tearAfter {
+	if n := len(procs[tearer].Lines); n != tearAfter {
 		t.Errorf("tearing writer acknowledged %d appends, want %d", n, tearAfter)
 	}
-	acked[sentinel.ID] = true
-
 	// Zero acknowledged messages lost, zero delivered twice.
-	lost, unacked := 0, 0
-	for id := range acked {
-		if delivered[id] == 0 {
-			lost++
-		}
-	}
-	for id, n := range delivered {
-		if n != 1 {
-			t.Errorf("message %s delivered %d times", id, n)
-		}
-		if !acked[id] {
-			unacked++
-			// Only the victim can have appended without printing the id.
-			if from[id] != procs[victim].name {
-				t.Errorf("message %s from %s delivered but never acknowledged", id, from[id])
-			}
-		}
-	}
-	if lost > 0 || unacked > 1 {
-		t.Errorf("%d acknowledged messages lost, %d delivered unacknowledged (at most 1 allowed)", lost, unacked)
-	}
+	acked := helperproc.CheckOnce(t, procs, delivered, from, procs[victim].Name, sentinel.ID)
 
 	// The torn line was reported once; nothing else went wrong.
 	if probs := pr.all(); len(probs) != 1 || probs[0].Line == 0 {
@@ -225,7 +143,7 @@ func TestTortureMultiProcess(t *testing.T) {
 	if got := read(t, r2); len(got) != 0 {
 		t.Errorf("restarted reader redelivered %d messages", len(got))
 	}
-	t.Logf("%d writers, %d acknowledged, %d delivered, in %v", writers, len(acked), len(delivered), time.Since(began))
+	t.Logf("%d writers, %d acknowledged, %d delivered, in %v", writers, acked, len(delivered), time.Since(began))
 	if testing.Verbose() {
 		st, _ := os.Stat(d.inboxPath("lead"))
 		t.Logf("final inbox %d bytes, %s", st.Size(), strings.TrimSpace(fmt.Sprint(pr.all())))

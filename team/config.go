@@ -23,6 +23,10 @@ type Config struct {
 	HiddenPaneIDs    []string
 	TeamAllowedPaths []AllowedPath
 	Members          []Member
+	// NATS is the NATS server (nats://host:4222, or a comma-separated list
+	// of a cluster's) whose JetStream holds every member's mailbox; empty
+	// keeps the mailboxes in files on this machine. A Cohort field.
+	NATS string
 	// Extra holds top-level fields Cohort does not know, verbatim; they are
 	// written back unchanged.
 	Extra map[string]json.RawMessage

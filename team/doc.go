@@ -10,7 +10,8 @@
 //	    config.json      the team file (Claude Code's fields, camelCase)
 //	    config.lock      flock(2) sidecar serialising read-modify-write of config.json
 //	    lead.lock        the lead lock: held by the process leading the team (see below)
-//	    inboxes/         the team's mailbox directory (package mailbox)
+//	    inboxes/         the team's mailbox directory (package mailbox); absent on NATS
+//	    keys/{member}.key  members' signing keys, for a team on NATS (jetstream.go)
 //	    tasks/
 //	        {id}.json    one file per task
 //	        .lock        flock(2) sidecar serialising every task-list mutation
@@ -52,6 +53,21 @@
 //     message sent to it is lost and a member re-added under the same name
 //     reads them. Delete removes the whole directory; shutting members down
 //     first is the caller's job (ActiveMembers lists them).
+//   - A team whose file names a NATS server ("nats", a Cohort field) keeps
+//     every member's mailbox on that server's JetStream (package
+//     mailbox/jsmail) for every process that opens it through a Store:
+//     Store.Mailbox reads the file each time, so no process can be on files
+//     while another is on NATS. A server that cannot be reached when the
+//     team is made or a mailbox is opened is an error naming the server, the
+//     team file and what to do; there is no fallback to files. A Store keeps
+//     one connection per such team until Close.
+//   - On NATS every message is signed by its sender's key: one ed25519 key
+//     per member in keys/ (the remote agents' key format, package remote),
+//     made by the first process that sends as that member. Only the team
+//     file's members get keys or are trusted, so a name outside the team
+//     can neither send nor pass a check. Members on machines that do not
+//     share the team directory would need their public keys in the team
+//     file; that is not built yet.
 //   - A team directory without config.json (a Create that crashed) is not
 //     listed by List and not loadable, blocks a new Create of that name, and
 //     is removed by Delete; ListAll lists it and Claim takes it over.

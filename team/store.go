@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/cohort-dev/cohort/internal/atomicfile"
@@ -48,6 +49,9 @@ type StoreConfig struct {
 // read-modify-write of a team file holds the team's file lock.
 type Store struct {
 	cfg StoreConfig
+
+	mu   sync.Mutex
+	nets map[string]*netMailbox // JetStream mailboxes by team (jetstream.go)
 }
 
 // Team is a snapshot of one team: its file as it was read, and where it
@@ -100,14 +104,20 @@ func (s *Store) configPath(name string) string {
 	return filepath.Join(s.cfg.Root, name, ConfigFile)
 }
 
-// Mailbox opens the team's mailbox directory (inboxes/).
-func (s *Store) Mailbox(name string) (*mailbox.Dir, error) {
+// Mailbox opens the team's mailbox: the transport every member's inbox
+// lives on — the directory inboxes/, or JetStream on the NATS server the
+// team's file names (never the one for the other).
+func (s *Store) Mailbox(name string) (mailbox.Transport, error) {
 	dir, err := s.Dir(name)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := os.Stat(filepath.Join(dir, ConfigFile)); err != nil {
-		return nil, s.notFound(name, err)
+	cfg, err := s.read(name)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.NATS != "" {
+		return s.jetstream(context.Background(), name, cfg.NATS)
 	}
 	mc := s.cfg.Mailbox
 	mc.Path = filepath.Join(dir, InboxesDir)
@@ -147,6 +157,9 @@ type CreateSpec struct {
 	LeadModel string
 	Cwd       string
 	LeadMode  string
+	// NATS names the NATS server whose JetStream holds the team's
+	// mailboxes (Config.NATS); empty for files.
+	NATS string
 }
 
 // Create makes a team: its directory, config.json with the lead as the
@@ -213,7 +226,7 @@ func (s *Store) newConfig(spec CreateSpec) (Config, string, error) {
 	}
 	now := s.cfg.Now()
 	return Config{
-		Name: spec.Name, Description: spec.Description, CreatedAt: now,
+		Name: spec.Name, Description: spec.Description, CreatedAt: now, NATS: spec.NATS,
 		LeadAgentID: AgentID(leadName, spec.Name), LeadSessionID: spec.LeadSessionID,
 		Members: []Member{{
 			AgentID: AgentID(leadName, spec.Name), Name: leadName, AgentType: LeadAgentType,
@@ -231,7 +244,13 @@ func (s *Store) populate(ctx context.Context, dir, leadName string, cfg Config) 
 	}
 	mc := s.cfg.Mailbox
 	mc.Path = filepath.Join(dir, InboxesDir)
-	mb, err := mailbox.OpenDir(mc)
+	var mb mailbox.Transport
+	var err error
+	if cfg.NATS != "" {
+		mb, err = s.jetstream(ctx, cfg.Name, cfg.NATS)
+	} else {
+		mb, err = mailbox.OpenDir(mc)
+	}
 	if err != nil {
 		return err
 	}

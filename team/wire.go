@@ -22,6 +22,7 @@ type wireConfig struct {
 	HiddenPaneIDs    []string      `json:"hiddenPaneIds"`
 	TeamAllowedPaths []wireAllowed `json:"teamAllowedPaths"`
 	Members          []wireMember  `json:"members"`
+	NATS             string        `json:"nats,omitempty"`
 
 	extra map[string]json.RawMessage
 }
@@ -121,7 +122,7 @@ func (w *wireConfig) config() (Config, error) {
 	c := Config{
 		Name: w.Name, Description: w.Description, CreatedAt: created,
 		LeadAgentID: w.LeadAgentID, LeadSessionID: w.LeadSessionID,
-		HiddenPaneIDs: jsonfile.NilIfEmpty(w.HiddenPaneIDs), Extra: w.extra,
+		HiddenPaneIDs: jsonfile.NilIfEmpty(w.HiddenPaneIDs), NATS: w.NATS, Extra: w.extra,
 	}
 	for i, a := range w.TeamAllowedPaths {
 		at, err := jsonfile.MillisTime(a.AddedAt, fmt.Sprintf("teamAllowedPaths[%d].addedAt", i))
@@ -157,7 +158,7 @@ func MarshalConfig(c Config) ([]byte, error) {
 		LeadAgentID: c.LeadAgentID, LeadSessionID: c.LeadSessionID,
 		HiddenPaneIDs:    jsonfile.NonNil(c.HiddenPaneIDs),
 		TeamAllowedPaths: []wireAllowed{}, Members: []wireMember{},
-		extra: c.Extra,
+		NATS: c.NATS, extra: c.Extra,
 	}
 	for _, a := range c.TeamAllowedPaths {
 		w.TeamAllowedPaths = append(w.TeamAllowedPaths, wireAllowed{

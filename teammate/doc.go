@@ -12,11 +12,17 @@
 //
 // Design decisions the spec leaves open:
 //
+//   - The loop, the lead and the inbox use only mailbox.Transport and
+//     mailbox.Inbox, as team.Store.Mailbox returns them: files on one
+//     machine, JetStream (package mailbox/jsmail) for a team whose file
+//     names a NATS server. Either way the acknowledgements are the same:
+//     chat when the agent's conversation takes it (chatQueue), protocol
+//     messages when they have been handled.
 //   - Liveness and idleness are published by each teammate in a status file,
 //     teams/{team}/status/{name}.json (state, pid, a sequence number and a
 //     heartbeat time, written atomically). The lead reads them; a teammate is
 //     idle when its status says so and its inbox has no unacknowledged
-//     message (mailbox.Dir.Pending), and dead when its process is gone or its
+//     message (mailbox.Transport.Pending), and dead when its process is gone or its
 //     heartbeat is older than DeadAfter.
 //   - The lead holds the team's lead lock (team.Store.Claim) while it leads
 //     and publishes a status file of its own (status/team-lead.json) with

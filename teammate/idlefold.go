@@ -64,7 +64,7 @@ func (l *Lead) idle(ctx context.Context, m mailbox.Message) {
 	// More in the lead's inbox than this notice (it is acknowledged after
 	// this returns): a later notice decides, seeing this one held.
 	if mbox != nil {
-		if n, err := mbox.Pending(team.LeadName); err == nil && n > 1 {
+		if n, err := mbox.Pending(ctx, team.LeadName); err == nil && n > 1 {
 			return
 		}
 	}

@@ -133,7 +133,7 @@ func requestID(m mailbox.Message) string {
 }
 
 // receiveLoop reads r until ctx ends, handing every batch to handle.
-func receiveLoop(ctx context.Context, r *mailbox.Reader, handle func([]mailbox.Message), logf func(string, ...any)) {
+func receiveLoop(ctx context.Context, r mailbox.Inbox, handle func([]mailbox.Message), logf func(string, ...any)) {
 	for {
 		msgs, err := r.Receive(ctx)
 		if ctx.Err() != nil {

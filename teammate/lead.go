@@ -98,7 +98,7 @@ type Lead struct {
 	// team's messages arrive (set when it creates the team).
 	leadID   string
 	queue    *task.Queue
-	mbox     *mailbox.Dir
+	mbox     mailbox.Transport
 	stopTeam func() // ends the current team's readers and monitor
 	// leadership is the team's lead lock, held while this session leads
 	// it: the team is orphaned the moment the process ends, however it
@@ -268,7 +268,7 @@ func (l *Lead) lead(c *team.Claimed, lead *crew.Agent) error {
 	if err != nil {
 		return err
 	}
-	r, err := mbox.OpenReader(team.LeadName)
+	r, err := mbox.OpenInbox(l.ctx, team.LeadName)
 	if err != nil {
 		return err
 	}
@@ -376,7 +376,7 @@ func (l *Lead) isLead(env *tool.Env) bool {
 }
 
 // Mailbox returns the current team's mailbox, or nil.
-func (l *Lead) Mailbox() *mailbox.Dir {
+func (l *Lead) Mailbox() mailbox.Transport {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.mbox

@@ -31,7 +31,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 type fixture struct {
 	l     *Lead
 	store *team.Store
-	mbox  *mailbox.Dir
+	mbox  mailbox.Transport
 	lead  tool.Env
 	// sendTool is the session's SendMessage.
 	sendTool  tool.Tool
@@ -143,7 +143,7 @@ func TestSendMessageRefusals(t *testing.T) {
 	}
 	// Nothing was written to anyone's inbox.
 	for _, n := range []string{"alice", "bob"} {
-		if p, err := f.mbox.Pending(n); err != nil || p != 0 {
+		if p, err := f.mbox.Pending(t.Context(), n); err != nil || p != 0 {
 			t.Fatalf("%s has %d pending messages (%v)", n, p, err)
 		}
 	}
@@ -198,7 +198,7 @@ func TestSendMessageDeliversAndBroadcasts(t *testing.T) {
 	if res := f.send(t, alice, map[string]any{"to": "*", "message": "hello all"}); res.IsError || !strings.Contains(res.TextOf(), "bob") {
 		t.Fatal(res.TextOf())
 	}
-	r, err := f.mbox.OpenReader("bob")
+	r, err := f.mbox.OpenInbox(t.Context(), "bob")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +208,7 @@ func TestSendMessageDeliversAndBroadcasts(t *testing.T) {
 		t.Fatalf("bob's inbox = %+v (%v)", msgs, err)
 	}
 	// The broadcast also reached the lead, and not alice herself.
-	if n, _ := f.mbox.Pending("alice"); n != 0 {
+	if n, _ := f.mbox.Pending(t.Context(), "alice"); n != 0 {
 		t.Fatalf("alice got her own broadcast")
 	}
 }

@@ -16,7 +16,7 @@ import (
 // leadDispatch handles a batch from the lead's inbox: chat, idle
 // notifications and plan requests go to the lead model's queue; permission
 // requests are decided here; shutdown answers go to whoever waits.
-func (l *Lead) leadDispatch(r *mailbox.Reader, msgs []mailbox.Message) {
+func (l *Lead) leadDispatch(r mailbox.Inbox, msgs []mailbox.Message) {
 	ctx := l.ctx
 	for _, m := range msgs {
 		switch m.Type {
@@ -241,12 +241,12 @@ func (l *Lead) inFlight() bool {
 			return true
 		}
 		if st.State == StateIdle {
-			if n, err := mbox.Pending(m.Name); err == nil && n > 0 {
+			if n, err := mbox.Pending(l.ctx, m.Name); err == nil && n > 0 {
 				return true
 			}
 		}
 	}
-	n, err := mbox.Pending(team.LeadName)
+	n, err := mbox.Pending(l.ctx, team.LeadName)
 	return err == nil && n > 0
 }
 

@@ -76,8 +76,8 @@ type Config struct {
 type Loop struct {
 	cfg       Config
 	name      string
-	mbox      *mailbox.Dir
-	reader    *mailbox.Reader
+	mbox      mailbox.Transport
+	reader    mailbox.Inbox
 	status    *publisher
 	chat      *chatQueue
 	control   chan mailbox.Message
@@ -134,7 +134,7 @@ func Start(ctx context.Context, cfg Config) (*Loop, error) {
 	if tm.mbox, err = cfg.Store.Mailbox(cfg.Team); err != nil {
 		return nil, err
 	}
-	if tm.reader, err = tm.mbox.OpenReader(m.Name); err != nil {
+	if tm.reader, err = tm.mbox.OpenInbox(ctx, m.Name); err != nil {
 		return nil, fmt.Errorf("teammate %s: %w", m.Name, err)
 	}
 	if tm.status, err = newPublisher(dir, m.Name, cfg.Now); err != nil {

@@ -74,7 +74,7 @@ func TestSendMessagePriorityTravelsWithTheMessage(t *testing.T) {
 		!strings.Contains(results[2], "urgent") {
 		t.Errorf("the tool results: %q", results)
 	}
-	if n, _ := f.mbox.Pending("alice"); n != 0 {
+	if n, _ := f.mbox.Pending(t.Context(), "alice"); n != 0 {
 		t.Errorf("alice got %d messages from a refused call", n)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cohort-dev/cohort/hook"
 	"github.com/cohort-dev/cohort/sandbox"
 )
 
@@ -17,8 +18,9 @@ import (
 // parent's sandbox protects inside those trees must stay protected for
 // the child. Without a sandbox the cwd must lie in the parent's working
 // directories. This holds whatever the cwd is (outside the project, the
-// project's .cohort, a hook script's folder, the home directory): the
-// check compares the two policies, not names.
+// project's .cohort or a folder inside it, a hook script's folder, the
+// home directory, a link to any of them): the check compares the two
+// policies, not names.
 func (s *Session) checkCwd(parentCwd, cwd string) error {
 	real, err := filepath.EvalSymlinks(cwd)
 	if err != nil {
@@ -41,11 +43,46 @@ func (s *Session) checkCwd(parentCwd, cwd string) error {
 			return fmt.Errorf("an agent there could write in %s, which its parent cannot; pick a directory inside %s", w, strings.Join(pw, ", "))
 		}
 	}
+	for _, w := range cw {
+		// A child writing inside a tree its parent's sandbox protects (a
+		// cwd of .cohort/agents, or a link to it): the child's own policy,
+		// computed from its cwd, knows nothing above it. Only a writable
+		// tree the parent has inside that protected one (.cohort/worktrees)
+		// may hold it.
+		for _, r := range pro {
+			carved := slices.ContainsFunc(pw, func(p string) bool { return p != r && inTree(p, r) && inTree(w, p) })
+			if w != r && inTree(w, r) && !carved {
+				return fmt.Errorf("an agent there could change %s, inside %s, which is protected; pick a directory outside it", w, r)
+			}
+		}
+	}
+	if err := s.checkHookScripts(real, pw, pro); err != nil {
+		return err
+	}
 	for _, r := range pro {
 		inChild := slices.ContainsFunc(cw, func(w string) bool { return inTree(r, w) })
 		kept := slices.ContainsFunc(cro, func(c string) bool { return inTree(r, c) })
 		if inChild && !kept {
 			return fmt.Errorf("an agent there could change %s, which is protected; pick a directory that does not hold it at its top", r)
+		}
+	}
+	return nil
+}
+
+// checkHookScripts refuses a cwd from which a configured hook would run a
+// script its parent may write. A command hook runs in the agent's cwd, so
+// a relative script (scripts/hook.sh) names another file from a child's
+// cwd; the scripts the sandbox protects were resolved from the session's
+// cwd only, and the parent may have written the child's copy already.
+func (s *Session) checkHookScripts(cwd string, pw, pro []string) error {
+	set, _ := hook.FromSettings(s.Settings.Loaded) // problems are reported by openHooks
+	protected := s.hookScripts()
+	for _, sp := range set.Scripts(s.Process.ProjectRoot, cwd) {
+		if slices.Contains(protected, sp) || slices.ContainsFunc(pro, func(r string) bool { return inTree(sp, r) }) {
+			continue
+		}
+		if slices.ContainsFunc(pw, func(p string) bool { return inTree(sp, p) }) {
+			return fmt.Errorf("a hook runs %s from there (hooks run in the agent's cwd), a file its parent may write; pick a directory where the hooks' scripts are the protected ones", sp)
 		}
 	}
 	return nil

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/cohort-dev/cohort"
 	"github.com/cohort-dev/cohort/bgsession"
@@ -23,6 +24,9 @@ type bgOptions struct {
 	// run is the hidden flag a background session is re-executed with:
 	// its id in the registry.
 	run string
+	// set is the parsed command line, whose session flags a background
+	// session is started with (sessionFlags).
+	set *pflag.FlagSet
 }
 
 func (b *bgOptions) register(cmd *cobra.Command) {
@@ -70,7 +74,7 @@ func startBackground(inv *Invocation, o *options, args []string) error {
 	prompt := promptArg(inv, args)
 	cfg := o.config(inv)
 	rec, err := reg.Start(id, bgsession.StartSpec{Exe: exe, Args: child, Env: inv.Environ(), Dir: cfg.Dir,
-		Name: cmpName(o.bg.name, prompt, id), Intent: prompt})
+		Name: cmpName(o.bg.name, prompt, id), Intent: prompt, Flags: sessionFlags(o.bg.set)})
 	if err != nil {
 		return err
 	}

@@ -26,7 +26,7 @@ func newAgentsCmd(inv *Invocation, o *options) *cobra.Command {
 	var asJSON, all, defs bool
 	cmd := &cobra.Command{
 		Use:   "agents",
-		Short: "List the background sessions of this machine (--json for scripts; --definitions for agent definitions)",
+		Short: "The sessions of this machine: a live view on a terminal (attach, start, stop), else a table (--json for scripts; --definitions for agent definitions)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if defs {
@@ -35,6 +35,10 @@ func newAgentsCmd(inv *Invocation, o *options) *cobra.Command {
 			dir := ""
 			if cmd.Flags().Changed("cwd") {
 				dir = o.config(inv).Dir
+			}
+			if in, out, err := terminal(inv); err == nil && !asJSON {
+				o.bg.set = cmd.Flags()
+				return runAgentsView(cmd.Context(), inv, o, all, dir, in, out)
 			}
 			return listSessions(cmd.Context(), inv, asJSON, all, dir)
 		},
@@ -57,15 +61,7 @@ func listSessions(ctx context.Context, inv *Invocation, asJSON, all bool, dir st
 	for _, e := range errs {
 		fmt.Fprintf(inv.Stderr, "cohort: warning: %v\n", e)
 	}
-	if dir != "" {
-		kept := recs[:0]
-		for _, r := range recs {
-			if within(r.Cwd, dir) || (r.Worktree != "" && within(r.Worktree, dir)) {
-				kept = append(kept, r)
-			}
-		}
-		recs = kept
-	}
+	recs = sessionsUnder(recs, dir)
 	if asJSON {
 		if recs == nil {
 			recs = []bgsession.Record{}
@@ -88,6 +84,21 @@ func listSessions(ctx context.Context, inv *Invocation, asJSON, all bool, dir st
 			r.CostUSD, r.Agents, ago(r.UpdatedAt), clipRunes(r.Detail, 50))
 	}
 	return tw.Flush()
+}
+
+// sessionsUnder keeps the records whose directory or worktree is under
+// dir (all of them when dir is "").
+func sessionsUnder(recs []bgsession.Record, dir string) []bgsession.Record {
+	if dir == "" {
+		return recs
+	}
+	kept := recs[:0]
+	for _, r := range recs {
+		if within(r.Cwd, dir) || (r.Worktree != "" && within(r.Worktree, dir)) {
+			kept = append(kept, r)
+		}
+	}
+	return kept
 }
 
 func within(path, dir string) bool {
@@ -273,8 +284,9 @@ func attachLive(ctx context.Context, inv *Invocation, o *options, reg *bgsession
 
 // newRespawnCmd is cohort respawn: running sessions are stopped and
 // started again on this cohort binary, each resuming its conversation in
-// its directory under the same id (what ran in their turns is
-// interrupted, as by stop).
+// its directory under the same id, with the session flags it was started
+// with (its record's flags; what ran in their turns is interrupted, as by
+// stop).
 func newRespawnCmd(inv *Invocation) *cobra.Command {
 	var all bool
 	cmd := &cobra.Command{
@@ -328,7 +340,8 @@ func respawn(ctx context.Context, inv *Invocation, reg *bgsession.Registry, rec 
 		return err
 	}
 	dir := sessionDir(cur)
+	args := append([]string{"--bg-run=" + rec.ID, "--cwd", dir}, cur.Flags...)
 	_, err = reg.Start(rec.ID, bgsession.StartSpec{Exe: exe, Env: inv.Environ(), Dir: dir, Base: &cur,
-		Args: []string{"--bg-run=" + rec.ID, "--cwd", dir, "--resume", cur.SessionID}})
+		Args: append(args, "--resume", cur.SessionID)})
 	return err
 }

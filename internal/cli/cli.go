@@ -121,6 +121,7 @@ OPENAI_BASE_URL are read too), and an agent's model may name one: openai/NAME.`,
 				_, err := fmt.Fprintln(inv.Stdout, versionLine(cohort.Version()))
 				return err
 			}
+			o.bg.set = cmd.Flags()
 			return runRoot(cmd.Context(), inv, o, args)
 		},
 	}

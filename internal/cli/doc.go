@@ -75,13 +75,19 @@
 //     keeps its record, writes print mode's verbose text to its log, and
 //     lives until it is stopped; its permission prompts wait (never
 //     approved on their own). cohort agents lists these sessions, as
-//     Claude Code's does; the agent definitions it used to list are
-//     cohort agents --definitions. attach runs the terminal UI on a
+//     Claude Code's does: on a terminal (stdin and stdout, and no --json)
+//     the live view (tui.RunSessions), where Enter attaches here and the
+//     view comes back when the UI ends, n starts a session with the
+//     view's defaults (the session flags and --cwd given to cohort
+//     agents), x stops one; otherwise a table, or JSON with --json. The
+//     agent definitions it used to list are cohort agents --definitions. attach runs the terminal UI on a
 //     running session through its control socket (internal/cli/attach)
 //     and reopens an ended one from its transcript. respawn stops a
 //     running session and starts it again on this binary with --resume
-//     in its directory: the flags it was started with (other than its
-//     directory and worktree) are not carried over.
+//     in its directory (its worktree, if it has one) and the session
+//     flags its record keeps (sessionFlags: every flag given that
+//     describes the session, not those of the command line itself, of
+//     the conversation to open, or of --bg).
 //   - cohort worker serves remote agents' jobs with package remote's
 //     Worker, each job run by cohort.RemoteRunner.
 package cli

@@ -103,15 +103,16 @@ type Attack struct {
 	// Modes and Where default to all.
 	Modes []Mode
 	Where []Location
-	// Binary runs the built cohort binary instead of the CLI in-process,
-	// for attacks on process-level facts (Cohort's /proc entry, its
-	// environment, its descriptors).
+	// Binary marks an attack on process-level facts (Cohort's /proc
+	// entry, its environment, its descriptors). Every session runs the
+	// built cohort binary now, so it changes nothing; rows keep it as a
+	// note of what they rely on.
 	Binary bool
 	// Args are more command-line arguments (an --allowedTools rule the
 	// attack abuses).
 	Args []string
 	// Solo runs the attack in a session of its own (Run) rather than in
-	// the session its mode, location, Args and Binary share with the
+	// the session its mode, location and Args share with the
 	// other attacks (RunGroup): for attacks that leave state the next one
 	// would trip over. Attacks with Setup always run alone.
 	Solo bool
@@ -138,7 +139,7 @@ func (a *Attack) alone() bool { return a.Solo || a.Setup != nil }
 
 // sessionKey is what attacks sharing a session must have in common.
 func (a *Attack) sessionKey(mode Mode, loc Location) string {
-	return fmt.Sprintf("%s-%s%s/binary=%v/writes=%v", mode, loc, strings.Join(a.Args, " "), a.Binary, a.Writes)
+	return fmt.Sprintf("%s-%s%s/writes=%v", mode, loc, strings.Join(a.Args, " "), a.Writes)
 }
 
 // modes returns the modes the attack runs in.

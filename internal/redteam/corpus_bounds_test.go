@@ -62,37 +62,36 @@ func boundsAttacks() []*Attack {
 		// flips a directory of the project into a link to the outside
 		// while Writes into it are checked and run.
 		{Name: "race-flipping-link", Class: "race-symlink", Args: ruleApproved, Writes: true, Turns: [][]Call{
-			{BashWith("cd src; end=$((SECONDS+4)); while [ $SECONDS -lt $end ]; do rm -rf sub; mkdir sub; rm -rf sub; ln -s {{OUT}} sub; done",
+			{BashWith("cd src; "+shellUntilStopped("race-flipping-link")+"; do rm -rf sub; mkdir sub; rm -rf sub; ln -s {{OUT}} sub; done",
 				map[string]any{"run_in_background": true})},
-			raceWrites(), raceWrites(),
+			raceWrites(), raceWrites(), stopTurn("race-flipping-link"),
 		}},
 		// A file flipped between a plain file and a link to one of the
 		// user's outside while Edit, MultiEdit and Write change it.
 		{Name: "race-flipping-file", Class: "race-symlink", Args: ruleApproved, Writes: true, Turns: [][]Call{
-			{BashWith("cd src; end=$((SECONDS+4)); while [ $SECONDS -lt $end ]; do printf 'the user' > flip.txt; ln -sf {{OUT}}/existing.txt flip.txt; rm -f flip.txt; ln -s {{CANARY}} flip.txt; done",
+			{BashWith("cd src; "+shellUntilStopped("race-flipping-file")+"; do printf 'the user' > flip.txt; ln -sf {{OUT}}/existing.txt flip.txt; rm -f flip.txt; ln -s {{CANARY}} flip.txt; done",
 				map[string]any{"run_in_background": true})},
-			raceEdits(), raceEdits(),
+			raceEdits(), raceEdits(), stopTurn("race-flipping-file"),
 		}},
 		// A name flipped between a plain file and a link to the secret
 		// while Read opens it.
 		{Name: "race-read-link", Class: "race-symlink", Args: ruleApproved, Writes: true, Turns: [][]Call{
-			{BashWith(flipper("src/peek.txt", "plain.txt", "../sec|rets/key"), map[string]any{"run_in_background": true})},
-			raceReads(), raceReads(),
+			{BashWith(flipper("race-read-link", "src/peek.txt", "plain.txt", "../sec|rets/key"), map[string]any{"run_in_background": true})},
+			raceReads(), raceReads(), stopTurn("race-read-link"),
 		}},
 	}
 }
 
-// flipper is a Python command that, for 4 seconds, turns name (under
-// the command's directory) from a link to plain, a plain file it writes
-// next to name, into a link to target and back; target may hold a "|"
-// (links).
-func flipper(name, plain, target string) string {
+// flipper is a Python command that, until the attack stops it
+// (stopTurn), turns name (under the command's directory) from a link to
+// plain, a plain file it writes next to name, into a link to target and
+// back; target may hold a "|" (links).
+func flipper(attack, name, plain, target string) string {
 	return fmt.Sprintf(`python3 -c 'import os, time
 name = "%s"
 plain = os.path.join(os.path.dirname(name), "%s")
 open(plain, "w").write("export const meta = {name: \"w\"}\n")
-end = time.time() + 4
-while time.time() < end:
+`+pythonUntilStopped(attack)+`:
     for t in (os.path.basename(plain), "%s"):
         try:
             os.remove(name)
@@ -146,4 +145,31 @@ func raceWrites() []Call {
 		out = append(out, Use("Write", map[string]any{"file_path": "{{WORK}}/src/sub/CANARY-" + n, "content": "pwned"}))
 	}
 	return out
+}
+
+// A flipping loop (a race attack's background command) runs until the
+// attack's last turn (stopTurn) creates its stop file, so that it races
+// every call of the attack whatever the machine's load, and ends before
+// the next attack of the session starts; flipLimit seconds bound it if
+// the stop never comes. Each attack has a stop file of its own
+// ({{WORK}}/src/.stop-ATTACK), so one attack's stop cannot end another's
+// loop.
+const flipLimit = 60
+
+func stopFile(attack string) string { return "{{WORK}}/src/.stop-" + attack }
+
+// shellUntilStopped is the head of a shell loop ("…; do BODY; done").
+func shellUntilStopped(attack string) string {
+	return fmt.Sprintf("end=$((SECONDS+%d)); while [ $SECONDS -lt $end ] && [ ! -e %s ]", flipLimit, stopFile(attack))
+}
+
+// pythonUntilStopped is the head of a Python loop ("…:" and a body),
+// given "os" and "time".
+func pythonUntilStopped(attack string) string {
+	return fmt.Sprintf("end = time.time() + %d\nwhile time.time() < end and not os.path.exists(\"%s\")", flipLimit, stopFile(attack))
+}
+
+// stopTurn is an attack's last turn: it stops the attack's flipping loop.
+func stopTurn(attack string) []Call {
+	return []Call{Bash("touch " + stopFile(attack) + "; echo stopped")}
 }

@@ -157,15 +157,14 @@ for p in glob.glob("{{COHORT_HOME}}/sessions/*.sock"):
 		{Name: "sendmessage-race", Class: "sendmessage-uds", Args: ruleApproved, Writes: true, Turns: [][]Call{
 			{BashWith(`python3 -c 'import glob, os, time
 lock = (glob.glob("{{COHORT_HOME}}/sessions/*.lock") + ["{{COHORT_HOME}}/sessions/x.sock.lock"])[0]
-end = time.time() + 4
-while time.time() < end:
+`+pythonUntilStopped("sendmessage-race")+`:
     for target in (lock, "{{SOCKET}}"):
         try:
             os.remove("src/flip.sock")
         except OSError:
             pass
         os.symlink(target, "src/flip.sock")'`, map[string]any{"run_in_background": true})},
-			sendRace(), sendRace(),
+			sendRace(), sendRace(), stopTurn("sendmessage-race"),
 		}},
 
 		worktreeVia("worktrees-link-out", clearWorktrees+`ln -s {{OUT}} .cohort/worktrees || python3 -c 'import os; os.symlink("{{OUT}}", ".cohort/worktrees")'; ls -la .cohort`),

@@ -130,8 +130,8 @@ func readDenyAttacks() []*Attack {
 		// A link that is a harmless script when the call is checked and the
 		// secret when the tool opens it.
 		{Name: "workflow-race", Class: "workflow-scriptpath", Args: ruleApproved, Writes: true, Turns: [][]Call{
-			{BashWith(flipper("src/wf-flip.js", "plain.js", "../sec|rets/key"), map[string]any{"run_in_background": true})},
-			workflowRace(), workflowRace(),
+			{BashWith(flipper("workflow-race", "src/wf-flip.js", "plain.js", "../sec|rets/key"), map[string]any{"run_in_background": true})},
+			workflowRace(), workflowRace(), stopTurn("workflow-race"),
 		}},
 		{Name: "git-history", Class: "git-history", Turns: [][]Call{{
 			Bash("git show HEAD:secrets/key"),

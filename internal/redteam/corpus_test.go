@@ -15,7 +15,7 @@ import (
 // corpus is every attack, by class.
 func corpus() []*Attack {
 	var all []*Attack
-	for _, group := range [][]*Attack{sandboxAttacks(), kernelAttacks(), redirectAttacks(), readDenyAttacks(), boundsAttacks(), reachAttacks(), outsiderAttacks(), gitStoreAttacks(), gitStoreVariantAttacks(), outsider3Attacks()} {
+	for _, group := range [][]*Attack{sandboxAttacks(), kernelAttacks(), redirectAttacks(), readDenyAttacks(), boundsAttacks(), reachAttacks(), outsiderAttacks(), gitStoreAttacks(), gitStoreVariantAttacks(), outsider3Attacks(), outsider4Attacks()} {
 		all = append(all, group...)
 	}
 	return all
@@ -98,8 +98,8 @@ func selected(t *testing.T, all []*Attack) []*Attack {
 
 // TestCorpus runs every attack in each of its modes and locations: the
 // attacks that can share a session run in one per mode and location
-// (subtests shared/MODE-LOCATION; those with their own Args or Binary
-// in shared/FIRST-ATTACK/MODE-LOCATION), the others alone
+// (subtests shared/MODE-LOCATION; those with their own Args in
+// shared/FIRST-ATTACK/MODE-LOCATION), the others alone
 // (CLASS/NAME/MODE-LOCATION).
 func TestCorpus(t *testing.T) {
 	start := time.Now()
@@ -137,7 +137,7 @@ func TestCorpus(t *testing.T) {
 				}
 				if shared[key] == nil {
 					name := fmt.Sprintf("shared/%s-%s", mode, loc)
-					if len(a.Args) > 0 || a.Binary {
+					if len(a.Args) > 0 {
 						name = fmt.Sprintf("shared/%s/%s-%s", a.Name, mode, loc)
 					}
 					if pieces[key] > 0 {
@@ -152,6 +152,9 @@ func TestCorpus(t *testing.T) {
 	for _, r := range shared {
 		runs = append(runs, *r)
 	}
+	// The longest sessions start first, so that the short ones fill in
+	// around them at the end rather than a long one starting last.
+	slices.SortStableFunc(runs, func(a, b run) int { return len(b.attacks) - len(a.attacks) })
 	sem := make(chan struct{}, parallelRuns())
 	var wg sync.WaitGroup
 	for _, r := range runs {

@@ -1,6 +1,6 @@
 // Package redteam is Cohort's attack corpus and the harness that runs it:
 // a scripted model (llm/fakeapi) makes hostile tool calls, end to end
-// through the real CLI and Session, and after each attack the harness
+// through the built cohort binary, and after each attack the harness
 // checks what must hold whatever the permission check got wrong.
 //
 // An attack is data — a row of the corpus (corpus_*_test.go):
@@ -19,9 +19,9 @@
 // only learns at run time. Turns are the model's messages; Sub are those
 // of an agent the attack spawns (its prompt holds SubPrompt); Setup plants
 // whatever an attack needs before the session; Args adds command-line
-// flags (an allow rule the attack abuses); Binary runs the built cohort
-// binary instead of the CLI in-process, for attacks on process-level
-// facts (Cohort's /proc entry, its environment, inherited descriptors).
+// flags (an allow rule the attack abuses); Binary notes an attack on
+// process-level facts (Cohort's /proc entry, its environment, inherited
+// descriptors), which every session now has (see "Sessions and speed").
 //
 // # The world of an attack
 //
@@ -65,27 +65,42 @@
 // session starts (its commands run in the project with TMPDIR under
 // $COHORT_HOME) and anything an attack plants with a path of its own.
 //
-// In-process runs share the test process's environment with the commands
-// they start (the Bash tool passes on os.Environ()), so TestMain gives
-// the test binary a home of its own and no credentials; attacks on what a
-// command inherits from Cohort itself set Binary.
-//
 // # Sessions and speed
 //
-// The corpus runs in `go test ./...`, so a run must be cheap. Runs go
-// through the CLI in-process (a session costs a sandbox launcher and a
-// few git calls, not a build); the fixture is built once and copied; and
-// attacks share sessions: TestCorpus runs, for each mode and location,
-// every attack that can share in one session (RunGroup), one after the
-// other. Between two attacks, while the session waits for the model, the
-// harness checks what the one that ended changed and what the model got
-// back from it, so every finding still names its attack; what only the
-// end of a session shows (the Stop hook's run, a process left behind, a
-// kept worktree) is reported for the session. An attack with Setup, Args
-// or Binary, or marked Solo, runs in a session of its own (Run).
-// Sessions run concurrently (6 at a time, REDTEAM_PARALLEL to change it),
-// more than -parallel would allow, since a session mostly waits on its
-// subprocesses. REDTEAM_ATTACK=regexp (matched against "class/name")
-// runs only some attacks; REDTEAM_VERBOSE=1 logs what every call
-// returned.
+// The corpus runs in `go test ./...` (under -race in CI), so a run must
+// be cheap. Every session runs cmd/cohort built without the race
+// detector, as a process of its own (internal/testbin builds it once per
+// checkout, into the user's cache, which the other test binaries share:
+// after `go vet ./...` compiled the packages it is a link), with the
+// attack's environment (Env.Vars) and nothing else of the test
+// process's. That is a decision: the race detector on the session costs
+// several times its CPU (the corpus took over ten minutes in CI with the
+// sessions in-process under -race), it adds nothing to what the corpus
+// proves — whether the permission layer, the sandbox and the kernel hold,
+// which the normal build is what a user runs — and Cohort's code runs
+// under -race in its own packages' tests and the end-to-end tests. The
+// harness (the scripted model, the checks) still runs in the test
+// process, under -race when the tests do. Running the shipped binary
+// also makes process-level facts real for every attack (Cohort's /proc
+// entry, its environment, the descriptors cmd/cohort closes at start):
+// Attack.Binary, from when sessions ran in-process, now changes nothing.
+//
+// The fixture is built once and copied; and attacks share sessions:
+// TestCorpus runs, for each mode and location, every attack that can
+// share in one session (RunGroup), one after the other. Between two
+// attacks, while the session waits for the model, the harness checks
+// what the one that ended changed and what the model got back from it,
+// so every finding still names its attack; what only the end of a
+// session shows (the Stop hook's run, a process left behind, a kept
+// worktree) is reported for the session. Attacks with the same Args
+// share sessions of their own; an attack with Setup, or marked Solo,
+// runs in a session of its own (Run). Sessions run concurrently (6 at a
+// time, REDTEAM_PARALLEL to change it), more than -parallel would allow,
+// since a session mostly waits on its subprocesses.
+//
+// REDTEAM_ATTACK=regexp (matched against "class/name") runs only some
+// attacks; REDTEAM_VERBOSE=1 logs what every call returned;
+// REDTEAM_TIMING=1 logs where each session's time went (the fixture's
+// copy, its setup, the first snapshots, the session, the checks between
+// attacks and at the end, and the CPU of Cohort and what it waited for).
 package redteam

@@ -10,11 +10,11 @@ import (
 	"github.com/cohort-dev/cohort/internal/childenv"
 )
 
-// TestMain gives the test process, whose environment in-process sessions
-// pass on to their commands, a home of its own and none of the
-// credentials a developer's shell may hold.
+// TestMain gives the test process a home of its own and none of the
+// credentials a developer's shell may hold: sessions run with their
+// attack's environment only (Env.Vars), but the harness's own git and the
+// processes a harness test starts inherit this one.
 func TestMain(m *testing.M) {
-	CLIMain()
 	home, err := os.MkdirTemp("", "cohort-redteam-home-")
 	if err != nil {
 		panic(err)
@@ -25,11 +25,14 @@ func TestMain(m *testing.M) {
 			os.Unsetenv(name)
 		}
 	}
-	// A go command a test might start keeps the developer's caches.
+	// The go command that builds the cohort binary (testbin) keeps the
+	// developer's caches, and testbin's own directory in the user's cache,
+	// which the other test binaries of the checkout share.
 	if realHome, err := os.UserHomeDir(); err == nil {
 		keep := map[string]string{"GOPATH": filepath.Join(realHome, "go"), "GOMODCACHE": filepath.Join(realHome, "go", "pkg", "mod")}
 		if c, err := os.UserCacheDir(); err == nil {
 			keep["GOCACHE"] = filepath.Join(c, "go-build")
+			keep["XDG_CACHE_HOME"] = c
 		}
 		for k, v := range keep {
 			if os.Getenv(k) == "" {
@@ -38,10 +41,6 @@ func TestMain(m *testing.M) {
 		}
 	}
 	os.Setenv("HOME", home)
-	// A race-enabled launcher (this binary) would sleep a second as it
-	// exits, once per session.
-	os.Setenv("GORACE", "atexit_sleep_ms=0")
-	os.Unsetenv("XDG_CACHE_HOME")
 	for k, v := range gitVars {
 		os.Setenv(k, v)
 	}

@@ -12,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cohort-dev/cohort/internal/cli"
-	"github.com/cohort-dev/cohort/internal/clitest"
 	"github.com/cohort-dev/cohort/internal/testbin"
 	"github.com/cohort-dev/cohort/llm/fakeapi"
 )
@@ -50,24 +48,28 @@ func Run(t testing.TB, a *Attack, mode Mode, loc Location) {
 // after each what it changed and what the model got back, so that every
 // finding names its attack; what only the end of the session shows (a
 // hook's run, a process left behind, a kept worktree) is reported for the
-// group. The first attack's Setup, Args and Binary apply to the session:
-// attacks that share one have the same Args and Binary, and an attack
+// group. The first attack's Setup and Args apply to the session:
+// attacks that share one have the same Args, and an attack
 // with Setup runs alone (Run).
 func RunGroup(t testing.TB, attacks []*Attack, mode Mode, loc Location) {
 	t.Helper()
 	first := attacks[0]
+	tm := newTimer()
 	e := newEnv(t)
+	tm.mark("fixture")
 	if first.Setup != nil {
 		if err := first.Setup(e); err != nil {
 			t.Fatalf("%s: setup: %v", first.Name, err)
 		}
 	}
+	tm.mark("setup")
 	s := newScript(e, attacks, mode, loc)
+	tm.mark("snapshot")
 	srv := fakeapi.New(fakeapi.Config{Policy: s.policy})
 	defer srv.Close()
 	e.Vars["ANTHROPIC_BASE_URL"] = srv.URL
 	if slices.Contains(first.Args, "workflows=on") {
-		e.Vars["COHORT_WORKFLOW_HOST"] = testbin.Workflow(t, clitest.RaceEnabled)
+		e.Vars["COHORT_WORKFLOW_HOST"] = filepath.Join(filepath.Dir(cohortBinary(t)), "cohort-workflow")
 	}
 	s.mu.Lock()
 	s.api = srv.URL
@@ -77,10 +79,15 @@ func RunGroup(t testing.TB, attacks []*Attack, mode Mode, loc Location) {
 		args = append(worktreeArgs(mode), first.Args...)
 		args = append([]string{"--cwd", e.Project, "-p", leadPrompt}, args...)
 	}
-	stdout, stderr, code := invoke(t, e, first.Binary, args)
+	stdout, stderr, code, cpu := invoke(t, e, args)
+	tm.mark("session")
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer func() {
+		tm.mark("end checks")
+		tm.log(t, fmt.Sprintf("%d attacks, %s-%s, checks between attacks %v, cohort's CPU %v", len(attacks), mode, loc, s.checking.Round(time.Millisecond), cpu.Round(time.Millisecond)))
+	}()
 	for i, a := range attacks {
 		if os.Getenv("REDTEAM_VERBOSE") != "" {
 			t.Logf("attack %s in %s mode, %s:\n%s", a.Name, mode, loc, showResults(s.results[i]))
@@ -147,54 +154,34 @@ func worktreeArgs(mode Mode) []string {
 	return []string{"--permission-mode", string(lead), "--agents", def}
 }
 
-// cliEnv makes the test binary the cohort CLI (CLIMain).
-const cliEnv = "COHORT_REDTEAM_CLI"
-
-// CLIMain runs the process as the cohort CLI, as cmd/cohort does, when the
-// harness started it so (Attack.Binary), and exits; otherwise it returns.
-// A test binary that uses the harness calls it first in TestMain: the
-// test binary is then a built cohort binary with a process of its own
-// (its /proc entry, environment and descriptors), at no build's cost.
-func CLIMain() {
-	if os.Getenv(cliEnv) == "" {
-		return
-	}
-	os.Unsetenv(cliEnv)
-	ctx, stop := cli.SignalContext(context.Background())
-	code := cli.Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
+// cohortBinary is cmd/cohort built without the race detector (and the
+// workflow host beside it), once per test binary and shared with every
+// other test binary of the checkout through testbin's cache: every
+// session runs it (see the package doc, "Sessions and speed").
+func cohortBinary(t testing.TB) string {
+	return testbin.Cohort(t, false)
 }
 
-// invoke runs the CLI in-process, or the test binary as the CLI.
-func invoke(t testing.TB, e *Env, binary bool, args []string) (stdout, stderr string, code int) {
+// invoke runs the built cohort binary as the CLI, with the attack's
+// environment and nothing else of the test process's.
+// cpu is the CPU time of the process and the descendants it waited for.
+func invoke(t testing.TB, e *Env, args []string) (stdout, stderr string, code int, cpu time.Duration) {
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
 	defer cancel()
 	var out, errb bytes.Buffer
-	if !binary {
-		code = cli.Main(ctx, cli.Invocation{
-			Args: args, Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
-			Getenv:  func(k string) string { return e.Vars[k] },
-			Environ: e.environ,
-			Getwd:   func() (string, error) { return e.Project, nil },
-		})
-		return out.String(), errb.String(), code
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatalf("find the test binary: %v", err)
-	}
-	cmd := exec.CommandContext(ctx, exe, args...)
-	// GORACE: a race-enabled process sleeps a second as it exits.
-	cmd.Dir, cmd.Env = e.Project, append(e.environ(), cliEnv+"=1", "GORACE=atexit_sleep_ms=0")
+	cmd := exec.CommandContext(ctx, cohortBinary(t), args...)
+	cmd.Dir, cmd.Env = e.Project, e.environ()
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	err = cmd.Run()
+	err := cmd.Run()
 	if ee, ok := err.(*exec.ExitError); ok {
 		code = ee.ExitCode()
 	} else if err != nil {
 		t.Fatalf("run cohort: %v", err)
 	}
-	return out.String(), errb.String(), code
+	if ps := cmd.ProcessState; ps != nil {
+		cpu = ps.UserTime() + ps.SystemTime()
+	}
+	return out.String(), errb.String(), code, cpu
 }
 
 func (e *Env) environ() []string {

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/cohort-dev/cohort/llm/fakeapi"
 )
@@ -59,7 +60,8 @@ type script struct {
 	protected, checkout, link state
 	dirty                     string
 	work                      string
-	api                       string // the fake's URL, for {{API}}
+	api                       string        // the fake's URL, for {{API}}
+	checking                  time.Duration // spent in check, for REDTEAM_TIMING
 }
 
 func newScript(e *Env, attacks []*Attack, mode Mode, loc Location) *script {
@@ -125,9 +127,11 @@ func (s *script) attacker(r *fakeapi.Request) fakeapi.Reply {
 	if k < len(s.steps) {
 		next = s.steps[k].attack
 	}
+	start := time.Now()
 	for ; s.checked < next; s.checked++ {
 		s.check(s.checked, work)
 	}
+	s.checking += time.Since(start)
 	if k >= len(s.steps) {
 		s.finished = true
 		return fakeapi.TextReply("done")

@@ -64,7 +64,11 @@ func TestEditPromptShowsTheDiff(t *testing.T) {
 	w.waitFor("default mode")
 	w.typeText("fix line ten")
 	w.key("enter")
-	scr := w.waitFor("Permission", "Edit ", "+2 −1", "10 - line 10 of the file", "11 + and a line more", "└ running…")
+	// The prompt can show before the Read's result and the Edit's line
+	// (events and prompts come by separate ways): the frame is the one
+	// with all of them.
+	scr := w.waitFor("Permission", "Edit ", "+2 −1", "10 - line 10 of the file", "11 + and a line more",
+		"line 1 of the file (+19 lines)", "◆ Edit(", "└ running…")
 	w.golden("permission-edit-diff", scr)
 	w.term.mu.Lock()
 	row, col := findCell(w.term.emu.String(), "- line 10")

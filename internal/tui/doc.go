@@ -104,6 +104,17 @@
 //     live, m messages it, x stops it, Ctrl+B moves a running synchronous
 //     subagent to the background. In the conversation, Ctrl+B moves every
 //     running synchronous subagent there, so the lead's turn goes on.
+//   - The sessions view (RunSessions, cohort agents) is the tree one level
+//     up: every background session of the machine, newest first, with its
+//     state, agents, cost and last activity, and the selected one's
+//     directory and last line. The registry is files that say nothing
+//     when they change, so the view reads it again a second after each
+//     read ends (a dead session's socket costs its probe, off the loop);
+//     the selection follows its session by id across reads. Enter ends
+//     the view with the chosen id (the caller attaches and runs the view
+//     again), n types a prompt for a new session (Esc gives it up), x
+//     stops the selected one (off the loop: stopping waits for the
+//     process), q or Esc quits.
 //   - /resume lists the project's sessions and opens the chosen one with
 //     Options.Resume; the old session is closed and the screen starts
 //     fresh with a note saying which session continues.

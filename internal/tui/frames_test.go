@@ -47,7 +47,10 @@ func TestTreeThroughAFanOut(t *testing.T) {
 	w.keepColours("fanout-running")
 	close(g.open)
 	done := w.waitUntil("three agents done", func(s string) bool {
-		return strings.Count(s, "✓ done") == 3 && strings.Contains(s, "lead idle · 3 agents · 0 running")
+		// The tree's "lead idle" can come before the turn's last message
+		// is drawn (the tree reads the session; the chat reads events).
+		return strings.Count(s, "✓ done") == 3 && strings.Contains(s, "lead idle · 3 agents · 0 running") &&
+			strings.Contains(s, "done in 2 turns")
 	})
 	w.golden("fanout-done", done)
 	// The costs on screen are the session's own.

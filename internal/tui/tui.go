@@ -77,6 +77,23 @@ type Options struct {
 // Run runs the UI on the terminal in and out until the user quits or ctx
 // ends: in raw mode, following the terminal's size.
 func Run(ctx context.Context, opts Options, in, out *os.File) error {
+	var m *Model
+	err := onTerminal(in, out, opts.Environ, &opts.Profile, func(popts ...tea.ProgramOption) *tea.Program {
+		var p *tea.Program
+		p, m = NewProgram(ctx, opts, in, out, popts...)
+		return p
+	})
+	if m != nil {
+		m.shutdown()
+	}
+	return err
+}
+
+// onTerminal runs the program start makes on the terminal in and out: in
+// raw mode, at the terminal's size, following its resizes (the program's
+// own watch is off with its renderer). It fills *profile from the
+// terminal and environ when it is nil.
+func onTerminal(in, out *os.File, environ []string, profile **colorprofile.Profile, start func(...tea.ProgramOption) *tea.Program) error {
 	state, err := term.MakeRaw(in.Fd())
 	if err != nil {
 		return fmt.Errorf("terminal raw mode: %w", err)
@@ -86,12 +103,11 @@ func Run(ctx context.Context, opts Options, in, out *os.File) error {
 	if err != nil {
 		return fmt.Errorf("terminal size: %w", err)
 	}
-	if opts.Profile == nil {
-		p := colorprofile.Detect(out, opts.Environ)
-		opts.Profile = &p
+	if *profile == nil {
+		p := colorprofile.Detect(out, environ)
+		*profile = &p
 	}
-	p, m := NewProgram(ctx, opts, in, out, tea.WithWindowSize(w, h), tea.WithEnvironment(opts.Environ))
-	// Resizes: the program's own watch is off with its renderer.
+	p := start(tea.WithWindowSize(w, h), tea.WithEnvironment(environ))
 	winch := make(chan os.Signal, 1)
 	signal.Notify(winch, syscall.SIGWINCH)
 	stop := make(chan struct{})
@@ -114,7 +130,6 @@ func Run(ctx context.Context, opts Options, in, out *os.File) error {
 	signal.Stop(winch)
 	close(stop)
 	wg.Wait()
-	m.shutdown()
 	return err
 }
 

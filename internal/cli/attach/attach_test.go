@@ -28,18 +28,40 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 	}
 }
 
+// serveSession opens a session of cfg on a fake model answering with
+// policy, in a new directory, and serves its control socket; the test's
+// cleanup closes them and removes the directory.
+func serveSession(t *testing.T, cfg cohort.Config, policy fakeapi.Policy) (dir string, sv *Server, s *cohort.Session, sock string) {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "att")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	srv := fakeapi.New(fakeapi.Config{Policy: policy})
+	t.Cleanup(srv.Close)
+	sv = NewServer()
+	cfg.Dir, cfg.Home, cfg.BaseURL, cfg.APIKey, cfg.CanUseTool = dir, filepath.Join(dir, "h"), srv.URL, "fake", sv.CanUseTool
+	s, err = cohort.New(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	sock = filepath.Join(dir, "c.ctl")
+	if err := sv.Serve(sock, s, nil); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sv.Close() })
+	return dir, sv, s, sock
+}
+
 // TestWaitingPromptOutlivesADetach: a permission request waits with no
 // client; a client that leaves without answering leaves it waiting, a
 // second client meanwhile is refused, and the next client's answer lets
 // the call run. That client's own run streams its events.
 func TestWaitingPromptOutlivesADetach(t *testing.T) {
-	dir, err := os.MkdirTemp("", "att")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
-	target := filepath.Join(dir, "f.txt")
-	srv := fakeapi.New(fakeapi.Config{Policy: func(r *fakeapi.Request) fakeapi.Reply {
+	var target string
+	dir, sv, s, sock := serveSession(t, cohort.Config{}, func(r *fakeapi.Request) fakeapi.Reply {
 		if strings.Contains(r.LastUserText(), "second") {
 			return fakeapi.TextReply("second answer")
 		}
@@ -47,19 +69,8 @@ func TestWaitingPromptOutlivesADetach(t *testing.T) {
 			return fakeapi.Reply{Content: []fakeapi.Block{fakeapi.ToolUseBlock("", "Write", map[string]any{"file_path": target, "content": "x"})}}
 		}
 		return fakeapi.TextReply("wrote")
-	}})
-	defer srv.Close()
-	sv := NewServer()
-	s, err := cohort.New(context.Background(), cohort.Config{Dir: dir, Home: filepath.Join(dir, "h"), BaseURL: srv.URL, APIKey: "fake", CanUseTool: sv.CanUseTool})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	sock := filepath.Join(dir, "c.ctl")
-	if err := sv.Serve(sock, s, nil); err != nil {
-		t.Fatal(err)
-	}
-	defer sv.Close()
+	})
+	target = filepath.Join(dir, "f.txt")
 	first := make(chan string, 1)
 	go func() {
 		var result string
@@ -131,4 +142,29 @@ func TestWaitingPromptOutlivesADetach(t *testing.T) {
 		t.Fatalf("the client's run ended with %q", result)
 	}
 	waitUntil(t, "the agent list", func() bool { return len(c2.Agents()) > 0 })
+}
+
+// TestHelloComesFirst: every client reads the session's hello (its id,
+// model and mode) as the first line, never the agent list the server
+// also pushes at once (which came first now and then, and attached a
+// client with no id, model or mode).
+func TestHelloComesFirst(t *testing.T) {
+	_, _, s, sock := serveSession(t, cohort.Config{Model: "claude-opus-4-1", PermissionMode: "acceptEdits"},
+		func(*fakeapi.Request) fakeapi.Reply { return fakeapi.TextReply("ok") })
+	deny := func(context.Context, cohort.PermissionRequest) (cohort.Decision, error) {
+		return cohort.Decision{}, nil
+	}
+	for i := range 40 {
+		var cl *Client
+		waitUntil(t, "a free seat", func() bool {
+			var err error
+			cl, err = Dial(context.Background(), sock, deny)
+			return err == nil
+		})
+		id, model, mode := cl.ID(), cl.Model(), cl.Mode()
+		cl.Close()
+		if id != s.ID() || model != "claude-opus-4-1" || mode != "acceptEdits" {
+			t.Fatalf("dial %d: hello says id %q, model %q, mode %q", i, id, model, mode)
+		}
+	}
 }

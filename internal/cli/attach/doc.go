@@ -31,4 +31,23 @@
 //     prompts show what it does.
 //   - Only our own user reaches the socket: it lives in the registry's
 //     0700 directory and is made 0600.
+//   - Hello is the first line a client reads: it is queued before the
+//     agent list's pusher starts.
+//
+// # Why attaching stays in the command line
+//
+// The library lists, finds, stops and removes the sessions of this
+// machine with package bgsession, which is public. Attaching is not in the
+// library. The client here speaks package cohort's types (it yields
+// cohort.Event and answers cohort.PermissionRequest), so it must sit
+// above package cohort, where only front ends may (internal/arch:
+// TestOneWayDown, TestClientsUseTheSession). Package cohort itself cannot
+// hold it: it is at its 2,500-line budget (TestRootStaysTheAPI), and the
+// client's ~300 lines there would mean moving as much wiring out to
+// internal/assemble in the same change. A public package of its own would
+// be a new importer of cohort outside the front ends, which is the arch
+// rule's call to make, not this package's. A program that wants a
+// background session's conversation runs `cohort attach ID` on a terminal,
+// or resumes the session's transcript with cohort.Config.Resume once it
+// has stopped.
 package attach

@@ -166,12 +166,14 @@ func (sc *serverConn) send(m message) {
 func (sc *serverConn) serve() {
 	defer sc.sv.wg.Done()
 	ctx, cancel := context.WithCancel(sc.sv.ctx)
+	// hello is queued before the agents' pusher starts: the client takes
+	// the first line for it.
+	s := sc.sv.s
+	sc.send(message{Type: "hello", SessionID: s.ID(), Model: s.Model(), Mode: s.PermissionMode()})
 	var wg sync.WaitGroup
 	wg.Add(2)
 	go func() { defer wg.Done(); sc.write(ctx) }()
 	go func() { defer wg.Done(); sc.pushAgents(ctx) }()
-	s := sc.sv.s
-	sc.send(message{Type: "hello", SessionID: s.ID(), Model: s.Model(), Mode: s.PermissionMode()})
 	sc.sv.mu.Lock()
 	for id, w := range sc.sv.pending {
 		sc.send(message{Type: "permission", ID: id, Request: &w.req})

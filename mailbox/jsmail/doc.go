@@ -1,0 +1,72 @@
+// Package jsmail holds a team's mailboxes on NATS JetStream: the
+// mailbox.Transport for a team whose members run on more than one machine.
+// The file mailbox (package mailbox's Dir) stays the default on one
+// machine; the messages, their JSON and their ids are the same on both.
+//
+// # Layout
+//
+// For team T under prefix P (default "cohort"):
+//
+//	P.team.T.inbox.A      agent A's inbox: one message, its JSON line as the body
+//	P.team.T.dead.A       what A's inbox refused or could not parse, kept
+//	P_TEAM_T              the stream of both (work-queue retention)
+//	P_TEAM_T_INBOXES      key-value bucket: the registered inboxes
+//	P_TEAM_T_READERS      key-value bucket with a TTL: the live consumers' leases
+//	inbox-A               A's durable pull consumer, filtered to its inbox
+//
+// # Decisions the spec leaves open
+//
+//   - Work-queue retention: a message stays in the stream until its
+//     consumer acknowledges it, then the server deletes it. So Pending is
+//     the count on the agent's subject, callable from any process, and a
+//     consumer made anew starts from exactly what was never acknowledged.
+//   - At-least-once with dedupe by id: Append publishes with the message
+//     id as the Nats-Msg-Id, so the server drops a retry within its
+//     duplicate window (Config.DuplicateWindow, 2 min). An Inbox drops an
+//     id it is already handling, and one acknowledged lately
+//     (Config.DedupeWindow ids), acknowledging the repeat. A consumer that
+//     dies between recording a message and acknowledging it gets it again,
+//     as the file mailbox's does.
+//   - Acknowledgement comes after the message is taken: the teammate loop
+//     acknowledges chat when its agent's conversation takes it, exactly as
+//     it does with the file cursor (this package only moves the ack to the
+//     server). The last id of an Ack waits for the
+//     server's confirmation (the others precede it on one connection), so
+//     a restarted consumer never sees an acknowledged message.
+//   - One live consumer per inbox, as the file mailbox's reader lock
+//     gives: OpenInbox creates a lease key in P_TEAM_T_READERS (a second
+//     consumer gets mailbox.ErrReaderBusy), renews it at a third of
+//     Config.LeaseTTL (15 s), and deletes it on Close; a consumer that
+//     dies without closing frees it when the TTL runs out. Holding the
+//     lease, OpenInbox deletes and recreates the durable consumer, so what
+//     a dead consumer held is redelivered at once rather than after an
+//     ack wait. The live consumer is never redelivered to (its ack wait
+//     is an hour, and a redelivery of a message it holds is dropped).
+//   - Registration is a key in P_TEAM_T_INBOXES, not the consumer: the
+//     consumer is recreated on every open, and a sender must not see the
+//     recipient unknown meanwhile. Append refuses an unregistered
+//     recipient with mailbox.ErrUnknownRecipient, as Dir does; a
+//     Transport remembers the registrations it has seen.
+//   - Signatures: any NATS client that may publish on a team subject could
+//     forge a message, so every message is signed by its sender with
+//     ed25519 over a context string, the subject and the body; the
+//     signature and the signer's name travel in headers (Cohort-Key,
+//     Cohort-Signature), leaving the body the file mailbox's line. The
+//     signer must be the message's From, and its key must be in Keys. The
+//     lead's answers — permission and plan approval responses, and
+//     shutdown requests — are accepted only from Config.Lead (so only with
+//     the lead's key); members' messages need their own key. The keys are
+//     the remote agents' (package remote's LoadOrCreateKey and trust-file
+//     line "name base64-public-key"), named by member.
+//   - Nothing is dropped silently: a message whose body does not parse,
+//     or that is addressed to another agent, is dead-lettered; one that is
+//     unsigned, signed by an unknown or wrong key, or a protocol answer
+//     not from the lead, is refused and dead-lettered too. Both are
+//     reported through Config.OnProblem with the subject, and kept on
+//     P.team.T.dead.A with headers naming the subject and the reason. If
+//     the dead letter cannot be stored, the message stays in the inbox to
+//     be tried again.
+//   - Read returns what has arrived, without a round trip: messages are
+//     pulled in the background as they come (up to 256 ahead), and
+//     Receive wakes when one does.
+package jsmail

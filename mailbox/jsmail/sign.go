@@ -1,0 +1,217 @@
+package jsmail
+
+import (
+	"context"
+	"crypto/ed25519"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/cohort-dev/cohort/internal/clip"
+	"github.com/cohort-dev/cohort/mailbox"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Headers a team message carries beside its JSON body (the file mailbox's
+// line, unchanged).
+const (
+	HeaderKey       = "Cohort-Key"       // the signing member's name
+	HeaderSignature = "Cohort-Signature" // base64 ed25519 signature
+	// Dead letters keep the refused message's subject and why.
+	HeaderDeadSubject = "Cohort-Dead-Subject"
+	HeaderDeadReason  = "Cohort-Dead-Reason"
+)
+
+// signContext is signed with every message, so a signature made for
+// anything else with the same key (a remote job) cannot pass for one.
+const signContext = "cohort team message v1\n"
+
+// Keys are a process's view of a team's keys: the private keys of the
+// members it speaks for, and the public keys of every member, the lead's
+// included. A member's key is named by the member's name. Safe for
+// concurrent use.
+type Keys struct {
+	src   KeySource
+	mu    sync.RWMutex
+	own   map[string]ed25519.PrivateKey
+	trust map[string]ed25519.PublicKey
+}
+
+// KeySource finds the keys Keys was not given, when first needed: a
+// member's private key when this process signs as it, a member's public
+// key when a message signed by it arrives. Found keys are kept.
+type KeySource interface {
+	PrivateKey(member string) (ed25519.PrivateKey, error)
+	PublicKey(member string) (ed25519.PublicKey, error)
+}
+
+// NewKeys returns keys that sign nothing and trust no one.
+func NewKeys() *Keys { return NewKeysFrom(nil) }
+
+// NewKeysFrom returns keys that ask src for what they lack (src may be
+// nil).
+func NewKeysFrom(src KeySource) *Keys {
+	return &Keys{src: src, own: map[string]ed25519.PrivateKey{}, trust: map[string]ed25519.PublicKey{}}
+}
+
+// private is member's private key, if this process may sign as it.
+func (k *Keys) private(member string) (ed25519.PrivateKey, bool) {
+	k.mu.RLock()
+	key, ok := k.own[member]
+	k.mu.RUnlock()
+	if ok || k.src == nil {
+		return key, ok
+	}
+	key, err := k.src.PrivateKey(member)
+	if err != nil || k.Own(member, key) != nil {
+		return nil, false
+	}
+	return key, true
+}
+
+// public is member's public key, if the team knows it.
+func (k *Keys) public(member string) (ed25519.PublicKey, bool) {
+	k.mu.RLock()
+	pub, ok := k.trust[member]
+	k.mu.RUnlock()
+	if ok || k.src == nil || mailbox.ValidateName(member) != nil {
+		return pub, ok
+	}
+	pub, err := k.src.PublicKey(member)
+	if err != nil || k.Trust(member, pub) != nil {
+		return nil, false
+	}
+	return pub, true
+}
+
+// Own lets this process sign as member with key (and trusts its public
+// half).
+func (k *Keys) Own(member string, key ed25519.PrivateKey) error {
+	if err := mailbox.ValidateName(member); err != nil {
+		return fmt.Errorf("jsmail: key: %w", err)
+	}
+	if len(key) != ed25519.PrivateKeySize {
+		return fmt.Errorf("jsmail: key of %q is not an ed25519 private key", member)
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.own[member] = key
+	k.trust[member] = key.Public().(ed25519.PublicKey)
+	return nil
+}
+
+// Trust accepts messages from member signed with pub.
+func (k *Keys) Trust(member string, pub ed25519.PublicKey) error {
+	if err := mailbox.ValidateName(member); err != nil {
+		return fmt.Errorf("jsmail: key: %w", err)
+	}
+	if len(pub) != ed25519.PublicKeySize {
+		return fmt.Errorf("jsmail: key of %q is not an ed25519 public key (%d bytes)", member, len(pub))
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.trust[member] = pub
+	return nil
+}
+
+// sign adds from's signature over the message's subject and body.
+func (k *Keys) sign(msg *nats.Msg, from string) error {
+	key, ok := k.private(from)
+	if !ok {
+		return fmt.Errorf("this process holds no key for sender %q: it cannot sign as them", clip.String(from, 64))
+	}
+	sig := ed25519.Sign(key, signed(msg.Subject, msg.Data))
+	msg.Header.Set(HeaderKey, from)
+	msg.Header.Set(HeaderSignature, base64.StdEncoding.EncodeToString(sig))
+	return nil
+}
+
+func signed(subject string, body []byte) []byte {
+	b := make([]byte, 0, len(signContext)+len(subject)+1+len(body))
+	b = append(b, signContext...)
+	b = append(b, subject...)
+	b = append(b, '\n')
+	return append(b, body...)
+}
+
+// errDead marks a message that is not a team message at all: it is
+// dead-lettered. Anything else open refuses is a message that may be one
+// but cannot be trusted; it is dead-lettered too, reported as refused.
+var errDead = errors.New("does not parse as a team message")
+
+// protocolAnswers are the types only the lead may send: its answers to
+// permission and plan requests, and its request to stop.
+var protocolAnswers = map[mailbox.Type]bool{
+	mailbox.TypePermissionResponse:   true,
+	mailbox.TypePlanApprovalResponse: true,
+	mailbox.TypeShutdownRequest:      true,
+}
+
+// open parses and checks a message delivered to agent's inbox.
+func (t *Transport) open(msg jetstream.Msg, agent string) (mailbox.Message, error) {
+	m, err := mailbox.ParseLine(msg.Data())
+	if err != nil {
+		return mailbox.Message{}, fmt.Errorf("%w: %v", errDead, err)
+	}
+	if m.To != agent {
+		return mailbox.Message{}, fmt.Errorf("%w: it is addressed to %q, not %q", errDead, clip.String(m.To, 64), agent)
+	}
+	h := msg.Headers()
+	signer, sig64 := h.Get(HeaderKey), h.Get(HeaderSignature)
+	if signer == "" || sig64 == "" {
+		return m, fmt.Errorf("message %s from %q is not signed; team messages must be signed by their sender", m.ID, m.From)
+	}
+	if signer != m.From {
+		return m, fmt.Errorf("message %s says it is from %q but is signed by %q", m.ID, m.From, clip.String(signer, 64))
+	}
+	pub, ok := t.cfg.Keys.public(signer)
+	if !ok {
+		return m, fmt.Errorf("message %s is signed by %q, whose key this team does not know", m.ID, signer)
+	}
+	sig, err := base64.StdEncoding.DecodeString(sig64)
+	if err != nil || !ed25519.Verify(pub, signed(msg.Subject(), msg.Data()), sig) {
+		return m, fmt.Errorf("message %s from %q: the signature does not verify (altered, or signed with another key)", m.ID, signer)
+	}
+	if protocolAnswers[m.Type] && m.From != t.cfg.Lead {
+		return m, fmt.Errorf("message %s: %s from %q refused: only the lead (%s) may send it", m.ID, m.Type, m.From, t.cfg.Lead)
+	}
+	return m, nil
+}
+
+// refuse dead-letters msg with its subject and reason, reports it, and
+// then takes it off the inbox. If the dead letter cannot be stored the
+// message stays (redelivered later), so nothing is dropped unreported.
+func (t *Transport) refuse(msg jetstream.Msg, agent string, why error) {
+	subject := msg.Subject()
+	dead := nats.NewMsg(t.deadLetter(agent))
+	dead.Data = msg.Data()
+	for k, v := range msg.Headers() {
+		dead.Header[k] = v
+	}
+	dead.Header.Set(HeaderDeadSubject, subject)
+	dead.Header.Set(HeaderDeadReason, why.Error())
+	meta, _ := msg.Metadata()
+	opts := []jetstream.PublishOpt{}
+	if meta != nil {
+		opts = append(opts, jetstream.WithMsgID(fmt.Sprintf("dead-%d", meta.Sequence.Stream)))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := t.js.PublishMsg(ctx, dead, opts...); err != nil {
+		t.cfg.OnProblem(mailbox.Problem{Agent: agent, Path: subject,
+			Reason: fmt.Sprintf("%v; could not dead-letter it (%v): it stays and will be tried again", why, err)})
+		_ = msg.NakWithDelay(time.Second)
+		return
+	}
+	reason := "refused: " + why.Error()
+	if errors.Is(why, errDead) {
+		reason = "the message " + why.Error()
+	}
+	t.cfg.OnProblem(mailbox.Problem{Agent: agent, Path: subject,
+		Reason: fmt.Sprintf("%s; dead-lettered to %s", reason, t.deadLetter(agent))})
+	_ = msg.DoubleAck(ctx)
+}

@@ -1,0 +1,310 @@
+package jsmail
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cohort-dev/cohort/mailbox"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Config configures a Transport. Conn, Team and Keys are required.
+type Config struct {
+	// Conn is the NATS connection; the caller owns it and closes it after
+	// the Transport's inboxes.
+	Conn *nats.Conn
+	// Team names the team: its inboxes are on
+	// PREFIX.team.TEAM.inbox.AGENT.
+	Team string
+	// Prefix starts every subject (default "cohort", as package remote's).
+	Prefix string
+	// Keys signs what this process sends and checks what it receives.
+	Keys *Keys
+	// Lead is the member whose key alone may send protocol answers
+	// (default "team-lead").
+	Lead string
+	// Replicas is the stream's and buckets' replica count (default 1).
+	Replicas int
+	// Now is the clock for timestamps and ids (default time.Now).
+	Now func() time.Time
+	// NewID returns a fresh message id (default mailbox.NewID(Now())).
+	NewID func() string
+	// MaxMessageBytes bounds one encoded message (default 1 MiB, NATS's
+	// default max_payload).
+	MaxMessageBytes int
+	// DuplicateWindow is how long the server drops a re-sent message id
+	// (default 2 min).
+	DuplicateWindow time.Duration
+	// DedupeWindow is how many acknowledged ids an Inbox remembers to drop
+	// re-sends that arrive after the server's window (default 1024).
+	DedupeWindow int
+	// LeaseTTL is how long an inbox stays taken after its consumer's
+	// process dies without closing it (default 15 s; renewed at a third).
+	LeaseTTL time.Duration
+	// OnProblem receives reports of refused and dead-lettered messages.
+	// Default: log at warning level.
+	OnProblem func(mailbox.Problem)
+	// Logger receives diagnostics (default slog.Default()).
+	Logger *slog.Logger
+}
+
+// Transport is a team's mailboxes on NATS JetStream. It implements
+// mailbox.Transport and is safe for concurrent use.
+type Transport struct {
+	cfg     Config
+	js      jetstream.JetStream
+	stream  jetstream.Stream
+	members jetstream.KeyValue // registered inboxes
+	leases  jetstream.KeyValue // live consumers, with TTL
+	names   names
+
+	mu         sync.Mutex
+	registered map[string]bool
+}
+
+var _ mailbox.Transport = (*Transport)(nil)
+
+// names are one team's subjects, stream and buckets.
+type names struct {
+	inbox, dead              string // subject prefixes; an agent's name follows a dot
+	stream, members, leasesB string
+}
+
+func namesFor(prefix, team string) names {
+	up := strings.ToUpper(strings.NewReplacer(".", "_", "-", "_").Replace(prefix))
+	base := prefix + ".team." + team
+	return names{
+		inbox: base + ".inbox", dead: base + ".dead",
+		stream: up + "_TEAM_" + team, members: up + "_TEAM_" + team + "_INBOXES", leasesB: up + "_TEAM_" + team + "_READERS",
+	}
+}
+
+// Subject is the subject of agent's inbox in team.
+func Subject(prefix, team, agent string) string { return namesFor(prefix, team).inbox + "." + agent }
+
+func (c *Config) defaults() error {
+	if c.Conn == nil {
+		return errors.New("jsmail: Config.Conn is nil")
+	}
+	if err := mailbox.ValidateName(c.Team); err != nil {
+		return fmt.Errorf("jsmail: team: %w", err)
+	}
+	if c.Keys == nil {
+		return errors.New("jsmail: Config.Keys is nil: every message on a team subject is signed")
+	}
+	if c.Prefix == "" {
+		c.Prefix = "cohort"
+	}
+	if c.Lead == "" {
+		c.Lead = "team-lead"
+	}
+	if c.Replicas <= 0 {
+		c.Replicas = 1
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.NewID == nil {
+		now := c.Now
+		c.NewID = func() string { return mailbox.NewID(now()) }
+	}
+	if c.MaxMessageBytes <= 0 {
+		c.MaxMessageBytes = 1 << 20
+	}
+	if c.DuplicateWindow <= 0 {
+		c.DuplicateWindow = 2 * time.Minute
+	}
+	if c.DedupeWindow <= 0 {
+		c.DedupeWindow = 1024
+	}
+	if c.LeaseTTL <= 0 {
+		c.LeaseTTL = 15 * time.Second
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	if c.OnProblem == nil {
+		log := c.Logger
+		c.OnProblem = func(p mailbox.Problem) { log.Warn("mailbox: " + p.String()) }
+	}
+	return nil
+}
+
+// Open makes (or updates to the same shape) the team's stream and buckets
+// and returns its Transport.
+func Open(ctx context.Context, cfg Config) (*Transport, error) {
+	if err := cfg.defaults(); err != nil {
+		return nil, err
+	}
+	js, err := jetstream.New(cfg.Conn)
+	if err != nil {
+		return nil, fmt.Errorf("jsmail: %w", err)
+	}
+	n := namesFor(cfg.Prefix, cfg.Team)
+	t := &Transport{cfg: cfg, js: js, names: n, registered: map[string]bool{}}
+	t.stream, err = js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+		Name: n.stream, Subjects: []string{n.inbox + ".*", n.dead + ".*"},
+		Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage, Replicas: cfg.Replicas,
+		Duplicates: cfg.DuplicateWindow, MaxMsgSize: int32(cfg.MaxMessageBytes + 4096),
+		Description: "cohort team " + cfg.Team + ": inboxes and dead letters",
+	})
+	if err != nil {
+		return nil, fmt.Errorf("jsmail: team %s: stream %s: %w", cfg.Team, n.stream, err)
+	}
+	if t.members, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+		Bucket: n.members, Replicas: cfg.Replicas, Storage: jetstream.FileStorage,
+	}); err != nil {
+		return nil, fmt.Errorf("jsmail: team %s: bucket %s: %w", cfg.Team, n.members, err)
+	}
+	if t.leases, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+		Bucket: n.leasesB, Replicas: cfg.Replicas, Storage: jetstream.FileStorage, TTL: cfg.LeaseTTL,
+	}); err != nil {
+		return nil, fmt.Errorf("jsmail: team %s: bucket %s: %w", cfg.Team, n.leasesB, err)
+	}
+	return t, nil
+}
+
+// Team names the transport's team.
+func (t *Transport) Team() string { return t.cfg.Team }
+
+// Register creates agent's inbox: its durable consumer and its entry in
+// the team's inbox bucket. It is idempotent.
+func (t *Transport) Register(ctx context.Context, agent string) error {
+	if err := mailbox.ValidateName(agent); err != nil {
+		return fmt.Errorf("mailbox register: %w", err)
+	}
+	if _, err := t.ensureConsumer(ctx, agent); err != nil {
+		return fmt.Errorf("mailbox register %s: %w", agent, err)
+	}
+	if _, err := t.members.Put(ctx, agent, []byte(t.inbox(agent))); err != nil {
+		return fmt.Errorf("mailbox register %s: %w", agent, err)
+	}
+	t.mu.Lock()
+	t.registered[agent] = true
+	t.mu.Unlock()
+	return nil
+}
+
+func (t *Transport) inbox(agent string) string      { return t.names.inbox + "." + agent }
+func consumerName(agent string) string              { return "inbox-" + agent }
+func (t *Transport) deadLetter(agent string) string { return t.names.dead + "." + agent }
+
+func (t *Transport) consumerConfig(agent string) jetstream.ConsumerConfig {
+	return jetstream.ConsumerConfig{
+		Durable: consumerName(agent), FilterSubject: t.inbox(agent),
+		AckPolicy: jetstream.AckExplicitPolicy, DeliverPolicy: jetstream.DeliverAllPolicy,
+		// The one live consumer holds what it was handed until it is
+		// recorded: redelivery to it is never needed, and a restart
+		// makes the consumer anew (OpenInbox), which redelivers at once.
+		AckWait: time.Hour, MaxAckPending: 1 << 16,
+	}
+}
+
+func (t *Transport) ensureConsumer(ctx context.Context, agent string) (jetstream.Consumer, error) {
+	return t.stream.CreateOrUpdateConsumer(ctx, t.consumerConfig(agent))
+}
+
+// isRegistered asks the team's bucket once per agent; a registration is
+// never taken back while a Transport is open.
+func (t *Transport) isRegistered(ctx context.Context, agent string) (bool, error) {
+	t.mu.Lock()
+	ok := t.registered[agent]
+	t.mu.Unlock()
+	if ok {
+		return true, nil
+	}
+	_, err := t.members.Get(ctx, agent)
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	t.mu.Lock()
+	t.registered[agent] = true
+	t.mu.Unlock()
+	return true, nil
+}
+
+// Append signs m as its sender and publishes it to the inbox of m.To with
+// m.ID as the message id, so the server drops a retry within its
+// duplicate window. It returns once the server stored it.
+func (t *Transport) Append(ctx context.Context, m mailbox.Message) (mailbox.Message, error) {
+	if err := mailbox.ValidateName(m.To); err != nil {
+		return mailbox.Message{}, fmt.Errorf("mailbox append: %w", err)
+	}
+	if m.ID == "" {
+		m.ID = t.cfg.NewID()
+	}
+	if m.Timestamp.IsZero() {
+		m.Timestamp = t.cfg.Now()
+	}
+	m.Timestamp = m.Timestamp.UTC().Truncate(time.Millisecond)
+	if err := m.Validate(); err != nil {
+		return mailbox.Message{}, fmt.Errorf("mailbox append to %s: %w", m.To, err)
+	}
+	body, err := m.MarshalJSON()
+	if err != nil {
+		return mailbox.Message{}, fmt.Errorf("mailbox append to %s: %w: %v", m.To, mailbox.ErrInvalidMessage, err)
+	}
+	if len(body) > t.cfg.MaxMessageBytes {
+		return mailbox.Message{}, fmt.Errorf("mailbox append to %s: %w: encoded message is %d bytes, the limit is %d",
+			m.To, mailbox.ErrInvalidMessage, len(body), t.cfg.MaxMessageBytes)
+	}
+	ok, err := t.isRegistered(ctx, m.To)
+	if err != nil {
+		return mailbox.Message{}, fmt.Errorf("mailbox append to %s: %w", m.To, err)
+	}
+	if !ok {
+		return mailbox.Message{}, fmt.Errorf("mailbox append to %s: %w", m.To, mailbox.ErrUnknownRecipient)
+	}
+	msg := nats.NewMsg(t.inbox(m.To))
+	msg.Data = body
+	if err := t.cfg.Keys.sign(msg, m.From); err != nil {
+		return mailbox.Message{}, fmt.Errorf("mailbox append to %s: %w", m.To, err)
+	}
+	if _, err := t.js.PublishMsg(ctx, msg, jetstream.WithMsgID(m.ID)); err != nil {
+		return mailbox.Message{}, fmt.Errorf("mailbox append to %s: %w", m.To, err)
+	}
+	return m, nil
+}
+
+// Pending counts the messages stored for agent and not yet acknowledged:
+// in a work-queue stream an acknowledged message is deleted, so this is
+// the count of the agent's subject.
+func (t *Transport) Pending(ctx context.Context, agent string) (int, error) {
+	if err := mailbox.ValidateName(agent); err != nil {
+		return 0, fmt.Errorf("mailbox pending: %w", err)
+	}
+	ok, err := t.isRegistered(ctx, agent)
+	if err != nil {
+		return 0, fmt.Errorf("mailbox pending %s: %w", agent, err)
+	}
+	if !ok {
+		return 0, fmt.Errorf("mailbox pending %s: %w", agent, mailbox.ErrUnknownRecipient)
+	}
+	subj := t.inbox(agent)
+	info, err := t.stream.Info(ctx, jetstream.WithSubjectFilter(subj))
+	if err != nil {
+		return 0, fmt.Errorf("mailbox pending %s: %w", agent, err)
+	}
+	return int(info.State.Subjects[subj]), nil
+}
+
+// DeadLetters returns the number of messages dead-lettered from agent's
+// inbox and kept on PREFIX.team.TEAM.dead.AGENT.
+func (t *Transport) DeadLetters(ctx context.Context, agent string) (int, error) {
+	subj := t.deadLetter(agent)
+	info, err := t.stream.Info(ctx, jetstream.WithSubjectFilter(subj))
+	if err != nil {
+		return 0, fmt.Errorf("mailbox dead letters %s: %w", agent, err)
+	}
+	return int(info.State.Subjects[subj]), nil
+}
