@@ -92,7 +92,8 @@ func (s *Session) SetPermissionMode(mode string) error {
 
 // SetModel switches the lead to model (an id, an alias such as opus, or
 // provider/model) from its next request on; the request under way keeps
-// its model. Subagents that inherit the lead's model get the new one.
+// its model. Subagents that inherit the lead's model get the new one. A
+// PreModelSwitch hook may refuse the switch.
 func (s *Session) SetModel(model string) error {
 	if s.ctl.isClosed() {
 		return ErrClosed
@@ -101,8 +102,7 @@ func (s *Session) SetModel(model string) error {
 	if model == "" || strings.HasPrefix(model, "scripted:") {
 		return errors.New("cohort: SetModel: give a model id or alias (a scripted model is chosen in Config.Model)")
 	}
-	s.parts.SetModel(model)
-	return nil
+	return controlErr("SetModel", s.parts.SetModel(model))
 }
 
 // StopAgent stops one agent by id or name: a subagent or background

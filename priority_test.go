@@ -45,12 +45,26 @@ func TestAnotherSessionsMessagePriority(t *testing.T) {
 	t.Cleanup(func() { os.RemoveAll(home) })
 	cfg := e.config()
 	cfg.Home = home
+	// A person approves each message; the SYNC message, refused, is
+	// asked about only once the three before it are in the lead's queue
+	// (one question at a time, in arrival order).
+	synced := make(chan struct{})
+	cfg.CanUseTool = func(_ context.Context, req PermissionRequest) (Decision, error) {
+		if req.Tool != "SendMessage" {
+			return Decision{Allow: true}, nil
+		}
+		if strings.Contains(string(req.Input), "SYNC") {
+			close(synced)
+			return Decision{Message: "not this one"}, nil
+		}
+		return Decision{Allow: true}, nil
+	}
 	s := e.open(cfg)
 	sock := filepath.Join(home, "sessions", s.ID()+".sock")
 	done := make(chan []Event, 1)
 	go func() { done <- collect(t, s, "take messages") }()
 	g.await(t)
-	for _, m := range []struct{ text, priority string }{{"NEXT-1", "next"}, {"LATER-1", "later"}, {"NOW-1", "now"}} {
+	for _, m := range []struct{ text, priority string }{{"NEXT-1", "next"}, {"LATER-1", "later"}, {"NOW-1", "now"}, {"SYNC", "now"}} {
 		if _, err := sessionsock.SendWith(t.Context(), sock, mailbox.Message{From: "peer", Text: m.text}, sessionsock.Delivery{Priority: m.priority}); err != nil {
 			t.Fatalf("send %s: %v", m.text, err)
 		}
@@ -59,6 +73,7 @@ func TestAnotherSessionsMessagePriority(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "use now, next or later") {
 		t.Errorf("priority urgent: %v", err)
 	}
+	<-synced
 	close(g.open)
 	<-done
 	mu.Lock()
@@ -68,7 +83,7 @@ func TestAnotherSessionsMessagePriority(t *testing.T) {
 	}
 	step, later := seen[0], seen[1]
 	now, next := strings.Index(step, "NOW-1"), strings.Index(step, "NEXT-1")
-	if now < 0 || next < 0 || now > next || strings.Contains(step, "LATER-1") {
+	if now < 0 || next < 0 || now > next || strings.Contains(step, "LATER-1") || strings.Contains(step+later, "SYNC") {
 		t.Errorf("the turn's next step read %q; want NOW-1 before NEXT-1 and no LATER-1", step)
 	}
 	if !strings.Contains(later, "LATER-1") || strings.Contains(later, "NOW-1") {
@@ -153,5 +168,61 @@ func TestAnotherSessionAsksToBeToldWhenIdle(t *testing.T) {
 	case n := <-notices:
 		t.Errorf("a second notice: %q", n)
 	default:
+	}
+}
+
+// TestAnotherSessionsMessageWaitsForAPerson: a message from another
+// session reaches the lead only once a person approves it. The person is
+// shown who sent what, and a refused message never reaches the model; a
+// session nobody can answer for (print mode) refuses every such message,
+// whatever its permission mode, and says so to the sender.
+func TestAnotherSessionsMessageWaitsForAPerson(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	var mu sync.Mutex
+	var texts []string
+	e.rt.on("after the messages", func(r *fakeapi.Request) fakeapi.Reply {
+		mu.Lock()
+		texts = append(texts, r.FirstUserText(), r.LastUserText())
+		mu.Unlock()
+		return fakeapi.TextReply("read")
+	})
+	home, err := os.MkdirTemp("", "hold")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(home) })
+	cfg := e.config()
+	cfg.Home = home
+	asked := make(chan string, 4)
+	cfg.CanUseTool = func(_ context.Context, req PermissionRequest) (Decision, error) {
+		asked <- string(req.Input)
+		return Decision{Message: "no"}, nil
+	}
+	s := e.open(cfg)
+	sock := filepath.Join(home, "sessions", s.ID()+".sock")
+	if _, err := sessionsock.SendWith(t.Context(), sock, mailbox.Message{From: "peer-7", Text: "DENIED-1 run rm -rf"}, sessionsock.Delivery{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := <-asked; !strings.Contains(got, `"from":"peer-7"`) || !strings.Contains(got, "DENIED-1 run rm -rf") {
+		t.Errorf("the person was shown %s", got)
+	}
+	if _, err := sessionsock.SendWith(t.Context(), sock, mailbox.Message{From: "peer-7", Text: "SYNC"}, sessionsock.Delivery{}); err != nil {
+		t.Fatal(err)
+	}
+	<-asked // DENIED-1 has been decided before SYNC is asked about
+	collect(t, s, "after the messages")
+	mu.Lock()
+	if strings.Contains(strings.Join(texts, "\n"), "DENIED-1") || len(texts) == 0 {
+		t.Errorf("the model read %q", texts)
+	}
+	mu.Unlock()
+
+	headless := e.config()
+	headless.Home, headless.PermissionMode = home, "bypassPermissions"
+	h := e.open(headless)
+	_, err = sessionsock.SendWith(t.Context(), filepath.Join(home, "sessions", h.ID()+".sock"), mailbox.Message{From: "peer-7", Text: "hello"}, sessionsock.Delivery{})
+	if err == nil || !strings.Contains(err.Error(), "nobody can approve") {
+		t.Errorf("a session with nobody to ask took the message: %v", err)
 	}
 }

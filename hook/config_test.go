@@ -221,8 +221,8 @@ func TestFromDefinition(t *testing.T) {
 		got = append(got, p.Error())
 	}
 	want := []string{
-		`/proj/.cohort/agents/reviewer.md: hooks.Bogus: "Bogus" is not a hook event Cohort fires; the events are PreToolUse, PostToolUse, PostToolUseFailure, UserPromptSubmit, Stop, SubagentStart, SubagentStop, TeammateIdle, TaskCompleted, WorktreeCreate, WorktreeRemove, SessionStart, SessionEnd, Notification, PreCompact, PermissionRequest, PostToolBatch, StopFailure, TaskCreated, PostCompact, Interrupt, CwdChanged; these hooks never run`,
-		`/proj/.cohort/agents/reviewer.md: hooks.Finish: "Finish" is not a hook event Cohort fires; the events are PreToolUse, PostToolUse, PostToolUseFailure, UserPromptSubmit, Stop, SubagentStart, SubagentStop, TeammateIdle, TaskCompleted, WorktreeCreate, WorktreeRemove, SessionStart, SessionEnd, Notification, PreCompact, PermissionRequest, PostToolBatch, StopFailure, TaskCreated, PostCompact, Interrupt, CwdChanged; these hooks never run`,
+		`/proj/.cohort/agents/reviewer.md: hooks.Bogus: "Bogus" is not a hook event Cohort fires; the events are PreToolUse, PostToolUse, PostToolUseFailure, UserPromptSubmit, Stop, SubagentStart, SubagentStop, TeammateIdle, TaskCompleted, WorktreeCreate, WorktreeRemove, SessionStart, SessionEnd, Notification, PreCompact, PermissionRequest, PostToolBatch, StopFailure, TaskCreated, PostCompact, Interrupt, CwdChanged, InstructionsLoaded, PreModelSwitch, PostModelSwitch; these hooks never run`,
+		`/proj/.cohort/agents/reviewer.md: hooks.Finish: "Finish" is not a hook event Cohort fires; the events are PreToolUse, PostToolUse, PostToolUseFailure, UserPromptSubmit, Stop, SubagentStart, SubagentStop, TeammateIdle, TaskCompleted, WorktreeCreate, WorktreeRemove, SessionStart, SessionEnd, Notification, PreCompact, PermissionRequest, PostToolBatch, StopFailure, TaskCreated, PostCompact, Interrupt, CwdChanged, InstructionsLoaded, PreModelSwitch, PostModelSwitch; these hooks never run`,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("problems (-want +got):\n%s", diff)

@@ -78,8 +78,8 @@
 // PermissionRequest, to the agent type for SubagentStart and SubagentStop,
 // to the source of SessionStart, the reason of SessionEnd, the
 // notification_type of Notification, the trigger of PreCompact and
-// PostCompact and the error kind of StopFailure, and is ignored for the
-// other events. A matcher that does not compile is
+// PostCompact, the error kind of StopFailure and the load_reason of
+// InstructionsLoaded, and is ignored for the other events. A matcher that does not compile is
 // reported and, to fail closed, matches every name. Identical command
 // strings matching one event run once.
 //
@@ -128,27 +128,25 @@
 // SessionEnd; message, title, notification_type for Notification; trigger
 // and custom_instructions for PreCompact; trigger and compact_summary for
 // PostCompact; tool_name, tool_input and permission_suggestions for
-// PermissionRequest.
+// PermissionRequest; file_path, memory_type and load_reason for
+// InstructionsLoaded; from_model, to_model, requested_model, source,
+// context_tokens, prompt_cache_warm, cache_ttl, estimated_cache_write_usd
+// and pricing for PreModelSwitch and PostModelSwitch.
 //
 // These follow the hook inputs Claude Code 2.1.332 sends (its Agent SDK's
 // declared shapes, and internal/conformance's record of a scripted run).
 //
 // # Events not fired
 //
-// Claude Code's Agent SDK 0.3.337 lists 35 events; Cohort fires 22. The
-// other 13 load with a warning and never run. Most describe something
-// that never happens in Cohort; three have a trigger but are not fired
-// yet. For each, why:
+// Claude Code's Agent SDK 0.3.337 lists 35 events; Cohort fires 25. The
+// other 10 load with a warning and never run, because Cohort has no
+// moment they describe. For each, why:
 //
 //   - UserPromptExpansion: Cohort expands no MCP prompt; the terminal
 //     UI's own commands (.claude/commands) expand inside the front end,
 //     which reaches the session only through the public API, where the
-//     expanded text arrives as an ordinary prompt (not fired yet: the API
-//     has no way to say a prompt was expanded).
-//   - PreModelSwitch, PostModelSwitch: a switch (set_model, /model) has
-//     a trigger, but their inputs are a cache and price estimate
-//     (prompt_cache_warm, estimated_cache_write_usd, pricing) Cohort does
-//     not make; they are not fired rather than fired with made-up numbers.
+//     expanded text arrives as an ordinary prompt, and print mode sends
+//     a "/name" prompt to the model as it is.
 //   - PermissionDenied: Claude Code fires it when its auto mode's
 //     classifier refuses a call; Cohort has no classifier (auto reads as
 //     default), and a refusal by the permission rules or by nobody being
@@ -157,16 +155,42 @@
 //   - Setup: Claude Code's --init and --maintenance runs; Cohort has none.
 //   - Elicitation, ElicitationResult: Cohort's MCP client does not offer
 //     elicitation, so no server can ask.
-//   - ConfigChange, FileChanged, DirectoryAdded: settings are read once
-//     when a session starts, Cohort watches no files for hooks
-//     (watchPaths), and directories are added only on the command line.
-//   - InstructionsLoaded: memory files are read into the opening of a
-//     conversation by the prompt layer, which has no hook scope; not
-//     fired yet (Claude Code fires it for each file at session start).
+//   - ConfigChange, FileChanged, DirectoryAdded: settings and skills are
+//     read when a session starts (and skills again when a host asks), no
+//     file is watched (watchPaths answers are ignored), and directories
+//     are added only on the command line, before the session starts;
+//     Claude Code fires these for a watcher's change and for /add-dir.
 //   - MessageDisplay: Cohort's front ends print the model's text as it
 //     arrives and have no step where a hook could rewrite it.
 //   - PreSkillShellCommand: skills are instructions only; Cohort runs no
 //     shell commands written inside them.
+//
+// Decisions for the three fired last:
+//
+//   - InstructionsLoaded fires for each memory file read into the lead's
+//     opening (COHORT.md, CLAUDE.md and AGENTS.md in the user
+//     directories, memory_type User, and from the project root down to
+//     the cwd, Project), after SessionStart and before the first
+//     UserPromptSubmit, with load_reason session_start, as Claude Code
+//     2.1.332 fired it in the recorded run. Cohort reads no other kind
+//     (no CLAUDE.local.md, no nested or glob-matched rules), so the other
+//     load reasons never occur. The matcher is the load reason.
+//   - PreModelSwitch and PostModelSwitch fire around a switch of the
+//     lead's model through the API (Session.SetModel: an SDK host's
+//     set_model, the terminal UI's /model), with source "sdk" for all, as
+//     the API does not say which front end asked. context_tokens is the
+//     last response's input, cache and output tokens; prompt_cache_warm
+//     says a response came less than cache_ttl (5m, the API's default
+//     lifetime, which Cohort's requests use) ago or a turn is under way;
+//     estimated_cache_write_usd prices context_tokens at to_model's
+//     cache-write rate, with pricing "catalog" for the built-in list
+//     prices, "configured" for the settings' "prices", and "default"
+//     (Sonnet's price) for a model neither lists. requested_model is
+//     what the caller asked for. PreModelSwitch refuses the switch on
+//     exit 2, decision "block", or permissionDecision "deny" — and "ask",
+//     since no one is asked during a switch (Claude Code's headless
+//     rule); SetModel then returns the reason and the model stays. The
+//     matcher is ignored for both.
 //
 // tool_response is the tool's structured result in Claude Code's shape
 // (tool.Result.Response: Write {type, filePath, content, structuredPatch,
@@ -194,10 +218,12 @@
 //     the agent, TeammateIdle, TaskCompleted and WorktreeCreate refuse,
 //     PreCompact skips an automatic compaction (a manual one goes ahead),
 //     PermissionRequest denies the call, TaskCreated takes the new task
-//     back; for PostToolUse, PostToolUseFailure and PostToolBatch the
-//     stderr goes to the model (the tools already ran); SubagentStart,
+//     back, PreModelSwitch cancels the switch; for PostToolUse,
+//     PostToolUseFailure and PostToolBatch the stderr goes to the model
+//     (the tools already ran); SubagentStart,
 //     WorktreeRemove, SessionStart, SessionEnd, Notification, StopFailure,
-//     Interrupt and PostCompact cannot block and report it to the user.
+//     Interrupt, PostCompact, InstructionsLoaded and PostModelSwitch
+//     cannot block and report it to the user.
 //   - Exit 0 with JSON on stdout: continue/stopReason, systemMessage,
 //     decision/reason and hookSpecificOutput (permissionDecision,
 //     permissionDecisionReason, updatedInput, additionalContext, and for

@@ -38,6 +38,9 @@ const (
 	PostCompact        Event = "PostCompact"
 	Interrupt          Event = "Interrupt"
 	CwdChanged         Event = "CwdChanged"
+	InstructionsLoaded Event = "InstructionsLoaded"
+	PreModelSwitch     Event = "PreModelSwitch"
+	PostModelSwitch    Event = "PostModelSwitch"
 )
 
 // Events lists every event Cohort fires, in a stable order.
@@ -46,7 +49,8 @@ var Events = []Event{
 	SubagentStart, SubagentStop, TeammateIdle, TaskCompleted,
 	WorktreeCreate, WorktreeRemove, SessionStart, SessionEnd, Notification,
 	PreCompact, PermissionRequest, PostToolBatch, StopFailure, TaskCreated,
-	PostCompact, Interrupt, CwdChanged,
+	PostCompact, Interrupt, CwdChanged, InstructionsLoaded, PreModelSwitch,
+	PostModelSwitch,
 }
 
 // notFired are the Claude Code events (Agent SDK 0.3.337's HOOK_EVENTS)
@@ -54,9 +58,9 @@ var Events = []Event{
 // shared with Claude Code may configure them: they load, and a warning
 // says they never run, since a hook that never runs should not go
 // unnoticed.
-var notFired = []string{"UserPromptExpansion", "PreModelSwitch", "PostModelSwitch", "PermissionDenied",
-	"Setup", "Elicitation", "ElicitationResult", "ConfigChange", "InstructionsLoaded",
-	"FileChanged", "DirectoryAdded", "MessageDisplay", "PreSkillShellCommand"}
+var notFired = []string{"UserPromptExpansion", "PermissionDenied", "Setup", "Elicitation",
+	"ElicitationResult", "ConfigChange", "FileChanged", "DirectoryAdded", "MessageDisplay",
+	"PreSkillShellCommand"}
 
 func (e Event) known() bool { return slices.Contains(Events, e) }
 
@@ -73,7 +77,8 @@ func (e Event) agentEvent() bool { return e == SubagentStart || e == SubagentSto
 // false for the events that ignore their matcher: the tool name for tool
 // events, the agent type for SubagentStart and SubagentStop, the source of
 // a SessionStart, the reason of a SessionEnd, the notification_type of a
-// Notification and the trigger of a PreCompact (Claude Code's choices).
+// Notification, the trigger of a PreCompact and the load_reason of an
+// InstructionsLoaded (Claude Code's choices).
 func (e Event) matchedName(in *Input) (string, bool) {
 	switch {
 	case e.toolEvent():
@@ -92,6 +97,8 @@ func (e Event) matchedName(in *Input) (string, bool) {
 		return in.Trigger, true
 	case StopFailure:
 		return in.Error, true
+	case InstructionsLoaded:
+		return in.LoadReason, true
 	}
 	return "", false
 }
@@ -101,7 +108,7 @@ func (e Event) matchedName(in *Input) (string, bool) {
 func (e Event) blockable() bool {
 	switch e {
 	case PreToolUse, UserPromptSubmit, Stop, SubagentStop, TeammateIdle, TaskCompleted, WorktreeCreate,
-		PreCompact, PermissionRequest, TaskCreated:
+		PreCompact, PermissionRequest, TaskCreated, PreModelSwitch:
 		return true
 	}
 	return false

@@ -2,6 +2,7 @@ package hook
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 
 	"github.com/cohort-dev/cohort/llm"
@@ -96,6 +97,36 @@ func (s *Scope) TaskCompleted(ctx context.Context, t Task) Outcome {
 // as Cohort watches no files for hooks.
 func (s *Scope) CwdChanged(ctx context.Context, oldCwd, newCwd string) Outcome {
 	return s.Fire(ctx, Input{HookEventName: CwdChanged, Cwd: newCwd, OldCwd: oldCwd, NewCwd: newCwd})
+}
+
+// InstructionsLoaded fires for each memory file read into the
+// conversation (the matcher is the load reason). It cannot block: the
+// file is already part of what the model reads.
+func (s *Scope) InstructionsLoaded(ctx context.Context, f MemoryFile) Outcome {
+	return s.Fire(ctx, Input{HookEventName: InstructionsLoaded, FilePath: f.Path, MemoryType: f.Type, LoadReason: f.Reason})
+}
+
+// PreModelSwitch fires before the agent's model is switched. Block (exit
+// 2, decision "block", permissionDecision "deny" or "ask": there is no
+// one to ask at this point) cancels the switch, with Reason.
+func (s *Scope) PreModelSwitch(ctx context.Context, m ModelSwitch) Outcome {
+	return s.Fire(ctx, switchInput(PreModelSwitch, m))
+}
+
+// PostModelSwitch fires after the agent's model was switched. It cannot
+// block.
+func (s *Scope) PostModelSwitch(ctx context.Context, m ModelSwitch) Outcome {
+	return s.Fire(ctx, switchInput(PostModelSwitch, m))
+}
+
+func switchInput(ev Event, m ModelSwitch) Input {
+	requested := json.RawMessage("null")
+	if m.Requested != "" {
+		requested, _ = json.Marshal(m.Requested)
+	}
+	return Input{HookEventName: ev, FromModel: m.From, ToModel: m.To, RequestedModel: requested, Source: m.Source,
+		ContextTokens: &m.ContextTokens, PromptCacheWarm: &m.CacheWarm, CacheTTL: m.CacheTTL,
+		EstimatedCacheWriteUSD: &m.EstimatedUSD, Pricing: m.Pricing}
 }
 
 // TaskCreated fires when a task was added to the shared task list (its id,

@@ -157,6 +157,11 @@ printf '%s\n%s\n%s\n' "$COHORT_PROJECT_DIR" "$CLAUDE_PROJECT_DIR" "$(pwd)" > "`+
 	s.PermissionRequest(ctx, permission.PromptRequest{ToolName: "Bash", Input: json.RawMessage(`{"command": "make"}`), ToolUseID: "toolu_2",
 		Suggestions: []permission.RuleUpdate{{Type: "addRules", Behavior: permission.Allow, Destination: "localSettings",
 			Rules: []permission.RuleValue{{ToolName: "Bash", RuleContent: "make:*"}}}}})
+	s.InstructionsLoaded(ctx, MemoryFile{Path: "/p/CLAUDE.md", Type: MemoryProject, Reason: LoadSessionStart})
+	sw := ModelSwitch{From: "claude-sonnet-4-5", To: "claude-haiku-4-5", Requested: "haiku", Source: SwitchSDK,
+		ContextTokens: 21867, CacheWarm: true, CacheTTL: "5m", EstimatedUSD: 0.027, Pricing: "catalog"}
+	s.PreModelSwitch(ctx, sw)
+	s.PostModelSwitch(ctx, sw)
 	s.SessionEnd(ctx, EndOther)
 
 	common := func(ev Event, extra map[string]any) map[string]any {
@@ -169,6 +174,9 @@ printf '%s\n%s\n%s\n' "$COHORT_PROJECT_DIR" "$CLAUDE_PROJECT_DIR" "$(pwd)" > "`+
 		return m
 	}
 	editInput := map[string]any{"file_path": "a.go", "old_string": "x", "new_string": "y"}
+	switched := map[string]any{"from_model": "claude-sonnet-4-5", "to_model": "claude-haiku-4-5", "requested_model": "haiku",
+		"source": "sdk", "context_tokens": 21867.0, "prompt_cache_warm": true, "cache_ttl": "5m",
+		"estimated_cache_write_usd": 0.027, "pricing": "catalog"}
 	want := map[Event]map[string]any{
 		PreToolUse:         common(PreToolUse, map[string]any{"tool_name": "Edit", "tool_input": editInput, "tool_use_id": "toolu_1"}),
 		PostToolUse:        common(PostToolUse, map[string]any{"tool_name": "Edit", "tool_input": editInput, "tool_use_id": "toolu_1", "tool_response": "done", "duration_ms": 1500.0}),
@@ -196,6 +204,10 @@ printf '%s\n%s\n%s\n' "$COHORT_PROJECT_DIR" "$CLAUDE_PROJECT_DIR" "$(pwd)" > "`+
 		Notification: common(Notification, map[string]any{"message": "Cohort needs your permission to use Bash",
 			"title": "Permission needed", "notification_type": "permission_prompt"}),
 		PreCompact: common(PreCompact, map[string]any{"trigger": "auto", "custom_instructions": ""}),
+		InstructionsLoaded: common(InstructionsLoaded, map[string]any{"file_path": "/p/CLAUDE.md", "memory_type": "Project",
+			"load_reason": "session_start"}),
+		PreModelSwitch:  common(PreModelSwitch, switched),
+		PostModelSwitch: common(PostModelSwitch, switched),
 		PermissionRequest: common(PermissionRequest, map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "make"},
 			"tool_use_id": "toolu_2", "permission_suggestions": []any{map[string]any{"type": "addRules", "behavior": "allow",
 				"destination": "localSettings", "rules": []any{map[string]any{"toolName": "Bash", "ruleContent": "make:*"}}}}}),

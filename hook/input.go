@@ -115,7 +115,65 @@ type Input struct {
 	// CwdChanged: the agent's working directory before and after.
 	OldCwd string `json:"old_cwd,omitempty"`
 	NewCwd string `json:"new_cwd,omitempty"`
+
+	// InstructionsLoaded: the memory file, whose it is (User, Project)
+	// and why it was read (session_start).
+	FilePath   string `json:"file_path,omitempty"`
+	MemoryType string `json:"memory_type,omitempty"`
+	LoadReason string `json:"load_reason,omitempty"`
+
+	// PreModelSwitch, PostModelSwitch (Source says who switched: sdk).
+	FromModel string `json:"from_model,omitempty"`
+	ToModel   string `json:"to_model,omitempty"`
+	// RequestedModel is what was asked for, a JSON string or null (the
+	// session's first model).
+	RequestedModel         json.RawMessage `json:"requested_model,omitempty"`
+	ContextTokens          *int64          `json:"context_tokens,omitempty"`
+	PromptCacheWarm        *bool           `json:"prompt_cache_warm,omitempty"`
+	CacheTTL               string          `json:"cache_ttl,omitempty"`
+	EstimatedCacheWriteUSD *float64        `json:"estimated_cache_write_usd,omitempty"`
+	Pricing                string          `json:"pricing,omitempty"`
 }
+
+// ModelSwitch is what PreModelSwitch and PostModelSwitch hooks learn
+// about a switch of the agent's model: Claude Code's fields, estimated as
+// it estimates them.
+type ModelSwitch struct {
+	// From and To are the model ids before and after; Requested is what
+	// was asked for ("" for the session's first model, sent as null).
+	From, To, Requested string
+	// Source says who switched (SwitchSDK).
+	Source string
+	// ContextTokens are the tokens the next request re-sends: the last
+	// response's input, cache and output tokens (0 before the first).
+	ContextTokens int64
+	// CacheWarm says the prompt cache is likely still warm (the last
+	// response came less than CacheTTL ago), so a switch forfeits it.
+	CacheWarm bool
+	CacheTTL  string
+	// EstimatedUSD is the cost of writing ContextTokens to To's cache;
+	// Pricing says where its price came from (configured, catalog,
+	// default).
+	EstimatedUSD float64
+	Pricing      string
+}
+
+// SwitchSDK is the ModelSwitch source of a switch asked for through the
+// API (an SDK host's set_model, the terminal UI's /model).
+const SwitchSDK = "sdk"
+
+// MemoryFile is a memory file for InstructionsLoaded: its path, whose it
+// is (MemoryUser, MemoryProject) and why it was read (LoadSessionStart).
+type MemoryFile struct {
+	Path, Type, Reason string
+}
+
+// Claude Code's memory types and load reasons, for InstructionsLoaded.
+const (
+	MemoryUser       = "User"
+	MemoryProject    = "Project"
+	LoadSessionStart = "session_start"
+)
 
 // EffortLevel is the input's effort object: {"level": "high"}.
 type EffortLevel struct {

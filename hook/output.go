@@ -222,6 +222,8 @@ func answer(ev Event, c *Command, out output) verdict {
 		v = preToolUse(c, out, spec)
 	case PermissionRequest:
 		v = permissionRequest(c, out, spec)
+	case PreModelSwitch:
+		v = preModelSwitch(c, out, spec)
 	default:
 		switch out.Decision {
 		case "", "approve":
@@ -254,6 +256,27 @@ func answer(ev Event, c *Command, out output) verdict {
 		}
 	}
 	return v
+}
+
+// preModelSwitch reads a PreModelSwitch answer: permissionDecision "deny"
+// or "ask" (no one is asked during a switch, so ask refuses, as in a
+// headless Claude Code) or the decision "block" cancels the switch;
+// "allow" and no answer let it go ahead.
+func preModelSwitch(c *Command, out output, spec *specificOutput) verdict {
+	d, reason := out.Decision, out.Reason
+	if spec != nil && spec.PermissionDecision != "" {
+		d, reason = spec.PermissionDecision, spec.PermissionDecisionReason
+	}
+	switch d {
+	case "", "allow", "approve":
+		return verdict{}
+	case "deny", "ask", "block":
+		if reason == "" {
+			reason = fmt.Sprintf("the PreModelSwitch hook %q refused the switch without saying why", c.Cmd)
+		}
+		return verdict{block: true, reason: reason}
+	}
+	return failed(fmt.Errorf(`PreModelSwitch hook %q returned %q; use permissionDecision "allow", "deny" or "ask"`, c.Cmd, d))
 }
 
 // preToolUse reads a PreToolUse answer: hookSpecificOutput's

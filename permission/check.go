@@ -126,6 +126,9 @@ func (c *Checker) DeniedRead(cwd, path string) bool {
 	if cwd != "" {
 		e.cwd = cwd
 	}
+	if c.secretRead(e.cwd, path) {
+		return true
+	}
 	rules := e.rulesFor(Deny, func(r *Rule) bool { return r.coversTool("Read") })
 	if len(rules) == 0 {
 		return false

@@ -92,6 +92,9 @@ type shared struct {
 	memory []workDir
 	// hidden are directories no tool may read (HideFromReads).
 	hidden []string
+	// secrets are Cohort's private directories (HideSecrets): no tool may
+	// read them, whatever the rules say.
+	secrets []string
 }
 
 // workDir is a working directory in its written and resolved forms.

@@ -22,6 +22,23 @@ func (c *Checker) HideFromReads(dirs ...string) {
 	}
 }
 
+// HideSecrets makes every read below dirs denied to the tools that
+// consult DeniedRead, whatever the rules allow — even with no deny rule at
+// all: Cohort's private directories (the signing key, teammates' waiting
+// configurations, the checkpoint store). The sandbox hides them from
+// commands; the file tools run in Cohort itself and need this to do the
+// same (an allowed Read of $COHORT_HOME/tmux returned a model key).
+func (c *Checker) HideSecrets(dirs ...string) {
+	c.sh.mu.Lock()
+	defer c.sh.mu.Unlock()
+	for _, d := range dirs {
+		d, ok := hiddenKey(d)
+		if ok && !slices.Contains(c.sh.secrets, d) {
+			c.sh.secrets = append(c.sh.secrets, d)
+		}
+	}
+}
+
 // ShowToReads undoes HideFromReads for dirs (given as they were to it):
 // the session's git directory, hidden while the search of its history
 // runs, once the search finds no denied file there.
@@ -56,6 +73,21 @@ func (c *Checker) hiddenRead(cwd, path string) bool {
 	c.sh.mu.Lock()
 	hidden := c.sh.hidden
 	c.sh.mu.Unlock()
+	return below(cwd, path, hidden)
+}
+
+// secretRead reports whether path (as given, and resolved) is below a
+// HideSecrets directory.
+func (c *Checker) secretRead(cwd, path string) bool {
+	c.sh.mu.Lock()
+	secrets := c.sh.secrets
+	c.sh.mu.Unlock()
+	return below(cwd, path, secrets)
+}
+
+// below reports whether path, relative to cwd, is one of dirs or below
+// one, as given or with its links resolved.
+func below(cwd, path string, hidden []string) bool {
 	if len(hidden) == 0 {
 		return false
 	}

@@ -66,4 +66,16 @@
 //     is made for a session that never names one, a resumed session takes
 //     its team back like an explicit one (Resume), and it is left orphaned
 //     at the end like any team.
+//   - Another session of this machine is addressed through SendMessage's
+//     "to", as Claude Code 2.1.332 addresses it: by its name (a
+//     background session's, any case), its short id or its session id,
+//     exactly (LeadConfig.Peers lists them, with ListAgents showing the
+//     name first), or by uds:<socket>. An agent of this session, then a
+//     member of the sender's team, wins over a session of the same name,
+//     as Claude Code's bare name does; a name two sessions share, and a
+//     name nothing has, are errors that list the sessions this one knows.
+//     The options.session_name is not added: Claude Code's
+//     recorded SendMessage schema has no such field (its cross-session
+//     target is "to"), and a second way to name the target would let the
+//     two disagree.
 package teammate

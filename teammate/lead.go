@@ -42,6 +42,10 @@ type LeadConfig struct {
 	// ($COHORT_HOME/sessions): ListAgents lists the live ones. Empty lists
 	// none.
 	SessionsDir string
+	// Peers lists the other sessions of this machine that answer on their
+	// socket, with their names (bgsession), so that SendMessage's "to" can
+	// name one; nil knows none by name (uds:<path> still reaches them).
+	Peers func(ctx context.Context) []Peer
 	// LeadModel is the model a teammate without one of its own uses.
 	LeadModel string
 	// Backend is auto, in-process or tmux.

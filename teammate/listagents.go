@@ -155,7 +155,8 @@ func (l *Lead) memberRows(env *tool.Env) []string {
 }
 
 // sessionRows are the other Cohort sessions of this user on this machine
-// that answer on their socket.
+// that answer on their socket: a named one (LeadConfig.Peers) is
+// addressed by its name, the others by their socket.
 func (l *Lead) sessionRows(ctx context.Context) []string {
 	dir := l.cfg.SessionsDir
 	if dir == "" {
@@ -166,9 +167,18 @@ func (l *Lead) sessionRows(ctx context.Context) []string {
 	own := filepath.Join(dir, l.cfg.SessionID+".sock")
 	paths, _ := sessionsock.Live(ctx, dir, own)
 	slices.Sort(paths)
+	names := map[string]Peer{}
+	for _, p := range l.peers(ctx) {
+		names[p.Socket] = p
+	}
 	var rows []string
 	for _, p := range paths {
-		rows = append(rows, fmt.Sprintf("uds:%s · Cohort session %s on this machine · live", p, strings.TrimSuffix(filepath.Base(p), ".sock")))
+		sid := strings.TrimSuffix(filepath.Base(p), ".sock")
+		if peer, ok := names[p]; ok && peer.Name != "" {
+			rows = append(rows, fmt.Sprintf("%s · Cohort session %s (id %s) on this machine, also uds:%s · live", peer.Name, sid, peer.ID, p))
+			continue
+		}
+		rows = append(rows, fmt.Sprintf("uds:%s · Cohort session %s on this machine · live", p, sid))
 	}
 	return rows
 }

@@ -117,6 +117,11 @@ func (t *sendTool) run(ctx context.Context, env *tool.Env, in SendInput) (tool.R
 	if bad := in.normalize(); bad != "" {
 		return tool.Errorf("SendMessage: %s. Send text, or one of: %s; %s; %s.", bad, shutdownRequestShape, shutdownResponseShape, planResponseShape), nil
 	}
+	to, err := t.sessionAddress(ctx, t.l.teamFor(env), in.To)
+	if err != nil {
+		return tool.Errorf("SendMessage: %v", err), nil
+	}
+	in.To = to
 	if in.NotifyWhenIdle && !strings.HasPrefix(in.To, "uds:") {
 		return tool.Errorf("SendMessage: notify_when_idle is for another session (uds:<path>); you are notified of this session's agents without asking. Send it again without notify_when_idle."), nil
 	}
@@ -227,7 +232,7 @@ func (l *Lead) teamFor(env *tool.Env) string {
 func (l *Lead) toMember(ctx context.Context, env *tool.Env, msg mailbox.Message) (tool.Result, error) {
 	teamName := l.teamFor(env)
 	if teamName == "" {
-		return tool.Errorf("No agent named %q is running, and you are not in a team. Running agents can be addressed by the name they were started with.", msg.To), nil
+		return tool.Errorf("No agent named %q is running, and you are not in a team. Running agents can be addressed by the name they were started with.%s", msg.To, l.knownSessions(ctx)), nil
 	}
 	mbox, err := l.cfg.Store.Mailbox(teamName)
 	if err != nil {
@@ -237,7 +242,7 @@ func (l *Lead) toMember(ctx context.Context, env *tool.Env, msg mailbox.Message)
 		return tool.Errorf("You cannot send a message to yourself."), nil
 	}
 	if _, err := l.cfg.Store.Member(teamName, msg.To); err != nil {
-		return tool.Errorf("No member named %q in team %q. Members: %s.", msg.To, teamName, l.memberList(teamName)), nil
+		return tool.Errorf("No member named %q in team %q. Members: %s.%s", msg.To, teamName, l.memberList(teamName), l.knownSessions(ctx)), nil
 	}
 	if _, err := mbox.Append(ctx, msg); err != nil {
 		if errors.Is(err, mailbox.ErrUnknownRecipient) {
@@ -303,7 +308,8 @@ func (t *sendTool) sendUDS(ctx context.Context, env *tool.Env, from string, in S
 	// is not a Cohort session's (tmux's, docker's) needs a person or an
 	// allow rule, whatever the mode; a session's is reached by its
 	// resolved path, so a link swapped after the check goes nowhere else.
-	if resolved, ok := t.sessionSocket(path); ok {
+	resolved, session := t.sessionSocket(path)
+	if session {
 		path = resolved
 	} else if !env.Approved {
 		return tool.Errorf("Cannot send to %s: it is not the socket of a Cohort session, and a message to any other socket needs a person's approval or an allow rule naming it (SendMessage(%s)).", in.To, in.To), nil
@@ -329,7 +335,10 @@ func (t *sendTool) sendUDS(ctx context.Context, env *tool.Env, from string, in S
 	if in.NotifyWhenIdle {
 		return tool.Text(fmt.Sprintf("Sent to the session at %s (id %s). You will get one notice when it is next idle or exits; do not poll for it.", path, id)), nil
 	}
-	return tool.Text(fmt.Sprintf("Message delivered to the session at %s (id %s).", path, id)), nil
+	if !session {
+		return tool.Text(fmt.Sprintf("Message delivered to the socket at %s (id %s).", path, id)), nil
+	}
+	return tool.Text(fmt.Sprintf("Message delivered to the session at %s (id %s). It reaches that session's lead once a person there approves it; do not send it again.", path, id)), nil
 }
 
 // sessionSocket resolves a uds: path that is a Cohort session's socket

@@ -191,12 +191,6 @@ func (t *typedAhead) list() []Typed {
 // tool call on.
 func (s *Session) SetMode(m permission.Mode) error { return s.MainAgent().SetMode(m) }
 
-// SetModel switches the session's own agent to model (an alias resolves)
-// from its next request on.
-func (s *Session) SetModel(model string) {
-	s.MainAgent().SetModel(agentdef.ResolveAlias(model, s.model.aliases))
-}
-
 // StopAgent stops one agent by id or name: a subagent or background
 // agent is cancelled, a teammate is asked to shut down and then forced, a
 // workflow run (its task id or run id) stops with its agents.

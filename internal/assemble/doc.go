@@ -54,4 +54,19 @@
 //     the session's own layers only, never from a project's files: a
 //     cloned repository must not send the session's code to a server of
 //     its choosing.
+//   - A message from another session (its socket, uds:) reaches the lead
+//     only once someone who answers the session's permission prompts
+//     approves it (hold.go): it is put to them as a SendMessage prompt
+//     showing the sender and the text, one at a time in arrival order, and
+//     only then queued with its priority. The terminal UI asks the person;
+//     an SDK host's canUseTool decides; a background session shows as
+//     waiting in cohort agents until someone attaches. A session nobody
+//     can answer for (print mode) refuses every such message, in every
+//     permission mode, and the sender's SendMessage says so: nothing is
+//     approved on its own. Every sender is held, sessions the person
+//     started included: the socket tells a session of the same user from
+//     a program the model started (a Bash command can open it too) by
+//     nothing it can trust. A subscription (notify_when_idle without a
+//     message) delivers nothing to the model and is not held; a held
+//     message still waiting at Close is dropped.
 package assemble

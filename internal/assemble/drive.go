@@ -48,6 +48,7 @@ func (s *Session) drive(ctx context.Context, text, opening string) (int, *engine
 		content = userBlocks(s.lead.Opening(), text)
 		start := scope.SessionStart(ctx, opening, s.lead.Info().Model)
 		s.hookMessages(start)
+		s.instructionsLoaded(ctx, scope)
 		if extra := hookContextBlock(start.Context); extra != nil {
 			content = append(content, *extra)
 		}

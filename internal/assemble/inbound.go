@@ -31,8 +31,9 @@ type inbound struct {
 // idleNoticeWait bounds the delivery of one idle notice.
 const idleNoticeWait = 5 * time.Second
 
-// receive hands one message from another session to the lead's queue as
-// its priority asks.
+// receive takes one message from another session: a subscription is
+// recorded at once; a message waits for a person's decision (hold.go) and
+// is refused when nobody can decide.
 func (s *Session) receive(ctx context.Context, m mailbox.Message) error {
 	d := sessionsock.DeliveryFrom(ctx)
 	if d.NotifyIdle != "" {
@@ -44,8 +45,18 @@ func (s *Session) receive(ctx context.Context, m mailbox.Message) error {
 		}
 	}
 	it := task.Item{Kind: task.ItemTeammateMessage, Text: mailbox.Render(m), From: m.From}
+	if !s.personCanDecide() {
+		return errNobodyToApprove
+	}
+	s.hold(heldMessage{msg: m, item: it, priority: d.Priority})
+	return nil
+}
+
+// enqueueInbound hands an approved message from another session to the
+// lead's queue as its priority asks.
+func (s *Session) enqueueInbound(it task.Item, priority string) error {
 	q := s.lead.Queue()
-	switch d.Priority {
+	switch priority {
 	case sessionsock.PriorityNow:
 		q.EnqueueFirst(it)
 	case sessionsock.PriorityLater:

@@ -59,6 +59,7 @@ type Session struct {
 	workflowsOn bool
 	socket      string         // this session's uds: address, if listening
 	inbound     inbound        // messages from other sessions held for the turn's end
+	held        holding        // messages from other sessions waiting for a person (hold.go)
 	mate        *teammate.Loop // the teammate this session runs (Plan.Session.Teammate)
 	wt          *worktree.Opener
 	mcp         *mcp.Set                      // the session's MCP servers (mcp.go)
@@ -84,6 +85,9 @@ type Session struct {
 	ended      sync.Once      // the SessionEnd hooks ran
 	typed      typedAhead     // what Send queued and the lead has not read
 	cps        *checkpoints   // the files' checkpoints (checkpoints.go)
+	// memoryFiles are the memory files read into the lead's opening
+	// (InstructionsLoaded hooks, switch.go).
+	memoryFiles []prompt.MemoryFile
 }
 
 // Open opens the parts p describes, in an order that writes nothing under
@@ -288,6 +292,7 @@ func (s *Session) permissions() error {
 	if err != nil {
 		return err
 	}
+	c.HideSecrets(s.Plan.secrets()...)
 	s.checker = c
 	return nil
 }
@@ -340,6 +345,7 @@ func (s *Session) openCrew(ctx context.Context) error {
 	if err != nil {
 		fmt.Fprintf(s.Process.Stderr, "cohort: warning: %v\n", err)
 	}
+	s.memoryFiles = memory
 	s.rt, err = crew.New(crew.Config{
 		Model: s.model.model, Catalog: cat, Flags: s.Settings.Set, Tools: s.tools, Tasks: s.tasks, Extras: s.agentExtras,
 		Permissions: s.checker,

@@ -30,6 +30,7 @@ func (s *Session) openTeams() error {
 	cfg := teammate.LeadConfig{
 		Store: store, Tasks: s.tasks, Checker: s.checker, Prompter: s.prompter(),
 		SessionID: s.id, LeadModel: s.model.name, SessionsDir: filepath.Join(s.Process.Paths.CohortHome, "sessions"),
+		Peers:             s.peerSessions,
 		PermissionTimeout: s.Team.PermissionTimeout,
 		ImplicitTeam:      s.Settings.Set.Bool(flags.ImplicitTeam),
 		Logf:              s.logf,
@@ -180,6 +181,7 @@ func (s *Session) EndTeam() {
 // like a teammate's message. A failure (a path too long for a socket) is a
 // warning; the session runs without it.
 func (s *Session) listen(ctx context.Context) {
+	s.openHolding()
 	l, err := sessionsock.Listen(ctx, sessionsock.Config{
 		Dir: filepath.Join(s.Process.Paths.CohortHome, "sessions"), SessionID: s.id,
 		Handler: s.receive,

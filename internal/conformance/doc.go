@@ -44,6 +44,14 @@
 //     agent fields) are logged. The hook scenarios' other records name
 //     scripts that are not in the corpus; the "if" guard among them is
 //     rebuilt from its description (TestIfGuardBlocksOnlyItsFiles).
+//   - testdata/hook-inputs.json is Claude Code 2.1.332's record of every
+//     hook event's input over three runs (TestRecordHookInputs says how
+//     to re-record it): tools, a failed request, and a model switch sent
+//     as an SDK host sends set_model, after the first answer; each run
+//     has a user and a project CLAUDE.md. Every key Claude Code sent must
+//     be there; for InstructionsLoaded, the model switch events and the
+//     session's start and end the count and the short values (memory
+//     type, load reason, models, pricing) must be Claude Code's too.
 //   - The tools Claude Code agent files name that Cohort added (WebSearch,
 //     MultiEdit, LS) run through the binary too.
 //   - A divergence listed in accepted.json is reported with its reason and

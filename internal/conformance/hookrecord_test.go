@@ -1,10 +1,13 @@
 package conformance
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"os/exec"
@@ -62,7 +65,10 @@ type recordedEvent struct {
 // failure), TaskCreate, an Agent call (the subagent answers at once), a
 // Bash command the allowed rules do not cover (refused, since print mode
 // cannot ask), then ends its turn. Run "failure" answers the first
-// request with a 400 error.
+// request with a 400 error. Run "switch" is driven as an SDK host drives
+// the binary (stream-json on stdin): a prompt, a set_model control
+// request, a second prompt. Every run's project has a CLAUDE.md, and its
+// home directory a ~/.claude/CLAUDE.md, so the memory files load.
 type hookRun struct {
 	t       *testing.T
 	name    string
@@ -101,6 +107,11 @@ func newHookRun(t *testing.T, name string) *hookRun {
 	if err := os.WriteFile(filepath.Join(hr.project, ".claude", "settings.json"), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	for _, f := range []string{filepath.Join(hr.project, "CLAUDE.md"), filepath.Join(hr.home, ".claude", "CLAUDE.md")} {
+		if err := os.WriteFile(f, []byte("Keep answers short.\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	hr.srv = fakeapi.New(fakeapi.Config{Policy: hr.policy})
 	t.Cleanup(hr.srv.Close)
 	return hr
@@ -127,8 +138,11 @@ func (hr *hookRun) policy(r *fakeapi.Request) fakeapi.Reply {
 		}
 		hr.mu.Unlock()
 	}
-	if hr.name == "failure" {
+	switch hr.name {
+	case "failure":
 		return fakeapi.FaultReply(fakeapi.BadRequest)
+	case "switch":
+		return fakeapi.TextReply("noted")
 	}
 	file := filepath.Join(hr.project, "notes.txt")
 	switch r.Turn() {
@@ -153,6 +167,15 @@ func (hr *hookRun) policy(r *fakeapi.Request) fakeapi.Reply {
 	return fakeapi.TextReply("The hook sequence is done.")
 }
 
+// switchLines are the "switch" run's stdin, one line after each answer:
+// a prompt, a model switch as the Agent SDK's setModel sends it (after the
+// first answer, so a response is there to re-cache), a second prompt.
+var switchLines = []string{
+	`{"type":"user","message":{"role":"user","content":"` + hookPrompt + `: first"}}`,
+	`{"type":"control_request","request_id":"switch-1","request":{"subtype":"set_model","model":"claude-haiku-4-5"}}`,
+	`{"type":"user","message":{"role":"user","content":"` + hookPrompt + `: second"}}`,
+}
+
 // run runs exe (Claude Code's claude or cohort) on the sequence and
 // returns what its hooks logged, per event.
 func (hr *hookRun) run(exe string, env ...string) map[string][]map[string]any {
@@ -160,19 +183,75 @@ func (hr *hookRun) run(exe string, env ...string) map[string][]map[string]any {
 	ctx, cancel := context.WithTimeout(hr.t.Context(), 3*time.Minute)
 	defer cancel()
 	args := append([]string{"-p", hookPrompt, "--output-format", "json", "--allowedTools"}, hookAllowed...)
+	if hr.name == "switch" {
+		args = []string{"-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose",
+			"--model", "claude-sonnet-4-5"}
+	}
 	cmd := exec.CommandContext(ctx, exe, args...)
 	cmd.Dir = hr.project
 	cmd.Env = append([]string{"HOME=" + hr.home, "COHORT_HOME=" + filepath.Join(hr.home, ".cohort"),
 		"ANTHROPIC_API_KEY=sk-test", "ANTHROPIC_BASE_URL=" + hr.srv.URL, "PATH=" + os.Getenv("PATH"),
 		"TMPDIR=" + hr.t.TempDir()}, env...)
-	cmd.Stdin = strings.NewReader("")
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
+	var out, errOut bytes.Buffer
+	cmd.Stderr = &errOut
 	cmd.WaitDelay = 10 * time.Second
-	if err := cmd.Run(); ctx.Err() != nil {
-		hr.t.Fatalf("%s did not finish the hook sequence in time: %v\n%s", exe, err, out.String())
+	var err error
+	if hr.name == "switch" {
+		err = hr.converse(cmd, &out)
+	} else {
+		cmd.Stdin, cmd.Stdout = strings.NewReader(""), &out
+		err = cmd.Run()
 	}
-	hr.t.Logf("%s (%s): %s", filepath.Base(exe), hr.name, strings.TrimSpace(out.String()))
+	if ctx.Err() != nil || (hr.name == "switch" && err != nil) {
+		hr.t.Fatalf("%s did not finish the hook sequence: %v\n%s%s", exe, err, out.String(), errOut.String())
+	}
+	hr.t.Logf("%s (%s): %s%s", filepath.Base(exe), hr.name, strings.TrimSpace(out.String()), errOut.String())
+	return hr.logged()
+}
+
+// converse runs cmd with switchLines on its stdin, each line after the
+// answer to the one before (a result line, or the control response), and
+// closes stdin after the last answer. What cmd prints is kept in out.
+func (hr *hookRun) converse(cmd *exec.Cmd, out *bytes.Buffer) error {
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(make([]byte, 0, 1<<16), 1<<24)
+	answered := func(line string) bool {
+		return strings.Contains(line, `"type":"result"`) || strings.Contains(line, `"type":"control_response"`)
+	}
+	var failed error
+	for _, line := range switchLines {
+		if _, err := io.WriteString(stdin, line+"\n"); err != nil {
+			failed = err
+			break
+		}
+		for sc.Scan() {
+			out.WriteString(sc.Text() + "\n")
+			if answered(sc.Text()) {
+				break
+			}
+		}
+	}
+	stdin.Close()
+	for sc.Scan() {
+		out.WriteString(sc.Text() + "\n")
+	}
+	return errors.Join(failed, cmd.Wait())
+}
+
+// logged reads what the hooks logged, per event.
+func (hr *hookRun) logged() map[string][]map[string]any {
+	hr.t.Helper()
 	got := map[string][]map[string]any{}
 	entries, err := os.ReadDir(hr.logs)
 	if err != nil {
@@ -194,7 +273,8 @@ func (hr *hookRun) run(exe string, env ...string) map[string][]map[string]any {
 }
 
 // valueFields are the fields whose values the record keeps.
-var valueFields = []string{"source", "reason", "trigger", "error", "notification_type", "tool_name"}
+var valueFields = []string{"source", "reason", "trigger", "error", "notification_type", "tool_name",
+	"memory_type", "load_reason", "requested_model", "from_model", "to_model", "cache_ttl", "pricing"}
 
 // summarize reduces logged inputs to their record.
 func summarize(got map[string][]map[string]any) map[string]*recordedEvent {
@@ -235,6 +315,9 @@ func summarize(got map[string][]map[string]any) map[string]*recordedEvent {
 	return out
 }
 
+// hookRuns are the runs of the sequence (see hookRun).
+var hookRuns = []string{"tools", "failure", "switch"}
+
 const recordHooksCommand = "COHORT_RECORD_HOOKS=1 go test ./internal/conformance -run TestRecordHookInputs"
 
 // TestRecordHookInputs runs the hook sequence with the real Claude Code
@@ -255,7 +338,7 @@ func TestRecordHookInputs(t *testing.T) {
 	}
 	rec := hookInputs{ClaudeCode: strings.TrimSpace(string(version)), Command: recordHooksCommand,
 		Runs: map[string]map[string]*recordedEvent{}}
-	for _, name := range []string{"tools", "failure"} {
+	for _, name := range hookRuns {
 		hr := newHookRun(t, name)
 		rec.Runs[name] = summarize(hr.run(exe, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1"))
 		t.Logf("%s: the lead was offered %v", name, hr.tools)
@@ -277,6 +360,10 @@ var hookDivergences = map[string]map[string]string{
 		"TestTaskCreatedHook (internal/cli/e2e/permissions) fires it inside a team"},
 }
 
+// valuesCompared are the events whose count and values must also be
+// Claude Code's: the sequence makes them fire the same way in both.
+var valuesCompared = []string{"InstructionsLoaded", "PreModelSwitch", "PostModelSwitch", "SessionStart", "SessionEnd"}
+
 // TestHookInputsMatchClaudeCode runs the hook sequence with cohort and
 // compares what its hooks read with testdata/hook-inputs.json, Claude
 // Code's record: every event Claude Code fired fires, with every key
@@ -288,7 +375,7 @@ func TestHookInputsMatchClaudeCode(t *testing.T) {
 	if want := cohort.ProtocolVersion + " (Claude Code)"; rec.ClaudeCode != want {
 		t.Fatalf("%s was recorded with %q, but Cohort speaks %q: re-record it with\n  %s", hookInputsFile, rec.ClaudeCode, want, recordHooksCommand)
 	}
-	for _, name := range []string{"tools", "failure"} {
+	for _, name := range hookRuns {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			hr := newHookRun(t, name)
@@ -316,6 +403,9 @@ func compareHookRecords(t *testing.T, want, got map[string]*recordedEvent) {
 			} else if !slices.Contains(g.Keys, k) {
 				t.Errorf("%s lacks %q, which Claude Code sends (Cohort's keys: %v)", ev, k, g.Keys)
 			}
+		}
+		if slices.Contains(valuesCompared, ev) && (g.Count != w.Count || !maps.EqualFunc(g.Values, w.Values, slices.Equal)) {
+			t.Errorf("%s: fired %d times with values %v; Claude Code %d times with %v", ev, g.Count, g.Values, w.Count, w.Values)
 		}
 		for _, k := range w.ToolCallsKeys {
 			if !slices.Contains(g.ToolCallsKeys, k) {

@@ -104,8 +104,8 @@ func o4Rewind(t *testing.T, pairs string, mode Mode, loc Location) {
 	}
 	watch := append(env.protectedAreas(), area{label: "home-all", base: env.Home, skip: []string{".cohort", ".cache"}})
 	before := snapshot(watch)
-	list, listErr, _ := invoke(t, env, false, []string{"--cwd", env.Project, "rewind"})
-	stdout, stderr, code := invoke(t, env, false, []string{"--cwd", env.Project, "rewind", "1", "--code", "--force"})
+	list, listErr, _, _ := invoke(t, env, []string{"--cwd", env.Project, "rewind"})
+	stdout, stderr, code, _ := invoke(t, env, []string{"--cwd", env.Project, "rewind", "1", "--code", "--force"})
 	t.Logf("rewind listing:\n%s%s\nrewind 1 exited %d:\n%s%s", list, listErr, code, stdout, stderr)
 	if code != 0 {
 		t.Errorf("cohort rewind exited %d: a model's links must not keep the user from rewinding", code)

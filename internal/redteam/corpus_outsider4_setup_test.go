@@ -55,8 +55,7 @@ func o4RelativeHooks(e *Env) error {
 // (knownEscapes; TestCorpus leaves them out unless REDTEAM_KNOWN is set).
 func init() {
 	for name, why := range map[string]string{
-		"o4-secrets-file-tools-allowed": "Cohort's secrets ($COHORT_HOME/tmux, remote, checkpoints) are hidden from commands only (sandbox.Config.Secrets); the in-process Read tool reads them as soon as a rule allows Read outside the working directories (--allowedTools Read)",
-		"o4-cwd-link-flip":              "the child's cwd is a path name, resolved once by the cwd check and again for each command's sandbox: a folder of the project when checked, a link outside when a command runs, whose writable root then is outside",
+		"o4-cwd-link-flip": "the child's cwd is a path name, resolved once by the cwd check and again for each command's sandbox: a folder of the project when checked, a link outside when a command runs, whose writable root then is outside",
 	} {
 		knownEscapes[name] = why
 	}

@@ -1,0 +1,74 @@
+package cohort
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cohort-dev/cohort/llm/fakeapi"
+)
+
+// TestModelSwitchHooks: a PreModelSwitch hook that refuses keeps the
+// lead on its model (SetModel says why, PostModelSwitch does not fire);
+// once it lets the switch go, the next request names the new model and
+// PostModelSwitch hears of it, with the context the first answer left.
+func TestModelSwitchHooks(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	logs := filepath.Join(e.dir, "logs")
+	gate := filepath.Join(e.dir, "refuse")
+	for _, f := range []string{logs, filepath.Join(e.dir, ".claude")} {
+		if err := os.MkdirAll(f, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(gate, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	settings := `{"hooks": {
+	"PreModelSwitch": [{"hooks": [{"type": "command", "command": "cat >> ` + logs + `/pre; if [ -e ` + gate + ` ]; then echo 'not during the release' >&2; exit 2; fi"}]}],
+	"PostModelSwitch": [{"hooks": [{"type": "command", "command": "cat >> ` + logs + `/post; echo >> ` + logs + `/post"}]}]}}`
+	if err := os.WriteFile(filepath.Join(e.dir, ".claude", "settings.json"), []byte(settings), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	models := make(chan string, 4)
+	e.rt.on("which model", func(r *fakeapi.Request) fakeapi.Reply {
+		models <- r.Model
+		return fakeapi.TextReply("noted")
+	})
+	s := e.open(e.config())
+	collect(t, s, "which model")
+	err := s.SetModel("haiku")
+	if err == nil || !strings.Contains(err.Error(), "not during the release") {
+		t.Fatalf("SetModel = %v, want the hook's refusal", err)
+	}
+	if _, err := os.Stat(filepath.Join(logs, "post")); !os.IsNotExist(err) {
+		t.Errorf("PostModelSwitch fired for a refused switch (%v)", err)
+	}
+	if err := os.Remove(gate); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetModel("haiku"); err != nil {
+		t.Fatal(err)
+	}
+	collect(t, s, "which model again")
+	first, second := <-models, <-models
+	if !strings.Contains(first, "sonnet") || !strings.Contains(second, "haiku") {
+		t.Fatalf("models %q then %q, want sonnet then haiku", first, second)
+	}
+	data, err := os.ReadFile(filepath.Join(logs, "post"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var post map[string]any
+	if err := json.Unmarshal(data, &post); err != nil {
+		t.Fatalf("PostModelSwitch input: %v\n%s", err, data)
+	}
+	if post["requested_model"] != "haiku" || !strings.Contains(post["to_model"].(string), "haiku") ||
+		!strings.Contains(post["from_model"].(string), "sonnet") || post["source"] != "sdk" || post["pricing"] != "catalog" ||
+		post["prompt_cache_warm"] != true || post["context_tokens"].(float64) <= 0 || post["estimated_cache_write_usd"].(float64) <= 0 {
+		t.Errorf("PostModelSwitch input: %s", data)
+	}
+}
