@@ -62,7 +62,7 @@ func (s *Store) Apply(ctx context.Context, p *Plan, opts Options) (*Result, erro
 	for _, r := range p.Now.Roots {
 		roots = append(roots, Root{Dir: r.Dir, Repo: r.layout()})
 	}
-	if _, err := s.Snapshot(ctx, p.Session, "", p.Turn, After, "", roots); err != nil {
+	if _, err := s.Snapshot(ctx, p.Session, "", Record{Turn: p.Turn, Phase: After}, roots); err != nil {
 		errs = append(errs, err)
 	}
 	return res, errors.Join(errs...)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -321,6 +322,32 @@ func TestPruneKeepsTheLastTurns(t *testing.T) {
 	if err != nil || got.Checkpoints != 0 {
 		t.Fatalf("a prune that keeps everything: %+v, %v", got, err)
 	}
+}
+
+// TestCommitObjectsAreGits: the tree and commit Cohort writes itself (of
+// two roots, so the entries' order matters) are objects git reads and
+// fsck --strict accepts, with the repositories' objects as alternates.
+func TestCommitObjectsAreGits(t *testing.T) {
+	t.Parallel()
+	dir1, repo1 := newRepo(t)
+	dir2, repo2 := newRepo(t)
+	s := newStore(t)
+	cp := snap(t, s, 1, Before, Root{Dir: dir1, Repo: repo1}, Root{Dir: dir2, Repo: repo2})
+	alts := filepath.Join(dir1, ".git", "objects") + ":" + filepath.Join(dir2, ".git", "objects")
+	run := func(args ...string) string {
+		t.Helper()
+		c := exec.Command("git", append([]string{"--git-dir", filepath.Join(s.Dir(), "store.git")}, args...)...)
+		c.Env = append(os.Environ(), "GIT_ALTERNATE_OBJECT_DIRECTORIES="+alts)
+		out, err := c.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	if got := run("ls-tree", cp.Commit); strings.Count(got, "\n") != 4 || !strings.Contains(got, "tree "+cp.Roots[1].Tree+"\tr1") {
+		t.Errorf("the checkpoint's tree:\n%s", got)
+	}
+	run("fsck", "--strict", "--no-dangling")
 }
 
 // TestFolderReplacedByLinkOrFile: an agent turns a folder the checkpoint

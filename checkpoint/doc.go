@@ -24,7 +24,11 @@
 //     repository's index file (its bytes, as a blob) go to the store.
 //     Ignored files are not recorded and never touched by a rewind. A
 //     folder that is not a repository is snapshotted the same way with the
-//     store as its git dir (its .gitignore files still apply).
+//     store as its git dir (its .gitignore files still apply). The
+//     checkpoint's own tree (each root's tree and index) and its commit
+//     are written by Cohort as loose objects, not by git processes (git's
+//     mktree and commit-tree when an id is not SHA-1's): a checkpoint runs
+//     three git processes when files changed, one when none did.
 //   - Size. A changed file over Config.MaxFileSize (10 MiB) is recorded
 //     by its SHA-256 only and reported as not restorable when it differs
 //     at a rewind. Repositories nested in a root and submodules' contents
@@ -66,6 +70,17 @@
 //     MultiEdit, NotebookEdit) wait for it, read-only tools do not. The
 //     After checkpoint runs once the lead's turn has ended; the session
 //     waits for it when it closes.
+//   - Conversation. A Before checkpoint records where the lead's
+//     conversation was (Place: the transcript's boundaries so far and the
+//     messages after the last one); the commit's message holds it, so it
+//     is verified with the checkpoint. A conversation rewind takes the
+//     history back to exactly those messages, from the transcript when
+//     the process no longer holds them (a compaction or rewind since, or
+//     another process: `cohort rewind --conversation` appends a boundary
+//     and the messages to the transcript, and the resume sends the turn's
+//     prefix byte for byte). Turn numbers go on across processes: after a
+//     rewind by `cohort rewind`, the resumed session's next turn takes the
+//     next number, not the rewound one's.
 //   - Retention. The settings' "checkpoints" object: keepTurns (100) and
 //     keepDays (30) per session, applied to the session's refs after each
 //     turn; `cohort checkpoints prune` applies them to every session and

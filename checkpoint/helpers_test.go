@@ -147,7 +147,7 @@ func gitState(t testing.TB, dir string) string {
 
 func snap(t testing.TB, s *Store, turn int, phase Phase, roots ...Root) *Checkpoint {
 	t.Helper()
-	cp, err := s.Snapshot(context.Background(), "sess-1", "proj", turn, phase, "", roots)
+	cp, err := s.Snapshot(context.Background(), "sess-1", "proj", Record{Turn: turn, Phase: phase}, roots)
 	if err != nil {
 		t.Fatal(err)
 	}

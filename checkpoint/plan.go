@@ -124,7 +124,7 @@ func (s *Store) Plan(ctx context.Context, req Request) (*Plan, error) {
 	}
 	p := &Plan{Session: req.Session, Turn: req.Turn, Target: target}
 	roots, bases := s.planRoots(target, req.Roots, p)
-	p.Now, err = s.Snapshot(ctx, req.Session, req.Project, req.Turn, Rewinding, "", roots)
+	p.Now, err = s.Snapshot(ctx, req.Session, req.Project, Record{Turn: req.Turn, Phase: Rewinding}, roots)
 	if err != nil {
 		return nil, err
 	}

@@ -11,8 +11,10 @@ type Rewind struct {
 	// first prompt); 0 lists the turns.
 	Turn int
 	// Mode is what goes back: "code" (the files; "" means code),
-	// "conversation" (the lead's conversation) or "both". Only a running
-	// session rewinds its conversation, to turns of its own process.
+	// "conversation" (the lead's conversation) or "both". The
+	// conversation goes back to the place its Before checkpoint recorded,
+	// in the running session or, with none running, in its transcript
+	// (the next resume starts there).
 	Mode string
 	// DryRun reports what would change and changes nothing.
 	DryRun bool

@@ -2,6 +2,7 @@ package checkpoint
 
 import (
 	"bytes"
+	"compress/zlib"
 	"context"
 	"crypto/sha1"
 	"crypto/sha256"
@@ -13,6 +14,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -86,12 +88,14 @@ func (r *RootState) layout() gitrepo.Layout {
 // Snapshot takes a checkpoint of roots for a session's turn: each root's
 // working tree (tracked and untracked files that are not ignored) and its
 // index, written into the store's objects and recorded. project names the
-// session's project in its record.
-func (s *Store) Snapshot(ctx context.Context, session, project string, turn int, phase Phase, prompt string, roots []Root) (*Checkpoint, error) {
+// session's project in its record; rec gives the record's turn, phase,
+// prompt and conversation place (Snapshot numbers and times it).
+func (s *Store) Snapshot(ctx context.Context, session, project string, rec Record, roots []Root) (*Checkpoint, error) {
 	if err := checkSession(session); err != nil {
 		return nil, err
 	}
-	cp := &Checkpoint{Session: session, Record: Record{Turn: turn, Phase: phase, Time: s.now().UTC(), Prompt: prompt}}
+	rec.Seq, rec.Commit, rec.Time = 0, "", s.now().UTC()
+	cp := &Checkpoint{Session: session, Record: rec}
 	for _, r := range roots {
 		st, err := s.snapRoot(ctx, session, r)
 		if err != nil {
@@ -104,7 +108,7 @@ func (s *Store) Snapshot(ctx context.Context, session, project string, turn int,
 		return nil, fmt.Errorf("checkpoint: %w", err)
 	}
 	cp.Commit = commit
-	rec, err := s.appendRecord(session, project, cp.Record)
+	rec, err = s.appendRecord(session, project, cp.Record)
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint: %w", err)
 	}
@@ -405,25 +409,107 @@ func (s *Store) snapIndex(ctx context.Context, st *RootState) error {
 }
 
 // commit writes the checkpoint's commit: a tree holding each root's tree
-// and index (so the store keeps them), the checkpoint as its message.
+// and index (so the store keeps them), the checkpoint as its message. The
+// two objects are written by Cohort itself (two git processes fewer per
+// checkpoint); git's mktree and commit-tree do it when an id is not
+// SHA-1's.
 func (s *Store) commit(ctx context.Context, cp *Checkpoint) (string, error) {
-	var tree bytes.Buffer
+	msg, err := json.Marshal(cp)
+	if err != nil {
+		return "", err
+	}
+	var entries []treeEntry
 	for i, r := range cp.Roots {
-		fmt.Fprintf(&tree, "040000 tree %s\tr%d\n", r.Tree, i)
+		entries = append(entries, treeEntry{"40000", fmt.Sprintf("r%d", i), r.Tree})
 		if r.Index != "" {
-			fmt.Fprintf(&tree, "100644 blob %s\tr%d.index\n", r.Index, i)
+			entries = append(entries, treeEntry{"100644", fmt.Sprintf("r%d.index", i), r.Index})
 		}
+	}
+	if body, ok := treeBody(entries); ok {
+		t, err := s.writeObject("tree", body)
+		if err != nil {
+			return "", err
+		}
+		at := s.now().Unix()
+		c := fmt.Sprintf("tree %s\nauthor Cohort <cohort@localhost> %d +0000\ncommitter Cohort <cohort@localhost> %d +0000\n\n%s", t, at, at, msg)
+		return s.writeObject("commit", []byte(c))
+	}
+	var tree bytes.Buffer
+	for _, e := range entries {
+		kind := map[bool]string{true: "tree", false: "blob"}[e.mode == "40000"]
+		fmt.Fprintf(&tree, "%06s %s %s\t%s\n", e.mode, kind, e.id, e.name)
 	}
 	t, err := s.storeGit(ctx, nil, tree.Bytes(), "mktree", "--missing")
 	if err != nil {
 		return "", err
 	}
-	msg, err := json.Marshal(cp)
+	c, err := s.storeGit(ctx, nil, msg, "-c", "user.name=Cohort", "-c", "user.email=cohort@localhost", "commit-tree", strings.TrimSpace(t))
+	return strings.TrimSpace(c), err
+}
+
+// treeEntry is one entry of a tree object: its mode as git writes it,
+// name and hex id.
+type treeEntry struct{ mode, name, id string }
+
+// treeBody is a tree object's body in git's order (a tree's name sorts as
+// if it ended in '/'); false when an id is not a SHA-1 one.
+func treeBody(entries []treeEntry) ([]byte, bool) {
+	key := func(e treeEntry) string {
+		if e.mode == "40000" {
+			return e.name + "/"
+		}
+		return e.name
+	}
+	sorted := slices.SortedFunc(slices.Values(entries), func(a, b treeEntry) int { return strings.Compare(key(a), key(b)) })
+	var body bytes.Buffer
+	for _, e := range sorted {
+		raw, err := hex.DecodeString(e.id)
+		if err != nil || len(raw) != sha1.Size {
+			return nil, false
+		}
+		body.WriteString(e.mode + " " + e.name + "\x00")
+		body.Write(raw)
+	}
+	return body.Bytes(), true
+}
+
+// writeObject writes a loose SHA-1 object into the store, as git does
+// (zlib of the header and body, read-only, by rename), and returns its id.
+func (s *Store) writeObject(kind string, body []byte) (string, error) {
+	id := objectID(kind, body, 40)
+	path := filepath.Join(s.objects(), id[:2], id[2:])
+	if _, err := os.Stat(path); err == nil {
+		return id, nil
+	}
+	var z bytes.Buffer
+	zw := zlib.NewWriter(&z)
+	fmt.Fprintf(zw, "%s %d\x00", kind, len(body))
+	zw.Write(body)
+	if err := zw.Close(); err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return "", err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "tmp_obj_")
 	if err != nil {
 		return "", err
 	}
-	c, err := s.storeGit(ctx, nil, msg, "-c", "user.name=Cohort", "-c", "user.email=cohort@localhost", "commit-tree", strings.TrimSpace(t))
-	return strings.TrimSpace(c), err
+	_, err = f.Write(z.Bytes())
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o444)
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return "", fmt.Errorf("writing %s object %s: %w", kind, id, err)
+	}
+	return id, nil
 }
 
 // Load returns the session's checkpoint seq after verifying that its ref

@@ -115,6 +115,18 @@ type Record struct {
 	Prompt string `json:"prompt,omitempty"`
 	// Changed counts the files the turn changed (set on After records).
 	Changed int `json:"changed,omitempty"`
+	// Conversation is where the lead's conversation was before the turn
+	// (set on Before records): what a conversation rewind goes back to.
+	Conversation *Place `json:"conversation,omitempty"`
+}
+
+// Place is a point in a session's lead transcript: the number of
+// boundaries (compactions and rewinds) the file held and the number of
+// messages after the last one. A transcript with another count of
+// boundaries was rewritten since, and cannot go back to the place.
+type Place struct {
+	Boundaries int `json:"boundaries"`
+	Messages   int `json:"messages"`
 }
 
 // Ref is the record's ref in the store.

@@ -10,6 +10,12 @@ import (
 // history that compaction, fitting, clearing and rewinding each replace.
 type Mark struct{ rewrites, length int }
 
+// Rewrites counts the history's rewrites in this process before the mark.
+func (m Mark) Rewrites() int { return m.rewrites }
+
+// Messages is the history's length at the mark.
+func (m Mark) Messages() int { return m.length }
+
 // Mark returns where the conversation is now (before a user turn, what a
 // rewind goes back to).
 func (a *Conversation) Mark() Mark {
@@ -34,4 +40,16 @@ func (a *Conversation) RewindTo(m Mark) error {
 	kept := llm.CloneMessages(a.history)
 	a.mu.Unlock()
 	return a.recordRewrite(fmt.Sprintf("the conversation was rewound to its first %d messages", m.length), kept, "")
+}
+
+// Restore replaces the history with msgs, the conversation as it was at
+// an earlier place that this process no longer holds (the transcript
+// does), and records the rewrite; note says why.
+func (a *Conversation) Restore(msgs []llm.Message, note string) error {
+	a.mu.Lock()
+	a.history = llm.CloneMessages(msgs)
+	a.lastReq, a.lastSeen, a.lastUsage = nil, 0, llm.Usage{}
+	kept := llm.CloneMessages(a.history)
+	a.mu.Unlock()
+	return a.recordRewrite(note, kept, "")
 }

@@ -18,6 +18,11 @@
 //     history (the summary message and the messages kept verbatim). Loading
 //     starts after the last boundary, so a resumed session continues from the
 //     compacted history.
+//   - A rewind writes a compact_boundary entry too, followed by the
+//     messages of an earlier place: the history after an earlier boundary,
+//     cut at a message count (At). Places are found by reading the file up
+//     to the boundary after theirs, so a place stays reachable after later
+//     compactions and rewinds.
 //   - A corrupt line is skipped and reported with its line number; a torn last
 //     line (a crash mid-write) likewise. The history is then repaired so that
 //     it is valid to send: a trailing assistant message whose tool calls were

@@ -34,24 +34,31 @@ type Transcript struct {
 	// for tool calls the session never answered), which the file lacks: a
 	// resumed session writes it first.
 	Unrecorded *llm.Message
+
+	stop int  // the count of boundaries to stop reading at; < 0 reads all
+	done bool // the line read was the boundary to stop at
 }
 
 // Load reads the transcript at path. A missing file is an error; corrupt
 // lines are skipped and listed in Problems.
-func Load(path string) (*Transcript, error) {
+func Load(path string) (*Transcript, error) { return load(path, -1) }
+
+// load reads the transcript at path up to the boundary after the first
+// stop ones (all of it when stop < 0).
+func load(path string, stop int) (*Transcript, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("session: open %s: %w", path, err)
 	}
 	defer f.Close()
-	t := &Transcript{Path: path}
+	t := &Transcript{Path: path, stop: stop}
 	r := bufio.NewReader(f)
 	for lineNo := 1; ; lineNo++ {
 		line, err := r.ReadBytes('\n')
 		if len(bytes.TrimSpace(line)) > 0 {
 			t.add(lineNo, line, err == io.EOF)
 		}
-		if err == io.EOF {
+		if err == io.EOF || t.done {
 			break
 		}
 		if err != nil {
@@ -83,6 +90,10 @@ func (t *Transcript) add(lineNo int, line []byte, last bool) {
 				t.Init = &e
 			}
 		case SubtypeCompactBoundary:
+			if t.Compactions == t.stop {
+				t.done = true
+				return
+			}
 			t.Messages, t.Origins = nil, nil
 			t.Compactions++
 		}

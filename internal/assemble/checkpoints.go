@@ -13,6 +13,7 @@ import (
 	"github.com/cohort-dev/cohort/internal/safegit"
 	"github.com/cohort-dev/cohort/settings"
 	"github.com/cohort-dev/cohort/tool"
+	"github.com/cohort-dev/cohort/transcript"
 	"github.com/cohort-dev/cohort/worktree"
 )
 
@@ -32,6 +33,9 @@ type checkpoints struct {
 	last  chan struct{}       // closed when the last snapshot asked for is done
 	turn  int                 // the lead's user turns so far
 	marks map[int]engine.Mark // where the lead's conversation was before each turn of this process
+	// boundaries counts the rewrites of the lead's transcript before this
+	// process (a resumed session's): with the engine's own, a Place.
+	boundaries int
 }
 
 // snapshotTimeout bounds one checkpoint.
@@ -52,6 +56,9 @@ func (s *Session) openCheckpoints(ctx context.Context) {
 	}
 	c := &checkpoints{store: store, keep: keep, marks: map[int]engine.Mark{}}
 	c.ctx, c.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	if s.resumed != nil {
+		c.boundaries = s.resumed.Compactions
+	}
 	if recs, err := store.Records(s.id); err == nil {
 		for _, r := range recs {
 			c.turn = max(c.turn, r.Turn) // a resumed session numbers on
@@ -82,18 +89,23 @@ func (s *Session) snapshot(phase checkpoint.Phase, prompt string) {
 		return
 	}
 	c.mu.Lock()
+	rec := checkpoint.Record{Phase: phase}
 	if phase == checkpoint.Before {
 		c.turn++
 		if eng := s.lead.Engine(); eng != nil {
-			c.marks[c.turn] = eng.Mark()
+			m := eng.Mark()
+			c.marks[c.turn] = m
+			rec.Conversation = &checkpoint.Place{Boundaries: c.boundaries + m.Rewrites(), Messages: m.Messages()}
 		}
 	}
-	turn, prev, done := c.turn, c.last, make(chan struct{})
+	rec.Turn = c.turn
+	prev, done := c.last, make(chan struct{})
 	c.last = done
 	c.mu.Unlock()
 	if len(prompt) > 80 {
 		prompt = prompt[:80]
 	}
+	rec.Prompt = prompt
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
@@ -107,8 +119,8 @@ func (s *Session) snapshot(phase checkpoint.Phase, prompt string) {
 		}
 		ctx, cancel := context.WithTimeout(c.ctx, snapshotTimeout)
 		defer cancel()
-		if _, err := c.store.Snapshot(ctx, s.id, s.Process.ProjectRoot, turn, phase, prompt, s.checkpointRoots(ctx)); err != nil && c.ctx.Err() == nil {
-			fmt.Fprintf(s.Process.Stderr, "cohort: warning: checkpoint %s turn %d: %v\n", phase, turn, err)
+		if _, err := c.store.Snapshot(ctx, s.id, s.Process.ProjectRoot, rec, s.checkpointRoots(ctx)); err != nil && c.ctx.Err() == nil {
+			fmt.Fprintf(s.Process.Stderr, "cohort: warning: checkpoint %s turn %d: %v\n", phase, rec.Turn, err)
 		}
 		if phase == checkpoint.After {
 			_, _ = c.store.Prune(ctx, s.id, c.keep, false) // the retention setting: refs only
@@ -245,19 +257,33 @@ func PruneCheckpoints(ctx context.Context, p *Plan) (string, error) {
 }
 
 // rewindConversation takes the lead's conversation back to before turn,
-// which the next turn then takes the number of.
-func (s *Session) rewindConversation(turn int) error {
+// which the next turn then takes the number of. A turn of this process
+// goes back to the mark taken when it began; one of an earlier process
+// (the session was resumed) to the place its checkpoint recorded.
+func (s *Session) rewindConversation(ctx context.Context, turn int) error {
 	c := s.cps
+	eng := s.lead.Engine()
+	if eng == nil {
+		return fmt.Errorf("the lead has no conversation to rewind")
+	}
+	c.mu.Lock()
+	mark, ok := c.marks[turn]
+	c.mu.Unlock()
+	if !ok || eng.RewindTo(mark) != nil {
+		place, err := conversationPlace(ctx, c.store, s.id, turn)
+		if err != nil {
+			return err
+		}
+		msgs, _, err := transcript.At(transcript.Path(s.Process.ProjectDir, s.id), place.Boundaries, place.Messages)
+		if err != nil {
+			return err
+		}
+		if err := eng.Restore(msgs, fmt.Sprintf("the conversation was rewound to before turn %d", turn)); err != nil {
+			return err
+		}
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	mark, ok := c.marks[turn]
-	eng := s.lead.Engine()
-	if !ok || eng == nil {
-		return fmt.Errorf("turn %d was not taken in this process: only its files can be rewound", turn)
-	}
-	if err := eng.RewindTo(mark); err != nil {
-		return err
-	}
 	c.turn = turn - 1
 	return nil
 }

@@ -52,6 +52,11 @@ func (s *Session) drive(ctx context.Context, text, opening string) (int, *engine
 		if extra := hookContextBlock(start.Context); extra != nil {
 			content = append(content, *extra)
 		}
+	} else if lead != nil && lead.Mark().Messages() == 0 {
+		// A rewind to before the first prompt: the conversation opens
+		// again as it did, with the agent's opening blocks (its memory).
+		opened = len(s.lead.Opening())
+		content = userBlocks(s.lead.Opening(), text)
 	} else {
 		content = userBlocks(nil, text)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cohort-dev/cohort/checkpoint"
 	"github.com/cohort-dev/cohort/internal/safegit"
+	"github.com/cohort-dev/cohort/transcript"
 	"github.com/cohort-dev/cohort/worktree"
 )
 
@@ -47,7 +48,7 @@ func (s *Session) Rewind(ctx context.Context, r checkpoint.Rewind) (*checkpoint.
 		}
 	}
 	if r.Conversation() && r.Turn > 0 && !r.DryRun {
-		if err := s.rewindConversation(r.Turn); err != nil {
+		if err := s.rewindConversation(ctx, r.Turn); err != nil {
 			return rep, err
 		}
 		rep.Conversation = true
@@ -79,9 +80,6 @@ func Rewind(ctx context.Context, p *Plan, r checkpoint.Rewind) (*checkpoint.Repo
 	if err != nil {
 		return nil, err
 	}
-	if r.Conversation() {
-		return nil, errors.New("rewinding the conversation needs the running session: use /rewind in the session, or the library's Session.Rewind")
-	}
 	id := r.Session
 	if id == "" {
 		ids, err := store.Sessions(p.Process.ProjectRoot)
@@ -99,7 +97,42 @@ func Rewind(ctx context.Context, p *Plan, r checkpoint.Rewind) (*checkpoint.Repo
 			roots = worktreeRoots(m, true)
 		}
 	}
-	return rewindFiles(ctx, store, id, p.Process.ProjectRoot, roots, r)
+	rep := &checkpoint.Report{Session: id, Turn: r.Turn}
+	if r.Files() || r.Turn == 0 {
+		if rep, err = rewindFiles(ctx, store, id, p.Process.ProjectRoot, roots, r); err != nil {
+			return rep, err
+		}
+	}
+	if r.Conversation() && r.Turn > 0 {
+		place, err := conversationPlace(ctx, store, id, r.Turn)
+		if err != nil {
+			return rep, err
+		}
+		if !r.DryRun {
+			if err := transcript.Rewind(transcript.Path(p.Process.ProjectDir, id), place.Boundaries, place.Messages); err != nil {
+				return rep, err
+			}
+		}
+		rep.Conversation = true
+	}
+	return rep, nil
+}
+
+// conversationPlace is where the lead's conversation was before turn, as
+// its verified Before checkpoint recorded it.
+func conversationPlace(ctx context.Context, store *checkpoint.Store, session string, turn int) (*checkpoint.Place, error) {
+	rec, err := store.Target(session, turn)
+	if err != nil {
+		return nil, err
+	}
+	cp, err := store.Load(ctx, session, rec)
+	if err != nil {
+		return nil, err
+	}
+	if cp.Conversation == nil {
+		return nil, fmt.Errorf("session %s: the checkpoint before turn %d does not record where the conversation was (the lead had not started): only its files can be rewound", session, turn)
+	}
+	return cp.Conversation, nil
 }
 
 // rewindFiles lists the session's turns (turn 0), plans a rewind, or

@@ -12,8 +12,8 @@ import (
 )
 
 // newRewindCmd is `cohort rewind [SESSION] [TURN]`: put the files a
-// session's agents changed back as they were before one of its lead's
-// turns. Without TURN it lists the turns; without SESSION it takes the
+// session's agents changed, its lead's conversation, or both back as they
+// were before one of its lead's turns. Without TURN it lists the turns; without SESSION it takes the
 // project's latest session with checkpoints. The work is package
 // checkpoint's (through cohort.Inspection.Rewind); this only renders.
 func newRewindCmd(inv *Invocation, o *options) *cobra.Command {
@@ -21,7 +21,7 @@ func newRewindCmd(inv *Invocation, o *options) *cobra.Command {
 	var r cohort.RewindRequest
 	cmd := &cobra.Command{
 		Use:   "rewind [SESSION] [TURN]",
-		Short: "Put the files back as they were before a turn of a session (lists the turns without TURN)",
+		Short: "Put the files (--code), the conversation (--conversation) or both back as before a turn of a session (lists the turns without TURN)",
 		Args:  cobra.MaximumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := rewindArgs(args, &r); err != nil {
@@ -49,7 +49,7 @@ func newRewindCmd(inv *Invocation, o *options) *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.BoolVar(&code, "code", false, "rewind the files (the default)")
-	f.BoolVar(&conversation, "conversation", false, "rewind the conversation")
+	f.BoolVar(&conversation, "conversation", false, "rewind the lead's conversation (the next --resume sends that turn's prefix)")
 	f.BoolVar(&both, "both", false, "rewind the files and the conversation")
 	f.BoolVar(&r.DryRun, "dry-run", false, "list what would change and change nothing")
 	f.BoolVar(&r.Force, "force", false, "overwrite files you changed after the checkpoint")
@@ -89,6 +89,13 @@ func renderRewind(w io.Writer, rep *cohort.RewindReport, r cohort.RewindRequest)
 		for _, t := range rep.Turns {
 			fmt.Fprintf(w, "  %3d  %s  %s\n", t.Turn, t.Time.Local().Format("2006-01-02 15:04:05"), oneLine(t.Prompt))
 		}
+		return
+	}
+	if rep.Conversation {
+		verb := map[bool]string{true: "would go", false: "went"}[r.DryRun]
+		fmt.Fprintf(w, "session %s: the conversation %s back to before turn %d (resume it with --resume %s)\n", rep.Session, verb, rep.Turn, rep.Session)
+	}
+	if !r.Files() {
 		return
 	}
 	verb := map[bool]string{true: "would ", false: ""}[r.DryRun || rep.Done == nil]

@@ -27,6 +27,7 @@ var builtins = []struct{ name, help string }{
 	{"clear", "start a new conversation"},
 	{"compact", "summarise the conversation so far"},
 	{"resume", "continue an earlier session of this project"},
+	{"rewind", "put the files and/or the conversation back to before a prompt (esc esc)"},
 	{"cost", "what each agent and the session cost"},
 	{"flags", "the feature flags and where they were set"},
 	{"permissions", "the permission mode and how to change it"},
@@ -54,6 +55,8 @@ func (m *Model) command(line string) tea.Cmd {
 		m.chat.note(entryNote, b.String())
 	case "exit", "quit":
 		return tea.Quit
+	case "rewind":
+		return m.listTurns()
 	case "agents":
 		m.screen = screenTree
 		return m.refreshCmd()

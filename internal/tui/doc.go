@@ -118,6 +118,15 @@
 //   - /resume lists the project's sessions and opens the chosen one with
 //     Options.Resume; the old session is closed and the screen starts
 //     fresh with a note saying which session continues.
+//   - /rewind, or Esc twice on an empty input while idle, lists the
+//     prompts the session took checkpoints before (newest first), asks
+//     what goes back (code and conversation, code, conversation), and
+//     shows the dry run's plan: the files that will change, relative to
+//     the project, the files the user changed after the checkpoint (enter
+//     is refused, and says so, until f allows overwriting them) and the
+//     branches agents committed to (moved back only when b says so).
+//     Protected paths are listed, not restored: cohort rewind --protected
+//     does that.
 //   - User commands (.claude/commands/*.md, then .cohort/commands/*.md,
 //     which wins) are prompts: $ARGUMENTS takes what follows the name,
 //     or the arguments are appended; a built-in name is never shadowed.

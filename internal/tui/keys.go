@@ -15,6 +15,8 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	if m.dialog != nil {
 		return m.dialogKey(k)
 	}
+	armed := m.escArmed
+	m.escArmed = false
 	switch k.String() {
 	case "ctrl+c":
 		if m.input.text() != "" {
@@ -31,7 +33,7 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 			return tea.Quit
 		}
 	case "esc":
-		return m.escape()
+		return m.escape(armed)
 	case "shift+tab":
 		m.cycleMode()
 		return nil
@@ -63,8 +65,9 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 }
 
 // escape: in the tree, back to the conversation; during a turn, interrupt
-// it; right after an interrupt, offer to stop the background agents too.
-func (m *Model) escape() tea.Cmd {
+// it; right after an interrupt, offer to stop the background agents too;
+// twice on an empty input, rewind (armed: the key before was such an Esc).
+func (m *Model) escape(armed bool) tea.Cmd {
 	switch {
 	case m.messageTarget != "":
 		m.messageTarget = ""
@@ -90,6 +93,10 @@ func (m *Model) escape() tea.Cmd {
 				m.chat.note(entryNote, fmt.Sprintf("stopped %d agent(s)", len(ids)))
 			}}
 		}
+	case m.input.text() == "" && armed:
+		return m.listTurns()
+	case m.input.text() == "":
+		m.escArmed = true
 	}
 	return nil
 }

@@ -61,6 +61,7 @@ type Model struct {
 	bypassOK  bool // started in bypassPermissions: the cycle may return to it
 	model     string
 	interrupt bool // Esc stopped the turn; a second Esc offers to stop the rest
+	escArmed  bool // Esc on an empty input while idle: a second Esc rewinds
 
 	dialog        dialog
 	prompts       []dialog // waiting behind the one shown
@@ -170,6 +171,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.resumed(msg)
 	case sessionsMsg:
 		m.pickSession(msg)
+	case turnsMsg:
+		m.pickTurn(msg)
+	case rewindPlanMsg:
+		m.showRewindPlan(msg)
+	case rewoundMsg:
+		m.rewound(msg)
 	case textMsg:
 		m.chat.note(entryNote, msg.text)
 	}

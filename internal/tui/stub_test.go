@@ -95,6 +95,9 @@ func (c *crowd) Message(id, text string) error { return c.record("message " + id
 func (c *crowd) Compact(context.Context) error { return nil }
 func (c *crowd) Clear() error                  { return nil }
 func (c *crowd) Close() error                  { return nil }
+func (c *crowd) Rewind(context.Context, cohort.RewindRequest) (*cohort.RewindReport, error) {
+	return &cohort.RewindReport{}, c.record("rewind")
+}
 
 // toolEvents are the two events of agent i's tool call n: the call, then
 // its result.

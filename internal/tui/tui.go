@@ -36,6 +36,8 @@ type Session interface {
 	Message(id, text string) error
 	Compact(ctx context.Context) error
 	Clear() error
+	// Rewind lists the checkpoints (turn 0) or rewinds to one (/rewind).
+	Rewind(ctx context.Context, r cohort.RewindRequest) (*cohort.RewindReport, error)
 	Close() error
 }
 

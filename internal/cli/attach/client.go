@@ -246,6 +246,12 @@ func (cl *Client) Message(id, text string) error {
 func (cl *Client) Compact(context.Context) error { return cl.call(call{Op: "compact"}) }
 func (cl *Client) Clear() error                  { return cl.call(call{Op: "clear"}) }
 
+// Rewind is not carried over the attach socket: the session's own files
+// and conversation are rewound where it runs.
+func (cl *Client) Rewind(context.Context, cohort.RewindRequest) (*cohort.RewindReport, error) {
+	return nil, errors.New("an attached terminal cannot rewind the session: stop it, then run cohort rewind")
+}
+
 // Close detaches: the session keeps running.
 func (cl *Client) Close() error {
 	cl.mu.Lock()
