@@ -26,6 +26,12 @@ type Request struct {
 	// Roots are the directories as they are now: those the checkpoint
 	// covers are taken from it; others (worktrees made since) need Base.
 	Roots []Root
+	// Unseen reports the paths (absolute) a Read deny rule covers. The
+	// session's checkpoints are taken where its commands run, which never
+	// see them, so a checkpoint records them as absent; a rewind leaves
+	// them as they are rather than delete what no agent touched. Nil:
+	// none.
+	Unseen func(path string) bool
 }
 
 // Plan is what a rewind would do; Apply does it.
@@ -62,6 +68,7 @@ type RootPlan struct {
 	// Branch is set when commits were made on the checked-out branch.
 	Branch *BranchMove
 
+	unseen int    // changes left alone: Request.Unseen
 	tree   string // what to restore from
 	target *RootState
 	state  *RootState // now
@@ -135,9 +142,12 @@ func (s *Store) Plan(ctx context.Context, req Request) (*Plan, error) {
 		if rp.target != nil {
 			rp.tree = rp.target.Tree
 		}
-		if err := s.planRoot(ctx, &rp, edited[now.Dir]); err != nil {
+		if err := s.planRoot(ctx, &rp, edited[now.Dir], req.Unseen); err != nil {
 			p.Problems = append(p.Problems, fmt.Sprintf("%s: %v; nothing there is restored", now.Dir, err))
 			continue
+		}
+		if rp.unseen > 0 {
+			p.Problems = append(p.Problems, fmt.Sprintf("%s: %d files a Read deny rule covers are left as they are (the checkpoints never see them)", now.Dir, rp.unseen))
 		}
 		p.Roots = append(p.Roots, rp)
 	}
@@ -267,7 +277,7 @@ func (s *Store) diffTrees(ctx context.Context, alts []string, from, to string) (
 }
 
 // planRoot fills rp from the comparison of its checkpoint with now.
-func (s *Store) planRoot(ctx context.Context, rp *RootPlan, edited map[string]bool) error {
+func (s *Store) planRoot(ctx context.Context, rp *RootPlan, edited map[string]bool, unseen func(string) bool) error {
 	now := rp.state
 	changes, err := s.diffTrees(ctx, alternates(now), rp.tree, now.Tree)
 	if err != nil {
@@ -284,6 +294,10 @@ func (s *Store) planRoot(ctx context.Context, rp *RootPlan, edited map[string]bo
 	}
 	for _, c := range changes {
 		if large[c.path] {
+			continue
+		}
+		if unseen != nil && unseen(filepath.Join(now.Dir, c.path)) {
+			rp.unseen++
 			continue
 		}
 		if c.inFrom {

@@ -43,7 +43,7 @@ func (s *Session) Rewind(ctx context.Context, r checkpoint.Rewind) (*checkpoint.
 	rep := &checkpoint.Report{Session: s.id, Turn: r.Turn}
 	if r.Files() || r.Turn == 0 {
 		var err error
-		if rep, err = rewindFiles(ctx, s.cps.store, s.id, s.Process.ProjectRoot, roots, r); err != nil {
+		if rep, err = rewindFiles(ctx, s.cps.store, s.id, s.Process.ProjectRoot, roots, r, s.deniedRead); err != nil {
 			return rep, err
 		}
 	}
@@ -97,9 +97,15 @@ func Rewind(ctx context.Context, p *Plan, r checkpoint.Rewind) (*checkpoint.Repo
 			roots = worktreeRoots(m, true)
 		}
 	}
+	// The Read deny rules of the settings (and of this command line): the
+	// session's checkpoints never saw what they cover.
+	checker, err := p.newChecker()
+	if err != nil {
+		return nil, err
+	}
 	rep := &checkpoint.Report{Session: id, Turn: r.Turn}
 	if r.Files() || r.Turn == 0 {
-		if rep, err = rewindFiles(ctx, store, id, p.Process.ProjectRoot, roots, r); err != nil {
+		if rep, err = rewindFiles(ctx, store, id, p.Process.ProjectRoot, roots, r, func(path string) bool { return checker.DeniedRead("", path) }); err != nil {
 			return rep, err
 		}
 	}
@@ -137,7 +143,7 @@ func conversationPlace(ctx context.Context, store *checkpoint.Store, session str
 
 // rewindFiles lists the session's turns (turn 0), plans a rewind, or
 // carries it out.
-func rewindFiles(ctx context.Context, store *checkpoint.Store, session, project string, roots []checkpoint.Root, r checkpoint.Rewind) (*checkpoint.Report, error) {
+func rewindFiles(ctx context.Context, store *checkpoint.Store, session, project string, roots []checkpoint.Root, r checkpoint.Rewind, unseen func(string) bool) (*checkpoint.Report, error) {
 	if r.Turn == 0 {
 		recs, err := store.Records(session)
 		if err != nil {
@@ -151,7 +157,7 @@ func rewindFiles(ctx context.Context, store *checkpoint.Store, session, project 
 		}
 		return rep, nil
 	}
-	plan, err := store.Plan(ctx, checkpoint.Request{Session: session, Project: project, Turn: r.Turn, Roots: roots})
+	plan, err := store.Plan(ctx, checkpoint.Request{Session: session, Project: project, Turn: r.Turn, Roots: roots, Unseen: unseen})
 	if err != nil {
 		return nil, err
 	}

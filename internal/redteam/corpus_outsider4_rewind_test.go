@@ -68,9 +68,9 @@ const (
 
 // o4RewindKnown are findings of TestO4Rewind not fixed yet, by name:
 // the test logs them instead of failing unless REDTEAM_KNOWN is set.
-var o4RewindKnown = map[string]string{
-	"secrets-deleted": "the checkpoints are taken inside the sandbox, where Read-denied paths are hidden, so they record the denied files as absent; `cohort rewind` runs outside it, sees them, and with --force deletes them",
-}
+// (secrets-deleted is fixed: a rewind leaves what a Read deny rule covers
+// as it is, checkpoint.Request.Unseen.)
+var o4RewindKnown = map[string]string{}
 
 // TestO4Rewind (issue 36, fourth outsider round): a session's agent
 // replaces what the turn's checkpoint holds with links, and then the user
