@@ -3,8 +3,8 @@
 // command line and the library do with them: list them with their
 // liveness, find one by id or name part, start one, stop or kill it, and
 // remove it (with its worktree when that is safe). Attaching to a running
-// session is the command line's (`cohort attach`; internal/cli/attach's
-// package doc says why it is not in the library).
+// session is package bgsession/attach's: its client drives the session as
+// `cohort attach` does.
 //
 // A session's record is $COHORT_HOME/bg/{id}.json, its output
 // $COHORT_HOME/bg/{id}.log, its liveness probe the session socket every

@@ -13,7 +13,7 @@ import (
 
 	"github.com/cohort-dev/cohort"
 	"github.com/cohort-dev/cohort/bgsession"
-	"github.com/cohort-dev/cohort/internal/cli/attach"
+	"github.com/cohort-dev/cohort/bgsession/attach"
 )
 
 // bgOptions are the flags of background sessions (package bgsession).

@@ -15,7 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cohort-dev/cohort/bgsession"
-	"github.com/cohort-dev/cohort/internal/cli/attach"
+	"github.com/cohort-dev/cohort/bgsession/attach"
 	"github.com/cohort-dev/cohort/internal/tui"
 )
 

@@ -81,7 +81,7 @@
 //     view's defaults (the session flags and --cwd given to cohort
 //     agents), x stops one; otherwise a table, or JSON with --json. The
 //     agent definitions it used to list are cohort agents --definitions. attach runs the terminal UI on a
-//     running session through its control socket (internal/cli/attach)
+//     running session through its control socket (bgsession/attach)
 //     and reopens an ended one from its transcript. respawn stops a
 //     running session and starts it again on this binary with --resume
 //     in its directory (its worktree, if it has one) and the session

@@ -34,20 +34,15 @@
 //   - Hello is the first line a client reads: it is queued before the
 //     agent list's pusher starts.
 //
-// # Why attaching stays in the command line
+// # In the library
 //
-// The library lists, finds, stops and removes the sessions of this
-// machine with package bgsession, which is public. Attaching is not in the
-// library. The client here speaks package cohort's types (it yields
-// cohort.Event and answers cohort.PermissionRequest), so it must sit
-// above package cohort, where only front ends may (internal/arch:
-// TestOneWayDown, TestClientsUseTheSession). Package cohort itself cannot
-// hold it: it is at its 2,500-line budget (TestRootStaysTheAPI), and the
-// client's ~300 lines there would mean moving as much wiring out to
-// internal/assemble in the same change. A public package of its own would
-// be a new importer of cohort outside the front ends, which is the arch
-// rule's call to make, not this package's. A program that wants a
-// background session's conversation runs `cohort attach ID` on a terminal,
-// or resumes the session's transcript with cohort.Config.Resume once it
-// has stopped.
+// The library lists, finds, stops and removes the sessions of this machine
+// with package bgsession, and attaches to one with this package: Dial the
+// session's control socket (bgsession.Registry.ControlPath) and the Client
+// runs prompts, yields the session's cohort.Event values, answers its
+// waiting permission requests and detaches on Close, leaving the session
+// running. The client speaks package cohort's types, so this package sits
+// above package cohort, beside the front ends (internal/arch lists it among
+// cohort's clients); the session's side, Server, is what a background
+// `cohort` process serves.
 package attach
