@@ -227,6 +227,7 @@ func (s *Session) serve(ctx context.Context, opens bool, work func(ctx context.C
 					return
 				}
 			}
+			s.ctl.end() // over before its result is read: a caller may act on it at once (rewind_files)
 			yield(res, nil)
 			return
 		}

@@ -11,16 +11,7 @@ import (
 // checker and every checker sharing its rules: the session's git
 // directory, once the sandbox hides it from commands because its history
 // holds a denied file.
-func (c *Checker) HideFromReads(dirs ...string) {
-	c.sh.mu.Lock()
-	defer c.sh.mu.Unlock()
-	for _, d := range dirs {
-		d, ok := hiddenKey(d)
-		if ok && !slices.Contains(c.sh.hidden, d) {
-			c.sh.hidden = append(c.sh.hidden, d)
-		}
-	}
-}
+func (c *Checker) HideFromReads(dirs ...string) { c.hide(&c.sh.hidden, dirs) }
 
 // HideSecrets makes every read below dirs denied to the tools that
 // consult DeniedRead, whatever the rules allow — even with no deny rule at
@@ -28,13 +19,16 @@ func (c *Checker) HideFromReads(dirs ...string) {
 // configurations, the checkpoint store). The sandbox hides them from
 // commands; the file tools run in Cohort itself and need this to do the
 // same (an allowed Read of $COHORT_HOME/tmux returned a model key).
-func (c *Checker) HideSecrets(dirs ...string) {
+func (c *Checker) HideSecrets(dirs ...string) { c.hide(&c.sh.secrets, dirs) }
+
+// hide adds dirs to list (c.sh's, under its lock), each once.
+func (c *Checker) hide(list *[]string, dirs []string) {
 	c.sh.mu.Lock()
 	defer c.sh.mu.Unlock()
 	for _, d := range dirs {
 		d, ok := hiddenKey(d)
-		if ok && !slices.Contains(c.sh.secrets, d) {
-			c.sh.secrets = append(c.sh.secrets, d)
+		if ok && !slices.Contains(*list, d) {
+			*list = append(*list, d)
 		}
 	}
 }
