@@ -15,32 +15,10 @@ func o4RewindFixture(e *Env) error {
 	if err := livedIn(e); err != nil {
 		return err
 	}
-	files := map[string]string{"src/pkg/a.go": "package pkg\n", "src/pkg/b.go": "package pkg\n"}
-	for name, content := range files {
-		p := filepath.Join(e.Project, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			return err
-		}
+	if err := commitFiles(e, "pkg", map[string]string{"src/pkg/a.go": "package pkg\n", "src/pkg/b.go": "package pkg\n"}); err != nil {
+		return err
 	}
-	for _, args := range [][]string{{"add", "."}, {"commit", "--quiet", "-m", "pkg"}} {
-		if out, err := git(e.Project, args...); err != nil {
-			return fmt.Errorf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	untracked := map[string]string{"src/untracked.txt": "not yet added\n", "src/ud/u.txt": "not yet added\n"}
-	for name, content := range untracked {
-		p := filepath.Join(e.Project, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			return err
-		}
-	}
-	return nil
+	return writeFiles(e, map[string]string{"src/untracked.txt": "not yet added\n", "src/ud/u.txt": "not yet added\n"})
 }
 
 // o4RewindLinks replace, in the agent's working directory, files (or

@@ -4,6 +4,7 @@ package redteam
 // that takes over the sandbox launcher.
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 
@@ -14,7 +15,12 @@ import (
 // lacks: a committed .claude/settings.json (so the top of a working
 // directory is not frozen) and a source folder.
 func livedIn(e *Env) error {
-	files := map[string]string{".claude/settings.json": "{}\n", "src/main.go": "package main\n\nfunc main() {}\n"}
+	return commitFiles(e, "lived in", map[string]string{".claude/settings.json": "{}\n", "src/main.go": "package main\n\nfunc main() {}\n"})
+}
+
+// writeFiles writes files (project-relative name → content) into the
+// project, making their folders.
+func writeFiles(e *Env, files map[string]string) error {
 	for name, content := range files {
 		p := filepath.Join(e.Project, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -24,9 +30,17 @@ func livedIn(e *Env) error {
 			return err
 		}
 	}
-	for _, args := range [][]string{{"add", "."}, {"commit", "--quiet", "-m", "lived in"}} {
-		if _, err := git(e.Project, args...); err != nil {
-			return err
+	return nil
+}
+
+// commitFiles writes files and commits everything in the project as msg.
+func commitFiles(e *Env, msg string, files map[string]string) error {
+	if err := writeFiles(e, files); err != nil {
+		return err
+	}
+	for _, args := range [][]string{{"add", "."}, {"commit", "--quiet", "-m", msg}} {
+		if out, err := git(e.Project, args...); err != nil {
+			return fmt.Errorf("git %v: %v\n%s", args, err, out)
 		}
 	}
 	return nil
