@@ -54,10 +54,11 @@ func Build(ctx context.Context) (*Binaries, error) {
 
 // DropFromPageCache writes the files' cached pages back and drops them
 // from the page cache, so that a run reads the binary as it would an
-// installed one. A freshly linked binary's pages are cached in larger
+// installed one. A freshly linked binary's pages can be cached in larger
 // pieces than a read brings in, and the kernel maps a whole cached piece
-// into a process that faults on any page of it, so the same binary shows
-// megabytes more resident memory until it is dropped.
+// into a process that faults on any page of it, so the same binary can
+// show megabytes more resident memory until it is dropped (how much
+// varies from build to build).
 func DropFromPageCache(paths ...string) error {
 	for _, p := range paths {
 		f, err := os.Open(p)

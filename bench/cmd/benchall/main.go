@@ -23,9 +23,10 @@
 // turn with the others run by run, so that two trees are compared under
 // the same load (build the other tree's cmd/cohort first). Every binary is
 // dropped from the page cache before the first run: a file just written
-// by the linker sits in the page cache in larger pieces, so its runs map
-// more of it per page fault and show megabytes more peak RSS than the same
-// binary read back from disk, which is how an installed cohort runs.
+// by the linker can sit in the page cache in larger pieces, so its runs
+// map more of it per page fault and show up to megabytes more peak RSS
+// than the same binary read back from disk (how much varies from build to
+// build), which is how an installed cohort runs.
 package main
 
 import (
