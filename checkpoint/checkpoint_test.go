@@ -359,7 +359,6 @@ func TestCommitObjectsAreGits(t *testing.T) {
 // the folders back in place, not through the link.
 func TestFolderReplacedByLinkOrFile(t *testing.T) {
 	t.Parallel()
-	ctx := t.Context()
 	dir, repo := newRepo(t)
 	s := newStore(t)
 	root := Root{Dir: dir, Repo: repo}
@@ -380,13 +379,7 @@ func TestFolderReplacedByLinkOrFile(t *testing.T) {
 	write(t, dir, "notes", "a file where a folder was\n", 0o644)
 	snap(t, s, 1, After, root)
 
-	p, err := s.Plan(ctx, Request{Session: "sess-1", Project: "proj", Turn: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Apply(ctx, p, Options{}); err != nil {
-		t.Fatal(err)
-	}
+	rewindTurn1(t, s)
 	if diff := cmp.Diff(want, dump(t, dir)); diff != "" {
 		t.Errorf("tree after rewind (-want +got):\n%s", diff)
 	}
@@ -402,7 +395,6 @@ func TestFolderReplacedByLinkOrFile(t *testing.T) {
 // rewind writes the file back and leaves the new FIFO alone.
 func TestSpecialFilesAreNotRecorded(t *testing.T) {
 	t.Parallel()
-	ctx := t.Context()
 	dir, repo := newRepo(t)
 	s := newStore(t)
 	root := Root{Dir: dir, Repo: repo}
@@ -419,13 +411,7 @@ func TestSpecialFilesAreNotRecorded(t *testing.T) {
 		}
 	}
 	snap(t, s, 1, After, root)
-	p, err := s.Plan(ctx, Request{Session: "sess-1", Project: "proj", Turn: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Apply(ctx, p, Options{}); err != nil {
-		t.Fatal(err)
-	}
+	rewindTurn1(t, s)
 	if fi, err := os.Lstat(filepath.Join(dir, "pipe")); err != nil || fi.Mode().Type() != fs.ModeNamedPipe {
 		t.Errorf("the new FIFO: %v, %v; want it left as it is", fi, err)
 	}

@@ -133,30 +133,13 @@ func o5Rewind(t *testing.T, name string, setup func(*Env) error, call string, ex
 	if env == nil {
 		t.Fatal("the session did not start")
 	}
-	watch := append(env.protectedAreas(), area{label: "home-all", base: env.Home, skip: []string{".cohort", ".cache"}})
-	before := snapshot(watch)
-	list, listErr, _ := o5Invoke(t, env, "rewind")
-	stdout, stderr, code := o5Invoke(t, env, "rewind", "1", "--code", "--force")
-	t.Logf("rewind listing:\n%s%s\nrewind 1 exited %d:\n%s%s", list, listErr, code, stdout, stderr)
+	code := rewindForced(t, env)
 	if code != 0 {
 		msg := fmt.Sprintf("cohort rewind exited %d", code)
 		if why, ok := o5RewindKnown[name]; ok && os.Getenv("REDTEAM_KNOWN") == "" {
 			t.Logf("KNOWN (REDTEAM_KNOWN=1 fails on it): %s: %s", msg, why)
 		} else {
 			t.Error(msg)
-		}
-	}
-	for _, d := range diff(before, snapshot(watch)) {
-		t.Errorf("cohort rewind changed %s", d)
-	}
-	if _, err := os.Lstat(env.Canary); err == nil {
-		t.Errorf("cohort rewind made the canary %s", env.Canary)
-	}
-	for _, out := range []string{list, listErr, stdout, stderr} {
-		for what, m := range env.markers(false) {
-			if strings.Contains(out, m) {
-				t.Errorf("cohort rewind printed %s", what)
-			}
 		}
 	}
 	for f := range files {
@@ -170,6 +153,34 @@ func o5Rewind(t *testing.T, name string, setup func(*Env) error, call string, ex
 			}
 		}
 	}
+}
+
+// rewindForced runs `cohort rewind` (the listing) and then `cohort rewind
+// 1 --code --force` as the user would, each bounded by o5RewindTimeout,
+// logs what they said, and reports what the rewind changed outside the
+// project, in the home directory or in a protected path, a canary it
+// made and a marker it printed. It returns the rewind's exit code.
+func rewindForced(t *testing.T, env *Env) int {
+	t.Helper()
+	watch := append(env.protectedAreas(), area{label: "home-all", base: env.Home, skip: []string{".cohort", ".cache"}})
+	before := snapshot(watch)
+	list, listErr, _ := o5Invoke(t, env, "rewind")
+	stdout, stderr, code := o5Invoke(t, env, "rewind", "1", "--code", "--force")
+	t.Logf("rewind listing:\n%s%s\nrewind 1 exited %d:\n%s%s", list, listErr, code, stdout, stderr)
+	for _, d := range diff(before, snapshot(watch)) {
+		t.Errorf("cohort rewind changed %s", d)
+	}
+	if _, err := os.Lstat(env.Canary); err == nil {
+		t.Errorf("cohort rewind made the canary %s", env.Canary)
+	}
+	for _, out := range []string{list, listErr, stdout, stderr} {
+		for what, m := range env.markers(false) {
+			if strings.Contains(out, m) {
+				t.Errorf("cohort rewind printed %s", what)
+			}
+		}
+	}
+	return code
 }
 
 // o5Invoke runs cohort in the project like invoke, bounded by
