@@ -52,7 +52,11 @@ func (g permissionGate) Check(ctx context.Context, c *engine.Call) engine.Verdic
 	}
 	if c.HookApproved {
 		// A hook's allow replaces the prompt, not the rules: deny rules and
-		// explicit ask rules still decide.
+		// explicit ask rules still decide. Nor is it a person: the call is
+		// allowed as bypassPermissions would allow it, within the tool's
+		// own bounds (the writable set, protected paths, the sandbox), so a
+		// user's approve-all hook never lets the model past what no mode
+		// lets it past.
 		d := g.checker.Check(ctx, req)
 		switch {
 		case d.Behavior == permission.Deny:
@@ -60,7 +64,7 @@ func (g permissionGate) Check(ctx context.Context, c *engine.Call) engine.Verdic
 		case d.Behavior == permission.Allow:
 			return engine.Verdict{Allow: true, Confinement: tool.ConfineWrite, Approved: d.Rule != nil}
 		case d.Rule == nil && !d.FailClosed:
-			return engine.Verdict{Allow: true, Confinement: tool.ConfineWrite, Approved: true} // the hook answered the prompt
+			return engine.Verdict{Allow: true, Confinement: tool.ConfineWrite} // the hook answered the prompt
 		}
 	}
 	prompter := g.prompter

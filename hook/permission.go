@@ -28,7 +28,8 @@ func (s *Scope) PermissionRequest(ctx context.Context, req permission.PromptRequ
 }
 
 // Prompter answers permission prompts with an agent's PermissionRequest
-// hooks before anyone is asked: a hook's allow or deny is the answer, and
+// hooks before anyone is asked: a hook's allow or deny is the answer (an
+// allow given with nobody asked, PromptDecision.NoPerson), and
 // when no hook decides, Next is asked (nil means permission.Headless).
 // With Notify set, a Notification (permission_prompt) fires before Next is
 // asked, for front ends where a person answers. Safe for concurrent use.
@@ -59,7 +60,9 @@ func (p Prompter) Prompt(ctx context.Context, req permission.PromptRequest) (per
 		}
 		return permission.PromptDecision{Allow: false, Message: msg}, nil
 	case o.Decision == Allow:
-		return permission.PromptDecision{Allow: true, UpdatedInput: o.UpdatedInput}, nil
+		// A hook is not a person: its allow answers the prompt as a mode
+		// would (NoPerson), so what needs a person's approval stays shut.
+		return permission.PromptDecision{Allow: true, UpdatedInput: o.UpdatedInput, NoPerson: true}, nil
 	}
 	if p.Notify {
 		p.Hooks.Notification(ctx, Notice{Type: NoticePermission, Title: "Permission needed",

@@ -154,8 +154,10 @@ func (p *recordingPrompter) Prompt(_ context.Context, req permission.PromptReque
 }
 
 // TestPermissionRequest: the hooks answer permission prompts for the user:
-// allow (rewriting the input), deny with a message, exit 2, or nothing, in
-// which case the prompt reaches the approver, after a Notification.
+// allow (rewriting the input; an allow given with nobody asked, NoPerson,
+// so it opens nothing that needs a person), deny with a message, exit 2, or
+// nothing, in which case the prompt reaches the approver, after a
+// Notification.
 func TestPermissionRequest(t *testing.T) {
 	dir := t.TempDir()
 	tests := []struct {
@@ -165,7 +167,7 @@ func TestPermissionRequest(t *testing.T) {
 		prompted bool
 	}{
 		{"allow with a rewrite", `echo '{"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow", "updatedInput": {"command": "make test"}}}}'`,
-			permission.PromptDecision{Allow: true, UpdatedInput: json.RawMessage(`{"command": "make test"}`)}, false},
+			permission.PromptDecision{Allow: true, UpdatedInput: json.RawMessage(`{"command": "make test"}`), NoPerson: true}, false},
 		{"deny with a message", `echo '{"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "deny", "message": "no deploys on Friday"}}}'`,
 			permission.PromptDecision{Message: "no deploys on Friday"}, false},
 		{"exit 2 denies", `echo "blocked by policy" >&2; exit 2`, permission.PromptDecision{Message: "blocked by policy"}, false},

@@ -39,19 +39,25 @@ func (e *evaluation) checkBash() Decision {
 	if faultReadOnly { // a test build's wrong analysis (fault_on.go)
 		d = Decision{Behavior: Allow, Reason: "read-only command (fault injected)", ReadOnly: e.mode != ModeBypassPermissions}
 	}
-	if d.Behavior != Allow || !unsandboxedOf(e.req.Input) {
+	if !unsandboxedOf(e.req.Input) || e.sh.unsandboxed == UnsandboxedIgnored {
+		return d
+	}
+	if d.Behavior == Ask {
+		// Whatever else the command needs, its answer lets it run outside
+		// the sandbox: a person's to give, never a hook's or a policy's.
+		d.FailClosed = true
+	}
+	if d.Behavior != Allow {
 		return d
 	}
 	// An allow rule, the analysis or the mode judged a sandboxed run;
 	// running outside the sandbox is a person's call
 	// (sandbox.allowUnsandboxedCommands).
 	switch {
-	case e.sh.unsandboxed == UnsandboxedIgnored:
-		return d // the command runs sandboxed (the Bash tool ignores the flag)
 	case e.sh.unsandboxed == UnsandboxedAllowed && e.mode == ModeBypassPermissions:
 		return d
 	case e.sh.unsandboxed == UnsandboxedAllowed:
-		return Decision{Behavior: Ask, Reason: "This Bash command asks to run outside the sandbox (dangerouslyDisableSandbox), which needs the user's approval."}
+		return Decision{Behavior: Ask, FailClosed: true, Reason: "This Bash command asks to run outside the sandbox (dangerouslyDisableSandbox), which needs the user's approval."}
 	}
 	return Decision{Behavior: Ask, FailClosed: true, Reason: "This Bash command asks to run outside the sandbox (dangerouslyDisableSandbox), which needs a person's approval in every mode; the user can set sandbox.allowUnsandboxedCommands to false to have such commands run sandboxed instead."}
 }

@@ -97,6 +97,13 @@ func (c *Checker) Resolve(ctx context.Context, req Request, p Prompter) (Outcome
 		out.Message = fmt.Sprintf("Permission to use %s was not granted: asking for approval failed (%v).", req.Tool, err)
 		return out, fmt.Errorf("permission prompt for %s: %w", req.Tool, err)
 	}
+	if pd.Allow && pd.NoPerson && d.FailClosed {
+		// An ask that exists because something could not be checked, or
+		// that needs a person in every mode, is not answered by a hook or
+		// a host's policy.
+		out.Message = fmt.Sprintf("Permission to use %s was not granted: %s It needs a person's approval, and the answer came from a hook or a policy with nobody asked.", req.Tool, d.Reason)
+		return out, nil
+	}
 	var errs []error
 	for _, u := range pd.Updates {
 		if err := c.Apply(ctx, u); err != nil {

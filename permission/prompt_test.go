@@ -95,6 +95,26 @@ func TestResolve(t *testing.T) {
 			t.Fatalf("decision %v, suggestions %v; want Ask with the git rules only", d.Behavior, got)
 		}
 	})
+	t.Run("nobody asked cannot answer a fail-closed ask", func(t *testing.T) {
+		// attack5 E2: a user's approve-all PermissionRequest hook answered
+		// dangerouslyDisableSandbox, which needs a person in every mode.
+		c := f.checkerWith(ModeDefault, nil, nil, nil)
+		req := Request{Tool: "Bash", Input: []byte(`{"command": "ls", "dangerouslyDisableSandbox": true}`)}
+		p := &fakePrompter{d: PromptDecision{Allow: true, NoPerson: true}}
+		out, err := c.Resolve(ctx, req, p)
+		if err != nil || out.Allow || !strings.Contains(out.Message, "needs a person's approval") {
+			t.Fatalf("an answer with nobody asked allowed a fail-closed ask: %+v, %v", out, err)
+		}
+		p.d.NoPerson = false
+		if out, err := c.Resolve(ctx, req, p); err != nil || !out.Allow || out.NoPerson {
+			t.Fatalf("a person's allow was refused: %+v, %v", out, err)
+		}
+		// An ordinary ask is still answered with nobody asked, as a mode.
+		p.d.NoPerson = true
+		if out, err := c.Resolve(ctx, bash("make test"), p); err != nil || !out.Allow || !out.NoPerson {
+			t.Fatalf("an ordinary ask: %+v, %v", out, err)
+		}
+	})
 	t.Run("approver edits the input", func(t *testing.T) {
 		c := f.checkerWith(ModeDefault, nil, denyRm, nil)
 		p := &fakePrompter{d: PromptDecision{Allow: true, UpdatedInput: input("command", "make -n")}}

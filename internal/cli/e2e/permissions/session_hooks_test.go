@@ -34,9 +34,13 @@ func TestSessionHooksThroughTheCLI(t *testing.T) {
 	target = filepath.Join(h.Dir, "allowed.txt")
 	mu.Unlock()
 	ended := filepath.Join(h.Dir, "ended.json")
-	start := writeScript(t, h.Dir, "start.sh", "cat >/dev/null\necho 'the deploy window is closed today'\n")
-	end := writeScript(t, h.Dir, "end.sh", "cat > "+ended+"\n")
-	allow := writeScript(t, h.Dir, "allow.sh", `cat >/dev/null
+	// The scripts live outside the project: a folder holding hook scripts
+	// is protected, and a hook's allow is not a person's approval, so an
+	// allowed.txt beside them would stay shut (attack5 E2).
+	scripts := t.TempDir()
+	start := writeScript(t, scripts, "start.sh", "cat >/dev/null\necho 'the deploy window is closed today'\n")
+	end := writeScript(t, scripts, "end.sh", "cat > "+ended+"\n")
+	allow := writeScript(t, scripts, "allow.sh", `cat >/dev/null
 echo '{"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow"}}}'
 `)
 	h.Write(".cohort/settings.json", `{"hooks": {
