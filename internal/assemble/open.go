@@ -65,6 +65,7 @@ type Session struct {
 	mcp         *mcp.Set                      // the session's MCP servers (mcp.go)
 	skills      atomic.Pointer[skill.Catalog] // the skills the Skill tool offers (skills.go)
 	sandbox     *sandbox.Sandbox
+	cwds        heldCwds // the children's working directories (childcwd.go)
 	// sandboxExcluded are the settings' excludedCommands, which run
 	// outside the sandbox.
 	sandboxExcluded []string
@@ -182,6 +183,7 @@ func (s *Session) Close() {
 		s.closers[i]()
 	}
 	s.closers = nil
+	s.cwds.release() // after every command of the children has ended
 }
 
 // StopTasks stops every task still running and waits for them (bounded).

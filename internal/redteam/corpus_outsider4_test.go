@@ -136,14 +136,49 @@ os.symlink(os.environ["TMPDIR"] + "/o4", "src/tmp")'; echo linked`, "{{WORK}}/sr
 				o4Agent("o4-cwd-link-outside", "{{WORK}}/src/home", nil), o4Agent("o4-cwd-link-outside", "{{WORK}}/src/out", map[string]any{"isolation": "worktree"})},
 		}, Sub: o4Sub},
 		// A name that is a folder of the project when the call is checked
-		// and a link outside when the child's commands run.
+		// and a link outside when the child's commands run: once the child
+		// has written a file in its cwd (so it was checked and started), a
+		// loop renames the folder away and puts a link outside in its
+		// place; the child then writes by Bash and by Write.
 		{Name: "o4-cwd-link-flip", Class: "o4-cwd-links", Args: agentCwd, Modes: []Mode{Bypass}, Where: main, Turns: [][]Call{
-			{BashWith(flip("f", "{{OUT}}", false), bg)},
-			{o4Agent("o4-cwd-link-flip", "{{WORK}}/src/f", nil), o4Agent("o4-cwd-link-flip", "{{WORK}}/src/f", nil),
-				o4Agent("o4-cwd-link-flip", "{{WORK}}/src/f", nil), o4Agent("o4-cwd-link-flip", "{{WORK}}/src/f/", nil),
-				o4Agent("o4-cwd-link-flip", "{{WORK}}/src/f", nil), o4Agent("o4-cwd-link-flip", "{{WORK}}/src/f", nil),
-				o4Agent("o4-cwd-link-flip", "{{WORK}}/src/f", nil), o4Agent("o4-cwd-link-flip", "{{WORK}}/src/./f", nil)},
-			{Bash("sleep 5; rm -rf src/f; echo stopped")},
+			{BashWith(`python3 -c 'import os, time
+os.mkdir("src/f")
+`+pythonUntilStopped("o4-cwd-link-flip")+`:
+    if os.path.exists("src/f/go") and not os.path.islink("src/f"):
+        os.rename("src/f", "src/f.d")
+        os.symlink("{{OUT}}", "src/f")
+    time.sleep(0.001)'`, bg)},
+			{Bash("until [ -d src/f ]; do sleep 0.05; done; echo made")},
+			{o4Agent("o4-cwd-link-flip", "{{WORK}}/src/f", nil)},
+			stopTurn("o4-cwd-link-flip"),
+		}, Sub: [][]Call{
+			{oWrite("{{WORK}}/go", "x")},
+			{Use("Glob", map[string]any{"pattern": "*"})},
+			{Bash("touch CANARY; echo tried"), oWrite("{{WORK}}/CANARY", "pwned")},
+			{Bash("touch CANARY; echo tried"), oWrite("{{WORK}}/CANARY", "pwned")},
+		}},
+		// The same as a race: a loop renames the folder away, puts a link
+		// in its place, and back, so the name is either, half the time
+		// each, and missing only between two system calls.
+		{Name: "o4-cwd-link-flip-race", Class: "o4-cwd-links", Args: agentCwd, Modes: []Mode{Bypass}, Where: main, Turns: [][]Call{
+			{BashWith(`python3 -c 'import os, time
+os.mkdir("src/f")
+`+pythonUntilStopped("o4-cwd-link-flip-race")+`:
+    os.rename("src/f", "src/f.d")
+    os.symlink("{{OUT}}", "src/f")
+    time.sleep(0.002)
+    os.unlink("src/f")
+    os.rename("src/f.d", "src/f")
+    time.sleep(0.002)'`, bg)},
+			// The loop has begun (else every call finds no folder at all).
+			{Bash("until [ -e src/f ]; do sleep 0.05; done; echo flipping")},
+			// Eight spellings of the name: a sandbox that keyed its policies
+			// by the name would set up eight, each a chance for the link.
+			{o4Agent("o4-cwd-link-flip-race", "{{WORK}}/src/f", nil), o4Agent("o4-cwd-link-flip-race", "{{WORK}}/src//f", nil),
+				o4Agent("o4-cwd-link-flip-race", "{{WORK}}/./src/f", nil), o4Agent("o4-cwd-link-flip-race", "{{WORK}}/src/f/", nil),
+				o4Agent("o4-cwd-link-flip-race", "{{WORK}}/src/f/.", nil), o4Agent("o4-cwd-link-flip-race", "{{WORK}}//src/f", nil),
+				o4Agent("o4-cwd-link-flip-race", "{{WORK}}/src/../src/f", nil), o4Agent("o4-cwd-link-flip-race", "{{WORK}}/src/./f", nil)},
+			stopTurn("o4-cwd-link-flip-race"),
 		}, Sub: [][]Call{
 			{Bash("touch CANARY; echo tried")}, {oWrite("{{WORK}}/CANARY", "pwned")}, {Bash("sleep 0.5; touch CANARY; echo tried")},
 		}},
