@@ -92,10 +92,14 @@ func (s *Session) vetCwd(parentCwd, real string) error {
 // a relative script (scripts/hook.sh) names another file from a child's
 // cwd; the scripts the sandbox protects were resolved from the session's
 // cwd only, and the parent may have written the child's copy already.
+//
+// Every hook that can run in the child's cwd counts: the settings' and
+// those of every agent definition (their frontmatter hooks run in the
+// agent's cwd too, and the child, or an agent it starts there, may be of
+// any type).
 func (s *Session) checkHookScripts(cwd string, pw, pro []string) error {
-	set, _ := hook.FromSettings(s.Settings.Loaded) // problems are reported by openHooks
 	protected := s.hookScripts()
-	for _, sp := range set.Scripts(s.Process.ProjectRoot, cwd) {
+	for _, sp := range s.allHookScripts(cwd) {
 		if slices.Contains(protected, sp) || slices.ContainsFunc(pro, func(r string) bool { return inTree(sp, r) }) {
 			continue
 		}
@@ -104,6 +108,24 @@ func (s *Session) checkHookScripts(cwd string, pw, pro []string) error {
 		}
 	}
 	return nil
+}
+
+// allHookScripts lists the scripts the settings' hooks and every agent
+// definition's hooks would run from cwd.
+func (s *Session) allHookScripts(cwd string) []string {
+	set, _ := hook.FromSettings(s.Settings.Loaded) // problems are reported by openHooks
+	out := set.Scripts(s.Process.ProjectRoot, cwd)
+	if s.cat == nil {
+		return out
+	}
+	for _, def := range s.cat.List() {
+		if def.Hooks == nil {
+			continue
+		}
+		ds, _ := hook.FromDefinition(def.Source.Path, def.Hooks) // problems are reported when the agent starts
+		out = append(out, ds.Scripts(s.Process.ProjectRoot, cwd)...)
+	}
+	return out
 }
 
 // inTree reports whether path is dir or inside it.

@@ -1,6 +1,7 @@
 package redteam
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -182,6 +183,15 @@ os.mkdir("src/f")
 		}, Sub: [][]Call{
 			{Bash("touch CANARY; echo tried")}, {oWrite("{{WORK}}/CANARY", "pwned")}, {Bash("sleep 0.5; touch CANARY; echo tried")},
 		}},
+		// An agent definition's own hooks run in the agent's cwd too: one
+		// the user wrote, naming its script relatively, runs the folder's
+		// copy where the model starts a child of any type.
+		{Name: "o4-cwd-definition-hook", Class: "o4-cwd-planted", Args: o4CwdBash, Writes: true, Modes: []Mode{Bypass}, Where: main,
+			Setup: definitionHook, Turns: [][]Call{
+				{Bash(`mkdir -p src/d/tools && printf '#!/bin/sh\ntouch {{CANARY}}\n' > src/d/tools/def-hook.sh && chmod +x src/d/tools/def-hook.sh; echo planted`)},
+				{o4Agent("o4-cwd-definition-hook", "{{WORK}}/src/d", map[string]any{"subagent_type": "o4hooked"}),
+					o4Agent("o4-cwd-definition-hook", "{{WORK}}/src/d", nil)},
+			}, Sub: [][]Call{{Bash("echo hi")}, {Bash("echo hi")}}},
 		// Git's store and the agents' worktrees directory, parts of which
 		// the sandbox lets commits write.
 		{Name: "o4-cwd-git-internals", Class: "o4-cwd-git", Args: agentCwd, Modes: writing, Where: main, Turns: [][]Call{{
@@ -548,4 +558,23 @@ for d in (t, os.path.dirname(t)):
 			{Bash("pwd")}, {Bash("cd src && pwd")}, {Bash("pwd")},
 		}},
 	}...)
+}
+
+// definitionHook writes a project agent definition (the user's, in the
+// protected .cohort/agents) whose PreToolUse hook runs a script named
+// relative to the agent's cwd, and whose script is missing from the
+// project's top.
+func definitionHook(e *Env) error {
+	def := `---
+name: o4hooked
+description: runs a hook of its own
+hooks:
+  PreToolUse:
+    - hooks:
+        - type: command
+          command: tools/def-hook.sh
+---
+Do what you are told.
+`
+	return os.WriteFile(filepath.Join(e.Project, ".cohort", "agents", "o4hooked.md"), []byte(def), 0o644)
 }
