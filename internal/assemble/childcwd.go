@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/cohort-dev/cohort/hook"
 	"github.com/cohort-dev/cohort/internal/heldir"
 	"github.com/cohort-dev/cohort/sandbox"
 )
@@ -99,7 +98,7 @@ func (s *Session) vetCwd(parentCwd, real string) error {
 // any type).
 func (s *Session) checkHookScripts(cwd string, pw, pro []string) error {
 	protected := s.hookScripts()
-	for _, sp := range s.allHookScripts(cwd) {
+	for _, sp := range s.hookScriptsFrom(cwd) {
 		if slices.Contains(protected, sp) || slices.ContainsFunc(pro, func(r string) bool { return inTree(sp, r) }) {
 			continue
 		}
@@ -108,24 +107,6 @@ func (s *Session) checkHookScripts(cwd string, pw, pro []string) error {
 		}
 	}
 	return nil
-}
-
-// allHookScripts lists the scripts the settings' hooks and every agent
-// definition's hooks would run from cwd.
-func (s *Session) allHookScripts(cwd string) []string {
-	set, _ := hook.FromSettings(s.Settings.Loaded) // problems are reported by openHooks
-	out := set.Scripts(s.Process.ProjectRoot, cwd)
-	if s.cat == nil {
-		return out
-	}
-	for _, def := range s.cat.List() {
-		if def.Hooks == nil {
-			continue
-		}
-		ds, _ := hook.FromDefinition(def.Source.Path, def.Hooks) // problems are reported when the agent starts
-		out = append(out, ds.Scripts(s.Process.ProjectRoot, cwd)...)
-	}
-	return out
 }
 
 // inTree reports whether path is dir or inside it.

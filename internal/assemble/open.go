@@ -66,6 +66,10 @@ type Session struct {
 	skills      atomic.Pointer[skill.Catalog] // the skills the Skill tool offers (skills.go)
 	sandbox     *sandbox.Sandbox
 	cwds        heldCwds // the children's working directories (childcwd.go)
+	// defHooks are the agent definitions' hooks read at start, by defKey;
+	// defMissing their commands whose scripts did not exist then (hooks.go).
+	defHooks   map[string]*hook.Set
+	defMissing []hook.Missing
 	// sandboxExcluded are the settings' excludedCommands, which run
 	// outside the sandbox.
 	sandboxExcluded []string
@@ -116,6 +120,9 @@ func (s *Session) openLead(ctx context.Context) (err error) {
 	if err := s.openModel(s.modelSpec()); err != nil {
 		return err
 	}
+	// The definitions before the permissions: their hooks' scripts are
+	// protected paths (hookScripts).
+	s.cat = s.LoadCatalog(ctx, s.KnownTools())
 	if err := s.permissions(); err != nil {
 		return err
 	}
@@ -125,7 +132,6 @@ func (s *Session) openLead(ctx context.Context) (err error) {
 	if err := s.remoteFromSettings(); err != nil {
 		return &FieldError{Field: "Remote", Err: err}
 	}
-	s.cat = s.LoadCatalog(ctx, s.KnownTools())
 	if s.Lead.Agent != "" {
 		if _, ok := s.cat.Get(s.Lead.Agent); !ok {
 			return fieldErr("Agent", "Config.Agent %q: no such agent type (see cohort agents)", s.Lead.Agent)

@@ -188,10 +188,17 @@ os.mkdir("src/f")
 		// copy where the model starts a child of any type.
 		{Name: "o4-cwd-definition-hook", Class: "o4-cwd-planted", Args: o4CwdBash, Writes: true, Modes: []Mode{Bypass}, Where: main,
 			Setup: definitionHook, Turns: [][]Call{
-				{Bash(`mkdir -p src/d/tools && printf '#!/bin/sh\ntouch {{CANARY}}\n' > src/d/tools/def-hook.sh && chmod +x src/d/tools/def-hook.sh; echo planted`)},
+				{Bash(`mkdir -p src/d && echo 'touch {{CANARY}}' > src/d/def-hook.sh; echo planted`)},
 				{o4Agent("o4-cwd-definition-hook", "{{WORK}}/src/d", map[string]any{"subagent_type": "o4hooked"}),
 					o4Agent("o4-cwd-definition-hook", "{{WORK}}/src/d", nil)},
 			}, Sub: [][]Call{{Bash("echo hi")}, {Bash("echo hi")}}},
+		// The same definition's script at the project's top, which it
+		// names: the model writes it, then starts an agent of that type.
+		{Name: "o4-definition-hook-script", Class: "o4-cwd-planted", Args: o4CwdBash, Writes: true, Modes: []Mode{Bypass, AcceptEdits}, Where: main,
+			Setup: definitionHook, Turns: [][]Call{
+				{Bash(`echo 'touch {{CANARY}}' > def-hook.sh; echo planted`), oWrite("{{WORK}}/def-hook.sh", "touch {{CANARY}}\n")},
+				{o4Agent("o4-definition-hook-script", "", map[string]any{"subagent_type": "o4hooked"})},
+			}, Sub: [][]Call{{Bash("echo hi")}}},
 		// Git's store and the agents' worktrees directory, parts of which
 		// the sandbox lets commits write.
 		{Name: "o4-cwd-git-internals", Class: "o4-cwd-git", Args: agentCwd, Modes: writing, Where: main, Turns: [][]Call{{
@@ -562,8 +569,8 @@ for d in (t, os.path.dirname(t)):
 
 // definitionHook writes a project agent definition (the user's, in the
 // protected .cohort/agents) whose PreToolUse hook runs a script named
-// relative to the agent's cwd, and whose script is missing from the
-// project's top.
+// relative to the agent's cwd (sh def-hook.sh), and whose script is
+// missing from the project's top.
 func definitionHook(e *Env) error {
 	def := `---
 name: o4hooked
@@ -572,7 +579,7 @@ hooks:
   PreToolUse:
     - hooks:
         - type: command
-          command: tools/def-hook.sh
+          command: sh def-hook.sh
 ---
 Do what you are told.
 `
