@@ -129,8 +129,11 @@ type Config struct {
 	ReadOnly func(name string) bool
 	// CheckCwd, when set, vets an Agent call's cwd (the agent_cwd flag)
 	// against its parent's: an error refuses the call. The session checks
-	// that the child's commands could write nothing its parent's could not.
-	CheckCwd func(parentCwd, cwd string) error
+	// that the child's commands could write nothing its parent's could not,
+	// and returns the cwd the child works in: the directory resolved and
+	// held, which its commands and file tools reach whatever the name
+	// leads to later.
+	CheckCwd func(parentCwd, cwd string) (string, error)
 	Now      func() time.Time
 }
 

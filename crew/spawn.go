@@ -215,9 +215,11 @@ func (rt *Crew) childCwd(parent *Agent, req Request) (string, error) {
 		return "", refuse("cwd %q is not a directory.", req.Cwd)
 	}
 	if rt.cfg.CheckCwd != nil {
-		if err := rt.cfg.CheckCwd(parent.Info().Cwd, req.Cwd); err != nil {
+		cwd, err := rt.cfg.CheckCwd(parent.Info().Cwd, req.Cwd)
+		if err != nil {
 			return "", refuse("cwd %q: %v", req.Cwd, err)
 		}
+		return cwd, nil
 	}
 	return req.Cwd, nil
 }

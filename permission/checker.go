@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/cohort-dev/cohort/internal/heldir"
 	"github.com/cohort-dev/cohort/settings"
 )
 
@@ -516,7 +517,9 @@ func (c *Checker) Protected(path string) bool {
 
 // WriteRoots returns the directories an agent working in cwd may write
 // without a person or a rule (tool.Access): cwd, the working directories,
-// and the memory directories, resolved. Safe for concurrent use.
+// and the memory directories, resolved. A cwd held since an Agent call's
+// check (package internal/heldir) is its held path, which the file tools
+// open through the hold. Safe for concurrent use.
 func (c *Checker) WriteRoots(cwd string) []string {
 	var out []string
 	add := func(d string) {
@@ -530,7 +533,9 @@ func (c *Checker) WriteRoots(cwd string) []string {
 		}
 		out = append(out, d)
 	}
-	if filepath.IsAbs(cwd) {
+	if d := heldir.Lookup(cwd); d != nil {
+		out = append(out, d.Path()) // held since it was checked: not resolved by name again
+	} else if filepath.IsAbs(cwd) {
 		add(filepath.Clean(cwd))
 	}
 	c.sh.mu.RLock()

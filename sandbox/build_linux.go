@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/cohort-dev/cohort/internal/heldir"
 )
 
 // policyFor builds the policy of profile prof for commands run by an
@@ -76,7 +78,14 @@ func (s *Sandbox) policy(cwd string) *Policy {
 		}
 	}
 	var work []string // working directories: their settings and git dirs are protected
-	if r, ok := realDir(cwd); ok {
+	if d := heldir.Lookup(cwd); d != nil {
+		// A held working directory is where it was checked, never where
+		// its name leads now: the launcher confines to that directory or
+		// to nothing.
+		dev, ino := d.Identity()
+		p.Pinned = append(p.Pinned, Pin{Path: d.Path(), Dev: dev, Ino: ino})
+		addOnce(&work, d.Path())
+	} else if r, ok := realDir(cwd); ok {
 		addOnce(&work, r)
 	}
 	for _, d := range s.cfg.Dirs {

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/cohort-dev/cohort/internal/heldir"
 )
 
 // confine restricts the calling OS thread, which must be locked and stay
@@ -195,6 +197,11 @@ const makeOther = llMakeDir | llMakeSym | llMakeChar | llMakeBlock | llMakeFifo 
 // entry at all (FrozenAll). Directories made in the root later get only
 // the root's rights; the policy is rebuilt when they appear.
 func addWritable(rs int, p *Policy, w string, handled uint64) error {
+	root, err := openRoot(p, w)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
 	rights := handled
 	switch {
 	case slices.Contains(p.FrozenAll, w):
@@ -202,23 +209,68 @@ func addWritable(rs int, p *Policy, w string, handled uint64) error {
 	case slices.Contains(p.FrozenDirs, w):
 		rights &^= makeOther
 	default:
-		return addRule(rs, w, handled, handled)
+		return llAddPathRule(rs, handled, int(root.Fd()))
 	}
-	if err := addRule(rs, w, rights, handled); err != nil {
+	if err := llAddPathRule(rs, rights&handled, int(root.Fd())); err != nil {
 		return err
 	}
-	entries, err := os.ReadDir(w)
+	dir, err := unix.Openat(int(root.Fd()), ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	list := os.NewFile(uintptr(dir), w)
+	defer list.Close()
+	entries, err := list.ReadDir(-1)
 	if err != nil {
 		return err
 	}
 	for _, e := range entries {
-		if e.IsDir() {
-			if err := addRule(rs, w+"/"+e.Name(), handled, handled); err != nil && !errors.Is(err, unix.ENOENT) {
-				return err
-			}
+		if !e.IsDir() {
+			continue
+		}
+		// Relative to the root, with no link followed: a name flipped to
+		// a link since it was listed is no directory of this root.
+		fd, err := unix.Openat(int(root.Fd()), e.Name(), unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.ELOOP) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		err = llAddPathRule(rs, handled, fd)
+		unix.Close(fd)
+		if err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// openRoot opens a writable root with no link followed: Cohort resolved
+// every one before sending the policy, so a link on the way now is a
+// name that changed since, and the policy is refused rather than grant
+// wherever it leads. A pinned root (a held working directory, package
+// internal/heldir) must moreover be the very directory Cohort holds.
+func openRoot(p *Policy, w string) (*os.File, error) {
+	f, err := heldir.OpenNoLinks(w)
+	if err != nil {
+		return nil, fmt.Errorf("it is not the directory Cohort resolved (a link appeared on the way: %v)", err)
+	}
+	for _, pin := range p.Pinned {
+		if pin.Path != w {
+			continue
+		}
+		var st unix.Stat_t
+		if err := unix.Fstat(int(f.Fd()), &st); err != nil {
+			f.Close()
+			return nil, err
+		}
+		if st.Dev != pin.Dev || st.Ino != pin.Ino {
+			f.Close()
+			return nil, errors.New("it is not the directory that was checked when the agent was given it (it was replaced since)")
+		}
+	}
+	return f, nil
 }
 
 // addRule allows access beneath path (file rights only for a file).

@@ -100,6 +100,14 @@
 //     Config.Disposable: nobody runs git there later but Cohort's own
 //     (which runs none of the repository's programs), so its git dir stays
 //     writable but hooks and config, and its top is not frozen.
+//   - Writable roots are named by paths Cohort resolved, and the launcher
+//     opens each with no link followed (openat2 RESOLVE_NO_SYMLINKS): a
+//     name that became a link since fails the policy rather than grant
+//     where it leads. A child's working directory chosen by an Agent call
+//     is held by descriptor from its check on (package internal/heldir)
+//     and pinned in the policy (Policy.Pinned): the root must be that very
+//     directory, whatever its name leads to when a command starts
+//     (TestHeldCwdIsTheCheckedOne).
 //   - The repository's layout is read from the file system (package
 //     internal/gitrepo), not by running git in the command's directory.
 //   - No Unix sockets: socket(AF_UNIX) fails (seccomp), so a tmux server,

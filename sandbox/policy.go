@@ -54,6 +54,18 @@ type Policy struct {
 	// "landlock", "mounts", "seccomp"; for an unconfined policy
 	// "dumpable" (its commands keep the capabilities that read Cohort).
 	Without []string `json:"without,omitempty"`
+	// Pinned are writable roots that must be the given directory (device
+	// and inode): an agent's working directory held since it was checked
+	// (package internal/heldir). The launcher refuses the policy when the
+	// path leads elsewhere.
+	Pinned []Pin `json:"pinned,omitempty"`
+}
+
+// Pin is a writable root's identity.
+type Pin struct {
+	Path string `json:"path"`
+	Dev  uint64 `json:"dev"`
+	Ino  uint64 `json:"ino"`
 }
 
 // Report says what a policy enforces on this machine and what it does

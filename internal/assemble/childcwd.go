@@ -5,27 +5,44 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
-	"github.com/cohort-dev/cohort/hook"
+	"github.com/cohort-dev/cohort/internal/heldir"
 	"github.com/cohort-dev/cohort/sandbox"
 )
 
-// checkCwd vets the cwd an Agent call asks for (the agent_cwd flag). A
-// child's sandbox is computed from its own cwd — that tree writable, the
-// settings and git dirs at its top protected — so a cwd chosen by the
-// model must not widen what commands may write: every tree the child may
-// write must lie in one its parent may write, and every path the
-// parent's sandbox protects inside those trees must stay protected for
-// the child. Without a sandbox the cwd must lie in the parent's working
-// directories. This holds whatever the cwd is (outside the project, the
-// project's .cohort or a folder inside it, a hook script's folder, the
-// home directory, a link to any of them): the check compares the two
-// policies, not names.
-func (s *Session) checkCwd(parentCwd, cwd string) error {
-	real, err := filepath.EvalSymlinks(cwd)
+// checkCwd vets the cwd an Agent call asks for (the agent_cwd flag) and
+// returns the one the child works in: the directory it names, resolved
+// once and held (package internal/heldir) for the rest of the session.
+// The check judges the held directory, and everything later derives from
+// the hold, not from the name: the sandbox confines the child's commands
+// to that very directory (or refuses to run them), and the file tools
+// root their writes at it. A name the model flips between a folder and a
+// link outside after the check so leads nowhere.
+func (s *Session) checkCwd(parentCwd, cwd string) (string, error) {
+	d, err := heldir.Hold(cwd)
 	if err != nil {
-		return err
+		return "", err
 	}
+	if err := s.vetCwd(parentCwd, d.Path()); err != nil {
+		d.Release()
+		return "", err
+	}
+	s.cwds.add(d)
+	return d.Path(), nil
+}
+
+// vetCwd vets a child's resolved cwd. A child's sandbox is computed from
+// its own cwd — that tree writable, the settings and git dirs at its top
+// protected — so a cwd chosen by the model must not widen what commands
+// may write: every tree the child may write must lie in one its parent
+// may write, and every path the parent's sandbox protects inside those
+// trees must stay protected for the child. Without a sandbox the cwd must
+// lie in the parent's working directories. This holds whatever the cwd
+// is (outside the project, the project's .cohort or a folder inside it, a
+// hook script's folder, the home directory, a link to any of them): the
+// check compares the two policies, not names.
+func (s *Session) vetCwd(parentCwd, real string) error {
 	if s.sandbox == nil {
 		dirs := []string{parentCwd}
 		if s.checker != nil {
@@ -74,10 +91,14 @@ func (s *Session) checkCwd(parentCwd, cwd string) error {
 // a relative script (scripts/hook.sh) names another file from a child's
 // cwd; the scripts the sandbox protects were resolved from the session's
 // cwd only, and the parent may have written the child's copy already.
+//
+// Every hook that can run in the child's cwd counts: the settings' and
+// those of every agent definition (their frontmatter hooks run in the
+// agent's cwd too, and the child, or an agent it starts there, may be of
+// any type).
 func (s *Session) checkHookScripts(cwd string, pw, pro []string) error {
-	set, _ := hook.FromSettings(s.Settings.Loaded) // problems are reported by openHooks
 	protected := s.hookScripts()
-	for _, sp := range set.Scripts(s.Process.ProjectRoot, cwd) {
+	for _, sp := range s.hookScriptsFrom(cwd) {
 		if slices.Contains(protected, sp) || slices.ContainsFunc(pro, func(r string) bool { return inTree(sp, r) }) {
 			continue
 		}
@@ -91,4 +112,26 @@ func (s *Session) checkHookScripts(cwd string, pw, pro []string) error {
 // inTree reports whether path is dir or inside it.
 func inTree(path, dir string) bool {
 	return path == dir || strings.HasPrefix(path, strings.TrimSuffix(dir, string(filepath.Separator))+string(filepath.Separator))
+}
+
+// heldCwds are the children's working directories a session holds, let
+// go when it closes.
+type heldCwds struct {
+	mu   sync.Mutex
+	dirs []*heldir.Dir
+}
+
+func (h *heldCwds) add(d *heldir.Dir) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.dirs = append(h.dirs, d)
+}
+
+func (h *heldCwds) release() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, d := range h.dirs {
+		d.Release()
+	}
+	h.dirs = nil
 }

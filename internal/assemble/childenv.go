@@ -25,9 +25,25 @@ func (b *Plan) settingsEnv() []string {
 	return out
 }
 
-// hookScripts lists the files the settings' hooks execute, which are
-// protected paths for the permission check and read-only in the sandbox.
-func (b *Plan) hookScripts() []string {
+// hookScripts lists the files the settings' hooks and the loaded agent
+// definitions' own hooks execute, which are protected paths for the
+// permission check and read-only in the sandbox: a definition's hook runs
+// outside the sandbox as the settings' do.
+func (b *Plan) hookScripts() []string { return b.hookScriptsFrom(b.Process.Cwd) }
+
+// hookScriptsFrom is hookScripts for hooks run in cwd: relative scripts
+// name the files there.
+func (b *Plan) hookScriptsFrom(cwd string) []string {
 	set, _ := hook.FromSettings(b.Settings.Loaded) // problems are reported by openHooks
-	return set.Scripts(b.Process.ProjectRoot, b.Process.Cwd)
+	out := set.Scripts(b.Process.ProjectRoot, cwd)
+	if b.Agents.Catalog == nil {
+		return out
+	}
+	for _, def := range b.Agents.Catalog.List() {
+		if def.Hooks != nil {
+			ds, _ := hook.FromDefinition(def.Source.Path, def.Hooks) // problems are reported by openHooks
+			out = append(out, ds.Scripts(b.Process.ProjectRoot, cwd)...)
+		}
+	}
+	return out
 }

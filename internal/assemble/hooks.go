@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cohort-dev/cohort/agentdef"
 	"github.com/cohort-dev/cohort/crew"
 	"github.com/cohort-dev/cohort/engine"
 	"github.com/cohort-dev/cohort/hook"
+	"github.com/cohort-dev/cohort/settings"
 	"github.com/cohort-dev/cohort/tasklist"
 	"github.com/cohort-dev/cohort/tool"
 	"github.com/cohort-dev/cohort/transcript"
@@ -24,6 +26,7 @@ func (s *Session) openHooks() {
 	if funcs := s.Hooks.Funcs; funcs != nil {
 		set = hook.Merge(set, funcs)
 	}
+	s.openDefinitionHooks()
 	if set.Len() == 0 {
 		return
 	}
@@ -31,7 +34,7 @@ func (s *Session) openHooks() {
 	for _, m := range missing {
 		fmt.Fprintf(s.Process.Stderr, "cohort: warning: %s\n", m)
 	}
-	s.hooks = hook.NewRunner(hook.Config{Hooks: set, ProjectDir: s.Process.ProjectRoot, Env: s.childEnviron(), ExtraEnv: s.settingsEnv(), Missing: missing,
+	s.hooks = hook.NewRunner(hook.Config{Hooks: set, ProjectDir: s.Process.ProjectRoot, Env: s.childEnviron(), ExtraEnv: s.settingsEnv(), Missing: append(missing, s.defMissing...),
 		Models: hookModels{s},
 		Observer: func(r hook.Record) {
 			if s.Process.Verbose {
@@ -49,7 +52,7 @@ func (s *Session) hookScope(a *crew.Agent) *hook.Scope {
 	}
 	runner := s.hooks
 	if runner == nil {
-		runner = hook.NewRunner(hook.Config{ProjectDir: s.Process.ProjectRoot, Env: s.childEnviron(), ExtraEnv: s.settingsEnv()})
+		runner = hook.NewRunner(hook.Config{ProjectDir: s.Process.ProjectRoot, Env: s.childEnviron(), ExtraEnv: s.settingsEnv(), Missing: s.defMissing})
 	}
 	info := a.Info()
 	ag := hook.Subject{Caller: info, SessionID: s.id, TranscriptPath: s.transcriptPath(info), Effort: func() string {
@@ -59,14 +62,44 @@ func (s *Session) hookScope(a *crew.Agent) *hook.Scope {
 		return ""
 	}}
 	if def != nil && def.Hooks != nil {
-		set, problems := hook.FromDefinition(def.Source.Path, def.Hooks)
-		for _, p := range problems {
-			fmt.Fprintf(s.Process.Stderr, "cohort: warning: %v\n", p)
+		set, ok := s.defHooks[defKey(def)]
+		if !ok {
+			var problems []*settings.Problem
+			set, problems = hook.FromDefinition(def.Source.Path, def.Hooks)
+			for _, p := range problems {
+				fmt.Fprintf(s.Process.Stderr, "cohort: warning: %v\n", p)
+			}
 		}
 		ag.Hooks = set
 	}
 	return runner.For(ag)
 }
+
+// openDefinitionHooks reads the hooks of every agent definition loaded at
+// start once, so that a command whose script did not exist then is known
+// to the runner (hook.Config.Missing matches commands, not names) and
+// never runs a script that appeared since: a definition's hook runs
+// outside the sandbox, as the settings' do.
+func (s *Session) openDefinitionHooks() {
+	if s.cat == nil {
+		return
+	}
+	s.defHooks = map[string]*hook.Set{}
+	for _, def := range s.cat.List() {
+		if def.Hooks == nil {
+			continue
+		}
+		set, problems := hook.FromDefinition(def.Source.Path, def.Hooks)
+		for _, p := range problems {
+			fmt.Fprintf(s.Process.Stderr, "cohort: warning: %v\n", p)
+		}
+		s.defHooks[defKey(def)] = set
+		s.defMissing = append(s.defMissing, set.MissingScripts(s.Process.ProjectRoot, s.Process.Cwd)...)
+	}
+}
+
+// defKey names a definition among those loaded.
+func defKey(def *agentdef.Definition) string { return def.Source.Path + "\x00" + def.Name }
 
 // engineHooks is the runtime's hook factory (never a typed nil).
 func (s *Session) engineHooks(a *crew.Agent) engine.Hooks {

@@ -65,6 +65,11 @@ type Session struct {
 	mcp         *mcp.Set                      // the session's MCP servers (mcp.go)
 	skills      atomic.Pointer[skill.Catalog] // the skills the Skill tool offers (skills.go)
 	sandbox     *sandbox.Sandbox
+	cwds        heldCwds // the children's working directories (childcwd.go)
+	// defHooks are the agent definitions' hooks read at start, by defKey;
+	// defMissing their commands whose scripts did not exist then (hooks.go).
+	defHooks   map[string]*hook.Set
+	defMissing []hook.Missing
 	// sandboxExcluded are the settings' excludedCommands, which run
 	// outside the sandbox.
 	sandboxExcluded []string
@@ -115,6 +120,9 @@ func (s *Session) openLead(ctx context.Context) (err error) {
 	if err := s.openModel(s.modelSpec()); err != nil {
 		return err
 	}
+	// The definitions before the permissions: their hooks' scripts are
+	// protected paths (hookScripts).
+	s.cat = s.LoadCatalog(ctx, s.KnownTools())
 	if err := s.permissions(); err != nil {
 		return err
 	}
@@ -124,7 +132,6 @@ func (s *Session) openLead(ctx context.Context) (err error) {
 	if err := s.remoteFromSettings(); err != nil {
 		return &FieldError{Field: "Remote", Err: err}
 	}
-	s.cat = s.LoadCatalog(ctx, s.KnownTools())
 	if s.Lead.Agent != "" {
 		if _, ok := s.cat.Get(s.Lead.Agent); !ok {
 			return fieldErr("Agent", "Config.Agent %q: no such agent type (see cohort agents)", s.Lead.Agent)
@@ -182,6 +189,7 @@ func (s *Session) Close() {
 		s.closers[i]()
 	}
 	s.closers = nil
+	s.cwds.release() // after every command of the children has ended
 }
 
 // StopTasks stops every task still running and waits for them (bounded).

@@ -40,10 +40,10 @@ func (s *Session) openTeammate(ctx context.Context) error {
 	if err := s.openModel(spec); err != nil {
 		return err
 	}
+	s.cat = s.LoadCatalog(ctx, s.KnownTools()) // before the permissions: see openLead
 	if err := s.permissions(); err != nil {
 		return err
 	}
-	s.cat = s.LoadCatalog(ctx, s.KnownTools())
 	def, ok := s.cat.Get(m.AgentType)
 	if !ok {
 		return fieldErr("Role", "teammate %s: unknown agent type %q", role.Name, m.AgentType)

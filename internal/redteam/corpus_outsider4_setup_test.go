@@ -51,16 +51,6 @@ func o4RelativeHooks(e *Env) error {
 	return os.WriteFile(filepath.Join(e.Project, ".cohort", "settings.json"), []byte(settings), 0o644)
 }
 
-// The rows of this round that still escape, each with its root cause
-// (knownEscapes; TestCorpus leaves them out unless REDTEAM_KNOWN is set).
-func init() {
-	for name, why := range map[string]string{
-		"o4-cwd-link-flip": "the child's cwd is a path name, resolved once by the cwd check and again for each command's sandbox: a folder of the project when checked, a link outside when a command runs, whose writable root then is outside",
-	} {
-		knownEscapes[name] = why
-	}
-}
-
 // setupAll runs several setups in order.
 func setupAll(fs ...func(*Env) error) func(*Env) error {
 	return func(e *Env) error {

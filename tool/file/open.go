@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/cohort-dev/cohort/internal/heldir"
 	"github.com/cohort-dev/cohort/permission"
 	"github.com/cohort-dev/cohort/tool"
 )
@@ -99,7 +100,7 @@ func openWrite(env *tool.Env, path string, perm fs.FileMode, create, rw bool) (*
 	if err != nil {
 		return nil, err
 	}
-	root, err := os.OpenRoot(rootDir)
+	root, err := heldir.OpenRoot(rootDir) // a held cwd through its hold, not its name
 	if err != nil {
 		return nil, tool.Failf("cannot open %s: %v", rootDir, unwrapPath(err))
 	}
