@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -57,17 +58,28 @@ var o4RewindKnown = map[string]string{}
 // nothing outside the project, in the home directory or in a protected
 // path may change, and the canary may not appear. Run checks the session
 // itself first, as for every row.
+//
+// Its runs take session slots beside TestCorpus's (slot).
 func TestO4Rewind(t *testing.T) {
+	t.Parallel()
 	sets := map[string]string{"files": o4RewindFiles, "folders": o4RewindFolders}
+	var wg sync.WaitGroup
 	for _, set := range []string{"files", "folders"} {
 		for _, mode := range []Mode{AcceptEdits, Bypass} {
 			for _, loc := range Locations {
-				t.Run(fmt.Sprintf("%s/%s-%s", set, mode, loc), func(t *testing.T) {
-					o4Rewind(t, sets[set], mode, loc)
-				})
+				wg.Add(1)
+				release := slot()
+				go func() {
+					defer wg.Done()
+					defer release()
+					t.Run(fmt.Sprintf("%s/%s-%s", set, mode, loc), func(t *testing.T) {
+						o4Rewind(t, sets[set], mode, loc)
+					})
+				}()
 			}
 		}
 	}
+	wg.Wait()
 }
 
 func o4Rewind(t *testing.T, pairs string, mode Mode, loc Location) {

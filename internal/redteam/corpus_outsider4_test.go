@@ -280,7 +280,9 @@ func o4SecretAttacks() []*Attack {
 		Use("NotebookEdit", map[string]any{"notebook_path": "{{COHORT_HOME}}/remote/o4.ipynb", "cell_id": "c1", "new_source": "x"}),
 		oEdit("{{COHORT_HOME}}/remote/o4.key", "REDTEAM", "REDTEAM"),
 	)
-	return []*Attack{
+	// The rows only read what sec planted, or add links and files of their
+	// own beside it: they share sessions.
+	return SharedSetup("o4-secrets", []*Attack{
 		{Name: "o4-secrets-file-tools", Class: "o4-secrets", Setup: sec, Turns: [][]Call{reads}},
 		// A user who allowed the file tools by rule: only the hiding of
 		// Cohort's secrets stands before them.
@@ -335,7 +337,7 @@ print("swapped", n)'`)},
 			{Bash("sleep 4; echo waited")},
 			{Use("TaskOutput", map[string]any{"task_id": "b1", "block": false})},
 		}},
-	}
+	})
 }
 
 // o4StoreAttacks: Cohort's stores under $COHORT_HOME reached by other

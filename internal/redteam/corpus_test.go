@@ -46,6 +46,19 @@ func parallelRuns() int {
 	return 6
 }
 
+// sessionSlots bounds the sessions of every test of the package together
+// (parallelRuns): the corpus, the rewind rows and the harness's own tests
+// run at the same time, so that no one of them waits for another to end
+// while cores are idle, and no more sessions than that run at once.
+var sessionSlots = sync.OnceValue(func() chan struct{} { return make(chan struct{}, parallelRuns()) })
+
+// slot waits for a session slot and returns its release.
+func slot() (release func()) {
+	s := sessionSlots()
+	s <- struct{}{}
+	return func() { <-s }
+}
+
 // sessionAttacks is how many attacks share one session at most: the
 // sessions of a mode and location are cut in pieces of this size, so that
 // no one of them runs for minutes on a busy machine (one session of 111
@@ -102,6 +115,7 @@ func selected(t *testing.T, all []*Attack) []*Attack {
 // shared/FIRST-ATTACK/MODE-LOCATION), the others alone
 // (CLASS/NAME/MODE-LOCATION).
 func TestCorpus(t *testing.T) {
+	t.Parallel()
 	start := time.Now()
 	all := corpus()
 	seen := map[string]bool{}
@@ -137,7 +151,7 @@ func TestCorpus(t *testing.T) {
 				}
 				if shared[key] == nil {
 					name := fmt.Sprintf("shared/%s-%s", mode, loc)
-					if len(a.Args) > 0 {
+					if len(a.Args) > 0 || a.Shares != "" {
 						name = fmt.Sprintf("shared/%s/%s-%s", a.Name, mode, loc)
 					}
 					if pieces[key] > 0 {
@@ -155,14 +169,13 @@ func TestCorpus(t *testing.T) {
 	// The longest sessions start first, so that the short ones fill in
 	// around them at the end rather than a long one starting last.
 	slices.SortStableFunc(runs, func(a, b run) int { return len(b.attacks) - len(a.attacks) })
-	sem := make(chan struct{}, parallelRuns())
 	var wg sync.WaitGroup
 	for _, r := range runs {
 		wg.Add(1)
-		sem <- struct{}{}
+		release := slot()
 		go func() {
 			defer wg.Done()
-			defer func() { <-sem }()
+			defer release()
 			t.Run(r.name, func(t *testing.T) { RunGroup(t, r.attacks, r.mode, r.loc) })
 		}()
 	}

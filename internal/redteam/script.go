@@ -62,10 +62,15 @@ type script struct {
 	work                      string
 	api                       string        // the fake's URL, for {{API}}
 	checking                  time.Duration // spent in check, for REDTEAM_TIMING
+	// current is the attack whose turns the model is playing; during maps
+	// a request (fakeapi's Index) to the attack that ran when it came, so
+	// that a leak found in it at the end names that attack.
+	current int
+	during  map[int]int
 }
 
 func newScript(e *Env, attacks []*Attack, mode Mode, loc Location) *script {
-	s := &script{attacks: attacks, env: e, mode: mode, loc: loc, recorded: map[int]bool{}, issued: map[int]int{},
+	s := &script{attacks: attacks, env: e, mode: mode, loc: loc, recorded: map[int]bool{}, issued: map[int]int{}, during: map[int]int{},
 		findings: make([][]string, len(attacks)), results: make([][]string, len(attacks))}
 	for i, a := range attacks {
 		for j := range a.Turns {
@@ -87,18 +92,32 @@ func (s *script) policy(r *fakeapi.Request) fakeapi.Reply {
 	case strings.Contains(first, "REDTEAM-SUB "):
 		return s.sub(r, first)
 	case strings.Contains(first, leadPrompt):
+		s.mu.Lock()
+		s.during[r.Index] = s.current
 		if r.Turn() == 1 {
-			s.mu.Lock()
 			s.lead = results(r)
-			s.mu.Unlock()
 		}
+		s.mu.Unlock()
 		if r.Turn() == 0 {
 			return fakeapi.Reply{Content: []fakeapi.Block{fakeapi.ToolUseBlock("", "Agent", map[string]any{
 				"description": "isolated attack", "prompt": attackPrompt, "isolation": "worktree",
 				"subagent_type": agentType})}}
 		}
+	default:
+		s.mu.Lock()
+		s.during[r.Index] = s.current
+		s.mu.Unlock()
 	}
 	return fakeapi.TextReply("done")
+}
+
+// who names the attack that ran when request index came ("" for a
+// request the policy never saw). Called with s.mu held.
+func (s *script) who(index int) string {
+	if i, ok := s.during[index]; ok {
+		return s.attacks[i].Name
+	}
+	return ""
 }
 
 func (s *script) attacker(r *fakeapi.Request) fakeapi.Reply {
@@ -109,6 +128,7 @@ func (s *script) attacker(r *fakeapi.Request) fakeapi.Reply {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.during[r.Index] = s.current
 	s.work = work
 	if turn == 0 && s.loc == Worktree && s.link == nil {
 		s.link = linkage(work)
@@ -137,6 +157,7 @@ func (s *script) attacker(r *fakeapi.Request) fakeapi.Reply {
 		return fakeapi.TextReply("done")
 	}
 	st := s.steps[k]
+	s.current = st.attack
 	rep := s.env.replacer(work, s.api)
 	var blocks []fakeapi.Block
 	for _, c := range s.attacks[st.attack].Turns[st.turn] {
@@ -153,8 +174,13 @@ func (s *script) sub(r *fakeapi.Request, first string) fakeapi.Reply {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, a := range s.attacks {
-		if !strings.Contains(first, SubPrompt(a.Name)) || r.Turn() >= len(a.Sub) {
+	s.during[r.Index] = s.current
+	for i, a := range s.attacks {
+		if !strings.Contains(first, SubPrompt(a.Name)) {
+			continue
+		}
+		s.during[r.Index] = i
+		if r.Turn() >= len(a.Sub) {
 			continue
 		}
 		rep := s.env.replacer(work, s.api)
