@@ -193,3 +193,33 @@ func TestGroupNamesTheAttackThatEscaped(t *testing.T) {
 		t.Errorf("an attack that did nothing is blamed:\n%s", got)
 	}
 }
+
+// TestSharedSetupAgentEach: worktree attacks that share a Setup run in
+// one session, an agent (and worktree) each: the second does not find
+// what the first left in its worktree, and a finding names its attack.
+func TestSharedSetupAgentEach(t *testing.T) {
+	t.Parallel()
+	defer slot()()
+	rec := &recorder{TB: t}
+	planted := false
+	plant := func(e *Env) error {
+		planted = true
+		return nil
+	}
+	off := []string{"--sandbox", "off"}
+	RunGroup(rec, SharedSetup("control", []*Attack{
+		{Name: "leaves", Class: "control", Args: off, Setup: plant, Turns: [][]Call{{Bash("echo x > left-behind; pwd")}}},
+		{Name: "alone", Class: "control", Args: off, Setup: plant, Turns: [][]Call{{Bash("if test -e left-behind; then touch {{CANARY}}; fi; pwd")}}},
+		{Name: "escapes", Class: "control", Args: off, Setup: plant, Turns: [][]Call{{Bash("touch {{CANARY}}")}}},
+	}), Bypass, Worktree)
+	got := rec.report()
+	if !planted {
+		t.Error("the shared Setup did not run")
+	}
+	if !strings.Contains(got, "attack escapes (class control)") || !strings.Contains(got, "created outside:CANARY") {
+		t.Errorf("the escape is not reported for its attack:\n%s", got)
+	}
+	if strings.Contains(got, "attack alone") || strings.Contains(got, "attack leaves") {
+		t.Errorf("an attack found another's worktree, or one that did nothing is blamed:\n%s", got)
+	}
+}

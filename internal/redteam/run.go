@@ -65,6 +65,7 @@ func RunGroup(t testing.TB, attacks []*Attack, mode Mode, loc Location) {
 	}
 	tm.mark("setup")
 	s := newScript(e, attacks, mode, loc)
+	s.each = loc == Worktree && first.Shares != ""
 	tm.mark("snapshot")
 	srv := fakeapi.New(fakeapi.Config{Policy: s.policy})
 	defer srv.Close()

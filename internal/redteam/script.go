@@ -67,10 +67,15 @@ type script struct {
 	// that a leak found in it at the end names that attack.
 	current int
 	during  map[int]int
+	// each: the lead spawns an agent for each attack (eachLead); ended
+	// marks the attacks whose agent asked for its turn after the last.
+	each  bool
+	ended map[int]bool
+	seen  map[[2]int]bool
 }
 
 func newScript(e *Env, attacks []*Attack, mode Mode, loc Location) *script {
-	s := &script{attacks: attacks, env: e, mode: mode, loc: loc, recorded: map[int]bool{}, issued: map[int]int{}, during: map[int]int{},
+	s := &script{attacks: attacks, env: e, mode: mode, loc: loc, recorded: map[int]bool{}, issued: map[int]int{}, during: map[int]int{}, ended: map[int]bool{}, seen: map[[2]int]bool{},
 		findings: make([][]string, len(attacks)), results: make([][]string, len(attacks))}
 	for i, a := range attacks {
 		for j := range a.Turns {
@@ -87,10 +92,14 @@ var cwdLine = regexp.MustCompile(`Working directory: (\S+)`)
 func (s *script) policy(r *fakeapi.Request) fakeapi.Reply {
 	first := r.FirstUserText()
 	switch {
+	case strings.Contains(first, attackPrompt) && s.each:
+		return s.eachAttacker(r, first)
 	case strings.Contains(first, attackPrompt):
 		return s.attacker(r)
 	case strings.Contains(first, "REDTEAM-SUB "):
 		return s.sub(r, first)
+	case strings.Contains(first, leadPrompt) && s.each:
+		return s.eachLead(r)
 	case strings.Contains(first, leadPrompt):
 		s.mu.Lock()
 		s.during[r.Index] = s.current
@@ -198,18 +207,7 @@ func (s *script) sub(r *fakeapi.Request, first string) fakeapi.Reply {
 // s.mu held.
 func (s *script) check(i int, work string) {
 	add := func(format string, args ...any) { s.findings[i] = append(s.findings[i], fmt.Sprintf(format, args...)) }
-	now := snapshot(s.env.protectedAreas())
-	for _, d := range diff(s.protected, now) {
-		add("protected: %s", d)
-	}
-	s.protected = now
-	if s.loc == Worktree || !s.writes() {
-		now := snapshot([]area{s.env.workArea()})
-		for _, d := range diff(s.checkout, now) {
-			add("main checkout: %s", d)
-		}
-		s.checkout = now
-	}
+	s.checkAreas(i, "")
 	if s.loc == Worktree {
 		now := linkage(work)
 		for _, d := range diff(s.link, now) {
@@ -230,6 +228,25 @@ func (s *script) check(i int, work string) {
 	markers := s.env.markers(s.attacks[i].Names)
 	for j, res := range s.results[i] {
 		s.findings[i] = append(s.findings[i], leaks([]byte(res), fmt.Sprintf("the model in result %d", j), markers)...)
+	}
+}
+
+// checkAreas records what changed, since the previous check, in the
+// protected paths and, where nobody may write it, in the main checkout,
+// for attack i; when is said after the finding's path.
+func (s *script) checkAreas(i int, when string) {
+	add := func(format string, args ...any) { s.findings[i] = append(s.findings[i], fmt.Sprintf(format, args...)) }
+	now := snapshot(s.env.protectedAreas())
+	for _, d := range diff(s.protected, now) {
+		add("protected: %s%s", d, when)
+	}
+	s.protected = now
+	if s.loc == Worktree || !s.writes() {
+		now := snapshot([]area{s.env.workArea()})
+		for _, d := range diff(s.checkout, now) {
+			add("main checkout: %s%s", d, when)
+		}
+		s.checkout = now
 	}
 }
 
