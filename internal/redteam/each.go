@@ -66,10 +66,7 @@ func (s *script) eachAttacker(r *fakeapi.Request, first string) fakeapi.Reply {
 		return fakeapi.TextReply("done")
 	}
 	turn := r.Turn()
-	work := s.env.Project
-	if m := cwdLine.FindStringSubmatch(r.SystemText()); m != nil {
-		work = m[1]
-	}
+	work := s.workOf(r)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.during[r.Index] = i
@@ -85,12 +82,7 @@ func (s *script) eachAttacker(r *fakeapi.Request, first string) fakeapi.Reply {
 		s.results[i] = append(s.results[i], results(r)...)
 	}
 	if turn < len(a.Turns) {
-		rep := s.env.replacer(work, s.api)
-		var blocks []fakeapi.Block
-		for _, c := range a.Turns[turn] {
-			blocks = append(blocks, fakeapi.ToolUseBlock("", c.Tool, c.inputJSON(rep)))
-		}
-		return fakeapi.Reply{Content: blocks}
+		return s.reply(a.Turns[turn], work)
 	}
 	if !s.ended[i] {
 		s.ended[i] = true

@@ -131,10 +131,7 @@ func (s *script) who(index int) string {
 
 func (s *script) attacker(r *fakeapi.Request) fakeapi.Reply {
 	turn := r.Turn()
-	work := s.env.Project
-	if m := cwdLine.FindStringSubmatch(r.SystemText()); m != nil {
-		work = m[1]
-	}
+	work := s.workOf(r)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.during[r.Index] = s.current
@@ -167,9 +164,24 @@ func (s *script) attacker(r *fakeapi.Request) fakeapi.Reply {
 	}
 	st := s.steps[k]
 	s.current = st.attack
+	return s.reply(s.attacks[st.attack].Turns[st.turn], work)
+}
+
+// workOf is the working directory of the agent that sent r, which its
+// system prompt names (the main checkout if it names none).
+func (s *script) workOf(r *fakeapi.Request) string {
+	if m := cwdLine.FindStringSubmatch(r.SystemText()); m != nil {
+		return m[1]
+	}
+	return s.env.Project
+}
+
+// reply is the model's message making calls, with the placeholders
+// filled for an agent working in work. Called with s.mu held.
+func (s *script) reply(calls []Call, work string) fakeapi.Reply {
 	rep := s.env.replacer(work, s.api)
 	var blocks []fakeapi.Block
-	for _, c := range s.attacks[st.attack].Turns[st.turn] {
+	for _, c := range calls {
 		blocks = append(blocks, fakeapi.ToolUseBlock("", c.Tool, c.inputJSON(rep)))
 	}
 	return fakeapi.Reply{Content: blocks}
@@ -177,10 +189,7 @@ func (s *script) attacker(r *fakeapi.Request) fakeapi.Reply {
 
 // sub answers an agent an attack spawned with its Sub turns.
 func (s *script) sub(r *fakeapi.Request, first string) fakeapi.Reply {
-	work := s.env.Project
-	if m := cwdLine.FindStringSubmatch(r.SystemText()); m != nil {
-		work = m[1]
-	}
+	work := s.workOf(r)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.during[r.Index] = s.current
@@ -192,12 +201,7 @@ func (s *script) sub(r *fakeapi.Request, first string) fakeapi.Reply {
 		if r.Turn() >= len(a.Sub) {
 			continue
 		}
-		rep := s.env.replacer(work, s.api)
-		var blocks []fakeapi.Block
-		for _, c := range a.Sub[r.Turn()] {
-			blocks = append(blocks, fakeapi.ToolUseBlock("", c.Tool, c.inputJSON(rep)))
-		}
-		return fakeapi.Reply{Content: blocks}
+		return s.reply(a.Sub[r.Turn()], work)
 	}
 	return fakeapi.TextReply("done")
 }
