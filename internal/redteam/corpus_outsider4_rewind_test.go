@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 )
 
@@ -63,23 +62,21 @@ var o4RewindKnown = map[string]string{}
 func TestO4Rewind(t *testing.T) {
 	t.Parallel()
 	sets := map[string]string{"files": o4RewindFiles, "folders": o4RewindFolders}
-	var wg sync.WaitGroup
+	type run struct {
+		set  string
+		mode Mode
+		loc  Location
+	}
+	var runs []run
 	for _, set := range []string{"files", "folders"} {
 		for _, mode := range []Mode{AcceptEdits, Bypass} {
 			for _, loc := range Locations {
-				wg.Add(1)
-				release := slot()
-				go func() {
-					defer wg.Done()
-					defer release()
-					t.Run(fmt.Sprintf("%s/%s-%s", set, mode, loc), func(t *testing.T) {
-						o4Rewind(t, sets[set], mode, loc)
-					})
-				}()
+				runs = append(runs, run{set, mode, loc})
 			}
 		}
 	}
-	wg.Wait()
+	slotted(t, len(runs), func(i int) string { return fmt.Sprintf("%s/%s-%s", runs[i].set, runs[i].mode, runs[i].loc) },
+		func(t *testing.T, i int) { o4Rewind(t, sets[runs[i].set], runs[i].mode, runs[i].loc) })
 }
 
 func o4Rewind(t *testing.T, pairs string, mode Mode, loc Location) {

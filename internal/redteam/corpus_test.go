@@ -59,6 +59,22 @@ func slot() (release func()) {
 	return func() { <-s }
 }
 
+// slotted runs f(t, i) for i < n as subtests named name(i), each once it
+// has a session slot (slot), in that order, and waits for them all.
+func slotted(t *testing.T, n int, name func(i int) string, f func(t *testing.T, i int)) {
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		release := slot()
+		go func() {
+			defer wg.Done()
+			defer release()
+			t.Run(name(i), func(t *testing.T) { f(t, i) })
+		}()
+	}
+	wg.Wait()
+}
+
 // sessionAttacks is how many attacks share one session at most: the
 // sessions of a mode and location are cut in pieces of this size, so that
 // no one of them runs for minutes on a busy machine (one session of 111
@@ -169,17 +185,9 @@ func TestCorpus(t *testing.T) {
 	// The longest sessions start first, so that the short ones fill in
 	// around them at the end rather than a long one starting last.
 	slices.SortStableFunc(runs, func(a, b run) int { return len(b.attacks) - len(a.attacks) })
-	var wg sync.WaitGroup
-	for _, r := range runs {
-		wg.Add(1)
-		release := slot()
-		go func() {
-			defer wg.Done()
-			defer release()
-			t.Run(r.name, func(t *testing.T) { RunGroup(t, r.attacks, r.mode, r.loc) })
-		}()
-	}
-	wg.Wait()
+	slotted(t, len(runs), func(i int) string { return runs[i].name }, func(t *testing.T, i int) {
+		RunGroup(t, runs[i].attacks, runs[i].mode, runs[i].loc)
+	})
 	t.Logf("%d attacks run %d times in %d sessions, in %v", len(seen), count, len(runs), time.Since(start).Round(time.Millisecond))
 }
 
