@@ -104,8 +104,9 @@
 // checked, after each. Sessions run concurrently, those of every test of
 // the package under one bound (6 at a time, REDTEAM_PARALLEL to change
 // it), more than -parallel would allow, since a session mostly waits on
-// its subprocesses: the corpus, the rewind rows and the harness's tests
-// run at the same time.
+// its subprocesses: the corpus, TestO4Rewind and the harness's tests run
+// at the same time (TestO5Rewind's runs together, before them: go test
+// runs only GOMAXPROCS parallel tests at once).
 //
 // REDTEAM_ATTACK=regexp (matched against "class/name") runs only some
 // attacks; REDTEAM_VERBOSE=1 logs what every call returned;
