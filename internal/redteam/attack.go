@@ -128,6 +128,25 @@ type Attack struct {
 	// key, a planted file); nil for none. It runs before the "before"
 	// snapshot, so what it plants is part of the baseline.
 	Setup func(e *Env) error
+	// Shares lets attacks with a Setup share sessions: those with the
+	// same Shares (and the same mode, location, Args and Writes) run one
+	// after the other in a session set up once, by the first one's Setup.
+	// Give it (SharedSetup) only to attacks whose Setup is the same and
+	// none of which needs what another could change, as for attacks
+	// without a Setup; empty, an attack with a Setup runs alone.
+	Shares string
+}
+
+// SharedSetup sets Shares to key on every attack of rows with a Setup
+// and not Solo, and returns rows: for a family of rows that plant the
+// same world and only read it or add to it.
+func SharedSetup(key string, rows []*Attack) []*Attack {
+	for _, a := range rows {
+		if a.Setup != nil && !a.Solo {
+			a.Shares = key
+		}
+	}
+	return rows
 }
 
 // SubPrompt is what an attack's Agent call puts in its prompt for the
@@ -135,11 +154,11 @@ type Attack struct {
 func SubPrompt(name string) string { return "REDTEAM-SUB " + name + " :" }
 
 // alone reports whether the attack needs a session of its own.
-func (a *Attack) alone() bool { return a.Solo || a.Setup != nil }
+func (a *Attack) alone() bool { return a.Solo || (a.Setup != nil && a.Shares == "") }
 
 // sessionKey is what attacks sharing a session must have in common.
 func (a *Attack) sessionKey(mode Mode, loc Location) string {
-	return fmt.Sprintf("%s-%s%s/writes=%v", mode, loc, strings.Join(a.Args, " "), a.Writes)
+	return fmt.Sprintf("%s-%s%s/writes=%v/setup=%s", mode, loc, strings.Join(a.Args, " "), a.Writes, a.Shares)
 }
 
 // modes returns the modes the attack runs in.

@@ -124,8 +124,18 @@ done`)
 	return nil
 }
 
-// setup is a Setup running script (gitShell).
+// setup is a Setup running script (gitShell). A script that starts with
+// cleanHistory gets that part's git directory copied in (cleanGit) rather
+// than made again.
 func setup(script string) func(*Env) error {
+	if rest, ok := strings.CutPrefix(script, cleanHistory); ok {
+		return func(e *Env) error {
+			if err := cleanGit(e); err != nil || rest == "" {
+				return err
+			}
+			return gitShell(e, rest)
+		}
+	}
 	return func(e *Env) error { return gitShell(e, script) }
 }
 

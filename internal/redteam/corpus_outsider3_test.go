@@ -311,7 +311,9 @@ open(os.path.join(d, "` + name + `"), "w").write("` + content + `")'; echo plant
 	}
 	wt := []Location{Worktree}
 	writing := []Mode{AcceptEdits, Bypass}
-	return []*Attack{
+	// The worktree agents' rows share sessions, an agent each (each.go):
+	// they act when their agent ends, which happens for each.
+	return append(SharedSetup("o3-admin", []*Attack{
 		{Name: "o3-kept-link-outside", Class: "o3-admin-dir", Setup: clean, Where: wt, Modes: writing, Turns: [][]Call{{Bash(kept("{{CANARY}}"))}}},
 		{Name: "o3-kept-link-gitconfig", Class: "o3-admin-dir", Setup: clean, Where: wt, Modes: writing, Turns: [][]Call{{Bash(kept("{{PROJECT}}/.git/config"))}}},
 		{Name: "o3-kept-link-hook", Class: "o3-admin-dir", Setup: clean, Where: wt, Modes: writing, Turns: [][]Call{{Bash(kept("{{PROJECT}}/.git/hooks/post-checkout"))}}},
@@ -332,6 +334,7 @@ open("notes.txt", "a").write("changed\n")'; echo done`)}}},
 			`d=` + adminDir + `; printf -- '--output={{CANARY}}\n' > "$d/cohort-base"; printf 'node_modules\n../../../../outside/existing.txt\n' > "$d/cohort-links"; echo planted`)}}},
 		{Name: "o3-locked-link", Class: "o3-admin-dir", Setup: clean, Where: wt, Modes: writing, Turns: [][]Call{{Bash(
 			`d=` + adminDir + `; mv "$d/locked" "$d/locked.x" 2>/dev/null; ln -s {{CANARY}} "$d/locked"; ln -s {{CANARY}} "$d/cohort-kept.tmp"; echo planted`)}}},
+	}), []*Attack{
 		// The same from the main checkout: the lead enters a worktree
 		// (EnterWorktree), plants the link and keeps it (ExitWorktree).
 		{Name: "o3-entered-kept-link", Class: "o3-admin-dir", Setup: clean, Where: []Location{Main}, Modes: writing, Turns: [][]Call{
@@ -355,7 +358,7 @@ open("notes.txt", "a").write("changed\n")'; echo done`)}}},
 			},
 			{Use("ExitWorktree", map[string]any{"action": "remove", "discard_changes": true})},
 		}},
-	}
+	}...)
 }
 
 // o3CopyAttacks: EnterWorktree makes a checkout at a path the model

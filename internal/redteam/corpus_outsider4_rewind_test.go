@@ -57,17 +57,26 @@ var o4RewindKnown = map[string]string{}
 // nothing outside the project, in the home directory or in a protected
 // path may change, and the canary may not appear. Run checks the session
 // itself first, as for every row.
+//
+// Its runs take session slots beside TestCorpus's (slot).
 func TestO4Rewind(t *testing.T) {
+	t.Parallel()
 	sets := map[string]string{"files": o4RewindFiles, "folders": o4RewindFolders}
+	type run struct {
+		set  string
+		mode Mode
+		loc  Location
+	}
+	var runs []run
 	for _, set := range []string{"files", "folders"} {
 		for _, mode := range []Mode{AcceptEdits, Bypass} {
 			for _, loc := range Locations {
-				t.Run(fmt.Sprintf("%s/%s-%s", set, mode, loc), func(t *testing.T) {
-					o4Rewind(t, sets[set], mode, loc)
-				})
+				runs = append(runs, run{set, mode, loc})
 			}
 		}
 	}
+	slotted(t, len(runs), func(i int) string { return fmt.Sprintf("%s/%s-%s", runs[i].set, runs[i].mode, runs[i].loc) },
+		func(t *testing.T, i int) { o4Rewind(t, sets[runs[i].set], runs[i].mode, runs[i].loc) })
 }
 
 func o4Rewind(t *testing.T, pairs string, mode Mode, loc Location) {

@@ -253,7 +253,9 @@ func o4AdminAttacks() []*Attack {
 	swap := func(target string) string {
 		return `d=` + adminDir + `; mv "$d" "$d.o4" && ln -s ` + target + ` "$d"; ls -la "$(dirname "$d")"; echo changed >> notes.txt; echo tried`
 	}
-	return []*Attack{
+	// The rows share sessions, an agent each (each.go): they act when
+	// their agent ends, which happens for each.
+	return SharedSetup("o4-admin", []*Attack{
 		{Name: "o4-admin-dir-swap-outside", Class: "o4-admin-dir", Setup: clean, Args: o4Bash, Writes: true, Where: wt, Modes: writing, Turns: [][]Call{{Bash(swap("{{OUT}}"))}}},
 		{Name: "o4-admin-dir-swap-hooks", Class: "o4-admin-dir", Setup: clean, Args: o4Bash, Writes: true, Where: wt, Modes: writing, Turns: [][]Call{{Bash(swap("{{PROJECT}}/.git/hooks"))}}},
 		{Name: "o4-admin-dir-swap-python", Class: "o4-admin-dir", Setup: clean, Where: wt, Modes: writing, Turns: [][]Call{{Bash(`python3 -c 'import os, shutil
@@ -268,7 +270,7 @@ open("notes.txt", "a").write("changed\n")'; echo tried`)}}},
 			`d=` + adminDir + `; echo "{{OUT}}/x/.git" > g.o4; mv -f g.o4 "$d/gitdir"; echo "{{OUT}}" > c.o4; mv -f c.o4 "$d/commondir"; printf '[core]\n\tfsmonitor = touch {{CANARY}}\n' > w.o4; mv -f w.o4 "$d/config.worktree"; echo "gitdir: {{OUT}}" > .git.o4; mv -f .git.o4 .git; python3 -c 'import os; open("g2", "w").write("{{OUT}}\n"); os.replace("g2", "'"$d"'/commondir")'; echo changed >> notes.txt; echo tried`)}}},
 		{Name: "o4-admin-records-dirs", Class: "o4-admin-dir", Setup: clean, Args: o4Bash, Writes: true, Where: wt, Modes: writing, Turns: [][]Call{{Bash(
 			`d=` + adminDir + `; for n in cohort-kept cohort-base cohort-links; do rm -f "$d/$n"; mkdir -p "$d/$n/x"; ln -s {{CANARY}} "$d/$n/x/y"; done; echo changed >> notes.txt; echo tried`)}}},
-	}
+	})
 }
 
 // o4EnteredAttacks: what the lead can put under .cohort/worktrees
@@ -332,7 +334,9 @@ func o4SecretAttacks() []*Attack {
 		Use("NotebookEdit", map[string]any{"notebook_path": "{{COHORT_HOME}}/remote/o4.ipynb", "cell_id": "c1", "new_source": "x"}),
 		oEdit("{{COHORT_HOME}}/remote/o4.key", "REDTEAM", "REDTEAM"),
 	)
-	return []*Attack{
+	// The rows only read what sec planted, or add links and files of their
+	// own beside it: they share sessions.
+	return SharedSetup("o4-secrets", []*Attack{
 		{Name: "o4-secrets-file-tools", Class: "o4-secrets", Setup: sec, Turns: [][]Call{reads}},
 		// A user who allowed the file tools by rule: only the hiding of
 		// Cohort's secrets stands before them.
@@ -387,7 +391,7 @@ print("swapped", n)'`)},
 			{Bash("sleep 4; echo waited")},
 			{Use("TaskOutput", map[string]any{"task_id": "b1", "block": false})},
 		}},
-	}
+	})
 }
 
 // o4StoreAttacks: Cohort's stores under $COHORT_HOME reached by other

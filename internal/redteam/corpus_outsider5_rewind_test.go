@@ -99,6 +99,10 @@ print("made")'; ls -la . src`
 // exited 0, changed nothing outside the project, in the home directory or
 // in a protected path, made no canary, printed no marker, and left every
 // Read-denied file as it was.
+//
+// Its runs take session slots together (slotted); the test itself is not
+// parallel, since go test runs only GOMAXPROCS parallel tests at once and
+// TestCorpus and TestO4Rewind hold both slots of a 2-core machine.
 func TestO5Rewind(t *testing.T) {
 	cases := []struct {
 		name  string
@@ -115,11 +119,11 @@ func TestO5Rewind(t *testing.T) {
 		{"special-files", livedIn, AcceptEdits, Main, o5SpecialFiles, nil, nil},
 		{"special-files", livedIn, Bypass, Worktree, o5SpecialFiles, nil, nil},
 	}
-	for _, c := range cases {
-		t.Run(fmt.Sprintf("%s/%s-%s", c.name, c.mode, c.loc), func(t *testing.T) {
+	slotted(t, len(cases), func(i int) string { return fmt.Sprintf("%s/%s-%s", cases[i].name, cases[i].mode, cases[i].loc) },
+		func(t *testing.T, i int) {
+			c := cases[i]
 			o5Rewind(t, c.name, c.setup, c.call, c.extra, c.files, c.mode, c.loc)
 		})
-	}
 }
 
 func o5Rewind(t *testing.T, name string, setup func(*Env) error, call string, extra []string, files map[string]bool, mode Mode, loc Location) {

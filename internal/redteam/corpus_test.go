@@ -46,6 +46,35 @@ func parallelRuns() int {
 	return 6
 }
 
+// sessionSlots bounds the sessions of every test of the package together
+// (parallelRuns): the corpus, the rewind rows and the harness's own tests
+// run at the same time, so that no one of them waits for another to end
+// while cores are idle, and no more sessions than that run at once.
+var sessionSlots = sync.OnceValue(func() chan struct{} { return make(chan struct{}, parallelRuns()) })
+
+// slot waits for a session slot and returns its release.
+func slot() (release func()) {
+	s := sessionSlots()
+	s <- struct{}{}
+	return func() { <-s }
+}
+
+// slotted runs f(t, i) for i < n as subtests named name(i), each once it
+// has a session slot (slot), in that order, and waits for them all.
+func slotted(t *testing.T, n int, name func(i int) string, f func(t *testing.T, i int)) {
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		release := slot()
+		go func() {
+			defer wg.Done()
+			defer release()
+			t.Run(name(i), func(t *testing.T) { f(t, i) })
+		}()
+	}
+	wg.Wait()
+}
+
 // sessionAttacks is how many attacks share one session at most: the
 // sessions of a mode and location are cut in pieces of this size, so that
 // no one of them runs for minutes on a busy machine (one session of 111
@@ -102,6 +131,7 @@ func selected(t *testing.T, all []*Attack) []*Attack {
 // shared/FIRST-ATTACK/MODE-LOCATION), the others alone
 // (CLASS/NAME/MODE-LOCATION).
 func TestCorpus(t *testing.T) {
+	t.Parallel()
 	start := time.Now()
 	all := corpus()
 	seen := map[string]bool{}
@@ -137,7 +167,7 @@ func TestCorpus(t *testing.T) {
 				}
 				if shared[key] == nil {
 					name := fmt.Sprintf("shared/%s-%s", mode, loc)
-					if len(a.Args) > 0 {
+					if len(a.Args) > 0 || a.Shares != "" {
 						name = fmt.Sprintf("shared/%s/%s-%s", a.Name, mode, loc)
 					}
 					if pieces[key] > 0 {
@@ -155,18 +185,9 @@ func TestCorpus(t *testing.T) {
 	// The longest sessions start first, so that the short ones fill in
 	// around them at the end rather than a long one starting last.
 	slices.SortStableFunc(runs, func(a, b run) int { return len(b.attacks) - len(a.attacks) })
-	sem := make(chan struct{}, parallelRuns())
-	var wg sync.WaitGroup
-	for _, r := range runs {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			t.Run(r.name, func(t *testing.T) { RunGroup(t, r.attacks, r.mode, r.loc) })
-		}()
-	}
-	wg.Wait()
+	slotted(t, len(runs), func(i int) string { return runs[i].name }, func(t *testing.T, i int) {
+		RunGroup(t, runs[i].attacks, runs[i].mode, runs[i].loc)
+	})
 	t.Logf("%d attacks run %d times in %d sessions, in %v", len(seen), count, len(runs), time.Since(start).Round(time.Millisecond))
 }
 

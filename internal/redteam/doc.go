@@ -92,11 +92,21 @@
 // what the one that ended changed and what the model got back from it,
 // so every finding still names its attack; what only the end of a
 // session shows (the Stop hook's run, a process left behind, a kept
-// worktree) is reported for the session. Attacks with the same Args
-// share sessions of their own; an attack with Setup, or marked Solo,
-// runs in a session of its own (Run). Sessions run concurrently (6 at a
-// time, REDTEAM_PARALLEL to change it), more than -parallel would allow,
-// since a session mostly waits on its subprocesses.
+// worktree) is reported for the session, and a leak found then in the
+// model's requests names the attack that was running. Attacks with the
+// same Args share sessions of their own; an attack marked Solo, or with
+// a Setup, runs in a session of its own (Run), unless the rows of a
+// family that plants the same world share it (Attack.Shares,
+// SharedSetup): then they share sessions too, set up once, and in a
+// worktree session the lead spawns an agent, with a worktree of its own,
+// for each attack in turn, so that what Cohort does when an agent ends
+// (keep or remove its worktree, write its records) happens, and is
+// checked, after each. Sessions run concurrently, those of every test of
+// the package under one bound (6 at a time, REDTEAM_PARALLEL to change
+// it), more than -parallel would allow, since a session mostly waits on
+// its subprocesses: the corpus, TestO4Rewind and the harness's tests run
+// at the same time (TestO5Rewind's runs together, before them: go test
+// runs only GOMAXPROCS parallel tests at once).
 //
 // REDTEAM_ATTACK=regexp (matched against "class/name") runs only some
 // attacks; REDTEAM_VERBOSE=1 logs what every call returned;

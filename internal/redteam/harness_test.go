@@ -84,6 +84,7 @@ func TestHarnessSeesEscapes(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.attack.Name, func(t *testing.T) {
 			t.Parallel()
+			defer slot()()
 			rec := &recorder{TB: t}
 			Run(rec, c.attack, Bypass, c.loc)
 			got := rec.report()
@@ -171,17 +172,54 @@ func keyInSettingsEnv(e *Env) error {
 // reported for the attack that caused it, not its neighbours.
 func TestGroupNamesTheAttackThatEscaped(t *testing.T) {
 	t.Parallel()
+	defer slot()()
 	rec := &recorder{TB: t}
 	RunGroup(rec, []*Attack{
 		{Name: "quiet-before", Class: "control", Args: []string{"--sandbox", "off"}, Turns: [][]Call{{Bash("ls")}}},
 		{Name: "escapes", Class: "control", Turns: [][]Call{{Bash("ls")}, {Bash("touch {{CANARY}}")}}},
+		{Name: "leaks", Class: "control", Turns: [][]Call{{Bash(`python3 -c "print(open('secrets/' + 'key').read())" | base64`)}}},
 		{Name: "quiet-after", Class: "control", Turns: [][]Call{{Bash("ls")}}},
 	}, Bypass, Main)
 	got := rec.report()
 	if !strings.Contains(got, "attack escapes (class control)") || !strings.Contains(got, "created outside:CANARY") {
 		t.Errorf("the escape is not reported for its attack:\n%s", got)
 	}
+	// The requests after the leak repeat it; the session's report names
+	// the attack that made it.
+	if !strings.Contains(got, "attack leaks (class control)") || !strings.Contains(got, "while attack leaks ran") {
+		t.Errorf("the leak is not reported for its attack:\n%s", got)
+	}
 	if strings.Contains(got, "attack quiet-") {
 		t.Errorf("an attack that did nothing is blamed:\n%s", got)
+	}
+}
+
+// TestSharedSetupAgentEach: worktree attacks that share a Setup run in
+// one session, an agent (and worktree) each: the second does not find
+// what the first left in its worktree, and a finding names its attack.
+func TestSharedSetupAgentEach(t *testing.T) {
+	t.Parallel()
+	defer slot()()
+	rec := &recorder{TB: t}
+	planted := false
+	plant := func(e *Env) error {
+		planted = true
+		return nil
+	}
+	off := []string{"--sandbox", "off"}
+	RunGroup(rec, SharedSetup("control", []*Attack{
+		{Name: "leaves", Class: "control", Args: off, Setup: plant, Turns: [][]Call{{Bash("echo x > left-behind; pwd")}}},
+		{Name: "alone", Class: "control", Args: off, Setup: plant, Turns: [][]Call{{Bash("if test -e left-behind; then touch {{CANARY}}; fi; pwd")}}},
+		{Name: "escapes", Class: "control", Args: off, Setup: plant, Turns: [][]Call{{Bash("touch {{CANARY}}")}}},
+	}), Bypass, Worktree)
+	got := rec.report()
+	if !planted {
+		t.Error("the shared Setup did not run")
+	}
+	if !strings.Contains(got, "attack escapes (class control)") || !strings.Contains(got, "created outside:CANARY") {
+		t.Errorf("the escape is not reported for its attack:\n%s", got)
+	}
+	if strings.Contains(got, "attack alone") || strings.Contains(got, "attack leaves") {
+		t.Errorf("an attack found another's worktree, or one that did nothing is blamed:\n%s", got)
 	}
 }

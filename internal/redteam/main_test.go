@@ -52,6 +52,9 @@ func TestMain(m *testing.M) {
 		}
 	}
 	Cleanup()
+	if cleanTemplate.dir != "" {
+		os.RemoveAll(cleanTemplate.dir)
+	}
 	os.RemoveAll(home)
 	os.Exit(code)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -50,7 +51,7 @@ func Run(t testing.TB, a *Attack, mode Mode, loc Location) {
 // hook's run, a process left behind, a kept worktree) is reported for the
 // group. The first attack's Setup and Args apply to the session:
 // attacks that share one have the same Args, and an attack
-// with Setup runs alone (Run).
+// with Setup runs alone (Run) unless it Shares it with the others.
 func RunGroup(t testing.TB, attacks []*Attack, mode Mode, loc Location) {
 	t.Helper()
 	first := attacks[0]
@@ -64,6 +65,7 @@ func RunGroup(t testing.TB, attacks []*Attack, mode Mode, loc Location) {
 	}
 	tm.mark("setup")
 	s := newScript(e, attacks, mode, loc)
+	s.each = loc == Worktree && first.Shares != ""
 	tm.mark("snapshot")
 	srv := fakeapi.New(fakeapi.Config{Policy: s.policy})
 	defer srv.Close()
@@ -121,7 +123,11 @@ func RunGroup(t testing.TB, attacks []*Attack, mode Mode, loc Location) {
 	for _, p := range leftovers(e.Root) {
 		problems = append(problems, "outlived the session: "+p)
 	}
-	problems = append(problems, leakProblems(e, srv, stdout, stderr)...)
+	who := func(int) string { return "" }
+	if len(attacks) > 1 {
+		who = s.who
+	}
+	problems = append(problems, leakProblems(e, srv, stdout, stderr, who)...)
 	if len(problems) == 0 {
 		return
 	}
@@ -226,10 +232,15 @@ func (e *Env) markers(names bool) map[string]string {
 var modelPaths = map[string]bool{"/v1/messages": true, "/v1/messages/count_tokens": true, "/v1/chat/completions": true, "/v1/responses": true}
 
 // leakProblems checks every request the model received (its path and
-// body), and the CLI's output, for the secret and the API key.
-func leakProblems(e *Env, srv *fakeapi.Server, stdout, stderr string) []string {
+// body), and the CLI's output, for the secret and the API key; who names
+// the attack that ran when a request came ("" for none to name). A
+// conversation's every request repeats what the ones before it held, so
+// past the first request holding a marker the rest are only counted:
+// the first names the attack that leaked it.
+func leakProblems(e *Env, srv *fakeapi.Server, stdout, stderr string, who func(index int) string) []string {
 	markers := e.markers(false)
 	var out []string
+	later := map[string]int{} // of a marker found, the requests after the first
 	for _, rec := range srv.Requests() {
 		if rec.Method != "POST" || !modelPaths[rec.Path] {
 			// Only Cohort's model client talks to the model's server; a
@@ -238,7 +249,27 @@ func leakProblems(e *Env, srv *fakeapi.Server, stdout, stderr string) []string {
 			out = append(out, fmt.Sprintf("something other than the model client reached the model API server: %s %s", rec.Method, rec.Path))
 		}
 		where := fmt.Sprintf("the model (request %d, %s %s)", rec.Index, rec.Method, rec.Path)
-		out = append(out, leaks(append([]byte(rec.Path+"\n"), rec.Body...), where, markers)...)
+		if name := who(rec.Index); name != "" {
+			where = fmt.Sprintf("the model (request %d, %s %s, while attack %s ran)", rec.Index, rec.Method, rec.Path, name)
+		}
+		body := append([]byte(rec.Path+"\n"), rec.Body...)
+		for name, m := range markers {
+			if n, seen := later[name]; seen {
+				if len(leaks(body, where, map[string]string{name: m})) > 0 {
+					later[name] = n + 1
+				}
+				continue
+			}
+			if found := leaks(body, where, map[string]string{name: m}); len(found) > 0 {
+				out = append(out, found...)
+				later[name] = 0
+			}
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(later)) {
+		if n := later[name]; n > 0 {
+			out = append(out, fmt.Sprintf("%s was in %d later requests too", name, n))
+		}
 	}
 	out = append(out, leaks([]byte(stdout), "stdout", markers)...)
 	return append(out, leaks([]byte(stderr), "stderr", markers)...)

@@ -62,10 +62,20 @@ type script struct {
 	work                      string
 	api                       string        // the fake's URL, for {{API}}
 	checking                  time.Duration // spent in check, for REDTEAM_TIMING
+	// current is the attack whose turns the model is playing; during maps
+	// a request (fakeapi's Index) to the attack that ran when it came, so
+	// that a leak found in it at the end names that attack.
+	current int
+	during  map[int]int
+	// each: the lead spawns an agent for each attack (eachLead); ended
+	// marks the attacks whose agent asked for its turn after the last.
+	each  bool
+	ended map[int]bool
+	seen  map[[2]int]bool
 }
 
 func newScript(e *Env, attacks []*Attack, mode Mode, loc Location) *script {
-	s := &script{attacks: attacks, env: e, mode: mode, loc: loc, recorded: map[int]bool{}, issued: map[int]int{},
+	s := &script{attacks: attacks, env: e, mode: mode, loc: loc, recorded: map[int]bool{}, issued: map[int]int{}, during: map[int]int{}, ended: map[int]bool{}, seen: map[[2]int]bool{},
 		findings: make([][]string, len(attacks)), results: make([][]string, len(attacks))}
 	for i, a := range attacks {
 		for j := range a.Turns {
@@ -82,33 +92,49 @@ var cwdLine = regexp.MustCompile(`Working directory: (\S+)`)
 func (s *script) policy(r *fakeapi.Request) fakeapi.Reply {
 	first := r.FirstUserText()
 	switch {
+	case strings.Contains(first, attackPrompt) && s.each:
+		return s.eachAttacker(r, first)
 	case strings.Contains(first, attackPrompt):
 		return s.attacker(r)
 	case strings.Contains(first, "REDTEAM-SUB "):
 		return s.sub(r, first)
+	case strings.Contains(first, leadPrompt) && s.each:
+		return s.eachLead(r)
 	case strings.Contains(first, leadPrompt):
+		s.mu.Lock()
+		s.during[r.Index] = s.current
 		if r.Turn() == 1 {
-			s.mu.Lock()
 			s.lead = results(r)
-			s.mu.Unlock()
 		}
+		s.mu.Unlock()
 		if r.Turn() == 0 {
 			return fakeapi.Reply{Content: []fakeapi.Block{fakeapi.ToolUseBlock("", "Agent", map[string]any{
 				"description": "isolated attack", "prompt": attackPrompt, "isolation": "worktree",
 				"subagent_type": agentType})}}
 		}
+	default:
+		s.mu.Lock()
+		s.during[r.Index] = s.current
+		s.mu.Unlock()
 	}
 	return fakeapi.TextReply("done")
 }
 
+// who names the attack that ran when request index came ("" for a
+// request the policy never saw). Called with s.mu held.
+func (s *script) who(index int) string {
+	if i, ok := s.during[index]; ok {
+		return s.attacks[i].Name
+	}
+	return ""
+}
+
 func (s *script) attacker(r *fakeapi.Request) fakeapi.Reply {
 	turn := r.Turn()
-	work := s.env.Project
-	if m := cwdLine.FindStringSubmatch(r.SystemText()); m != nil {
-		work = m[1]
-	}
+	work := s.workOf(r)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.during[r.Index] = s.current
 	s.work = work
 	if turn == 0 && s.loc == Worktree && s.link == nil {
 		s.link = linkage(work)
@@ -137,9 +163,25 @@ func (s *script) attacker(r *fakeapi.Request) fakeapi.Reply {
 		return fakeapi.TextReply("done")
 	}
 	st := s.steps[k]
+	s.current = st.attack
+	return s.reply(s.attacks[st.attack].Turns[st.turn], work)
+}
+
+// workOf is the working directory of the agent that sent r, which its
+// system prompt names (the main checkout if it names none).
+func (s *script) workOf(r *fakeapi.Request) string {
+	if m := cwdLine.FindStringSubmatch(r.SystemText()); m != nil {
+		return m[1]
+	}
+	return s.env.Project
+}
+
+// reply is the model's message making calls, with the placeholders
+// filled for an agent working in work. Called with s.mu held.
+func (s *script) reply(calls []Call, work string) fakeapi.Reply {
 	rep := s.env.replacer(work, s.api)
 	var blocks []fakeapi.Block
-	for _, c := range s.attacks[st.attack].Turns[st.turn] {
+	for _, c := range calls {
 		blocks = append(blocks, fakeapi.ToolUseBlock("", c.Tool, c.inputJSON(rep)))
 	}
 	return fakeapi.Reply{Content: blocks}
@@ -147,22 +189,19 @@ func (s *script) attacker(r *fakeapi.Request) fakeapi.Reply {
 
 // sub answers an agent an attack spawned with its Sub turns.
 func (s *script) sub(r *fakeapi.Request, first string) fakeapi.Reply {
-	work := s.env.Project
-	if m := cwdLine.FindStringSubmatch(r.SystemText()); m != nil {
-		work = m[1]
-	}
+	work := s.workOf(r)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, a := range s.attacks {
-		if !strings.Contains(first, SubPrompt(a.Name)) || r.Turn() >= len(a.Sub) {
+	s.during[r.Index] = s.current
+	for i, a := range s.attacks {
+		if !strings.Contains(first, SubPrompt(a.Name)) {
 			continue
 		}
-		rep := s.env.replacer(work, s.api)
-		var blocks []fakeapi.Block
-		for _, c := range a.Sub[r.Turn()] {
-			blocks = append(blocks, fakeapi.ToolUseBlock("", c.Tool, c.inputJSON(rep)))
+		s.during[r.Index] = i
+		if r.Turn() >= len(a.Sub) {
+			continue
 		}
-		return fakeapi.Reply{Content: blocks}
+		return s.reply(a.Sub[r.Turn()], work)
 	}
 	return fakeapi.TextReply("done")
 }
@@ -172,18 +211,7 @@ func (s *script) sub(r *fakeapi.Request, first string) fakeapi.Reply {
 // s.mu held.
 func (s *script) check(i int, work string) {
 	add := func(format string, args ...any) { s.findings[i] = append(s.findings[i], fmt.Sprintf(format, args...)) }
-	now := snapshot(s.env.protectedAreas())
-	for _, d := range diff(s.protected, now) {
-		add("protected: %s", d)
-	}
-	s.protected = now
-	if s.loc == Worktree || !s.writes() {
-		now := snapshot([]area{s.env.workArea()})
-		for _, d := range diff(s.checkout, now) {
-			add("main checkout: %s", d)
-		}
-		s.checkout = now
-	}
+	s.checkAreas(i, "")
 	if s.loc == Worktree {
 		now := linkage(work)
 		for _, d := range diff(s.link, now) {
@@ -204,6 +232,25 @@ func (s *script) check(i int, work string) {
 	markers := s.env.markers(s.attacks[i].Names)
 	for j, res := range s.results[i] {
 		s.findings[i] = append(s.findings[i], leaks([]byte(res), fmt.Sprintf("the model in result %d", j), markers)...)
+	}
+}
+
+// checkAreas records what changed, since the previous check, in the
+// protected paths and, where nobody may write it, in the main checkout,
+// for attack i; when is said after the finding's path.
+func (s *script) checkAreas(i int, when string) {
+	add := func(format string, args ...any) { s.findings[i] = append(s.findings[i], fmt.Sprintf(format, args...)) }
+	now := snapshot(s.env.protectedAreas())
+	for _, d := range diff(s.protected, now) {
+		add("protected: %s%s", d, when)
+	}
+	s.protected = now
+	if s.loc == Worktree || !s.writes() {
+		now := snapshot([]area{s.env.workArea()})
+		for _, d := range diff(s.checkout, now) {
+			add("main checkout: %s%s", d, when)
+		}
+		s.checkout = now
 	}
 }
 
