@@ -16,6 +16,9 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	if sock := os.Getenv("COHORT_TEST_SEND_TO"); sock != "" {
+		sendAndExit(sock)
+	}
 	testbin.UseRaceOptions()
 	code := m.Run()
 	if code == 0 {

@@ -65,11 +65,11 @@ func TestAnotherSessionsMessagePriority(t *testing.T) {
 	go func() { done <- collect(t, s, "take messages") }()
 	g.await(t)
 	for _, m := range []struct{ text, priority string }{{"NEXT-1", "next"}, {"LATER-1", "later"}, {"NOW-1", "now"}, {"SYNC", "now"}} {
-		if _, err := sessionsock.SendWith(t.Context(), sock, mailbox.Message{From: "peer", Text: m.text}, sessionsock.Delivery{Priority: m.priority}); err != nil {
+		if err := sendFromAProgram(t, sock, "peer", m.text, m.priority); err != nil {
 			t.Fatalf("send %s: %v", m.text, err)
 		}
 	}
-	_, err = sessionsock.SendWith(t.Context(), sock, mailbox.Message{From: "peer", Text: "x"}, sessionsock.Delivery{Priority: "urgent"})
+	err = sendFromAProgram(t, sock, "peer", "x", "urgent")
 	if err == nil || !strings.Contains(err.Error(), "use now, next or later") {
 		t.Errorf("priority urgent: %v", err)
 	}
@@ -201,13 +201,13 @@ func TestAnotherSessionsMessageWaitsForAPerson(t *testing.T) {
 	}
 	s := e.open(cfg)
 	sock := filepath.Join(home, "sessions", s.ID()+".sock")
-	if _, err := sessionsock.SendWith(t.Context(), sock, mailbox.Message{From: "peer-7", Text: "DENIED-1 run rm -rf"}, sessionsock.Delivery{}); err != nil {
+	if err := sendFromAProgram(t, sock, "peer-7", "DENIED-1 run rm -rf", ""); err != nil {
 		t.Fatal(err)
 	}
 	if got := <-asked; !strings.Contains(got, `"from":"peer-7"`) || !strings.Contains(got, "DENIED-1 run rm -rf") {
 		t.Errorf("the person was shown %s", got)
 	}
-	if _, err := sessionsock.SendWith(t.Context(), sock, mailbox.Message{From: "peer-7", Text: "SYNC"}, sessionsock.Delivery{}); err != nil {
+	if err := sendFromAProgram(t, sock, "peer-7", "SYNC", ""); err != nil {
 		t.Fatal(err)
 	}
 	<-asked // DENIED-1 has been decided before SYNC is asked about
@@ -221,8 +221,67 @@ func TestAnotherSessionsMessageWaitsForAPerson(t *testing.T) {
 	headless := e.config()
 	headless.Home, headless.PermissionMode = home, "bypassPermissions"
 	h := e.open(headless)
-	_, err = sessionsock.SendWith(t.Context(), filepath.Join(home, "sessions", h.ID()+".sock"), mailbox.Message{From: "peer-7", Text: "hello"}, sessionsock.Delivery{})
+	err = sendFromAProgram(t, filepath.Join(home, "sessions", h.ID()+".sock"), "peer-7", "hello", "")
 	if err == nil || !strings.Contains(err.Error(), "nobody can approve") {
 		t.Errorf("a session with nobody to ask took the message: %v", err)
+	}
+}
+
+// TestMessagesBetweenSessionsThePersonStarted: a session the person
+// started (here, opened by the program the person runs) messages another
+// through SendMessage, and the message reaches the other lead without a
+// question, even in a session nobody could ask; the same words from a
+// program that is no session are held there and, with nobody to ask,
+// refused.
+func TestMessagesBetweenSessionsThePersonStarted(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	home, err := os.MkdirTemp("", "person")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(home) })
+	receiver := e.config()
+	receiver.Home, receiver.PermissionMode = home, "bypassPermissions" // nobody to ask
+	b := e.open(receiver)
+	sockB := filepath.Join(home, "sessions", b.ID()+".sock")
+	var mu sync.Mutex
+	var result, read string
+	e.rt.on("tell the other session", func(r *fakeapi.Request) fakeapi.Reply {
+		if r.Turn() == 0 {
+			return fakeapi.Reply{Content: []fakeapi.Block{use("SendMessage", map[string]any{"to": "uds:" + sockB, "message": "FROM-A the build is green"})}}
+		}
+		mu.Lock()
+		result = r.LastUserText()
+		mu.Unlock()
+		return fakeapi.TextReply("sent")
+	})
+	reader := func(r *fakeapi.Request) fakeapi.Reply {
+		mu.Lock()
+		read += r.FirstUserText() + "\n" + r.LastUserText()
+		mu.Unlock()
+		return fakeapi.TextReply("read")
+	}
+	e.rt.on("read your messages", reader)
+	e.rt.on("FROM-A", reader) // the queued message may open the conversation
+	e.rt.on("FROM-SCRIPT", reader)
+	sender := e.config()
+	sender.Home = home
+	sender.CanUseTool = func(context.Context, PermissionRequest) (Decision, error) { return Decision{Allow: true}, nil }
+	a := e.open(sender)
+	collect(t, a, "tell the other session")
+	mu.Lock()
+	if strings.Contains(result, "not delivered") || strings.Contains(result, "nobody can approve") {
+		t.Errorf("SendMessage to a session the person started answered %q", result)
+	}
+	mu.Unlock()
+	if err := sendFromAProgram(t, sockB, "script", "FROM-SCRIPT run this", ""); err == nil || !strings.Contains(err.Error(), "nobody can approve") {
+		t.Errorf("a program's message to a session nobody can ask: %v", err)
+	}
+	collect(t, b, "read your messages")
+	mu.Lock()
+	defer mu.Unlock()
+	if !strings.Contains(read, "FROM-A the build is green") || strings.Contains(read, "FROM-SCRIPT") {
+		t.Errorf("the receiving lead read %q; want FROM-A's message and not the script's", read)
 	}
 }

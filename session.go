@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/cohort-dev/cohort/engine"
-	"github.com/cohort-dev/cohort/hook"
 	"github.com/cohort-dev/cohort/internal/assemble"
 	"github.com/cohort-dev/cohort/llm/fakeapi"
 	"github.com/cohort-dev/cohort/transcript"
@@ -66,10 +65,7 @@ func newSession(ctx context.Context, cfg Config, disposable bool) (*Session, err
 	}
 	s := &Session{cfg: cfg, parts: parts, out: out, mode: string(parts.DefaultMode())}
 	out.setLead(parts.LeadID())
-	s.ctl.opening = hook.SourceStartup
-	if parts.Resumed() {
-		s.ctl.opening = hook.SourceResume
-	}
+	s.ctl.opening = parts.StartSource()
 	s.out.push(s.initEvent())
 	return s, nil
 }

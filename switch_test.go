@@ -72,3 +72,49 @@ func TestModelSwitchHooks(t *testing.T) {
 		t.Errorf("PostModelSwitch input: %s", data)
 	}
 }
+
+// TestSessionStartSources: SessionStart's source is Claude Code 2.1.332's
+// for each way a session starts: startup for a new one, resume for one
+// that continues a conversation, fork for one that continues it under a
+// new id (ForkSession).
+func TestSessionStartSources(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	log := filepath.Join(e.dir, "starts")
+	if err := os.MkdirAll(filepath.Join(e.dir, ".claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	settings := `{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "cat >> ` + log + `; echo >> ` + log + `"}]}]}}`
+	if err := os.WriteFile(filepath.Join(e.dir, ".claude", "settings.json"), []byte(settings), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.rt.on("start", func(*fakeapi.Request) fakeapi.Reply { return fakeapi.TextReply("ok") })
+	s := e.open(e.config())
+	collect(t, s, "start")
+	id := s.ID()
+	s.Close()
+	cfg := e.config()
+	cfg.Resume = id
+	r := e.open(cfg)
+	collect(t, r, "start again")
+	r.Close()
+	cfg.ForkSession = true
+	f := e.open(cfg)
+	collect(t, f, "start a fork")
+	f.Close()
+	data, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var in map[string]any
+		if err := json.Unmarshal([]byte(line), &in); err != nil {
+			t.Fatalf("SessionStart input %q: %v", line, err)
+		}
+		got = append(got, in["source"].(string))
+	}
+	if strings.Join(got, " ") != "startup resume fork" {
+		t.Errorf("SessionStart sources %q, want startup resume fork", got)
+	}
+}

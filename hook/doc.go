@@ -178,7 +178,10 @@
 //   - PreModelSwitch and PostModelSwitch fire around a switch of the
 //     lead's model through the API (Session.SetModel: an SDK host's
 //     set_model, the terminal UI's /model), with source "sdk" for all, as
-//     the API does not say which front end asked. context_tokens is the
+//     the API does not say which front end asked (Claude Code 2.1.332
+//     says "sdk" for set_model, as recorded, and "command" or "picker"
+//     for its own /model; Cohort's terminal UI reaches the session only
+//     through that API). context_tokens is the
 //     last response's input, cache and output tokens; prompt_cache_warm
 //     says a response came less than cache_ttl (5m, the API's default
 //     lifetime, which Cohort's requests use) ago or a turn is under way;

@@ -16,6 +16,7 @@ const (
 	SourceResume  = "resume"
 	SourceClear   = "clear"
 	SourceCompact = "compact"
+	SourceFork    = "fork"
 )
 
 // Why a session ends, for SessionEnd (and its matcher).
@@ -45,7 +46,8 @@ const (
 var _ engine.CompactHooks = (*Scope)(nil)
 
 // SessionStart fires when a session starts (source startup), resumes
-// (resume) or starts over (clear, compact), before its first prompt, with
+// (resume), resumes under a new id (fork) or starts over (clear,
+// compact), before its first prompt, with
 // the lead's model. It cannot block; Context (additionalContext, or the
 // plain stdout, as Claude Code reads it) is for the model's first turn.
 func (s *Scope) SessionStart(ctx context.Context, source, model string) Outcome {

@@ -74,8 +74,13 @@
 //     member of the sender's team, wins over a session of the same name,
 //     as Claude Code's bare name does; a name two sessions share, and a
 //     name nothing has, are errors that list the sessions this one knows.
-//     The options.session_name is not added: Claude Code's
-//     recorded SendMessage schema has no such field (its cross-session
-//     target is "to"), and a second way to name the target would let the
-//     two disagree.
+//     options.session_name is Claude Code 2.1.332's too, as its
+//     session-service SendMessage has it (the one it offers in cloud and
+//     Remote Control sessions; on a user's machine it offers no options,
+//     see testdata/claude-code-tools.json): a session's exact title. With
+//     to "@find" nothing is sent and the sessions of this machine with
+//     that title are listed; with a session's id or short id as to, the
+//     message goes only if that is the session's title now. Cohort offers
+//     it, and options.priority, on every session, since its sessions of
+//     one machine are what Claude Code's session service connects.
 package teammate

@@ -81,3 +81,58 @@ func TestSendMessageToASessionByName(t *testing.T) {
 		t.Errorf("a refused send delivered %d messages", len(got))
 	}
 }
+
+// TestSessionNameChecksTheTitle: options.session_name, as Claude Code
+// 2.1.332's session-service SendMessage has it: with to "@find" nothing is
+// sent and the sessions of that exact title are listed; with a session's
+// id, the message goes only if that is its title now; with an agent's name
+// as to, or "@find" without a title, nothing is sent and the model is told
+// why.
+func TestSessionNameChecksTheTitle(t *testing.T) {
+	f := newFixture(t)
+	got := make(chan string, 8)
+	ls, err := sessionsock.Listen(t.Context(), sessionsock.Config{Dir: filepath.Join(f.cohortHome, "sessions"), SessionID: "sid-w",
+		Handler: func(ctx context.Context, m mailbox.Message) error { got <- m.Text; return nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ls.Close() })
+	peers := []Peer{{Name: "nightly build", ID: "3fa9c1aa", SessionID: "sid-w", Socket: ls.Path()}}
+	f.l.cfg.Peers = func(context.Context) []Peer { return peers }
+	opts := func(name string) map[string]any { return map[string]any{"session_name": name} }
+
+	res := f.send(t, f.lead, map[string]any{"to": FindAddress, "message": "", "options": opts("nightly build")})
+	if res.IsError || !strings.Contains(res.TextOf(), "Nothing was sent") || !strings.Contains(res.TextOf(), "id 3fa9c1aa") {
+		t.Errorf("@find: %s", res.TextOf())
+	}
+	res = f.send(t, f.lead, map[string]any{"to": FindAddress, "message": "", "options": opts("Nightly Build")})
+	if !strings.Contains(res.TextOf(), "No session on this machine is titled") {
+		t.Errorf("@find of another case (titles are exact): %s", res.TextOf())
+	}
+	res = f.send(t, f.lead, map[string]any{"to": FindAddress, "message": "x"})
+	if !res.IsError || !strings.Contains(res.TextOf(), "options.session_name") {
+		t.Errorf("@find without a title: %s", res.TextOf())
+	}
+	for _, to := range []string{"3fa9c1aa", "sid-w"} {
+		res = f.send(t, f.lead, map[string]any{"to": to, "message": "RIGHT-TITLE " + to, "options": opts("nightly build")})
+		if res.IsError {
+			t.Errorf("to %s with its title: %s", to, res.TextOf())
+		}
+	}
+	res = f.send(t, f.lead, map[string]any{"to": "sid-w", "message": "WRONG-TITLE", "options": opts("release")})
+	if !res.IsError || !strings.Contains(res.TextOf(), `is titled "nightly build" now, not "release"`) {
+		t.Errorf("a title that is not the session's: %s", res.TextOf())
+	}
+	res = f.send(t, f.lead, map[string]any{"to": "alice", "message": "AGENT", "options": opts("nightly build")})
+	if !res.IsError || !strings.Contains(res.TextOf(), "works only with another session's id") {
+		t.Errorf("session_name with an agent as to: %s", res.TextOf())
+	}
+	for _, w := range []string{"RIGHT-TITLE 3fa9c1aa", "RIGHT-TITLE sid-w"} {
+		if g := <-got; g != w {
+			t.Errorf("delivered %q, want %q", g, w)
+		}
+	}
+	if len(got) != 0 {
+		t.Errorf("%d more messages were delivered", len(got))
+	}
+}

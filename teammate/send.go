@@ -39,9 +39,11 @@ type SendInput struct {
 }
 
 // SendOptions is SendMessage's options object: priority now, next or
-// later (sessionsock says what each does).
+// later (sessionsock says what each does), and session_name, a session's
+// exact title (sessionName says what it does).
 type SendOptions struct {
-	Priority string `json:"priority,omitempty"`
+	Priority    string `json:"priority,omitempty"`
+	SessionName string `json:"session_name,omitempty"`
 }
 
 // normalize folds a typed message into the flat fields; it returns what is
@@ -88,8 +90,10 @@ func sendSchema() tool.Schema {
 
 // sendOptionsSchema is the options object: only for another session.
 func sendOptionsSchema() tool.Schema {
-	s := tool.Object(tool.Optional("priority", tool.Enum("When the other session takes the message: now (ahead of what waits there, at its next step), next (after what waits, at its next step; the default), later (once the turn it is running ends).", "now", "next", "later")))
-	s.Description = "Only for a message to another session (uds:)."
+	s := tool.Object(
+		tool.Optional("priority", tool.Enum("When the other session takes the message: now (ahead of what waits there, at its next step), next (after what waits, at its next step; the default), later (once the turn it is running ends).", "now", "next", "later")),
+		tool.Optional("session_name", tool.String(`A session's exact title. With to "@find", nothing is sent: the sessions with that title are listed. With a session's id as to, the message goes only if that is its title now.`)))
+	s.Description = `Only for a message to another session (its id, name or uds:), or with to "@find".`
 	return s
 }
 
@@ -108,7 +112,7 @@ const sendDescription = `Sends a message to another agent: a teammate, the team 
 - to: a teammate's name ("alice"), "team-lead" for the lead, "*" for every member of your team except you, "uds:<socket path>" for another Cohort session on this machine.
 - message: the text. Be specific: what you did, what you found, what you need. Include paths and ids.
 - Messages arrive at the recipient's next tool-result boundary, or wake it when it is idle.
-- options and notify_when_idle are for another session only; to learn when it goes idle, use notify_when_idle rather than polling ListAgents.
+- options and notify_when_idle are for another session only; to learn when it goes idle, use notify_when_idle rather than polling ListAgents. To find a session by its title, send to "@find" with options.session_name; nothing is sent.
 - Protocol messages are objects in message: the lead asks a teammate to stop with {"type": "shutdown_request", "reason": "…"} (an idle teammate approves by itself; you are told the answer); a teammate answers with {"type": "shutdown_response", "request_id": "…", "approve": true} (or false with a "reason"); the lead answers a teammate's plan with {"type": "plan_approval_response", "request_id": "…", "approve": true or false, "feedback": "…"}.`
 
 // run sends one message.
@@ -117,7 +121,11 @@ func (t *sendTool) run(ctx context.Context, env *tool.Env, in SendInput) (tool.R
 	if bad := in.normalize(); bad != "" {
 		return tool.Errorf("SendMessage: %s. Send text, or one of: %s; %s; %s.", bad, shutdownRequestShape, shutdownResponseShape, planResponseShape), nil
 	}
-	to, err := t.sessionAddress(ctx, t.l.teamFor(env), in.To)
+	res, to, done := t.sessionName(ctx, in)
+	if done {
+		return res, nil
+	}
+	to, err := t.sessionAddress(ctx, t.l.teamFor(env), to)
 	if err != nil {
 		return tool.Errorf("SendMessage: %v", err), nil
 	}

@@ -50,6 +50,19 @@ func (s *Session) LeadID() string {
 // Resumed reports whether the session continues an earlier one.
 func (s *Session) Resumed() bool { return s.resumed != nil }
 
+// StartSource is the SessionStart source of the session's first prompt,
+// as Claude Code 2.1.332 names it: startup, resume, or fork for a resumed
+// conversation under a new id (ForkSession).
+func (s *Session) StartSource() string {
+	switch {
+	case s.resumed == nil:
+		return hook.SourceStartup
+	case s.Plan.Session.ForkFrom != "":
+		return hook.SourceFork
+	}
+	return hook.SourceResume
+}
+
 // MainAgent is the agent this session drives: the lead, or the teammate.
 func (s *Session) MainAgent() *crew.Agent {
 	if s.mate != nil {

@@ -54,19 +54,25 @@
 //     the session's own layers only, never from a project's files: a
 //     cloned repository must not send the session's code to a server of
 //     its choosing.
-//   - A message from another session (its socket, uds:) reaches the lead
-//     only once someone who answers the session's permission prompts
-//     approves it (hold.go): it is put to them as a SendMessage prompt
-//     showing the sender and the text, one at a time in arrival order, and
-//     only then queued with its priority. The terminal UI asks the person;
-//     an SDK host's canUseTool decides; a background session shows as
-//     waiting in cohort agents until someone attaches. A session nobody
-//     can answer for (print mode) refuses every such message, in every
-//     permission mode, and the sender's SendMessage says so: nothing is
-//     approved on its own. Every sender is held, sessions the person
-//     started included: the socket tells a session of the same user from
-//     a program the model started (a Bash command can open it too) by
-//     nothing it can trust. A subscription (notify_when_idle without a
-//     message) delivers nothing to the model and is not held; a held
-//     message still waiting at Close is dropped.
+//   - A message from another session (its socket, uds:) from a session
+//     the person started reaches the lead at once, with its priority; any
+//     other sender's message reaches it only once someone who answers the
+//     session's permission prompts approves it (hold.go, on package
+//     holdgate, which bridge: will reuse). "Started by the person" is
+//     package sessionorigin's: the kernel names the sending process
+//     (SO_PEERCRED); it must be a session's own process, with an origin
+//     record beside its socket saying no session's process was among its
+//     ancestors when it started, and none is now. So a session started in
+//     a terminal, by tmux or by an SDK host the person runs is trusted; a
+//     session a model started with Bash, and any program (nc, a script),
+//     is held. A held message is put to the person as a SendMessage prompt
+//     showing the sender, the text and why it was held, one at a time in
+//     arrival order, and only then queued with its priority. The terminal
+//     UI asks the person; an SDK host's canUseTool decides; a background
+//     session shows as waiting in cohort agents until someone attaches. A
+//     session nobody can answer for (print mode) refuses every held
+//     message, in every permission mode, and the sender's SendMessage
+//     says so: nothing held is approved on its own. A subscription
+//     (notify_when_idle without a message) delivers nothing to the model
+//     and is not held; a held message still waiting at Close is dropped.
 package assemble

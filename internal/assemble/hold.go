@@ -4,44 +4,43 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"sync"
+	"path/filepath"
 
+	"github.com/cohort-dev/cohort/internal/holdgate"
 	"github.com/cohort-dev/cohort/mailbox"
 	"github.com/cohort-dev/cohort/permission"
 	"github.com/cohort-dev/cohort/task"
 )
 
-// holding keeps the messages from other sessions that wait for a person's
-// decision, in arrival order: one worker asks about them one at a time
-// through the session's prompter, so a person sees one question at a time
-// and approved messages reach the lead in the order they came.
-type holding struct {
-	mu      sync.Mutex
-	queue   []heldMessage
-	running bool
-	ctx     context.Context // cancelled at Close: the question is dropped
-	stop    context.CancelFunc
-	done    sync.WaitGroup
-}
-
+// heldMessage is a message from another session waiting for a decision.
 type heldMessage struct {
 	msg      mailbox.Message
 	item     task.Item
 	priority string
+	why      string // what sessionorigin found about the sender
 }
 
 // errNobodyToApprove refuses a message when nobody can decide on it.
-var errNobodyToApprove = errors.New("this session takes a message from another session only once a person approves it, " +
+var errNobodyToApprove = errors.New("this session takes a message from a session the person did not start only once a person approves it, " +
 	"and nobody can approve in it (it runs without a person to ask); the message was not delivered")
 
-// openHolding prepares the holding and registers its end with the
+// sessionsDir is where the session sockets and their origin records live.
+func (s *Session) sessionsDir() string {
+	return filepath.Join(s.Process.Paths.CohortHome, "sessions")
+}
+
+// openHolding makes the gate that holds messages from senders the person
+// did not start (package holdgate) and registers its end with the
 // session's closers.
 func (s *Session) openHolding() {
-	s.held.ctx, s.held.stop = context.WithCancel(context.Background())
-	s.closers = append(s.closers, func() {
-		s.held.stop()
-		s.held.done.Wait()
+	s.held = holdgate.New(holdgate.Config[heldMessage]{
+		Ask:  s.askAboutMessage,
+		Pass: func(h heldMessage) { _ = s.enqueueInbound(h.item, h.priority) },
+		Dropped: func(h heldMessage, why string) {
+			s.logf("the message from %s was not delivered: %s", h.msg.From, why)
+		},
 	})
+	s.closers = append(s.closers, s.held.Close)
 }
 
 // personCanDecide reports whether the session has someone to ask: a
@@ -50,55 +49,15 @@ func (s *Session) personCanDecide() bool {
 	return s.Permissions.Ask != nil || s.Permissions.PromptCommand != ""
 }
 
-// hold queues one message for a decision and starts the worker if none
-// runs.
-func (s *Session) hold(h heldMessage) {
-	s.held.mu.Lock()
-	defer s.held.mu.Unlock()
-	s.held.queue = append(s.held.queue, h)
-	if !s.held.running {
-		s.held.running = true
-		s.held.done.Add(1)
-		go s.decideHeld()
-	}
-}
-
-// decideHeld asks about each held message in turn until none waits.
-func (s *Session) decideHeld() {
-	defer s.held.done.Done()
-	for {
-		s.held.mu.Lock()
-		if len(s.held.queue) == 0 {
-			s.held.running = false
-			s.held.mu.Unlock()
-			return
-		}
-		h := s.held.queue[0]
-		s.held.queue = s.held.queue[1:]
-		s.held.mu.Unlock()
-		s.decide(h)
-	}
-}
-
-// decide asks whether h may reach the lead and hands it over if so; a
-// refusal, or a question that cannot be asked, drops it.
-func (s *Session) decide(h heldMessage) {
-	if s.held.ctx.Err() != nil {
-		return
-	}
+// askAboutMessage puts a held message to whoever answers the session's
+// permission prompts, as a SendMessage prompt with the sender and text.
+func (s *Session) askAboutMessage(ctx context.Context, h heldMessage) (bool, string, error) {
 	input, _ := json.Marshal(map[string]string{"from": h.msg.From, "message": h.msg.Text})
-	d, err := s.prompter().Prompt(s.held.ctx, permission.PromptRequest{ToolName: "SendMessage", Input: input,
-		Reason: "Another Cohort session on this machine sent this message to this session's lead; it reaches the lead only if you approve it."})
-	if err != nil || !d.Allow {
-		s.logf("the message from %s was not delivered: %s", h.msg.From, firstNonEmpty(d.Message, errString(err), "refused"))
-		return
+	d, err := s.prompter().Prompt(ctx, permission.PromptRequest{ToolName: "SendMessage", Input: input,
+		Reason: "Another Cohort session on this machine sent this message to this session's lead, and you did not start it (" + h.why +
+			"); it reaches the lead only if you approve it."})
+	if err != nil {
+		return false, "", err
 	}
-	_ = s.enqueueInbound(h.item, h.priority)
-}
-
-func errString(err error) string {
-	if err == nil {
-		return ""
-	}
-	return err.Error()
+	return d.Allow, d.Message, nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cohort-dev/cohort/engine"
 	"github.com/cohort-dev/cohort/mailbox"
+	"github.com/cohort-dev/cohort/sessionorigin"
 	"github.com/cohort-dev/cohort/sessionsock"
 	"github.com/cohort-dev/cohort/task"
 )
@@ -32,8 +33,9 @@ type inbound struct {
 const idleNoticeWait = 5 * time.Second
 
 // receive takes one message from another session: a subscription is
-// recorded at once; a message waits for a person's decision (hold.go) and
-// is refused when nobody can decide.
+// recorded at once; a message from a session the person started
+// (sessionorigin.Judge) is queued with its priority, any other waits for
+// a person's decision (hold.go) and is refused when nobody can decide.
 func (s *Session) receive(ctx context.Context, m mailbox.Message) error {
 	d := sessionsock.DeliveryFrom(ctx)
 	if d.NotifyIdle != "" {
@@ -45,10 +47,15 @@ func (s *Session) receive(ctx context.Context, m mailbox.Message) error {
 		}
 	}
 	it := task.Item{Kind: task.ItemTeammateMessage, Text: mailbox.Render(m), From: m.From}
+	peer, _ := sessionsock.PeerFrom(ctx)
+	v := sessionorigin.Judge(s.sessionsDir(), peer.PID)
+	if v.Person {
+		return s.enqueueInbound(it, d.Priority)
+	}
 	if !s.personCanDecide() {
 		return errNobodyToApprove
 	}
-	s.hold(heldMessage{msg: m, item: it, priority: d.Priority})
+	s.held.Hold(heldMessage{msg: m, item: it, priority: d.Priority, why: v.Why})
 	return nil
 }
 

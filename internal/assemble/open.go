@@ -18,6 +18,7 @@ import (
 	"github.com/cohort-dev/cohort/engine"
 	"github.com/cohort-dev/cohort/hook"
 	"github.com/cohort-dev/cohort/internal/gitrepo"
+	"github.com/cohort-dev/cohort/internal/holdgate"
 	"github.com/cohort-dev/cohort/llm"
 	"github.com/cohort-dev/cohort/mcp"
 	"github.com/cohort-dev/cohort/permission"
@@ -57,10 +58,10 @@ type Session struct {
 	teamsOn bool           // the agent_teams flag
 	// workflowsOn: the agents have the Workflow tool (openWorkflows).
 	workflowsOn bool
-	socket      string         // this session's uds: address, if listening
-	inbound     inbound        // messages from other sessions held for the turn's end
-	held        holding        // messages from other sessions waiting for a person (hold.go)
-	mate        *teammate.Loop // the teammate this session runs (Plan.Session.Teammate)
+	socket      string                      // this session's uds: address, if listening
+	inbound     inbound                     // messages from other sessions held for the turn's end
+	held        *holdgate.Gate[heldMessage] // messages from other sessions waiting for a person (hold.go)
+	mate        *teammate.Loop              // the teammate this session runs (Plan.Session.Teammate)
 	wt          *worktree.Opener
 	mcp         *mcp.Set                      // the session's MCP servers (mcp.go)
 	skills      atomic.Pointer[skill.Catalog] // the skills the Skill tool offers (skills.go)

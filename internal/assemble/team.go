@@ -10,6 +10,7 @@ import (
 	"github.com/cohort-dev/cohort/crew"
 	"github.com/cohort-dev/cohort/flags"
 	"github.com/cohort-dev/cohort/llm"
+	"github.com/cohort-dev/cohort/sessionorigin"
 	"github.com/cohort-dev/cohort/sessionsock"
 	"github.com/cohort-dev/cohort/tasklist"
 	"github.com/cohort-dev/cohort/team"
@@ -180,10 +181,15 @@ func (s *Session) EndTeam() {
 // listen serves uds:<path> messages for this session: they reach the lead
 // like a teammate's message. A failure (a path too long for a socket) is a
 // warning; the session runs without it.
+//
+// The session's origin record (package sessionorigin) is written with
+// the socket, before any turn can send a message, and removed at Close.
 func (s *Session) listen(ctx context.Context) {
 	s.openHolding()
+	dir := s.sessionsDir()
+	startedBy := sessionorigin.Detect(dir)
 	l, err := sessionsock.Listen(ctx, sessionsock.Config{
-		Dir: filepath.Join(s.Process.Paths.CohortHome, "sessions"), SessionID: s.id,
+		Dir: dir, SessionID: s.id,
 		Handler: s.receive,
 	})
 	if err != nil {
@@ -193,5 +199,12 @@ func (s *Session) listen(ctx context.Context) {
 		return
 	}
 	s.socket = l.Path()
-	s.closers = append(s.closers, func() { _ = l.Close(); s.endDrive("has exited") })
+	if err := sessionorigin.Write(dir, s.id, startedBy); err != nil {
+		s.logf("origin record: %v", err)
+	}
+	s.closers = append(s.closers, func() {
+		_ = l.Close()
+		_ = sessionorigin.Remove(dir, s.id)
+		s.endDrive("has exited")
+	})
 }
