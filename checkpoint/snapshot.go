@@ -153,41 +153,18 @@ func (s *Store) snapRoot(ctx context.Context, session string, r Root) (RootState
 	if err != nil {
 		return st, err
 	}
-	out, err := s.git.Run(ctx, s.rootCmd(&st, index, "ls-files", "-z", "-m", "-o", "--exclude-standard"))
-	if err != nil {
-		return st, err
-	}
-	update, drop := s.sortChanged(&st, out)
-	if len(update) > 0 {
-		// --replace: a path that was a folder and is now a file or a link
-		// (or the other way round) takes the place of the entries it
-		// conflicts with; without it git refuses the whole snapshot, and
-		// with it every later one and the rewind.
-		c := s.rootCmd(&st, index, "update-index", "-z", "--add", "--remove", "--replace", "--stdin")
-		c.Stdin = nulJoin(update)
-		if _, err := s.git.Run(ctx, c); err != nil {
+	sc := scanRoot(st.Dir, st.GitDir, s.scanNow())
+	last, paths, whole := s.changedSince(st.Dir, index, sc)
+	if !whole && len(paths) == 0 {
+		st.Tree, st.Large, st.Skipped = last.tree, last.large, last.skipped
+	} else {
+		if whole {
+			paths = nil
+		}
+		if err := s.snapTree(ctx, &st, index, paths, last); err != nil {
 			return st, err
 		}
-	}
-	if len(drop) > 0 {
-		c := s.rootCmd(&st, index, "update-index", "-z", "--force-remove", "--stdin")
-		c.Stdin = nulJoin(drop)
-		if _, err := s.git.Run(ctx, c); err != nil {
-			return st, err
-		}
-	}
-	s.mu.Lock()
-	st.Tree = s.trees[index]
-	s.mu.Unlock()
-	if st.Tree == "" || len(update)+len(drop) > 0 {
-		tree, err := s.git.Run(ctx, s.rootCmd(&st, index, "write-tree", "--missing-ok"))
-		if err != nil {
-			return st, err
-		}
-		st.Tree = strings.TrimSpace(tree)
-		s.mu.Lock()
-		s.trees[index] = st.Tree // nothing changed next time: the same tree
-		s.mu.Unlock()
+		s.remember(index, sc, &st)
 	}
 	if st.GitDir != "" {
 		if err := s.snapRepo(ctx, &st); err != nil {
@@ -195,6 +172,60 @@ func (s *Store) snapRoot(ctx context.Context, session string, r Root) (RootState
 		}
 	}
 	return st, nil
+}
+
+// snapTree records a root's working tree through git: the files whose
+// stat data changed since the session index last saw them are hashed
+// into it, and its tree written. paths, when set, are the only files that
+// can have changed since the root's last snapshot (its scan says so):
+// git looks at those alone, and the files over the size limit are those
+// of the last snapshot that are still listed.
+func (s *Store) snapTree(ctx context.Context, st *RootState, index string, paths []string, last *lastRoot) error {
+	args := []string{"ls-files", "-z", "-m", "-o", "--exclude-standard"}
+	if len(paths) > 0 {
+		args = append(append([]string{"--literal-pathspecs"}, args...), "--")
+		args = append(args, paths...)
+	}
+	out, err := s.git.Run(ctx, s.rootCmd(st, index, args...))
+	if err != nil {
+		return err
+	}
+	update, drop := s.sortChanged(st, out)
+	if len(paths) > 0 {
+		st.Large, st.Skipped = keepOthers(last.large, paths, st.Large), keepSkipped(st.Dir, last.skipped, st.Skipped)
+	}
+	if len(update) > 0 {
+		// --replace: a path that was a folder and is now a file or a link
+		// (or the other way round) takes the place of the entries it
+		// conflicts with; without it git refuses the whole snapshot, and
+		// with it every later one and the rewind.
+		c := s.rootCmd(st, index, "update-index", "-z", "--add", "--remove", "--replace", "--stdin")
+		c.Stdin = nulJoin(update)
+		if _, err := s.git.Run(ctx, c); err != nil {
+			return err
+		}
+	}
+	if len(drop) > 0 {
+		c := s.rootCmd(st, index, "update-index", "-z", "--force-remove", "--stdin")
+		c.Stdin = nulJoin(drop)
+		if _, err := s.git.Run(ctx, c); err != nil {
+			return err
+		}
+	}
+	s.mu.Lock()
+	st.Tree = s.trees[index]
+	s.mu.Unlock()
+	if st.Tree == "" || len(update)+len(drop) > 0 {
+		tree, err := s.git.Run(ctx, s.rootCmd(st, index, "write-tree", "--missing-ok"))
+		if err != nil {
+			return err
+		}
+		st.Tree = strings.TrimSpace(tree)
+		s.mu.Lock()
+		s.trees[index] = st.Tree // nothing changed next time: the same tree
+		s.mu.Unlock()
+	}
+	return nil
 }
 
 // sessionIndex is the path of the session's own index of a root, seeded
@@ -290,11 +321,12 @@ func isRepo(dir string) bool {
 type largeAt struct {
 	size, mtime, ctime int64
 	ino                uint64
+	mode               fs.FileMode
 	sum                string
 }
 
 func statKey(fi fs.FileInfo) largeAt {
-	k := largeAt{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
+	k := largeAt{size: fi.Size(), mtime: fi.ModTime().UnixNano(), mode: fi.Mode()}
 	if sys, ok := fi.Sys().(*syscall.Stat_t); ok {
 		k.ino, k.ctime = sys.Ino, sys.Ctim.Nano()
 	}
@@ -302,7 +334,7 @@ func statKey(fi fs.FileInfo) largeAt {
 }
 
 func (k largeAt) same(o largeAt) bool {
-	return k.size == o.size && k.mtime == o.mtime && k.ctime == o.ctime && k.ino == o.ino
+	return k.size == o.size && k.mtime == o.mtime && k.ctime == o.ctime && k.ino == o.ino && k.mode == o.mode
 }
 
 // largeHash is the SHA-256 of a large file, computed again only when its
