@@ -27,8 +27,14 @@
 //     store as its git dir (its .gitignore files still apply). The
 //     checkpoint's own tree (each root's tree and index) and its commit
 //     are written by Cohort as loose objects, not by git processes (git's
-//     mktree and commit-tree when an id is not SHA-1's): a checkpoint runs
-//     three git processes when files changed, one when none did.
+//     mktree and commit-tree when an id is not SHA-1's). Before git, a
+//     root is scanned by lstat (see scan: ctimes, which the model cannot
+//     set, and entries changed within the clock's tick asked about again);
+//     against the root's last snapshot in the process, the scan names the
+//     files that can have changed, and git lists only those: a checkpoint
+//     of an unchanged tree runs no git, one of a changed tree three
+//     processes (ls-files, update-index, write-tree). The store's bare
+//     repository is made by Cohort too.
 //   - Size. A changed file over Config.MaxFileSize (10 MiB) is recorded
 //     by its SHA-256 only and reported as not restorable when it differs
 //     at a rewind. Repositories nested in a root and submodules' contents
