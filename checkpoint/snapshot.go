@@ -215,6 +215,15 @@ func (s *Store) snapTree(ctx context.Context, st *RootState, index string, paths
 	s.mu.Lock()
 	st.Tree = s.trees[index]
 	s.mu.Unlock()
+	if _, err := os.Stat(index); st.Tree == "" && len(update)+len(drop) == 0 && st.GitDir == "" && errors.Is(err, fs.ErrNotExist) {
+		// A plain folder with nothing to record yet: the empty tree,
+		// without a git process.
+		tree, err := s.writeObject("tree", nil)
+		if err != nil {
+			return err
+		}
+		st.Tree = tree
+	}
 	if st.Tree == "" || len(update)+len(drop) > 0 {
 		tree, err := s.git.Run(ctx, s.rootCmd(st, index, "write-tree", "--missing-ok"))
 		if err != nil {

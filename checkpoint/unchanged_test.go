@@ -131,3 +131,30 @@ func rm(t *testing.T, path string) {
 		t.Fatal(err)
 	}
 }
+
+// TestEmptyFolderTakesOneGit: the first checkpoint of an empty folder that
+// is not a repository runs git once (to list it), writes the empty tree
+// itself, and a rewind to it removes what was made since.
+func TestEmptyFolderTakesOneGit(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	s, calls := countedGit(t)
+	cp := snap(t, s, 1, Before, Root{Dir: dir})
+	if got := calls(); len(got) != 1 || !strings.Contains(got[0], "ls-files") {
+		t.Errorf("git calls %q, want one ls-files", got)
+	}
+	if cp.Roots[0].Tree != "4b825dc642cb6eb9a060e54bf8d69288fbee4904" {
+		t.Errorf("tree %s, want the empty tree", cp.Roots[0].Tree)
+	}
+	write(t, dir, "made/since.txt", "x\n", 0o644)
+	p, err := s.Plan(t.Context(), Request{Session: "sess-1", Turn: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Apply(t.Context(), p, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := dump(t, dir); got != "" {
+		t.Errorf("after the rewind the folder holds:\n%s", got)
+	}
+}
