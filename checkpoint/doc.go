@@ -68,8 +68,10 @@
 //     Options.MoveBranch, by compare-and-swap.
 //   - Turns. A checkpoint's turn is the lead's user turn in the session,
 //     counted on across resumes (a resumed session's first turn follows
-//     the last one recorded). A turn asked for twice (after a rewind) is
-//     rewound to its latest Before checkpoint. The SDK's rewind_files
+//     the last one recorded), and after a rewind too: a turn number is
+//     never given twice, so a list of turns names each once. (Stores of
+//     older versions can hold a number twice; a rewind to it goes to its
+//     latest Before checkpoint.) The SDK's rewind_files
 //     names the turn by the uuid of the prompt that started it.
 //   - Cost. The Before checkpoint starts with the turn and runs while the
 //     first request streams; the tools that write (Bash, Write, Edit,

@@ -256,8 +256,9 @@ func PruneCheckpoints(ctx context.Context, p *Plan) (string, error) {
 	return got.String(), err
 }
 
-// rewindConversation takes the lead's conversation back to before turn,
-// which the next turn then takes the number of. A turn of this process
+// rewindConversation takes the lead's conversation back to before turn;
+// the next turn still takes the next number, so that no two turns of a
+// session share one (a list of turns names each once). A turn of this process
 // goes back to the mark taken when it began; one of an earlier process
 // (the session was resumed) to the place its checkpoint recorded.
 func (s *Session) rewindConversation(ctx context.Context, turn int) error {
@@ -282,8 +283,5 @@ func (s *Session) rewindConversation(ctx context.Context, turn int) error {
 			return err
 		}
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.turn = turn - 1
-	return nil
+	return nil // the next turn takes the next number: turns are never renumbered
 }
