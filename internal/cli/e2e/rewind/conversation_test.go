@@ -104,6 +104,13 @@ func TestRewindRefusesALiveSession(t *testing.T) {
 	rt := &clitest.Router{}
 	talk(rt)
 	h := prepared(t, rt)
+	// A session socket's path holds at most 107 bytes: a short home.
+	home, err := os.MkdirTemp("", "rw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(home) })
+	h.Vars["COHORT_HOME"] = home
 	out, errOut, code := h.Run("-p", "CV: please write one", "--permission-mode", "bypassPermissions", "--output-format", "json")
 	if code != 0 {
 		t.Fatalf("turn: exit %d\n%s\n%s", code, out, errOut)
