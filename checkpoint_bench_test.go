@@ -27,7 +27,7 @@ func BenchmarkTurnWithCheckpoints(b *testing.B) {
 			e := newEnv(b)
 			tenThousandFiles(b, e.dir)
 			e.rt.on("TURN", func(r *fakeapi.Request) fakeapi.Reply {
-				if r.Turn() == 0 {
+				if last := r.Messages[len(r.Messages)-1]; last.Content[0].Type != "tool_result" { // the turn's first request
 					return fakeapi.Reply{FirstTokenDelay: 500 * time.Millisecond, Content: []fakeapi.Block{use("Bash", map[string]any{"command": "echo turn >> turns.log"})}}
 				}
 				return fakeapi.Reply{FirstTokenDelay: 500 * time.Millisecond, Content: []fakeapi.Block{fakeapi.TextBlock("done")}}
