@@ -3,11 +3,13 @@ package checkpoint
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -357,7 +359,6 @@ func TestCommitObjectsAreGits(t *testing.T) {
 // the folders back in place, not through the link.
 func TestFolderReplacedByLinkOrFile(t *testing.T) {
 	t.Parallel()
-	ctx := t.Context()
 	dir, repo := newRepo(t)
 	s := newStore(t)
 	root := Root{Dir: dir, Repo: repo}
@@ -378,17 +379,46 @@ func TestFolderReplacedByLinkOrFile(t *testing.T) {
 	write(t, dir, "notes", "a file where a folder was\n", 0o644)
 	snap(t, s, 1, After, root)
 
-	p, err := s.Plan(ctx, Request{Session: "sess-1", Project: "proj", Turn: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Apply(ctx, p, Options{}); err != nil {
-		t.Fatal(err)
-	}
+	rewindTurn1(t, s)
 	if diff := cmp.Diff(want, dump(t, dir)); diff != "" {
 		t.Errorf("tree after rewind (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff(wantOutside, dump(t, outside)); diff != "" {
 		t.Errorf("the folder the link named changed (-want +got):\n%s", diff)
+	}
+}
+
+// TestSpecialFilesAreNotRecorded: a FIFO a command made, in place of a
+// tracked file and beside it, made every later snapshot fail ("unsupported
+// file type"; attack5's TestO5Rewind/special-files), so that neither a
+// checkpoint nor a rewind could be had. It is recorded as absent: the
+// rewind writes the file back and leaves the new FIFO alone.
+func TestSpecialFilesAreNotRecorded(t *testing.T) {
+	t.Parallel()
+	dir, repo := newRepo(t)
+	s := newStore(t)
+	root := Root{Dir: dir, Repo: repo}
+	want := dump(t, dir)
+	snap(t, s, 1, Before, root)
+	for _, name := range []string{"a.txt", "sub/b.txt"} {
+		if err := os.Remove(filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, name := range []string{"a.txt", "sub/b.txt", "pipe"} {
+		if err := syscall.Mkfifo(filepath.Join(dir, name), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	snap(t, s, 1, After, root)
+	rewindTurn1(t, s)
+	if fi, err := os.Lstat(filepath.Join(dir, "pipe")); err != nil || fi.Mode().Type() != fs.ModeNamedPipe {
+		t.Errorf("the new FIFO: %v, %v; want it left as it is", fi, err)
+	}
+	if err := os.Remove(filepath.Join(dir, "pipe")); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, dump(t, dir)); diff != "" {
+		t.Errorf("tree after rewind (-want +got):\n%s", diff)
 	}
 }

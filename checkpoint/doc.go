@@ -58,7 +58,10 @@
 //   - Restoring. Files are written by `git checkout-index` from a
 //     temporary index of the checkpoint's tree (git's modes: regular,
 //     executable, symlink; other permission bits follow the umask, as in a
-//     checkout); files the checkpoint lacks are removed with the
+//     checkout; a FIFO, socket or device, which git cannot record and
+//     which would fail the whole snapshot, is recorded as absent, so a
+//     rewind leaves one alone and writes back the file it replaced);
+//     files the checkpoint lacks are removed with the
 //     directories they leave empty. Protected paths (permission's rule:
 //     .git/, .claude/, .mcp.json, .cohort/settings*, .cohort/agents/) and
 //     the index are restored only with Options.Protected. A worktree made

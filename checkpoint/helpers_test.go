@@ -153,3 +153,16 @@ func snap(t testing.TB, s *Store, turn int, phase Phase, roots ...Root) *Checkpo
 	}
 	return cp
 }
+
+// rewindTurn1 plans and carries out the rewind of session sess-1 to
+// before its turn 1.
+func rewindTurn1(t testing.TB, s *Store) {
+	t.Helper()
+	p, err := s.Plan(t.Context(), Request{Session: "sess-1", Project: "proj", Turn: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Apply(t.Context(), p, Options{}); err != nil {
+		t.Fatal(err)
+	}
+}

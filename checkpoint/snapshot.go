@@ -281,6 +281,13 @@ func (s *Store) sortChanged(st *RootState, out string) (update, drop []string) {
 			continue
 		}
 		fi, err := os.Lstat(filepath.Join(st.Dir, filepath.FromSlash(p)))
+		if err == nil && fi.Mode().Type()&(fs.ModeNamedPipe|fs.ModeSocket|fs.ModeDevice|fs.ModeCharDevice|fs.ModeIrregular) != 0 {
+			// A FIFO, socket or device (a command can make one): git
+			// records none, and handed one it fails the whole snapshot, so
+			// the checkpoint holds it as absent.
+			drop = append(drop, p)
+			continue
+		}
 		if err == nil && fi.IsDir() && !isRepo(filepath.Join(st.Dir, filepath.FromSlash(p))) {
 			drop = append(drop, p) // a file that is a folder now: its files are listed on their own
 			continue

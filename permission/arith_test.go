@@ -93,6 +93,18 @@ func TestCommandsMatch(t *testing.T) {
 		"make test; echo $(rm x)":       false,
 		"x='a[$(rm p)]'; docker $((x))": false,
 		"dockerx ps":                    false,
+		// attack5 (o5-excl-redirect): the shell opens a redirect's file
+		// outside the sandbox with the excluded command.
+		"docker ps > /home/u/.bashrc": false,
+		"docker ps 2> out.txt":        false,
+		"docker ps >> x; make test":   false,
+		"docker ps &> .git/hooks/x":   false,
+		"docker ps 1<>x":              false,
+		"docker ps >| x":              false,
+		"docker ps | tee x":           false,
+		"docker ps > /dev/null 2>&1":  true,
+		"docker ps 2>/dev/null":       true,
+		"docker ps >&2":               true,
 	} {
 		if got := CommandsMatch(line, ex); got != want {
 			t.Errorf("CommandsMatch(%q) = %v, want %v", line, got, want)

@@ -68,7 +68,11 @@ func unsandboxedOf(input json.RawMessage) bool {
 // of the specifiers as an allow rule would ("docker:*", "npm test"), and
 // the line holds nothing the analysis could not see or that could change
 // what runs. It decides sandbox.excludedCommands: a line runs outside the
-// sandbox only when all of it is excluded. Safe for concurrent use.
+// sandbox only when all of it is excluded. A redirect that writes a file
+// is not part of any command: the shell opens it, outside the sandbox
+// too, so "git status > ~/.bashrc" is not "git status" (only /dev/null,
+// the terminal and the untouched standard output and error are not
+// files, as for the read-only analysis). Safe for concurrent use.
 func CommandsMatch(line string, specifiers []string) bool {
 	var pats []*bashPattern
 	for _, sp := range specifiers {
@@ -79,6 +83,11 @@ func CommandsMatch(line string, specifiers []string) bool {
 	an := analyze(line, "", "")
 	if len(pats) == 0 || len(an.opaque) > 0 || len(an.unsafe) > 0 || len(an.commands) == 0 {
 		return false
+	}
+	for _, r := range an.redirs {
+		if r.write && !an.harmlessTarget(plain(r.target)) {
+			return false
+		}
 	}
 	for _, c := range an.commands {
 		matched := false

@@ -148,7 +148,8 @@
 // false, the flag is ignored and the call is decided, and run, as a
 // sandboxed one; true, as Claude Code: it asks except in
 // bypassPermissions. CommandsMatch decides sandbox.excludedCommands
-// (every command of the line must match).
+// (every command of the line must match, and no redirect may write a
+// file: the shell of an excluded line opens it outside the sandbox).
 //
 // A deny or ask rule matching any layer of any command decides (the base
 // name of a command given as a path is tried too, so /bin/rm is rm). An

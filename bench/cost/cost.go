@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -87,6 +88,17 @@ func (b Bill) USD() float64 { return b.Equivalents() * InputUSDPerToken }
 // Run runs w once in a fresh project under dir and returns its bill and
 // the fake's requests.
 func Run(ctx context.Context, dir string, w Workload) (Bill, []fakeapi.Recorded, error) {
+	return RunClient(ctx, dir, w, "")
+}
+
+// RunClient is Run with the lead prompt given to another client's command
+// line (client, a path: Claude Code's claude.exe, or a built cohort)
+// instead of an in-process session; "" is Run. Workloads with a Custom
+// policy set cohort-only flags and run in-process only.
+func RunClient(ctx context.Context, dir string, w Workload, client string) (Bill, []fakeapi.Recorded, error) {
+	if client != "" && w.Custom != nil {
+		return Bill{}, nil, fmt.Errorf("%s: runs in-process only (its flags are cohort's)", w.Name)
+	}
 	var (
 		policy fakeapi.Policy
 		check  func() error
@@ -100,7 +112,15 @@ func Run(ctx context.Context, dir string, w Workload) (Bill, []fakeapi.Recorded,
 			return Bill{}, nil, err
 		}
 		pol := scenario.NewPolicy()
-		policy, check = pol.Reply, func() error { return w.Spec.Check(pol.Summary(), 0) }
+		policy, check = pol.Reply, func() error {
+			sum := pol.Summary()
+			if client != "" && !w.Spec.Background {
+				// Claude Code tells its lead of a foreground agent's end in
+				// a task notification too; the work checked is the same.
+				sum.Notified = 0
+			}
+			return w.Spec.Check(sum, 0)
+		}
 	}
 	srv := fakeapi.New(fakeapi.Config{Policy: func(r *fakeapi.Request) fakeapi.Reply {
 		reply := policy(r)
@@ -127,34 +147,11 @@ func Run(ctx context.Context, dir string, w Workload) (Bill, []fakeapi.Recorded,
 		env["COHORT_HOME"], env["COHORT_TEAMMATE_BIN"] = short, c.TeammateBin
 		env["ANTHROPIC_BASE_URL"], env["ANTHROPIC_API_KEY"] = srv.URL, "bench"
 	}
-	cfg := cohort.Config{Dir: project, Home: env["COHORT_HOME"], BaseURL: srv.URL, APIKey: "bench",
-		AllowedTools: []string{"Bash"}, StopAfterRun: true, Stderr: io.Discard,
-		Getenv: func(k string) string { return env[k] }, Environ: func() []string {
-			var out []string
-			for k, v := range env {
-				out = append(out, k+"="+v)
-			}
-			return out
-		}}
-	if c := w.Custom; c != nil {
-		cfg.Flags, cfg.TeammateMode = c.Flags, c.TeammateMode
-	}
-	s, err := cohort.New(ctx, cfg)
-	if err != nil {
-		return Bill{}, nil, err
-	}
 	var failed string
-	for ev, err := range s.Run(ctx, prompt) {
-		if err != nil {
-			failed = err.Error()
-			break
-		}
-		if ev.Type == cohort.EventResult && ev.IsError {
-			failed = ev.Result
-		}
-	}
-	if err := s.Close(); err != nil && failed == "" {
-		failed = err.Error()
+	if client != "" {
+		failed = runClient(ctx, client, prompt, project, home, srv.URL)
+	} else {
+		failed = runSession(ctx, w, prompt, project, env, srv.URL)
 	}
 	if failed != "" {
 		return Bill{}, nil, fmt.Errorf("%s: the run failed: %s", w.Name, failed)
@@ -163,6 +160,11 @@ func Run(ctx context.Context, dir string, w Workload) (Bill, []fakeapi.Recorded,
 		return Bill{}, nil, fmt.Errorf("%s: %v", w.Name, err)
 	}
 	recs := srv.Requests()
+	return billOf(recs), recs, nil
+}
+
+// billOf adds up the usage of the requests the fake answered.
+func billOf(recs []fakeapi.Recorded) Bill {
 	var b Bill
 	for _, r := range recs {
 		if r.Path != "/v1/messages" || r.Status != 200 {
@@ -177,7 +179,7 @@ func Run(ctx context.Context, dir string, w Workload) (Bill, []fakeapi.Recorded,
 			b.Writes++
 		}
 	}
-	return b, recs, nil
+	return b
 }
 
 // SubagentFirstRequests returns the recorded first requests of the
@@ -192,4 +194,59 @@ func SubagentFirstRequests(recs []fakeapi.Recorded) []fakeapi.Recorded {
 		out = append(out, r)
 	}
 	return out
+}
+
+// runSession runs the workload's lead prompt in-process on a cohort.Session
+// and returns what failed ("" when nothing did).
+func runSession(ctx context.Context, w Workload, prompt, project string, env map[string]string, url string) string {
+	cfg := cohort.Config{Dir: project, Home: env["COHORT_HOME"], BaseURL: url, APIKey: "bench",
+		AllowedTools: []string{"Bash"}, StopAfterRun: true, Stderr: io.Discard,
+		Getenv: func(k string) string { return env[k] }, Environ: func() []string {
+			var out []string
+			for k, v := range env {
+				out = append(out, k+"="+v)
+			}
+			return out
+		}}
+	if c := w.Custom; c != nil {
+		cfg.Flags, cfg.TeammateMode = c.Flags, c.TeammateMode
+	}
+	s, err := cohort.New(ctx, cfg)
+	if err != nil {
+		return err.Error()
+	}
+	var failed string
+	for ev, err := range s.Run(ctx, prompt) {
+		if err != nil {
+			failed = err.Error()
+			break
+		}
+		if ev.Type == cohort.EventResult && ev.IsError {
+			failed = ev.Result
+		}
+	}
+	if err := s.Close(); err != nil && failed == "" {
+		failed = err.Error()
+	}
+	return failed
+}
+
+// runClient runs the lead prompt with another client's command line, the
+// one Claude Code and cohort share (-p PROMPT --output-format json
+// --allowedTools Bash), in the project with a home of its own, against
+// the fake; it returns what failed ("" when nothing did). Claude Code is
+// told to send nothing but the model's requests.
+func runClient(ctx context.Context, client, prompt, project, home, url string) string {
+	cmd := exec.CommandContext(ctx, client, "-p", prompt, "--output-format", "json", "--allowedTools", "Bash")
+	cmd.Dir = project
+	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "TMPDIR=" + os.TempDir(),
+		"COHORT_HOME=" + filepath.Join(home, ".cohort"), "ANTHROPIC_BASE_URL=" + url, "ANTHROPIC_API_KEY=bench",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1"}
+	cmd.Stdin = strings.NewReader("")
+	cmd.WaitDelay = 10 * time.Second
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Sprintf("%s: %v: %s", client, err, out)
+	}
+	return ""
 }

@@ -3,6 +3,7 @@ package cost
 import (
 	"context"
 	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
@@ -92,5 +93,30 @@ func checkTeammateFirsts(t *testing.T, firsts []fakeapi.Recorded) {
 	}
 	if wrote != 1 {
 		t.Errorf("%d of %d teammates wrote the shared system prompt, want 1 (the first)", wrote, len(firsts))
+	}
+}
+
+// TestRunClientBillsACommandLine: the cost of a workload run by another
+// program's command line (a built cohort here; Claude Code's claude.exe
+// in BENCHMARKS.md) is the fake's accounting of that program's requests,
+// checked as an in-process run is; a workload with cohort-only flags is
+// refused by name.
+func TestRunClientBillsACommandLine(t *testing.T) {
+	bin := testbin.Cohort(t, raceEnabled)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	w := Workloads[1] // background-5x2
+	b, recs, err := RunClient(ctx, t.TempDir(), w, bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := 1 + w.Spec.Agents*(w.Spec.Turns+1); b.Requests < want || len(SubagentFirstRequests(recs)) != w.Spec.Agents {
+		t.Fatalf("%d requests, %d subagents' first, want at least %d and %d", b.Requests, len(SubagentFirstRequests(recs)), want, w.Spec.Agents)
+	}
+	if b.Read == 0 || b.Written == 0 || b.Equivalents() <= 0 {
+		t.Fatalf("bill %+v: the cache simulator saw no writes or reads", b)
+	}
+	if _, _, err := RunClient(ctx, t.TempDir(), Workloads[2], bin); err == nil || !strings.Contains(err.Error(), Workloads[2].Name) {
+		t.Fatalf("a workload with cohort's own flags by command line: %v", err)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"golang.org/x/sys/unix"
 )
 
 // Binaries are the programs a trial runs, built into a temp directory.
@@ -48,6 +50,31 @@ func Build(ctx context.Context) (*Binaries, error) {
 		}
 	}
 	return b, nil
+}
+
+// DropFromPageCache writes the files' cached pages back and drops them
+// from the page cache, so that a run reads the binary as it would an
+// installed one. A freshly linked binary's pages can be cached in larger
+// pieces than a read brings in, and the kernel maps a whole cached piece
+// into a process that faults on any page of it, so the same binary can
+// show megabytes more resident memory until it is dropped (how much
+// varies from build to build).
+func DropFromPageCache(paths ...string) error {
+	for _, p := range paths {
+		f, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		err = f.Sync()
+		if err == nil {
+			err = unix.Fadvise(int(f.Fd()), 0, 0, unix.FADV_DONTNEED)
+		}
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("dropping %s from the page cache: %w", p, err)
+		}
+	}
+	return nil
 }
 
 // Remove deletes the binaries.

@@ -129,3 +129,21 @@ func TestTrashKeepsWorkspacesUntilEmpty(t *testing.T) {
 		t.Fatal("without a Trash the workspace is not deleted at once")
 	}
 }
+
+// TestDropFromPageCache drops a file that exists, leaves its bytes as
+// they were, and names a file it cannot open.
+func TestDropFromPageCache(t *testing.T) {
+	f := t.TempDir() + "/bin"
+	if err := os.WriteFile(f, []byte("cohort"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := DropFromPageCache(f); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(f); err != nil || string(b) != "cohort" {
+		t.Fatalf("after the drop the file reads %q, %v", b, err)
+	}
+	if err := DropFromPageCache(f + ".missing"); err == nil || !strings.Contains(err.Error(), "bin.missing") {
+		t.Fatalf("a missing file: %v", err)
+	}
+}

@@ -15,7 +15,7 @@ import (
 // corpus is every attack, by class.
 func corpus() []*Attack {
 	var all []*Attack
-	for _, group := range [][]*Attack{sandboxAttacks(), kernelAttacks(), redirectAttacks(), readDenyAttacks(), boundsAttacks(), reachAttacks(), outsiderAttacks(), gitStoreAttacks(), gitStoreVariantAttacks(), outsider3Attacks(), outsider4Attacks()} {
+	for _, group := range [][]*Attack{sandboxAttacks(), kernelAttacks(), redirectAttacks(), readDenyAttacks(), boundsAttacks(), reachAttacks(), outsiderAttacks(), gitStoreAttacks(), gitStoreVariantAttacks(), outsider3Attacks(), outsider4Attacks(), outsider5Attacks()} {
 		all = append(all, group...)
 	}
 	return all

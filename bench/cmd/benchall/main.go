@@ -4,6 +4,7 @@
 //	go run ./bench/cmd/benchall [-runs N] [-only REGEXP] [-nocache] [-json FILE]
 //	go run ./bench/cmd/benchall -pace [-first-token 500ms] [-tps 100] [-brief 400] [-runs N]
 //	    [-variant "--flag sibling_gate=off"] [-floor-args --start-at-end]
+//	go run ./bench/cmd/benchall -only parallel -also before=/tmp/before/cohort
 //
 // It builds cmd/cohort and bench/cmd/fakeserve into a temp directory, then
 // runs each workload of bench/trial (the cohort binary against fakeserve in
@@ -17,6 +18,15 @@
 // workloads; each workload's row shows its "bash floor", its Bash calls
 // times that cost. It exits 1 if a run
 // failed or did the wrong work; missing a target is reported, not fatal.
+//
+// -also NAME=BINARY (repeatable) runs a prebuilt cohort binary too, in
+// turn with the others run by run, so that two trees are compared under
+// the same load (build the other tree's cmd/cohort first). Every binary is
+// dropped from the page cache before the first run: a file just written
+// by the linker can sit in the page cache in larger pieces, so its runs
+// map more of it per page fault and show up to megabytes more peak RSS
+// than the same binary read back from disk (how much varies from build to
+// build), which is how an installed cohort runs.
 package main
 
 import (
@@ -54,7 +64,12 @@ type options struct {
 	variant []string
 	// pace runs the paced workloads at this pace (-pace).
 	pace *trial.Pace
+	// also are prebuilt cohort binaries run in turn with the others (-also).
+	also []prebuilt
 }
+
+// prebuilt is a cohort binary given with -also.
+type prebuilt struct{ name, path string }
 
 func parse(args []string, stderr io.Writer) (*options, error) {
 	fs := flag.NewFlagSet("benchall", flag.ContinueOnError)
@@ -73,6 +88,17 @@ func parse(args []string, stderr io.Writer) (*options, error) {
 	fs.DurationVar(&p.FirstToken, "first-token", p.FirstToken, "with -pace: the fake's first-token delay")
 	fs.Float64Var(&p.TokensPerSecond, "tps", p.TokensPerSecond, "with -pace: the fake's output tokens a second")
 	fs.IntVar(&p.Brief, "brief", p.Brief, "with -pace: the size in bytes of the lead's Agent prompts")
+	fs.Func("also", "NAME=BINARY: also run this prebuilt cohort, in turn with the others (repeatable)", func(v string) error {
+		name, path, ok := strings.Cut(v, "=")
+		if !ok || name == "" || path == "" {
+			return fmt.Errorf("%q is not NAME=BINARY", v)
+		}
+		if _, err := os.Stat(path); err != nil {
+			return err
+		}
+		o.also = append(o.also, prebuilt{name, path})
+		return nil
+	})
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -115,6 +141,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer bins.Remove()
+	cold := []string{bins.Cohort, bins.FakeServe, bins.MinClient}
+	for _, a := range o.also {
+		cold = append(cold, a.path)
+	}
+	if err := trial.DropFromPageCache(cold...); err != nil {
+		fmt.Fprintf(stderr, "benchall: %v\n", err)
+		return 1
+	}
 
 	facts := machineFacts(ctx)
 	facts.print(stdout)
@@ -160,7 +194,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 // runWorkload runs w the configured number of times; with w.Floor each
 // cohort run is followed by a run of the minimal client, whose results come
 // second, and with -variant by a run of cohort with the variant's
-// arguments, whose results come last.
+// arguments, whose results come after, and the -also binaries last.
 func runWorkload(ctx context.Context, o *options, bins *trial.Binaries, w trial.Workload, trash *trial.Trash, stderr io.Writer) []workloadResult {
 	n := o.runs
 	if n == 0 {
@@ -183,6 +217,13 @@ func runWorkload(ctx context.Context, o *options, bins *trial.Binaries, w trial.
 		out = append(out, workloadResult{Workload: vw})
 		bin = append(bin, bins.Cohort)
 		args = append(args, append(slices.Clone(o.extra), o.variant...))
+	}
+	for _, a := range o.also {
+		aw := w
+		aw.Name += " (" + a.name + ")"
+		out = append(out, workloadResult{Workload: aw})
+		bin = append(bin, a.path)
+		args = append(args, o.extra)
 	}
 	for i := range n {
 		for k := range out {

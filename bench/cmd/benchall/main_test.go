@@ -2,6 +2,7 @@ package main
 
 import (
 	"io"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -39,7 +40,16 @@ func TestParseFlags(t *testing.T) {
 	if err != nil || strings.Join(o.variant, " ") != "--flag sibling_gate=off" || strings.Join(o.floorExtra, " ") != "--start-at-end" {
 		t.Fatalf("parse -variant, -floor-args = %+v, %v", o, err)
 	}
-	for _, bad := range [][]string{{"-runs", "-1"}, {"-only", "("}, {"stray"}, {"-pace", "-tps", "0"}, {"-pace", "-first-token", "-1s"}} {
+	exe := t.TempDir() + "/cohort"
+	if err := os.WriteFile(exe, nil, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	o, err = parse([]string{"-also", "before=" + exe, "-also", "x=" + exe}, io.Discard)
+	if err != nil || len(o.also) != 2 || o.also[0] != (prebuilt{"before", exe}) || o.also[1].name != "x" {
+		t.Fatalf("parse -also = %+v, %v", o, err)
+	}
+	for _, bad := range [][]string{{"-runs", "-1"}, {"-only", "("}, {"stray"}, {"-pace", "-tps", "0"}, {"-pace", "-first-token", "-1s"},
+		{"-also", "before"}, {"-also", "=" + exe}, {"-also", "before=" + exe + ".missing"}} {
 		if _, err := parse(bad, io.Discard); err == nil {
 			t.Errorf("parse(%q) accepted bad flags", bad)
 		}

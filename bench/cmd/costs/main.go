@@ -2,7 +2,14 @@
 // input, on the fake API's prompt-cache simulator, as a Markdown table for
 // BENCHMARKS.md:
 //
-//	go run ./bench/cmd/costs [-runs N] [-teammate-bin PATH] [-only NAME] [-requests]
+//	go run ./bench/cmd/costs [-runs N] [-teammate-bin PATH] [-only NAME] [-requests] [-client PATH]
+//
+// -client PATH runs each workload's lead prompt with another program's
+// command line, the one Claude Code and cohort share (-p PROMPT
+// --output-format json --allowedTools Bash), against the same fake with
+// the same cache simulator and first-token delay: Claude Code's
+// claude.exe, to bill it the same way (the workloads whose flags are
+// cohort's own, fork and team, are left out).
 //
 // -requests also prints, for the first run of each workload, one line per
 // request: who sent it, its turn, the bytes of its tools, system prompt
@@ -38,6 +45,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	only := fs.String("only", "", "bill only the workload of this name")
 	bin := fs.String("teammate-bin", "", "a built cohort binary: also bill a team whose teammates run in tmux panes")
 	perRequest := fs.Bool("requests", false, "print each request of a workload's first run to stderr")
+	client := fs.String("client", "", "run the lead prompt with this client's command line instead of in-process (Claude Code's claude.exe, or a built cohort); only the workloads without cohort-only flags")
 	if err := fs.Parse(args); err != nil || *runs < 1 {
 		return 2
 	}
@@ -48,7 +56,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintln(stdout, "| workload | requests | input | cache written | cache read | billed input-token-equivalents (min–max) | $ at list price |")
 	fmt.Fprintln(stdout, "|---|---|---|---|---|---|---|")
 	for _, w := range workloads {
-		if *only != "" && w.Name != *only {
+		if *only != "" && w.Name != *only || *client != "" && w.Custom != nil {
 			continue
 		}
 		var bills []cost.Bill
@@ -59,7 +67,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 				return 1
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-			b, recs, err := cost.Run(ctx, dir, w)
+			b, recs, err := cost.RunClient(ctx, dir, w, *client)
 			cancel()
 			os.RemoveAll(dir)
 			if err != nil {

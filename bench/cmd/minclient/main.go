@@ -17,6 +17,10 @@
 // and a floor that waited for the end would be slower than cohort.
 // --start-at-end starts them when the message ends instead (how it ran
 // before), so both can be measured.
+//
+// Built with -tags sdks it also links the official Anthropic and OpenAI
+// SDKs, unused (sdks.go): the floor's peak RSS with what linking them
+// alone costs.
 package main
 
 import (
