@@ -34,6 +34,11 @@ type Root struct {
 	// Base, for a worktree made after the checkpoint a rewind goes back
 	// to, is the commit it was made from: what the rewind restores there.
 	Base string
+	// Unseen reports the paths (absolute) a Read deny rule covers: the
+	// sandbox hides them from git (a single file shows as a device), so a
+	// snapshot leaves them out, as a rewind leaves them alone
+	// (Request.Unseen).
+	Unseen func(path string) bool
 }
 
 // Large is a changed file over the size limit: recorded by its hash only.
@@ -161,7 +166,7 @@ func (s *Store) snapRoot(ctx context.Context, session string, r Root) (RootState
 		if whole {
 			paths = nil
 		}
-		if err := s.snapTree(ctx, &st, index, paths, last); err != nil {
+		if err := s.snapTree(ctx, &st, index, paths, last, r.Unseen); err != nil {
 			return st, err
 		}
 		s.remember(index, sc, &st)
@@ -180,7 +185,7 @@ func (s *Store) snapRoot(ctx context.Context, session string, r Root) (RootState
 // can have changed since the root's last snapshot (its scan says so):
 // git looks at those alone, and the files over the size limit are those
 // of the last snapshot that are still listed.
-func (s *Store) snapTree(ctx context.Context, st *RootState, index string, paths []string, last *lastRoot) error {
+func (s *Store) snapTree(ctx context.Context, st *RootState, index string, paths []string, last *lastRoot, unseen func(string) bool) error {
 	args := []string{"ls-files", "-z", "-m", "-o", "--exclude-standard"}
 	if len(paths) > 0 {
 		args = append(append([]string{"--literal-pathspecs"}, args...), "--")
@@ -190,7 +195,7 @@ func (s *Store) snapTree(ctx context.Context, st *RootState, index string, paths
 	if err != nil {
 		return err
 	}
-	update, drop := s.sortChanged(st, out)
+	update, drop := s.sortChanged(st, out, unseen)
 	if len(paths) > 0 {
 		st.Large, st.Skipped = keepOthers(last.large, paths, st.Large), keepSkipped(st.Dir, last.skipped, st.Skipped)
 	}
@@ -265,13 +270,16 @@ func (s *Store) sessionIndex(session string, st RootState) (string, error) {
 // sortChanged splits git's list of changed paths into those to record and
 // those over the size limit (recorded by hash in st.Large). Nested
 // repositories ("dir/") go to st.Skipped.
-func (s *Store) sortChanged(st *RootState, out string) (update, drop []string) {
+func (s *Store) sortChanged(st *RootState, out string, unseen func(string) bool) (update, drop []string) {
 	seen := map[string]bool{}
 	for _, p := range strings.Split(out, "\x00") {
 		if p == "" || seen[p] {
 			continue
 		}
 		seen[p] = true
+		if unseen != nil && unseen(filepath.Join(st.Dir, filepath.FromSlash(strings.TrimSuffix(p, "/")))) {
+			continue
+		}
 		if strings.HasSuffix(p, "/") {
 			st.Skipped = append(st.Skipped, p)
 			continue

@@ -158,3 +158,23 @@ func TestEmptyFolderTakesOneGit(t *testing.T) {
 		t.Errorf("after the rewind the folder holds:\n%s", got)
 	}
 }
+
+// TestUnseenPathsAreLeftOut: a path a Read deny rule covers (which the
+// sandbox shows git as a device) is left out of a snapshot instead of
+// failing it.
+func TestUnseenPathsAreLeftOut(t *testing.T) {
+	t.Parallel()
+	dir, repo := newRepo(t)
+	s := newStore(t)
+	secret := filepath.Join(dir, ".env")
+	root := Root{Dir: dir, Repo: repo, Unseen: func(p string) bool { return p == secret }}
+	first := snap(t, s, 1, Before, root)
+	write(t, dir, ".env", "TOKEN=x\n", 0o644)
+	if cp := snap(t, s, 1, After, root); cp.Roots[0].Tree != first.Roots[0].Tree {
+		t.Errorf("the unseen .env was recorded: tree %s, want %s", cp.Roots[0].Tree, first.Roots[0].Tree)
+	}
+	write(t, dir, "seen.txt", "x\n", 0o644)
+	if cp := snap(t, s, 2, Before, root); cp.Roots[0].Tree == first.Roots[0].Tree {
+		t.Error("a seen file beside it was not recorded")
+	}
+}

@@ -152,15 +152,18 @@ func (s *Session) waitCheckpoint(ctx context.Context) error {
 // repository and Cohort's worktrees of it, or the project's folder when it
 // is not a repository (or git cannot be used).
 func (s *Session) checkpointRoots(ctx context.Context) []checkpoint.Root {
-	plain := []checkpoint.Root{{Dir: s.Process.ProjectRoot}}
-	if s.wt == nil || !s.Process.InGit {
-		return plain
+	roots := []checkpoint.Root{{Dir: s.Process.ProjectRoot}}
+	if s.wt != nil && s.Process.InGit {
+		if m, err := s.wt.Manager(ctx); err == nil {
+			roots = worktreeRoots(m, false)
+		}
 	}
-	m, err := s.wt.Manager(ctx)
-	if err != nil {
-		return plain
+	if s.checker != nil {
+		for i := range roots {
+			roots[i].Unseen = s.deniedRead // hidden from git by the sandbox
+		}
 	}
-	return worktreeRoots(m, false)
+	return roots
 }
 
 // worktreeRoots are the repository's main checkout and Cohort's
