@@ -67,7 +67,7 @@ func (rt *router) policy(r *fakeapi.Request) fakeapi.Reply {
 // env is a test session's world: a HOME, a COHORT_HOME and a project
 // directory, and the fake API.
 type env struct {
-	t    *testing.T
+	t    testing.TB
 	home string
 	dir  string
 	srv  *fakeapi.Server
@@ -75,7 +75,7 @@ type env struct {
 	vars map[string]string
 }
 
-func newEnv(t *testing.T) *env {
+func newEnv(t testing.TB) *env {
 	t.Helper()
 	root := t.TempDir()
 	e := &env{t: t, home: filepath.Join(root, "home"), dir: filepath.Join(root, "project"), rt: &router{}}
@@ -123,7 +123,7 @@ func (e *env) open(cfg Config) *Session {
 }
 
 // testWriter sends warnings to the test log.
-type testWriter struct{ t *testing.T }
+type testWriter struct{ t testing.TB }
 
 func (w testWriter) Write(p []byte) (int, error) {
 	w.t.Log(strings.TrimRight(string(p), "\n"))
@@ -132,7 +132,7 @@ func (w testWriter) Write(p []byte) (int, error) {
 
 // collect runs prompt to the end and returns its events; it fails the test
 // when the run takes longer than a minute.
-func collect(t *testing.T, s *Session, prompt string) []Event {
+func collect(t testing.TB, s *Session, prompt string) []Event {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

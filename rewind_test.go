@@ -2,8 +2,10 @@ package cohort
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -46,6 +48,19 @@ func TestConversationRewindKeepsThePrefix(t *testing.T) {
 		t.Error("two.txt is still there after the rewind")
 	}
 	collect(t, s, "again, turn two")
+	// The turn after the rewind takes a number of its own: the list of
+	// turns names each once.
+	list, err := s.Rewind(t.Context(), RewindRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var turns []string
+	for _, r := range list.Turns {
+		turns = append(turns, fmt.Sprintf("%d %s", r.Turn, r.Prompt))
+	}
+	if want := []string{"1 first turn", "2 second turn", "3 again, turn two"}; !slices.Equal(turns, want) {
+		t.Errorf("turns %q, want %q", turns, want)
+	}
 	var original, again []byte
 	mu.Lock()
 	defer mu.Unlock()

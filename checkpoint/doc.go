@@ -27,8 +27,14 @@
 //     store as its git dir (its .gitignore files still apply). The
 //     checkpoint's own tree (each root's tree and index) and its commit
 //     are written by Cohort as loose objects, not by git processes (git's
-//     mktree and commit-tree when an id is not SHA-1's): a checkpoint runs
-//     three git processes when files changed, one when none did.
+//     mktree and commit-tree when an id is not SHA-1's). Before git, a
+//     root is scanned by lstat (see scan: ctimes, which the model cannot
+//     set, and entries changed within the clock's tick asked about again);
+//     against the root's last snapshot in the process, the scan names the
+//     files that can have changed, and git lists only those: a checkpoint
+//     of an unchanged tree runs no git, one of a changed tree three
+//     processes (ls-files, update-index, write-tree). The store's bare
+//     repository is made by Cohort too.
 //   - Size. A changed file over Config.MaxFileSize (10 MiB) is recorded
 //     by its SHA-256 only and reported as not restorable when it differs
 //     at a rewind. Repositories nested in a root and submodules' contents
@@ -65,8 +71,10 @@
 //     Options.MoveBranch, by compare-and-swap.
 //   - Turns. A checkpoint's turn is the lead's user turn in the session,
 //     counted on across resumes (a resumed session's first turn follows
-//     the last one recorded). A turn asked for twice (after a rewind) is
-//     rewound to its latest Before checkpoint. The SDK's rewind_files
+//     the last one recorded), and after a rewind too: a turn number is
+//     never given twice, so a list of turns names each once. (Stores of
+//     older versions can hold a number twice; a rewind to it goes to its
+//     latest Before checkpoint.) The SDK's rewind_files
 //     names the turn by the uuid of the prompt that started it.
 //   - Cost. The Before checkpoint starts with the turn and runs while the
 //     first request streams; the tools that write (Bash, Write, Edit,

@@ -34,6 +34,11 @@ type Root struct {
 	// Base, for a worktree made after the checkpoint a rewind goes back
 	// to, is the commit it was made from: what the rewind restores there.
 	Base string
+	// Unseen reports the paths (absolute) a Read deny rule covers: the
+	// sandbox hides them from git (a single file shows as a device), so a
+	// snapshot leaves them out, as a rewind leaves them alone
+	// (Request.Unseen).
+	Unseen func(path string) bool
 }
 
 // Large is a changed file over the size limit: recorded by its hash only.
@@ -153,41 +158,18 @@ func (s *Store) snapRoot(ctx context.Context, session string, r Root) (RootState
 	if err != nil {
 		return st, err
 	}
-	out, err := s.git.Run(ctx, s.rootCmd(&st, index, "ls-files", "-z", "-m", "-o", "--exclude-standard"))
-	if err != nil {
-		return st, err
-	}
-	update, drop := s.sortChanged(&st, out)
-	if len(update) > 0 {
-		// --replace: a path that was a folder and is now a file or a link
-		// (or the other way round) takes the place of the entries it
-		// conflicts with; without it git refuses the whole snapshot, and
-		// with it every later one and the rewind.
-		c := s.rootCmd(&st, index, "update-index", "-z", "--add", "--remove", "--replace", "--stdin")
-		c.Stdin = nulJoin(update)
-		if _, err := s.git.Run(ctx, c); err != nil {
+	sc := scanRoot(st.Dir, st.GitDir, s.scanNow())
+	last, paths, whole := s.changedSince(st.Dir, index, sc)
+	if !whole && len(paths) == 0 {
+		st.Tree, st.Large, st.Skipped = last.tree, last.large, last.skipped
+	} else {
+		if whole {
+			paths = nil
+		}
+		if err := s.snapTree(ctx, &st, index, paths, last, r.Unseen); err != nil {
 			return st, err
 		}
-	}
-	if len(drop) > 0 {
-		c := s.rootCmd(&st, index, "update-index", "-z", "--force-remove", "--stdin")
-		c.Stdin = nulJoin(drop)
-		if _, err := s.git.Run(ctx, c); err != nil {
-			return st, err
-		}
-	}
-	s.mu.Lock()
-	st.Tree = s.trees[index]
-	s.mu.Unlock()
-	if st.Tree == "" || len(update)+len(drop) > 0 {
-		tree, err := s.git.Run(ctx, s.rootCmd(&st, index, "write-tree", "--missing-ok"))
-		if err != nil {
-			return st, err
-		}
-		st.Tree = strings.TrimSpace(tree)
-		s.mu.Lock()
-		s.trees[index] = st.Tree // nothing changed next time: the same tree
-		s.mu.Unlock()
+		s.remember(index, sc, &st)
 	}
 	if st.GitDir != "" {
 		if err := s.snapRepo(ctx, &st); err != nil {
@@ -195,6 +177,69 @@ func (s *Store) snapRoot(ctx context.Context, session string, r Root) (RootState
 		}
 	}
 	return st, nil
+}
+
+// snapTree records a root's working tree through git: the files whose
+// stat data changed since the session index last saw them are hashed
+// into it, and its tree written. paths, when set, are the only files that
+// can have changed since the root's last snapshot (its scan says so):
+// git looks at those alone, and the files over the size limit are those
+// of the last snapshot that are still listed.
+func (s *Store) snapTree(ctx context.Context, st *RootState, index string, paths []string, last *lastRoot, unseen func(string) bool) error {
+	args := []string{"ls-files", "-z", "-m", "-o", "--exclude-standard"}
+	if len(paths) > 0 {
+		args = append(append([]string{"--literal-pathspecs"}, args...), "--")
+		args = append(args, paths...)
+	}
+	out, err := s.git.Run(ctx, s.rootCmd(st, index, args...))
+	if err != nil {
+		return err
+	}
+	update, drop := s.sortChanged(st, out, unseen)
+	if len(paths) > 0 {
+		st.Large, st.Skipped = keepOthers(last.large, paths, st.Large), keepSkipped(st.Dir, last.skipped, st.Skipped)
+	}
+	if len(update) > 0 {
+		// --replace: a path that was a folder and is now a file or a link
+		// (or the other way round) takes the place of the entries it
+		// conflicts with; without it git refuses the whole snapshot, and
+		// with it every later one and the rewind.
+		c := s.rootCmd(st, index, "update-index", "-z", "--add", "--remove", "--replace", "--stdin")
+		c.Stdin = nulJoin(update)
+		if _, err := s.git.Run(ctx, c); err != nil {
+			return err
+		}
+	}
+	if len(drop) > 0 {
+		c := s.rootCmd(st, index, "update-index", "-z", "--force-remove", "--stdin")
+		c.Stdin = nulJoin(drop)
+		if _, err := s.git.Run(ctx, c); err != nil {
+			return err
+		}
+	}
+	s.mu.Lock()
+	st.Tree = s.trees[index]
+	s.mu.Unlock()
+	if _, err := os.Stat(index); st.Tree == "" && len(update)+len(drop) == 0 && st.GitDir == "" && errors.Is(err, fs.ErrNotExist) {
+		// A plain folder with nothing to record yet: the empty tree,
+		// without a git process.
+		tree, err := s.writeObject("tree", nil)
+		if err != nil {
+			return err
+		}
+		st.Tree = tree
+	}
+	if st.Tree == "" || len(update)+len(drop) > 0 {
+		tree, err := s.git.Run(ctx, s.rootCmd(st, index, "write-tree", "--missing-ok"))
+		if err != nil {
+			return err
+		}
+		st.Tree = strings.TrimSpace(tree)
+		s.mu.Lock()
+		s.trees[index] = st.Tree // nothing changed next time: the same tree
+		s.mu.Unlock()
+	}
+	return nil
 }
 
 // sessionIndex is the path of the session's own index of a root, seeded
@@ -225,13 +270,16 @@ func (s *Store) sessionIndex(session string, st RootState) (string, error) {
 // sortChanged splits git's list of changed paths into those to record and
 // those over the size limit (recorded by hash in st.Large). Nested
 // repositories ("dir/") go to st.Skipped.
-func (s *Store) sortChanged(st *RootState, out string) (update, drop []string) {
+func (s *Store) sortChanged(st *RootState, out string, unseen func(string) bool) (update, drop []string) {
 	seen := map[string]bool{}
 	for _, p := range strings.Split(out, "\x00") {
 		if p == "" || seen[p] {
 			continue
 		}
 		seen[p] = true
+		if unseen != nil && unseen(filepath.Join(st.Dir, filepath.FromSlash(strings.TrimSuffix(p, "/")))) {
+			continue
+		}
 		if strings.HasSuffix(p, "/") {
 			st.Skipped = append(st.Skipped, p)
 			continue
@@ -297,11 +345,12 @@ func isRepo(dir string) bool {
 type largeAt struct {
 	size, mtime, ctime int64
 	ino                uint64
+	mode               fs.FileMode
 	sum                string
 }
 
 func statKey(fi fs.FileInfo) largeAt {
-	k := largeAt{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
+	k := largeAt{size: fi.Size(), mtime: fi.ModTime().UnixNano(), mode: fi.Mode()}
 	if sys, ok := fi.Sys().(*syscall.Stat_t); ok {
 		k.ino, k.ctime = sys.Ino, sys.Ctim.Nano()
 	}
@@ -309,7 +358,7 @@ func statKey(fi fs.FileInfo) largeAt {
 }
 
 func (k largeAt) same(o largeAt) bool {
-	return k.size == o.size && k.mtime == o.mtime && k.ctime == o.ctime && k.ino == o.ino
+	return k.size == o.size && k.mtime == o.mtime && k.ctime == o.ctime && k.ino == o.ino && k.mode == o.mode
 }
 
 // largeHash is the SHA-256 of a large file, computed again only when its

@@ -48,6 +48,10 @@ type Store struct {
 	mu    sync.Mutex         // guards large, trees and the record files
 	large map[string]largeAt // sha256 of large files by path and stat
 	trees map[string]string  // the last tree written from each session index
+	last  map[string]*lastRoot
+	// scanNow is when a root's scan starts, by the kernel's clock (not
+	// now's): what its entries' ctimes are compared with.
+	scanNow func() time.Time
 }
 
 // Open opens the store at cfg.Dir, making it on first use.
@@ -56,7 +60,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		return nil, fmt.Errorf("checkpoint store: directory %q must be an absolute path", cfg.Dir)
 	}
 	s := &Store{dir: cfg.Dir, gitDir: filepath.Join(cfg.Dir, "store.git"), git: cfg.Git, max: cfg.MaxFileSize, now: cfg.Now,
-		large: map[string]largeAt{}, trees: map[string]string{}}
+		large: map[string]largeAt{}, trees: map[string]string{}, last: map[string]*lastRoot{}, scanNow: time.Now}
 	if s.git == nil {
 		s.git = &safegit.Runner{}
 	}
@@ -72,10 +76,44 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if _, err := os.Stat(filepath.Join(s.gitDir, "objects")); err == nil {
 		return s, nil
 	}
-	if _, err := s.git.Run(ctx, safegit.Cmd{Dir: cfg.Dir, Args: []string{"init", "--bare", "-q", s.gitDir}, Write: []string{cfg.Dir}}); err != nil {
+	if err := initBare(s.gitDir); err != nil {
 		return nil, fmt.Errorf("checkpoint store: %w", err)
 	}
 	return s, nil
+}
+
+// initBare makes the store's bare repository as `git init --bare` would
+// (HEAD, config, objects, refs), without a git process: it is made in a
+// folder beside it and renamed into place, so a process that loses the
+// race to make it uses the winner's.
+func initBare(gitDir string) error {
+	tmp, err := os.MkdirTemp(filepath.Dir(gitDir), ".store-init-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	for _, d := range []string{"objects/info", "objects/pack", "refs/heads", "refs/tags"} {
+		if err := os.MkdirAll(filepath.Join(tmp, filepath.FromSlash(d)), 0o700); err != nil {
+			return err
+		}
+	}
+	files := map[string]string{
+		"HEAD":   "ref: refs/heads/main\n",
+		"config": "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = true\n",
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(tmp, name), []byte(body), 0o600); err != nil {
+			return err
+		}
+	}
+	if err := os.Chmod(tmp, 0o700); err != nil {
+		return err
+	}
+	err = os.Rename(tmp, gitDir)
+	if _, serr := os.Stat(filepath.Join(gitDir, "objects")); err != nil && serr == nil {
+		return nil // made meanwhile
+	}
+	return err
 }
 
 // Dir is the store's directory.

@@ -50,3 +50,22 @@ func unlock(f *os.File) error {
 	}
 	return errors.Join(err, f.Close())
 }
+
+// Hold takes the lock a live session holds on its socket, for a process
+// that must not work on the session while it runs (cohort rewind). It
+// refuses with ErrInUse while the session's process lives; release gives
+// the lock back.
+func Hold(dir, id string) (release func() error, err error) {
+	path, err := Path(dir, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	f, err := lockFile(path + ".lock")
+	if err != nil {
+		return nil, err
+	}
+	return func() error { return unlock(f) }, nil
+}

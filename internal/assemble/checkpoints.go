@@ -152,15 +152,18 @@ func (s *Session) waitCheckpoint(ctx context.Context) error {
 // repository and Cohort's worktrees of it, or the project's folder when it
 // is not a repository (or git cannot be used).
 func (s *Session) checkpointRoots(ctx context.Context) []checkpoint.Root {
-	plain := []checkpoint.Root{{Dir: s.Process.ProjectRoot}}
-	if s.wt == nil || !s.Process.InGit {
-		return plain
+	roots := []checkpoint.Root{{Dir: s.Process.ProjectRoot}}
+	if s.wt != nil && s.Process.InGit {
+		if m, err := s.wt.Manager(ctx); err == nil {
+			roots = worktreeRoots(m, false)
+		}
 	}
-	m, err := s.wt.Manager(ctx)
-	if err != nil {
-		return plain
+	if s.checker != nil {
+		for i := range roots {
+			roots[i].Unseen = s.deniedRead // hidden from git by the sandbox
+		}
 	}
-	return worktreeRoots(m, false)
+	return roots
 }
 
 // worktreeRoots are the repository's main checkout and Cohort's
@@ -256,8 +259,9 @@ func PruneCheckpoints(ctx context.Context, p *Plan) (string, error) {
 	return got.String(), err
 }
 
-// rewindConversation takes the lead's conversation back to before turn,
-// which the next turn then takes the number of. A turn of this process
+// rewindConversation takes the lead's conversation back to before turn;
+// the next turn still takes the next number, so that no two turns of a
+// session share one (a list of turns names each once). A turn of this process
 // goes back to the mark taken when it began; one of an earlier process
 // (the session was resumed) to the place its checkpoint recorded.
 func (s *Session) rewindConversation(ctx context.Context, turn int) error {
@@ -282,8 +286,5 @@ func (s *Session) rewindConversation(ctx context.Context, turn int) error {
 			return err
 		}
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.turn = turn - 1
-	return nil
+	return nil // the next turn takes the next number: turns are never renumbered
 }

@@ -4,12 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 
 	"github.com/cohort-dev/cohort/checkpoint"
 	"github.com/cohort-dev/cohort/internal/safegit"
+	"github.com/cohort-dev/cohort/sessionsock"
 	"github.com/cohort-dev/cohort/transcript"
 	"github.com/cohort-dev/cohort/worktree"
 )
+
+// ErrSessionLive: cohort rewind was asked to rewind a session that a live
+// process runs; its edits and transcript would interleave with the
+// rewind's.
+var ErrSessionLive = errors.New("the session is live")
 
 // ErrRewindBusy: a rewind was asked for while the lead is in a turn.
 var ErrRewindBusy = errors.New("the lead is in a turn: interrupt it before rewinding")
@@ -90,6 +97,15 @@ func Rewind(ctx context.Context, p *Plan, r checkpoint.Rewind) (*checkpoint.Repo
 			return nil, fmt.Errorf("no session of %s: %w", p.Process.ProjectRoot, checkpoint.ErrNoCheckpoints)
 		}
 		id = ids[0]
+	}
+	if !r.DryRun {
+		release, err := sessionsock.Hold(filepath.Join(p.Process.Paths.CohortHome, "sessions"), id)
+		switch {
+		case errors.Is(err, sessionsock.ErrInUse):
+			return nil, fmt.Errorf("session %s is running in another process: rewind it there (/rewind in its screen, or Session.Rewind), or end it and run this again: %w", id, ErrSessionLive)
+		case err == nil:
+			defer release() // a session that starts meanwhile waits for none of it, but gets no socket
+		}
 	}
 	roots := []checkpoint.Root{{Dir: p.Process.ProjectRoot}}
 	if p.Process.InGit {

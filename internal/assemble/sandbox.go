@@ -204,10 +204,12 @@ func (p *Plan) secretDirs() []string {
 }
 
 // git is how the session runs git on the project and its worktrees
-// (internal/safegit): confined by the sandbox, read-only unless a call
-// names what it writes, when the sandbox is on.
+// (internal/safegit): the git its environment's PATH names, confined by
+// the sandbox, read-only unless a call names what it writes, when the
+// sandbox is on.
 func (s *Session) git() *safegit.Runner {
-	r := &safegit.Runner{Env: s.childEnviron()}
+	env := s.childEnviron()
+	r := &safegit.Runner{Env: env, Git: safegit.OnPath(env)}
 	if s.sandbox != nil {
 		r.Sandbox = s.sandbox.Helper
 	}

@@ -251,3 +251,25 @@ func (r *Runner) env(c Cmd) []string {
 	}
 	return out
 }
+
+// OnPath is the git executable an environment's PATH names (its absolute
+// folders only, in order), or "" when it names none: a Runner's Git for
+// calls that should find git as the session's own commands do.
+func OnPath(env []string) string {
+	var path string
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			path = v
+		}
+	}
+	for _, dir := range filepath.SplitList(path) {
+		if !filepath.IsAbs(dir) {
+			continue // never a git the working folder provides
+		}
+		p := filepath.Join(dir, "git")
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return p
+		}
+	}
+	return ""
+}

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"path/filepath"
@@ -103,11 +104,28 @@ func (m *Model) showRewindPlan(msg rewindPlanMsg) {
 		return
 	}
 	d := &rewindDialog{req: msg.req, rep: msg.rep, dir: m.opts.Dir}
+	if msg.req.Files() {
+		d.running = m.runningNames()
+	}
 	d.req.DryRun = false
 	d.start = func(req cohort.RewindRequest) {
 		m.pendingCmd = m.rewindCmd(req, func(rep *cohort.RewindReport, err error) tea.Msg { return rewoundMsg{req, rep, err} })
 	}
 	m.dialog = d
+}
+
+// runningNames names the background agents and teammates still running:
+// a rewind of the files stops them first, since their edits would
+// interleave with it, and the plan asks before it does.
+func (m *Model) runningNames() []string {
+	ids := m.keepRunning()
+	var names []string
+	for _, a := range m.sess.Agents() {
+		if slices.Contains(ids, a.ID) {
+			names = append(names, cmp.Or(a.Name, a.Description, a.ID))
+		}
+	}
+	return names
 }
 
 // rewound reports a rewind that ran.
@@ -135,7 +153,8 @@ type rewindDialog struct {
 	req     cohort.RewindRequest
 	rep     *cohort.RewindReport
 	refused string
-	dir     string // the project: paths are shown relative to it
+	running []string // agents the rewind stops first
+	dir     string   // the project: paths are shown relative to it
 	start   func(cohort.RewindRequest)
 }
 
@@ -199,8 +218,14 @@ func (d *rewindDialog) view(w int, st styles) []string {
 		}
 		list("problem:", d.rep.Problems, st.warn.Render)
 	}
+	if len(d.running) > 0 {
+		out = append(out, st.warn.Render(cut(fmt.Sprintf("  %s still running, stopped before the rewind: %s", plural(len(d.running), "agent"), strings.Join(d.running, ", ")), w)))
+	}
 	if d.refused != "" {
 		out = append(out, st.warn.Render(cut(d.refused, w)))
+	}
+	if len(d.running) > 0 {
+		return append(out, st.dim.Render(cut("enter stops them and rewinds · esc cancels", w)))
 	}
 	return append(out, st.dim.Render(cut("enter rewinds · esc cancels", w)))
 }

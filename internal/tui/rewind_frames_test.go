@@ -5,7 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -82,5 +84,62 @@ func TestRewindFromTheUI(t *testing.T) {
 	w.waitUntil("the prompt again", func(s string) bool { return strings.Count(s, "EDITED the files.") == 2 })
 	if again := w.srv.Requests()[seen].Request; !bytes.Equal(again.Raw, first.Raw) {
 		t.Errorf("after the rewind the prompt's request differs from the first turn's:\n%s", cmp.Diff(string(first.Raw), string(again.Raw)))
+	}
+}
+
+// TestRewindAsksBeforeStoppingAgents: with a background agent still at
+// work, the rewind's plan names it and says enter stops it first; esc
+// leaves it running, enter stops it and rewinds.
+func TestRewindAsksBeforeStoppingAgents(t *testing.T) {
+	bg := newGate(1)
+	stopped, once := make(chan struct{}), sync.Once{}
+	w := newWorld(t, worldConfig{mode: "bypassPermissions"}, func(r *fakeapi.Request) fakeapi.Reply {
+		switch {
+		case strings.Contains(r.FirstUserText(), "BG-RW"):
+			if !bg.wait(r) {
+				once.Do(func() { close(stopped) })
+				return fakeapi.FaultReply(fakeapi.ServerError)
+			}
+			return fakeapi.TextReply("never")
+		case r.Turn() == 0:
+			return fakeapi.Reply{Content: []fakeapi.Block{use("Agent", map[string]any{"description": "slow audit",
+				"prompt": "BG-RW audit it all", "subagent_type": "general-purpose", "run_in_background": true})}}
+		}
+		return fakeapi.TextReply("STARTED the audit.")
+	})
+	defer close(bg.open)
+	w.waitFor("bypass")
+	w.typeText("audit in the background")
+	w.key("enter")
+	bg.await(t)
+	w.waitFor("STARTED the audit.")
+	w.key("esc") // the run waits for the agent: interrupt it, the agent runs on
+	w.waitFor("1 background agent still running")
+	rewindPlan := func() string {
+		w.typeText("/rewind")
+		w.key("enter")
+		w.waitFor("Rewind to before which prompt?")
+		w.key("enter")
+		w.waitFor("Rewind what to before turn 1?")
+		w.key("enter")
+		return w.waitFor("Rewind code and conversation to before turn 1?", "enter stops them and rewinds")
+	}
+	if scr := rewindPlan(); !strings.Contains(scr, "1 agent still running, stopped before the rewind: slow audit") {
+		t.Errorf("the plan does not name the running agent:\n%s", scr)
+	}
+	w.key("esc")
+	w.waitUntil("the plan closed", func(s string) bool { return !strings.Contains(s, "Rewind code and conversation") })
+	select {
+	case <-stopped:
+		t.Fatal("esc stopped the agent")
+	default:
+	}
+	rewindPlan()
+	w.key("enter")
+	w.waitFor("rewound to before turn 1")
+	select {
+	case <-stopped:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the rewind did not stop the agent")
 	}
 }

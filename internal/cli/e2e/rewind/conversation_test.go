@@ -11,6 +11,7 @@ import (
 
 	"github.com/cohort-dev/cohort/internal/clitest"
 	"github.com/cohort-dev/cohort/llm/fakeapi"
+	"github.com/cohort-dev/cohort/sessionsock"
 )
 
 // talk scripts the lead of TestConversationRewindAcrossProcesses: a prompt
@@ -91,5 +92,53 @@ func TestConversationRewindAcrossProcesses(t *testing.T) {
 	again = run("--resume", id, "-p", "CV: please write one")
 	if !bytes.Equal(again.Raw, first.Raw) {
 		t.Errorf("after rewinding to turn 1 the request differs from turn 1's:\nturn 1: %s\nresumed: %s", first.Raw, again.Raw)
+	}
+}
+
+// TestRewindRefusesALiveSession: while another process holds the session
+// (its socket's lock, as a running session does), cohort rewind changes
+// nothing and says where to rewind it instead; once it has ended, the
+// rewind runs.
+func TestRewindRefusesALiveSession(t *testing.T) {
+	t.Parallel()
+	rt := &clitest.Router{}
+	talk(rt)
+	h := prepared(t, rt)
+	// A session socket's path holds at most 107 bytes: a short home.
+	home, err := os.MkdirTemp("", "rw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(home) })
+	h.Vars["COHORT_HOME"] = home
+	out, errOut, code := h.Run("-p", "CV: please write one", "--permission-mode", "bypassPermissions", "--output-format", "json")
+	if code != 0 {
+		t.Fatalf("turn: exit %d\n%s\n%s", code, out, errOut)
+	}
+	id := h.Result(out).SessionID
+	release, err := sessionsock.Hold(filepath.Join(h.Vars["COHORT_HOME"], "sessions"), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []string{"--conversation", "--code", "--both"} {
+		out, errOut, code := h.Run("rewind", id, "1", mode, "--force")
+		if code == 0 || !strings.Contains(errOut, "is running in another process") {
+			t.Errorf("rewind %s of a live session: exit %d\nstdout: %s\nstderr: %s", mode, code, out, errOut)
+		}
+	}
+	if got := h.Read("one.txt"); got != "one\n" {
+		t.Errorf("a refused rewind changed one.txt: %q", got)
+	}
+	if out, errOut, code := h.Run("rewind", id, "1", "--dry-run"); code != 0 {
+		t.Errorf("a dry run of a live session: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if err := release(); err != nil {
+		t.Fatal(err)
+	}
+	if out, errOut, code := h.Run("rewind", id, "1", "--both", "--force"); code != 0 {
+		t.Fatalf("rewind after the session ended: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(h.Dir, "one.txt")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the rewind after the session ended left one.txt (stat: %v)", err)
 	}
 }
