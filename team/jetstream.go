@@ -14,27 +14,41 @@ import (
 	"github.com/cohort-dev/cohort/remote"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // KeysDir is where a team directory keeps its members' signing keys,
 // one {member}.key a member (remote's key format, mode 0600).
 const KeysDir = "keys"
 
-// netMailbox is one team's JetStream mailbox and its connection.
+// netMailbox is one team's JetStream mailbox, its state bucket (the team
+// file and the task list, kvstate.go) and its connection.
 type netMailbox struct {
 	server string
 	nc     *nats.Conn
 	tr     *jsmail.Transport
+	state  jetstream.KeyValue
 }
 
 // jetstream returns team name's JetStream mailbox on server, connecting
-// on first use. A server that cannot be reached is an error naming it and
-// what to do: the team never falls back to files.
+// on first use.
 func (s *Store) jetstream(ctx context.Context, name, server string) (mailbox.Transport, error) {
+	m, err := s.net(ctx, name, server)
+	if err != nil {
+		return nil, err
+	}
+	return m.tr, nil
+}
+
+// net returns team name's connection to server with its mailbox and
+// state bucket, connecting on first use. A server that cannot be reached
+// is an error naming it and what to do: the team never falls back to
+// files.
+func (s *Store) net(ctx context.Context, name, server string) (*netMailbox, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if m, ok := s.nets[name]; ok && m.server == server {
-		return m.tr, nil
+		return m, nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
@@ -45,12 +59,17 @@ func (s *Store) jetstream(ctx context.Context, name, server string) (mailbox.Tra
 			name, server, s.configPath(name), err)
 	}
 	mc := s.cfg.Mailbox
-	tr, err := jsmail.Open(ctx, jsmail.Config{Conn: nc, Team: name, Lead: LeadName, Now: mc.Now,
+	tr, err := jsmail.Open(ctx, jsmail.Config{Conn: nc, Team: name, Lead: LeadName, Now: mc.Now, Replicas: s.cfg.Replicas,
 		Keys:      jsmail.NewKeysFrom(memberKeys{s: s, team: name, dir: filepath.Join(s.cfg.Root, name, KeysDir)}),
 		OnProblem: mc.OnProblem, Logger: mc.Logger})
 	if err != nil {
 		nc.Close()
 		return nil, fmt.Errorf("team %q: JetStream on %s: %w (is JetStream enabled on that server?)", name, server, err)
+	}
+	state, err := openState(ctx, nc, name, s.cfg.Replicas)
+	if err != nil {
+		nc.Close()
+		return nil, fmt.Errorf("team %q: JetStream on %s: %w", name, server, err)
 	}
 	if old, ok := s.nets[name]; ok {
 		old.nc.Close()
@@ -58,8 +77,9 @@ func (s *Store) jetstream(ctx context.Context, name, server string) (mailbox.Tra
 	if s.nets == nil {
 		s.nets = map[string]*netMailbox{}
 	}
-	s.nets[name] = &netMailbox{server: server, nc: nc, tr: tr}
-	return tr, nil
+	m := &netMailbox{server: server, nc: nc, tr: tr, state: state}
+	s.nets[name] = m
+	return m, nil
 }
 
 // Close closes the connections of the teams whose mailboxes are on NATS.
