@@ -10,16 +10,20 @@ import (
 	"github.com/cohort-dev/cohort/internal/jsonfile"
 	"github.com/cohort-dev/cohort/internal/kvcas"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
 // KVKey is the key of a task list in its bucket when KVConfig.Key is empty.
 const KVKey = "tasks"
 
-// KVConfig configures a List on a JetStream key-value bucket. KV is
-// required.
+// KVConfig configures a List on a JetStream key-value bucket. Conn and
+// KV are required.
 type KVConfig struct {
-	KV  jetstream.KeyValue
+	// Conn is the connection KV was opened on: reads ask the stream's
+	// leader over it, so they see the latest write (package kvcas).
+	Conn *nats.Conn
+	KV   jetstream.KeyValue
 	Key string // default KVKey
 	// Now is the clock for createdAt and updatedAt (default time.Now).
 	Now func() time.Time
@@ -33,8 +37,8 @@ type KVConfig struct {
 // is one entry, so every mutation is one compare-and-set and two machines
 // can never both claim a task.
 func OpenKV(cfg KVConfig) (*List, error) {
-	if cfg.KV == nil {
-		return nil, errors.New("tasklist: KVConfig.KV is nil")
+	if cfg.KV == nil || cfg.Conn == nil {
+		return nil, errors.New("tasklist: KVConfig.KV or Conn is nil")
 	}
 	if cfg.Key == "" {
 		cfg.Key = KVKey
@@ -100,7 +104,7 @@ func (k *kvList) parse(e kvcas.Entry, now time.Time) (*listState, *kvDoc, error)
 }
 
 func (k *kvList) read(ctx context.Context, now time.Time, fn func(*listState) error) error {
-	e, err := kvcas.Get(ctx, k.cfg.KV, k.cfg.Key)
+	e, err := kvcas.Get(ctx, k.cfg.Conn, k.cfg.KV, k.cfg.Key)
 	if err != nil {
 		return fmt.Errorf("task list: %w", err)
 	}
@@ -112,7 +116,7 @@ func (k *kvList) read(ctx context.Context, now time.Time, fn func(*listState) er
 }
 
 func (k *kvList) mutate(ctx context.Context, now time.Time, fn func(*listState) error) error {
-	_, conflicts, err := kvcas.Update(ctx, k.cfg.KV, k.cfg.Key, func(e kvcas.Entry) ([]byte, bool, error) {
+	_, conflicts, err := kvcas.Update(ctx, k.cfg.Conn, k.cfg.KV, k.cfg.Key, func(e kvcas.Entry) ([]byte, bool, error) {
 		st, doc, err := k.parse(e, now)
 		if err != nil {
 			return nil, false, err
@@ -159,7 +163,7 @@ func isListError(err error) bool {
 }
 
 func (k *kvList) generation(ctx context.Context) (uint64, error) {
-	e, err := kvcas.Get(ctx, k.cfg.KV, k.cfg.Key)
+	e, err := kvcas.Get(ctx, k.cfg.Conn, k.cfg.KV, k.cfg.Key)
 	if err != nil {
 		return 0, fmt.Errorf("task list: %w", err)
 	}

@@ -31,7 +31,7 @@ const kvBucket = "TASKS_TEST"
 
 // kvBucketOn opens (making it if needed) the test bucket on url over a
 // connection of its own, closed when the test ends.
-func kvBucketOn(t testing.TB, url string) jetstream.KeyValue {
+func kvBucketOn(t testing.TB, url string) KVConfig {
 	t.Helper()
 	nc, err := nats.Connect(url)
 	if err != nil {
@@ -42,7 +42,7 @@ func kvBucketOn(t testing.TB, url string) jetstream.KeyValue {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return kv
+	return KVConfig{Conn: nc, KV: kv}
 }
 
 func openBucket(ctx context.Context, nc *nats.Conn) (jetstream.KeyValue, error) {
@@ -53,9 +53,9 @@ func openBucket(ctx context.Context, nc *nats.Conn) (jetstream.KeyValue, error) 
 	return js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: kvBucket})
 }
 
-func newKVList(t testing.TB, kv jetstream.KeyValue, cfg KVConfig) *List {
+func newKVList(t testing.TB, on KVConfig, cfg KVConfig) *List {
 	t.Helper()
-	cfg.KV = kv
+	cfg.Conn, cfg.KV = on.Conn, on.KV
 	if cfg.Now == nil {
 		cfg.Now = stepClock()
 	}
@@ -82,7 +82,7 @@ func claimerMain() int {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
-	l, _ := OpenKV(KVConfig{KV: kv})
+	l, _ := OpenKV(KVConfig{Conn: nc, KV: kv})
 	var n int
 	fmt.Sscan(os.Getenv(envTasks), &n)
 	for i := 1; i <= n; i++ {
@@ -165,14 +165,13 @@ type racyKV struct {
 	armed atomic.Int32
 }
 
-func (r *racyKV) Get(ctx context.Context, key string) (jetstream.KeyValueEntry, error) {
-	e, err := r.KeyValue.Get(ctx, key)
+func (r *racyKV) Update(ctx context.Context, key string, value []byte, rev uint64) (uint64, error) {
 	if r.armed.Add(-1) >= 0 {
-		if _, cerr := r.other.Create(ctx, TaskSpec{Subject: "sneaked in"}); cerr != nil {
-			return nil, cerr
+		if _, err := r.other.Create(ctx, TaskSpec{Subject: "sneaked in"}); err != nil {
+			return 0, err
 		}
 	}
-	return e, err
+	return r.KeyValue.Update(ctx, key, value, rev)
 }
 
 func TestKVConflictIsRetried(t *testing.T) {
@@ -180,9 +179,10 @@ func TestKVConflictIsRetried(t *testing.T) {
 	srv := natstest.Start(t)
 	other := newKVList(t, kvBucketOn(t, srv.URL()), KVConfig{})
 	mustTask(t, other, "first")
-	racy := &racyKV{KeyValue: kvBucketOn(t, srv.URL()), other: other}
+	on := kvBucketOn(t, srv.URL())
+	racy := &racyKV{KeyValue: on.KV, other: other}
 	var lost atomic.Int64
-	l := newKVList(t, racy, KVConfig{OnConflict: func(n int) { lost.Add(int64(n)) }})
+	l := newKVList(t, KVConfig{Conn: on.Conn, KV: racy}, KVConfig{OnConflict: func(n int) { lost.Add(int64(n)) }})
 	racy.armed.Store(2)
 	if _, err := l.Claim(t.Context(), "1", "alice"); err != nil {
 		t.Fatal(err)
@@ -211,8 +211,9 @@ func TestKVConflictIsRetried(t *testing.T) {
 func TestKVBadEntryIsReportedNotDropped(t *testing.T) {
 	t.Parallel()
 	srv := natstest.Start(t)
-	kv := kvBucketOn(t, srv.URL())
-	l := newKVList(t, kv, KVConfig{})
+	on := kvBucketOn(t, srv.URL())
+	kv := on.KV
+	l := newKVList(t, on, KVConfig{})
 	garbage := []byte(`{"highWaterMark": 2, "tasks": `)
 	if _, err := kv.Put(t.Context(), KVKey, garbage); err != nil {
 		t.Fatal(err)

@@ -72,7 +72,7 @@ func (s *Store) readNet(name string, local Config) (Config, error) {
 	if err != nil {
 		return Config{}, err
 	}
-	e, err := kvcas.Get(ctx, m.state, ConfigKey)
+	e, err := kvcas.Get(ctx, m.nc, m.state, ConfigKey)
 	if err != nil {
 		return Config{}, fmt.Errorf("team %q: %w", name, err)
 	}
@@ -92,7 +92,7 @@ func (s *Store) updateNet(ctx context.Context, name string, local Config, fn fun
 	}
 	var out Config
 	var data []byte
-	_, _, err = kvcas.Update(ctx, m.state, ConfigKey, func(e kvcas.Entry) ([]byte, bool, error) {
+	_, _, err = kvcas.Update(ctx, m.nc, m.state, ConfigKey, func(e kvcas.Entry) ([]byte, bool, error) {
 		cfg := local.Clone()
 		if e.Revision != 0 {
 			var err error
@@ -144,7 +144,7 @@ func (s *Store) tasksNet(name string, local Config) (*tasklist.List, error) {
 	if err != nil {
 		return nil, err
 	}
-	return tasklist.OpenKV(tasklist.KVConfig{KV: m.state, Now: s.cfg.Now})
+	return tasklist.OpenKV(tasklist.KVConfig{Conn: m.nc, KV: m.state, Now: s.cfg.Now})
 }
 
 // Join makes team name, led on another machine, known here: it reads the
@@ -165,7 +165,7 @@ func (s *Store) Join(ctx context.Context, name, server string) (*Team, error) {
 	if err != nil {
 		return nil, err
 	}
-	e, err := kvcas.Get(ctx, m.state, ConfigKey)
+	e, err := kvcas.Get(ctx, m.nc, m.state, ConfigKey)
 	if err != nil {
 		return nil, fmt.Errorf("team join %q: %w", name, err)
 	}
