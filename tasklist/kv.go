@@ -24,7 +24,7 @@ type KVConfig struct {
 	// leader over it, so they see the latest write (package kvcas).
 	Conn *nats.Conn
 	KV   jetstream.KeyValue
-	Key string // default KVKey
+	Key  string // default KVKey
 	// Now is the clock for createdAt and updatedAt (default time.Now).
 	Now func() time.Time
 	// OnConflict, if set, is called with the number of lost
