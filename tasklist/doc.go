@@ -29,40 +29,31 @@
 //     is an error naming bucket, key and revision, and no mutation
 //     overwrites it; a task inside it that does not parse is reported like
 //     a corrupt task file and written back untouched.
-//
 //   - Release gives a member's unfinished tasks back (pending, no owner) in
 //     one step: the team layer calls it for a member that shut down or was
 //     declared dead, so its claims do not wait forever.
-//
 //   - Ids are increasing integers written as strings ("1", "2", …), Claude
 //     Code's scheme: the next id is one more than the larger of the high-water
 //     mark and the largest existing id, so ids of deleted tasks are never
 //     reused.
-//
 //   - blocks and blockedBy are kept symmetric: "A blocks B" is recorded on
 //     both tasks in one locked operation. Self-dependencies and edges that
 //     would close a cycle are refused.
-//
 //   - Dependencies keep their history: completing a task does not remove it
 //     from its dependents' blockedBy. A task is blocked while any task in its
 //     blockedBy is not completed (Task.OpenBlockers); reopening a blocker
 //     blocks its dependents again. Deleting a task removes it from every list.
-//
 //   - Moving a task to in_progress (by Update or Claim) is refused while it is
 //     blocked; the check happens at that transition only.
-//
 //   - Claim gives a task to one owner: it succeeds if the task is unowned or
 //     already the caller's, and sets in_progress. Under contention, from
 //     goroutines or processes, exactly one claimant wins.
-//
 //   - Reads (Get, List) take the list lock shared, so they see a consistent
 //     set of files even while a dependency edge is being written to two.
 //     A corrupt task file does not hide the others: List returns the good
 //     tasks together with an error naming each bad file.
-//
 //   - Generation returns a counter that every mutation increments; the team layer
 //     can poll it (or watch the tasks directory) to learn of changes.
-//
 //   - The tools find the team and the caller in the caller's record
 //     (tool.Env.Caller: Team, Name). TaskUpdate with status in_progress
 //     and no owner is a Claim by the caller, so two teammates cannot both start a task; an
