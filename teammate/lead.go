@@ -46,6 +46,11 @@ type LeadConfig struct {
 	// socket, with their names (bgsession), so that SendMessage's "to" can
 	// name one; nil knows none by name (uds:<path> still reaches them).
 	Peers func(ctx context.Context) []Peer
+	// Bridge sends m to the session to names (its name or id) through
+	// NATS and returns that session's label and the message id (package
+	// bridge); nil when the session has no NATS server, and bridge:
+	// addresses say so.
+	Bridge func(ctx context.Context, to string, m mailbox.Message) (label, id string, err error)
 	// LeadModel is the model a teammate without one of its own uses.
 	LeadModel string
 	// Backend is auto, in-process or tmux.

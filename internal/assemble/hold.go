@@ -28,6 +28,7 @@ type heldMessage struct {
 	msg      mailbox.Message
 	item     task.Item
 	priority string
+	reason   string // what the person is told; empty: a session on this machine
 }
 
 // errNobodyToApprove refuses a message when nobody can decide on it.
@@ -87,8 +88,8 @@ func (s *Session) decide(h heldMessage) {
 		return
 	}
 	input, _ := json.Marshal(map[string]string{"from": h.msg.From, "message": h.msg.Text})
-	d, err := s.prompter().Prompt(s.held.ctx, permission.PromptRequest{ToolName: "SendMessage", Input: input,
-		Reason: "Another Cohort session on this machine sent this message to this session's lead; it reaches the lead only if you approve it."})
+	reason := firstNonEmpty(h.reason, "Another Cohort session on this machine sent this message to this session's lead; it reaches the lead only if you approve it.")
+	d, err := s.prompter().Prompt(s.held.ctx, permission.PromptRequest{ToolName: "SendMessage", Input: input, Reason: reason})
 	if err != nil || !d.Allow {
 		s.logf("the message from %s was not delivered: %s", h.msg.From, firstNonEmpty(d.Message, errString(err), "refused"))
 		return

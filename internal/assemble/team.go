@@ -32,6 +32,7 @@ func (s *Session) openTeams() error {
 		Store: store, Tasks: s.tasks, Checker: s.checker, Prompter: s.prompter(),
 		SessionID: s.id, LeadModel: s.model.name, SessionsDir: filepath.Join(s.Process.Paths.CohortHome, "sessions"),
 		Peers:             s.peerSessions,
+		Bridge:            s.bridgeSend(),
 		PermissionTimeout: s.Team.PermissionTimeout,
 		ImplicitTeam:      s.Settings.Set.Bool(flags.ImplicitTeam),
 		Logf:              s.logf,
@@ -183,6 +184,7 @@ func (s *Session) EndTeam() {
 // warning; the session runs without it.
 func (s *Session) listen(ctx context.Context) {
 	s.openHolding()
+	s.openBridge()
 	l, err := sessionsock.Listen(ctx, sessionsock.Config{
 		Dir: filepath.Join(s.Process.Paths.CohortHome, "sessions"), SessionID: s.id,
 		Handler: s.receive,
