@@ -25,6 +25,7 @@ type netMailbox struct {
 	server string
 	nc     *nats.Conn
 	tr     *jsmail.Transport
+	status *kvBoard // the status board, opened on first use (status.go)
 }
 
 // jetstream returns team name's JetStream mailbox on server, connecting

@@ -263,13 +263,9 @@ func (l *Lead) spawnProcess(ctx context.Context, teamName string, m team.Member,
 	l.members[m.Name] = &handle{name: m.Name, process: pane, lease: lease,
 		seen: ProcessMember{Member: m, Team: teamName, Started: l.cfg.Now()}}
 	l.mu.Unlock()
-	dir, err := l.cfg.Store.Dir(teamName)
-	if err != nil {
-		return err
-	}
 	deadline := time.Now().Add(registerWait)
 	for time.Now().Before(deadline) {
-		if st, ok, _ := readStatus(dir, m.Name); ok && st.State != StateStopped && st.State != StateDead && st.Heartbeat.After(m.JoinedAt.Add(-time.Second)) {
+		if st, ok, _ := statusIn(l.cfg.Store, teamName, m.Name); ok && st.State != StateStopped && st.State != StateDead && st.Heartbeat.After(m.JoinedAt.Add(-time.Second)) {
 			return nil
 		}
 		if !l.cfg.Process.Alive(ctx, pane) {
