@@ -74,34 +74,23 @@ func (s *Store) Statuses(name string) (StatusBoard, error) {
 	if cfg.NATS == "" {
 		return FileStatuses(dir), nil
 	}
-	if _, err := s.jetstream(context.Background(), name, cfg.NATS); err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	m := s.nets[name]
-	if m.status != nil {
-		return m.status, nil
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	kv, err := StatusBucket(ctx, m.nc, name)
+	m, err := s.net(context.Background(), name, cfg.NATS)
 	if err != nil {
 		return nil, err
 	}
-	m.status = &kvBoard{kv: kv, now: s.now, seen: map[string]seenRev{}}
 	return m.status, nil
 }
 
 // StatusBucket opens (making it if needed) the key-value bucket that
 // holds team name's statuses on the connection's JetStream.
-func StatusBucket(ctx context.Context, nc *nats.Conn, name string) (jetstream.KeyValue, error) {
+func StatusBucket(ctx context.Context, nc *nats.Conn, name string, replicas int) (jetstream.KeyValue, error) {
 	js, err := jetstream.New(nc)
 	if err != nil {
 		return nil, err
 	}
 	bucket := "COHORT_TEAM_" + name + "_STATUS" // as package jsmail names the team's stream
-	kv, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: bucket, History: 1, Storage: jetstream.FileStorage})
+	kv, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: bucket, History: 1, Storage: jetstream.FileStorage,
+		Replicas: max(replicas, 1)})
 	if err != nil {
 		return nil, fmt.Errorf("team %q: status bucket %s: %w", name, bucket, err)
 	}

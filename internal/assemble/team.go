@@ -26,6 +26,7 @@ func (s *Session) openTeams() error {
 		return err
 	}
 	s.teams = store
+	s.closers = append(s.closers, store.Close) // after the lead's inboxes (closers run last first)
 	s.teamsOn = s.Settings.Set.Bool(flags.AgentTeams)
 	cfg := teammate.LeadConfig{
 		Store: store, Tasks: s.tasks, Checker: s.checker, Prompter: s.prompter(),

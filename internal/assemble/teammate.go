@@ -26,6 +26,7 @@ func (s *Session) openTeammate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	s.closers = append(s.closers, store.Close) // after the member's inbox (closers run last first)
 	m, err := store.Member(role.Team, role.Name)
 	if err != nil {
 		return fieldErr("Role", "teammate %s of team %s: %v", role.Name, role.Team, err)
