@@ -205,3 +205,21 @@ func (s *Store) PinKey(team, member, pub string) error {
 	}
 	return atomicfile.Write(filepath.Join(dir, KeysDir, member+".pub"), []byte(pub+"\n"), 0o600)
 }
+
+// LeadKey returns the public half (base64) of the key the lead of team
+// signs its messages with, made on first use: a remote teammate's spawn
+// carries it, for the worker to pin (PinKey).
+func (s *Store) LeadKey(team string) (string, error) {
+	dir, err := s.Dir(team)
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(filepath.Join(dir, KeysDir), 0o700); err != nil {
+		return "", err
+	}
+	key, err := remote.LoadOrCreateKey(filepath.Join(dir, KeysDir, LeadName+".key"))
+	if err != nil {
+		return "", err
+	}
+	return base64.StdEncoding.EncodeToString(key.Public().(ed25519.PublicKey)), nil
+}

@@ -22,6 +22,9 @@ const (
 	BackendAuto      = "auto"
 	BackendInProcess = "in-process"
 	BackendTmux      = "tmux"
+	// BackendRemote runs a teammate on a worker (cohort worker) of the
+	// session's NATS server; its team must be on NATS (LeadConfig.NATS).
+	BackendRemote = "remote"
 )
 
 // LeadConfig wires a Lead: the lead's side of a team, one per session.
@@ -134,7 +137,9 @@ type Lead struct {
 type handle struct {
 	name    string
 	inProc  *task.Task // in-process teammate's task
-	process string     // process backend handle (tmux pane)
+	process string     // process backend handle (tmux pane, remote job id)
+	// backend runs process: the tmux backend, or remoteJobs.
+	backend ProcessBackend
 	dead    bool
 	// lease is an isolated process teammate's worktree, finished by the
 	// lead once the process is gone.

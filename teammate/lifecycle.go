@@ -155,7 +155,7 @@ func (l *Lead) checkLiveness(ctx context.Context, teamName string) {
 		}
 		reason := ""
 		switch {
-		case l.cfg.Process != nil && !l.cfg.Process.Alive(ctx, h.process):
+		case h.backend != nil && !h.backend.Alive(ctx, h.process):
 			reason = "its process exited"
 		case ok && st.PID > 0 && onThisHost(st.Host) && !processAlive(st.PID):
 			reason = fmt.Sprintf("its process %d is gone", st.PID)
@@ -353,17 +353,22 @@ func (l *Lead) force(ctx context.Context, teamName, member string) {
 		}
 		return
 	}
-	if h.process != "" && l.cfg.Process != nil {
+	if h.process != "" && h.backend != nil {
+		if rj, ok := h.backend.(*remoteJobs); ok {
+			// Its work comes back when its job ends by itself: stopping
+			// the job first would lose the branch.
+			rj.await(ctx, h.process, remoteExitWait)
+		}
 		for i := 0; i < 20; i++ {
-			if st, ok, _ := statusIn(l.cfg.Store, teamName, member); ok && st.State == StateStopped && !processAlive(st.PID) {
+			if st, ok, _ := statusIn(l.cfg.Store, teamName, member); ok && st.State == StateStopped && onThisHost(st.Host) && !processAlive(st.PID) {
 				break
 			}
-			if !l.cfg.Process.Alive(ctx, h.process) {
+			if !h.backend.Alive(ctx, h.process) {
 				break
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
-		if err := l.cfg.Process.Kill(ctx, h.process); err != nil {
+		if err := h.backend.Kill(ctx, h.process); err != nil {
 			l.cfg.Logf("teammate: kill %s: %v", member, err)
 		}
 		l.mu.Lock()
