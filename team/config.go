@@ -52,6 +52,11 @@ type Member struct {
 	// cleared when the member shuts down. Absent in a file means true.
 	IsActive bool
 	Mode     string // permission mode
+	// PublicKey is the member's message-signing key (ed25519, base64), a
+	// Cohort field: set by the process that speaks for the member when it
+	// makes its key, so that a member on another machine is verified
+	// there (jetstream.go). Empty on files.
+	PublicKey string
 	// Extra holds fields Cohort does not know, verbatim.
 	Extra map[string]json.RawMessage
 }

@@ -12,6 +12,7 @@
 //	    lead.lock        the lead lock: held by the process leading the team (see below)
 //	    inboxes/         the team's mailbox directory (package mailbox); absent on NATS
 //	    keys/{member}.key  members' signing keys, for a team on NATS (jetstream.go)
+//	    status/{member}.json  members' statuses (package teammate); on NATS a bucket instead
 //	    tasks/
 //	        {id}.json    one file per task
 //	        .lock        flock(2) sidecar serialising every task-list mutation

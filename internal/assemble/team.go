@@ -40,6 +40,7 @@ func (s *Session) openTeams() error {
 	}
 	if s.teamsOn {
 		cfg.Backend, cfg.Backends, cfg.Process = s.teammateBackend(), s.Team.Backends, s.processBackend()
+		cfg.NATS = s.teamNATS(cfg)
 	}
 	if approve := s.Team.ApprovePlan; approve != nil {
 		cfg.PlanApprover = func(ctx context.Context, from, plan string) (bool, string, error) {
@@ -138,6 +139,20 @@ func (s *Session) teamTools(rt *crew.Crew) []tool.Tool {
 	ts := s.team.Tools(rt)
 	ts = append(ts, s.team.Scope(s.withCompletionHooks(rt, tasklist.Tools(s.teams.TaskLists())))...)
 	return append(ts, planTools(rt)...)
+}
+
+// teamNATS is the NATS server of the teams this session creates: the
+// session's remote server when any teammate runs remote (a remote teammate
+// reaches its team only there); empty keeps teams in files.
+func (s *Session) teamNATS(cfg teammate.LeadConfig) string {
+	remote := cfg.Backend == teammate.BackendRemote
+	for _, b := range cfg.Backends {
+		remote = remote || b == teammate.BackendRemote
+	}
+	if !remote {
+		return ""
+	}
+	return s.Remote.NATS.URL
 }
 
 // teammateBackend resolves where teammates run: the plan's mode, the
