@@ -71,17 +71,28 @@ func (f *files) gone(err error) error {
 	return fmt.Errorf("task list %s: %w", f.cfg.Dir, err)
 }
 
+// locked loads the list under its lock (shared for reads); the caller
+// unlocks.
+func (f *files) locked(ctx context.Context, now time.Time, shared bool) (*listState, func(), error) {
+	lk, err := filelock.Sidecar(ctx, filepath.Join(f.cfg.Dir, taskLockFile), shared, f.cfg.LockTimeout)
+	if err != nil {
+		return nil, nil, f.gone(err)
+	}
+	st, err := f.load(now)
+	if err != nil {
+		lk.Unlock()
+		return nil, nil, err
+	}
+	return st, func() { lk.Unlock() }, nil
+}
+
 // read runs fn on the list under the shared lock.
 func (f *files) read(ctx context.Context, now time.Time, fn func(*listState) error) error {
-	lk, err := filelock.Sidecar(ctx, filepath.Join(f.cfg.Dir, taskLockFile), true, f.cfg.LockTimeout)
-	if err != nil {
-		return f.gone(err)
-	}
-	defer lk.Unlock()
-	st, err := f.load(now)
+	st, unlock, err := f.locked(ctx, now, true)
 	if err != nil {
 		return err
 	}
+	defer unlock()
 	return fn(st)
 }
 
@@ -89,15 +100,11 @@ func (f *files) read(ctx context.Context, now time.Time, fn func(*listState) err
 // (and what normalize repaired), removes what it removed, and bumps the
 // generation. If fn fails nothing is written.
 func (f *files) mutate(ctx context.Context, now time.Time, fn func(*listState) error) error {
-	lk, err := filelock.Sidecar(ctx, filepath.Join(f.cfg.Dir, taskLockFile), false, f.cfg.LockTimeout)
-	if err != nil {
-		return f.gone(err)
-	}
-	defer lk.Unlock()
-	st, err := f.load(now)
+	st, unlock, err := f.locked(ctx, now, false)
 	if err != nil {
 		return err
 	}
+	defer unlock()
 	if err := fn(st); err != nil {
 		return err
 	}

@@ -84,14 +84,17 @@ func TestClusterTeamSurvivesANodeLoss(t *testing.T) {
 			mu.Unlock()
 		})
 	}
-	for _, m := range mates {
-		if err := retry(ctx, func(ctx context.Context) error {
-			_, err := lmb.Append(ctx, mailbox.Message{ID: "start-" + m, From: LeadName, To: m, Text: "start"})
-			return err
-		}); err != nil {
-			t.Fatal(err)
+	tell := func(text string) {
+		for _, m := range mates {
+			if err := retry(ctx, func(ctx context.Context) error {
+				_, err := lmb.Append(ctx, mailbox.Message{ID: text + "-" + m, From: LeadName, To: m, Text: text})
+				return err
+			}); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
+	tell("start")
 
 	got := map[string]mailbox.Message{} // id → message, as the lead recorded it
 	done := map[string]string{}         // task → teammate that reported it
@@ -125,14 +128,7 @@ func TestClusterTeamSurvivesANodeLoss(t *testing.T) {
 			c.Kill(killed)
 		}
 	}
-	for _, m := range mates {
-		if err := retry(ctx, func(ctx context.Context) error {
-			_, err := lmb.Append(ctx, mailbox.Message{ID: "stop-" + m, From: LeadName, To: m, Text: "shutdown"})
-			return err
-		}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	tell("shutdown")
 	wg.Wait()
 	for _, name := range mates {
 		for _, id := range sent[name] {
