@@ -104,6 +104,9 @@ func (rt *Crew) SpawnRemote(ctx context.Context, parent *Agent, env *tool.Env, r
 	if req.Workflow != "" { // a workflow's step: the run reads its result
 		spec.ParentID, spec.Queue = req.Workflow, nil
 	}
+	if req.Teammate != nil { // as an in-process teammate's: the team's state, not the task, keeps the lead waiting
+		spec.Queue = nil
+	}
 	t, err := rt.cfg.Tasks.Start(ctx, spec, rt.remoteBody(q, job, root, spend))
 	if err != nil {
 		_ = hold.Settle(budget.Spend{})

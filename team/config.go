@@ -79,11 +79,14 @@ const (
 	BackendTmux      BackendType = "tmux"
 	BackendITerm2    BackendType = "iterm2"
 	BackendInProcess BackendType = "in-process"
+	// BackendRemote is Cohort's: a teammate on a worker of the team's
+	// NATS server (package teammate).
+	BackendRemote BackendType = "remote"
 )
 
 // Valid reports whether b is one of the known backend types.
 func (b BackendType) Valid() bool {
-	return b == BackendTmux || b == BackendITerm2 || b == BackendInProcess
+	return b == BackendTmux || b == BackendITerm2 || b == BackendInProcess || b == BackendRemote
 }
 
 // Palette is the fixed list of teammate colors, assigned round-robin in

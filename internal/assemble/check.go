@@ -37,7 +37,7 @@ func checkTeam(p *Plan) error {
 	case "", "auto", "in-process", "tmux":
 	case "remote":
 		if p.Remote.NATS.URL == "" {
-			return fieldErr("TeammateMode", `Config.TeammateMode "remote" runs teammates on workers of a NATS server: give the session one (--nats URL, or remote.nats in settings)`)
+			return fieldErr("TeammateMode", `Config.TeammateMode "remote" runs teammates on workers of a NATS server: give the session one (Config.Remote.NATS, or remote.nats in settings)`)
 		}
 	default:
 		return fieldErr("TeammateMode", "Config.TeammateMode %q is not one of auto, in-process, tmux, remote", p.Team.Mode)
@@ -47,7 +47,7 @@ func checkTeam(p *Plan) error {
 			return fieldErr("TeammateBackends", "Config.TeammateBackends %s=%s: want a teammate name and in-process, tmux or remote", name, b)
 		}
 		if b == "remote" && p.Remote.NATS.URL == "" {
-			return fieldErr("TeammateBackends", "Config.TeammateBackends %s=remote runs the teammate on a worker of a NATS server: give the session one (--nats URL)", name)
+			return fieldErr("TeammateBackends", "Config.TeammateBackends %s=remote runs the teammate on a worker of a NATS server: give the session one (Config.Remote.NATS, or remote.nats in settings)", name)
 		}
 	}
 	if mate := p.Session.Teammate; mate != nil && (mate.Team == "" || mate.Name == "") {

@@ -37,7 +37,7 @@ func (s *Session) openTeammate(ctx context.Context) error {
 	if !m.IsActive {
 		return fieldErr("Role", "teammate %s of team %s is not active in the team file", role.Name, role.Team)
 	}
-	if m.BackendType == team.BackendType(teammate.BackendRemote) {
+	if m.BackendType == team.BackendRemote {
 		// On a worker: the lead's directory is on the lead's machine; the
 		// teammate works in the job's clone.
 		m.Cwd, m.WorktreePath = s.Process.Cwd, ""
