@@ -5,9 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/cohort-dev/cohort/internal/assemble"
 
@@ -46,7 +43,8 @@ func RemoteNATS(cfg Config) (remote.Config, remote.Queue) { return assemble.Work
 // run outside the sandbox), starts no MCP servers but the worker's own
 // (StrictMCPConfig), and keeps the Bash sandbox on. A session that cannot
 // start (no model key on the worker, an unknown provider) fails the job
-// with that reason.
+// with that reason. A teammate spawn (job.Teammate) runs that member of a
+// team on NATS, joined from its server, until its lead shuts it down.
 func RemoteRunner(base Config) remote.Runner {
 	return func(ctx context.Context, job *remote.Job, run *remote.Run, dir string, progress func(remote.Progress)) (remote.Outcome, error) {
 		cfg := base
@@ -59,21 +57,20 @@ func RemoteRunner(base Config) remote.Runner {
 			return remote.Outcome{}, err
 		}
 		cfg.Agents, cfg.Agent = agents, run.Definition.Name
+		prompt := job.Prompt
+		if tm := job.Teammate; tm != nil { // a teammate spawn: the member runs until its lead shuts it down
+			if err := assemble.JoinTeam(ctx, cfg.plan(), tm); err != nil {
+				return remote.Outcome{}, err
+			}
+			cfg.Role, cfg.Agent, prompt = Role{Team: tm.Team, Name: tm.Member}, "", ""
+		}
 		s, err := newSession(ctx, cfg, true) // its git dir stays writable: the agent commits
 
 		if err != nil {
 			return remote.Outcome{}, fmt.Errorf("the worker cannot start the agent: %w", err)
 		}
-		defer func() {
-			_ = s.Close()
-			// The job's transcripts and memory live under a project dir
-			// named after its clone, which is gone after the job: a worker
-			// that runs thousands of jobs keeps none of them.
-			if dir, home := s.parts.Process.ProjectDir, s.parts.Process.Paths.CohortHome; dir != "" && strings.HasPrefix(dir, filepath.Join(home, "projects")+string(filepath.Separator)) {
-				_ = os.RemoveAll(dir)
-			}
-		}()
-		return runRemote(ctx, s, job.Prompt, progress)
+		defer func() { _ = s.Close(); assemble.DropJobProject(s.parts) }()
+		return runRemote(ctx, s, prompt, progress)
 	}
 }
 

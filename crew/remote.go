@@ -45,7 +45,7 @@ const applyWait = 2 * time.Minute
 // result arrives. Errors are *Refusal: the flag is off, no NATS is
 // configured or reachable, the caller is not in a git repository.
 func (rt *Crew) SpawnRemote(ctx context.Context, parent *Agent, env *tool.Env, req Request) (*task.Task, error) {
-	if !rt.flags().Bool(flags.RemoteAgents) {
+	if req.Teammate == nil && !rt.flags().Bool(flags.RemoteAgents) { // a remote teammate was asked for by --teammate-mode
 		return nil, refuse(`isolation: "remote" needs the remote_agents flag, which is off: turn it on with --flag remote_agents=on and give the session a NATS server (--nats URL), or leave out isolation to run the agent here.`)
 	}
 	if rt.cfg.Remote == nil {
@@ -84,8 +84,15 @@ func (rt *Crew) SpawnRemote(ctx context.Context, parent *Agent, env *tool.Env, r
 	}
 	job.Settings.MaxBudgetUSD = share
 	spend := remoteSpend{acc: acc, hold: hold, share: share}
+	job.Teammate = req.Teammate
 	sctx, cancel := context.WithTimeout(ctx, submitWait)
-	err = q.Submit(sctx, job, root, "HEAD")
+	rev := "HEAD"
+	if req.Teammate != nil {
+		rev, err = rt.snapshot(sctx, root)
+	}
+	if err == nil {
+		err = q.Submit(sctx, job, root, rev)
+	}
 	cancel()
 	if err != nil {
 		_ = hold.Settle(budget.Spend{})
@@ -96,6 +103,9 @@ func (rt *Crew) SpawnRemote(ctx context.Context, parent *Agent, env *tool.Env, r
 		ParentAgentID: parent.ID(), Queue: parent.queue, Background: true}
 	if req.Workflow != "" { // a workflow's step: the run reads its result
 		spec.ParentID, spec.Queue = req.Workflow, nil
+	}
+	if req.Teammate != nil { // as an in-process teammate's: the team's state, not the task, keeps the lead waiting
+		spec.Queue = nil
 	}
 	t, err := rt.cfg.Tasks.Start(ctx, spec, rt.remoteBody(q, job, root, spend))
 	if err != nil {
@@ -181,6 +191,16 @@ func (rt *Crew) remoteSpent(job *remote.Job, res *remote.Result) {
 // (what SpawnRemote sends the worker).
 func (rt *Crew) RemoteModel(parent *Agent, def *agentdef.Definition, model string) string {
 	return agentdef.ResolveModel(rt.cfg.Getenv, model, def.Model, parent.Info().Model, rt.cfg.Aliases)
+}
+
+// snapshot is the commit a remote teammate starts from: root's HEAD with
+// what is uncommitted on top (remote.Snapshot).
+func (rt *Crew) snapshot(ctx context.Context, root string) (string, error) {
+	m, err := rt.cfg.Worktrees(ctx)
+	if err != nil {
+		return "", err
+	}
+	return remote.Snapshot(ctx, m.Git(), root)
 }
 
 // remoteRoot is the repository whose HEAD a remote agent works on.

@@ -12,6 +12,7 @@ import (
 	"github.com/cohort-dev/cohort/flags"
 	"github.com/cohort-dev/cohort/llm"
 	"github.com/cohort-dev/cohort/permission"
+	"github.com/cohort-dev/cohort/remote"
 	"github.com/cohort-dev/cohort/task"
 	"github.com/cohort-dev/cohort/tool"
 )
@@ -50,6 +51,11 @@ type Request struct {
 	// the workflow's (stopping the run stops it) and notifies nobody; the
 	// workflow reads its result from the task when it ends.
 	Workflow string
+	// Teammate, with isolation "remote", makes the job a teammate spawn
+	// (package teammate's remote backend): the worker runs that member of
+	// a team on NATS until it shuts down, starting from the caller's
+	// working tree as it is, uncommitted changes included.
+	Teammate *remote.Teammate
 }
 
 // Refusal is a spawn the runtime would not make or could not start. Its

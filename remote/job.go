@@ -3,6 +3,8 @@ package remote
 import (
 	"bytes"
 	"cmp"
+	"crypto/ed25519"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -45,6 +47,27 @@ type Job struct {
 	Bundle     string `json:"bundle,omitempty"`
 	Repository string `json:"repository,omitempty"`
 	BaseCommit string `json:"base_commit"`
+
+	// Teammate makes the job a teammate spawn: the worker runs the named
+	// member of a team on NATS until the lead shuts it down, instead of
+	// one prompt. Nil for a remote agent.
+	Teammate *Teammate `json:"teammate,omitempty"`
+}
+
+// Teammate is what a worker needs to run a member of a team whose
+// mailboxes, task list and team file are on NATS JetStream. It travels in
+// the signed job, so the lead's key for the team's messages reaches the
+// worker with the lead's signature on it.
+type Teammate struct {
+	// Team and Member name the team and the member to run.
+	Team   string `json:"team"`
+	Member string `json:"member"`
+	// NATS is the server the team's file names ("nats").
+	NATS string `json:"nats"`
+	// LeadKey is the public key (ed25519, base64) the lead signs the
+	// team's messages with: the worker pins it, so no one who may write
+	// the team's bucket can pass for the lead.
+	LeadKey string `json:"lead_key"`
 }
 
 // Definition is the agent definition a job runs: the fields of a Claude
@@ -147,6 +170,24 @@ func (j *Job) Validate() error {
 		return fmt.Errorf("job %s has both a bundle and a repository URL; send one", j.ID)
 	case j.Bundle != "" && !bundlePattern.MatchString(j.Bundle):
 		return fmt.Errorf("job %s: bundle %q is not a sha256- digest name", j.ID, j.Bundle)
+	}
+	if t := j.Teammate; t != nil {
+		return t.validate(j.ID)
+	}
+	return nil
+}
+
+var memberPattern = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
+
+func (t *Teammate) validate(id string) error {
+	key, err := base64.StdEncoding.DecodeString(t.LeadKey)
+	switch {
+	case !memberPattern.MatchString(t.Team) || !memberPattern.MatchString(t.Member):
+		return fmt.Errorf("job %s: teammate %q of team %q: want names of 1-64 letters, digits, '_' or '-'", id, t.Member, t.Team)
+	case t.NATS == "":
+		return fmt.Errorf("job %s: teammate %s names no NATS server for its team", id, t.Member)
+	case err != nil || len(key) != ed25519.PublicKeySize:
+		return fmt.Errorf("job %s: teammate %s: lead_key is not a base64 ed25519 public key", id, t.Member)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package remote
 
 import (
 	"crypto/ed25519"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -23,6 +24,15 @@ func TestDecodeJobIsStrict(t *testing.T) {
 	if _, err := DecodeJob(good); err != nil {
 		t.Fatalf("a good job: %v", err)
 	}
+	goodKey := base64.StdEncoding.EncodeToString(make([]byte, ed25519.PublicKeySize))
+	mate := mustJSON(func() *Job {
+		j := testJob()
+		j.Lead, j.Teammate = "alice", &Teammate{Team: "t", Member: "carl", NATS: "nats://h:4222", LeadKey: goodKey}
+		return j
+	}())
+	if j, err := DecodeJob(mate); err != nil || j.Teammate == nil || j.Teammate.Member != "carl" {
+		t.Fatalf("a good teammate spawn: %+v, %v", j, err)
+	}
 	withField := func(k string, v any) []byte {
 		var m map[string]any
 		_ = json.Unmarshal(good, &m)
@@ -41,6 +51,10 @@ func TestDecodeJobIsStrict(t *testing.T) {
 		{"no code", "carries no code", withField("bundle", "")},
 		{"bundle not a digest", "not a sha256- digest", withField("bundle", "/etc/passwd")},
 		{"not JSON", "invalid character", []byte("hello")},
+		{"teammate with a bad name", "want names", withField("teammate", map[string]any{"team": "t", "member": "../x", "nats": "nats://h:4222", "lead_key": goodKey})},
+		{"teammate without a server", "names no NATS server", withField("teammate", map[string]any{"team": "t", "member": "carl", "lead_key": goodKey})},
+		{"teammate with a bad lead key", "lead_key", withField("teammate", map[string]any{"team": "t", "member": "carl", "nats": "nats://h:4222", "lead_key": "AAAA"})},
+		{"teammate with an unknown field", `unknown field "hooks"`, withField("teammate", map[string]any{"team": "t", "member": "carl", "nats": "nats://h:4222", "lead_key": goodKey, "hooks": "x"})},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := DecodeJob(tc.data)

@@ -41,6 +41,10 @@ type Policy struct {
 	Allow []string
 }
 
+// TeamTools are added to a teammate spawn's tools whatever the policy
+// says: without them it cannot claim a task or answer its lead.
+var TeamTools = []string{"SendMessage", "TaskCreate", "TaskGet", "TaskUpdate", "TaskList"}
+
 // DefaultTools is a worker's tool set unless its policy says otherwise:
 // the tools of a background agent, less the web.
 var DefaultTools = []string{"Read", "Grep", "Glob", "Bash", "Edit", "Write", "NotebookEdit", "TodoWrite"}
@@ -152,6 +156,15 @@ func (p Policy) Apply(j *Job) (*Run, error) {
 		}
 		if len(dropped) > 0 {
 			capf("tools %s removed: this worker allows %s", strings.Join(dropped, ", "), strings.Join(p.Tools, ", "))
+		}
+	}
+	if j.Teammate != nil {
+		// A teammate talks to its team: these tools touch only the team's
+		// mailboxes and task list on NATS, nothing of the worker's.
+		for _, t := range TeamTools {
+			if !slices.Contains(r.Tools, t) {
+				r.Tools = append(r.Tools, t)
+			}
 		}
 	}
 	r.Definition.Tools = r.Tools

@@ -12,8 +12,26 @@
 //	    .highwatermark  the highest task id ever allocated
 //	    .generation     a counter bumped by every mutation
 //
+// On JetStream (OpenKV; package team uses it for a team whose file names a
+// NATS server) the list is one entry of a key-value bucket:
+//
+//	{"highWaterMark": 3, "tasks": {"1": {task}, "3": {task}}}
+//
 // # Decisions the spec leaves open
 //
+//   - On JetStream the whole list is one entry, so every mutation is one
+//     compare-and-set of its revision (package internal/kvcas): atomic like
+//     the file lock, so two machines can never both claim a task, and an
+//     edge is never half written. A lost compare-and-set is retried from a
+//     fresh read. The cost is that every mutation rewrites the list, and a
+//     list is bounded by the server's max_payload (1 MiB by default).
+//     Generation is the entry's revision. An entry that is not a task list
+//     is an error naming bucket, key and revision, and no mutation
+//     overwrites it; a task inside it that does not parse is reported like
+//     a corrupt task file and written back untouched.
+//   - Release gives a member's unfinished tasks back (pending, no owner) in
+//     one step: the team layer calls it for a member that shut down or was
+//     declared dead, so its claims do not wait forever.
 //   - Ids are increasing integers written as strings ("1", "2", …), Claude
 //     Code's scheme: the next id is one more than the larger of the high-water
 //     mark and the largest existing id, so ids of deleted tasks are never

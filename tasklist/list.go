@@ -8,28 +8,16 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
-	"github.com/cohort-dev/cohort/internal/atomicfile"
 	"github.com/cohort-dev/cohort/internal/clip"
-	"github.com/cohort-dev/cohort/internal/filelock"
 	"github.com/cohort-dev/cohort/internal/jsonfile"
-	"github.com/cohort-dev/cohort/internal/lazyre"
 	"github.com/cohort-dev/cohort/mailbox"
 )
 
-// Files of a task list directory besides the tasks themselves.
-const (
-	taskLockFile      = ".lock"
-	highWaterMarkFile = ".highwatermark"
-	generationFile    = ".generation"
-)
-
-// Config configures a List. Only Dir is required.
+// Config configures a List over files. Only Dir is required.
 type Config struct {
 	// Dir holds the task files. Its parent must exist; Dir is created if
 	// missing.
@@ -42,11 +30,27 @@ type Config struct {
 }
 
 // List is a team's shared task list: one JSON file per task in a
-// directory. It is safe for concurrent use by any number of goroutines and
-// processes; every mutation holds the list's file lock, and reads hold it
-// shared.
+// directory (Open), or one entry of a JetStream key-value bucket (OpenKV).
+// It is safe for concurrent use by any number of goroutines, processes
+// and, on JetStream, machines: every mutation is one atomic step (under
+// the list's file lock, or a compare-and-set of the entry), and reads see
+// a consistent list.
 type List struct {
-	cfg Config
+	b   backend
+	now func() time.Time
+}
+
+// backend is where a List keeps its tasks: files (files.go) or a
+// JetStream key-value entry (kv.go).
+type backend interface {
+	// read runs fn on the list as it is now.
+	read(ctx context.Context, now time.Time, fn func(*listState) error) error
+	// mutate runs fn on the list and stores what it changed, all of it or
+	// nothing; fn may run more than once (a lost compare-and-set).
+	mutate(ctx context.Context, now time.Time, fn func(*listState) error) error
+	generation(ctx context.Context) (uint64, error)
+	// where names the list in messages and is Dir for files.
+	where() string
 }
 
 // Open opens the task list in cfg.Dir.
@@ -63,23 +67,68 @@ func Open(cfg Config) (*List, error) {
 	if cfg.LockTimeout <= 0 {
 		cfg.LockTimeout = 10 * time.Second
 	}
-	return &List{cfg: cfg}, nil
+	return &List{b: &files{cfg: cfg}, now: cfg.Now}, nil
 }
 
-// Dir returns the directory of the task files.
-func (l *List) Dir() string { return l.cfg.Dir }
+// Dir returns the directory of the task files; for a list on JetStream it
+// names the bucket and key.
+func (l *List) Dir() string { return l.b.where() }
 
 // listState is the task list as read under the lock.
 type listState struct {
-	dir      string
+	where    string           // the list, for messages
 	tasks    map[string]*Task // readable tasks
-	bad      map[string]error // id → *jsonfile.Error for unreadable task files
+	bad      map[string]error // id → *jsonfile.Error for unreadable tasks
 	order    []string         // ids of readable tasks, in numeric order
-	maxID    uint64           // largest id with a file, readable or not
+	maxID    uint64           // largest id stored, readable or not
+	hwm      uint64           // the highest id ever allocated, as stored
+	newHWM   uint64           // set by Create: the mark to store first
 	changed  map[string]bool  // tasks to write
-	removed  map[string]bool  // task files to delete
+	removed  map[string]bool  // tasks to delete
 	repaired map[string]bool  // tasks normalize changed
 	now      time.Time        // the time of this operation
+}
+
+func newState(where string, now time.Time) *listState {
+	return &listState{
+		where: where, tasks: map[string]*Task{}, bad: map[string]error{},
+		changed: map[string]bool{}, removed: map[string]bool{}, repaired: map[string]bool{},
+		now: now,
+	}
+}
+
+// add records a stored task (id from its file name or key) or why it
+// cannot be read.
+func (st *listState) add(id, label string, data []byte) {
+	st.maxID = max(st.maxID, idNum(id))
+	t, err := ParseTask(label, data)
+	if err == nil && t.ID != id {
+		err = &jsonfile.Error{Path: label, Err: fmt.Errorf("the task says id %q but its name says %q", t.ID, id), Hint: taskHint}
+	}
+	if err != nil {
+		st.bad[id] = err
+		return
+	}
+	st.tasks[id] = &t
+	st.order = append(st.order, id)
+}
+
+// loaded finishes a state after every task was added.
+func (st *listState) loaded() {
+	slices.SortFunc(st.order, compareIDs)
+	st.normalize()
+}
+
+// dirty reports whether a mutation has anything to store; it folds what
+// normalize repaired into changed.
+func (st *listState) dirty() bool {
+	if len(st.changed) == 0 && len(st.removed) == 0 && st.newHWM == 0 {
+		return false
+	}
+	for id := range st.repaired {
+		st.changed[id] = true
+	}
+	return true
 }
 
 // touch marks task id changed and stamps it.
@@ -88,58 +137,6 @@ func (st *listState) touch(id string) {
 	if t := st.tasks[id]; t != nil {
 		t.UpdatedAt = st.now
 	}
-}
-
-var taskFileRE = lazyre.New(`^([1-9][0-9]{0,14})\.json$`)
-
-func (l *List) load() (*listState, error) {
-	entries, err := os.ReadDir(l.cfg.Dir)
-	if err != nil {
-		return nil, l.gone(err)
-	}
-	st := &listState{
-		dir: l.cfg.Dir, tasks: map[string]*Task{}, bad: map[string]error{},
-		changed: map[string]bool{}, removed: map[string]bool{}, repaired: map[string]bool{},
-		now: l.cfg.Now(),
-	}
-	for _, e := range entries {
-		m := taskFileRE.FindStringSubmatch(e.Name())
-		if m == nil || !e.Type().IsRegular() {
-			continue
-		}
-		id := m[1]
-		st.maxID = max(st.maxID, idNum(id))
-		path := filepath.Join(l.cfg.Dir, e.Name())
-		data, err := os.ReadFile(path)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			st.bad[id] = &jsonfile.Error{Path: path, Err: err}
-			continue
-		}
-		t, err := ParseTask(path, data)
-		if err == nil && t.ID != id {
-			err = &jsonfile.Error{Path: path, Err: fmt.Errorf("the file says id %q but its name says %q", t.ID, id), Hint: taskHint}
-		}
-		if err != nil {
-			st.bad[id] = err
-			continue
-		}
-		st.tasks[id] = &t
-		st.order = append(st.order, id)
-	}
-	slices.SortFunc(st.order, compareIDs)
-	st.normalize()
-	return st, nil
-}
-
-// gone maps errors that mean the directory (so the team) no longer exists.
-func (l *List) gone(err error) error {
-	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, filelock.ErrDirGone) {
-		return fmt.Errorf("task list %s: %w: the directory is gone (was the team deleted?)", l.cfg.Dir, ErrGone)
-	}
-	return fmt.Errorf("task list %s: %w", l.cfg.Dir, err)
 }
 
 // task returns the readable task id, or an error naming why not.
@@ -166,64 +163,12 @@ func (st *listState) view(t *Task) Task {
 	return out
 }
 
-// read runs fn on the list under the shared lock.
 func (l *List) read(ctx context.Context, fn func(*listState) error) error {
-	lk, err := filelock.Sidecar(ctx, filepath.Join(l.cfg.Dir, taskLockFile), true, l.cfg.LockTimeout)
-	if err != nil {
-		return l.gone(err)
-	}
-	defer lk.Unlock()
-	st, err := l.load()
-	if err != nil {
-		return err
-	}
-	return fn(st)
+	return l.b.read(ctx, l.now(), fn)
 }
 
-// mutate runs fn under the exclusive lock, then writes what it changed
-// (and what normalize repaired), removes what it removed, and bumps the
-// generation. If fn fails nothing is written.
 func (l *List) mutate(ctx context.Context, fn func(*listState) error) error {
-	lk, err := filelock.Sidecar(ctx, filepath.Join(l.cfg.Dir, taskLockFile), false, l.cfg.LockTimeout)
-	if err != nil {
-		return l.gone(err)
-	}
-	defer lk.Unlock()
-	st, err := l.load()
-	if err != nil {
-		return err
-	}
-	if err := fn(st); err != nil {
-		return err
-	}
-	if len(st.changed) == 0 && len(st.removed) == 0 {
-		return nil
-	}
-	for id := range st.repaired {
-		st.changed[id] = true
-	}
-	ids := slicesSortedKeys(st.changed)
-	for _, id := range ids {
-		t := st.tasks[id]
-		if t == nil || st.removed[id] {
-			continue
-		}
-		data, err := MarshalTask(*t)
-		if err != nil {
-			return fmt.Errorf("task #%s: %w", id, err)
-		}
-		if err := atomicfile.Write(filepath.Join(l.cfg.Dir, id+".json"), data, 0o600); err != nil {
-			return fmt.Errorf("write task #%s: %w", id, err)
-		}
-	}
-	// Files go last: a crash before this point leaves the task with its
-	// references already removed elsewhere, and Delete can be repeated.
-	for _, id := range slicesSortedKeys(st.removed) {
-		if err := os.Remove(filepath.Join(l.cfg.Dir, id+".json")); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("delete task #%s: %w", id, err)
-		}
-	}
-	return l.bumpGeneration()
+	return l.b.mutate(ctx, l.now(), fn)
 }
 
 func slicesSortedKeys(m map[string]bool) []string {
@@ -235,29 +180,13 @@ func slicesSortedKeys(m map[string]bool) []string {
 	return out
 }
 
-// readCounter reads a decimal counter file; missing or unreadable is 0.
-func readCounter(path string) uint64 {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return 0
-	}
-	n, _ := strconv.ParseUint(strings.TrimSpace(string(data)), 10, 64)
-	return n
-}
-
-func (l *List) bumpGeneration() error {
-	path := filepath.Join(l.cfg.Dir, generationFile)
-	n := readCounter(path) + 1
-	return atomicfile.Write(path, []byte(strconv.FormatUint(n, 10)), 0o600)
-}
-
 // Generation returns a counter that every mutation of the list increments
-// (0 for a list never changed). Poll it to learn that the list changed.
+// (0 for a list never changed; on JetStream the entry's revision). Poll it
+// to learn that the list changed.
 func (l *List) Generation() (uint64, error) {
-	if _, err := os.Stat(l.cfg.Dir); err != nil {
-		return 0, l.gone(err)
-	}
-	return readCounter(filepath.Join(l.cfg.Dir, generationFile)), nil
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return l.b.generation(ctx)
 }
 
 // TaskSpec describes a new task. Subject is required.
@@ -292,9 +221,9 @@ func (l *List) Create(ctx context.Context, spec TaskSpec) (Task, error) {
 	}
 	var out Task
 	err = l.mutate(ctx, func(st *listState) error {
-		hwmPath := filepath.Join(st.dir, highWaterMarkFile)
-		n := max(readCounter(hwmPath), st.maxID) + 1
+		n := max(st.hwm, st.maxID, st.newHWM) + 1
 		id := strconv.FormatUint(n, 10)
+		st.newHWM = n
 		now := st.now
 		t := &Task{
 			ID: id, Subject: spec.Subject, Description: spec.Description,
@@ -313,11 +242,6 @@ func (l *List) Create(ctx context.Context, spec TaskSpec) (Task, error) {
 			if err := st.addEdge(b, id); err != nil {
 				return err
 			}
-		}
-		// The mark goes first, so an id is never handed out twice even if
-		// the task file is lost to a crash.
-		if err := atomicfile.Write(hwmPath, []byte(id), 0o600); err != nil {
-			return fmt.Errorf("task list %s: %w", st.dir, err)
 		}
 		out = st.view(t)
 		return nil

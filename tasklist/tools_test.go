@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/cohort-dev/cohort/internal/filelock"
 	"github.com/cohort-dev/cohort/tool"
@@ -17,7 +18,7 @@ func TestTaskToolsInfrastructureErrors(t *testing.T) {
 	cancel()
 	// Hold the list lock so that the tool has to wait, then find its
 	// context cancelled: a Go error, not a result for the model.
-	lk, err := filelock.Sidecar(t.Context(), l.Dir()+"/"+taskLockFile, false, l.cfg.LockTimeout)
+	lk, err := filelock.Sidecar(t.Context(), l.Dir()+"/"+taskLockFile, false, time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -214,3 +214,32 @@ func (l *List) Delete(ctx context.Context, id string) error {
 		return nil
 	})
 }
+
+// Release gives back every task owner holds that is not completed: each
+// goes back to pending with no owner, all in one step, so another member
+// can claim it. The team layer calls it for a member that shut down or
+// was declared dead. It returns the tasks released, in id order (none is
+// not an error).
+func (l *List) Release(ctx context.Context, owner string) ([]Task, error) {
+	if owner == "" {
+		return nil, fmt.Errorf("%w: release needs an owner", ErrInvalidTask)
+	}
+	if err := checkOwner(owner); err != nil {
+		return nil, err
+	}
+	var out []Task
+	err := l.mutate(ctx, func(st *listState) error {
+		out = nil // mutate may run fn again after a lost compare-and-set
+		for _, id := range st.order {
+			t := st.tasks[id]
+			if !strings.EqualFold(t.Owner, owner) || t.Status == StatusCompleted {
+				continue
+			}
+			t.Owner, t.Status = "", StatusPending
+			st.touch(id)
+			out = append(out, st.view(t))
+		}
+		return nil
+	})
+	return out, err
+}

@@ -52,6 +52,11 @@ type Member struct {
 	// cleared when the member shuts down. Absent in a file means true.
 	IsActive bool
 	Mode     string // permission mode
+	// PublicKey is the member's message-signing key (ed25519, base64), a
+	// Cohort field: set by the process that speaks for the member when it
+	// makes its key, so that a member on another machine is verified
+	// there (jetstream.go). Empty on files.
+	PublicKey string
 	// Extra holds fields Cohort does not know, verbatim.
 	Extra map[string]json.RawMessage
 }
@@ -74,11 +79,14 @@ const (
 	BackendTmux      BackendType = "tmux"
 	BackendITerm2    BackendType = "iterm2"
 	BackendInProcess BackendType = "in-process"
+	// BackendRemote is Cohort's: a teammate on a worker of the team's
+	// NATS server (package teammate).
+	BackendRemote BackendType = "remote"
 )
 
 // Valid reports whether b is one of the known backend types.
 func (b BackendType) Valid() bool {
-	return b == BackendTmux || b == BackendITerm2 || b == BackendInProcess
+	return b == BackendTmux || b == BackendITerm2 || b == BackendInProcess || b == BackendRemote
 }
 
 // Palette is the fixed list of teammate colors, assigned round-robin in

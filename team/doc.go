@@ -12,6 +12,7 @@
 //	    lead.lock        the lead lock: held by the process leading the team (see below)
 //	    inboxes/         the team's mailbox directory (package mailbox); absent on NATS
 //	    keys/{member}.key  members' signing keys, for a team on NATS (jetstream.go)
+//	    status/{member}.json  members' statuses (package teammate); on NATS a bucket instead
 //	    tasks/
 //	        {id}.json    one file per task
 //	        .lock        flock(2) sidecar serialising every task-list mutation
@@ -68,6 +69,21 @@
 //     can neither send nor pass a check. Members on machines that do not
 //     share the team directory would need their public keys in the team
 //     file; that is not built yet.
+//   - On NATS the team file and the task list are the server's too: one
+//     key-value bucket per team (StateBucket: key "config", the file's
+//     JSON; key "tasks", package tasklist's KV list). Every Update is a
+//     compare-and-set of "config" (retried from a fresh read when another
+//     machine wrote first), so members, isActive and teamAllowedPaths are
+//     the same everywhere; config.json here is the copy written after each
+//     update, and what tells this machine where the server is. A read asks
+//     the server each time. Create puts a new file there and empties the
+//     list (a team made anew starts clean); Join makes a team led
+//     elsewhere known on this machine from the server's copy. A team file
+//     on the server that does not parse is reported with its bucket, key
+//     and revision, and nothing overwrites it. Delete removes this
+//     machine's directory only: the server's state is the team's, not one
+//     machine's. StoreConfig.Replicas sets the replica count of the
+//     team's streams and buckets (3 on a three-node cluster).
 //   - A team directory without config.json (a Create that crashed) is not
 //     listed by List and not loadable, blocks a new Create of that name, and
 //     is removed by Delete; ListAll lists it and Claim takes it over.

@@ -3,38 +3,55 @@ package team
 import (
 	"context"
 	"crypto/ed25519"
-	"errors"
+	"encoding/base64"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
+	"github.com/cohort-dev/cohort/internal/atomicfile"
 	"github.com/cohort-dev/cohort/mailbox"
 	"github.com/cohort-dev/cohort/mailbox/jsmail"
 	"github.com/cohort-dev/cohort/remote"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // KeysDir is where a team directory keeps its members' signing keys,
 // one {member}.key a member (remote's key format, mode 0600).
 const KeysDir = "keys"
 
-// netMailbox is one team's JetStream mailbox and its connection.
+// netMailbox is one team's JetStream mailbox, its state bucket (the team
+// file and the task list, kvstate.go) and its connection.
 type netMailbox struct {
 	server string
 	nc     *nats.Conn
 	tr     *jsmail.Transport
+	state  jetstream.KeyValue
+	status *kvBoard // the members' statuses (status.go)
 }
 
 // jetstream returns team name's JetStream mailbox on server, connecting
-// on first use. A server that cannot be reached is an error naming it and
-// what to do: the team never falls back to files.
+// on first use.
 func (s *Store) jetstream(ctx context.Context, name, server string) (mailbox.Transport, error) {
+	m, err := s.net(ctx, name, server)
+	if err != nil {
+		return nil, err
+	}
+	return m.tr, nil
+}
+
+// net returns team name's connection to server with its mailbox and
+// state bucket, connecting on first use. A server that cannot be reached
+// is an error naming it and what to do: the team never falls back to
+// files.
+func (s *Store) net(ctx context.Context, name, server string) (*netMailbox, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if m, ok := s.nets[name]; ok && m.server == server {
-		return m.tr, nil
+		return m, nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
@@ -45,12 +62,22 @@ func (s *Store) jetstream(ctx context.Context, name, server string) (mailbox.Tra
 			name, server, s.configPath(name), err)
 	}
 	mc := s.cfg.Mailbox
-	tr, err := jsmail.Open(ctx, jsmail.Config{Conn: nc, Team: name, Lead: LeadName, Now: mc.Now,
+	tr, err := jsmail.Open(ctx, jsmail.Config{Conn: nc, Team: name, Lead: LeadName, Now: mc.Now, Replicas: s.cfg.Replicas,
 		Keys:      jsmail.NewKeysFrom(memberKeys{s: s, team: name, dir: filepath.Join(s.cfg.Root, name, KeysDir)}),
 		OnProblem: mc.OnProblem, Logger: mc.Logger})
 	if err != nil {
 		nc.Close()
 		return nil, fmt.Errorf("team %q: JetStream on %s: %w (is JetStream enabled on that server?)", name, server, err)
+	}
+	state, err := openState(ctx, nc, name, s.cfg.Replicas)
+	if err != nil {
+		nc.Close()
+		return nil, fmt.Errorf("team %q: JetStream on %s: %w", name, server, err)
+	}
+	status, err := StatusBucket(ctx, nc, name, s.cfg.Replicas)
+	if err != nil {
+		nc.Close()
+		return nil, fmt.Errorf("team %q: JetStream on %s: %w", name, server, err)
 	}
 	if old, ok := s.nets[name]; ok {
 		old.nc.Close()
@@ -58,8 +85,10 @@ func (s *Store) jetstream(ctx context.Context, name, server string) (mailbox.Tra
 	if s.nets == nil {
 		s.nets = map[string]*netMailbox{}
 	}
-	s.nets[name] = &netMailbox{server: server, nc: nc, tr: tr}
-	return tr, nil
+	m := &netMailbox{server: server, nc: nc, tr: tr, state: state,
+		status: &kvBoard{kv: status, now: s.now, seen: map[string]seenRev{}}}
+	s.nets[name] = m
+	return m, nil
 }
 
 // Close closes the connections of the teams whose mailboxes are on NATS.
@@ -73,51 +102,124 @@ func (s *Store) Close() {
 	}
 }
 
-// memberKeys finds members' keys in the team's keys directory: a member's
-// private key is made on first use by the process that speaks for it, and
-// its public half is what every other process checks its messages with.
-// Only the team file's members have keys: a name that is not among them
-// can neither sign nor be trusted. This holds on one machine, or where the
-// directory is shared; members on machines of their own need their public
-// keys carried in the team file (not done yet).
+// memberKeys finds members' keys: a member's private key is made on first
+// use, in the team's keys directory, by the process that speaks for it;
+// on a team on NATS that process also records the public half in the
+// member's entry of the team file (Member.PublicKey), which every machine
+// shares. A public key is looked up first in keys/{member}.pub (pinned,
+// PinKey: a teammate on a worker pins its lead's key from the signed
+// spawn), then
+// in the local keys directory (a key this machine made), then in the team
+// file. Only the team file's members have keys: a name that is not among
+// them can neither sign nor be trusted. A key in the team file is only as
+// trustworthy as write access to the team's bucket (NATS credentials);
+// the lead's key is never taken from there where it is pinned.
 type memberKeys struct {
 	s    *Store
 	team string
 	dir  string
 }
 
-func (k memberKeys) member(name string) error {
+func (k memberKeys) member(name string) (Member, bool, error) {
 	cfg, err := k.s.read(k.team)
 	if err != nil {
-		return err
+		return Member{}, false, err
 	}
-	if cfg.memberIndex(name) < 0 {
-		return fmt.Errorf("team %q: %w %q", k.team, ErrNoMember, name)
+	i := cfg.memberIndex(name)
+	if i < 0 {
+		return Member{}, false, fmt.Errorf("team %q: %w %q", k.team, ErrNoMember, name)
 	}
-	return nil
+	return cfg.Members[i], cfg.NATS != "", nil
 }
 
 func (k memberKeys) PrivateKey(member string) (ed25519.PrivateKey, error) {
-	if err := k.member(member); err != nil {
+	m, onNATS, err := k.member(member)
+	if err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(k.dir, 0o700); err != nil {
 		return nil, err
 	}
-	return remote.LoadOrCreateKey(filepath.Join(k.dir, member+".key"))
-}
-
-func (k memberKeys) PublicKey(member string) (ed25519.PublicKey, error) {
-	if err := k.member(member); err != nil {
-		return nil, err
-	}
-	path := filepath.Join(k.dir, member+".key")
-	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("no key for member %q in %s", member, k.dir)
-	}
-	key, err := remote.LoadOrCreateKey(path)
+	key, err := remote.LoadOrCreateKey(filepath.Join(k.dir, member+".key"))
 	if err != nil {
 		return nil, err
 	}
-	return key.Public().(ed25519.PublicKey), nil
+	pub := base64.StdEncoding.EncodeToString(key.Public().(ed25519.PublicKey))
+	if onNATS && m.PublicKey != pub {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if _, err := k.s.editMember(ctx, k.team, member, func(m *Member) { m.PublicKey = pub }); err != nil {
+			return nil, fmt.Errorf("team %q: record %s's public key in the team file: %w", k.team, member, err)
+		}
+	}
+	return key, nil
+}
+
+func (k memberKeys) PublicKey(member string) (ed25519.PublicKey, error) {
+	m, _, err := k.member(member)
+	if err != nil {
+		return nil, err
+	}
+	if pin, err := os.ReadFile(filepath.Join(k.dir, member+".pub")); err == nil {
+		return decodePublicKey(k.team, member, string(pin))
+	}
+	path := filepath.Join(k.dir, member+".key")
+	if _, err := os.Stat(path); err == nil {
+		key, err := remote.LoadOrCreateKey(path)
+		if err != nil {
+			return nil, err
+		}
+		return key.Public().(ed25519.PublicKey), nil
+	}
+	if m.PublicKey == "" {
+		return nil, fmt.Errorf("no key for member %q in %s or in the team file", member, k.dir)
+	}
+	return decodePublicKey(k.team, member, m.PublicKey)
+}
+
+func decodePublicKey(team, member, text string) (ed25519.PublicKey, error) {
+	pub, err := base64.StdEncoding.DecodeString(strings.TrimSpace(text))
+	if err != nil || len(pub) != ed25519.PublicKeySize {
+		return nil, fmt.Errorf("team %q: member %q: its public key is not a base64 ed25519 key", team, member)
+	}
+	return ed25519.PublicKey(pub), nil
+}
+
+// PinKey makes pub the only key member's messages in team are checked
+// with on this machine (keys/{member}.pub), whatever the team file says:
+// a teammate on a worker pins its lead's key, which came in the lead's
+// signed spawn.
+func (s *Store) PinKey(team, member, pub string) error {
+	if _, err := decodePublicKey(team, member, pub); err != nil {
+		return err
+	}
+	if err := ValidateName(member); err != nil {
+		return err
+	}
+	dir, err := s.Dir(team)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Join(dir, KeysDir), 0o700); err != nil {
+		return err
+	}
+	return atomicfile.Write(filepath.Join(dir, KeysDir, member+".pub"), []byte(pub+"\n"), 0o600)
+}
+
+// LeadKey returns the public half (base64) of the key the lead of team
+// signs its messages with, made on first use: a remote teammate's spawn
+// carries it, for the worker to pin (PinKey).
+func (s *Store) LeadKey(team string) (string, error) {
+	dir, err := s.Dir(team)
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(filepath.Join(dir, KeysDir), 0o700); err != nil {
+		return "", err
+	}
+	key, err := remote.LoadOrCreateKey(filepath.Join(dir, KeysDir, LeadName+".key"))
+	if err != nil {
+		return "", err
+	}
+	return base64.StdEncoding.EncodeToString(key.Public().(ed25519.PublicKey)), nil
 }

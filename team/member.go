@@ -35,7 +35,7 @@ func (s *Store) AddMember(ctx context.Context, team string, spec MemberSpec) (Me
 		return Member{}, fmt.Errorf("team %q: add member: %w", team, err)
 	}
 	if spec.BackendType != "" && !spec.BackendType.Valid() {
-		return Member{}, fmt.Errorf("team %q: add member %q: backend type %q is not one of tmux, iterm2, in-process", team, spec.Name, spec.BackendType)
+		return Member{}, fmt.Errorf("team %q: add member %q: backend type %q is not one of tmux, iterm2, in-process, remote", team, spec.Name, spec.BackendType)
 	}
 	mb, err := s.Mailbox(team)
 	if err != nil {

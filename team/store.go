@@ -39,6 +39,10 @@ type StoreConfig struct {
 	// LockTimeout bounds every lock wait whose context has a later deadline
 	// or none (default 10 s).
 	LockTimeout time.Duration
+	// Replicas is how many servers of a JetStream cluster keep each
+	// stream and bucket of a team on NATS (default 1; 3 on a three-node
+	// cluster, so the team survives losing one).
+	Replicas int
 	// Mailbox is the template for each team's mailbox configuration; its
 	// Path is set to the team's inboxes directory.
 	Mailbox mailbox.Config
@@ -124,7 +128,9 @@ func (s *Store) Mailbox(name string) (mailbox.Transport, error) {
 	return mailbox.OpenDir(mc)
 }
 
-// Tasks returns the team's shared task list.
+// Tasks returns the team's shared task list: the files under tasks/, or
+// for a team on NATS the entry in its state bucket (never the one for the
+// other). A team file here that cannot be read leaves the files' list.
 func (s *Store) Tasks(name string) (*tasklist.List, error) {
 	dir, err := s.Dir(name)
 	if err != nil {
@@ -132,6 +138,9 @@ func (s *Store) Tasks(name string) (*tasklist.List, error) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, ConfigFile)); err != nil {
 		return nil, s.notFound(name, err)
+	}
+	if local, err := s.readLocal(name); err == nil && local.NATS != "" {
+		return s.tasksNet(name, local)
 	}
 	return tasklist.Open(tasklist.Config{
 		Dir: filepath.Join(dir, TasksDir), Now: s.cfg.Now, LockTimeout: s.cfg.LockTimeout,
@@ -247,7 +256,10 @@ func (s *Store) populate(ctx context.Context, dir, leadName string, cfg Config) 
 	var mb mailbox.Transport
 	var err error
 	if cfg.NATS != "" {
-		mb, err = s.jetstream(ctx, cfg.Name, cfg.NATS)
+		var m *netMailbox
+		if m, err = s.net(ctx, cfg.Name, cfg.NATS); err == nil {
+			mb, err = m.tr, s.seedNet(ctx, m, cfg)
+		}
 	} else {
 		mb, err = mailbox.OpenDir(mc)
 	}
@@ -278,7 +290,18 @@ func (s *Store) Load(name string) (*Team, error) {
 	return &Team{Config: cfg, Dir: dir}, nil
 }
 
+// read returns team name's file: this machine's copy, or for a team on
+// NATS the server's.
 func (s *Store) read(name string) (Config, error) {
+	cfg, err := s.readLocal(name)
+	if err != nil || cfg.NATS == "" {
+		return cfg, err
+	}
+	return s.readNet(name, cfg)
+}
+
+// readLocal reads config.json on this machine.
+func (s *Store) readLocal(name string) (Config, error) {
 	path := s.configPath(name)
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -388,9 +411,12 @@ func (s *Store) Update(ctx context.Context, name string, fn func(*Config) error)
 		return Config{}, s.notFound(name, err)
 	}
 	defer lk.Unlock()
-	cfg, err := s.read(name)
+	cfg, err := s.readLocal(name)
 	if err != nil {
 		return Config{}, err
+	}
+	if cfg.NATS != "" {
+		return s.updateNet(ctx, name, cfg, fn)
 	}
 	if err := fn(&cfg); err != nil {
 		return Config{}, err

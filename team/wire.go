@@ -44,6 +44,7 @@ type wireMember struct {
 	BackendType      string      `json:"backendType,omitempty"`
 	IsActive         *bool       `json:"isActive"`
 	Mode             string      `json:"mode,omitempty"`
+	PublicKey        string      `json:"publicKey,omitempty"`
 
 	extra map[string]json.RawMessage
 }
@@ -144,7 +145,7 @@ func (w *wireConfig) config() (Config, error) {
 			JoinedAt: joined, TmuxPaneID: m.TmuxPaneID, Cwd: m.Cwd,
 			WorktreePath: m.WorktreePath, SessionID: m.SessionID,
 			Subscriptions: jsonfile.NilIfEmpty(m.Subscriptions), BackendType: BackendType(m.BackendType),
-			IsActive: m.IsActive == nil || *m.IsActive, Mode: m.Mode, Extra: m.extra,
+			IsActive: m.IsActive == nil || *m.IsActive, Mode: m.Mode, PublicKey: m.PublicKey, Extra: m.extra,
 		})
 	}
 	return c, nil
@@ -174,7 +175,7 @@ func MarshalConfig(c Config) ([]byte, error) {
 			JoinedAt: jsonfile.Millis(m.JoinedAt), TmuxPaneID: m.TmuxPaneID, Cwd: m.Cwd,
 			WorktreePath: m.WorktreePath, SessionID: m.SessionID,
 			Subscriptions: jsonfile.NonNil(m.Subscriptions), BackendType: string(m.BackendType),
-			IsActive: &active, Mode: m.Mode, extra: m.Extra,
+			IsActive: &active, Mode: m.Mode, PublicKey: m.PublicKey, extra: m.Extra,
 		})
 	}
 	return jsonfile.Indent(w)

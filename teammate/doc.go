@@ -18,12 +18,22 @@
 //     names a NATS server. Either way the acknowledgements are the same:
 //     chat when the agent's conversation takes it (chatQueue), protocol
 //     messages when they have been handled.
-//   - Liveness and idleness are published by each teammate in a status file,
-//     teams/{team}/status/{name}.json (state, pid, a sequence number and a
-//     heartbeat time, written atomically). The lead reads them; a teammate is
+//   - Liveness and idleness are published by each teammate on its team's
+//     status board (team.Store.Statuses): a status file,
+//     teams/{team}/status/{name}.json, for a team on files; a key in the
+//     team's key-value bucket for a team on NATS, so that members on other
+//     machines are seen the same way (state, pid and host, a sequence
+//     number, a heartbeat, its spend). The lead reads them; a teammate is
 //     idle when its status says so and its inbox has no unacknowledged
-//     message (mailbox.Transport.Pending), and dead when its process is gone or its
-//     heartbeat is older than DeadAfter.
+//     message (mailbox.Transport.Pending), and dead when its process is
+//     gone (looked for only on its own host) or its heartbeat is older
+//     than DeadAfter (10 s). On NATS a heartbeat's age is measured from
+//     when the reader first saw it, on the reader's clock, since machines'
+//     clocks disagree.
+//   - A teammate found dead has its unfinished tasks released
+//     (tasklist.List.Release: unowned and pending again) and the lead's
+//     notice names them, so a member whose machine vanished mid-task does
+//     not hold its task for ever.
 //   - The lead holds the team's lead lock (team.Store.Claim) while it leads
 //     and publishes a status file of its own (status/team-lead.json) with
 //     a heartbeat, like every teammate. Close marks it inactive and gives
@@ -36,6 +46,12 @@
 //     checks its lead every heartbeat through the lead lock: free (the
 //     lead's process ended, SIGKILL included), held by another session (the
 //     team was taken over) or the team deleted all mean the lead is gone.
+//     On NATS the lead may be on another machine, whose lock cannot be
+//     seen: there the lead is gone when its status on the board says
+//     stopped or has not changed for Config.LeadDeadAfter (10 s), so a lead
+//     whose machine vanishes stops its remote teammates within about 12 s.
+//     A board that cannot be read (the server is away) is not taken for a
+//     gone lead.
 //     The teammate then lets its current turn run for
 //     Config.LeadGoneGrace (2 s) before cancelling it, publishes stopped
 //     with the reason, marks itself inactive and Run returns ErrLeadGone;

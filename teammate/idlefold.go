@@ -119,10 +119,6 @@ func (l *Lead) quietNote(ctx context.Context, idler string, silent bool) string 
 	if name == "" {
 		return ""
 	}
-	dir, err := l.cfg.Store.Dir(name)
-	if err != nil {
-		return ""
-	}
 	members, err := l.cfg.Store.ActiveMembers(name)
 	if err != nil {
 		return ""
@@ -131,7 +127,7 @@ func (l *Lead) quietNote(ctx context.Context, idler string, silent bool) string 
 		if m.Name == team.LeadName || m.Name == idler {
 			continue
 		}
-		if st, ok, _ := readStatus(dir, m.Name); !ok || st.State == StateStarting || st.State == StateBusy {
+		if st, ok, _ := statusIn(l.cfg.Store, name, m.Name); !ok || st.State == StateStarting || st.State == StateBusy {
 			return ""
 		}
 	}

@@ -22,6 +22,9 @@ const (
 	BackendAuto      = "auto"
 	BackendInProcess = "in-process"
 	BackendTmux      = "tmux"
+	// BackendRemote runs a teammate on a worker (cohort worker) of the
+	// session's NATS server; its team must be on NATS (LeadConfig.NATS).
+	BackendRemote = "remote"
 )
 
 // LeadConfig wires a Lead: the lead's side of a team, one per session.
@@ -46,8 +49,17 @@ type LeadConfig struct {
 	// socket, with their names (bgsession), so that SendMessage's "to" can
 	// name one; nil knows none by name (uds:<path> still reaches them).
 	Peers func(ctx context.Context) []Peer
+	// Bridge sends m to the session to names (its name or id) through
+	// NATS and returns that session's label and the message id (package
+	// bridge); nil when the session has no NATS server, and bridge:
+	// addresses say so.
+	Bridge func(ctx context.Context, to string, m mailbox.Message) (label, id string, err error)
 	// LeadModel is the model a teammate without one of its own uses.
 	LeadModel string
+	// NATS is the NATS server whose JetStream holds the mailboxes, task
+	// list and statuses of the teams this lead creates (team.CreateSpec);
+	// empty keeps them in files.
+	NATS string
 	// Backend is auto, in-process or tmux.
 	Backend string
 	// Backends overrides Backend for named teammates (name → backend).
@@ -130,7 +142,9 @@ type Lead struct {
 type handle struct {
 	name    string
 	inProc  *task.Task // in-process teammate's task
-	process string     // process backend handle (tmux pane)
+	process string     // process backend handle (tmux pane, remote job id)
+	// backend runs process: the tmux backend, or remoteJobs.
+	backend ProcessBackend
 	dead    bool
 	// lease is an isolated process teammate's worktree, finished by the
 	// lead once the process is gone.
@@ -196,7 +210,7 @@ func (l *Lead) CreateTeam(ctx context.Context, lead *crew.Agent, name, descripti
 		return nil, fmt.Errorf("this session already leads team %q; delete it with TeamDelete before creating another", current)
 	}
 	c, err := l.cfg.Store.Claim(ctx, team.CreateSpec{Name: name, Description: description,
-		LeadSessionID: l.cfg.SessionID, LeadModel: l.cfg.LeadModel, Cwd: lead.Info().Cwd})
+		LeadSessionID: l.cfg.SessionID, LeadModel: l.cfg.LeadModel, Cwd: lead.Info().Cwd, NATS: l.cfg.NATS})
 	if err != nil {
 		return nil, err
 	}
@@ -248,7 +262,6 @@ func (l *Lead) Resume(ctx context.Context, lead *crew.Agent) (string, error) {
 // not busy forever waiting for them.
 func (l *Lead) forgetGone(ctx context.Context, name string) {
 	st := Inspect(l.cfg.Store, name)
-	dir, _ := l.cfg.Store.Dir(name)
 	for _, m := range st.Members {
 		if !m.Active || m.Running {
 			continue
@@ -256,10 +269,7 @@ func (l *Lead) forgetGone(ctx context.Context, name string) {
 		if _, err := l.cfg.Store.SetActive(ctx, name, m.Name, false); err != nil {
 			l.cfg.Logf("teammate: mark %s inactive: %v", m.Name, err)
 		}
-		if s, ok, _ := readStatus(dir, m.Name); ok && s.State != StateStopped {
-			pub := &publisher{path: statusPath(dir, m.Name), st: s, now: l.cfg.Now}
-			_ = pub.set(StateDead)
-		}
+		markStatusDead(l.cfg.Store, name, m.Name, l.cfg.Now)
 	}
 }
 
@@ -276,7 +286,12 @@ func (l *Lead) lead(c *team.Claimed, lead *crew.Agent) error {
 	if err != nil {
 		return err
 	}
-	pub, err := newPublisher(t.Dir, team.LeadName, l.cfg.Now)
+	board, err := l.cfg.Store.Statuses(name)
+	if err != nil {
+		r.Close()
+		return err
+	}
+	pub, err := newPublisher(board, team.LeadName, l.cfg.Now)
 	if err != nil {
 		r.Close()
 		return fmt.Errorf("lead status file: %w", err)

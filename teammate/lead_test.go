@@ -50,6 +50,13 @@ func newFixture(t *testing.T) *fixture { return newFixtureWith(t, nil, "alice", 
 // teammates, and the members to add to the team file.
 func newFixtureWith(t *testing.T, policy fakeapi.Policy, members ...string) *fixture {
 	t.Helper()
+	return newFixtureLead(t, policy, nil, members...)
+}
+
+// newFixtureLead is newFixtureWith with the lead's configuration adjusted
+// by adjust (nil: as it is).
+func newFixtureLead(t *testing.T, policy fakeapi.Policy, adjust func(*LeadConfig), members ...string) *fixture {
+	t.Helper()
 	home := t.TempDir()
 	srv := fakeapi.New(fakeapi.Config{Policy: policy})
 	t.Cleanup(srv.Close)
@@ -71,8 +78,13 @@ func newFixtureWith(t *testing.T, policy fakeapi.Policy, members ...string) *fix
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(store.Close) // after the lead's Close (cleanups run last first)
 	fs, _ := flags.Resolve(flags.Config{})
-	l, err := NewLead(LeadConfig{Store: store, Tasks: reg, Checker: checker, SessionID: "s", LeadModel: "claude-sonnet-5-5"})
+	lc := LeadConfig{Store: store, Tasks: reg, Checker: checker, SessionID: "s", LeadModel: "claude-sonnet-5-5"}
+	if adjust != nil {
+		adjust(&lc)
+	}
+	l, err := NewLead(lc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,7 +273,7 @@ func TestBusyFollowsStatusAndInboxes(t *testing.T) {
 		t.Fatal("members without a status should count as busy (starting)")
 	}
 	for _, n := range []string{"alice", "bob"} {
-		p, err := newPublisher(dir, n, time.Now)
+		p, err := newPublisher(team.FileStatuses(dir), n, time.Now)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -288,7 +300,7 @@ func TestTeammatesIdleTogetherWakeTheLeadOnce(t *testing.T) {
 	dir, _ := f.store.Dir("t")
 	pubs := map[string]*publisher{}
 	for _, n := range []string{"alice", "bob"} {
-		p, err := newPublisher(dir, n, time.Now)
+		p, err := newPublisher(team.FileStatuses(dir), n, time.Now)
 		if err != nil {
 			t.Fatal(err)
 		}

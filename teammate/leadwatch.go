@@ -73,19 +73,50 @@ func leadGone(teamDir, session string) (string, bool) {
 	return "", false
 }
 
+// leadCheck returns the check watchLead makes every heartbeat: the lead
+// lock for a team on files; for a team on NATS, whose lead may be on
+// another machine, the lead's status on the team's board — stopped, or no
+// heartbeat for LeadDeadAfter by this machine's clock.
+func (tm *Loop) leadCheck() (func() (string, bool), error) {
+	t, err := tm.cfg.Store.Load(tm.cfg.Team)
+	if err != nil {
+		return nil, err
+	}
+	if t.Config.NATS == "" {
+		return func() (string, bool) { return leadGone(t.Dir, tm.cfg.Member.SessionID) }, nil
+	}
+	b, err := tm.cfg.Store.Statuses(tm.cfg.Team)
+	if err != nil {
+		return nil, err
+	}
+	return func() (string, bool) {
+		st, ok, err := readStatus(b, team.LeadName)
+		switch {
+		case err != nil || !ok:
+			return "", false
+		case st.State == StateStopped || st.State == StateDead:
+			return "the lead stopped", true
+		}
+		if age := tm.cfg.Now().Sub(st.Heartbeat); age > tm.cfg.LeadDeadAfter {
+			return fmt.Sprintf("no heartbeat from the lead for %s", age.Round(time.Second)), true
+		}
+		return "", false
+	}, nil
+}
+
 // watchLead checks the lead every heartbeat until ctx ends; once it is
 // gone it records so and, after the grace period, cancels the teammate's
 // turn with ErrLeadGone. Only a teammate in its own process watches: an
 // in-process one lives and dies with its lead.
 func (tm *Loop) watchLead(ctx context.Context, cancelTurn context.CancelCauseFunc) {
-	dir, err := tm.cfg.Store.Dir(tm.cfg.Team)
+	gone, err := tm.leadCheck()
 	if err != nil {
 		return
 	}
 	t := time.NewTicker(tm.cfg.Heartbeat)
 	defer t.Stop()
 	for {
-		if reason, gone := leadGone(dir, tm.cfg.Member.SessionID); gone {
+		if reason, gone := gone(); gone {
 			tm.cfg.Logf("teammate %s: %s: %s; finishing the turn, then exiting", tm.name, ErrLeadGone, reason)
 			tm.lead.set(reason)
 			break

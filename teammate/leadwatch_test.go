@@ -81,7 +81,7 @@ func TestATeammateWhoseLeadIsGoneFinishesItsTurnAndExits(t *testing.T) {
 		t.Fatal("the turn in progress was not finished")
 	}
 	dir, _ := f.store.Dir("t")
-	st, ok, _ := readStatus(dir, "carl")
+	st, ok, _ := readStatus(team.FileStatuses(dir), "carl")
 	if !ok || st.State != StateStopped || !strings.Contains(st.Reason, "lead gone") {
 		t.Fatalf("status after: %+v", st)
 	}

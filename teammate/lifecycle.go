@@ -148,20 +148,16 @@ func (l *Lead) checkLiveness(ctx context.Context, teamName string) {
 		}
 	}
 	l.mu.Unlock()
-	dir, err := l.cfg.Store.Dir(teamName)
-	if err != nil {
-		return
-	}
 	for _, h := range procs {
-		st, ok, _ := readStatus(dir, h.name)
+		st, ok, _ := statusIn(l.cfg.Store, teamName, h.name)
 		if ok && st.State == StateStopped {
 			continue
 		}
 		reason := ""
 		switch {
-		case l.cfg.Process != nil && !l.cfg.Process.Alive(ctx, h.process):
+		case h.backend != nil && !h.backend.Alive(ctx, h.process):
 			reason = "its process exited"
-		case ok && st.PID > 0 && !processAlive(st.PID):
+		case ok && st.PID > 0 && onThisHost(st.Host) && !processAlive(st.PID):
 			reason = fmt.Sprintf("its process %d is gone", st.PID)
 		case ok && l.cfg.Now().Sub(st.Heartbeat) > l.cfg.DeadAfter:
 			reason = fmt.Sprintf("no heartbeat for %s", l.cfg.Now().Sub(st.Heartbeat).Round(time.Second))
@@ -170,6 +166,29 @@ func (l *Lead) checkLiveness(ctx context.Context, teamName string) {
 			l.markDead(ctx, teamName, h, reason)
 		}
 	}
+}
+
+// releaseTasks gives back the open tasks of a member that died (its
+// machine may have vanished mid-task), so another member can claim them,
+// and says which for the lead's notification ("" for none).
+func (l *Lead) releaseTasks(ctx context.Context, teamName, member string) string {
+	list, err := l.cfg.Store.Tasks(teamName)
+	if err != nil {
+		return ""
+	}
+	released, err := list.Release(ctx, member)
+	if err != nil {
+		l.cfg.Logf("teammate: release the tasks of %s: %v", member, err)
+		return ""
+	}
+	if len(released) == 0 {
+		return ""
+	}
+	ids := make([]string, len(released))
+	for i, t := range released {
+		ids[i] = "#" + t.ID
+	}
+	return fmt.Sprintf(" Its unfinished tasks (%s) are unowned and pending again; any member may claim them.", strings.Join(ids, ", "))
 }
 
 // markDead records a teammate that stopped without shutting down and tells
@@ -185,20 +204,16 @@ func (l *Lead) markDead(ctx context.Context, teamName string, h *handle, reason 
 	h.lease = nil
 	l.mu.Unlock()
 	l.finishLease(teamName, h.name, lease, nil)
+	released := l.releaseTasks(ctx, teamName, h.name)
 	// Tell the lead before the member stops counting as busy: a lead that
 	// sees no busy teammate and an empty queue ends its run, and would
 	// never hear of the death.
 	l.enqueueLead(task.Item{Kind: task.ItemTeammateMessage,
-		Text: fmt.Sprintf("<team-notification member=%q state=\"dead\">Teammate %s is no longer running (%s). It will not answer messages; spawn a new teammate if its work must continue.</team-notification>", h.name, h.name, reason)})
+		Text: fmt.Sprintf("<team-notification member=%q state=\"dead\">Teammate %s is no longer running (%s). It will not answer messages; spawn a new teammate if its work must continue.%s</team-notification>", h.name, h.name, reason, released)})
 	if _, err := l.cfg.Store.SetActive(ctx, teamName, h.name, false); err != nil {
 		l.cfg.Logf("teammate: mark %s inactive: %v", h.name, err)
 	}
-	if dir, err := l.cfg.Store.Dir(teamName); err == nil {
-		if st, ok, _ := readStatus(dir, h.name); ok && st.State != StateStopped {
-			pub := &publisher{path: statusPath(dir, h.name), st: st, now: l.cfg.Now}
-			_ = pub.set(StateDead)
-		}
-	}
+	markStatusDead(l.cfg.Store, teamName, h.name, l.cfg.Now)
 	l.changes.notify()
 	l.emit(Event{Kind: EventDead, Team: teamName, From: h.name, Text: reason})
 }
@@ -224,10 +239,6 @@ func (l *Lead) inFlight() bool {
 	if name == "" {
 		return false
 	}
-	dir, err := l.cfg.Store.Dir(name)
-	if err != nil {
-		return false
-	}
 	members, err := l.cfg.Store.ActiveMembers(name)
 	if err != nil {
 		return false
@@ -236,7 +247,7 @@ func (l *Lead) inFlight() bool {
 		if m.Name == team.LeadName {
 			continue
 		}
-		st, ok, _ := readStatus(dir, m.Name)
+		st, ok, _ := statusIn(l.cfg.Store, name, m.Name)
 		if !ok || st.State == StateStarting || st.State == StateBusy {
 			return true
 		}
@@ -342,18 +353,22 @@ func (l *Lead) force(ctx context.Context, teamName, member string) {
 		}
 		return
 	}
-	if h.process != "" && l.cfg.Process != nil {
-		dir, _ := l.cfg.Store.Dir(teamName)
+	if h.process != "" && h.backend != nil {
+		if rj, ok := h.backend.(*remoteJobs); ok {
+			// Its work comes back when its job ends by itself: stopping
+			// the job first would lose the branch.
+			rj.await(ctx, h.process, remoteExitWait)
+		}
 		for i := 0; i < 20; i++ {
-			if st, ok, _ := readStatus(dir, member); ok && st.State == StateStopped && !processAlive(st.PID) {
+			if st, ok, _ := statusIn(l.cfg.Store, teamName, member); ok && st.State == StateStopped && onThisHost(st.Host) && !processAlive(st.PID) {
 				break
 			}
-			if !l.cfg.Process.Alive(ctx, h.process) {
+			if !h.backend.Alive(ctx, h.process) {
 				break
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
-		if err := l.cfg.Process.Kill(ctx, h.process); err != nil {
+		if err := h.backend.Kill(ctx, h.process); err != nil {
 			l.cfg.Logf("teammate: kill %s: %v", member, err)
 		}
 		l.mu.Lock()

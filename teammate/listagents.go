@@ -134,14 +134,13 @@ func (l *Lead) memberRows(env *tool.Env) []string {
 	if err != nil {
 		return []string{fmt.Sprintf("(the members of team %s cannot be read: %v)", teamName, err)}
 	}
-	dir, _ := l.cfg.Store.Dir(teamName)
 	var rows []string
 	for _, m := range members {
 		if m.Name == self {
 			continue
 		}
 		state := "starting"
-		switch st, ok, _ := readStatus(dir, m.Name); {
+		switch st, ok, _ := statusIn(l.cfg.Store, teamName, m.Name); {
 		case m.Name == team.LeadName:
 			state = "lead"
 		case ok && st.State == StateBusy:

@@ -62,6 +62,11 @@ type Config struct {
 	// (default DefaultLeadGoneGrace); it then records that it stopped and
 	// Run returns ErrLeadGone.
 	LeadGoneGrace time.Duration
+	// LeadDeadAfter is how old the lead's heartbeat may grow before a
+	// teammate of a team on NATS counts the lead gone (default 10 s): on
+	// another machine the lead lock cannot be seen, so its heartbeat on
+	// the status board is what tells.
+	LeadDeadAfter time.Duration
 	// PrivateTmuxDir is where the lead's private tmux servers have their
 	// sockets (default: the tmux directory beside the teams root,
 	// $COHORT_HOME/tmux, as the CLI makes them). A teammate whose lead is
@@ -109,6 +114,9 @@ func (c *Config) defaults() {
 	if c.Logf == nil {
 		c.Logf = func(string, ...any) {}
 	}
+	if c.LeadDeadAfter == 0 {
+		c.LeadDeadAfter = 10 * time.Second
+	}
 	if c.LeadGoneGrace == 0 {
 		c.LeadGoneGrace = DefaultLeadGoneGrace
 	}
@@ -127,17 +135,19 @@ func Start(ctx context.Context, cfg Config) (*Loop, error) {
 	cfg.defaults()
 	m := cfg.Member
 	tm := &Loop{cfg: cfg, name: m.Name, control: make(chan mailbox.Message, 4), lead: newLeadWatch()}
-	dir, err := cfg.Store.Dir(cfg.Team)
-	if err != nil {
-		return nil, err
-	}
+	var err error
 	if tm.mbox, err = cfg.Store.Mailbox(cfg.Team); err != nil {
 		return nil, err
 	}
 	if tm.reader, err = tm.mbox.OpenInbox(ctx, m.Name); err != nil {
 		return nil, fmt.Errorf("teammate %s: %w", m.Name, err)
 	}
-	if tm.status, err = newPublisher(dir, m.Name, cfg.Now); err != nil {
+	board, err := cfg.Store.Statuses(cfg.Team)
+	if err != nil {
+		tm.reader.Close()
+		return nil, err
+	}
+	if tm.status, err = newPublisher(board, m.Name, cfg.Now); err != nil {
 		tm.reader.Close()
 		return nil, fmt.Errorf("teammate %s: status file: %w", m.Name, err)
 	}

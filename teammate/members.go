@@ -32,10 +32,6 @@ func (l *Lead) Members() []MemberState {
 	if err != nil {
 		return nil
 	}
-	dir, err := l.cfg.Store.Dir(name)
-	if err != nil {
-		return nil
-	}
 	l.mu.Lock()
 	inProc := map[string]bool{}
 	for n, h := range l.members {
@@ -48,7 +44,7 @@ func (l *Lead) Members() []MemberState {
 			continue
 		}
 		ms := MemberState{Member: m, Team: name, InProcess: inProc[m.Name]}
-		if st, ok, _ := readStatus(dir, m.Name); ok {
+		if st, ok, _ := statusIn(l.cfg.Store, name, m.Name); ok {
 			ms.State = st.State
 		}
 		out = append(out, ms)

@@ -67,8 +67,8 @@ func (in *SendInput) normalize() string {
 
 // sendTool is SendMessage. It routes by address: "*" (the whole team), a
 // running agent's name (its queue), a team member (its mailbox),
-// "uds:<path>" (another session's socket), "bridge:<session>" (NATS,
-// later).
+// "uds:<path>" (another session's socket), "bridge:<session>" (another
+// session through NATS, LeadConfig.Bridge).
 type sendTool struct {
 	l  *Lead
 	rt *crew.Crew
@@ -143,7 +143,7 @@ func (t *sendTool) run(ctx context.Context, env *tool.Env, in SendInput) (tool.R
 	case strings.HasPrefix(in.To, "uds:"):
 		return t.sendUDS(ctx, env, from, in)
 	case strings.HasPrefix(in.To, "bridge:"):
-		return tool.Errorf("bridge: addresses reach sessions on other machines through NATS, which is not configured in this build. Use uds:<path> for a session on this machine."), nil
+		return t.sendBridge(ctx, from, in)
 	}
 	msg, bad := t.l.compose(env, from, in)
 	if bad != nil {
@@ -356,4 +356,20 @@ func (t *sendTool) sessionSocket(path string) (string, bool) {
 		return "", false
 	}
 	return t.l.cfg.Checker.SessionSocket(path)
+}
+
+// sendBridge sends to another session through NATS (LeadConfig.Bridge).
+func (t *sendTool) sendBridge(ctx context.Context, from string, in SendInput) (tool.Result, error) {
+	to := strings.TrimPrefix(in.To, "bridge:")
+	if t.l.cfg.Bridge == nil {
+		return tool.Errorf("Cannot send to %s: bridge: addresses reach sessions on other machines through a NATS server, and this session has none configured (remote.nats in the user settings). Use uds:<path> for a session on this machine.", in.To), nil
+	}
+	if strings.TrimSpace(to) == "" {
+		return tool.Errorf("SendMessage: bridge: needs a session's name or id, as in bridge:build-box."), nil
+	}
+	label, id, err := t.l.cfg.Bridge(ctx, to, mailbox.Message{From: from, Text: in.Message.Text, Summary: in.Summary})
+	if err != nil {
+		return tool.Errorf("Could not deliver to %s: %v", in.To, err), nil
+	}
+	return tool.Text(fmt.Sprintf("Message delivered to session %s (id %s). It reaches that session's lead once a person there approves it; do not send it again.", label, id)), nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/cohort-dev/cohort/crew"
 	"github.com/cohort-dev/cohort/internal/atomicfile"
 	"github.com/cohort-dev/cohort/internal/lazyre"
+	"github.com/cohort-dev/cohort/team"
 )
 
 // Siblings across processes. Teammates one message spawns in tmux panes are
@@ -122,7 +123,7 @@ func (g *FileGate) firstGone(base string) bool {
 	if err != nil || len(who) == 0 {
 		return false // being written
 	}
-	st, ok, err := readStatus(filepath.Dir(g.dir), string(who))
+	st, ok, err := readStatus(team.FileStatuses(filepath.Dir(g.dir)), string(who))
 	if err != nil || !ok {
 		return false
 	}

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/cohort-dev/cohort/team"
 )
 
 const testBatch = "00112233aabbccdd"
@@ -107,10 +109,10 @@ func TestFileGateFirstDiedReleasesTheRest(t *testing.T) {
 	waitShut(t, polls, done)
 	teamDir := filepath.Dir(g[0].dir)
 	data, _ := json.Marshal(Status{Name: "alice", State: StateDead, Heartbeat: time.Now()})
-	if err := os.MkdirAll(filepath.Dir(statusPath(teamDir, "alice")), 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(filepath.Join(teamDir, team.StatusDir, "alice.json")), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(statusPath(teamDir, "alice"), data, 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(teamDir, team.StatusDir, "alice.json"), data, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if err := awaitDone(t, done); err != nil {

@@ -174,9 +174,12 @@ func (l *Lead) admit(ctx context.Context, rt *crew.Crew, parent *crew.Agent, in 
 func (l *Lead) launch(ctx context.Context, rt *crew.Crew, parent *crew.Agent, env *tool.Env, in crew.AgentInput, ad *admission) (tool.Result, error) {
 	m, current, lease := ad.m, l.teamName(), ad.lease
 	var err error
-	if ad.backend == BackendTmux {
+	switch ad.backend {
+	case BackendTmux:
 		err = l.spawnProcess(ctx, current, m, lease, rt.BatchName(env.ToolUseID))
-	} else {
+	case BackendRemote:
+		err = l.spawnRemote(ctx, rt, parent, env, in, ad)
+	default:
 		err = l.spawnInProcess(ctx, rt, parent, current, m, ad.def, in, env, lease)
 	}
 	if err != nil {
@@ -202,6 +205,9 @@ func (l *Lead) backend(name string) string {
 	}
 	if choice == BackendTmux && l.cfg.Process != nil {
 		return BackendTmux
+	}
+	if choice == BackendRemote && l.cfg.NATS != "" {
+		return BackendRemote
 	}
 	return BackendInProcess
 }
@@ -256,33 +262,35 @@ func (l *Lead) spawnProcess(ctx context.Context, teamName string, m team.Member,
 	if _, err := l.cfg.Store.SetPane(ctx, teamName, m.Name, pane); err != nil {
 		l.cfg.Logf("teammate: record pane of %s: %v", m.Name, err)
 	}
+	return l.register(ctx, l.cfg.Process, pane, teamName, m, lease)
+}
+
+// register records a teammate started on backend pb as handle pane and
+// waits until it has registered (published a live status).
+func (l *Lead) register(ctx context.Context, pb ProcessBackend, pane, teamName string, m team.Member, lease *worktree.Lease) error {
 	l.mu.Lock()
 	if old := l.members[m.Name]; old != nil && old.process != "" {
 		l.retired = append(l.retired, old)
 	}
-	l.members[m.Name] = &handle{name: m.Name, process: pane, lease: lease,
+	l.members[m.Name] = &handle{name: m.Name, process: pane, backend: pb, lease: lease,
 		seen: ProcessMember{Member: m, Team: teamName, Started: l.cfg.Now()}}
 	l.mu.Unlock()
-	dir, err := l.cfg.Store.Dir(teamName)
-	if err != nil {
-		return err
-	}
 	deadline := time.Now().Add(registerWait)
 	for time.Now().Before(deadline) {
-		if st, ok, _ := readStatus(dir, m.Name); ok && st.State != StateStopped && st.State != StateDead && st.Heartbeat.After(m.JoinedAt.Add(-time.Second)) {
+		if st, ok, _ := statusIn(l.cfg.Store, teamName, m.Name); ok && st.State != StateStopped && st.State != StateDead && st.Heartbeat.After(m.JoinedAt.Add(-time.Second)) {
 			return nil
 		}
-		if !l.cfg.Process.Alive(ctx, pane) {
-			return fmt.Errorf("the teammate process exited before it registered (see tmux pane %s)", pane)
+		if !pb.Alive(ctx, pane) {
+			return fmt.Errorf("the teammate exited before it registered (%s)", pane)
 		}
 		select {
 		case <-ctx.Done():
-			_ = l.cfg.Process.Kill(context.WithoutCancel(ctx), pane)
+			_ = pb.Kill(context.WithoutCancel(ctx), pane)
 			return ctx.Err()
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
-	_ = l.cfg.Process.Kill(ctx, pane)
+	_ = pb.Kill(ctx, pane)
 	return fmt.Errorf("the teammate process did not register within %s", registerWait)
 }
 

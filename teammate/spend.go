@@ -38,18 +38,16 @@ func (l *Lead) ProcessMembers() []ProcessMember {
 		l.mu.Lock()
 		pm := h.seen
 		l.mu.Unlock()
-		if dir, err := l.cfg.Store.Dir(pm.Team); err == nil {
-			// A file older than the spawn is an earlier teammate's of
-			// the same name.
-			if st, ok, _ := readStatus(dir, h.name); ok && !st.Heartbeat.Before(pm.Started.Add(-time.Second)) {
-				pm.State, pm.Spend = st.State, st.Spend
-				if (st.State == StateStopped || st.State == StateDead) && pm.Ended.IsZero() {
-					pm.Ended = st.Heartbeat
-				}
-				l.mu.Lock()
-				h.seen = pm
-				l.mu.Unlock()
+		// A status older than the spawn is an earlier teammate's of the
+		// same name.
+		if st, ok, _ := statusIn(l.cfg.Store, pm.Team, h.name); ok && !st.Heartbeat.Before(pm.Started.Add(-time.Second)) {
+			pm.State, pm.Spend = st.State, st.Spend
+			if (st.State == StateStopped || st.State == StateDead) && pm.Ended.IsZero() {
+				pm.Ended = st.Heartbeat
 			}
+			l.mu.Lock()
+			h.seen = pm
+			l.mu.Unlock()
 		}
 		out = append(out, pm)
 	}

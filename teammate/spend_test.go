@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/cohort-dev/cohort/llm"
+	"github.com/cohort-dev/cohort/team"
 )
 
 // A process teammate's spend is what its status file last said, and it
@@ -22,7 +23,7 @@ func TestProcessMembersKeepWhatTheySpent(t *testing.T) {
 		t.Fatal(err)
 	}
 	spent := Spend{"claude-sonnet-5-5": {Usage: llm.Usage{InputTokens: 10, OutputTokens: 5, CacheReadInputTokens: 100}, CostUSD: 0.25}}
-	pub, err := newPublisher(dir, "alice", time.Now)
+	pub, err := newPublisher(team.FileStatuses(dir), "alice", time.Now)
 	if err != nil {
 		t.Fatal(err)
 	}

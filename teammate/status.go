@@ -1,18 +1,17 @@
 package teammate
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"sync"
 	"syscall"
 	"time"
 
-	"github.com/cohort-dev/cohort/internal/atomicfile"
 	"github.com/cohort-dev/cohort/llm"
+	"github.com/cohort-dev/cohort/team"
 )
 
 // State is a teammate's published state.
@@ -65,42 +64,40 @@ func (s Spend) Total() (llm.Usage, float64) {
 	return u, cost
 }
 
-// statusPath is where a teammate publishes its status.
-func statusPath(teamDir, name string) string {
-	return filepath.Join(teamDir, "status", name+".json")
-}
-
-// readStatus reads a status file; a missing one is (zero, false, nil).
-func readStatus(teamDir, name string) (Status, bool, error) {
-	data, err := os.ReadFile(statusPath(teamDir, name))
-	if errors.Is(err, fs.ErrNotExist) {
-		return Status{}, false, nil
-	}
-	if err != nil {
+// readStatus reads a member's status from its team's board; a missing one
+// is (zero, false, nil). On a board written from other machines the
+// heartbeat is when this process first saw that version (team.StatusBoard),
+// so its age is measured on one clock.
+func readStatus(b team.StatusBoard, name string) (Status, bool, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	data, seen, ok, err := b.Get(ctx, name)
+	if !ok || err != nil {
 		return Status{}, false, err
 	}
 	var s Status
 	if err := json.Unmarshal(data, &s); err != nil {
-		return Status{}, false, fmt.Errorf("%s: %w", statusPath(teamDir, name), err)
+		return Status{}, false, fmt.Errorf("status of %s: %w", name, err)
+	}
+	if !seen.IsZero() {
+		s.Heartbeat = seen
 	}
 	return s, true, nil
 }
 
-// publisher writes one teammate's status file. Safe for concurrent use.
+// publisher writes one member's status to its team's board. Safe for
+// concurrent use.
 type publisher struct {
-	mu   sync.Mutex
-	path string
-	st   Status
-	now  func() time.Time
+	mu    sync.Mutex
+	board team.StatusBoard
+	st    Status
+	now   func() time.Time
 }
 
-func newPublisher(teamDir, name string, now func() time.Time) (*publisher, error) {
-	p := &publisher{path: statusPath(teamDir, name), now: now}
+func newPublisher(b team.StatusBoard, name string, now func() time.Time) (*publisher, error) {
+	p := &publisher{board: b, now: now}
 	host, _ := os.Hostname()
 	p.st = Status{Name: name, State: StateStarting, PID: os.Getpid(), Host: host}
-	if err := os.MkdirAll(filepath.Dir(p.path), 0o700); err != nil {
-		return nil, err
-	}
 	return p, p.writeLocked()
 }
 
@@ -153,7 +150,17 @@ func (p *publisher) writeLocked() error {
 	if err != nil {
 		return err
 	}
-	return atomicfile.Write(p.path, data, 0o600)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return p.board.Put(ctx, p.st.Name, data)
+}
+
+// onThisHost reports whether a status was published on this machine (an
+// empty host is an older Cohort's, which only ran here), where its pid
+// means something.
+func onThisHost(host string) bool {
+	h, _ := os.Hostname()
+	return host == "" || host == h
 }
 
 // processAlive reports whether pid runs on this host.
@@ -163,4 +170,26 @@ func processAlive(pid int) bool {
 	}
 	err := syscall.Kill(pid, 0)
 	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// statusIn reads member's status on teamName's board in store.
+func statusIn(store *team.Store, teamName, member string) (Status, bool, error) {
+	b, err := store.Statuses(teamName)
+	if err != nil {
+		return Status{}, false, err
+	}
+	return readStatus(b, member)
+}
+
+// markStatusDead publishes dead for a member that stopped beating without
+// saying so (st is its last status), unless it said stopped.
+func markStatusDead(store *team.Store, teamName, member string, now func() time.Time) {
+	b, err := store.Statuses(teamName)
+	if err != nil {
+		return
+	}
+	if st, ok, _ := readStatus(b, member); ok && st.State != StateStopped {
+		pub := &publisher{board: b, st: st, now: now}
+		_ = pub.set(StateDead)
+	}
 }

@@ -84,7 +84,7 @@ func Inspect(store *team.Store, name string) TeamState {
 			continue
 		}
 		ms := MemberStatus{Name: m.Name, Active: m.IsActive}
-		if s, ok, _ := readStatus(t.Dir, m.Name); ok {
+		if s, ok, _ := statusIn(store, name, m.Name); ok {
 			ms.State, ms.PID = s.State, s.PID
 			ms.Running = s.State != StateStopped && s.State != StateDead &&
 				(s.Host == "" || s.Host == host) && processAlive(s.PID)

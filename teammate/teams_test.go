@@ -46,7 +46,7 @@ func TestTeamsShowsTheLeadsStateAndPruneTakesOnlyOrphans(t *testing.T) {
 func TestAResumedLeadTakesBackItsTeam(t *testing.T) {
 	f := newFixture(t)
 	dir, _ := f.store.Dir("t")
-	pub, err := newPublisher(dir, "alice", f.l.cfg.Now)
+	pub, err := newPublisher(team.FileStatuses(dir), "alice", f.l.cfg.Now)
 	if err != nil {
 		t.Fatal(err)
 	}

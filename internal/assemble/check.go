@@ -35,12 +35,19 @@ func Check(p *Plan) error {
 func checkTeam(p *Plan) error {
 	switch p.Team.Mode {
 	case "", "auto", "in-process", "tmux":
+	case "remote":
+		if p.Remote.NATS.URL == "" {
+			return fieldErr("TeammateMode", `Config.TeammateMode "remote" runs teammates on workers of a NATS server: give the session one (Config.Remote.NATS, or remote.nats in settings)`)
+		}
 	default:
-		return fieldErr("TeammateMode", "Config.TeammateMode %q is not one of auto, in-process, tmux", p.Team.Mode)
+		return fieldErr("TeammateMode", "Config.TeammateMode %q is not one of auto, in-process, tmux, remote", p.Team.Mode)
 	}
 	for name, b := range p.Team.Backends {
-		if name == "" || (b != "in-process" && b != "tmux") {
-			return fieldErr("TeammateBackends", "Config.TeammateBackends %s=%s: want a teammate name and in-process or tmux", name, b)
+		if name == "" || (b != "in-process" && b != "tmux" && b != "remote") {
+			return fieldErr("TeammateBackends", "Config.TeammateBackends %s=%s: want a teammate name and in-process, tmux or remote", name, b)
+		}
+		if b == "remote" && p.Remote.NATS.URL == "" {
+			return fieldErr("TeammateBackends", "Config.TeammateBackends %s=remote runs the teammate on a worker of a NATS server: give the session one (Config.Remote.NATS, or remote.nats in settings)", name)
 		}
 	}
 	if mate := p.Session.Teammate; mate != nil && (mate.Team == "" || mate.Name == "") {

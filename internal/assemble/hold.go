@@ -18,6 +18,7 @@ type heldMessage struct {
 	item     task.Item
 	priority string
 	why      string // what sessionorigin found about the sender
+	reason   string // what the person is told; empty: a session on this machine (with why)
 }
 
 // errNobodyToApprove refuses a message when nobody can decide on it.
@@ -53,9 +54,12 @@ func (s *Session) personCanDecide() bool {
 // permission prompts, as a SendMessage prompt with the sender and text.
 func (s *Session) askAboutMessage(ctx context.Context, h heldMessage) (bool, string, error) {
 	input, _ := json.Marshal(map[string]string{"from": h.msg.From, "message": h.msg.Text})
-	d, err := s.prompter().Prompt(ctx, permission.PromptRequest{ToolName: "SendMessage", Input: input,
-		Reason: "Another Cohort session on this machine sent this message to this session's lead, and you did not start it (" + h.why +
-			"); it reaches the lead only if you approve it."})
+	reason := h.reason
+	if reason == "" {
+		reason = "Another Cohort session on this machine sent this message to this session's lead, and you did not start it (" + h.why +
+			"); it reaches the lead only if you approve it."
+	}
+	d, err := s.prompter().Prompt(ctx, permission.PromptRequest{ToolName: "SendMessage", Input: input, Reason: reason})
 	if err != nil {
 		return false, "", err
 	}

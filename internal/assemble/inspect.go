@@ -157,6 +157,7 @@ func (p *Plan) Teams() ([]teammate.TeamState, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer store.Close()
 	return teammate.Teams(store)
 }
 
@@ -166,6 +167,7 @@ func (p *Plan) RemoveTeam(ctx context.Context, name string, force bool) error {
 	if err != nil {
 		return err
 	}
+	defer store.Close()
 	return teammate.RemoveTeam(ctx, store, name, force)
 }
 
@@ -176,5 +178,6 @@ func (p *Plan) PruneTeams(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer store.Close()
 	return teammate.Prune(ctx, store)
 }

@@ -51,6 +51,7 @@ type Session struct {
 	resumed *transcript.Transcript
 	closers []func()
 	remote  *remoteConn
+	bridge  *sessionBridge // bridge: addresses (bridge.go); nil without NATS
 	trace   *trace.Writer
 	hooks   *hook.Runner
 	teams   *team.Store

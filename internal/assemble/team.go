@@ -27,11 +27,13 @@ func (s *Session) openTeams() error {
 		return err
 	}
 	s.teams = store
+	s.closers = append(s.closers, store.Close) // after the lead's inboxes (closers run last first)
 	s.teamsOn = s.Settings.Set.Bool(flags.AgentTeams)
 	cfg := teammate.LeadConfig{
 		Store: store, Tasks: s.tasks, Checker: s.checker, Prompter: s.prompter(),
 		SessionID: s.id, LeadModel: s.model.name, SessionsDir: filepath.Join(s.Process.Paths.CohortHome, "sessions"),
 		Peers:             s.peerSessions,
+		Bridge:            s.bridgeSend(),
 		PermissionTimeout: s.Team.PermissionTimeout,
 		ImplicitTeam:      s.Settings.Set.Bool(flags.ImplicitTeam),
 		Logf:              s.logf,
@@ -39,6 +41,7 @@ func (s *Session) openTeams() error {
 	}
 	if s.teamsOn {
 		cfg.Backend, cfg.Backends, cfg.Process = s.teammateBackend(), s.Team.Backends, s.processBackend()
+		cfg.NATS = s.teamNATS(cfg)
 	}
 	if approve := s.Team.ApprovePlan; approve != nil {
 		cfg.PlanApprover = func(ctx context.Context, from, plan string) (bool, string, error) {
@@ -139,6 +142,20 @@ func (s *Session) teamTools(rt *crew.Crew) []tool.Tool {
 	return append(ts, planTools(rt)...)
 }
 
+// teamNATS is the NATS server of the teams this session creates: the
+// session's remote server when any teammate runs remote (a remote teammate
+// reaches its team only there); empty keeps teams in files.
+func (s *Session) teamNATS(cfg teammate.LeadConfig) string {
+	remote := cfg.Backend == teammate.BackendRemote
+	for _, b := range cfg.Backends {
+		remote = remote || b == teammate.BackendRemote
+	}
+	if !remote {
+		return ""
+	}
+	return s.Remote.NATS.URL
+}
+
 // teammateBackend resolves where teammates run: the plan's mode, the
 // teammateMode setting, else auto; auto means tmux inside tmux and
 // in-process otherwise.
@@ -186,6 +203,7 @@ func (s *Session) EndTeam() {
 // the socket, before any turn can send a message, and removed at Close.
 func (s *Session) listen(ctx context.Context) {
 	s.openHolding()
+	s.openBridge()
 	dir := s.sessionsDir()
 	startedBy := sessionorigin.Detect(dir)
 	l, err := sessionsock.Listen(ctx, sessionsock.Config{

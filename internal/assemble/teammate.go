@@ -3,10 +3,13 @@ package assemble
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/cohort-dev/cohort/permission"
+	"github.com/cohort-dev/cohort/remote"
 	"github.com/cohort-dev/cohort/team"
 	"github.com/cohort-dev/cohort/teammate"
 	"github.com/cohort-dev/cohort/worktree"
@@ -26,12 +29,18 @@ func (s *Session) openTeammate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	s.closers = append(s.closers, store.Close) // after the member's inbox (closers run last first)
 	m, err := store.Member(role.Team, role.Name)
 	if err != nil {
 		return fieldErr("Role", "teammate %s of team %s: %v", role.Name, role.Team, err)
 	}
 	if !m.IsActive {
 		return fieldErr("Role", "teammate %s of team %s is not active in the team file", role.Name, role.Team)
+	}
+	if m.BackendType == team.BackendRemote {
+		// On a worker: the lead's directory is on the lead's machine; the
+		// teammate works in the job's clone.
+		m.Cwd, m.WorktreePath = s.Process.Cwd, ""
 	}
 	spec := s.Model.Spec
 	if spec == "" {
@@ -135,5 +144,36 @@ func (s *Session) teamAllowedPaths(ctx context.Context, store *team.Store, teamN
 func (s *Session) logf(format string, args ...any) {
 	if s.Process.Verbose {
 		fmt.Fprintf(s.Process.Stderr, "cohort: "+format+"\n", args...)
+	}
+}
+
+// JoinTeam makes the team of a teammate spawn known in p's home (what a
+// worker does before it runs the member, cohort.RemoteRunner): the team
+// file comes from the team's NATS server (team.Store.Join) and the lead's
+// message key from the signed spawn is pinned, so only the lead that
+// signed the spawn can answer for the lead there.
+func JoinTeam(ctx context.Context, p *Plan, tm *remote.Teammate) error {
+	home, err := Home(p)
+	if err != nil {
+		return err
+	}
+	store, err := team.NewStore(team.StoreConfig{Root: filepath.Join(home, "teams")})
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	if _, err := store.Join(ctx, tm.Team, tm.NATS); err != nil {
+		return fmt.Errorf("the worker cannot join team %s: %w", tm.Team, err)
+	}
+	return store.PinKey(tm.Team, team.LeadName, tm.LeadKey)
+}
+
+// DropJobProject removes what a remote job's session kept under $COHORT_HOME
+// for its project: its transcripts and memory live under a project dir
+// named after the job's clone, which is gone after the job, so a worker
+// that runs thousands of jobs keeps none of them.
+func DropJobProject(s *Session) {
+	if dir, home := s.Process.ProjectDir, s.Process.Paths.CohortHome; dir != "" && strings.HasPrefix(dir, filepath.Join(home, "projects")+string(filepath.Separator)) {
+		_ = os.RemoveAll(dir)
 	}
 }

@@ -230,6 +230,7 @@ func runDemoSession(ctx context.Context, inv *Invocation, o *options, ws *demoWo
 	if err != nil {
 		return err
 	}
+	defer teams.Close()
 	leadID := s.Agents()[0].ID
 	n.bind(leadID, teams)
 	if p, ok := ctx.Value(demoProbeKey{}).(*demoProbe); ok {
@@ -321,6 +322,7 @@ func clearOldDemoTeam(ctx context.Context, cohortHome string, n *narrator) error
 	if err != nil {
 		return err
 	}
+	defer store.Close()
 	t, err := store.Load(demoTeam)
 	if errors.Is(err, team.ErrNotFound) {
 		return nil

@@ -85,8 +85,8 @@ func (o *options) register(cmd *cobra.Command) {
 	f.Float64Var(&c.MaxBudgetUSD, "max-budget-usd", 0, "the session's budget in dollars: every agent stops before a request that would take the session past it (it persists across --continue)")
 	f.StringVar(&c.PermissionPromptCommand, "permission-prompt-command", "", "program that decides permission prompts in print mode (JSON on stdin and stdout)")
 	f.StringVar(&c.Trace, "trace", "", "write a Chrome trace-event file of every agent, turn, request and tool call")
-	f.StringVar(&c.TeammateMode, "teammate-mode", "", "where teammates run: auto (tmux inside tmux, else in-process), in-process or tmux")
-	f.Var(backendsValue{&c.TeammateBackends}, "teammate-backend", "run one teammate on a given backend: name=in-process|tmux (repeatable)")
+	f.StringVar(&c.TeammateMode, "teammate-mode", "", "where teammates run: auto (tmux inside tmux, else in-process), in-process, tmux, or remote (on cohort workers of --nats; the team lives on that server)")
+	f.Var(backendsValue{&c.TeammateBackends}, "teammate-backend", "run one teammate on a given backend: name=in-process|tmux|remote (repeatable)")
 	f.StringVar(&c.Sandbox, "sandbox", "", "run Bash in the kernel sandbox: on or off (default: the settings' sandbox.enabled, on)")
 	f.StringArrayVar(&c.Settings, "settings", nil, "a settings file or JSON object applied over the settings files (repeatable; later wins)")
 	f.BoolVar(&o.partial, "include-partial-messages", false, "stream-json: also print stream_event lines, the parts of each response as they stream")
@@ -154,7 +154,7 @@ type backendsValue struct{ m *map[string]string }
 func (b backendsValue) Set(kv string) error {
 	name, backend, ok := strings.Cut(kv, "=")
 	if !ok {
-		return fmt.Errorf("%q: want name=in-process or name=tmux", kv)
+		return fmt.Errorf("%q: want name=in-process, name=tmux or name=remote", kv)
 	}
 	if *b.m == nil {
 		*b.m = map[string]string{}

@@ -20,9 +20,13 @@ import (
 type Inbox struct {
 	t     *Transport
 	agent string
-	cc    jetstream.ConsumeContext
 	stop  context.CancelFunc
 	wg    sync.WaitGroup // the lease's renewer
+
+	reset      chan struct{}      // asks the restarter to make the consumer anew
+	stopReset  context.CancelFunc // stops the restarter
+	resetters  sync.WaitGroup     // the restarter
+	consumeCtx jetstream.ConsumeContext
 
 	mu     sync.Mutex
 	queue  []mailbox.Message        // received, not yet returned
@@ -59,7 +63,7 @@ func (t *Transport) OpenInbox(ctx context.Context, agent string) (mailbox.Inbox,
 		return nil, fmt.Errorf("mailbox open %s: lease: %w", agent, err)
 	}
 	in := &Inbox{t: t, agent: agent, held: map[string]jetstream.Msg{}, recent: newRecent(t.cfg.DedupeWindow),
-		ready: make(chan struct{})}
+		ready: make(chan struct{}), reset: make(chan struct{}, 1)}
 	if err := in.start(ctx); err != nil {
 		_ = t.leases.Delete(context.WithoutCancel(ctx), agent, jetstream.LastRevision(rev))
 		return nil, fmt.Errorf("mailbox open %s: %w", agent, err)
@@ -68,6 +72,9 @@ func (t *Transport) OpenInbox(ctx context.Context, agent string) (mailbox.Inbox,
 	in.stop = stop
 	in.wg.Add(1)
 	go func() { defer in.wg.Done(); in.renew(lctx, rev, token) }()
+	rctx, stopReset := context.WithCancel(context.Background())
+	in.stopReset = stopReset
+	in.resetters.Go(func() { in.restarter(rctx) })
 	return in, nil
 }
 
@@ -90,13 +97,62 @@ func (in *Inbox) start(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("consumer: %w", err)
 	}
-	in.cc, err = cons.Consume(in.deliver, jetstream.PullMaxMessages(256),
+	cc, err := cons.Consume(in.deliver, jetstream.PullMaxMessages(256), jetstream.PullExpiry(t.cfg.PullExpiry),
 		jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
+			if errors.Is(err, jetstream.ErrConsumerLeadershipChanged) || errors.Is(err, jetstream.ErrNoHeartbeat) {
+				select {
+				case in.reset <- struct{}{}:
+				default:
+				}
+			}
 			if !errors.Is(err, nats.ErrConnectionClosed) {
 				t.cfg.Logger.Debug("mailbox consume", "agent", in.agent, "err", err)
 			}
 		}))
-	return err
+	if err != nil {
+		return err
+	}
+	in.mu.Lock()
+	in.consumeCtx = cc
+	in.mu.Unlock()
+	return nil
+}
+
+// restarter makes the consumer anew when the server lost track of it: its
+// leader changed, or its heartbeats stopped (a node of the cluster died).
+// A message the dead leader had handed over but that never arrived is then
+// "delivered, not acknowledged" and would wait out the hour-long ack wait;
+// a consumer made anew redelivers it at once, and what the owner already
+// holds comes again only to refresh its handle (deliver).
+func (in *Inbox) restarter(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-in.reset:
+		}
+		for ctx.Err() == nil {
+			in.mu.Lock()
+			cc := in.consumeCtx
+			in.mu.Unlock()
+			cc.Stop()
+			<-cc.Closed()
+			actx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			err := in.start(actx)
+			cancel()
+			if err == nil {
+				break
+			}
+			in.t.cfg.OnProblem(mailbox.Problem{Agent: in.agent, Path: in.t.inbox(in.agent),
+				Reason: fmt.Sprintf("making the consumer anew after its server was lost: %v (trying again)", err)})
+			pause := time.NewTimer(time.Second)
+			select {
+			case <-pause.C:
+			case <-ctx.Done():
+				pause.Stop()
+			}
+		}
+	}
 }
 
 // renew keeps the lease while the inbox is open, at a third of its TTL.
@@ -261,8 +317,13 @@ func (in *Inbox) Close() error {
 	}
 	in.closed = true
 	in.mu.Unlock()
-	in.cc.Stop()
-	<-in.cc.Closed()
+	in.stopReset()
+	in.resetters.Wait()
+	in.mu.Lock()
+	cc := in.consumeCtx
+	in.mu.Unlock()
+	cc.Stop()
+	<-cc.Closed()
 	in.stop()
 	in.wg.Wait()
 	return nil

@@ -30,6 +30,10 @@ type Config struct {
 	// Lead is the member whose key alone may send protocol answers
 	// (default "team-lead").
 	Lead string
+	// PullExpiry is how long an inbox's pull request lasts (default 10 s);
+	// its heartbeats come at half that, and two missed ones (a server of
+	// the cluster died) make the inbox's consumer anew.
+	PullExpiry time.Duration
 	// Replicas is the stream's and buckets' replica count (default 1).
 	Replicas int
 	// Now is the clock for timestamps and ids (default time.Now).
@@ -110,6 +114,9 @@ func (c *Config) defaults() error {
 	}
 	if c.Now == nil {
 		c.Now = time.Now
+	}
+	if c.PullExpiry <= 0 {
+		c.PullExpiry = 10 * time.Second
 	}
 	if c.NewID == nil {
 		now := c.Now

@@ -1,0 +1,48 @@
+// Package bridge carries messages between Cohort sessions on different
+// machines over NATS: the bridge:<session> addresses of SendMessage. Every
+// session whose settings name a NATS server (remote.nats) opens a Bridge:
+// it lists itself in the server's session registry and subscribes to its
+// own inbox subject; a message to bridge:<id or name> is signed by the
+// sending session and checked by the receiving one, which hands it to its
+// person for approval before its lead sees it.
+//
+// # Layout
+//
+// Under prefix P (default "cohort", the remote agents' prefix):
+//
+//	P.session.ID.inbox   session ID's inbox: one message a request, its JSON line as the body
+//	P_SESSIONS           key-value bucket with a TTL: ID → the live session's entry
+//	                     {id, name, host, publicKey, startedAt}
+//
+// # Decisions the spec leaves open
+//
+//   - Delivery is a NATS request to the inbox subject, answered once the
+//     receiving session has taken the message (held for its person): the
+//     sender learns at once whether it arrived, as a uds: send does, and a
+//     session that is not listening is "no responders", never a message
+//     left for nobody. There is no JetStream stream behind it: a session
+//     that is gone cannot take a message later anyway.
+//   - The registry is how a name becomes an id and how a sender is known:
+//     an entry lives Config.TTL (30 s), renewed at a third of it while the
+//     session runs, deleted when it closes. A session that dies drops out
+//     within the TTL. An unknown session is an error naming the sessions
+//     the registry knows.
+//   - Every message is signed with the sending session's ed25519 key (the
+//     remote agents' lead key) over a context string, the subject and the
+//     body; the signature and the sender's id travel in headers
+//     (Cohort-Session, Cohort-Signature). The receiver checks it against
+//     the public key in the sender's registry entry, and that the message's
+//     From names that session. A message that does not parse, or whose
+//     signature is missing, wrong or from a session the registry does not
+//     know, is refused (the sender is told why) and reported through
+//     Config.OnProblem with its subject; it never reaches the session.
+//   - A signature proves which registered session sent a message, not
+//     that its person may instruct this one: anyone who can write the
+//     registry can register a session. So the receiving session holds
+//     every bridged message for its person's approval, whoever sent it
+//     (the same hold-and-decide as a uds: message from another session on
+//     one machine); a session nobody can approve in refuses them.
+//   - Names are the sessions' names (a named background session's, or
+//     none); an address matches an id exactly or a name in any case. Two
+//     live sessions of one name are an error listing both.
+package bridge

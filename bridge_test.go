@@ -1,0 +1,134 @@
+package cohort
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cohort-dev/cohort/bridge"
+	"github.com/cohort-dev/cohort/internal/natstest"
+	"github.com/cohort-dev/cohort/llm/fakeapi"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// TestBridgeBetweenTwoSessions: two sessions with homes of their own (two
+// machines) on one NATS server. Session A's model sends to bridge:<B's
+// id>; B's person is asked (the message names A), approves, and B's model
+// reads the message at its turn's next step. A send to a session the
+// server does not know is an error that names B.
+func TestBridgeBetweenTwoSessions(t *testing.T) {
+	t.Parallel()
+	srv := natstest.Start(t)
+	ea, eb := newEnv(t), newEnv(t)
+
+	g := newGate()
+	var mu sync.Mutex
+	var bSaw, asked string
+	eb.rt.on("wait for news", func(r *fakeapi.Request) fakeapi.Reply {
+		if r.Turn() == 0 {
+			if !g.wait(r) {
+				return fakeapi.TextReply("cancelled")
+			}
+			return fakeapi.Reply{Content: []fakeapi.Block{use("Glob", map[string]any{"pattern": "*.none"})}}
+		}
+		mu.Lock()
+		bSaw = r.LastUserText()
+		mu.Unlock()
+		return fakeapi.TextReply("noted")
+	})
+	approved := make(chan struct{})
+	cb := eb.config()
+	cb.Remote = RemoteConfig{NATS: srv.URL()}
+	cb.CanUseTool = func(_ context.Context, req PermissionRequest) (Decision, error) {
+		if req.Tool == "SendMessage" {
+			mu.Lock()
+			asked = string(req.Input)
+			mu.Unlock()
+			close(approved)
+		}
+		return Decision{Allow: true}, nil
+	}
+	b := eb.open(cb)
+	waitListed(t, srv.URL(), b.ID())
+
+	var results []string
+	ea.rt.on("tell the other session", func(r *fakeapi.Request) fakeapi.Reply {
+		switch r.Turn() {
+		case 0:
+			return fakeapi.Reply{Content: []fakeapi.Block{use("SendMessage", map[string]any{"to": "bridge:" + b.ID(), "message": "BUILD-GREEN"})}}
+		case 1:
+			mu.Lock()
+			results = append(results, r.LastUserText())
+			mu.Unlock()
+			return fakeapi.Reply{Content: []fakeapi.Block{use("SendMessage", map[string]any{"to": "bridge:nobody", "message": "hello?"})}}
+		}
+		mu.Lock()
+		results = append(results, r.LastUserText())
+		mu.Unlock()
+		return fakeapi.TextReply("done")
+	})
+	ca := ea.config()
+	ca.Remote = RemoteConfig{NATS: srv.URL()}
+	ca.CanUseTool = func(context.Context, PermissionRequest) (Decision, error) { return Decision{Allow: true}, nil }
+	a := ea.open(ca)
+	waitListed(t, srv.URL(), a.ID())
+
+	done := make(chan struct{})
+	go func() { defer close(done); collect(t, b, "wait for news") }()
+	g.await(t)
+	collect(t, a, "tell the other session")
+	<-approved
+	close(g.open)
+	<-done
+
+	mu.Lock()
+	defer mu.Unlock()
+	if len(results) != 2 || !strings.Contains(results[0], "Message delivered to session "+b.ID()) {
+		t.Fatalf("A's send: %q", results)
+	}
+	if !strings.Contains(results[1], `no live session "nobody"`) || !strings.Contains(results[1], b.ID()) {
+		t.Errorf("A's send to an unknown session: %q, want an error naming B (%s)", results[1], b.ID())
+	}
+	if !strings.Contains(asked, "BUILD-GREEN") || !strings.Contains(asked, a.ID()) {
+		t.Errorf("B's person was asked about %q; want the message and A's id", asked)
+	}
+	if !strings.Contains(bSaw, "BUILD-GREEN") || !strings.Contains(bSaw, a.ID()) {
+		t.Errorf("B's model read %q; want the message from A", bSaw)
+	}
+}
+
+// waitListed waits until session id is in the server's session registry
+// (a session opens its bridge in the background).
+func waitListed(t *testing.T, url, id string) {
+	t.Helper()
+	nc, err := nats.Connect(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	js, _ := jetstream.New(nc)
+	var kv jetstream.KeyValue
+	for kv == nil {
+		kv, err = js.KeyValue(ctx, bridge.Bucket("cohort"))
+		if err != nil && ctx.Err() != nil {
+			t.Fatalf("no session registry: %v", err)
+		}
+	}
+	w, err := kv.Watch(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	for e := range w.Updates() {
+		if e != nil && e.Operation() == jetstream.KeyValuePut {
+			return
+		}
+	}
+	t.Fatalf("session %s never listed itself: %v", id, ctx.Err())
+}

@@ -1,0 +1,145 @@
+package team
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/cohort-dev/cohort/internal/atomicfile"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// StatusDir is the directory of a team on files where each member
+// publishes its status ({member}.json).
+const StatusDir = "status"
+
+// StatusBoard is where a team's members publish their status (what
+// package teammate writes: state, heartbeat, spend) and read each
+// other's. A team on files keeps it in status/; a team on NATS in a
+// key-value bucket, so that a member on another machine is seen alive or
+// dead the same way.
+type StatusBoard interface {
+	// Put publishes member's status.
+	Put(ctx context.Context, member string, data []byte) error
+	// Get reads member's status; ok is false when it has published none.
+	// Seen is when this reader first saw that version of it on a board
+	// whose writers are on other machines (their clocks are not this
+	// one's), and zero on files, whose writers share this clock.
+	Get(ctx context.Context, member string) (data []byte, seen time.Time, ok bool, err error)
+}
+
+// FileStatuses is the status board of the team directory dir.
+func FileStatuses(dir string) StatusBoard { return fileBoard(filepath.Join(dir, StatusDir)) }
+
+type fileBoard string
+
+func (b fileBoard) path(member string) string { return filepath.Join(string(b), member+".json") }
+
+func (b fileBoard) Put(_ context.Context, member string, data []byte) error {
+	if err := os.MkdirAll(string(b), 0o700); err != nil {
+		return err
+	}
+	return atomicfile.Write(b.path(member), data, 0o600)
+}
+
+func (b fileBoard) Get(_ context.Context, member string) ([]byte, time.Time, bool, error) {
+	data, err := os.ReadFile(b.path(member))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, time.Time{}, false, nil
+	}
+	if err != nil {
+		return nil, time.Time{}, false, err
+	}
+	return data, time.Time{}, true, nil
+}
+
+// Statuses returns team name's status board: its status/ directory, or
+// the bucket P_TEAM_T_STATUS on the NATS server its file names.
+func (s *Store) Statuses(name string) (StatusBoard, error) {
+	dir, err := s.Dir(name)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := s.read(name)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.NATS == "" {
+		return FileStatuses(dir), nil
+	}
+	m, err := s.net(context.Background(), name, cfg.NATS)
+	if err != nil {
+		return nil, err
+	}
+	return m.status, nil
+}
+
+// StatusBucket opens (making it if needed) the key-value bucket that
+// holds team name's statuses on the connection's JetStream.
+func StatusBucket(ctx context.Context, nc *nats.Conn, name string, replicas int) (jetstream.KeyValue, error) {
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return nil, err
+	}
+	bucket := "COHORT_TEAM_" + name + "_STATUS" // as package jsmail names the team's stream
+	kv, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: bucket, History: 1, Storage: jetstream.FileStorage,
+		Replicas: max(replicas, 1)})
+	if err != nil {
+		return nil, fmt.Errorf("team %q: status bucket %s: %w", name, bucket, err)
+	}
+	return kv, nil
+}
+
+func (s *Store) now() time.Time {
+	if s.cfg.Now != nil {
+		return s.cfg.Now()
+	}
+	return time.Now()
+}
+
+// kvBoard is a status board in a key-value bucket. Get reports when this
+// reader first saw each revision, so that a heartbeat's age is measured on
+// the reader's clock alone: two machines' clocks may disagree by more than
+// a heartbeat.
+type kvBoard struct {
+	kv  jetstream.KeyValue
+	now func() time.Time
+
+	mu   sync.Mutex
+	seen map[string]seenRev
+}
+
+type seenRev struct {
+	rev uint64
+	at  time.Time
+}
+
+func (b *kvBoard) Put(ctx context.Context, member string, data []byte) error {
+	_, err := b.kv.Put(ctx, member, data)
+	return err
+}
+
+func (b *kvBoard) Get(ctx context.Context, member string) ([]byte, time.Time, bool, error) {
+	e, err := b.kv.Get(ctx, member)
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		return nil, time.Time{}, false, nil
+	}
+	if err != nil {
+		return nil, time.Time{}, false, err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	s, ok := b.seen[member]
+	if !ok || s.rev != e.Revision() {
+		s = seenRev{rev: e.Revision(), at: b.now()}
+		b.seen[member] = s
+	}
+	return e.Value(), s.at, true, nil
+}
