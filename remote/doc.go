@@ -49,10 +49,9 @@
 //     scripts the lead's hooks run, in either letter case. A patch that
 //     touches any of them, or does not parse, is kept aside for the user
 //     and not applied.
-//
 //   - A job may be a teammate spawn (Job.Teammate, from a lead whose
 //     teammates run "remote"): the worker, not a separate command, takes
-//     it — `cohort worker` serves remote agents and teammates alike, so a
+//     it (cohort worker serves remote agents and teammates alike), so a
 //     worker's trust file, policy, sandbox and git confinement apply to
 //     both. It joins the team from the server the spawn names, pins the
 //     lead's message key the signed spawn carries (so no one who may write
