@@ -49,6 +49,19 @@
 //     scripts the lead's hooks run, in either letter case. A patch that
 //     touches any of them, or does not parse, is kept aside for the user
 //     and not applied.
+//   - A job may be a teammate spawn (Job.Teammate, from a lead whose
+//     teammates run "remote"): the worker, not a separate command, takes
+//     it (cohort worker serves remote agents and teammates alike), so a
+//     worker's trust file, policy, sandbox and git confinement apply to
+//     both. It joins the team from the server the spawn names, pins the
+//     lead's message key the signed spawn carries (so no one who may write
+//     the team's bucket passes for the lead) and runs the member in the
+//     job's clone until its lead shuts it down; then its work comes back
+//     as any job's. The team tools (TeamTools) are added to its tools
+//     whatever the policy says: they touch only the team's mailboxes and
+//     task list. Its code is a Snapshot of the lead's working tree: HEAD
+//     plus what is uncommitted, committed with a scratch index so no ref
+//     or index of the lead's changes.
 //
 // # The queue (nats.go, client.go, worker.go)
 //
