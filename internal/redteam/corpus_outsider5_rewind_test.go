@@ -76,8 +76,7 @@ func o5Deny(e *Env, files map[string]bool, rules string) error {
 // later checkpoint fail, "unsupported file type"; checkpoint records it as
 // absent, TestSpecialFilesAreNotRecorded.)
 var o5RewindKnown = map[string]string{
-	"file-deny": "a Read deny rule on a single file (.env) makes every checkpoint of the session fail: the sandbox hides the file as a device, and checkpoint's snapshot (update-index --add inside the sandbox) stops at '.env: unsupported file type'; the session has no checkpoints and `cohort rewind` has nothing to restore",
-	"cli-deny":  "a deny rule the session had only from its command line (--disallowedTools 'Read(./cli/**)') hid cli/ from the checkpoints, but `cohort rewind` runs without it: internal/assemble/rewind.go computes Request.Unseen from the deny rules in force at rewind time, not those of the session that took the checkpoints (no checkpoint record says what was hidden), so the rewind lists cli/s.txt as changed by the user and --force deletes it",
+	"cli-deny": "a deny rule the session had only from its command line (--disallowedTools 'Read(./cli/**)') hid cli/ from the checkpoints, but `cohort rewind` runs without it: internal/assemble/rewind.go computes Request.Unseen from the deny rules in force at rewind time, not those of the session that took the checkpoints (no checkpoint record says what was hidden), so the rewind lists cli/s.txt as changed by the user and --force deletes it",
 }
 
 // o5SpecialFiles is what the agent leaves: FIFOs (one in place of a
