@@ -69,7 +69,10 @@ func meshPolicy(rec *seen) fakeapi.Policy {
 			case 2:
 				return use("TaskUpdate", map[string]any{"taskId": "2", "status": "completed"})
 			}
-			if strings.Contains(r.LastUserText(), "hi bob, alice here") && !strings.Contains(rec.all("bob-replied"), "yes") {
+			// alice's greeting may come with any of bob's turns, even
+			// beside a tool result before his task is done: he answers it
+			// once his task is done, whenever it came.
+			if strings.Contains(rec.all("bob"), "hi bob, alice here") && !strings.Contains(rec.all("bob-replied"), "yes") {
 				rec.add("bob-replied", "yes")
 				return use("SendMessage", map[string]any{"to": "team-lead", "message": "bob: alice said hi", "summary": "report"})
 			}
