@@ -4,7 +4,6 @@ import (
 	"context"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -12,32 +11,11 @@ import (
 	"github.com/cohort-dev/cohort/llm/fakeapi"
 )
 
-// seen keeps what each conversation was shown, by marker.
-type seen struct {
-	mu sync.Mutex
-	m  map[string][]string
-}
-
-func (s *seen) add(key, text string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.m == nil {
-		s.m = map[string][]string{}
-	}
-	s.m[key] = append(s.m[key], text)
-}
-
-func (s *seen) all(key string) string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return strings.Join(s.m[key], "\n")
-}
-
 // meshPolicy is the in-process team scenario with a task each: alice
 // claims task 1, writes alpha.txt, greets bob and reports; bob claims
 // task 2, writes beta.txt and reports once alice's greeting arrives. The
 // lead makes the team and the tasks and spawns both as remote teammates.
-func meshPolicy(rec *seen) fakeapi.Policy {
+func meshPolicy(rec *clitest.Seen) fakeapi.Policy {
 	use := func(name string, in map[string]any) fakeapi.Reply {
 		return fakeapi.Reply{Content: []fakeapi.Block{clitest.Use(name, in)}}
 	}
@@ -45,7 +23,7 @@ func meshPolicy(rec *seen) fakeapi.Policy {
 		first, turn := r.FirstUserText(), r.Turn()
 		switch {
 		case strings.Contains(first, "alice-task"):
-			rec.add("alice", r.LastUserText())
+			rec.Add("alice", r.LastUserText())
 			switch turn {
 			case 0:
 				return use("TaskUpdate", map[string]any{"taskId": "1", "status": "in_progress"})
@@ -60,7 +38,7 @@ func meshPolicy(rec *seen) fakeapi.Policy {
 			}
 			return fakeapi.TextReply("alice done")
 		case strings.Contains(first, "bob-task"):
-			rec.add("bob", r.LastUserText())
+			rec.Add("bob", r.LastUserText())
 			switch turn {
 			case 0:
 				return use("TaskUpdate", map[string]any{"taskId": "2", "status": "in_progress"})
@@ -72,13 +50,13 @@ func meshPolicy(rec *seen) fakeapi.Policy {
 			// alice's greeting may come with any of bob's turns, even
 			// beside a tool result before his task is done: he answers it
 			// once his task is done, whenever it came.
-			if strings.Contains(rec.all("bob"), "hi bob, alice here") && !strings.Contains(rec.all("bob-replied"), "yes") {
-				rec.add("bob-replied", "yes")
+			if strings.Contains(rec.All("bob"), "hi bob, alice here") && !strings.Contains(rec.All("bob-replied"), "yes") {
+				rec.Add("bob-replied", "yes")
 				return use("SendMessage", map[string]any{"to": "team-lead", "message": "bob: alice said hi", "summary": "report"})
 			}
 			return fakeapi.TextReply("bob idle")
 		case strings.Contains(first, "run the team"):
-			rec.add("lead", r.LastUserText())
+			rec.Add("lead", r.LastUserText())
 			switch turn {
 			case 0:
 				return use("TeamCreate", map[string]any{"team_name": "mesh", "description": "across machines"})
@@ -107,7 +85,7 @@ func meshPolicy(rec *seen) fakeapi.Policy {
 // each teammate's work comes back to the lead as a branch.
 func TestTeamAcrossMachines(t *testing.T) {
 	t.Parallel()
-	rec := &seen{}
+	rec := &clitest.Seen{}
 	r := newRemoteRig(t, meshPolicy(rec))
 	w0, w1 := r.startWorker("w0", "--concurrency", "1"), r.startWorker("w1", "--concurrency", "1")
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
@@ -118,17 +96,17 @@ func TestTeamAcrossMachines(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("lead exited %d\nstderr: %s\nstdout: %s\nw0: %s\nw1: %s", code, stderr, out, w0.stderr.String(), w1.stderr.String())
 	}
-	lead := rec.all("lead")
+	lead := rec.All("lead")
 	for _, want := range []string{"alice: greeted bob", "bob: alice said hi"} {
 		if n := strings.Count(lead, want); n != 1 {
 			t.Errorf("the lead saw %q %d times, want once; it saw:\n%s", want, n, lead)
 		}
 	}
-	if n := strings.Count(rec.all("bob"), "hi bob, alice here"); n != 1 {
+	if n := strings.Count(rec.All("bob"), "hi bob, alice here"); n != 1 {
 		t.Errorf("bob got alice's message %d times, want once", n)
 	}
 	if t.Failed() {
-		t.Logf("alice saw:\n%s\nbob saw:\n%s\nlead stderr:\n%s\nw0:\n%s\nw1:\n%s", rec.all("alice"), rec.all("bob"), stderr, w0.stderr.String(), w1.stderr.String())
+		t.Logf("alice saw:\n%s\nbob saw:\n%s\nlead stderr:\n%s\nw0:\n%s\nw1:\n%s", rec.All("alice"), rec.All("bob"), stderr, w0.stderr.String(), w1.stderr.String())
 	}
 	for i, w := range []*worker{w0, w1} {
 		if !strings.Contains(w.stderr.String(), `msg="job started"`) {

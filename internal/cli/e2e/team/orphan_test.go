@@ -16,13 +16,13 @@ import (
 // `cohort teams` lists the team and its state and removes it.
 func TestATeamOutlivesItsSessionAsOrphaned(t *testing.T) {
 	t.Parallel()
-	rec := &recorder{}
+	rec := &clitest.Seen{}
 	policy := func(r *fakeapi.Request) fakeapi.Reply {
 		first, turn := r.FirstUserText(), r.Turn()
 		if turn > 0 {
 			// Keyed by the prompt: the first message's last line (the
 			// lead's memory reminder comes before it).
-			rec.add(first[strings.LastIndex(first, "\n")+1:], r.LastUserText())
+			rec.Add(first[strings.LastIndex(first, "\n")+1:], r.LastUserText())
 		}
 		switch {
 		case strings.Contains(first, "make-team"):
@@ -60,12 +60,12 @@ func TestATeamOutlivesItsSessionAsOrphaned(t *testing.T) {
 		}
 	}
 	run("make-team")
-	if got := rec.all("make-team"); !strings.Contains(got, "Team t1 created") {
+	if got := rec.All("make-team"); !strings.Contains(got, "Team t1 created") {
 		t.Fatalf("first session could not create t1: %s", got)
 	}
 
 	run("reuse-team")
-	got := rec.all("reuse-team")
+	got := rec.All("reuse-team")
 	if !strings.Contains(got, "Team t1 created") {
 		t.Fatalf("the second session could not take the orphaned team over; it saw:\n%s", got)
 	}
@@ -87,7 +87,7 @@ func TestATeamOutlivesItsSessionAsOrphaned(t *testing.T) {
 	}
 
 	run("drop-team")
-	if got := rec.all("drop-team"); !strings.Contains(got, "Team t1 deleted") {
+	if got := rec.All("drop-team"); !strings.Contains(got, "Team t1 deleted") {
 		t.Fatalf("a third session could not delete the orphaned team; it saw:\n%s", got)
 	}
 	if _, err := os.Stat(filepath.Join(h.Vars["COHORT_HOME"], "teams", "t1")); !os.IsNotExist(err) {
