@@ -47,6 +47,7 @@ func (e *exitError) Unwrap() error { return e.err }
 // failed before it printed a result (a bad flag, no API key) prints an
 // error result on stdout as well, with the same exit code.
 func Main(ctx context.Context, inv Invocation) int {
+	inv.Stderr = lockedStderr(inv.Stderr)
 	o := &options{}
 	root := newRoot(ctx, &inv, o)
 	line, err := readArgv(inv.Args, root)
