@@ -1,10 +1,7 @@
 package checkpoint
 
 import (
-	"bytes"
-	"compress/zlib"
 	"context"
-	"crypto/sha1"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -14,11 +11,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 
-	"github.com/cohort-dev/cohort/internal/atomicfile"
 	"github.com/cohort-dev/cohort/internal/gitrepo"
 	"github.com/cohort-dev/cohort/internal/safegit"
 )
@@ -122,16 +117,6 @@ func (s *Store) Snapshot(ctx context.Context, session, project string, rec Recor
 		return nil, fmt.Errorf("checkpoint: %w", err)
 	}
 	return cp, nil
-}
-
-// writeRef makes a new ref in the store: a loose ref file, written as git
-// writes one (the store is Cohort's alone, so no git process is needed).
-func (s *Store) writeRef(ref, id string) error {
-	path := filepath.Join(s.gitDir, filepath.FromSlash(ref))
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
-	}
-	return atomicfile.Write(path, []byte(id+"\n"), 0o600)
 }
 
 // rootCmd is a git call on a root's working tree with the session's own
@@ -464,110 +449,6 @@ func (s *Store) snapIndex(ctx context.Context, st *RootState) error {
 	return nil
 }
 
-// commit writes the checkpoint's commit: a tree holding each root's tree
-// and index (so the store keeps them), the checkpoint as its message. The
-// two objects are written by Cohort itself (two git processes fewer per
-// checkpoint); git's mktree and commit-tree do it when an id is not
-// SHA-1's.
-func (s *Store) commit(ctx context.Context, cp *Checkpoint) (string, error) {
-	msg, err := json.Marshal(cp)
-	if err != nil {
-		return "", err
-	}
-	var entries []treeEntry
-	for i, r := range cp.Roots {
-		entries = append(entries, treeEntry{"40000", fmt.Sprintf("r%d", i), r.Tree})
-		if r.Index != "" {
-			entries = append(entries, treeEntry{"100644", fmt.Sprintf("r%d.index", i), r.Index})
-		}
-	}
-	if body, ok := treeBody(entries); ok {
-		t, err := s.writeObject("tree", body)
-		if err != nil {
-			return "", err
-		}
-		at := s.now().Unix()
-		c := fmt.Sprintf("tree %s\nauthor Cohort <cohort@localhost> %d +0000\ncommitter Cohort <cohort@localhost> %d +0000\n\n%s", t, at, at, msg)
-		return s.writeObject("commit", []byte(c))
-	}
-	var tree bytes.Buffer
-	for _, e := range entries {
-		kind := map[bool]string{true: "tree", false: "blob"}[e.mode == "40000"]
-		fmt.Fprintf(&tree, "%06s %s %s\t%s\n", e.mode, kind, e.id, e.name)
-	}
-	t, err := s.storeGit(ctx, nil, tree.Bytes(), "mktree", "--missing")
-	if err != nil {
-		return "", err
-	}
-	c, err := s.storeGit(ctx, nil, msg, "-c", "user.name=Cohort", "-c", "user.email=cohort@localhost", "commit-tree", strings.TrimSpace(t))
-	return strings.TrimSpace(c), err
-}
-
-// treeEntry is one entry of a tree object: its mode as git writes it,
-// name and hex id.
-type treeEntry struct{ mode, name, id string }
-
-// treeBody is a tree object's body in git's order (a tree's name sorts as
-// if it ended in '/'); false when an id is not a SHA-1 one.
-func treeBody(entries []treeEntry) ([]byte, bool) {
-	key := func(e treeEntry) string {
-		if e.mode == "40000" {
-			return e.name + "/"
-		}
-		return e.name
-	}
-	sorted := slices.SortedFunc(slices.Values(entries), func(a, b treeEntry) int { return strings.Compare(key(a), key(b)) })
-	var body bytes.Buffer
-	for _, e := range sorted {
-		raw, err := hex.DecodeString(e.id)
-		if err != nil || len(raw) != sha1.Size {
-			return nil, false
-		}
-		body.WriteString(e.mode + " " + e.name + "\x00")
-		body.Write(raw)
-	}
-	return body.Bytes(), true
-}
-
-// writeObject writes a loose SHA-1 object into the store, as git does
-// (zlib of the header and body, read-only, by rename), and returns its id.
-func (s *Store) writeObject(kind string, body []byte) (string, error) {
-	id := objectID(kind, body, 40)
-	path := filepath.Join(s.objects(), id[:2], id[2:])
-	if _, err := os.Stat(path); err == nil {
-		return id, nil
-	}
-	var z bytes.Buffer
-	zw := zlib.NewWriter(&z)
-	fmt.Fprintf(zw, "%s %d\x00", kind, len(body))
-	zw.Write(body)
-	if err := zw.Close(); err != nil {
-		return "", err
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return "", err
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), "tmp_obj_")
-	if err != nil {
-		return "", err
-	}
-	_, err = f.Write(z.Bytes())
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(f.Name(), 0o444)
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return "", fmt.Errorf("writing %s object %s: %w", kind, id, err)
-	}
-	return id, nil
-}
-
 // Load returns the session's checkpoint seq after verifying that its ref
 // holds the commit Cohort recorded and that the commit's bytes hash to
 // its id.
@@ -595,28 +476,4 @@ func (s *Store) Load(ctx context.Context, session string, r Record) (*Checkpoint
 	}
 	cp.Record = r
 	return &cp, nil
-}
-
-// objectID is git's id of an object (SHA-1, or SHA-256 for a 64-digit id).
-func objectID(kind string, body []byte, idLen int) string {
-	header := fmt.Sprintf("%s %d\x00", kind, len(body))
-	if idLen == 64 {
-		h := sha256.New()
-		h.Write([]byte(header))
-		h.Write(body)
-		return hex.EncodeToString(h.Sum(nil))
-	}
-	h := sha1.New()
-	h.Write([]byte(header))
-	h.Write(body)
-	return hex.EncodeToString(h.Sum(nil))
-}
-
-func nulJoin(paths []string) []byte {
-	var b bytes.Buffer
-	for _, p := range paths {
-		b.WriteString(p)
-		b.WriteByte(0)
-	}
-	return b.Bytes()
 }
