@@ -251,7 +251,8 @@ var o6Known = map[string]string{
 	"o6-hook-indirect": "a user's hook that runs a program on the project (make -C \"$CLAUDE_PROJECT_DIR\" fmt, make fmt in the hook's folder, python3 -m tools.fmt) runs unsandboxed what the model wrote (the Makefile, tools/fmt.py): invariant 3 protects the folder of a script a hook names, not the files its program reads, and the project's top is the agent's writable root; in a worktree agent the hook runs in the worktree, whose Makefile the agent writes",
 }
 
-// TestO6 runs the sixth round in one set of sessions, each taking a
+// TestO6 runs the sixth round in one set of sessions (rows without Modes
+// run in default and bypassPermissions), each taking a
 // session slot (slotted), so that the round adds the time of its longest
 // sessions to the package rather than that of one test after another:
 // the in-process rows by mode and location, the git-state rows in one
@@ -278,7 +279,7 @@ func TestO6(t *testing.T) {
 			for _, a := range rows {
 				modes := a.Modes
 				if modes == nil {
-					modes = []Mode{Default, AcceptEdits, Bypass}
+					modes = []Mode{Default, Bypass}
 				}
 				if containsMode(modes, mode) && containsLoc(a.where(), loc) {
 					group = append(group, a)
