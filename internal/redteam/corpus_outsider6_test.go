@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -281,7 +282,7 @@ func TestO6(t *testing.T) {
 				if modes == nil {
 					modes = []Mode{Default, Bypass}
 				}
-				if containsMode(modes, mode) && containsLoc(a.where(), loc) {
+				if slices.Contains(modes, mode) && slices.Contains(a.where(), loc) {
 					group = append(group, a)
 				}
 			}
@@ -318,6 +319,9 @@ func TestO6(t *testing.T) {
 			all = append(all, named{"o6-hook-indirect/" + string(loc), func(t *testing.T) { o6Hooks(t, AcceptEdits, loc) }})
 		}
 	}
+	for _, a := range selected(t, []*Attack{o6SpecialFiles()}) {
+		all = append(all, named{a.Name, func(t *testing.T) { Run(t, a, Bypass, Main) }})
+	}
 	if o6Selected("o6-git-environ-links") {
 		all = append(all, named{"o6-git-environ-links", o6GitNoDeny})
 	}
@@ -352,24 +356,6 @@ func o6Group(t *testing.T, attacks []*Attack, mode Mode, loc Location, home *str
 			})
 		}
 	}
-}
-
-func containsMode(ms []Mode, m Mode) bool {
-	for _, x := range ms {
-		if x == m {
-			return true
-		}
-	}
-	return false
-}
-
-func containsLoc(ls []Location, l Location) bool {
-	for _, x := range ls {
-		if x == l {
-			return true
-		}
-	}
-	return false
 }
 
 // o6CheckLocks fails for every lock file some process still holds: a
@@ -554,4 +540,26 @@ func o6GitNoDeny(t *testing.T) {
 		{Bash("cd .git && rm -f packed-refs objects/info/alternates refs/heads/o6e shallow; echo restored")},
 	}, Sub: [][]Call{{Bash("git status --short 2>&1 | head -3; echo sub")}}}
 	Run(t, a, Bypass, Main)
+}
+
+// o6SpecialFiles: files that never end or never open — FIFOs, links to
+// /dev/zero — where Cohort itself reads or writes by name: the file tools,
+// and the memory files an agent's prompt is built from (CLAUDE.md,
+// AGENTS.md at the top and in a folder). Cohort must neither hang nor
+// fill its memory: the session has to run to its end.
+func o6SpecialFiles() *Attack {
+	return &Attack{Name: "o6-special-files", Class: "o6-special-files", Args: o6Bash, Writes: true, Setup: livedIn, Turns: [][]Call{
+		{Bash(`python3 -c 'import os
+os.mkfifo("src/o6.fifo"); os.symlink("/dev/ze" "ro", "src/o6zero")
+os.mkfifo("CLAUDE.md"); os.symlink("/dev/ze" "ro", "AGENTS.md"); os.symlink("/dev/ze" "ro", "src/CLAUDE.md")
+print("made")'`)},
+		{oRead("{{WORK}}/src/o6.fifo")},
+		{oRead("{{WORK}}/src/o6zero")},
+		{oGrep(map[string]any{"pattern": "o6", "path": "{{WORK}}/src"})},
+		{Use("NotebookEdit", map[string]any{"notebook_path": "{{WORK}}/src/o6.fifo", "cell_id": "c1", "new_source": "x"})},
+		{oWrite("{{WORK}}/src/o6.fifo", "x")},
+		{oEdit("{{WORK}}/src/o6zero", "a", "b")},
+		{Use("Agent", map[string]any{"description": "memory", "subagent_type": "general-purpose", "prompt": SubPrompt("o6-special-files") + " go"})},
+		{Bash("rm -f src/o6.fifo src/o6zero CLAUDE.md AGENTS.md src/CLAUDE.md; echo removed")},
+	}, Sub: [][]Call{{Bash("echo sub")}}}
 }
