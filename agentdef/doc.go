@@ -94,6 +94,10 @@
 //     (PoolInput.Isolated) gets no EnterWorktree or ExitWorktree: it cannot
 //     leave its worktree, and the pool is computed at its start, so an
 //     agent that enters one later keeps both.
+//   - LS and MultiEdit, which do what Glob (or ls through Bash) and Edit
+//     do, reach a subagent or background agent only when its definition
+//     names them ("*" does not): a worker pays for its tool array on every
+//     request. The lead, teammates and forks keep them (NamedOnly).
 //   - Excluded says why a pool leaves each tool out, in words for the
 //     model: a call to a tool the agent lacks is answered with the reason
 //     and the tools it has.
@@ -104,7 +108,7 @@
 //     its definition when it runs one, by coordinator mode when that is on,
 //     and by plan mode. Forks do not use Pool: they reuse the parent's tool
 //     array byte for byte, and what a subagent's pool would leave out of it
-//     (Excluded) is refused when they call it.
+//     (Excluded) is refused when they call it, LS and MultiEdit aside.
 //
 // # Model
 //

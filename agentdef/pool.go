@@ -49,6 +49,11 @@ var (
 	// delegation are the tools a subagent gets only when its definition
 	// lists Agent: starting agents, and messaging the ones it named.
 	delegation = set("Agent", "SendMessage", "ListAgents")
+	// namedOnly do what another tool does (LS what Glob and ls through
+	// Bash do, MultiEdit what Edit does): a subagent or background agent,
+	// which pays for its array on every request, has them only when its
+	// definition names them. The lead and teammates keep them.
+	namedOnly = set("LS", "MultiEdit")
 	// coordinatorTools are all a lead in coordinator mode keeps.
 	coordinatorTools = set("Agent", "SendMessage", "ListAgents", "TaskStop", "TaskOutput")
 )
@@ -166,6 +171,8 @@ func (in PoolInput) exclude(name string) string {
 		return "only the lead has it"
 	case in.Isolated && in.Role != RoleMain && (name == "EnterWorktree" || name == "ExitWorktree"):
 		return "an agent started in a worktree stays in it until it ends"
+	case in.subagent() && namedOnly[name] && !in.Def.names(name):
+		return "a " + in.Role.String() + " has it only when its definition names it: Glob (or ls through Bash) lists a directory, Edit makes each change"
 	case in.subagent() && teamWork[name]:
 		return "only the lead and its teammates work a team; a " + in.Role.String() + " reports with its final message"
 	case in.subagent() && delegation[name] && !in.Def.ListsAgent():
@@ -193,6 +200,16 @@ func (in PoolInput) exclude(name string) string {
 
 // subagent reports whether the pool is a subagent's, synchronous or in the
 // background.
+// NamedOnly reports whether a subagent or background agent has the tool
+// only when its definition names it (one that duplicates another tool).
+func NamedOnly(name string) bool { return namedOnly[name] }
+
+// names reports whether d's tools list names the tool itself ("*" does
+// not).
+func (d *Definition) names(name string) bool {
+	return d != nil && slices.Contains(d.Tools, name)
+}
+
 func (in PoolInput) subagent() bool { return in.Role == RoleSubagent || in.Role == RoleBackground }
 
 func (in PoolInput) planAllows(name string) bool {

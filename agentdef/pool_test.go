@@ -308,3 +308,31 @@ func TestExcludedSaysWhy(t *testing.T) {
 		t.Errorf("Agent: %q", got["Agent"])
 	}
 }
+
+// TestDuplicatesOnlyWhenNamed: LS and MultiEdit (what Glob and Edit do)
+// reach a subagent or background agent only when its definition names
+// them; the lead and teammates keep them, and a refusal says what to use.
+func TestDuplicatesOnlyWhenNamed(t *testing.T) {
+	all := []string{"Bash", "Glob", "LS", "Edit", "MultiEdit"}
+	for _, tc := range []struct {
+		name string
+		in   PoolInput
+		want []string
+	}{
+		{"lead", PoolInput{Role: RoleMain}, all},
+		{"teammate", PoolInput{Role: RoleTeammate, Depth: 1}, all},
+		{"general subagent", PoolInput{Role: RoleSubagent, Depth: 1, Def: builtin("*")}, []string{"Bash", "Glob", "Edit"}},
+		{"background, no definition", PoolInput{Role: RoleBackground, Depth: 1}, []string{"Bash", "Glob", "Edit"}},
+		{"subagent naming LS", PoolInput{Role: RoleSubagent, Depth: 1, Def: custom([]string{"Glob", "LS"})}, []string{"Glob", "LS"}},
+		{"background naming MultiEdit", PoolInput{Role: RoleBackground, Depth: 1, Def: custom([]string{"MultiEdit", "Edit"})}, []string{"Edit", "MultiEdit"}},
+	} {
+		got, _ := Pool(all, tc.in)
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("%s: %s", tc.name, diff)
+		}
+	}
+	why := Excluded(all, PoolInput{Role: RoleSubagent, Depth: 1})["MultiEdit"]
+	if !strings.Contains(why, "Edit makes each change") {
+		t.Errorf("MultiEdit refused with %q", why)
+	}
+}

@@ -100,6 +100,9 @@ func (rt *Crew) pool(a *Agent) ([]tool.Tool, map[string]string) {
 func forkWithheld(tools []tool.Tool) map[string]string {
 	out := map[string]string{}
 	for name := range agentdef.Excluded(toolNames(tools), agentdef.PoolInput{Role: agentdef.RoleSubagent, Depth: 1, MaxDepth: 1}) {
+		if agentdef.NamedOnly(name) {
+			continue // a subagent lacks them to keep its array short; a fork's is its parent's
+		}
 		out[name] = "a forked worker starts no agents, works in no team and has none of the main agent's own tools; do the work of your directive yourself"
 	}
 	return out

@@ -47,6 +47,9 @@ type Workload struct {
 	Spec scenario.Spec
 	// Custom, when set, is used instead of Spec.
 	Custom *Custom
+	// Deny are tools taken out of every agent's array (deny rules that
+	// name a whole tool): what a bill would be without them.
+	Deny []string
 }
 
 // Workloads are the ones the cost table reports: the fan-out of issue 4,
@@ -200,7 +203,7 @@ func SubagentFirstRequests(recs []fakeapi.Recorded) []fakeapi.Recorded {
 // and returns what failed ("" when nothing did).
 func runSession(ctx context.Context, w Workload, prompt, project string, env map[string]string, url string) string {
 	cfg := cohort.Config{Dir: project, Home: env["COHORT_HOME"], BaseURL: url, APIKey: "bench",
-		AllowedTools: []string{"Bash"}, StopAfterRun: true, Stderr: io.Discard,
+		AllowedTools: []string{"Bash"}, DisallowedTools: w.Deny, StopAfterRun: true, Stderr: io.Discard,
 		Getenv: func(k string) string { return env[k] }, Environ: func() []string {
 			var out []string
 			for k, v := range env {

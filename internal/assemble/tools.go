@@ -75,22 +75,31 @@ func (s *Session) tools(rt *crew.Crew) []tool.Tool {
 var leadOnly = map[string]bool{"Agent": true, "Workflow": true, "TaskOutput": true, "TaskStop": true,
 	"TeamCreate": true, "TeamDelete": true, "EnterPlanMode": true, "AskUserQuestion": true}
 
-// leadOnlyLast moves the lead's own tools after the others, keeping each
-// group's order: every other role's array is then a prefix of the lead's
-// (a teammate's, and with the same definitions a subagent's), so the
-// lead's first request writes the cache entry their first requests read
-// (crew.sharedToolPrefix places the breakpoint).
+// teamOnly are the built-in tools, beyond the others, a teammate has and
+// a subagent or background agent does not (agentdef.Pool).
+var teamOnly = map[string]bool{"SendMessage": true, "ListAgents": true, "TaskCreate": true, "TaskGet": true,
+	"TaskUpdate": true, "TaskList": true, "ExitPlanMode": true}
+
+// leadOnlyLast orders the tools by who has them, keeping each group's
+// order: everyone's first, then the two a subagent has only when its
+// definition names them (LS, MultiEdit), the team's, and the lead's own
+// last. A subagent's or background agent's array is then a prefix of the
+// lead's, and a teammate's a longer one, so the lead's first request
+// writes the cache entries their first requests read
+// (crew.sharedToolPrefix places the breakpoints).
 func leadOnlyLast(ts []tool.Tool) []tool.Tool {
-	slices.SortStableFunc(ts, func(a, b tool.Tool) int {
-		x, y := leadOnly[a.Def().Name], leadOnly[b.Def().Name]
-		switch {
-		case x == y:
-			return 0
-		case y:
-			return -1
+	rank := func(t tool.Tool) int {
+		switch n := t.Def().Name; {
+		case leadOnly[n]:
+			return 3
+		case teamOnly[n]:
+			return 2
+		case agentdef.NamedOnly(n):
+			return 1
 		}
-		return 1
-	})
+		return 0
+	}
+	slices.SortStableFunc(ts, func(a, b tool.Tool) int { return rank(a) - rank(b) })
 	return ts
 }
 

@@ -2,7 +2,7 @@
 // input, on the fake API's prompt-cache simulator, as a Markdown table for
 // BENCHMARKS.md:
 //
-//	go run ./bench/cmd/costs [-runs N] [-teammate-bin PATH] [-only NAME] [-requests] [-client PATH]
+//	go run ./bench/cmd/costs [-runs N] [-teammate-bin PATH] [-only NAME] [-requests] [-client PATH] [-deny TOOLS]
 //
 // -client PATH runs each workload's lead prompt with another program's
 // command line, the one Claude Code and cohort share (-p PROMPT
@@ -10,6 +10,9 @@
 // the same cache simulator and first-token delay: Claude Code's
 // claude.exe, to bill it the same way (the workloads whose flags are
 // cohort's own, fork and team, are left out).
+//
+// -deny LS,MultiEdit takes those tools out of every agent's array (deny
+// rules naming the whole tool): the price of offering them.
 //
 // -requests also prints, for the first run of each workload, one line per
 // request: who sent it, its turn, the bytes of its tools, system prompt
@@ -29,6 +32,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/cohort-dev/cohort/bench/cost"
@@ -46,10 +50,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 	bin := fs.String("teammate-bin", "", "a built cohort binary: also bill a team whose teammates run in tmux panes")
 	perRequest := fs.Bool("requests", false, "print each request of a workload's first run to stderr")
 	client := fs.String("client", "", "run the lead prompt with this client's command line instead of in-process (Claude Code's claude.exe, or a built cohort); only the workloads without cohort-only flags")
+	deny := fs.String("deny", "", "comma-separated tools to take out of every agent's array (in-process only): what the bill would be without them")
 	if err := fs.Parse(args); err != nil || *runs < 1 {
 		return 2
 	}
-	workloads := cost.Workloads
+	workloads := slices.Clone(cost.Workloads)
+	if *deny != "" {
+		for i := range workloads {
+			workloads[i].Deny = strings.Split(*deny, ",")
+		}
+	}
 	if *bin != "" {
 		workloads = append(slices.Clip(workloads), cost.TmuxTeam(*bin))
 	}

@@ -66,6 +66,19 @@ func TestToolSetsByRole(t *testing.T) {
 			if !bytes.Contains(leadDefs[len(mateDefs)-1], []byte(cacheMarker)) {
 				t.Errorf("the lead's request has no breakpoint after the tools a teammate shares (%s)", leadDefs[len(mateDefs)-1])
 			}
+			// So is a subagent's and a background agent's, shorter, with a
+			// breakpoint of the lead's at its end too.
+			for _, role := range []string{roleSubagent, roleBackground} {
+				defs := toolDefs(t, f.get(t, role))
+				for i, d := range defs {
+					if !bytes.Equal(bytes.ReplaceAll(leadDefs[i], []byte(cacheMarker), nil), bytes.ReplaceAll(d, []byte(cacheMarker), nil)) {
+						t.Errorf("tool %d of the %s's array differs from the lead's:\n%s\n%s", i, role, d, leadDefs[i])
+					}
+				}
+				if len(defs) == 0 || !bytes.Contains(leadDefs[len(defs)-1], []byte(cacheMarker)) {
+					t.Errorf("the lead's request has no breakpoint after the %d tools a %s shares", len(defs), role)
+				}
+			}
 			// The breakpoints differ (the fork's requests place their own);
 			// the definitions are the same bytes.
 			if lead, fork := rawTools(t, f.get(t, roleLead)), rawTools(t, f.get(t, roleFork)); !bytes.Equal(lead, fork) {
