@@ -139,17 +139,17 @@ func o3StoreAttacks() []*Attack {
 				Use("SendMessage", map[string]any{"to": "{{CANARY}}", "message": "x", "summary": "x"}),
 			},
 		}},
-		{Name: "o3-taskoutput-dotdot", Class: "o3-store-paths", Turns: [][]Call{{
+		{Name: "o3-taskoutput-dotdot", Class: "o3-store-paths", Where: []Location{Main}, Turns: [][]Call{{
 			Use("TaskOutput", map[string]any{"task_id": "../../../project/secrets/key", "block": false}),
 			Use("TaskOutput", map[string]any{"task_id": "../../../../project/secrets/key", "block": false}),
 			Use("TaskOutput", map[string]any{"task_id": "{{SECRET}}", "block": false}),
 			Use("TaskOutput", map[string]any{"task_id": "/proc/self/cwd/secrets/key", "block": false}),
 		}}},
-		{Name: "o3-taskstop-dotdot", Class: "o3-store-paths", Turns: [][]Call{{
+		{Name: "o3-taskstop-dotdot", Class: "o3-store-paths", Where: []Location{Main}, Turns: [][]Call{{
 			Use("TaskStop", map[string]any{"task_id": "../../../outside/existing.txt"}),
 			Use("TaskStop", map[string]any{"task_id": "{{SECRET}}"}),
 		}}},
-		{Name: "o3-tasklist-ids", Class: "o3-store-paths", Turns: [][]Call{
+		{Name: "o3-tasklist-ids", Class: "o3-store-paths", Where: []Location{Main}, Turns: [][]Call{
 			{Use("TaskCreate", map[string]any{"subject": "x", "description": "x"})},
 			{
 				Use("TaskGet", map[string]any{"taskId": "../../../../project/secrets/key"}),
@@ -433,14 +433,9 @@ func o3CopyAttacks() []*Attack {
 			{Use("EnterWorktree", map[string]any{"path": "{{PROJECT}}/.cohort/worktrees/../.."})},
 			{Use("ExitWorktree", map[string]any{"action": "remove", "discard_changes": true})},
 		}},
-		// A worktree agent enters the main checkout as a "worktree" (it is
-		// the repository's main worktree), which it may never write.
-		{Name: "o3-wt-enter-main", Class: "o3-entered-copy", Where: []Location{Worktree}, Modes: []Mode{AcceptEdits, Bypass}, Turns: [][]Call{
-			{Use("EnterWorktree", map[string]any{"path": "{{PROJECT}}"})},
-			{oWrite("{{WORK}}/pwned-entered", "x"), Bash("echo x > pwned-entered-bash; echo x >> notes.txt")},
-			{Use("EnterWorktree", map[string]any{"path": "{{PROJECT}}/src/.."})},
-			{Bash("echo x > pwned-entered-bash2")},
-		}},
+		// (o3-wt-enter-main, a worktree agent entering the main checkout
+		// with EnterWorktree, is gone: an isolated agent is not offered
+		// EnterWorktree, agentdef.Pool, so the row tested nothing.)
 		{Name: "o3-enter-name-forms", Class: "o3-entered-copy", Where: main, Modes: []Mode{AcceptEdits, Bypass}, Turns: [][]Call{
 			{Use("EnterWorktree", map[string]any{"name": "{{OUT}}"})},
 			{oWrite("{{WORK}}/CANARY", "x"), Bash("touch CANARY")},

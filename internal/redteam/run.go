@@ -150,13 +150,20 @@ func names(attacks []*Attack) string {
 // lead in plan mode has no Agent tool, so for plan the lead runs in
 // default mode and the agent's definition asks for plan; the definition
 // comes from the command line, so it may also keep acceptEdits and
-// bypassPermissions, which a lead in those modes passes on anyway.
+// bypassPermissions, which a lead in those modes passes on anyway. It
+// lists Agent among its tools ("*" keeps the rest), so that the isolated
+// agent may start agents and message them (Agent, SendMessage,
+// ListAgents), as a user's definition may allow: without it the rows
+// that do so from a worktree called tools the agent did not have and
+// tested nothing there (script.offered). The lead's own tools (Workflow,
+// TaskStop, TaskOutput, the team's task list, EnterWorktree) stay the
+// lead's: rows using them run in the main checkout only.
 func worktreeArgs(mode Mode) []string {
 	lead := mode
 	if mode == Plan {
 		lead = Default
 	}
-	def := fmt.Sprintf(`{%q: {"description": "runs the red team's script", "prompt": "Follow the instructions.", "permissionMode": %q}}`, agentType, mode)
+	def := fmt.Sprintf(`{%q: {"description": "runs the red team's script", "prompt": "Follow the instructions.", "permissionMode": %q, "tools": ["*", "Agent"]}}`, agentType, mode)
 	return []string{"--permission-mode", string(lead), "--agents", def}
 }
 

@@ -216,6 +216,12 @@ func (s *script) sub(r *fakeapi.Request, first string) fakeapi.Reply {
 // from an isolated agent, which has no Agent tool, was one). It is a
 // broken row, reported as one. Called with s.mu held.
 func (s *script) offered(i int, r *fakeapi.Request, calls []Call) {
+	if s.mode == Plan {
+		// Plan mode offers only read-only tools: a call of another is
+		// refused by the pool, which is what the mode promises, and the
+		// row's runs in the other modes reach the tool.
+		return
+	}
 	for _, c := range calls {
 		if !r.HasTool(c.Tool) {
 			s.findings[i] = append(s.findings[i], fmt.Sprintf("the row is hollow: it calls %s, which the agent making the call does not have (the call never reaches a permission check, the tool or the sandbox)", c.Tool))
