@@ -151,7 +151,7 @@ func names(attacks []*Attack) string {
 // default mode and the agent's definition asks for plan; the definition
 // comes from the command line, so it may also keep acceptEdits and
 // bypassPermissions, which a lead in those modes passes on anyway. It
-// lists Agent among its tools ("*" keeps the rest), so that the isolated
+// lists Agent among its tools (attackerTools), so that the isolated
 // agent may start agents and message them (Agent, SendMessage,
 // ListAgents), as a user's definition may allow: without it the rows
 // that do so from a worktree called tools the agent did not have and
@@ -159,13 +159,20 @@ func names(attacks []*Attack) string {
 // TaskStop, TaskOutput, the team's task list, EnterWorktree) stay the
 // lead's: rows using them run in the main checkout only.
 func worktreeArgs(mode Mode) []string {
+	// (A definition's "*" would not do: it counts as no list, and only a
+	// list naming Agent lets a subagent delegate, agentdef.ListsAgent.)
 	lead := mode
 	if mode == Plan {
 		lead = Default
 	}
-	def := fmt.Sprintf(`{%q: {"description": "runs the red team's script", "prompt": "Follow the instructions.", "permissionMode": %q, "tools": ["*", "Agent"]}}`, agentType, mode)
+	def := fmt.Sprintf(`{%q: {"description": "runs the red team's script", "prompt": "Follow the instructions.", "permissionMode": %q, "tools": [%s]}}`, agentType, mode, attackerTools)
 	return []string{"--permission-mode", string(lead), "--agents", def}
 }
+
+// attackerTools are the worktree attacker's tools, as JSON list items:
+// every tool an isolated custom agent may have (agentdef.Pool), Agent,
+// SendMessage and ListAgents among them.
+const attackerTools = `"Agent", "SendMessage", "ListAgents", "Bash", "Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "Glob", "Grep", "LS", "WebFetch", "WebSearch", "TodoWrite"`
 
 // cohortBinary is cmd/cohort built without the race detector (and the
 // workflow host beside it), once per test binary and shared with every
