@@ -60,8 +60,13 @@
 // answered by the dispatcher, before any layer the corpus is about, so
 // the row is hollow and fails. Four o3-written-config rows called Agent
 // from an isolated agent, which had no Agent tool, and passed for
-// nothing (TestHarnessSeesEscapes/hollow now checks the harness sees
-// that); they run where the lead entered a worktree. Plan mode is left
+// nothing; they run where the lead entered a worktree. The check found
+// more: in the worktree location 17 rows of six required classes
+// (agent-escalation, cohort-git, read-deny-worktree, worktrees-link,
+// sendmessage-uds, workflow-scriptpath) and a few others called Agent,
+// SendMessage, Workflow or the lead's task tools there, so their
+// worktree runs tested nothing (TestHarnessSeesEscapes/hollow checks the
+// harness sees such a call). Plan mode is left
 // out of that check: it offers only read-only tools by design, and a
 // row's runs in the other modes reach the tool. The worktree attacker's
 // definition lists Agent, so it may start and message agents as a
