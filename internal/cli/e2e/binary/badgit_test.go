@@ -114,7 +114,7 @@ func TestOddGitEntriesReported(t *testing.T) {
 					return fakeapi.TextReply("done")
 				})
 			h := clitest.New(t, conv.Policy)
-			fixedGit(h)
+			clitest.HermeticGit(h)
 			h.Write("README.md", "hello\n")
 			canary := filepath.Join(filepath.Dir(h.Dir), "fsmonitor-ran")
 			c.plant(t, h, canary)
@@ -137,20 +137,6 @@ func TestOddGitEntriesReported(t *testing.T) {
 				t.Errorf("the git dir's fsmonitor ran (tool results %q)", results)
 			}
 		})
-	}
-}
-
-// fixedGit makes the session's git deterministic, independent of the
-// machine's configuration, and blind to repositories above the project's
-// directory.
-func fixedGit(h *clitest.Harness) {
-	for k, v := range map[string]string{
-		"GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "test@example.com",
-		"GIT_COMMITTER_NAME": "Test", "GIT_COMMITTER_EMAIL": "test@example.com",
-		"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.DevNull,
-		"GIT_CEILING_DIRECTORIES": filepath.Dir(h.Dir),
-	} {
-		h.Vars[k] = v
 	}
 }
 
@@ -225,7 +211,7 @@ func TestMissingGitReported(t *testing.T) {
 			mu.Lock()
 			dir, canary = h.Dir, filepath.Join(filepath.Dir(h.Dir), "fsmonitor-ran")
 			mu.Unlock()
-			fixedGit(h)
+			clitest.HermeticGit(h)
 			if c.repo {
 				clitest.GitRepo(t, h, map[string]string{"README.md": "hello\n"})
 			} else {
