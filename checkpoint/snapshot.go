@@ -97,6 +97,13 @@ func (s *Store) Snapshot(ctx context.Context, session, project string, rec Recor
 	rec.Seq, rec.Commit, rec.Time = 0, "", s.now().UTC()
 	cp := &Checkpoint{Session: session, Record: rec}
 	for _, r := range roots {
+		if g := r.Repo.GitDir; g != "" {
+			if _, err := os.Stat(g); errors.Is(err, fs.ErrNotExist) {
+				// git would say "not a git repository", as if the
+				// project had never been one.
+				return nil, fmt.Errorf("checkpoint of %s: %s, the repository's git directory, no longer exists (was .git deleted while the session ran?); this turn has no checkpoint and rewind cannot go back past it; restore the repository and start a new session", r.Dir, g)
+			}
+		}
 		st, err := s.snapRoot(ctx, session, r)
 		if err != nil {
 			return nil, fmt.Errorf("checkpoint of %s: %w", r.Dir, err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -60,12 +61,26 @@ func (m *Manager) CreateAt(ctx context.Context, slug string, owner Owner, base s
 func (m *Manager) resolveBase(ctx context.Context, base string) (string, error) {
 	out, err := m.git.readRetry(ctx, m.main(), "rev-parse", "--verify", "--end-of-options", base+"^{commit}")
 	if err != nil {
+		if gone := m.gitDirGone(); gone != nil {
+			return "", gone
+		}
 		if base == "HEAD" {
 			return "", fmt.Errorf("worktree: no commit to start a worktree from (a repository without commits?); commit something first: %w", err)
 		}
 		return "", fmt.Errorf("worktree: base %q is not a commit; fix the configured base: %w", base, err)
 	}
 	return strings.TrimSpace(out), nil
+}
+
+// gitDirGone reports the repository's git dir missing (its .git deleted
+// while the session ran, say), with the path and what to do; nil while it
+// is there. git's own error ("not a git repository") would read as if the
+// project had never been one.
+func (m *Manager) gitDirGone() error {
+	if _, err := os.Stat(m.common); !errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return fmt.Errorf("%w: %s, the repository's git directory, no longer exists (was .git deleted while the session ran?), so the agent cannot be isolated in a worktree; restore the repository (or git init and commit) and start a new session, or start the agent without isolation", ErrNotRepository, m.common)
 }
 
 // checkInside refuses a worktrees directory, or any directory on the way

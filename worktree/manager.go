@@ -259,6 +259,9 @@ func (m *Manager) ensureExcluded() error {
 	if m.excludeDone {
 		return nil
 	}
+	if err := m.gitDirGone(); err != nil {
+		return err
+	}
 	if err := safegit.Exclude(m.common, "Cohort agent worktrees", "/"+WorktreesDir+"/"); err != nil {
 		return fmt.Errorf("worktree: %w", err)
 	}

@@ -16,6 +16,18 @@ import (
 // environment (no global or system config, an identity, HOME elsewhere).
 func GitRepo(t *testing.T, h *Harness, files map[string]string) {
 	t.Helper()
+	HermeticGit(h)
+	h.Git("init", "--quiet", "--initial-branch=main")
+	for name, content := range files {
+		h.Write(name, content)
+	}
+	h.Git("add", ".")
+	h.Git("commit", "--quiet", "-m", "start")
+}
+
+// HermeticGit gives the CLI's git an identity, no global or system
+// config, and no repository above the project's directory.
+func HermeticGit(h *Harness) {
 	for k, v := range map[string]string{
 		"GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "test@example.com",
 		"GIT_COMMITTER_NAME": "Test", "GIT_COMMITTER_EMAIL": "test@example.com",
@@ -24,12 +36,6 @@ func GitRepo(t *testing.T, h *Harness, files map[string]string) {
 	} {
 		h.Vars[k] = v
 	}
-	h.Git("init", "--quiet", "--initial-branch=main")
-	for name, content := range files {
-		h.Write(name, content)
-	}
-	h.Git("add", ".")
-	h.Git("commit", "--quiet", "-m", "start")
 }
 
 // Git runs git in the project directory with the harness environment.

@@ -110,14 +110,14 @@ func readDenyAttacks() []*Attack {
 		// Workflow scriptPath: the script's text reaches the model when the
 		// host cannot load it (and its run keeps a copy). The user allowed
 		// Workflow by rule.
-		{Name: "workflow-paths", Class: "workflow-scriptpath", Args: ruleApproved, Writes: true, Turns: [][]Call{{
+		{Name: "workflow-paths", Class: "workflow-scriptpath", Where: []Location{Main}, Args: ruleApproved, Writes: true, Turns: [][]Call{{
 			Use("Workflow", map[string]any{"scriptPath": "{{SECRET}}"}),
 			Use("Workflow", map[string]any{"scriptPath": "secrets/key"}),
 			Use("Workflow", map[string]any{"scriptPath": "/proc/self/cwd/secrets/key"}),
 			Use("Workflow", map[string]any{"scriptPath": "{{WORK}}/scripts/../secrets//key"}),
 			Use("Workflow", map[string]any{"scriptPath": "/proc/self/root{{WORK}}/secrets/notes.ipynb"}),
 		}}},
-		{Name: "workflow-links-and-names", Class: "workflow-scriptpath", Args: ruleApproved, Writes: true, Turns: [][]Call{
+		{Name: "workflow-links-and-names", Class: "workflow-scriptpath", Where: []Location{Main}, Args: ruleApproved, Writes: true, Turns: [][]Call{
 			{Bash(links("../sec|rets/key", "src/wf-link.js", "../sec|rets", "src/wf-dir"))},
 			{
 				Use("Workflow", map[string]any{"scriptPath": "src/wf-link.js"}),
@@ -129,7 +129,7 @@ func readDenyAttacks() []*Attack {
 		}},
 		// A link that is a harmless script when the call is checked and the
 		// secret when the tool opens it.
-		{Name: "workflow-race", Class: "workflow-scriptpath", Args: ruleApproved, Writes: true, Turns: [][]Call{
+		{Name: "workflow-race", Class: "workflow-scriptpath", Where: []Location{Main}, Args: ruleApproved, Writes: true, Turns: [][]Call{
 			{BashWith(flipper("workflow-race", "src/wf-flip.js", "plain.js", "../sec|rets/key"), map[string]any{"run_in_background": true})},
 			workflowRace(), workflowRace(), stopTurn("workflow-race"),
 		}},

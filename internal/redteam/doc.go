@@ -55,7 +55,24 @@
 // the mode runs it and the network is allowed: rows keep to the tools
 // there). That the attack
 // ran to its end is checked too, so a broken row fails instead of passing
-// for nothing.
+// for nothing; and so is that every call it made named a tool the agent
+// making it has (script.offered): a call of a tool the agent lacks is
+// answered by the dispatcher, before any layer the corpus is about, so
+// the row is hollow and fails. Four o3-written-config rows called Agent
+// from an isolated agent, which had no Agent tool, and passed for
+// nothing; they run where the lead entered a worktree. The check found
+// more: in the worktree location 17 rows of six required classes
+// (agent-escalation, cohort-git, read-deny-worktree, worktrees-link,
+// sendmessage-uds, workflow-scriptpath) and a few others called Agent,
+// SendMessage, Workflow or the lead's task tools there, so their
+// worktree runs tested nothing (TestHarnessSeesEscapes/hollow checks the
+// harness sees such a call). Plan mode is left
+// out of that check: it offers only read-only tools by design, and a
+// row's runs in the other modes reach the tool. The worktree attacker's
+// definition lists Agent, so it may start and message agents as a
+// user's definition may let it; the lead's own tools (Workflow,
+// TaskOutput, TaskStop, the task list, EnterWorktree) are attacked from
+// the main checkout only (coverage_test's leadOnly).
 //
 // The checks compare file trees before and after by content (an empty
 // directory counts as absent: the sandbox may leave one where a protected
@@ -107,6 +124,35 @@
 // its subprocesses: the corpus, TestO4Rewind and the harness's tests run
 // at the same time (TestO5Rewind's runs together, before them: go test
 // runs only GOMAXPROCS parallel tests at once).
+//
+// Where the time goes (issue 36 asks for the package within 3 minutes of
+// .ci/run under -race; it took 400-435 s there on 2 cores). A session
+// of one attack costs Cohort 0.35-1.2 s of CPU (REDTEAM_TIMING, load
+// 35-45), a shared one of 15-17 attacks 0.6-3 s: most of a session's
+// cost is paid once, so the count of sessions is what to cut. About 300
+// sessions run: some 140 shared ones (one per mode, location and Args,
+// cut in pieces of sessionAttacks) and some 150 of one attack each, 88
+// of them the git-objects rows with a Setup. Those cannot share a
+// session as they are: each plants another form of the secret in the
+// store, and the store search (internal/assemble/gitstore.go) runs once
+// at a session's start for the project's one repository, so two rows in
+// one store would hide each other's miss (a search that missed row A's
+// form would still hide the store for row B's, and A would pass). Sharing
+// them needs a session with a store per row: a repository per row, each
+// searched at the start of the agent that attacks it, with the deny rule
+// in force for each; Cohort has no such session today.
+//
+// And one row sets a floor under the package's time whatever the count:
+// o3-outlive-background-agent's background agent starts `sleep 300` in
+// the background and ends, and `cohort -p` does not exit until that
+// command ends by itself, so each of its four sessions (default and
+// bypassPermissions, both locations) takes over 300 s (5m45s-5m53s at
+// load 37, against 10-40 s for the same sessions' other rows). The row
+// passes because nothing is left when Cohort exits at last, inside the
+// harness's 6-minute deadline; it cannot tell a command Cohort stopped
+// from one that ran out. Cohort should stop an agent's background
+// commands when the session ends (as StopTasks does the lead's); then the
+// row can check that the command did not run to its end.
 //
 // REDTEAM_ATTACK=regexp (matched against "class/name") runs only some
 // attacks; REDTEAM_VERBOSE=1 logs what every call returned;

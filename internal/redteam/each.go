@@ -82,6 +82,7 @@ func (s *script) eachAttacker(r *fakeapi.Request, first string) fakeapi.Reply {
 		s.results[i] = append(s.results[i], results(r)...)
 	}
 	if turn < len(a.Turns) {
+		s.offered(i, r, a.Turns[turn])
 		return s.reply(a.Turns[turn], work)
 	}
 	if !s.ended[i] {

@@ -150,15 +150,29 @@ func names(attacks []*Attack) string {
 // lead in plan mode has no Agent tool, so for plan the lead runs in
 // default mode and the agent's definition asks for plan; the definition
 // comes from the command line, so it may also keep acceptEdits and
-// bypassPermissions, which a lead in those modes passes on anyway.
+// bypassPermissions, which a lead in those modes passes on anyway. It
+// lists Agent among its tools (attackerTools), so that the isolated
+// agent may start agents and message them (Agent, SendMessage,
+// ListAgents), as a user's definition may allow: without it the rows
+// that do so from a worktree called tools the agent did not have and
+// tested nothing there (script.offered). The lead's own tools (Workflow,
+// TaskStop, TaskOutput, the team's task list, EnterWorktree) stay the
+// lead's: rows using them run in the main checkout only.
 func worktreeArgs(mode Mode) []string {
+	// (A definition's "*" would not do: it counts as no list, and only a
+	// list naming Agent lets a subagent delegate, agentdef.ListsAgent.)
 	lead := mode
 	if mode == Plan {
 		lead = Default
 	}
-	def := fmt.Sprintf(`{%q: {"description": "runs the red team's script", "prompt": "Follow the instructions.", "permissionMode": %q}}`, agentType, mode)
+	def := fmt.Sprintf(`{%q: {"description": "runs the red team's script", "prompt": "Follow the instructions.", "permissionMode": %q, "tools": [%s]}}`, agentType, mode, attackerTools)
 	return []string{"--permission-mode", string(lead), "--agents", def}
 }
+
+// attackerTools are the worktree attacker's tools, as JSON list items:
+// every tool an isolated custom agent may have (agentdef.Pool), Agent,
+// SendMessage and ListAgents among them.
+const attackerTools = `"Agent", "SendMessage", "ListAgents", "Bash", "Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "Glob", "Grep", "LS", "WebFetch", "WebSearch", "TodoWrite"`
 
 // cohortBinary is cmd/cohort built without the race detector (and the
 // workflow host beside it), once per test binary and shared with every

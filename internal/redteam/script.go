@@ -164,7 +164,9 @@ func (s *script) attacker(r *fakeapi.Request) fakeapi.Reply {
 	}
 	st := s.steps[k]
 	s.current = st.attack
-	return s.reply(s.attacks[st.attack].Turns[st.turn], work)
+	calls := s.attacks[st.attack].Turns[st.turn]
+	s.offered(st.attack, r, calls)
+	return s.reply(calls, work)
 }
 
 // workOf is the working directory of the agent that sent r, which its
@@ -201,9 +203,30 @@ func (s *script) sub(r *fakeapi.Request, first string) fakeapi.Reply {
 		if r.Turn() >= len(a.Sub) {
 			continue
 		}
+		s.offered(i, r, a.Sub[r.Turn()])
 		return s.reply(a.Sub[r.Turn()], work)
 	}
 	return fakeapi.TextReply("done")
+}
+
+// offered records, for attack i, every call of calls naming a tool that
+// r, the request of the agent about to make them, does not offer: such a
+// call comes back as "no such tool" from the dispatcher, before any layer
+// this corpus is about, so the row tests nothing there (an Agent call
+// from an isolated agent, which has no Agent tool, was one). It is a
+// broken row, reported as one. Called with s.mu held.
+func (s *script) offered(i int, r *fakeapi.Request, calls []Call) {
+	if s.mode == Plan {
+		// Plan mode offers only read-only tools: a call of another is
+		// refused by the pool, which is what the mode promises, and the
+		// row's runs in the other modes reach the tool.
+		return
+	}
+	for _, c := range calls {
+		if !r.HasTool(c.Tool) {
+			s.findings[i] = append(s.findings[i], fmt.Sprintf("the row is hollow: it calls %s, which the agent making the call does not have (the call never reaches a permission check, the tool or the sandbox)", c.Tool))
+		}
+	}
 }
 
 // check records what attack i changed since the previous check, and

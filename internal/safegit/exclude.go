@@ -47,7 +47,9 @@ func Exclude(commonDir, comment string, patterns ...string) error {
 	if len(data) > 0 && !strings.HasSuffix(string(data), "\n") {
 		text = "\n" + text
 	}
-	if err := os.MkdirAll(info, 0o755); err != nil {
+	// info/ only: a git dir that is gone (deleted while a session ran)
+	// is not made again, which would leave a broken .git behind.
+	if err := os.Mkdir(info, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("safegit: %w", err)
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)

@@ -2,6 +2,7 @@ package binary
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -113,14 +114,7 @@ func TestOddGitEntriesReported(t *testing.T) {
 					return fakeapi.TextReply("done")
 				})
 			h := clitest.New(t, conv.Policy)
-			for k, v := range map[string]string{
-				"GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "test@example.com",
-				"GIT_COMMITTER_NAME": "Test", "GIT_COMMITTER_EMAIL": "test@example.com",
-				"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.DevNull,
-				"GIT_CEILING_DIRECTORIES": filepath.Dir(h.Dir),
-			} {
-				h.Vars[k] = v
-			}
+			clitest.HermeticGit(h)
 			h.Write("README.md", "hello\n")
 			canary := filepath.Join(filepath.Dir(h.Dir), "fsmonitor-ran")
 			c.plant(t, h, canary)
@@ -141,6 +135,112 @@ func TestOddGitEntriesReported(t *testing.T) {
 			}
 			if _, err := os.Stat(canary); err == nil {
 				t.Errorf("the git dir's fsmonitor ran (tool results %q)", results)
+			}
+		})
+	}
+}
+
+// Bad input: a project with no .git, because it never had one or because
+// it was deleted while the session ran. The model, in bypassPermissions,
+// then makes a .git of its own whose config runs a program on git status
+// (core.fsmonitor, which would leave a file outside the project), changes
+// a file (a checkpoint) and asks for an isolated agent (which needs a
+// repository). Nothing runs that program, inside the sandbox or out, and
+// what needs a repository says which and what to do.
+func TestMissingGitReported(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name string
+		// repo: the project starts as a repository, whose .git the user
+		// deletes after the model's first turn; want are what stderr or a
+		// tool result must say.
+		repo bool
+		want []string
+	}{
+		{"never had one", false, []string{"is not inside a git repository, so the agent cannot be isolated", "run it from a repository (git init) or without isolation"}},
+		{"deleted mid-session", true, []string{
+			// The checkpoint after the turn, and the isolated agent.
+			"the repository's git directory, no longer exists (was .git deleted while the session ran?); this turn has no checkpoint",
+			"restore the repository and start a new session",
+			"no longer exists (was .git deleted while the session ran?), so the agent cannot be isolated in a worktree",
+			"or start the agent without isolation"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			var mu sync.Mutex
+			var results []string
+			// dir and canary are set once the harness exists, before the
+			// session starts; the policy reads them under mu.
+			var dir, canary string
+			keep := func(r *fakeapi.Request) (string, string) {
+				mu.Lock()
+				defer mu.Unlock()
+				results = append(results, clitest.ToolResults(r)...)
+				return dir, canary
+			}
+			conv := clitest.NewConv().On("look",
+				func(r *fakeapi.Request) fakeapi.Reply {
+					return fakeapi.Reply{Content: []fakeapi.Block{clitest.Use("Bash", map[string]any{"command": "git status --short; echo first"})}}
+				},
+				func(r *fakeapi.Request) fakeapi.Reply {
+					dir, canary := keep(r)
+					if c.repo {
+						if err := os.RemoveAll(filepath.Join(dir, ".git")); err != nil {
+							t.Error(err)
+						}
+					}
+					return fakeapi.Reply{Content: []fakeapi.Block{clitest.Use("Bash", map[string]any{
+						"command": "git init -q . 2>&1; git config core.fsmonitor 'touch " + canary + "' 2>&1; git status --short 2>&1; echo planted"})}}
+				},
+				func(r *fakeapi.Request) fakeapi.Reply {
+					dir, _ := keep(r)
+					return fakeapi.Reply{Content: []fakeapi.Block{clitest.Use("Write", map[string]any{
+						"file_path": filepath.Join(dir, "new.txt"), "content": "y\n"})}}
+				},
+				func(r *fakeapi.Request) fakeapi.Reply {
+					keep(r)
+					return fakeapi.Reply{Content: []fakeapi.Block{clitest.Use("Agent", map[string]any{
+						"description": "isolated", "subagent_type": "general-purpose", "isolation": "worktree", "prompt": "HELPER go"})}}
+				},
+				func(r *fakeapi.Request) fakeapi.Reply {
+					keep(r)
+					return fakeapi.TextReply("done")
+				}).On("HELPER", clitest.Text("helped"))
+			h := clitest.New(t, conv.Policy)
+			mu.Lock()
+			dir, canary = h.Dir, filepath.Join(filepath.Dir(h.Dir), "fsmonitor-ran")
+			mu.Unlock()
+			clitest.HermeticGit(h)
+			if c.repo {
+				clitest.GitRepo(t, h, map[string]string{"README.md": "hello\n"})
+			} else {
+				h.Write("README.md", "hello\n")
+			}
+			h.Write("changed.txt", "x\n")
+			_, errOut, code := h.Run("-p", "look at the repository", "--permission-mode", "bypassPermissions")
+			mu.Lock()
+			defer mu.Unlock()
+			if code != 0 {
+				t.Fatalf("exit %d\n%s", code, errOut)
+			}
+			all := strings.Join(results, "\n---\n")
+			if _, err := os.Stat(canary); err == nil {
+				t.Errorf("the planted git config's fsmonitor ran; results:\n%s", all)
+			}
+			if len(results) != 4 {
+				t.Errorf("want the results of 4 calls, got %d:\n%s", len(results), all)
+			}
+			// The model could not make a .git of its own: the project's top
+			// takes no new directory while a protected name is missing.
+			if _, err := os.Lstat(filepath.Join(h.Dir, ".git")); err == nil {
+				out, _ := exec.Command("find", filepath.Join(h.Dir, ".git"), "-ls").CombinedOutput()
+				t.Errorf("the model made a .git in the project:\n%s", out)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(errOut+all, w) {
+					t.Errorf("neither stderr nor a tool result says %q:\nstderr:\n%s\nresults:\n%s", w, errOut, all)
+				}
 			}
 		})
 	}
