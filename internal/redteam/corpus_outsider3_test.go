@@ -513,7 +513,12 @@ func o3MiscAttacks() []*Attack {
 		{Name: "o3-outlive-background-agent", Class: "o3-outlive", Modes: []Mode{Default, Bypass}, Turns: [][]Call{{
 			Use("Agent", map[string]any{"description": "bg", "subagent_type": "general-purpose", "run_in_background": true, "prompt": SubPrompt("o3-outlive-background-agent") + " go"}),
 		}}, Sub: [][]Call{
-			{BashWith("sleep 300", bg)},
+			// An agent waits for its own background commands before it
+			// ends (as Claude Code's keepalive does), and print mode waits
+			// for the agent, so this command's length is the session's:
+			// 60 s outlasts the rest of any session it shares, so a Cohort
+			// that stopped waiting (and did not stop it) is still caught.
+			{BashWith("sleep 60", bg)},
 			{Bash("sleep 8")},
 		}},
 		// The Bash tool's working directory, moved by one call and used by

@@ -142,17 +142,15 @@
 // searched at the start of the agent that attacks it, with the deny rule
 // in force for each; Cohort has no such session today.
 //
-// And one row sets a floor under the package's time whatever the count:
-// o3-outlive-background-agent's background agent starts `sleep 300` in
-// the background and ends, and `cohort -p` does not exit until that
-// command ends by itself, so each of its four sessions (default and
-// bypassPermissions, both locations) takes over 300 s (5m45s-5m53s at
-// load 37, against 10-40 s for the same sessions' other rows). The row
-// passes because nothing is left when Cohort exits at last, inside the
-// harness's 6-minute deadline; it cannot tell a command Cohort stopped
-// from one that ran out. Cohort should stop an agent's background
-// commands when the session ends (as StopTasks does the lead's); then the
-// row can check that the command did not run to its end.
+// One row sets a floor under the package's time whatever the count:
+// o3-outlive-background-agent's background agent starts a command in
+// the background and ends, and an agent waits for its own background
+// commands before it ends (Claude Code's keepalive; crew.settle), and
+// print mode for the agent. With `sleep 300` each of its four sessions
+// took over 300 s (5m45s-5m53s at load 37, against 10-40 s for the same
+// sessions' other rows); the row now sleeps 60 s, still longer than the
+// rest of any session it shares, so a Cohort that neither waited for the
+// command nor stopped it would leave it running and fail the row.
 //
 // REDTEAM_ATTACK=regexp (matched against "class/name") runs only some
 // attacks; REDTEAM_VERBOSE=1 logs what every call returned;
