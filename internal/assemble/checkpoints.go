@@ -99,6 +99,11 @@ func (s *Session) snapshot(phase checkpoint.Phase, prompt string) {
 		}
 	}
 	rec.Turn = c.turn
+	if s.checker != nil {
+		if u, ok := s.checker.Unseen(); ok {
+			rec.Unseen = &u // what the sandboxed git will not see
+		}
+	}
 	prev, done := c.last, make(chan struct{})
 	c.last = done
 	c.mu.Unlock()
