@@ -77,6 +77,14 @@ func (s *Session) finishCheckpoints() {
 	}
 }
 
+// waitCheckpoints waits until the checkpoints asked for are taken; more
+// may be asked for after.
+func (s *Session) waitCheckpoints() {
+	if c := s.cps; c != nil {
+		c.wg.Wait()
+	}
+}
+
 // checkpointDir is the store's directory under Cohort's home.
 func checkpointDir(p *Plan) string {
 	return filepath.Join(p.Process.Paths.CohortHome, "checkpoints")
