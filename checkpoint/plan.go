@@ -128,7 +128,7 @@ func (s *Store) Plan(ctx context.Context, req Request) (*Plan, error) {
 	}
 	target, err := s.Load(ctx, req.Session, rec)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w; %s", err, s.intactTurns(ctx, req.Session, req.Turn))
 	}
 	p := &Plan{Session: req.Session, Turn: req.Turn, Target: target}
 	unseen := s.unseen(req.Session, req.Unseen, p)
@@ -154,6 +154,37 @@ func (s *Store) Plan(ctx context.Context, req Request) (*Plan, error) {
 		p.Roots = append(p.Roots, rp)
 	}
 	return p, nil
+}
+
+// intactTurns says which of the session's other turns can still be
+// rewound to: those whose Before checkpoint's ref holds the commit Cohort
+// recorded (one git call for them all).
+func (s *Store) intactTurns(ctx context.Context, session string, except int) string {
+	recs, err := s.Records(session)
+	if err != nil {
+		return "the session's other checkpoints cannot be listed: " + err.Error()
+	}
+	out, err := s.storeGit(ctx, nil, nil, "for-each-ref", "--format=%(refname) %(objectname)", "refs/cohort/"+session+"/")
+	if err != nil {
+		return "the store's refs cannot be listed: " + err.Error()
+	}
+	refs := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		if name, id, ok := strings.Cut(line, " "); ok {
+			refs[name] = id
+		}
+	}
+	var turns []string
+	for _, r := range recs {
+		t := fmt.Sprint(r.Turn)
+		if r.Phase == Before && r.Turn != except && refs[r.Ref(session)] == r.Commit && !slices.Contains(turns, t) {
+			turns = append(turns, t)
+		}
+	}
+	if len(turns) == 0 {
+		return "no other checkpoint of the session is intact"
+	}
+	return "the session's checkpoints still intact are before turns " + strings.Join(turns, ", ") + " (rewind to one of them instead)"
 }
 
 // unseen is what the rewind leaves alone: what also (the rules in force
