@@ -93,8 +93,9 @@
 //     rewind by `cohort rewind`, the resumed session's next turn takes the
 //     next number, not the rewound one's.
 //   - Retention. The settings' "checkpoints" object: keepTurns (100) and
-//     keepDays (30) per session, applied to the session's refs after each
-//     turn; `cohort checkpoints prune` applies them to every session and
+//     keepDays (30) per session, applied to the session's refs when each
+//     turn's Before checkpoint is taken (while the turn runs, so that a
+//     session's end waits for its last After checkpoint only); `cohort checkpoints prune` applies them to every session and
 //     removes the objects only pruned checkpoints needed (git prune, for
 //     objects over an hour old). "enabled": false turns checkpoints off.
 //   - Outside a session. `cohort rewind` runs without a session (no model,

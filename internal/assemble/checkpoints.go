@@ -122,11 +122,11 @@ func (s *Session) snapshot(phase checkpoint.Phase, prompt string) {
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
-		defer close(done)
 		if prev != nil {
 			select {
 			case <-prev:
 			case <-c.ctx.Done():
+				close(done)
 				return
 			}
 		}
@@ -135,8 +135,12 @@ func (s *Session) snapshot(phase checkpoint.Phase, prompt string) {
 		if _, err := c.store.Snapshot(ctx, s.id, s.Process.ProjectRoot, rec, s.checkpointRoots(ctx)); err != nil && c.ctx.Err() == nil {
 			fmt.Fprintf(s.Process.Stderr, "cohort: warning: checkpoint %s turn %d: %v\n", phase, rec.Turn, err)
 		}
-		if phase == checkpoint.After {
-			_, _ = c.store.Prune(ctx, s.id, c.keep, false) // the retention setting: refs only
+		close(done) // the turn's writers go on; the prune is not theirs to wait for
+		if phase == checkpoint.Before {
+			// The retention setting (refs only), applied while the turn
+			// runs rather than after it: a print run's end waits for its
+			// After checkpoint, not for a prune.
+			_, _ = c.store.Prune(ctx, s.id, c.keep, false)
 		}
 	}()
 }
