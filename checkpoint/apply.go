@@ -99,11 +99,12 @@ func (s *Store) applyRoot(ctx context.Context, rp *RootPlan, opts Options, res *
 			write = append(write, p)
 		}
 	}
-	if err := s.checkout(ctx, rp, write); err != nil {
-		return err
-	}
-	for _, p := range write {
+	written, err := s.checkout(ctx, rp, write)
+	for _, p := range written {
 		res.Restored = append(res.Restored, filepath.Join(rp.Dir, p))
+	}
+	if err != nil {
+		return err
 	}
 	if rp.Index && opts.Protected {
 		if err := s.restoreIndex(ctx, rp.target); err != nil {
@@ -124,14 +125,18 @@ func (s *Store) applyRoot(ctx context.Context, rp *RootPlan, opts Options, res *
 }
 
 // checkout writes paths from the root's checkpoint tree into the root,
-// with git's own checkout (modes, links, the repository's filters).
-func (s *Store) checkout(ctx context.Context, rp *RootPlan, paths []string) error {
+// with git's own checkout (modes, links, the repository's filters), and
+// returns those written. When git fails on the whole (an object the
+// checkpoint refers to is missing or corrupt), each file is written on
+// its own, so that what is intact is restored and the error lists only
+// what is not.
+func (s *Store) checkout(ctx context.Context, rp *RootPlan, paths []string) ([]string, error) {
 	if len(paths) == 0 {
-		return nil
+		return nil, nil
 	}
 	tmp, cleanup, err := s.tempFile(nil)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer cleanup()
 	os.Remove(tmp) // read-tree makes it
@@ -139,22 +144,41 @@ func (s *Store) checkout(ctx context.Context, rp *RootPlan, paths []string) erro
 	c := s.rootCmd(st, tmp, "read-tree", rp.tree)
 	c.Alternates = alternates(st)
 	if _, err := s.git.Run(ctx, c); err != nil {
-		return fmt.Errorf("the checkpoint's tree cannot be read (%w)", err)
+		return nil, fmt.Errorf("the checkpoint's tree cannot be read (%w)", err)
 	}
 	for _, p := range paths {
 		// A directory where the checkpoint had a file: git does not
 		// replace it.
 		if fi, err := os.Lstat(filepath.Join(st.Dir, p)); err == nil && fi.IsDir() {
-			return fmt.Errorf("%s is a directory now where the checkpoint has a file; move it away and rewind again", filepath.Join(st.Dir, p))
+			return nil, fmt.Errorf("%s is a directory now where the checkpoint has a file; move it away and rewind again", filepath.Join(st.Dir, p))
 		}
 	}
-	c = s.rootCmd(st, tmp, "checkout-index", "-f", "-z", "--stdin")
-	c.Alternates, c.Stdin = alternates(st), nulJoin(paths)
-	c.Write = append(c.Write, st.Dir)
-	if _, err := s.git.Run(ctx, c); err != nil {
-		return fmt.Errorf("restoring files: %w (an object the checkpoint refers to may be missing from the repository: run git fsck)", err)
+	run := func(paths []string) error {
+		c := s.rootCmd(st, tmp, "checkout-index", "-f", "-z", "--stdin")
+		c.Alternates, c.Stdin = alternates(st), nulJoin(paths)
+		c.Write = append(c.Write, st.Dir)
+		_, err := s.git.Run(ctx, c)
+		return err
 	}
-	return nil
+	err = run(paths)
+	if err == nil {
+		return paths, nil
+	}
+	if len(paths) == 1 {
+		return nil, fmt.Errorf("restoring %s: %w (an object the checkpoint refers to is missing or corrupt: run git fsck)", paths[0], err)
+	}
+	var written, failed []string
+	for _, p := range paths {
+		if run([]string{p}) == nil {
+			written = append(written, p)
+		} else {
+			failed = append(failed, p)
+		}
+	}
+	if len(failed) == 0 {
+		return written, nil
+	}
+	return written, fmt.Errorf("%d of %d files could not be restored, the others were: %s (%w; an object the checkpoint refers to is missing or corrupt: run git fsck)", len(failed), len(paths), strings.Join(failed, ", "), err)
 }
 
 // removeFile removes root/p and the directories it leaves empty.

@@ -151,10 +151,12 @@ func TestBadInput(t *testing.T) {
 		dir, repo := newRepo(t)
 		s := newStore(t)
 		cp := snap(t, s, 1, Before, Root{Dir: dir, Repo: repo})
+		snap(t, s, 2, Before, Root{Dir: dir, Repo: repo})
 		git(t, s.Dir(), "--git-dir=store.git", "update-ref", "-d", cp.Ref("sess-1"))
 		_, err := s.Plan(ctx, Request{Session: "sess-1", Turn: 1})
-		if err == nil || !strings.Contains(err.Error(), "missing") || !strings.Contains(err.Error(), cp.Ref("sess-1")) {
-			t.Fatalf("Plan = %v, want the missing ref named", err)
+		if err == nil || !strings.Contains(err.Error(), "missing") || !strings.Contains(err.Error(), cp.Ref("sess-1")) ||
+			!strings.Contains(err.Error(), "still intact are before turns 2 ") {
+			t.Fatalf("Plan = %v, want the missing ref named, and turn 2 as what can still be restored", err)
 		}
 	})
 	t.Run("no such turn", func(t *testing.T) {
@@ -172,6 +174,7 @@ func TestBadInput(t *testing.T) {
 		root := Root{Dir: dir, Repo: repo}
 		snap(t, s, 1, Before, root)
 		write(t, dir, "a.txt", "changed\n", 0o644)
+		write(t, dir, "sub/b.txt", "changed too\n", 0o644)
 		// The blob a.txt is restored from, corrupted in the repository.
 		blob := strings.Fields(git(t, dir, "ls-files", "-s", "a.txt"))[1]
 		obj := filepath.Join(dir, ".git", "objects", blob[:2], blob[2:])
@@ -183,9 +186,13 @@ func TestBadInput(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = s.Apply(ctx, p, Options{})
-		if err == nil || !strings.Contains(err.Error(), dir) {
-			t.Fatalf("Apply = %v, want an error naming the root", err)
+		res, err := s.Apply(ctx, p, Options{})
+		if err == nil || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), "a.txt") || strings.Contains(err.Error(), "sub/b.txt") {
+			t.Fatalf("Apply = %v, want an error naming the root and a.txt alone", err)
+		}
+		// What is intact is restored all the same.
+		if data, _ := os.ReadFile(filepath.Join(dir, "sub/b.txt")); string(data) != "beta\n" || !slices.Contains(res.Restored, filepath.Join(dir, "sub/b.txt")) {
+			t.Errorf("sub/b.txt after the rewind: %q, restored %q; want it back as beta", data, res.Restored)
 		}
 	})
 }

@@ -45,6 +45,18 @@
 //     was found. The checkpoint's description (roots, trees, index, HEAD)
 //     is the commit's message, so the verified id covers it. Blobs read
 //     from the user's repository are trusted as git trusts them.
+//   - What a snapshot cannot see. The session's sandbox hides what its
+//     Read deny rules cover from git, so a snapshot leaves it out, and
+//     each record says so (Record.Unseen: the rules with the folders
+//     they resolve against, and the hidden folders, in the session file
+//     under COHORT_HOME). Every rewind of the session leaves what any of
+//     its records' Unseen covers alone, as well as what the rules in
+//     force at the rewind cover: a rule given only on the session's
+//     command line still holds for `cohort rewind` run later without it.
+//   - Damage. A checkpoint whose ref is gone or forged is refused with
+//     the turns whose checkpoints are still intact; a root whose objects
+//     are partly missing or corrupt gets every file that can be written,
+//     one by one, and the error lists the rest.
 //   - Checkpoints per turn. Before each user turn of the lead (Before)
 //     and when the turn ends (After). A rewind goes back to a Before
 //     checkpoint; the paths that differ between an After and the next
@@ -93,8 +105,9 @@
 //     rewind by `cohort rewind`, the resumed session's next turn takes the
 //     next number, not the rewound one's.
 //   - Retention. The settings' "checkpoints" object: keepTurns (100) and
-//     keepDays (30) per session, applied to the session's refs after each
-//     turn; `cohort checkpoints prune` applies them to every session and
+//     keepDays (30) per session, applied to the session's refs when each
+//     turn's Before checkpoint is taken (while the turn runs, so that a
+//     session's end waits for its last After checkpoint only); `cohort checkpoints prune` applies them to every session and
 //     removes the objects only pruned checkpoints needed (git prune, for
 //     objects over an hour old). "enabled": false turns checkpoints off.
 //   - Outside a session. `cohort rewind` runs without a session (no model,

@@ -2,6 +2,7 @@ package checkpoint
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -127,9 +128,10 @@ func (s *Store) Plan(ctx context.Context, req Request) (*Plan, error) {
 	}
 	target, err := s.Load(ctx, req.Session, rec)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w; %s", err, s.intactTurns(ctx, req.Session, req.Turn))
 	}
 	p := &Plan{Session: req.Session, Turn: req.Turn, Target: target}
+	unseen := s.unseen(req.Session, req.Unseen, p)
 	roots, bases := s.planRoots(target, req.Roots, p)
 	p.Now, err = s.Snapshot(ctx, req.Session, req.Project, Record{Turn: req.Turn, Phase: Rewinding}, roots)
 	if err != nil {
@@ -142,7 +144,7 @@ func (s *Store) Plan(ctx context.Context, req Request) (*Plan, error) {
 		if rp.target != nil {
 			rp.tree = rp.target.Tree
 		}
-		if err := s.planRoot(ctx, &rp, edited[now.Dir], req.Unseen); err != nil {
+		if err := s.planRoot(ctx, &rp, edited[now.Dir], unseen); err != nil {
 			p.Problems = append(p.Problems, fmt.Sprintf("%s: %v; nothing there is restored", now.Dir, err))
 			continue
 		}
@@ -152,6 +154,74 @@ func (s *Store) Plan(ctx context.Context, req Request) (*Plan, error) {
 		p.Roots = append(p.Roots, rp)
 	}
 	return p, nil
+}
+
+// intactTurns says which of the session's other turns can still be
+// rewound to: those whose Before checkpoint's ref holds the commit Cohort
+// recorded (one git call for them all).
+func (s *Store) intactTurns(ctx context.Context, session string, except int) string {
+	recs, err := s.Records(session)
+	if err != nil {
+		return "the session's other checkpoints cannot be listed: " + err.Error()
+	}
+	out, err := s.storeGit(ctx, nil, nil, "for-each-ref", "--format=%(refname) %(objectname)", "refs/cohort/"+session+"/")
+	if err != nil {
+		return "the store's refs cannot be listed: " + err.Error()
+	}
+	refs := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		if name, id, ok := strings.Cut(line, " "); ok {
+			refs[name] = id
+		}
+	}
+	var turns []string
+	for _, r := range recs {
+		t := fmt.Sprint(r.Turn)
+		if r.Phase == Before && r.Turn != except && refs[r.Ref(session)] == r.Commit && !slices.Contains(turns, t) {
+			turns = append(turns, t)
+		}
+	}
+	if len(turns) == 0 {
+		return "no other checkpoint of the session is intact"
+	}
+	return "the session's checkpoints still intact are before turns " + strings.Join(turns, ", ") + " (rewind to one of them instead)"
+}
+
+// unseen is what the rewind leaves alone: what also (the rules in force
+// at the rewind) reports, and what the session's checkpoints recorded
+// they left out (Record.Unseen), however long ago and by whatever
+// process. A record that cannot be rebuilt leaves every file alone.
+func (s *Store) unseen(session string, also func(string) bool, p *Plan) func(string) bool {
+	recs, _ := s.Records(session)
+	var checkers []*permission.Checker
+	seen := map[string]bool{}
+	for _, r := range recs {
+		if r.Unseen == nil {
+			continue
+		}
+		key, _ := json.Marshal(r.Unseen)
+		if seen[string(key)] {
+			continue
+		}
+		seen[string(key)] = true
+		c, err := r.Unseen.Checker()
+		if err != nil {
+			p.Problems = append(p.Problems, fmt.Sprintf("the checkpoint of turn %d recorded what it left out in a form that cannot be read (%v): no file is restored or deleted", r.Turn, err))
+			return func(string) bool { return true }
+		}
+		checkers = append(checkers, c)
+	}
+	return func(path string) bool {
+		if also != nil && also(path) {
+			return true
+		}
+		for _, c := range checkers {
+			if c.DeniedRead("", path) {
+				return true
+			}
+		}
+		return false
+	}
 }
 
 // planRoots are the roots to compare: the checkpoint's, and those of now

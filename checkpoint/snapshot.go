@@ -178,12 +178,7 @@ func (s *Store) snapRoot(ctx context.Context, session string, r Root) (RootState
 // git looks at those alone, and the files over the size limit are those
 // of the last snapshot that are still listed.
 func (s *Store) snapTree(ctx context.Context, st *RootState, index string, paths []string, last *lastRoot, unseen func(string) bool) error {
-	args := []string{"ls-files", "-z", "-m", "-o", "--exclude-standard"}
-	if len(paths) > 0 {
-		args = append(append([]string{"--literal-pathspecs"}, args...), "--")
-		args = append(args, paths...)
-	}
-	out, err := s.git.Run(ctx, s.rootCmd(st, index, args...))
+	out, err := s.listChanged(ctx, st, index, paths, last)
 	if err != nil {
 		return err
 	}
@@ -232,6 +227,31 @@ func (s *Store) snapTree(ctx context.Context, st *RootState, index string, paths
 		s.mu.Unlock()
 	}
 	return nil
+}
+
+// listChanged is git's list (NUL-separated) of the files to record: of
+// the whole root, or of paths, the files the scan says can have changed.
+// Those the session index holds are told apart by Cohort (changedTracked),
+// so git lists only the others, and runs not at all when there are none.
+func (s *Store) listChanged(ctx context.Context, st *RootState, index string, paths []string, last *lastRoot) (string, error) {
+	ask := paths
+	var known []byte
+	if len(paths) > 0 && last != nil && (len(last.tree) == 40 || len(last.tree) == 64) {
+		hashLen := len(last.tree) / 2
+		if changed, others, ok := changedTracked(st.Dir, index, hashLen, paths); ok {
+			known, ask = nulJoin(changed), others
+			if len(others) == 0 {
+				return string(known), nil
+			}
+		}
+	}
+	args := []string{"ls-files", "-z", "-m", "-o", "--exclude-standard"}
+	if len(paths) > 0 {
+		args = append(append([]string{"--literal-pathspecs"}, args...), "--")
+		args = append(args, ask...)
+	}
+	out, err := s.git.Run(ctx, s.rootCmd(st, index, args...))
+	return string(known) + out, err
 }
 
 // sessionIndex is the path of the session's own index of a root, seeded

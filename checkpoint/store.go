@@ -18,6 +18,7 @@ import (
 	"github.com/cohort-dev/cohort/internal/gitrepo"
 	"github.com/cohort-dev/cohort/internal/jsonfile"
 	"github.com/cohort-dev/cohort/internal/safegit"
+	"github.com/cohort-dev/cohort/permission"
 )
 
 // DefaultMaxFileSize is the size above which a changed file is recorded
@@ -156,6 +157,12 @@ type Record struct {
 	// Conversation is where the lead's conversation was before the turn
 	// (set on Before records): what a conversation rewind goes back to.
 	Conversation *Place `json:"conversation,omitempty"`
+	// Unseen is what the snapshot left out: the session's Read deny rules
+	// (with the directories they resolve against) and hidden directories,
+	// which its sandboxed git never saw. Every rewind of the session
+	// leaves what any of its records' Unseen covers alone, whatever rules
+	// are in force when it runs.
+	Unseen *permission.Unseen `json:"unseen,omitempty"`
 }
 
 // Place is a point in a session's lead transcript: the number of

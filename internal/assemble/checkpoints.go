@@ -77,6 +77,14 @@ func (s *Session) finishCheckpoints() {
 	}
 }
 
+// waitCheckpoints waits until the checkpoints asked for are taken; more
+// may be asked for after.
+func (s *Session) waitCheckpoints() {
+	if c := s.cps; c != nil {
+		c.wg.Wait()
+	}
+}
+
 // checkpointDir is the store's directory under Cohort's home.
 func checkpointDir(p *Plan) string {
 	return filepath.Join(p.Process.Paths.CohortHome, "checkpoints")
@@ -99,6 +107,11 @@ func (s *Session) snapshot(phase checkpoint.Phase, prompt string) {
 		}
 	}
 	rec.Turn = c.turn
+	if s.checker != nil {
+		if u, ok := s.checker.Unseen(); ok {
+			rec.Unseen = &u // what the sandboxed git will not see
+		}
+	}
 	prev, done := c.last, make(chan struct{})
 	c.last = done
 	c.mu.Unlock()
@@ -109,11 +122,11 @@ func (s *Session) snapshot(phase checkpoint.Phase, prompt string) {
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
-		defer close(done)
 		if prev != nil {
 			select {
 			case <-prev:
 			case <-c.ctx.Done():
+				close(done)
 				return
 			}
 		}
@@ -122,8 +135,12 @@ func (s *Session) snapshot(phase checkpoint.Phase, prompt string) {
 		if _, err := c.store.Snapshot(ctx, s.id, s.Process.ProjectRoot, rec, s.checkpointRoots(ctx)); err != nil && c.ctx.Err() == nil {
 			fmt.Fprintf(s.Process.Stderr, "cohort: warning: checkpoint %s turn %d: %v\n", phase, rec.Turn, err)
 		}
-		if phase == checkpoint.After {
-			_, _ = c.store.Prune(ctx, s.id, c.keep, false) // the retention setting: refs only
+		close(done) // the turn's writers go on; the prune is not theirs to wait for
+		if phase == checkpoint.Before {
+			// The retention setting (refs only), applied while the turn
+			// runs rather than after it: a print run's end waits for its
+			// After checkpoint, not for a prune.
+			_, _ = c.store.Prune(ctx, s.id, c.keep, false)
 		}
 	}()
 }

@@ -197,6 +197,11 @@ func (s *Session) Close() {
 // StopTasks stops every task still running and waits for them (bounded).
 // Safe to call more than once.
 func (s *Session) StopTasks() error {
+	// The checkpoints asked for first: their git runs in the sandbox,
+	// whose private folder is in the session's temporary directory, which
+	// closing the registry removes (a print run whose API failed at once
+	// warned "the sandbox could not be set up" for both checkpoints).
+	s.waitCheckpoints()
 	if s.tasks == nil {
 		return nil
 	}
