@@ -101,6 +101,77 @@ func TestBridgeBetweenTwoSessions(t *testing.T) {
 	}
 }
 
+// TestBridgeFromThePersonsOwnSessionIsNotHeld: two sessions of one home
+// (the same COHORT_HOME, so the same key), both started by their person,
+// on one NATS server. A's message to bridge:<B> reaches B's model without
+// B's person being asked, as a uds: message from a session the person
+// started does (package bridge's doc has the rule).
+func TestBridgeFromThePersonsOwnSessionIsNotHeld(t *testing.T) {
+	t.Parallel()
+	srv := natstest.Start(t)
+	e := newEnv(t)
+	g := newGate()
+	var mu sync.Mutex
+	var bSaw, asked string
+	e.rt.on("wait for news", func(r *fakeapi.Request) fakeapi.Reply {
+		if r.Turn() == 0 {
+			if !g.wait(r) {
+				return fakeapi.TextReply("cancelled")
+			}
+			return fakeapi.Reply{Content: []fakeapi.Block{use("Glob", map[string]any{"pattern": "*.none"})}}
+		}
+		mu.Lock()
+		bSaw = r.LastUserText()
+		mu.Unlock()
+		return fakeapi.TextReply("noted")
+	})
+	cb := e.config()
+	cb.Remote = RemoteConfig{NATS: srv.URL()}
+	cb.CanUseTool = func(_ context.Context, req PermissionRequest) (Decision, error) {
+		if req.Tool == "SendMessage" {
+			mu.Lock()
+			asked = string(req.Input)
+			mu.Unlock()
+		}
+		return Decision{Allow: true}, nil
+	}
+	b := e.open(cb)
+	waitListed(t, srv.URL(), b.ID())
+	var result string
+	e.rt.on("tell my other session", func(r *fakeapi.Request) fakeapi.Reply {
+		if r.Turn() == 0 {
+			return fakeapi.Reply{Content: []fakeapi.Block{use("SendMessage", map[string]any{"to": "bridge:" + b.ID(), "message": "MINE-TOO"})}}
+		}
+		mu.Lock()
+		result = r.LastUserText()
+		mu.Unlock()
+		return fakeapi.TextReply("done")
+	})
+	ca := e.config()
+	ca.Remote = RemoteConfig{NATS: srv.URL()}
+	ca.CanUseTool = func(context.Context, PermissionRequest) (Decision, error) { return Decision{Allow: true}, nil }
+	a := e.open(ca)
+	waitListed(t, srv.URL(), a.ID())
+
+	done := make(chan struct{})
+	go func() { defer close(done); collect(t, b, "wait for news") }()
+	g.await(t)
+	collect(t, a, "tell my other session")
+	close(g.open)
+	<-done
+	mu.Lock()
+	defer mu.Unlock()
+	if !strings.Contains(result, "Message delivered to session "+b.ID()) {
+		t.Fatalf("A's send: %q", result)
+	}
+	if asked != "" {
+		t.Errorf("B's person was asked about a message from their own session: %q", asked)
+	}
+	if !strings.Contains(bSaw, "MINE-TOO") || !strings.Contains(bSaw, a.ID()) {
+		t.Errorf("B's model read %q; want the message from A", bSaw)
+	}
+}
+
 // waitListed waits until session id is in the server's session registry
 // (a session opens its bridge in the background).
 func waitListed(t *testing.T, url, id string) {
