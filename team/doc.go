@@ -14,6 +14,9 @@
 //	    keys/{member}.key  members' signing keys, for a team on NATS (jetstream.go)
 //	    keys/{member}.grant  the newest lead-signed entry of a member's key accepted here (memberkey.go)
 //	    keys/team-lead.pub  on a worker: the lead's key, pinned from the signed spawn
+//	                     (keys/ is StoreConfig.KeysRoot/{team} when set: Cohort's sessions
+//	                     use $COHORT_HOME/remote/teams/{team}, which the sandbox hides, so a
+//	                     model's command cannot read the lead's or a member's private key)
 //	    status/{member}.json  members' statuses (package teammate); on NATS a bucket instead
 //	    tasks/
 //	        {id}.json    one file per task

@@ -63,7 +63,7 @@ func (s *Store) net(ctx context.Context, name, server string) (*netMailbox, erro
 	}
 	mc := s.cfg.Mailbox
 	tr, err := jsmail.Open(ctx, jsmail.Config{Conn: nc, Team: name, Lead: LeadName, Now: mc.Now, Replicas: s.cfg.Replicas,
-		Keys:      jsmail.NewKeysFrom(memberKeys{s: s, team: name, dir: filepath.Join(s.cfg.Root, name, KeysDir)}),
+		Keys:      jsmail.NewKeysFrom(memberKeys{s: s, team: name, dir: s.keysDir(name)}),
 		OnProblem: mc.OnProblem, Logger: mc.Logger})
 	if err != nil {
 		nc.Close()
@@ -222,28 +222,36 @@ func (s *Store) PinKey(team, member, pub string) error {
 	if err := ValidateName(member); err != nil {
 		return err
 	}
-	dir, err := s.Dir(team)
-	if err != nil {
+	if _, err := s.Dir(team); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Join(dir, KeysDir), 0o700); err != nil {
+	dir := s.keysDir(team)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	return atomicfile.Write(filepath.Join(dir, KeysDir, member+".pub"), []byte(pub+"\n"), 0o600)
+	return atomicfile.Write(filepath.Join(dir, member+".pub"), []byte(pub+"\n"), 0o600)
+}
+
+// keysDir is where team's members' keys are on this machine.
+func (s *Store) keysDir(team string) string {
+	if s.cfg.KeysRoot != "" {
+		return filepath.Join(s.cfg.KeysRoot, team)
+	}
+	return filepath.Join(s.cfg.Root, team, KeysDir)
 }
 
 // LeadKey returns the public half (base64) of the key the lead of team
 // signs its messages with, made on first use: a remote teammate's spawn
 // carries it, for the worker to pin (PinKey).
 func (s *Store) LeadKey(team string) (string, error) {
-	dir, err := s.Dir(team)
-	if err != nil {
+	if _, err := s.Dir(team); err != nil {
 		return "", err
 	}
-	if err := os.MkdirAll(filepath.Join(dir, KeysDir), 0o700); err != nil {
+	dir := s.keysDir(team)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", err
 	}
-	key, err := remote.LoadOrCreateKey(filepath.Join(dir, KeysDir, LeadName+".key"))
+	key, err := remote.LoadOrCreateKey(filepath.Join(dir, LeadName+".key"))
 	if err != nil {
 		return "", err
 	}

@@ -221,11 +221,10 @@ func (s *Store) Admit(ctx context.Context, team, member, secret string) (bool, e
 
 // keysOf returns the key finder of team on this machine.
 func (s *Store) keysOf(team string) (memberKeys, error) {
-	dir, err := s.Dir(team)
-	if err != nil {
+	if _, err := s.Dir(team); err != nil {
 		return memberKeys{}, err
 	}
-	return memberKeys{s: s, team: team, dir: filepath.Join(dir, KeysDir)}, nil
+	return memberKeys{s: s, team: team, dir: s.keysDir(team)}, nil
 }
 
 func b64(b []byte) string { return base64.StdEncoding.EncodeToString(b) }

@@ -25,7 +25,7 @@ const stopWaitCLI = 15 * time.Second
 // until the lead asks it to shut down.
 func (s *Session) openTeammate(ctx context.Context) error {
 	role := s.Plan.Session.Teammate
-	store, err := team.NewStore(team.StoreConfig{Root: filepath.Join(s.Process.Paths.CohortHome, "teams")})
+	store, err := team.NewStore(team.HomeConfig(s.Process.Paths.CohortHome))
 	if err != nil {
 		return err
 	}
@@ -158,7 +158,7 @@ func JoinTeam(ctx context.Context, p *Plan, tm *remote.Teammate) error {
 	if err != nil {
 		return err
 	}
-	store, err := team.NewStore(team.StoreConfig{Root: filepath.Join(home, "teams")})
+	store, err := team.NewStore(team.HomeConfig(home))
 	if err != nil {
 		return err
 	}
