@@ -131,6 +131,20 @@ func send(t *testing.T, mb mailbox.Transport, from, to, text string) {
 	}
 }
 
+// heard sends text as carl to the lead and to dana, and checks that it is
+// the next message each of them gets.
+func heard(t *testing.T, carl mailbox.Transport, leadIn, danaIn mailbox.Inbox, text string) {
+	t.Helper()
+	send(t, carl, "carl", LeadName, text)
+	send(t, carl, "carl", "dana", text)
+	if got := receiveOne(t, leadIn); got.From != "carl" || got.Text != text {
+		t.Fatalf("the lead got %+v, want carl's %q", got, text)
+	}
+	if got := receiveOne(t, danaIn); got.From != "carl" || got.Text != text {
+		t.Fatalf("dana got %+v, want carl's %q", got, text)
+	}
+}
+
 // attacker is a raw NATS client with the run of the team's server, as a
 // model-controlled process holding the team's credentials would be.
 type attacker struct {
@@ -210,14 +224,7 @@ func TestASwappedMemberKeyInTheBucketIsRefused(t *testing.T) {
 	danaIn := openInbox(t, dana, "dana")
 
 	// Before the attack, both hear carl (and keep his key).
-	send(t, carl, "carl", LeadName, "one")
-	send(t, carl, "carl", "dana", "one")
-	if got := receiveOne(t, leadIn); got.Text != "one" {
-		t.Fatalf("the lead got %+v", got)
-	}
-	if got := receiveOne(t, danaIn); got.Text != "one" {
-		t.Fatalf("dana got %+v", got)
-	}
+	heard(t, carl, leadIn, danaIn, "one")
 
 	a := newAttacker(t, srv)
 	_, evil, _ := ed25519.GenerateKey(rand.Reader)
@@ -254,14 +261,7 @@ func TestASwappedMemberKeyInTheBucketIsRefused(t *testing.T) {
 
 	// Nothing forged was delivered: carl's next real message is the next
 	// each gets.
-	send(t, carl, "carl", LeadName, "two")
-	send(t, carl, "carl", "dana", "two")
-	if got := receiveOne(t, leadIn); got.Text != "two" {
-		t.Fatalf("the lead got %+v, want carl's second message", got)
-	}
-	if got := receiveOne(t, danaIn); got.Text != "two" {
-		t.Fatalf("dana got %+v, want carl's second message", got)
-	}
+	heard(t, carl, leadIn, danaIn, "two")
 }
 
 // TestARespawnedTeammateIsHeardWithItsNewKeyOnly is issue 42's respawn:
@@ -278,14 +278,7 @@ func TestARespawnedTeammateIsHeardWithItsNewKeyOnly(t *testing.T) {
 	w1, carl1 := workerMachine(t, lead, srv, make(reporter, 8), "carl")
 	_, dana := workerMachine(t, lead, srv, danaR, "dana")
 	danaIn := openInbox(t, dana, "dana")
-	send(t, carl1, "carl", LeadName, "from the first worker")
-	send(t, carl1, "carl", "dana", "from the first worker")
-	if got := receiveOne(t, leadIn); got.Text != "from the first worker" {
-		t.Fatalf("the lead got %+v", got)
-	}
-	if got := receiveOne(t, danaIn); got.Text != "from the first worker" {
-		t.Fatalf("dana got %+v", got)
-	}
+	heard(t, carl1, leadIn, danaIn, "from the first worker")
 	a := newAttacker(t, srv)
 	gen1 := a.entry(t, "carl")
 	oldKey, err := remote.LoadOrCreateKey(filepath.Join(w1.Root(), "t", KeysDir, "carl.key"))
@@ -298,14 +291,7 @@ func TestARespawnedTeammateIsHeardWithItsNewKeyOnly(t *testing.T) {
 	if err := json.Unmarshal(a.entry(t, "carl"), &g); err != nil || g.Generation != 2 || g.PublicKey == base64.StdEncoding.EncodeToString(oldKey.Public().(ed25519.PublicKey)) {
 		t.Fatalf("carl's entry after the respawn: %+v (%v); want generation 2 with a new key", g, err)
 	}
-	send(t, carl2, "carl", LeadName, "from the second worker")
-	send(t, carl2, "carl", "dana", "from the second worker")
-	if got := receiveOne(t, leadIn); got.Text != "from the second worker" {
-		t.Fatalf("the lead got %+v", got)
-	}
-	if got := receiveOne(t, danaIn); got.Text != "from the second worker" {
-		t.Fatalf("dana got %+v", got)
-	}
+	heard(t, carl2, leadIn, danaIn, "from the second worker")
 
 	// The old worker's carl is not carl any more.
 	send(t, carl1, "carl", LeadName, "stale")
