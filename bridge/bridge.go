@@ -23,7 +23,11 @@ import (
 const (
 	HeaderSession   = "Cohort-Session"
 	HeaderSignature = "Cohort-Signature"
-	signContext     = "cohort bridge v1\x00"
+	// HeaderPerson is the sending session's second signature, made only by
+	// a session its person started (Config.PersonStarted).
+	HeaderPerson  = "Cohort-Person"
+	signContext   = "cohort bridge v1\x00"
+	personContext = "cohort bridge person v1\x00"
 )
 
 // Config configures a Bridge. Conn, SessionID, Key and Receive are
@@ -36,8 +40,20 @@ type Config struct {
 	Host      string
 	Key       ed25519.PrivateKey
 	// Receive takes a checked message from another session; its error is
-	// the sender's answer. m.From is "session NAME (ID) on HOST".
-	Receive func(ctx context.Context, m mailbox.Message) error
+	// the sender's answer. m.From is "session NAME (ID) on HOST". own
+	// reports that the message is the person's own (PersonStarted, in the
+	// package doc): a session of this home that its person started sent
+	// it, just now, once.
+	Receive func(ctx context.Context, m mailbox.Message, own bool) error
+	// PersonStarted says a person started this session (no session is
+	// among its process's ancestors, and it is not a remote job's): its
+	// messages then carry the home key's second signature (HeaderPerson),
+	// by which the sessions of the same home take them as the person's.
+	PersonStarted bool
+	// OwnWindow is how far a message's timestamp may be from now for it
+	// to count as the person's own (default 2 min); an older one, or an id
+	// seen before, is held as any other.
+	OwnWindow time.Duration
 	// TTL is how long a registry entry lives unrenewed (default 30 s).
 	TTL time.Duration
 	// OnProblem hears of every refused message (default: a warning on
@@ -76,6 +92,9 @@ type Bridge struct {
 	self Session
 	stop context.CancelFunc
 	wg   sync.WaitGroup
+
+	mu   sync.Mutex
+	owns map[string]time.Time // ids of own messages taken, with their timestamps
 }
 
 func (c *Config) defaults() error {
@@ -104,6 +123,9 @@ func (c *Config) defaults() error {
 	}
 	if c.Now == nil {
 		c.Now = time.Now
+	}
+	if c.OwnWindow <= 0 {
+		c.OwnWindow = 2 * time.Minute
 	}
 	return nil
 }

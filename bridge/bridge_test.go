@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
+	"encoding/base64"
 	"errors"
 	"strings"
 	"sync"
@@ -25,27 +26,36 @@ type session struct {
 	b        *Bridge
 	mu       sync.Mutex
 	got      []mailbox.Message
+	own      []bool // got[i] was the person's own
 	problems []string
 	refuse   error
 }
 
 func open(t *testing.T, url, id, name string) *session {
 	t.Helper()
+	_, key, _ := ed25519.GenerateKey(rand.Reader)
+	return openAs(t, url, id, name, key, true)
+}
+
+// openAs opens a session whose home holds key, started by its person or
+// not.
+func openAs(t *testing.T, url, id, name string, key ed25519.PrivateKey, person bool) *session {
+	t.Helper()
 	nc, err := nats.Connect(url)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(nc.Close)
-	_, key, _ := ed25519.GenerateKey(rand.Reader)
 	s := &session{}
-	b, err := Open(t.Context(), Config{Conn: nc, SessionID: id, Name: name, Host: "host-" + name, Key: key,
-		Receive: func(_ context.Context, m mailbox.Message) error {
+	b, err := Open(t.Context(), Config{Conn: nc, SessionID: id, Name: name, Host: "host-" + name, Key: key, PersonStarted: person,
+		Receive: func(_ context.Context, m mailbox.Message, own bool) error {
 			s.mu.Lock()
 			defer s.mu.Unlock()
 			if s.refuse != nil {
 				return s.refuse
 			}
 			s.got = append(s.got, m)
+			s.own = append(s.own, own)
 			return nil
 		},
 		OnProblem: func(subject string, err error) {
@@ -168,4 +178,93 @@ func signedBy(subject string, body []byte, session string, key ed25519.PrivateKe
 	m.Header.Set(HeaderSession, session)
 	m.Header.Set(HeaderSignature, base64Sig(key, subject, body))
 	return m
+}
+
+func (s *session) owns() []bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]bool(nil), s.own...)
+}
+
+// TestOnlyThePersonsOwnSessionsSkipTheHold: a message is the person's own
+// only when a session of the same home (the same key) that its person
+// started sent it, now, once. A session of another home, a session of
+// this home that a person did not start, a captured own message sent
+// again, an old one, and a registry entry rewritten to the home's key by
+// someone without it are all not own: they are held as before.
+func TestOnlyThePersonsOwnSessionsSkipTheHold(t *testing.T) {
+	srv := natstest.Start(t)
+	_, home, _ := ed25519.GenerateKey(rand.Reader)
+	_, elsewhere, _ := ed25519.GenerateKey(rand.Reader)
+	beta := openAs(t, srv.URL(), "22222222-bbbb", "beta", home, true)
+	mine := openAs(t, srv.URL(), "11111111-aaaa", "mine", home, true)
+	started := openAs(t, srv.URL(), "33333333-cccc", "started", home, false)
+	other := openAs(t, srv.URL(), "44444444-dddd", "other", elsewhere, true)
+	for _, s := range []*session{mine, started, other} {
+		if _, _, err := s.b.Send(t.Context(), "beta", mailbox.Message{Text: "from " + s.b.Self().Name}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := beta.owns(); len(got) != 3 || !got[0] || got[1] || got[2] {
+		t.Fatalf("own = %v, want only the first (same home, person-started)", got)
+	}
+
+	// Capture mine's next message on the wire and send it again, and an
+	// old one signed as mine would.
+	nc, err := nats.Connect(srv.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	captured := make(chan *nats.Msg, 1)
+	sub, err := nc.Subscribe(Subject("cohort", "22222222-bbbb"), func(m *nats.Msg) { captured <- m })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := mine.b.Send(t.Context(), "beta", mailbox.Message{Text: "once"}); err != nil {
+		t.Fatal(err)
+	}
+	var wire *nats.Msg
+	select {
+	case wire = <-captured:
+	case <-time.After(10 * time.Second):
+		t.Fatal("nothing captured")
+	}
+	_ = sub.Unsubscribe()
+	replay := nats.NewMsg(wire.Subject)
+	replay.Data, replay.Header = wire.Data, wire.Header
+	if _, err := nc.RequestMsgWithContext(t.Context(), replay); err != nil {
+		t.Fatal(err)
+	}
+	subject := Subject("cohort", "22222222-bbbb")
+	old := mailbox.Message{ID: mailbox.NewID(time.Now()), From: "x", To: "22222222-bbbb", Text: "old", Timestamp: time.Now().Add(-time.Hour)}
+	body, _ := old.MarshalJSON()
+	stale := signedBy(subject, body, "11111111-aaaa", home)
+	stale.Header.Set(HeaderPerson, base64.StdEncoding.EncodeToString(ed25519.Sign(home, personSigned(subject, body))))
+	if _, err := nc.RequestMsgWithContext(t.Context(), stale); err != nil {
+		t.Fatal(err)
+	}
+	// A session of another home signs the person's signature with its
+	// own key.
+	fresh := mailbox.Message{ID: mailbox.NewID(time.Now()), From: "x", To: "22222222-bbbb", Text: "forged", Timestamp: time.Now()}
+	body, _ = fresh.MarshalJSON()
+	forged := signedBy(subject, body, "44444444-dddd", elsewhere)
+	forged.Header.Set(HeaderPerson, base64.StdEncoding.EncodeToString(ed25519.Sign(elsewhere, personSigned(subject, body))))
+	if _, err := nc.RequestMsgWithContext(t.Context(), forged); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := beta.received()
+	own := beta.owns()
+	if len(got) != 7 {
+		t.Fatalf("beta got %d messages, want 7: %+v", len(got), got)
+	}
+	want := []bool{true, false, false, true, false, false, false}
+	for i := range want {
+		if own[i] != want[i] {
+			t.Errorf("message %d (%q): own %v, want %v", i, got[i].Text, own[i], want[i])
+		}
+	}
 }

@@ -4,7 +4,8 @@
 // it lists itself in the server's session registry and subscribes to its
 // own inbox subject; a message to bridge:<id or name> is signed by the
 // sending session and checked by the receiving one, which hands it to its
-// person for approval before its lead sees it.
+// person for approval before its lead sees it, unless it is the person's
+// own (a session of the same home that its person started).
 //
 // # Layout
 //
@@ -38,10 +39,27 @@
 //     Config.OnProblem with its subject; it never reaches the session.
 //   - A signature proves which registered session sent a message, not
 //     that its person may instruct this one: anyone who can write the
-//     registry can register a session. So the receiving session holds
-//     every bridged message for its person's approval, whoever sent it
-//     (the same hold-and-decide as a uds: message from another session on
-//     one machine); a session nobody can approve in refuses them.
+//     registry can register a session. So a bridged message is held for
+//     the person's approval (the same hold-and-decide as a uds: message
+//     from a session the person did not start; a session nobody can
+//     approve in refuses it) unless it is the person's own. It is the
+//     person's own when it carries a second signature (Cohort-Person,
+//     over its own context string, the subject and the body) that
+//     verifies with this session's own key — the key of this
+//     COHORT_HOME, remote/lead.key, which the registry cannot change and
+//     the sandbox hides from every command — its timestamp is within
+//     Config.OwnWindow (2 min) of now, and its id was not taken as own
+//     before. A session signs it only when its person started it: no
+//     session is among its process's ancestors (sessionorigin.Detect,
+//     the rule a uds: message is judged by) and it is not a remote
+//     job's. So the person's sessions of one home, on this machine or on
+//     another that shares the home's key, talk as their uds: messages
+//     do, and everything else waits for the person. What this rests on:
+//     the key stays in the home (a model's commands cannot read it while
+//     the sandbox is on; with it off, what a session says is only as
+//     good as the user's trust in its model, as for sessionorigin), and
+//     a captured message cannot be taken twice within the window or at
+//     all after it (it is held instead).
 //   - Names are the sessions' names (a named background session's, or
 //     none); an address matches an id exactly or a name in any case. Two
 //     live sessions of one name are an error listing both.

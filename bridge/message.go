@@ -24,6 +24,43 @@ const (
 // says why.
 var ErrRefused = errors.New("refused by the receiving session")
 
+// personSigned is what the person's signature (HeaderPerson) covers.
+func personSigned(subject string, body []byte) []byte {
+	return append([]byte(personContext+subject+"\x00"), body...)
+}
+
+// own reports whether a checked message is the person's own: its
+// HeaderPerson signature verifies with this session's own key (the key
+// of this home, which no registry entry can change), its timestamp is
+// within Config.OwnWindow of now, and its id was not taken as own before
+// (a captured message sent again is held, not obeyed twice).
+func (b *Bridge) own(msg *nats.Msg, m mailbox.Message) bool {
+	sig, err := base64.StdEncoding.DecodeString(msg.Header.Get(HeaderPerson))
+	if err != nil || len(sig) != ed25519.SignatureSize ||
+		!ed25519.Verify(b.cfg.Key.Public().(ed25519.PublicKey), personSigned(msg.Subject, msg.Data), sig) {
+		return false
+	}
+	now, w := b.cfg.Now(), b.cfg.OwnWindow
+	if d := now.Sub(m.Timestamp); d > w || d < -w {
+		return false
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.owns == nil {
+		b.owns = map[string]time.Time{}
+	}
+	for id, ts := range b.owns {
+		if d := now.Sub(ts); d > w || d < -w {
+			delete(b.owns, id)
+		}
+	}
+	if _, seen := b.owns[m.ID]; seen {
+		return false
+	}
+	b.owns[m.ID] = m.Timestamp
+	return true
+}
+
 // signed is what a signature covers.
 func signed(subject string, body []byte) []byte {
 	return append([]byte(signContext+subject+"\x00"), body...)
@@ -58,6 +95,9 @@ func (b *Bridge) Send(ctx context.Context, to string, m mailbox.Message) (Sessio
 	msg.Data = body
 	msg.Header.Set(HeaderSession, b.self.ID)
 	msg.Header.Set(HeaderSignature, base64Sig(b.cfg.Key, subject, body))
+	if b.cfg.PersonStarted {
+		msg.Header.Set(HeaderPerson, base64.StdEncoding.EncodeToString(ed25519.Sign(b.cfg.Key, personSigned(subject, body))))
+	}
 	reply, err := b.cfg.Conn.RequestMsgWithContext(ctx, msg)
 	switch {
 	case errors.Is(err, nats.ErrNoResponders):
@@ -77,7 +117,7 @@ func (b *Bridge) take(msg *nats.Msg) {
 	defer cancel()
 	m, err := b.check(ctx, msg)
 	if err == nil {
-		err = b.cfg.Receive(ctx, m)
+		err = b.cfg.Receive(ctx, m, b.own(msg, m))
 	} else {
 		b.cfg.OnProblem(msg.Subject, err)
 	}

@@ -68,6 +68,10 @@ type Teammate struct {
 	// team's messages with: the worker pins it, so no one who may write
 	// the team's bucket can pass for the lead.
 	LeadKey string `json:"lead_key"`
+	// JoinSecret (base64, fresh for each spawn) proves to the lead that a
+	// member key claimed in the team's bucket was made by the process that
+	// took this spawn: the lead signs only such a key (team.Store.Admit).
+	JoinSecret string `json:"join_secret"`
 }
 
 // Definition is the agent definition a job runs: the fields of a Claude
@@ -188,6 +192,9 @@ func (t *Teammate) validate(id string) error {
 		return fmt.Errorf("job %s: teammate %s names no NATS server for its team", id, t.Member)
 	case err != nil || len(key) != ed25519.PublicKeySize:
 		return fmt.Errorf("job %s: teammate %s: lead_key is not a base64 ed25519 public key", id, t.Member)
+	}
+	if secret, err := base64.StdEncoding.DecodeString(t.JoinSecret); err != nil || len(secret) < 16 {
+		return fmt.Errorf("job %s: teammate %s: join_secret is not base64 of at least 16 bytes", id, t.Member)
 	}
 	return nil
 }

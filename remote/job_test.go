@@ -27,7 +27,7 @@ func TestDecodeJobIsStrict(t *testing.T) {
 	goodKey := base64.StdEncoding.EncodeToString(make([]byte, ed25519.PublicKeySize))
 	mate := mustJSON(func() *Job {
 		j := testJob()
-		j.Lead, j.Teammate = "alice", &Teammate{Team: "t", Member: "carl", NATS: "nats://h:4222", LeadKey: goodKey}
+		j.Lead, j.Teammate = "alice", &Teammate{Team: "t", Member: "carl", NATS: "nats://h:4222", LeadKey: goodKey, JoinSecret: "c2VjcmV0IHNlY3JldCBzZWNyZXQ="}
 		return j
 	}())
 	if j, err := DecodeJob(mate); err != nil || j.Teammate == nil || j.Teammate.Member != "carl" {
@@ -54,6 +54,7 @@ func TestDecodeJobIsStrict(t *testing.T) {
 		{"teammate with a bad name", "want names", withField("teammate", map[string]any{"team": "t", "member": "../x", "nats": "nats://h:4222", "lead_key": goodKey})},
 		{"teammate without a server", "names no NATS server", withField("teammate", map[string]any{"team": "t", "member": "carl", "lead_key": goodKey})},
 		{"teammate with a bad lead key", "lead_key", withField("teammate", map[string]any{"team": "t", "member": "carl", "nats": "nats://h:4222", "lead_key": "AAAA"})},
+		{"teammate without a join secret", "join_secret", withField("teammate", map[string]any{"team": "t", "member": "carl", "nats": "nats://h:4222", "lead_key": goodKey})},
 		{"teammate with an unknown field", `unknown field "hooks"`, withField("teammate", map[string]any{"team": "t", "member": "carl", "nats": "nats://h:4222", "lead_key": goodKey, "hooks": "x"})},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

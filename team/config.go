@@ -52,10 +52,10 @@ type Member struct {
 	// cleared when the member shuts down. Absent in a file means true.
 	IsActive bool
 	Mode     string // permission mode
-	// PublicKey is the member's message-signing key (ed25519, base64), a
-	// Cohort field: set by the process that speaks for the member when it
-	// makes its key, so that a member on another machine is verified
-	// there (jetstream.go). Empty on files.
+	// PublicKey is a Cohort field of earlier versions (the member's key,
+	// written by the member unsigned), kept as read. Nothing checks a
+	// message with it: on NATS a member's key is the one its lead signed
+	// (KeyGrant, memberkey.go).
 	PublicKey string
 	// Extra holds fields Cohort does not know, verbatim.
 	Extra map[string]json.RawMessage

@@ -12,6 +12,11 @@
 //	    lead.lock        the lead lock: held by the process leading the team (see below)
 //	    inboxes/         the team's mailbox directory (package mailbox); absent on NATS
 //	    keys/{member}.key  members' signing keys, for a team on NATS (jetstream.go)
+//	    keys/{member}.grant  the newest lead-signed entry of a member's key accepted here (memberkey.go)
+//	    keys/team-lead.pub  on a worker: the lead's key, pinned from the signed spawn
+//	                     (keys/ is StoreConfig.KeysRoot/{team} when set: Cohort's sessions
+//	                     use $COHORT_HOME/remote/teams/{team}, which the sandbox hides, so a
+//	                     model's command cannot read the lead's or a member's private key)
 //	    status/{member}.json  members' statuses (package teammate); on NATS a bucket instead
 //	    tasks/
 //	        {id}.json    one file per task
@@ -67,8 +72,10 @@
 //     made by the first process that sends as that member. Only the team
 //     file's members get keys or are trusted, so a name outside the team
 //     can neither send nor pass a check. Members on machines that do not
-//     share the team directory would need their public keys in the team
-//     file; that is not built yet.
+//     share the team directory are checked with the key their lead signed
+//     for them (KeyGrant, with a generation; memberkey.go has the
+//     decisions): a key written in the team's bucket by anyone else, or
+//     an older grant put back, is refused and reported.
 //   - On NATS the team file and the task list are the server's too: one
 //     key-value bucket per team (StateBucket: key "config", the file's
 //     JSON; key "tasks", package tasklist's KV list). Every Update is a

@@ -63,7 +63,7 @@ func (s *Store) net(ctx context.Context, name, server string) (*netMailbox, erro
 	}
 	mc := s.cfg.Mailbox
 	tr, err := jsmail.Open(ctx, jsmail.Config{Conn: nc, Team: name, Lead: LeadName, Now: mc.Now, Replicas: s.cfg.Replicas,
-		Keys:      jsmail.NewKeysFrom(memberKeys{s: s, team: name, dir: filepath.Join(s.cfg.Root, name, KeysDir)}),
+		Keys:      jsmail.NewKeysFrom(memberKeys{s: s, team: name, dir: s.keysDir(name)}),
 		OnProblem: mc.OnProblem, Logger: mc.Logger})
 	if err != nil {
 		nc.Close()
@@ -102,18 +102,15 @@ func (s *Store) Close() {
 	}
 }
 
-// memberKeys finds members' keys: a member's private key is made on first
-// use, in the team's keys directory, by the process that speaks for it;
-// on a team on NATS that process also records the public half in the
-// member's entry of the team file (Member.PublicKey), which every machine
-// shares. A public key is looked up first in keys/{member}.pub (pinned,
-// PinKey: a teammate on a worker pins its lead's key from the signed
-// spawn), then
-// in the local keys directory (a key this machine made), then in the team
-// file. Only the team file's members have keys: a name that is not among
-// them can neither sign nor be trusted. A key in the team file is only as
-// trustworthy as write access to the team's bucket (NATS credentials);
-// the lead's key is never taken from there where it is pinned.
+// memberKeys finds members' keys. A member's private key is made on
+// first use, in the team's keys directory, by the process that speaks for
+// it. On files every key is on this machine. On NATS (memberkey.go) the
+// lead's public key is the one pinned here (keys/team-lead.pub: a
+// teammate on a worker pins it from the signed spawn) or, on the lead's
+// machine, the lead's own; any other member's is the one its KeyGrant,
+// signed by the lead, names — never one a member or anyone else wrote in
+// the team's bucket unsigned. Only the team file's members have keys: a
+// name that is not among them can neither sign nor be trusted.
 type memberKeys struct {
 	s    *Store
 	team string
@@ -132,49 +129,78 @@ func (k memberKeys) member(name string) (Member, bool, error) {
 	return cfg.Members[i], cfg.NATS != "", nil
 }
 
+// PrivateKey is member's key, made here on first use. On NATS a member
+// other than the lead signs only with a key the lead signed: on the lead's
+// machine that grant is made here; elsewhere it came through ClaimKey.
 func (k memberKeys) PrivateKey(member string) (ed25519.PrivateKey, error) {
-	m, onNATS, err := k.member(member)
+	_, onNATS, err := k.member(member)
 	if err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(k.dir, 0o700); err != nil {
 		return nil, err
 	}
-	key, err := remote.LoadOrCreateKey(filepath.Join(k.dir, member+".key"))
-	if err != nil {
-		return nil, err
-	}
-	pub := base64.StdEncoding.EncodeToString(key.Public().(ed25519.PublicKey))
-	if onNATS && m.PublicKey != pub {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if _, err := k.s.editMember(ctx, k.team, member, func(m *Member) { m.PublicKey = pub }); err != nil {
-			return nil, fmt.Errorf("team %q: record %s's public key in the team file: %w", k.team, member, err)
+	path := filepath.Join(k.dir, member+".key")
+	lead, isLeadMachine := k.leadPrivate()
+	if onNATS && member != LeadName && !isLeadMachine {
+		if _, err := os.Stat(path); err != nil {
+			return nil, fmt.Errorf("team %q: this machine has no key for member %s: a teammate on another machine gets one when its lead spawns it there (cohort worker)", k.team, member)
 		}
+	}
+	key, err := remote.LoadOrCreateKey(path)
+	if err != nil || !onNATS || member == LeadName {
+		return key, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), netTimeout)
+	defer cancel()
+	pub := b64(key.Public().(ed25519.PublicKey))
+	cur, found, err := k.current(ctx, member)
+	if err == nil && found && cur.PublicKey == pub {
+		return key, nil
+	}
+	if !isLeadMachine {
+		if err == nil {
+			err = fmt.Errorf("the lead has not signed this machine's key of %s (bucket %s key %s)", member, StateBucket(k.team), GrantKey(member))
+		}
+		return nil, fmt.Errorf("member %s cannot sign: %w", member, err)
+	}
+	g := KeyGrant{Team: k.team, Member: member, PublicKey: pub, Machine: machineName(), Generation: k.floor(member, cur) + 1}
+	if err := k.grant(ctx, lead, g); err != nil {
+		return nil, err
 	}
 	return key, nil
 }
 
+// PublicKey is the key member's messages are checked with.
 func (k memberKeys) PublicKey(member string) (ed25519.PublicKey, error) {
-	m, _, err := k.member(member)
+	_, onNATS, err := k.member(member)
 	if err != nil {
 		return nil, err
 	}
-	if pin, err := os.ReadFile(filepath.Join(k.dir, member+".pub")); err == nil {
-		return decodePublicKey(k.team, member, string(pin))
+	if onNATS && member == LeadName {
+		return k.leadPublic()
 	}
-	path := filepath.Join(k.dir, member+".key")
-	if _, err := os.Stat(path); err == nil {
-		key, err := remote.LoadOrCreateKey(path)
+	if onNATS {
+		ctx, cancel := context.WithTimeout(context.Background(), netTimeout)
+		defer cancel()
+		g, found, err := k.current(ctx, member)
 		if err != nil {
 			return nil, err
 		}
-		return key.Public().(ed25519.PublicKey), nil
+		if !found {
+			return nil, fmt.Errorf("team %q: the lead has signed no key for member %s (bucket %s has no %s)", k.team, member, StateBucket(k.team), GrantKey(member))
+		}
+		return decodePublicKey(k.team, member, g.PublicKey)
 	}
-	if m.PublicKey == "" {
-		return nil, fmt.Errorf("no key for member %q in %s or in the team file", member, k.dir)
+	path := filepath.Join(k.dir, member+".key")
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("no key for member %q in %s", member, k.dir)
 	}
-	return decodePublicKey(k.team, member, m.PublicKey)
+	key, err := remote.LoadOrCreateKey(path)
+	if err != nil {
+		return nil, err
+	}
+	return key.Public().(ed25519.PublicKey), nil
 }
 
 func decodePublicKey(team, member, text string) (ed25519.PublicKey, error) {
@@ -196,28 +222,36 @@ func (s *Store) PinKey(team, member, pub string) error {
 	if err := ValidateName(member); err != nil {
 		return err
 	}
-	dir, err := s.Dir(team)
-	if err != nil {
+	if _, err := s.Dir(team); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Join(dir, KeysDir), 0o700); err != nil {
+	dir := s.keysDir(team)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	return atomicfile.Write(filepath.Join(dir, KeysDir, member+".pub"), []byte(pub+"\n"), 0o600)
+	return atomicfile.Write(filepath.Join(dir, member+".pub"), []byte(pub+"\n"), 0o600)
+}
+
+// keysDir is where team's members' keys are on this machine.
+func (s *Store) keysDir(team string) string {
+	if s.cfg.KeysRoot != "" {
+		return filepath.Join(s.cfg.KeysRoot, team)
+	}
+	return filepath.Join(s.cfg.Root, team, KeysDir)
 }
 
 // LeadKey returns the public half (base64) of the key the lead of team
 // signs its messages with, made on first use: a remote teammate's spawn
 // carries it, for the worker to pin (PinKey).
 func (s *Store) LeadKey(team string) (string, error) {
-	dir, err := s.Dir(team)
-	if err != nil {
+	if _, err := s.Dir(team); err != nil {
 		return "", err
 	}
-	if err := os.MkdirAll(filepath.Join(dir, KeysDir), 0o700); err != nil {
+	dir := s.keysDir(team)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", err
 	}
-	key, err := remote.LoadOrCreateKey(filepath.Join(dir, KeysDir, LeadName+".key"))
+	key, err := remote.LoadOrCreateKey(filepath.Join(dir, LeadName+".key"))
 	if err != nil {
 		return "", err
 	}

@@ -46,6 +46,18 @@ type StoreConfig struct {
 	// Mailbox is the template for each team's mailbox configuration; its
 	// Path is set to the team's inboxes directory.
 	Mailbox mailbox.Config
+	// KeysRoot holds the members' signing keys, one directory per team
+	// (default: keys/ in the team's directory). Cohort's sessions keep
+	// them under $COHORT_HOME/remote/teams, which the sandbox hides from
+	// every command: a model's command must not read the lead's key.
+	KeysRoot string
+}
+
+// HomeConfig is the StoreConfig of the teams of a Cohort home: Root
+// home/teams, and the keys under home/remote/teams, beside the remote
+// agents' key in the directory the sandbox hides from commands.
+func HomeConfig(home string) StoreConfig {
+	return StoreConfig{Root: filepath.Join(home, "teams"), KeysRoot: filepath.Join(home, "remote", "teams")}
 }
 
 // Store manages the teams under one root directory. It is safe for

@@ -35,16 +35,43 @@ func (l *Lead) spawnRemote(ctx context.Context, rt *crew.Crew, parent *crew.Agen
 	if err != nil {
 		return err
 	}
+	secret := team.NewJoinSecret()
 	t, err := rt.SpawnRemote(ctx, parent, env, crew.Request{Description: "teammate " + m.Name, Prompt: m.Prompt,
 		Name: m.Name, Def: ad.def, Model: in.Model, Mode: permission.Mode(m.Mode), Isolation: "remote", Background: true,
-		Teammate: &remote.Teammate{Team: teamName, Member: m.Name, NATS: l.cfg.NATS, LeadKey: key}})
+		Teammate: &remote.Teammate{Team: teamName, Member: m.Name, NATS: l.cfg.NATS, LeadKey: key, JoinSecret: secret}})
 	if err != nil {
 		return err
 	}
 	if _, err := l.cfg.Store.SetPane(ctx, teamName, m.Name, "remote:"+t.ID()); err != nil {
 		l.cfg.Logf("teammate: record the job of %s: %v", m.Name, err)
 	}
+	actx, stop := context.WithCancel(ctx)
+	admitted := make(chan struct{})
+	go func() { defer close(admitted); l.admitKey(actx, teamName, m.Name, secret) }()
+	defer func() { stop(); <-admitted }()
 	return l.register(ctx, &remoteJobs{tasks: l.cfg.Tasks}, t.ID(), teamName, m, nil)
+}
+
+// admitKey signs the key a remote teammate claims with its spawn's join
+// secret (team.Store.Admit), polling until it has, or until ctx ends (the
+// teammate registered, or did not in time). A claim that is not the
+// spawn's is logged, not signed.
+func (l *Lead) admitKey(ctx context.Context, teamName, member, secret string) {
+	var said string
+	for ctx.Err() == nil {
+		ok, err := l.cfg.Store.Admit(ctx, teamName, member, secret)
+		if ok && err == nil {
+			return
+		}
+		if err != nil && err.Error() != said && ctx.Err() == nil {
+			said = err.Error()
+			l.cfg.Logf("teammate: admitting %s: %v", member, err)
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
 
 // remoteJobs is the ProcessBackend of remote teammates: a handle is the

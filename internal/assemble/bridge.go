@@ -30,8 +30,11 @@ type sessionBridge struct {
 }
 
 // openBridge lists the session on its NATS server and takes messages from
-// other sessions there, each held for a person's approval (hold.go).
-func (s *Session) openBridge() {
+// other sessions there: the person's own (package bridge's doc) at once,
+// any other held for a person's approval (hold.go). personStarted says no
+// session is among this process's ancestors (sessionorigin.Detect); a
+// remote job's session is never the person's.
+func (s *Session) openBridge(personStarted bool) {
 	if s.Remote.NATS.URL == "" {
 		return
 	}
@@ -41,7 +44,7 @@ func (s *Session) openBridge() {
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		defer close(sb.ready)
-		sb.b, sb.close, sb.err = s.dialBridge(ctx)
+		sb.b, sb.close, sb.err = s.dialBridge(ctx, personStarted && !s.Disposable)
 		if sb.err != nil {
 			s.logf("bridge: %v", sb.err)
 		}
@@ -55,7 +58,7 @@ func (s *Session) openBridge() {
 	})
 }
 
-func (s *Session) dialBridge(ctx context.Context) (*bridge.Bridge, func(), error) {
+func (s *Session) dialBridge(ctx context.Context, personStarted bool) (*bridge.Bridge, func(), error) {
 	ctx, cancel := context.WithTimeout(ctx, bridgeWait)
 	defer cancel()
 	cfg := s.Remote.NATS
@@ -71,7 +74,7 @@ func (s *Session) dialBridge(ctx context.Context) (*bridge.Bridge, func(), error
 	}
 	host, _ := os.Hostname()
 	b, err := bridge.Open(ctx, bridge.Config{Conn: nc, Prefix: cfg.Prefix, SessionID: s.id, Name: s.ownName(), Host: host,
-		Key: key, Receive: s.receiveBridge,
+		Key: key, Receive: s.receiveBridge, PersonStarted: personStarted,
 		OnProblem: func(subject string, err error) { s.logf("bridge: refused a message on %s: %v", subject, err) }})
 	if err != nil {
 		nc.Close()
@@ -122,13 +125,19 @@ func (s *Session) bridgeSend() func(ctx context.Context, to string, m mailbox.Me
 // bridge.
 const bridgeReason = "A Cohort session on another machine (through the NATS server) sent this message to this session's lead; it reaches the lead only if you approve it."
 
-// receiveBridge takes a checked message from another session: like a uds:
-// message it waits for a person's decision, and is refused when nobody can
-// decide.
-func (s *Session) receiveBridge(_ context.Context, m mailbox.Message) error {
+// receiveBridge takes a checked message from another session: the
+// person's own (a session of this home its person started) is queued as
+// a uds: message from such a session is; any other, like a uds: message
+// from a session the person did not start, waits for a person's decision,
+// and is refused when nobody can decide.
+func (s *Session) receiveBridge(_ context.Context, m mailbox.Message, own bool) error {
+	item := task.Item{Kind: task.ItemTeammateMessage, Text: mailbox.Render(m), From: m.From}
+	if own {
+		return s.enqueueInbound(item, "")
+	}
 	if !s.personCanDecide() {
 		return errNobodyToApprove
 	}
-	s.held.Hold(heldMessage{msg: m, item: task.Item{Kind: task.ItemTeammateMessage, Text: mailbox.Render(m), From: m.From}, reason: bridgeReason})
+	s.held.Hold(heldMessage{msg: m, item: item, reason: bridgeReason})
 	return nil
 }

@@ -148,7 +148,7 @@ func (p *Plan) Sessions() ([]transcript.Summary, error) {
 
 // teamStore is the store of the teams under Cohort's home.
 func (p *Plan) teamStore() (*team.Store, error) {
-	return team.NewStore(team.StoreConfig{Root: filepath.Join(p.Process.Paths.CohortHome, "teams")})
+	return team.NewStore(team.HomeConfig(p.Process.Paths.CohortHome))
 }
 
 // Teams lists every team under Cohort's home (teammate.Teams).

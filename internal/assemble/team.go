@@ -22,7 +22,7 @@ import (
 // openTeams prepares the team machinery: the lead's side of a team (the
 // teammate package), made before the runtime, whose tools it adds to.
 func (s *Session) openTeams() error {
-	store, err := team.NewStore(team.StoreConfig{Root: filepath.Join(s.Process.Paths.CohortHome, "teams")})
+	store, err := team.NewStore(team.HomeConfig(s.Process.Paths.CohortHome))
 	if err != nil {
 		return err
 	}
@@ -203,9 +203,9 @@ func (s *Session) EndTeam() {
 // the socket, before any turn can send a message, and removed at Close.
 func (s *Session) listen(ctx context.Context) {
 	s.openHolding()
-	s.openBridge()
 	dir := s.sessionsDir()
 	startedBy := sessionorigin.Detect(dir)
+	s.openBridge(startedBy == "")
 	l, err := sessionsock.Listen(ctx, sessionsock.Config{
 		Dir: dir, SessionID: s.id,
 		Handler: s.receive,

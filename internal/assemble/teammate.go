@@ -25,7 +25,7 @@ const stopWaitCLI = 15 * time.Second
 // until the lead asks it to shut down.
 func (s *Session) openTeammate(ctx context.Context) error {
 	role := s.Plan.Session.Teammate
-	store, err := team.NewStore(team.StoreConfig{Root: filepath.Join(s.Process.Paths.CohortHome, "teams")})
+	store, err := team.NewStore(team.HomeConfig(s.Process.Paths.CohortHome))
 	if err != nil {
 		return err
 	}
@@ -151,13 +151,14 @@ func (s *Session) logf(format string, args ...any) {
 // worker does before it runs the member, cohort.RemoteRunner): the team
 // file comes from the team's NATS server (team.Store.Join) and the lead's
 // message key from the signed spawn is pinned, so only the lead that
-// signed the spawn can answer for the lead there.
+// signed the spawn can answer for the lead there; then the member's key is
+// made here and claimed, and JoinTeam returns once the lead has signed it.
 func JoinTeam(ctx context.Context, p *Plan, tm *remote.Teammate) error {
 	home, err := Home(p)
 	if err != nil {
 		return err
 	}
-	store, err := team.NewStore(team.StoreConfig{Root: filepath.Join(home, "teams")})
+	store, err := team.NewStore(team.HomeConfig(home))
 	if err != nil {
 		return err
 	}
@@ -165,7 +166,12 @@ func JoinTeam(ctx context.Context, p *Plan, tm *remote.Teammate) error {
 	if _, err := store.Join(ctx, tm.Team, tm.NATS); err != nil {
 		return fmt.Errorf("the worker cannot join team %s: %w", tm.Team, err)
 	}
-	return store.PinKey(tm.Team, team.LeadName, tm.LeadKey)
+	if err := store.PinKey(tm.Team, team.LeadName, tm.LeadKey); err != nil {
+		return err
+	}
+	// The member's key is made here and signed by the lead, which checks
+	// the claim against the spawn's join secret.
+	return store.ClaimKey(ctx, tm.Team, tm.Member, tm.JoinSecret)
 }
 
 // DropJobProject removes what a remote job's session kept under $COHORT_HOME

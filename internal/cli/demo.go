@@ -226,7 +226,7 @@ func runDemoSession(ctx context.Context, inv *Invocation, o *options, ws *demoWo
 		return err
 	}
 	defer func() { warn(inv, s.Close()) }()
-	teams, err := team.NewStore(team.StoreConfig{Root: filepath.Join(ws.cohortHome, "teams")})
+	teams, err := team.NewStore(team.HomeConfig(ws.cohortHome))
 	if err != nil {
 		return err
 	}
@@ -318,7 +318,7 @@ func checkDemoOutcome(ws *demoWorkspace, teams *team.Store, n *narrator) error {
 // the user chose, so the script can form it again. A team of that name that
 // the demo did not make, or whose teammates still run, is left alone.
 func clearOldDemoTeam(ctx context.Context, cohortHome string, n *narrator) error {
-	store, err := team.NewStore(team.StoreConfig{Root: filepath.Join(cohortHome, "teams")})
+	store, err := team.NewStore(team.HomeConfig(cohortHome))
 	if err != nil {
 		return err
 	}

@@ -172,7 +172,7 @@ func TestDemo(t *testing.T) {
 // by their owners.
 func checkDemoTeam(t *testing.T, cohortHome string) {
 	t.Helper()
-	store, err := team.NewStore(team.StoreConfig{Root: filepath.Join(cohortHome, "teams")})
+	store, err := team.NewStore(team.HomeConfig(cohortHome))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -364,7 +364,7 @@ func TestDemoRefuses(t *testing.T) {
 	t.Parallel()
 	foreign := demoEnv(t)
 	foreignDir := filepath.Join(foreign["COHORT_HOME"], "teams", demoTeam)
-	store, err := team.NewStore(team.StoreConfig{Root: filepath.Join(foreign["COHORT_HOME"], "teams")})
+	store, err := team.NewStore(team.HomeConfig(foreign["COHORT_HOME"]))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,8 @@
 //     from a fresh read, after a short random pause that grows with the
 //     attempts (up to 50 ms), until the context ends or Timeout passes —
 //     never a fixed number of times, so a busy list slows down rather than
-//     failing.
+//     failing. Whichever step the deadline ends, the error says how many
+//     writes won meanwhile.
 //   - A missing or deleted key reads as revision 0 and empty data; the
 //     first write creates it (and loses, like an update, to a writer that
 //     created it meanwhile).
@@ -95,10 +96,16 @@ func Get(ctx context.Context, nc *nats.Conn, kv jetstream.KeyValue, key string) 
 func Update(ctx context.Context, nc *nats.Conn, kv jetstream.KeyValue, key string, fn func(Entry) (data []byte, changed bool, err error)) (rev uint64, conflicts int, err error) {
 	ctx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()
+	gaveUp := func(err error) error {
+		if conflicts > 0 && ctx.Err() != nil {
+			return fmt.Errorf("%s key %s: gave up after %d concurrent writes won: %w", kv.Bucket(), key, conflicts, ctx.Err())
+		}
+		return err
+	}
 	for {
 		cur, err := Get(ctx, nc, kv, key)
 		if err != nil {
-			return 0, conflicts, err
+			return 0, conflicts, gaveUp(err)
 		}
 		data, changed, err := fn(cur)
 		if err != nil || !changed {
@@ -113,7 +120,7 @@ func Update(ctx context.Context, nc *nats.Conn, kv jetstream.KeyValue, key strin
 			return rev, conflicts, nil
 		}
 		if !errors.Is(err, jetstream.ErrKeyExists) && !errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
-			return 0, conflicts, fmt.Errorf("%s key %s: %w", kv.Bucket(), key, err)
+			return 0, conflicts, gaveUp(fmt.Errorf("%s key %s: %w", kv.Bucket(), key, err))
 		}
 		conflicts++
 		pause := time.Duration(rand.Int64N(int64(min(conflicts, 50))*int64(time.Millisecond) + 1))
@@ -122,7 +129,7 @@ func Update(ctx context.Context, nc *nats.Conn, kv jetstream.KeyValue, key strin
 		case <-t.C:
 		case <-ctx.Done():
 			t.Stop()
-			return 0, conflicts, fmt.Errorf("%s key %s: gave up after %d concurrent writes won: %w", kv.Bucket(), key, conflicts, ctx.Err())
+			return 0, conflicts, gaveUp(ctx.Err())
 		}
 	}
 }

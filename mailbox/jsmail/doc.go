@@ -57,7 +57,13 @@
 //     shutdown requests — are accepted only from Config.Lead (so only with
 //     the lead's key); members' messages need their own key. The keys are
 //     the remote agents' (package remote's LoadOrCreateKey and trust-file
-//     line "name base64-public-key"), named by member.
+//     line "name base64-public-key"), named by member. A key found is
+//     kept; a message that does not verify with it is checked once more
+//     with the key the KeySource answers now, which replaces it: a member
+//     respawned on another machine signs with a new key (package team
+//     has the lead sign each member's key, with a generation, so that
+//     the answer cannot be a key someone else wrote or an older one), and
+//     its old key is refused from then on.
 //   - Nothing is dropped silently: a message whose body does not parse,
 //     or that is addressed to another agent, is dead-lettered; one that is
 //     unsigned, signed by an unknown or wrong key, or a protocol answer

@@ -43,7 +43,9 @@ type Keys struct {
 
 // KeySource finds the keys Keys was not given, when first needed: a
 // member's private key when this process signs as it, a member's public
-// key when a message signed by it arrives. Found keys are kept.
+// key when a message signed by it arrives. Found keys are kept; a public
+// key is asked for again when a message does not verify with the one
+// kept (its member may have a new one).
 type KeySource interface {
 	PrivateKey(member string) (ed25519.PrivateKey, error)
 	PublicKey(member string) (ed25519.PublicKey, error)
@@ -58,34 +60,75 @@ func NewKeysFrom(src KeySource) *Keys {
 	return &Keys{src: src, own: map[string]ed25519.PrivateKey{}, trust: map[string]ed25519.PublicKey{}}
 }
 
-// private is member's private key, if this process may sign as it.
-func (k *Keys) private(member string) (ed25519.PrivateKey, bool) {
+// private is member's private key, if this process may sign as it (the
+// error says why not).
+func (k *Keys) private(member string) (ed25519.PrivateKey, error) {
 	k.mu.RLock()
 	key, ok := k.own[member]
 	k.mu.RUnlock()
-	if ok || k.src == nil {
-		return key, ok
+	if ok {
+		return key, nil
+	}
+	if k.src == nil {
+		return nil, errors.New("no key source")
 	}
 	key, err := k.src.PrivateKey(member)
-	if err != nil || k.Own(member, key) != nil {
-		return nil, false
+	if err == nil {
+		err = k.Own(member, key)
 	}
-	return key, true
+	if err != nil {
+		return nil, err
+	}
+	return key, nil
 }
 
-// public is member's public key, if the team knows it.
-func (k *Keys) public(member string) (ed25519.PublicKey, bool) {
+// public is member's public key, if the team knows it (the error says
+// why not).
+func (k *Keys) public(member string) (ed25519.PublicKey, error) {
 	k.mu.RLock()
 	pub, ok := k.trust[member]
 	k.mu.RUnlock()
-	if ok || k.src == nil || mailbox.ValidateName(member) != nil {
-		return pub, ok
+	if ok {
+		return pub, nil
+	}
+	return k.lookup(member)
+}
+
+// lookup asks the source for member's key, past what is kept, and keeps
+// what it answers.
+func (k *Keys) lookup(member string) (ed25519.PublicKey, error) {
+	if k.src == nil {
+		return nil, errors.New("no key source")
+	}
+	if err := mailbox.ValidateName(member); err != nil {
+		return nil, err
 	}
 	pub, err := k.src.PublicKey(member)
-	if err != nil || k.Trust(member, pub) != nil {
-		return nil, false
+	if err != nil {
+		return nil, err
 	}
-	return pub, true
+	if err := k.Trust(member, pub); err != nil {
+		return nil, err
+	}
+	return pub, nil
+}
+
+// renewed is member's key as the source has it now, when a message did
+// not verify with held: a member respawned elsewhere has a new key. It
+// is nil (and err says why, if anything went wrong) when the source has
+// no other key, or when this process signs as member itself.
+func (k *Keys) renewed(member string, held ed25519.PublicKey) (ed25519.PublicKey, error) {
+	k.mu.RLock()
+	_, mine := k.own[member]
+	k.mu.RUnlock()
+	if mine || k.src == nil {
+		return nil, nil
+	}
+	pub, err := k.lookup(member)
+	if err != nil || pub.Equal(held) {
+		return nil, err
+	}
+	return pub, nil
 }
 
 // Own lets this process sign as member with key (and trusts its public
@@ -120,9 +163,9 @@ func (k *Keys) Trust(member string, pub ed25519.PublicKey) error {
 
 // sign adds from's signature over the message's subject and body.
 func (k *Keys) sign(msg *nats.Msg, from string) error {
-	key, ok := k.private(from)
-	if !ok {
-		return fmt.Errorf("this process holds no key for sender %q: it cannot sign as them", clip.String(from, 64))
+	key, err := k.private(from)
+	if err != nil {
+		return fmt.Errorf("this process holds no key for sender %q: it cannot sign as them: %v", clip.String(from, 64), err)
 	}
 	sig := ed25519.Sign(key, signed(msg.Subject, msg.Data))
 	msg.Header.Set(HeaderKey, from)
@@ -168,13 +211,24 @@ func (t *Transport) open(msg jetstream.Msg, agent string) (mailbox.Message, erro
 	if signer != m.From {
 		return m, fmt.Errorf("message %s says it is from %q but is signed by %q", m.ID, m.From, clip.String(signer, 64))
 	}
-	pub, ok := t.cfg.Keys.public(signer)
-	if !ok {
-		return m, fmt.Errorf("message %s is signed by %q, whose key this team does not know", m.ID, signer)
+	pub, err := t.cfg.Keys.public(signer)
+	if err != nil {
+		return m, fmt.Errorf("message %s is signed by %q, whose key this team does not know: %v", m.ID, signer, err)
 	}
 	sig, err := base64.StdEncoding.DecodeString(sig64)
-	if err != nil || !ed25519.Verify(pub, signed(msg.Subject(), msg.Data()), sig) {
-		return m, fmt.Errorf("message %s from %q: the signature does not verify (altered, or signed with another key)", m.ID, signer)
+	if err != nil {
+		return m, fmt.Errorf("message %s from %q: the signature does not verify (it is not base64)", m.ID, signer)
+	}
+	body := signed(msg.Subject(), msg.Data())
+	if !ed25519.Verify(pub, body, sig) {
+		now, err := t.cfg.Keys.renewed(signer, pub)
+		if now == nil || !ed25519.Verify(now, body, sig) {
+			why := ""
+			if err != nil {
+				why = "; the team's key of " + signer + " could not be read again: " + err.Error()
+			}
+			return m, fmt.Errorf("message %s from %q: the signature does not verify (altered, or signed with another key)%s", m.ID, signer, why)
+		}
 	}
 	if protocolAnswers[m.Type] && m.From != t.cfg.Lead {
 		return m, fmt.Errorf("message %s: %s from %q refused: only the lead (%s) may send it", m.ID, m.Type, m.From, t.cfg.Lead)
