@@ -2,6 +2,9 @@ package assemble
 
 import (
 	"context"
+	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/cohort-dev/cohort/agentdef"
@@ -18,14 +21,19 @@ const switchHookWait = 2 * time.Minute
 const cacheTTL = 5 * time.Minute
 
 // SetModel switches the session's own agent to model (an alias resolves)
-// from its next request on. PreModelSwitch hooks may refuse the switch
+// from its next request on; source is who asked (hook.SwitchSDK,
+// SwitchCommand, SwitchPicker). PreModelSwitch hooks may refuse the switch
 // (the error says why); PostModelSwitch hooks hear of it afterwards.
-func (s *Session) SetModel(model string) error {
+func (s *Session) SetModel(model, source string) error {
+	if !slices.Contains(hook.SwitchSources, source) {
+		return fmt.Errorf("cohort: SetModel: unknown source %q (use one of %s)", source, strings.Join(hook.SwitchSources, ", "))
+	}
 	lead := s.MainAgent()
 	scope := s.hookScope(lead)
 	ctx, cancel := context.WithTimeout(context.Background(), switchHookWait)
 	defer cancel()
 	sw := s.modelSwitch(model, agentdef.ResolveAlias(model, s.model.aliases))
+	sw.Source = source
 	pre := scope.PreModelSwitch(ctx, sw)
 	s.hookMessages(pre)
 	if pre.Block || pre.Stop {
