@@ -241,8 +241,8 @@ func (cl *Client) SetModel(model string) error         { return cl.SetModelFrom(
 func (cl *Client) SetModelFrom(model, source string) error {
 	return cl.call(call{Op: "model", Text: model, Source: source})
 }
-func (cl *Client) StopAgent(id string) error           { return cl.call(call{Op: "stop", ID: id}) }
-func (cl *Client) Background(id string) error          { return cl.call(call{Op: "background", ID: id}) }
+func (cl *Client) StopAgent(id string) error  { return cl.call(call{Op: "stop", ID: id}) }
+func (cl *Client) Background(id string) error { return cl.call(call{Op: "background", ID: id}) }
 func (cl *Client) Message(id, text string) error {
 	return cl.call(call{Op: "message", ID: id, Text: text})
 }
