@@ -190,6 +190,7 @@ const (
 	MemoryUser       = "User"
 	MemoryProject    = "Project"
 	LoadSessionStart = "session_start"
+	LoadCompact      = "compact"
 )
 
 // EffortLevel is the input's effort object: {"level": "high"}.

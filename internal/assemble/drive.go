@@ -47,7 +47,7 @@ func (s *Session) drive(ctx context.Context, text, opening string) (int, *engine
 	if opening != "" {
 		start := scope.SessionStart(ctx, opening, s.lead.Info().Model)
 		s.hookMessages(start)
-		s.instructionsLoaded(ctx, scope)
+		s.instructionsLoaded(ctx, scope, hook.LoadSessionStart)
 		started = hookContextBlock(start.Context)
 	}
 	prompt, expanded, err := s.expand(ctx, scope, text)

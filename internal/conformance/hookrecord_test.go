@@ -391,7 +391,15 @@ var hookDivergences = map[string]map[string]string{
 
 // valuesCompared are the events whose count and values must also be
 // Claude Code's: the sequence makes them fire the same way in both.
-var valuesCompared = []string{"InstructionsLoaded", "PreModelSwitch", "PostModelSwitch", "SessionStart", "SessionEnd"}
+var valuesCompared = []string{"InstructionsLoaded", "PreModelSwitch", "PostModelSwitch", "SessionStart", "SessionEnd",
+	"UserPromptExpansion"}
+
+// recordedOnly are the runs recorded from Claude Code but not run with
+// cohort here, with why.
+var recordedOnly = map[string]string{
+	"compact": "Cohort compacts only a conversation longer than the messages it keeps verbatim (6), and this run's is two messages; " +
+		"TestCompactionReopensTheConversation (package cohort) compares its SessionStart and InstructionsLoaded inputs with this record",
+}
 
 // TestHookInputsMatchClaudeCode runs the hook sequence with cohort and
 // compares what its hooks read with testdata/hook-inputs.json, Claude
@@ -405,6 +413,10 @@ func TestHookInputsMatchClaudeCode(t *testing.T) {
 		t.Fatalf("%s was recorded with %q, but Cohort speaks %q: re-record it with\n  %s", hookInputsFile, rec.ClaudeCode, want, recordHooksCommand)
 	}
 	for _, name := range hookRuns {
+		if why := recordedOnly[name]; why != "" {
+			t.Logf("run %s: not run with cohort: %s", name, why)
+			continue
+		}
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			hr := newHookRun(t, name)
