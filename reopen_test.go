@@ -144,3 +144,76 @@ func readFile(t *testing.T, path string) string {
 	}
 	return string(data)
 }
+
+// TestCustomCommandExpands: a prompt naming the project's custom command
+// reaches the model as the command's text, after UserPromptExpansion
+// hooks heard of it with Claude Code 2.1.332's fields (their
+// additionalContext joins the prompt; UserPromptSubmit sees the prompt as
+// typed); a hook that blocks refuses the prompt before any model call.
+func TestCustomCommandExpands(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	logs := filepath.Join(e.dir, "logs")
+	for _, d := range []string{logs, filepath.Join(e.dir, ".claude", "commands")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, body := range map[string]string{"greet": "---\ndescription: Greet\n---\nSay hello to $ARGUMENTS.", "deploy": "Deploy now."} {
+		if err := os.WriteFile(filepath.Join(e.dir, ".claude", "commands", name+".md"), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	settings := `{"hooks": {"UserPromptExpansion": [
+	{"hooks": [{"type": "command", "command": "cat >> ` + logs + `/expand; echo >> ` + logs + `/expand; echo 'Greet them warmly.'"}]},
+	{"matcher": "deploy", "hooks": [{"type": "command", "command": "echo 'no deploys on Friday' >&2; exit 2"}]}],
+	"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "cat >> ` + logs + `/submit"}]}]}}`
+	if err := os.WriteFile(filepath.Join(e.dir, ".claude", "settings.json"), []byte(settings), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var got []string
+	e.rt.on("hello", func(r *fakeapi.Request) fakeapi.Reply {
+		mu.Lock()
+		got = append(got, r.LastUserText())
+		mu.Unlock()
+		return fakeapi.TextReply("hello!")
+	})
+	s := e.open(e.config())
+	collect(t, s, "/greet the whole team")
+	mu.Lock()
+	if len(got) != 1 || !strings.Contains(got[0], "Say hello to the whole team.") || !strings.Contains(got[0], "Greet them warmly.") ||
+		strings.Contains(got[0], "/greet") {
+		t.Errorf("the model read %q, want the command's text with the hook's context", got)
+	}
+	mu.Unlock()
+	var in map[string]any
+	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(logs, "expand"))), &in); err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range map[string]string{"hook_event_name": "UserPromptExpansion", "expansion_type": "slash_command",
+		"command_name": "greet", "command_args": "the whole team", "command_source": "projectSettings", "prompt": "/greet the whole team"} {
+		if in[k] != want {
+			t.Errorf("UserPromptExpansion %s = %v, want %q", k, in[k], want)
+		}
+	}
+	if sub := readFile(t, filepath.Join(logs, "submit")); !strings.Contains(sub, `"prompt":"/greet the whole team"`) {
+		t.Errorf("UserPromptSubmit did not see the prompt as typed: %s", sub)
+	}
+	var said strings.Builder
+	for ev, err := range s.Run(t.Context(), "/deploy") {
+		if err != nil {
+			said.WriteString(err.Error())
+		}
+		line, _ := json.Marshal(ev)
+		said.Write(line)
+	}
+	if !strings.Contains(said.String(), "no deploys on Friday") {
+		t.Errorf("a blocked /deploy did not say why: %s", said.String())
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 1 {
+		t.Errorf("a blocked command reached the model: %q", got)
+	}
+}
