@@ -21,7 +21,17 @@ const ExpandSlashCommand = "slash_command"
 // name. Block refuses the prompt (Reason is for the user); Context is
 // added for the model, as UserPromptSubmit's.
 func (s *Scope) UserPromptExpansion(ctx context.Context, e Expansion) Outcome {
+	if s == nil {
+		return Outcome{}
+	}
+	// The prompt starts here (its UserPromptSubmit keeps the id).
+	s.r.NewPrompt()
+	s.r.expanded.Store(true)
 	args := e.Args
-	return s.Fire(ctx, Input{HookEventName: UserPromptExpansion, ExpansionType: ExpandSlashCommand,
+	out := s.Fire(ctx, Input{HookEventName: UserPromptExpansion, ExpansionType: ExpandSlashCommand,
 		CommandName: e.Name, CommandArgs: &args, CommandSource: e.Source, Prompt: e.Prompt})
+	if out.Block || out.Stop {
+		s.r.expanded.Store(false)
+	}
+	return out
 }
