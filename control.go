@@ -94,7 +94,11 @@ func (s *Session) SetPermissionMode(mode string) error {
 // provider/model) from its next request on; the request under way keeps
 // its model. Subagents that inherit the lead's model get the new one. A
 // PreModelSwitch hook may refuse the switch.
-func (s *Session) SetModel(model string) error {
+func (s *Session) SetModel(model string) error { return s.SetModelFrom(model, "sdk") }
+
+// SetModelFrom is SetModel saying who asked, as the model switch hooks'
+// source: "command" (a front end's /model name), "picker" or "sdk".
+func (s *Session) SetModelFrom(model, source string) error {
 	if s.ctl.isClosed() {
 		return ErrClosed
 	}
@@ -102,7 +106,7 @@ func (s *Session) SetModel(model string) error {
 	if model == "" || strings.HasPrefix(model, "scripted:") {
 		return errors.New("cohort: SetModel: give a model id or alias (a scripted model is chosen in Config.Model)")
 	}
-	return controlErr("SetModel", s.parts.SetModel(model))
+	return controlErr("SetModel", s.parts.SetModel(model, source))
 }
 
 // StopAgent stops one agent by id or name: a subagent or background

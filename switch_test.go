@@ -13,7 +13,8 @@ import (
 // TestModelSwitchHooks: a PreModelSwitch hook that refuses keeps the
 // lead on its model (SetModel says why, PostModelSwitch does not fire);
 // once it lets the switch go, the next request names the new model and
-// PostModelSwitch hears of it, with the context the first answer left.
+// PostModelSwitch hears of it, with the context the first answer left;
+// its source is sdk for SetModel, command and picker for a front end's.
 func TestModelSwitchHooks(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -58,14 +59,38 @@ func TestModelSwitchHooks(t *testing.T) {
 	if !strings.Contains(first, "sonnet") || !strings.Contains(second, "haiku") {
 		t.Fatalf("models %q then %q, want sonnet then haiku", first, second)
 	}
+	// A front end's /model name and its picker say so; an unknown source
+	// is refused before any hook runs.
+	if err := s.SetModelFrom("sonnet", "command"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetModelFrom("opus", "picker"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetModelFrom("haiku", "menu"); err == nil || !strings.Contains(err.Error(), `unknown source "menu"`) {
+		t.Errorf("SetModelFrom with source menu = %v, want it refused", err)
+	}
 	data, err := os.ReadFile(filepath.Join(logs, "post"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	var sources []string
+	dec := json.NewDecoder(strings.NewReader(string(data)))
 	var post map[string]any
-	if err := json.Unmarshal(data, &post); err != nil {
-		t.Fatalf("PostModelSwitch input: %v\n%s", err, data)
+	for i := 0; dec.More(); i++ {
+		var in map[string]any
+		if err := dec.Decode(&in); err != nil {
+			t.Fatalf("PostModelSwitch input: %v\n%s", err, data)
+		}
+		if i == 0 {
+			post = in
+		}
+		sources = append(sources, in["source"].(string))
 	}
+	if strings.Join(sources, " ") != "sdk command picker" {
+		t.Errorf("PostModelSwitch sources %q, want sdk command picker", sources)
+	}
+	data, _ = json.Marshal(post)
 	if post["requested_model"] != "haiku" || !strings.Contains(post["to_model"].(string), "haiku") ||
 		!strings.Contains(post["from_model"].(string), "sonnet") || post["source"] != "sdk" || post["pricing"] != "catalog" ||
 		post["prompt_cache_warm"] != true || post["context_tokens"].(float64) <= 0 || post["estimated_cache_write_usd"].(float64) <= 0 {

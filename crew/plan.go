@@ -202,6 +202,12 @@ func (rt *Crew) buildPlan(ctx context.Context, a *Agent, in planInput) (*setup, 
 		p.cfg.Hooks = rt.cfg.Hooks(a)
 	}
 	p.cfg.Gate = rt.gateFor(a, p.cfg.Hooks)
+	p.cfg.Reopen = func(ctx context.Context, trigger string) (before, after []llm.Block) {
+		if rt.cfg.Reopened != nil {
+			after = rt.cfg.Reopened(ctx, a, trigger)
+		}
+		return a.Opening(), after
+	}
 	if in.inbox != nil {
 		p.cfg.Inbox = in.inbox
 	}

@@ -125,6 +125,11 @@ type Config struct {
 	// its worker (the session counts it in its totals).
 	RemoteSpent func(model string, u llm.Usage, costUSD float64)
 	Compaction  engine.Compaction
+	// Reopened, when set, is called after an agent's conversation was
+	// compacted: what it returns follows the summary (the session fires
+	// the lead's SessionStart hooks with source "compact" there). The
+	// agent's opening goes ahead of the summary regardless.
+	Reopened func(ctx context.Context, a *Agent, trigger string) []llm.Block
 	// ReadOnly classifies tools for plan-mode pools.
 	ReadOnly func(name string) bool
 	// CheckCwd, when set, vets an Agent call's cwd (the agent_cwd flag)

@@ -116,7 +116,7 @@ func (a *Conversation) takeCompactRequest() bool {
 
 func (a *Conversation) compact(ctx context.Context, trigger string) error {
 	a.mu.Lock()
-	before := a.lastSeen
+	tokens := a.lastSeen
 	history := slices.Clone(a.history)
 	a.mu.Unlock()
 	cut := compactionCut(history, a.cfg.Compaction.KeepRecent)
@@ -127,7 +127,17 @@ func (a *Conversation) compact(ctx context.Context, trigger string) error {
 	if err != nil {
 		return err
 	}
-	head := llm.Message{Role: llm.RoleUser, Content: []llm.Block{llm.Text(summaryPreamble + summary + "\n</summary>")}}
+	// PostCompact, then what reopens the conversation (Claude Code's
+	// order: SessionStart "compact" after PostCompact).
+	if h, ok := a.cfg.Hooks.(PostCompactHooks); ok {
+		h.PostCompact(ctx, trigger, summary)
+	}
+	var before, after []llm.Block
+	if a.cfg.Reopen != nil {
+		before, after = a.cfg.Reopen(ctx, trigger)
+	}
+	content := append(slices.Clone(before), llm.Text(summaryPreamble+summary+"\n</summary>"))
+	head := llm.Message{Role: llm.RoleUser, Content: append(content, after...)}
 	kept := history[cut:]
 	next := append([]llm.Message{head}, kept...)
 
@@ -138,11 +148,8 @@ func (a *Conversation) compact(ctx context.Context, trigger string) error {
 	a.lastSeen, a.lastUsage = 0, llm.Usage{}
 	a.mu.Unlock()
 
-	a.emit(Event{Kind: EventCompact, Compact: &CompactInfo{Trigger: trigger, TokensBefore: before, Summary: summary, Kept: len(kept)}})
-	if h, ok := a.cfg.Hooks.(PostCompactHooks); ok {
-		defer h.PostCompact(ctx, trigger, summary)
-	}
-	return a.recordRewrite(fmt.Sprintf("compacted %d messages (%d tokens) into a summary; kept %d", cut, before, len(kept)),
+	a.emit(Event{Kind: EventCompact, Compact: &CompactInfo{Trigger: trigger, TokensBefore: tokens, Summary: summary, Kept: len(kept)}})
+	return a.recordRewrite(fmt.Sprintf("compacted %d messages (%d tokens) into a summary; kept %d", cut, tokens, len(kept)),
 		append([]llm.Message{head}, kept...), transcript.OriginCompactSummary)
 }
 

@@ -56,6 +56,11 @@ type Config struct {
 	// Background marks requests of background agents (no 529 retries).
 	Background bool
 	Compaction Compaction
+	// Reopen, when set, is what a compacted conversation opens with:
+	// before goes ahead of the summary (the agent's opening — its memory —
+	// which the summary replaced), after behind it (what SessionStart
+	// hooks with source "compact" add). It runs after PostCompact.
+	Reopen func(ctx context.Context, trigger string) (before, after []llm.Block)
 
 	// History seeds the conversation (resume, fork).
 	History []llm.Message

@@ -138,15 +138,10 @@
 //
 // # Events not fired
 //
-// Claude Code's Agent SDK 0.3.337 lists 35 events; Cohort fires 25. The
-// other 10 load with a warning and never run, because Cohort has no
+// Claude Code's Agent SDK 0.3.337 lists 35 events; Cohort fires 26. The
+// other 9 load with a warning and never run, because Cohort has no
 // moment they describe. For each, why:
 //
-//   - UserPromptExpansion: Cohort expands no MCP prompt; the terminal
-//     UI's own commands (.claude/commands) expand inside the front end,
-//     which reaches the session only through the public API, where the
-//     expanded text arrives as an ordinary prompt, and print mode sends
-//     a "/name" prompt to the model as it is.
 //   - PermissionDenied: Claude Code fires it when its auto mode's
 //     classifier refuses a call; Cohort has no classifier (auto reads as
 //     default), and a refusal by the permission rules or by nobody being
@@ -173,15 +168,29 @@
 //     the cwd, Project), after SessionStart and before the first
 //     UserPromptSubmit, with load_reason session_start, as Claude Code
 //     2.1.332 fired it in the recorded run. Cohort reads no other kind
-//     (no CLAUDE.local.md, no nested or glob-matched rules), so the other
-//     load reasons never occur. The matcher is the load reason.
+//     (no CLAUDE.local.md, no nested or glob-matched rules), so of the
+//     other load reasons only compact occurs (after a compaction). The matcher is the load reason.
+//   - UserPromptExpansion fires when a prompt names one of the project's
+//     custom commands (package slashcmd), whichever front end sent it,
+//     before UserPromptSubmit (which sees the prompt as typed), with
+//     expansion_type slash_command, command_name, command_args,
+//     command_source projectSettings and prompt "/name args", as Claude
+//     Code 2.1.332 sent them in -p (recorded run "expand"). Block refuses
+//     the prompt; additionalContext (or plain stdout) joins it. Claude
+//     Code's other kind, mcp_prompt, has no trigger: Cohort expands no
+//     MCP prompt. Text typed into a running turn is expanded by the
+//     terminal UI without the hook (it is read by the lead as it is).
+//   - SessionStart with source compact fires for the lead after PostCompact,
+//     when its conversation was compacted; the compacted conversation
+//     opens with the lead's memory again (the summary replaced the first
+//     message that held it), then the summary, then what the hooks add;
+//     InstructionsLoaded fires again with load reason compact. Claude
+//     Code's recorded run "compact" does the same.
 //   - PreModelSwitch and PostModelSwitch fire around a switch of the
 //     lead's model through the API (Session.SetModel: an SDK host's
-//     set_model, the terminal UI's /model), with source "sdk" for all, as
-//     the API does not say which front end asked (Claude Code 2.1.332
-//     says "sdk" for set_model, as recorded, and "command" or "picker"
-//     for its own /model; Cohort's terminal UI reaches the session only
-//     through that API). context_tokens is the
+//     set_model, source "sdk", as recorded; Session.SetModelFrom: the
+//     terminal UI's /model name, "command", and its /model picker,
+//     "picker" — Claude Code's enum). context_tokens is the
 //     last response's input, cache and output tokens; prompt_cache_warm
 //     says a response came less than cache_ttl (5m, the API's default
 //     lifetime, which Cohort's requests use) ago or a turn is under way;

@@ -41,6 +41,9 @@ const (
 	InstructionsLoaded Event = "InstructionsLoaded"
 	PreModelSwitch     Event = "PreModelSwitch"
 	PostModelSwitch    Event = "PostModelSwitch"
+	// UserPromptExpansion fires when a prompt names a custom slash command,
+	// before the command's text replaces it.
+	UserPromptExpansion Event = "UserPromptExpansion"
 )
 
 // Events lists every event Cohort fires, in a stable order.
@@ -50,7 +53,7 @@ var Events = []Event{
 	WorktreeCreate, WorktreeRemove, SessionStart, SessionEnd, Notification,
 	PreCompact, PermissionRequest, PostToolBatch, StopFailure, TaskCreated,
 	PostCompact, Interrupt, CwdChanged, InstructionsLoaded, PreModelSwitch,
-	PostModelSwitch,
+	PostModelSwitch, UserPromptExpansion,
 }
 
 // notFired are the Claude Code events (Agent SDK 0.3.337's HOOK_EVENTS)
@@ -58,7 +61,7 @@ var Events = []Event{
 // shared with Claude Code may configure them: they load, and a warning
 // says they never run, since a hook that never runs should not go
 // unnoticed.
-var notFired = []string{"UserPromptExpansion", "PermissionDenied", "Setup", "Elicitation",
+var notFired = []string{"PermissionDenied", "Setup", "Elicitation",
 	"ElicitationResult", "ConfigChange", "FileChanged", "DirectoryAdded", "MessageDisplay",
 	"PreSkillShellCommand"}
 
@@ -99,6 +102,8 @@ func (e Event) matchedName(in *Input) (string, bool) {
 		return in.Error, true
 	case InstructionsLoaded:
 		return in.LoadReason, true
+	case UserPromptExpansion:
+		return in.CommandName, true
 	}
 	return "", false
 }
@@ -108,7 +113,7 @@ func (e Event) matchedName(in *Input) (string, bool) {
 func (e Event) blockable() bool {
 	switch e {
 	case PreToolUse, UserPromptSubmit, Stop, SubagentStop, TeammateIdle, TaskCompleted, WorktreeCreate,
-		PreCompact, PermissionRequest, TaskCreated, PreModelSwitch:
+		PreCompact, PermissionRequest, TaskCreated, PreModelSwitch, UserPromptExpansion:
 		return true
 	}
 	return false

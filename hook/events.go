@@ -16,7 +16,9 @@ func (s *Scope) UserPromptSubmit(ctx context.Context, prompt string) Outcome {
 	if s == nil {
 		return Outcome{}
 	}
-	s.r.NewPrompt()
+	if !s.r.expanded.Swap(false) {
+		s.r.NewPrompt()
+	}
 	return s.Fire(ctx, Input{HookEventName: UserPromptSubmit, Prompt: prompt})
 }
 

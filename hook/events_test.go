@@ -162,6 +162,7 @@ printf '%s\n%s\n%s\n' "$COHORT_PROJECT_DIR" "$CLAUDE_PROJECT_DIR" "$(pwd)" > "`+
 		ContextTokens: 21867, CacheWarm: true, CacheTTL: "5m", EstimatedUSD: 0.027, Pricing: "catalog"}
 	s.PreModelSwitch(ctx, sw)
 	s.PostModelSwitch(ctx, sw)
+	s.UserPromptExpansion(ctx, Expansion{Name: "greet", Args: "the team", Source: "projectSettings", Prompt: "/greet the team"})
 	s.SessionEnd(ctx, EndOther)
 
 	common := func(ev Event, extra map[string]any) map[string]any {
@@ -206,6 +207,8 @@ printf '%s\n%s\n%s\n' "$COHORT_PROJECT_DIR" "$CLAUDE_PROJECT_DIR" "$(pwd)" > "`+
 		PreCompact: common(PreCompact, map[string]any{"trigger": "auto", "custom_instructions": ""}),
 		InstructionsLoaded: common(InstructionsLoaded, map[string]any{"file_path": "/p/CLAUDE.md", "memory_type": "Project",
 			"load_reason": "session_start"}),
+		UserPromptExpansion: common(UserPromptExpansion, map[string]any{"expansion_type": "slash_command", "command_name": "greet",
+			"command_args": "the team", "command_source": "projectSettings", "prompt": "/greet the team"}),
 		PreModelSwitch:  common(PreModelSwitch, switched),
 		PostModelSwitch: common(PostModelSwitch, switched),
 		PermissionRequest: common(PermissionRequest, map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "make"},

@@ -122,7 +122,16 @@ type Input struct {
 	MemoryType string `json:"memory_type,omitempty"`
 	LoadReason string `json:"load_reason,omitempty"`
 
-	// PreModelSwitch, PostModelSwitch (Source says who switched: sdk).
+	// UserPromptExpansion: how the prompt expands (slash_command), the
+	// command's name, its arguments and where it was read from; Prompt is
+	// the prompt as typed ("/name args").
+	ExpansionType string  `json:"expansion_type,omitempty"`
+	CommandName   string  `json:"command_name,omitempty"`
+	CommandArgs   *string `json:"command_args,omitempty"`
+	CommandSource string  `json:"command_source,omitempty"`
+
+	// PreModelSwitch, PostModelSwitch (Source says who switched: sdk,
+	// command, picker).
 	FromModel string `json:"from_model,omitempty"`
 	ToModel   string `json:"to_model,omitempty"`
 	// RequestedModel is what was asked for, a JSON string or null (the
@@ -158,9 +167,17 @@ type ModelSwitch struct {
 	Pricing      string
 }
 
-// SwitchSDK is the ModelSwitch source of a switch asked for through the
-// API (an SDK host's set_model, the terminal UI's /model).
-const SwitchSDK = "sdk"
+// The ModelSwitch sources: a switch asked for through the API (an SDK
+// host's set_model), by a front end's /model command with a name, or in
+// its model picker.
+const (
+	SwitchSDK     = "sdk"
+	SwitchCommand = "command"
+	SwitchPicker  = "picker"
+)
+
+// SwitchSources are the sources a caller may give.
+var SwitchSources = []string{SwitchSDK, SwitchCommand, SwitchPicker}
 
 // MemoryFile is a memory file for InstructionsLoaded: its path, whose it
 // is (MemoryUser, MemoryProject) and why it was read (LoadSessionStart).
@@ -173,6 +190,7 @@ const (
 	MemoryUser       = "User"
 	MemoryProject    = "Project"
 	LoadSessionStart = "session_start"
+	LoadCompact      = "compact"
 )
 
 // EffortLevel is the input's effort object: {"level": "high"}.

@@ -148,7 +148,7 @@ func interpret(ev Event, r ran) verdict {
 		// A log line before the answer: the answer may be a deny.
 		return unreadable(ev, r.cmd, "printed other text around its JSON answer (the answer must be all of stdout)")
 	case text[0] != '{':
-		if ev == UserPromptSubmit || ev == SessionStart {
+		if ev == UserPromptSubmit || ev == SessionStart || ev == UserPromptExpansion {
 			return verdict{context: text} // plain output is context, as in Claude Code
 		}
 		return verdict{} // plain output of other events is only logged
@@ -238,7 +238,8 @@ func answer(ev Event, c *Command, out output) verdict {
 		}
 		if spec != nil && spec.AdditionalContext != "" {
 			switch ev {
-			case PostToolUse, PostToolUseFailure, PostToolBatch, UserPromptSubmit, SubagentStart, SessionStart:
+			case PostToolUse, PostToolUseFailure, PostToolBatch, UserPromptSubmit, SubagentStart, SessionStart,
+				UserPromptExpansion:
 				v.context = strings.TrimSpace(strings.Join([]string{v.context, spec.AdditionalContext}, "\n"))
 			}
 		}

@@ -99,6 +99,9 @@ type Runner struct {
 	env []string
 	// prompt is the id of the latest user prompt (nil before the first).
 	prompt atomic.Pointer[string]
+	// expanded says UserPromptExpansion started the current prompt, so
+	// the UserPromptSubmit that follows keeps its id.
+	expanded atomic.Bool
 }
 
 // NewRunner returns a Runner for cfg.

@@ -237,9 +237,12 @@ func (cl *Client) Interrupt() error {
 }
 
 func (cl *Client) SetPermissionMode(mode string) error { return cl.call(call{Op: "mode", Text: mode}) }
-func (cl *Client) SetModel(model string) error         { return cl.call(call{Op: "model", Text: model}) }
-func (cl *Client) StopAgent(id string) error           { return cl.call(call{Op: "stop", ID: id}) }
-func (cl *Client) Background(id string) error          { return cl.call(call{Op: "background", ID: id}) }
+func (cl *Client) SetModel(model string) error         { return cl.SetModelFrom(model, "sdk") }
+func (cl *Client) SetModelFrom(model, source string) error {
+	return cl.call(call{Op: "model", Text: model, Source: source})
+}
+func (cl *Client) StopAgent(id string) error  { return cl.call(call{Op: "stop", ID: id}) }
+func (cl *Client) Background(id string) error { return cl.call(call{Op: "background", ID: id}) }
 func (cl *Client) Message(id, text string) error {
 	return cl.call(call{Op: "message", ID: id, Text: text})
 }

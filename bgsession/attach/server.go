@@ -2,6 +2,7 @@ package attach
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -297,7 +298,7 @@ func (sc *serverConn) do(ctx context.Context, cl call) error {
 	case "mode":
 		return s.SetPermissionMode(cl.Text)
 	case "model":
-		return s.SetModel(cl.Text)
+		return s.SetModelFrom(cl.Text, cmp.Or(cl.Source, "sdk"))
 	case "stop":
 		return s.StopAgent(cl.ID)
 	case "background":

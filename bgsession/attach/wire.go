@@ -13,6 +13,9 @@ type call struct {
 	Text     string           `json:"text,omitempty"`
 	ID       string           `json:"id,omitempty"`
 	Decision *cohort.Decision `json:"decision,omitempty"`
+	// Source is who asked for a model switch (op "model"; "sdk" when
+	// empty).
+	Source string `json:"source,omitempty"`
 }
 
 // wireEvent is a cohort.Event in its Go field names (a defined type

@@ -43,22 +43,34 @@ func (s *Session) drive(ctx context.Context, text, opening string) (int, *engine
 	scope := s.hookScope(s.lead)
 	var content []llm.Block
 	var opened int // how many of content's blocks open the conversation
+	var started *llm.Block
 	if opening != "" {
-		opened = len(s.lead.Opening())
-		content = userBlocks(s.lead.Opening(), text)
 		start := scope.SessionStart(ctx, opening, s.lead.Info().Model)
 		s.hookMessages(start)
-		s.instructionsLoaded(ctx, scope)
-		if extra := hookContextBlock(start.Context); extra != nil {
-			content = append(content, *extra)
+		s.instructionsLoaded(ctx, scope, hook.LoadSessionStart)
+		started = hookContextBlock(start.Context)
+	}
+	prompt, expanded, err := s.expand(ctx, scope, text)
+	if err != nil {
+		return 0, nil, err
+	}
+	switch {
+	case opening != "":
+		opened = len(s.lead.Opening())
+		content = userBlocks(s.lead.Opening(), prompt)
+		if started != nil {
+			content = append(content, *started)
 		}
-	} else if lead != nil && lead.Mark().Messages() == 0 {
+	case lead != nil && lead.Mark().Messages() == 0:
 		// A rewind to before the first prompt: the conversation opens
 		// again as it did, with the agent's opening blocks (its memory).
 		opened = len(s.lead.Opening())
-		content = userBlocks(s.lead.Opening(), text)
-	} else {
-		content = userBlocks(nil, text)
+		content = userBlocks(s.lead.Opening(), prompt)
+	default:
+		content = userBlocks(nil, prompt)
+	}
+	if b := hookContextBlock(expanded); b != nil {
+		content = append(content, *b)
 	}
 	if out := scope.UserPromptSubmit(ctx, text); out.Block || out.Stop {
 		return 0, nil, fmt.Errorf("the prompt was blocked by a UserPromptSubmit hook: %s", firstNonEmpty(out.Reason, out.StopReason))

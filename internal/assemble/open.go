@@ -371,6 +371,7 @@ func (s *Session) openCrew(ctx context.Context) error {
 		NotifyPrompts: s.Permissions.Ask != nil,
 		Transcripts:   s.transcriptFor,
 		Hooks:         s.engineHooks,
+		Reopened:      s.reopened,
 		Sink:          s.engineEvent,
 		Worktrees:     s.worktrees(),
 		Remote:        s.remoteQueue(),

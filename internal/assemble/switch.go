@@ -2,9 +2,13 @@ package assemble
 
 import (
 	"context"
+	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/cohort-dev/cohort/agentdef"
+	"github.com/cohort-dev/cohort/crew"
 	"github.com/cohort-dev/cohort/hook"
 	"github.com/cohort-dev/cohort/llm"
 )
@@ -18,14 +22,19 @@ const switchHookWait = 2 * time.Minute
 const cacheTTL = 5 * time.Minute
 
 // SetModel switches the session's own agent to model (an alias resolves)
-// from its next request on. PreModelSwitch hooks may refuse the switch
+// from its next request on; source is who asked (hook.SwitchSDK,
+// SwitchCommand, SwitchPicker). PreModelSwitch hooks may refuse the switch
 // (the error says why); PostModelSwitch hooks hear of it afterwards.
-func (s *Session) SetModel(model string) error {
+func (s *Session) SetModel(model, source string) error {
+	if !slices.Contains(hook.SwitchSources, source) {
+		return fmt.Errorf("cohort: SetModel: unknown source %q (use one of %s)", source, strings.Join(hook.SwitchSources, ", "))
+	}
 	lead := s.MainAgent()
 	scope := s.hookScope(lead)
 	ctx, cancel := context.WithTimeout(context.Background(), switchHookWait)
 	defer cancel()
 	sw := s.modelSwitch(model, agentdef.ResolveAlias(model, s.model.aliases))
+	sw.Source = source
 	pre := scope.PreModelSwitch(ctx, sw)
 	s.hookMessages(pre)
 	if pre.Block || pre.Stop {
@@ -69,14 +78,35 @@ func switchPrice(table llm.PriceTable, to string) (llm.Price, string) {
 	return p, "configured"
 }
 
+// reopened fires, after the lead's conversation was compacted (its memory
+// opens it again, ahead of the summary), the SessionStart hooks with
+// source "compact" and InstructionsLoaded for each memory file with load
+// reason "compact", as Claude Code 2.1.332 does; what SessionStart adds
+// comes back for the model, behind the summary. Other agents fire none.
+func (s *Session) reopened(ctx context.Context, a *crew.Agent, _ string) []llm.Block {
+	if a.Info().Depth != 0 {
+		return nil
+	}
+	scope := s.hookScope(a)
+	start := scope.SessionStart(ctx, hook.SourceCompact, a.Info().Model)
+	s.hookMessages(start)
+	if len(a.Opening()) > 0 {
+		s.instructionsLoaded(ctx, scope, hook.LoadCompact)
+	}
+	if b := hookContextBlock(start.Context); b != nil {
+		return []llm.Block{*b}
+	}
+	return nil
+}
+
 // instructionsLoaded fires the lead's InstructionsLoaded hooks for each
-// memory file read into the conversation's opening.
-func (s *Session) instructionsLoaded(ctx context.Context, scope *hook.Scope) {
+// memory file read into the conversation's opening, with why it was read.
+func (s *Session) instructionsLoaded(ctx context.Context, scope *hook.Scope, reason string) {
 	for _, f := range s.memoryFiles {
 		typ := hook.MemoryProject
 		if f.Scope == "user" {
 			typ = hook.MemoryUser
 		}
-		s.hookMessages(scope.InstructionsLoaded(ctx, hook.MemoryFile{Path: f.Path, Type: typ, Reason: hook.LoadSessionStart}))
+		s.hookMessages(scope.InstructionsLoaded(ctx, hook.MemoryFile{Path: f.Path, Type: typ, Reason: reason}))
 	}
 }

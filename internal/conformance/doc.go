@@ -46,9 +46,12 @@
 //     rebuilt from its description (TestIfGuardBlocksOnlyItsFiles).
 //   - testdata/hook-inputs.json is Claude Code 2.1.332's record of every
 //     hook event's input over three runs (TestRecordHookInputs says how
-//     to re-record it): tools, a failed request, and a model switch sent
-//     as an SDK host sends set_model, after the first answer; each run
-//     has a user and a project CLAUDE.md. Every key Claude Code sent must
+//     to re-record it): tools, a failed request, a model switch sent
+//     as an SDK host sends set_model, after the first answer, a custom
+//     command named in -p (expand) and a "/compact" between two prompts
+//     (compact, recorded only: TestCompactionReopensTheConversation in
+//     package cohort checks Cohort against it); each run has a user and a
+//     project CLAUDE.md. Every key Claude Code sent must
 //     be there; for InstructionsLoaded, the model switch events and the
 //     session's start and end the count and the short values (memory
 //     type, load reason, models, pricing) must be Claude Code's too.

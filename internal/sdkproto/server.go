@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"time"
 
@@ -364,6 +365,10 @@ func (srv *server) drive(ctx context.Context) {
 				SessionID: s.ID(), UUID: id, IsReplay: true})
 		}
 		srv.turns.started(p.line.UUID)
+		if strings.TrimSpace(p.text) == "/compact" {
+			srv.compact(ctx, s)
+			continue
+		}
 		for ev, err := range s.Run(ctx, p.text) {
 			if err != nil {
 				srv.problem(0, "the turn could not run: "+err.Error())
@@ -372,6 +377,19 @@ func (srv *server) drive(ctx context.Context) {
 			srv.writeEvent(ev)
 		}
 	}
+}
+
+// compact is the prompt "/compact", which compacts the conversation as
+// Claude Code's SDK mode does (a local command: no model turn, a result
+// line naming it).
+func (srv *server) compact(ctx context.Context, s *cohort.Session) {
+	err := s.Compact(ctx)
+	res := map[string]any{"type": "result", "subtype": "success", "is_error": err != nil, "result": "",
+		"local_command": "compact", "num_turns": 0, "session_id": s.ID(), "uuid": newID()}
+	if err != nil {
+		res["subtype"], res["result"] = "error_during_execution", "compact: "+err.Error()
+	}
+	srv.w.write(res)
 }
 
 // writeEvent writes one of the session's events and notes what it says

@@ -2,12 +2,10 @@ package tui
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
-	"maps"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -16,6 +14,7 @@ import (
 
 	"github.com/cohort-dev/cohort"
 	"github.com/cohort-dev/cohort/internal/clip"
+	"github.com/cohort-dev/cohort/slashcmd"
 )
 
 // builtins are the slash commands, with what each does for /help.
@@ -49,7 +48,7 @@ func (m *Model) command(line string) tea.Cmd {
 			fmt.Fprintf(&b, "\n  /%-12s %s", c.name, c.help)
 		}
 		for _, c := range userCommands(m.opts.Dir) {
-			fmt.Fprintf(&b, "\n  /%-12s %s", c.name, c.desc)
+			fmt.Fprintf(&b, "\n  /%-12s %s", c.Name, commandHelp(c))
 		}
 		b.WriteString("\nKeys: esc interrupt · shift+tab mode · ctrl+t tree · ctrl+b background (running subagents) · ctrl+o expand · ! shell · @ path (tab)")
 		m.chat.note(entryNote, b.String())
@@ -65,15 +64,10 @@ func (m *Model) command(line string) tea.Cmd {
 		m.chat.note(entryNote, m.listing(name))
 	case "model":
 		if args == "" {
-			m.chat.note(entryNote, "model: "+m.model)
+			m.pickModel()
 			break
 		}
-		if err := m.sess.SetModel(args); err != nil {
-			m.chat.note(entryError, err.Error())
-			break
-		}
-		m.model = args
-		m.chat.note(entryNote, "model set to "+args+" from the next request")
+		m.switchModel(args, "command")
 	case "clear":
 		if err := m.sess.Clear(); err != nil {
 			m.chat.note(entryError, err.Error()+" (interrupt first: esc)")
@@ -110,14 +104,53 @@ func (m *Model) command(line string) tea.Cmd {
 			"rules: permissions.allow / deny in .cohort/settings.json; \"always allow\" answers go to .cohort/settings.local.json")
 	default:
 		for _, c := range userCommands(m.opts.Dir) {
-			if c.name == name {
-				m.submitPrompt(c.expand(args))
-				return nil
+			if c.Name != name {
+				continue
 			}
+			// The session expands a prompt's command (and fires its
+			// UserPromptExpansion hooks); text typed ahead into a running
+			// turn, or sent to an agent, is read as it is, so it is
+			// expanded here.
+			if m.running || m.messageTarget != "" {
+				m.submitPrompt(c.Expand(args))
+			} else {
+				m.submitPrompt(line)
+			}
+			return nil
 		}
 		m.chat.note(entryError, fmt.Sprintf("unknown command /%s (try /help)", name))
 	}
 	return nil
+}
+
+// pickModels are the models /model offers in its picker: the aliases
+// every provider's catalog resolves.
+var pickModels = []string{"opus", "sonnet", "haiku"}
+
+// pickModel shows the /model picker, the current model first.
+func (m *Model) pickModel() {
+	items := []string{cmp.Or(m.model, "default") + " (current)"}
+	for _, name := range pickModels {
+		if name != m.model {
+			items = append(items, name)
+		}
+	}
+	m.dialog = &pickerDialog{title: "Model for the lead's next request (enter, esc)", items: items, pick: func(i int) {
+		if i > 0 {
+			m.switchModel(items[i], "picker")
+		}
+	}}
+}
+
+// switchModel switches the lead's model; source is the model switch
+// hooks' ("command" for /model name, "picker").
+func (m *Model) switchModel(name, source string) {
+	if err := m.sess.SetModelFrom(name, source); err != nil {
+		m.chat.note(entryError, err.Error())
+		return
+	}
+	m.model = name
+	m.chat.note(entryNote, "model set to "+name+" from the next request")
 }
 
 // listing is /tasks, /team or /cost.
@@ -259,67 +292,19 @@ func (m *Model) shell(cmd string) tea.Cmd {
 	})
 }
 
-// userCommand is a command from .claude/commands or .cohort/commands: a
-// Markdown prompt whose $ARGUMENTS takes what follows the name.
-type userCommand struct {
-	name, desc, body string
+// userCommands are the project's custom commands a built-in name does
+// not shadow, for /help and the dispatch.
+func userCommands(dir string) []slashcmd.Command {
+	return slices.DeleteFunc(slashcmd.Load(dir), func(c slashcmd.Command) bool {
+		return slices.ContainsFunc(builtins, func(b struct{ name, help string }) bool { return b.name == c.Name })
+	})
 }
 
-func (c userCommand) expand(args string) string {
-	if strings.Contains(c.body, "$ARGUMENTS") {
-		return strings.ReplaceAll(c.body, "$ARGUMENTS", args)
-	}
-	if args != "" {
-		return c.body + "\n\n" + args
-	}
-	return c.body
-}
-
-// userCommands reads the project's commands; .cohort/ wins over .claude/
-// for the same name, and a built-in name is never shadowed.
-func userCommands(dir string) []userCommand {
-	if dir == "" {
-		return nil
-	}
-	byName := map[string]userCommand{}
-	for _, sub := range []string{".claude/commands", ".cohort/commands"} {
-		files, _ := filepath.Glob(filepath.Join(dir, sub, "*.md"))
-		for _, f := range files {
-			data, err := os.ReadFile(f)
-			if err != nil || len(data) > 1<<20 {
-				continue
-			}
-			name := strings.TrimSuffix(filepath.Base(f), ".md")
-			if slices.ContainsFunc(builtins, func(b struct{ name, help string }) bool { return b.name == name }) {
-				continue
-			}
-			desc, body := frontmatter(string(data))
-			byName[name] = userCommand{name: name, desc: desc, body: strings.TrimSpace(body)}
-		}
-	}
-	var out []userCommand
-	for _, k := range slices.Sorted(maps.Keys(byName)) {
-		out = append(out, byName[k])
-	}
-	return out
-}
-
-// frontmatter splits a command file into its description (the
-// frontmatter's, else the body's first line) and its body.
-func frontmatter(s string) (desc, body string) {
-	body = s
-	if rest, ok := strings.CutPrefix(s, "---\n"); ok {
-		if head, b, ok := strings.Cut(rest, "\n---"); ok {
-			body = strings.TrimPrefix(b, "\n")
-			for _, l := range strings.Split(head, "\n") {
-				if v, ok := strings.CutPrefix(l, "description:"); ok {
-					desc = strings.Trim(strings.TrimSpace(v), `"'`)
-				}
-			}
-		}
-	}
+// commandHelp is a custom command's line in /help.
+func commandHelp(c slashcmd.Command) string {
+	desc := c.Description
 	if desc == "" {
-		desc = clip.Runes(firstLine(body), 60)
+		desc = clip.Runes(firstLine(c.Body), 60)
 	}
-	return Clean(desc, false), body
+	return Clean(desc, false)
 }

@@ -90,13 +90,24 @@ func TestSlashCommands(t *testing.T) {
 	c.mu.Lock()
 	got := strings.Join(c.prompts, "|")
 	c.mu.Unlock()
-	if want := "Review main.go carefully.|Ship it.\n\nnow"; got != want {
+	// The session expands them (and fires UserPromptExpansion): the
+	// prompt goes as typed.
+	if want := "/review main.go|/ship now"; got != want {
 		t.Errorf("user commands sent %q, want %q", got, want)
 	}
 
 	enter(m, "/model opus")
-	if c.model != "opus" || !strings.Contains(screenText(m), "model set to opus") {
-		t.Errorf("/model opus: the session has %q", c.model)
+	if c.model != "opus" || c.modelSource != "command" || !strings.Contains(screenText(m), "model set to opus") {
+		t.Errorf("/model opus: the session has %q (source %q)", c.model, c.modelSource)
+	}
+	enter(m, "/model")
+	if scr := screenText(m); !strings.Contains(scr, "opus (current)") || !strings.Contains(scr, "haiku") {
+		t.Errorf("/model shows no picker:\n%s", scr)
+	}
+	m.Update(tea.KeyPressMsg{Code: tea.KeyDown})
+	m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
+	if c.model != "sonnet" || c.modelSource != "picker" {
+		t.Errorf("the picker's second line: the session has %q (source %q), want sonnet from the picker", c.model, c.modelSource)
 	}
 	enter(m, "/cost")
 	if scr := screenText(m); !strings.Contains(scr, "Cost:") || !strings.Contains(scr, "task 0001") || !strings.Contains(scr, "total") {

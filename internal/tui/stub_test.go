@@ -15,11 +15,12 @@ import (
 // the layout tests: Agents returns a fresh copy of its records (as
 // cohort.Session does), and the test changes them with tick.
 type crowd struct {
-	mu      sync.Mutex
-	agents  []cohort.AgentInfo
-	prompts []string // what Run was given
-	model   string
-	calls   []string // StopAgent, Background, Message, Interrupt, in order
+	mu          sync.Mutex
+	agents      []cohort.AgentInfo
+	prompts     []string // what Run was given
+	model       string
+	modelSource string   // who asked for the last switch
+	calls       []string // StopAgent, Background, Message, Interrupt, in order
 }
 
 func (c *crowd) record(call string) error {
@@ -83,10 +84,10 @@ func (c *crowd) Send(string) error              { return nil }
 func (c *crowd) Pending() []cohort.Typed        { return nil }
 func (c *crowd) Interrupt() error               { return c.record("interrupt") }
 func (c *crowd) SetPermissionMode(string) error { return nil }
-func (c *crowd) SetModel(m string) error {
+func (c *crowd) SetModelFrom(m, source string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.model = m
+	c.model, c.modelSource = m, source
 	return nil
 }
 func (c *crowd) StopAgent(id string) error     { return c.record("stop " + id) }

@@ -29,7 +29,9 @@ type Session interface {
 	Pending() []cohort.Typed
 	Interrupt() error
 	SetPermissionMode(mode string) error
-	SetModel(model string) error
+	// SetModelFrom switches the model; source is "command" (/model name)
+	// or "picker".
+	SetModelFrom(model, source string) error
 	Agents() []cohort.AgentInfo
 	StopAgent(id string) error
 	Background(id string) error

@@ -1,0 +1,219 @@
+package cohort
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/cohort-dev/cohort/llm/fakeapi"
+)
+
+// TestCompactionReopensTheConversation: after a compaction the lead's
+// memory opens the conversation again, once, ahead of the summary;
+// SessionStart fires with source "compact" (its additionalContext follows
+// the summary) after PostCompact, and InstructionsLoaded with load reason
+// "compact", with the keys Claude Code 2.1.332 sent in the recorded run
+// (internal/conformance/testdata/hook-inputs.json, run "compact").
+func TestCompactionReopensTheConversation(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	logs := filepath.Join(e.dir, "logs")
+	for _, d := range []string{logs, filepath.Join(e.dir, ".claude")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const memory, added = "Answer in the voice of a ship's log.", "REOPENED: the release branch is frozen."
+	if err := os.WriteFile(filepath.Join(e.dir, "CLAUDE.md"), []byte(memory+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	logTo := func(string) map[string]any {
+		return map[string]any{"type": "command", "command": fmt.Sprintf(`cat >> %s/events; echo >> %s/events`, logs, logs)}
+	}
+	settings := map[string]any{"hooks": map[string]any{
+		"SessionStart": []any{
+			map[string]any{"hooks": []any{logTo("start")}},
+			map[string]any{"matcher": "compact", "hooks": []any{map[string]any{"type": "command",
+				"command": `echo '{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"` + added + `"}}'`}}},
+		},
+		"InstructionsLoaded": []any{map[string]any{"hooks": []any{logTo("loaded")}}},
+		"PostCompact":        []any{map[string]any{"hooks": []any{logTo("post")}}},
+	}}
+	data, _ := json.Marshal(settings)
+	if err := os.WriteFile(filepath.Join(e.dir, ".claude", "settings.json"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var after *fakeapi.Request
+	e.rt.on("talk", func(r *fakeapi.Request) fakeapi.Reply {
+		if strings.Contains(r.LastUserText(), "about to be compacted") {
+			return fakeapi.TextReply("We talked five times.")
+		}
+		if strings.Contains(r.LastUserText(), "talk after") {
+			mu.Lock()
+			after = r
+			mu.Unlock()
+		}
+		return fakeapi.TextReply("noted")
+	})
+	s := e.open(e.config())
+	for i := range 5 {
+		collect(t, s, fmt.Sprintf("talk %d", i))
+	}
+	if err := s.Compact(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	collect(t, s, "talk after the compaction")
+
+	mu.Lock()
+	defer mu.Unlock()
+	if after == nil {
+		t.Fatal("the prompt after the compaction never reached the model")
+	}
+	var sent strings.Builder
+	for _, m := range after.Messages {
+		for _, b := range m.Content {
+			sent.WriteString(b.Text + "\n")
+		}
+	}
+	text := sent.String()
+	if n := strings.Count(text, memory); n != 1 {
+		t.Errorf("the memory is in the request after the compaction %d times, want once:\n%s", n, text)
+	}
+	m, s5, a := strings.Index(text, memory), strings.Index(text, "We talked five times."), strings.Index(text, added)
+	if m < 0 || s5 < 0 || a < 0 || !(m < s5 && s5 < a) || strings.Count(text, added) != 1 {
+		t.Errorf("want the memory, then the summary, then the SessionStart context once; got:\n%s", text)
+	}
+	if strings.Contains(text, "talk 0") {
+		t.Errorf("the compacted turns were sent again:\n%s", text)
+	}
+
+	var events []map[string]any
+	dec := json.NewDecoder(strings.NewReader(readFile(t, filepath.Join(logs, "events"))))
+	for dec.More() {
+		var in map[string]any
+		if err := dec.Decode(&in); err != nil {
+			t.Fatal(err)
+		}
+		events = append(events, in)
+	}
+	var order []string
+	for _, in := range events {
+		why, _ := in["source"].(string)
+		for _, k := range []string{"load_reason", "trigger"} {
+			if v, ok := in[k].(string); ok {
+				why = v
+			}
+		}
+		order = append(order, fmt.Sprint(in["hook_event_name"], ":", why))
+	}
+	want := []string{"SessionStart:startup", "InstructionsLoaded:session_start", "PostCompact:manual",
+		"SessionStart:compact", "InstructionsLoaded:compact"}
+	if !slices.Equal(order, want) {
+		t.Errorf("hooks fired %q, want %q", order, want)
+	}
+
+	var rec struct {
+		Runs map[string]map[string]struct {
+			Keys []string `json:"keys"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(readFile(t, "internal/conformance/testdata/hook-inputs.json")), &rec); err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range events[min(2, len(events)):] { // the ones after the compaction
+		ev := in["hook_event_name"].(string)
+		for _, k := range rec.Runs["compact"][ev].Keys {
+			if _, ok := in[k]; !ok {
+				t.Errorf("%s (%v) lacks %q, which Claude Code sends after a compaction", ev, in["source"], k)
+			}
+		}
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// TestCustomCommandExpands: a prompt naming the project's custom command
+// reaches the model as the command's text, after UserPromptExpansion
+// hooks heard of it with Claude Code 2.1.332's fields (their
+// additionalContext joins the prompt; UserPromptSubmit sees the prompt as
+// typed); a hook that blocks refuses the prompt before any model call.
+func TestCustomCommandExpands(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	logs := filepath.Join(e.dir, "logs")
+	for _, d := range []string{logs, filepath.Join(e.dir, ".claude", "commands")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, body := range map[string]string{"greet": "---\ndescription: Greet\n---\nSay hello to $ARGUMENTS.", "deploy": "Deploy now."} {
+		if err := os.WriteFile(filepath.Join(e.dir, ".claude", "commands", name+".md"), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	settings := `{"hooks": {"UserPromptExpansion": [
+	{"hooks": [{"type": "command", "command": "cat >> ` + logs + `/expand; echo >> ` + logs + `/expand; echo 'Greet them warmly.'"}]},
+	{"matcher": "deploy", "hooks": [{"type": "command", "command": "echo 'no deploys on Friday' >&2; exit 2"}]}],
+	"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "cat >> ` + logs + `/submit"}]}]}}`
+	if err := os.WriteFile(filepath.Join(e.dir, ".claude", "settings.json"), []byte(settings), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var got []string
+	e.rt.on("hello", func(r *fakeapi.Request) fakeapi.Reply {
+		mu.Lock()
+		got = append(got, r.LastUserText())
+		mu.Unlock()
+		return fakeapi.TextReply("hello!")
+	})
+	s := e.open(e.config())
+	collect(t, s, "/greet the whole team")
+	mu.Lock()
+	if len(got) != 1 || !strings.Contains(got[0], "Say hello to the whole team.") || !strings.Contains(got[0], "Greet them warmly.") ||
+		strings.Contains(got[0], "/greet") {
+		t.Errorf("the model read %q, want the command's text with the hook's context", got)
+	}
+	mu.Unlock()
+	var in map[string]any
+	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(logs, "expand"))), &in); err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range map[string]string{"hook_event_name": "UserPromptExpansion", "expansion_type": "slash_command",
+		"command_name": "greet", "command_args": "the whole team", "command_source": "projectSettings", "prompt": "/greet the whole team"} {
+		if in[k] != want {
+			t.Errorf("UserPromptExpansion %s = %v, want %q", k, in[k], want)
+		}
+	}
+	if sub := readFile(t, filepath.Join(logs, "submit")); !strings.Contains(sub, `"prompt":"/greet the whole team"`) {
+		t.Errorf("UserPromptSubmit did not see the prompt as typed: %s", sub)
+	}
+	var said strings.Builder
+	for ev, err := range s.Run(t.Context(), "/deploy") {
+		if err != nil {
+			said.WriteString(err.Error())
+		}
+		line, _ := json.Marshal(ev)
+		said.Write(line)
+	}
+	if !strings.Contains(said.String(), "no deploys on Friday") {
+		t.Errorf("a blocked /deploy did not say why: %s", said.String())
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 1 {
+		t.Errorf("a blocked command reached the model: %q", got)
+	}
+}

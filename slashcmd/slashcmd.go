@@ -1,0 +1,146 @@
+// Package slashcmd reads a project's custom slash commands — Markdown
+// prompts in .claude/commands and .cohort/commands — and expands a prompt
+// that names one ("/review the parser") into the command's text.
+//
+// Decisions the spec leaves open:
+//
+//   - The session expands, not the front end: a prompt that reaches
+//     Session.Run from the terminal UI, print mode or an SDK host is
+//     expanded the same way, and UserPromptExpansion hooks fire for it,
+//     as Claude Code 2.1.332 expands custom commands in -p and stream-json
+//     as well as in its terminal. A "/name" that names no custom command
+//     is sent to the model as typed, as before.
+//   - Commands are read when a prompt starts with "/", so a command file
+//     written during a session is found by its next prompt without a
+//     watcher. Only the project's commands are read (the directory the
+//     session was started in), .cohort/ winning over .claude/ for one
+//     name; files over 1 MiB or unreadable are skipped.
+//   - $ARGUMENTS in the body takes the text after the name; a body
+//     without it gets the arguments appended as their own paragraph.
+//   - The hook's command_source is "projectSettings", the source Claude
+//     Code gives a command read from the project's .claude/commands.
+package slashcmd
+
+import (
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// SourceProject is the command_source of a project's command.
+const SourceProject = "projectSettings"
+
+// maxFile bounds a command file.
+const maxFile = 1 << 20
+
+// Command is one custom slash command.
+type Command struct {
+	// Name is the file's name without .md: "/Name" calls it.
+	Name string
+	// Description is the frontmatter's description (empty when none).
+	Description string
+	// Body is the prompt, frontmatter removed and trimmed.
+	Body string
+	// Path is the file it was read from; Source where that is
+	// (SourceProject).
+	Path, Source string
+}
+
+// Expand is the prompt the command becomes with args.
+func (c Command) Expand(args string) string {
+	if strings.Contains(c.Body, "$ARGUMENTS") {
+		return strings.ReplaceAll(c.Body, "$ARGUMENTS", args)
+	}
+	if args != "" {
+		return c.Body + "\n\n" + args
+	}
+	return c.Body
+}
+
+// Load reads the project's commands under dir, sorted by name: a later
+// directory (.cohort/commands) wins over an earlier one (.claude/commands)
+// for the same name.
+func Load(dir string) []Command {
+	if dir == "" {
+		return nil
+	}
+	byName := map[string]Command{}
+	for _, sub := range []string{".claude/commands", ".cohort/commands"} {
+		files, _ := filepath.Glob(filepath.Join(dir, sub, "*.md"))
+		for _, f := range files {
+			if c, ok := read(f); ok {
+				byName[c.Name] = c
+			}
+		}
+	}
+	out := make([]Command, 0, len(byName))
+	for _, k := range slices.Sorted(maps.Keys(byName)) {
+		out = append(out, byName[k])
+	}
+	return out
+}
+
+func read(path string) (Command, bool) {
+	st, err := os.Stat(path)
+	if err != nil || !st.Mode().IsRegular() || st.Size() > maxFile {
+		return Command{}, false
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Command{}, false
+	}
+	desc, body := frontmatter(string(data))
+	return Command{Name: strings.TrimSuffix(filepath.Base(path), ".md"), Description: desc,
+		Body: strings.TrimSpace(body), Path: path, Source: SourceProject}, true
+}
+
+// Split reads a prompt as "/name args": the name (without the slash) and
+// the arguments, trimmed. ok is false when the prompt does not start with
+// "/" followed by a name.
+func Split(prompt string) (name, args string, ok bool) {
+	rest, ok := strings.CutPrefix(strings.TrimLeft(prompt, " \t"), "/")
+	if !ok {
+		return "", "", false
+	}
+	name, args, _ = strings.Cut(rest, " ")
+	if i := strings.IndexAny(name, "\n\t"); i >= 0 {
+		name, args = name[:i], rest[i+1:]
+	}
+	if name == "" || strings.Contains(name, "/") {
+		return "", "", false
+	}
+	return name, strings.TrimSpace(args), true
+}
+
+// Find is the custom command prompt names among dir's, with its
+// arguments; ok is false when prompt names none.
+func Find(dir, prompt string) (c Command, args string, ok bool) {
+	name, args, ok := Split(prompt)
+	if !ok {
+		return Command{}, "", false
+	}
+	for _, c := range Load(dir) {
+		if c.Name == name {
+			return c, args, true
+		}
+	}
+	return Command{}, "", false
+}
+
+// frontmatter splits a command file into its description and body.
+func frontmatter(s string) (desc, body string) {
+	body = s
+	if rest, ok := strings.CutPrefix(s, "---\n"); ok {
+		if head, b, ok := strings.Cut(rest, "\n---"); ok {
+			body = strings.TrimPrefix(b, "\n")
+			for _, l := range strings.Split(head, "\n") {
+				if v, ok := strings.CutPrefix(l, "description:"); ok {
+					desc = strings.Trim(strings.TrimSpace(v), `"'`)
+				}
+			}
+		}
+	}
+	return desc, body
+}
