@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -184,11 +185,14 @@ func TestATeammatesWorkerKilledMidTask(t *testing.T) {
 	}
 	lead := k.rec.All("lead")
 	notice := lead[strings.Index(lead, `member="carl" state="dead"`):]
-	for _, want := range []string{"no heartbeat", "#1"} {
-		if !strings.Contains(notice[:strings.Index(notice, "</team-notification>")], want) {
-			t.Errorf("the lead's notice does not say %q: %s", want, notice)
-		}
+	notice = notice[:strings.Index(notice, "</team-notification>")]
+	// Why: on one host the lead sees the worker's pid gone before a
+	// heartbeat is missed (on other hosts, the heartbeat tells: package
+	// teammate's TestATeammateWhoseMachineVanishesIsReportedAndItsTaskReleased).
+	if !regexp.MustCompile(`\((its process \d+ is gone|no heartbeat for \d+s)\)`).MatchString(notice) || !strings.Contains(notice, "(#1)") {
+		t.Errorf("the lead's notice does not say why carl is dead and that #1 was released: %s", notice)
 	}
+	t.Logf("the lead was told: %s", notice)
 	if n := strings.Count(lead, `member="carl" state="dead"`); n != 1 {
 		t.Errorf("the lead was told of carl's death %d times, want once", n)
 	}

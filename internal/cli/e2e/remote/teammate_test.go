@@ -80,23 +80,31 @@ func (w *wire) chat() map[string]wireMsg {
 	return out
 }
 
+// connectJS connects to url's JetStream; close ends the connection.
+func connectJS(url string) (js jetstream.JetStream, close func(), err error) {
+	nc, err := nats.Connect(url)
+	if err != nil {
+		return nil, nil, err
+	}
+	if js, err = jetstream.New(nc); err != nil {
+		nc.Close()
+		return nil, nil, err
+	}
+	return js, nc.Close, nil
+}
+
 // forge publishes on alice's inbox subject, as any client of the server
 // may, what no member sent: a message from the lead without a signature,
 // one under the lead's name signed with a key the team does not know, and
 // a body that is no team message. Each must be refused or dead-lettered,
 // and reported with its subject.
 func forge(t *testing.T, url string) {
-	nc, err := nats.Connect(url)
+	js, closeJS, err := connectJS(url)
 	if err != nil {
 		t.Error(err)
 		return
 	}
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Error(err)
-		return
-	}
+	defer closeJS()
 	_, key, err := ed25519.GenerateKey(nil)
 	if err != nil {
 		t.Error(err)
@@ -122,15 +130,11 @@ func forge(t *testing.T, url string) {
 // deadLetters counts what team's stream keeps on subject.
 func deadLetters(t *testing.T, url, name, subject string) uint64 {
 	t.Helper()
-	nc, err := nats.Connect(url)
+	js, closeJS, err := connectJS(url)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	defer closeJS()
 	st, err := js.Stream(t.Context(), "COHORT_TEAM_"+name)
 	if err != nil {
 		t.Fatal(err)
@@ -151,15 +155,11 @@ type taskState struct {
 // teamTasks reads team's task list from its bucket on the server at url.
 func teamTasks(t *testing.T, url, name string) map[string]taskState {
 	t.Helper()
-	nc, err := nats.Connect(url)
+	js, closeJS, err := connectJS(url)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	defer closeJS()
 	kv, err := js.KeyValue(t.Context(), team.StateBucket(name))
 	if err != nil {
 		t.Fatalf("team %s's bucket: %v", name, err)
