@@ -27,13 +27,16 @@
 //     idle when its status says so and its inbox has no unacknowledged
 //     message (mailbox.Transport.Pending), and dead when its process is
 //     gone (looked for only on its own host) or its heartbeat is older
-//     than DeadAfter (10 s). On NATS a heartbeat's age is measured from
+//     than DeadAfter (DefaultDeadAfter). On NATS a heartbeat's age is measured from
 //     when the reader first saw it, on the reader's clock, since machines'
 //     clocks disagree.
 //   - A teammate found dead has its unfinished tasks released
 //     (tasklist.List.Release: unowned and pending again) and the lead's
 //     notice names them, so a member whose machine vanished mid-task does
-//     not hold its task for ever.
+//     not hold its task for ever. A remote teammate's job is stopped then
+//     too: its cancellation is stored, so the worker the job is handed to
+//     after its ack wait does not run the dead member again. DeadAfter
+//     and the heartbeat are the settings' teamLiveness.
 //   - The lead holds the team's lead lock (team.Store.Claim) while it leads
 //     and publishes a status file of its own (status/team-lead.json) with
 //     a heartbeat, like every teammate. Close marks it inactive and gives

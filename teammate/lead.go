@@ -169,10 +169,10 @@ func NewLead(cfg LeadConfig) (*Lead, error) {
 		cfg.ShutdownTimeout = 10 * time.Second
 	}
 	if cfg.Heartbeat == 0 {
-		cfg.Heartbeat = time.Second
+		cfg.Heartbeat = DefaultHeartbeat
 	}
 	if cfg.DeadAfter == 0 {
-		cfg.DeadAfter = 10 * time.Second
+		cfg.DeadAfter = DefaultDeadAfter
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now

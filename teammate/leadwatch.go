@@ -25,6 +25,16 @@ var ErrLeadGone = errors.New("the team's lead is gone")
 // current turn run on before it cancels it.
 const DefaultLeadGoneGrace = 2 * time.Second
 
+// Liveness defaults: a member publishes its heartbeat every
+// DefaultHeartbeat, and one whose heartbeat is older than DefaultDeadAfter
+// counts as dead (a teammate is reported to its lead and its tasks
+// released; a lead stops its teammates on other machines). A vanished
+// machine is known within about their sum, inside issue 42's 30 s.
+const (
+	DefaultHeartbeat = time.Second
+	DefaultDeadAfter = 10 * time.Second
+)
+
 // leadWatch is a teammate's view of its lead: closed gone once the lead is
 // seen gone, with the reason.
 type leadWatch struct {

@@ -202,8 +202,18 @@ func (l *Lead) markDead(ctx context.Context, teamName string, h *handle, reason 
 	h.dead = true
 	lease := h.lease
 	h.lease = nil
+	jobs, job := h.backend.(*remoteJobs)
 	l.mu.Unlock()
 	l.finishLease(teamName, h.name, lease, nil)
+	if job {
+		// Its job is stopped (without waiting: a dead worker never
+		// confirms), so the cancellation is stored and a worker that is
+		// handed the job again after its ack wait does not run the dead
+		// member a second time.
+		if err := jobs.tasks.Kill(h.process); err != nil && !errors.Is(err, task.ErrNotRunning) {
+			l.cfg.Logf("teammate: stop the job of %s: %v", h.name, err)
+		}
+	}
 	released := l.releaseTasks(ctx, teamName, h.name)
 	// Tell the lead before the member stops counting as busy: a lead that
 	// sees no busy teammate and an empty queue ends its run, and would

@@ -106,7 +106,7 @@ func (c *Config) defaults() {
 		c.PlanTimeout = 30 * time.Minute
 	}
 	if c.Heartbeat == 0 {
-		c.Heartbeat = time.Second
+		c.Heartbeat = DefaultHeartbeat
 	}
 	if c.Now == nil {
 		c.Now = time.Now
@@ -115,7 +115,7 @@ func (c *Config) defaults() {
 		c.Logf = func(string, ...any) {}
 	}
 	if c.LeadDeadAfter == 0 {
-		c.LeadDeadAfter = 10 * time.Second
+		c.LeadDeadAfter = DefaultDeadAfter
 	}
 	if c.LeadGoneGrace == 0 {
 		c.LeadGoneGrace = DefaultLeadGoneGrace

@@ -29,7 +29,12 @@ func (s *Session) openTeams() error {
 	s.teams = store
 	s.closers = append(s.closers, store.Close) // after the lead's inboxes (closers run last first)
 	s.teamsOn = s.Settings.Set.Bool(flags.AgentTeams)
+	live, err := s.teamLiveness()
+	if err != nil {
+		return err
+	}
 	cfg := teammate.LeadConfig{
+		Heartbeat: live.Heartbeat, DeadAfter: live.DeadAfter,
 		Store: store, Tasks: s.tasks, Checker: s.checker, Prompter: s.prompter(),
 		SessionID: s.id, LeadModel: s.model.name, SessionsDir: filepath.Join(s.Process.Paths.CohortHome, "sessions"),
 		Peers:             s.peerSessions,

@@ -83,8 +83,12 @@ func (s *Session) openTeammate(ctx context.Context) error {
 	s.startGitSnapshot(ctx) // after the sandbox, which confines its git
 	s.teams, s.teamsOn = store, true
 	s.openHooks()
+	live, err := s.teamLiveness()
+	if err != nil {
+		return err
+	}
 	if s.team, err = teammate.NewLead(teammate.LeadConfig{Store: store, Tasks: s.tasks, Checker: s.checker,
-		SessionID: s.id, Logf: s.logf, OnEvent: s.teamEvent}); err != nil {
+		SessionID: s.id, Logf: s.logf, OnEvent: s.teamEvent, Heartbeat: live.Heartbeat, DeadAfter: live.DeadAfter}); err != nil {
 		return err
 	}
 	s.closers = append(s.closers, s.team.Close)
@@ -96,7 +100,7 @@ func (s *Session) openTeammate(ctx context.Context) error {
 	}
 	tcfg := teammate.Config{Team: role.Team, Member: m, Store: store, Runtime: s.rt,
 		Def: def, LeadModel: s.model.name, Checker: s.checker, PermissionTimeout: s.Team.PermissionTimeout,
-		Logf: s.logf, OnEvent: s.teamEvent}
+		Logf: s.logf, OnEvent: s.teamEvent, Heartbeat: live.Heartbeat, LeadDeadAfter: live.DeadAfter}
 	if role.Siblings != "" {
 		dir, err := store.Dir(role.Team)
 		if err != nil {

@@ -303,3 +303,55 @@ func TestWorkerBadInputFailsAtStart(t *testing.T) {
 		})
 	}
 }
+
+// A team across machines whose NATS server cannot be reached: TeamCreate
+// fails, naming the server and what to do, and nothing of the team is
+// left on files — it never falls back to a team on this machine. The
+// lead's later spawn into that team is refused too.
+func TestTeamWithNATSDownFailsNamingTheServer(t *testing.T) {
+	t.Parallel()
+	var (
+		mu      sync.Mutex
+		results []string
+	)
+	c := clitest.NewConv().On("run the team",
+		clitest.Calls(clitest.Use("TeamCreate", map[string]any{"team_name": "far", "description": "across machines"})),
+		clitest.Calls(clitest.Use("Agent", map[string]any{"description": "alice", "team_name": "far", "name": "alice", "prompt": "alice-task"})),
+		clitest.Text("gave up"),
+	)
+	h := clitest.New(t, func(r *fakeapi.Request) fakeapi.Reply {
+		if r.Turn() > 0 {
+			mu.Lock()
+			results = append(results, clitest.ToolResults(r)...)
+			mu.Unlock()
+		}
+		return c.Policy(r)
+	})
+	clitest.GitRepo(t, h, map[string]string{"README.md": "x\n"})
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	down := "nats://" + l.Addr().String()
+	l.Close()
+	if _, stderr, code := h.RunCtx(leadCtx(t), "-p", "run the team", "--nats", down, "--teammate-mode", "remote",
+		"--permission-mode", "acceptEdits"); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(results) != 2 {
+		t.Fatalf("tool results %q, want TeamCreate's and Agent's", results)
+	}
+	for _, want := range []string{down, "cannot be reached", "start that server", "does not fall back to files"} {
+		if !strings.Contains(results[0], want) {
+			t.Errorf("TeamCreate answered %q; want it to say %q", results[0], want)
+		}
+	}
+	if !strings.HasPrefix(results[1], "ERROR:") {
+		t.Errorf("the spawn into the team that was never made answered %q", results[1])
+	}
+	if _, err := os.Stat(filepath.Join(h.Vars["COHORT_HOME"], "teams", "far")); !os.IsNotExist(err) {
+		t.Errorf("the team was left on files: %v", err)
+	}
+}
