@@ -81,7 +81,11 @@ func (l *Lead) listAgents(ctx context.Context, rt *crew.Crew, env *tool.Env, in 
 	}
 	end := min(start+listPage, len(rows))
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d agents you can message (rows %d-%d):\n", len(rows), start+1, end)
+	noun := "agents"
+	if len(rows) == 1 {
+		noun = "agent"
+	}
+	fmt.Fprintf(&b, "%d %s you can message (rows %d-%d):\n", len(rows), noun, start+1, end)
 	for _, r := range rows[start:end] {
 		b.WriteString("- " + r + "\n")
 	}

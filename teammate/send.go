@@ -77,14 +77,14 @@ type sendTool struct {
 // sendSchema is SendMessage's input schema, built when the tool is made.
 func sendSchema() tool.Schema {
 	return tool.Object(
-		tool.Required("to", tool.String("Recipient: a member name, \"team-lead\", \"*\" (broadcast), or \"uds:<path>\".").WithMinLength(1)),
+		tool.Required("to", tool.String("Recipient: an agent's or member's name, \"team-lead\", \"*\" (broadcast), or another session's name, id or \"uds:<path>\" (as ListAgents prints them).").WithMinLength(1)),
 		tool.Required("message", tool.Schema{Description: "The message: text, or a protocol message as an object with a type (shutdown_request, shutdown_response, plan_approval_response) and its fields."}),
 		tool.Optional("summary", tool.String("A 5-10 word preview, shown in the recipient's list.")),
 		tool.Optional("type", tool.Enum("Older form of a protocol message's type, beside a text message (default message).", "message", "shutdown_request", "shutdown_response", "plan_approval_response")),
 		tool.Optional("request_id", tool.String("For a protocol answer: the id of the request it answers.")),
 		tool.Optional("approve", tool.Boolean("For a protocol answer: approve (true) or reject (false).")),
 		tool.Optional("options", sendOptionsSchema()),
-		tool.Optional("notify_when_idle", tool.Boolean("For another session (uds:), from the main conversation only: be told once, by a notice, when it next finishes its turn with nothing waiting, or exits. A message is delivered too; leave it empty to only subscribe.")),
+		tool.Optional("notify_when_idle", tool.Boolean("For another session (its name, id or uds:), from the main conversation only: be told once, by a notice, when it next finishes its turn with nothing waiting, or exits. A message is delivered too; leave it empty to only subscribe.")),
 	)
 }
 
@@ -109,7 +109,7 @@ func newSendTool(l *Lead, rt *crew.Crew) tool.Tool {
 
 const sendDescription = `Sends a message to another agent: a teammate, the team lead, a named agent running in this session, or another Cohort session. Your plain replies are not seen by other agents; this tool is how you reach them.
 
-- to: a teammate's name ("alice"), "team-lead" for the lead, "*" for every member of your team except you, "uds:<socket path>" for another Cohort session on this machine.
+- to: a teammate's or running agent's name ("alice"), "team-lead" for the lead, "*" for every member of your team except you; for another Cohort session on this machine, its name or id or "uds:<socket path>" (ListAgents prints each agent's and session's address).
 - message: the text. Be specific: what you did, what you found, what you need. Include paths and ids.
 - Messages arrive at the recipient's next tool-result boundary, or wake it when it is idle.
 - options and notify_when_idle are for another session only; to learn when it goes idle, use notify_when_idle rather than polling ListAgents. To find a session by its title, send to "@find" with options.session_name; nothing is sent.
@@ -346,7 +346,7 @@ func (t *sendTool) sendUDS(ctx context.Context, env *tool.Env, from string, in S
 	if !session {
 		return tool.Text(fmt.Sprintf("Message delivered to the socket at %s (id %s).", path, id)), nil
 	}
-	return tool.Text(fmt.Sprintf("Message delivered to the session at %s (id %s). It reaches that session's lead once a person there approves it; do not send it again.", path, id)), nil
+	return tool.Text(fmt.Sprintf("Message delivered to the session at %s (id %s). It is queued for that session's lead (first held for the approval of the person there, if they did not start this session); do not send it again.", path, id)), nil
 }
 
 // sessionSocket resolves a uds: path that is a Cohort session's socket
