@@ -146,10 +146,13 @@ func TestEveryPackageHasADocComment(t *testing.T) {
 // sessions with package bgsession (records, liveness, stop), which starts
 // the cohort binary and never assembles a session, and attaches the
 // terminal UI to a running one with bgsession/attach, a client of package
-// cohort itself (the library's way to attach).
+// cohort itself (the library's way to attach). The terminal UI lists the
+// project's custom commands for its help and completion with package
+// slashcmd, a leaf that reads Markdown files and knows nothing of a
+// session (the session itself expands them).
 var clients = map[string][]string{
 	"internal/cli":      {"", "llm", "team", "tasklist", "remote", "bgsession", "internal/clip", "internal/spelling", "internal/tui", "internal/sdkproto"},
-	"internal/tui":      {"", "llm", "internal/clip", "internal/linediff"},
+	"internal/tui":      {"", "llm", "internal/clip", "internal/linediff", "slashcmd"},
 	"internal/sdkproto": {"", "llm", "internal/clip"},
 	"examples":          {"", "llm", "llm/fakeapi"},
 	"bgsession/attach":  {"", "bgsession"},
