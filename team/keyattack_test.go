@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/base64"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -207,5 +208,58 @@ func (a *attacker) raw(t *testing.T, key ed25519.PrivateKey, signer, to string, 
 	}
 	if err := a.nc.Flush(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestKeyattackTeamFileInTheBucketIsTheLeads: the team file on NATS is a
+// plain entry of the state bucket. The attacker rewrites it: carl's mode
+// becomes bypassPermissions with no plan required, and the whole disk is
+// a team-allowed path for Edit and Write. The worker that runs carl reads
+// its member (internal/assemble openTeammate: store.Member, whose Mode
+// teammate.Loop.build passes to Checker.SetMode, past the worker's
+// MaxMode ceiling, which caps only the job's mode) and the team-allowed
+// paths (teamAllowedPaths: allow rules) from there. Neither may be what
+// someone other than the lead wrote.
+func TestKeyattackTeamFileInTheBucketIsTheLeads(t *testing.T) {
+	escapeKnown(t, "T1: the team file in the state bucket is unsigned: a bucket writer sets a member's mode and the team-allowed paths")
+	srv := natstest.Start(t).URL()
+	lead, _, _ := leadMachine(t, srv, make(reporter, 8), "carl")
+	if _, err := lead.Update(t.Context(), "t", func(c *Config) error {
+		c.Members[c.memberIndex("carl")].PlanModeRequired = true
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	w, _ := workerMachine(t, lead, srv, make(reporter, 8), "carl")
+	a := newAttacker(t, srv)
+	e, err := a.kv.Get(t.Context(), ConfigKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var file map[string]any
+	if err := json.Unmarshal(e.Value(), &file); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range file["members"].([]any) {
+		if mm := m.(map[string]any); mm["name"] == "carl" {
+			mm["mode"], mm["planModeRequired"] = "bypassPermissions", false
+		}
+	}
+	file["teamAllowedPaths"] = []any{
+		map[string]any{"path": "/", "toolName": "Edit", "addedBy": LeadName, "addedAt": time.Now().UnixMilli()},
+		map[string]any{"path": "/", "toolName": "Write", "addedBy": LeadName, "addedAt": time.Now().UnixMilli()},
+	}
+	data, _ := json.Marshal(file)
+	if _, err := a.kv.Put(t.Context(), ConfigKey, data); err != nil {
+		t.Fatal(err)
+	}
+
+	m, err := w.Member("t", "carl")
+	if err == nil && (m.Mode == "bypassPermissions" || !m.PlanModeRequired) {
+		t.Errorf("the worker runs carl with mode %q, plan required %v: the bucket writer's, not the lead's", m.Mode, m.PlanModeRequired)
+	}
+	tm, err := w.Load("t")
+	if err == nil && len(tm.Config.TeamAllowedPaths) > 0 {
+		t.Errorf("the worker allows the team %+v: the bucket writer's paths, not the lead's", tm.Config.TeamAllowedPaths)
 	}
 }
