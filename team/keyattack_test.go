@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
-	"encoding/base64"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -13,10 +12,7 @@ import (
 
 	"github.com/cohort-dev/cohort/internal/natstest"
 	"github.com/cohort-dev/cohort/mailbox"
-	"github.com/cohort-dev/cohort/mailbox/jsmail"
 	"github.com/cohort-dev/cohort/remote"
-
-	"github.com/nats-io/nats.go"
 )
 
 // Attacks on member keys from outside (keyattack, session 6): a NATS
@@ -193,22 +189,6 @@ func (a *attacker) publish(t *testing.T, key ed25519.PrivateKey, m mailbox.Messa
 		t.Fatal(err)
 	}
 	a.raw(t, key, m.From, m.To, body)
-}
-
-func (a *attacker) raw(t *testing.T, key ed25519.PrivateKey, signer, to string, body []byte) {
-	t.Helper()
-	subject := "cohort.team.t.inbox." + to
-	signed := append([]byte("cohort team message v1\n"+subject+"\n"), body...)
-	msg := nats.NewMsg(subject)
-	msg.Data = body
-	msg.Header.Set(jsmail.HeaderKey, signer)
-	msg.Header.Set(jsmail.HeaderSignature, base64.StdEncoding.EncodeToString(ed25519.Sign(key, signed)))
-	if err := a.nc.PublishMsg(msg); err != nil {
-		t.Fatal(err)
-	}
-	if err := a.nc.Flush(); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // TestKeyattackTeamFileInTheBucketIsTheLeads: the team file on NATS is a

@@ -81,16 +81,23 @@ func next(t *testing.T, in mailbox.Inbox, want mailbox.Message, what string) {
 	}
 }
 
-// TestKeyattackReplayToTheSameInbox: the lead's shutdown request, taken
-// and acknowledged, is published again with and without its
-// Nats-Msg-Id: the server drops the first, the inbox the second.
-func TestKeyattackReplayToTheSameInbox(t *testing.T) {
+// takenShutdown: alice takes and acknowledges the lead's shutdown
+// request, which a listener captured on the wire.
+func takenShutdown(t *testing.T) (*fixture, mailbox.Inbox, *nats.Msg) {
+	t.Helper()
 	f := newFixture(t, Config{}, []string{"team-lead"}, "alice")
 	wire := capture(t, f, "alice")
 	in := f.open(t, "alice")
 	req := f.send(t, message("team-lead", "alice", mailbox.ShutdownRequest{RequestID: "s1"}))
 	next(t, in, req, "the request")
-	w := captured(t, wire)
+	return f, in, captured(t, wire)
+}
+
+// TestKeyattackReplayToTheSameInbox: the lead's shutdown request, taken
+// and acknowledged, is published again with and without its
+// Nats-Msg-Id: the server drops the first, the inbox the second.
+func TestKeyattackReplayToTheSameInbox(t *testing.T) {
+	f, in, w := takenShutdown(t)
 	replay(t, f, w, true)
 	next(t, in, f.send(t, mailbox.Message{From: "team-lead", To: "alice", Text: "marker 1"}), "a replay with its msg id")
 	replay(t, f, w, false)
@@ -104,12 +111,7 @@ func TestKeyattackReplayToTheSameInbox(t *testing.T) {
 // alice: an idle teammate approves a shutdown request from the lead.
 func TestKeyattackReplayToARespawnedMember(t *testing.T) {
 	escapeKnown(t, "J2: a captured lead message replayed to a reopened inbox is delivered again")
-	f := newFixture(t, Config{}, []string{"team-lead"}, "alice")
-	wire := capture(t, f, "alice")
-	in := f.open(t, "alice")
-	req := f.send(t, message("team-lead", "alice", mailbox.ShutdownRequest{RequestID: "s1"}))
-	next(t, in, req, "the request")
-	w := captured(t, wire)
+	f, in, w := takenShutdown(t)
 	if err := in.Close(); err != nil {
 		t.Fatal(err)
 	}
