@@ -178,10 +178,17 @@ func (a *attacker) forge(t *testing.T, key ed25519.PrivateKey, from, to, text st
 	if err != nil {
 		t.Fatal(err)
 	}
+	a.raw(t, key, from, to, body)
+}
+
+// raw publishes body on to's inbox, signed as signer with key, as jsmail
+// signs.
+func (a *attacker) raw(t *testing.T, key ed25519.PrivateKey, signer, to string, body []byte) {
+	t.Helper()
 	msg := nats.NewMsg(jsmail.Subject("cohort", "t", to))
 	msg.Data = body
 	signed := append([]byte("cohort team message v1\n"+msg.Subject+"\n"), body...)
-	msg.Header.Set(jsmail.HeaderKey, from)
+	msg.Header.Set(jsmail.HeaderKey, signer)
 	msg.Header.Set(jsmail.HeaderSignature, base64.StdEncoding.EncodeToString(ed25519.Sign(key, signed)))
 	if err := a.nc.PublishMsg(msg); err != nil {
 		t.Fatal(err)

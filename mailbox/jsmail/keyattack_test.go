@@ -1,0 +1,161 @@
+package jsmail
+
+import (
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cohort-dev/cohort/mailbox"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Replays from outside (keyattack, session 6): a NATS client that
+// listens on a team's subjects keeps what the lead sent, then publishes
+// it again, byte for byte with its signature. Each test asserts the
+// refusal; one that got through is skipped unless KEYATTACK_ESCAPES=1
+// (see /work/notes/keyattack-log.md).
+
+// capture subscribes (core NATS, as any client may) to agent's inbox and
+// returns the messages seen there.
+func capture(t *testing.T, f *fixture, agent string) <-chan *nats.Msg {
+	t.Helper()
+	nc := connect(t, f.srv.URL())
+	got := make(chan *nats.Msg, 16)
+	sub, err := nc.Subscribe(f.tr.inbox(agent), func(m *nats.Msg) { got <- m })
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sub.Unsubscribe() })
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+func captured(t *testing.T, c <-chan *nats.Msg) *nats.Msg {
+	t.Helper()
+	select {
+	case m := <-c:
+		return m
+	case <-time.After(10 * time.Second):
+		t.Fatal("nothing captured")
+		return nil
+	}
+}
+
+// replay publishes wire again through JetStream, its body and signature
+// untouched; withID keeps the Nats-Msg-Id header (the server's dedupe
+// key), otherwise the attacker drops it: it is not signed.
+func replay(t *testing.T, f *fixture, wire *nats.Msg, withID bool) {
+	t.Helper()
+	js, err := jetstream.New(connect(t, f.srv.URL()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := nats.NewMsg(wire.Subject)
+	m.Data = wire.Data
+	for k, v := range wire.Header {
+		m.Header[k] = v
+	}
+	if !withID {
+		m.Header.Del(jetstream.MsgIDHeader)
+	}
+	if _, err := js.PublishMsg(t.Context(), m); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// next is the next message in, which must be want: what was replayed
+// before it was not delivered.
+func next(t *testing.T, in mailbox.Inbox, want mailbox.Message, what string) {
+	t.Helper()
+	got := receive(t, in, 1)
+	if got[0].ID != want.ID {
+		t.Fatalf("%s: delivered %s (%s %q) before the marker %s", what, got[0].ID, got[0].Type, got[0].Text, want.ID)
+	}
+	if err := in.Ack(t.Context(), got[0].ID); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// takenShutdown: alice takes and acknowledges the lead's shutdown
+// request, which a listener captured on the wire.
+func takenShutdown(t *testing.T) (*fixture, mailbox.Inbox, *nats.Msg) {
+	t.Helper()
+	f := newFixture(t, Config{}, []string{"team-lead"}, "alice")
+	wire := capture(t, f, "alice")
+	in := f.open(t, "alice")
+	req := f.send(t, message("team-lead", "alice", mailbox.ShutdownRequest{RequestID: "s1"}))
+	next(t, in, req, "the request")
+	return f, in, captured(t, wire)
+}
+
+// TestKeyattackReplayToTheSameInbox: the lead's shutdown request, taken
+// and acknowledged, is published again with and without its
+// Nats-Msg-Id: the server drops the first, the inbox the second.
+func TestKeyattackReplayToTheSameInbox(t *testing.T) {
+	f, in, w := takenShutdown(t)
+	replay(t, f, w, true)
+	next(t, in, f.send(t, mailbox.Message{From: "team-lead", To: "alice", Text: "marker 1"}), "a replay with its msg id")
+	replay(t, f, w, false)
+	next(t, in, f.send(t, mailbox.Message{From: "team-lead", To: "alice", Text: "marker 2"}), "a replay without its msg id")
+}
+
+// TestKeyattackReplayToARespawnedMember: alice takes the lead's shutdown
+// request; later alice's consumer is opened anew (a respawned alice, a
+// restarted worker) and the captured request, signed by the lead, is
+// published again without its Nats-Msg-Id. It must not reach the new
+// alice: an idle teammate approves a shutdown request from the lead.
+func TestKeyattackReplayToARespawnedMember(t *testing.T) {
+	escapeKnown(t, "J2: a captured lead message replayed to a reopened inbox is delivered again")
+	f, in, w := takenShutdown(t)
+	if err := in.Close(); err != nil {
+		t.Fatal(err)
+	}
+	again := f.open(t, "alice")
+	replay(t, f, w, false)
+	next(t, again, f.send(t, mailbox.Message{From: "team-lead", To: "alice", Text: "marker"}), "a replay to the reopened inbox")
+}
+
+// TestKeyattackRerouted: the lead's message to bob, published on alice's
+// subject, a message signed for alice's subject but addressed to bob
+// in its body, and one addressed to alice but signed over bob's subject,
+// are refused; alice's next message is her own.
+func TestKeyattackRerouted(t *testing.T) {
+	f := newFixture(t, Config{}, []string{"team-lead"}, "alice", "bob")
+	wire := capture(t, f, "bob")
+	in := f.open(t, "alice")
+	f.send(t, message("team-lead", "bob", mailbox.PermissionResponse{RequestID: "p1", Decision: mailbox.DecisionAllow}))
+	w := captured(t, wire)
+	w.Subject = f.tr.inbox("alice")
+	replay(t, f, w, false)
+	f.pr.wait(t, 1)
+	forBob := natsMsg(t, f, "alice", message("team-lead", "bob", mailbox.PermissionResponse{RequestID: "p2", Decision: mailbox.DecisionAllow}))
+	if _, err := f.tr.js.PublishMsg(t.Context(), forBob); err != nil {
+		t.Fatal(err)
+	}
+	f.pr.wait(t, 2)
+	// Signed over bob's subject, addressed to alice, published on alice's.
+	moved := natsMsg(t, f, "bob", message("team-lead", "alice", mailbox.PermissionResponse{RequestID: "p3", Decision: mailbox.DecisionAllow}))
+	moved.Subject = f.tr.inbox("alice")
+	if _, err := f.tr.js.PublishMsg(t.Context(), moved); err != nil {
+		t.Fatal(err)
+	}
+	f.pr.wait(t, 3)
+	next(t, in, f.send(t, mailbox.Message{From: "team-lead", To: "alice", Text: "marker"}), "a rerouted message")
+	probs := f.pr.all()
+	if !strings.Contains(probs[0].Reason, `addressed to "bob"`) || !strings.Contains(probs[1].Reason, `addressed to "bob"`) ||
+		!strings.Contains(probs[2].Reason, "the signature does not verify") {
+		t.Fatalf("reports %v", probs)
+	}
+}
+
+func escapeKnown(t *testing.T, what string) {
+	t.Helper()
+	if os.Getenv("KEYATTACK_ESCAPES") != "1" {
+		t.Skipf("known escape, not fixed: %s (run with KEYATTACK_ESCAPES=1)", what)
+	}
+}
