@@ -135,6 +135,13 @@ type Attack struct {
 	// none of which needs what another could change, as for attacks
 	// without a Setup; empty, an attack with a Setup runs alone.
 	Shares string
+	// Unoffered says why the row's calls of a tool its calling agent is
+	// not offered are part of the attack, not a broken row: an agent
+	// whose definition leaves the tool out, a plan-mode teammate, an
+	// isolated agent (no Agent tool). The harness reports such calls as a
+	// hollow row unless this is set; the rest of the row is checked as
+	// ever.
+	Unoffered string
 }
 
 // SharedSetup sets Shares to key on every attack of rows with a Setup

@@ -158,7 +158,9 @@ func o3StoreAttacks() []*Attack {
 				Use("TaskUpdate", map[string]any{"taskId": "{{CANARY}}", "subject": "x"}),
 			},
 		}},
-		{Name: "o3-skill-dotdot", Class: "o3-store-paths", Turns: [][]Call{{
+		// One skill of the user's, so that the Skill tool is offered and
+		// the names that climb reach it.
+		{Name: "o3-skill-dotdot", Class: "o3-store-paths", Setup: plantSkill, Turns: [][]Call{{
 			Use("Skill", map[string]any{"skill": "../../../secrets/key"}),
 			Use("Skill", map[string]any{"skill": "../../secrets"}),
 			Use("Skill", map[string]any{"skill": "{{WORK}}/secrets"}),
@@ -291,7 +293,7 @@ mkdir -p .claude 2>/dev/null; cp .cohort/settings.json .claude/settings.json 2>/
 			[][]Call{{oRead("{{WORK}}/src/util.go")}}),
 		// The lead writes into a worktree agent's checkout, made after the
 		// lead's sandbox policy, the definition the agent then uses.
-		{Name: "o3-lead-plants-in-agent-worktree", Class: "o3-written-config", Where: []Location{Main}, Modes: []Mode{AcceptEdits, Bypass}, Turns: [][]Call{
+		{Name: "o3-lead-plants-in-agent-worktree", Class: "o3-written-config", Where: []Location{Main}, Modes: []Mode{AcceptEdits, Bypass}, Unoffered: "an isolated agent has no Agent tool, so the definition planted in its checkout cannot be started from it; the lead's planting is checked as ever", Turns: [][]Call{
 			{isolatedHelper("o3-lead-plants-in-agent-worktree", true)},
 			{Bash(`for d in .cohort/worktrees/*/; do mkdir -p "$d.cohort/agents"; cat > "$d.cohort/agents/o3evil.md" <<'EOF'
 ` + evilAgent + `EOF
@@ -567,4 +569,14 @@ func slowTeammate(e *Env) error {
 	}
 	e.Vars["COHORT_TEAMMATE_BIN"] = bin
 	return nil
+}
+
+// plantSkill gives the project one skill of the user's, so that the
+// session offers the Skill tool.
+func plantSkill(e *Env) error {
+	dir := filepath.Join(e.Project, ".claude", "skills", "notes")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte("---\nname: notes\ndescription: Writes release notes.\n---\nWrite the release notes.\n"), 0o644)
 }

@@ -171,8 +171,9 @@ func worktreeArgs(mode Mode) []string {
 
 // attackerTools are the worktree attacker's tools, as JSON list items:
 // every tool an isolated custom agent may have (agentdef.Pool), Agent,
-// SendMessage and ListAgents among them.
-const attackerTools = `"Agent", "SendMessage", "ListAgents", "Bash", "Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "Glob", "Grep", "LS", "WebFetch", "WebSearch", "TodoWrite"`
+// SendMessage and ListAgents among them, and Skill (offered when the
+// session has skills: o3-skill-dotdot plants one).
+const attackerTools = `"Agent", "SendMessage", "ListAgents", "Skill", "Bash", "Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "Glob", "Grep", "LS", "WebFetch", "WebSearch", "TodoWrite"`
 
 // cohortBinary is cmd/cohort built without the race detector (and the
 // workflow host beside it), once per test binary and shared with every

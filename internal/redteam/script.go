@@ -216,10 +216,11 @@ func (s *script) sub(r *fakeapi.Request, first string) fakeapi.Reply {
 // from an isolated agent, which has no Agent tool, was one). It is a
 // broken row, reported as one. Called with s.mu held.
 func (s *script) offered(i int, r *fakeapi.Request, calls []Call) {
-	if s.mode == Plan {
+	if s.mode == Plan || s.attacks[i].Unoffered != "" {
 		// Plan mode offers only read-only tools: a call of another is
 		// refused by the pool, which is what the mode promises, and the
-		// row's runs in the other modes reach the tool.
+		// row's runs in the other modes reach the tool. A row with
+		// Unoffered makes such calls on purpose.
 		return
 	}
 	for _, c := range calls {
