@@ -61,6 +61,12 @@
 //     Close lists the panes, kills the server, stops what survives of the
 //     panes' sessions, waits for the server process to go and removes the
 //     socket.
+//   - A private server does not outlive the process that started it. The
+//     session's first pane is a keeper (`sh -c`, polling `kill -0` once a
+//     second) that runs `tmux kill-server` when that process is gone, so a
+//     SIGKILLed Cohort leaves no daemon behind holding its teammates'
+//     panes. The keeper is a pane like any other: Close stops it with the
+//     rest. Splits from the session split the keeper's pane.
 //   - Socket paths longer than 107 bytes fail with an error that says so:
 //     that is the limit of a Unix socket address on Linux.
 //

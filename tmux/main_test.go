@@ -12,7 +12,12 @@ import (
 	"go.uber.org/goleak"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	if socket := os.Getenv(starterEnv); socket != "" {
+		starterMain(socket) // TestServerDiesWithItsStarter's child; never returns
+	}
+	goleak.VerifyTestMain(m)
+}
 
 // fastGrace keeps the SIGTERM → SIGKILL steps short in tests.
 const fastGrace = 200 * time.Millisecond

@@ -185,7 +185,8 @@ var sessionNamePattern = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
 // session, for headless runs and tests. It refuses a socket on which a
 // server already runs (ErrServerExists). The server reads no configuration
 // file (-f /dev/null), so a user's ~/.tmux.conf cannot change how panes
-// behave. Close kills it.
+// behave. Close kills it; if the calling process dies first, a keeper in
+// the session's first pane kills it within about a second.
 func StartServer(ctx context.Context, cfg ServerConfig) (*Server, error) {
 	if cfg.Session == "" {
 		cfg.Session = DefaultSession
@@ -208,6 +209,7 @@ func StartServer(ctx context.Context, cfg ServerConfig) (*Server, error) {
 	}
 	out, err := runTmux(ctx, s.bin, s.env, s.timeout, []string{"-f", "/dev/null", "-S", s.socket,
 		"new-session", "-d", "-s", cfg.Session, "-x", strconv.Itoa(cfg.Width), "-y", strconv.Itoa(cfg.Height),
+		"--", "/bin/sh", "-c", keeperScript, "cohort-tmux-keeper", strconv.Itoa(os.Getpid()), s.bin, s.socket,
 		sep, "display-message", "-p", "#{pid}"})
 	if err != nil {
 		return nil, fmt.Errorf("start tmux server on %s: %w", s.socket, err)
@@ -220,6 +222,15 @@ func StartServer(ctx context.Context, cfg ServerConfig) (*Server, error) {
 	s.serverPID = pid
 	return s, nil
 }
+
+// keeperScript is the private session's first pane: it waits for the
+// process that started the server ($1) and then kills the server ($2 -S $3
+// kill-server). Close kills the server first when that process ends well;
+// the keeper is for when it does not (SIGKILL, a crash), when nothing of
+// ours is left to do it and the server, a daemon, would otherwise run on
+// with every teammate pane in it. It polls once a second: a pidfd is not
+// something a shell can wait on.
+const keeperScript = `while kill -0 "$1" 2>/dev/null; do sleep 1; done; exec "$2" -S "$3" kill-server`
 
 // newPrivate validates cfg and finds tmux.
 func newPrivate(ctx context.Context, cfg ServerConfig) (*Server, error) {

@@ -20,7 +20,8 @@ import (
 // TestCrashAndResume is issue 17's crash test: a lead with three background
 // agents and an in-process teammate is SIGKILLed at a random point (seeded;
 // the seed is logged, COHORT_CRASH_SEED replays one), then continued twice.
-// Every time: no Bash child outlives the lead by more than 5 s, both
+// Every time: no Bash child, teammate or private tmux server outlives the
+// lead by more than 5 s, both
 // resumes succeed, every agent whose launch the lead saw is accounted for
 // exactly once (its completed notification or a killed one), and no
 // teammate message reaches the lead twice. It is a stress loop: 20
@@ -123,8 +124,16 @@ func crashOnce(t *testing.T, bin string, delay time.Duration, tag, mode string) 
 			return slices.Contains(argv, "teammate") && slices.Contains(argv, teamName)
 		})
 	}
-	if !clitest.WaitFor(5*time.Second, func() bool { return len(sleepers(all...)) == 0 && len(mates()) == 0 }) {
-		t.Errorf("Bash children %v and teammate processes %v outlived the killed lead by 5 s", sleepers(all...), mates())
+	// The lead's private tmux server (and its keeper pane) are named by
+	// their socket, under this run's home.
+	home := h.Vars["COHORT_HOME"]
+	tmuxes := func() []int {
+		return procsWhere(func(argv []string) bool {
+			return slices.ContainsFunc(argv, func(a string) bool { return strings.HasPrefix(a, home+"/") && strings.HasSuffix(a, ".sock") })
+		})
+	}
+	if !clitest.WaitFor(5*time.Second, func() bool { return len(sleepers(all...)) == 0 && len(mates()) == 0 && len(tmuxes()) == 0 }) {
+		t.Errorf("Bash children %v, teammate processes %v and tmux processes %v outlived the killed lead by 5 s", sleepers(all...), mates(), tmuxes())
 	}
 	var resumeErr strings.Builder
 	for _, prompt := range []string{"resume one", "resume two"} {
