@@ -122,7 +122,8 @@ func TestKeyattackReplayToARespawnedMember(t *testing.T) {
 	replay(t, f, w, true)
 	next(t, again, f.send(t, mailbox.Message{From: "team-lead", To: "alice", Text: "marker"}), "a replay to the reopened inbox")
 	probs := f.pr.wait(t, 1)
-	if len(probs) != 1 || !strings.Contains(probs[0].Reason, "Nats-Msg-Id header is \"\"") {
+	if len(probs) != 1 || !strings.Contains(probs[0].Reason, "the signature does not verify") ||
+		!strings.Contains(probs[0].Reason, "its Nats-Msg-Id header is \"\", not its id") {
 		t.Fatalf("reports %v, want one refusal of the replay without its id", probs)
 	}
 }

@@ -189,8 +189,8 @@ func Sign(msg *nats.Msg, signer, id string, key ed25519.PrivateKey) error {
 }
 
 func signAt(msg *nats.Msg, from, id string, key ed25519.PrivateKey, sent time.Time) error {
-	if id == "" {
-		return errors.New("the message has no id to sign (its Nats-Msg-Id header is empty)")
+	if id == "" || strings.ContainsAny(id, "\r\n") {
+		return fmt.Errorf("the message's id %q cannot be signed (its Nats-Msg-Id header is empty or holds a line break)", clip.String(id, 64))
 	}
 	if msg.Header == nil {
 		msg.Header = nats.Header{}
@@ -258,24 +258,23 @@ func (t *Transport) open(msg jetstream.Msg, agent string) (mailbox.Message, erro
 	if err != nil {
 		return m, fmt.Errorf("message %s from %q: the signature does not verify (it is not base64)", m.ID, signer)
 	}
-	id := h.Get(jetstream.MsgIDHeader)
-	if id != m.ID || strings.ContainsAny(id, "\n") {
-		return m, fmt.Errorf("message %s from %q: its Nats-Msg-Id header is %q, not the message's id: a message is published under its own id (a re-publish that dropped or changed it would pass the server's duplicate check)", m.ID, m.From, clip.String(id, 64))
-	}
-	sent := h.Get(HeaderSent)
-	if strings.ContainsAny(sent, "\n") {
-		return m, fmt.Errorf("message %s from %q: its %s header is not a time", m.ID, m.From, HeaderSent)
-	}
+	id, sent := h.Get(jetstream.MsgIDHeader), h.Get(HeaderSent)
 	body := signed(msg.Subject(), id, sent, msg.Data())
 	if !ed25519.Verify(pub, body, sig) {
 		now, err := t.cfg.Keys.renewed(signer, pub)
 		if now == nil || !ed25519.Verify(now, body, sig) {
 			why := ""
+			if id != m.ID {
+				why = fmt.Sprintf("; its Nats-Msg-Id header is %q, not its id (a re-publish that dropped or changed it)", clip.String(id, 64))
+			}
 			if err != nil {
-				why = "; the team's key of " + signer + " could not be read again: " + err.Error()
+				why += "; the team's key of " + signer + " could not be read again: " + err.Error()
 			}
 			return m, fmt.Errorf("message %s from %q: the signature does not verify (altered, or signed with another key)%s", m.ID, signer, why)
 		}
+	}
+	if id != m.ID {
+		return m, fmt.Errorf("message %s from %q: it was signed and published under the id %q, not its own: a message is published under its id, which the server's duplicate check reads", m.ID, m.From, clip.String(id, 64))
 	}
 	if err := t.fresh(msg, sent); err != nil {
 		return m, fmt.Errorf("message %s from %q: %v", m.ID, m.From, err)
