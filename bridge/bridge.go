@@ -3,6 +3,7 @@ package bridge
 import (
 	"context"
 	"crypto/ed25519"
+	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -27,7 +28,7 @@ const (
 	// a session its person started (Config.PersonStarted).
 	HeaderPerson  = "Cohort-Person"
 	signContext   = "cohort bridge v1\x00"
-	personContext = "cohort bridge person v1\x00"
+	personContext = "cohort bridge person v2\x00"
 )
 
 // Config configures a Bridge. Conn, SessionID, Key and Receive are
@@ -70,6 +71,11 @@ type Session struct {
 	Host      string    `json:"host,omitempty"`
 	PublicKey string    `json:"publicKey"`
 	StartedAt time.Time `json:"startedAt"`
+	// Incarnation is random, new each time the session's Bridge opens
+	// (a resume of the same id gets a new one): the person's signature
+	// covers the receiver's, so a captured message is the person's own
+	// only to the Bridge it was sent to.
+	Incarnation string `json:"incarnation,omitempty"`
 }
 
 // Label names s for people: its name and id, and its host.
@@ -153,7 +159,8 @@ func Open(ctx context.Context, cfg Config) (*Bridge, error) {
 		return nil, fmt.Errorf("bridge: registry %s: %w (is JetStream enabled on the server?)", Bucket(cfg.Prefix), err)
 	}
 	b := &Bridge{cfg: cfg, reg: reg, self: Session{ID: cfg.SessionID, Name: cfg.Name, Host: cfg.Host,
-		PublicKey: base64.StdEncoding.EncodeToString(cfg.Key.Public().(ed25519.PublicKey)), StartedAt: cfg.Now().UTC()}}
+		PublicKey: base64.StdEncoding.EncodeToString(cfg.Key.Public().(ed25519.PublicKey)), StartedAt: cfg.Now().UTC(),
+		Incarnation: rand.Text()}}
 	if b.sub, err = cfg.Conn.Subscribe(Subject(cfg.Prefix, cfg.SessionID), b.take); err != nil {
 		return nil, fmt.Errorf("bridge: subscribe: %w", err)
 	}

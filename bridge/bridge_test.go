@@ -243,7 +243,7 @@ func TestOnlyThePersonsOwnSessionsSkipTheHold(t *testing.T) {
 	old := mailbox.Message{ID: mailbox.NewID(time.Now()), From: "x", To: "22222222-bbbb", Text: "old", Timestamp: time.Now().Add(-time.Hour)}
 	body, _ := old.MarshalJSON()
 	stale := signedBy(subject, body, "11111111-aaaa", home)
-	stale.Header.Set(HeaderPerson, base64.StdEncoding.EncodeToString(ed25519.Sign(home, personSigned(subject, body))))
+	stale.Header.Set(HeaderPerson, base64.StdEncoding.EncodeToString(ed25519.Sign(home, personSigned(subject, beta.b.Self().Incarnation, body))))
 	if _, err := nc.RequestMsgWithContext(t.Context(), stale); err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +252,7 @@ func TestOnlyThePersonsOwnSessionsSkipTheHold(t *testing.T) {
 	fresh := mailbox.Message{ID: mailbox.NewID(time.Now()), From: "x", To: "22222222-bbbb", Text: "forged", Timestamp: time.Now()}
 	body, _ = fresh.MarshalJSON()
 	forged := signedBy(subject, body, "44444444-dddd", elsewhere)
-	forged.Header.Set(HeaderPerson, base64.StdEncoding.EncodeToString(ed25519.Sign(elsewhere, personSigned(subject, body))))
+	forged.Header.Set(HeaderPerson, base64.StdEncoding.EncodeToString(ed25519.Sign(elsewhere, personSigned(subject, beta.b.Self().Incarnation, body))))
 	if _, err := nc.RequestMsgWithContext(t.Context(), forged); err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@
 //
 //	P.session.ID.inbox   session ID's inbox: one message a request, its JSON line as the body
 //	P_SESSIONS           key-value bucket with a TTL: ID → the live session's entry
-//	                     {id, name, host, publicKey, startedAt}
+//	                     {id, name, host, publicKey, startedAt, incarnation}
 //
 // # Decisions the spec leaves open
 //
@@ -44,7 +44,8 @@
 //     from a session the person did not start; a session nobody can
 //     approve in refuses it) unless it is the person's own. It is the
 //     person's own when it carries a second signature (Cohort-Person,
-//     over its own context string, the subject and the body) that
+//     over its own context string, the subject, the receiving Bridge's
+//     incarnation and the body) that
 //     verifies with this session's own key — the key of this
 //     COHORT_HOME, remote/lead.key, which the registry cannot change and
 //     the sandbox hides from every command — its timestamp is within
@@ -60,6 +61,17 @@
 //     good as the user's trust in its model, as for sessionorigin), and
 //     a captured message cannot be taken twice within the window or at
 //     all after it (it is held instead).
+//   - The ids taken as own are kept in memory, and a session resumed
+//     under the same id opens a new Bridge, which has forgotten them. So
+//     the person's signature also covers the receiver's incarnation: a
+//     random value made at every Open and listed in its registry entry,
+//     which the sender reads when it resolves the address. A message
+//     captured on its way to one Bridge is the person's own to that one
+//     only; replayed to the resumed session it is held. No state is kept
+//     for it (nothing in the home to corrupt or delete). Anyone who can
+//     write the registry can change a listed incarnation; the person's
+//     messages then fail the check and are held: a delay for the person,
+//     never a message obeyed unasked.
 //   - Names are the sessions' names (a named background session's, or
 //     none); an address matches an id exactly or a name in any case. Two
 //     live sessions of one name are an error listing both.

@@ -24,20 +24,23 @@ const (
 // says why.
 var ErrRefused = errors.New("refused by the receiving session")
 
-// personSigned is what the person's signature (HeaderPerson) covers.
-func personSigned(subject string, body []byte) []byte {
-	return append([]byte(personContext+subject+"\x00"), body...)
+// personSigned is what the person's signature (HeaderPerson) covers: the
+// subject, the receiving Bridge's incarnation and the body.
+func personSigned(subject, incarnation string, body []byte) []byte {
+	return append([]byte(personContext+subject+"\x00"+incarnation+"\x00"), body...)
 }
 
 // own reports whether a checked message is the person's own: its
 // HeaderPerson signature verifies with this session's own key (the key
-// of this home, which no registry entry can change), its timestamp is
-// within Config.OwnWindow of now, and its id was not taken as own before
-// (a captured message sent again is held, not obeyed twice).
+// of this home, which no registry entry can change) over this Bridge's
+// incarnation, its timestamp is within Config.OwnWindow of now, and its
+// id was not taken as own before (a captured message sent again is
+// held, not obeyed twice: to this Bridge by the ids it took, to a Bridge
+// of the same session opened later by the incarnation, which is new).
 func (b *Bridge) own(msg *nats.Msg, m mailbox.Message) bool {
 	sig, err := base64.StdEncoding.DecodeString(msg.Header.Get(HeaderPerson))
 	if err != nil || len(sig) != ed25519.SignatureSize ||
-		!ed25519.Verify(b.cfg.Key.Public().(ed25519.PublicKey), personSigned(msg.Subject, msg.Data), sig) {
+		!ed25519.Verify(b.cfg.Key.Public().(ed25519.PublicKey), personSigned(msg.Subject, b.self.Incarnation, msg.Data), sig) {
 		return false
 	}
 	now, w := b.cfg.Now(), b.cfg.OwnWindow
@@ -96,7 +99,7 @@ func (b *Bridge) Send(ctx context.Context, to string, m mailbox.Message) (Sessio
 	msg.Header.Set(HeaderSession, b.self.ID)
 	msg.Header.Set(HeaderSignature, base64Sig(b.cfg.Key, subject, body))
 	if b.cfg.PersonStarted {
-		msg.Header.Set(HeaderPerson, base64.StdEncoding.EncodeToString(ed25519.Sign(b.cfg.Key, personSigned(subject, body))))
+		msg.Header.Set(HeaderPerson, base64.StdEncoding.EncodeToString(ed25519.Sign(b.cfg.Key, personSigned(subject, target.Incarnation, body))))
 	}
 	reply, err := b.cfg.Conn.RequestMsgWithContext(ctx, msg)
 	switch {

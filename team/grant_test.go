@@ -178,18 +178,18 @@ func (a *attacker) forge(t *testing.T, key ed25519.PrivateKey, from, to, text st
 	if err != nil {
 		t.Fatal(err)
 	}
-	a.raw(t, key, from, to, body)
+	a.raw(t, key, from, to, m.ID, body)
 }
 
-// raw publishes body on to's inbox, signed as signer with key, as jsmail
-// signs.
-func (a *attacker) raw(t *testing.T, key ed25519.PrivateKey, signer, to string, body []byte) {
+// raw publishes body (whose id is id) on to's inbox, signed as signer
+// with key, as jsmail signs.
+func (a *attacker) raw(t *testing.T, key ed25519.PrivateKey, signer, to, id string, body []byte) {
 	t.Helper()
 	msg := nats.NewMsg(jsmail.Subject("cohort", "t", to))
 	msg.Data = body
-	signed := append([]byte("cohort team message v1\n"+msg.Subject+"\n"), body...)
-	msg.Header.Set(jsmail.HeaderKey, signer)
-	msg.Header.Set(jsmail.HeaderSignature, base64.StdEncoding.EncodeToString(ed25519.Sign(key, signed)))
+	if err := jsmail.Sign(msg, signer, id, key); err != nil {
+		t.Fatal(err)
+	}
 	if err := a.nc.PublishMsg(msg); err != nil {
 		t.Fatal(err)
 	}

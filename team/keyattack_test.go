@@ -188,7 +188,7 @@ func (a *attacker) publish(t *testing.T, key ed25519.PrivateKey, m mailbox.Messa
 	if err != nil {
 		t.Fatal(err)
 	}
-	a.raw(t, key, m.From, m.To, body)
+	a.raw(t, key, m.From, m.To, full.ID, body)
 }
 
 // TestKeyattackTeamFileInTheBucketIsTheLeads: the team file on NATS is a

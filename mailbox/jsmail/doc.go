@@ -26,7 +26,8 @@
 //     id it is already handling, and one acknowledged lately
 //     (Config.DedupeWindow ids), acknowledging the repeat. A consumer that
 //     dies between recording a message and acknowledging it gets it again,
-//     as the file mailbox's does.
+//     as the file mailbox's does. That memory is a convenience for
+//     senders' retries, not the defence against replays (below).
 //   - Acknowledgement comes after the message is taken: the teammate loop
 //     acknowledges chat when its agent's conversation takes it, exactly as
 //     it does with the file cursor (this package only moves the ack to the
@@ -49,9 +50,11 @@
 //     Transport remembers the registrations it has seen.
 //   - Signatures: any NATS client that may publish on a team subject could
 //     forge a message, so every message is signed by its sender with
-//     ed25519 over a context string, the subject and the body; the
-//     signature and the signer's name travel in headers (Cohort-Key,
-//     Cohort-Signature), leaving the body the file mailbox's line. The
+//     ed25519 over a context string, the subject, the message's id, the
+//     time it was signed and the body; the signature, the signer's name
+//     and the time travel in headers (Cohort-Signature, Cohort-Key,
+//     Cohort-Sent, with the id as Nats-Msg-Id), leaving the body the file
+//     mailbox's line. The
 //     signer must be the message's From, and its key must be in Keys. The
 //     lead's answers — permission and plan approval responses, and
 //     shutdown requests — are accepted only from Config.Lead (so only with
@@ -64,6 +67,32 @@
 //     has the lead sign each member's key, with a generation, so that
 //     the answer cannot be a key someone else wrote or an older one), and
 //     its old key is refused from then on.
+//   - Replays: any client that listens on a team subject can keep a
+//     signed message and publish it again, byte for byte (a lead's
+//     shutdown_request, an old chat instruction). What an Inbox remembers
+//     is gone when it is opened anew (a respawned member, a restarted
+//     worker, a resumed lead), so the refusal does not rest on it; it
+//     rests on two facts an attacker cannot change without the sender's
+//     key: the server's storing time of each message, and its duplicate
+//     window. A message is accepted only if the server stored it within
+//     Config.FreshWindow (50 s) of the signed send time, and only if its
+//     Nats-Msg-Id header is its signed id. A re-publish that passes the
+//     first check is stored within twice the window of the original's
+//     storing, which is inside the server's duplicate window (the
+//     configuration refuses a FreshWindow of half DuplicateWindow or
+//     more), so the server drops it as a duplicate by the id it must
+//     carry; one that drops or changes the id is refused. This holds
+//     across any restart of the consumer and any number of messages in
+//     between (it is time, not a count). What it costs: a sender's
+//     clock more than FreshWindow off the server's gets its messages
+//     refused (reported, with both times, to check the clocks). What it
+//     does not cover: the server's duplicate record is its own memory of
+//     the stream, rebuilt on a server restart from the messages still
+//     stored, and a work queue deletes acknowledged ones; so a replay
+//     made within the window right after the server itself restarted,
+//     to an inbox opened anew since the original was taken, would pass. Every (re)start of a consumer checks that the stream's
+//     duplicate window was not shortened (anyone with the server's API
+//     could) and refuses to open, naming the stream, if it was.
 //   - Nothing is dropped silently: a message whose body does not parse,
 //     or that is addressed to another agent, is dead-lettered; one that is
 //     unsigned, signed by an unknown or wrong key, or a protocol answer

@@ -93,6 +93,9 @@ func (in *Inbox) start(ctx context.Context) error {
 	if err != nil && !errors.Is(err, jetstream.ErrConsumerNotFound) {
 		return fmt.Errorf("reset consumer: %w", err)
 	}
+	if err := t.checkDuplicates(ctx); err != nil {
+		return err
+	}
 	cons, err := t.ensureConsumer(ctx, in.agent)
 	if err != nil {
 		return fmt.Errorf("consumer: %w", err)

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -21,6 +22,10 @@ import (
 const (
 	HeaderKey       = "Cohort-Key"       // the signing member's name
 	HeaderSignature = "Cohort-Signature" // base64 ed25519 signature
+	// HeaderSent is when the sender signed the message (RFC 3339, UTC),
+	// inside the signature: the receiver refuses a message the server
+	// stored more than Config.FreshWindow from it (a replay).
+	HeaderSent = "Cohort-Sent"
 	// Dead letters keep the refused message's subject and why.
 	HeaderDeadSubject = "Cohort-Dead-Subject"
 	HeaderDeadReason  = "Cohort-Dead-Reason"
@@ -28,7 +33,7 @@ const (
 
 // signContext is signed with every message, so a signature made for
 // anything else with the same key (a remote job) cannot pass for one.
-const signContext = "cohort team message v1\n"
+const signContext = "cohort team message v2\n"
 
 // Keys are a process's view of a team's keys: the private keys of the
 // members it speaks for, and the public keys of every member, the lead's
@@ -161,22 +166,56 @@ func (k *Keys) Trust(member string, pub ed25519.PublicKey) error {
 	return nil
 }
 
-// sign adds from's signature over the message's subject and body.
+// sign adds from's signature over the message's subject, id
+// (msg's Nats-Msg-Id header, which must be set), send time (now) and
+// body.
 func (k *Keys) sign(msg *nats.Msg, from string) error {
 	key, err := k.private(from)
 	if err != nil {
 		return fmt.Errorf("this process holds no key for sender %q: it cannot sign as them: %v", clip.String(from, 64), err)
 	}
-	sig := ed25519.Sign(key, signed(msg.Subject, msg.Data))
+	return signAt(msg, from, msg.Header.Get(jetstream.MsgIDHeader), key, time.Now())
+}
+
+// Sign signs msg as signer with key, as a Transport signs what it
+// publishes: id is the message's id (set as its Nats-Msg-Id), the send
+// time is now. It is for code that publishes on a team subject without
+// a Transport (tools, tests).
+func Sign(msg *nats.Msg, signer, id string, key ed25519.PrivateKey) error {
+	if len(key) != ed25519.PrivateKeySize {
+		return fmt.Errorf("jsmail: key of %q is not an ed25519 private key", signer)
+	}
+	return signAt(msg, signer, id, key, time.Now())
+}
+
+func signAt(msg *nats.Msg, from, id string, key ed25519.PrivateKey, sent time.Time) error {
+	if id == "" || strings.ContainsAny(id, "\r\n") {
+		return fmt.Errorf("the message's id %q cannot be signed (its Nats-Msg-Id header is empty or holds a line break)", clip.String(id, 64))
+	}
+	if msg.Header == nil {
+		msg.Header = nats.Header{}
+	}
+	at := sent.UTC().Format(time.RFC3339Nano)
+	sig := ed25519.Sign(key, signed(msg.Subject, id, at, msg.Data))
+	msg.Header.Set(jetstream.MsgIDHeader, id)
+	msg.Header.Set(HeaderSent, at)
 	msg.Header.Set(HeaderKey, from)
 	msg.Header.Set(HeaderSignature, base64.StdEncoding.EncodeToString(sig))
 	return nil
 }
 
-func signed(subject string, body []byte) []byte {
-	b := make([]byte, 0, len(signContext)+len(subject)+1+len(body))
+// signed is what a signature covers: the context, the subject, the id,
+// the send time and the body, each but the last ended by a newline (none
+// of the first four can hold one: a subject and an id have no spaces or
+// newlines, and the time is jsmail's own format).
+func signed(subject, id, sent string, body []byte) []byte {
+	b := make([]byte, 0, len(signContext)+len(subject)+len(id)+len(sent)+3+len(body))
 	b = append(b, signContext...)
 	b = append(b, subject...)
+	b = append(b, '\n')
+	b = append(b, id...)
+	b = append(b, '\n')
+	b = append(b, sent...)
 	b = append(b, '\n')
 	return append(b, body...)
 }
@@ -219,21 +258,50 @@ func (t *Transport) open(msg jetstream.Msg, agent string) (mailbox.Message, erro
 	if err != nil {
 		return m, fmt.Errorf("message %s from %q: the signature does not verify (it is not base64)", m.ID, signer)
 	}
-	body := signed(msg.Subject(), msg.Data())
+	id, sent := h.Get(jetstream.MsgIDHeader), h.Get(HeaderSent)
+	body := signed(msg.Subject(), id, sent, msg.Data())
 	if !ed25519.Verify(pub, body, sig) {
 		now, err := t.cfg.Keys.renewed(signer, pub)
 		if now == nil || !ed25519.Verify(now, body, sig) {
 			why := ""
+			if id != m.ID {
+				why = fmt.Sprintf("; its Nats-Msg-Id header is %q, not its id (a re-publish that dropped or changed it)", clip.String(id, 64))
+			}
 			if err != nil {
-				why = "; the team's key of " + signer + " could not be read again: " + err.Error()
+				why += "; the team's key of " + signer + " could not be read again: " + err.Error()
 			}
 			return m, fmt.Errorf("message %s from %q: the signature does not verify (altered, or signed with another key)%s", m.ID, signer, why)
 		}
+	}
+	if id != m.ID {
+		return m, fmt.Errorf("message %s from %q: it was signed and published under the id %q, not its own: a message is published under its id, which the server's duplicate check reads", m.ID, m.From, clip.String(id, 64))
+	}
+	if err := t.fresh(msg, sent); err != nil {
+		return m, fmt.Errorf("message %s from %q: %v", m.ID, m.From, err)
 	}
 	if protocolAnswers[m.Type] && m.From != t.cfg.Lead {
 		return m, fmt.Errorf("message %s: %s from %q refused: only the lead (%s) may send it", m.ID, m.Type, m.From, t.cfg.Lead)
 	}
 	return m, nil
+}
+
+// fresh checks that the server stored msg within Config.FreshWindow of
+// its signed send time: a message re-published later, its signature
+// intact, is refused (package doc, "Replays").
+func (t *Transport) fresh(msg jetstream.Msg, sent string) error {
+	at, err := time.Parse(time.RFC3339Nano, sent)
+	if err != nil {
+		return fmt.Errorf("its signed %s header %q is not a time", HeaderSent, clip.String(sent, 64))
+	}
+	meta, err := msg.Metadata()
+	if err != nil {
+		return fmt.Errorf("the server's record of when it stored it cannot be read: %v", err)
+	}
+	if d := meta.Timestamp.Sub(at); d > t.cfg.FreshWindow || d < -t.cfg.FreshWindow {
+		return fmt.Errorf("signed at %s but stored by the server at %s, %s apart; a message must be stored within %s of signing: a replay of a captured message, or a sender's clock that is off (check the machines' clocks)",
+			at.Format(time.RFC3339Nano), meta.Timestamp.UTC().Format(time.RFC3339Nano), d.Round(time.Millisecond), t.cfg.FreshWindow)
+	}
+	return nil
 }
 
 // refuse dead-letters msg with its subject and reason, reports it, and

@@ -10,6 +10,7 @@ import (
 	"github.com/cohort-dev/cohort/remote"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // natsMsg is m as Append would publish it to agent's inbox, signed by
@@ -22,6 +23,7 @@ func natsMsg(t *testing.T, f *fixture, agent string, m mailbox.Message) *nats.Ms
 	}
 	msg := nats.NewMsg(f.tr.inbox(agent))
 	msg.Data = body
+	msg.Header.Set(jetstream.MsgIDHeader, m.ID)
 	if err := f.keys.sign(msg, m.From); err != nil {
 		t.Fatal(err)
 	}

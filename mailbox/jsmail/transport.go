@@ -47,8 +47,15 @@ type Config struct {
 	// (default 2 min).
 	DuplicateWindow time.Duration
 	// DedupeWindow is how many acknowledged ids an Inbox remembers to drop
-	// re-sends that arrive after the server's window (default 1024).
+	// a sender's re-send that arrives after the server's window (default
+	// 1024). Replays are not its business: see FreshWindow.
 	DedupeWindow int
+	// FreshWindow is how far apart a message's signed send time and the
+	// time the server stored it may be (default 5/12 of DuplicateWindow: 50 s); it must be under
+	// half of DuplicateWindow, so that any re-publish of a message that
+	// passes it falls inside the server's duplicate window (package doc,
+	// "Replays"). It also bounds the machines' clock skew.
+	FreshWindow time.Duration
 	// LeaseTTL is how long an inbox stays taken after its consumer's
 	// process dies without closing it (default 15 s; renewed at a third).
 	LeaseTTL time.Duration
@@ -131,6 +138,12 @@ func (c *Config) defaults() error {
 	if c.DedupeWindow <= 0 {
 		c.DedupeWindow = 1024
 	}
+	if c.FreshWindow <= 0 {
+		c.FreshWindow = c.DuplicateWindow * 5 / 12 // 50 s of 2 min
+	}
+	if 2*c.FreshWindow >= c.DuplicateWindow {
+		return fmt.Errorf("jsmail: Config.FreshWindow %s must be under half of DuplicateWindow %s: a replay accepted as fresh could fall outside the server's duplicate check", c.FreshWindow, c.DuplicateWindow)
+	}
 	if c.LeaseTTL <= 0 {
 		c.LeaseTTL = 15 * time.Second
 	}
@@ -176,6 +189,21 @@ func Open(ctx context.Context, cfg Config) (*Transport, error) {
 		return nil, fmt.Errorf("jsmail: team %s: bucket %s: %w", cfg.Team, n.leasesB, err)
 	}
 	return t, nil
+}
+
+// checkDuplicates makes sure the stream's duplicate window still outlasts
+// twice the freshness window (anyone who may use the server's API could
+// shorten it); the freshness check rests on it (package doc, "Replays").
+func (t *Transport) checkDuplicates(ctx context.Context) error {
+	info, err := t.stream.Info(ctx)
+	if err != nil {
+		return fmt.Errorf("stream %s: %w", t.names.stream, err)
+	}
+	if d := info.Config.Duplicates; d <= 2*t.cfg.FreshWindow {
+		return fmt.Errorf("stream %s keeps message ids for duplicates %s, not more than twice the freshness window %s: a replayed message could pass; someone changed the stream's duplicate window: open the team again (jsmail.Open sets it to %s)",
+			t.names.stream, d, t.cfg.FreshWindow, t.cfg.DuplicateWindow)
+	}
+	return nil
 }
 
 // Team names the transport's team.
@@ -274,10 +302,11 @@ func (t *Transport) Append(ctx context.Context, m mailbox.Message) (mailbox.Mess
 	}
 	msg := nats.NewMsg(t.inbox(m.To))
 	msg.Data = body
+	msg.Header.Set(jetstream.MsgIDHeader, m.ID)
 	if err := t.cfg.Keys.sign(msg, m.From); err != nil {
 		return mailbox.Message{}, fmt.Errorf("mailbox append to %s: %w", m.To, err)
 	}
-	if _, err := t.js.PublishMsg(ctx, msg, jetstream.WithMsgID(m.ID)); err != nil {
+	if _, err := t.js.PublishMsg(ctx, msg); err != nil {
 		return mailbox.Message{}, fmt.Errorf("mailbox append to %s: %w", m.To, err)
 	}
 	return m, nil
