@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -196,13 +197,15 @@ func (a *attacker) publish(t *testing.T, key ed25519.PrivateKey, m mailbox.Messa
 // becomes bypassPermissions with no plan required, and the whole disk is
 // a team-allowed path for Edit and Write. The worker that runs carl reads
 // its member (internal/assemble openTeammate: store.Member, whose Mode
-// teammate.Loop.build passes to Checker.SetMode, past the worker's
-// MaxMode ceiling, which caps only the job's mode) and the team-allowed
-// paths (teamAllowedPaths: allow rules) from there. Neither may be what
-// someone other than the lead wrote.
+// teammate.Loop.build passes to Checker.SetMode) and the team-allowed
+// paths (allow rules) from there: both machines read the lead's signed
+// terms instead (terms.go), and the worker reports the rewrite. Then the
+// attacker signs terms of its own into the entry: refused and reported,
+// the terms accepted before still apply. (Escaped as T1 until the terms
+// were signed: /work/notes/keyattack-log.md row 18.)
 func TestKeyattackTeamFileInTheBucketIsTheLeads(t *testing.T) {
-	escapeKnown(t, "T1: the team file in the state bucket is unsigned: a bucket writer sets a member's mode and the team-allowed paths")
 	srv := natstest.Start(t).URL()
+	wr := make(reporter, 8)
 	lead, _, _ := leadMachine(t, srv, make(reporter, 8), "carl")
 	if _, err := lead.Update(t.Context(), "t", func(c *Config) error {
 		c.Members[c.memberIndex("carl")].PlanModeRequired = true
@@ -210,36 +213,82 @@ func TestKeyattackTeamFileInTheBucketIsTheLeads(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	w, _ := workerMachine(t, lead, srv, make(reporter, 8), "carl")
+	w, _ := workerMachine(t, lead, srv, wr, "carl")
 	a := newAttacker(t, srv)
-	e, err := a.kv.Get(t.Context(), ConfigKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var file map[string]any
-	if err := json.Unmarshal(e.Value(), &file); err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range file["members"].([]any) {
-		if mm := m.(map[string]any); mm["name"] == "carl" {
-			mm["mode"], mm["planModeRequired"] = "bypassPermissions", false
+	rewrite := func(change func(file map[string]any)) {
+		t.Helper()
+		e, err := a.kv.Get(t.Context(), ConfigKey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var file map[string]any
+		if err := json.Unmarshal(e.Value(), &file); err != nil {
+			t.Fatal(err)
+		}
+		change(file)
+		data, _ := json.Marshal(file)
+		if _, err := a.kv.Put(t.Context(), ConfigKey, data); err != nil {
+			t.Fatal(err)
 		}
 	}
-	file["teamAllowedPaths"] = []any{
-		map[string]any{"path": "/", "toolName": "Edit", "addedBy": LeadName, "addedAt": time.Now().UnixMilli()},
-		map[string]any{"path": "/", "toolName": "Write", "addedBy": LeadName, "addedAt": time.Now().UnixMilli()},
+	widen := func(file map[string]any) {
+		for _, m := range file["members"].([]any) {
+			if mm := m.(map[string]any); mm["name"] == "carl" {
+				mm["mode"], mm["planModeRequired"] = "bypassPermissions", false
+			}
+		}
+		file["teamAllowedPaths"] = []any{
+			map[string]any{"path": "/", "toolName": "Edit", "addedBy": LeadName, "addedAt": time.Now().UnixMilli()},
+			map[string]any{"path": "/", "toolName": "Write", "addedBy": LeadName, "addedAt": time.Now().UnixMilli()},
+		}
 	}
-	data, _ := json.Marshal(file)
-	if _, err := a.kv.Put(t.Context(), ConfigKey, data); err != nil {
+	holds := func(when string) {
+		t.Helper()
+		for name, s := range map[string]*Store{"the worker": w, "the lead's machine": lead} {
+			m, err := s.Member("t", "carl")
+			if err != nil {
+				t.Fatalf("%s, %s: %v", name, when, err)
+			}
+			if m.Mode == "bypassPermissions" || !m.PlanModeRequired {
+				t.Errorf("%s runs carl with mode %q, plan required %v %s: the bucket writer's, not the lead's", name, m.Mode, m.PlanModeRequired, when)
+			}
+			tm, err := s.Load("t")
+			if err != nil {
+				t.Fatalf("%s, %s: %v", name, when, err)
+			}
+			if len(tm.Config.TeamAllowedPaths) > 0 {
+				t.Errorf("%s allows the team %+v %s: the bucket writer's paths, not the lead's", name, tm.Config.TeamAllowedPaths, when)
+			}
+		}
+	}
+	rewrite(widen)
+	holds("after the unsigned fields were rewritten")
+	wr.expect(t, "the worker", StateBucket("t"), "differ from what the lead signed")
+
+	_, evil, _ := ed25519.GenerateKey(rand.Reader)
+	rewrite(func(file map[string]any) {
+		widen(file)
+		var terms Terms
+		raw, _ := json.Marshal(file[termsField])
+		if err := json.Unmarshal(raw, &terms); err != nil {
+			t.Fatal(err)
+		}
+		terms.Seq++
+		terms.Members["carl"] = MemberTerms{Mode: "bypassPermissions"}
+		terms.Allowed = []termsPath{{Path: "/", ToolName: "Edit"}}
+		terms.Signature = b64(ed25519.Sign(evil, terms.signed()))
+		file[termsField] = terms
+	})
+	holds("after the terms were forged")
+	wr.expect(t, "the worker", StateBucket("t"), "do not verify with the lead's key", "refused")
+
+	// A worker may not change the terms itself either.
+	if _, err := w.SetMode(t.Context(), "t", "carl", "bypassPermissions"); err == nil || !strings.Contains(err.Error(), "only the lead's machine") {
+		t.Errorf("the worker changed carl's mode in the team file: %v", err)
+	}
+	// The lead's next change puts its own terms back for every reader.
+	if _, err := lead.SetActive(t.Context(), "t", "carl", true); err != nil {
 		t.Fatal(err)
 	}
-
-	m, err := w.Member("t", "carl")
-	if err == nil && (m.Mode == "bypassPermissions" || !m.PlanModeRequired) {
-		t.Errorf("the worker runs carl with mode %q, plan required %v: the bucket writer's, not the lead's", m.Mode, m.PlanModeRequired)
-	}
-	tm, err := w.Load("t")
-	if err == nil && len(tm.Config.TeamAllowedPaths) > 0 {
-		t.Errorf("the worker allows the team %+v: the bucket writer's paths, not the lead's", tm.Config.TeamAllowedPaths)
-	}
+	holds("after the lead's next change")
 }
