@@ -77,6 +77,11 @@ type Teammate struct {
 	// worker's policy) it is the member's permission state on the worker,
 	// whatever the team's bucket says.
 	PlanModeRequired bool `json:"plan_mode_required,omitempty"`
+	// Grants are the lead-signed key grants of the team's members when it
+	// spawned this one (team.KeyGrant JSON, team.Store.SpawnGrants): the
+	// worker accepts no older key of any member, whatever the team's
+	// bucket says.
+	Grants []string `json:"grants,omitempty"`
 }
 
 // Definition is the agent definition a job runs: the fields of a Claude

@@ -65,7 +65,7 @@ func (s *Store) net(ctx context.Context, name, server string) (*netMailbox, erro
 	}
 	mc := s.cfg.Mailbox
 	tr, err := jsmail.Open(ctx, jsmail.Config{Conn: nc, Team: name, Lead: LeadName, Now: mc.Now, Replicas: s.cfg.Replicas,
-		Keys:      jsmail.NewKeysFrom(memberKeys{s: s, team: name, dir: s.keysDir(name)}),
+		Keys:      jsmail.NewFreshKeys(memberKeys{s: s, team: name, dir: s.keysDir(name)}),
 		OnProblem: mc.OnProblem, Logger: mc.Logger})
 	if err != nil {
 		nc.Close()

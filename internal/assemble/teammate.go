@@ -195,6 +195,9 @@ func JoinTeam(ctx context.Context, p *Plan, tm *remote.Teammate, mode permission
 	if err := store.PinKey(tm.Team, team.LeadName, tm.LeadKey); err != nil {
 		return err
 	}
+	if err := store.PinGrants(tm.Team, tm.Grants); err != nil {
+		return err
+	}
 	if err := store.PinSpawn(tm.Team, tm.Member, team.Spawn{Ceiling: string(mode), PlanModeRequired: tm.PlanModeRequired}); err != nil {
 		return err
 	}
