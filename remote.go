@@ -59,7 +59,7 @@ func RemoteRunner(base Config) remote.Runner {
 		cfg.Agents, cfg.Agent = agents, run.Definition.Name
 		prompt := job.Prompt
 		if tm := job.Teammate; tm != nil { // a teammate spawn: the member runs until its lead shuts it down
-			if err := assemble.JoinTeam(ctx, cfg.plan(), tm); err != nil {
+			if err := assemble.JoinTeam(ctx, cfg.plan(), tm, run.Mode); err != nil {
 				return remote.Outcome{}, err
 			}
 			cfg.Role, cfg.Agent, prompt = Role{Team: tm.Team, Name: tm.Member}, "", ""

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/cohort-dev/cohort/internal/heldir"
 	"github.com/cohort-dev/cohort/settings"
@@ -79,6 +80,9 @@ type shared struct {
 	unsandboxed           Unsandboxed
 	persist               func(context.Context, RuleUpdate) error
 	bypassDisabled        bool
+	// ceiling is the highest mode any checker sharing this state may take
+	// ("" for none; SetCeiling).
+	ceiling atomic.Value // Mode
 	// degraded lists settings files whose deny rules may be missing; while
 	// it is non-empty nothing is auto-allowed.
 	degraded []string
@@ -307,6 +311,7 @@ func (c *Checker) SetMode(m Mode) error {
 	if m == ModeBypassPermissions && c.sh.bypassDisabled {
 		return errors.New("bypassPermissions mode is disabled by disableBypassPermissionsMode in settings")
 	}
+	m = c.sh.capped(m)
 	c.mu.Lock()
 	c.mode = m
 	c.mu.Unlock()
@@ -327,7 +332,35 @@ func (c *Checker) ForChild(def Mode) *Checker {
 	if m == ModeBypassPermissions && c.sh.bypassDisabled {
 		m = ModeDefault
 	}
-	return &Checker{sh: c.sh, mode: m}
+	return &Checker{sh: c.sh, mode: c.sh.capped(m)}
+}
+
+// SetCeiling makes limit the highest mode this checker, its children and
+// every checker sharing its rules may take from now on: a mode set later
+// (SetMode, a permission update, a child's definition) that exceeds it is
+// lowered to it, and so is the present mode. A worker sets its policy's
+// ceiling on a teammate it runs, whose mode a message could try to raise.
+// A ceiling, once set, is only lowered.
+func (c *Checker) SetCeiling(limit Mode) error {
+	if _, err := ParseMode(string(limit)); err != nil {
+		return err
+	}
+	if cur, ok := c.sh.ceiling.Load().(Mode); ok && limit.Exceeds(cur) {
+		limit = cur
+	}
+	c.sh.ceiling.Store(limit)
+	c.mu.Lock()
+	c.mode = c.sh.capped(c.mode)
+	c.mu.Unlock()
+	return nil
+}
+
+// capped is m lowered to the ceiling, if it exceeds it.
+func (sh *shared) capped(m Mode) Mode {
+	if limit, ok := sh.ceiling.Load().(Mode); ok && m.Exceeds(limit) {
+		return limit
+	}
+	return m
 }
 
 // AddMemoryDir makes dir a memory directory of the session (the project's

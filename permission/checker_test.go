@@ -1,6 +1,7 @@
 package permission
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"path/filepath"
@@ -449,5 +450,41 @@ func TestFailClosedMarksAsks(t *testing.T) {
 	f.write("proj/.cohort/settings.json", "{")
 	if d := f.checker(ModeDefault).Check(t.Context(), read("src/main.go")); d.Behavior != Ask || !d.FailClosed {
 		t.Fatalf("broken settings: %+v", d)
+	}
+}
+
+// TestCeilingCapsEveryLaterMode: a worker's ceiling (acceptEdits) lowers
+// the present mode and every mode set afterwards — SetMode, a permission
+// update's setMode, a child's definition — and a later ceiling cannot
+// raise it. Plan mode, below it, is kept.
+func TestCeilingCapsEveryLaterMode(t *testing.T) {
+	f := newFixture(t)
+	c, err := New(Config{Env: f.env(), Mode: ModeBypassPermissions})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.SetCeiling(ModeAcceptEdits); err != nil {
+		t.Fatal(err)
+	}
+	if c.Mode() != ModeAcceptEdits {
+		t.Fatalf("mode under an acceptEdits ceiling: %s", c.Mode())
+	}
+	if err := c.SetMode(ModeBypassPermissions); err != nil || c.Mode() != ModeAcceptEdits {
+		t.Fatalf("SetMode(bypass) under the ceiling: %s (%v)", c.Mode(), err)
+	}
+	if err := c.Apply(context.Background(), RuleUpdate{Type: UpdateSetMode, Mode: ModeBypassPermissions, Destination: DestSession}); err != nil || c.Mode() != ModeAcceptEdits {
+		t.Fatalf("a setMode update under the ceiling: %s (%v)", c.Mode(), err)
+	}
+	if err := c.SetMode(ModeDefault); err != nil || c.ForChild(ModeBypassPermissions).Mode() != ModeAcceptEdits {
+		t.Fatalf("a child's definition under the ceiling: %s", c.ForChild(ModeBypassPermissions).Mode())
+	}
+	if err := c.SetCeiling(ModeBypassPermissions); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.SetMode(ModeBypassPermissions); err != nil || c.Mode() != ModeAcceptEdits {
+		t.Fatalf("a second, higher ceiling raised the first: %s (%v)", c.Mode(), err)
+	}
+	if err := c.SetMode(ModePlan); err != nil || c.Mode() != ModePlan {
+		t.Fatalf("plan mode under the ceiling: %s (%v)", c.Mode(), err)
 	}
 }

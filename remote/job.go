@@ -72,6 +72,16 @@ type Teammate struct {
 	// member key claimed in the team's bucket was made by the process that
 	// took this spawn: the lead signs only such a key (team.Store.Admit).
 	JoinSecret string `json:"join_secret"`
+	// PlanModeRequired: the member must have its plan approved by the
+	// lead before it changes anything. With the job's mode (capped by the
+	// worker's policy) it is the member's permission state on the worker,
+	// whatever the team's bucket says.
+	PlanModeRequired bool `json:"plan_mode_required,omitempty"`
+	// Grants are the lead-signed key grants of the team's members when it
+	// spawned this one (team.KeyGrant JSON, team.Store.SpawnGrants): the
+	// worker accepts no older key of any member, whatever the team's
+	// bucket says.
+	Grants []string `json:"grants,omitempty"`
 }
 
 // Definition is the agent definition a job runs: the fields of a Claude

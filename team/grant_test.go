@@ -88,6 +88,13 @@ func workerMachine(t *testing.T, lead *Store, srv string, r reporter, member str
 	if err := s.PinKey("t", LeadName, leadPub); err != nil {
 		t.Fatal(err)
 	}
+	grants, err := lead.SpawnGrants("t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.PinGrants("t", grants); err != nil {
+		t.Fatal(err)
+	}
 	admit(t, lead, s, member)
 	mb, err := s.Mailbox("t")
 	if err != nil {
@@ -245,16 +252,22 @@ func TestASwappedMemberKeyInTheBucketIsRefused(t *testing.T) {
 	a.put(t, "carl", swapped)
 	a.forge(t, evil, "carl", LeadName, "forged")
 	a.forge(t, evil, "carl", "dana", "forged")
-	want := []string{"carl", "signature does not verify", StateBucket("t"), GrantKey("carl"), "does not verify with the lead's key"}
-	leadR.expect(t, "the lead", want...)
-	danaR.expect(t, "dana", want...)
+	// Each reports the entry, keeps carl's key it accepted before, and
+	// refuses the forgery with it.
+	entry := []string{"carl", StateBucket("t"), GrantKey("carl"), "does not verify with the lead's key", "stays in force"}
+	forged := []string{"carl", "signature does not verify"}
+	leadR.expect(t, "the lead", entry...)
+	leadR.expect(t, "the lead", forged...)
+	danaR.expect(t, "dana", entry...)
+	danaR.expect(t, "dana", forged...)
 
 	// The same entry signed with a lead key of the attacker's own.
 	g.Signature = base64.StdEncoding.EncodeToString(ed25519.Sign(evil, g.signed()))
 	resigned, _ := json.Marshal(g)
 	a.put(t, "carl", resigned)
 	a.forge(t, evil, "carl", "dana", "forged again")
-	danaR.expect(t, "dana", want...)
+	danaR.expect(t, "dana", entry...)
+	danaR.expect(t, "dana", forged...)
 
 	// A claim of the attacker's key, made without the spawn's secret, is
 	// not signed by the lead.

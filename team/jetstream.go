@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/ed25519"
 	"encoding/base64"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -63,7 +65,7 @@ func (s *Store) net(ctx context.Context, name, server string) (*netMailbox, erro
 	}
 	mc := s.cfg.Mailbox
 	tr, err := jsmail.Open(ctx, jsmail.Config{Conn: nc, Team: name, Lead: LeadName, Now: mc.Now, Replicas: s.cfg.Replicas,
-		Keys:      jsmail.NewKeysFrom(memberKeys{s: s, team: name, dir: s.keysDir(name)}),
+		Keys:      jsmail.NewFreshKeys(memberKeys{s: s, team: name, dir: s.keysDir(name)}),
 		OnProblem: mc.OnProblem, Logger: mc.Logger})
 	if err != nil {
 		nc.Close()
@@ -256,4 +258,53 @@ func (s *Store) LeadKey(team string) (string, error) {
 		return "", err
 	}
 	return base64.StdEncoding.EncodeToString(key.Public().(ed25519.PublicKey)), nil
+}
+
+// Spawn is what a worker pins of a teammate spawn it runs (PinSpawn): the
+// highest permission mode the member may take there (the spawn's, as the
+// worker's policy capped it) and whether its plan needs the lead's
+// approval. The worker's keys directory holds it, which no one else
+// writes and the sandbox hides from every command.
+type Spawn struct {
+	Ceiling          string `json:"ceiling"`
+	PlanModeRequired bool   `json:"planModeRequired,omitempty"`
+}
+
+func (s *Store) spawnPath(team, member string) string {
+	return filepath.Join(s.keysDir(team), member+".spawn")
+}
+
+// PinSpawn records sp for member of team on this machine.
+func (s *Store) PinSpawn(team, member string, sp Spawn) error {
+	if err := ValidateName(member); err != nil {
+		return err
+	}
+	if _, err := s.Dir(team); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(s.keysDir(team), 0o700); err != nil {
+		return err
+	}
+	data, _ := json.Marshal(sp)
+	return atomicfile.Write(s.spawnPath(team, member), data, 0o600)
+}
+
+// Spawned is what PinSpawn recorded for member of team here; ok is false
+// when this machine runs member from no spawn (the lead's machine).
+func (s *Store) Spawned(team, member string) (sp Spawn, ok bool, err error) {
+	if err := ValidateName(member); err != nil {
+		return Spawn{}, false, err
+	}
+	path := s.spawnPath(team, member)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return Spawn{}, false, nil
+	}
+	if err == nil {
+		err = json.Unmarshal(data, &sp)
+	}
+	if err != nil {
+		return Spawn{}, false, fmt.Errorf("team %q: member %s's spawn %s: %v (the worker writes it when it takes the spawn)", team, member, path, err)
+	}
+	return sp, true, nil
 }

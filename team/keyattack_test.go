@@ -5,8 +5,8 @@ import (
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/json"
-	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -17,16 +17,8 @@ import (
 
 // Attacks on member keys from outside (keyattack, session 6): a NATS
 // client with the run of the team's subjects and state bucket, sometimes
-// holding a key a member once had. Each test asserts the refusal; a test
-// of an attack that got through is skipped unless KEYATTACK_ESCAPES=1
-// (see /work/notes/keyattack-log.md).
-
-func escapeKnown(t *testing.T, what string) {
-	t.Helper()
-	if os.Getenv("KEYATTACK_ESCAPES") != "1" {
-		t.Skipf("known escape, not fixed: %s (run with KEYATTACK_ESCAPES=1)", what)
-	}
-}
+// holding a key a member once had. Each test asserts the refusal (see
+// /work/notes/keyattack-log.md; K1, K2 and T1 escaped until session 7).
 
 // oldKeyOf is the key member had on worker w.
 func oldKeyOf(t *testing.T, w *Store, member string) ed25519.PrivateKey {
@@ -42,9 +34,9 @@ func oldKeyOf(t *testing.T, w *Store, member string) ed25519.PrivateKey {
 // dana from his first worker; he is respawned on a second worker (the
 // lead signs generation 2) and has said nothing yet. Whoever holds the
 // first worker's key then sends as carl. The lead signed generation 2 a
-// moment ago, dana has never seen it: both must refuse the old key.
+// moment ago, dana has never seen it: both must refuse the old key
+// (keys are asked for on every message: jsmail.NewFreshKeys).
 func TestKeyattackOldKeyRightAfterRespawn(t *testing.T) {
-	escapeKnown(t, "K1: a member's old key is still accepted after a respawn until the new key is first used")
 	srv := natstest.Start(t).URL()
 	leadR, danaR := make(reporter, 8), make(reporter, 8)
 	lead, _, leadIn := leadMachine(t, srv, leadR, "carl", "dana")
@@ -67,9 +59,9 @@ func TestKeyattackOldKeyRightAfterRespawn(t *testing.T) {
 // (generation 2) the attacker, holding carl's first key, puts generation
 // 1 back in the bucket. erin, a teammate spawned afterwards on a new
 // worker, has never seen carl's generation 2: she must still refuse the
-// old key.
+// old key, and take the real carl's (her spawn carried generation 2:
+// Store.SpawnGrants, PinGrants).
 func TestKeyattackRolledBackEntryOnAFreshMachine(t *testing.T) {
-	escapeKnown(t, "K2: a rolled-back key entry is accepted by a machine that never saw the newer generation")
 	srv := natstest.Start(t).URL()
 	leadR, erinR := make(reporter, 8), make(reporter, 8)
 	lead, _, leadIn := leadMachine(t, srv, leadR, "carl", "erin")
@@ -97,7 +89,8 @@ func TestKeyattackRolledBackEntryOnAFreshMachine(t *testing.T) {
 // attacker holds) copies his own valid, lead-signed entry under dana's
 // key and under a name that is no member, and sends as them, and sends a
 // shutdown request as the lead signed with his key and as himself. erin,
-// who never read dana's key, refuses all of it; the next message she gets
+// who never read dana's key from the bucket (her spawn carried it),
+// refuses all of it; the next message she gets
 // is dana's real one.
 func TestKeyattackGrantMovedToAnotherName(t *testing.T) {
 	srv := natstest.Start(t).URL()
@@ -115,6 +108,7 @@ func TestKeyattackGrantMovedToAnotherName(t *testing.T) {
 	a.put(t, "dana", carlGrant)
 	a.forge(t, carlKey, "dana", "erin", "carl as dana")
 	erinR.expect(t, "erin", "dana", GrantKey("dana"), "signed for member \"carl\"")
+	erinR.expect(t, "erin", "dana", "signature does not verify") // checked with dana's grant from erin's spawn
 	a.put(t, "mallory", carlGrant)
 	a.forge(t, carlKey, "mallory", "erin", "carl as mallory")
 	erinR.expect(t, "erin", "mallory", "whose key this team does not know")
@@ -136,7 +130,8 @@ func TestKeyattackGrantMovedToAnotherName(t *testing.T) {
 
 // TestKeyattackDeletedEntryAndStaleClaim: the attacker deletes carl's
 // entry and sends as carl with a key of its own: the lead (which keeps
-// carl's grant) and a fresh machine refuse it. Then it leaves carl's first
+// carl's grant) and a machine spawned afterwards (whose spawn carried
+// it) refuse it. Then it leaves carl's first
 // spawn's claim (made with that spawn's secret) in place for a respawn:
 // the lead, admitting with the new spawn's secret, does not sign it.
 func TestKeyattackDeletedEntryAndStaleClaim(t *testing.T) {
@@ -160,10 +155,16 @@ func TestKeyattackDeletedEntryAndStaleClaim(t *testing.T) {
 	if got := receiveOne(t, leadIn); got.Text != "still carl" {
 		t.Fatalf("lead got %+v", got)
 	}
+	// erin's spawn carried carl's grant (SpawnGrants): she checks carl
+	// with it, refuses the forger and hears the real carl.
 	_, erin := workerMachine(t, lead, srv, erinR, "erin")
-	openInbox(t, erin, "erin")
+	erinIn := openInbox(t, erin, "erin")
 	a.forge(t, evil, "carl", "erin", "entry deleted")
-	erinR.expect(t, "erin", "the lead has signed no key for member carl")
+	erinR.expect(t, "erin", "carl", "signature does not verify")
+	send(t, carl, "carl", "erin", "the real carl")
+	if got := receiveOne(t, erinIn); got.Text != "the real carl" {
+		t.Fatalf("erin got %+v", got)
+	}
 
 	if _, err := a.kv.Put(t.Context(), ClaimKey("carl"), staleClaim); err != nil {
 		t.Fatal(err)
@@ -196,13 +197,15 @@ func (a *attacker) publish(t *testing.T, key ed25519.PrivateKey, m mailbox.Messa
 // becomes bypassPermissions with no plan required, and the whole disk is
 // a team-allowed path for Edit and Write. The worker that runs carl reads
 // its member (internal/assemble openTeammate: store.Member, whose Mode
-// teammate.Loop.build passes to Checker.SetMode, past the worker's
-// MaxMode ceiling, which caps only the job's mode) and the team-allowed
-// paths (teamAllowedPaths: allow rules) from there. Neither may be what
-// someone other than the lead wrote.
+// teammate.Loop.build passes to Checker.SetMode) and the team-allowed
+// paths (allow rules) from there: both machines read the lead's signed
+// terms instead (terms.go), and the worker reports the rewrite. Then the
+// attacker signs terms of its own into the entry: refused and reported,
+// the terms accepted before still apply. (Escaped as T1 until the terms
+// were signed: /work/notes/keyattack-log.md row 18.)
 func TestKeyattackTeamFileInTheBucketIsTheLeads(t *testing.T) {
-	escapeKnown(t, "T1: the team file in the state bucket is unsigned: a bucket writer sets a member's mode and the team-allowed paths")
 	srv := natstest.Start(t).URL()
+	wr := make(reporter, 8)
 	lead, _, _ := leadMachine(t, srv, make(reporter, 8), "carl")
 	if _, err := lead.Update(t.Context(), "t", func(c *Config) error {
 		c.Members[c.memberIndex("carl")].PlanModeRequired = true
@@ -210,36 +213,82 @@ func TestKeyattackTeamFileInTheBucketIsTheLeads(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	w, _ := workerMachine(t, lead, srv, make(reporter, 8), "carl")
+	w, _ := workerMachine(t, lead, srv, wr, "carl")
 	a := newAttacker(t, srv)
-	e, err := a.kv.Get(t.Context(), ConfigKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var file map[string]any
-	if err := json.Unmarshal(e.Value(), &file); err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range file["members"].([]any) {
-		if mm := m.(map[string]any); mm["name"] == "carl" {
-			mm["mode"], mm["planModeRequired"] = "bypassPermissions", false
+	rewrite := func(change func(file map[string]any)) {
+		t.Helper()
+		e, err := a.kv.Get(t.Context(), ConfigKey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var file map[string]any
+		if err := json.Unmarshal(e.Value(), &file); err != nil {
+			t.Fatal(err)
+		}
+		change(file)
+		data, _ := json.Marshal(file)
+		if _, err := a.kv.Put(t.Context(), ConfigKey, data); err != nil {
+			t.Fatal(err)
 		}
 	}
-	file["teamAllowedPaths"] = []any{
-		map[string]any{"path": "/", "toolName": "Edit", "addedBy": LeadName, "addedAt": time.Now().UnixMilli()},
-		map[string]any{"path": "/", "toolName": "Write", "addedBy": LeadName, "addedAt": time.Now().UnixMilli()},
+	widen := func(file map[string]any) {
+		for _, m := range file["members"].([]any) {
+			if mm := m.(map[string]any); mm["name"] == "carl" {
+				mm["mode"], mm["planModeRequired"] = "bypassPermissions", false
+			}
+		}
+		file["teamAllowedPaths"] = []any{
+			map[string]any{"path": "/", "toolName": "Edit", "addedBy": LeadName, "addedAt": time.Now().UnixMilli()},
+			map[string]any{"path": "/", "toolName": "Write", "addedBy": LeadName, "addedAt": time.Now().UnixMilli()},
+		}
 	}
-	data, _ := json.Marshal(file)
-	if _, err := a.kv.Put(t.Context(), ConfigKey, data); err != nil {
+	holds := func(when string) {
+		t.Helper()
+		for name, s := range map[string]*Store{"the worker": w, "the lead's machine": lead} {
+			m, err := s.Member("t", "carl")
+			if err != nil {
+				t.Fatalf("%s, %s: %v", name, when, err)
+			}
+			if m.Mode == "bypassPermissions" || !m.PlanModeRequired {
+				t.Errorf("%s runs carl with mode %q, plan required %v %s: the bucket writer's, not the lead's", name, m.Mode, m.PlanModeRequired, when)
+			}
+			tm, err := s.Load("t")
+			if err != nil {
+				t.Fatalf("%s, %s: %v", name, when, err)
+			}
+			if len(tm.Config.TeamAllowedPaths) > 0 {
+				t.Errorf("%s allows the team %+v %s: the bucket writer's paths, not the lead's", name, tm.Config.TeamAllowedPaths, when)
+			}
+		}
+	}
+	rewrite(widen)
+	holds("after the unsigned fields were rewritten")
+	wr.expect(t, "the worker", StateBucket("t"), "differ from what the lead signed")
+
+	_, evil, _ := ed25519.GenerateKey(rand.Reader)
+	rewrite(func(file map[string]any) {
+		widen(file)
+		var terms Terms
+		raw, _ := json.Marshal(file[termsField])
+		if err := json.Unmarshal(raw, &terms); err != nil {
+			t.Fatal(err)
+		}
+		terms.Seq++
+		terms.Members["carl"] = MemberTerms{Mode: "bypassPermissions"}
+		terms.Allowed = []termsPath{{Path: "/", ToolName: "Edit"}}
+		terms.Signature = b64(ed25519.Sign(evil, terms.signed()))
+		file[termsField] = terms
+	})
+	holds("after the terms were forged")
+	wr.expect(t, "the worker", StateBucket("t"), "do not verify with the lead's key", "refused")
+
+	// A worker may not change the terms itself either.
+	if _, err := w.SetMode(t.Context(), "t", "carl", "bypassPermissions"); err == nil || !strings.Contains(err.Error(), "only the lead's machine") {
+		t.Errorf("the worker changed carl's mode in the team file: %v", err)
+	}
+	// The lead's next change puts its own terms back for every reader.
+	if _, err := lead.SetActive(t.Context(), "t", "carl", true); err != nil {
 		t.Fatal(err)
 	}
-
-	m, err := w.Member("t", "carl")
-	if err == nil && (m.Mode == "bypassPermissions" || !m.PlanModeRequired) {
-		t.Errorf("the worker runs carl with mode %q, plan required %v: the bucket writer's, not the lead's", m.Mode, m.PlanModeRequired)
-	}
-	tm, err := w.Load("t")
-	if err == nil && len(tm.Config.TeamAllowedPaths) > 0 {
-		t.Errorf("the worker allows the team %+v: the bucket writer's paths, not the lead's", tm.Config.TeamAllowedPaths)
-	}
+	holds("after the lead's next change")
 }

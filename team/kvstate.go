@@ -2,6 +2,8 @@ package team
 
 import (
 	"context"
+	"crypto/ed25519"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -76,10 +78,22 @@ func (s *Store) readNet(name string, local Config) (Config, error) {
 	if err != nil {
 		return Config{}, fmt.Errorf("team %q: %w", name, err)
 	}
-	if e.Revision == 0 {
-		return local, nil
+	cfg := local
+	if e.Revision != 0 {
+		if cfg, err = s.parseNet(name, e); err != nil {
+			return Config{}, err
+		}
 	}
-	return s.parseNet(name, e)
+	k := memberKeys{s: s, team: name, dir: s.keysDir(name)}
+	t, known, err := k.terms(cfg, e.Revision)
+	if err != nil {
+		return Config{}, err
+	}
+	if !known {
+		t = Terms{}
+	}
+	t.apply(&cfg)
+	return cfg, nil
 }
 
 // updateNet is Update for a team on NATS: a compare-and-set of the team
@@ -92,6 +106,9 @@ func (s *Store) updateNet(ctx context.Context, name string, local Config, fn fun
 	}
 	var out Config
 	var data []byte
+	var sealed *Terms
+	k := memberKeys{s: s, team: name, dir: s.keysDir(name)}
+	lead, leadMachine := k.leadPrivate()
 	_, _, err = kvcas.Update(ctx, m.nc, m.state, ConfigKey, func(e kvcas.Entry) ([]byte, bool, error) {
 		cfg := local.Clone()
 		if e.Revision != 0 {
@@ -100,11 +117,41 @@ func (s *Store) updateNet(ctx context.Context, name string, local Config, fn fun
 				return nil, false, err
 			}
 		}
+		// The permission fields are the lead's terms, whatever the entry
+		// says beside them (terms.go).
+		prev, known, err := k.terms(cfg, e.Revision)
+		if err != nil && !leadMachine {
+			return nil, false, err
+		}
+		if !known {
+			prev = Terms{}
+			if leadMachine {
+				// No terms yet (a team of an earlier version): the lead
+				// signs what its own copy of the file says.
+				prev = termsOf(local)
+			}
+		}
+		prev.apply(&cfg)
+		before := termsOf(cfg)
 		if err := fn(&cfg); err != nil {
 			return nil, false, err
 		}
 		if err := cfg.validate(name); err != nil {
 			return nil, false, fmt.Errorf("team %q: update would make the file invalid: %w", name, err)
+		}
+		sealed = nil
+		switch after := termsOf(cfg); {
+		case leadMachine && (err != nil || !known || prev.Seq == 0 || !after.same(before) || !after.same(prev)):
+			t, err := k.sealTerms(&cfg, prev, lead)
+			if err != nil {
+				return nil, false, err
+			}
+			sealed = &t
+		case !before.keeps(after):
+			return nil, false, fmt.Errorf("team %q: only the lead's machine may change a member's mode, its plan approval or the team-allowed paths (they are the lead's signed terms)", name)
+		case known:
+			raw, _ := json.Marshal(prev)
+			cfg.Extra[termsField] = raw // the terms in force, as signed
 		}
 		out = cfg
 		data, err = MarshalConfig(cfg)
@@ -112,6 +159,13 @@ func (s *Store) updateNet(ctx context.Context, name string, local Config, fn fun
 	})
 	if err != nil {
 		return Config{}, err
+	}
+	if sealed != nil {
+		if lp, err := k.leadPublic(); err == nil {
+			if err := k.keep(*sealed, lp); err != nil {
+				return Config{}, err
+			}
+		}
 	}
 	if err := atomicfile.Write(s.configPath(name), data, 0o600); err != nil {
 		return Config{}, fmt.Errorf("team %q: write the copy of the team file %s: %w", name, ConfigFile, err)
@@ -123,6 +177,26 @@ func (s *Store) updateNet(ctx context.Context, name string, local Config, fn fun
 // there: a team made anew under an old name starts clean, as its new
 // directory does on files.
 func (s *Store) seedNet(ctx context.Context, m *netMailbox, cfg Config) error {
+	// The creator is the lead: its key signs the team's terms (terms.go).
+	if _, err := s.LeadKey(cfg.Name); err != nil {
+		return err
+	}
+	k := memberKeys{s: s, team: cfg.Name, dir: s.keysDir(cfg.Name)}
+	lead, ok := k.leadPrivate()
+	if !ok {
+		return fmt.Errorf("team %q: this machine cannot sign the team's terms: a lead key is pinned in %s", cfg.Name, k.dir)
+	}
+	cfg = cfg.Clone()
+	t, err := k.sealTerms(&cfg, Terms{}, lead)
+	if err != nil {
+		return err
+	}
+	if err := os.Remove(k.termsPath()); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	if err := k.keep(t, lead.Public().(ed25519.PublicKey)); err != nil {
+		return err
+	}
 	data, err := MarshalConfig(cfg)
 	if err != nil {
 		return err

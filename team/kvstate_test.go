@@ -49,6 +49,15 @@ func TestNATSTeamFileIsShared(t *testing.T) {
 	if joined.Config.NATS != srv.URL() || joined.Config.LeadAgentID != AgentID(LeadName, "t") {
 		t.Fatalf("joined %+v", joined.Config)
 	}
+	// b runs members, as a worker does: it checks the lead's terms with
+	// the lead's key, pinned from a spawn.
+	leadPub, err := a.LeadKey("t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.PinKey("t", LeadName, leadPub); err != nil {
+		t.Fatal(err)
+	}
 	var wg sync.WaitGroup
 	for i := range 4 {
 		s := []*Store{a, b}[i%2]

@@ -38,14 +38,34 @@ import (
 //     needs (a reader of the jobs stream can take the job itself), and a
 //     secret is good for one spawn only.
 //   - Every grant carries a generation, one more than the member's last
-//     on the lead's machine. A machine keeps the highest it accepted and
-//     refuses an older one as a replay (a key rolled back); a grant that
-//     does not verify, or names another team or member, is refused. Both
-//     are errors naming the bucket and key, and fail closed: the member's
-//     messages are refused until the lead signs again (a new spawn).
+//     on the lead's machine. A machine keeps the highest it accepted; a
+//     grant that does not verify, or names another team or member, is
+//     refused: an error naming the bucket and key, failing closed (the
+//     member's messages are refused until the lead signs again).
 //   - A newer grant replaces an older one (a teammate respawned on
-//     another machine has a new key): jsmail asks again when a message
-//     does not verify with the key it holds.
+//     another machine has a new key) at once, everywhere: no machine keeps
+//     a member's public key between messages (jsmail.NewFreshKeys); each
+//     message is checked with the grant in force in the bucket when it is
+//     read (one round trip to the server), so the old key stops working
+//     the moment the lead signs the new one, even on a machine that never
+//     heard the member. A message the old key signed before the respawn
+//     and read after it is refused too: the respawned member has to say
+//     it again.
+//   - A grant older than one this machine accepted (an entry put back),
+//     or one that does not verify, is reported and passed over: the
+//     highest this machine accepted stays in force (with none, the
+//     member's messages are refused). A
+//     teammate spawn carries the lead's grants of every member
+//     (SpawnGrants; the worker takes them with PinGrants), so a machine
+//     that never read a member's latest generation still knows it: an
+//     attacker cannot roll a member back on a machine spawned after the
+//     respawn. What remains: a machine that took its spawn before the
+//     respawn and has not read the new grant since learns it only from
+//     the bucket; someone who may write the bucket AND holds the old
+//     private key can put the old entry back (or spoil the new one) before
+//     that machine reads it, and be heard there with the old key. Closing
+//     that needs the lead to tell every member of a respawn over a signed
+//     message, or NATS permissions on the bucket.
 
 // GrantKey is the key of member's signed key entry in the team's state
 // bucket (StateBucket).
@@ -329,17 +349,28 @@ func (k memberKeys) current(ctx context.Context, member string) (KeyGrant, bool,
 	}
 	where := fmt.Sprintf("team %q: the key entry of member %s (bucket %s key %s revision %d)", k.team, member, StateBucket(k.team), GrantKey(member), e.Revision)
 	var g KeyGrant
+	var bad error
 	if err := json.Unmarshal(e.Data, &g); err != nil {
-		return KeyGrant{}, false, fmt.Errorf("%s does not parse (%v); refused: the lead signs a new one when it spawns %s again", where, err, member)
-	}
-	if err := k.check(g, member, lead); err != nil {
-		return KeyGrant{}, false, fmt.Errorf("%s is refused: %v; the lead signs a new one when it spawns %s again (nats kv history %s %s shows who wrote it)",
+		bad = fmt.Errorf("%s does not parse (%v); refused: the lead signs a new one when it spawns %s again", where, err, member)
+	} else if err := k.check(g, member, lead); err != nil {
+		bad = fmt.Errorf("%s is refused: %v; the lead signs a new one when it spawns %s again (nats kv history %s %s shows who wrote it)",
 			where, err, member, StateBucket(k.team), GrantKey(member))
+	}
+	if bad != nil {
+		if !hasLocal {
+			return KeyGrant{}, false, bad
+		}
+		// The grant this machine accepted last stays in force.
+		k.s.report(k.team, e.Revision, fmt.Sprintf("%v; generation %d accepted here stays in force", bad, loc.Generation))
+		return loc, true, nil
 	}
 	switch {
 	case hasLocal && g.Generation < loc.Generation:
-		return KeyGrant{}, false, fmt.Errorf("%s is refused: it is generation %d, older than generation %d this machine accepted: a replayed entry (a key rolled back); the lead signs a new one when it spawns %s again",
-			where, g.Generation, loc.Generation, member)
+		// A rolled-back entry: the newer grant this machine holds (seen
+		// here, or carried by its spawn) stays in force.
+		k.s.report(k.team, e.Revision, fmt.Sprintf("%s is refused: it is generation %d, older than generation %d this machine accepted: a replayed entry (a key rolled back); generation %d stays in force",
+			where, g.Generation, loc.Generation, loc.Generation))
+		return loc, true, nil
 	case !hasLocal || g.Generation > loc.Generation:
 		data, _ := json.Marshal(g)
 		if err := atomicfile.Write(k.grantPath(member), data, 0o600); err != nil {
@@ -347,6 +378,71 @@ func (k memberKeys) current(ctx context.Context, member string) (KeyGrant, bool,
 		}
 	}
 	return g, true, nil
+}
+
+// SpawnGrants are the lead-signed key grants (KeyGrant JSON) of team's
+// members that this machine, the lead's, holds: a teammate spawn carries
+// them, so that a worker that never saw a member's latest generation
+// still refuses an older one put back in the bucket (PinGrants).
+func (s *Store) SpawnGrants(team string) ([]string, error) {
+	k, err := s.keysOf(team)
+	if err != nil {
+		return nil, err
+	}
+	lead, err := k.leadPublic()
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := s.read(team)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, m := range cfg.Members {
+		if g, ok, err := k.local(m.Name, lead); err == nil && ok {
+			data, _ := json.Marshal(g)
+			out = append(out, string(data))
+		}
+	}
+	return out, nil
+}
+
+// PinGrants takes the grants of a teammate spawn (SpawnGrants) as
+// accepted on this machine, each checked with the lead's pinned key
+// (PinKey first); one that does not verify is an error, one older than a
+// grant accepted here is passed over.
+func (s *Store) PinGrants(team string, grants []string) error {
+	k, err := s.keysOf(team)
+	if err != nil {
+		return err
+	}
+	lead, err := k.leadPublic()
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(k.dir, 0o700); err != nil {
+		return err
+	}
+	for i, text := range grants {
+		var g KeyGrant
+		if err := json.Unmarshal([]byte(text), &g); err != nil {
+			return fmt.Errorf("team %q: the spawn's key grant %d does not parse: %v", team, i+1, err)
+		}
+		if err := ValidateName(g.Member); err != nil {
+			return fmt.Errorf("team %q: the spawn's key grant %d: %w", team, i+1, err)
+		}
+		if err := k.check(g, g.Member, lead); err != nil {
+			return fmt.Errorf("team %q: the spawn's key grant of %s is refused: %v", team, g.Member, err)
+		}
+		if loc, ok, err := k.local(g.Member, lead); err != nil || ok && loc.Generation >= g.Generation {
+			continue
+		}
+		data, _ := json.Marshal(g)
+		if err := atomicfile.Write(k.grantPath(g.Member), data, 0o600); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // floor is the highest generation of member's key known here, cur being

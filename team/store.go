@@ -68,6 +68,9 @@ type Store struct {
 
 	mu   sync.Mutex
 	nets map[string]*netMailbox // JetStream mailboxes by team (jetstream.go)
+	// reported are the team file revisions whose refused terms were
+	// reported (terms.go), so each is reported once.
+	reported map[string]bool
 }
 
 // Team is a snapshot of one team: its file as it was read, and where it

@@ -17,6 +17,9 @@ const (
 	EventDead              = "dead"
 	EventPermission        = "permission"
 	EventPlan              = "plan"
+	// EventRefused: a message was refused and not counted (From sent it;
+	// Text says why).
+	EventRefused = "refused"
 )
 
 // Event is one thing that happened in a team.

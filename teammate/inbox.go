@@ -80,20 +80,29 @@ func (q *chatQueue) DrainParts() []engine.Part {
 }
 
 // waiters routes responses (permission, plan approval, shutdown) to the
-// goroutine waiting for their request id. Safe for concurrent use.
+// goroutine waiting for their request id. A response counts only when it
+// comes from the agent the request was sent to: a request id travels in
+// the clear (any member reading the wire sees it), so the id alone names
+// no one. Safe for concurrent use.
 type waiters struct {
 	mu sync.Mutex
-	m  map[string]chan mailbox.Message
+	m  map[string]waiter
 }
 
-func (w *waiters) add(id string) chan mailbox.Message {
+type waiter struct {
+	from string // the agent asked
+	ch   chan mailbox.Message
+}
+
+// add waits for the answer of from to request id.
+func (w *waiters) add(id, from string) chan mailbox.Message {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.m == nil {
-		w.m = map[string]chan mailbox.Message{}
+		w.m = map[string]waiter{}
 	}
 	ch := make(chan mailbox.Message, 1)
-	w.m[id] = ch
+	w.m[id] = waiter{from: from, ch: ch}
 	return ch
 }
 
@@ -103,16 +112,23 @@ func (w *waiters) remove(id string) {
 	delete(w.m, id)
 }
 
-// deliver hands m to the waiter for id; false when nobody waits.
-func (w *waiters) deliver(id string, m mailbox.Message) bool {
+// deliver hands m to the waiter for id when m is from the agent that was
+// asked, and reports true. Otherwise it reports false and asked: the
+// agent that was asked when someone else answered in its place (the
+// waiter keeps waiting for the real answer), "" when nobody waits for id.
+func (w *waiters) deliver(id string, m mailbox.Message) (ok bool, asked string) {
 	w.mu.Lock()
-	ch, ok := w.m[id]
+	wt, found := w.m[id]
+	if found && wt.from != m.From {
+		w.mu.Unlock()
+		return false, wt.from
+	}
 	delete(w.m, id)
 	w.mu.Unlock()
-	if ok {
-		ch <- m
+	if found {
+		wt.ch <- m
 	}
-	return ok
+	return found, ""
 }
 
 // requestID reads the request_id of a response payload.

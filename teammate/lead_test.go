@@ -230,7 +230,7 @@ func TestSendMessageDeliversAndBroadcasts(t *testing.T) {
 func TestOnlyTheLeadMayAnswer(t *testing.T) {
 	tm := &Loop{name: "bob", cfg: Config{Logf: func(string, ...any) {}}}
 	tm.chat = newChatQueue(func([]string) {})
-	waiting := tm.replies.add("req1")
+	waiting := tm.replies.add("req1", team.LeadName)
 	spoof, _ := mailbox.NewMessage("alice", "bob", mailbox.PermissionResponse{RequestID: "req1", Decision: mailbox.DecisionAllow})
 	spoof.ID = "m1"
 	tm.reader = nil

@@ -24,7 +24,15 @@ func (l *Lead) leadDispatch(r mailbox.Inbox, msgs []mailbox.Message) {
 			l.wg.Add(1)
 			go func() { defer l.wg.Done(); l.decide(ctx, m) }()
 		case mailbox.TypeShutdownResponse:
-			if !l.shutdown.deliver(requestID(m), m) {
+			switch ok, asked := l.shutdown.deliver(requestID(m), m); {
+			case ok:
+			case asked != "":
+				// Another member answered in the asked one's place: its
+				// answer does not count; the lead waits for the real one.
+				l.cfg.Logf("teammate: %s answered the shutdown request sent to %s (request %s): refused, not counted", m.From, asked, requestID(m))
+				l.emit(Event{Kind: EventRefused, Team: l.teamName(), From: m.From, To: team.LeadName,
+					Text: fmt.Sprintf("answered the shutdown request sent to %s; not counted", asked), Detail: string(m.Type)})
+			default:
 				// The lead model's own request (SendMessage): it reads
 				// the answer, and an approved member leaves the team.
 				l.shutdownAnswered(ctx, m)
@@ -326,7 +334,7 @@ func (l *Lead) stopOne(ctx context.Context, teamName, member, reason string, dea
 // askShutdown sends one shutdown_request and reports whether it was approved.
 func (l *Lead) askShutdown(ctx context.Context, member, reason string, wait time.Duration) bool {
 	id := mailbox.NewID(l.cfg.Now())
-	ch := l.shutdown.add(id)
+	ch := l.shutdown.add(id, member)
 	defer l.shutdown.remove(id)
 	if err := l.sendPayload(ctx, member, mailbox.ShutdownRequest{RequestID: id, Reason: reason}); err != nil {
 		return false

@@ -423,7 +423,7 @@ func (tm *Loop) dispatchWith(m mailbox.Message, ack func(mailbox.Message)) {
 			tm.cfg.Logf("teammate %s: %s from %s dropped: only the lead may answer", tm.name, m.Type, m.From)
 			return
 		}
-		if !tm.replies.deliver(requestID(m), m) {
+		if ok, _ := tm.replies.deliver(requestID(m), m); !ok {
 			tm.cfg.Logf("teammate %s: %s for an unknown request dropped", tm.name, m.Type)
 		}
 	default:
@@ -502,7 +502,7 @@ func (tm *Loop) emit(ev Event) {
 // ask sends a request to the lead and waits for the response with the same
 // request id, up to timeout.
 func (tm *Loop) ask(ctx context.Context, id string, p mailbox.Payload, timeout time.Duration) (mailbox.Message, error) {
-	ch := tm.replies.add(id)
+	ch := tm.replies.add(id, team.LeadName)
 	defer tm.replies.remove(id)
 	msg, err := mailbox.NewMessage(tm.name, team.LeadName, p)
 	if err != nil {

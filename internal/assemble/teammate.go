@@ -37,7 +37,19 @@ func (s *Session) openTeammate(ctx context.Context) error {
 	if !m.IsActive {
 		return fieldErr("Role", "teammate %s of team %s is not active in the team file", role.Name, role.Team)
 	}
-	if m.BackendType == team.BackendRemote {
+	spawn, onWorker, err := store.Spawned(role.Team, role.Name)
+	if err != nil {
+		return fieldErr("Role", "teammate %s of team %s: %v", role.Name, role.Team, err)
+	}
+	if onWorker {
+		// The signed spawn's mode and plan approval, under the worker's
+		// ceiling; the checker keeps every later mode under it too.
+		if permission.Mode(m.Mode).Exceeds(permission.Mode(spawn.Ceiling)) {
+			m.Mode = spawn.Ceiling
+		}
+		m.PlanModeRequired = m.PlanModeRequired || spawn.PlanModeRequired
+	}
+	if onWorker || m.BackendType == team.BackendRemote {
 		// On a worker: the lead's directory is on the lead's machine; the
 		// teammate works in the job's clone.
 		m.Cwd, m.WorktreePath = s.Process.Cwd, ""
@@ -52,6 +64,11 @@ func (s *Session) openTeammate(ctx context.Context) error {
 	s.cat = s.LoadCatalog(ctx, s.KnownTools()) // before the permissions: see openLead
 	if err := s.permissions(); err != nil {
 		return err
+	}
+	if onWorker {
+		if err := s.checker.SetCeiling(permission.Mode(spawn.Ceiling)); err != nil {
+			return fieldErr("Role", "teammate %s: the spawn's mode: %v", role.Name, err)
+		}
 	}
 	def, ok := s.cat.Get(m.AgentType)
 	if !ok {
@@ -157,7 +174,12 @@ func (s *Session) logf(format string, args ...any) {
 // message key from the signed spawn is pinned, so only the lead that
 // signed the spawn can answer for the lead there; then the member's key is
 // made here and claimed, and JoinTeam returns once the lead has signed it.
-func JoinTeam(ctx context.Context, p *Plan, tm *remote.Teammate) error {
+//
+// The member's mode and plan approval are the signed spawn's, its mode as
+// the worker's policy capped it (mode): they are pinned here (team.Store.
+// PinSpawn) and openTeammate runs the member with no more, whatever the
+// team file says.
+func JoinTeam(ctx context.Context, p *Plan, tm *remote.Teammate, mode permission.Mode) error {
 	home, err := Home(p)
 	if err != nil {
 		return err
@@ -171,6 +193,12 @@ func JoinTeam(ctx context.Context, p *Plan, tm *remote.Teammate) error {
 		return fmt.Errorf("the worker cannot join team %s: %w", tm.Team, err)
 	}
 	if err := store.PinKey(tm.Team, team.LeadName, tm.LeadKey); err != nil {
+		return err
+	}
+	if err := store.PinGrants(tm.Team, tm.Grants); err != nil {
+		return err
+	}
+	if err := store.PinSpawn(tm.Team, tm.Member, team.Spawn{Ceiling: string(mode), PlanModeRequired: tm.PlanModeRequired}); err != nil {
 		return err
 	}
 	// The member's key is made here and signed by the lead, which checks

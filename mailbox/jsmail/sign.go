@@ -41,6 +41,7 @@ const signContext = "cohort team message v2\n"
 // concurrent use.
 type Keys struct {
 	src   KeySource
+	fresh bool // ask src for every message's key (NewFreshKeys)
 	mu    sync.RWMutex
 	own   map[string]ed25519.PrivateKey
 	trust map[string]ed25519.PublicKey
@@ -63,6 +64,17 @@ func NewKeys() *Keys { return NewKeysFrom(nil) }
 // nil).
 func NewKeysFrom(src KeySource) *Keys {
 	return &Keys{src: src, own: map[string]ed25519.PrivateKey{}, trust: map[string]ed25519.PublicKey{}}
+}
+
+// NewFreshKeys returns keys that ask src for a member's public key on
+// every message, keeping none of its answers: a member's key may be
+// replaced at any moment (respawned elsewhere), and a key kept here would
+// stay good until the new one is first used. src answers from what it
+// knows to be current. Keys given with Own or Trust are kept as usual.
+func NewFreshKeys(src KeySource) *Keys {
+	k := NewKeysFrom(src)
+	k.fresh = true
+	return k
 }
 
 // private is member's private key, if this process may sign as it (the
@@ -96,6 +108,12 @@ func (k *Keys) public(member string) (ed25519.PublicKey, error) {
 	if ok {
 		return pub, nil
 	}
+	if k.fresh && k.src != nil {
+		if err := mailbox.ValidateName(member); err != nil {
+			return nil, err
+		}
+		return k.src.PublicKey(member)
+	}
 	return k.lookup(member)
 }
 
@@ -126,8 +144,8 @@ func (k *Keys) renewed(member string, held ed25519.PublicKey) (ed25519.PublicKey
 	k.mu.RLock()
 	_, mine := k.own[member]
 	k.mu.RUnlock()
-	if mine || k.src == nil {
-		return nil, nil
+	if mine || k.src == nil || k.fresh {
+		return nil, nil // fresh keys asked the source already
 	}
 	pub, err := k.lookup(member)
 	if err != nil || pub.Equal(held) {

@@ -1,0 +1,263 @@
+package team
+
+import (
+	"crypto/ed25519"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/cohort-dev/cohort/internal/atomicfile"
+	"github.com/cohort-dev/cohort/mailbox"
+)
+
+// The lead's terms. On NATS the team file is an entry of the state bucket
+// that any client of the server may write. What in it grants permissions
+// — each member's permission mode, whether its plan needs the lead's
+// approval, and the team-allowed paths — counts only as the lead signed
+// it. Decisions:
+//
+//   - The lead's machine signs those fields (Terms) into the entry itself,
+//     as the top-level field "cohortTerms", in the same compare-and-set
+//     as every change, so the file and its terms never disagree in time.
+//     Every machine reads them from there, checked with the lead's key
+//     (pinned from the signed spawn on a worker; the lead's own on its
+//     machine), and overlays them on what it read: the unsigned fields
+//     beside them count for nothing.
+//   - Terms carry a sequence number, one more at each change. A machine
+//     keeps the highest it accepted (keys/terms.json) and falls back on it
+//     when the entry's terms do not verify, are missing or are older (a
+//     rolled-back entry); the refusal is reported (the store's
+//     Mailbox.OnProblem) naming the bucket, key and revision, once per
+//     revision. A machine with no accepted terms to fall back on fails to
+//     read the team, with that error.
+//   - Unsigned fields that differ from the terms are reported the same
+//     way (someone rewrote the entry) and ignored.
+//   - A member the terms do not name (put in the file by someone other
+//     than the lead) runs with its plan to be approved, in default mode.
+//   - Only the lead's machine changes terms; an Update elsewhere that
+//     would change them is an error (a teammate may still mark itself
+//     inactive there).
+//   - A machine that knows no key of the lead (it joined without a spawn)
+//     cannot check terms: it reads every member as the previous point
+//     says, and no team-allowed paths.
+//   - On files the team file is this machine's and nothing is signed.
+//
+// Mode and plan approval of a teammate on a worker come, besides, from
+// its signed spawn and are capped by the worker's policy (remote.Policy);
+// the terms keep a bucket writer from changing them for the teammates on
+// the lead's machine and for every read elsewhere.
+
+// termsField is the team file's top-level field holding the signed terms.
+const termsField = "cohortTerms"
+
+const termsContext = "cohort team terms v1\n"
+
+// Terms are the lead's signed word on the permission fields of a team
+// file.
+type Terms struct {
+	Team string `json:"team"`
+	// Created is the team's creation time (epoch ms): terms of an earlier
+	// team of the same name, led with the same key, are older whatever
+	// their Seq.
+	Created   int64                  `json:"created"`
+	Seq       uint64                 `json:"seq"`
+	Members   map[string]MemberTerms `json:"members"`
+	Allowed   []termsPath            `json:"teamAllowedPaths"`
+	Signature string                 `json:"signature,omitempty"`
+}
+
+// MemberTerms are one member's permission fields.
+type MemberTerms struct {
+	Mode             string `json:"mode,omitempty"`
+	PlanModeRequired bool   `json:"planModeRequired,omitempty"`
+}
+
+type termsPath struct {
+	Path     string `json:"path"`
+	ToolName string `json:"toolName,omitempty"`
+	AddedBy  string `json:"addedBy,omitempty"`
+	AddedAt  int64  `json:"addedAt,omitempty"`
+}
+
+func (t Terms) signed() []byte {
+	t.Signature = ""
+	b, _ := json.Marshal(t)
+	return append([]byte(termsContext), b...)
+}
+
+// termsOf are cfg's permission fields as terms (unsigned, Seq 0).
+func termsOf(cfg Config) Terms {
+	t := Terms{Team: cfg.Name, Created: cfg.CreatedAt.UnixMilli(), Members: map[string]MemberTerms{}}
+	for _, m := range cfg.Members {
+		t.Members[m.Name] = MemberTerms{Mode: m.Mode, PlanModeRequired: m.PlanModeRequired}
+	}
+	for _, p := range cfg.TeamAllowedPaths {
+		t.Allowed = append(t.Allowed, termsPath{Path: p.Path, ToolName: p.ToolName, AddedBy: p.AddedBy, AddedAt: p.AddedAt.UnixMilli()})
+	}
+	return t
+}
+
+// same reports whether t and u say the same, whatever their Seq.
+func (t Terms) same(u Terms) bool {
+	return t.Team == u.Team && t.Created == u.Created && maps.Equal(t.Members, u.Members) && slices.Equal(t.Allowed, u.Allowed)
+}
+
+// keeps reports whether u leaves what t says as it is: the team-allowed
+// paths, and the terms of each member both name. A machine other than
+// the lead's may add a member (which runs, until the lead signs its
+// terms, as one the terms do not name) or remove one, nothing more.
+func (t Terms) keeps(u Terms) bool {
+	if !slices.Equal(t.Allowed, u.Allowed) {
+		return false
+	}
+	for name, mt := range t.Members {
+		if ut, ok := u.Members[name]; ok && ut != mt {
+			return false
+		}
+	}
+	return true
+}
+
+// older reports whether t came before u.
+func (t Terms) older(u Terms) bool {
+	return t.Created < u.Created || t.Created == u.Created && t.Seq < u.Seq
+}
+
+// apply overlays t on cfg: the members' modes and plan approval, and the
+// team-allowed paths, are t's.
+func (t Terms) apply(cfg *Config) {
+	for i := range cfg.Members {
+		m := &cfg.Members[i]
+		if mt, ok := t.Members[m.Name]; ok {
+			m.Mode, m.PlanModeRequired = mt.Mode, mt.PlanModeRequired
+		} else {
+			m.Mode, m.PlanModeRequired = "default", true
+		}
+	}
+	cfg.TeamAllowedPaths = nil
+	for _, p := range t.Allowed {
+		cfg.TeamAllowedPaths = append(cfg.TeamAllowedPaths, AllowedPath{Path: p.Path, ToolName: p.ToolName, AddedBy: p.AddedBy, AddedAt: time.UnixMilli(p.AddedAt)})
+	}
+}
+
+func (k memberKeys) termsPath() string { return filepath.Join(k.dir, "terms.json") }
+
+// acceptedTerms are the highest terms this machine accepted, checked with
+// lead.
+func (k memberKeys) acceptedTerms(lead ed25519.PublicKey) (Terms, bool) {
+	data, err := os.ReadFile(k.termsPath())
+	if err != nil {
+		return Terms{}, false
+	}
+	var t Terms
+	if json.Unmarshal(data, &t) != nil || k.checkTerms(t, lead) != nil {
+		return Terms{}, false
+	}
+	return t, true
+}
+
+func (k memberKeys) checkTerms(t Terms, lead ed25519.PublicKey) error {
+	sig, err := base64.StdEncoding.DecodeString(t.Signature)
+	switch {
+	case err != nil || !ed25519.Verify(lead, t.signed(), sig):
+		return errors.New("they do not verify with the lead's key")
+	case t.Team != k.team:
+		return fmt.Errorf("they are signed for team %q", t.Team)
+	}
+	return nil
+}
+
+// keep records t as the highest terms accepted here, unless higher ones
+// are.
+func (k memberKeys) keep(t Terms, lead ed25519.PublicKey) error {
+	if cur, ok := k.acceptedTerms(lead); ok && !cur.older(t) {
+		return nil
+	}
+	if err := os.MkdirAll(k.dir, 0o700); err != nil {
+		return err
+	}
+	data, _ := json.Marshal(t)
+	return atomicfile.Write(k.termsPath(), data, 0o600)
+}
+
+// terms are the terms in force for cfg, read from the bucket at revision
+// rev: its own when they verify and are not older than what this machine
+// accepted, else the accepted ones (the refusal reported). known is false
+// when this machine knows no key of the lead to check them with.
+func (k memberKeys) terms(cfg Config, rev uint64) (t Terms, known bool, err error) {
+	lead, err := k.leadPublic()
+	if err != nil {
+		return Terms{}, false, nil
+	}
+	where := fmt.Sprintf("team %q: the lead's terms in the team file (bucket %s key %s revision %d, field %q)", k.team, StateBucket(k.team), ConfigKey, rev, termsField)
+	acc, hasAcc := k.acceptedTerms(lead)
+	var why error
+	raw, ok := cfg.Extra[termsField]
+	switch {
+	case !ok:
+		why = errors.New("are missing")
+	case json.Unmarshal(raw, &t) != nil:
+		why = errors.New("do not parse")
+	default:
+		if why = k.checkTerms(t, lead); why == nil && hasAcc && t.older(acc) {
+			why = fmt.Errorf("are number %d, older than number %d this machine accepted (a rolled-back entry)", t.Seq, acc.Seq)
+		}
+	}
+	if why == nil {
+		if err := k.keep(t, lead); err != nil {
+			return Terms{}, false, err
+		}
+		if mine := termsOf(cfg); !mine.same(t) {
+			k.s.report(k.team, rev, fmt.Sprintf("%s: the file's modes, plan approval or team-allowed paths differ from what the lead signed: ignored, the lead's terms apply (someone who may write the bucket changed them; nats kv history %s %s shows who)",
+				where, StateBucket(k.team), ConfigKey))
+		}
+		return t, true, nil
+	}
+	if !hasAcc {
+		return Terms{}, false, fmt.Errorf("%s %v, and this machine has accepted none before: refused; the lead's machine signs them again at its next change of the team", where, why)
+	}
+	k.s.report(k.team, rev, fmt.Sprintf("%s %v: refused; the terms number %d this machine accepted apply", where, why, acc.Seq))
+	return acc, true, nil
+}
+
+// report tells the store's problem reporter about team's file at revision
+// rev, once per revision and reason.
+func (s *Store) report(team string, rev uint64, reason string) {
+	s.mu.Lock()
+	key := fmt.Sprintf("%s\x00%d\x00%s", team, rev, reason)
+	if s.reported == nil {
+		s.reported = map[string]bool{}
+	}
+	seen := s.reported[key]
+	s.reported[key] = true
+	s.mu.Unlock()
+	if !seen && s.cfg.Mailbox.OnProblem != nil {
+		s.cfg.Mailbox.OnProblem(mailbox.Problem{Agent: LeadName, Path: StateBucket(team) + "/" + ConfigKey, Reason: reason})
+	}
+}
+
+// sealTerms signs cfg's permission fields as the terms after prev into
+// cfg (the lead's machine).
+func (k memberKeys) sealTerms(cfg *Config, prev Terms, lead ed25519.PrivateKey) (Terms, error) {
+	t := termsOf(*cfg)
+	t.Seq = 1
+	if prev.Created == t.Created {
+		t.Seq = prev.Seq + 1
+	}
+	t.Signature = b64(ed25519.Sign(lead, t.signed()))
+	raw, err := json.Marshal(t)
+	if err != nil {
+		return Terms{}, err
+	}
+	if cfg.Extra == nil {
+		cfg.Extra = map[string]json.RawMessage{}
+	}
+	cfg.Extra[termsField] = raw
+	return t, nil
+}
