@@ -85,9 +85,9 @@ cp secrets/key "$ROOT/wt2/notes-copy.txt"`),
 			}}},
 		// A repository of its own inside the project (a vendored clone,
 		// not a submodule) whose history holds a file a Read deny rule
-		// covers: the store search looks only at the repository holding
-		// the working directory, so this store is neither searched nor
-		// hidden (a known escape, knownEscapes).
+		// covers: found by redspeed (session 7) when the store search
+		// looked only at the repository holding the working directory.
+		// Nested stores are now searched and hidden like the project's.
 		{Name: "gs-nested-repo-store", Class: "git-objects", Modes: b, Where: main, Names: true,
 			Setup: setup(nestedRepoStore),
 			Turns: [][]Call{{
