@@ -92,9 +92,10 @@ type gitStore struct {
 
 	start    sync.Once
 	repo     gitrepo.Layout
-	found    bool     // a repository holds the working directory
-	siblings []string // other checkouts, hidden whole: checkouts()
-	nested   []string // what the rules cover in checkouts holding the project
+	found    bool             // a repository holds the working directory
+	siblings []string         // other checkouts, hidden whole: checkouts()
+	nested   []string         // what the rules cover in checkouts holding the project
+	inner    []gitrepo.Layout // repositories nested in the project (gitstore_nested.go)
 
 	once   sync.Once
 	holds  bool     // the store cannot be proven free of denied content
@@ -123,8 +124,13 @@ func (g *gitStore) begin() {
 		}
 		g.repo, g.found = repo, true
 		g.checkouts()
+		g.findInner()
+		hide := slices.Concat(g.store(), g.siblings, g.nested)
+		for _, l := range g.inner {
+			hide = append(hide, storeOf(l)...)
+		}
 		if g.hide != nil {
-			g.hide(slices.Concat(g.store(), g.siblings, g.nested)...)
+			g.hide(hide...)
 		}
 	})
 }
@@ -163,12 +169,16 @@ func (g *gitStore) paths() []string {
 }
 
 // store is what search hides unless it proves the store free.
-func (g *gitStore) store() []string {
-	out := []string{g.repo.CommonDir}
-	if !within(g.repo.GitDir, g.repo.CommonDir) {
-		out = append(out, g.repo.GitDir)
+func (g *gitStore) store() []string { return storeOf(g.repo) }
+
+// storeOf is a repository's store: its common git dir, its working
+// tree's git dir when that lies elsewhere, and the alternates' stores.
+func storeOf(repo gitrepo.Layout) []string {
+	out := []string{repo.CommonDir}
+	if !within(repo.GitDir, repo.CommonDir) {
+		out = append(out, repo.GitDir)
 	}
-	return append(out, g.repo.Alternates()...)
+	return append(out, repo.Alternates()...)
 }
 
 // search walks the store and checks its paths against the Read deny
@@ -177,7 +187,8 @@ func (g *gitStore) search() {
 	ctx, cancel := context.WithTimeout(context.Background(), gitStoreTimeout)
 	defer cancel()
 	git := &safegit.Runner{Env: g.env, Sandbox: g.helper}
-	found, loose, err := g.find(ctx, git)
+	defer g.searchInner(ctx, git)
+	found, loose, err := g.find(ctx, git, g.repo)
 	if faultGitStore {
 		found, loose, err = "", 0, nil
 	}
@@ -215,8 +226,8 @@ var pseudoRefs = []string{"HEAD", "ORIG_HEAD", "MERGE_HEAD", "FETCH_HEAD", "CHER
 // deny rule covers, or "" and how many objects of the store the walk did
 // not reach. Replace refs are ignored: one planted by an agent would
 // otherwise swap a commit's tree for another.
-func (g *gitStore) find(ctx context.Context, git *safegit.Runner) (string, int, error) {
-	inv, err := git.Run(ctx, safegit.Cmd{Repo: g.repo, Args: []string{"--no-replace-objects", "cat-file", "--batch-all-objects", "--batch-check=%(objectname) %(objecttype)"}})
+func (g *gitStore) find(ctx context.Context, git *safegit.Runner, repo gitrepo.Layout) (string, int, error) {
+	inv, err := git.Run(ctx, safegit.Cmd{Repo: repo, Args: []string{"--no-replace-objects", "cat-file", "--batch-all-objects", "--batch-check=%(objectname) %(objecttype)"}})
 	if err != nil {
 		return "", 0, err
 	}
@@ -231,7 +242,7 @@ func (g *gitStore) find(ctx context.Context, git *safegit.Runner) (string, int, 
 			tips = append(tips, oid)
 		}
 	}
-	reached, path, err := g.walk(ctx, git, tips)
+	reached, path, err := g.walk(ctx, git, repo, tips)
 	if err != nil || path != "" {
 		return path, 0, err
 	}
@@ -241,10 +252,10 @@ func (g *gitStore) find(ctx context.Context, git *safegit.Runner) (string, int, 
 // walk lists, with their paths, the objects every commit and tag of the
 // store, every ref, pseudo-ref and reflog, and every worktree's index
 // reach; it stops at the first path a Read deny rule covers.
-func (g *gitStore) walk(ctx context.Context, git *safegit.Runner, tips []string) (reached []string, denied string, err error) {
+func (g *gitStore) walk(ctx context.Context, git *safegit.Runner, repo gitrepo.Layout, tips []string) (reached []string, denied string, err error) {
 	args := []string{"--no-replace-objects", "rev-list", "--objects", "--all", "--reflog", "--indexed-objects", "--stdin"}
 	for _, ref := range pseudoRefs {
-		for _, dir := range []string{g.repo.GitDir, g.repo.CommonDir} {
+		for _, dir := range []string{repo.GitDir, repo.CommonDir} {
 			if _, err := os.Stat(filepath.Join(dir, ref)); err == nil {
 				args = append(args, ref)
 				break
@@ -255,7 +266,7 @@ func (g *gitStore) walk(ctx context.Context, git *safegit.Runner, tips []string)
 	for _, t := range tips {
 		in.WriteString(t + "\n")
 	}
-	objects, err := git.Run(ctx, safegit.Cmd{Repo: g.repo, Args: args, Stdin: []byte(in.String())})
+	objects, err := git.Run(ctx, safegit.Cmd{Repo: repo, Args: args, Stdin: []byte(in.String())})
 	if err != nil {
 		return nil, "", err
 	}
@@ -270,7 +281,7 @@ func (g *gitStore) walk(ctx context.Context, git *safegit.Runner, tips []string)
 			continue
 		}
 		seen[p] = true
-		if g.denied(filepath.Join(g.repo.WorkTree, p)) {
+		if g.denied(filepath.Join(repo.WorkTree, p)) {
 			return nil, p, nil
 		}
 	}
