@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/cohort-dev/cohort/internal/gitrepo"
 )
@@ -59,5 +60,34 @@ func TestStrays(t *testing.T) {
 		if filepath.Dir(p) == filepath.Join(git, "objects", "pack") && filepath.Ext(p) != "" && filepath.Base(p)[:5] == "pack-" {
 			t.Errorf("a pack hidden: %s", p)
 		}
+	}
+}
+
+// nestedRepos finds repositories below the top however deep (under
+// ignored and hidden directories too), does not enter git dirs, skipped
+// directories or symlinks, and says where it stopped when out of time.
+func TestNestedRepos(t *testing.T) {
+	top, _ := filepath.EvalSymlinks(t.TempDir())
+	for _, d := range []string{".git", "vendor/lib/.git", "node_modules/x/y/.git", ".cache/deep/.git", "skip/me/.git", "vendor/lib/inner/.git"} {
+		if err := os.MkdirAll(filepath.Join(top, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	outside := t.TempDir()
+	os.MkdirAll(filepath.Join(outside, "r", ".git"), 0o755)
+	os.Symlink(outside, filepath.Join(top, "link"))
+	found, cut := nestedRepos(top, []string{filepath.Join(top, "skip")}, time.Minute)
+	var got []string
+	for _, l := range found {
+		rel, _ := filepath.Rel(top, l.WorkTree)
+		got = append(got, rel)
+	}
+	slices.Sort(got)
+	want := []string{".cache/deep", "node_modules/x/y", "vendor/lib", "vendor/lib/inner"}
+	if cut != "" || !slices.Equal(got, want) {
+		t.Errorf("nestedRepos = %q (cut %q), want %q", got, cut, want)
+	}
+	if _, cut := nestedRepos(top, nil, -time.Second); cut != top {
+		t.Errorf("with no time left the walk stopped at %q, want the top %q", cut, top)
 	}
 }
