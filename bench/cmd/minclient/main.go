@@ -20,7 +20,9 @@
 //
 // Built with -tags sdks it also links the official Anthropic and OpenAI
 // SDKs, unused (sdks.go): the floor's peak RSS with what linking them
-// alone costs.
+// alone costs. With -tags anthropicsdk it links the Anthropic SDK only, and
+// with -tags cohortimports every package cmd/cohort links
+// (cohortimports.go), initialised and never called.
 package main
 
 import (

@@ -5,6 +5,10 @@
 //
 //	go run ./bench/cmd/rsspages -fake FAKESERVE -runs 10 A=BIN_A B=BIN_B
 //	go run ./bench/cmd/rsspages -fake FAKESERVE A=BIN B=BIN@GOGC=off
+//	go run ./bench/cmd/rsspages -drop -fake FAKESERVE A=BIN B=BIN
+//
+// (-drop first drops every binary from the page cache, the condition the
+// figures in BENCHMARKS.md are measured in.)
 //
 // (A binary may be followed by @VAR=VALUE settings added to its
 // environment.)
@@ -54,6 +58,7 @@ func main() {
 	symbols := flag.Int("symbols", 0, "also print the resident bytes by kind of data, and the N packages whose resident bytes differ most, between the first two binaries")
 	windows := flag.String("windows", "", "with a file of function names (one a line), print for each binary how many 4 KB pages and 64 KB windows hold those functions' unwinding tables, and run nothing")
 	unwound := flag.String("unwound", "", "with a file of function names, split the resident pclntab pages into those in a 64 KB window holding one of the functions' tables and the rest")
+	drop := flag.Bool("drop", false, "drop every binary from the page cache before the first run (trial.DropFromPageCache), so each is read as an installed one is")
 	printArgs := flag.Bool("print-cmd", false, "create a workspace and print the command line of the first binary's run in it (fakeserve's URL as $URL), and run nothing")
 	flag.Parse()
 	if flag.NArg() == 0 || *fake == "" && *windows == "" && !*printArgs {
@@ -101,6 +106,16 @@ func main() {
 		fmt.Printf("cd %q && env -i %s %q", w.Dir, strings.Join(quote(w.Env("$URL")), " "), builds[0].path)
 		fmt.Println(" " + strings.Join(quote(w.Args(0)), " "))
 		return
+	}
+	if *drop {
+		paths := []string{*fake}
+		for _, b := range builds {
+			paths = append(paths, b.path)
+		}
+		if err := trial.DropFromPageCache(paths...); err != nil {
+			fmt.Fprintln(os.Stderr, "rsspages:", err)
+			os.Exit(1)
+		}
 	}
 	ctx := context.Background()
 	for r := 0; r < *runs; r++ {
