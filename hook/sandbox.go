@@ -90,6 +90,6 @@ func refusal(ev Event, c *Command, notes string) string {
 	if c.Source != "" {
 		where = c.Source
 	}
-	return fmt.Sprintf(`the %s hook %q%s ran in the sandbox, which refused it: %s; to let hooks and Bash commands write there add the directory to sandbox.allowWrite, or set "sandbox": false on this hook in %s to run it unconfined (on files the model may have written)`,
+	return fmt.Sprintf(`the %s hook %q%s ran in the sandbox, which refused it: %s; or set "sandbox": false on this hook in %s to run it unconfined (on files the model may have written)`,
 		ev, c.Cmd, c.configuredAt(), strings.ReplaceAll(notes, "\n", "; "), where)
 }
