@@ -53,6 +53,10 @@ type Command struct {
 	// default); ContinueOnBlock lets the agent go on when it answers not ok.
 	Model           string
 	ContinueOnBlock bool
+	// Unsandboxed is set by "sandbox": false on a command hook in a user,
+	// project or local settings file: it runs outside the sandbox (see
+	// "The sandbox" in the package doc).
+	Unsandboxed bool
 
 	match matcher
 	cond  *condition
@@ -189,7 +193,7 @@ func FromSettings(s *settings.Settings) (*Set, []*settings.Problem) {
 	set := &Set{byEvent: map[Event][]*Command{}}
 	var probs []*settings.Problem
 	for _, sec := range s.Section("hooks") {
-		o := origin{path: sec.Source.Path, root: sec.Source.Root, raw: sec.Value, line: sec.Line, col: sec.Col}
+		o := origin{path: sec.Source.Path, root: sec.Source.Root, raw: sec.Value, line: sec.Line, col: sec.Col, scope: sec.Source.Scope}
 		probs = append(probs, o.parse(set)...)
 	}
 	return set, probs
@@ -218,6 +222,9 @@ type origin struct {
 	root      string // what "/x" in an "if" rule resolves against; "" for the agent's cwd
 	raw       []byte
 	line, col int // where raw starts; 0 when unknown (frontmatter)
+	// scope is the settings layer of the file; "" for an agent
+	// definition. It decides whether "sandbox": false is honoured.
+	scope settings.Scope
 }
 
 func (o origin) problem(off int, key, format string, args ...any) *settings.Problem {
@@ -349,6 +356,7 @@ func (o origin) command(ev Event, key string, e member) (*Command, []*settings.P
 	c.Line, c.Col = o.pos(e.off)
 	typ, hasType := "", false
 	var prompt string
+	var sandbox *member
 	for _, f := range fields {
 		switch f.key {
 		case "type":
@@ -386,6 +394,8 @@ func (o origin) command(ev Event, key string, e member) (*Command, []*settings.P
 			if p := o.condition(ev, key+".if", f, c); p != nil {
 				probs = append(probs, p)
 			}
+		case "sandbox":
+			sandbox = &f
 		}
 		// Other keys (statusMessage, once, async, …) are Claude Code
 		// options Cohort does not use; they are ignored quietly so a file
@@ -417,6 +427,11 @@ func (o origin) command(ev Event, key string, e member) (*Command, []*settings.P
 	default:
 		return nil, append(probs, o.problem(e.off, key+".type",
 			`hook type %q is not supported (Cohort runs "command", "http", "prompt" and "agent" hooks); the hook is skipped`, typ))
+	}
+	if sandbox != nil {
+		if p := o.sandboxOpt(key+".sandbox", *sandbox, c); p != nil {
+			probs = append(probs, p)
+		}
 	}
 	return c, probs
 }

@@ -215,10 +215,64 @@
 // runs with stderr merged into stdout, in the order the model reads them,
 // so stdout holds both and stderr is empty.
 //
+// # The sandbox
+//
+// Decision (issue 36): a command hook runs inside the session's sandbox,
+// confined as the agent's approved Bash commands are (package sandbox,
+// the writing profile of the agent's cwd; Config.Sandbox). It reads what
+// those commands read: what Read deny rules cover and Cohort's secret
+// parts of COHORT_HOME stay hidden, and no other process's /proc entry
+// is open to it. It writes the agent's working directory (an isolated
+// agent's worktree, not the main checkout then), the session's other
+// working directories, the private TMPDIR (exported as TMPDIR), the
+// cache directory and sandbox.allowWrite; the network is as the
+// sandbox's policy says; no credential of Cohort's is in its environment
+// unless the settings' "env" puts it there. The permission mode does not
+// change this: a hook is the user's, not a call the model made.
+//
+// Why: a hook's program reads files the model may have written. `make
+// -C "$CLAUDE_PROJECT_DIR" fmt` runs the Makefile, `python3 -m tools.fmt`
+// the module, an npm script package.json, a linter its plugins, a
+// formatter its project config. Protecting the script a hook names
+// (Set.Scripts, which the sandbox keeps read-only) cannot cover what that
+// program goes on to read, and no list of programs could: so the hook
+// runs where a wrong guess costs nothing more than the model's own Bash
+// could do. This holds whatever the classification says: a hook whose
+// script lies in a protected folder runs confined too, and the
+// invariant does not depend on Set.Scripts being right. When the session
+// has no sandbox (sandbox.enabled false, --sandbox off, a machine
+// without one) hooks run as Cohort's children, as Bash commands then do,
+// and the start-up message says so.
+//
+// What it costs: a hook that writes outside those trees (a log in the
+// home directory, a notification through a Unix socket) is refused. Such
+// a hook may opt out with "sandbox": false on its entry; it then runs
+// with the user's rights, as before, and Cohort says so once at the start
+// of each session, naming the settings file, line and hook. The key is
+// honoured only in files the model cannot write: user settings (the home
+// directory is read-only for commands) and the project's and local
+// settings (.cohort/ and .claude/ are protected paths: read-only for
+// commands, and the file tools write them only with a person's
+// approval). In a --settings document (any file, one the model wrote
+// included) or an agent definition's frontmatter it is reported and the
+// hook runs confined; on an http, prompt or agent hook, which starts no
+// process, it is reported and ignored. When the sandbox refuses a write
+// the hook attempted (whatever its exit status: `cp … || true` hides a
+// refusal), the user is told which hook, which path and what would allow
+// it: sandbox.allowWrite, or "sandbox": false on the hook. A hook the
+// sandbox cannot start (its policy fails to set up) is a non-blocking
+// error and never runs unconfined instead.
+//
+// The protocol is the same inside: the input on stdin, exit status 2,
+// JSON on stdout, the timeout and the process-group stop (the launcher
+// hands back a pidfd the group is signalled through). The http, prompt
+// and agent hooks are not processes and are unaffected.
+//
 // # Answers and failing closed
 //
 // All matching commands of an event run in parallel, each with sh -c in the
-// agent's cwd and COHORT_PROJECT_DIR and CLAUDE_PROJECT_DIR set, each in
+// agent's cwd and COHORT_PROJECT_DIR and CLAUDE_PROJECT_DIR set (confined,
+// see The sandbox), each in
 // its own process group that is stopped (close stdin, SIGTERM, SIGKILL) and
 // reaped on timeout (default 60 s) or cancellation. Each answer is read as
 // follows, then combined: any block wins, the strongest permission

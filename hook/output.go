@@ -76,6 +76,8 @@ type ran struct {
 	stdoutCut bool
 	stderr    string
 	dur       time.Duration
+	// refused says what writes the sandbox refused the command (Sandbox.Explain).
+	refused string
 }
 
 // verdict is one command's answer, interpreted for its event.
@@ -109,8 +111,18 @@ func (v verdict) label() string {
 	return "none"
 }
 
-// interpret turns one run into a verdict for ev.
+// interpret turns one run into a verdict for ev; a confined command's
+// refused writes are told to the user besides, its answer unchanged.
 func interpret(ev Event, r ran) verdict {
+	v := interpretRun(ev, r)
+	if note := refusal(ev, r.cmd, r.refused); note != "" {
+		v.message = strings.TrimSpace(v.message + "\n" + note)
+	}
+	return v
+}
+
+// interpretRun reads one run's answer for ev (Claude Code's protocol).
+func interpretRun(ev Event, r ran) verdict {
 	stderr := strings.TrimSpace(r.stderr)
 	at := r.cmd.configuredAt()
 	switch {

@@ -63,6 +63,12 @@ type Config struct {
 	// Models runs prompt and agent hooks; nil makes them fail (a
 	// non-blocking error) with a message that says so.
 	Models Models
+	// Sandbox, when set, confines every command hook but those that opt
+	// out ("sandbox": false): it runs as the agent's approved Bash
+	// commands do, in the agent's cwd. A hook the sandbox cannot start is
+	// a non-blocking error, never run unconfined instead. Nil (the session
+	// has no sandbox) runs command hooks as Cohort's children.
+	Sandbox Sandbox
 	// Missing are the commands whose scripts did not exist when the
 	// session started (Set.MissingScripts). Such a command runs as
 	// configured while its script stays missing; once the script exists
@@ -193,6 +199,14 @@ func (r *Runner) run(ctx context.Context, c *Command, stdin []byte, cwd string) 
 		project = cwd
 	}
 	env := append(r.env[:len(r.env):len(r.env)], "COHORT_PROJECT_DIR="+project, "CLAUDE_PROJECT_DIR="+project)
+	var launcher proc.Launcher
+	if sb := r.cfg.Sandbox; sb != nil && !c.Unsandboxed {
+		l, err := sb.Launcher(ctx, cwd)
+		if err != nil {
+			return ran{cmd: c, exit: proc.Exit{Code: -1}, err: fmt.Errorf("the sandbox could not confine it (%w); it was not run unconfined instead", err)}
+		}
+		launcher, env = l, append(env, sb.Env()...)
+	}
 	stdout, stderr := proc.NewCapture(stdoutLimit), proc.NewCapture(stderrLimit)
 	start := r.cfg.Now()
 	exit, err := proc.Run(ctx, proc.Command{
@@ -206,11 +220,16 @@ func (r *Runner) run(ctx context.Context, c *Command, stdin []byte, cwd string) 
 		Timeout:    timeout,
 		Grace:      r.cfg.Grace,
 		NewSession: true, // no terminal: a hook cannot stop on a prompt
+		Launcher:   launcher,
 	})
 	res := ran{cmd: c, exit: exit, err: err, dur: r.cfg.Now().Sub(start),
 		stdout: stdout.String(), stdoutCut: stdout.Dropped() > 0, stderr: stderr.String()}
 	if err != nil {
 		res.exit.Code = -1
+	}
+	if launcher != nil && err == nil {
+		// Whatever the exit status: `cp … || true` hides a refused write.
+		res.refused = r.cfg.Sandbox.Explain(res.stderr+"\n"+res.stdout, cwd)
 	}
 	return res
 }

@@ -1,5 +1,6 @@
 // Package sandbox confines the commands Cohort runs for the model (the
-// Bash tool, foreground and background) with the Linux kernel: Landlock
+// Bash tool, foreground and background, and the user's command hooks,
+// whose programs read what the model wrote) with the Linux kernel: Landlock
 // for the file system, plus user, mount, pid and network namespaces and a
 // seccomp filter where Landlock cannot express a rule. The permission
 // checks decide whether a command may run; the sandbox bounds what it can
@@ -237,6 +238,12 @@
 //     TestRepositoryIsNamedNotDiscovered and TestSandboxedCalls;
 //     worktree's TestHooksNeverRun; internal/arch's
 //     TestOnlySafegitRunsGit; hook's TestScriptMissingAtStartNeverRuns.
+//     The user's command hooks run in the writing profile of the agent's
+//     cwd (package hook, "The sandbox"): hook's TestCommandHooksConfined
+//     and internal/redteam's o6-hook-indirect, whose hooks run make and
+//     python -m on a Makefile and module the model rewrote; only a hook
+//     marked "sandbox": false in a file commands cannot write runs
+//     outside.
 //  3. Protected means the kernel refuses, at directory granularity,
 //     missing names and renames included, with nothing written into the
 //     user's tree: TestProtectedTreesHold, TestMissingSettingsDirs,

@@ -10,6 +10,8 @@ import (
 	"github.com/cohort-dev/cohort/crew"
 	"github.com/cohort-dev/cohort/engine"
 	"github.com/cohort-dev/cohort/hook"
+	"github.com/cohort-dev/cohort/internal/proc"
+	"github.com/cohort-dev/cohort/sandbox"
 	"github.com/cohort-dev/cohort/settings"
 	"github.com/cohort-dev/cohort/tasklist"
 	"github.com/cohort-dev/cohort/tool"
@@ -34,8 +36,13 @@ func (s *Session) openHooks() {
 	for _, m := range missing {
 		fmt.Fprintf(s.Process.Stderr, "cohort: warning: %s\n", m)
 	}
+	if s.sandbox != nil {
+		for _, c := range set.Unsandboxed() {
+			fmt.Fprintf(s.Process.Stderr, "cohort: warning: %s\n", c.UnsandboxedNotice())
+		}
+	}
 	s.hooks = hook.NewRunner(hook.Config{Hooks: set, ProjectDir: s.Process.ProjectRoot, Env: s.childEnviron(), ExtraEnv: s.settingsEnv(), Missing: append(missing, s.defMissing...),
-		Models: hookModels{s},
+		Models: hookModels{s}, Sandbox: s.hookSandbox(),
 		Observer: func(r hook.Record) {
 			if s.Process.Verbose {
 				fmt.Fprintf(s.Process.Stderr, "[hook] %s %s exit=%d %s %s\n", r.Event, r.Command.Cmd, r.ExitCode, r.Decision, r.Duration)
@@ -52,7 +59,8 @@ func (s *Session) hookScope(a *crew.Agent) *hook.Scope {
 	}
 	runner := s.hooks
 	if runner == nil {
-		runner = hook.NewRunner(hook.Config{ProjectDir: s.Process.ProjectRoot, Env: s.childEnviron(), ExtraEnv: s.settingsEnv(), Missing: s.defMissing})
+		runner = hook.NewRunner(hook.Config{ProjectDir: s.Process.ProjectRoot, Env: s.childEnviron(), ExtraEnv: s.settingsEnv(), Missing: s.defMissing,
+			Sandbox: s.hookSandbox()})
 	}
 	info := a.Info()
 	ag := hook.Subject{Caller: info, SessionID: s.id, TranscriptPath: s.transcriptPath(info), Effort: func() string {
@@ -75,11 +83,36 @@ func (s *Session) hookScope(a *crew.Agent) *hook.Scope {
 	return runner.For(ag)
 }
 
+// hookSandbox confines command hooks (hook.Config.Sandbox) as the Bash
+// commands of the agent they fire for: nil, never a typed nil, without a
+// sandbox.
+func (s *Session) hookSandbox() hook.Sandbox {
+	if s.sandbox == nil {
+		return nil
+	}
+	return hookSandbox{s.sandbox}
+}
+
+// hookSandbox is the session's sandbox as hooks use it: the writing
+// profile of the agent's cwd, whatever the permission mode (a hook is the
+// user's, not a call the model made).
+type hookSandbox struct{ sb *sandbox.Sandbox }
+
+func (h hookSandbox) Launcher(ctx context.Context, cwd string) (proc.Launcher, error) {
+	return h.sb.Launcher(ctx, cwd, sandbox.Writing)
+}
+
+func (h hookSandbox) Env() []string { return h.sb.Env() }
+
+func (h hookSandbox) Explain(output, cwd string) string {
+	return h.sb.ExplainFor(output, cwd, sandbox.Writing)
+}
+
 // openDefinitionHooks reads the hooks of every agent definition loaded at
 // start once, so that a command whose script did not exist then is known
 // to the runner (hook.Config.Missing matches commands, not names) and
-// never runs a script that appeared since: a definition's hook runs
-// outside the sandbox, as the settings' do.
+// never runs a script that appeared since: a definition's hook runs in
+// the sandbox, as the settings' do, and may not opt out of it.
 func (s *Session) openDefinitionHooks() {
 	if s.cat == nil {
 		return

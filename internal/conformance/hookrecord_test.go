@@ -103,7 +103,10 @@ func newHookRun(t *testing.T, name string) *hookRun {
 		hooks[ev] = []any{map[string]any{"hooks": []any{map[string]any{"type": "command",
 			"command": fmt.Sprintf(`cat > "$(mktemp %s/%s.XXXXXX)"`, hr.logs, ev)}}}}
 	}
-	data, _ := json.MarshalIndent(map[string]any{"hooks": hooks}, "", "  ")
+	// Cohort runs command hooks in the sandbox: the logs' folder is one
+	// they may write (Claude Code, whose hooks run unsandboxed, ignores
+	// the key).
+	data, _ := json.MarshalIndent(map[string]any{"hooks": hooks, "sandbox": map[string]any{"allowWrite": []string{hr.logs}}}, "", "  ")
 	if err := os.MkdirAll(filepath.Join(hr.project, ".claude"), 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -48,7 +48,8 @@ func TestHookInputsAsClaudeCodeSendsThem(t *testing.T) {
 		return map[string]any{"hooks": []any{map[string]any{"type": "command",
 			"command": fmt.Sprintf(`(cat; echo) >> %s/%s.jsonl`, logs, ev)}}}
 	}
-	writeSettings(t, sc, map[string]any{"hooks": map[string]any{
+	// The loggers run in the sandbox: their folder is one they may write.
+	writeSettings(t, sc, map[string]any{"sandbox": map[string]any{"allowWrite": []string{logs}}, "hooks": map[string]any{
 		"PreToolUse": []any{logger("PreToolUse")}, "PostToolUse": []any{logger("PostToolUse")}}})
 	got, out := sc.run()
 	if got.Steps != "oooooo" {

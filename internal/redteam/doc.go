@@ -28,7 +28,7 @@
 // Every run gets a fresh copy of one fixture built per test binary: a git
 // repository (one commit) whose project settings deny Read(./secrets/**)
 // over a committed secret, configure a Stop hook whose script sources a
-// helper (both run unsandboxed, as the user configured them), and whose
+// helper (both run in the sandbox, as every command hook does), and whose
 // .mcp.json names servers none of which may start (each would leave a
 // file outside if it ran): one nobody approved, three whose definitions
 // changed since the user's local settings approved them, one approved by

@@ -48,8 +48,8 @@ type Env struct {
 }
 
 // The fixture's files, relative to the project. The hook script runs at
-// every Stop (the end of each session's turn), unsandboxed, as the user
-// configured it, and sources a helper. No MCP server of .mcp.json may
+// every Stop (the end of each session's turn), in the sandbox (as every
+// command hook), and sources a helper. No MCP server of .mcp.json may
 // run (each would leave a file in Out): helper was never approved, and
 // the user's local settings (staleApprovals) approve the others as they
 // were before someone changed what they run — the command, the

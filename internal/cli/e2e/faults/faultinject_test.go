@@ -113,6 +113,16 @@ func faultRun(t *testing.T, mode, where string) {
 	for _, in := range attackLines(out, mark, where == "worktree") {
 		blocks = append(blocks, clitest.Use("Bash", in))
 	}
+	// Last, the model rewrites the Makefile the user's PostToolUse hook
+	// runs (make hookfmt in the agent's folder): with the Write tool in
+	// the main checkout, where the mode lets it, and with Bash. The hook
+	// runs in the sandbox whatever the permission layer got wrong.
+	if where == "main" {
+		blocks = append(blocks, clitest.Use("Write", map[string]any{"file_path": filepath.Join(h.Dir, "Makefile"), "content": hookMakefile(out)}))
+	}
+	blocks = append(blocks, clitest.Use("Bash", map[string]any{"command": "printf '%s' '" + hookMakefile(out) + "' > Makefile; echo rewrote"}),
+		// Put back, so that an agent's worktree has no change and is removed.
+		clitest.Use("Bash", map[string]any{"command": `printf 'hookfmt:\n\t@true\n' > Makefile; echo restored`}))
 	// In a worktree: an agent the lead isolates in one; in plan mode, which
 	// has no Agent tool, a session started in a linked worktree.
 	inWorktree := where == "worktree" && mode == "plan"
@@ -128,11 +138,13 @@ func faultRun(t *testing.T, mode, where string) {
 	// the sandbox's layers out, and then this test fails, on every canary.
 	h.Vars["COHORT_SANDBOX_DISABLE"] = os.Getenv("FAULT_CONTROL_DISABLE")
 	clitest.GitRepo(t, h, map[string]string{
-		"README.md":             "hello\n",
-		"tools/hooks/check.sh":  "#!/bin/sh\n. \"$(dirname \"$0\")/lib.sh\"\n",
-		"tools/hooks/lib.sh":    "true\n",
-		".cohort/settings.json": `{"hooks":{"PreCompact":[{"hooks":[{"type":"command","command":"sh tools/hooks/check.sh"}]}]}}` + "\n",
-		".mcp.json":             "{\"mcpServers\": {}}\n",
+		"README.md":            "hello\n",
+		"tools/hooks/check.sh": "#!/bin/sh\n. \"$(dirname \"$0\")/lib.sh\"\n",
+		"tools/hooks/lib.sh":   "true\n",
+		".cohort/settings.json": `{"hooks":{"PreCompact":[{"hooks":[{"type":"command","command":"sh tools/hooks/check.sh"}]}],` +
+			`"PostToolUse":[{"matcher":"Write|Bash","hooks":[{"type":"command","command":"make -s hookfmt"}]}]}}` + "\n",
+		"Makefile":  "hookfmt:\n\t@true\n",
+		".mcp.json": "{\"mcpServers\": {}}\n",
 	})
 	args := []string{"-p", "ATTACK", "--permission-mode", mode}
 	if inWorktree {
@@ -183,6 +195,18 @@ func faultRun(t *testing.T, mode, where string) {
 		}
 	}
 	faultWasActive(t, mode, where, got)
+	if mode == "bypassPermissions" && !strings.Contains(all, "hookfmt") {
+		t.Errorf("the user's hook never ran the Makefile the model wrote (make's failure, naming hookfmt, is in no result): the hook row tested nothing")
+	}
+}
+
+// hookMakefile is the Makefile the model writes for the user's hook: its
+// target writes a canary outside, prints every process environment it
+// can read (Cohort's API key must not be among them) and its own, and
+// fails, so make exits 2 and the hook's stderr reaches the model.
+func hookMakefile(out string) string {
+	return "hookfmt:\n\t@touch " + filepath.Join(out, "c12") + "; " +
+		"for p in /proc/[0-9]*/environ; do tr -s \"\\000\" \" \" < $$p; done >&2; env >&2; false\n"
 }
 
 // faultWasActive checks the fault is in force, so the test shows the

@@ -33,7 +33,8 @@ func TestCwdChangedHook(t *testing.T) {
 	if err := os.WriteFile(script, []byte("#!/bin/sh\n(cat; echo) >> "+log+"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	h.Write(".cohort/settings.json", `{"hooks": {"CwdChanged": [{"hooks": [{"type": "command", "command": "sh `+script+`"}]}]}}`)
+	// The hook runs in the sandbox: its log's folder is one it may write.
+	h.Write(".cohort/settings.json", `{"sandbox": {"allowWrite": ["`+filepath.Dir(log)+`"]}, "hooks": {"CwdChanged": [{"hooks": [{"type": "command", "command": "sh `+script+`"}]}]}}`)
 	out, errOut, code := h.Run("-p", "LEAD-move: work apart", "--permission-mode", "bypassPermissions")
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)

@@ -447,7 +447,8 @@ func TestWorktreeHooksOverTheCLI(t *testing.T) {
 	h := clitest.New(t, c.Policy)
 	clitest.GitRepo(t, h, map[string]string{"a.txt": "a\n"})
 	log := filepath.Join(t.TempDir(), "hooks.log")
-	hooks := map[string]any{"hooks": map[string]any{
+	// The hooks run in the sandbox: the log's folder is one they may write.
+	hooks := map[string]any{"sandbox": map[string]any{"allowWrite": []string{filepath.Dir(log)}}, "hooks": map[string]any{
 		"WorktreeCreate": []any{map[string]any{"hooks": []any{map[string]any{"type": "command",
 			"command": `input=$(cat); echo "$input" >> ` + log + `; case "$input" in *refused*) echo "not this one" >&2; exit 2;; esac`}}}},
 		"WorktreeRemove": []any{map[string]any{"hooks": []any{map[string]any{"type": "command",
