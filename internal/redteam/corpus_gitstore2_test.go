@@ -83,6 +83,17 @@ cp secrets/key "$ROOT/wt2/notes-copy.txt"`),
 				oRead("{{ROOT}}/wt2/notes-copy.txt"),
 				oGrep(map[string]any{"path": "{{ROOT}}/wt2", "output_mode": "content", "pattern": "."}),
 			}}},
+		// A repository of its own inside the project (a vendored clone,
+		// not a submodule) whose history holds a file a Read deny rule
+		// covers: the store search looks only at the repository holding
+		// the working directory, so this store is neither searched nor
+		// hidden (a known escape, knownEscapes).
+		{Name: "gs-nested-repo-store", Class: "git-objects", Modes: b, Where: main, Names: true,
+			Setup: setup(nestedRepoStore),
+			Turns: [][]Call{{
+				Bash(zscan("{{PROJECT}}/vendor/lib/.git")),
+				Bash(`cd vendor/lib && git show HEAD:secrets/key 2>&1; git log -p 2>&1 | head -20; true`),
+			}}},
 		// What out-frozen-top leaves: a regular file named .claude, here
 		// one holding settings that would allow everything and run a hook
 		// unsandboxed. The next session reads no settings from it: in
@@ -95,3 +106,20 @@ cp secrets/key "$ROOT/wt2/notes-copy.txt"`),
 			}}},
 	}
 }
+
+// nestedRepoStore makes vendor/lib a repository of its own whose only
+// commit holds a copy of the secret (and of the denied file's name) under
+// secrets/, removed from its tree since, and adds a deny rule covering
+// vendor/lib/secrets/ to the project's settings.
+const nestedRepoStore = `mkdir -p vendor/lib/secrets
+cp secrets/key "secrets/$NAME.txt" vendor/lib/secrets/
+cd vendor/lib
+git init -q
+git add .
+git commit -q -m vendored
+rm -rf secrets
+cd ../..
+sed -i 's|"Read(./secrets/\*\*)"|"Read(./secrets/**)", "Read(./vendor/lib/secrets/**)"|' .cohort/settings.json
+grep -q vendor/lib .cohort/settings.json
+git add -A
+git commit -q -m vendor`

@@ -98,7 +98,11 @@ var knownEscapes = map[string]string{
 	// shows a next session with such a file allowing nothing and running
 	// no hook). The row stays here because the harness counts any new
 	// protected name as a change.
-	"out-frozen-top": "a regular file named .claude can be made at a frozen top (Landlock's MAKE_REG is per directory, not per name; no placeholder may be made to mount over); it holds no settings: the next session warns and reads it as absent (out-frozen-top-file-settings)",
+	// Found while timing the corpus (session 7): gitStore searches and
+	// hides the store of the repository holding the working directory
+	// only; a repository nested in the project keeps its own.
+	"gs-nested-repo-store": "the object store of a repository nested in the project (not a submodule) is neither searched nor hidden: an interpreter inflates a Read-denied file from its history in bypassPermissions",
+	"out-frozen-top":       "a regular file named .claude can be made at a frozen top (Landlock's MAKE_REG is per directory, not per name; no placeholder may be made to mount over); it holds no settings: the next session warns and reads it as absent (out-frozen-top-file-settings)",
 }
 
 // selected picks attacks by REDTEAM_ATTACK, a regexp matched against

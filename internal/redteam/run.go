@@ -179,7 +179,13 @@ const attackerTools = `"Agent", "SendMessage", "ListAgents", "Skill", "Bash", "R
 // workflow host beside it), once per test binary and shared with every
 // other test binary of the checkout through testbin's cache: every
 // session runs it (see the package doc, "Sessions and speed").
+// REDTEAM_TAGS builds it with those build tags, a fault-injection build
+// (faultinject_readonly, faultinject_noprotected, faultinject_gitstore),
+// to see which rows the layers below a broken check still hold.
 func cohortBinary(t testing.TB) string {
+	if tags := os.Getenv("REDTEAM_TAGS"); tags != "" {
+		return testbin.CohortTags(t, false, tags)
+	}
 	return testbin.Cohort(t, false)
 }
 
