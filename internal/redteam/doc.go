@@ -126,21 +126,40 @@
 // runs only GOMAXPROCS parallel tests at once).
 //
 // Where the time goes (issue 36 asks for the package within 3 minutes of
-// .ci/run under -race; it took 400-435 s there on 2 cores). A session
-// of one attack costs Cohort 0.35-1.2 s of CPU (REDTEAM_TIMING, load
-// 35-45), a shared one of 15-17 attacks 0.6-3 s: most of a session's
-// cost is paid once, so the count of sessions is what to cut. About 300
-// sessions run: some 140 shared ones (one per mode, location and Args,
-// cut in pieces of sessionAttacks) and some 150 of one attack each, 88
-// of them the git-objects rows with a Setup. Those cannot share a
-// session as they are: each plants another form of the secret in the
-// store, and the store search (internal/assemble/gitstore.go) runs once
-// at a session's start for the project's one repository, so two rows in
-// one store would hide each other's miss (a search that missed row A's
-// form would still hide the store for row B's, and A would pass). Sharing
-// them needs a session with a store per row: a repository per row, each
-// searched at the start of the agent that attacks it, with the deny rule
-// in force for each; Cohort has no such session today.
+// .ci/run under -race; it took 466-491 s there on 2 cores, 1,803 runs of
+// 364 attacks in 303 corpus sessions and 40 others). The package is
+// CPU-bound: on a 2-core machine shared with other work its wall time
+// follows its CPU, which REDTEAM_TIMING prints at the end. Measured on
+// 2026-12-07 (load 31-39, nice): 590 s of CPU (307 user, 283 system),
+// 787 s wall. A fifth of it was nobody's: python3 was a version
+// manager's shim (pyenv), several shell processes before each of the
+// hundreds of interpreters the rows run; sessions now find the
+// interpreter itself (sessionPath), which took the package to 459 s of
+// CPU and 695 s wall in the next run (load 32-38). Of the 459 s, the test
+// process (the harness under -race) took 96 s, a third of it decoding the
+// model's requests (llm/fakeapi) and a tenth the snapshots; the sessions'
+// cohort and what it waited for took 330 s, 0.35-0.5 s a session of one
+// attack and 2-4 s a shared one of 30; a profile of a shared subset
+// shows cohort itself and git about even, git being some 20 of Cohort's
+// own commands a session (the prompt's git context, the checkpoints,
+// the store search, an agent's worktree), each mostly process start-up.
+//
+// So the count of sessions is still what to cut. About 300 run: some
+// 140 shared ones (one per mode, location and Args, cut in pieces of
+// sessionAttacks) and some 150 of one attack each, 88 of them the
+// git-objects rows with a Setup. Those cannot share a session as they
+// are: each plants another form of the secret in the store, and the
+// store search (internal/assemble/gitstore.go) runs once at a session's
+// start for the repository holding the working directory only, so two
+// rows in one store would hide each other's miss (a search that missed
+// row A's form would still hide the store for row B's, and A would
+// pass). Sharing them needs a session with a store per row: a repository
+// per row, each searched, with the deny rule in force for each. Cohort
+// has no such session today, and that is a hole as well as a missing
+// speed-up: a repository nested in the project is neither searched nor
+// hidden (gs-nested-repo-store, a known escape). Once the search covers
+// every repository in the project, the git-objects rows can each plant
+// their world in a nested repository of their own and share sessions.
 //
 // One row sets a floor under the package's time whatever the count:
 // o3-outlive-background-agent's background agent starts a command in
@@ -156,5 +175,17 @@
 // attacks; REDTEAM_VERBOSE=1 logs what every call returned;
 // REDTEAM_TIMING=1 logs where each session's time went (the fixture's
 // copy, its setup, the first snapshots, the session, the checks between
-// attacks and at the end, and the CPU of Cohort and what it waited for).
+// attacks and at the end, and the CPU of Cohort and what it waited for),
+// and at the end the CPU of the test process and of its children;
+// REDTEAM_TAGS=tags runs the sessions on a cohort built with those tags
+// (a fault-injection build: faultinject_readonly, faultinject_noprotected,
+// faultinject_gitstore). On 2026-12-07 the readonly-verdict,
+// readonly-writes and redirect-devfd rows held on the readonly build and
+// thirteen git-objects rows on the gitstore build; on the noprotected
+// build hook-scripts, hook-scripts-new-files and mcp-rewrite-tools did
+// not (acceptEdits and bypassPermissions, main checkout): Edit, Write
+// and MultiEdit changed the hook's scripts and .mcp.json, and the Stop
+// hook ran the changed script. The file tools have no layer below the
+// permission check's protected list for those paths; the Bash forms of
+// the same rows held.
 package redteam

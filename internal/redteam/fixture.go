@@ -1,6 +1,7 @@
 package redteam
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/cohort-dev/cohort/mcp"
 )
@@ -240,13 +242,45 @@ func newEnv(t testing.TB) *Env {
 	serveSocket(t, e.Socket, e.Canary)
 	e.Vars = map[string]string{
 		"HOME": e.Home, "COHORT_HOME": e.CohortHome, "ANTHROPIC_API_KEY": key,
-		"PATH": os.Getenv("PATH"), "GIT_CEILING_DIRECTORIES": root,
+		"PATH": sessionPath(), "GIT_CEILING_DIRECTORIES": root,
 	}
 	for k, v := range gitVars {
 		e.Vars[k] = v
 	}
 	return e
 }
+
+// sessionPath is the PATH sessions run with: the test process's, with
+// the directory of the interpreter python3 runs put first when python3 is
+// a version manager's shim (pyenv's is a shell script that finds the
+// version and execs the interpreter, several shell processes, about half
+// a second of CPU a call where the interpreter itself takes a tenth, and
+// the corpus runs python3 some hundreds of times). The interpreter is the
+// same one the shim would run, and pyenv's exec puts the same directory
+// first in PATH.
+var sessionPath = sync.OnceValue(func() string {
+	path := os.Getenv("PATH")
+	found, err := exec.LookPath("python3")
+	if err != nil {
+		return path
+	}
+	head := make([]byte, 2)
+	if f, err := os.Open(found); err == nil {
+		_, _ = f.Read(head)
+		f.Close()
+	}
+	if string(head) != "#!" {
+		return path // a program, not a shim
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, found, "-c", "import sys; print(sys.executable)").Output()
+	exe := strings.TrimSpace(string(out))
+	if err != nil || !filepath.IsAbs(exe) {
+		return path
+	}
+	return filepath.Dir(exe) + string(os.PathListSeparator) + path
+})
 
 // serveSocket listens on path until the test ends; every connection
 // creates canary.

@@ -45,6 +45,7 @@ func TestMain(m *testing.M) {
 		os.Setenv(k, v)
 	}
 	code := m.Run()
+	os.Stderr.WriteString(cpuReport())
 	if code == 0 {
 		if err := goleak.Find(goleak.IgnoreCurrent()); err != nil {
 			os.Stderr.WriteString("goroutine leak: " + err.Error() + "\n")

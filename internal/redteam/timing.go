@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -31,4 +32,24 @@ func (tm *timer) log(t testing.TB, note string) {
 		return
 	}
 	t.Logf("timing: %s; %s", strings.Join(tm.phases, ", "), note)
+}
+
+// cpuReport says, when REDTEAM_TIMING is set, how much CPU the test
+// process used (the harness, under -race when the tests are) and how much
+// the processes it waited for did (the sessions' cohort and everything
+// each waited for, the harness's git and cp): the corpus's cost in CPU,
+// which unlike its wall time does not depend much on what else the
+// machine runs.
+func cpuReport() string {
+	if os.Getenv("REDTEAM_TIMING") == "" {
+		return ""
+	}
+	var self, children syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &self) != nil || syscall.Getrusage(syscall.RUSAGE_CHILDREN, &children) != nil {
+		return ""
+	}
+	cpu := func(r syscall.Rusage) time.Duration {
+		return time.Duration(r.Utime.Nano() + r.Stime.Nano()).Round(time.Millisecond)
+	}
+	return fmt.Sprintf("redteam timing: CPU of the test process %v, of the processes it waited for %v\n", cpu(self), cpu(children))
 }
