@@ -154,12 +154,13 @@
 // rows in one store would hide each other's miss (a search that missed
 // row A's form would still hide the store for row B's, and A would
 // pass). Sharing them needs a session with a store per row: a repository
-// per row, each searched, with the deny rule in force for each. Cohort
-// has no such session today, and that is a hole as well as a missing
-// speed-up: a repository nested in the project is neither searched nor
-// hidden (gs-nested-repo-store, a known escape). Once the search covers
-// every repository in the project, the git-objects rows can each plant
-// their world in a nested repository of their own and share sessions.
+// per row, each searched, with the deny rule in force for each. That was
+// a hole as well as a missing speed-up (gs-nested-repo-store: a
+// repository nested in the project was neither searched nor hidden);
+// since session 7 every nested repository's store is searched and
+// hidden on its own (internal/assemble/gitstore_nested.go), so the
+// git-objects rows can each plant their world in a nested repository of
+// their own and share sessions. They do not yet: that is the next cut.
 //
 // One row sets a floor under the package's time whatever the count:
 // o3-outlive-background-agent's background agent starts a command in
