@@ -224,6 +224,9 @@ func (b *bgRun) wake(inv *Invocation, run iter.Seq2[cohort.Event, error]) {
 			}
 			return
 		}
+		if ev.Type == cohort.EventResult && ev.NumTurns == 0 && !ev.IsError {
+			return // a Run read the message between the wake and this Run
+		}
 		if !started {
 			started = true
 			b.update(func(r *bgsession.Record) { r.Status, r.State = bgsession.StatusBusy, bgsession.StateWorking })
