@@ -30,6 +30,14 @@ func (s *Session) Turn(ctx context.Context, text, opening string) (int, *engine.
 		return 0, nil, s.mate.Run(ctx)
 	}
 	defer s.afterTurn() // the dream's gates: in the background, never in the way
+	s.inbound.mu.Lock()
+	s.inbound.turns++ // no wake while a Run's turn is under way (wake.go)
+	s.inbound.mu.Unlock()
+	defer func() {
+		s.inbound.mu.Lock()
+		s.inbound.turns--
+		s.inbound.mu.Unlock()
+	}()
 	return s.drive(ctx, text, opening)
 }
 

@@ -29,6 +29,9 @@ type inbound struct {
 	// nothing waiting.
 	driving  bool
 	idleSubs []string
+	// turns counts the lead's Turns under way (a Run's, before and after
+	// its drive too).
+	turns int
 	// wake is the loop that starts a turn when a message reaches the idle
 	// lead (wake.go); nil without one.
 	wake *waker

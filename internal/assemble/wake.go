@@ -89,16 +89,9 @@ func (s *Session) Kick() {
 }
 
 // wakeDue reports whether a wake turn should start: something waits in
-// the lead's queue and no drive is reading it.
+// the lead's queue and no Turn is under way to read it.
 func (s *Session) wakeDue() bool {
 	s.inbound.mu.Lock()
 	defer s.inbound.mu.Unlock()
-	return !s.inbound.driving && s.lead.Queue().Len() > 0
-}
-
-// canWake reports whether the session has a wake loop.
-func (s *Session) canWake() bool {
-	s.inbound.mu.Lock()
-	defer s.inbound.mu.Unlock()
-	return s.inbound.wake != nil
+	return !s.inbound.driving && s.inbound.turns == 0 && s.lead.Queue().Len() > 0
 }
