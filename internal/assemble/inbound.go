@@ -29,6 +29,11 @@ type inbound struct {
 	// nothing waiting.
 	driving  bool
 	idleSubs []string
+	// unread is set when a message from another session reaches the
+	// lead's queue, and cleared when a drive starts (it reads the whole
+	// queue): only such a message wakes the lead (wake.go), not what else
+	// may wait there between Runs.
+	unread bool
 	// turns counts the lead's Turns under way (a Run's, before and after
 	// its drive too).
 	turns int
@@ -96,6 +101,9 @@ func (s *Session) enqueueInbound(it task.Item, priority, notify string) error {
 	default:
 		q.Enqueue(it)
 	}
+	if priority != sessionsock.PriorityLater || !s.inbound.turning {
+		s.inbound.unread = true
+	}
 	if notify != "" && !slices.Contains(s.inbound.idleSubs, notify) {
 		s.inbound.idleSubs = append(s.inbound.idleSubs, notify)
 	}
@@ -116,6 +124,7 @@ func (s *Session) leadTurn(ctx context.Context, lead *engine.Conversation, parts
 		s.inbound.turning = false
 		for _, it := range s.inbound.later {
 			s.lead.Queue().Enqueue(it)
+			s.inbound.unread = true
 		}
 		s.inbound.later = nil
 	}()
@@ -138,7 +147,7 @@ func (s *Session) checkSubscriber(path string) error {
 // waiting is idle now, so it is told at once.
 func (s *Session) subscribeIdle(ctx context.Context, path string) {
 	s.inbound.mu.Lock()
-	if s.inbound.driving || s.lead.Queue().Len() > 0 || len(s.inbound.later) > 0 {
+	if s.inbound.driving || s.inbound.unread || len(s.inbound.later) > 0 {
 		if !slices.Contains(s.inbound.idleSubs, path) {
 			s.inbound.idleSubs = append(s.inbound.idleSubs, path)
 		}
@@ -157,7 +166,7 @@ func (s *Session) subscribeIdle(ctx context.Context, path string) {
 func (s *Session) startDrive() {
 	s.inbound.mu.Lock()
 	defer s.inbound.mu.Unlock()
-	s.inbound.driving = true
+	s.inbound.driving, s.inbound.unread = true, false
 }
 
 func (s *Session) endDrive(state string) {
@@ -167,7 +176,7 @@ func (s *Session) endDrive(state string) {
 	if s.Plan.Session.StopAfterRun && s.inbound.wake == nil {
 		s.inbound.answered = true
 	}
-	if !exited && !s.inbound.answered && s.lead != nil && s.lead.Queue().Len() > 0 {
+	if !exited && !s.inbound.answered && s.inbound.unread {
 		s.inbound.mu.Unlock()
 		return
 	}

@@ -18,8 +18,9 @@ import (
 // own). What arrives once the drive has looked for the last time, or
 // while the session is idle, kicks the wake loop; so does the end of
 // every Run, in case a kick came while it was finishing. The loop starts
-// a Run with an empty prompt (the lead works on what waits) when the
-// lead's queue holds something and no drive runs; a Run that began
+// a Run with an empty prompt (the lead works on what waits) when such a
+// message waits unread and no Turn runs (other things that wait between
+// Runs, such as a notification after an interrupt, wake nothing); a Run that began
 // meanwhile makes that Run report ErrBusy, and the running Run reads the
 // message or kicks again at its end.
 //
@@ -88,10 +89,11 @@ func (s *Session) Kick() {
 	}
 }
 
-// wakeDue reports whether a wake turn should start: something waits in
-// the lead's queue and no Turn is under way to read it.
+// wakeDue reports whether a wake turn should start: a message from
+// another session waits unread in the lead's queue and no Turn is under
+// way to read it.
 func (s *Session) wakeDue() bool {
 	s.inbound.mu.Lock()
 	defer s.inbound.mu.Unlock()
-	return !s.inbound.driving && s.inbound.turns == 0 && s.lead.Queue().Len() > 0
+	return !s.inbound.driving && s.inbound.turns == 0 && s.inbound.unread && s.lead.Queue().Len() > 0
 }
