@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"iter"
 	"time"
 
 	sdkmcp "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -59,6 +60,9 @@ type Config struct {
 	// PermissionPromptCommand, which it replaces). It is called from many
 	// goroutines at once.
 	CanUseTool func(ctx context.Context, req PermissionRequest) (Decision, error) `json:"-"`
+	// Wake, when set, lets another session's message start a turn of the idle lead: the session calls Wake, from a goroutine of its own, with that
+	// Run (on what waits; ErrBusy at once when a Run began first and reads it), which Wake reads to its end. Unset: it waits for the next Run.
+	Wake func(run iter.Seq2[Event, error]) `json:"-"`
 
 	// Hooks run in this program, beside the settings' hook commands, with
 	// the same input and answers (Claude Code's hook JSON): for the SDK's

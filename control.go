@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/cohort-dev/cohort/engine"
-	"github.com/cohort-dev/cohort/hook"
 	"github.com/cohort-dev/cohort/internal/assemble"
 	"github.com/cohort-dev/cohort/permission"
 )
@@ -186,13 +185,7 @@ func (s *Session) Clear() error {
 	if s.ctl.running {
 		return ErrBusy
 	}
-	if eng := s.parts.Engine(); eng != nil {
-		if err := eng.Clear(); err != nil {
-			return err
-		}
-	}
-	s.ctl.opening = hook.SourceClear
-	return nil
+	return s.parts.ClearLead(&s.ctl.opening)
 }
 
 // TaskOutput reads the end of a background shell task's output (its last

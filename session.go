@@ -65,6 +65,7 @@ func newSession(ctx context.Context, cfg Config, disposable bool) (*Session, err
 	}
 	s := &Session{cfg: cfg, parts: parts, out: out, mode: string(parts.DefaultMode())}
 	out.setLead(parts.LeadID())
+	parts.SetWake(cfg.Wake != nil, func(ctx context.Context) { cfg.Wake(s.Run(ctx, "")) })
 	s.ctl.opening = parts.StartSource()
 	s.out.push(s.initEvent())
 	return s, nil
@@ -187,6 +188,7 @@ func (s *Session) serve(ctx context.Context, opens bool, work func(ctx context.C
 			yield(Event{}, err)
 			return
 		}
+		defer s.parts.Kick() // after end: what came meanwhile may start a turn (Config.Wake)
 		defer s.ctl.end()
 		done := make(chan Event, 1)
 		popCtx, stopPop := context.WithCancel(context.Background())

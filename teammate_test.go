@@ -15,7 +15,7 @@ import (
 // notSerialisable are the Config fields a configuration file cannot carry
 // (callbacks, writers, transports, tools): a teammate process has its own
 // environment and stderr, and the lead's callbacks answer for it.
-var notSerialisable = []string{"CanUseTool", "Hooks", "AskUser", "ApprovePlan", "MCPTransports", "Tools",
+var notSerialisable = []string{"CanUseTool", "Hooks", "AskUser", "ApprovePlan", "MCPTransports", "Tools", "Wake",
 	"Getenv", "Environ", "Stderr"}
 
 // teammateInherits are the fields a teammate process takes from its lead's

@@ -18,6 +18,11 @@ import (
 //     next step, joining its running turn.
 //   - PriorityLater: held while the lead's turn runs, and handed over when
 //     it ends, so it starts a turn of its own; an idle lead gets it at once.
+//
+// An idle lead wakes in a session whose front end stays to show the turn
+// (the terminal UI, a --bg session, a stream-json or SDK session); a
+// print-mode session (-p) that has answered refuses the message instead,
+// saying so (package assemble, wake.go).
 const (
 	PriorityNow   = "now"
 	PriorityNext  = "next"

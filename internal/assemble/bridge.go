@@ -133,7 +133,7 @@ const bridgeReason = "A Cohort session on another machine (through the NATS serv
 func (s *Session) receiveBridge(_ context.Context, m mailbox.Message, own bool) error {
 	item := task.Item{Kind: task.ItemTeammateMessage, Text: mailbox.Render(m), From: m.From}
 	if own {
-		return s.enqueueInbound(item, "")
+		return s.enqueueInbound(item, "", "")
 	}
 	if !s.personCanDecide() {
 		return errNobodyToApprove

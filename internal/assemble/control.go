@@ -276,6 +276,19 @@ func (s *Session) Message(id, text string) (toLead bool, err error) {
 // started).
 func (s *Session) Engine() *engine.Conversation { return s.MainAgent().Engine() }
 
+// ClearLead forgets the lead's conversation (package cohort's Clear), if
+// it has started; then the next prompt opens a new one, so *opening (the
+// SessionStart source of the next prompt) becomes "clear".
+func (s *Session) ClearLead(opening *string) error {
+	if eng := s.Engine(); eng != nil {
+		if err := eng.Clear(); err != nil {
+			return err
+		}
+	}
+	*opening = hook.SourceClear
+	return nil
+}
+
 // Compact summarises the lead's older turns: at once when no turn runs,
 // else before the lead's next model request.
 func (s *Session) Compact(ctx context.Context, running bool) error {

@@ -30,15 +30,32 @@ func (s *Session) Turn(ctx context.Context, text, opening string) (int, *engine.
 		return 0, nil, s.mate.Run(ctx)
 	}
 	defer s.afterTurn() // the dream's gates: in the background, never in the way
+	s.inbound.mu.Lock()
+	s.inbound.turns++ // no wake while a Run's turn is under way (wake.go)
+	s.inbound.mu.Unlock()
+	defer func() {
+		s.inbound.mu.Lock()
+		s.inbound.turns--
+		s.inbound.mu.Unlock()
+	}()
 	return s.drive(ctx, text, opening)
 }
 
-// drive runs the lead on text: see Turn.
+// drive runs the lead on text: see Turn. An empty text is a wake turn
+// (wake.go): the lead works on what waits in its queue, with no prompt of
+// the user's (no expansion, no UserPromptSubmit, no checkpoint); with
+// nothing waiting it returns at once.
 func (s *Session) drive(ctx context.Context, text, opening string) (int, *engine.Result, error) {
+	wake := text == ""
+	if wake && s.lead.Queue().Len() == 0 {
+		return 0, &engine.Result{Stop: engine.StopSuccess}, nil // a Run read it first
+	}
 	s.startDrive()
 	defer s.endDrive("is idle")
-	s.snapshot(checkpoint.Before, text) // while the first request streams
-	defer s.snapshot(checkpoint.After, "")
+	if !wake {
+		s.snapshot(checkpoint.Before, text) // while the first request streams
+		defer s.snapshot(checkpoint.After, "")
+	}
 	lead := s.lead.Engine()
 	scope := s.hookScope(s.lead)
 	var content []llm.Block
@@ -50,9 +67,12 @@ func (s *Session) drive(ctx context.Context, text, opening string) (int, *engine
 		s.instructionsLoaded(ctx, scope, hook.LoadSessionStart)
 		started = hookContextBlock(start.Context)
 	}
-	prompt, expanded, err := s.expand(ctx, scope, text)
-	if err != nil {
-		return 0, nil, err
+	prompt, expanded := "", []string(nil)
+	if !wake {
+		var err error
+		if prompt, expanded, err = s.expand(ctx, scope, text); err != nil {
+			return 0, nil, err
+		}
 	}
 	switch {
 	case opening != "":
@@ -72,10 +92,12 @@ func (s *Session) drive(ctx context.Context, text, opening string) (int, *engine
 	if b := hookContextBlock(expanded); b != nil {
 		content = append(content, *b)
 	}
-	if out := scope.UserPromptSubmit(ctx, text); out.Block || out.Stop {
-		return 0, nil, fmt.Errorf("the prompt was blocked by a UserPromptSubmit hook: %s", firstNonEmpty(out.Reason, out.StopReason))
-	} else if len(out.Context) > 0 {
-		content = append(content, llm.Text(hookContext(out.Context)))
+	if !wake {
+		if out := scope.UserPromptSubmit(ctx, text); out.Block || out.Stop {
+			return 0, nil, fmt.Errorf("the prompt was blocked by a UserPromptSubmit hook: %s", firstNonEmpty(out.Reason, out.StopReason))
+		} else if len(out.Context) > 0 {
+			content = append(content, llm.Text(hookContext(out.Context)))
+		}
 	}
 	content = append(content, s.schemaInstruction()...)
 	turns, stopActive, answers := 0, false, 0
@@ -182,6 +204,9 @@ func (s *Session) afterWaiting(content []llm.Block, opened int) []engine.Part {
 		parts = append(parts, engine.Part{Content: content[:opened]})
 	}
 	parts = append(parts, waiting...)
+	if len(content) == opened {
+		return parts // a wake turn: no prompt after what waited
+	}
 	return append(parts, engine.Part{Content: content[opened:]})
 }
 
@@ -327,6 +352,11 @@ func (s *Session) coalesceQuiet() time.Duration {
 }
 
 // userBlocks renders a prompt as the first (or a later) user message.
+// A wake turn's (empty) prompt adds no block.
 func userBlocks(opening []llm.Block, text string) []llm.Block {
-	return append(append([]llm.Block(nil), opening...), llm.Text(strings.TrimRight(text, "\n")))
+	out := append([]llm.Block(nil), opening...)
+	if text == "" {
+		return out
+	}
+	return append(out, llm.Text(strings.TrimRight(text, "\n")))
 }

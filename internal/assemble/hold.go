@@ -19,6 +19,7 @@ type heldMessage struct {
 	priority string
 	why      string // what sessionorigin found about the sender
 	reason   string // what the person is told; empty: a session on this machine (with why)
+	notify   string // the socket of a session that asked to hear of the lead's next idle
 }
 
 // errNobodyToApprove refuses a message when nobody can decide on it.
@@ -35,10 +36,17 @@ func (s *Session) sessionsDir() string {
 // session's closers.
 func (s *Session) openHolding() {
 	s.held = holdgate.New(holdgate.Config[heldMessage]{
-		Ask:  s.askAboutMessage,
-		Pass: func(h heldMessage) { _ = s.enqueueInbound(h.item, h.priority) },
+		Ask: s.askAboutMessage,
+		Pass: func(h heldMessage) {
+			if err := s.enqueueInbound(h.item, h.priority, h.notify); err != nil {
+				s.logf("the message from %s was not delivered: %v", h.msg.From, err)
+			}
+		},
 		Dropped: func(h heldMessage, why string) {
 			s.logf("the message from %s was not delivered: %s", h.msg.From, why)
+			if h.notify != "" {
+				s.tellIdle(context.Background(), []string{h.notify}, "did not take your message ("+why+")")
+			}
 		},
 	})
 	s.closers = append(s.closers, s.held.Close)

@@ -2,6 +2,7 @@ package assemble
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -24,25 +25,47 @@ type inbound struct {
 	turning bool
 	later   []task.Item
 	// driving is set while the lead works on a prompt (drive); idleSubs
-	// are the session sockets to tell, once, when it next stops.
+	// are the session sockets to tell, once, when it next stops with
+	// nothing waiting.
 	driving  bool
 	idleSubs []string
+	// unread is set when a message from another session reaches the
+	// lead's queue, and cleared when a drive starts (it reads the whole
+	// queue): only such a message wakes the lead (wake.go), not what else
+	// may wait there between Runs.
+	unread bool
+	// turns counts the lead's Turns under way (a Run's, before and after
+	// its drive too).
+	turns int
+	// wake is the loop that starts a turn when a message reaches the idle
+	// lead (wake.go); nil without one.
+	wake *waker
+	// answered is set when a one-shot session (print mode) has ended its
+	// drive: it reads no more messages.
+	answered bool
 }
 
 // idleNoticeWait bounds the delivery of one idle notice.
 const idleNoticeWait = 5 * time.Second
 
-// receive takes one message from another session: a subscription is
-// recorded at once; a message from a session the person started
+// errAnswered refuses a message to a one-shot session that has answered.
+var errAnswered = errors.New("this session ran one prompt (print mode, -p) and has given its answer; it ends without reading more messages, " +
+	"so the message was not delivered")
+
+// receive takes one message from another session: a subscription alone
+// is recorded at once; a message from a session the person started
 // (sessionorigin.Judge) is queued with its priority, any other waits for
-// a person's decision (hold.go) and is refused when nobody can decide.
+// a person's decision (hold.go) and is refused when nobody can decide. A
+// subscription that comes with a message is for the lead's idle after it
+// has read that message, not before.
 func (s *Session) receive(ctx context.Context, m mailbox.Message) error {
 	d := sessionsock.DeliveryFrom(ctx)
 	if d.NotifyIdle != "" {
-		if err := s.subscribeIdle(ctx, d.NotifyIdle); err != nil {
+		if err := s.checkSubscriber(d.NotifyIdle); err != nil {
 			return err
 		}
 		if d.SubscribeOnly {
+			s.subscribeIdle(ctx, d.NotifyIdle)
 			return nil
 		}
 	}
@@ -50,33 +73,42 @@ func (s *Session) receive(ctx context.Context, m mailbox.Message) error {
 	peer, _ := sessionsock.PeerFrom(ctx)
 	v := sessionorigin.Judge(s.sessionsDir(), peer.PID)
 	if v.Person {
-		return s.enqueueInbound(it, d.Priority)
+		return s.enqueueInbound(it, d.Priority, d.NotifyIdle)
 	}
 	if !s.personCanDecide() {
 		return errNobodyToApprove
 	}
-	s.held.Hold(heldMessage{msg: m, item: it, priority: d.Priority, why: v.Why})
+	s.held.Hold(heldMessage{msg: m, item: it, priority: d.Priority, why: v.Why, notify: d.NotifyIdle})
 	return nil
 }
 
 // enqueueInbound hands an approved message from another session to the
-// lead's queue as its priority asks.
-func (s *Session) enqueueInbound(it task.Item, priority string) error {
+// lead's queue as its priority asks, records notify (a subscriber's
+// socket, or empty) for the lead's next idle with nothing waiting, and
+// kicks the wake loop: an idle lead starts a turn on it.
+func (s *Session) enqueueInbound(it task.Item, priority, notify string) error {
+	s.inbound.mu.Lock()
+	if s.inbound.answered {
+		s.inbound.mu.Unlock()
+		return errAnswered
+	}
 	q := s.lead.Queue()
-	switch priority {
-	case sessionsock.PriorityNow:
+	switch {
+	case priority == sessionsock.PriorityNow:
 		q.EnqueueFirst(it)
-	case sessionsock.PriorityLater:
-		s.inbound.mu.Lock()
-		defer s.inbound.mu.Unlock()
-		if s.inbound.turning {
-			s.inbound.later = append(s.inbound.later, it)
-			return nil
-		}
-		q.Enqueue(it)
+	case priority == sessionsock.PriorityLater && s.inbound.turning:
+		s.inbound.later = append(s.inbound.later, it)
 	default:
 		q.Enqueue(it)
 	}
+	if priority != sessionsock.PriorityLater || !s.inbound.turning {
+		s.inbound.unread = true
+	}
+	if notify != "" && !slices.Contains(s.inbound.idleSubs, notify) {
+		s.inbound.idleSubs = append(s.inbound.idleSubs, notify)
+	}
+	s.inbound.mu.Unlock()
+	s.Kick()
 	return nil
 }
 
@@ -92,59 +124,80 @@ func (s *Session) leadTurn(ctx context.Context, lead *engine.Conversation, parts
 		s.inbound.turning = false
 		for _, it := range s.inbound.later {
 			s.lead.Queue().Enqueue(it)
+			s.inbound.unread = true
 		}
 		s.inbound.later = nil
 	}()
 	return lead.SendParts(ctx, parts)
 }
 
-// subscribeIdle records a session socket to notify when the lead next
-// stops; a lead that is not working is idle now, so it is told at once.
-// Only a session socket of this machine's sessions directory is accepted:
-// a message cannot make this session connect anywhere else.
-func (s *Session) subscribeIdle(ctx context.Context, path string) error {
+// checkSubscriber accepts only a session socket of this machine's
+// sessions directory as a subscriber: a message cannot make this session
+// connect anywhere else.
+func (s *Session) checkSubscriber(path string) error {
 	dir := filepath.Join(s.Process.Paths.CohortHome, "sessions")
 	if filepath.Dir(path) != dir || !strings.HasSuffix(path, ".sock") || path == s.socket {
 		return fmt.Errorf("notify_idle must be another session's socket in %s", dir)
 	}
+	return nil
+}
+
+// subscribeIdle records a session socket to notify when the lead next
+// stops with nothing waiting; a lead that is not working and has nothing
+// waiting is idle now, so it is told at once.
+func (s *Session) subscribeIdle(ctx context.Context, path string) {
 	s.inbound.mu.Lock()
-	if s.inbound.driving {
+	if s.inbound.driving || s.inbound.unread || len(s.inbound.later) > 0 {
 		if !slices.Contains(s.inbound.idleSubs, path) {
 			s.inbound.idleSubs = append(s.inbound.idleSubs, path)
 		}
 		s.inbound.mu.Unlock()
-		return nil
+		return
 	}
 	s.inbound.mu.Unlock()
 	s.tellIdle(ctx, []string{path}, "is idle")
-	return nil
 }
 
 // startDrive marks the lead at work; endDrive marks it idle and tells the
-// subscribers, once each.
+// subscribers, once each, unless something waits in its queue (it came
+// after the drive last looked): they hear of the end of the turn that
+// reads it. A one-shot session (print mode) reads no more messages once
+// its drive ends.
 func (s *Session) startDrive() {
 	s.inbound.mu.Lock()
 	defer s.inbound.mu.Unlock()
-	s.inbound.driving = true
+	s.inbound.driving, s.inbound.unread = true, false
 }
 
 func (s *Session) endDrive(state string) {
 	s.inbound.mu.Lock()
 	s.inbound.driving = false
+	exited := state == "has exited"
+	if s.Plan.Session.StopAfterRun && s.inbound.wake == nil {
+		s.inbound.answered = true
+	}
+	if !exited && !s.inbound.answered && s.inbound.unread {
+		s.inbound.mu.Unlock()
+		return
+	}
 	subs := s.inbound.idleSubs
 	s.inbound.idleSubs = nil
 	s.inbound.mu.Unlock()
 	s.tellIdle(context.Background(), subs, state)
 }
 
-// tellIdle sends the idle notice to each subscriber, each bounded by
+// tellIdle sends the idle notice to each subscriber (or, for a message a
+// person there refused, that it was not taken), each bounded by
 // idleNoticeWait; a subscriber that is gone is skipped.
 func (s *Session) tellIdle(ctx context.Context, subs []string, state string) {
 	for _, path := range subs {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), idleNoticeWait)
 		text := fmt.Sprintf("[Session idle notice] The session at uds:%s %s: it has finished its turn and nothing waits for it. This notice is sent once; ask again with notify_when_idle to hear of its next idle.", s.socket, state)
-		if state == "has exited" {
+		switch {
+		case state == "has exited":
 			text = fmt.Sprintf("[Session idle notice] The session at uds:%s has exited; it will not answer.", s.socket)
+		case strings.HasPrefix(state, "did not take"):
+			text = fmt.Sprintf("[Session idle notice] The session at uds:%s %s; nothing more will come of it.", s.socket, state)
 		}
 		if _, err := sessionsock.Send(ctx, path, mailbox.Message{From: "session " + s.id, Text: text}); err != nil {
 			s.logf("idle notice to %s: %v", path, err)

@@ -2,7 +2,9 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"iter"
 	"os"
 	"path/filepath"
 	"strings"
@@ -185,6 +187,7 @@ func runBackground(ctx context.Context, inv *Invocation, o *options, args []stri
 		b.update(func(r *bgsession.Record) { r.Worktree = path })
 	}
 	cfg.CanUseTool = b.canUseTool
+	cfg.Wake = func(run iter.Seq2[cohort.Event, error]) { b.wake(inv, run) }
 	s, err := cohort.New(ctx, cfg)
 	if err != nil {
 		return fail(err)
@@ -205,6 +208,32 @@ func runBackground(ctx context.Context, inv *Invocation, o *options, args []stri
 	<-ctx.Done()
 	b.update(func(r *bgsession.Record) { r.Status, r.State = "", bgsession.StateStopped })
 	return nil
+}
+
+// wake shows a turn the session started itself (a message from another
+// session reached its idle lead, cohort.Config.Wake) as run shows a
+// prompt's, the record busy while it runs. A Run that began first reads
+// the message instead (ErrBusy): nothing to show.
+func (b *bgRun) wake(inv *Invocation, run iter.Seq2[cohort.Event, error]) {
+	out := newPrinter(inv.Stdout, inv.Stderr, "text", true)
+	started := false
+	for ev, err := range run {
+		if err != nil {
+			if !errors.Is(err, cohort.ErrBusy) && !errors.Is(err, cohort.ErrClosed) {
+				fmt.Fprintf(inv.Stderr, "cohort: the turn a message started: %v\n", err)
+			}
+			return
+		}
+		if ev.Type == cohort.EventResult && ev.NumTurns == 0 && !ev.IsError {
+			return // a Run read the message between the wake and this Run
+		}
+		if !started {
+			started = true
+			b.update(func(r *bgsession.Record) { r.Status, r.State = bgsession.StatusBusy, bgsession.StateWorking })
+		}
+		out.event(ev)
+		b.observe(ev)
+	}
 }
 
 // run runs one prompt, its events in the log as print mode's verbose text.

@@ -32,7 +32,7 @@ func runInteractive(ctx context.Context, inv *Invocation, o *options, args []str
 	open := func(ctx context.Context, resume string) (*cohort.Session, error) {
 		cfg := o.config(inv)
 		cfg.CanUseTool, cfg.AskUser, cfg.ApprovePlan = prompts.CanUseTool, prompts.AskUser, prompts.ApprovePlan
-		cfg.PartialMessages, cfg.AutoDream = true, true
+		cfg.PartialMessages, cfg.AutoDream, cfg.Wake = true, true, prompts.Wake
 		if resume != "" {
 			cfg.Resume, cfg.Continue, cfg.ForkSession, cfg.SessionID = resume, false, false, ""
 		}

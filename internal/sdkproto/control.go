@@ -198,6 +198,7 @@ func (srv *server) answerInitialize(requestID string) {
 // additions.
 func (srv *server) open(ctx context.Context, in *initRequest) error {
 	cfg := srv.o.Config
+	cfg.Wake = srv.woken
 	if srv.o.PermissionPrompts {
 		cfg.CanUseTool = srv.canUseTool
 	}

@@ -21,6 +21,7 @@ import (
 type host struct {
 	t      *testing.T
 	dir    string
+	home   string // COHORT_HOME
 	srv    *fakeapi.Server
 	in     *io.PipeWriter
 	lines  chan obj
@@ -49,7 +50,7 @@ func newHost(t *testing.T, policy fakeapi.Policy, tune func(*sdkproto.Options)) 
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	h := &host{t: t, dir: dir, srv: srv, in: inW, lines: make(chan obj, 1024), served: make(chan error, 1)}
+	h := &host{t: t, dir: dir, home: env["COHORT_HOME"], srv: srv, in: inW, lines: make(chan obj, 1024), served: make(chan error, 1)}
 	go func() {
 		h.served <- sdkproto.Serve(ctx, inR, outW, opts)
 		outW.Close()

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"strings"
 	"sync"
 	"time"
@@ -200,6 +201,9 @@ type server struct {
 	inputDone    bool
 	wake         chan struct{}
 	turns        promptTurns // the prompt of each Run, for rewind_files
+	// running orders the Runs of the prompts (drive) and those the
+	// session starts itself (woken), so neither finds the other's busy.
+	running sync.Mutex
 }
 
 // heldLine is a stdin line waiting for the session initialize makes.
@@ -369,6 +373,7 @@ func (srv *server) drive(ctx context.Context) {
 			srv.compact(ctx, s)
 			continue
 		}
+		srv.running.Lock()
 		for ev, err := range s.Run(ctx, p.text) {
 			if err != nil {
 				srv.problem(0, "the turn could not run: "+err.Error())
@@ -376,6 +381,29 @@ func (srv *server) drive(ctx context.Context) {
 			}
 			srv.writeEvent(ev)
 		}
+		srv.running.Unlock()
+	}
+}
+
+// woken writes the events of a turn the session started itself: a
+// message from another session reached its idle lead (cohort.Config.Wake),
+// as Claude Code's SDK sessions take one. The host reads it as it reads a
+// prompt's turn, ending with a result line. ErrBusy means a prompt's Run
+// began first and reads the message: nothing to write.
+func (srv *server) woken(run iter.Seq2[cohort.Event, error]) {
+	srv.running.Lock()
+	defer srv.running.Unlock()
+	for ev, err := range run {
+		if err != nil {
+			if !errors.Is(err, cohort.ErrBusy) && !errors.Is(err, cohort.ErrClosed) {
+				srv.problem(0, "the turn a message started could not run: "+err.Error())
+			}
+			return
+		}
+		if ev.Type == cohort.EventResult && ev.NumTurns == 0 && !ev.IsError {
+			return // a prompt's Run read the message between the wake and this Run
+		}
+		srv.writeEvent(ev)
 	}
 }
 

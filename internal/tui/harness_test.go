@@ -141,7 +141,7 @@ func newWorld(t *testing.T, wc worldConfig, policy func(*fakeapi.Request) fakeap
 	prompts := NewPrompts()
 	w.cfg = cohort.Config{Dir: w.dir, Home: filepath.Join(w.home, ".cohort"), Model: "sonnet", BaseURL: w.srv.URL, APIKey: "test-key",
 		PermissionMode: wc.mode, PartialMessages: true, TeammateMode: "in-process", Sandbox: "off",
-		CanUseTool: prompts.CanUseTool, AskUser: prompts.AskUser, ApprovePlan: prompts.ApprovePlan,
+		CanUseTool: prompts.CanUseTool, AskUser: prompts.AskUser, ApprovePlan: prompts.ApprovePlan, Wake: prompts.Wake,
 		Getenv: func(k string) string { return vars[k] },
 		Environ: func() []string {
 			var out []string

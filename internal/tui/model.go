@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -163,6 +164,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.arrive(msg)
 	case withdrawMsg:
 		m.withdraw(msg.ctx)
+	case wakeMsg:
+		m.startWoken(msg)
 	case shellDone:
 		m.chat.add(&entry{kind: entryTool, text: "!" + Clean(msg.cmd, false), result: Clean(msg.out, true), isErr: msg.err, done: true})
 	case statusMsg:
@@ -386,6 +389,44 @@ func (m *Model) startRun(text string) {
 			f.push(ev)
 		}
 		f.end(runEnd{gen: gen, err: err})
+	}()
+}
+
+// startWoken shows a turn the session started itself (Prompts.Wake) as a
+// Run of the user's: the lead is busy meanwhile, and what is typed joins
+// it. When the user's own Run is going, that Run reads the message and
+// this one ends at once (cohort.ErrBusy); its end is not the UI's.
+func (m *Model) startWoken(w wakeMsg) {
+	own := !m.running
+	if own {
+		m.gen++
+		m.running, m.interrupt = true, false
+		m.chat.note(entryNote, "a message from another session woke the lead")
+	}
+	gen, f, life := m.gen, m.feed, m.life
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		defer close(w.done)
+		var err error
+		for ev, e := range w.run {
+			if e != nil {
+				if !errors.Is(e, cohort.ErrBusy) && !errors.Is(e, cohort.ErrClosed) {
+					err = e
+				}
+				break
+			}
+			if life.Err() != nil {
+				break // the UI is ending: breaking out interrupts the turn
+			}
+			if ev.Type == cohort.EventResult && ev.NumTurns == 0 && !ev.IsError {
+				continue // a Run read the message first: nothing happened
+			}
+			f.push(ev)
+		}
+		if own {
+			f.end(runEnd{gen: gen, err: err})
+		}
 	}()
 }
 

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"errors"
+	"iter"
 	"sync"
 
 	tea "charm.land/bubbletea/v2"
@@ -47,6 +48,27 @@ type planMsg struct {
 	req   cohort.PlanRequest
 	reply chan cohort.PlanDecision
 	ctx   context.Context
+}
+
+// wakeMsg is a turn the session started itself (Prompts.Wake); done is
+// closed once the UI has read it to its end.
+type wakeMsg struct {
+	run  iter.Seq2[cohort.Event, error]
+	done chan struct{}
+}
+
+// Wake shows a turn the session started itself, as the lead's turns are
+// shown: a message from another session reached the idle lead (pass it as
+// the session's Config.Wake). It returns once the UI has read the turn to
+// its end, or when the UI is gone (then a turn it had not begun is not
+// started: the message waits).
+func (p *Prompts) Wake(run iter.Seq2[cohort.Event, error]) {
+	done := make(chan struct{})
+	p.deliver(wakeMsg{run: run, done: done})
+	select {
+	case <-done:
+	case <-p.done:
+	}
 }
 
 // withdrawMsg removes a prompt whose asker stopped waiting.

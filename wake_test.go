@@ -1,0 +1,188 @@
+package cohort
+
+import (
+	"context"
+	"errors"
+	"iter"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cohort-dev/cohort/llm/fakeapi"
+	"github.com/cohort-dev/cohort/mailbox"
+	"github.com/cohort-dev/cohort/sessionsock"
+)
+
+// woken collects the Runs a session starts itself (Config.Wake): each
+// one's events, in order, as one slice on runs.
+type woken struct {
+	runs chan []Event
+	busy chan error
+}
+
+func newWoken() *woken { return &woken{runs: make(chan []Event, 8), busy: make(chan error, 8)} }
+
+func (w *woken) wake(run iter.Seq2[Event, error]) {
+	var evs []Event
+	for ev, err := range run {
+		if err != nil {
+			w.busy <- err
+			return
+		}
+		evs = append(evs, ev)
+	}
+	w.runs <- evs
+}
+
+// next waits for the next Run the session started itself.
+func (w *woken) next(t *testing.T, what string) []Event {
+	t.Helper()
+	select {
+	case evs := <-w.runs:
+		if len(evs) == 0 || last(evs).Type != EventResult {
+			t.Fatalf("%s: the turn did not end with a result: %+v", what, evs)
+		}
+		return evs
+	case <-time.After(30 * time.Second):
+		t.Fatalf("%s: no turn started", what)
+	}
+	return nil
+}
+
+// shortHome is a COHORT_HOME short enough for socket paths (107 bytes).
+func shortHome(t *testing.T, prefix string) string {
+	t.Helper()
+	home, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(home) })
+	return home
+}
+
+// TestAnotherSessionsMessageWakesAnIdleLead: a session whose front end
+// allows it (Config.Wake) starts a turn of its own when a message from
+// another session reaches its idle lead, whatever the priority: the
+// model's request holds the message though nobody called Run, and the
+// front end is handed that Run's events to its result. A later Run of the
+// person's own works as before.
+func TestAnotherSessionsMessageWakesAnIdleLead(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	var mu sync.Mutex
+	var read []string
+	for _, marker := range []string{"NOTE-now", "NOTE-next", "NOTE-later", "typed by the person"} {
+		e.rt.on(marker, func(r *fakeapi.Request) fakeapi.Reply {
+			mu.Lock()
+			read = append(read, r.LastUserText())
+			mu.Unlock()
+			return fakeapi.TextReply("reviewed")
+		})
+	}
+	cfg := e.config()
+	cfg.Home = shortHome(t, "wake")
+	w := newWoken()
+	cfg.Wake = w.wake
+	s := e.open(cfg)
+	sock := filepath.Join(cfg.Home, "sessions", s.ID()+".sock")
+	for i, p := range []string{"now", "next", "later"} {
+		_, err := sessionsock.SendWith(t.Context(), sock, mailbox.Message{From: "peer", Text: "NOTE-" + p + " review the diff"}, sessionsock.Delivery{Priority: p})
+		if err != nil {
+			t.Fatalf("send %s: %v", p, err)
+		}
+		evs := w.next(t, "priority "+p)
+		if r := last(evs); r.IsError || r.Result != "reviewed" {
+			t.Errorf("priority %s: the woken turn's result %+v", p, r)
+		}
+		mu.Lock()
+		if len(read) != i+1 || !strings.Contains(read[i], "NOTE-"+p) {
+			t.Errorf("priority %s: the model read %q", p, read)
+		}
+		mu.Unlock()
+	}
+	if r := last(collect(t, s, "typed by the person")); r.IsError {
+		t.Errorf("a Run after the woken turns: %+v", r)
+	}
+	select {
+	case evs := <-w.runs:
+		t.Errorf("an extra woken turn: %+v", evs)
+	case err := <-w.busy:
+		if !errors.Is(err, ErrBusy) {
+			t.Errorf("a woken Run failed: %v", err)
+		}
+	default:
+	}
+}
+
+// TestNotifyWhenIdleWaitsForTheMessage: a message that asks to be told
+// when the receiver is next idle, sent to an idle session, is answered
+// only once the receiver has read it and its turn has ended — never at
+// once with a notice that nothing waits while the message does.
+func TestNotifyWhenIdleWaitsForTheMessage(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	g := newGate()
+	e.rt.on("NOTE-1", func(r *fakeapi.Request) fakeapi.Reply {
+		if !g.wait(r) {
+			return fakeapi.TextReply("cancelled")
+		}
+		return fakeapi.TextReply("reviewed")
+	})
+	cfg := e.config()
+	cfg.Home = shortHome(t, "tell")
+	w := newWoken()
+	cfg.Wake = w.wake
+	s := e.open(cfg)
+	dir := filepath.Join(cfg.Home, "sessions")
+	notices := make(chan string, 4)
+	sub, err := sessionsock.Listen(t.Context(), sessionsock.Config{Dir: dir, SessionID: "sub",
+		Handler: func(_ context.Context, m mailbox.Message) error { notices <- m.Text; return nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Close()
+	sock := filepath.Join(dir, s.ID()+".sock")
+	if _, err := sessionsock.SendWith(t.Context(), sock, mailbox.Message{From: "peer", Text: "NOTE-1 review this and tell me"},
+		sessionsock.Delivery{NotifyIdle: sub.Path()}); err != nil {
+		t.Fatal(err)
+	}
+	g.await(t) // the receiver's model is reading the message
+	select {
+	case n := <-notices:
+		t.Fatalf("a notice came before the receiver had answered the message: %q", n)
+	default:
+	}
+	close(g.open)
+	w.next(t, "the message")
+	select {
+	case n := <-notices:
+		if !strings.Contains(n, "uds:"+sock) || !strings.Contains(n, "is idle") {
+			t.Errorf("notice %q", n)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("no idle notice after the turn that read the message")
+	}
+}
+
+// TestPrintModeRefusesMessagesOnceAnswered: a one-shot session (print
+// mode: StopAfterRun, no wake) that has given its answer refuses a
+// message from another session with a result that says why, rather than
+// queueing it for a turn that never comes.
+func TestPrintModeRefusesMessagesOnceAnswered(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.rt.on("answer once", func(*fakeapi.Request) fakeapi.Reply { return fakeapi.TextReply("done") })
+	cfg := e.config()
+	cfg.Home = shortHome(t, "once")
+	cfg.StopAfterRun = true
+	s := e.open(cfg)
+	collect(t, s, "answer once")
+	sock := filepath.Join(cfg.Home, "sessions", s.ID()+".sock")
+	_, err := sessionsock.SendWith(t.Context(), sock, mailbox.Message{From: "peer", Text: "too late"}, sessionsock.Delivery{})
+	if err == nil || !strings.Contains(err.Error(), "print mode") || !strings.Contains(err.Error(), "not delivered") {
+		t.Errorf("a message to a print-mode session that has answered: %v", err)
+	}
+}
