@@ -1,6 +1,7 @@
 package team
 
 import (
+	"context"
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/json"
@@ -360,5 +361,61 @@ func TestKeyattack2NoMemberNamedTheLead(t *testing.T) {
 		if got := receiveOne(t, in); got.Text != "the real lead" {
 			t.Fatalf("%s got %q as the lead's", who, got.Text)
 		}
+	}
+}
+
+// TestKeyattack2MessageDuringAStateOutageIsNotLost (idea 28, seen as
+// TestClusterTeamSurvivesANodeLoss failing: "whose key this team does
+// not know: ... key config: context deadline exceeded; dead-lettered"):
+// keys are read from the state bucket for every message, so a message
+// read while the bucket cannot be read is refused for good. Here the
+// bucket is gone while carl's message arrives and comes back with the
+// same entries; the lead must get the message, not a dead letter.
+func TestKeyattack2MessageDuringAStateOutageIsNotLost(t *testing.T) {
+	knownEscape(t, "a member's message read while the state bucket cannot be read is dead-lettered, never delivered (keyattack2 idea 28)")
+	srv := natstest.Start(t).URL()
+	lead, _, leadIn := leadMachine(t, srv, make(reporter, 8), "carl")
+	_, carl := workerMachine(t, lead, srv, make(reporter, 8), "carl")
+	send(t, carl, "carl", LeadName, "before")
+	if got := receiveOne(t, leadIn); got.Text != "before" {
+		t.Fatalf("lead got %+v", got)
+	}
+	a := newAttacker(t, srv)
+	js, err := jetstream.New(a.nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := map[string][]byte{}
+	keys, err := a.kv.Keys(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range keys {
+		e, err := a.kv.Get(t.Context(), k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		saved[k] = e.Value()
+	}
+	if err := js.DeleteKeyValue(t.Context(), StateBucket("t")); err != nil {
+		t.Fatal(err)
+	}
+	send(t, carl, "carl", LeadName, "during the outage")
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Second)
+	defer cancel()
+	if got, err := leadIn.Receive(ctx); err == nil {
+		t.Logf("delivered during the outage: %+v", got)
+	}
+	kv, err := js.CreateKeyValue(t.Context(), jetstream.KeyValueConfig{Bucket: StateBucket("t")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range saved {
+		if _, err := kv.Put(t.Context(), k, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := receiveOne(t, leadIn); got.Text != "during the outage" {
+		t.Fatalf("lead got %+v", got)
 	}
 }
