@@ -374,7 +374,8 @@ func TestKeyattack2NoMemberNamedTheLead(t *testing.T) {
 func TestKeyattack2MessageDuringAStateOutageIsNotLost(t *testing.T) {
 	knownEscape(t, "a member's message read while the state bucket cannot be read is dead-lettered, never delivered (keyattack2 idea 28)")
 	srv := natstest.Start(t).URL()
-	lead, _, leadIn := leadMachine(t, srv, make(reporter, 8), "carl")
+	leadR := make(reporter, 8)
+	lead, _, leadIn := leadMachine(t, srv, leadR, "carl")
 	_, carl := workerMachine(t, lead, srv, make(reporter, 8), "carl")
 	send(t, carl, "carl", LeadName, "before")
 	if got := receiveOne(t, leadIn); got.Text != "before" {
@@ -415,7 +416,14 @@ func TestKeyattack2MessageDuringAStateOutageIsNotLost(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if got := receiveOne(t, leadIn); got.Text != "during the outage" {
-		t.Fatalf("lead got %+v", got)
+	ctx2, cancel2 := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel2()
+	if got, err := leadIn.Receive(ctx2); err != nil || got[0].Text != "during the outage" {
+		select {
+		case p := <-leadR:
+			t.Fatalf("the lead got %v (%v) after the bucket came back; it reported: %s", got, err, p.Reason)
+		default:
+			t.Fatalf("the lead got %v (%v) after the bucket came back", got, err)
+		}
 	}
 }
