@@ -117,7 +117,8 @@ func newSearch(later []tool.Tool) *search {
 }
 
 // summary is the main clause of a description's first sentence: up to
-// its first colon, dash, parenthesis or comma, cut to about a line.
+// its first colon, dash, parenthesis, comma or "and", cut to about a
+// line.
 func summary(desc string) string {
 	s, _, _ := strings.Cut(desc, "\n")
 	if i := strings.Index(s, ". "); i >= 0 {
@@ -125,7 +126,7 @@ func summary(desc string) string {
 	}
 	s = strings.TrimSuffix(s, ".")
 	end := len(s)
-	for _, sep := range []string{": ", " — ", " (", ", "} {
+	for _, sep := range []string{": ", " — ", " (", ", ", " and "} {
 		if i := strings.Index(s, sep); i >= 20 && i < end {
 			end = i
 		}
