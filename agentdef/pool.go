@@ -57,12 +57,13 @@ var (
 	// onDemand are offered on demand (tool/toolsearch): listed by name and
 	// loaded when the model asks. They are the tools the cost workloads'
 	// agents never call and typical sessions rarely do — a notebook, a
-	// worktree, listing or stopping agents, reading a task's output
-	// (notifications bring it), entering plan mode, forming a team and,
-	// for the lead, its task list — and each costs every request of every
-	// agent that has it.
-	onDemand = set("NotebookEdit", "EnterWorktree", "ExitWorktree", "LS", "MultiEdit", "ListAgents", "TaskOutput", "TaskStop",
-		"EnterPlanMode", "TeamCreate", "TeamDelete", "TaskCreate", "TaskGet", "TaskUpdate", "TaskList")
+	// worktree, the web (most coding work never leaves the repository;
+	// Claude Code defers both web tools too), listing or stopping agents,
+	// reading a task's output (notifications bring it), entering plan
+	// mode, forming a team and, for the lead, its task list — and each
+	// costs every request of every agent that has it.
+	onDemand = set("NotebookEdit", "EnterWorktree", "ExitWorktree", "WebFetch", "WebSearch", "LS", "MultiEdit", "ListAgents",
+		"TaskOutput", "TaskStop", "EnterPlanMode", "TeamCreate", "TeamDelete", "TaskCreate", "TaskGet", "TaskUpdate", "TaskList")
 	// coordinatorTools are all a lead in coordinator mode keeps.
 	coordinatorTools = set("Agent", "SendMessage", "ListAgents", "TaskStop", "TaskOutput")
 )
