@@ -20,6 +20,10 @@
 //     measured, not guessed — the tools the lead and workers of the cost
 //     workloads never call, and that typical sessions rarely do. A
 //     definition that names a tool gets it loaded.
+//   - The search is plain: "select:A,B" loads those by name, other words
+//     load up to five tools whose names (weighted) or descriptions hold
+//     them. A miss is an error listing what can be loaded, so one more
+//     call always gets there.
 //   - The listing lives in ToolSearch's description, beside the tool that
 //     loads them, so an agent without on-demand tools has neither.
 //     ToolSearch and the deferred tools come after every loaded tool, so
