@@ -41,8 +41,8 @@
 // the whole tool in disallowedTools. A tools key that is absent, null or an
 // empty string means all tools; an empty list means none. Names that are
 // not tools (not in LoadConfig.KnownTools, not in CohortTools and not
-// mcp__…), Claude Code tools Cohort does not provide (ToolSearch,
-// BashOutput, …) and WebSearch in a session whose provider has no
+// mcp__…), Claude Code tools Cohort does not provide (BashOutput,
+// LSP, …) and WebSearch in a session whose provider has no
 // server-side search are dropped with a warning; for an allow-list this
 // leaves the agent with fewer tools, never more. A Cohort tool the session
 // merely lacks (the team tools with agent_teams off) is kept quietly.

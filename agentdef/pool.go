@@ -54,6 +54,16 @@ var (
 	// which pays for its array on every request, has them only when its
 	// definition names them. The lead and teammates keep them.
 	namedOnly = set("LS", "MultiEdit")
+	// onDemand are offered on demand (tool/toolsearch): listed by name and
+	// loaded when the model asks. They are the tools the cost workloads'
+	// agents never call and typical sessions rarely do — a notebook, a
+	// worktree, the web (most coding work never leaves the repository;
+	// Claude Code defers both web tools too), listing or stopping agents,
+	// reading a task's output (notifications bring it), entering plan
+	// mode, forming a team and, for the lead, its task list — and each
+	// costs every request of every agent that has it.
+	onDemand = set("NotebookEdit", "EnterWorktree", "ExitWorktree", "WebFetch", "WebSearch", "LS", "MultiEdit", "ListAgents",
+		"TaskOutput", "TaskStop", "EnterPlanMode", "TeamCreate", "TeamDelete", "TaskCreate", "TaskGet", "TaskUpdate", "TaskList")
 	// coordinatorTools are all a lead in coordinator mode keeps.
 	coordinatorTools = set("Agent", "SendMessage", "ListAgents", "TaskStop", "TaskOutput")
 )
@@ -198,6 +208,26 @@ func (in PoolInput) exclude(name string) string {
 	return ""
 }
 
+// OnDemand reports whether the agent in describes is offered the tool name
+// on demand rather than with its definition at a glance (tool/toolsearch).
+// A definition that names the tool gets it loaded, a teammate its team's
+// task list (its work), a coordinator everything (its array is short), and
+// an agent whose definition disallows ToolSearch nothing on demand.
+func (in PoolInput) OnDemand(name string) bool {
+	d := in.Def
+	switch {
+	case !onDemand[name], d.names(name):
+		return false
+	case d != nil && matchAny(d.DisallowedTools, "ToolSearch"):
+		return false
+	case in.Role == RoleTeammate && teamWork[name]:
+		return false
+	case in.Role == RoleMain && in.Coordinator:
+		return false
+	}
+	return true
+}
+
 // subagent reports whether the pool is a subagent's, synchronous or in the
 // background.
 // NamedOnly reports whether a subagent or background agent has the tool
@@ -227,8 +257,8 @@ func (in PoolInput) explain(seen map[string]bool, why map[string]string) []Warni
 	for _, name := range d.Tools {
 		reason := why[name]
 		switch {
-		case name == "*" || isMCP(name) && !seen[name]:
-			continue // a pattern, or a server that is not connected
+		case name == "*" || isMCP(name) && !seen[name] || name == "ToolSearch":
+			continue // a pattern, a server that is not connected, or the search an agent with tools on demand gets
 		case !seen[name]:
 			reason = "no such tool is available"
 		case reason == "":

@@ -20,7 +20,7 @@ var CohortTools = []string{
 	"WebFetch", "WebSearch", "TodoWrite", "TaskOutput", "TaskStop", "EnterWorktree", "ExitWorktree",
 	"EnterPlanMode", "ExitPlanMode", "SendMessage", "ListAgents", "TeamCreate", "TeamDelete",
 	"TaskCreate", "TaskGet", "TaskUpdate", "TaskList", "Skill", "ListMcpResourcesTool", "ReadMcpResourceTool",
-	"Workflow",
+	"Workflow", "ToolSearch",
 }
 
 // conditional are Cohort tools that only some providers or settings make
@@ -32,7 +32,7 @@ var conditional = map[string]string{
 // notProvided are Claude Code tools Cohort has no counterpart for; a
 // definition naming them loads with a warning and without them.
 var notProvided = []string{
-	"ToolSearch", "AskUserQuestion", "BashOutput", "KillShell", "KillBash", "LSP",
+	"AskUserQuestion", "BashOutput", "KillShell", "KillBash", "LSP",
 	"NotebookRead", "SlashCommand", "TodoRead",
 }
 

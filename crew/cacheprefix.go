@@ -39,11 +39,11 @@ func sharedToolPrefix(a *Agent, tools []tool.Tool) func(*llm.Request) {
 	}
 	return func(req *llm.Request) {
 		engine.PlaceCacheMarkers(req)
-		if len(ks) == 2 && len(req.Tools) > 0 {
-			req.Tools[len(req.Tools)-1].Cache = false
+		if n := engine.LastLoadedTool(req.Tools); len(ks) == 2 && n >= 0 {
+			req.Tools[n].Cache = false
 		}
 		for _, k := range ks {
-			if k < len(req.Tools) {
+			if k < len(req.Tools) && !req.Tools[k-1].Defer {
 				req.Tools[k-1].Cache = true
 			}
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/cohort-dev/cohort/prompt"
 	"github.com/cohort-dev/cohort/task"
 	"github.com/cohort-dev/cohort/tool"
+	"github.com/cohort-dev/cohort/tool/toolsearch"
 	"github.com/cohort-dev/cohort/transcript"
 )
 
@@ -91,7 +92,7 @@ func (rt *Crew) pool(a *Agent) ([]tool.Tool, map[string]string) {
 		OwnMCP:      ownNames,
 	}
 	tools, _ := agentdef.PoolTools(all, in)
-	return tools, agentdef.Excluded(toolNames(all), in)
+	return toolsearch.Offer(tools, in.OnDemand), agentdef.Excluded(toolNames(all), in)
 }
 
 // forkWithheld is what a fork may not call of its parent's tool array,

@@ -41,13 +41,14 @@ func (a *Conversation) requestFor(msgs []llm.Message) *llm.Request {
 }
 
 // PlaceCacheMarkers applies the default breakpoint policy to req: after the
-// last tool, after the last system block, and on the last block of the last
-// message. It first clears any marker already present, copying each message
-// it touches, so markers never leak into a shared history.
+// last tool that is not deferred (a deferred one is not in the prompt),
+// after the last system block, and on the last block of the last message.
+// It first clears any marker already present, copying each message it
+// touches, so markers never leak into a shared history.
 func PlaceCacheMarkers(req *llm.Request) {
 	ClearCacheMarkers(req)
-	if n := len(req.Tools); n > 0 {
-		req.Tools[n-1].Cache = true
+	if n := LastLoadedTool(req.Tools); n >= 0 {
+		req.Tools[n].Cache = true
 	}
 	if n := len(req.System); n > 0 {
 		req.System[n-1].Cache = true
@@ -92,4 +93,15 @@ func MarkMessage(req *llm.Request, i, j int) {
 	m.Content = slices.Clone(m.Content)
 	m.Content[j].Cache = true
 	req.Messages[i] = m
+}
+
+// LastLoadedTool is the index of the last tool of tools that is not
+// deferred, -1 when there is none.
+func LastLoadedTool(tools []llm.ToolDef) int {
+	for i := len(tools) - 1; i >= 0; i-- {
+		if !tools[i].Defer {
+			return i
+		}
+	}
+	return -1
 }

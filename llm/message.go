@@ -38,6 +38,11 @@ const (
 	// Data the provider's encrypted copy of the page, which must be sent
 	// back unchanged when the conversation continues.
 	BlockWebSearchHit BlockType = "web_search_result"
+	// BlockToolReference, inside a tool_result's Content, loads the
+	// deferred tool Name (ToolDef.Defer): from that point of the
+	// conversation on the model sees its definition and may call it. The
+	// tool must be in the request's array, deferred.
+	BlockToolReference BlockType = "tool_reference"
 )
 
 // Block is one content block. Only the fields that belong to its Type are
@@ -54,7 +59,8 @@ type Block struct {
 	Input json.RawMessage `json:"input,omitempty"`
 
 	// ToolUseID, Content and IsError describe a tool_result block. Content
-	// holds text and image blocks.
+	// holds text and image blocks, or tool_reference blocks (whose Name is
+	// the tool they load).
 	ToolUseID string  `json:"tool_use_id,omitempty"`
 	Content   []Block `json:"content,omitempty"`
 	IsError   bool    `json:"is_error,omitempty"`
@@ -93,6 +99,10 @@ func ToolUse(id, name string, input json.RawMessage) Block {
 func ToolResult(toolUseID, text string, isError bool) Block {
 	return Block{Type: BlockToolResult, ToolUseID: toolUseID, Content: []Block{Text(text)}, IsError: isError}
 }
+
+// ToolReference returns a tool_reference block loading the deferred tool
+// name.
+func ToolReference(name string) Block { return Block{Type: BlockToolReference, Name: name} }
 
 // Clone returns a deep copy of b, so that setting a cache marker or editing
 // text on the copy never leaks into the original.

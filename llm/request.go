@@ -1,6 +1,9 @@
 package llm
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"slices"
+)
 
 // ToolDef is a tool as the model sees it: a name, prose, and the JSON schema
 // of its input.
@@ -12,6 +15,15 @@ type ToolDef struct {
 	// NullAsAbsent are optional fields the tool reads as absent when the
 	// model sends them null (the schema says nothing of it). Not sent.
 	NullAsAbsent []string `json:"-"`
+
+	// Defer offers the tool on demand: it stays in the array, but the model
+	// does not see its definition (and the API bills none of it) until a
+	// tool_reference block in a tool_result names it (BlockToolReference).
+	// The array and so the cached prefix are the same bytes before and
+	// after; the definition is read where the reference sits. Providers
+	// without the feature emulate it (llm/openai). A deferred tool never
+	// carries a cache marker, and at least one tool is not deferred.
+	Defer bool `json:"-"`
 
 	// Cache marks a prompt-cache breakpoint after this tool (normally the last
 	// one). Set per request, never persisted.
@@ -83,4 +95,27 @@ func (r *Request) Breakpoints() int {
 		}
 	}
 	return n
+}
+
+// LoadedTools returns the deferred tools msgs have loaded: the names of
+// the tool_reference blocks in their tool results, each once, in the order
+// they first appear.
+func LoadedTools(msgs []Message) []string {
+	var names []string
+	for _, m := range msgs {
+		if m.Role != RoleUser {
+			continue
+		}
+		for _, b := range m.Content {
+			if b.Type != BlockToolResult {
+				continue
+			}
+			for _, c := range b.Content {
+				if c.Type == BlockToolReference && !slices.Contains(names, c.Name) {
+					names = append(names, c.Name)
+				}
+			}
+		}
+	}
+	return names
 }

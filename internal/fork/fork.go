@@ -63,8 +63,8 @@ func Markers(parentLen int) func(req *llm.Request) {
 		engine.ClearCacheMarkers(req)
 		if n := len(req.System); n > 0 {
 			req.System[n-1].Cache = true
-		} else if n := len(req.Tools); n > 0 {
-			req.Tools[n-1].Cache = true
+		} else if n := engine.LastLoadedTool(req.Tools); n >= 0 {
+			req.Tools[n].Cache = true
 		}
 		shared := parentLen + 1 // the placeholder message
 		if len(req.Messages) == shared+1 {

@@ -203,6 +203,12 @@ func appendTool(dst []byte, t llm.ToolDef, cache *jsonenc.Cache) ([]byte, error)
 	dst = append(dst, schema...)
 	dst = append(dst, `,"name":`...)
 	dst = jsonenc.AppendString(dst, t.Name)
+	if t.Defer {
+		if t.Cache {
+			return dst, fmt.Errorf("tool %s is deferred and cannot carry a cache marker; put it on a tool that is not", t.Name)
+		}
+		dst = append(dst, `,"defer_loading":true`...)
+	}
 	if t.Description != "" {
 		dst = append(dst, `,"description":`...)
 		dst = cache.AppendText(dst, t.Description)
@@ -313,9 +319,9 @@ func appendToolResult(dst []byte, b llm.Block) ([]byte, error) {
 			if c.Text == "" && !c.Cache {
 				continue
 			}
-		case llm.BlockImage:
+		case llm.BlockImage, llm.BlockToolReference:
 		default:
-			return dst, fmt.Errorf("tool_result content %d has type %q; only text and image are allowed", i, c.Type)
+			return dst, fmt.Errorf("tool_result content %d has type %q; only text, image and tool_reference are allowed", i, c.Type)
 		}
 		if items == 0 {
 			dst = append(dst, `,"content":[`...)
@@ -325,6 +331,16 @@ func appendToolResult(dst []byte, b llm.Block) ([]byte, error) {
 		items++
 		if c.Type == llm.BlockText {
 			dst = appendText(dst, c)
+			continue
+		}
+		if c.Type == llm.BlockToolReference {
+			if c.Name == "" {
+				return dst, fmt.Errorf("tool_result content %d: tool_reference names no tool", i)
+			}
+			dst = append(dst, `{"tool_name":`...)
+			dst = jsonenc.AppendString(dst, c.Name)
+			dst = appendCache(dst, c.Cache)
+			dst = append(dst, `,"type":"tool_reference"}`...)
 			continue
 		}
 		var err error

@@ -120,6 +120,14 @@ func TestEncodeMatchesSDK(t *testing.T) {
 			llm.Block{Type: llm.BlockToolResult, ToolUseID: "a"},
 			llm.Block{Type: llm.BlockToolResult, ToolUseID: "b", Content: []llm.Block{}},
 			llm.ToolResult("c", "", false), llm.Text(""))}}},
+		{"deferred tools and references", &llm.Request{Model: "m",
+			Tools: []llm.ToolDef{{Name: "ToolSearch", Description: "d", InputSchema: json.RawMessage(`{}`), Cache: true},
+				{Name: "NotebookEdit", Description: "<nb>", InputSchema: json.RawMessage(`{"type":"object"}`), Defer: true}},
+			Messages: []llm.Message{user(llm.Block{Type: llm.BlockToolResult, ToolUseID: "t", Content: []llm.Block{
+				llm.ToolReference("NotebookEdit"), marked(llm.ToolReference(awkward))}})}}},
+		{"deferred tool with a marker", &llm.Request{Model: "m", Tools: []llm.ToolDef{{Name: "T", Defer: true, Cache: true}}}},
+		{"reference without a name", &llm.Request{Model: "m", Messages: []llm.Message{user(llm.Block{Type: llm.BlockToolResult,
+			ToolUseID: "t", Content: []llm.Block{{Type: llm.BlockToolReference}}})}}},
 		{"thinking without signature", &llm.Request{Model: "m", Messages: []llm.Message{
 			{Role: llm.RoleAssistant, Content: []llm.Block{{Type: llm.BlockThinking}}}}}},
 		{"adaptive thinking", &llm.Request{Model: "m", Thinking: &llm.Thinking{Adaptive: true}}},

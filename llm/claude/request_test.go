@@ -167,7 +167,7 @@ func TestRequestInvalid(t *testing.T) {
 		{"unknown block", msg(llm.Block{Type: "video"}), `unknown block type "video"`},
 		{"image without data", msg(llm.Block{Type: llm.BlockImage}), "image needs base64 Data"},
 		{"result without id", msg(llm.Block{Type: llm.BlockToolResult}), "no tool_use_id"},
-		{"result with tool_use", msg(llm.Block{Type: llm.BlockToolResult, ToolUseID: "t", Content: []llm.Block{llm.ToolUse("a", "b", nil)}}), "only text and image"},
+		{"result with tool_use", msg(llm.Block{Type: llm.BlockToolResult, ToolUseID: "t", Content: []llm.Block{llm.ToolUse("a", "b", nil)}}), "only text, image and tool_reference"},
 		{"marker on thinking", msg(llm.Block{Type: llm.BlockThinking, Cache: true}), "cannot sit on a thinking block"},
 		{"small budget", &llm.Request{Model: "m", MaxTokens: 4096, Thinking: &llm.Thinking{BudgetTokens: 10}}, "thinking budget 10"},
 		{"budget over max", &llm.Request{Model: "m", MaxTokens: 2000, Thinking: &llm.Thinking{BudgetTokens: 2000}}, "below max_tokens (2000)"},

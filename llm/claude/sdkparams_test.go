@@ -162,6 +162,12 @@ func sdkTool(t llm.ToolDef) (anthropic.ToolUnionParam, error) {
 		InputSchema:  param.Override[anthropic.ToolInputSchemaParam](schema),
 		CacheControl: sdkCache(t.Cache),
 	}
+	if t.Defer {
+		if t.Cache {
+			return anthropic.ToolUnionParam{}, fmt.Errorf("tool %s is deferred and cannot carry a cache marker; put it on a tool that is not", t.Name)
+		}
+		tp.DeferLoading = param.NewOpt(true)
+	}
 	if t.Description != "" {
 		tp.Description = param.NewOpt(t.Description)
 	}
@@ -286,8 +292,14 @@ func sdkToolResult(b llm.Block) (*anthropic.ToolResultBlockParam, error) {
 				return nil, fmt.Errorf("tool_result content %d: %w", i, err)
 			}
 			tr.Content = append(tr.Content, anthropic.ToolResultBlockParamContentUnion{OfImage: img})
+		case llm.BlockToolReference:
+			if c.Name == "" {
+				return nil, fmt.Errorf("tool_result content %d: tool_reference names no tool", i)
+			}
+			tr.Content = append(tr.Content, anthropic.ToolResultBlockParamContentUnion{
+				OfToolReference: &anthropic.ToolReferenceBlockParam{ToolName: c.Name, CacheControl: sdkCache(c.Cache)}})
 		default:
-			return nil, fmt.Errorf("tool_result content %d has type %q; only text and image are allowed", i, c.Type)
+			return nil, fmt.Errorf("tool_result content %d has type %q; only text, image and tool_reference are allowed", i, c.Type)
 		}
 	}
 	return tr, nil

@@ -218,7 +218,9 @@ func (c *cache) tokens(req *Request) int {
 }
 
 // render lays the request out in the API's cache order — tools, then system,
-// then every message block — and hashes the prefix at each block. The hash
+// then every message block — and hashes the prefix at each block. A tool
+// with defer_loading is left out; a tool_reference in a tool_result counts
+// its tool's definition just before that block, where the API expands it. The hash
 // starts from the model, covers the digest of each block's canonical JSON
 // without its cache_control (moving a marker does not change content), and
 // the role and message index of message blocks. Tokens are cumulative
@@ -252,6 +254,9 @@ func (c *cache) render(req *Request) []point {
 		pts = append(pts, p)
 	}
 	for i, t := range req.Tools {
+		if t.DeferLoading {
+			continue // not in the prompt until a tool_reference loads it
+		}
 		add("tool", i, c.memo.canonical(t.raw, t), t.CacheControl)
 	}
 	for i, b := range req.System {
@@ -263,6 +268,13 @@ func (c *cache) render(req *Request) []point {
 			for _, inner := range b.Content {
 				if present(inner.CacheControl) && !present(cc) {
 					cc = inner.CacheControl
+				}
+				if b.Type == "tool_result" && inner.Type == "tool_reference" {
+					// The loaded definition is read here, in the
+					// conversation, not in the tools' prefix.
+					if t := req.tool(inner.ToolName); t != nil {
+						add("loaded", i, c.memo.canonical(t.raw, t), nil)
+					}
 				}
 			}
 			add(m.Role, i, c.memo.canonical(b.raw, b), cc)

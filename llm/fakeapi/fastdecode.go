@@ -109,7 +109,7 @@ func fastContent(v []byte) ([]Block, bool) {
 var blockKeys = map[string]uint16{
 	"type": 1 << 0, "text": 1 << 1, "id": 1 << 2, "name": 1 << 3, "input": 1 << 4,
 	"tool_use_id": 1 << 5, "content": 1 << 6, "is_error": 1 << 7, "thinking": 1 << 8,
-	"signature": 1 << 9, "data": 1 << 10, "source": 1 << 11, "cache_control": 1 << 12,
+	"signature": 1 << 9, "data": 1 << 10, "source": 1 << 11, "cache_control": 1 << 12, "tool_name": 1 << 13,
 }
 
 // fastBlock decodes one block as Block.UnmarshalJSON would.
@@ -133,6 +133,8 @@ func fastBlock(v []byte) (b Block, ok bool) {
 			b.Name, good = fastString(val)
 		case "tool_use_id":
 			b.ToolUseID, good = fastString(val)
+		case "tool_name":
+			b.ToolName, good = fastString(val)
 		case "thinking":
 			b.Thinking, good = fastString(val)
 		case "signature":

@@ -135,6 +135,9 @@ func validate(req *Request) *apiError {
 	if e := validateToolPairs(req.Messages); e != nil {
 		return e
 	}
+	if e := validateReferences(req); e != nil {
+		return e
+	}
 	if e := validateCacheControl(req); e != nil {
 		return e
 	}
@@ -143,7 +146,14 @@ func validate(req *Request) *apiError {
 
 func validateTools(tools []Tool) *apiError {
 	seen := make(map[string]bool, len(tools))
+	deferred := 0
 	for i, t := range tools {
+		if t.DeferLoading {
+			deferred++
+			if present(t.CacheControl) {
+				return invalid("tools.%d: a tool with defer_loading cannot set cache_control; put the breakpoint on a tool that is loaded", i)
+			}
+		}
 		if !validToolName(t.Name) {
 			return invalid("tools.%d.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$' (got %q)", i, t.Name)
 		}
@@ -159,6 +169,31 @@ func validateTools(tools []Tool) *apiError {
 		}
 		if t.schemaType() != "object" {
 			return invalid("tools.%d.input_schema: must be a JSON schema object with \"type\": \"object\"", i)
+		}
+	}
+	if deferred > 0 && deferred == len(tools) {
+		return invalid("tools: every tool has defer_loading; at least one must be loaded (the one that searches the others)")
+	}
+	return nil
+}
+
+// validateReferences checks that every tool_reference names a tool of the
+// request that has defer_loading.
+func validateReferences(req *Request) *apiError {
+	for i, m := range req.Messages {
+		for j, b := range m.Content {
+			for k, c := range b.Content {
+				if b.Type != "tool_result" || c.Type != "tool_reference" {
+					continue
+				}
+				t := req.tool(c.ToolName)
+				switch {
+				case t == nil:
+					return invalid("messages.%d.content.%d.content.%d: tool reference %q names no tool in tools", i, j, k, c.ToolName)
+				case !t.DeferLoading:
+					return invalid("messages.%d.content.%d.content.%d: tool reference %q names a tool without defer_loading", i, j, k, c.ToolName)
+				}
+			}
 		}
 	}
 	return nil
@@ -224,6 +259,12 @@ func validateBlock(b Block, role, where string, textArgs bool) *apiError {
 		return nil
 	}
 	for k, c := range b.Content {
+		if c.Type == "tool_reference" && !textArgs {
+			if c.ToolName == "" {
+				return invalid("%s.content.%d.tool_name: Field required", where, k)
+			}
+			continue
+		}
 		if c.Type != "text" && c.Type != "image" && c.Type != "document" && c.Type != "search_result" {
 			return invalid("%s.content.%d.type: tool_result content must be text, image, document or search_result blocks (got %q)", where, k, c.Type)
 		}

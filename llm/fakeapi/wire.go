@@ -47,6 +47,37 @@ type Request struct {
 	includeUsage bool
 }
 
+// tool returns the request's tool named name, nil when it has none.
+func (r *Request) tool(name string) *Tool {
+	for i := range r.Tools {
+		if r.Tools[i].Name == name {
+			return &r.Tools[i]
+		}
+	}
+	return nil
+}
+
+// Loaded reports whether the model of this request sees the tool name: it
+// is in the array and either not deferred or loaded by a tool_reference of
+// the conversation. A script checks it before calling a tool, as a model
+// can only call what it sees.
+func (r *Request) Loaded(name string) bool {
+	t := r.tool(name)
+	if t == nil || !t.DeferLoading {
+		return t != nil
+	}
+	for _, m := range r.Messages {
+		for _, b := range m.Content {
+			for _, c := range b.Content {
+				if b.Type == "tool_result" && c.Type == "tool_reference" && c.ToolName == name {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
 // Context returns the request's context: it is cancelled when the client goes
 // away or the server closes. A policy that blocks must select on it.
 func (r *Request) Context() context.Context {
@@ -77,6 +108,9 @@ type Block struct {
 	Data         string          `json:"data,omitempty"`
 	Source       json.RawMessage `json:"source,omitempty"`
 	CacheControl json.RawMessage `json:"cache_control,omitempty"`
+	// ToolName is the deferred tool a tool_reference block (in a
+	// tool_result's content) loads.
+	ToolName string `json:"tool_name,omitempty"`
 
 	Title            string `json:"title,omitempty"`
 	URL              string `json:"url,omitempty"`
@@ -180,6 +214,9 @@ type Tool struct {
 	Description  string          `json:"description,omitempty"`
 	InputSchema  json.RawMessage `json:"input_schema,omitempty"`
 	CacheControl json.RawMessage `json:"cache_control,omitempty"`
+	// DeferLoading keeps the tool out of the prompt (and the bill) until a
+	// tool_reference block in a tool_result names it.
+	DeferLoading bool `json:"defer_loading,omitempty"`
 
 	raw json.RawMessage
 	// schema is the "type" of InputSchema, read once when the tool is

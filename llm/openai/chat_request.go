@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -41,7 +42,7 @@ func encodeChat(req *llm.Request, cache *jsonenc.Cache, maxParam string, sizeHin
 		return nil, err
 	}
 	dst = append(dst, ']')
-	dst, err = appendTools(dst, req.Tools, cache, func(dst []byte, t llm.ToolDef, schema []byte) []byte {
+	dst, err = appendTools(dst, offered(req), cache, func(dst []byte, t llm.ToolDef, schema []byte) []byte {
 		dst = append(dst, `{"type":"function","function":{"name":`...)
 		dst = jsonenc.AppendString(dst, t.Name)
 		if t.Description != "" {
@@ -129,6 +130,29 @@ func appendConversation(dst []byte, n int, msgs []llm.Message, item func([]byte,
 
 // appendTools appends the tools member, each tool written by tool with its
 // checked and compacted schema.
+// offered are the tools a request sends: the OpenAI protocols have no
+// deferred loading, so a deferred tool (llm.ToolDef.Defer) is left out
+// until a tool_reference of the conversation loads it, and then sent
+// after every other tool, in the order the references came. The array is
+// the same bytes from one request to the next until a tool is loaded.
+func offered(req *llm.Request) []llm.ToolDef {
+	var out []llm.ToolDef
+	for _, t := range req.Tools {
+		if !t.Defer {
+			out = append(out, t)
+		}
+	}
+	if len(out) == len(req.Tools) {
+		return req.Tools
+	}
+	for _, name := range llm.LoadedTools(req.Messages) {
+		if i := slices.IndexFunc(req.Tools, func(t llm.ToolDef) bool { return t.Defer && t.Name == name }); i >= 0 {
+			out = append(out, req.Tools[i])
+		}
+	}
+	return out
+}
+
 func appendTools(dst []byte, tools []llm.ToolDef, cache *jsonenc.Cache, tool func([]byte, llm.ToolDef, []byte) []byte) ([]byte, error) {
 	if len(tools) == 0 {
 		return dst, nil
@@ -286,8 +310,11 @@ func userParts(blocks []llm.Block) ([]toolResult, []llm.Block, error) {
 				texts = append(texts, c.Text)
 			case llm.BlockImage:
 				rest = append(rest, llm.Text("(The image returned by tool call "+b.ToolUseID+":)"), c)
+			case llm.BlockToolReference:
+				// The tool is in the array from this request on (offered).
+				texts = append(texts, "Loaded "+c.Name+": it is in your tools now; call it directly.")
 			default:
-				return nil, nil, fmt.Errorf("block %d: tool_result content %d has type %q; only text and image are allowed", i, j, c.Type)
+				return nil, nil, fmt.Errorf("block %d: tool_result content %d has type %q; only text, image and tool_reference are allowed", i, j, c.Type)
 			}
 		}
 		text := strings.Join(texts, "\n")

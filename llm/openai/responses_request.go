@@ -35,7 +35,7 @@ func encodeResponses(req *llm.Request, cache *jsonenc.Cache, maxParam string, si
 		return nil, err
 	}
 	dst = append(dst, ']')
-	dst, err = appendTools(dst, req.Tools, cache, func(dst []byte, t llm.ToolDef, schema []byte) []byte {
+	dst, err = appendTools(dst, offered(req), cache, func(dst []byte, t llm.ToolDef, schema []byte) []byte {
 		dst = append(dst, `{"type":"function","name":`...)
 		dst = jsonenc.AppendString(dst, t.Name)
 		if t.Description != "" {

@@ -51,23 +51,24 @@ func TestToolSetsByRole(t *testing.T) {
 			if lead := toolNames(f.get(t, roleLead)); m.name == ccModel.name && len(intersect(lead, []string{"TeamCreate", "TeamDelete"})) > 0 {
 				t.Errorf("under %s the lead is offered TeamCreate or TeamDelete: %v", m.name, lead)
 			}
-			// A teammate's array is the start of the lead's, byte for byte, and
-			// the lead's first request puts a breakpoint at its end: the
-			// teammates read that cache entry rather than write their own.
+			// A teammate's array starts with the lead's, byte for byte, up to
+			// where their pools part (the lead has its team's task list on
+			// demand, a teammate has it at a glance: it is its work), and the
+			// lead's first request puts a breakpoint there: the teammates
+			// read that cache entry rather than write their own.
 			leadDefs, mateDefs := toolDefs(t, f.get(t, roleLead)), toolDefs(t, f.get(t, roleTeammate))
-			if len(mateDefs) >= len(leadDefs) {
-				t.Fatalf("a teammate has %d tools, the lead %d", len(mateDefs), len(leadDefs))
+			shared := 0
+			for shared < min(len(leadDefs), len(mateDefs)) && bytes.Equal(bytes.ReplaceAll(leadDefs[shared], []byte(cacheMarker), nil), mateDefs[shared]) {
+				shared++
 			}
-			for i, d := range mateDefs {
-				if !bytes.Equal(bytes.ReplaceAll(leadDefs[i], []byte(cacheMarker), nil), d) {
-					t.Errorf("tool %d of the teammate's array differs from the lead's:\n%s\n%s", i, d, leadDefs[i])
-				}
+			if got := toolNames(f.get(t, roleTeammate)); shared == 0 || got[shared-1] != "SendMessage" {
+				t.Errorf("a teammate shares the lead's first %d tools (%v); want up to SendMessage", shared, got[:shared])
+			} else if !bytes.Contains(leadDefs[shared-1], []byte(cacheMarker)) {
+				t.Errorf("the lead's request has no breakpoint after the tools a teammate shares (%s)", leadDefs[shared-1])
 			}
-			if !bytes.Contains(leadDefs[len(mateDefs)-1], []byte(cacheMarker)) {
-				t.Errorf("the lead's request has no breakpoint after the tools a teammate shares (%s)", leadDefs[len(mateDefs)-1])
-			}
-			// So is a subagent's and a background agent's, shorter, with a
-			// breakpoint of the lead's at its end too.
+			// A subagent's and a background agent's loaded tools are the
+			// start of the lead's, with a breakpoint of the lead's at their
+			// end too.
 			for _, role := range []string{roleSubagent, roleBackground} {
 				defs := toolDefs(t, f.get(t, role))
 				for i, d := range defs {
@@ -77,6 +78,21 @@ func TestToolSetsByRole(t *testing.T) {
 				}
 				if len(defs) == 0 || !bytes.Contains(leadDefs[len(defs)-1], []byte(cacheMarker)) {
 					t.Errorf("the lead's request has no breakpoint after the %d tools a %s shares", len(defs), role)
+				}
+			}
+			// Every role's on-demand tools follow its ToolSearch, deferred and
+			// without a breakpoint (a deferred tool is not in the prompt).
+			for _, role := range []string{roleLead, roleSubagent, roleBackground, roleTeammate} {
+				r := f.get(t, role)
+				search := slices.Index(toolNames(r), "ToolSearch")
+				if search < 0 {
+					t.Errorf("the %s has no ToolSearch", role)
+					continue
+				}
+				for i, tl := range r.Tools {
+					if tl.DeferLoading != (i > search) || tl.DeferLoading && tl.CacheControl != nil {
+						t.Errorf("the %s's tool %d (%s): deferred %v, marker %s; want deferred exactly after ToolSearch, never marked", role, i, tl.Name, tl.DeferLoading, tl.CacheControl)
+					}
 				}
 			}
 			// The breakpoints differ (the fork's requests place their own);
@@ -157,8 +173,10 @@ func sortedCopy(s []string) []string {
 // cacheMarker is a breakpoint as sent.
 const cacheMarker = `,"cache_control":{"type":"ephemeral"}`
 
-// toolDefs are the tool definitions of r's body, as sent; the last one's
-// own breakpoint (every role's) is taken out.
+// toolDefs are the tool definitions of r's body, as sent, before its
+// ToolSearch: what comes after (the search, listing the role's own tools
+// on demand, and those) is no shared prefix. The last one's own breakpoint
+// (every role's) is taken out.
 func toolDefs(t *testing.T, r *fakeapi.Request) [][]byte {
 	t.Helper()
 	var body struct {
@@ -166,6 +184,10 @@ func toolDefs(t *testing.T, r *fakeapi.Request) [][]byte {
 	}
 	if err := json.Unmarshal(r.Raw, &body); err != nil {
 		t.Fatal(err)
+	}
+	names := toolNames(r)
+	if i := slices.Index(names, "ToolSearch"); i >= 0 {
+		body.Tools = body.Tools[:i]
 	}
 	out := make([][]byte, len(body.Tools))
 	for i, d := range body.Tools {
