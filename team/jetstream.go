@@ -173,8 +173,17 @@ func (k memberKeys) PrivateKey(member string) (ed25519.PrivateKey, error) {
 	return key, nil
 }
 
-// PublicKey is the key member's messages are checked with.
+// PublicKey is the key member's messages are checked with. A failure to
+// reach the server is jsmail.ErrKeyUnavailable (netErr).
 func (k memberKeys) PublicKey(member string) (ed25519.PublicKey, error) {
+	pub, err := k.publicKey(member)
+	if errors.As(err, new(netErr)) {
+		return nil, fmt.Errorf("%w: %w", jsmail.ErrKeyUnavailable, err)
+	}
+	return pub, err
+}
+
+func (k memberKeys) publicKey(member string) (ed25519.PublicKey, error) {
 	_, onNATS, err := k.member(member)
 	if err != nil {
 		return nil, err

@@ -372,7 +372,8 @@ func TestKeyattack2NoMemberNamedTheLead(t *testing.T) {
 // bucket is gone while carl's message arrives and comes back with the
 // same entries; the lead must get the message, not a dead letter.
 func TestKeyattack2MessageDuringAStateOutageIsNotLost(t *testing.T) {
-	knownEscape(t, "a member's message read while the state bucket cannot be read is dead-lettered, never delivered (keyattack2 idea 28)")
+	// L1, fixed: a key that cannot be read is jsmail.ErrKeyUnavailable,
+	// and the message waits on the inbox instead of being dead-lettered.
 	srv := natstest.Start(t).URL()
 	leadR := make(reporter, 8)
 	lead, _, leadIn := leadMachine(t, srv, leadR, "carl")

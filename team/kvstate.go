@@ -72,11 +72,11 @@ func (s *Store) readNet(name string, local Config) (Config, error) {
 	defer cancel()
 	m, err := s.net(ctx, name, local.NATS)
 	if err != nil {
-		return Config{}, err
+		return Config{}, netErr{err}
 	}
 	e, err := kvcas.Get(ctx, m.nc, m.state, ConfigKey)
 	if err != nil {
-		return Config{}, fmt.Errorf("team %q: %w", name, err)
+		return Config{}, netErr{fmt.Errorf("team %q: %w", name, err)}
 	}
 	cfg := local
 	if e.Revision != 0 {

@@ -258,8 +258,22 @@ func (k memberKeys) netOf(ctx context.Context) (*netMailbox, error) {
 	if local.NATS == "" {
 		return nil, fmt.Errorf("team %q is on files: member keys are signed only on NATS", k.team)
 	}
-	return k.s.net(ctx, k.team, local.NATS)
+	m, err := k.s.net(ctx, k.team, local.NATS)
+	if err != nil {
+		return nil, netErr{err}
+	}
+	return m, nil
 }
+
+// netErr is a failure to reach or read the team's state on the server,
+// which says nothing about what the state holds. Where a key is read to
+// check a message, it becomes jsmail.ErrKeyUnavailable: the message waits
+// and is tried again rather than being refused (an outage of the state
+// bucket must delay members' messages, not lose them).
+type netErr struct{ err error }
+
+func (e netErr) Error() string { return e.err.Error() }
+func (e netErr) Unwrap() error { return e.err }
 
 // leadPublic is the key member entries are checked with: the lead's key
 // pinned on this machine, or the lead's own key on the lead's machine.
@@ -342,7 +356,7 @@ func (k memberKeys) current(ctx context.Context, member string) (KeyGrant, bool,
 	}
 	e, err := kvcas.Get(ctx, m.nc, m.state, GrantKey(member))
 	if err != nil {
-		return KeyGrant{}, false, fmt.Errorf("team %q: %w", k.team, err)
+		return KeyGrant{}, false, netErr{fmt.Errorf("team %q: %w", k.team, err)}
 	}
 	if e.Revision == 0 {
 		return loc, hasLocal, nil

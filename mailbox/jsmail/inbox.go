@@ -191,6 +191,10 @@ func (in *Inbox) Agent() string { return in.agent }
 // dead-letters what cannot be read, drops repeats and queues the rest.
 func (in *Inbox) deliver(msg jetstream.Msg) {
 	m, err := in.t.open(msg, in.agent)
+	if errors.Is(err, ErrKeyUnavailable) {
+		in.t.later(msg, in.agent, err)
+		return
+	}
 	if err != nil {
 		in.t.refuse(msg, in.agent, err)
 		return

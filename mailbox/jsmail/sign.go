@@ -238,6 +238,17 @@ func signed(subject, id, sent string, body []byte) []byte {
 	return append(b, body...)
 }
 
+// ErrKeyUnavailable marks a key source's failure that says nothing about
+// the key: the place keys are kept could not be reached or read (a NATS
+// outage, a bucket being made anew). A message whose signer's key is
+// unavailable is neither delivered nor refused: it stays on the inbox and
+// is tried again (keyRetry), so an outage delays messages and loses none.
+var ErrKeyUnavailable = errors.New("the team's keys cannot be read right now")
+
+// keyRetry is how long a message whose key was unavailable waits before
+// it is tried again.
+const keyRetry = time.Second
+
 // errDead marks a message that is not a team message at all: it is
 // dead-lettered. Anything else open refuses is a message that may be one
 // but cannot be trusted; it is dead-lettered too, reported as refused.
@@ -270,6 +281,9 @@ func (t *Transport) open(msg jetstream.Msg, agent string) (mailbox.Message, erro
 	}
 	pub, err := t.cfg.Keys.public(signer)
 	if err != nil {
+		if errors.Is(err, ErrKeyUnavailable) {
+			return m, fmt.Errorf("message %s from %q: %w", m.ID, signer, err)
+		}
 		return m, fmt.Errorf("message %s is signed by %q, whose key this team does not know: %v", m.ID, signer, err)
 	}
 	sig, err := base64.StdEncoding.DecodeString(sig64)
@@ -320,6 +334,17 @@ func (t *Transport) fresh(msg jetstream.Msg, sent string) error {
 			at.Format(time.RFC3339Nano), meta.Timestamp.UTC().Format(time.RFC3339Nano), d.Round(time.Millisecond), t.cfg.FreshWindow)
 	}
 	return nil
+}
+
+// later leaves msg on the inbox to be tried again after keyRetry, and
+// reports why on its first delivery only (an outage would otherwise
+// report every message every second).
+func (t *Transport) later(msg jetstream.Msg, agent string, why error) {
+	if meta, err := msg.Metadata(); err != nil || meta.NumDelivered == 1 {
+		t.cfg.OnProblem(mailbox.Problem{Agent: agent, Path: msg.Subject(),
+			Reason: fmt.Sprintf("%v; it stays on the inbox and is tried again every %v until the keys can be read", why, keyRetry)})
+	}
+	_ = msg.NakWithDelay(keyRetry)
 }
 
 // refuse dead-letters msg with its subject and reason, reports it, and
