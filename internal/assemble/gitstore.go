@@ -96,6 +96,7 @@ type gitStore struct {
 	siblings []string         // other checkouts, hidden whole: checkouts()
 	nested   []string         // what the rules cover in checkouts holding the project
 	inner    []gitrepo.Layout // repositories nested in the project (gitstore_nested.go)
+	bare     []string         // bare repositories in the project, hidden whole
 
 	once   sync.Once
 	holds  bool     // the store cannot be proven free of denied content
@@ -125,7 +126,7 @@ func (g *gitStore) begin() {
 		g.repo, g.found = repo, true
 		g.checkouts()
 		g.findInner()
-		hide := slices.Concat(g.store(), g.siblings, g.nested)
+		hide := slices.Concat(g.store(), g.siblings, g.nested, g.bare)
 		for _, l := range g.inner {
 			hide = append(hide, storeOf(l)...)
 		}
@@ -165,7 +166,7 @@ func (g *gitStore) paths() []string {
 		return nil
 	}
 	g.once.Do(g.search)
-	return slices.Concat(g.siblings, g.nested, g.hidden)
+	return slices.Concat(g.siblings, g.nested, g.bare, g.hidden)
 }
 
 // store is what search hides unless it proves the store free.

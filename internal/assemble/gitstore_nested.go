@@ -20,7 +20,10 @@ import (
 // treated as the project's own store is: hidden from the start, searched
 // beside the session's start, shown only when proven free. A submodule's
 // store under the project's git dir (modules/) needs nothing more: it is
-// hidden with that dir, or as a stray when the dir is proven free.
+// hidden with that dir, or as a stray when the dir is proven free. A bare
+// repository kept in the project (a mirror, a backup: a directory with
+// HEAD, objects/ and refs/ of its own) has no working tree to match its
+// history's paths against, so it is hidden whole, never searched.
 //
 // Decisions: they are found by walking the project's tree (symlinks not
 // followed, git dirs and the agents' worktrees not entered) rather than
@@ -33,21 +36,25 @@ import (
 const nestedWalkBudget = 2 * time.Second
 
 // nestedRepos lists the repositories whose working trees lie below top
-// (not top's own), skipping the directories in skip. cut is the
-// directory the walk had reached when its budget ran out ("" if it
-// finished).
-func nestedRepos(top string, skip []string, budget time.Duration) (found []gitrepo.Layout, cut string) {
+// (not top's own) and the bare repositories there, skipping the
+// directories in skip. cut is the directory the walk had reached when its
+// budget ran out ("" if it finished).
+func nestedRepos(top string, skip []string, budget time.Duration) (found []gitrepo.Layout, bare []string, cut string) {
 	deadline := time.Now().Add(budget)
 	queue := []string{top}
 	for len(queue) > 0 {
 		dir := queue[0]
 		queue = queue[1:]
 		if time.Now().After(deadline) {
-			return found, dir
+			return found, bare, dir
 		}
 		entries, err := os.ReadDir(dir)
 		if err != nil {
 			continue // unreadable to Cohort: unreadable to the model's commands too
+		}
+		if dir != top && isBare(entries) {
+			bare = append(bare, dir)
+			continue
 		}
 		for _, e := range entries {
 			p := filepath.Join(dir, e.Name())
@@ -64,7 +71,24 @@ func nestedRepos(top string, skip []string, budget time.Duration) (found []gitre
 			}
 		}
 	}
-	return found, ""
+	return found, bare, ""
+}
+
+// isBare says whether a directory's entries are a git dir's: a HEAD file
+// and objects/ and refs/ directories.
+func isBare(entries []os.DirEntry) bool {
+	var head, objects, refs bool
+	for _, e := range entries {
+		switch e.Name() {
+		case "HEAD":
+			head = e.Type().IsRegular()
+		case "objects":
+			objects = e.IsDir()
+		case "refs":
+			refs = e.IsDir()
+		}
+	}
+	return head && objects && refs
 }
 
 // findInner lists the repositories nested in the working tree whose
@@ -72,7 +96,12 @@ func nestedRepos(top string, skip []string, budget time.Duration) (found []gitre
 // submodules live in its git dir), and says at the start when the walk
 // could not finish.
 func (g *gitStore) findInner() {
-	found, cut := nestedRepos(g.repo.WorkTree, []string{g.agents}, nestedWalkBudget)
+	found, bare, cut := nestedRepos(g.repo.WorkTree, []string{g.agents}, nestedWalkBudget)
+	for _, b := range bare {
+		if !within(b, g.repo.CommonDir) {
+			g.bare = append(g.bare, b)
+		}
+	}
 	for _, l := range found {
 		if within(l.CommonDir, g.repo.CommonDir) {
 			continue

@@ -76,7 +76,11 @@ func TestNestedRepos(t *testing.T) {
 	outside := t.TempDir()
 	os.MkdirAll(filepath.Join(outside, "r", ".git"), 0o755)
 	os.Symlink(outside, filepath.Join(top, "link"))
-	found, cut := nestedRepos(top, []string{filepath.Join(top, "skip")}, time.Minute)
+	for _, d := range []string{"backup/p.git/objects", "backup/p.git/refs"} {
+		os.MkdirAll(filepath.Join(top, d), 0o755)
+	}
+	os.WriteFile(filepath.Join(top, "backup/p.git/HEAD"), []byte("ref: refs/heads/main\n"), 0o644)
+	found, bare, cut := nestedRepos(top, []string{filepath.Join(top, "skip")}, time.Minute)
 	var got []string
 	for _, l := range found {
 		rel, _ := filepath.Rel(top, l.WorkTree)
@@ -87,7 +91,10 @@ func TestNestedRepos(t *testing.T) {
 	if cut != "" || !slices.Equal(got, want) {
 		t.Errorf("nestedRepos = %q (cut %q), want %q", got, cut, want)
 	}
-	if _, cut := nestedRepos(top, nil, -time.Second); cut != top {
+	if !slices.Equal(bare, []string{filepath.Join(top, "backup/p.git")}) {
+		t.Errorf("bare repositories: %q, want backup/p.git", bare)
+	}
+	if _, _, cut := nestedRepos(top, nil, -time.Second); cut != top {
 		t.Errorf("with no time left the walk stopped at %q, want the top %q", cut, top)
 	}
 }
