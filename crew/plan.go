@@ -161,7 +161,7 @@ func (rt *Crew) buildPlan(ctx context.Context, a *Agent, in planInput) (*setup, 
 		Sink:       rt.cfg.Sink,
 		Now:        rt.cfg.Now,
 		History:    in.history,
-		Env:        tool.Env{Caller: info, SessionID: rt.cfg.SessionID, Guard: a.guard, Access: a.access()},
+		Env:        tool.Env{Caller: info, SessionID: rt.cfg.SessionID, Guard: a.guard, Access: a.access(), Bounds: rt.cfg.Bounds},
 		// A spawned agent's events carry the call that spawned it.
 		ParentToolUseID: info.ParentToolUseID,
 		Background:      a.role == agentdef.RoleBackground,

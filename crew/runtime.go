@@ -50,6 +50,10 @@ type Config struct {
 	// an agent built from an AgentSpec may bring its own. Nil allows every
 	// call.
 	Permissions *permission.Checker
+	// Bounds is the sandbox's own account of protected paths, which the
+	// file tools check their writes against below the permission check
+	// (tool.Env.Bounds); nil without a sandbox.
+	Bounds tool.Bounds
 	// Prompter answers the "ask" decisions of the session's agents (nil:
 	// permission.Headless, which denies them). An agent's PermissionRequest
 	// hooks answer first.

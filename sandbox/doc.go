@@ -251,6 +251,11 @@
 //     TestWorktreeCopyOfHookScriptsProtected, TestProtectedPathsReadOnly;
 //     TestFaultInjectedLayers built with -tags faultinject_noprotected
 //     (the permission layer's list empty; this package computes its own).
+//     The in-process file tools check their writes against the same
+//     computation (Sandbox.WriteRefusal, through tool.Env.Bounds, at the
+//     open, on the resolved path), so Write/Edit/MultiEdit/NotebookEdit
+//     hold too with that list empty: TestWriteRefusal, and the file-tool
+//     forms of TestFaultInjectedLayers.
 //  4. Nothing of Cohort's leaks into a command: TestCommandsInheritOnlyStdio
 //     (descriptors), TestUnconfinedCommandsCannotReadCohort and
 //     TestNoLandlockFallbackHidesCredentials (environment), TestCloseStopsEverything

@@ -36,5 +36,6 @@ func (s *Sandbox) Helper(context.Context, []string) (proc.Launcher, error) {
 func (s *Sandbox) Writable(string) (writable, protected []string)             { return nil, nil }
 func (s *Sandbox) WritableFor(string, Profile) (writable, protected []string) { return nil, nil }
 func (s *Sandbox) ExplainFor(string, string, Profile) string                  { return "" }
+func (s *Sandbox) WriteRefusal(string, string) string                         { return "" }
 func (s *Sandbox) Close() error                                               { return nil }
 func (s *Sandbox) AllowWrite(...string) error                                 { return errUnavailable }

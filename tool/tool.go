@@ -147,6 +147,19 @@ type Env struct {
 	// it, let through (not a mode): the file tools then write outside
 	// Access's roots and on protected paths, as approved.
 	Approved bool
+	// Bounds, when set, is the sandbox's own account of what the agent's
+	// commands may not write (its mount list, computed apart from the
+	// permission layer's protected paths): the file tools refuse those
+	// writes too, unless Approved, so one layer's mistake is not an escape.
+	Bounds Bounds
+}
+
+// Bounds is the sandbox's computation of protected paths, asked by the
+// file tools at the write itself. Safe for concurrent use.
+type Bounds interface {
+	// WriteRefusal says why path (absolute, links resolved) may not be
+	// written by an agent working in cwd; "" when it may.
+	WriteRefusal(cwd, path string) string
 }
 
 // Access is what an agent may read and write without asking anyone.

@@ -364,6 +364,7 @@ func (s *Session) openCrew(ctx context.Context) error {
 	s.rt, err = crew.New(crew.Config{
 		Model: s.model.model, Catalog: cat, Flags: s.Settings.Set, Tools: s.tools, Tasks: s.tasks, Extras: s.agentExtras,
 		Permissions: s.checker,
+		Bounds:      s.bounds(),
 		Prompter:    s.prompter(),
 		// A CanUseTool callback is a person's (or a program's) answer:
 		// Notification hooks tell them a prompt waits, as Claude Code's

@@ -12,6 +12,7 @@ import (
 	"github.com/cohort-dev/cohort/internal/safegit"
 	"github.com/cohort-dev/cohort/permission"
 	"github.com/cohort-dev/cohort/sandbox"
+	"github.com/cohort-dev/cohort/tool"
 )
 
 // sandboxConf is the merged block: scalars from the highest-precedence
@@ -297,3 +298,12 @@ func (p *Plan) deniedReadsIn(checker *permission.Checker, store *gitStore) func(
 // denialSearchTimeout bounds the search at session start (a slow or
 // network file system).
 const denialSearchTimeout = 5 * time.Second
+
+// bounds is the sandbox's protected-path computation for the file tools
+// (crew.Config.Bounds), nil without a sandbox (never a typed nil).
+func (s *Session) bounds() tool.Bounds {
+	if s.sandbox == nil {
+		return nil
+	}
+	return s.sandbox
+}

@@ -33,6 +33,12 @@
 //     permissions), not replaced by a rename.
 //   - Every write is vetted by Env.CheckWrite, for the path as given and,
 //     when it differs, for the path with symlinks resolved.
+//   - Protected paths have two layers: the permission checker's list
+//     (Env.Access.Protected) and, independently, the sandbox's own mount
+//     list (Env.Bounds: what its commands may not write, missing settings
+//     directories included), both asked on the path the write really
+//     opens, before any directory is created for it. Only an approved call
+//     (a person, or an allow rule naming the path) passes them.
 //   - Nothing is checked by name and opened by name after (open.go): a
 //     file to read is opened first and judged by where it really is
 //     (/proc/self/fd): a regular file, not covered by a Read deny rule,

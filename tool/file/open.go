@@ -110,6 +110,9 @@ func openWrite(env *tool.Env, path string, perm fs.FileMode, create, rw bool) (*
 		return nil, tool.Failf("%s is not a file inside %s", path, rootDir)
 	}
 	dirRel, base := filepath.Dir(rel), filepath.Base(rel)
+	if err := judgeBounds(env, path, resolvedPrefix(path)); err != nil {
+		return nil, err // before any directory is made for it
+	}
 	if create {
 		if err := root.MkdirAll(dirRel, 0o755); err != nil {
 			return nil, tool.Failf("cannot create the directory for %s inside %s: %v", path, rootDir, unwrapPath(err))
@@ -124,6 +127,9 @@ func openWrite(env *tool.Env, path string, perm fs.FileMode, create, rw bool) (*
 	if err := judgeWrite(env, path, target); err != nil {
 		return nil, err
 	}
+	if err := judgeBounds(env, path, target); err != nil {
+		return nil, err
+	}
 	f, err := openNoFollow(dir, base, path, flags, create, perm)
 	if !errors.Is(err, errLink) {
 		return f, err
@@ -134,7 +140,11 @@ func openWrite(env *tool.Env, path string, perm fs.FileMode, create, rw bool) (*
 	if err != nil {
 		return nil, tool.Failf("%s is a symbolic link that does not lead to a file inside %s: %v", path, rootDir, unwrapPath(err))
 	}
-	if err := judgeWrite(env, path, realPath(f)); err != nil {
+	err = judgeWrite(env, path, realPath(f))
+	if err == nil {
+		err = judgeBounds(env, path, realPath(f))
+	}
+	if err != nil {
 		f.Close()
 		return nil, err
 	}
@@ -178,6 +188,20 @@ func judgeWrite(env *tool.Env, path, target string) error {
 	}
 	if !env.Approved && (env.Access.Protected(target) || env.Access.Protected(path)) {
 		return tool.Failf("writing %s (%s) changes a protected path (settings, agents, hooks, MCP servers or git internals); it needs the user's approval or an allow rule that names it", path, target)
+	}
+	return nil
+}
+
+// judgeBounds is the second layer under judgeWrite: the sandbox's own
+// protected paths (Env.Bounds), which hold when the permission layer's
+// list is wrong, checked on the path the write really opens. An approved
+// call writes where it was approved to.
+func judgeBounds(env *tool.Env, path, target string) error {
+	if env.Approved || env.Bounds == nil {
+		return nil
+	}
+	if why := env.Bounds.WriteRefusal(env.Cwd, target); why != "" {
+		return tool.Failf("writing %s (%s) is refused by the sandbox: %s; it needs the user's approval or an allow rule that names it", path, target, why)
 	}
 	return nil
 }

@@ -109,6 +109,9 @@ func faultRun(t *testing.T, mode, where string) {
 		t.Fatal(err)
 	}
 	mark := fmt.Sprintf("cohort-fault-%d-%s-%s", os.Getpid(), mode, where)
+	// In a worktree: an agent the lead isolates in one; in plan mode, which
+	// has no Agent tool, a session started in a linked worktree.
+	inWorktree := where == "worktree" && mode == "plan"
 	var blocks []fakeapi.Block
 	for _, in := range attackLines(out, mark, where == "worktree") {
 		blocks = append(blocks, clitest.Use("Bash", in))
@@ -120,12 +123,22 @@ func faultRun(t *testing.T, mode, where string) {
 	if where == "main" {
 		blocks = append(blocks, clitest.Use("Write", map[string]any{"file_path": filepath.Join(h.Dir, "Makefile"), "content": hookMakefile(out)}))
 	}
+	// The in-process file tools on the protected paths: their writes are
+	// checked against the sandbox's own protected paths at the open, so
+	// the permission layer's empty list lets none through (a worktree
+	// agent's path is not known to the script: the session started in a
+	// linked worktree stands for it).
+	if where == "main" || inWorktree {
+		blocks = append(blocks, fileReads(agentDir(h.Dir, inWorktree))...)
+	}
+	fileFrom := len(blocks)
+	if where == "main" || inWorktree {
+		blocks = append(blocks, fileAttacks(agentDir(h.Dir, inWorktree), out)...)
+	}
+	fileTo := len(blocks)
 	blocks = append(blocks, clitest.Use("Bash", map[string]any{"command": "printf '%s' '" + hookMakefile(out) + "' > Makefile; echo rewrote"}),
 		// Put back, so that an agent's worktree has no change and is removed.
 		clitest.Use("Bash", map[string]any{"command": `printf 'hookfmt:\n\t@true\n' > Makefile; echo restored`}))
-	// In a worktree: an agent the lead isolates in one; in plan mode, which
-	// has no Agent tool, a session started in a linked worktree.
-	inWorktree := where == "worktree" && mode == "plan"
 	switch {
 	case where == "main" || inWorktree:
 		c.On("ATTACK", clitest.Calls(blocks...), record)
@@ -143,8 +156,9 @@ func faultRun(t *testing.T, mode, where string) {
 		"tools/hooks/lib.sh":   "true\n",
 		".cohort/settings.json": `{"hooks":{"PreCompact":[{"hooks":[{"type":"command","command":"sh tools/hooks/check.sh"}]}],` +
 			`"PostToolUse":[{"matcher":"Write|Bash","hooks":[{"type":"command","command":"make -s hookfmt"}]}]}}` + "\n",
-		"Makefile":  "hookfmt:\n\t@true\n",
-		".mcp.json": "{\"mcpServers\": {}}\n",
+		"Makefile":            "hookfmt:\n\t@true\n",
+		"tools/hooks/n.ipynb": notebook,
+		".mcp.json":           "{\"mcpServers\": {}}\n",
 	})
 	args := []string{"-p", "ATTACK", "--permission-mode", mode}
 	if inWorktree {
@@ -194,6 +208,14 @@ func faultRun(t *testing.T, mode, where string) {
 			t.Errorf("a command held descriptors %q, want 0 1 2", fds)
 		}
 	}
+	if fileTo > fileFrom {
+		// Results come in call order; the file tools' are these.
+		for i, r := range got[fileFrom:fileTo] {
+			if !strings.HasPrefix(r, "ERROR:") {
+				t.Errorf("file tool call %d on a protected path was not refused: %q", i, r)
+			}
+		}
+	}
 	faultWasActive(t, mode, where, got)
 	if mode == "bypassPermissions" && !strings.Contains(all, "hookfmt") {
 		t.Errorf("the user's hook never ran the Makefile the model wrote (make's failure, naming hookfmt, is in no result): the hook row tested nothing")
@@ -241,7 +263,8 @@ func protectedState(t *testing.T, dir string) map[string]string {
 		}
 	}
 	for _, rel := range []string{".git/config", ".git/commondir", ".git/config.worktree", ".claude/settings.json", ".cohort/settings.json",
-		".cohort/settings.local.json", ".mcp.json", "tools/hooks/check.sh", "tools/hooks/lib.sh"} {
+		".cohort/settings.local.json", ".mcp.json", "tools/hooks/check.sh", "tools/hooks/lib.sh",
+		"tools/hooks/new.sh", "tools/hooks/n.ipynb", ".claude/agents/x.md"} {
 		read(rel)
 	}
 	for _, pat := range []string{".git/hooks/*", ".git/worktrees/*/commondir", ".git/worktrees/*/gitdir", ".cohort/worktrees/*/.git"} {
