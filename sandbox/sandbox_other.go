@@ -38,3 +38,7 @@ func (s *Sandbox) WritableFor(string, Profile) (writable, protected []string) { 
 func (s *Sandbox) ExplainFor(string, string, Profile) string                  { return "" }
 func (s *Sandbox) Close() error                                               { return nil }
 func (s *Sandbox) AllowWrite(...string) error                                 { return errUnavailable }
+func (s *Sandbox) Grant(string, string) (string, error)                       { return "", errUnavailable }
+func (s *Sandbox) LauncherGranting(context.Context, string, []string) (proc.Launcher, error) {
+	return nil, errUnavailable
+}
