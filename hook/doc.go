@@ -263,6 +263,46 @@
 // sandbox cannot start (its policy fails to set up) is a non-blocking
 // error and never runs unconfined instead.
 //
+// Decision (issue 36): the literal output files a hook's command names are
+// writable for that hook. Logging hooks are common (`jq … >>
+// ~/.claude/bash-command-log.txt` on every Bash call), and without this
+// one fails: the sandbox refuses the write, sh exits 2 on a failed
+// redirection, and exit 2 from a PreToolUse hook denies the call, so a
+// user who copied their Claude Code settings would lose Bash. The command
+// text comes from a settings file the model cannot write, so a file it
+// names is the user's own choice, not the model's. Command.OutputTargets
+// reads it with package shellcmd (the analysis the permission layer
+// uses): the target of an output redirection (>, >>, &>, >|, numbered
+// forms) and tee's file arguments, with "~", $HOME, ${HOME} and
+// $CLAUDE_PROJECT_DIR expanded; a target that depends on anything else
+// (a command substitution such as `> "$(jq -r .tool_input.file_path)"`,
+// another variable, a glob, a relative name after a cd whose directory
+// is unknown, or a line that sets one of those variables itself) is not
+// literal and gets nothing, because its value could come from the
+// model's input. The sandbox (Sandbox.Grant, package sandbox) grants
+// exactly the file, never its directory: a Landlock rule on the file
+// itself with write and truncate rights only, so a program the hook runs
+// (a Makefile the model rewrote) can append to the log and nothing
+// beside it: no sibling, no rename, no link. A missing file is created
+// empty (O_CREAT|O_APPEND, mode 0600) when its directory exists; no
+// directory is made. A link is resolved and granted only when it ends at
+// a regular file that is itself no protected place. Never granted, by the
+// sandbox's own computation of what it protects: the read-only binds of
+// the writing policy (git dirs, the project's settings directories,
+// .mcp.json, hook scripts' directories), anything in a git dir, what the
+// sandbox hides (Read deny rules, COHORT_HOME's secret parts), in the
+// user's and the working directories' settings directories and
+// COHORT_HOME any settings, memory or credentials file (*.json, *.md,
+// settings*, dot files) and anything in their sub-folders (agents,
+// commands, skills, hooks), dot files at the top of the home (shell rc
+// files, tool configs) and the configuration folders there (.ssh,
+// .gnupg, .config, .local, .aws, .kube, .docker). Such a target is told
+// once at the start (Set.OutputNotices), naming the settings file, the
+// hook and the path, and the hook runs without it (its write is refused
+// and reported as any other). An output file outside those places that
+// the user wants shared with other hooks or commands still belongs in
+// sandbox.allowWrite.
+//
 // The protocol is the same inside: the input on stdin, exit status 2,
 // JSON on stdout, the timeout and the process-group stop (the launcher
 // hands back a pidfd the group is signalled through). The http, prompt

@@ -201,7 +201,7 @@ func (r *Runner) run(ctx context.Context, c *Command, stdin []byte, cwd string) 
 	env := append(r.env[:len(r.env):len(r.env)], "COHORT_PROJECT_DIR="+project, "CLAUDE_PROJECT_DIR="+project)
 	var launcher proc.Launcher
 	if sb := r.cfg.Sandbox; sb != nil && !c.Unsandboxed {
-		l, err := sb.Launcher(ctx, cwd)
+		l, err := sb.Launcher(ctx, cwd, c.OutputTargets(r.cfg.Home, project, cwd))
 		if err != nil {
 			return ran{cmd: c, exit: proc.Exit{Code: -1}, err: fmt.Errorf("the sandbox could not confine it (%w); it was not run unconfined instead", err)}
 		}

@@ -16,8 +16,11 @@ import (
 // as hooks use it. See "The sandbox" in the package doc.
 type Sandbox interface {
 	// Launcher starts processes confined as the approved Bash commands of
-	// an agent working in cwd are (its writing profile).
-	Launcher(ctx context.Context, cwd string) (proc.Launcher, error)
+	// an agent working in cwd are (its writing profile), and lets them
+	// write the files the hook's command names as its output (files,
+	// Command.OutputTargets) that the sandbox grants (Grants); the others
+	// are left out, as the start of the session said.
+	Launcher(ctx context.Context, cwd string, files []string) (proc.Launcher, error)
 	// Env is added to a confined command's environment (its TMPDIR).
 	Env() []string
 	// Explain names the writes the sandbox refused that output (a
@@ -59,13 +62,19 @@ func (o origin) sandboxOpt(key string, f member, c *Command) *settings.Problem {
 // Unsandboxed lists the command hooks that run outside the sandbox
 // ("sandbox": false), by event, in configuration order.
 func (s *Set) Unsandboxed() []*Command {
+	return s.commands(func(c *Command) bool { return c.Unsandboxed })
+}
+
+// commands lists the command hooks keep accepts, by event, in
+// configuration order.
+func (s *Set) commands(keep func(*Command) bool) []*Command {
 	if s == nil {
 		return nil
 	}
 	var out []*Command
 	for _, ev := range slices.Sorted(maps.Keys(s.byEvent)) {
 		for _, c := range s.byEvent[ev] {
-			if c.Unsandboxed {
+			if c.Type == TypeCommand && keep(c) {
 				out = append(out, c)
 			}
 		}

@@ -18,6 +18,11 @@ func (s *Sandbox) policyFor(cwd string, prof Profile) *Policy {
 	switch {
 	case prof == Writing || s.cfg.Unconfined:
 		return s.policy(cwd)
+	case prof == granting:
+		dir, files := grantedKey(cwd)
+		p := s.policy(dir)
+		p.WritableFiles = files
+		return p
 	case prof == helper && cwd != "":
 		p := s.readOnlyPolicy()
 		p.ReadOnlyFS = false
@@ -163,6 +168,7 @@ func (s *Sandbox) hideIn(p *Policy, cwd string) {
 	}
 	p.Writable = slices.DeleteFunc(p.Writable, under)
 	p.ReWritable = slices.DeleteFunc(p.ReWritable, under)
+	p.WritableFiles = slices.DeleteFunc(p.WritableFiles, under)
 }
 
 // socketPlaces are the directories and sockets hidden when Unix sockets

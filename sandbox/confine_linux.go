@@ -171,6 +171,7 @@ func restrictThread(p *Policy, abi int, denyTCP bool, rep *Report) error {
 			return fmt.Errorf("writable %s: %w", w, err)
 		}
 	}
+	addFiles(rs, p, handled)
 	if err := llRestrictThread(rs); err != nil {
 		return err
 	}

@@ -7,6 +7,10 @@ package sandbox
 type Policy struct {
 	// Writable are the trees commands may write (Landlock).
 	Writable []string `json:"writable"`
+	// WritableFiles are single files commands may write and truncate,
+	// nothing more (Landlock rules on the files): the output files of a
+	// hook (Sandbox.LauncherGranting).
+	WritableFiles []string `json:"writableFiles,omitempty"`
 	// ReadOnly are paths inside writable trees made read-only with a
 	// bind mount: a working directory's .git, settings dirs and
 	// .mcp.json, the directories of hook scripts.

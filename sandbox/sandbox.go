@@ -25,10 +25,13 @@ const (
 	// helper: Cohort's own programs (Sandbox.Helper); the "directory" is
 	// the NUL-separated list of what they may write.
 	helper
+	// granting: Writing and some files (Sandbox.LauncherGranting); the
+	// "directory" is the cwd and the files, NUL-separated.
+	granting
 )
 
 func (p Profile) String() string {
-	if p == Writing {
+	if p == Writing || p == granting {
 		return "writing"
 	}
 	return "read-only"

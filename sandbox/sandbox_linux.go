@@ -230,6 +230,8 @@ func policyKey(cwd string, prof Profile) string {
 		return "w:" + cwd
 	case helper:
 		return "h:" + cwd
+	case granting:
+		return "g:" + cwd
 	}
 	return "r:" + cwd
 }
@@ -266,7 +268,7 @@ func (s *Sandbox) entry(ctx context.Context, cwd string, prof Profile) (*policyE
 		e = &policyEntry{ready: make(chan struct{}), gen: s.gen}
 		s.policies[key] = e
 	}
-	stale := prof == Writing && e.gen != s.gen
+	stale := (prof == Writing || prof == granting) && e.gen != s.gen
 	s.mu.Unlock()
 	if ok {
 		select {
@@ -295,7 +297,11 @@ func (s *Sandbox) entry(ctx context.Context, cwd string, prof Profile) (*policyE
 		// Cohort's own git must see the tree as it is: a hidden file
 		// would be a deleted one to it.
 		e.watched = s.watchPrint() // before the denials it stands for are read
-		s.hideIn(e.policy, cwd)
+		dir := cwd
+		if prof == granting {
+			dir, _ = grantedKey(cwd)
+		}
+		s.hideIn(e.policy, dir)
 	}
 	e.frozen = frozenPrint(e.policy)
 	r, err := c.call(ctx, &message{Op: "policy", Policy: e.policy})

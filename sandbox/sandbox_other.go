@@ -39,3 +39,7 @@ func (s *Sandbox) ExplainFor(string, string, Profile) string                  { 
 func (s *Sandbox) WriteRefusal(string, string) string                         { return "" }
 func (s *Sandbox) Close() error                                               { return nil }
 func (s *Sandbox) AllowWrite(...string) error                                 { return errUnavailable }
+func (s *Sandbox) Grant(string, string) (string, error)                       { return "", errUnavailable }
+func (s *Sandbox) LauncherGranting(context.Context, string, []string) (proc.Launcher, error) {
+	return nil, errUnavailable
+}

@@ -21,6 +21,11 @@ type Options struct {
 	// this even though it may read commands into plain arguments (echo sh
 	// -c x); rule matching, which must not, leaves it off.
 	ScriptArgs bool
+	// Vars are values known for variables: a plain $NAME or ${NAME} of
+	// one expands to its value, as "~" does, instead of making the word
+	// dynamic. The caller must check that the line does not set them
+	// (Analysis.Assigns).
+	Vars map[string]string
 }
 
 // Analysis is what a command line runs, as far as its text tells.

@@ -58,7 +58,7 @@ func newAnalyzer(line string, opts Options) *analyzer {
 		opts:   opts,
 		res:    &Analysis{Line: line},
 		parser: syntax.NewParser(syntax.Variant(syntax.LangBash)),
-		expand: &expand.Config{Env: expand.ListEnviron("HOME=" + opts.Home)},
+		expand: &expand.Config{Env: expand.ListEnviron(environ(opts)...)},
 		cwds:   []string{opts.Dir},
 		funcs:  map[string]*syntax.Stmt{},
 

@@ -12,7 +12,7 @@ import (
 // tilde expansion. A word with expansions is one dynamic word.
 func (a *analyzer) fields(w *syntax.Word) []Word {
 	dyn := []Word{{Dynamic: true, src: w}}
-	if a.nwords > maxFields || !staticWord(w) {
+	if a.nwords > maxFields || !a.static(w) {
 		return dyn // past the limit (reported when it was crossed) or dynamic
 	}
 	n := braceFields(w)
@@ -49,7 +49,7 @@ func (a *analyzer) fields(w *syntax.Word) []Word {
 // literal expands an assignment's value, which Bash neither splits nor
 // brace-expands nor globs.
 func (a *analyzer) literal(w *syntax.Word) Word {
-	if !staticWord(w) {
+	if !a.static(w) {
 		return Word{Dynamic: true, src: w}
 	}
 	if a.nwords++; a.nwords > maxFields {
@@ -152,8 +152,35 @@ func sequenceLen(b *syntax.BraceExp) int {
 }
 
 // staticWord reports whether w's value is fixed by the text alone.
-func staticWord(w *syntax.Word) bool {
+func staticWord(w *syntax.Word) bool { return staticIn(w, nil) }
+
+// static is staticWord with the variables of Options.Vars known.
+func (a *analyzer) static(w *syntax.Word) bool { return staticIn(w, a.opts.Vars) }
+
+// environ is the environment words expand in: HOME and Options.Vars.
+func environ(opts Options) []string {
+	env := []string{"HOME=" + opts.Home}
+	for k, v := range opts.Vars {
+		env = append(env, k+"="+v)
+	}
+	return env
+}
+
+// knownParam reports a plain $NAME or ${NAME} whose value vars holds.
+func knownParam(p syntax.WordPart, vars map[string]string) bool {
+	pe, ok := p.(*syntax.ParamExp)
+	if !ok || !plainParam(pe) || pe.Param == nil {
+		return false
+	}
+	_, ok = vars[pe.Param.Value]
+	return ok
+}
+
+func staticIn(w *syntax.Word, vars map[string]string) bool {
 	for i, p := range w.Parts {
+		if knownParam(p, vars) {
+			continue
+		}
 		switch pt := p.(type) {
 		case *syntax.Lit:
 			// ~user needs the user database: treat as unknown.
@@ -168,7 +195,7 @@ func staticWord(w *syntax.Word) bool {
 			}
 		case *syntax.DblQuoted:
 			for _, in := range pt.Parts {
-				if _, ok := in.(*syntax.Lit); !ok {
+				if _, ok := in.(*syntax.Lit); !ok && !knownParam(in, vars) {
 					return false
 				}
 			}

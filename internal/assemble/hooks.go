@@ -40,6 +40,9 @@ func (s *Session) openHooks() {
 		for _, c := range set.Unsandboxed() {
 			fmt.Fprintf(s.Process.Stderr, "cohort: warning: %s\n", c.UnsandboxedNotice())
 		}
+		for _, n := range set.OutputNotices(hookSandbox{s.sandbox}, s.Process.Paths.Home, s.Process.ProjectRoot, s.Process.Cwd) {
+			fmt.Fprintf(s.Process.Stderr, "cohort: warning: %s\n", n)
+		}
 	}
 	s.hooks = hook.NewRunner(hook.Config{Hooks: set, ProjectDir: s.Process.ProjectRoot, Env: s.childEnviron(), ExtraEnv: s.settingsEnv(), Missing: append(missing, s.defMissing...),
 		Models: hookModels{s}, Sandbox: s.hookSandbox(),
@@ -98,9 +101,11 @@ func (s *Session) hookSandbox() hook.Sandbox {
 // user's, not a call the model made).
 type hookSandbox struct{ sb *sandbox.Sandbox }
 
-func (h hookSandbox) Launcher(ctx context.Context, cwd string) (proc.Launcher, error) {
-	return h.sb.Launcher(ctx, cwd, sandbox.Writing)
+func (h hookSandbox) Launcher(ctx context.Context, cwd string, files []string) (proc.Launcher, error) {
+	return h.sb.LauncherGranting(ctx, cwd, files)
 }
+
+func (h hookSandbox) Grant(cwd, path string) (string, error) { return h.sb.Grant(cwd, path) }
 
 func (h hookSandbox) Env() []string { return h.sb.Env() }
 

@@ -1,0 +1,190 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/cohort-dev/cohort/internal/proc"
+)
+
+// homeProtected are directories in the user's home whose files configure
+// programs that run with the user's rights later (keys, shells, git,
+// desktop autostart): no hook is granted a file there.
+var homeProtected = []string{".ssh", ".gnupg", ".config", ".local", ".aws", ".kube", ".docker"}
+
+// Grant checks that path, a file a confined hook's command names as
+// where it writes, may be granted to that hook, and returns the regular
+// file it resolves to. A file that does not exist is created empty (mode
+// 0600) when its directory exists; no directory is ever made. Refused:
+// a path the writing policy of cwd protects (read-only binds, the
+// directories above them, hidden and secret paths, hook scripts'
+// directories), anything in a git dir, the user's settings directories
+// but for plain files at their top that are no settings or memory file,
+// dot files at the top of the home and the tool configuration folders
+// there (homeProtected), and whatever is not a regular file once
+// resolved.
+func (s *Sandbox) Grant(cwd, path string) (string, error) {
+	if s.cfg.Unconfined {
+		return path, nil
+	}
+	if !filepath.IsAbs(path) {
+		return "", errors.New("not an absolute path")
+	}
+	path = filepath.Clean(path)
+	if err := s.protects(cwd, path); err != nil {
+		return "", err
+	}
+	dir, err := filepath.EvalSymlinks(filepath.Dir(path))
+	if err != nil {
+		return "", errors.New("its directory does not exist")
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return "", errors.New("its directory is not a directory")
+	}
+	if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
+		// The hook appends to it: make it now, empty, never through a
+		// link, so that a rule can name it.
+		fd, err := unix.Open(filepath.Join(dir, filepath.Base(path)), unix.O_WRONLY|unix.O_CREAT|unix.O_APPEND|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+		if err != nil {
+			return "", fmt.Errorf("it could not be created: %v", err)
+		}
+		unix.Close(fd)
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return "", err
+	}
+	if real != path {
+		if err := s.protects(cwd, real); err != nil {
+			return "", fmt.Errorf("it is a link to %s: %w", real, err)
+		}
+	}
+	if fi, err := os.Lstat(real); err != nil || !fi.Mode().IsRegular() {
+		return "", errors.New("it is not a regular file")
+	}
+	return real, nil
+}
+
+// protects says why path is a place no hook is granted; nil when it is
+// not one.
+func (s *Sandbox) protects(cwd, path string) error {
+	p := s.policyFor(cwd, Writing)
+	if s.cfg.DenyReadIn != nil {
+		p.Hidden = append(p.Hidden, s.cfg.DenyReadIn(cwd)...)
+	}
+	in := func(list []string) bool {
+		return slices.ContainsFunc(list, func(d string) bool {
+			r, err := filepath.EvalSymlinks(d)
+			return within(path, d) || err == nil && within(path, r)
+		})
+	}
+	switch {
+	case in(p.ReadOnly) || in(p.SelfBound):
+		return errors.New("the sandbox keeps it read-only (settings, git dirs, hook scripts)")
+	case in(p.Hidden) || in(p.Secrets):
+		return errors.New("the sandbox hides it")
+	case slices.Contains(strings.Split(path, string(filepath.Separator)), ".git"):
+		return errors.New("it is in a git dir")
+	}
+	for _, sc := range s.cfg.Protected {
+		if in([]string{filepath.Dir(sc)}) {
+			return errors.New("it is beside a hook script")
+		}
+	}
+	home := s.cfg.Home
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	var settings []string
+	if home != "" {
+		if filepath.Dir(path) == home && strings.HasPrefix(filepath.Base(path), ".") {
+			return errors.New("dot files at the top of the home configure shells and tools")
+		}
+		for _, d := range homeProtected {
+			if in([]string{filepath.Join(home, d)}) {
+				return fmt.Errorf("~/%s configures programs that run with your rights", d)
+			}
+		}
+		for _, d := range settingsDirs {
+			settings = append(settings, filepath.Join(home, d))
+		}
+	}
+	if s.cfg.CohortHome != "" {
+		settings = append(settings, s.cfg.CohortHome)
+	}
+	for _, w := range p.Writable {
+		for _, d := range settingsDirs {
+			settings = append(settings, filepath.Join(w, d))
+		}
+	}
+	for _, d := range settings {
+		if !in([]string{d}) {
+			continue
+		}
+		name := filepath.Base(path)
+		if filepath.Dir(path) != d && filepath.Dir(path) != mustReal(d) {
+			return errors.New("it is in a folder of a settings directory (agents, commands, skills, hooks)")
+		}
+		if ext := filepath.Ext(name); ext == ".json" || ext == ".md" || strings.HasPrefix(name, "settings") || strings.HasPrefix(name, ".") {
+			return errors.New("it is a settings, memory or credentials file")
+		}
+	}
+	return nil
+}
+
+func mustReal(d string) string {
+	if r, err := filepath.EvalSymlinks(d); err == nil {
+		return r
+	}
+	return d
+}
+
+// LauncherGranting is Launcher for the writing profile with the given
+// files writable too (Grant): a hook and the output files its command
+// names. A file Grant refuses is left out.
+func (s *Sandbox) LauncherGranting(ctx context.Context, cwd string, files []string) (proc.Launcher, error) {
+	var ok []string
+	for _, f := range files {
+		if r, err := s.Grant(cwd, f); err == nil {
+			addOnce(&ok, r)
+		}
+	}
+	if len(ok) == 0 || s.cfg.Unconfined {
+		return s.Launcher(ctx, cwd, Writing)
+	}
+	slices.Sort(ok)
+	return s.Launcher(ctx, cwd+"\x00"+strings.Join(ok, "\x00"), granting)
+}
+
+// grantedKey splits a granting profile's "directory" into the agent's
+// working directory and the files granted.
+func grantedKey(key string) (cwd string, files []string) {
+	parts := strings.Split(key, "\x00")
+	return parts[0], parts[1:]
+}
+
+// addFiles grants each of p.WritableFiles write and truncate, on the
+// file itself: opened with no link followed at the last step, it must be
+// a regular file, or it is left out (it changed since Cohort checked it).
+func addFiles(rs int, p *Policy, handled uint64) {
+	for _, f := range p.WritableFiles {
+		fd, err := unix.Open(f, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != nil {
+			continue
+		}
+		var st unix.Stat_t
+		if unix.Fstat(fd, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG {
+			_ = llAddPathRule(rs, (llWriteFile|llTruncate)&handled, fd)
+		}
+		unix.Close(fd)
+	}
+}
