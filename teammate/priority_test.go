@@ -104,8 +104,10 @@ func TestSendMessageNotifyWhenIdle(t *testing.T) {
 	dir := filepath.Join(f.cohortHome, "sessions")
 	f.l.cfg.SessionsDir = dir
 	got := make(chan sessionsock.Delivery, 4)
+	froms := make(chan string, 4)
 	ls, err := sessionsock.Listen(t.Context(), sessionsock.Config{Dir: dir, SessionID: "p",
 		Handler: func(ctx context.Context, m mailbox.Message) error {
+			froms <- m.From
 			got <- sessionsock.DeliveryFrom(ctx)
 			return nil
 		}})
@@ -128,6 +130,14 @@ func TestSendMessageNotifyWhenIdle(t *testing.T) {
 	}
 	if len(ds) != 1 || ds[0].NotifyIdle != filepath.Join(dir, "s.sock") || !ds[0].SubscribeOnly {
 		t.Errorf("the other session got %+v; want one subscription naming %s", ds, filepath.Join(dir, "s.sock"))
+	}
+	close(froms)
+	// Signed with an address the other session's model can answer, not
+	// "team-lead", which names nothing there.
+	for from := range froms {
+		if want := "uds:" + filepath.Join(dir, "s.sock"); from != want {
+			t.Errorf("the message is signed %q; want %q", from, want)
+		}
 	}
 	mu.Lock()
 	defer mu.Unlock()

@@ -336,6 +336,12 @@ func (t *sendTool) sendUDS(ctx context.Context, env *tool.Env, from string, in S
 			d.SubscribeOnly, text = true, "(asks to be told when this session is next idle)"
 		}
 	}
+	if from == team.LeadName && t.l.cfg.SessionsDir != "" && t.l.cfg.SessionID != "" {
+		// "team-lead" means nothing in another session (it has no such
+		// agent, and its model wasted a turn answering it): sign with
+		// this session's own address, which SendMessage accepts as to.
+		from = "uds:" + filepath.Join(t.l.cfg.SessionsDir, t.l.cfg.SessionID+".sock")
+	}
 	id, err := sessionsock.SendWith(ctx, path, mailbox.Message{From: from, Text: text, Summary: in.Summary}, d)
 	if err != nil {
 		return tool.Errorf("Could not deliver to %s: %v", in.To, err), nil
