@@ -78,9 +78,11 @@ func (c *Command) OutputTargets(home, project, cwd string) []string {
 // Grants are what the sandbox does with the files confined hooks name as
 // their output (Sandbox.Grant).
 type Grants interface {
-	// Grant makes path, a file a hook's command names as its output,
-	// writable for that hook's process tree, or says why not.
-	Grant(cwd, path string) (string, error)
+	// Grantable says why the sandbox would not make path, a file a
+	// hook's command names as its output, writable for that hook's
+	// process tree (nil if it would). It makes nothing: the file is made
+	// when the hook runs.
+	Grantable(cwd, path string) error
 }
 
 // OutputNotices are what the user is told once, at the start of a session
@@ -91,7 +93,7 @@ func (s *Set) OutputNotices(g Grants, home, project, cwd string) []string {
 	var out []string
 	for _, c := range s.commands(func(c *Command) bool { return !c.Unsandboxed }) {
 		for _, p := range c.OutputTargets(home, project, cwd) {
-			if _, err := g.Grant(cwd, p); err != nil {
+			if err := g.Grantable(cwd, p); err != nil {
 				out = append(out, fmt.Sprintf("the %s hook %q%s writes %s, which the sandbox does not let hooks write (%v): it runs without it", c.Event, c.Cmd, c.configuredAt(), p, err))
 			}
 		}

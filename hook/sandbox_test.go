@@ -20,8 +20,8 @@ type realSandbox struct{ sb *sandbox.Sandbox }
 func (r realSandbox) Launcher(ctx context.Context, cwd string, files []string) (proc.Launcher, error) {
 	return r.sb.LauncherGranting(ctx, cwd, files)
 }
-func (r realSandbox) Grant(cwd, path string) (string, error) { return r.sb.Grant(cwd, path) }
-func (r realSandbox) Env() []string                          { return r.sb.Env() }
+func (r realSandbox) Grantable(cwd, path string) error { return r.sb.Grantable(cwd, path) }
+func (r realSandbox) Env() []string                    { return r.sb.Env() }
 func (r realSandbox) Explain(out, cwd string) string {
 	return r.sb.ExplainFor(out, cwd, sandbox.Writing)
 }

@@ -32,7 +32,19 @@ var homeProtected = []string{".ssh", ".gnupg", ".config", ".local", ".aws", ".ku
 // dot files at the top of the home and the tool configuration folders
 // there (homeProtected), and whatever is not a regular file once
 // resolved.
-func (s *Sandbox) Grant(cwd, path string) (string, error) {
+// A path the writing profile lets the hook write already is "" with no
+// error: nothing to grant.
+func (s *Sandbox) Grant(cwd, path string) (string, error) { return s.grant(cwd, path, true) }
+
+// Grantable says why Grant would refuse path (nil if it would not),
+// without making a missing file: the start-up notices ask it for every
+// hook, including hooks that never run.
+func (s *Sandbox) Grantable(cwd, path string) error {
+	_, err := s.grant(cwd, path, false)
+	return err
+}
+
+func (s *Sandbox) grant(cwd, path string, create bool) (string, error) {
 	if s.cfg.Unconfined {
 		return path, nil
 	}
@@ -47,10 +59,22 @@ func (s *Sandbox) Grant(cwd, path string) (string, error) {
 	if err != nil {
 		return "", errors.New("its directory does not exist")
 	}
+	// In a folder the hook may write anyway (the project, the worktree,
+	// the temp dir): no grant, and nothing made. Making the file there
+	// would change what the hook sees (a hook that appends only to a log
+	// that exists would start to write).
+	if pol := s.policyFor(cwd, Writing); slices.ContainsFunc(pol.Writable, func(w string) bool {
+		return within(dir, w) || within(dir, mustReal(w))
+	}) {
+		return "", nil
+	}
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return "", errors.New("its directory is not a directory")
 	}
 	if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
+		if !create {
+			return path, nil
+		}
 		// The hook appends to it: make it now, empty, never through a
 		// link, so that a rule can name it.
 		fd, err := unix.Open(filepath.Join(dir, filepath.Base(path)), unix.O_WRONLY|unix.O_CREAT|unix.O_APPEND|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
@@ -154,7 +178,7 @@ func mustReal(d string) string {
 func (s *Sandbox) LauncherGranting(ctx context.Context, cwd string, files []string) (proc.Launcher, error) {
 	var ok []string
 	for _, f := range files {
-		if r, err := s.Grant(cwd, f); err == nil {
+		if r, err := s.Grant(cwd, f); err == nil && r != "" {
 			addOnce(&ok, r)
 		}
 	}

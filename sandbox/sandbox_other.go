@@ -40,6 +40,7 @@ func (s *Sandbox) WriteRefusal(string, string) string                         { 
 func (s *Sandbox) Close() error                                               { return nil }
 func (s *Sandbox) AllowWrite(...string) error                                 { return errUnavailable }
 func (s *Sandbox) Grant(string, string) (string, error)                       { return "", errUnavailable }
+func (s *Sandbox) Grantable(string, string) error                             { return errUnavailable }
 func (s *Sandbox) LauncherGranting(context.Context, string, []string) (proc.Launcher, error) {
 	return nil, errUnavailable
 }

@@ -63,7 +63,8 @@
 //     socket.
 //   - A private server does not outlive the process that started it. The
 //     session's first pane is a keeper (`sh -c`, polling `kill -0` once a
-//     second) that runs `tmux kill-server` when that process is gone, so a
+//     second) that, when that process is gone, gives the other panes up to
+//     10 s to end on their own and then runs `tmux kill-server`, so a
 //     SIGKILLed Cohort leaves no daemon behind holding its teammates'
 //     panes. The keeper is a pane like any other: Close stops it with the
 //     rest. Splits from the session split the keeper's pane.

@@ -224,13 +224,18 @@ func StartServer(ctx context.Context, cfg ServerConfig) (*Server, error) {
 }
 
 // keeperScript is the private session's first pane: it waits for the
-// process that started the server ($1) and then kills the server ($2 -S $3
-// kill-server). Close kills the server first when that process ends well;
-// the keeper is for when it does not (SIGKILL, a crash), when nothing of
-// ours is left to do it and the server, a daemon, would otherwise run on
-// with every teammate pane in it. It polls once a second: a pidfd is not
-// something a shell can wait on.
-const keeperScript = `while kill -0 "$1" 2>/dev/null; do sleep 1; done; exec "$2" -S "$3" kill-server`
+// process that started the server ($1), then gives the other panes'
+// programs up to keeperGrace seconds to end on their own (a teammate
+// whose lead is gone records why and leaves), and then kills the server
+// ($2 -S $3 kill-server). Close kills the server first when that process
+// ends well; the keeper is for when it does not (SIGKILL, a crash), when
+// nothing of ours is left to do it and the server, a daemon, would
+// otherwise run on with every teammate pane in it. It polls once a
+// second: a pidfd is not something a shell can wait on.
+const keeperScript = `while kill -0 "$1" 2>/dev/null; do sleep 1; done
+i=0
+while [ "$i" -lt 10 ] && [ "$("$2" -S "$3" list-panes -a -F '#{pane_dead}' 2>/dev/null | grep -c '^0')" -gt 1 ]; do sleep 1; i=$((i+1)); done
+exec "$2" -S "$3" kill-server`
 
 // newPrivate validates cfg and finds tmux.
 func newPrivate(ctx context.Context, cfg ServerConfig) (*Server, error) {

@@ -105,7 +105,7 @@ func (h hookSandbox) Launcher(ctx context.Context, cwd string, files []string) (
 	return h.sb.LauncherGranting(ctx, cwd, files)
 }
 
-func (h hookSandbox) Grant(cwd, path string) (string, error) { return h.sb.Grant(cwd, path) }
+func (h hookSandbox) Grantable(cwd, path string) error { return h.sb.Grantable(cwd, path) }
 
 func (h hookSandbox) Env() []string { return h.sb.Env() }
 

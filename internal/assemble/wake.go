@@ -5,7 +5,7 @@ import (
 )
 
 // The wake: a session whose front end stays to show it (a terminal UI, a
-// --bg session, an SDK or stream-json session) starts a turn of its own
+// background session, an SDK or stream-json session) starts a turn of its own
 // when a message from another session reaches its idle lead, as
 // SendMessage promises ("or wake it when it is idle") and package
 // sessionsock's priorities describe. The front end only says it allows

@@ -132,8 +132,13 @@ func crashOnce(t *testing.T, bin string, delay time.Duration, tag, mode string) 
 			return slices.ContainsFunc(argv, func(a string) bool { return strings.HasPrefix(a, home+"/") && strings.HasSuffix(a, ".sock") })
 		})
 	}
-	if !clitest.WaitFor(5*time.Second, func() bool { return len(sleepers(all...)) == 0 && len(mates()) == 0 && len(tmuxes()) == 0 }) {
-		t.Errorf("Bash children %v, teammate processes %v and tmux processes %v outlived the killed lead by 5 s", sleepers(all...), mates(), tmuxes())
+	if !clitest.WaitFor(5*time.Second, func() bool { return len(sleepers(all...)) == 0 && len(mates()) == 0 }) {
+		t.Errorf("Bash children %v and teammate processes %v outlived the killed lead by 5 s", sleepers(all...), mates())
+	}
+	// The server's keeper gives teammate panes up to 10 s to leave on
+	// their own, then stops the server: 15 s covers both.
+	if !clitest.WaitFor(15*time.Second, func() bool { return len(tmuxes()) == 0 }) {
+		t.Errorf("tmux processes %v outlived the killed lead by 15 s", tmuxes())
 	}
 	var resumeErr strings.Builder
 	for _, prompt := range []string{"resume one", "resume two"} {
