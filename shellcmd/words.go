@@ -151,10 +151,8 @@ func sequenceLen(b *syntax.BraceExp) int {
 	return d + 1
 }
 
-// staticWord reports whether w's value is fixed by the text alone.
-func staticWord(w *syntax.Word) bool { return staticIn(w, nil) }
-
-// static is staticWord with the variables of Options.Vars known.
+// static reports whether w's value is fixed by the text alone, the
+// variables of Options.Vars known.
 func (a *analyzer) static(w *syntax.Word) bool { return staticIn(w, a.opts.Vars) }
 
 // environ is the environment words expand in: HOME and Options.Vars.
