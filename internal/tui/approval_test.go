@@ -255,6 +255,18 @@ func TestUnsandboxedCommandIsMarked(t *testing.T) {
 // taken, makes the next such command succeed in the real sandbox, and the
 // prompt after it no longer warns. A command aimed at Cohort's own home is
 // never offered the directory.
+// receive waits, up to the harness's deadline, for the next tool result.
+func receive(t *testing.T, results <-chan string) string {
+	t.Helper()
+	select {
+	case got := <-results:
+		return got
+	case <-time.After(deadline):
+		t.Fatal("no tool result reached the model")
+		return ""
+	}
+}
+
 func TestSandboxWouldBlockOffersThePath(t *testing.T) {
 	var outside, home string
 	results := make(chan string, 8)
@@ -280,7 +292,7 @@ func TestSandboxWouldBlockOffersThePath(t *testing.T) {
 	scr := w.waitFor("Permission", "⚠ the sandbox keeps commands from writing in", "let commands write in", "└ running…")
 	w.golden("permission-sandbox-blocks", costs.ReplaceAllString(scr, "$$N"))
 	w.key("1")
-	if got := <-results; !strings.Contains(got, "blocked by the sandbox") {
+	if got := receive(t, results); !strings.Contains(got, "blocked by the sandbox") {
 		t.Fatalf("the first mkdir was not blocked by the sandbox: %s", got)
 	}
 	if _, err := os.Stat(filepath.Join(outside, "first")); err == nil {
@@ -289,20 +301,22 @@ func TestSandboxWouldBlockOffersThePath(t *testing.T) {
 	// Approved with the offer: it runs.
 	w.waitFor("second/deeper", "let commands write in")
 	w.key("2")
-	if got := <-results; strings.Contains(got, "blocked") {
+	if got := receive(t, results); strings.Contains(got, "blocked") {
 		t.Fatalf("the second mkdir failed after the directory was allowed: %s", got)
 	}
 	waitFile(t, filepath.Join(outside, "second", "deeper"))
 	// The next prompt there has no warning: the directory is writable now.
-	scr = w.waitFor("third.txt")
+	// The call's line shows before its prompt does, so wait for the
+	// prompt's own words: a key sent earlier would go to the input box.
+	scr = w.waitFor("Permission", "third.txt", "1 Yes")
 	if strings.Contains(scr, "⚠") || strings.Contains(scr, "let commands write") {
 		t.Errorf("the prompt still warns after the directory was allowed:\n%s", scr)
 	}
 	w.key("1")
-	<-results
+	receive(t, results)
 	waitFile(t, filepath.Join(outside, "third.txt"))
 	// Cohort's home is never offered.
-	scr = w.waitFor(filepath.Join(".cohort", "evil"))
+	scr = w.waitFor("Permission", filepath.Join(".cohort", "evil"), "1 Yes")
 	if strings.Contains(scr, "let commands write") {
 		t.Errorf("the prompt offers to open Cohort's home:\n%s", scr)
 	}
