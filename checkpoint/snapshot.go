@@ -379,7 +379,7 @@ type largeAt struct {
 func statKey(fi fs.FileInfo) largeAt {
 	k := largeAt{size: fi.Size(), mtime: fi.ModTime().UnixNano(), mode: fi.Mode()}
 	if sys, ok := fi.Sys().(*syscall.Stat_t); ok {
-		k.ino, k.ctime = sys.Ino, sys.Ctim.Nano()
+		k.ino, k.ctime = sys.Ino, ctime(sys)
 	}
 	return k
 }
