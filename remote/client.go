@@ -21,8 +21,8 @@ import (
 // their progress, waits for their results and cancels them. Safe for
 // concurrent use; Close once.
 type Client struct {
-	nc     *nats.Conn
-	s      *setup
+	nc      *nats.Conn
+	s       *setup
 	signer  *Signer
 	workers WorkerKeys
 	report  func(jobID string, err error)

@@ -56,8 +56,8 @@ type WorkerConfig struct {
 	// replay and is dropped unrun. It is also the clock skew allowed
 	// between a lead and the server.
 	SubmitWindow time.Duration
-	Policy  Policy
-	Run     Runner
+	Policy       Policy
+	Run          Runner
 	// Concurrency is how many jobs run at once (default 1).
 	Concurrency int
 	// Dir is where job clones are made, one directory per job, removed

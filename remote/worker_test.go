@@ -33,7 +33,7 @@ type rig struct {
 	// rig starts is added.
 	workers *Keyring
 	client  *Client
-	repo   string
+	repo    string
 }
 
 func newRig(t *testing.T) *rig {
