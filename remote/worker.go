@@ -417,21 +417,23 @@ func (w *Worker) storedResult(ctx context.Context, id string, jobSig []byte) boo
 	if err != nil {
 		return false
 	}
-	if _, err := OpenResult(w, m.Data, id, jobSig); err != nil {
+	if _, err := OpenResult(selfAndPeers{w}, m.Data, id, jobSig); err != nil {
 		w.cfg.Log.Warn("a stored result of this job is not one a trusted worker made; running the job", "job", id, "err", err)
 		return false
 	}
 	return true
 }
 
-// Key makes a worker its own WorkerKeys for storedResult: itself, then
-// its Peers.
-func (w *Worker) Key(name string) (ed25519.PublicKey, bool) {
-	if name == w.cfg.Signer.Name() {
-		return w.cfg.Signer.key.Public().(ed25519.PublicKey), true
+// selfAndPeers are the workers whose stored results a worker believes:
+// itself, then its Peers.
+type selfAndPeers struct{ w *Worker }
+
+func (k selfAndPeers) Key(name string) (ed25519.PublicKey, bool) {
+	if s := k.w.cfg.Signer; name == s.Name() {
+		return s.key.Public().(ed25519.PublicKey), true
 	}
-	if w.cfg.Peers != nil {
-		return w.cfg.Peers.Key(name)
+	if k.w.cfg.Peers != nil {
+		return k.w.cfg.Peers.Key(name)
 	}
 	return nil, false
 }
