@@ -143,6 +143,20 @@ func expectReport(t *testing.T, reports chan string, id, want string) {
 	}
 }
 
+// storedResult is the message stored on job id's result subject.
+func (r *rig) storedResult(id string) []byte {
+	r.t.Helper()
+	st, err := r.client.s.js.Stream(r.t.Context(), r.client.s.n.resultStream)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	m, err := st.GetLastMsgForSubject(r.t.Context(), r.client.s.n.results+"."+id)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return m.Data
+}
+
 // sealedBy signs res as worker name's, whatever name its Worker field
 // ends up holding.
 func sealedBy(t *testing.T, name string, res Result) []byte {
@@ -190,17 +204,10 @@ func TestKeyattack2OlderResultReplayed(t *testing.T) {
 	r.worker("w1", committing(nil))
 	r.submit(r.job("k5"))
 	r.wait("k5")
-	st, err := r.client.s.js.Stream(t.Context(), r.client.s.n.resultStream)
-	if err != nil {
-		t.Fatal(err)
-	}
-	old, err := st.GetLastMsgForSubject(t.Context(), r.client.s.n.results+".k5")
-	if err != nil {
-		t.Fatal(err)
-	}
+	old := r.storedResult("k5")
 	reports := r.reports()
 	r.client.sigs["k6"] = []byte("the signature of a job k6 this lead sent")
-	if _, err := r.client.s.js.Publish(t.Context(), r.client.s.n.results+".k6", old.Data); err != nil {
+	if _, err := r.client.s.js.Publish(t.Context(), r.client.s.n.results+".k6", old); err != nil {
 		t.Fatal(err)
 	}
 	if got, err := r.client.Lookup(t.Context(), "k6"); got != nil || err != nil {
@@ -231,16 +238,8 @@ func TestKeyattack2ResultWithAlteredPatch(t *testing.T) {
 	r.worker("w1", committing(nil))
 	r.submit(r.job("k8"))
 	r.wait("k8")
-	st, err := r.client.s.js.Stream(t.Context(), r.client.s.n.resultStream)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := st.GetLastMsgForSubject(t.Context(), r.client.s.n.results+".k8")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var env Envelope
-	if err := json.Unmarshal(m.Data, &env); err != nil {
+	if err := json.Unmarshal(r.storedResult("k8"), &env); err != nil {
 		t.Fatal(err)
 	}
 	res, err := DecodeResult(env.Payload)

@@ -22,12 +22,7 @@ func TestAdmitRefusesTheLeadsName(t *testing.T) {
 	secret := NewJoinSecret()
 	sec, _ := decodeSecret(secret)
 	for _, name := range []string{LeadName, strings.ToUpper(LeadName)} {
-		c := keyClaim{Team: "t", Member: name, PublicKey: b64(evil.Public().(ed25519.PublicKey)), Machine: "evil"}
-		c.Proof = b64(c.mac(sec))
-		claim, _ := json.Marshal(c)
-		if _, err := a.kv.Put(t.Context(), ClaimKey(name), claim); err != nil {
-			t.Fatal(err)
-		}
+		putClaim(t, a, name, evil, sec)
 		ok, err := lead.Admit(t.Context(), "t", name, secret)
 		if ok || err == nil || !strings.Contains(err.Error(), "the lead's name") {
 			t.Fatalf("Admit(%q) = %v, %v: want a refusal naming the lead's name", name, ok, err)
@@ -37,13 +32,20 @@ func TestAdmitRefusesTheLeadsName(t *testing.T) {
 		}
 	}
 	// The same claim for a member is signed: the refusal is the name's.
-	c := keyClaim{Team: "t", Member: "erin", PublicKey: b64(evil.Public().(ed25519.PublicKey)), Machine: "m"}
-	c.Proof = b64(c.mac(sec))
-	claim, _ := json.Marshal(c)
-	if _, err := a.kv.Put(t.Context(), ClaimKey("erin"), claim); err != nil {
-		t.Fatal(err)
-	}
+	putClaim(t, a, "erin", evil, sec)
 	if ok, err := lead.Admit(t.Context(), "t", "erin", secret); !ok || err != nil {
 		t.Fatalf("Admit(erin) = %v, %v: want it signed", ok, err)
+	}
+}
+
+// putClaim writes a claim of key for member in team t, proved with the
+// join secret sec, as anyone who may write the bucket can.
+func putClaim(t *testing.T, a *attacker, member string, key ed25519.PrivateKey, sec []byte) {
+	t.Helper()
+	c := keyClaim{Team: "t", Member: member, PublicKey: b64(key.Public().(ed25519.PublicKey)), Machine: "m"}
+	c.Proof = b64(c.mac(sec))
+	claim, _ := json.Marshal(c)
+	if _, err := a.kv.Put(t.Context(), ClaimKey(member), claim); err != nil {
+		t.Fatal(err)
 	}
 }
