@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/cohort-dev/cohort/internal/atomicfile"
@@ -199,6 +200,9 @@ func (s *Store) ClaimKey(ctx context.Context, team, member, secret string) error
 // with another secret (an older spawn's, or a forger's) is an error and
 // is not signed; call again until the member's own claim is there.
 func (s *Store) Admit(ctx context.Context, team, member, secret string) (bool, error) {
+	if strings.EqualFold(member, LeadName) {
+		return false, fmt.Errorf("team %q: %q is the lead's name: no member key is ever signed for it (the lead's key is its own, pinned by every member)", team, member)
+	}
 	sec, err := decodeSecret(secret)
 	if err != nil {
 		return false, fmt.Errorf("team %q: member %q: %w", team, member, err)
