@@ -1,0 +1,174 @@
+package jsmail
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cohort-dev/cohort/mailbox"
+)
+
+// Variants of keyattack2's deaf inbox (D1) and replays after the server
+// forgot (J3, J4): the stream and consumer changed under a live inbox,
+// and replays arriving before or after the member's restart.
+
+// TestAConsumerDeletedTwiceIsMadeAnewTwice: alice's consumer is deleted
+// under her open inbox, twice; each time the lead's next message reaches
+// her, and nothing is reported lost.
+func TestAConsumerDeletedTwiceIsMadeAnewTwice(t *testing.T) {
+	f := newFixture(t, Config{CheckInterval: time.Hour}, []string{"team-lead"}, "alice")
+	in := f.open(t, "alice")
+	s, err := rawJS(t, f).Stream(t.Context(), f.tr.names.stream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		if err := s.DeleteConsumer(t.Context(), consumerName("alice")); err != nil {
+			t.Fatalf("deletion %d: %v", i+1, err)
+		}
+		heardWithin(t, f, in, 10*time.Second, "her consumer was deleted")
+		if err := in.Ack(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if p := f.pr.all(); len(p) != 0 {
+		t.Errorf("reports %v, want none: nothing was lost", p)
+	}
+}
+
+// TestADuplicateWindowShortenedOnALiveStream: the stream is not deleted,
+// only its duplicate window shortened to 1 s under alice's open inbox;
+// nothing is said to the consumer, so only the periodic check can see
+// it. The inbox refuses it, gives up its lease and tells the lead (a
+// message from alice in the lead's inbox).
+func TestADuplicateWindowShortenedOnALiveStream(t *testing.T) {
+	f := newFixture(t, Config{CheckInterval: 100 * time.Millisecond}, []string{"team-lead", "alice"}, "alice", "team-lead")
+	in := f.open(t, "alice")
+	next(t, in, f.send(t, mailbox.Message{From: "team-lead", To: "alice", Text: "before"}), "the first message")
+	info, err := f.tr.stream.Info(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := info.Config
+	cfg.Duplicates = time.Second
+	if _, err := rawJS(t, f).UpdateStream(t.Context(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	refusedAndFreed(t, f, in, "keeps message ids for duplicates 1s")
+	if n, err := f.tr.Pending(t.Context(), "team-lead"); err != nil || n != 1 {
+		t.Fatalf("the lead's inbox holds %d (%v), want alice's report", n, err)
+	}
+}
+
+// TestAStreamDeletedUnderALiveInboxIsMadeAnew: the team's stream is
+// deleted and not made again; alice's open inbox makes it as Open does,
+// says what was lost, and hears the lead's next message.
+func TestAStreamDeletedUnderALiveInboxIsMadeAnew(t *testing.T) {
+	f := newFixture(t, Config{CheckInterval: 100 * time.Millisecond}, []string{"team-lead"}, "alice")
+	in := f.open(t, "alice")
+	next(t, in, f.send(t, mailbox.Message{From: "team-lead", To: "alice", Text: "before"}), "the first message")
+	if err := rawJS(t, f).DeleteStream(t.Context(), f.tr.names.stream); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range f.pr.wait(t, 1) {
+		if !strings.Contains(p.Reason, "was deleted under the open inbox: made anew") {
+			t.Fatalf("report %q, want the stream made anew", p.Reason)
+		}
+	}
+	heardWithin(t, f, in, 10*time.Second, "the stream was deleted")
+}
+
+// TestAConsumerChangedUnderALiveInbox: the attacker points alice's
+// consumer at the dead letters; the periodic check finds it and makes it
+// as it must be.
+func TestAConsumerChangedUnderALiveInbox(t *testing.T) {
+	f := newFixture(t, Config{CheckInterval: 100 * time.Millisecond}, []string{"team-lead"}, "alice")
+	in := f.open(t, "alice")
+	cfg := f.tr.consumerConfig("alice")
+	cfg.FilterSubject = f.tr.deadLetter("alice")
+	s, err := rawJS(t, f).Stream(t.Context(), f.tr.names.stream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.UpdateConsumer(t.Context(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	heardWithin(t, f, in, 10*time.Second, "her consumer was pointed elsewhere")
+}
+
+// TestKeyattack2ReplayToTheLiveInboxAfterTheStreamIsMadeAnew: as J3, but
+// alice is not respawned: her open inbox makes its consumer anew on the
+// new stream, and the replay reaches that same inbox.
+func TestKeyattack2ReplayToTheLiveInboxAfterTheStreamIsMadeAnew(t *testing.T) {
+	f, in, w := takenShutdown(t)
+	remakeStream(t, f)
+	replay(t, f, w, true)
+	next(t, in, f.send(t, mailbox.Message{From: "team-lead", To: "alice", Text: "marker"}), "a replay to the live inbox after the stream was made anew")
+}
+
+// TestKeyattack2ReplayBeforeTheRespawnAfterTheStreamIsMadeAnew: alice
+// is gone when the stream is made anew and the request replayed; the
+// replay waits in the stream for the respawned alice, who must drop it.
+func TestKeyattack2ReplayBeforeTheRespawnAfterTheStreamIsMadeAnew(t *testing.T) {
+	f, in, w := takenShutdown(t)
+	if err := in.Close(); err != nil {
+		t.Fatal(err)
+	}
+	remakeStream(t, f)
+	replay(t, f, w, true)
+	again := f.open(t, "alice")
+	next(t, again, f.send(t, mailbox.Message{From: "team-lead", To: "alice", Text: "marker"}), "a replay stored before the respawn")
+}
+
+// TestKeyattack2ReplayBeforeTheRespawnAfterAServerRestart: J4 with the
+// replay stored while alice is gone.
+func TestKeyattack2ReplayBeforeTheRespawnAfterAServerRestart(t *testing.T) {
+	f, in, w := takenShutdown(t)
+	if err := in.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.srv.Restart()
+	replay(t, f, w, true)
+	again := f.open(t, "alice")
+	next(t, again, f.send(t, mailbox.Message{From: "team-lead", To: "alice", Text: "marker"}), "a replay stored before the respawn")
+}
+
+// TestARespawnAfterAServerRestartGetsWhatWasNotRecorded: at-least-once
+// still holds with the seen-id record: alice takes a message and does not
+// acknowledge it (never recorded), the server restarts, the acknowledged
+// request is replayed; the respawned alice gets the unrecorded message,
+// then the marker, and not the replay.
+func TestARespawnAfterAServerRestartGetsWhatWasNotRecorded(t *testing.T) {
+	f, in, w := takenShutdown(t)
+	held := f.send(t, mailbox.Message{From: "team-lead", To: "alice", Text: "taken, not recorded"})
+	if got := receive(t, in, 1); got[0].ID != held.ID {
+		t.Fatalf("alice got %+v, want %s", got[0], held.ID)
+	}
+	if err := in.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.srv.Restart()
+	again := f.open(t, "alice")
+	replay(t, f, w, true)
+	next(t, again, held, "the unrecorded message after a restart")
+	next(t, again, f.send(t, mailbox.Message{From: "team-lead", To: "alice", Text: "marker"}), "a replay after a server restart")
+}
+
+// remakeStream deletes the team's stream and makes it again with the
+// same configuration, as an attacker with the server's API can.
+func remakeStream(t *testing.T, f *fixture) {
+	t.Helper()
+	js := rawJS(t, f)
+	s, err := js.Stream(t.Context(), f.tr.names.stream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := s.CachedInfo().Config
+	if err := js.DeleteStream(t.Context(), cfg.Name); err != nil {
+		t.Fatal(err)
+	}
+	// An open inbox may make it first (with this configuration).
+	if _, err := js.CreateOrUpdateStream(t.Context(), cfg); err != nil {
+		t.Fatal(err)
+	}
+}
