@@ -45,8 +45,8 @@ type Inbox struct {
 // ErrDeaf is what Read and Receive of an inbox that can no longer hear
 // return (wrapped with why): its consumer or stream is gone or changed and
 // could not be made as it must be. It gave up its lease; open the inbox
-// again (respawn its owner).
-var ErrDeaf = errors.New("the inbox can no longer receive")
+// again (respawn its owner). It is mailbox.ErrDeaf.
+var ErrDeaf = mailbox.ErrDeaf
 
 var _ mailbox.Inbox = (*Inbox)(nil)
 
