@@ -106,12 +106,15 @@
 //     s) it asks the server whether its consumer and the stream are the
 //     ones it made, as it made them (filter, acknowledgement, creation
 //     time; the stream's retention, subjects and duplicate window). A
-//     consumer changed or made by someone else is made anew; a stream
-//     deleted is made anew as Open makes it, reporting that what it held
-//     unacknowledged is lost. A stream that exists but is not as it must
+//     consumer deleted, changed or made by someone else is made anew and
+//     reported (nothing is lost: what it held unacknowledged comes
+//     again); a stream deleted is made anew as Open makes it, reporting
+//     that what it held unacknowledged is lost. A stream that exists but is not as it must
 //     be (a duplicate window shortened, a stream made anew by someone
 //     with another shape), or a consumer that cannot be made again within
-//     Config.LeaseTTL (the time a dead process holds the lease), makes
+//     Config.LeaseTTL of the server answering (the time a dead process
+//     holds the lease; while no server answers at all the inbox waits, as
+//     its lease runs out on its own), makes
 //     the inbox fail: Read and Receive return ErrDeaf with why, the
 //     lease is deleted at once so the owner can be respawned, and the
 //     problem is reported through Config.OnProblem and, when this process

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cohort-dev/cohort/mailbox"
@@ -28,6 +29,7 @@ type Inbox struct {
 	resetters  sync.WaitGroup     // the watcher
 	consumeCtx jetstream.ConsumeContext
 	created    [2]time.Time // the stream's and the consumer's, as start made them
+	lost       atomic.Value // string: what the consumer handler or check found changed, for restore's report
 
 	seenMu sync.Mutex
 	seen   *seenLog // acknowledged ids, on disk (seen.go)
@@ -144,6 +146,9 @@ func (in *Inbox) start(ctx context.Context) error {
 		jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
 			// A deleted consumer ends Consume (nats.go): make it anew at
 			// once. So do a new leader and missed heartbeats (below).
+			if errors.Is(err, jetstream.ErrConsumerDeleted) || errors.Is(err, jetstream.ErrConsumerNotFound) {
+				in.lost.Store(fmt.Sprintf("the inbox's consumer %s was deleted, not by the inbox", consumerName(in.agent)))
+			}
 			if errors.Is(err, jetstream.ErrConsumerDeleted) || errors.Is(err, jetstream.ErrConsumerNotFound) ||
 				errors.Is(err, jetstream.ErrBadRequest) ||
 				errors.Is(err, jetstream.ErrConsumerLeadershipChanged) || errors.Is(err, jetstream.ErrNoHeartbeat) {
@@ -195,10 +200,13 @@ func (in *Inbox) watch(ctx context.Context) {
 			if err == nil || ctx.Err() != nil {
 				continue
 			}
-			in.t.cfg.Logger.Debug("mailbox check", "agent", in.agent, "err", err)
+			in.lost.Store(err.Error())
 		}
 		if !in.restore(ctx) {
 			return
+		}
+		if why, _ := in.lost.Swap("").(string); why != "" {
+			in.problem(fmt.Sprintf("%s: made anew; what it held unacknowledged comes again", why))
 		}
 	}
 }
@@ -249,6 +257,11 @@ func (in *Inbox) restore(ctx context.Context) bool {
 		cancel()
 		if err == nil || ctx.Err() != nil {
 			return err == nil
+		}
+		if !in.t.cfg.Conn.IsConnected() {
+			// No server answers: the lease runs out on its own, and the
+			// time to give up starts once one answers again.
+			deadline = time.Now().Add(in.t.cfg.LeaseTTL)
 		}
 		if errors.Is(err, errStreamChanged) || !time.Now().Before(deadline) {
 			in.fail(err)
