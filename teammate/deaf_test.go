@@ -17,14 +17,12 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// TestATeammateWhoseInboxGoesDeafEnds: mid-turn, someone with the
-// server's API deletes the team's stream and makes it again with a 1 s
-// duplicate window. The teammate's inbox refuses it and gives up (jsmail,
-// mailbox.ErrDeaf); nothing could reach the teammate any more (not a
-// shutdown request), so its Run ends with that error rather than working
-// on deaf.
-func TestATeammateWhoseInboxGoesDeafEnds(t *testing.T) {
-	srv := natstest.Start(t)
+// endlessTeammate starts carl, a teammate on "another machine" (a Store
+// of its own) of a lead whose team is on the NATS server at url, with the
+// Config change sets, and returns once carl is in a turn that lasts until
+// it is cancelled; done gets Run's result.
+func endlessTeammate(t *testing.T, url string, change func(*Config)) (*fixture, *Loop, <-chan error) {
+	t.Helper()
 	inTurn := make(chan struct{})
 	var once sync.Once
 	policy := func(q *fakeapi.Request) fakeapi.Reply {
@@ -34,7 +32,7 @@ func TestATeammateWhoseInboxGoesDeafEnds(t *testing.T) {
 		}
 		return fakeapi.TextReply("ok")
 	}
-	f := newFixtureLead(t, policy, func(c *LeadConfig) { c.NATS = srv.URL() })
+	f := newFixtureLead(t, policy, func(c *LeadConfig) { c.NATS = url })
 	m, err := f.store.AddMember(t.Context(), "t", team.MemberSpec{Name: "carl", AgentType: "general-purpose", Prompt: "endless job"})
 	if err != nil {
 		t.Fatal(err)
@@ -43,17 +41,31 @@ func TestATeammateWhoseInboxGoesDeafEnds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer store.Close()
+	t.Cleanup(store.Close)
 	gp, _ := f.rt.Catalog().Get(agentdef.GeneralPurpose)
-	tm, err := Start(t.Context(), Config{Team: "t", Member: m, Store: store, Runtime: f.rt, Def: gp,
+	cfg := Config{Team: "t", Member: m, Store: store, Runtime: f.rt, Def: gp,
 		Checker: f.checker.ForChild(""), Heartbeat: 20 * time.Millisecond, LeadModel: "claude-sonnet-5-5",
-		Getenv: func(string) string { return "" }})
+		Getenv: func(string) string { return "" }}
+	change(&cfg)
+	tm, err := Start(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
 	go func() { done <- tm.Run(t.Context()) }()
 	<-inTurn
+	return f, tm, done
+}
+
+// TestATeammateWhoseInboxGoesDeafEnds: mid-turn, someone with the
+// server's API deletes the team's stream and makes it again with a 1 s
+// duplicate window. The teammate's inbox refuses it and gives up (jsmail,
+// mailbox.ErrDeaf); nothing could reach the teammate any more (not a
+// shutdown request), so its Run ends with that error rather than working
+// on deaf.
+func TestATeammateWhoseInboxGoesDeafEnds(t *testing.T) {
+	srv := natstest.Start(t)
+	_, _, done := endlessTeammate(t, srv.URL(), func(*Config) {})
 	nc, err := nats.Connect(srv.URL())
 	if err != nil {
 		t.Fatal(err)

@@ -48,18 +48,7 @@ func respawned(t *testing.T, f *fixture, in mailbox.Inbox) mailbox.Inbox {
 // her.
 func TestKeyattack2ReplayAfterTheStreamIsMadeAnew(t *testing.T) {
 	f, in, w := takenShutdown(t)
-	js := rawJS(t, f)
-	info, err := js.Stream(t.Context(), f.tr.names.stream)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := info.CachedInfo().Config
-	if err := js.DeleteStream(t.Context(), cfg.Name); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := js.CreateStream(t.Context(), cfg); err != nil {
-		t.Fatal(err)
-	}
+	remakeStream(t, f)
 	again := respawned(t, f, in)
 	replay(t, f, w, true)
 	next(t, again, f.send(t, mailbox.Message{From: "team-lead", To: "alice", Text: "marker"}), "a replay after the stream was made anew")
