@@ -2,6 +2,7 @@ package jsmail
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -189,5 +190,40 @@ func remakeStream(t *testing.T, f *fixture) {
 	// An open inbox may make it first (with this configuration).
 	if _, err := js.CreateOrUpdateStream(t.Context(), cfg); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestALeaseDeletedUnderALiveInbox: the attacker deletes alice's lease
+// and opens her inbox a second time. Two consumers of one inbox would
+// each get messages, so the first, finding its consumer made anew by the
+// second and the lease not its own, fails (ErrDeaf) and the lead's next
+// message reaches the second only.
+func TestALeaseDeletedUnderALiveInbox(t *testing.T) {
+	f := newFixture(t, Config{CheckInterval: time.Hour}, []string{"team-lead"}, "alice")
+	first := f.open(t, "alice")
+	if err := f.tr.leases.Delete(t.Context(), "alice"); err != nil {
+		t.Fatal(err)
+	}
+	second := f.open(t, "alice")
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	if _, err := first.Receive(ctx); !errors.Is(err, ErrDeaf) || !strings.Contains(err.Error(), "another consumer") {
+		t.Fatalf("the first alice's Receive: %v, want ErrDeaf naming another consumer", err)
+	}
+	next(t, second, f.send(t, mailbox.Message{From: "team-lead", To: "alice", Text: "to the second"}), "the second consumer")
+}
+
+// TestALeaseDeletedIsTakenAgain: the lease deleted and no one else
+// opening the inbox: the inbox takes it again (reported), and a second
+// alice is refused as busy.
+func TestALeaseDeletedIsTakenAgain(t *testing.T) {
+	f := newFixture(t, Config{LeaseTTL: 600 * time.Millisecond}, []string{"team-lead"}, "alice")
+	f.open(t, "alice")
+	if err := f.tr.leases.Delete(t.Context(), "alice"); err != nil {
+		t.Fatal(err)
+	}
+	reported(t, f, "the inbox's lease was gone")
+	if _, err := f.tr.OpenInbox(t.Context(), "alice"); !errors.Is(err, mailbox.ErrReaderBusy) {
+		t.Fatalf("a second alice: %v, want ErrReaderBusy", err)
 	}
 }

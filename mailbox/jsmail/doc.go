@@ -45,7 +45,11 @@
 //     gives: OpenInbox creates a lease key in P_TEAM_T_READERS (a second
 //     consumer gets mailbox.ErrReaderBusy), renews it at a third of
 //     Config.LeaseTTL (15 s), and deletes it on Close; a consumer that
-//     dies without closing frees it when the TTL runs out. Holding the
+//     dies without closing frees it when the TTL runs out. A lease found
+//     gone (deleted by someone, or run out while no server answered) is
+//     taken again and reported; one found held by another consumer, at a
+//     renewal or before the consumer is made anew, fails the inbox
+//     (below), so two consumers never read one inbox for long. Holding the
 //     lease, OpenInbox deletes and recreates the durable consumer, so what
 //     a dead consumer held is redelivered at once rather than after an
 //     ack wait. The live consumer is never redelivered to (its ack wait

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cohort-dev/cohort/internal/clip"
 	"github.com/cohort-dev/cohort/mailbox"
 
 	"github.com/nats-io/nats.go"
@@ -30,6 +31,8 @@ type Inbox struct {
 	consumeCtx jetstream.ConsumeContext
 	created    [2]time.Time // the stream's and the consumer's, as start made them
 	lost       atomic.Value // string: what the consumer handler or check found changed, for restore's report
+	token      string       // the lease's value: this consumer
+	leaseLost  atomic.Value // error: another consumer holds the lease
 
 	seenMu sync.Mutex
 	seen   *seenLog // acknowledged ids, on disk (seen.go)
@@ -80,7 +83,7 @@ func (t *Transport) OpenInbox(ctx context.Context, agent string) (mailbox.Inbox,
 		return nil, fmt.Errorf("mailbox open %s: lease: %w", agent, err)
 	}
 	in := &Inbox{t: t, agent: agent, held: map[string]jetstream.Msg{}, recent: newRecent(t.cfg.DedupeWindow),
-		ready: make(chan struct{}), reset: make(chan struct{}, 1), dead: make(chan struct{})}
+		ready: make(chan struct{}), reset: make(chan struct{}, 1), dead: make(chan struct{}), token: token}
 	if in.seen, err = openSeen(t.cfg.StateDir, agent, t.cfg.DuplicateWindow); err == nil {
 		if err = in.start(ctx); err != nil {
 			in.seen.close()
@@ -253,7 +256,10 @@ func (in *Inbox) restore(ctx context.Context) bool {
 		cc.Stop()
 		<-cc.Closed()
 		actx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		err := in.start(actx)
+		err := in.ownsLease(actx)
+		if err == nil {
+			err = in.start(actx)
+		}
 		cancel()
 		if err == nil || ctx.Err() != nil {
 			return err == nil
@@ -263,7 +269,7 @@ func (in *Inbox) restore(ctx context.Context) bool {
 			// time to give up starts once one answers again.
 			deadline = time.Now().Add(in.t.cfg.LeaseTTL)
 		}
-		if errors.Is(err, errStreamChanged) || !time.Now().Before(deadline) {
+		if errors.Is(err, errStreamChanged) || in.leaseLost.Load() != nil || !time.Now().Before(deadline) {
 			in.fail(err)
 			return false
 		}
@@ -307,6 +313,9 @@ func (in *Inbox) fail(why error) {
 }
 
 // renew keeps the lease while the inbox is open, at a third of its TTL.
+// A lease found gone (deleted by someone, or expired while no server
+// answered) is taken again; one another consumer holds makes the inbox
+// fail (leaseLost): two consumers of one inbox would each get messages.
 func (in *Inbox) renew(ctx context.Context, rev uint64, token string) {
 	t := in.t
 	tick := time.NewTicker(t.cfg.LeaseTTL / 3)
@@ -325,11 +334,48 @@ func (in *Inbox) renew(ctx context.Context, rev uint64, token string) {
 			rev = r
 			continue
 		}
-		if ctx.Err() == nil {
-			t.cfg.OnProblem(mailbox.Problem{Agent: in.agent, Path: t.inbox(in.agent),
-				Reason: fmt.Sprintf("renewing the inbox's lease: %v", err)})
+		if ctx.Err() != nil {
+			continue
 		}
+		e, gerr := t.leases.Get(ctx, in.agent)
+		switch {
+		case errors.Is(gerr, jetstream.ErrKeyNotFound):
+			if r, cerr := t.leases.Create(ctx, in.agent, []byte(token)); cerr == nil {
+				rev = r
+				in.problem("the inbox's lease was gone (deleted by someone, or run out while no server answered): taken again")
+				continue
+			}
+		case gerr == nil && string(e.Value()) == token:
+			rev = e.Revision() // ours: an answer to an update was lost
+			continue
+		case gerr == nil:
+			in.leaseLost.Store(fmt.Errorf("another consumer (%s) holds the inbox's lease: its own lease was deleted or ran out",
+				clip.String(string(e.Value()), 120)))
+			in.restart()
+			continue
+		}
+		t.cfg.OnProblem(mailbox.Problem{Agent: in.agent, Path: t.inbox(in.agent),
+			Reason: fmt.Sprintf("renewing the inbox's lease: %v", err)})
 	}
+}
+
+// ownsLease checks, before the consumer is made anew, that no other
+// consumer took the inbox meanwhile (a lease gone is taken again by
+// renew: a transient error).
+func (in *Inbox) ownsLease(ctx context.Context) error {
+	if err, _ := in.leaseLost.Load().(error); err != nil {
+		return err
+	}
+	e, err := in.t.leases.Get(ctx, in.agent)
+	if err != nil {
+		return fmt.Errorf("the inbox's lease: %w", err)
+	}
+	if string(e.Value()) != in.token {
+		err := fmt.Errorf("another consumer (%s) holds the inbox's lease", clip.String(string(e.Value()), 120))
+		in.leaseLost.Store(err)
+		return err
+	}
+	return nil
 }
 
 // Agent names the inbox's owner.
@@ -398,8 +444,8 @@ func (in *Inbox) Read(ctx context.Context) ([]mailbox.Message, error) {
 	if in.closed {
 		return nil, mailbox.ErrClosed
 	}
-	if in.failed != nil && len(in.queue) == 0 {
-		return nil, in.failed
+	if in.failed != nil {
+		return nil, in.failed // what it queued comes to the next consumer
 	}
 	out := in.queue
 	in.queue = nil
