@@ -255,6 +255,9 @@ func (in *Inbox) restore(ctx context.Context) bool {
 		in.mu.Unlock()
 		cc.Stop()
 		<-cc.Closed()
+		if hook := in.t.testHookRestore.Load(); hook != nil {
+			(*hook)()
+		}
 		actx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		err := in.ownsLease(actx)
 		if err == nil {

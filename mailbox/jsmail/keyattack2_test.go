@@ -138,10 +138,9 @@ func TestKeyattack2ConsumerDeletedUnderALiveInbox(t *testing.T) {
 // the attacker deletes the stream under alice's open inbox and makes it
 // again with a duplicate window of 1 s. The inbox, making its consumer
 // anew, must refuse the shortened window and say so, not read on a
-// stream that no longer protects it from replays. (The inbox may make
-// the stream anew itself before the attacker does, so the attacker
-// creates or updates it: either way the window is 1 s and the periodic
-// check, every 100 ms here, or the restart finds it.)
+// stream that no longer protects it from replays. (The inbox would make
+// the stream anew itself at once; the test holds it until the
+// attacker's stream is in place.)
 func TestKeyattack2StreamMadeAnewWithAShortWindowUnderALiveInbox(t *testing.T) {
 	f := newFixture(t, Config{CheckInterval: 100 * time.Millisecond}, []string{"team-lead"}, "alice")
 	in := f.open(t, "alice")
@@ -152,13 +151,15 @@ func TestKeyattack2StreamMadeAnewWithAShortWindowUnderALiveInbox(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := info.Config
+	release := holdRestores(t, f)
 	if err := js.DeleteStream(t.Context(), cfg.Name); err != nil {
 		t.Fatal(err)
 	}
 	cfg.Duplicates = time.Second
-	if _, err := js.CreateOrUpdateStream(t.Context(), cfg); err != nil {
+	if _, err := js.CreateStream(t.Context(), cfg); err != nil {
 		t.Fatal(err)
 	}
+	release()
 	refusedAndFreed(t, f, in, "keeps message ids for duplicates 1s")
 }
 

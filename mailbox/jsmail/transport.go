@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cohort-dev/cohort/mailbox"
@@ -88,6 +89,10 @@ type Transport struct {
 
 	mu         sync.Mutex
 	registered map[string]bool
+
+	// testHookRestore, when set (tests), runs before an open inbox makes
+	// its consumer anew: a test holds it to change the stream unraced.
+	testHookRestore atomic.Pointer[func()]
 }
 
 var _ mailbox.Transport = (*Transport)(nil)
