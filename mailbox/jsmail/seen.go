@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/cohort-dev/cohort/internal/atomicfile"
+
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // seenLog is the durable record of the ids an inbox's owner acknowledged
@@ -155,4 +157,45 @@ func (s *seenLog) close() {
 	if s.f != nil {
 		s.f.Close()
 	}
+}
+
+// record writes the ids to the seen-id record before their Ack goes to
+// the server: an id acknowledged is never handed over again, whatever
+// the server forgets.
+func (in *Inbox) record(ids []string, msgs []jetstream.Msg) error {
+	es := make([]seenEntry, len(msgs))
+	for i, msg := range msgs {
+		if meta, err := msg.Metadata(); err == nil {
+			es[i].stored = meta.Timestamp
+		}
+		es[i].sent, _ = time.Parse(time.RFC3339Nano, msg.Headers().Get(HeaderSent))
+	}
+	in.seenMu.Lock()
+	defer in.seenMu.Unlock()
+	return in.seen.add(ids, es)
+}
+
+// recent is a bounded set of acknowledged ids, oldest dropped first.
+type recent struct {
+	ids  []string
+	set  map[string]bool
+	next int
+}
+
+func newRecent(n int) *recent { return &recent{ids: make([]string, 0, n), set: map[string]bool{}} }
+
+func (r *recent) has(id string) bool { return r.set[id] }
+
+func (r *recent) add(id string) {
+	if r.set[id] {
+		return
+	}
+	if len(r.ids) < cap(r.ids) {
+		r.ids = append(r.ids, id)
+	} else {
+		delete(r.set, r.ids[r.next])
+		r.ids[r.next] = id
+		r.next = (r.next + 1) % len(r.ids)
+	}
+	r.set[id] = true
 }
