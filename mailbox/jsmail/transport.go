@@ -238,6 +238,12 @@ func (t *Transport) checkStream(ctx context.Context) (time.Time, error) {
 		return time.Time{}, fmt.Errorf("%w: stream %s has retention %s on subjects %v, not %s on %v: someone made it anew: open the team again (jsmail.Open makes it as it must be)",
 			errStreamChanged, t.names.stream, c.Retention, c.Subjects, want.Retention, want.Subjects)
 	}
+	// Limits that drop messages no one acknowledged, or keep them where
+	// a restart loses them: "nothing lost" would not hold.
+	if c.MaxAge > 0 || c.MaxMsgs > 0 || c.MaxBytes > 0 || c.MaxMsgsPerSubject > 0 || c.Storage != want.Storage || c.Replicas < want.Replicas {
+		return time.Time{}, fmt.Errorf("%w: stream %s has max age %s, max messages %d, max bytes %d, max per subject %d, %s storage, %d replicas: it could drop or lose messages not yet taken; someone changed it: open the team again (jsmail.Open makes it with no limits, file storage, %d replicas)",
+			errStreamChanged, t.names.stream, c.MaxAge, c.MaxMsgs, c.MaxBytes, c.MaxMsgsPerSubject, c.Storage, c.Replicas, want.Replicas)
+	}
 	return info.Created, nil
 }
 
