@@ -65,8 +65,8 @@ func (s *Store) net(ctx context.Context, name, server string) (*netMailbox, erro
 	}
 	mc := s.cfg.Mailbox
 	tr, err := jsmail.Open(ctx, jsmail.Config{Conn: nc, Team: name, Lead: LeadName, Now: mc.Now, Replicas: s.cfg.Replicas,
-		Keys:      jsmail.NewFreshKeys(memberKeys{s: s, team: name, dir: s.keysDir(name)}),
-		OnProblem: mc.OnProblem, Logger: mc.Logger})
+		Keys:     jsmail.NewFreshKeys(memberKeys{s: s, team: name, dir: s.keysDir(name)}),
+		StateDir: filepath.Join(s.keysDir(name), "inbox-seen"), OnProblem: mc.OnProblem, Logger: mc.Logger})
 	if err != nil {
 		nc.Close()
 		return nil, fmt.Errorf("team %q: JetStream on %s: %w (is JetStream enabled on that server?)", name, server, err)
