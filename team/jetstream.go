@@ -88,7 +88,8 @@ func (s *Store) net(ctx context.Context, name, server string) (*netMailbox, erro
 		s.nets = map[string]*netMailbox{}
 	}
 	m := &netMailbox{server: server, nc: nc, tr: tr, state: state,
-		status: &kvBoard{kv: status, now: s.now, seen: map[string]seenRev{}}}
+		status: &kvBoard{kv: status, now: s.now, keys: memberKeys{s: s, team: name, dir: s.keysDir(name)},
+			seen: map[string]seenRev{}, accepted: map[string]acceptedStatus{}, last: map[string]int64{}}}
 	s.nets[name] = m
 	return m, nil
 }

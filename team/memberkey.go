@@ -94,11 +94,7 @@ type KeyGrant struct {
 	Signature  string `json:"signature,omitempty"`
 }
 
-func (g KeyGrant) signed() []byte {
-	g.Signature = ""
-	b, _ := json.Marshal(g)
-	return append([]byte(grantContext), b...)
-}
+func (g KeyGrant) unsigned() KeyGrant { g.Signature = ""; return g }
 
 // keyClaim is a member's request, from the machine it runs on, that the
 // lead sign its key; Proof is an HMAC-SHA256 with the spawn's join secret.
@@ -304,14 +300,13 @@ func (k memberKeys) leadPrivate() (ed25519.PrivateKey, bool) {
 
 // check verifies g as member's grant, signed by lead.
 func (k memberKeys) check(g KeyGrant, member string, lead ed25519.PublicKey) error {
-	sig, err := base64.StdEncoding.DecodeString(g.Signature)
 	switch {
-	case err != nil || !ed25519.Verify(lead, g.signed(), sig):
+	case !verifyValue(grantContext, g.unsigned(), g.Signature, lead):
 		return errors.New("it does not verify with the lead's key: someone who may write the team's bucket changed it")
 	case g.Team != k.team || g.Member != member:
 		return fmt.Errorf("it is signed for member %q of team %q, not this one", g.Member, g.Team)
 	}
-	_, err = decodePublicKey(k.team, member, g.PublicKey)
+	_, err := decodePublicKey(k.team, member, g.PublicKey)
 	return err
 }
 
@@ -474,7 +469,7 @@ func (k memberKeys) floor(member string, cur KeyGrant) uint64 {
 // grant signs g with the lead's key and records it here, then in the
 // bucket.
 func (k memberKeys) grant(ctx context.Context, lead ed25519.PrivateKey, g KeyGrant) error {
-	g.Signature = b64(ed25519.Sign(lead, g.signed()))
+	g.Signature = signValue(grantContext, g.unsigned(), lead)
 	data, _ := json.Marshal(g)
 	if err := os.MkdirAll(k.dir, 0o700); err != nil {
 		return err
