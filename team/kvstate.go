@@ -218,7 +218,8 @@ func (s *Store) tasksNet(name string, local Config) (*tasklist.List, error) {
 	if err != nil {
 		return nil, err
 	}
-	return tasklist.OpenKV(tasklist.KVConfig{Conn: m.nc, KV: m.state, Now: s.cfg.Now})
+	signer := &taskSigner{k: memberKeys{s: s, team: name, dir: s.keysDir(name)}, created: local.CreatedAt.UnixMilli()}
+	return tasklist.OpenKV(tasklist.KVConfig{Conn: m.nc, KV: m.state, Now: s.cfg.Now, Signer: signer})
 }
 
 // Join makes team name, led on another machine, known here: it reads the
