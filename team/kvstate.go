@@ -36,7 +36,7 @@ func openState(ctx context.Context, nc *nats.Conn, name string, replicas int) (j
 		return nil, err
 	}
 	kv, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
-		Bucket: StateBucket(name), Replicas: max(replicas, 1), Storage: jetstream.FileStorage,
+		Bucket: StateBucket(name), Replicas: max(replicas, 1), Storage: jetstream.FileStorage, History: stateHistory,
 		Description: "cohort team " + name + ": team file and task list",
 	})
 	if err != nil {

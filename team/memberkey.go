@@ -341,10 +341,6 @@ func (k memberKeys) current(ctx context.Context, member string) (KeyGrant, bool,
 	if err != nil {
 		return KeyGrant{}, false, err
 	}
-	loc, hasLocal, err := k.local(member, lead)
-	if err != nil {
-		return KeyGrant{}, false, err
-	}
 	m, err := k.netOf(ctx)
 	if err != nil {
 		return KeyGrant{}, false, err
@@ -352,6 +348,15 @@ func (k memberKeys) current(ctx context.Context, member string) (KeyGrant, bool,
 	e, err := kvcas.Get(ctx, m.nc, m.state, GrantKey(member))
 	if err != nil {
 		return KeyGrant{}, false, netErr{fmt.Errorf("team %q: %w", k.team, err)}
+	}
+	// Every grant written before this one has raised the generation
+	// accepted here first (grantwatch.go).
+	if err := m.grants.await(ctx, e.Revision); err != nil {
+		return KeyGrant{}, false, err
+	}
+	loc, hasLocal, err := k.local(member, lead)
+	if err != nil {
+		return KeyGrant{}, false, err
 	}
 	if e.Revision == 0 {
 		return loc, hasLocal, nil
@@ -381,8 +386,7 @@ func (k memberKeys) current(ctx context.Context, member string) (KeyGrant, bool,
 			where, g.Generation, loc.Generation, loc.Generation))
 		return loc, true, nil
 	case !hasLocal || g.Generation > loc.Generation:
-		data, _ := json.Marshal(g)
-		if err := atomicfile.Write(k.grantPath(member), data, 0o600); err != nil {
+		if err := k.raise(g, lead); err != nil {
 			return KeyGrant{}, false, err
 		}
 	}
@@ -443,11 +447,7 @@ func (s *Store) PinGrants(team string, grants []string) error {
 		if err := k.check(g, g.Member, lead); err != nil {
 			return fmt.Errorf("team %q: the spawn's key grant of %s is refused: %v", team, g.Member, err)
 		}
-		if loc, ok, err := k.local(g.Member, lead); err != nil || ok && loc.Generation >= g.Generation {
-			continue
-		}
-		data, _ := json.Marshal(g)
-		if err := atomicfile.Write(k.grantPath(g.Member), data, 0o600); err != nil {
+		if err := k.raise(g, lead); err != nil {
 			return err
 		}
 	}
