@@ -48,6 +48,9 @@ type Signer interface {
 	// (Open reported why). An error is a failure to check (the server
 	// could not be reached), not a verdict.
 	Open(ctx context.Context, id string, entry json.RawMessage, rev uint64) (task []byte, stands json.RawMessage, ok bool, err error)
+	// Stored tells that entry, from Seal, is now the bucket's (the
+	// write stands whatever Stored makes of it).
+	Stored(id string, entry json.RawMessage)
 }
 
 // OpenKV opens the task list kept in cfg.KV under cfg.Key: the whole list
@@ -146,7 +149,9 @@ func (k *kvList) read(ctx context.Context, now time.Time, fn func(*listState) er
 }
 
 func (k *kvList) mutate(ctx context.Context, now time.Time, fn func(*listState) error) error {
+	var sealed map[string]json.RawMessage // by the attempt that stored
 	_, conflicts, err := kvcas.Update(ctx, k.cfg.Conn, k.cfg.KV, k.cfg.Key, func(e kvcas.Entry) ([]byte, bool, error) {
+		sealed = map[string]json.RawMessage{}
 		st, doc, err := k.parse(ctx, e, now)
 		if err != nil {
 			return nil, false, err
@@ -171,6 +176,7 @@ func (k *kvList) mutate(ctx context.Context, now time.Time, fn func(*listState) 
 				if data, err = k.cfg.Signer.Seal(ctx, id, data, doc.Tasks[id]); err != nil {
 					return nil, false, fmt.Errorf("task #%s: %w", id, err)
 				}
+				sealed[id] = data
 			}
 			doc.Tasks[id] = data
 		}
@@ -180,6 +186,11 @@ func (k *kvList) mutate(ctx context.Context, now time.Time, fn func(*listState) 
 		data, err := json.Marshal(doc)
 		return data, true, err
 	})
+	if err == nil && k.cfg.Signer != nil {
+		for id, entry := range sealed {
+			k.cfg.Signer.Stored(id, entry)
+		}
+	}
 	if conflicts > 0 && k.cfg.OnConflict != nil {
 		k.cfg.OnConflict(conflicts)
 	}

@@ -59,13 +59,16 @@ import (
 //     (SpawnGrants; the worker takes them with PinGrants), so a machine
 //     that never read a member's latest generation still knows it: an
 //     attacker cannot roll a member back on a machine spawned after the
-//     respawn. What remains: a machine that took its spawn before the
-//     respawn and has not read the new grant since learns it only from
-//     the bucket; someone who may write the bucket AND holds the old
-//     private key can put the old entry back (or spoil the new one) before
-//     that machine reads it, and be heard there with the old key. Closing
-//     that needs the lead to tell every member of a respawn over a signed
-//     message, or NATS permissions on the bucket.
+//     respawn. A machine spawned before the respawn learns of it in
+//     order: it watches the grant entries from the moment it connects and
+//     trusts a grant read at a revision only once its watch passed that
+//     revision (grantwatch.go), so the new generation raised its floor
+//     before an earlier one put back is read. What remains: someone who
+//     may delete messages of the bucket's stream (not only write keys)
+//     AND holds the old private key can delete the new grant's message
+//     before a live machine's watch delivered it — moments after the
+//     respawn — and be heard there with the old key. Closing that needs
+//     NATS permissions on the bucket.
 
 // GrantKey is the key of member's signed key entry in the team's state
 // bucket (StateBucket).

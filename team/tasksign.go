@@ -74,10 +74,11 @@ type taskSigner struct {
 	k       memberKeys
 	created int64
 
-	mu   sync.Mutex
-	rev  uint64                // the list revision keys were looked up for
-	keys map[string]keyOrErr   // signers' keys in force at rev
-	acc  map[string]signedTask // keys/tasks.json, as last read or written
+	mu       sync.Mutex
+	rev      uint64                // the list revision keys were looked up for
+	keys     map[string]keyOrErr   // signers' keys in force at rev
+	acc      map[string]signedTask // keys/tasks.json, as last read or written
+	accStamp fileStamp             // its modification time and size then
 }
 
 type keyOrErr struct {
@@ -114,14 +115,23 @@ func (ts *taskSigner) acceptedPath() string { return filepath.Join(ts.k.dir, "ta
 
 // accepted are the task versions this machine accepted, by id, of this
 // team (an earlier team's of the same name count for nothing).
+// accepted reads keys/tasks.json again whenever it changed (another
+// list or process of this machine wrote it).
 func (ts *taskSigner) accepted() map[string]signedTask {
+	fi, err := os.Stat(ts.acceptedPath())
+	var stamp fileStamp
+	if err == nil {
+		stamp = fileStamp{fi.ModTime().UnixNano(), fi.Size()}
+	}
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
-	if ts.acc == nil {
-		ts.acc = ts.load()
+	if ts.acc == nil || stamp != ts.accStamp {
+		ts.acc, ts.accStamp = ts.load(), stamp
 	}
 	return ts.acc
 }
+
+type fileStamp struct{ mtime, size int64 }
 
 func (ts *taskSigner) load() map[string]signedTask {
 	out := map[string]signedTask{}
@@ -149,7 +159,7 @@ func (ts *taskSigner) accept(v signedTask) error {
 	}
 	acc[v.ID] = v
 	ts.mu.Lock()
-	ts.acc = acc
+	ts.acc, ts.accStamp = acc, fileStamp{} // read again, stamped, next time
 	ts.mu.Unlock()
 	data, _ := json.Marshal(acc)
 	if err := os.MkdirAll(ts.k.dir, 0o700); err != nil {
@@ -211,9 +221,18 @@ func (ts *taskSigner) Seal(ctx context.Context, id string, task []byte, prev jso
 	if acc, ok := ts.accepted()[id]; ok {
 		v.Seq = max(v.Seq, acc.Seq+1)
 	}
-	// Accepted here when read back: the compare-and-set may yet lose.
+	// Accepted here once stored (Stored): the compare-and-set may lose.
 	v.Signature = signValue(taskContext, v.unsigned(), key)
 	return json.Marshal(v)
+}
+
+// Stored accepts what this machine wrote; a failure to record it only
+// leaves the previous version as the floor here.
+func (ts *taskSigner) Stored(_ string, entry json.RawMessage) {
+	var v signedTask
+	if json.Unmarshal(entry, &v) == nil {
+		_ = ts.accept(v)
+	}
 }
 
 func (ts *taskSigner) Open(ctx context.Context, id string, entry json.RawMessage, rev uint64) ([]byte, json.RawMessage, bool, error) {
