@@ -114,9 +114,9 @@ var tasksMu sync.Mutex
 func (ts *taskSigner) acceptedPath() string { return filepath.Join(ts.k.dir, "tasks.json") }
 
 // accepted are the task versions this machine accepted, by id, of this
-// team (an earlier team's of the same name count for nothing).
-// accepted reads keys/tasks.json again whenever it changed (another
-// list or process of this machine wrote it).
+// team (an earlier team's of the same name count for nothing), read
+// again from keys/tasks.json whenever it changed (another list or process
+// of this machine wrote it). The map is never changed once returned.
 func (ts *taskSigner) accepted() map[string]signedTask {
 	fi, err := os.Stat(ts.acceptedPath())
 	var stamp fileStamp
