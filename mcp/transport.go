@@ -68,8 +68,17 @@ func dialStdio(ctx, procCtx context.Context, client *sdk.Client, spec Spec, o Op
 	for _, k := range slices.Sorted(maps.Keys(spec.Env)) {
 		env = append(env, k+"="+spec.Env[k])
 	}
+	var launcher proc.Launcher
+	if o.Launch != nil {
+		l, extra, err := o.Launch(ctx, spec, o.Dir, env)
+		if err != nil {
+			pw.Close()
+			return nil, fmt.Errorf("cannot start %s in the sandbox: %v; it is not started outside it", spec.Command, err)
+		}
+		launcher, env = l, append(env, extra...)
+	}
 	p, err := proc.Start(procCtx, proc.Command{Path: spec.Command, Args: spec.Args, Dir: o.Dir, Env: env,
-		StdinPipe: true, Stdout: pw, Stderr: errs, NewSession: true})
+		StdinPipe: true, Stdout: pw, Stderr: errs, NewSession: true, Launcher: launcher})
 	if err != nil {
 		pw.Close()
 		return nil, fmt.Errorf("cannot start %s: %v", spec.Command, err)
