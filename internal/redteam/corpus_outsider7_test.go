@@ -248,9 +248,12 @@ open("o7-loot-` + tag + `", "w").write("\n".join(got))
 
 // o7MCPIndirect: an approved project MCP server run as `python3 -m
 // tools.mcpsrv`, whose module a model of an earlier session rewrote (it
-// may write the project); this session starts it.
+// may write the project); this session starts it, in the sandbox.
+// Writes: the server writes its directory (the writing profile, as a
+// hook does), whatever the mode; outside, secrets and environments stay
+// closed to it.
 func o7MCPIndirect() *Attack {
-	return &Attack{Name: "o7-mcp-indirect", Class: "o7-mcp-indirect", Modes: []Mode{Default}, Where: []Location{Main}, Setup: func(e *Env) error {
+	return &Attack{Name: "o7-mcp-indirect", Class: "o7-mcp-indirect", Modes: []Mode{Default}, Where: []Location{Main}, Writes: true, Setup: func(e *Env) error {
 		if err := livedIn(e); err != nil {
 			return err
 		}
@@ -591,6 +594,8 @@ func TestO7(t *testing.T) {
 			t.Logf("KNOWN ESCAPE (REDTEAM_KNOWN=1 fails on it): %v\n%s", known, rec.report())
 			return
 		}
+		ran := o7Proved(r.attacks)
 		RunGroup(t, r.attacks, r.mode, r.loc)
+		ran(t)
 	})
 }
