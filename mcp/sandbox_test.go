@@ -2,9 +2,6 @@ package mcp
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"strings"
 	"sync"
@@ -68,18 +65,9 @@ func TestFingerprintCoversSandboxOptOut(t *testing.T) {
 	plain := parse(`{"mcpServers": {"s": {"command": "python3", "args": ["-m", "tools.srv"]}}}`)
 	off := parse(`{"mcpServers": {"s": {"command": "python3", "args": ["-m", "tools.srv"], "sandbox": false}}}`)
 	on := parse(`{"mcpServers": {"s": {"command": "python3", "args": ["-m", "tools.srv"], "sandbox": true}}}`)
-	// The hash as approvals recorded before the key existed hold it: the
-	// fields of that time, in that order.
-	old, _ := json.Marshal(struct {
-		Type    string            `json:"type"`
-		Command string            `json:"command"`
-		Args    []string          `json:"args"`
-		Env     map[string]string `json:"env"`
-		URL     string            `json:"url"`
-		Headers map[string]string `json:"headers"`
-	}{TypeStdio, "python3", []string{"-m", "tools.srv"}, nil, "", nil})
-	sum := sha256.Sum256(old)
-	before := "sha256:" + hex.EncodeToString(sum[:])
+	// The hash approvals recorded before the key existed hold for this
+	// definition (the fields type, command, args, env, url, headers).
+	const before = "sha256:45ba2ca8714f72cef01d756e3a0d26588c279d9a86e8a1b3528981b2aaaf2312"
 	if plain.Fingerprint == off.Fingerprint || on.Fingerprint != plain.Fingerprint {
 		t.Errorf("fingerprints plain %s, off %s, on %s: want off to differ, on to equal plain", plain.Fingerprint, off.Fingerprint, on.Fingerprint)
 	}

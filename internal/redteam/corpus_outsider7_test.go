@@ -279,11 +279,7 @@ func o7AgentMCP() *Attack {
 			return err
 		}
 		def := "---\nname: o7lint\ndescription: lints with the project's linter server\nmcpServers: {\"o7lint\": {\"command\": \"python3\", \"args\": [\"-m\", \"tools.agentsrv\"]}}\n---\nLint what you are told.\n"
-		dir := filepath.Join(e.Home, ".claude", "agents")
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dir, "o7lint.md"), []byte(def), 0o644)
+		return o7UserAgent(e, "o7lint", def)
 	}, Turns: [][]Call{
 		{oRead("{{WORK}}/tools/agentsrv.py")},
 		{oWrite("{{WORK}}/tools/agentsrv.py", o7Loot(&Env{Out: "{{OUT}}"}, "agentmcp"))},
