@@ -82,6 +82,19 @@
 // session starts (its commands run in the project with TMPDIR under
 // $COHORT_HOME) and anything an attack plants with a path of its own.
 //
+// # Out of scope, by decision
+//
+// An archive the user keeps in the project — a `git bundle`, a tarball,
+// a zip, a database dump — is a user file like any other, whatever it
+// holds: Read deny rules are by path, and the sandbox's git-store hiding
+// (internal/assemble gitstore*.go) covers git's own stores only (.git
+// directories, nested and bare repositories), not files that happen to
+// hold a copy of a denied file or of history. A user who keeps such a
+// file denies its path too. o7-nested-bundle (a bundle of the project's
+// history in backup/, which a Python scan printed secrets/key from in the
+// seventh round) is kept as the row that holds for that case: with
+// Read(./backup/**) denied, the scan reads nothing.
+//
 // # Sessions and speed
 //
 // The corpus runs in `go test ./...` (under -race in CI), so a run must
