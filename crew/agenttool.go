@@ -179,6 +179,9 @@ func (t *agentTool) spawnAgent(ctx context.Context, parent *Agent, env *tool.Env
 	if errRes != nil {
 		return *errRes, nil
 	}
+	if in.Isolation == "" && def != nil {
+		in.Isolation = def.Isolation // the definition's, when the call names none
+	}
 	if in.Isolation == "remote" {
 		return t.spawnRemote(ctx, parent, env, in, def)
 	}

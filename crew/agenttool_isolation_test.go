@@ -99,7 +99,7 @@ func newIsoRig(t *testing.T, ic isoConfig) *isoRig {
 	}
 	rt, err = New(Config{
 		GitSnapshot: snapshot,
-		Model:       model, Catalog: agentdef.NewCatalog(append(agentdef.BuiltIns(fs), delegator)), Flags: fs,
+		Model:       model, Catalog: agentdef.NewCatalog(append(agentdef.BuiltIns(fs), delegator, loner)), Flags: fs,
 		Tools: func(rt *Crew) []tool.Tool {
 			return withAgentTool(ic.mates, append(builtin.All(builtin.Config{}), rt.Workspaces().Tools()...)...)(rt)
 		},
@@ -358,6 +358,30 @@ func lastToolResultBlocks(q *fakeapi.Request) []string {
 		out = append(out, s)
 	}
 	return out
+}
+
+// loner is an agent type whose definition asks for a worktree of its own.
+var loner = &agentdef.Definition{Name: "loner", Description: "works in a worktree of its own", Isolation: "worktree",
+	Tools: []string{"Bash", "Read"}}
+
+// TestDefinitionsIsolationApplies: a definition's isolation: worktree
+// starts its agents in a worktree of their own when the Agent call names
+// none, as Claude Code does.
+func TestDefinitionsIsolationApplies(t *testing.T) {
+	var childCwd string
+	r := newIsoRig(t, isoConfig{policy: routes(map[string]func(*fakeapi.Request) fakeapi.Reply{
+		"LEAD:": turnScript(
+			reply(call("Agent", map[string]any{"description": "alone", "prompt": "CHILD: look", "subagent_type": "loner"})),
+			say("ok")),
+		"CHILD:": turnScript(func(q *fakeapi.Request) fakeapi.Reply {
+			childCwd = cwdOf(q)
+			return fakeapi.TextReply("looked")
+		}),
+	})})
+	r.send("LEAD: go")
+	if childCwd == "" || childCwd == r.dir || !strings.HasPrefix(filepath.Base(childCwd), "alone-") {
+		t.Fatalf("the loner worked in %q, not in a worktree of its own (the lead's is %s)", childCwd, r.dir)
+	}
 }
 
 func TestCleanIsolatedAgentLeavesNoWorktree(t *testing.T) {
