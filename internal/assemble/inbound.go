@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cohort-dev/cohort/crew"
 	"github.com/cohort-dev/cohort/engine"
 	"github.com/cohort-dev/cohort/mailbox"
 	"github.com/cohort-dev/cohort/sessionorigin"
@@ -167,6 +168,25 @@ func (s *Session) startDrive() {
 	s.inbound.mu.Lock()
 	defer s.inbound.mu.Unlock()
 	s.inbound.driving, s.inbound.unread = true, false
+}
+
+// lastLook ends a one-shot session's drive that found nothing more to
+// do, closing its inbox in the same step: under the lock enqueueInbound
+// holds, either a message reached the lead's queue since the drive last
+// looked (it is returned, and the drive reads it) or none did and every
+// later one is refused (errAnswered). A message is read or refused, never
+// accepted and dropped. Other sessions get nil: they stay open.
+func (s *Session) lastLook() []engine.Part {
+	s.inbound.mu.Lock()
+	defer s.inbound.mu.Unlock()
+	if !s.Plan.Session.StopAfterRun || s.inbound.wake != nil {
+		return nil
+	}
+	if q := s.lead.Queue(); q.Len() > 0 {
+		return crew.QueueParts(q.Take())
+	}
+	s.inbound.answered = true
+	return nil
 }
 
 func (s *Session) endDrive(state string) {
