@@ -65,7 +65,9 @@ func newSession(ctx context.Context, cfg Config, disposable bool) (*Session, err
 	}
 	s := &Session{cfg: cfg, parts: parts, out: out, mode: string(parts.DefaultMode())}
 	out.setLead(parts.LeadID())
-	parts.SetWake(cfg.Wake != nil, func(ctx context.Context) { cfg.Wake(s.serve(ctx, true, parts.WakeDue, func(t context.Context, o string) Event { return s.turn(t, "", o) })) })
+	parts.SetWake(cfg.Wake != nil, func(ctx context.Context) {
+		cfg.Wake(s.serve(ctx, true, parts.WakeDue, func(t context.Context, o string) Event { return s.turn(t, "", o) }))
+	})
 	s.ctl.opening = parts.StartSource()
 	s.out.push(s.initEvent())
 	return s, nil
