@@ -153,17 +153,7 @@ func readFile(t *testing.T, path string) string {
 func TestCustomCommandExpands(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	logs := filepath.Join(e.dir, "logs")
-	for _, d := range []string{logs, filepath.Join(e.dir, ".claude", "commands")} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for name, body := range map[string]string{"greet": "---\ndescription: Greet\n---\nSay hello to $ARGUMENTS.", "deploy": "Deploy now."} {
-		if err := os.WriteFile(filepath.Join(e.dir, ".claude", "commands", name+".md"), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	logs := commandProject(t, e, "---\ndescription: Greet\n---\nSay hello to $ARGUMENTS.")
 	settings := `{"hooks": {"UserPromptExpansion": [
 	{"hooks": [{"type": "command", "command": "cat >> ` + logs + `/expand; echo >> ` + logs + `/expand; echo 'Greet them warmly.'"}]},
 	{"matcher": "deploy", "hooks": [{"type": "command", "command": "echo 'no deploys on Friday' >&2; exit 2"}]}],
@@ -226,17 +216,7 @@ func TestCustomCommandExpands(t *testing.T) {
 func TestTypedAheadCommandExpands(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	logs := filepath.Join(e.dir, "logs")
-	for _, d := range []string{logs, filepath.Join(e.dir, ".claude", "commands")} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for name, body := range map[string]string{"greet": "Say hello to $ARGUMENTS.", "deploy": "Deploy now."} {
-		if err := os.WriteFile(filepath.Join(e.dir, ".claude", "commands", name+".md"), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	logs := commandProject(t, e, "Say hello to $ARGUMENTS.")
 	settings := `{"hooks": {"UserPromptExpansion": [
 	{"hooks": [{"type": "command", "command": "cat >> ` + logs + `/expand; echo >> ` + logs + `/expand"}]},
 	{"matcher": "deploy", "hooks": [{"type": "command", "command": "echo 'no deploys on Friday' >&2; exit 2"}]}]}}`
@@ -287,4 +267,22 @@ func TestTypedAheadCommandExpands(t *testing.T) {
 			t.Errorf("UserPromptExpansion %s = %v, want %q", k, in[k], want)
 		}
 	}
+}
+
+// commandProject gives e's project the custom commands greet (greet's
+// body) and deploy, and returns a directory for the hooks' logs.
+func commandProject(t *testing.T, e *env, greet string) string {
+	t.Helper()
+	logs := filepath.Join(e.dir, "logs")
+	for _, d := range []string{logs, filepath.Join(e.dir, ".claude", "commands")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, body := range map[string]string{"greet": greet, "deploy": "Deploy now."} {
+		if err := os.WriteFile(filepath.Join(e.dir, ".claude", "commands", name+".md"), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return logs
 }
