@@ -160,7 +160,7 @@ func TestNotifyWhenIdleWaitsForTheMessage(t *testing.T) {
 	w.next(t, "the message")
 	select {
 	case n := <-notices:
-		if !strings.Contains(n, "uds:"+sock) || !strings.Contains(n, "is idle") {
+		if !strings.Contains(n, "uds:"+sock) || !strings.Contains(n, "has read your message and is idle") {
 			t.Errorf("notice %q", n)
 		}
 	case <-time.After(30 * time.Second):
