@@ -61,7 +61,7 @@ type Config struct {
 	// goroutines at once.
 	CanUseTool func(ctx context.Context, req PermissionRequest) (Decision, error) `json:"-"`
 	// Wake, when set, lets another session's message start a turn of the idle lead: the session calls Wake, from a goroutine of its own, with that
-	// Run (on what waits; ErrBusy at once when a Run began first and reads it), which Wake reads to its end. Unset: it waits for the next Run.
+	// Run (on what waits; ErrBusy at once, and no turn, when a Run began first or has already read it), which Wake reads to its end. Unset: it waits for the next Run.
 	Wake func(run iter.Seq2[Event, error]) `json:"-"`
 
 	// Hooks run in this program, beside the settings' hook commands, with

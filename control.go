@@ -33,8 +33,7 @@ func (s *Session) Send(text string) error {
 	if s.cfg.Role.IsTeammate() {
 		return errors.New("cohort: Send: a teammate session takes its input from its mailbox")
 	}
-	s.parts.Send(text)
-	return nil
+	return s.parts.Send(text)
 }
 
 // Pending returns what Send queued that the lead has not read yet, and
@@ -225,7 +224,7 @@ type RewindReport = checkpoint.Report
 // Rewind rewinds the session's files, stopping its background agents and
 // teammates first; ErrBusy while a Run is going.
 func (s *Session) Rewind(ctx context.Context, r RewindRequest) (*RewindReport, error) {
-	ctx, _, err := s.ctl.begin(ctx, false)
+	ctx, _, err := s.ctl.begin(ctx, false, nil)
 	if err != nil {
 		return nil, err
 	}

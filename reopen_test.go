@@ -153,17 +153,7 @@ func readFile(t *testing.T, path string) string {
 func TestCustomCommandExpands(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	logs := filepath.Join(e.dir, "logs")
-	for _, d := range []string{logs, filepath.Join(e.dir, ".claude", "commands")} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for name, body := range map[string]string{"greet": "---\ndescription: Greet\n---\nSay hello to $ARGUMENTS.", "deploy": "Deploy now."} {
-		if err := os.WriteFile(filepath.Join(e.dir, ".claude", "commands", name+".md"), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	logs := commandProject(t, e, "---\ndescription: Greet\n---\nSay hello to $ARGUMENTS.")
 	settings := `{"hooks": {"UserPromptExpansion": [
 	{"hooks": [{"type": "command", "command": "cat >> ` + logs + `/expand; echo >> ` + logs + `/expand; echo 'Greet them warmly.'"}]},
 	{"matcher": "deploy", "hooks": [{"type": "command", "command": "echo 'no deploys on Friday' >&2; exit 2"}]}],
@@ -182,9 +172,9 @@ func TestCustomCommandExpands(t *testing.T) {
 	s := e.open(e.config())
 	collect(t, s, "/greet the whole team")
 	mu.Lock()
-	if len(got) != 1 || !strings.Contains(got[0], "Say hello to the whole team.") || !strings.Contains(got[0], "Greet them warmly.") ||
-		strings.Contains(got[0], "/greet") {
-		t.Errorf("the model read %q, want the command's text with the hook's context", got)
+	tags := "<command-message>greet</command-message>\n<command-name>/greet</command-name>\n<command-args>the whole team</command-args>"
+	if len(got) != 1 || !strings.Contains(got[0], tags+"\nSay hello to the whole team.") || !strings.Contains(got[0], "Greet them warmly.") {
+		t.Errorf("the model read %q, want Claude Code's tags of the typed command, its text, and the hook's context", got)
 	}
 	mu.Unlock()
 	var in map[string]any
@@ -216,4 +206,83 @@ func TestCustomCommandExpands(t *testing.T) {
 	if len(got) != 1 {
 		t.Errorf("a blocked command reached the model: %q", got)
 	}
+}
+
+// TestTypedAheadCommandExpands: a custom command typed while the lead
+// works (Send) fires UserPromptExpansion with the fields of one typed
+// while idle, and the lead reads it expanded, tagged as Claude Code tags
+// a typed command; a hook that blocks it refuses the typing with its
+// reason, and the model never reads it (issue 38).
+func TestTypedAheadCommandExpands(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	logs := commandProject(t, e, "Say hello to $ARGUMENTS.")
+	settings := `{"hooks": {"UserPromptExpansion": [
+	{"hooks": [{"type": "command", "command": "cat >> ` + logs + `/expand; echo >> ` + logs + `/expand"}]},
+	{"matcher": "deploy", "hooks": [{"type": "command", "command": "echo 'no deploys on Friday' >&2; exit 2"}]}]}}`
+	if err := os.WriteFile(filepath.Join(e.dir, ".claude", "settings.json"), []byte(settings), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g := newGate()
+	var mu sync.Mutex
+	var later []string
+	e.rt.on("work a while", func(r *fakeapi.Request) fakeapi.Reply {
+		if r.Turn() == 0 {
+			if !g.wait(r) {
+				return fakeapi.TextReply("cancelled")
+			}
+			return fakeapi.TextReply("worked")
+		}
+		mu.Lock()
+		later = append(later, r.LastUserText())
+		mu.Unlock()
+		return fakeapi.TextReply("greeted")
+	})
+	s := e.open(e.config())
+	done := make(chan []Event, 1)
+	go func() { done <- collect(t, s, "work a while") }()
+	g.await(t)
+	if err := s.Send("/greet the team"); err != nil {
+		t.Fatalf("typing a command ahead: %v", err)
+	}
+	if err := s.Send("/deploy"); err == nil || !strings.Contains(err.Error(), "no deploys on Friday") {
+		t.Errorf("a typed-ahead command a hook blocks: %v; want refused with the hook's reason", err)
+	}
+	close(g.open)
+	<-done
+	mu.Lock()
+	tags := "<command-message>greet</command-message>\n<command-name>/greet</command-name>\n<command-args>the team</command-args>"
+	if len(later) != 1 || !strings.Contains(later[0], tags+"\n\nSay hello to the team.") || strings.Contains(later[0], "Deploy now") {
+		t.Errorf("the lead read %q; want the typed command tagged and expanded, and no blocked command", later)
+	}
+	mu.Unlock()
+	var in map[string]any
+	first, _, _ := strings.Cut(readFile(t, filepath.Join(logs, "expand")), "\n")
+	if err := json.Unmarshal([]byte(first), &in); err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range map[string]string{"hook_event_name": "UserPromptExpansion", "expansion_type": "slash_command",
+		"command_name": "greet", "command_args": "the team", "command_source": "projectSettings", "prompt": "/greet the team"} {
+		if in[k] != want {
+			t.Errorf("UserPromptExpansion %s = %v, want %q", k, in[k], want)
+		}
+	}
+}
+
+// commandProject gives e's project the custom commands greet (greet's
+// body) and deploy, and returns a directory for the hooks' logs.
+func commandProject(t *testing.T, e *env, greet string) string {
+	t.Helper()
+	logs := filepath.Join(e.dir, "logs")
+	for _, d := range []string{logs, filepath.Join(e.dir, ".claude", "commands")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, body := range map[string]string{"greet": greet, "deploy": "Deploy now."} {
+		if err := os.WriteFile(filepath.Join(e.dir, ".claude", "commands", name+".md"), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return logs
 }

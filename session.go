@@ -65,7 +65,9 @@ func newSession(ctx context.Context, cfg Config, disposable bool) (*Session, err
 	}
 	s := &Session{cfg: cfg, parts: parts, out: out, mode: string(parts.DefaultMode())}
 	out.setLead(parts.LeadID())
-	parts.SetWake(cfg.Wake != nil, func(ctx context.Context) { cfg.Wake(s.Run(ctx, "")) })
+	parts.SetWake(cfg.Wake != nil, func(ctx context.Context) {
+		cfg.Wake(s.serve(ctx, true, parts.WakeDue, func(t context.Context, o string) Event { return s.turn(t, "", o) }))
+	})
 	s.ctl.opening = parts.StartSource()
 	s.out.push(s.initEvent())
 	return s, nil
@@ -94,15 +96,15 @@ type control struct {
 	driver  sync.WaitGroup
 }
 
-// begin starts a Run: ErrClosed or ErrBusy, else the turn's context and
-// how its prompt opens.
-func (c *control) begin(ctx context.Context, opens bool) (context.Context, string, error) {
+// begin starts a Run: ErrClosed or ErrBusy (also when due, if set, says
+// the work is no longer due), else the turn's context and how its prompt opens.
+func (c *control) begin(ctx context.Context, opens bool, due func() bool) (context.Context, string, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
 		return nil, "", ErrClosed
 	}
-	if c.running {
+	if c.running || (due != nil && !due()) {
 		return nil, "", ErrBusy
 	}
 	turn, cancel := context.WithCancelCause(ctx)
@@ -172,7 +174,7 @@ func (s *Session) Run(ctx context.Context, prompt string) iter.Seq2[Event, error
 			yield(Event{}, errors.New("cohort: a teammate session works on its team's prompt; call Run with an empty prompt"))
 		}
 	}
-	return s.serve(ctx, true, func(turn context.Context, opening string) Event {
+	return s.serve(ctx, true, nil, func(turn context.Context, opening string) Event {
 		return s.turn(turn, prompt, opening)
 	})
 }
@@ -180,10 +182,11 @@ func (s *Session) Run(ctx context.Context, prompt string) iter.Seq2[Event, error
 // serve runs work (a turn, a dream) as the session's one piece of work at
 // a time and yields every event of the session until work is done, then
 // work's result. opens says whether work takes the opening of the
-// conversation (a prompt does; a dream leaves it for the next prompt).
-func (s *Session) serve(ctx context.Context, opens bool, work func(ctx context.Context, opening string) Event) iter.Seq2[Event, error] {
+// conversation (a prompt does; a dream leaves it for the next prompt); due
+// (a wake's) refuses it with ErrBusy at its start when no longer due.
+func (s *Session) serve(ctx context.Context, opens bool, due func() bool, work func(ctx context.Context, opening string) Event) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
-		turn, opening, err := s.ctl.begin(ctx, opens)
+		turn, opening, err := s.ctl.begin(ctx, opens, due)
 		if err != nil {
 			yield(Event{}, err)
 			return

@@ -2,6 +2,7 @@ package cohort
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"iter"
 	"os"
@@ -159,7 +160,7 @@ func TestNotifyWhenIdleWaitsForTheMessage(t *testing.T) {
 	w.next(t, "the message")
 	select {
 	case n := <-notices:
-		if !strings.Contains(n, "uds:"+sock) || !strings.Contains(n, "is idle") {
+		if !strings.Contains(n, "uds:"+sock) || !strings.Contains(n, "has read your message and is idle") {
 			t.Errorf("notice %q", n)
 		}
 	case <-time.After(30 * time.Second):
@@ -184,5 +185,118 @@ func TestPrintModeRefusesMessagesOnceAnswered(t *testing.T) {
 	_, err := sessionsock.SendWith(t.Context(), sock, mailbox.Message{From: "peer", Text: "too late"}, sessionsock.Delivery{})
 	if err == nil || !strings.Contains(err.Error(), "print mode") || !strings.Contains(err.Error(), "not delivered") {
 		t.Errorf("a message to a print-mode session that has answered: %v", err)
+	}
+}
+
+// TestPrintModeReadsAMessageThatComesAsItEnds: a message that reaches a
+// print-mode session after its drive has last looked at the queue, but
+// before it has closed, is read by that drive: the model gets it and
+// answers. It is never accepted and then dropped (issue 38). The test
+// holds the window open with the drive's test hook, not a sleep.
+func TestPrintModeReadsAMessageThatComesAsItEnds(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	read := make(chan string, 1)
+	e.rt.on("answer, then end", func(r *fakeapi.Request) fakeapi.Reply {
+		if got := r.LastUserText(); strings.Contains(got, "LATE-NOTE") {
+			read <- got
+			return fakeapi.TextReply("read the late note")
+		}
+		return fakeapi.TextReply("done")
+	})
+	cfg := e.config()
+	cfg.Home = shortHome(t, "late")
+	cfg.StopAfterRun = true
+	s := e.open(cfg)
+	sock := filepath.Join(cfg.Home, "sessions", s.ID()+".sock")
+	sent := make(chan error, 1)
+	var once sync.Once
+	s.parts.TestHookLastLook = func() {
+		once.Do(func() {
+			_, err := sessionsock.SendWith(t.Context(), sock, mailbox.Message{From: "peer", Text: "LATE-NOTE check the build"}, sessionsock.Delivery{})
+			sent <- err
+		})
+	}
+	evs := collect(t, s, "answer, then end")
+	if err := <-sent; err != nil {
+		t.Fatalf("the message came before the session had answered, so it must be read, but it was refused: %v", err)
+	}
+	select {
+	case got := <-read:
+		if !strings.Contains(got, "LATE-NOTE") {
+			t.Errorf("the model read %q", got)
+		}
+	default:
+		t.Fatalf("the message was accepted and never read: the run ended with %+v", last(evs))
+	}
+	if r := last(evs); r.IsError || r.Result != "read the late note" {
+		t.Errorf("the run's result %+v; want the answer to the late note", r)
+	}
+	if _, err := sessionsock.SendWith(t.Context(), sock, mailbox.Message{From: "peer", Text: "after the end"}, sessionsock.Delivery{}); err == nil || !strings.Contains(err.Error(), "not delivered") {
+		t.Errorf("a message after the answer: %v; want refused", err)
+	}
+}
+
+// TestAWakeWhoseMessageWasReadIsNoTurn: when the person's own Run reads
+// the waiting message between the wake's decision and the start of its
+// Run, the wake's Run is no turn at all: ErrBusy at once, no events,
+// never an empty turn with a result (issue 38). The test's Wake holds
+// the window open: it waits before reading its Run.
+func TestAWakeWhoseMessageWasReadIsNoTurn(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	read := make(chan string, 2)
+	e.rt.on("NOTE-early", func(r *fakeapi.Request) fakeapi.Reply {
+		b, _ := json.Marshal(r.Messages)
+		read <- string(b)
+		return fakeapi.TextReply("read both")
+	})
+	cfg := e.config()
+	cfg.Home = shortHome(t, "empty")
+	handed, release := make(chan struct{}, 1), make(chan struct{})
+	type outcome struct {
+		evs []Event
+		err error
+	}
+	got := make(chan outcome, 1)
+	cfg.Wake = func(run iter.Seq2[Event, error]) {
+		handed <- struct{}{}
+		<-release
+		var o outcome
+		for ev, err := range run {
+			if err != nil {
+				o.err = err
+				break
+			}
+			o.evs = append(o.evs, ev)
+		}
+		got <- o
+	}
+	s := e.open(cfg)
+	var opened sync.Once
+	t.Cleanup(func() { opened.Do(func() { close(release) }) }) // before the session's Close, on any failure
+	sock := filepath.Join(cfg.Home, "sessions", s.ID()+".sock")
+	if _, err := sessionsock.SendWith(t.Context(), sock, mailbox.Message{From: "peer", Text: "NOTE-early look at this"}, sessionsock.Delivery{}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-handed:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the message started no wake")
+	}
+	if r := last(collect(t, s, "typed by the person")); r.IsError || r.Result != "read both" {
+		t.Fatalf("the person's Run: %+v", r)
+	}
+	if first := <-read; !strings.Contains(first, "NOTE-early") || !strings.Contains(first, "typed by the person") {
+		t.Fatalf("the person's Run did not read the waiting message: %q", first)
+	}
+	opened.Do(func() { close(release) })
+	select {
+	case o := <-got:
+		if !errors.Is(o.err, ErrBusy) || len(o.evs) != 0 {
+			t.Errorf("the wake's Run after its message was read: %d events (%+v), error %v; want ErrBusy and no events", len(o.evs), o.evs, o.err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the wake's Run did not end")
 	}
 }

@@ -30,7 +30,7 @@ type WorkflowRequest struct {
 // the script's return value and the cost per phase (IsError when the
 // script failed, with the line it failed at).
 func (s *Session) RunWorkflow(ctx context.Context, req WorkflowRequest) iter.Seq2[Event, error] {
-	return s.serve(ctx, false, func(ctx context.Context, _ string) Event {
+	return s.serve(ctx, false, nil, func(ctx context.Context, _ string) Event {
 		start := time.Now()
 		st, err := s.parts.Workflow(ctx, req.Script, req.Args, req.Resume)
 		r := taskResult(st, err, "workflow run "+st.ID)
@@ -45,7 +45,7 @@ func (s *Session) RunWorkflow(ctx context.Context, req WorkflowRequest) iter.Seq
 // for the dream; breaking out of the loop or cancelling ctx stops it (the
 // lock is rolled back). Like Run, one at a time.
 func (s *Session) Dream(ctx context.Context) iter.Seq2[Event, error] {
-	return s.serve(ctx, false, func(ctx context.Context, _ string) Event {
+	return s.serve(ctx, false, nil, func(ctx context.Context, _ string) Event {
 		start := time.Now()
 		st, err := s.parts.Dream(ctx)
 		r := taskResult(st, err, "the consolidation")

@@ -117,7 +117,9 @@ func toolNames(ts []tool.Tool) []string {
 	return names
 }
 
-// environment renders a's environment details.
+// environment renders a's environment details. Its tools are those the
+// model can call now: a tool offered on demand (package toolsearch) is
+// listed in ToolSearch's description, as one to load first, not here.
 func (rt *Crew) environment(info tool.Caller, tools []tool.Tool) prompt.Environment {
 	env := rt.cfg.Environment
 	env.Cwd = info.Cwd
@@ -125,7 +127,9 @@ func (rt *Crew) environment(info tool.Caller, tools []tool.Tool) prompt.Environm
 	env.Model = info.Model
 	env.Tools = nil
 	for _, t := range tools {
-		env.Tools = append(env.Tools, t.Def().Name)
+		if def := t.Def(); !def.Defer {
+			env.Tools = append(env.Tools, def.Name)
+		}
 	}
 	return env
 }

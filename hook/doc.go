@@ -178,8 +178,9 @@
 //     Code 2.1.332 sent them in -p (recorded run "expand"). Block refuses
 //     the prompt; additionalContext (or plain stdout) joins it. Claude
 //     Code's other kind, mcp_prompt, has no trigger: Cohort expands no
-//     MCP prompt. Text typed into a running turn is expanded by the
-//     terminal UI without the hook (it is read by the lead as it is).
+//     MCP prompt. A command typed into a running turn fires it too, when
+//     typed (Expansion.Typed: the running prompt's prompt_id, no
+//     UserPromptSubmit after it), whichever front end typed it.
 //   - SessionStart with source compact fires for the lead after PostCompact,
 //     when its conversation was compacted; the compacted conversation
 //     opens with the lead's memory again (the summary replaced the first

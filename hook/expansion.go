@@ -10,6 +10,9 @@ type Expansion struct {
 	Name, Args, Source string
 	// Prompt is the prompt as typed ("/name args").
 	Prompt string
+	// Typed says it was typed ahead into a running turn: it starts no
+	// prompt (the turn's prompt_id stays) and no UserPromptSubmit follows.
+	Typed bool
 }
 
 // ExpandSlashCommand is the expansion_type of a custom slash command
@@ -24,13 +27,15 @@ func (s *Scope) UserPromptExpansion(ctx context.Context, e Expansion) Outcome {
 	if s == nil {
 		return Outcome{}
 	}
-	// The prompt starts here (its UserPromptSubmit keeps the id).
-	s.r.NewPrompt()
-	s.r.expanded.Store(true)
+	if !e.Typed {
+		// The prompt starts here (its UserPromptSubmit keeps the id).
+		s.r.NewPrompt()
+		s.r.expanded.Store(true)
+	}
 	args := e.Args
 	out := s.Fire(ctx, Input{HookEventName: UserPromptExpansion, ExpansionType: ExpandSlashCommand,
 		CommandName: e.Name, CommandArgs: &args, CommandSource: e.Source, Prompt: e.Prompt})
-	if out.Block || out.Stop {
+	if (out.Block || out.Stop) && !e.Typed {
 		s.r.expanded.Store(false)
 	}
 	return out

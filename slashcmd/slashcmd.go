@@ -19,6 +19,17 @@
 //     without it gets the arguments appended as their own paragraph.
 //   - The hook's command_source is "projectSettings", the source Claude
 //     Code gives a command read from the project's .claude/commands.
+//   - The model reads what was typed, tagged, before the command's text
+//     (Tags): "<command-message>name</command-message>",
+//     "<command-name>/name</command-name>" and, with arguments,
+//     "<command-args>args</command-args>", one per line, as Claude Code
+//     writes a typed command into the user message and its transcript.
+//     Users' hooks, transcript readers and prompts look for this shape, so
+//     Cohort keeps it rather than sending the bare text. The tags are one
+//     text block and the command's text another.
+//   - A command typed while the lead works (typed ahead) is expanded when
+//     it is typed, after its UserPromptExpansion hooks, as one typed while
+//     idle; a hook that blocks it refuses the typing with its reason.
 package slashcmd
 
 import (
@@ -46,6 +57,16 @@ type Command struct {
 	// Path is the file it was read from; Source where that is
 	// (SourceProject).
 	Path, Source string
+}
+
+// Tags is how the model reads the command typed with args, before the
+// command's text (see the package doc).
+func (c Command) Tags(args string) string {
+	t := "<command-message>" + c.Name + "</command-message>\n<command-name>/" + c.Name + "</command-name>"
+	if args != "" {
+		t += "\n<command-args>" + args + "</command-args>"
+	}
+	return t
 }
 
 // Expand is the prompt the command becomes with args.

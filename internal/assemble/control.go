@@ -135,15 +135,26 @@ func (s *Session) StatusLine() string {
 }
 
 // Send queues text for the lead, as typing ahead does: the lead reads it
-// at its next tool-result boundary, or with the next prompt. False
-// without a lead (a teammate session reads its mailbox).
-func (s *Session) Send(text string) bool {
+// at its next tool-result boundary, or with the next prompt. A text that
+// names one of the project's custom commands is expanded now, after its
+// UserPromptExpansion hooks, as a prompt is (expand): a hook that blocks
+// it refuses it with an error. An error without a lead (a teammate
+// session reads its mailbox).
+func (s *Session) Send(text string) error {
 	if s.lead == nil {
-		return false
+		return errors.New("cohort: Send: a teammate session takes its input from its mailbox")
+	}
+	prompt, extra, err := s.expand(context.Background(), s.hookScope(s.lead), text, true)
+	if err != nil {
+		return fmt.Errorf("cohort: %w", err)
+	}
+	if b := hookContextBlock(extra); b != nil {
+		prompt = append(prompt, b.Text)
 	}
 	id := s.typed.add(text)
-	s.lead.Queue().Enqueue(task.Item{Kind: task.ItemUserPrompt, Text: text}.OnAck(func() { s.typed.read(id) }))
-	return true
+	item := task.Item{Kind: task.ItemUserPrompt, Text: strings.Join(prompt, "\n\n")}
+	s.lead.Queue().Enqueue(item.OnAck(func() { s.typed.read(id) }))
+	return nil
 }
 
 // Pending is what Send queued that the lead has not read yet, and what it

@@ -67,17 +67,17 @@ func (s *Session) drive(ctx context.Context, text, opening string) (int, *engine
 		s.instructionsLoaded(ctx, scope, hook.LoadSessionStart)
 		started = hookContextBlock(start.Context)
 	}
-	prompt, expanded := "", []string(nil)
+	var prompt, expanded []string
 	if !wake {
 		var err error
-		if prompt, expanded, err = s.expand(ctx, scope, text); err != nil {
+		if prompt, expanded, err = s.expand(ctx, scope, text, false); err != nil {
 			return 0, nil, err
 		}
 	}
 	switch {
 	case opening != "":
 		opened = len(s.lead.Opening())
-		content = userBlocks(s.lead.Opening(), prompt)
+		content = userBlocks(s.lead.Opening(), prompt...)
 		if started != nil {
 			content = append(content, *started)
 		}
@@ -85,9 +85,9 @@ func (s *Session) drive(ctx context.Context, text, opening string) (int, *engine
 		// A rewind to before the first prompt: the conversation opens
 		// again as it did, with the agent's opening blocks (its memory).
 		opened = len(s.lead.Opening())
-		content = userBlocks(s.lead.Opening(), prompt)
+		content = userBlocks(s.lead.Opening(), prompt...)
 	default:
-		content = userBlocks(nil, prompt)
+		content = userBlocks(nil, prompt...)
 	}
 	if b := hookContextBlock(expanded); b != nil {
 		content = append(content, *b)
@@ -142,8 +142,15 @@ func (s *Session) drive(ctx context.Context, text, opening string) (int, *engine
 			return turns, res, err
 		}
 		if !ok {
+			if s.TestHookLastLook != nil {
+				s.TestHookLastLook()
+			}
 			if fix := s.schemaRetry(res, &answers); fix != nil {
 				parts = fix // the JSON schema: ask again
+				continue
+			}
+			if more := s.lastLook(); more != nil {
+				parts = more // came as the drive was ending: read, not dropped
 				continue
 			}
 			return turns, res, nil
@@ -201,7 +208,9 @@ func (s *Session) afterWaiting(content []llm.Block, opened int) []engine.Part {
 	}
 	var parts []engine.Part
 	if opened > 0 {
-		parts = append(parts, engine.Part{Content: content[:opened]})
+		// Capped at opened: a part the engine appends to must not write
+		// over the prompt that follows in content.
+		parts = append(parts, engine.Part{Content: content[:opened:opened]})
 	}
 	parts = append(parts, waiting...)
 	if len(content) == opened {
@@ -351,12 +360,14 @@ func (s *Session) coalesceQuiet() time.Duration {
 	return s.quietD
 }
 
-// userBlocks renders a prompt as the first (or a later) user message.
-// A wake turn's (empty) prompt adds no block.
-func userBlocks(opening []llm.Block, text string) []llm.Block {
+// userBlocks renders a prompt (its texts, a block each) as the first (or
+// a later) user message. A wake turn's (empty) prompt adds no block.
+func userBlocks(opening []llm.Block, texts ...string) []llm.Block {
 	out := append([]llm.Block(nil), opening...)
-	if text == "" {
-		return out
+	for _, text := range texts {
+		if text != "" {
+			out = append(out, llm.Text(strings.TrimRight(text, "\n")))
+		}
 	}
-	return append(out, llm.Text(strings.TrimRight(text, "\n")))
+	return out
 }

@@ -10,22 +10,24 @@ import (
 
 // expand is the prompt the lead reads for text: a prompt that names one
 // of the project's custom commands ("/review the parser") becomes the
+// command typed, tagged as Claude Code tags it (slashcmd's Tags), then the
 // command's text, once the UserPromptExpansion hooks let it (a block
 // refuses the prompt); what they add for the model comes back as context.
-// Any other text is the prompt as it is.
-func (s *Session) expand(ctx context.Context, scope *hook.Scope, text string) (string, []string, error) {
+// Any other text is the prompt as it is. A prompt typed ahead into a
+// running turn (Send, typed) is expanded the same way.
+func (s *Session) expand(ctx context.Context, scope *hook.Scope, text string, typed bool) ([]string, []string, error) {
 	c, args, ok := slashcmd.Find(s.Process.Cwd, text)
 	if !ok {
-		return text, nil, nil
+		return []string{text}, nil, nil
 	}
-	typed := "/" + c.Name
+	as := "/" + c.Name
 	if args != "" {
-		typed += " " + args
+		as += " " + args
 	}
-	out := scope.UserPromptExpansion(ctx, hook.Expansion{Name: c.Name, Args: args, Source: c.Source, Prompt: typed})
+	out := scope.UserPromptExpansion(ctx, hook.Expansion{Name: c.Name, Args: args, Source: c.Source, Prompt: as, Typed: typed})
 	s.hookMessages(out)
 	if out.Block || out.Stop {
-		return "", nil, fmt.Errorf("the command /%s was blocked by a UserPromptExpansion hook: %s", c.Name, firstNonEmpty(out.Reason, out.StopReason))
+		return nil, nil, fmt.Errorf("the command /%s was blocked by a UserPromptExpansion hook: %s", c.Name, firstNonEmpty(out.Reason, out.StopReason))
 	}
-	return c.Expand(args), out.Context, nil
+	return []string{c.Tags(args), c.Expand(args)}, out.Context, nil
 }

@@ -45,7 +45,7 @@ func (s *Session) openHolding() {
 		Dropped: func(h heldMessage, why string) {
 			s.logf("the message from %s was not delivered: %s", h.msg.From, why)
 			if h.notify != "" {
-				s.tellIdle(context.Background(), []string{h.notify}, "did not take your message ("+why+")")
+				s.tellIdle(context.Background(), []string{h.notify}, "did not take your message ("+why+")", nil)
 			}
 		},
 	})

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cohort-dev/cohort/crew"
 	"github.com/cohort-dev/cohort/engine"
 	"github.com/cohort-dev/cohort/mailbox"
 	"github.com/cohort-dev/cohort/sessionorigin"
@@ -29,6 +30,9 @@ type inbound struct {
 	// nothing waiting.
 	driving  bool
 	idleSubs []string
+	// sent are the subscribers whose message reached the queue: their
+	// notice says it was read.
+	sent map[string]bool
 	// unread is set when a message from another session reaches the
 	// lead's queue, and cleared when a drive starts (it reads the whole
 	// queue): only such a message wakes the lead (wake.go), not what else
@@ -107,6 +111,12 @@ func (s *Session) enqueueInbound(it task.Item, priority, notify string) error {
 	if notify != "" && !slices.Contains(s.inbound.idleSubs, notify) {
 		s.inbound.idleSubs = append(s.inbound.idleSubs, notify)
 	}
+	if notify != "" {
+		if s.inbound.sent == nil {
+			s.inbound.sent = map[string]bool{}
+		}
+		s.inbound.sent[notify] = true
+	}
 	s.inbound.mu.Unlock()
 	s.Kick()
 	return nil
@@ -155,7 +165,7 @@ func (s *Session) subscribeIdle(ctx context.Context, path string) {
 		return
 	}
 	s.inbound.mu.Unlock()
-	s.tellIdle(ctx, []string{path}, "is idle")
+	s.tellIdle(ctx, []string{path}, "is idle", nil)
 }
 
 // startDrive marks the lead at work; endDrive marks it idle and tells the
@@ -169,6 +179,25 @@ func (s *Session) startDrive() {
 	s.inbound.driving, s.inbound.unread = true, false
 }
 
+// lastLook ends a one-shot session's drive that found nothing more to
+// do, closing its inbox in the same step: under the lock enqueueInbound
+// holds, either a message reached the lead's queue since the drive last
+// looked (it is returned, and the drive reads it) or none did and every
+// later one is refused (errAnswered). A message is read or refused, never
+// accepted and dropped. Other sessions get nil: they stay open.
+func (s *Session) lastLook() []engine.Part {
+	s.inbound.mu.Lock()
+	defer s.inbound.mu.Unlock()
+	if !s.Plan.Session.StopAfterRun || s.inbound.wake != nil {
+		return nil
+	}
+	if q := s.lead.Queue(); q.Len() > 0 {
+		return crew.QueueParts(q.Take())
+	}
+	s.inbound.answered = true
+	return nil
+}
+
 func (s *Session) endDrive(state string) {
 	s.inbound.mu.Lock()
 	s.inbound.driving = false
@@ -180,20 +209,23 @@ func (s *Session) endDrive(state string) {
 		s.inbound.mu.Unlock()
 		return
 	}
-	subs := s.inbound.idleSubs
-	s.inbound.idleSubs = nil
+	subs, sent := s.inbound.idleSubs, s.inbound.sent
+	s.inbound.idleSubs, s.inbound.sent = nil, nil
 	s.inbound.mu.Unlock()
-	s.tellIdle(context.Background(), subs, state)
+	s.tellIdle(context.Background(), subs, state, sent)
 }
 
 // tellIdle sends the idle notice to each subscriber (or, for a message a
 // person there refused, that it was not taken), each bounded by
-// idleNoticeWait; a subscriber that is gone is skipped.
-func (s *Session) tellIdle(ctx context.Context, subs []string, state string) {
+// idleNoticeWait; a subscriber that is gone is skipped. One in read sent
+// a message that reached the queue: its notice says it was read.
+func (s *Session) tellIdle(ctx context.Context, subs []string, state string, read map[string]bool) {
 	for _, path := range subs {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), idleNoticeWait)
 		text := fmt.Sprintf("[Session idle notice] The session at uds:%s %s: it has finished its turn and nothing waits for it. This notice is sent once; ask again with notify_when_idle to hear of its next idle.", s.socket, state)
 		switch {
+		case read[path] && state == "is idle":
+			text = fmt.Sprintf("[Session idle notice] The session at uds:%s has read your message and is idle: it has finished the turn that read it and nothing waits for it. This notice is sent once; ask again with notify_when_idle to hear of its next idle.", s.socket)
 		case state == "has exited":
 			text = fmt.Sprintf("[Session idle notice] The session at uds:%s has exited; it will not answer.", s.socket)
 		case strings.HasPrefix(state, "did not take"):

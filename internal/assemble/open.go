@@ -95,6 +95,9 @@ type Session struct {
 	// memoryFiles are the memory files read into the lead's opening
 	// (InstructionsLoaded hooks, switch.go).
 	memoryFiles []prompt.MemoryFile
+	// TestHookLastLook, when set (tests), runs when the lead's drive has
+	// found nothing more to wait for, before it ends (drive.go).
+	TestHookLastLook func()
 }
 
 // Open opens the parts p describes, in an order that writes nothing under

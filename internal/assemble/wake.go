@@ -20,13 +20,22 @@ import (
 // every Run, in case a kick came while it was finishing. The loop starts
 // a Run with an empty prompt (the lead works on what waits) when such a
 // message waits unread and no Turn runs (other things that wait between
-// Runs, such as a notification after an interrupt, wake nothing); a Run that began
-// meanwhile makes that Run report ErrBusy, and the running Run reads the
-// message or kicks again at its end.
+// Runs, such as a notification after an interrupt, wake nothing).
+//
+// The contract with the front end: the wake's Run either is a turn on a
+// message that waits, or is no turn at all. It asks WakeDue again as it
+// begins, under the lock that lets one Run go at a time; when a Run of
+// the person's began first (and reads the message, or kicks again at its
+// end) or began and ended meanwhile (having read it), the wake's Run
+// yields ErrBusy at once and nothing else. A Config.Wake caller never
+// sees an empty turn with a result and no input.
 //
 // Print mode (-p) allows no wake: it ends after its answer, so a message
 // that comes once its one drive has ended is refused with a result that
 // says so (inbound.go), rather than queued for a turn that never comes.
+// The drive closes its inbox in the same step as its last look at the
+// queue (lastLook): a message that came before is read by that drive, one
+// that comes after is refused; none is accepted and dropped.
 
 // waker is the loop that starts the wake turns.
 type waker struct {
@@ -58,7 +67,7 @@ func (s *Session) SetWake(allowed bool, run func(ctx context.Context)) {
 				return
 			case <-w.kick:
 			}
-			if s.wakeDue() {
+			if s.WakeDue() {
 				w.run(ctx)
 			}
 		}
@@ -89,10 +98,12 @@ func (s *Session) Kick() {
 	}
 }
 
-// wakeDue reports whether a wake turn should start: a message from
+// WakeDue reports whether a wake turn should start: a message from
 // another session waits unread in the lead's queue and no Turn is under
-// way to read it.
-func (s *Session) wakeDue() bool {
+// way to read it. The wake's Run asks again as it begins, under the lock
+// that lets one Run go at a time (package cohort), and is refused with
+// ErrBusy, yielding nothing, when a Run read the message meanwhile.
+func (s *Session) WakeDue() bool {
 	s.inbound.mu.Lock()
 	defer s.inbound.mu.Unlock()
 	return !s.inbound.driving && s.inbound.turns == 0 && s.inbound.unread && s.lead.Queue().Len() > 0

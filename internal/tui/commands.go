@@ -107,11 +107,11 @@ func (m *Model) command(line string) tea.Cmd {
 			if c.Name != name {
 				continue
 			}
-			// The session expands a prompt's command (and fires its
-			// UserPromptExpansion hooks); text typed ahead into a running
-			// turn, or sent to an agent, is read as it is, so it is
-			// expanded here.
-			if m.running || m.messageTarget != "" {
+			// The session expands a prompt's command, typed while idle or
+			// ahead into a running turn (and fires its
+			// UserPromptExpansion hooks); a message to an agent is read
+			// as it is, so it is expanded here.
+			if m.messageTarget != "" {
 				m.submitPrompt(c.Expand(args))
 			} else {
 				m.submitPrompt(line)
