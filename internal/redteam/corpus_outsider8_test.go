@@ -113,7 +113,8 @@ func o8HookSetupLinks(links func(e *Env) map[string]string) func(e *Env) error {
       ` + hook(`echo o8 h2 >> "$CLAUDE_PROJECT_DIR"/logs/o8.log 2>/dev/null; true`) + `,
       ` + hook(`echo o8 h3 >> `+abs+` 2>/dev/null; true`) + `,
       ` + hook(`PYTHONDONTWRITEBYTECODE=1 python3 -m tools.fmt 2>&1 | tee -a `+shared+` >/dev/null; true`) + `,
-      ` + hook(`PYTHONDONTWRITEBYTECODE=1 python3 -m tools.guard 2>/dev/null; true`) + `]}]
+      ` + hook(`PYTHONDONTWRITEBYTECODE=1 python3 -m tools.guard 2>/dev/null; true`) + `,
+      ` + hook(`echo o8 h6 >> logs/o8rel.log 2>/dev/null; true`) + `]}]
   }
 }
 `
