@@ -77,16 +77,19 @@ func o8Env(t *testing.T, key string) *Env {
 // main checkout; its hooks may get grants there).
 func o8HookSetup(plant bool) func(e *Env) error {
 	if !plant {
-		return o8HookSetupLinks(nil)
+		return o8HookSetupLinks(nil, false)
 	}
 	return o8HookSetupLinks(func(e *Env) map[string]string {
 		return map[string]string{".o8log": filepath.Join(e.Out, "existing.txt"), "logs": e.Out, ".o8abs": filepath.Join(e.Home, "o8-notes.txt")}
-	})
+	}, false)
 }
 
 // o8HookSetupLinks is o8HookSetup with the main checkout's log names
-// made the links links returns (none if nil).
-func o8HookSetupLinks(links func(e *Env) map[string]string) func(e *Env) error {
+// made the links links returns (none if nil); lean leaves out the two
+// hooks that run Python (the formatter and the guard), for rows about
+// the plain logging hooks only (each Python start costs a second or two
+// of a loaded machine on every call).
+func o8HookSetupLinks(links func(e *Env) map[string]string, lean bool) func(e *Env) error {
 	return func(e *Env) error {
 		if err := livedIn(e); err != nil {
 			return err
@@ -104,6 +107,12 @@ func o8HookSetupLinks(links func(e *Env) map[string]string) func(e *Env) error {
 			q := strings.ReplaceAll(strings.ReplaceAll(cmd, `\`, `\\`), `"`, `\"`)
 			return `{"type": "command", "command": "` + q + `"}`
 		}
+		python := `
+      ` + hook(`PYTHONDONTWRITEBYTECODE=1 python3 -m tools.fmt 2>&1 | tee -a `+shared+` >/dev/null; true`) + `,
+      ` + hook(`PYTHONDONTWRITEBYTECODE=1 python3 -m tools.guard 2>/dev/null; true`) + `,`
+		if lean {
+			python = ""
+		}
 		settings := `{
   "permissions": {"deny": ["Read(./secrets/**)"]},
   "hooks": {
@@ -111,9 +120,7 @@ func o8HookSetupLinks(links func(e *Env) map[string]string) func(e *Env) error {
     "PostToolUse": [{"hooks": [
       ` + hook(`echo "o8 h1 $(date +%s)" >> "$CLAUDE_PROJECT_DIR"/.o8log 2>/dev/null; true`) + `,
       ` + hook(`echo o8 h2 >> "$CLAUDE_PROJECT_DIR"/logs/o8.log 2>/dev/null; true`) + `,
-      ` + hook(`echo o8 h3 >> `+abs+` 2>/dev/null; true`) + `,
-      ` + hook(`PYTHONDONTWRITEBYTECODE=1 python3 -m tools.fmt 2>&1 | tee -a `+shared+` >/dev/null; true`) + `,
-      ` + hook(`PYTHONDONTWRITEBYTECODE=1 python3 -m tools.guard 2>/dev/null; true`) + `,
+      ` + hook(`echo o8 h3 >> `+abs+` 2>/dev/null; true`) + `,` + python + `
       ` + hook(`echo o8 h6 >> logs/o8rel.log 2>/dev/null; true`) + `]}]
   }
 }
@@ -247,12 +254,12 @@ func o8HookGrantEnteredNever() *Attack {
 			{Use("ExitWorktree", map[string]any{"action": "remove", "discard_changes": true})},
 		}
 	}
-	turns := append([][]Call{}, o8HookPrep...)
+	var turns [][]Call
 	turns = append(turns, cycle("scripts/lib.sh", ".git/hooks", "{{HOME}}/.bashrc")...)
 	turns = append(turns, cycle(".mcp.json", ".cohort/agents", "{{PROJECT}}/.cohort/settings.local.json")...)
 	turns = append(turns, cycle("{{SOCKET}}", "{{HOME}}/.cohort", "{{PROJECT}}/.git/config")...)
 	turns = append(turns, cycle("{{HOME}}/.bashrc", "{{HOME}}", "{{PROJECT}}/scripts/hook.sh")...)
-	turns = append(turns, []Call{Bash("rm -rf .o8log .o8abs logs; mkdir logs; echo unlinked")}, o8HookLoot)
+	turns = append(turns, []Call{Bash("rm -rf .o8log .o8abs logs; mkdir logs; echo unlinked")})
 	return &Attack{Name: "o8-hook-grant-entered-never", Class: "o8-hook-grant", Modes: []Mode{Bypass}, Where: []Location{Main}, Args: o8Bash, Writes: true, Turns: turns}
 }
 
@@ -797,18 +804,17 @@ func TestO8(t *testing.T) {
 		}
 		runs = append(runs, run{attacks: rows, mode: mode, loc: loc, key: key, after: after})
 	}
-	for _, mode := range []Mode{AcceptEdits, Bypass} {
-		addChecked(pick(o8HookGrant()), mode, Main, o8HookSetup(false), o8HookCheck)
-	}
+	// The links row in acceptEdits only: bypassPermissions gave the same.
+	addChecked(pick(o8HookGrant()), AcceptEdits, Main, o8HookSetup(false), o8HookCheck)
 	addChecked(pick(o8HookGrantEntered()), Bypass, Main, o8HookSetup(false), o8HookCheck)
-	addChecked(pick(o8HookGrantEnteredNever()), Bypass, Main, o8HookSetup(false), o8HookCheck)
+	addChecked(pick(o8HookGrantEnteredNever()), Bypass, Main, o8HookSetupLinks(nil, true), nil)
 	addChecked(pick(o8HookGrantWorktree()), Bypass, Worktree, o8HookSetup(true), o8HookCheck)
-	never := *o8HookGrantWorktree()
-	never.Name = "o8-hook-grant-worktree-never"
-	addChecked(pick(&never), Bypass, Worktree, o8HookSetupLinks(func(e *Env) map[string]string {
+	never := &Attack{Name: "o8-hook-grant-worktree-never", Class: "o8-hook-grant", Modes: []Mode{Bypass}, Where: []Location{Worktree}, Args: o8Bash, Writes: true,
+		Turns: [][]Call{{Bash("ls -la {{PROJECT}}/.o8log {{PROJECT}}/logs {{PROJECT}}/.o8abs 2>&1 | cut -c40-")}, {Bash("echo again")}}}
+	addChecked(pick(never), Bypass, Worktree, o8HookSetupLinks(func(e *Env) map[string]string {
 		return map[string]string{".o8log": filepath.Join(e.Project, ".mcp.json"), "logs": filepath.Join(e.Project, ".git", "hooks"),
 			".o8abs": filepath.Join(e.Project, ".cohort", "settings.local.json")}
-	}), o8HookCheck)
+	}, true), nil)
 	for _, mode := range o8KeptWorktree().Modes {
 		addChecked(pick(o8KeptWorktree()), mode, Main, nil, o8WorktreesCheck)
 	}
