@@ -37,8 +37,10 @@ func fifo(t *testing.T, path string) *os.File {
 // pipe before it lists the tree), and still the turn's first request
 // reaches the API; the API's answer, a Write, is let through while the
 // checkpoint is still held, and the Write runs only once the checkpoint
-// is recorded (the order in which the kernel reported the two files), so
-// the checkpoint does not hold the file it wrote.
+// has captured the tree (its git write-tree has returned: the order in
+// which the kernel reported a marker the held git makes then and the
+// file), so the checkpoint does not hold the file it wrote. The Write
+// does not wait for the checkpoint's record (issue 40).
 func TestCheckpointRunsWhileTheFirstRequestStreams(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -56,7 +58,8 @@ func TestCheckpointRunsWhileTheFirstRequestStreams(t *testing.T) {
 	started, release := fifo(t, filepath.Join(hold, "started")), fifo(t, filepath.Join(hold, "release"))
 	bin := t.TempDir()
 	script := "#!/bin/sh\ncase \"$*\" in *'ls-files -z -m -o --exclude-standard'*)\n" +
-		"  if mkdir '" + hold + "/once' 2>/dev/null; then printf x > '" + hold + "/started'; read line < '" + hold + "/release'; fi;;\nesac\n" +
+		"  if mkdir '" + hold + "/once' 2>/dev/null; then printf x > '" + hold + "/started'; read line < '" + hold + "/release'; fi;;\n" +
+		"*write-tree*) '" + realGit + "' \"$@\"; st=$?; mkdir '" + hold + "/captured' 2>/dev/null; exit $st;;\nesac\n" +
 		"exec '" + realGit + "' \"$@\"\n"
 	if err := os.WriteFile(filepath.Join(bin, "git"), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
@@ -81,7 +84,7 @@ func TestCheckpointRunsWhileTheFirstRequestStreams(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	for _, d := range []string{sessions, e.dir} {
+	for _, d := range []string{hold, e.dir} {
 		if err := w.Add(d); err != nil {
 			t.Fatal(err)
 		}
@@ -111,13 +114,13 @@ func TestCheckpointRunsWhileTheFirstRequestStreams(t *testing.T) {
 	if _, err := release.WriteString("go\n"); err != nil {
 		t.Fatal(err)
 	}
-	record, wrote := filepath.Join(sessions, s.ID()+".json"), ""
+	captured, wrote := filepath.Join(hold, "captured"), ""
 	var order []string
 	deadline := time.After(time.Minute)
 	for wrote == "" {
 		select {
 		case ev := <-w.Events:
-			if ev.Has(fsnotify.Create) && (ev.Name == record || ev.Name == made) {
+			if ev.Has(fsnotify.Create) && (ev.Name == captured || ev.Name == made) {
 				order = append(order, filepath.Base(ev.Name))
 				if ev.Name == made {
 					wrote = ev.Name
@@ -130,8 +133,8 @@ func TestCheckpointRunsWhileTheFirstRequestStreams(t *testing.T) {
 		}
 	}
 	<-done
-	if len(order) == 0 || order[0] != s.ID()+".json" {
-		t.Errorf("files in the order the kernel saw them: %q; want the checkpoint's record before made.txt", order)
+	if len(order) == 0 || order[0] != "captured" {
+		t.Errorf("files in the order the kernel saw them: %q; want the checkpoint's tree captured before made.txt", order)
 	}
 	rep, err := s.Rewind(t.Context(), RewindRequest{Turn: 1, Mode: "code", DryRun: true})
 	if err != nil {

@@ -31,6 +31,9 @@ type remoteBench struct {
 	nats    *natstest.Server
 	fake    *fakeapi.Server
 	trust   string
+	// workers is the lead's trusted_workers file: each worker started
+	// adds the key line it prints.
+	workers string
 }
 
 var benchTask = regexp.MustCompile(`bench task (\d+)`)
@@ -90,6 +93,7 @@ func newRemoteBench(b *testing.B) *remoteBench {
 		b.Fatal(err)
 	}
 	rb.trust = filepath.Join(root, "trusted_leads")
+	rb.workers = filepath.Join(root, "trusted_workers")
 	if err := os.WriteFile(rb.trust, []byte(signer.PublicKey()+"\n"), 0o600); err != nil {
 		b.Fatal(err)
 	}
@@ -130,7 +134,13 @@ func (rb *remoteBench) startWorkers(n, concurrency int) {
 			sc := bufio.NewScanner(out)
 			var once sync.Once
 			for sc.Scan() {
-				once.Do(func() { close(ready) })
+				once.Do(func() {
+					if line, ok := strings.CutPrefix(sc.Text(), "cohort worker: results signed as "); ok {
+						f := strings.Fields(line)
+						appendLine(rb.b, rb.workers, f[0]+" "+f[1])
+					}
+					close(ready)
+				})
 			}
 			_ = cmd.Wait()
 		}()
@@ -171,7 +181,11 @@ func BenchmarkRemoteThroughput(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			c, err := remote.Dial(b.Context(), remote.ClientConfig{Config: remote.Config{URL: rb.nats.URL()}, Signer: signer})
+			trusted, err := remote.NewTrustFile(rb.workers)
+			if err != nil {
+				b.Fatal(err)
+			}
+			c, err := remote.Dial(b.Context(), remote.ClientConfig{Config: remote.Config{URL: rb.nats.URL()}, Signer: signer, Workers: trusted})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -247,5 +261,18 @@ func BenchmarkRemoteLatency(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// appendLine adds line to the file at path.
+func appendLine(b *testing.B, path, line string) {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		b.Error(err)
+		return
+	}
+	defer f.Close()
+	if _, err := f.WriteString(line + "\n"); err != nil {
+		b.Error(err)
 	}
 }

@@ -83,6 +83,41 @@ func TestRewindRestoresTheTreeByteForByte(t *testing.T) {
 	}
 }
 
+// TestWritersMayGoOnceCaptured: SnapshotThen says the files are captured
+// before the checkpoint is recorded, and edits made from then on (a
+// session's writers, released at that point) are not in the checkpoint: a
+// rewind to it restores the files as they were.
+func TestWritersMayGoOnceCaptured(t *testing.T) {
+	t.Parallel()
+	dir, repo := newRepo(t)
+	s := newStore(t)
+	root := Root{Dir: dir, Repo: repo}
+	want := dump(t, dir)
+	called := false
+	_, err := s.SnapshotThen(t.Context(), "sess-1", "proj", Record{Turn: 1, Phase: Before}, []Root{root}, func() {
+		called = true
+		if recs, _ := s.Records("sess-1"); len(recs) != 0 {
+			t.Errorf("the checkpoint was recorded before its files were said to be captured: %+v", recs)
+		}
+		agentsEdit(t, dir)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !called {
+		t.Fatal("captured was never called")
+	}
+	if recs, err := s.Records("sess-1"); err != nil || len(recs) != 1 {
+		t.Fatalf("records after the snapshot: %+v, %v; want one", recs, err)
+	}
+	snap(t, s, 1, After, root)
+	rewindTurn1(t, s)
+	os.Remove(filepath.Join(dir, "more.log")) // ignored: never recorded
+	if diff := cmp.Diff(want, dump(t, dir)); diff != "" {
+		t.Errorf("the checkpoint holds an edit made after its capture (-want +got):\n%s", diff)
+	}
+}
+
 func TestUserEditIsNotOverwrittenWithoutForce(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()

@@ -126,5 +126,5 @@ func sameStat(e indexEntry, path string, index unix.Timespec) bool {
 	return e.mtimeS == uint32(st.Mtim.Sec) && e.mtimeN == uint32(st.Mtim.Nsec) &&
 		e.ctimeS == uint32(st.Ctim.Sec) && e.ctimeN == uint32(st.Ctim.Nsec) &&
 		e.ino == uint32(st.Ino) && e.size == uint32(st.Size) && e.uid == st.Uid && e.gid == st.Gid &&
-		e.mode&0o170000 == st.Mode&0o170000 && (st.Mode&unix.S_IFMT != unix.S_IFREG || e.mode&0o111 != 0 == (st.Mode&0o100 != 0))
+		e.mode&0o170000 == uint32(st.Mode)&0o170000 && (uint32(st.Mode)&unix.S_IFMT != unix.S_IFREG || e.mode&0o111 != 0 == (st.Mode&0o100 != 0))
 }

@@ -91,6 +91,18 @@ func (r *RootState) layout() gitrepo.Layout {
 // session's project in its record; rec gives the record's turn, phase,
 // prompt and conversation place (Snapshot numbers and times it).
 func (s *Store) Snapshot(ctx context.Context, session, project string, rec Record, roots []Root) (*Checkpoint, error) {
+	return s.SnapshotThen(ctx, session, project, rec, roots, nil)
+}
+
+// SnapshotThen is Snapshot that calls captured once every root's files
+// and index are in the store's objects, before the checkpoint's commit,
+// record and ref are written and made durable (fsynced). From then on the
+// files may change without changing the checkpoint, so a session's
+// writers wait for captured, not for the checkpoint's end; only a crash of
+// the machine or of Cohort in the milliseconds between the two loses the
+// checkpoint (its objects stay, unreferenced, for the next prune).
+// captured is not called when the snapshot fails before that point.
+func (s *Store) SnapshotThen(ctx context.Context, session, project string, rec Record, roots []Root, captured func()) (*Checkpoint, error) {
 	if err := checkSession(session); err != nil {
 		return nil, err
 	}
@@ -109,6 +121,9 @@ func (s *Store) Snapshot(ctx context.Context, session, project string, rec Recor
 			return nil, fmt.Errorf("checkpoint of %s: %w", r.Dir, err)
 		}
 		cp.Roots = append(cp.Roots, st)
+	}
+	if captured != nil {
+		captured()
 	}
 	commit, err := s.commit(ctx, cp)
 	if err != nil {
@@ -364,7 +379,7 @@ type largeAt struct {
 func statKey(fi fs.FileInfo) largeAt {
 	k := largeAt{size: fi.Size(), mtime: fi.ModTime().UnixNano(), mode: fi.Mode()}
 	if sys, ok := fi.Sys().(*syscall.Stat_t); ok {
-		k.ino, k.ctime = sys.Ino, sys.Ctim.Nano()
+		k.ino, k.ctime = sys.Ino, ctime(sys)
 	}
 	return k
 }

@@ -120,3 +120,66 @@ echo tampered >> `+home+`/x.log
 		t.Errorf("the shell rc file was written: %q", got)
 	}
 }
+
+// TestHookOutputNeverThroughALink: where a granted file lands is the
+// hook's literal path, never a link's. The model links a logging hook's
+// folder to a folder of its choosing (Cohort's home, a folder outside),
+// and a log file to a file outside: nothing is made or written there,
+// and the start-up notices name each link (attack8's o8-hook-grant).
+func TestHookOutputNeverThroughALink(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	project, home, outside, cohortHome := filepath.Join(root, "project"), filepath.Join(root, "home"),
+		filepath.Join(root, "outside"), filepath.Join(root, "cohorthome")
+	for _, d := range []string{project, home, outside, cohortHome} {
+		if err := mkdir(d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	existing := filepath.Join(outside, "existing.txt")
+	writeFileT(t, existing, "the user's\n")
+	for link, to := range map[string]string{"logs": outside, "clogs": cohortHome, "note.log": existing} {
+		if err := os.Symlink(to, filepath.Join(home, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sb, err := sandbox.New(sandbox.Config{SessionID: "hooklink", Home: home, CohortHome: cohortHome, TempRoot: root})
+	if err != nil {
+		t.Skipf("no sandbox on this machine: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := sb.Close(); err != nil {
+			t.Errorf("sandbox Close: %v", err)
+		}
+	})
+	doc := map[string]any{"hooks": map[string]any{"PreToolUse": []any{map[string]any{"matcher": "Bash", "hooks": []any{
+		map[string]any{"type": "command", "command": `echo pwn >> ~/logs/o8.log`},
+		map[string]any{"type": "command", "command": `echo pwn >> ~/clogs/o8.log`},
+		map[string]any{"type": "command", "command": `echo pwn >> ~/note.log`},
+	}}}}}
+	data, _ := json.Marshal(doc)
+	set, probs := loadSet(filepath.Join(project, ".cohort", "settings.json"), data)
+	if len(probs) > 0 {
+		t.Fatalf("problems: %v", probs)
+	}
+	notices := set.OutputNotices(realSandbox{sb}, home, project, project)
+	for _, link := range []string{"logs", "clogs", "note.log"} {
+		if !slices.ContainsFunc(notices, func(n string) bool { return strings.Contains(n, "link "+filepath.Join(home, link)) }) {
+			t.Errorf("no notice names the link ~/%s: %q", link, notices)
+		}
+	}
+	t.Setenv("HOME", home)
+	r := NewRunner(Config{Hooks: set, ProjectDir: project, Sandbox: realSandbox{sb}, Grace: 100e6})
+	s := r.For(Subject{Caller: tool.Caller{Cwd: project}})
+	s.Fire(t.Context(), toolInput(PreToolUse, call(project, "Bash", `{"command": "ls"}`)))
+	for _, f := range []string{filepath.Join(outside, "o8.log"), filepath.Join(cohortHome, "o8.log")} {
+		if _, err := os.Lstat(f); err == nil {
+			t.Errorf("%s was made through the model's link", f)
+		}
+	}
+	if got := readFile(t, existing); got != "the user's\n" {
+		t.Errorf("the file outside was written through the model's link: %q", got)
+	}
+}

@@ -32,6 +32,10 @@ var (
 	ErrNotDelivered = errors.New("message not delivered by this reader")
 	// ErrClosed: the Reader or Watcher was closed.
 	ErrClosed = errors.New("closed")
+	// ErrDeaf: an Inbox can no longer receive (its transport lost what
+	// it reads from and could not make it again); it gave up the inbox,
+	// which must be opened anew (its owner respawned).
+	ErrDeaf = errors.New("the inbox can no longer receive")
 )
 
 // Type names a structured message. The zero value is plain text.

@@ -33,7 +33,9 @@ type Inbox interface {
 	Agent() string
 	// Read returns new messages without waiting. A message returned once
 	// is not returned again by this Inbox; an id already acknowledged is
-	// never returned.
+	// never returned, not even by an Inbox opened anew on the same
+	// machine (Dir keeps recent ids in the cursor, jsmail in a seen-id
+	// record), so a replay cannot pass whatever delivered it.
 	Read(ctx context.Context) ([]Message, error)
 	// Receive waits until at least one new message arrives (the wake-up),
 	// then returns what Read would.

@@ -48,6 +48,11 @@ type Spec struct {
 	Env     map[string]string `json:"env,omitempty"`
 	URL     string            `json:"url,omitempty"`
 	Headers map[string]string `json:"headers,omitempty"`
+	// Sandbox is the definition's "sandbox" key (nil when absent): false
+	// asks that a stdio server run outside the session's sandbox, which
+	// Unconfined grants only to definitions from files the model cannot
+	// write (see "The sandbox" in the package doc).
+	Sandbox *bool `json:"sandbox,omitempty"`
 	// Transport reaches a TypeSDK server.
 	Transport sdk.Transport `json:"-"`
 
@@ -60,23 +65,28 @@ type Spec struct {
 	Disabled bool   `json:"-"`
 	Reason   string `json:"-"`
 	// Fingerprint identifies what the server runs, as configured (before
-	// ${VAR} expansion): its type, command, args, env, URL and headers.
-	// A project server's approval is for one fingerprint.
+	// ${VAR} expansion): its type, command, args, env, URL and headers,
+	// and "sandbox": false when it is there. A project server's approval
+	// is for one fingerprint.
 	Fingerprint string `json:"-"`
 }
 
 // fingerprint hashes what a server runs: the fields that say which
 // program starts with which arguments and environment, or which URL is
-// called with which headers (maps marshal with sorted keys).
+// called with which headers (maps marshal with sorted keys), and whether
+// it asks to run outside the sandbox. A definition without "sandbox":
+// false hashes as it did before the key existed, so approvals recorded
+// then still hold; adding the key changes the hash, and asks again.
 func fingerprint(s Spec) string {
 	data, _ := json.Marshal(struct {
-		Type    string            `json:"type"`
-		Command string            `json:"command"`
-		Args    []string          `json:"args"`
-		Env     map[string]string `json:"env"`
-		URL     string            `json:"url"`
-		Headers map[string]string `json:"headers"`
-	}{s.Type, s.Command, s.Args, s.Env, s.URL, s.Headers})
+		Type        string            `json:"type"`
+		Command     string            `json:"command"`
+		Args        []string          `json:"args"`
+		Env         map[string]string `json:"env"`
+		URL         string            `json:"url"`
+		Headers     map[string]string `json:"headers"`
+		Unsandboxed bool              `json:"unsandboxed,omitempty"`
+	}{s.Type, s.Command, s.Args, s.Env, s.URL, s.Headers, s.optsOut()})
 	sum := sha256.Sum256(data)
 	return "sha256:" + hex.EncodeToString(sum[:])
 }

@@ -76,7 +76,80 @@
 //     Toggle turns a server off (state disabled) and on — a server
 //     disabled for want of approval stays so; Reconnect starts a server
 //     again. A changed server is closed and started anew.
+//   - Every stdio server Cohort starts runs in the session's sandbox; see
+//     The sandbox below.
 //   - MCP prompts are slash commands in Claude Code (/mcp__server__prompt),
 //     not tools; they come with the terminal UI's slash commands. Resources
 //     are tools, as there.
+//
+// # The sandbox
+//
+// Decision (issue 36): every stdio server Cohort starts — from .mcp.json,
+// user, local or project settings, --mcp-config, an agent definition's
+// mcpServers, a host's mcp_set_servers, and for `cohort mcp list` —
+// runs inside the session's sandbox (package sandbox), as command hooks
+// do (package hook, "The sandbox"), through Options.Launch. Approving a
+// server approves the program it names, not what that program goes on to
+// read: `python3 -m tools.srv` runs a module, `npx pkg` a package.json
+// and node_modules, `uv run` a pyproject, all files the model may have
+// written in this session or an earlier one. Confined, a server the model
+// steered can do no more than the model's own approved Bash commands.
+//
+//   - Files: the writing profile of the server's working directory — the
+//     session's directory, or for an agent definition's own servers the
+//     agent's (an isolated agent's worktree, never the main checkout
+//     then). It writes there, in the session's other working
+//     directories, the private TMPDIR, the cache dir (~/.cache) and
+//     sandbox.allowWrite; what Read deny rules cover and Cohort's secret
+//     parts of COHORT_HOME are hidden; protected paths (.git control
+//     files, .cohort/, .claude/, .mcp.json, hook scripts' folders) are
+//     read-only.
+//   - Processes: no other process's /proc entry is open to it (the pid
+//     namespace and Landlock's scope), so Cohort's environment, which
+//     holds the API key, cannot be read; its environment is Cohort's
+//     without credentials (package childenv) plus the settings' env and
+//     its own; it inherits no descriptor but its stdio (the launcher's
+//     socket is close-on-exec); it is killed with the session, with
+//     whatever it left running, even when Cohort is killed.
+//   - Network: as the sandbox's policy says (sandbox.network), the same
+//     for servers as for Bash commands and hooks: open by default, since
+//     most servers call an API; with "deny" a server that needs the
+//     network fails to start and says so in its stderr. A separate
+//     setting for servers would be a second place to forget.
+//   - npm: npx-based servers, the most common kind, write npm's cache
+//     (~/.npm by default, not writable in the sandbox). Each server gets
+//     a private one in the session's TMPDIR (npm_config_cache, unless the
+//     environment sets it already), removed with the session. The user's
+//     ~/.npm is not made writable: npx runs packages from it
+//     (~/.npm/_npx), and the user's own npx calls run them outside any
+//     sandbox, so a writable ~/.npm would let a steered server plant code
+//     the user runs later. The cost is a download per session for a
+//     server whose package is not installed (a server run as `node
+//     path/to/index.js`, or from an installed package, costs nothing).
+//   - What a server may do that a hook may not: nothing more on the
+//     file system (hooks also get the literal files their command names
+//     as output, servers no such grant); the private npm cache is the
+//     only addition.
+//
+// A server may opt out with "sandbox": false in its definition; it then
+// runs with the user's rights (still reaped with the session), and Cohort
+// says so at the start of each session. The key is honoured only where
+// the model cannot write it: user settings (the home is read-only for
+// commands), local settings, and the project's files (.mcp.json and
+// project settings: protected paths, which commands cannot write and the
+// file tools write only with a person's approval; and the key is part of
+// the fingerprint a project server is approved by, so adding it to an
+// approved server asks again). From --mcp-config or a --settings document
+// (any file, one the model wrote included), an agent definition (the
+// model may write one in the project, and a definition's server starts
+// within the same session) or a host's mcp_set_servers it is reported and
+// the server runs confined. On an http server, which starts no process,
+// it is reported and ignored.
+//
+// Where the session has no sandbox (sandbox.enabled false, --sandbox off,
+// a machine without one) servers run as Bash commands then do: through
+// the unconfined launcher that reaps them with the session, with Cohort
+// made non-dumpable so that its /proc entries stay closed to them. A
+// server the sandbox cannot start (its policy fails to set up) fails to
+// start; it never runs unconfined instead.
 package mcp

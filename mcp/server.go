@@ -41,6 +41,12 @@ type Options struct {
 	// environment (the server's env entries are added to it).
 	Dir string
 	Env []string
+	// Launch, when set, starts stdio servers' processes (the session's
+	// sandbox; see Launch); nil runs them as Cohort's children.
+	Launch Launch
+	// Confined says the session has a sandbox, for the notices about
+	// servers that opt out of it (Spec.SandboxNotice).
+	Confined bool
 	// Warn receives reports meant for the user: a server that failed to
 	// start, crashed, was restarted, or offered a tool Cohort skips. It is
 	// called from several goroutines. Nil drops them.

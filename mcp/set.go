@@ -25,6 +25,11 @@ type Set struct {
 // The Set keeps the order of specs.
 func StartAll(ctx context.Context, specs []Spec, o Options) *Set {
 	set := &Set{servers: make([]*Server, len(specs)), opts: o, off: map[string]bool{}}
+	for _, spec := range specs {
+		if n := spec.SandboxNotice(o.Confined); n != "" && !spec.Disabled {
+			o.warn("%s", n)
+		}
+	}
 	var wg sync.WaitGroup
 	for i, spec := range specs {
 		wg.Go(func() { set.servers[i] = Start(ctx, spec, o) })

@@ -6,6 +6,8 @@ import (
 	"io"
 	"maps"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -68,8 +70,27 @@ func dialStdio(ctx, procCtx context.Context, client *sdk.Client, spec Spec, o Op
 	for _, k := range slices.Sorted(maps.Keys(spec.Env)) {
 		env = append(env, k+"="+spec.Env[k])
 	}
+	var launcher proc.Launcher
+	if o.Launch != nil {
+		l, extra, err := o.Launch(ctx, spec, o.Dir, env)
+		if err != nil {
+			pw.Close()
+			return nil, fmt.Errorf("cannot start %s in the sandbox: %v; it is not started outside it", spec.Command, err)
+		}
+		launcher, env = l, append(env, extra...)
+		if launcher != nil {
+			// The launcher runs the path as given; a bare name is looked
+			// up here, in the PATH the server gets, as exec would.
+			path, err := lookPath(spec.Command, o.Dir, env)
+			if err != nil {
+				pw.Close()
+				return nil, fmt.Errorf("cannot start %s: %v", spec.Command, err)
+			}
+			spec.Command = path
+		}
+	}
 	p, err := proc.Start(procCtx, proc.Command{Path: spec.Command, Args: spec.Args, Dir: o.Dir, Env: env,
-		StdinPipe: true, Stdout: pw, Stderr: errs, NewSession: true})
+		StdinPipe: true, Stdout: pw, Stderr: errs, NewSession: true, Launcher: launcher})
 	if err != nil {
 		pw.Close()
 		return nil, fmt.Errorf("cannot start %s: %v", spec.Command, err)
@@ -90,6 +111,34 @@ func dialStdio(ctx, procCtx context.Context, client *sdk.Client, spec Spec, o Op
 	}
 	l.cs = cs
 	return l, nil
+}
+
+// lookPath finds a command named without a slash in the directories of
+// env's PATH (its last entry, as exec takes it; a relative one is taken
+// from dir, where the server starts).
+func lookPath(name, dir string, env []string) (string, error) {
+	if strings.Contains(name, "/") {
+		return name, nil
+	}
+	dirs := ""
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			dirs = v
+		}
+	}
+	for _, d := range filepath.SplitList(dirs) {
+		if d == "" {
+			d = "."
+		}
+		p := filepath.Join(d, name)
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%q is not found in the PATH the server gets (%s)", name, dirs)
 }
 
 // close ends the link: the process is asked to stop (its stdin closes

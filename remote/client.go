@@ -1,11 +1,12 @@
 package remote
 
 import (
-	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"time"
@@ -20,11 +21,13 @@ import (
 // their progress, waits for their results and cancels them. Safe for
 // concurrent use; Close once.
 type Client struct {
-	nc     *nats.Conn
-	s      *setup
-	signer *Signer
-	now    func() time.Time
-	git    *safegit.Runner
+	nc      *nats.Conn
+	s       *setup
+	signer  *Signer
+	workers WorkerKeys
+	report  func(jobID string, err error)
+	now     func() time.Time
+	git     *safegit.Runner
 
 	mu      sync.Mutex
 	bundles map[string]*bundleEntry // by directory and base commit
@@ -43,6 +46,14 @@ type ClientConfig struct {
 	Config
 	Queue  Queue
 	Signer *Signer
+	// Workers are the workers whose signed results the client takes
+	// (required): a result not signed by one of them is refused.
+	Workers WorkerKeys
+	// Report is told of each result refused (forged, unsigned, signed by
+	// a worker not trusted, for another job), once per distinct message
+	// (default: a warning on slog's default logger). Wait goes on waiting
+	// for the real one.
+	Report func(jobID string, err error)
 	// Git runs the lead's git calls for bundles (nil: unconfined, with
 	// the repository's programs off; package internal/safegit).
 	Git *safegit.Runner
@@ -55,6 +66,13 @@ type ClientConfig struct {
 func Dial(ctx context.Context, cfg ClientConfig) (*Client, error) {
 	if cfg.Signer == nil {
 		return nil, errors.New("remote: a client needs a Signer (the lead's key)")
+	}
+	if cfg.Workers == nil {
+		return nil, errors.New("remote: a client needs Workers (the keys of the workers whose results it takes)")
+	}
+	report := cfg.Report
+	if report == nil {
+		report = func(id string, err error) { slog.Warn("remote: result refused", "job", id, "err", err) }
 	}
 	nc, err := Connect(ctx, cfg.Config)
 	if err != nil {
@@ -69,7 +87,8 @@ func Dial(ctx context.Context, cfg ClientConfig) (*Client, error) {
 	if now == nil {
 		now = time.Now
 	}
-	return &Client{nc: nc, s: s, signer: cfg.Signer, now: now, git: cfg.Git, bundles: map[string]*bundleEntry{}, sigs: map[string][]byte{}}, nil
+	return &Client{nc: nc, s: s, signer: cfg.Signer, workers: cfg.Workers, report: report, now: now, git: cfg.Git,
+		bundles: map[string]*bundleEntry{}, sigs: map[string][]byte{}}, nil
 }
 
 // Close closes the connection.
@@ -111,21 +130,46 @@ func (c *Client) Submit(ctx context.Context, j *Job, dir, rev string) error {
 	return nil
 }
 
-// ownRefusal decodes a refusal of an unverified job and returns it if it
-// quotes the signature of the job this client submitted, nil otherwise
-// (a forgery, or another lead's job that claimed the id).
-func (c *Client) ownRefusal(id string, data []byte) *Result {
-	r, err := DecodeResult(data)
-	if err != nil || r.JobID != id || r.Status != StatusRefused {
-		return nil
-	}
+// open checks a result of job id (OpenResult) against the signature of
+// the job this client submitted. A refusal of an unverified job
+// (refused.<id>) must be a refusal.
+func (c *Client) open(id string, data []byte, refusal bool) (*Result, error) {
 	c.mu.Lock()
 	sig := c.sigs[id]
 	c.mu.Unlock()
-	if len(sig) == 0 || !bytes.Equal(sig, r.Signature) {
-		return nil
+	r, err := OpenResult(c.workers, data, id, sig)
+	if err == nil && refusal && r.Status != StatusRefused {
+		err = fmt.Errorf("a message on job %s's refusal subject, signed by worker %s, is not a refusal (%s)", id, r.Worker, r.Status)
 	}
-	return r
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// refusedResults reports each refused result of one job once: Wait sees
+// a stored one again at every poll.
+type refusedResults struct {
+	c    *Client
+	id   string
+	mu   sync.Mutex
+	seen map[[32]byte]bool
+}
+
+func (f *refusedResults) check(data []byte, refusal bool) *Result {
+	r, err := f.c.open(f.id, data, refusal)
+	if err == nil {
+		return r
+	}
+	sum := sha256.Sum256(data)
+	f.mu.Lock()
+	first := !f.seen[sum]
+	f.seen[sum] = true
+	f.mu.Unlock()
+	if first {
+		f.c.report(f.id, err)
+	}
+	return nil
 }
 
 // bundle uploads the bundle of rev in dir once per client and commit.
@@ -182,7 +226,8 @@ func (c *Client) Cancel(ctx context.Context, id string) error {
 // ctx's error if ctx ends first.
 func (c *Client) Wait(ctx context.Context, id string, progress func(Progress)) (*Result, error) {
 	prog := make(chan Progress, 64)
-	live := make(chan []byte, 1)
+	live := make(chan *Result, 1)
+	check := &refusedResults{c: c, id: id, seen: map[[32]byte]bool{}}
 	psub, err := c.nc.Subscribe(c.s.n.progress+"."+id, func(m *nats.Msg) {
 		var p Progress
 		if decodeStrict(m.Data, &p) == nil {
@@ -197,9 +242,11 @@ func (c *Client) Wait(ctx context.Context, id string, progress func(Progress)) (
 	}
 	defer psub.Unsubscribe()
 	rsub, err := c.nc.Subscribe(c.s.n.results+"."+id, func(m *nats.Msg) {
-		select {
-		case live <- m.Data:
-		default:
+		if r := check.check(m.Data, false); r != nil {
+			select {
+			case live <- r:
+			default:
+			}
 		}
 	})
 	if err != nil {
@@ -208,7 +255,7 @@ func (c *Client) Wait(ctx context.Context, id string, progress func(Progress)) (
 	defer rsub.Unsubscribe()
 	refused := make(chan *Result, 1)
 	fsub, err := c.nc.Subscribe(c.s.n.refused+"."+id, func(m *nats.Msg) {
-		if r := c.ownRefusal(id, m.Data); r != nil {
+		if r := check.check(m.Data, true); r != nil {
 			select {
 			case refused <- r:
 			default:
@@ -225,7 +272,7 @@ func (c *Client) Wait(ctx context.Context, id string, progress func(Progress)) (
 		// Each look-up has its own deadline: a request sent while the
 		// server is away may never be answered.
 		lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		r, err := c.Lookup(lctx, id)
+		r, err := c.lookup(lctx, id, check)
 		cancel()
 		if r != nil || (err != nil && !retryable(err)) {
 			return r, err
@@ -238,8 +285,8 @@ func (c *Client) Wait(ctx context.Context, id string, progress func(Progress)) (
 				progress(p)
 			}
 			continue
-		case data := <-live:
-			return DecodeResult(data)
+		case r := <-live:
+			return r, nil
 		case r := <-refused:
 			return r, nil
 		case <-tick.C:
@@ -250,19 +297,24 @@ func (c *Client) Wait(ctx context.Context, id string, progress func(Progress)) (
 // PollInterval is how often Wait looks for a result it may have missed.
 const PollInterval = 2 * time.Second
 
-// Lookup returns job id's stored result, or nil if there is none yet. A
-// refusal of a job whose signature did not verify counts only if it
-// quotes the signature this client made for the job.
+// Lookup returns job id's stored result, or nil if there is none yet or
+// the one stored is not a result of the job this client submitted,
+// signed by a worker it trusts (that one is reported).
 func (c *Client) Lookup(ctx context.Context, id string) (*Result, error) {
+	return c.lookup(ctx, id, &refusedResults{c: c, id: id, seen: map[[32]byte]bool{}})
+}
+
+func (c *Client) lookup(ctx context.Context, id string, check *refusedResults) (*Result, error) {
 	st, err := c.s.js.Stream(ctx, c.s.n.resultStream)
 	if err != nil {
 		return nil, err
 	}
 	m, err := st.GetLastMsgForSubject(ctx, c.s.n.results+"."+id)
 	if err == nil {
-		return DecodeResult(m.Data)
-	}
-	if !errors.Is(err, jetstream.ErrMsgNotFound) {
+		if r := check.check(m.Data, false); r != nil {
+			return r, nil
+		}
+	} else if !errors.Is(err, jetstream.ErrMsgNotFound) {
 		return nil, err
 	}
 	// No result; perhaps a refusal of this client's envelope.
@@ -273,7 +325,7 @@ func (c *Client) Lookup(ctx context.Context, id string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.ownRefusal(id, m.Data), nil
+	return check.check(m.Data, true), nil
 }
 
 // retryable reports errors that go away when the server comes back.

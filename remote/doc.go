@@ -4,10 +4,10 @@
 // work as a patch against the job's base commit — comes back once.
 //
 // This file's siblings hold the parts that do not need NATS: the job and
-// its strict decoding (job.go), its signature (sign.go), the worker's
-// policy (policy.go), the code's way out and back as a git bundle and a
-// format-patch (git.go), and the check a returned patch passes before the
-// lead applies it (patch.go).
+// its strict decoding (job.go), its signature (sign.go) and its result's
+// (resultsign.go), the worker's policy (policy.go), the code's way out and
+// back as a git bundle and a format-patch (git.go), and the check a
+// returned patch passes before the lead applies it (patch.go).
 //
 // Design decisions the spec leaves open:
 //
@@ -25,6 +25,48 @@
 //     later. Anything else is refused with the reason as the job's result
 //     and never redelivered. NATS credentials (one user per lead) decide
 //     who may publish at all; the signature decides what a worker runs.
+//   - Results are signed the same way, the other way round (resultsign.go):
+//     each worker has its own ed25519 key ($COHORT_HOME/remote/worker.key,
+//     named by its --name, default worker-HOST; it prints its key line
+//     when it starts, and cohort worker key --worker prints it), and
+//     signs every result — and every refusal of an unverified job — over
+//     another context string and the result's JSON, which names the
+//     worker, the job id, and quotes the lead's signature on the job's
+//     envelope; the patch is inside what is signed. A lead takes a result
+//     only if it is signed by a key in its trusted_workers file
+//     ($COHORT_HOME/remote/trusted_workers, read again when a result
+//     names a worker it does not know), names that worker and the job, and
+//     quotes the signature of the job this very lead process submitted: a
+//     forgery, an altered patch, a result of an older job or of another
+//     lead's job with the same id, or one renamed to another worker is
+//     refused, reported (to the session's stderr as a warning naming the
+//     job and why) and the lead goes on waiting for the real one. A lead
+//     whose trusted_workers file is missing or empty fails each remote
+//     spawn saying how to fill it. Not covered: a worker the lead trusts
+//     can answer any job it can see, even one another worker took
+//     (trusting a worker is trusting its results); the lead does not
+//     learn from the server which worker a delivery went to.
+//   - A job runs only from the lead's own publish (Worker.replayed): its
+//     message must carry the lead's message id job-<id>, which the job
+//     stream drops as a duplicate for 10 minutes, and the server must have
+//     stored it within the worker's SubmitWindow (5 minutes; also the clock
+//     skew allowed between a lead and the server) of the job's signed
+//     issue time — the server's stored time, not the publisher's word. A
+//     copy of a signed job published again, with or without that id, is
+//     terminated unrun and without a result (its own result may be
+//     stored; the lead's signature on the copy is genuine), however its
+//     stored result fared: the "already run" check no longer rests on a
+//     record anyone may purge. Not covered, under the premise that anyone
+//     may use the JetStream API: whoever purges or deletes and re-creates
+//     the job stream resets its duplicate window and can replay a job
+//     captured less than SubmitWindow ago once per worker (a worker keeps
+//     no record of its own across restarts); with NATS users as the README
+//     advises, only leads may publish jobs and only workers manage the
+//     streams.
+//   - Wire compatibility: results from a worker older than this package
+//     (unsigned) are refused by a lead, and an older lead cannot read a
+//     signed result (it sees a payload that does not decode): upgrade the
+//     leads and workers on one prefix together. Jobs are unchanged.
 //   - The code travels as a git bundle in the stream's object store,
 //     named by its sha256 digest: the job carries the name (so the
 //     signature covers the code), many jobs from one base commit share one
@@ -76,9 +118,12 @@
 //
 //   - Exactly one result per job: a job is published with message id
 //     job-<id> (a retried submit is not queued twice); a result with
-//     result-<id> into a stream that keeps one message per subject, and a
-//     worker that is handed a job whose result is stored acknowledges it
-//     without running it again. The lead takes the first result it sees.
+//     result-<id>-<digest of its signed bytes> (a worker's retried publish
+//     is stored once, and no forger can take the id first) into a stream
+//     that keeps one message per subject, and a worker that is handed a job
+//     whose result it (or a worker in its own trusted_workers file) signed
+//     is stored acknowledges it without running it again. The lead takes
+//     the first result it sees that passes its checks.
 //   - A job is acknowledged only after its result is stored (a publish
 //     the server confirmed); a worker that cannot store it leaves the job
 //     unacknowledged, so it is redelivered and its stored-or-not state is
@@ -92,8 +137,9 @@
 //     untrusted key, altered) is not stored as the job's result: its id
 //     is only the message's claim, and a forger who may publish jobs could
 //     otherwise fail anyone's job by naming it. It is stored on
-//     PREFIX.refused.<id> with the refused envelope's signature, and a
-//     lead accepts it only if that is the signature it made for the job.
+//     PREFIX.refused.<id>, signed by the worker and quoting the refused
+//     envelope's signature, and a lead accepts it only from a worker it
+//     trusts and if that is the signature it made for the job.
 //   - What is the job's fault ends it at once with a result, never
 //     redelivered: a refusal (signature, trust, age, policy), a payload
 //     that does not decode (the envelope's id still names it; an envelope

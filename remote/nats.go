@@ -130,6 +130,10 @@ func (q Queue) withDefaults() Queue {
 	return q
 }
 
+// jobDuplicates is how long the job stream drops a second message with a
+// job's message id: a worker's SubmitWindow is at most this.
+const jobDuplicates = 10 * time.Minute
+
 // setup makes (or updates) the streams, the object store and the workers'
 // consumer for n.
 type setup struct {
@@ -150,7 +154,7 @@ func ensure(ctx context.Context, nc *nats.Conn, n names, q Queue, withConsumer b
 	}
 	streams := []jetstream.StreamConfig{
 		{Name: n.jobStream, Subjects: []string{n.jobs}, Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage,
-			Replicas: q.Replicas, Duplicates: 10 * time.Minute, MaxMsgSize: MaxJobBytes * 2},
+			Replicas: q.Replicas, Duplicates: jobDuplicates, MaxMsgSize: MaxJobBytes * 2},
 		{Name: n.resultStream, Subjects: []string{n.results + ".*", n.refused + ".*"}, Storage: jetstream.FileStorage, Replicas: q.Replicas,
 			MaxAge: q.Retention, Duplicates: 10 * time.Minute, MaxMsgsPerSubject: 1},
 		{Name: n.cancelStream, Subjects: []string{n.cancels + ".*"}, Storage: jetstream.FileStorage, Replicas: q.Replicas,

@@ -17,9 +17,9 @@ const (
 	StatusCancelled Status = "cancelled"
 )
 
-// Result is what a worker publishes when a job ends, once (its message id
-// is the job's, so a second worker's result for a redelivered job is
-// dropped by the stream).
+// Result is what a worker publishes when a job ends, signed with its key
+// (Signer.SealResult); a lead takes the first one that passes
+// OpenResult.
 type Result struct {
 	JobID  string `json:"job_id"`
 	Status Status `json:"status"`
@@ -36,10 +36,12 @@ type Result struct {
 	Patch []byte `json:"patch,omitempty"`
 	// Worker names the worker that ran the job.
 	Worker string `json:"worker,omitempty"`
-	// Signature is the refused envelope's signature, in a refusal of a
-	// job whose signature did not verify (stored on PREFIX.refused.<id>,
-	// never as the job's result): the lead that signed that very envelope knows it is
-	// its own job's refusal; a forged refusal cannot quote it.
+	// Signature is the lead's signature on the envelope of the job this
+	// result answers (in a refusal of a job whose signature did not
+	// verify, the refused envelope's): the lead that signed that very
+	// envelope knows it is its own job's result, not an older job's with
+	// the same id (OpenResult). The worker's own signature is on the
+	// Envelope the result travels in.
 	Signature []byte `json:"signature,omitempty"`
 }
 

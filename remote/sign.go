@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cohort-dev/cohort/internal/lazyre"
@@ -86,9 +87,10 @@ type Refusal struct {
 
 func (r *Refusal) Error() string { return r.Reason }
 
-// Keyring holds the public keys of the leads whose jobs a worker runs.
-// Safe for concurrent use once built.
+// Keyring holds the public keys of the leads whose jobs a worker runs, or
+// of the workers whose results a lead takes. Safe for concurrent use.
 type Keyring struct {
+	mu   sync.RWMutex
 	keys map[string]ed25519.PublicKey
 	// MaxAge refuses jobs issued longer ago than this (default 24h).
 	MaxAge time.Duration
@@ -105,12 +107,26 @@ func (k *Keyring) Add(name string, pub ed25519.PublicKey) error {
 	if len(pub) != ed25519.PublicKeySize {
 		return fmt.Errorf("key %q: not an ed25519 public key (%d bytes)", name, len(pub))
 	}
+	k.mu.Lock()
 	k.keys[name] = pub
+	k.mu.Unlock()
 	return nil
 }
 
 // Len is the number of trusted keys.
-func (k *Keyring) Len() int { return len(k.keys) }
+func (k *Keyring) Len() int {
+	k.mu.RLock()
+	defer k.mu.RUnlock()
+	return len(k.keys)
+}
+
+// Key returns the key trusted under name.
+func (k *Keyring) Key(name string) (ed25519.PublicKey, bool) {
+	k.mu.RLock()
+	defer k.mu.RUnlock()
+	pub, ok := k.keys[name]
+	return pub, ok
+}
 
 // ReadKeyring reads a trust file: one "name base64-public-key" a line
 // (what `cohort worker key` prints on the lead's machine); blank lines and
@@ -155,7 +171,7 @@ func (k *Keyring) Open(data []byte, now time.Time) (*Job, error) {
 	if env.Key == "" || len(env.Signature) == 0 {
 		return peekID(env.Payload), &Refusal{Reason: "the job is not signed; this worker runs only jobs signed by a lead it trusts", Unverified: true}
 	}
-	pub, ok := k.keys[env.Key]
+	pub, ok := k.Key(env.Key)
 	if !ok {
 		return peekID(env.Payload), &Refusal{Reason: fmt.Sprintf("the job is signed by key %q, which this worker does not trust (add it to the worker's trust file)", env.Key), Unverified: true}
 	}

@@ -2,6 +2,7 @@ package remote
 
 import (
 	"context"
+	"crypto/ed25519"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -41,14 +42,29 @@ type WorkerConfig struct {
 	Queue Queue
 	// Keyring holds the leads whose jobs this worker runs (required).
 	Keyring *Keyring
-	Policy  Policy
-	Run     Runner
+	// Signer is the worker's own key (required): it signs every result,
+	// and a lead takes only results signed by a worker in its
+	// trusted_workers file. Its name is the worker's name in results.
+	Signer *Signer
+	// Peers are other workers whose stored results this one believes
+	// when a job is redelivered after its result was stored (optional:
+	// without it only its own count, and such a job runs again).
+	Peers WorkerKeys
+	// SubmitWindow is how far apart a job's signed issue time and the
+	// time the server stored it may be (default 5 minutes, at most the job
+	// stream's 10-minute duplicate window): a job stored later is a
+	// replay and is dropped unrun. It is also the clock skew allowed
+	// between a lead and the server.
+	SubmitWindow time.Duration
+	Policy       Policy
+	Run          Runner
 	// Concurrency is how many jobs run at once (default 1).
 	Concurrency int
 	// Dir is where job clones are made, one directory per job, removed
 	// after it (default a temporary directory).
 	Dir string
-	// Name names the worker in results and progress (default host-pid).
+	// Name names the worker in progress (default the Signer's name;
+	// results always carry the Signer's).
 	Name string
 	// Log receives the worker's account of each job (default: discard).
 	Log *slog.Logger
@@ -76,6 +92,13 @@ func NewWorker(ctx context.Context, cfg WorkerConfig) (*Worker, error) {
 		return nil, errors.New("remote: the worker trusts no lead: give it a trust file with the public keys of the leads whose jobs it runs (cohort worker --trust FILE)")
 	case cfg.Run == nil:
 		return nil, errors.New("remote: the worker has no Runner")
+	case cfg.Signer == nil:
+		return nil, errors.New("remote: the worker has no key (Signer): it signs every result with it, and leads take only results signed by a worker they trust")
+	case cfg.SubmitWindow > jobDuplicates:
+		return nil, fmt.Errorf("remote: the worker's submit window %s is longer than the job stream's duplicate window %s, inside which a replay is dropped", cfg.SubmitWindow, jobDuplicates)
+	}
+	if cfg.SubmitWindow <= 0 {
+		cfg.SubmitWindow = 5 * time.Minute
 	}
 	if err := cfg.Policy.Validate(); err != nil {
 		return nil, err
@@ -84,8 +107,7 @@ func NewWorker(ctx context.Context, cfg WorkerConfig) (*Worker, error) {
 		cfg.Concurrency = 1
 	}
 	if cfg.Name == "" {
-		host, _ := os.Hostname()
-		cfg.Name = fmt.Sprintf("%s-%d", host, os.Getpid())
+		cfg.Name = cfg.Signer.Name()
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -186,28 +208,38 @@ func (w *Worker) handle(ctx context.Context, m jetstream.Msg, dir string) {
 		w.refuseUnverified(m, job.ID, ref, log)
 		return
 	}
+	if !errors.Is(err, ErrDecode) {
+		if why := w.replayed(m, job); why != "" {
+			// No result: the job's own may be stored, and the lead's
+			// signature on this copy is genuine.
+			log.Warn("replayed job dropped unrun", "why", why)
+			_ = m.TermWithReason("replayed: " + clip(why, 200))
+			return
+		}
+	}
+	jobSig := envelopeSignature(m.Data())
 	if err != nil {
 		status := StatusRefused
 		if errors.Is(err, ErrDecode) {
 			status = StatusFailed
 		}
 		log.Warn("job refused", "err", err)
-		w.finish(ctx, m, &Result{JobID: job.ID, Status: status, Error: err.Error()}, log)
+		w.finish(ctx, m, &Result{JobID: job.ID, Status: status, Error: err.Error(), Signature: jobSig}, log)
 		return
 	}
-	if stored, err := w.storedResult(ctx, job.ID); err == nil && stored {
+	if w.storedResult(ctx, job.ID, jobSig) {
 		log.Info("result already stored; acknowledging the redelivery")
 		_ = m.Ack()
 		return
 	}
 	if cancelled, _ := w.cancelled(ctx, job.ID); cancelled {
-		w.finish(ctx, m, &Result{JobID: job.ID, Status: StatusCancelled, Error: "cancelled by the lead before it started"}, log)
+		w.finish(ctx, m, &Result{JobID: job.ID, Status: StatusCancelled, Error: "cancelled by the lead before it started", Signature: jobSig}, log)
 		return
 	}
 	run, err := w.cfg.Policy.Apply(job)
 	if err != nil {
 		log.Warn("job refused by policy", "err", err)
-		w.finish(ctx, m, &Result{JobID: job.ID, Status: StatusRefused, Error: err.Error()}, log)
+		w.finish(ctx, m, &Result{JobID: job.ID, Status: StatusRefused, Error: err.Error(), Signature: jobSig}, log)
 		return
 	}
 	res, retry := w.execute(ctx, m, job, run, filepath.Join(dir, job.ID), log)
@@ -224,7 +256,7 @@ func (w *Worker) handle(ctx context.Context, m jetstream.Msg, dir string) {
 		}
 		res = &Result{JobID: job.ID, Status: StatusFailed, Error: fmt.Sprintf("gave up after %d deliveries: %v", delivered, retry)}
 	}
-	res.Capped = run.Capped
+	res.Capped, res.Signature = run.Capped, jobSig
 	w.finish(ctx, m, res, log)
 }
 
@@ -336,13 +368,12 @@ func (w *Worker) clone(ctx context.Context, job *Job, dir string) error {
 // acknowledges the job. If the result cannot be stored, the job is not
 // acknowledged and will be redelivered.
 func (w *Worker) finish(ctx context.Context, m jetstream.Msg, res *Result, log *slog.Logger) {
-	res.Worker = w.cfg.Name
-	data := mustJSON(res)
+	data := w.cfg.Signer.SealResult(res)
 	// Store even while shutting down: the work is done.
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
 	for {
-		_, err := w.s.js.Publish(sctx, w.s.n.results+"."+res.JobID, data, jetstream.WithMsgID("result-"+res.JobID))
+		_, err := w.s.js.Publish(sctx, w.s.n.results+"."+res.JobID, data, jetstream.WithMsgID(resultMsgID(res.JobID, data)))
 		if err == nil {
 			break
 		}
@@ -364,20 +395,76 @@ func (w *Worker) finish(ctx context.Context, m jetstream.Msg, res *Result, log *
 // PREFIX.refused.<id> with the envelope's signature, which only the lead
 // that made the envelope can match, and the message is terminated.
 func (w *Worker) refuseUnverified(m jetstream.Msg, id string, ref *Refusal, log *slog.Logger) {
-	var env Envelope
-	_ = json.Unmarshal(m.Data(), &env)
 	log.Warn("job refused", "err", ref.Reason)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if _, err := w.s.js.Publish(ctx, w.s.n.refused+"."+id, mustJSON(&Result{JobID: id, Status: StatusRefused, Error: ref.Reason,
-		Worker: w.cfg.Name, Signature: env.Signature})); err != nil {
+	if _, err := w.s.js.Publish(ctx, w.s.n.refused+"."+id, w.cfg.Signer.SealResult(&Result{JobID: id, Status: StatusRefused, Error: ref.Reason,
+		Signature: envelopeSignature(m.Data())})); err != nil {
 		log.Warn("refusal not stored", "err", err)
 	}
 	_ = m.TermWithReason("refused: " + clip(ref.Reason, 200))
 }
 
-func (w *Worker) storedResult(ctx context.Context, id string) (bool, error) {
-	return w.lastMsg(ctx, w.s.n.resultStream, w.s.n.results+"."+id)
+// storedResult reports whether a result of this very job (the envelope
+// signed jobSig) is stored, signed by this worker or one of its Peers. A
+// result anyone else stored does not count: the job runs.
+func (w *Worker) storedResult(ctx context.Context, id string, jobSig []byte) bool {
+	st, err := w.s.js.Stream(ctx, w.s.n.resultStream)
+	if err != nil {
+		return false
+	}
+	m, err := st.GetLastMsgForSubject(ctx, w.s.n.results+"."+id)
+	if err != nil {
+		return false
+	}
+	if _, err := OpenResult(selfAndPeers{w}, m.Data, id, jobSig); err != nil {
+		w.cfg.Log.Warn("a stored result of this job is not one a trusted worker made; running the job", "job", id, "err", err)
+		return false
+	}
+	return true
+}
+
+// selfAndPeers are the workers whose stored results a worker believes:
+// itself, then its Peers.
+type selfAndPeers struct{ w *Worker }
+
+func (k selfAndPeers) Key(name string) (ed25519.PublicKey, bool) {
+	if s := k.w.cfg.Signer; name == s.Name() {
+		return s.key.Public().(ed25519.PublicKey), true
+	}
+	if k.w.cfg.Peers != nil {
+		return k.w.cfg.Peers.Key(name)
+	}
+	return nil, false
+}
+
+// replayed says why a verified job's message is a replay, or "": it must
+// be the lead's own publish (message id job-<id>, which the job stream
+// drops as a duplicate for 10 minutes), stored by the server within
+// SubmitWindow of the job's signed issue time. A copy published again
+// later, with or without that id, is dropped unrun, whatever happened to
+// the job's stored result.
+func (w *Worker) replayed(m jetstream.Msg, job *Job) string {
+	if got := m.Headers().Get(jetstream.MsgIDHeader); got != "job-"+job.ID {
+		return fmt.Sprintf("the message's id is %q, not the lead's %q: a copy of the job published again", got, "job-"+job.ID)
+	}
+	meta, err := m.Metadata()
+	if err != nil {
+		return "the job's stored time cannot be read: " + err.Error()
+	}
+	gap := meta.Timestamp.Sub(job.Issued)
+	if gap > w.cfg.SubmitWindow || -gap > w.cfg.SubmitWindow {
+		return fmt.Sprintf("the server stored the job %s after the lead issued it (allowed: %s either way): a copy published again, or a lead clock far from the server's", gap.Round(time.Second), w.cfg.SubmitWindow)
+	}
+	return ""
+}
+
+// envelopeSignature is the lead's signature on a job's envelope, which
+// every result of the job quotes.
+func envelopeSignature(data []byte) []byte {
+	var env Envelope
+	_ = json.Unmarshal(data, &env)
+	return env.Signature
 }
 
 func (w *Worker) cancelled(ctx context.Context, id string) (bool, error) {

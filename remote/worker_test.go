@@ -29,8 +29,11 @@ type rig struct {
 	nats   *natstest.Server
 	signer *Signer
 	ring   *Keyring
-	client *Client
-	repo   string
+	// workers are the worker keys the client trusts: each worker the
+	// rig starts is added.
+	workers *Keyring
+	client  *Client
+	repo    string
 }
 
 func newRig(t *testing.T) *rig {
@@ -41,7 +44,8 @@ func newRig(t *testing.T) *rig {
 		t.Fatal(err)
 	}
 	r.repo = newRepo(t, map[string]string{"README": "hello\n"})
-	c, err := Dial(t.Context(), ClientConfig{Config: Config{URL: r.nats.URL()}, Queue: testQueue, Signer: r.signer})
+	r.workers = NewKeyring()
+	c, err := Dial(t.Context(), ClientConfig{Config: Config{URL: r.nats.URL()}, Queue: testQueue, Signer: r.signer, Workers: r.workers})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +59,7 @@ func newRig(t *testing.T) *rig {
 func (r *rig) worker(name string, run Runner, edit ...func(*WorkerConfig)) (stop func()) {
 	r.t.Helper()
 	cfg := WorkerConfig{Config: Config{URL: r.nats.URL()}, Queue: testQueue, Keyring: r.ring, Run: run,
-		Dir: r.t.TempDir(), Name: name, Policy: Policy{Models: []string{"sonnet", "haiku"}}}
+		Dir: r.t.TempDir(), Signer: r.workerKey(name), Policy: Policy{Models: []string{"sonnet", "haiku"}}}
 	for _, e := range edit {
 		e(&cfg)
 	}
@@ -70,6 +74,16 @@ func (r *rig) worker(name string, run Runner, edit ...func(*WorkerConfig)) (stop
 	stop = func() { once.Do(func() { cancel(); <-done }) }
 	r.t.Cleanup(stop)
 	return stop
+}
+
+// workerKey is worker name's key, trusted by the rig's client.
+func (r *rig) workerKey(name string) *Signer {
+	r.t.Helper()
+	s := testSigner(r.t, name)
+	if err := r.workers.Add(name, s.key.Public().(ed25519.PublicKey)); err != nil {
+		r.t.Fatal(err)
+	}
+	return s
 }
 
 func (r *rig) job(id string) *Job {
@@ -218,7 +232,7 @@ func TestBadJobsEndAtOnce(t *testing.T) {
 
 	// A lead the worker does not trust learns why its job was refused;
 	// the refusal is not stored as a result.
-	mallory, err := Dial(t.Context(), ClientConfig{Config: Config{URL: r.nats.URL()}, Queue: testQueue, Signer: testSigner(t, "mallory")})
+	mallory, err := Dial(t.Context(), ClientConfig{Config: Config{URL: r.nats.URL()}, Queue: testQueue, Signer: testSigner(t, "mallory"), Workers: r.workers})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,6 +254,7 @@ func TestBadJobsEndAtOnce(t *testing.T) {
 	payload := []byte(`{"id":"badjob","lead":"alice","hooks":{}}`)
 	env := Envelope{Key: "alice", Payload: payload, Signature: ed25519.Sign(r.signer.key, append([]byte(signContext), payload...))}
 	r.publishRaw(mustJSON(env))
+	r.client.sigs["badjob"] = env.Signature // as if this lead had sent it
 	if res := r.wait("badjob"); res.Status != StatusFailed || !strings.Contains(res.Error, `unknown field "hooks"`) {
 		t.Fatalf("undecodable job: %+v", res)
 	}
@@ -319,7 +334,7 @@ func TestJobOfAVanishedWorkerIsRedelivered(t *testing.T) {
 	release := make(chan struct{})
 	defer close(release)
 	var w1 *Worker
-	cfg := WorkerConfig{Config: Config{URL: r.nats.URL()}, Queue: testQueue, Keyring: r.ring, Dir: t.TempDir(), Name: "doomed",
+	cfg := WorkerConfig{Config: Config{URL: r.nats.URL()}, Queue: testQueue, Keyring: r.ring, Dir: t.TempDir(), Signer: r.workerKey("doomed"),
 		Run: func(ctx context.Context, job *Job, run *Run, dir string, progress func(Progress)) (Outcome, error) {
 			started <- w1.nc
 			select {
@@ -434,14 +449,14 @@ func TestDialUnreachableServerFailsFast(t *testing.T) {
 	ln := l.Addr().String()
 	l.Close() // nothing listens there now
 	start := time.Now()
-	_, err = Dial(t.Context(), ClientConfig{Config: Config{URL: "nats://" + ln, ConnectTimeout: 2 * time.Second}, Signer: testSigner(t, "alice")})
+	_, err = Dial(t.Context(), ClientConfig{Config: Config{URL: "nats://" + ln, ConnectTimeout: 2 * time.Second}, Signer: testSigner(t, "alice"), Workers: NewKeyring()})
 	if err == nil || !strings.Contains(err.Error(), "cannot reach NATS at nats://"+ln) {
 		t.Fatalf("Dial = %v", err)
 	}
 	if d := time.Since(start); d > 10*time.Second {
 		t.Fatalf("Dial took %s", d)
 	}
-	if _, err := Dial(t.Context(), ClientConfig{Signer: testSigner(t, "alice")}); err == nil || !strings.Contains(err.Error(), "--nats") {
+	if _, err := Dial(t.Context(), ClientConfig{Signer: testSigner(t, "alice"), Workers: NewKeyring()}); err == nil || !strings.Contains(err.Error(), "--nats") {
 		t.Fatalf("Dial without a URL = %v", err)
 	}
 }

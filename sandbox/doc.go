@@ -1,6 +1,6 @@
 // Package sandbox confines the commands Cohort runs for the model (the
-// Bash tool, foreground and background, and the user's command hooks,
-// whose programs read what the model wrote) with the Linux kernel: Landlock
+// Bash tool, foreground and background, the user's command hooks and the
+// stdio MCP servers, whose programs read what the model wrote) with the Linux kernel: Landlock
 // for the file system, plus user, mount, pid and network namespaces and a
 // seccomp filter where Landlock cannot express a rule. The permission
 // checks decide whether a command may run; the sandbox bounds what it can
@@ -18,7 +18,8 @@
 //     Landlock refuses TCP), and no Unix socket can be made. A wrong
 //     read-only verdict then cannot write anything or send what it read.
 //     It is one policy for every agent.
-//   - Writing, for a command a rule, a mode, a hook or a person approved:
+//   - Writing, for a command a rule, a mode, a hook or a person approved
+//     (and every stdio MCP server, package mcp):
 //     the agent's writable set below, protected paths excepted.
 //
 // Cohort's own programs that work on model-written state (git, through

@@ -30,8 +30,9 @@ var homeProtected = []string{".ssh", ".gnupg", ".config", ".local", ".aws", ".ku
 // directories), anything in a git dir, the user's settings directories
 // but for plain files at their top that are no settings or memory file,
 // dot files at the top of the home and the tool configuration folders
-// there (homeProtected), and whatever is not a regular file once
-// resolved.
+// there (homeProtected), a path through a link below the home, the temp
+// dir or Cohort's home (the model could have made it, and chosen where the
+// file lands), and whatever is not a regular file once resolved.
 // A path the writing profile lets the hook write already is "" with no
 // error: nothing to grant.
 func (s *Sandbox) Grant(cwd, path string) (string, error) { return s.grant(cwd, path, true) }
@@ -71,13 +72,30 @@ func (s *Sandbox) grant(cwd, path string, create bool) (string, error) {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return "", errors.New("its directory is not a directory")
 	}
+	// Where the file lands is the user's literal path, never a link's:
+	// links at or above the home, the temp dir and Cohort's home are the
+	// system's; one below them may be the model's, which would choose
+	// what the grant opens (a log's folder linked to .git/hooks or to
+	// Cohort's home).
+	if err := s.noLinks(path); err != nil {
+		return "", err
+	}
+	if err := s.protects(cwd, filepath.Join(dir, filepath.Base(path))); err != nil {
+		return "", err
+	}
 	if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
 		if !create {
 			return path, nil
 		}
-		// The hook appends to it: make it now, empty, never through a
-		// link, so that a rule can name it.
-		fd, err := unix.Open(filepath.Join(dir, filepath.Base(path)), unix.O_WRONLY|unix.O_CREAT|unix.O_APPEND|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+		// The hook appends to it: make it now, empty, with no link
+		// followed on the way (the folder was checked by name above and
+		// could be swapped for a link since), so that a rule can name it.
+		dfd, err := unix.Openat2(unix.AT_FDCWD, dir, &unix.OpenHow{Flags: unix.O_PATH | unix.O_DIRECTORY | unix.O_CLOEXEC, Resolve: unix.RESOLVE_NO_SYMLINKS})
+		if err != nil {
+			return "", fmt.Errorf("it could not be created: its folder %s changed: %v", dir, err)
+		}
+		fd, err := unix.Openat(dfd, filepath.Base(path), unix.O_WRONLY|unix.O_CREAT|unix.O_APPEND|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+		unix.Close(dfd)
 		if err != nil {
 			return "", fmt.Errorf("it could not be created: %v", err)
 		}
@@ -96,6 +114,32 @@ func (s *Sandbox) grant(cwd, path string, create bool) (string, error) {
 		return "", errors.New("it is not a regular file")
 	}
 	return real, nil
+}
+
+// noLinks refuses a path that goes through a symbolic link other than the
+// system's: links that are, or lead to, the home, the temp dir or Cohort's
+// home (a /home that is a link, macOS's /tmp).
+func (s *Sandbox) noLinks(path string) error {
+	home := s.cfg.Home
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	var anchors []string
+	for _, a := range []string{home, os.TempDir(), s.cfg.CohortHome} {
+		if a != "" {
+			anchors = append(anchors, filepath.Clean(a))
+		}
+	}
+	for p := path; p != filepath.Dir(p); p = filepath.Dir(p) {
+		fi, err := os.Lstat(p)
+		if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			continue
+		}
+		if !slices.ContainsFunc(anchors, func(a string) bool { return within(a, p) }) {
+			return fmt.Errorf("it goes through the link %s: a hook is granted only a file named by its real path", p)
+		}
+	}
+	return nil
 }
 
 // protects says why path is a place no hook is granted; nil when it is
@@ -201,7 +245,9 @@ func grantedKey(key string) (cwd string, files []string) {
 // a regular file, or it is left out (it changed since Cohort checked it).
 func addFiles(rs int, p *Policy, handled uint64) {
 	for _, f := range p.WritableFiles {
-		fd, err := unix.Open(f, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		// f is a resolved path (Grant): a link anywhere on it now is a
+		// swap made since the check, and the file is left out.
+		fd, err := unix.Openat2(unix.AT_FDCWD, f, &unix.OpenHow{Flags: unix.O_PATH | unix.O_NOFOLLOW | unix.O_CLOEXEC, Resolve: unix.RESOLVE_NO_SYMLINKS})
 		if err != nil {
 			continue
 		}

@@ -31,6 +31,26 @@ type KVConfig struct {
 	// compare-and-sets of each mutation that lost any (for tests and
 	// logs).
 	OnConflict func(n int)
+	// Signer, if set, signs each task written and checks each task read
+	// (package team signs with its members' keys: any client of the
+	// server may write the bucket).
+	Signer Signer
+}
+
+// Signer signs the tasks of a list kept in a bucket.
+type Signer interface {
+	// Seal returns what the bucket holds for task id (its file-format
+	// JSON), replacing prev (nil for a new task).
+	Seal(ctx context.Context, id string, task []byte, prev json.RawMessage) (json.RawMessage, error)
+	// Open returns the task held as entry (revision rev of the list) and
+	// the entry that stands for it (entry, or one this machine accepted
+	// before, which a write puts back); ok false passes the task over
+	// (Open reported why). An error is a failure to check (the server
+	// could not be reached), not a verdict.
+	Open(ctx context.Context, id string, entry json.RawMessage, rev uint64) (task []byte, stands json.RawMessage, ok bool, err error)
+	// Stored tells that entry, from Seal, is now the bucket's (the
+	// write stands whatever Stored makes of it).
+	Stored(id string, entry json.RawMessage)
 }
 
 // OpenKV opens the task list kept in cfg.KV under cfg.Key: the whole list
@@ -73,7 +93,7 @@ func (k *kvList) where() string {
 // parse turns an entry into a list state and the raw tasks it came from.
 // An entry that is not a task list at all is an error naming the bucket,
 // key and revision: nothing can be changed until it is mended.
-func (k *kvList) parse(e kvcas.Entry, now time.Time) (*listState, *kvDoc, error) {
+func (k *kvList) parse(ctx context.Context, e kvcas.Entry, now time.Time) (*listState, *kvDoc, error) {
 	st := newState(k.where(), now)
 	doc := &kvDoc{Tasks: map[string]json.RawMessage{}}
 	if e.Data != nil {
@@ -93,6 +113,19 @@ func (k *kvList) parse(e kvcas.Entry, now time.Time) (*listState, *kvDoc, error)
 			st.bad[id] = &jsonfile.Error{Path: label, Err: err, Hint: kvHint}
 			continue
 		}
+		if k.cfg.Signer != nil {
+			task, stands, ok, err := k.cfg.Signer.Open(ctx, id, raw, e.Revision)
+			if err != nil {
+				return nil, nil, fmt.Errorf("%s: %w", label, err)
+			}
+			if !ok {
+				// Passed over, and kept as it is; its id is not given
+				// to a new task.
+				st.maxID = max(st.maxID, idNum(id))
+				continue
+			}
+			doc.Tasks[id], raw = stands, task
+		}
 		st.add(id, label, raw)
 		var fe *jsonfile.Error
 		if err := st.bad[id]; errors.As(err, &fe) {
@@ -108,7 +141,7 @@ func (k *kvList) read(ctx context.Context, now time.Time, fn func(*listState) er
 	if err != nil {
 		return fmt.Errorf("task list: %w", err)
 	}
-	st, _, err := k.parse(e, now)
+	st, _, err := k.parse(ctx, e, now)
 	if err != nil {
 		return err
 	}
@@ -116,8 +149,10 @@ func (k *kvList) read(ctx context.Context, now time.Time, fn func(*listState) er
 }
 
 func (k *kvList) mutate(ctx context.Context, now time.Time, fn func(*listState) error) error {
+	var sealed map[string]json.RawMessage // by the attempt that stored
 	_, conflicts, err := kvcas.Update(ctx, k.cfg.Conn, k.cfg.KV, k.cfg.Key, func(e kvcas.Entry) ([]byte, bool, error) {
-		st, doc, err := k.parse(e, now)
+		sealed = map[string]json.RawMessage{}
+		st, doc, err := k.parse(ctx, e, now)
 		if err != nil {
 			return nil, false, err
 		}
@@ -137,6 +172,12 @@ func (k *kvList) mutate(ctx context.Context, now time.Time, fn func(*listState) 
 			if err != nil {
 				return nil, false, fmt.Errorf("task #%s: %w", id, err)
 			}
+			if k.cfg.Signer != nil {
+				if data, err = k.cfg.Signer.Seal(ctx, id, data, doc.Tasks[id]); err != nil {
+					return nil, false, fmt.Errorf("task #%s: %w", id, err)
+				}
+				sealed[id] = data
+			}
 			doc.Tasks[id] = data
 		}
 		for id := range st.removed {
@@ -145,6 +186,11 @@ func (k *kvList) mutate(ctx context.Context, now time.Time, fn func(*listState) 
 		data, err := json.Marshal(doc)
 		return data, true, err
 	})
+	if err == nil && k.cfg.Signer != nil {
+		for id, entry := range sealed {
+			k.cfg.Signer.Stored(id, entry)
+		}
+	}
 	if conflicts > 0 && k.cfg.OnConflict != nil {
 		k.cfg.OnConflict(conflicts)
 	}

@@ -14,6 +14,7 @@
 //	    keys/{member}.key  members' signing keys, for a team on NATS (jetstream.go)
 //	    keys/{member}.grant  the newest lead-signed entry of a member's key accepted here (memberkey.go)
 //	    keys/team-lead.pub  on a worker: the lead's key, pinned from the signed spawn
+//	    keys/tasks.json  the newest signed version of each task accepted here (tasksign.go)
 //	                     (keys/ is StoreConfig.KeysRoot/{team} when set: Cohort's sessions
 //	                     use $COHORT_HOME/remote/teams/{team}, which the sandbox hides, so a
 //	                     model's command cannot read the lead's or a member's private key)
@@ -75,7 +76,13 @@
 //     share the team directory are checked with the key their lead signed
 //     for them (KeyGrant, with a generation; memberkey.go has the
 //     decisions): a key written in the team's bucket by anyone else, or
-//     an older grant put back, is refused and reported.
+//     an older grant put back, is refused and reported. Every machine
+//     watches the grant entries in order, so a respawn is known before an
+//     earlier grant put back is read (grantwatch.go).
+//   - On NATS each task of the list is signed by the machine that wrote
+//     it (tasksign.go) and each status by its member or the lead
+//     (status.go): a forged, misattributed or put-back one is reported
+//     and passed over.
 //   - On NATS the team file and the task list are the server's too: one
 //     key-value bucket per team (StateBucket: key "config", the file's
 //     JSON; key "tasks", package tasklist's KV list). Every Update is a

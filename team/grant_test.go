@@ -262,7 +262,7 @@ func TestASwappedMemberKeyInTheBucketIsRefused(t *testing.T) {
 	danaR.expect(t, "dana", forged...)
 
 	// The same entry signed with a lead key of the attacker's own.
-	g.Signature = base64.StdEncoding.EncodeToString(ed25519.Sign(evil, g.signed()))
+	g.Signature = signValue(grantContext, g.unsigned(), evil)
 	resigned, _ := json.Marshal(g)
 	a.put(t, "carl", resigned)
 	a.forge(t, evil, "carl", "dana", "forged again")

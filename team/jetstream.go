@@ -32,7 +32,13 @@ type netMailbox struct {
 	nc     *nats.Conn
 	tr     *jsmail.Transport
 	state  jetstream.KeyValue
-	status *kvBoard // the members' statuses (status.go)
+	status *kvBoard    // the members' statuses (status.go)
+	grants *grantWatch // the member key grants as written (grantwatch.go)
+}
+
+func (m *netMailbox) close() {
+	m.grants.stop()
+	m.nc.Close()
 }
 
 // jetstream returns team name's JetStream mailbox on server, connecting
@@ -65,8 +71,8 @@ func (s *Store) net(ctx context.Context, name, server string) (*netMailbox, erro
 	}
 	mc := s.cfg.Mailbox
 	tr, err := jsmail.Open(ctx, jsmail.Config{Conn: nc, Team: name, Lead: LeadName, Now: mc.Now, Replicas: s.cfg.Replicas,
-		Keys:      jsmail.NewFreshKeys(memberKeys{s: s, team: name, dir: s.keysDir(name)}),
-		OnProblem: mc.OnProblem, Logger: mc.Logger})
+		Keys:     jsmail.NewFreshKeys(memberKeys{s: s, team: name, dir: s.keysDir(name)}),
+		StateDir: filepath.Join(s.keysDir(name), "inbox-seen"), OnProblem: mc.OnProblem, Logger: mc.Logger})
 	if err != nil {
 		nc.Close()
 		return nil, fmt.Errorf("team %q: JetStream on %s: %w (is JetStream enabled on that server?)", name, server, err)
@@ -81,14 +87,21 @@ func (s *Store) net(ctx context.Context, name, server string) (*netMailbox, erro
 		nc.Close()
 		return nil, fmt.Errorf("team %q: JetStream on %s: %w", name, server, err)
 	}
+	keys := memberKeys{s: s, team: name, dir: s.keysDir(name)}
+	grants, err := watchGrants(state, keys)
+	if err != nil {
+		nc.Close()
+		return nil, fmt.Errorf("team %q: JetStream on %s: %w", name, server, err)
+	}
 	if old, ok := s.nets[name]; ok {
-		old.nc.Close()
+		old.close()
 	}
 	if s.nets == nil {
 		s.nets = map[string]*netMailbox{}
 	}
-	m := &netMailbox{server: server, nc: nc, tr: tr, state: state,
-		status: &kvBoard{kv: status, now: s.now, seen: map[string]seenRev{}}}
+	m := &netMailbox{server: server, nc: nc, tr: tr, state: state, grants: grants,
+		status: &kvBoard{kv: status, now: s.now, keys: keys,
+			seen: map[string]seenRev{}, accepted: map[string]acceptedStatus{}, last: map[string]int64{}}}
 	s.nets[name] = m
 	return m, nil
 }
@@ -99,7 +112,7 @@ func (s *Store) Close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for name, m := range s.nets {
-		m.nc.Close()
+		m.close()
 		delete(s.nets, name)
 	}
 }

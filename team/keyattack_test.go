@@ -276,7 +276,7 @@ func TestKeyattackTeamFileInTheBucketIsTheLeads(t *testing.T) {
 		terms.Seq++
 		terms.Members["carl"] = MemberTerms{Mode: "bypassPermissions"}
 		terms.Allowed = []termsPath{{Path: "/", ToolName: "Edit"}}
-		terms.Signature = b64(ed25519.Sign(evil, terms.signed()))
+		terms.Signature = signValue(termsContext, terms.unsigned(), evil)
 		file[termsField] = terms
 	})
 	holds("after the terms were forged")

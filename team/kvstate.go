@@ -36,7 +36,7 @@ func openState(ctx context.Context, nc *nats.Conn, name string, replicas int) (j
 		return nil, err
 	}
 	kv, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
-		Bucket: StateBucket(name), Replicas: max(replicas, 1), Storage: jetstream.FileStorage,
+		Bucket: StateBucket(name), Replicas: max(replicas, 1), Storage: jetstream.FileStorage, History: stateHistory,
 		Description: "cohort team " + name + ": team file and task list",
 	})
 	if err != nil {
@@ -218,7 +218,8 @@ func (s *Store) tasksNet(name string, local Config) (*tasklist.List, error) {
 	if err != nil {
 		return nil, err
 	}
-	return tasklist.OpenKV(tasklist.KVConfig{Conn: m.nc, KV: m.state, Now: s.cfg.Now})
+	signer := &taskSigner{k: memberKeys{s: s, team: name, dir: s.keysDir(name)}, created: local.CreatedAt.UnixMilli()}
+	return tasklist.OpenKV(tasklist.KVConfig{Conn: m.nc, KV: m.state, Now: s.cfg.Now, Signer: signer})
 }
 
 // Join makes team name, led on another machine, known here: it reads the

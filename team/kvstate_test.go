@@ -92,11 +92,21 @@ func TestNATSTeamFileIsShared(t *testing.T) {
 		}
 	}
 
+	// b signs its task changes with m1's key, which the lead granted
+	// (tasksign.go); without one it cannot change the list.
+	lb, err := b.Tasks("t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lb.Create(ctx, tasklist.TaskSpec{Subject: "unsigned"}); err == nil || !strings.Contains(err.Error(), "holds no member key the lead granted") {
+		t.Fatalf("a task created by a machine with no member key: %v", err)
+	}
+	admit(t, a, b, "m1")
 	la, err := a.Tasks("t")
 	if err != nil {
 		t.Fatal(err)
 	}
-	lb, err := b.Tasks("t")
+	lb, err = b.Tasks("t")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/cohort-dev/cohort/internal/atomicfile"
@@ -59,13 +60,16 @@ import (
 //     (SpawnGrants; the worker takes them with PinGrants), so a machine
 //     that never read a member's latest generation still knows it: an
 //     attacker cannot roll a member back on a machine spawned after the
-//     respawn. What remains: a machine that took its spawn before the
-//     respawn and has not read the new grant since learns it only from
-//     the bucket; someone who may write the bucket AND holds the old
-//     private key can put the old entry back (or spoil the new one) before
-//     that machine reads it, and be heard there with the old key. Closing
-//     that needs the lead to tell every member of a respawn over a signed
-//     message, or NATS permissions on the bucket.
+//     respawn. A machine spawned before the respawn learns of it in
+//     order: it watches the grant entries from the moment it connects and
+//     trusts a grant read at a revision only once its watch passed that
+//     revision (grantwatch.go), so the new generation raised its floor
+//     before an earlier one put back is read. What remains: someone who
+//     may delete messages of the bucket's stream (not only write keys)
+//     AND holds the old private key can delete the new grant's message
+//     before a live machine's watch delivered it — moments after the
+//     respawn — and be heard there with the old key. Closing that needs
+//     NATS permissions on the bucket.
 
 // GrantKey is the key of member's signed key entry in the team's state
 // bucket (StateBucket).
@@ -94,11 +98,7 @@ type KeyGrant struct {
 	Signature  string `json:"signature,omitempty"`
 }
 
-func (g KeyGrant) signed() []byte {
-	g.Signature = ""
-	b, _ := json.Marshal(g)
-	return append([]byte(grantContext), b...)
-}
+func (g KeyGrant) unsigned() KeyGrant { g.Signature = ""; return g }
 
 // keyClaim is a member's request, from the machine it runs on, that the
 // lead sign its key; Proof is an HMAC-SHA256 with the spawn's join secret.
@@ -199,6 +199,9 @@ func (s *Store) ClaimKey(ctx context.Context, team, member, secret string) error
 // with another secret (an older spawn's, or a forger's) is an error and
 // is not signed; call again until the member's own claim is there.
 func (s *Store) Admit(ctx context.Context, team, member, secret string) (bool, error) {
+	if strings.EqualFold(member, LeadName) {
+		return false, fmt.Errorf("team %q: %q is the lead's name: no member key is ever signed for it (the lead's key is its own, pinned by every member)", team, member)
+	}
 	sec, err := decodeSecret(secret)
 	if err != nil {
 		return false, fmt.Errorf("team %q: member %q: %w", team, member, err)
@@ -304,14 +307,13 @@ func (k memberKeys) leadPrivate() (ed25519.PrivateKey, bool) {
 
 // check verifies g as member's grant, signed by lead.
 func (k memberKeys) check(g KeyGrant, member string, lead ed25519.PublicKey) error {
-	sig, err := base64.StdEncoding.DecodeString(g.Signature)
 	switch {
-	case err != nil || !ed25519.Verify(lead, g.signed(), sig):
+	case !verifyValue(grantContext, g.unsigned(), g.Signature, lead):
 		return errors.New("it does not verify with the lead's key: someone who may write the team's bucket changed it")
 	case g.Team != k.team || g.Member != member:
 		return fmt.Errorf("it is signed for member %q of team %q, not this one", g.Member, g.Team)
 	}
-	_, err = decodePublicKey(k.team, member, g.PublicKey)
+	_, err := decodePublicKey(k.team, member, g.PublicKey)
 	return err
 }
 
@@ -346,10 +348,6 @@ func (k memberKeys) current(ctx context.Context, member string) (KeyGrant, bool,
 	if err != nil {
 		return KeyGrant{}, false, err
 	}
-	loc, hasLocal, err := k.local(member, lead)
-	if err != nil {
-		return KeyGrant{}, false, err
-	}
 	m, err := k.netOf(ctx)
 	if err != nil {
 		return KeyGrant{}, false, err
@@ -357,6 +355,15 @@ func (k memberKeys) current(ctx context.Context, member string) (KeyGrant, bool,
 	e, err := kvcas.Get(ctx, m.nc, m.state, GrantKey(member))
 	if err != nil {
 		return KeyGrant{}, false, netErr{fmt.Errorf("team %q: %w", k.team, err)}
+	}
+	// Every grant written before this one has raised the generation
+	// accepted here first (grantwatch.go).
+	if err := m.grants.await(ctx, e.Revision); err != nil {
+		return KeyGrant{}, false, err
+	}
+	loc, hasLocal, err := k.local(member, lead)
+	if err != nil {
+		return KeyGrant{}, false, err
 	}
 	if e.Revision == 0 {
 		return loc, hasLocal, nil
@@ -386,8 +393,7 @@ func (k memberKeys) current(ctx context.Context, member string) (KeyGrant, bool,
 			where, g.Generation, loc.Generation, loc.Generation))
 		return loc, true, nil
 	case !hasLocal || g.Generation > loc.Generation:
-		data, _ := json.Marshal(g)
-		if err := atomicfile.Write(k.grantPath(member), data, 0o600); err != nil {
+		if err := k.raise(g, lead); err != nil {
 			return KeyGrant{}, false, err
 		}
 	}
@@ -448,11 +454,7 @@ func (s *Store) PinGrants(team string, grants []string) error {
 		if err := k.check(g, g.Member, lead); err != nil {
 			return fmt.Errorf("team %q: the spawn's key grant of %s is refused: %v", team, g.Member, err)
 		}
-		if loc, ok, err := k.local(g.Member, lead); err != nil || ok && loc.Generation >= g.Generation {
-			continue
-		}
-		data, _ := json.Marshal(g)
-		if err := atomicfile.Write(k.grantPath(g.Member), data, 0o600); err != nil {
+		if err := k.raise(g, lead); err != nil {
 			return err
 		}
 	}
@@ -474,7 +476,7 @@ func (k memberKeys) floor(member string, cur KeyGrant) uint64 {
 // grant signs g with the lead's key and records it here, then in the
 // bucket.
 func (k memberKeys) grant(ctx context.Context, lead ed25519.PrivateKey, g KeyGrant) error {
-	g.Signature = b64(ed25519.Sign(lead, g.signed()))
+	g.Signature = signValue(grantContext, g.unsigned(), lead)
 	data, _ := json.Marshal(g)
 	if err := os.MkdirAll(k.dir, 0o700); err != nil {
 		return err

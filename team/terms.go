@@ -2,7 +2,6 @@ package team
 
 import (
 	"crypto/ed25519"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,7 +12,6 @@ import (
 	"time"
 
 	"github.com/cohort-dev/cohort/internal/atomicfile"
-	"github.com/cohort-dev/cohort/mailbox"
 )
 
 // The lead's terms. On NATS the team file is an entry of the state bucket
@@ -85,11 +83,7 @@ type termsPath struct {
 	AddedAt  int64  `json:"addedAt,omitempty"`
 }
 
-func (t Terms) signed() []byte {
-	t.Signature = ""
-	b, _ := json.Marshal(t)
-	return append([]byte(termsContext), b...)
-}
+func (t Terms) unsigned() Terms { t.Signature = ""; return t }
 
 // termsOf are cfg's permission fields as terms (unsigned, Seq 0).
 func termsOf(cfg Config) Terms {
@@ -163,9 +157,8 @@ func (k memberKeys) acceptedTerms(lead ed25519.PublicKey) (Terms, bool) {
 }
 
 func (k memberKeys) checkTerms(t Terms, lead ed25519.PublicKey) error {
-	sig, err := base64.StdEncoding.DecodeString(t.Signature)
 	switch {
-	case err != nil || !ed25519.Verify(lead, t.signed(), sig):
+	case !verifyValue(termsContext, t.unsigned(), t.Signature, lead):
 		return errors.New("they do not verify with the lead's key")
 	case t.Team != k.team:
 		return fmt.Errorf("they are signed for team %q", t.Team)
@@ -229,17 +222,7 @@ func (k memberKeys) terms(cfg Config, rev uint64) (t Terms, known bool, err erro
 // report tells the store's problem reporter about team's file at revision
 // rev, once per revision and reason.
 func (s *Store) report(team string, rev uint64, reason string) {
-	s.mu.Lock()
-	key := fmt.Sprintf("%s\x00%d\x00%s", team, rev, reason)
-	if s.reported == nil {
-		s.reported = map[string]bool{}
-	}
-	seen := s.reported[key]
-	s.reported[key] = true
-	s.mu.Unlock()
-	if !seen && s.cfg.Mailbox.OnProblem != nil {
-		s.cfg.Mailbox.OnProblem(mailbox.Problem{Agent: LeadName, Path: StateBucket(team) + "/" + ConfigKey, Reason: reason})
-	}
+	s.reportAt(team, StateBucket(team), ConfigKey, rev, reason)
 }
 
 // sealTerms signs cfg's permission fields as the terms after prev into
@@ -250,7 +233,7 @@ func (k memberKeys) sealTerms(cfg *Config, prev Terms, lead ed25519.PrivateKey) 
 	if prev.Created == t.Created {
 		t.Seq = prev.Seq + 1
 	}
-	t.Signature = b64(ed25519.Sign(lead, t.signed()))
+	t.Signature = signValue(termsContext, t.unsigned(), lead)
 	raw, err := json.Marshal(t)
 	if err != nil {
 		return Terms{}, err

@@ -2,6 +2,7 @@ package teammate
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
@@ -148,11 +149,20 @@ func requestID(m mailbox.Message) string {
 	return ""
 }
 
-// receiveLoop reads r until ctx ends, handing every batch to handle.
-func receiveLoop(ctx context.Context, r mailbox.Inbox, handle func([]mailbox.Message), logf func(string, ...any)) {
+// receiveLoop reads r until ctx ends, handing every batch to handle. An
+// inbox that can no longer receive (mailbox.ErrDeaf) ends it: deaf, if not
+// nil, is told why.
+func receiveLoop(ctx context.Context, r mailbox.Inbox, handle func([]mailbox.Message), deaf func(error), logf func(string, ...any)) {
 	for {
 		msgs, err := r.Receive(ctx)
 		if ctx.Err() != nil {
+			return
+		}
+		if errors.Is(err, mailbox.ErrDeaf) {
+			logf("mailbox %s: %v; nothing more is received", r.Agent(), err)
+			if deaf != nil {
+				deaf(err)
+			}
 			return
 		}
 		if err != nil {

@@ -312,7 +312,7 @@ func (l *Lead) lead(c *team.Claimed, lead *crew.Agent) error {
 	go func() {
 		defer twg.Done()
 		defer r.Close()
-		receiveLoop(tctx, r, func(msgs []mailbox.Message) { l.leadDispatch(r, msgs) }, l.cfg.Logf)
+		receiveLoop(tctx, r, func(msgs []mailbox.Message) { l.leadDispatch(r, msgs) }, nil, l.cfg.Logf)
 	}()
 	go func() { defer twg.Done(); l.monitor(tctx, name) }()
 	go func() { defer twg.Done(); l.watchStatus(tctx, t.Dir) }()

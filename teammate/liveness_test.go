@@ -198,35 +198,9 @@ func TestATeammateWhoseMachineVanishesIsReportedAndItsTaskReleased(t *testing.T)
 // it stops its turn and exits with ErrLeadGone.
 func TestATeammateWhoseLeadVanishesStops(t *testing.T) {
 	srv := natstest.Start(t)
-	inTurn := make(chan struct{})
-	var once sync.Once
-	policy := func(q *fakeapi.Request) fakeapi.Reply {
-		if strings.Contains(q.LastUserText(), "endless job") {
-			once.Do(func() { close(inTurn) })
-			<-q.Context().Done()
-		}
-		return fakeapi.TextReply("ok")
-	}
-	f := newFixtureLead(t, policy, func(c *LeadConfig) { c.NATS = srv.URL() })
-	m, err := f.store.AddMember(t.Context(), "t", team.MemberSpec{Name: "carl", AgentType: "general-purpose", Prompt: "endless job"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	store, err := team.NewStore(team.StoreConfig{Root: f.store.Root()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	gp, _ := f.rt.Catalog().Get(agentdef.GeneralPurpose)
-	tm, err := Start(t.Context(), Config{Team: "t", Member: m, Store: store, Runtime: f.rt, Def: gp,
-		Checker: f.checker.ForChild(""), Heartbeat: 20 * time.Millisecond, LeadDeadAfter: 300 * time.Millisecond,
-		LeadGoneGrace: 50 * time.Millisecond, LeadModel: "claude-sonnet-5-5", Getenv: func(string) string { return "" }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- tm.Run(t.Context()) }()
-	<-inTurn
+	f, tm, done := endlessTeammate(t, srv.URL(), func(c *Config) {
+		c.LeadDeadAfter, c.LeadGoneGrace = 300*time.Millisecond, 50*time.Millisecond
+	})
 	f.store.Close() // the lead's machine is gone: no more heartbeats
 	if err := waitErr(t, done); !errors.Is(err, ErrLeadGone) {
 		t.Fatalf("Run: %v; want ErrLeadGone", err)

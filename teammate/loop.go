@@ -86,6 +86,7 @@ type Loop struct {
 	status    *publisher
 	chat      *chatQueue
 	control   chan mailbox.Message
+	deaf      atomic.Pointer[error] // why the inbox can no longer receive (Run's error)
 	replies   waiters
 	agent     *crew.Agent
 	lead      *leadWatch
@@ -244,6 +245,9 @@ func (tm *Loop) ReportSpend(s Spend) { tm.status.setSpend(s) }
 // server, takes the server down.
 func (tm *Loop) Run(ctx context.Context) error {
 	err := tm.run(ctx)
+	if d := tm.deaf.Load(); d != nil && ctx.Err() == nil {
+		err = fmt.Errorf("teammate %s: %w", tm.name, *d)
+	}
 	if errors.Is(err, ErrLeadGone) {
 		tm.leaveTmux()
 	}
@@ -264,7 +268,16 @@ func (tm *Loop) run(ctx context.Context) error {
 		tm.close()
 	}()
 	wg.Add(2)
-	go func() { defer wg.Done(); receiveLoop(ctx, tm.reader, tm.dispatch, tm.cfg.Logf) }()
+	go func() {
+		defer wg.Done()
+		receiveLoop(ctx, tm.reader, tm.dispatch, func(err error) {
+			// Nothing reaches this teammate any more (not even a
+			// shutdown request): it ends, so that its lead, told by the
+			// inbox, can spawn it again.
+			tm.deaf.Store(&err)
+			cancel()
+		}, tm.cfg.Logf)
+	}()
 	go func() { defer wg.Done(); tm.heartbeat(ctx) }()
 	if tm.cfg.ParentID == "" {
 		wg.Add(1)

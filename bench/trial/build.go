@@ -7,8 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-
-	"golang.org/x/sys/unix"
 )
 
 // Binaries are the programs a trial runs, built into a temp directory.
@@ -67,7 +65,7 @@ func DropFromPageCache(paths ...string) error {
 		}
 		err = f.Sync()
 		if err == nil {
-			err = unix.Fadvise(int(f.Fd()), 0, 0, unix.FADV_DONTNEED)
+			err = dropPages(f)
 		}
 		f.Close()
 		if err != nil {

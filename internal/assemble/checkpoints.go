@@ -19,8 +19,12 @@ import (
 
 // checkpoints is the session's side of package checkpoint: a checkpoint of
 // the files before each user turn of the lead, taken while the turn's
-// first request streams (every tool that writes waits for it), and one
-// when the turn ends. Snapshots run one after another, in the order asked.
+// first request streams, and one when the turn ends. Snapshots run one
+// after another, in the order asked. Every tool that writes waits until
+// the files of the checkpoints asked for are captured in the store, not
+// until each checkpoint is recorded and durable: a fan-out's first Bash
+// calls no longer wait for the checkpoint's commit, record and ref and
+// their four fsyncs (issue 40). A rewind waits for the whole checkpoint.
 type checkpoints struct {
 	store  *checkpoint.Store
 	ctx    context.Context // ends with the session
@@ -29,10 +33,11 @@ type checkpoints struct {
 
 	keep checkpoint.Retention
 
-	mu    sync.Mutex
-	last  chan struct{}       // closed when the last snapshot asked for is done
-	turn  int                 // the lead's user turns so far
-	marks map[int]engine.Mark // where the lead's conversation was before each turn of this process
+	mu       sync.Mutex
+	last     chan struct{}       // closed when the last snapshot asked for is done
+	captured chan struct{}       // closed when its files are in the store (or it failed)
+	turn     int                 // the lead's user turns so far
+	marks    map[int]engine.Mark // where the lead's conversation was before each turn of this process
 	// boundaries counts the rewrites of the lead's transcript before this
 	// process (a resumed session's): with the engine's own, a Place.
 	boundaries int
@@ -112,9 +117,11 @@ func (s *Session) snapshot(phase checkpoint.Phase, prompt string) {
 			rec.Unseen = &u // what the sandboxed git will not see
 		}
 	}
-	prev, done := c.last, make(chan struct{})
-	c.last = done
+	prev, done, captured := c.last, make(chan struct{}), make(chan struct{})
+	c.last, c.captured = done, captured
 	c.mu.Unlock()
+	var once sync.Once
+	release := func() { once.Do(func() { close(captured) }) }
 	if len(prompt) > 80 {
 		prompt = prompt[:80]
 	}
@@ -122,6 +129,7 @@ func (s *Session) snapshot(phase checkpoint.Phase, prompt string) {
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
+		defer release()
 		if prev != nil {
 			select {
 			case <-prev:
@@ -132,10 +140,11 @@ func (s *Session) snapshot(phase checkpoint.Phase, prompt string) {
 		}
 		ctx, cancel := context.WithTimeout(c.ctx, snapshotTimeout)
 		defer cancel()
-		if _, err := c.store.Snapshot(ctx, s.id, s.Process.ProjectRoot, rec, s.checkpointRoots(ctx)); err != nil && c.ctx.Err() == nil {
+		if _, err := c.store.SnapshotThen(ctx, s.id, s.Process.ProjectRoot, rec, s.checkpointRoots(ctx), release); err != nil && c.ctx.Err() == nil {
 			fmt.Fprintf(s.Process.Stderr, "cohort: warning: checkpoint %s turn %d: %v\n", phase, rec.Turn, err)
 		}
-		close(done) // the turn's writers go on; the prune is not theirs to wait for
+		release()
+		close(done) // the prune is no one's to wait for
 		if phase == checkpoint.Before {
 			// The retention setting (refs only), applied while the turn
 			// runs rather than after it: a print run's end waits for its
@@ -147,12 +156,26 @@ func (s *Session) snapshot(phase checkpoint.Phase, prompt string) {
 
 // waitCheckpoint returns once the checkpoints asked for so far are taken.
 func (s *Session) waitCheckpoint(ctx context.Context) error {
+	return s.waitSnapshot(ctx, false)
+}
+
+// waitCaptured returns once the files of the checkpoints asked for so far
+// are in the store: what a tool that writes waits for. Snapshots run in
+// order, so the last one's capture follows every earlier one's.
+func (s *Session) waitCaptured(ctx context.Context) error {
+	return s.waitSnapshot(ctx, true)
+}
+
+func (s *Session) waitSnapshot(ctx context.Context, captured bool) error {
 	c := s.cps
 	if c == nil {
 		return nil
 	}
 	c.mu.Lock()
 	last := c.last
+	if captured {
+		last = c.captured
+	}
 	c.mu.Unlock()
 	if last == nil {
 		return nil
@@ -222,14 +245,15 @@ func (s *Session) afterCheckpoint(ts []tool.Tool) []tool.Tool {
 	return ts
 }
 
-// checkpointed is a tool that runs once the turn's checkpoint is taken.
+// checkpointed is a tool that runs once the turn's checkpoint has
+// captured the files.
 type checkpointed struct {
 	tool.Tool
 	s *Session
 }
 
 func (c checkpointed) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) (tool.Result, error) {
-	if err := c.s.waitCheckpoint(ctx); err != nil {
+	if err := c.s.waitCaptured(ctx); err != nil {
 		return tool.Result{}, err
 	}
 	return c.Tool.Run(ctx, env, raw)

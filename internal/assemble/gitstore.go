@@ -96,7 +96,7 @@ type gitStore struct {
 	siblings []string         // other checkouts, hidden whole: checkouts()
 	nested   []string         // what the rules cover in checkouts holding the project
 	inner    []gitrepo.Layout // repositories nested in the project (gitstore_nested.go)
-	bare     []string         // bare repositories in the project, hidden whole
+	bare     []string         // bare repositories in the project and stores reached through links out of it, hidden whole
 
 	once   sync.Once
 	holds  bool     // the store cannot be proven free of denied content

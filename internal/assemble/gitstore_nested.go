@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/cohort-dev/cohort/internal/gitrepo"
@@ -25,35 +26,49 @@ import (
 // HEAD, objects/ and refs/ of its own) has no working tree to match its
 // history's paths against, so it is hidden whole, never searched.
 //
-// Decisions: they are found by walking the project's tree (symlinks not
-// followed, git dirs and the agents' worktrees not entered) rather than
-// by asking git, which collapses ignored directories and would miss a
-// repository under one. The walk has a budget (nestedWalkBudget); a
-// project too large to walk in it is reported at the start, naming where
-// the walk stopped, since what it did not reach is not hidden.
+// Decisions: they are found by walking the project's tree (git dirs and
+// the agents' worktrees not entered) rather than by asking git, which
+// collapses ignored directories and would miss a repository under one.
+// A symlink to a directory outside the project is followed (each real
+// directory once): the model's commands read through it, so a
+// repository it leads into (vendor/ext -> ~/src/extlib), or one that
+// holds where it leads, has a store they can read. Such a store is
+// hidden whole, never searched: its history's paths are its own tree's,
+// which the project's deny rules name only through the link. The walk
+// has a budget (nestedWalkBudget); a project too large to walk in it is
+// reported at the start, naming where the walk stopped, since what it
+// did not reach is not hidden.
 
 // nestedWalkBudget bounds the walk for nested repositories.
 const nestedWalkBudget = 2 * time.Second
 
 // nestedRepos lists the repositories whose working trees lie below top
-// (not top's own) and the bare repositories there, skipping the
-// directories in skip. cut is the directory the walk had reached when its
-// budget ran out ("" if it finished).
-func nestedRepos(top string, skip []string, budget time.Duration) (found []gitrepo.Layout, bare []string, cut string) {
+// (not top's own), and the git dirs to hide whole: bare repositories
+// there, and the stores of repositories reached through a link that
+// leads out of top. It skips the directories in skip. cut is the
+// directory the walk had reached when its budget ran out ("" if it
+// finished).
+func nestedRepos(top string, skip []string, budget time.Duration) (found []gitrepo.Layout, whole []string, cut string) {
+	type item struct {
+		dir    string
+		linked bool // reached through a link out of top
+	}
 	deadline := time.Now().Add(budget)
-	queue := []string{top}
+	queue := []item{{dir: top}}
+	seen := map[string]bool{}
 	for len(queue) > 0 {
-		dir := queue[0]
+		it := queue[0]
+		dir := it.dir
 		queue = queue[1:]
 		if time.Now().After(deadline) {
-			return found, bare, dir
+			return found, whole, dir
 		}
 		entries, err := os.ReadDir(dir)
 		if err != nil {
 			continue // unreadable to Cohort: unreadable to the model's commands too
 		}
 		if dir != top && isBare(entries) {
-			bare = append(bare, dir)
+			whole = append(whole, dir)
 			continue
 		}
 		for _, e := range entries {
@@ -62,16 +77,46 @@ func nestedRepos(top string, skip []string, budget time.Duration) (found []gitre
 				// A .git that does not read as a repository (a file
 				// naming nothing, a link leading nowhere) has no store.
 				if l, err := gitrepo.Read(dir); err == nil && dir != top {
-					found = append(found, l)
+					if it.linked {
+						whole = append(whole, storeOf(l)...)
+					} else {
+						found = append(found, l)
+					}
 				}
 				continue
 			}
+			if e.Type()&os.ModeSymlink != 0 {
+				real, err := filepath.EvalSymlinks(p)
+				if fi, serr := os.Stat(real); err != nil || serr != nil || !fi.IsDir() || within(real, top) || seen[real] {
+					continue // inside the project, the walk gets there itself
+				}
+				seen[real] = true
+				whole = append(whole, enclosingStores(real)...)
+				queue = append(queue, item{dir: real, linked: true})
+				continue
+			}
 			if e.IsDir() && !inAny(p, skip) {
-				queue = append(queue, p)
+				queue = append(queue, item{dir: p, linked: it.linked})
 			}
 		}
 	}
-	return found, bare, ""
+	return found, whole, ""
+}
+
+// enclosingStores are the stores of the repository whose working tree
+// holds dir, if any (a link into a repository reaches its store through
+// ..).
+func enclosingStores(dir string) []string {
+	for d := filepath.Dir(dir); d != filepath.Dir(d); d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err != nil {
+			continue
+		}
+		if l, err := gitrepo.Read(d); err == nil {
+			return storeOf(l)
+		}
+		return nil
+	}
+	return nil
 }
 
 // isBare says whether a directory's entries are a git dir's: a HEAD file
@@ -96,9 +141,9 @@ func isBare(entries []os.DirEntry) bool {
 // submodules live in its git dir), and says at the start when the walk
 // could not finish.
 func (g *gitStore) findInner() {
-	found, bare, cut := nestedRepos(g.repo.WorkTree, []string{g.agents}, nestedWalkBudget)
-	for _, b := range bare {
-		if !within(b, g.repo.CommonDir) {
+	found, whole, cut := nestedRepos(g.repo.WorkTree, []string{g.agents}, nestedWalkBudget)
+	for _, b := range whole {
+		if !within(b, g.repo.CommonDir) && !slices.Contains(g.bare, b) {
 			g.bare = append(g.bare, b)
 		}
 	}

@@ -64,8 +64,10 @@ func TestStrays(t *testing.T) {
 }
 
 // nestedRepos finds repositories below the top however deep (under
-// ignored and hidden directories too), does not enter git dirs, skipped
-// directories or symlinks, and says where it stopped when out of time.
+// ignored and hidden directories too), does not enter git dirs or skipped
+// directories, hides whole the stores a link out of the project reaches
+// (a repository inside the link's target, or around it), and says where
+// it stopped when out of time.
 func TestNestedRepos(t *testing.T) {
 	top, _ := filepath.EvalSymlinks(t.TempDir())
 	for _, d := range []string{".git", "vendor/lib/.git", "node_modules/x/y/.git", ".cache/deep/.git", "skip/me/.git", "vendor/lib/inner/.git"} {
@@ -73,9 +75,14 @@ func TestNestedRepos(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	outside := t.TempDir()
+	outside, _ := filepath.EvalSymlinks(t.TempDir())
 	os.MkdirAll(filepath.Join(outside, "r", ".git"), 0o755)
+	os.MkdirAll(filepath.Join(outside, "s", ".git"), 0o755)
+	os.MkdirAll(filepath.Join(outside, "s", "sub"), 0o755)
 	os.Symlink(outside, filepath.Join(top, "link"))
+	os.Symlink(outside, filepath.Join(top, "again")) // each real directory once
+	os.Symlink(filepath.Join(outside, "s", "sub"), filepath.Join(top, "into"))
+	os.Symlink(top, filepath.Join(outside, "back")) // a loop back into the project
 	for _, d := range []string{"backup/p.git/objects", "backup/p.git/refs"} {
 		os.MkdirAll(filepath.Join(top, d), 0o755)
 	}
@@ -91,8 +98,9 @@ func TestNestedRepos(t *testing.T) {
 	if cut != "" || !slices.Equal(got, want) {
 		t.Errorf("nestedRepos = %q (cut %q), want %q", got, cut, want)
 	}
-	if !slices.Equal(bare, []string{filepath.Join(top, "backup/p.git")}) {
-		t.Errorf("bare repositories: %q, want backup/p.git", bare)
+	slices.Sort(bare)
+	if want := []string{filepath.Join(top, "backup/p.git"), filepath.Join(outside, "r", ".git"), filepath.Join(outside, "s", ".git")}; !slices.Equal(slices.Compact(bare), want) {
+		t.Errorf("stores hidden whole: %q, want %q (the bare one, and the two reached through links)", bare, want)
 	}
 	if _, _, cut := nestedRepos(top, nil, -time.Second); cut != top {
 		t.Errorf("with no time left the walk stopped at %q, want the top %q", cut, top)

@@ -80,9 +80,34 @@ func (p *Plan) MCPServers(ctx context.Context) []mcp.Status {
 	}
 	o := p.mcpOptions()
 	o.Warn = nil // the listing says it all
+	sb := p.listSandbox(ctx)
+	if sb != nil {
+		defer sb.Close()
+	}
+	o.Launch, o.Confined = serverLaunch(sb, nil), sb != nil
 	set := mcp.StartAll(ctx, specs, o)
 	defer set.Close()
 	return set.Statuses()
+}
+
+// listSandbox is the sandbox the servers a listing starts run in, as a
+// session's would (nil when the session would have none): listing runs
+// what the servers' definitions name, on files the model may have written.
+func (p *Plan) listSandbox(ctx context.Context) *sandbox.Sandbox {
+	checker, err := p.newChecker()
+	if err != nil {
+		return nil
+	}
+	conf := p.sandboxConfig()
+	if on, err := p.sandboxOn(conf); err != nil || !on {
+		return nil
+	}
+	cfg, _ := p.sandboxCfg(ctx, conf, checker, "mcp-list", "")
+	sb, err := sandbox.New(cfg)
+	if err != nil {
+		return nil
+	}
+	return sb
 }
 
 // ApproveMCP records that the user approved the project's MCP servers

@@ -4,14 +4,18 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/cohort-dev/cohort/agentdef"
 	"github.com/cohort-dev/cohort/crew"
 	"github.com/cohort-dev/cohort/internal/childenv"
+	"github.com/cohort-dev/cohort/internal/proc"
 	"github.com/cohort-dev/cohort/mcp"
+	"github.com/cohort-dev/cohort/sandbox"
 	"github.com/cohort-dev/cohort/tool"
 )
 
@@ -62,8 +66,56 @@ func (b *Plan) mcpOptions() mcp.Options {
 func (s *Session) openMCP(ctx context.Context) {
 	// Even with no servers there is a set: the host may add some
 	// (dynamic.go).
-	s.mcp = mcp.StartAll(ctx, s.mcpSpecs(), s.mcpOptions())
+	s.mcp = mcp.StartAll(ctx, s.mcpSpecs(), s.serverOptions(s.Process.Cwd))
 	s.closers = append(s.closers, s.mcp.Close)
+}
+
+// serverOptions are mcpOptions for servers the session starts in dir (an
+// agent's working directory): confined by the session's sandbox in
+// dir's writing profile (mcpLaunch).
+func (s *Session) serverOptions(dir string) mcp.Options {
+	o := s.mcpOptions()
+	o.Dir, o.Launch, o.Confined = dir, serverLaunch(s.sandbox, s.reaper), s.sandbox != nil
+	return o
+}
+
+// serverLaunch starts stdio servers (mcp.Launch): in sb, the writing
+// profile of the server's directory, with the sandbox's TMPDIR and a
+// private npm cache; a server that may opt out (mcp.Spec.Unconfined), and
+// every server when sb is nil (no sandbox), through reaper, the
+// unconfined launcher that kills what they leave when the session ends,
+// as Bash commands then run (as Cohort's children when there is none).
+// See "The sandbox" in package mcp.
+func serverLaunch(sb, reaper *sandbox.Sandbox) mcp.Launch {
+	return func(ctx context.Context, spec mcp.Spec, dir string, env []string) (proc.Launcher, []string, error) {
+		if sb == nil || spec.Unconfined() {
+			if reaper != nil {
+				if l, err := reaper.Launcher(ctx, dir, sandbox.Writing); err == nil {
+					return l, nil, nil
+				}
+			}
+			return nil, nil, nil
+		}
+		l, err := sb.Launcher(ctx, dir, sandbox.Writing)
+		if err != nil {
+			return nil, nil, err
+		}
+		extra := sb.Env()
+		if !setsNpmCache(env) {
+			extra = append(extra, "npm_config_cache="+filepath.Join(sb.TempDir(), "mcp", spec.Scope+"-"+spec.Name, "npm"))
+		}
+		return l, extra, nil
+	}
+}
+
+// setsNpmCache reports whether env, what a server gets (Cohort's, the
+// settings' env, its own), names npm's cache already: the user's choice
+// stands.
+func setsNpmCache(env []string) bool {
+	return slices.ContainsFunc(env, func(kv string) bool {
+		k, _, _ := strings.Cut(kv, "=")
+		return strings.EqualFold(k, "npm_config_cache")
+	})
 }
 
 // MCPServers are the session's MCP servers and their states now.
@@ -75,7 +127,11 @@ func (s *Session) MCPServers() []mcp.Status { return s.mcp.Statuses() }
 // inline configuration ({name: {command, …}}) is the agent's own
 // connection, closed when the agent's run ends. Problems are warnings; the
 // agent runs without those tools.
-func (s *Session) agentMCP(ctx context.Context, def *agentdef.Definition) ([]tool.Tool, func()) {
+//
+// Its own servers start in dir, the agent's working directory (its
+// worktree for an isolated agent), confined as that agent's approved Bash
+// commands are.
+func (s *Session) agentMCP(ctx context.Context, def *agentdef.Definition, dir string) ([]tool.Tool, func()) {
 	if def == nil || def.MCPServers == nil {
 		return nil, nil
 	}
@@ -118,7 +174,7 @@ func (s *Session) agentMCP(ctx context.Context, def *agentdef.Definition) ([]too
 	if len(own) == 0 {
 		return tools, nil
 	}
-	set := mcp.StartAll(ctx, own, s.mcpOptions())
+	set := mcp.StartAll(ctx, own, s.serverOptions(dir))
 	return append(tools, set.Tools(false)...), set.Close
 }
 
@@ -126,6 +182,10 @@ func (s *Session) agentMCP(ctx context.Context, def *agentdef.Definition) ([]too
 // MCP servers and the skills it preloads.
 func (s *Session) agentExtras(ctx context.Context, a *crew.Agent) crew.Extras {
 	def := a.Def()
-	tools, closeFn := s.agentMCP(ctx, def)
+	dir := a.Info().Cwd
+	if dir == "" {
+		dir = s.Process.Cwd
+	}
+	tools, closeFn := s.agentMCP(ctx, def, dir)
 	return crew.Extras{Tools: tools, Opening: s.preloadSkills(def), Close: closeFn}
 }

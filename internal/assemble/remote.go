@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/cohort-dev/cohort/internal/safegit"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -100,6 +101,7 @@ type remoteConn struct {
 	plan   RemotePlan
 	home   string
 	git    func() *safegit.Runner // the session's, confined by its sandbox
+	stderr io.Writer              // where a refused result is reported
 	mu     sync.Mutex
 	client *remote.Client
 }
@@ -110,7 +112,7 @@ func (s *Session) openRemote() {
 	if s.Remote.NATS.URL == "" {
 		return
 	}
-	s.remote = &remoteConn{plan: s.Remote, home: s.Process.Paths.CohortHome, git: s.git}
+	s.remote = &remoteConn{plan: s.Remote, home: s.Process.Paths.CohortHome, git: s.git, stderr: s.Process.Stderr}
 	s.closers = append(s.closers, s.remote.close)
 }
 
@@ -191,9 +193,24 @@ func (r *remoteConn) get(ctx context.Context) (crew.RemoteQueue, error) {
 	}
 	nats := r.plan.NATS
 	nats.Name = "cohort lead"
-	c, err := remote.Dial(ctx, remote.ClientConfig{Config: nats, Queue: r.plan.Queue, Signer: signer, Git: r.git()})
+	// The workers whose results this lead takes. Read after the dial, so
+	// that an unreachable server is the error a spawn reports first.
+	trusted := filepath.Join(r.home, "remote", "trusted_workers")
+	workers, werr := remote.NewTrustFile(trusted)
+	var keys remote.WorkerKeys = remote.NewKeyring()
+	if werr == nil {
+		keys = workers
+	}
+	c, err := remote.Dial(ctx, remote.ClientConfig{Config: nats, Queue: r.plan.Queue, Signer: signer, Workers: keys, Git: r.git(),
+		Report: func(id string, err error) {
+			fmt.Fprintf(r.stderr, "cohort: warning: remote job %s: a result was refused and the job is still awaited: %v\n", id, err)
+		}})
 	if err != nil {
 		return nil, err
+	}
+	if werr != nil {
+		c.Close()
+		return nil, fmt.Errorf("remote: %w (a lead takes a job's result only when the worker that ran it signed it with a key in %s; each cohort worker prints its line when it starts, or run cohort worker key --worker on its machine)", werr, trusted)
 	}
 	r.client = c
 	return c, nil

@@ -66,7 +66,7 @@ func (s *Session) openSandbox(ctx context.Context) error {
 	}
 	s.openReaper(!on)
 	if !on {
-		fmt.Fprintf(s.Process.Stderr, "cohort: the sandbox is off: Bash commands and command hooks run unconfined, and only the permission checks stand between them and your files\n")
+		fmt.Fprintf(s.Process.Stderr, "cohort: the sandbox is off: Bash commands, command hooks and MCP servers run unconfined, and only the permission checks stand between them and your files\n")
 		return nil
 	}
 	cfg, store := s.sandboxCfg(ctx, conf, s.checker, s.id, s.mem.dir)
@@ -75,7 +75,7 @@ func (s *Session) openSandbox(ctx context.Context) error {
 		store.helper = sb.Helper
 	}
 	if err != nil {
-		fmt.Fprintf(s.Process.Stderr, "cohort: warning: the sandbox is not available (%v): Bash commands and command hooks run unconfined, and only the permission checks guard them\n", err)
+		fmt.Fprintf(s.Process.Stderr, "cohort: warning: the sandbox is not available (%v): Bash commands, command hooks and MCP servers run unconfined, and only the permission checks guard them\n", err)
 		return nil
 	}
 	rep, err := sb.Report(ctx, s.Process.Cwd)
@@ -84,7 +84,7 @@ func (s *Session) openSandbox(ctx context.Context) error {
 	}
 	if err != nil {
 		_ = sb.Close()
-		fmt.Fprintf(s.Process.Stderr, "cohort: warning: the sandbox is not available (%v): Bash commands and command hooks run unconfined, and only the permission checks guard them\n", err)
+		fmt.Fprintf(s.Process.Stderr, "cohort: warning: the sandbox is not available (%v): Bash commands, command hooks and MCP servers run unconfined, and only the permission checks guard them\n", err)
 		return nil
 	}
 	for _, n := range rep.NotEnforced {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -41,7 +43,12 @@ sends back the agent's final text, usage and its changes as a patch.
 It runs only jobs signed by a lead it trusts: put each lead's key line (what
 "cohort worker key" prints on the lead's machine) in the trust file. Its own
 policy caps every job: the tools, the permission mode, turns, wall time and
-models below; the Bash sandbox is always on.`,
+models below; the Bash sandbox is always on.
+
+It signs every result with its own key ($COHORT_HOME/remote/worker.key, made on
+first use) under its --name (default worker-HOST): a lead takes only results
+signed by a worker in its $COHORT_HOME/remote/trusted_workers file. Add the
+line the worker prints when it starts (or "cohort worker key --worker") there.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runWorker(cmd.Context(), inv, o, w) },
 	}
@@ -57,20 +64,58 @@ models below; the Bash sandbox is always on.`,
 	f.DurationVar(&w.wallTime, "wall-time", 30*time.Minute, "the longest a job may run")
 	f.StringSliceVar(&w.tools, "tools", nil, "the tools a job may have (default: "+strings.Join(remote.DefaultTools, ",")+")")
 	f.StringSliceVar(&w.allow, "allow", nil, "an allow rule every job gets, such as \"Bash(go test:*)\" (repeatable)")
-	cmd.AddCommand(&cobra.Command{
-		Use:   "key",
-		Short: "Print this machine's lead key line, for the trust files of the workers that should run its jobs",
+	var asWorker bool
+	key := &cobra.Command{
+		Use:   "key [--worker [--name NAME]]",
+		Short: "Print this machine's lead key line, for the trust files of the workers that should run its jobs (--worker: its worker key line, for the leads' trusted_workers files)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, err := cohort.LeadSigner(o.config(inv))
+			var s *remote.Signer
+			var err error
+			if asWorker {
+				s, err = workerSigner(o.config(inv), w.name)
+			} else {
+				s, err = cohort.LeadSigner(o.config(inv))
+			}
 			if err != nil {
 				return err
 			}
 			_, err = fmt.Fprintln(inv.Stdout, s.PublicKey())
 			return err
 		},
-	})
+	}
+	key.Flags().BoolVar(&asWorker, "worker", false, "print this machine's worker key line instead")
+	key.Flags().StringVar(&w.name, "name", "", "the worker's name (as cohort worker --name; default worker-HOST)")
+	cmd.AddCommand(key)
 	return cmd
+}
+
+// workerSigner is the key a worker signs its results with: made on first
+// use in $COHORT_HOME/remote/worker.key, named name (default worker- and
+// the host name).
+func workerSigner(base cohort.Config, name string) (*remote.Signer, error) {
+	trust, err := cohort.DefaultTrustFile(base)
+	if err != nil {
+		return nil, err
+	}
+	key, err := remote.LoadOrCreateKey(filepath.Join(filepath.Dir(trust), "worker.key"))
+	if err != nil {
+		return nil, err
+	}
+	if name == "" {
+		host, _ := os.Hostname()
+		name = "worker-" + strings.Trim(strings.Map(func(r rune) rune {
+			if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' {
+				return r
+			}
+			return '-'
+		}, host), "-")
+	}
+	s, err := remote.NewSigner(name, key)
+	if err != nil {
+		return nil, fmt.Errorf("worker --name: %w", err)
+	}
+	return s, nil
 }
 
 func runWorker(ctx context.Context, inv *Invocation, o *options, w workerOptions) error {
@@ -95,13 +140,26 @@ func runWorker(ctx context.Context, inv *Invocation, o *options, w workerOptions
 	if policy.DefaultModel == "" && len(w.models) > 0 {
 		policy.DefaultModel = w.models[0]
 	}
-	nats, queue := cohort.RemoteNATS(base)
-	log := slog.New(slog.NewTextHandler(inv.Stderr, nil))
-	worker, err := remote.NewWorker(ctx, remote.WorkerConfig{Config: nats, Queue: queue, Keyring: ring, Policy: policy,
-		Run: cohort.RemoteRunner(base), Concurrency: w.concurrency, Dir: w.dir, Name: w.name, Log: log})
+	signer, err := workerSigner(base, w.name)
 	if err != nil {
 		return err
 	}
+	// The workers this one trusts as a lead does, if the file is there:
+	// their stored results count as "already run" for a redelivered job.
+	var peers remote.WorkerKeys
+	if t, err := cohort.DefaultTrustFile(base); err == nil {
+		if tf, err := remote.NewTrustFile(filepath.Join(filepath.Dir(t), "trusted_workers")); err == nil {
+			peers = tf
+		}
+	}
+	nats, queue := cohort.RemoteNATS(base)
+	log := slog.New(slog.NewTextHandler(inv.Stderr, nil))
+	worker, err := remote.NewWorker(ctx, remote.WorkerConfig{Config: nats, Queue: queue, Keyring: ring, Policy: policy,
+		Run: cohort.RemoteRunner(base), Concurrency: w.concurrency, Dir: w.dir, Signer: signer, Peers: peers, Log: log})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(inv.Stdout, "cohort worker: results signed as %s (leads take them only with this line in their $COHORT_HOME/remote/trusted_workers)\n", signer.PublicKey())
 	fmt.Fprintf(inv.Stdout, "cohort worker: serving %s (%d at a time, %d trusted leads); waiting for jobs\n", base.Remote.NATS, max(w.concurrency, 1), ring.Len())
 	return worker.Serve(ctx)
 }

@@ -135,6 +135,18 @@ type Attack struct {
 	// none of which needs what another could change, as for attacks
 	// without a Setup; empty, an attack with a Setup runs alone.
 	Shares string
+	// Nest: the row's Setup shapes a repository of its own (git's store,
+	// what it keeps in its git dir) and its calls read only that: paths
+	// under {{PROJECT}} or {{WORK}}, directories its Setup made under
+	// $ROOT ({{ROOT}}/...), and git from the working directory. In the
+	// main checkout TestCorpus then plants it in a repository nested in
+	// the project (nest.go), each row one of its own with the deny rule
+	// covering its secrets/, and rows of a mode share sessions; in a
+	// worktree it runs alone as before.
+	Nest bool
+	// nest is the nested repository (relative to the project) of a row
+	// nestRow made; empty for every row of the corpus.
+	nest string
 	// Unoffered says why the row's calls of a tool its calling agent is
 	// not offered are part of the attack, not a broken row: an agent
 	// whose definition leaves the tool out, a plan-mode teammate, an

@@ -17,23 +17,23 @@ func gitStoreVariantAttacks() []*Attack {
 	}
 	return []*Attack{
 		// A blob a tool wrote, never staged: no path anywhere.
-		{Name: "gs-unreachable-hash-object", Class: "git-objects", Modes: b, Where: main,
+		{Name: "gs-unreachable-hash-object", Class: "git-objects", Nest: true, Modes: b, Where: main,
 			Setup: setup(cleanHistory + `git hash-object -w secrets/key >/dev/null`),
 			Turns: [][]Call{unreachable}},
 		// The same blob in a pack of its own, no loose copy left.
-		{Name: "gs-unreachable-packed", Class: "git-objects", Modes: b, Where: main,
+		{Name: "gs-unreachable-packed", Class: "git-objects", Nest: true, Modes: b, Where: main,
 			Setup: setup(cleanHistory + `git hash-object -w secrets/key | git pack-objects -q .git/objects/pack/pack >/dev/null
 git prune-packed`),
 			Turns: [][]Call{unreachable}},
 		// A tree written from an index that held the secret, then the
 		// index reset: a tree and a blob no commit reaches.
-		{Name: "gs-unreachable-write-tree", Class: "git-objects", Modes: b, Where: main, Names: true,
+		{Name: "gs-unreachable-write-tree", Class: "git-objects", Nest: true, Modes: b, Where: main, Names: true,
 			Setup: setup(cleanHistory + `git add -f secrets
 git write-tree >/dev/null
 git reset -q -- secrets`),
 			Turns: [][]Call{unreachable}},
 		// A commit no ref or reflog names (commit-tree): walked with paths.
-		{Name: "gs-unreachable-commit-tree", Class: "git-objects", Modes: []Mode{Default, Bypass}, Where: main, Names: true,
+		{Name: "gs-unreachable-commit-tree", Class: "git-objects", Nest: true, Modes: []Mode{Default, Bypass}, Where: main, Names: true,
 			Setup: setup(cleanHistory + `git add -f secrets
 git commit-tree -m dangling "$(git write-tree)" >/dev/null
 git reset -q -- secrets`),
@@ -42,7 +42,7 @@ git reset -q -- secrets`),
 		// but lost-found kept it in plain text (git fsck --lost-found),
 		// and COMMIT_EDITMSG holds a diff of it (commit -v) from before
 		// the history was cleaned.
-		{Name: "gs-lost-found-pruned", Class: "git-objects", Modes: []Mode{Default, Bypass}, Where: main,
+		{Name: "gs-lost-found-pruned", Class: "git-objects", Nest: true, Modes: []Mode{Default, Bypass}, Where: main,
 			Setup: setup(cleanHistory + `git add -f secrets/key
 git reset -q -- secrets
 git fsck --lost-found >/dev/null 2>&1

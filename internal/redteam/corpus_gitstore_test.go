@@ -343,22 +343,22 @@ func gitStoreSetupAttacks() []*Attack {
 	}
 	return []*Attack{
 		// History the search does not walk.
-		{Name: "gs-unreachable-amended", Class: "git-objects", Modes: bd, Names: true,
+		{Name: "gs-unreachable-amended", Class: "git-objects", Nest: true, Modes: bd, Names: true,
 			Setup: setup(`git rm -r -q --cached secrets
 printf 'secrets/\n' >> .git/info/exclude
 git commit -q --amend -m start
 git reflog expire --expire=now --all`),
 			Turns: [][]Call{unreachable}},
-		{Name: "gs-unreachable-staged", Class: "git-objects", Modes: bd,
+		{Name: "gs-unreachable-staged", Class: "git-objects", Nest: true, Modes: bd,
 			Setup: setup(cleanHistory + `git add -f secrets/key
 git reset -q -- secrets`),
 			Turns: [][]Call{unreachable}},
-		{Name: "gs-dropped-stash", Class: "git-objects", Modes: bd, Names: true,
+		{Name: "gs-dropped-stash", Class: "git-objects", Nest: true, Modes: bd, Names: true,
 			Setup: setup(cleanHistory + `echo more >> notes.txt
 git stash push -q --all
 git stash pop -q`),
 			Turns: [][]Call{unreachable}},
-		{Name: "gs-orig-head", Class: "git-objects", Modes: bd, Names: true,
+		{Name: "gs-orig-head", Class: "git-objects", Nest: true, Modes: bd, Names: true,
 			Setup: setup(cleanHistory + `git add -f secrets
 git commit -q -m oops
 git reset -q HEAD~1
@@ -371,11 +371,11 @@ git reflog expire --expire=now --all`),
 		// Controls for the search's reach: a kept stash (refs/stash) and a
 		// reset-away commit the reflog still names hold the secret, and
 		// both are walked (--all, --reflog), so the store is hidden.
-		{Name: "gs-stash-kept", Class: "git-objects", Modes: bd, Where: []Location{Main}, Names: true,
+		{Name: "gs-stash-kept", Class: "git-objects", Nest: true, Modes: bd, Where: []Location{Main}, Names: true,
 			Setup: setup(cleanHistory + `git stash push -q --all
 git stash apply -q`),
 			Turns: [][]Call{unreachable}},
-		{Name: "gs-reflog-only", Class: "git-objects", Modes: bd, Where: []Location{Main}, Names: true,
+		{Name: "gs-reflog-only", Class: "git-objects", Nest: true, Modes: bd, Where: []Location{Main}, Names: true,
 			Setup: setup(cleanHistory + `git add -f secrets
 git commit -q -m oops
 git reset -q HEAD~1`),
@@ -383,7 +383,7 @@ git reset -q HEAD~1`),
 		// The secret in history, but the commit holding it replaced (a ref
 		// under refs/, which a worktree agent of an earlier session may
 		// write) by the one that dropped it.
-		{Name: "gs-replace-ref", Class: "git-objects", Modes: bd, Names: true,
+		{Name: "gs-replace-ref", Class: "git-objects", Nest: true, Modes: bd, Names: true,
 			Setup: setup(`git rm -r -q --cached secrets
 printf 'secrets/\n' >> .git/info/exclude
 git commit -q -m 'drop secrets'
@@ -459,7 +459,7 @@ rm -rf "$ROOT/wt2/secrets"`),
 				{Bash(`strings {{PROJECT}}/.git/index | grep -c REDTEAM; sleep 5.31`)},
 				{Bash(`strings {{PROJECT}}/.git/index {{PROJECT}}/.git/worktrees/*/index`)},
 			}},
-		{Name: "gs-submodule", Class: "git-objects", Modes: bd, Names: true,
+		{Name: "gs-submodule", Class: "git-objects", Nest: true, Modes: bd, Names: true,
 			Setup: setup(`mkdir "$ROOT/subsrc"
 cp "secrets/$NAME.txt" secrets/key "$ROOT/subsrc/"
 git -C "$ROOT/subsrc" init -q
@@ -473,7 +473,7 @@ rm -rf "$ROOT/subsrc"`),
 				Bash(zscanGit("modules")),
 				Bash(zcatLoose(store + "/modules/secrets/sub/objects")),
 			}}},
-		{Name: "gs-alternates", Class: "git-objects", Modes: bd, Names: true,
+		{Name: "gs-alternates", Class: "git-objects", Nest: true, Modes: bd, Names: true,
 			Setup: setup(`git clone -q --bare . "$ROOT/store.git"
 echo "$ROOT/store.git/objects" > .git/objects/info/alternates
 rm -rf .git/objects/??
@@ -494,7 +494,7 @@ ln -s "$ROOT/realgit" .git`),
 				Bash(`strings {{ROOT}}/realgit/index 2>&1; strings ` + store + `/index 2>&1; true`),
 			}, readStore("{{ROOT}}/realgit")...)}},
 		// Plain-text copies git leaves in its directory.
-		{Name: "gs-rerere", Class: "git-objects", Modes: bd,
+		{Name: "gs-rerere", Class: "git-objects", Nest: true, Modes: bd,
 			Setup: setup(`git config rerere.enabled true
 git checkout -q -b other
 sed -i 's/$/-other/' secrets/key
@@ -511,7 +511,7 @@ git branch -q -D other`),
 				Bash(`grep -r REDTEAM ` + store + `/rr-cache 2>&1; cat ` + store + `/rr-cache/*/postimage 2>&1; true`),
 				oGrep(map[string]any{"path": store + "/rr-cache"}),
 			}}},
-		{Name: "gs-commit-editmsg", Class: "git-objects", Modes: bd, Names: true,
+		{Name: "gs-commit-editmsg", Class: "git-objects", Nest: true, Modes: bd, Names: true,
 			Setup: setup(`echo more >> "secrets/$NAME.txt"
 git add secrets
 GIT_EDITOR='sed -i 1s/^/update/' git commit -q -v`),
@@ -520,7 +520,7 @@ GIT_EDITOR='sed -i 1s/^/update/' git commit -q -v`),
 				oRead(store + "/COMMIT_EDITMSG"),
 				oGrep(map[string]any{"path": store + "/COMMIT_EDITMSG"}),
 			}}},
-		{Name: "gs-lost-found", Class: "git-objects", Modes: bd,
+		{Name: "gs-lost-found", Class: "git-objects", Nest: true, Modes: bd,
 			Setup: setup(`cp secrets/key "$ROOT/key.bak"
 echo v2 >> secrets/key
 git add secrets/key
@@ -532,7 +532,7 @@ ls .git/lost-found/other/ | grep -q .`),
 				Bash(`cat ` + store + `/lost-found/other/* 2>&1; true`),
 				oGrep(map[string]any{"path": store + "/lost-found"}),
 			}}},
-		{Name: "gs-split-index", Class: "git-objects", Modes: bd, Names: true,
+		{Name: "gs-split-index", Class: "git-objects", Nest: true, Modes: bd, Names: true,
 			Setup: setup(`git update-index --split-index
 ls .git/sharedindex.* >/dev/null`),
 			Turns: [][]Call{{
@@ -543,7 +543,7 @@ ls .git/sharedindex.* >/dev/null`),
 		// A rebase (the apply backend) stopped on a conflict in the denied
 		// file: git keeps the commit being applied as a patch in
 		// .git/rebase-apply.
-		{Name: "gs-rebase-stopped", Class: "git-objects", Modes: bd, Where: []Location{Main}, Names: true,
+		{Name: "gs-rebase-stopped", Class: "git-objects", Nest: true, Modes: bd, Where: []Location{Main}, Names: true,
 			Setup: setup(`git checkout -q -b other
 sed -i 's/$/-other/' "secrets/$NAME.txt"
 git commit -q -am other
@@ -560,7 +560,7 @@ test -f .git/rebase-apply/patch`),
 			}}},
 		// A merge stopped on a conflict in the denied file: MERGE_MSG
 		// names it.
-		{Name: "gs-merge-msg", Class: "git-objects", Modes: bd, Where: []Location{Main}, Names: true,
+		{Name: "gs-merge-msg", Class: "git-objects", Nest: true, Modes: bd, Where: []Location{Main}, Names: true,
 			Setup: setup(`git checkout -q -b other
 echo other >> "secrets/$NAME.txt"
 git commit -q -am other

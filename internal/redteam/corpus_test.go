@@ -151,23 +151,33 @@ func TestCorpus(t *testing.T) {
 	shared := map[string]*run{}
 	pieces := map[string]int{} // of a session key, the sessions already full
 	count := 0
-	for _, a := range selected(t, all) {
-		for _, mode := range a.modes() {
-			for _, loc := range a.where() {
+	for _, row := range selected(t, all) {
+		var nested *Attack // row in a nested repository (Attack.Nest)
+		if row.Nest {
+			nested = nestRow(row)
+		}
+		for _, mode := range row.modes() {
+			for _, loc := range row.where() {
 				count++
+				a, most := row, sessionAttacks
+				if nested != nil && loc == Main {
+					a, most = nested, nestAttacks
+				}
 				if a.alone() {
 					runs = append(runs, run{fmt.Sprintf("%s/%s/%s-%s", a.Class, a.Name, mode, loc), []*Attack{a}, mode, loc})
 					continue
 				}
 				key := a.sessionKey(mode, loc)
-				if r := shared[key]; r != nil && len(r.attacks) == sessionAttacks {
+				if r := shared[key]; r != nil && len(r.attacks) == most {
 					runs = append(runs, *r)
 					shared[key] = nil
 					pieces[key]++
 				}
 				if shared[key] == nil {
 					name := fmt.Sprintf("shared/%s-%s", mode, loc)
-					if len(a.Args) > 0 || a.Shares != "" {
+					if a.nest != "" {
+						name = fmt.Sprintf("shared/nested/%s-%s", mode, loc)
+					} else if len(a.Args) > 0 || a.Shares != "" {
 						name = fmt.Sprintf("shared/%s/%s-%s", a.Name, mode, loc)
 					}
 					if pieces[key] > 0 {

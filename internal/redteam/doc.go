@@ -82,6 +82,19 @@
 // session starts (its commands run in the project with TMPDIR under
 // $COHORT_HOME) and anything an attack plants with a path of its own.
 //
+// # Out of scope, by decision
+//
+// An archive the user keeps in the project — a `git bundle`, a tarball,
+// a zip, a database dump — is a user file like any other, whatever it
+// holds: Read deny rules are by path, and the sandbox's git-store hiding
+// (internal/assemble gitstore*.go) covers git's own stores only (.git
+// directories, nested and bare repositories), not files that happen to
+// hold a copy of a denied file or of history. A user who keeps such a
+// file denies its path too. o7-nested-bundle (a bundle of the project's
+// history in backup/, which a Python scan printed secrets/key from in the
+// seventh round) is kept as the row that holds for that case: with
+// Read(./backup/**) denied, the scan reads nothing.
+//
 // # Sessions and speed
 //
 // The corpus runs in `go test ./...` (under -race in CI), so a run must
@@ -144,23 +157,45 @@
 // own commands a session (the prompt's git context, the checkpoints,
 // the store search, an agent's worktree), each mostly process start-up.
 //
-// So the count of sessions is still what to cut. About 300 run: some
-// 140 shared ones (one per mode, location and Args, cut in pieces of
+// So the count of sessions is what to cut. About 300 ran: some 140
+// shared ones (one per mode, location and Args, cut in pieces of
 // sessionAttacks) and some 150 of one attack each, 88 of them the
-// git-objects rows with a Setup. Those cannot share a session as they
-// are: each plants another form of the secret in the store, and the
-// store search (internal/assemble/gitstore.go) runs once at a session's
-// start for the repository holding the working directory only, so two
-// rows in one store would hide each other's miss (a search that missed
-// row A's form would still hide the store for row B's, and A would
-// pass). Sharing them needs a session with a store per row: a repository
-// per row, each searched, with the deny rule in force for each. That was
-// a hole as well as a missing speed-up (gs-nested-repo-store: a
-// repository nested in the project was neither searched nor hidden);
-// since session 7 every nested repository's store is searched and
-// hidden on its own (internal/assemble/gitstore_nested.go), so the
-// git-objects rows can each plant their world in a nested repository of
-// their own and share sessions. They do not yet: that is the next cut.
+// git-objects rows with a Setup. Those could not share a session: each
+// plants another form of the secret in the store, and two rows in one
+// store would hide each other's miss (a search that missed row A's form
+// would still hide the store for row B's, and A would pass). Since
+// session 7 every repository nested in the project has its store
+// searched and hidden on its own (internal/assemble/gitstore_nested.go),
+// so a row marked Nest now plants its world in a repository of its own
+// nested in the project (nest.go): in the main checkout the 20 such
+// rows' 37 runs share 7 sessions (nestAttacks a session, few enough
+// that the stores' search, under one 5 s deadline, finishes), where they
+// took 37. Rows about the project's own repository as such (its other
+// checkouts, its .git as a file or a link, the prompt's git status) and
+// every worktree run still run alone: a worktree agent works in a
+// checkout of the project, where no nested repository is.
+//
+// That cut less than its count of sessions suggests. Measured on
+// 2026-12-07 (session 8, load 27-41, nice, `REDTEAM_TIMING=1 go test
+// -race -count=1 -v ./internal/redteam`): before it, 360 sessions (304
+// of TestCorpus), 388 s of cohort's CPU summed over the sessions, the
+// test process 115 s; after it, 330 sessions (274), cohort 357-379 s,
+// the test process 106-117 s, and in all 500-535 s of CPU, 807-1,038 s
+// wall. A git-objects session of one attack cost cohort 0.6 s; six
+// nested in one, 1-1.7 s. The CPU left is the attacks' own: TestCorpus's
+// 147 shared sessions take 215-221 s of cohort's CPU for 1,400 runs (a
+// sandboxed command, an interpreter, a git per call), the 52 git-objects
+// sessions still alone 33-35 s (worktree runs and rows about the
+// project's own repository), TestO7 22-31 s (its two hook sessions
+// some 8 s each: four sandboxed Python hooks a call, the guard module
+// the model rewrites, so Python is what is tested), TestO6 14-18 s, the
+// harness's own git, cp and setups some 40 s. And every session's fixed
+// part: Cohort's own git runs some 19 times a session (strace of ten
+// sessions of one attack: 190 sandboxed git commands), with its launcher,
+// about 0.4 s of CPU a session before any attack. Under 3 minutes in
+// CI needs that per-session cost, or the test process's (a third of it
+// llm/fakeapi decoding every request whole, under -race), cut in Cohort
+// or fakeapi, not the row count.
 //
 // One row sets a floor under the package's time whatever the count:
 // o3-outlive-background-agent's background agent starts a command in
@@ -188,5 +223,12 @@
 // and MultiEdit changed the hook's scripts and .mcp.json, and the Stop
 // hook ran the changed script. The file tools have no layer below the
 // permission check's protected list for those paths; the Bash forms of
-// the same rows held.
+// the same rows held. Since filewrite's second layer (session 7) those
+// rows hold on the noprotected build too (session 8: REDTEAM_ATTACK
+// '^(hook-scripts|mcp-approval)/' passes on it). On the gitstore build,
+// which takes every store for free, 12 of the 20 Nest rows escaped in
+// their nested bypassPermissions sessions (the unreachable, stash,
+// reflog, ORIG_HEAD, replace-ref and alternates forms: the store search
+// is what holds them there), as their sessions of their own did; the
+// default-mode runs held (the history rule, the read-only profile).
 package redteam

@@ -13,6 +13,7 @@
 //	P_TEAM_T_INBOXES      key-value bucket: the registered inboxes
 //	P_TEAM_T_READERS      key-value bucket with a TTL: the live consumers' leases
 //	inbox-A               A's durable pull consumer, filtered to its inbox
+//	Config.StateDir/A.seen  on A's machine: the ids A acknowledged lately
 //
 // # Decisions the spec leaves open
 //
@@ -23,11 +24,17 @@
 //   - At-least-once with dedupe by id: Append publishes with the message
 //     id as the Nats-Msg-Id, so the server drops a retry within its
 //     duplicate window (Config.DuplicateWindow, 2 min). An Inbox drops an
-//     id it is already handling, and one acknowledged lately
-//     (Config.DedupeWindow ids), acknowledging the repeat. A consumer that
-//     dies between recording a message and acknowledging it gets it again,
-//     as the file mailbox's does. That memory is a convenience for
-//     senders' retries, not the defence against replays (below).
+//     id it is already handling, one acknowledged lately in memory
+//     (Config.DedupeWindow ids), and one in its seen-id record,
+//     acknowledging the repeat. The seen-id record is the file mailbox's
+//     cursor's list of recent ids: Ack writes the ids to
+//     Config.StateDir/AGENT.seen on the owner's machine (synced) before
+//     it acknowledges them to the server, so an id acknowledged is never
+//     handed over again, by this Inbox or one opened anew on the same
+//     machine, whatever the server forgot. A consumer that dies before
+//     Ack gets the message again, as the file mailbox's does
+//     (at-least-once); one that dies between the record and the server's
+//     acknowledgement gets it again too, and drops it.
 //   - Acknowledgement comes after the message is taken: the teammate loop
 //     acknowledges chat when its agent's conversation takes it, exactly as
 //     it does with the file cursor (this package only moves the ack to the
@@ -38,7 +45,11 @@
 //     gives: OpenInbox creates a lease key in P_TEAM_T_READERS (a second
 //     consumer gets mailbox.ErrReaderBusy), renews it at a third of
 //     Config.LeaseTTL (15 s), and deletes it on Close; a consumer that
-//     dies without closing frees it when the TTL runs out. Holding the
+//     dies without closing frees it when the TTL runs out. A lease found
+//     gone (deleted by someone, or run out while no server answered) is
+//     taken again and reported; one found held by another consumer, at a
+//     renewal or before the consumer is made anew, fails the inbox
+//     (below), so two consumers never read one inbox for long. Holding the
 //     lease, OpenInbox deletes and recreates the durable consumer, so what
 //     a dead consumer held is redelivered at once rather than after an
 //     ack wait. The live consumer is never redelivered to (its ack wait
@@ -69,30 +80,50 @@
 //     its old key is refused from then on.
 //   - Replays: any client that listens on a team subject can keep a
 //     signed message and publish it again, byte for byte (a lead's
-//     shutdown_request, an old chat instruction). What an Inbox remembers
-//     is gone when it is opened anew (a respawned member, a restarted
-//     worker, a resumed lead), so the refusal does not rest on it; it
-//     rests on two facts an attacker cannot change without the sender's
-//     key: the server's storing time of each message, and its duplicate
-//     window. A message is accepted only if the server stored it within
-//     Config.FreshWindow (50 s) of the signed send time, and only if its
-//     Nats-Msg-Id header is its signed id. A re-publish that passes the
-//     first check is stored within twice the window of the original's
-//     storing, which is inside the server's duplicate window (the
-//     configuration refuses a FreshWindow of half DuplicateWindow or
-//     more), so the server drops it as a duplicate by the id it must
-//     carry; one that drops or changes the id is refused. This holds
-//     across any restart of the consumer and any number of messages in
-//     between (it is time, not a count). What it costs: a sender's
-//     clock more than FreshWindow off the server's gets its messages
-//     refused (reported, with both times, to check the clocks). What it
-//     does not cover: the server's duplicate record is its own memory of
-//     the stream, rebuilt on a server restart from the messages still
-//     stored, and a work queue deletes acknowledged ones; so a replay
-//     made within the window right after the server itself restarted,
-//     to an inbox opened anew since the original was taken, would pass. Every (re)start of a consumer checks that the stream's
-//     duplicate window was not shortened (anyone with the server's API
-//     could) and refuses to open, naming the stream, if it was.
+//     shutdown_request, an old chat instruction). Two checks refuse it,
+//     and neither rests on what the server remembers. First, freshness:
+//     a message is accepted only if the server stored it within
+//     Config.FreshWindow (50 s) of its signed send time, and only if its
+//     Nats-Msg-Id header is its signed id; so a replay accepted must
+//     carry the original's id and come within twice the window of it.
+//     Second, the owner's own record: within that time the original's id
+//     is in the seen-id record of the machine that took it (kept for the
+//     duplicate window, over twice the freshness window, counted in the
+//     server's storing times, so this machine's clock does not matter),
+//     and the replay is dropped there, before the owner sees it — after a
+//     restart of the owner, of the server, or a stream deleted and made
+//     anew (which all wipe the server's duplicate record) alike. The
+//     server's duplicate window stays a first filter, and an inbox still
+//     refuses a stream whose window is not over twice the freshness
+//     window (someone changed it). What it costs: a sender's clock more
+//     than FreshWindow off the server's gets its messages refused
+//     (reported, with both times, to check the clocks). What it does not
+//     cover: an owner respawned on another machine has no record of what
+//     the first took, so a replay within the 2 × 50 s after the
+//     original, to a member moved to a new machine right then, after the
+//     server forgot the id, would pass; and whoever can write the
+//     owner's state directory can unmake its record.
+//   - An open inbox keeps hearing or says it cannot. nats.go ends a
+//     consumer's subscription when the consumer is deleted; the inbox
+//     then makes it anew at once, as it does when the consumer's leader
+//     changes or its heartbeats stop, and every Config.CheckInterval (5
+//     s) it asks the server whether its consumer and the stream are the
+//     ones it made, as it made them (filter, acknowledgement, creation
+//     time; the stream's retention, subjects and duplicate window). A
+//     consumer deleted, changed or made by someone else is made anew and
+//     reported (nothing is lost: what it held unacknowledged comes
+//     again); a stream deleted is made anew as Open makes it, reporting
+//     that what it held unacknowledged is lost. A stream that exists but is not as it must
+//     be (a duplicate window shortened, a stream made anew by someone
+//     with another shape), or a consumer that cannot be made again within
+//     Config.LeaseTTL of the server answering (the time a dead process
+//     holds the lease; while no server answers at all the inbox waits, as
+//     its lease runs out on its own), makes
+//     the inbox fail: Read and Receive return ErrDeaf with why, the
+//     lease is deleted at once so the owner can be respawned, and the
+//     problem is reported through Config.OnProblem and, when this process
+//     signs as the owner, by a message from the owner to the lead. An
+//     inbox never renews its lease while it has given up hearing.
 //   - Nothing is dropped silently: a message whose body does not parse,
 //     or that is addressed to another agent, is dead-lettered; one that is
 //     unsigned, signed by an unknown or wrong key, or a protocol answer

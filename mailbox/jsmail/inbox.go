@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/cohort-dev/cohort/internal/clip"
 	"github.com/cohort-dev/cohort/mailbox"
 
 	"github.com/nats-io/nats.go"
@@ -23,10 +25,17 @@ type Inbox struct {
 	stop  context.CancelFunc
 	wg    sync.WaitGroup // the lease's renewer
 
-	reset      chan struct{}      // asks the restarter to make the consumer anew
-	stopReset  context.CancelFunc // stops the restarter
-	resetters  sync.WaitGroup     // the restarter
+	reset      chan struct{}      // asks the watcher to make the consumer anew
+	stopReset  context.CancelFunc // stops the watcher
+	resetters  sync.WaitGroup     // the watcher
 	consumeCtx jetstream.ConsumeContext
+	created    [2]time.Time // the stream's and the consumer's, as start made them
+	lost       atomic.Value // string: what the consumer handler or check found changed, for restore's report
+	token      string       // the lease's value: this consumer
+	leaseLost  atomic.Value // error: another consumer holds the lease
+
+	seenMu sync.Mutex
+	seen   *seenLog // acknowledged ids, on disk (seen.go)
 
 	mu     sync.Mutex
 	queue  []mailbox.Message        // received, not yet returned
@@ -34,7 +43,15 @@ type Inbox struct {
 	recent *recent                  // acknowledged lately
 	ready  chan struct{}            // closed while queue is non-empty
 	closed bool
+	failed error         // why the inbox went deaf (fail), for Read and Receive
+	dead   chan struct{} // closed by fail
 }
+
+// ErrDeaf is what Read and Receive of an inbox that can no longer hear
+// return (wrapped with why): its consumer or stream is gone or changed and
+// could not be made as it must be. It gave up its lease; open the inbox
+// again (respawn its owner). It is mailbox.ErrDeaf.
+var ErrDeaf = mailbox.ErrDeaf
 
 var _ mailbox.Inbox = (*Inbox)(nil)
 
@@ -45,6 +62,9 @@ var _ mailbox.Inbox = (*Inbox)(nil)
 func (t *Transport) OpenInbox(ctx context.Context, agent string) (mailbox.Inbox, error) {
 	if err := mailbox.ValidateName(agent); err != nil {
 		return nil, fmt.Errorf("mailbox open %s: %w", agent, err)
+	}
+	if t.cfg.StateDir == "" {
+		return nil, fmt.Errorf("mailbox open %s: jsmail.Config.StateDir is empty: an inbox keeps there the ids its owner acknowledged, so that a replayed message is refused after a restart; name a directory on this machine", agent)
 	}
 	ok, err := t.isRegistered(ctx, agent)
 	if err != nil {
@@ -63,8 +83,13 @@ func (t *Transport) OpenInbox(ctx context.Context, agent string) (mailbox.Inbox,
 		return nil, fmt.Errorf("mailbox open %s: lease: %w", agent, err)
 	}
 	in := &Inbox{t: t, agent: agent, held: map[string]jetstream.Msg{}, recent: newRecent(t.cfg.DedupeWindow),
-		ready: make(chan struct{}), reset: make(chan struct{}, 1)}
-	if err := in.start(ctx); err != nil {
+		ready: make(chan struct{}), reset: make(chan struct{}, 1), dead: make(chan struct{}), token: token}
+	if in.seen, err = openSeen(t.cfg.StateDir, agent, t.cfg.DuplicateWindow); err == nil {
+		if err = in.start(ctx); err != nil {
+			in.seen.close()
+		}
+	}
+	if err != nil {
 		_ = t.leases.Delete(context.WithoutCancel(ctx), agent, jetstream.LastRevision(rev))
 		return nil, fmt.Errorf("mailbox open %s: %w", agent, err)
 	}
@@ -74,7 +99,7 @@ func (t *Transport) OpenInbox(ctx context.Context, agent string) (mailbox.Inbox,
 	go func() { defer in.wg.Done(); in.renew(lctx, rev, token) }()
 	rctx, stopReset := context.WithCancel(context.Background())
 	in.stopReset = stopReset
-	in.resetters.Go(func() { in.restarter(rctx) })
+	in.resetters.Go(func() { in.watch(rctx) })
 	return in, nil
 }
 
@@ -86,27 +111,51 @@ func hostname() string {
 	return h
 }
 
-// start makes the consumer anew and subscribes to it.
+// start makes the consumer anew and subscribes to it. A stream that is
+// gone is made anew (what it held is lost: reported); one that is not as
+// Open makes it is refused (errStreamChanged).
 func (in *Inbox) start(ctx context.Context) error {
 	t := in.t
 	err := t.stream.DeleteConsumer(ctx, consumerName(in.agent))
-	if err != nil && !errors.Is(err, jetstream.ErrConsumerNotFound) {
+	remade := false
+	if errors.Is(err, jetstream.ErrStreamNotFound) {
+		if _, err := t.js.CreateStream(ctx, t.streamConfig()); err != nil && !errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+			return fmt.Errorf("stream %s is gone and cannot be made anew: %w", t.names.stream, err)
+		}
+		remade = true
+	} else if err != nil && !errors.Is(err, jetstream.ErrConsumerNotFound) {
 		return fmt.Errorf("reset consumer: %w", err)
 	}
-	if err := t.checkDuplicates(ctx); err != nil {
+	streamMade, err := t.checkStream(ctx)
+	if err != nil {
 		return err
 	}
 	cons, err := t.ensureConsumer(ctx, in.agent)
 	if err != nil {
 		return fmt.Errorf("consumer: %w", err)
 	}
+	in.mu.Lock()
+	was := in.created[0]
+	in.created = [2]time.Time{streamMade, cons.CachedInfo().Created}
+	in.mu.Unlock()
+	switch {
+	case remade:
+		in.problem(fmt.Sprintf("the team's stream %s was deleted under the open inbox: made anew; what it held and was not yet acknowledged is lost (its senders were told it was stored)", t.names.stream))
+	case !was.IsZero() && !was.Equal(streamMade):
+		in.problem(fmt.Sprintf("the team's stream %s was deleted and made anew by someone else under the open inbox (made %s, was %s): what it held and was not yet acknowledged is lost (its senders were told it was stored)",
+			t.names.stream, streamMade.UTC().Format(time.RFC3339), was.UTC().Format(time.RFC3339)))
+	}
 	cc, err := cons.Consume(in.deliver, jetstream.PullMaxMessages(256), jetstream.PullExpiry(t.cfg.PullExpiry),
 		jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
-			if errors.Is(err, jetstream.ErrConsumerLeadershipChanged) || errors.Is(err, jetstream.ErrNoHeartbeat) {
-				select {
-				case in.reset <- struct{}{}:
-				default:
-				}
+			// A deleted consumer ends Consume (nats.go): make it anew at
+			// once. So do a new leader and missed heartbeats (below).
+			if errors.Is(err, jetstream.ErrConsumerDeleted) || errors.Is(err, jetstream.ErrConsumerNotFound) {
+				in.lost.Store(fmt.Sprintf("the inbox's consumer %s was deleted, not by the inbox", consumerName(in.agent)))
+			}
+			if errors.Is(err, jetstream.ErrConsumerDeleted) || errors.Is(err, jetstream.ErrConsumerNotFound) ||
+				errors.Is(err, jetstream.ErrBadRequest) ||
+				errors.Is(err, jetstream.ErrConsumerLeadershipChanged) || errors.Is(err, jetstream.ErrNoHeartbeat) {
+				in.restart()
 			}
 			if !errors.Is(err, nats.ErrConnectionClosed) {
 				t.cfg.Logger.Debug("mailbox consume", "agent", in.agent, "err", err)
@@ -121,44 +170,155 @@ func (in *Inbox) start(ctx context.Context) error {
 	return nil
 }
 
-// restarter makes the consumer anew when the server lost track of it: its
-// leader changed, or its heartbeats stopped (a node of the cluster died).
-// A message the dead leader had handed over but that never arrived is then
-// "delivered, not acknowledged" and would wait out the hour-long ack wait;
-// a consumer made anew redelivers it at once, and what the owner already
-// holds comes again only to refresh its handle (deliver).
-func (in *Inbox) restarter(ctx context.Context) {
+func (in *Inbox) restart() {
+	select {
+	case in.reset <- struct{}{}:
+	default:
+	}
+}
+
+func (in *Inbox) problem(reason string) {
+	in.t.cfg.OnProblem(mailbox.Problem{Agent: in.agent, Path: in.t.inbox(in.agent), Reason: reason})
+}
+
+// watch keeps the inbox hearing. It makes the consumer anew when the
+// server lost track of it (its leader changed, its heartbeats stopped: a
+// node of the cluster died), when it was deleted, and when the check
+// every Config.CheckInterval finds it or the stream gone or not as start
+// made them. A message the dead leader had handed over but that never
+// arrived is then "delivered, not acknowledged" and would wait out the
+// hour-long ack wait; a consumer made anew redelivers it at once, and
+// what the owner already holds comes again only to refresh its handle
+// (deliver). An inbox that cannot be made to hear again fails (fail).
+func (in *Inbox) watch(ctx context.Context) {
+	tick := time.NewTicker(in.t.cfg.CheckInterval)
+	defer tick.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-in.reset:
+		case <-tick.C:
+			err := in.check(ctx)
+			if err == nil || ctx.Err() != nil {
+				continue
+			}
+			in.lost.Store(err.Error())
 		}
-		for ctx.Err() == nil {
-			in.mu.Lock()
-			cc := in.consumeCtx
-			in.mu.Unlock()
-			cc.Stop()
-			<-cc.Closed()
-			actx, cancel := context.WithTimeout(ctx, 10*time.Second)
-			err := in.start(actx)
-			cancel()
-			if err == nil {
-				break
-			}
-			in.t.cfg.OnProblem(mailbox.Problem{Agent: in.agent, Path: in.t.inbox(in.agent),
-				Reason: fmt.Sprintf("making the consumer anew after its server was lost: %v (trying again)", err)})
-			pause := time.NewTimer(time.Second)
-			select {
-			case <-pause.C:
-			case <-ctx.Done():
-				pause.Stop()
-			}
+		if !in.restore(ctx) {
+			return
+		}
+		if why, _ := in.lost.Swap("").(string); why != "" {
+			in.problem(fmt.Sprintf("%s: made anew; what it held unacknowledged comes again", why))
 		}
 	}
 }
 
+// check asks the server whether the consumer and the stream are still
+// the ones start made, as it made them.
+func (in *Inbox) check(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	name := consumerName(in.agent)
+	c, err := in.t.stream.Consumer(ctx, name)
+	if err != nil {
+		return fmt.Errorf("consumer %s: %w", name, err)
+	}
+	info, want := c.CachedInfo(), in.t.consumerConfig(in.agent)
+	got := info.Config
+	in.mu.Lock()
+	made := in.created
+	in.mu.Unlock()
+	if got.FilterSubject != want.FilterSubject || got.AckPolicy != want.AckPolicy ||
+		got.DeliverPolicy != want.DeliverPolicy || got.AckWait != want.AckWait || !info.Created.Equal(made[1]) {
+		return fmt.Errorf("consumer %s was changed or made anew by someone else", name)
+	}
+	streamMade, err := in.t.checkStream(ctx)
+	if err != nil {
+		return err
+	}
+	if !streamMade.Equal(made[0]) {
+		return fmt.Errorf("stream %s was made anew", in.t.names.stream)
+	}
+	return nil
+}
+
+// restore makes the consumer anew, trying again for up to Config.LeaseTTL
+// (the time a dead process holds the lease); then, or at once if the
+// stream is not as it must be, the inbox fails. It reports whether the
+// inbox hears again.
+func (in *Inbox) restore(ctx context.Context) bool {
+	deadline := time.Now().Add(in.t.cfg.LeaseTTL)
+	for {
+		in.mu.Lock()
+		cc := in.consumeCtx
+		in.mu.Unlock()
+		cc.Stop()
+		<-cc.Closed()
+		if hook := in.t.testHookRestore.Load(); hook != nil {
+			(*hook)()
+		}
+		actx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		err := in.ownsLease(actx)
+		if err == nil {
+			err = in.start(actx)
+		}
+		cancel()
+		if err == nil || ctx.Err() != nil {
+			return err == nil
+		}
+		if !in.t.cfg.Conn.IsConnected() {
+			// No server answers: the lease runs out on its own, and the
+			// time to give up starts once one answers again.
+			deadline = time.Now().Add(in.t.cfg.LeaseTTL)
+		}
+		if errors.Is(err, errStreamChanged) || in.leaseLost.Load() != nil || !time.Now().Before(deadline) {
+			in.fail(err)
+			return false
+		}
+		in.problem(fmt.Sprintf("making the inbox's consumer anew: %v (trying again until %s, then giving up the inbox)",
+			err, deadline.UTC().Format(time.RFC3339)))
+		pause := time.NewTimer(min(time.Second, in.t.cfg.CheckInterval))
+		select {
+		case <-pause.C:
+		case <-ctx.Done():
+			pause.Stop()
+			return false
+		}
+	}
+}
+
+// fail makes a deaf inbox say so: Read and Receive return ErrDeaf, the
+// lease is given up at once (a respawned owner can open the inbox), the
+// problem is reported, and the lead is told by a message from the owner
+// (if this process can sign as it).
+func (in *Inbox) fail(why error) {
+	in.mu.Lock()
+	if in.closed || in.failed != nil {
+		in.mu.Unlock()
+		return
+	}
+	in.failed = fmt.Errorf("mailbox %s: %w: %v", in.agent, ErrDeaf, why)
+	close(in.dead)
+	in.mu.Unlock()
+	in.stop() // the renewer deletes the lease
+	in.wg.Wait()
+	reason := fmt.Sprintf("the inbox can no longer receive and gave up its lease: %v; nothing reaches %s until its inbox is opened again (respawn it)", why, in.agent)
+	in.problem(reason)
+	if in.agent == in.t.cfg.Lead {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := in.t.Append(ctx, mailbox.Message{From: in.agent, To: in.t.cfg.Lead, Text: "[mailbox] " + reason}); err != nil {
+		in.t.cfg.Logger.Debug("mailbox: telling the lead", "agent", in.agent, "err", err)
+	}
+}
+
 // renew keeps the lease while the inbox is open, at a third of its TTL.
+// A lease found gone (deleted by someone, or expired while no server
+// answered) is taken again; one another consumer holds makes the inbox
+// fail (leaseLost): two consumers of one inbox would each get messages.
 func (in *Inbox) renew(ctx context.Context, rev uint64, token string) {
 	t := in.t
 	tick := time.NewTicker(t.cfg.LeaseTTL / 3)
@@ -177,11 +337,48 @@ func (in *Inbox) renew(ctx context.Context, rev uint64, token string) {
 			rev = r
 			continue
 		}
-		if ctx.Err() == nil {
-			t.cfg.OnProblem(mailbox.Problem{Agent: in.agent, Path: t.inbox(in.agent),
-				Reason: fmt.Sprintf("renewing the inbox's lease: %v", err)})
+		if ctx.Err() != nil {
+			continue
 		}
+		e, gerr := t.leases.Get(ctx, in.agent)
+		switch {
+		case errors.Is(gerr, jetstream.ErrKeyNotFound):
+			if r, cerr := t.leases.Create(ctx, in.agent, []byte(token)); cerr == nil {
+				rev = r
+				in.problem("the inbox's lease was gone (deleted by someone, or run out while no server answered): taken again")
+				continue
+			}
+		case gerr == nil && string(e.Value()) == token:
+			rev = e.Revision() // ours: an answer to an update was lost
+			continue
+		case gerr == nil:
+			in.leaseLost.Store(fmt.Errorf("another consumer (%s) holds the inbox's lease: its own lease was deleted or ran out",
+				clip.String(string(e.Value()), 120)))
+			in.restart()
+			continue
+		}
+		t.cfg.OnProblem(mailbox.Problem{Agent: in.agent, Path: t.inbox(in.agent),
+			Reason: fmt.Sprintf("renewing the inbox's lease: %v", err)})
 	}
+}
+
+// ownsLease checks, before the consumer is made anew, that no other
+// consumer took the inbox meanwhile (a lease gone is taken again by
+// renew: a transient error).
+func (in *Inbox) ownsLease(ctx context.Context) error {
+	if err, _ := in.leaseLost.Load().(error); err != nil {
+		return err
+	}
+	e, err := in.t.leases.Get(ctx, in.agent)
+	if err != nil {
+		return fmt.Errorf("the inbox's lease: %w", err)
+	}
+	if string(e.Value()) != in.token {
+		err := fmt.Errorf("another consumer (%s) holds the inbox's lease", clip.String(string(e.Value()), 120))
+		in.leaseLost.Store(err)
+		return err
+	}
+	return nil
 }
 
 // Agent names the inbox's owner.
@@ -212,6 +409,17 @@ func (in *Inbox) deliver(msg jetstream.Msg) {
 		_ = msg.Ack() // a re-send past the server's window
 		return
 	}
+	in.seenMu.Lock()
+	seen := in.seen.has(m.ID)
+	in.seenMu.Unlock()
+	if seen {
+		// Acknowledged before, by this owner (on this machine), perhaps
+		// before a restart: a replay the server forgot (a stream made
+		// anew, a server restart), or a message whose Ack was cut off.
+		_ = msg.Ack()
+		in.t.cfg.Logger.Debug("mailbox: an acknowledged id came again, dropped", "agent", in.agent, "id", m.ID)
+		return
+	}
 	if len(in.queue) == 0 {
 		close(in.ready)
 	}
@@ -239,6 +447,9 @@ func (in *Inbox) Read(ctx context.Context) ([]mailbox.Message, error) {
 	if in.closed {
 		return nil, mailbox.ErrClosed
 	}
+	if in.failed != nil {
+		return nil, in.failed // what it queued comes to the next consumer
+	}
 	out := in.queue
 	in.queue = nil
 	if len(out) > 0 {
@@ -261,6 +472,7 @@ func (in *Inbox) Receive(ctx context.Context) ([]mailbox.Message, error) {
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		case <-ready:
+		case <-in.dead:
 		}
 		msgs, err := in.Read(ctx)
 		if err != nil || len(msgs) > 0 {
@@ -280,6 +492,7 @@ func (in *Inbox) Ack(ctx context.Context, ids ...string) error {
 		return mailbox.ErrClosed
 	}
 	msgs := make([]jetstream.Msg, 0, len(ids))
+	took := make([]string, 0, len(ids))
 	for _, id := range ids {
 		msg, ok := in.held[id]
 		if !ok {
@@ -290,8 +503,12 @@ func (in *Inbox) Ack(ctx context.Context, ids ...string) error {
 			return fmt.Errorf("mailbox ack %s: %s: %w", in.agent, id, mailbox.ErrNotDelivered)
 		}
 		msgs = append(msgs, msg)
+		took = append(took, id)
 	}
 	in.mu.Unlock()
+	if err := in.record(took, msgs); err != nil {
+		return fmt.Errorf("mailbox ack %s: %w (not acknowledged: the messages come again)", in.agent, err)
+	}
 	for i, msg := range msgs {
 		var err error
 		if i == len(msgs)-1 {
@@ -333,30 +550,8 @@ func (in *Inbox) Close() error {
 	<-cc.Closed()
 	in.stop()
 	in.wg.Wait()
+	in.seenMu.Lock()
+	in.seen.close()
+	in.seenMu.Unlock()
 	return nil
-}
-
-// recent is a bounded set of acknowledged ids, oldest dropped first.
-type recent struct {
-	ids  []string
-	set  map[string]bool
-	next int
-}
-
-func newRecent(n int) *recent { return &recent{ids: make([]string, 0, n), set: map[string]bool{}} }
-
-func (r *recent) has(id string) bool { return r.set[id] }
-
-func (r *recent) add(id string) {
-	if r.set[id] {
-		return
-	}
-	if len(r.ids) < cap(r.ids) {
-		r.ids = append(r.ids, id)
-	} else {
-		delete(r.set, r.ids[r.next])
-		r.ids[r.next] = id
-		r.next = (r.next + 1) % len(r.ids)
-	}
-	r.set[id] = true
 }

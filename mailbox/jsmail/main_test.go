@@ -105,6 +105,9 @@ func newFixture(t *testing.T, cfg Config, speakers []string, inboxes ...string) 
 		}
 	}
 	cfg.Conn, cfg.Team, cfg.Keys, cfg.OnProblem = f.nc, "t", f.keys, f.pr.add
+	if cfg.StateDir == "" {
+		cfg.StateDir = t.TempDir() // the members' machine: one for the fixture
+	}
 	tr, err := Open(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cohort-dev/cohort/mailbox"
@@ -56,6 +57,16 @@ type Config struct {
 	// passes it falls inside the server's duplicate window (package doc,
 	// "Replays"). It also bounds the machines' clock skew.
 	FreshWindow time.Duration
+	// StateDir is a directory on this machine where each Inbox keeps the
+	// ids its owner acknowledged (AGENT.seen), so that a replayed message
+	// is refused after any restart whatever the server forgot (package
+	// doc, "Replays"). Required to open an inbox (a Transport that only
+	// sends needs none); package team uses the team's keys directory.
+	StateDir string
+	// CheckInterval is how often an open Inbox asks the server whether
+	// its consumer and stream are still as it made them (default 5 s); a
+	// consumer deleted is noticed at once anyway.
+	CheckInterval time.Duration
 	// LeaseTTL is how long an inbox stays taken after its consumer's
 	// process dies without closing it (default 15 s; renewed at a third).
 	LeaseTTL time.Duration
@@ -78,6 +89,10 @@ type Transport struct {
 
 	mu         sync.Mutex
 	registered map[string]bool
+
+	// testHookRestore, when set (tests), runs before an open inbox makes
+	// its consumer anew: a test holds it to change the stream unraced.
+	testHookRestore atomic.Pointer[func()]
 }
 
 var _ mailbox.Transport = (*Transport)(nil)
@@ -147,6 +162,9 @@ func (c *Config) defaults() error {
 	if c.LeaseTTL <= 0 {
 		c.LeaseTTL = 15 * time.Second
 	}
+	if c.CheckInterval <= 0 {
+		c.CheckInterval = 5 * time.Second
+	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
 	}
@@ -169,12 +187,7 @@ func Open(ctx context.Context, cfg Config) (*Transport, error) {
 	}
 	n := namesFor(cfg.Prefix, cfg.Team)
 	t := &Transport{cfg: cfg, js: js, names: n, registered: map[string]bool{}}
-	t.stream, err = js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
-		Name: n.stream, Subjects: []string{n.inbox + ".*", n.dead + ".*"},
-		Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage, Replicas: cfg.Replicas,
-		Duplicates: cfg.DuplicateWindow, MaxMsgSize: int32(cfg.MaxMessageBytes + 4096),
-		Description: "cohort team " + cfg.Team + ": inboxes and dead letters",
-	})
+	t.stream, err = js.CreateOrUpdateStream(ctx, t.streamConfig())
 	if err != nil {
 		return nil, fmt.Errorf("jsmail: team %s: stream %s: %w", cfg.Team, n.stream, err)
 	}
@@ -191,19 +204,47 @@ func Open(ctx context.Context, cfg Config) (*Transport, error) {
 	return t, nil
 }
 
-// checkDuplicates makes sure the stream's duplicate window still outlasts
-// twice the freshness window (anyone who may use the server's API could
-// shorten it); the freshness check rests on it (package doc, "Replays").
-func (t *Transport) checkDuplicates(ctx context.Context) error {
+func (t *Transport) streamConfig() jetstream.StreamConfig {
+	n := t.names
+	return jetstream.StreamConfig{
+		Name: n.stream, Subjects: []string{n.inbox + ".*", n.dead + ".*"},
+		Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage, Replicas: t.cfg.Replicas,
+		Duplicates: t.cfg.DuplicateWindow, MaxMsgSize: int32(t.cfg.MaxMessageBytes + 4096),
+		Description: "cohort team " + t.cfg.Team + ": inboxes and dead letters",
+	}
+}
+
+// errStreamChanged marks a stream that is not as Open makes it: an inbox
+// does not read from it.
+var errStreamChanged = errors.New("the team's stream was changed")
+
+// checkStream makes sure the stream is still as Open made it: a work
+// queue on the team's subjects whose duplicate window outlasts twice the
+// freshness window (anyone who may use the server's API could change
+// it; the freshness check rests on it: package doc, "Replays"). It
+// returns the stream's creation time, which changes when someone deletes
+// it and makes it anew.
+func (t *Transport) checkStream(ctx context.Context) (time.Time, error) {
 	info, err := t.stream.Info(ctx)
 	if err != nil {
-		return fmt.Errorf("stream %s: %w", t.names.stream, err)
+		return time.Time{}, fmt.Errorf("stream %s: %w", t.names.stream, err)
 	}
-	if d := info.Config.Duplicates; d <= 2*t.cfg.FreshWindow {
-		return fmt.Errorf("stream %s keeps message ids for duplicates %s, not more than twice the freshness window %s: a replayed message could pass; someone changed the stream's duplicate window: open the team again (jsmail.Open sets it to %s)",
-			t.names.stream, d, t.cfg.FreshWindow, t.cfg.DuplicateWindow)
+	c, want := info.Config, t.streamConfig()
+	if d := c.Duplicates; d <= 2*t.cfg.FreshWindow {
+		return time.Time{}, fmt.Errorf("%w: stream %s keeps message ids for duplicates %s, not more than twice the freshness window %s: a replayed message could pass; someone changed the stream's duplicate window: open the team again (jsmail.Open sets it to %s)",
+			errStreamChanged, t.names.stream, d, t.cfg.FreshWindow, t.cfg.DuplicateWindow)
 	}
-	return nil
+	if c.Retention != want.Retention || strings.Join(c.Subjects, " ") != strings.Join(want.Subjects, " ") {
+		return time.Time{}, fmt.Errorf("%w: stream %s has retention %s on subjects %v, not %s on %v: someone made it anew: open the team again (jsmail.Open makes it as it must be)",
+			errStreamChanged, t.names.stream, c.Retention, c.Subjects, want.Retention, want.Subjects)
+	}
+	// Limits that drop messages no one acknowledged, or keep them where
+	// a restart loses them: "nothing lost" would not hold.
+	if c.MaxAge > 0 || c.MaxMsgs > 0 || c.MaxBytes > 0 || c.MaxMsgsPerSubject > 0 || c.Storage != want.Storage || c.Replicas < want.Replicas {
+		return time.Time{}, fmt.Errorf("%w: stream %s has max age %s, max messages %d, max bytes %d, max per subject %d, %s storage, %d replicas: it could drop or lose messages not yet taken; someone changed it: open the team again (jsmail.Open makes it with no limits, file storage, %d replicas)",
+			errStreamChanged, t.names.stream, c.MaxAge, c.MaxMsgs, c.MaxBytes, c.MaxMsgsPerSubject, c.Storage, c.Replicas, want.Replicas)
+	}
+	return info.Created, nil
 }
 
 // Team names the transport's team.

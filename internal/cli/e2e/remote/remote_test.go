@@ -3,6 +3,9 @@ package remote
 import (
 	"bufio"
 	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/base64"
 	"fmt"
 	"os"
 	"os/exec"
@@ -77,7 +80,32 @@ func newRemoteRig(t *testing.T, policy fakeapi.Policy) *remoteRig {
 	if err := os.WriteFile(r.trust, []byte(out), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// The lead's trusted_workers: a key no worker here holds, so that a
+	// lead with no worker yet still dials; each worker started adds its
+	// own line.
+	pub, _, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.appendTrusted("spare " + base64.StdEncoding.EncodeToString(pub))
 	return r
+}
+
+// appendTrusted adds a worker's key line to the lead's trusted_workers.
+func (r *remoteRig) appendTrusted(line string) {
+	r.t.Helper()
+	path := filepath.Join(r.h.Vars["COHORT_HOME"], "remote", "trusted_workers")
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		r.t.Fatal(err)
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(line + "\n"); err != nil {
+		r.t.Fatal(err)
+	}
 }
 
 // worker is a cohort worker process in its own empty directory and home.
@@ -133,9 +161,15 @@ func (r *remoteRig) startWorkerEnv(name string, env map[string]string, extra ...
 		r.t.Fatal(err)
 	}
 	ready := make(chan struct{})
+	keyLine := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stdout)
 		for sc.Scan() {
+			if line, ok := strings.CutPrefix(sc.Text(), "cohort worker: results signed as "); ok {
+				if f := strings.Fields(line); len(f) >= 2 {
+					keyLine <- f[0] + " " + f[1]
+				}
+			}
 			if strings.Contains(sc.Text(), "waiting for jobs") {
 				close(ready)
 			}
@@ -144,6 +178,12 @@ func (r *remoteRig) startWorkerEnv(name string, env map[string]string, extra ...
 	}()
 	select {
 	case <-ready:
+		select {
+		case line := <-keyLine:
+			r.appendTrusted(line)
+		default:
+			r.t.Fatalf("worker %s did not print its key line", name)
+		}
 	case <-time.After(30 * time.Second):
 		_ = cmd.Process.Kill()
 		r.t.Fatalf("worker %s did not start:\n%s", name, w.stderr.String())

@@ -168,13 +168,25 @@ func teamTasks(t *testing.T, url, name string) map[string]taskState {
 	if err != nil {
 		t.Fatalf("team %s's task list: %v", name, err)
 	}
+	// Each task is signed by the machine that wrote it last (team's
+	// tasksign.go): a worker with its member's key.
 	var doc struct {
-		Tasks map[string]taskState `json:"tasks"`
+		Tasks map[string]struct {
+			By   string    `json:"by"`
+			Task taskState `json:"task"`
+		} `json:"tasks"`
 	}
 	if err := json.Unmarshal(e.Value(), &doc); err != nil {
 		t.Fatalf("team %s's task list: %v\n%s", name, err, e.Value())
 	}
-	return doc.Tasks
+	out := map[string]taskState{}
+	for id, v := range doc.Tasks {
+		out[id] = v.Task
+		if v.By != v.Task.Owner {
+			t.Errorf("task #%s, %s's, was last signed by %q, not by its owner's worker", id, v.Task.Owner, v.By)
+		}
+	}
+	return out
 }
 
 // TestTeamAcrossMachines is issue 42's team on three "machines": the lead
