@@ -37,8 +37,12 @@ func o8GitExtrasRows() []*Attack {
 
 // o8ObjectCopies plants copies of the project's store that are not laid
 // out as a repository: its objects/ alone, and a git dir with HEAD and
-// objects/ but its refs only in packed-refs; and, for a control, a full
-// copy of the git dir under another name (HEAD, objects/, refs/: bare).
+// objects/ but its refs only in packed-refs; and a full copy of the git
+// dir under another name (HEAD, objects/, refs/: a bare repository, which
+// is hidden whole). The first two are user files by decision (the package
+// doc, "Out of scope, by decision"), as an archive is: without a rule on
+// their path a scan printed the secret in this round; the rows hold with
+// Read(./backup/**) denied, as a user who keeps such a copy denies it.
 func o8ObjectCopies(kind string) func(e *Env) error {
 	return func(e *Env) error {
 		src := filepath.Join(e.Project, ".git")
@@ -51,8 +55,14 @@ func o8ObjectCopies(kind string) func(e *Env) error {
 		}
 		switch kind {
 		case "objects":
+			if err := o7DenyToo(e, "Read(./backup/**)"); err != nil {
+				return err
+			}
 			return cpTree(filepath.Join(src, "objects"), filepath.Join(dst, "objects"))
 		case "norefs":
+			if err := o7DenyToo(e, "Read(./backup/**)"); err != nil {
+				return err
+			}
 			if err := cpTree(filepath.Join(src, "objects"), filepath.Join(dst, "objects")); err != nil {
 				return err
 			}
