@@ -574,20 +574,7 @@ func TestO7(t *testing.T) {
 		return fmt.Sprintf("%s-%s-%s", runs[i].attacks[0].Name, runs[i].mode, runs[i].loc)
 	}, func(t *testing.T, i int) {
 		r := runs[i]
-		var known []string
-		for _, a := range r.attacks {
-			if why, ok := o7Known[a.Name]; ok {
-				known = append(known, a.Name+": "+why)
-			}
-		}
-		if len(known) > 0 && os.Getenv("REDTEAM_KNOWN") == "" {
-			rec := &recorder{TB: t}
-			RunGroup(rec, r.attacks, r.mode, r.loc)
-			if rec.report() == "" {
-				t.Errorf("%v no longer escape in %s mode, %s: take them off o7Known", known, r.mode, r.loc)
-				return
-			}
-			t.Logf("KNOWN ESCAPE (REDTEAM_KNOWN=1 fails on it): %v\n%s", known, rec.report())
+		if runKnown(t, "o7Known", o7Known, r.attacks, r.mode, r.loc, nil) {
 			return
 		}
 		ran := o7Proved(r.attacks)

@@ -93,7 +93,11 @@
 // file denies its path too. o7-nested-bundle (a bundle of the project's
 // history in backup/, which a Python scan printed secrets/key from in the
 // seventh round) is kept as the row that holds for that case: with
-// Read(./backup/**) denied, the scan reads nothing.
+// Read(./backup/**) denied, the scan reads nothing. So are a copy of the
+// object store kept as plain files (objects/ alone, or a git dir whose
+// refs/ is missing, so not a repository's layout): o8-nested-copy-objects
+// and o8-nested-copy-norefs, which printed the secret in the eighth
+// round without a rule on their path.
 //
 // # Sessions and speed
 //
