@@ -218,4 +218,3 @@ func TestKeyattack3TrustFileLongLine(t *testing.T) {
 		t.Fatalf("NewTrustFile = %v, want an error naming %s and the line", err, path)
 	}
 }
-
