@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/ed25519"
 	"encoding/base64"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -216,5 +217,42 @@ func TestKeyattack3TrustFileLongLine(t *testing.T) {
 	writeFile(t, path, "w1 "+key+"\n# "+strings.Repeat("x", 70<<10)+"\n")
 	if _, err := NewTrustFile(path); err == nil || !strings.Contains(err.Error(), path) {
 		t.Fatalf("NewTrustFile = %v, want an error naming %s and the line", err, path)
+	}
+}
+
+// TestKeyattack3RefusalOracle (idea 25): a worker signs its refusal of
+// an unverified envelope quoting that envelope's signature, and the lead
+// takes a refusal quoting the signature it made. The attacker copies the
+// lead's signature for job o1 onto an altered payload (same id): a
+// trusted worker refuses the copy as not verifying, and its signed
+// refusal, quoting the lead's genuine signature, fails the real job,
+// which is still running on another worker.
+func TestKeyattack3RefusalOracle(t *testing.T) {
+	escapeKnown(t, "a trusted worker's refusal of an altered copy quotes the lead's real signature and fails the real job")
+	r := newRig(t)
+	started := make(chan string, 1)
+	r.worker("w1", blocking(started))
+	wire := capturedJob(t, r, "o1")
+	select {
+	case <-started:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the job did not start")
+	}
+	var env Envelope
+	if err := json.Unmarshal(wire, &env); err != nil {
+		t.Fatal(err)
+	}
+	var payload map[string]any
+	if err := json.Unmarshal(env.Payload, &payload); err != nil {
+		t.Fatal(err)
+	}
+	payload["prompt"] = "something else"
+	env.Payload = mustJSON(payload)
+	r.publishRaw(mustJSON(env))
+	r.worker("w2", committing(nil))
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	if res, err := r.client.Wait(ctx, "o1", nil); err == nil {
+		t.Fatalf("the real job o1, still running, was ended by a refusal of an altered copy: %+v", res)
 	}
 }
