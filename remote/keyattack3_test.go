@@ -256,3 +256,55 @@ func TestKeyattack3RefusalOracle(t *testing.T) {
 		t.Fatalf("the real job o1, still running, was ended by a refusal of an altered copy: %+v", res)
 	}
 }
+
+// TestKeyattack3JobReplayedWithItsIDAfterThePurge (idea 4): the job
+// stream is purged after c4 ran (a work queue: nothing of it was left),
+// then the captured job is published again with the lead's own message
+// id job-c4, within SubmitWindow. A purge keeps the server's duplicate
+// ids, so the copy is dropped and runs nowhere.
+func TestKeyattack3JobReplayedWithItsIDAfterThePurge(t *testing.T) {
+	r := newRig(t)
+	var calls1, calls2 atomic.Int32
+	stop := r.worker("w1", committing(&calls1))
+	wire := capturedJob(t, r, "c4")
+	r.wait("c4")
+	stop()
+	r.worker("w2", committing(&calls2))
+	for _, name := range []string{r.client.s.n.jobStream, r.client.s.n.resultStream} {
+		st, err := r.client.s.js.Stream(t.Context(), name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Purge(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := r.client.s.js.Publish(t.Context(), r.client.s.n.jobs, wire, jetstream.WithMsgID("job-c4")); err != nil {
+		t.Fatal(err)
+	}
+	r.submit(r.job("marker"))
+	r.wait("marker")
+	if n := calls2.Load(); n != 1 {
+		t.Fatalf("worker w2 ran %d jobs for the marker alone: c4, replayed with its id after a purge, ran again", n)
+	}
+}
+
+// TestKeyattack3JunkRefusal (idea 20): junk, an unsigned refusal and a
+// refusal signed by an untrusted key on refused.<id> do not end job j20;
+// the worker's result does.
+func TestKeyattack3JunkRefusal(t *testing.T) {
+	r := newRig(t)
+	r.submit(r.job("j20"))
+	sig := r.client.sigs["j20"]
+	for _, data := range [][]byte{[]byte("junk"),
+		mustJSON(Result{JobID: "j20", Status: StatusRefused, Error: "refused", Signature: sig}),
+		sealedBy(t, "mallory", Result{JobID: "j20", Status: StatusRefused, Error: "refused", Signature: sig})} {
+		if _, err := r.client.s.js.Publish(t.Context(), r.client.s.n.refused+".j20", data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.worker("w1", committing(nil))
+	if res := r.wait("j20"); res.Status != StatusCompleted || res.Worker != "w1" {
+		t.Fatalf("job j20 ended with %+v", res)
+	}
+}
