@@ -1,6 +1,8 @@
 package jsmail
 
 import (
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -166,3 +168,36 @@ func TestKeyattack3ConsumerLimitsChangedUnderALiveInbox(t *testing.T) {
 // is dead-lettered as not parsing (reported, but lost to alice, and the
 // consumer is never made as it must be).
 var keyattack3ConsumerEscapes = map[string]bool{"headers only": true}
+
+// TestKeyattack3StreamTransformUnderALiveInbox (idea 9): the attacker
+// updates the live stream (not made anew) with a subject transform that
+// stores bob's mail on alice's subject. Subjects, retention, window and
+// limits are as they must be. Bob's open inbox must keep hearing or say
+// it cannot.
+func TestKeyattack3StreamTransformUnderALiveInbox(t *testing.T) {
+	escapeKnown3(t, "a stream subject transform sends bob's mail to alice, where it is dead-lettered; the check does not see it")
+	f := newFixture(t, Config{CheckInterval: 100 * time.Millisecond}, []string{"team-lead"}, "alice", "bob")
+	bob := f.open(t, "bob")
+	f.open(t, "alice")
+	next(t, bob, f.send(t, mailbox.Message{From: "team-lead", To: "bob", Text: "before"}), "the first message")
+	js := rawJS(t, f)
+	info, err := f.tr.stream.Info(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := info.Config
+	cfg.SubjectTransform = &jetstream.SubjectTransformConfig{Source: f.tr.inbox("bob"), Destination: f.tr.inbox("alice")}
+	if _, err := js.UpdateStream(t.Context(), cfg); err != nil {
+		t.Skipf("the server refuses the change: %v", err)
+	}
+	m := f.send(t, mailbox.Message{From: "team-lead", To: "bob", Text: "after the transform"})
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	got, err := bob.Receive(ctx)
+	if err != nil && !errors.Is(err, mailbox.ErrDeaf) {
+		t.Fatalf("bob heard nothing for 5 s after the stream was given a transform (%v); reports %v", err, f.pr.all())
+	}
+	if err == nil && got[0].ID != m.ID {
+		t.Fatalf("bob got %+v", got[0])
+	}
+}
