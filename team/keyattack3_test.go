@@ -125,7 +125,7 @@ func TestKeyattack3OldTaskOnAFreshMachine(t *testing.T) {
 func TestKeyattack3StatusReplayedToAFreshReader(t *testing.T) {
 	srv := natstest.Start(t).URL()
 	leadR := make(reporter, 64)
-	lead, _, _ := leadMachine(t, srv, leadR, "carl", "dana")
+	lead, _, leadIn := leadMachine(t, srv, leadR, "carl", "dana")
 	cw, _ := workerMachine(t, lead, srv, make(reporter, 64), "carl")
 	carlBoard, err := cw.Statuses("t")
 	if err != nil {
@@ -176,6 +176,17 @@ func TestKeyattack3StatusReplayedToAFreshReader(t *testing.T) {
 		}
 		if data, _, ok, _ := fresh.Get(t.Context(), "carl"); ok && strings.Contains(string(data), "working") {
 			t.Fatalf("dana's fresh board reads the stopped carl as %s", data)
+		}
+	})
+	t.Run("resumed lead", func(t *testing.T) {
+		escapeKnown3(t, "a resumed lead's board takes a stopped member's old signed 'working' put back")
+		again, _ := reopenLead(t, lead, leadIn, make(reporter, 64))
+		b, err := again.Statuses("t")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if data, _, ok, _ := b.Get(t.Context(), "carl"); ok && strings.Contains(string(data), "working") {
+			t.Fatalf("the resumed lead reads the stopped carl as %s", data)
 		}
 	})
 }
