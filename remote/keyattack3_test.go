@@ -308,3 +308,30 @@ func TestKeyattack3JunkRefusal(t *testing.T) {
 		t.Fatalf("job j20 ended with %+v", res)
 	}
 }
+
+// TestKeyattack3ResultFromATrustedWorkerThatDidNotTakeIt (idea 5, the
+// doc's "Not covered"): worker w2, trusted by the lead, signs a result
+// with a patch of its own for job t5, which w1 is running; the lead
+// takes it.
+func TestKeyattack3ResultFromATrustedWorkerThatDidNotTakeIt(t *testing.T) {
+	escapeKnown(t, "a trusted worker answers a job another worker took (documented: trusting a worker is trusting its results)")
+	r := newRig(t)
+	started := make(chan string, 1)
+	r.worker("w1", blocking(started))
+	r.workerKey("w2")
+	r.submit(r.job("t5"))
+	select {
+	case <-started:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the job did not start")
+	}
+	evil := sealedBy(t, "w2", Result{JobID: "t5", Status: StatusCompleted, Worker: "w2", Patch: []byte("Subject: [PATCH] evil\n"), Signature: r.client.sigs["t5"]})
+	if _, err := r.client.s.js.Publish(t.Context(), r.client.s.n.results+".t5", evil); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	if res, err := r.client.Wait(ctx, "t5", nil); err == nil {
+		t.Fatalf("the lead took w2's result of a job w1 runs: %+v", res)
+	}
+}
