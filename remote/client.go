@@ -209,10 +209,18 @@ func (c *Client) bundle(ctx context.Context, dir, rev string) (string, string, e
 	return e.commit, e.name, e.err
 }
 
-// Cancel asks the workers to stop job id: a worker running it stops it and
-// reports it cancelled; one that picks it up later does not start it.
+// Cancel asks the workers to stop job id, which this client submitted: a
+// worker running it stops it and reports it cancelled; one that picks it
+// up later does not start it. The cancellation is signed (SealCancel): a
+// worker refuses one its lead did not sign.
 func (c *Client) Cancel(ctx context.Context, id string) error {
-	if _, err := c.s.js.Publish(ctx, c.s.n.cancels+"."+id, nil); err != nil {
+	c.mu.Lock()
+	sig := c.sigs[id]
+	c.mu.Unlock()
+	if sig == nil {
+		return fmt.Errorf("remote: cancel job %s: this lead did not submit it", id)
+	}
+	if _, err := c.s.js.Publish(ctx, c.s.n.cancels+"."+id, c.signer.SealCancel(id, sig)); err != nil {
 		return fmt.Errorf("remote: cancel job %s: %w", id, err)
 	}
 	return nil

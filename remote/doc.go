@@ -161,7 +161,16 @@
 //     sees the next, which carries the totals.
 //   - Cancellation is stored, not only sent: a worker checks for it before
 //     it starts a job, and a running job's worker is subscribed to it, so
-//     TaskStop stops a job wherever it is.
+//     TaskStop stops a job wherever it is. It is signed by the lead
+//     (cancelsign.go: the job's id and the lead's signature on the job's
+//     envelope, in the job's envelope style, over its own context string):
+//     a worker stops a job only for its own lead's cancellation of that
+//     very job, and logs and ignores any other (the job keeps running, so
+//     a result saying "stopped by the lead" is the lead's doing). Not
+//     covered: the stream keeps one cancellation per job, so anyone who
+//     publishes junk on PREFIX.cancel.<id> after the lead's replaces it,
+//     and a worker that picks the job up later runs it (a running job's
+//     worker has already heard the signed one).
 //
 // # On the lead and on the worker
 //
