@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -236,13 +237,21 @@ func (c *Client) Wait(ctx context.Context, id string, progress func(Progress)) (
 	prog := make(chan Progress, 64)
 	live := make(chan *Result, 1)
 	check := &refusedResults{c: c, id: id, seen: map[[32]byte]bool{}}
+	c.mu.Lock()
+	jobSig := c.sigs[id]
+	c.mu.Unlock()
+	var progressRefused atomic.Bool // reported once a Wait: anyone may flood the subject
 	psub, err := c.nc.Subscribe(c.s.n.progress+"."+id, func(m *nats.Msg) {
-		var p Progress
-		if decodeStrict(m.Data, &p) == nil {
-			select {
-			case prog <- p:
-			default: // the lead is behind: a later event carries the totals
+		p, err := openProgress(c.workers, m.Data, id, jobSig)
+		if err != nil {
+			if !progressRefused.Swap(true) {
+				c.report(id, err)
 			}
+			return
+		}
+		select {
+		case prog <- p:
+		default: // the lead is behind: a later event carries the totals
 		}
 	})
 	if err != nil {

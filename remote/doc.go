@@ -158,7 +158,15 @@
 //     consumers were tried and did not recover reliably across a restart
 //     of the server.
 //   - Progress is best effort (core NATS): a lead that misses an event
-//     sees the next, which carries the totals.
+//     sees the next, which carries the totals. It is signed by the worker
+//     as results are (progresssign.go: over its own context string, with
+//     the lead's signature on the job's envelope), and a lead takes only
+//     a trusted worker's event of the job it submitted: crew records the
+//     task's usage and tool calls from progress, so an unsigned event (a
+//     forged 10^12 tokens) is dropped and reported once per Wait. Signing
+//     was chosen over taking usage only from the result, which would have
+//     left the task's live figures forgeable. An event replayed within its
+//     job carries totals no higher than the latest, which crew ignores.
 //   - Cancellation is stored, not only sent: a worker checks for it before
 //     it starts a job, and a running job's worker is subscribed to it, so
 //     TaskStop stops a job wherever it is. It is signed by the lead

@@ -44,7 +44,6 @@ func blocking(started chan<- string) Runner {
 // are core NATS and unsigned; a forged one with 10^12 tokens reaches
 // Wait's callback, which crew records as the task's usage (spend).
 func TestKeyattack3ForgedProgressReachesTheLead(t *testing.T) {
-	escapeKnown(t, "progress events are unsigned: a forged one inflates the task's usage")
 	r := newRig(t)
 	r.submit(r.job("p1")) // no worker: the job waits in the queue
 	forged := mustJSON(Progress{JobID: "p1", Worker: "w1", Phase: "running", InputTokens: 1e12, OutputTokens: 1e12, ToolUses: 99})

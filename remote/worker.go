@@ -294,7 +294,7 @@ func (w *Worker) execute(ctx context.Context, m jetstream.Msg, job *Job, jobSig 
 	start := time.Now()
 	progress := func(p Progress) {
 		p.JobID, p.Worker = job.ID, w.cfg.Name
-		_ = w.nc.Publish(w.s.n.progress+"."+job.ID, mustJSON(p))
+		_ = w.nc.Publish(w.s.n.progress+"."+job.ID, w.cfg.Signer.SealProgress(p, jobSig))
 	}
 	progress(Progress{Phase: "running"})
 	log.Info("job started", "model", run.Model, "mode", run.Mode)
