@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -384,4 +385,33 @@ func (t *Transport) DeadLetters(ctx context.Context, agent string) (int, error) 
 		return 0, fmt.Errorf("mailbox dead letters %s: %w", agent, err)
 	}
 	return int(info.State.Subjects[subj]), nil
+}
+
+// consumerChanges names the fields of got that differ from want, the
+// config the server gave the consumer when the inbox made it, or is "".
+// Every field counts (a pause, headers only, a delivery cap, a rate limit,
+// request limits, a backoff: each makes an inbox deaf or drops its mail);
+// only the metadata, which the server writes, is left out.
+func consumerChanges(got, want jetstream.ConsumerConfig) string {
+	got.Metadata, want.Metadata = nil, nil
+	g, w := reflect.ValueOf(got), reflect.ValueOf(want)
+	var diff []string
+	for i := range g.NumField() {
+		if !reflect.DeepEqual(g.Field(i).Interface(), w.Field(i).Interface()) {
+			diff = append(diff, fmt.Sprintf("%s %v, made %v", g.Type().Field(i).Name, show(g.Field(i)), show(w.Field(i))))
+		}
+	}
+	return strings.Join(diff, "; ")
+}
+
+// show prints a config field's value, a pointer's target rather than its
+// address.
+func show(v reflect.Value) any {
+	if v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			return "none"
+		}
+		return v.Elem().Interface()
+	}
+	return v.Interface()
 }
