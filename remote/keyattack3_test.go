@@ -40,6 +40,36 @@ func blocking(started chan<- string) Runner {
 	}
 }
 
+// ranThenSecondWorker runs job id on worker w1 (capturing its envelope),
+// stops w1 and starts w2, whose runs are counted.
+func ranThenSecondWorker(t *testing.T, r *rig, id string) (wire []byte, calls2 *atomic.Int32) {
+	t.Helper()
+	stop := r.worker("w1", committing(nil))
+	wire = capturedJob(t, r, id)
+	r.wait(id)
+	stop()
+	calls2 = new(atomic.Int32)
+	r.worker("w2", committing(calls2))
+	return wire, calls2
+}
+
+// startedWithin waits for a blocking runner to start a job.
+func startedWithin(t *testing.T, started <-chan string) {
+	t.Helper()
+	select {
+	case <-started:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the job did not start")
+	}
+}
+
+// endedWithin5s is job id's result if Wait gets one within 5 s.
+func endedWithin5s(t *testing.T, r *rig, id string) (*Result, error) {
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	return r.client.Wait(ctx, id, nil)
+}
+
 // TestKeyattack3ForgedProgressReachesTheLead (idea 1): progress events
 // are core NATS and unsigned; a forged one with 10^12 tokens reaches
 // Wait's callback, which crew records as the task's usage (spend).
@@ -97,9 +127,7 @@ func TestKeyattack3ResultReplacedBeforeTheLeadReadsIt(t *testing.T) {
 	if _, err := r.client.s.js.Publish(t.Context(), r.client.s.n.results+".r1", []byte("junk")); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
-	defer cancel()
-	res, err := r.client.Wait(ctx, "r1", nil)
+	res, err := endedWithin5s(t, r, "r1")
 	if err != nil || res == nil || res.Status != StatusCompleted {
 		t.Fatalf("the worker's stored result was replaced by junk and the lead never got it: %+v, %v", res, err)
 	}
@@ -111,12 +139,7 @@ func TestKeyattack3ResultReplacedBeforeTheLeadReadsIt(t *testing.T) {
 // result is purged runs on no worker.
 func TestKeyattack3JobCopyWithAnotherMsgID(t *testing.T) {
 	r := newRig(t)
-	var calls1, calls2 atomic.Int32
-	stop := r.worker("w1", committing(&calls1))
-	wire := capturedJob(t, r, "c1")
-	r.wait("c1")
-	stop()
-	r.worker("w2", committing(&calls2))
+	wire, calls2 := ranThenSecondWorker(t, r, "c1")
 	st, err := r.client.s.js.Stream(t.Context(), r.client.s.n.resultStream)
 	if err != nil {
 		t.Fatal(err)
@@ -151,17 +174,11 @@ func TestKeyattack3ForgedCancel(t *testing.T) {
 	started := make(chan string, 1)
 	r.worker("w1", blocking(started))
 	r.submit(r.job("x1"))
-	select {
-	case <-started:
-	case <-time.After(20 * time.Second):
-		t.Fatal("the job did not start")
-	}
+	startedWithin(t, started)
 	if _, err := r.client.s.js.Publish(t.Context(), r.client.s.n.cancels+".x1", []byte("stop")); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Second)
-	defer cancel()
-	if res, err := r.client.Wait(ctx, "x1", nil); err == nil {
+	if res, err := endedWithin5s(t, r, "x1"); err == nil {
 		t.Fatalf("a cancellation the lead never sent stopped the job: %+v", res)
 	}
 }
@@ -229,11 +246,7 @@ func TestKeyattack3RefusalOracle(t *testing.T) {
 	started := make(chan string, 1)
 	r.worker("w1", blocking(started))
 	wire := capturedJob(t, r, "o1")
-	select {
-	case <-started:
-	case <-time.After(20 * time.Second):
-		t.Fatal("the job did not start")
-	}
+	startedWithin(t, started)
 	var env Envelope
 	if err := json.Unmarshal(wire, &env); err != nil {
 		t.Fatal(err)
@@ -246,9 +259,7 @@ func TestKeyattack3RefusalOracle(t *testing.T) {
 	env.Payload = mustJSON(payload)
 	r.publishRaw(mustJSON(env))
 	r.worker("w2", committing(nil))
-	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
-	defer cancel()
-	if res, err := r.client.Wait(ctx, "o1", nil); err == nil {
+	if res, err := endedWithin5s(t, r, "o1"); err == nil {
 		t.Fatalf("the real job o1, still running, was ended by a refusal of an altered copy: %+v", res)
 	}
 }
@@ -260,12 +271,7 @@ func TestKeyattack3RefusalOracle(t *testing.T) {
 // ids, so the copy is dropped and runs nowhere.
 func TestKeyattack3JobReplayedWithItsIDAfterThePurge(t *testing.T) {
 	r := newRig(t)
-	var calls1, calls2 atomic.Int32
-	stop := r.worker("w1", committing(&calls1))
-	wire := capturedJob(t, r, "c4")
-	r.wait("c4")
-	stop()
-	r.worker("w2", committing(&calls2))
+	wire, calls2 := ranThenSecondWorker(t, r, "c4")
 	for _, name := range []string{r.client.s.n.jobStream, r.client.s.n.resultStream} {
 		st, err := r.client.s.js.Stream(t.Context(), name)
 		if err != nil {
@@ -302,5 +308,26 @@ func TestKeyattack3JunkRefusal(t *testing.T) {
 	r.worker("w1", committing(nil))
 	if res := r.wait("j20"); res.Status != StatusCompleted || res.Worker != "w1" {
 		t.Fatalf("job j20 ended with %+v", res)
+	}
+}
+
+// TestKeyattack3ResultFromATrustedWorkerThatDidNotTakeIt (idea 5, the
+// doc's "Not covered"): worker w2, trusted by the lead, signs a result
+// with a patch of its own for job t5, which w1 is running; the lead
+// takes it.
+func TestKeyattack3ResultFromATrustedWorkerThatDidNotTakeIt(t *testing.T) {
+	escapeKnown(t, "a trusted worker answers a job another worker took (documented: trusting a worker is trusting its results)")
+	r := newRig(t)
+	started := make(chan string, 1)
+	r.worker("w1", blocking(started))
+	r.workerKey("w2")
+	r.submit(r.job("t5"))
+	startedWithin(t, started)
+	evil := sealedBy(t, "w2", Result{JobID: "t5", Status: StatusCompleted, Worker: "w2", Patch: []byte("Subject: [PATCH] evil\n"), Signature: r.client.sigs["t5"]})
+	if _, err := r.client.s.js.Publish(t.Context(), r.client.s.n.results+".t5", evil); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := endedWithin5s(t, r, "t5"); err == nil {
+		t.Fatalf("the lead took w2's result of a job w1 runs: %+v", res)
 	}
 }
