@@ -111,8 +111,9 @@
 //     ones it made, as it made them (the consumer's whole config as the
 //     server gave it at the start, metadata aside: a pause, headers only,
 //     a delivery cap, a rate or request limit, a backoff each count, and
-//     its creation time; the stream's retention, subjects and duplicate
-//     window). A consumer deleted, changed or made by someone else is
+//     its creation time; the stream's retention, subjects, duplicate
+//     window, limits, and no transform, republish, rollup, seal, mirror
+//     or sources). A consumer deleted, changed or made by someone else is
 //     made anew and reported (nothing is lost: what it held
 //     unacknowledged comes again; a message handed over without its body
 //     by a consumer set to headers only is not dead-lettered but left

@@ -245,6 +245,14 @@ func (t *Transport) checkStream(ctx context.Context) (time.Time, error) {
 		return time.Time{}, fmt.Errorf("%w: stream %s has max age %s, max messages %d, max bytes %d, max per subject %d, %s storage, %d replicas: it could drop or lose messages not yet taken; someone changed it: open the team again (jsmail.Open makes it with no limits, file storage, %d replicas)",
 			errStreamChanged, t.names.stream, c.MaxAge, c.MaxMsgs, c.MaxBytes, c.MaxMsgsPerSubject, c.Storage, c.Replicas, want.Replicas)
 	}
+	// Settings that move, copy or purge stored mail (a transform stores
+	// one member's mail on another's subject; a rollup header purges an
+	// inbox; republish copies mail out) or stop the stream taking any.
+	if c.SubjectTransform != nil || c.RePublish != nil || c.AllowRollup || c.Sealed || c.Mirror != nil || len(c.Sources) > 0 ||
+		c.NoAck || c.Discard != want.Discard {
+		return time.Time{}, fmt.Errorf("%w: stream %s has a subject transform, republishing, rollups, a seal, a mirror or sources, no acks or another discard policy: mail could go to another inbox, be copied out or purged; someone changed it: open the team again (jsmail.Open makes it with none)",
+			errStreamChanged, t.names.stream)
+	}
 	return info.Created, nil
 }
 
