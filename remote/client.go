@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -209,10 +210,18 @@ func (c *Client) bundle(ctx context.Context, dir, rev string) (string, string, e
 	return e.commit, e.name, e.err
 }
 
-// Cancel asks the workers to stop job id: a worker running it stops it and
-// reports it cancelled; one that picks it up later does not start it.
+// Cancel asks the workers to stop job id, which this client submitted: a
+// worker running it stops it and reports it cancelled; one that picks it
+// up later does not start it. The cancellation is signed (SealCancel): a
+// worker refuses one its lead did not sign.
 func (c *Client) Cancel(ctx context.Context, id string) error {
-	if _, err := c.s.js.Publish(ctx, c.s.n.cancels+"."+id, nil); err != nil {
+	c.mu.Lock()
+	sig := c.sigs[id]
+	c.mu.Unlock()
+	if sig == nil {
+		return fmt.Errorf("remote: cancel job %s: this lead did not submit it", id)
+	}
+	if _, err := c.s.js.Publish(ctx, c.s.n.cancels+"."+id, c.signer.SealCancel(id, sig)); err != nil {
 		return fmt.Errorf("remote: cancel job %s: %w", id, err)
 	}
 	return nil
@@ -228,13 +237,21 @@ func (c *Client) Wait(ctx context.Context, id string, progress func(Progress)) (
 	prog := make(chan Progress, 64)
 	live := make(chan *Result, 1)
 	check := &refusedResults{c: c, id: id, seen: map[[32]byte]bool{}}
+	c.mu.Lock()
+	jobSig := c.sigs[id]
+	c.mu.Unlock()
+	var progressRefused atomic.Bool // reported once a Wait: anyone may flood the subject
 	psub, err := c.nc.Subscribe(c.s.n.progress+"."+id, func(m *nats.Msg) {
-		var p Progress
-		if decodeStrict(m.Data, &p) == nil {
-			select {
-			case prog <- p:
-			default: // the lead is behind: a later event carries the totals
+		p, err := openProgress(c.workers, m.Data, id, jobSig)
+		if err != nil {
+			if !progressRefused.Swap(true) {
+				c.report(id, err)
 			}
+			return
+		}
+		select {
+		case prog <- p:
+		default: // the lead is behind: a later event carries the totals
 		}
 	})
 	if err != nil {

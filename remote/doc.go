@@ -158,10 +158,27 @@
 //     consumers were tried and did not recover reliably across a restart
 //     of the server.
 //   - Progress is best effort (core NATS): a lead that misses an event
-//     sees the next, which carries the totals.
+//     sees the next, which carries the totals. It is signed by the worker
+//     as results are (progresssign.go: over its own context string, with
+//     the lead's signature on the job's envelope), and a lead takes only
+//     a trusted worker's event of the job it submitted: crew records the
+//     task's usage and tool calls from progress, so an unsigned event (a
+//     forged 10^12 tokens) is dropped and reported once per Wait. Signing
+//     was chosen over taking usage only from the result, which would have
+//     left the task's live figures forgeable. An event replayed within its
+//     job carries totals no higher than the latest, which crew ignores.
 //   - Cancellation is stored, not only sent: a worker checks for it before
 //     it starts a job, and a running job's worker is subscribed to it, so
-//     TaskStop stops a job wherever it is.
+//     TaskStop stops a job wherever it is. It is signed by the lead
+//     (cancelsign.go: the job's id and the lead's signature on the job's
+//     envelope, in the job's envelope style, over its own context string):
+//     a worker stops a job only for its own lead's cancellation of that
+//     very job, and logs and ignores any other (the job keeps running, so
+//     a result saying "stopped by the lead" is the lead's doing). Not
+//     covered: the stream keeps one cancellation per job, so anyone who
+//     publishes junk on PREFIX.cancel.<id> after the lead's replaces it,
+//     and a worker that picks the job up later runs it (a running job's
+//     worker has already heard the signed one).
 //
 // # On the lead and on the worker
 //

@@ -74,7 +74,6 @@ func endedWithin5s(t *testing.T, r *rig, id string) (*Result, error) {
 // are core NATS and unsigned; a forged one with 10^12 tokens reaches
 // Wait's callback, which crew records as the task's usage (spend).
 func TestKeyattack3ForgedProgressReachesTheLead(t *testing.T) {
-	escapeKnown(t, "progress events are unsigned: a forged one inflates the task's usage")
 	r := newRig(t)
 	r.submit(r.job("p1")) // no worker: the job waits in the queue
 	forged := mustJSON(Progress{JobID: "p1", Worker: "w1", Phase: "running", InputTokens: 1e12, OutputTokens: 1e12, ToolUses: 99})
@@ -171,7 +170,6 @@ func TestKeyattack3JobCopyWithAnotherMsgID(t *testing.T) {
 // message on cancel.<id>; the attacker's stops a running job, and the
 // worker's signed result says the lead cancelled it.
 func TestKeyattack3ForgedCancel(t *testing.T) {
-	escapeKnown(t, "cancellations are unsigned: anyone stops any job, and the result blames the lead")
 	r := newRig(t)
 	started := make(chan string, 1)
 	r.worker("w1", blocking(started))
@@ -214,7 +212,6 @@ func TestKeyattack3TrustFileBadLines(t *testing.T) {
 // keys is ambiguous; the file must say so, not trust the last line
 // silently.
 func TestKeyattack3TrustFileNameTwice(t *testing.T) {
-	escapeKnown(t, "a trusted_workers file naming one worker twice trusts the last key silently")
 	a := base64.StdEncoding.EncodeToString(testSigner(t, "w1").key.Public().(ed25519.PublicKey))
 	b := base64.StdEncoding.EncodeToString(testSigner(t, "w2").key.Public().(ed25519.PublicKey))
 	path := filepath.Join(t.TempDir(), "trusted_workers")
@@ -228,7 +225,6 @@ func TestKeyattack3TrustFileNameTwice(t *testing.T) {
 // token limit (a pasted blob) must be an error naming the file and line;
 // bufio.Scanner's bare "token too long" names neither.
 func TestKeyattack3TrustFileLongLine(t *testing.T) {
-	escapeKnown(t, "a trusted_workers line over 64 KiB fails with a bare bufio error naming no file or line")
 	key := base64.StdEncoding.EncodeToString(testSigner(t, "w1").key.Public().(ed25519.PublicKey))
 	path := filepath.Join(t.TempDir(), "trusted_workers")
 	writeFile(t, path, "w1 "+key+"\n# "+strings.Repeat("x", 70<<10)+"\n")

@@ -1,8 +1,6 @@
 package remote
 
 import (
-	"bufio"
-	"bytes"
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/base64"
@@ -130,16 +128,22 @@ func (k *Keyring) Key(name string) (ed25519.PublicKey, bool) {
 
 // ReadKeyring reads a trust file: one "name base64-public-key" a line
 // (what `cohort worker key` prints on the lead's machine); blank lines and
-// lines starting with # are skipped. Errors name the file and line.
+// lines starting with # are skipped. Errors name the file and line: a
+// name given twice is one (which key is meant cannot be told), and so is
+// a line over maxTrustLine bytes.
 func ReadKeyring(path string) (*Keyring, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("trust file: %w", err)
 	}
 	k := NewKeyring()
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
+	first := map[string]int{} // name -> the line that named it
+	for i, raw := range strings.Split(string(data), "\n") {
+		n := i + 1
+		if len(raw) > maxTrustLine {
+			return nil, fmt.Errorf("%s:%d: the line is %d bytes, over the %d-byte limit: a line is \"name base64-public-key\"", path, n, len(raw), maxTrustLine)
+		}
+		line := strings.TrimSpace(raw)
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
@@ -147,6 +151,10 @@ func ReadKeyring(path string) (*Keyring, error) {
 		if len(f) != 2 {
 			return nil, fmt.Errorf("%s:%d: want \"name base64-public-key\", got %q", path, n, line)
 		}
+		if prev, ok := first[f[0]]; ok {
+			return nil, fmt.Errorf("%s:%d: %q is named again (first at line %d): keep one line for it", path, n, f[0], prev)
+		}
+		first[f[0]] = n
 		pub, err := base64.StdEncoding.DecodeString(f[1])
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: key of %q is not base64: %v", path, n, f[0], err)
@@ -155,8 +163,11 @@ func ReadKeyring(path string) (*Keyring, error) {
 			return nil, fmt.Errorf("%s:%d: %v", path, n, err)
 		}
 	}
-	return k, sc.Err()
+	return k, nil
 }
+
+// maxTrustLine bounds a trust file's line (a key line is under 200 bytes).
+const maxTrustLine = 64 << 10
 
 // Open checks an envelope and decodes its job. A job that is unsigned,
 // signed by an unknown key, badly signed, bound to another lead or too old

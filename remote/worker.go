@@ -232,7 +232,7 @@ func (w *Worker) handle(ctx context.Context, m jetstream.Msg, dir string) {
 		_ = m.Ack()
 		return
 	}
-	if cancelled, _ := w.cancelled(ctx, job.ID); cancelled {
+	if w.cancelled(ctx, job, jobSig, log) {
 		w.finish(ctx, m, &Result{JobID: job.ID, Status: StatusCancelled, Error: "cancelled by the lead before it started", Signature: jobSig}, log)
 		return
 	}
@@ -242,7 +242,7 @@ func (w *Worker) handle(ctx context.Context, m jetstream.Msg, dir string) {
 		w.finish(ctx, m, &Result{JobID: job.ID, Status: StatusRefused, Error: err.Error(), Signature: jobSig}, log)
 		return
 	}
-	res, retry := w.execute(ctx, m, job, run, filepath.Join(dir, job.ID), log)
+	res, retry := w.execute(ctx, m, job, jobSig, run, filepath.Join(dir, job.ID), log)
 	if retry != nil {
 		if delivered < uint64(w.cfg.Queue.MaxDeliver) && ctx.Err() == nil {
 			log.Warn("job failed on this worker; giving it back", "err", retry)
@@ -264,12 +264,16 @@ func (w *Worker) handle(ctx context.Context, m jetstream.Msg, dir string) {
 // clone, the runner, the patch. A non-nil retry error is a failure of this
 // worker's (the code could not be fetched, the worker is stopping), for
 // which the job goes back to the queue.
-func (w *Worker) execute(ctx context.Context, m jetstream.Msg, job *Job, run *Run, dir string, log *slog.Logger) (res *Result, retry error) {
+func (w *Worker) execute(ctx context.Context, m jetstream.Msg, job *Job, jobSig []byte, run *Run, dir string, log *slog.Logger) (res *Result, retry error) {
 	jctx, cancel := context.WithTimeout(ctx, run.WallTime)
 	defer cancel()
 	var cancelledByLead bool
 	var mu sync.Mutex
-	sub, err := w.nc.Subscribe(w.s.n.cancels+"."+job.ID, func(*nats.Msg) {
+	sub, err := w.nc.Subscribe(w.s.n.cancels+"."+job.ID, func(c *nats.Msg) {
+		if err := w.cfg.Keyring.OpenCancel(c.Data, job, jobSig); err != nil {
+			log.Warn("cancellation refused; the job keeps running", "err", err)
+			return
+		}
 		mu.Lock()
 		cancelledByLead = true
 		mu.Unlock()
@@ -290,7 +294,7 @@ func (w *Worker) execute(ctx context.Context, m jetstream.Msg, job *Job, run *Ru
 	start := time.Now()
 	progress := func(p Progress) {
 		p.JobID, p.Worker = job.ID, w.cfg.Name
-		_ = w.nc.Publish(w.s.n.progress+"."+job.ID, mustJSON(p))
+		_ = w.nc.Publish(w.s.n.progress+"."+job.ID, w.cfg.Signer.SealProgress(p, jobSig))
 	}
 	progress(Progress{Phase: "running"})
 	log.Info("job started", "model", run.Model, "mode", run.Mode)
@@ -467,20 +471,23 @@ func envelopeSignature(data []byte) []byte {
 	return env.Signature
 }
 
-func (w *Worker) cancelled(ctx context.Context, id string) (bool, error) {
-	return w.lastMsg(ctx, w.s.n.cancelStream, w.s.n.cancels+"."+id)
-}
-
-func (w *Worker) lastMsg(ctx context.Context, stream, subject string) (bool, error) {
-	st, err := w.s.js.Stream(ctx, stream)
+// cancelled says whether the lead cancelled job (envelope signature
+// jobSig) before it started: the stored cancellation must be its lead's
+// (OpenCancel); another is logged and the job runs.
+func (w *Worker) cancelled(ctx context.Context, job *Job, jobSig []byte, log *slog.Logger) bool {
+	st, err := w.s.js.Stream(ctx, w.s.n.cancelStream)
 	if err != nil {
-		return false, err
+		return false
 	}
-	_, err = st.GetLastMsgForSubject(ctx, subject)
-	if errors.Is(err, jetstream.ErrMsgNotFound) {
-		return false, nil
+	msg, err := st.GetLastMsgForSubject(ctx, w.s.n.cancels+"."+job.ID)
+	if err != nil {
+		return false
 	}
-	return err == nil, err
+	if err := w.cfg.Keyring.OpenCancel(msg.Data, job, jobSig); err != nil {
+		log.Warn("stored cancellation refused; the job runs", "err", err)
+		return false
+	}
+	return true
 }
 
 func sleep(ctx context.Context, d time.Duration) {

@@ -312,15 +312,20 @@ func TestCancelStopsARunningJob(t *testing.T) {
 	if res := r.wait("long"); res.Status != StatusCancelled {
 		t.Fatalf("result = %+v", res)
 	}
-	// A job cancelled before a worker takes it never starts.
+	// Only the lead that submitted a job cancels it.
+	if err := r.client.Cancel(t.Context(), "never-submitted"); err == nil {
+		t.Fatal("Cancel of a job this lead never submitted succeeded")
+	}
+	// A job cancelled before a worker takes it never starts (a queue with
+	// no worker yet: w1 would take it at once).
+	q := newRig(t)
 	var calls atomic.Int32
-	r.worker("w2", committing(&calls))
-	j := r.job("early")
-	if err := r.client.Cancel(t.Context(), "early"); err != nil {
+	q.submit(q.job("early"))
+	if err := q.client.Cancel(t.Context(), "early"); err != nil {
 		t.Fatal(err)
 	}
-	r.submit(j)
-	if res := r.wait("early"); res.Status != StatusCancelled || !strings.Contains(res.Error, "before it started") || calls.Load() != 0 {
+	q.worker("w2", committing(&calls))
+	if res := q.wait("early"); res.Status != StatusCancelled || !strings.Contains(res.Error, "before it started") || calls.Load() != 0 {
 		t.Fatalf("result = %+v, runner calls %d", res, calls.Load())
 	}
 }

@@ -108,11 +108,17 @@
 //     then makes it anew at once, as it does when the consumer's leader
 //     changes or its heartbeats stop, and every Config.CheckInterval (5
 //     s) it asks the server whether its consumer and the stream are the
-//     ones it made, as it made them (filter, acknowledgement, creation
-//     time; the stream's retention, subjects and duplicate window). A
-//     consumer deleted, changed or made by someone else is made anew and
-//     reported (nothing is lost: what it held unacknowledged comes
-//     again); a stream deleted is made anew as Open makes it, reporting
+//     ones it made, as it made them (the consumer's whole config as the
+//     server gave it at the start, metadata aside: a pause, headers only,
+//     a delivery cap, a rate or request limit, a backoff each count, and
+//     its creation time; the stream's retention, subjects, duplicate
+//     window, limits, and no transform, republish, rollup, seal, mirror
+//     or sources). A consumer deleted, changed or made by someone else is
+//     made anew and reported (nothing is lost: what it held
+//     unacknowledged comes again; a message handed over without its body
+//     by a consumer set to headers only is not dead-lettered but left
+//     for the consumer made anew, which the bodiless delivery triggers at
+//     once after asking the server); a stream deleted is made anew as Open makes it, reporting
 //     that what it held unacknowledged is lost. A stream that exists but is not as it must
 //     be (a duplicate window shortened, a stream made anew by someone
 //     with another shape), or a consumer that cannot be made again within

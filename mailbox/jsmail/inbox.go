@@ -29,10 +29,11 @@ type Inbox struct {
 	stopReset  context.CancelFunc // stops the watcher
 	resetters  sync.WaitGroup     // the watcher
 	consumeCtx jetstream.ConsumeContext
-	created    [2]time.Time // the stream's and the consumer's, as start made them
-	lost       atomic.Value // string: what the consumer handler or check found changed, for restore's report
-	token      string       // the lease's value: this consumer
-	leaseLost  atomic.Value // error: another consumer holds the lease
+	created    [2]time.Time             // the stream's and the consumer's, as start made them
+	consumer   jetstream.ConsumerConfig // the consumer's config as the server gave it at start
+	lost       atomic.Value             // string: what the consumer handler or check found changed, for restore's report
+	token      string                   // the lease's value: this consumer
+	leaseLost  atomic.Value             // error: another consumer holds the lease
 
 	seenMu sync.Mutex
 	seen   *seenLog // acknowledged ids, on disk (seen.go)
@@ -137,6 +138,7 @@ func (in *Inbox) start(ctx context.Context) error {
 	in.mu.Lock()
 	was := in.created[0]
 	in.created = [2]time.Time{streamMade, cons.CachedInfo().Created}
+	in.consumer = cons.CachedInfo().Config
 	in.mu.Unlock()
 	switch {
 	case remade:
@@ -224,14 +226,15 @@ func (in *Inbox) check(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("consumer %s: %w", name, err)
 	}
-	info, want := c.CachedInfo(), in.t.consumerConfig(in.agent)
-	got := info.Config
+	info := c.CachedInfo()
 	in.mu.Lock()
-	made := in.created
+	made, want := in.created, in.consumer
 	in.mu.Unlock()
-	if got.FilterSubject != want.FilterSubject || got.AckPolicy != want.AckPolicy ||
-		got.DeliverPolicy != want.DeliverPolicy || got.AckWait != want.AckWait || !info.Created.Equal(made[1]) {
-		return fmt.Errorf("consumer %s was changed or made anew by someone else", name)
+	if !info.Created.Equal(made[1]) {
+		return fmt.Errorf("consumer %s was made anew by someone else", name)
+	}
+	if diff := consumerChanges(info.Config, want); diff != "" {
+		return fmt.Errorf("consumer %s was changed by someone else (%s)", name, diff)
 	}
 	streamMade, err := in.t.checkStream(ctx)
 	if err != nil {
@@ -386,7 +389,26 @@ func (in *Inbox) Agent() string { return in.agent }
 
 // deliver runs for every message the consumer hands over: it checks it,
 // dead-letters what cannot be read, drops repeats and queues the rest.
+// headersOnly asks the server whether the inbox's consumer hands over
+// headers only, as a bodiless delivery suggests.
+func (in *Inbox) headersOnly() bool {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := in.t.stream.Consumer(ctx, consumerName(in.agent))
+	return err == nil && c.CachedInfo().Config.HeadersOnly
+}
+
 func (in *Inbox) deliver(msg jetstream.Msg) {
+	if len(msg.Data()) == 0 && msg.Headers().Get(nats.MsgSize) != "" && in.headersOnly() {
+		// Handed over without its body (someone set the consumer to
+		// headers only): not the sender's fault, so not dead-lettered.
+		// It stays unacknowledged; the consumer made anew brings it whole.
+		// (A sender's own Nats-Msg-Size header on a live consumer is
+		// refused below as any bad message is.)
+		in.lost.Store(fmt.Sprintf("consumer %s hands over messages without their bodies (set to headers only by someone else)", consumerName(in.agent)))
+		in.restart()
+		return
+	}
 	m, err := in.t.open(msg, in.agent)
 	if errors.Is(err, ErrKeyUnavailable) {
 		in.t.later(msg, in.agent, err)

@@ -32,7 +32,6 @@ func escapeKnown3(t *testing.T, what string) {
 // PauseConsumer; filter, acknowledgement and creation time unchanged).
 // Her open inbox must keep hearing or say it cannot.
 func TestKeyattack3ConsumerPausedUnderALiveInbox(t *testing.T) {
-	escapeKnown3(t, "a paused consumer passes the inbox's check: the open inbox is deaf and says nothing")
 	f := newFixture(t, Config{CheckInterval: 100 * time.Millisecond}, []string{"team-lead"}, "alice")
 	in := f.open(t, "alice")
 	next(t, in, f.send(t, mailbox.Message{From: "team-lead", To: "alice", Text: "before"}), "the first message")
@@ -167,7 +166,7 @@ func TestKeyattack3ConsumerLimitsChangedUnderALiveInbox(t *testing.T) {
 // with HeadersOnly every message reaches the inbox without its body and
 // is dead-lettered as not parsing (reported, but lost to alice, and the
 // consumer is never made as it must be).
-var keyattack3ConsumerEscapes = map[string]bool{"headers only": true}
+var keyattack3ConsumerEscapes = map[string]bool{}
 
 // TestKeyattack3StreamTransformUnderALiveInbox (idea 9): the attacker
 // updates the live stream (not made anew) with a subject transform that
@@ -175,7 +174,6 @@ var keyattack3ConsumerEscapes = map[string]bool{"headers only": true}
 // limits are as they must be. Bob's open inbox must keep hearing or say
 // it cannot.
 func TestKeyattack3StreamTransformUnderALiveInbox(t *testing.T) {
-	escapeKnown3(t, "a stream subject transform sends bob's mail to alice, where it is dead-lettered; the check does not see it")
 	f := newFixture(t, Config{CheckInterval: 100 * time.Millisecond}, []string{"team-lead"}, "alice", "bob")
 	bob := f.open(t, "bob")
 	f.open(t, "alice")

@@ -66,6 +66,9 @@ func writerMain() int {
 			if err := nc.Publish(tr.inbox("lead"), []byte(`{"id":"torn","from":`)); err != nil {
 				return fail(err)
 			}
+			if err := nc.Flush(); err != nil { // at the server before "garbled" gets this process killed
+				return fail(err)
+			}
 			fmt.Fprintln(out, "garbled")
 			out.Flush()
 			<-ctx.Done() // killed here

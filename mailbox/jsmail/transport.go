@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -244,6 +245,14 @@ func (t *Transport) checkStream(ctx context.Context) (time.Time, error) {
 		return time.Time{}, fmt.Errorf("%w: stream %s has max age %s, max messages %d, max bytes %d, max per subject %d, %s storage, %d replicas: it could drop or lose messages not yet taken; someone changed it: open the team again (jsmail.Open makes it with no limits, file storage, %d replicas)",
 			errStreamChanged, t.names.stream, c.MaxAge, c.MaxMsgs, c.MaxBytes, c.MaxMsgsPerSubject, c.Storage, c.Replicas, want.Replicas)
 	}
+	// Settings that move, copy or purge stored mail (a transform stores
+	// one member's mail on another's subject; a rollup header purges an
+	// inbox; republish copies mail out) or stop the stream taking any.
+	if c.SubjectTransform != nil || c.RePublish != nil || c.AllowRollup || c.Sealed || c.Mirror != nil || len(c.Sources) > 0 ||
+		c.NoAck || c.Discard != want.Discard {
+		return time.Time{}, fmt.Errorf("%w: stream %s has a subject transform, republishing, rollups, a seal, a mirror or sources, no acks or another discard policy: mail could go to another inbox, be copied out or purged; someone changed it: open the team again (jsmail.Open makes it with none)",
+			errStreamChanged, t.names.stream)
+	}
 	return info.Created, nil
 }
 
@@ -384,4 +393,33 @@ func (t *Transport) DeadLetters(ctx context.Context, agent string) (int, error) 
 		return 0, fmt.Errorf("mailbox dead letters %s: %w", agent, err)
 	}
 	return int(info.State.Subjects[subj]), nil
+}
+
+// consumerChanges names the fields of got that differ from want, the
+// config the server gave the consumer when the inbox made it, or is "".
+// Every field counts (a pause, headers only, a delivery cap, a rate limit,
+// request limits, a backoff: each makes an inbox deaf or drops its mail);
+// only the metadata, which the server writes, is left out.
+func consumerChanges(got, want jetstream.ConsumerConfig) string {
+	got.Metadata, want.Metadata = nil, nil
+	g, w := reflect.ValueOf(got), reflect.ValueOf(want)
+	var diff []string
+	for i := range g.NumField() {
+		if !reflect.DeepEqual(g.Field(i).Interface(), w.Field(i).Interface()) {
+			diff = append(diff, fmt.Sprintf("%s %v, made %v", g.Type().Field(i).Name, show(g.Field(i)), show(w.Field(i))))
+		}
+	}
+	return strings.Join(diff, "; ")
+}
+
+// show prints a config field's value, a pointer's target rather than its
+// address.
+func show(v reflect.Value) any {
+	if v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			return "none"
+		}
+		return v.Elem().Interface()
+	}
+	return v.Interface()
 }
