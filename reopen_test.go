@@ -286,3 +286,125 @@ func commandProject(t *testing.T, e *env, greet string) string {
 	}
 	return logs
 }
+
+// TestResumedCompactionReopensAsFresh: a conversation compacted after
+// --resume opens again exactly as a fresh session's does — the same
+// messages reach the model after the compaction (the memory, the summary,
+// what SessionStart adds, the prompt) and the same hooks fire after
+// PostCompact (issue 38: a resumed lead re-added no memory, because its
+// opening was known only to the process that started the conversation).
+func TestResumedCompactionReopensAsFresh(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	logs := filepath.Join(e.dir, "logs")
+	for _, d := range []string{logs, filepath.Join(e.dir, ".claude")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const memory, added = "Answer in the voice of a ship's log.", "REOPENED: the release branch is frozen."
+	if err := os.WriteFile(filepath.Join(e.dir, "CLAUDE.md"), []byte(memory+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	logTo := map[string]any{"type": "command", "command": fmt.Sprintf(`cat >> %s/events; echo >> %s/events`, logs, logs)}
+	settings := map[string]any{"hooks": map[string]any{
+		"SessionStart": []any{
+			map[string]any{"hooks": []any{logTo}},
+			map[string]any{"matcher": "compact", "hooks": []any{map[string]any{"type": "command",
+				"command": `echo '{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"` + added + `"}}'`}}},
+		},
+		"InstructionsLoaded": []any{map[string]any{"hooks": []any{logTo}}},
+		"PostCompact":        []any{map[string]any{"hooks": []any{logTo}}},
+	}}
+	data, _ := json.Marshal(settings)
+	if err := os.WriteFile(filepath.Join(e.dir, ".claude", "settings.json"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var after []*fakeapi.Request
+	e.rt.on("talk", func(r *fakeapi.Request) fakeapi.Reply {
+		if strings.Contains(r.LastUserText(), "about to be compacted") {
+			return fakeapi.TextReply("We talked five times.")
+		}
+		if strings.Contains(r.LastUserText(), "talk after") {
+			mu.Lock()
+			after = append(after, r)
+			mu.Unlock()
+		}
+		return fakeapi.TextReply("noted")
+	})
+	// hooksAfterCompact is what fired for the compaction, and empties the log.
+	hooksAfterCompact := func() []string {
+		var order []string
+		dec := json.NewDecoder(strings.NewReader(readFile(t, filepath.Join(logs, "events"))))
+		for dec.More() {
+			var in map[string]any
+			if err := dec.Decode(&in); err != nil {
+				t.Fatal(err)
+			}
+			why, _ := in["source"].(string)
+			for _, k := range []string{"load_reason", "trigger"} {
+				if v, ok := in[k].(string); ok {
+					why = v
+				}
+			}
+			order = append(order, fmt.Sprint(in["hook_event_name"], ":", why))
+		}
+		if err := os.Remove(filepath.Join(logs, "events")); err != nil {
+			t.Fatal(err)
+		}
+		return slices.DeleteFunc(order, func(ev string) bool { // a resumed one's SessionStart comes with its first prompt
+			return !strings.HasSuffix(ev, ":manual") && !strings.HasSuffix(ev, ":compact")
+		})
+	}
+	compactAndTalk := func(s *Session) {
+		if err := s.Compact(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		collect(t, s, "talk after the compaction")
+	}
+
+	fresh := e.open(e.config())
+	for i := range 5 {
+		collect(t, fresh, fmt.Sprintf("talk %d", i))
+	}
+	compactAndTalk(fresh)
+	freshHooks := hooksAfterCompact()
+
+	first := e.open(e.config())
+	for i := range 5 {
+		collect(t, first, fmt.Sprintf("talk %d", i))
+	}
+	id := first.ID()
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	cfg := e.config()
+	cfg.Resume = id
+	compactAndTalk(e.open(cfg))
+	resumedHooks := hooksAfterCompact()
+
+	mu.Lock()
+	defer mu.Unlock()
+	if len(after) != 2 {
+		t.Fatalf("%d prompts after a compaction reached the model, want 2 (fresh, resumed)", len(after))
+	}
+	var sent [2]string
+	for i, r := range after {
+		msgs, err := json.MarshalIndent(r.Messages, "", " ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		sent[i] = string(msgs)
+	}
+	if strings.Count(sent[0], memory) != 1 {
+		t.Errorf("a fresh session's compaction re-added the memory %d times, want once:\n%s", strings.Count(sent[0], memory), sent[0])
+	}
+	if sent[0] != sent[1] {
+		t.Errorf("after a compaction, a resumed session sent\n%s\nwant what a fresh session sent:\n%s", sent[1], sent[0])
+	}
+	want := []string{"PostCompact:manual", "SessionStart:compact", "InstructionsLoaded:compact"}
+	if !slices.Equal(freshHooks, want) || !slices.Equal(resumedHooks, freshHooks) {
+		t.Errorf("hooks fired for the compaction: fresh %q, resumed %q; want %q both", freshHooks, resumedHooks, want)
+	}
+}
