@@ -408,3 +408,57 @@ func TestResumedCompactionReopensAsFresh(t *testing.T) {
 		t.Errorf("hooks fired for the compaction: fresh %q, resumed %q; want %q both", freshHooks, resumedHooks, want)
 	}
 }
+
+// TestResumedClearReopensWithMemory: a conversation cleared after --resume
+// opens again with the memory, as a fresh session's first prompt does
+// (issue 38); the resumed session's first prompt adds none (its history
+// holds it).
+func TestResumedClearReopensWithMemory(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	const memory = "Answer in the voice of a ship's log."
+	if err := os.WriteFile(filepath.Join(e.dir, "CLAUDE.md"), []byte(memory+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var sent []string
+	e.rt.on("talk", func(r *fakeapi.Request) fakeapi.Reply {
+		var b strings.Builder
+		for _, m := range r.Messages {
+			for _, c := range m.Content {
+				b.WriteString(c.Text + "\n")
+			}
+		}
+		mu.Lock()
+		sent = append(sent, b.String())
+		mu.Unlock()
+		return fakeapi.TextReply("noted")
+	})
+	first := e.open(e.config())
+	collect(t, first, "talk 0")
+	id := first.ID()
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	cfg := e.config()
+	cfg.Resume = id
+	s := e.open(cfg)
+	collect(t, s, "talk 1")
+	if err := s.Clear(); err != nil {
+		t.Fatal(err)
+	}
+	collect(t, s, "talk after the clear")
+	mu.Lock()
+	defer mu.Unlock()
+	if len(sent) != 3 {
+		t.Fatalf("%d requests, want 3", len(sent))
+	}
+	for i, want := range []string{"talk 0", "talk 1", "talk after the clear"} {
+		if n := strings.Count(sent[i], memory); n != 1 || !strings.Contains(sent[i], want) {
+			t.Errorf("request %d (%s) holds the memory %d times, want once:\n%s", i, want, n, sent[i])
+		}
+	}
+	if strings.Contains(sent[2], "talk 0") {
+		t.Errorf("the cleared conversation was sent again:\n%s", sent[2])
+	}
+}
