@@ -22,32 +22,7 @@ import (
 func TestCompactionReopensTheConversation(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	logs := filepath.Join(e.dir, "logs")
-	for _, d := range []string{logs, filepath.Join(e.dir, ".claude")} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	const memory, added = "Answer in the voice of a ship's log.", "REOPENED: the release branch is frozen."
-	if err := os.WriteFile(filepath.Join(e.dir, "CLAUDE.md"), []byte(memory+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	logTo := func(string) map[string]any {
-		return map[string]any{"type": "command", "command": fmt.Sprintf(`cat >> %s/events; echo >> %s/events`, logs, logs)}
-	}
-	settings := map[string]any{"hooks": map[string]any{
-		"SessionStart": []any{
-			map[string]any{"hooks": []any{logTo("start")}},
-			map[string]any{"matcher": "compact", "hooks": []any{map[string]any{"type": "command",
-				"command": `echo '{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"` + added + `"}}'`}}},
-		},
-		"InstructionsLoaded": []any{map[string]any{"hooks": []any{logTo("loaded")}}},
-		"PostCompact":        []any{map[string]any{"hooks": []any{logTo("post")}}},
-	}}
-	data, _ := json.Marshal(settings)
-	if err := os.WriteFile(filepath.Join(e.dir, ".claude", "settings.json"), data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	logs := reopenProject(t, e)
 	var mu sync.Mutex
 	var after *fakeapi.Request
 	e.rt.on("talk", func(r *fakeapi.Request) fakeapi.Reply {
@@ -82,10 +57,10 @@ func TestCompactionReopensTheConversation(t *testing.T) {
 		}
 	}
 	text := sent.String()
-	if n := strings.Count(text, memory); n != 1 {
+	if n := strings.Count(text, shipMemory); n != 1 {
 		t.Errorf("the memory is in the request after the compaction %d times, want once:\n%s", n, text)
 	}
-	m, s5, a := strings.Index(text, memory), strings.Index(text, "We talked five times."), strings.Index(text, added)
+	m, s5, a := strings.Index(text, shipMemory), strings.Index(text, "We talked five times."), strings.Index(text, added)
 	if m < 0 || s5 < 0 || a < 0 || !(m < s5 && s5 < a) || strings.Count(text, added) != 1 {
 		t.Errorf("want the memory, then the summary, then the SessionStart context once; got:\n%s", text)
 	}
@@ -134,6 +109,41 @@ func TestCompactionReopensTheConversation(t *testing.T) {
 			}
 		}
 	}
+}
+
+// shipMemory is the CLAUDE.md of reopenProject's project, and added what its
+// SessionStart "compact" hook adds.
+const shipMemory, added = "Answer in the voice of a ship's log.", "REOPENED: the release branch is frozen."
+
+// reopenProject gives e's project a CLAUDE.md holding shipMemory and hooks
+// that log SessionStart, InstructionsLoaded and PostCompact inputs to
+// events in the directory it returns; SessionStart "compact" adds added.
+func reopenProject(t *testing.T, e *env) string {
+	t.Helper()
+	logs := filepath.Join(e.dir, "logs")
+	for _, d := range []string{logs, filepath.Join(e.dir, ".claude")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(e.dir, "CLAUDE.md"), []byte(shipMemory+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	logTo := map[string]any{"type": "command", "command": fmt.Sprintf(`cat >> %s/events; echo >> %s/events`, logs, logs)}
+	settings := map[string]any{"hooks": map[string]any{
+		"SessionStart": []any{
+			map[string]any{"hooks": []any{logTo}},
+			map[string]any{"matcher": "compact", "hooks": []any{map[string]any{"type": "command",
+				"command": `echo '{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"` + added + `"}}'`}}},
+		},
+		"InstructionsLoaded": []any{map[string]any{"hooks": []any{logTo}}},
+		"PostCompact":        []any{map[string]any{"hooks": []any{logTo}}},
+	}}
+	data, _ := json.Marshal(settings)
+	if err := os.WriteFile(filepath.Join(e.dir, ".claude", "settings.json"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return logs
 }
 
 func readFile(t *testing.T, path string) string {
@@ -296,30 +306,7 @@ func commandProject(t *testing.T, e *env, greet string) string {
 func TestResumedCompactionReopensAsFresh(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	logs := filepath.Join(e.dir, "logs")
-	for _, d := range []string{logs, filepath.Join(e.dir, ".claude")} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	const memory, added = "Answer in the voice of a ship's log.", "REOPENED: the release branch is frozen."
-	if err := os.WriteFile(filepath.Join(e.dir, "CLAUDE.md"), []byte(memory+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	logTo := map[string]any{"type": "command", "command": fmt.Sprintf(`cat >> %s/events; echo >> %s/events`, logs, logs)}
-	settings := map[string]any{"hooks": map[string]any{
-		"SessionStart": []any{
-			map[string]any{"hooks": []any{logTo}},
-			map[string]any{"matcher": "compact", "hooks": []any{map[string]any{"type": "command",
-				"command": `echo '{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"` + added + `"}}'`}}},
-		},
-		"InstructionsLoaded": []any{map[string]any{"hooks": []any{logTo}}},
-		"PostCompact":        []any{map[string]any{"hooks": []any{logTo}}},
-	}}
-	data, _ := json.Marshal(settings)
-	if err := os.WriteFile(filepath.Join(e.dir, ".claude", "settings.json"), data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	logs := reopenProject(t, e)
 	var mu sync.Mutex
 	var after []*fakeapi.Request
 	e.rt.on("talk", func(r *fakeapi.Request) fakeapi.Reply {
@@ -397,8 +384,8 @@ func TestResumedCompactionReopensAsFresh(t *testing.T) {
 		}
 		sent[i] = string(msgs)
 	}
-	if strings.Count(sent[0], memory) != 1 {
-		t.Errorf("a fresh session's compaction re-added the memory %d times, want once:\n%s", strings.Count(sent[0], memory), sent[0])
+	if strings.Count(sent[0], shipMemory) != 1 {
+		t.Errorf("a fresh session's compaction re-added the memory %d times, want once:\n%s", strings.Count(sent[0], shipMemory), sent[0])
 	}
 	if sent[0] != sent[1] {
 		t.Errorf("after a compaction, a resumed session sent\n%s\nwant what a fresh session sent:\n%s", sent[1], sent[0])
@@ -416,8 +403,7 @@ func TestResumedCompactionReopensAsFresh(t *testing.T) {
 func TestResumedClearReopensWithMemory(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	const memory = "Answer in the voice of a ship's log."
-	if err := os.WriteFile(filepath.Join(e.dir, "CLAUDE.md"), []byte(memory+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(e.dir, "CLAUDE.md"), []byte(shipMemory+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	var mu sync.Mutex
@@ -454,7 +440,7 @@ func TestResumedClearReopensWithMemory(t *testing.T) {
 		t.Fatalf("%d requests, want 3", len(sent))
 	}
 	for i, want := range []string{"talk 0", "talk 1", "talk after the clear"} {
-		if n := strings.Count(sent[i], memory); n != 1 || !strings.Contains(sent[i], want) {
+		if n := strings.Count(sent[i], shipMemory); n != 1 || !strings.Contains(sent[i], want) {
 			t.Errorf("request %d (%s) holds the memory %d times, want once:\n%s", i, want, n, sent[i])
 		}
 	}
