@@ -22,32 +22,7 @@ import (
 func TestCompactionReopensTheConversation(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	logs := filepath.Join(e.dir, "logs")
-	for _, d := range []string{logs, filepath.Join(e.dir, ".claude")} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	const memory, added = "Answer in the voice of a ship's log.", "REOPENED: the release branch is frozen."
-	if err := os.WriteFile(filepath.Join(e.dir, "CLAUDE.md"), []byte(memory+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	logTo := func(string) map[string]any {
-		return map[string]any{"type": "command", "command": fmt.Sprintf(`cat >> %s/events; echo >> %s/events`, logs, logs)}
-	}
-	settings := map[string]any{"hooks": map[string]any{
-		"SessionStart": []any{
-			map[string]any{"hooks": []any{logTo("start")}},
-			map[string]any{"matcher": "compact", "hooks": []any{map[string]any{"type": "command",
-				"command": `echo '{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"` + added + `"}}'`}}},
-		},
-		"InstructionsLoaded": []any{map[string]any{"hooks": []any{logTo("loaded")}}},
-		"PostCompact":        []any{map[string]any{"hooks": []any{logTo("post")}}},
-	}}
-	data, _ := json.Marshal(settings)
-	if err := os.WriteFile(filepath.Join(e.dir, ".claude", "settings.json"), data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	logs := reopenProject(t, e)
 	var mu sync.Mutex
 	var after *fakeapi.Request
 	e.rt.on("talk", func(r *fakeapi.Request) fakeapi.Reply {
@@ -82,10 +57,10 @@ func TestCompactionReopensTheConversation(t *testing.T) {
 		}
 	}
 	text := sent.String()
-	if n := strings.Count(text, memory); n != 1 {
+	if n := strings.Count(text, shipMemory); n != 1 {
 		t.Errorf("the memory is in the request after the compaction %d times, want once:\n%s", n, text)
 	}
-	m, s5, a := strings.Index(text, memory), strings.Index(text, "We talked five times."), strings.Index(text, added)
+	m, s5, a := strings.Index(text, shipMemory), strings.Index(text, "We talked five times."), strings.Index(text, added)
 	if m < 0 || s5 < 0 || a < 0 || !(m < s5 && s5 < a) || strings.Count(text, added) != 1 {
 		t.Errorf("want the memory, then the summary, then the SessionStart context once; got:\n%s", text)
 	}
@@ -134,6 +109,41 @@ func TestCompactionReopensTheConversation(t *testing.T) {
 			}
 		}
 	}
+}
+
+// shipMemory is the CLAUDE.md of reopenProject's project, and added what its
+// SessionStart "compact" hook adds.
+const shipMemory, added = "Answer in the voice of a ship's log.", "REOPENED: the release branch is frozen."
+
+// reopenProject gives e's project a CLAUDE.md holding shipMemory and hooks
+// that log SessionStart, InstructionsLoaded and PostCompact inputs to
+// events in the directory it returns; SessionStart "compact" adds added.
+func reopenProject(t *testing.T, e *env) string {
+	t.Helper()
+	logs := filepath.Join(e.dir, "logs")
+	for _, d := range []string{logs, filepath.Join(e.dir, ".claude")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(e.dir, "CLAUDE.md"), []byte(shipMemory+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	logTo := map[string]any{"type": "command", "command": fmt.Sprintf(`cat >> %s/events; echo >> %s/events`, logs, logs)}
+	settings := map[string]any{"hooks": map[string]any{
+		"SessionStart": []any{
+			map[string]any{"hooks": []any{logTo}},
+			map[string]any{"matcher": "compact", "hooks": []any{map[string]any{"type": "command",
+				"command": `echo '{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"` + added + `"}}'`}}},
+		},
+		"InstructionsLoaded": []any{map[string]any{"hooks": []any{logTo}}},
+		"PostCompact":        []any{map[string]any{"hooks": []any{logTo}}},
+	}}
+	data, _ := json.Marshal(settings)
+	if err := os.WriteFile(filepath.Join(e.dir, ".claude", "settings.json"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return logs
 }
 
 func readFile(t *testing.T, path string) string {
@@ -285,4 +295,156 @@ func commandProject(t *testing.T, e *env, greet string) string {
 		}
 	}
 	return logs
+}
+
+// TestResumedCompactionReopensAsFresh: a conversation compacted after
+// --resume opens again exactly as a fresh session's does — the same
+// messages reach the model after the compaction (the memory, the summary,
+// what SessionStart adds, the prompt) and the same hooks fire after
+// PostCompact (issue 38: a resumed lead re-added no memory, because its
+// opening was known only to the process that started the conversation).
+func TestResumedCompactionReopensAsFresh(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	logs := reopenProject(t, e)
+	var mu sync.Mutex
+	var after []*fakeapi.Request
+	e.rt.on("talk", func(r *fakeapi.Request) fakeapi.Reply {
+		if strings.Contains(r.LastUserText(), "about to be compacted") {
+			return fakeapi.TextReply("We talked five times.")
+		}
+		if strings.Contains(r.LastUserText(), "talk after") {
+			mu.Lock()
+			after = append(after, r)
+			mu.Unlock()
+		}
+		return fakeapi.TextReply("noted")
+	})
+	// hooksAfterCompact is what fired for the compaction, and empties the log.
+	hooksAfterCompact := func() []string {
+		var order []string
+		dec := json.NewDecoder(strings.NewReader(readFile(t, filepath.Join(logs, "events"))))
+		for dec.More() {
+			var in map[string]any
+			if err := dec.Decode(&in); err != nil {
+				t.Fatal(err)
+			}
+			why, _ := in["source"].(string)
+			for _, k := range []string{"load_reason", "trigger"} {
+				if v, ok := in[k].(string); ok {
+					why = v
+				}
+			}
+			order = append(order, fmt.Sprint(in["hook_event_name"], ":", why))
+		}
+		if err := os.Remove(filepath.Join(logs, "events")); err != nil {
+			t.Fatal(err)
+		}
+		return slices.DeleteFunc(order, func(ev string) bool { // a resumed one's SessionStart comes with its first prompt
+			return !strings.HasSuffix(ev, ":manual") && !strings.HasSuffix(ev, ":compact")
+		})
+	}
+	compactAndTalk := func(s *Session) {
+		if err := s.Compact(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		collect(t, s, "talk after the compaction")
+	}
+
+	fresh := e.open(e.config())
+	for i := range 5 {
+		collect(t, fresh, fmt.Sprintf("talk %d", i))
+	}
+	compactAndTalk(fresh)
+	freshHooks := hooksAfterCompact()
+
+	first := e.open(e.config())
+	for i := range 5 {
+		collect(t, first, fmt.Sprintf("talk %d", i))
+	}
+	id := first.ID()
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	cfg := e.config()
+	cfg.Resume = id
+	compactAndTalk(e.open(cfg))
+	resumedHooks := hooksAfterCompact()
+
+	mu.Lock()
+	defer mu.Unlock()
+	if len(after) != 2 {
+		t.Fatalf("%d prompts after a compaction reached the model, want 2 (fresh, resumed)", len(after))
+	}
+	var sent [2]string
+	for i, r := range after {
+		msgs, err := json.MarshalIndent(r.Messages, "", " ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		sent[i] = string(msgs)
+	}
+	if strings.Count(sent[0], shipMemory) != 1 {
+		t.Errorf("a fresh session's compaction re-added the memory %d times, want once:\n%s", strings.Count(sent[0], shipMemory), sent[0])
+	}
+	if sent[0] != sent[1] {
+		t.Errorf("after a compaction, a resumed session sent\n%s\nwant what a fresh session sent:\n%s", sent[1], sent[0])
+	}
+	want := []string{"PostCompact:manual", "SessionStart:compact", "InstructionsLoaded:compact"}
+	if !slices.Equal(freshHooks, want) || !slices.Equal(resumedHooks, freshHooks) {
+		t.Errorf("hooks fired for the compaction: fresh %q, resumed %q; want %q both", freshHooks, resumedHooks, want)
+	}
+}
+
+// TestResumedClearReopensWithMemory: a conversation cleared after --resume
+// opens again with the memory, as a fresh session's first prompt does
+// (issue 38); the resumed session's first prompt adds none (its history
+// holds it).
+func TestResumedClearReopensWithMemory(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	if err := os.WriteFile(filepath.Join(e.dir, "CLAUDE.md"), []byte(shipMemory+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var sent []string
+	e.rt.on("talk", func(r *fakeapi.Request) fakeapi.Reply {
+		var b strings.Builder
+		for _, m := range r.Messages {
+			for _, c := range m.Content {
+				b.WriteString(c.Text + "\n")
+			}
+		}
+		mu.Lock()
+		sent = append(sent, b.String())
+		mu.Unlock()
+		return fakeapi.TextReply("noted")
+	})
+	first := e.open(e.config())
+	collect(t, first, "talk 0")
+	id := first.ID()
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	cfg := e.config()
+	cfg.Resume = id
+	s := e.open(cfg)
+	collect(t, s, "talk 1")
+	if err := s.Clear(); err != nil {
+		t.Fatal(err)
+	}
+	collect(t, s, "talk after the clear")
+	mu.Lock()
+	defer mu.Unlock()
+	if len(sent) != 3 {
+		t.Fatalf("%d requests, want 3", len(sent))
+	}
+	for i, want := range []string{"talk 0", "talk 1", "talk after the clear"} {
+		if n := strings.Count(sent[i], shipMemory); n != 1 || !strings.Contains(sent[i], want) {
+			t.Errorf("request %d (%s) holds the memory %d times, want once:\n%s", i, want, n, sent[i])
+		}
+	}
+	if strings.Contains(sent[2], "talk 0") {
+		t.Errorf("the cleared conversation was sent again:\n%s", sent[2])
+	}
 }

@@ -142,8 +142,10 @@ func (a *Agent) Hooks() engine.Hooks {
 	return a.hooks
 }
 
-// Opening returns the blocks the agent's first user message starts with
-// (its memory files), empty once it has a history.
+// Opening returns the blocks the agent's conversation opens with (its
+// memory files): ahead of its first user message, and again when a
+// compaction, a clear or a rewind opens it anew — for a resumed agent as
+// for a new one. A fork's is empty (its parent's history opens it).
 func (a *Agent) Opening() []llm.Block {
 	a.mu.Lock()
 	defer a.mu.Unlock()

@@ -220,9 +220,10 @@ func (rt *Crew) buildPlan(ctx context.Context, a *Agent, in planInput) (*setup, 
 	a.hooks = p.cfg.Hooks
 	a.tools = tools
 	a.planPool = in.parent == nil && info.Mode == permission.ModePlan
-	if len(in.history) == 0 {
-		a.opening = opening
-	}
+	// Kept for a conversation that continues a recorded one too: its
+	// history holds the opening already, but a compaction, a clear or a
+	// rewind to its start opens it again with this (issue 38).
+	a.opening = opening
 	a.mu.Unlock()
 	if err := rt.openTranscript(p, a); err != nil {
 		return nil, err

@@ -75,19 +75,21 @@ func (s *Session) drive(ctx context.Context, text, opening string) (int, *engine
 		}
 	}
 	switch {
-	case opening != "":
-		opened = len(s.lead.Opening())
-		content = userBlocks(s.lead.Opening(), prompt...)
-		if started != nil {
-			content = append(content, *started)
-		}
-	case lead != nil && lead.Mark().Messages() == 0:
-		// A rewind to before the first prompt: the conversation opens
-		// again as it did, with the agent's opening blocks (its memory).
+	case lead != nil && lead.Mark().Messages() > 0:
+		// A resumed conversation, or one under way: its history holds
+		// its opening already.
+		content = userBlocks(nil, prompt...)
+	case opening != "" || lead != nil:
+		// The first prompt, after a clear, or after a rewind to before
+		// the first prompt: the conversation opens (again) with the
+		// agent's opening blocks (its memory).
 		opened = len(s.lead.Opening())
 		content = userBlocks(s.lead.Opening(), prompt...)
 	default:
 		content = userBlocks(nil, prompt...)
+	}
+	if started != nil {
+		content = append(content, *started)
 	}
 	if b := hookContextBlock(expanded); b != nil {
 		content = append(content, *b)
