@@ -7,8 +7,6 @@ import (
 
 	"github.com/cohort-dev/cohort/internal/natstest"
 	"github.com/cohort-dev/cohort/tasklist"
-
-	"github.com/nats-io/nats.go/jetstream"
 )
 
 // Attacks on session 8's signed tasks, statuses and grant watch from
@@ -135,36 +133,7 @@ func TestKeyattack3StatusReplayedToAFreshReader(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := carlBoard.Put(t.Context(), "carl", []byte(`{"name":"carl","state":"working"}`)); err != nil {
-		t.Fatal(err)
-	}
-	if data, _, ok, err := board.Get(t.Context(), "carl"); err != nil || !ok || !strings.Contains(string(data), "working") {
-		t.Fatalf("the lead reads carl's status as %s, %v, %v", data, ok, err)
-	}
-	js, err := jetstream.New(newAttacker(t, srv).nc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kv, err := js.KeyValue(t.Context(), "COHORT_TEAM_t_STATUS")
-	if err != nil {
-		t.Fatal(err)
-	}
-	working, err := kv.Get(t.Context(), "carl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := board.Put(t.Context(), "carl", []byte(`{"name":"carl","state":"stopped"}`)); err != nil {
-		t.Fatal(err)
-	}
-	if data, _, _, _ := board.Get(t.Context(), "carl"); !strings.Contains(string(data), "stopped") {
-		t.Fatalf("the lead reads carl as %s after marking him stopped", data)
-	}
-	if _, err := kv.Put(t.Context(), "carl", working.Value()); err != nil {
-		t.Fatal(err)
-	}
-	if data, _, _, _ := board.Get(t.Context(), "carl"); !strings.Contains(string(data), "stopped") {
-		t.Fatalf("the lead's board reads carl as %s after his old status was put back", data)
-	}
+	replayOldStatus(t, srv, carlBoard, board, board, "carl")
 	leadR.reported(t, "the lead", []string{"status of carl", "an old status put back"})
 
 	t.Run("fresh reader", func(t *testing.T) {

@@ -205,36 +205,7 @@ func TestKvsignStatusSignedByAnotherMember(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := danaBoard.Put(t.Context(), "dana", []byte(`{"name":"dana","state":"working"}`)); err != nil {
-		t.Fatal(err)
-	}
-	if data, _, ok, err := board.Get(t.Context(), "dana"); err != nil || !ok || !strings.Contains(string(data), "working") {
-		t.Fatalf("the lead reads dana's own status as %s, %v, %v", data, ok, err)
-	}
-	js, err := jetstream.New(newAttacker(t, srv).nc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kv, err := js.KeyValue(t.Context(), "COHORT_TEAM_t_STATUS")
-	if err != nil {
-		t.Fatal(err)
-	}
-	old, err := kv.Get(t.Context(), "dana")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := danaBoard.Put(t.Context(), "dana", []byte(`{"name":"dana","state":"stopped"}`)); err != nil {
-		t.Fatal(err)
-	}
-	if data, _, _, _ := board.Get(t.Context(), "dana"); !strings.Contains(string(data), "stopped") {
-		t.Fatalf("the lead reads dana's status as %s, want stopped", data)
-	}
-	if _, err := kv.Put(t.Context(), "dana", old.Value()); err != nil {
-		t.Fatal(err)
-	}
-	if data, _, _, _ := board.Get(t.Context(), "dana"); !strings.Contains(string(data), "stopped") {
-		t.Fatalf("the lead reads dana's status as %s after the older one was put back", data)
-	}
+	kv := replayOldStatus(t, srv, danaBoard, danaBoard, board, "dana")
 	leadR.reported(t, "the lead", []string{"status of dana", "an old status put back"})
 
 	key := oldKeyOf(t, dw, "dana")
@@ -248,4 +219,45 @@ func TestKvsignStatusSignedByAnotherMember(t *testing.T) {
 		t.Fatalf("the lead reads carl's status %s (%v, %v): signed by dana", data, ok, err)
 	}
 	leadR.reported(t, "the lead", []string{"status of carl", "signed by dana", "only the member itself or the lead"})
+}
+
+// replayOldStatus has member's own board publish "working" and stopper's
+// (the member's or the lead's) then "stopped", and puts the "working"
+// back as an attacker who can write the status bucket would: the lead's
+// board must still read "stopped". It returns the attacker's handle on
+// the bucket.
+func replayOldStatus(t *testing.T, srv string, own, stopper, board StatusBoard, member string) jetstream.KeyValue {
+	t.Helper()
+	status := func(state string) []byte { return []byte(`{"name":"` + member + `","state":"` + state + `"}`) }
+	if err := own.Put(t.Context(), member, status("working")); err != nil {
+		t.Fatal(err)
+	}
+	if data, _, ok, err := board.Get(t.Context(), member); err != nil || !ok || !strings.Contains(string(data), "working") {
+		t.Fatalf("the lead reads %s's own status as %s, %v, %v", member, data, ok, err)
+	}
+	js, err := jetstream.New(newAttacker(t, srv).nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kv, err := js.KeyValue(t.Context(), "COHORT_TEAM_t_STATUS")
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, err := kv.Get(t.Context(), member)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := stopper.Put(t.Context(), member, status("stopped")); err != nil {
+		t.Fatal(err)
+	}
+	if data, _, _, _ := board.Get(t.Context(), member); !strings.Contains(string(data), "stopped") {
+		t.Fatalf("the lead reads %s's status as %s, want stopped", member, data)
+	}
+	if _, err := kv.Put(t.Context(), member, old.Value()); err != nil {
+		t.Fatal(err)
+	}
+	if data, _, _, _ := board.Get(t.Context(), member); !strings.Contains(string(data), "stopped") {
+		t.Fatalf("the lead reads %s's status as %s after the older one was put back", member, data)
+	}
+	return kv
 }
