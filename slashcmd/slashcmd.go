@@ -16,7 +16,10 @@
 //     session was started in), .cohort/ winning over .claude/ for one
 //     name; files over 1 MiB or unreadable are skipped.
 //   - $ARGUMENTS in the body takes the text after the name; a body
-//     without it gets the arguments appended as their own paragraph.
+//     without it gets them after "ARGUMENTS: ", two blank lines below,
+//     as Claude Code 2.1.332 sends them (recorded from it against the
+//     fake API; it also ends the tags' lines and the body with a newline,
+//     which Cohort's user blocks trim).
 //   - The hook's command_source is "projectSettings", the source Claude
 //     Code gives a command read from the project's .claude/commands.
 //   - The model reads what was typed, tagged, before the command's text
@@ -75,7 +78,7 @@ func (c Command) Expand(args string) string {
 		return strings.ReplaceAll(c.Body, "$ARGUMENTS", args)
 	}
 	if args != "" {
-		return c.Body + "\n\n" + args
+		return c.Body + "\n\n\nARGUMENTS: " + args
 	}
 	return c.Body
 }
