@@ -210,7 +210,7 @@ func (r *remoteConn) get(ctx context.Context) (crew.RemoteQueue, error) {
 	}
 	if werr != nil {
 		c.Close()
-		return nil, fmt.Errorf("remote: %w (a lead takes a job's result only when the worker that ran it signed it with a key in %s; each cohort worker prints its line when it starts, or run cohort worker key --worker on its machine)", werr, trusted)
+		return nil, fmt.Errorf("remote: %w (a lead takes a job's result only when the worker that ran it signed it with a key in %s; each cohort worker prints its line when it starts, and cohort worker key, asked for the worker's key line, prints it again there)", werr, trusted)
 	}
 	r.client = c
 	return c, nil
