@@ -32,7 +32,11 @@ var homeProtected = []string{".ssh", ".gnupg", ".config", ".local", ".aws", ".ku
 // dot files at the top of the home and the tool configuration folders
 // there (homeProtected), a path through a link below the home, the temp
 // dir or Cohort's home (the model could have made it, and chosen where the
-// file lands), and whatever is not a regular file once resolved.
+// file lands), and whatever is not a regular file once resolved. That
+// last refusal is made twice, by an lstat walk (linkCheck) and by the
+// kernel (the literal path opened with no link followed below those
+// anchors, and the file it opens compared with the one granted), so a
+// mistake in either is not a grant (TestGrantHoldsWithTheLinkCheckWrong).
 // A path the writing profile lets the hook write already is "" with no
 // error: nothing to grant.
 func (s *Sandbox) Grant(cwd, path string) (string, error) { return s.grant(cwd, path, true) }
