@@ -146,12 +146,8 @@ var linkCheck = (*Sandbox).noLinks
 // anchors are the folders at or above which a link is the system's: the
 // home, the temp dir and Cohort's home.
 func (s *Sandbox) anchors() []string {
-	home := s.cfg.Home
-	if home == "" {
-		home, _ = os.UserHomeDir()
-	}
 	var out []string
-	for _, a := range []string{home, os.TempDir(), s.cfg.CohortHome} {
+	for _, a := range []string{s.home(), os.TempDir(), s.cfg.CohortHome} {
 		if a != "" {
 			out = append(out, filepath.Clean(a))
 		}
@@ -324,4 +320,13 @@ func addFiles(rs int, p *Policy, handled uint64) {
 		}
 		unix.Close(fd)
 	}
+}
+
+// home is the user's home: Config.Home, else the process's.
+func (s *Sandbox) home() string {
+	if s.cfg.Home != "" {
+		return s.cfg.Home
+	}
+	home, _ := os.UserHomeDir()
+	return home
 }
