@@ -244,6 +244,9 @@ func TestO9(t *testing.T) {
 		add([]*Attack{a}, Bypass, Main)
 	}
 	add(pick(o9MCPOutlive()), AcceptEdits, Main)
+	for _, mode := range o9SubdirAgent().Modes {
+		add(pick(o9SubdirAgent()), mode, Main)
+	}
 	bin := cohortBinary(t)
 	addChecked(pick(o9NestedCohort()), Bypass, Main, o9OnPath(bin), nil)
 	for _, mode := range []Mode{Default, DontAsk} {
