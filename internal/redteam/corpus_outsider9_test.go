@@ -2,7 +2,6 @@ package redteam
 
 import (
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -201,41 +200,8 @@ func o9HookTypesCheck(h *o9HookServer) func(t testing.TB, e *Env) {
 // sessions in the package's shared slots; rows with a check of their own
 // run it after their session, on the world their Setup kept.
 func TestO9(t *testing.T) {
-	type run struct {
-		attacks []*Attack
-		mode    Mode
-		loc     Location
-		key     string
-		after   func(t testing.TB, e *Env)
-	}
-	var runs []run
-	pick := func(rows ...*Attack) []*Attack {
-		var out []*Attack
-		for _, a := range rows {
-			if o8Selected(a) {
-				out = append(out, a)
-			}
-		}
-		return out
-	}
-	add := func(attacks []*Attack, mode Mode, loc Location) {
-		if len(attacks) > 0 {
-			runs = append(runs, run{attacks: attacks, mode: mode, loc: loc})
-		}
-	}
-	addChecked := func(attacks []*Attack, mode Mode, loc Location, setup func(e *Env) error, after func(t testing.TB, e *Env)) {
-		if len(attacks) == 0 {
-			return
-		}
-		key := fmt.Sprintf("o9/%s-%s-%s", attacks[0].Name, mode, loc)
-		var rows []*Attack
-		for _, a := range attacks {
-			c := *a
-			c.Setup, c.Shares = o8Capture(key, setup), key
-			rows = append(rows, &c)
-		}
-		runs = append(runs, run{attacks: rows, mode: mode, loc: loc, key: key, after: after})
-	}
+	r := &round{list: "o9Known", known: o9Known, prefix: "o9/"}
+	pick, add, addChecked := r.pick, r.add, r.addChecked
 	h := newO9HookServer(t)
 	addChecked(pick(o9HookTypes()...), Default, Main, o9HookTypesSetup(h), o9HookTypesCheck(h))
 	addChecked(pick(o9Grants()...), Bypass, Main, o9GrantSetup, o9GrantCheck)
@@ -261,20 +227,5 @@ func TestO9(t *testing.T) {
 			addChecked([]*Attack{n.attack}, n.mode, n.loc, n.setup, n.after)
 		}
 	}
-	slotted(t, len(runs), func(i int) string {
-		return fmt.Sprintf("%s-%s-%s", runs[i].attacks[0].Name, runs[i].mode, runs[i].loc)
-	}, func(t *testing.T, i int) {
-		r := runs[i]
-		var after func(t testing.TB)
-		if r.after != nil {
-			after = func(t testing.TB) { r.after(t, o8Env(t, r.key)) }
-		}
-		if runKnown(t, "o9Known", o9Known, r.attacks, r.mode, r.loc, after) {
-			return
-		}
-		RunGroup(t, r.attacks, r.mode, r.loc)
-		if after != nil {
-			after(t)
-		}
-	})
+	r.run(t)
 }
