@@ -125,7 +125,7 @@ func (s *Store) applyRoot(ctx context.Context, rp *RootPlan, opts Options, res *
 }
 
 // checkout writes paths from the root's checkpoint tree into the root,
-// with git's own checkout (modes, links, the repository's filters), and
+// with git's own checkout (modes, links; contents as stored, no conversion: rawattrs.go), and
 // returns those written. When git fails on the whole (an object the
 // checkpoint refers to is missing or corrupt), each file is written on
 // its own, so that what is intact is restored and the error lists only
@@ -141,7 +141,10 @@ func (s *Store) checkout(ctx context.Context, rp *RootPlan, paths []string) ([]s
 	defer cleanup()
 	os.Remove(tmp) // read-tree makes it
 	st := rp.state
-	c := s.rootCmd(st, tmp, "read-tree", rp.tree)
+	c, err := s.contentCmd(st, tmp, "read-tree", rp.tree)
+	if err != nil {
+		return nil, err
+	}
 	c.Alternates = alternates(st)
 	if _, err := s.git.Run(ctx, c); err != nil {
 		return nil, fmt.Errorf("the checkpoint's tree cannot be read (%w)", err)
@@ -154,10 +157,13 @@ func (s *Store) checkout(ctx context.Context, rp *RootPlan, paths []string) ([]s
 		}
 	}
 	run := func(paths []string) error {
-		c := s.rootCmd(st, tmp, "checkout-index", "-f", "-z", "--stdin")
+		c, err := s.contentCmd(st, tmp, "checkout-index", "-f", "-z", "--stdin")
+		if err != nil {
+			return err
+		}
 		c.Alternates, c.Stdin = alternates(st), nulJoin(paths)
 		c.Write = append(c.Write, st.Dir)
-		_, err := s.git.Run(ctx, c)
+		_, err = s.git.Run(ctx, c)
 		return err
 	}
 	err = run(paths)

@@ -464,3 +464,37 @@ func TestSpecialFilesAreNotRecorded(t *testing.T) {
 		t.Errorf("tree after rewind (-want +got):\n%s", diff)
 	}
 }
+
+// TestContentsAreRecordedAsTheyAre: the work tree's .gitattributes, the
+// model's to write, change nothing a checkpoint records or restores. A
+// working-tree-encoding git cannot apply made every snapshot fail ("BOM
+// is required"), and so every rewind (attack9's o9-rewind-gitattributes);
+// text=auto turns mixed line endings into others on the way back; an
+// ident attribute rewrites $Id$. In a repository and in a plain folder,
+// the files come back byte for byte.
+func TestContentsAreRecordedAsTheyAre(t *testing.T) {
+	t.Parallel()
+	for _, plain := range []bool{false, true} {
+		dir, repo := newRepo(t)
+		root := Root{Dir: dir, Repo: repo}
+		if plain {
+			dir = t.TempDir()
+			root = Root{Dir: dir}
+		}
+		s := newStore(t)
+		write(t, dir, "mixed.txt", "one\r\ntwo\nthree\r\n", 0o644)
+		write(t, dir, "id.c", "/* $Id$ */\n", 0o644)
+		write(t, dir, "latin.go", "package x // caf\xe9\n", 0o644)
+		want := dump(t, dir)
+		snap(t, s, 1, Before, root)
+		write(t, dir, ".gitattributes", "*.go working-tree-encoding=UTF-16\n* text=auto eol=crlf\n*.c ident\n", 0o644)
+		for _, f := range []string{"mixed.txt", "id.c", "latin.go"} {
+			write(t, dir, f, "the model's\n", 0o644)
+		}
+		snap(t, s, 1, After, root)
+		rewindTurn1(t, s)
+		if diff := cmp.Diff(want, dump(t, dir)); diff != "" {
+			t.Errorf("plain=%v: tree after rewind (-want +got):\n%s", plain, diff)
+		}
+	}
+}

@@ -206,14 +206,20 @@ func (s *Store) snapTree(ctx context.Context, st *RootState, index string, paths
 		// (or the other way round) takes the place of the entries it
 		// conflicts with; without it git refuses the whole snapshot, and
 		// with it every later one and the rewind.
-		c := s.rootCmd(st, index, "update-index", "-z", "--add", "--remove", "--replace", "--stdin")
+		c, err := s.contentCmd(st, index, "update-index", "-z", "--add", "--remove", "--replace", "--stdin")
+		if err != nil {
+			return err
+		}
 		c.Stdin = nulJoin(update)
 		if _, err := s.git.Run(ctx, c); err != nil {
 			return err
 		}
 	}
 	if len(drop) > 0 {
-		c := s.rootCmd(st, index, "update-index", "-z", "--force-remove", "--stdin")
+		c, err := s.contentCmd(st, index, "update-index", "-z", "--force-remove", "--stdin")
+		if err != nil {
+			return err
+		}
 		c.Stdin = nulJoin(drop)
 		if _, err := s.git.Run(ctx, c); err != nil {
 			return err
@@ -232,7 +238,11 @@ func (s *Store) snapTree(ctx context.Context, st *RootState, index string, paths
 		st.Tree = tree
 	}
 	if st.Tree == "" || len(update)+len(drop) > 0 {
-		tree, err := s.git.Run(ctx, s.rootCmd(st, index, "write-tree", "--missing-ok"))
+		c, err := s.contentCmd(st, index, "write-tree", "--missing-ok")
+		if err != nil {
+			return err
+		}
+		tree, err := s.git.Run(ctx, c)
 		if err != nil {
 			return err
 		}

@@ -34,7 +34,6 @@ var o9Known = map[string]string{
 		"subfolder's settings and the missing .mcp.json from the hook's sandbox",
 	"o9-mcp-missing-optout":    "a missing .mcp.json is creatable by Bash (left to the consumer); with enableAllProjectMcpServers its \"sandbox\": false server runs unconfined next session",
 	"o9-mcp-approved-recreate": "same cause: the missing .mcp.json is created (the next session holds: the approval's fingerprint covers \"sandbox\")",
-	"o9-rewind-gitattributes":  "a .gitattributes with working-tree-encoding=UTF-16 fails every checkpoint and `cohort rewind` (exit 1): the user cannot undo the session",
 }
 
 // o9HookServer records what the http hooks of o9-httphook-* sent: a
