@@ -82,9 +82,7 @@
 //   - On NATS each task of the list is signed by the machine that wrote
 //     it (tasksign.go) and each status by its member or the lead
 //     (status.go): a forged, misattributed or put-back one is reported
-//     and passed over. A status names its member's key generation, which
-//     the lead raises when the member stops or dies, so a status put back
-//     is refused even by a machine that never read the newer one.
+//     and passed over.
 //   - On NATS the team file and the task list are the server's too: one
 //     key-value bucket per team (StateBucket: key "config", the file's
 //     JSON; key "tasks", package tasklist's KV list). Every Update is a
