@@ -120,10 +120,27 @@
 //     job-<id> (a retried submit is not queued twice); a result with
 //     result-<id>-<digest of its signed bytes> (a worker's retried publish
 //     is stored once, and no forger can take the id first) into a stream
-//     that keeps one message per subject, and a worker that is handed a job
-//     whose result it (or a worker in its own trusted_workers file) signed
-//     is stored acknowledges it without running it again. The lead takes
-//     the first result it sees that passes its checks.
+//     that keeps every message of a subject for Retention, and a worker
+//     that is handed a job whose result it (or a worker in its own
+//     trusted_workers file) signed is stored acknowledges it without
+//     running it again. The lead takes the first result it sees that
+//     passes its checks; it reads the stored ones oldest first, each
+//     once per Wait (scanStored), and reports and skips the rest.
+//   - No publish displaces a signed result, refusal or cancellation: the
+//     stream used to keep one message per subject, so junk published on
+//     PREFIX.results.<id> after the worker's result replaced it, and a
+//     lead that was not listening at that moment never got it. Of the
+//     ways to keep it, all messages per subject was chosen: per-worker
+//     subjects can be written by anyone too (no ACLs), and first-write-
+//     wins (DiscardNewPerSubject) lets a forger who publishes first keep
+//     the worker's result out. The cost is that a reader reads every
+//     message of the job's subject — a flood of junk is read (and
+//     reported) once, since a Wait remembers where it stopped — and
+//     what the stream holds is bounded by Retention and the account's
+//     limits, not by the number of jobs. Wire: a lead or worker older
+//     than this updates the streams back to one message per subject
+//     when it connects (the server then drops all but the last of each):
+//     upgrade the leads and workers on one prefix together.
 //   - A job is acknowledged only after its result is stored (a publish
 //     the server confirmed); a worker that cannot store it leaves the job
 //     unacknowledged, so it is redelivered and its stored-or-not state is
@@ -137,9 +154,21 @@
 //     untrusted key, altered) is not stored as the job's result: its id
 //     is only the message's claim, and a forger who may publish jobs could
 //     otherwise fail anyone's job by naming it. It is stored on
-//     PREFIX.refused.<id>, signed by the worker and quoting the refused
-//     envelope's signature, and a lead accepts it only from a worker it
-//     trusts and if that is the signature it made for the job.
+//     PREFIX.refused.<id>, signed by the worker, quoting the refused
+//     envelope's signature and naming the sha256 of the exact message
+//     refused (Result.Refused), and a lead accepts it only from a worker
+//     it trusts, if that is the signature it made for the job and those
+//     are the bytes it published. The quoted signature alone proves
+//     nothing — it did not verify, and anyone may copy the lead's from
+//     the wire onto an altered or relabelled payload with the job's id,
+//     which a trusted worker would refuse quoting it — so the refusal is
+//     bound to what was refused, not to what it carried. A worker makes
+//     a refusal only for a message with the lead's message id job-<id>
+//     (the job stream drops a second one for 10 minutes); any other
+//     unverified message is terminated unanswered. Wire: a refusal from
+//     a worker older than this (no digest) is reported and not taken —
+//     the lead waits on; an older lead cannot decode a newer worker's
+//     refusal (an unknown field) and reports it the same way.
 //   - What is the job's fault ends it at once with a result, never
 //     redelivered: a refusal (signature, trust, age, policy), a payload
 //     that does not decode (the envelope's id still names it; an envelope
@@ -174,11 +203,10 @@
 //     envelope, in the job's envelope style, over its own context string):
 //     a worker stops a job only for its own lead's cancellation of that
 //     very job, and logs and ignores any other (the job keeps running, so
-//     a result saying "stopped by the lead" is the lead's doing). Not
-//     covered: the stream keeps one cancellation per job, so anyone who
-//     publishes junk on PREFIX.cancel.<id> after the lead's replaces it,
-//     and a worker that picks the job up later runs it (a running job's
-//     worker has already heard the signed one).
+//     a result saying "stopped by the lead" is the lead's doing). The
+//     stream keeps every cancellation of a job, and a worker about to
+//     start it reads them all for its lead's, so junk published after the
+//     lead's does not bury it.
 //
 // # On the lead and on the worker
 //
