@@ -1,6 +1,7 @@
 package remote
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
@@ -33,6 +34,7 @@ type Client struct {
 	mu      sync.Mutex
 	bundles map[string]*bundleEntry // by directory and base commit
 	sigs    map[string][]byte       // the signature of each job submitted, by id
+	sent    map[string][32]byte     // the sha256 of each job's published message, by id
 }
 
 type bundleEntry struct {
@@ -89,7 +91,7 @@ func Dial(ctx context.Context, cfg ClientConfig) (*Client, error) {
 		now = time.Now
 	}
 	return &Client{nc: nc, s: s, signer: cfg.Signer, workers: cfg.Workers, report: report, now: now, git: cfg.Git,
-		bundles: map[string]*bundleEntry{}, sigs: map[string][]byte{}}, nil
+		bundles: map[string]*bundleEntry{}, sigs: map[string][]byte{}, sent: map[string][32]byte{}}, nil
 }
 
 // Close closes the connection.
@@ -124,6 +126,7 @@ func (c *Client) Submit(ctx context.Context, j *Job, dir, rev string) error {
 	}
 	c.mu.Lock()
 	c.sigs[j.ID] = env.Signature
+	c.sent[j.ID] = sha256.Sum256(data)
 	c.mu.Unlock()
 	if _, err := c.s.js.Publish(ctx, c.s.n.jobs, data, jetstream.WithMsgID("job-"+j.ID)); err != nil {
 		return fmt.Errorf("remote: submit job %s: %w", j.ID, err)
@@ -133,14 +136,20 @@ func (c *Client) Submit(ctx context.Context, j *Job, dir, rev string) error {
 
 // open checks a result of job id (OpenResult) against the signature of
 // the job this client submitted. A refusal of an unverified job
-// (refused.<id>) must be a refusal.
+// (refused.<id>) must be a refusal of the very message this client
+// published: the signature it quotes is only what the refused message
+// carried, which anyone may copy from the wire onto other bytes.
 func (c *Client) open(id string, data []byte, refusal bool) (*Result, error) {
 	c.mu.Lock()
-	sig := c.sigs[id]
+	sig, sent := c.sigs[id], c.sent[id]
 	c.mu.Unlock()
 	r, err := OpenResult(c.workers, data, id, sig)
-	if err == nil && refusal && r.Status != StatusRefused {
+	switch {
+	case err != nil:
+	case refusal && r.Status != StatusRefused:
 		err = fmt.Errorf("a message on job %s's refusal subject, signed by worker %s, is not a refusal (%s)", id, r.Worker, r.Status)
+	case refusal && !bytes.Equal(r.Refused, sent[:]):
+		err = fmt.Errorf("worker %s refused a message claiming job %s that is not the one this lead published (an altered or relabelled copy carrying the lead's signature, or a refusal from a worker older than this lead): job %s goes on", r.Worker, id, id)
 	}
 	if err != nil {
 		return nil, err

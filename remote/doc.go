@@ -137,9 +137,21 @@
 //     untrusted key, altered) is not stored as the job's result: its id
 //     is only the message's claim, and a forger who may publish jobs could
 //     otherwise fail anyone's job by naming it. It is stored on
-//     PREFIX.refused.<id>, signed by the worker and quoting the refused
-//     envelope's signature, and a lead accepts it only from a worker it
-//     trusts and if that is the signature it made for the job.
+//     PREFIX.refused.<id>, signed by the worker, quoting the refused
+//     envelope's signature and naming the sha256 of the exact message
+//     refused (Result.Refused), and a lead accepts it only from a worker
+//     it trusts, if that is the signature it made for the job and those
+//     are the bytes it published. The quoted signature alone proves
+//     nothing — it did not verify, and anyone may copy the lead's from
+//     the wire onto an altered or relabelled payload with the job's id,
+//     which a trusted worker would refuse quoting it — so the refusal is
+//     bound to what was refused, not to what it carried. A worker makes
+//     a refusal only for a message with the lead's message id job-<id>
+//     (the job stream drops a second one for 10 minutes); any other
+//     unverified message is terminated unanswered. Wire: a refusal from
+//     a worker older than this (no digest) is reported and not taken —
+//     the lead waits on; an older lead cannot decode a newer worker's
+//     refusal (an unknown field) and reports it the same way.
 //   - What is the job's fault ends it at once with a result, never
 //     redelivered: a refusal (signature, trust, age, policy), a payload
 //     that does not decode (the envelope's id still names it; an envelope

@@ -3,6 +3,7 @@ package remote
 import (
 	"context"
 	"crypto/ed25519"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"os"
@@ -235,33 +236,81 @@ func TestKeyattack3TrustFileLongLine(t *testing.T) {
 
 // TestKeyattack3RefusalOracle (idea 25): a worker signs its refusal of
 // an unverified envelope quoting that envelope's signature, and the lead
-// takes a refusal quoting the signature it made. The attacker copies the
+// took a refusal quoting the signature it made. The attacker copies the
 // lead's signature for job o1 onto an altered payload (same id): a
-// trusted worker refuses the copy as not verifying, and its signed
-// refusal, quoting the lead's genuine signature, fails the real job,
-// which is still running on another worker.
+// trusted worker refuses the copy as not verifying. Held since keyfix4:
+// the refusal names the sha256 of the exact message refused, which is
+// not the message the lead published, so the real job (still running on
+// another worker) goes on. A copy without the lead's message id gets no
+// refusal at all, and one with it is dropped by the job stream as a
+// duplicate; o2 and o3 stand for copies that outran the duplicate window
+// (the lead "sent" them, as far as its records go, but only the altered
+// and the relabelled copies were published): their refusals are made
+// and refused by the lead.
 func TestKeyattack3RefusalOracle(t *testing.T) {
-	escapeKnown(t, "a trusted worker's refusal of an altered copy quotes the lead's real signature and fails the real job")
 	r := newRig(t)
+	reports := r.reports()
 	started := make(chan string, 1)
 	r.worker("w1", blocking(started))
 	wire := capturedJob(t, r, "o1")
 	startedWithin(t, started)
+	r.publishRaw(altered(t, wire, "", "something else"))
+	if _, err := r.client.s.js.Publish(t.Context(), r.client.s.n.jobs, altered(t, wire, "", "something else"), jetstream.WithMsgID("job-o1")); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ id, key, prompt string }{{"o2", "", "something else"}, {"o3", "alice2", ""}} {
+		j := r.job(c.id)
+		var env Envelope
+		if err := json.Unmarshal(wire, &env); err != nil {
+			t.Fatal(err)
+		}
+		var o1 Job
+		if err := json.Unmarshal(env.Payload, &o1); err != nil {
+			t.Fatal(err)
+		}
+		j.Bundle, j.BaseCommit = o1.Bundle, o1.BaseCommit
+		genuine, err := r.signer.Seal(j, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(genuine, &env); err != nil {
+			t.Fatal(err)
+		}
+		r.client.sigs[c.id], r.client.sent[c.id] = env.Signature, sha256.Sum256(genuine) // as if this lead had sent it
+		if _, err := r.client.s.js.Publish(t.Context(), r.client.s.n.jobs, altered(t, genuine, c.key, c.prompt), jetstream.WithMsgID("job-"+c.id)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.worker("w2", committing(nil))
+	for _, id := range []string{"o2", "o3", "o1"} {
+		if res, err := endedWithin5s(t, r, id); err == nil {
+			t.Fatalf("job %s was ended by a refusal of an altered copy: %+v", id, res)
+		}
+	}
+	expectReport(t, reports, "o2", "not the one this lead published")
+	expectReport(t, reports, "o3", "not the one this lead published")
+}
+
+// altered is a copy of the envelope wire carrying the same signature,
+// relabelled to key (if not "") and with its prompt changed (if not "").
+func altered(t *testing.T, wire []byte, key, prompt string) []byte {
+	t.Helper()
 	var env Envelope
 	if err := json.Unmarshal(wire, &env); err != nil {
 		t.Fatal(err)
 	}
-	var payload map[string]any
-	if err := json.Unmarshal(env.Payload, &payload); err != nil {
-		t.Fatal(err)
+	if prompt != "" {
+		var payload map[string]any
+		if err := json.Unmarshal(env.Payload, &payload); err != nil {
+			t.Fatal(err)
+		}
+		payload["prompt"] = prompt
+		env.Payload = mustJSON(payload)
 	}
-	payload["prompt"] = "something else"
-	env.Payload = mustJSON(payload)
-	r.publishRaw(mustJSON(env))
-	r.worker("w2", committing(nil))
-	if res, err := endedWithin5s(t, r, "o1"); err == nil {
-		t.Fatalf("the real job o1, still running, was ended by a refusal of an altered copy: %+v", res)
+	if key != "" {
+		env.Key = key
 	}
+	return mustJSON(env)
 }
 
 // TestKeyattack3JobReplayedWithItsIDAfterThePurge (idea 4): the job

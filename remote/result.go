@@ -43,6 +43,12 @@ type Result struct {
 	// the same id (OpenResult). The worker's own signature is on the
 	// Envelope the result travels in.
 	Signature []byte `json:"signature,omitempty"`
+	// Refused is, in a refusal of a job whose signature did not verify,
+	// the sha256 of the exact message refused: its quoted signature is
+	// only what the message carried (an attacker may copy the lead's
+	// onto an altered or relabelled payload), so the lead takes the
+	// refusal only if these are the bytes it published (Client.open).
+	Refused []byte `json:"refused,omitempty"`
 }
 
 // Usage is what the job's agent used.

@@ -396,14 +396,25 @@ func (w *Worker) finish(ctx context.Context, m jetstream.Msg, res *Result, log *
 // refuseUnverified ends a job whose signature did not verify. Its id is
 // only the message's claim, so the refusal is not stored as that job's
 // result (a forger could fail anyone's job by its id); it is stored on
-// PREFIX.refused.<id> with the envelope's signature, which only the lead
-// that made the envelope can match, and the message is terminated.
+// PREFIX.refused.<id>, naming the sha256 of the exact message refused
+// (Result.Refused), so only the lead that published those very bytes
+// takes it: a copy of the lead's signature on an altered or relabelled
+// payload is refused for nobody. A message that is not a lead's own
+// publish (its message id is not job-<id>, which the job stream drops
+// as a duplicate) is terminated without a refusal: a lead that
+// published it would have given it that id.
 func (w *Worker) refuseUnverified(m jetstream.Msg, id string, ref *Refusal, log *slog.Logger) {
 	log.Warn("job refused", "err", ref.Reason)
+	if got := m.Headers().Get(jetstream.MsgIDHeader); got != "job-"+id {
+		log.Warn("refusal not stored: the message is not a lead's publish", "msg_id", got)
+		_ = m.TermWithReason("refused: " + clip(ref.Reason, 200))
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	sum := sha256.Sum256(m.Data())
 	if _, err := w.s.js.Publish(ctx, w.s.n.refused+"."+id, w.cfg.Signer.SealResult(&Result{JobID: id, Status: StatusRefused, Error: ref.Reason,
-		Signature: envelopeSignature(m.Data())})); err != nil {
+		Signature: envelopeSignature(m.Data()), Refused: sum[:]})); err != nil {
 		log.Warn("refusal not stored", "err", err)
 	}
 	_ = m.TermWithReason("refused: " + clip(ref.Reason, 200))
