@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // Attacks on session 8's signed cancellations and progress, and on the
@@ -201,41 +202,45 @@ func TestKeyattack4ProgressFromATrustedWorkerThatDidNotTakeIt(t *testing.T) {
 	}
 }
 
-// refusalOfACopy captures job id's envelope while w1 runs it, changes it
-// with alter, publishes the copy and starts w2 to take it.
-func refusalOfACopy(t *testing.T, r *rig, id string, alter func(*Envelope)) {
-	t.Helper()
-	started := make(chan string, 1)
-	r.worker("w1", blocking(started))
-	wire := capturedJob(t, r, id)
-	startedWithin(t, started)
-	var env Envelope
-	if err := json.Unmarshal(wire, &env); err != nil {
-		t.Fatal(err)
-	}
-	alter(&env)
-	r.publishRaw(mustJSON(env))
-	r.worker("w2", committing(nil))
-}
-
 // TestKeyattack4RefusalOracleUnsignedField (idea R1): the refusal oracle
 // again, with the payload AND the signature byte for byte the lead's:
 // only the envelope's key name is changed (to a lead the worker does not
-// trust, or to one it trusts whose key does not verify it). The worker
-// refuses the copy and signs a refusal quoting the lead's signature over
-// the lead's very payload; a fix that binds the refused payload's digest
-// does not tell it from a refusal of the real job. The real job, still
-// running on w1, must not end.
+// trust, or to one it trusts, whose key does not verify it). The job
+// stream is deleted and made again first, so the copy, published with
+// the lead's message id job-o1, is not dropped as a duplicate and a
+// trusted worker refuses it, quoting the lead's signature over the
+// lead's very payload. Since keyfix4 the refusal names the digest of
+// the whole message refused, which is not the one the lead published:
+// the real job, still running on w1, must go on.
 func TestKeyattack4RefusalOracleUnsignedField(t *testing.T) {
 	for name, key := range map[string]string{"untrusted key name": "mallory", "another trusted lead": "bob"} {
 		t.Run(name, func(t *testing.T) {
-			escapeKnown4(t, "a copy of the job with only its envelope's key name changed is refused, and the refusal ends the real job")
 			r := newRig(t)
 			r.trustLead("bob")
-			refusalOfACopy(t, r, "o1", func(e *Envelope) { e.Key = key })
+			reports := r.reports()
+			started := make(chan string, 1)
+			r.worker("w1", blocking(started))
+			wire := capturedJob(t, r, "o1")
+			startedWithin(t, started)
+			st, err := r.client.s.js.Stream(t.Context(), r.client.s.n.jobStream)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg := st.CachedInfo().Config
+			if err := r.client.s.js.DeleteStream(t.Context(), cfg.Name); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := r.client.s.js.CreateStream(t.Context(), cfg); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := r.client.s.js.Publish(t.Context(), r.client.s.n.jobs, altered(t, wire, key, ""), jetstream.WithMsgID("job-o1")); err != nil {
+				t.Fatal(err)
+			}
+			r.worker("w2", committing(nil))
 			if res, err := endedWithin5s(t, r, "o1"); err == nil {
 				t.Fatalf("the real job o1, still running, was ended by a refusal of a copy signed as %q: %+v", key, res)
 			}
+			expectReport(t, reports, "o1", "not the one this lead published")
 		})
 	}
 }
