@@ -255,3 +255,41 @@ func TestKeyattack4LeadStoppedPutBackToALaterTeammate(t *testing.T) {
 		t.Fatalf("carl's worker, spawned by the resumed lead, reads the lead as %s: carl would stop at once", data)
 	}
 }
+
+// TestKeyattack4BankedLeadHeartbeatsKeepADeadLeadAlive (idea K3, the
+// lead's side): the attacker hides two of the lead's heartbeats from
+// carl's worker while the lead lives; the lead's machine vanishes; one
+// banked heartbeat put back is taken by carl's board as new, so carl
+// goes on working for another LeadDeadAfter per banked heartbeat: "a
+// lead that vanishes stops its remote teammates within 30 s" fails.
+func TestKeyattack4BankedLeadHeartbeatsKeepADeadLeadAlive(t *testing.T) {
+	escapeKnown4(t, "the lead's heartbeats hidden from a worker while the lead lived, put back after it vanished, keep its teammates running")
+	srv := natstest.Start(t).URL()
+	lead, _, _ := leadMachine(t, srv, make(reporter, 1024), "carl")
+	cw, _ := workerMachine(t, lead, srv, make(reporter, 1024), "carl")
+	carlBoard, err := cw.Statuses("t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	board, err := lead.Statuses("t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kv := statusBucket(t, srv)
+	if err := board.Put(t.Context(), LeadName, statusOf(LeadName, "working")); err != nil {
+		t.Fatal(err)
+	}
+	readSeen(t, carlBoard, LeadName)
+	if err := board.Put(t.Context(), LeadName, statusOf(LeadName, "working")); err != nil {
+		t.Fatal(err)
+	}
+	banked := bank(t, kv, LeadName)
+	time.Sleep(100 * time.Millisecond) // the lead's machine is gone
+	gone := time.Now()
+	if _, err := kv.Put(t.Context(), LeadName, banked); err != nil {
+		t.Fatal(err)
+	}
+	if _, seen := readSeen(t, carlBoard, LeadName); seen.After(gone) {
+		t.Fatalf("a heartbeat of the lead's, hidden while it lived and put back after it vanished, is seen by carl's worker as new (%v after): carl keeps working another LeadDeadAfter", seen.Sub(gone))
+	}
+}
