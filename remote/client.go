@@ -164,6 +164,9 @@ type refusedResults struct {
 	id   string
 	mu   sync.Mutex
 	seen map[[32]byte]bool
+	// nextResult and nextRefusal are where the next look-up reads the
+	// stored results and refusals from (Wait's goroutine only).
+	nextResult, nextRefusal uint64
 }
 
 func (f *refusedResults) check(data []byte, refusal bool) *Result {
@@ -335,23 +338,23 @@ func (c *Client) lookup(ctx context.Context, id string, check *refusedResults) (
 	if err != nil {
 		return nil, err
 	}
-	m, err := st.GetLastMsgForSubject(ctx, c.s.n.results+"."+id)
-	if err == nil {
-		if r := check.check(m.Data, false); r != nil {
-			return r, nil
+	var r *Result
+	for _, sub := range []struct {
+		subject string
+		from    *uint64
+		refusal bool
+	}{{c.s.n.results + "." + id, &check.nextResult, false}, {c.s.n.refused + "." + id, &check.nextRefusal, true}} {
+		// Every message stored on the subject is kept: junk published
+		// after the worker's result is read, reported and skipped.
+		found, err := scanStored(ctx, st, sub.subject, sub.from, func(data []byte) bool {
+			r = check.check(data, sub.refusal)
+			return r != nil
+		})
+		if found || err != nil {
+			return r, err
 		}
-	} else if !errors.Is(err, jetstream.ErrMsgNotFound) {
-		return nil, err
 	}
-	// No result; perhaps a refusal of this client's envelope.
-	m, err = st.GetLastMsgForSubject(ctx, c.s.n.refused+"."+id)
-	if errors.Is(err, jetstream.ErrMsgNotFound) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return check.check(m.Data, true), nil
+	return nil, nil
 }
 
 // retryable reports errors that go away when the server comes back.

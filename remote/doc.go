@@ -120,10 +120,27 @@
 //     job-<id> (a retried submit is not queued twice); a result with
 //     result-<id>-<digest of its signed bytes> (a worker's retried publish
 //     is stored once, and no forger can take the id first) into a stream
-//     that keeps one message per subject, and a worker that is handed a job
-//     whose result it (or a worker in its own trusted_workers file) signed
-//     is stored acknowledges it without running it again. The lead takes
-//     the first result it sees that passes its checks.
+//     that keeps every message of a subject for Retention, and a worker
+//     that is handed a job whose result it (or a worker in its own
+//     trusted_workers file) signed is stored acknowledges it without
+//     running it again. The lead takes the first result it sees that
+//     passes its checks; it reads the stored ones oldest first, each
+//     once per Wait (scanStored), and reports and skips the rest.
+//   - No publish displaces a signed result, refusal or cancellation: the
+//     stream used to keep one message per subject, so junk published on
+//     PREFIX.results.<id> after the worker's result replaced it, and a
+//     lead that was not listening at that moment never got it. Of the
+//     ways to keep it, all messages per subject was chosen: per-worker
+//     subjects can be written by anyone too (no ACLs), and first-write-
+//     wins (DiscardNewPerSubject) lets a forger who publishes first keep
+//     the worker's result out. The cost is that a reader reads every
+//     message of the job's subject — a flood of junk is read (and
+//     reported) once, since a Wait remembers where it stopped — and
+//     what the stream holds is bounded by Retention and the account's
+//     limits, not by the number of jobs. Wire: a lead or worker older
+//     than this updates the streams back to one message per subject
+//     when it connects (the server then drops all but the last of each):
+//     upgrade the leads and workers on one prefix together.
 //   - A job is acknowledged only after its result is stored (a publish
 //     the server confirmed); a worker that cannot store it leaves the job
 //     unacknowledged, so it is redelivered and its stored-or-not state is
@@ -186,11 +203,10 @@
 //     envelope, in the job's envelope style, over its own context string):
 //     a worker stops a job only for its own lead's cancellation of that
 //     very job, and logs and ignores any other (the job keeps running, so
-//     a result saying "stopped by the lead" is the lead's doing). Not
-//     covered: the stream keeps one cancellation per job, so anyone who
-//     publishes junk on PREFIX.cancel.<id> after the lead's replaces it,
-//     and a worker that picks the job up later runs it (a running job's
-//     worker has already heard the signed one).
+//     a result saying "stopped by the lead" is the lead's doing). The
+//     stream keeps every cancellation of a job, and a worker about to
+//     start it reads them all for its lead's, so junk published after the
+//     lead's does not bury it.
 //
 // # On the lead and on the worker
 //

@@ -232,7 +232,7 @@ func TestKeyattack2OlderResultReplayed(t *testing.T) {
 }
 
 // TestKeyattack2ResultWithAlteredPatch: the genuine signed result of k8,
-// its patch altered and stored again, does not verify.
+// its patch altered and stored in its place, does not verify.
 func TestKeyattack2ResultWithAlteredPatch(t *testing.T) {
 	r := newRig(t)
 	r.worker("w1", committing(nil))
@@ -249,6 +249,15 @@ func TestKeyattack2ResultWithAlteredPatch(t *testing.T) {
 	res.Patch = append(res.Patch, "\n+evil line\n"...)
 	env.Payload = mustJSON(res)
 	reports := r.reports()
+	// The genuine result is kept beside any other (keyfix4): purge it, so
+	// the altered copy is the only one to read.
+	st, err := r.client.s.js.Stream(t.Context(), r.client.s.n.resultStream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Purge(t.Context(), jetstream.WithPurgeSubject(r.client.s.n.results+".k8")); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := r.client.s.js.Publish(t.Context(), r.client.s.n.results+".k8", mustJSON(env)); err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -102,35 +103,94 @@ func TestKeyattack3ForgedProgressReachesTheLead(t *testing.T) {
 }
 
 // TestKeyattack3ResultReplacedBeforeTheLeadReadsIt (idea 2): the
-// results stream keeps one message per subject. The worker stores job
+// results stream kept one message per subject. The worker stores job
 // r1's signed result while the lead is not waiting; the attacker then
-// publishes junk on results.r1, which replaces it. The lead must still
-// get the worker's result (or be told it was lost), not wait forever.
+// publishes junk on results.r1 — bytes, an unsigned result, one signed
+// by a key the lead does not trust, twenty times over — which replaced
+// it. Held since keyfix4: the stream keeps every message of a subject
+// and the lead reads them all, taking the one that verifies and
+// reporting the rest; a worker handed the job again still finds its
+// result and does not run it twice.
 func TestKeyattack3ResultReplacedBeforeTheLeadReadsIt(t *testing.T) {
-	escapeKnown(t, "a junk message on results.<id> replaces the stored signed result (one per subject)")
 	r := newRig(t)
-	r.worker("w1", committing(nil))
+	reports := r.reports()
+	var calls atomic.Int32
 	r.submit(r.job("r1"))
+	bury(t, r, "r1") // junk before the result, which the lead reads first
+	r.worker("w1", committing(&calls))
 	st, err := r.client.s.js.Stream(t.Context(), r.client.s.n.resultStream)
 	if err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		if _, err := st.GetLastMsgForSubject(t.Context(), r.client.s.n.results+".r1"); err == nil {
-			break
+		if m, err := st.GetLastMsgForSubject(t.Context(), r.client.s.n.results+".r1"); err == nil {
+			if _, err := r.client.open("r1", m.Data, false); err == nil {
+				break // the worker's result, stored last
+			}
 		}
 		if time.Now().After(deadline) {
 			t.Fatal("no result stored")
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	if _, err := r.client.s.js.Publish(t.Context(), r.client.s.n.results+".r1", []byte("junk")); err != nil {
+	bury(t, r, "r1")
+	res, err := endedWithin5s(t, r, "r1")
+	if err != nil || res == nil || res.Status != StatusCompleted || res.Worker != "w1" {
+		t.Fatalf("the worker's stored result was replaced by junk and the lead never got it: %+v, %v", res, err)
+	}
+	expectReport(t, reports, "r1", "does not trust")
+	// A worker handed r1 again (as after a lost ack) finds its result
+	// under the junk and acknowledges without running it.
+	w, err := NewWorker(t.Context(), WorkerConfig{Config: Config{URL: r.nats.URL()}, Queue: testQueue, Keyring: r.ring, Run: committing(&calls),
+		Dir: t.TempDir(), Signer: testSigner(t, "w1"), Policy: Policy{Models: []string{"sonnet", "haiku"}}})
+	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := endedWithin5s(t, r, "r1")
-	if err != nil || res == nil || res.Status != StatusCompleted {
-		t.Fatalf("the worker's stored result was replaced by junk and the lead never got it: %+v, %v", res, err)
+	defer w.nc.Close()
+	if !w.storedResult(t.Context(), "r1", r.client.sigs["r1"]) {
+		t.Fatal("worker w1 does not find its own stored result of r1 under the junk: a redelivery would run it again")
+	}
+	if n := calls.Load(); n != 1 {
+		t.Fatalf("r1 ran %d times", n)
+	}
+}
+
+// bury publishes junk on job id's result subject: bytes, an unsigned
+// result, one signed by a key the lead does not trust, twenty times
+// over.
+func bury(t *testing.T, r *rig, id string) {
+	t.Helper()
+	sig := r.client.sigs[id]
+	for i := range 20 {
+		for _, junk := range [][]byte{[]byte("junk"), mustJSON(Result{JobID: id, Status: StatusFailed, Error: fmt.Sprint("lost ", i), Signature: sig}),
+			sealedBy(t, "mallory", Result{JobID: id, Status: StatusFailed, Error: fmt.Sprint("lost ", i), Signature: sig})} {
+			if _, err := r.client.s.js.Publish(t.Context(), r.client.s.n.results+"."+id, junk); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// TestKeyattack3CancelReplacedBeforeAWorkerReadsIt: junk published on
+// cancel.<id> after the lead's signed cancellation replaced it (one per
+// subject), and a worker that took the job later ran it. Held since
+// keyfix4: every cancellation is kept, and a worker reads them all.
+func TestKeyattack3CancelReplacedBeforeAWorkerReadsIt(t *testing.T) {
+	r := newRig(t)
+	var calls atomic.Int32
+	r.submit(r.job("k1")) // no worker yet
+	if err := r.client.Cancel(t.Context(), "k1"); err != nil {
+		t.Fatal(err)
+	}
+	for range 20 {
+		if _, err := r.client.s.js.Publish(t.Context(), r.client.s.n.cancels+".k1", []byte("junk")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.worker("w1", committing(&calls))
+	if res := r.wait("k1"); res.Status != StatusCancelled || calls.Load() != 0 {
+		t.Fatalf("k1, cancelled by the lead before junk buried the cancellation: %+v, runner calls %d", res, calls.Load())
 	}
 }
 

@@ -156,9 +156,9 @@ func ensure(ctx context.Context, nc *nats.Conn, n names, q Queue, withConsumer b
 		{Name: n.jobStream, Subjects: []string{n.jobs}, Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage,
 			Replicas: q.Replicas, Duplicates: jobDuplicates, MaxMsgSize: MaxJobBytes * 2},
 		{Name: n.resultStream, Subjects: []string{n.results + ".*", n.refused + ".*"}, Storage: jetstream.FileStorage, Replicas: q.Replicas,
-			MaxAge: q.Retention, Duplicates: 10 * time.Minute, MaxMsgsPerSubject: 1},
+			MaxAge: q.Retention, Duplicates: 10 * time.Minute, MaxMsgsPerSubject: -1},
 		{Name: n.cancelStream, Subjects: []string{n.cancels + ".*"}, Storage: jetstream.FileStorage, Replicas: q.Replicas,
-			MaxAge: q.Retention, MaxMsgsPerSubject: 1},
+			MaxAge: q.Retention, MaxMsgsPerSubject: -1},
 	}
 	for _, cfg := range streams {
 		if _, err := js.CreateOrUpdateStream(ctx, cfg); err != nil {
@@ -180,4 +180,29 @@ func ensure(ctx context.Context, nc *nats.Conn, n names, q Queue, withConsumer b
 		return nil, fmt.Errorf("remote: set up object store %s: %w", n.bundles, err)
 	}
 	return &setup{js: js, n: n, consumer: cons, bundles: obj}, nil
+}
+
+// scanStored calls take with each message stored on subject in st from
+// sequence *from on, oldest first, until take returns true (then it
+// returns true). *from is left past the last message read, so a reader
+// that looks again reads only what came since: the result and
+// cancellation streams keep every message of a subject (no publish
+// displaces a signed one), and a flood of junk is read once.
+func scanStored(ctx context.Context, st jetstream.Stream, subject string, from *uint64, take func(data []byte) bool) (bool, error) {
+	if *from == 0 {
+		*from = 1
+	}
+	for {
+		m, err := st.GetMsg(ctx, *from, jetstream.WithGetMsgSubject(subject))
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		*from = m.Sequence + 1
+		if take(m.Data) {
+			return true, nil
+		}
+	}
 }

@@ -428,15 +428,16 @@ func (w *Worker) storedResult(ctx context.Context, id string, jobSig []byte) boo
 	if err != nil {
 		return false
 	}
-	m, err := st.GetLastMsgForSubject(ctx, w.s.n.results+"."+id)
-	if err != nil {
-		return false
+	var from uint64
+	var last error
+	found, _ := scanStored(ctx, st, w.s.n.results+"."+id, &from, func(data []byte) bool {
+		_, last = OpenResult(selfAndPeers{w}, data, id, jobSig)
+		return last == nil
+	})
+	if !found && last != nil {
+		w.cfg.Log.Warn("no stored result of this job is one a trusted worker made; running the job", "job", id, "err", last)
 	}
-	if _, err := OpenResult(selfAndPeers{w}, m.Data, id, jobSig); err != nil {
-		w.cfg.Log.Warn("a stored result of this job is not one a trusted worker made; running the job", "job", id, "err", err)
-		return false
-	}
-	return true
+	return found
 }
 
 // selfAndPeers are the workers whose stored results a worker believes:
@@ -490,15 +491,15 @@ func (w *Worker) cancelled(ctx context.Context, job *Job, jobSig []byte, log *sl
 	if err != nil {
 		return false
 	}
-	msg, err := st.GetLastMsgForSubject(ctx, w.s.n.cancels+"."+job.ID)
-	if err != nil {
-		return false
-	}
-	if err := w.cfg.Keyring.OpenCancel(msg.Data, job, jobSig); err != nil {
-		log.Warn("stored cancellation refused; the job runs", "err", err)
-		return false
-	}
-	return true
+	var from uint64
+	found, _ := scanStored(ctx, st, w.s.n.cancels+"."+job.ID, &from, func(data []byte) bool {
+		if err := w.cfg.Keyring.OpenCancel(data, job, jobSig); err != nil {
+			log.Warn("stored cancellation refused", "err", err)
+			return false
+		}
+		return true
+	})
+	return found
 }
 
 func sleep(ctx context.Context, d time.Duration) {
