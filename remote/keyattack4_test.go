@@ -7,7 +7,9 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -319,4 +321,47 @@ func TestKeyattack4WorkerRemovedFromTheTrustFile(t *testing.T) {
 	if _, ok := tf.Key("w1"); ok {
 		t.Fatal("w1, removed from trusted_workers, is still trusted by the running lead")
 	}
+}
+
+// TestKeyattack4JunkFloodBeforeTheResult (idea R2, against keyfix4's
+// every-message-per-subject streams): 10,000 junk messages on
+// results.f1 and cancel.f1 before the worker runs job f1. The worker
+// reads every cancellation before it starts, the lead every stored
+// message before the real result, one request each, and the lead reports
+// each junk result. Storing the junk takes the attacker about 6 s; the
+// lead must have the result within 20 s of the worker's start (it took
+// 55 s under -race, with 10,000 reports: a denial that costs the
+// attacker a tenth of what it costs the team).
+func TestKeyattack4JunkFloodBeforeTheResult(t *testing.T) {
+	escapeKnown4(t, "10,000 junk messages on results.<id> and cancel.<id> delay the result by about a minute (one request per stored message) and make 10,000 reports")
+	r := newRig(t)
+	var reports atomic.Int64
+	r.client.report = func(string, error) { reports.Add(1) }
+	r.submit(r.job("f1"))
+	const n = 10_000
+	start := time.Now()
+	for i := range n {
+		for _, subj := range []string{r.client.s.n.results + ".f1", r.client.s.n.cancels + ".f1"} {
+			if _, err := r.client.s.js.PublishAsync(subj, []byte("junk "+strconv.Itoa(i))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if i%1000 == 999 {
+			select {
+			case <-r.client.s.js.PublishAsyncComplete():
+			case <-time.After(60 * time.Second):
+				t.Fatal("the junk was not stored in 60 s")
+			}
+		}
+	}
+	t.Logf("%d junk messages on each subject stored in %v", n, time.Since(start).Round(time.Millisecond))
+	r.worker("w1", committing(nil))
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	start = time.Now()
+	res, err := r.client.Wait(ctx, "f1", nil)
+	if err != nil || res.Status != StatusCompleted {
+		t.Fatalf("after %d junk results and cancellations, Wait = %+v, %v (%v)", n, res, err, time.Since(start))
+	}
+	t.Logf("the lead had f1's result %v after the worker started, with %d reports", time.Since(start).Round(time.Millisecond), reports.Load())
 }
