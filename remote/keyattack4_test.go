@@ -365,3 +365,45 @@ func TestKeyattack4JunkFloodBeforeTheResult(t *testing.T) {
 	}
 	t.Logf("the lead had f1's result %v after the worker started, with %d reports", time.Since(start).Round(time.Millisecond), reports.Load())
 }
+
+// TestKeyattack4ResultsStreamBackToOnePerSubject (idea R3, against
+// keyfix4): a raw client updates PREFIX_RESULTS back to one message per
+// subject (as an older lead does when it connects; the server drops all
+// but the last of each) after the worker stored r4's result, then
+// publishes junk on results.r4. Leads and workers set the shape only
+// when they connect, so the signed result is gone, as after a purge: the
+// lead must still get it or be told it was lost, not wait to its
+// deadline.
+func TestKeyattack4ResultsStreamBackToOnePerSubject(t *testing.T) {
+	escapeKnown4(t, "a raw client sets the results stream back to one message per subject, then junk replaces the stored result (as a purge would; the shape is set only at connect)")
+	r := newRig(t)
+	r.worker("w1", committing(nil))
+	r.submit(r.job("r4"))
+	st, err := r.client.s.js.Stream(t.Context(), r.client.s.n.resultStream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if _, err := st.GetLastMsgForSubject(t.Context(), r.client.s.n.results+".r4"); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no result stored")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	cfg := st.CachedInfo().Config
+	cfg.MaxMsgsPerSubject = 1
+	if _, err := r.client.s.js.UpdateStream(t.Context(), cfg); err != nil {
+		t.Skipf("the server refuses the change: %v", err)
+	}
+	if _, err := r.client.s.js.Publish(t.Context(), r.client.s.n.results+".r4", []byte("junk")); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := endedWithin5s(t, r, "r4"); err == nil && res.Status != StatusCompleted {
+		t.Fatalf("r4 ended %+v", res)
+	} else if err != nil {
+		t.Fatalf("the stored result of r4 is gone and the lead waits on without a word: %v", err)
+	}
+}
