@@ -309,3 +309,61 @@ func TestKeyattack4BankedLeadHeartbeatsKeepADeadLeadAlive(t *testing.T) {
 		t.Fatalf("a heartbeat of the lead's, hidden while it lived and put back after it vanished, is seen by carl's worker as new (%v after): carl keeps working another LeadDeadAfter", seen.Sub(gone))
 	}
 }
+
+// TestKeyattack4LeadStoppedFromAnEarlierTeam (idea K6, another trigger):
+// Cohort keeps the keys under KeysRoot ($COHORT_HOME/remote/teams/{team}),
+// which deleting a team leaves, so a team made again under the same name
+// has the same lead key. The earlier team's last lead status ("stopped",
+// signed) names only the team's name: put back in the new team's bucket,
+// a teammate the new lead spawns reads its lead stopped.
+func TestKeyattack4LeadStoppedFromAnEarlierTeam(t *testing.T) {
+	escapeKnown4(t, "the lead's 'stopped' from an earlier team of the same name (same lead key under KeysRoot) is read by the new team's teammates")
+	srv := natstest.Start(t).URL()
+	r := make(reporter, 1024)
+	home := t.TempDir()
+	lead, err := NewStore(StoreConfig{Root: home + "/teams", KeysRoot: home + "/remote/teams", Mailbox: r.config()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(lead.Close)
+	if _, err := lead.Create(t.Context(), CreateSpec{Name: "t", NATS: srv}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := lead.Statuses("t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Put(t.Context(), LeadName, statusOf(LeadName, "stopped")); err != nil {
+		t.Fatal(err)
+	}
+	old, err := statusBucket(t, srv).Get(t.Context(), LeadName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := lead.Delete(t.Context(), "t"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lead.Create(t.Context(), CreateSpec{Name: "t", NATS: srv}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lead.AddMember(t.Context(), "t", MemberSpec{Name: "carl"}); err != nil {
+		t.Fatal(err)
+	}
+	if b, err = lead.Statuses("t"); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Put(t.Context(), LeadName, statusOf(LeadName, "working")); err != nil {
+		t.Fatal(err)
+	}
+	cw, _ := workerMachine(t, lead, srv, make(reporter, 1024), "carl")
+	if _, err := statusBucket(t, srv).Put(t.Context(), LeadName, old.Value()); err != nil {
+		t.Fatal(err)
+	}
+	cb, err := cw.Statuses("t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if data, _, ok, _ := cb.Get(t.Context(), LeadName); ok && strings.Contains(string(data), "stopped") {
+		t.Fatalf("carl's worker in the new team t reads the lead as %s, the earlier team's status: carl would stop at once", data)
+	}
+}
