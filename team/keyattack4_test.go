@@ -367,3 +367,57 @@ func TestKeyattack4LeadStoppedFromAnEarlierTeam(t *testing.T) {
 		t.Fatalf("carl's worker in the new team t reads the lead as %s, the earlier team's status: carl would stop at once", data)
 	}
 }
+
+// TestKeyattack4TermsFromAnEarlierTeam (idea K6's trigger, on the lead's
+// terms): an earlier team t, led with the same key (KeysRoot outlives a
+// deleted team), let carl run in bypassPermissions without plan approval
+// and allowed edits under /; the new team t requires carl's plan. The
+// attacker puts the earlier team's file back (its terms signed by the
+// same key, created earlier). A worker spawned in the new team, which
+// has accepted no terms yet, must not read the earlier team's terms.
+func TestKeyattack4TermsFromAnEarlierTeam(t *testing.T) {
+	srv := natstest.Start(t).URL()
+	r := make(reporter, 1024)
+	home := t.TempDir()
+	lead, err := NewStore(StoreConfig{Root: home + "/teams", KeysRoot: home + "/remote/teams", Mailbox: r.config()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(lead.Close)
+	if _, err := lead.Create(t.Context(), CreateSpec{Name: "t", NATS: srv}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lead.AddMember(t.Context(), "t", MemberSpec{Name: "carl"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lead.Update(t.Context(), "t", func(c *Config) error {
+		c.Members[c.memberIndex("carl")].Mode = "bypassPermissions"
+		c.TeamAllowedPaths = append(c.TeamAllowedPaths, AllowedPath{Path: "/**", ToolName: "Edit", AddedBy: LeadName, AddedAt: time.Now()})
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	earlier := newAttacker(t, srv).file(t)
+	if err := lead.Delete(t.Context(), "t"); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(5 * time.Millisecond) // a later creation time
+	if _, err := lead.Create(t.Context(), CreateSpec{Name: "t", NATS: srv}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lead.AddMember(t.Context(), "t", MemberSpec{Name: "carl"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lead.Update(t.Context(), "t", func(c *Config) error {
+		c.Members[c.memberIndex("carl")].PlanModeRequired = true
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	cw, _ := workerMachine(t, lead, srv, make(reporter, 1024), "carl")
+	newAttacker(t, srv).putFile(t, earlier)
+	planRequired(t, "carl's worker", cw, "after the earlier team's file was put back")
+	if tm, err := cw.Load("t"); err == nil && len(tm.Config.TeamAllowedPaths) > 0 {
+		t.Errorf("carl's worker reads the earlier team's allowed paths %+v", tm.Config.TeamAllowedPaths)
+	}
+}
