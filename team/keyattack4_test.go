@@ -319,16 +319,7 @@ func TestKeyattack4BankedLeadHeartbeatsKeepADeadLeadAlive(t *testing.T) {
 func TestKeyattack4LeadStoppedFromAnEarlierTeam(t *testing.T) {
 	escapeKnown4(t, "the lead's 'stopped' from an earlier team of the same name (same lead key under KeysRoot) is read by the new team's teammates")
 	srv := natstest.Start(t).URL()
-	r := make(reporter, 1024)
-	home := t.TempDir()
-	lead, err := NewStore(StoreConfig{Root: home + "/teams", KeysRoot: home + "/remote/teams", Mailbox: r.config()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(lead.Close)
-	if _, err := lead.Create(t.Context(), CreateSpec{Name: "t", NATS: srv}); err != nil {
-		t.Fatal(err)
-	}
+	lead := homeLead(t, srv)
 	b, err := lead.Statuses("t")
 	if err != nil {
 		t.Fatal(err)
@@ -340,15 +331,7 @@ func TestKeyattack4LeadStoppedFromAnEarlierTeam(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := lead.Delete(t.Context(), "t"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := lead.Create(t.Context(), CreateSpec{Name: "t", NATS: srv}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := lead.AddMember(t.Context(), "t", MemberSpec{Name: "carl"}); err != nil {
-		t.Fatal(err)
-	}
+	remadeWithCarl(t, lead, srv)
 	if b, err = lead.Statuses("t"); err != nil {
 		t.Fatal(err)
 	}
@@ -377,16 +360,7 @@ func TestKeyattack4LeadStoppedFromAnEarlierTeam(t *testing.T) {
 // has accepted no terms yet, must not read the earlier team's terms.
 func TestKeyattack4TermsFromAnEarlierTeam(t *testing.T) {
 	srv := natstest.Start(t).URL()
-	r := make(reporter, 1024)
-	home := t.TempDir()
-	lead, err := NewStore(StoreConfig{Root: home + "/teams", KeysRoot: home + "/remote/teams", Mailbox: r.config()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(lead.Close)
-	if _, err := lead.Create(t.Context(), CreateSpec{Name: "t", NATS: srv}); err != nil {
-		t.Fatal(err)
-	}
+	lead := homeLead(t, srv)
 	if _, err := lead.AddMember(t.Context(), "t", MemberSpec{Name: "carl"}); err != nil {
 		t.Fatal(err)
 	}
@@ -398,16 +372,7 @@ func TestKeyattack4TermsFromAnEarlierTeam(t *testing.T) {
 		t.Fatal(err)
 	}
 	earlier := newAttacker(t, srv).file(t)
-	if err := lead.Delete(t.Context(), "t"); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(5 * time.Millisecond) // a later creation time
-	if _, err := lead.Create(t.Context(), CreateSpec{Name: "t", NATS: srv}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := lead.AddMember(t.Context(), "t", MemberSpec{Name: "carl"}); err != nil {
-		t.Fatal(err)
-	}
+	remadeWithCarl(t, lead, srv)
 	if _, err := lead.Update(t.Context(), "t", func(c *Config) error {
 		c.Members[c.memberIndex("carl")].PlanModeRequired = true
 		return nil
@@ -419,5 +384,37 @@ func TestKeyattack4TermsFromAnEarlierTeam(t *testing.T) {
 	planRequired(t, "carl's worker", cw, "after the earlier team's file was put back")
 	if tm, err := cw.Load("t"); err == nil && len(tm.Config.TeamAllowedPaths) > 0 {
 		t.Errorf("carl's worker reads the earlier team's allowed paths %+v", tm.Config.TeamAllowedPaths)
+	}
+}
+
+// homeLead is a lead's store as Cohort configures one (keys under
+// KeysRoot, which deleting a team leaves) with team t made on srv.
+func homeLead(t *testing.T, srv string) *Store {
+	t.Helper()
+	home := t.TempDir()
+	lead, err := NewStore(StoreConfig{Root: home + "/teams", KeysRoot: home + "/remote/teams", Mailbox: make(reporter, 1024).config()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(lead.Close)
+	if _, err := lead.Create(t.Context(), CreateSpec{Name: "t", NATS: srv}); err != nil {
+		t.Fatal(err)
+	}
+	return lead
+}
+
+// remadeWithCarl deletes team t and makes it again, a little later, with
+// member carl.
+func remadeWithCarl(t *testing.T, lead *Store, srv string) {
+	t.Helper()
+	if err := lead.Delete(t.Context(), "t"); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(5 * time.Millisecond) // a later creation time
+	if _, err := lead.Create(t.Context(), CreateSpec{Name: "t", NATS: srv}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lead.AddMember(t.Context(), "t", MemberSpec{Name: "carl"}); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -36,18 +36,7 @@ func escapeKnown4(t *testing.T, what string) {
 // message must reach her.
 func TestKeyattack4HeadersOnlyPutBack(t *testing.T) {
 	escapeKnown4(t, "headers only set and put back around one message: the bodiless delivery is dead-lettered as not parsing, the message lost to alice (7 of 10 tries)")
-	f := newFixture(t, Config{}, []string{"team-lead"}, "alice")
-	in := f.open(t, "alice")
-	next(t, in, f.send(t, mailbox.Message{From: "team-lead", To: "alice", Text: "before"}), "the first message")
-	s, err := rawJS(t, f).Stream(t.Context(), f.tr.names.stream)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := s.Consumer(t.Context(), consumerName("alice"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	asMade := c.CachedInfo().Config
+	f, in, s, asMade := heardOnce(t)
 	bodiless := asMade
 	bodiless.HeadersOnly = true
 	for try := range 10 {
@@ -204,18 +193,7 @@ func TestKeyattack4DeadLetterFlood(t *testing.T) {
 // while its filter names another subject may pass the message by; it
 // must still reach her (as "nothing lost" and "keeps hearing" promise).
 func TestKeyattack4FilterMovedAndPutBack(t *testing.T) {
-	f := newFixture(t, Config{}, []string{"team-lead"}, "alice")
-	in := f.open(t, "alice")
-	next(t, in, f.send(t, mailbox.Message{From: "team-lead", To: "alice", Text: "before"}), "the first message")
-	s, err := rawJS(t, f).Stream(t.Context(), f.tr.names.stream)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := s.Consumer(t.Context(), consumerName("alice"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	asMade := c.CachedInfo().Config
+	f, in, s, asMade := heardOnce(t)
 	moved := asMade
 	moved.FilterSubject = f.tr.deadLetter("alice")
 	if _, err := s.UpdateConsumer(t.Context(), moved); err != nil {
@@ -231,4 +209,23 @@ func TestKeyattack4FilterMovedAndPutBack(t *testing.T) {
 	if err != nil || got[0].ID != m.ID {
 		t.Fatalf("alice got %v, %v: the message stored while her filter named another subject never came; reports %v", ids(got), err, f.pr.all())
 	}
+}
+
+// heardOnce is alice's open inbox after the lead's first message reached
+// it (checked every 5 s, the default), the stream as the attacker's
+// client sees it, and her consumer's config as the inbox made it.
+func heardOnce(t *testing.T) (*fixture, mailbox.Inbox, jetstream.Stream, jetstream.ConsumerConfig) {
+	t.Helper()
+	f := newFixture(t, Config{}, []string{"team-lead"}, "alice")
+	in := f.open(t, "alice")
+	next(t, in, f.send(t, mailbox.Message{From: "team-lead", To: "alice", Text: "before"}), "the first message")
+	s, err := rawJS(t, f).Stream(t.Context(), f.tr.names.stream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := s.Consumer(t.Context(), consumerName("alice"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f, in, s, c.CachedInfo().Config
 }
