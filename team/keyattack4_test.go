@@ -252,22 +252,7 @@ func TestKeyattack4LeadStoppedPutBackToALaterTeammate(t *testing.T) {
 		t.Fatal(err)
 	}
 	lead, _ = reopenLead(t, lead, leadIn, make(reporter, 1024))
-	b, err = lead.Statuses("t")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := b.Put(t.Context(), LeadName, statusOf(LeadName, "working")); err != nil {
-		t.Fatal(err)
-	}
-	cw, _ := workerMachine(t, lead, srv, make(reporter, 1024), "carl")
-	if _, err := kv.Put(t.Context(), LeadName, old.Value()); err != nil {
-		t.Fatal(err)
-	}
-	cb, err := cw.Statuses("t")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if data, _, ok, _ := cb.Get(t.Context(), LeadName); ok && strings.Contains(string(data), "stopped") {
+	if data := leadReadBySpawnedCarl(t, lead, srv, old.Value()); strings.Contains(data, "stopped") {
 		t.Fatalf("carl's worker, spawned by the resumed lead, reads the lead as %s: carl would stop at once", data)
 	}
 }
@@ -332,21 +317,7 @@ func TestKeyattack4LeadStoppedFromAnEarlierTeam(t *testing.T) {
 		t.Fatal(err)
 	}
 	remadeWithCarl(t, lead, srv)
-	if b, err = lead.Statuses("t"); err != nil {
-		t.Fatal(err)
-	}
-	if err := b.Put(t.Context(), LeadName, statusOf(LeadName, "working")); err != nil {
-		t.Fatal(err)
-	}
-	cw, _ := workerMachine(t, lead, srv, make(reporter, 1024), "carl")
-	if _, err := statusBucket(t, srv).Put(t.Context(), LeadName, old.Value()); err != nil {
-		t.Fatal(err)
-	}
-	cb, err := cw.Statuses("t")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if data, _, ok, _ := cb.Get(t.Context(), LeadName); ok && strings.Contains(string(data), "stopped") {
+	if data := leadReadBySpawnedCarl(t, lead, srv, old.Value()); strings.Contains(data, "stopped") {
 		t.Fatalf("carl's worker in the new team t reads the lead as %s, the earlier team's status: carl would stop at once", data)
 	}
 }
@@ -417,4 +388,28 @@ func remadeWithCarl(t *testing.T, lead *Store, srv string) {
 	if _, err := lead.AddMember(t.Context(), "t", MemberSpec{Name: "carl"}); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// leadReadBySpawnedCarl has the lead publish "working", spawns carl on a
+// worker, puts old (an earlier lead status) back in the bucket, and
+// returns the lead's status as carl's fresh board reads it.
+func leadReadBySpawnedCarl(t *testing.T, lead *Store, srv string, old []byte) string {
+	t.Helper()
+	b, err := lead.Statuses("t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Put(t.Context(), LeadName, statusOf(LeadName, "working")); err != nil {
+		t.Fatal(err)
+	}
+	cw, _ := workerMachine(t, lead, srv, make(reporter, 1024), "carl")
+	if _, err := statusBucket(t, srv).Put(t.Context(), LeadName, old); err != nil {
+		t.Fatal(err)
+	}
+	cb, err := cw.Statuses("t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _, _, _ := cb.Get(t.Context(), LeadName)
+	return string(data)
 }
