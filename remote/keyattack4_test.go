@@ -217,6 +217,7 @@ func TestKeyattack4ProgressFromATrustedWorkerThatDidNotTakeIt(t *testing.T) {
 func TestKeyattack4RefusalOracleUnsignedField(t *testing.T) {
 	for name, key := range map[string]string{"untrusted key name": "mallory", "another trusted lead": "bob"} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel() // each waits 5 s for an end that must not come
 			r := newRig(t)
 			r.trustLead("bob")
 			reports := r.reports()
