@@ -174,6 +174,7 @@ func TestKeyattack4BankedHeartbeatsKeepADeadMemberAlive(t *testing.T) {
 // floor is per signer (the lead's mark does not raise carl's), but since
 // keyfix4 the mark fences carl's key generation: carl stays dead.
 func TestKeyattack4BankedHeartbeatAfterTheDeadMark(t *testing.T) {
+	escapeKnown4(t, "a banked heartbeat put back after the dead mark (keyfix4's generation fence, which held it, was reverted: it broke e2e/remote)")
 	board, kv, banked, died := bankedThenGone(t)
 	if err := board.Put(t.Context(), "carl", statusOf("carl", "dead")); err != nil { // the lead marks him dead
 		t.Fatal(err)
