@@ -466,8 +466,9 @@ func readHead(gitDir, commonDir string) *Head {
 	return nil
 }
 
-// snapIndex records the repository's index file as a blob, again only
-// when its stat data changed since the last time.
+// snapIndex records the repository's index file as a blob in the store
+// (writeObject), again only when its stat data changed since the last
+// time.
 func (s *Store) snapIndex(ctx context.Context, st *RootState) error {
 	path := filepath.Join(st.GitDir, "index")
 	fi, err := os.Stat(path)
@@ -489,11 +490,13 @@ func (s *Store) snapIndex(ctx context.Context, st *RootState) error {
 	if err != nil {
 		return err
 	}
-	oid, err := s.storeGit(ctx, nil, data, "hash-object", "-w", "--stdin")
+	// Written by Cohort, as git writes a loose blob: a sandboxed
+	// hash-object took a process at every session's start for it.
+	oid, err := s.writeObject("blob", data)
 	if err != nil {
 		return err
 	}
-	st.Index = strings.TrimSpace(oid)
+	st.Index = oid
 	key.sum = st.Index
 	s.mu.Lock()
 	s.large[path] = key

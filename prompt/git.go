@@ -38,17 +38,22 @@ func GitSnapshot(ctx context.Context, g *safegit.Runner, repo gitrepo.Layout, di
 		out, err := g.Run(ctx, safegit.Cmd{Repo: repo, Dir: dir, Args: args})
 		return strings.TrimRight(out, "\n"), err == nil
 	}
-	if _, ok := run("rev-parse", "--is-inside-work-tree"); !ok {
-		return ""
-	}
-	// The three reads are independent: run them at once.
-	var branch, status, log string
+	// Two calls, at once: the short status with its branch header (one
+	// git where branch --show-current, status --short and a rev-parse
+	// to see the repository works took three; each is a sandboxed
+	// process), and the recent commits. A status that fails (no work
+	// tree here, no git) means no snapshot.
+	var status, log string
+	var ok bool
 	var wg sync.WaitGroup
-	wg.Add(3)
-	go func() { defer wg.Done(); branch, _ = run("branch", "--show-current") }()
-	go func() { defer wg.Done(); status, _ = run("status", "--short") }()
+	wg.Add(2)
+	go func() { defer wg.Done(); status, ok = run("status", "--short", "--branch") }()
 	go func() { defer wg.Done(); log, _ = run("log", "--oneline", "-n", "5") }()
 	wg.Wait()
+	if !ok {
+		return ""
+	}
+	branch, status := branchHeader(status)
 	if branch == "" {
 		branch = "(detached HEAD)"
 	}
@@ -66,6 +71,31 @@ func GitSnapshot(ctx context.Context, g *safegit.Runner, repo gitrepo.Layout, di
 	}
 	b.WriteString("</git-snapshot>")
 	return b.String()
+}
+
+// branchHeader splits the "## " line `git status --short --branch`
+// starts with from the status lines, and reads the branch from it as
+// `git branch --show-current` prints it: "## main...origin/main [ahead
+// 1]" and "## No commits yet on main" are main, "## HEAD (no branch)"
+// is "" (detached). A branch name holds neither "..", a space nor "HEAD"
+// alone (git check-ref-format), so the cuts are unambiguous.
+func branchHeader(out string) (branch, status string) {
+	head, status, _ := strings.Cut(out, "\n")
+	head, ok := strings.CutPrefix(head, "## ")
+	if !ok {
+		return "", out
+	}
+	for _, p := range []string{"No commits yet on ", "Initial commit on "} {
+		if b, ok := strings.CutPrefix(head, p); ok {
+			return b, status
+		}
+	}
+	if head == "HEAD (no branch)" {
+		return "", status
+	}
+	branch, _, _ = strings.Cut(head, "...")
+	branch, _, _ = strings.Cut(branch, " ")
+	return branch, status
 }
 
 // visible are the lines of a short status whose paths hidden lets through.

@@ -2,6 +2,9 @@ package worktree
 
 import (
 	"context"
+	"errors"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -77,12 +80,31 @@ func (o *Opener) StartSweep(ctx context.Context) {
 	go func() {
 		defer close(o.sweepDone)
 		defer cancel()
+		if !o.linked() {
+			return // no worktree but the main one: nothing to sweep
+		}
 		m, err := o.Manager(ctx)
 		if err != nil {
 			return // no git or no repository: nothing to sweep
 		}
 		o.swept, o.sweepErr = m.Sweep(ctx)
 	}()
+}
+
+// linked reports whether the repository may have linked worktrees: its
+// common git dir holds worktrees/, where git records every one (and
+// `git worktree prune` prunes nothing else). Without it the sweep would
+// run three sandboxed gits (version, prune, list) to find nothing, at
+// the start of every session; it reads the directory instead. When the
+// repository cannot be located here it answers true, and the Manager
+// decides as before.
+func (o *Opener) linked() bool {
+	loc, err := locate(o.cfg.Dir)
+	if err != nil {
+		return true
+	}
+	_, err = os.Lstat(filepath.Join(loc.common, "worktrees"))
+	return !errors.Is(err, fs.ErrNotExist)
 }
 
 // Swept waits for the sweep (if one was started) and returns what it did.

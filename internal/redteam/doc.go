@@ -201,6 +201,51 @@
 // llm/fakeapi decoding every request whole, under -race), cut in Cohort
 // or fakeapi, not the row count.
 //
+// Session 9 cut both. Cohort's own git at a session's start in the main
+// checkout (strace of one-attack sessions) was 12 sandboxed calls: the
+// start-up sweep's version, worktree prune and worktree list; the
+// prompt's git snapshot's rev-parse, branch, status and log; the
+// checkpoint's ls-files, write-tree and hash-object of the index; the
+// store search's cat-file and rev-list. It is 7 (strace again): the
+// sweep reads whether the common dir has worktrees/ (git records every
+// linked worktree there; without it there is nothing to prune or sweep)
+// and runs no git when it has none (the version stays: the checkpoint's
+// roots make the worktree Manager, which checks it); the snapshot asks `status --short --branch` and the log, two
+// calls at once; the checkpoint writes the index's blob itself, as it
+// already wrote its trees. An isolated agent's own snapshot takes two
+// calls too. Every user's session starts that much lighter; nothing runs
+// outside the sandbox that did not before (fewer things run at all). And
+// llm/fakeapi's body scanner, which walks every byte of every request
+// (a request holds the whole conversation, so a session of 30 attacks
+// scans its history 30 times), is built without the race detector's
+// instrumentation (go:norace): it was 28% of the test process's CPU
+// (perf, session 9), a tsan call a byte, and BenchmarkSplitBody under
+// -race went from 314-386 ms to 4-8 ms an op. Measured on
+// 2026-12-07 (session 9, load 27-54 from seven other helpers' builds and
+// tests, `REDTEAM_TIMING=1 go test -race -count=1 -v -timeout 40m
+// ./internal/redteam`; the default 10-minute -timeout no longer suffices
+// at such load): both runs passed, 1,074 s wall alone and 871 s beside
+// `go test -race ./internal/tui`; 372 sessions (274 of TestCorpus, 1,804
+// runs); the test process 84 s of CPU both times (106-117 s in session
+// 8), cohort summed over the sessions 397 s both times, and in all 523-549
+// s of CPU (500-535 s in session 8, with fewer rows: TestO8 and TestO9
+// came since). On the same 69 sessions (REDTEAM_ATTACK
+// '^(git-objects|hidden-exec)/', run back to back at load 13-15) the
+// sweep and snapshot changes alone took cohort from 52.6 s to 47.9 s, 70
+// ms a session. So the 180 s is still far: at 2 cores the package needs
+// under some 300 s of CPU, and what is left is spread thin. perf over a
+// part of the corpus (session 9, before these cuts): the test process a
+// third (fakeapi's handling 23 points of it, the scan 9 of those, the
+// snapshots between attacks 5), cohort and its launcher a quarter, git
+// (Cohort's and the setups') a fifth, python3 and bash a tenth; a cohort
+// process costs some 60 ms of CPU to start (67 MB binary; the launcher
+// is a second one), a git some 15 ms plus its sandboxed spawn, and
+// cohort's runtime.sysmon alone 5 % of the whole (timers are dear on
+// this VM). Next: the rest of an isolated agent's gits (worktree add's
+// rev-parse, read-tree, ls-files, two porcelain statuses at its end),
+// the setups' git (the git-objects rows' worlds could be built once and
+// copied), and the fakeapi memo's work per request (plan, render).
+//
 // One row sets a floor under the package's time whatever the count:
 // o3-outlive-background-agent's background agent starts a command in
 // the background and ends, and an agent waits for its own background

@@ -207,10 +207,13 @@ func cohortBinary(t testing.TB) string {
 // environment and nothing else of the test process's.
 // cpu is the CPU time of the process and the descendants it waited for.
 func invoke(t testing.TB, e *Env, args []string) (stdout, stderr string, code int, cpu time.Duration) {
+	// The binary first: building it (a fault-injection build, on a busy
+	// machine) may take minutes, which are not the session's.
+	bin := cohortBinary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
 	defer cancel()
 	var out, errb bytes.Buffer
-	cmd := exec.CommandContext(ctx, cohortBinary(t), args...)
+	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir, cmd.Env = e.Project, e.environ()
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
