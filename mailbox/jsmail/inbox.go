@@ -387,6 +387,36 @@ func (in *Inbox) ownsLease(ctx context.Context) error {
 // Agent names the inbox's owner.
 func (in *Inbox) Agent() string { return in.agent }
 
+// storedMsg is a delivery whose subject, headers and body are read from
+// the stream (the delivery itself is still what is acknowledged).
+type storedMsg struct {
+	jetstream.Msg
+	raw *jetstream.RawStreamMsg
+}
+
+func (m storedMsg) Data() []byte         { return m.raw.Data }
+func (m storedMsg) Headers() nats.Header { return m.raw.Header }
+func (m storedMsg) Subject() string      { return m.raw.Subject }
+
+// stored reads the message msg delivers from the stream, by its
+// sequence; it must be stored under the subject it was delivered on.
+func (in *Inbox) stored(msg jetstream.Msg) (jetstream.Msg, error) {
+	meta, err := msg.Metadata()
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	raw, err := in.t.stream.GetMsg(ctx, meta.Sequence.Stream)
+	if err != nil {
+		return nil, err
+	}
+	if raw.Subject != msg.Subject() {
+		return nil, fmt.Errorf("stream sequence %d holds a message on %s, not %s", meta.Sequence.Stream, raw.Subject, msg.Subject())
+	}
+	return storedMsg{Msg: msg, raw: raw}, nil
+}
+
 // deliver runs for every message the consumer hands over: it checks it,
 // dead-letters what cannot be read, drops repeats and queues the rest.
 // headersOnly asks the server whether the inbox's consumer hands over
@@ -399,6 +429,16 @@ func (in *Inbox) headersOnly() bool {
 }
 
 func (in *Inbox) deliver(msg jetstream.Msg) {
+	if len(msg.Data()) == 0 && msg.Headers().Get(nats.MsgSize) != "" {
+		// Handed over without its body: the stream holds the message as
+		// it was sent, whatever the consumer looks like by now (it may
+		// have been set to headers only and put back between this
+		// delivery and any check of it), so it is read from there and
+		// judged on what the sender sent.
+		if whole, err := in.stored(msg); err == nil {
+			msg = whole
+		}
+	}
 	if len(msg.Data()) == 0 && msg.Headers().Get(nats.MsgSize) != "" && in.headersOnly() {
 		// Handed over without its body (someone set the consumer to
 		// headers only): not the sender's fault, so not dead-lettered.
