@@ -5,8 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -106,20 +104,8 @@ func TestManyMCPToolsWaitForToolSearch(t *testing.T) {
 			t.Fatalf("ToolSearch's description does not list %s:\n%s", m.def.Name, search)
 		}
 	}
-	pretty := prettyJSON(t, bytes.ReplaceAll(first.Body, []byte(strings.Repeat("x", 2400)), []byte("<2400 x>")))
-	golden := filepath.Join("testdata", "mcp_deferred_request.golden")
-	if *update {
-		if err := os.WriteFile(golden, pretty, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	wantBody, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(scrub(wantBody), scrub(pretty)) {
-		t.Fatalf("the lead's request differs from %s (run with -update after checking the change)", golden)
-	}
+	checkGolden(t, "mcp_deferred_request.golden",
+		prettyJSON(t, bytes.ReplaceAll(first.Body, []byte(strings.Repeat("x", 2400)), []byte("<2400 x>"))), "the lead's request")
 }
 
 // TestFewMCPToolsStayLoaded: under the threshold, MCP tools are sent whole
