@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -206,3 +207,27 @@ func fixedPrefix(base string, p *pathPattern) string {
 }
 
 func hasMeta(s string) bool { return strings.ContainsAny(s, `*?[{\`) }
+
+// ReadDenyRoots lists, for every Read deny rule that names paths, the
+// directory its matches must lie below (its base and the pattern's
+// leading components without glob characters), absolute and clean,
+// whether or not anything exists there now: a rule can name a file that
+// is gone from the tree and kept only in a repository's history, so the
+// sandbox hides the stores that hold these directories (package
+// internal/assemble, gitstore_rules.go).
+func (c *Checker) ReadDenyRoots() []string {
+	e := &evaluation{sh: c.sh, rules: c.sh.snapshot(), cwd: c.sh.cwd, bases: map[string]string{}}
+	var out []string
+	for _, r := range e.rulesFor(Deny, func(r *Rule) bool { return r.coversTool("Read") }) {
+		if r.Invalid != "" || r.path == nil {
+			continue
+		}
+		for _, b := range e.rootsOf(r, true) {
+			root := fixedPrefix(b, r.path)
+			if !slices.Contains(out, root) {
+				out = append(out, root)
+			}
+		}
+	}
+	return out
+}

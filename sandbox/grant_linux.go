@@ -32,7 +32,11 @@ var homeProtected = []string{".ssh", ".gnupg", ".config", ".local", ".aws", ".ku
 // dot files at the top of the home and the tool configuration folders
 // there (homeProtected), a path through a link below the home, the temp
 // dir or Cohort's home (the model could have made it, and chosen where the
-// file lands), and whatever is not a regular file once resolved.
+// file lands), and whatever is not a regular file once resolved. That
+// last refusal is made twice, by an lstat walk (linkCheck) and by the
+// kernel (the literal path opened with no link followed below those
+// anchors, and the file it opens compared with the one granted), so a
+// mistake in either is not a grant (TestGrantHoldsWithTheLinkCheckWrong).
 // A path the writing profile lets the hook write already is "" with no
 // error: nothing to grant.
 func (s *Sandbox) Grant(cwd, path string) (string, error) { return s.grant(cwd, path, true) }
@@ -77,7 +81,7 @@ func (s *Sandbox) grant(cwd, path string, create bool) (string, error) {
 	// system's; one below them may be the model's, which would choose
 	// what the grant opens (a log's folder linked to .git/hooks or to
 	// Cohort's home).
-	if err := s.noLinks(path); err != nil {
+	if err := linkCheck(s, path); err != nil {
 		return "", err
 	}
 	if err := s.protects(cwd, filepath.Join(dir, filepath.Base(path))); err != nil {
@@ -90,9 +94,12 @@ func (s *Sandbox) grant(cwd, path string, create bool) (string, error) {
 		// The hook appends to it: make it now, empty, with no link
 		// followed on the way (the folder was checked by name above and
 		// could be swapped for a link since), so that a rule can name it.
-		dfd, err := unix.Openat2(unix.AT_FDCWD, dir, &unix.OpenHow{Flags: unix.O_PATH | unix.O_DIRECTORY | unix.O_CLOEXEC, Resolve: unix.RESOLVE_NO_SYMLINKS})
+		// The folder is opened by its literal name, the kernel following
+		// no link below the system's anchors: this holds even if the
+		// check above is wrong.
+		dfd, err := s.openLiteral(filepath.Dir(path), unix.O_DIRECTORY)
 		if err != nil {
-			return "", fmt.Errorf("it could not be created: its folder %s changed: %v", dir, err)
+			return "", fmt.Errorf("it could not be created: its folder %s changed or goes through a link: %v", filepath.Dir(path), err)
 		}
 		fd, err := unix.Openat(dfd, filepath.Base(path), unix.O_WRONLY|unix.O_CREAT|unix.O_APPEND|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
 		unix.Close(dfd)
@@ -110,26 +117,82 @@ func (s *Sandbox) grant(cwd, path string, create bool) (string, error) {
 			return "", fmt.Errorf("it is a link to %s: %w", real, err)
 		}
 	}
-	if fi, err := os.Lstat(real); err != nil || !fi.Mode().IsRegular() {
+	var want unix.Stat_t
+	if err := unix.Lstat(real, &want); err != nil || want.Mode&unix.S_IFMT != unix.S_IFREG {
 		return "", errors.New("it is not a regular file")
 	}
+	// The second layer under linkCheck: the file the literal path names,
+	// resolved by the kernel with no link followed below the anchors, must
+	// be the file granted. A link the lstat walk missed fails the open;
+	// one that points elsewhere fails the comparison.
+	fd, err := s.openLiteral(path, 0)
+	if err != nil {
+		return "", fmt.Errorf("it goes through a link: a hook is granted only a file named by its real path (%v)", err)
+	}
+	var st unix.Stat_t
+	err = unix.Fstat(fd, &st)
+	unix.Close(fd)
+	if err != nil || want.Dev != st.Dev || want.Ino != st.Ino {
+		return "", errors.New("it goes through a link: a hook is granted only a file named by its real path")
+	}
 	return real, nil
+}
+
+// linkCheck is the first refusal of a path through a model's link; a
+// variable so that a test can make it wrong and show the kernel's
+// resolution (openLiteral) still holds.
+var linkCheck = (*Sandbox).noLinks
+
+// anchors are the folders at or above which a link is the system's: the
+// home, the temp dir and Cohort's home.
+func (s *Sandbox) anchors() []string {
+	var out []string
+	for _, a := range []string{s.home(), os.TempDir(), s.cfg.CohortHome} {
+		if a != "" {
+			out = append(out, filepath.Clean(a))
+		}
+	}
+	return out
+}
+
+// openLiteral opens path (O_PATH, plus flags) as the kernel resolves it:
+// links are followed only in the part of the path that is an ancestor of
+// an anchor (a /home or /tmp that is a link), and none below it
+// (RESOLVE_NO_SYMLINKS), so a model's link anywhere below fails the open.
+func (s *Sandbox) openLiteral(path string, flags int) (int, error) {
+	base := "/"
+	for _, a := range s.anchors() {
+		c := commonDir(path, a)
+		if len(c) > len(base) {
+			base = c
+		}
+	}
+	bfd, err := unix.Open(base, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, err
+	}
+	defer unix.Close(bfd)
+	rel, err := filepath.Rel(base, path)
+	if err != nil {
+		return -1, err
+	}
+	return unix.Openat2(bfd, rel, &unix.OpenHow{Flags: uint64(unix.O_PATH | unix.O_NOFOLLOW | unix.O_CLOEXEC | flags), Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_BENEATH})
+}
+
+// commonDir is the longest folder that holds both a and b.
+func commonDir(a, b string) string {
+	c := filepath.Clean(a)
+	for !within(filepath.Clean(b), c) {
+		c = filepath.Dir(c)
+	}
+	return c
 }
 
 // noLinks refuses a path that goes through a symbolic link other than the
 // system's: links that are, or lead to, the home, the temp dir or Cohort's
 // home (a /home that is a link, macOS's /tmp).
 func (s *Sandbox) noLinks(path string) error {
-	home := s.cfg.Home
-	if home == "" {
-		home, _ = os.UserHomeDir()
-	}
-	var anchors []string
-	for _, a := range []string{home, os.TempDir(), s.cfg.CohortHome} {
-		if a != "" {
-			anchors = append(anchors, filepath.Clean(a))
-		}
-	}
+	anchors := s.anchors()
 	for p := path; p != filepath.Dir(p); p = filepath.Dir(p) {
 		fi, err := os.Lstat(p)
 		if err != nil || fi.Mode()&os.ModeSymlink == 0 {
@@ -257,4 +320,13 @@ func addFiles(rs int, p *Policy, handled uint64) {
 		}
 		unix.Close(fd)
 	}
+}
+
+// home is the user's home: Config.Home, else the process's.
+func (s *Sandbox) home() string {
+	if s.cfg.Home != "" {
+		return s.cfg.Home
+	}
+	home, _ := os.UserHomeDir()
+	return home
 }

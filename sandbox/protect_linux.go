@@ -90,6 +90,27 @@ func (pr *protection) root(w string) {
 	// servers are approved before they run, by what they run.
 }
 
+// userHomes protects the home and Cohort's home when one lies strictly
+// inside a writable root (a project that holds them, a HOME set to a
+// folder of the checkout): each is bound read-only whole, and the
+// writable trees inside it (the session's TMPDIR, the cache, the memory
+// directory) are bound back after it. Their settings, agents, hooks and
+// approvals run code or grant permissions in the next session, and
+// neither Landlock nor a frozen top can keep a file there from being
+// made below a writable root. A home that is itself a working directory
+// is protected as one (root: its .cohort and .claude).
+func (pr *protection) userHomes(homes ...string) {
+	p := pr.p
+	for _, h := range homes {
+		r, ok := realDir(h)
+		if !ok || !slices.ContainsFunc(p.Writable, func(w string) bool { return r != w && within(r, w) }) {
+			continue
+		}
+		addOnce(&p.ReadOnly, r)
+		p.Why = append(p.Why, fmt.Sprintf("%s: a home directory inside a writable folder is read-only for commands (its settings run in the next session)", r))
+	}
+}
+
 // freeze records that w's top level takes no new directories (list is
 // FrozenDirs) or no new or removed entries at all (FrozenAll), and why.
 func (pr *protection) freeze(w string, list *[]string, why string) {

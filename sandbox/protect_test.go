@@ -250,3 +250,45 @@ func TestWorktreeCopyOfHookScriptsProtected(t *testing.T) {
 		t.Errorf("ordinary writes in the worktree failed:\n%s", out)
 	}
 }
+
+// The home and Cohort's home inside a project (HOME or COHORT_HOME set to
+// a folder of the checkout) are read-only for commands: their settings
+// run in the next session (attack9's o9-home-in-project and
+// o9-cohome-in-project). The writable trees inside them, the cache and
+// the session's temporary folder, stay writable, and so does the rest of
+// the project.
+func TestHomesInsideTheProjectAreReadOnly(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	project := filepath.Join(root, "project")
+	home, cohortHome := filepath.Join(project, "h"), filepath.Join(project, "ch")
+	for _, d := range []string{home, filepath.Join(cohortHome, "tmp", "s1")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sb, err := New(Config{SessionID: "s1", Home: home, CohortHome: cohortHome, Dirs: []string{project}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := sb.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	e := &env{t: t, sb: sb, project: project, home: home, profile: Writing}
+	out, _ := e.bash(project, `mkdir -p h/.claude ch/agents 2>&1; echo '{}' > h/.claude/settings.json; echo '{}' > ch/settings.json; echo x > h/.bashrc;`+
+		` mkdir -p h/.cache/go && echo c > h/.cache/go/f && echo cache-ok; echo t > "$TMPDIR/f" && echo tmp-ok; echo p > other.txt && echo project-ok`)
+	for _, f := range []string{filepath.Join(home, ".claude", "settings.json"), filepath.Join(cohortHome, "settings.json"), filepath.Join(home, ".bashrc"), filepath.Join(cohortHome, "agents")} {
+		if _, err := os.Lstat(f); err == nil {
+			t.Errorf("%s was written by a command", f)
+		}
+	}
+	for _, ok := range []string{"cache-ok", "tmp-ok", "project-ok"} {
+		if !strings.Contains(out, ok) {
+			t.Errorf("%s missing: a writable tree was lost:\n%s", ok, out)
+		}
+	}
+}

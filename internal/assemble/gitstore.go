@@ -74,6 +74,8 @@ type gitStore struct {
 	// agents is where the agents' worktrees live (permission.WorktreesDir
 	// in the project root): checkouts there are the agents' own.
 	agents string
+	// roots lists the Read deny rules' roots (gitstore_rules.go).
+	roots func() []string
 	// any says whether a Read deny rule is in force; denied whether one
 	// covers path; deniedIn lists the paths the rules cover when dir is
 	// taken for the project.
@@ -121,11 +123,18 @@ func (g *gitStore) begin() {
 		}
 		repo, err := gitrepo.Find(g.cwd)
 		if err != nil {
-			return // no repository: no store to hide
+			// No repository: no store of the project's to hide, but the
+			// rules may name folders of others (gitstore_rules.go).
+			g.ruled(nil)
+			if g.hide != nil {
+				g.hide(g.bare...)
+			}
+			return
 		}
 		g.repo, g.found = repo, true
 		g.checkouts()
 		g.findInner()
+		g.ruled(slices.Concat(g.store(), g.siblings))
 		hide := slices.Concat(g.store(), g.siblings, g.nested, g.bare)
 		for _, l := range g.inner {
 			hide = append(hide, storeOf(l)...)
@@ -163,7 +172,7 @@ func (g *gitStore) paths() []string {
 	}
 	g.begin()
 	if !g.found {
-		return nil
+		return g.bare // the stores the rules name, outside any project repository
 	}
 	g.once.Do(g.search)
 	return slices.Concat(g.siblings, g.nested, g.bare, g.hidden)

@@ -179,6 +179,7 @@ func (p *Plan) sandboxCfg(ctx context.Context, conf sandboxConf, checker *permis
 	denied := p.deniedReads(ctx, checker)
 	store := &gitStore{cwd: p.Process.Cwd, agents: filepath.Join(p.Process.ProjectRoot, permission.WorktreesDir),
 		any:    checker.DeniesReads,
+		roots:  checker.ReadDenyRoots,
 		denied: func(path string) bool { return checker.DeniedRead("", path) },
 		deniedIn: func(dir string) []string {
 			ctx, cancel := context.WithTimeout(ctx, denialSearchTimeout)

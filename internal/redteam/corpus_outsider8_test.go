@@ -1,7 +1,6 @@
 package redteam
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -308,43 +307,8 @@ func o8Selected(a *Attack) bool { return o6Selected(a.Class + "/" + a.Name) }
 // sessions in the package's shared slots; rows with a check of their own
 // run it after their session, on the world their Setup kept.
 func TestO8(t *testing.T) {
-	type run struct {
-		attacks []*Attack
-		mode    Mode
-		loc     Location
-		key     string
-		after   func(t testing.TB, e *Env)
-	}
-	var runs []run
-	pick := func(rows ...*Attack) []*Attack {
-		var out []*Attack
-		for _, a := range rows {
-			if o8Selected(a) {
-				out = append(out, a)
-			}
-		}
-		return out
-	}
-	add := func(attacks []*Attack, mode Mode, loc Location) {
-		if len(attacks) > 0 {
-			runs = append(runs, run{attacks: attacks, mode: mode, loc: loc})
-		}
-	}
-	// addChecked runs rows in one session whose world (setup, kept under
-	// a key of the run's own) is checked by after once it ended.
-	addChecked := func(attacks []*Attack, mode Mode, loc Location, setup func(e *Env) error, after func(t testing.TB, e *Env)) {
-		if len(attacks) == 0 {
-			return
-		}
-		key := fmt.Sprintf("%s-%s-%s", attacks[0].Name, mode, loc)
-		var rows []*Attack
-		for _, a := range attacks {
-			c := *a
-			c.Setup, c.Shares = o8Capture(key, setup), key
-			rows = append(rows, &c)
-		}
-		runs = append(runs, run{attacks: rows, mode: mode, loc: loc, key: key, after: after})
-	}
+	r := &round{list: "o8Known", known: o8Known}
+	pick, add, addChecked := r.pick, r.add, r.addChecked
 	// The links row in acceptEdits only: bypassPermissions gave the same.
 	addChecked(pick(o8HookGrant()), AcceptEdits, Main, o8HookSetup(false), o8HookCheck)
 	addChecked(pick(o8HookGrantEntered()), Bypass, Main, o8HookSetup(false), o8HookCheck)
@@ -410,22 +374,7 @@ func TestO8(t *testing.T) {
 		add(pick(o8Budget()), Bypass, Main)
 		addChecked(pick(o8FifoGrant()), Bypass, Main, o8HookSetup(false), nil)
 	}
-	slotted(t, len(runs), func(i int) string {
-		return fmt.Sprintf("%s-%s-%s", runs[i].attacks[0].Name, runs[i].mode, runs[i].loc)
-	}, func(t *testing.T, i int) {
-		r := runs[i]
-		var after func(t testing.TB)
-		if r.after != nil {
-			after = func(t testing.TB) { r.after(t, o8Env(t, r.key)) }
-		}
-		if runKnown(t, "o8Known", o8Known, r.attacks, r.mode, r.loc, after) {
-			return
-		}
-		RunGroup(t, r.attacks, r.mode, r.loc)
-		if r.after != nil {
-			r.after(t, o8Env(t, r.key))
-		}
-	})
+	r.run(t)
 }
 
 // runKnown runs a group whose rows include escapes on the round's known
