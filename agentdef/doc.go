@@ -98,6 +98,17 @@
 //     do, reach a subagent or background agent only when its definition
 //     names them ("*" does not): a worker pays for its tool array on every
 //     request. The lead, teammates and forks keep them (NamedOnly).
+//   - MCP tools are offered on demand (tool/toolsearch) when there are
+//     many: when the pool's MCP definitions (names, descriptions, input
+//     schemas) together pass a tenth of a 200,000-token context window at
+//     4 bytes a token, 80,000 bytes (MCPOnDemand), the rule of Claude
+//     Code's default (ENABLE_TOOL_SEARCH=auto, "10% of the context").
+//     Below it they are sent whole: a few small servers cost less than the
+//     round trip of loading them. The decision is the pool's, per agent,
+//     so a subagent whose definition keeps one server only decides on that
+//     server's size. A definition that names the tool or its server
+//     ("mcp__srv", "mcp__srv__*"; not "*") keeps those loaded, and one that
+//     disallows ToolSearch keeps all of them loaded.
 //   - Excluded says why a pool leaves each tool out, in words for the
 //     model: a call to a tool the agent lacks is answered with the reason
 //     and the tools it has.

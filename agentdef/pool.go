@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cohort-dev/cohort/llm"
 	"github.com/cohort-dev/cohort/tool"
 )
 
@@ -103,6 +104,9 @@ type PoolInput struct {
 	// servers it names, which move to the end of the pool. They bypass the definition's tools list (the
 	// definition asked for them) but not its disallowedTools or plan mode.
 	OwnMCP []string
+	// MCPOnDemand offers the pool's MCP tools on demand (tool/toolsearch);
+	// the function MCPOnDemand decides it from the pool's definitions.
+	MCPOnDemand bool
 }
 
 // Pool computes an agent's tools from all, the tools available in canonical
@@ -216,7 +220,9 @@ func (in PoolInput) exclude(name string) string {
 func (in PoolInput) OnDemand(name string) bool {
 	d := in.Def
 	switch {
-	case !onDemand[name], d.names(name):
+	case isMCP(name) && (!in.MCPOnDemand || d.namesServerOf(name)):
+		return false
+	case !isMCP(name) && !onDemand[name], d.names(name):
 		return false
 	case d != nil && matchAny(d.DisallowedTools, "ToolSearch"):
 		return false
@@ -226,6 +232,47 @@ func (in PoolInput) OnDemand(name string) bool {
 		return false
 	}
 	return true
+}
+
+// mcpShareOfWindow and windowTokens make MCPOnDemand's threshold: MCP tools
+// wait for ToolSearch once their definitions would take more than a tenth
+// of a 200,000-token context window, counted at 4 bytes a token (80,000
+// bytes), as Claude Code's default (ENABLE_TOOL_SEARCH=auto) does.
+const (
+	mcpShareOfWindow = 10 // per cent
+	windowTokens     = 200_000
+	bytesPerToken    = 4
+)
+
+// MCPOnDemand reports whether the MCP tools among defs are many enough to
+// be offered on demand: their names, descriptions and input schemas
+// together over mcpShareOfWindow per cent of the window. Below it every
+// request carries them whole, as the built-in tools; above it the model
+// reads their names in ToolSearch's description and loads what it needs,
+// and a session with a few large servers stops paying for all of their
+// definitions on every request of every agent.
+func MCPOnDemand(defs []llm.ToolDef) bool {
+	n := 0
+	for _, d := range defs {
+		if isMCP(d.Name) {
+			n += len(d.Name) + len(d.Description) + len(d.InputSchema)
+		}
+	}
+	return n > windowTokens*bytesPerToken*mcpShareOfWindow/100
+}
+
+// namesServerOf reports whether d's tools list names the MCP tool name or
+// its whole server ("mcp__srv", "mcp__srv__*"; "*" does not count).
+func (d *Definition) namesServerOf(name string) bool {
+	if d == nil {
+		return false
+	}
+	for _, e := range d.Tools {
+		if e != "*" && matchAny([]string{e}, name) {
+			return true
+		}
+	}
+	return false
 }
 
 // subagent reports whether the pool is a subagent's, synchronous or in the

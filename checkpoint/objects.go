@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/cohort-dev/cohort/internal/atomicfile"
 )
@@ -106,10 +107,13 @@ func (s *Store) writeObject(kind string, body []byte) (string, error) {
 		return id, nil
 	}
 	var z bytes.Buffer
-	zw := zlib.NewWriter(&z)
+	zw := zlibWriters.Get().(*zlib.Writer)
+	zw.Reset(&z)
 	fmt.Fprintf(zw, "%s %d\x00", kind, len(body))
 	zw.Write(body)
-	if err := zw.Close(); err != nil {
+	err := zw.Close()
+	zlibWriters.Put(zw)
+	if err != nil {
 		return "", err
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -135,6 +139,13 @@ func (s *Store) writeObject(kind string, body []byte) (string, error) {
 	}
 	return id, nil
 }
+
+// zlibWriters keeps the compressors of writeObject. A new zlib writer
+// allocates and clears about a megabyte of tables on its first write, for
+// objects of a few hundred bytes (a checkpoint's commit and trees): in the
+// fan-out benchmark that was most of a checkpoint's CPU time, page faults
+// on fresh memory included (BENCHMARKS.md §15). Reset keeps the tables.
+var zlibWriters = sync.Pool{New: func() any { return zlib.NewWriter(nil) }}
 
 // objectID is git's id of an object (SHA-1, or SHA-256 for a 64-digit id).
 func objectID(kind string, body []byte, idLen int) string {

@@ -76,20 +76,7 @@ func TestSiblingForksShareEverythingButTheDirective(t *testing.T) {
 			t.Fatalf("fork request bodies differ beyond the directive (first difference at byte %d)", firstDiff(norm[0], norm[i]))
 		}
 	}
-	golden := filepath.Join("testdata", "fork_request.golden")
-	pretty := prettyJSON(t, norm[0])
-	if *update {
-		if err := os.WriteFile(golden, pretty, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(scrub(want), scrub(pretty)) {
-		t.Fatalf("fork request differs from %s (run with -update after checking the change)", golden)
-	}
+	checkGolden(t, "fork_request.golden", prettyJSON(t, norm[0]), "the fork request")
 
 	// The parent's next request shares the fork prefix up to and including
 	// its last assistant message.
@@ -218,6 +205,25 @@ func prettyJSON(t *testing.T, data []byte) []byte {
 		t.Fatal(err)
 	}
 	return append(buf.Bytes(), '\n')
+}
+
+// checkGolden compares a request, pretty-printed, with testdata/name
+// (-update rewrites it), what naming it in the failure.
+func checkGolden(t *testing.T, name string, pretty []byte, what string) {
+	t.Helper()
+	golden := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(golden, pretty, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if !bytes.Equal(scrub(want), scrub(pretty)) {
+		t.Fatalf("%s differs from %s (run with -update after checking the change)", what, golden)
+	}
 }
 
 // scrub removes what differs between runs: tool_use ids and temp paths.

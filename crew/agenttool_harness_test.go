@@ -34,6 +34,8 @@ type rigConfig struct {
 	policy fakeapi.Policy
 	flags  []string
 	cache  fakeapi.CacheConfig
+	// extra are more tools after the built-in ones (MCP tools, say).
+	extra []tool.Tool
 }
 
 func newRig(t testing.TB, rc rigConfig) *rig {
@@ -61,7 +63,7 @@ func newRig(t testing.TB, rc rigConfig) *rig {
 	})
 	r.rt, err = New(Config{
 		Model: model, Catalog: agentdef.NewCatalog(agentdef.BuiltIns(fs)), Flags: fs,
-		Tools: withAgentTool(nil, builtin.All(builtin.Config{})...), Tasks: r.reg, Cwd: r.dir, SessionID: "s1",
+		Tools: withAgentTool(nil, append(builtin.All(builtin.Config{}), rc.extra...)...), Tasks: r.reg, Cwd: r.dir, SessionID: "s1",
 		Environment: prompt.Environment{Platform: "linux", Date: "2026-11-30"},
 		ReadOnly:    func(n string) bool { return n == "Read" || n == "Glob" || n == "Grep" || n == "Bash" },
 	})

@@ -3,8 +3,6 @@ package crew
 import (
 	"bytes"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -50,20 +48,7 @@ func TestSiblingSubagentsShareTheirPrefix(t *testing.T) {
 				around(a, firstDiff(a, other)), around(other, firstDiff(a, other)))
 		}
 	}
-	golden := filepath.Join("testdata", "sibling_request.golden")
-	pretty := prettyJSON(t, a)
-	if *update {
-		if err := os.WriteFile(golden, pretty, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(scrub(want), scrub(pretty)) {
-		t.Fatalf("the sibling request differs from %s (run with -update after checking the change)", golden)
-	}
+	checkGolden(t, "sibling_request.golden", prettyJSON(t, a), "the sibling request")
 }
 
 func around(b []byte, i int) []byte {

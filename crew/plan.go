@@ -92,6 +92,11 @@ func (rt *Crew) pool(a *Agent) ([]tool.Tool, map[string]string) {
 		OwnMCP:      ownNames,
 	}
 	tools, _ := agentdef.PoolTools(all, in)
+	defs := make([]llm.ToolDef, len(tools))
+	for i, t := range tools {
+		defs[i] = t.Def()
+	}
+	in.MCPOnDemand = agentdef.MCPOnDemand(defs)
 	return toolsearch.Offer(tools, in.OnDemand), agentdef.Excluded(toolNames(all), in)
 }
 

@@ -55,6 +55,19 @@ func (b *Plan) sandboxOn(c sandboxConf) (bool, error) {
 
 // openSandbox builds the session's sandbox (nil when it is off), printing
 // once what it does not enforce on this machine.
+//
+// The launcher's start (an exec of this binary in new namespaces) and the
+// writing profile's policy are not waited for here: they run beside the
+// rest of the session's start and its first model request, which need
+// neither, and the first command, hook or MCP server that needs them
+// waits for them (sandbox.Sandbox starts once, whoever asks first). On an
+// idle 2-core machine that start was about a tenth of a print run's wall
+// time, all of it before the first request (BENCHMARKS.md §15). Where the
+// sandbox cannot work at all (a kernel that cannot signal a process group
+// through a pidfd) the session still learns it here, before anything runs,
+// and runs commands unconfined with a warning, as it did. A launcher that
+// fails to start once the sandbox was handed out fails closed instead: the
+// commands that needed it fail with its error, none runs unconfined.
 func (s *Session) openSandbox(ctx context.Context) error {
 	conf := s.sandboxConfig()
 	for _, p := range conf.problems {
@@ -78,14 +91,43 @@ func (s *Session) openSandbox(ctx context.Context) error {
 		fmt.Fprintf(s.Process.Stderr, "cohort: warning: the sandbox is not available (%v): Bash commands, command hooks and MCP servers run unconfined, and only the permission checks guard them\n", err)
 		return nil
 	}
+	if !proc.GroupSignals() {
+		// It cannot start: say so now and run unconfined, as before.
+		_, err := sb.Report(ctx, s.Process.Cwd)
+		_ = sb.Close()
+		fmt.Fprintf(s.Process.Stderr, "cohort: warning: the sandbox is not available (%v): Bash commands, command hooks and MCP servers run unconfined, and only the permission checks guard them\n", err)
+		return nil
+	}
+	s.sandbox, s.sandboxExcluded = sb, conf.excluded
+	started := make(chan struct{})
+	go func() {
+		defer close(started)
+		s.reportSandbox(ctx, sb)
+	}()
+	s.closers = append(s.closers, func() {
+		<-started
+		if err := sb.Close(); err != nil {
+			fmt.Fprintf(s.Process.Stderr, "cohort: warning: sandbox: %v\n", err)
+		}
+	})
+	s.warmReadOnly(ctx, sb)
+	return nil
+}
+
+// reportSandbox starts the launcher and the writing profile's policy of
+// the session's directory, and prints what they do not enforce here (what
+// they do too when verbose), or why they could not start: then every
+// command that needs the sandbox fails with that error.
+func (s *Session) reportSandbox(ctx context.Context, sb *sandbox.Sandbox) {
 	rep, err := sb.Report(ctx, s.Process.Cwd)
 	for _, p := range sb.Problems() {
 		fmt.Fprintf(s.Process.Stderr, "cohort: warning: %s\n", p)
 	}
 	if err != nil {
-		_ = sb.Close()
-		fmt.Fprintf(s.Process.Stderr, "cohort: warning: the sandbox is not available (%v): Bash commands, command hooks and MCP servers run unconfined, and only the permission checks guard them\n", err)
-		return nil
+		if ctx.Err() == nil {
+			fmt.Fprintf(s.Process.Stderr, "cohort: warning: the sandbox could not be set up (%v): Bash commands, command hooks and MCP servers will fail with this error; --sandbox off runs them unconfined\n", err)
+		}
+		return
 	}
 	for _, n := range rep.NotEnforced {
 		fmt.Fprintf(s.Process.Stderr, "cohort: sandbox: not enforced on this machine: %s\n", n)
@@ -95,14 +137,6 @@ func (s *Session) openSandbox(ctx context.Context) error {
 			fmt.Fprintf(s.Process.Stderr, "cohort: sandbox: %s\n", n)
 		}
 	}
-	s.sandbox, s.sandboxExcluded = sb, conf.excluded
-	s.closers = append(s.closers, func() {
-		if err := sb.Close(); err != nil {
-			fmt.Fprintf(s.Process.Stderr, "cohort: warning: sandbox: %v\n", err)
-		}
-	})
-	s.warmReadOnly(ctx, sb)
-	return nil
 }
 
 // warmReadOnly sets up the read-only profile's policy (most commands run

@@ -18,8 +18,10 @@
 //     the references: the model loads again what it still needs.
 //   - Which tools wait is the pool's decision (agentdef.PoolInput.OnDemand):
 //     measured, not guessed — the tools the lead and workers of the cost
-//     workloads never call, and that typical sessions rarely do. A
-//     definition that names a tool gets it loaded.
+//     workloads never call, and that typical sessions rarely do, and
+//     MCP tools once their definitions pass a tenth of the context window
+//     (agentdef.MCPOnDemand). A definition that names a tool gets it
+//     loaded.
 //   - The search is plain: "select:A,B" loads those by name, other words
 //     load up to five tools whose names (weighted) or descriptions hold
 //     them. A miss is an error listing what can be loaded, so one more
