@@ -365,13 +365,14 @@ func (s *Session) coalesceQuiet() time.Duration {
 	return s.quietD
 }
 
-// userBlocks renders a prompt (its texts, a block each) as the first (or
-// a later) user message. A wake turn's (empty) prompt adds no block.
+// userBlocks renders a prompt (its texts, a block each, as expand made
+// them) as the first (or a later) user message. A wake turn's (empty)
+// prompt adds no block.
 func userBlocks(opening []llm.Block, texts ...string) []llm.Block {
 	out := append([]llm.Block(nil), opening...)
 	for _, text := range texts {
 		if text != "" {
-			out = append(out, llm.Text(strings.TrimRight(text, "\n")))
+			out = append(out, llm.Text(text))
 		}
 	}
 	return out
