@@ -182,7 +182,9 @@ func TestCustomCommandExpands(t *testing.T) {
 	s := e.open(e.config())
 	collect(t, s, "/greet the whole team")
 	mu.Lock()
-	tags := "<command-message>greet</command-message>\n<command-name>/greet</command-name>\n<command-args>the whole team</command-args>"
+	// Two blocks, the tags' lines each ending in a newline (LastUserText
+	// joins the blocks with another).
+	tags := "<command-message>greet</command-message>\n<command-name>/greet</command-name>\n<command-args>the whole team</command-args>\n"
 	if len(got) != 1 || !strings.Contains(got[0], tags+"\nSay hello to the whole team.") || !strings.Contains(got[0], "Greet them warmly.") {
 		t.Errorf("the model read %q, want Claude Code's tags of the typed command, its text, and the hook's context", got)
 	}

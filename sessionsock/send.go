@@ -173,3 +173,16 @@ func Live(ctx context.Context, dir, skip string) ([]string, error) {
 	}
 	return out, ctx.Err()
 }
+
+// Answers reports whether something listens on path now: a connect,
+// closed at once, bounded by ctx. It is false only when nothing does (no
+// socket, or one its session left when it died); a connect that fails
+// otherwise (ctx ended, too many connections) counts as an answer.
+func Answers(ctx context.Context, path string) bool {
+	c, err := dial(ctx, path)
+	if err != nil {
+		return !errors.Is(err, ErrNoSession)
+	}
+	c.Close()
+	return true
+}

@@ -16,10 +16,14 @@
 //     session was started in), .cohort/ winning over .claude/ for one
 //     name; files over 1 MiB or unreadable are skipped.
 //   - $ARGUMENTS in the body takes the text after the name; a body
-//     without it gets them after "ARGUMENTS: ", two blank lines below,
-//     as Claude Code 2.1.332 sends them (recorded from it against the
-//     fake API; it also ends the tags' lines and the body with a newline,
-//     which Cohort's user blocks trim).
+//     without it gets them after "ARGUMENTS: ", two blank lines below
+//     its last line, as Claude Code 2.1.332 sends them (recorded from it
+//     against the fake API). The body is the file's text after the
+//     frontmatter with its leading blank space dropped and its end kept
+//     as written (trailing newlines and spaces too), and every line of
+//     the tags ends in a newline, as Claude Code sends them: these two
+//     blocks keep their bytes in the user message (internal/conformance
+//     compares them with the record, TestHookInputsMatchClaudeCode).
 //   - The hook's command_source is "projectSettings", the source Claude
 //     Code gives a command read from the project's .claude/commands.
 //   - The model reads what was typed, tagged, before the command's text
@@ -55,7 +59,8 @@ type Command struct {
 	Name string
 	// Description is the frontmatter's description (empty when none).
 	Description string
-	// Body is the prompt, frontmatter removed and trimmed.
+	// Body is the prompt: the file's text after the frontmatter, its
+	// leading blank space dropped, its end as written.
 	Body string
 	// Path is the file it was read from; Source where that is
 	// (SourceProject).
@@ -63,11 +68,12 @@ type Command struct {
 }
 
 // Tags is how the model reads the command typed with args, before the
-// command's text (see the package doc).
+// command's text (see the package doc): a line per tag, each ending in a
+// newline.
 func (c Command) Tags(args string) string {
-	t := "<command-message>" + c.Name + "</command-message>\n<command-name>/" + c.Name + "</command-name>"
+	t := "<command-message>" + c.Name + "</command-message>\n<command-name>/" + c.Name + "</command-name>\n"
 	if args != "" {
-		t += "\n<command-args>" + args + "</command-args>"
+		t += "<command-args>" + args + "</command-args>\n"
 	}
 	return t
 }
@@ -78,7 +84,7 @@ func (c Command) Expand(args string) string {
 		return strings.ReplaceAll(c.Body, "$ARGUMENTS", args)
 	}
 	if args != "" {
-		return c.Body + "\n\n\nARGUMENTS: " + args
+		return c.Body + "\n\nARGUMENTS: " + args
 	}
 	return c.Body
 }
@@ -117,7 +123,7 @@ func read(path string) (Command, bool) {
 	}
 	desc, body := frontmatter(string(data))
 	return Command{Name: strings.TrimSuffix(filepath.Base(path), ".md"), Description: desc,
-		Body: strings.TrimSpace(body), Path: path, Source: SourceProject}, true
+		Body: strings.TrimLeft(body, " \t\r\n"), Path: path, Source: SourceProject}, true
 }
 
 // Split reads a prompt as "/name args": the name (without the slash) and

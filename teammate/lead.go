@@ -54,6 +54,12 @@ type LeadConfig struct {
 	// bridge); nil when the session has no NATS server, and bridge:
 	// addresses say so.
 	Bridge func(ctx context.Context, to string, m mailbox.Message) (label, id string, err error)
+	// ExpectIdleNotice is told of the session socket a SendMessage with
+	// notify_when_idle asks for a notice from, before the message is sent
+	// (the notice can come before the send returns); the send calls the
+	// func it returns when the message was not delivered. nil: nobody
+	// counts the notices (print mode waits for them, package assemble).
+	ExpectIdleNotice func(socket string) (withdraw func())
 	// LeadModel is the model a teammate without one of its own uses.
 	LeadModel string
 	// NATS is the NATS server whose JetStream holds the mailboxes, task

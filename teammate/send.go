@@ -342,8 +342,13 @@ func (t *sendTool) sendUDS(ctx context.Context, env *tool.Env, from string, in S
 		// this session's own address, which SendMessage accepts as to.
 		from = "uds:" + filepath.Join(t.l.cfg.SessionsDir, t.l.cfg.SessionID+".sock")
 	}
+	withdraw := func() {}
+	if in.NotifyWhenIdle && t.l.cfg.ExpectIdleNotice != nil {
+		withdraw = t.l.cfg.ExpectIdleNotice(path)
+	}
 	id, err := sessionsock.SendWith(ctx, path, mailbox.Message{From: from, Text: text, Summary: in.Summary}, d)
 	if err != nil {
+		withdraw()
 		return tool.Errorf("Could not deliver to %s: %v", in.To, err), nil
 	}
 	if in.NotifyWhenIdle {

@@ -151,6 +151,9 @@ func (s *Session) Send(text string) error {
 	if b := hookContextBlock(extra); b != nil {
 		prompt = append(prompt, b.Text)
 	}
+	for i, p := range prompt {
+		prompt[i] = strings.TrimRight(p, " \t\r\n") // one paragraph each
+	}
 	id := s.typed.add(text)
 	item := task.Item{Kind: task.ItemUserPrompt, Text: strings.Join(prompt, "\n\n")}
 	s.lead.Queue().Enqueue(item.OnAck(func() { s.typed.read(id) }))

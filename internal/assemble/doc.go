@@ -75,4 +75,9 @@
 //     says so: nothing held is approved on its own. A subscription
 //     (notify_when_idle without a message) delivers nothing to the model
 //     and is not held; a held message still waiting at Close is dropped.
+//     A print-mode session whose model asked for an idle notice
+//     (notify_when_idle) does not end when its model ends its turn to
+//     wait: it waits for the notice, reading the other session's reply
+//     meanwhile, until that session ends or COHORT_IDLE_NOTICE_WAIT (10
+//     minutes) has passed, and says on stderr why it stopped (notices.go).
 package assemble

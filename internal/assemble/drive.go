@@ -259,25 +259,28 @@ const teamPoll = time.Second
 
 // awaitQueue waits until the lead's queue holds something and returns it,
 // each item with its origin, or returns false once nothing can arrive any
-// more (no outstanding background task).
+// more (no outstanding background task, no busy teammate, no idle notice
+// a one-shot session awaits: notices.go).
 func (s *Session) awaitQueue(ctx context.Context) ([]engine.Part, bool, error) {
 	q := s.lead.Queue()
 	waited := false
 	for {
 		// Outstanding and busy first: a task stops counting only after its
-		// notification is enqueued, and a teammate stops counting as busy
+		// notification is enqueued, a teammate stops counting as busy
 		// only after what it had for the lead is queued or in the lead's
-		// inbox, so nothing can slip between the checks.
+		// inbox, and a notice stops being awaited in the step that queues
+		// it, so nothing can slip between the checks.
 		changed := s.teamChanged()
 		outstanding := s.tasks.Outstanding(q)
 		busy := s.teamBusy()
+		notices := s.noticesAwaited(ctx, q.Len() == 0)
 		if q.Len() > 0 {
 			if waited {
 				s.coalesce(ctx, q)
 			}
 			return crew.QueueParts(q.Take()), true, nil
 		}
-		if outstanding == 0 && !busy {
+		if outstanding == 0 && !busy && notices == 0 {
 			return nil, false, nil
 		}
 		select {
@@ -307,7 +310,7 @@ const (
 // cost hundreds of lead turns where a handful would do. It returns once
 // nothing new has arrived for the quiet window, after eight windows in all,
 // or at once when nothing more can arrive (no task outstanding, the team
-// not busy).
+// not busy, no idle notice awaited).
 func (s *Session) coalesce(ctx context.Context, q *task.Queue) {
 	quiet := s.coalesceQuiet()
 	if quiet <= 0 {
@@ -316,7 +319,7 @@ func (s *Session) coalesce(ctx context.Context, q *task.Queue) {
 	deadline := time.Now().Add(coalesceMaxFactor * quiet)
 	n := q.Len()
 	for {
-		if s.tasks.Outstanding(q) == 0 && !s.teamBusy() {
+		if s.tasks.Outstanding(q) == 0 && !s.teamBusy() && s.noticesAwaited(ctx, false) == 0 {
 			return
 		}
 		wait := min(quiet, time.Until(deadline))
@@ -362,13 +365,14 @@ func (s *Session) coalesceQuiet() time.Duration {
 	return s.quietD
 }
 
-// userBlocks renders a prompt (its texts, a block each) as the first (or
-// a later) user message. A wake turn's (empty) prompt adds no block.
+// userBlocks renders a prompt (its texts, a block each, as expand made
+// them) as the first (or a later) user message. A wake turn's (empty)
+// prompt adds no block.
 func userBlocks(opening []llm.Block, texts ...string) []llm.Block {
 	out := append([]llm.Block(nil), opening...)
 	for _, text := range texts {
 		if text != "" {
-			out = append(out, llm.Text(strings.TrimRight(text, "\n")))
+			out = append(out, llm.Text(text))
 		}
 	}
 	return out

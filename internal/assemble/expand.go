@@ -3,6 +3,7 @@ package assemble
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/cohort-dev/cohort/hook"
 	"github.com/cohort-dev/cohort/slashcmd"
@@ -13,12 +14,14 @@ import (
 // command typed, tagged as Claude Code tags it (slashcmd's Tags), then the
 // command's text, once the UserPromptExpansion hooks let it (a block
 // refuses the prompt); what they add for the model comes back as context.
-// Any other text is the prompt as it is. A prompt typed ahead into a
+// Any other text is the prompt as it is, less its trailing newlines. The
+// command's two blocks keep their bytes, trailing newlines included, as
+// Claude Code 2.1.332 sends them (slashcmd). A prompt typed ahead into a
 // running turn (Send, typed) is expanded the same way.
 func (s *Session) expand(ctx context.Context, scope *hook.Scope, text string, typed bool) ([]string, []string, error) {
 	c, args, ok := slashcmd.Find(s.Process.Cwd, text)
 	if !ok {
-		return []string{text}, nil, nil
+		return []string{strings.TrimRight(text, "\n")}, nil, nil
 	}
 	as := "/" + c.Name
 	if args != "" {

@@ -47,6 +47,9 @@ type inbound struct {
 	// answered is set when a one-shot session (print mode) has ended its
 	// drive: it reads no more messages.
 	answered bool
+	// awaiting are the idle notices a one-shot session asked other
+	// sessions for and has not had, by session id (notices.go).
+	awaiting map[string]*awaitedNotice
 }
 
 // idleNoticeWait bounds the delivery of one idle notice.
@@ -77,7 +80,10 @@ func (s *Session) receive(ctx context.Context, m mailbox.Message) error {
 	peer, _ := sessionsock.PeerFrom(ctx)
 	v := sessionorigin.Judge(s.sessionsDir(), peer.PID)
 	if v.Person {
-		return s.enqueueInbound(it, d.Priority, d.NotifyIdle)
+		return s.enqueue(it, d.Priority, d.NotifyIdle, noticeFrom(m))
+	}
+	if id := noticeFrom(m); id != "" {
+		s.noticeCame(id) // it came, whatever becomes of it
 	}
 	if !s.personCanDecide() {
 		return errNobodyToApprove
@@ -91,7 +97,16 @@ func (s *Session) receive(ctx context.Context, m mailbox.Message) error {
 // socket, or empty) for the lead's next idle with nothing waiting, and
 // kicks the wake loop: an idle lead starts a turn on it.
 func (s *Session) enqueueInbound(it task.Item, priority, notify string) error {
+	return s.enqueue(it, priority, notify, "")
+}
+
+// enqueue is enqueueInbound for an item that may be the idle notice of
+// session notice (or ""), counted as had in the step that queues it.
+func (s *Session) enqueue(it task.Item, priority, notify, notice string) error {
 	s.inbound.mu.Lock()
+	if notice != "" {
+		s.noticeCameLocked(notice)
+	}
 	if s.inbound.answered {
 		s.inbound.mu.Unlock()
 		return errAnswered
@@ -222,14 +237,14 @@ func (s *Session) endDrive(state string) {
 func (s *Session) tellIdle(ctx context.Context, subs []string, state string, read map[string]bool) {
 	for _, path := range subs {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), idleNoticeWait)
-		text := fmt.Sprintf("[Session idle notice] The session at uds:%s %s: it has finished its turn and nothing waits for it. This notice is sent once; ask again with notify_when_idle to hear of its next idle.", s.socket, state)
+		text := fmt.Sprintf(idleNoticeTag+" The session at uds:%s %s: it has finished its turn and nothing waits for it. This notice is sent once; ask again with notify_when_idle to hear of its next idle.", s.socket, state)
 		switch {
 		case read[path] && state == "is idle":
-			text = fmt.Sprintf("[Session idle notice] The session at uds:%s has read your message and is idle: it has finished the turn that read it and nothing waits for it. This notice is sent once; ask again with notify_when_idle to hear of its next idle.", s.socket)
+			text = fmt.Sprintf(idleNoticeTag+" The session at uds:%s has read your message and is idle: it has finished the turn that read it and nothing waits for it. This notice is sent once; ask again with notify_when_idle to hear of its next idle.", s.socket)
 		case state == "has exited":
-			text = fmt.Sprintf("[Session idle notice] The session at uds:%s has exited; it will not answer.", s.socket)
+			text = fmt.Sprintf(idleNoticeTag+" The session at uds:%s has exited; it will not answer.", s.socket)
 		case strings.HasPrefix(state, "did not take"):
-			text = fmt.Sprintf("[Session idle notice] The session at uds:%s %s; nothing more will come of it.", s.socket, state)
+			text = fmt.Sprintf(idleNoticeTag+" The session at uds:%s %s; nothing more will come of it.", s.socket, state)
 		}
 		if _, err := sessionsock.Send(ctx, path, mailbox.Message{From: "session " + s.id, Text: text}); err != nil {
 			s.logf("idle notice to %s: %v", path, err)

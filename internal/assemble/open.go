@@ -80,6 +80,9 @@ type Session struct {
 	reaper *sandbox.Sandbox
 	quiet  sync.Once // reads COHORT_NOTIFY_COALESCE once (drive.go)
 	quietD time.Duration
+	// noticeOnce reads COHORT_IDLE_NOTICE_WAIT once (notices.go).
+	noticeOnce sync.Once
+	noticeD    time.Duration
 	// gitSnapshot waits for the session's git snapshot, taken while the
 	// rest of the session is set up.
 	gitSnapshot func() string

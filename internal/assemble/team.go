@@ -38,6 +38,7 @@ func (s *Session) openTeams() error {
 		Store: store, Tasks: s.tasks, Checker: s.checker, Prompter: s.prompter(),
 		SessionID: s.id, LeadModel: s.model.name, SessionsDir: filepath.Join(s.Process.Paths.CohortHome, "sessions"),
 		Peers:             s.peerSessions,
+		ExpectIdleNotice:  s.expectNotice,
 		Bridge:            s.bridgeSend(),
 		PermissionTimeout: s.Team.PermissionTimeout,
 		ImplicitTeam:      s.Settings.Set.Bool(flags.ImplicitTeam),

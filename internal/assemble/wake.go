@@ -35,7 +35,9 @@ import (
 // says so (inbound.go), rather than queued for a turn that never comes.
 // The drive closes its inbox in the same step as its last look at the
 // queue (lastLook): a message that came before is read by that drive, one
-// that comes after is refused; none is accepted and dropped.
+// that comes after is refused; none is accepted and dropped. Its answer
+// waits, though, for the idle notices its model asked for with
+// notify_when_idle (notices.go), reading what comes meanwhile.
 
 // waker is the loop that starts the wake turns.
 type waker struct {

@@ -44,6 +44,9 @@ type hookInputs struct {
 	ClaudeCode string                               `json:"claude_code"`
 	Command    string                               `json:"command"`
 	Runs       map[string]map[string]*recordedEvent `json:"runs"`
+	// Prompts are, per run, the text blocks of the lead's first user
+	// message, the run's temporary folders written $PROJECT and $HOME.
+	Prompts map[string][]string `json:"prompts,omitempty"`
 }
 
 // recordedEvent is what one event's inputs held: how many fired, the keys
@@ -80,8 +83,9 @@ type hookRun struct {
 	logs    string
 	srv     *fakeapi.Server
 
-	mu    sync.Mutex
-	tools []string // the tools the lead was offered
+	mu     sync.Mutex
+	tools  []string // the tools the lead was offered
+	prompt []string // the text blocks of its first user message
 }
 
 // hookAllowed are the tools the sequence pre-approves; "Bash(rm:*)" is not
@@ -152,6 +156,15 @@ func (hr *hookRun) policy(r *fakeapi.Request) fakeapi.Reply {
 		hr.tools = hr.tools[:0]
 		for _, tl := range r.Tools {
 			hr.tools = append(hr.tools, tl.Name)
+		}
+		if hr.prompt == nil {
+			hr.prompt = []string{}
+			paths := strings.NewReplacer(hr.project, "$PROJECT", hr.home, "$HOME")
+			for _, b := range r.Messages[0].Content {
+				if b.Type == "text" {
+					hr.prompt = append(hr.prompt, paths.Replace(b.Text))
+				}
+			}
 		}
 		hr.mu.Unlock()
 	}
@@ -369,11 +382,14 @@ func TestRecordHookInputs(t *testing.T) {
 		t.Fatalf("%s --version: %v", exe, err)
 	}
 	rec := hookInputs{ClaudeCode: strings.TrimSpace(string(version)), Command: recordHooksCommand,
-		Runs: map[string]map[string]*recordedEvent{}}
+		Runs: map[string]map[string]*recordedEvent{}, Prompts: map[string][]string{}}
 	for _, name := range hookRuns {
 		hr := newHookRun(t, name)
 		rec.Runs[name] = summarize(hr.run(exe, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1"))
 		t.Logf("%s: the lead was offered %v", name, hr.tools)
+		if slices.Contains(promptsRecorded, name) {
+			rec.Prompts[name] = hr.prompt
+		}
 	}
 	data, err := json.MarshalIndent(rec, "", "  ")
 	if err != nil {
@@ -425,6 +441,11 @@ func TestHookInputsMatchClaudeCode(t *testing.T) {
 			hr := newHookRun(t, name)
 			got := summarize(hr.run(binary(t), "COHORT_FLAG_AGENT_TEAMS=on"))
 			compareHookRecords(t, rec.Runs[name], got)
+			if slices.Contains(promptsRecorded, name) {
+				hr.mu.Lock()
+				defer hr.mu.Unlock()
+				comparePrompts(t, rec.Prompts[name], hr.prompt)
+			}
 		})
 	}
 }
@@ -469,4 +490,41 @@ func compareHookRecords(t *testing.T, want, got map[string]*recordedEvent) {
 			t.Logf("%s: fired by Cohort only (%d times)", ev, got[ev].Count)
 		}
 	}
+}
+
+// promptsRecorded are the runs whose first user message is recorded and
+// compared (comparePrompts).
+var promptsRecorded = []string{"expand"}
+
+// promptBlocks is how many blocks end the "expand" run's first user
+// message that the typed command makes: its tags and its text.
+const promptBlocks = 2
+
+// comparePrompts compares the first user message of a run with Claude
+// Code's: it ends with the blocks the prompt makes, byte for byte, and
+// nothing follows them; every block before them is context the session
+// adds (a <system-reminder>), in both, and Cohort's holds the memory
+// files' text as Claude Code's does. That context's wording is each
+// program's own, so it is not compared.
+func comparePrompts(t *testing.T, want, got []string) {
+	t.Helper()
+	if len(want) < promptBlocks || len(got) < promptBlocks {
+		t.Fatalf("the first user message has %d text blocks (Claude Code's %d); want at least %d\ngot %q", len(got), len(want), promptBlocks, got)
+	}
+	tail := func(b []string) []string { return b[len(b)-promptBlocks:] }
+	if !slices.Equal(tail(got), tail(want)) {
+		t.Errorf("the message's last %d blocks differ from Claude Code's:\n got %q\nwant %q", promptBlocks, tail(got), tail(want))
+	}
+	for who, blocks := range map[string][]string{"Claude Code's": want, "Cohort's": got} {
+		for i, b := range blocks[:len(blocks)-promptBlocks] {
+			if !strings.HasPrefix(b, "<system-reminder>") || !strings.HasSuffix(strings.TrimRight(b, "\n"), "</system-reminder>") {
+				t.Errorf("%s block %d, before the prompt's, is not a <system-reminder>: %q", who, i, b)
+			}
+		}
+	}
+	memory := func(b []string) int { return strings.Count(strings.Join(b, ""), "Keep answers short.") }
+	if memory(got) != memory(want) {
+		t.Errorf("Cohort's message holds the memory files' text %d times, Claude Code's %d: %q", memory(got), memory(want), got)
+	}
+	t.Logf("the first user message: %d blocks (Claude Code's %d); the last %d match", len(got), len(want), promptBlocks)
 }
