@@ -101,7 +101,8 @@
 // already writes (made without following links, checked through the opened
 // directory, chmod 0600), as Claude Code points an agent's output file at
 // its transcript. That file is written synchronously by the transcript
-// writer and never capped; TaskOutput reads its last lines from disk. When
+// writer and never capped; TaskOutput reads its last lines from disk and
+// shows a running agent's messages in them as text (agentout.go). When
 // the two paths cannot be linked (different file systems), the task falls
 // back to a file of its own. See linked.go.
 //

@@ -60,7 +60,8 @@ func linkOutputIn(root *os.Root, dir, name, transcript string, cfg OutputConfig)
 // linkedTail is Tail for a linked output: the file's last lines, then the
 // lines written to memory.
 func (o *Output) linkedTail(n int) []string {
-	lines := append(o.fileTail(), o.memTail(0)...)
+	lines, _ := o.fileTail(o.cfg.MaxTailLine)
+	lines = append(lines, o.memTail(0)...)
 	keep := min(len(lines), o.cfg.TailLines)
 	if n > 0 {
 		keep = min(keep, n)
@@ -69,22 +70,23 @@ func (o *Output) linkedTail(n int) []string {
 }
 
 // fileTail reads the complete lines in the last tailWindow bytes of the
-// file, each cut to MaxTailLine.
-func (o *Output) fileTail() []string {
+// file, each cut to maxLine (0: whole); earlier is set when the file holds
+// more before them.
+func (o *Output) fileTail(maxLine int) (lines []string, earlier bool) {
 	f, err := os.OpenFile(o.path, os.O_RDONLY|oNoFollow, 0)
 	if err != nil {
-		return nil
+		return nil, false
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil
+		return nil, false
 	}
 	start := max(0, fi.Size()-tailWindow)
 	buf := make([]byte, fi.Size()-start)
 	n, err := f.ReadAt(buf, start)
 	if err != nil && !errors.Is(err, io.EOF) {
-		return nil
+		return nil, false
 	}
 	text := string(buf[:n])
 	if start > 0 { // the first line is cut; drop it
@@ -92,13 +94,27 @@ func (o *Output) fileTail() []string {
 	}
 	text = strings.TrimSuffix(text, "\n")
 	if text == "" {
-		return nil
+		return nil, start > 0
 	}
-	lines := strings.Split(text, "\n")
-	for i, l := range lines {
-		lines[i] = cutLine(l, o.cfg.MaxTailLine)
+	lines = strings.Split(text, "\n")
+	if maxLine > 0 {
+		for i, l := range lines {
+			lines[i] = cutLine(l, maxLine)
+		}
 	}
-	return lines
+	return lines, start > 0
+}
+
+// transcriptTail is, for a linked output, the transcript's last whole
+// lines (the last tailWindow bytes of it) and then the lines written to
+// memory; earlier is set when the transcript holds more before them.
+// ok is false for an output that is no transcript.
+func (o *Output) transcriptTail() (lines []string, earlier, ok bool) {
+	if !o.linked {
+		return nil, false, false
+	}
+	lines, earlier = o.fileTail(0)
+	return append(lines, o.memTail(0)...), earlier, true
 }
 
 // linkedSize is the file's current size.

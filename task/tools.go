@@ -127,7 +127,11 @@ func renderOutput(retrieval string, st State, out *Output) string {
 		text = st.Result.Text
 	}
 	if text == "" {
-		text = tailText(out.Tail(0), st.OutputFile)
+		if lines, earlier, ok := out.transcriptTail(); ok {
+			text = agentText(lines, earlier, st.OutputFile) // an agent's messages (agentout.go)
+		} else {
+			text = tailText(out.Tail(0), st.OutputFile)
+		}
 	}
 	if text != "" {
 		fmt.Fprintf(&b, "<output>\n%s\n</output>\n", strings.TrimRight(text, "\n"))

@@ -567,7 +567,9 @@ func TestTaskOutputBlockReadsTheResultOnce(t *testing.T) {
 		t.Fatalf("agent id %q, %d task_started events", agentID, len(started))
 	}
 	id := started[0].TaskID
-	for _, w := range []string{"<retrieval_status>timeout</retrieval_status>", "<task_id>" + id + "</task_id>", "<status>running</status>"} {
+	// The running agent's messages as text, not its transcript's JSON.
+	for _, w := range []string{"<retrieval_status>timeout</retrieval_status>", "<task_id>" + id + "</task_id>", "<status>running</status>",
+		"<output>\n[prompt] SLOW: write the report\n</output>"} {
 		if len(peek) != 1 || strings.HasPrefix(peek[0], "ERROR:") || !strings.Contains(peek[0], w) {
 			t.Fatalf("TaskOutput with a short timeout = %q, want it to contain %q", peek, w)
 		}
