@@ -38,7 +38,8 @@ import (
 // Each time print mode starts waiting for one, and when it stops waiting
 // without it, it says so on stderr (the person's channel; the model has
 // given its answer). Sessions that stay after their answer (the terminal
-// UI, --bg, SDK) count nothing: the notice wakes them (wake.go).
+// UI, a background session, an SDK host) count nothing: the notice
+// wakes them (wake.go).
 
 // idleNoticeTag begins every idle notice a session sends (tellIdle).
 const idleNoticeTag = "[Session idle notice]"
