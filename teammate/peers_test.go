@@ -48,6 +48,11 @@ func TestSendMessageToASessionByName(t *testing.T) {
 		if res.IsError || !strings.Contains(res.TextOf(), "delivered") {
 			t.Errorf("to %q: %s", to, res.TextOf())
 		}
+		// Named as the model named it, beside the address its replies
+		// will come from.
+		if to == "worker" && !strings.Contains(res.TextOf(), `the session "worker" at uds:`+worker+" (message id ") {
+			t.Errorf("to %q: the result does not name the session as asked and by its address: %s", to, res.TextOf())
+		}
 	}
 	want := []string{"sid-worker: check the build worker", "sid-worker: check the build WORKER",
 		"sid-worker: check the build 3fa9c1aa", "sid-other: check the build sid-other"}

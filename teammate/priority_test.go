@@ -141,7 +141,7 @@ func TestSendMessageNotifyWhenIdle(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if len(results) != 2 || !strings.Contains(results[0], "one notice") || !strings.Contains(results[1], "notify_when_idle is for another session") {
+	if len(results) != 2 || !strings.Contains(results[0], "one notice") || !strings.Contains(results[0], "the session at uds:"+sock+" (message id ") || !strings.Contains(results[1], "notify_when_idle is for another session") {
 		t.Errorf("the tool results: %q", results)
 	}
 	sub := tool.Env{Caller: tool.Caller{ID: "a1", Kind: tool.KindSubagent, Depth: 1}}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/cohort-dev/cohort/crew"
@@ -125,6 +126,7 @@ func (t *sendTool) run(ctx context.Context, env *tool.Env, in SendInput) (tool.R
 	if done {
 		return res, nil
 	}
+	asked := to
 	to, err := t.sessionAddress(ctx, t.l.teamFor(env), to)
 	if err != nil {
 		return tool.Errorf("SendMessage: %v", err), nil
@@ -141,7 +143,7 @@ func (t *sendTool) run(ctx context.Context, env *tool.Env, in SendInput) (tool.R
 	}
 	switch {
 	case strings.HasPrefix(in.To, "uds:"):
-		return t.sendUDS(ctx, env, from, in)
+		return t.sendUDS(ctx, env, from, asked, in)
 	case strings.HasPrefix(in.To, "bridge:"):
 		return t.sendBridge(ctx, from, in)
 	}
@@ -310,7 +312,10 @@ func (l *Lead) broadcast(ctx context.Context, env *tool.Env, msg mailbox.Message
 	return tool.Text(fmt.Sprintf("Message sent to %s.", strings.Join(sent, ", "))), nil
 }
 
-func (t *sendTool) sendUDS(ctx context.Context, env *tool.Env, from string, in SendInput) (tool.Result, error) {
+// sendUDS sends to a socket; asked is the to the model wrote (a session's
+// name or id, resolved to in.To), named in the result beside the address
+// the other session's replies and notices come from.
+func (t *sendTool) sendUDS(ctx context.Context, env *tool.Env, from, asked string, in SendInput) (tool.Result, error) {
 	path := strings.TrimPrefix(in.To, "uds:")
 	// Below the permission check, which has the same rule: a socket that
 	// is not a Cohort session's (tmux's, docker's) needs a person or an
@@ -351,13 +356,19 @@ func (t *sendTool) sendUDS(ctx context.Context, env *tool.Env, from string, in S
 		withdraw()
 		return tool.Errorf("Could not deliver to %s: %v", in.To, err), nil
 	}
+	// The session as the model named it and as its replies and notices
+	// will name it (from="uds:..."), and the id as the message's.
+	where := "at uds:" + path
+	if asked != "" && !strings.HasPrefix(asked, "uds:") {
+		where = strconv.Quote(asked) + " " + where
+	}
 	if in.NotifyWhenIdle {
-		return tool.Text(fmt.Sprintf("Sent to the session at %s (id %s). You will get one notice when it is next idle or exits; do not poll for it.", path, id)), nil
+		return tool.Text(fmt.Sprintf("Sent to the session %s (message id %s). You will get one notice when it is next idle or exits; do not poll for it.", where, id)), nil
 	}
 	if !session {
-		return tool.Text(fmt.Sprintf("Message delivered to the socket at %s (id %s).", path, id)), nil
+		return tool.Text(fmt.Sprintf("Message delivered to the socket at %s (message id %s).", path, id)), nil
 	}
-	return tool.Text(fmt.Sprintf("Message delivered to the session at %s (id %s). It is queued for that session's lead (first held for the approval of the person there, if they did not start this session); do not send it again.", path, id)), nil
+	return tool.Text(fmt.Sprintf("Message delivered to the session %s (message id %s). It is queued for that session's lead (first held for the approval of the person there, if they did not start this session); do not send it again.", where, id)), nil
 }
 
 // sessionSocket resolves a uds: path that is a Cohort session's socket
