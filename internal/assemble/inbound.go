@@ -105,7 +105,15 @@ func (s *Session) enqueueInbound(it task.Item, priority, notify string) error {
 func (s *Session) enqueue(it task.Item, priority, notify, notice string) error {
 	s.inbound.mu.Lock()
 	if notice != "" {
+		if socket, quiet := s.repliedLocked(notice); quiet {
+			s.noticeCameLocked(notice)
+			s.inbound.mu.Unlock()
+			fmt.Fprintf(s.Process.Stderr, "cohort: the session at uds:%s is idle now, after its reply; print mode starts no turn for its notice\n", socket)
+			return nil
+		}
 		s.noticeCameLocked(notice)
+	} else {
+		s.noteReplyLocked(it.From)
 	}
 	if s.inbound.answered {
 		s.inbound.mu.Unlock()

@@ -50,9 +50,11 @@ const noticeWaitDefault = 10 * time.Minute
 // awaitedNotice is the notices asked of one other session.
 type awaitedNotice struct {
 	socket string
-	n      int       // asked for and not had
-	told   bool      // print mode has started to wait for it, and said so
-	until  time.Time // when print mode stops waiting, once told
+	n      int  // asked for and not had
+	told   bool // print mode has started to wait for it, and said so
+	// replied: a message from that session was queued since it was asked.
+	replied bool
+	until   time.Time // when print mode stops waiting, once told
 }
 
 // expectNotice records, before the message is sent, that the model asked
@@ -95,6 +97,35 @@ func noticeFrom(m mailbox.Message) string {
 		return ""
 	}
 	return id
+}
+
+// A notice that comes after the other session's reply starts no turn in
+// print mode: the model has the reply (read, or queued to be read), and a
+// turn for the notice alone would replace the answer print mode prints
+// (what the reply said) with one that says only "it is idle now" (relay9).
+// The notice still counts as had, and stderr says it came. With no reply
+// before it, the notice is the news, and gets its turn.
+
+// noteReplyLocked records that a message from the session a notice is
+// awaited of (from is its "uds:" address) was queued. s.inbound.mu is
+// held.
+func (s *Session) noteReplyLocked(from string) {
+	for _, a := range s.inbound.awaiting {
+		if from == "uds:"+a.socket {
+			a.replied = true
+		}
+	}
+}
+
+// repliedLocked says whether an idle notice of session id comes after a
+// reply of that session to a one-shot session, and its socket.
+// s.inbound.mu is held.
+func (s *Session) repliedLocked(id string) (socket string, replied bool) {
+	a := s.inbound.awaiting[id]
+	if a == nil || !s.oneShotLocked() {
+		return "", false
+	}
+	return a.socket, a.replied
 }
 
 // noticeCameLocked counts one notice of session id as had (or withdrawn).
