@@ -165,7 +165,7 @@ func o5Rewind(t *testing.T, name string, setup func(*Env) error, call string, ex
 // logs what they said, and reports what the rewind changed outside the
 // project, in the home directory or in a protected path, a canary it
 // made and a marker it printed. It returns the rewind's exit code.
-func rewindForced(t *testing.T, env *Env) int {
+func rewindForced(t testing.TB, env *Env) int {
 	t.Helper()
 	watch := append(env.protectedAreas(), area{label: "home-all", base: env.Home, skip: []string{".cohort", ".cache"}})
 	before := snapshot(watch)
@@ -190,7 +190,7 @@ func rewindForced(t *testing.T, env *Env) int {
 
 // o5Invoke runs cohort in the project like invoke, bounded by
 // o5RewindTimeout; a run that outlives it is reported as a hang.
-func o5Invoke(t *testing.T, e *Env, args ...string) (stdout, stderr string, code int) {
+func o5Invoke(t testing.TB, e *Env, args ...string) (stdout, stderr string, code int) {
 	ctx, cancel := context.WithTimeout(context.Background(), o5RewindTimeout)
 	defer cancel()
 	var out, errb bytes.Buffer
