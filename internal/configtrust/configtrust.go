@@ -186,8 +186,9 @@ type Verdict struct {
 	File string
 	// Root is the recorded tree the file lies in, Since when a session
 	// first made it writable.
-	Root  string
-	Since time.Time
+	Root   string
+	Since  time.Time
+	frozen bool
 	// Broken is set when the registry could not be read.
 	Broken string
 }
@@ -213,7 +214,7 @@ func (b *Book) Writable(dir string) *Verdict {
 	d := resolve(dir)
 	for _, r := range b.roots {
 		if within(r.Path, d) || (d == r.Path && !r.Frozen) {
-			return &Verdict{Root: r.Path, Since: r.Since}
+			return &Verdict{Root: r.Path, Since: r.Since, frozen: r.Frozen}
 		}
 	}
 	return nil
@@ -232,8 +233,26 @@ func (b *Book) Check(dir, file string, data []byte) *Verdict {
 		if a, ok := b.approved[resolve(file)]; ok && a.SHA256 == digest(data) {
 			return nil
 		}
+		if v.frozen && within(filepath.Join(v.Root, ".cohort", "worktrees"), resolve(dir)) && sameAsTop(v.Root, dir, file, data) {
+			return nil
+		}
 	}
 	return v
+}
+
+// sameAsTop reports whether file, in dir inside the frozen root (an
+// agent's worktree there: elsewhere a copy would move what its relative
+// paths and $CLAUDE_PROJECT_DIR name into model-written folders), holds
+// exactly what the root's own file of the same name holds: a worktree's
+// checked-out .claude/settings.json equal to the main checkout's is the
+// same configuration, which the sandbox kept from every agent.
+func sameAsTop(root, dir, file string, data []byte) bool {
+	rel, err := filepath.Rel(resolve(dir), resolve(file))
+	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+		return false
+	}
+	top, err := os.ReadFile(filepath.Join(root, rel))
+	return err == nil && string(top) == string(data)
 }
 
 // CheckFile is Check reading file; a file that cannot be read is

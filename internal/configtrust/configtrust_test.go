@@ -92,3 +92,46 @@ func TestBrokenRegistryFailsClosed(t *testing.T) {
 		t.Fatalf("recording into a broken registry should fail naming it, got %v", err)
 	}
 }
+
+func TestSameAsTheFrozenTopIsObeyed(t *testing.T) {
+	home, proj := t.TempDir(), t.TempDir()
+	wt := filepath.Join(proj, ".cohort", "worktrees", "a")
+	for _, d := range []string{filepath.Join(proj, ".claude"), filepath.Join(wt, ".claude")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(proj, ".claude", "settings.json"), []byte(`{"hooks": {}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := Record(t.Context(), home, []Root{{Path: proj, Frozen: true}}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	b := Open(home)
+	file := filepath.Join(wt, ".claude", "settings.json")
+	if v := b.Check(wt, file, []byte(`{"hooks": {}}`)); v != nil {
+		t.Errorf("a worktree's copy of the project's own file should be obeyed: %+v", v)
+	}
+	if v := b.Check(wt, file, []byte(`{"hooks": {"Stop": []}}`)); v == nil {
+		t.Error("a worktree's file that differs from the project's was obeyed")
+	}
+}
+
+func TestCopyOfTheTopElsewhereIsNotObeyed(t *testing.T) {
+	home, proj := t.TempDir(), t.TempDir()
+	for _, d := range []string{filepath.Join(proj, ".claude"), filepath.Join(proj, "src", ".claude")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(proj, ".claude", "settings.json"), []byte(`{"hooks": {}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := Record(t.Context(), home, []Root{{Path: proj, Frozen: true}}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(proj, "src")
+	if v := Open(home).Check(src, filepath.Join(src, ".claude", "settings.json"), []byte(`{"hooks": {}}`)); v == nil {
+		t.Error("a copy of the project's settings in src/ was obeyed: its hooks' $CLAUDE_PROJECT_DIR would be src/")
+	}
+}

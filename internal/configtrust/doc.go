@@ -36,11 +36,29 @@
 // A model-writable file is obeyed only when a person approved its exact
 // content: $COHORT_HOME/trust/approved.json keeps a SHA-256 per resolved
 // path, written by `cohort config trust FILE`, which shows the file first.
-// A file changed since its approval is unapproved again. Until then a
+// A file changed since its approval is unapproved again. In an agent's
+// worktree (below a frozen root's .cohort/worktrees) a file equal, byte
+// for byte, to the root's own file of the same name is obeyed too: the
+// worktree checks out the project's .claude/settings.json, which the
+// sandbox kept from every agent, and teammates run there. Elsewhere (a
+// copy in src/ with a src/.git) it is not: its relative paths and
+// $CLAUDE_PROJECT_DIR would name model-written folders. Until then a
 // settings file may only restrict (its permission deny and ask rules still
 // apply: dropping them would be less safe), and an .mcp.json, agent
 // definition or skill directory there is not loaded; each is one warning
 // naming the file, the root and what to do.
+//
+// What is checked: settings files (user, project, local: internal to
+// package settings, so hooks, env, sandbox, statusLine, apiKeyHelper,
+// MCP servers and approvals, defaultMode and additionalDirectories all
+// follow), .mcp.json (package mcp) and agent definitions (package
+// agentdef: they carry hooks, MCP servers and a permission mode). What is
+// not: skills, custom commands, saved workflows and CLAUDE.md files. They
+// are text for the model (a skill's allowed-tools grants nothing; a
+// command's body is a prompt; a workflow's agents run under the session's
+// rules and sandbox) and run no program outside the session's checks; a
+// model that can write them could as well say the same in a file it
+// reads.
 //
 // A registry that cannot be read fails closed: every project directory is
 // treated as model-writable until it is fixed.
