@@ -29,12 +29,7 @@ the digest of exactly that content; a later change makes it unapproved
 again. Read what it prints before you rely on it.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			home := inv.Getenv("COHORT_HOME")
-			if home == "" {
-				if h := inv.Getenv("HOME"); h != "" {
-					home = filepath.Join(h, ".cohort")
-				}
-			}
+			home := cohortHome(inv)
 			if !filepath.IsAbs(home) {
 				return usageErr("COHORT_HOME=%q is not an absolute path", home)
 			}
