@@ -4,11 +4,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/cohort-dev/cohort/internal/configtrust"
+	"github.com/cohort-dev/cohort"
 )
 
 // newConfigCmd is cohort config: for now only trust, which approves a
@@ -29,12 +28,8 @@ the digest of exactly that content; a later change makes it unapproved
 again. Read what it prints before you rely on it.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			home := cohortHome(inv)
-			if !filepath.IsAbs(home) {
-				return usageErr("COHORT_HOME=%q is not an absolute path", home)
-			}
-			dir := o.config(inv).Dir
-			book := configtrust.Open(home)
+			cfg := o.config(inv)
+			dir := cfg.Dir
 			for _, a := range args {
 				path := a
 				if !filepath.IsAbs(path) {
@@ -48,12 +43,13 @@ again. Read what it prints before you rely on it.`,
 				if len(data) > 0 && data[len(data)-1] != '\n' {
 					fmt.Fprintln(inv.Stdout)
 				}
-				if err := configtrust.Approve(cmd.Context(), home, path, data, time.Now()); err != nil {
+				root, err := cohort.TrustConfigFile(cmd.Context(), cfg, path, data)
+				if err != nil {
 					return err
 				}
 				where := "it lies where no recorded agent could write, so it was obeyed already"
-				if v := book.Writable(configDirOf(path)); v != nil && v.Broken == "" {
-					where = "it lies inside " + v.Root + ", where agents could write"
+				if root != "" {
+					where = "it lies inside " + root + ", where agents could write"
 				}
 				fmt.Fprintf(inv.Stdout, "----- approved this content of %s (%s); a change makes it unapproved again.\n", path, where)
 			}
@@ -62,19 +58,4 @@ again. Read what it prints before you rely on it.`,
 	}
 	cmd.AddCommand(trust)
 	return cmd
-}
-
-// configDirOf is the directory whose configuration path is: the one
-// holding .cohort or .claude, else the file's own directory.
-func configDirOf(path string) string {
-	for d := filepath.Dir(path); ; {
-		if b := filepath.Base(d); b == ".cohort" || b == ".claude" {
-			return filepath.Dir(d)
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return filepath.Dir(path)
-		}
-		d = parent
-	}
 }

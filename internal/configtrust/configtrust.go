@@ -264,3 +264,18 @@ func (b *Book) CheckFile(dir, file string) *Verdict {
 	data, _ := os.ReadFile(file)
 	return b.Check(dir, file, data)
 }
+
+// ConfigDir is the directory whose configuration path is: the one
+// holding its .cohort or .claude, else the file's own directory.
+func ConfigDir(path string) string {
+	for d := filepath.Dir(path); ; {
+		if b := filepath.Base(d); b == ".cohort" || b == ".claude" {
+			return filepath.Dir(d)
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return filepath.Dir(path)
+		}
+		d = parent
+	}
+}
