@@ -240,14 +240,3 @@ func PruneTeams(ctx context.Context, cfg Config) ([]string, error) {
 	}
 	return i.plan.PruneTeams(ctx)
 }
-
-// TrustConfigFile approves data as the content of path, a configuration
-// file an agent could have written (see internal/configtrust), and
-// returns the writable tree it lies in ("" when it lies in none).
-func TrustConfigFile(ctx context.Context, cfg Config, path string, data []byte) (string, error) {
-	i, err := Inspect(ctx, cfg)
-	if err != nil {
-		return "", err
-	}
-	return i.plan.TrustFile(ctx, path, data)
-}

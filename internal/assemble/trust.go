@@ -66,14 +66,3 @@ func sameDir(a, b string) bool {
 	rb, err2 := filepath.EvalSymlinks(b)
 	return err1 == nil && err2 == nil && ra == rb
 }
-
-// TrustFile records a person's approval of data as path's content and
-// returns the recorded tree path lies in ("" for none).
-func (p *Plan) TrustFile(ctx context.Context, path string, data []byte) (string, error) {
-	home := p.Process.Paths.CohortHome
-	root := ""
-	if v := configtrust.Open(home).Writable(configtrust.ConfigDir(path)); v != nil {
-		root = v.Root
-	}
-	return root, configtrust.Approve(ctx, home, path, data, time.Now())
-}

@@ -4,10 +4,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/cohort-dev/cohort"
+	"github.com/cohort-dev/cohort/internal/configtrust"
 )
 
 // newConfigCmd is cohort config: for now only trust, which approves a
@@ -28,8 +29,12 @@ the digest of exactly that content; a later change makes it unapproved
 again. Read what it prints before you rely on it.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg := o.config(inv)
-			dir := cfg.Dir
+			home := cohortHome(inv)
+			if !filepath.IsAbs(home) {
+				return usageErr("COHORT_HOME=%q is not an absolute path", home)
+			}
+			dir := o.config(inv).Dir
+			book := configtrust.Open(home)
 			for _, a := range args {
 				path := a
 				if !filepath.IsAbs(path) {
@@ -43,13 +48,12 @@ again. Read what it prints before you rely on it.`,
 				if len(data) > 0 && data[len(data)-1] != '\n' {
 					fmt.Fprintln(inv.Stdout)
 				}
-				root, err := cohort.TrustConfigFile(cmd.Context(), cfg, path, data)
-				if err != nil {
+				if err := configtrust.Approve(cmd.Context(), home, path, data, time.Now()); err != nil {
 					return err
 				}
 				where := "it lies where no recorded agent could write, so it was obeyed already"
-				if root != "" {
-					where = "it lies inside " + root + ", where agents could write"
+				if v := book.Writable(configtrust.ConfigDir(path)); v != nil && v.Broken == "" {
+					where = "it lies inside " + v.Root + ", where agents could write"
 				}
 				fmt.Fprintf(inv.Stdout, "----- approved this content of %s (%s); a change makes it unapproved again.\n", path, where)
 			}
