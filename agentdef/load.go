@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/cohort-dev/cohort/flags"
+	"github.com/cohort-dev/cohort/internal/configtrust"
 )
 
 // LoadConfig says where Load looks. Load reads no environment variables and
@@ -36,12 +37,17 @@ type LoadConfig struct {
 	KnownTools []string
 	// Flags gate the built-ins; nil means the defaults.
 	Flags *flags.Set
+	// Trust, when set, is the record of where agents' commands could
+	// write: a definition there is loaded only as a person approved it
+	// (internal/configtrust), else it is a warning.
+	Trust *configtrust.Book
 }
 
 // dirSpec is one agents directory and the source its files get.
 type dirSpec struct {
 	path   string
 	source Source
+	base   string // the directory holding .claude or .cohort (or COHORT_HOME)
 }
 
 // Dirs returns the agents directories Load reads, lowest precedence first.
@@ -59,7 +65,7 @@ func (cfg LoadConfig) dirs() []dirSpec {
 		if base == "" || (claude && !cfg.ClaudeCompat) {
 			return
 		}
-		out = append(out, dirSpec{filepath.Join(append([]string{base}, elem...)...), Source{Level: level, Claude: claude}})
+		out = append(out, dirSpec{filepath.Join(append([]string{base}, elem...)...), Source{Level: level, Claude: claude}, base})
 	}
 	add(cfg.Home, LevelUser, true, ".claude", "agents")
 	add(cfg.CohortHome, LevelUser, false, "agents")
@@ -112,7 +118,7 @@ func Load(ctx context.Context, cfg LoadConfig) (cat *Catalog, warnings []Warning
 			continue // e.g. the project root is the home directory
 		}
 		seen[key] = true
-		d, w, e := loadDir(ctx, dir, cfg.KnownTools)
+		d, w, e := loadDir(ctx, dir, cfg.KnownTools, cfg.Trust)
 		defs, warnings, errs = append(defs, d...), append(warnings, w...), append(errs, e...)
 	}
 	d, w, e := ParseCLI(cfg.CLIJSON, cfg.KnownTools)
@@ -130,7 +136,7 @@ func Load(ctx context.Context, cfg LoadConfig) (cat *Catalog, warnings []Warning
 // loadDir reads every *.md file under dir, recursively, in lexical order.
 // Hidden files and directories are skipped, and symbolic links to
 // directories are not followed (links to files are).
-func loadDir(ctx context.Context, dir dirSpec, known []string) (defs []*Definition, warns []Warning, errs []error) {
+func loadDir(ctx context.Context, dir dirSpec, known []string, trust *configtrust.Book) (defs []*Definition, warns []Warning, errs []error) {
 	root, err := filepath.EvalSymlinks(dir.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, nil
@@ -159,7 +165,12 @@ func loadDir(ctx context.Context, dir dirSpec, known []string) (defs []*Definiti
 		if e.IsDir() || !strings.EqualFold(filepath.Ext(e.Name()), ".md") {
 			return nil
 		}
-		d, w, err := loadFile(p, shown, known)
+		d, w, err := loadFile(p, shown, known, func(data []byte) *Warning {
+			if v := trust.Check(dir.base, shown, data); v != nil {
+				return &Warning{Path: shown, Message: "this agent definition is not loaded: it " + v.Why()}
+			}
+			return nil
+		})
 		warns = append(warns, w...)
 		if err != nil {
 			errs = append(errs, err)
@@ -180,7 +191,7 @@ func loadDir(ctx context.Context, dir dirSpec, known []string) (defs []*Definiti
 
 // loadFile reads and parses one file. Anything but a regular file (or a
 // link to one) yields nothing: opening a FIFO could block.
-func loadFile(p, shown string, known []string) (*Definition, []Warning, error) {
+func loadFile(p, shown string, known []string, vet func([]byte) *Warning) (*Definition, []Warning, error) {
 	info, err := os.Stat(p)
 	if err != nil {
 		return nil, nil, fmt.Errorf("agent file %s: %w", shown, err)
@@ -196,6 +207,9 @@ func loadFile(p, shown string, known []string) (*Definition, []Warning, error) {
 	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
 	if err != nil {
 		return nil, nil, fmt.Errorf("agent file %s: %w", shown, err)
+	}
+	if w := vet(data); w != nil {
+		return nil, []Warning{*w}, nil
 	}
 	return Parse(shown, data, known)
 }

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cohort-dev/cohort/internal/configtrust"
 	"github.com/cohort-dev/cohort/settings"
 )
 
@@ -41,6 +42,11 @@ type LoadConfig struct {
 	// Dir resolves relative --mcp-config paths.
 	Dir    string
 	Getenv func(string) string
+	// Trust, when set, is the record of where agents' commands could
+	// write: an .mcp.json there is read only as a person approved it
+	// (internal/configtrust), else it is an error and none of its servers
+	// is known.
+	Trust *configtrust.Book
 }
 
 // Load returns the session's servers sorted by name — .mcp.json files,
@@ -65,6 +71,10 @@ func Load(c LoadConfig) ([]Spec, []error) {
 			}
 			if err != nil {
 				errs = append(errs, fmt.Errorf("%s: %v; its MCP servers are not started", path, err))
+				continue
+			}
+			if v := c.Trust.Check(dir, path, data); v != nil {
+				errs = append(errs, fmt.Errorf("%s: its MCP servers are not started: it %s", path, v.Why()))
 				continue
 			}
 			add(Parse(path, ScopeProject, data, c.Getenv))

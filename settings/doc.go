@@ -32,6 +32,22 @@
 // directory, so .cohort/settings.json is also $COHORT_HOME/settings.json) is
 // read once, at its lowest precedence.
 //
+// # Files an agent could have written
+//
+// With Env.Trust set (internal/configtrust), a settings file whose
+// directory lies where an earlier session's commands could write
+// (strictly inside a project a session ran in: src/.cohort/settings.json,
+// or a src/ an agent made a project with src/.git; an additional write
+// root) is obeyed only when a person approved its exact content (`cohort
+// config trust FILE`). Until then it may only restrict: its
+// permissions.deny and permissions.ask rules and
+// disableBypassPermissionsMode apply (dropping a deny rule the user may
+// have written would be less safe), and nothing else in it is read — no
+// allow rule, defaultMode, additionalDirectories, hooks, env, sandbox,
+// MCP servers or approvals, model. [Source.Untrusted] says why, and one
+// [Problem] names the file, the tree it lies in and the command. User
+// files are checked the same way (a HOME inside a project).
+//
 // # Errors and failing closed
 //
 // A file that is missing is simply not a source. A file that exists but

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/cohort-dev/cohort/internal/configtrust"
 )
 
 // Env holds the facts from the process environment that decide which files
@@ -25,6 +27,10 @@ type Env struct {
 	// project, local: --setting-sources); the command line's documents are
 	// added whatever it says.
 	Scopes []Scope
+	// Trust, when set, is the record of where agents' commands could
+	// write: a settings file there is obeyed only as approved (see
+	// "Files an agent could have written" in the package doc).
+	Trust *configtrust.Book
 }
 
 // NewEnv builds an Env from environment lookups (HOME, COHORT_HOME,

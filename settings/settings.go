@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"slices"
 	"syscall"
+
+	"github.com/cohort-dev/cohort/internal/configtrust"
 )
 
 // Scope says which layer a source belongs to.
@@ -39,6 +41,11 @@ type Source struct {
 	// nothing from it is used except that Permissions reports it as
 	// incomplete.
 	Broken bool
+	// Untrusted, when set, says why the file is not obeyed as written: it
+	// lies where an agent's commands could write and no person approved
+	// its content (internal/configtrust). Only its permission deny and ask
+	// rules (and disableBypassPermissionsMode) are read.
+	Untrusted string
 
 	data []byte
 	tree *node
@@ -99,7 +106,11 @@ func Load(env Env) *Settings {
 			return
 		}
 		seen[path] = true
-		s.addFile(scope, path, root)
+		dir := root
+		if scope == ScopeUser && filepath.Base(root) == ".claude" {
+			dir = filepath.Dir(root) // ~/.claude lies in the home directory
+		}
+		s.addFile(scope, path, root, dir, env.Trust)
 	}
 	if env.ClaudeCompat && env.Home != "" {
 		dir := filepath.Join(env.Home, ".claude")
@@ -123,7 +134,7 @@ func Load(env Env) *Settings {
 	return s
 }
 
-func (s *Settings) addFile(scope Scope, path, root string) {
+func (s *Settings) addFile(scope Scope, path, root, dir string, trust *configtrust.Book) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return
@@ -149,6 +160,10 @@ func (s *Settings) addFile(scope Scope, path, root string) {
 			Msg: fmt.Sprintf("cannot read settings file: %v; fix its permissions or remove it (until then Cohort asks before every tool call)", err)})
 		return
 	}
+	if v := trust.Check(dir, path, data); v != nil {
+		s.add(scope, path, root, data, v.Why())
+		return
+	}
 	s.Add(scope, path, root, data)
 }
 
@@ -162,7 +177,13 @@ func isDir(path string) bool {
 // command line's --settings, for example). path labels it in messages;
 // root is what "/pattern" rules in it resolve against.
 func (s *Settings) Add(scope Scope, path, root string, data []byte) *Source {
-	src := &Source{Scope: scope, Path: path, Root: root, data: data}
+	return s.add(scope, path, root, data, "")
+}
+
+// add is Add for a file obeyed only in part when untrusted says why (see
+// Source.Untrusted).
+func (s *Settings) add(scope Scope, path, root string, data []byte, untrusted string) *Source {
+	src := &Source{Scope: scope, Path: path, Root: root, data: data, Untrusted: untrusted}
 	s.Sources = append(s.Sources, src)
 	data = bytes.TrimPrefix(data, []byte("\xEF\xBB\xBF")) // a BOM some editors write
 	if len(bytes.TrimSpace(data)) == 0 {
@@ -183,6 +204,11 @@ func (s *Settings) Add(scope Scope, path, root string, data []byte) *Source {
 		src.perm = Permissions{Incomplete: true}
 		return src
 	}
+	if untrusted != "" {
+		restrictOnly(tree)
+		s.Problems = append(s.Problems, &Problem{Path: path,
+			Msg: untrusted + " (until then only its permission deny and ask rules apply; nothing else in it is read)"})
+	}
 	src.tree = tree
 	for _, d := range dups {
 		line, col := lineCol(data, d.off)
@@ -191,6 +217,26 @@ func (s *Settings) Add(scope Scope, path, root string, data []byte) *Source {
 	}
 	src.perm = s.readPermissions(src)
 	return src
+}
+
+// restrictOnly keeps of a settings tree only what restricts: the
+// permission deny and ask rules and disableBypassPermissionsMode.
+func restrictOnly(tree *node) {
+	keep := func(n *node, names ...string) {
+		fields := map[string]*node{}
+		var keys []string
+		for _, k := range n.keys {
+			if slices.Contains(names, k) && n.fields[k] != nil {
+				fields[k] = n.fields[k]
+				keys = append(keys, k)
+			}
+		}
+		n.fields, n.keys = fields, keys
+	}
+	keep(tree, "permissions")
+	if p := tree.fields["permissions"]; p != nil && p.kind == '{' {
+		keep(p, "deny", "ask", "disableBypassPermissionsMode")
+	}
 }
 
 // Section returns the raw value of a top-level key from every source that

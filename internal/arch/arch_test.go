@@ -149,9 +149,12 @@ func TestEveryPackageHasADocComment(t *testing.T) {
 // cohort itself (the library's way to attach). The terminal UI lists the
 // project's custom commands for its help and completion with package
 // slashcmd, a leaf that reads Markdown files and knows nothing of a
-// session (the session itself expands them).
+// session (the session itself expands them). cohort config trust records
+// a person's approval with internal/configtrust, a leaf that keeps two
+// files under COHORT_HOME (sessions read them; the root package has no
+// lines to spare for a wrapper).
 var clients = map[string][]string{
-	"internal/cli":      {"", "llm", "team", "tasklist", "remote", "bgsession", "internal/clip", "internal/spelling", "internal/tui", "internal/sdkproto"},
+	"internal/cli":      {"", "llm", "team", "tasklist", "remote", "bgsession", "internal/clip", "internal/spelling", "internal/tui", "internal/sdkproto", "internal/configtrust"},
 	"internal/tui":      {"", "llm", "internal/clip", "internal/linediff", "slashcmd"},
 	"internal/sdkproto": {"", "llm", "internal/clip"},
 	"examples":          {"", "llm", "llm/fakeapi"},

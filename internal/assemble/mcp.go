@@ -26,7 +26,7 @@ func (b *Plan) mcpSpecs() []mcp.Spec {
 		dirs = append(dirs, b.Process.Cwd)
 	}
 	specs, errs := mcp.Load(mcp.LoadConfig{Settings: b.Settings.Loaded, ProjectDirs: dirs, CLI: b.MCP.Configs,
-		Strict: b.MCP.Strict, Dir: b.Process.Cwd, Getenv: b.Process.Getenv})
+		Strict: b.MCP.Strict, Dir: b.Process.Cwd, Getenv: b.Process.Getenv, Trust: b.Process.Paths.Trust})
 	for _, err := range errs {
 		fmt.Fprintf(b.Process.Stderr, "cohort: warning: %v\n", err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cohort-dev/cohort/agentdef"
 	"github.com/cohort-dev/cohort/flags"
+	"github.com/cohort-dev/cohort/internal/configtrust"
 	"github.com/cohort-dev/cohort/settings"
 	"github.com/cohort-dev/cohort/transcript"
 	"github.com/cohort-dev/cohort/worktree"
@@ -182,6 +183,7 @@ func (p *Plan) resolvePaths(ctx context.Context) error {
 		}
 		env.CohortHome = filepath.Clean(pr.Home)
 	}
+	env.Trust = configtrust.Open(env.CohortHome)
 	if p.Settings.Sources != nil {
 		env.Scopes = []settings.Scope{}
 		for _, src := range p.Settings.Sources {
@@ -268,6 +270,7 @@ func (p *Plan) LoadCatalog(ctx context.Context, known []string) *agentdef.Catalo
 	cat, warns, errs := agentdef.Load(ctx, agentdef.LoadConfig{
 		Cwd: pr.Cwd, ProjectRoot: pr.ProjectRoot, CohortHome: pr.Paths.CohortHome, Home: pr.Paths.Home,
 		ClaudeCompat: pr.Paths.ClaudeCompat, CLIJSON: p.Agents.Definitions, KnownTools: known, Flags: p.Settings.Set,
+		Trust: pr.Paths.Trust,
 	})
 	for _, w := range warns {
 		fmt.Fprintf(pr.Stderr, "cohort: warning: %v\n", w)

@@ -79,6 +79,7 @@ func (s *Session) openSandbox(ctx context.Context) error {
 	}
 	s.openReaper(!on)
 	if !on {
+		s.recordRoots(ctx, conf, nil)
 		fmt.Fprintf(s.Process.Stderr, "cohort: the sandbox is off: Bash commands, command hooks and MCP servers run unconfined, and only the permission checks stand between them and your files\n")
 		return nil
 	}
@@ -88,9 +89,11 @@ func (s *Session) openSandbox(ctx context.Context) error {
 		store.helper = sb.Helper
 	}
 	if err != nil {
+		s.recordRoots(ctx, conf, nil)
 		fmt.Fprintf(s.Process.Stderr, "cohort: warning: the sandbox is not available (%v): Bash commands, command hooks and MCP servers run unconfined, and only the permission checks guard them\n", err)
 		return nil
 	}
+	s.recordRoots(ctx, conf, sb)
 	if !proc.GroupSignals() {
 		// It cannot start: say so now and run unconfined, as before.
 		_, err := sb.Report(ctx, s.Process.Cwd)

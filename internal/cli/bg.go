@@ -43,13 +43,18 @@ func (b *bgOptions) register(cmd *cobra.Command) {
 
 // registry opens the background sessions' registry under COHORT_HOME.
 func registry(inv *Invocation) (*bgsession.Registry, error) {
+	return bgsession.Open(cohortHome(inv))
+}
+
+// cohortHome is $COHORT_HOME, by default ~/.cohort ("" without HOME).
+func cohortHome(inv *Invocation) string {
 	home := inv.Getenv("COHORT_HOME")
 	if home == "" {
 		if h := inv.Getenv("HOME"); h != "" {
 			home = filepath.Join(h, ".cohort")
 		}
 	}
-	return bgsession.Open(home)
+	return home
 }
 
 // startBackground is cohort --bg: the same command line re-executed

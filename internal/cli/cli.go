@@ -143,6 +143,6 @@ OPENAI_BASE_URL are read too), and an agent's model may name one: openai/NAME.`,
 	root.AddCommand(newTeamsCmd(inv, o), newSessionsCmd(inv, o), newMCPCmd(inv, o))
 	root.AddCommand(newStopCmd(inv, false), newStopCmd(inv, true), newRmCmd(inv), newLogsCmd(inv), newAttachCmd(inv, o), newRespawnCmd(inv))
 	root.AddCommand(newDreamCmd(inv, o), newMemoryCmd(inv, o), newWorkflowCmd(inv, o), newWorkerCmd(inv, o))
-	root.AddCommand(newRewindCmd(inv, o), newCheckpointsCmd(inv, o))
+	root.AddCommand(newRewindCmd(inv, o), newCheckpointsCmd(inv, o), newConfigCmd(inv, o))
 	return root
 }

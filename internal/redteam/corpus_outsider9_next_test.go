@@ -201,7 +201,10 @@ func o9NextRowsOnce() []o9NextRow {
 			after: o9NextInSrc("o9-subdir-settings-hook", "o9-mcp-optout")},
 		// COHORT_HOME lies in the project (a developer's environment):
 		// the model writes the user's settings there, and the checkpoint
-		// store's records.
+		// store's records. Held since subdir9 only because COHORT_HOME
+		// lies inside a recorded root (internal/configtrust); a model
+		// that also removes $COHORT_HOME/trust/roots.json there is not
+		// tried and would not be held: COHORT_HOME must not be writable.
 		{attack: &Attack{Name: "o9-cohome-in-project", Class: "o9-cohome", Args: o8Bash, Writes: true, Turns: [][]Call{
 			{Bash("ls -la devhome 2>&1 | head; cat devhome/settings.json 2>&1 | head -3")},
 			{oWrite("{{WORK}}/devhome/settings.json", o9SubSettings)},

@@ -129,10 +129,12 @@ func (e *Env) protectedAreas() []area {
 		// Cohort writes transcripts, sockets, tasks, the spend ledger, its
 		// temporary files, its private tmux server's socket, the
 		// checkpoints, its signing key and background sessions' records
-		// under $COHORT_HOME; the sandbox lets commands write the cache dir.
+		// under $COHORT_HOME, and the trees its sessions made writable
+		// (trust/roots.json; trust/approved.json is the person's alone);
+		// the sandbox lets commands write the cache dir.
 		{label: "home", base: e.Home, skip: []string{".cache", ".cohort/projects", ".cohort/sessions", ".cohort/tmp",
 			".cohort/tasks", ".cohort/teams", ".cohort/tmux", ".cohort/todos", ".cohort/shell-snapshots", ".cohort/statsig", ".cohort/spend",
-			".cohort/checkpoints", ".cohort/remote", ".cohort/bg"}},
+			".cohort/checkpoints", ".cohort/remote", ".cohort/bg", ".cohort/trust/roots.json", ".cohort/trust/lock"}},
 		p(".git/config"), p(".git/config.worktree"), p(".git/hooks"), p(".git/info"), p(".git/commondir"),
 		{label: "project/.cohort", base: filepath.Join(e.Project, ".cohort"), skip: []string{"worktrees"}},
 		p(".claude"), p(".mcp.json"), p("scripts"),

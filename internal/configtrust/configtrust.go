@@ -1,0 +1,281 @@
+package configtrust
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/cohort-dev/cohort/internal/atomicfile"
+	"github.com/cohort-dev/cohort/internal/filelock"
+)
+
+// Root is a tree a session's commands could write.
+type Root struct {
+	Path string `json:"path"`
+	// Frozen says the sandbox keeps the root's own .cohort, .claude and
+	// .mcp.json read-only (a working directory's top).
+	Frozen bool `json:"frozen,omitempty"`
+	// Since is when a session first made it writable.
+	Since time.Time `json:"since"`
+}
+
+type rootsFile struct {
+	Roots []Root `json:"roots"`
+}
+
+type approval struct {
+	SHA256 string    `json:"sha256"`
+	At     time.Time `json:"at"`
+}
+
+type approvedFile struct {
+	Files map[string]approval `json:"files"`
+}
+
+// Dir is the registry's directory under home ($COHORT_HOME).
+func Dir(home string) string { return filepath.Join(home, "trust") }
+
+// resolve is path made absolute with its links resolved as far as they
+// exist (a missing tail is kept as named).
+func resolve(path string) string {
+	path = filepath.Clean(path)
+	if r, err := filepath.EvalSymlinks(path); err == nil {
+		return r
+	}
+	dir, base := filepath.Split(path)
+	if dir == "" || filepath.Clean(dir) == path {
+		return path
+	}
+	return filepath.Join(resolve(filepath.Clean(dir)), base)
+}
+
+// within reports whether p lies strictly inside dir.
+func within(dir, p string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// update runs fn on the decoded file name under the registry's lock and
+// writes the result back.
+func update[T any](ctx context.Context, home, name string, fn func(*T) bool) error {
+	dir := Dir(home)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("configtrust: %w", err)
+	}
+	lk, err := filelock.Lock(ctx, filepath.Join(dir, "lock"), filelock.Options{Create: true, Timeout: 10 * time.Second})
+	if err != nil {
+		return fmt.Errorf("configtrust: lock %s: %w", dir, err)
+	}
+	defer func() { _ = lk.Unlock() }()
+	path := filepath.Join(dir, name)
+	var v T
+	data, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return fmt.Errorf("configtrust: %w", err)
+	default:
+		if err := json.Unmarshal(data, &v); err != nil {
+			return fmt.Errorf("configtrust: %s is not valid JSON (%v); fix it or remove it", path, err)
+		}
+	}
+	if !fn(&v) {
+		return nil
+	}
+	out, err := json.MarshalIndent(&v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.Write(path, append(out, '\n'), 0o600)
+}
+
+// Record adds roots to home's registry (resolved, each once; a root seen
+// frozen and later open is kept open, the weaker).
+func Record(ctx context.Context, home string, roots []Root, now time.Time) error {
+	return update(ctx, home, "roots.json", func(f *rootsFile) bool {
+		changed := false
+		for _, r := range roots {
+			if r.Path == "" || !filepath.IsAbs(r.Path) {
+				continue
+			}
+			p := resolve(r.Path)
+			i := -1
+			for j := range f.Roots {
+				if f.Roots[j].Path == p {
+					i = j
+				}
+			}
+			switch {
+			case i < 0:
+				f.Roots = append(f.Roots, Root{Path: p, Frozen: r.Frozen, Since: now.UTC().Truncate(time.Second)})
+				changed = true
+			case f.Roots[i].Frozen && !r.Frozen:
+				f.Roots[i].Frozen = false
+				changed = true
+			}
+		}
+		return changed
+	})
+}
+
+// Approve records data as the approved content of file.
+func Approve(ctx context.Context, home, file string, data []byte, now time.Time) error {
+	return update(ctx, home, "approved.json", func(f *approvedFile) bool {
+		if f.Files == nil {
+			f.Files = map[string]approval{}
+		}
+		f.Files[resolve(file)] = approval{SHA256: digest(data), At: now.UTC().Truncate(time.Second)}
+		return true
+	})
+}
+
+func digest(data []byte) string {
+	s := sha256.Sum256(data)
+	return hex.EncodeToString(s[:])
+}
+
+// Book is the registry as read at a session's start. The zero Book (or a
+// nil one) knows no root and trusts everything: for callers with no
+// COHORT_HOME.
+type Book struct {
+	home     string
+	roots    []Root
+	approved map[string]approval
+	broken   string // why the registry could not be read; every dir is then writable
+}
+
+// Open reads home's registry. It never fails: an unreadable registry
+// makes a Book that treats every directory as model-writable.
+func Open(home string) *Book {
+	b := &Book{home: home}
+	if home == "" {
+		return b
+	}
+	var rf rootsFile
+	var af approvedFile
+	for _, f := range []struct {
+		name string
+		v    any
+	}{{"roots.json", &rf}, {"approved.json", &af}} {
+		path := filepath.Join(Dir(home), f.name)
+		data, err := os.ReadFile(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err == nil {
+			err = json.Unmarshal(data, f.v)
+		}
+		if err != nil {
+			b.broken = fmt.Sprintf("Cohort's record of where agents could write, %s, cannot be read (%v): fix it", path, err)
+		}
+	}
+	b.roots, b.approved = rf.Roots, af.Files
+	return b
+}
+
+// Verdict says why a file is not obeyed as written.
+type Verdict struct {
+	File string
+	// Root is the recorded tree the file lies in, Since when a session
+	// first made it writable.
+	Root   string
+	Since  time.Time
+	frozen bool
+	// Broken is set when the registry could not be read.
+	Broken string
+}
+
+// Why is the verdict in words, for a warning: where the file lies and
+// what to do.
+func (v *Verdict) Why() string {
+	if v.Broken != "" {
+		return v.Broken
+	}
+	return fmt.Sprintf("lies inside %s, where an agent's commands could write since %s; if you wrote it, look at it and approve it with: cohort config trust %s",
+		v.Root, v.Since.Local().Format("2006-01-02 15:04"), v.File)
+}
+
+// Writable returns the root that makes dir model-writable, or nil.
+func (b *Book) Writable(dir string) *Verdict {
+	if b == nil {
+		return nil
+	}
+	if b.broken != "" {
+		return &Verdict{Broken: b.broken}
+	}
+	d := resolve(dir)
+	for _, r := range b.roots {
+		if within(r.Path, d) || (d == r.Path && !r.Frozen) {
+			return &Verdict{Root: r.Path, Since: r.Since, frozen: r.Frozen}
+		}
+	}
+	return nil
+}
+
+// Check returns nil when file (read as data, in configuration directory
+// dir) may be obeyed: dir is not model-writable, or a person approved
+// exactly this content. Otherwise the verdict says why not.
+func (b *Book) Check(dir, file string, data []byte) *Verdict {
+	v := b.Writable(dir)
+	if v == nil {
+		return nil
+	}
+	v.File = file
+	if v.Broken == "" {
+		if a, ok := b.approved[resolve(file)]; ok && a.SHA256 == digest(data) {
+			return nil
+		}
+		if v.frozen && within(filepath.Join(v.Root, ".cohort", "worktrees"), resolve(dir)) && sameAsTop(v.Root, dir, file, data) {
+			return nil
+		}
+	}
+	return v
+}
+
+// sameAsTop reports whether file, in dir inside the frozen root (an
+// agent's worktree there: elsewhere a copy would move what its relative
+// paths and $CLAUDE_PROJECT_DIR name into model-written folders), holds
+// exactly what the root's own file of the same name holds: a worktree's
+// checked-out .claude/settings.json equal to the main checkout's is the
+// same configuration, which the sandbox kept from every agent.
+func sameAsTop(root, dir, file string, data []byte) bool {
+	rel, err := filepath.Rel(resolve(dir), resolve(file))
+	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+		return false
+	}
+	top, err := os.ReadFile(filepath.Join(root, rel))
+	return err == nil && string(top) == string(data)
+}
+
+// CheckFile is Check reading file; a file that cannot be read is
+// reported as not approved.
+func (b *Book) CheckFile(dir, file string) *Verdict {
+	if b.Writable(dir) == nil {
+		return nil
+	}
+	data, _ := os.ReadFile(file)
+	return b.Check(dir, file, data)
+}
+
+// ConfigDir is the directory whose configuration path is: the one
+// holding its .cohort or .claude, else the file's own directory.
+func ConfigDir(path string) string {
+	for d := filepath.Dir(path); ; {
+		if b := filepath.Base(d); b == ".cohort" || b == ".claude" {
+			return filepath.Dir(d)
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return filepath.Dir(path)
+		}
+		d = parent
+	}
+}
