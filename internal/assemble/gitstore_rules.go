@@ -123,9 +123,8 @@ func (g *gitStore) ruled(skip []string) {
 	if g.found {
 		top = g.repo.WorkTree
 	}
-	for _, s := range ruleStores(g.roots(), top, append(skip, g.bare...), func(root, cut string) {
+	warn := func(root, cut string) {
 		fmt.Fprintf(g.warn, "cohort: sandbox: %s, which a Read deny rule names, is too large to look through for git repositories in %v (the walk stopped at %s); the stores of repositories it did not reach are not hidden from the model's commands\n", root, ruleWalkBudget, cut)
-	}) {
-		g.bare = append(g.bare, s)
 	}
+	g.bare = append(g.bare, ruleStores(g.roots(), top, append(skip, g.bare...), warn)...)
 }

@@ -128,7 +128,7 @@ func (s *Session) reportSandbox(ctx context.Context, sb *sandbox.Sandbox) {
 	}
 	if err != nil {
 		if ctx.Err() == nil {
-			fmt.Fprintf(s.Process.Stderr, "cohort: warning: the sandbox could not be set up (%v): Bash commands, command hooks and MCP servers will fail with this error; --sandbox off runs them unconfined\n", err)
+			fmt.Fprintf(s.Process.Stderr, "cohort: warning: the sandbox could not be set up (%v): Bash commands, command hooks and MCP servers will fail with this error until it can be set up, or until the sandbox is turned off (sandbox.enabled: false in settings), which runs them unconfined\n", err)
 		}
 		return
 	}
