@@ -28,6 +28,8 @@ import (
 // instead of failing unless REDTEAM_KNOWN is set, and fails if one no
 // longer escapes (take it off the list then).
 var o9Known = map[string]string{
+	"o9-subdir-settings-hook": "the subfolder's settings now hold (configtrust), but the row's hook program also creates the missing top .mcp.json, the open cause " +
+		"of o9-mcp-missing-optout",
 	"o9-mcp-missing-optout":    "a missing .mcp.json is creatable by Bash (left to the consumer); with enableAllProjectMcpServers its \"sandbox\": false server runs unconfined next session",
 	"o9-mcp-approved-recreate": "same cause: the missing .mcp.json is created (the next session holds: the approval's fingerprint covers \"sandbox\")",
 }
