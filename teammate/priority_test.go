@@ -144,6 +144,12 @@ func TestSendMessageNotifyWhenIdle(t *testing.T) {
 	if len(results) != 2 || !strings.Contains(results[0], "one notice") || !strings.Contains(results[0], "the session at uds:"+sock+" (message id ") || !strings.Contains(results[1], "notify_when_idle is for another session") {
 		t.Errorf("the tool results: %q", results)
 	}
+	// A name that is no session here (a print-mode session's -n names
+	// nothing) is said to be none, not taken for an agent of this one.
+	if res := f.send(t, f.lead, map[string]any{"to": "reviewer2", "message": "hi", "notify_when_idle": true}); !res.IsError ||
+		!strings.Contains(res.TextOf(), `"reviewer2" names no session on this machine`) || !strings.Contains(res.TextOf(), "No other Cohort session runs on this machine.") {
+		t.Errorf("notify_when_idle to a name that is no session: %q", res.TextOf())
+	}
 	sub := tool.Env{Caller: tool.Caller{ID: "a1", Kind: tool.KindSubagent, Depth: 1}}
 	if res := f.send(t, sub, map[string]any{"to": "uds:" + sock, "message": "", "notify_when_idle": true}); !res.IsError || !strings.Contains(res.TextOf(), "main conversation only") {
 		t.Errorf("a subagent's notify_when_idle: %q", res.TextOf())

@@ -133,7 +133,7 @@ func (t *sendTool) run(ctx context.Context, env *tool.Env, in SendInput) (tool.R
 	}
 	in.To = to
 	if in.NotifyWhenIdle && !strings.HasPrefix(in.To, "uds:") {
-		return tool.Errorf("SendMessage: notify_when_idle is for another session (uds:<path>); you are notified of this session's agents without asking. Send it again without notify_when_idle."), nil
+		return tool.Errorf("SendMessage: notify_when_idle is for another session (its name, id or uds:<path>), and %q names no session on this machine; you hear from this session's own agents without asking.%s Send it again to a session listed, or without notify_when_idle.", in.To, t.l.knownSessions(ctx)), nil
 	}
 	if in.NotifyWhenIdle && (!t.l.isLead(env) || env.Caller.Depth != 0) {
 		return tool.Errorf("SendMessage: notify_when_idle is for the main conversation only; send the message without it and report to your parent."), nil
