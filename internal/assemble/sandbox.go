@@ -102,18 +102,23 @@ func (s *Session) openSandbox(ctx context.Context) error {
 		return nil
 	}
 	s.sandbox, s.sandboxExcluded = sb, conf.excluded
+	// The start outlives ctx, which may end when the session is open (a
+	// caller's deadline for opening it): a start cut short would fail
+	// every command of the session. Closing the session ends it.
+	bg, stop := context.WithCancel(context.WithoutCancel(ctx))
 	started := make(chan struct{})
 	go func() {
 		defer close(started)
-		s.reportSandbox(ctx, sb)
+		s.reportSandbox(bg, sb)
 	}()
 	s.closers = append(s.closers, func() {
+		stop()
 		<-started
 		if err := sb.Close(); err != nil {
 			fmt.Fprintf(s.Process.Stderr, "cohort: warning: sandbox: %v\n", err)
 		}
 	})
-	s.warmReadOnly(ctx, sb)
+	s.warmReadOnly(bg, sb)
 	return nil
 }
 
