@@ -192,10 +192,14 @@ func (s *Session) subscribeIdle(ctx context.Context, path string) {
 }
 
 // startDrive marks the lead at work; endDrive marks it idle and tells the
-// subscribers, once each, unless something waits in its queue (it came
-// after the drive last looked): they hear of the end of the turn that
-// reads it. A one-shot session (print mode) reads no more messages once
-// its drive ends.
+// subscribers, once each, unless a message from another session waits in
+// its queue (it came after the drive last looked): they hear of the end
+// of the turn that reads it (the wake's, WakeDue's same test). A message
+// that came during the drive and was read by it (at a tool-result
+// boundary, or by the drive's awaitQueue) leaves unread set with the
+// queue empty: the drive's end clears it and tells, or a busy receiver
+// would never send the notice it owes (relay10). A one-shot session
+// (print mode) reads no more messages once its drive ends.
 func (s *Session) startDrive() {
 	s.inbound.mu.Lock()
 	defer s.inbound.mu.Unlock()
@@ -228,10 +232,11 @@ func (s *Session) endDrive(state string) {
 	if s.Plan.Session.StopAfterRun && s.inbound.wake == nil {
 		s.inbound.answered = true
 	}
-	if !exited && !s.inbound.answered && s.inbound.unread {
+	if !exited && !s.inbound.answered && s.inbound.unread && s.lead.Queue().Len() > 0 {
 		s.inbound.mu.Unlock()
 		return
 	}
+	s.inbound.unread = false // read by this drive (a boundary, or its awaitQueue)
 	subs, sent := s.inbound.idleSubs, s.inbound.sent
 	s.inbound.idleSubs, s.inbound.sent = nil, nil
 	s.inbound.mu.Unlock()

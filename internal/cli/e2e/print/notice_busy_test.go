@@ -1,0 +1,140 @@
+package print
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cohort-dev/cohort/bgsession"
+	"github.com/cohort-dev/cohort/internal/clitest"
+	"github.com/cohort-dev/cohort/llm/fakeapi"
+)
+
+// The two ways relay10 found the idle notice still lost (issue 38): a
+// busy background receiver that read the message inside the turn under
+// way never sent it, and a follow-up asked before the receiver's idle
+// left the sender waiting for a second notice while it dropped the one
+// that came.
+
+// hold blocks a model request until release is closed (or the request
+// ends), closing entered first, once.
+func hold(r *fakeapi.Request, once *sync.Once, entered, release chan struct{}) {
+	once.Do(func() { close(entered) })
+	select {
+	case <-release:
+	case <-r.Context().Done():
+	}
+}
+
+// TestABusyBackgroundReceiverSendsTheIdleNotice: a --bg receiver is in
+// the middle of a turn (its model's request held, then a tool call) when
+// a print-mode sender's note comes with notify_when_idle; the receiver
+// reads the note at the tool-result boundary, inside that same turn, and
+// goes idle without answering. The sender gets the notice (a turn of its
+// own: no reply came) within seconds, not after COHORT_IDLE_NOTICE_WAIT:
+// before the fix the receiver, having read the note in a turn it had not
+// started for it, never sent the notice.
+func TestABusyBackgroundReceiverSendsTheIdleNotice(t *testing.T) {
+	t.Parallel()
+	busy, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	var mu sync.Mutex
+	var sock, readNote string
+	var idleAt time.Time
+	var saw []string
+	rt := &clitest.Router{}
+	rt.On("BGREVIEWER", func(r *fakeapi.Request) fakeapi.Reply {
+		switch last := r.LastUserText(); {
+		case r.Turn() == 0:
+			hold(r, &once, busy, release)
+			return fakeapi.Reply{Content: []fakeapi.Block{clitest.Use("Glob", map[string]any{"pattern": "*.md"})}}
+		case strings.Contains(last, "NOTE-9"):
+			mu.Lock()
+			readNote, idleAt = last, time.Now()
+			mu.Unlock()
+			return fakeapi.TextReply("read the note")
+		default:
+			return fakeapi.TextReply("nothing to read")
+		}
+	})
+	rt.On("SENDER9", func(r *fakeapi.Request) fakeapi.Reply {
+		switch r.Turn() {
+		case 0:
+			mu.Lock()
+			to := "uds:" + sock
+			mu.Unlock()
+			return fakeapi.Reply{Content: []fakeapi.Block{clitest.Use("SendMessage", map[string]any{"to": to,
+				"message": "NOTE-9 please read the diff; no answer needed", "notify_when_idle": true})}}
+		case 1:
+			return fakeapi.TextReply("Sent; I will tell you once it has read it.")
+		}
+		last := r.LastUserText()
+		mu.Lock()
+		saw = append(saw, last)
+		mu.Unlock()
+		if strings.Contains(last, "[Session idle notice]") {
+			return fakeapi.TextReply("The reviewer has read the note.")
+		}
+		return fakeapi.TextReply("noted")
+	})
+	h := clitest.New(t, rt.Policy)
+	h.ShortHome()
+	reg, err := bgsession.Open(h.Vars["COHORT_HOME"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		recs, _ := reg.List()
+		for _, r := range recs {
+			_ = reg.Stop(context.Background(), r, true)
+		}
+	})
+	bin := clitest.BuildBinary(t)
+	if out, errOut, code := h.RunBinary("--bg", "-n", "reviewer", "--allowedTools", "Glob", "--",
+		"BGREVIEWER: look over the docs; read any note from another session that comes meanwhile"); code != 0 {
+		t.Fatalf("cohort --bg: exit %d\n%s\n%s", code, out, errOut)
+	}
+	select {
+	case <-busy:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the --bg receiver never reached its first request")
+	}
+	var rec bgsession.Record
+	if !clitest.WaitFor(30*time.Second, func() bool {
+		recs, _ := reg.Sessions(t.Context(), true)
+		for _, r := range recs {
+			if r.SessionID != "" {
+				rec = r
+				return true
+			}
+		}
+		return false
+	}) {
+		t.Fatal("the --bg receiver's record never named its session")
+	}
+	mu.Lock()
+	sock = filepath.Join(h.Vars["COHORT_HOME"], "sessions", rec.SessionID+".sock")
+	mu.Unlock()
+
+	s := startSender(t, h, bin, "SENDER9: have the reviewer read the diff and tell me once it has",
+		"COHORT_IDLE_NOTICE_WAIT=45s")
+	close(release) // the note waits in the receiver's queue, read at the Glob's boundary
+	out, errOut := s.done(t, 90*time.Second)
+	exited := time.Now()
+	mu.Lock()
+	defer mu.Unlock()
+	if !strings.Contains(readNote, "NOTE-9") || !strings.Contains(readNote, "<teammate-message") {
+		t.Fatalf("the receiver never read the note in its turn (the test's premise); the sender said:\n%s\n%s", out, errOut)
+	}
+	if strings.TrimSpace(out) != "The reviewer has read the note." || strings.Contains(errOut, "no idle notice came") {
+		t.Errorf("the sender should answer the idle notice; stdout %q\nstderr %s\nits model read after its send: %q", out, errOut, saw)
+	}
+	if joined := strings.Join(saw, "\n"); !strings.Contains(joined, "has read your message and is idle") {
+		t.Errorf("the notice the sender's model read: %q", joined)
+	}
+	// The wait was 45 s: a notice that came at all came at the receiver's idle.
+	t.Logf("the sender exited %s after the receiver's last request", exited.Sub(idleAt).Round(time.Millisecond))
+}
