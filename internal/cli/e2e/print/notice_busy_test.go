@@ -3,6 +3,7 @@ package print
 import (
 	"context"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -137,4 +138,119 @@ func TestABusyBackgroundReceiverSendsTheIdleNotice(t *testing.T) {
 	}
 	// The wait was 45 s: a notice that came at all came at the receiver's idle.
 	t.Logf("the sender exited %s after the receiver's last request", exited.Sub(idleAt).Round(time.Millisecond))
+}
+
+// TestAFollowUpAskedOnTheReplyTurnGetsItsNotice: the sender asks a busy
+// print-mode reviewer with notify_when_idle, reads its reply as a new
+// turn, and on that turn asks a follow-up with notify_when_idle; the
+// reviewer reads the follow-up in the same drive and goes idle without
+// answering it. The reviewer sends one notice (it tells each subscriber
+// once per idle): the sender's model gets it as a turn of its own (the
+// reply was to the first message; nothing answered the follow-up), its
+// answer is what prints, and stderr neither says the notice came "after
+// its reply" nor that none came. Before the fix the sender counted two
+// notices, dropped the one as after the reply, and waited for the other.
+func TestAFollowUpAskedOnTheReplyTurnGetsItsNotice(t *testing.T) {
+	t.Parallel()
+	busy, release := make(chan struct{}), make(chan struct{})
+	followed, replyHeld := make(chan struct{}), make(chan struct{})
+	var once, onceF, onceH sync.Once
+	var mu sync.Mutex
+	var sock string
+	var saw []string
+	from := regexp.MustCompile(`from="(uds:[^"]+)"`)
+	policy := func(r *fakeapi.Request) fakeapi.Reply {
+		first, last := r.FirstUserText(), r.LastUserText()
+		mu.Lock()
+		to := "uds:" + sock
+		mu.Unlock()
+		switch {
+		case strings.Contains(first, "FREVIEWER"):
+			switch {
+			case r.Turn() == 0:
+				hold(r, &once, busy, release)
+				return fakeapi.TextReply("waiting for notes")
+			case strings.Contains(last, "FOLLOW-2"):
+				return fakeapi.TextReply("read the follow-up")
+			case strings.Contains(last, "NOTE-1"):
+				m := from.FindStringSubmatch(last)
+				if m == nil {
+					return fakeapi.TextReply("no sender to answer in " + last)
+				}
+				return fakeapi.Reply{Content: []fakeapi.Block{clitest.Use("SendMessage", map[string]any{"to": m[1], "message": "REPLY-1: the diff looks right"})}}
+			default: // the reply was sent: its turn stays open until the follow-up is
+				hold(r, &onceH, replyHeld, followed)
+				return fakeapi.TextReply("answered")
+			}
+		case strings.Contains(first, "FSENDER"):
+			switch {
+			case r.Turn() == 0:
+				return fakeapi.Reply{Content: []fakeapi.Block{clitest.Use("SendMessage", map[string]any{"to": to,
+					"message": "NOTE-1 please review the diff", "notify_when_idle": true})}}
+			case r.Turn() == 1:
+				return fakeapi.TextReply("Sent; I will tell you what it says.")
+			case strings.Contains(last, "REPLY-1"):
+				mu.Lock()
+				saw = append(saw, last)
+				mu.Unlock()
+				return fakeapi.Reply{Content: []fakeapi.Block{clitest.Use("SendMessage", map[string]any{"to": to,
+					"message": "FOLLOW-2 please also read the tests; no answer needed", "notify_when_idle": true})}}
+			case strings.Contains(r.LastToolResultText(), "Sent to the session"):
+				onceF.Do(func() { close(followed) })
+				return fakeapi.TextReply("It says the diff looks right; I asked it to read the tests and will tell you once it has.")
+			}
+			mu.Lock()
+			saw = append(saw, last)
+			mu.Unlock()
+			if strings.Contains(last, "[Session idle notice]") {
+				return fakeapi.TextReply("The reviewer has read the tests too.")
+			}
+			return fakeapi.TextReply("noted")
+		}
+		return fakeapi.Reply{Fault: &fakeapi.Fault{Kind: fakeapi.BadRequest, Message: "no rule for " + first}}
+	}
+	h := clitest.New(t, policy)
+	h.ShortHome()
+	bin := clitest.BuildBinary(t)
+	mu.Lock()
+	sock = filepath.Join(h.Vars["COHORT_HOME"], "sessions", reviewerID+".sock")
+	mu.Unlock()
+	reviewer := clitest.StartBinary(t, h, bin, "--cwd", h.Dir, "-p", "--session-id", reviewerID,
+		"--allowedTools", "SendMessage", "--", "FREVIEWER: wait for notes from other sessions and answer their senders")
+	select {
+	case <-busy:
+	case <-reviewer.Exited:
+		t.Fatalf("the reviewer exited before its first request:\n%s", reviewer.Stderr)
+	case <-time.After(60 * time.Second):
+		t.Fatal("the reviewer never reached its first request")
+	}
+	s := startSender(t, h, bin, "FSENDER: ask the reviewer, then have it read the tests; tell me its answer and once it has read them")
+	close(release)
+	select {
+	case <-replyHeld:
+	case <-s.exited:
+		t.Fatalf("the sender exited before the reviewer had sent its reply:\n%s\n%s", s.out.String(), s.errw)
+	case <-time.After(60 * time.Second):
+		t.Fatalf("the reviewer never sent its reply:\n%s", reviewer.Stderr)
+	}
+	out, errOut := s.done(t, 90*time.Second)
+	mu.Lock()
+	joined := strings.Join(saw, "\n")
+	mu.Unlock()
+	if strings.TrimSpace(out) != "The reviewer has read the tests too." {
+		t.Errorf("the sender's answer is %q; want the answer to the notice (its model read after its send: %q)\nstderr %s", out, joined, errOut)
+	}
+	if !strings.Contains(joined, "REPLY-1") || strings.Count(joined, "[Session idle notice]") != 1 {
+		t.Errorf("the sender's model should read the reply, then one notice turn; it read:\n%s", joined)
+	}
+	for _, wrong := range []string{"after its reply", "sent no idle notice here", "no idle notice came"} {
+		if strings.Contains(errOut, wrong) {
+			t.Errorf("stderr says %q:\n%s", wrong, errOut)
+		}
+	}
+	select {
+	case <-reviewer.Exited:
+	case <-time.After(60 * time.Second):
+		t.Error("the reviewer did not exit after its answer")
+	}
 }
