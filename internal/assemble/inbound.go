@@ -246,7 +246,9 @@ func (s *Session) endDrive(state string) {
 // tellIdle sends the idle notice to each subscriber (or, for a message a
 // person there refused, that it was not taken), each bounded by
 // idleNoticeWait; a subscriber that is gone is skipped. One in read sent
-// a message that reached the queue: its notice says it was read.
+// a message that reached the queue: its notice says it was read. The
+// notice comes from "uds:<socket>", as this session's messages and the
+// send's result name it, so the model matches one to the other.
 func (s *Session) tellIdle(ctx context.Context, subs []string, state string, read map[string]bool) {
 	for _, path := range subs {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), idleNoticeWait)
@@ -259,7 +261,7 @@ func (s *Session) tellIdle(ctx context.Context, subs []string, state string, rea
 		case strings.HasPrefix(state, "did not take"):
 			text = fmt.Sprintf(idleNoticeTag+" The session at uds:%s %s; nothing more will come of it.", s.socket, state)
 		}
-		if _, err := sessionsock.Send(ctx, path, mailbox.Message{From: "session " + s.id, Text: text}); err != nil {
+		if _, err := sessionsock.Send(ctx, path, mailbox.Message{From: "uds:" + s.socket, Text: text}); err != nil {
 			s.logf("idle notice to %s: %v", path, err)
 		}
 		cancel()

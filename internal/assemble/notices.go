@@ -24,7 +24,7 @@ import (
 // run then ends once nothing else is awaited.
 //
 // A notice stops being awaited when:
-//   - it comes: a message from "session <id>" whose text starts with
+//   - it comes: a message from "uds:<its socket>" whose text starts with
 //     idleNoticeTag, counted in the same locked step that queues it
 //     (enqueueInbound), so the run cannot end between the two; one that
 //     is refused (nobody to approve it) counts too: it came;
@@ -109,13 +109,21 @@ func (s *Session) oneShotLocked() bool {
 	return s.Plan.Session.StopAfterRun && s.inbound.wake == nil
 }
 
-// noticeFrom is the session id of an idle notice m is, or "".
+// noticeFrom is the session id of an idle notice m is, or "": one from
+// "uds:<sessions dir>/<id>.sock" (tellIdle), or from "session <id>" as an
+// older Cohort sent it.
 func noticeFrom(m mailbox.Message) string {
-	id, ok := strings.CutPrefix(m.From, "session ")
-	if !ok || !strings.HasPrefix(m.Text, idleNoticeTag) {
+	if !strings.HasPrefix(m.Text, idleNoticeTag) {
 		return ""
 	}
-	return id
+	if id, ok := strings.CutPrefix(m.From, "session "); ok {
+		return id
+	}
+	path, ok := strings.CutPrefix(m.From, "uds:")
+	if !ok || !strings.HasSuffix(path, ".sock") {
+		return ""
+	}
+	return strings.TrimSuffix(filepath.Base(path), ".sock")
 }
 
 // A notice that comes after the other session's reply starts no turn in

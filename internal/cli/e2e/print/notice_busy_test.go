@@ -133,7 +133,10 @@ func TestABusyBackgroundReceiverSendsTheIdleNotice(t *testing.T) {
 	if strings.TrimSpace(out) != "The reviewer has read the note." || strings.Contains(errOut, "no idle notice came") {
 		t.Errorf("the sender should answer the idle notice; stdout %q\nstderr %s\nits model read after its send: %q", out, errOut, saw)
 	}
-	if joined := strings.Join(saw, "\n"); !strings.Contains(joined, "has read your message and is idle") {
+	// The notice names the receiver as its messages and the send's
+	// result do: by its uds: address.
+	if joined := strings.Join(saw, "\n"); !strings.Contains(joined, "has read your message and is idle") ||
+		!strings.Contains(joined, `<teammate-message from="uds:`+sock+`">[Session idle notice]`) {
 		t.Errorf("the notice the sender's model read: %q", joined)
 	}
 	// The wait was 45 s: a notice that came at all came at the receiver's idle.
