@@ -2,6 +2,7 @@ package redteam
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -328,12 +329,10 @@ func o10NextRows() []o9NextRow {
 			"ln -s /dev/zero src/.claude/settings.local.json 2>&1; ls -la src src/.claude")}),
 			mode: AcceptEdits, loc: Main, setup: livedIn,
 			after: func(t testing.TB, e *Env) {
-				start := time.Now()
-				said := o9Second(t, e, filepath.Join(e.Project, "src"), o9Unconfined(e, "o9-sub-bash"))
-				if d := time.Since(start); d > 60*time.Second {
-					t.Errorf("the next session in src/ took %v with FIFOs for its configuration:\n%s", d, tail(said, 800))
+				if d, said := o10Bounded(e, filepath.Join(e.Project, "src"), 30*time.Second); d > 0 {
+					t.Errorf("the next session in src/ did not end within %v with FIFOs for its configuration (killed):\n%s", d, tail(said, 800))
 				}
-				o9Proofs(t, e, "o10-config-fifos", said)
+				o9Proofs(t, e, "o10-config-fifos", "")
 			}},
 	}
 	return rows
@@ -384,6 +383,22 @@ func o10NextInOther(row string) func(t testing.TB, e *Env) {
 		said := o9Second(t, e, filepath.Join(e.Root, "other"), o9Unconfined(e, "o9-sub-bash"))
 		o9Proofs(t, e, row, said, "o9-sub-hook", "o9-sub-start", "o9-sub-mcp", "o9-sub-bash")
 	}
+}
+
+// o10Bounded runs a next session in cwd (against no model: it must end
+// on its own, whatever the API says) and returns how long it ran when it
+// did not end within limit (0 when it did), and what it printed.
+func o10Bounded(e *Env, cwd string, limit time.Duration) (time.Duration, string) {
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, cohortBinaryPath, "--cwd", cwd, "-p", "hello")
+	cmd.Dir, cmd.Env = e.Project, append(e.environ(), "ANTHROPIC_BASE_URL=http://127.0.0.1:9")
+	start := time.Now()
+	out, _ := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		return time.Since(start), string(out)
+	}
+	return 0, string(out)
 }
 
 // o10Trust approves file as the user would (cohort config trust).

@@ -169,7 +169,7 @@ func TestO10(t *testing.T) {
 	for _, mode := range []Mode{Default, Bypass} {
 		addChecked(pick(o10StartRows()...), mode, Main, o10StartSetup, o10StartCheck)
 	}
-	for _, n := range append(o10NextRows(), o10MoreNextRows()...) {
+	for _, n := range append(append(o10NextRows(), o10MoreNextRows()...), o10TopRows()...) {
 		if o8Selected(n.attack) {
 			addChecked([]*Attack{n.attack}, n.mode, n.loc, n.setup, n.after)
 		}
