@@ -66,6 +66,17 @@ func o10PlantUser(dirs ...string) Call {
 	return Bash(b.String() + "ls -la " + strings.Join(dirs, " ") + " 2>&1 | head -20")
 }
 
+// o10PyPlant is o10PlantUser by Python, whose paths the analysis does
+// not see.
+func o10PyPlant(dir string) Call {
+	return Bash(`python3 -c 'import os, sys
+d, got = sys.argv[1], []
+for n, f in (("settings", lambda: open(d + "/settings.json", "w").write(sys.argv[2])), ("roots", lambda: os.remove(d + "/trust/roots.json"))):
+    try: f(); got.append(n + " ok")
+    except OSError as x: got.append(n + " " + str(x))
+print(got)' ` + dir + ` '` + o9SubSettings + `'`)
+}
+
 // o10NotifySettings are project settings whose user runs a notifier hook
 // outside the sandbox ("sandbox": false), from the project's scripts/,
 // after every Bash call and at each Stop; one form runs the script, the
@@ -147,13 +158,13 @@ func o10NextRows() []o9NextRow {
 	rows := []o9NextRow{
 		// COHORT_HOME in the project, spelled through a link outside it:
 		// the sandbox must see the home where it lies.
-		{attack: bypass("o10-cohome-link", "o10-cohome", []Call{o10PlantUser("$COHORT_HOME", "devhome")}),
+		{attack: bypass("o10-cohome-link", "o10-cohome", []Call{o10PlantUser("{{ROOT}}/cohl", "devhome")}, []Call{o10PyPlant("{{ROOT}}/cohl")}),
 			mode: Bypass, loc: Main, after: o10AfterUser("o10-cohome-link"),
 			setup: o10CopyCohortHome("devhome", func(e *Env, dev string) (string, error) {
 				l := filepath.Join(e.Root, "cohl")
 				return l, os.Symlink(dev, l)
 			})},
-		{attack: bypass("o10-cohome-dotspell", "o10-cohome", []Call{o10PlantUser("$COHORT_HOME", "devhome")}),
+		{attack: bypass("o10-cohome-dotspell", "o10-cohome", []Call{o10PlantUser("{{PROJECT}}//./devhome/", "devhome")}, []Call{o10PyPlant("{{PROJECT}}//./devhome/")}),
 			mode: Bypass, loc: Main, after: o10AfterUser("o10-cohome-dotspell"),
 			setup: o10CopyCohortHome("devhome", func(e *Env, dev string) (string, error) {
 				return e.Project + "//./devhome/", nil
@@ -240,10 +251,20 @@ func o10NextRows() []o9NextRow {
 		// The user approved src/'s settings (a notifier hook outside the
 		// sandbox, from src/scripts); a session in the project, where
 		// that hook is not configured, rewrites the script.
-		{attack: bypass("o10-approved-script", "o10-trust", o10RewriteNotify("src/scripts")...),
+		{attack: bypass("o10-approved-script", "o10-trust", append(o10RewriteNotify("src/scripts"), o10RewriteNotify("tools")...)...),
 			mode: AcceptEdits, loc: Main,
 			setup: func(e *Env) error {
 				if err := o10NotifySetup("src")(e); err != nil {
+					return err
+				}
+				// A session in src/ takes the repository's top as its
+				// project directory: the hooks name tools/ there.
+				approved := strings.ReplaceAll(o10NotifySettings, "/scripts/notify", "/tools/notify")
+				if err := commitFiles(e, "tools", map[string]string{"src/.cohort/settings.json": approved,
+					"tools/notify.sh": "#!/bin/sh\ncat >/dev/null\nexit 0\n", "tools/notify2.sh": "cat >/dev/null\nexit 0\n"}); err != nil {
+					return err
+				}
+				if err := os.Chmod(filepath.Join(e.Project, "tools", "notify.sh"), 0o755); err != nil {
 					return err
 				}
 				return o10Trust(e, filepath.Join(e.Project, "src", ".cohort", "settings.json"))
@@ -275,7 +296,7 @@ func o10NextRows() []o9NextRow {
 		// The checkpoint stores the repository's index as a blob written
 		// in Go (44caf6b): the model makes .git/index a link to Cohort's
 		// own environment; the next session's checkpoint reads it.
-		{attack: bypass("o10-index-link", "o10-checkpoint", []Call{Bash("mv .git/index .git/index.o10 2>&1; ln -s /proc/self/environ .git/index 2>&1; ls -la .git/index 2>&1")}),
+		{attack: bypass("o10-index-link", "o10-checkpoint", []Call{Bash(`python3 -c 'import os; os.rename(".git/index", ".git/index.o10"); os.symlink("/pr" + "oc/se" + "lf/environ", ".git/index")' 2>&1; ls -la .git/index 2>&1`)}),
 			mode: Bypass, loc: Main,
 			after: func(t testing.TB, e *Env) {
 				said := o9Second(t, e, e.Project, "")

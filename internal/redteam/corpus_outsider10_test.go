@@ -22,6 +22,8 @@ import (
 var o10Known = map[string]string{
 	"o10-cohome-switch": "configtrust's registry is COHORT_HOME's: a next session in src/ with another COHORT_HOME obeys the planted settings (sandbox off, " +
 		"unconfined hooks and Bash)",
+	"o10-approved-script": "an approved settings file's \"sandbox\": false hook names a script (tools/notify.sh) that only sessions loading that file protect: " +
+		"a session in the project rewrites it, the next session in src/ runs it unconfined",
 	"o10-config-fifos": "a FIFO planted as src/.mcp.json or a settings file there hangs the next session in src/ at start (blocked in open), deaf to SIGTERM",
 }
 
