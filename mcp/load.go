@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/cohort-dev/cohort/internal/configtrust"
+	"github.com/cohort-dev/cohort/internal/ownread"
 	"github.com/cohort-dev/cohort/settings"
 )
 
@@ -65,7 +65,7 @@ func Load(c LoadConfig) ([]Spec, []error) {
 	if !c.Strict {
 		for _, dir := range c.ProjectDirs {
 			path := filepath.Join(dir, ProjectFile)
-			data, err := os.ReadFile(path)
+			data, err := ownread.Config(path, 0) // a FIFO planted as .mcp.json must not hang the start
 			if errors.Is(err, fs.ErrNotExist) {
 				continue
 			}

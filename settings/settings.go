@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/cohort-dev/cohort/internal/configtrust"
+	"github.com/cohort-dev/cohort/internal/ownread"
 )
 
 // Scope says which layer a source belongs to.
@@ -135,7 +136,7 @@ func Load(env Env) *Settings {
 }
 
 func (s *Settings) addFile(scope Scope, path, root, dir string, trust *configtrust.Book) {
-	data, err := os.ReadFile(path)
+	data, err := ownread.Config(path, 0) // a FIFO planted as a settings file must not hang the start
 	if errors.Is(err, fs.ErrNotExist) {
 		return
 	}

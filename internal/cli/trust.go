@@ -2,13 +2,13 @@ package cli
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/cohort-dev/cohort/internal/configtrust"
+	"github.com/cohort-dev/cohort/internal/ownread"
 )
 
 // newConfigCmd is cohort config: for now only trust, which approves a
@@ -40,7 +40,7 @@ again. Read what it prints before you rely on it.`,
 				if !filepath.IsAbs(path) {
 					path = filepath.Join(dir, path)
 				}
-				data, err := os.ReadFile(path)
+				data, err := ownread.Config(path, 0)
 				if err != nil {
 					return fmt.Errorf("cannot approve %s: %w", path, err)
 				}

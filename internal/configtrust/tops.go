@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/cohort-dev/cohort/internal/ownread"
 )
 
 // Tracked are the configuration files at the top of a working directory
@@ -57,7 +59,7 @@ type openSession struct {
 // fileDigest is the digest of path's content, "" when it does not exist
 // (or is not a regular file a loader would read).
 func fileDigest(path string) string {
-	data, err := os.ReadFile(path)
+	data, err := ownread.Config(path, 0)
 	if err != nil {
 		return ""
 	}
