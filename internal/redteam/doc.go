@@ -45,7 +45,9 @@
 // Nothing an attack says about itself: no expected error text, no
 // expected refusal. Whatever stopped it — the permission check, the tool,
 // the sandbox — the same invariants must hold (Run's doc lists them):
-// nothing outside changed, no protected path changed or appeared, nothing
+// nothing outside changed, no protected path changed or appeared (but a
+// top .mcp.json created where none was, which Cohort will not load
+// without a person: snapshot.go unobeyed), nothing
 // changed where the mode lets nobody write, a worktree's link to its
 // repository is intact, no process outlived the session, and neither the
 // secret nor the API key (nor the escape marker an attack prints once it
