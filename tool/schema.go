@@ -4,7 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/cohort-dev/cohort/internal/jsonstr"
 )
 
 // Schema is a JSON Schema for a tool's input, built in Go so that it always
@@ -186,62 +187,9 @@ func (s Schema) write(b *bytes.Buffer) {
 	b.WriteByte('}')
 }
 
-// writeJSONString writes s as a JSON string exactly as encoding/json
-// writes it with HTML escaping off, so prose in descriptions stays readable
-// on the wire: quote, backslash and control characters escaped (\b, \f,
-// \n, \r, \t short), U+2028 and U+2029 escaped, invalid UTF-8 as U+FFFD.
-// It is written out rather than done with a json.Encoder per string, which
-// cost a session's start a few milliseconds of CPU for its tools' schemas.
+// writeJSONString writes s as a JSON string without HTML escaping, so
+// prose in descriptions stays readable on the wire: the bytes a json.Encoder
+// with SetEscapeHTML(false) writes, without building one per string.
 func writeJSONString(b *bytes.Buffer, s string) {
-	const hex = "0123456789abcdef"
-	b.WriteByte('"')
-	start := 0
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b.WriteString(s[start:i])
-			switch c {
-			case '"', '\\':
-				b.WriteByte('\\')
-				b.WriteByte(c)
-			case '\b':
-				b.WriteString(`\b`)
-			case '\f':
-				b.WriteString(`\f`)
-			case '\n':
-				b.WriteString(`\n`)
-			case '\r':
-				b.WriteString(`\r`)
-			case '\t':
-				b.WriteString(`\t`)
-			default:
-				b.WriteString(`\u00`)
-				b.WriteByte(hex[c>>4])
-				b.WriteByte(hex[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b.WriteString(s[start:i])
-			b.WriteString(`\ufffd`)
-		case r == '\u2028' || r == '\u2029':
-			b.WriteString(s[start:i])
-			b.WriteString(`\u202`)
-			b.WriteByte(hex[r&0xf])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	b.WriteString(s[start:])
-	b.WriteByte('"')
+	b.Write(jsonstr.Append(b.AvailableBuffer(), s))
 }

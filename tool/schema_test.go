@@ -1,11 +1,8 @@
 package tool
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
-	"math/rand/v2"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -201,42 +198,6 @@ func BenchmarkValidateInput(b *testing.B) {
 	for b.Loop() {
 		if err := ValidateInput(testSchema, input); err != nil {
 			b.Fatal(err)
-		}
-	}
-}
-
-// TestWriteJSONStringAsEncodingJSON holds writeJSONString to the bytes
-// encoding/json writes with HTML escaping off, on the strings that need
-// care and on random bytes (a fixed seed, so a failure repeats).
-func TestWriteJSONStringAsEncodingJSON(t *testing.T) {
-	want := func(s string) string {
-		var b bytes.Buffer
-		enc := json.NewEncoder(&b)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(s); err != nil {
-			t.Fatal(err)
-		}
-		return strings.TrimSuffix(b.String(), "\n")
-	}
-	cases := []string{"", "plain", `a "quoted" \ back`, "<b>&amp;</b>", "tab\tnl\ncr\rbs\bff\f",
-		"\x00\x01\x1f\x7f", "é — “curly” 日本", "\u2028line\u2029para", "bad \xff\xfe utf8 \xe2\x80", "\xed\xa0\x80 surrogate"}
-	rng := rand.New(rand.NewPCG(40, 10))
-	for range 2000 {
-		b := make([]byte, rng.IntN(24))
-		for i := range b {
-			b[i] = byte(rng.IntN(256))
-			if rng.IntN(3) == 0 { // more of the bytes that need escaping
-				const pool = "\"\\\n\x01\xe2\x80\xa8<"
-				b[i] = pool[rng.IntN(len(pool))]
-			}
-		}
-		cases = append(cases, string(b))
-	}
-	for _, s := range cases {
-		var got bytes.Buffer
-		writeJSONString(&got, s)
-		if w := want(s); got.String() != w {
-			t.Fatalf("writeJSONString(%q) = %s, encoding/json writes %s", s, got.String(), w)
 		}
 	}
 }
