@@ -77,7 +77,13 @@ func Load(c LoadConfig) ([]Spec, []error) {
 				errs = append(errs, fmt.Errorf("%s: its MCP servers are not started: it %s", path, v.Why()))
 				continue
 			}
-			add(Parse(path, ScopeProject, data, c.Getenv))
+			specs, e := Parse(path, ScopeProject, data, c.Getenv)
+			if c.Trust.ByApproval(dir, path, data) {
+				for i := range specs {
+					specs[i].Approved = true
+				}
+			}
+			add(specs, e)
 		}
 		if c.Settings != nil {
 			add(FromSettings(c.Settings, c.Getenv))

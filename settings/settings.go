@@ -47,6 +47,11 @@ type Source struct {
 	// its content (internal/configtrust). Only its permission deny and ask
 	// rules (and disableBypassPermissionsMode) are read.
 	Untrusted string
+	// Approved is set on a file obeyed only because a person approved its
+	// exact content (internal/configtrust): it lies where an agent's
+	// commands could write. The approval does not cover the programs the
+	// file names, so its "sandbox": false keys are not honoured.
+	Approved bool
 
 	data []byte
 	tree *node
@@ -165,7 +170,7 @@ func (s *Settings) addFile(scope Scope, path, root, dir string, trust *configtru
 		s.add(scope, path, root, data, v.Why())
 		return
 	}
-	s.Add(scope, path, root, data)
+	s.Add(scope, path, root, data).Approved = trust.ByApproval(dir, path, data)
 }
 
 // isDir reports whether path is a directory (a link to one counts).

@@ -316,3 +316,18 @@ func ConfigDir(path string) string {
 		d = parent
 	}
 }
+
+// ByApproval reports whether file (data, in configuration directory dir)
+// is obeyed only because a person approved its exact content: it lies
+// where an agent's commands could write. The approval covers the file's
+// bytes, not the programs it names, which lie where agents write too and
+// which a session that does not load the file does not protect; so what
+// such a file asks to run outside the sandbox runs inside it (hook and
+// mcp read this through settings.Source.Approved).
+func (b *Book) ByApproval(dir, file string, data []byte) bool {
+	if b == nil || b.Writable(dir) == nil {
+		return false
+	}
+	a, ok := b.approved[resolve(file)]
+	return ok && a.SHA256 == digest(data)
+}
