@@ -163,7 +163,7 @@
 //
 // So the count of sessions is what to cut. About 300 ran: some 140
 // shared ones (one per mode, location and Args, cut in pieces of
-// sessionAttacks) and some 150 of one attack each, 88 of them the
+// sessionAttacks, then 30) and some 150 of one attack each, 88 of them the
 // git-objects rows with a Setup. Those could not share a session: each
 // plants another form of the secret in the store, and two rows in one
 // store would hide each other's miss (a search that missed row A's form
@@ -245,6 +245,44 @@
 // rev-parse, read-tree, ls-files, two porcelain statuses at its end),
 // the setups' git (the git-objects rows' worlds could be built once and
 // copied), and the fakeapi memo's work per request (plan, render).
+//
+// Session 10 cut the count of shared sessions. A session's fixed part
+// costs more than twenty attacks' own: in the session 10 baseline (load
+// 4-70, `REDTEAM_TIMING=1 go test -race -count=1 -v -timeout 40m
+// ./internal/redteam`, 404 sessions, cohort 431 s summed over them, the
+// test process 103 s) cohort's CPU was 0.64 s on average for a session
+// of one attack in the main checkout (median 0.5 s; 0.84 s in a
+// worktree) and 2.15-2.2 s for one of 30: some 50 ms an attack. So TestCorpus now cuts a mode and location's shared attacks in as
+// few sessions of about equal size as sessionAttacks allows, 70 where it
+// was 30: 253 corpus sessions instead of 274, the same attacks in the
+// same modes and locations with the same checks (the attacks of a shared
+// session were already ones that leave nothing the next trips over; the
+// cut only moves where one session ends). Measured on 80 rows of 22
+// classes (818 runs, REDTEAM_ATTACK, -run TestCorpus, back to back at
+// load 36-49): in 31 sessions of up to 30, cohort took 51.1 s of CPU and
+// the test process 19.3 s; in 10 sessions of 77-92, 39.3 s and 23.8 s
+// (every request carries the whole conversation, so the harness's work
+// a request grows with the session), and those sessions took 28 s to
+// 2m14s wall. REDTEAM_SESSION_ATTACKS changes the cut; REDTEAM_PLAN=1
+// lists TestCorpus's sessions and runs none. And checkpoint's content
+// calls no longer read the repository's config and the store's
+// attributes files on each call (Store.raw).
+//
+// Sessions of several modes, considered and not done: a session's mode
+// can change while it runs (the SDK's set_permission_mode control
+// request, Session.SetPermissionMode), and the sandbox, the store search
+// and the rest of a session's start do not depend on it — but for plan:
+// a session started in plan offers only the read-only tools, one
+// switched into plan keeps its pool and the permission gate refuses
+// (crew.Agent.SetMode), another path than the plan rows test, so plan
+// keeps sessions of its own. In acceptEdits and bypassPermissions an
+// attack may change the checkout, so a row's run in one writing mode
+// would meet what its run in the other left. That leaves default and
+// dontAsk, where nothing may change and the checks say so after every
+// attack: sharing them would save 19 of the 253 sessions (13 in the main
+// checkout, 6 in worktrees, where the lead would spawn an agent of a
+// definition in each mode), for a harness that drives sessions through
+// stream-json input and checks each attack against its own mode.
 //
 // One row sets a floor under the package's time whatever the count:
 // o3-outlive-background-agent's background agent starts a command in
