@@ -252,21 +252,30 @@
 // ./internal/redteam`, 404 sessions, cohort 431 s summed over them, the
 // test process 103 s) cohort's CPU was 0.64 s on average for a session
 // of one attack in the main checkout (median 0.5 s; 0.84 s in a
-// worktree) and 2.15-2.2 s for one of 30: some 50 ms an attack. So TestCorpus now cuts a mode and location's shared attacks in as
-// few sessions of about equal size as sessionAttacks allows, 70 where it
-// was 30: 253 corpus sessions instead of 274, the same attacks in the
-// same modes and locations with the same checks (the attacks of a shared
+// worktree) and 2.15-2.2 s for one of 30: some 50 ms an attack. So
+// TestCorpus now cuts a mode and location's shared attacks in as few
+// sessions of about equal size as sessionAttacks allows, 70 where it was
+// 30: 253 corpus sessions instead of 274, the same attacks in the same
+// modes and locations with the same checks (the attacks of a shared
 // session were already ones that leave nothing the next trips over; the
 // cut only moves where one session ends). Measured on 80 rows of 22
 // classes (818 runs, REDTEAM_ATTACK, -run TestCorpus, back to back at
 // load 36-49): in 31 sessions of up to 30, cohort took 51.1 s of CPU and
 // the test process 19.3 s; in 10 sessions of 77-92, 39.3 s and 23.8 s
-// (every request carries the whole conversation, so the harness's work
-// a request grows with the session), and those sessions took 28 s to
-// 2m14s wall. REDTEAM_SESSION_ATTACKS changes the cut; REDTEAM_PLAN=1
-// lists TestCorpus's sessions and runs none. And checkpoint's content
-// calls no longer read the repository's config and the store's
-// attributes files on each call (Store.raw).
+// (every request carries the whole conversation, so the harness's work a
+// request grows with the session), and those sessions took 28 s to 2m14s
+// wall. The whole package with the cut (two runs side by side and a
+// fault-injection run beside them, load 24-78): both passed, 383
+// sessions (404 before), cohort 435-441 s summed over them, the test
+// process 114 s, 612-615 s of CPU in all with `go test`'s own, 32-33
+// minutes wall; the baseline, run alone as the load rose from 4 to 70,
+// took cohort 431 s, the test process 103 s, 660 s in all (a build of
+// the cohort binary among them) and 25 minutes. At such load the
+// difference is below the noise: the package is still some 530-600 s of
+// CPU, twice what 3 minutes on 2 cores allows. REDTEAM_SESSION_ATTACKS
+// changes the cut; REDTEAM_PLAN=1 lists TestCorpus's sessions and runs
+// none. And checkpoint's content calls no longer read the repository's
+// config and the store's attributes files on each call (Store.raw).
 //
 // Sessions of several modes, considered and not done: a session's mode
 // can change while it runs (the SDK's set_permission_mode control
