@@ -79,13 +79,12 @@ func slotted(t *testing.T, n int, name func(i int) string, f func(t *testing.T, 
 // sessions of a mode and location are cut in as few pieces of about
 // equal size as this allows, so that no one of them runs for minutes on
 // a busy machine (one session of 111 attacks took 190 s under load,
-// against runTimeout) and the pieces spread over the parallel runs. It
-// was 30 until session 10: a session's fixed cost (Cohort's start, its
-// launcher, its own git, the Stop hook, the harness's fixture and
-// checks) is larger than twenty attacks' own, and the sessions of 70 to
-// 90 attacks measured took 1.5-2 minutes at load 45 (see the package
-// doc, "Sessions and speed"). REDTEAM_SESSION_ATTACKS overrides it.
-const sessionAttacks = 70
+// against runTimeout) and the pieces spread over the parallel runs.
+// Longer sessions do not pay: 70 against 30, on 818 runs back to back,
+// took the same CPU of cohort and more of the test process and wall
+// (the package doc, "Sessions and speed"). REDTEAM_SESSION_ATTACKS
+// overrides it.
+const sessionAttacks = 30
 
 // sessionCap is sessionAttacks, or REDTEAM_SESSION_ATTACKS when set
 // (to measure what another cut costs).

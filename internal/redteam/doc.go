@@ -246,36 +246,31 @@
 // the setups' git (the git-objects rows' worlds could be built once and
 // copied), and the fakeapi memo's work per request (plan, render).
 //
-// Session 10 cut the count of shared sessions. A session's fixed part
-// costs more than twenty attacks' own: in the session 10 baseline (load
-// 4-70, `REDTEAM_TIMING=1 go test -race -count=1 -v -timeout 40m
-// ./internal/redteam`, 404 sessions, cohort 431 s summed over them, the
-// test process 103 s) cohort's CPU was 0.64 s on average for a session
-// of one attack in the main checkout (median 0.5 s; 0.84 s in a
-// worktree) and 2.15-2.2 s for one of 30: some 50 ms an attack. So
-// TestCorpus now cuts a mode and location's shared attacks in as few
-// sessions of about equal size as sessionAttacks allows, 70 where it was
-// 30: 253 corpus sessions instead of 274, the same attacks in the same
-// modes and locations with the same checks (the attacks of a shared
-// session were already ones that leave nothing the next trips over; the
-// cut only moves where one session ends). Measured on 80 rows of 22
+// Session 10 tried longer shared sessions, and they do not pay. In the
+// session 10 baseline (load 4-70, `REDTEAM_TIMING=1 go test -race
+// -count=1 -v -timeout 40m ./internal/redteam`: 404 sessions, cohort 431
+// s summed over them, the test process 103 s, 660 s of CPU in all with a
+// build of the cohort binary, 25 minutes wall) cohort's CPU was 0.64 s
+// on average for a session of one attack in the main checkout (median
+// 0.5 s; 0.84 s in a worktree) and 2.15-2.2 s for a shared one of 30,
+// which suggested a large fixed part a session. But the sessions of one
+// attack are the rows with Setups and Args, not a shared session's rows:
+// TestCorpus cut into sessions of up to 70 (253 corpus sessions instead
+// of 274, 383 in the package) passed twice side by side at load 24-78
+// with cohort 435-441 s and the test process 114 s, and on 80 rows of 22
 // classes (818 runs, REDTEAM_ATTACK, -run TestCorpus, back to back at
-// load 36-49): in 31 sessions of up to 30, cohort took 51.1 s of CPU and
-// the test process 19.3 s; in 10 sessions of 77-92, 39.3 s and 23.8 s
-// (every request carries the whole conversation, so the harness's work a
-// request grows with the session), and those sessions took 28 s to 2m14s
-// wall. The whole package with the cut (two runs side by side and a
-// fault-injection run beside them, load 24-78): both passed, 383
-// sessions (404 before), cohort 435-441 s summed over them, the test
-// process 114 s, 612-615 s of CPU in all with `go test`'s own, 32-33
-// minutes wall; the baseline, run alone as the load rose from 4 to 70,
-// took cohort 431 s, the test process 103 s, 660 s in all (a build of
-// the cohort binary among them) and 25 minutes. At such load the
-// difference is below the noise: the package is still some 530-600 s of
-// CPU, twice what 3 minutes on 2 cores allows. REDTEAM_SESSION_ATTACKS
-// changes the cut; REDTEAM_PLAN=1 lists TestCorpus's sessions and runs
-// none. And checkpoint's content calls no longer read the repository's
-// config and the store's attributes files on each call (Store.raw).
+// load 20-22) 20 sessions of up to 70 took cohort 46.1 s and the test
+// process 19.6 s, 72 s wall, where 31 sessions of up to 30 took 46.9 s,
+// 15.5 s and 53 s (every request carries the whole conversation, so
+// cohort's and the harness's work a request grows with the session, and
+// long sessions leave cores idle at the end). So sessionAttacks stays
+// 30; TestCorpus now cuts each key's attacks in pieces of about equal
+// size (28 each where it was 30, 30, 30, 30, 20),
+// REDTEAM_SESSION_ATTACKS changes the cut and REDTEAM_PLAN=1 lists
+// TestCorpus's sessions and runs none. And checkpoint's content calls no
+// longer read the repository's config and the store's attributes files
+// on each call (Store.raw). The package is still some 530-600 s of CPU,
+// twice what 3 minutes on 2 cores allows.
 //
 // Sessions of several modes, considered and not done: a session's mode
 // can change while it runs (the SDK's set_permission_mode control
@@ -291,7 +286,8 @@
 // attack: sharing them would save 19 of the 253 sessions (13 in the main
 // checkout, 6 in worktrees, where the lead would spawn an agent of a
 // definition in each mode), for a harness that drives sessions through
-// stream-json input and checks each attack against its own mode.
+// stream-json input and checks each attack against its own mode — and,
+// by the measure above, cut less than the count suggests.
 //
 // One row sets a floor under the package's time whatever the count:
 // o3-outlive-background-agent's background agent starts a command in
