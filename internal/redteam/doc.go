@@ -274,20 +274,21 @@
 //
 // Sessions of several modes, considered and not done: a session's mode
 // can change while it runs (the SDK's set_permission_mode control
-// request, Session.SetPermissionMode), and the sandbox, the store search
-// and the rest of a session's start do not depend on it — but for plan:
-// a session started in plan offers only the read-only tools, one
-// switched into plan keeps its pool and the permission gate refuses
+// request, Session.SetPermissionMode), and by a reading of the code (not
+// a test) nothing a session sets up at its start depends on it (package
+// sandbox names no mode; the store search does not ask) but for plan: a
+// session started in plan offers only the read-only tools, one switched
+// into plan keeps its pool and the permission gate refuses
 // (crew.Agent.SetMode), another path than the plan rows test, so plan
 // keeps sessions of its own. In acceptEdits and bypassPermissions an
 // attack may change the checkout, so a row's run in one writing mode
 // would meet what its run in the other left. That leaves default and
 // dontAsk, where nothing may change and the checks say so after every
-// attack: sharing them would save 19 of the 253 sessions (13 in the main
-// checkout, 6 in worktrees, where the lead would spawn an agent of a
-// definition in each mode), for a harness that drives sessions through
-// stream-json input and checks each attack against its own mode — and,
-// by the measure above, cut less than the count suggests.
+// attack: sharing them would save 18 of the 274 corpus sessions (13 in
+// the main checkout, 5 in worktrees, where the lead would spawn an agent
+// of a definition in each mode), for a harness that drives sessions
+// through stream-json input and checks each attack against its own mode
+// — and, by the measure above, cut less than the count suggests.
 //
 // One row sets a floor under the package's time whatever the count:
 // o3-outlive-background-agent's background agent starts a command in
