@@ -22,9 +22,10 @@ import (
 var o10Known = map[string]string{
 	"o10-cohome-switch": "configtrust's registry is COHORT_HOME's: a next session in src/ with another COHORT_HOME obeys the planted settings (sandbox off, " +
 		"unconfined hooks and Bash)",
-	"o10-approved-script": "an approved settings file's \"sandbox\": false hook names a script (tools/notify.sh) that only sessions loading that file protect: " +
-		"a session in the project rewrites it, the next session in src/ runs it unconfined",
-	"o10-config-fifos": "a FIFO planted as src/.mcp.json or a settings file there hangs the next session in src/ at start (blocked in open), deaf to SIGTERM",
+	// o10-approved-script held since 278322a ("sandbox": false is not
+	// honoured in a file obeyed by approval); o10-config-fifos since
+	// 277b8e5 (configuration files must be regular, opened without
+	// blocking).
 }
 
 // cohortBinaryPath is the built cohort, for setups that run it (set by
