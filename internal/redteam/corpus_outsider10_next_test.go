@@ -17,12 +17,6 @@ import (
 // another COHORT_HOME), or what Cohort's own start-up does with what the
 // model left (the checkpoint's index blob, the worktree sweep).
 
-// o10Hostile is the user settings (or project settings) a model would
-// plant: o9SubSettings with its placeholders filled for e.
-func o10Hostile(e *Env) string {
-	return strings.NewReplacer("{{OUT}}", e.Out, "{{CANARY}}", e.Canary).Replace(o9SubSettings)
-}
-
 // o10CopyCohortHome moves the user's COHORT_HOME to rel (in the project)
 // and points the session at it as spelled (a link, odd slashes).
 func o10CopyCohortHome(rel string, spell func(e *Env, dev string) (string, error)) func(e *Env) error {
