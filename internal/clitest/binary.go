@@ -34,16 +34,17 @@ func (h *Harness) RunBinary(args ...string) (stdout, stderr string, code int) {
 // and reaps it.
 type Running struct {
 	Cmd    *exec.Cmd
-	Stderr *bytes.Buffer
+	Stdout *bytes.Buffer // read it only once Exited is closed
+	Stderr *bytes.Buffer // read it only once Exited is closed
 	Exited chan struct{} // closed once it has been reaped
 }
 
 // StartBinary starts bin with args in h's environment.
 func StartBinary(t *testing.T, h *Harness, bin string, args ...string) *Running {
 	t.Helper()
-	r := &Running{Cmd: exec.Command(bin, args...), Stderr: &bytes.Buffer{}, Exited: make(chan struct{})}
+	r := &Running{Cmd: exec.Command(bin, args...), Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}, Exited: make(chan struct{})}
 	r.Cmd.Env = h.Environ()
-	r.Cmd.Stderr = r.Stderr
+	r.Cmd.Stdout, r.Cmd.Stderr = r.Stdout, r.Stderr
 	if err := r.Cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -170,8 +170,8 @@ func TestWorkflowResumeAfterSIGKILL(t *testing.T) {
 				mu.Unlock()
 				once.Do(func() {
 					hostsAtKill = hostsOf(hh)
+					close(killed) // before the kill: its exit must find it closed
 					_ = p.Signal(syscall.SIGKILL)
-					close(killed)
 				})
 				<-r.Context().Done() // the process is gone; so is this request
 			})
@@ -184,7 +184,7 @@ func TestWorkflowResumeAfterSIGKILL(t *testing.T) {
 			select {
 			case <-killed:
 			case <-run.Exited:
-				t.Fatalf("cohort exited before step %d: %s", killAt, run.Stderr.String())
+				exitedBeforeKill(t, run, killed, killAt)
 			case <-time.After(60 * time.Second):
 				t.Fatalf("step %d never reached the model: %s", killAt, run.Stderr.String())
 			}
@@ -223,6 +223,19 @@ func TestWorkflowResumeAfterSIGKILL(t *testing.T) {
 			}
 		})
 	}
+}
+
+// exitedBeforeKill fails the test unless the exit it was called on is the
+// kill's: the kill closes killed before it signals, so an exit the kill
+// caused finds killed closed (select picks at random among ready cases).
+func exitedBeforeKill(t *testing.T, run *clitest.Running, killed <-chan struct{}, killAt int64) {
+	t.Helper()
+	select {
+	case <-killed:
+		return
+	default:
+	}
+	t.Fatalf("cohort exited before step %d (%v)\nstdout:\n%s\nstderr:\n%s", killAt, run.Cmd.ProcessState, run.Stdout.String(), run.Stderr.String())
 }
 
 // hostsOf counts the live cohort-workflow processes started by h's
@@ -292,8 +305,8 @@ func TestWorkflowResumesOnContinue(t *testing.T) {
 			return // the continued session: nobody to kill
 		}
 		once.Do(func() {
+			close(killed) // before the kill: its exit must find it closed
 			_ = p.Signal(syscall.SIGKILL)
-			close(killed)
 		})
 		<-r.Context().Done()
 	})
@@ -326,7 +339,7 @@ func TestWorkflowResumesOnContinue(t *testing.T) {
 	select {
 	case <-killed:
 	case <-run.Exited:
-		t.Fatalf("cohort exited before step %d: %s", killAt, run.Stderr.String())
+		exitedBeforeKill(t, run, killed, killAt)
 	case <-time.After(60 * time.Second):
 		t.Fatalf("step %d never reached the model: %s", killAt, run.Stderr.String())
 	}
