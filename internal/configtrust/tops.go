@@ -23,7 +23,7 @@ import (
 // can create.
 var Tracked = []string{".mcp.json"}
 
-// topsFile is $COHORT_HOME/trust/tops.json: per frozen root, the state of
+// topsFile is trust/tops.json (in each registry of Places): per frozen root, the state of
 // each tracked file when Cohort last looked, and the sessions that may
 // write the root now.
 type topsFile struct {
