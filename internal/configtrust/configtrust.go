@@ -210,11 +210,14 @@ type Book struct {
 
 // Open reads the registries of at, as one: a root recorded in any is a
 // root (open where any says so), a file's approval is the latest any
-// records. It never fails: a registry that cannot be read makes a Book
-// that treats every directory as model-writable.
+// records, except that a registry lying where agents could write (by
+// the roots of them all) vouches for no file. It never fails: a registry
+// that cannot be read makes a Book that treats every directory as
+// model-writable.
 func Open(at Places) *Book {
 	b := &Book{dirs: at}
-	for _, dir := range at {
+	approved := make([]map[string]approval, len(at))
+	for i, dir := range at {
 		var rf rootsFile
 		var af approvedFile
 		for _, f := range []struct {
@@ -234,7 +237,13 @@ func Open(at Places) *Book {
 			}
 		}
 		b.addRoots(rf.Roots)
-		for file, a := range af.Files {
+		approved[i] = af.Files
+	}
+	for i, files := range approved {
+		if b.broken == "" && b.Writable(at[i]) != nil {
+			continue // an agent could have written these approvals
+		}
+		for file, a := range files {
 			if b.approved == nil {
 				b.approved = map[string]approval{}
 			}

@@ -56,6 +56,10 @@
 // (sandbox.Config.TrustDir; the session makes it first, since a path that
 // does not exist cannot be bound). The file tools treat it as a protected
 // path (as $COHORT_HOME), and a prompt never offers to make it writable.
+// What commands wrote there before it became the registry (an
+// XDG_STATE_HOME pointed into the cache later) is not believed either: a
+// registry lying inside a root, by the records of them all, adds its
+// roots (more caution) but vouches for no file.
 //
 // What a demanding user meets:
 //   - two COHORT_HOMEs on one machine (two accounts, or work and

@@ -146,3 +146,30 @@ func TestTopRecordHoldsAcrossCohortHomes(t *testing.T) {
 		t.Errorf("a session with another COHORT_HOME obeys the .mcp.json a model created: %+v", v)
 	}
 }
+
+// A registry lying inside a tree agents could write (an XDG_STATE_HOME
+// in the cache, set after a session let commands write there) vouches
+// for no file: its roots count, its approvals do not.
+func TestARegistryWhereAgentsWriteApprovesNothing(t *testing.T) {
+	cache, proj, home := t.TempDir(), t.TempDir(), t.TempDir()
+	inCache := filepath.Join(cache, "state", "cohort", "trust")
+	sub := filepath.Join(proj, "src")
+	file := filepath.Join(sub, ".cohort", "settings.json")
+	now := time.Now()
+	if err := Record(t.Context(), Places{Dir(home)}, []Root{{Path: proj, Frozen: true}, {Path: cache}}, now); err != nil {
+		t.Fatal(err)
+	}
+	// What a command wrote into the cache before it was the registry.
+	if err := Approve(t.Context(), Places{inCache}, file, []byte("{}"), now); err != nil {
+		t.Fatal(err)
+	}
+	if v := Open(Places{inCache, Dir(home)}).Check(sub, file, []byte("{}")); v == nil {
+		t.Error("an approval found in a registry inside the writable cache was believed")
+	}
+	if err := Approve(t.Context(), Places{inCache, Dir(home)}, file, []byte("{}"), now); err != nil {
+		t.Fatal(err)
+	}
+	if v := Open(Places{inCache, Dir(home)}).Check(sub, file, []byte("{}")); v != nil {
+		t.Errorf("approved in COHORT_HOME's registry too, still refused: %+v", v)
+	}
+}
