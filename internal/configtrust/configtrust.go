@@ -210,8 +210,8 @@ type Book struct {
 
 // Open reads the registries of at, as one: a root recorded in any is a
 // root (open where any says so), a file's approval is the latest any
-// records, except that a registry lying where agents could write (by
-// the roots of them all) vouches for no file. It never fails: a registry
+// records, except that a registry lying in a root whose top is not
+// frozen (by the roots of them all) vouches for no file. It never fails: a registry
 // that cannot be read makes a Book that treats every directory as
 // model-writable.
 func Open(at Places) *Book {
@@ -240,7 +240,7 @@ func Open(at Places) *Book {
 		approved[i] = af.Files
 	}
 	for i, files := range approved {
-		if b.broken == "" && b.Writable(at[i]) != nil {
+		if b.inOpenRoot(at[i]) {
 			continue // an agent could have written these approvals
 		}
 		for file, a := range files {
@@ -253,6 +253,16 @@ func Open(at Places) *Book {
 		}
 	}
 	return b
+}
+
+// inOpenRoot reports whether dir lies in a root whose top is not frozen
+// (the cache, sandbox.allowWrite): commands write all of it. A working
+// directory holding it (a session started in the home, which holds
+// ~/.local/state and ~/.cohort) does not count: every session binds the
+// registries read-only there.
+func (b *Book) inOpenRoot(dir string) bool {
+	d := resolve(dir)
+	return slices.ContainsFunc(b.roots, func(r Root) bool { return !r.Frozen && (d == r.Path || within(r.Path, d)) })
 }
 
 // addRoots merges roots read from one registry into b's.

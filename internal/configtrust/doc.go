@@ -58,8 +58,13 @@
 // path (as $COHORT_HOME), and a prompt never offers to make it writable.
 // What commands wrote there before it became the registry (an
 // XDG_STATE_HOME pointed into the cache later) is not believed either: a
-// registry lying inside a root, by the records of them all, adds its
-// roots (more caution) but vouches for no file.
+// registry lying in a root whose top is not frozen (the cache,
+// sandbox.allowWrite), by the records of them all, adds its roots (more
+// caution) but vouches for no file. One inside a working directory is
+// believed (a session started in the home holds ~/.local/state and
+// ~/.cohort, and binds both read-only): an XDG_STATE_HOME pointed into a
+// project that sessions ran in before is the person's risk, as a
+// COHORT_HOME there is.
 //
 // What a demanding user meets:
 //   - two COHORT_HOMEs on one machine (two accounts, or work and

@@ -173,3 +173,22 @@ func TestARegistryWhereAgentsWriteApprovesNothing(t *testing.T) {
 		t.Errorf("approved in COHORT_HOME's registry too, still refused: %+v", v)
 	}
 }
+
+// A session started in the home makes it a (frozen) root holding both
+// registries, which that session bound read-only: approvals there still
+// count.
+func TestRegistriesInAHomeThatWasAWorkingDirectory(t *testing.T) {
+	home, proj := t.TempDir(), t.TempDir()
+	at := At(filepath.Join(home, ".cohort"), envOf(map[string]string{"HOME": home}))
+	sub := filepath.Join(proj, "src")
+	file := filepath.Join(sub, ".cohort", "settings.json")
+	if err := Record(t.Context(), at, []Root{{Path: home, Frozen: true}, {Path: proj, Frozen: true}}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if err := Approve(t.Context(), at, file, []byte("{}"), time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if v := Open(at).Check(sub, file, []byte("{}")); v != nil {
+		t.Errorf("an approval in the home's registries was not believed: %+v", v)
+	}
+}
