@@ -269,16 +269,7 @@ func TestHomesInsideTheProjectAreReadOnly(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	sb, err := New(Config{SessionID: "s1", Home: home, CohortHome: cohortHome, Dirs: []string{project}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := sb.Close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-	})
-	e := &env{t: t, sb: sb, project: project, home: home, profile: Writing}
+	e := homesEnv(t, Config{SessionID: "s1", Home: home, CohortHome: cohortHome, Dirs: []string{project}})
 	out, _ := e.bash(project, `mkdir -p h/.claude ch/agents 2>&1; echo '{}' > h/.claude/settings.json; echo '{}' > ch/settings.json; echo x > h/.bashrc;`+
 		` mkdir -p h/.cache/go && echo c > h/.cache/go/f && echo cache-ok; echo t > "$TMPDIR/f" && echo tmp-ok; echo p > other.txt && echo project-ok`)
 	for _, f := range []string{filepath.Join(home, ".claude", "settings.json"), filepath.Join(cohortHome, "settings.json"), filepath.Join(home, ".bashrc"), filepath.Join(cohortHome, "agents")} {
@@ -310,16 +301,7 @@ func TestTrustDirInsideAWritableTreeIsReadOnly(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	sb, err := New(Config{SessionID: "s1", Home: home, TrustDir: trust, Dirs: []string{project}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := sb.Close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-	})
-	e := &env{t: t, sb: sb, project: project, home: home, profile: Writing}
+	e := homesEnv(t, Config{SessionID: "s1", Home: home, TrustDir: trust, Dirs: []string{project}})
 	state := filepath.Join(home, ".cache", "state")
 	out, _ := e.bash(project, `echo '{}' > `+trust+`/roots.json 2>&1; mv `+state+` `+state+`.x 2>&1; mv `+filepath.Dir(trust)+` `+filepath.Dir(trust)+`.x 2>&1; `+
 		`echo c > `+home+`/.cache/f && echo cache-ok`)
@@ -331,4 +313,19 @@ func TestTrustDirInsideAWritableTreeIsReadOnly(t *testing.T) {
 	if !strings.Contains(out, "cache-ok") {
 		t.Errorf("the cache should stay writable:\n%s", out)
 	}
+}
+
+// homesEnv is a sandbox of cfg (its first Dir the project, its Home the
+// home) running commands in the writing profile, closed at the test's end.
+func homesEnv(t *testing.T, cfg Config) *env {
+	sb, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := sb.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return &env{t: t, sb: sb, project: cfg.Dirs[0], home: cfg.Home, profile: Writing}
 }
