@@ -253,8 +253,12 @@ func (c *Client) Wait(ctx context.Context, id string, progress func(Progress)) (
 	jobSig := c.sigs[id]
 	c.mu.Unlock()
 	var progressRefused atomic.Bool // reported once a Wait: anyone may flood the subject
+	var runner progressFrom
 	psub, err := c.nc.Subscribe(c.s.n.progress+"."+id, func(m *nats.Msg) {
 		p, err := openProgress(c.workers, m.Data, id, jobSig)
+		if err == nil {
+			err = runner.take(id, p)
+		}
 		if err != nil {
 			if !progressRefused.Swap(true) {
 				c.report(id, err)

@@ -189,7 +189,6 @@ func TestKeyattack4ProgressFromElsewhere(t *testing.T) {
 // results; for progress it means any trusted worker sets any job's
 // recorded spend, under another worker's name.
 func TestKeyattack4ProgressFromATrustedWorkerThatDidNotTakeIt(t *testing.T) {
-	escapeKnown4(t, "a trusted worker's progress for a job another worker runs, naming that worker, is taken (documented for results: trusting a worker is trusting its results)")
 	r := newRig(t)
 	started := make(chan string, 1)
 	r.worker("w1", blocking(started))
@@ -279,7 +278,6 @@ func TestKeyattack4TrustFileEncodings(t *testing.T) {
 // pipe (or any file that never ends). Reading it must end with an error
 // naming it, not hang the lead's start without a deadline.
 func TestKeyattack4TrustFileIsAFIFO(t *testing.T) {
-	escapeKnown4(t, "a trusted_workers that is a FIFO hangs NewTrustFile (os.ReadFile, no deadline)")
 	path := filepath.Join(t.TempDir(), "trusted_workers")
 	if err := syscall.Mkfifo(path, 0o600); err != nil {
 		t.Skipf("mkfifo: %v", err)
@@ -306,7 +304,6 @@ func TestKeyattack4TrustFileIsAFIFO(t *testing.T) {
 // compromised). The lead re-reads the file only for a name it does not
 // know, so w1's results are still taken until the lead restarts.
 func TestKeyattack4WorkerRemovedFromTheTrustFile(t *testing.T) {
-	escapeKnown4(t, "a worker removed from trusted_workers stays trusted by a running lead (the file is read again only for unknown names)")
 	k1 := base64.StdEncoding.EncodeToString(testSigner(t, "w1").key.Public().(ed25519.PublicKey))
 	k2 := base64.StdEncoding.EncodeToString(testSigner(t, "w2").key.Public().(ed25519.PublicKey))
 	path := filepath.Join(t.TempDir(), "trusted_workers")

@@ -2,6 +2,8 @@ package remote
 
 import (
 	"context"
+	"crypto/ed25519"
+	"strings"
 	"testing"
 	"time"
 )
@@ -51,5 +53,41 @@ func TestSignedProgressReachesTheLead(t *testing.T) {
 	}
 	if res := r.wait("s1"); res.Status != StatusCancelled {
 		t.Fatalf("result = %+v", res)
+	}
+}
+
+// TestProgressNamesItsSigner: an event signed by one trusted worker that
+// names another (keyattack4 P3) is refused, and so is one whose signer is
+// not the worker that said it runs the job.
+func TestProgressNamesItsSigner(t *testing.T) {
+	w1, w3 := testSigner(t, "w1"), testSigner(t, "w3")
+	ring := NewKeyring()
+	for _, s := range []*Signer{w1, w3} {
+		if err := ring.Add(s.Name(), s.key.Public().(ed25519.PublicKey)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sig := []byte("job b's signature")
+	payload := mustJSON(signedProgress{Progress: Progress{JobID: "b", Worker: "w1", OutputTokens: 1e12}, JobSignature: sig})
+	relabelled := mustJSON(Envelope{Key: "w3", Payload: payload, Signature: ed25519.Sign(w3.key, append([]byte(progressContext), payload...))})
+	if _, err := openProgress(ring, relabelled, "b", sig); err == nil || !strings.Contains(err.Error(), `names worker "w1" but is signed by "w3"`) {
+		t.Fatalf("w3's event naming w1 = %v, want refused", err)
+	}
+	var runner progressFrom
+	own, err := openProgress(ring, w3.SealProgress(Progress{JobID: "b", OutputTokens: 5}, sig), "b", sig)
+	if err != nil || own.Worker != "w3" {
+		t.Fatalf("w3's own event = %+v, %v", own, err)
+	}
+	if err := runner.take("b", own); err == nil {
+		t.Fatal("an event taken before any worker said it runs the job")
+	}
+	if err := runner.take("b", Progress{JobID: "b", Worker: "w1", Phase: "running"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := runner.take("b", own); err == nil || !strings.Contains(err.Error(), `worker "w1" runs it`) {
+		t.Fatalf("w3's event while w1 runs b = %v", err)
+	}
+	if err := runner.take("b", Progress{JobID: "b", Worker: "w1", OutputTokens: 3}); err != nil {
+		t.Fatal(err)
 	}
 }

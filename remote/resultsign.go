@@ -77,14 +77,18 @@ func OpenResult(keys WorkerKeys, data []byte, id string, jobSig []byte) (*Result
 }
 
 // TrustFile is a lead's trusted_workers file: a Keyring read from path,
-// read again when a result names a worker it does not know, so a worker
-// added to the file while the lead runs is trusted without a restart.
-// Safe for concurrent use.
+// and read again whenever the file changed (its identity, size or time,
+// checked at every look-up), so a worker added to the file while the
+// lead runs is trusted without a restart, and one removed from it (found
+// compromised) is trusted no more from the next message on. A file that
+// cannot be read when it changed (half written, or removed) leaves the
+// keys last read in force; a later change is read again. Safe for
+// concurrent use.
 type TrustFile struct {
 	path string
 	mu   sync.Mutex
 	ring *Keyring
-	mod  string // the file's size and time when ring was read
+	fi   os.FileInfo // the file as it was when ring was read
 }
 
 // NewTrustFile reads path (ReadKeyring's format). A file that is missing
@@ -106,28 +110,22 @@ func (t *TrustFile) reload() error {
 	if err != nil {
 		return fmt.Errorf("trusted workers: %w (a lead takes results only from workers whose key lines are in this file)", err)
 	}
-	mod := fmt.Sprint(fi.Size(), fi.ModTime().UnixNano())
-	if t.ring != nil && mod == t.mod {
+	if t.ring != nil && os.SameFile(fi, t.fi) && fi.Size() == t.fi.Size() && fi.ModTime().Equal(t.fi.ModTime()) {
 		return nil
 	}
 	ring, err := ReadKeyring(t.path)
 	if err != nil {
 		return err
 	}
-	t.ring, t.mod = ring, mod
+	t.ring, t.fi = ring, fi
 	return nil
 }
 
-// Key returns the key of worker name, reading the file again if it
+// Key returns the key of worker name, reading the file again first if it
 // changed since it was read.
 func (t *TrustFile) Key(name string) (ed25519.PublicKey, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if pub, ok := t.ring.Key(name); ok {
-		return pub, true
-	}
-	if t.reload() != nil {
-		return nil, false
-	}
+	_ = t.reload() // on an error the keys last read stay (see TrustFile)
 	return t.ring.Key(name)
 }

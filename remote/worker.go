@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -63,8 +64,8 @@ type WorkerConfig struct {
 	// Dir is where job clones are made, one directory per job, removed
 	// after it (default a temporary directory).
 	Dir string
-	// Name names the worker in progress (default the Signer's name;
-	// results always carry the Signer's).
+	// Name names the worker in its connection and log (default the
+	// Signer's name; results and progress always carry the Signer's).
 	Name string
 	// Log receives the worker's account of each job (default: discard).
 	Log *slog.Logger
@@ -283,7 +284,16 @@ func (w *Worker) execute(ctx context.Context, m jetstream.Msg, job *Job, jobSig 
 		return nil, err
 	}
 	defer sub.Unsubscribe()
-	stopBeat := w.heartbeat(jctx, m)
+	progress := func(p Progress) {
+		p.JobID = job.ID // SealProgress names the signer as the worker
+		_ = w.nc.Publish(w.s.n.progress+"."+job.ID, w.cfg.Signer.SealProgress(p, jobSig))
+	}
+	var running atomic.Bool
+	stopBeat := w.heartbeat(jctx, m, func() {
+		if running.Load() {
+			progress(Progress{Phase: "running"}) // for a lead that began to wait after the first
+		}
+	})
 	defer stopBeat()
 
 	defer os.RemoveAll(dir)
@@ -292,11 +302,8 @@ func (w *Worker) execute(ctx context.Context, m jetstream.Msg, job *Job, jobSig 
 		return nil, err
 	}
 	start := time.Now()
-	progress := func(p Progress) {
-		p.JobID, p.Worker = job.ID, w.cfg.Name
-		_ = w.nc.Publish(w.s.n.progress+"."+job.ID, w.cfg.Signer.SealProgress(p, jobSig))
-	}
 	progress(Progress{Phase: "running"})
+	running.Store(true)
 	log.Info("job started", "model", run.Model, "mode", run.Mode)
 	oc, runErr := w.cfg.Run(jctx, job, run, dir, progress)
 	oc.Usage.DurationMs = time.Since(start).Milliseconds()
@@ -323,8 +330,9 @@ func (w *Worker) execute(ctx context.Context, m jetstream.Msg, job *Job, jobSig 
 }
 
 // heartbeat tells the server the job is alive at a third of the ack wait,
-// so that only a worker that died (or hung) loses its job.
-func (w *Worker) heartbeat(ctx context.Context, m jetstream.Msg) (stop func()) {
+// so that only a worker that died (or hung) loses its job, and calls also
+// each time.
+func (w *Worker) heartbeat(ctx context.Context, m jetstream.Msg, also func()) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
@@ -337,6 +345,7 @@ func (w *Worker) heartbeat(ctx context.Context, m jetstream.Msg) (stop func()) {
 				return
 			case <-t.C:
 				_ = m.InProgress()
+				also()
 			}
 		}
 	}()
