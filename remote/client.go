@@ -35,6 +35,10 @@ type Client struct {
 	bundles map[string]*bundleEntry // by directory and base commit
 	sigs    map[string][]byte       // the signature of each job submitted, by id
 	sent    map[string][32]byte     // the sha256 of each job's published message, by id
+	heard   map[string]*Result      // a result of a job submitted, heard as it was published, until a Wait takes it
+	waits   map[string]*refusedResults // the Wait following each job
+	// refusals are each job's refused results (reported once a job).
+	refusals map[string]*refusals
 }
 
 type bundleEntry struct {
@@ -90,12 +94,53 @@ func Dial(ctx context.Context, cfg ClientConfig) (*Client, error) {
 	if now == nil {
 		now = time.Now
 	}
-	return &Client{nc: nc, s: s, signer: cfg.Signer, workers: cfg.Workers, report: report, now: now, git: cfg.Git,
-		bundles: map[string]*bundleEntry{}, sigs: map[string][]byte{}, sent: map[string][32]byte{}}, nil
+	c := &Client{nc: nc, s: s, signer: cfg.Signer, workers: cfg.Workers, report: report, now: now, git: cfg.Git,
+		bundles: map[string]*bundleEntry{}, sigs: map[string][]byte{}, sent: map[string][32]byte{},
+		heard: map[string]*Result{}, waits: map[string]*refusedResults{}, refusals: map[string]*refusals{}}
+	for _, subject := range []string{s.n.results + ".*", s.n.refused + ".*"} {
+		if _, err := nc.Subscribe(subject, c.hear); err != nil {
+			nc.Close()
+			return nil, fmt.Errorf("remote: follow %s: %w", subject, err)
+		}
+	}
+	return c, nil
 }
 
 // Close closes the connection.
 func (c *Client) Close() { c.nc.Close() }
+
+// hear takes a result or refusal as it is published, for any job this
+// client submitted, whether or not a Wait follows it yet: what the lead
+// heard is kept in memory, so a stored result the server drops later
+// (the results stream changed to keep one message per subject, then junk
+// published; a purge) still reaches Wait. What does not pass is reported
+// (once a job, refusals).
+func (c *Client) hear(m *nats.Msg) {
+	refusal := strings.HasPrefix(m.Subject, c.s.n.refused+".")
+	id := m.Subject[strings.LastIndexByte(m.Subject, '.')+1:]
+	c.mu.Lock()
+	_, ours := c.sigs[id]
+	c.mu.Unlock()
+	if !ours {
+		return
+	}
+	r := c.check(id, m.Data, refusal)
+	if r == nil {
+		return
+	}
+	c.mu.Lock()
+	if c.heard[id] == nil {
+		c.heard[id] = r
+	}
+	w := c.waits[id]
+	c.mu.Unlock()
+	if w != nil {
+		select {
+		case w.live <- r:
+		default:
+		}
+	}
+}
 
 // Signer is the key the client signs with.
 func (c *Client) Signer() *Signer { return c.signer }
@@ -127,6 +172,7 @@ func (c *Client) Submit(ctx context.Context, j *Job, dir, rev string) error {
 	c.mu.Lock()
 	c.sigs[j.ID] = env.Signature
 	c.sent[j.ID] = sha256.Sum256(data)
+	c.refusals[j.ID] = &refusals{seen: map[[32]byte]bool{}}
 	c.mu.Unlock()
 	if _, err := c.s.js.Publish(ctx, c.s.n.jobs, data, jetstream.WithMsgID("job-"+j.ID)); err != nil {
 		return fmt.Errorf("remote: submit job %s: %w", j.ID, err)
@@ -157,32 +203,90 @@ func (c *Client) open(id string, data []byte, refusal bool) (*Result, error) {
 	return r, nil
 }
 
-// refusedResults reports each refused result of one job once: Wait sees
-// a stored one again at every poll.
+// refusedResults is one Wait's (or Lookup's) reading of job id's results.
 type refusedResults struct {
 	c    *Client
 	id   string
-	mu   sync.Mutex
-	seen map[[32]byte]bool
+	live chan *Result // results heard as published, for Wait
 	// nextResult and nextRefusal are where the next look-up reads the
 	// stored results and refusals from (Wait's goroutine only).
 	nextResult, nextRefusal uint64
 }
 
-func (f *refusedResults) check(data []byte, refusal bool) *Result {
-	r, err := f.c.open(f.id, data, refusal)
+func newRefusedResults(c *Client, id string) *refusedResults {
+	return &refusedResults{c: c, id: id, live: make(chan *Result, 1)}
+}
+
+func (f *refusedResults) check(data []byte, refusal bool) *Result { return f.c.check(f.id, data, refusal) }
+
+// flush tells the refusals of the job not reported one by one.
+func (f *refusedResults) flush() {
+	f.c.mu.Lock()
+	rep := f.c.refusals[f.id]
+	f.c.mu.Unlock()
+	if rep != nil {
+		rep.flush(f.c, f.id)
+	}
+}
+
+// refusals reports each refused result of one job once, whether heard
+// as published or read from the stream (Wait sees a stored one again at
+// every poll). The first maxReports are reported one by one; past them,
+// a flood is told as a count at each look-up (flush), so junk costs the
+// lead no more than a line a poll.
+type refusals struct {
+	mu   sync.Mutex
+	seen map[[32]byte]bool
+	more int // refused past maxReports, not yet told
+}
+
+// maxReports is how many refused results of one job are reported one by
+// one (refusals); maxSeen bounds the digests remembered per job (past
+// it, a repeat is counted again).
+const (
+	maxReports = 5
+	maxSeen    = 4096
+)
+
+// check is data, a result (or refusal) of job id, if it passes open;
+// else nil, and it is reported once.
+func (c *Client) check(id string, data []byte, refusal bool) *Result {
+	r, err := c.open(id, data, refusal)
 	if err == nil {
 		return r
 	}
+	c.mu.Lock()
+	rep := c.refusals[id]
+	if rep == nil { // a job this client did not submit
+		rep = &refusals{seen: map[[32]byte]bool{}}
+		c.refusals[id] = rep
+	}
+	c.mu.Unlock()
 	sum := sha256.Sum256(data)
-	f.mu.Lock()
-	first := !f.seen[sum]
-	f.seen[sum] = true
-	f.mu.Unlock()
-	if first {
-		f.c.report(f.id, err)
+	rep.mu.Lock()
+	first := !rep.seen[sum]
+	if first && len(rep.seen) < maxSeen {
+		rep.seen[sum] = true
+	}
+	tell := first && len(rep.seen) <= maxReports
+	if first && !tell {
+		rep.more++
+	}
+	rep.mu.Unlock()
+	if tell {
+		c.report(id, err)
 	}
 	return nil
+}
+
+func (rep *refusals) flush(c *Client, id string) {
+	rep.mu.Lock()
+	n := rep.more
+	rep.more = 0
+	rep.mu.Unlock()
+	if n > 0 {
+		c.report(id, fmt.Errorf("%d more messages on job %s's result subjects were refused (not reported one by one: a flood of junk, or a misconfigured worker)", n, id))
+	}
 }
 
 // bundle uploads the bundle of rev in dir once per client and commit.
@@ -247,8 +351,7 @@ func (c *Client) Cancel(ctx context.Context, id string) error {
 // ctx's error if ctx ends first.
 func (c *Client) Wait(ctx context.Context, id string, progress func(Progress)) (*Result, error) {
 	prog := make(chan Progress, 64)
-	live := make(chan *Result, 1)
-	check := &refusedResults{c: c, id: id, seen: map[[32]byte]bool{}}
+	check := newRefusedResults(c, id)
 	c.mu.Lock()
 	jobSig := c.sigs[id]
 	c.mu.Unlock()
@@ -260,7 +363,7 @@ func (c *Client) Wait(ctx context.Context, id string, progress func(Progress)) (
 			err = runner.take(id, p)
 		}
 		if err != nil {
-			if !progressRefused.Swap(true) {
+			if !errors.Is(err, errNoRunnerYet) && !progressRefused.Swap(true) {
 				c.report(id, err)
 			}
 			return
@@ -274,31 +377,21 @@ func (c *Client) Wait(ctx context.Context, id string, progress func(Progress)) (
 		return nil, fmt.Errorf("remote: follow job %s: %w", id, err)
 	}
 	defer psub.Unsubscribe()
-	rsub, err := c.nc.Subscribe(c.s.n.results+"."+id, func(m *nats.Msg) {
-		if r := check.check(m.Data, false); r != nil {
-			select {
-			case live <- r:
-			default:
-			}
-		}
-	})
-	if err != nil {
-		return nil, fmt.Errorf("remote: follow job %s: %w", id, err)
+	c.mu.Lock()
+	if c.waits[id] == nil {
+		c.waits[id] = check
+		defer func() {
+			c.mu.Lock()
+			delete(c.waits, id)
+			c.mu.Unlock()
+		}()
 	}
-	defer rsub.Unsubscribe()
-	refused := make(chan *Result, 1)
-	fsub, err := c.nc.Subscribe(c.s.n.refused+"."+id, func(m *nats.Msg) {
-		if r := check.check(m.Data, true); r != nil {
-			select {
-			case refused <- r:
-			default:
-			}
-		}
-	})
-	if err != nil {
-		return nil, fmt.Errorf("remote: follow job %s: %w", id, err)
+	heard := c.heard[id]
+	c.mu.Unlock()
+	if heard != nil {
+		c.taken(id)
+		return heard, nil
 	}
-	defer fsub.Unsubscribe()
 	tick := time.NewTicker(PollInterval)
 	defer tick.Stop()
 	for {
@@ -307,7 +400,9 @@ func (c *Client) Wait(ctx context.Context, id string, progress func(Progress)) (
 		lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		r, err := c.lookup(lctx, id, check)
 		cancel()
+		check.flush()
 		if r != nil || (err != nil && !retryable(err)) {
+			c.taken(id)
 			return r, err
 		}
 		select {
@@ -318,9 +413,8 @@ func (c *Client) Wait(ctx context.Context, id string, progress func(Progress)) (
 				progress(p)
 			}
 			continue
-		case r := <-live:
-			return r, nil
-		case r := <-refused:
+		case r := <-check.live:
+			c.taken(id)
 			return r, nil
 		case <-tick.C:
 		}
@@ -334,11 +428,32 @@ const PollInterval = 2 * time.Second
 // the one stored is not a result of the job this client submitted,
 // signed by a worker it trusts (that one is reported).
 func (c *Client) Lookup(ctx context.Context, id string) (*Result, error) {
-	return c.lookup(ctx, id, &refusedResults{c: c, id: id, seen: map[[32]byte]bool{}})
+	check := newRefusedResults(c, id)
+	defer check.flush()
+	return c.lookup(ctx, id, check)
 }
 
+// taken is the result of job id heard as published, which Wait returns:
+// it is no longer kept.
+func (c *Client) taken(id string) *Result {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r := c.heard[id]
+	delete(c.heard, id)
+	return r
+}
+
+// lookup is the result of job id heard as published, or else the first
+// stored one that passes check. The stream's shape is checked first (and
+// put back, reported): see setup.stream.
 func (c *Client) lookup(ctx context.Context, id string, check *refusedResults) (*Result, error) {
-	st, err := c.s.js.Stream(ctx, c.s.n.resultStream)
+	c.mu.Lock()
+	heard := c.heard[id]
+	c.mu.Unlock()
+	if heard != nil {
+		return heard, nil
+	}
+	st, err := c.s.stream(ctx, c.s.n.resultStream, func(err error) { c.report(id, err) })
 	if err != nil {
 		return nil, err
 	}

@@ -331,7 +331,6 @@ func TestKeyattack4WorkerRemovedFromTheTrustFile(t *testing.T) {
 // 55 s under -race, with 10,000 reports: a denial that costs the
 // attacker a tenth of what it costs the team).
 func TestKeyattack4JunkFloodBeforeTheResult(t *testing.T) {
-	escapeKnown4(t, "10,000 junk messages on results.<id> and cancel.<id> delay the result by about a minute (one request per stored message) and make 10,000 reports")
 	r := newRig(t)
 	var reports atomic.Int64
 	r.client.report = func(string, error) { reports.Add(1) }
@@ -373,7 +372,6 @@ func TestKeyattack4JunkFloodBeforeTheResult(t *testing.T) {
 // lead must still get it or be told it was lost, not wait to its
 // deadline.
 func TestKeyattack4ResultsStreamBackToOnePerSubject(t *testing.T) {
-	escapeKnown4(t, "a raw client sets the results stream back to one message per subject, then junk replaces the stored result (as a purge would; the shape is set only at connect)")
 	r := newRig(t)
 	r.worker("w1", committing(nil))
 	r.submit(r.job("r4"))

@@ -3,6 +3,7 @@ package remote
 import (
 	"bytes"
 	"crypto/ed25519"
+	"errors"
 	"fmt"
 	"sync"
 )
@@ -71,6 +72,11 @@ func openProgress(keys WorkerKeys, data []byte, id string, jobSig []byte) (Progr
 // (A trusted worker that claims a job with a "running" event of its own
 // is believed, as its signed result would be: trusting a worker is
 // trusting what it says of the jobs it can see.)
+// errNoRunnerYet refuses an event that came before any "running" one: not
+// reported, since a lead that began to wait after the job started meets
+// it in the normal course (the worker's next heartbeat says who runs it).
+var errNoRunnerYet = errors.New("no worker has said it runs the job yet")
+
 type progressFrom struct {
 	mu     sync.Mutex
 	worker string
@@ -86,7 +92,7 @@ func (f *progressFrom) take(id string, p Progress) error {
 	case p.Worker:
 		return nil
 	case "":
-		return fmt.Errorf("a progress event of job %s from worker %q came before any worker said it runs the job", id, p.Worker)
+		return errNoRunnerYet
 	}
 	return fmt.Errorf("a progress event of job %s is signed by worker %q, but worker %q runs it", id, p.Worker, f.worker)
 }

@@ -228,7 +228,11 @@ func (w *Worker) handle(ctx context.Context, m jetstream.Msg, dir string) {
 		w.finish(ctx, m, &Result{JobID: job.ID, Status: status, Error: err.Error(), Signature: jobSig}, log)
 		return
 	}
-	if w.storedResult(ctx, job.ID, jobSig) {
+	// Only a job handed out before can have a result stored (the work
+	// queue gives a job to one worker at a time, and a copy published
+	// again is a replay, dropped above): a first delivery does not read
+	// the results stream, which anyone may fill with junk.
+	if delivered > 1 && w.storedResult(ctx, job.ID, jobSig) {
 		log.Info("result already stored; acknowledging the redelivery")
 		_ = m.Ack()
 		return
@@ -433,18 +437,23 @@ func (w *Worker) refuseUnverified(m jetstream.Msg, id string, ref *Refusal, log 
 // signed jobSig) is stored, signed by this worker or one of its Peers. A
 // result anyone else stored does not count: the job runs.
 func (w *Worker) storedResult(ctx context.Context, id string, jobSig []byte) bool {
-	st, err := w.s.js.Stream(ctx, w.s.n.resultStream)
+	st, err := w.s.stream(ctx, w.s.n.resultStream, func(err error) { w.cfg.Log.Warn("results stream changed", "job", id, "err", err) })
 	if err != nil {
 		return false
 	}
 	var from uint64
 	var last error
+	refused := 0
 	found, _ := scanStored(ctx, st, w.s.n.results+"."+id, &from, func(data []byte) bool {
-		_, last = OpenResult(selfAndPeers{w}, data, id, jobSig)
-		return last == nil
+		_, err := OpenResult(selfAndPeers{w}, data, id, jobSig)
+		if err != nil {
+			last = err
+			refused++
+		}
+		return err == nil
 	})
 	if !found && last != nil {
-		w.cfg.Log.Warn("no stored result of this job is one a trusted worker made; running the job", "job", id, "err", last)
+		w.cfg.Log.Warn("no stored result of this job is one a trusted worker made; running the job", "job", id, "refused", refused, "last", last)
 	}
 	return found
 }
@@ -496,18 +505,27 @@ func envelopeSignature(data []byte) []byte {
 // jobSig) before it started: the stored cancellation must be its lead's
 // (OpenCancel); another is logged and the job runs.
 func (w *Worker) cancelled(ctx context.Context, job *Job, jobSig []byte, log *slog.Logger) bool {
-	st, err := w.s.js.Stream(ctx, w.s.n.cancelStream)
+	st, err := w.s.stream(ctx, w.s.n.cancelStream, func(err error) { log.Warn("cancellations stream changed", "err", err) })
 	if err != nil {
 		return false
 	}
 	var from uint64
+	refused := 0
 	found, _ := scanStored(ctx, st, w.s.n.cancels+"."+job.ID, &from, func(data []byte) bool {
-		if err := w.cfg.Keyring.OpenCancel(data, job, jobSig); err != nil {
-			log.Warn("stored cancellation refused", "err", err)
-			return false
+		err := w.cfg.Keyring.OpenCancel(data, job, jobSig)
+		if err == nil {
+			return true
 		}
-		return true
+		// The first few one by one, then a count: a flood of junk must not
+		// flood the log.
+		if refused++; refused <= maxReports {
+			log.Warn("stored cancellation refused", "err", err)
+		}
+		return false
 	})
+	if refused > maxReports {
+		log.Warn("more stored cancellations refused", "count", refused-maxReports)
+	}
 	return found
 }
 
