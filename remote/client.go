@@ -32,10 +32,10 @@ type Client struct {
 	git     *safegit.Runner
 
 	mu      sync.Mutex
-	bundles map[string]*bundleEntry // by directory and base commit
-	sigs    map[string][]byte       // the signature of each job submitted, by id
-	sent    map[string][32]byte     // the sha256 of each job's published message, by id
-	heard   map[string]*Result      // a result of a job submitted, heard as it was published, until a Wait takes it
+	bundles map[string]*bundleEntry    // by directory and base commit
+	sigs    map[string][]byte          // the signature of each job submitted, by id
+	sent    map[string][32]byte        // the sha256 of each job's published message, by id
+	heard   map[string]*Result         // a result of a job submitted, heard as it was published, until a Wait takes it
 	waits   map[string]*refusedResults // the Wait following each job
 	// refusals are each job's refused results (reported once a job).
 	refusals map[string]*refusals
@@ -217,7 +217,9 @@ func newRefusedResults(c *Client, id string) *refusedResults {
 	return &refusedResults{c: c, id: id, live: make(chan *Result, 1)}
 }
 
-func (f *refusedResults) check(data []byte, refusal bool) *Result { return f.c.check(f.id, data, refusal) }
+func (f *refusedResults) check(data []byte, refusal bool) *Result {
+	return f.c.check(f.id, data, refusal)
+}
 
 // flush tells the refusals of the job not reported one by one.
 func (f *refusedResults) flush() {

@@ -34,8 +34,12 @@
 //     worker, the job id, and quotes the lead's signature on the job's
 //     envelope; the patch is inside what is signed. A lead takes a result
 //     only if it is signed by a key in its trusted_workers file
-//     ($COHORT_HOME/remote/trusted_workers, read again when a result
-//     names a worker it does not know), names that worker and the job, and
+//     ($COHORT_HOME/remote/trusted_workers, read again whenever it
+//     changed — its identity, size or time, checked at every look-up — so
+//     a worker added is trusted and one removed is no longer trusted
+//     without a restart; a file that cannot be read after a change, half
+//     written or removed, leaves the keys last read in force), names that
+//     worker and the job, and
 //     quotes the signature of the job this very lead process submitted: a
 //     forgery, an altered patch, a result of an older job or of another
 //     lead's job with the same id, or one renamed to another worker is
@@ -46,6 +50,10 @@
 //     can answer any job it can see, even one another worker took
 //     (trusting a worker is trusting its results); the lead does not
 //     learn from the server which worker a delivery went to.
+//   - Trust files (a worker's trusted leads, a lead's trusted_workers) are
+//     opened without blocking and must be regular files of at most 1 MiB:
+//     a named pipe or a link to a device is an error naming the file, not
+//     a start that hangs or reads without end.
 //   - A job runs only from the lead's own publish (Worker.replayed): its
 //     message must carry the lead's message id job-<id>, which the job
 //     stream drops as a duplicate for 10 minutes, and the server must have
@@ -134,13 +142,33 @@
 //     subjects can be written by anyone too (no ACLs), and first-write-
 //     wins (DiscardNewPerSubject) lets a forger who publishes first keep
 //     the worker's result out. The cost is that a reader reads every
-//     message of the job's subject — a flood of junk is read (and
-//     reported) once, since a Wait remembers where it stopped — and
-//     what the stream holds is bounded by Retention and the account's
-//     limits, not by the number of jobs. Wire: a lead or worker older
-//     than this updates the streams back to one message per subject
-//     when it connects (the server then drops all but the last of each):
-//     upgrade the leads and workers on one prefix together.
+//     message of the job's subject — a flood of junk is read once, since
+//     a Wait remembers where it stopped, and in batches (scanStored: the
+//     first message by a direct look-up, the rest through a short-lived
+//     in-memory consumer, 512 a request, so 10,000 junk messages cost a
+//     reader about as much as storing them cost the sender); the first
+//     five refused are reported one by one, the rest as a count at each
+//     poll — and what the stream holds is bounded by Retention and the
+//     account's limits, not by the number of jobs. A worker reads the
+//     results stream only for a job handed out before (a first delivery
+//     cannot have a result).
+//   - The shape is checked at every read, not only at connect
+//     (setup.stream): a client that sets the results or cancellations
+//     stream to keep fewer messages (per subject, in all, in bytes, for
+//     a shorter time) or other subjects — a raw client, or a lead or
+//     worker older than this, which sets one message per subject when it
+//     connects — is reported (the lead's Report names the stream and the
+//     change; a worker logs it) and the shape is put back at once. What
+//     the server dropped meanwhile is gone from the stream; a lead keeps
+//     in memory every result of its jobs it heard as it was published
+//     (Client.hear, subscribed from Dial, not only while a Wait runs), so
+//     a result stored and then displaced still reaches it. Not covered: a
+//     lead that was not connected when the result was published and whose
+//     stored copy was then dropped (or purged: anyone with the JetStream
+//     API can purge) waits to its deadline, having been told the stream
+//     changed. Wire: an older lead or worker and this one put the shape
+//     back and forth (at its connect, at this one's reads), each time
+//     reported: upgrade the leads and workers on one prefix together.
 //   - A job is acknowledged only after its result is stored (a publish
 //     the server confirmed); a worker that cannot store it leaves the job
 //     unacknowledged, so it is redelivered and its stored-or-not state is
@@ -179,8 +207,10 @@
 //   - A slot pulls one job only when it is idle: prefetched jobs would
 //     wait in one worker's buffer with their ack wait running while
 //     another worker is free.
-//   - The lead follows a job with a subscription on its result subject
-//     and, since it may have been away when the result was published (a
+//   - The lead follows its jobs with a subscription on every result and
+//     refusal subject of the prefix from Dial on (it keeps only those of
+//     jobs it submitted that pass its checks) and, since it may have been
+//     away when the result was published (a
 //     reconnect, a server restart), a direct look-up of the stored result
 //     at the start and every PollInterval (2s), each with its own deadline:
 //     a request sent while the server was down is never answered. Ordered
@@ -196,6 +226,18 @@
 //     was chosen over taking usage only from the result, which would have
 //     left the task's live figures forgeable. An event replayed within its
 //     job carries totals no higher than the latest, which crew ignores.
+//     An event names the worker that signed it (SealProgress sets it), and
+//     a Wait takes events only from the worker whose "running" event came
+//     last (progressFrom): a worker sends one as it takes the job and at
+//     every heartbeat while it runs it, so another trusted worker that did
+//     not take the job cannot set its spend, under its own name or
+//     another's; events before any "running" is heard are dropped unsaid.
+//     Not covered: a trusted worker that claims the job with a "running"
+//     event of its own is believed until the real worker's next heartbeat,
+//     as its signed result would be. Wire: a worker older than this sends
+//     "running" only once, so a lead that began to wait after it sees no
+//     progress from it (the result still carries the usage); an older
+//     lead takes a newer worker's events as before.
 //   - Cancellation is stored, not only sent: a worker checks for it before
 //     it starts a job, and a running job's worker is subscribed to it, so
 //     TaskStop stops a job wherever it is. It is signed by the lead
