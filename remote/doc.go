@@ -215,7 +215,8 @@
 //     at the start and every PollInterval (2s), each with its own deadline:
 //     a request sent while the server was down is never answered. Ordered
 //     consumers were tried and did not recover reliably across a restart
-//     of the server.
+//     of the server (scanStored's batch reader is a consumer made anew at
+//     each read, removed after it).
 //   - Progress is best effort (core NATS): a lead that misses an event
 //     sees the next, which carries the totals. It is signed by the worker
 //     as results are (progresssign.go: over its own context string, with

@@ -15,7 +15,7 @@ import (
 const resultContext = "cohort remote result v1\n"
 
 // WorkerKeys are the workers a lead takes results from: a *Keyring, or a
-// *TrustFile that reads its file again for a name it does not know.
+// *TrustFile that reads its file again whenever it changed.
 type WorkerKeys interface {
 	Key(name string) (ed25519.PublicKey, bool)
 }
