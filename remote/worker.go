@@ -403,7 +403,11 @@ func (w *Worker) finish(ctx context.Context, m jetstream.Msg, res *Result, log *
 	if err := m.DoubleAck(sctx); err != nil {
 		log.Warn("ack", "err", err) // redelivered; the stored result answers it
 	}
-	log.Info("job finished", "status", res.Status)
+	if res.Status == StatusCompleted {
+		log.Info("job finished", "status", res.Status)
+		return
+	}
+	log.Warn("job finished", "status", res.Status, "why", res.Error)
 }
 
 // refuseUnverified ends a job whose signature did not verify. Its id is
