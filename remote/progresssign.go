@@ -44,7 +44,7 @@ func openProgress(keys WorkerKeys, data []byte, id string, jobSig []byte) (Progr
 	}
 	pub, ok := keys.Key(env.Key)
 	if env.Key == "" || !ok {
-		return Progress{}, fmt.Errorf("a progress event of job %s is signed by worker key %q, which this lead does not trust", id, env.Key)
+		return Progress{}, fmt.Errorf("a progress event of job %s is signed by worker key %q, which this lead does not trust (%s)", id, env.Key, untrustedWhy(keys))
 	}
 	if !ed25519.Verify(pub, append([]byte(progressContext), env.Payload...), env.Signature) {
 		return Progress{}, fmt.Errorf("a progress event of job %s does not verify with worker key %q", id, env.Key)
