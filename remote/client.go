@@ -35,6 +35,7 @@ type Client struct {
 	bundles map[string]*bundleEntry    // by directory and base commit
 	sigs    map[string][]byte          // the signature of each job submitted, by id
 	sent    map[string][32]byte        // the sha256 of each job's published message, by id
+	seqs    map[string]uint64          // each job's sequence in the job stream, by id
 	heard   map[string]*Result         // a result of a job submitted, heard as it was published, until a Wait takes it
 	waits   map[string]*refusedResults // the Wait following each job
 	// refusals are each job's refused results (reported once a job).
@@ -95,7 +96,7 @@ func Dial(ctx context.Context, cfg ClientConfig) (*Client, error) {
 		now = time.Now
 	}
 	c := &Client{nc: nc, s: s, signer: cfg.Signer, workers: cfg.Workers, report: report, now: now, git: cfg.Git,
-		bundles: map[string]*bundleEntry{}, sigs: map[string][]byte{}, sent: map[string][32]byte{},
+		bundles: map[string]*bundleEntry{}, sigs: map[string][]byte{}, sent: map[string][32]byte{}, seqs: map[string]uint64{},
 		heard: map[string]*Result{}, waits: map[string]*refusedResults{}, refusals: map[string]*refusals{}}
 	for _, subject := range []string{s.n.results + ".*", s.n.refused + ".*"} {
 		if _, err := nc.Subscribe(subject, c.hear); err != nil {
@@ -124,21 +125,8 @@ func (c *Client) hear(m *nats.Msg) {
 	if !ours {
 		return
 	}
-	r := c.check(id, m.Data, refusal)
-	if r == nil {
-		return
-	}
-	c.mu.Lock()
-	if c.heard[id] == nil {
-		c.heard[id] = r
-	}
-	w := c.waits[id]
-	c.mu.Unlock()
-	if w != nil {
-		select {
-		case w.live <- r:
-		default:
-		}
+	if r := c.check(id, m.Data, refusal); r != nil {
+		c.settle(id, r)
 	}
 }
 
@@ -174,9 +162,13 @@ func (c *Client) Submit(ctx context.Context, j *Job, dir, rev string) error {
 	c.sent[j.ID] = sha256.Sum256(data)
 	c.refusals[j.ID] = &refusals{seen: map[[32]byte]bool{}}
 	c.mu.Unlock()
-	if _, err := c.s.js.Publish(ctx, c.s.n.jobs, data, jetstream.WithMsgID("job-"+j.ID)); err != nil {
+	ack, err := c.s.js.Publish(ctx, c.s.n.jobs, data, jetstream.WithMsgID("job-"+j.ID))
+	if err != nil {
 		return fmt.Errorf("remote: submit job %s: %w", j.ID, err)
 	}
+	c.mu.Lock()
+	c.seqs[j.ID] = ack.Sequence
+	c.mu.Unlock()
 	return nil
 }
 
@@ -332,9 +324,20 @@ func (c *Client) bundle(ctx context.Context, dir, rev string) (string, string, e
 // worker running it stops it and reports it cancelled; one that picks it
 // up later does not start it. The cancellation is signed (SealCancel): a
 // worker refuses one its lead did not sign.
+//
+// A job still in the queue is also taken out of it (its message deleted
+// from the job stream), and if no worker was ever handed it, its result
+// is the lead's own: cancelled before it started. The stored cancellation
+// alone is not enough for a queued job: anyone with the run of the
+// JetStream API can drop it before a worker reads it (a purge of its
+// subject, or one message per subject and junk, the shape put back at
+// once), and the worker would run the job. A job a worker was handed
+// (running, or its worker gone) is left to the worker, which hears the
+// cancellation as it is published; once taken out of the queue it is not
+// handed to another worker.
 func (c *Client) Cancel(ctx context.Context, id string) error {
 	c.mu.Lock()
-	sig := c.sigs[id]
+	sig, seq := c.sigs[id], c.seqs[id]
 	c.mu.Unlock()
 	if sig == nil {
 		return fmt.Errorf("remote: cancel job %s: this lead did not submit it", id)
@@ -342,7 +345,48 @@ func (c *Client) Cancel(ctx context.Context, id string) error {
 	if _, err := c.s.js.Publish(ctx, c.s.n.cancels+"."+id, c.signer.SealCancel(id, sig)); err != nil {
 		return fmt.Errorf("remote: cancel job %s: %w", id, err)
 	}
+	if seq != 0 && c.unqueue(ctx, seq) {
+		c.settle(id, &Result{JobID: id, Status: StatusCancelled, Signature: sig,
+			Error: "cancelled by the lead before it started: taken out of the queue before any worker took it"})
+	}
 	return nil
+}
+
+// unqueue deletes the job stored at seq from the job stream and reports
+// whether no worker was handed it before: the workers' consumer delivers
+// in order, so a job past the last sequence it delivered, deleted, will
+// never be. Any error (the job was acknowledged and is gone, the server
+// is away) is false: the stored cancellation stands, as before.
+func (c *Client) unqueue(ctx context.Context, seq uint64) bool {
+	st, err := c.s.js.Stream(ctx, c.s.n.jobStream)
+	if err != nil || st.DeleteMsg(ctx, seq) != nil {
+		return false
+	}
+	cons, err := st.Consumer(ctx, c.s.n.consumer)
+	if errors.Is(err, jetstream.ErrConsumerNotFound) {
+		return true // no worker has ever served the queue
+	}
+	if err != nil {
+		return false
+	}
+	return cons.CachedInfo().Delivered.Stream < seq
+}
+
+// settle is job id's result, known to the lead itself: kept as a result
+// heard, for Wait.
+func (c *Client) settle(id string, r *Result) {
+	c.mu.Lock()
+	if c.heard[id] == nil {
+		c.heard[id] = r
+	}
+	w := c.waits[id]
+	c.mu.Unlock()
+	if w != nil {
+		select {
+		case w.live <- r:
+		default:
+		}
+	}
 }
 
 // Wait waits for job id's result and calls progress (from this
