@@ -3,7 +3,9 @@ package remote
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -402,11 +404,19 @@ func (c *Client) Wait(ctx context.Context, id string, progress func(Progress)) (
 	jobSig := c.sigs[id]
 	c.mu.Unlock()
 	var progressRefused atomic.Bool // reported once a Wait: anyone may flood the subject
-	var runner progressFrom
+	runner := progressFrom{nonce: newNonce()}
+	var lastAsk atomic.Int64
+	ask := func() { // who runs the job? (at most every askEvery: replays must not make a flood)
+		now := time.Now().UnixNano()
+		if last := lastAsk.Load(); now-last >= int64(askEvery) && lastAsk.CompareAndSwap(last, now) {
+			_ = c.nc.Publish(c.s.n.ask+"."+id, []byte(runner.nonce))
+		}
+	}
+	runner.askAgain = ask
 	psub, err := c.nc.Subscribe(c.s.n.progress+"."+id, func(m *nats.Msg) {
 		p, err := openProgress(c.workers, m.Data, id, jobSig)
 		if err == nil {
-			err = runner.take(id, p)
+			p, err = runner.take(id, p)
 		}
 		if err != nil {
 			if !errors.Is(err, errNoRunnerYet) && !progressRefused.Swap(true) {
@@ -423,6 +433,7 @@ func (c *Client) Wait(ctx context.Context, id string, progress func(Progress)) (
 		return nil, fmt.Errorf("remote: follow job %s: %w", id, err)
 	}
 	defer psub.Unsubscribe()
+	ask() // a job running already answers at once
 	c.mu.Lock()
 	if c.waits[id] == nil {
 		c.waits[id] = check
@@ -469,6 +480,18 @@ func (c *Client) Wait(ctx context.Context, id string, progress func(Progress)) (
 
 // PollInterval is how often Wait looks for a result it may have missed.
 const PollInterval = 2 * time.Second
+
+// askEvery is how often a Wait that does not know who runs its job may
+// ask (progressFrom).
+const askEvery = 250 * time.Millisecond
+
+// newNonce is a Wait's question to the worker running its job: 16
+// random bytes, in hex.
+func newNonce() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
 
 // Lookup returns job id's stored result, or nil if there is none yet or
 // the one stored is not a result of the job this client submitted,

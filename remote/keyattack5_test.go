@@ -207,7 +207,6 @@ func TestKeyattack5ResultsStreamRemade(t *testing.T) {
 // job, but w2 no longer runs it: the lead's Wait must take b's events
 // from w1 only (the doc: events only from the worker that runs the job).
 func TestKeyattack5RunningReplayedFromAnEarlierWorker(t *testing.T) {
-	escapeKnown5(t, "an earlier worker's signed 'running' of the same job replayed: its stale events are taken and the running worker's refused")
 	r := newRig(t)
 	started := make(chan string, 2)
 	stop2 := r.worker("w2", counting(started))

@@ -73,21 +73,50 @@ func TestProgressNamesItsSigner(t *testing.T) {
 	if _, err := openProgress(ring, relabelled, "b", sig); err == nil || !strings.Contains(err.Error(), `names worker "w1" but is signed by "w3"`) {
 		t.Fatalf("w3's event naming w1 = %v, want refused", err)
 	}
-	var runner progressFrom
+	runner := progressFrom{nonce: "0123abcd"}
+	asked := 0
+	runner.askAgain = func() { asked++ }
 	own, err := openProgress(ring, w3.SealProgress(Progress{JobID: "b", OutputTokens: 5}, sig), "b", sig)
 	if err != nil || own.Worker != "w3" {
 		t.Fatalf("w3's own event = %+v, %v", own, err)
 	}
-	if err := runner.take("b", own); err == nil {
+	if _, err := runner.take("b", own); err == nil {
 		t.Fatal("an event taken before any worker said it runs the job")
 	}
-	if err := runner.take("b", Progress{JobID: "b", Worker: "w1", Phase: "running"}); err != nil {
-		t.Fatal(err)
+	// A "running" that answers no question of this Wait's proves nothing
+	// (it may be replayed): the Wait asks.
+	if _, err := runner.take("b", Progress{JobID: "b", Worker: "w1", Phase: "running"}); err == nil || asked != 1 {
+		t.Fatalf("an unasked running before the answer = %v (asked %d times), want refused and a question", err, asked)
 	}
-	if err := runner.take("b", own); err == nil || !strings.Contains(err.Error(), `worker "w1" runs it`) {
+	if _, err := runner.take("b", Progress{JobID: "b", Worker: "w1", Phase: runningPhase(1, "99999999")}); err == nil {
+		t.Fatal("an answer to another question taken")
+	}
+	if p, err := runner.take("b", Progress{JobID: "b", Worker: "w1", Phase: runningPhase(1, "0123abcd")}); err != nil || p.Phase != "running" {
+		t.Fatalf("w1's answer = %+v, %v", p, err)
+	}
+	if _, err := runner.take("b", own); err == nil || !strings.Contains(err.Error(), `worker "w1" runs it`) {
 		t.Fatalf("w3's event while w1 runs b = %v", err)
 	}
-	if err := runner.take("b", Progress{JobID: "b", Worker: "w1", OutputTokens: 3}); err != nil {
+	if _, err := runner.take("b", Progress{JobID: "b", Worker: "w1", OutputTokens: 3}); err != nil {
 		t.Fatal(err)
+	}
+	// The job handed to w3 (its second delivery): w3 runs it now, the
+	// lead shows the phase as "running", and w1's "running" of the first
+	// delivery, replayed, takes it back from no one.
+	p, err := runner.take("b", Progress{JobID: "b", Worker: "w3", Phase: runningPhase(2, "")})
+	if err != nil || p.Phase != "running" {
+		t.Fatalf("w3's running of delivery 2 = %+v, %v", p, err)
+	}
+	if _, err := runner.take("b", Progress{JobID: "b", Worker: "w1", Phase: "running"}); err == nil || !strings.Contains(err.Error(), "delivery 1") {
+		t.Fatalf("w1's running of delivery 1 after w3's of delivery 2 = %v, want refused", err)
+	}
+	if _, err := runner.take("b", own); err != nil {
+		t.Fatalf("w3's event after w1's replayed running = %v", err)
+	}
+	for _, phase := range []string{"running (delivery 1)", "running (delivery 02)", "running (delivery 3) ", "running (delivery x)",
+		"running (delivery 0, asked 0123abcd)", "running (delivery 2, asked 0123ABCD)", "running (delivery 2, asked 01)", "running (delivery 2, asked )"} {
+		if _, _, ok := runningDelivery(phase); ok {
+			t.Errorf("runningDelivery(%q) read as a running phase", phase)
+		}
 	}
 }

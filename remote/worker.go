@@ -292,13 +292,29 @@ func (w *Worker) execute(ctx context.Context, m jetstream.Msg, job *Job, jobSig 
 		p.JobID = job.ID // SealProgress names the signer as the worker
 		_ = w.nc.Publish(w.s.n.progress+"."+job.ID, w.cfg.Signer.SealProgress(p, jobSig))
 	}
+	delivery := uint64(1)
+	if meta, err := m.Metadata(); err == nil {
+		delivery = meta.NumDelivered
+	}
+	runningNow := Progress{Phase: runningPhase(delivery, "")} // which delivery: an earlier worker's replayed is older
 	var running atomic.Bool
 	stopBeat := w.heartbeat(jctx, m, func() {
 		if running.Load() {
-			progress(Progress{Phase: "running"}) // for a lead that began to wait after the first
+			progress(runningNow) // for a lead that began to wait after the first
 		}
 	})
 	defer stopBeat()
+	// A lead's Wait asks who runs the job; the answer, signed, quotes its
+	// question, so no earlier worker's "running" can pass for it.
+	asks, err := w.nc.Subscribe(w.s.n.ask+"."+job.ID, func(q *nats.Msg) {
+		if nonce := string(q.Data); running.Load() && validNonce(nonce) {
+			progress(Progress{Phase: runningPhase(delivery, nonce)})
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	defer asks.Unsubscribe()
 
 	defer os.RemoveAll(dir)
 	_ = os.RemoveAll(dir) // a clone left by an earlier delivery on this worker
@@ -306,7 +322,7 @@ func (w *Worker) execute(ctx context.Context, m jetstream.Msg, job *Job, jobSig 
 		return nil, err
 	}
 	start := time.Now()
-	progress(Progress{Phase: "running"})
+	progress(runningNow)
 	running.Store(true)
 	log.Info("job started", "model", run.Model, "mode", run.Mode)
 	oc, runErr := w.cfg.Run(jctx, job, run, dir, progress)
