@@ -35,10 +35,15 @@
 //     envelope; the patch is inside what is signed. A lead takes a result
 //     only if it is signed by a key in its trusted_workers file
 //     ($COHORT_HOME/remote/trusted_workers, read again whenever it
-//     changed — its identity, size or time, checked at every look-up — so
-//     a worker added is trusted and one removed is no longer trusted
-//     without a restart; a file that cannot be read after a change, half
-//     written or removed, leaves the keys last read in force), names that
+//     changed — its identity, size, modification and status-change time,
+//     checked at every look-up; the ctime because a writer can put an
+//     mtime back and no one can put a ctime back — so a worker added is
+//     trusted and one removed is no longer trusted without a restart; a
+//     file that cannot be read after a change — removed, unreadable, over
+//     1 MiB, half written — trusts no worker until it reads again, and
+//     the refusal of each result says why: removing the file is how a
+//     user stops trusting every worker at once, and keys are not kept on
+//     the word of a file that no longer says them), names that
 //     worker and the job, and
 //     quotes the signature of the job this very lead process submitted: a
 //     forgery, an altered patch, a result of an older job or of another
@@ -228,17 +233,27 @@
 //     left the task's live figures forgeable. An event replayed within its
 //     job carries totals no higher than the latest, which crew ignores.
 //     An event names the worker that signed it (SealProgress sets it), and
-//     a Wait takes events only from the worker whose "running" event came
-//     last (progressFrom): a worker sends one as it takes the job and at
-//     every heartbeat while it runs it, so another trusted worker that did
-//     not take the job cannot set its spend, under its own name or
-//     another's; events before any "running" is heard are dropped unsaid.
-//     Not covered: a trusted worker that claims the job with a "running"
-//     event of its own is believed until the real worker's next heartbeat,
-//     as its signed result would be. Wire: a worker older than this sends
-//     "running" only once, so a lead that began to wait after it sees no
-//     progress from it (the result still carries the usage); an older
-//     lead takes a newer worker's events as before.
+//     a Wait takes events only from the job's runner (progressFrom): the
+//     Wait asks who runs the job — a random nonce on PREFIX.ask.<id>, at
+//     its start and again (at most every 250 ms) when it hears a
+//     "running" it cannot place — and the worker running the job answers
+//     with a signed "running" naming the job's delivery it runs and the
+//     nonce. Only that answer, or later a "running" of a later delivery
+//     (the job handed to another worker, which sends one as it starts and
+//     at every heartbeat), makes a worker the runner: an earlier worker's
+//     genuine "running", replayed from the wire, was signed before the
+//     Wait asked and names an earlier delivery, so it takes the progress
+//     from no one (keyattack5 P2). Events before the answer are dropped
+//     unsaid (a round trip). The delivery and nonce ride in the phase
+//     string ("running (delivery 2, asked 5f…)"), not new fields, since
+//     events are read strictly. Not covered: a trusted worker that claims
+//     the job with events of its own is believed, as its signed result
+//     would be; an attacker on core NATS who floods PREFIX.ask.<id> makes
+//     the running worker sign an answer per message (one goroutine's
+//     work). Wire: a worker older than this answers no question, so a
+//     lead takes no progress from it (the result still carries the
+//     usage); an older lead takes a newer worker's events (it shows the
+//     phase as sent).
 //   - Cancellation is stored, not only sent: a worker checks for it before
 //     it starts a job, and a running job's worker is subscribed to it, so
 //     TaskStop stops a job wherever it is. It is signed by the lead
@@ -249,7 +264,24 @@
 //     a result saying "stopped by the lead" is the lead's doing). The
 //     stream keeps every cancellation of a job, and a worker about to
 //     start it reads them all for its lead's, so junk published after the
-//     lead's does not bury it.
+//     lead's does not bury it. A stored cancellation can be dropped all
+//     the same by anyone with the run of the JetStream API (a purge of
+//     its subject; one message per subject and junk, the shape put back
+//     at once; DenyPurge would stop only the first), so Cancel also takes
+//     a job still in the queue out of it: it deletes the job's message
+//     from the job stream by the sequence Submit was given, and if the
+//     workers' consumer never delivered that far, no worker can be handed
+//     it and the lead settles the job itself (cancelled, "before it
+//     started") — keyattack5 C7. A job already handed to a worker is left
+//     to it (it heard the cancellation as it was published) and, deleted,
+//     is not handed to another if that worker dies. Not covered: a
+//     consumer deleted and made anew by an attacker (its delivered
+//     sequence starts again) makes the lead settle a job a worker is
+//     running, which that worker stops all the same; a replay of the
+//     job's bytes after a purge of the job stream's duplicate record is
+//     the job stream's stated limit above. Wire: nothing new is sent; an
+//     older worker simply never sees a job taken out of the queue, and an
+//     older lead's cancellations work as before.
 //
 // # On the lead and on the worker
 //
