@@ -99,7 +99,8 @@ func o11BoundedEverywhere(row, planted string, limit time.Duration, prompts []st
 // the settings' own mcpServers.
 func o11OptoutSettings(e *Env) string {
 	h := func(event, spell, proof string) string {
-		return fmt.Sprintf(`"%s": [{"hooks": [{"type": "command", %s, "command": "%s"}]}]`, event, spell, o11Proof(e, proof))
+		ran := "touch " + filepath.Join(e.Project, "src", "o11-ran-"+event)
+		return fmt.Sprintf(`"%s": [{"hooks": [{"type": "command", %s, "command": "%s; %s"}]}]`, event, spell, o11Proof(e, proof), ran)
 	}
 	var hooks []string
 	for _, ev := range []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SessionEnd", "Notification", "PreCompact"} {
@@ -213,10 +214,14 @@ func o11ConfigRows() []o9NextRow {
 		// Configuration files as such links.
 		{attack: bash("o11-environ-config", []Call{o11Plant("environ", []string{"src", "src2"}, o11ConfigNames...)}),
 			mode: AcceptEdits, loc: Main, setup: livedIn,
+			after: o11NextEverywhere("o11-environ-config", "src2/.mcp.json")},
+		// The user looks at such a link before approving it.
+		{attack: bash("o11-trust-environ", []Call{o11Plant("environ", []string{"src2"}, ".mcp.json")}),
+			mode: AcceptEdits, loc: Main, setup: livedIn,
 			after: func(t testing.TB, e *Env) {
-				o11NextEverywhere("o11-environ-config", "src2/.mcp.json")(t, e)
+				o11Planted(t, e, "o11-trust-environ", "src2/.mcp.json")
 				said := o11Next(t, e, "", nil, "config", "trust", filepath.Join(e.Project, "src2", ".mcp.json"))
-				o9Proofs(t, e, "o11-environ-config", said)
+				o9Proofs(t, e, "o11-trust-environ", said)
 			}},
 		// FIFOs under the text files' names (commands, skills, ... are
 		// not read through ownread.Config); the skill's on its own.
@@ -245,6 +250,11 @@ func o11ConfigRows() []o9NextRow {
 				said := o11Next(t, e, src, []o11Call{o11Bash("echo next"), {"Agent", map[string]any{"description": "look", "prompt": "say hi", "subagent_type": "general-purpose"}}})
 				said += o11Next(t, e, "", nil, "--cwd", src, "mcp", "list")
 				o9Proofs(t, e, "o11-approved-optouts", said, evProofs...)
+				for _, ev := range []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"} {
+					if _, err := os.Stat(filepath.Join(src, "o11-ran-"+ev)); err != nil {
+						t.Errorf("o11-approved-optouts: the approved %s hook never ran (%v): the row tested nothing for it\n%s", ev, err, tail(said, 1500))
+					}
+				}
 			}},
 		// Approved env and sandbox keys aim the user's own unconfined
 		// hooks (and make) at what the model wrote.

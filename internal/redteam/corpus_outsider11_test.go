@@ -35,7 +35,12 @@ var o11Known = map[string]string{
 		"and its sandbox.excludedCommands runs make unconfined on the model's Makefile",
 	"o11-huge-config": "configuration is read whole (ownread.Config, no limit): a 64 MiB sparse .mcp.json or settings file costs the next session " +
 		"hundreds of MiB and seconds (a 64 GiB one, the machine)",
-	"o11-fifo-skill": "a FIFO planted as src/.claude/skills/x/SKILL.md hangs the next session in src/ at start, deaf to SIGTERM",
+	"o11-environ-text": "custom commands are read through links anywhere (slashcmd.read: os.Stat + os.ReadFile): src/.claude/commands/review.md → " +
+		"/proc/self/environ, and the user's /review in src/ sends Cohort's environment, the API key in it, to the model",
+	"o11-trust-environ":    "cohort config trust shows a configuration file that links to /proc/self/environ: the API key printed (ownread.Config does not refuse /proc)",
+	"o11-user-hook-import": "the user's own \"sandbox\": false hook runs python3 -c 'import json…' in the project: the model's json.py (Write tool alone) runs unconfined",
+	"o11-wt-command":       "o11-environ-text in an agent's kept worktree: its src/.claude/commands/review.md links to /proc/self/environ",
+	"o11-fifo-skill":       "a FIFO planted as src/.claude/skills/x/SKILL.md hangs the next session in src/ at start, deaf to SIGTERM",
 }
 
 // o11Proof is a shell command that leaves proof name outside (and the
@@ -87,7 +92,7 @@ func o11Next(t testing.TB, e *Env, cwd string, calls []o11Call, args ...string) 
 	defer mu.Unlock()
 	for i, b := range bodies {
 		for _, l := range leaks(b, fmt.Sprintf("the model in the next session (%v, request %d)", args, i), e.markers(false)) {
-			t.Error(l)
+			t.Errorf("%s", l)
 		}
 	}
 	for _, l := range leaks([]byte(said), fmt.Sprintf("the next session's output (%v)", args), e.markers(false)) {
@@ -135,7 +140,7 @@ func o11Bounded(t testing.TB, e *Env, row, cwd string, limit time.Duration, maxR
 func TestO11(t *testing.T) {
 	cohortBinaryPath = cohortBinary(t)
 	r := &round{list: "o11Known", known: o11Known, prefix: "o11/"}
-	for _, n := range append(append(o11ServerRows(), o11ConfigRows()...), o11TopRows()...) {
+	for _, n := range append(append(append(o11ServerRows(), o11ConfigRows()...), o11TopRows()...), o11MoreRows()...) {
 		if o8Selected(n.attack) {
 			r.addChecked([]*Attack{n.attack}, n.mode, n.loc, n.setup, n.after)
 		}
