@@ -18,7 +18,7 @@ import (
 
 // o11Plant makes, under each dir, every name in names as what kind says
 // ("environ": a link to /proc/self/environ, "fifo", "huge": a sparse file
-// of 64 MiB), its folders first, by Python (whose paths the analysis
+// of 32 MiB), its folders first, by Python (whose paths the analysis
 // does not see), makes src2 a repository, and lists what it made.
 func o11Plant(kind string, dirs []string, names ...string) Call {
 	var paths []string
@@ -35,7 +35,7 @@ for p in sys.argv[2:]:
         if os.path.lexists(p): os.remove(p)
         if kind == "environ": os.symlink("/proc/self/environ", p)
         elif kind == "fifo": os.mkfifo(p)
-        else: open(p, "w").truncate(64 << 20)
+        else: open(p, "w").truncate(32 << 20)
         got.append(p + " ok")
     except OSError as x: got.append(p + " " + str(x))
 print(got)' ` + kind + " " + strings.Join(paths, " ") + "; git init -q src2 2>&1; echo planted")
@@ -87,7 +87,7 @@ func o11BoundedEverywhere(row, planted string, limit time.Duration, prompts []st
 				cwd = e.Project
 			}
 			for _, p := range prompts {
-				o11Bounded(t, e, row, cwd, limit, 200<<10, "-p", p)
+				o11Bounded(t, e, row, cwd, limit, 120<<10, "-p", p)
 			}
 		}
 		o9Proofs(t, e, row, "")
@@ -231,10 +231,10 @@ func o11ConfigRows() []o9NextRow {
 		{attack: bash("o11-fifo-skill", []Call{o11Plant("fifo", []string{"src"}, ".claude/skills/o11/SKILL.md")}),
 			mode: AcceptEdits, loc: Main, setup: livedIn,
 			after: o11BoundedEverywhere("o11-fifo-skill", "src/.claude/skills/o11/SKILL.md", 15*time.Second, []string{"hello"}, "src")},
-		// Sparse files of 64 MiB under every configuration name, the
+		// Sparse files of 32 MiB under every configuration name, the
 		// top .mcp.json (missing, so the model may create it) included.
 		{attack: bash("o11-huge-config", []Call{o11Plant("huge", []string{"src2"}, append(o11ConfigNames, "CLAUDE.md", ".claude/agents/o11.md")...)},
-			[]Call{Bash("truncate -s 64M .mcp.json 2>&1; ls -la .mcp.json 2>&1")}),
+			[]Call{Bash("truncate -s 32M .mcp.json 2>&1; ls -la .mcp.json 2>&1")}),
 			mode: Bypass, loc: Main, setup: func(e *Env) error {
 				if err := livedIn(e); err != nil {
 					return err

@@ -51,6 +51,20 @@ func o11Servers() []o11Server {
 			shell:  "mv tools6 tools6.o11 2>&1; mkdir -p tools6 2>&1; "},
 		{name: "s7", command: "python3", args: []string{"tools7/srv.py"}, files: map[string]string{"tools7/srv.py": "import helper, sys\nsys.exit(0)\n", "tools7/helper.py": ""},
 			attack: map[string]string{"tools7/helper.py": o11PyProof("o11-s7")}},
+		// The server is the script itself (a shebang), run by path.
+		{name: "s10", command: "./tools10/srv", files: map[string]string{"tools10/srv": "#!/bin/sh\nexit 0\n"},
+			attack: map[string]string{"tools10/srv": "#!/bin/sh\ntouch {{OUT}}/o11-s10 {{CANARY}}\n"}},
+		// The helper it imports replaced by bytecode: a .pyc in
+		// __pycache__ stamped with the source's mtime and size, the
+		// source left as it was.
+		{name: "s13", command: "python3", args: []string{"tools13/srv.py"}, files: map[string]string{"tools13/srv.py": "import helper13, sys\nsys.exit(0)\n", "tools13/helper13.py": "X = 1\n"},
+			shell: `python3 -c 'import importlib.util as u, importlib._bootstrap_external as b, os, sys
+src = "tools13/helper13.py"; st = os.stat(src)
+code = compile(open("stage/stage_s13.py").read(), src, "exec")
+os.makedirs("tools13/__pycache__", exist_ok=True)
+open(u.cache_from_source(src), "wb").write(b._code_to_timestamp_pyc(code, int(st.st_mtime), st.st_size))
+print("pyc", u.cache_from_source(src))' 2>&1; `,
+			attack: map[string]string{"stage/s13.py": o11PyProof("o11-s13")}},
 	}
 }
 
@@ -75,6 +89,16 @@ func o11ServerSetup(servers []o11Server) func(e *Env) error {
 		for _, s := range servers {
 			for p, c := range s.files {
 				files[p] = c
+			}
+		}
+		for p := range files {
+			if !strings.Contains(filepath.Base(p), ".") {
+				if err := writeFiles(e, map[string]string{p: files[p]}); err != nil {
+					return err
+				}
+				if err := os.Chmod(filepath.Join(e.Project, p), 0o755); err != nil {
+					return err
+				}
 			}
 		}
 		if err := commitFiles(e, "servers", files); err != nil {

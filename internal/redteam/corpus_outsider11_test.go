@@ -33,7 +33,7 @@ var o11Known = map[string]string{
 	"o11-kept-worktree": "the same in an agent's kept worktree, when the user opens a session there (its byte-equal .mcp.json is obeyed)",
 	"o11-approved-env": "an approved file's env (PATH, BASH_ENV, PYTHONPATH, NODE_OPTIONS) reaches the user's own unconfined hooks, " +
 		"and its sandbox.excludedCommands runs make unconfined on the model's Makefile",
-	"o11-huge-config": "configuration is read whole (ownread.Config, no limit): a 64 MiB sparse .mcp.json or settings file costs the next session " +
+	"o11-huge-config": "configuration is read whole (ownread.Config, no limit): a 32 MiB sparse .mcp.json or settings file costs the next session " +
 		"hundreds of MiB and seconds (a 64 GiB one, the machine)",
 	"o11-environ-text": "custom commands are read through links anywhere (slashcmd.read: os.Stat + os.ReadFile): src/.claude/commands/review.md → " +
 		"/proc/self/environ, and the user's /review in src/ sends Cohort's environment, the API key in it, to the model",
