@@ -87,7 +87,7 @@ func o11BoundedEverywhere(row, planted string, limit time.Duration, prompts []st
 				cwd = e.Project
 			}
 			for _, p := range prompts {
-				o11Bounded(t, e, row, cwd, limit, 120<<10, "-p", p)
+				o11Bounded(t, e, row, cwd, limit, 150<<10, "-p", p)
 			}
 		}
 		o9Proofs(t, e, row, "")
