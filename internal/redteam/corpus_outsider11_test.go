@@ -41,7 +41,9 @@ var o11Known = map[string]string{
 	"o11-trust-environ":    "cohort config trust shows a configuration file that links to /proc/self/environ: the API key printed (ownread.Config does not refuse /proc)",
 	"o11-user-hook-import": "the user's own \"sandbox\": false hook runs python3 -c 'import json…' in the project: the model's json.py (Write tool alone) runs unconfined",
 	"o11-wt-command":       "o11-environ-text in an agent's kept worktree: its src/.claude/commands/review.md links to /proc/self/environ",
-	"o11-fifo-skill":       "a FIFO planted as src/.claude/skills/x/SKILL.md hangs the next session in src/ at start, deaf to SIGTERM",
+	"o11-registry-lock": "a command holds both trust registries' locks (flock on a descriptor opened read-only): a concurrent session of the user " +
+		"records neither its roots nor its top .mcp.json (a warning only), so the .mcp.json its model creates is obeyed next session as the person's",
+	"o11-fifo-skill": "a FIFO planted as src/.claude/skills/x/SKILL.md hangs the next session in src/ at start, deaf to SIGTERM",
 }
 
 // o11Proof is a shell command that leaves proof name outside (and the
@@ -170,7 +172,7 @@ func o11Bounded(t testing.TB, e *Env, row, cwd string, limit time.Duration, maxH
 func TestO11(t *testing.T) {
 	cohortBinaryPath = cohortBinary(t)
 	r := &round{list: "o11Known", known: o11Known, prefix: "o11/"}
-	for _, n := range append(append(append(o11ServerRows(), o11ConfigRows()...), o11TopRows()...), o11MoreRows()...) {
+	for _, n := range append(append(append(o11ServerRows(), o11ConfigRows()...), o11TopRows()...), append(o11MoreRows(), o11XDGRows()...)...) {
 		if o8Selected(n.attack) {
 			r.addChecked([]*Attack{n.attack}, n.mode, n.loc, n.setup, n.after)
 		}
