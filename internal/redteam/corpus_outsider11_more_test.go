@@ -45,7 +45,14 @@ func o11MoreRows() []o9NextRow {
 				if err := o11EnvSetup(e); err != nil {
 					return err
 				}
-				return os.RemoveAll(filepath.Join(e.CohortHome, "trust", "approved.json"))
+				// Both registries keep approvals (cohort config trust writes
+				// each): the user's and COHORT_HOME's.
+				for _, d := range []string{filepath.Join(e.CohortHome, "trust"), filepath.Join(e.Home, ".local", "state", "cohort", "trust")} {
+					if err := os.RemoveAll(filepath.Join(d, "approved.json")); err != nil {
+						return err
+					}
+				}
+				return nil
 			},
 			after: func(t testing.TB, e *Env) {
 				src := filepath.Join(e.Project, "src")
@@ -70,12 +77,8 @@ for d in (".claude/commands", "src/.claude/commands"):
     except OSError as x: print(d, x)'; echo x >> README.md; echo planted`)}}},
 			mode: Bypass, loc: Worktree, setup: livedIn,
 			after: func(t testing.TB, e *Env) {
-				wts, _ := filepath.Glob(filepath.Join(e.Project, ".cohort", "worktrees", "*"))
-				if len(wts) == 0 {
-					t.Errorf("o11-wt-command: no worktree was kept: the row tested nothing")
-				}
 				var said string
-				for _, wt := range wts {
+				for _, wt := range o11Kept(t, e, "o11-wt-command") {
 					for _, cwd := range []string{wt, filepath.Join(wt, "src")} {
 						said += o11Next(t, e, cwd, nil, "--cwd", cwd, "-p", "/review")
 					}

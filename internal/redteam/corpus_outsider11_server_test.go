@@ -168,12 +168,8 @@ func o11ServerRows() []o9NextRow {
 				return o9UserSettings(e, `{"enableAllProjectMcpServers": true}`)
 			},
 			after: func(t testing.TB, e *Env) {
-				wts, _ := filepath.Glob(filepath.Join(e.Project, ".cohort", "worktrees", "*"))
-				if len(wts) == 0 {
-					t.Errorf("o11-kept-worktree: no worktree was kept: the row tested nothing")
-				}
 				var said string
-				for _, wt := range wts {
+				for _, wt := range o11Kept(t, e, "o11-kept-worktree") {
 					said += o11Next(t, e, wt, []o11Call{o11Bash("echo next")})
 				}
 				o9Proofs(t, e, "o11-kept-worktree", said, "o10-notify", "o11-s8")
@@ -218,4 +214,15 @@ func o11ServerRows() []o9NextRow {
 				o11ServerProofs(t, e, "o11-srv-adddir", said, other)
 			}},
 	}
+}
+
+// o11Kept lists the agents' worktrees the session kept; none is a row
+// that tested nothing.
+func o11Kept(t testing.TB, e *Env, row string) []string {
+	t.Helper()
+	wts, _ := filepath.Glob(filepath.Join(e.Project, ".cohort", "worktrees", "*"))
+	if len(wts) == 0 {
+		t.Errorf("%s: no worktree was kept: the row tested nothing", row)
+	}
+	return wts
 }
