@@ -221,9 +221,15 @@ func (p *Plan) sandboxCfg(ctx context.Context, conf sandboxConf, checker *permis
 // secrets are the directories of COHORT_HOME that hold what no command
 // may read: the remote agents' signing key (remote/lead.key: with it a
 // command could sign jobs for workers), teammates' configurations waiting
-// in tmux/ (they carry the model key) and the checkpoints' store (copies
-// of every file, Read-denied ones included). They are made now, private,
-// so the sandbox can hide them before Cohort first writes there.
+// in tmux/ (they carry the model key), the checkpoints' store (copies
+// of every file, Read-denied ones included) and the trust registries,
+// COHORT_HOME's trust/ and the user's (configtrust.UserDir): read-only
+// was not enough, since a command could take their locks with a
+// descriptor opened for reading (flock needs no write access) and hold
+// them, and a session of the user's that cannot lock records neither its
+// roots nor its top .mcp.json (attack11's o11-registry-lock). They are
+// made now, private, so the sandbox can hide them before Cohort first
+// writes there.
 func (p *Plan) secrets() []string {
 	var out []string
 	for _, dir := range p.secretDirs() {
@@ -268,8 +274,11 @@ func (p *Plan) secretDirs() []string {
 		return nil
 	}
 	var out []string
-	for _, d := range []string{"remote", "tmux", "checkpoints"} {
+	for _, d := range []string{"remote", "tmux", "checkpoints", "trust"} {
 		out = append(out, filepath.Join(home, d))
+	}
+	if dir := configtrust.UserDir(p.Process.Getenv); dir != "" {
+		out = append(out, dir)
 	}
 	return out
 }
