@@ -101,7 +101,7 @@ func (s *Store) net(ctx context.Context, name, server string) (*netMailbox, erro
 	}
 	m := &netMailbox{server: server, nc: nc, tr: tr, state: state, grants: grants,
 		status: &kvBoard{kv: status, now: s.now, keys: keys,
-			seen: map[string]seenRev{}, accepted: map[string]acceptedStatus{}, last: map[string]int64{}}}
+			accepted: map[string]acceptedStatus{}, offset: map[string]int64{}, scanned: map[string]uint64{}}}
 	s.nets[name] = m
 	return m, nil
 }
