@@ -28,9 +28,11 @@ type StatusBoard interface {
 	// Put publishes member's status.
 	Put(ctx context.Context, member string, data []byte) error
 	// Get reads member's status; ok is false when it has published none.
-	// Seen is when this reader first saw that version of it on a board
-	// whose writers are on other machines (their clocks are not this
-	// one's), and zero on files, whose writers share this clock.
+	// Seen is, on a board whose writers are on other machines (their
+	// clocks are not this one's), when this reader first saw that version
+	// less how much later the server stored it than it was signed (a
+	// version hidden and put back is as old as when it was written:
+	// kvboard.go), and zero on files, whose writers share this clock.
 	Get(ctx context.Context, member string) (data []byte, seen time.Time, ok bool, err error)
 }
 
