@@ -110,8 +110,8 @@ func TestKeyattack4JunkOverALiveHeartbeat(t *testing.T) {
 // bankedThenGone has carl publish a heartbeat the lead reads, then two
 // that the attacker covers with junk and keeps; carl's machine then
 // vanishes. It returns the lead's board, the attacker's bucket, the two
-// banked heartbeats and when carl died.
-func bankedThenGone(t *testing.T) (StatusBoard, jetstream.KeyValue, [][]byte, time.Time) {
+// banked heartbeats, when carl died and the server's URL.
+func bankedThenGone(t *testing.T) (StatusBoard, jetstream.KeyValue, [][]byte, time.Time, string) {
 	t.Helper()
 	srv := natstest.Start(t).URL()
 	lead, _, _ := leadMachine(t, srv, make(reporter, 1024), "carl")
@@ -137,7 +137,7 @@ func bankedThenGone(t *testing.T) (StatusBoard, jetstream.KeyValue, [][]byte, ti
 		banked = append(banked, bank(t, kv, "carl"))
 	}
 	time.Sleep(100 * time.Millisecond) // carl publishes nothing more
-	return board, kv, banked, time.Now()
+	return board, kv, banked, time.Now(), srv
 }
 
 // TestKeyattack4BankedHeartbeatsKeepADeadMemberAlive (idea K3): while
@@ -149,7 +149,7 @@ func bankedThenGone(t *testing.T) (StatusBoard, jetstream.KeyValue, [][]byte, ti
 // now — carl alive for another DeadAfter, and so on for each banked one.
 // A machine that vanished is to be reported within 30 s.
 func TestKeyattack4BankedHeartbeatsKeepADeadMemberAlive(t *testing.T) {
-	board, kv, banked, died := bankedThenGone(t)
+	board, kv, banked, died, _ := bankedThenGone(t)
 	for _, b := range banked {
 		if _, err := kv.Put(t.Context(), "carl", b); err != nil {
 			t.Fatal(err)
@@ -165,7 +165,7 @@ func TestKeyattack4BankedHeartbeatsKeepADeadMemberAlive(t *testing.T) {
 // floor is per signer (the lead's mark does not raise carl's), but since
 // keyfix4 the mark fences carl's key generation: carl stays dead.
 func TestKeyattack4BankedHeartbeatAfterTheDeadMark(t *testing.T) {
-	board, kv, banked, died := bankedThenGone(t)
+	board, kv, banked, died, _ := bankedThenGone(t)
 	if err := board.Put(t.Context(), "carl", statusOf("carl", "dead")); err != nil { // the lead marks him dead
 		t.Fatal(err)
 	}

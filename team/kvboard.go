@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -20,53 +21,61 @@ const StatusHistory = 64
 
 // kvBoard is a status board in a key-value bucket. Any client of the
 // server may write the bucket: hide an entry (put junk or a delete over
-// it), keep it and put it back later, and the signers' clocks are not
+// it), keep it and put it back later; and the signers' clocks are not
 // the reader's. So what the board takes as a member's current status and
-// heartbeat rests on two things a writer of the bucket cannot forge:
-// the signature (signedStatus: by the member it is about, with the key
-// the lead granted it, or by the lead) and the server's own time of each
-// entry, which a put-back entry gets anew while its signed stamp stays
-// old.
+// heartbeat rests only on what such a writer cannot forge: the signature
+// (signedStatus: by the member it is about, with the key the lead
+// granted it, or by the lead), the signer's own stamps (one clock per
+// signer key), and the server's sequence and time of each entry as a
+// watch of the key delivers them (a direct get answers with headers a
+// writer may have stored first, so none is read from there).
 //
-//   - Each signer key's clock is tied to the server's by its offset: the
-//     least (entry time − signed stamp) this reader has seen over that
-//     key's entries. An entry's write time is its stamp plus that
-//     offset, on the server's clock; its staleness is how much later
-//     than that the server stored it (zero for a put as it happens, the
-//     hold time for one put back).
-//   - A member's current status is the verified entry with the latest
-//     write time (the later revision on a tie); an entry stored after it
-//     but written before is an old status put back: reported, passed
-//     over. This orders a member's own statuses and the lead's marks
-//     alike (the lead's "dead" outranks a heartbeat written before it),
-//     and a respawned member's new key has its own offset, so a new
-//     machine whose clock is behind the old one's is not refused.
-//   - The heartbeat Get returns is when this reader first saw the entry,
-//     less its staleness: a banked heartbeat put back after its member
-//     died is as old as when it was written.
-//   - A reader's first Get of a member reads the key's whole history
-//     (StatusHistory entries), learning offsets from the entries as they
-//     were put; and when the newest entry is junk, deleted or put back, it
-//     looks under it for a newer verified one: a live member writes
-//     again, and junk over each beat does not hide it.
+//   - Order: an entry was written before entry c was stored when an
+//     entry of the same signer key stored no later than c is stamped as
+//     late or later (its own original, or a later beat, lies there). Such
+//     an entry stored after the current status is an old one put back:
+//     reported, passed over. Otherwise the entry stored last is current —
+//     a member's own statuses and the lead's marks in one order (the
+//     lead's "dead" outranks a heartbeat of the member's written before
+//     it), and a respawned member's new key has its own stamps, so a new
+//     machine whose clock is behind the old one's is not refused. With no
+//     such evidence (another signer, the original gone) the write times
+//     below decide.
+//   - Write time, on the server's clock: no later than the time the
+//     first entry of its signer key stamped as late or later was stored,
+//     nor than its stamp plus the least (entry time − stamp) of its key.
+//   - Heartbeat: the age of the current entry is measured from its write
+//     time to the newest entry of the key (server time), then on this
+//     reader's clock from when it asked. A heartbeat hidden and put back
+//     after its member died is as old as when it was written; junk put
+//     over a live member's beats only makes ages more exact.
+//   - Each new revision of a member's key has the reader read the key's
+//     history (StatusHistory entries): a fresh reader (a machine spawned
+//     later, a resumed lead, a team made again with the same lead key)
+//     sees the entries as they were stored, so an old "stopped" or
+//     "working" put back loses to the later one beneath it, and a live
+//     member's beat under junk or a delete is found.
 //
-// An entry that fails a check is reported (the store's Mailbox.OnProblem:
-// the lead, on its machine) once per revision. Limits: a writer that puts
-// more than StatusHistory entries over a member's key between two reads
-// erases what lay under them (a live member then seems silent to that
-// reader until its next beat, and a fresh reader whose first read finds
-// only a put-back entry takes it, as it would a live one, with a
-// heartbeat of when it saw it); a signer whose clock drifts against the
-// server's by d over a run looks staler by d; an older Cohort connecting
-// sets the bucket's history back to 1 (CreateOrUpdateKeyValue).
+// An entry stored above the current status that fails a check is
+// reported (the store's Mailbox.OnProblem: the lead, on its machine) once
+// per revision; what lies under it (a respawn's earlier key) is history.
+// Limits: more than StatusHistory entries put over a key between two
+// reads erase the evidence (a live member then seems silent to that
+// reader until its next beat; a fresh reader that finds only a put-back
+// entry takes it, its age measured from the newest entry); a key no one
+// wrote since the reader asked has its age measured from the newest
+// entry, not from now; an older Cohort connecting sets the bucket's
+// history back to 1 (CreateOrUpdateKeyValue), which brings the escapes
+// back for as long as it runs.
 type kvBoard struct {
 	kv   jetstream.KeyValue
+	nc   *nats.Conn
 	now  func() time.Time
 	keys memberKeys
 
 	mu       sync.Mutex
 	accepted map[string]acceptedStatus // by member
-	offset   map[string]int64          // by signer and key: least entry time − stamp, ns
+	stamps   map[string][]stamped      // by signer and key: its verified entries seen
 	scanned  map[string]uint64         // by member: the newest revision scan read
 	stamp    int64                     // the last stamp this process signed
 }
@@ -74,6 +83,8 @@ type kvBoard struct {
 // acceptedStatus is the status of a member this reader takes as current.
 type acceptedStatus struct {
 	rev     uint64
+	signer  string
+	stamp   int64
 	written int64 // on the server's clock, ns
 	data    []byte
 	seen    time.Time
@@ -118,38 +129,64 @@ func (b *kvBoard) Put(ctx context.Context, member string, data []byte) error {
 }
 
 func (b *kvBoard) Get(ctx context.Context, member string) ([]byte, time.Time, bool, error) {
+	asked := b.now()
+	rev, err := b.lastRevision(ctx, member)
+	if err != nil {
+		return nil, time.Time{}, false, err
+	}
 	b.mu.Lock()
 	a, known := b.accepted[member]
+	done := rev == 0 && !known || known && rev == a.rev || rev <= b.scanned[member]
 	b.mu.Unlock()
-	e, err := b.kv.Get(ctx, member)
-	if err != nil && !errors.Is(err, jetstream.ErrKeyNotFound) {
-		return nil, time.Time{}, false, err
-	}
-	if err == nil && known {
-		if e.Revision() == a.rev {
-			return a.data, a.seen, true, nil
-		}
-		v, signer, err := b.verify(member, e)
-		if errors.As(err, new(netErr)) {
+	if !done {
+		if err := b.scan(ctx, member, asked); err != nil {
 			return nil, time.Time{}, false, err
 		}
-		if err == nil && b.take(member, e, v, signer) {
-			return b.fallback(member)
-		}
-	}
-	if e == nil && !known {
-		return nil, time.Time{}, false, nil // never published
-	}
-	b.mu.Lock()
-	done := e != nil && e.Revision() <= b.scanned[member]
-	b.mu.Unlock()
-	if done { // junk left on top: what lies under it was read
-		return b.fallback(member)
-	}
-	if err := b.scan(ctx, member); err != nil {
-		return nil, time.Time{}, false, err
 	}
 	return b.fallback(member)
+}
+
+// lastRevision is the revision of the newest entry of member's key (0
+// for none), asked of the stream's JSON API: a direct get answers with
+// the headers the message was stored with first, so a writer could put
+// its own sequence there.
+func (b *kvBoard) lastRevision(ctx context.Context, member string) (uint64, error) {
+	req, err := json.Marshal(map[string]string{"last_by_subj": "$KV." + b.kv.Bucket() + "." + member})
+	if err != nil {
+		return 0, err
+	}
+	msg, err := b.nc.RequestWithContext(ctx, "$JS.API.STREAM.MSG.GET.KV_"+b.kv.Bucket(), req)
+	if err != nil {
+		return 0, fmt.Errorf("team %q: read the status of %s in bucket %s: %w", b.keys.team, member, b.kv.Bucket(), err)
+	}
+	var resp struct {
+		Message *struct {
+			Seq uint64 `json:"seq"`
+		} `json:"message"`
+		Error *struct {
+			Code        int    `json:"code"`
+			Description string `json:"description"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(msg.Data, &resp); err != nil {
+		return 0, fmt.Errorf("team %q: read the status of %s in bucket %s: the server's answer does not parse: %w", b.keys.team, member, b.kv.Bucket(), err)
+	}
+	switch {
+	case resp.Error != nil && resp.Error.Code == 404:
+		return 0, nil
+	case resp.Error != nil:
+		return 0, fmt.Errorf("team %q: read the status of %s in bucket %s: %s", b.keys.team, member, b.kv.Bucket(), resp.Error.Description)
+	case resp.Message == nil:
+		return 0, fmt.Errorf("team %q: read the status of %s in bucket %s: the server's answer holds no message", b.keys.team, member, b.kv.Bucket())
+	}
+	return resp.Message.Seq, nil
+}
+
+// stamped is a verified entry of a signer key, as the history showed it.
+type stamped struct {
+	rev     uint64
+	stamp   int64
+	created int64 // the server's time of the entry, ns
 }
 
 // verified is an entry of the history whose signature holds.
@@ -159,12 +196,13 @@ type verified struct {
 	signer string
 }
 
-// scan reads member's history from the entry after the accepted one (all
-// of it on a first read), learns every verified entry's offset, takes the
-// one written last if it is newer than the accepted one, and reports the
-// rest that fail: unsigned or forged, or stored after the one taken but
-// written before it.
-func (b *kvBoard) scan(ctx context.Context, member string) error {
+// scan reads member's history (a watch: the server's own sequence and
+// time of each entry, which no writer sets), records every verified
+// entry's signer stamp, and takes as current the entry stored last that
+// was not written before the current one; it reports what fails:
+// unsigned or forged entries, and entries stored after the current one
+// but written before it (an old status put back).
+func (b *kvBoard) scan(ctx context.Context, member string, asked time.Time) error {
 	hist, err := b.kv.History(ctx, member)
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
 		return nil
@@ -172,13 +210,14 @@ func (b *kvBoard) scan(ctx context.Context, member string) error {
 	if err != nil {
 		return err
 	}
-	b.mu.Lock()
-	from := b.accepted[member].rev
-	b.scanned[member] = max(b.scanned[member], hist[len(hist)-1].Revision())
-	b.mu.Unlock()
+	type refusal struct {
+		rev uint64
+		err error
+	}
 	var good []verified
+	var refused []refusal
 	for _, e := range hist {
-		if e.Revision() <= from || e.Operation() != jetstream.KeyValuePut {
+		if e.Operation() != jetstream.KeyValuePut {
 			continue
 		}
 		v, signer, err := b.verify(member, e)
@@ -186,25 +225,38 @@ func (b *kvBoard) scan(ctx context.Context, member string) error {
 			return err
 		}
 		if err != nil {
-			b.report(member, e.Revision(), err)
+			refused = append(refused, refusal{e.Revision(), err})
 			continue
 		}
-		b.learn(signer, e, v)
+		b.observe(signer, stamped{e.Revision(), v.Stamp, e.Created().UnixNano()})
 		good = append(good, verified{e, v, signer})
 	}
-	var best *verified
-	for i := range good {
-		if best == nil || b.written(good[i].signer, good[i].v) >= b.written(best.signer, best.v) {
-			best = &good[i]
-		}
-	}
-	if best == nil {
-		return nil
-	}
-	b.take(member, best.e, best.v, best.signer)
+	// The newest entry is the server's time nearest the moment this reader
+	// asked (asked): a heartbeat's age is measured to it, then on this
+	// clock from then.
+	top := hist[len(hist)-1].Created().UnixNano()
+	b.mu.Lock()
+	b.scanned[member] = max(b.scanned[member], hist[len(hist)-1].Revision())
+	cur, known := b.accepted[member]
 	for _, g := range good {
-		if g.e.Revision() > best.e.Revision() {
-			b.report(member, g.e.Revision(), errors.New("was written before a status stored under it: an old status put back"))
+		if known && g.e.Revision() <= cur.rev {
+			continue
+		}
+		if known && b.before(g.signer, g.v.Stamp, cur) {
+			refused = append(refused, refusal{g.e.Revision(), fmt.Errorf("was signed by %s before the status stored at revision %d: an old status put back", g.v.By, cur.rev)})
+			continue
+		}
+		written := b.written(g.signer, g.v.Stamp, g.e.Created().UnixNano())
+		cur, known = acceptedStatus{rev: g.e.Revision(), signer: g.signer, stamp: g.v.Stamp, written: written, data: g.v.Status,
+			seen: asked.Add(-time.Duration(top - written))}, true
+	}
+	if known {
+		b.accepted[member] = cur
+	}
+	b.mu.Unlock()
+	for _, r := range refused {
+		if r.rev > cur.rev { // what lies under the current status is history (a respawn's earlier key, junk covered since)
+			b.report(member, r.rev, r.err)
 		}
 	}
 	return nil
@@ -230,40 +282,49 @@ func (b *kvBoard) verify(member string, e jetstream.KeyValueEntry) (signedStatus
 	return v, v.By + "\x00" + hex.EncodeToString(pub), nil
 }
 
-// learn lowers signer's offset to e's if e's is less.
-func (b *kvBoard) learn(signer string, e jetstream.KeyValueEntry, v signedStatus) {
+// observe records a verified entry of signer.
+func (b *kvBoard) observe(signer string, o stamped) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	off := e.Created().UnixNano() - v.Stamp
-	if o, ok := b.offset[signer]; !ok || off < o {
-		b.offset[signer] = off
+	for _, p := range b.stamps[signer] {
+		if p.rev == o.rev {
+			return
+		}
+	}
+	b.stamps[signer] = append(b.stamps[signer], o)
+	if n := len(b.stamps[signer]); n > 4*StatusHistory {
+		b.stamps[signer] = b.stamps[signer][n-2*StatusHistory:]
 	}
 }
 
-// written is when v was signed, on the server's clock.
-func (b *kvBoard) written(signer string, v signedStatus) int64 {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return v.Stamp + b.offset[signer]
+// before reports whether signer signed stamp before cur was stored:
+// signer's own clock says so (an entry of signer stored no later than cur
+// is stamped as late or later), or, with no such evidence and another
+// signer, the write times on the server's clock do.
+func (b *kvBoard) before(signer string, stamp int64, cur acceptedStatus) bool {
+	for _, o := range b.stamps[signer] {
+		if o.rev <= cur.rev && o.stamp >= stamp {
+			return true
+		}
+	}
+	return signer != cur.signer && b.written(signer, stamp, 0) < cur.written
 }
 
-// take makes member's verified entry e current if it was written after
-// the accepted one, reporting it otherwise; it says whether it did.
-func (b *kvBoard) take(member string, e jetstream.KeyValueEntry, v signedStatus, signer string) bool {
-	b.learn(signer, e, v)
-	b.mu.Lock()
-	written := v.Stamp + b.offset[signer]
-	a, known := b.accepted[member]
-	if known && written <= a.written {
-		b.mu.Unlock()
-		b.report(member, e.Revision(), fmt.Errorf("was signed by %s %v before the status this machine holds: an old status put back",
-			v.By, time.Duration(a.written-written)))
-		return false
+// written is when signer signed stamp, on the server's clock: no later
+// than the stamp plus the least (entry time − stamp) of signer's entries,
+// nor than the time the first entry of signer stamped as late or later
+// was stored (created, when not 0, is the entry's own).
+func (b *kvBoard) written(signer string, stamp, created int64) int64 {
+	w := created
+	for _, o := range b.stamps[signer] {
+		if w == 0 || stamp+o.created-o.stamp < w {
+			w = stamp + o.created - o.stamp
+		}
+		if o.stamp >= stamp && o.created < w {
+			w = o.created
+		}
 	}
-	stale := time.Duration(e.Created().UnixNano() - written)
-	b.accepted[member] = acceptedStatus{rev: e.Revision(), written: written, data: v.Status, seen: b.now().Add(-stale)}
-	b.mu.Unlock()
-	return true
+	return w
 }
 
 func (b *kvBoard) report(member string, rev uint64, err error) {
