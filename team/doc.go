@@ -85,22 +85,22 @@
 //     and passed over.
 //   - On NATS a status is current, and a heartbeat fresh, by what a
 //     writer of the bucket cannot carry along when it hides, replays or
-//     covers an entry (kvboard.go): its signed stamp read against the
-//     server's own time of the entry. Each signer key's clock is tied to
-//     the server's by the least (entry time − stamp) seen, so an entry's
-//     write time is on the server's clock whatever the machines' clocks
-//     say; the status written last is current (the lead's marks and the
-//     member's own statuses in one order; a respawn's new key has its own
-//     offset, so a machine whose clock is behind is not refused), and a
-//     heartbeat put back is as old as when it was written. The bucket
-//     keeps StatusHistory entries per member: junk or a delete over a
-//     live member's beat does not hide it, and a fresh reader (a machine
-//     spawned later, a resumed lead, a team made again under the same
-//     name and lead key) reads the entries as they were put, so an old
-//     "stopped" or "working" put back loses to the later one beneath it.
-//     Not covered: more than StatusHistory entries put over a key between
-//     two reads (then a fresh reader can take what is left, as from a
-//     live writer; the next live beat corrects it).
+//     covers an entry (kvboard.go): the server's own sequence and time of
+//     each entry, read from a watch of the key's history, and each signer
+//     key's own stamps. An entry stamped no later than an entry of the
+//     same key stored before the current status was written before it
+//     (an old status put back); otherwise the entry stored last is
+//     current, so the lead's marks and the member's own statuses are in
+//     one order and a respawn's new key on a machine whose clock is
+//     behind is not refused. A heartbeat's age runs from its write time
+//     (bounded by when its original, or a later beat, was stored) to the
+//     newest entry of the key, so one put back is as old as when it was
+//     written. The bucket keeps StatusHistory entries per member: junk or
+//     a delete over a live member's beat does not hide it, and a fresh
+//     reader (a machine spawned later, a resumed lead, a team made again
+//     under the same name and lead key) reads the entries as they were
+//     stored. Not covered: more than StatusHistory entries put over a key
+//     between two reads, which erase that evidence.
 //   - On NATS the team file and the task list are the server's too: one
 //     key-value bucket per team (StateBucket: key "config", the file's
 //     JSON; key "tasks", package tasklist's KV list). Every Update is a
