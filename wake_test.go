@@ -140,7 +140,7 @@ func TestNotifyWhenIdleWaitsForTheMessage(t *testing.T) {
 	dir := filepath.Join(cfg.Home, "sessions")
 	notices := make(chan string, 4)
 	sub, err := sessionsock.Listen(t.Context(), sessionsock.Config{Dir: dir, SessionID: "sub",
-		Handler: func(_ context.Context, m mailbox.Message) error { notices <- m.Text; return nil }})
+		Handler: func(_ context.Context, m mailbox.Message) error { notices <- m.From + " " + m.Text; return nil }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +160,7 @@ func TestNotifyWhenIdleWaitsForTheMessage(t *testing.T) {
 	w.next(t, "the message")
 	select {
 	case n := <-notices:
-		if !strings.Contains(n, "uds:"+sock) || !strings.Contains(n, "has read your message and is idle") {
+		if !strings.HasPrefix(n, "uds:"+sock+" [Session idle notice]") || !strings.Contains(n, "has read your message and is idle") {
 			t.Errorf("notice %q", n)
 		}
 	case <-time.After(30 * time.Second):

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/cohort-dev/cohort/flags"
 	"github.com/cohort-dev/cohort/internal/configtrust"
+	"github.com/cohort-dev/cohort/internal/ownread"
 )
 
 // LoadConfig says where Load looks. Load reads no environment variables and
@@ -199,12 +199,9 @@ func loadFile(p, shown string, known []string, vet func([]byte) *Warning) (*Defi
 	if !info.Mode().IsRegular() {
 		return nil, nil, nil
 	}
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, nil, fmt.Errorf("agent file %s: %w", shown, err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	// Opened without blocking and judged as opened: a FIFO swapped in
+	// after the Stat must not hang the start.
+	data, err := ownread.Config(p, MaxFileSize+1)
 	if err != nil {
 		return nil, nil, fmt.Errorf("agent file %s: %w", shown, err)
 	}

@@ -28,6 +28,12 @@ import (
 // Checkpoints taken before this was so hold converted contents, which
 // are now restored as stored.
 
+// The object format of each repository (by common dir) and the raw dirs
+// already written are remembered for the store's life (Store.raw): a
+// content call runs up to four times a root a turn, and the files these
+// come from are not the model's to change (the repository's config is a
+// protected path; the raw dirs are the store's, under Cohort's home).
+
 // rawAttributes turns off every conversion of contents.
 const rawAttributes = "* -text -eol -crlf -working-tree-encoding -ident -filter\n"
 
@@ -40,10 +46,7 @@ func (s *Store) contentCmd(st *RootState, index string, args ...string) (safegit
 	if st.GitDir == "" {
 		return c, s.rawInfo(s.gitDir)
 	}
-	format := "sha1"
-	if data, err := os.ReadFile(filepath.Join(st.CommonDir, "config")); err == nil && sha256Format.Match(data) {
-		format = "sha256"
-	}
+	format := s.objectFormat(st.CommonDir)
 	common := filepath.Join(s.dir, "raw", format)
 	if err := s.rawCommon(common, format); err != nil {
 		return c, err
@@ -52,8 +55,36 @@ func (s *Store) contentCmd(st *RootState, index string, args ...string) (safegit
 	return c, nil
 }
 
-// rawInfo writes gitDir's info/attributes unless it is there.
+// objectFormat is the object format of the repository whose common git
+// dir is common, read from its config once (remembered in s.raw).
+func (s *Store) objectFormat(common string) string {
+	key := "format:" + common
+	if f, ok := s.raw.Load(key); ok {
+		return f.(string)
+	}
+	format := "sha1"
+	if data, err := os.ReadFile(filepath.Join(common, "config")); err == nil && sha256Format.Match(data) {
+		format = "sha256"
+	}
+	s.raw.Store(key, format)
+	return format
+}
+
+// rawInfo writes gitDir's info/attributes unless it is there (checked
+// once a store: s.raw remembers it).
 func (s *Store) rawInfo(gitDir string) error {
+	key := "info:" + gitDir
+	if _, ok := s.raw.Load(key); ok {
+		return nil
+	}
+	if err := s.writeRawInfo(gitDir); err != nil {
+		return err
+	}
+	s.raw.Store(key, true)
+	return nil
+}
+
+func (s *Store) writeRawInfo(gitDir string) error {
 	path := filepath.Join(gitDir, "info", "attributes")
 	if data, err := os.ReadFile(path); err == nil && string(data) == rawAttributes {
 		return nil
@@ -66,8 +97,20 @@ func (s *Store) rawInfo(gitDir string) error {
 
 // rawCommon makes the common git dir the content calls of repositories
 // of one object format use: config, an empty refs/ (git asks for one) and
-// the attributes.
+// the attributes (checked once a store: s.raw remembers it).
 func (s *Store) rawCommon(dir, format string) error {
+	key := "common:" + dir
+	if _, ok := s.raw.Load(key); ok {
+		return nil
+	}
+	if err := s.writeRawCommon(dir, format); err != nil {
+		return err
+	}
+	s.raw.Store(key, true)
+	return nil
+}
+
+func (s *Store) writeRawCommon(dir, format string) error {
 	config := "[core]\n\trepositoryformatversion = 0\n"
 	if format == "sha256" {
 		config = "[core]\n\trepositoryformatversion = 1\n[extensions]\n\tobjectformat = sha256\n"

@@ -53,6 +53,9 @@ type Store struct {
 	// scanNow is when a root's scan starts, by the kernel's clock (not
 	// now's): what its entries' ctimes are compared with.
 	scanNow func() time.Time
+	// raw remembers what contentCmd needs that does not change while the
+	// store is open: repositories' object formats, raw dirs written.
+	raw sync.Map
 }
 
 // Open opens the store at cfg.Dir, making it on first use.

@@ -193,7 +193,8 @@ func FromSettings(s *settings.Settings) (*Set, []*settings.Problem) {
 	set := &Set{byEvent: map[Event][]*Command{}}
 	var probs []*settings.Problem
 	for _, sec := range s.Section("hooks") {
-		o := origin{path: sec.Source.Path, root: sec.Source.Root, raw: sec.Value, line: sec.Line, col: sec.Col, scope: sec.Source.Scope}
+		o := origin{path: sec.Source.Path, root: sec.Source.Root, raw: sec.Value, line: sec.Line, col: sec.Col, scope: sec.Source.Scope,
+			approved: sec.Source.Approved}
 		probs = append(probs, o.parse(set)...)
 	}
 	return set, probs
@@ -225,6 +226,9 @@ type origin struct {
 	// scope is the settings layer of the file; "" for an agent
 	// definition. It decides whether "sandbox": false is honoured.
 	scope settings.Scope
+	// approved marks a file obeyed only as a person approved its content
+	// (settings.Source.Approved): its "sandbox": false is not honoured.
+	approved bool
 }
 
 func (o origin) problem(off int, key, format string, args ...any) *settings.Problem {

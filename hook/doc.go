@@ -256,8 +256,13 @@
 // commands, and the file tools write them only with a person's
 // approval). In a --settings document (any file, one the model wrote
 // included) or an agent definition's frontmatter it is reported and the
-// hook runs confined; on an http, prompt or agent hook, which starts no
-// process, it is reported and ignored. When the sandbox refuses a write
+// hook runs confined; so it is in a settings file that lies where
+// agents' commands write (a project subfolder's, obeyed only as a person
+// approved its content with `cohort config trust`, internal/configtrust):
+// the approval covers the file's bytes, not the script its hook runs,
+// which lies where agents write too and which only the sessions that
+// load the file protect. On an http, prompt or agent hook, which starts
+// no process, it is reported and ignored. When the sandbox refuses a write
 // the hook attempted (whatever its exit status: `cp … || true` hides a
 // refusal), the user is told which hook, which path and what would allow
 // it: sandbox.allowWrite, or "sandbox": false on the hook. A hook the

@@ -54,6 +54,8 @@ func (o origin) sandboxOpt(key string, f member, c *Command) *settings.Problem {
 			where = "a --settings document"
 		}
 		return o.problem(f.off, key, `"sandbox": false is honoured only in user, project and local settings files, which commands cannot write; this hook comes from %s and runs in the sandbox`, where)
+	case o.approved:
+		return o.problem(f.off, key, `"sandbox": false is not honoured in a settings file that lies where agents' commands can write: your approval covers this file's content, not the programs its hooks run, which agents can rewrite there; the hook runs in the sandbox (move the hook to the project's top-level or your user settings to run it unconfined)`)
 	}
 	c.Unsandboxed = true
 	return nil

@@ -170,3 +170,25 @@ func TestSandboxKeyProblems(t *testing.T) {
 		t.Errorf("an agent definition's opt-out: %v", dprobs)
 	}
 }
+
+// TestApprovedFileOptOutIsNotHonoured: a project settings file obeyed
+// only as a person approved its content (it lies where agents' commands
+// write) keeps its hooks in the sandbox: the approval covers the file,
+// not the script its hook runs, which agents can rewrite there
+// (attack10's o10-approved-script).
+func TestApprovedFileOptOutIsNotHonoured(t *testing.T) {
+	s := &settings.Settings{}
+	s.Add(settings.ScopeProject, "/p/src/.cohort/settings.json", "/p", []byte(`{"hooks": {"Stop": [{"hooks": [
+  {"type": "command", "command": "\"$CLAUDE_PROJECT_DIR\"/tools/notify.sh", "sandbox": false}]}]}}`)).Approved = true
+	set, probs := FromSettings(s)
+	if len(probs) != 1 || !strings.Contains(probs[0].Error(), "lies where agents' commands can write") || !strings.Contains(probs[0].Error(), "settings.json:2") {
+		t.Errorf("problems of an approved file's opt-out: %v", probs)
+	}
+	if n := len(set.Unsandboxed()); n != 0 {
+		t.Errorf("%d hooks of an approved file run unconfined, want none", n)
+	}
+	s.Sources[0].Approved = false
+	if set, _ := FromSettings(s); len(set.Unsandboxed()) != 1 {
+		t.Errorf("the same file, not inside an agents' tree, lost its opt-out")
+	}
+}

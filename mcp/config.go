@@ -60,6 +60,11 @@ type Spec struct {
 	// Source names the file and line ("/p/.mcp.json:3"), for messages.
 	Scope  string `json:"-"`
 	Source string `json:"-"`
+	// Approved is set on a server from a file obeyed only as a person
+	// approved its content (settings.Source.Approved): the file lies where
+	// agents' commands write, and so may the program it names, so its
+	// "sandbox": false is not honoured.
+	Approved bool `json:"-"`
 	// Disabled servers are reported and never started: a project server
 	// the user has not approved (Reason says so and what to do).
 	Disabled bool   `json:"-"`
@@ -154,7 +159,7 @@ func servers(s *settings.Settings, key, scope string, getenv func(string) string
 			errs = append(errs, fmt.Errorf("%s: MCP server %q: %v; the server is not started", where, name, err))
 			continue
 		}
-		spec.Scope, spec.Source = sc, where
+		spec.Scope, spec.Source, spec.Approved = sc, where, v.Source.Approved
 		out = append(out, spec)
 	}
 	return out, errs

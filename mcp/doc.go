@@ -142,8 +142,11 @@
 // approved server asks again). From --mcp-config or a --settings document
 // (any file, one the model wrote included), an agent definition (the
 // model may write one in the project, and a definition's server starts
-// within the same session) or a host's mcp_set_servers it is reported and
-// the server runs confined. On an http server, which starts no process,
+// within the same session), a host's mcp_set_servers, or a file that lies
+// where agents' commands write (a subfolder's .mcp.json or settings,
+// obeyed only as a person approved its content: the approval does not
+// cover the program it names) it is reported and the server runs
+// confined. On an http server, which starts no process,
 // it is reported and ignored.
 //
 // Where the session has no sandbox (sandbox.enabled false, --sandbox off,

@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/cohort-dev/cohort/internal/configtrust"
+	"github.com/cohort-dev/cohort/internal/ownread"
 	"github.com/cohort-dev/cohort/settings"
 )
 
@@ -65,7 +65,7 @@ func Load(c LoadConfig) ([]Spec, []error) {
 	if !c.Strict {
 		for _, dir := range c.ProjectDirs {
 			path := filepath.Join(dir, ProjectFile)
-			data, err := os.ReadFile(path)
+			data, err := ownread.Config(path, 0) // a FIFO planted as .mcp.json must not hang the start
 			if errors.Is(err, fs.ErrNotExist) {
 				continue
 			}
@@ -77,7 +77,13 @@ func Load(c LoadConfig) ([]Spec, []error) {
 				errs = append(errs, fmt.Errorf("%s: its MCP servers are not started: it %s", path, v.Why()))
 				continue
 			}
-			add(Parse(path, ScopeProject, data, c.Getenv))
+			specs, e := Parse(path, ScopeProject, data, c.Getenv)
+			if c.Trust.ByApproval(dir, path, data) {
+				for i := range specs {
+					specs[i].Approved = true
+				}
+			}
+			add(specs, e)
 		}
 		if c.Settings != nil {
 			add(FromSettings(c.Settings, c.Getenv))

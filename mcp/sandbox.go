@@ -36,7 +36,7 @@ func (s Spec) optsOut() bool { return s.Sandbox != nil && !*s.Sandbox }
 // sandbox: a stdio server whose definition says "sandbox": false in a
 // file the model cannot write (trustedScopes).
 func (s Spec) Unconfined() bool {
-	return s.Type == TypeStdio && s.optsOut() && slices.Contains(trustedScopes, s.Scope)
+	return s.Type == TypeStdio && s.optsOut() && slices.Contains(trustedScopes, s.Scope) && !s.Approved
 }
 
 // SandboxNotice is what the user is told once, when the session starts
@@ -50,6 +50,9 @@ func (s Spec) SandboxNotice(confined bool) string {
 		return ""
 	case s.Type != TypeStdio:
 		return fmt.Sprintf(`MCP server %q (%s): "sandbox": false applies to stdio servers only (this one starts no process); it is ignored`, s.Name, s.Source)
+	case s.Approved && s.Type == TypeStdio && slices.Contains(trustedScopes, s.Scope):
+		return fmt.Sprintf(`MCP server %q (%s): "sandbox": false is not honoured in a file that lies where agents' commands can write: your approval covers the file's content, not the program it runs, which agents can rewrite there; the server runs in the sandbox`,
+			s.Name, s.Source)
 	case !s.Unconfined():
 		return fmt.Sprintf(`MCP server %q (%s): "sandbox": false is honoured only in user, local and project files (settings, .mcp.json), which commands cannot write; this server comes from %s and runs in the sandbox`,
 			s.Name, s.Source, scopeWords(s.Scope))

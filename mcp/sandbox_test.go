@@ -39,6 +39,14 @@ func TestSandboxOptOutHonouredOnlyFromTrustedFiles(t *testing.T) {
 			t.Errorf("%s: notice %q; want it to name f:1 and say %q", tc.scope, n, tc.notice)
 		}
 	}
+	// A project file obeyed only as a person approved its content (it lies
+	// where agents' commands write): the program it names may be an
+	// agent's, so the opt-out is not honoured.
+	approved, _ := Decode("s", def, ScopeProject, "f:1", nil)
+	approved.Approved = true
+	if approved.Unconfined() || !strings.Contains(approved.SandboxNotice(true), "lies where agents' commands can write") {
+		t.Errorf("an approved file's server: unconfined %v, notice %q", approved.Unconfined(), approved.SandboxNotice(true))
+	}
 	on, _ := Decode("s", map[string]any{"command": "srv", "sandbox": true}, ScopeUser, "f:1", nil)
 	plain, _ := Decode("s", map[string]any{"command": "srv"}, ScopeUser, "f:1", nil)
 	web, _ := Decode("s", map[string]any{"url": "http://x", "sandbox": false}, ScopeUser, "f:1", nil)

@@ -95,7 +95,9 @@
 //     user's or Cohort's file tools'), and the note to the model says so
 //     and how the user lifts it. A missing .mcp.json is a file, which only
 //     a frozen top could keep out; it is left to the consumer (project MCP
-//     servers are approved by what they run). A hook script that does not
+//     servers are approved by what they run, and internal/configtrust
+//     does not load a top .mcp.json that appeared while a session could
+//     write the project until a person approves it). A hook script that does not
 //     exist at the start is the hook package's: it never runs one that
 //     appears later. A .git that is a symlink freezes the top whole (no
 //     entry added, removed or renamed). A remote job's clone is

@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/cohort-dev/cohort/internal/configtrust"
+	"github.com/cohort-dev/cohort/internal/ownread"
 )
 
 // Scope says which layer a source belongs to.
@@ -46,6 +47,11 @@ type Source struct {
 	// its content (internal/configtrust). Only its permission deny and ask
 	// rules (and disableBypassPermissionsMode) are read.
 	Untrusted string
+	// Approved is set on a file obeyed only because a person approved its
+	// exact content (internal/configtrust): it lies where an agent's
+	// commands could write. The approval does not cover the programs the
+	// file names, so its "sandbox": false keys are not honoured.
+	Approved bool
 
 	data []byte
 	tree *node
@@ -135,7 +141,7 @@ func Load(env Env) *Settings {
 }
 
 func (s *Settings) addFile(scope Scope, path, root, dir string, trust *configtrust.Book) {
-	data, err := os.ReadFile(path)
+	data, err := ownread.Config(path, 0) // a FIFO planted as a settings file must not hang the start
 	if errors.Is(err, fs.ErrNotExist) {
 		return
 	}
@@ -164,7 +170,7 @@ func (s *Settings) addFile(scope Scope, path, root, dir string, trust *configtru
 		s.add(scope, path, root, data, v.Why())
 		return
 	}
-	s.Add(scope, path, root, data)
+	s.Add(scope, path, root, data).Approved = trust.ByApproval(dir, path, data)
 }
 
 // isDir reports whether path is a directory (a link to one counts).

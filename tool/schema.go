@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
+
+	"github.com/cohort-dev/cohort/internal/jsonstr"
 )
 
 // Schema is a JSON Schema for a tool's input, built in Go so that it always
@@ -185,11 +187,9 @@ func (s Schema) write(b *bytes.Buffer) {
 	b.WriteByte('}')
 }
 
-// writeString writes s as a JSON string without HTML escaping, so prose in
-// descriptions stays readable on the wire.
+// writeJSONString writes s as a JSON string without HTML escaping, so
+// prose in descriptions stays readable on the wire: the bytes a json.Encoder
+// with SetEscapeHTML(false) writes, without building one per string.
 func writeJSONString(b *bytes.Buffer, s string) {
-	enc := json.NewEncoder(b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s) // a string always encodes
-	b.Truncate(b.Len() - 1)
+	b.Write(jsonstr.Append(b.AvailableBuffer(), s))
 }

@@ -152,9 +152,11 @@ func TestEveryPackageHasADocComment(t *testing.T) {
 // session (the session itself expands them). cohort config trust records
 // a person's approval with internal/configtrust, a leaf that keeps two
 // files under COHORT_HOME (sessions read them; the root package has no
-// lines to spare for a wrapper).
+// lines to spare for a wrapper), and reads the file it approves with
+// internal/ownread, a leaf that opens a file without blocking and judges
+// what was opened (a FIFO named as a settings file must not hang it).
 var clients = map[string][]string{
-	"internal/cli":      {"", "llm", "team", "tasklist", "remote", "bgsession", "internal/clip", "internal/spelling", "internal/tui", "internal/sdkproto", "internal/configtrust"},
+	"internal/cli":      {"", "llm", "team", "tasklist", "remote", "bgsession", "internal/clip", "internal/spelling", "internal/tui", "internal/sdkproto", "internal/configtrust", "internal/ownread"},
 	"internal/tui":      {"", "llm", "internal/clip", "internal/linediff", "slashcmd"},
 	"internal/sdkproto": {"", "llm", "internal/clip"},
 	"examples":          {"", "llm", "llm/fakeapi"},

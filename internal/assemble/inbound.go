@@ -192,10 +192,14 @@ func (s *Session) subscribeIdle(ctx context.Context, path string) {
 }
 
 // startDrive marks the lead at work; endDrive marks it idle and tells the
-// subscribers, once each, unless something waits in its queue (it came
-// after the drive last looked): they hear of the end of the turn that
-// reads it. A one-shot session (print mode) reads no more messages once
-// its drive ends.
+// subscribers, once each, unless a message from another session waits in
+// its queue (it came after the drive last looked): they hear of the end
+// of the turn that reads it (the wake's, WakeDue's same test). A message
+// that came during the drive and was read by it (at a tool-result
+// boundary, or by the drive's awaitQueue) leaves unread set with the
+// queue empty: the drive's end clears it and tells, or a busy receiver
+// would never send the notice it owes (relay10). A one-shot session
+// (print mode) reads no more messages once its drive ends.
 func (s *Session) startDrive() {
 	s.inbound.mu.Lock()
 	defer s.inbound.mu.Unlock()
@@ -228,10 +232,11 @@ func (s *Session) endDrive(state string) {
 	if s.Plan.Session.StopAfterRun && s.inbound.wake == nil {
 		s.inbound.answered = true
 	}
-	if !exited && !s.inbound.answered && s.inbound.unread {
+	if !exited && !s.inbound.answered && s.inbound.unread && s.lead.Queue().Len() > 0 {
 		s.inbound.mu.Unlock()
 		return
 	}
+	s.inbound.unread = false // read by this drive (a boundary, or its awaitQueue)
 	subs, sent := s.inbound.idleSubs, s.inbound.sent
 	s.inbound.idleSubs, s.inbound.sent = nil, nil
 	s.inbound.mu.Unlock()
@@ -241,7 +246,9 @@ func (s *Session) endDrive(state string) {
 // tellIdle sends the idle notice to each subscriber (or, for a message a
 // person there refused, that it was not taken), each bounded by
 // idleNoticeWait; a subscriber that is gone is skipped. One in read sent
-// a message that reached the queue: its notice says it was read.
+// a message that reached the queue: its notice says it was read. The
+// notice comes from "uds:<socket>", as this session's messages and the
+// send's result name it, so the model matches one to the other.
 func (s *Session) tellIdle(ctx context.Context, subs []string, state string, read map[string]bool) {
 	for _, path := range subs {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), idleNoticeWait)
@@ -254,7 +261,7 @@ func (s *Session) tellIdle(ctx context.Context, subs []string, state string, rea
 		case strings.HasPrefix(state, "did not take"):
 			text = fmt.Sprintf(idleNoticeTag+" The session at uds:%s %s; nothing more will come of it.", s.socket, state)
 		}
-		if _, err := sessionsock.Send(ctx, path, mailbox.Message{From: "session " + s.id, Text: text}); err != nil {
+		if _, err := sessionsock.Send(ctx, path, mailbox.Message{From: "uds:" + s.socket, Text: text}); err != nil {
 			s.logf("idle notice to %s: %v", path, err)
 		}
 		cancel()

@@ -24,7 +24,7 @@ import (
 // run then ends once nothing else is awaited.
 //
 // A notice stops being awaited when:
-//   - it comes: a message from "session <id>" whose text starts with
+//   - it comes: a message from "uds:<its socket>" whose text starts with
 //     idleNoticeTag, counted in the same locked step that queues it
 //     (enqueueInbound), so the run cannot end between the two; one that
 //     is refused (nobody to approve it) counts too: it came;
@@ -47,12 +47,13 @@ const idleNoticeTag = "[Session idle notice]"
 // noticeWaitDefault bounds print mode's wait for one notice.
 const noticeWaitDefault = 10 * time.Minute
 
-// awaitedNotice is the notices asked of one other session.
+// awaitedNotice is the notice owed by one other session.
 type awaitedNotice struct {
 	socket string
-	n      int  // asked for and not had
+	asks   int  // the asks it answers, delivered or being sent
 	told   bool // print mode has started to wait for it, and said so
-	// replied: a message from that session was queued since it was asked.
+	// replied: a message from that session was queued since it was last
+	// asked.
 	replied bool
 	until   time.Time // when print mode stops waiting, once told
 }
@@ -60,6 +61,15 @@ type awaitedNotice struct {
 // expectNotice records, before the message is sent, that the model asked
 // the session listening on socket for an idle notice; the send withdraws
 // it when the message was not delivered. Only a one-shot session counts.
+//
+// One notice is owed per session, however often it was asked before it
+// came: the other session keeps each subscriber once and tells it once,
+// at its next idle (inbound.go), so a follow-up asked before that idle
+// is answered by the same notice. Counting each ask would wait for a
+// second notice that never comes (relay10). A new ask resets replied: a
+// reply to the earlier message says nothing of the follow-up, so the
+// notice after it is the news and gets its turn. A withdrawn ask (not
+// delivered) undoes only what it did.
 func (s *Session) expectNotice(socket string) (withdraw func()) {
 	id := strings.TrimSuffix(filepath.Base(socket), ".sock")
 	wait := s.noticeWait()
@@ -76,11 +86,20 @@ func (s *Session) expectNotice(socket string) (withdraw func()) {
 		a = &awaitedNotice{socket: socket}
 		s.inbound.awaiting[id] = a
 	}
-	a.n++
+	a.asks++
+	replied := a.replied
+	a.replied = false // a reply counts only after the latest ask
 	return func() {
 		s.inbound.mu.Lock()
 		defer s.inbound.mu.Unlock()
-		s.noticeCameLocked(id)
+		if s.inbound.awaiting[id] != a {
+			return // it came meanwhile
+		}
+		if a.asks--; a.asks <= 0 {
+			delete(s.inbound.awaiting, id)
+		} else {
+			a.replied = a.replied || replied
+		}
 	}
 }
 
@@ -90,13 +109,21 @@ func (s *Session) oneShotLocked() bool {
 	return s.Plan.Session.StopAfterRun && s.inbound.wake == nil
 }
 
-// noticeFrom is the session id of an idle notice m is, or "".
+// noticeFrom is the session id of an idle notice m is, or "": one from
+// "uds:<sessions dir>/<id>.sock" (tellIdle), or from "session <id>" as an
+// older Cohort sent it.
 func noticeFrom(m mailbox.Message) string {
-	id, ok := strings.CutPrefix(m.From, "session ")
-	if !ok || !strings.HasPrefix(m.Text, idleNoticeTag) {
+	if !strings.HasPrefix(m.Text, idleNoticeTag) {
 		return ""
 	}
-	return id
+	if id, ok := strings.CutPrefix(m.From, "session "); ok {
+		return id
+	}
+	path, ok := strings.CutPrefix(m.From, "uds:")
+	if !ok || !strings.HasSuffix(path, ".sock") {
+		return ""
+	}
+	return strings.TrimSuffix(filepath.Base(path), ".sock")
 }
 
 // A notice that comes after the other session's reply starts no turn in
@@ -128,16 +155,10 @@ func (s *Session) repliedLocked(id string) (socket string, replied bool) {
 	return a.socket, a.replied
 }
 
-// noticeCameLocked counts one notice of session id as had (or withdrawn).
+// noticeCameLocked counts the notice of session id as had.
 // s.inbound.mu is held.
 func (s *Session) noticeCameLocked(id string) {
-	a := s.inbound.awaiting[id]
-	if a == nil {
-		return
-	}
-	if a.n--; a.n <= 0 {
-		delete(s.inbound.awaiting, id)
-	}
+	delete(s.inbound.awaiting, id)
 }
 
 // noticeCame is noticeCameLocked for a notice that was not queued.

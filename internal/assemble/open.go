@@ -78,8 +78,11 @@ type Session struct {
 	// reaper starts the Bash commands that run outside the sandbox, so
 	// that they die with the session (nil where it cannot be made).
 	reaper *sandbox.Sandbox
-	quiet  sync.Once // reads COHORT_NOTIFY_COALESCE once (drive.go)
-	quietD time.Duration
+	// topsEnd records, at Close, the state this session leaves at the top
+	// of its working directories (internal/configtrust; trust.go).
+	topsEnd func()
+	quiet   sync.Once // reads COHORT_NOTIFY_COALESCE once (drive.go)
+	quietD  time.Duration
 	// noticeOnce reads COHORT_IDLE_NOTICE_WAIT once (notices.go).
 	noticeOnce sync.Once
 	noticeD    time.Duration
@@ -198,6 +201,10 @@ func (s *Session) Close() {
 	}
 	s.closers = nil
 	s.cwds.release() // after every command of the children has ended
+	if s.topsEnd != nil {
+		s.topsEnd() // last: after everything that could write the tree
+		s.topsEnd = nil
+	}
 }
 
 // StopTasks stops every task still running and waits for them (bounded).

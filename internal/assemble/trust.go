@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/cohort-dev/cohort/internal/configtrust"
@@ -57,6 +58,38 @@ func (s *Session) recordRoots(ctx context.Context, conf sandboxConf, sb *sandbox
 	defer cancel()
 	if err := configtrust.Record(ctx, home, roots, time.Now()); err != nil {
 		fmt.Fprintf(s.Process.Stderr, "cohort: warning: %v (configuration an agent of this session writes may be obeyed by a later session without your approval)\n", err)
+	}
+	s.beginTops(ctx, home, roots)
+}
+
+// beginTops records the top-level configuration files (.mcp.json) of the
+// session's frozen roots as they stand before the model runs, and lists
+// the session as able to write them until Close records its end: a file
+// that appears or changes meanwhile is obeyed by a later session only as
+// a person approves it (internal/configtrust, "Top-level files"). A
+// session that cannot record its start warns; one killed before its end
+// leaves its record open, and later sessions then treat a change as
+// written by it.
+func (s *Session) beginTops(ctx context.Context, home string, roots []configtrust.Root) {
+	var frozen []string
+	for _, r := range roots {
+		if r.Frozen {
+			frozen = append(frozen, r.Path)
+		}
+	}
+	if len(frozen) == 0 || s.topsEnd != nil {
+		return
+	}
+	if err := configtrust.Begin(ctx, home, s.id, frozen, time.Now()); err != nil {
+		fmt.Fprintf(s.Process.Stderr, "cohort: warning: %v (an .mcp.json an agent of this session creates may be obeyed by a later session without your approval)\n", err)
+		return
+	}
+	s.topsEnd = func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := configtrust.End(ctx, home, s.id, frozen, time.Now()); err != nil {
+			fmt.Fprintf(s.Process.Stderr, "cohort: warning: %v (the next session treats a change to %s made meanwhile as an agent's)\n", err, strings.Join(frozen, ", "))
+		}
 	}
 }
 

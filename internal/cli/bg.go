@@ -41,6 +41,26 @@ func (b *bgOptions) register(cmd *cobra.Command) {
 	_ = f.MarkHidden("bg-run")
 }
 
+// check refuses --bg's own flags without --bg (print mode, the terminal
+// UI): they name and place a background session, and a session that is
+// not one would run with them silently unused. (relay10: `cohort -p -n
+// reviewer2` was taken, and a model sent to "reviewer2" found no such
+// session.) The re-executed session (--bg-run) keeps them.
+func (b *bgOptions) check() error {
+	if b.bg || b.run != "" {
+		return nil
+	}
+	switch {
+	case b.name != "":
+		return usageErr("-n/--name %q is the name of a background session in cohort agents and needs --bg; "+
+			"without --bg the session has no name (other sessions reach it by its session id or uds: address). "+
+			"Add --bg, or drop -n", b.name)
+	case b.worktree != "":
+		return usageErr("-w/--worktree starts a background session in a new git worktree and needs --bg; add --bg, or drop -w")
+	}
+	return nil
+}
+
 // registry opens the background sessions' registry under COHORT_HOME.
 func registry(inv *Invocation) (*bgsession.Registry, error) {
 	return bgsession.Open(cohortHome(inv))

@@ -87,7 +87,12 @@
 //     in its directory (its worktree, if it has one) and the session
 //     flags its record keeps (sessionFlags: every flag given that
 //     describes the session, not those of the command line itself, of
-//     the conversation to open, or of --bg).
+//     the conversation to open, or of --bg). --bg's own flags (-n/--name,
+//     -w/--worktree; `cohort --help` documents them "with --bg") without
+//     --bg are a usage error (exit 2) before anything runs, not silently
+//     unused: a print-mode or interactive session has no name other
+//     sessions could reach it by, and a user who typed one (as a Claude
+//     Code user names a session) must learn so before the run.
 //   - cohort worker serves remote agents' jobs with package remote's
 //     Worker, each job run by cohort.RemoteRunner.
 package cli

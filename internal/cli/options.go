@@ -221,6 +221,9 @@ func (o *options) validate() error {
 	if err := o.validateStream(); err != nil {
 		return err
 	}
+	if err := o.bg.check(); err != nil {
+		return err
+	}
 	if o.skipPermissions && o.cfg.PermissionMode != "" && o.cfg.PermissionMode != "bypassPermissions" {
 		return usageErr("--dangerously-skip-permissions is --permission-mode bypassPermissions; it cannot be used with --permission-mode %s", o.cfg.PermissionMode)
 	}

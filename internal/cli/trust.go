@@ -2,13 +2,13 @@ package cli
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/cohort-dev/cohort/internal/configtrust"
+	"github.com/cohort-dev/cohort/internal/ownread"
 )
 
 // newConfigCmd is cohort config: for now only trust, which approves a
@@ -40,10 +40,11 @@ again. Read what it prints before you rely on it.`,
 				if !filepath.IsAbs(path) {
 					path = filepath.Join(dir, path)
 				}
-				data, err := os.ReadFile(path)
+				data, err := ownread.Config(path, 0)
 				if err != nil {
 					return fmt.Errorf("cannot approve %s: %w", path, err)
 				}
+				before := book.Check(configtrust.ConfigDir(path), path, data)
 				fmt.Fprintf(inv.Stdout, "----- %s -----\n%s", path, data)
 				if len(data) > 0 && data[len(data)-1] != '\n' {
 					fmt.Fprintln(inv.Stdout)
@@ -54,6 +55,8 @@ again. Read what it prints before you rely on it.`,
 				where := "it lies where no recorded agent could write, so it was obeyed already"
 				if v := book.Writable(configtrust.ConfigDir(path)); v != nil && v.Broken == "" {
 					where = "it lies inside " + v.Root + ", where agents could write"
+				} else if before != nil && before.Broken == "" {
+					where = "it appeared or changed while a session could write " + before.Root
 				}
 				fmt.Fprintf(inv.Stdout, "----- approved this content of %s (%s); a change makes it unapproved again.\n", path, where)
 			}

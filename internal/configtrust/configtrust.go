@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -189,6 +190,10 @@ type Verdict struct {
 	Root   string
 	Since  time.Time
 	frozen bool
+	// top is set for a tracked file at a frozen root's top that
+	// "appeared" (or changed) while a session could write the root, or
+	// "changed" while one may be writing it still.
+	top string
 	// Broken is set when the registry could not be read.
 	Broken string
 }
@@ -198,6 +203,14 @@ type Verdict struct {
 func (v *Verdict) Why() string {
 	if v.Broken != "" {
 		return v.Broken
+	}
+	switch v.top {
+	case "appeared":
+		return fmt.Sprintf("appeared or changed while a Cohort session could write %s (recorded %s): an agent may have written it; if you wrote it, look at it and approve it with: cohort config trust %s",
+			v.Root, v.Since.Local().Format("2006-01-02 15:04"), v.File)
+	case "changed":
+		return fmt.Sprintf("changed while a Cohort session could write %s (one is running, or one ended without recording its end): an agent may have written it; if you wrote it, look at it and approve it with: cohort config trust %s",
+			v.Root, v.File)
 	}
 	return fmt.Sprintf("lies inside %s, where an agent's commands could write since %s; if you wrote it, look at it and approve it with: cohort config trust %s",
 		v.Root, v.Since.Local().Format("2006-01-02 15:04"), v.File)
@@ -226,14 +239,15 @@ func (b *Book) Writable(dir string) *Verdict {
 func (b *Book) Check(dir, file string, data []byte) *Verdict {
 	v := b.Writable(dir)
 	if v == nil {
-		return nil
+		return b.checkTop(resolve(dir), file, data)
 	}
 	v.File = file
 	if v.Broken == "" {
 		if a, ok := b.approved[resolve(file)]; ok && a.SHA256 == digest(data) {
 			return nil
 		}
-		if v.frozen && within(filepath.Join(v.Root, ".cohort", "worktrees"), resolve(dir)) && sameAsTop(v.Root, dir, file, data) {
+		if v.frozen && within(filepath.Join(v.Root, ".cohort", "worktrees"), resolve(dir)) && sameAsTop(v.Root, dir, file, data) &&
+			b.checkTop(v.Root, filepath.Join(v.Root, relTo(dir, file)), data) == nil {
 			return nil
 		}
 	}
@@ -247,18 +261,41 @@ func (b *Book) Check(dir, file string, data []byte) *Verdict {
 // checked-out .claude/settings.json equal to the main checkout's is the
 // same configuration, which the sandbox kept from every agent.
 func sameAsTop(root, dir, file string, data []byte) bool {
-	rel, err := filepath.Rel(resolve(dir), resolve(file))
-	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+	rel := relTo(dir, file)
+	if rel == "" {
 		return false
 	}
 	top, err := os.ReadFile(filepath.Join(root, rel))
 	return err == nil && string(top) == string(data)
 }
 
+// relTo is file's path relative to dir (both resolved), "" when it does
+// not lie below dir.
+func relTo(dir, file string) string {
+	rel, err := filepath.Rel(resolve(dir), resolve(file))
+	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+		return ""
+	}
+	return rel
+}
+
+// checkTop is the verdict on file, in the directory root (resolved), when
+// it is one of the Tracked names at root's top; nil otherwise.
+func (b *Book) checkTop(root, file string, data []byte) *Verdict {
+	if b == nil || b.home == "" {
+		return nil
+	}
+	rel := relTo(root, file)
+	if !slices.Contains(Tracked, rel) {
+		return nil
+	}
+	return b.topVerdict(root, rel, file, data)
+}
+
 // CheckFile is Check reading file; a file that cannot be read is
 // reported as not approved.
 func (b *Book) CheckFile(dir, file string) *Verdict {
-	if b.Writable(dir) == nil {
+	if b.Writable(dir) == nil && (b == nil || !slices.Contains(Tracked, relTo(dir, file))) {
 		return nil
 	}
 	data, _ := os.ReadFile(file)
@@ -278,4 +315,19 @@ func ConfigDir(path string) string {
 		}
 		d = parent
 	}
+}
+
+// ByApproval reports whether file (data, in configuration directory dir)
+// is obeyed only because a person approved its exact content: it lies
+// where an agent's commands could write. The approval covers the file's
+// bytes, not the programs it names, which lie where agents write too and
+// which a session that does not load the file does not protect; so what
+// such a file asks to run outside the sandbox runs inside it (hook and
+// mcp read this through settings.Source.Approved).
+func (b *Book) ByApproval(dir, file string, data []byte) bool {
+	if b == nil || b.Writable(dir) == nil {
+		return false
+	}
+	a, ok := b.approved[resolve(file)]
+	return ok && a.SHA256 == digest(data)
 }

@@ -135,3 +135,37 @@ func TestCopyOfTheTopElsewhereIsNotObeyed(t *testing.T) {
 		t.Error("a copy of the project's settings in src/ was obeyed: its hooks' $CLAUDE_PROJECT_DIR would be src/")
 	}
 }
+
+// TestByApproval: only a file inside a recorded root, obeyed because its
+// exact content was approved, is obeyed by approval.
+func TestByApproval(t *testing.T) {
+	home, root := t.TempDir(), t.TempDir()
+	ctx := t.Context()
+	if err := Record(ctx, home, []Root{{Path: root, Frozen: true}}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	sub := filepath.Join(root, "src", ".cohort")
+	file := filepath.Join(sub, "settings.json")
+	data := []byte(`{"hooks": {}}`)
+	if Open(home).ByApproval(sub, file, data) {
+		t.Errorf("an unapproved file counts as approved")
+	}
+	if err := Approve(ctx, home, file, data, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	b := Open(home)
+	if !b.ByApproval(sub, file, data) {
+		t.Errorf("an approved file inside a root is not obeyed by approval")
+	}
+	if b.ByApproval(sub, file, []byte(`{}`)) {
+		t.Errorf("other content counts as approved")
+	}
+	outside := t.TempDir()
+	if b.ByApproval(outside, filepath.Join(outside, "settings.json"), data) {
+		t.Errorf("a file outside every root counts as obeyed by approval")
+	}
+	var none *Book
+	if none.ByApproval(sub, file, data) {
+		t.Errorf("a nil Book approves")
+	}
+}

@@ -60,6 +60,61 @@
 // model that can write them could as well say the same in a file it
 // reads.
 //
+// # Top-level files
+//
+// A working directory's own top is trusted because the person put its
+// files there, and the sandbox keeps .cohort/ and .claude/ read-only
+// whole and keeps them from being created where missing. A missing
+// .mcp.json it cannot keep out (a file: only freezing the whole top
+// would), so a command, or a user's hook running a module the model
+// rewrote, may create one, and with the user's enableAllProjectMcpServers
+// (or an approval given to a server of an earlier file) its server would
+// run, unconfined if it says "sandbox": false, in the next session. The
+// invariant: a top-level configuration file that appeared or changed
+// while a session could write the tree is treated as a planted one.
+//
+// $COHORT_HOME/trust/tops.json keeps, per frozen root (a working
+// directory), each Tracked file's SHA-256 (or its absence) as Cohort last
+// saw it, whether that content appeared while a session could write the
+// root ("written"), and the sessions open on the root (session id, PID
+// and the process's start time, so a reused PID is not taken for it).
+// A session records the files before its model runs (Begin) and again at
+// its end, after every command, hook and server has stopped (End). The
+// verdict on a tracked file, read afresh each time it is loaded:
+//   - content approved with `cohort config trust` is obeyed;
+//   - content equal to the record is obeyed unless it was "written";
+//   - content that differs from the record was changed after Cohort
+//     last looked: while no session is open on the root, by the person
+//     (their editor, their `git checkout`, `git pull`), and it is obeyed
+//     with no ceremony, and recorded as theirs at the next session's
+//     start; while one is open (running, or killed with no end record),
+//     perhaps by its model, and it is not obeyed.
+//
+// How the person's edits are told from a model's is therefore by time,
+// and the limits follow from it: an edit (or a checkout) the person makes
+// while a session runs on the project is taken as the model's and needs
+// `cohort config trust` once (so does one made after a session was
+// killed, until the next session's start brings the record up to date;
+// that start drops the dead session and marks what changed as written).
+// A file deleted by the person and recreated during a session is
+// written, even if byte for byte what the person had: an approval of an
+// MCP server given to an earlier file does not vouch for the file now.
+// Content already there when Cohort first records a root (before this
+// record existed) is taken as the person's. A process outliving its
+// session, or another program the model left to run as the user, would
+// write outside this window; the sandbox and the session's process
+// reaping are what keep those from existing. In an agent's worktree a
+// file equal to the root's own is obeyed only while the root's file is.
+//
+// Tracked is only .mcp.json: the settings files and agent definitions at
+// the top lie in .cohort/ and .claude/, which a sandboxed command cannot
+// write, and which Cohort itself changes during a session (an "always
+// allow" answer, `cohort mcp approve` write local settings), so tracking
+// them by time would make the person's own approvals suspect. With the
+// sandbox turned off by the user, commands can write them; that is the
+// user's choice, and the permission checks stand alone (the file tools
+// ask a person for those paths in every mode).
+//
 // A registry that cannot be read fails closed: every project directory is
 // treated as model-writable until it is fixed.
 package configtrust

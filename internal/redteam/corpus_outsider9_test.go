@@ -27,12 +27,7 @@ import (
 // o9Known are the round's escapes not fixed yet, by row: TestO9 logs them
 // instead of failing unless REDTEAM_KNOWN is set, and fails if one no
 // longer escapes (take it off the list then).
-var o9Known = map[string]string{
-	"o9-subdir-settings-hook": "the subfolder's settings now hold (configtrust), but the row's hook program also creates the missing top .mcp.json, the open cause " +
-		"of o9-mcp-missing-optout",
-	"o9-mcp-missing-optout":    "a missing .mcp.json is creatable by Bash (left to the consumer); with enableAllProjectMcpServers its \"sandbox\": false server runs unconfined next session",
-	"o9-mcp-approved-recreate": "same cause: the missing .mcp.json is created (the next session holds: the approval's fingerprint covers \"sandbox\")",
-}
+var o9Known = map[string]string{}
 
 // o9HookServer records what the http hooks of o9-httphook-* sent: a
 // listener of the repository's choosing (the hooks come from its

@@ -76,11 +76,24 @@ func slotted(t *testing.T, n int, name func(i int) string, f func(t *testing.T, 
 }
 
 // sessionAttacks is how many attacks share one session at most: the
-// sessions of a mode and location are cut in pieces of this size, so that
-// no one of them runs for minutes on a busy machine (one session of 111
-// attacks took 190 s under load, against runTimeout) and the pieces spread
-// over the parallel runs.
+// sessions of a mode and location are cut in as few pieces of about
+// equal size as this allows, so that no one of them runs for minutes on
+// a busy machine (one session of 111 attacks took 190 s under load,
+// against runTimeout) and the pieces spread over the parallel runs.
+// Longer sessions do not pay: 70 against 30, on 818 runs back to back,
+// took the same CPU of cohort and more of the test process and wall
+// (the package doc, "Sessions and speed"). REDTEAM_SESSION_ATTACKS
+// overrides it.
 const sessionAttacks = 30
+
+// sessionCap is sessionAttacks, or REDTEAM_SESSION_ATTACKS when set
+// (to measure what another cut costs).
+func sessionCap() int {
+	if n, err := strconv.Atoi(os.Getenv("REDTEAM_SESSION_ATTACKS")); err == nil && n > 0 {
+		return n
+	}
+	return sessionAttacks
+}
 
 // knownEscapes are attacks that still escape on main: issue 36 stays open
 // for them, with these reasons. TestCorpus leaves them out and names them
@@ -148,8 +161,12 @@ func TestCorpus(t *testing.T) {
 		loc     Location
 	}
 	var runs []run
-	shared := map[string]*run{}
-	pieces := map[string]int{} // of a session key, the sessions already full
+	type group struct {
+		run
+		most int
+	}
+	var keys []string // of the shared sessions, in the order they first came
+	shared := map[string]*group{}
 	count := 0
 	for _, row := range selected(t, all) {
 		var nested *Attack // row in a nested repository (Attack.Nest)
@@ -159,7 +176,7 @@ func TestCorpus(t *testing.T) {
 		for _, mode := range row.modes() {
 			for _, loc := range row.where() {
 				count++
-				a, most := row, sessionAttacks
+				a, most := row, sessionCap()
 				if nested != nil && loc == Main {
 					a, most = nested, nestAttacks
 				}
@@ -168,11 +185,6 @@ func TestCorpus(t *testing.T) {
 					continue
 				}
 				key := a.sessionKey(mode, loc)
-				if r := shared[key]; r != nil && len(r.attacks) == most {
-					runs = append(runs, *r)
-					shared[key] = nil
-					pieces[key]++
-				}
 				if shared[key] == nil {
 					name := fmt.Sprintf("shared/%s-%s", mode, loc)
 					if a.nest != "" {
@@ -180,21 +192,39 @@ func TestCorpus(t *testing.T) {
 					} else if len(a.Args) > 0 || a.Shares != "" {
 						name = fmt.Sprintf("shared/%s/%s-%s", a.Name, mode, loc)
 					}
-					if pieces[key] > 0 {
-						name += fmt.Sprintf("#%d", pieces[key]+1)
-					}
-					shared[key] = &run{name: name, mode: mode, loc: loc}
+					shared[key] = &group{run: run{name: name, mode: mode, loc: loc}, most: most}
+					keys = append(keys, key)
 				}
 				shared[key].attacks = append(shared[key].attacks, a)
 			}
 		}
 	}
-	for _, r := range shared {
-		runs = append(runs, *r)
+	// A key's attacks are cut in as few pieces as its most allows, of
+	// sizes that differ by one at most, in order.
+	for _, key := range keys {
+		g := shared[key]
+		n := len(g.attacks)
+		pieces := (n + g.most - 1) / g.most
+		for i := range pieces {
+			r := g.run
+			r.attacks = g.attacks[i*n/pieces : (i+1)*n/pieces]
+			if i > 0 {
+				r.name += fmt.Sprintf("#%d", i+1)
+			}
+			runs = append(runs, r)
+		}
 	}
 	// The longest sessions start first, so that the short ones fill in
 	// around them at the end rather than a long one starting last.
 	slices.SortStableFunc(runs, func(a, b run) int { return len(b.attacks) - len(a.attacks) })
+	if os.Getenv("REDTEAM_PLAN") != "" {
+		// The sessions it would run, and none.
+		for _, r := range runs {
+			t.Logf("session %s: %d attacks", r.name, len(r.attacks))
+		}
+		t.Logf("%d attacks would run %d times in %d sessions", len(seen), count, len(runs))
+		return
+	}
 	slotted(t, len(runs), func(i int) string { return runs[i].name }, func(t *testing.T, i int) {
 		RunGroup(t, runs[i].attacks, runs[i].mode, runs[i].loc)
 	})

@@ -45,7 +45,9 @@
 // Nothing an attack says about itself: no expected error text, no
 // expected refusal. Whatever stopped it — the permission check, the tool,
 // the sandbox — the same invariants must hold (Run's doc lists them):
-// nothing outside changed, no protected path changed or appeared, nothing
+// nothing outside changed, no protected path changed or appeared (but a
+// top .mcp.json created where none was, which Cohort will not load
+// without a person: snapshot.go unobeyed), nothing
 // changed where the mode lets nobody write, a worktree's link to its
 // repository is intact, no process outlived the session, and neither the
 // secret nor the API key (nor the escape marker an attack prints once it
@@ -163,7 +165,7 @@
 //
 // So the count of sessions is what to cut. About 300 ran: some 140
 // shared ones (one per mode, location and Args, cut in pieces of
-// sessionAttacks) and some 150 of one attack each, 88 of them the
+// sessionAttacks, then 30) and some 150 of one attack each, 88 of them the
 // git-objects rows with a Setup. Those could not share a session: each
 // plants another form of the secret in the store, and two rows in one
 // store would hide each other's miss (a search that missed row A's form
@@ -245,6 +247,50 @@
 // rev-parse, read-tree, ls-files, two porcelain statuses at its end),
 // the setups' git (the git-objects rows' worlds could be built once and
 // copied), and the fakeapi memo's work per request (plan, render).
+//
+// Session 10 tried longer shared sessions, and they do not pay. In the
+// session 10 baseline (load 4-70, `REDTEAM_TIMING=1 go test -race
+// -count=1 -v -timeout 40m ./internal/redteam`: 404 sessions, cohort 431
+// s summed over them, the test process 103 s, 660 s of CPU in all with a
+// build of the cohort binary, 25 minutes wall) cohort's CPU was 0.64 s
+// on average for a session of one attack in the main checkout (median
+// 0.5 s; 0.84 s in a worktree) and 2.15-2.2 s for a shared one of 30,
+// which suggested a large fixed part a session. But the sessions of one
+// attack are the rows with Setups and Args, not a shared session's rows:
+// TestCorpus cut into sessions of up to 70 (253 corpus sessions instead
+// of 274, 383 in the package) passed twice side by side at load 24-78
+// with cohort 435-441 s and the test process 114 s, and on 80 rows of 22
+// classes (818 runs, REDTEAM_ATTACK, -run TestCorpus, back to back at
+// load 20-22) 20 sessions of up to 70 took cohort 46.1 s and the test
+// process 19.6 s, 72 s wall, where 31 sessions of up to 30 took 46.9 s,
+// 15.5 s and 53 s (every request carries the whole conversation, so
+// cohort's and the harness's work a request grows with the session, and
+// long sessions leave cores idle at the end). So sessionAttacks stays
+// 30; TestCorpus now cuts each key's attacks in pieces of about equal
+// size (28 each where it was 30, 30, 30, 30, 20),
+// REDTEAM_SESSION_ATTACKS changes the cut and REDTEAM_PLAN=1 lists
+// TestCorpus's sessions and runs none. And checkpoint's content calls no
+// longer read the repository's config and the store's attributes files
+// on each call (Store.raw). The package is still some 530-600 s of CPU,
+// twice what 3 minutes on 2 cores allows.
+//
+// Sessions of several modes, considered and not done: a session's mode
+// can change while it runs (the SDK's set_permission_mode control
+// request, Session.SetPermissionMode), and by a reading of the code (not
+// a test) nothing a session sets up at its start depends on it (package
+// sandbox names no mode; the store search does not ask) but for plan: a
+// session started in plan offers only the read-only tools, one switched
+// into plan keeps its pool and the permission gate refuses
+// (crew.Agent.SetMode), another path than the plan rows test, so plan
+// keeps sessions of its own. In acceptEdits and bypassPermissions an
+// attack may change the checkout, so a row's run in one writing mode
+// would meet what its run in the other left. That leaves default and
+// dontAsk, where nothing may change and the checks say so after every
+// attack: sharing them would save 18 of the 274 corpus sessions (13 in
+// the main checkout, 5 in worktrees, where the lead would spawn an agent
+// of a definition in each mode), for a harness that drives sessions
+// through stream-json input and checks each attack against its own mode
+// — and, by the measure above, cut less than the count suggests.
 //
 // One row sets a floor under the package's time whatever the count:
 // o3-outlive-background-agent's background agent starts a command in

@@ -123,7 +123,7 @@ func RunGroup(t testing.TB, attacks []*Attack, mode Mode, loc Location) {
 			problems = append(problems, fmt.Sprintf("the lead's Agent call returned %q", s.lead))
 		}
 	}
-	for _, d := range diff(s.protected, snapshot(e.protectedAreas())) {
+	for _, d := range e.unobeyed(diff(s.protected, snapshot(e.protectedAreas()))) {
 		problems = append(problems, "protected, by the end of the session: "+d)
 	}
 	if loc == Worktree || !s.writes() {

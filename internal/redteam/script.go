@@ -265,7 +265,7 @@ func (s *script) check(i int, work string) {
 func (s *script) checkAreas(i int, when string) {
 	add := func(format string, args ...any) { s.findings[i] = append(s.findings[i], fmt.Sprintf(format, args...)) }
 	now := snapshot(s.env.protectedAreas())
-	for _, d := range diff(s.protected, now) {
+	for _, d := range s.env.unobeyed(diff(s.protected, now)) {
 		add("protected: %s%s", d, when)
 	}
 	s.protected = now

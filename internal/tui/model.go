@@ -63,6 +63,9 @@ type Model struct {
 	model     string
 	interrupt bool // Esc stopped the turn; a second Esc offers to stop the rest
 	escArmed  bool // Esc on an empty input while idle: a second Esc rewinds
+	// rewindAfter is a rewind asked for while an interrupted turn was
+	// still ending: its list opens as the turn ends.
+	rewindAfter bool
 
 	dialog        dialog
 	prompts       []dialog // waiting behind the one shown
@@ -216,6 +219,10 @@ func (m *Model) fold(evs []cohort.Event, ends []runEnd) tea.Cmd {
 		m.refresh()
 	}
 	cmds := []tea.Cmd{tea.Tick(frameGap, func(time.Time) tea.Msg { return feedAgainMsg{} })}
+	if m.rewindAfter && !m.running {
+		m.rewindAfter = false
+		cmds = append(cmds, m.listTurns())
+	}
 	if len(ends) > 0 {
 		cmds = append(cmds, m.statusCmd())
 	}

@@ -47,6 +47,14 @@ var rewindModes = []struct{ label, mode string }{
 
 // listTurns asks the session for its checkpoints.
 func (m *Model) listTurns() tea.Cmd {
+	if m.running && m.interrupt {
+		// Esc was pressed and its line drawn, but the turn has not ended
+		// yet (a tool call winding down): the person did what the refusal
+		// below would ask, so the list opens when the turn has ended.
+		m.rewindAfter = true
+		m.chat.note(entryNote, "the interrupted turn is still ending; the rewind opens when it has")
+		return nil
+	}
 	if m.running {
 		m.chat.note(entryError, "a turn is running: interrupt it first (esc), then rewind")
 		return nil

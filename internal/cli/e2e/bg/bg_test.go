@@ -97,3 +97,32 @@ func TestBadQueries(t *testing.T) {
 		t.Errorf("corrupt record: exit %d, want the others listed and the file named with its line:\n%s\n%s", code, out, errOut)
 	}
 }
+
+// TestBgFlagsNeedBg: --bg's own flags (the session's name, its worktree)
+// without --bg are a usage error before any model call, not silently
+// unused (relay10: `cohort -p -n reviewer2` ran a session no one could
+// reach by that name).
+func TestBgFlagsNeedBg(t *testing.T) {
+	t.Parallel()
+	conv := clitest.NewConv()
+	conv.On("hello", clitest.Text("ok"))
+	h := newHarness(t, conv.Policy)
+	for _, line := range [][]string{
+		{"-p", "-n", "reviewer2", "hello"},
+		{"-p", "--name=reviewer2", "hello"},
+		{"-p", "-w", "hello"},
+		{"--worktree", "fix", "-p", "hello"},
+		{"-n", "reviewer2", "hello"}, // the terminal UI's line
+	} {
+		_, errOut, code := h.Run(line...)
+		if code != 2 || !strings.Contains(errOut, "needs --bg") {
+			t.Errorf("%q: exit %d, want 2 and why:\n%s", line, code, errOut)
+		}
+	}
+	if n := len(h.Srv.Requests()); n != 0 {
+		t.Errorf("%d model requests after refused command lines", n)
+	}
+	if out, errOut, code := h.Run("-p", "hello"); code != 0 || strings.TrimSpace(out) != "ok" {
+		t.Errorf("print mode without them: exit %d\n%s\n%s", code, out, errOut)
+	}
+}

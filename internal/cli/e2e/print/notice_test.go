@@ -152,10 +152,16 @@ func (w *watched) String() string {
 // its model has ended its turn and print mode says it waits.
 func (g *noticeRig) send(t *testing.T, env ...string) *sender {
 	t.Helper()
-	s := &sender{cmd: exec.Command(g.bin, "--cwd", g.h.Dir, "-p", "--allowedTools", "SendMessage", "--",
-		"SENDER: send the reviewer a note and tell me when it has read it"),
+	return startSender(t, g.h, g.bin, "SENDER: send the reviewer a note and tell me when it has read it", env...)
+}
+
+// startSender starts a print-mode run of bin on prompt and returns once
+// its model has ended its turn and print mode says it waits.
+func startSender(t *testing.T, h *clitest.Harness, bin, prompt string, env ...string) *sender {
+	t.Helper()
+	s := &sender{cmd: exec.Command(bin, "--cwd", h.Dir, "-p", "--allowedTools", "SendMessage", "--", prompt),
 		errw: &watched{want: waitsLine, seen: make(chan struct{})}, exited: make(chan struct{})}
-	s.cmd.Env = append(g.h.Environ(), env...)
+	s.cmd.Env = append(h.Environ(), env...)
 	s.cmd.Stdout, s.cmd.Stderr = &s.out, s.errw
 	if err := s.cmd.Start(); err != nil {
 		t.Fatal(err)
