@@ -46,7 +46,7 @@ const StatusHistory = 64
 //     nor than its stamp plus the least (entry time − stamp) of its key.
 //   - Heartbeat: the age of the current entry is measured from its write
 //     time to the newest entry of the key (server time), then on this
-//     reader's clock from when it asked. A heartbeat hidden and put back
+//     reader's clock from when its read of the history ended. A heartbeat hidden and put back
 //     after its member died is as old as when it was written; junk put
 //     over a live member's beats only makes ages more exact.
 //   - Each new revision of a member's key has the reader read the key's
@@ -129,7 +129,6 @@ func (b *kvBoard) Put(ctx context.Context, member string, data []byte) error {
 }
 
 func (b *kvBoard) Get(ctx context.Context, member string) ([]byte, time.Time, bool, error) {
-	asked := b.now()
 	rev, err := b.lastRevision(ctx, member)
 	if err != nil {
 		return nil, time.Time{}, false, err
@@ -139,7 +138,7 @@ func (b *kvBoard) Get(ctx context.Context, member string) ([]byte, time.Time, bo
 	done := rev == 0 && !known || known && rev == a.rev || rev <= b.scanned[member]
 	b.mu.Unlock()
 	if !done {
-		if err := b.scan(ctx, member, asked); err != nil {
+		if err := b.scan(ctx, member); err != nil {
 			return nil, time.Time{}, false, err
 		}
 	}
@@ -202,8 +201,14 @@ type verified struct {
 // was not written before the current one; it reports what fails:
 // unsigned or forged entries, and entries stored after the current one
 // but written before it (an old status put back).
-func (b *kvBoard) scan(ctx context.Context, member string, asked time.Time) error {
+func (b *kvBoard) scan(ctx context.Context, member string) error {
 	hist, err := b.kv.History(ctx, member)
+	// The read ends once the newest entry has come (read): a heartbeat's
+	// age is measured to that entry's server time, then on this clock
+	// from then. Measured from when the reader asked, the read's own time
+	// (seconds on a loaded machine, a history read per new revision)
+	// would age a live member, which was declared dead while beating.
+	read := b.now()
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
 		return nil
 	}
@@ -231,9 +236,6 @@ func (b *kvBoard) scan(ctx context.Context, member string, asked time.Time) erro
 		b.observe(signer, stamped{e.Revision(), v.Stamp, e.Created().UnixNano()})
 		good = append(good, verified{e, v, signer})
 	}
-	// The newest entry is the server's time nearest the moment this reader
-	// asked (asked): a heartbeat's age is measured to it, then on this
-	// clock from then.
 	top := hist[len(hist)-1].Created().UnixNano()
 	b.mu.Lock()
 	b.scanned[member] = max(b.scanned[member], hist[len(hist)-1].Revision())
@@ -248,7 +250,7 @@ func (b *kvBoard) scan(ctx context.Context, member string, asked time.Time) erro
 		}
 		written := b.written(g.signer, g.v.Stamp, g.e.Created().UnixNano())
 		cur, known = acceptedStatus{rev: g.e.Revision(), signer: g.signer, stamp: g.v.Stamp, written: written, data: g.v.Status,
-			seen: asked.Add(-time.Duration(top - written))}, true
+			seen: read.Add(-time.Duration(top - written))}, true
 	}
 	if known {
 		b.accepted[member] = cur
