@@ -101,7 +101,7 @@ func (s *Store) net(ctx context.Context, name, server string) (*netMailbox, erro
 	}
 	m := &netMailbox{server: server, nc: nc, tr: tr, state: state, grants: grants,
 		status: &kvBoard{kv: status, nc: nc, now: s.now, keys: keys,
-			accepted: map[string]acceptedStatus{}, stamps: map[string][]stamped{}, scanned: map[string]uint64{}}}
+			accepted: map[string]acceptedStatus{}, stamps: map[string][]stamped{}, scanned: map[string]uint64{}, scannedAt: map[string]time.Time{}}}
 	s.nets[name] = m
 	return m, nil
 }

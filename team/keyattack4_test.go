@@ -228,20 +228,9 @@ func TestKeyattack4RespawnOnASlowerClock(t *testing.T) {
 func TestKeyattack4LeadStoppedPutBackToALaterTeammate(t *testing.T) {
 	srv := natstest.Start(t).URL()
 	lead, _, leadIn := leadMachine(t, srv, make(reporter, 1024), "carl")
-	b, err := lead.Statuses("t")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := b.Put(t.Context(), LeadName, statusOf(LeadName, "stopped")); err != nil {
-		t.Fatal(err)
-	}
-	kv := statusBucket(t, srv)
-	old, err := kv.Get(t.Context(), LeadName)
-	if err != nil {
-		t.Fatal(err)
-	}
+	old := leadSaysStopped(t, lead, srv)
 	lead, _ = reopenLead(t, lead, leadIn, make(reporter, 1024))
-	if data := leadReadBySpawnedCarl(t, lead, srv, old.Value()); strings.Contains(data, "stopped") {
+	if data := leadReadBySpawnedCarl(t, lead, srv, old); strings.Contains(data, "stopped") {
 		t.Fatalf("carl's worker, spawned by the resumed lead, reads the lead as %s: carl would stop at once", data)
 	}
 }
@@ -292,19 +281,9 @@ func TestKeyattack4BankedLeadHeartbeatsKeepADeadLeadAlive(t *testing.T) {
 func TestKeyattack4LeadStoppedFromAnEarlierTeam(t *testing.T) {
 	srv := natstest.Start(t).URL()
 	lead := homeLead(t, srv)
-	b, err := lead.Statuses("t")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := b.Put(t.Context(), LeadName, statusOf(LeadName, "stopped")); err != nil {
-		t.Fatal(err)
-	}
-	old, err := statusBucket(t, srv).Get(t.Context(), LeadName)
-	if err != nil {
-		t.Fatal(err)
-	}
+	old := leadSaysStopped(t, lead, srv)
 	remadeWithCarl(t, lead, srv)
-	if data := leadReadBySpawnedCarl(t, lead, srv, old.Value()); strings.Contains(data, "stopped") {
+	if data := leadReadBySpawnedCarl(t, lead, srv, old); strings.Contains(data, "stopped") {
 		t.Fatalf("carl's worker in the new team t reads the lead as %s, the earlier team's status: carl would stop at once", data)
 	}
 }
@@ -378,9 +357,10 @@ func remadeWithCarl(t *testing.T, lead *Store, srv string) {
 }
 
 // leadReadBySpawnedCarl has the lead publish "working", spawns carl on a
-// worker, puts old (an earlier lead status) back in the bucket, and
-// returns the lead's status as carl's fresh board reads it.
-func leadReadBySpawnedCarl(t *testing.T, lead *Store, srv string, old []byte) string {
+// worker, runs before (an attacker's other moves), puts old (an earlier
+// lead status) back in the bucket, and returns the lead's status as
+// carl's fresh board reads it.
+func leadReadBySpawnedCarl(t *testing.T, lead *Store, srv string, old []byte, before ...func()) string {
 	t.Helper()
 	b, err := lead.Statuses("t")
 	if err != nil {
@@ -390,6 +370,9 @@ func leadReadBySpawnedCarl(t *testing.T, lead *Store, srv string, old []byte) st
 		t.Fatal(err)
 	}
 	cw, _ := workerMachine(t, lead, srv, make(reporter, 1024), "carl")
+	for _, f := range before {
+		f()
+	}
 	if _, err := statusBucket(t, srv).Put(t.Context(), LeadName, old); err != nil {
 		t.Fatal(err)
 	}
@@ -399,4 +382,22 @@ func leadReadBySpawnedCarl(t *testing.T, lead *Store, srv string, old []byte) st
 	}
 	data, _, _, _ := cb.Get(t.Context(), LeadName)
 	return string(data)
+}
+
+// leadSaysStopped has the lead of team t publish "stopped" (its session
+// ends) and returns that signed status as the bucket holds it.
+func leadSaysStopped(t *testing.T, lead *Store, srv string) []byte {
+	t.Helper()
+	b, err := lead.Statuses("t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Put(t.Context(), LeadName, statusOf(LeadName, "stopped")); err != nil {
+		t.Fatal(err)
+	}
+	e, err := statusBucket(t, srv).Get(t.Context(), LeadName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e.Value()
 }

@@ -73,11 +73,15 @@ type kvBoard struct {
 	now  func() time.Time
 	keys memberKeys
 
-	mu       sync.Mutex
-	accepted map[string]acceptedStatus // by member
-	stamps   map[string][]stamped      // by signer and key: its verified entries seen
-	scanned  map[string]uint64         // by member: the newest revision scan read
-	stamp    int64                     // the last stamp this process signed
+	mu        sync.Mutex
+	accepted  map[string]acceptedStatus // by member
+	stamps    map[string][]stamped      // by signer and key: its verified entries seen
+	scanned   map[string]uint64         // by member: the newest revision scan read
+	scannedAt map[string]time.Time      // by member: when that revision was stored
+	created   time.Time                 // when the bucket's stream was made, as last read
+	teamMade  time.Time                 // the team's creation (its file's createdAt), once read
+	madeRead  bool
+	stamp     int64 // the last stamp this process signed
 }
 
 // acceptedStatus is the status of a member this reader takes as current.
@@ -129,13 +133,16 @@ func (b *kvBoard) Put(ctx context.Context, member string, data []byte) error {
 }
 
 func (b *kvBoard) Get(ctx context.Context, member string) ([]byte, time.Time, bool, error) {
-	rev, err := b.lastRevision(ctx, member)
+	rev, at, err := b.lastRevision(ctx, member)
 	if err != nil {
 		return nil, time.Time{}, false, err
 	}
 	b.mu.Lock()
 	a, known := b.accepted[member]
-	done := rev == 0 && !known || known && rev == a.rev || rev <= b.scanned[member]
+	// A revision below the accepted one, or the one read last stored at
+	// another time: the bucket's stream was made again (scan's
+	// checkStream finds out).
+	done := rev <= b.scanned[member] && (!known || rev >= a.rev) && (rev != b.scanned[member] || at.Equal(b.scannedAt[member]))
 	b.mu.Unlock()
 	if !done {
 		if err := b.scan(ctx, member); err != nil {
@@ -149,18 +156,19 @@ func (b *kvBoard) Get(ctx context.Context, member string) ([]byte, time.Time, bo
 // for none), asked of the stream's JSON API: a direct get answers with
 // the headers the message was stored with first, so a writer could put
 // its own sequence there.
-func (b *kvBoard) lastRevision(ctx context.Context, member string) (uint64, error) {
+func (b *kvBoard) lastRevision(ctx context.Context, member string) (uint64, time.Time, error) {
 	req, err := json.Marshal(map[string]string{"last_by_subj": "$KV." + b.kv.Bucket() + "." + member})
 	if err != nil {
-		return 0, err
+		return 0, time.Time{}, err
 	}
 	msg, err := b.nc.RequestWithContext(ctx, "$JS.API.STREAM.MSG.GET.KV_"+b.kv.Bucket(), req)
 	if err != nil {
-		return 0, fmt.Errorf("team %q: read the status of %s in bucket %s: %w", b.keys.team, member, b.kv.Bucket(), err)
+		return 0, time.Time{}, fmt.Errorf("team %q: read the status of %s in bucket %s: %w", b.keys.team, member, b.kv.Bucket(), err)
 	}
 	var resp struct {
 		Message *struct {
-			Seq uint64 `json:"seq"`
+			Seq  uint64    `json:"seq"`
+			Time time.Time `json:"time"`
 		} `json:"message"`
 		Error *struct {
 			Code        int    `json:"code"`
@@ -168,17 +176,17 @@ func (b *kvBoard) lastRevision(ctx context.Context, member string) (uint64, erro
 		} `json:"error"`
 	}
 	if err := json.Unmarshal(msg.Data, &resp); err != nil {
-		return 0, fmt.Errorf("team %q: read the status of %s in bucket %s: the server's answer does not parse: %w", b.keys.team, member, b.kv.Bucket(), err)
+		return 0, time.Time{}, fmt.Errorf("team %q: read the status of %s in bucket %s: the server's answer does not parse: %w", b.keys.team, member, b.kv.Bucket(), err)
 	}
 	switch {
 	case resp.Error != nil && resp.Error.Code == 404:
-		return 0, nil
+		return 0, time.Time{}, nil
 	case resp.Error != nil:
-		return 0, fmt.Errorf("team %q: read the status of %s in bucket %s: %s", b.keys.team, member, b.kv.Bucket(), resp.Error.Description)
+		return 0, time.Time{}, fmt.Errorf("team %q: read the status of %s in bucket %s: %s", b.keys.team, member, b.kv.Bucket(), resp.Error.Description)
 	case resp.Message == nil:
-		return 0, fmt.Errorf("team %q: read the status of %s in bucket %s: the server's answer holds no message", b.keys.team, member, b.kv.Bucket())
+		return 0, time.Time{}, fmt.Errorf("team %q: read the status of %s in bucket %s: the server's answer holds no message", b.keys.team, member, b.kv.Bucket())
 	}
-	return resp.Message.Seq, nil
+	return resp.Message.Seq, resp.Message.Time, nil
 }
 
 // stamped is a verified entry of a signer key, as the history showed it.
@@ -193,6 +201,10 @@ type verified struct {
 	e      jetstream.KeyValueEntry
 	v      signedStatus
 	signer string
+	// lone: what lies under it in the history was erased (a purge, a
+	// delete, junk) and this reader knows no earlier entry of its signer
+	// key: no evidence of when it was written but its own stamp.
+	lone bool
 }
 
 // scan reads member's history (a watch: the server's own sequence and
@@ -202,6 +214,9 @@ type verified struct {
 // unsigned or forged entries, and entries stored after the current one
 // but written before it (an old status put back).
 func (b *kvBoard) scan(ctx context.Context, member string) error {
+	if err := b.checkStream(ctx); err != nil {
+		return err
+	}
 	hist, err := b.kv.History(ctx, member)
 	// The read ends once the newest entry has come (read): a heartbeat's
 	// age is measured to that entry's server time, then on this clock
@@ -221,24 +236,34 @@ func (b *kvBoard) scan(ctx context.Context, member string) error {
 	}
 	var good []verified
 	var refused []refusal
+	made := b.madeAt()
+	erased := false // an entry below that is no status: a delete, a purge, junk
 	for _, e := range hist {
 		if e.Operation() != jetstream.KeyValuePut {
+			erased = true
 			continue
 		}
 		v, signer, err := b.verify(member, e)
 		if errors.As(err, new(netErr)) {
 			return err
 		}
+		if err == nil && v.By == LeadName && !made.IsZero() && v.Stamp < made.UnixNano() {
+			err = fmt.Errorf("was signed by the lead at %s, before team %q was made (%s): a status of an earlier team of that name", time.Unix(0, v.Stamp).UTC().Format(time.RFC3339Nano), b.keys.team, made.UTC().Format(time.RFC3339Nano))
+		}
 		if err != nil {
+			erased = true
 			refused = append(refused, refusal{e.Revision(), err})
 			continue
 		}
+		lone := erased && !b.knows(signer, e.Revision())
 		b.observe(signer, stamped{e.Revision(), v.Stamp, e.Created().UnixNano()})
-		good = append(good, verified{e, v, signer})
+		good = append(good, verified{e, v, signer, lone})
 	}
 	top := hist[len(hist)-1].Created().UnixNano()
 	b.mu.Lock()
-	b.scanned[member] = max(b.scanned[member], hist[len(hist)-1].Revision())
+	if last := hist[len(hist)-1]; last.Revision() >= b.scanned[member] {
+		b.scanned[member], b.scannedAt[member] = last.Revision(), last.Created()
+	}
 	cur, known := b.accepted[member]
 	for _, g := range good {
 		if known && g.e.Revision() <= cur.rev {
@@ -248,7 +273,10 @@ func (b *kvBoard) scan(ctx context.Context, member string) error {
 			refused = append(refused, refusal{g.e.Revision(), fmt.Errorf("was signed by %s before the status stored at revision %d: an old status put back", g.v.By, cur.rev)})
 			continue
 		}
-		written := b.written(g.signer, g.v.Stamp, g.e.Created().UnixNano())
+		written, _ := b.written(g.signer, g.v.Stamp, g.e.Created().UnixNano())
+		if g.lone {
+			written = min(written, g.v.Stamp)
+		}
 		cur, known = acceptedStatus{rev: g.e.Revision(), signer: g.signer, stamp: g.v.Stamp, written: written, data: g.v.Status,
 			seen: read.Add(-time.Duration(top - written))}, true
 	}
@@ -302,31 +330,78 @@ func (b *kvBoard) observe(signer string, o stamped) {
 // before reports whether signer signed stamp before cur was stored:
 // signer's own clock says so (an entry of signer stored no later than cur
 // is stamped as late or later), or, with no such evidence and another
-// signer, the write times on the server's clock do.
+// signer, the write times on the server's clock do. An entry stamped
+// later than the server stored it proves its signer's clock was fast
+// then (a machine resumed before NTP), not that what it stamped later
+// came later: it is no evidence (fast).
 func (b *kvBoard) before(signer string, stamp int64, cur acceptedStatus) bool {
 	for _, o := range b.stamps[signer] {
-		if o.rev <= cur.rev && o.stamp >= stamp {
+		if o.rev <= cur.rev && o.stamp >= stamp && !o.fast() {
 			return true
 		}
 	}
-	return signer != cur.signer && b.written(signer, stamp, 0) < cur.written
+	if signer == cur.signer {
+		return false
+	}
+	w, ok := b.written(signer, stamp, 0)
+	return ok && w < cur.written
+}
+
+// fast reports whether o was stamped after the server stored it.
+func (o stamped) fast() bool { return o.stamp > o.created }
+
+// knows reports whether this reader has seen an entry of signer stored
+// before rev.
+func (b *kvBoard) knows(signer string, rev uint64) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, o := range b.stamps[signer] {
+		if o.rev < rev {
+			return true
+		}
+	}
+	return false
 }
 
 // written is when signer signed stamp, on the server's clock: no later
 // than the stamp plus the least (entry time − stamp) of signer's entries,
 // nor than the time the first entry of signer stamped as late or later
-// was stored (created, when not 0, is the entry's own).
-func (b *kvBoard) written(signer string, stamp, created int64) int64 {
-	w := created
+// was stored (created, when not 0, is the entry's own); fast entries are
+// no evidence. ok is false when nothing bounds it.
+func (b *kvBoard) written(signer string, stamp, created int64) (w int64, ok bool) {
+	w, ok = created, created != 0
 	for _, o := range b.stamps[signer] {
-		if w == 0 || stamp+o.created-o.stamp < w {
-			w = stamp + o.created - o.stamp
+		if o.fast() {
+			continue
+		}
+		if !ok || stamp+o.created-o.stamp < w {
+			w, ok = stamp+o.created-o.stamp, true
 		}
 		if o.stamp >= stamp && o.created < w {
 			w = o.created
 		}
 	}
-	return w
+	return w, ok
+}
+
+// madeAt is when the team was made (its file's createdAt, on the lead's
+// clock, which also stamps the lead's statuses), read once; zero when
+// unknown.
+func (b *kvBoard) madeAt() time.Time {
+	b.mu.Lock()
+	made, read := b.teamMade, b.madeRead
+	b.mu.Unlock()
+	if read {
+		return made
+	}
+	cfg, err := b.keys.s.read(b.keys.team)
+	if err != nil {
+		return time.Time{}
+	}
+	b.mu.Lock()
+	b.teamMade, b.madeRead = cfg.CreatedAt, true
+	b.mu.Unlock()
+	return cfg.CreatedAt
 }
 
 func (b *kvBoard) report(member string, rev uint64, err error) {
