@@ -99,8 +99,16 @@
 //     a delete over a live member's beat does not hide it, and a fresh
 //     reader (a machine spawned later, a resumed lead, a team made again
 //     under the same name and lead key) reads the entries as they were
-//     stored. Not covered: more than StatusHistory entries put over a key
-//     between two reads, which erase that evidence.
+//     stored. A status above erased history (a purge, junk) whose key a
+//     reader never saw is dated no later than its own stamp; a lead's
+//     status stamped before the team was made is an earlier team's and
+//     refused; an entry stamped after the server stored it (a fast clock,
+//     later stepped back) is no evidence of order; the bucket's stream
+//     made again, or set back to fewer entries per key, is found at the
+//     next read, reported, and (the shape) put back. Not covered: beats
+//     covered by junk in a bucket set back to one entry per key before the
+//     reader's next read; a stream-level purge (no marker) before a fresh
+//     reader's first read (kvboard.go lists the limits).
 //   - On NATS the team file and the task list are the server's too: one
 //     key-value bucket per team (StateBucket: key "config", the file's
 //     JSON; key "tasks", package tasklist's KV list). Every Update is a

@@ -59,14 +59,43 @@ const StatusHistory = 64
 // An entry stored above the current status that fails a check is
 // reported (the store's Mailbox.OnProblem: the lead, on its machine) once
 // per revision; what lies under it (a respawn's earlier key) is history.
-// Limits: more than StatusHistory entries put over a key between two
-// reads erase the evidence (a live member then seems silent to that
-// reader until its next beat; a fresh reader that finds only a put-back
-// entry takes it, its age measured from the newest entry); a key no one
-// wrote since the reader asked has its age measured from the newest
-// entry, not from now; an older Cohort connecting sets the bucket's
-// history back to 1 (CreateOrUpdateKeyValue), which brings the escapes
-// back for as long as it runs.
+//
+// What a writer may do to the history itself (keyattack5):
+//
+//   - Erase it (one purge, a delete, more than StatusHistory junk puts)
+//     and put a banked entry back: to a reader that has seen entries of
+//     its signer key, the stamps above still date it. To one that has not
+//     (a resumed lead, a machine spawned later) it is a lone entry above
+//     erased history, dated no later than its own stamp: a dead member's
+//     last beat is as old as its member's clock says, not as new as its
+//     put-back. A live member's first beat after an erasure is dated so
+//     too (its next beat has evidence again).
+//   - Put the lead's status of an earlier team of the same name back: a
+//     lead-signed entry stamped before the team was made (its file's
+//     createdAt, on the same clock) is refused.
+//   - Delete the stream and make it again: the revisions read before
+//     belong to the old stream, so a revision lower than the accepted one,
+//     or the last one read stored at another time, makes the reader read
+//     the stream's creation time; a new one is reported, and what was read
+//     is placed before every entry of the new stream (its statuses and
+//     ages stand, its stamps still date put-back entries).
+//   - Set the bucket back to fewer entries per key (what an older Cohort's
+//     open does): each read of a new revision reads the stream's shape,
+//     puts StatusHistory back and reports it.
+//
+// Clocks: an entry stamped later than the server stored it proves its
+// signer's clock was fast then (a machine resumed before NTP stepped it
+// back), not that what it stamps later came later, so it bounds nothing;
+// a signer whose clock runs ahead of the server's loses the put-back
+// bounds of those entries.
+//
+// Limits: a beat covered by junk in a bucket set back to one entry per
+// key before the reader's next read is gone (the shape is put back at
+// that read; a watch kept open would have heard it); a purge at the
+// stream level (no marker left) before a fresh reader's first read looks
+// like a key's first entry, dated when stored; a key no one wrote since
+// the reader's last read has its age measured from the newest entry then,
+// not from now.
 type kvBoard struct {
 	kv   jetstream.KeyValue
 	nc   *nats.Conn
@@ -142,7 +171,8 @@ func (b *kvBoard) Get(ctx context.Context, member string) ([]byte, time.Time, bo
 	// A revision below the accepted one, or the one read last stored at
 	// another time: the bucket's stream was made again (scan's
 	// checkStream finds out).
-	done := rev <= b.scanned[member] && (!known || rev >= a.rev) && (rev != b.scanned[member] || at.Equal(b.scannedAt[member]))
+	odd := known && rev < a.rev || rev == b.scanned[member] && !at.Equal(b.scannedAt[member])
+	done := rev <= b.scanned[member] && !odd
 	b.mu.Unlock()
 	if !done {
 		if err := b.scan(ctx, member); err != nil {
@@ -214,21 +244,26 @@ type verified struct {
 // unsigned or forged entries, and entries stored after the current one
 // but written before it (an old status put back).
 func (b *kvBoard) scan(ctx context.Context, member string) error {
-	if err := b.checkStream(ctx); err != nil {
+	hist, err := b.kv.History(ctx, member)
+	if err != nil && !errors.Is(err, jetstream.ErrKeyNotFound) {
 		return err
 	}
-	hist, err := b.kv.History(ctx, member)
-	// The read ends once the newest entry has come (read): a heartbeat's
-	// age is measured to that entry's server time, then on this clock
-	// from then. Measured from when the reader asked, the read's own time
-	// (seconds on a loaded machine, a history read per new revision)
-	// would age a live member, which was declared dead while beating.
-	read := b.now()
-	if errors.Is(err, jetstream.ErrKeyNotFound) {
-		return nil
-	}
+	// The stream is read after the history: its server time (now) is no
+	// earlier than any entry read, and a heartbeat's age is measured to
+	// it, then on this clock from when the answer came (at). Measured on
+	// this clock from when the reader asked, the read's own time (seconds
+	// on a loaded machine) aged a live member, declared dead while
+	// beating; measured from the newest entry, a put-back entry's age
+	// lacked the time since it was put back.
+	now, at, err := b.checkStream(ctx)
 	if err != nil {
 		return err
+	}
+	if len(hist) == 0 {
+		return nil
+	}
+	if now.IsZero() { // a server that does not say its time
+		now, at = hist[len(hist)-1].Created(), b.now()
 	}
 	type refusal struct {
 		rev uint64
@@ -259,7 +294,6 @@ func (b *kvBoard) scan(ctx context.Context, member string) error {
 		b.observe(signer, stamped{e.Revision(), v.Stamp, e.Created().UnixNano()})
 		good = append(good, verified{e, v, signer, lone})
 	}
-	top := hist[len(hist)-1].Created().UnixNano()
 	b.mu.Lock()
 	if last := hist[len(hist)-1]; last.Revision() >= b.scanned[member] {
 		b.scanned[member], b.scannedAt[member] = last.Revision(), last.Created()
@@ -278,7 +312,7 @@ func (b *kvBoard) scan(ctx context.Context, member string) error {
 			written = min(written, g.v.Stamp)
 		}
 		cur, known = acceptedStatus{rev: g.e.Revision(), signer: g.signer, stamp: g.v.Stamp, written: written, data: g.v.Status,
-			seen: read.Add(-time.Duration(top - written))}, true
+			seen: at.Add(-time.Duration(now.UnixNano() - written))}, true
 	}
 	if known {
 		b.accepted[member] = cur

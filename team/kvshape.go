@@ -19,16 +19,21 @@ import (
 //   - fewer than StatusHistory entries kept per key (an older Cohort's
 //     CreateOrUpdateKeyValue, or a raw UpdateStream): put back and
 //     reported, so junk put over the next beats does not hide them.
-func (b *kvBoard) checkStream(ctx context.Context) error {
+//
+// It returns the server's time when it answered (zero from a server that
+// does not say) and this clock's when the answer came.
+func (b *kvBoard) checkStream(ctx context.Context) (now, at time.Time, err error) {
 	st, err := b.kv.Status(ctx)
 	if err != nil {
-		return fmt.Errorf("team %q: read the status bucket %s: %w", b.keys.team, b.kv.Bucket(), err)
+		return now, at, fmt.Errorf("team %q: read the status bucket %s: %w", b.keys.team, b.kv.Bucket(), err)
 	}
+	at = b.now()
 	bs, ok := st.(*jetstream.KeyValueBucketStatus)
 	if !ok {
-		return nil
+		return now, at, nil
 	}
 	info := bs.StreamInfo()
+	now = info.TimeStamp
 	b.mu.Lock()
 	was := b.created
 	b.created = info.Created
@@ -43,11 +48,11 @@ func (b *kvBoard) checkStream(ctx context.Context) error {
 			b.keys.team, b.kv.Bucket(), info.Config.Name, info.Created.UTC().Format(time.RFC3339Nano), was.UTC().Format(time.RFC3339Nano)))
 	}
 	if info.Config.MaxMsgsPerSubject >= StatusHistory {
-		return nil
+		return now, at, nil
 	}
 	js, err := jetstream.New(b.nc)
 	if err != nil {
-		return err
+		return now, at, err
 	}
 	cfg := info.Config
 	was1 := cfg.MaxMsgsPerSubject
@@ -60,7 +65,7 @@ func (b *kvBoard) checkStream(ctx context.Context) error {
 	b.keys.s.reportAt(b.keys.team, b.kv.Bucket(), "", uint64(b.now().UnixNano()), fmt.Sprintf(
 		"team %q: the status bucket %s keeps %d entries per member, not %d (an older Cohort connected, or a client changed it): %s; until then junk put over a member's newest status hides it from a reader that reads later",
 		b.keys.team, b.kv.Bucket(), was1, StatusHistory, what))
-	return nil
+	return now, at, nil
 }
 
 // rebase places what this board read of an earlier stream of the bucket
