@@ -45,10 +45,12 @@ const StatusHistory = 64
 //     first entry of its signer key stamped as late or later was stored,
 //     nor than its stamp plus the least (entry time − stamp) of its key.
 //   - Heartbeat: the age of the current entry is measured from its write
-//     time to the newest entry of the key (server time), then on this
-//     reader's clock from when its read of the history ended. A heartbeat hidden and put back
-//     after its member died is as old as when it was written; junk put
-//     over a live member's beats only makes ages more exact.
+//     time to the server's time read after the key's history (the
+//     stream's info), then on this reader's clock from when that answer
+//     came; so neither a slow read nor the time since an entry was put
+//     back is lost. A heartbeat hidden and put back after its member died
+//     is as old as when it was written; junk put over a live member's
+//     beats only makes ages more exact.
 //   - Each new revision of a member's key has the reader read the key's
 //     history (StatusHistory entries): a fresh reader (a machine spawned
 //     later, a resumed lead, a team made again with the same lead key)
@@ -93,9 +95,7 @@ const StatusHistory = 64
 // key before the reader's next read is gone (the shape is put back at
 // that read; a watch kept open would have heard it); a purge at the
 // stream level (no marker left) before a fresh reader's first read looks
-// like a key's first entry, dated when stored; a key no one wrote since
-// the reader's last read has its age measured from the newest entry then,
-// not from now.
+// like a key's first entry, dated when stored.
 type kvBoard struct {
 	kv   jetstream.KeyValue
 	nc   *nats.Conn
