@@ -43,7 +43,9 @@ const StatusHistory = 64
 //     below decide.
 //   - Write time, on the server's clock: no later than the time the
 //     first entry of its signer key stamped as late or later was stored,
-//     nor than its stamp plus the least (entry time − stamp) of its key.
+//     and, for an entry read after an erasure (a purge, a delete, junk,
+//     more new entries than the bucket keeps), nor than its stamp plus
+//     the least (entry time − stamp) of its key.
 //   - Heartbeat: the age of the current entry is measured from its write
 //     time to the server's time read after the key's history (the
 //     stream's info), then on this reader's clock from when that answer
@@ -51,10 +53,10 @@ const StatusHistory = 64
 //     back is lost. A heartbeat hidden and put back after its member died
 //     is as old as when it was written; junk put over a live member's
 //     beats only makes ages more exact.
-//   - Each new revision of a member's key has the reader read the key's
-//     history (StatusHistory entries): a fresh reader (a machine spawned
-//     later, a resumed lead, a team made again with the same lead key)
-//     sees the entries as they were stored, so an old "stopped" or
+//   - A reader's first read of a member's key reads the key's history
+//     (StatusHistory entries), later ones what was stored since: a fresh
+//     reader (a machine spawned later, a resumed lead, a team made again
+//     with the same lead key) sees the entries as they were stored, so an old "stopped" or
 //     "working" put back loses to the later one beneath it, and a live
 //     member's beat under junk or a delete is found.
 //
@@ -175,7 +177,7 @@ func (b *kvBoard) Get(ctx context.Context, member string) ([]byte, time.Time, bo
 	done := rev <= b.scanned[member] && !odd
 	b.mu.Unlock()
 	if !done {
-		if err := b.scan(ctx, member); err != nil {
+		if err := b.scan(ctx, member, odd); err != nil {
 			return nil, time.Time{}, false, err
 		}
 	}
@@ -235,18 +237,38 @@ type verified struct {
 	// delete, junk) and this reader knows no earlier entry of its signer
 	// key: no evidence of when it was written but its own stamp.
 	lone bool
+	// erased: something was erased before it (see scan); its write time
+	// is bounded by its stamp and its key's least latency too.
+	erased bool
 }
 
 // scan reads member's history (a watch: the server's own sequence and
-// time of each entry, which no writer sets), records every verified
+// time of each entry, which no writer sets) the first time, after a
+// stream looked remade (odd), or past StatusHistory new entries, and
+// otherwise only the entries after the last it read (newer), records every verified
 // entry's signer stamp, and takes as current the entry stored last that
 // was not written before the current one; it reports what fails:
 // unsigned or forged entries, and entries stored after the current one
 // but written before it (an old status put back).
-func (b *kvBoard) scan(ctx context.Context, member string) error {
-	hist, err := b.kv.History(ctx, member)
-	if err != nil && !errors.Is(err, jetstream.ErrKeyNotFound) {
-		return err
+func (b *kvBoard) scan(ctx context.Context, member string, odd bool) error {
+	b.mu.Lock()
+	after := b.scanned[member]
+	b.mu.Unlock()
+	var hist []jetstream.KeyValueEntry
+	full, overflow := odd || after == 0, false
+	if !full {
+		var err error
+		if hist, overflow, err = b.newer(ctx, member, after); err != nil {
+			return err
+		}
+		full = overflow
+	}
+	if full {
+		var err error
+		hist, err = b.kv.History(ctx, member)
+		if err != nil && !errors.Is(err, jetstream.ErrKeyNotFound) {
+			return err
+		}
 	}
 	// The stream is read after the history: its server time (now) is no
 	// earlier than any entry read, and a heartbeat's age is measured to
@@ -272,7 +294,11 @@ func (b *kvBoard) scan(ctx context.Context, member string) error {
 	var good []verified
 	var refused []refusal
 	made := b.madeAt()
-	erased := false // an entry below that is no status: a delete, a purge, junk
+	// erased: an entry below that is no status (a delete, a purge, junk),
+	// or more entries since the last read than the bucket keeps, or a
+	// stream that looked remade: an original may be gone from under what
+	// follows.
+	erased := overflow || odd && after != 0
 	for _, e := range hist {
 		if e.Operation() != jetstream.KeyValuePut {
 			erased = true
@@ -292,7 +318,7 @@ func (b *kvBoard) scan(ctx context.Context, member string) error {
 		}
 		lone := erased && !b.knows(signer, e.Revision())
 		b.observe(signer, stamped{e.Revision(), v.Stamp, e.Created().UnixNano()})
-		good = append(good, verified{e, v, signer, lone})
+		good = append(good, verified{e, v, signer, lone, erased})
 	}
 	b.mu.Lock()
 	if last := hist[len(hist)-1]; last.Revision() >= b.scanned[member] {
@@ -307,7 +333,7 @@ func (b *kvBoard) scan(ctx context.Context, member string) error {
 			refused = append(refused, refusal{g.e.Revision(), fmt.Errorf("was signed by %s before the status stored at revision %d: an old status put back", g.v.By, cur.rev)})
 			continue
 		}
-		written, _ := b.written(g.signer, g.v.Stamp, g.e.Created().UnixNano())
+		written, _ := b.written(g.signer, g.v.Stamp, g.e.Created().UnixNano(), g.erased)
 		if g.lone {
 			written = min(written, g.v.Stamp)
 		}
@@ -377,7 +403,7 @@ func (b *kvBoard) before(signer string, stamp int64, cur acceptedStatus) bool {
 	if signer == cur.signer {
 		return false
 	}
-	w, ok := b.written(signer, stamp, 0)
+	w, ok := b.written(signer, stamp, 0, true)
 	return ok && w < cur.written
 }
 
@@ -398,17 +424,21 @@ func (b *kvBoard) knows(signer string, rev uint64) bool {
 }
 
 // written is when signer signed stamp, on the server's clock: no later
-// than the stamp plus the least (entry time − stamp) of signer's entries,
-// nor than the time the first entry of signer stamped as late or later
-// was stored (created, when not 0, is the entry's own); fast entries are
-// no evidence. ok is false when nothing bounds it.
-func (b *kvBoard) written(signer string, stamp, created int64) (w int64, ok bool) {
+// than the time the first entry of signer stamped as late or later was
+// stored (created, when not 0, is the entry's own), and with offset nor
+// than the stamp plus the least (entry time − stamp) of signer's
+// entries; fast entries are no evidence. ok is false when nothing bounds
+// it. The offset bound is for what follows an erasure (where an original
+// may be gone): on every beat it would count each put's own latency
+// against its member, which on a loaded machine (seconds under -race)
+// declared live members dead.
+func (b *kvBoard) written(signer string, stamp, created int64, offset bool) (w int64, ok bool) {
 	w, ok = created, created != 0
 	for _, o := range b.stamps[signer] {
 		if o.fast() {
 			continue
 		}
-		if !ok || stamp+o.created-o.stamp < w {
+		if offset && (!ok || stamp+o.created-o.stamp < w) {
 			w, ok = stamp+o.created-o.stamp, true
 		}
 		if o.stamp >= stamp && o.created < w {
