@@ -185,40 +185,15 @@ func (b *kvBoard) Get(ctx context.Context, member string) ([]byte, time.Time, bo
 }
 
 // lastRevision is the revision of the newest entry of member's key (0
-// for none), asked of the stream's JSON API: a direct get answers with
-// the headers the message was stored with first, so a writer could put
-// its own sequence there.
+// for none) and when it was stored, asked of the stream's JSON API: a
+// direct get answers with the headers the message was stored with first,
+// so a writer could put its own sequence there.
 func (b *kvBoard) lastRevision(ctx context.Context, member string) (uint64, time.Time, error) {
-	req, err := json.Marshal(map[string]string{"last_by_subj": "$KV." + b.kv.Bucket() + "." + member})
-	if err != nil {
+	e, ok, err := b.msgGet(ctx, member, map[string]any{"last_by_subj": "$KV." + b.kv.Bucket() + "." + member})
+	if !ok || err != nil {
 		return 0, time.Time{}, err
 	}
-	msg, err := b.nc.RequestWithContext(ctx, "$JS.API.STREAM.MSG.GET.KV_"+b.kv.Bucket(), req)
-	if err != nil {
-		return 0, time.Time{}, fmt.Errorf("team %q: read the status of %s in bucket %s: %w", b.keys.team, member, b.kv.Bucket(), err)
-	}
-	var resp struct {
-		Message *struct {
-			Seq  uint64    `json:"seq"`
-			Time time.Time `json:"time"`
-		} `json:"message"`
-		Error *struct {
-			Code        int    `json:"code"`
-			Description string `json:"description"`
-		} `json:"error"`
-	}
-	if err := json.Unmarshal(msg.Data, &resp); err != nil {
-		return 0, time.Time{}, fmt.Errorf("team %q: read the status of %s in bucket %s: the server's answer does not parse: %w", b.keys.team, member, b.kv.Bucket(), err)
-	}
-	switch {
-	case resp.Error != nil && resp.Error.Code == 404:
-		return 0, time.Time{}, nil
-	case resp.Error != nil:
-		return 0, time.Time{}, fmt.Errorf("team %q: read the status of %s in bucket %s: %s", b.keys.team, member, b.kv.Bucket(), resp.Error.Description)
-	case resp.Message == nil:
-		return 0, time.Time{}, fmt.Errorf("team %q: read the status of %s in bucket %s: the server's answer holds no message", b.keys.team, member, b.kv.Bucket())
-	}
-	return resp.Message.Seq, resp.Message.Time, nil
+	return e.rev, e.created, nil
 }
 
 // stamped is a verified entry of a signer key, as the history showed it.

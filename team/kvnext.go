@@ -20,46 +20,61 @@ import (
 // sequence are the server's (the JSON API's answer, not the stored
 // headers).
 func (b *kvBoard) newer(ctx context.Context, member string, after uint64) (es []jetstream.KeyValueEntry, full bool, err error) {
-	subject := "$KV." + b.kv.Bucket() + "." + member
 	for seq := after + 1; ; {
-		req, err := json.Marshal(map[string]any{"seq": seq, "next_by_subj": subject})
-		if err != nil {
-			return nil, false, err
+		e, ok, err := b.msgGet(ctx, member, map[string]any{"seq": seq, "next_by_subj": "$KV." + b.kv.Bucket() + "." + member})
+		if !ok || err != nil {
+			return es, false, err
 		}
-		msg, err := b.nc.RequestWithContext(ctx, "$JS.API.STREAM.MSG.GET.KV_"+b.kv.Bucket(), req)
-		if err != nil {
-			return nil, false, fmt.Errorf("team %q: read the status of %s in bucket %s: %w", b.keys.team, member, b.kv.Bucket(), err)
+		if e.rev < seq {
+			return nil, false, fmt.Errorf("team %q: read the status of %s in bucket %s: the server answered revision %d when asked for one after %d", b.keys.team, member, b.kv.Bucket(), e.rev, seq-1)
 		}
-		var resp struct {
-			Message *struct {
-				Seq  uint64    `json:"seq"`
-				Time time.Time `json:"time"`
-				Data []byte    `json:"data"`
-				Hdrs []byte    `json:"hdrs"`
-			} `json:"message"`
-			Error *struct {
-				Code        int    `json:"code"`
-				Description string `json:"description"`
-			} `json:"error"`
-		}
-		if err := json.Unmarshal(msg.Data, &resp); err != nil {
-			return nil, false, fmt.Errorf("team %q: read the status of %s in bucket %s: the server's answer does not parse: %w", b.keys.team, member, b.kv.Bucket(), err)
-		}
-		switch {
-		case resp.Error != nil && resp.Error.Code == 404:
-			return es, false, nil
-		case resp.Error != nil:
-			return nil, false, fmt.Errorf("team %q: read the status of %s in bucket %s: %s", b.keys.team, member, b.kv.Bucket(), resp.Error.Description)
-		case resp.Message == nil || resp.Message.Seq < seq:
-			return nil, false, fmt.Errorf("team %q: read the status of %s in bucket %s: the server's answer holds no message after revision %d", b.keys.team, member, b.kv.Bucket(), seq-1)
-		}
-		m := resp.Message
-		es = append(es, storedEntry{b.kv.Bucket(), member, m.Data, m.Seq, m.Time, kvOp(m.Hdrs)})
+		es = append(es, e)
 		if len(es) > StatusHistory {
 			return nil, true, nil
 		}
-		seq = m.Seq + 1
+		seq = e.rev + 1
 	}
+}
+
+// msgGet asks the status bucket's stream for one message (req: the JSON
+// API's STREAM.MSG.GET request); ok is false for none.
+func (b *kvBoard) msgGet(ctx context.Context, member string, req map[string]any) (storedEntry, bool, error) {
+	fail := func(format string, args ...any) (storedEntry, bool, error) {
+		return storedEntry{}, false, fmt.Errorf("team %q: read the status of %s in bucket %s: "+format, append([]any{b.keys.team, member, b.kv.Bucket()}, args...)...)
+	}
+	data, err := json.Marshal(req)
+	if err != nil {
+		return storedEntry{}, false, err
+	}
+	msg, err := b.nc.RequestWithContext(ctx, "$JS.API.STREAM.MSG.GET.KV_"+b.kv.Bucket(), data)
+	if err != nil {
+		return fail("%w", err)
+	}
+	var resp struct {
+		Message *struct {
+			Seq  uint64    `json:"seq"`
+			Time time.Time `json:"time"`
+			Data []byte    `json:"data"`
+			Hdrs []byte    `json:"hdrs"`
+		} `json:"message"`
+		Error *struct {
+			Code        int    `json:"code"`
+			Description string `json:"description"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(msg.Data, &resp); err != nil {
+		return fail("the server's answer does not parse: %w", err)
+	}
+	switch {
+	case resp.Error != nil && resp.Error.Code == 404:
+		return storedEntry{}, false, nil
+	case resp.Error != nil:
+		return fail("%s", resp.Error.Description)
+	case resp.Message == nil:
+		return fail("the server's answer holds no message")
+	}
+	m := resp.Message
+	return storedEntry{b.kv.Bucket(), member, m.Data, m.Seq, m.Time, kvOp(m.Hdrs)}, true, nil
 }
 
 // kvOp is the key-value operation a stored entry's headers name.
