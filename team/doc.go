@@ -86,16 +86,17 @@
 //   - On NATS a status is current, and a heartbeat fresh, by what a
 //     writer of the bucket cannot carry along when it hides, replays or
 //     covers an entry (kvboard.go): the server's own sequence and time of
-//     each entry, read from a watch of the key's history, and each signer
+//     each entry, read from a watch of the key's history (then the JSON
+//     API's entries after the last one read), and each signer
 //     key's own stamps. An entry stamped no later than an entry of the
 //     same key stored before the current status was written before it
 //     (an old status put back); otherwise the entry stored last is
 //     current, so the lead's marks and the member's own statuses are in
 //     one order and a respawn's new key on a machine whose clock is
 //     behind is not refused. A heartbeat's age runs from its write time
-//     (bounded by when its original, or a later beat, was stored) to the
-//     newest entry of the key, so one put back is as old as when it was
-//     written. The bucket keeps StatusHistory entries per member: junk or
+//     (bounded by when its original, or a later beat, was stored, and
+//     after an erasure by its stamp) to the server's time read after the
+//     entries, so one put back is as old as when it was written. The bucket keeps StatusHistory entries per member: junk or
 //     a delete over a live member's beat does not hide it, and a fresh
 //     reader (a machine spawned later, a resumed lead, a team made again
 //     under the same name and lead key) reads the entries as they were
