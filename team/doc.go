@@ -83,6 +83,33 @@
 //     it (tasksign.go) and each status by its member or the lead
 //     (status.go): a forged, misattributed or put-back one is reported
 //     and passed over.
+//   - On NATS a status is current, and a heartbeat fresh, by what a
+//     writer of the bucket cannot carry along when it hides, replays or
+//     covers an entry (kvboard.go): the server's own sequence and time of
+//     each entry, read from a watch of the key's history (then the JSON
+//     API's entries after the last one read), and each signer
+//     key's own stamps. An entry stamped no later than an entry of the
+//     same key stored before the current status was written before it
+//     (an old status put back); otherwise the entry stored last is
+//     current, so the lead's marks and the member's own statuses are in
+//     one order and a respawn's new key on a machine whose clock is
+//     behind is not refused. A heartbeat's age runs from its write time
+//     (bounded by when its original, or a later beat, was stored, and
+//     after an erasure by its stamp) to the server's time read after the
+//     entries, so one put back is as old as when it was written. The bucket keeps StatusHistory entries per member: junk or
+//     a delete over a live member's beat does not hide it, and a fresh
+//     reader (a machine spawned later, a resumed lead, a team made again
+//     under the same name and lead key) reads the entries as they were
+//     stored. A status above erased history (a purge, junk) whose key a
+//     reader never saw is dated no later than its own stamp; a lead's
+//     status stamped before the team was made is an earlier team's and
+//     refused; an entry stamped after the server stored it (a fast clock,
+//     later stepped back) is no evidence of order; the bucket's stream
+//     made again, or set back to fewer entries per key, is found at the
+//     next read, reported, and (the shape) put back. Not covered: beats
+//     covered by junk in a bucket set back to one entry per key before the
+//     reader's next read; a stream-level purge (no marker) before a fresh
+//     reader's first read (kvboard.go lists the limits).
 //   - On NATS the team file and the task list are the server's too: one
 //     key-value bucket per team (StateBucket: key "config", the file's
 //     JSON; key "tasks", package tasklist's KV list). Every Update is a

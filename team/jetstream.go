@@ -100,8 +100,8 @@ func (s *Store) net(ctx context.Context, name, server string) (*netMailbox, erro
 		s.nets = map[string]*netMailbox{}
 	}
 	m := &netMailbox{server: server, nc: nc, tr: tr, state: state, grants: grants,
-		status: &kvBoard{kv: status, now: s.now, keys: keys,
-			seen: map[string]seenRev{}, accepted: map[string]acceptedStatus{}, last: map[string]int64{}}}
+		status: &kvBoard{kv: status, nc: nc, now: s.now, keys: keys,
+			accepted: map[string]acceptedStatus{}, stamps: map[string][]stamped{}, scanned: map[string]uint64{}, scannedAt: map[string]time.Time{}}}
 	s.nets[name] = m
 	return m, nil
 }

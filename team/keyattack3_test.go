@@ -137,7 +137,6 @@ func TestKeyattack3StatusReplayedToAFreshReader(t *testing.T) {
 	leadR.reported(t, "the lead", []string{"status of carl", "an old status put back"})
 
 	t.Run("fresh reader", func(t *testing.T) {
-		escapeKnown3(t, "a status board started after a member stopped takes the member's old signed 'working' put back")
 		dw, _ := workerMachine(t, lead, srv, make(reporter, 64), "dana")
 		fresh, err := dw.Statuses("t")
 		if err != nil {
@@ -148,7 +147,6 @@ func TestKeyattack3StatusReplayedToAFreshReader(t *testing.T) {
 		}
 	})
 	t.Run("resumed lead", func(t *testing.T) {
-		escapeKnown3(t, "a resumed lead's board takes a stopped member's old signed 'working' put back")
 		again, _ := reopenLead(t, lead, leadIn, make(reporter, 64))
 		b, err := again.Statuses("t")
 		if err != nil {

@@ -29,7 +29,8 @@
 //     gone (looked for only on its own host) or its heartbeat is older
 //     than DeadAfter (DefaultDeadAfter). On NATS a heartbeat's age is measured from
 //     when the reader first saw it, on the reader's clock, since machines'
-//     clocks disagree.
+//     clocks disagree, less how long it was held before the server stored
+//     it (package team's kvboard.go: a heartbeat hidden and put back is old).
 //   - A teammate found dead has its unfinished tasks released
 //     (tasklist.List.Release: unowned and pending again) and the lead's
 //     notice names them, so a member whose machine vanished mid-task does

@@ -66,8 +66,9 @@ func (s Spend) Total() (llm.Usage, float64) {
 
 // readStatus reads a member's status from its team's board; a missing one
 // is (zero, false, nil). On a board written from other machines the
-// heartbeat is when this process first saw that version (team.StatusBoard),
-// so its age is measured on one clock.
+// heartbeat is when this process first saw that version, less how long
+// it was held before the server stored it (team.StatusBoard), so its age
+// is measured on one clock and a heartbeat put back late is old.
 func readStatus(b team.StatusBoard, name string) (Status, bool, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

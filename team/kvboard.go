@@ -1,0 +1,460 @@
+package team
+
+import (
+	"context"
+	"crypto/ed25519"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// StatusHistory is how many entries of each member's status the status
+// bucket keeps (JetStream's most): the entries under the newest are the
+// evidence a reader falls back on when the newest is junk or put back.
+const StatusHistory = 64
+
+// kvBoard is a status board in a key-value bucket. Any client of the
+// server may write the bucket: hide an entry (put junk or a delete over
+// it), keep it and put it back later; and the signers' clocks are not
+// the reader's. So what the board takes as a member's current status and
+// heartbeat rests only on what such a writer cannot forge: the signature
+// (signedStatus: by the member it is about, with the key the lead
+// granted it, or by the lead), the signer's own stamps (one clock per
+// signer key), and the server's sequence and time of each entry as a
+// watch of the key delivers them (a direct get answers with headers a
+// writer may have stored first, so none is read from there).
+//
+//   - Order: an entry was written before entry c was stored when an
+//     entry of the same signer key stored no later than c is stamped as
+//     late or later (its own original, or a later beat, lies there). Such
+//     an entry stored after the current status is an old one put back:
+//     reported, passed over. Otherwise the entry stored last is current —
+//     a member's own statuses and the lead's marks in one order (the
+//     lead's "dead" outranks a heartbeat of the member's written before
+//     it), and a respawned member's new key has its own stamps, so a new
+//     machine whose clock is behind the old one's is not refused. With no
+//     such evidence (another signer, the original gone) the write times
+//     below decide.
+//   - Write time, on the server's clock: no later than the time the
+//     first entry of its signer key stamped as late or later was stored,
+//     and, for an entry read after an erasure (a purge, a delete, junk,
+//     more new entries than the bucket keeps), nor than its stamp plus
+//     the least (entry time − stamp) of its key.
+//   - Heartbeat: the age of the current entry is measured from its write
+//     time to the server's time read after the key's history (the
+//     stream's info), then on this reader's clock from when that answer
+//     came; so neither a slow read nor the time since an entry was put
+//     back is lost. A heartbeat hidden and put back after its member died
+//     is as old as when it was written; junk put over a live member's
+//     beats only makes ages more exact.
+//   - A reader's first read of a member's key reads the key's history
+//     (StatusHistory entries), later ones what was stored since: a fresh
+//     reader (a machine spawned later, a resumed lead, a team made again
+//     with the same lead key) sees the entries as they were stored, so an old "stopped" or
+//     "working" put back loses to the later one beneath it, and a live
+//     member's beat under junk or a delete is found.
+//
+// An entry stored above the current status that fails a check is
+// reported (the store's Mailbox.OnProblem: the lead, on its machine) once
+// per revision; what lies under it (a respawn's earlier key) is history.
+//
+// What a writer may do to the history itself (keyattack5):
+//
+//   - Erase it (one purge, a delete, more than StatusHistory junk puts)
+//     and put a banked entry back: to a reader that has seen entries of
+//     its signer key, the stamps above still date it. To one that has not
+//     (a resumed lead, a machine spawned later) it is a lone entry above
+//     erased history, dated no later than its own stamp: a dead member's
+//     last beat is as old as its member's clock says, not as new as its
+//     put-back. A live member's first beat after an erasure is dated so
+//     too (its next beat has evidence again).
+//   - Put the lead's status of an earlier team of the same name back: a
+//     lead-signed entry stamped before the team was made (its file's
+//     createdAt, on the same clock) is refused.
+//   - Delete the stream and make it again: the revisions read before
+//     belong to the old stream, so a revision lower than the accepted one,
+//     or the last one read stored at another time, makes the reader read
+//     the stream's creation time; a new one is reported, and what was read
+//     is placed before every entry of the new stream (its statuses and
+//     ages stand, its stamps still date put-back entries).
+//   - Set the bucket back to fewer entries per key (what an older Cohort's
+//     open does): each read of a new revision reads the stream's shape,
+//     puts StatusHistory back and reports it.
+//
+// Clocks: an entry stamped later than the server stored it proves its
+// signer's clock was fast then (a machine resumed before NTP stepped it
+// back), not that what it stamps later came later, so it bounds nothing;
+// a signer whose clock runs ahead of the server's loses the put-back
+// bounds of those entries.
+//
+// Limits: a beat covered by junk in a bucket set back to one entry per
+// key before the reader's next read is gone (the shape is put back at
+// that read; a watch kept open would have heard it); a purge at the
+// stream level (no marker left) before a fresh reader's first read looks
+// like a key's first entry, dated when stored.
+type kvBoard struct {
+	kv   jetstream.KeyValue
+	nc   *nats.Conn
+	now  func() time.Time
+	keys memberKeys
+
+	mu        sync.Mutex
+	accepted  map[string]acceptedStatus // by member
+	stamps    map[string][]stamped      // by signer and key: its verified entries seen
+	scanned   map[string]uint64         // by member: the newest revision scan read
+	scannedAt map[string]time.Time      // by member: when that revision was stored
+	created   time.Time                 // when the bucket's stream was made, as last read
+	teamMade  time.Time                 // the team's creation (its file's createdAt), once read
+	madeRead  bool
+	stamp     int64 // the last stamp this process signed
+}
+
+// acceptedStatus is the status of a member this reader takes as current.
+type acceptedStatus struct {
+	rev     uint64
+	signer  string
+	stamp   int64
+	written int64 // on the server's clock, ns
+	data    []byte
+	seen    time.Time
+}
+
+const statusContext = "cohort team status v1\n"
+
+// signedStatus is a status as the status bucket holds it.
+type signedStatus struct {
+	Team   string          `json:"team"`
+	Member string          `json:"member"`
+	By     string          `json:"by"`
+	Stamp  int64           `json:"stamp"` // the signer's clock, ns; one more at least at each put
+	Status json.RawMessage `json:"status"`
+	// Signature is By's, with its key in force (the lead's, or the grant).
+	Signature string `json:"signature,omitempty"`
+}
+
+func (v signedStatus) unsigned() signedStatus { v.Signature = ""; return v }
+
+func (b *kvBoard) Put(ctx context.Context, member string, data []byte) error {
+	by, key := member, ed25519.PrivateKey(nil)
+	if lead, ok := b.keys.leadPrivate(); ok {
+		by, key = LeadName, lead
+	} else {
+		var err error
+		if key, err = b.keys.PrivateKey(member); err != nil {
+			return fmt.Errorf("team %q: sign %s's status: %w", b.keys.team, member, err)
+		}
+	}
+	b.mu.Lock()
+	b.stamp = max(b.stamp+1, b.now().UnixNano())
+	v := signedStatus{Team: b.keys.team, Member: member, By: by, Stamp: b.stamp, Status: data}
+	b.mu.Unlock()
+	v.Signature = signValue(statusContext, v.unsigned(), key)
+	env, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = b.kv.Put(ctx, member, env)
+	return err
+}
+
+func (b *kvBoard) Get(ctx context.Context, member string) ([]byte, time.Time, bool, error) {
+	rev, at, err := b.lastRevision(ctx, member)
+	if err != nil {
+		return nil, time.Time{}, false, err
+	}
+	b.mu.Lock()
+	a, known := b.accepted[member]
+	// A revision below the accepted one, or the one read last stored at
+	// another time: the bucket's stream was made again (scan's
+	// checkStream finds out).
+	odd := known && rev < a.rev || rev == b.scanned[member] && !at.Equal(b.scannedAt[member])
+	done := rev <= b.scanned[member] && !odd
+	b.mu.Unlock()
+	if !done {
+		if err := b.scan(ctx, member, odd); err != nil {
+			return nil, time.Time{}, false, err
+		}
+	}
+	return b.fallback(member)
+}
+
+// lastRevision is the revision of the newest entry of member's key (0
+// for none) and when it was stored, asked of the stream's JSON API: a
+// direct get answers with the headers the message was stored with first,
+// so a writer could put its own sequence there.
+func (b *kvBoard) lastRevision(ctx context.Context, member string) (uint64, time.Time, error) {
+	e, ok, err := b.msgGet(ctx, member, map[string]any{"last_by_subj": "$KV." + b.kv.Bucket() + "." + member})
+	if !ok || err != nil {
+		return 0, time.Time{}, err
+	}
+	return e.rev, e.created, nil
+}
+
+// stamped is a verified entry of a signer key, as the history showed it.
+type stamped struct {
+	rev     uint64
+	stamp   int64
+	created int64 // the server's time of the entry, ns
+}
+
+// verified is an entry of the history whose signature holds.
+type verified struct {
+	e      jetstream.KeyValueEntry
+	v      signedStatus
+	signer string
+	// lone: what lies under it in the history was erased (a purge, a
+	// delete, junk) and this reader knows no earlier entry of its signer
+	// key: no evidence of when it was written but its own stamp.
+	lone bool
+	// erased: something was erased before it (see scan); its write time
+	// is bounded by its stamp and its key's least latency too.
+	erased bool
+}
+
+// scan reads member's history (a watch: the server's own sequence and
+// time of each entry, which no writer sets) the first time, after a
+// stream looked remade (odd), or past StatusHistory new entries, and
+// otherwise only the entries after the last it read (newer), records every verified
+// entry's signer stamp, and takes as current the entry stored last that
+// was not written before the current one; it reports what fails:
+// unsigned or forged entries, and entries stored after the current one
+// but written before it (an old status put back).
+func (b *kvBoard) scan(ctx context.Context, member string, odd bool) error {
+	b.mu.Lock()
+	after := b.scanned[member]
+	b.mu.Unlock()
+	var hist []jetstream.KeyValueEntry
+	full, overflow := odd || after == 0, false
+	if !full {
+		var err error
+		if hist, overflow, err = b.newer(ctx, member, after); err != nil {
+			return err
+		}
+		full = overflow
+	}
+	if full {
+		var err error
+		hist, err = b.kv.History(ctx, member)
+		if err != nil && !errors.Is(err, jetstream.ErrKeyNotFound) {
+			return err
+		}
+	}
+	// The stream is read after the history: its server time (now) is no
+	// earlier than any entry read, and a heartbeat's age is measured to
+	// it, then on this clock from when the answer came (at). Measured on
+	// this clock from when the reader asked, the read's own time (seconds
+	// on a loaded machine) aged a live member, declared dead while
+	// beating; measured from the newest entry, a put-back entry's age
+	// lacked the time since it was put back.
+	now, at, err := b.checkStream(ctx)
+	if err != nil {
+		return err
+	}
+	if len(hist) == 0 {
+		return nil
+	}
+	if now.IsZero() { // a server that does not say its time
+		now, at = hist[len(hist)-1].Created(), b.now()
+	}
+	type refusal struct {
+		rev uint64
+		err error
+	}
+	var good []verified
+	var refused []refusal
+	made := b.madeAt()
+	// erased: an entry below that is no status (a delete, a purge, junk),
+	// or more entries since the last read than the bucket keeps, or a
+	// stream that looked remade: an original may be gone from under what
+	// follows.
+	erased := overflow || odd && after != 0
+	for _, e := range hist {
+		if e.Operation() != jetstream.KeyValuePut {
+			erased = true
+			continue
+		}
+		v, signer, err := b.verify(member, e)
+		if errors.As(err, new(netErr)) {
+			return err
+		}
+		if err == nil && v.By == LeadName && !made.IsZero() && v.Stamp < made.UnixNano() {
+			err = fmt.Errorf("was signed by the lead at %s, before team %q was made (%s): a status of an earlier team of that name", time.Unix(0, v.Stamp).UTC().Format(time.RFC3339Nano), b.keys.team, made.UTC().Format(time.RFC3339Nano))
+		}
+		if err != nil {
+			erased = true
+			refused = append(refused, refusal{e.Revision(), err})
+			continue
+		}
+		lone := erased && !b.knows(signer, e.Revision())
+		b.observe(signer, stamped{e.Revision(), v.Stamp, e.Created().UnixNano()})
+		good = append(good, verified{e, v, signer, lone, erased})
+	}
+	b.mu.Lock()
+	if last := hist[len(hist)-1]; last.Revision() >= b.scanned[member] {
+		b.scanned[member], b.scannedAt[member] = last.Revision(), last.Created()
+	}
+	cur, known := b.accepted[member]
+	for _, g := range good {
+		if known && g.e.Revision() <= cur.rev {
+			continue
+		}
+		if known && b.before(g.signer, g.v.Stamp, cur) {
+			refused = append(refused, refusal{g.e.Revision(), fmt.Errorf("was signed by %s before the status stored at revision %d: an old status put back", g.v.By, cur.rev)})
+			continue
+		}
+		written, _ := b.written(g.signer, g.v.Stamp, g.e.Created().UnixNano(), g.erased)
+		if g.lone {
+			written = min(written, g.v.Stamp)
+		}
+		cur, known = acceptedStatus{rev: g.e.Revision(), signer: g.signer, stamp: g.v.Stamp, written: written, data: g.v.Status,
+			seen: at.Add(-time.Duration(now.UnixNano() - written))}, true
+	}
+	if known {
+		b.accepted[member] = cur
+	}
+	b.mu.Unlock()
+	for _, r := range refused {
+		if r.rev > cur.rev { // what lies under the current status is history (a respawn's earlier key, junk covered since)
+			b.report(member, r.rev, r.err)
+		}
+	}
+	return nil
+}
+
+// verify checks the signature of member's entry e and names its signer
+// key.
+func (b *kvBoard) verify(member string, e jetstream.KeyValueEntry) (signedStatus, string, error) {
+	var v signedStatus
+	if err := json.Unmarshal(e.Value(), &v); err != nil || v.Signature == "" {
+		return v, "", errors.New("is not signed")
+	}
+	if v.Team != b.keys.team || v.Member != member || v.By != member && v.By != LeadName {
+		return v, "", fmt.Errorf("is signed by %s for member %s of team %q: only the member itself or the lead may publish it", v.By, v.Member, v.Team)
+	}
+	pub, err := b.keys.publicKey(v.By)
+	if err != nil {
+		return v, "", err
+	}
+	if !verifyValue(statusContext, v.unsigned(), v.Signature, pub) {
+		return v, "", fmt.Errorf("does not verify with the key of %s in force", v.By)
+	}
+	return v, v.By + "\x00" + hex.EncodeToString(pub), nil
+}
+
+// observe records a verified entry of signer.
+func (b *kvBoard) observe(signer string, o stamped) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, p := range b.stamps[signer] {
+		if p.rev == o.rev {
+			return
+		}
+	}
+	b.stamps[signer] = append(b.stamps[signer], o)
+	if n := len(b.stamps[signer]); n > 4*StatusHistory {
+		b.stamps[signer] = b.stamps[signer][n-2*StatusHistory:]
+	}
+}
+
+// before reports whether signer signed stamp before cur was stored:
+// signer's own clock says so (an entry of signer stored no later than cur
+// is stamped as late or later), or, with no such evidence and another
+// signer, the write times on the server's clock do. An entry stamped
+// later than the server stored it proves its signer's clock was fast
+// then (a machine resumed before NTP), not that what it stamped later
+// came later: it is no evidence (fast).
+func (b *kvBoard) before(signer string, stamp int64, cur acceptedStatus) bool {
+	for _, o := range b.stamps[signer] {
+		if o.rev <= cur.rev && o.stamp >= stamp && !o.fast() {
+			return true
+		}
+	}
+	if signer == cur.signer {
+		return false
+	}
+	w, ok := b.written(signer, stamp, 0, true)
+	return ok && w < cur.written
+}
+
+// fast reports whether o was stamped after the server stored it.
+func (o stamped) fast() bool { return o.stamp > o.created }
+
+// knows reports whether this reader has seen an entry of signer stored
+// before rev.
+func (b *kvBoard) knows(signer string, rev uint64) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, o := range b.stamps[signer] {
+		if o.rev < rev {
+			return true
+		}
+	}
+	return false
+}
+
+// written is when signer signed stamp, on the server's clock: no later
+// than the time the first entry of signer stamped as late or later was
+// stored (created, when not 0, is the entry's own), and with offset nor
+// than the stamp plus the least (entry time − stamp) of signer's
+// entries; fast entries are no evidence. ok is false when nothing bounds
+// it. The offset bound is for what follows an erasure (where an original
+// may be gone): on every beat it would count each put's own latency
+// against its member, which on a loaded machine (seconds under -race)
+// declared live members dead.
+func (b *kvBoard) written(signer string, stamp, created int64, offset bool) (w int64, ok bool) {
+	w, ok = created, created != 0
+	for _, o := range b.stamps[signer] {
+		if o.fast() {
+			continue
+		}
+		if offset && (!ok || stamp+o.created-o.stamp < w) {
+			w, ok = stamp+o.created-o.stamp, true
+		}
+		if o.stamp >= stamp && o.created < w {
+			w = o.created
+		}
+	}
+	return w, ok
+}
+
+// madeAt is when the team was made (its file's createdAt, on the lead's
+// clock, which also stamps the lead's statuses), read once; zero when
+// unknown.
+func (b *kvBoard) madeAt() time.Time {
+	b.mu.Lock()
+	made, read := b.teamMade, b.madeRead
+	b.mu.Unlock()
+	if read {
+		return made
+	}
+	cfg, err := b.keys.s.read(b.keys.team)
+	if err != nil {
+		return time.Time{}
+	}
+	b.mu.Lock()
+	b.teamMade, b.madeRead = cfg.CreatedAt, true
+	b.mu.Unlock()
+	return cfg.CreatedAt
+}
+
+func (b *kvBoard) report(member string, rev uint64, err error) {
+	b.keys.s.reportAt(b.keys.team, b.kv.Bucket(), member, rev, fmt.Sprintf("team %q: the status of %s (bucket %s key %s revision %d) %v: ignored; the last status this machine accepted stands (nats kv history %s %s shows who wrote it)",
+		b.keys.team, member, b.kv.Bucket(), member, rev, err, b.kv.Bucket(), member))
+}
+
+// fallback is the status of member this reader takes as current.
+func (b *kvBoard) fallback(member string) ([]byte, time.Time, bool, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	a, ok := b.accepted[member]
+	if !ok {
+		return nil, time.Time{}, false, nil
+	}
+	return a.data, a.seen, true, nil
+}
