@@ -13,10 +13,16 @@ import (
 // Cohort's own (which holds no credentials): the way for a user to hand
 // one of them a key on purpose.
 func (b *Plan) settingsEnv() []string {
-	vars, probs := settings.MergeObject[string](b.Settings.Loaded, "env")
+	_, probs := settings.MergeObject[string](b.Settings.Loaded, "env")
 	for _, p := range probs {
 		fmt.Fprintf(b.Process.Stderr, "cohort: warning: %v\n", p)
 	}
+	return b.settingsEnvQuiet()
+}
+
+// settingsEnvQuiet is settingsEnv without reporting problems.
+func (b *Plan) settingsEnvQuiet() []string {
+	vars, _ := settings.MergeObject[string](b.Settings.Loaded, "env")
 	out := make([]string, 0, len(vars))
 	for k, v := range vars {
 		out = append(out, k+"="+v.Value)
@@ -26,10 +32,13 @@ func (b *Plan) settingsEnv() []string {
 }
 
 // hookScripts lists the files the settings' hooks and the loaded agent
-// definitions' own hooks execute, which are protected paths for the
+// definitions' own hooks execute, and the statusLine's and unconfined MCP
+// servers' (configuredScripts), which are protected paths for the
 // permission check and read-only in the sandbox: a definition's hook runs
 // outside the sandbox as the settings' do.
-func (b *Plan) hookScripts() []string { return b.hookScriptsFrom(b.Process.Cwd) }
+func (b *Plan) hookScripts() []string {
+	return append(b.hookScriptsFrom(b.Process.Cwd), b.configuredScripts()...)
+}
 
 // hookScriptsFrom is hookScripts for hooks run in cwd: relative scripts
 // name the files there.
