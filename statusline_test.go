@@ -173,7 +173,7 @@ func TestStatusLineOptOut(t *testing.T) {
 			file := filepath.Join(e.home, ".claude", "settings.json")
 			if tc.approved {
 				file = filepath.Join(sub, ".claude", "settings.json")
-				chome := e.cohortHome()
+				chome := configtrust.At(e.cohortHome(), func(k string) string { return e.vars[k] })
 				if err := configtrust.Record(t.Context(), chome, []configtrust.Root{{Path: e.dir, Frozen: true}}, time.Now()); err != nil {
 					t.Fatal(err)
 				}

@@ -3,7 +3,9 @@ package remote
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -32,9 +34,14 @@ type Client struct {
 	git     *safegit.Runner
 
 	mu      sync.Mutex
-	bundles map[string]*bundleEntry // by directory and base commit
-	sigs    map[string][]byte       // the signature of each job submitted, by id
-	sent    map[string][32]byte     // the sha256 of each job's published message, by id
+	bundles map[string]*bundleEntry    // by directory and base commit
+	sigs    map[string][]byte          // the signature of each job submitted, by id
+	sent    map[string][32]byte        // the sha256 of each job's published message, by id
+	seqs    map[string]uint64          // each job's sequence in the job stream, by id
+	heard   map[string]*Result         // a result of a job submitted, heard as it was published, until a Wait takes it
+	waits   map[string]*refusedResults // the Wait following each job
+	// refusals are each job's refused results (reported once a job).
+	refusals map[string]*refusals
 }
 
 type bundleEntry struct {
@@ -90,12 +97,40 @@ func Dial(ctx context.Context, cfg ClientConfig) (*Client, error) {
 	if now == nil {
 		now = time.Now
 	}
-	return &Client{nc: nc, s: s, signer: cfg.Signer, workers: cfg.Workers, report: report, now: now, git: cfg.Git,
-		bundles: map[string]*bundleEntry{}, sigs: map[string][]byte{}, sent: map[string][32]byte{}}, nil
+	c := &Client{nc: nc, s: s, signer: cfg.Signer, workers: cfg.Workers, report: report, now: now, git: cfg.Git,
+		bundles: map[string]*bundleEntry{}, sigs: map[string][]byte{}, sent: map[string][32]byte{}, seqs: map[string]uint64{},
+		heard: map[string]*Result{}, waits: map[string]*refusedResults{}, refusals: map[string]*refusals{}}
+	for _, subject := range []string{s.n.results + ".*", s.n.refused + ".*"} {
+		if _, err := nc.Subscribe(subject, c.hear); err != nil {
+			nc.Close()
+			return nil, fmt.Errorf("remote: follow %s: %w", subject, err)
+		}
+	}
+	return c, nil
 }
 
 // Close closes the connection.
 func (c *Client) Close() { c.nc.Close() }
+
+// hear takes a result or refusal as it is published, for any job this
+// client submitted, whether or not a Wait follows it yet: what the lead
+// heard is kept in memory, so a stored result the server drops later
+// (the results stream changed to keep one message per subject, then junk
+// published; a purge) still reaches Wait. What does not pass is reported
+// (once a job, refusals).
+func (c *Client) hear(m *nats.Msg) {
+	refusal := strings.HasPrefix(m.Subject, c.s.n.refused+".")
+	id := m.Subject[strings.LastIndexByte(m.Subject, '.')+1:]
+	c.mu.Lock()
+	_, ours := c.sigs[id]
+	c.mu.Unlock()
+	if !ours {
+		return
+	}
+	if r := c.check(id, m.Data, refusal); r != nil {
+		c.settle(id, r)
+	}
+}
 
 // Signer is the key the client signs with.
 func (c *Client) Signer() *Signer { return c.signer }
@@ -127,10 +162,15 @@ func (c *Client) Submit(ctx context.Context, j *Job, dir, rev string) error {
 	c.mu.Lock()
 	c.sigs[j.ID] = env.Signature
 	c.sent[j.ID] = sha256.Sum256(data)
+	c.refusals[j.ID] = &refusals{seen: map[[32]byte]bool{}}
 	c.mu.Unlock()
-	if _, err := c.s.js.Publish(ctx, c.s.n.jobs, data, jetstream.WithMsgID("job-"+j.ID)); err != nil {
+	ack, err := c.s.js.Publish(ctx, c.s.n.jobs, data, jetstream.WithMsgID("job-"+j.ID))
+	if err != nil {
 		return fmt.Errorf("remote: submit job %s: %w", j.ID, err)
 	}
+	c.mu.Lock()
+	c.seqs[j.ID] = ack.Sequence
+	c.mu.Unlock()
 	return nil
 }
 
@@ -157,32 +197,92 @@ func (c *Client) open(id string, data []byte, refusal bool) (*Result, error) {
 	return r, nil
 }
 
-// refusedResults reports each refused result of one job once: Wait sees
-// a stored one again at every poll.
+// refusedResults is one Wait's (or Lookup's) reading of job id's results.
 type refusedResults struct {
 	c    *Client
 	id   string
-	mu   sync.Mutex
-	seen map[[32]byte]bool
+	live chan *Result // results heard as published, for Wait
 	// nextResult and nextRefusal are where the next look-up reads the
 	// stored results and refusals from (Wait's goroutine only).
 	nextResult, nextRefusal uint64
 }
 
+func newRefusedResults(c *Client, id string) *refusedResults {
+	return &refusedResults{c: c, id: id, live: make(chan *Result, 1)}
+}
+
 func (f *refusedResults) check(data []byte, refusal bool) *Result {
-	r, err := f.c.open(f.id, data, refusal)
+	return f.c.check(f.id, data, refusal)
+}
+
+// flush tells the refusals of the job not reported one by one.
+func (f *refusedResults) flush() {
+	f.c.mu.Lock()
+	rep := f.c.refusals[f.id]
+	f.c.mu.Unlock()
+	if rep != nil {
+		rep.flush(f.c, f.id)
+	}
+}
+
+// refusals reports each refused result of one job once, whether heard
+// as published or read from the stream (Wait sees a stored one again at
+// every poll). The first maxReports are reported one by one; past them,
+// a flood is told as a count at each look-up (flush), so junk costs the
+// lead no more than a line a poll.
+type refusals struct {
+	mu   sync.Mutex
+	seen map[[32]byte]bool
+	more int // refused past maxReports, not yet told
+}
+
+// maxReports is how many refused results of one job are reported one by
+// one (refusals); maxSeen bounds the digests remembered per job (past
+// it, a repeat is counted again).
+const (
+	maxReports = 5
+	maxSeen    = 4096
+)
+
+// check is data, a result (or refusal) of job id, if it passes open;
+// else nil, and it is reported once.
+func (c *Client) check(id string, data []byte, refusal bool) *Result {
+	r, err := c.open(id, data, refusal)
 	if err == nil {
 		return r
 	}
+	c.mu.Lock()
+	rep := c.refusals[id]
+	if rep == nil { // a job this client did not submit
+		rep = &refusals{seen: map[[32]byte]bool{}}
+		c.refusals[id] = rep
+	}
+	c.mu.Unlock()
 	sum := sha256.Sum256(data)
-	f.mu.Lock()
-	first := !f.seen[sum]
-	f.seen[sum] = true
-	f.mu.Unlock()
-	if first {
-		f.c.report(f.id, err)
+	rep.mu.Lock()
+	first := !rep.seen[sum]
+	if first && len(rep.seen) < maxSeen {
+		rep.seen[sum] = true
+	}
+	tell := first && len(rep.seen) <= maxReports
+	if first && !tell {
+		rep.more++
+	}
+	rep.mu.Unlock()
+	if tell {
+		c.report(id, err)
 	}
 	return nil
+}
+
+func (rep *refusals) flush(c *Client, id string) {
+	rep.mu.Lock()
+	n := rep.more
+	rep.more = 0
+	rep.mu.Unlock()
+	if n > 0 {
+		c.report(id, fmt.Errorf("%d more messages on job %s's result subjects were refused (not reported one by one: a flood of junk, or a misconfigured worker)", n, id))
+	}
 }
 
 // bundle uploads the bundle of rev in dir once per client and commit.
@@ -226,9 +326,20 @@ func (c *Client) bundle(ctx context.Context, dir, rev string) (string, string, e
 // worker running it stops it and reports it cancelled; one that picks it
 // up later does not start it. The cancellation is signed (SealCancel): a
 // worker refuses one its lead did not sign.
+//
+// A job still in the queue is also taken out of it (its message deleted
+// from the job stream), and if no worker was ever handed it, its result
+// is the lead's own: cancelled before it started. The stored cancellation
+// alone is not enough for a queued job: anyone with the run of the
+// JetStream API can drop it before a worker reads it (a purge of its
+// subject, or one message per subject and junk, the shape put back at
+// once), and the worker would run the job. A job a worker was handed
+// (running, or its worker gone) is left to the worker, which hears the
+// cancellation as it is published; once taken out of the queue it is not
+// handed to another worker.
 func (c *Client) Cancel(ctx context.Context, id string) error {
 	c.mu.Lock()
-	sig := c.sigs[id]
+	sig, seq := c.sigs[id], c.seqs[id]
 	c.mu.Unlock()
 	if sig == nil {
 		return fmt.Errorf("remote: cancel job %s: this lead did not submit it", id)
@@ -236,7 +347,48 @@ func (c *Client) Cancel(ctx context.Context, id string) error {
 	if _, err := c.s.js.Publish(ctx, c.s.n.cancels+"."+id, c.signer.SealCancel(id, sig)); err != nil {
 		return fmt.Errorf("remote: cancel job %s: %w", id, err)
 	}
+	if seq != 0 && c.unqueue(ctx, seq) {
+		c.settle(id, &Result{JobID: id, Status: StatusCancelled, Signature: sig,
+			Error: "cancelled by the lead before it started: taken out of the queue before any worker took it"})
+	}
 	return nil
+}
+
+// unqueue deletes the job stored at seq from the job stream and reports
+// whether no worker was handed it before: the workers' consumer delivers
+// in order, so a job past the last sequence it delivered, deleted, will
+// never be. Any error (the job was acknowledged and is gone, the server
+// is away) is false: the stored cancellation stands, as before.
+func (c *Client) unqueue(ctx context.Context, seq uint64) bool {
+	st, err := c.s.js.Stream(ctx, c.s.n.jobStream)
+	if err != nil || st.DeleteMsg(ctx, seq) != nil {
+		return false
+	}
+	cons, err := st.Consumer(ctx, c.s.n.consumer)
+	if errors.Is(err, jetstream.ErrConsumerNotFound) {
+		return true // no worker has ever served the queue
+	}
+	if err != nil {
+		return false
+	}
+	return cons.CachedInfo().Delivered.Stream < seq
+}
+
+// settle is job id's result, known to the lead itself: kept as a result
+// heard, for Wait.
+func (c *Client) settle(id string, r *Result) {
+	c.mu.Lock()
+	if c.heard[id] == nil {
+		c.heard[id] = r
+	}
+	w := c.waits[id]
+	c.mu.Unlock()
+	if w != nil {
+		select {
+		case w.live <- r:
+		default:
+		}
+	}
 }
 
 // Wait waits for job id's result and calls progress (from this
@@ -247,16 +399,27 @@ func (c *Client) Cancel(ctx context.Context, id string) error {
 // ctx's error if ctx ends first.
 func (c *Client) Wait(ctx context.Context, id string, progress func(Progress)) (*Result, error) {
 	prog := make(chan Progress, 64)
-	live := make(chan *Result, 1)
-	check := &refusedResults{c: c, id: id, seen: map[[32]byte]bool{}}
+	check := newRefusedResults(c, id)
 	c.mu.Lock()
 	jobSig := c.sigs[id]
 	c.mu.Unlock()
 	var progressRefused atomic.Bool // reported once a Wait: anyone may flood the subject
+	runner := progressFrom{nonce: newNonce()}
+	var lastAsk atomic.Int64
+	ask := func() { // who runs the job? (at most every askEvery: replays must not make a flood)
+		now := time.Now().UnixNano()
+		if last := lastAsk.Load(); now-last >= int64(askEvery) && lastAsk.CompareAndSwap(last, now) {
+			_ = c.nc.Publish(c.s.n.ask+"."+id, []byte(runner.nonce))
+		}
+	}
+	runner.askAgain = ask
 	psub, err := c.nc.Subscribe(c.s.n.progress+"."+id, func(m *nats.Msg) {
 		p, err := openProgress(c.workers, m.Data, id, jobSig)
+		if err == nil {
+			p, err = runner.take(id, p)
+		}
 		if err != nil {
-			if !progressRefused.Swap(true) {
+			if !errors.Is(err, errNoRunnerYet) && !progressRefused.Swap(true) {
 				c.report(id, err)
 			}
 			return
@@ -270,31 +433,22 @@ func (c *Client) Wait(ctx context.Context, id string, progress func(Progress)) (
 		return nil, fmt.Errorf("remote: follow job %s: %w", id, err)
 	}
 	defer psub.Unsubscribe()
-	rsub, err := c.nc.Subscribe(c.s.n.results+"."+id, func(m *nats.Msg) {
-		if r := check.check(m.Data, false); r != nil {
-			select {
-			case live <- r:
-			default:
-			}
-		}
-	})
-	if err != nil {
-		return nil, fmt.Errorf("remote: follow job %s: %w", id, err)
+	ask() // a job running already answers at once
+	c.mu.Lock()
+	if c.waits[id] == nil {
+		c.waits[id] = check
+		defer func() {
+			c.mu.Lock()
+			delete(c.waits, id)
+			c.mu.Unlock()
+		}()
 	}
-	defer rsub.Unsubscribe()
-	refused := make(chan *Result, 1)
-	fsub, err := c.nc.Subscribe(c.s.n.refused+"."+id, func(m *nats.Msg) {
-		if r := check.check(m.Data, true); r != nil {
-			select {
-			case refused <- r:
-			default:
-			}
-		}
-	})
-	if err != nil {
-		return nil, fmt.Errorf("remote: follow job %s: %w", id, err)
+	heard := c.heard[id]
+	c.mu.Unlock()
+	if heard != nil {
+		c.taken(id)
+		return heard, nil
 	}
-	defer fsub.Unsubscribe()
 	tick := time.NewTicker(PollInterval)
 	defer tick.Stop()
 	for {
@@ -303,7 +457,9 @@ func (c *Client) Wait(ctx context.Context, id string, progress func(Progress)) (
 		lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		r, err := c.lookup(lctx, id, check)
 		cancel()
+		check.flush()
 		if r != nil || (err != nil && !retryable(err)) {
+			c.taken(id)
 			return r, err
 		}
 		select {
@@ -314,9 +470,8 @@ func (c *Client) Wait(ctx context.Context, id string, progress func(Progress)) (
 				progress(p)
 			}
 			continue
-		case r := <-live:
-			return r, nil
-		case r := <-refused:
+		case r := <-check.live:
+			c.taken(id)
 			return r, nil
 		case <-tick.C:
 		}
@@ -326,15 +481,48 @@ func (c *Client) Wait(ctx context.Context, id string, progress func(Progress)) (
 // PollInterval is how often Wait looks for a result it may have missed.
 const PollInterval = 2 * time.Second
 
+// askEvery is how often a Wait that does not know who runs its job may
+// ask (progressFrom).
+const askEvery = 250 * time.Millisecond
+
+// newNonce is a Wait's question to the worker running its job: 16
+// random bytes, in hex.
+func newNonce() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
 // Lookup returns job id's stored result, or nil if there is none yet or
 // the one stored is not a result of the job this client submitted,
 // signed by a worker it trusts (that one is reported).
 func (c *Client) Lookup(ctx context.Context, id string) (*Result, error) {
-	return c.lookup(ctx, id, &refusedResults{c: c, id: id, seen: map[[32]byte]bool{}})
+	check := newRefusedResults(c, id)
+	defer check.flush()
+	return c.lookup(ctx, id, check)
 }
 
+// taken is the result of job id heard as published, which Wait returns:
+// it is no longer kept.
+func (c *Client) taken(id string) *Result {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r := c.heard[id]
+	delete(c.heard, id)
+	return r
+}
+
+// lookup is the result of job id heard as published, or else the first
+// stored one that passes check. The stream's shape is checked first (and
+// put back, reported): see setup.stream.
 func (c *Client) lookup(ctx context.Context, id string, check *refusedResults) (*Result, error) {
-	st, err := c.s.js.Stream(ctx, c.s.n.resultStream)
+	c.mu.Lock()
+	heard := c.heard[id]
+	c.mu.Unlock()
+	if heard != nil {
+		return heard, nil
+	}
+	st, err := c.s.stream(ctx, c.s.n.resultStream, func(err error) { c.report(id, err) })
 	if err != nil {
 		return nil, err
 	}

@@ -34,8 +34,17 @@
 //     worker, the job id, and quotes the lead's signature on the job's
 //     envelope; the patch is inside what is signed. A lead takes a result
 //     only if it is signed by a key in its trusted_workers file
-//     ($COHORT_HOME/remote/trusted_workers, read again when a result
-//     names a worker it does not know), names that worker and the job, and
+//     ($COHORT_HOME/remote/trusted_workers, read again whenever it
+//     changed — its identity, size, modification and status-change time,
+//     checked at every look-up; the ctime because a writer can put an
+//     mtime back and no one can put a ctime back — so a worker added is
+//     trusted and one removed is no longer trusted without a restart; a
+//     file that cannot be read after a change — removed, unreadable, over
+//     1 MiB, half written — trusts no worker until it reads again, and
+//     the refusal of each result says why: removing the file is how a
+//     user stops trusting every worker at once, and keys are not kept on
+//     the word of a file that no longer says them), names that
+//     worker and the job, and
 //     quotes the signature of the job this very lead process submitted: a
 //     forgery, an altered patch, a result of an older job or of another
 //     lead's job with the same id, or one renamed to another worker is
@@ -46,6 +55,10 @@
 //     can answer any job it can see, even one another worker took
 //     (trusting a worker is trusting its results); the lead does not
 //     learn from the server which worker a delivery went to.
+//   - Trust files (a worker's trusted leads, a lead's trusted_workers) are
+//     opened without blocking and must be regular files of at most 1 MiB:
+//     a named pipe or a link to a device is an error naming the file, not
+//     a start that hangs or reads without end.
 //   - A job runs only from the lead's own publish (Worker.replayed): its
 //     message must carry the lead's message id job-<id>, which the job
 //     stream drops as a duplicate for 10 minutes, and the server must have
@@ -134,13 +147,33 @@
 //     subjects can be written by anyone too (no ACLs), and first-write-
 //     wins (DiscardNewPerSubject) lets a forger who publishes first keep
 //     the worker's result out. The cost is that a reader reads every
-//     message of the job's subject — a flood of junk is read (and
-//     reported) once, since a Wait remembers where it stopped — and
-//     what the stream holds is bounded by Retention and the account's
-//     limits, not by the number of jobs. Wire: a lead or worker older
-//     than this updates the streams back to one message per subject
-//     when it connects (the server then drops all but the last of each):
-//     upgrade the leads and workers on one prefix together.
+//     message of the job's subject — a flood of junk is read once, since
+//     a Wait remembers where it stopped, and in batches (scanStored: the
+//     first message by a direct look-up, the rest through a short-lived
+//     in-memory consumer, 512 a request, so 10,000 junk messages cost a
+//     reader about as much as storing them cost the sender); the first
+//     five refused are reported one by one, the rest as a count at each
+//     poll — and what the stream holds is bounded by Retention and the
+//     account's limits, not by the number of jobs. A worker reads the
+//     results stream only for a job handed out before (a first delivery
+//     cannot have a result).
+//   - The shape is checked at every read, not only at connect
+//     (setup.stream): a client that sets the results or cancellations
+//     stream to keep fewer messages (per subject, in all, in bytes, for
+//     a shorter time) or other subjects — a raw client, or a lead or
+//     worker older than this, which sets one message per subject when it
+//     connects — is reported (the lead's Report names the stream and the
+//     change; a worker logs it) and the shape is put back at once. What
+//     the server dropped meanwhile is gone from the stream; a lead keeps
+//     in memory every result of its jobs it heard as it was published
+//     (Client.hear, subscribed from Dial, not only while a Wait runs), so
+//     a result stored and then displaced still reaches it. Not covered: a
+//     lead that was not connected when the result was published and whose
+//     stored copy was then dropped (or purged: anyone with the JetStream
+//     API can purge) waits to its deadline, having been told the stream
+//     changed. Wire: an older lead or worker and this one put the shape
+//     back and forth (at its connect, at this one's reads), each time
+//     reported: upgrade the leads and workers on one prefix together.
 //   - A job is acknowledged only after its result is stored (a publish
 //     the server confirmed); a worker that cannot store it leaves the job
 //     unacknowledged, so it is redelivered and its stored-or-not state is
@@ -179,13 +212,16 @@
 //   - A slot pulls one job only when it is idle: prefetched jobs would
 //     wait in one worker's buffer with their ack wait running while
 //     another worker is free.
-//   - The lead follows a job with a subscription on its result subject
-//     and, since it may have been away when the result was published (a
+//   - The lead follows its jobs with a subscription on every result and
+//     refusal subject of the prefix from Dial on (it keeps only those of
+//     jobs it submitted that pass its checks) and, since it may have been
+//     away when the result was published (a
 //     reconnect, a server restart), a direct look-up of the stored result
 //     at the start and every PollInterval (2s), each with its own deadline:
 //     a request sent while the server was down is never answered. Ordered
 //     consumers were tried and did not recover reliably across a restart
-//     of the server.
+//     of the server (scanStored's batch reader is a consumer made anew at
+//     each read, removed after it).
 //   - Progress is best effort (core NATS): a lead that misses an event
 //     sees the next, which carries the totals. It is signed by the worker
 //     as results are (progresssign.go: over its own context string, with
@@ -196,6 +232,28 @@
 //     was chosen over taking usage only from the result, which would have
 //     left the task's live figures forgeable. An event replayed within its
 //     job carries totals no higher than the latest, which crew ignores.
+//     An event names the worker that signed it (SealProgress sets it), and
+//     a Wait takes events only from the job's runner (progressFrom): the
+//     Wait asks who runs the job — a random nonce on PREFIX.ask.<id>, at
+//     its start and again (at most every 250 ms) when it hears a
+//     "running" it cannot place — and the worker running the job answers
+//     with a signed "running" naming the job's delivery it runs and the
+//     nonce. Only that answer, or later a "running" of a later delivery
+//     (the job handed to another worker, which sends one as it starts and
+//     at every heartbeat), makes a worker the runner: an earlier worker's
+//     genuine "running", replayed from the wire, was signed before the
+//     Wait asked and names an earlier delivery, so it takes the progress
+//     from no one (keyattack5 P2). Events before the answer are dropped
+//     unsaid (a round trip). The delivery and nonce ride in the phase
+//     string ("running (delivery 2, asked 5f…)"), not new fields, since
+//     events are read strictly. Not covered: a trusted worker that claims
+//     the job with events of its own is believed, as its signed result
+//     would be; an attacker on core NATS who floods PREFIX.ask.<id> makes
+//     the running worker sign an answer per message (one goroutine's
+//     work). Wire: a worker older than this answers no question, so a
+//     lead takes no progress from it (the result still carries the
+//     usage); an older lead takes a newer worker's events (it shows the
+//     phase as sent).
 //   - Cancellation is stored, not only sent: a worker checks for it before
 //     it starts a job, and a running job's worker is subscribed to it, so
 //     TaskStop stops a job wherever it is. It is signed by the lead
@@ -206,7 +264,24 @@
 //     a result saying "stopped by the lead" is the lead's doing). The
 //     stream keeps every cancellation of a job, and a worker about to
 //     start it reads them all for its lead's, so junk published after the
-//     lead's does not bury it.
+//     lead's does not bury it. A stored cancellation can be dropped all
+//     the same by anyone with the run of the JetStream API (a purge of
+//     its subject; one message per subject and junk, the shape put back
+//     at once; DenyPurge would stop only the first), so Cancel also takes
+//     a job still in the queue out of it: it deletes the job's message
+//     from the job stream by the sequence Submit was given, and if the
+//     workers' consumer never delivered that far, no worker can be handed
+//     it and the lead settles the job itself (cancelled, "before it
+//     started") — keyattack5 C7. A job already handed to a worker is left
+//     to it (it heard the cancellation as it was published) and, deleted,
+//     is not handed to another if that worker dies. Not covered: a
+//     consumer deleted and made anew by an attacker (its delivered
+//     sequence starts again) makes the lead settle a job a worker is
+//     running, which that worker stops all the same; a replay of the
+//     job's bytes after a purge of the job stream's duplicate record is
+//     the job stream's stated limit above. Wire: nothing new is sent; an
+//     older worker simply never sees a job taken out of the queue, and an
+//     older lead's cancellations work as before.
 //
 // # On the lead and on the worker
 //

@@ -189,7 +189,6 @@ func TestKeyattack4ProgressFromElsewhere(t *testing.T) {
 // results; for progress it means any trusted worker sets any job's
 // recorded spend, under another worker's name.
 func TestKeyattack4ProgressFromATrustedWorkerThatDidNotTakeIt(t *testing.T) {
-	escapeKnown4(t, "a trusted worker's progress for a job another worker runs, naming that worker, is taken (documented for results: trusting a worker is trusting its results)")
 	r := newRig(t)
 	started := make(chan string, 1)
 	r.worker("w1", blocking(started))
@@ -279,7 +278,6 @@ func TestKeyattack4TrustFileEncodings(t *testing.T) {
 // pipe (or any file that never ends). Reading it must end with an error
 // naming it, not hang the lead's start without a deadline.
 func TestKeyattack4TrustFileIsAFIFO(t *testing.T) {
-	escapeKnown4(t, "a trusted_workers that is a FIFO hangs NewTrustFile (os.ReadFile, no deadline)")
 	path := filepath.Join(t.TempDir(), "trusted_workers")
 	if err := syscall.Mkfifo(path, 0o600); err != nil {
 		t.Skipf("mkfifo: %v", err)
@@ -306,7 +304,6 @@ func TestKeyattack4TrustFileIsAFIFO(t *testing.T) {
 // compromised). The lead re-reads the file only for a name it does not
 // know, so w1's results are still taken until the lead restarts.
 func TestKeyattack4WorkerRemovedFromTheTrustFile(t *testing.T) {
-	escapeKnown4(t, "a worker removed from trusted_workers stays trusted by a running lead (the file is read again only for unknown names)")
 	k1 := base64.StdEncoding.EncodeToString(testSigner(t, "w1").key.Public().(ed25519.PublicKey))
 	k2 := base64.StdEncoding.EncodeToString(testSigner(t, "w2").key.Public().(ed25519.PublicKey))
 	path := filepath.Join(t.TempDir(), "trusted_workers")
@@ -334,7 +331,6 @@ func TestKeyattack4WorkerRemovedFromTheTrustFile(t *testing.T) {
 // 55 s under -race, with 10,000 reports: a denial that costs the
 // attacker a tenth of what it costs the team).
 func TestKeyattack4JunkFloodBeforeTheResult(t *testing.T) {
-	escapeKnown4(t, "10,000 junk messages on results.<id> and cancel.<id> delay the result by about a minute (one request per stored message) and make 10,000 reports")
 	r := newRig(t)
 	var reports atomic.Int64
 	r.client.report = func(string, error) { reports.Add(1) }
@@ -376,7 +372,6 @@ func TestKeyattack4JunkFloodBeforeTheResult(t *testing.T) {
 // lead must still get it or be told it was lost, not wait to its
 // deadline.
 func TestKeyattack4ResultsStreamBackToOnePerSubject(t *testing.T) {
-	escapeKnown4(t, "a raw client sets the results stream back to one message per subject, then junk replaces the stored result (as a purge would; the shape is set only at connect)")
 	r := newRig(t)
 	r.worker("w1", committing(nil))
 	r.submit(r.job("r4"))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -46,16 +47,16 @@ func (c Config) prefix() string {
 
 // names are a prefix's subjects, streams and buckets.
 type names struct {
-	jobs, results, cancels, progress, refused string // subjects (all but jobs take a job id after a dot)
-	jobStream, resultStream, cancelStream     string
-	bundles, consumer                         string
+	jobs, results, cancels, progress, refused, ask string // subjects (all but jobs take a job id after a dot)
+	jobStream, resultStream, cancelStream          string
+	bundles, consumer                              string
 }
 
 func namesFor(prefix string) names {
 	up := strings.ToUpper(strings.NewReplacer(".", "_", "-", "_").Replace(prefix))
 	return names{
 		jobs: prefix + ".jobs", results: prefix + ".results", cancels: prefix + ".cancel", progress: prefix + ".progress",
-		refused:   prefix + ".refused",
+		refused: prefix + ".refused", ask: prefix + ".ask",
 		jobStream: up + "_JOBS", resultStream: up + "_RESULTS", cancelStream: up + "_CANCELS",
 		bundles: up + "_BUNDLES", consumer: "workers",
 	}
@@ -141,6 +142,8 @@ type setup struct {
 	n        names
 	consumer jetstream.Consumer
 	bundles  jetstream.ObjectStore
+	// want is the results' and cancellations' streams' shape (stream).
+	want map[string]jetstream.StreamConfig
 }
 
 // Only workers make the consumer (withConsumer): its ack wait and max
@@ -179,7 +182,8 @@ func ensure(ctx context.Context, nc *nats.Conn, n names, q Queue, withConsumer b
 	if err != nil {
 		return nil, fmt.Errorf("remote: set up object store %s: %w", n.bundles, err)
 	}
-	return &setup{js: js, n: n, consumer: cons, bundles: obj}, nil
+	return &setup{js: js, n: n, consumer: cons, bundles: obj,
+		want: map[string]jetstream.StreamConfig{n.resultStream: streams[1], n.cancelStream: streams[2]}}, nil
 }
 
 // scanStored calls take with each message stored on subject in st from
@@ -187,22 +191,119 @@ func ensure(ctx context.Context, nc *nats.Conn, n names, q Queue, withConsumer b
 // returns true). *from is left past the last message read, so a reader
 // that looks again reads only what came since: the result and
 // cancellation streams keep every message of a subject (no publish
-// displaces a signed one), and a flood of junk is read once.
+// displaces a signed one), and a flood of junk is read once. The first
+// message is read by a direct look-up (the usual case: one message, one
+// request); any more through a short-lived consumer, scanBatch at a
+// request, so ten thousand junk messages cost the reader some twenty
+// requests, not ten thousand.
 func scanStored(ctx context.Context, st jetstream.Stream, subject string, from *uint64, take func(data []byte) bool) (bool, error) {
 	if *from == 0 {
 		*from = 1
 	}
-	for {
-		m, err := st.GetMsg(ctx, *from, jetstream.WithGetMsgSubject(subject))
-		if errors.Is(err, jetstream.ErrMsgNotFound) {
-			return false, nil
-		}
+	m, err := st.GetMsg(ctx, *from, jetstream.WithGetMsgSubject(subject))
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	*from = m.Sequence + 1
+	if take(m.Data) {
+		return true, nil
+	}
+	return scanBatches(ctx, st, subject, from, take)
+}
+
+// scanBatch is how many stored messages one request of scanBatches reads.
+const scanBatch = 512
+
+// scanBatches is scanStored's reader of the messages after the first: an
+// ephemeral consumer (in memory, no acks, removed when done, or by the
+// server after a minute unused) read with no-wait fetches until no
+// message is left.
+func scanBatches(ctx context.Context, st jetstream.Stream, subject string, from *uint64, take func(data []byte) bool) (bool, error) {
+	c, err := st.CreateConsumer(ctx, jetstream.ConsumerConfig{FilterSubject: subject, DeliverPolicy: jetstream.DeliverByStartSequencePolicy,
+		OptStartSeq: *from, AckPolicy: jetstream.AckNonePolicy, MemoryStorage: true, InactiveThreshold: time.Minute, Replicas: 1})
+	if err != nil {
+		return false, err
+	}
+	defer func() {
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		_ = st.DeleteConsumer(dctx, c.CachedInfo().Name)
+	}()
+	for ctx.Err() == nil {
+		batch, err := c.FetchNoWait(scanBatch)
 		if err != nil {
 			return false, err
 		}
-		*from = m.Sequence + 1
-		if take(m.Data) {
-			return true, nil
+		n, left := 0, uint64(1)
+		for m := range batch.Messages() {
+			meta, err := m.Metadata()
+			if err != nil {
+				return false, err
+			}
+			n, left, *from = n+1, meta.NumPending, meta.Sequence.Stream+1
+			if take(m.Data()) {
+				return true, nil
+			}
+		}
+		if err := batch.Error(); err != nil && !errors.Is(err, jetstream.ErrNoMessages) && n == 0 {
+			return false, err
+		}
+		if n == 0 || left == 0 {
+			return false, nil
 		}
 	}
+	return false, ctx.Err()
+}
+
+// stream returns stream name, put back in the shape ensure gave it first
+// if someone changed it since (what changed is told to report). Leads
+// and workers set the shape when they connect; a client that changes it
+// later (a raw client, a lead or worker older than this that connects)
+// could make the server drop stored results and cancellations — one
+// message per subject lets junk displace a signed result — so every
+// read of a stored result or cancellation checks it first.
+func (s *setup) stream(ctx context.Context, name string, report func(error)) (jetstream.Stream, error) {
+	st, err := s.js.Stream(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	want, ok := s.want[name]
+	if !ok {
+		return st, nil
+	}
+	why := shapeChanged(st.CachedInfo().Config, want)
+	if why == "" {
+		return st, nil
+	}
+	_, err = s.js.UpdateStream(ctx, want)
+	if err != nil {
+		report(fmt.Errorf("the stream %s was changed (%s), so the server may drop stored results or cancellations, and putting it back failed: %w (see that only cohort leads and workers of one version manage the prefix's streams)", name, why, err))
+		return st, nil
+	}
+	report(fmt.Errorf("the stream %s was changed (%s) by another client (a cohort lead or worker older than this one, or someone with the run of the JetStream API): what it held may have been dropped; it is put back", name, why))
+	return s.js.Stream(ctx, name)
+}
+
+// shapeChanged says how got keeps fewer messages than want, or "".
+func shapeChanged(got, want jetstream.StreamConfig) string {
+	var why []string
+	if got.MaxMsgsPerSubject > 0 {
+		why = append(why, fmt.Sprintf("it keeps at most %d messages per subject", got.MaxMsgsPerSubject))
+	}
+	if got.MaxMsgs > 0 {
+		why = append(why, fmt.Sprintf("at most %d messages", got.MaxMsgs))
+	}
+	if got.MaxBytes > 0 {
+		why = append(why, fmt.Sprintf("at most %d bytes", got.MaxBytes))
+	}
+	if got.MaxAge > 0 && got.MaxAge < want.MaxAge {
+		why = append(why, fmt.Sprintf("messages for %s, not %s", got.MaxAge, want.MaxAge))
+	}
+	if !slices.Equal(got.Subjects, want.Subjects) {
+		why = append(why, fmt.Sprintf("subjects %q, not %q", got.Subjects, want.Subjects))
+	}
+	return strings.Join(why, ", ")
 }

@@ -44,3 +44,21 @@ func TestTrustFile(t *testing.T) {
 		t.Fatalf("w3's result: %v", err)
 	}
 }
+
+// TestTrustFileNotRegularOrTooBig: a trust file that is a link to a
+// device, or over the size limit, is an error naming it (keyattack4 T3:
+// a read without end must not hang a lead's or worker's start).
+func TestTrustFileNotRegularOrTooBig(t *testing.T) {
+	dir := t.TempDir()
+	dev := filepath.Join(dir, "dev")
+	if err := os.Symlink("/dev/zero", dev); err != nil {
+		t.Fatal(err)
+	}
+	big := filepath.Join(dir, "big")
+	writeFile(t, big, strings.Repeat("# padding\n", maxTrustFile/10+1))
+	for _, path := range []string{dev, big} {
+		if _, err := ReadKeyring(path); err == nil || !strings.Contains(err.Error(), path) {
+			t.Errorf("ReadKeyring(%s) = %v, want an error naming it", path, err)
+		}
+	}
+}

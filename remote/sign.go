@@ -7,10 +7,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/cohort-dev/cohort/internal/lazyre"
@@ -132,9 +134,9 @@ func (k *Keyring) Key(name string) (ed25519.PublicKey, bool) {
 // name given twice is one (which key is meant cannot be told), and so is
 // a line over maxTrustLine bytes.
 func ReadKeyring(path string) (*Keyring, error) {
-	data, err := os.ReadFile(path)
+	data, err := readTrustFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("trust file: %w", err)
+		return nil, err
 	}
 	k := NewKeyring()
 	first := map[string]int{} // name -> the line that named it
@@ -168,6 +170,37 @@ func ReadKeyring(path string) (*Keyring, error) {
 
 // maxTrustLine bounds a trust file's line (a key line is under 200 bytes).
 const maxTrustLine = 64 << 10
+
+// maxTrustFile bounds a trust file (some 5,000 key lines).
+const maxTrustFile = 1 << 20
+
+// readTrustFile reads a trust file that must be a regular file of at
+// most maxTrustFile bytes. It is opened without blocking and checked on
+// the open descriptor, so a named pipe, a device (a link to /dev/zero)
+// or a file swapped in between the check and the read is an error
+// naming it, never a start that hangs or reads without end.
+func readTrustFile(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, fmt.Errorf("trust file: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("trust file: %w", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("trust file %s is not a regular file (%s): make it a plain text file of key lines", path, fi.Mode().Type())
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxTrustFile+1))
+	if err != nil {
+		return nil, fmt.Errorf("trust file: %w", err)
+	}
+	if len(data) > maxTrustFile {
+		return nil, fmt.Errorf("trust file %s is over the %d-byte limit: a key line is under 200 bytes", path, maxTrustFile)
+	}
+	return data, nil
+}
 
 // Open checks an envelope and decodes its job. A job that is unsigned,
 // signed by an unknown key, badly signed, bound to another lead or too old

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -63,8 +64,8 @@ type WorkerConfig struct {
 	// Dir is where job clones are made, one directory per job, removed
 	// after it (default a temporary directory).
 	Dir string
-	// Name names the worker in progress (default the Signer's name;
-	// results always carry the Signer's).
+	// Name names the worker in its connection and log (default the
+	// Signer's name; results and progress always carry the Signer's).
 	Name string
 	// Log receives the worker's account of each job (default: discard).
 	Log *slog.Logger
@@ -227,7 +228,11 @@ func (w *Worker) handle(ctx context.Context, m jetstream.Msg, dir string) {
 		w.finish(ctx, m, &Result{JobID: job.ID, Status: status, Error: err.Error(), Signature: jobSig}, log)
 		return
 	}
-	if w.storedResult(ctx, job.ID, jobSig) {
+	// Only a job handed out before can have a result stored (the work
+	// queue gives a job to one worker at a time, and a copy published
+	// again is a replay, dropped above): a first delivery does not read
+	// the results stream, which anyone may fill with junk.
+	if delivered > 1 && w.storedResult(ctx, job.ID, jobSig) {
 		log.Info("result already stored; acknowledging the redelivery")
 		_ = m.Ack()
 		return
@@ -283,8 +288,33 @@ func (w *Worker) execute(ctx context.Context, m jetstream.Msg, job *Job, jobSig 
 		return nil, err
 	}
 	defer sub.Unsubscribe()
-	stopBeat := w.heartbeat(jctx, m)
+	progress := func(p Progress) {
+		p.JobID = job.ID // SealProgress names the signer as the worker
+		_ = w.nc.Publish(w.s.n.progress+"."+job.ID, w.cfg.Signer.SealProgress(p, jobSig))
+	}
+	delivery := uint64(1)
+	if meta, err := m.Metadata(); err == nil {
+		delivery = meta.NumDelivered
+	}
+	runningNow := Progress{Phase: runningPhase(delivery, "")} // which delivery: an earlier worker's replayed is older
+	var running atomic.Bool
+	stopBeat := w.heartbeat(jctx, m, func() {
+		if running.Load() {
+			progress(runningNow) // for a lead that began to wait after the first
+		}
+	})
 	defer stopBeat()
+	// A lead's Wait asks who runs the job; the answer, signed, quotes its
+	// question, so no earlier worker's "running" can pass for it.
+	asks, err := w.nc.Subscribe(w.s.n.ask+"."+job.ID, func(q *nats.Msg) {
+		if nonce := string(q.Data); running.Load() && validNonce(nonce) {
+			progress(Progress{Phase: runningPhase(delivery, nonce)})
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	defer asks.Unsubscribe()
 
 	defer os.RemoveAll(dir)
 	_ = os.RemoveAll(dir) // a clone left by an earlier delivery on this worker
@@ -292,11 +322,8 @@ func (w *Worker) execute(ctx context.Context, m jetstream.Msg, job *Job, jobSig 
 		return nil, err
 	}
 	start := time.Now()
-	progress := func(p Progress) {
-		p.JobID, p.Worker = job.ID, w.cfg.Name
-		_ = w.nc.Publish(w.s.n.progress+"."+job.ID, w.cfg.Signer.SealProgress(p, jobSig))
-	}
-	progress(Progress{Phase: "running"})
+	progress(runningNow)
+	running.Store(true)
 	log.Info("job started", "model", run.Model, "mode", run.Mode)
 	oc, runErr := w.cfg.Run(jctx, job, run, dir, progress)
 	oc.Usage.DurationMs = time.Since(start).Milliseconds()
@@ -323,8 +350,9 @@ func (w *Worker) execute(ctx context.Context, m jetstream.Msg, job *Job, jobSig 
 }
 
 // heartbeat tells the server the job is alive at a third of the ack wait,
-// so that only a worker that died (or hung) loses its job.
-func (w *Worker) heartbeat(ctx context.Context, m jetstream.Msg) (stop func()) {
+// so that only a worker that died (or hung) loses its job, and calls also
+// each time.
+func (w *Worker) heartbeat(ctx context.Context, m jetstream.Msg, also func()) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
@@ -337,6 +365,7 @@ func (w *Worker) heartbeat(ctx context.Context, m jetstream.Msg) (stop func()) {
 				return
 			case <-t.C:
 				_ = m.InProgress()
+				also()
 			}
 		}
 	}()
@@ -390,7 +419,11 @@ func (w *Worker) finish(ctx context.Context, m jetstream.Msg, res *Result, log *
 	if err := m.DoubleAck(sctx); err != nil {
 		log.Warn("ack", "err", err) // redelivered; the stored result answers it
 	}
-	log.Info("job finished", "status", res.Status)
+	if res.Status == StatusCompleted {
+		log.Info("job finished", "status", res.Status)
+		return
+	}
+	log.Warn("job finished", "status", res.Status, "why", res.Error)
 }
 
 // refuseUnverified ends a job whose signature did not verify. Its id is
@@ -424,18 +457,23 @@ func (w *Worker) refuseUnverified(m jetstream.Msg, id string, ref *Refusal, log 
 // signed jobSig) is stored, signed by this worker or one of its Peers. A
 // result anyone else stored does not count: the job runs.
 func (w *Worker) storedResult(ctx context.Context, id string, jobSig []byte) bool {
-	st, err := w.s.js.Stream(ctx, w.s.n.resultStream)
+	st, err := w.s.stream(ctx, w.s.n.resultStream, func(err error) { w.cfg.Log.Warn("results stream changed", "job", id, "err", err) })
 	if err != nil {
 		return false
 	}
 	var from uint64
 	var last error
+	refused := 0
 	found, _ := scanStored(ctx, st, w.s.n.results+"."+id, &from, func(data []byte) bool {
-		_, last = OpenResult(selfAndPeers{w}, data, id, jobSig)
-		return last == nil
+		_, err := OpenResult(selfAndPeers{w}, data, id, jobSig)
+		if err != nil {
+			last = err
+			refused++
+		}
+		return err == nil
 	})
 	if !found && last != nil {
-		w.cfg.Log.Warn("no stored result of this job is one a trusted worker made; running the job", "job", id, "err", last)
+		w.cfg.Log.Warn("no stored result of this job is one a trusted worker made; running the job", "job", id, "refused", refused, "last", last)
 	}
 	return found
 }
@@ -487,18 +525,27 @@ func envelopeSignature(data []byte) []byte {
 // jobSig) before it started: the stored cancellation must be its lead's
 // (OpenCancel); another is logged and the job runs.
 func (w *Worker) cancelled(ctx context.Context, job *Job, jobSig []byte, log *slog.Logger) bool {
-	st, err := w.s.js.Stream(ctx, w.s.n.cancelStream)
+	st, err := w.s.stream(ctx, w.s.n.cancelStream, func(err error) { log.Warn("cancellations stream changed", "err", err) })
 	if err != nil {
 		return false
 	}
 	var from uint64
+	refused := 0
 	found, _ := scanStored(ctx, st, w.s.n.cancels+"."+job.ID, &from, func(data []byte) bool {
-		if err := w.cfg.Keyring.OpenCancel(data, job, jobSig); err != nil {
-			log.Warn("stored cancellation refused", "err", err)
-			return false
+		err := w.cfg.Keyring.OpenCancel(data, job, jobSig)
+		if err == nil {
+			return true
 		}
-		return true
+		// The first few one by one, then a count: a flood of junk must not
+		// flood the log.
+		if refused++; refused <= maxReports {
+			log.Warn("stored cancellation refused", "err", err)
+		}
+		return false
 	})
+	if refused > maxReports {
+		log.Warn("more stored cancellations refused", "count", refused-maxReports)
+	}
 	return found
 }
 

@@ -118,7 +118,7 @@ func (s *Sandbox) policy(cwd string) *Policy {
 		pr.root(w)
 	}
 	pr.hookScripts(scripts)
-	pr.userHomes(s.home(), s.cfg.CohortHome)
+	pr.userHomes(s.home(), s.cfg.CohortHome, s.cfg.TrustDir)
 	pr.parents()
 	for _, w := range p.Writable {
 		for _, ro := range p.ReadOnly {

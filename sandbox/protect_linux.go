@@ -90,7 +90,8 @@ func (pr *protection) root(w string) {
 	// servers are approved before they run, by what they run.
 }
 
-// userHomes protects the home and Cohort's home when one lies strictly
+// userHomes protects the home, Cohort's home and the user's trust
+// registry (Config.TrustDir) when one lies strictly
 // inside a writable root (a project that holds them, a HOME set to a
 // folder of the checkout): each is bound read-only whole, and the
 // writable trees inside it (the session's TMPDIR, the cache, the memory

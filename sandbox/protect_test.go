@@ -269,16 +269,7 @@ func TestHomesInsideTheProjectAreReadOnly(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	sb, err := New(Config{SessionID: "s1", Home: home, CohortHome: cohortHome, Dirs: []string{project}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := sb.Close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-	})
-	e := &env{t: t, sb: sb, project: project, home: home, profile: Writing}
+	e := homesEnv(t, Config{SessionID: "s1", Home: home, CohortHome: cohortHome, Dirs: []string{project}})
 	out, _ := e.bash(project, `mkdir -p h/.claude ch/agents 2>&1; echo '{}' > h/.claude/settings.json; echo '{}' > ch/settings.json; echo x > h/.bashrc;`+
 		` mkdir -p h/.cache/go && echo c > h/.cache/go/f && echo cache-ok; echo t > "$TMPDIR/f" && echo tmp-ok; echo p > other.txt && echo project-ok`)
 	for _, f := range []string{filepath.Join(home, ".claude", "settings.json"), filepath.Join(cohortHome, "settings.json"), filepath.Join(home, ".bashrc"), filepath.Join(cohortHome, "agents")} {
@@ -291,4 +282,50 @@ func TestHomesInsideTheProjectAreReadOnly(t *testing.T) {
 			t.Errorf("%s missing: a writable tree was lost:\n%s", ok, out)
 		}
 	}
+}
+
+// The user's trust registry (Config.TrustDir: configtrust's record of
+// where agents could write) is read-only for commands where it lies
+// inside a writable tree (an XDG_STATE_HOME in the cache), and the
+// folders above it cannot be renamed to start a fresh one; the rest of
+// the cache stays writable.
+func TestTrustDirInsideAWritableTreeIsReadOnly(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	project, home := filepath.Join(root, "project"), filepath.Join(root, "home")
+	trust := filepath.Join(home, ".cache", "state", "cohort", "trust")
+	for _, d := range []string{project, trust} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e := homesEnv(t, Config{SessionID: "s1", Home: home, TrustDir: trust, Dirs: []string{project}})
+	state := filepath.Join(home, ".cache", "state")
+	out, _ := e.bash(project, `echo '{}' > `+trust+`/roots.json 2>&1; mv `+state+` `+state+`.x 2>&1; mv `+filepath.Dir(trust)+` `+filepath.Dir(trust)+`.x 2>&1; `+
+		`echo c > `+home+`/.cache/f && echo cache-ok`)
+	for _, f := range []string{filepath.Join(trust, "roots.json"), state + ".x", filepath.Dir(trust) + ".x"} {
+		if _, err := os.Lstat(f); err == nil {
+			t.Errorf("%s was made by a command:\n%s", f, out)
+		}
+	}
+	if !strings.Contains(out, "cache-ok") {
+		t.Errorf("the cache should stay writable:\n%s", out)
+	}
+}
+
+// homesEnv is a sandbox of cfg (its first Dir the project, its Home the
+// home) running commands in the writing profile, closed at the test's end.
+func homesEnv(t *testing.T, cfg Config) *env {
+	sb, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := sb.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return &env{t: t, sb: sb, project: cfg.Dirs[0], home: cfg.Home, profile: Writing}
 }

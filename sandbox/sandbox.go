@@ -90,6 +90,12 @@ type Config struct {
 	// Home is the user's home; CacheDir defaults to $XDG_CACHE_HOME or
 	// Home/.cache; CohortHome holds the session sockets.
 	Home, CacheDir, CohortHome string
+	// TrustDir is the user's record of where agents could write
+	// (internal/configtrust: $XDG_STATE_HOME/cohort/trust), kept outside
+	// every COHORT_HOME: read-only for commands wherever it lies, as the
+	// homes are (a path that does not exist is not protected, so the
+	// caller makes it first).
+	TrustDir string
 	// TempRoot is where the private TMPDIR is made: by default the
 	// session's temporary directory $COHORT_HOME/tmp/{SessionID} when it
 	// exists (swept with it if the session is killed), else os.TempDir().

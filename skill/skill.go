@@ -38,6 +38,7 @@ import (
 	"strings"
 
 	"github.com/cohort-dev/cohort/internal/lazyre"
+	"github.com/cohort-dev/cohort/internal/ownread"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -173,8 +174,14 @@ type Catalog struct {
 
 // Load reads <dir>/*/SKILL.md for each of dirs, lowest precedence first.
 // Directories that do not exist are skipped; every broken skill is an
-// error naming its file and line.
-func Load(dirs ...string) (*Catalog, []error) {
+// error naming its file and line. A SKILL.md is read as internal/ownread
+// reads instructions (ownread.Text): followed through a link, but
+// refused unless what it opens is a regular file outside /proc, /dev and
+// /sys that no Read deny rule covers (denied; nil denies nothing), opened
+// without blocking; a model that writes a skills directory could plant
+// it as a link to Cohort's environment or a denied secret, or as a FIFO
+// that would hang the session's start.
+func Load(denied ownread.Denied, dirs ...string) (*Catalog, []error) {
 	byName := map[string]*Skill{}
 	var errs []error
 	for _, dir := range dirs {
@@ -188,7 +195,7 @@ func Load(dirs ...string) (*Catalog, []error) {
 		}
 		for _, e := range entries {
 			path := filepath.Join(dir, e.Name(), FileName)
-			data, err := os.ReadFile(path)
+			data, err := ownread.Text(path, maxFile, denied)
 			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrInvalid) {
 				continue
 			}

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -53,7 +54,7 @@ func TestLoadPrecedence(t *testing.T) {
 	write(user, "zeta", "user zeta")
 	write(user, "alpha", "user alpha")
 	write(proj, "alpha", "project alpha")
-	c, errs := Load(user, filepath.Join(proj, "missing"), proj)
+	c, errs := Load(nil, user, filepath.Join(proj, "missing"), proj)
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
@@ -79,4 +80,37 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("accepted a skill without name or description: %+v", s)
 		}
 	})
+}
+
+// A SKILL.md planted as a FIFO does not hang the load, and one that is a
+// link to Cohort's own environment is not read: both are errors naming
+// the file, and the good skill beside them loads.
+func TestLoadRefusesPlantedSkillFiles(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"fifo", "env", "good"} {
+		if err := os.MkdirAll(filepath.Join(dir, name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo", FileName), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/proc/self/environ", filepath.Join(dir, "env", FileName)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "good", FileName), []byte("---\nname: good\ndescription: fine\n---\nbody\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, errs := Load(nil, dir)
+	if len(errs) != 2 {
+		t.Fatalf("errors %v, want two (the FIFO and the link)", errs)
+	}
+	for _, err := range errs {
+		if !strings.Contains(err.Error(), "/fifo/") && !strings.Contains(err.Error(), "/env/") {
+			t.Errorf("error %v names neither planted file", err)
+		}
+	}
+	if all := c.All(); len(all) != 1 || all[0].Name != "good" {
+		t.Errorf("skills %v, want good alone", all)
+	}
 }

@@ -15,6 +15,14 @@
 //     watcher. Only the project's commands are read (the directory the
 //     session was started in), .cohort/ winning over .claude/ for one
 //     name; files over 1 MiB or unreadable are skipped.
+//   - A command file is read as internal/ownread reads instructions
+//     (ownread.Text): a link is followed, but what it opens must be a
+//     regular file outside /proc, /dev and /sys that no Read deny rule
+//     covers, opened without blocking. A model that writes the project can
+//     make .claude/commands/review.md a link to /proc/self/environ or to a
+//     denied secret, or a FIFO; the user who types /review is then told
+//     why the command was not read (Find's error), and nothing of it
+//     reaches the model.
 //   - $ARGUMENTS in the body takes the text after the name; a body
 //     without it gets them after "ARGUMENTS: ", two blank lines below
 //     its last line, as Claude Code 2.1.332 sends them (recorded from it
@@ -40,11 +48,14 @@
 package slashcmd
 
 import (
+	"errors"
+	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/cohort-dev/cohort/internal/ownread"
 )
 
 // SourceProject is the command_source of a project's command.
@@ -91,39 +102,48 @@ func (c Command) Expand(args string) string {
 
 // Load reads the project's commands under dir, sorted by name: a later
 // directory (.cohort/commands) wins over an earlier one (.claude/commands)
-// for the same name.
+// for the same name. A file that cannot be read is left out.
 func Load(dir string) []Command {
+	cmds, _ := load(dir, nil)
+	return cmds
+}
+
+// load is Load with the files that could not be read (refused), by name,
+// each with why; denied is the session's Read deny rules.
+func load(dir string, denied ownread.Denied) ([]Command, map[string]error) {
 	if dir == "" {
-		return nil
+		return nil, nil
 	}
-	byName := map[string]Command{}
+	byName, refused := map[string]Command{}, map[string]error{}
 	for _, sub := range []string{".claude/commands", ".cohort/commands"} {
 		files, _ := filepath.Glob(filepath.Join(dir, sub, "*.md"))
 		for _, f := range files {
-			if c, ok := read(f); ok {
-				byName[c.Name] = c
+			name := strings.TrimSuffix(filepath.Base(f), ".md")
+			c, err := read(f, denied)
+			if err != nil {
+				refused[name] = err
+				delete(byName, name)
+				continue
 			}
+			byName[name] = c
+			delete(refused, name)
 		}
 	}
 	out := make([]Command, 0, len(byName))
 	for _, k := range slices.Sorted(maps.Keys(byName)) {
 		out = append(out, byName[k])
 	}
-	return out
+	return out, refused
 }
 
-func read(path string) (Command, bool) {
-	st, err := os.Stat(path)
-	if err != nil || !st.Mode().IsRegular() || st.Size() > maxFile {
-		return Command{}, false
-	}
-	data, err := os.ReadFile(path)
+func read(path string, denied ownread.Denied) (Command, error) {
+	data, err := ownread.Text(path, maxFile, denied)
 	if err != nil {
-		return Command{}, false
+		return Command{}, err
 	}
 	desc, body := frontmatter(string(data))
 	return Command{Name: strings.TrimSuffix(filepath.Base(path), ".md"), Description: desc,
-		Body: strings.TrimLeft(body, " \t\r\n"), Path: path, Source: SourceProject}, true
+		Body: strings.TrimLeft(body, " \t\r\n"), Path: path, Source: SourceProject}, nil
 }
 
 // Split reads a prompt as "/name args": the name (without the slash) and
@@ -145,18 +165,30 @@ func Split(prompt string) (name, args string, ok bool) {
 }
 
 // Find is the custom command prompt names among dir's, with its
-// arguments; ok is false when prompt names none.
-func Find(dir, prompt string) (c Command, args string, ok bool) {
+// arguments; ok is false when prompt names none. denied is the session's
+// Read deny rules (nil: none). A command whose file was found but not
+// read (a link into /proc or to a denied file, a FIFO, a file over 1 MiB)
+// is an error saying which file and why, so the prompt is not sent as if
+// no such command existed.
+func Find(dir, prompt string, denied ownread.Denied) (c Command, args string, ok bool, err error) {
 	name, args, ok := Split(prompt)
 	if !ok {
-		return Command{}, "", false
+		return Command{}, "", false, nil
 	}
-	for _, c := range Load(dir) {
+	cmds, refused := load(dir, denied)
+	for _, c := range cmds {
 		if c.Name == name {
-			return c, args, true
+			return c, args, true, nil
 		}
 	}
-	return Command{}, "", false
+	if err := refused[name]; err != nil {
+		var r *ownread.Refused
+		if !errors.As(err, &r) {
+			err = fmt.Errorf("%w; make it a readable regular file", err)
+		}
+		return Command{}, "", false, fmt.Errorf("the command /%s was not run: %w", name, err)
+	}
+	return Command{}, "", false, nil
 }
 
 // frontmatter splits a command file into its description and body.

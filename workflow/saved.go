@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/cohort-dev/cohort/internal/ownread"
 	"github.com/cohort-dev/cohort/workflow/host"
 )
 
@@ -67,9 +68,12 @@ func Find(name string, roots ...string) (*Script, error) {
 	return s.Script, s.Err
 }
 
-// LoadFile loads a script from a file; errors name the path.
+// LoadFile loads a script from a file; errors name the path. It is read
+// as internal/ownread reads instructions (a saved workflow may lie where
+// agents write): a FIFO, a link into /proc or a file over 4 MiB is
+// refused, not read.
 func LoadFile(path string) (*Script, error) {
-	src, err := os.ReadFile(path)
+	src, err := ownread.Text(path, ownread.MaxConfig, nil)
 	if err != nil {
 		return nil, fmt.Errorf("read workflow script: %w", err)
 	}

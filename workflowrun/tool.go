@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/cohort-dev/cohort/internal/ownread"
 	"github.com/cohort-dev/cohort/tool"
 	"github.com/cohort-dev/cohort/workflow/host"
 )
@@ -109,7 +109,7 @@ func (t *Tool) resolve(env *tool.Env, in Input) (Launch, error) {
 		if err != nil {
 			return l, tool.Failf("%v.", err)
 		}
-		return readScript(l, path)
+		return readScript(l, path, env.DeniedRead)
 	case in.ScriptPath != "":
 		path := in.ScriptPath
 		if !filepath.IsAbs(path) {
@@ -120,13 +120,20 @@ func (t *Tool) resolve(env *tool.Env, in Input) (Launch, error) {
 			// script's text would reach the model in a load error.
 			return l, tool.Failf("Cannot read the workflow script %s: a Read deny rule covers it (or it cannot be checked against one).", path)
 		}
-		return readScript(l, path)
+		return readScript(l, path, env.DeniedRead)
 	}
 	return l, nil
 }
 
-func readScript(l Launch, path string) (Launch, error) {
-	src, err := os.ReadFile(path)
+// maxScript bounds a workflow script the model names.
+const maxScript = 4 << 20
+
+// readScript reads the script judged on what was opened (ownread.Text):
+// the deny check above goes by the name, and a link the model flips
+// between that check and this read, or one into /proc, or a FIFO that
+// would block the call, is refused here.
+func readScript(l Launch, path string, denied func(string) bool) (Launch, error) {
+	src, err := ownread.Text(path, maxScript, denied)
 	if err != nil {
 		return l, tool.Failf("Cannot read the workflow script: %v.", err)
 	}
@@ -173,7 +180,7 @@ func (t *Tool) describePrompt(ctx context.Context, env *tool.Env, input json.Raw
 		if derr != nil {
 			return fmt.Sprintf("Workflow: cannot resume %s: %v.", in.ResumeFromRunID, derr)
 		}
-		l, err = readScript(l, filepath.Join(dir, host.ScriptName))
+		l, err = readScript(l, filepath.Join(dir, host.ScriptName), nil)
 	}
 	if err != nil {
 		return "Workflow: " + err.Error()

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cohort-dev/cohort/internal/configtrust"
 	"github.com/cohort-dev/cohort/permission"
 	"github.com/cohort-dev/cohort/sandbox"
 	"github.com/cohort-dev/cohort/tool"
@@ -125,13 +126,14 @@ func (s *Session) allowWrite(dirs, offered []string) string {
 
 // allowable reports whether a prompt may offer to let commands write dir:
 // never the root, the home itself, or a directory that is or holds
-// Cohort's home or ~/.claude (settings, hooks, sessions).
+// Cohort's home, ~/.claude (settings, hooks, sessions) or the user's
+// trust registry.
 func (s *Session) allowable(dir string) bool {
 	home := s.Process.Paths.Home
 	if dir == "/" || dir == home {
 		return false
 	}
-	for _, keep := range []string{s.Process.Paths.CohortHome, filepath.Join(home, ".claude")} {
+	for _, keep := range []string{s.Process.Paths.CohortHome, filepath.Join(home, ".claude"), configtrust.UserDir(s.Process.Getenv)} {
 		if keep != "" && (within(keep, dir) || within(dir, keep)) {
 			return false
 		}

@@ -11,9 +11,13 @@ import (
 // settingsEnv returns the settings "env" entries as NAME=value, sorted by
 // name. They are added to the environment of Bash and hooks after
 // Cohort's own (which holds no credentials): the way for a user to hand
-// one of them a key on purpose.
+// one of them a key on purpose. A file obeyed only as a person approved
+// its content (settings.Source.Approved) sets none: it lies where agents
+// write, and an entry such as PATH, BASH_ENV, PYTHONPATH or NODE_OPTIONS
+// would make the user's own unsandboxed hooks, MCP servers and approved
+// commands load what agents wrote there (sandboxConfig reports each).
 func (b *Plan) settingsEnv() []string {
-	_, probs := settings.MergeObject[string](b.Settings.Loaded, "env")
+	_, probs := settings.MergeObject[string](obeyedWhole(b.Settings.Loaded), "env")
 	for _, p := range probs {
 		fmt.Fprintf(b.Process.Stderr, "cohort: warning: %v\n", p)
 	}
@@ -22,12 +26,27 @@ func (b *Plan) settingsEnv() []string {
 
 // settingsEnvQuiet is settingsEnv without reporting problems.
 func (b *Plan) settingsEnvQuiet() []string {
-	vars, _ := settings.MergeObject[string](b.Settings.Loaded, "env")
+	vars, _ := settings.MergeObject[string](obeyedWhole(b.Settings.Loaded), "env")
 	out := make([]string, 0, len(vars))
 	for k, v := range vars {
 		out = append(out, k+"="+v.Value)
 	}
 	slices.Sort(out)
+	return out
+}
+
+// obeyedWhole is s without the files obeyed only by a person's approval
+// of their content (settings.Source.Approved).
+func obeyedWhole(s *settings.Settings) *settings.Settings {
+	if s == nil {
+		return nil
+	}
+	out := &settings.Settings{Problems: s.Problems}
+	for _, src := range s.Sources {
+		if !src.Approved {
+			out.Sources = append(out.Sources, src)
+		}
+	}
 	return out
 }
 

@@ -19,7 +19,14 @@ import (
 // Claude Code 2.1.332 sends them (slashcmd). A prompt typed ahead into a
 // running turn (Send, typed) is expanded the same way.
 func (s *Session) expand(ctx context.Context, scope *hook.Scope, text string, typed bool) ([]string, []string, error) {
-	c, args, ok := slashcmd.Find(s.Process.Cwd, text)
+	var denied func(string) bool
+	if s.checker != nil {
+		denied = s.deniedRead
+	}
+	c, args, ok, err := slashcmd.Find(s.Process.Cwd, text, denied)
+	if err != nil {
+		return nil, nil, err
+	}
 	if !ok {
 		return []string{strings.TrimRight(text, "\n")}, nil, nil
 	}

@@ -344,7 +344,7 @@ func (p *Plan) newChecker() (*permission.Checker, error) {
 	}
 	c, err := permission.New(permission.Config{Env: p.Process.Paths, Settings: p.Settings.Loaded, Mode: mode,
 		Allow: allow, Deny: deny, AdditionalDirs: p.Permissions.AddDirs, Persist: p.persister(),
-		Protected: p.hookScripts(), Unsandboxed: p.sandboxConfig().unsandboxed})
+		Protected: p.checkerProtected(), Unsandboxed: p.sandboxConfig().unsandboxed})
 	if err != nil {
 		return nil, &FieldError{Field: "PermissionMode", Err: err}
 	}

@@ -183,7 +183,7 @@ func (p *Plan) resolvePaths(ctx context.Context) error {
 		}
 		env.CohortHome = filepath.Clean(pr.Home)
 	}
-	env.Trust = configtrust.Open(env.CohortHome)
+	env.Trust = configtrust.Open(configtrust.At(env.CohortHome, getenv))
 	if p.Settings.Sources != nil {
 		env.Scopes = []settings.Scope{}
 		for _, src := range p.Settings.Sources {

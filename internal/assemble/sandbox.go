@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cohort-dev/cohort/internal/configtrust"
 	"github.com/cohort-dev/cohort/internal/proc"
 	"github.com/cohort-dev/cohort/internal/safegit"
 	"github.com/cohort-dev/cohort/permission"
@@ -212,6 +213,7 @@ func (p *Plan) sandboxCfg(ctx context.Context, conf sandboxConf, checker *permis
 		Home:              p.Process.Paths.Home,
 		CacheDir:          p.Process.Getenv("XDG_CACHE_HOME"),
 		CohortHome:        p.Process.Paths.CohortHome,
+		TrustDir:          p.trustDir(),
 		Without:           p.sandboxWithout(),
 	}, store
 }
@@ -228,6 +230,31 @@ func (p *Plan) secrets() []string {
 		if err := os.MkdirAll(dir, 0o700); err == nil {
 			out = append(out, dir)
 		}
+	}
+	return out
+}
+
+// trustDir is the user's registry of where agents could write
+// (configtrust.UserDir), made now so the sandbox can keep it read-only
+// for commands wherever it lies (an XDG_STATE_HOME or a HOME inside a
+// project); "" when it cannot be made (a read-only HOME: then commands
+// cannot write it either, and the session warns when it records).
+func (p *Plan) trustDir() string {
+	dir := configtrust.UserDir(p.Process.Getenv)
+	if dir == "" || os.MkdirAll(dir, 0o700) != nil {
+		return ""
+	}
+	return dir
+}
+
+// checkerProtected are the files the permission checker protects with
+// their directories: the scripts hooks run, and the user's trust
+// registry (its roots.json names the directory, which the file tools
+// then write only as a person or an allow rule says, as $COHORT_HOME).
+func (p *Plan) checkerProtected() []string {
+	out := p.hookScripts()
+	if dir := configtrust.UserDir(p.Process.Getenv); dir != "" {
+		out = append(out, filepath.Join(dir, "roots.json"))
 	}
 	return out
 }

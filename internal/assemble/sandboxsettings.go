@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/cohort-dev/cohort/permission"
+	"github.com/cohort-dev/cohort/settings"
 )
 
 // The settings "sandbox" block is read key by key, so that one bad or
@@ -28,6 +29,16 @@ import (
 //     allowUnixSockets is applied; its domain filter and proxy ports need
 //     a filtering proxy Cohort does not have, and are reported as not
 //     applied.
+//   - In a file obeyed only as a person approved its content
+//     (settings.Source.Approved: it lies where agents' commands write),
+//     only what narrows is applied: "enabled": true, "network": "deny",
+//     "allowUnsandboxedCommands": false. What would let a command out of
+//     the sandbox or widen it (enabled false, excludedCommands,
+//     allowUnsandboxedCommands true, allowWrite, allowUnixSockets, a
+//     network allowance) is reported and not applied, as its "env" is not
+//     (settingsEnv): the approval covers the file's bytes, not the
+//     Makefile, script or module such a key would run with the user's
+//     rights, which agents can rewrite beside it.
 //   - Claude Code's other keys (autoAllowBashIfSandboxed,
 //     enableWeakerNestedSandbox,
 //     failIfUnavailable, filesystem, ignoreViolations,
@@ -55,6 +66,10 @@ func (b *Plan) sandboxConfig() sandboxConf {
 		}
 		for _, key := range slices.Sorted(maps.Keys(keys)) {
 			raw := keys[key]
+			if sec.Source.Approved && widens(key, raw) {
+				c.problems = append(c.problems, fmt.Sprintf("%s: sandbox.%s is not applied: this file is obeyed because you approved its content, but it lies where agents' commands write, and the approval does not cover what the key would let run or write outside the sandbox; set it in your user or the project's .cohort/settings.json instead", where, key))
+				continue
+			}
 			switch key {
 			case "enabled":
 				var v bool
@@ -88,6 +103,7 @@ func (b *Plan) sandboxConfig() sandboxConf {
 			}
 		}
 	}
+	c.approvedEnv(b)
 	return c
 }
 
@@ -135,6 +151,42 @@ func (c *sandboxConf) network(b *Plan, where string, raw json.RawMessage, root s
 			continue
 		}
 		c.addList(b, "allowUnixSockets", v, root)
+	}
+}
+
+// widens reports whether a sandbox key's value would let commands out of
+// the sandbox or give them more than its defaults; an unknown or broken
+// value counts as widening (the loop reports it then).
+func widens(key string, raw json.RawMessage) bool {
+	var on bool
+	switch key {
+	case "enabled":
+		return strict(raw, &on) != nil || !on
+	case "allowUnsandboxedCommands":
+		return strict(raw, &on) != nil || on
+	case "network":
+		var mode string
+		return json.Unmarshal(raw, &mode) != nil || mode != "deny"
+	case "excludedCommands", "allowWrite", "allowUnixSockets":
+		return true
+	}
+	return false
+}
+
+// approvedEnv reports the "env" entries of files obeyed only by approval,
+// which settingsEnv leaves out.
+func (c *sandboxConf) approvedEnv(b *Plan) {
+	if b.Settings.Loaded == nil {
+		return
+	}
+	for _, src := range b.Settings.Loaded.Sources {
+		if !src.Approved {
+			continue
+		}
+		vars, _ := settings.MergeObject[string](&settings.Settings{Sources: []*settings.Source{src}}, "env")
+		for _, k := range slices.Sorted(maps.Keys(vars)) {
+			c.problems = append(c.problems, fmt.Sprintf("%s:%d: env.%s is not applied: this file is obeyed because you approved its content, but it lies where agents' commands write, and a variable set there would reach the programs that run outside the sandbox (your hooks, MCP servers and approved commands); set it in your user or the project's .cohort/settings.json instead", src.Path, vars[k].Line, k))
+		}
 	}
 }
 

@@ -34,7 +34,11 @@ func (b *Plan) skillDirs() []string {
 
 // openSkills loads the session's skills; broken ones are warnings.
 func (s *Session) openSkills() {
-	cat, errs := skill.Load(s.skillDirs()...)
+	var denied func(string) bool
+	if s.checker != nil {
+		denied = s.deniedRead
+	}
+	cat, errs := skill.Load(denied, s.skillDirs()...)
 	for _, err := range errs {
 		fmt.Fprintf(s.Process.Stderr, "cohort: warning: %v\n", err)
 	}

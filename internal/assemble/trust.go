@@ -12,7 +12,8 @@ import (
 	"github.com/cohort-dev/cohort/sandbox"
 )
 
-// recordRoots adds to COHORT_HOME's registry (internal/configtrust) every
+// recordRoots adds to the registries (internal/configtrust: the user's
+// and COHORT_HOME's) every
 // tree this session's commands and file tools may write, before the
 // model runs: a later session obeys configuration found inside them only
 // as a person approved it. Working directories (the cwd, additional
@@ -22,8 +23,8 @@ import (
 // roots are recorded with the sandbox off: the file tools still write
 // only there.
 func (s *Session) recordRoots(ctx context.Context, conf sandboxConf, sb *sandbox.Sandbox) {
-	home := s.Process.Paths.CohortHome
-	if home == "" {
+	home := configtrust.At(s.Process.Paths.CohortHome, s.Process.Getenv)
+	if len(home) == 0 {
 		return
 	}
 	var roots []configtrust.Root
@@ -70,7 +71,7 @@ func (s *Session) recordRoots(ctx context.Context, conf sandboxConf, sb *sandbox
 // session that cannot record its start warns; one killed before its end
 // leaves its record open, and later sessions then treat a change as
 // written by it.
-func (s *Session) beginTops(ctx context.Context, home string, roots []configtrust.Root) {
+func (s *Session) beginTops(ctx context.Context, home configtrust.Places, roots []configtrust.Root) {
 	var frozen []string
 	for _, r := range roots {
 		if r.Frozen {

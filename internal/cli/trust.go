@@ -34,7 +34,8 @@ again. Read what it prints before you rely on it.`,
 				return usageErr("COHORT_HOME=%q is not an absolute path", home)
 			}
 			dir := o.config(inv).Dir
-			book := configtrust.Open(home)
+			at := configtrust.At(home, inv.Getenv)
+			book := configtrust.Open(at)
 			for _, a := range args {
 				path := a
 				if !filepath.IsAbs(path) {
@@ -49,7 +50,7 @@ again. Read what it prints before you rely on it.`,
 				if len(data) > 0 && data[len(data)-1] != '\n' {
 					fmt.Fprintln(inv.Stdout)
 				}
-				if err := configtrust.Approve(cmd.Context(), home, path, data, time.Now()); err != nil {
+				if err := configtrust.Approve(cmd.Context(), at, path, data, time.Now()); err != nil {
 					return err
 				}
 				where := "it lies where no recorded agent could write, so it was obeyed already"

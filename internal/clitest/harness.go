@@ -38,7 +38,9 @@ func Main(m *testing.M, cleanups ...func()) {
 }
 
 // Harness is one CLI environment: a temp HOME and COHORT_HOME, a project
-// directory, and a fake Messages API.
+// directory, and a fake Messages API. Vars is the whole environment, so
+// no XDG_STATE_HOME of the developer's reaches it: configtrust's per-user
+// registry lies in the temp HOME (~/.local/state/cohort/trust).
 type Harness struct {
 	T    *testing.T
 	Home string            // $HOME

@@ -44,6 +44,55 @@ type approvedFile struct {
 // Dir is the registry's directory under home ($COHORT_HOME).
 func Dir(home string) string { return filepath.Join(home, "trust") }
 
+// UserDir is the user's own registry, outside every COHORT_HOME:
+// $XDG_STATE_HOME/cohort/trust, or ~/.local/state/cohort/trust when
+// XDG_STATE_HOME is unset or not an absolute path (as the XDG base
+// directory specification says). "" when HOME is not an absolute path
+// either.
+func UserDir(getenv func(string) string) string {
+	if s := getenv("XDG_STATE_HOME"); s != "" && filepath.IsAbs(s) {
+		return filepath.Join(filepath.Clean(s), "cohort", "trust")
+	}
+	if h := getenv("HOME"); h != "" && filepath.IsAbs(h) {
+		return filepath.Join(filepath.Clean(h), ".local", "state", "cohort", "trust")
+	}
+	return ""
+}
+
+// Places are the directories of a session's registry: the user's
+// (UserDir) and its COHORT_HOME's. Every session writes to each and
+// reads them all, so which COHORT_HOME it runs with does not change
+// what it trusts (see "Where the record is kept").
+type Places []string
+
+// At is the registry of a session whose COHORT_HOME is cohortHome ("":
+// none) in the environment getenv reads.
+func At(cohortHome string, getenv func(string) string) Places {
+	var out Places
+	for _, d := range []string{UserDir(getenv), cohortHome} {
+		if d == "" {
+			continue
+		}
+		if d == cohortHome {
+			d = Dir(d)
+		}
+		if !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// each runs fn on every directory of at and joins their errors: one
+// that cannot be written leaves the others written.
+func (at Places) each(fn func(dir string) error) error {
+	var errs []error
+	for _, d := range at {
+		errs = append(errs, fn(d))
+	}
+	return errors.Join(errs...)
+}
+
 // resolve is path made absolute with its links resolved as far as they
 // exist (a missing tail is kept as named).
 func resolve(path string) string {
@@ -64,10 +113,9 @@ func within(dir, p string) bool {
 	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
-// update runs fn on the decoded file name under the registry's lock and
-// writes the result back.
-func update[T any](ctx context.Context, home, name string, fn func(*T) bool) error {
-	dir := Dir(home)
+// update runs fn on the decoded file name in the registry directory dir
+// under its lock and writes the result back.
+func update[T any](ctx context.Context, dir, name string, fn func(*T) bool) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("configtrust: %w", err)
 	}
@@ -98,10 +146,14 @@ func update[T any](ctx context.Context, home, name string, fn func(*T) bool) err
 	return atomicfile.Write(path, append(out, '\n'), 0o600)
 }
 
-// Record adds roots to home's registry (resolved, each once; a root seen
-// frozen and later open is kept open, the weaker).
-func Record(ctx context.Context, home string, roots []Root, now time.Time) error {
-	return update(ctx, home, "roots.json", func(f *rootsFile) bool {
+// Record adds roots to every registry of at (resolved, each once; a root
+// seen frozen and later open is kept open, the weaker).
+func Record(ctx context.Context, at Places, roots []Root, now time.Time) error {
+	return at.each(func(dir string) error { return record(ctx, dir, roots, now) })
+}
+
+func record(ctx context.Context, dir string, roots []Root, now time.Time) error {
+	return update(ctx, dir, "roots.json", func(f *rootsFile) bool {
 		changed := false
 		for _, r := range roots {
 			if r.Path == "" || !filepath.IsAbs(r.Path) {
@@ -127,14 +179,17 @@ func Record(ctx context.Context, home string, roots []Root, now time.Time) error
 	})
 }
 
-// Approve records data as the approved content of file.
-func Approve(ctx context.Context, home, file string, data []byte, now time.Time) error {
-	return update(ctx, home, "approved.json", func(f *approvedFile) bool {
-		if f.Files == nil {
-			f.Files = map[string]approval{}
-		}
-		f.Files[resolve(file)] = approval{SHA256: digest(data), At: now.UTC().Truncate(time.Second)}
-		return true
+// Approve records data as the approved content of file in every
+// registry of at.
+func Approve(ctx context.Context, at Places, file string, data []byte, now time.Time) error {
+	return at.each(func(dir string) error {
+		return update(ctx, dir, "approved.json", func(f *approvedFile) bool {
+			if f.Files == nil {
+				f.Files = map[string]approval{}
+			}
+			f.Files[resolve(file)] = approval{SHA256: digest(data), At: now.UTC().Truncate(time.Second)}
+			return true
+		})
 	})
 }
 
@@ -145,41 +200,85 @@ func digest(data []byte) string {
 
 // Book is the registry as read at a session's start. The zero Book (or a
 // nil one) knows no root and trusts everything: for callers with no
-// COHORT_HOME.
+// registry.
 type Book struct {
-	home     string
+	dirs     Places
 	roots    []Root
 	approved map[string]approval
 	broken   string // why the registry could not be read; every dir is then writable
 }
 
-// Open reads home's registry. It never fails: an unreadable registry
-// makes a Book that treats every directory as model-writable.
-func Open(home string) *Book {
-	b := &Book{home: home}
-	if home == "" {
-		return b
+// Open reads the registries of at, as one: a root recorded in any is a
+// root (open where any says so), a file's approval is the latest any
+// records, except that a registry lying in a root whose top is not
+// frozen (by the roots of them all) vouches for no file. It never fails: a registry
+// that cannot be read makes a Book that treats every directory as
+// model-writable.
+func Open(at Places) *Book {
+	b := &Book{dirs: at}
+	approved := make([]map[string]approval, len(at))
+	for i, dir := range at {
+		var rf rootsFile
+		var af approvedFile
+		for _, f := range []struct {
+			name string
+			v    any
+		}{{"roots.json", &rf}, {"approved.json", &af}} {
+			path := filepath.Join(dir, f.name)
+			data, err := os.ReadFile(path)
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			if err == nil {
+				err = json.Unmarshal(data, f.v)
+			}
+			if err != nil && b.broken == "" {
+				b.broken = fmt.Sprintf("Cohort's record of where agents could write, %s, cannot be read (%v): fix it", path, err)
+			}
+		}
+		b.addRoots(rf.Roots)
+		approved[i] = af.Files
 	}
-	var rf rootsFile
-	var af approvedFile
-	for _, f := range []struct {
-		name string
-		v    any
-	}{{"roots.json", &rf}, {"approved.json", &af}} {
-		path := filepath.Join(Dir(home), f.name)
-		data, err := os.ReadFile(path)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
+	for i, files := range approved {
+		if b.inOpenRoot(at[i]) {
+			continue // an agent could have written these approvals
 		}
-		if err == nil {
-			err = json.Unmarshal(data, f.v)
-		}
-		if err != nil {
-			b.broken = fmt.Sprintf("Cohort's record of where agents could write, %s, cannot be read (%v): fix it", path, err)
+		for file, a := range files {
+			if b.approved == nil {
+				b.approved = map[string]approval{}
+			}
+			if old, ok := b.approved[file]; !ok || a.At.After(old.At) {
+				b.approved[file] = a
+			}
 		}
 	}
-	b.roots, b.approved = rf.Roots, af.Files
 	return b
+}
+
+// inOpenRoot reports whether dir lies in a root whose top is not frozen
+// (the cache, sandbox.allowWrite): commands write all of it. A working
+// directory holding it (a session started in the home, which holds
+// ~/.local/state and ~/.cohort) does not count: every session binds the
+// registries read-only there.
+func (b *Book) inOpenRoot(dir string) bool {
+	d := resolve(dir)
+	return slices.ContainsFunc(b.roots, func(r Root) bool { return !r.Frozen && (d == r.Path || within(r.Path, d)) })
+}
+
+// addRoots merges roots read from one registry into b's.
+func (b *Book) addRoots(roots []Root) {
+	for _, r := range roots {
+		i := slices.IndexFunc(b.roots, func(o Root) bool { return o.Path == r.Path })
+		switch {
+		case i < 0:
+			b.roots = append(b.roots, r)
+		default:
+			b.roots[i].Frozen = b.roots[i].Frozen && r.Frozen
+			if r.Since.Before(b.roots[i].Since) {
+				b.roots[i].Since = r.Since
+			}
+		}
+	}
 }
 
 // Verdict says why a file is not obeyed as written.
@@ -282,7 +381,7 @@ func relTo(dir, file string) string {
 // checkTop is the verdict on file, in the directory root (resolved), when
 // it is one of the Tracked names at root's top; nil otherwise.
 func (b *Book) checkTop(root, file string, data []byte) *Verdict {
-	if b == nil || b.home == "" {
+	if b == nil || len(b.dirs) == 0 {
 		return nil
 	}
 	rel := relTo(root, file)

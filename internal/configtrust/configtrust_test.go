@@ -19,14 +19,14 @@ func TestWritableAndApproval(t *testing.T) {
 	if err := os.Symlink(sub, link); err != nil {
 		t.Fatal(err)
 	}
-	if v := Open(home).Writable(sub); v != nil {
+	if v := Open(at(home)).Writable(sub); v != nil {
 		t.Fatalf("nothing recorded, yet %s is writable: %+v", sub, v)
 	}
 	now := time.Date(2026, 12, 7, 11, 0, 0, 0, time.UTC)
-	if err := Record(t.Context(), home, []Root{{Path: proj, Frozen: true}, {Path: extra}}, now); err != nil {
+	if err := Record(t.Context(), at(home), []Root{{Path: proj, Frozen: true}, {Path: extra}}, now); err != nil {
 		t.Fatal(err)
 	}
-	b := Open(home)
+	b := Open(at(home))
 	for dir, want := range map[string]bool{proj: false, sub: true, link: true, extra: true, filepath.Join(extra, "x"): true, filepath.Dir(proj): false} {
 		if got := b.Writable(dir) != nil; got != want {
 			t.Errorf("Writable(%s) = %v, want %v", dir, got, want)
@@ -37,10 +37,10 @@ func TestWritableAndApproval(t *testing.T) {
 	if v == nil || !strings.Contains(v.Why(), proj) || !strings.Contains(v.Why(), "cohort config trust "+file) {
 		t.Fatalf("unapproved file's verdict %+v should name the root and the command", v)
 	}
-	if err := Approve(t.Context(), home, file, []byte("{}"), now); err != nil {
+	if err := Approve(t.Context(), at(home), file, []byte("{}"), now); err != nil {
 		t.Fatal(err)
 	}
-	b = Open(home)
+	b = Open(at(home))
 	if v := b.Check(sub, file, []byte("{}")); v != nil {
 		t.Errorf("approved content refused: %+v", v)
 	}
@@ -59,13 +59,13 @@ func TestRecordDeduplicatesUnderConcurrency(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := Record(t.Context(), home, []Root{{Path: a, Frozen: true}, {Path: b, Frozen: i%2 == 0}}, time.Now()); err != nil {
+			if err := Record(t.Context(), at(home), []Root{{Path: a, Frozen: true}, {Path: b, Frozen: i%2 == 0}}, time.Now()); err != nil {
 				t.Error(err)
 			}
 		}()
 	}
 	wg.Wait()
-	bk := Open(home)
+	bk := Open(at(home))
 	if len(bk.roots) != 2 {
 		t.Fatalf("want 2 roots once each, got %+v", bk.roots)
 	}
@@ -84,11 +84,11 @@ func TestBrokenRegistryFailsClosed(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(Dir(home), "roots.json"), []byte("{not json"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	v := Open(home).Check(proj, filepath.Join(proj, ".mcp.json"), nil)
+	v := Open(at(home)).Check(proj, filepath.Join(proj, ".mcp.json"), nil)
 	if v == nil || !strings.Contains(v.Why(), "roots.json") {
 		t.Fatalf("a broken registry should refuse and name itself: %+v", v)
 	}
-	if err := Record(t.Context(), home, []Root{{Path: proj}}, time.Now()); err == nil || !strings.Contains(err.Error(), "roots.json") {
+	if err := Record(t.Context(), at(home), []Root{{Path: proj}}, time.Now()); err == nil || !strings.Contains(err.Error(), "roots.json") {
 		t.Fatalf("recording into a broken registry should fail naming it, got %v", err)
 	}
 }
@@ -104,10 +104,10 @@ func TestSameAsTheFrozenTopIsObeyed(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(proj, ".claude", "settings.json"), []byte(`{"hooks": {}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := Record(t.Context(), home, []Root{{Path: proj, Frozen: true}}, time.Now()); err != nil {
+	if err := Record(t.Context(), at(home), []Root{{Path: proj, Frozen: true}}, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	b := Open(home)
+	b := Open(at(home))
 	file := filepath.Join(wt, ".claude", "settings.json")
 	if v := b.Check(wt, file, []byte(`{"hooks": {}}`)); v != nil {
 		t.Errorf("a worktree's copy of the project's own file should be obeyed: %+v", v)
@@ -127,11 +127,11 @@ func TestCopyOfTheTopElsewhereIsNotObeyed(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(proj, ".claude", "settings.json"), []byte(`{"hooks": {}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := Record(t.Context(), home, []Root{{Path: proj, Frozen: true}}, time.Now()); err != nil {
+	if err := Record(t.Context(), at(home), []Root{{Path: proj, Frozen: true}}, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	src := filepath.Join(proj, "src")
-	if v := Open(home).Check(src, filepath.Join(src, ".claude", "settings.json"), []byte(`{"hooks": {}}`)); v == nil {
+	if v := Open(at(home)).Check(src, filepath.Join(src, ".claude", "settings.json"), []byte(`{"hooks": {}}`)); v == nil {
 		t.Error("a copy of the project's settings in src/ was obeyed: its hooks' $CLAUDE_PROJECT_DIR would be src/")
 	}
 }
@@ -141,19 +141,19 @@ func TestCopyOfTheTopElsewhereIsNotObeyed(t *testing.T) {
 func TestByApproval(t *testing.T) {
 	home, root := t.TempDir(), t.TempDir()
 	ctx := t.Context()
-	if err := Record(ctx, home, []Root{{Path: root, Frozen: true}}, time.Now()); err != nil {
+	if err := Record(ctx, at(home), []Root{{Path: root, Frozen: true}}, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	sub := filepath.Join(root, "src", ".cohort")
 	file := filepath.Join(sub, "settings.json")
 	data := []byte(`{"hooks": {}}`)
-	if Open(home).ByApproval(sub, file, data) {
+	if Open(at(home)).ByApproval(sub, file, data) {
 		t.Errorf("an unapproved file counts as approved")
 	}
-	if err := Approve(ctx, home, file, data, time.Now()); err != nil {
+	if err := Approve(ctx, at(home), file, data, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	b := Open(home)
+	b := Open(at(home))
 	if !b.ByApproval(sub, file, data) {
 		t.Errorf("an approved file inside a root is not obeyed by approval")
 	}
@@ -169,3 +169,6 @@ func TestByApproval(t *testing.T) {
 		t.Errorf("a nil Book approves")
 	}
 }
+
+// at is the registry whose only directory is home's (COHORT_HOME's).
+func at(home string) Places { return Places{Dir(home)} }

@@ -13,14 +13,82 @@
 //
 // # The registry
 //
-// $COHORT_HOME/trust/roots.json lists each writable root once (resolved
-// path, whether its top is frozen, when a session first made it writable),
-// appended under $COHORT_HOME/trust/lock. COHORT_HOME is never a writable
-// root of a sandboxed command (a COHORT_HOME placed inside a project is
-// the user's choice to give the model their settings; see the redteam
-// row o9-cohome-in-project). The session's private TMPDIR is not recorded:
+// trust/roots.json lists each writable root once (resolved path, whether
+// its top is frozen, when a session first made it writable), appended
+// under trust/lock. COHORT_HOME is never a writable root of a sandboxed
+// command (a COHORT_HOME placed inside a project is the user's choice to
+// give the model their settings; see the redteam row
+// o9-cohome-in-project). The session's private TMPDIR is not recorded:
 // it is the session's alone and removed at its end (swept at the next
 // start when the session was killed).
+//
+// # Where the record is kept
+//
+// A record kept only in $COHORT_HOME/trust would make the decision depend
+// on which COHORT_HOME a session runs with: the user's next session
+// started with another one (a second profile, a fresh install, a CI job's,
+// or one an .envrc or a wrapper script names) would know no root and obey
+// what a model planted (the redteam row o10-cohome-switch). So the
+// registry (roots.json, approved.json, tops.json, each under its lock)
+// lives in two places (Places, At):
+//   - the user's: $XDG_STATE_HOME/cohort/trust, or
+//     ~/.local/state/cohort/trust when XDG_STATE_HOME is unset or not an
+//     absolute path (UserDir). It belongs to the user account, not to a
+//     COHORT_HOME: every Cohort home of the user reads and writes it;
+//   - COHORT_HOME's trust/, as before: what older Cohort versions sharing
+//     that home read and wrote.
+//
+// Every session writes its roots (and its top-level records) to both, and
+// reads both as one: a root recorded in either counts (open where either
+// says so), an approval is the latest either holds (`cohort config trust`
+// writes both), and a top-level file is obeyed only if no record says it
+// was written. A registry that cannot be read fails closed, as below; one
+// that cannot be written is a warning at the session's start (its
+// agents' writes may then be obeyed later without you) and leaves the
+// other written.
+//
+// The user's registry has the invariant COHORT_HOME has: no sandboxed
+// command can write it, whatever the permission checker concludes. It
+// lies outside every writable root by default (~/.local/state is not the
+// cache); where XDG_STATE_HOME or HOME places it inside one (a home in a
+// checkout), the sandbox binds it read-only whole, with every folder above
+// it up to the root bound onto itself so it cannot be renamed away
+// (sandbox.Config.TrustDir; the session makes it first, since a path that
+// does not exist cannot be bound). The file tools treat it as a protected
+// path (as $COHORT_HOME), and a prompt never offers to make it writable.
+// What commands wrote there before it became the registry (an
+// XDG_STATE_HOME pointed into the cache later) is not believed either: a
+// registry lying in a root whose top is not frozen (the cache,
+// sandbox.allowWrite), by the records of them all, adds its roots (more
+// caution) but vouches for no file. One inside a working directory is
+// believed (a session started in the home holds ~/.local/state and
+// ~/.cohort, and binds both read-only): an XDG_STATE_HOME pointed into a
+// project that sessions ran in before is the person's risk, as a
+// COHORT_HOME there is.
+//
+// What a demanding user meets:
+//   - two COHORT_HOMEs on one machine (two accounts, or work and
+//     personal) under one Unix user share the record: a tree one of them
+//     let agents write is model-writable for the other too, and a file
+//     approved under one is approved under the other (the approval is
+//     the person's word on the file's bytes, not on an account). Two Unix
+//     users have two records: what another user's agents wrote is that
+//     user's to vouch for.
+//   - CI: a job with a fresh HOME starts with an empty record, so the
+//     checkout's configuration is obeyed as committed (no agent of this
+//     machine wrote it); sessions within the job share the record. A job
+//     that keeps HOME between runs keeps it too.
+//   - a read-only HOME (or state directory): the record cannot be
+//     written, so every session warns that its agents' writes may be
+//     obeyed later without approval, and `cohort config trust` fails
+//     naming the file; set XDG_STATE_HOME to a writable directory outside
+//     your projects.
+//   - XDG_STATE_HOME and COHORT_HOME both pointed at fresh directories
+//     (by the person, or by an .envrc a model wrote and the person then
+//     allowed): that session starts with an empty record and trusts what
+//     it finds. The environment a session starts in is the person's;
+//     neither variable is taken from a settings file's env, which reaches
+//     commands only.
 //
 // # Model-writable directories
 //
@@ -34,7 +102,7 @@
 // # Approval
 //
 // A model-writable file is obeyed only when a person approved its exact
-// content: $COHORT_HOME/trust/approved.json keeps a SHA-256 per resolved
+// content: trust/approved.json keeps a SHA-256 per resolved
 // path, written by `cohort config trust FILE`, which shows the file first.
 // A file changed since its approval is unapproved again. In an agent's
 // worktree (below a frozen root's .cohort/worktrees) a file equal, byte
@@ -73,7 +141,7 @@
 // invariant: a top-level configuration file that appeared or changed
 // while a session could write the tree is treated as a planted one.
 //
-// $COHORT_HOME/trust/tops.json keeps, per frozen root (a working
+// trust/tops.json keeps, per frozen root (a working
 // directory), each Tracked file's SHA-256 (or its absence) as Cohort last
 // saw it, whether that content appeared while a session could write the
 // root ("written"), and the sessions open on the root (session id, PID

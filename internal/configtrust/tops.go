@@ -23,7 +23,7 @@ import (
 // can create.
 var Tracked = []string{".mcp.json"}
 
-// topsFile is $COHORT_HOME/trust/tops.json: per frozen root, the state of
+// topsFile is trust/tops.json (in each registry of Places): per frozen root, the state of
 // each tracked file when Cohort last looked, and the sessions that may
 // write the root now.
 type topsFile struct {
@@ -73,9 +73,9 @@ func fileDigest(path string) string {
 // or after a session ended without a record, is not), then the session
 // is listed as open. Sessions listed whose process is gone are dropped.
 // End records the session's end.
-func Begin(ctx context.Context, home, id string, roots []string, now time.Time) error {
+func Begin(ctx context.Context, at Places, id string, roots []string, now time.Time) error {
 	self := openSession{ID: id, PID: os.Getpid(), Start: procStart(os.Getpid()), Since: now.UTC().Truncate(time.Second)}
-	return updateTops(ctx, home, roots, now, func(r *topRoot, path string) {
+	return updateTops(ctx, at, roots, now, func(r *topRoot, path string) {
 		suspect := false
 		r.Open = slices.DeleteFunc(r.Open, func(o openSession) bool {
 			if (o.ID == id && o.PID == self.PID) || !alive(o) {
@@ -93,9 +93,9 @@ func Begin(ctx context.Context, home, id string, roots []string, now time.Time) 
 // End records that session id no longer writes the roots: a tracked
 // file that changed since its last record was changed while the session
 // could write it.
-func End(ctx context.Context, home, id string, roots []string, now time.Time) error {
+func End(ctx context.Context, at Places, id string, roots []string, now time.Time) error {
 	pid := os.Getpid()
-	return updateTops(ctx, home, roots, now, func(r *topRoot, path string) {
+	return updateTops(ctx, at, roots, now, func(r *topRoot, path string) {
 		refresh(r, path, true, now)
 		r.Open = slices.DeleteFunc(r.Open, func(o openSession) bool { return o.ID == id && o.PID == pid })
 	})
@@ -119,12 +119,17 @@ func refresh(r *topRoot, path string, suspect bool, now time.Time) {
 	}
 }
 
-// updateTops runs fn on each root's record under the registry's lock.
-func updateTops(ctx context.Context, home string, roots []string, now time.Time, fn func(r *topRoot, path string)) error {
-	if home == "" || len(roots) == 0 {
+// updateTops runs fn on each root's record in every registry of at,
+// under its lock.
+func updateTops(ctx context.Context, at Places, roots []string, now time.Time, fn func(r *topRoot, path string)) error {
+	if len(roots) == 0 {
 		return nil
 	}
-	return update(ctx, home, "tops.json", func(f *topsFile) bool {
+	return at.each(func(dir string) error { return updateTopsIn(ctx, dir, roots, fn) })
+}
+
+func updateTopsIn(ctx context.Context, dir string, roots []string, fn func(r *topRoot, path string)) error {
+	return update(ctx, dir, "tops.json", func(f *topsFile) bool {
 		if f.Roots == nil {
 			f.Roots = map[string]*topRoot{}
 		}
@@ -145,15 +150,25 @@ func updateTops(ctx context.Context, home string, roots []string, now time.Time,
 }
 
 // topVerdict is nil when data, the content of root's tracked file name,
-// may be obeyed: approved, recorded as the person's, or changed since
-// the last record while no session could write the root. It reads the
-// record afresh: a session's own model may write the file after the
-// session read its Book.
+// may be obeyed: approved, or, in every registry, recorded as the
+// person's or changed since the last record while no session could
+// write the root. It reads the records afresh: a session's own model may
+// write the file after the session read its Book.
 func (b *Book) topVerdict(root, name, file string, data []byte) *Verdict {
 	if a, ok := b.approved[resolve(file)]; ok && a.SHA256 == digest(data) {
 		return nil
 	}
-	path := filepath.Join(Dir(b.home), "tops.json")
+	for _, dir := range b.dirs {
+		if v := topVerdictIn(dir, root, name, file, data); v != nil {
+			return v
+		}
+	}
+	return nil
+}
+
+// topVerdictIn is topVerdict by the record in the registry directory dir.
+func topVerdictIn(dir, root, name, file string, data []byte) *Verdict {
+	path := filepath.Join(dir, "tops.json")
 	raw, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil

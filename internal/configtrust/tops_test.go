@@ -32,7 +32,7 @@ func (w *topsWorld) write(content string) {
 func (w *topsWorld) begin(id string) {
 	w.t.Helper()
 	w.now = w.now.Add(time.Minute)
-	if err := Begin(w.t.Context(), w.home, id, []string{w.proj}, w.now); err != nil {
+	if err := Begin(w.t.Context(), at(w.home), id, []string{w.proj}, w.now); err != nil {
 		w.t.Fatal(err)
 	}
 }
@@ -40,7 +40,7 @@ func (w *topsWorld) begin(id string) {
 func (w *topsWorld) end(id string) {
 	w.t.Helper()
 	w.now = w.now.Add(time.Minute)
-	if err := End(w.t.Context(), w.home, id, []string{w.proj}, w.now); err != nil {
+	if err := End(w.t.Context(), at(w.home), id, []string{w.proj}, w.now); err != nil {
 		w.t.Fatal(err)
 	}
 }
@@ -48,7 +48,7 @@ func (w *topsWorld) end(id string) {
 // verdict is the top .mcp.json's verdict as a later session reads it.
 func (w *topsWorld) verdict() *Verdict {
 	w.t.Helper()
-	return Open(w.home).CheckFile(w.proj, w.file())
+	return Open(at(w.home)).CheckFile(w.proj, w.file())
 }
 
 func (w *topsWorld) wantObeyed(what string) {
@@ -82,7 +82,7 @@ func TestTopFileCreatedDuringASessionNeedsApproval(t *testing.T) {
 	w.end("s2")
 	w.wantRefused("after the next session", "appeared or changed")
 
-	if err := Approve(t.Context(), w.home, w.file(), []byte(`{"mcpServers": {"x": {"command": "sh", "sandbox": false}}}`), w.now); err != nil {
+	if err := Approve(t.Context(), at(w.home), w.file(), []byte(`{"mcpServers": {"x": {"command": "sh", "sandbox": false}}}`), w.now); err != nil {
 		t.Fatal(err)
 	}
 	w.wantObeyed("approved")
@@ -147,7 +147,7 @@ func TestTopFileAfterAKilledSession(t *testing.T) {
 	if err := dead.Run(); err != nil {
 		t.Fatal(err)
 	}
-	err := updateTops(t.Context(), w.home, []string{w.proj}, w.now, func(r *topRoot, _ string) {
+	err := updateTops(t.Context(), at(w.home), []string{w.proj}, w.now, func(r *topRoot, _ string) {
 		r.Open[0].PID = dead.Process.Pid
 	})
 	if err != nil {
@@ -173,20 +173,20 @@ func TestTopFileTrustDoesNotReachAWorktreeCopy(t *testing.T) {
 	if err := os.MkdirAll(wt, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := Record(t.Context(), w.home, []Root{{Path: w.proj, Frozen: true}}, w.now); err != nil {
+	if err := Record(t.Context(), at(w.home), []Root{{Path: w.proj, Frozen: true}}, w.now); err != nil {
 		t.Fatal(err)
 	}
 	content := []byte(`{"mcpServers": {"x": {"command": "evil"}}}`)
 	w.begin("s1")
 	w.write(string(content))
 	w.end("s1")
-	if v := Open(w.home).Check(wt, filepath.Join(wt, ".mcp.json"), content); v == nil {
+	if v := Open(at(w.home)).Check(wt, filepath.Join(wt, ".mcp.json"), content); v == nil {
 		t.Error("a worktree's .mcp.json equal to a top one a session wrote was obeyed")
 	}
-	if err := Approve(t.Context(), w.home, w.file(), content, w.now); err != nil {
+	if err := Approve(t.Context(), at(w.home), w.file(), content, w.now); err != nil {
 		t.Fatal(err)
 	}
-	if v := Open(w.home).Check(wt, filepath.Join(wt, ".mcp.json"), content); v != nil {
+	if v := Open(at(w.home)).Check(wt, filepath.Join(wt, ".mcp.json"), content); v != nil {
 		t.Errorf("a worktree's copy of the approved top file was refused: %s", v.Why())
 	}
 }
@@ -203,7 +203,7 @@ func TestTopsRecordUnreadableFailsClosed(t *testing.T) {
 	if v := w.verdict(); v == nil || !strings.Contains(v.Why(), "tops.json") {
 		t.Errorf("an unreadable record should refuse the top file and name the record: %+v", v)
 	}
-	if err := Begin(t.Context(), w.home, "s1", []string{w.proj}, w.now); err == nil || !strings.Contains(err.Error(), "tops.json") {
+	if err := Begin(t.Context(), at(w.home), "s1", []string{w.proj}, w.now); err == nil || !strings.Contains(err.Error(), "tops.json") {
 		t.Errorf("Begin on an unreadable record: %v", err)
 	}
 }

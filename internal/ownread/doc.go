@@ -20,6 +20,15 @@
 //     from /proc/self/fd) must not lie under /proc, /dev or /sys, and
 //     neither that path nor the name may be covered by a Read deny rule.
 //
+// Two more kinds of file are read with the same judge of what was opened
+// (not the name): configuration Cohort obeys (Config: settings, .mcp.json,
+// agent definitions, the trust registry's digests), followed through
+// links anywhere but into /proc, /dev and /sys and at most MaxConfig bytes,
+// so a sparse file of gigabytes planted as .mcp.json cannot exhaust the
+// next session's memory; and instructions put into a prompt when the user
+// or the model names them (Text: custom commands, skills, workflow
+// scripts), judged against the Read deny rules too.
+//
 // A refused file is a *Refused error naming the file, why, and what to do;
 // callers report it on stderr and leave the file out.
 package ownread

@@ -20,8 +20,8 @@ import (
 // them instead of failing unless REDTEAM_KNOWN is set, and fails if one
 // no longer escapes (take it off the list then).
 var o10Known = map[string]string{
-	"o10-cohome-switch": "configtrust's registry is COHORT_HOME's: a next session in src/ with another COHORT_HOME obeys the planted settings (sandbox off, " +
-		"unconfined hooks and Bash)",
+	// o10-cohome-switch held since the registry is kept per user too
+	// (configtrust.UserDir), read and written whatever COHORT_HOME says;
 	// o10-approved-script held since 278322a ("sandbox": false is not
 	// honoured in a file obeyed by approval); o10-config-fifos since
 	// 277b8e5 (configuration files must be regular, opened without

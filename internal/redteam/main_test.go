@@ -41,6 +41,9 @@ func TestMain(m *testing.M) {
 		}
 	}
 	os.Setenv("HOME", home)
+	// configtrust's per-user registry follows HOME unless XDG_STATE_HOME
+	// says otherwise: never the developer's.
+	os.Unsetenv("XDG_STATE_HOME")
 	for k, v := range gitVars {
 		os.Setenv(k, v)
 	}

@@ -130,7 +130,7 @@ func (e *Env) unobeyed(ds []string) []string {
 	const created = "created project/.mcp.json:. "
 	top := filepath.Join(e.Project, ".mcp.json")
 	return slices.DeleteFunc(ds, func(d string) bool {
-		return strings.HasPrefix(d, created) && configtrust.Open(e.CohortHome).CheckFile(e.Project, top) != nil
+		return strings.HasPrefix(d, created) && configtrust.Open(configtrust.At(e.Vars["COHORT_HOME"], func(k string) string { return e.Vars[k] })).CheckFile(e.Project, top) != nil
 	})
 }
 
@@ -146,11 +146,13 @@ func (e *Env) protectedAreas() []area {
 		// temporary files, its private tmux server's socket, the
 		// checkpoints, its signing key and background sessions' records
 		// under $COHORT_HOME, and the trees its sessions made writable
-		// (trust/roots.json; trust/approved.json is the person's alone);
+		// (trust/roots.json, in COHORT_HOME and in the user's
+		// ~/.local/state/cohort; trust/approved.json is the person's alone);
 		// the sandbox lets commands write the cache dir.
 		{label: "home", base: e.Home, skip: []string{".cache", ".cohort/projects", ".cohort/sessions", ".cohort/tmp",
 			".cohort/tasks", ".cohort/teams", ".cohort/tmux", ".cohort/todos", ".cohort/shell-snapshots", ".cohort/statsig", ".cohort/spend",
-			".cohort/checkpoints", ".cohort/remote", ".cohort/bg", ".cohort/trust/roots.json", ".cohort/trust/tops.json", ".cohort/trust/lock"}},
+			".cohort/checkpoints", ".cohort/remote", ".cohort/bg", ".cohort/trust/roots.json", ".cohort/trust/tops.json", ".cohort/trust/lock",
+			".local/state/cohort/trust/roots.json", ".local/state/cohort/trust/tops.json", ".local/state/cohort/trust/lock"}},
 		p(".git/config"), p(".git/config.worktree"), p(".git/hooks"), p(".git/info"), p(".git/commondir"),
 		{label: "project/.cohort", base: filepath.Join(e.Project, ".cohort"), skip: []string{"worktrees"}},
 		p(".claude"), p(".mcp.json"), p("scripts"),

@@ -207,10 +207,14 @@ func (in *Inbox) watch(ctx context.Context) {
 			}
 			in.lost.Store(err.Error())
 		}
+		// Why this restore, taken before it: a loss of the consumer it
+		// makes (deleted again once it hears) is the next round's, and
+		// reported then, not folded into this report.
+		why, _ := in.lost.Swap("").(string)
 		if !in.restore(ctx) {
 			return
 		}
-		if why, _ := in.lost.Swap("").(string); why != "" {
+		if why != "" {
 			in.problem(fmt.Sprintf("%s: made anew; what it held unacknowledged comes again", why))
 		}
 	}
@@ -249,7 +253,11 @@ func (in *Inbox) check(ctx context.Context) error {
 // restore makes the consumer anew, trying again for up to Config.LeaseTTL
 // (the time a dead process holds the lease); then, or at once if the
 // stream is not as it must be, the inbox fails. It reports whether the
-// inbox hears again.
+// inbox hears again. A try that fails is not reported: the server's
+// answers while a consumer of the same name is being deleted ("consumer
+// does not exist", 10149; "error creating store", 10012) are transient,
+// and the next try makes it; only giving up is (fail, with the last
+// error).
 func (in *Inbox) restore(ctx context.Context) bool {
 	deadline := time.Now().Add(in.t.cfg.LeaseTTL)
 	for {
@@ -258,6 +266,16 @@ func (in *Inbox) restore(ctx context.Context) bool {
 		in.mu.Unlock()
 		cc.Stop()
 		<-cc.Closed()
+		// What the stopped consumption signalled (its error handler may
+		// fire more than once for one deletion) is answered by this
+		// restore: a request or loss left over would make the new
+		// consumer anew again, racing whoever deletes it next, and report
+		// a deletion twice.
+		select {
+		case <-in.reset:
+		default:
+		}
+		in.lost.Store("")
 		if hook := in.t.testHookRestore.Load(); hook != nil {
 			(*hook)()
 		}
@@ -279,8 +297,6 @@ func (in *Inbox) restore(ctx context.Context) bool {
 			in.fail(err)
 			return false
 		}
-		in.problem(fmt.Sprintf("making the inbox's consumer anew: %v (trying again until %s, then giving up the inbox)",
-			err, deadline.UTC().Format(time.RFC3339)))
 		pause := time.NewTimer(min(time.Second, in.t.cfg.CheckInterval))
 		select {
 		case <-pause.C:
