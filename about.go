@@ -44,10 +44,6 @@ func (s *Session) PermissionMode() string {
 	return s.mode
 }
 
-// StatusLine returns the settings' statusLine command ({"type": "command"}),
-// whose first line a terminal UI shows under the input; "" when there is none.
-func (s *Session) StatusLine() string { return s.parts.StatusLine() }
-
 // MCPServers returns the session's MCP servers and their states now.
 func (s *Session) MCPServers() []MCPServer {
 	return append([]MCPServer{}, mcpServers(s.parts.Statuses())...)

@@ -232,3 +232,10 @@ func (s *Session) Rewind(ctx context.Context, r RewindRequest) (*RewindReport, e
 	defer s.ctl.end()
 	return s.parts.Rewind(ctx, r)
 }
+
+// StatusLine returns the settings' statusLine command, "" for none; RunStatusLine runs it with stdin and
+// returns its stdout: in the session's sandbox, as a command hook, unless "sandbox": false is honoured.
+func (s *Session) StatusLine() string { return s.parts.StatusLine() }
+func (s *Session) RunStatusLine(ctx context.Context, stdin []byte) ([]byte, error) {
+	return s.parts.RunStatusLine(ctx, stdin)
+}

@@ -309,6 +309,25 @@
 // the user wants shared with other hooks or commands still belongs in
 // sandbox.allowWrite.
 //
+// Decision (issue 36): the settings' statusLine (the terminal UI's
+// {"type": "command", "command": …}, run at the start and after each
+// turn) is a program Cohort runs on files the model may have written, as
+// a hook is, and follows the same rule (internal/assemble's
+// RunStatusLine): it runs in the session's sandbox, in the writing
+// profile of the session's directory, with the hooks' environment and the
+// sandbox's TMPDIR, stopped after 5 s; a sandbox that cannot start means
+// it does not run, never that it runs unconfined. "sandbox": false on the
+// statusLine entry is honoured in user, project and local settings only,
+// told once at the start as for hooks; in a --settings document or an
+// approved subfolder's settings it is reported and the statusLine runs
+// confined. The terminal UI itself imports no sandbox: the command line
+// hands it the session's runner. Its script (ScriptsOf, the analysis of
+// Scripts for one command line) is a protected path as hook scripts are,
+// and so are the scripts of the stdio MCP servers that run outside the
+// sandbox (package mcp, "The sandbox"): the model cannot rewrite what
+// runs with the user's rights, and what runs confined gains nothing if
+// it does.
+//
 // The protocol is the same inside: the input on stdin, exit status 2,
 // JSON on stdout, the timeout and the process-group stop (the launcher
 // hands back a pidfd the group is signalled through). The http, prompt

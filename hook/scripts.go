@@ -40,22 +40,42 @@ func (s *Set) Scripts(projectDir, cwd string) []string {
 	seen := map[string]bool{}
 	for _, cmds := range s.byEvent {
 		for _, c := range cmds {
-			for _, p := range scriptWords(c.Cmd, projectDir) {
-				for _, abs := range candidates(p, projectDir, cwd) {
-					seen[abs] = true
-					if real, err := filepath.EvalSymlinks(abs); err == nil {
-						seen[real] = true
-					}
-				}
+			addScripts(seen, c.Cmd, projectDir, cwd)
+		}
+	}
+	return slices.Sorted(maps.Keys(seen))
+}
+
+// ScriptsOf is Scripts for one command line that is not a hook's: the
+// settings' statusLine command, or a stdio MCP server's program and
+// arguments (quoted as one line with CommandLine). Cohort protects them
+// as it protects hook scripts.
+func ScriptsOf(cmd, projectDir, cwd string) []string {
+	seen := map[string]bool{}
+	addScripts(seen, cmd, projectDir, cwd)
+	return slices.Sorted(maps.Keys(seen))
+}
+
+// CommandLine quotes a program and its arguments as one shell command
+// line, for ScriptsOf.
+func CommandLine(program string, args ...string) string {
+	words := []string{shellQuote(program)}
+	for _, a := range args {
+		words = append(words, shellQuote(a))
+	}
+	return strings.Join(words, " ")
+}
+
+// addScripts adds to seen the files cmd executes (see Scripts).
+func addScripts(seen map[string]bool, cmd, projectDir, cwd string) {
+	for _, p := range scriptWords(cmd, projectDir) {
+		for _, abs := range candidates(p, projectDir, cwd) {
+			seen[abs] = true
+			if real, err := filepath.EvalSymlinks(abs); err == nil {
+				seen[real] = true
 			}
 		}
 	}
-	out := make([]string, 0, len(seen))
-	for p := range seen {
-		out = append(out, p)
-	}
-	slices.Sort(out)
-	return out
 }
 
 // candidates are the absolute paths a script word may name: itself when

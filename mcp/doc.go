@@ -149,6 +149,18 @@
 // confined. On an http server, which starts no process,
 // it is reported and ignored.
 //
+// Decision (issue 36): a server that runs outside the sandbox
+// (Spec.Unconfined) runs a program the model may rewrite (`node
+// tools/server.js`, `./bin/serve.sh`). Its command and arguments are
+// read as a hook's command is (hook.ScriptsOf on the quoted command
+// line: the program when given as a path, the script an interpreter
+// runs), and those files are protected paths in every session that loads
+// the server, as hook scripts are: the permission check refuses the file
+// tools' writes and the sandbox binds the script's folder read-only (the
+// script alone when it lies at the top of a working directory). What the
+// program goes on to read (a module, a config) is not covered: that is
+// what "sandbox": false costs, and the start-up notice says so.
+//
 // Where the session has no sandbox (sandbox.enabled false, --sandbox off,
 // a machine without one) servers run as Bash commands then do: through
 // the unconfined launcher that reaps them with the session, with Cohort

@@ -17,10 +17,16 @@ import (
 // would make the user's own unsandboxed hooks, MCP servers and approved
 // commands load what agents wrote there (sandboxConfig reports each).
 func (b *Plan) settingsEnv() []string {
-	vars, probs := settings.MergeObject[string](obeyedWhole(b.Settings.Loaded), "env")
+	_, probs := settings.MergeObject[string](obeyedWhole(b.Settings.Loaded), "env")
 	for _, p := range probs {
 		fmt.Fprintf(b.Process.Stderr, "cohort: warning: %v\n", p)
 	}
+	return b.settingsEnvQuiet()
+}
+
+// settingsEnvQuiet is settingsEnv without reporting problems.
+func (b *Plan) settingsEnvQuiet() []string {
+	vars, _ := settings.MergeObject[string](obeyedWhole(b.Settings.Loaded), "env")
 	out := make([]string, 0, len(vars))
 	for k, v := range vars {
 		out = append(out, k+"="+v.Value)
@@ -45,10 +51,13 @@ func obeyedWhole(s *settings.Settings) *settings.Settings {
 }
 
 // hookScripts lists the files the settings' hooks and the loaded agent
-// definitions' own hooks execute, which are protected paths for the
+// definitions' own hooks execute, and the statusLine's and unconfined MCP
+// servers' (configuredScripts), which are protected paths for the
 // permission check and read-only in the sandbox: a definition's hook runs
 // outside the sandbox as the settings' do.
-func (b *Plan) hookScripts() []string { return b.hookScriptsFrom(b.Process.Cwd) }
+func (b *Plan) hookScripts() []string {
+	return append(b.hookScriptsFrom(b.Process.Cwd), b.configuredScripts()...)
+}
 
 // hookScriptsFrom is hookScripts for hooks run in cwd: relative scripts
 // name the files there.

@@ -2,7 +2,6 @@ package assemble
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -117,22 +116,6 @@ func (s *Session) AdditionalDirs() []string {
 
 // Statuses are the session's MCP servers and their states.
 func (s *Session) Statuses() []mcp.Status { return s.mcp.Statuses() }
-
-// StatusLine is the command of the settings' statusLine (Claude Code's
-// {"type": "command", "command": …}): a terminal UI runs it and shows the
-// first line it prints. Empty when no settings file sets one, or the one
-// that wins is not a command.
-func (s *Session) StatusLine() string {
-	secs := s.Settings.Loaded.Section("statusLine")
-	if len(secs) == 0 {
-		return ""
-	}
-	var sl struct{ Type, Command string }
-	if json.Unmarshal(secs[len(secs)-1].Value, &sl) != nil || (sl.Type != "" && sl.Type != "command") {
-		return ""
-	}
-	return sl.Command
-}
 
 // Send queues text for the lead, as typing ahead does: the lead reads it
 // at its next tool-result boundary, or with the next prompt. A text that

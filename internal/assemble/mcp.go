@@ -21,12 +21,7 @@ import (
 
 // mcpSpecs are the session's servers (mcp.Load), problems reported.
 func (b *Plan) mcpSpecs() []mcp.Spec {
-	dirs := []string{b.Process.ProjectRoot}
-	if b.Process.Cwd != b.Process.ProjectRoot {
-		dirs = append(dirs, b.Process.Cwd)
-	}
-	specs, errs := mcp.Load(mcp.LoadConfig{Settings: b.Settings.Loaded, ProjectDirs: dirs, CLI: b.MCP.Configs,
-		Strict: b.MCP.Strict, Dir: b.Process.Cwd, Getenv: b.Process.Getenv, Trust: b.Process.Paths.Trust})
+	specs, errs := mcp.Load(b.mcpLoadConfig())
 	for _, err := range errs {
 		fmt.Fprintf(b.Process.Stderr, "cohort: warning: %v\n", err)
 	}
@@ -36,6 +31,16 @@ func (b *Plan) mcpSpecs() []mcp.Spec {
 			Scope: mcp.ScopeSDK, Source: "the program hosting the session"})
 	}
 	return specs
+}
+
+// mcpLoadConfig says where the session's servers are configured.
+func (b *Plan) mcpLoadConfig() mcp.LoadConfig {
+	dirs := []string{b.Process.ProjectRoot}
+	if b.Process.Cwd != b.Process.ProjectRoot {
+		dirs = append(dirs, b.Process.Cwd)
+	}
+	return mcp.LoadConfig{Settings: b.Settings.Loaded, ProjectDirs: dirs, CLI: b.MCP.Configs,
+		Strict: b.MCP.Strict, Dir: b.Process.Cwd, Getenv: b.Process.Getenv, Trust: b.Process.Paths.Trust}
 }
 
 // mcpOptions are the options every server of the session shares:

@@ -166,6 +166,7 @@ func (s *Session) openLead(ctx context.Context) (err error) {
 	}
 	s.startGitSnapshot(ctx) // after the sandbox, which confines its git
 	s.openHooks()
+	s.openStatusLine()
 	if err := s.openTeams(); err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"io"
 	"os"
 
@@ -57,6 +58,13 @@ func runInteractive(ctx context.Context, inv *Invocation, o *options, args []str
 		},
 		Flags:      func(ctx context.Context, w io.Writer) error { return listFlags(ctx, cfg, w) },
 		StatusLine: s.StatusLine(),
+		RunStatusLine: func(ctx context.Context, ts tui.Session, in []byte) ([]byte, error) {
+			s, ok := ts.(*cohort.Session)
+			if !ok {
+				return nil, errors.New("cohort: the statusLine runs only in a session of package cohort")
+			}
+			return s.RunStatusLine(ctx, in)
+		},
 	}
 	opts.Environ = inv.Environ()
 	return tui.Run(ctx, opts, in, out)

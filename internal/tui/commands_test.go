@@ -213,6 +213,31 @@ func TestStatusLineRuns(t *testing.T) {
 	}
 }
 
+// TestStatusLineRunner: with Options.RunStatusLine the UI runs nothing
+// itself: the runner (the session's sandboxed one) gets the session and
+// the JSON, and its first line shows.
+func TestStatusLineRunner(t *testing.T) {
+	c := newCrowd(0, time.Now())
+	var got Session
+	var in []byte
+	m := newModel(Options{Session: c, Dir: t.TempDir(), Model: "opus",
+		StatusLine: "echo ran-by-the-ui > /dev/null; exit 1",
+		RunStatusLine: func(_ context.Context, s Session, stdin []byte) ([]byte, error) {
+			got, in = s, stdin
+			return []byte("from the runner\nsecond\n"), nil
+		}})
+	m.width, m.high = 80, 10
+	t.Cleanup(m.shutdown)
+	m.Update(m.Init()())
+	lines := strings.Split(screenText(m), "\n")
+	if last := lines[len(lines)-1]; last != "from the runner" {
+		t.Errorf("the status line shows %q, want the runner's first line", last)
+	}
+	if got != c || !strings.Contains(string(in), `"session_id":"crowd"`) {
+		t.Errorf("the runner got session %v and stdin %s", got, in)
+	}
+}
+
 // TestTreeKeysAndSecondEsc: in the tree, m messages the selected agent,
 // x stops it, Ctrl+B backgrounds it; after Esc interrupted a turn, a
 // second Esc offers to stop the agents still running, and y does.

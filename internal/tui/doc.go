@@ -23,7 +23,10 @@
 //     events come, and only the rows on screen are formatted.
 //   - No ticking when idle: no blinking cursor, no spinner. A one-second
 //     clock runs only while some agent other than the lead works (for
-//     elapsed times); the statusLine runs at start and after each Run.
+//     elapsed times); the statusLine runs at start and after each Run,
+//     through Options.RunStatusLine (the session's runner, which confines
+//     it in the session's sandbox as a command hook; the UI imports no
+//     sandbox).
 //   - The UI draws with its own painter (painter.go), not bubbletea's
 //     renderer, which wakes 60 times a second to compare frames even when
 //     nothing changed (136 ms of CPU in an idle 10 s here). The program

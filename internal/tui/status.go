@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"os/exec"
@@ -25,13 +26,18 @@ func (m *Model) statusCmd() tea.Cmd {
 		"model":           map[string]string{"id": m.model, "display_name": m.model},
 		"workspace":       map[string]string{"current_dir": m.opts.Dir, "project_dir": m.opts.Dir},
 		"permission_mode": m.mode})
-	dir := m.opts.Dir
+	dir, run, sess := m.opts.Dir, m.opts.RunStatusLine, m.sess
+	if run == nil {
+		run = func(ctx context.Context, _ Session, in []byte) ([]byte, error) {
+			c := exec.CommandContext(ctx, "/bin/sh", "-c", command)
+			c.Dir, c.Stdin, c.WaitDelay = dir, bytes.NewReader(in), time.Second
+			return c.Output()
+		}
+	}
 	return m.background(func(ctx context.Context) tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		defer cancel()
-		c := exec.CommandContext(ctx, "/bin/sh", "-c", command)
-		c.Dir, c.Stdin, c.WaitDelay = dir, strings.NewReader(string(in)), time.Second
-		out, err := c.Output()
+		out, err := run(ctx, sess, in)
 		if err != nil && len(out) == 0 {
 			return statusMsg{}
 		}

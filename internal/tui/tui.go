@@ -68,6 +68,11 @@ type Options struct {
 	// StatusLine is the settings' statusLine command (Claude Code's shape:
 	// {"type": "command", "command": …}); empty for none.
 	StatusLine string
+	// RunStatusLine runs StatusLine for session s with stdin and returns
+	// its stdout: the session's own runner (cohort.Session.RunStatusLine,
+	// confined by its sandbox). Nil runs it with /bin/sh as the UI's child
+	// (tests).
+	RunStatusLine func(ctx context.Context, s Session, stdin []byte) ([]byte, error)
 	// Now is the clock for elapsed times (default time.Now).
 	Now func() time.Time
 	// Environ is the environment (NO_COLOR, TERM, COLORTERM decide the
