@@ -152,7 +152,7 @@ func sameVersion(a, b os.FileInfo) bool {
 	}
 	sa, ok1 := a.Sys().(*syscall.Stat_t)
 	sb, ok2 := b.Sys().(*syscall.Stat_t)
-	return ok1 && ok2 && sa.Ctim == sb.Ctim
+	return ok1 && ok2 && ctime(sa) == ctime(sb)
 }
 
 // Problem says why the file, as last looked at, trusts no worker (it is
