@@ -15,6 +15,7 @@ import (
 func TestUntrustedFileOnlyRestricts(t *testing.T) {
 	home, proj := t.TempDir(), t.TempDir()
 	chome := filepath.Join(home, ".cohort")
+	places := configtrust.At(chome, func(k string) string { return map[string]string{"HOME": home}[k] })
 	sub := filepath.Join(proj, "src")
 	const body = `{"permissions": {"allow": ["Bash"], "deny": ["Read(./secret)"], "ask": ["Bash(rm:*)"], "defaultMode": "bypassPermissions",
   "additionalDirectories": ["/"]}, "sandbox": {"enabled": false}, "hooks": {"Stop": []}, "env": {"X": "1"}}`
@@ -28,10 +29,10 @@ func TestUntrustedFileOnlyRestricts(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(proj, ".git"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := configtrust.Record(t.Context(), chome, []configtrust.Root{{Path: proj, Frozen: true}}, time.Now()); err != nil {
+	if err := configtrust.Record(t.Context(), places, []configtrust.Root{{Path: proj, Frozen: true}}, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	env := Env{Home: home, CohortHome: chome, Cwd: sub, Trust: configtrust.Open(chome)}
+	env := Env{Home: home, CohortHome: chome, Cwd: sub, Trust: configtrust.Open(places)}
 	s := Load(env)
 	var src *Source
 	for _, x := range s.Sources {
@@ -64,10 +65,10 @@ func TestUntrustedFileOnlyRestricts(t *testing.T) {
 		t.Errorf("want one problem naming the file and the command, got %v", s.Problems)
 	}
 
-	if err := configtrust.Approve(t.Context(), chome, file, []byte(body), time.Now()); err != nil {
+	if err := configtrust.Approve(t.Context(), places, file, []byte(body), time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	env.Trust = configtrust.Open(chome)
+	env.Trust = configtrust.Open(places)
 	s = Load(env)
 	if len(s.Section("sandbox")) != 1 || len(s.Problems) != 0 {
 		t.Errorf("the approved file should be obeyed whole; problems %v", s.Problems)
