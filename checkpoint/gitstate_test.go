@@ -1,55 +1,14 @@
 package checkpoint
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/cohort-dev/cohort/internal/fifotest"
 )
-
-// within runs f, failing the test if it has not returned by the deadline:
-// a read of a FIFO blocks until a writer comes, so the test then opens
-// each FIFO for writing to let f return (and not leak) before failing.
-func within(t *testing.T, d time.Duration, fifos []string, f func()) {
-	t.Helper()
-	done := make(chan struct{})
-	go func() { defer close(done); f() }()
-	ctx, cancel := context.WithTimeout(t.Context(), d)
-	defer cancel()
-	select {
-	case <-done:
-		return
-	case <-ctx.Done():
-	}
-	tick := time.NewTicker(10 * time.Millisecond) // a writer that opens and closes each, until f returns
-	defer tick.Stop()
-	for released := false; !released; {
-		for _, p := range fifos {
-			if w, err := os.OpenFile(p, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
-				w.Close()
-			}
-		}
-		select {
-		case <-done:
-			released = true
-		case <-tick.C:
-		}
-	}
-	t.Fatalf("still waiting after %v: a FIFO among %v was read as a file", d, fifos)
-}
-
-func mkfifo(t *testing.T, path string) {
-	t.Helper()
-	if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
-		t.Fatal(err)
-	}
-	if err := syscall.Mkfifo(path, 0o644); err != nil {
-		t.Skipf("no FIFOs here: %v", err)
-	}
-}
 
 // A command in the sandbox may replace the repository's index with a
 // FIFO: the next checkpoint neither hangs on it nor fails; it records the
@@ -59,10 +18,10 @@ func TestCheckpointOfAnIndexThatIsAFIFO(t *testing.T) {
 	dir, l := newRepo(t)
 	s := newStore(t)
 	index := filepath.Join(l.GitDir, "index")
-	mkfifo(t, index)
+	fifotest.Make(t, index)
 	var cp *Checkpoint
 	var err error
-	within(t, 20*time.Second, []string{index}, func() {
+	fifotest.Within(t, 20*time.Second, []string{index}, func() {
 		cp, err = s.Snapshot(t.Context(), "sess-1", "proj", Record{Turn: 1, Phase: Before}, []Root{{Dir: dir, Repo: l}})
 	})
 	if err != nil {
@@ -100,16 +59,16 @@ func TestReadHeadRefusesWhatIsNotAGitFile(t *testing.T) {
 	if err := os.MkdirAll(filepath.Dir(ref), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	mkfifo(t, ref)
+	fifotest.Make(t, ref)
 	packed := filepath.Join(gitDir, "packed-refs")
-	mkfifo(t, packed)
+	fifotest.Make(t, packed)
 	var h *Head
-	within(t, 10*time.Second, []string{ref, packed}, func() { h = readHead(gitDir, gitDir) })
+	fifotest.Within(t, 10*time.Second, []string{ref, packed}, func() { h = readHead(gitDir, gitDir) })
 	if h != nil {
 		t.Errorf("a FIFO as the branch's ref: readHead = %+v; want nil", h)
 	}
 	os.Remove(ref)
-	within(t, 10*time.Second, []string{packed}, func() { h = readHead(gitDir, gitDir) })
+	fifotest.Within(t, 10*time.Second, []string{packed}, func() { h = readHead(gitDir, gitDir) })
 	if h != nil {
 		t.Errorf("a FIFO as packed-refs: readHead = %+v; want nil", h)
 	}

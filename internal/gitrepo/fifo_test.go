@@ -1,13 +1,14 @@
 package gitrepo
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/cohort-dev/cohort/internal/fifotest"
 )
 
 // A nested repository is the model's to make: its .git file, the
@@ -29,33 +30,10 @@ func TestReadRefusesFIFOsAndTheKernelsFiles(t *testing.T) {
 		t.Skipf("no FIFOs here: %v", err)
 	}
 	var fifos []string
-	readWithin := func() (Layout, error) {
+	readWithin := func() (l Layout, err error) {
 		t.Helper()
-		var l Layout
-		var err error
-		done := make(chan struct{})
-		go func() { defer close(done); l, err = Read(sub) }()
-		ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
-		defer cancel()
-		select {
-		case <-done:
-			return l, err
-		case <-ctx.Done():
-		}
-		tick := time.NewTicker(10 * time.Millisecond) // a writer for each FIFO, until Read returns
-		defer tick.Stop()
-		for {
-			for _, p := range fifos {
-				if w, err := os.OpenFile(p, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
-					w.Close()
-				}
-			}
-			select {
-			case <-done:
-				t.Fatalf("Read still waiting after 20 s: a FIFO among %v was read as a file", fifos)
-			case <-tick.C:
-			}
-		}
+		fifotest.Within(t, 20*time.Second, fifos, func() { l, err = Read(sub) })
+		return l, err
 	}
 	fifos = []string{dotGit}
 	if _, err := readWithin(); err == nil || !strings.Contains(err.Error(), dotGit) || !strings.Contains(err.Error(), "not a regular file") {
@@ -91,17 +69,9 @@ func TestReadRefusesFIFOsAndTheKernelsFiles(t *testing.T) {
 	if err != nil || l.CommonDir == "" {
 		t.Fatalf("without the commondir: %+v, %v", l, err)
 	}
-	done := make(chan []string)
-	go func() { done <- l.Alternates() }()
-	select {
-	case alt := <-done:
-		if len(alt) != 0 {
-			t.Errorf("alternates a FIFO: %v; want none", alt)
-		}
-	case <-time.After(20 * time.Second):
-		w, _ := os.OpenFile(alternates, os.O_WRONLY, 0)
-		w.Close()
-		<-done
-		t.Fatal("Alternates still waiting after 20 s on a FIFO")
+	var alt []string
+	fifotest.Within(t, 20*time.Second, []string{alternates}, func() { alt = l.Alternates() })
+	if len(alt) != 0 {
+		t.Errorf("alternates a FIFO: %v; want none", alt)
 	}
 }

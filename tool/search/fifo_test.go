@@ -1,7 +1,6 @@
 package search
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cohort-dev/cohort/internal/fifotest"
 	"github.com/cohort-dev/cohort/tool"
 )
 
@@ -41,42 +41,12 @@ func TestGoGrepSkipsFIFOsAndTheKernelsFiles(t *testing.T) {
 		{"pattern": "foo", "path": fifos[0]},
 	} {
 		var out string
-		done := make(chan struct{})
-		go func() { defer close(done); out, _ = grep(t, g, e, in) }()
-		ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
-		select {
-		case <-done:
-		case <-ctx.Done():
-			release(done, fifos)
-			cancel()
-			t.Fatalf("%v: Grep still waiting after 20 s: a FIFO was read as a file", in)
-		}
-		cancel()
+		fifotest.Within(t, 20*time.Second, fifos, func() { out, _ = grep(t, g, e, in) })
 		if strings.Contains(out, "PATH=") || strings.Contains(out, "pipe.go") {
 			t.Errorf("%v: %q; want neither the environment nor the FIFO", in, out)
 		}
 		if in["pattern"] == "foo" && in["path"] == nil && !strings.Contains(out, "foo") {
 			t.Errorf("%v: %q; want the project's own matches", in, out)
-		}
-	}
-}
-
-// release lets reads blocked on the FIFOs end (a writer that opens and
-// closes each, until done), so that a test that found one hanging fails
-// instead of hanging itself.
-func release(done <-chan struct{}, fifos []string) {
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		for _, p := range fifos {
-			if w, err := os.OpenFile(p, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
-				w.Close()
-			}
-		}
-		select {
-		case <-done:
-			return
-		case <-tick.C:
 		}
 	}
 }
