@@ -3,11 +3,12 @@ package checkpoint
 import (
 	"bytes"
 	"encoding/binary"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/cohort-dev/cohort/internal/ownread"
 )
 
 // A session index read by Cohort, to spare `git ls-files` when the scan
@@ -30,7 +31,7 @@ type indexEntry struct {
 // readIndex reads the entries of the index file at path, whose object ids
 // are hashLen bytes; ok is false when Cohort does not read it (git will).
 func readIndex(path string, hashLen int) (entries map[string]indexEntry, mtime unix.Timespec, ok bool) {
-	data, err := os.ReadFile(path)
+	data, err := ownread.GitState(path, ownread.MaxGitIndex)
 	var st unix.Stat_t
 	if err != nil || unix.Stat(path, &st) != nil || len(data) < 12+hashLen || string(data[:4]) != "DIRC" {
 		return nil, mtime, false

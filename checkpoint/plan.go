@@ -410,6 +410,9 @@ func (s *Store) indexChanged(ctx context.Context, target, now *RootState) (bool,
 	if target.Index == now.Index {
 		return false, nil
 	}
+	if target.Index == "" && len(target.Problems) > 0 {
+		return false, nil // not recorded (the checkpoint says why): nothing to restore
+	}
 	if target.Index == "" || now.Index == "" {
 		return true, nil
 	}

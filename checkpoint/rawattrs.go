@@ -7,6 +7,7 @@ import (
 	"regexp"
 
 	"github.com/cohort-dev/cohort/internal/gitrepo"
+	"github.com/cohort-dev/cohort/internal/ownread"
 	"github.com/cohort-dev/cohort/internal/safegit"
 )
 
@@ -63,7 +64,7 @@ func (s *Store) objectFormat(common string) string {
 		return f.(string)
 	}
 	format := "sha1"
-	if data, err := os.ReadFile(filepath.Join(common, "config")); err == nil && sha256Format.Match(data) {
+	if data, err := ownread.Config(filepath.Join(common, "config"), 0); err == nil && sha256Format.Match(data) {
 		format = "sha256"
 	}
 	s.raw.Store(key, format)

@@ -15,6 +15,7 @@ import (
 	"syscall"
 
 	"github.com/cohort-dev/cohort/internal/gitrepo"
+	"github.com/cohort-dev/cohort/internal/ownread"
 	"github.com/cohort-dev/cohort/internal/safegit"
 )
 
@@ -60,6 +61,10 @@ type RootState struct {
 	Large     []Large `json:"large,omitempty"`
 	// Skipped are entries not recorded: repositories nested in the root.
 	Skipped []string `json:"skipped,omitempty"`
+	// Problems say what of the repository's state was not recorded and
+	// why (an index that is a FIFO or too big to be one): the snapshot of
+	// the working tree still holds, and the caller reports them.
+	Problems []string `json:"problems,omitempty"`
 }
 
 // Checkpoint is one checkpoint: Cohort's record and what the store's
@@ -294,9 +299,10 @@ func (s *Store) sessionIndex(session string, st RootState) (string, error) {
 	if st.GitDir == "" {
 		return path, nil
 	}
-	data, err := os.ReadFile(filepath.Join(st.GitDir, "index"))
-	if errors.Is(err, fs.ErrNotExist) {
-		return path, nil
+	data, err := ownread.GitState(filepath.Join(st.GitDir, "index"), ownread.MaxGitIndex)
+	var refused *ownread.Refused
+	if errors.Is(err, fs.ErrNotExist) || errors.As(err, &refused) {
+		return path, nil // git hashes every file once (snapIndex reports a refusal)
 	}
 	if err != nil {
 		return "", err
@@ -408,11 +414,16 @@ func (s *Store) largeHash(path string, fi fs.FileInfo) (string, error) {
 	if ok && got.same(key) {
 		return got.sum, nil
 	}
-	f, err := os.Open(path)
+	// Without blocking: the file may have been replaced by a FIFO since
+	// it was listed.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
+	if now, err := f.Stat(); err != nil || !now.Mode().IsRegular() {
+		return "", fmt.Errorf("%s is no longer a regular file", path)
+	}
 	h := sha256.New()
 	if _, err := io.Copy(h, f); err != nil {
 		return "", err
@@ -439,7 +450,7 @@ func (s *Store) snapRepo(ctx context.Context, st *RootState) error {
 // git process per checkpoint; nil for an unborn branch or a HEAD that
 // cannot be read.
 func readHead(gitDir, commonDir string) *Head {
-	data, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
+	data, err := ownread.GitState(filepath.Join(gitDir, "HEAD"), ownread.MaxGitRef)
 	if err != nil {
 		return nil
 	}
@@ -451,10 +462,15 @@ func readHead(gitDir, commonDir string) *Head {
 	if !strings.HasPrefix(ref, "refs/") || strings.Contains(ref, "..") {
 		return nil
 	}
-	if data, err := os.ReadFile(filepath.Join(commonDir, filepath.FromSlash(ref))); err == nil {
+	data, err = ownread.GitState(filepath.Join(commonDir, filepath.FromSlash(ref)), ownread.MaxGitRef)
+	if err == nil {
 		return &Head{Ref: ref, Commit: strings.TrimSpace(string(data))}
 	}
-	packed, err := os.ReadFile(filepath.Join(commonDir, "packed-refs"))
+	var refused *ownread.Refused
+	if errors.As(err, &refused) {
+		return nil // not where the branch is: a FIFO or a link into /proc
+	}
+	packed, err := ownread.GitState(filepath.Join(commonDir, "packed-refs"), ownread.MaxGitPackedRefs)
 	if err != nil {
 		return nil
 	}
@@ -486,7 +502,14 @@ func (s *Store) snapIndex(ctx context.Context, st *RootState) error {
 		st.Index = got.sum
 		return nil
 	}
-	data, err := os.ReadFile(path)
+	data, err := ownread.GitState(path, ownread.MaxGitIndex)
+	var refused *ownread.Refused
+	if errors.As(err, &refused) {
+		// The tree and HEAD are still recorded; a rewind leaves the
+		// index as it finds it.
+		st.Problems = append(st.Problems, fmt.Sprintf("the index was not recorded, so a rewind leaves it as it is: %v (if git also fails on it: remove it and run git reset, which rebuilds it from HEAD)", err))
+		return nil
+	}
 	if err != nil {
 		return err
 	}

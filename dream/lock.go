@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cohort-dev/cohort/internal/filelock"
+	"github.com/cohort-dev/cohort/internal/ownread"
 )
 
 // LockName is the consolidation lock in a memory directory: its mtime is
@@ -61,7 +62,7 @@ func readLock(path string) (lockState, error) {
 		return lockState{}, fmt.Errorf("consolidation lock %s is not a regular file; remove it", path)
 	}
 	st := lockState{exists: true, mtime: fi.ModTime()}
-	data, err := os.ReadFile(path)
+	data, err := ownread.Config(path, 64) // a pid; not a FIFO it became since the Lstat
 	if err != nil {
 		return lockState{}, fmt.Errorf("consolidation lock: %w", err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/cohort-dev/cohort/agentdef"
 	"github.com/cohort-dev/cohort/crew"
 	"github.com/cohort-dev/cohort/engine"
+	"github.com/cohort-dev/cohort/internal/ownread"
 	"github.com/cohort-dev/cohort/llm"
 	"github.com/cohort-dev/cohort/permission"
 	"github.com/cohort-dev/cohort/task"
@@ -183,12 +184,11 @@ func snapshot(dir string) (map[string][]byte, error) {
 		if !e.Type().IsRegular() || strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		// The memory directory is the model's to write: a file may have
+		// become a FIFO since it was listed, or be a sparse giant.
+		data, err := ownread.Config(filepath.Join(dir, e.Name()), maxSnapshot)
 		if err != nil {
 			continue
-		}
-		if len(data) > maxSnapshot {
-			data = data[:maxSnapshot]
 		}
 		out[e.Name()] = data
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,6 +13,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/cohort-dev/cohort/internal/ownread"
 	"github.com/cohort-dev/cohort/settings"
 )
 
@@ -278,7 +278,7 @@ func ReadConfig(v, dir string, getenv func(string) string) ([]Spec, []error) {
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(dir, p)
 		}
-		data, err := os.ReadFile(p)
+		data, err := ownread.Config(p, 0)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("--mcp-config: %v; give a JSON file or a JSON object {\"mcpServers\": {…}}", err))
 			continue

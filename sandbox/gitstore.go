@@ -8,6 +8,7 @@ import (
 
 	"github.com/cohort-dev/cohort/internal/gitobj"
 	"github.com/cohort-dev/cohort/internal/gitrepo"
+	"github.com/cohort-dev/cohort/internal/ownread"
 )
 
 // Bounds of heldStore: how many denied files it hashes, the largest it
@@ -107,7 +108,7 @@ func holdsAny(objects, files []string) bool {
 			continue
 		}
 		total += fi.Size()
-		data, err := os.ReadFile(f)
+		data, err := ownread.Whole(f, storeFileSize) // not a FIFO it became since
 		if err != nil {
 			continue
 		}

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/cohort-dev/cohort/internal/ownread"
 )
 
 // Listed is one of Cohort's worktrees of the repository, as git's records
@@ -26,7 +28,7 @@ func (m *Manager) Listed() []Listed {
 	var out []Listed
 	for _, d := range dirs {
 		admin := filepath.Join(m.common, "worktrees", d.Name())
-		data, err := os.ReadFile(filepath.Join(admin, "gitdir"))
+		data, err := ownread.GitState(filepath.Join(admin, "gitdir"), ownread.MaxGitRef)
 		if err != nil {
 			continue
 		}
@@ -37,7 +39,7 @@ func (m *Manager) Listed() []Listed {
 		if fi, err := os.Stat(path); err != nil || !fi.IsDir() {
 			continue
 		}
-		base, _ := os.ReadFile(filepath.Join(admin, baseFile))
+		base, _ := ownread.GitState(filepath.Join(admin, baseFile), ownread.MaxGitRef)
 		out = append(out, Listed{Path: path, Base: strings.TrimSpace(string(base))})
 	}
 	return out

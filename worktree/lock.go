@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/cohort-dev/cohort/internal/atomicfile"
+	"github.com/cohort-dev/cohort/internal/ownread"
 )
 
 // Files Cohort keeps in a worktree's administrative directory
@@ -81,7 +82,7 @@ func sanitizeField(s string) string {
 // readLock returns the lock reason of the worktree whose administrative
 // directory is admin, and whether it is locked at all.
 func readLock(admin string) (reason string, locked bool, err error) {
-	data, err := os.ReadFile(filepath.Join(admin, "locked"))
+	data, err := ownread.GitState(filepath.Join(admin, "locked"), ownread.MaxGitRef)
 	if errors.Is(err, os.ErrNotExist) {
 		return "", false, nil
 	}
@@ -94,10 +95,10 @@ func readLock(admin string) (reason string, locked bool, err error) {
 // readMeta returns the recorded base commit and symlinks of a worktree.
 // A missing record yields zero values.
 func readMeta(admin string) (base string, links []string) {
-	if data, err := os.ReadFile(filepath.Join(admin, baseFile)); err == nil {
+	if data, err := ownread.GitState(filepath.Join(admin, baseFile), ownread.MaxGitRef); err == nil {
 		base = strings.TrimSpace(string(data))
 	}
-	if data, err := os.ReadFile(filepath.Join(admin, linksFile)); err == nil {
+	if data, err := ownread.GitState(filepath.Join(admin, linksFile), ownread.MaxGitRef); err == nil {
 		for l := range strings.SplitSeq(string(data), "\n") {
 			if l = strings.TrimSpace(l); l != "" {
 				links = append(links, l)

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/cohort-dev/cohort/internal/gitrepo"
+	"github.com/cohort-dev/cohort/internal/ownread"
 )
 
 // RepoRoot returns the canonical root of the repository that contains dir:
@@ -104,7 +105,7 @@ func mainOf(common string) (location, error) {
 // config file (no includes, no subsections), lower-cased keys.
 func readConfig(path string) map[string]string {
 	out := map[string]string{}
-	data, err := os.ReadFile(path)
+	data, err := ownread.Config(path, 0) // a nested repository's may be a FIFO
 	if err != nil {
 		return out
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cohort-dev/cohort/internal/ownread"
 	"github.com/gofrs/flock"
 )
 
@@ -185,7 +186,7 @@ func (m *Manager) findAdmin(path string) (string, error) {
 	}
 	for _, d := range dirs {
 		admin := filepath.Join(m.common, "worktrees", d.Name())
-		data, err := os.ReadFile(filepath.Join(admin, "gitdir"))
+		data, err := ownread.GitState(filepath.Join(admin, "gitdir"), ownread.MaxGitRef)
 		if err == nil && canonical(filepath.Dir(strings.TrimSpace(string(data)))) == path {
 			return admin, nil
 		}

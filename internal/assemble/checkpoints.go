@@ -38,6 +38,7 @@ type checkpoints struct {
 	captured chan struct{}       // closed when its files are in the store (or it failed)
 	turn     int                 // the lead's user turns so far
 	marks    map[int]engine.Mark // where the lead's conversation was before each turn of this process
+	warned   map[string]bool     // problems of a root's repository already reported (once a session)
 	// boundaries counts the rewrites of the lead's transcript before this
 	// process (a resumed session's): with the engine's own, a Place.
 	boundaries int
@@ -140,8 +141,26 @@ func (s *Session) snapshot(phase checkpoint.Phase, prompt string) {
 		}
 		ctx, cancel := context.WithTimeout(c.ctx, snapshotTimeout)
 		defer cancel()
-		if _, err := c.store.SnapshotThen(ctx, s.id, s.Process.ProjectRoot, rec, s.checkpointRoots(ctx), release); err != nil && c.ctx.Err() == nil {
+		cp, err := c.store.SnapshotThen(ctx, s.id, s.Process.ProjectRoot, rec, s.checkpointRoots(ctx), release)
+		if err != nil && c.ctx.Err() == nil {
 			fmt.Fprintf(s.Process.Stderr, "cohort: warning: checkpoint %s turn %d: %v\n", phase, rec.Turn, err)
+		}
+		if cp != nil {
+			for _, r := range cp.Roots {
+				for _, p := range r.Problems {
+					c.mu.Lock()
+					seen := c.warned[r.Dir+"\x00"+p]
+					if c.warned == nil {
+						c.warned = map[string]bool{}
+					}
+					c.warned[r.Dir+"\x00"+p] = true
+					c.mu.Unlock()
+					if seen {
+						continue
+					}
+					fmt.Fprintf(s.Process.Stderr, "cohort: warning: checkpoints of %s: %s (reported once)\n", r.Dir, p)
+				}
+			}
 		}
 		release()
 		close(done) // the prune is no one's to wait for

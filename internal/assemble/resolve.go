@@ -13,6 +13,7 @@ import (
 	"github.com/cohort-dev/cohort/agentdef"
 	"github.com/cohort-dev/cohort/flags"
 	"github.com/cohort-dev/cohort/internal/configtrust"
+	"github.com/cohort-dev/cohort/internal/ownread"
 	"github.com/cohort-dev/cohort/settings"
 	"github.com/cohort-dev/cohort/transcript"
 	"github.com/cohort-dev/cohort/worktree"
@@ -212,7 +213,7 @@ func (p *Plan) addSettings(layers []string) error {
 				path = filepath.Join(p.Process.Cwd, path)
 			}
 			var err error
-			if data, err = os.ReadFile(path); err != nil {
+			if data, err = ownread.Config(path, 0); err != nil {
 				return fieldErr("Settings", "settings layer %d: %v (give a JSON object or the path of a settings file)", i, err)
 			}
 			label, root = path, filepath.Dir(path)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -12,6 +11,7 @@ import (
 
 	"github.com/cohort-dev/cohort/crew"
 	"github.com/cohort-dev/cohort/flags"
+	"github.com/cohort-dev/cohort/internal/ownread"
 	"github.com/cohort-dev/cohort/task"
 	"github.com/cohort-dev/cohort/workflow/host"
 	"github.com/cohort-dev/cohort/workflowrun"
@@ -58,7 +58,7 @@ func (s *Session) Workflow(ctx context.Context, script string, args json.RawMess
 		} else if !filepath.IsAbs(path) {
 			path = filepath.Join(s.Process.Cwd, path)
 		}
-		src, err := os.ReadFile(path)
+		src, err := ownread.Text(path, ownread.MaxConfig, nil)
 		if err != nil {
 			return task.State{}, fmt.Errorf("read the workflow script: %w", err)
 		}

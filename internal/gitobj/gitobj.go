@@ -31,6 +31,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"syscall"
 )
 
 // BlobIDs are the names git gives a blob holding data: SHA-1, then
@@ -73,11 +74,16 @@ var idxMagic = []byte{0xff, 't', 'O', 'c'}
 
 // inIndex looks id up in the pack index file path.
 func inIndex(path string, id []byte) (bool, error) {
-	f, err := os.Open(path)
+	// Without blocking, and only a regular file: a command in the sandbox
+	// may make a FIFO named like a pack index in a repository it writes.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		return false, err
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return false, fmt.Errorf("not a regular file (%v)", err)
+	}
 	head := make([]byte, 8)
 	if _, err := io.ReadFull(f, head); err != nil {
 		return false, err

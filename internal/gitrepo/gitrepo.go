@@ -30,6 +30,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/cohort-dev/cohort/internal/ownread"
 )
 
 // ErrNotRepository: no .git entry in the directory or above it.
@@ -125,7 +127,7 @@ func (l *Layout) checkCommondir() {
 
 // readFile reads a .git file and the git dir it names.
 func (l Layout) readFile() (Layout, error) {
-	data, err := os.ReadFile(l.DotGit)
+	data, err := ownread.GitState(l.DotGit, ownread.MaxGitRef)
 	if err != nil {
 		return Layout{}, err
 	}
@@ -142,7 +144,7 @@ func (l Layout) readFile() (Layout, error) {
 		return Layout{}, fmt.Errorf("%s names the git dir %s, which does not exist (%v): repair the worktree (git worktree repair) or remove the file", l.DotGit, dir, err)
 	}
 	l.Linked, l.GitDir, l.CommonDir = true, gd, gd
-	common, err := os.ReadFile(filepath.Join(gd, "commondir"))
+	common, err := ownread.GitState(filepath.Join(gd, "commondir"), ownread.MaxGitRef)
 	if errors.Is(err, fs.ErrNotExist) {
 		// A submodule's git dir, or one made by git init
 		// --separate-git-dir, is its own common dir.
@@ -162,7 +164,7 @@ func (l Layout) readFile() (Layout, error) {
 	if err != nil {
 		return Layout{}, fmt.Errorf("%s names the common dir %s, which does not exist (%v): repair the worktree (git worktree repair)", filepath.Join(gd, "commondir"), c, err)
 	}
-	back, _ := os.ReadFile(filepath.Join(gd, "gitdir"))
+	back, _ := ownread.GitState(filepath.Join(gd, "gitdir"), ownread.MaxGitRef)
 	backPath := strings.TrimSpace(string(back))
 	if filepath.Dir(gd) != filepath.Join(cd, "worktrees") || resolve(backPath) != resolve(l.DotGit) {
 		l.Problems = append(l.Problems, fmt.Sprintf("%s names %s, which is not a worktree of the repository in %s that points back at it: Cohort treats %s as a repository of its own; repair the worktree (git worktree repair) if it is one", l.DotGit, gd, cd, gd))
@@ -209,7 +211,7 @@ func (l Layout) Checkouts() []string {
 	dir := filepath.Join(l.CommonDir, "worktrees")
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
-		data, err := os.ReadFile(filepath.Join(dir, e.Name(), "gitdir"))
+		data, err := ownread.GitState(filepath.Join(dir, e.Name(), "gitdir"), ownread.MaxGitRef)
 		if err != nil {
 			continue
 		}
@@ -233,7 +235,7 @@ func (l Layout) Checkouts() []string {
 // objects directory), clean, in file order; none when it cannot be read.
 func (l Layout) Alternates() []string {
 	objects := filepath.Join(l.CommonDir, "objects")
-	data, err := os.ReadFile(filepath.Join(objects, "info", "alternates"))
+	data, err := ownread.GitState(filepath.Join(objects, "info", "alternates"), ownread.MaxGitRef)
 	if err != nil {
 		return nil
 	}

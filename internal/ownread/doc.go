@@ -29,6 +29,20 @@
 // or the model names them (Text: custom commands, skills, workflow
 // scripts), judged against the Read deny rules too.
 //
+// And files of a repository's state that git writes, and so can a
+// command in the sandbox (GitState: the index, HEAD, refs, packed-refs, a
+// .git file, commondir, gitdir, alternates; bounds MaxGitRef,
+// MaxGitPackedRefs, MaxGitIndex), and project files Cohort reads itself
+// (Whole: Grep's Go backend, the sandbox's look at denied files): the
+// same judge without deny rules, whole and bounded. A FIFO planted as
+// .git/index hung the session's next checkpoint before these.
+//
+// Left as they are: files only Cohort writes in its private directories
+// of $COHORT_HOME, which the sandbox hides from every command
+// (checkpoints, transcripts, tasks, teams, mailboxes, the trust registry
+// — internal/configtrust reads its own), and /proc files Cohort reads of
+// processes by pid.
+//
 // A refused file is a *Refused error naming the file, why, and what to do;
 // callers report it on stderr and leave the file out.
 package ownread

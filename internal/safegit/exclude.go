@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/cohort-dev/cohort/internal/ownread"
 )
 
 // Exclude makes git ignore patterns in every working tree of the
@@ -26,7 +28,7 @@ func Exclude(commonDir, comment string, patterns ...string) error {
 			return fmt.Errorf("safegit: %s is a symbolic link; Cohort writes only git's own exclude file (remove the link)", p)
 		}
 	}
-	data, err := os.ReadFile(path)
+	data, err := ownread.Config(path, 0)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("safegit: read %s: %w", path, err)
 	}

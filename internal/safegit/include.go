@@ -2,12 +2,13 @@ package safegit
 
 import (
 	"context"
-	"os"
+	"errors"
 	"path/filepath"
 	"strings"
 
 	"github.com/cohort-dev/cohort/internal/gitrepo"
 	"github.com/cohort-dev/cohort/internal/lazyre"
+	"github.com/cohort-dev/cohort/internal/ownread"
 )
 
 // includes reports whether the repository's own config files mention
@@ -15,9 +16,13 @@ import (
 // one more git call).
 func includes(repo gitrepo.Layout) bool {
 	for _, f := range configFiles(repo) {
-		data, err := os.ReadFile(f)
+		data, err := ownread.Config(f, 0)
 		if err == nil && strings.Contains(strings.ToLower(string(data)), "include") {
 			return true
+		}
+		var refused *ownread.Refused
+		if errors.As(err, &refused) {
+			return true // cannot say: git's own reading of it decides
 		}
 	}
 	return false

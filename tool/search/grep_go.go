@@ -3,7 +3,6 @@ package search
 import (
 	"bytes"
 	"context"
-	"os"
 	"regexp"
 	"regexp/syntax"
 	"runtime"
@@ -12,6 +11,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/cohort-dev/cohort/internal/ownread"
 	"github.com/cohort-dev/cohort/tool"
 )
 
@@ -141,11 +141,10 @@ func hasTextAnchor(re *syntax.Regexp) bool {
 // searchFile searches one file; nil means nothing to report (no match,
 // unreadable, binary, too large).
 func searchFile(path string, re, pre *regexp.Regexp, q *query) *hits {
-	info, err := os.Stat(path)
-	if err != nil || info.Size() > maxSearchBytes {
-		return nil
-	}
-	data, err := os.ReadFile(path)
+	// Without blocking, regular files only, none of the kernel's: a FIFO
+	// in the project is skipped (as rg skips it), not waited on, and a
+	// link to /proc/self/environ is not searched.
+	data, err := ownread.Whole(path, maxSearchBytes)
 	if err != nil || bytes.IndexByte(data, 0) >= 0 {
 		return nil
 	}

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/cohort-dev/cohort/internal/ownread"
 )
 
 // walker lists the files ripgrep would search under a root, applying its
@@ -162,7 +164,7 @@ func (w *walker) load(dir string) *dirIgnores {
 		return di
 	}
 	read := func(name string) rules {
-		data, err := os.ReadFile(filepath.Join(dir, name))
+		data, err := ownread.Config(filepath.Join(dir, name), 0) // a FIFO is no ignore file
 		if err != nil {
 			return nil
 		}
