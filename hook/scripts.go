@@ -66,8 +66,18 @@ func CommandLine(program string, args ...string) string {
 	return strings.Join(words, " ")
 }
 
-// addScripts adds to seen the files cmd executes (see Scripts).
+// addScripts adds to seen the files cmd executes (see Scripts), and the
+// files of the modules Python runs with -m (moduleFiles) that exist in
+// the project or cwd: an installed module (python -m pytest) is no file
+// of the project, and is never reported missing.
 func addScripts(seen map[string]bool, cmd, projectDir, cwd string) {
+	for _, m := range moduleFiles(cmd, projectDir) {
+		for _, abs := range candidates(m, projectDir, cwd) {
+			if real, err := filepath.EvalSymlinks(abs); err == nil {
+				seen[abs], seen[real] = true, true
+			}
+		}
+	}
 	for _, p := range scriptWords(cmd, projectDir) {
 		for _, abs := range candidates(p, projectDir, cwd) {
 			seen[abs] = true
@@ -166,6 +176,38 @@ func scriptWords(cmd, projectDir string) []string {
 					out = append(out, w.Value)
 					break
 				}
+			}
+		}
+	}
+	return out
+}
+
+// moduleFiles are the files `python -m a.b.c` runs when the module lies
+// in the working directory, which Python searches first: a/b/c.py and
+// its package's a/__init__.py (protecting them protects their folder).
+// Other interpreters take no module option that names project files.
+func moduleFiles(cmd, projectDir string) []string {
+	an := shellcmd.Analyze(cmd, shellcmd.Options{Dir: projectDir, Home: os.Getenv("HOME")})
+	var out []string
+	for _, c := range an.Commands {
+		for _, l := range c.Layers {
+			name := l.Name()
+			if !name.Static() || !strings.HasPrefix(filepath.Base(name.Value), "python") {
+				continue
+			}
+			for i, w := range l.Words[1:] {
+				if !w.Static() || w.Value != "-m" || i+2 >= len(l.Words) || !l.Words[i+2].Static() {
+					continue
+				}
+				parts := strings.Split(l.Words[i+2].Value, ".")
+				if slices.Contains(parts, "") || slices.ContainsFunc(parts, func(p string) bool { return strings.ContainsAny(p, `/\`) }) {
+					break
+				}
+				out = append(out, filepath.Join(parts...)+".py")
+				if len(parts) > 1 {
+					out = append(out, filepath.Join(parts[0], "__init__.py"))
+				}
+				break
 			}
 		}
 	}

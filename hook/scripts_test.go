@@ -1,7 +1,9 @@
 package hook
 
 import (
+	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -28,5 +30,33 @@ func TestScripts(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Scripts (-want +got):\n%s", diff)
+	}
+}
+
+// python -m pkg.mod runs pkg/mod.py from the working directory when it
+// is there: its file and its package's __init__.py are protected, and a
+// module that is not a project file is not reported missing.
+func TestScriptsOfAModuleRun(t *testing.T) {
+	p := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(p, "tools4"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"__init__.py", "srv.py"} {
+		if err := os.WriteFile(filepath.Join(p, "tools4", f), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := ScriptsOf(CommandLine("python3", "-u", "-m", "tools4.srv", "--port", "1"), p, p)
+	for _, want := range []string{filepath.Join(p, "tools4", "srv.py"), filepath.Join(p, "tools4", "__init__.py")} {
+		if !slices.Contains(got, want) {
+			t.Errorf("ScriptsOf(python3 -m tools4.srv) = %v, lacks %s", got, want)
+		}
+	}
+	set, probs := loadSet("/p/.cohort/settings.json", settingsJSON(t, spec{event: Stop, cmd: "python3 -m pytest -q"}))
+	if len(probs) != 0 {
+		t.Fatal(probs)
+	}
+	if missing := set.MissingScripts(t.TempDir(), t.TempDir()); len(missing) != 0 {
+		t.Errorf("python3 -m pytest reported missing: %v", missing)
 	}
 }
