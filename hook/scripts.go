@@ -40,7 +40,7 @@ func (s *Set) Scripts(projectDir, cwd string) []string {
 	seen := map[string]bool{}
 	for _, cmds := range s.byEvent {
 		for _, c := range cmds {
-			addScripts(seen, c.Cmd, projectDir, cwd)
+			addScripts(seen, c.Cmd, projectDir, cwd, false)
 		}
 	}
 	return slices.Sorted(maps.Keys(seen))
@@ -50,9 +50,16 @@ func (s *Set) Scripts(projectDir, cwd string) []string {
 // settings' statusLine command, or a stdio MCP server's program and
 // arguments (quoted as one line with CommandLine). Cohort protects them
 // as it protects hook scripts.
+//
+// Unlike Scripts, it also protects the files of a module that Python runs
+// with -m from the project (moduleFiles): these programs run outside the
+// sandbox when their "sandbox": false is honoured. A hook's module is
+// left writable, as its other imports are: a hook runs confined unless it
+// opts out, and an opted-out hook's imports are the cost its start-up
+// notice states.
 func ScriptsOf(cmd, projectDir, cwd string) []string {
 	seen := map[string]bool{}
-	addScripts(seen, cmd, projectDir, cwd)
+	addScripts(seen, cmd, projectDir, cwd, true)
 	return slices.Sorted(maps.Keys(seen))
 }
 
@@ -66,15 +73,17 @@ func CommandLine(program string, args ...string) string {
 	return strings.Join(words, " ")
 }
 
-// addScripts adds to seen the files cmd executes (see Scripts), and the
-// files of the modules Python runs with -m (moduleFiles) that exist in
-// the project or cwd: an installed module (python -m pytest) is no file
-// of the project, and is never reported missing.
-func addScripts(seen map[string]bool, cmd, projectDir, cwd string) {
-	for _, m := range moduleFiles(cmd, projectDir) {
-		for _, abs := range candidates(m, projectDir, cwd) {
-			if real, err := filepath.EvalSymlinks(abs); err == nil {
-				seen[abs], seen[real] = true, true
+// addScripts adds to seen the files cmd executes (see Scripts), and with
+// modules the files of the modules Python runs with -m (moduleFiles) that
+// exist in the project or cwd: an installed module (python -m pytest) is
+// no file of the project, and is never reported missing.
+func addScripts(seen map[string]bool, cmd, projectDir, cwd string, modules bool) {
+	if modules {
+		for _, m := range moduleFiles(cmd, projectDir) {
+			for _, abs := range candidates(m, projectDir, cwd) {
+				if real, err := filepath.EvalSymlinks(abs); err == nil {
+					seen[abs], seen[real] = true, true
+				}
 			}
 		}
 	}
