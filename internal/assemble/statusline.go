@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strconv"
 	"time"
@@ -120,6 +121,11 @@ func (s *Session) RunStatusLine(ctx context.Context, stdin []byte) ([]byte, erro
 // of the stdio MCP servers that run outside the sandbox
 // (mcp.Spec.Unconfined). They are protected as hook scripts are
 // (hookScripts).
+//
+// Only scripts that exist are listed: a protected file's whole directory
+// is protected (permission.Checker.ProtectedFile), and a word that names
+// nothing (a Windows path such as C:\Users\…\status-line.py read as a
+// relative name) would otherwise protect the project's top folder.
 func (b *Plan) configuredScripts() []string {
 	var out []string
 	if sl := b.statusLine(); sl.Command != "" {
@@ -130,7 +136,10 @@ func (b *Plan) configuredScripts() []string {
 			out = append(out, hook.ScriptsOf(hook.CommandLine(spec.Command, spec.Args...), b.Process.ProjectRoot, b.Process.Cwd)...)
 		}
 	}
-	return out
+	return slices.DeleteFunc(out, func(p string) bool {
+		_, err := os.Lstat(p)
+		return err != nil
+	})
 }
 
 // mcpSpecsQuiet is mcpSpecs without reporting problems (openMCP does).

@@ -92,8 +92,18 @@ func TestPlantedSubfolderConfigIsNotObeyed(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("session 3: exit %d\n%s\n%s", code, out, errOut)
 	}
-	if _, err := os.Stat(filepath.Join(canary, "hook")); err != nil {
+	// Obeyed: its SessionStart hook ran. But confined: an approved file's
+	// "sandbox": {"enabled": false} and the hook's "sandbox": false are
+	// not applied (it lies where agents write), so the hook's write
+	// outside was refused, and both are reported.
+	if !strings.Contains(errOut, `SessionStart hook "touch `+filepath.Join(canary, "hook")) {
 		t.Errorf("the approved settings file was not obeyed (its SessionStart hook did not run); stderr:\n%s", errOut)
+	}
+	if _, err := os.Stat(filepath.Join(canary, "hook")); err == nil {
+		t.Errorf("the approved file's hook ran unconfined; stderr:\n%s", errOut)
+	}
+	if !strings.Contains(errOut, "sandbox.enabled is not applied") {
+		t.Errorf("the approved file's sandbox.enabled false should be reported as not applied; stderr:\n%s", errOut)
 	}
 	if strings.Contains(errOut, settings+": lies inside") {
 		t.Errorf("the approved file is still reported; stderr:\n%s", errOut)
