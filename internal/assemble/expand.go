@@ -19,11 +19,7 @@ import (
 // Claude Code 2.1.332 sends them (slashcmd). A prompt typed ahead into a
 // running turn (Send, typed) is expanded the same way.
 func (s *Session) expand(ctx context.Context, scope *hook.Scope, text string, typed bool) ([]string, []string, error) {
-	var denied func(string) bool
-	if s.checker != nil {
-		denied = s.deniedRead
-	}
-	c, args, ok, err := slashcmd.Find(s.Process.Cwd, text, denied)
+	c, args, ok, err := slashcmd.Find(s.Process.Cwd, text, s.deniedRead)
 	if err != nil {
 		return nil, nil, err
 	}

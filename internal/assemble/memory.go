@@ -107,8 +107,11 @@ func (s *Session) agentMemory(info tool.Caller, def *agentdef.Definition) string
 
 // deniedRead reports whether the session's Read deny rules cover path:
 // what Cohort reads into a prompt on its own (memory files and indexes)
-// obeys them as the Read tool does.
-func (s *Session) deniedRead(path string) bool { return s.checker.DeniedRead("", path) }
+// obeys them as the Read tool does (as do the commands and skills it
+// reads: expand, openSkills). A session without a checker denies nothing.
+func (s *Session) deniedRead(path string) bool {
+	return s.checker != nil && s.checker.DeniedRead("", path)
+}
 
 // MemoryDir returns the project memory directory of the session ("" when
 // it was refused).

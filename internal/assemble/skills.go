@@ -34,11 +34,7 @@ func (b *Plan) skillDirs() []string {
 
 // openSkills loads the session's skills; broken ones are warnings.
 func (s *Session) openSkills() {
-	var denied func(string) bool
-	if s.checker != nil {
-		denied = s.deniedRead
-	}
-	cat, errs := skill.Load(denied, s.skillDirs()...)
+	cat, errs := skill.Load(s.deniedRead, s.skillDirs()...)
 	for _, err := range errs {
 		fmt.Fprintf(s.Process.Stderr, "cohort: warning: %v\n", err)
 	}
