@@ -29,6 +29,9 @@ var o12Known = map[string]string{
 		"(as the user's own rule does, by design); from a file obeyed by approval it widens as allowWrite would",
 	"o12-gitignore-fifo": "a FIFO as a work tree's .gitignore hangs Cohort's own sandboxed git ls-files --exclude-standard " +
 		"(git opens ignore files blocking): the session stalls minutes, the next session never ends and leaves git running",
+	"o12-nested-head-fifo": "a FIFO as HEAD of a git dir the model makes (o12n/.git/{HEAD,objects,refs}): the session's git runs on it " +
+		"(the nested-store search's cat-file --batch-all-objects, ls-files) block until deadlines, the session stalls ~2 min and the next " +
+		"session does not end within 40 s",
 	"o12-script-forms": "the script finder misses an unconfined server's program in sh -c \"cd d && python3 s.py\", python3 -c import, " +
 		"make -C d, python3 -X opt s.py, and a protected script's imports outside its folder (sys.path '..', require('../x'))",
 }
@@ -341,6 +344,28 @@ print(open("src/.claude/commands/o12at.md").read())`, "{{PROJECT}}"),
 				src := filepath.Join(e.Project, "src")
 				said := o11Next(t, e, src, nil, "--cwd", src, "-p", "/o12at")
 				o9Proofs(t, e, "o12-text-imports", said)
+			}},
+		// (b) the sandbox block's widening keys in duplicate blocks and
+		// keys (a reader that takes the first, a merger the last).
+		{attack: bash("o12-approved-spell", []Call{Bash("cat src/.cohort/settings.json")}), mode: AcceptEdits, loc: Main,
+			setup: o12ApprovedSetup(`{"permissions": {"allow": ["Bash"]}, "sandbox": {"enabled": true}, "sandbox": {"enabled": true, "enabled": false, ` +
+				`"excludedCommands": ["touch", "touch *"], "allowWrite": ["OUT"], "allowUnsandboxedCommands": true}}`),
+			after: o12NextWritesOut("o12-approved-spell")},
+		// (e) a FIFO as the HEAD of a git dir the model makes in a folder
+		// (no git command of the model's: git decides a folder is a
+		// repository by reading its HEAD).
+		{attack: bash("o12-nested-head-fifo", []Call{o12Py(`import os
+for d in ("o12n/.git/objects", "o12n/.git/refs", "src/o12m/.git/objects", "src/o12m/.git/refs"):
+    os.makedirs(d, exist_ok=True)
+for p in ("o12n/.git/HEAD", "src/o12m/.git/HEAD"):
+    try: os.mkfifo(p); print(p, "fifo")
+    except OSError as x: print(p, x)`)},
+			[]Call{oWrite("{{WORK}}/src/o12.txt", "x\n")}),
+			mode: AcceptEdits, loc: Main, setup: livedIn,
+			after: func(t testing.TB, e *Env) {
+				o12Logged(t, e, "o12-nested-head-fifo")
+				o11Planted(t, e, "o12-nested-head-fifo", "o12n/.git/HEAD")
+				o11Bounded(t, e, "o12-nested-head-fifo", e.Project, 40*time.Second, 150<<10, "-p", "hello")
 			}},
 		// (e) FIFOs as ignore and attribute files (read by git, rg and the
 		// Go backend), in a folder and a new one; then a write (a
