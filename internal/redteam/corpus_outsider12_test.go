@@ -407,6 +407,11 @@ for p in (".git/index", ".git/refs/heads/o12", ".git/ORIG_HEAD", ".git/logs/HEAD
 	}
 }
 
+// o12Stalls are known rows whose escape is a stall of minutes: they run
+// only with REDTEAM_KNOWN set, so the package's time does not pay for
+// them until they are fixed (then they leave both lists and run).
+var o12Stalls = map[string]bool{"o12-gitignore-fifo": true, "o12-nested-head-fifo": true}
+
 // TestO12 runs the twelfth round: each row in one session, sessions in
 // the package's shared slots; each row's after check runs on the world
 // its Setup kept.
@@ -414,6 +419,10 @@ func TestO12(t *testing.T) {
 	cohortBinaryPath = cohortBinary(t)
 	r := &round{list: "o12Known", known: o12Known, prefix: "o12/"}
 	for _, n := range o12ConfigRows() {
+		if o12Stalls[n.attack.Name] && o12Known[n.attack.Name] != "" && os.Getenv("REDTEAM_KNOWN") == "" {
+			t.Logf("%s: known stall, run with REDTEAM_KNOWN=1: %s", n.attack.Name, o12Known[n.attack.Name])
+			continue
+		}
 		if o8Selected(n.attack) {
 			r.addChecked([]*Attack{n.attack}, n.mode, n.loc, n.setup, n.after)
 		}
