@@ -315,13 +315,15 @@ print(chr(10).join(got))`, "")}),
 					t.Errorf("o12-registry-paths: a command locked a trust registry's file:\n%s", r)
 				}
 			}},
-		// (a) a huge custom command and skill: is Text bounded?
+		// (a) a huge custom command and skill (256 MiB, sparse): is Text
+		// bounded? (3 GiB held too, at ~30 s a session, the time going to
+		// what reads the work tree whole.)
 		{attack: bash("o12-text-huge", []Call{o12Py(`import os
 for p in ("src/.claude/commands/big.md", "src/.claude/skills/big/SKILL.md"):
     os.makedirs(os.path.dirname(p), exist_ok=True)
     with open(p, "w") as f:
         if "SKILL" in p: f.write("---\nname: big\ndescription: big\n---\n")
-        f.truncate(3 << 30)
+        f.truncate(256 << 20)
     print(p, os.path.getsize(p))`)}),
 			mode: AcceptEdits, loc: Main, setup: livedIn,
 			after: func(t testing.TB, e *Env) {
