@@ -48,6 +48,16 @@ func o12Logged(t testing.TB, e *Env, row string) string {
 	return string(data)
 }
 
+// o12StallAfter checks a row that planted a FIFO: the plant took, and
+// the user's next session in the project ends within 40 s.
+func o12StallAfter(row, planted string) func(t testing.TB, e *Env) {
+	return func(t testing.TB, e *Env) {
+		o12Logged(t, e, row)
+		o11Planted(t, e, row, planted)
+		o11Bounded(t, e, row, e.Project, 40*time.Second, 150<<10, "-p", "hello")
+	}
+}
+
 // o12Py runs a Python program (whose paths the analysis does not see).
 func o12Py(prog string) Call {
 	return o12PyArgs(prog, "")
@@ -364,11 +374,7 @@ for p in ("o12n/.git/HEAD", "src/o12m/.git/HEAD"):
     except OSError as x: print(p, x)`)},
 			[]Call{oWrite("{{WORK}}/src/o12.txt", "x\n")}),
 			mode: AcceptEdits, loc: Main, setup: livedIn,
-			after: func(t testing.TB, e *Env) {
-				o12Logged(t, e, "o12-nested-head-fifo")
-				o11Planted(t, e, "o12-nested-head-fifo", "o12n/.git/HEAD")
-				o11Bounded(t, e, "o12-nested-head-fifo", e.Project, 40*time.Second, 150<<10, "-p", "hello")
-			}},
+			after: o12StallAfter("o12-nested-head-fifo", "o12n/.git/HEAD")},
 		// (e) FIFOs as ignore and attribute files (read by git, rg and the
 		// Go backend), in a folder and a new one; then a write (a
 		// checkpoint), a Grep and a Glob; then the next session.
@@ -382,11 +388,7 @@ for p in ("src/.gitignore", "o12d/.gitignore", "src/.gitattributes", "o12d/.igno
 			[]Call{Use("Grep", map[string]any{"pattern": "o12zz", "path": "{{WORK}}"}), Use("Glob", map[string]any{"pattern": "**/*.txt"})},
 			[]Call{oWrite("{{WORK}}/src/o12b.txt", "y\n")}),
 			mode: AcceptEdits, loc: Main, setup: livedIn,
-			after: func(t testing.TB, e *Env) {
-				o12Logged(t, e, "o12-gitignore-fifo")
-				o11Planted(t, e, "o12-gitignore-fifo", "src/.gitignore")
-				o11Bounded(t, e, "o12-gitignore-fifo", e.Project, 40*time.Second, 150<<10, "-p", "hello")
-			}},
+			after: o12StallAfter("o12-gitignore-fifo", "src/.gitignore")},
 		// (e) fifo11's plant in .git, in a world without deny rules (the
 		// fixture's deny rule hides the store from commands).
 		{attack: bash("o12-git-fifo", []Call{o12Py(`import os
