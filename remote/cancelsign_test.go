@@ -11,6 +11,7 @@ import (
 // older job with the id, another trusted lead's, an unsigned or altered
 // one is refused with a reason.
 func TestOpenCancel(t *testing.T) {
+	t.Parallel()
 	lead, other := testSigner(t, "alice"), testSigner(t, "bob")
 	k := NewKeyring()
 	for _, s := range []*Signer{lead, other} {

@@ -20,6 +20,7 @@ func testJob() *Job {
 }
 
 func TestDecodeJobIsStrict(t *testing.T) {
+	t.Parallel()
 	good := mustJSON(func() *Job { j := testJob(); j.Lead = "alice"; return j }())
 	if _, err := DecodeJob(good); err != nil {
 		t.Fatalf("a good job: %v", err)
@@ -82,6 +83,7 @@ func testSigner(t *testing.T, name string) *Signer {
 }
 
 func TestKeyringOpensOnlyTrustedJobs(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)
 	alice, mallory := testSigner(t, "alice"), testSigner(t, "mallory")
 	ring := NewKeyring()
@@ -153,6 +155,7 @@ func TestKeyringOpensOnlyTrustedJobs(t *testing.T) {
 }
 
 func TestReadKeyringNamesTheBadLine(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	good := testSigner(t, "alice").PublicKey()
 	path := dir + "/trust"
@@ -168,6 +171,7 @@ func TestReadKeyringNamesTheBadLine(t *testing.T) {
 }
 
 func TestLoadOrCreateKeyKeepsTheKey(t *testing.T) {
+	t.Parallel()
 	path := t.TempDir() + "/keys/lead.key"
 	k1, err := LoadOrCreateKey(path)
 	if err != nil {

@@ -47,6 +47,7 @@ func capturedJob(t *testing.T, r *rig, id string) []byte {
 // captured on the wire, is published again (without its message id)
 // after its result is stored: the worker does not run it twice.
 func TestKeyattack2JobReplayedAfterItsResult(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	var calls atomic.Int32
 	r.worker("w1", committing(&calls))
@@ -70,6 +71,7 @@ func TestKeyattack2JobReplayedAfterItsResult(t *testing.T) {
 // w1 itself the replay does not run either, but only because the job's
 // directory is left there: it is retried until MaxDeliver.)
 func TestKeyattack2JobReplayedAfterItsResultIsPurged(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	var calls1, calls2 atomic.Int32
 	stop := r.worker("w1", committing(&calls1))
@@ -97,6 +99,7 @@ func TestKeyattack2JobReplayedAfterItsResultIsPurged(t *testing.T) {
 // a patch of its own. The lead must not take a result no worker it
 // trusts made (results are not signed).
 func TestKeyattack2ForgedResult(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	reports := r.reports()
 	r.submit(r.job("k3"))
@@ -167,6 +170,7 @@ func sealedBy(t *testing.T, name string, res Result) []byte {
 // trusted worker w2's key but naming w1 is refused; so is one signed by a
 // worker key the lead does not trust. The real one is taken.
 func TestKeyattack2ResultSignedByAnotherWorker(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	reports := r.reports()
 	r.workerKey("w2") // trusted, but runs nothing
@@ -200,6 +204,7 @@ func TestKeyattack2ResultSignedByAnotherWorker(t *testing.T) {
 // does not answer another job: published on results.k6, or stored when a
 // new lead process submits a job with the same id k5.
 func TestKeyattack2OlderResultReplayed(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	r.worker("w1", committing(nil))
 	r.submit(r.job("k5"))
@@ -234,6 +239,7 @@ func TestKeyattack2OlderResultReplayed(t *testing.T) {
 // TestKeyattack2ResultWithAlteredPatch: the genuine signed result of k8,
 // its patch altered and stored in its place, does not verify.
 func TestKeyattack2ResultWithAlteredPatch(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	r.worker("w1", committing(nil))
 	r.submit(r.job("k8"))
@@ -272,6 +278,7 @@ func TestKeyattack2ResultWithAlteredPatch(t *testing.T) {
 // duplicate window is over; here a lead whose clock is 6 minutes behind)
 // is dropped unrun.
 func TestKeyattack2JobReplayedLater(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	var calls atomic.Int32
 	r.worker("w1", committing(&calls))

@@ -76,6 +76,7 @@ func endedWithin5s(t *testing.T, r *rig, id string) (*Result, error) {
 // are core NATS and unsigned; a forged one with 10^12 tokens reaches
 // Wait's callback, which crew records as the task's usage (spend).
 func TestKeyattack3ForgedProgressReachesTheLead(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	r.submit(r.job("p1")) // no worker: the job waits in the queue
 	forged := mustJSON(Progress{JobID: "p1", Worker: "w1", Phase: "running", InputTokens: 1e12, OutputTokens: 1e12, ToolUses: 99})
@@ -112,6 +113,7 @@ func TestKeyattack3ForgedProgressReachesTheLead(t *testing.T) {
 // reporting the rest; a worker handed the job again still finds its
 // result and does not run it twice.
 func TestKeyattack3ResultReplacedBeforeTheLeadReadsIt(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	reports := r.reports()
 	var calls atomic.Int32
@@ -177,6 +179,7 @@ func bury(t *testing.T, r *rig, id string) {
 // subject), and a worker that took the job later ran it. Held since
 // keyfix4: every cancellation is kept, and a worker reads them all.
 func TestKeyattack3CancelReplacedBeforeAWorkerReadsIt(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	var calls atomic.Int32
 	r.submit(r.job("k1")) // no worker yet
@@ -199,6 +202,7 @@ func TestKeyattack3CancelReplacedBeforeAWorkerReadsIt(t *testing.T) {
 // lead's job-<id> (another id, another letter case, none) after its
 // result is purged runs on no worker.
 func TestKeyattack3JobCopyWithAnotherMsgID(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	wire, calls2 := ranThenSecondWorker(t, r, "c1")
 	st, err := r.client.s.js.Stream(t.Context(), r.client.s.n.resultStream)
@@ -231,6 +235,7 @@ func TestKeyattack3JobCopyWithAnotherMsgID(t *testing.T) {
 // message on cancel.<id>; the attacker's stops a running job, and the
 // worker's signed result says the lead cancelled it.
 func TestKeyattack3ForgedCancel(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	started := make(chan string, 1)
 	r.worker("w1", blocking(started))
@@ -247,6 +252,7 @@ func TestKeyattack3ForgedCancel(t *testing.T) {
 // TestKeyattack3TrustFileBadLines (ideas 6, 7): bad lines of the lead's
 // trusted_workers file are errors naming the file and the line.
 func TestKeyattack3TrustFileBadLines(t *testing.T) {
+	t.Parallel()
 	key := base64.StdEncoding.EncodeToString(testSigner(t, "w1").key.Public().(ed25519.PublicKey))
 	short := base64.StdEncoding.EncodeToString([]byte("short"))
 	for name, c := range map[string]struct{ text, want string }{
@@ -273,6 +279,7 @@ func TestKeyattack3TrustFileBadLines(t *testing.T) {
 // keys is ambiguous; the file must say so, not trust the last line
 // silently.
 func TestKeyattack3TrustFileNameTwice(t *testing.T) {
+	t.Parallel()
 	a := base64.StdEncoding.EncodeToString(testSigner(t, "w1").key.Public().(ed25519.PublicKey))
 	b := base64.StdEncoding.EncodeToString(testSigner(t, "w2").key.Public().(ed25519.PublicKey))
 	path := filepath.Join(t.TempDir(), "trusted_workers")
@@ -286,6 +293,7 @@ func TestKeyattack3TrustFileNameTwice(t *testing.T) {
 // token limit (a pasted blob) must be an error naming the file and line;
 // bufio.Scanner's bare "token too long" names neither.
 func TestKeyattack3TrustFileLongLine(t *testing.T) {
+	t.Parallel()
 	key := base64.StdEncoding.EncodeToString(testSigner(t, "w1").key.Public().(ed25519.PublicKey))
 	path := filepath.Join(t.TempDir(), "trusted_workers")
 	writeFile(t, path, "w1 "+key+"\n# "+strings.Repeat("x", 70<<10)+"\n")
@@ -308,6 +316,7 @@ func TestKeyattack3TrustFileLongLine(t *testing.T) {
 // and the relabelled copies were published): their refusals are made
 // and refused by the lead.
 func TestKeyattack3RefusalOracle(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	reports := r.reports()
 	started := make(chan string, 1)
@@ -379,6 +388,7 @@ func altered(t *testing.T, wire []byte, key, prompt string) []byte {
 // id job-c4, within SubmitWindow. A purge keeps the server's duplicate
 // ids, so the copy is dropped and runs nowhere.
 func TestKeyattack3JobReplayedWithItsIDAfterThePurge(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	wire, calls2 := ranThenSecondWorker(t, r, "c4")
 	for _, name := range []string{r.client.s.n.jobStream, r.client.s.n.resultStream} {
@@ -404,6 +414,7 @@ func TestKeyattack3JobReplayedWithItsIDAfterThePurge(t *testing.T) {
 // refusal signed by an untrusted key on refused.<id> do not end job j20;
 // the worker's result does.
 func TestKeyattack3JunkRefusal(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	r.submit(r.job("j20"))
 	sig := r.client.sigs["j20"]
@@ -425,6 +436,7 @@ func TestKeyattack3JunkRefusal(t *testing.T) {
 // with a patch of its own for job t5, which w1 is running; the lead
 // takes it.
 func TestKeyattack3ResultFromATrustedWorkerThatDidNotTakeIt(t *testing.T) {
+	t.Parallel()
 	escapeKnown(t, "a trusted worker answers a job another worker took (documented: trusting a worker is trusting its results)")
 	r := newRig(t)
 	started := make(chan string, 1)

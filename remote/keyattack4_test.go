@@ -43,6 +43,7 @@ func (r *rig) trustLead(name string) *Signer {
 // junk. Job x keeps running through all of them; the lead's real
 // cancellation still stops it after.
 func TestKeyattack4CancelsNotForThisJob(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	bob := r.trustLead("bob")
 	started := make(chan string, 2)
@@ -135,6 +136,7 @@ func counting(started chan<- string) Runner {
 // of b bound to an older job b's signature. The lead's Wait on b takes
 // only b's own events (from w2).
 func TestKeyattack4ProgressFromElsewhere(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	started := make(chan string, 2)
 	r.worker("w1", counting(started))
@@ -182,6 +184,7 @@ func TestKeyattack4ProgressFromElsewhere(t *testing.T) {
 // results; for progress it means any trusted worker sets any job's
 // recorded spend, under another worker's name.
 func TestKeyattack4ProgressFromATrustedWorkerThatDidNotTakeIt(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	started := make(chan string, 1)
 	r.worker("w1", blocking(started))
@@ -207,6 +210,7 @@ func TestKeyattack4ProgressFromATrustedWorkerThatDidNotTakeIt(t *testing.T) {
 // the whole message refused, which is not the one the lead published:
 // the real job, still running on w1, must go on.
 func TestKeyattack4RefusalOracleUnsignedField(t *testing.T) {
+	t.Parallel()
 	for name, key := range map[string]string{"untrusted key name": "mallory", "another trusted lead": "bob"} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel() // each waits 5 s for an end that must not come
@@ -244,6 +248,7 @@ func TestKeyattack4RefusalOracleUnsignedField(t *testing.T) {
 // line ends and tabs. Each is read as meant, or is an error naming the
 // file and line.
 func TestKeyattack4TrustFileEncodings(t *testing.T) {
+	t.Parallel()
 	key := base64.StdEncoding.EncodeToString(testSigner(t, "w1").key.Public().(ed25519.PublicKey))
 	for name, text := range map[string]string{
 		"bom":  "\ufeffw1 " + key + "\n",
@@ -271,6 +276,7 @@ func TestKeyattack4TrustFileEncodings(t *testing.T) {
 // pipe (or any file that never ends). Reading it must end with an error
 // naming it, not hang the lead's start without a deadline.
 func TestKeyattack4TrustFileIsAFIFO(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "trusted_workers")
 	if err := syscall.Mkfifo(path, 0o600); err != nil {
 		t.Skipf("mkfifo: %v", err)
@@ -297,6 +303,7 @@ func TestKeyattack4TrustFileIsAFIFO(t *testing.T) {
 // compromised). The lead re-reads the file only for a name it does not
 // know, so w1's results are still taken until the lead restarts.
 func TestKeyattack4WorkerRemovedFromTheTrustFile(t *testing.T) {
+	t.Parallel()
 	k1 := base64.StdEncoding.EncodeToString(testSigner(t, "w1").key.Public().(ed25519.PublicKey))
 	k2 := base64.StdEncoding.EncodeToString(testSigner(t, "w2").key.Public().(ed25519.PublicKey))
 	path := filepath.Join(t.TempDir(), "trusted_workers")
@@ -324,6 +331,7 @@ func TestKeyattack4WorkerRemovedFromTheTrustFile(t *testing.T) {
 // 55 s under -race, with 10,000 reports: a denial that costs the
 // attacker a tenth of what it costs the team).
 func TestKeyattack4JunkFloodBeforeTheResult(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	var reports atomic.Int64
 	r.client.report = func(string, error) { reports.Add(1) }
@@ -365,6 +373,7 @@ func TestKeyattack4JunkFloodBeforeTheResult(t *testing.T) {
 // lead must still get it or be told it was lost, not wait to its
 // deadline.
 func TestKeyattack4ResultsStreamBackToOnePerSubject(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	r.worker("w1", committing(nil))
 	r.submit(r.job("r4"))

@@ -29,7 +29,7 @@ import (
 // back at once (the check at each read then finds nothing to report).
 // "TaskStop stops a job wherever it is": the worker must not run it.
 func TestKeyattack5CancelDroppedBeforeTheJobRuns(t *testing.T) {
-
+	t.Parallel()
 	for _, c := range []struct {
 		name string
 		drop func(t *testing.T, r *rig, st jetstream.Stream, subj string)
@@ -83,6 +83,7 @@ func TestKeyattack5CancelDroppedBeforeTheJobRuns(t *testing.T) {
 // coarse file clock gives the same mtime to two writes a few ms apart). A
 // running lead must not keep trusting the leaked key.
 func TestKeyattack5TrustFileRewrittenInPlace(t *testing.T) {
+	t.Parallel()
 	k1 := base64.StdEncoding.EncodeToString(testSigner(t, "w1").key.Public().(ed25519.PublicKey))
 	k3 := base64.StdEncoding.EncodeToString(testSigner(t, "w3").key.Public().(ed25519.PublicKey))
 	path := filepath.Join(t.TempDir(), "trusted_workers")
@@ -120,6 +121,7 @@ func TestKeyattack5TrustFileRewrittenInPlace(t *testing.T) {
 // (or makes it unreadable) to stop trusting every worker at once. A
 // running lead must not keep trusting w1 from what it read before.
 func TestKeyattack5TrustFileGone(t *testing.T) {
+	t.Parallel()
 	k1 := base64.StdEncoding.EncodeToString(testSigner(t, "w1").key.Public().(ed25519.PublicKey))
 	for _, c := range []struct {
 		name string
@@ -163,6 +165,7 @@ func TestKeyattack5TrustFileGone(t *testing.T) {
 // same shape (the shape check finds nothing wrong). The lead, connected
 // since before the result was published, must still get it.
 func TestKeyattack5ResultsStreamRemade(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	r.worker("w1", committing(nil))
 	r.submit(r.job("r5"))
@@ -200,6 +203,7 @@ func TestKeyattack5ResultsStreamRemade(t *testing.T) {
 // job, but w2 no longer runs it: the lead's Wait must take b's events
 // from w1 only (the doc: events only from the worker that runs the job).
 func TestKeyattack5RunningReplayedFromAnEarlierWorker(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	started := make(chan string, 2)
 	stop2 := r.worker("w2", counting(started))
@@ -253,6 +257,7 @@ func TestKeyattack5RunningReplayedFromAnEarlierWorker(t *testing.T) {
 // the same size and mtime as the first: the running lead reads the new
 // target's keys.
 func TestKeyattack5TrustFileLinkRetargeted(t *testing.T) {
+	t.Parallel()
 	k1 := base64.StdEncoding.EncodeToString(testSigner(t, "w1").key.Public().(ed25519.PublicKey))
 	k3 := base64.StdEncoding.EncodeToString(testSigner(t, "w3").key.Public().(ed25519.PublicKey))
 	dir := t.TempDir()

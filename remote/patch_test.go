@@ -12,6 +12,7 @@ import (
 // The code goes out as a bundle, comes back as a patch, and the patch
 // applies where it came from.
 func TestBundleCloneAndPatchRoundTrip(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	lead := newRepo(t, map[string]string{"main.go": "package main\n", "README": "hello\n"})
 	base, bundle, err := Bundle(ctx, nil, lead, "HEAD")
@@ -58,6 +59,7 @@ func TestBundleCloneAndPatchRoundTrip(t *testing.T) {
 // A model that edits the lead's settings from a worker does not get its
 // edit applied: CheckPatch names the protected paths.
 func TestCheckPatchRefusesProtectedPaths(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	repo := newRepo(t, map[string]string{"a.txt": "a\n", "hooks/pre.sh": "echo\n", ".claude/settings.json": "{}\n"})
 	base := run(t, repo, "rev-parse", "HEAD")
@@ -88,6 +90,7 @@ func TestCheckPatchRefusesProtectedPaths(t *testing.T) {
 }
 
 func TestProtectedInPatch(t *testing.T) {
+	t.Parallel()
 	for p, want := range map[string]bool{
 		"src/main.go": false, ".claude/settings.json": true, ".Claude/settings.json": true, ".git/hooks/pre-commit": true,
 		".cohort/worktrees/x/a": true, "sub/.cohort/settings.json": true, "../outside": true, "/etc/passwd": true,

@@ -14,6 +14,7 @@ import (
 // A job written by a model that wants everything: the worker runs it
 // capped and says what it capped.
 func TestPolicyCapsAnOverAskingJob(t *testing.T) {
+	t.Parallel()
 	p := Policy{Tools: []string{"Read", "Grep", "Edit", "Bash"}, MaxMode: "acceptEdits",
 		MaxTurns: 20, WallTime: 10 * time.Minute, MaxBudgetUSD: 2, Models: []string{"sonnet"}, Allow: []string{"Bash(go test:*)"}}
 	j := testJob()
@@ -46,6 +47,7 @@ func TestPolicyCapsAnOverAskingJob(t *testing.T) {
 }
 
 func TestPolicyLeavesAModestJobAlone(t *testing.T) {
+	t.Parallel()
 	j := testJob()
 	j.Settings = Settings{Mode: "plan", MaxTurns: 5}
 	r, err := Policy{}.Apply(j)
@@ -61,6 +63,7 @@ func TestPolicyLeavesAModestJobAlone(t *testing.T) {
 }
 
 func TestPolicyRefusesWhatItCannotCap(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, want string
 		edit       func(*Job)

@@ -12,6 +12,7 @@ import (
 // reaches Wait's callback with its figures, while an unsigned event is
 // dropped (TestKeyattack3ForgedProgressReachesTheLead).
 func TestSignedProgressReachesTheLead(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	r.worker("w1", func(ctx context.Context, job *Job, run *Run, dir string, progress func(Progress)) (Outcome, error) {
 		tick := time.NewTicker(20 * time.Millisecond) // core NATS: the lead may subscribe after the first
@@ -60,6 +61,7 @@ func TestSignedProgressReachesTheLead(t *testing.T) {
 // names another (keyattack4 P3) is refused, and so is one whose signer is
 // not the worker that said it runs the job.
 func TestProgressNamesItsSigner(t *testing.T) {
+	t.Parallel()
 	w1, w3 := testSigner(t, "w1"), testSigner(t, "w3")
 	ring := NewKeyring()
 	for _, s := range []*Signer{w1, w3} {

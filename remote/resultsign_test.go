@@ -11,6 +11,7 @@ import (
 // the file; a worker added while the lead runs is trusted at its first
 // result, without a restart.
 func TestTrustFile(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "trusted_workers")
 	if _, err := NewTrustFile(path); err == nil || !strings.Contains(err.Error(), "trusted workers") {
 		t.Fatalf("missing file: %v", err)
@@ -49,6 +50,7 @@ func TestTrustFile(t *testing.T) {
 // device, or over the size limit, is an error naming it (keyattack4 T3:
 // a read without end must not hang a lead's or worker's start).
 func TestTrustFileNotRegularOrTooBig(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	dev := filepath.Join(dir, "dev")
 	if err := os.Symlink("/dev/zero", dev); err != nil {

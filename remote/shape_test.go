@@ -12,6 +12,7 @@ import (
 // says so, naming the stream and the change, and puts the shape back; so
 // does a worker's next read of the cancellations.
 func TestStreamShapePutBack(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	reports := r.reports()
 	r.submit(r.job("s1"))

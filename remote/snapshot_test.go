@@ -10,6 +10,7 @@ import (
 // lead sees — its edits, new files and deletions not committed yet — and
 // the lead's index, refs and files are as they were.
 func TestSnapshotCarriesUncommittedChanges(t *testing.T) {
+	t.Parallel()
 	dir := newRepo(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n", ".gitignore": "secret\n"})
 	head := run(t, dir, "rev-parse", "HEAD")
 	if got, err := Snapshot(t.Context(), nil, dir); err != nil || got != head {

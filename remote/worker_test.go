@@ -131,6 +131,7 @@ func committing(calls *atomic.Int32) Runner {
 }
 
 func TestWorkerRunsAJobAndReturnsItsCommit(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	var calls atomic.Int32
 	r.worker("w1", committing(&calls))
@@ -160,6 +161,7 @@ func TestWorkerRunsAJobAndReturnsItsCommit(t *testing.T) {
 
 // Every job from one base commit shares one bundle upload.
 func TestJobsShareTheBundleOfTheirBase(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	a, b := r.job("a1"), r.job("b1")
 	r.submit(a)
@@ -174,6 +176,7 @@ func TestJobsShareTheBundleOfTheirBase(t *testing.T) {
 }
 
 func TestOverAskingJobRunsCappedAndSaysSo(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	var got *Run
 	r.worker("w1", func(ctx context.Context, job *Job, run *Run, dir string, progress func(Progress)) (Outcome, error) {
@@ -214,6 +217,7 @@ func (r *rig) publishRaw(data []byte) {
 }
 
 func TestBadJobsEndAtOnce(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	var calls atomic.Int32
 
@@ -272,6 +276,7 @@ func TestBadJobsEndAtOnce(t *testing.T) {
 
 // A worker without a model key fails the job with that reason, once.
 func TestRunnerErrorFailsTheJobOnce(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	var calls atomic.Int32
 	r.worker("w1", func(ctx context.Context, job *Job, run *Run, dir string, progress func(Progress)) (Outcome, error) {
@@ -293,6 +298,7 @@ func TestRunnerErrorFailsTheJobOnce(t *testing.T) {
 }
 
 func TestCancelStopsARunningJob(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	started := make(chan struct{})
 	r.worker("w1", func(ctx context.Context, job *Job, run *Run, dir string, progress func(Progress)) (Outcome, error) {
@@ -334,6 +340,7 @@ func TestCancelStopsARunningJob(t *testing.T) {
 // a SIGKILL would) loses the job after the ack wait to another worker; the
 // lead gets one result.
 func TestJobOfAVanishedWorkerIsRedelivered(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	started := make(chan *nats.Conn, 1)
 	release := make(chan struct{})
@@ -407,6 +414,7 @@ func resultCount(t *testing.T, r *rig, id string) uint64 {
 // Jobs queued while the server restarts (file storage) are all run, and a
 // lead waiting across the restart gets its result.
 func TestServerRestartLosesNoJob(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	ids := []string{"s1", "s2", "s3", "s4", "s5"}
 	for _, id := range ids {
@@ -447,6 +455,7 @@ func TestServerRestartLosesNoJob(t *testing.T) {
 }
 
 func TestDialUnreachableServerFailsFast(t *testing.T) {
+	t.Parallel()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -487,6 +496,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // A job that runs three ack waits long stays with its worker: the
 // heartbeats keep it, so it is neither redelivered nor run twice.
 func TestHeartbeatsKeepALongJob(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	var calls atomic.Int32
 	r.worker("w1", func(ctx context.Context, job *Job, run *Run, dir string, progress func(Progress)) (Outcome, error) {
@@ -515,6 +525,7 @@ func TestHeartbeatsKeepALongJob(t *testing.T) {
 // given back, handed out MaxDeliver times, and then failed with the
 // reason, not redelivered forever.
 func TestJobGivenUpAfterMaxDeliveries(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	j := r.job("nocode")
 	r.submit(j)
