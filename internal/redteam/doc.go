@@ -304,18 +304,16 @@
 //
 // Session 12 measured it again, with the rows of rounds 10 to 12 (load
 // 20-53, nice, `REDTEAM_TIMING=1 go test -race -count=1 -v -timeout 40m
-// ./internal/redteam`): 473 sessions (274 of TestCorpus), cohort 458 s
-// of CPU summed over them — TestCorpus 285 s (its 145 shared sessions
-// 178 s, the git-objects rows alone 34 s), TestO8 37 s, TestO7 30 s,
-// TestO10 and TestO9 25 s each, TestO11 17 s, TestO6 13 s, TestO12 9 s
-// — the test process 112 s, everything it waited for 641 s (the
-// sessions, the rows' next sessions and setups, the harness's git and
-// cp), and the go command in all, with its builds, 768 s (413 user, 355
-// system). A session of one
-// attack still costs cohort some 0.5 s, a shared one of 30 1-2 s:
-// what is left is the attacks' own commands, spread over every row, and
-// nearly half of all the CPU is system time (processes, sandboxes,
-// mounts).
+// ./internal/redteam`): 473 sessions (274 of TestCorpus), cohort 458 s of
+// CPU summed over them — TestCorpus 285 s (its 145 shared sessions 178 s,
+// the git-objects rows alone 34 s), TestO8 37 s, TestO7 30 s, TestO10 and
+// TestO9 25 s each, TestO11 17 s, TestO6 13 s, TestO12 9 s — the test
+// process 112 s, everything it waited for 641 s (the sessions, the rows'
+// next sessions and setups, the harness's git and cp), and the go command
+// in all, with its builds, 768 s (413 user, 355 system). A session of one
+// attack still costs cohort some 0.5 s, a shared one of 30 1-2 s: what is
+// left is the attacks' own commands, spread over every row, and nearly
+// half of all the CPU is system time (processes, sandboxes, mounts).
 //
 // REDTEAM_ATTACK=regexp (matched against "class/name") runs only some
 // attacks; REDTEAM_VERBOSE=1 logs what every call returned;
