@@ -235,7 +235,7 @@ func TestKeyattack3JobCopyWithAnotherMsgID(t *testing.T) {
 // message on cancel.<id>; the attacker's stops a running job, and the
 // worker's signed result says the lead cancelled it.
 func TestKeyattack3ForgedCancel(t *testing.T) {
-	t.Parallel()
+	// Not parallel: a job waits on a worker through heartbeats (TestMain).
 	r := newRig(t)
 	started := make(chan string, 1)
 	r.worker("w1", blocking(started))
@@ -316,7 +316,7 @@ func TestKeyattack3TrustFileLongLine(t *testing.T) {
 // and the relabelled copies were published): their refusals are made
 // and refused by the lead.
 func TestKeyattack3RefusalOracle(t *testing.T) {
-	t.Parallel()
+	// Not parallel: a job waits on a worker through heartbeats (TestMain).
 	r := newRig(t)
 	reports := r.reports()
 	started := make(chan string, 1)
@@ -436,7 +436,7 @@ func TestKeyattack3JunkRefusal(t *testing.T) {
 // with a patch of its own for job t5, which w1 is running; the lead
 // takes it.
 func TestKeyattack3ResultFromATrustedWorkerThatDidNotTakeIt(t *testing.T) {
-	t.Parallel()
+	// Not parallel: a job waits on a worker through heartbeats (TestMain).
 	escapeKnown(t, "a trusted worker answers a job another worker took (documented: trusting a worker is trusting its results)")
 	r := newRig(t)
 	started := make(chan string, 1)

@@ -43,7 +43,7 @@ func (r *rig) trustLead(name string) *Signer {
 // junk. Job x keeps running through all of them; the lead's real
 // cancellation still stops it after.
 func TestKeyattack4CancelsNotForThisJob(t *testing.T) {
-	t.Parallel()
+	// Not parallel: a job waits on a worker through heartbeats (TestMain).
 	r := newRig(t)
 	bob := r.trustLead("bob")
 	started := make(chan string, 2)
@@ -136,7 +136,7 @@ func counting(started chan<- string) Runner {
 // of b bound to an older job b's signature. The lead's Wait on b takes
 // only b's own events (from w2).
 func TestKeyattack4ProgressFromElsewhere(t *testing.T) {
-	t.Parallel()
+	// Not parallel: a job waits on a worker through heartbeats (TestMain).
 	r := newRig(t)
 	started := make(chan string, 2)
 	r.worker("w1", counting(started))
@@ -184,7 +184,7 @@ func TestKeyattack4ProgressFromElsewhere(t *testing.T) {
 // results; for progress it means any trusted worker sets any job's
 // recorded spend, under another worker's name.
 func TestKeyattack4ProgressFromATrustedWorkerThatDidNotTakeIt(t *testing.T) {
-	t.Parallel()
+	// Not parallel: a job waits on a worker through heartbeats (TestMain).
 	r := newRig(t)
 	started := make(chan string, 1)
 	r.worker("w1", blocking(started))
@@ -210,7 +210,7 @@ func TestKeyattack4ProgressFromATrustedWorkerThatDidNotTakeIt(t *testing.T) {
 // the whole message refused, which is not the one the lead published:
 // the real job, still running on w1, must go on.
 func TestKeyattack4RefusalOracleUnsignedField(t *testing.T) {
-	t.Parallel()
+	// Not parallel: a job waits on a worker through heartbeats (TestMain).
 	for name, key := range map[string]string{"untrusted key name": "mallory", "another trusted lead": "bob"} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel() // each waits 5 s for an end that must not come
@@ -276,7 +276,7 @@ func TestKeyattack4TrustFileEncodings(t *testing.T) {
 // pipe (or any file that never ends). Reading it must end with an error
 // naming it, not hang the lead's start without a deadline.
 func TestKeyattack4TrustFileIsAFIFO(t *testing.T) {
-	t.Parallel()
+	// Not parallel: a job waits on a worker through heartbeats (TestMain).
 	path := filepath.Join(t.TempDir(), "trusted_workers")
 	if err := syscall.Mkfifo(path, 0o600); err != nil {
 		t.Skipf("mkfifo: %v", err)

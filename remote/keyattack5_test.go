@@ -203,7 +203,7 @@ func TestKeyattack5ResultsStreamRemade(t *testing.T) {
 // job, but w2 no longer runs it: the lead's Wait must take b's events
 // from w1 only (the doc: events only from the worker that runs the job).
 func TestKeyattack5RunningReplayedFromAnEarlierWorker(t *testing.T) {
-	t.Parallel()
+	// Not parallel: a job waits on a worker through heartbeats (TestMain).
 	r := newRig(t)
 	started := make(chan string, 2)
 	stop2 := r.worker("w2", counting(started))

@@ -12,7 +12,7 @@ import (
 // reaches Wait's callback with its figures, while an unsigned event is
 // dropped (TestKeyattack3ForgedProgressReachesTheLead).
 func TestSignedProgressReachesTheLead(t *testing.T) {
-	t.Parallel()
+	// Not parallel: a job waits on a worker through heartbeats (TestMain).
 	r := newRig(t)
 	r.worker("w1", func(ctx context.Context, job *Job, run *Run, dir string, progress func(Progress)) (Outcome, error) {
 		tick := time.NewTicker(20 * time.Millisecond) // core NATS: the lead may subscribe after the first

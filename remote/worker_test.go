@@ -298,7 +298,7 @@ func TestRunnerErrorFailsTheJobOnce(t *testing.T) {
 }
 
 func TestCancelStopsARunningJob(t *testing.T) {
-	t.Parallel()
+	// Not parallel: a job waits on a worker through heartbeats (TestMain).
 	r := newRig(t)
 	started := make(chan struct{})
 	r.worker("w1", func(ctx context.Context, job *Job, run *Run, dir string, progress func(Progress)) (Outcome, error) {
@@ -340,7 +340,7 @@ func TestCancelStopsARunningJob(t *testing.T) {
 // a SIGKILL would) loses the job after the ack wait to another worker; the
 // lead gets one result.
 func TestJobOfAVanishedWorkerIsRedelivered(t *testing.T) {
-	t.Parallel()
+	// Not parallel: a job waits on a worker through heartbeats (TestMain).
 	r := newRig(t)
 	started := make(chan *nats.Conn, 1)
 	release := make(chan struct{})
@@ -496,7 +496,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // A job that runs three ack waits long stays with its worker: the
 // heartbeats keep it, so it is neither redelivered nor run twice.
 func TestHeartbeatsKeepALongJob(t *testing.T) {
-	t.Parallel()
+	// Not parallel: a job waits on a worker through heartbeats (TestMain).
 	r := newRig(t)
 	var calls atomic.Int32
 	r.worker("w1", func(ctx context.Context, job *Job, run *Run, dir string, progress func(Progress)) (Outcome, error) {
