@@ -1,7 +1,9 @@
 package remote
 
 import (
+	"context"
 	"os"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -175,5 +177,106 @@ func TestKeyattack6FinishedJobCopiedAfterTheWindowShrank(t *testing.T) {
 	}
 	if n := calls.Load(); n != 1 {
 		t.Fatalf("x ran %d times: a copy of its message (the lead's own id, heard on the wire) published after its result, with the job stream's duplicate window shrunk and put back, ran again", n)
+	}
+}
+
+// TestKeyattack6AnswerReplayedToTheSameWait (ideas 17, 18; keyattack5's
+// P2 against keyfix6b's ask): the lead's Wait on b starts while w2 runs
+// b and asks who runs it; w2 answers "running (delivery 1, asked N)",
+// which the attacker hears. w2 stops (gives b back) and w1 runs b's
+// second delivery, which the same Wait takes from w1's "running
+// (delivery 2)". The attacker now replays w2's answer to N, and a token
+// event of w2's: an answer to this Wait's own question makes its worker
+// the runner whatever delivery it names (progressFrom.take), so w2's
+// stale events are taken again and w1's refused, until w1's next
+// heartbeat. The doc: only the worker that runs the job.
+func TestKeyattack6AnswerReplayedToTheSameWait(t *testing.T) {
+	escapeKnown6(t, "a Wait's own question answered by an earlier delivery's worker, replayed after the job changed hands")
+	r := newRig(t)
+	started := make(chan string, 2)
+	stop2 := r.worker("w2", counting(started))
+	var answer, tokens atomic.Pointer[[]byte]
+	sub, err := r.client.nc.Subscribe(r.client.s.n.progress+".b", func(m *nats.Msg) {
+		p, err := openProgress(r.client.workers, m.Data, "b", r.client.sigs["b"])
+		if err != nil || p.Worker != "w2" {
+			return
+		}
+		data := append([]byte(nil), m.Data...)
+		if _, asked, ok := runningDelivery(p.Phase); ok && asked != "" {
+			answer.Store(&data)
+		} else if p.OutputTokens > 0 {
+			tokens.Store(&data)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Unsubscribe()
+	r.submit(r.job("b"))
+	type seen struct {
+		p  Progress
+		at time.Time
+	}
+	var mu sync.Mutex
+	var got []seen
+	ctx, cancel := context.WithCancel(t.Context())
+	waited := make(chan struct{})
+	go func() {
+		defer close(waited)
+		_, _ = r.client.Wait(ctx, "b", func(p Progress) {
+			mu.Lock()
+			got = append(got, seen{p, time.Now()})
+			mu.Unlock()
+		})
+	}()
+	defer func() { cancel(); <-waited }()
+	startedWithin(t, started)
+	deadline := time.Now().Add(10 * time.Second)
+	for answer.Load() == nil || tokens.Load() == nil {
+		if time.Now().After(deadline) {
+			t.Fatal("w2's answer to the Wait's question and a token event of b not heard on the wire")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	stop2() // w2 gives b back
+	handed := time.Now()
+	r.worker("w1", counting(started))
+	startedWithin(t, started)
+	fromW1 := func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, s := range got {
+			if s.p.Worker == "w1" {
+				return true
+			}
+		}
+		return false
+	}
+	for deadline = time.Now().Add(10 * time.Second); !fromW1(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the Wait took none of w1's events of b")
+		}
+	}
+	replayed := time.Now()
+	for end := time.Now().Add(2 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		_ = r.client.nc.Publish(r.client.s.n.progress+".b", *answer.Load())
+		_ = r.client.nc.Publish(r.client.s.n.progress+".b", *tokens.Load())
+	}
+	cancel()
+	<-waited
+	mu.Lock()
+	defer mu.Unlock()
+	var stale, w1 int
+	for _, s := range got {
+		switch {
+		case s.at.Before(handed):
+		case s.p.Worker == "w2" && s.at.After(replayed):
+			stale++
+		case s.p.Worker == "w1":
+			w1++
+		}
+	}
+	if stale > 0 {
+		t.Fatalf("after b changed hands to w1, the lead's Wait took %d replayed event(s) of w2's (and %d of w1's)", stale, w1)
 	}
 }
