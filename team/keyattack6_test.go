@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/cohort-dev/cohort/internal/natstest"
+
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // Attacks on keyfix6a's status board (kvboard.go, kvnext.go, kvshape.go:
@@ -209,5 +211,51 @@ func drain(r reporter) string {
 		default:
 			return strings.Join(out, " | ")
 		}
+	}
+}
+
+// TestKeyattack6StatusStreamLimitsUnderLiveBoards (idea 10): keyfix6a's
+// read-time check puts back and reports only the bucket's entries per
+// key; the stream's other limits are not read. The attacker sets the
+// status stream to keep one message in all (MaxMsgs 1, Discard old): every put
+// drops the bucket's other keys' entries, so carl's next beat is gone
+// once the lead publishes its own status, before the lead reads it. A
+// live carl ages as silent: the lead must read his beat, or be told the
+// bucket no longer keeps it.
+func TestKeyattack6StatusStreamLimitsUnderLiveBoards(t *testing.T) {
+	escapeKnown6(t, "status stream limits other than per-key history are neither checked nor reported")
+	for _, c := range []struct {
+		name string
+		set  func(*jetstream.StreamConfig)
+	}{
+		{"one message in all", func(c *jetstream.StreamConfig) { c.MaxMsgs, c.Discard = 1, jetstream.DiscardOld }},
+		{"a few hundred bytes in all", func(c *jetstream.StreamConfig) { c.MaxBytes, c.Discard = 600, jetstream.DiscardOld }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			srv := natstest.Start(t).URL()
+			leadR := make(reporter, 1024)
+			carlBoard, board, first := carlBeating(t, srv, leadR)
+			js, st := statusStream(t, srv)
+			cfg := st.CachedInfo().Config
+			c.set(&cfg)
+			if _, err := js.UpdateStream(t.Context(), cfg); err != nil {
+				t.Skipf("the server refuses the change: %v", err)
+			}
+			time.Sleep(20 * time.Millisecond)
+			beat := time.Now()
+			if err := carlBoard.Put(t.Context(), "carl", statusOf("carl", "working, second beat")); err != nil {
+				t.Fatal(err)
+			}
+			if err := board.Put(t.Context(), LeadName, statusOf(LeadName, "working")); err != nil {
+				t.Fatal(err)
+			}
+			data, seen, ok, err := board.Get(t.Context(), "carl")
+			if err != nil || !ok {
+				t.Fatalf("lead's Get(carl) = %s, %v, %v", data, ok, err)
+			}
+			if !strings.Contains(string(data), "second") && len(leadR) == 0 {
+				t.Fatalf("carl beat again %v ago; the lead reads %s, heartbeat %v old (first seen %v ago), and nothing was reported: a live member ages as silent", time.Since(beat).Round(time.Millisecond), data, time.Since(seen).Round(time.Millisecond), time.Since(first).Round(time.Millisecond))
+			}
+		})
 	}
 }
