@@ -2,7 +2,10 @@ package remote
 
 import (
 	"context"
+	"crypto/ed25519"
+	"encoding/base64"
 	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -278,5 +281,41 @@ func TestKeyattack6AnswerReplayedToTheSameWait(t *testing.T) {
 	}
 	if stale > 0 {
 		t.Fatalf("after b changed hands to w1, the lead's Wait took %d replayed event(s) of w2's (and %d of w1's)", stale, w1)
+	}
+}
+
+// TestKeyattack6TrustFileRewrittenRightAfterTheRead (idea 22, no
+// attacker): the user rewrites trusted_workers in place, same size, a
+// moment after the running lead read it — within one tick of the
+// kernel's coarse file clock, mtime and ctime could be those the lead
+// recorded, and the leaked key would stay trusted until the next change.
+// 200 tries, each rewrite right after a read.
+func TestKeyattack6TrustFileRewrittenRightAfterTheRead(t *testing.T) {
+	k1 := base64.StdEncoding.EncodeToString(testSigner(t, "w1").key.Public().(ed25519.PublicKey))
+	k3 := base64.StdEncoding.EncodeToString(testSigner(t, "w3").key.Public().(ed25519.PublicKey))
+	kept := 0
+	for range 200 {
+		path := filepath.Join(t.TempDir(), "trusted_workers")
+		writeFile(t, path, "w1 "+k1+"\n")
+		tf, err := NewTrustFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.WriteString("w1 " + k3 + "\n"); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if k, ok := tf.Key("w1"); ok && base64.StdEncoding.EncodeToString(k) == k1 {
+			kept++
+		}
+	}
+	if kept > 0 {
+		t.Fatalf("in %d of 200 tries, w1's key replaced in place right after the lead read trusted_workers stayed trusted", kept)
 	}
 }

@@ -259,3 +259,48 @@ func TestKeyattack6StatusStreamLimitsUnderLiveBoards(t *testing.T) {
 		})
 	}
 }
+
+// TestKeyattack6PurgeReadThenPutBack (ideas 1, 4; keyattack5's A1 to the
+// running lead, with a read between): carl's beats after the one the
+// lead read are each banked and purged by the attacker as they land
+// (kv.Purge: a marker, which the lead's next read sees); carl's machine
+// then vanishes. Later, before DeadAfter, the attacker puts one banked
+// beat back, with no new purge. keyfix6a dates an entry by its stamp
+// plus the key's least latency only when the erasure lies in the same
+// read ("erased" is per scan): here it lay in the read before, so the
+// beat is dated when it was put back, and each banked beat keeps the
+// dead carl alive another DeadAfter.
+func TestKeyattack6PurgeReadThenPutBack(t *testing.T) {
+	escapeKnown6(t, "an erasure seen by an earlier read does not bound a later put-back")
+	srv := natstest.Start(t).URL()
+	leadR := make(reporter, 1024)
+	carlBoard, board, _ := carlBeating(t, srv, leadR)
+	kv := statusBucket(t, srv)
+	var banked [][]byte
+	for range 3 {
+		time.Sleep(20 * time.Millisecond)
+		if err := carlBoard.Put(t.Context(), "carl", statusOf("carl", "working")); err != nil {
+			t.Fatal(err)
+		}
+		e, err := kv.Get(t.Context(), "carl")
+		if err != nil {
+			t.Fatal(err)
+		}
+		banked = append(banked, e.Value())
+		if err := kv.Purge(t.Context(), "carl"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	readSeen(t, board, "carl") // the lead's periodic read: it sees the purge markers
+	time.Sleep(300 * time.Millisecond) // carl's machine is gone
+	died := time.Now()
+	for i, b := range banked {
+		time.Sleep(300 * time.Millisecond) // one DeadAfter each, in a real attack
+		if _, err := kv.Put(t.Context(), "carl", b); err != nil {
+			t.Fatal(err)
+		}
+		if _, seen := readSeen(t, board, "carl"); seen.After(died) {
+			t.Errorf("carl's beat %d, purged while he lived and put back %v after he died, is seen by the lead %v after his death (%d problem(s) reported)", i+1, time.Since(died).Round(time.Millisecond), seen.Sub(died).Round(time.Millisecond), len(leadR))
+		}
+	}
+}
