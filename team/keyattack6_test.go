@@ -291,7 +291,7 @@ func TestKeyattack6PurgeReadThenPutBack(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	readSeen(t, board, "carl") // the lead's periodic read: it sees the purge markers
+	readSeen(t, board, "carl")         // the lead's periodic read: it sees the purge markers
 	time.Sleep(300 * time.Millisecond) // carl's machine is gone
 	died := time.Now()
 	for i, b := range banked {
