@@ -304,3 +304,55 @@ func TestKeyattack6PurgeReadThenPutBack(t *testing.T) {
 		}
 	}
 }
+
+// TestKeyattack6PurgeReadThenPutBackKeepsADeadLeadAlive (idea 24): the
+// same moves on team-lead's key, read by carl's worker: "a lead that
+// vanishes stops its remote teammates within 30 s" — each banked beat of
+// the vanished lead, put back after a read that saw its purge, keeps
+// carl working another LeadDeadAfter.
+func TestKeyattack6PurgeReadThenPutBackKeepsADeadLeadAlive(t *testing.T) {
+	escapeKnown6(t, "an erasure seen by an earlier read does not bound a later put-back (the lead's key)")
+	srv := natstest.Start(t).URL()
+	lead, _, _ := leadMachine(t, srv, make(reporter, 1024), "carl")
+	cw, _ := workerMachine(t, lead, srv, make(reporter, 1024), "carl")
+	leadBoard, err := lead.Statuses("t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	carlBoard, err := cw.Statuses("t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := leadBoard.Put(t.Context(), LeadName, statusOf(LeadName, "working")); err != nil {
+		t.Fatal(err)
+	}
+	readSeen(t, carlBoard, LeadName)
+	kv := statusBucket(t, srv)
+	var banked [][]byte
+	for range 3 {
+		time.Sleep(20 * time.Millisecond)
+		if err := leadBoard.Put(t.Context(), LeadName, statusOf(LeadName, "working")); err != nil {
+			t.Fatal(err)
+		}
+		e, err := kv.Get(t.Context(), LeadName)
+		if err != nil {
+			t.Fatal(err)
+		}
+		banked = append(banked, e.Value())
+		if err := kv.Purge(t.Context(), LeadName); err != nil {
+			t.Fatal(err)
+		}
+	}
+	readSeen(t, carlBoard, LeadName)
+	time.Sleep(300 * time.Millisecond) // the lead's machine is gone
+	died := time.Now()
+	for i, b := range banked {
+		time.Sleep(300 * time.Millisecond)
+		if _, err := kv.Put(t.Context(), LeadName, b); err != nil {
+			t.Fatal(err)
+		}
+		if _, seen := readSeen(t, carlBoard, LeadName); seen.After(died) {
+			t.Errorf("the lead's beat %d, purged while it lived and put back %v after it vanished, is seen by carl's worker %v after: carl keeps working", i+1, time.Since(died).Round(time.Millisecond), seen.Sub(died).Round(time.Millisecond))
+		}
+	}
+}
