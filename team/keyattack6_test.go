@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cohort-dev/cohort/internal/natstest"
+	"github.com/cohort-dev/cohort/tasklist"
 
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -353,6 +354,75 @@ func TestKeyattack6PurgeReadThenPutBackKeepsADeadLeadAlive(t *testing.T) {
 		}
 		if _, seen := readSeen(t, carlBoard, LeadName); seen.After(died) {
 			t.Errorf("the lead's beat %d, purged while it lived and put back %v after it vanished, is seen by carl's worker %v after: carl keeps working", i+1, time.Since(died).Round(time.Millisecond), seen.Sub(died).Round(time.Millisecond))
+		}
+	}
+}
+
+// createdAtOf is team t's file's createdAt as the state bucket holds it
+// now (epoch ms).
+func createdAtOf(t *testing.T, srv string) int64 {
+	t.Helper()
+	e, err := newAttacker(t, srv).kv.Get(t.Context(), ConfigKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var file struct {
+		CreatedAt int64 `json:"createdAt"`
+	}
+	if err := json.Unmarshal(e.Value(), &file); err != nil {
+		t.Fatal(err)
+	}
+	return file.CreatedAt
+}
+
+// TestKeyattack6EarlierTeamsTasksWithCreatedAtRewritten (idea 2b, same
+// cause as the lead's "stopped" above): every signed task carries the
+// team's creation time, so that an earlier team's tasks (same name, same
+// lead key) are refused. A machine that joins takes that time from the
+// team file's createdAt on the server, unsigned. The earlier team t had
+// task #1 "drop the production table"; the new team t has its own task
+// #1. The attacker sets the file's createdAt to the earlier team's and
+// puts the earlier task list back before carl's worker joins: carl must
+// not read the earlier team's instruction as his team's.
+func TestKeyattack6EarlierTeamsTasksWithCreatedAtRewritten(t *testing.T) {
+	escapeKnown6(t, "a joiner binds signed tasks to the team file's unsigned createdAt")
+	earlierTasksPutBack(t, true)
+}
+
+// TestKeyattack6EarlierTeamsTasksControl: the earlier list put back
+// without the createdAt rewrite is refused (the binding works).
+func TestKeyattack6EarlierTeamsTasksControl(t *testing.T) {
+	earlierTasksPutBack(t, false)
+}
+
+func earlierTasksPutBack(t *testing.T, rewrite bool) {
+	t.Helper()
+	srv := natstest.Start(t).URL()
+	lead := homeLead(t, srv)
+	list, err := lead.Tasks("t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := list.Create(t.Context(), tasklist.TaskSpec{Subject: "drop the production table", Description: "earlier team"}); err != nil {
+		t.Fatal(err)
+	}
+	oldTasks := newAttacker(t, srv).tasksEntry(t)
+	oldMade := createdAtOf(t, srv)
+	remadeWithCarl(t, lead, srv)
+	if list, err = lead.Tasks("t"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := list.Create(t.Context(), tasklist.TaskSpec{Subject: "write the docs", Description: "this team"}); err != nil {
+		t.Fatal(err)
+	}
+	if rewrite {
+		rewriteCreatedAt(t, srv, oldMade)
+	}
+	newAttacker(t, srv).putTasks(t, oldTasks)
+	cw, _ := workerMachine(t, lead, srv, make(reporter, 1024), "carl")
+	for _, tk := range listOf(t, cw) {
+		if strings.Contains(tk.Subject, "production") {
+			t.Fatalf("carl's worker, joined after the attacker put the earlier list back (createdAt set to the earlier team's: %v), reads the earlier team's task #%s %q as team t's", rewrite, tk.ID, tk.Subject)
 		}
 	}
 }
