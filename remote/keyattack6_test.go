@@ -319,3 +319,42 @@ func TestKeyattack6TrustFileRewrittenRightAfterTheRead(t *testing.T) {
 		t.Fatalf("in %d of 200 tries, w1's key replaced in place right after the lead read trusted_workers stayed trusted", kept)
 	}
 }
+
+// TestKeyattack6ThiefPullsFromTheWorkersConsumer (idea 28 on the job
+// queue): the attacker pulls from the workers' durable consumer by name
+// (it is neither deleted nor changed) and acknowledges job j: the
+// work-queue stream drops it. No worker ever runs j; the lead's Wait
+// must end (a result, or an error) or report why within a while, not
+// wait in silence.
+func TestKeyattack6ThiefPullsFromTheWorkersConsumer(t *testing.T) {
+	escapeKnown6(t, "a raw client pulls a job from the workers' consumer and acks it; the lead waits in silence")
+	r := newRig(t)
+	reports := r.reports()
+	stop := r.worker("w1", committing(nil))
+	stop() // the consumer stays; no worker pulls now
+	cons, err := r.client.s.js.Consumer(t.Context(), r.client.s.n.jobStream, r.client.s.n.consumer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.submit(r.job("j"))
+	batch, err := cons.Fetch(1, jetstream.FetchMaxWait(5*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	took := 0
+	for m := range batch.Messages() {
+		if err := m.Ack(); err == nil {
+			took++
+		}
+	}
+	if took != 1 {
+		t.Skipf("the thief took %d jobs", took)
+	}
+	r.worker("w2", committing(nil))
+	ctx, cancel := context.WithTimeout(t.Context(), 8*time.Second)
+	defer cancel()
+	res, err := r.client.Wait(ctx, "j", nil)
+	if res == nil && len(reports) == 0 {
+		t.Fatalf("job j, taken from the queue by a thief that acknowledged it, is run by no worker; the lead's Wait got %v after 8 s with nothing reported", err)
+	}
+}
