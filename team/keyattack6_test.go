@@ -426,3 +426,62 @@ func earlierTasksPutBack(t *testing.T, rewrite bool) {
 		}
 	}
 }
+
+// TestKeyattack6TwoBankedBeatsToAFreshReader (idea 4; keyattack5's A1
+// with two beats): keyfix6a dates a lone entry above erased history (a
+// signer key the reader has not seen before it) no later than its own
+// stamp, and says "a live member's first beat after an erasure is dated
+// so too (its next beat has evidence again)". The evidence for the next
+// one is the first one's latency — here the first's put-back. carl beats
+// three times, the attacker keeps each; carl dies, the lead marks him
+// dead; the attacker purges carl's key and puts the last two beats back.
+// The resumed lead must not read the dead carl as working now.
+func TestKeyattack6TwoBankedBeatsToAFreshReader(t *testing.T) {
+	escapeKnown6(t, "the second of two put-back beats is dated by the first's put-back latency")
+	srv := natstest.Start(t).URL()
+	lead, _, leadIn := leadMachine(t, srv, make(reporter, 1024), "carl")
+	cw, _ := workerMachine(t, lead, srv, make(reporter, 1024), "carl")
+	carlBoard, err := cw.Statuses("t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	board, err := lead.Statuses("t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kv := statusBucket(t, srv)
+	var banked [][]byte
+	for range 3 {
+		if err := carlBoard.Put(t.Context(), "carl", statusOf("carl", "working")); err != nil {
+			t.Fatal(err)
+		}
+		readSeen(t, board, "carl")
+		e, err := kv.Get(t.Context(), "carl")
+		if err != nil {
+			t.Fatal(err)
+		}
+		banked = append(banked, e.Value())
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(300 * time.Millisecond) // carl's machine is gone
+	died := time.Now()
+	if err := board.Put(t.Context(), "carl", statusOf("carl", "dead")); err != nil {
+		t.Fatal(err)
+	}
+	if err := kv.Purge(t.Context(), "carl"); err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range banked[1:] {
+		if _, err := kv.Put(t.Context(), "carl", b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lead2, _ := reopenLead(t, lead, leadIn, make(reporter, 1024))
+	b2, err := lead2.Statuses("t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if state, seen := readSeen(t, b2, "carl"); !strings.Contains(state, "dead") && seen.After(died) {
+		t.Fatalf("the resumed lead reads carl, dead and marked dead, as %s with a heartbeat %v after his death (two of his beats put back over a purge)", state, seen.Sub(died).Round(time.Millisecond))
+	}
+}
