@@ -485,3 +485,31 @@ func TestKeyattack6TwoBankedBeatsToAFreshReader(t *testing.T) {
 		t.Fatalf("the resumed lead reads carl, dead and marked dead, as %s with a heartbeat %v after his death (two of his beats put back over a purge)", state, seen.Sub(died).Round(time.Millisecond))
 	}
 }
+
+// TestKeyattack6LeadStoppedFromAnEarlierSessionAfterAPurge (idea 2c):
+// keyattack5's A5 without a new team: the lead's session ended (it
+// published "stopped"), the same lead resumed team t and beats
+// "working"; a teammate spawned now on a worker. The attacker purges
+// team-lead's key and puts the earlier session's "stopped" back (signed
+// after the team was made: the creation check does not apply). carl's
+// fresh worker must not read its lead as stopped (carl would stop at
+// once while the lead works).
+func TestKeyattack6LeadStoppedFromAnEarlierSessionAfterAPurge(t *testing.T) {
+	escapeKnown6(t, "a lone lead 'stopped' over a purge, from the same team's earlier session, is taken by a fresh reader")
+	srv := natstest.Start(t).URL()
+	lead := homeLead(t, srv)
+	if _, err := lead.AddMember(t.Context(), "t", MemberSpec{Name: "carl"}); err != nil {
+		t.Fatal(err)
+	}
+	old := leadSaysStopped(t, lead, srv)
+	time.Sleep(20 * time.Millisecond) // the lead resumes the team
+	kv := statusBucket(t, srv)
+	purge := func() {
+		if err := kv.Purge(t.Context(), LeadName); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if data := leadReadBySpawnedCarl(t, lead, srv, old, purge); strings.Contains(data, "stopped") {
+		t.Fatalf("carl's fresh worker reads the resumed lead as %s (its earlier session's, put back over a purge): carl would stop at once", data)
+	}
+}
