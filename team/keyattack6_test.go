@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cohort-dev/cohort/internal/natstest"
+	"github.com/cohort-dev/cohort/mailbox"
 	"github.com/cohort-dev/cohort/tasklist"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -114,16 +115,7 @@ func TestKeyattack6EarlierTeamsStopControl(t *testing.T) {
 func deletedThenGone(t *testing.T, n int, leadR reporter) (StatusBoard, [][]byte, time.Time, string) {
 	t.Helper()
 	srv := natstest.Start(t).URL()
-	lead, _, _ := leadMachine(t, srv, leadR, "carl")
-	cw, _ := workerMachine(t, lead, srv, make(reporter, 1024), "carl")
-	carlBoard, err := cw.Statuses("t")
-	if err != nil {
-		t.Fatal(err)
-	}
-	board, err := lead.Statuses("t")
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, _, carlBoard, board := leadAndCarl(t, srv, leadR)
 	kv := statusBucket(t, srv)
 	js, st := statusStream(t, srv)
 	// A KV bucket's stream is made with DenyDelete, which no update may
@@ -135,7 +127,8 @@ func deletedThenGone(t *testing.T, n int, leadR reporter) (StatusBoard, [][]byte
 	if err := js.DeleteStream(t.Context(), cfg.Name); err != nil {
 		t.Fatal(err)
 	}
-	if st, err = js.CreateStream(t.Context(), cfg); err != nil {
+	st, err := js.CreateStream(t.Context(), cfg)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if err := carlBoard.Put(t.Context(), "carl", statusOf("carl", "working")); err != nil {
@@ -314,16 +307,7 @@ func TestKeyattack6PurgeReadThenPutBack(t *testing.T) {
 func TestKeyattack6PurgeReadThenPutBackKeepsADeadLeadAlive(t *testing.T) {
 	escapeKnown6(t, "an erasure seen by an earlier read does not bound a later put-back (the lead's key)")
 	srv := natstest.Start(t).URL()
-	lead, _, _ := leadMachine(t, srv, make(reporter, 1024), "carl")
-	cw, _ := workerMachine(t, lead, srv, make(reporter, 1024), "carl")
-	leadBoard, err := lead.Statuses("t")
-	if err != nil {
-		t.Fatal(err)
-	}
-	carlBoard, err := cw.Statuses("t")
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, _, carlBoard, leadBoard := leadAndCarl(t, srv, make(reporter, 1024))
 	if err := leadBoard.Put(t.Context(), LeadName, statusOf(LeadName, "working")); err != nil {
 		t.Fatal(err)
 	}
@@ -439,16 +423,7 @@ func earlierTasksPutBack(t *testing.T, rewrite bool) {
 func TestKeyattack6TwoBankedBeatsToAFreshReader(t *testing.T) {
 	escapeKnown6(t, "the second of two put-back beats is dated by the first's put-back latency")
 	srv := natstest.Start(t).URL()
-	lead, _, leadIn := leadMachine(t, srv, make(reporter, 1024), "carl")
-	cw, _ := workerMachine(t, lead, srv, make(reporter, 1024), "carl")
-	carlBoard, err := cw.Statuses("t")
-	if err != nil {
-		t.Fatal(err)
-	}
-	board, err := lead.Statuses("t")
-	if err != nil {
-		t.Fatal(err)
-	}
+	lead, leadIn, carlBoard, board := leadAndCarl(t, srv, make(reporter, 1024))
 	kv := statusBucket(t, srv)
 	var banked [][]byte
 	for range 3 {
@@ -512,4 +487,22 @@ func TestKeyattack6LeadStoppedFromAnEarlierSessionAfterAPurge(t *testing.T) {
 	if data := leadReadBySpawnedCarl(t, lead, srv, old, purge); strings.Contains(data, "stopped") {
 		t.Fatalf("carl's fresh worker reads the resumed lead as %s (its earlier session's, put back over a purge): carl would stop at once", data)
 	}
+}
+
+// leadAndCarl starts the lead's machine of team t on srv (its problems
+// to r) and carl's worker machine; it returns the lead's store and
+// inbox, carl's status board and the lead's.
+func leadAndCarl(t *testing.T, srv string, r reporter) (*Store, mailbox.Inbox, StatusBoard, StatusBoard) {
+	t.Helper()
+	lead, _, leadIn := leadMachine(t, srv, r, "carl")
+	cw, _ := workerMachine(t, lead, srv, make(reporter, 1024), "carl")
+	carlBoard, err := cw.Statuses("t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	board, err := lead.Statuses("t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lead, leadIn, carlBoard, board
 }
