@@ -200,7 +200,10 @@ func TestKeyattack6AnswerReplayedToTheSameWait(t *testing.T) {
 	stop2 := r.worker("w2", counting(started))
 	var answer, tokens atomic.Pointer[[]byte]
 	sub, err := r.client.nc.Subscribe(r.client.s.n.progress+".b", func(m *nats.Msg) {
-		p, err := openProgress(r.client.workers, m.Data, "b", r.client.sigs["b"])
+		r.client.mu.Lock()
+		sig := r.client.sigs["b"]
+		r.client.mu.Unlock()
+		p, err := openProgress(r.client.workers, m.Data, "b", sig)
 		if err != nil || p.Worker != "w2" {
 			return
 		}
