@@ -135,21 +135,7 @@ func deletedThenGone(t *testing.T, n int, leadR reporter) (StatusBoard, [][]byte
 		t.Fatal(err)
 	}
 	readSeen(t, board, "carl")
-	var banked [][]byte
-	for range n {
-		time.Sleep(20 * time.Millisecond)
-		if err := carlBoard.Put(t.Context(), "carl", statusOf("carl", "working")); err != nil {
-			t.Fatal(err)
-		}
-		e, err := kv.Get(t.Context(), "carl")
-		if err != nil {
-			t.Fatal(err)
-		}
-		banked = append(banked, e.Value())
-		if err := st.DeleteMsg(t.Context(), e.Revision()); err != nil {
-			t.Fatal(err)
-		}
-	}
+	banked := bankEach(t, carlBoard, kv, "carl", n, func(rev uint64) error { return st.DeleteMsg(t.Context(), rev) })
 	time.Sleep(300 * time.Millisecond) // carl publishes nothing more
 	return board, banked, time.Now(), srv
 }
@@ -257,21 +243,7 @@ func TestKeyattack6PurgeReadThenPutBack(t *testing.T) {
 	leadR := make(reporter, 1024)
 	carlBoard, board, _ := carlBeating(t, srv, leadR)
 	kv := statusBucket(t, srv)
-	var banked [][]byte
-	for range 3 {
-		time.Sleep(20 * time.Millisecond)
-		if err := carlBoard.Put(t.Context(), "carl", statusOf("carl", "working")); err != nil {
-			t.Fatal(err)
-		}
-		e, err := kv.Get(t.Context(), "carl")
-		if err != nil {
-			t.Fatal(err)
-		}
-		banked = append(banked, e.Value())
-		if err := kv.Purge(t.Context(), "carl"); err != nil {
-			t.Fatal(err)
-		}
-	}
+	banked := bankEach(t, carlBoard, kv, "carl", 3, func(rev uint64) error { return kv.Purge(t.Context(), "carl") })
 	readSeen(t, board, "carl")         // the lead's periodic read: it sees the purge markers
 	time.Sleep(300 * time.Millisecond) // carl's machine is gone
 	died := time.Now()
@@ -300,21 +272,7 @@ func TestKeyattack6PurgeReadThenPutBackKeepsADeadLeadAlive(t *testing.T) {
 	}
 	readSeen(t, carlBoard, LeadName)
 	kv := statusBucket(t, srv)
-	var banked [][]byte
-	for range 3 {
-		time.Sleep(20 * time.Millisecond)
-		if err := leadBoard.Put(t.Context(), LeadName, statusOf(LeadName, "working")); err != nil {
-			t.Fatal(err)
-		}
-		e, err := kv.Get(t.Context(), LeadName)
-		if err != nil {
-			t.Fatal(err)
-		}
-		banked = append(banked, e.Value())
-		if err := kv.Purge(t.Context(), LeadName); err != nil {
-			t.Fatal(err)
-		}
-	}
+	banked := bankEach(t, leadBoard, kv, LeadName, 3, func(rev uint64) error { return kv.Purge(t.Context(), LeadName) })
 	readSeen(t, carlBoard, LeadName)
 	time.Sleep(300 * time.Millisecond) // the lead's machine is gone
 	died := time.Now()
@@ -492,4 +450,27 @@ func leadAndCarl(t *testing.T, srv string, r reporter) (*Store, mailbox.Inbox, S
 		t.Fatal(err)
 	}
 	return lead, leadIn, carlBoard, board
+}
+
+// bankEach has board publish n "working" statuses of member, 20 ms
+// apart; the attacker keeps each signed entry and erases it at once
+// (erase, given its revision). It returns the banked entries.
+func bankEach(t *testing.T, board StatusBoard, kv jetstream.KeyValue, member string, n int, erase func(rev uint64) error) [][]byte {
+	t.Helper()
+	var banked [][]byte
+	for range n {
+		time.Sleep(20 * time.Millisecond)
+		if err := board.Put(t.Context(), member, statusOf(member, "working")); err != nil {
+			t.Fatal(err)
+		}
+		e, err := kv.Get(t.Context(), member)
+		if err != nil {
+			t.Fatal(err)
+		}
+		banked = append(banked, e.Value())
+		if err := erase(e.Revision()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return banked
 }
