@@ -474,3 +474,26 @@ func bankEach(t *testing.T, board StatusBoard, kv jetstream.KeyValue, member str
 	}
 	return banked
 }
+
+// TestKeyattack6LiveLeadPurgedAfterEachBeat (idea 25, denial): the
+// attacker purges team-lead's key right after each of the live lead's
+// beats (one kv.Purge each: a marker, which no reader reports). carl's
+// worker reads only markers after the first beat: its lead ages as
+// silent and, past LeadDeadAfter, carl stops while the lead works. The
+// promise: a teammate stops when its lead vanished, not while it beats;
+// carl's board must take a later beat, or be told the key is being
+// erased.
+func TestKeyattack6LiveLeadPurgedAfterEachBeat(t *testing.T) {
+	escapeKnown6(t, "a live lead's beats purged as they land: the worker reads only markers, nothing reported")
+	srv := natstest.Start(t).URL()
+	_, _, carlBoard, leadBoard := leadAndCarl(t, srv, make(reporter, 1024))
+	if err := leadBoard.Put(t.Context(), LeadName, statusOf(LeadName, "working")); err != nil {
+		t.Fatal(err)
+	}
+	_, first := readSeen(t, carlBoard, LeadName)
+	kv := statusBucket(t, srv)
+	bankEach(t, leadBoard, kv, LeadName, 10, func(uint64) error { return kv.Purge(t.Context(), LeadName) })
+	if _, seen := readSeen(t, carlBoard, LeadName); !seen.After(first) {
+		t.Fatalf("the lead beat 10 times more; each beat purged as it landed, carl's worker still dates its lead at the first beat (%v ago): a live lead ages as silent", time.Since(first).Round(time.Millisecond))
+	}
+}
