@@ -91,6 +91,7 @@ func cancelledCopyRuns(t *testing.T, forget func(t *testing.T, r *rig, st jetstr
 // the stream drops it (its message id is remembered though x's message
 // was deleted).
 func TestKeyattack6CancelledJobCopiedAtOnce(t *testing.T) {
+	t.Parallel()
 	calls, res := cancelledCopyRuns(t, func(*testing.T, *rig, jetstream.Stream) func() { return func() {} })
 	if calls != 0 {
 		t.Fatalf("the lead cancelled x while it was queued (Wait says %s); a copy published again ran on w1 %d time(s)", res.Status, calls)
@@ -106,6 +107,7 @@ func TestKeyattack6CancelledJobCopiedAtOnce(t *testing.T) {
 // the window back. "Cancelled before it started" must mean it never
 // runs: TaskStop stops a job wherever it is.
 func TestKeyattack6CancelledJobCopiedAfterTheWindowShrank(t *testing.T) {
+	t.Parallel()
 	escapeKnown6(t, "the job stream's duplicate window shrunk by a raw client; a cancelled queued job's copy runs")
 	calls, res := cancelledCopyRuns(t, shrinkJobDuplicates)
 	if calls != 0 {
@@ -144,6 +146,7 @@ func shrinkJobDuplicates(t *testing.T, r *rig, st jetstream.Stream) func() {
 // held, by the worker's own record of what it ran (doc.go's limit names
 // a replay once per worker).
 func TestKeyattack6FinishedJobCopiedAfterTheWindowShrank(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	heard := make(chan *nats.Msg, 4)
 	sub, err := r.client.nc.ChanSubscribe(r.client.s.n.jobs, heard)
@@ -194,6 +197,7 @@ func TestKeyattack6FinishedJobCopiedAfterTheWindowShrank(t *testing.T) {
 // stale events are taken again and w1's refused, until w1's next
 // heartbeat. The doc: only the worker that runs the job.
 func TestKeyattack6AnswerReplayedToTheSameWait(t *testing.T) {
+	t.Parallel()
 	escapeKnown6(t, "a Wait's own question answered by an earlier delivery's worker, replayed after the job changed hands")
 	r := newRig(t)
 	started := make(chan string, 2)
@@ -294,6 +298,7 @@ func TestKeyattack6AnswerReplayedToTheSameWait(t *testing.T) {
 // recorded, and the leaked key would stay trusted until the next change.
 // 200 tries, each rewrite right after a read.
 func TestKeyattack6TrustFileRewrittenRightAfterTheRead(t *testing.T) {
+	t.Parallel()
 	k1 := base64.StdEncoding.EncodeToString(testSigner(t, "w1").key.Public().(ed25519.PublicKey))
 	k3 := base64.StdEncoding.EncodeToString(testSigner(t, "w3").key.Public().(ed25519.PublicKey))
 	kept := 0
@@ -330,6 +335,7 @@ func TestKeyattack6TrustFileRewrittenRightAfterTheRead(t *testing.T) {
 // must end (a result, or an error) or report why within a while, not
 // wait in silence.
 func TestKeyattack6ThiefPullsFromTheWorkersConsumer(t *testing.T) {
+	t.Parallel()
 	escapeKnown6(t, "a raw client pulls a job from the workers' consumer and acks it; the lead waits in silence")
 	r := newRig(t)
 	reports := r.reports()
