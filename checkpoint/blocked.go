@@ -125,4 +125,3 @@ func (s *Store) stall(root string, sc *scan, err error) error {
 	s.mu.Unlock()
 	return b
 }
-
