@@ -74,14 +74,32 @@ func (s *Session) openCheckpoints(ctx context.Context) {
 	s.cps = c
 }
 
+// closeGrace bounds how long a session's end waits for the checkpoints
+// still running; then they are stopped (their git killed with its
+// process group), so that a git waiting on a FIFO the checkpoint's scan
+// could not see does not hold the session open until snapshotTimeout.
+const closeGrace = 30 * time.Second
+
 // finishCheckpoints waits until the checkpoints asked for are taken (each
-// bounded by snapshotTimeout) and lets no more start. Close calls it
-// before anything else closes.
+// bounded by snapshotTimeout, and all by closeGrace) and lets no more
+// start. Close calls it before anything else closes.
 func (s *Session) finishCheckpoints() {
-	if c := s.cps; c != nil {
-		c.wg.Wait()
-		c.cancel()
+	c := s.cps
+	if c == nil {
+		return
 	}
+	done := make(chan struct{})
+	go func() { c.wg.Wait(); close(done) }()
+	t := time.NewTimer(closeGrace)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+		fmt.Fprintf(s.Process.Stderr, "cohort: warning: a checkpoint was still running %s after the session ended and was stopped; rewind cannot go back to the end of the last turn\n", closeGrace)
+		c.cancel()
+		<-done
+	}
+	c.cancel()
 }
 
 // waitCheckpoints waits until the checkpoints asked for are taken; more
