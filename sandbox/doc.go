@@ -129,7 +129,9 @@
 //     is Cohort's own: every git it runs has a deadline and dies with its
 //     process group (internal/safegit), and a checkpoint looks for such
 //     files before it runs git (package checkpoint).
-//     COHORT_SANDBOX_DISABLE=fifos leaves the refusal out (tests).
+//     COHORT_SANDBOX_DISABLE=fifos leaves the refusal out (tests):
+//     TestNoSpecialFilesOutsideTMPDIR, and internal/redteam's -unrefused
+//     rows for what holds beneath it.
 //   - No Unix sockets: socket(AF_UNIX) fails (seccomp), so a tmux server,
 //     docker, or a Cohort session socket cannot be driven — Landlock ABI 7
 //     does not govern connect(2) to pathname sockets. socketpair(2) works.
