@@ -113,6 +113,12 @@ type kvBoard struct {
 	teamMade  time.Time                 // the team's creation (its file's createdAt), once read
 	madeRead  bool
 	stamp     int64 // the last stamp this process signed
+
+	sub     *nats.Subscription     // listen's
+	heard   map[string]heardStatus // by member and signer key
+	dropped int                    // publications sub dropped, as last reported
+	srvNow  time.Time              // the server's time, as the last read said
+	srvAt   time.Time              // this clock's when that answer came
 }
 
 // acceptedStatus is the status of a member this reader takes as current.
@@ -181,6 +187,7 @@ func (b *kvBoard) Get(ctx context.Context, member string) ([]byte, time.Time, bo
 			return nil, time.Time{}, false, err
 		}
 	}
+	b.reportDropped()
 	return b.fallback(member)
 }
 
@@ -262,6 +269,9 @@ func (b *kvBoard) scan(ctx context.Context, member string, odd bool) error {
 	if now.IsZero() { // a server that does not say its time
 		now, at = hist[len(hist)-1].Created(), b.now()
 	}
+	b.mu.Lock()
+	b.srvNow, b.srvAt = now, at
+	b.mu.Unlock()
 	type refusal struct {
 		rev uint64
 		err error
@@ -455,6 +465,9 @@ func (b *kvBoard) fallback(member string) ([]byte, time.Time, bool, error) {
 	a, ok := b.accepted[member]
 	if !ok {
 		return nil, time.Time{}, false, nil
+	}
+	if data, seen, ok := b.heardSince(member, a); ok && seen.After(a.seen) {
+		return data, seen, true, nil
 	}
 	return a.data, a.seen, true, nil
 }
