@@ -1,7 +1,9 @@
 package team
 
 import (
-	"errors"
+	"crypto/ed25519"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -10,11 +12,12 @@ import (
 )
 
 // heardStatus is a verified status of a member as this board heard it
-// published (listen), by signer key.
+// published (listen).
 type heardStatus struct {
-	stamp int64
-	data  []byte
-	at    time.Time // on this clock, when heard
+	signer string // as acceptedStatus.signer
+	stamp  int64
+	data   []byte
+	at     time.Time // on this clock, when heard
 }
 
 // listen subscribes the board to what is published on the bucket's
@@ -40,13 +43,30 @@ func (b *kvBoard) listen() error {
 	return nil
 }
 
-// hear keeps a verified status of member published now, if its signer
-// stamped it later than any heard before. What fails is left to the
-// reads of the stream, which report it with its revision.
+// hear keeps a status of member published now if it is signed by the
+// key of the status accepted for member, stamped later than that one and
+// than any heard before: only such a status can change what Get answers
+// (heardSince), and its check needs no read (the key is the accepted
+// status's, checked when it was accepted), where a check of every signer
+// would read the team file and the key grants for each publication.
+// What fails is left to the reads of the stream, which report it with
+// its revision.
 func (b *kvBoard) hear(member string, data []byte) {
 	at := b.now()
-	v, signer, err := b.verify(member, storedEntry{value: data})
-	if err != nil {
+	var v signedStatus
+	if err := json.Unmarshal(data, &v); err != nil || v.Signature == "" || v.Team != b.keys.team || v.Member != member {
+		return
+	}
+	b.mu.Lock()
+	a, ok := b.accepted[member]
+	h := b.heard[member]
+	b.mu.Unlock()
+	if !ok || v.Stamp <= a.stamp || h.signer == a.signer && v.Stamp <= h.stamp {
+		return
+	}
+	by, hexKey, _ := strings.Cut(a.signer, "\x00")
+	pub, err := hex.DecodeString(hexKey)
+	if err != nil || v.By != by || len(pub) != ed25519.PublicKeySize || !verifyValue(statusContext, v.unsigned(), v.Signature, pub) {
 		return
 	}
 	b.mu.Lock()
@@ -54,9 +74,8 @@ func (b *kvBoard) hear(member string, data []byte) {
 	if b.heard == nil {
 		b.heard = map[string]heardStatus{}
 	}
-	k := member + "\x00" + signer
-	if h, ok := b.heard[k]; !ok || v.Stamp > h.stamp {
-		b.heard[k] = heardStatus{stamp: v.Stamp, data: v.Status, at: at}
+	if h := b.heard[member]; h.signer != a.signer || v.Stamp > h.stamp {
+		b.heard[member] = heardStatus{signer: a.signer, stamp: v.Stamp, data: v.Status, at: at}
 	}
 }
 
@@ -68,8 +87,8 @@ func (b *kvBoard) hear(member string, data []byte) {
 // on the server's clock as the stored entries of its signer key bound it
 // (written). ok is false when there is none. b.mu is held.
 func (b *kvBoard) heardSince(member string, a acceptedStatus) (data []byte, seen time.Time, ok bool) {
-	h, found := b.heard[member+"\x00"+a.signer]
-	if !found || h.stamp <= a.stamp {
+	h, found := b.heard[member]
+	if !found || h.signer != a.signer || h.stamp <= a.stamp {
 		return nil, seen, false
 	}
 	seen = h.at
@@ -93,7 +112,7 @@ func (b *kvBoard) reportDropped() {
 		return
 	}
 	n, err := b.sub.Dropped()
-	if err != nil && !errors.Is(err, nats.ErrBadSubscription) {
+	if err != nil { // the connection closed
 		return
 	}
 	b.mu.Lock()
