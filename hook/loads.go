@@ -52,8 +52,8 @@ import (
 // A root inside a writable tree is protected (read-only in the sandbox and
 // to the file tools, with its parents bound so it cannot be renamed) when
 // it lies strictly below the writable root. It cannot be when it is a
-// writable root itself or holds one (the project's top folder: protecting
-// it would stop the session's work), and then, as when a tree reaches
+// writable root itself (the project's top folder: protecting it would
+// stop the session's work), and then, as when a tree reaches
 // outside itself, a cd goes where the parser cannot tell, or the tree is
 // too big to read, the program runs in the sandbox instead, and the user
 // is told which entry, why, and what to change (Verdict.Refusal). Cohort
@@ -61,10 +61,15 @@ import (
 // it safe: hooks run in the project as Claude Code's do, and relative
 // paths in users' commands depend on it.
 //
-// Limits, stated in each unconfined entry's start-up notice: a program's
-// code can still compute a path the scan does not recognise, read a file
-// whose name arrives at run time, or load a node package from a
-// node_modules folder that does not exist yet above its own.
+// Limits, stated in each unconfined entry's start-up notice ("on files
+// the model may have written"): a program's code can still compute a path
+// the scan does not recognise, read a file whose name arrives at run
+// time, load a node package from a node_modules folder that does not
+// exist yet above its own, or, from a folder above a writable root (the
+// home), import that root's files by package name; the folder itself is
+// not protected (agents cannot write its own entries). Python older than
+// 3.11 ignores PYTHONSAFEPATH (and stops at -P as an unknown option): the
+// judgement trusts the variable.
 
 // maxScanFiles and maxScanBytes bound the scan of a load root's tree: a
 // tree with more files is not judged and its program runs confined.

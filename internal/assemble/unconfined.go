@@ -6,6 +6,7 @@ import (
 	"maps"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/cohort-dev/cohort/hook"
 	"github.com/cohort-dev/cohort/internal/ownread"
@@ -26,14 +27,32 @@ import (
 // .mcp.json and settings files, read as they lie) are protected here too,
 // since a session there would run them (addedDirPrograms).
 
-// writableRoots are the roots agents of the session write, absolute.
+// writableRoots are the roots agents of the session write, absolute: the
+// project, the cwd, the added directories (--add-dir and the settings'
+// permissions.additionalDirectories) and the sandbox.allowWrite roots.
 func (b *Plan) writableRoots() []string {
 	out := []string{b.Process.ProjectRoot, b.Process.Cwd}
-	for _, d := range b.Permissions.AddDirs {
+	add := func(d, base string) {
+		if rest, ok := strings.CutPrefix(d, "~/"); ok && b.Process.Paths.Home != "" {
+			d = filepath.Join(b.Process.Paths.Home, rest)
+		}
 		if !filepath.IsAbs(d) {
-			d = filepath.Join(b.Process.Cwd, d)
+			d = filepath.Join(base, d)
 		}
 		out = append(out, filepath.Clean(d))
+	}
+	for _, d := range b.Permissions.AddDirs {
+		add(d, b.Process.Cwd)
+	}
+	if b.Settings.Loaded != nil {
+		for _, p := range b.Settings.Loaded.Permissions() {
+			for _, d := range p.Value.AdditionalDirectories {
+				add(d.Value, p.Source.Root)
+			}
+		}
+	}
+	for _, d := range b.sandboxConfig().allowWrite {
+		add(d, b.Process.Cwd)
 	}
 	return out
 }
