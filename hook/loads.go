@@ -39,7 +39,9 @@ import (
 //     is the working directory) unless -P, -I or PYTHONSAFEPATH says not
 //     to; node -e that requires or imports anything, and node -r or
 //     --import naming a package (resolved from the working directory's
-//     node_modules); make without -f (its Makefile).
+//     node_modules); make without -f (its Makefile); package managers,
+//     build tools and test runners (cwdLoaders: npm, npx, uv, cargo, go,
+//     pytest, …), which read the project they run in.
 //   - For a node script, every node_modules folder between its folder and
 //     the writable root above it, where one exists (require('pkg') walks
 //     up to them).
@@ -70,6 +72,16 @@ import (
 // not protected (agents cannot write its own entries). Python older than
 // 3.11 ignores PYTHONSAFEPATH (and stops at -P as an unknown option): the
 // judgement trusts the variable.
+
+// cwdLoaders are programs that load code or configuration from the
+// directory they run in whatever their arguments say: package managers'
+// scripts and local binaries (npm run, npx, uv run), build tools and
+// test runners reading the project's files.
+var cwdLoaders = map[string]bool{
+	"npm": true, "npx": true, "pnpm": true, "pnpx": true, "yarn": true, "uv": true, "uvx": true, "poetry": true, "pipenv": true,
+	"pdm": true, "hatch": true, "tox": true, "nox": true, "pytest": true, "cargo": true, "go": true, "gradle": true, "mvn": true,
+	"rake": true, "bundle": true, "composer": true, "just": true, "task": true, "ninja": true, "cmake": true,
+}
 
 // maxScanFiles and maxScanBytes bound the scan of a load root's tree: a
 // tree with more files is not judged and its program runs confined.
@@ -222,6 +234,8 @@ func loadsOf(cmd string, env []string, projectDir, cwd string) loads {
 					python(&out, words[1:], dirs, safe, path)
 				case name == "node" || name == "bun" || name == "deno":
 					node(&out, words[1:], dirs, path)
+				case cwdLoaders[name]:
+					out.dirs = append(out.dirs, nonEmpty(dirs)...)
 				case name == "make" || name == "gmake":
 					if !slices.ContainsFunc(words[1:], func(w shellcmd.Word) bool {
 						return w.Is("-f") || w.Is("--file") || w.Static() && (strings.HasPrefix(w.Value, "--file=") || strings.HasPrefix(w.Value, "--makefile="))

@@ -66,6 +66,7 @@ func TestJudge(t *testing.T) {
 		{"user hook python -c in the project", "python3 -c 'import json, sys; json.load(sys.stdin)'", nil, nil},
 		{"user hook python -P -c", "python3 -P -c 'import json, sys; json.load(sys.stdin)'", nil, []string{}},
 		{"user hook python -c, PYTHONSAFEPATH", "python3 -c 'import json'", []string{"PYTHONSAFEPATH=1"}, []string{}},
+		{"npx in the project", "npx prettier --check .", nil, nil},
 		{"a cd Cohort cannot tell", `cd "$X" && python3 srv.py`, nil, nil},
 		{"outside every root", CommandLine("python3", out+"/srv.py"), nil, []string{}},
 	} {
