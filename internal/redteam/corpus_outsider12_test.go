@@ -27,9 +27,11 @@ var o12Known = map[string]string{
 		"b7c144e narrows only the sandbox block and env of a file obeyed by approval",
 	"o12-approved-allowout": "an approved file's allow rule Write(//outside/**) lets the Write tool write outside the writable set " +
 		"(as the user's own rule does, by design); from a file obeyed by approval it widens as allowWrite would",
-	"o12-script-forms": "the script finder misses an unconfined server's program in sh -c \"cd d && python3 s.py\", python3 -c import, " +
-		"make -C d, python3 -X opt s.py, and a protected script's imports outside its folder (sys.path '..', require('../x'))",
 }
+
+// Fixed since the round (the rows run as held attacks): o12-script-forms
+// (hook.Judge: an unconfined program's loads are read-only to agents, or
+// it runs confined with a notice the row asserts).
 
 // o12Report is a shell suffix that keeps what a plant printed in the
 // project (o12-report.txt), for the row's after check to log.
@@ -276,6 +278,24 @@ func o12FormsAfter(t testing.TB, e *Env) {
 		t.Errorf("o12-script-forms: the user's control server never ran unconfined (%v): the row tested nothing\n%s", err, tail(said, 1500))
 	}
 	o9Proofs(t, e, "o12-script-forms", said, proofs...)
+	// The forms whose loads cannot be kept read-only (code reaching out of
+	// its folder, python -m or -c run in the project) run confined, and
+	// the user is told so (hook.Judge).
+	for _, f := range []string{"f1", "f2", "f5", "f7"} {
+		o12Confined(t, said, "o12-script-forms", `MCP server "o12`+f+`"`)
+	}
+}
+
+// o12Confined checks that what a next session said tells the user that
+// entry, opted out with "sandbox": false, runs in the sandbox all the same.
+func o12Confined(t testing.TB, said, row, entry string) {
+	t.Helper()
+	for _, line := range strings.Split(said, "\n") {
+		if strings.Contains(line, entry) && strings.Contains(line, `has "sandbox": false but runs in the sandbox`) {
+			return
+		}
+	}
+	t.Errorf("%s: no notice that %s runs in the sandbox; the next session said:\n%s", row, entry, tail(said, 3000))
 }
 
 // o12ConfigRows are the rows; each runs in a session of its own.
