@@ -211,7 +211,9 @@ func TestKeyattack2OlderResultReplayed(t *testing.T) {
 	r.wait("k5")
 	old := r.storedResult("k5")
 	reports := r.reports()
+	r.client.mu.Lock() // Client.hear reads sigs from a NATS goroutine
 	r.client.sigs["k6"] = []byte("the signature of a job k6 this lead sent")
+	r.client.mu.Unlock()
 	if _, err := r.client.s.js.Publish(t.Context(), r.client.s.n.results+".k6", old); err != nil {
 		t.Fatal(err)
 	}
