@@ -345,7 +345,8 @@ func TestKeyattack3RefusalOracle(t *testing.T) {
 		if err := json.Unmarshal(genuine, &env); err != nil {
 			t.Fatal(err)
 		}
-		r.client.mu.Lock() // Client.hear reads sigs from a NATS goroutine
+		// Client.hear reads sigs from a NATS goroutine.
+		r.client.mu.Lock()
 		r.client.sigs[c.id], r.client.sent[c.id] = env.Signature, sha256.Sum256(genuine) // as if this lead had sent it
 		r.client.mu.Unlock()
 		if _, err := r.client.s.js.Publish(t.Context(), r.client.s.n.jobs, altered(t, genuine, c.key, c.prompt), jetstream.WithMsgID("job-"+c.id)); err != nil {
