@@ -17,6 +17,7 @@ import (
 // lead's cancellation of another job v: the lead's answer is believed,
 // the others are not taken for it.
 func TestLeadAnswersWhetherItCancelled(t *testing.T) {
+	t.Parallel()
 	var answered atomic.Int32
 	calls, res := cancelledCopyRuns(t, func(t *testing.T, r *rig, st jetstream.Stream) func() {
 		other, err := nats.Connect(r.nats.URL())
@@ -65,6 +66,7 @@ func TestLeadAnswersWhetherItCancelled(t *testing.T) {
 // listens on the subject a lead answers on and answers junk: the worker
 // waits for its lead's answer, at most leadAnswerWait, then runs z.
 func TestJobRunsWhenSomeoneElseListens(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	other, err := nats.Connect(r.nats.URL())
 	if err != nil {

@@ -19,10 +19,19 @@ import (
 // of the queue, the ask/nonce for "running", trusted_workers re-read)
 // from outside (keyattack6, /work/notes/keyattack6-log.md): a NATS client
 // with the run of the queue's subjects and the JetStream API (issue 42's
-// premise). The two that got through hold since fix42b (a worker asks its
-// lead whether it cancelled a job before it starts it; a Wait's own
-// question answered for an earlier delivery than its runner's is
-// refused) and run ungated.
+// premise). A test that got through is skipped unless
+// KEYATTACK_ESCAPES=1, and fails then. Two hold since fix42b and run
+// ungated: the cancelled job's copy (a worker asks its lead whether it
+// cancelled a job before it starts it) and the answer replayed to the
+// same Wait (an answer to its own question for an earlier delivery than
+// its runner's is refused).
+
+func escapeKnown6(t *testing.T, what string) {
+	t.Helper()
+	if os.Getenv("KEYATTACK_ESCAPES") != "1" {
+		t.Skip("known escape (keyattack6-log.md): " + what + "; KEYATTACK_ESCAPES=1 runs it")
+	}
+}
 
 // cancelledCopyRuns: the lead submits x while no worker serves the queue;
 // the attacker copies x's message (headers and all: the lead's message
@@ -86,6 +95,7 @@ func cancelledCopyRuns(t *testing.T, forget func(t *testing.T, r *rig, st jetstr
 // the stream drops it (its message id is remembered though x's message
 // was deleted).
 func TestKeyattack6CancelledJobCopiedAtOnce(t *testing.T) {
+	t.Parallel()
 	calls, res := cancelledCopyRuns(t, func(*testing.T, *rig, jetstream.Stream) func() { return func() {} })
 	if calls != 0 {
 		t.Fatalf("the lead cancelled x while it was queued (Wait says %s); a copy published again ran on w1 %d time(s)", res.Status, calls)
@@ -101,6 +111,7 @@ func TestKeyattack6CancelledJobCopiedAtOnce(t *testing.T) {
 // the window back. "Cancelled before it started" must mean it never
 // runs: TaskStop stops a job wherever it is.
 func TestKeyattack6CancelledJobCopiedAfterTheWindowShrank(t *testing.T) {
+	t.Parallel()
 	calls, res := cancelledCopyRuns(t, shrinkJobDuplicates)
 	if calls != 0 {
 		t.Fatalf("the lead cancelled x while it was queued, and its Wait says %s (%s); the attacker's copy (the lead's own message id, the job stream's duplicate window shrunk) ran on w1 %d time(s)", res.Status, res.Error, calls)
@@ -138,6 +149,7 @@ func shrinkJobDuplicates(t *testing.T, r *rig, st jetstream.Stream) func() {
 // held, by the worker's own record of what it ran (doc.go's limit names
 // a replay once per worker).
 func TestKeyattack6FinishedJobCopiedAfterTheWindowShrank(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	heard := make(chan *nats.Msg, 4)
 	sub, err := r.client.nc.ChanSubscribe(r.client.s.n.jobs, heard)
@@ -188,12 +200,16 @@ func TestKeyattack6FinishedJobCopiedAfterTheWindowShrank(t *testing.T) {
 // stale events are taken again and w1's refused, until w1's next
 // heartbeat. The doc: only the worker that runs the job.
 func TestKeyattack6AnswerReplayedToTheSameWait(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	started := make(chan string, 2)
 	stop2 := r.worker("w2", counting(started))
 	var answer, tokens atomic.Pointer[[]byte]
 	sub, err := r.client.nc.Subscribe(r.client.s.n.progress+".b", func(m *nats.Msg) {
-		p, err := openProgress(r.client.workers, m.Data, "b", r.client.sigs["b"])
+		r.client.mu.Lock()
+		sig := r.client.sigs["b"]
+		r.client.mu.Unlock()
+		p, err := openProgress(r.client.workers, m.Data, "b", sig)
 		if err != nil || p.Worker != "w2" {
 			return
 		}
@@ -284,6 +300,7 @@ func TestKeyattack6AnswerReplayedToTheSameWait(t *testing.T) {
 // recorded, and the leaked key would stay trusted until the next change.
 // 200 tries, each rewrite right after a read.
 func TestKeyattack6TrustFileRewrittenRightAfterTheRead(t *testing.T) {
+	t.Parallel()
 	k1 := base64.StdEncoding.EncodeToString(testSigner(t, "w1").key.Public().(ed25519.PublicKey))
 	k3 := base64.StdEncoding.EncodeToString(testSigner(t, "w3").key.Public().(ed25519.PublicKey))
 	kept := 0
@@ -310,5 +327,45 @@ func TestKeyattack6TrustFileRewrittenRightAfterTheRead(t *testing.T) {
 	}
 	if kept > 0 {
 		t.Fatalf("in %d of 200 tries, w1's key replaced in place right after the lead read trusted_workers stayed trusted", kept)
+	}
+}
+
+// TestKeyattack6ThiefPullsFromTheWorkersConsumer (idea 28 on the job
+// queue): the attacker pulls from the workers' durable consumer by name
+// (it is neither deleted nor changed) and acknowledges job j: the
+// work-queue stream drops it. No worker ever runs j; the lead's Wait
+// must end (a result, or an error) or report why within a while, not
+// wait in silence.
+func TestKeyattack6ThiefPullsFromTheWorkersConsumer(t *testing.T) {
+	t.Parallel()
+	escapeKnown6(t, "a raw client pulls a job from the workers' consumer and acks it; the lead waits in silence")
+	r := newRig(t)
+	reports := r.reports()
+	stop := r.worker("w1", committing(nil))
+	stop() // the consumer stays; no worker pulls now
+	cons, err := r.client.s.js.Consumer(t.Context(), r.client.s.n.jobStream, r.client.s.n.consumer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.submit(r.job("j"))
+	batch, err := cons.Fetch(1, jetstream.FetchMaxWait(5*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	took := 0
+	for m := range batch.Messages() {
+		if err := m.Ack(); err == nil {
+			took++
+		}
+	}
+	if took != 1 {
+		t.Skipf("the thief took %d jobs", took)
+	}
+	r.worker("w2", committing(nil))
+	ctx, cancel := context.WithTimeout(t.Context(), 8*time.Second)
+	defer cancel()
+	res, err := r.client.Wait(ctx, "j", nil)
+	if res == nil && len(reports) == 0 {
+		t.Fatalf("job j, taken from the queue by a thief that acknowledged it, is run by no worker; the lead's Wait got %v after 8 s with nothing reported", err)
 	}
 }
