@@ -42,6 +42,9 @@ type Client struct {
 	waits   map[string]*refusedResults // the Wait following each job
 	// refusals are each job's refused results (reported once a job).
 	refusals map[string]*refusals
+	// answering are the jobs cancelled, whose workers the lead answers
+	// (cancelask.go).
+	answering map[string]bool
 }
 
 type bundleEntry struct {
@@ -99,7 +102,7 @@ func Dial(ctx context.Context, cfg ClientConfig) (*Client, error) {
 	}
 	c := &Client{nc: nc, s: s, signer: cfg.Signer, workers: cfg.Workers, report: report, now: now, git: cfg.Git,
 		bundles: map[string]*bundleEntry{}, sigs: map[string][]byte{}, sent: map[string][32]byte{}, seqs: map[string]uint64{},
-		heard: map[string]*Result{}, waits: map[string]*refusedResults{}, refusals: map[string]*refusals{}}
+		heard: map[string]*Result{}, waits: map[string]*refusedResults{}, refusals: map[string]*refusals{}, answering: map[string]bool{}}
 	for _, subject := range []string{s.n.results + ".*", s.n.refused + ".*"} {
 		if _, err := nc.Subscribe(subject, c.hear); err != nil {
 			nc.Close()
@@ -343,6 +346,9 @@ func (c *Client) Cancel(ctx context.Context, id string) error {
 	c.mu.Unlock()
 	if sig == nil {
 		return fmt.Errorf("remote: cancel job %s: this lead did not submit it", id)
+	}
+	if err := c.answerCancelled(id, sig); err != nil {
+		return fmt.Errorf("remote: cancel job %s: %w", id, err)
 	}
 	if _, err := c.s.js.Publish(ctx, c.s.n.cancels+"."+id, c.signer.SealCancel(id, sig)); err != nil {
 		return fmt.Errorf("remote: cancel job %s: %w", id, err)

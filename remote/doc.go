@@ -71,11 +71,13 @@
 //     stored result fared: the "already run" check no longer rests on a
 //     record anyone may purge. Not covered, under the premise that anyone
 //     may use the JetStream API: whoever purges or deletes and re-creates
-//     the job stream resets its duplicate window and can replay a job
+//     the job stream, or shrinks its duplicate window and puts it back
+//     (keyattack6), resets its duplicate window and can replay a job
 //     captured less than SubmitWindow ago once per worker (a worker keeps
-//     no record of its own across restarts); with NATS users as the README
-//     advises, only leads may publish jobs and only workers manage the
-//     streams.
+//     no record of its own across restarts; a job its lead cancelled is
+//     refused while that lead is up: "Cancellation" below); with NATS
+//     users as the README advises, only leads may publish jobs and only
+//     workers manage the streams.
 //   - Wire compatibility: results from a worker older than this package
 //     (unsigned) are refused by a lead, and an older lead cannot read a
 //     signed result (it sees a payload that does not decode): upgrade the
@@ -243,7 +245,10 @@
 //     at every heartbeat), makes a worker the runner: an earlier worker's
 //     genuine "running", replayed from the wire, was signed before the
 //     Wait asked and names an earlier delivery, so it takes the progress
-//     from no one (keyattack5 P2). Events before the answer are dropped
+//     from no one (keyattack5 P2); an answer to the Wait's own question
+//     that names an earlier delivery than its runner's (the worker
+//     answered before the job changed hands, or it is replayed) does not
+//     either (keyattack6). Events before the answer are dropped
 //     unsaid (a round trip). The delivery and nonce ride in the phase
 //     string ("running (delivery 2, asked 5f…)"), not new fields, since
 //     events are read strictly. Not covered: a trusted worker that claims
@@ -274,14 +279,27 @@
 //     it and the lead settles the job itself (cancelled, "before it
 //     started") — keyattack5 C7. A job already handed to a worker is left
 //     to it (it heard the cancellation as it was published) and, deleted,
-//     is not handed to another if that worker dies. Not covered: a
-//     consumer deleted and made anew by an attacker (its delivered
-//     sequence starts again) makes the lead settle a job a worker is
-//     running, which that worker stops all the same; a replay of the
-//     job's bytes after a purge of the job stream's duplicate record is
-//     the job stream's stated limit above. Wire: nothing new is sent; an
-//     older worker simply never sees a job taken out of the queue, and an
-//     older lead's cancellations work as before.
+//     is not handed to another if that worker dies. The job's message can
+//     come back all the same: a copy (anyone may read the job stream)
+//     published again with the lead's own message id once the job
+//     stream's duplicate window was shrunk and put back, or the stream
+//     purged, passes the worker's replay check within SubmitWindow
+//     (keyattack6). So the lead's own memory has the last word: from its
+//     Cancel until it closes, the lead listens on PREFIX.cancelled.<id>
+//     and answers with its signed cancellation, and a worker about to
+//     start a job asks there after it read the stored cancellations
+//     (cancelask.go). No listener is the server's "no responders", at
+//     once (a job not cancelled, an older lead, a lead gone); someone
+//     else listening costs the worker leadAnswerWait (2 s) before it runs
+//     the job, and nothing it answers but the lead's cancellation of that
+//     very job counts. Not covered: a consumer deleted and made anew by
+//     an attacker (its delivered sequence starts again) makes the lead
+//     settle a job a worker is running, which that worker stops all the
+//     same; a job cancelled by a lead that has closed since (a copy put
+//     back after the lead's session ended runs, within SubmitWindow of
+//     its issue, once per worker: the job stream's stated limit above).
+//     Wire: a worker older than this never asks, and an older lead
+//     never answers (no responders: the worker goes on at once).
 //
 // # On the lead and on the worker
 //

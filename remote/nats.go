@@ -47,16 +47,16 @@ func (c Config) prefix() string {
 
 // names are a prefix's subjects, streams and buckets.
 type names struct {
-	jobs, results, cancels, progress, refused, ask string // subjects (all but jobs take a job id after a dot)
-	jobStream, resultStream, cancelStream          string
-	bundles, consumer                              string
+	jobs, results, cancels, progress, refused, ask, cancelled string // subjects (all but jobs take a job id after a dot)
+	jobStream, resultStream, cancelStream                     string
+	bundles, consumer                                         string
 }
 
 func namesFor(prefix string) names {
 	up := strings.ToUpper(strings.NewReplacer(".", "_", "-", "_").Replace(prefix))
 	return names{
 		jobs: prefix + ".jobs", results: prefix + ".results", cancels: prefix + ".cancel", progress: prefix + ".progress",
-		refused: prefix + ".refused", ask: prefix + ".ask",
+		refused: prefix + ".refused", ask: prefix + ".ask", cancelled: prefix + ".cancelled",
 		jobStream: up + "_JOBS", resultStream: up + "_RESULTS", cancelStream: up + "_CANCELS",
 		bundles: up + "_BUNDLES", consumer: "workers",
 	}

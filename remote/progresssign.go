@@ -73,7 +73,10 @@ func openProgress(keys WorkerKeys, data []byte, id string, jobSig []byte) (Progr
 // (it was signed before this Wait asked). After the answer, a "running"
 // event of a later delivery (the job handed to another worker, which
 // sends one as it starts and at every heartbeat) makes its worker the
-// runner; one of the same delivery or an earlier one does not. Events of
+// runner; one of the same delivery or an earlier one does not — nor does
+// an answer to the Wait's own question that names an earlier delivery
+// than the runner's (its worker answered before the job changed hands,
+// or it is replayed from the wire: keyattack6). Events of
 // any worker but the runner are refused, and so is every event before
 // the answer: the Wait asks again then (askAgain), and the running
 // worker's answer comes within a round trip. (A trusted worker that
@@ -100,8 +103,15 @@ func (f *progressFrom) take(id string, p Progress) (Progress, error) {
 	defer f.mu.Unlock()
 	if n, asked, ok := runningDelivery(p.Phase); ok {
 		switch {
-		case asked != "" && asked == f.nonce:
+		case asked != "" && asked == f.nonce && n >= f.delivery:
 			f.worker, f.delivery = p.Worker, n
+		case asked == f.nonce && p.Worker != f.worker:
+			// An answer to this very question from the worker of an
+			// earlier delivery, after a later one's worker answered or
+			// announced itself: sent before the job changed hands, or
+			// replayed from the wire since (keyattack6). Not reported:
+			// answers from two deliveries can cross on the wire.
+			return p, errNoRunnerYet
 		case asked != "": // another Wait's question, or a replay of an old answer
 			if f.worker != p.Worker {
 				return p, errNoRunnerYet

@@ -115,6 +115,17 @@ func TestProgressNamesItsSigner(t *testing.T) {
 	if _, err := runner.take("b", own); err != nil {
 		t.Fatalf("w3's event after w1's replayed running = %v", err)
 	}
+	// w1's answer to this Wait's own question, for the delivery it ran
+	// before, replayed (keyattack6): w3 stays the runner.
+	if _, err := runner.take("b", Progress{JobID: "b", Worker: "w1", Phase: runningPhase(1, "0123abcd")}); err == nil {
+		t.Fatal("w1's answer of delivery 1, replayed after w3 ran delivery 2, taken")
+	}
+	if _, err := runner.take("b", Progress{JobID: "b", Worker: "w1", OutputTokens: 4}); err == nil {
+		t.Fatal("w1's event taken after its replayed answer")
+	}
+	if _, err := runner.take("b", own); err != nil {
+		t.Fatalf("w3's event after w1's replayed answer = %v", err)
+	}
 	for _, phase := range []string{"running (delivery 1)", "running (delivery 02)", "running (delivery 3) ", "running (delivery x)",
 		"running (delivery 0, asked 0123abcd)", "running (delivery 2, asked 0123ABCD)", "running (delivery 2, asked 01)", "running (delivery 2, asked )"} {
 		if _, _, ok := runningDelivery(phase); ok {

@@ -237,7 +237,7 @@ func (w *Worker) handle(ctx context.Context, m jetstream.Msg, dir string) {
 		_ = m.Ack()
 		return
 	}
-	if w.cancelled(ctx, job, jobSig, log) {
+	if w.cancelled(ctx, job, jobSig, log) || w.leadCancelled(ctx, job, jobSig, log) {
 		w.finish(ctx, m, &Result{JobID: job.ID, Status: StatusCancelled, Error: "cancelled by the lead before it started", Signature: jobSig}, log)
 		return
 	}

@@ -52,6 +52,7 @@ func (in *Inbox) headersOnly() bool {
 }
 
 func (in *Inbox) deliver(msg jetstream.Msg) {
+	in.noteDelivery(msg)
 	if len(msg.Data()) == 0 && msg.Headers().Get(nats.MsgSize) != "" {
 		// Handed over without its body: the stream holds the message as
 		// it was sent, whatever the consumer looks like by now (it may

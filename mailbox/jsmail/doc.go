@@ -138,6 +138,28 @@
 //     P.team.T.dead.A with headers naming the subject and the reason. If
 //     the dead letter cannot be stored, the message stays in the inbox to
 //     be tried again.
+//   - A message taken from the inbox by someone else is reported, not
+//     prevented. Any client of the JetStream API may pull from a durable
+//     pull consumer by its name; what it acknowledges the work queue
+//     deletes, so the owner never gets it (keyattack6). The server
+//     numbers every delivery of a consumer, redeliveries included, and
+//     the inbox is its consumer's only reader, so a number it never sees
+//     went elsewhere (gaps.go): a gap before a delivery is reported at
+//     once, and deliveries the server had made by a check at least 5 s
+//     old (CheckInterval) that never came — the thief took the last ones
+//     — at that check. The report (Config.OnProblem) names the consumer
+//     and the count, and the owner tells the lead by a message how many
+//     deliveries it missed, so what a sender believes delivered can be
+//     sent again. Not covered: which messages were taken (they are gone
+//     from the stream); a message the thief pulled and did not
+//     acknowledge comes to the owner only after the consumer's hour-long
+//     ack wait or when the inbox is opened again (it is reported missing
+//     meanwhile). Preventing it would need limits retention with the
+//     owner's own record of what it took, so that a message acknowledged
+//     by anyone could be read again by its stream sequence — a change of
+//     the stream's shape, Pending and the replay checks not made here —
+//     or NATS users that keep the JetStream API to cohort processes, as
+//     the README advises.
 //   - Read returns what has arrived, without a round trip: messages are
 //     pulled in the background as they come (up to 256 ahead), and
 //     Receive wakes when one does.

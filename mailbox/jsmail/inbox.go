@@ -46,6 +46,9 @@ type Inbox struct {
 	closed bool
 	failed error         // why the inbox went deaf (fail), for Read and Receive
 	dead   chan struct{} // closed by fail
+	// handedOut follows the consumer's delivery numbers, to find the
+	// deliveries another client pulled (gaps.go).
+	handedOut deliveries
 }
 
 // ErrDeaf is what Read and Receive of an inbox that can no longer hear
@@ -139,6 +142,7 @@ func (in *Inbox) start(ctx context.Context) error {
 	was := in.created[0]
 	in.created = [2]time.Time{streamMade, cons.CachedInfo().Created}
 	in.consumer = cons.CachedInfo().Config
+	in.handedOut.reset()
 	in.mu.Unlock()
 	switch {
 	case remade:
@@ -202,6 +206,7 @@ func (in *Inbox) watch(ctx context.Context) {
 		case <-in.reset:
 		case <-tick.C:
 			err := in.check(ctx)
+			in.tellLead(ctx)
 			if err == nil || ctx.Err() != nil {
 				continue
 			}
@@ -240,6 +245,7 @@ func (in *Inbox) check(ctx context.Context) error {
 	if diff := consumerChanges(info.Config, want); diff != "" {
 		return fmt.Errorf("consumer %s was changed by someone else (%s)", name, diff)
 	}
+	in.noteChecked(info)
 	streamMade, err := in.t.checkStream(ctx)
 	if err != nil {
 		return err
