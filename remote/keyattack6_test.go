@@ -200,7 +200,7 @@ func TestKeyattack6FinishedJobCopiedAfterTheWindowShrank(t *testing.T) {
 // stale events are taken again and w1's refused, until w1's next
 // heartbeat. The doc: only the worker that runs the job.
 func TestKeyattack6AnswerReplayedToTheSameWait(t *testing.T) {
-	t.Parallel()
+	// Not parallel: a job waits on a worker through heartbeats (TestMain).
 	r := newRig(t)
 	started := make(chan string, 2)
 	stop2 := r.worker("w2", counting(started))
