@@ -224,3 +224,22 @@ func TestUnconfinedMCPServerScriptProtected(t *testing.T) {
 	collect(t, s, "rewrite the server")
 	assertUnchanged(t, script, body)
 }
+
+// The --permission-prompt-command program runs outside the sandbox and
+// answers the model's permission prompts: its script is protected as a
+// hook's (file tools and sandbox), or the model would rewrite its own
+// approver. The approver here answers nothing, so every ask is a deny.
+func TestPermissionPromptCommandScriptProtected(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	script := filepath.Join(e.dir, "tools", "approve.sh")
+	const body = "#!/bin/sh\nexit 0\n"
+	writeFile(t, script, body, 0o755)
+	attackScript(e, "rewrite the approver", script)
+	cfg := e.config()
+	cfg.Sandbox, cfg.PermissionMode, cfg.AllowedTools = "on", "acceptEdits", []string{"Bash"}
+	cfg.PermissionPromptCommand = "sh tools/approve.sh"
+	s := e.open(cfg)
+	collect(t, s, "rewrite the approver")
+	assertUnchanged(t, script, body)
+}
