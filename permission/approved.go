@@ -6,30 +6,8 @@ import (
 	"github.com/cohort-dev/cohort/settings"
 )
 
-// A settings file obeyed only because a person approved its content
-// (settings.Source.Approved, internal/configtrust) lies where agents
-// write: the model may have written it, and the person who approved it
-// read its bytes, not every consequence. What it may do here:
-//
-//   - its deny and ask rules, and disableBypassPermissionsMode, apply:
-//     they narrow;
-//   - its allow rules skip prompts, within the bounds the person's own
-//     files and flags set: a path rule (Read, Edit, Write, ...) and a
-//     tool-wide one apply only to paths inside the working directories
-//     and not to protected paths (settings, agents, .mcp.json, git
-//     internals, hook scripts), and no such rule makes a call approved
-//     (Rule.ByApproval: the file tools write outside their roots, or on a
-//     protected path, only for a person or a person's rule). Bash, MCP
-//     and WebFetch rules apply as written: the sandbox, computed from the
-//     person's sources alone, bounds what an allowed command does;
-//   - its defaultMode applies, except bypassPermissions, the one mode in
-//     which the person's sandbox.allowUnsandboxedCommands true lets a
-//     command out of the sandbox without asking;
-//   - its additionalDirectories are not applied: each would make a tree
-//     writable to the file tools and to every command.
-//
-// What is not applied is reported at the start, naming the file and the
-// entry (Checker.Problems).
+// What a file obeyed by approval may do is in the package doc ("Files
+// obeyed by approval").
 
 // approvedNotApplied is the start-up report of an entry of an approved
 // file that is not applied, and why.
