@@ -191,7 +191,7 @@ func (e *evaluation) dirNames() []string {
 // the resolved path against every root a relative pattern could mean; strict
 // (allow) needs the resolved path to match.
 func (e *evaluation) pathMatch(r *Rule, f pathForms, broad bool) bool {
-	if !broad && r.ByApproval && !e.approvedReach(f) {
+	if !broad && r.ByApproval && !faultNoProtected && !e.approvedReach(f) {
 		return false
 	}
 	if r.path == nil {

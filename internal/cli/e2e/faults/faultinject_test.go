@@ -33,6 +33,10 @@ import (
 // command sees stdin, stdout and stderr only.
 func TestFaultInjectedLayers(t *testing.T) {
 	t.Parallel()
+	t.Run("approved-file", func(t *testing.T) {
+		t.Parallel()
+		faultApprovedFile(t)
+	})
 	for _, mode := range []string{"default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"} {
 		for _, where := range []string{"main", "worktree"} {
 			t.Run(mode+"/"+where, func(t *testing.T) {
