@@ -26,16 +26,10 @@ import (
 // o12-approved-adddir and o12-approved-allowout.
 func faultApprovedFile(t *testing.T) {
 	out := t.TempDir()
-	var mu sync.Mutex
-	var results []string
-	keep := func(r *fakeapi.Request) fakeapi.Reply {
-		mu.Lock()
-		results = append(results, clitest.ToolResults(r)...)
-		mu.Unlock()
-		return fakeapi.TextReply("done")
-	}
+	keep, kept := recorder("done")
 	c := clitest.NewConv()
 	h := clitest.New(t, c.Policy)
+	h.Tags = buildTags
 	clitest.GitRepo(t, h, map[string]string{"src/main.go": "package main\n", "src/.cohort/.keep": ""})
 	c.On("FIRST", clitest.Calls(clitest.Use("Bash", map[string]any{"command": "echo hi"})), keep)
 	if o, e, code := h.Run("-p", "FIRST: look around"); code != 0 {
@@ -67,6 +61,10 @@ func faultApprovedFile(t *testing.T) {
 	if !strings.Contains(e, "is not applied") {
 		t.Errorf("the approved file's additionalDirectories was not reported; stderr:\n%s", e)
 	}
+	results := kept()
+	if buildTags == "faultinject_noprotected" && !strings.Contains(strings.Join(results, "\n"), "outside the directories this agent may write") {
+		t.Errorf("the fault is not in force, or another layer refused: the Write tool itself should have refused the path; results:\n%s", strings.Join(results, "\n"))
+	}
 	for _, f := range []string{"write", "bash"} {
 		if _, err := os.Lstat(filepath.Join(out, f)); err == nil {
 			t.Errorf("the approved file's rule let the model write %s outside the person's writable set; results:\n%s", f, strings.Join(results, "\n"))
@@ -76,4 +74,23 @@ func faultApprovedFile(t *testing.T) {
 		t.Errorf("the model edited a file outside the person's writable set: %q; results:\n%s", data, strings.Join(results, "\n"))
 	}
 	t.Logf("results:\n%s", strings.Join(results, "\n"))
+}
+
+// recorder answers every tool result with reply and keeps the results,
+// which kept returns.
+func recorder(reply string) (record func(*fakeapi.Request) fakeapi.Reply, kept func() []string) {
+	var mu sync.Mutex
+	var results []string
+	record = func(r *fakeapi.Request) fakeapi.Reply {
+		mu.Lock()
+		results = append(results, clitest.ToolResults(r)...)
+		mu.Unlock()
+		return fakeapi.TextReply(reply)
+	}
+	kept = func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), results...)
+	}
+	return record, kept
 }
