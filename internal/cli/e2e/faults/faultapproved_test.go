@@ -48,9 +48,9 @@ func faultApprovedFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.On("NEXT", clitest.Calls(
-		clitest.Use("Write", map[string]any{"file_path": filepath.Join(out, "write"), "content": "x\n"}),
 		clitest.Use("Read", map[string]any{"file_path": filepath.Join(out, "old.txt")}),
 	), clitest.Calls(
+		clitest.Use("Write", map[string]any{"file_path": filepath.Join(out, "write"), "content": "x\n"}),
 		clitest.Use("Edit", map[string]any{"file_path": filepath.Join(out, "old.txt"), "old_string": "old", "new_string": "new"}),
 		clitest.Use("Bash", map[string]any{"command": "touch " + filepath.Join(out, "bash") + "; echo tried"}),
 	), keep)
