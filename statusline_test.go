@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -152,12 +153,17 @@ func TestStatusLineOptOut(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name       string
+		command    string
 		approved   bool
 		unconfined bool
 		notice     string
 	}{
-		{"user settings", false, true, "runs outside the sandbox"},
-		{"approved subfolder", true, false, "is not honoured in a settings file that lies where agents' commands can write"},
+		{"user settings", "sh tools/status.sh", false, true, "runs outside the sandbox"},
+		{"approved subfolder", "sh tools/status.sh", true, false, "is not honoured in a settings file that lies where agents' commands can write"},
+		// What it loads cannot be kept read-only (hook.Judge): a script at
+		// the top of a writable root, Python importing from the cwd.
+		{"script at the top", "sh top.sh", false, false, `has "sandbox": false but runs in the sandbox: it loads from`},
+		{"python -c in the project", `python3 -c "import subprocess; subprocess.run(['sh', 'tools/status.sh'])"`, false, false, "start Python with -P"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -169,7 +175,8 @@ func TestStatusLineOptOut(t *testing.T) {
 			sub := filepath.Join(e.dir, "src")
 			script := filepath.Join(sub, "tools", "status.sh")
 			writeFile(t, script, canaryScript("status ok", canary), 0o755)
-			const settingsBody = `{"statusLine": {"type": "command", "command": "sh tools/status.sh", "sandbox": false}}`
+			writeFile(t, filepath.Join(sub, "top.sh"), canaryScript("status ok", canary), 0o755)
+			settingsBody := `{"statusLine": {"type": "command", "command": ` + strconv.Quote(tc.command) + `, "sandbox": false}}`
 			file := filepath.Join(e.home, ".claude", "settings.json")
 			if tc.approved {
 				file = filepath.Join(sub, ".claude", "settings.json")
@@ -186,7 +193,7 @@ func TestStatusLineOptOut(t *testing.T) {
 			cfg := e.config()
 			cfg.Dir, cfg.Sandbox, cfg.Stderr = sub, "on", &stderr
 			s := e.open(cfg)
-			if got := s.StatusLine(); got != "sh tools/status.sh" {
+			if got := s.StatusLine(); got != tc.command {
 				t.Fatalf("StatusLine = %q; the settings file was not obeyed (stderr %s)", got, stderr.String())
 			}
 			if !strings.Contains(stderr.String(), tc.notice) {
@@ -200,7 +207,7 @@ func TestStatusLineOptOut(t *testing.T) {
 				t.Errorf("the honoured opt-out did not run unconfined: %v", err)
 			}
 			if !tc.unconfined && err == nil {
-				t.Error("the approved file's statusLine ran unconfined: the canary was written")
+				t.Error("a statusLine whose opt-out is not honoured ran unconfined: the canary was written")
 			}
 		})
 	}

@@ -39,6 +39,13 @@
 //     by its SHA-256 only and reported as not restorable when it differs
 //     at a rewind. Repositories nested in a root and submodules' contents
 //     are not recorded (a submodule's commit in the tree is not restored).
+//   - Files git would wait on. A FIFO or device where git opens a file of
+//     the tree with a blocking open (a folder's .gitignore or
+//     .gitattributes, a nested repository's HEAD, commondir or config)
+//     is found by the scan and the root gets no git and no checkpoint
+//     until it is gone, said once with the file; a git that runs past
+//     its deadline anyway stops the root's checkpoints for the Store's
+//     life (blocked.go).
 //   - Forgery. The model cannot write $COHORT_HOME; still, a checkpoint is
 //     used only when its ref holds the commit id Cohort recorded and the
 //     commit's bytes hash to that id. Anything else is refused with what

@@ -171,6 +171,9 @@ func (s *Store) snapRoot(ctx context.Context, session string, r Root) (RootState
 		return st, err
 	}
 	sc := scanRoot(st.Dir, st.GitDir, s.scanNow())
+	if err := s.blocked(st.Dir, sc); err != nil {
+		return st, err
+	}
 	last, paths, whole := s.changedSince(st.Dir, index, sc)
 	if !whole && len(paths) == 0 {
 		st.Tree, st.Large, st.Skipped = last.tree, last.large, last.skipped
@@ -179,13 +182,13 @@ func (s *Store) snapRoot(ctx context.Context, session string, r Root) (RootState
 			paths = nil
 		}
 		if err := s.snapTree(ctx, &st, index, paths, last, r.Unseen); err != nil {
-			return st, err
+			return st, s.stall(st.Dir, sc, err)
 		}
 		s.remember(index, sc, &st)
 	}
 	if st.GitDir != "" {
 		if err := s.snapRepo(ctx, &st); err != nil {
-			return st, err
+			return st, s.stall(st.Dir, sc, err)
 		}
 	}
 	return st, nil

@@ -56,6 +56,8 @@ type Store struct {
 	// raw remembers what contentCmd needs that does not change while the
 	// store is open: repositories' object formats, raw dirs written.
 	raw sync.Map
+	// stalled are the roots whose git ran past its deadline (blocked.go).
+	stalled map[string]*Blocked
 }
 
 // Open opens the store at cfg.Dir, making it on first use.

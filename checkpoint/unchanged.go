@@ -29,6 +29,9 @@ import (
 type scan struct {
 	entries map[string]largeAt
 	racy    []string
+	// blocking is a file git would open and wait on forever (blocked.go),
+	// "" when the scan met none.
+	blocking string
 }
 
 // scanLimit is the most entries a scan reads: a larger root (a vendored
@@ -55,7 +58,7 @@ type lastRoot struct {
 // ignored); nil when it cannot: an unreadable folder, an entry that
 // vanished while it was read, or a root over scanLimit entries.
 func scanRoot(dir, gitDir string, start time.Time) *scan {
-	w := &scanner{sc: &scan{entries: map[string]largeAt{}}, limit: start.Add(-racyWindow).UnixNano()}
+	w := &scanner{sc: &scan{entries: map[string]largeAt{}}, limit: start.Add(-racyWindow).UnixNano(), root: dir}
 	if gitDir != "" {
 		var st unix.Stat_t
 		if err := unix.Lstat(filepath.Join(gitDir, "info", "exclude"), &st); err == nil {
@@ -78,6 +81,7 @@ func scanRoot(dir, gitDir string, start time.Time) *scan {
 type scanner struct {
 	sc    *scan
 	limit int64 // entries changed at or after this (ns) are racy
+	root  string
 }
 
 func (w *scanner) entry(rel string, st *unix.Stat_t) {
@@ -111,11 +115,19 @@ func (w *scanner) dir(fd int, rel string) bool {
 		child := rel + name
 		w.entry(child, &st)
 		if st.Mode&unix.S_IFMT != unix.S_IFDIR {
+			if w.sc.blocking == "" && gitOpens[name] && specialMode(st.Mode) {
+				w.sc.blocking = filepath.Join(w.root, filepath.FromSlash(child))
+			}
 			continue
 		}
 		var repo unix.Stat_t
 		if unix.Fstatat(fd, name+"/.git", &repo, unix.AT_SYMLINK_NOFOLLOW) == nil {
-			continue // a nested repository: git records none of it
+			// A nested repository: git records none of it, but looks at
+			// its git dir to tell it is one.
+			if w.sc.blocking == "" {
+				w.sc.blocking = nestedBlocking(filepath.Join(w.root, filepath.FromSlash(child)))
+			}
+			continue
 		}
 		sub, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 		if err != nil || !w.dir(sub, child+"/") {

@@ -328,6 +328,23 @@
 // runs with the user's rights, and what runs confined gains nothing if
 // it does.
 //
+// Decision (issue 36, session 12): one invariant covers every program the
+// user lets run outside the sandbox (an opted-out hook, stdio MCP server
+// or statusLine): everything it may load from a tree agents write is
+// read-only to them, or it does not run unconfined (Judge, loads.go,
+// states how "may load" is read: every path its command line names, sh -c
+// bodies and their cd's included, with its folder's tree; the working
+// directory of python -c/-m, node -e requiring, make; search paths its
+// env sets; code in those trees naming paths outside them). A program
+// whose loads cannot be kept read-only (a script at the project's top,
+// python -c run in the project, a sys.path '..') runs in the sandbox and
+// the user is told why and what to change. The working directory and
+// environment stay as configured: Claude Code users run hooks in the
+// project with relative paths, so Cohort does not move them elsewhere or
+// set PYTHONSAFEPATH behind their back; the notice asks for -P. The
+// programs an added directory's own configuration opts out are protected
+// in a session that only adds it, as a session there would run them.
+//
 // The protocol is the same inside: the input on stdin, exit status 2,
 // JSON on stdout, the timeout and the process-group stop (the launcher
 // hands back a pidfd the group is signalled through). The http, prompt

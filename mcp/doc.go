@@ -151,15 +151,18 @@
 //
 // Decision (issue 36): a server that runs outside the sandbox
 // (Spec.Unconfined) runs a program the model may rewrite (`node
-// tools/server.js`, `./bin/serve.sh`). Its command and arguments are
-// read as a hook's command is (hook.ScriptsOf on the quoted command
-// line: the program when given as a path, the script an interpreter
-// runs), and those files are protected paths in every session that loads
-// the server, as hook scripts are: the permission check refuses the file
-// tools' writes and the sandbox binds the script's folder read-only (the
-// script alone when it lies at the top of a working directory). What the
-// program goes on to read (a module, a config) is not covered: that is
-// what "sandbox": false costs, and the start-up notice says so.
+// tools/server.js`, `./bin/serve.sh`). Its command, arguments and env are
+// judged as every opted-out program is (hook.Judge, invariant in package
+// hook): what it may load from a tree agents write (its script's folder,
+// directories it names, its PYTHONPATH, the working directory Python -m
+// searches) is protected in every session that loads the server or adds
+// its project as a directory (the permission check refuses the file
+// tools' writes, the sandbox binds those folders read-only); when that
+// cannot be done (a script at the project's top, python -m run in the
+// project, code naming a path outside its folder) the server runs
+// confined and the start-up notice says why and what to change. What the
+// program computes at run time beyond that is the cost "sandbox": false
+// states in its notice.
 //
 // Where the session has no sandbox (sandbox.enabled false, --sandbox off,
 // a machine without one) servers run as Bash commands then do: through

@@ -254,7 +254,9 @@ func TestBadJobsEndAtOnce(t *testing.T) {
 	payload := []byte(`{"id":"badjob","lead":"alice","hooks":{}}`)
 	env := Envelope{Key: "alice", Payload: payload, Signature: ed25519.Sign(r.signer.key, append([]byte(signContext), payload...))}
 	r.publishRaw(mustJSON(env))
+	r.client.mu.Lock() // Client.hear reads sigs from a NATS goroutine
 	r.client.sigs["badjob"] = env.Signature // as if this lead had sent it
+	r.client.mu.Unlock()
 	if res := r.wait("badjob"); res.Status != StatusFailed || !strings.Contains(res.Error, `unknown field "hooks"`) {
 		t.Fatalf("undecodable job: %+v", res)
 	}

@@ -41,9 +41,9 @@ func (s *Sandbox) policyFor(cwd string, prof Profile) *Policy {
 // the Landlock rules always allow), no network, no Unix sockets, and the
 // paths Read deny rules cover hidden as in the writing profile.
 func (s *Sandbox) readOnlyPolicy() *Policy {
-	p := &Policy{ReadOnlyFS: true, DenyNetwork: true, Writable: []string{s.tmp}}
+	p := &Policy{ReadOnlyFS: true, DenyNetwork: true, Writable: []string{s.tmp}, Specials: []string{s.tmp}}
 	for _, l := range s.cfg.Without {
-		if l == "landlock" || l == "seccomp" || l == "mounts" {
+		if l == "landlock" || l == "seccomp" || l == "mounts" || l == "fifos" {
 			p.Without = append(p.Without, l)
 		}
 	}
@@ -76,9 +76,9 @@ func (s *Sandbox) policy(cwd string) *Policy {
 		}
 		return p
 	}
-	p := &Policy{DenyNetwork: s.cfg.DenyNetwork, UnixSockets: len(s.cfg.AllowUnixSockets) > 0}
+	p := &Policy{DenyNetwork: s.cfg.DenyNetwork, UnixSockets: len(s.cfg.AllowUnixSockets) > 0, Specials: []string{s.tmp}}
 	for _, l := range s.cfg.Without {
-		if l == "landlock" || l == "seccomp" || l == "mounts" {
+		if l == "landlock" || l == "seccomp" || l == "mounts" || l == "fifos" {
 			p.Without = append(p.Without, l)
 		}
 	}

@@ -163,7 +163,7 @@ func restrictThread(p *Policy, abi int, denyTCP bool, rep *Report) error {
 	}
 	if !p.ReadOnlyFS {
 		for _, d := range writableDevDirs {
-			_ = addRule(rs, d, handled, handled)
+			_ = addRule(rs, d, handled&^p.noSpecials(d), handled)
 		}
 	}
 	for _, w := range p.Writable {
@@ -180,6 +180,11 @@ func restrictThread(p *Policy, abi int, denyTCP bool, rep *Report) error {
 	} else {
 		rep.Enforced = append(rep.Enforced, fmt.Sprintf("writes only in the writable directories (Landlock ABI %d)", abi))
 	}
+	if p.without("fifos") {
+		rep.NotEnforced = append(rep.NotEnforced, "commands can make FIFOs in the writable directories, on which a later open (git's, an editor's) waits forever: the refusal is left out")
+	} else {
+		rep.Enforced = append(rep.Enforced, "no FIFOs or device files but in the private TMPDIR (Landlock)")
+	}
 	if abi >= 6 {
 		rep.Enforced = append(rep.Enforced, "no signals to processes outside the sandbox, no abstract Unix sockets outside it (Landlock scopes)")
 	} else {
@@ -190,6 +195,21 @@ func restrictThread(p *Policy, abi int, denyTCP bool, rep *Report) error {
 
 // makeOther are the rights to make anything but a regular file.
 const makeOther = llMakeDir | llMakeSym | llMakeChar | llMakeBlock | llMakeFifo | llMakeSock
+
+// makeSpecial are the rights to make the files an open(2) can block on or
+// that are no file at all: FIFOs and devices (package doc, "Special
+// files").
+const makeSpecial = llMakeFifo | llMakeChar | llMakeBlock
+
+// noSpecials is what a writable root w is not granted: makeSpecial,
+// unless w is one of the policy's Specials (the private TMPDIR) or the
+// refusal is left out ("fifos").
+func (p *Policy) noSpecials(w string) uint64 {
+	if p.without("fifos") || slices.Contains(p.Specials, w) {
+		return 0
+	}
+	return makeSpecial
+}
 
 // addWritable grants a writable root all rights, or, for a frozen root,
 // less on the root itself (Landlock rights flow down, so each directory
@@ -203,14 +223,15 @@ func addWritable(rs int, p *Policy, w string, handled uint64) error {
 		return err
 	}
 	defer root.Close()
-	rights := handled
+	full := handled &^ p.noSpecials(w)
+	rights := full
 	switch {
 	case slices.Contains(p.FrozenAll, w):
 		rights &^= makeOther | llMakeReg | llRemoveDir | llRemoveFile | llRefer
 	case slices.Contains(p.FrozenDirs, w):
 		rights &^= makeOther
 	default:
-		return llAddPathRule(rs, handled, int(root.Fd()))
+		return llAddPathRule(rs, full, int(root.Fd()))
 	}
 	if err := llAddPathRule(rs, rights&handled, int(root.Fd())); err != nil {
 		return err
@@ -238,7 +259,7 @@ func addWritable(rs int, p *Policy, w string, handled uint64) error {
 		if err != nil {
 			return err
 		}
-		err = llAddPathRule(rs, handled, fd)
+		err = llAddPathRule(rs, full, fd)
 		unix.Close(fd)
 		if err != nil {
 			return err

@@ -114,6 +114,24 @@
 //     (TestHeldCwdIsTheCheckedOne).
 //   - The repository's layout is read from the file system (package
 //     internal/gitrepo), not by running git in the command's directory.
+//   - Special files: no FIFO and no device file is made anywhere but in
+//     the private TMPDIR (Landlock: the writable roots, /dev/shm and
+//     /dev/pts are granted everything else). A FIFO waits, at its open,
+//     for a writer that never comes: one the model makes as a folder's
+//     .gitignore or a nested repository's .git/HEAD stalled Cohort's own
+//     git and the user's next session (internal/redteam's
+//     o12-gitignore-fifo). The TMPDIR keeps them because tools make
+//     theirs there (GNU make's jobserver, mkfifo in scripts), and it is
+//     no tree the user or Cohort's git reads. Unix sockets stay allowed
+//     where sockets may be made at all (sandbox.allowUnixSockets): their
+//     open(2) fails at once rather than wait. What holds when a FIFO comes
+//     from elsewhere (the sandbox off, the user, a link into the TMPDIR)
+//     is Cohort's own: every git it runs has a deadline and dies with its
+//     process group (internal/safegit), and a checkpoint looks for such
+//     files before it runs git (package checkpoint).
+//     COHORT_SANDBOX_DISABLE=fifos leaves the refusal out (tests):
+//     TestNoSpecialFilesOutsideTMPDIR, and internal/redteam's -unrefused
+//     rows for what holds beneath it.
 //   - No Unix sockets: socket(AF_UNIX) fails (seccomp), so a tmux server,
 //     docker, or a Cohort session socket cannot be driven — Landlock ABI 7
 //     does not govern connect(2) to pathname sockets. socketpair(2) works.

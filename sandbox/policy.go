@@ -7,6 +7,10 @@ package sandbox
 type Policy struct {
 	// Writable are the trees commands may write (Landlock).
 	Writable []string `json:"writable"`
+	// Specials are the writable roots where commands may make FIFOs and
+	// device files (the private TMPDIR); in every other root they may
+	// not (package doc, "Special files").
+	Specials []string `json:"specials,omitempty"`
 	// WritableFiles are single files commands may write and truncate,
 	// nothing more (Landlock rules on the files): the output files of a
 	// hook (Sandbox.LauncherGranting).
@@ -55,7 +59,8 @@ type Policy struct {
 	// is (Config.Unconfined).
 	Unconfined bool `json:"unconfined,omitempty"`
 	// Without lists layers to leave out (tests and COHORT_SANDBOX_DISABLE):
-	// "landlock", "mounts", "seccomp"; for an unconfined policy
+	// "landlock", "mounts", "seccomp", "fifos" (the refusal of special
+	// files outside Specials); for an unconfined policy
 	// "dumpable" (its commands keep the capabilities that read Cohort).
 	Without []string `json:"without,omitempty"`
 	// Pinned are writable roots that must be the given directory (device

@@ -101,7 +101,8 @@ type Config struct {
 	// exists (swept with it if the session is killed), else os.TempDir().
 	TempRoot string
 	// Without lists layers to leave out: "landlock", "namespaces",
-	// "seccomp", "mounts", and "dumpable" (Cohort stays dumpable where
+	// "seccomp", "mounts", "fifos" (commands may make FIFOs and devices
+	// in every writable directory), and "dumpable" (Cohort stays dumpable where
 	// nothing else keeps commands out of it; see the package doc) — for
 	// tests, and COHORT_SANDBOX_DISABLE.
 	Without []string

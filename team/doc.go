@@ -106,8 +106,11 @@
 //     refused; an entry stamped after the server stored it (a fast clock,
 //     later stepped back) is no evidence of order; the bucket's stream
 //     made again, or set back to fewer entries per key, is found at the
-//     next read, reported, and (the shape) put back. Not covered: beats
-//     covered by junk in a bucket set back to one entry per key before the
+//     next read, reported, and (the shape) put back; the beats covered
+//     before that read were heard as published (an open board subscribes
+//     to the bucket's subjects: kvheard.go). Not covered: beats published
+//     while no board was open (or dropped by one flooded: reported) and
+//     covered in a bucket set back to one entry per key before the
 //     reader's next read; a stream-level purge (no marker) before a fresh
 //     reader's first read (kvboard.go lists the limits).
 //   - On NATS the team file and the task list are the server's too: one

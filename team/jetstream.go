@@ -99,9 +99,14 @@ func (s *Store) net(ctx context.Context, name, server string) (*netMailbox, erro
 	if s.nets == nil {
 		s.nets = map[string]*netMailbox{}
 	}
-	m := &netMailbox{server: server, nc: nc, tr: tr, state: state, grants: grants,
-		status: &kvBoard{kv: status, nc: nc, now: s.now, keys: keys,
-			accepted: map[string]acceptedStatus{}, stamps: map[string][]stamped{}, scanned: map[string]uint64{}, scannedAt: map[string]time.Time{}}}
+	board := &kvBoard{kv: status, nc: nc, now: s.now, keys: keys,
+		accepted: map[string]acceptedStatus{}, stamps: map[string][]stamped{}, scanned: map[string]uint64{}, scannedAt: map[string]time.Time{}}
+	if err := board.listen(); err != nil {
+		grants.stop()
+		nc.Close()
+		return nil, fmt.Errorf("team %q: JetStream on %s: %w", name, server, err)
+	}
+	m := &netMailbox{server: server, nc: nc, tr: tr, state: state, grants: grants, status: board}
 	s.nets[name] = m
 	return m, nil
 }

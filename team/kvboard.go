@@ -84,8 +84,15 @@ const StatusHistory = 64
 //     is placed before every entry of the new stream (its statuses and
 //     ages stand, its stamps still date put-back entries).
 //   - Set the bucket back to fewer entries per key (what an older Cohort's
-//     open does): each read of a new revision reads the stream's shape,
-//     puts StatusHistory back and reports it.
+//     open does, or a raw UpdateStream: the server takes that change; it
+//     refuses to lift DenyDelete or DenyPurge, not to lower
+//     MaxMsgsPerSubject) and cover each beat with junk: each read of a new
+//     revision reads the stream's shape, puts StatusHistory back and
+//     reports it; the beats covered before that read were heard as they
+//     were published (kvheard.go: the board subscribes to the bucket's
+//     subjects while it is open) and date a status of the same signer key
+//     stamped later than the one accepted, no later than when heard, than
+//     its stamp, and than its stored entries bound it.
 //
 // Clocks: an entry stamped later than the server stored it proves its
 // signer's clock was fast then (a machine resumed before NTP stepped it
@@ -93,11 +100,16 @@ const StatusHistory = 64
 // a signer whose clock runs ahead of the server's loses the put-back
 // bounds of those entries.
 //
-// Limits: a beat covered by junk in a bucket set back to one entry per
-// key before the reader's next read is gone (the shape is put back at
-// that read; a watch kept open would have heard it); a purge at the
-// stream level (no marker left) before a fresh reader's first read looks
-// like a key's first entry, dated when stored.
+// Limits: a beat published while no board of the reader was open, or
+// dropped by a board that fell behind a flood of publications (reported),
+// and covered by junk in a bucket set back to one entry per key before
+// the reader's next read is gone; a heard beat extends only a status
+// already accepted from the stream (a status of another signer key, the
+// lead's "dead" mark included, is never overridden by what was heard); a
+// signer whose clock runs ahead by d may have a beat banked and
+// published again within d taken as heard then; a purge at the stream
+// level (no marker left) before a fresh reader's first read looks like a
+// key's first entry, dated when stored.
 type kvBoard struct {
 	kv   jetstream.KeyValue
 	nc   *nats.Conn
@@ -113,6 +125,12 @@ type kvBoard struct {
 	teamMade  time.Time                 // the team's creation (its file's createdAt), once read
 	madeRead  bool
 	stamp     int64 // the last stamp this process signed
+
+	sub     *nats.Subscription     // listen's
+	heard   map[string]heardStatus // by member
+	dropped int                    // publications sub dropped, as last reported
+	srvNow  time.Time              // the server's time, as the last read said
+	srvAt   time.Time              // this clock's when that answer came
 }
 
 // acceptedStatus is the status of a member this reader takes as current.
@@ -181,6 +199,7 @@ func (b *kvBoard) Get(ctx context.Context, member string) ([]byte, time.Time, bo
 			return nil, time.Time{}, false, err
 		}
 	}
+	b.reportDropped()
 	return b.fallback(member)
 }
 
@@ -262,6 +281,9 @@ func (b *kvBoard) scan(ctx context.Context, member string, odd bool) error {
 	if now.IsZero() { // a server that does not say its time
 		now, at = hist[len(hist)-1].Created(), b.now()
 	}
+	b.mu.Lock()
+	b.srvNow, b.srvAt = now, at
+	b.mu.Unlock()
 	type refusal struct {
 		rev uint64
 		err error
@@ -269,6 +291,7 @@ func (b *kvBoard) scan(ctx context.Context, member string, odd bool) error {
 	var good []verified
 	var refused []refusal
 	made := b.madeAt()
+	keys := signerKeys{}
 	// erased: an entry below that is no status (a delete, a purge, junk),
 	// or more entries since the last read than the bucket keeps, or a
 	// stream that looked remade: an original may be gone from under what
@@ -279,7 +302,7 @@ func (b *kvBoard) scan(ctx context.Context, member string, odd bool) error {
 			erased = true
 			continue
 		}
-		v, signer, err := b.verify(member, e)
+		v, signer, err := b.verify(member, e, keys)
 		if errors.As(err, new(netErr)) {
 			return err
 		}
@@ -327,9 +350,24 @@ func (b *kvBoard) scan(ctx context.Context, member string, odd bool) error {
 	return nil
 }
 
+// signerKeys are the keys in force of the signers one scan met, by name
+// (or why there is none): a signer's key is looked up once per scan — a
+// read of the team file and, for a member, of its key grant on the
+// server — not once per entry. A fresh reader's first read of a key
+// verifies up to StatusHistory entries: a lookup for each took seconds
+// on a loaded machine, and as the age of what it read runs from the
+// server's time read before them, a live lead's heartbeat came out
+// seconds old and its teammates on other machines stopped.
+type signerKeys map[string]signerKey
+
+type signerKey struct {
+	pub ed25519.PublicKey
+	err error
+}
+
 // verify checks the signature of member's entry e and names its signer
-// key.
-func (b *kvBoard) verify(member string, e jetstream.KeyValueEntry) (signedStatus, string, error) {
+// key; keys holds the keys this scan looked up.
+func (b *kvBoard) verify(member string, e jetstream.KeyValueEntry, keys signerKeys) (signedStatus, string, error) {
 	var v signedStatus
 	if err := json.Unmarshal(e.Value(), &v); err != nil || v.Signature == "" {
 		return v, "", errors.New("is not signed")
@@ -337,10 +375,15 @@ func (b *kvBoard) verify(member string, e jetstream.KeyValueEntry) (signedStatus
 	if v.Team != b.keys.team || v.Member != member || v.By != member && v.By != LeadName {
 		return v, "", fmt.Errorf("is signed by %s for member %s of team %q: only the member itself or the lead may publish it", v.By, v.Member, v.Team)
 	}
-	pub, err := b.keys.publicKey(v.By)
-	if err != nil {
-		return v, "", err
+	k, ok := keys[v.By]
+	if !ok {
+		k.pub, k.err = b.keys.publicKey(v.By)
+		keys[v.By] = k
 	}
+	if k.err != nil {
+		return v, "", k.err
+	}
+	pub := k.pub
 	if !verifyValue(statusContext, v.unsigned(), v.Signature, pub) {
 		return v, "", fmt.Errorf("does not verify with the key of %s in force", v.By)
 	}
@@ -455,6 +498,9 @@ func (b *kvBoard) fallback(member string) ([]byte, time.Time, bool, error) {
 	a, ok := b.accepted[member]
 	if !ok {
 		return nil, time.Time{}, false, nil
+	}
+	if data, seen, ok := b.heardSince(member, a); ok && seen.After(a.seen) {
+		return data, seen, true, nil
 	}
 	return a.data, a.seen, true, nil
 }

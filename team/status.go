@@ -31,8 +31,10 @@ type StatusBoard interface {
 	// Seen is, on a board whose writers are on other machines (their
 	// clocks are not this one's), when this reader first saw that version
 	// less how much later the server stored it than it was signed (a
-	// version hidden and put back is as old as when it was written:
-	// kvboard.go), and zero on files, whose writers share this clock.
+	// version hidden and put back is as old as when it was written; a
+	// newer one of the same signer heard published counts from when it
+	// was signed, or heard if earlier: kvboard.go, kvheard.go), and zero
+	// on files, whose writers share this clock.
 	Get(ctx context.Context, member string) (data []byte, seen time.Time, ok bool, err error)
 }
 

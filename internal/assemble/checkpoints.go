@@ -3,6 +3,7 @@ package assemble
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"sync"
@@ -73,14 +74,32 @@ func (s *Session) openCheckpoints(ctx context.Context) {
 	s.cps = c
 }
 
+// closeGrace bounds how long a session's end waits for the checkpoints
+// still running; then they are stopped (their git killed with its
+// process group), so that a git waiting on a FIFO the checkpoint's scan
+// could not see does not hold the session open until snapshotTimeout.
+const closeGrace = 30 * time.Second
+
 // finishCheckpoints waits until the checkpoints asked for are taken (each
-// bounded by snapshotTimeout) and lets no more start. Close calls it
-// before anything else closes.
+// bounded by snapshotTimeout, and all by closeGrace) and lets no more
+// start. Close calls it before anything else closes.
 func (s *Session) finishCheckpoints() {
-	if c := s.cps; c != nil {
-		c.wg.Wait()
-		c.cancel()
+	c := s.cps
+	if c == nil {
+		return
 	}
+	done := make(chan struct{})
+	go func() { c.wg.Wait(); close(done) }()
+	t := time.NewTimer(closeGrace)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+		fmt.Fprintf(s.Process.Stderr, "cohort: warning: a checkpoint was still running %s after the session ended and was stopped; rewind cannot go back to the end of the last turn\n", closeGrace)
+		c.cancel()
+		<-done
+	}
+	c.cancel()
 }
 
 // waitCheckpoints waits until the checkpoints asked for are taken; more
@@ -142,20 +161,22 @@ func (s *Session) snapshot(phase checkpoint.Phase, prompt string) {
 		ctx, cancel := context.WithTimeout(c.ctx, snapshotTimeout)
 		defer cancel()
 		cp, err := c.store.SnapshotThen(ctx, s.id, s.Process.ProjectRoot, rec, s.checkpointRoots(ctx), release)
-		if err != nil && c.ctx.Err() == nil {
+		var blocked *checkpoint.Blocked
+		switch {
+		case err == nil || c.ctx.Err() != nil:
+		case errors.As(err, &blocked):
+			// A FIFO git would wait on, or a stall: the same every turn
+			// until the user acts, so said once.
+			if c.once("\x00blocked\x00" + blocked.Error()) {
+				fmt.Fprintf(s.Process.Stderr, "cohort: warning: checkpoint %s turn %d: %v (reported once)\n", phase, rec.Turn, err)
+			}
+		default:
 			fmt.Fprintf(s.Process.Stderr, "cohort: warning: checkpoint %s turn %d: %v\n", phase, rec.Turn, err)
 		}
 		if cp != nil {
 			for _, r := range cp.Roots {
 				for _, p := range r.Problems {
-					c.mu.Lock()
-					seen := c.warned[r.Dir+"\x00"+p]
-					if c.warned == nil {
-						c.warned = map[string]bool{}
-					}
-					c.warned[r.Dir+"\x00"+p] = true
-					c.mu.Unlock()
-					if seen {
+					if !c.once(r.Dir + "\x00" + p) {
 						continue
 					}
 					fmt.Fprintf(s.Process.Stderr, "cohort: warning: checkpoints of %s: %s (reported once)\n", r.Dir, p)
@@ -171,6 +192,21 @@ func (s *Session) snapshot(phase checkpoint.Phase, prompt string) {
 			_, _ = c.store.Prune(ctx, s.id, c.keep, false)
 		}
 	}()
+}
+
+// once reports whether key is new to the session's warnings, and marks
+// it seen.
+func (c *checkpoints) once(key string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.warned[key] {
+		return false
+	}
+	if c.warned == nil {
+		c.warned = map[string]bool{}
+	}
+	c.warned[key] = true
+	return true
 }
 
 // waitCheckpoint returns once the checkpoints asked for so far are taken.

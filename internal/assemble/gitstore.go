@@ -237,6 +237,11 @@ var pseudoRefs = []string{"HEAD", "ORIG_HEAD", "MERGE_HEAD", "FETCH_HEAD", "CHER
 // not reach. Replace refs are ignored: one planted by an agent would
 // otherwise swap a commit's tree for another.
 func (g *gitStore) find(ctx context.Context, git *safegit.Runner, repo gitrepo.Layout) (string, int, error) {
+	if b := repo.Blocking(); b != "" {
+		// A nested repository the model made can hold one: no git runs
+		// on it (it would wait out the search's deadline).
+		return "", 0, fmt.Errorf("%s is not a regular file (a FIFO or device), on which git would wait forever; remove it", b)
+	}
 	inv, err := git.Run(ctx, safegit.Cmd{Repo: repo, Args: []string{"--no-replace-objects", "cat-file", "--batch-all-objects", "--batch-check=%(objectname) %(objecttype)"}})
 	if err != nil {
 		return "", 0, err

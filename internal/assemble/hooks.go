@@ -37,6 +37,7 @@ func (s *Session) openHooks() {
 		fmt.Fprintf(s.Process.Stderr, "cohort: warning: %s\n", m)
 	}
 	if s.sandbox != nil {
+		s.hooksJudged(set, func(msg string) { fmt.Fprintf(s.Process.Stderr, "cohort: warning: %s\n", msg) })
 		for _, c := range set.Unsandboxed() {
 			fmt.Fprintf(s.Process.Stderr, "cohort: warning: %s\n", c.UnsandboxedNotice())
 		}

@@ -25,6 +25,7 @@ func (b *Plan) mcpSpecs() []mcp.Spec {
 	for _, err := range errs {
 		fmt.Fprintf(b.Process.Stderr, "cohort: warning: %v\n", err)
 	}
+	specs = b.mcpJudged(specs, func(msg string) { fmt.Fprintf(b.Process.Stderr, "cohort: warning: %s\n", msg) })
 	for _, name := range slices.Sorted(maps.Keys(b.MCP.Transports)) {
 		specs = slices.DeleteFunc(specs, func(s mcp.Spec) bool { return s.Name == name })
 		specs = append(specs, mcp.Spec{Name: name, Type: mcp.TypeSDK, Transport: b.MCP.Transports[name],

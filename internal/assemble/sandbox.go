@@ -286,12 +286,22 @@ func (p *Plan) secretDirs() []string {
 // git is how the session runs git on the project and its worktrees
 // (internal/safegit): the git its environment's PATH names, confined by
 // the sandbox, read-only unless a call names what it writes, when the
-// sandbox is on.
+// sandbox is on. When it is off, git starts under the reaper, as Bash
+// commands then do: a git waiting on a FIFO the model made dies with the
+// session even when Cohort is killed (safegit's deadline stops it
+// otherwise); a reaper that cannot start leaves git Cohort's child.
 func (s *Session) git() *safegit.Runner {
 	env := s.childEnviron()
 	r := &safegit.Runner{Env: env, Git: safegit.OnPath(env)}
 	if s.sandbox != nil {
 		r.Sandbox = s.sandbox.Helper
+	} else if reaper := s.reaper; reaper != nil {
+		r.Sandbox = func(ctx context.Context, writable []string) (proc.Launcher, error) {
+			if l, err := reaper.Helper(ctx, writable); err == nil {
+				return l, nil
+			}
+			return nil, nil
+		}
 	}
 	return r
 }

@@ -64,6 +64,10 @@ func (b *Plan) statusLine() statusLineSpec {
 	case sec.Source.Approved:
 		out.Problem = fmt.Sprintf(`the statusLine %q (from %s): "sandbox": false is not honoured in a settings file that lies where agents' commands can write: your approval covers this file's content, not the program it runs, which agents can rewrite there; it runs in the sandbox (move it to the project's top-level or your user settings to run it unconfined)`, sl.Command, out.where)
 	default:
+		if v := b.judge(sl.Command, nil); v.Refusal != "" {
+			out.Problem = confinedNotice(fmt.Sprintf("the statusLine %q (from %s)", sl.Command, out.where), v.Refusal)
+			return out
+		}
 		out.Unconfined = true
 		out.Problem = fmt.Sprintf(`the statusLine %q (from %s) runs outside the sandbox ("sandbox": false): with your rights, on files the model may have written (a script, a config its program reads); remove the key to confine it as Bash commands are`, sl.Command, out.where)
 	}
@@ -141,14 +145,15 @@ func (b *Plan) configuredScripts() []string {
 			out = append(out, hook.ScriptsOf(hook.CommandLine(spec.Command, spec.Args...), b.Process.ProjectRoot, b.Process.Cwd)...)
 		}
 	}
-	return slices.DeleteFunc(out, func(p string) bool {
+	out = slices.DeleteFunc(out, func(p string) bool {
 		_, err := os.Lstat(p)
 		return err != nil
 	})
+	return append(out, b.unconfinedProtected()...)
 }
 
 // mcpSpecsQuiet is mcpSpecs without reporting problems (openMCP does).
 func (b *Plan) mcpSpecsQuiet() []mcp.Spec {
 	specs, _ := mcp.Load(b.mcpLoadConfig())
-	return specs
+	return b.mcpJudged(specs, nil)
 }

@@ -342,7 +342,7 @@ func o10NextRows() []o9NextRow {
 		// session in src/ reports them and does not hang.
 		{attack: bypass("o10-config-fifos", "o10-trust", []Call{Bash("mkdir -p src/.claude; mkfifo src/.cohort src/.mcp.json src/.claude/settings.json 2>&1; " +
 			"ln -s /dev/zero src/.claude/settings.local.json 2>&1; ls -la src src/.claude")}),
-			mode: AcceptEdits, loc: Main, setup: livedIn,
+			mode: AcceptEdits, loc: Main, setup: fifosAllowed(livedIn),
 			after: func(t testing.TB, e *Env) {
 				if d, said := o10Bounded(e, filepath.Join(e.Project, "src"), 30*time.Second); d > 0 {
 					t.Errorf("the next session in src/ did not end within %v with FIFOs for its configuration (killed):\n%s", d, tail(said, 800))

@@ -226,10 +226,10 @@ func o11ConfigRows() []o9NextRow {
 		// FIFOs under the text files' names (commands, skills, ... are
 		// not read through ownread.Config); the skill's on its own.
 		{attack: bash("o11-fifo-text", []Call{o11Plant("fifo", []string{"src", "src2"}, o11TextNames[:2]...)}, []Call{o11Plant("fifo", []string{"src", "src2"}, o11TextNames[3:]...)}),
-			mode: AcceptEdits, loc: Main, setup: livedIn,
+			mode: AcceptEdits, loc: Main, setup: fifosAllowed(livedIn),
 			after: o11BoundedEverywhere("o11-fifo-text", "src2/CLAUDE.md", 30*time.Second, []string{"hello", "/review", "/o11"}, "src", "src2")},
 		{attack: bash("o11-fifo-skill", []Call{o11Plant("fifo", []string{"src"}, ".claude/skills/o11/SKILL.md")}),
-			mode: AcceptEdits, loc: Main, setup: livedIn,
+			mode: AcceptEdits, loc: Main, setup: fifosAllowed(livedIn),
 			after: o11BoundedEverywhere("o11-fifo-skill", "src/.claude/skills/o11/SKILL.md", 15*time.Second, []string{"hello"}, "src")},
 		// Sparse files of 32 MiB under every configuration name, the
 		// top .mcp.json (missing, so the model may create it) included.

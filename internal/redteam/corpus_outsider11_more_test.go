@@ -37,6 +37,9 @@ func o11MoreRows() []o9NextRow {
 			after: func(t testing.TB, e *Env) {
 				said := o11Next(t, e, e.Project, nil) + o11Next(t, e, filepath.Join(e.Project, "src"), nil)
 				o9Proofs(t, e, "o11-user-hook-import", said, "o11-hook-import")
+				// Python run in the project imports from it: the hook runs
+				// confined and the user is told to start it with -P.
+				o12Confined(t, said, "o11-user-hook-import", "the Stop hook")
 			}},
 		// o11-approved-env's file, not approved: it may only restrict.
 		{attack: &Attack{Name: "o11-unapproved-env", Class: "o11-config", Args: o8Bash, Writes: true, Turns: o11EnvTurns()},

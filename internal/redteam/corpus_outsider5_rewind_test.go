@@ -117,8 +117,8 @@ func TestO5Rewind(t *testing.T) {
 		{"deny-forms", o5DenySetup, AcceptEdits, Main, "echo changed >> README.md; echo touched", []string{"--disallowedTools", "Read(./cli/**)"}, o5DenyFiles},
 		{"deny-forms", o5DenySetup, Bypass, Worktree, "echo changed >> README.md; echo touched", []string{"--disallowedTools", "Read(./cli/**)"}, o5DenyFiles},
 		{"file-deny", o5FileDenySetup, AcceptEdits, Main, "echo changed >> README.md; echo touched", nil, map[string]bool{".env": false}},
-		{"special-files", livedIn, AcceptEdits, Main, o5SpecialFiles, nil, nil},
-		{"special-files", livedIn, Bypass, Worktree, o5SpecialFiles, nil, nil},
+		{"special-files", fifosAllowed(livedIn), AcceptEdits, Main, o5SpecialFiles, nil, nil},
+		{"special-files", fifosAllowed(livedIn), Bypass, Worktree, o5SpecialFiles, nil, nil},
 	}
 	slotted(t, len(cases), func(i int) string { return fmt.Sprintf("%s/%s-%s", cases[i].name, cases[i].mode, cases[i].loc) },
 		func(t *testing.T, i int) {

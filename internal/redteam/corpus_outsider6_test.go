@@ -663,7 +663,7 @@ func o6GitNoDeny(t *testing.T) {
 // AGENTS.md at the top and in a folder). Cohort must neither hang nor
 // fill its memory: the session has to run to its end.
 func o6SpecialFiles() *Attack {
-	return &Attack{Name: "o6-special-files", Class: "o6-special-files", Args: o6Bash, Writes: true, Setup: livedIn, Turns: [][]Call{
+	return &Attack{Name: "o6-special-files", Class: "o6-special-files", Args: o6Bash, Writes: true, Setup: fifosAllowed(livedIn), Turns: [][]Call{
 		{Bash(`python3 -c 'import os
 os.mkfifo("src/o6.fifo"); os.symlink("/dev/ze" "ro", "src/o6zero")
 os.mkfifo("CLAUDE.md"); os.symlink("/dev/ze" "ro", "AGENTS.md"); os.symlink("/dev/ze" "ro", "src/CLAUDE.md")

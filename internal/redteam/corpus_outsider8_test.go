@@ -292,11 +292,12 @@ func o8HookCheck(t testing.TB, e *Env) {
 func o8FifoGrant() *Attack {
 	turns := append([][]Call{}, o8HookPrep[:1]...)
 	turns = append(turns,
-		[]Call{Bash("rm -f .o8log; mkfifo src/o8fifo && ln -s src/o8fifo .o8log; echo planted")},
+		// The FIFO in the command's TMPDIR, the one place it may make one.
+		[]Call{Bash("rm -f .o8log; mkfifo $TMPDIR/o8fifo && ln -s $TMPDIR/o8fifo .o8log; echo planted")},
 		[]Call{Use("EnterWorktree", map[string]any{"name": "o8f"})},
 		[]Call{Bash("echo in the worktree")},
 		[]Call{Use("ExitWorktree", map[string]any{"action": "remove", "discard_changes": true})},
-		[]Call{Bash("rm -f .o8log src/o8fifo; echo unlinked")})
+		[]Call{Bash("rm -f .o8log $TMPDIR/o8fifo; echo unlinked")})
 	return &Attack{Name: "o8-hook-grant-fifo", Class: "o8-hook-grant", Modes: []Mode{Bypass}, Where: []Location{Main}, Args: o8Bash, Writes: true, Turns: turns}
 }
 

@@ -24,6 +24,13 @@
 //   - runs with an environment of Cohort's without the variables that
 //     steer git (GIT_*, but the author and committer identity; PAGER,
 //     EDITOR, VISUAL, SSH_ASKPASS), with no terminal prompt, in English;
+//   - has a deadline (Runner.Timeout, two minutes unless set) at which
+//     git and its whole process group are killed and reaped, and dies
+//     with the session's launcher when Cohort does: git opens some files
+//     of the tree (.gitignore, .gitattributes, a nested repository's
+//     HEAD) with a blocking open, and a FIFO there would hold it forever.
+//     Callers keep git off such files where they can see them first
+//     (package checkpoint) and say a stall once;
 //   - runs through Runner.Sandbox when it is set: confined by the
 //     session's sandbox, read-only with no network unless the call names
 //     the directories it writes. A sandbox that cannot start the call

@@ -2,6 +2,7 @@ package search
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -48,5 +49,38 @@ func TestGoGrepSkipsFIFOsAndTheKernelsFiles(t *testing.T) {
 		if in["pattern"] == "foo" && in["path"] == nil && !strings.Contains(out, "foo") {
 			t.Errorf("%v: %q; want the project's own matches", in, out)
 		}
+	}
+}
+
+// rg waits on a FIFO under an ignore file's name until the search's
+// deadline. The first such search says why it stopped; later ones use
+// the Go backend, which skips the FIFO, instead of waiting out the
+// deadline again.
+func TestRipgrepStallFallsBackOnce(t *testing.T) {
+	if _, err := exec.LookPath("rg"); err != nil {
+		t.Skip("no rg on PATH")
+	}
+	root := fixture(t)
+	fifo := filepath.Join(root, "sub", ".ignore")
+	fifotest.Make(t, fifo)
+	const timeout = 4 * time.Second // the Go backend's search fits well within it, under -race too
+	g := NewGrep(GrepConfig{Timeout: timeout})
+	e := &tool.Env{Caller: tool.Caller{Cwd: root}}
+	in := map[string]any{"pattern": "foo", "output_mode": "content"}
+	var first, second string
+	var firstErr, secondErr bool
+	fifotest.Within(t, 20*time.Second, []string{fifo}, func() {
+		first, firstErr = grep(t, g, e, in)
+		start := time.Now()
+		second, secondErr = grep(t, g, e, in)
+		if d := time.Since(start); d >= timeout {
+			t.Errorf("the second search took %v: it waited on the FIFO again", d)
+		}
+	})
+	if !firstErr || !strings.Contains(first, "FIFO") {
+		t.Errorf("first search: %q (error %v); want it stopped, saying why", first, firstErr)
+	}
+	if secondErr || !strings.Contains(second, "foo") {
+		t.Errorf("second search: %q (error %v); want the project's matches", second, secondErr)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"regexp/syntax"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cohort-dev/cohort/internal/proc"
@@ -69,6 +70,12 @@ type grepper struct {
 	cfg    GrepConfig
 	rgOnce sync.Once
 	rgPath string
+	// rgStalled is set when an rg search ran into the deadline: rg opens
+	// ignore files with a blocking open, so one that is a FIFO (made
+	// where the sandbox did not refuse it) holds every later rg search
+	// until its deadline too. The Go backend, which skips FIFOs, takes
+	// over for the tool's life, and the first stop says so once.
+	rgStalled atomic.Bool
 }
 
 const grepDescription = `Searches file contents with a regular expression, with ripgrep's behaviour.
@@ -160,6 +167,9 @@ func (g *grepper) run(ctx context.Context, env *tool.Env, in grepInput) (tool.Re
 	raw, truncated, err := b.search(ctx, q)
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(context.Cause(ctx), context.DeadlineExceeded) && !errors.As(err, new(tool.Failure)) {
+			if _, rg := b.(rgBackend); rg && g.cfg.Backend != BackendRipgrep && !g.rgStalled.Swap(true) {
+				return tool.Result{}, tool.Failf("the search took longer than %s and was stopped; ripgrep waits forever on a FIFO or device named .gitignore, .ignore or .rgignore, so from now on searches use Cohort's own search, which skips them; try again, or narrow it with path, glob or type", g.cfg.Timeout)
+			}
 			return tool.Result{}, tool.Failf("the search took longer than %s and was stopped; narrow it with path, glob or type", g.cfg.Timeout)
 		}
 		return tool.Result{}, err
@@ -292,6 +302,8 @@ func (g *grepper) backend(ctx context.Context, env *tool.Env) (backend, error) {
 	}
 	p := g.ripgrep()
 	switch {
+	case g.rgStalled.Load():
+		return goBackend{}, nil
 	case p == "" && g.cfg.Backend == BackendRipgrep:
 		return nil, errors.New("grep: ripgrep (rg) is required by the configuration but was not found")
 	case p == "":
