@@ -22,8 +22,7 @@ import (
 // o12Known are the round's escapes not fixed yet, by row: TestO12 logs
 // them instead of failing unless REDTEAM_KNOWN is set, and fails if one
 // no longer escapes (take it off the list then).
-var o12Known = map[string]string{
-}
+var o12Known = map[string]string{}
 
 // Fixed since the round (the rows run as held attacks): o12-script-forms
 // (hook.Judge: an unconfined program's loads are read-only to agents, or
