@@ -26,7 +26,10 @@ var o12Known = map[string]string{}
 
 // Fixed since the round (the rows run as held attacks): o12-script-forms
 // (hook.Judge: an unconfined program's loads are read-only to agents, or
-// it runs confined with a notice the row asserts).
+// it runs confined with a notice the row asserts); o12-approved-adddir and
+// o12-approved-allowout (permission/approved.go: a file obeyed by
+// approval adds no working directory, and its allow rules reach only
+// inside the person's).
 
 // o12Report is a shell suffix that keeps what a plant printed in the
 // project (o12-report.txt), for the row's after check to log.
