@@ -231,3 +231,55 @@ func TestUnconfinedMCPServerScriptProtected(t *testing.T) {
 	collect(t, s, "rewrite the server")
 	assertUnchanged(t, script, body)
 }
+
+// The --permission-prompt-command program runs outside the sandbox and
+// answers the model's permission prompts: its script is protected as a
+// hook's (file tools and sandbox), or the model would rewrite its own
+// approver. The approver here answers nothing, so every ask is a deny.
+func TestPermissionPromptCommandScriptProtected(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	script := filepath.Join(e.dir, "tools", "approve.sh")
+	const body = "#!/bin/sh\nexit 0\n"
+	writeFile(t, script, body, 0o755)
+	attackScript(e, "rewrite the approver", script)
+	cfg := e.config()
+	cfg.Sandbox, cfg.PermissionMode, cfg.AllowedTools = "on", "acceptEdits", []string{"Bash"}
+	cfg.PermissionPromptCommand = "sh tools/approve.sh"
+	s := e.open(cfg)
+	collect(t, s, "rewrite the approver")
+	assertUnchanged(t, script, body)
+}
+
+// A hook script at the top of the project protects itself, not the whole
+// project: in acceptEdits the model writes its files beside it without a
+// prompt (print mode would refuse every one), and still cannot change
+// the script, by file tools or commands.
+func TestHookScriptAtTheTopProtectsOnlyItself(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	script := filepath.Join(e.dir, "check.sh")
+	const body = "#!/bin/sh\nexit 0\n"
+	writeFile(t, script, body, 0o755)
+	writeFile(t, filepath.Join(e.home, ".claude", "settings.json"),
+		`{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "sh check.sh"}]}]}}`, 0o644)
+	notes := filepath.Join(e.dir, "notes.txt")
+	calls := []fakeapi.Block{
+		use("Write", map[string]any{"file_path": notes, "content": "mine\n"}),
+		use("Write", map[string]any{"file_path": script, "content": "#!/bin/sh\necho pwned\n"}),
+		use("Bash", map[string]any{"command": "printf 'echo pwned\\n' > '" + script + "'", "description": "rewrite"}),
+	}
+	e.rt.on("write beside the hook", func(r *fakeapi.Request) fakeapi.Reply {
+		if t := r.Turn(); t < len(calls) {
+			return fakeapi.Reply{Content: []fakeapi.Block{calls[t]}}
+		}
+		return fakeapi.TextReply("tried")
+	})
+	cfg := e.config()
+	cfg.Sandbox, cfg.PermissionMode, cfg.AllowedTools = "on", "acceptEdits", []string{"Bash"}
+	collect(t, e.open(cfg), "write beside the hook")
+	if got, err := os.ReadFile(notes); err != nil || string(got) != "mine\n" {
+		t.Errorf("%s = %q, %v: a write beside a hook script at the top was refused", notes, got, err)
+	}
+	assertUnchanged(t, script, body)
+}

@@ -62,7 +62,7 @@ func (g permissionGate) Check(ctx context.Context, c *engine.Call) engine.Verdic
 		case d.Behavior == permission.Deny:
 			return engine.Verdict{Reason: d.Reason}
 		case d.Behavior == permission.Allow:
-			return engine.Verdict{Allow: true, Confinement: tool.ConfineWrite, Approved: d.Rule != nil}
+			return engine.Verdict{Allow: true, Confinement: tool.ConfineWrite, Approved: personsRule(d.Rule)}
 		case d.Rule == nil && !d.FailClosed:
 			return engine.Verdict{Allow: true, Confinement: tool.ConfineWrite} // the hook answered the prompt
 		}
@@ -86,13 +86,20 @@ func (g permissionGate) Check(ctx context.Context, c *engine.Call) engine.Verdic
 	}
 	// Someone, or a rule, approved this call, not the mode: its tool may
 	// go past its own bounds as approved (tool.Env.Approved). An answer
-	// given with nobody asked is the approver's mode, not a person.
-	v := engine.Verdict{Allow: true, Confinement: confinementOf(out), Approved: (out.Prompted && !out.NoPerson) || out.Decision.Rule != nil}
+	// given with nobody asked is the approver's mode, not a person; a rule
+	// of a file obeyed by approval is no person's word on the path.
+	v := engine.Verdict{Allow: true, Confinement: confinementOf(out), Approved: (out.Prompted && !out.NoPerson) || personsRule(out.Decision.Rule)}
 	if len(out.Input) > 0 && !bytes.Equal(out.Input, c.Input) {
 		v.Input = out.Input
 	}
 	return v
 }
+
+// personsRule reports an allow rule that counts as a person's word on
+// what it names (tool.Env.Approved): one of the person's own files,
+// flags or answers, not of a file obeyed only by approval of its content
+// (permission.Rule.ByApproval), which lies where agents write.
+func personsRule(r *permission.Rule) bool { return r != nil && !r.ByApproval }
 
 // confinementOf is what an allowed call's programs may do: read only when
 // the checker allowed it for being read-only and no one was asked; write

@@ -34,7 +34,9 @@ type Config struct {
 	// them asks in every mode): the scripts configured hooks run
 	// (hook.Set.Scripts), which would run rewritten code outside every
 	// check. The directory holding each is protected too, so that a
-	// helper the script sources cannot be rewritten in its place.
+	// helper the script sources cannot be rewritten in its place, unless
+	// it is a working directory itself: then the script alone is, as the
+	// sandbox does (a working directory cannot be read-only whole).
 	Protected []string
 	// Unsandboxed is sandbox.allowUnsandboxedCommands: what a Bash call
 	// with dangerouslyDisableSandbox gets.
@@ -160,6 +162,7 @@ func New(cfg Config) (*Checker, error) {
 	for _, d := range cfg.AdditionalDirs {
 		sh.addDir(expandDir(d, sh.home, sh.cwd))
 	}
+	sh.keepScriptDirsBelowRoots()
 	if cfg.Mode != "" {
 		if !cfg.Mode.Valid() || cfg.Mode == ModeBubble {
 			_, err := ParseMode(string(cfg.Mode))
@@ -201,12 +204,20 @@ func (sh *shared) loadSettings(s *settings.Settings) Mode {
 			}
 		}
 		for _, d := range p.AdditionalDirectories {
+			if src.Approved {
+				sh.problems = append(sh.problems, approvedNotApplied(src, d, "permissions.additionalDirectories", "a directory it names would become writable to agents' file tools and commands"))
+				continue
+			}
 			sh.addDir(expandDir(d.Value, sh.home, src.Root))
 		}
 		if v := p.DefaultMode; v.Value != "" {
 			m, err := settingsMode(v.Value)
 			if err != nil {
 				sh.problems = append(sh.problems, fmt.Errorf("%s:%d:%d: permissions.defaultMode: %v", src.Path, v.Line, v.Col, err))
+			}
+			if src.Approved && m == ModeBypassPermissions {
+				sh.problems = append(sh.problems, approvedNotApplied(src, v, "permissions.defaultMode", "bypassPermissions is the mode in which sandbox.allowUnsandboxedCommands true lets commands run outside the sandbox with no one asked"))
+				continue
 			}
 			mode = m
 		}
@@ -220,8 +231,11 @@ func (sh *shared) loadSettings(s *settings.Settings) Mode {
 func (sh *shared) addSettingsRule(b Behavior, t settings.Text, src *settings.Source, dest Destination) {
 	r, err := ParseRule(t.Value)
 	if err == nil {
-		r.Behavior, r.Source, r.Line, r.Col, r.Root, r.dest = b, src.Path, t.Line, t.Col, src.Root, dest
+		r.Behavior, r.Source, r.Line, r.Col, r.Root, r.dest, r.ByApproval = b, src.Path, t.Line, t.Col, src.Root, dest, src.Approved
 		sh.rules = append(sh.rules, r)
+		if r.ByApproval && b == Allow {
+			sh.noteApprovedAllow(r, src, t)
+		}
 		return
 	}
 	var re *RuleError

@@ -15,7 +15,8 @@
 //   - acceptEdits: as default, and Edit/Write/NotebookEdit inside the working
 //     directories run, except on protected paths (.git/, .claude/,
 //     .mcp.json, the scripts configured hooks run and their directories
-//     (Config.Protected), .cohort/settings*, .cohort/agents/, $COHORT_HOME
+//     (Config.Protected; a script at a working directory's top protects
+//     itself alone), .cohort/settings*, .cohort/agents/, $COHORT_HOME
 //     outside project memory), which ask: editing them would let an agent
 //     grant itself permissions or run code outside the sandbox.
 //   - plan: read-only calls as in default; every other call is denied with a
@@ -225,6 +226,24 @@
 // is not seen, so the Bash tool should unset it. Case-insensitive file systems can defeat
 // case-sensitive path patterns. Paths are checked before the call runs,
 // so a file system that changes in between is not covered.
+//
+// # Files obeyed by approval
+//
+// A settings file obeyed only because a person approved its content
+// (settings.Source.Approved: it lies where agents write, see
+// internal/configtrust) narrows as written but cannot move the bounds the
+// person's own files and flags set (approved.go): its deny and ask rules
+// and disableBypassPermissionsMode apply; its allow rules skip prompts
+// only for paths inside the working directories and not protected
+// (Rule.ByApproval; a tool-wide rule too), and never count as a person's
+// word on a path, so the file tools' own roots and protected lists hold
+// below this check (tool.Env.Approved); Bash, MCP and WebFetch allow
+// rules apply as written, within the sandbox; its defaultMode applies
+// except bypassPermissions (with sandbox.allowUnsandboxedCommands true it
+// would let commands out of the sandbox with no one asked); its
+// additionalDirectories are not applied. Each entry not applied, and each
+// allow rule naming an absolute or home path, is reported by
+// [Checker.Problems].
 //
 // # Broken settings
 //

@@ -191,6 +191,9 @@ func (e *evaluation) dirNames() []string {
 // the resolved path against every root a relative pattern could mean; strict
 // (allow) needs the resolved path to match.
 func (e *evaluation) pathMatch(r *Rule, f pathForms, broad bool) bool {
+	if !broad && r.ByApproval && !faultNoProtected && !e.approvedReach(f) {
+		return false
+	}
 	if r.path == nil {
 		return r.Specifier == "" // tool-wide, or an invalid stand-in
 	}
@@ -320,4 +323,23 @@ func (e *evaluation) protected(p string) bool {
 	rel, _ := filepath.Rel(e.sh.cohortHome, p)
 	mem := strings.Split(rel, "/")
 	return !(len(mem) >= 3 && mem[0] == "projects" && mem[2] == "memory")
+}
+
+// keepScriptDirsBelowRoots drops from the protected directories those
+// that are a working directory: a hook script at the top of the project
+// protects itself, not the whole project (every write there would ask in
+// every mode). The sandbox does the same, and notes that what such a
+// script sources beside it is not protected.
+func (sh *shared) keepScriptDirsBelowRoots() {
+	var keep []string
+	for _, d := range sh.protectedDirs {
+		top := false
+		for _, w := range sh.dirs {
+			top = top || d == w.path || d == w.resolved
+		}
+		if !top {
+			keep = append(keep, d)
+		}
+	}
+	sh.protectedDirs = keep
 }

@@ -25,6 +25,13 @@ type Rule struct {
 	// ask rule that did not parse; it then covers every call of Tool (of
 	// every tool when Tool is "*").
 	Invalid string
+	// ByApproval is set on a rule of a settings file obeyed only because
+	// a person approved its content (settings.Source.Approved: it lies
+	// where agents write). Such an allow rule skips prompts within the
+	// bounds the person's own files and flags set, never past them
+	// (approved.go): it is no person's word on a path, so it does not
+	// make a call approved (tool.Env.Approved) either.
+	ByApproval bool
 
 	dest   Destination // the layer the rule came from, for replace and remove
 	bash   *bashPattern

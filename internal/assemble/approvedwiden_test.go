@@ -2,6 +2,7 @@ package assemble
 
 import (
 	"bytes"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -51,5 +52,27 @@ func TestApprovedFilesDoNotWidenTheSandbox(t *testing.T) {
 	}
 	if strings.Contains(all, "network is not applied") || strings.Contains(all, "/home/u/") {
 		t.Errorf("a narrowing key or the user's own file was reported:\n%s", all)
+	}
+}
+
+// The sandbox's extra directories leave out what only files obeyed by
+// approval name, computed from the settings apart from the permission
+// checker; a directory the person names too (their file or --add-dir)
+// stays. attack12's o12-approved-adddir: Bash wrote outside through an
+// approved file's additionalDirectories.
+func TestApprovedOnlyDirsLeaveTheSandbox(t *testing.T) {
+	t.Parallel()
+	s := &settings.Settings{}
+	s.Add(settings.ScopeUser, "/home/u/.cohort/settings.json", "/home/u", []byte(`{"permissions": {"additionalDirectories": ["/both"]}}`))
+	approved := s.Add(settings.ScopeProject, "/p/src/.cohort/settings.json", "/p/src", []byte(`{"permissions":
+ {"additionalDirectories": ["/out", "../up", "~/h", "/both", "/flag"]}}`))
+	approved.Approved = true
+	p := &Plan{Settings: SettingsPlan{Loaded: s}}
+	p.Process.Paths.Home, p.Process.Cwd = "/home/u", "/p/src"
+	p.Permissions.AddDirs = []string{"/flag"}
+	got := p.approvedOnlyDirs()
+	want := map[string]bool{"/out": true, "/p/up": true, "/home/u/h": true}
+	if !maps.Equal(got, want) {
+		t.Errorf("approvedOnlyDirs = %v, want %v", got, want)
 	}
 }

@@ -325,11 +325,14 @@ func (p *Plan) sandboxWithout() []string {
 
 // extraDirs are the working directories besides the session's own: an
 // agent writes its own cwd and these, so an agent isolated in a worktree
-// never writes the main checkout.
+// never writes the main checkout. A directory only a file obeyed by
+// approval names (approvedOnlyDirs) is left out here too, whatever the
+// checker concluded: the sandbox's writable set is the person's.
 func (p *Plan) extraDirs(checker *permission.Checker) []string {
 	var out []string
+	approved := p.approvedOnlyDirs()
 	for _, d := range checker.WorkingDirs() {
-		if d != p.Process.Cwd {
+		if d != p.Process.Cwd && !approved[filepath.Clean(d)] {
 			out = append(out, d)
 		}
 	}

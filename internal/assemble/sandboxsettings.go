@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -196,4 +197,41 @@ func strict(raw json.RawMessage, v any) error {
 		return fmt.Errorf("null")
 	}
 	return json.Unmarshal(raw, v)
+}
+
+// approvedOnlyDirs are the permissions.additionalDirectories that only
+// files obeyed by approval (settings.Source.Approved) name, as the
+// permission checker would expand them: the checker does not add them
+// (permission/approved.go), and extraDirs keeps them out of the sandbox
+// on its own, from the settings rather than from the checker.
+func (b *Plan) approvedOnlyDirs() map[string]bool {
+	if b.Settings.Loaded == nil {
+		return nil
+	}
+	expand := func(d, base string) string {
+		switch {
+		case d == "~" || strings.HasPrefix(d, "~/"):
+			return filepath.Join(b.Process.Paths.Home, strings.TrimPrefix(d, "~"))
+		case filepath.IsAbs(d):
+			return filepath.Clean(d)
+		}
+		return filepath.Join(base, d)
+	}
+	approved, persons := map[string]bool{}, map[string]bool{}
+	for _, sp := range b.Settings.Loaded.Permissions() {
+		for _, d := range sp.Value.AdditionalDirectories {
+			if sp.Source.Approved {
+				approved[expand(d.Value, sp.Source.Root)] = true
+			} else {
+				persons[expand(d.Value, sp.Source.Root)] = true
+			}
+		}
+	}
+	for _, d := range b.Permissions.AddDirs {
+		persons[expand(d, b.Process.Cwd)] = true
+	}
+	for d := range persons {
+		delete(approved, d)
+	}
+	return approved
 }

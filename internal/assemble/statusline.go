@@ -121,10 +121,12 @@ func (s *Session) RunStatusLine(ctx context.Context, stdin []byte) ([]byte, erro
 }
 
 // configuredScripts are the files the session's configured programs that
-// run in its cwd execute besides hooks: the statusLine's script, and those
+// run in its cwd execute besides hooks: the statusLine's script, those
 // of the stdio MCP servers that run outside the sandbox
-// (mcp.Spec.Unconfined). They are protected as hook scripts are
-// (hookScripts).
+// (mcp.Spec.Unconfined), and the --permission-prompt-command program's
+// (it runs outside the sandbox and answers the model's permission
+// prompts: rewritten, it would approve whatever the model asks). They
+// are protected as hook scripts are (hookScripts).
 //
 // Only scripts that exist are listed: a protected file's whole directory
 // is protected (permission.Checker.ProtectedFile), and a word that names
@@ -134,6 +136,9 @@ func (b *Plan) configuredScripts() []string {
 	var out []string
 	if sl := b.statusLine(); sl.Command != "" {
 		out = hook.ScriptsOf(sl.Command, b.Process.ProjectRoot, b.Process.Cwd)
+	}
+	if c := b.Permissions.PromptCommand; c != "" {
+		out = append(out, hook.ScriptsOf(c, b.Process.ProjectRoot, b.Process.Cwd)...)
 	}
 	for _, spec := range b.mcpSpecsQuiet() {
 		if spec.Unconfined() {

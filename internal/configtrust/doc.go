@@ -116,6 +116,23 @@
 // definition or skill directory there is not loaded; each is one warning
 // naming the file, the root and what to do.
 //
+// What an approved settings file may do is less than the person's own
+// file: the approval covers its bytes, not what agents may rewrite beside
+// it, nor a widening the person may not have weighed. It narrows as
+// written (deny and ask rules, disableBypassPermissionsMode, the sandbox
+// turned on, network "deny"); it cannot widen what agents reach or run
+// with the user's rights: its env is not set (assemble's settingsEnv),
+// its sandbox keys that widen (enabled false, excludedCommands,
+// allowUnsandboxedCommands true, allowWrite, allowUnixSockets, network
+// allowances) are not applied, nor its additionalDirectories or a
+// bypassPermissions defaultMode; its allow rules skip prompts only inside
+// the working directories the person's sources define and never on
+// protected paths (package permission, "Files obeyed by approval"); its
+// hooks, statusLine and MCP servers run in the sandbox, "sandbox": false
+// not honoured (package settings, assemble's statusLine). Each entry not
+// applied is reported at the start, naming the file. There is no
+// apiKeyHelper or other key that runs a program outside the sandbox.
+//
 // What is checked: settings files (user, project, local: internal to
 // package settings, so hooks, env, sandbox, statusLine, apiKeyHelper,
 // MCP servers and approvals, defaultMode and additionalDirectories all

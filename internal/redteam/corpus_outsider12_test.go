@@ -22,16 +22,14 @@ import (
 // o12Known are the round's escapes not fixed yet, by row: TestO12 logs
 // them instead of failing unless REDTEAM_KNOWN is set, and fails if one
 // no longer escapes (take it off the list then).
-var o12Known = map[string]string{
-	"o12-approved-adddir": "an approved file's permissions.additionalDirectories widens the writable set (Write and Bash write outside): " +
-		"b7c144e narrows only the sandbox block and env of a file obeyed by approval",
-	"o12-approved-allowout": "an approved file's allow rule Write(//outside/**) lets the Write tool write outside the writable set " +
-		"(as the user's own rule does, by design); from a file obeyed by approval it widens as allowWrite would",
-}
+var o12Known = map[string]string{}
 
 // Fixed since the round (the rows run as held attacks): o12-script-forms
 // (hook.Judge: an unconfined program's loads are read-only to agents, or
-// it runs confined with a notice the row asserts).
+// it runs confined with a notice the row asserts); o12-approved-adddir and
+// o12-approved-allowout (permission/approved.go: a file obeyed by
+// approval adds no working directory, and its allow rules reach only
+// inside the person's).
 
 // o12Report is a shell suffix that keeps what a plant printed in the
 // project (o12-report.txt), for the row's after check to log.

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/cohort-dev/cohort/internal/clitest"
@@ -33,6 +32,10 @@ import (
 // command sees stdin, stdout and stderr only.
 func TestFaultInjectedLayers(t *testing.T) {
 	t.Parallel()
+	t.Run("approved-file", func(t *testing.T) {
+		t.Parallel()
+		faultApprovedFile(t)
+	})
 	for _, mode := range []string{"default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"} {
 		for _, where := range []string{"main", "worktree"} {
 			t.Run(mode+"/"+where, func(t *testing.T) {
@@ -93,14 +96,7 @@ func attackLines(out, mark string, worktree bool) []map[string]any {
 }
 
 func faultRun(t *testing.T, mode, where string) {
-	var mu sync.Mutex
-	var results []string
-	record := func(r *fakeapi.Request) fakeapi.Reply {
-		mu.Lock()
-		results = append(results, clitest.ToolResults(r)...)
-		mu.Unlock()
-		return fakeapi.TextReply("tried")
-	}
+	record, kept := recorder("tried")
 	c := clitest.NewConv()
 	h := clitest.New(t, c.Policy)
 	h.Tags = buildTags
@@ -171,9 +167,7 @@ func faultRun(t *testing.T, mode, where string) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	mu.Lock()
-	got := append([]string(nil), results...)
-	mu.Unlock()
+	got := kept()
 	if len(got) == 0 {
 		var last []string
 		for _, r := range h.Srv.Requests() {
