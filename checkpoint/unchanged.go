@@ -115,7 +115,7 @@ func (w *scanner) dir(fd int, rel string) bool {
 		child := rel + name
 		w.entry(child, &st)
 		if st.Mode&unix.S_IFMT != unix.S_IFDIR {
-			if w.sc.blocking == "" && gitOpens[name] && specialMode(st.Mode) {
+			if w.sc.blocking == "" && gitOpens[name] && specialMode(uint32(st.Mode)) {
 				w.sc.blocking = filepath.Join(w.root, filepath.FromSlash(child))
 			}
 			continue
