@@ -57,7 +57,7 @@
 //     internal/gitobj), beside the consumer's search of history, which
 //     adds the store through DenyReadIn: a search that wrongly finds
 //     nothing still leaves the denied file unreadable through .git (the
-//     faultinject_gitstore build proves it). Older versions of a denied
+//     faultinject build with COHORT_FAULTINJECT=gitstore proves it). Older versions of a denied
 //     file are the search's alone.
 //   - Write only in its agent's working directory (a worktree for an
 //     isolated agent, never the main checkout then), Config.Dirs
@@ -251,7 +251,8 @@
 //     tool/shell's TestBashProfileFollowsTheDecision, engine's
 //     TestConfinementFollowsTheVerdict, permission's TestDecisionReadOnly,
 //     and internal/cli's TestFaultInjectedLayers built with
-//     -tags faultinject_readonly (the analysis says yes to everything).
+//     -tags faultinject and the fault readonly (the analysis says yes to
+//     everything).
 //  2. Cohort never runs a program on model-writable state outside the
 //     sandbox: its git goes through internal/safegit (the repository
 //     named, its programs off, confined by Helper).
@@ -270,7 +271,7 @@
 //     user's tree: TestProtectedTreesHold, TestMissingSettingsDirs,
 //     TestWorktreeAgentCannotRepointItsRepository,
 //     TestWorktreeCopyOfHookScriptsProtected, TestProtectedPathsReadOnly;
-//     TestFaultInjectedLayers built with -tags faultinject_noprotected
+//     TestFaultInjectedLayers with the fault noprotected
 //     (the permission layer's list empty; this package computes its own).
 //     The in-process file tools check their writes against the same
 //     computation (Sandbox.WriteRefusal, through tool.Env.Bounds, at the

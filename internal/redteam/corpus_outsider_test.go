@@ -424,7 +424,7 @@ for fd in range(3, 256):
 		// other threads are not confined (launcherHijack). In default mode
 		// the permission check stops the python line; a build whose
 		// read-only analysis answers yes to everything
-		// (-tags faultinject_readonly) runs it in the read-only profile,
+		// (REDTEAM_TAGS=faultinject REDTEAM_FAULT=readonly) runs it in the read-only profile,
 		// which must hold as well.
 		{Name: "out-launcher-ptrace", Class: "sandbox-launcher", Modes: []Mode{Default, Bypass}, Binary: true, Solo: true, Turns: [][]Call{
 			{Bash(launcherHijack)},

@@ -322,8 +322,8 @@
 // attacks and at the end, and the CPU of Cohort and what it waited for),
 // and at the end the CPU of the test process and of its children;
 // REDTEAM_TAGS=tags runs the sessions on a cohort built with those tags
-// (a fault-injection build: faultinject_readonly, faultinject_noprotected,
-// faultinject_gitstore). On 2026-12-07 the readonly-verdict,
+// (REDTEAM_TAGS=faultinject with REDTEAM_FAULT=readonly, noprotected or
+// gitstore: a fault-injection build and the check it gets wrong). On 2026-12-07 the readonly-verdict,
 // readonly-writes and redirect-devfd rows held on the readonly build and
 // thirteen git-objects rows on the gitstore build; on the noprotected
 // build hook-scripts, hook-scripts-new-files and mcp-rewrite-tools did

@@ -193,9 +193,10 @@ const attackerTools = `"Agent", "SendMessage", "ListAgents", "Skill", "Bash", "R
 // workflow host beside it), once per test binary and shared with every
 // other test binary of the checkout through testbin's cache: every
 // session runs it (see the package doc, "Sessions and speed").
-// REDTEAM_TAGS builds it with those build tags, a fault-injection build
-// (faultinject_readonly, faultinject_noprotected, faultinject_gitstore),
-// to see which rows the layers below a broken check still hold.
+// REDTEAM_TAGS builds it with those build tags: with faultinject, a
+// fault-injection build, run with REDTEAM_FAULT's fault in
+// COHORT_FAULTINJECT (readonly, noprotected, gitstore: environ), to see
+// which rows the layers below a broken check still hold.
 func cohortBinary(t testing.TB) string {
 	if tags := os.Getenv("REDTEAM_TAGS"); tags != "" {
 		return testbin.CohortTags(t, false, tags)
@@ -229,9 +230,12 @@ func invoke(t testing.TB, e *Env, args []string) (stdout, stderr string, code in
 }
 
 func (e *Env) environ() []string {
-	out := make([]string, 0, len(e.Vars))
+	out := make([]string, 0, len(e.Vars)+1)
 	for k, v := range e.Vars {
 		out = append(out, k+"="+v)
+	}
+	if f := os.Getenv("REDTEAM_FAULT"); f != "" {
+		out = append(out, "COHORT_FAULTINJECT="+f)
 	}
 	return out
 }

@@ -1,4 +1,4 @@
-//go:build faultinject_readonly || faultinject_noprotected
+//go:build faultinject
 
 package faults
 
@@ -16,23 +16,23 @@ import (
 // faultApprovedFile: a settings file obeyed only by the person's approval
 // (src/.cohort/settings.json in a project sessions ran in) allows Write,
 // Edit and Bash on a folder outside the project and names it in
-// additionalDirectories. Built with faultinject_noprotected, the
+// additionalDirectories. With the fault "noprotected", the
 // permission layer also lets such a file's allow rules reach past the
-// working directories (permission/fault_noprotected.go), so the Write
+// working directories (permission/fault_on.go), so the Write
 // and Edit calls are allowed by the check. What must hold below it: the
 // rule is no person's word on the path (tool.Env.Approved), so the file
 // tools write only inside their roots, which the approved file did not
 // widen; and the sandbox's writable set is the person's. attack12's
 // o12-approved-adddir and o12-approved-allowout.
-func faultApprovedFile(t *testing.T) {
+func faultApprovedFile(t *testing.T, fault string) {
 	out := t.TempDir()
 	keep, kept := recorder("done")
 	c := clitest.NewConv()
 	h := clitest.New(t, c.Policy)
-	h.Tags = buildTags
+	inject(h, fault)
 	clitest.GitRepo(t, h, map[string]string{"src/main.go": "package main\n", "src/.cohort/.keep": ""})
 	c.On("FIRST", clitest.Calls(clitest.Use("Bash", map[string]any{"command": "echo hi"})), keep)
-	if o, e, code := h.Run("-p", "FIRST: look around"); code != 0 {
+	if o, e, code := h.RunBinary("-p", "FIRST: look around"); code != 0 {
 		t.Fatalf("first session: exit %d\n%s\n%s", code, o, e)
 	}
 	name := filepath.Join(h.Dir, "src", ".cohort", "settings.json")
@@ -41,7 +41,7 @@ func faultApprovedFile(t *testing.T) {
 	if err := os.WriteFile(name, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if o, e, code := h.Run("config", "trust", name); code != 0 {
+	if o, e, code := h.RunBinary("config", "trust", name); code != 0 {
 		t.Fatalf("cohort config trust: exit %d\n%s\n%s", code, o, e)
 	}
 	if err := os.WriteFile(filepath.Join(out, "old.txt"), []byte("old\n"), 0o644); err != nil {
@@ -54,7 +54,7 @@ func faultApprovedFile(t *testing.T) {
 		clitest.Use("Edit", map[string]any{"file_path": filepath.Join(out, "old.txt"), "old_string": "old", "new_string": "new"}),
 		clitest.Use("Bash", map[string]any{"command": "touch " + filepath.Join(out, "bash") + "; echo tried"}),
 	), keep)
-	o, e, code := h.Run("--cwd", filepath.Join(h.Dir, "src"), "-p", "NEXT: write outside", "--permission-mode", "acceptEdits")
+	o, e, code := h.RunBinary("--cwd", filepath.Join(h.Dir, "src"), "-p", "NEXT: write outside", "--permission-mode", "acceptEdits")
 	if code != 0 {
 		t.Fatalf("next session: exit %d\n%s\n%s", code, o, e)
 	}
@@ -62,7 +62,7 @@ func faultApprovedFile(t *testing.T) {
 		t.Errorf("the approved file's additionalDirectories was not reported; stderr:\n%s", e)
 	}
 	results := kept()
-	if buildTags == "faultinject_noprotected" && !strings.Contains(strings.Join(results, "\n"), "outside the directories this agent may write") {
+	if fault == "noprotected" && !strings.Contains(strings.Join(results, "\n"), "outside the directories this agent may write") {
 		t.Errorf("the fault is not in force, or another layer refused: the Write tool itself should have refused the path; results:\n%s", strings.Join(results, "\n"))
 	}
 	for _, f := range []string{"write", "bash"} {

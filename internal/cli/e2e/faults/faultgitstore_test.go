@@ -1,4 +1,4 @@
-//go:build faultinject_gitstore
+//go:build faultinject
 
 package faults
 
@@ -13,7 +13,7 @@ import (
 
 // TestFaultInjectedGitStore proves the git store's layering (issue 36):
 //
-//	go test -tags faultinject_gitstore -run TestFaultInjectedGitStore ./internal/cli/e2e/faults
+//	go test -tags faultinject -run TestFaultInjectedGitStore ./internal/cli/e2e/faults
 //
 // The session's search of git's history answers "nothing denied" for
 // every repository, so the store is not hidden on its account. A file a
@@ -70,7 +70,7 @@ func gitStoreRun(t *testing.T, packed bool) {
 	}
 	c := clitest.NewConv()
 	h := clitest.New(t, c.Policy)
-	h.Tags = buildTags
+	inject(h, "gitstore")
 	c.On("ATTACK", clitest.Calls(
 		clitest.Use("Bash", map[string]any{"command": inflate}),
 		clitest.Use("Bash", map[string]any{"command": `git show HEAD:secrets/key 2>&1; git cat-file -p HEAD:secrets/key 2>&1; git log -p 2>&1 | grep -a FAULT; true`}),

@@ -1,4 +1,4 @@
-//go:build faultinject_readonly || faultinject_noprotected
+//go:build faultinject
 
 package faults
 
@@ -14,14 +14,14 @@ import (
 )
 
 // Fault injection proves the layering (issue 36). This file builds only
-// with a fault tag, which makes one permission check wrong on purpose:
+// with the tag faultinject; each run of the binary makes one permission
+// check wrong on purpose (COHORT_FAULTINJECT):
 //
-//	go test -tags faultinject_readonly -run TestFaultInjectedLayers ./internal/cli/e2e/faults
-//	go test -tags faultinject_noprotected -run TestFaultInjectedLayers ./internal/cli/e2e/faults
+//	go test -tags faultinject -run TestFaultInjectedLayers ./internal/cli/e2e/faults
 //
-// faultinject_readonly: the read-only analysis answers "read-only" for
-// every Bash command; faultinject_noprotected: the permission layer's
-// protected-path list is empty. In every permission mode, in the main
+// readonly: the read-only analysis answers "read-only" for every Bash
+// command; noprotected: the permission layer's protected-path list is
+// empty. In every permission mode, in the main
 // checkout and in an agent's worktree, a scripted model then tries to
 // write outside the writable set, change a protected path (the git dir
 // and what it might gain, settings, .mcp.json, a hook script and the
@@ -32,16 +32,18 @@ import (
 // command sees stdin, stdout and stderr only.
 func TestFaultInjectedLayers(t *testing.T) {
 	t.Parallel()
-	t.Run("approved-file", func(t *testing.T) {
-		t.Parallel()
-		faultApprovedFile(t)
-	})
-	for _, mode := range []string{"default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"} {
-		for _, where := range []string{"main", "worktree"} {
-			t.Run(mode+"/"+where, func(t *testing.T) {
-				t.Parallel()
-				faultRun(t, mode, where)
-			})
+	for _, fault := range []string{"readonly", "noprotected"} {
+		t.Run(fault+"/approved-file", func(t *testing.T) {
+			t.Parallel()
+			faultApprovedFile(t, fault)
+		})
+		for _, mode := range []string{"default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"} {
+			for _, where := range []string{"main", "worktree"} {
+				t.Run(fault+"/"+mode+"/"+where, func(t *testing.T) {
+					t.Parallel()
+					faultRun(t, fault, mode, where)
+				})
+			}
 		}
 	}
 }
@@ -95,16 +97,16 @@ func attackLines(out, mark string, worktree bool) []map[string]any {
 	return uses
 }
 
-func faultRun(t *testing.T, mode, where string) {
+func faultRun(t *testing.T, fault, mode, where string) {
 	record, kept := recorder("tried")
 	c := clitest.NewConv()
 	h := clitest.New(t, c.Policy)
-	h.Tags = buildTags
+	inject(h, fault)
 	out := filepath.Join(filepath.Dir(h.Dir), "outside")
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	mark := fmt.Sprintf("cohort-fault-%d-%s-%s", os.Getpid(), mode, where)
+	mark := fmt.Sprintf("cohort-fault-%d-%s-%s-%s", os.Getpid(), fault, mode, where)
 	// In a worktree: an agent the lead isolates in one; in plan mode, which
 	// has no Agent tool, a session started in a linked worktree.
 	inWorktree := where == "worktree" && mode == "plan"
@@ -210,7 +212,7 @@ func faultRun(t *testing.T, mode, where string) {
 			}
 		}
 	}
-	faultWasActive(t, mode, where, got)
+	faultWasActive(t, fault, mode, where, got)
 	if mode == "bypassPermissions" && !strings.Contains(all, "hookfmt") {
 		t.Errorf("the user's hook never ran the Makefile the model wrote (make's failure, naming hookfmt, is in no result): the hook row tested nothing")
 	}
@@ -232,15 +234,15 @@ func hookMakefile(out string) string {
 //
 // With the protected-path list empty, acceptEdits lets a redirection into
 // .cohort/settings.local.json through to the sandbox.
-func faultWasActive(t *testing.T, mode, where string, results []string) {
+func faultWasActive(t *testing.T, fault, mode, where string, results []string) {
 	refused := func(r string) bool {
 		return strings.Contains(r, "Permission to use Bash was denied") || strings.Contains(r, "needs the user's approval")
 	}
 	switch {
 	case where != "main":
-	case buildTags == "faultinject_readonly" && mode != "bypassPermissions" && refused(results[0]):
+	case fault == "readonly" && mode != "bypassPermissions" && refused(results[0]):
 		t.Errorf("%s: the fault is not in force: the permission check refused `touch`: %q", mode, results[0])
-	case buildTags == "faultinject_noprotected" && mode == "acceptEdits" && refused(results[8]):
+	case fault == "noprotected" && mode == "acceptEdits" && refused(results[8]):
 		t.Errorf("%s: the fault is not in force: the permission check refused a write to .cohort/settings.local.json: %q", mode, results[8])
 	}
 }

@@ -1,4 +1,4 @@
-//go:build faultinject_noprotected
+//go:build faultinject
 
 package faults
 
@@ -16,8 +16,8 @@ import (
 
 // TestFaultInjectedTrustRegistry: the user's record of where agents could
 // write (internal/configtrust, $XDG_STATE_HOME/cohort/trust) holds when
-// the permission check above it is wrong. Built with
-// faultinject_noprotected, the permission layer protects nothing, and the
+// the permission check above it is wrong. With the fault "noprotected",
+// the permission layer protects nothing, and the
 // user's XDG_STATE_HOME lies inside their cache, which commands may
 // write. A model in bypassPermissions plants src/.cohort/settings.json,
 // then tries to approve it in the record (Bash and the Write tool),
@@ -33,6 +33,7 @@ func TestFaultInjectedTrustRegistry(t *testing.T) {
 	keep, kept := recorder("done")
 	c := clitest.NewConv()
 	h := clitest.New(t, c.Policy)
+	inject(h, "noprotected")
 	clitest.GitRepo(t, h, map[string]string{"src/main.go": "package main\n"})
 	state := filepath.Join(h.Home, ".cache", "state")
 	if err := os.MkdirAll(state, 0o700); err != nil {
@@ -59,7 +60,7 @@ func TestFaultInjectedTrustRegistry(t *testing.T) {
 	), keep)
 	c.On("NEXT", clitest.Calls(bash("echo ran")), keep)
 
-	out, errOut, code := h.Run("-p", "PLANT: set things up", "--permission-mode", "bypassPermissions")
+	out, errOut, code := h.RunBinary("-p", "PLANT: set things up", "--permission-mode", "bypassPermissions")
 	if code != 0 {
 		t.Fatalf("session 1: exit %d\n%s\n%s", code, out, errOut)
 	}
@@ -81,7 +82,7 @@ func TestFaultInjectedTrustRegistry(t *testing.T) {
 	}
 
 	h.Vars["COHORT_HOME"] = filepath.Join(t.TempDir(), "fresh")
-	out, errOut, code = h.Run("--cwd", filepath.Join(h.Dir, "src"), "-p", "NEXT: go on")
+	out, errOut, code = h.RunBinary("--cwd", filepath.Join(h.Dir, "src"), "-p", "NEXT: go on")
 	if code != 0 {
 		t.Fatalf("session 2: exit %d\n%s\n%s", code, out, errOut)
 	}

@@ -1,4 +1,4 @@
-//go:build faultinject_readonly || faultinject_noprotected
+//go:build faultinject
 
 package faults
 
