@@ -70,7 +70,6 @@ func must(b []byte, err error) []byte {
 // file's createdAt to 1970 and puts the earlier team's signed "stopped"
 // back: carl's fresh worker must not read its lead as stopped.
 func TestKeyattack6EarlierTeamsStopWithCreatedAtRewritten(t *testing.T) {
-	escapeKnown6(t, "the team file's unsigned createdAt dates the earlier team's lead status")
 	srv := natstest.Start(t).URL()
 	lead := homeLead(t, srv)
 	old := leadSaysStopped(t, lead, srv)
@@ -314,7 +313,6 @@ func createdAtOf(t *testing.T, srv string) int64 {
 // puts the earlier task list back before carl's worker joins: carl must
 // not read the earlier team's instruction as his team's.
 func TestKeyattack6EarlierTeamsTasksWithCreatedAtRewritten(t *testing.T) {
-	escapeKnown6(t, "a joiner binds signed tasks to the team file's unsigned createdAt")
 	earlierTasksPutBack(t, true)
 }
 
@@ -484,7 +482,6 @@ func bankEach(t *testing.T, board StatusBoard, kv jetstream.KeyValue, member str
 // carl's board must take a later beat, or be told the key is being
 // erased.
 func TestKeyattack6LiveLeadPurgedAfterEachBeat(t *testing.T) {
-	escapeKnown6(t, "a live lead's beats purged as they land: the worker reads only markers, nothing reported")
 	srv := natstest.Start(t).URL()
 	_, _, carlBoard, leadBoard := leadAndCarl(t, srv, make(reporter, 1024))
 	if err := leadBoard.Put(t.Context(), LeadName, statusOf(LeadName, "working")); err != nil {

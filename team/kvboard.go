@@ -76,7 +76,8 @@ const StatusHistory = 64
 //     too (its next beat has evidence again).
 //   - Put the lead's status of an earlier team of the same name back: a
 //     lead-signed entry stamped before the team was made (its file's
-//     createdAt, on the same clock) is refused.
+//     createdAt as the lead signed it in its terms, on the same clock) is
+//     refused.
 //   - Delete the stream and make it again: the revisions read before
 //     belong to the old stream, so a revision lower than the accepted one,
 //     or the last one read stored at another time, makes the reader read
@@ -466,7 +467,8 @@ func (b *kvBoard) written(signer string, stamp, created int64, offset bool) (w i
 	return w, ok
 }
 
-// madeAt is when the team was made (its file's createdAt, on the lead's
+// madeAt is when the team was made (its createdAt as the lead's signed
+// terms say, read through Store.read; on the lead's
 // clock, which also stamps the lead's statuses), read once; zero when
 // unknown.
 func (b *kvBoard) madeAt() time.Time {
