@@ -237,7 +237,6 @@ func TestKeyattack6StatusStreamLimitsUnderLiveBoards(t *testing.T) {
 // beat is dated when it was put back, and each banked beat keeps the
 // dead carl alive another DeadAfter.
 func TestKeyattack6PurgeReadThenPutBack(t *testing.T) {
-	escapeKnown6(t, "an erasure seen by an earlier read does not bound a later put-back")
 	srv := natstest.Start(t).URL()
 	leadR := make(reporter, 1024)
 	carlBoard, board, _ := carlBeating(t, srv, leadR)
@@ -263,7 +262,6 @@ func TestKeyattack6PurgeReadThenPutBack(t *testing.T) {
 // the vanished lead, put back after a read that saw its purge, keeps
 // carl working another LeadDeadAfter.
 func TestKeyattack6PurgeReadThenPutBackKeepsADeadLeadAlive(t *testing.T) {
-	escapeKnown6(t, "an erasure seen by an earlier read does not bound a later put-back (the lead's key)")
 	srv := natstest.Start(t).URL()
 	_, _, carlBoard, leadBoard := leadAndCarl(t, srv, make(reporter, 1024))
 	if err := leadBoard.Put(t.Context(), LeadName, statusOf(LeadName, "working")); err != nil {
@@ -364,7 +362,6 @@ func earlierTasksPutBack(t *testing.T, rewrite bool) {
 // dead; the attacker purges carl's key and puts the last two beats back.
 // The resumed lead must not read the dead carl as working now.
 func TestKeyattack6TwoBankedBeatsToAFreshReader(t *testing.T) {
-	escapeKnown6(t, "the second of two put-back beats is dated by the first's put-back latency")
 	srv := natstest.Start(t).URL()
 	lead, leadIn, carlBoard, board := leadAndCarl(t, srv, make(reporter, 1024))
 	kv := statusBucket(t, srv)

@@ -72,8 +72,13 @@ const StatusHistory = 64
 //     (a resumed lead, a machine spawned later) it is a lone entry above
 //     erased history, dated no later than its own stamp: a dead member's
 //     last beat is as old as its member's clock says, not as new as its
-//     put-back. A live member's first beat after an erasure is dated so
-//     too (its next beat has evidence again).
+//     put-back. The reader remembers the erasure (its server time) across
+//     reads: an entry put back by a later read, with nothing erased since,
+//     is dated so too while its stamp lies within erasureWindow of the
+//     erasure. A lone entry's latency (its put-back) is no evidence for
+//     the next one: two banked beats put back are both as old as their
+//     stamps. A live member's beats are dated so until they are stamped
+//     past the window (after which their store time has evidence again).
 //   - Put the lead's status of an earlier team of the same name back: a
 //     lead-signed entry stamped before the team was made (its file's
 //     createdAt as the lead signed it in its terms, on the same clock) is
@@ -122,6 +127,7 @@ type kvBoard struct {
 	stamps    map[string][]stamped      // by signer and key: its verified entries seen
 	scanned   map[string]uint64         // by member: the newest revision scan read
 	scannedAt map[string]time.Time      // by member: when that revision was stored
+	erasedAt  map[string]int64          // by member: the server's time of the newest erasure seen, ns
 	created   time.Time                 // when the bucket's stream was made, as last read
 	teamMade  time.Time                 // the team's creation (its file's createdAt), once read
 	madeRead  bool
@@ -221,7 +227,21 @@ type stamped struct {
 	rev     uint64
 	stamp   int64
 	created int64 // the server's time of the entry, ns
+	// lone: read after an erasure with no evidence of its write time but
+	// its stamp (a put-back's store time is no evidence): its latency
+	// (created − stamp) bounds nothing.
+	lone bool
 }
+
+// erasureWindow is how long after an erasure, by a signer's stamp mapped
+// onto the server's clock (its least latency), an entry of the erased key
+// is still dated as one read after it: a banked original the erasure
+// took is stamped before it, so a put-back read by a later read than the
+// one that saw the erasure is dated by its stamp too. The window covers
+// the spread of put latencies (an original put faster than any entry this
+// reader has seen maps later than it was written) with room: a live
+// member's beats inside it lose at most their own put latency.
+const erasureWindow = 10 * time.Second
 
 // verified is an entry of the history whose signature holds.
 type verified struct {
@@ -230,10 +250,12 @@ type verified struct {
 	signer string
 	// lone: what lies under it in the history was erased (a purge, a
 	// delete, junk) and this reader knows no earlier entry of its signer
-	// key: no evidence of when it was written but its own stamp.
+	// key that is evidence (stamped.lone): no evidence of when it was
+	// written but its own stamp.
 	lone bool
-	// erased: something was erased before it (see scan); its write time
-	// is bounded by its stamp and its key's least latency too.
+	// erased: something was erased before it (see scan), in this read or
+	// within erasureWindow of it by its stamp; its write time is bounded
+	// by its stamp and its key's least latency too.
 	erased bool
 }
 
@@ -298,9 +320,19 @@ func (b *kvBoard) scan(ctx context.Context, member string, odd bool) error {
 	// stream that looked remade: an original may be gone from under what
 	// follows.
 	erased := overflow || odd && after != 0
+	// erasedAt: the newest erasure this reader has seen of the key, in any
+	// read: a beat banked and erased, the marker read, and the beat put
+	// back later with nothing erased since is as old as its stamp says.
+	b.mu.Lock()
+	erasedAt := b.erasedAt[member]
+	b.mu.Unlock()
+	if erased {
+		erasedAt = max(erasedAt, now.UnixNano())
+	}
 	for _, e := range hist {
 		if e.Operation() != jetstream.KeyValuePut {
 			erased = true
+			erasedAt = max(erasedAt, e.Created().UnixNano())
 			continue
 		}
 		v, signer, err := b.verify(member, e, keys)
@@ -312,14 +344,17 @@ func (b *kvBoard) scan(ctx context.Context, member string, odd bool) error {
 		}
 		if err != nil {
 			erased = true
+			erasedAt = max(erasedAt, e.Created().UnixNano())
 			refused = append(refused, refusal{e.Revision(), err})
 			continue
 		}
-		lone := erased && !b.knows(signer, e.Revision())
-		b.observe(signer, stamped{e.Revision(), v.Stamp, e.Created().UnixNano()})
-		good = append(good, verified{e, v, signer, lone, erased})
+		near := erased || b.nearErasure(signer, v.Stamp, erasedAt)
+		lone := near && !b.evidenced(signer, e.Revision())
+		b.observe(signer, stamped{e.Revision(), v.Stamp, e.Created().UnixNano(), lone})
+		good = append(good, verified{e, v, signer, lone, near})
 	}
 	b.mu.Lock()
+	b.erasedAt[member] = erasedAt
 	if last := hist[len(hist)-1]; last.Revision() >= b.scanned[member] {
 		b.scanned[member], b.scannedAt[member] = last.Revision(), last.Created()
 	}
@@ -429,17 +464,39 @@ func (b *kvBoard) before(signer string, stamp int64, cur acceptedStatus) bool {
 // fast reports whether o was stamped after the server stored it.
 func (o stamped) fast() bool { return o.stamp > o.created }
 
-// knows reports whether this reader has seen an entry of signer stored
-// before rev.
-func (b *kvBoard) knows(signer string, rev uint64) bool {
+// evidenced reports whether this reader has seen an entry of signer
+// stored before rev whose latency is evidence (neither fast nor lone).
+func (b *kvBoard) evidenced(signer string, rev uint64) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for _, o := range b.stamps[signer] {
-		if o.rev < rev {
+		if o.rev < rev && o.evidence() {
 			return true
 		}
 	}
 	return false
+}
+
+// evidence reports whether o's latency bounds other entries' write times.
+func (o stamped) evidence() bool { return !o.fast() && !o.lone }
+
+// nearErasure reports whether signer's stamp, mapped onto the server's
+// clock by the least latency of its entries (as is, with none), lies no
+// later than erasureWindow after the erasure at erasedAt (0: none seen).
+func (b *kvBoard) nearErasure(signer string, stamp, erasedAt int64) bool {
+	if erasedAt == 0 {
+		return false
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	at := stamp
+	first := true
+	for _, o := range b.stamps[signer] {
+		if o.evidence() && (first || stamp+o.created-o.stamp < at) {
+			at, first = stamp+o.created-o.stamp, false
+		}
+	}
+	return at <= erasedAt+int64(erasureWindow)
 }
 
 // written is when signer signed stamp, on the server's clock: no later
@@ -457,7 +514,7 @@ func (b *kvBoard) written(signer string, stamp, created int64, offset bool) (w i
 		if o.fast() {
 			continue
 		}
-		if offset && (!ok || stamp+o.created-o.stamp < w) {
+		if offset && !o.lone && (!ok || stamp+o.created-o.stamp < w) {
 			w, ok = stamp+o.created-o.stamp, true
 		}
 		if o.stamp >= stamp && o.created < w {
