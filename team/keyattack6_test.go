@@ -150,7 +150,6 @@ func deletedThenGone(t *testing.T, n int, leadR reporter) (StatusBoard, [][]byte
 // same beats hidden by junk instead, is keyattack4's
 // TestKeyattack4BankedHeartbeatsKeepADeadMemberAlive.)
 func TestKeyattack6DeletedBeatsKeepADeadMemberAlive(t *testing.T) {
-	escapeKnown6(t, "a beat deleted by sequence (no marker) and put back is dated at its put-back")
 	leadR := make(reporter, 1024)
 	board, banked, died, srv := deletedThenGone(t, 3, leadR)
 	kv := statusBucket(t, srv)
@@ -189,7 +188,6 @@ func drain(r reporter) string {
 // live carl ages as silent: the lead must read his beat, or be told the
 // bucket no longer keeps it.
 func TestKeyattack6StatusStreamLimitsUnderLiveBoards(t *testing.T) {
-	escapeKnown6(t, "status stream limits other than per-key history are neither checked nor reported")
 	for _, c := range []struct {
 		name string
 		set  func(*jetstream.StreamConfig)

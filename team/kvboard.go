@@ -294,7 +294,7 @@ func (b *kvBoard) scan(ctx context.Context, member string, odd bool) error {
 	// on a loaded machine) aged a live member, declared dead while
 	// beating; measured from the newest entry, a put-back entry's age
 	// lacked the time since it was put back.
-	now, at, err := b.checkStream(ctx)
+	now, at, lossy, err := b.checkStream(ctx)
 	if err != nil {
 		return err
 	}
@@ -313,6 +313,7 @@ func (b *kvBoard) scan(ctx context.Context, member string, odd bool) error {
 	}
 	var good []verified
 	var refused []refusal
+	var markers []uint64 // purges and deletes read first now
 	made := b.madeAt()
 	keys := signerKeys{}
 	// erased: an entry below that is no status (a delete, a purge, junk),
@@ -326,13 +327,16 @@ func (b *kvBoard) scan(ctx context.Context, member string, odd bool) error {
 	b.mu.Lock()
 	erasedAt := b.erasedAt[member]
 	b.mu.Unlock()
-	if erased {
+	if erased || lossy {
 		erasedAt = max(erasedAt, now.UnixNano())
 	}
 	for _, e := range hist {
 		if e.Operation() != jetstream.KeyValuePut {
 			erased = true
 			erasedAt = max(erasedAt, e.Created().UnixNano())
+			if e.Revision() > after {
+				markers = append(markers, e.Revision())
+			}
 			continue
 		}
 		v, signer, err := b.verify(member, e, keys)
@@ -382,6 +386,12 @@ func (b *kvBoard) scan(ctx context.Context, member string, odd bool) error {
 		if r.rev > cur.rev { // what lies under the current status is history (a respawn's earlier key, junk covered since)
 			b.report(member, r.rev, r.err)
 		}
+	}
+	// No Cohort deletes or purges a status: a marker is a client of the
+	// server erasing one (banked, to put back later, or to age a live
+	// member as silent).
+	for _, rev := range markers {
+		b.report(member, rev, errors.New("is a delete or purge of the statuses before it, which no Cohort does: a client of the server erased them (what it put back later is dated by its signer's stamps)"))
 	}
 	return nil
 }
