@@ -79,9 +79,13 @@ func (b *kvBoard) checkStream(ctx context.Context) (now, at time.Time, lossy boo
 		what = fmt.Sprintf("could not be put back (%v)", uerr)
 	}
 	if c.MaxMsgsPerSubject < StatusHistory {
+		hist := fmt.Sprintf("put back to %d", StatusHistory)
+		if uerr != nil {
+			hist = fmt.Sprintf("could not be put back to %d (%v)", StatusHistory, uerr)
+		}
 		b.keys.s.reportAt(b.keys.team, b.kv.Bucket(), "", uint64(b.now().UnixNano()), fmt.Sprintf(
 			"team %q: the status bucket %s keeps %d entries per member, not %d (an older Cohort connected, or a client changed it): %s; until then junk put over a member's newest status hides it from a reader that reads later",
-			b.keys.team, b.kv.Bucket(), c.MaxMsgsPerSubject, StatusHistory, what))
+			b.keys.team, b.kv.Bucket(), c.MaxMsgsPerSubject, StatusHistory, hist))
 	}
 	if odd != "" {
 		b.keys.s.reportAt(b.keys.team, b.kv.Bucket(), "", uint64(info.Created.UnixNano()), fmt.Sprintf(
