@@ -115,7 +115,16 @@ const StatusHistory = 64
 // signer whose clock runs ahead by d may have a beat banked and
 // published again within d taken as heard then; a purge at the stream
 // level (no marker left) before a fresh reader's first read looks like a
-// key's first entry, dated when stored.
+// key's first entry, dated when stored. On a lossy status stream
+// (kvshape.go: deletes allowed, limits; reported) every entry is dated
+// as read after an erasure: a live member's beats lose their own put
+// latency, and with no earlier evidence of its key are as old as their
+// stamps. A lone entry over an erasure read by a fresh reader still
+// counts with its state (dated by its stamp): the same lead's earlier
+// session's "stopped" put back over a purge stops a teammate spawned
+// then (keyattack6 2c, open: "unknown" there would leave a dead member
+// whose key was erased unknown too, which the teammate package reads as
+// no status).
 type kvBoard struct {
 	kv   jetstream.KeyValue
 	nc   *nats.Conn
