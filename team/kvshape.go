@@ -65,18 +65,24 @@ func (b *kvBoard) checkStream(ctx context.Context) (now, at time.Time, lossy boo
 	if c.MaxMsgsPerSubject >= StatusHistory && odd == "" {
 		return now, at, lossy, nil
 	}
-	js, err := jetstream.New(b.nc)
-	if err != nil {
-		return now, at, lossy, err
-	}
 	cfg := c
 	cfg.MaxMsgsPerSubject = max(cfg.MaxMsgsPerSubject, StatusHistory)
 	cfg.MaxMsgs, cfg.MaxBytes, cfg.MaxAge, cfg.Discard = -1, -1, 0, jetstream.DiscardNew
 	cfg.RePublish, cfg.SubjectTransform, cfg.AllowRollup = nil, nil, true
-	_, uerr := js.UpdateStream(ctx, cfg)
-	what := "put back"
-	if uerr != nil {
-		what = fmt.Sprintf("could not be put back (%v)", uerr)
+	// What no update changes (deletes allowed, purges denied, a seal, a
+	// mirror): reported at each new shape, not tried at each read.
+	what, uerr := "an update cannot put it back", error(nil)
+	if c.MaxMsgsPerSubject != cfg.MaxMsgsPerSubject || c.MaxMsgs > 0 || c.MaxBytes > 0 || c.MaxAge > 0 || c.Discard != cfg.Discard ||
+		c.RePublish != nil || c.SubjectTransform != nil || !c.AllowRollup {
+		js, err := jetstream.New(b.nc)
+		if err != nil {
+			return now, at, lossy, err
+		}
+		_, uerr = js.UpdateStream(ctx, cfg)
+		what = "what an update can change is put back"
+		if uerr != nil {
+			what = fmt.Sprintf("it could not be put back (%v)", uerr)
+		}
 	}
 	if c.MaxMsgsPerSubject < StatusHistory {
 		hist := fmt.Sprintf("put back to %d", StatusHistory)
@@ -89,7 +95,7 @@ func (b *kvBoard) checkStream(ctx context.Context) (now, at time.Time, lossy boo
 	}
 	if odd != "" {
 		b.keys.s.reportAt(b.keys.team, b.kv.Bucket(), "", uint64(info.Created.UnixNano()), fmt.Sprintf(
-			"team %q: the status bucket %s's stream %s is not shaped as a key-value bucket is made (%s): a client of the server changed it or made it anew; members' statuses may be dropped or hidden with no trace (those this machine reads now are dated as after an erasure): %s where the server lets it; delete the bucket and open the team again to make it as it must be",
+			"team %q: the status bucket %s's stream %s is not shaped as a key-value bucket is made (%s): a client of the server changed it or made it anew; members' statuses may be dropped or hidden with no trace (those this machine reads now are dated as after an erasure): %s; delete the bucket and open the team again to make it as it must be",
 			b.keys.team, b.kv.Bucket(), c.Name, odd, what))
 	}
 	return now, at, lossy, nil
