@@ -394,7 +394,7 @@ func TestKeyattack6TwoBankedBeatsToAFreshReader(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if state, seen := readSeen(t, b2, "carl"); !strings.Contains(state, "dead") && seen.After(died) {
+	if state, seen, ok := readIfAny(t, b2, "carl"); ok && !strings.Contains(state, "dead") && seen.After(died) {
 		t.Fatalf("the resumed lead reads carl, dead and marked dead, as %s with a heartbeat %v after his death (two of his beats put back over a purge)", state, seen.Sub(died).Round(time.Millisecond))
 	}
 }
@@ -408,7 +408,6 @@ func TestKeyattack6TwoBankedBeatsToAFreshReader(t *testing.T) {
 // fresh worker must not read its lead as stopped (carl would stop at
 // once while the lead works).
 func TestKeyattack6LeadStoppedFromAnEarlierSessionAfterAPurge(t *testing.T) {
-	escapeKnown6(t, "a lone lead 'stopped' over a purge, from the same team's earlier session, is taken by a fresh reader")
 	srv := natstest.Start(t).URL()
 	lead := homeLead(t, srv)
 	if _, err := lead.AddMember(t.Context(), "t", MemberSpec{Name: "carl"}); err != nil {

@@ -119,12 +119,12 @@ const StatusHistory = 64
 // (kvshape.go: deletes allowed, limits; reported) every entry is dated
 // as read after an erasure: a live member's beats lose their own put
 // latency, and with no earlier evidence of its key are as old as their
-// stamps. A lone entry over an erasure read by a fresh reader still
-// counts with its state (dated by its stamp): the same lead's earlier
-// session's "stopped" put back over a purge stops a teammate spawned
-// then (keyattack6 2c, open: "unknown" there would leave a dead member
-// whose key was erased unknown too, which the teammate package reads as
-// no status).
+// stamps. A lone entry above an erasure in the same read is no status
+// to a reader that has accepted none of the member (the same lead's
+// earlier session's "stopped" put back over a purge would stop a
+// teammate spawned then): such a reader sees the member as it would
+// after the erasure alone, until a read with no erasure in it (a live
+// member's next beat, dated by its stamp).
 type kvBoard struct {
 	kv   jetstream.KeyValue
 	nc   *nats.Conn
@@ -266,6 +266,10 @@ type verified struct {
 	// within erasureWindow of it by its stamp; its write time is bounded
 	// by its stamp and its key's least latency too.
 	erased bool
+	// unknown: lone above an erasure this read saw (a marker, junk, an
+	// overflow): to a reader that has accepted no status of the member it
+	// is no status at all, as if the erasure had left nothing.
+	unknown bool
 }
 
 // scan reads member's history (a watch: the server's own sequence and
@@ -364,7 +368,7 @@ func (b *kvBoard) scan(ctx context.Context, member string, odd bool) error {
 		near := erased || b.nearErasure(signer, v.Stamp, erasedAt)
 		lone := near && !b.evidenced(signer, e.Revision())
 		b.observe(signer, stamped{e.Revision(), v.Stamp, e.Created().UnixNano(), lone})
-		good = append(good, verified{e, v, signer, lone, near})
+		good = append(good, verified{e, v, signer, lone, near, lone && erased})
 	}
 	b.mu.Lock()
 	b.erasedAt[member] = erasedAt
@@ -378,6 +382,13 @@ func (b *kvBoard) scan(ctx context.Context, member string, odd bool) error {
 		}
 		if known && b.before(g.signer, g.v.Stamp, cur) {
 			refused = append(refused, refusal{g.e.Revision(), fmt.Errorf("was signed by %s before the status stored at revision %d: an old status put back", g.v.By, cur.rev)})
+			continue
+		}
+		if !known && g.unknown {
+			// An earlier session's "stopped" put back over a purge would
+			// stop a teammate spawned now while its lead works; a dead
+			// member's beat put back so, keep it alive. The next read,
+			// with no erasure in it, dates what follows by its stamp.
 			continue
 		}
 		written, _ := b.written(g.signer, g.v.Stamp, g.e.Created().UnixNano(), g.erased)

@@ -49,3 +49,45 @@ func TestStatusPurgeAndShapeReported(t *testing.T) {
 		t.Fatalf("the status stream keeps max age %s after the lead's read: want it put back to none", info.Config.MaxAge)
 	}
 }
+
+// readIfAny is member's status on board, if the board has one: a lone
+// entry over an erasure is none to a fresh reader (kvboard.go).
+func readIfAny(t *testing.T, board StatusBoard, member string) (string, time.Time, bool) {
+	t.Helper()
+	data, seen, ok, err := board.Get(t.Context(), member)
+	if err != nil {
+		t.Fatalf("board.Get(%s): %v", member, err)
+	}
+	return string(data), seen, ok
+}
+
+// TestFreshReaderAfterAPurgeTakesTheNextBeat: a lone beat above a purge
+// is no status to a fresh reader (an earlier "stopped" put back so would
+// stop a teammate); the live member's next beat, read with no erasure
+// in its read, is its status, dated recently.
+func TestFreshReaderAfterAPurgeTakesTheNextBeat(t *testing.T) {
+	srv := natstest.Start(t).URL()
+	lead, leadIn, carlBoard, _ := leadAndCarl(t, srv, make(reporter, 1024))
+	if err := statusBucket(t, srv).Purge(t.Context(), "carl"); err != nil {
+		t.Fatal(err)
+	}
+	if err := carlBoard.Put(t.Context(), "carl", statusOf("carl", "working")); err != nil {
+		t.Fatal(err)
+	}
+	lead2, _ := reopenLead(t, lead, leadIn, make(reporter, 1024))
+	b2, err := lead2.Statuses("t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if state, _, ok := readIfAny(t, b2, "carl"); ok {
+		t.Fatalf("a fresh reader takes carl's lone beat above a purge as his status %s", state)
+	}
+	before := time.Now()
+	if err := carlBoard.Put(t.Context(), "carl", statusOf("carl", "working, next")); err != nil {
+		t.Fatal(err)
+	}
+	state, seen, ok := readIfAny(t, b2, "carl")
+	if !ok || !strings.Contains(state, "next") || seen.Before(before.Add(-time.Second)) {
+		t.Fatalf("carl's next beat: the fresh reader reads %s (ok %v), seen %v before it was put: want it, recent", state, ok, before.Sub(seen))
+	}
+}
