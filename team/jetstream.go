@@ -100,7 +100,7 @@ func (s *Store) net(ctx context.Context, name, server string) (*netMailbox, erro
 		s.nets = map[string]*netMailbox{}
 	}
 	board := &kvBoard{kv: status, nc: nc, now: s.now, keys: keys,
-		accepted: map[string]acceptedStatus{}, stamps: map[string][]stamped{}, scanned: map[string]uint64{}, scannedAt: map[string]time.Time{}}
+		accepted: map[string]acceptedStatus{}, stamps: map[string][]stamped{}, scanned: map[string]uint64{}, scannedAt: map[string]time.Time{}, erasedAt: map[string]int64{}}
 	if err := board.listen(); err != nil {
 		grants.stop()
 		nc.Close()

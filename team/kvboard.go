@@ -72,11 +72,17 @@ const StatusHistory = 64
 //     (a resumed lead, a machine spawned later) it is a lone entry above
 //     erased history, dated no later than its own stamp: a dead member's
 //     last beat is as old as its member's clock says, not as new as its
-//     put-back. A live member's first beat after an erasure is dated so
-//     too (its next beat has evidence again).
+//     put-back. The reader remembers the erasure (its server time) across
+//     reads: an entry put back by a later read, with nothing erased since,
+//     is dated so too while its stamp lies within erasureWindow of the
+//     erasure. A lone entry's latency (its put-back) is no evidence for
+//     the next one: two banked beats put back are both as old as their
+//     stamps. A live member's beats are dated so until they are stamped
+//     past the window (after which their store time has evidence again).
 //   - Put the lead's status of an earlier team of the same name back: a
 //     lead-signed entry stamped before the team was made (its file's
-//     createdAt, on the same clock) is refused.
+//     createdAt as the lead signed it in its terms, on the same clock) is
+//     refused.
 //   - Delete the stream and make it again: the revisions read before
 //     belong to the old stream, so a revision lower than the accepted one,
 //     or the last one read stored at another time, makes the reader read
@@ -109,7 +115,16 @@ const StatusHistory = 64
 // signer whose clock runs ahead by d may have a beat banked and
 // published again within d taken as heard then; a purge at the stream
 // level (no marker left) before a fresh reader's first read looks like a
-// key's first entry, dated when stored.
+// key's first entry, dated when stored. On a lossy status stream
+// (kvshape.go: deletes allowed, limits; reported) every entry is dated
+// as read after an erasure: a live member's beats lose their own put
+// latency, and with no earlier evidence of its key are as old as their
+// stamps. A lone entry above an erasure in the same read is no status
+// to a reader that has accepted none of the member (the same lead's
+// earlier session's "stopped" put back over a purge would stop a
+// teammate spawned then): such a reader sees the member as it would
+// after the erasure alone, until a read with no erasure in it (a live
+// member's next beat, dated by its stamp).
 type kvBoard struct {
 	kv   jetstream.KeyValue
 	nc   *nats.Conn
@@ -121,6 +136,7 @@ type kvBoard struct {
 	stamps    map[string][]stamped      // by signer and key: its verified entries seen
 	scanned   map[string]uint64         // by member: the newest revision scan read
 	scannedAt map[string]time.Time      // by member: when that revision was stored
+	erasedAt  map[string]int64          // by member: the server's time of the newest erasure seen, ns
 	created   time.Time                 // when the bucket's stream was made, as last read
 	teamMade  time.Time                 // the team's creation (its file's createdAt), once read
 	madeRead  bool
@@ -220,7 +236,21 @@ type stamped struct {
 	rev     uint64
 	stamp   int64
 	created int64 // the server's time of the entry, ns
+	// lone: read after an erasure with no evidence of its write time but
+	// its stamp (a put-back's store time is no evidence): its latency
+	// (created − stamp) bounds nothing.
+	lone bool
 }
+
+// erasureWindow is how long after an erasure, by a signer's stamp mapped
+// onto the server's clock (its least latency), an entry of the erased key
+// is still dated as one read after it: a banked original the erasure
+// took is stamped before it, so a put-back read by a later read than the
+// one that saw the erasure is dated by its stamp too. The window covers
+// the spread of put latencies (an original put faster than any entry this
+// reader has seen maps later than it was written) with room: a live
+// member's beats inside it lose at most their own put latency.
+const erasureWindow = 10 * time.Second
 
 // verified is an entry of the history whose signature holds.
 type verified struct {
@@ -229,11 +259,17 @@ type verified struct {
 	signer string
 	// lone: what lies under it in the history was erased (a purge, a
 	// delete, junk) and this reader knows no earlier entry of its signer
-	// key: no evidence of when it was written but its own stamp.
+	// key that is evidence (stamped.lone): no evidence of when it was
+	// written but its own stamp.
 	lone bool
-	// erased: something was erased before it (see scan); its write time
-	// is bounded by its stamp and its key's least latency too.
+	// erased: something was erased before it (see scan), in this read or
+	// within erasureWindow of it by its stamp; its write time is bounded
+	// by its stamp and its key's least latency too.
 	erased bool
+	// unknown: lone above an erasure this read saw (a marker, junk, an
+	// overflow): to a reader that has accepted no status of the member it
+	// is no status at all, as if the erasure had left nothing.
+	unknown bool
 }
 
 // scan reads member's history (a watch: the server's own sequence and
@@ -271,7 +307,7 @@ func (b *kvBoard) scan(ctx context.Context, member string, odd bool) error {
 	// on a loaded machine) aged a live member, declared dead while
 	// beating; measured from the newest entry, a put-back entry's age
 	// lacked the time since it was put back.
-	now, at, err := b.checkStream(ctx)
+	now, at, lossy, err := b.checkStream(ctx)
 	if err != nil {
 		return err
 	}
@@ -290,6 +326,7 @@ func (b *kvBoard) scan(ctx context.Context, member string, odd bool) error {
 	}
 	var good []verified
 	var refused []refusal
+	var markers []uint64 // purges and deletes read first now
 	made := b.madeAt()
 	keys := signerKeys{}
 	// erased: an entry below that is no status (a delete, a purge, junk),
@@ -297,9 +334,22 @@ func (b *kvBoard) scan(ctx context.Context, member string, odd bool) error {
 	// stream that looked remade: an original may be gone from under what
 	// follows.
 	erased := overflow || odd && after != 0
+	// erasedAt: the newest erasure this reader has seen of the key, in any
+	// read: a beat banked and erased, the marker read, and the beat put
+	// back later with nothing erased since is as old as its stamp says.
+	b.mu.Lock()
+	erasedAt := b.erasedAt[member]
+	b.mu.Unlock()
+	if erased || lossy {
+		erasedAt = max(erasedAt, now.UnixNano())
+	}
 	for _, e := range hist {
 		if e.Operation() != jetstream.KeyValuePut {
 			erased = true
+			erasedAt = max(erasedAt, e.Created().UnixNano())
+			if e.Revision() > after {
+				markers = append(markers, e.Revision())
+			}
 			continue
 		}
 		v, signer, err := b.verify(member, e, keys)
@@ -311,14 +361,17 @@ func (b *kvBoard) scan(ctx context.Context, member string, odd bool) error {
 		}
 		if err != nil {
 			erased = true
+			erasedAt = max(erasedAt, e.Created().UnixNano())
 			refused = append(refused, refusal{e.Revision(), err})
 			continue
 		}
-		lone := erased && !b.knows(signer, e.Revision())
-		b.observe(signer, stamped{e.Revision(), v.Stamp, e.Created().UnixNano()})
-		good = append(good, verified{e, v, signer, lone, erased})
+		near := erased || b.nearErasure(signer, v.Stamp, erasedAt)
+		lone := near && !b.evidenced(signer, e.Revision())
+		b.observe(signer, stamped{e.Revision(), v.Stamp, e.Created().UnixNano(), lone})
+		good = append(good, verified{e, v, signer, lone, near, lone && erased})
 	}
 	b.mu.Lock()
+	b.erasedAt[member] = erasedAt
 	if last := hist[len(hist)-1]; last.Revision() >= b.scanned[member] {
 		b.scanned[member], b.scannedAt[member] = last.Revision(), last.Created()
 	}
@@ -329,6 +382,13 @@ func (b *kvBoard) scan(ctx context.Context, member string, odd bool) error {
 		}
 		if known && b.before(g.signer, g.v.Stamp, cur) {
 			refused = append(refused, refusal{g.e.Revision(), fmt.Errorf("was signed by %s before the status stored at revision %d: an old status put back", g.v.By, cur.rev)})
+			continue
+		}
+		if !known && g.unknown {
+			// An earlier session's "stopped" put back over a purge would
+			// stop a teammate spawned now while its lead works; a dead
+			// member's beat put back so, keep it alive. The next read,
+			// with no erasure in it, dates what follows by its stamp.
 			continue
 		}
 		written, _ := b.written(g.signer, g.v.Stamp, g.e.Created().UnixNano(), g.erased)
@@ -346,6 +406,12 @@ func (b *kvBoard) scan(ctx context.Context, member string, odd bool) error {
 		if r.rev > cur.rev { // what lies under the current status is history (a respawn's earlier key, junk covered since)
 			b.report(member, r.rev, r.err)
 		}
+	}
+	// No Cohort deletes or purges a status: a marker is a client of the
+	// server erasing one (banked, to put back later, or to age a live
+	// member as silent).
+	for _, rev := range markers {
+		b.report(member, rev, errors.New("is a delete or purge of the statuses before it, which no Cohort does: a client of the server erased them (what it put back later is dated by its signer's stamps)"))
 	}
 	return nil
 }
@@ -428,17 +494,39 @@ func (b *kvBoard) before(signer string, stamp int64, cur acceptedStatus) bool {
 // fast reports whether o was stamped after the server stored it.
 func (o stamped) fast() bool { return o.stamp > o.created }
 
-// knows reports whether this reader has seen an entry of signer stored
-// before rev.
-func (b *kvBoard) knows(signer string, rev uint64) bool {
+// evidenced reports whether this reader has seen an entry of signer
+// stored before rev whose latency is evidence (neither fast nor lone).
+func (b *kvBoard) evidenced(signer string, rev uint64) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for _, o := range b.stamps[signer] {
-		if o.rev < rev {
+		if o.rev < rev && o.evidence() {
 			return true
 		}
 	}
 	return false
+}
+
+// evidence reports whether o's latency bounds other entries' write times.
+func (o stamped) evidence() bool { return !o.fast() && !o.lone }
+
+// nearErasure reports whether signer's stamp, mapped onto the server's
+// clock by the least latency of its entries (as is, with none), lies no
+// later than erasureWindow after the erasure at erasedAt (0: none seen).
+func (b *kvBoard) nearErasure(signer string, stamp, erasedAt int64) bool {
+	if erasedAt == 0 {
+		return false
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	at := stamp
+	first := true
+	for _, o := range b.stamps[signer] {
+		if o.evidence() && (first || stamp+o.created-o.stamp < at) {
+			at, first = stamp+o.created-o.stamp, false
+		}
+	}
+	return at <= erasedAt+int64(erasureWindow)
 }
 
 // written is when signer signed stamp, on the server's clock: no later
@@ -456,7 +544,7 @@ func (b *kvBoard) written(signer string, stamp, created int64, offset bool) (w i
 		if o.fast() {
 			continue
 		}
-		if offset && (!ok || stamp+o.created-o.stamp < w) {
+		if offset && !o.lone && (!ok || stamp+o.created-o.stamp < w) {
 			w, ok = stamp+o.created-o.stamp, true
 		}
 		if o.stamp >= stamp && o.created < w {
@@ -466,7 +554,8 @@ func (b *kvBoard) written(signer string, stamp, created int64, offset bool) (w i
 	return w, ok
 }
 
-// madeAt is when the team was made (its file's createdAt, on the lead's
+// madeAt is when the team was made (its createdAt as the lead's signed
+// terms say, read through Store.read; on the lead's
 // clock, which also stamps the lead's statuses), read once; zero when
 // unknown.
 func (b *kvBoard) madeAt() time.Time {

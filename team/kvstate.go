@@ -218,7 +218,14 @@ func (s *Store) tasksNet(name string, local Config) (*tasklist.List, error) {
 	if err != nil {
 		return nil, err
 	}
-	signer := &taskSigner{k: memberKeys{s: s, team: name, dir: s.keysDir(name)}, created: local.CreatedAt.UnixMilli()}
+	// The team's creation time binds signed tasks to this team: it is the
+	// lead's signed terms' (readNet), not the copy's here, which Join took
+	// from the server's unsigned field before it knew the lead's key.
+	cfg, err := s.readNet(name, local)
+	if err != nil {
+		return nil, err
+	}
+	signer := &taskSigner{k: memberKeys{s: s, team: name, dir: s.keysDir(name)}, created: cfg.CreatedAt.UnixMilli()}
 	return tasklist.OpenKV(tasklist.KVConfig{Conn: m.nc, KV: m.state, Now: s.cfg.Now, Signer: signer})
 }
 

@@ -27,7 +27,9 @@ const StatusDir = "status"
 type StatusBoard interface {
 	// Put publishes member's status.
 	Put(ctx context.Context, member string, data []byte) error
-	// Get reads member's status; ok is false when it has published none.
+	// Get reads member's status; ok is false when it has published none
+	// (or, on NATS, when all a fresh reader finds is one entry put above
+	// an erasure: kvboard.go).
 	// Seen is, on a board whose writers are on other machines (their
 	// clocks are not this one's), when this reader first saw that version
 	// less how much later the server stored it than it was signed (a

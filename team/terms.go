@@ -35,7 +35,8 @@ import (
 //     revision. A machine with no accepted terms to fall back on fails to
 //     read the team, with that error.
 //   - Unsigned fields that differ from the terms are reported the same
-//     way (someone rewrote the entry) and ignored.
+//     way (someone rewrote the entry) and ignored; the team's creation
+//     time (createdAt) is among them.
 //   - A member the terms do not name (put in the file by someone other
 //     than the lead) runs with its plan to be approved, in default mode.
 //   - Only the lead's machine changes terms; an Update elsewhere that
@@ -123,9 +124,15 @@ func (t Terms) older(u Terms) bool {
 	return t.Created < u.Created || t.Created == u.Created && t.Seq < u.Seq
 }
 
-// apply overlays t on cfg: the members' modes and plan approval, and the
-// team-allowed paths, are t's.
+// apply overlays t on cfg: the team's creation time, the members' modes
+// and plan approval, and the team-allowed paths, are t's. The creation
+// time dates what an earlier team of the same name left (the lead's
+// statuses, signed tasks): the file's own createdAt is unsigned, so a
+// writer of the bucket could set it to the earlier team's.
 func (t Terms) apply(cfg *Config) {
+	if t.Created != 0 {
+		cfg.CreatedAt = time.UnixMilli(t.Created)
+	}
 	for i := range cfg.Members {
 		m := &cfg.Members[i]
 		if mt, ok := t.Members[m.Name]; ok {
@@ -207,7 +214,7 @@ func (k memberKeys) terms(cfg Config, rev uint64) (t Terms, known bool, err erro
 			return Terms{}, false, err
 		}
 		if mine := termsOf(cfg); !mine.same(t) {
-			k.s.report(k.team, rev, fmt.Sprintf("%s: the file's modes, plan approval or team-allowed paths differ from what the lead signed: ignored, the lead's terms apply (someone who may write the bucket changed them; nats kv history %s %s shows who)",
+			k.s.report(k.team, rev, fmt.Sprintf("%s: the file's createdAt, modes, plan approval or team-allowed paths differ from what the lead signed: ignored, the lead's terms apply (someone who may write the bucket changed them; nats kv history %s %s shows who)",
 				where, StateBucket(k.team), ConfigKey))
 		}
 		return t, true, nil
