@@ -123,7 +123,7 @@ func (s *Session) RunStatusLine(ctx context.Context, stdin []byte) ([]byte, erro
 // configuredScripts are the files the session's configured programs that
 // run in its cwd execute besides hooks: the statusLine's script, those
 // of the stdio MCP servers that run outside the sandbox
-// (mcp.Spec.Unconfined), and the --permission-prompt-command program's
+// (mcp.Spec.Unconfined), and the Permissions.PromptCommand program's
 // (it runs outside the sandbox and answers the model's permission
 // prompts: rewritten, it would approve whatever the model asks). They
 // are protected as hook scripts are (hookScripts).

@@ -28,7 +28,7 @@ import (
 // since a session there would run them (addedDirPrograms).
 
 // writableRoots are the roots agents of the session write, absolute: the
-// project, the cwd, the added directories (--add-dir and the settings'
+// project, the cwd, the added directories (Permissions.AddDirs and the settings'
 // permissions.additionalDirectories) and the sandbox.allowWrite roots.
 func (b *Plan) writableRoots() []string {
 	out := []string{b.Process.ProjectRoot, b.Process.Cwd}
