@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -208,27 +207,18 @@ func (b *Plan) approvedOnlyDirs() map[string]bool {
 	if b.Settings.Loaded == nil {
 		return nil
 	}
-	expand := func(d, base string) string {
-		switch {
-		case d == "~" || strings.HasPrefix(d, "~/"):
-			return filepath.Join(b.Process.Paths.Home, strings.TrimPrefix(d, "~"))
-		case filepath.IsAbs(d):
-			return filepath.Clean(d)
-		}
-		return filepath.Join(base, d)
-	}
 	approved, persons := map[string]bool{}, map[string]bool{}
 	for _, sp := range b.Settings.Loaded.Permissions() {
 		for _, d := range sp.Value.AdditionalDirectories {
 			if sp.Source.Approved {
-				approved[expand(d.Value, sp.Source.Root)] = true
+				approved[b.settingsPath(d.Value, sp.Source.Root)] = true
 			} else {
-				persons[expand(d.Value, sp.Source.Root)] = true
+				persons[b.settingsPath(d.Value, sp.Source.Root)] = true
 			}
 		}
 	}
 	for _, d := range b.Permissions.AddDirs {
-		persons[expand(d, b.Process.Cwd)] = true
+		persons[b.settingsPath(d, b.Process.Cwd)] = true
 	}
 	for d := range persons {
 		delete(approved, d)
