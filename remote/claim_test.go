@@ -32,10 +32,10 @@ func stealJob(t *testing.T, r *rig, id string) jetstream.Msg {
 }
 
 // A thief takes job f from the queue (and acks it) and stores a claim of
-// f under a trusted worker's name, signed with its own key, naming f's
-// lineage as any reader of the job stream can: the lead does not take
-// it for a claim (it submits f again), and w2 replaces it and runs f,
-// once.
+// f's next message under the name of w1 (a worker the lead and w2
+// trust), signed with its own key, naming f's lineage as any reader of
+// the job stream can: the lead does not take it for a claim (it submits
+// f again), and w2 replaces it and runs f, once.
 func TestClaimForgedByAThiefIsIgnored(t *testing.T) {
 	t.Parallel()
 	r := newRig(t)
@@ -49,7 +49,8 @@ func TestClaimForgedByAThiefIsIgnored(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	forger, err := NewSigner("w2", testSigner(t, "mallory").key) // w2's name, not w2's key
+	r.workerKey("w1")                                            // trusted, never started
+	forger, err := NewSigner("w1", testSigner(t, "mallory").key) // w1's name, not w1's key
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +59,7 @@ func TestClaimForgedByAThiefIsIgnored(t *testing.T) {
 		t.Fatal(err)
 	}
 	var calls atomic.Int32
-	r.worker("w2", committing(&calls))
+	r.worker("w2", committing(&calls), func(c *WorkerConfig) { c.Peers = r.workers })
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 	res, err := r.client.Wait(ctx, "f", nil)
