@@ -2,6 +2,7 @@ package remote
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -45,6 +46,11 @@ type Client struct {
 	// answering are the jobs cancelled, whose workers the lead answers
 	// (cancelask.go).
 	answering map[string]bool
+	// jobs are the jobs submitted, as first signed, and attempts how
+	// many times each was submitted again (claim.go), by id.
+	jobs      map[string]*Job
+	attempts  map[string]int
+	claimWait time.Duration
 }
 
 type bundleEntry struct {
@@ -72,6 +78,10 @@ type ClientConfig struct {
 	Git *safegit.Runner
 	// Now is the clock jobs are stamped with (default time.Now).
 	Now func() time.Time
+	// ClaimWait is how long a job may be out of the queue without a
+	// trusted worker's claim before Wait reports it and submits it again
+	// (default DefaultClaimWait, 30s; negative: never).
+	ClaimWait time.Duration
 }
 
 // Dial connects a lead to the queue, making the streams if they do not
@@ -102,7 +112,8 @@ func Dial(ctx context.Context, cfg ClientConfig) (*Client, error) {
 	}
 	c := &Client{nc: nc, s: s, signer: cfg.Signer, workers: cfg.Workers, report: report, now: now, git: cfg.Git,
 		bundles: map[string]*bundleEntry{}, sigs: map[string][]byte{}, sent: map[string][32]byte{}, seqs: map[string]uint64{},
-		heard: map[string]*Result{}, waits: map[string]*refusedResults{}, refusals: map[string]*refusals{}, answering: map[string]bool{}}
+		heard: map[string]*Result{}, waits: map[string]*refusedResults{}, refusals: map[string]*refusals{}, answering: map[string]bool{},
+		jobs: map[string]*Job{}, attempts: map[string]int{}, claimWait: cmp.Or(cfg.ClaimWait, DefaultClaimWait)}
 	for _, subject := range []string{s.n.results + ".*", s.n.refused + ".*"} {
 		if _, err := nc.Subscribe(subject, c.hear); err != nil {
 			nc.Close()
@@ -165,9 +176,11 @@ func (c *Client) Submit(ctx context.Context, j *Job, dir, rev string) error {
 	c.mu.Lock()
 	c.sigs[j.ID] = env.Signature
 	c.sent[j.ID] = sha256.Sum256(data)
+	kept := *j
+	c.jobs[j.ID], c.attempts[j.ID] = &kept, 0
 	c.refusals[j.ID] = &refusals{seen: map[[32]byte]bool{}}
 	c.mu.Unlock()
-	ack, err := c.s.js.Publish(ctx, c.s.n.jobs, data, jetstream.WithMsgID("job-"+j.ID))
+	ack, err := c.s.js.Publish(ctx, c.s.n.jobs, data, jetstream.WithMsgID(jobMsgID(j.ID, 0)))
 	if err != nil {
 		return fmt.Errorf("remote: submit job %s: %w", j.ID, err)
 	}
@@ -457,11 +470,15 @@ func (c *Client) Wait(ctx context.Context, id string, progress func(Progress)) (
 	}
 	tick := time.NewTicker(PollInterval)
 	defer tick.Stop()
+	var claim claimWatch
 	for {
 		// Each look-up has its own deadline: a request sent while the
 		// server is away may never be answered.
 		lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		r, err := c.lookup(lctx, id, check)
+		if r == nil && err == nil {
+			err = c.watchClaim(lctx, id, &claim)
+		}
 		cancel()
 		check.flush()
 		if r != nil || (err != nil && !retryable(err)) {
@@ -553,6 +570,9 @@ func (c *Client) lookup(ctx context.Context, id string, check *refusedResults) (
 
 // retryable reports errors that go away when the server comes back.
 func retryable(err error) bool {
+	if errors.Is(err, ErrUnclaimed) {
+		return false
+	}
 	var apiErr *jetstream.APIError
 	if errors.As(err, &apiErr) {
 		return apiErr.Code >= 500 || errors.Is(err, jetstream.ErrStreamNotFound) || errors.Is(err, jetstream.ErrConsumerNotFound)

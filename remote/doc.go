@@ -60,7 +60,8 @@
 //     a named pipe or a link to a device is an error naming the file, not
 //     a start that hangs or reads without end.
 //   - A job runs only from the lead's own publish (Worker.replayed): its
-//     message must carry the lead's message id job-<id>, which the job
+//     message must carry the lead's message id job-<id> (job-<id>.<n>
+//     for its n-th submission again, "The queue" below), which the job
 //     stream drops as a duplicate for 10 minutes, and the server must have
 //     stored it within the worker's SubmitWindow (5 minutes; also the clock
 //     skew allowed between a lead and the server) of the job's signed
@@ -73,15 +74,20 @@
 //     may use the JetStream API: whoever purges or deletes and re-creates
 //     the job stream, or shrinks its duplicate window and puts it back
 //     (keyattack6), resets its duplicate window and can replay a job
-//     captured less than SubmitWindow ago once per worker (a worker keeps
-//     no record of its own across restarts; a job its lead cancelled is
-//     refused while that lead is up: "Cancellation" below); with NATS
+//     captured less than SubmitWindow ago: a job some worker claimed is
+//     not run again by it or its Peers ("The queue": the claim), unless
+//     the claim is deleted too, and then once per worker (a worker keeps
+//     no record of its own across restarts); a job its lead cancelled
+//     before any worker claimed it is refused while that lead is up
+//     ("Cancellation" below); with NATS
 //     users as the README advises, only leads may publish jobs and only
 //     workers manage the streams.
 //   - Wire compatibility: results from a worker older than this package
 //     (unsigned) are refused by a lead, and an older lead cannot read a
 //     signed result (it sees a payload that does not decode): upgrade the
-//     leads and workers on one prefix together. Jobs are unchanged.
+//     leads and workers on one prefix together. Jobs are unchanged but
+//     for a lead's submission again of a job never claimed (Job.Retry),
+//     which an older worker refuses to decode.
 //   - The code travels as a git bundle in the stream's object store,
 //     named by its sha256 digest: the job carries the name (so the
 //     signature covers the code), many jobs from one base commit share one
@@ -127,7 +133,8 @@
 // PREFIX.results.<id> in PREFIX_RESULTS, cancellations on
 // PREFIX.cancel.<id> in PREFIX_CANCELS, refusals of unverified jobs on
 // PREFIX.refused.<id> (in PREFIX_RESULTS), progress on PREFIX.progress.<id>
-// (core NATS), bundles in the object store PREFIX_BUNDLES. Whoever
+// (core NATS), workers' claims of jobs in the key-value bucket
+// PREFIX_CLAIMS, bundles in the object store PREFIX_BUNDLES. Whoever
 // connects first makes them (file storage); all clients update them to
 // the same shape.
 //
@@ -211,6 +218,49 @@
 //     it), a runner error (a missing model key). What is the worker's
 //     fault gives the job back (a nak, or the worker shutting down):
 //     fetching the code failed, the worker is stopping.
+//   - A job counts as taken only through a claim signed by a worker
+//     (claim.go): a consumer's ack proves nothing, since anyone with the
+//     run of the JetStream API may pull a job from the workers' consumer
+//     and ack it, and the job vanished (keyattack6). A worker handed a
+//     job claims it before anything slow (after the replay and
+//     stored-result checks, before the cancellation checks): the key of
+//     the job's id in PREFIX_CLAIMS, by compare-and-set, holding a claim
+//     it signs (its own context string) naming the job, its lineage, the
+//     message's stream sequence and the delivery. It creates the key, or
+//     replaces a value that is not a claim of this job by itself or one
+//     of its Peers (junk, a forgery, an older job's with the id), or a
+//     claim of an earlier delivery of this very message (its worker lost
+//     it after the ack wait); a claim of another message of the job (a
+//     copy, or the lead's submission again) or of this delivery by
+//     another worker terminates this delivery unrun and unanswered. So a
+//     job runs at most once across its copies on workers that trust each
+//     other's keys, and across the lead's submissions again. The lead's
+//     Wait, at each look-up, watches the key until a worker it trusts
+//     has claimed the job, after which the job is that worker's as its
+//     result would be: a job taken from the queue (delivered by the
+//     workers' consumer, or gone from the job stream) and unclaimed for
+//     ClaimWait (30 s) is reported and submitted again — the job as
+//     first submitted, signed anew (a fresh issue time, which the replay
+//     check needs) with Job.Retry: the attempt, published with message id
+//     job-<id>.<n>, and the lead's signature on the first envelope, which
+//     results, progress, claims and cancellations of every attempt quote
+//     (the job's lineage: Cancel and the checks of results are
+//     unchanged). A job taken maxAttempts (5) times unclaimed ends the
+//     Wait with ErrUnclaimed. This was chosen over a limits-retention
+//     job stream that denies deletes, claimed by the stream sequence: the
+//     work queue, its acks and redeliveries stay as they were. Not
+//     covered, under the premise: a thief who deletes the claim (or the
+//     bucket) lets a copy or a submission again run a second time; a
+//     worker that claimed a job and died after someone acked its
+//     delivery for it leaves the job claimed and unrun (the lead waits to
+//     its deadline); workers that do not list each other in
+//     trusted_workers (Peers) take each other's claims for junk, so after
+//     a theft or a slow claim a job may run on two of them; a refusal of
+//     an unverified submission again is not stored (its message id is not
+//     job-<id>). Wire: a worker older than this never claims, so a lead
+//     submits each of its jobs again after ClaimWait (a submission it
+//     cannot decode: a failed result quoting another signature, refused
+//     by the lead) — upgrade leads and workers on one prefix together.
 //   - A slot pulls one job only when it is idle: prefetched jobs would
 //     wait in one worker's buffer with their ack wait running while
 //     another worker is free.
@@ -284,7 +334,8 @@
 //     published again with the lead's own message id once the job
 //     stream's duplicate window was shrunk and put back, or the stream
 //     purged, passes the worker's replay check within SubmitWindow
-//     (keyattack6). So the lead's own memory has the last word: from its
+//     (keyattack6); a worker's claim does not stop it either, since no
+//     worker claimed the job before it was cancelled. So the lead's own memory has the last word: from its
 //     Cancel until it closes, the lead listens on PREFIX.cancelled.<id>
 //     and answers with its signed cancellation, and a worker about to
 //     start a job asks there after it read the stored cancellations

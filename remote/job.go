@@ -52,6 +52,20 @@ type Job struct {
 	// member of a team on NATS until the lead shuts it down, instead of
 	// one prompt. Nil for a remote agent.
 	Teammate *Teammate `json:"teammate,omitempty"`
+
+	// Retry marks the lead's submission again of a job taken from the
+	// queue and claimed by no worker (claim.go). Nil on the first.
+	Retry *Retry `json:"retry,omitempty"`
+}
+
+// Retry is what a job submitted again carries: which attempt it is (1 for
+// the first resubmission), the message id it is published with
+// (jobMsgID), and the lead's signature on the job's first envelope — the
+// job's lineage, which its results, progress, claims and cancellations
+// quote, whichever attempt a worker runs.
+type Retry struct {
+	Attempt int    `json:"attempt"`
+	Of      []byte `json:"of"`
 }
 
 // Teammate is what a worker needs to run a member of a team whose
@@ -184,6 +198,9 @@ func (j *Job) Validate() error {
 		return fmt.Errorf("job %s has both a bundle and a repository URL; send one", j.ID)
 	case j.Bundle != "" && !bundlePattern.MatchString(j.Bundle):
 		return fmt.Errorf("job %s: bundle %q is not a sha256- digest name", j.ID, j.Bundle)
+	}
+	if r := j.Retry; r != nil && (r.Attempt < 1 || len(r.Of) != ed25519.SignatureSize) {
+		return fmt.Errorf("job %s: retry: want an attempt of at least 1 and the first envelope's ed25519 signature", j.ID)
 	}
 	if t := j.Teammate; t != nil {
 		return t.validate(j.ID)

@@ -19,19 +19,12 @@ import (
 // of the queue, the ask/nonce for "running", trusted_workers re-read)
 // from outside (keyattack6, /work/notes/keyattack6-log.md): a NATS client
 // with the run of the queue's subjects and the JetStream API (issue 42's
-// premise). A test that got through is skipped unless
-// KEYATTACK_ESCAPES=1, and fails then. Two hold since fix42b and run
-// ungated: the cancelled job's copy (a worker asks its lead whether it
-// cancelled a job before it starts it) and the answer replayed to the
-// same Wait (an answer to its own question for an earlier delivery than
-// its runner's is refused).
-
-func escapeKnown6(t *testing.T, what string) {
-	t.Helper()
-	if os.Getenv("KEYATTACK_ESCAPES") != "1" {
-		t.Skip("known escape (keyattack6-log.md): " + what + "; KEYATTACK_ESCAPES=1 runs it")
-	}
-}
+// premise). All hold now, ungated: the cancelled job's copy (since
+// fix42b: a worker asks its lead whether it cancelled a job before it
+// starts it), the answer replayed to the same Wait (an answer to its own
+// question for an earlier delivery than its runner's is refused), and
+// the thief on the workers' consumer (since queue13: a job counts as
+// taken only by a trusted worker's signed claim, claim.go).
 
 // cancelledCopyRuns: the lead submits x while no worker serves the queue;
 // the attacker copies x's message (headers and all: the lead's message
@@ -335,11 +328,12 @@ func TestKeyattack6TrustFileRewrittenRightAfterTheRead(t *testing.T) {
 // (it is neither deleted nor changed) and acknowledges job j: the
 // work-queue stream drops it. No worker ever runs j; the lead's Wait
 // must end (a result, or an error) or report why within a while, not
-// wait in silence.
+// wait in silence. Held since queue13: no worker claimed j, so the lead
+// reports it and submits it again (claim.go), and w2 runs it.
 func TestKeyattack6ThiefPullsFromTheWorkersConsumer(t *testing.T) {
 	t.Parallel()
-	escapeKnown6(t, "a raw client pulls a job from the workers' consumer and acks it; the lead waits in silence")
 	r := newRig(t)
+	r.client.claimWait = 2 * time.Second
 	reports := r.reports()
 	stop := r.worker("w1", committing(nil))
 	stop() // the consumer stays; no worker pulls now
@@ -361,11 +355,16 @@ func TestKeyattack6ThiefPullsFromTheWorkersConsumer(t *testing.T) {
 	if took != 1 {
 		t.Skipf("the thief took %d jobs", took)
 	}
-	r.worker("w2", committing(nil))
-	ctx, cancel := context.WithTimeout(t.Context(), 8*time.Second)
+	var calls atomic.Int32
+	r.worker("w2", committing(&calls))
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 	res, err := r.client.Wait(ctx, "j", nil)
 	if res == nil && len(reports) == 0 {
-		t.Fatalf("job j, taken from the queue by a thief that acknowledged it, is run by no worker; the lead's Wait got %v after 8 s with nothing reported", err)
+		t.Fatalf("job j, taken from the queue by a thief that acknowledged it, is run by no worker; the lead's Wait got %v with nothing reported", err)
 	}
+	if res == nil || res.Status != StatusCompleted || calls.Load() != 1 {
+		t.Fatalf("job j, stolen from the queue: Wait got %+v, %v; w2 ran it %d times", res, err, calls.Load())
+	}
+	expectReport(t, reports, "j", "no worker this lead trusts claimed it")
 }

@@ -49,7 +49,7 @@ func (c Config) prefix() string {
 type names struct {
 	jobs, results, cancels, progress, refused, ask, cancelled string // subjects (all but jobs take a job id after a dot)
 	jobStream, resultStream, cancelStream                     string
-	bundles, consumer                                         string
+	bundles, consumer, claims                                 string
 }
 
 func namesFor(prefix string) names {
@@ -58,7 +58,7 @@ func namesFor(prefix string) names {
 		jobs: prefix + ".jobs", results: prefix + ".results", cancels: prefix + ".cancel", progress: prefix + ".progress",
 		refused: prefix + ".refused", ask: prefix + ".ask", cancelled: prefix + ".cancelled",
 		jobStream: up + "_JOBS", resultStream: up + "_RESULTS", cancelStream: up + "_CANCELS",
-		bundles: up + "_BUNDLES", consumer: "workers",
+		bundles: up + "_BUNDLES", consumer: "workers", claims: up + "_CLAIMS",
 	}
 }
 
@@ -142,6 +142,8 @@ type setup struct {
 	n        names
 	consumer jetstream.Consumer
 	bundles  jetstream.ObjectStore
+	// claims are the workers' claims of jobs, by job id (claim.go).
+	claims jetstream.KeyValue
 	// want is the results' and cancellations' streams' shape (stream).
 	want map[string]jetstream.StreamConfig
 }
@@ -182,7 +184,12 @@ func ensure(ctx context.Context, nc *nats.Conn, n names, q Queue, withConsumer b
 	if err != nil {
 		return nil, fmt.Errorf("remote: set up object store %s: %w", n.bundles, err)
 	}
-	return &setup{js: js, n: n, consumer: cons, bundles: obj,
+	claims, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: n.claims, Storage: jetstream.FileStorage,
+		Replicas: q.Replicas, TTL: q.Retention})
+	if err != nil {
+		return nil, fmt.Errorf("remote: set up bucket %s: %w", n.claims, err)
+	}
+	return &setup{js: js, n: n, consumer: cons, bundles: obj, claims: claims,
 		want: map[string]jetstream.StreamConfig{n.resultStream: streams[1], n.cancelStream: streams[2]}}, nil
 }
 

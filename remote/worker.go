@@ -219,6 +219,9 @@ func (w *Worker) handle(ctx context.Context, m jetstream.Msg, dir string) {
 		}
 	}
 	jobSig := envelopeSignature(m.Data())
+	if job.Retry != nil && err == nil {
+		jobSig = job.Retry.Of // every attempt answers as the first (claim.go)
+	}
 	if err != nil {
 		status := StatusRefused
 		if errors.Is(err, ErrDecode) {
@@ -235,6 +238,21 @@ func (w *Worker) handle(ctx context.Context, m jetstream.Msg, dir string) {
 	if delivered > 1 && w.storedResult(ctx, job.ID, jobSig) {
 		log.Info("result already stored; acknowledging the redelivery")
 		_ = m.Ack()
+		return
+	}
+	holder, err := w.claim(ctx, m, job, jobSig, log)
+	switch {
+	case err != nil && ctx.Err() == nil:
+		log.Warn("cannot claim the job; giving it back", "err", err)
+		_ = m.NakWithDelay(time.Second)
+		return
+	case err != nil:
+		_ = m.Nak()
+		return
+	case holder != "":
+		// No result: the worker that holds the claim stores it.
+		log.Info("job claimed by another worker; dropped unrun", "holder", holder)
+		_ = m.TermWithReason("claimed: " + clip(holder, 200))
 		return
 	}
 	if w.cancelled(ctx, job, jobSig, log) || w.leadCancelled(ctx, job, jobSig, log) {
@@ -499,8 +517,12 @@ func (k selfAndPeers) Key(name string) (ed25519.PublicKey, bool) {
 // later, with or without that id, is dropped unrun, whatever happened to
 // the job's stored result.
 func (w *Worker) replayed(m jetstream.Msg, job *Job) string {
-	if got := m.Headers().Get(jetstream.MsgIDHeader); got != "job-"+job.ID {
-		return fmt.Sprintf("the message's id is %q, not the lead's %q: a copy of the job published again", got, "job-"+job.ID)
+	want := jobMsgID(job.ID, 0)
+	if job.Retry != nil {
+		want = jobMsgID(job.ID, job.Retry.Attempt)
+	}
+	if got := m.Headers().Get(jetstream.MsgIDHeader); got != want {
+		return fmt.Sprintf("the message's id is %q, not the lead's %q: a copy of the job published again", got, want)
 	}
 	meta, err := m.Metadata()
 	if err != nil {
