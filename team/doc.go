@@ -79,6 +79,14 @@
 //     an older grant put back, is refused and reported. Every machine
 //     watches the grant entries in order, so a respawn is known before an
 //     earlier grant put back is read (grantwatch.go).
+//   - On NATS what in the team file grants permissions counts only as the
+//     lead signed it (its terms, terms.go). A teammate spawn carries the
+//     (Created, Seq) of the terms it was issued under (SpawnTerms,
+//     PinTerms): a worker accepts none below them, so terms the lead's key
+//     signed for an earlier team of the same name, or this team's revoked
+//     ones, written in the bucket before it joined, are refused and
+//     reported, not taken as its first (keyattack7); they would also
+//     have backdated the team's creation time.
 //   - On NATS each task of the list is signed by the machine that wrote
 //     it (tasksign.go) and each status by its member or the lead
 //     (status.go): a forged, misattributed or put-back one is reported
