@@ -108,7 +108,10 @@
 //     a delete over a live member's beat does not hide it, and a fresh
 //     reader (a machine spawned later, a resumed lead, a team made again
 //     under the same name and lead key) reads the entries as they were
-//     stored. A status above erased history (a purge, junk) whose key a
+//     stored. A put with a rollup header (Nats-Rollup: the server drops
+//     the key's earlier entries and leaves no marker) counts as a purge
+//     under its own entry, read from its stored headers on the first
+//     read as on later ones, and is reported (keyattack7). A status above erased history (a purge, junk) whose key a
 //     reader never saw is dated no later than its own stamp; a lead's
 //     status stamped before the team was made is an earlier team's and
 //     refused; an entry stamped after the server stored it (a fast clock,

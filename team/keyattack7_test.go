@@ -6,6 +6,9 @@ import (
 	"time"
 
 	"github.com/cohort-dev/cohort/internal/natstest"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // Attacks from outside (keyattack7, its log lost; issue 42): a NATS
@@ -159,4 +162,93 @@ func TestKeyattack7EarlierTeamsCreationBeforeAJoin(t *testing.T) {
 	made := time.UnixMilli(createdAtOf(t, srv))
 	w, r := joinedAfter(t, lead, srv, earlier)
 	noGraft(t, w, r, made)
+}
+
+// rollupPut puts data as member's status with a "Nats-Rollup: sub"
+// header: the server drops every earlier entry of the key and leaves no
+// delete or purge marker.
+func rollupPut(t *testing.T, srv, member string, data []byte) {
+	t.Helper()
+	a := newAttacker(t, srv)
+	js, err := jetstream.New(a.nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := nats.NewMsg("$KV." + statusBucket(t, srv).Bucket() + "." + member)
+	msg.Data = data
+	msg.Header.Set(jetstream.MsgRollup, jetstream.MsgRollupSubject)
+	if _, err := js.PublishMsg(t.Context(), msg); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestKeyattack7RollupPutsADeadMemberBack (escape 2a): carl beats, the
+// lead reads each beat and the attacker keeps the last; carl's machine
+// vanishes and the lead marks him dead; the attacker puts the banked beat
+// back with a rollup, which erases the history under it and leaves no
+// marker. The lead's session resumed (a fresh reader) must not read the
+// dead carl as working with a heartbeat from after his death.
+func TestKeyattack7RollupPutsADeadMemberBack(t *testing.T) {
+	srv := natstest.Start(t).URL()
+	lead, leadIn, carlBoard, board := leadAndCarl(t, srv, make(reporter, 1024))
+	kv := statusBucket(t, srv)
+	var banked []byte
+	for range 3 {
+		if err := carlBoard.Put(t.Context(), "carl", statusOf("carl", "working")); err != nil {
+			t.Fatal(err)
+		}
+		readSeen(t, board, "carl")
+		e, err := kv.Get(t.Context(), "carl")
+		if err != nil {
+			t.Fatal(err)
+		}
+		banked = e.Value()
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(100 * time.Millisecond) // carl's machine is gone
+	died := time.Now()
+	if err := board.Put(t.Context(), "carl", statusOf("carl", "dead")); err != nil {
+		t.Fatal(err)
+	}
+	rollupPut(t, srv, "carl", banked)
+	lead2, _ := reopenLead(t, lead, leadIn, make(reporter, 1024))
+	b2, err := lead2.Statuses("t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if state, seen, ok := readIfAny(t, b2, "carl"); ok && !strings.Contains(state, "dead") && seen.After(died) {
+		t.Fatalf("the resumed lead reads carl, dead and marked dead, as %s with a heartbeat %v after his death (his beat put back with a rollup)", state, seen.Sub(died).Round(time.Millisecond))
+	}
+}
+
+// TestKeyattack7RollupPutsAnEarlierSessionsStopBack (escape 2b): the
+// lead's earlier session said "stopped"; the lead resumed team t and
+// beats "working"; carl is spawned on a worker. The attacker puts the
+// earlier "stopped" back with a rollup (no marker: fix42c's check of a
+// lone entry above an erasure does not see one). carl's fresh worker
+// must not read its lead as stopped.
+func TestKeyattack7RollupPutsAnEarlierSessionsStopBack(t *testing.T) {
+	srv := natstest.Start(t).URL()
+	lead := homeLead(t, srv)
+	if _, err := lead.AddMember(t.Context(), "t", MemberSpec{Name: "carl"}); err != nil {
+		t.Fatal(err)
+	}
+	old := leadSaysStopped(t, lead, srv)
+	time.Sleep(20 * time.Millisecond) // the lead resumes the team
+	b, err := lead.Statuses("t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Put(t.Context(), LeadName, statusOf(LeadName, "working")); err != nil {
+		t.Fatal(err)
+	}
+	cw, _ := workerMachine(t, lead, srv, make(reporter, 1024), "carl")
+	rollupPut(t, srv, LeadName, old)
+	cb, err := cw.Statuses("t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if data, _, ok := readIfAny(t, cb, LeadName); ok && strings.Contains(data, "stopped") {
+		t.Fatalf("carl's fresh worker reads the resumed lead as %s (its earlier session's, put back with a rollup): carl would stop at once", data)
+	}
 }
