@@ -96,6 +96,11 @@ type Teammate struct {
 	// worker accepts no older key of any member, whatever the team's
 	// bucket says.
 	Grants []string `json:"grants,omitempty"`
+	// TermsCreated and TermsSeq name the lead's signed terms the spawn was
+	// issued under (team.TermsMark): the worker accepts none older from
+	// the team's bucket (an earlier same-name team's, or revoked ones).
+	TermsCreated int64  `json:"terms_created,omitempty"`
+	TermsSeq     uint64 `json:"terms_seq,omitempty"`
 }
 
 // Definition is the agent definition a job runs: the fields of a Claude

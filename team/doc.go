@@ -79,6 +79,14 @@
 //     an older grant put back, is refused and reported. Every machine
 //     watches the grant entries in order, so a respawn is known before an
 //     earlier grant put back is read (grantwatch.go).
+//   - On NATS what in the team file grants permissions counts only as the
+//     lead signed it (its terms, terms.go). A teammate spawn carries the
+//     (Created, Seq) of the terms it was issued under (SpawnTerms,
+//     PinTerms): a worker accepts none below them, so terms the lead's key
+//     signed for an earlier team of the same name, or this team's revoked
+//     ones, written in the bucket before it joined, are refused and
+//     reported, not taken as its first (keyattack7); they would also
+//     have backdated the team's creation time.
 //   - On NATS each task of the list is signed by the machine that wrote
 //     it (tasksign.go) and each status by its member or the lead
 //     (status.go): a forged, misattributed or put-back one is reported
@@ -100,7 +108,10 @@
 //     a delete over a live member's beat does not hide it, and a fresh
 //     reader (a machine spawned later, a resumed lead, a team made again
 //     under the same name and lead key) reads the entries as they were
-//     stored. A status above erased history (a purge, junk) whose key a
+//     stored. A put with a rollup header (Nats-Rollup: the server drops
+//     the key's earlier entries and leaves no marker) counts as a purge
+//     under its own entry, read from its stored headers on the first
+//     read as on later ones, and is reported (keyattack7). A status above erased history (a purge, junk) whose key a
 //     reader never saw is dated no later than its own stamp; a lead's
 //     status stamped before the team was made is an earlier team's and
 //     refused; an entry stamped after the server stored it (a fast clock,

@@ -88,6 +88,13 @@ func workerMachine(t *testing.T, lead *Store, srv string, r reporter, member str
 	if err := s.PinKey("t", LeadName, leadPub); err != nil {
 		t.Fatal(err)
 	}
+	mark, err := lead.SpawnTerms("t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.PinTerms("t", mark); err != nil {
+		t.Fatal(err)
+	}
 	grants, err := lead.SpawnGrants("t")
 	if err != nil {
 		t.Fatal(err)

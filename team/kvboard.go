@@ -79,6 +79,11 @@ const StatusHistory = 64
 //     the next one: two banked beats put back are both as old as their
 //     stamps. A live member's beats are dated so until they are stamped
 //     past the window (after which their store time has evidence again).
+//   - Erase it with a put that rolls the key up (a Nats-Rollup header:
+//     the server drops every earlier entry and leaves no marker): the
+//     put counts as an erasure under its own entry, read from its headers
+//     (the JSON API's; a full read asks for the oldest entry's, which a
+//     rollup leaves the oldest), and is reported.
 //   - Put the lead's status of an earlier team of the same name back: a
 //     lead-signed entry stamped before the team was made (its file's
 //     createdAt as the lead signed it in its terms, on the same clock) is
@@ -293,10 +298,10 @@ func (b *kvBoard) scan(ctx context.Context, member string, odd bool) error {
 		}
 		full = overflow
 	}
+	var rolled uint64 // a put that rolled the key up, read in full
 	if full {
 		var err error
-		hist, err = b.kv.History(ctx, member)
-		if err != nil && !errors.Is(err, jetstream.ErrKeyNotFound) {
+		if hist, rolled, err = b.history(ctx, member); err != nil {
 			return err
 		}
 	}
@@ -343,14 +348,21 @@ func (b *kvBoard) scan(ctx context.Context, member string, odd bool) error {
 	if erased || lossy {
 		erasedAt = max(erasedAt, now.UnixNano())
 	}
+	var rollups []uint64 // puts read first now that rolled the key up
 	for _, e := range hist {
-		if e.Operation() != jetstream.KeyValuePut {
+		if put := e.Operation() == jetstream.KeyValuePut; !put || rolledUp(e) || e.Revision() == rolled {
+			// A rollup put erases what lay under it as a purge does, but
+			// leaves no marker: it counts as one, before its own entry.
 			erased = true
 			erasedAt = max(erasedAt, e.Created().UnixNano())
-			if e.Revision() > after {
+			if e.Revision() > after && !put {
 				markers = append(markers, e.Revision())
+			} else if e.Revision() > after {
+				rollups = append(rollups, e.Revision())
 			}
-			continue
+			if !put {
+				continue
+			}
 		}
 		v, signer, err := b.verify(member, e, keys)
 		if errors.As(err, new(netErr)) {
@@ -412,6 +424,9 @@ func (b *kvBoard) scan(ctx context.Context, member string, odd bool) error {
 	// member as silent).
 	for _, rev := range markers {
 		b.report(member, rev, errors.New("is a delete or purge of the statuses before it, which no Cohort does: a client of the server erased them (what it put back later is dated by its signer's stamps)"))
+	}
+	for _, rev := range rollups {
+		b.report(member, rev, errors.New("is a put that rolled the key up (a Nats-Rollup header), which no Cohort does: a client of the server erased the statuses before it, with no marker; it is dated as read after an erasure"))
 	}
 	return nil
 }

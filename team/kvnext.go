@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -34,6 +35,25 @@ func (b *kvBoard) newer(ctx context.Context, member string, after uint64) (es []
 		}
 		seq = e.rev + 1
 	}
+}
+
+// history reads member's whole history (a watch) and names the revision
+// of its oldest entry when that is a put that rolled the key up (0 for
+// none): a watch shows no headers, so the oldest entry's are asked of the
+// JSON API — a rollup leaves its own entry the oldest of the key.
+func (b *kvBoard) history(ctx context.Context, member string) ([]jetstream.KeyValueEntry, uint64, error) {
+	hist, err := b.kv.History(ctx, member)
+	if err != nil && !errors.Is(err, jetstream.ErrKeyNotFound) {
+		return nil, 0, err
+	}
+	if len(hist) == 0 {
+		return nil, 0, nil
+	}
+	first, ok, err := b.msgGet(ctx, member, map[string]any{"seq": hist[0].Revision()})
+	if err != nil || !ok || !rolledUp(first) {
+		return hist, 0, err
+	}
+	return hist, first.rev, nil
 }
 
 // msgGet asks the status bucket's stream for one message (req: the JSON
@@ -74,24 +94,40 @@ func (b *kvBoard) msgGet(ctx context.Context, member string, req map[string]any)
 		return fail("the server's answer holds no message")
 	}
 	m := resp.Message
-	return storedEntry{b.kv.Bucket(), member, m.Data, m.Seq, m.Time, kvOp(m.Hdrs)}, true, nil
+	op, rollup := kvOp(m.Hdrs)
+	return storedEntry{b.kv.Bucket(), member, m.Data, m.Seq, m.Time, op, rollup}, true, nil
 }
 
-// kvOp is the key-value operation a stored entry's headers name.
-func kvOp(hdrs []byte) jetstream.KeyValueOp {
+// kvOp is the key-value operation a stored entry's headers name, and
+// whether they asked the server to roll the key up (drop every earlier
+// entry of it, as a purge does, but with no marker when the entry is a
+// put).
+func kvOp(hdrs []byte) (op jetstream.KeyValueOp, rollup bool) {
+	op = jetstream.KeyValuePut
 	for _, line := range bytes.Split(hdrs, []byte("\r\n")) {
 		k, v, ok := bytes.Cut(line, []byte(":"))
-		if !ok || !bytes.EqualFold(bytes.TrimSpace(k), []byte("KV-Operation")) {
+		if !ok {
 			continue
 		}
-		switch string(bytes.TrimSpace(v)) {
-		case "DEL":
-			return jetstream.KeyValueDelete
-		case "PURGE":
-			return jetstream.KeyValuePurge
+		k, v = bytes.TrimSpace(k), bytes.TrimSpace(v)
+		switch {
+		case bytes.EqualFold(k, []byte(jetstream.MsgRollup)):
+			rollup = len(v) > 0
+		case !bytes.EqualFold(k, []byte("KV-Operation")):
+		case string(v) == "DEL":
+			op = jetstream.KeyValueDelete
+		case string(v) == "PURGE":
+			op = jetstream.KeyValuePurge
 		}
 	}
-	return jetstream.KeyValuePut
+	return op, rollup
+}
+
+// rolledUp reports whether e, read by newer, is a put that rolled its
+// key up.
+func rolledUp(e jetstream.KeyValueEntry) bool {
+	se, ok := e.(storedEntry)
+	return ok && se.rollup && se.op == jetstream.KeyValuePut
 }
 
 // storedEntry is an entry of the status bucket as the JSON API answered.
@@ -101,6 +137,7 @@ type storedEntry struct {
 	rev         uint64
 	created     time.Time
 	op          jetstream.KeyValueOp
+	rollup      bool // its headers rolled the key up
 }
 
 func (e storedEntry) Bucket() string                  { return e.bucket }

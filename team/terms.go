@@ -34,6 +34,14 @@ import (
 //     Mailbox.OnProblem) naming the bucket, key and revision, once per
 //     revision. A machine with no accepted terms to fall back on fails to
 //     read the team, with that error.
+//   - A teammate spawn carries the (Created, Seq) of the terms the lead
+//     issued it under (SpawnTerms; the worker pins them with PinTerms
+//     before it reads the team). A machine accepts no terms below them
+//     (an earlier team's of the same name, or this team's older ones,
+//     written in the bucket before the worker joined: keyattack7): they
+//     are refused and reported as a rolled-back entry is, and a machine
+//     with no accepted terms at or above them fails to read the team
+//     until the lead's machine signs them again.
 //   - Unsigned fields that differ from the terms are reported the same
 //     way (someone rewrote the entry) and ignored; the team's creation
 //     time (createdAt) is among them.
@@ -149,6 +157,62 @@ func (t Terms) apply(cfg *Config) {
 
 func (k memberKeys) termsPath() string { return filepath.Join(k.dir, "terms.json") }
 
+func (k memberKeys) floorPath() string { return filepath.Join(k.dir, "terms.floor") }
+
+// TermsMark names a version of the lead's terms: the team's creation
+// time (epoch ms) and the terms' sequence number.
+type TermsMark struct {
+	Created int64  `json:"created"`
+	Seq     uint64 `json:"seq"`
+}
+
+// SpawnTerms is the mark of the terms in force on this machine, the
+// lead's: a teammate spawn carries it, so that its worker accepts no
+// older terms written in the bucket before it joined (PinTerms).
+func (s *Store) SpawnTerms(team string) (TermsMark, error) {
+	k, err := s.keysOf(team)
+	if err != nil {
+		return TermsMark{}, err
+	}
+	lead, err := k.leadPublic()
+	if err != nil {
+		return TermsMark{}, err
+	}
+	t, ok := k.acceptedTerms(lead)
+	if !ok {
+		return TermsMark{}, fmt.Errorf("team %q: this machine has accepted no terms of the lead to spawn a teammate under", team)
+	}
+	return TermsMark{t.Created, t.Seq}, nil
+}
+
+// PinTerms records m, a teammate spawn's terms mark (SpawnTerms), as the
+// least terms this machine accepts for team; a lower one pinned before
+// is raised, a higher one kept.
+func (s *Store) PinTerms(team string, m TermsMark) error {
+	k, err := s.keysOf(team)
+	if err != nil {
+		return err
+	}
+	if cur, ok := k.termsFloor(); ok && !(Terms{Created: cur.Created, Seq: cur.Seq}).older(Terms{Created: m.Created, Seq: m.Seq}) {
+		return nil
+	}
+	if err := os.MkdirAll(k.dir, 0o700); err != nil {
+		return err
+	}
+	data, _ := json.Marshal(m)
+	return atomicfile.Write(k.floorPath(), data, 0o600)
+}
+
+// termsFloor is the terms mark pinned here from a spawn, if any.
+func (k memberKeys) termsFloor() (TermsMark, bool) {
+	data, err := os.ReadFile(k.floorPath())
+	var m TermsMark
+	if err != nil || json.Unmarshal(data, &m) != nil {
+		return TermsMark{}, false
+	}
+	return m, true
+}
+
 // acceptedTerms are the highest terms this machine accepted, checked with
 // lead.
 func (k memberKeys) acceptedTerms(lead ed25519.PublicKey) (Terms, bool) {
@@ -197,6 +261,11 @@ func (k memberKeys) terms(cfg Config, rev uint64) (t Terms, known bool, err erro
 	}
 	where := fmt.Sprintf("team %q: the lead's terms in the team file (bucket %s key %s revision %d, field %q)", k.team, StateBucket(k.team), ConfigKey, rev, termsField)
 	acc, hasAcc := k.acceptedTerms(lead)
+	low, hasLow := k.termsFloor()
+	floor := Terms{Created: low.Created, Seq: low.Seq}
+	if hasAcc && hasLow && acc.older(floor) {
+		hasAcc = false // accepted before a later spawn: below what it was issued under
+	}
 	var why error
 	raw, ok := cfg.Extra[termsField]
 	switch {
@@ -205,8 +274,12 @@ func (k memberKeys) terms(cfg Config, rev uint64) (t Terms, known bool, err erro
 	case json.Unmarshal(raw, &t) != nil:
 		why = errors.New("do not parse")
 	default:
-		if why = k.checkTerms(t, lead); why == nil && hasAcc && t.older(acc) {
+		switch why = k.checkTerms(t, lead); {
+		case why == nil && hasAcc && t.older(acc):
 			why = fmt.Errorf("are number %d, older than number %d this machine accepted (a rolled-back entry)", t.Seq, acc.Seq)
+		case why == nil && hasLow && t.older(floor):
+			why = fmt.Errorf("are number %d of the team made at %d, older than number %d of the team made at %d the lead's signed spawn was issued under (an earlier team's or revoked terms written in the bucket)",
+				t.Seq, t.Created, floor.Seq, floor.Created)
 		}
 	}
 	if why == nil {
@@ -220,7 +293,11 @@ func (k memberKeys) terms(cfg Config, rev uint64) (t Terms, known bool, err erro
 		return t, true, nil
 	}
 	if !hasAcc {
-		return Terms{}, false, fmt.Errorf("%s %v, and this machine has accepted none before: refused; the lead's machine signs them again at its next change of the team", where, why)
+		err := fmt.Errorf("%s %v, and this machine has accepted none before: refused; the lead's machine signs them again at its next change of the team", where, why)
+		if hasLow {
+			k.s.report(k.team, rev, err.Error())
+		}
+		return Terms{}, false, err
 	}
 	k.s.report(k.team, rev, fmt.Sprintf("%s %v: refused; the terms number %d this machine accepted apply", where, why, acc.Seq))
 	return acc, true, nil

@@ -54,6 +54,10 @@
 //     seen: there the lead is gone when its status on the board says
 //     stopped or has not changed for Config.LeadDeadAfter (10 s), so a lead
 //     whose machine vanishes stops its remote teammates within about 12 s.
+//     No status of the lead at all (a worker spawned after the lead's
+//     machine died and its key was purged: keyattack7) ages the same way,
+//     from when the teammate started watching; a live lead's beat, even
+//     its second one after a purge, comes well within LeadDeadAfter.
 //     A board that cannot be read (the server is away) is not taken for a
 //     gone lead.
 //     The teammate then lets its current turn run for

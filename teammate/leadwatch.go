@@ -86,7 +86,10 @@ func leadGone(teamDir, session string) (string, bool) {
 // leadCheck returns the check watchLead makes every heartbeat: the lead
 // lock for a team on files; for a team on NATS, whose lead may be on
 // another machine, the lead's status on the team's board — stopped, or no
-// heartbeat for LeadDeadAfter by this machine's clock.
+// heartbeat for LeadDeadAfter by this machine's clock. No status at all
+// ages as a beat that stopped when this check was made (the teammate
+// started watching): a lead whose machine died and whose key was purged
+// then leaves a fresh worker nothing else to see.
 func (tm *Loop) leadCheck() (func() (string, bool), error) {
 	t, err := tm.cfg.Store.Load(tm.cfg.Team)
 	if err != nil {
@@ -99,10 +102,16 @@ func (tm *Loop) leadCheck() (func() (string, bool), error) {
 	if err != nil {
 		return nil, err
 	}
+	since := tm.cfg.Now()
 	return func() (string, bool) {
 		st, ok, err := readStatus(b, team.LeadName)
 		switch {
-		case err != nil || !ok:
+		case err != nil:
+			return "", false
+		case !ok:
+			if age := tm.cfg.Now().Sub(since); age > tm.cfg.LeadDeadAfter {
+				return fmt.Sprintf("no status from the lead in the %s since this teammate started watching", age.Round(time.Second)), true
+			}
 			return "", false
 		case st.State == StateStopped || st.State == StateDead:
 			return "the lead stopped", true

@@ -39,11 +39,15 @@ func (l *Lead) spawnRemote(ctx context.Context, rt *crew.Crew, parent *crew.Agen
 	if err != nil {
 		return err
 	}
+	terms, err := l.cfg.Store.SpawnTerms(teamName)
+	if err != nil {
+		return err
+	}
 	secret := team.NewJoinSecret()
 	t, err := rt.SpawnRemote(ctx, parent, env, crew.Request{Description: "teammate " + m.Name, Prompt: m.Prompt,
 		Name: m.Name, Def: ad.def, Model: in.Model, Mode: permission.Mode(m.Mode), Isolation: "remote", Background: true,
 		Teammate: &remote.Teammate{Team: teamName, Member: m.Name, NATS: l.cfg.NATS, LeadKey: key, JoinSecret: secret,
-			PlanModeRequired: m.PlanModeRequired, Grants: grants}})
+			PlanModeRequired: m.PlanModeRequired, Grants: grants, TermsCreated: terms.Created, TermsSeq: terms.Seq}})
 	if err != nil {
 		return err
 	}

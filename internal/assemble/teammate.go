@@ -172,7 +172,8 @@ func (s *Session) logf(format string, args ...any) {
 // worker does before it runs the member, cohort.RemoteRunner): the team
 // file comes from the team's NATS server (team.Store.Join) and the lead's
 // message key from the signed spawn is pinned, so only the lead that
-// signed the spawn can answer for the lead there; then the member's key is
+// signed the spawn can answer for the lead there, with the mark of its
+// terms (none older is accepted); then the member's key is
 // made here and claimed, and JoinTeam returns once the lead has signed it.
 //
 // The member's mode and plan approval are the signed spawn's, its mode as
@@ -193,6 +194,11 @@ func JoinTeam(ctx context.Context, p *Plan, tm *remote.Teammate, mode permission
 		return fmt.Errorf("the worker cannot join team %s: %w", tm.Team, err)
 	}
 	if err := store.PinKey(tm.Team, team.LeadName, tm.LeadKey); err != nil {
+		return err
+	}
+	// Terms older than those the spawn was issued under, written in the
+	// bucket before this join, are refused (team.Store.PinTerms).
+	if err := store.PinTerms(tm.Team, team.TermsMark{Created: tm.TermsCreated, Seq: tm.TermsSeq}); err != nil {
 		return err
 	}
 	if err := store.PinGrants(tm.Team, tm.Grants); err != nil {
