@@ -18,29 +18,6 @@ import (
 // TestAConsumerDeletedTwiceIsMadeAnewTwice: alice's consumer is deleted
 // under her open inbox, twice; each time the lead's next message reaches
 // her, and each deletion is reported (no one but the inbox deletes it).
-func TestAConsumerDeletedTwiceIsMadeAnewTwice(t *testing.T) {
-	f := newFixture(t, Config{CheckInterval: time.Hour}, []string{"team-lead"}, "alice")
-	in := f.open(t, "alice")
-	s, err := rawJS(t, f).Stream(t.Context(), f.tr.names.stream)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range 2 {
-		if err := s.DeleteConsumer(t.Context(), consumerName("alice")); err != nil {
-			t.Fatalf("deletion %d: %v", i+1, err)
-		}
-		heardWithin(t, f, in, 10*time.Second, "her consumer was deleted")
-		if err := in.Ack(t.Context()); err != nil {
-			t.Fatal(err)
-		}
-	}
-	got := f.pr.wait(t, 2)
-	for _, p := range got {
-		if !strings.Contains(p.Reason, "consumer inbox-alice was deleted, not by the inbox: made anew") {
-			t.Errorf("report %q, want the deletion and the remaking", p.Reason)
-		}
-	}
-}
 
 // reported: some report says what.
 func reported(t *testing.T, f *fixture, what string) {
@@ -137,24 +114,6 @@ func TestAStreamDeletedUnderALiveInboxIsMadeAnew(t *testing.T) {
 	}
 	next(t, in, m, "the stream was made anew")
 	next(t, in, f.send(t, mailbox.Message{From: "team-lead", To: "alice", Text: "marker"}), "a sender's retry")
-}
-
-// TestAConsumerChangedUnderALiveInbox: the attacker points alice's
-// consumer at the dead letters; the periodic check finds it and makes it
-// as it must be.
-func TestAConsumerChangedUnderALiveInbox(t *testing.T) {
-	f := newFixture(t, Config{CheckInterval: 100 * time.Millisecond}, []string{"team-lead"}, "alice")
-	in := f.open(t, "alice")
-	cfg := f.tr.consumerConfig("alice")
-	cfg.FilterSubject = f.tr.deadLetter("alice")
-	s, err := rawJS(t, f).Stream(t.Context(), f.tr.names.stream)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.UpdateConsumer(t.Context(), cfg); err != nil {
-		t.Fatal(err)
-	}
-	heardWithin(t, f, in, 10*time.Second, "her consumer was pointed elsewhere")
 }
 
 // TestKeyattack2ReplayToTheLiveInboxAfterTheStreamIsMadeAnew: as J3, but
