@@ -8,41 +8,62 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// drain reads the inbox's messages from the cursor on, one stream
-// sequence after another (the server's next message on the inbox's
-// subject from a sequence: no consumer, so nothing another client does
-// with consumers moves it), until none is left or readAhead wait to be
-// returned. Messages to be tried again come first when their time has.
+// drain reads the inbox's messages from the cursor on, in stream order
+// (the server's next messages on the inbox's subject from a sequence: no
+// consumer, so nothing another client does with consumers moves them),
+// until none is left or readAhead wait to be returned. Messages to be
+// tried again come first when their time has.
 func (in *Inbox) drain(ctx context.Context) {
 	in.retryDue(ctx)
-	subj := in.t.inbox(in.agent)
 	for ctx.Err() == nil {
 		in.mu.Lock()
 		stop := in.closed || in.failed != nil || len(in.queue) >= readAhead
-		next := in.next
+		next, room := in.next, readAhead-len(in.queue)
 		in.mu.Unlock()
 		if stop {
 			return
 		}
-		gctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		raw, err := in.t.stream.GetMsg(gctx, next, jetstream.WithGetMsgSubject(subj))
-		cancel()
-		if errors.Is(err, jetstream.ErrMsgNotFound) {
+		batch, err := in.readBatch(ctx, next, room)
+		if err != nil || (len(batch) < room && in.t.cfg.Replicas > 1) {
+			// A direct get that failed (someone turned it off), or one
+			// that ended early and may have been answered by a replica
+			// behind the leader: the leader's own get says what is next.
+			if err != nil {
+				in.t.cfg.Logger.Debug("mailbox: reading a batch", "agent", in.agent, "seq", next, "err", err)
+			}
+			batch = batch[:0]
+			raw, ok := in.readOne(ctx, next)
+			if !ok {
+				return
+			}
+			batch = append(batch, raw)
+		}
+		if len(batch) == 0 {
 			return
 		}
-		if err != nil {
-			// The check (every CheckInterval) finds a stream gone or
-			// changed; this read is tried again then.
-			in.t.cfg.Logger.Debug("mailbox: reading the inbox", "agent", in.agent, "seq", next, "err", err)
-			return
+		for _, raw := range batch {
+			// The cursor moves past it once it is queued or taken: until
+			// then the floor (floorLocked) stays at or below it.
+			in.take(raw)
+			in.mu.Lock()
+			in.next = raw.Sequence + 1
+			in.mu.Unlock()
 		}
-		// The cursor moves past it once it is queued or taken: until
-		// then the floor (floorLocked) stays at or below it.
-		in.take(raw)
-		in.mu.Lock()
-		in.next = raw.Sequence + 1
-		in.mu.Unlock()
 	}
+}
+
+// readOne reads the inbox's next message from sequence next on through
+// the stream leader's message get.
+func (in *Inbox) readOne(ctx context.Context, next uint64) (*jetstream.RawStreamMsg, bool) {
+	gctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	raw, err := in.t.stream.GetMsg(gctx, next, jetstream.WithGetMsgSubject(in.t.inbox(in.agent)))
+	cancel()
+	if err != nil && !errors.Is(err, jetstream.ErrMsgNotFound) {
+		// The check (every CheckInterval) finds a stream gone or
+		// changed; this read is tried again then.
+		in.t.cfg.Logger.Debug("mailbox: reading the inbox", "agent", in.agent, "seq", next, "err", err)
+	}
+	return raw, err == nil
 }
 
 // take checks a message read from the stream, dead-letters what cannot

@@ -233,6 +233,7 @@ func (t *Transport) streamConfig() jetstream.StreamConfig {
 		Retention: jetstream.LimitsPolicy, MaxAge: t.cfg.MaxAge, DenyDelete: true, DenyPurge: true,
 		Storage: jetstream.FileStorage, Replicas: t.cfg.Replicas,
 		Duplicates: t.cfg.DuplicateWindow, MaxMsgSize: int32(t.cfg.MaxMessageBytes + 4096),
+		AllowDirect: true, // an inbox reads a batch in one request (batch.go)
 		// An inbox's wake-up: the headers of each message once stored,
 		// with its sequence, on P.team.T.stored.A.
 		RePublish:   &jetstream.RePublish{Source: n.inbox + ".*", Destination: n.stored + ".{{wildcard(1)}}", HeadersOnly: true},
