@@ -12,12 +12,8 @@ import (
 )
 
 // Variants of keyattack2's deaf inbox (D1) and replays after the server
-// forgot (J3, J4): the stream and consumer changed under a live inbox,
+// forgot (J3, J4): the stream changed under a live inbox,
 // and replays arriving before or after the member's restart.
-
-// TestAConsumerDeletedTwiceIsMadeAnewTwice: alice's consumer is deleted
-// under her open inbox, twice; each time the lead's next message reaches
-// her, and each deletion is reported (no one but the inbox deletes it).
 
 // reported: some report says what.
 func reported(t *testing.T, f *fixture, what string) {
@@ -117,8 +113,8 @@ func TestAStreamDeletedUnderALiveInboxIsMadeAnew(t *testing.T) {
 }
 
 // TestKeyattack2ReplayToTheLiveInboxAfterTheStreamIsMadeAnew: as J3, but
-// alice is not respawned: her open inbox makes its consumer anew on the
-// new stream, and the replay reaches that same inbox.
+// alice is not respawned: her open inbox reads the new stream from its
+// start, and the replay reaches that same inbox.
 func TestKeyattack2ReplayToTheLiveInboxAfterTheStreamIsMadeAnew(t *testing.T) {
 	f, in, w := takenShutdown(t)
 	remakeStream(t, f)
@@ -194,10 +190,10 @@ func remakeStream(t *testing.T, f *fixture) {
 }
 
 // TestALeaseDeletedUnderALiveInbox: the attacker deletes alice's lease
-// and opens her inbox a second time. Two consumers of one inbox would
-// each get messages, so the first, finding its consumer made anew by the
-// second and the lease not its own, fails (ErrDeaf) and the lead's next
-// message reaches the second only.
+// and opens her inbox a second time. Two readers of one inbox would each
+// get messages, so the first, finding at its renewal the lease not its
+// own, fails (ErrDeaf) and the lead's next message reaches the second
+// only.
 func TestALeaseDeletedUnderALiveInbox(t *testing.T) {
 	f := newFixture(t, Config{CheckInterval: time.Hour}, []string{"team-lead"}, "alice")
 	first := f.open(t, "alice")
@@ -228,10 +224,9 @@ func TestALeaseDeletedIsTakenAgain(t *testing.T) {
 	}
 }
 
-// holdRestores keeps f's open inboxes from making their consumers anew
-// until release: the attacker's changes to the stream then do not race
-// with them (the embedded server itself has a data race between a stream
-// update and a consumer's creation).
+// holdRestores keeps f's open inboxes from making the stream anew until
+// release: the attacker's changes to the stream then do not race with
+// them.
 func holdRestores(t *testing.T, f *fixture) (release func()) {
 	t.Helper()
 	gate := make(chan struct{})

@@ -16,19 +16,9 @@ import (
 
 // Attacks on session 8's live-inbox checks and seen-id record
 // (keyattack3, /work/notes/keyattack3-log.md). Each test asserts the
-// refusal. All that got through are fixed (keyfix3); a new one would be
-// skipped unless KEYATTACK_ESCAPES=1, as keyattack3ConsumerEscapes does.
-
-// TestKeyattack3ConsumerPausedUnderALiveInbox (idea 22): a raw client
-// pauses alice's consumer for an hour (the JetStream API's
-// PauseConsumer; filter, acknowledgement and creation time unchanged).
-// Her open inbox must keep hearing or say it cannot.
-
-// TestKeyattack3ConsumerGivenMaxDeliverOne (idea 23): the attacker sets
-// alice's consumer to deliver a message at most once. A message she
-// was handed but did not acknowledge (her process ended before it was
-// recorded) must come again to the respawned alice, as the doc says
-// ("what it held unacknowledged comes again").
+// refusal. All that got through are fixed (keyfix3). Its attacks on the
+// inbox's consumer (ideas 22-24: paused, a delivery cap, limits) have no
+// target since the owner reads by its own cursor (issue 42, keyattack7).
 
 // TestKeyattack3SeenRecordNotAFile (idea 11): the seen-id record's
 // path is a directory (or the state directory a file): Open of the
@@ -78,12 +68,6 @@ func TestKeyattack3SeenRecordHuge(t *testing.T) {
 	}
 	next(t, in, f.send(t, mailbox.Message{From: "team-lead", To: "alice", Text: "after"}), "a huge seen-id record")
 }
-
-// keyattack3ConsumerEscapes are the consumer changes that got through:
-// with HeadersOnly every message reaches the inbox without its body and
-// is dead-lettered as not parsing (reported, but lost to alice, and the
-// consumer is never made as it must be).
-var keyattack3ConsumerEscapes = map[string]bool{}
 
 // TestKeyattack3StreamTransformUnderALiveInbox (idea 9): the attacker
 // updates the live stream (not made anew) with a subject transform that
