@@ -24,14 +24,13 @@ func (in *Inbox) drain(ctx context.Context) {
 			return
 		}
 		batch, err := in.readBatch(ctx, next, room)
-		if err != nil || (len(batch) < room && in.t.cfg.Replicas > 1) {
+		if err != nil {
+			in.t.cfg.Logger.Debug("mailbox: reading a batch", "agent", in.agent, "seq", next, "err", err)
+		}
+		if len(batch) == 0 && (err != nil || in.t.cfg.Replicas > 1) {
 			// A direct get that failed (someone turned it off), or one
-			// that ended early and may have been answered by a replica
+			// that found nothing and may have been answered by a replica
 			// behind the leader: the leader's own get says what is next.
-			if err != nil {
-				in.t.cfg.Logger.Debug("mailbox: reading a batch", "agent", in.agent, "seq", next, "err", err)
-			}
-			batch = batch[:0]
 			raw, ok := in.readOne(ctx, next)
 			if !ok {
 				return
