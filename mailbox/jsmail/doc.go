@@ -9,38 +9,80 @@
 //
 //	P.team.T.inbox.A      agent A's inbox: one message, its JSON line as the body
 //	P.team.T.dead.A       what A's inbox refused or could not parse, kept
-//	P_TEAM_T              the stream of both (work-queue retention)
+//	P.team.T.stored.A     the headers of each message once stored in A's inbox (a wake-up)
+//	P_TEAM_T              the stream of both (limits retention, Config.MaxAge,
+//	                      deleting and purging messages denied)
 //	P_TEAM_T_INBOXES      key-value bucket: the registered inboxes
-//	P_TEAM_T_READERS      key-value bucket with a TTL: the live consumers' leases
-//	inbox-A               A's durable pull consumer, filtered to its inbox
-//	Config.StateDir/A.seen  on A's machine: the ids A acknowledged lately
+//	P_TEAM_T_READERS      key-value bucket with a TTL: the live readers' leases
+//	P_TEAM_T_CURSORS      key-value bucket: each owner's cursor, for Pending
+//	Config.StateDir/A.seen  on A's machine: the ids A acknowledged lately and
+//	                      A's cursor in the stream
 //
 // # Decisions the spec leaves open
 //
-//   - Work-queue retention: a message stays in the stream until its
-//     consumer acknowledges it, then the server deletes it. So Pending is
-//     the count on the agent's subject, callable from any process, and a
-//     consumer made anew starts from exactly what was never acknowledged.
+//   - Reading by the owner's cursor (issue 42). A message stays in the
+//     stream until Config.MaxAge (30 days) after it was stored, whoever
+//     reads or acknowledges it, and the stream denies deleting and
+//     purging messages. The owner reads no consumer: it asks the server
+//     for the next message on its inbox's subject from a stream sequence
+//     (the stream's message get, next_by_subj), one after another, from
+//     its own cursor, kept on its machine in its seen-id record (seen.go):
+//     a floor below which every message of the inbox was taken, and the
+//     sequences above it taken already (acknowledged, dead-lettered, or
+//     dropped as a repeat). Ack writes the ids and the cursor, synced,
+//     before it returns — what the acknowledgement to the server did
+//     before. The reader is woken by the stream itself: it republishes
+//     the headers of each message stored on an inbox to
+//     P.team.T.stored.A (with the sequence, after storing, so a read
+//     never races the store), and it reads from its cursor every
+//     Config.CheckInterval anyway (a wake-up lost in a reconnect). So a
+//     client that pulls from any consumer on an inbox subject and
+//     acknowledges what it gets — the inbox's durable consumer of an
+//     earlier version on a closed inbox, one beside the open inbox, its
+//     last deliveries before a Close — takes nothing from the owner, and
+//     there is no consumer of the owner's to delete, pause or change
+//     (keyattack6, keyattack7). Deleting or purging messages the stream
+//     refuses; a stream changed to allow it, or with a shorter MaxAge,
+//     is refused by the inbox (it goes deaf, below). What it costs: a
+//     member that does not take its mail within MaxAge loses it (the
+//     server drops it unread); make it longer for members that may be
+//     away longer. The stream keeps every message for MaxAge, read or
+//     not (the disk it takes).
+//   - Pending (messages stored and not yet taken by the owner) must be
+//     known in any process, and the owner's cursor is on its machine.
+//     So the owner puts its cursor in the team's cursor bucket after each
+//     Ack ("FLOOR ABOVE CREATED": its floor, how many above it it took,
+//     and the stream's creation time it counts in), and Pending counts
+//     the subject's messages from the floor on (a short-lived consumer's
+//     pending count, made and deleted by Pending) less those taken above
+//     it. Counting the subject's messages less a count of the taken ones
+//     kept elsewhere would not hold once MaxAge drops some. The key is
+//     not signed: a client that writes it makes Pending wrong, which the
+//     teammate loop only uses to fold or wake, and never takes a message
+//     (the owner reads by its own record). A failed put leaves Pending
+//     high until the next Ack.
+//   - Migration: a team stream of an earlier version is a work queue,
+//     a retention the server does not change. Open deletes it and makes
+//     it anew when no inbox holds a message (its dead letters go,
+//     reported); when one does, Open fails saying how many wait and what
+//     to do (read them with the earlier version, or delete the stream).
+//     A seen-id record of an earlier version has no cursor: the inbox
+//     reads the new stream from its start.
 //   - At-least-once with dedupe by id: Append publishes with the message
 //     id as the Nats-Msg-Id, so the server drops a retry within its
 //     duplicate window (Config.DuplicateWindow, 2 min). An Inbox drops an
 //     id it is already handling, one acknowledged lately in memory
-//     (Config.DedupeWindow ids), and one in its seen-id record,
-//     acknowledging the repeat. The seen-id record is the file mailbox's
-//     cursor's list of recent ids: Ack writes the ids to
-//     Config.StateDir/AGENT.seen on the owner's machine (synced) before
-//     it acknowledges them to the server, so an id acknowledged is never
-//     handed over again, by this Inbox or one opened anew on the same
-//     machine, whatever the server forgot. A consumer that dies before
-//     Ack gets the message again, as the file mailbox's does
-//     (at-least-once); one that dies between the record and the server's
-//     acknowledgement gets it again too, and drops it.
+//     (Config.DedupeWindow ids), and one in its seen-id record, marking
+//     the repeat taken. The seen-id record is the file mailbox's cursor's
+//     list of recent ids: Ack writes the ids and the cursor to
+//     Config.StateDir/AGENT.seen on the owner's machine (synced) before it
+//     returns, so an id acknowledged is never handed over again, by this
+//     Inbox or one opened anew on the same machine, whatever the server
+//     forgot. A reader that dies before Ack gets the message again, as
+//     the file mailbox's does (at-least-once).
 //   - Acknowledgement comes after the message is taken: the teammate loop
 //     acknowledges chat when its agent's conversation takes it, exactly as
-//     it does with the file cursor (this package only moves the ack to the
-//     server). The last id of an Ack waits for the
-//     server's confirmation (the others precede it on one connection), so
-//     a restarted consumer never sees an acknowledged message.
+//     it does with the file cursor.
 //   - One live consumer per inbox, as the file mailbox's reader lock
 //     gives: OpenInbox creates a lease key in P_TEAM_T_READERS (a second
 //     consumer gets mailbox.ErrReaderBusy), renews it at a third of
@@ -49,14 +91,10 @@
 //     gone (deleted by someone, or run out while no server answered) is
 //     taken again and reported; one found held by another consumer, at a
 //     renewal or before the consumer is made anew, fails the inbox
-//     (below), so two consumers never read one inbox for long. Holding the
-//     lease, OpenInbox deletes and recreates the durable consumer, so what
-//     a dead consumer held is redelivered at once rather than after an
-//     ack wait. The live consumer is never redelivered to (its ack wait
-//     is an hour, and a redelivery of a message it holds is dropped).
-//   - Registration is a key in P_TEAM_T_INBOXES, not the consumer: the
-//     consumer is recreated on every open, and a sender must not see the
-//     recipient unknown meanwhile. Append refuses an unregistered
+//     (below), so two readers never read one inbox for long. What a dead
+//     reader held and did not acknowledge is read again at once by the
+//     next, from the cursor.
+//   - Registration is a key in P_TEAM_T_INBOXES. Append refuses an unregistered
 //     recipient with mailbox.ErrUnknownRecipient, as Dir does; a
 //     Transport remembers the registrations it has seen.
 //   - Signatures: any NATS client that may publish on a team subject could
@@ -103,64 +141,34 @@
 //     original, to a member moved to a new machine right then, after the
 //     server forgot the id, would pass; and whoever can write the
 //     owner's state directory can unmake its record.
-//   - An open inbox keeps hearing or says it cannot. nats.go ends a
-//     consumer's subscription when the consumer is deleted; the inbox
-//     then makes it anew at once, as it does when the consumer's leader
-//     changes or its heartbeats stop, and every Config.CheckInterval (5
-//     s) it asks the server whether its consumer and the stream are the
-//     ones it made, as it made them (the consumer's whole config as the
-//     server gave it at the start, metadata aside: a pause, headers only,
-//     a delivery cap, a rate or request limit, a backoff each count, and
-//     its creation time; the stream's retention, subjects, duplicate
-//     window, limits, and no transform, republish, rollup, seal, mirror
-//     or sources). A consumer deleted, changed or made by someone else is
-//     made anew and reported (nothing is lost: what it held
-//     unacknowledged comes again; a message handed over without its body
-//     by a consumer set to headers only is not dead-lettered but left
-//     for the consumer made anew, which the bodiless delivery triggers at
-//     once after asking the server); a stream deleted is made anew as Open makes it, reporting
-//     that what it held unacknowledged is lost. A stream that exists but is not as it must
-//     be (a duplicate window shortened, a stream made anew by someone
-//     with another shape), or a consumer that cannot be made again within
-//     Config.LeaseTTL of the server answering (the time a dead process
-//     holds the lease; while no server answers at all the inbox waits, as
-//     its lease runs out on its own), makes
-//     the inbox fail: Read and Receive return ErrDeaf with why, the
-//     lease is deleted at once so the owner can be respawned, and the
-//     problem is reported through Config.OnProblem and, when this process
-//     signs as the owner, by a message from the owner to the lead. An
-//     inbox never renews its lease while it has given up hearing.
+//   - An open inbox keeps hearing or says it cannot. Every
+//     Config.CheckInterval (5 s) it asks the server whether the stream is
+//     the one it reads, as Open made it: its retention, subjects,
+//     duplicate window, MaxAge (not shorter), no other limit, deleting
+//     and purging denied, its republishing of wake-ups, and no transform,
+//     rollup, seal, mirror or sources. A stream deleted is made anew as
+//     Open makes it, reporting that what it held and the owner had not
+//     taken is lost; one made anew by someone else is reported so, and
+//     the cursor starts again at its beginning (the seen ids still refuse
+//     a replay). A stream that exists but is not as it must be (a
+//     duplicate window shortened, deletes allowed, a stream made anew by
+//     someone with another shape), or one no server could be asked about
+//     for Config.LeaseTTL while connected, makes the inbox fail: Read and
+//     Receive return ErrDeaf with why, the lease is deleted at once so
+//     the owner can be respawned, and the problem is reported through
+//     Config.OnProblem and, when this process signs as the owner, by a
+//     message from the owner to the lead. An inbox never renews its
+//     lease while it has given up hearing.
 //   - Nothing is dropped silently: a message whose body does not parse,
 //     or that is addressed to another agent, is dead-lettered; one that is
 //     unsigned, signed by an unknown or wrong key, or a protocol answer
 //     not from the lead, is refused and dead-lettered too. Both are
 //     reported through Config.OnProblem with the subject, and kept on
 //     P.team.T.dead.A with headers naming the subject and the reason. If
-//     the dead letter cannot be stored, the message stays in the inbox to
-//     be tried again.
-//   - A message taken from the inbox by someone else is reported, not
-//     prevented. Any client of the JetStream API may pull from a durable
-//     pull consumer by its name; what it acknowledges the work queue
-//     deletes, so the owner never gets it (keyattack6). The server
-//     numbers every delivery of a consumer, redeliveries included, and
-//     the inbox is its consumer's only reader, so a number it never sees
-//     went elsewhere (gaps.go): a gap before a delivery is reported at
-//     once, and deliveries the server had made by a check at least 5 s
-//     old (CheckInterval) that never came — the thief took the last ones
-//     — at that check. The report (Config.OnProblem) names the consumer
-//     and the count, and the owner tells the lead by a message how many
-//     deliveries it missed, so what a sender believes delivered can be
-//     sent again. Not covered: which messages were taken (they are gone
-//     from the stream); a message the thief pulled and did not
-//     acknowledge comes to the owner only after the consumer's hour-long
-//     ack wait or when the inbox is opened again (it is reported missing
-//     meanwhile). Preventing it would need limits retention with the
-//     owner's own record of what it took, so that a message acknowledged
-//     by anyone could be read again by its stream sequence — a change of
-//     the stream's shape, Pending and the replay checks not made here —
-//     or NATS users that keep the JetStream API to cohort processes, as
-//     the README advises.
+//     the dead letter cannot be stored, the message is not taken: it is
+//     tried again a second later, as is one whose sender's key could not
+//     be read.
 //   - Read returns what has arrived, without a round trip: messages are
-//     pulled in the background as they come (up to 256 ahead), and
-//     Receive wakes when one does.
+//     read in the background as they are stored (up to 256 ahead), and
+//     Receive wakes when one arrives.
 package jsmail

@@ -22,53 +22,66 @@ import (
 type Inbox struct {
 	t     *Transport
 	agent string
-	stop  context.CancelFunc
-	wg    sync.WaitGroup // the lease's renewer
+	stop  context.CancelFunc // the lease's renewer
+	wg    sync.WaitGroup     // the lease's renewer
 
-	reset      chan struct{}      // asks the watcher to make the consumer anew
-	stopReset  context.CancelFunc // stops the watcher
-	resetters  sync.WaitGroup     // the watcher
-	consumeCtx jetstream.ConsumeContext
-	created    [2]time.Time             // the stream's and the consumer's, as start made them
-	consumer   jetstream.ConsumerConfig // the consumer's config as the server gave it at start
-	lost       atomic.Value             // string: what the consumer handler or check found changed, for restore's report
-	token      string                   // the lease's value: this consumer
-	leaseLost  atomic.Value             // error: another consumer holds the lease
+	stopRead  context.CancelFunc // the reader
+	readers   sync.WaitGroup     // the reader
+	wake      chan struct{}      // a message was stored, Read made room, or the lease was lost
+	sub       *nats.Subscription // the stream's wake-ups for this inbox
+	created   time.Time          // the stream's creation time, as the reader last found it
+	token     string             // the lease's value: this consumer
+	leaseLost atomic.Value       // error: another consumer holds the lease
 
 	seenMu sync.Mutex
-	seen   *seenLog // acknowledged ids, on disk (seen.go)
+	seen   *seenLog // what the owner took, and the cursor, on disk (seen.go)
 
 	mu     sync.Mutex
-	queue  []mailbox.Message        // received, not yet returned
-	held   map[string]jetstream.Msg // returned, not yet acknowledged
-	recent *recent                  // acknowledged lately
-	ready  chan struct{}            // closed while queue is non-empty
+	next   uint64               // the next stream sequence to read (the reader's)
+	queue  []mailbox.Message    // received, not yet returned
+	held   map[string]heldMsg   // queued or returned, not yet acknowledged
+	later  map[uint64]*laterMsg // read, not taken: tried again
+	recent *recent              // acknowledged lately
+	ready  chan struct{}        // closed while queue is non-empty
 	closed bool
 	failed error         // why the inbox went deaf (fail), for Read and Receive
 	dead   chan struct{} // closed by fail
-	// handedOut follows the consumer's delivery numbers, to find the
-	// deliveries another client pulled (gaps.go).
-	handedOut deliveries
 }
 
+// heldMsg is where a message the owner holds is stored.
+type heldMsg struct {
+	seq          uint64 // 0 once the stream it was read from is gone
+	sent, stored time.Time
+}
+
+// laterMsg is a message read but not yet taken: its sender's key could
+// not be read, or its dead letter not stored.
+type laterMsg struct {
+	raw      *jetstream.RawStreamMsg
+	at       time.Time // tried again from then
+	reported bool
+}
+
+// readAhead bounds the messages read and not yet returned.
+const readAhead = 256
+
 // ErrDeaf is what Read and Receive of an inbox that can no longer hear
-// return (wrapped with why): its consumer or stream is gone or changed and
-// could not be made as it must be. It gave up its lease; open the inbox
-// again (respawn its owner). It is mailbox.ErrDeaf.
+// return (wrapped with why): its stream is not as it must be. It gave up
+// its lease; open the inbox again (respawn its owner). It is
+// mailbox.ErrDeaf.
 var ErrDeaf = mailbox.ErrDeaf
 
 var _ mailbox.Inbox = (*Inbox)(nil)
 
 // OpenInbox takes agent's inbox: it leases it (a second live consumer
-// gets mailbox.ErrReaderBusy), makes its durable consumer anew so that
-// whatever a dead consumer left unacknowledged comes at once, and starts
-// receiving.
+// gets mailbox.ErrReaderBusy) and starts reading from the owner's cursor
+// (package doc, "Reading by the owner's cursor").
 func (t *Transport) OpenInbox(ctx context.Context, agent string) (mailbox.Inbox, error) {
 	if err := mailbox.ValidateName(agent); err != nil {
 		return nil, fmt.Errorf("mailbox open %s: %w", agent, err)
 	}
 	if t.cfg.StateDir == "" {
-		return nil, fmt.Errorf("mailbox open %s: jsmail.Config.StateDir is empty: an inbox keeps there the ids its owner acknowledged, so that a replayed message is refused after a restart; name a directory on this machine", agent)
+		return nil, fmt.Errorf("mailbox open %s: jsmail.Config.StateDir is empty: an inbox keeps there what its owner took and its cursor in the stream; name a directory on this machine", agent)
 	}
 	ok, err := t.isRegistered(ctx, agent)
 	if err != nil {
@@ -86,8 +99,8 @@ func (t *Transport) OpenInbox(ctx context.Context, agent string) (mailbox.Inbox,
 	if err != nil {
 		return nil, fmt.Errorf("mailbox open %s: lease: %w", agent, err)
 	}
-	in := &Inbox{t: t, agent: agent, held: map[string]jetstream.Msg{}, recent: newRecent(t.cfg.DedupeWindow),
-		ready: make(chan struct{}), reset: make(chan struct{}, 1), dead: make(chan struct{}), token: token}
+	in := &Inbox{t: t, agent: agent, held: map[string]heldMsg{}, later: map[uint64]*laterMsg{}, recent: newRecent(t.cfg.DedupeWindow),
+		ready: make(chan struct{}), wake: make(chan struct{}, 1), dead: make(chan struct{}), token: token}
 	if in.seen, err = openSeen(t.cfg.StateDir, agent, t.cfg.DuplicateWindow); err == nil {
 		if err = in.start(ctx); err != nil {
 			in.seen.close()
@@ -101,9 +114,9 @@ func (t *Transport) OpenInbox(ctx context.Context, agent string) (mailbox.Inbox,
 	in.stop = stop
 	in.wg.Add(1)
 	go func() { defer in.wg.Done(); in.renew(lctx, rev, token) }()
-	rctx, stopReset := context.WithCancel(context.Background())
-	in.stopReset = stopReset
-	in.resetters.Go(func() { in.watch(rctx) })
+	rctx, stopRead := context.WithCancel(context.Background())
+	in.stopRead = stopRead
+	in.readers.Go(func() { in.run(rctx) })
 	return in, nil
 }
 
@@ -115,70 +128,71 @@ func hostname() string {
 	return h
 }
 
-// start makes the consumer anew and subscribes to it. A stream that is
-// gone is made anew (what it held is lost: reported); one that is not as
-// Open makes it is refused (errStreamChanged).
+// start finds the stream as Open made it (one gone is made anew:
+// reported), sets the cursor in it and subscribes to the stream's
+// wake-ups.
 func (in *Inbox) start(ctx context.Context) error {
-	t := in.t
-	err := t.stream.DeleteConsumer(ctx, consumerName(in.agent))
-	remade := false
-	if errors.Is(err, jetstream.ErrStreamNotFound) {
-		if _, err := t.js.CreateStream(ctx, t.streamConfig()); err != nil && !errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
-			return fmt.Errorf("stream %s is gone and cannot be made anew: %w", t.names.stream, err)
-		}
-		remade = true
-	} else if err != nil && !errors.Is(err, jetstream.ErrConsumerNotFound) {
-		return fmt.Errorf("reset consumer: %w", err)
-	}
-	streamMade, err := t.checkStream(ctx)
+	created, _, err := in.streamNow(ctx)
 	if err != nil {
 		return err
 	}
-	cons, err := t.ensureConsumer(ctx, in.agent)
-	if err != nil {
-		return fmt.Errorf("consumer: %w", err)
-	}
-	in.mu.Lock()
-	was := in.created[0]
-	in.created = [2]time.Time{streamMade, cons.CachedInfo().Created}
-	in.consumer = cons.CachedInfo().Config
-	in.handedOut.reset()
-	in.mu.Unlock()
-	switch {
-	case remade:
-		in.problem(fmt.Sprintf("the team's stream %s was deleted under the open inbox: made anew; what it held and was not yet acknowledged is lost (its senders were told it was stored)", t.names.stream))
-	case !was.IsZero() && !was.Equal(streamMade):
-		in.problem(fmt.Sprintf("the team's stream %s was deleted and made anew by someone else under the open inbox (made %s, was %s): what it held and was not yet acknowledged is lost (its senders were told it was stored)",
-			t.names.stream, streamMade.UTC().Format(time.RFC3339), was.UTC().Format(time.RFC3339)))
-	}
-	cc, err := cons.Consume(in.deliver, jetstream.PullMaxMessages(256), jetstream.PullExpiry(t.cfg.PullExpiry),
-		jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
-			// A deleted consumer ends Consume (nats.go): make it anew at
-			// once. So do a new leader and missed heartbeats (below).
-			if errors.Is(err, jetstream.ErrConsumerDeleted) || errors.Is(err, jetstream.ErrConsumerNotFound) {
-				in.lost.Store(fmt.Sprintf("the inbox's consumer %s was deleted, not by the inbox", consumerName(in.agent)))
-			}
-			if errors.Is(err, jetstream.ErrConsumerDeleted) || errors.Is(err, jetstream.ErrConsumerNotFound) ||
-				errors.Is(err, jetstream.ErrBadRequest) ||
-				errors.Is(err, jetstream.ErrConsumerLeadershipChanged) || errors.Is(err, jetstream.ErrNoHeartbeat) {
-				in.restart()
-			}
-			if !errors.Is(err, nats.ErrConnectionClosed) {
-				t.cfg.Logger.Debug("mailbox consume", "agent", in.agent, "err", err)
-			}
-		}))
-	if err != nil {
+	if err := in.moveTo(created); err != nil {
 		return err
 	}
-	in.mu.Lock()
-	in.consumeCtx = cc
-	in.mu.Unlock()
+	in.sub, err = in.t.cfg.Conn.Subscribe(in.t.stored(in.agent), func(*nats.Msg) { in.poke() })
+	if err != nil {
+		return fmt.Errorf("subscribe to %s: %w", in.t.stored(in.agent), err)
+	}
 	return nil
 }
 
-func (in *Inbox) restart() {
+// streamNow checks the stream and returns its creation time; a stream
+// that is gone is made anew as Open makes it (remade), and reported.
+func (in *Inbox) streamNow(ctx context.Context) (created time.Time, remade bool, err error) {
+	t := in.t
+	created, err = t.checkStream(ctx)
+	if !errors.Is(err, jetstream.ErrStreamNotFound) {
+		return created, false, err
+	}
+	if hook := t.testHookRestore.Load(); hook != nil {
+		(*hook)()
+	}
+	if _, err := t.js.CreateStream(ctx, t.streamConfig()); err != nil && !errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+		return time.Time{}, false, fmt.Errorf("stream %s is gone and cannot be made anew: %w", t.names.stream, err)
+	}
+	in.problem(fmt.Sprintf("the team's stream %s was deleted under the open inbox: made anew; what it held and %s had not taken is lost (its senders were told it was stored)", t.names.stream, in.agent))
+	created, err = t.checkStream(ctx)
+	return created, true, err
+}
+
+// moveTo sets the cursor in the stream made at created: a stream made
+// anew numbers from 1 (what the owner holds from the old one is still
+// acknowledged by id).
+func (in *Inbox) moveTo(created time.Time) error {
+	in.seenMu.Lock()
+	err := in.seen.inStream(created)
+	floor := in.seen.floor
+	in.seenMu.Unlock()
+	if err != nil {
+		return err
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if !in.created.IsZero() && !in.created.Equal(created) {
+		for id, h := range in.held {
+			h.seq = 0
+			in.held[id] = h
+		}
+		clear(in.later)
+	}
+	in.created, in.next = created, floor
+	return nil
+}
+
+// poke wakes the reader.
+func (in *Inbox) poke() {
 	select {
-	case in.reset <- struct{}{}:
+	case in.wake <- struct{}{}:
 	default:
 	}
 }
@@ -187,130 +201,88 @@ func (in *Inbox) problem(reason string) {
 	in.t.cfg.OnProblem(mailbox.Problem{Agent: in.agent, Path: in.t.inbox(in.agent), Reason: reason})
 }
 
-// watch keeps the inbox hearing. It makes the consumer anew when the
-// server lost track of it (its leader changed, its heartbeats stopped: a
-// node of the cluster died), when it was deleted, and when the check
-// every Config.CheckInterval finds it or the stream gone or not as start
-// made them. A message the dead leader had handed over but that never
-// arrived is then "delivered, not acknowledged" and would wait out the
-// hour-long ack wait; a consumer made anew redelivers it at once, and
-// what the owner already holds comes again only to refresh its handle
-// (deliver). An inbox that cannot be made to hear again fails (fail).
-func (in *Inbox) watch(ctx context.Context) {
+// run is the reader: it reads what is new when the stream says a message
+// was stored (or Read made room), what it must try again when its time
+// comes, and everything from its cursor at every Config.CheckInterval,
+// when it also checks the stream (check). It ends with the inbox, or when
+// the inbox fails.
+func (in *Inbox) run(ctx context.Context) {
 	tick := time.NewTicker(in.t.cfg.CheckInterval)
 	defer tick.Stop()
+	var since time.Time // the stream's checks have failed since
 	for {
+		if err, _ := in.leaseLost.Load().(error); err != nil {
+			in.fail(err)
+			return
+		}
+		in.drain(ctx)
+		var retry <-chan time.Time
+		var timer *time.Timer
+		if at, ok := in.laterAt(); ok {
+			timer = time.NewTimer(time.Until(at))
+			retry = timer.C
+		}
+		hears := true
 		select {
 		case <-ctx.Done():
-			return
-		case <-in.reset:
+			hears = false
+		case <-in.wake:
+		case <-retry:
 		case <-tick.C:
-			err := in.check(ctx)
-			in.tellLead(ctx)
-			if err == nil || ctx.Err() != nil {
-				continue
-			}
-			in.lost.Store(err.Error())
+			hears = in.check(ctx, &since)
 		}
-		// Why this restore, taken before it: a loss of the consumer it
-		// makes (deleted again once it hears) is the next round's, and
-		// reported then, not folded into this report.
-		why, _ := in.lost.Swap("").(string)
-		if !in.restore(ctx) {
+		if timer != nil {
+			timer.Stop()
+		}
+		if !hears {
 			return
 		}
-		if why != "" {
-			in.problem(fmt.Sprintf("%s: made anew; what it held unacknowledged comes again", why))
-		}
 	}
 }
 
-// check asks the server whether the consumer and the stream are still
-// the ones start made, as it made them.
-func (in *Inbox) check(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+// check asks the server whether the stream is the one the inbox reads,
+// as Open made it. A stream made anew moves the cursor to its start; one
+// changed fails the inbox, as does one no server could be asked about
+// for Config.LeaseTTL while connected (the time a dead process holds the
+// lease). It reports whether the inbox still hears.
+func (in *Inbox) check(ctx context.Context, since *time.Time) bool {
+	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	name := consumerName(in.agent)
-	c, err := in.t.stream.Consumer(ctx, name)
-	if err != nil {
-		return fmt.Errorf("consumer %s: %w", name, err)
-	}
-	info := c.CachedInfo()
-	in.mu.Lock()
-	made, want := in.created, in.consumer
-	in.mu.Unlock()
-	if !info.Created.Equal(made[1]) {
-		return fmt.Errorf("consumer %s was made anew by someone else", name)
-	}
-	if diff := consumerChanges(info.Config, want); diff != "" {
-		return fmt.Errorf("consumer %s was changed by someone else (%s)", name, diff)
-	}
-	in.noteChecked(info)
-	streamMade, err := in.t.checkStream(ctx)
-	if err != nil {
-		return err
-	}
-	if !streamMade.Equal(made[0]) {
-		return fmt.Errorf("stream %s was made anew", in.t.names.stream)
-	}
-	return nil
-}
-
-// restore makes the consumer anew, trying again for up to Config.LeaseTTL
-// (the time a dead process holds the lease); then, or at once if the
-// stream is not as it must be, the inbox fails. It reports whether the
-// inbox hears again. A try that fails is not reported: the server's
-// answers while a consumer of the same name is being deleted ("consumer
-// does not exist", 10149; "error creating store", 10012) are transient,
-// and the next try makes it; only giving up is (fail, with the last
-// error).
-func (in *Inbox) restore(ctx context.Context) bool {
-	deadline := time.Now().Add(in.t.cfg.LeaseTTL)
-	for {
-		in.mu.Lock()
-		cc := in.consumeCtx
-		in.mu.Unlock()
-		cc.Stop()
-		<-cc.Closed()
-		// What the stopped consumption signalled (its error handler may
-		// fire more than once for one deletion) is answered by this
-		// restore: a request or loss left over would make the new
-		// consumer anew again, racing whoever deletes it next, and report
-		// a deletion twice.
-		select {
-		case <-in.reset:
-		default:
+	created, remade, err := in.streamNow(cctx)
+	switch {
+	case err == nil:
+		*since = time.Time{}
+	case ctx.Err() != nil:
+		return false
+	case errors.Is(err, errStreamChanged):
+		in.fail(err)
+		return false
+	default:
+		if since.IsZero() || !in.t.cfg.Conn.IsConnected() {
+			*since = time.Now()
 		}
-		in.lost.Store("")
-		if hook := in.t.testHookRestore.Load(); hook != nil {
-			(*hook)()
-		}
-		actx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		err := in.ownsLease(actx)
-		if err == nil {
-			err = in.start(actx)
-		}
-		cancel()
-		if err == nil || ctx.Err() != nil {
-			return err == nil
-		}
-		if !in.t.cfg.Conn.IsConnected() {
-			// No server answers: the lease runs out on its own, and the
-			// time to give up starts once one answers again.
-			deadline = time.Now().Add(in.t.cfg.LeaseTTL)
-		}
-		if errors.Is(err, errStreamChanged) || in.leaseLost.Load() != nil || !time.Now().Before(deadline) {
+		if time.Since(*since) >= in.t.cfg.LeaseTTL {
 			in.fail(err)
 			return false
 		}
-		pause := time.NewTimer(min(time.Second, in.t.cfg.CheckInterval))
-		select {
-		case <-pause.C:
-		case <-ctx.Done():
-			pause.Stop()
-			return false
-		}
+		in.t.cfg.Logger.Debug("mailbox: checking the stream", "agent", in.agent, "err", err)
+		return true
 	}
+	in.mu.Lock()
+	was := in.created
+	in.mu.Unlock()
+	if was.Equal(created) {
+		return true
+	}
+	if !remade {
+		in.problem(fmt.Sprintf("the team's stream %s was deleted and made anew by someone else under the open inbox (made %s, was %s): what it held and %s had not taken is lost (its senders were told it was stored)",
+			in.t.names.stream, created.UTC().Format(time.RFC3339Nano), was.UTC().Format(time.RFC3339Nano), in.agent))
+	}
+	if err := in.moveTo(created); err != nil {
+		in.fail(err)
+		return false
+	}
+	return true
 }
 
 // fail makes a deaf inbox say so: Read and Receive return ErrDeaf, the
@@ -379,31 +351,12 @@ func (in *Inbox) renew(ctx context.Context, rev uint64, token string) {
 		case gerr == nil:
 			in.leaseLost.Store(fmt.Errorf("another consumer (%s) holds the inbox's lease: its own lease was deleted or ran out",
 				clip.String(string(e.Value()), 120)))
-			in.restart()
+			in.poke()
 			continue
 		}
 		t.cfg.OnProblem(mailbox.Problem{Agent: in.agent, Path: t.inbox(in.agent),
 			Reason: fmt.Sprintf("renewing the inbox's lease: %v", err)})
 	}
-}
-
-// ownsLease checks, before the consumer is made anew, that no other
-// consumer took the inbox meanwhile (a lease gone is taken again by
-// renew: a transient error).
-func (in *Inbox) ownsLease(ctx context.Context) error {
-	if err, _ := in.leaseLost.Load().(error); err != nil {
-		return err
-	}
-	e, err := in.t.leases.Get(ctx, in.agent)
-	if err != nil {
-		return fmt.Errorf("the inbox's lease: %w", err)
-	}
-	if string(e.Value()) != in.token {
-		err := fmt.Errorf("another consumer (%s) holds the inbox's lease", clip.String(string(e.Value()), 120))
-		in.leaseLost.Store(err)
-		return err
-	}
-	return nil
 }
 
 // Agent names the inbox's owner.
@@ -427,6 +380,9 @@ func (in *Inbox) Read(ctx context.Context) ([]mailbox.Message, error) {
 	in.queue = nil
 	if len(out) > 0 {
 		in.ready = make(chan struct{})
+		if len(out) >= readAhead {
+			in.poke() // room to read on
+		}
 	}
 	return out, nil
 }
@@ -454,20 +410,26 @@ func (in *Inbox) Receive(ctx context.Context) ([]mailbox.Message, error) {
 	}
 }
 
-// Ack acknowledges messages this Inbox returned. The last acknowledgement
-// waits for the server's confirmation; the others precede it on the same
-// connection, so when Ack returns the server has deleted them all and a
-// restarted consumer will not see them again.
+// Ack records messages this Inbox returned as taken: their ids and the
+// cursor are written to the owner's record and synced before it returns,
+// so neither this Inbox nor one opened anew on this machine hands them
+// over again. The stream keeps them (until Config.MaxAge): nothing
+// another client does with the server's consumers takes them from the
+// owner.
 func (in *Inbox) Ack(ctx context.Context, ids ...string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	in.mu.Lock()
 	if in.closed {
 		in.mu.Unlock()
 		return mailbox.ErrClosed
 	}
-	msgs := make([]jetstream.Msg, 0, len(ids))
 	took := make([]string, 0, len(ids))
+	es := make([]seenEntry, 0, len(ids))
+	except := map[uint64]bool{}
 	for _, id := range ids {
-		msg, ok := in.held[id]
+		h, ok := in.held[id]
 		if !ok {
 			if in.recent.has(id) {
 				continue
@@ -475,32 +437,28 @@ func (in *Inbox) Ack(ctx context.Context, ids ...string) error {
 			in.mu.Unlock()
 			return fmt.Errorf("mailbox ack %s: %s: %w", in.agent, id, mailbox.ErrNotDelivered)
 		}
-		msgs = append(msgs, msg)
 		took = append(took, id)
+		es = append(es, seenEntry{sent: h.sent, stored: h.stored, seq: h.seq})
+		except[h.seq] = true
 	}
+	floor := in.floorLocked(except)
 	in.mu.Unlock()
-	if err := in.record(took, msgs); err != nil {
-		return fmt.Errorf("mailbox ack %s: %w (not acknowledged: the messages come again)", in.agent, err)
+	if len(took) == 0 {
+		return nil
 	}
-	for i, msg := range msgs {
-		var err error
-		if i == len(msgs)-1 {
-			err = msg.DoubleAck(ctx)
-		} else {
-			err = msg.Ack()
-		}
-		if err != nil {
-			return fmt.Errorf("mailbox ack %s: %w", in.agent, err)
-		}
+	in.seenMu.Lock()
+	err := in.seen.add(took, es, nil, floor)
+	in.seenMu.Unlock()
+	if err != nil {
+		return fmt.Errorf("mailbox ack %s: %w (not recorded: the messages come again)", in.agent, err)
 	}
 	in.mu.Lock()
-	for _, id := range ids {
-		if _, ok := in.held[id]; ok {
-			delete(in.held, id)
-			in.recent.add(id)
-		}
+	for _, id := range took {
+		delete(in.held, id)
+		in.recent.add(id)
 	}
 	in.mu.Unlock()
+	in.publishCursor(ctx)
 	return nil
 }
 
@@ -514,13 +472,9 @@ func (in *Inbox) Close() error {
 	}
 	in.closed = true
 	in.mu.Unlock()
-	in.stopReset()
-	in.resetters.Wait()
-	in.mu.Lock()
-	cc := in.consumeCtx
-	in.mu.Unlock()
-	cc.Stop()
-	<-cc.Closed()
+	in.stopRead()
+	in.readers.Wait()
+	_ = in.sub.Unsubscribe()
 	in.stop()
 	in.wg.Wait()
 	in.seenMu.Lock()

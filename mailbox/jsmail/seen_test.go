@@ -20,10 +20,10 @@ func TestSeenLogKeepsWhatAReplayCouldPass(t *testing.T) {
 		t.Fatal(err)
 	}
 	t0 := time.UnixMilli(1_800_000_000_000)
-	if err := s.add([]string{"old", "new"}, []seenEntry{{t0, t0}, {t0.Add(keep), t0.Add(keep)}}); err != nil {
+	if err := s.add([]string{"old", "new"}, []seenEntry{{t0, t0, 0}, {t0.Add(keep), t0.Add(keep), 0}}, nil, 1); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.add([]string{"latest"}, []seenEntry{{t0.Add(keep + time.Second), t0.Add(keep + time.Second)}}); err != nil {
+	if err := s.add([]string{"latest"}, []seenEntry{{t0.Add(keep + time.Second), t0.Add(keep + time.Second), 0}}, nil, 1); err != nil {
 		t.Fatal(err)
 	}
 	s.close()

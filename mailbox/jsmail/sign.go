@@ -263,15 +263,15 @@ var protocolAnswers = map[mailbox.Type]bool{
 }
 
 // open parses and checks a message delivered to agent's inbox.
-func (t *Transport) open(msg jetstream.Msg, agent string) (mailbox.Message, error) {
-	m, err := mailbox.ParseLine(msg.Data())
+func (t *Transport) open(msg *jetstream.RawStreamMsg, agent string) (mailbox.Message, error) {
+	m, err := mailbox.ParseLine(msg.Data)
 	if err != nil {
 		return mailbox.Message{}, fmt.Errorf("%w: %v", errDead, err)
 	}
 	if m.To != agent {
 		return mailbox.Message{}, fmt.Errorf("%w: it is addressed to %q, not %q", errDead, clip.String(m.To, 64), agent)
 	}
-	h := msg.Headers()
+	h := msg.Header
 	signer, sig64 := h.Get(HeaderKey), h.Get(HeaderSignature)
 	if signer == "" || sig64 == "" {
 		return m, fmt.Errorf("message %s from %q is not signed; team messages must be signed by their sender", m.ID, m.From)
@@ -291,7 +291,7 @@ func (t *Transport) open(msg jetstream.Msg, agent string) (mailbox.Message, erro
 		return m, fmt.Errorf("message %s from %q: the signature does not verify (it is not base64)", m.ID, signer)
 	}
 	id, sent := h.Get(jetstream.MsgIDHeader), h.Get(HeaderSent)
-	body := signed(msg.Subject(), id, sent, msg.Data())
+	body := signed(msg.Subject, id, sent, msg.Data)
 	if !ed25519.Verify(pub, body, sig) {
 		now, err := t.cfg.Keys.renewed(signer, pub)
 		if now == nil || !ed25519.Verify(now, body, sig) {
@@ -320,57 +320,36 @@ func (t *Transport) open(msg jetstream.Msg, agent string) (mailbox.Message, erro
 // fresh checks that the server stored msg within Config.FreshWindow of
 // its signed send time: a message re-published later, its signature
 // intact, is refused (package doc, "Replays").
-func (t *Transport) fresh(msg jetstream.Msg, sent string) error {
+func (t *Transport) fresh(msg *jetstream.RawStreamMsg, sent string) error {
 	at, err := time.Parse(time.RFC3339Nano, sent)
 	if err != nil {
 		return fmt.Errorf("its signed %s header %q is not a time", HeaderSent, clip.String(sent, 64))
 	}
-	meta, err := msg.Metadata()
-	if err != nil {
-		return fmt.Errorf("the server's record of when it stored it cannot be read: %v", err)
-	}
-	if d := meta.Timestamp.Sub(at); d > t.cfg.FreshWindow || d < -t.cfg.FreshWindow {
+	if d := msg.Time.Sub(at); d > t.cfg.FreshWindow || d < -t.cfg.FreshWindow {
 		return fmt.Errorf("signed at %s but stored by the server at %s, %s apart; a message must be stored within %s of signing: a replay of a captured message, or a sender's clock that is off (check the machines' clocks)",
-			at.Format(time.RFC3339Nano), meta.Timestamp.UTC().Format(time.RFC3339Nano), d.Round(time.Millisecond), t.cfg.FreshWindow)
+			at.Format(time.RFC3339Nano), msg.Time.UTC().Format(time.RFC3339Nano), d.Round(time.Millisecond), t.cfg.FreshWindow)
 	}
 	return nil
 }
 
-// later leaves msg on the inbox to be tried again after keyRetry, and
-// reports why on its first delivery only (an outage would otherwise
-// report every message every second).
-func (t *Transport) later(msg jetstream.Msg, agent string, why error) {
-	if meta, err := msg.Metadata(); err != nil || meta.NumDelivered == 1 {
-		t.cfg.OnProblem(mailbox.Problem{Agent: agent, Path: msg.Subject(),
-			Reason: fmt.Sprintf("%v; it stays on the inbox and is tried again every %v until the keys can be read", why, keyRetry)})
-	}
-	_ = msg.NakWithDelay(keyRetry)
-}
-
-// refuse dead-letters msg with its subject and reason, reports it, and
-// then takes it off the inbox. If the dead letter cannot be stored the
-// message stays (redelivered later), so nothing is dropped unreported.
-func (t *Transport) refuse(msg jetstream.Msg, agent string, why error) {
-	subject := msg.Subject()
+// refuse dead-letters msg with its subject and reason and reports it. It
+// says whether the dead letter was stored: if not, the message is not
+// taken (the inbox tries it again), so nothing is dropped unreported.
+func (t *Transport) refuse(msg *jetstream.RawStreamMsg, agent string, why error) bool {
+	subject := msg.Subject
 	dead := nats.NewMsg(t.deadLetter(agent))
-	dead.Data = msg.Data()
-	for k, v := range msg.Headers() {
+	dead.Data = msg.Data
+	for k, v := range msg.Header {
 		dead.Header[k] = v
 	}
 	dead.Header.Set(HeaderDeadSubject, subject)
 	dead.Header.Set(HeaderDeadReason, why.Error())
-	meta, _ := msg.Metadata()
-	opts := []jetstream.PublishOpt{}
-	if meta != nil {
-		opts = append(opts, jetstream.WithMsgID(fmt.Sprintf("dead-%d", meta.Sequence.Stream)))
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if _, err := t.js.PublishMsg(ctx, dead, opts...); err != nil {
+	if _, err := t.js.PublishMsg(ctx, dead, jetstream.WithMsgID(fmt.Sprintf("dead-%d", msg.Sequence))); err != nil {
 		t.cfg.OnProblem(mailbox.Problem{Agent: agent, Path: subject,
 			Reason: fmt.Sprintf("%v; could not dead-letter it (%v): it stays and will be tried again", why, err)})
-		_ = msg.NakWithDelay(time.Second)
-		return
+		return false
 	}
 	reason := "refused: " + why.Error()
 	if errors.Is(why, errDead) {
@@ -378,5 +357,5 @@ func (t *Transport) refuse(msg jetstream.Msg, agent string, why error) {
 	}
 	t.cfg.OnProblem(mailbox.Problem{Agent: agent, Path: subject,
 		Reason: fmt.Sprintf("%s; dead-lettered to %s", reason, t.deadLetter(agent))})
-	_ = msg.DoubleAck(ctx)
+	return true
 }

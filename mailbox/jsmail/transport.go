@@ -64,9 +64,14 @@ type Config struct {
 	// doc, "Replays"). Required to open an inbox (a Transport that only
 	// sends needs none); package team uses the team's keys directory.
 	StateDir string
+	// MaxAge is how long the stream keeps a message (default 30 days):
+	// the bound on a member's absence. A message its owner has not taken
+	// within MaxAge of its storing is dropped by the server, unread
+	// (package doc, "Reading by the owner's cursor").
+	MaxAge time.Duration
 	// CheckInterval is how often an open Inbox asks the server whether
-	// its consumer and stream are still as it made them (default 5 s); a
-	// consumer deleted is noticed at once anyway.
+	// the stream is still as it made it, and reads whatever a lost wake-up
+	// left (default 5 s).
 	CheckInterval time.Duration
 	// LeaseTTL is how long an inbox stays taken after its consumer's
 	// process dies without closing it (default 15 s; renewed at a third).
@@ -86,34 +91,32 @@ type Transport struct {
 	stream  jetstream.Stream
 	members jetstream.KeyValue // registered inboxes
 	leases  jetstream.KeyValue // live consumers, with TTL
+	cursors jetstream.KeyValue // the owners' cursors, for Pending
 	names   names
 
 	mu         sync.Mutex
 	registered map[string]bool
 
 	// testHookRestore, when set (tests), runs before an open inbox makes
-	// its consumer anew: a test holds it to change the stream unraced.
+	// the stream anew: a test holds it to change the stream unraced.
 	testHookRestore atomic.Pointer[func()]
-	// tailGrace is how long after the server said it made a delivery an
-	// inbox that has not had it reports it missing (gaps.go); tests
-	// shorten it before they open an inbox.
-	tailGrace time.Duration
 }
 
 var _ mailbox.Transport = (*Transport)(nil)
 
 // names are one team's subjects, stream and buckets.
 type names struct {
-	inbox, dead              string // subject prefixes; an agent's name follows a dot
-	stream, members, leasesB string
+	inbox, dead, stored               string // subject prefixes; an agent's name follows a dot
+	stream, members, leasesB, cursors string
 }
 
 func namesFor(prefix, team string) names {
 	up := strings.ToUpper(strings.NewReplacer(".", "_", "-", "_").Replace(prefix))
 	base := prefix + ".team." + team
 	return names{
-		inbox: base + ".inbox", dead: base + ".dead",
+		inbox: base + ".inbox", dead: base + ".dead", stored: base + ".stored",
 		stream: up + "_TEAM_" + team, members: up + "_TEAM_" + team + "_INBOXES", leasesB: up + "_TEAM_" + team + "_READERS",
+		cursors: up + "_TEAM_" + team + "_CURSORS",
 	}
 }
 
@@ -167,6 +170,12 @@ func (c *Config) defaults() error {
 	if c.LeaseTTL <= 0 {
 		c.LeaseTTL = 15 * time.Second
 	}
+	if c.MaxAge <= 0 {
+		c.MaxAge = 30 * 24 * time.Hour
+	}
+	if c.MaxAge <= c.DuplicateWindow {
+		return fmt.Errorf("jsmail: Config.MaxAge %s must be over DuplicateWindow %s", c.MaxAge, c.DuplicateWindow)
+	}
 	if c.CheckInterval <= 0 {
 		c.CheckInterval = 5 * time.Second
 	}
@@ -191,7 +200,10 @@ func Open(ctx context.Context, cfg Config) (*Transport, error) {
 		return nil, fmt.Errorf("jsmail: %w", err)
 	}
 	n := namesFor(cfg.Prefix, cfg.Team)
-	t := &Transport{cfg: cfg, js: js, names: n, registered: map[string]bool{}, tailGrace: 5 * time.Second}
+	t := &Transport{cfg: cfg, js: js, names: n, registered: map[string]bool{}}
+	if err := t.migrate(ctx); err != nil {
+		return nil, err
+	}
 	t.stream, err = js.CreateOrUpdateStream(ctx, t.streamConfig())
 	if err != nil {
 		return nil, fmt.Errorf("jsmail: team %s: stream %s: %w", cfg.Team, n.stream, err)
@@ -206,6 +218,11 @@ func Open(ctx context.Context, cfg Config) (*Transport, error) {
 	}); err != nil {
 		return nil, fmt.Errorf("jsmail: team %s: bucket %s: %w", cfg.Team, n.leasesB, err)
 	}
+	if t.cursors, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+		Bucket: n.cursors, Replicas: cfg.Replicas, Storage: jetstream.FileStorage,
+	}); err != nil {
+		return nil, fmt.Errorf("jsmail: team %s: bucket %s: %w", cfg.Team, n.cursors, err)
+	}
 	return t, nil
 }
 
@@ -213,22 +230,61 @@ func (t *Transport) streamConfig() jetstream.StreamConfig {
 	n := t.names
 	return jetstream.StreamConfig{
 		Name: n.stream, Subjects: []string{n.inbox + ".*", n.dead + ".*"},
-		Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage, Replicas: t.cfg.Replicas,
+		Retention: jetstream.LimitsPolicy, MaxAge: t.cfg.MaxAge, DenyDelete: true, DenyPurge: true,
+		Storage: jetstream.FileStorage, Replicas: t.cfg.Replicas,
 		Duplicates: t.cfg.DuplicateWindow, MaxMsgSize: int32(t.cfg.MaxMessageBytes + 4096),
+		AllowDirect: true, // an inbox reads a batch in one request (batch.go)
+		// An inbox's wake-up: the headers of each message once stored,
+		// with its sequence, on P.team.T.stored.A.
+		RePublish:   &jetstream.RePublish{Source: n.inbox + ".*", Destination: n.stored + ".{{wildcard(1)}}", HeadersOnly: true},
 		Description: "cohort team " + t.cfg.Team + ": inboxes and dead letters",
 	}
+}
+
+// migrate replaces the work-queue stream of an earlier version (a
+// retention the server does not change): made anew if no inbox holds a
+// message, refused with what to do if one does.
+func (t *Transport) migrate(ctx context.Context) error {
+	s, err := t.js.Stream(ctx, t.names.stream)
+	if errors.Is(err, jetstream.ErrStreamNotFound) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("jsmail: team %s: stream %s: %w", t.cfg.Team, t.names.stream, err)
+	}
+	if s.CachedInfo().Config.Retention != jetstream.WorkQueuePolicy {
+		return nil
+	}
+	info, err := s.Info(ctx, jetstream.WithSubjectFilter(t.names.inbox+".*"))
+	if err != nil {
+		return fmt.Errorf("jsmail: team %s: stream %s: %w", t.cfg.Team, t.names.stream, err)
+	}
+	waiting := 0
+	for _, n := range info.State.Subjects {
+		waiting += int(n)
+	}
+	if waiting > 0 {
+		return fmt.Errorf("jsmail: team %s: stream %s is a work queue made by an earlier version of cohort and holds %d messages not yet read: let the team's members read them with that version, or delete the stream (nats stream rm %s) and lose them; this version then makes it anew",
+			t.cfg.Team, t.names.stream, waiting, t.names.stream)
+	}
+	if err := t.js.DeleteStream(ctx, t.names.stream); err != nil && !errors.Is(err, jetstream.ErrStreamNotFound) {
+		return fmt.Errorf("jsmail: team %s: replacing the earlier version's stream %s: %w", t.cfg.Team, t.names.stream, err)
+	}
+	t.cfg.OnProblem(mailbox.Problem{Path: t.names.stream, Reason: fmt.Sprintf(
+		"the team's stream was a work queue made by an earlier version of cohort, with no message waiting: made anew as this version reads it (%d dead letters it kept are gone)", info.State.Msgs)})
+	return nil
 }
 
 // errStreamChanged marks a stream that is not as Open makes it: an inbox
 // does not read from it.
 var errStreamChanged = errors.New("the team's stream was changed")
 
-// checkStream makes sure the stream is still as Open made it: a work
-// queue on the team's subjects whose duplicate window outlasts twice the
-// freshness window (anyone who may use the server's API could change
-// it; the freshness check rests on it: package doc, "Replays"). It
-// returns the stream's creation time, which changes when someone deletes
-// it and makes it anew.
+// checkStream makes sure the stream is still as Open made it (anyone who
+// may use the server's API could change it): it keeps messages until
+// MaxAge, refuses deleting and purging them, wakes the inboxes, and its
+// duplicate window outlasts twice the freshness window (the freshness
+// check rests on it: package doc, "Replays"). It returns the stream's
+// creation time, which changes when someone deletes it and makes it anew.
 func (t *Transport) checkStream(ctx context.Context) (time.Time, error) {
 	info, err := t.stream.Info(ctx)
 	if err != nil {
@@ -243,18 +299,23 @@ func (t *Transport) checkStream(ctx context.Context) (time.Time, error) {
 		return time.Time{}, fmt.Errorf("%w: stream %s has retention %s on subjects %v, not %s on %v: someone made it anew: open the team again (jsmail.Open makes it as it must be)",
 			errStreamChanged, t.names.stream, c.Retention, c.Subjects, want.Retention, want.Subjects)
 	}
-	// Limits that drop messages no one acknowledged, or keep them where
-	// a restart loses them: "nothing lost" would not hold.
-	if c.MaxAge > 0 || c.MaxMsgs > 0 || c.MaxBytes > 0 || c.MaxMsgsPerSubject > 0 || c.Storage != want.Storage || c.Replicas < want.Replicas {
-		return time.Time{}, fmt.Errorf("%w: stream %s has max age %s, max messages %d, max bytes %d, max per subject %d, %s storage, %d replicas: it could drop or lose messages not yet taken; someone changed it: open the team again (jsmail.Open makes it with no limits, file storage, %d replicas)",
-			errStreamChanged, t.names.stream, c.MaxAge, c.MaxMsgs, c.MaxBytes, c.MaxMsgsPerSubject, c.Storage, c.Replicas, want.Replicas)
+	if !c.DenyDelete || !c.DenyPurge {
+		return time.Time{}, fmt.Errorf("%w: stream %s allows deleting (%t) or purging (%t) its messages: anyone with the team's credentials could take a member's mail; someone changed it: open the team again (jsmail.Open denies both)",
+			errStreamChanged, t.names.stream, !c.DenyDelete, !c.DenyPurge)
+	}
+	// Limits that drop messages no one took, or keep them where a restart
+	// loses them: "nothing lost" would not hold.
+	if (c.MaxAge > 0 && c.MaxAge < want.MaxAge) || c.MaxMsgs > 0 || c.MaxBytes > 0 || c.MaxMsgsPerSubject > 0 || c.Storage != want.Storage || c.Replicas < want.Replicas {
+		return time.Time{}, fmt.Errorf("%w: stream %s has max age %s, max messages %d, max bytes %d, max per subject %d, %s storage, %d replicas: it could drop or lose messages not yet taken; someone changed it: open the team again (jsmail.Open makes it with max age %s and no other limit, file storage, %d replicas)",
+			errStreamChanged, t.names.stream, c.MaxAge, c.MaxMsgs, c.MaxBytes, c.MaxMsgsPerSubject, c.Storage, c.Replicas, want.MaxAge, want.Replicas)
 	}
 	// Settings that move, copy or purge stored mail (a transform stores
 	// one member's mail on another's subject; a rollup header purges an
-	// inbox; republish copies mail out) or stop the stream taking any.
-	if c.SubjectTransform != nil || c.RePublish != nil || c.AllowRollup || c.Sealed || c.Mirror != nil || len(c.Sources) > 0 ||
+	// inbox; republishing bodies copies mail out) or stop the stream
+	// taking any.
+	if c.SubjectTransform != nil || !reflect.DeepEqual(c.RePublish, want.RePublish) || c.AllowRollup || c.Sealed || c.Mirror != nil || len(c.Sources) > 0 ||
 		c.NoAck || c.Discard != want.Discard {
-		return time.Time{}, fmt.Errorf("%w: stream %s has a subject transform, republishing, rollups, a seal, a mirror or sources, no acks or another discard policy: mail could go to another inbox, be copied out or purged; someone changed it: open the team again (jsmail.Open makes it with none)",
+		return time.Time{}, fmt.Errorf("%w: stream %s has a subject transform, another republishing, rollups, a seal, a mirror or sources, no acks or another discard policy: mail could go to another inbox, be copied out or purged, or inboxes not be woken; someone changed it: open the team again (jsmail.Open makes it with none of these)",
 			errStreamChanged, t.names.stream)
 	}
 	return info.Created, nil
@@ -263,14 +324,11 @@ func (t *Transport) checkStream(ctx context.Context) (time.Time, error) {
 // Team names the transport's team.
 func (t *Transport) Team() string { return t.cfg.Team }
 
-// Register creates agent's inbox: its durable consumer and its entry in
-// the team's inbox bucket. It is idempotent.
+// Register creates agent's inbox: its entry in the team's inbox bucket.
+// It is idempotent.
 func (t *Transport) Register(ctx context.Context, agent string) error {
 	if err := mailbox.ValidateName(agent); err != nil {
 		return fmt.Errorf("mailbox register: %w", err)
-	}
-	if _, err := t.ensureConsumer(ctx, agent); err != nil {
-		return fmt.Errorf("mailbox register %s: %w", agent, err)
 	}
 	if _, err := t.members.Put(ctx, agent, []byte(t.inbox(agent))); err != nil {
 		return fmt.Errorf("mailbox register %s: %w", agent, err)
@@ -282,51 +340,8 @@ func (t *Transport) Register(ctx context.Context, agent string) error {
 }
 
 func (t *Transport) inbox(agent string) string      { return t.names.inbox + "." + agent }
-func consumerName(agent string) string              { return "inbox-" + agent }
 func (t *Transport) deadLetter(agent string) string { return t.names.dead + "." + agent }
-
-func (t *Transport) consumerConfig(agent string) jetstream.ConsumerConfig {
-	return jetstream.ConsumerConfig{
-		Durable: consumerName(agent), FilterSubject: t.inbox(agent),
-		AckPolicy: jetstream.AckExplicitPolicy, DeliverPolicy: jetstream.DeliverAllPolicy,
-		// The one live consumer holds what it was handed until it is
-		// recorded: redelivery to it is never needed, and a restart
-		// makes the consumer anew (OpenInbox), which redelivers at once.
-		AckWait: time.Hour, MaxAckPending: 1 << 16,
-	}
-}
-
-// ensureConsumer makes agent's consumer, or finds it made. The server
-// removes a deleted consumer's files after it answers the deletion, so a
-// consumer made again at once under the same name (as an inbox does when
-// it opens, and when it makes its consumer anew) can meet the removal:
-// "error creating store for consumer" (10012, a file of the new one's
-// removed under it) or "consumer does not exist" (10149). Those are tried
-// again, a few times within ctx; any other error, or the last, is the
-// caller's. (Measured: 3 of 300 deletions followed at once by the
-// making failed so, on one server at load ~25; with these tries, 1 of
-// 600 still failed 10 tries 20-200 ms apart.)
-func (t *Transport) ensureConsumer(ctx context.Context, agent string) (jetstream.Consumer, error) {
-	for try := 1; ; try++ {
-		c, err := t.stream.CreateOrUpdateConsumer(ctx, t.consumerConfig(agent))
-		var apiErr *jetstream.APIError
-		if err == nil || try == consumerTries || !errors.As(err, &apiErr) ||
-			(apiErr.ErrorCode != jetstream.JSErrCodeConsumerCreate && apiErr.ErrorCode != jetstream.JSErrCodeConsumerDoesNotExist) {
-			return c, err
-		}
-		pause := time.NewTimer(time.Duration(try) * 50 * time.Millisecond)
-		select {
-		case <-pause.C:
-		case <-ctx.Done():
-			pause.Stop()
-			return nil, err
-		}
-	}
-}
-
-// consumerTries bounds ensureConsumer's tries (some 2.3 s of pauses:
-// the server's removal of a deleted consumer's files is itself retried).
-const consumerTries = 10
+func (t *Transport) stored(agent string) string     { return t.names.stored + "." + agent }
 
 // isRegistered asks the team's bucket once per agent; a registration is
 // never taken back while a Transport is open.
@@ -394,9 +409,10 @@ func (t *Transport) Append(ctx context.Context, m mailbox.Message) (mailbox.Mess
 	return m, nil
 }
 
-// Pending counts the messages stored for agent and not yet acknowledged:
-// in a work-queue stream an acknowledged message is deleted, so this is
-// the count of the agent's subject.
+// Pending counts the messages stored for agent and not yet taken by its
+// owner: those on its subject from the owner's cursor on (the owner
+// keeps its floor in the team's cursor bucket; package doc, "Pending"),
+// less those above the floor it took already.
 func (t *Transport) Pending(ctx context.Context, agent string) (int, error) {
 	if err := mailbox.ValidateName(agent); err != nil {
 		return 0, fmt.Errorf("mailbox pending: %w", err)
@@ -408,12 +424,21 @@ func (t *Transport) Pending(ctx context.Context, agent string) (int, error) {
 	if !ok {
 		return 0, fmt.Errorf("mailbox pending %s: %w", agent, mailbox.ErrUnknownRecipient)
 	}
-	subj := t.inbox(agent)
-	info, err := t.stream.Info(ctx, jetstream.WithSubjectFilter(subj))
+	info, err := t.stream.Info(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("mailbox pending %s: %w", agent, err)
 	}
-	return int(info.State.Subjects[subj]), nil
+	cur := cursorOf(ctx, t.cursors, agent, info.Created)
+	c, err := t.stream.CreateConsumer(ctx, jetstream.ConsumerConfig{
+		FilterSubject: t.inbox(agent), DeliverPolicy: jetstream.DeliverByStartSequencePolicy, OptStartSeq: cur.floor,
+		AckPolicy: jetstream.AckNonePolicy, InactiveThreshold: 10 * time.Second, MemoryStorage: true,
+	})
+	if err != nil {
+		return 0, fmt.Errorf("mailbox pending %s: %w", agent, err)
+	}
+	n := int(c.CachedInfo().NumPending) - cur.above
+	_ = t.stream.DeleteConsumer(context.WithoutCancel(ctx), c.CachedInfo().Name)
+	return max(n, 0), nil
 }
 
 // DeadLetters returns the number of messages dead-lettered from agent's
@@ -425,33 +450,4 @@ func (t *Transport) DeadLetters(ctx context.Context, agent string) (int, error) 
 		return 0, fmt.Errorf("mailbox dead letters %s: %w", agent, err)
 	}
 	return int(info.State.Subjects[subj]), nil
-}
-
-// consumerChanges names the fields of got that differ from want, the
-// config the server gave the consumer when the inbox made it, or is "".
-// Every field counts (a pause, headers only, a delivery cap, a rate limit,
-// request limits, a backoff: each makes an inbox deaf or drops its mail);
-// only the metadata, which the server writes, is left out.
-func consumerChanges(got, want jetstream.ConsumerConfig) string {
-	got.Metadata, want.Metadata = nil, nil
-	g, w := reflect.ValueOf(got), reflect.ValueOf(want)
-	var diff []string
-	for i := range g.NumField() {
-		if !reflect.DeepEqual(g.Field(i).Interface(), w.Field(i).Interface()) {
-			diff = append(diff, fmt.Sprintf("%s %v, made %v", g.Type().Field(i).Name, show(g.Field(i)), show(w.Field(i))))
-		}
-	}
-	return strings.Join(diff, "; ")
-}
-
-// show prints a config field's value, a pointer's target rather than its
-// address.
-func show(v reflect.Value) any {
-	if v.Kind() == reflect.Pointer {
-		if v.IsNil() {
-			return "none"
-		}
-		return v.Elem().Interface()
-	}
-	return v.Interface()
 }
