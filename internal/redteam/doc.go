@@ -343,8 +343,7 @@
 // machine's deletions, builds' included. Keeping the sessions' trees to
 // the end of the test binary instead of deleting each at its session's
 // end did not lower it (an A/B on that part, same load: 11 % of the CPU
-// as it was, 19 % with the trees kept
-// %), so that was not kept. What was kept is the rounds in parallel
+// as it was, 19 % with the trees kept), so that was not kept. What was kept is the rounds in parallel
 // (above).
 //
 // REDTEAM_ATTACK=regexp (matched against "class/name") runs only some
