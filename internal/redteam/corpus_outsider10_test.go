@@ -3,6 +3,7 @@ package redteam
 import (
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 )
 
@@ -28,9 +29,24 @@ var o10Known = map[string]string{
 	// blocking).
 }
 
-// cohortBinaryPath is the built cohort, for setups that run it (set by
-// TestO10 before its rows are made).
+// cohortBinaryPath is the built cohort, for setups that run it: a test
+// whose rows read it calls useCohortBinary before it makes them. (A
+// serial test may still assign it, as the rounds before 13 did: serial
+// tests end before the parallel ones start.)
 var cohortBinaryPath string
+
+var cohortBinaryOnce sync.Once
+
+// useCohortBinary sets cohortBinaryPath once for every test of the
+// package: the rounds run in parallel (see the package doc, "Sessions
+// and speed"), and each would otherwise write it while another's setups
+// read it.
+func useCohortBinary(t testing.TB) {
+	cohortBinaryOnce.Do(func() { cohortBinaryPath = cohortBinary(t) })
+	if cohortBinaryPath == "" {
+		t.Fatal("the cohort binary was not built (see the test that built it first)")
+	}
+}
 
 // o10Pids lists every process the sandbox lets a command see, with its
 // command line and whatever its environment says of the API key or of
@@ -160,7 +176,8 @@ func o10GrantCheck(t testing.TB, e *Env) {
 // sessions in the package's shared slots; rows with a check of their own
 // run it after their session, on the world their Setup kept.
 func TestO10(t *testing.T) {
-	cohortBinaryPath = cohortBinary(t)
+	t.Parallel()
+	useCohortBinary(t)
 	r := &round{list: "o10Known", known: o10Known, prefix: "o10/"}
 	pick, add, addChecked := r.pick, r.add, r.addChecked
 	for _, mode := range []Mode{Default, AcceptEdits, DontAsk, Bypass} {

@@ -166,7 +166,8 @@ func o11Bounded(t testing.TB, e *Env, row, cwd string, limit time.Duration, maxH
 // sessions in the package's shared slots; rows with a check of their own
 // run it after their session, on the world their Setup kept.
 func TestO11(t *testing.T) {
-	cohortBinaryPath = cohortBinary(t)
+	t.Parallel()
+	useCohortBinary(t)
 	r := &round{list: "o11Known", known: o11Known, prefix: "o11/"}
 	for _, n := range append(append(append(o11ServerRows(), o11ConfigRows()...), o11TopRows()...), append(o11MoreRows(), o11XDGRows()...)...) {
 		if o8Selected(n.attack) {

@@ -492,7 +492,8 @@ for p in ("` + strings.Join(o12IgnoreFIFOs, `", "`) + `"):
 // the package's shared slots; each row's after check runs on the world
 // its Setup kept.
 func TestO12(t *testing.T) {
-	cohortBinaryPath = cohortBinary(t)
+	t.Parallel()
+	useCohortBinary(t)
 	r := &round{list: "o12Known", known: o12Known, prefix: "o12/"}
 	for _, n := range o12ConfigRows() {
 		if o8Selected(n.attack) {

@@ -105,6 +105,7 @@ print("made")'; ls -la . src`
 // parallel, since go test runs only GOMAXPROCS parallel tests at once and
 // TestCorpus and TestO4Rewind hold both slots of a 2-core machine.
 func TestO5Rewind(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name  string
 		setup func(*Env) error

@@ -265,6 +265,7 @@ var o6Known = map[string]string{}
 // test is not parallel: go test runs only GOMAXPROCS parallel tests at
 // once, and TestCorpus and TestO4Rewind hold them.
 func TestO6(t *testing.T) {
+	t.Parallel()
 	type named struct {
 		name string
 		f    func(t *testing.T)

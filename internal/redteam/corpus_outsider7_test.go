@@ -524,6 +524,7 @@ func o7Selected(a *Attack) bool {
 // TestO7 runs the seventh round: each group of rows in one session,
 // sessions in the package's shared slots.
 func TestO7(t *testing.T) {
+	t.Parallel()
 	type run struct {
 		attacks []*Attack
 		mode    Mode

@@ -308,6 +308,7 @@ func o8Selected(a *Attack) bool { return o6Selected(a.Class + "/" + a.Name) }
 // sessions in the package's shared slots; rows with a check of their own
 // run it after their session, on the world their Setup kept.
 func TestO8(t *testing.T) {
+	t.Parallel()
 	r := &round{list: "o8Known", known: o8Known}
 	pick, add, addChecked := r.pick, r.add, r.addChecked
 	// The links row in acceptEdits only: bypassPermissions gave the same.

@@ -187,6 +187,7 @@ func o9HookTypesCheck(h *o9HookServer) func(t testing.TB, e *Env) {
 // sessions in the package's shared slots; rows with a check of their own
 // run it after their session, on the world their Setup kept.
 func TestO9(t *testing.T) {
+	t.Parallel()
 	r := &round{list: "o9Known", known: o9Known, prefix: "o9/"}
 	pick, add, addChecked := r.pick, r.add, r.addChecked
 	h := newO9HookServer(t)

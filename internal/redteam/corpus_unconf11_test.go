@@ -52,6 +52,7 @@ func u11Rows() []o9NextRow {
 
 // TestU11 runs the rows.
 func TestU11(t *testing.T) {
+	t.Parallel()
 	r := &round{list: "u11Known", known: u11Known, prefix: "u11/"}
 	for _, n := range u11Rows() {
 		if o8Selected(n.attack) {

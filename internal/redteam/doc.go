@@ -140,9 +140,18 @@
 // checked, after each. Sessions run concurrently, those of every test of
 // the package under one bound (6 at a time, REDTEAM_PARALLEL to change
 // it), more than -parallel would allow, since a session mostly waits on
-// its subprocesses: the corpus, TestO4Rewind and the harness's tests run
-// at the same time (TestO5Rewind's runs together, before them: go test
-// runs only GOMAXPROCS parallel tests at once).
+// its subprocesses. The corpus, every round (TestO4Rewind to TestO12,
+// TestU11) and the harness's tests are parallel tests, so that while one
+// test's last long sessions run (TestO7's hook sessions, TestO8's
+// setups) another's fill the bound: go test runs -parallel of them at
+// once (GOMAXPROCS by default), and sessions are not tests of their own,
+// so the bound of 6 still holds. Until session 13 the rounds ran one
+// after the other before the corpus, each ending on its slowest session
+// with the other slots idle (TestO12 to TestU11 took 174 s of wall,
+// session 13's baseline). A round's tests share no state but through
+// sync.Once (the fixture, useCohortBinary for the setups that run the
+// binary); a round written serially, as before, still works: it runs
+// before the parallel ones.
 //
 // Where the time goes (issue 36 asks for the package within 3 minutes of
 // .ci/run under -race; it took 466-491 s there on 2 cores, 1,803 runs of
@@ -314,6 +323,28 @@
 // attack still costs cohort some 0.5 s, a shared one of 30 1-2 s: what is
 // left is the attacks' own commands, spread over every row, and nearly
 // half of all the CPU is system time (processes, sandboxes, mounts).
+//
+// Session 13 looked for a cost a session pays that no row needs. The
+// sessions' cohort is not race-built (testbin.Cohort(t, false), above),
+// so the race runtime's start is the test process's alone. perf of a part
+// of TestCorpus (four classes, 10 sessions of 9-10 attacks, load 40-45):
+// the test process 39 % of the CPU, most of it llm/fakeapi answering
+// requests under -race (23 points: decoding 6, the memo's plan and render
+// 8, validation 3, the script's policy with the snapshots between attacks
+// 8); cohort 30 %, more of it kernel than user, its runtime.sysmon alone
+// 4 points (nanosleep is dear on this VM); git 16 % (Cohort's sandboxed
+// calls and the harness's status checks); cp 7 % (the fixture's copy);
+// python3 and bash 4 %. A session of one attack costs cohort 0.13-0.29 s
+// of CPU, the launcher's namespaces, mounts and Landlock under 1 % of
+// the whole (unshare 0.6, mount 0.1). A tenth to a sixth of all the CPU
+// was ext4 allocating inodes: the root file system here has no journal,
+// and then every new inode skips, one buffer lookup each, every free one
+// freed in the last minute (ialloc.c, recently_deleted) — the whole
+// machine's deletions, builds' included. Keeping the sessions' trees to
+// the end of the test binary instead of deleting each at its session's
+// end did not lower it (an A/B on that part, same load: 11 % of the CPU
+// as it was, 19 % with the trees kept), so that was not kept. What was kept is the rounds in parallel
+// (above).
 //
 // REDTEAM_ATTACK=regexp (matched against "class/name") runs only some
 // attacks; REDTEAM_VERBOSE=1 logs what every call returned;
