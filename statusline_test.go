@@ -219,10 +219,13 @@ func TestStatusLineOptOut(t *testing.T) {
 	}
 }
 
-// TestUnconfinedMCPServerScriptProtected: a user-scope stdio server with
-// "sandbox": false runs `sh tools/server.sh` from the project; the model
-// cannot rewrite that script, nor swap its folder.
-func TestUnconfinedMCPServerScriptProtected(t *testing.T) {
+// TestUnconfinedMCPServerInTheProjectConfined: a user-scope stdio server
+// with "sandbox": false runs `sh tools/server.sh` from the project. Since
+// session 13 (hook.Judge) a script in the project confines its server
+// whatever protects the file, so the server runs in the sandbox and the
+// user is told so at the start; the model's rewrites (the file is still
+// protected, its folder no longer) gain nothing unconfined.
+func TestUnconfinedMCPServerInTheProjectConfined(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	script := filepath.Join(e.dir, "tools", "server.sh")
@@ -231,11 +234,14 @@ func TestUnconfinedMCPServerScriptProtected(t *testing.T) {
 	writeFile(t, filepath.Join(e.home, ".claude", "settings.json"),
 		`{"mcpServers": {"local": {"command": "sh", "args": ["tools/server.sh"], "sandbox": false}}}`, 0o644)
 	attackScript(e, "rewrite the server", script)
+	var stderr lockedBuffer
 	cfg := e.config()
-	cfg.Sandbox, cfg.PermissionMode, cfg.AllowedTools = "on", "acceptEdits", []string{"Bash"}
+	cfg.Sandbox, cfg.PermissionMode, cfg.AllowedTools, cfg.Stderr = "on", "acceptEdits", []string{"Bash"}, &stderr
 	s := e.open(cfg)
 	collect(t, s, "rewrite the server")
-	assertUnchanged(t, script, body)
+	if want := `MCP server "local"`; !strings.Contains(stderr.String(), want) || !strings.Contains(stderr.String(), `has "sandbox": false but runs in the sandbox`) {
+		t.Errorf("stderr at the start = %q, want the notice that %s runs in the sandbox", stderr.String(), want)
+	}
 }
 
 // The --permission-prompt-command program runs outside the sandbox and
