@@ -16,7 +16,7 @@ import (
 
 // The programs the user lets run outside the sandbox ("sandbox": false on
 // a command hook, a stdio MCP server or the statusLine) and the
-// --permission-prompt-command program are judged by hook.Judge: each runs
+// Permissions.PromptCommand program are judged by hook.Judge: each runs
 // unconfined only when nothing it is started with lies in a tree agents
 // write and its shape is one Cohort knows loads no code from its working
 // directory; otherwise it runs in the sandbox and the user is told which
