@@ -145,10 +145,11 @@ func TestStatusLineScriptProtectedAndConfined(t *testing.T) {
 }
 
 // TestStatusLineOptOut: "sandbox": false on the statusLine is honoured in
-// the user's settings (it runs with the user's rights: the canary is
-// written, which shows the test can tell), and not in a subfolder's
-// settings obeyed only because a person approved them (cohort config
-// trust): that one runs confined, and the user is told why.
+// the user's settings for a script outside the project (it runs with the
+// user's rights: the canary is written, which shows the test can tell),
+// and not in a subfolder's settings obeyed only because a person approved
+// them (cohort config trust), nor for a script in the project, however
+// deep (hook.Judge): those run confined, and the user is told why.
 func TestStatusLineOptOut(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -158,12 +159,14 @@ func TestStatusLineOptOut(t *testing.T) {
 		unconfined bool
 		notice     string
 	}{
-		{"user settings", "sh tools/status.sh", false, true, "runs outside the sandbox"},
-		{"approved subfolder", "sh tools/status.sh", true, false, "is not honoured in a settings file that lies where agents' commands can write"},
-		// What it loads cannot be kept read-only (hook.Judge): a script at
-		// the top of a writable root, Python importing from the cwd.
-		{"script at the top", "sh top.sh", false, false, `has "sandbox": false but runs in the sandbox: it loads from`},
-		{"python -c in the project", `python3 -c "import subprocess; subprocess.run(['sh', 'tools/status.sh'])"`, false, false, "start Python with -P"},
+		{"user settings", "sh OUT/status.sh", false, true, "runs outside the sandbox"},
+		{"approved subfolder", "sh OUT/status.sh", true, false, "is not honoured in a settings file that lies where agents' commands can write"},
+		// What it is started with lies where agents write, or it may load
+		// code from its working directory (hook.Judge): a script in a
+		// project folder or at its top, Python importing from the cwd.
+		{"script in a project folder", "sh tools/status.sh", false, false, `has "sandbox": false but runs in the sandbox: it names`},
+		{"script at the top", "sh top.sh", false, false, `has "sandbox": false but runs in the sandbox: it names`},
+		{"python -c in the project", `python3 -c "import subprocess; subprocess.run(['sh', 'tools/status.sh'])"`, false, false, "(add -P)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -176,7 +179,10 @@ func TestStatusLineOptOut(t *testing.T) {
 			script := filepath.Join(sub, "tools", "status.sh")
 			writeFile(t, script, canaryScript("status ok", canary), 0o755)
 			writeFile(t, filepath.Join(sub, "top.sh"), canaryScript("status ok", canary), 0o755)
-			settingsBody := `{"statusLine": {"type": "command", "command": ` + strconv.Quote(tc.command) + `, "sandbox": false}}`
+			out := filepath.Join(filepath.Dir(e.dir), "usertools") // the user's own, outside the project
+			writeFile(t, filepath.Join(out, "status.sh"), canaryScript("status ok", canary), 0o755)
+			command := strings.ReplaceAll(tc.command, "OUT", out)
+			settingsBody := `{"statusLine": {"type": "command", "command": ` + strconv.Quote(command) + `, "sandbox": false}}`
 			file := filepath.Join(e.home, ".claude", "settings.json")
 			if tc.approved {
 				file = filepath.Join(sub, ".claude", "settings.json")
@@ -193,7 +199,7 @@ func TestStatusLineOptOut(t *testing.T) {
 			cfg := e.config()
 			cfg.Dir, cfg.Sandbox, cfg.Stderr = sub, "on", &stderr
 			s := e.open(cfg)
-			if got := s.StatusLine(); got != tc.command {
+			if got := s.StatusLine(); got != command {
 				t.Fatalf("StatusLine = %q; the settings file was not obeyed (stderr %s)", got, stderr.String())
 			}
 			if !strings.Contains(stderr.String(), tc.notice) {
@@ -213,10 +219,13 @@ func TestStatusLineOptOut(t *testing.T) {
 	}
 }
 
-// TestUnconfinedMCPServerScriptProtected: a user-scope stdio server with
-// "sandbox": false runs `sh tools/server.sh` from the project; the model
-// cannot rewrite that script, nor swap its folder.
-func TestUnconfinedMCPServerScriptProtected(t *testing.T) {
+// TestUnconfinedMCPServerInTheProjectConfined: a user-scope stdio server
+// with "sandbox": false runs `sh tools/server.sh` from the project. Since
+// session 13 (hook.Judge) a script in the project confines its server
+// whatever protects the file, so the server runs in the sandbox and the
+// user is told so at the start; the model's rewrites (the file is still
+// protected, its folder no longer) gain nothing unconfined.
+func TestUnconfinedMCPServerInTheProjectConfined(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	script := filepath.Join(e.dir, "tools", "server.sh")
@@ -225,11 +234,14 @@ func TestUnconfinedMCPServerScriptProtected(t *testing.T) {
 	writeFile(t, filepath.Join(e.home, ".claude", "settings.json"),
 		`{"mcpServers": {"local": {"command": "sh", "args": ["tools/server.sh"], "sandbox": false}}}`, 0o644)
 	attackScript(e, "rewrite the server", script)
+	var stderr lockedBuffer
 	cfg := e.config()
-	cfg.Sandbox, cfg.PermissionMode, cfg.AllowedTools = "on", "acceptEdits", []string{"Bash"}
+	cfg.Sandbox, cfg.PermissionMode, cfg.AllowedTools, cfg.Stderr = "on", "acceptEdits", []string{"Bash"}, &stderr
 	s := e.open(cfg)
 	collect(t, s, "rewrite the server")
-	assertUnchanged(t, script, body)
+	if want := `MCP server "local"`; !strings.Contains(stderr.String(), want) || !strings.Contains(stderr.String(), `has "sandbox": false but runs in the sandbox`) {
+		t.Errorf("stderr at the start = %q, want the notice that %s runs in the sandbox", stderr.String(), want)
+	}
 }
 
 // The --permission-prompt-command program runs outside the sandbox and

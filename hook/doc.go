@@ -328,22 +328,26 @@
 // runs with the user's rights, and what runs confined gains nothing if
 // it does.
 //
-// Decision (issue 36, session 12): one invariant covers every program the
-// user lets run outside the sandbox (an opted-out hook, stdio MCP server
-// or statusLine): everything it may load from a tree agents write is
-// read-only to them, or it does not run unconfined (Judge, loads.go,
-// states how "may load" is read: every path its command line names, sh -c
-// bodies and their cd's included, with its folder's tree; the working
-// directory of python -c/-m, node -e requiring, make; search paths its
-// env sets; code in those trees naming paths outside them). A program
-// whose loads cannot be kept read-only (a script at the project's top,
-// python -c run in the project, a sys.path '..') runs in the sandbox and
-// the user is told why and what to change. The working directory and
-// environment stay as configured: Claude Code users run hooks in the
-// project with relative paths, so Cohort does not move them elsewhere or
-// set PYTHONSAFEPATH behind their back; the notice asks for -P. The
-// programs an added directory's own configuration opts out are protected
-// in a session that only adds it, as a session there would run them.
+// Decision (issue 36, session 13, replacing session 12's invariant that
+// protected what a program loads and scanned its tree for code reaching
+// outward, which attack13 broke four ways): a program the user lets run
+// outside the sandbox (an opted-out hook, stdio MCP server or statusLine,
+// and the --permission-prompt-command program) runs unconfined only when
+// nothing it is started with lies in a tree agents write, protected
+// folders there included, and its shape is on an allow-list of shapes
+// that load no code from their working directory (Judge, judge.go, states
+// the rule; shapes.go the list). It no longer depends on what a script's
+// code computes: a script in the project runs confined however it reaches
+// its siblings, a program Cohort does not know runs confined when it runs
+// in a writable tree, and the PATH and search-path variables the program
+// will get are read, inherited ones included. A refused program runs in
+// the sandbox and the user is told which entry, why and what to change; a
+// refused prompt command is not run and every prompt is denied. What a
+// program outside the writable trees computes at run time is the user's
+// own code and opt-out, and each unconfined entry's notice says so. The
+// working directory and environment stay as configured: Claude Code users
+// run hooks in the project, so Cohort does not move them elsewhere or set
+// PYTHONSAFEPATH behind their back; the notice asks for -P.
 //
 // The protocol is the same inside: the input on stdin, exit status 2,
 // JSON on stdout, the timeout and the process-group stop (the launcher

@@ -151,18 +151,18 @@
 //
 // Decision (issue 36): a server that runs outside the sandbox
 // (Spec.Unconfined) runs a program the model may rewrite (`node
-// tools/server.js`, `./bin/serve.sh`). Its command, arguments and env are
-// judged as every opted-out program is (hook.Judge, invariant in package
-// hook): what it may load from a tree agents write (its script's folder,
-// directories it names, its PYTHONPATH, the working directory Python -m
-// searches) is protected in every session that loads the server or adds
-// its project as a directory (the permission check refuses the file
-// tools' writes, the sandbox binds those folders read-only); when that
-// cannot be done (a script at the project's top, python -m run in the
-// project, code naming a path outside its folder) the server runs
-// confined and the start-up notice says why and what to change. What the
-// program computes at run time beyond that is the cost "sandbox": false
-// states in its notice.
+// tools/server.js`, `./bin/serve.sh`). Its command, arguments and env (with
+// the environment it inherits) are judged as every opted-out program is
+// (hook.Judge, the rule in package hook): it runs unconfined only when
+// nothing it is started with lies in a tree agents write (its program as
+// PATH finds it, its script, paths its arguments name, its search-path
+// variables) and its shape is one known to load no code from its working
+// directory (an interpreter running a script, not npx, uvx or a binary
+// Cohort does not know, when it runs in the project). Otherwise the
+// server runs confined and the start-up notice says why and what to
+// change. What the program computes at run time beyond that is the cost
+// "sandbox": false states in its notice. Its script is still a protected
+// path (hook.ScriptsOf), as a hook's is.
 //
 // Where the session has no sandbox (sandbox.enabled false, --sandbox off,
 // a machine without one) servers run as Bash commands then do: through

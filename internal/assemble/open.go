@@ -78,6 +78,13 @@ type Session struct {
 	// reaper starts the Bash commands that run outside the sandbox, so
 	// that they die with the session (nil where it cannot be made).
 	reaper *sandbox.Sandbox
+	// promptRefused says why the Permissions.PromptCommand program is not
+	// run (promptCommandJudged); "" when it answers the prompts.
+	promptRefused string
+	// statusLineOnce computes sl, the statusLine as judged once for the
+	// session (sessionStatusLine).
+	statusLineOnce sync.Once
+	sl             statusLineSpec
 	// topsEnd records, at Close, the state this session leaves at the top
 	// of its working directories (internal/configtrust; trust.go).
 	topsEnd func()
@@ -167,6 +174,7 @@ func (s *Session) openLead(ctx context.Context) (err error) {
 	s.startGitSnapshot(ctx) // after the sandbox, which confines its git
 	s.openHooks()
 	s.openStatusLine()
+	s.promptCommandJudged()
 	if err := s.openTeams(); err != nil {
 		return err
 	}
@@ -359,6 +367,9 @@ func (s *Session) prompter() permission.Prompter {
 		return canUse{s}
 	}
 	if s.Permissions.PromptCommand != "" {
+		if s.promptRefused != "" {
+			return promptDenied(s.promptRefused)
+		}
 		return &permission.Command{Command: s.Permissions.PromptCommand, Dir: s.Process.Cwd}
 	}
 	return permission.Headless{}

@@ -77,14 +77,21 @@ func (b *Plan) statusLine() statusLineSpec {
 // StatusLine is the command of the settings' statusLine: a terminal UI
 // runs it with RunStatusLine and shows the first line it prints. Empty
 // when no settings file sets one, or the one that wins is not a command.
-func (s *Session) StatusLine() string { return s.statusLine().Command }
+func (s *Session) StatusLine() string { return s.sessionStatusLine().Command }
+
+// sessionStatusLine is statusLine judged once for the session: the
+// settings and the judgement's inputs are the start's.
+func (s *Session) sessionStatusLine() statusLineSpec {
+	s.statusLineOnce.Do(func() { s.sl = s.statusLine() })
+	return s.sl
+}
 
 // openStatusLine tells the user, once at the start, about the
 // statusLine's "sandbox" key (as openHooks does about hooks'): an
 // opt-out honoured, or one that is not and why. Without a sandbox every
 // command runs unconfined and the start-up message says so already.
 func (s *Session) openStatusLine() {
-	if sl := s.statusLine(); sl.Problem != "" && (s.sandbox != nil || !sl.Unconfined) {
+	if sl := s.sessionStatusLine(); sl.Problem != "" && (s.sandbox != nil || !sl.Unconfined) {
 		fmt.Fprintf(s.Process.Stderr, "cohort: warning: %s\n", sl.Problem)
 	}
 }
@@ -100,7 +107,7 @@ var errNoStatusLine = errors.New("cohort: the settings set no statusLine command
 // false is honoured (statusLine) or the session has no sandbox. A sandbox
 // that cannot start is an error: it never runs unconfined instead.
 func (s *Session) RunStatusLine(ctx context.Context, stdin []byte) ([]byte, error) {
-	sl := s.statusLine()
+	sl := s.sessionStatusLine()
 	if sl.Command == "" {
 		return nil, errNoStatusLine
 	}
@@ -149,7 +156,7 @@ func (b *Plan) configuredScripts() []string {
 		_, err := os.Lstat(p)
 		return err != nil
 	})
-	return append(out, b.unconfinedProtected()...)
+	return out
 }
 
 // mcpSpecsQuiet is mcpSpecs without reporting problems (openMCP does).

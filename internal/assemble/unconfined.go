@@ -1,7 +1,7 @@
 package assemble
 
 import (
-	"encoding/json"
+	"context"
 	"fmt"
 	"maps"
 	"path/filepath"
@@ -9,23 +9,25 @@ import (
 	"strings"
 
 	"github.com/cohort-dev/cohort/hook"
-	"github.com/cohort-dev/cohort/internal/ownread"
+	"github.com/cohort-dev/cohort/internal/childenv"
 	"github.com/cohort-dev/cohort/mcp"
+	"github.com/cohort-dev/cohort/permission"
 )
 
 // The programs the user lets run outside the sandbox ("sandbox": false on
-// a command hook, a stdio MCP server or the statusLine) are judged by
-// hook.Judge: what each may load from a tree agents write is protected
-// (hookScripts), or, when that cannot be done, it runs in the sandbox and
-// the user is told why and what to change (confinedNotice). The same
-// judgement runs in every session, so a program refused once is refused
-// in the session that would run it.
-//
-// The roots agents write are the session's: its cwd, the project and the
-// added directories. An added directory is another project the user also
-// works in: the unconfined programs its own configuration names (its
-// .mcp.json and settings files, read as they lie) are protected here too,
-// since a session there would run them (addedDirPrograms).
+// a command hook, a stdio MCP server or the statusLine) and the
+// Permissions.PromptCommand program are judged by hook.Judge: each runs
+// unconfined only when nothing it is started with lies in a tree agents
+// write and its shape is one Cohort knows loads no code from its working
+// directory; otherwise it runs in the sandbox and the user is told which
+// entry, why and what to change (confinedNotice). The prompt command,
+// whose answers are what matters, is not run at all then: every prompt
+// is denied (promptCommandJudged). The same judgement runs in every
+// session, with the environment the program gets (Cohort's own, the
+// settings', its entry's), so a program refused once is refused in the
+// session that would run it. It protects nothing: what an unconfined
+// program is started with lies outside the writable trees, and what its
+// code computes there is the user's own opt-out.
 
 // writableRoots are the roots agents of the session write, absolute: the
 // project, the cwd, the added directories (Permissions.AddDirs and the settings'
@@ -57,15 +59,17 @@ func (b *Plan) writableRoots() []string {
 	return out
 }
 
-// judge is hook.Judge for a program of the session, run in its cwd.
+// judge is hook.Judge for a program of the session run in its cwd, env
+// its entry's own variables.
 func (b *Plan) judge(cmd string, env []string) hook.Verdict {
-	return hook.Judge(cmd, append(b.settingsEnvQuiet(), env...), b.Process.ProjectRoot, b.Process.Cwd, b.writableRoots())
+	full := append(append(childenv.Scrub(b.childEnviron()), b.settingsEnvQuiet()...), env...)
+	return hook.Judge(hook.Program{Line: cmd, Env: full, ProjectDir: b.Process.ProjectRoot, Dir: b.Process.Cwd, Writable: b.writableRoots()})
 }
 
 // confinedNotice is what the user is told about an entry with "sandbox":
 // false that runs in the sandbox all the same (hook.Verdict.Refusal).
 func confinedNotice(what, why string) string {
-	return fmt.Sprintf(`%s has "sandbox": false but runs in the sandbox: %s. To run it unconfined, keep what it runs in a folder of its own below the project's top (not the top itself, which agents write), have no code there name paths outside that folder, and start Python with -P (or PYTHONSAFEPATH=1 in its env) so it does not import from the working directory`, what, why)
+	return fmt.Sprintf(`%s has "sandbox": false but runs in the sandbox: %s. To run it unconfined, keep the script it runs (and its interpreter, and every path its command line and search-path variables name) outside the folders agents write, and start it as an interpreter running that script (python with -P for -c or -m) or as a program Cohort knows reads no code from its working directory; what that script then loads is your own choice`, what, why)
 }
 
 // mcpJudged confines the unconfined servers of specs that the judgement
@@ -98,101 +102,6 @@ func (b *Plan) hooksJudged(set *hook.Set, warn func(string)) {
 	}
 }
 
-// unconfinedProtected are the paths the judgement protects for the
-// session's unconfined programs and those of its added directories.
-func (b *Plan) unconfinedProtected() []string {
-	var out []string
-	set, _ := hook.FromSettings(b.Settings.Loaded)
-	for _, c := range set.Unsandboxed() {
-		out = append(out, b.judge(c.Cmd, nil).Protect...)
-	}
-	if sl := b.statusLine(); sl.Unconfined {
-		out = append(out, b.judge(sl.Command, nil).Protect...)
-	}
-	for _, s := range b.mcpSpecsQuiet() {
-		if s.Unconfined() {
-			out = append(out, b.judge(hook.CommandLine(s.Command, s.Args...), envList(s.Env)).Protect...)
-		}
-	}
-	return append(out, b.addedDirPrograms()...)
-}
-
-// addedDirPrograms are what the unconfined programs of each added
-// directory's own configuration load (its .mcp.json and settings files
-// there: every entry with "sandbox": false and a command), judged as a
-// session there would, with the session's roots as the writable ones.
-func (b *Plan) addedDirPrograms() []string {
-	roots := b.writableRoots()
-	var out []string
-	for _, d := range roots[2:] {
-		if d == b.Process.ProjectRoot || d == b.Process.Cwd {
-			continue
-		}
-		for _, name := range []string{".mcp.json", ".claude/settings.json", ".claude/settings.local.json", ".cohort/settings.json", ".cohort/settings.local.json"} {
-			data, err := ownread.Config(filepath.Join(d, name), 0)
-			if err != nil {
-				continue
-			}
-			var doc any
-			if json.Unmarshal(data, &doc) != nil {
-				continue
-			}
-			for _, p := range optedOut(doc) {
-				out = append(out, hook.Judge(p.line, p.env, d, d, roots).Protect...)
-			}
-		}
-	}
-	return out
-}
-
-// program is one entry with "sandbox": false: its command line and env.
-type program struct {
-	line string
-	env  []string
-}
-
-// optedOut finds, anywhere in a configuration document, the objects with
-// "sandbox": false and a "command" (a hook, a server, a statusLine).
-func optedOut(doc any) []program {
-	var out []program
-	switch v := doc.(type) {
-	case map[string]any:
-		if sb, ok := v["sandbox"].(bool); ok && !sb {
-			if cmd, ok := v["command"].(string); ok && cmd != "" {
-				var args []string
-				if list, ok := v["args"].([]any); ok {
-					for _, a := range list {
-						if s, ok := a.(string); ok {
-							args = append(args, s)
-						}
-					}
-				}
-				line := cmd // a hook's or statusLine's shell line
-				if _, isServer := v["args"]; isServer {
-					line = hook.CommandLine(cmd, args...)
-				}
-				env := map[string]string{}
-				if m, ok := v["env"].(map[string]any); ok {
-					for k, x := range m {
-						if s, ok := x.(string); ok {
-							env[k] = s
-						}
-					}
-				}
-				out = append(out, program{line: line, env: envList(env)})
-			}
-		}
-		for _, k := range slices.Sorted(maps.Keys(v)) {
-			out = append(out, optedOut(v[k])...)
-		}
-	case []any:
-		for _, x := range v {
-			out = append(out, optedOut(x)...)
-		}
-	}
-	return out
-}
-
 // envList is an env map as NAME=value entries, sorted.
 func envList(env map[string]string) []string {
 	var out []string
@@ -200,4 +109,30 @@ func envList(env map[string]string) []string {
 		out = append(out, k+"="+env[k])
 	}
 	return out
+}
+
+// promptCommandJudged judges the Permissions.PromptCommand program, which
+// runs with the user's rights and whose answers approve what the model
+// asks: confining it would not help (a rewritten approver answers
+// "allow" from inside the sandbox too), so a program the judgement
+// refuses is not run at all. Every prompt is then denied with the reason
+// (promptDenied), and the user is told once at the start.
+func (s *Session) promptCommandJudged() {
+	c := s.Permissions.PromptCommand
+	if c == "" {
+		return
+	}
+	if v := s.judge(c, nil); v.Refusal != "" {
+		s.promptRefused = fmt.Sprintf("the permission prompt command %q is not run: %s. Keep the program it runs outside the folders agents write (and start Python with -P for -c or -m), or it would approve what the model asks with code the model wrote", c, v.Refusal)
+		fmt.Fprintf(s.Process.Stderr, "cohort: warning: %s; every permission prompt is denied\n", s.promptRefused)
+	}
+}
+
+// promptDenied is the Prompter of a session whose prompt command the
+// judgement refused: it denies every prompt, saying why.
+type promptDenied string
+
+// Prompt denies.
+func (p promptDenied) Prompt(_ context.Context, req permission.PromptRequest) (permission.PromptDecision, error) {
+	return permission.PromptDecision{Message: fmt.Sprintf("Permission to use %s was denied: %s.", req.ToolName, string(p))}, nil
 }

@@ -141,7 +141,9 @@ func TestTeammatePermissionsGoToTheLead(t *testing.T) {
 	h.ShortHome()
 	h.Vars["COHORT_TEAMMATE_BIN"] = bin
 	h.Write("victim.txt", "keep me\n")
-	decider := writeScript(t, h.Dir, "decide.sh", `input=$(cat)
+	// The approver lies outside the project: one there, which agents
+	// write, would not be run (hook.Judge) and every prompt denied.
+	decider := writeScript(t, t.TempDir(), "decide.sh", `input=$(cat)
 case "$input" in
   *'rm '*) echo '{"behavior":"deny","message":"the lead does not allow deleting files"}' ;;
   *touch*) echo '{"behavior":"allow"}' ;;
