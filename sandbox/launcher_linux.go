@@ -161,8 +161,9 @@ func (l *launcher) serve() {
 // forks that policy's commands. It has a connection of its own to Cohort,
 // so a spawn request wakes the thread that forks and nothing else.
 type policyThread struct {
-	conn int
-	err  error
+	conn  int
+	err   error
+	limit uint64 // Policy.DataLimit
 }
 
 func (l *launcher) policy(m *message) {
@@ -171,7 +172,7 @@ func (l *launcher) policy(m *message) {
 		_ = send(l.conn, &message{Op: "reply", ID: m.ID, Err: "policy connection: " + err.Error()})
 		return
 	}
-	t := &policyThread{conn: fds[0]}
+	t := &policyThread{conn: fds[0], limit: m.Policy.DataLimit}
 	ready := make(chan *Report)
 	go func() {
 		// Locked for good: the thread carries the sandbox, and its
@@ -231,6 +232,15 @@ func (l *launcher) spawn(t *policyThread, m *message, files []*os.File) {
 	}
 	l.children[pid] = true
 	l.cond.Signal()
+	if t.limit > 0 {
+		// Set once the command runs (ForkExec has no rlimit of its own):
+		// what it allocated before counts against the limit all the same.
+		if err := unix.Prlimit(pid, unix.RLIMIT_DATA, &unix.Rlimit{Cur: t.limit, Max: t.limit}, nil); err != nil {
+			_ = unix.Kill(pid, unix.SIGKILL)
+			fail("limit the command's memory: %v", err)
+			return
+		}
+	}
 	if pidfd < 0 {
 		_ = unix.Kill(pid, unix.SIGKILL)
 		fail("no pidfd for the command")
