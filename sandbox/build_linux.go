@@ -29,7 +29,8 @@ func (s *Sandbox) policyFor(cwd string, prof Profile) *Policy {
 		// own programs").
 		p := s.readOnlyPolicy()
 		p.Writable, p.Specials = nil, nil
-		p.Readable, p.ReadAncestors = allBut(s.unreadable())
+		p.Unreadable = s.unreadable()
+		p.Readable, p.ReadAncestors = allBut("/", p.Unreadable)
 		p.DataLimit = helperDataLimit
 		if cwd == "" {
 			return p

@@ -158,6 +158,12 @@ func restrictThread(p *Policy, abi int, denyTCP bool, rep *Report) error {
 		}
 	}
 	for _, w := range p.Writable {
+		if holdsUnreadable(p, w) {
+			if err := addWritableAllBut(rs, p, w, handled); err != nil {
+				return fmt.Errorf("writable %s: %w", w, err)
+			}
+			continue
+		}
 		if err := addWritable(rs, p, w, handled); err != nil {
 			return fmt.Errorf("writable %s: %w", w, err)
 		}

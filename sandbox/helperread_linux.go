@@ -40,13 +40,14 @@ func (s *Sandbox) unreadable() []string {
 	return out
 }
 
-// allBut lists the trees that hold everything but excl (clean, absolute,
-// links resolved): walking down from / toward each excluded path, every
+// allBut lists the trees that hold everything below top but excl (clean,
+// absolute, links resolved): walking down from top toward each excluded
+// path, every
 // directory and regular file beside the way, with the directories on the
 // way (ancestors), whose entries it listed. A link on the way is not
 // followed, and nothing else is listed (a FIFO at the top of the home is
 // granted to nobody).
-func allBut(excl []string) (grants, ancestors []string) {
+func allBut(top string, excl []string) (grants, ancestors []string) {
 	var walk func(dir string)
 	walk = func(dir string) {
 		ancestors = append(ancestors, dir)
@@ -67,7 +68,7 @@ func allBut(excl []string) (grants, ancestors []string) {
 			}
 		}
 	}
-	walk("/")
+	walk(top)
 	return grants, ancestors
 }
 
@@ -134,4 +135,38 @@ func addReadable(rs int, path string, access, handled uint64) error {
 		return nil
 	}
 	return llAddPathRule(rs, access&handled, fd)
+}
+
+// holdsUnreadable reports whether the writable root w of a policy with
+// Readable holds a place the policy leaves unreadable (a TMPDIR inside
+// the project a helper writes).
+func holdsUnreadable(p *Policy, w string) bool {
+	return len(p.Readable) > 0 && slices.ContainsFunc(p.Unreadable, func(x string) bool { return x != w && within(x, w) })
+}
+
+// addWritableAllBut grants the writable root w of Cohort's own program
+// all but its unreadable places: what lies beside the way to them in
+// full (no special file made), the directories on the way their entries
+// listed, made, removed and renamed, no file in them opened. A file made
+// at the top of such a directory cannot be written then: the policy is
+// set up again once it exists (readPrint), not before.
+func addWritableAllBut(rs int, p *Policy, w string, handled uint64) error {
+	root, err := openRoot(p, w)
+	if err != nil {
+		return err
+	}
+	root.Close() // what it grants is opened with no link followed too
+	full := handled &^ makeSpecial
+	grants, ancestors := allBut(w, p.Unreadable)
+	for _, a := range ancestors {
+		if err := addReadable(rs, a, full&^(llReadFile|llExecute|llWriteFile|llTruncate|llIoctlDev), handled); err != nil {
+			return err
+		}
+	}
+	for _, g := range grants {
+		if err := addReadable(rs, g, full, handled); err != nil {
+			return err
+		}
+	}
+	return nil
 }

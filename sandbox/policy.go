@@ -73,6 +73,11 @@ type Policy struct {
 	// to the launcher).
 	Readable      []string `json:"readable,omitempty"`
 	ReadAncestors []string `json:"-"`
+	// Unreadable are the places Readable leaves out; a writable root that
+	// holds one is granted as Readable is, everything beside the way in
+	// full and the directories on the way only their entries' making and
+	// removing, no file opened.
+	Unreadable []string `json:"unreadable,omitempty"`
 	// DataLimit, when set, is every command's RLIMIT_DATA (bytes of heap
 	// and private writable mappings), set as soon as it is started: for
 	// Cohort's own programs, whose endless read of a link to /dev/urandom

@@ -43,9 +43,12 @@ func TestGitOpensNoSpecialFile(t *testing.T) {
 				defer sb.Close()
 				r := &Runner{Env: append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@x", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@x"),
 					Sandbox: func(ctx context.Context, writable []string) (proc.Launcher, error) { return sb.Helper(ctx, writable) }}
-				// The helper's policy is set up before the file comes.
+				// The helpers' policies are set up before the file comes.
 				if _, err := r.Run(t.Context(), Cmd{Repo: l, Args: []string{"status", "--porcelain"}}); err != nil {
 					t.Fatalf("status before: %v", err)
+				}
+				if _, err := r.Run(t.Context(), Cmd{Repo: l, Args: []string{"add", "a.txt"}, Write: []string{top}}); err != nil {
+					t.Fatalf("add before: %v", err)
 				}
 				if inside {
 					os.WriteFile(filepath.Join(top, "later.txt"), []byte("later\n"), 0o644)
@@ -73,11 +76,14 @@ func TestGitOpensNoSpecialFile(t *testing.T) {
 				// in seconds at the machine's speed of reading it.
 				ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
 				defer cancel()
-				start := time.Now()
-				_, err = r.Run(ctx, Cmd{Repo: l, Args: []string{"rev-parse", "--verify", "-q", "refs/heads/main"}})
-				t.Logf("after %v: %v", time.Since(start), err)
-				if err == nil || ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) {
-					t.Errorf("git on a ref linked to %s: %v (context: %v); want a failure at once", c.target, err, ctx.Err())
+				// Read-only, and allowed to write the project (a rewind's).
+				for _, write := range [][]string{nil, {top}} {
+					start := time.Now()
+					_, err = r.Run(ctx, Cmd{Repo: l, Args: []string{"rev-parse", "--verify", "-q", "refs/heads/main"}, Write: write})
+					t.Logf("writing %v, after %v: %v", write, time.Since(start), err)
+					if err == nil || ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) {
+						t.Errorf("git writing %v on a ref linked to %s: %v (context: %v); want a failure at once", write, c.target, err, ctx.Err())
+					}
 				}
 			})
 		}
