@@ -177,12 +177,20 @@
 //     session's is left out ($COHORT_HOME/tmp), so another session's
 //     command cannot plant one either.
 //
-// Where the TempRoot lies inside a tree git must read (Config.TempRoot
-// in the project, or a project that holds $COHORT_HOME), that tree's
-// entries are granted one by one: the policy lists the directories it
-// walked (Policy.ReadAncestors) and is set up again when an entry of one
-// comes or goes, so a file made at the top of such a project is read
-// (TestGitOpensNoSpecialFile's -tmp-in-project cases). Each rebuild keeps
+// Where the TMPDIR lies inside a tree git must read (Config.TempRoot in
+// the project, or a project that holds $COHORT_HOME), that tree's entries
+// are granted one by one: the policy lists the directories it walked
+// (Policy.ReadAncestors) and is set up again when an entry of one comes
+// or goes, so a file made at the top of such a project is read
+// (TestGitOpensNoSpecialFile's -tmp-in-project cases). A helper's
+// writable root that holds the TMPDIR (a rewind writing such a project)
+// is granted the same way (Policy.Unreadable): in full beside the way,
+// and on the directories on the way only the making, removing and
+// renaming of entries, so git cannot write a file it makes at the very
+// top of such a tree until the policy is set up again (git's own writes
+// go to .git; a rewind of a file there fails with EACCES and says so).
+// The CLI's TMPDIR lies in $COHORT_HOME/tmp, in no project but a home
+// that is one. Each rebuild keeps
 // the old policy's launcher thread until Close; the rebuilds are rare
 // where the TMPDIR is in $COHORT_HOME (its ancestors, /, the home and
 // $COHORT_HOME, seldom change), frequent only for a Config.TempRoot in a
