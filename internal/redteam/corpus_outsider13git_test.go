@@ -1,10 +1,10 @@
 package redteam
 
 import (
-	"encoding/base64"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -72,37 +72,43 @@ os.symlink(t, p)
 print(p, "->", os.readlink(p))`, target, filepath.Join(o13GitLib, ".git", name))
 }
 
-// o13GitAfter plants the link again in the user's next session (the
-// row's TMPDIR, and its FIFO, went with its session) and writes a file:
-// the checkpoint of that write meets the link. The session ends within a
-// minute, half git's deadline, and no checkpoint stalled.
-func o13GitAfter(row, name, target string) func(t testing.TB, e *Env) {
+// o13GitAfter checks the row's session: the plant took, and the write
+// after it (whose checkpoint meets the link) was done and the command
+// after it ran within a minute, half git's deadline (the times the
+// row's commands noted: o13-t0, o13-t1); the user's next session ends
+// within 40 s.
+func o13GitAfter(row string) func(t testing.TB, e *Env) {
 	return func(t testing.TB, e *Env) {
 		if r := o12Logged(t, e, row); !strings.Contains(r, "->") {
-			t.Errorf("%s: the plant did not take in the row's session: the row tested nothing", row)
+			t.Errorf("%s: the plant did not take: the row tested nothing", row)
 		}
-		start := time.Now()
-		said := o11Next(t, e, e.Project, []o11Call{
-			o11Bash("echo " + base64.StdEncoding.EncodeToString([]byte(o13GitPlant(name, target))) + " | base64 -d | python3 -u -"),
-			{"Write", map[string]any{"file_path": filepath.Join(e.Project, "src", "o13.txt"), "content": "x\n"}},
-			{"Write", map[string]any{"file_path": filepath.Join(e.Project, "src", "o13b.txt"), "content": "y\n"}},
-		}, "--cwd", e.Project, "--permission-mode", "acceptEdits", "--allowedTools", "Bash", "-p", "hello")
-		took := time.Since(start)
-		t.Logf("%s: the next session took %v:\n%s", row, took, tail(said, 3000))
-		if l, err := os.Readlink(filepath.Join(e.Project, o13GitLib, ".git", name)); err != nil || target != "fifo" && l != target {
-			t.Errorf("%s: the next session's plant did not take (%q, %v): the check tested nothing", row, l, err)
+		var at [2]int64
+		for i, f := range []string{"o13-t0", "o13-t1"} {
+			data, err := os.ReadFile(filepath.Join(e.Project, f))
+			if err == nil {
+				at[i], err = strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
+			}
+			if err != nil {
+				t.Errorf("%s: %s: %v: the session never got past the write", row, f, err)
+				return
+			}
 		}
-		if took > time.Minute || strings.Contains(said, "did not finish") {
-			t.Errorf("%s: the checkpoint's git waited on the link (%v); want it to fail at once:\n%s", row, took, tail(said, 3000))
+		took := time.Duration(at[1]-at[0]) * time.Second
+		t.Logf("%s: from the plant to the command after the write: %v", row, took)
+		if took > time.Minute {
+			t.Errorf("%s: the checkpoint's git waited on the link for %v; want it to fail at once", row, took)
 		}
+		o11Bounded(t, e, row, e.Project, 40*time.Second, 150<<10, "-p", "hello")
 	}
 }
 
 func o13GitRows() []o9NextRow {
 	row := func(name, ref, target string, packed bool) o9NextRow {
 		a := &Attack{Name: name, Class: "o13-gitlink", Args: o8Bash, Writes: true, Turns: [][]Call{
-			{o12Py(o13GitPlant(ref, target))}, {oWrite("{{WORK}}/src/o13.txt", "x\n")}}}
-		return o9NextRow{attack: a, mode: AcceptEdits, loc: Main, setup: o13GitSetup(packed), after: o13GitAfter(name, ref, target)}
+			{o12Py(o13GitPlant(ref, target)), Bash("date +%s > {{WORK}}/o13-t0")},
+			{oWrite("{{WORK}}/src/o13.txt", "x\n")},
+			{Bash("date +%s > {{WORK}}/o13-t1")}}}
+		return o9NextRow{attack: a, mode: AcceptEdits, loc: Main, setup: o13GitSetup(packed), after: o13GitAfter(name)}
 	}
 	return []o9NextRow{
 		row("o13-gitlink-ref-link", "refs/heads/main", "fifo", false),
