@@ -3,6 +3,7 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -232,19 +233,24 @@ func (l *launcher) spawn(t *policyThread, m *message, files []*os.File) {
 	}
 	l.children[pid] = true
 	l.cond.Signal()
-	if t.limit > 0 {
-		// Set once the command runs (ForkExec has no rlimit of its own):
-		// what it allocated before counts against the limit all the same.
-		if err := unix.Prlimit(pid, unix.RLIMIT_DATA, &unix.Rlimit{Cur: t.limit, Max: t.limit}, nil); err != nil {
-			_ = unix.Kill(pid, unix.SIGKILL)
-			fail("limit the command's memory: %v", err)
-			return
-		}
-	}
 	if pidfd < 0 {
 		_ = unix.Kill(pid, unix.SIGKILL)
 		fail("no pidfd for the command")
 		return
+	}
+	if t.limit > 0 {
+		// Set once the command runs (ForkExec has no rlimit of its own):
+		// what it allocated before counts against the limit all the same.
+		// ESRCH: it has exited already and reap, which waits on every
+		// child at once while another runs, took it; it allocates nothing
+		// more, and its exit is reported once this reply is sent (l.mu).
+		err := unix.Prlimit(pid, unix.RLIMIT_DATA, &unix.Rlimit{Cur: t.limit, Max: t.limit}, nil)
+		if err != nil && !errors.Is(err, unix.ESRCH) {
+			_ = unix.PidfdSendSignal(pidfd, unix.SIGKILL, nil, 0) // not by pid: reap may have taken it
+			unix.Close(pidfd)
+			fail("limit the command's memory: %v", err)
+			return
+		}
 	}
 	_ = send(t.conn, &message{Op: "reply", ID: m.ID, Pid: pid}, pidfd)
 	unix.Close(pidfd)
