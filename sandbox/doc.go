@@ -168,8 +168,9 @@
 //     git 2.39 takes its temporary files' names from it). An endless read
 //     of a link to /dev/urandom is cut by the heap limit of every helper
 //     (Policy.DataLimit, RLIMIT_DATA of 512 MiB, set as the program
-//     starts): git dies "out of memory" within seconds. /dev/zero and the
-//     rest are not readable.
+//     starts): git dies "out of memory" within seconds. A program that
+//     has exited (and been reaped) before its limit is set ran to its
+//     end: it is not an error. /dev/zero and the rest are not readable.
 //   - The private TMPDIR, the only place a sandboxed command can make a
 //     FIFO or device file ("Special files"). It is not the helper's own
 //     (a helper writes only what its call names); in a session's
