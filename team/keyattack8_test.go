@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cohort-dev/cohort/internal/natstest"
 	"github.com/cohort-dev/cohort/tasklist"
@@ -136,5 +137,71 @@ func TestKeyattack8TaskClaimedTwiceThroughAnAnsweredRead(t *testing.T) {
 		}
 		got, _ := la.Get(ctx, task.ID)
 		t.Fatalf("%s", fmt.Sprintf("task %s claimed twice: m1 on machine b, then m2 on a fresh machine in round %d; the lead now reads owner %q", task.ID, round, got.Owner))
+	}
+}
+
+// TestKeyattack8LiveMemberHeardNoMoreAfterOneAnsweredRead (idea 18): the
+// lead's board reads carl's new entries one JSON API request each
+// (kvnext.go, next_by_subj), and the first answer counts. The attacker
+// answers those requests for carl with junk at sequence 1,000,000 while
+// carl beats and the lead reads; one won answer is enough: the board
+// counts carl's key read up to 1,000,000, and from then on takes every
+// real revision for one it has read (done, no scan). The attacker
+// stops; carl, alive, beats on, and the lead keeps the status it saw
+// before the attack, ageing: past DeadAfter, a live member seen dead.
+// Held: the answer at 1,000,000 is won (seen in a run with logging) and
+// the board still dates carl's beats after the attack as heard (an open
+// board hears the bucket's subjects, kvheard.go), so it runs ungated.
+func TestKeyattack8LiveMemberHeardNoMoreAfterOneAnsweredRead(t *testing.T) {
+	srv := natstest.Start(t).URL()
+	_, _, carlBoard, board := leadAndCarl(t, srv, make(reporter, 1024))
+	beat := func() {
+		t.Helper()
+		if err := carlBoard.Put(t.Context(), "carl", statusOf("carl", "working")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	beat()
+	readSeen(t, board, "carl")
+
+	atk, err := nats.Connect(srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(atk.Close)
+	stream := "KV_COHORT_TEAM_t_STATUS"
+	subj := "$KV.COHORT_TEAM_t_STATUS.carl"
+	sub, err := atk.Subscribe("$JS.API.STREAM.MSG.GET."+stream, func(req *nats.Msg) {
+		if !strings.Contains(string(req.Data), "next_by_subj") || !strings.Contains(string(req.Data), subj) {
+			return
+		}
+		answer, _ := json.Marshal(map[string]any{"type": "io.nats.jetstream.api.v1.stream_msg_get_response",
+			"message": map[string]any{"subject": subj, "seq": 1_000_000, "data": []byte("junk"), "time": time.Now().UTC()}})
+		_ = atk.Publish(req.Reply, answer)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := atk.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	for range 20 {
+		beat()
+		_, _, _, _ = board.Get(t.Context(), "carl")
+	}
+	if err := sub.Unsubscribe(); err != nil {
+		t.Fatal(err)
+	}
+	if err := atk.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	ended := time.Now()
+	time.Sleep(50 * time.Millisecond)
+	for range 5 {
+		beat()
+		time.Sleep(20 * time.Millisecond)
+	}
+	if state, seen := readSeen(t, board, "carl"); seen.Before(ended) {
+		t.Fatalf("carl beat 5 times after the attack ended, and the lead still reads %s seen %v before the attack ended: his heartbeat ages while he beats", state, ended.Sub(seen).Round(time.Millisecond))
 	}
 }
