@@ -126,3 +126,82 @@ func TestKeyattack8LimitFlippedAndBack(t *testing.T) {
 	in = f.open(t, "alice")
 	gather(t, in, want, 0)
 }
+
+// TestKeyattack8DirectGetReordered (idea 1, order): as above, the
+// attacker answers alice's batched get with AllowDirect off, but with
+// nothing forged: the lead's two genuine messages, each under the
+// other's sequence and in the other's place. Both verify and are fresh
+// (their real stored times); alice takes the second before the first,
+// and her cursor counts both taken. The file mailbox hands an inbox's
+// messages in the order they were sent.
+func TestKeyattack8DirectGetReordered(t *testing.T) {
+	escape8(t, "the batched direct get is answered by whoever subscribes to it; the order is the answer's")
+	f := newFixture(t, Config{CheckInterval: 100 * time.Millisecond}, []string{"team-lead"}, "alice")
+	in := f.open(t, "alice")
+	gather(t, in, map[string]bool{f.send(t, mailbox.Message{From: "team-lead", To: "alice", Text: "before"}).ID: true}, 0)
+	in.Close()
+
+	js := rawJS(t, f)
+	stream := f.tr.names.stream
+	updateStream(t, js, stream, func(c *jetstream.StreamConfig) { c.AllowDirect = false })
+	first := f.send(t, mailbox.Message{From: "team-lead", To: "alice", Text: "first: stop all work"})
+	second := f.send(t, mailbox.Message{From: "team-lead", To: "alice", Text: "second: carry on"})
+	st, err := js.Stream(t.Context(), stream) // AllowDirect off: the leader's message get
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raws []*jetstream.RawStreamMsg
+	for seq := uint64(1); len(raws) < 2; {
+		raw, err := st.GetMsg(t.Context(), seq, jetstream.WithGetMsgSubject(f.tr.inbox("alice")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if raw.Header.Get(jetstream.MsgIDHeader) == first.ID || raw.Header.Get(jetstream.MsgIDHeader) == second.ID {
+			raws = append(raws, raw)
+		}
+		seq = raw.Sequence + 1
+	}
+
+	atk := connect(t, f.srv.URL())
+	answered := make(chan struct{})
+	sub, err := atk.Subscribe("$JS.API.DIRECT.GET."+stream, func(req *nats.Msg) {
+		select {
+		case <-answered:
+			return
+		default:
+		}
+		for i, raw := range []*jetstream.RawStreamMsg{raws[1], raws[0]} {
+			m := nats.NewMsg(req.Reply)
+			for k, v := range raw.Header {
+				m.Header[k] = v
+			}
+			m.Header.Set(jetstream.StreamHeader, stream)
+			m.Header.Set(jetstream.SequenceHeader, strconv.FormatUint(raws[i].Sequence, 10))
+			m.Header.Set(jetstream.SubjectHeader, raw.Subject)
+			m.Header.Set(jetstream.TimeStampHeaer, raw.Time.UTC().Format(time.RFC3339Nano))
+			m.Data = raw.Data
+			atk.PublishMsg(m)
+		}
+		end := nats.NewMsg(req.Reply)
+		end.Header.Set("Status", "204")
+		atk.PublishMsg(end)
+		close(answered)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	atk.Flush()
+
+	in = f.open(t, "alice")
+	select {
+	case <-answered:
+	case <-time.After(15 * time.Second):
+		t.Fatal("the inbox never asked for a batch")
+	}
+	sub.Unsubscribe()
+	updateStream(t, js, stream, func(c *jetstream.StreamConfig) { c.AllowDirect = true })
+	got := receive(t, in, 2)
+	if got[0].ID != first.ID || got[1].ID != second.ID {
+		t.Fatalf("alice took %q before %q: the lead sent them the other way round", got[0].Text, got[1].Text)
+	}
+}
