@@ -48,6 +48,18 @@ func (in *Inbox) drain(ctx context.Context) {
 			in.next = raw.Sequence + 1
 			in.mu.Unlock()
 		}
+		// Dead letters and repeats move the cursor with no Ack to
+		// publish it: without this, Pending counted them as unread until
+		// the owner's next Ack, and a lead waiting for an idle member's
+		// inbox to empty waited for ever (TestTeamAcrossMachines'
+		// forgeries).
+		in.seenMu.Lock()
+		publish := in.unpublished
+		in.unpublished = false
+		in.seenMu.Unlock()
+		if publish {
+			in.publishCursor(ctx)
+		}
 	}
 }
 
@@ -134,6 +146,7 @@ func (in *Inbox) done(seq uint64) {
 	in.mu.Unlock()
 	in.seenMu.Lock()
 	err := in.seen.add(nil, nil, []uint64{seq}, floor)
+	in.unpublished = in.unpublished || err == nil
 	in.seenMu.Unlock()
 	in.mu.Lock()
 	delete(in.later, seq)

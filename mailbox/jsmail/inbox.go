@@ -34,7 +34,10 @@ type Inbox struct {
 	leaseLost atomic.Value       // error: another consumer holds the lease
 
 	seenMu sync.Mutex
-	seen   *seenLog // what the owner took, and the cursor, on disk (seen.go)
+	// unpublished: done recorded a message taken without reaching the
+	// owner since the cursor was last put in the team's bucket (seenMu).
+	unpublished bool
+	seen        *seenLog // what the owner took, and the cursor, on disk (seen.go)
 
 	mu     sync.Mutex
 	next   uint64               // the next stream sequence to read (the reader's)

@@ -178,3 +178,25 @@ func TestKeysRefuseBadInput(t *testing.T) {
 		t.Errorf("signing without a key: %v", err)
 	}
 }
+
+// TestDeadLettersLeaveNothingPending: messages the inbox dead-letters
+// move its owner's cursor with no Ack, and Pending (read from any
+// process) says so. A lead that waits for an idle member's inbox to be
+// empty waited for ever on three forgeries before (TestTeamAcrossMachines).
+func TestDeadLettersLeaveNothingPending(t *testing.T) {
+	f := newFixture(t, Config{}, []string{"alice"}, "bob")
+	f.open(t, "bob")
+	for _, body := range []string{"{not json", "[]"} {
+		if err := f.nc.Publish(f.tr.inbox("bob"), []byte(body)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.pr.wait(t, 2)
+	deadline := time.Now().Add(10 * time.Second)
+	for n := pending(t, f, "bob"); n != 0; n = pending(t, f, "bob") {
+		if time.Now().After(deadline) {
+			t.Fatalf("Pending(bob) = %d with only dead letters in the inbox and nothing to acknowledge, want 0", n)
+		}
+		time.Sleep(20 * time.Millisecond) // polling the server's answer, not waiting out a race
+	}
+}
