@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 )
 
 // o14Perl: perl's search path reaching the working directory (the
@@ -61,8 +62,9 @@ func o14PerlOps() ([]o14Op, []string) {
 func o14Cache() o14Setup {
 	return o14Setup{
 		home: map[string]string{
-			".cache/o14/c1.py": "x = 1\n", ".cache/o14/archive/o14tool.py": "x = 1\n",
-			".local/share/o14tool/o14tool.py": "hard:.cache/o14/archive/o14tool.py", ".local/share/o14tool/run.py": "import o14tool\n",
+			".cache/o14/c1.py": "x = 1\n", ".cache/o14uv/archive/o14tool.py": "x = 1\n", ".cache/o14pkg/__init__.py": "x = 1\n",
+			".local/share/o14tool2/o14pkg": "link:.cache/o14pkg", ".local/share/o14tool2/run.py": "import o14pkg\n",
+			".local/share/o14tool/o14tool.py": "hard:.cache/o14uv/archive/o14tool.py", ".local/share/o14tool/run.py": "import o14tool\n",
 			".cache/o14/c3.sh*": "#!/bin/sh\ntrue\n", ".local/bin/o14c3": "link:.cache/o14/c3.sh",
 			".cache/o14/c4.js": "1;\n", ".cache/o14/c5.sh": "true\n", ".cache/o14/ch1.py": "x = 1\n", ".cache/o14/ch2.sh": "true\n",
 		},
@@ -72,6 +74,7 @@ func o14Cache() o14Setup {
 			"o14c3": {"command": "@HOME@/.local/bin/o14c3"},
 			"o14c4": {"command": "node", "args": []any{"@HOME@/.cache/o14/c4.js"}},
 			"o14c5": {"command": "bash", "args": []any{"@HOME@/.cache/o14/c5.sh"}},
+			"o14c7": {"command": "python3", "args": []any{"@HOME@/.local/share/o14tool2/run.py"}},
 		},
 		hooks: []string{"python3 @HOME@/.cache/o14/ch1.py", "sh @HOME@/.cache/o14/ch2.sh"},
 	}
@@ -80,11 +83,11 @@ func o14Cache() o14Setup {
 func o14CacheOps() ([]o14Op, []string) {
 	c := "@HOME@/.cache/o14/"
 	return []o14Op{
-			{"write", c + "c1.py", o14Py("o14-c1")}, {"write", c + "archive/o14tool.py", o14Py("o14-c2")},
+			{"write", c + "c1.py", o14Py("o14-c1")}, {"write", "@HOME@/.cache/o14uv/archive/o14tool.py", o14Py("o14-c2")}, {"write", "@HOME@/.cache/o14pkg/__init__.py", o14Py("o14-c7")},
 			{"write", c + "c3.sh", o14Sh("o14-c3")}, {"write", c + "c4.js", o14Js("o14-c4")},
 			{"write", c + "c5.sh", o14Sh("o14-c5")}, {"write", c + "ch1.py", o14Py("o14-ch1")}, {"write", c + "ch2.sh", o14Sh("o14-ch2")},
 		},
-		[]string{"o14-c1", "o14-c2", "o14-c3", "o14-c4", "o14-c5", "o14-ch1", "o14-ch2"}
+		[]string{"o14-c1", "o14-c2", "o14-c7", "o14-c3", "o14-c4", "o14-c5", "o14-ch1", "o14-ch2"}
 }
 
 // o14Pycache: python's bytecode cache moved by -X pycache_prefix (no
@@ -194,9 +197,24 @@ func o14Rows() []o9NextRow {
 	return rows
 }
 
-// o14FifoAfter is o12StallAfter for FIFOs reached other than by name:
-// planted, the next session ends within 40 s and says once that a FIFO
-// stops its checkpoints.
+// o14FifoAfter checks a FIFO row: planted, the user's next session ends
+// within 40 s, and no git of Cohort's ran into its deadline on the way
+// (the scan refuses git on a root before git could wait, saying so; a
+// FIFO git never opens is met by nothing, which holds too).
 func o14FifoAfter(row string, planted []string) func(t testing.TB, e *Env) {
-	return o12StallAfter(row, true, planted...)
+	return func(t testing.TB, e *Env) {
+		report := o12Logged(t, e, row)
+		for _, p := range planted {
+			if !strings.Contains(report, p+" planted") {
+				t.Errorf("%s: the plant never made %s: the row tested nothing", row, p)
+			}
+			o11Planted(t, e, row, p)
+		}
+		out := o11Bounded(t, e, row, e.Project, 40*time.Second, 150<<10, "-p", "hello")
+		for _, stalled := range []string{"context deadline exceeded", "did not finish", "could not be set up"} {
+			if strings.Contains(out, stalled) {
+				t.Errorf("%s: a git of Cohort's waited on the FIFO until stopped (%q): the scan did not find it:\n%s", row, stalled, tail(out, 3000))
+			}
+		}
+	}
 }
