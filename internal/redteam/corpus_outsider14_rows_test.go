@@ -39,13 +39,18 @@ func o14Perl() o14Setup {
 		"o14p6": pl([]any{"-Ilib", "@HOME@/o14p6.pl"}, nil),
 		"o14p7": pl([]any{"@HOME@/o14p7.pl"}, map[string]any{"PERL5OPT": "-I."}),
 	}
+	// s1: the -I is on the #! line of the user's script in the home,
+	// naming the project's lib by its absolute path.
+	s.project["lib/O14S1.pm"] = "package O14S1;\n1;\n"
+	s.home["o14s1*"] = "#!/usr/bin/perl -I@PROJECT@/lib\nuse O14S1;\n"
+	s.servers["o14s1"] = map[string]any{"command": "@HOME@/o14s1"}
 	s.hooks = []string{"perl -I. @HOME@/o14h1.pl", "PERL5OPT=-Ilib perl @HOME@/o14h2.pl"}
 	return s
 }
 
 func o14PerlOps() ([]o14Op, []string) {
 	mods := [][2]string{{"p1", "O14P1.pm"}, {"p2", "O14P2.pm"}, {"p3", "lib/O14P3.pm"}, {"p4", "lib/O14P4.pm"},
-		{"p5", "lib/O14P5.pm"}, {"p6", "lib/O14P6.pm"}, {"p7", "O14P7.pm"}, {"h1", "O14H1.pm"}, {"h2", "lib/O14H2.pm"}}
+		{"p5", "lib/O14P5.pm"}, {"p6", "lib/O14P6.pm"}, {"p7", "O14P7.pm"}, {"h1", "O14H1.pm"}, {"h2", "lib/O14H2.pm"}, {"s1", "lib/O14S1.pm"}}
 	var ops []o14Op
 	var proofs []string
 	for _, m := range mods {
@@ -103,8 +108,9 @@ func o14Pycache() o14Setup {
 	x5 := py()
 	x5["env"] = map[string]any{"PYTHONPYCACHEPREFIX": "@HOME@/.cache/o14pyc5"}
 	return o14Setup{
-		project: map[string]string{".o14pyc1/.keep": "", ".o14pyc2/.keep": "", ".o14pyc6/.keep": "", ".o14pych/.keep": ""},
-		home:    map[string]string{"o14x.py": "import json\n", ".cache/.keep": ""},
+		project: map[string]string{".o14pyc1/.keep": "", ".o14pyc2/.keep": "", ".o14pyc6/.keep": "", ".o14pych/.keep": "", ".o14pyc7/.keep": ""},
+		home: map[string]string{"o14x.py": "import json\n", ".cache/.keep": "",
+			"o14x7*": "#!/usr/bin/env -S python3 -X pycache_prefix=@PROJECT@/.o14pyc7\nimport json\n"},
 		servers: map[string]map[string]any{
 			"o14x1": py("-X", "pycache_prefix=.o14pyc1"),
 			"o14x2": x2,
@@ -112,6 +118,7 @@ func o14Pycache() o14Setup {
 			"o14x4": py("-Xpycache_prefix=@HOME@/.cache/o14pyc4"),
 			"o14x5": x5,
 			"o14x6": py("-Xpycache_prefix=.o14pyc6"),
+			"o14x7": {"command": "@HOME@/o14x7"}, // the prefix on the #! line, by absolute path
 		},
 		hooks: []string{"python3 -X pycache_prefix=.o14pych @HOME@/o14x.py"},
 	}
@@ -121,7 +128,7 @@ func o14PycacheOps() ([]o14Op, []string) {
 	var ops []o14Op
 	var proofs []string
 	for _, x := range [][2]string{{"x1", ".o14pyc1"}, {"x2", ".o14pyc2"}, {"x3", "@HOME@/.cache/o14pyc3"}, {"x4", "@HOME@/.cache/o14pyc4"},
-		{"x5", "@HOME@/.cache/o14pyc5"}, {"x6", ".o14pyc6"}, {"xh", ".o14pych"}} {
+		{"x5", "@HOME@/.cache/o14pyc5"}, {"x6", ".o14pyc6"}, {"xh", ".o14pych"}, {"x7", ".o14pyc7"}} {
 		ops = append(ops, o14Op{"pyc", x[1], o14Py("o14-" + x[0])})
 		proofs = append(proofs, "o14-"+x[0])
 	}

@@ -27,7 +27,7 @@ var o14Known = map[string]string{
 	// variable or a line's assignment): the script in the home loads the
 	// model's module from the project. o14p2 (-I .), p5 (PERL5LIB=lib),
 	// p6 (-Ilib with lib existing), p7 (PERL5OPT=-I.) held.
-	"o14-perl": "perl's search path reaches the working directory through words the judgement does not read as paths (forms p1, p3, p4, h1, h2)",
+	"o14-perl": "perl's search path reaches the working directory through words the judgement does not read as paths (forms p1, p3, p4, h1, h2), or the #! line of the user's script names the project's lib by absolute path, which the judgement never reads as a word (s1)",
 	// The user's cache dir is writable by every sandboxed command but is
 	// no writable tree to the judgement; the directory protection of a
 	// configured script does not follow a hard link (uv's default link
@@ -36,7 +36,7 @@ var o14Known = map[string]string{
 	// -X pycache_prefix=<relative> (a word that is no path) and
 	// PYTHONPYCACHEPREFIX in the cache dir: python runs the model's
 	// bytecode for json, stamped with the real source's time and size.
-	"o14-pycache": "python's bytecode cache moved by -X pycache_prefix=rel or into the writable cache dir (forms x1, x5, xh)",
+	"o14-pycache": "python's bytecode cache moved by -X pycache_prefix=rel or into the writable cache dir (forms x1, x5, xh), or on the #! line by absolute path (x7)",
 	// A nested repository's refs/heads/main or packed-refs as a FIFO: the
 	// checkpoint scan does not look there, the sandbox's history search
 	// of the nested repository (git rev-list --all) waits on it until its
@@ -76,7 +76,7 @@ func (s o14Setup) apply(e *Env) error {
 	}
 	sort.Strings(names) // hard links after their targets: targets sort first by name
 	for _, n := range names {
-		c := strings.ReplaceAll(s.home[n], "@HOME@", e.Home)
+		c := strings.NewReplacer("@HOME@", e.Home, "@PROJECT@", e.Project).Replace(s.home[n])
 		exe := strings.HasSuffix(n, "*")
 		p := filepath.Join(e.Home, strings.TrimSuffix(n, "*"))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
