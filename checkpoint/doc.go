@@ -45,7 +45,13 @@
 //     is found by the scan and the root gets no git and no checkpoint
 //     until it is gone, said once with the file; a git that runs past
 //     its deadline anyway stops the root's checkpoints for the Store's
-//     life (blocked.go).
+//     life (blocked.go). The scan is the better message, not the guard: a
+//     link to a FIFO it does not look at (a nested repository's ref or
+//     packed-refs, alternates, an include) fails git's open at once
+//     because the session's sandbox grants Cohort's git no read in the
+//     commands' TMPDIRs and /dev (package sandbox, "Cohort's own
+//     programs"); the checkpoint of that root then fails with git's
+//     message. With the sandbox off, the scan and the deadline are all.
 //   - Forgery. The model cannot write $COHORT_HOME; still, a checkpoint is
 //     used only when its ref holds the commit id Cohort recorded and the
 //     commit's bytes hash to that id. Anything else is refused with what

@@ -23,10 +23,20 @@ func (s *Sandbox) policyFor(cwd string, prof Profile) *Policy {
 		p := s.policy(dir)
 		p.WritableFiles = files
 		return p
-	case prof == helper && cwd != "":
+	case prof == helper:
+		// Cohort's own programs: no TMPDIR (the model's FIFOs are there),
+		// and they read nothing there or in /dev (package doc, "Cohort's
+		// own programs").
 		p := s.readOnlyPolicy()
+		p.Writable, p.Specials = nil, nil
+		p.Unreadable = s.unreadable()
+		p.Readable, p.ReadAncestors = allBut("/", p.Unreadable)
+		p.DataLimit = helperDataLimit
+		if cwd == "" {
+			return p
+		}
 		p.ReadOnlyFS = false
-		p.Writable = append(p.Writable, strings.Split(cwd, "\x00")...)
+		p.Writable = strings.Split(cwd, "\x00")
 		// Cohort's own git on a private store (the checkpoints) sees it.
 		p.Secrets = slices.DeleteFunc(p.Secrets, func(sec string) bool {
 			return slices.ContainsFunc(p.Writable, func(w string) bool { return within(w, sec) || within(sec, w) })

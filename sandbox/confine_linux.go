@@ -149,24 +149,21 @@ func restrictThread(p *Policy, abi int, denyTCP bool, rep *Report) error {
 		return err
 	}
 	defer unix.Close(rs)
-	read := uint64(llExecute | llReadFile | llReadDir)
-	if err := addRule(rs, "/", read, handled); err != nil {
+	if err := addReads(rs, p, abi, handled); err != nil {
 		return err
 	}
-	if abi >= 5 {
-		if err := addRule(rs, "/dev", read|llIoctlDev, handled); err != nil {
-			return err
-		}
-	}
-	for _, d := range devices {
-		_ = addRule(rs, d, llReadFile|llWriteFile|llTruncate|llIoctlDev, handled) // missing devices are fine
-	}
-	if !p.ReadOnlyFS {
+	if !p.ReadOnlyFS && len(p.Readable) == 0 {
 		for _, d := range writableDevDirs {
 			_ = addRule(rs, d, handled&^p.noSpecials(d), handled)
 		}
 	}
 	for _, w := range p.Writable {
+		if holdsUnreadable(p, w) {
+			if err := addWritableAllBut(rs, p, w, handled); err != nil {
+				return fmt.Errorf("writable %s: %w", w, err)
+			}
+			continue
+		}
 		if err := addWritable(rs, p, w, handled); err != nil {
 			return fmt.Errorf("writable %s: %w", w, err)
 		}
@@ -189,6 +186,43 @@ func restrictThread(p *Policy, abi int, denyTCP bool, rep *Report) error {
 		rep.Enforced = append(rep.Enforced, "no signals to processes outside the sandbox, no abstract Unix sockets outside it (Landlock scopes)")
 	} else {
 		rep.NotEnforced = append(rep.NotEnforced, fmt.Sprintf("signals to processes outside the sandbox are not blocked (needs Landlock ABI 6, the kernel has %d)", abi))
+	}
+	return nil
+}
+
+// addReads grants reading: everything, /dev's device files written too,
+// or for a policy with Readable (Cohort's own programs) every directory
+// listed but files read and programs run only beneath Readable, and of
+// the devices /dev/null and, read, /dev/urandom alone.
+func addReads(rs int, p *Policy, abi int, handled uint64) error {
+	read := uint64(llExecute | llReadFile | llReadDir)
+	if len(p.Readable) > 0 {
+		if err := addRule(rs, "/", llReadDir, handled); err != nil {
+			return err
+		}
+		for _, r := range p.Readable {
+			if err := addReadable(rs, r, read, handled); err != nil {
+				return fmt.Errorf("readable %s: %w", r, err)
+			}
+		}
+		if err := addRule(rs, "/dev/null", llReadFile|llWriteFile|llTruncate, handled); err != nil {
+			return err
+		}
+		// git 2.39 on Linux takes a temporary file's random name from
+		// /dev/urandom; an endless read of it is bounded by DataLimit.
+		_ = addRule(rs, "/dev/urandom", llReadFile, handled)
+		return nil
+	}
+	if err := addRule(rs, "/", read, handled); err != nil {
+		return err
+	}
+	if abi >= 5 {
+		if err := addRule(rs, "/dev", read|llIoctlDev, handled); err != nil {
+			return err
+		}
+	}
+	for _, d := range devices {
+		_ = addRule(rs, d, llReadFile|llWriteFile|llTruncate|llIoctlDev, handled) // missing devices are fine
 	}
 	return nil
 }

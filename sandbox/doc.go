@@ -24,7 +24,8 @@
 //
 // Cohort's own programs that work on model-written state (git, through
 // internal/safegit) run in a third kind of policy, Sandbox.Helper: the
-// read-only profile plus the directories the call names.
+// read-only profile plus the directories the call names, without the
+// TMPDIR, and reading less (below, "Cohort's own programs").
 //
 // # What a command may do (writing profile)
 //
@@ -125,10 +126,11 @@
 //     no tree the user or Cohort's git reads. Unix sockets stay allowed
 //     where sockets may be made at all (sandbox.allowUnixSockets): their
 //     open(2) fails at once rather than wait. What holds when a FIFO comes
-//     from elsewhere (the sandbox off, the user, a link into the TMPDIR)
-//     is Cohort's own: every git it runs has a deadline and dies with its
-//     process group (internal/safegit), and a checkpoint looks for such
-//     files before it runs git (package checkpoint).
+//     from elsewhere (the sandbox off, the user) is Cohort's own: every
+//     git it runs has a deadline and dies with its process group
+//     (internal/safegit), and a checkpoint looks for such files before it
+//     runs git (package checkpoint). A link into the TMPDIR is the next
+//     section's.
 //     COHORT_SANDBOX_DISABLE=fifos leaves the refusal out (tests):
 //     TestNoSpecialFilesOutsideTMPDIR, and internal/redteam's -unrefused
 //     rows for what holds beneath it.
@@ -144,6 +146,69 @@
 //   - No signals to, and no ptrace or /proc access into, processes outside
 //     the sandbox (Landlock scopes and the pid namespace): Cohort cannot be
 //     signalled and its environment cannot be read.
+//
+// # Cohort's own programs
+//
+// Every program Cohort runs itself on state a model may have written (its
+// git: checkpoints, the prompt's snapshot, worktrees; Sandbox.Helper)
+// opens no FIFO and no device but /dev/null, wherever a link to one lies
+// (a ref, packed-refs, objects/info/alternates, the index, info/exclude, a
+// config include): its Landlock domain does not grant reading where those
+// can be, so the open fails at once with EACCES (Landlock checks it
+// before a FIFO's open waits) instead of holding git to its deadline
+// (internal/redteam's o13-gitlink-ref-link, a nested repository's
+// refs/heads/main linked to a FIFO in the TMPDIR; internal/safegit's
+// TestGitOpensNoSpecialFile). Landlock grants are allow-lists, so the
+// policy grants every tree but those (Policy.Readable, built by allBut):
+// walking down from / toward each place left out, every directory and
+// regular file beside the way, each opened with no link followed; every
+// directory can still be listed (a listing opens nothing). Left out are:
+//
+//   - /dev, but /dev/null (read and written) and /dev/urandom (read:
+//     git 2.39 takes its temporary files' names from it). An endless read
+//     of a link to /dev/urandom is cut by the heap limit of every helper
+//     (Policy.DataLimit, RLIMIT_DATA of 512 MiB, set as the program
+//     starts): git dies "out of memory" within seconds. A program that
+//     has exited (and been reaped) before its limit is set ran to its
+//     end: it is not an error. /dev/zero and the rest are not readable.
+//   - The private TMPDIR, the only place a sandboxed command can make a
+//     FIFO or device file ("Special files"). It is not the helper's own
+//     (a helper writes only what its call names); in a session's
+//     temporary directory ($COHORT_HOME/tmp/ID, the CLI's case) every
+//     session's is left out ($COHORT_HOME/tmp), so another session's
+//     command cannot plant one either.
+//
+// Where the TMPDIR lies inside a tree git must read (Config.TempRoot in
+// the project, or a project that holds $COHORT_HOME), that tree's entries
+// are granted one by one: the policy lists the directories it walked
+// (Policy.ReadAncestors) and is set up again when an entry of one comes
+// or goes, so a file made at the top of such a project is read
+// (TestGitOpensNoSpecialFile's -tmp-in-project cases). A helper's
+// writable root that holds the TMPDIR (a rewind writing such a project)
+// is granted the same way (Policy.Unreadable): in full beside the way,
+// and on the directories on the way only the making, removing and
+// renaming of entries, so git cannot write a file it makes at the very
+// top of such a tree until the policy is set up again (git's own writes
+// go to .git; a rewind of a file there fails with EACCES and says so).
+// The CLI's TMPDIR lies in $COHORT_HOME/tmp, in no project but a home
+// that is one. Each rebuild keeps
+// the old policy's launcher thread until Close; the rebuilds are rare
+// where the TMPDIR is in $COHORT_HOME (its ancestors, /, the home and
+// $COHORT_HOME, seldom change), frequent only for a Config.TempRoot in a
+// busy directory (tests).
+//
+// A pipe reached through /proc/PID/fd of a model's process (a pipe's
+// inode, which Landlock lets any domain open) should be out of reach too,
+// by reasoning not yet by a test: Landlock keeps a domain out of /proc of
+// processes in domains not beneath it, and the helper's and a command's
+// are siblings. What this does not cover: FIFOs other programs keep outside
+// the TMPDIRs and /dev (/run/initctl, mode 0600 and root's), read by a
+// Cohort run as that user; the sandbox off, or Landlock left out or
+// missing (COHORT_SANDBOX_DISABLE=landlock, a kernel without it), where
+// nothing stops the open and the layers beneath hold: the checkpoint's
+// scan of the files it knows git opens, and every git's deadline, past
+// which a checkpoint root is stalled for the session and the session
+// still ends (package checkpoint, blocked.go).
 //
 // # The launch path
 //

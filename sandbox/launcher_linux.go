@@ -3,6 +3,7 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -161,8 +162,9 @@ func (l *launcher) serve() {
 // forks that policy's commands. It has a connection of its own to Cohort,
 // so a spawn request wakes the thread that forks and nothing else.
 type policyThread struct {
-	conn int
-	err  error
+	conn  int
+	err   error
+	limit uint64 // Policy.DataLimit
 }
 
 func (l *launcher) policy(m *message) {
@@ -171,7 +173,7 @@ func (l *launcher) policy(m *message) {
 		_ = send(l.conn, &message{Op: "reply", ID: m.ID, Err: "policy connection: " + err.Error()})
 		return
 	}
-	t := &policyThread{conn: fds[0]}
+	t := &policyThread{conn: fds[0], limit: m.Policy.DataLimit}
 	ready := make(chan *Report)
 	go func() {
 		// Locked for good: the thread carries the sandbox, and its
@@ -235,6 +237,20 @@ func (l *launcher) spawn(t *policyThread, m *message, files []*os.File) {
 		_ = unix.Kill(pid, unix.SIGKILL)
 		fail("no pidfd for the command")
 		return
+	}
+	if t.limit > 0 {
+		// Set once the command runs (ForkExec has no rlimit of its own):
+		// what it allocated before counts against the limit all the same.
+		// ESRCH: it has exited already and reap, which waits on every
+		// child at once while another runs, took it; it allocates nothing
+		// more, and its exit is reported once this reply is sent (l.mu).
+		err := unix.Prlimit(pid, unix.RLIMIT_DATA, &unix.Rlimit{Cur: t.limit, Max: t.limit}, nil)
+		if err != nil && !errors.Is(err, unix.ESRCH) {
+			_ = unix.PidfdSendSignal(pidfd, unix.SIGKILL, nil, 0) // not by pid: reap may have taken it
+			unix.Close(pidfd)
+			fail("limit the command's memory: %v", err)
+			return
+		}
 	}
 	_ = send(t.conn, &message{Op: "reply", ID: m.ID, Pid: pid}, pidfd)
 	unix.Close(pidfd)

@@ -63,6 +63,26 @@ type Policy struct {
 	// files outside Specials); for an unconfined policy
 	// "dumpable" (its commands keep the capabilities that read Cohort).
 	Without []string `json:"without,omitempty"`
+	// Readable, when set, are the only trees beneath which commands may
+	// read files and run programs (Cohort's own programs, Sandbox.Helper):
+	// every directory can still be listed, and of /dev only /dev/null
+	// (and /dev/urandom, read) can be opened. The launcher opens each with no link followed and grants
+	// only directories and regular files (package doc, "Cohort's own
+	// programs"). ReadAncestors are the directories whose entries Readable
+	// lists one by one; a change in one sets the policy up again (not sent
+	// to the launcher).
+	Readable      []string `json:"readable,omitempty"`
+	ReadAncestors []string `json:"-"`
+	// Unreadable are the places Readable leaves out; a writable root that
+	// holds one is granted as Readable is, everything beside the way in
+	// full and the directories on the way only their entries' making and
+	// removing, no file opened.
+	Unreadable []string `json:"unreadable,omitempty"`
+	// DataLimit, when set, is every command's RLIMIT_DATA (bytes of heap
+	// and private writable mappings), set as soon as it is started: for
+	// Cohort's own programs, whose endless read of a link to /dev/urandom
+	// then fails within seconds.
+	DataLimit uint64 `json:"dataLimit,omitempty"`
 	// Pinned are writable roots that must be the given directory (device
 	// and inode): an agent's working directory held since it was checked
 	// (package internal/heldir). The launcher refuses the policy when the

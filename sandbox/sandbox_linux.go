@@ -22,6 +22,7 @@ import (
 type Sandbox struct {
 	cfg            Config
 	tmp            string
+	pool           string   // every session's TMPDIRs, when tmp is among them (unreadable)
 	writableExtras []string // TMPDIR, the cache dir and sandbox.allowWrite
 	problems       []string
 	shieldNote     *Report // an unconfined sandbox: what keeps its commands out of Cohort
@@ -46,7 +47,7 @@ type policyEntry struct {
 	report *Report
 	err    error
 	frozen string // frozenPrint of policy when it was built
-	// watched is watchPrint when the policy was built.
+	// watched is watchedPrint when the policy was built.
 	watched string
 	// gen is the Sandbox's gen when the entry was made.
 	gen int
@@ -64,6 +65,16 @@ func (s *Sandbox) watchPrint() string {
 		b.WriteString(e.Name() + "\x00")
 	}
 	return b.String()
+}
+
+// watchedPrint is what a policy of profile prof is set up again for when
+// it changes: the ancestors' entries of what Cohort's own programs cannot
+// read (readPrint) for a helper's, DenyReadWatch's for the rest.
+func (s *Sandbox) watchedPrint(prof Profile) string {
+	if prof == helper {
+		return s.readPrint()
+	}
+	return s.watchPrint()
 }
 
 // frozenPrint lists the directories at the top of a policy's frozen
@@ -113,12 +124,14 @@ func New(cfg Config) (*Sandbox, error) {
 		return s, nil
 	}
 	root := cfg.TempRoot
+	pool := ""
 	if root == "" && cfg.CohortHome != "" && cfg.SessionID != "" {
 		// The session's temporary directory (made by the task registry),
 		// so that a session killed before Close leaves nothing in /tmp:
 		// the next session sweeps it with the rest.
 		if fi, err := os.Stat(filepath.Join(cfg.CohortHome, "tmp", cfg.SessionID)); err == nil && fi.IsDir() {
 			root = filepath.Join(cfg.CohortHome, "tmp", cfg.SessionID)
+			pool, _ = filepath.EvalSymlinks(filepath.Join(cfg.CohortHome, "tmp"))
 		}
 	}
 	if root == "" {
@@ -131,7 +144,7 @@ func New(cfg Config) (*Sandbox, error) {
 	if r, err := filepath.EvalSymlinks(tmp); err == nil {
 		tmp = r
 	}
-	s := &Sandbox{cfg: cfg, tmp: tmp, policies: map[string]*policyEntry{}}
+	s := &Sandbox{cfg: cfg, tmp: tmp, pool: pool, policies: map[string]*policyEntry{}}
 	s.writableExtras = append(s.writableExtras, tmp)
 	cache := cfg.CacheDir
 	if cache == "" {
@@ -276,7 +289,7 @@ func (s *Sandbox) entry(ctx context.Context, cwd string, prof Profile) (*policyE
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
-		if !stale && (e.err != nil || (e.frozen == "" || frozenPrint(e.policy) == e.frozen) && (prof == helper || s.watchPrint() == e.watched)) {
+		if !stale && (e.err != nil || (e.frozen == "" || frozenPrint(e.policy) == e.frozen) && s.watchedPrint(prof) == e.watched) {
 			return e, nil
 		}
 		// A directory appeared at the top of a frozen root (made by
@@ -291,6 +304,9 @@ func (s *Sandbox) entry(ctx context.Context, cwd string, prof Profile) (*policyE
 		}
 		s.mu.Unlock()
 		return s.entry(ctx, cwd, prof)
+	}
+	if prof == helper {
+		e.watched = s.watchedPrint(prof) // before Readable is listed
 	}
 	e.policy = s.policyFor(cwd, prof) // reads the file system: not under s.mu; others wait on ready
 	if prof != helper {

@@ -29,8 +29,10 @@
 //     with the session's launcher when Cohort does: git opens some files
 //     of the tree (.gitignore, .gitattributes, a nested repository's
 //     HEAD) with a blocking open, and a FIFO there would hold it forever.
-//     Callers keep git off such files where they can see them first
-//     (package checkpoint) and say a stall once;
+//     Confined, git can open no FIFO and no device but /dev/null and
+//     /dev/urandom (package sandbox, "Cohort's own programs"); callers
+//     keep git off such files where they can see them first (package
+//     checkpoint) and say a stall once;
 //   - runs through Runner.Sandbox when it is set: confined by the
 //     session's sandbox, read-only with no network unless the call names
 //     the directories it writes. A sandbox that cannot start the call
