@@ -171,6 +171,22 @@ func approveStaleArgs(e *Env) error {
 		return fmt.Errorf("no stale-args server in .mcp.json")
 	}
 	srv["sandbox"] = false
+	// An unconfined program runs so only when nothing it starts with lies
+	// in a tree agents write (hook's package doc): the user keeps the
+	// server's script outside the project, two folders below Root so
+	// that it still touches Root/outside.
+	script := filepath.Join(e.Root, "userbin", "mcp", "mcp.sh")
+	body, err := os.ReadFile(filepath.Join(e.Project, "scripts", "mcp.sh"))
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(script), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(script, body, 0o755); err != nil {
+		return err
+	}
+	srv["args"] = []any{script, "-args"}
 	if data, err = json.Marshal(doc); err != nil {
 		return err
 	}
