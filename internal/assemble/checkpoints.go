@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -253,10 +254,28 @@ func (s *Session) checkpointRoots(ctx context.Context) []checkpoint.Root {
 			roots = worktreeRoots(m, false)
 		}
 	}
-	if s.checker != nil {
-		for i := range roots {
-			roots[i].Unseen = s.deniedRead // hidden from git by the sandbox
+	// $COHORT_HOME/tmp holds the sessions' private TMPDIRs, which Cohort's
+	// own git may not read (package sandbox, "Cohort's own programs"):
+	// where a project holds COHORT_HOME, a snapshot leaves it out, or
+	// every checkpoint fails on a file there.
+	pools := []string{filepath.Join(s.Process.Paths.CohortHome, "tmp")}
+	if real, err := filepath.EvalSymlinks(pools[0]); err == nil && real != pools[0] {
+		pools = append(pools, real)
+	}
+	inPool := func(path string) bool {
+		for _, pool := range pools {
+			if path == pool || strings.HasPrefix(path, pool+string(filepath.Separator)) {
+				return true
+			}
 		}
+		return false
+	}
+	unseen := inPool
+	if s.checker != nil {
+		unseen = func(path string) bool { return inPool(path) || s.deniedRead(path) } // hidden from git by the sandbox
+	}
+	for i := range roots {
+		roots[i].Unseen = unseen
 	}
 	return roots
 }

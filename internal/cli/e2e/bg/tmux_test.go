@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -113,15 +114,23 @@ func TestSurvivesItsTerminal(t *testing.T) {
 // UI: the next prompt goes to the model after the first one.
 func TestPermissionWaitsThenAttachReopens(t *testing.T) {
 	t.Parallel()
-	var target string
+	// The server may answer a request before the harness's directory is
+	// known (the policy runs on its goroutines): target is set once,
+	// under its own pointer.
+	var targetP atomic.Pointer[string]
 	policy := func(r *fakeapi.Request) fakeapi.Reply {
 		if strings.Contains(r.LastUserText(), "after attach") {
 			return fakeapi.TextReply("history opens with: " + r.FirstUserText())
 		}
+		target := ""
+		if p := targetP.Load(); p != nil {
+			target = *p
+		}
 		return fakeapi.Reply{Content: []fakeapi.Block{clitest.Use("Write", map[string]any{"file_path": target, "content": "x"})}}
 	}
 	h := newHarness(t, policy)
-	target = filepath.Join(h.Dir, "asked.txt")
+	target := filepath.Join(h.Dir, "asked.txt")
+	targetP.Store(&target)
 	id := startBG(t, h, "lead delta: write a file")
 	r := waitFor(t, h, id, "waiting", func(r bgsession.Record) bool { return r.Status == bgsession.StatusWaiting })
 	if r.State != bgsession.StateBlocked || !strings.Contains(r.Detail, "Write") {
