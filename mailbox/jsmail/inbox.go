@@ -328,6 +328,14 @@ func (in *Inbox) renew(ctx context.Context, rev uint64, token string) {
 		case <-ctx.Done():
 			dctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
+			// An update cut off by the cancel may have been applied
+			// all the same, leaving rev behind the lease's own: the
+			// lease is deleted at the revision it has while it holds
+			// this inbox's token, so an inbox opened again at once
+			// (the owner respawned) finds it free.
+			if e, err := t.leases.Get(dctx, in.agent); err == nil && string(e.Value()) == token {
+				rev = e.Revision()
+			}
 			_ = t.leases.Delete(dctx, in.agent, jetstream.LastRevision(rev))
 			return
 		case <-tick.C:
