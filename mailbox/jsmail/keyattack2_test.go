@@ -100,22 +100,6 @@ func TestKeyattack2AppendWithTheStreamDeleted(t *testing.T) {
 	}
 }
 
-// heardWithin: the lead's next message reaches in within d.
-func heardWithin(t *testing.T, f *fixture, in mailbox.Inbox, d time.Duration, what string) {
-	t.Helper()
-	m := f.send(t, mailbox.Message{From: "team-lead", To: "alice", Text: "after " + what})
-	ctx, cancel := context.WithTimeout(t.Context(), d)
-	defer cancel()
-	got, err := in.Receive(ctx)
-	if err != nil {
-		_, oerr := f.tr.OpenInbox(t.Context(), "alice")
-		t.Fatalf("after %s alice's open inbox heard nothing for %v (%v), reports %v: it is deaf; a respawned alice opening it gets %v", what, d, err, f.pr.all(), oerr)
-	}
-	if got[0].ID != m.ID {
-		t.Fatalf("after %s alice got %+v first", what, got[0])
-	}
-}
-
 // TestKeyattack2StreamMadeAnewWithAShortWindowUnderALiveInbox (idea 5):
 // the attacker deletes the stream under alice's open inbox and makes it
 // again with a duplicate window of 1 s. The inbox, making its consumer
